@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { configSchema, type Config } from './schema.js';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(source: string, problems: string[]) {
+    super(`invalid configuration in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Replaces ${NAME} (and ${NAME:-default}) in every string; an unset variable without default is an error. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: string[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined) return v;
+      if (def !== undefined) return def;
+      problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
+      return '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`, problems));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k, problems)]));
+  }
+  return value;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '') || '(root)';
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** Validates a decoded document; every problem names its path. */
+export function parseConfig(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): Config {
+  const problems: string[] = [];
+  const interpolated = interpolate(doc, env, '', problems);
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  const result = configSchema.safeParse(interpolated ?? {});
+  if (!result.success) {
+    throw new ConfigError(
+      source,
+      result.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
+    );
+  }
+  const cfg = result.data;
+  // Relative cwd paths are relative to the config file, like every other path in it.
+  for (const u of cfg.upstreams) {
+    if (u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
+  }
+  return deepFreeze(cfg);
+}
+
+/** Reads, interpolates and validates a YAML config file. Overrides from the environment: SWITCHBOARD_HOST, SWITCHBOARD_PORT, LOG_LEVEL. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [`cannot read the file: ${(err as Error).message}`]);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    throw new ConfigError(file, [`not valid YAML: ${(err as Error).message}`]);
+  }
+  if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
+    const d = doc as Record<string, any>;
+    const server = (d.server ??= {});
+    if (env.SWITCHBOARD_HOST) server.host = env.SWITCHBOARD_HOST;
+    if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
+    if (env.LOG_LEVEL) (d.logging ??= {}).level = env.LOG_LEVEL;
+  }
+  return parseConfig(doc, file, env, dirname(resolve(file)));
+}

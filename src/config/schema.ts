@@ -1,0 +1,143 @@
+import { z } from 'zod';
+
+/**
+ * The one schema for the config file. Defaults live here so that `Config` is always complete; the
+ * README's configuration reference mirrors this file key by key.
+ */
+const upstreamName = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and single hyphens, e.g. "github"')
+  .max(40)
+  .refine((s) => !s.includes('--'), 'must not contain "--" (the "__" delimiter stays unambiguous)');
+
+const restart = z
+  .object({
+    initialDelayMs: z.number().int().min(10).default(250),
+    maxDelayMs: z.number().int().min(10).default(30_000),
+    /** A process must stay up this long before the backoff resets to its initial delay. */
+    resetAfterMs: z.number().int().min(0).default(60_000),
+  })
+  .strict()
+  .prefault({});
+
+const pool = z
+  .object({
+    /** shared: number of instances that every session's requests are spread over. */
+    size: z.number().int().min(1).max(64).default(1),
+    /** per-session: started-and-initialized spares kept ready. */
+    warm: z.number().int().min(0).max(256).default(0),
+    /** per-session: most instances alive at once. */
+    max: z.number().int().min(1).max(100_000).default(100),
+    /** per-session: sessions that may wait for a free slot when max is reached. */
+    queue: z.number().int().min(0).max(100_000).default(100),
+    acquireTimeoutMs: z.number().int().min(1).default(30_000),
+  })
+  .strict()
+  .prefault({});
+
+const stdioUpstream = z
+  .object({
+    name: upstreamName,
+    transport: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().optional(),
+    /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
+    env: z.record(z.string(), z.string()).default({}),
+    sharing: z.enum(['shared', 'per-session']).default('shared'),
+    pool,
+    requestTimeoutMs: z.number().int().min(1).default(60_000),
+    /** Progress resets the timeout, but a request never runs longer than this. */
+    maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
+    initTimeoutMs: z.number().int().min(1).default(30_000),
+    maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+    restart,
+  })
+  .strict();
+
+const endpoint = z
+  .object({
+    path: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/, 'an absolute URL path such as "/mcp"').refine((p) => p === '/' || !p.endsWith('/'), 'no trailing slash'),
+    upstreams: z.array(upstreamName).min(1),
+    /** auto: prefix names with "<upstream>__" only when the endpoint has more than one upstream. */
+    prefix: z.enum(['auto', 'always', 'never']).default('auto'),
+    /** Legacy HTTP+SSE stream path; default "/sse" for "/mcp", "<path>/sse" otherwise. */
+    ssePath: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8080),
+        /** Origins allowed to call the gateway from a browser; requests with any other Origin get 403. */
+        allowedOrigins: z.array(z.string()).default([]),
+        /** Host header values accepted; empty means loopback names when bound to loopback, anything otherwise. */
+        allowedHosts: z.array(z.string()).default([]),
+        maxBodyBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+        /** How a POST carrying requests is answered: an SSE stream, or one JSON body. */
+        responseMode: z.enum(['sse', 'json']).default('sse'),
+        keepAliveMs: z.number().int().min(1000).default(15_000),
+        /** Bytes a slow SSE reader may have queued before its connection is dropped (it can resume). */
+        maxStreamBufferBytes: z.number().int().min(65536).default(8 * 1024 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    session: z
+      .object({
+        idleTimeoutMs: z.number().int().min(1000).default(30 * 60_000),
+        maxSessions: z.number().int().min(1).default(100_000),
+        /** Events kept per SSE stream for Last-Event-ID resumption. */
+        eventsPerStream: z.number().int().min(0).default(1000),
+      })
+      .strict()
+      .prefault({}),
+    logging: z
+      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+      .strict()
+      .prefault({}),
+    upstreams: z.array(stdioUpstream).min(1),
+    endpoints: z.array(endpoint).min(1),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const names = new Set<string>();
+    cfg.upstreams.forEach((u, i) => {
+      if (names.has(u.name)) ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'name'], message: `duplicate upstream name "${u.name}"` });
+      names.add(u.name);
+      if (u.sharing === 'per-session' && u.pool.warm > u.pool.max) {
+        ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'warm'], message: 'must not exceed pool.max' });
+      }
+    });
+    const paths = new Set<string>();
+    cfg.endpoints.forEach((e, i) => {
+      for (const p of [e.path, ssePathOf(e), messagesPathOf(e)]) {
+        if (paths.has(p)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'path'], message: `path "${p}" is used twice` });
+        paths.add(p);
+      }
+      e.upstreams.forEach((u, j) => {
+        if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams', j], message: `unknown upstream "${u}"` });
+      });
+      if (new Set(e.upstreams).size !== e.upstreams.length) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams'], message: 'lists an upstream twice' });
+      if (e.prefix === 'never' && e.upstreams.length > 1) {
+        ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'prefix'], message: '"never" needs exactly one upstream: names from several upstreams could collide' });
+      }
+    });
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;
+export type UpstreamConfig = Config['upstreams'][number];
+export type EndpointConfig = Config['endpoints'][number];
+
+export function ssePathOf(e: { path: string; ssePath?: string | undefined }): string {
+  return e.ssePath ?? (e.path === '/mcp' ? '/sse' : `${e.path === '/' ? '' : e.path}/sse`);
+}
+
+/** The legacy transport's POST endpoint, beside its stream: "/sse" → "/messages", "/x/sse" → "/x/messages". */
+export function messagesPathOf(e: { path: string; ssePath?: string | undefined }): string {
+  const sse = ssePathOf(e);
+  return `${sse.slice(0, sse.lastIndexOf('/'))}/messages`;
+}

@@ -1,0 +1,34 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { EndpointRouter } from '../router/index.js';
+import { registerLegacySse } from './legacy-sse-routes.js';
+import { replyError } from './replies.js';
+import { registerStreamableHttp, type EdgeContext } from './streamable-http-routes.js';
+
+/**
+ * Every MCP route of the gateway. Bodies reach the routes as raw text so that malformed JSON gets a
+ * JSON-RPC parse error rather than a framework error page.
+ */
+export async function edgePlugin(app: FastifyInstance, opts: { routers: EndpointRouter[]; ctx: EdgeContext }): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      replyError(reply.raw, 413, `Payload Too Large: the body exceeds the gateway's limit of ${app.initialConfig.bodyLimit} bytes`, { code: ErrorCode.InvalidRequest });
+    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      replyError(reply.raw, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    } else if (err.statusCode && err.statusCode < 500) {
+      replyError(reply.raw, err.statusCode, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+    } else {
+      req.log.error({ err }, 'unhandled error in a route');
+      replyError(reply.raw, 500, 'Internal error', { code: ErrorCode.InternalError });
+    }
+    reply.hijack();
+  });
+
+  for (const router of opts.routers) {
+    registerStreamableHttp(app, router, opts.ctx);
+    registerLegacySse(app, router, opts.ctx);
+  }
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import { messagesPathOf, ssePathOf } from '../config/schema.js';
+import type { EndpointRouter } from '../router/index.js';
+import { LegacySseTransport } from './legacy-sse-transport.js';
+import { readMessages } from './read-messages.js';
+import { replyError } from './replies.js';
+import { checkHostAndOrigin } from './request-guard.js';
+import type { EdgeContext } from './streamable-http-routes.js';
+
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05), still what many clients speak: GET on the SSE path
+ * opens the session's only stream, whose first event names the URL to POST messages to.
+ */
+export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
+  const ssePath = ssePathOf(router.config);
+  const messagesPath = messagesPathOf(router.config);
+
+  const forbidden = (req: FastifyRequest): string | undefined => {
+    const origin = req.headers.origin;
+    return checkHostAndOrigin(ctx.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+  };
+
+  app.get(ssePath, async (req: FastifyRequest, reply: FastifyReply) => {
+    const res = reply.hijack().raw;
+    const why = forbidden(req);
+    if (why) return replyError(res, 403, `Forbidden: ${why}`);
+    try {
+      ctx.registry.create('sse', router, (id) => {
+        const conn = ctx.hub.open(res, {});
+        return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
+      });
+    } catch (err) {
+      const e = err as GatewayError;
+      replyError(res, e.status ?? 503, e.message, { headers: { 'retry-after': '5' } });
+    }
+  });
+
+  app.post(messagesPath, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
+    const res = reply.hijack().raw;
+    const why = forbidden(req);
+    if (why) return replyError(res, 403, `Forbidden: ${why}`);
+    const id = req.query.sessionId;
+    if (!id) return replyError(res, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
+    const session = ctx.registry.get(id);
+    if (!session || session.kind !== 'sse' || session.endpoint !== router) {
+      return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
+    }
+    if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+      return replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    let read;
+    try {
+      read = readMessages(req.body);
+    } catch (err) {
+      const e = err as JsonRpcError;
+      return replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });
+    }
+    if (read.batch && session.protocolVersion !== '2025-03-26') {
+      return replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion ?? '(not initialized)'}`, { code: ErrorCode.InvalidRequest });
+    }
+    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+    for (const m of read.messages) session.handle(m);
+  });
+}

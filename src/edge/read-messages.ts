@@ -1,0 +1,20 @@
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { parseText, validateMessage } from '../jsonrpc/parse.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+
+export interface ReadMessages {
+  messages: JsonRpcMessage[];
+  batch: boolean;
+}
+
+/** Body text → validated messages. Throws a JsonRpcError (answered with HTTP 400) on any defect. */
+export function readMessages(body: unknown): ReadMessages {
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+  const doc = parseText(text);
+  if (Array.isArray(doc)) {
+    if (doc.length === 0) throw new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
+    return { messages: doc.map(validateMessage), batch: true };
+  }
+  return { messages: [validateMessage(doc)], batch: false };
+}

@@ -1,0 +1,26 @@
+import type { ServerResponse } from 'node:http';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { RequestId } from '../jsonrpc/types.js';
+
+/** An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. */
+export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
+  res.writeHead(status, { 'content-type': 'application/json', ...opts.headers }).end(body);
+}
+
+export function acceptsBoth(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const a = accept.toLowerCase();
+  return (a.includes('application/json') || a.includes('*/*')) && (a.includes('text/event-stream') || a.includes('*/*'));
+}
+
+export function acceptsSse(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const a = accept.toLowerCase();
+  return a.includes('text/event-stream') || a.includes('*/*');
+}

@@ -1,0 +1,48 @@
+import { isIP } from 'node:net';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || host.startsWith('127.') && isIP(host) === 4;
+}
+
+/** "example.com:8080" → "example.com", "[::1]:80" → "[::1]". */
+export function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) {
+    const end = hostHeader.indexOf(']');
+    return end === -1 ? hostHeader : hostHeader.slice(0, end + 1);
+  }
+  const colon = hostHeader.lastIndexOf(':');
+  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
+}
+
+export interface GuardOptions {
+  boundToLoopback: boolean;
+  allowedOrigins: readonly string[];
+  allowedHosts: readonly string[];
+}
+
+/**
+ * DNS-rebinding protection: a browser page on a foreign origin must not reach a gateway on loopback.
+ * Returns why a request is refused, or undefined when it may go on.
+ */
+export function checkHostAndOrigin(o: GuardOptions, host: string | undefined, origin: string | undefined): string | undefined {
+  if (o.allowedHosts.length > 0 || o.boundToLoopback) {
+    if (!host) return 'missing Host header';
+    const name = hostnameOf(host);
+    const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host) : isLoopbackHost(name);
+    if (!ok) return `Host "${host}" is not allowed`;
+  }
+  if (origin !== undefined) {
+    if (o.allowedOrigins.includes(origin) || o.allowedOrigins.includes('*')) return undefined;
+    let originHost: string;
+    try {
+      originHost = new URL(origin).hostname;
+    } catch {
+      return `Origin "${origin}" is not allowed`;
+    }
+    // Local tools such as the MCP Inspector run on loopback origins; allow them to a loopback gateway.
+    if (!(o.boundToLoopback && o.allowedOrigins.length === 0 && isLoopbackHost(originHost))) return `Origin "${origin}" is not allowed`;
+  }
+  return undefined;
+}

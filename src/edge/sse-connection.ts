@@ -1,0 +1,83 @@
+import type { ServerResponse } from 'node:http';
+import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
+
+/** Every live stream of one app: their limits, and one keep-alive timer for all of them. */
+export class SseHub {
+  readonly maxBufferBytes: number;
+  readonly live = new Set<SseConnection>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(maxBufferBytes: number, keepAliveMs: number) {
+    this.maxBufferBytes = maxBufferBytes;
+    // A comment line keeps idle proxies and load balancers from cutting quiet streams.
+    this.#timer = setInterval(() => {
+      for (const c of this.live) c.write(SSE_KEEPALIVE);
+    }, keepAliveMs);
+    this.#timer.unref();
+  }
+
+  open(res: ServerResponse, headers: Record<string, string>): SseConnection {
+    return new SseConnection(res, this, headers);
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    for (const c of [...this.live]) c.end();
+  }
+}
+
+/**
+ * One live text/event-stream response. A reader that falls more than maxBufferBytes behind is cut
+ * off rather than allowed to grow the gateway's memory; what it missed stays in the event store.
+ */
+export class SseConnection {
+  readonly #res: ServerResponse;
+  readonly #hub: SseHub;
+  #open = true;
+  onclose: (() => void) | undefined;
+
+  constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>) {
+    this.#res = res;
+    this.#hub = hub;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    });
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+    res.on('close', () => this.#closed());
+    hub.live.add(this);
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  write(text: string): boolean {
+    if (!this.#open) return false;
+    this.#res.write(text);
+    if (this.#res.writableLength > this.#hub.maxBufferBytes) {
+      this.#res.destroy();
+      this.#closed();
+      return false;
+    }
+    return true;
+  }
+
+  end(): void {
+    if (!this.#open) return;
+    this.#res.end();
+    this.#closed();
+  }
+
+  #closed(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#hub.live.delete(this);
+    this.onclose?.();
+  }
+}
+

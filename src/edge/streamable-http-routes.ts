@@ -1,0 +1,192 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { isRequest, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
+import type { EndpointRouter } from '../router/index.js';
+import type { ClientSession, SessionRegistry } from '../session/index.js';
+import { isSupportedVersion } from '../session/index.js';
+import { readMessages } from './read-messages.js';
+import { acceptsBoth, acceptsSse, replyError } from './replies.js';
+import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
+import type { SseHub } from './sse-connection.js';
+import { StreamableSessionTransport, StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
+
+export interface EdgeContext {
+  registry: SessionRegistry;
+  hub: SseHub;
+  guard: GuardOptions;
+  responseMode: 'sse' | 'json';
+  resumable: boolean;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Streamable HTTP (2025-03-26 … 2025-11-25) on one endpoint path: POST carries client messages, GET
+ * opens the standalone stream or resumes one, DELETE ends the session.
+ */
+export function registerStreamableHttp(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
+  const path = router.config.path;
+  const transports = new WeakMap<ClientSession, StreamableSessionTransport>();
+
+  /** Common checks; returns false when the request has been answered. */
+  const guard = (req: FastifyRequest, res: ServerResponse): boolean => {
+    const why = checkHostAndOrigin(ctx.guard, req.headers.host, header(req, 'origin'));
+    if (why) {
+      replyError(res, 403, `Forbidden: ${why}`);
+      return false;
+    }
+    return true;
+  };
+
+  const findSession = (req: FastifyRequest, res: ServerResponse): ClientSession | undefined => {
+    const id = header(req, SESSION_HEADER);
+    if (!id) {
+      replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    const s = ctx.registry.get(id);
+    if (!s || s.endpoint !== router || s.kind !== 'streamable-http') {
+      replyError(res, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !isSupportedVersion(version)) {
+      replyError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    return s;
+  };
+
+  const post = async (req: FastifyRequest, reply: FastifyReply) => {
+    const res = reply.hijack().raw;
+    if (!guard(req, res)) return;
+    if (!acceptsBoth(header(req, 'accept'))) {
+      replyError(res, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
+      return;
+    }
+    if (!String(header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      return;
+    }
+    let read;
+    try {
+      read = readMessages(req.body);
+    } catch (err) {
+      const e = err as JsonRpcError;
+      replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });
+      return;
+    }
+    const { messages, batch } = read;
+    const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
+    if (init) {
+      if (batch) return replyError(res, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
+      if (header(req, SESSION_HEADER)) return replyError(res, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
+      await initialize(init, res);
+      return;
+    }
+    const session = findSession(req, res);
+    if (!session) return;
+    if (batch && session.protocolVersion !== '2025-03-26') {
+      replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion}`, { code: ErrorCode.InvalidRequest });
+      return;
+    }
+    const transport = transports.get(session)!;
+    const ids: RequestId[] = [];
+    for (const m of messages) {
+      if (!isRequest(m)) continue;
+      if (transport.hasPending(m.id) || ids.includes(m.id)) {
+        replyError(res, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
+        return;
+      }
+      ids.push(m.id);
+    }
+    const headers = { [SESSION_HEADER]: session.id };
+    if (ids.length === 0) {
+      res.writeHead(202, headers).end();
+    } else {
+      transport.openPost(ids, res, headers, ctx.responseMode, batch);
+    }
+    for (const m of messages) session.handle(m);
+  };
+
+  const initialize = async (init: JsonRpcRequest, res: ServerResponse) => {
+    let session: ClientSession;
+    let transport: StreamableSessionTransport | undefined;
+    try {
+      session = ctx.registry.create('streamable-http', router, (id) => {
+        transport = new StreamableSessionTransport({
+          sessionId: id,
+          hub: ctx.hub,
+          events: ctx.registry.events,
+          resumable: ctx.resumable,
+          retryMs: 1000,
+          protocolVersion: () => session.protocolVersion,
+          onStreamsChanged: (d) => (session.openStreams += d),
+        });
+        return transport;
+      });
+    } catch (err) {
+      const e = err as GatewayError;
+      replyError(res, e.status ?? 503, e.message, { id: init.id, headers: { 'retry-after': '5' } });
+      return;
+    }
+    transports.set(session, transport!);
+    const response = await session.initialize(init);
+    if ('error' in response) {
+      void session.close('initialize failed');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', [SESSION_HEADER]: session.id }).end(JSON.stringify(response));
+  };
+
+  const get = async (req: FastifyRequest, reply: FastifyReply) => {
+    const res = reply.hijack().raw;
+    if (!guard(req, res)) return;
+    if (!acceptsSse(header(req, 'accept'))) {
+      replyError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
+      return;
+    }
+    const session = findSession(req, res);
+    if (!session) return;
+    const transport = transports.get(session)!;
+    const lastEventId = header(req, 'last-event-id');
+    const headers = { [SESSION_HEADER]: session.id };
+    try {
+      if (lastEventId) await transport.resume(lastEventId, res, headers);
+      else await transport.openStandalone(res, headers);
+    } catch (err) {
+      if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`);
+      else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+      else throw err;
+    }
+  };
+
+  const del = async (req: FastifyRequest, reply: FastifyReply) => {
+    const res = reply.hijack().raw;
+    if (!guard(req, res)) return;
+    const session = findSession(req, res);
+    if (!session) return;
+    await session.close('deleted by the client');
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  };
+
+  app.post(path, post);
+  app.get(path, get);
+  app.delete(path, del);
+  app.route({
+    method: ['PUT', 'PATCH'],
+    url: path,
+    handler: async (_req, reply) => {
+      replyError(reply.hijack().raw, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } });
+    },
+  });
+}

@@ -1,0 +1,188 @@
+import type { ServerResponse } from 'node:http';
+import { isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
+import type { EventStore } from '../session/event-store.js';
+import type { SendOptions, Transport } from '../transport/transport.js';
+import type { SseConnection, SseHub } from './sse-connection.js';
+
+/** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
+interface OutStream {
+  no: number;
+  seq: number;
+  conn: SseConnection | undefined;
+  /** Requests of this POST still owed a response; empty for the standalone stream. */
+  pending: Set<RequestId>;
+  /** JSON mode: the HTTP response waiting for every answer of its POST. */
+  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[] } | undefined;
+  /** Standalone stream: the last event a live connection received, so a new GET gets what it missed. */
+  delivered: number;
+}
+
+export interface StreamableTransportOptions {
+  sessionId: string;
+  hub: SseHub;
+  events: EventStore;
+  resumable: boolean;
+  retryMs: number;
+  protocolVersion: () => string | undefined;
+  onStreamsChanged: (delta: number) => void;
+}
+
+export class UnknownEventIdError extends Error {}
+export class StreamConflictError extends Error {}
+
+/**
+ * The Streamable HTTP side of one client session. Each message the session sends goes on exactly one
+ * stream: a response on the stream of the POST that carried its request, a message related to a
+ * request on that request's stream while it is open, anything else on the standalone GET stream.
+ * Events are numbered "<stream>_<seq>" and logged for Last-Event-ID resumption.
+ */
+export class StreamableSessionTransport implements Transport {
+  readonly #o: StreamableTransportOptions;
+  readonly #streams = new Map<number, OutStream>();
+  readonly #byRequest = new Map<RequestId, OutStream>();
+  #nextNo = 1;
+  #closed = false;
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(o: StreamableTransportOptions) {
+    this.#o = o;
+    this.#streams.set(0, { no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0 });
+  }
+
+  async start(): Promise<void> {}
+
+  hasPending(id: RequestId): boolean {
+    return this.#byRequest.has(id);
+  }
+
+  #priming(): boolean {
+    const v = this.#o.protocolVersion();
+    // Older clients choke on an event with empty data.
+    return this.#o.resumable && v !== undefined && v >= '2025-11-25';
+  }
+
+  #attach(stream: OutStream, res: ServerResponse, headers: Record<string, string>): SseConnection {
+    const conn = this.#o.hub.open(res, headers);
+    stream.conn = conn;
+    this.#o.onStreamsChanged(1);
+    conn.onclose = () => {
+      this.#o.onStreamsChanged(-1);
+      if (stream.conn === conn) stream.conn = undefined;
+    };
+    return conn;
+  }
+
+  /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
+  openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: 'sse' | 'json', batch: boolean): void {
+    const stream: OutStream = { no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0 };
+    for (const id of ids) this.#byRequest.set(id, stream);
+    this.#streams.set(stream.no, stream);
+    if (mode === 'json') {
+      stream.json = { res, headers, batch, out: [] };
+      res.on('close', () => {
+        if (stream.json && !res.writableEnded) this.#retire(stream); // the client gave up: no one to answer
+      });
+      return;
+    }
+    const conn = this.#attach(stream, res, headers);
+    if (this.#priming()) conn.write(ssePriming(`${stream.no}_0`));
+  }
+
+  /** GET without Last-Event-ID: the standalone stream for messages that relate to no request. */
+  async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const stream = this.#streams.get(0)!;
+    if (stream.conn?.open) throw new StreamConflictError('a standalone stream is already open for this session');
+    const missed = this.#o.resumable ? ((await this.#o.events.replay(this.#o.sessionId, 0, stream.delivered)) ?? []) : [];
+    const conn = this.#attach(stream, res, headers);
+    if (this.#priming()) conn.write(ssePriming(`0_${stream.delivered}`));
+    for (const e of missed) conn.write(sseEvent(e.data, `0_${e.seq}`));
+    stream.delivered = stream.seq;
+  }
+
+  /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
+  async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const m = /^(\d+)_(\d+)$/.exec(lastEventId);
+    if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${lastEventId.slice(0, 64)}"`);
+    const no = Number(m[1]);
+    const seq = Number(m[2]);
+    const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
+    const stream = this.#streams.get(no);
+    if (!events && !stream) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
+    stream?.conn?.end(); // the newer connection takes over
+    const conn = stream ? this.#attach(stream, res, headers) : this.#o.hub.open(res, headers);
+    for (const e of events ?? []) conn.write(sseEvent(e.data, `${no}_${e.seq}`));
+    if (stream && no === 0) stream.delivered = stream.seq;
+    if (!stream) conn.end(); // already complete: everything it had is replayed
+  }
+
+  async send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) return;
+    let stream: OutStream | undefined;
+    if (isResponse(message)) {
+      stream = message.id === null ? undefined : this.#byRequest.get(message.id);
+      if (!stream) return; // abandoned, or its POST is gone: nobody can receive it
+    } else {
+      const related = options?.relatedRequestId === undefined ? undefined : this.#byRequest.get(options.relatedRequestId);
+      stream = related && !related.json ? related : this.#streams.get(0)!;
+    }
+    if (stream.json) {
+      stream.json.out.push(message);
+    } else {
+      const seq = ++stream.seq;
+      const data = JSON.stringify(message);
+      if (this.#o.resumable) this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
+      if (stream.conn?.open && stream.conn.write(this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data))) {
+        if (stream.no === 0) stream.delivered = seq;
+      }
+    }
+    if (isResponse(message) && message.id !== null) this.#answered(stream, message.id);
+  }
+
+  abandon(id: RequestId): void {
+    const stream = this.#byRequest.get(id);
+    if (stream) this.#answered(stream, id);
+  }
+
+  #answered(stream: OutStream, id: RequestId): void {
+    this.#byRequest.delete(id);
+    stream.pending.delete(id);
+    if (stream.pending.size > 0) return;
+    if (stream.json) {
+      const { res, headers, batch, out } = stream.json;
+      stream.json = undefined;
+      if (!res.writableEnded && !res.destroyed) {
+        const body = JSON.stringify(batch ? out : out[0]);
+        if (out.length === 0) res.writeHead(202, headers).end();
+        else res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(body);
+      }
+      this.#retire(stream);
+      return;
+    }
+    if (stream.conn?.open) {
+      stream.conn.end();
+      // Delivered in full to a live reader: the log of this stream is no longer needed.
+      this.#retire(stream);
+    }
+    // Otherwise the reader dropped: keep the stream's events for a resuming GET.
+  }
+
+  #retire(stream: OutStream): void {
+    for (const id of stream.pending) this.#byRequest.delete(id);
+    this.#streams.delete(stream.no);
+    if (this.#o.resumable) this.#o.events.dropStream(this.#o.sessionId, stream.no);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const s of this.#streams.values()) {
+      s.conn?.end();
+      if (s.json && !s.json.res.writableEnded) s.json.res.writeHead(404).end();
+    }
+    this.#streams.clear();
+    this.#byRequest.clear();
+  }
+}

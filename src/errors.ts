@@ -1,0 +1,44 @@
+import { ErrorCode } from './jsonrpc/error-codes.js';
+import { JsonRpcError } from './jsonrpc/json-rpc-error.js';
+
+/**
+ * Local error family: a stable string code for logs, metrics and tests, the HTTP status used when the
+ * failure is answered at the HTTP level, and the JSON-RPC code used when it is answered on the wire.
+ */
+const CODES = {
+  SWB_CONFIG_INVALID: { status: 500, rpc: ErrorCode.InternalError },
+  SWB_UPSTREAM_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
+  SWB_UPSTREAM_CRASHED: { status: 502, rpc: ErrorCode.ServerError },
+  SWB_UPSTREAM_TIMEOUT: { status: 504, rpc: ErrorCode.RequestTimeout },
+  SWB_UPSTREAM_PROTOCOL: { status: 502, rpc: ErrorCode.ServerError },
+  SWB_POOL_EXHAUSTED: { status: 503, rpc: ErrorCode.ServerError },
+  SWB_SESSION_CLOSED: { status: 404, rpc: ErrorCode.ServerError },
+  SWB_SHUTTING_DOWN: { status: 503, rpc: ErrorCode.ServerError },
+  SWB_NOT_ROUTABLE: { status: 500, rpc: ErrorCode.InternalError },
+  SWB_CLIENT_CAPABILITY: { status: 400, rpc: ErrorCode.MethodNotFound },
+} as const satisfies Record<string, { status: number; rpc: number }>;
+
+export type GatewayErrorCode = keyof typeof CODES;
+
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: GatewayErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = CODES[code].status;
+    this.details = details;
+  }
+}
+
+/** The one place a local failure becomes a wire error. Anything unknown is an internal error. */
+export function toJsonRpcError(err: unknown): JsonRpcError {
+  if (err instanceof JsonRpcError) return err;
+  if (err instanceof GatewayError) {
+    return new JsonRpcError(CODES[err.code].rpc, err.message, { code: err.code, ...err.details });
+  }
+  return new JsonRpcError(ErrorCode.InternalError, 'Internal error');
+}

@@ -1,0 +1,58 @@
+import type { Config } from './config/schema.js';
+import type { Logger } from './observability/logger.js';
+import { EndpointRouter } from './router/index.js';
+import { MemoryEventStore, SessionRegistry, type EventStore } from './session/index.js';
+import { UpstreamPool, stdioTransportFactory, type TransportFactory } from './upstream/index.js';
+
+export interface GatewayDeps {
+  logger: Logger;
+  transportFactory?: TransportFactory;
+  events?: EventStore;
+}
+
+/** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
+export class Gateway {
+  readonly config: Config;
+  readonly pools = new Map<string, UpstreamPool>();
+  readonly routers: EndpointRouter[];
+  readonly registry: SessionRegistry;
+  readonly #logger: Logger;
+  #stopped = false;
+
+  constructor(config: Config, deps: GatewayDeps) {
+    this.config = config;
+    this.#logger = deps.logger;
+    const factory = deps.transportFactory ?? stdioTransportFactory;
+    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
+    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger));
+    this.registry = new SessionRegistry({
+      idleTimeoutMs: config.session.idleTimeoutMs,
+      maxSessions: config.session.maxSessions,
+      events: deps.events ?? new MemoryEventStore(config.session.eventsPerStream),
+      logger: deps.logger,
+    });
+  }
+
+  /** Starts shared instances and warm spares; an upstream that fails keeps retrying in the background. */
+  async start(): Promise<void> {
+    const used = new Set(this.config.endpoints.flatMap((e) => e.upstreams));
+    await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
+    for (const p of this.pools.values()) {
+      if (!used.has(p.name)) this.#logger.warn({ upstream: p.name }, 'upstream is not exposed by any endpoint; not started');
+    }
+  }
+
+  /** True when every endpoint has at least one upstream ready to serve. */
+  ready(): boolean {
+    return this.routers.every((r) => r.pools.some((p) => !p.shared || [...p.instances].some((i) => i.state === 'ready')));
+  }
+
+  async stop(reason = 'the gateway is shutting down'): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const p of this.pools.values()) p.drain();
+    await this.registry.closeAll(reason);
+    await Promise.all(this.routers.map((r) => r.close()));
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+  }
+}

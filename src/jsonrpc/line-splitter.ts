@@ -1,0 +1,62 @@
+/**
+ * Newline framing for stdio: feeds chunks in, calls back one complete line at a time. A line longer
+ * than maxLineBytes is discarded up to its newline and reported, so one runaway message cannot grow
+ * the buffer without bound.
+ */
+export class LineSplitter {
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #discarding = false;
+  readonly #maxLineBytes: number;
+  readonly #onLine: (line: string) => void;
+  readonly #onOverflow: (bytes: number) => void;
+
+  constructor(maxLineBytes: number, onLine: (line: string) => void, onOverflow: (bytes: number) => void) {
+    this.#maxLineBytes = maxLineBytes;
+    this.#onLine = onLine;
+    this.#onOverflow = onOverflow;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) {
+        this.#append(chunk.subarray(start));
+        return;
+      }
+      this.#append(chunk.subarray(start, nl));
+      this.#flush();
+      start = nl + 1;
+    }
+  }
+
+  #append(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.#discarding) {
+      this.#size += part.length;
+      return;
+    }
+    this.#size += part.length;
+    if (this.#size > this.#maxLineBytes) {
+      this.#chunks = [];
+      this.#discarding = true;
+      return;
+    }
+    this.#chunks.push(part);
+  }
+
+  #flush(): void {
+    if (this.#discarding) {
+      this.#onOverflow(this.#size);
+    } else if (this.#size > 0) {
+      const buf = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+      let line = buf.toString('utf8');
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line.length > 0) this.#onLine(line);
+    }
+    this.#chunks = [];
+    this.#size = 0;
+    this.#discarding = false;
+  }
+}

@@ -1,0 +1,145 @@
+import type { EndpointConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { RouterSession } from './router-session.js';
+
+const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+const MAX_LEARNED_URIS = 10_000;
+
+/**
+ * One endpoint (virtual server): the upstreams it exposes, how names are prefixed, which sessions are
+ * open on it, and the delivery of upstream-initiated notifications to those sessions only.
+ */
+export class EndpointRouter {
+  readonly config: EndpointConfig;
+  readonly pools: readonly UpstreamPool[];
+  readonly prefixNames: boolean;
+  readonly logger: Logger;
+  readonly #sessions = new Map<UpstreamCaller, RouterSession>();
+  /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
+  readonly #uriOwner = new Map<string, string>();
+  /** URI template prefixes (text before the first "{") → upstream. */
+  readonly #templateOwner = new Map<string, string>();
+  readonly #detach: Array<() => void> = [];
+
+  constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger) {
+    this.config = config;
+    this.pools = config.upstreams.map((n) => pools.get(n)!);
+    this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
+    this.logger = logger.child({ endpoint: config.path });
+    for (const pool of this.pools) {
+      const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target?: { caller: UpstreamCaller; relatedRequestId: RequestId | undefined }) =>
+        this.#onNotification(pool, inst, method, params, target);
+      const onReady = (inst: UpstreamInstance, identity: UpstreamIdentity, restarted: boolean) => {
+        if (!restarted) return;
+        // A restarted upstream may expose a different catalogue: let clients re-list.
+        for (const m of LIST_CHANGED) this.#broadcast(pool, inst, m);
+      };
+      pool.on('notification', onNote);
+      pool.on('ready', onReady);
+      this.#detach.push(() => {
+        pool.off('notification', onNote);
+        pool.off('ready', onReady);
+      });
+    }
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  pool(name: string): UpstreamPool | undefined {
+    return this.pools.find((p) => p.name === name);
+  }
+
+  /** Acquires a dedicated instance of every per-session upstream, then registers the session. */
+  async open(caller: UpstreamCaller): Promise<RouterSession> {
+    const leases = new Map<string, UpstreamInstance>();
+    try {
+      await Promise.all(
+        this.pools
+          .filter((p) => !p.shared)
+          .map(async (p) => {
+            leases.set(p.name, await p.acquire(caller));
+          }),
+      );
+    } catch (err) {
+      await Promise.all([...leases].map(([name, inst]) => this.pool(name)!.release(inst)));
+      throw err;
+    }
+    const session = new RouterSession(this, caller, leases);
+    this.#sessions.set(caller, session);
+    return session;
+  }
+
+  forget(caller: UpstreamCaller): void {
+    this.#sessions.delete(caller);
+  }
+
+  learnUri(uri: string, upstream: string): void {
+    if (this.#uriOwner.size >= MAX_LEARNED_URIS) this.#uriOwner.delete(this.#uriOwner.keys().next().value!);
+    this.#uriOwner.set(uri, upstream);
+  }
+
+  learnTemplate(template: string, upstream: string): void {
+    const i = template.indexOf('{');
+    const prefix = i === -1 ? template : template.slice(0, i);
+    if (prefix.length > 0 && this.#templateOwner.size < MAX_LEARNED_URIS) this.#templateOwner.set(prefix, upstream);
+  }
+
+  /** The upstream that owns a URI, if the lists have told us. */
+  ownerOfUri(uri: string): string | undefined {
+    const exact = this.#uriOwner.get(uri);
+    if (exact) return exact;
+    let best: string | undefined;
+    let bestLen = 0;
+    for (const [prefix, upstream] of this.#templateOwner) {
+      if (prefix.length > bestLen && uri.startsWith(prefix)) {
+        best = upstream;
+        bestLen = prefix.length;
+      }
+    }
+    return best;
+  }
+
+  #usesInstance(session: RouterSession, pool: UpstreamPool, inst: UpstreamInstance): boolean {
+    return pool.shared || session.lease(pool.name) === inst;
+  }
+
+  #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
+    for (const s of this.#sessions.values()) if (this.#usesInstance(s, pool, inst)) s.caller.clientNotify(method, undefined);
+  }
+
+  #onNotification(
+    pool: UpstreamPool,
+    inst: UpstreamInstance,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    target: { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined,
+  ): void {
+    if (LIST_CHANGED.includes(method)) {
+      this.#broadcast(pool, inst, method);
+      return;
+    }
+    if (method === 'notifications/resources/updated') {
+      const uri = params?.uri;
+      if (typeof uri !== 'string') return;
+      for (const caller of inst.subscriptions.get(uri) ?? []) {
+        if (this.#sessions.has(caller)) caller.clientNotify(method, params);
+      }
+      return;
+    }
+    // Logging and anything else: only to the one session it can be attributed to, never broadcast.
+    if (target && this.#sessions.has(target.caller)) {
+      target.caller.clientNotify(method, params, target.relatedRequestId);
+    } else if (!target) {
+      this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((s) => s.close()));
+    for (const d of this.#detach) d();
+  }
+}

@@ -1,0 +1,289 @@
+import { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
+import type { EndpointRouter } from './endpoint-router.js';
+import { isValidToolName, prefixed, splitPrefixed } from './names.js';
+
+export interface RouteContext {
+  signal: AbortSignal;
+  /** The client's id for this request. */
+  requestId: RequestId;
+  onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+}
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+const LISTS: Record<string, { key: string; capability: string; named: boolean }> = {
+  'tools/list': { key: 'tools', capability: 'tools', named: true },
+  'prompts/list': { key: 'prompts', capability: 'prompts', named: true },
+  'resources/list': { key: 'resources', capability: 'resources', named: false },
+  'resources/templates/list': { key: 'resourceTemplates', capability: 'resources', named: false },
+};
+
+/** What the gateway advertises for an endpoint: the union of what its upstreams really offer. */
+export function mergeCapabilities(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>): Result {
+  const caps: Result = {};
+  for (const p of pools) {
+    const c = (leases.get(p.name)?.identity ?? p.identity)?.capabilities;
+    // Not yet known (the upstream has not started): assume the catalogue kinds, so a client that
+    // connects during a restart still asks for them once the upstream is back.
+    const known = c ?? { tools: {}, prompts: {}, resources: {} };
+    if (known.tools) caps.tools = { listChanged: true };
+    if (known.prompts) caps.prompts = { listChanged: true };
+    if (known.resources) caps.resources = { ...(caps.resources as object), listChanged: true, ...(known.resources.subscribe ? { subscribe: true } : {}) };
+    if (known.logging) caps.logging = {};
+    if (known.completions) caps.completions = {};
+  }
+  return caps;
+}
+
+/**
+ * One client session's view of its endpoint: which instance serves each upstream (its own for
+ * per-session upstreams, the least busy for shared ones), and the routing of every method.
+ */
+export class RouterSession {
+  readonly #endpoint: EndpointRouter;
+  readonly caller: UpstreamCaller;
+  readonly #leases: Map<string, UpstreamInstance>;
+  /** uri → instance it was subscribed on. */
+  readonly #subscriptions = new Map<string, UpstreamInstance>();
+  #closed = false;
+
+  constructor(endpoint: EndpointRouter, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>) {
+    this.#endpoint = endpoint;
+    this.caller = caller;
+    this.#leases = leases;
+  }
+
+  lease(upstream: string): UpstreamInstance | undefined {
+    return this.#leases.get(upstream);
+  }
+
+  capabilities(): Result {
+    return mergeCapabilities(this.#endpoint.pools, this.#leases);
+  }
+
+  instructions(): string | undefined {
+    const parts: string[] = [];
+    for (const p of this.#endpoint.pools) {
+      const text = (this.#leases.get(p.name)?.identity ?? p.identity)?.instructions;
+      if (text) parts.push(this.#endpoint.pools.length > 1 ? `## ${p.name}\n${text}` : text);
+    }
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
+  }
+
+  #instance(pool: UpstreamPool): UpstreamInstance {
+    if (this.#closed) throw new GatewayError('SWB_SESSION_CLOSED', 'the session has ended');
+    return this.#leases.get(pool.name) ?? pool.pick();
+  }
+
+  #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
+    return this.#instance(pool).request(method, params, {
+      caller: this.caller,
+      callerRequestId: ctx.requestId,
+      signal: ctx.signal,
+      onProgress: ctx.onProgress,
+    });
+  }
+
+  async request(method: string, params: Params, ctx: RouteContext): Promise<Result> {
+    const list = LISTS[method];
+    if (list) return this.#list(method, list, params, ctx);
+    switch (method) {
+      case 'tools/call':
+      case 'prompts/get':
+        return this.#byName(method, params, ctx);
+      case 'resources/read':
+        return this.#byUri(method, params, ctx);
+      case 'resources/subscribe':
+        return this.#subscribe(params, ctx);
+      case 'resources/unsubscribe':
+        return this.#unsubscribe(params, ctx);
+      case 'completion/complete':
+        return this.#complete(params, ctx);
+      case 'logging/setLevel':
+        return this.#setLevel(params, ctx);
+      default:
+        // Deny by default: a method the gateway does not understand could carry state across sessions.
+        throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+  }
+
+  /** Client notifications that concern upstreams (cancellation is handled by the session). */
+  notification(method: string, params: Params): void {
+    if (method === 'notifications/roots/list_changed') {
+      // Only a dedicated instance's roots are this client's roots.
+      for (const inst of this.#leases.values()) inst.notify(method, params);
+    }
+  }
+
+  #pools(capability: string): UpstreamPool[] {
+    return this.#endpoint.pools.filter((p) => {
+      const caps = (this.#leases.get(p.name)?.identity ?? p.identity)?.capabilities;
+      return !caps || caps[capability] !== undefined;
+    });
+  }
+
+  async #list(method: string, spec: { key: string; capability: string; named: boolean }, params: Params, ctx: RouteContext): Promise<Result> {
+    const pools = this.#pools(spec.capability);
+    let targets: Array<[UpstreamPool, string | undefined]>;
+    if (params?.cursor !== undefined) {
+      const cursor = decodeCursor(method, params.cursor, pools.map((p) => p.name));
+      targets = Object.entries(cursor).map(([name, c]) => [this.#endpoint.pool(name)!, c]);
+    } else {
+      targets = pools.map((p) => [p, undefined]);
+    }
+    const settled = await Promise.allSettled(
+      targets.map(([pool, cursor]) => {
+        const { cursor: _drop, ...rest } = params ?? {};
+        return this.#forward(pool, method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, ctx);
+      }),
+    );
+    const items: unknown[] = [];
+    const remaining: CompositeCursor = {};
+    let firstError: unknown;
+    let okCount = 0;
+    settled.forEach((s, i) => {
+      const pool = targets[i]![0];
+      if (s.status === 'rejected') {
+        firstError ??= s.reason;
+        this.#endpoint.logger.warn({ upstream: pool.name, method, err: (s.reason as Error).message }, 'upstream left out of an aggregated list');
+        return;
+      }
+      okCount++;
+      const page = s.value[spec.key];
+      if (Array.isArray(page)) {
+        for (const item of page) items.push(this.#exportItem(pool.name, spec, item));
+      }
+      if (typeof s.value.nextCursor === 'string') remaining[pool.name] = s.value.nextCursor;
+    });
+    if (okCount === 0 && firstError !== undefined) throw firstError;
+    const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
+    const next = encodeCursor(method, remaining);
+    if (next !== undefined) out.nextCursor = next;
+    return out;
+  }
+
+  #exportItem(upstream: string, spec: { key: string; named: boolean }, item: any): unknown {
+    if (item === null || typeof item !== 'object') return undefined;
+    if (spec.key === 'resources' && typeof item.uri === 'string') this.#endpoint.learnUri(item.uri, upstream);
+    if (spec.key === 'resourceTemplates' && typeof item.uriTemplate === 'string') this.#endpoint.learnTemplate(item.uriTemplate, upstream);
+    if (!spec.named || !this.#endpoint.prefixNames) return item;
+    const name = prefixed(upstream, String(item.name));
+    if (spec.key === 'tools' && !isValidToolName(name)) {
+      this.#endpoint.logger.warn({ upstream, tool: item.name }, 'tool left out: its prefixed name breaks the MCP name rule (1-128 of [A-Za-z0-9_.-])');
+      return undefined;
+    }
+    // Only the name changes: schemas, annotations and icons pass through untouched.
+    return { ...item, name };
+  }
+
+  /** Maps an exposed name to its upstream; unknown names are answered as the upstream would. */
+  #resolveName(exposed: unknown, kind: 'tool' | 'prompt'): { pool: UpstreamPool; name: string } {
+    if (typeof exposed !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: "name" must be a string`);
+    if (!this.#endpoint.prefixNames) return { pool: this.#endpoint.pools[0]!, name: exposed };
+    const split = splitPrefixed(exposed);
+    const pool = split && this.#endpoint.pool(split.upstream);
+    if (!split || !pool) throw new JsonRpcError(ErrorCode.InvalidParams, `${kind === 'tool' ? 'Tool' : 'Prompt'} ${exposed} not found`);
+    return { pool, name: split.name };
+  }
+
+  #byName(method: string, params: Params, ctx: RouteContext): Promise<Result> {
+    const { pool, name } = this.#resolveName(params?.name, method === 'tools/call' ? 'tool' : 'prompt');
+    return this.#forward(pool, method, { ...params, name }, ctx);
+  }
+
+  #uriPool(uri: unknown): UpstreamPool | undefined {
+    if (typeof uri !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
+    const candidates = this.#pools('resources');
+    if (candidates.length === 1) return candidates[0];
+    const owner = this.#endpoint.ownerOfUri(uri);
+    return owner ? this.#endpoint.pool(owner) : undefined;
+  }
+
+  async #byUri(method: string, params: Params, ctx: RouteContext): Promise<Result> {
+    const pool = this.#uriPool(params?.uri);
+    if (pool) return this.#forward(pool, method, params, ctx);
+    // A URI no list has shown (e.g. from a tool result): ask each upstream in turn.
+    let firstError: unknown;
+    for (const p of this.#pools('resources')) {
+      try {
+        return await this.#forward(p, method, params, ctx);
+      } catch (err) {
+        firstError ??= err;
+        if (ctx.signal.aborted) throw err;
+      }
+    }
+    throw firstError ?? new JsonRpcError(ErrorCode.ResourceNotFound, `Resource ${String(params?.uri)} not found`);
+  }
+
+  async #subscribe(params: Params, ctx: RouteContext): Promise<Result> {
+    const uri = params?.uri as string;
+    const pool = this.#uriPool(uri) ?? this.#pools('resources')[0];
+    if (!pool) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found: resources/subscribe');
+    if (this.#subscriptions.has(uri)) return {};
+    const inst = this.#instance(pool);
+    let subscribers = inst.subscriptions.get(uri);
+    if (!subscribers) {
+      await inst.request('resources/subscribe', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
+      subscribers = inst.subscriptions.get(uri) ?? new Set();
+      inst.subscriptions.set(uri, subscribers);
+    }
+    subscribers.add(this.caller);
+    this.#subscriptions.set(uri, inst);
+    return {};
+  }
+
+  async #unsubscribe(params: Params, ctx?: RouteContext): Promise<Result> {
+    const uri = params?.uri as string;
+    const inst = this.#subscriptions.get(uri);
+    if (!inst) return {};
+    this.#subscriptions.delete(uri);
+    const subscribers = inst.subscriptions.get(uri);
+    subscribers?.delete(this.caller);
+    if (subscribers && subscribers.size === 0) {
+      inst.subscriptions.delete(uri);
+      // Last one out tells the upstream; nobody else is listening on this instance.
+      await inst.request('resources/unsubscribe', { uri }, { signal: ctx?.signal }).catch(() => {});
+    }
+    return {};
+  }
+
+  #complete(params: Params, ctx: RouteContext): Promise<Result> {
+    const ref = params?.ref as Record<string, unknown> | undefined;
+    if (ref?.type === 'ref/prompt') {
+      const { pool, name } = this.#resolveName(ref.name, 'prompt');
+      return this.#forward(pool, 'completion/complete', { ...params, ref: { ...ref, name } }, ctx);
+    }
+    if (ref?.type === 'ref/resource') {
+      const pool = this.#uriPool(ref.uri) ?? this.#pools('resources')[0];
+      if (!pool) throw new JsonRpcError(ErrorCode.InvalidParams, `Resource template ${String(ref.uri)} not found`);
+      return this.#forward(pool, 'completion/complete', params, ctx);
+    }
+    throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');
+  }
+
+  async #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
+    const targets: UpstreamInstance[] = [];
+    for (const pool of this.#pools('logging')) {
+      const lease = this.#leases.get(pool.name);
+      if (lease) targets.push(lease);
+      else for (const inst of pool.instances) if (inst.state === 'ready') targets.push(inst);
+    }
+    await Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal })));
+    return {};
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#endpoint.forget(this.caller);
+    await Promise.all([...this.#subscriptions.keys()].map((uri) => this.#unsubscribe({ uri })));
+    await Promise.all([...this.#leases].map(([name, inst]) => this.#endpoint.pool(name)!.release(inst)));
+    this.#leases.clear();
+  }
+}

@@ -1,0 +1,261 @@
+import { toJsonRpcError, GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { isFailure, isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { Transport } from '../transport/transport.js';
+import { negotiateVersion } from './protocol-versions.js';
+
+export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
+
+export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
+
+/** Which client capability a server→client request needs. */
+const NEEDS: Record<string, string> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+interface Outgoing {
+  resolve: (r: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+}
+
+export interface ClientSessionOptions {
+  id: string;
+  kind: 'streamable-http' | 'sse';
+  endpoint: EndpointRouter;
+  transport: Transport;
+  logger: Logger;
+  onClosed: (session: ClientSession) => void;
+}
+
+/**
+ * One client's MCP session: the lifecycle state machine, the requests it has in flight (each with an
+ * AbortController for cancellation), and the requests the gateway has sent it on behalf of upstreams.
+ * It is the upstream side's `UpstreamCaller` for everything this client causes.
+ */
+export class ClientSession {
+  readonly id: string;
+  readonly kind: 'streamable-http' | 'sse';
+  readonly endpoint: EndpointRouter;
+  readonly #transport: Transport;
+  readonly #logger: Logger;
+  readonly #onClosed: (s: ClientSession) => void;
+  #state: SessionState = 'UNINITIALIZED';
+  #router: RouterSession | undefined;
+  readonly #inflight = new Map<RequestId, AbortController>();
+  readonly #outgoing = new Map<number, Outgoing>();
+  #nextOutgoingId = 1;
+  protocolVersion: string | undefined;
+  clientCapabilities: Record<string, any> = {};
+  clientInfo: Record<string, unknown> | undefined;
+  lastActivity = Date.now();
+  /** Open HTTP streams; a session with a live stream is not idle. */
+  openStreams = 0;
+
+  constructor(opts: ClientSessionOptions) {
+    this.id = opts.id;
+    this.kind = opts.kind;
+    this.endpoint = opts.endpoint;
+    this.#transport = opts.transport;
+    this.#logger = opts.logger;
+    this.#onClosed = opts.onClosed;
+    this.#transport.onmessage = (m) => this.handle(m);
+    this.#transport.onclose = () => void this.close('transport closed');
+  }
+
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  hasInflight(id: RequestId): boolean {
+    return this.#inflight.has(id);
+  }
+
+  /** Entry point for every message the client sends. */
+  handle(message: JsonRpcMessage): void {
+    this.lastActivity = Date.now();
+    if (this.#state === 'SHUTDOWN') return;
+    if (isRequest(message)) {
+      void this.#onRequest(message);
+    } else if (isNotification(message)) {
+      this.#onNotification(message.method, message.params);
+    } else {
+      this.#onResponse(message);
+    }
+  }
+
+  /** Runs initialize and returns the response; Streamable HTTP needs it before it can send headers. */
+  async initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
+    if (this.#state !== 'UNINITIALIZED') {
+      return new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is already initialized').toResponse(req.id);
+    }
+    const p = req.params ?? {};
+    if (typeof p.protocolVersion !== 'string' || !p.capabilities || typeof p.capabilities !== 'object' || !p.clientInfo || typeof p.clientInfo !== 'object') {
+      return new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo').toResponse(req.id);
+    }
+    this.#state = 'INITIALIZING';
+    this.protocolVersion = negotiateVersion(p.protocolVersion);
+    this.clientCapabilities = p.capabilities as Record<string, any>;
+    this.clientInfo = p.clientInfo as Record<string, unknown>;
+    try {
+      this.#router = await this.endpoint.open(this);
+    } catch (err) {
+      this.#state = 'UNINITIALIZED';
+      this.#logger.warn({ err: (err as Error).message }, 'initialize failed');
+      return toJsonRpcError(err).toResponse(req.id);
+    }
+    if ((this.#state as SessionState) === 'SHUTDOWN') {
+      await this.#router.close();
+      return new JsonRpcError(ErrorCode.ServerError, 'the session ended during initialize').toResponse(req.id);
+    }
+    const result: Record<string, unknown> = {
+      protocolVersion: this.protocolVersion,
+      capabilities: this.#router.capabilities(),
+      serverInfo: SERVER_INFO,
+    };
+    const instructions = this.#router.instructions();
+    if (instructions) result.instructions = instructions;
+    this.#logger.info({ protocolVersion: this.protocolVersion, client: this.clientInfo }, 'session initialized');
+    return { jsonrpc: '2.0', id: req.id, result };
+  }
+
+  async #onRequest(req: JsonRpcRequest): Promise<void> {
+    if (req.method === 'initialize') {
+      await this.#send(await this.initialize(req));
+      return;
+    }
+    if (req.method === 'ping') {
+      await this.#send({ jsonrpc: '2.0', id: req.id, result: {} });
+      return;
+    }
+    if (this.#state === 'UNINITIALIZED' || !this.#router) {
+      await this.#send(new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: "${req.method}" before initialize; send initialize first`).toResponse(req.id));
+      return;
+    }
+    if (this.#inflight.has(req.id)) {
+      await this.#send(new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`).toResponse(req.id));
+      return;
+    }
+    const ac = new AbortController();
+    this.#inflight.set(req.id, ac);
+    const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
+    const onProgress =
+      token === undefined ? undefined : (params: Record<string, unknown>) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, req.id);
+    let response: JsonRpcResponse;
+    try {
+      const result = await this.#router.request(req.method, req.params, { signal: ac.signal, requestId: req.id, onProgress });
+      response = { jsonrpc: '2.0', id: req.id, result };
+    } catch (err) {
+      response = toJsonRpcError(err).toResponse(req.id);
+    } finally {
+      this.#inflight.delete(req.id);
+    }
+    if (ac.signal.aborted) {
+      // Cancelled by the client (no answer expected) or by shutdown (already answered).
+      this.#transport.abandon?.(req.id);
+      return;
+    }
+    await this.#send(response);
+  }
+
+  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
+    switch (method) {
+      case 'notifications/initialized':
+        if (this.#state === 'INITIALIZING') this.#state = 'ACTIVE';
+        return;
+      case 'notifications/cancelled': {
+        const id = params?.requestId as RequestId | undefined;
+        // initialize is never cancelled; an id we do not know (already answered) is the benign race.
+        if (id !== undefined) this.#inflight.get(id)?.abort('cancelled by the client');
+        return;
+      }
+      default:
+        this.#router?.notification(method, params);
+    }
+  }
+
+  #onResponse(res: JsonRpcResponse): void {
+    const id = res.id;
+    const out = typeof id === 'number' ? this.#outgoing.get(id) : undefined;
+    if (!out) {
+      this.#logger.debug({ id }, 'client answered an unknown request id; ignored');
+      return;
+    }
+    this.#outgoing.delete(id as number);
+    if (isFailure(res)) out.reject(JsonRpcError.from(res.error));
+    else out.resolve(res.result);
+  }
+
+  async #send(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+    if (this.#state === 'SHUTDOWN' && !('id' in message)) return;
+    try {
+      await this.#transport.send(message, { relatedRequestId });
+    } catch (err) {
+      this.#logger.debug({ err: (err as Error).message }, 'could not deliver a message to the client');
+    }
+  }
+
+  // ---- UpstreamCaller: messages upstreams start, delivered to this client ----
+
+  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
+    const need = NEEDS[method];
+    if (need && !this.clientCapabilities[need]) {
+      return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the "${need}" capability, so "${method}" cannot be delivered`));
+    }
+    if (method === 'elicitation/create' && (params as any)?.mode === 'url' && !this.clientCapabilities.elicitation?.url) {
+      return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, 'the client did not declare URL-mode elicitation'));
+    }
+    const id = this.#nextOutgoingId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.#outgoing.delete(id)) return;
+        void this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason ?? 'cancelled') } }, relatedRequestId);
+        reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#outgoing.set(id, {
+        resolve: (r) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      void this.#send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }, relatedRequestId);
+    });
+  }
+
+  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
+    if (this.#state !== 'ACTIVE' && this.#state !== 'INITIALIZING') return;
+    void this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
+  }
+
+  /** SHUTDOWN: every request in flight is answered with an error, upstream resources are released. */
+  async close(reason: string): Promise<void> {
+    if (this.#state === 'SHUTDOWN') return;
+    this.#state = 'SHUTDOWN';
+    const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
+    for (const [id, ac] of this.#inflight) {
+      ac.abort(reason);
+      await this.#send(toJsonRpcError(err).toResponse(id));
+    }
+    this.#inflight.clear();
+    for (const out of this.#outgoing.values()) out.reject(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`));
+    this.#outgoing.clear();
+    this.#logger.info({ reason }, 'session closed');
+    this.#onClosed(this);
+    await this.#router?.close();
+    await this.#transport.close().catch(() => {});
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The log behind SSE resumability. Each session's streams are numbered; each event is numbered within
+ * its stream, so an event id "<stream>_<seq>" says which stream to replay. Memory now, Redis later.
+ */
+export interface StoredEvent {
+  seq: number;
+  data: string;
+}
+
+export interface EventStore {
+  append(sessionId: string, stream: number, seq: number, data: string): void;
+  /** Events after `afterSeq` on that stream, or undefined when the stream is unknown. */
+  replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined>;
+  /** The stream was delivered in full: its events are no longer needed. */
+  dropStream(sessionId: string, stream: number): void;
+  dropSession(sessionId: string): void;
+}

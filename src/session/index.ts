@@ -1,0 +1,5 @@
+export { ClientSession, SERVER_INFO, type SessionState } from './client-session.js';
+export { SessionRegistry } from './session-registry.js';
+export type { EventStore, StoredEvent } from './event-store.js';
+export { MemoryEventStore } from './memory-event-store.js';
+export { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, isSupportedVersion, negotiateVersion } from './protocol-versions.js';

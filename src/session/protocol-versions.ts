@@ -1,0 +1,12 @@
+/** Versions the gateway speaks to its clients, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+
+/** The client's version when we support it, else our latest (the client then decides whether to go on). */
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+export function isSupportedVersion(v: string): boolean {
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { EndpointRouter } from '../router/index.js';
+import type { Transport } from '../transport/transport.js';
+import { ClientSession } from './client-session.js';
+import type { EventStore } from './event-store.js';
+
+export interface SessionRegistryOptions {
+  idleTimeoutMs: number;
+  maxSessions: number;
+  events: EventStore;
+  logger: Logger;
+}
+
+/** Every live client session on this replica, by id, and the idle sweeper that ends forgotten ones. */
+export class SessionRegistry {
+  readonly #sessions = new Map<string, ClientSession>();
+  readonly #opts: SessionRegistryOptions;
+  readonly #sweeper: NodeJS.Timeout;
+  #closing = false;
+
+  constructor(opts: SessionRegistryOptions) {
+    this.#opts = opts;
+    const every = Math.max(250, Math.min(30_000, Math.floor(opts.idleTimeoutMs / 4)));
+    this.#sweeper = setInterval(() => this.#sweep(), every);
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get events(): EventStore {
+    return this.#opts.events;
+  }
+
+  get(id: string): ClientSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
+  create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, makeTransport: (id: string) => Transport): ClientSession {
+    if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
+    if (this.#sessions.size >= this.#opts.maxSessions) {
+      throw new GatewayError('SWB_POOL_EXHAUSTED', `the gateway holds its maximum of ${this.#opts.maxSessions} sessions; retry later`);
+    }
+    const id = randomUUID();
+    const session = new ClientSession({
+      id,
+      kind,
+      endpoint,
+      transport: makeTransport(id),
+      logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
+      onClosed: (s) => {
+        this.#sessions.delete(s.id);
+        this.#opts.events.dropSession(s.id);
+      },
+    });
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  #sweep(): void {
+    const cutoff = Date.now() - this.#opts.idleTimeoutMs;
+    for (const s of this.#sessions.values()) {
+      if (s.lastActivity < cutoff && s.inflight === 0 && s.openStreams === 0) void s.close('idle timeout');
+    }
+  }
+
+  async closeAll(reason: string): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#sessions.values()].map((s) => s.close(reason)));
+  }
+}

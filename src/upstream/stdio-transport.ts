@@ -1,0 +1,147 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import type { Logger } from '../observability/logger.js';
+import { LineSplitter } from '../jsonrpc/line-splitter.js';
+import { parseText, validateMessage } from '../jsonrpc/parse.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { Transport } from '../transport/transport.js';
+
+export interface StdioOptions {
+  command: string;
+  args: readonly string[];
+  cwd?: string | undefined;
+  /** The child's complete environment: nothing of the gateway's own leaks in. */
+  env: Record<string, string>;
+  maxLineBytes: number;
+  /** How long each step of the stop sequence (stdin close, SIGTERM) waits before the next. */
+  stopGraceMs?: number;
+  logger: Logger;
+  onProtocolViolation?: (kind: 'non-json' | 'invalid-message' | 'oversized-line') => void;
+}
+
+const live = new Set<number>();
+// The gateway's own death must not leave orphans behind: kill every child's process group on exit.
+process.once('exit', () => {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});
+
+/**
+ * A child process speaking newline-delimited JSON-RPC on stdin/stdout. It runs in its own process
+ * group so that stopping it also stops whatever it spawned (npx/uvx launchers leave grandchildren).
+ */
+export class StdioTransport implements Transport {
+  readonly #opts: StdioOptions;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #exited: Promise<void> | undefined;
+  #closing = false;
+  #closed = false;
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(opts: StdioOptions) {
+    this.#opts = opts;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  async start(): Promise<void> {
+    const { command, args, cwd, env, logger } = this.#opts;
+    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    const pid = child.pid!;
+    live.add(pid);
+
+    const splitter = new LineSplitter(
+      this.#opts.maxLineBytes,
+      (line) => this.#onLine(line),
+      (bytes) => {
+        logger.warn({ bytes, limit: this.#opts.maxLineBytes }, 'upstream wrote an oversized line; discarded');
+        this.#opts.onProtocolViolation?.('oversized-line');
+      },
+    );
+    child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    const stderr = new LineSplitter(
+      64 * 1024,
+      (line) => logger.info({ stream: 'stderr' }, line),
+      () => logger.warn({ stream: 'stderr' }, 'oversized stderr line discarded'),
+    );
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
+    child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
+    child.on('error', (err) => this.onerror?.(err));
+    child.once('exit', (code, signal) => {
+      live.delete(pid);
+      // The leader may be gone while grandchildren linger in its group.
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* group already empty */
+      }
+      if (!this.#closing) logger.warn({ code, signal, pid }, 'upstream process exited');
+      this.#closed = true;
+      this.onclose?.();
+    });
+  }
+
+  #onLine(line: string): void {
+    let message: JsonRpcMessage;
+    try {
+      message = validateMessage(parseText(line));
+    } catch (err) {
+      const kind = line.trimStart().startsWith('{') ? 'invalid-message' : 'non-json';
+      this.#opts.logger.warn({ kind, line: line.slice(0, 200) }, 'upstream wrote a line that is not a JSON-RPC message; ignored');
+      this.#opts.onProtocolViolation?.(kind);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    const child = this.#child;
+    if (!child || this.#closed || this.#closing) throw new Error('upstream process is not running');
+    // Respect pipe backpressure: the caller waits until the child has drained what it was sent.
+    if (!child.stdin.write(`${JSON.stringify(message)}\n`)) {
+      await Promise.race([once(child.stdin, 'drain'), this.#exited]);
+    }
+  }
+
+  /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (!child || this.#closed || this.#closing) return;
+    this.#closing = true;
+    const grace = this.#opts.stopGraceMs ?? 2000;
+    const exited = this.#exited!;
+    const waitExit = (ms: number) =>
+      Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    child.stdin.end();
+    if (await waitExit(grace)) return;
+    this.#signal('SIGTERM');
+    if (await waitExit(grace)) return;
+    this.#signal('SIGKILL');
+    await exited;
+  }
+
+  #signal(sig: NodeJS.Signals): void {
+    try {
+      process.kill(-this.#child!.pid!, sig);
+    } catch {
+      /* already gone */
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import type { RequestId } from '../jsonrpc/types.js';
+
+/**
+ * The client session on whose behalf the gateway talks to an upstream, as the upstream side sees it.
+ * Messages the upstream starts (sampling, elicitation, roots, logs, resource updates) are delivered
+ * through it, so the upstream layer never needs to know about HTTP or sessions.
+ */
+export interface UpstreamCaller {
+  readonly id: string;
+  /** A server→client request (sampling/createMessage, elicitation/create, roots/list). */
+  clientRequest(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    relatedRequestId: RequestId | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
+  /** A server→client notification for this session only. */
+  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;
+}
+
+/** What an upstream said about itself in its initialize result. */
+export interface UpstreamIdentity {
+  protocolVersion: string;
+  serverInfo: { name: string; version: string; [k: string]: unknown };
+  capabilities: Record<string, any>;
+  instructions?: string;
+}

@@ -1,0 +1,170 @@
+import { EventEmitter } from 'node:events';
+import type { UpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
+import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
+
+interface Waiter {
+  caller: UpstreamCaller;
+  resolve: (i: UpstreamInstance) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * All instances of one upstream, by its sharing mode:
+ * - shared: `size` instances started up front; each request goes to the least busy ready one.
+ * - per-session: one instance per session, handed out from `warm` spares, at most `max` alive, and
+ *   at most `queue` sessions waiting for a slot.
+ * Events: 'notification' (instance, method, params), 'ready' (instance, identity, restarted).
+ */
+export class UpstreamPool extends EventEmitter {
+  readonly config: UpstreamConfig;
+  readonly #logger: Logger;
+  readonly #factory: TransportFactory;
+  readonly #instances = new Set<UpstreamInstance>();
+  readonly #spares: UpstreamInstance[] = [];
+  readonly #waiters: Waiter[] = [];
+  #rr = 0;
+  #closed = false;
+  /** The latest initialize result seen from any instance, for advertising capabilities. */
+  identity: UpstreamIdentity | undefined;
+
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
+    super();
+    this.config = config;
+    this.#logger = logger.child({ upstream: config.name });
+    this.#factory = factory;
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get shared(): boolean {
+    return this.config.sharing === 'shared';
+  }
+
+  get instances(): ReadonlySet<UpstreamInstance> {
+    return this.#instances;
+  }
+
+  /** Starts shared instances and warm spares; resolves when each has started or failed once. */
+  async start(): Promise<void> {
+    const n = this.shared ? this.config.pool.size : this.config.pool.warm;
+    const started: Promise<unknown>[] = [];
+    for (let i = 0; i < n; i++) {
+      const inst = this.#create();
+      if (!this.shared) this.#spares.push(inst);
+      started.push(inst.start().catch(() => {}));
+    }
+    await Promise.all(started);
+  }
+
+  #create(): UpstreamInstance {
+    const inst = new UpstreamInstance(this.config, this.#logger.child({ instance: this.#instances.size }), this.#factory);
+    inst.on('ready', (identity: UpstreamIdentity, restarted: boolean) => {
+      this.identity = identity;
+      this.emit('ready', inst, identity, restarted);
+    });
+    inst.on('notification', (method: string, params: Record<string, unknown> | undefined, target: unknown) => this.emit('notification', inst, method, params, target));
+    this.#instances.add(inst);
+    return inst;
+  }
+
+  /** shared: the ready instance with the fewest requests in flight (round robin among equals). */
+  pick(): UpstreamInstance {
+    let best: UpstreamInstance | undefined;
+    const list = [...this.#instances];
+    const n = list.length;
+    for (let k = 0; k < n; k++) {
+      const inst = list[(this.#rr + k) % n]!;
+      if (inst.state !== 'ready' && inst.state !== 'starting') continue;
+      if (!best || inst.inflight < best.inflight || (best.state !== 'ready' && inst.state === 'ready')) best = inst;
+    }
+    this.#rr = (this.#rr + 1) % Math.max(1, n);
+    if (!best) {
+      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.name}" has no running instance; it is restarting, retry shortly`, { upstream: this.name });
+    }
+    return best;
+  }
+
+  /** per-session: a dedicated, initialized instance for one session. */
+  async acquire(caller: UpstreamCaller): Promise<UpstreamInstance> {
+    if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
+    const spare = this.#spares.shift();
+    if (spare) {
+      spare.dedicatedTo = caller;
+      this.#replenish();
+      await spare.start();
+      return spare;
+    }
+    if (this.#instances.size < this.config.pool.max) {
+      const inst = this.#create();
+      inst.dedicatedTo = caller;
+      try {
+        await inst.start();
+      } catch (err) {
+        await this.release(inst);
+        throw err;
+      }
+      return inst;
+    }
+    if (this.#waiters.length >= this.config.pool.queue) {
+      throw new GatewayError('SWB_POOL_EXHAUSTED', `upstream "${this.name}" is at its limit of ${this.config.pool.max} per-session instances and ${this.config.pool.queue} waiting sessions; retry later`, { upstream: this.name });
+    }
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        caller,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.splice(this.#waiters.indexOf(w), 1);
+          reject(new GatewayError('SWB_POOL_EXHAUSTED', `no per-session instance of upstream "${this.name}" became free within ${this.config.pool.acquireTimeoutMs} ms; retry later`, { upstream: this.name }));
+        }, this.config.pool.acquireTimeoutMs),
+      };
+      this.#waiters.push(w);
+    });
+  }
+
+  /** per-session: the session is over; its instance (and the process group) is stopped. */
+  async release(inst: UpstreamInstance): Promise<void> {
+    if (!this.#instances.delete(inst)) return;
+    inst.dedicatedTo = undefined;
+    inst.removeAllListeners();
+    await inst.stop();
+    const w = this.#waiters.shift();
+    if (w && !this.#closed) {
+      clearTimeout(w.timer);
+      this.acquire(w.caller).then(w.resolve, w.reject);
+      return;
+    }
+    this.#replenish();
+  }
+
+  #replenish(): void {
+    if (this.#closed || this.shared) return;
+    while (this.#spares.length < this.config.pool.warm && this.#instances.size < this.config.pool.max) {
+      const inst = this.#create();
+      this.#spares.push(inst);
+      inst.start().catch(() => {});
+    }
+  }
+
+  /** No new instances from here on (sessions are being closed before the pool itself). */
+  drain(): void {
+    this.#closed = true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const w of this.#waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
+    }
+    await Promise.all([...this.#instances].map((i) => i.stop()));
+    this.#instances.clear();
+    this.#spares.length = 0;
+  }
+}

@@ -1,0 +1,35 @@
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+export const EVERYTHING = {
+  command: process.execPath,
+  args: ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'],
+};
+export const FIXTURE = { command: process.execPath, args: ['test/fixtures/conformance-server.mjs'] };
+
+export interface RunningGateway {
+  app: App;
+  /** e.g. http://127.0.0.1:PORT */
+  base: string;
+  url(path?: string): URL;
+  close(): Promise<void>;
+}
+
+/** Builds and starts a gateway on a free loopback port with the given (partial) config. */
+export async function startGateway(input: Omit<ConfigInput, 'server'> & { server?: ConfigInput['server'] }): Promise<RunningGateway> {
+  const config = parseConfig({ ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level: process.env.LOG_LEVEL ?? 'silent' } });
+  const app = await buildApp(config, { logger: createLogger(config.logging.level) });
+  const base = (await app.listen()).replace('localhost', '127.0.0.1');
+  return {
+    app,
+    base,
+    url: (path = '/mcp') => new URL(path, base),
+    close: () => app.close(),
+  };
+}
+
+export function everythingUpstream(name: string, sharing: 'shared' | 'per-session', extra: Record<string, unknown> = {}) {
+  return { name, transport: 'stdio' as const, ...EVERYTHING, sharing, pool: { size: 1, warm: 1, max: 50 }, ...extra };
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Finds test files (*.test.ts) under the given folders (default: test/unit, test/integration) and runs
+// them with node's test runner through tsx. Node 20's runner does not expand globs itself.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const dirs = roots.length > 0 ? roots : ['test/unit', 'test/integration'];
+
+function walk(dir, out) {
+  let entries = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const e of entries.sort()) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (p.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const files = dirs.flatMap((d) => (d.endsWith('.test.ts') ? [d] : walk(d, [])));
+if (files.length === 0) {
+  console.error(`no test files under ${dirs.join(', ')}`);
+  process.exit(1);
+}
+console.log(`running ${files.length} test files: ${files.map((f) => relative('.', f)).join(' ')}`);
+const r = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...flags, ...files],
+  { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
+);
+process.exit(r.status ?? 1);
