@@ -15,6 +15,8 @@ export interface Transport {
   close(): Promise<void>;
   /** The request will get no response (it was cancelled): release whatever waits for one. */
   abandon?(requestId: RequestId): void;
+  /** The operating-system process behind the link, when there is one (stdio). */
+  readonly pid?: number | undefined;
   onmessage?: (message: JsonRpcMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;

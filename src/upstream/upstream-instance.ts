@@ -23,6 +23,7 @@ export class UpstreamInstance extends EventEmitter {
   readonly #factory: TransportFactory;
   readonly #backoff: Backoff;
   #client: UpstreamClient | undefined;
+  #transport: Transport | undefined;
   #state: InstanceState = 'stopped';
   #ready: Promise<void> | undefined;
   #startedAt = 0;
@@ -51,6 +52,11 @@ export class UpstreamInstance extends EventEmitter {
     return this.#client?.inflight ?? 0;
   }
 
+  /** The running process's id (stdio), for operators and tests. */
+  get pid(): number | undefined {
+    return this.#state === 'ready' ? this.#transport?.pid : undefined;
+  }
+
   get identity(): UpstreamIdentity | undefined {
     return this.#client?.identity;
   }
@@ -67,6 +73,7 @@ export class UpstreamInstance extends EventEmitter {
 
   async #spawn(): Promise<void> {
     const transport = this.#factory(this.config, this.#logger);
+    this.#transport = transport;
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       resolveCaller: (c) => this.#resolveCaller(c),
       onNotification: (method, params) => this.emit('notification', method, params, this.#resolveCaller(client)),
