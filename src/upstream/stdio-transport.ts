@@ -41,6 +41,8 @@ export class StdioTransport implements Transport {
   #exited: Promise<void> | undefined;
   #closing = false;
   #closed = false;
+  /** One wait for 'drain' shared by every writer, rather than a listener each. */
+  #drain: Promise<unknown> | undefined;
   onmessage?: (message: JsonRpcMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -116,7 +118,8 @@ export class StdioTransport implements Transport {
     if (!child || this.#closed || this.#closing) throw new Error('upstream process is not running');
     // Respect pipe backpressure: the caller waits until the child has drained what it was sent.
     if (!child.stdin.write(`${JSON.stringify(message)}\n`)) {
-      await Promise.race([once(child.stdin, 'drain'), this.#exited]);
+      this.#drain ??= Promise.race([once(child.stdin, 'drain'), this.#exited]).finally(() => (this.#drain = undefined));
+      await this.#drain;
     }
   }
 

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../../src/errors.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { StdioTransport } from '../../src/upstream/stdio-transport.js';
+import { UpstreamClient } from '../../src/upstream/upstream-client.js';
+
+const logger = createLogger('silent');
+const FIXTURE = 'test/fixtures/unruly-server.mjs';
+const opts = { timeoutMs: 5000, maxTimeoutMs: 5000 };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function start(args: string[] = [], maxLineBytes = 1 << 20) {
+  const violations: string[] = [];
+  const t = new StdioTransport({ command: process.execPath, args: [FIXTURE, ...args], env: { PATH: process.env.PATH! }, maxLineBytes, logger, stopGraceMs: 300, onProtocolViolation: (k) => violations.push(k) });
+  const client = new UpstreamClient('unruly', t, logger, { resolveCaller: () => undefined, onNotification: () => {} });
+  await t.start();
+  await client.initialize(5000);
+  return { t, client, violations };
+}
+
+describe('stdio upstream transport with a real child process', () => {
+  it('counts and skips non-JSON and invalid lines without failing', async () => {
+    const { t, client, violations } = await start(['--garbage-at-start']);
+    const r = await client.request('tools/call', { name: 'garbage' }, opts);
+    assert.deepEqual(r.content, [{ type: 'text', text: 'ok garbage' }]);
+    assert.deepEqual(violations, ['non-json', 'invalid-message', 'non-json', 'invalid-message']);
+    await t.close();
+  });
+
+  it('discards a line over maxLineBytes and keeps the connection', async () => {
+    const { t, client, violations } = await start([], 64 * 1024);
+    const r = await client.request('tools/call', { name: 'huge', arguments: { bytes: 200_000 } }, opts);
+    assert.deepEqual(r.content, [{ type: 'text', text: 'ok huge' }]);
+    assert.deepEqual(violations, ['oversized-line']);
+    await t.close();
+  });
+
+  it('stops the whole process group, escalating to SIGKILL for children that ignore SIGTERM', async () => {
+    const { t, client } = await start(['--ignore-sigterm']);
+    const r = await client.request('tools/call', { name: 'spawn' }, opts);
+    const grandchild = Number((r.content as Array<{ text: string }>)[0]!.text);
+    const leader = t.pid!;
+    assert.ok(alive(grandchild) && alive(leader));
+    await t.close();
+    for (let i = 0; i < 40 && (alive(grandchild) || alive(leader)); i++) await sleep(50);
+    assert.equal(alive(leader), false, 'leader stopped');
+    assert.equal(alive(grandchild), false, 'grandchild stopped with its group');
+  });
+
+  it('waits on pipe backpressure instead of buffering without bound, then delivers everything', async () => {
+    const { t, client } = await start();
+    await client.request('tools/call', { name: 'stall-stdin', arguments: { ms: 300 } }, opts);
+    const big = 'y'.repeat(256 * 1024);
+    // Several MB towards a child that is not reading: writes must wait for drain, then all get answered.
+    const calls = Array.from({ length: 16 }, (_, i) => client.request('tools/call', { name: `n${i}`, arguments: { big } }, opts));
+    const results = await Promise.all(calls);
+    assert.deepEqual(results.map((r) => (r.content as Array<{ text: string }>)[0]!.text), Array.from({ length: 16 }, (_, i) => `ok n${i}`));
+    await t.close();
+  });
+
+  it('a child that dies fails its requests in flight with SWB_UPSTREAM_CRASHED naming it', async () => {
+    const { t, client } = await start();
+    const pending = client.request('tools/call', { name: 'stall-stdin', arguments: { ms: 10_000 } }, opts);
+    await pending; // answered, then the child stops reading
+    const stuck = client.request('tools/call', { name: 'never' }, opts);
+    process.kill(t.pid!, 'SIGKILL');
+    await assert.rejects(stuck, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CRASHED' && /"unruly"/.test(err.message));
+  });
+});
