@@ -37,6 +37,9 @@ export class Gateway {
   async start(): Promise<void> {
     const used = new Set(this.config.endpoints.flatMap((e) => e.upstreams));
     await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
+    for (const router of this.routers) {
+      for (const problem of await router.checkCatalogue()) this.#logger.warn({ endpoint: router.config.path }, `name conflict: ${problem}`);
+    }
     for (const p of this.pools.values()) {
       if (!used.has(p.name)) this.#logger.warn({ upstream: p.name }, 'upstream is not exposed by any endpoint; not started');
     }

@@ -115,7 +115,13 @@ export class StreamableSessionTransport implements Transport {
     const conn = stream ? this.#attach(stream, res, headers) : this.#o.hub.open(res, headers);
     for (const e of events ?? []) conn.write(sseEvent(e.data, `${no}_${e.seq}`));
     if (stream && no === 0) stream.delivered = stream.seq;
-    if (!stream) conn.end(); // already complete: everything it had is replayed
+    if (!stream) {
+      conn.end(); // already complete: everything it had is replayed
+    } else if (no !== 0 && stream.pending.size === 0) {
+      // Its answers were produced while the reader was away and are now delivered: the stream is done.
+      conn.end();
+      this.#retire(stream);
+    }
   }
 
   async send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {

@@ -2,6 +2,7 @@ import type { EndpointConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { isValidToolName, prefixed } from './names.js';
 import { RouterSession } from './router-session.js';
 
 const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
@@ -136,6 +137,43 @@ export class EndpointRouter {
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
     }
+  }
+
+  /**
+   * Lists every ready shared upstream's tools and prompts once and returns the naming problems:
+   * duplicates (which a client could not tell apart) and names that break the MCP rule once prefixed.
+   */
+  async checkCatalogue(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const kind of [
+      { method: 'tools/list', key: 'tools', capability: 'tools' },
+      { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
+    ]) {
+      const seen = new Map<string, string>();
+      for (const pool of this.pools) {
+        if (!pool.shared || !pool.identity?.capabilities[kind.capability]) continue;
+        let cursor: string | undefined;
+        for (let page = 0; page < 100; page++) {
+          let result: Record<string, unknown>;
+          try {
+            result = await pool.pick().request(kind.method, cursor === undefined ? undefined : { cursor }, {});
+          } catch {
+            break;
+          }
+          for (const item of (result[kind.key] as Array<{ name?: unknown }> | undefined) ?? []) {
+            const name = String(item.name);
+            const exposed = this.prefixNames ? prefixed(pool.name, name) : name;
+            const other = seen.get(exposed);
+            if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
+            seen.set(exposed, pool.name);
+            if (kind.key === 'tools' && !isValidToolName(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (1-128 of [A-Za-z0-9_.-]) and is left out`);
+          }
+          cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+          if (cursor === undefined) break;
+        }
+      }
+    }
+    return problems;
   }
 
   async close(): Promise<void> {

@@ -18,9 +18,15 @@ export interface RunningGateway {
 }
 
 /** Builds and starts a gateway on a free loopback port with the given (partial) config. */
-export async function startGateway(input: Omit<ConfigInput, 'server'> & { server?: ConfigInput['server'] }): Promise<RunningGateway> {
-  const config = parseConfig({ ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level: process.env.LOG_LEVEL ?? 'silent' } });
-  const app = await buildApp(config, { logger: createLogger(config.logging.level) });
+export async function startGateway(
+  input: Omit<ConfigInput, 'server'> & { server?: ConfigInput['server'] },
+  opts: { logLines?: string[] } = {},
+): Promise<RunningGateway> {
+  const level = opts.logLines ? 'info' : (process.env.LOG_LEVEL ?? 'silent');
+  const config = parseConfig({ ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level } });
+  const sink = opts.logLines;
+  const logger = sink ? createLogger(level, { write: (line: string) => void sink.push(line) }) : createLogger(level);
+  const app = await buildApp(config, { logger });
   const base = (await app.listen()).replace('localhost', '127.0.0.1');
   return {
     app,

@@ -212,3 +212,20 @@ describe('shutdown answers every request in flight', () => {
     await client.close().catch(() => {});
   });
 });
+
+describe('catalogue check at start', () => {
+  it('reports duplicate tool names and names that break the MCP rule once prefixed', async () => {
+    const lines: string[] = [];
+    const unruly = (name: string, args: string[]) => ({ name, transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/unruly-server.mjs', ...args] });
+    const gw = await startGateway(
+      { upstreams: [unruly('one', ['--bad-catalogue']), unruly('two', [])], endpoints: [{ path: '/mcp', upstreams: ['one', 'two'] }] },
+      { logLines: lines },
+    );
+    await gw.close();
+    const conflicts = lines.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg.startsWith('name conflict'));
+    const msgs = conflicts.map((c) => c.msg);
+    assert.ok(msgs.includes('name conflict: tool "one__dup" is offered by upstream "one" twice'), msgs.join('\n'));
+    assert.ok(msgs.some((m) => m.includes(`one__${'x'.repeat(126)}`) && m.includes('breaks the MCP name rule')));
+    assert.ok(!msgs.some((m) => m.includes('two__')));
+  });
+});

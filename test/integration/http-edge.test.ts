@@ -1,0 +1,1115 @@
+// Raw-HTTP tests of the gateway's client-facing edges: Streamable HTTP on /mcp and the legacy HTTP+SSE
+// transport on /sse + /messages. Every test talks plain HTTP (fetch, or node:http where headers such as
+// Host must be controlled) to a real gateway fronting the conformance fixture over stdio, and checks the
+// HTTP status together with the JSON-RPC body.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+type Json = Record<string, any>;
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+const CLIENT_INFO = { name: 'http-edge-test', version: '0.0.0' };
+
+function fixtureConfig(server: Json = {}, session: Json = {}) {
+  return {
+    server,
+    session,
+    upstreams: [{ name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const }],
+    endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+  };
+}
+
+function initializeBody(protocolVersion: string, id: number | string = 1, capabilities: Json = {}): Json {
+  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: CLIENT_INFO } };
+}
+
+interface PostOptions {
+  sid?: string;
+  /** Sent as MCP-Protocol-Version. */
+  version?: string;
+  accept?: string | null;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** POST to the Streamable HTTP endpoint. A non-string body is JSON-encoded. */
+function post(gw: RunningGateway, body: unknown, o: PostOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (o.accept !== null) headers.accept = o.accept ?? ACCEPT_BOTH;
+  if (o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
+  if (o.sid !== undefined) headers['mcp-session-id'] = o.sid;
+  if (o.version !== undefined) headers['mcp-protocol-version'] = o.version;
+  Object.assign(headers, o.headers);
+  return fetch(gw.url('/mcp'), {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: o.signal ?? AbortSignal.timeout(10_000),
+  });
+}
+
+/**
+ * Asserts an HTTP refusal that carries a JSON-RPC error body: the status, the content type, and
+ * `{jsonrpc:'2.0', id, error:{code, message}}` (code checked when given; id defaults to null).
+ */
+async function expectRpcError(res: Response, status: number, expect: { code?: number; id?: string | number | null } = {}): Promise<Json> {
+  const text = await res.text();
+  assert.equal(res.status, status, `expected HTTP ${status}, got ${res.status}: ${text}`);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const body = JSON.parse(text) as Json;
+  assert.equal(body.jsonrpc, '2.0');
+  assert.ok('id' in body, 'the error body has an id member');
+  assert.equal(body.id, expect.id === undefined ? null : expect.id);
+  assert.equal('result' in body, false);
+  assert.equal(typeof body.error, 'object');
+  assert.ok(Number.isInteger(body.error.code), 'error.code is an integer');
+  if (expect.code !== undefined) assert.equal(body.error.code, expect.code);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(body.error.message.length > 0);
+  return body;
+}
+
+function expectRpcErrorObject(msg: Json, id: string | number | null, code?: number): void {
+  assert.equal(msg.jsonrpc, '2.0');
+  assert.equal(msg.id, id);
+  assert.ok(Number.isInteger(msg.error?.code), `an error response: ${JSON.stringify(msg)}`);
+  if (code !== undefined) assert.equal(msg.error.code, code);
+  assert.equal(typeof msg.error.message, 'string');
+}
+
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+  retry?: number;
+}
+
+/** An incremental text/event-stream reader over a fetch body. `next()` resolves null at the end. */
+class SseReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buf = '';
+  #queue: SseEvent[] = [];
+  #cur: Partial<SseEvent> & { dataLines: string[]; any: boolean } = { dataLines: [], any: false };
+  #pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
+  #done = false;
+
+  constructor(body: ReadableStream<Uint8Array> | null) {
+    assert.ok(body, 'the response has a body');
+    this.#reader = body.getReader();
+  }
+
+  /** The next event, or null when the stream ended. Throws after timeoutMs without one. */
+  async next(timeoutMs = 5000): Promise<SseEvent | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const e = this.#queue.shift();
+      if (e) return e;
+      if (this.#done) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no SSE event within ${timeoutMs} ms`);
+      this.#pending ??= this.#reader.read();
+      const p = this.#pending;
+      p.catch(() => {}); // a read cut short by an abort must not become an unhandled rejection
+      let timer: NodeJS.Timeout | undefined;
+      const r = await Promise.race([p, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), left)))]);
+      clearTimeout(timer);
+      if (r === 'timeout') throw new Error(`no SSE event within ${timeoutMs} ms`);
+      this.#pending = undefined;
+      if (r.done) {
+        this.#done = true;
+        this.#feed(this.#decoder.decode() + '\n\n');
+      } else {
+        this.#feed(this.#decoder.decode(r.value, { stream: true }));
+      }
+    }
+  }
+
+  /** Events until (and including) the first whose predicate holds; fails at the end of the stream. */
+  async until(pred: (e: SseEvent) => boolean, timeoutMs = 5000, max = 100): Promise<SseEvent[]> {
+    const out: SseEvent[] = [];
+    for (let i = 0; i < max; i++) {
+      const e = await this.next(timeoutMs);
+      assert.ok(e, `the stream ended before the expected event; got ${JSON.stringify(out)}`);
+      out.push(e);
+      if (pred(e)) return out;
+    }
+    throw new Error(`no matching event among ${max}`);
+  }
+
+  /** Asserts the stream ends (possibly after more events, which are returned). */
+  async expectEnd(timeoutMs = 3000, max = 100): Promise<SseEvent[]> {
+    const rest: SseEvent[] = [];
+    for (let i = 0; i < max; i++) {
+      const e = await this.next(timeoutMs);
+      if (e === null) return rest;
+      rest.push(e);
+    }
+    throw new Error('the stream did not end');
+  }
+
+  #feed(text: string): void {
+    this.#buf += text;
+    for (;;) {
+      const nl = this.#buf.search(/\r\n|\r|\n/);
+      if (nl === -1) return;
+      const line = this.#buf.slice(0, nl);
+      this.#buf = this.#buf.slice(this.#buf[nl] === '\r' && this.#buf[nl + 1] === '\n' ? nl + 2 : nl + 1);
+      this.#line(line);
+    }
+  }
+
+  #line(line: string): void {
+    if (line === '') {
+      if (this.#cur.any) {
+        const e: SseEvent = { data: this.#cur.dataLines.join('\n') };
+        if (this.#cur.id !== undefined) e.id = this.#cur.id;
+        if (this.#cur.event !== undefined) e.event = this.#cur.event;
+        if (this.#cur.retry !== undefined) e.retry = this.#cur.retry;
+        this.#queue.push(e);
+      }
+      this.#cur = { dataLines: [], any: false };
+      return;
+    }
+    if (line.startsWith(':')) return; // a comment (keep-alive)
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    this.#cur.any = true;
+    if (field === 'data') this.#cur.dataLines.push(value);
+    else if (field === 'id') this.#cur.id = value;
+    else if (field === 'event') this.#cur.event = value;
+    else if (field === 'retry') this.#cur.retry = Number(value);
+  }
+}
+
+/** A streaming fetch with its own AbortController, so the test can always close what it opened. */
+interface OpenStream {
+  res: Response;
+  ac: AbortController;
+  sse: SseReader;
+}
+
+function parseData(e: SseEvent): Json {
+  return JSON.parse(e.data) as Json;
+}
+
+const isResponseTo = (id: string | number) => (e: SseEvent) => e.data !== '' && (JSON.parse(e.data) as Json).id === id && !('method' in JSON.parse(e.data));
+
+function assertSseHeaders(res: Response): void {
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  assert.match(res.headers.get('cache-control') ?? '', /^no-cache/);
+  assert.equal(res.headers.get('x-accel-buffering'), 'no');
+}
+
+interface Session {
+  sid: string;
+  version: string;
+  initResult: Json;
+}
+
+/** initialize + notifications/initialized; returns the session. */
+async function openSession(gw: RunningGateway, version = '2025-11-25', capabilities: Json = {}): Promise<Session> {
+  const res = await post(gw, initializeBody(version, 1, capabilities));
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  const sid = res.headers.get('mcp-session-id');
+  assert.ok(sid, 'initialize returns Mcp-Session-Id');
+  const body = JSON.parse(text) as Json;
+  assert.ok(body.result, text);
+  const negotiated = body.result.protocolVersion as string;
+  const note = await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid, version: negotiated });
+  assert.equal(note.status, 202, await note.text());
+  return { sid, version: negotiated, initResult: body.result };
+}
+
+/** POST a request and open its SSE answer stream (status and headers asserted). */
+async function postStream(gw: RunningGateway, s: Session, body: unknown): Promise<OpenStream> {
+  const ac = new AbortController();
+  const res = await post(gw, body, { sid: s.sid, version: s.version, signal: ac.signal });
+  if (res.status !== 200) {
+    ac.abort();
+    assert.fail(`expected an SSE stream, got HTTP ${res.status}`);
+  }
+  assertSseHeaders(res);
+  return { res, ac, sse: new SseReader(res.body) };
+}
+
+/** GET on the Streamable HTTP endpoint, returning the raw response (the caller closes it via ac). */
+async function getStream(gw: RunningGateway, headers: Record<string, string>): Promise<{ res: Response; ac: AbortController }> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 10_000);
+  try {
+    const res = await fetch(gw.url('/mcp'), { method: 'GET', headers, signal: ac.signal });
+    return { res, ac };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A plain node:http request, for full control over headers such as Host. */
+function rawRequest(gw: RunningGateway, o: { method: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  const u = gw.url(o.path ?? '/mcp');
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: o.method, headers: o.headers, agent: false, timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('node:http request timed out')));
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+function expectRawRpcError(r: { status: number; headers: http.IncomingHttpHeaders; text: string }, status: number, code?: number): Json {
+  assert.equal(r.status, status, r.text);
+  assert.match(String(r.headers['content-type'] ?? ''), /^application\/json/);
+  const body = JSON.parse(r.text) as Json;
+  expectRpcErrorObject(body, null, code);
+  return body;
+}
+
+const HOST_HEADERS = (gw: RunningGateway) => ({ host: gw.url().host });
+
+// ---------------------------------------------------------------------------------------------------
+// Streamable HTTP
+// ---------------------------------------------------------------------------------------------------
+
+describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
+  let gw: RunningGateway;
+
+  before(async () => {
+    gw = await startGateway(fixtureConfig({ maxBodyBytes: 2048 }));
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  describe('initialize', () => {
+    it('answers 200 JSON with a visible-ASCII Mcp-Session-Id, serverInfo and capabilities', async () => {
+      const res = await post(gw, initializeBody('2025-06-18', 'init-1'));
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      const sid = res.headers.get('mcp-session-id');
+      assert.ok(sid);
+      assert.match(sid, VISIBLE_ASCII);
+      const body = JSON.parse(text) as Json;
+      assert.equal(body.jsonrpc, '2.0');
+      assert.equal(body.id, 'init-1');
+      assert.equal(body.result.protocolVersion, '2025-06-18');
+      assert.equal(body.result.serverInfo.name, 'switchboard');
+      assert.equal(typeof body.result.capabilities, 'object');
+      assert.ok(body.result.capabilities.tools, 'the fixture offers tools, so the gateway advertises them');
+      assert.ok(body.result.capabilities.prompts);
+      assert.ok(body.result.capabilities.resources);
+    });
+
+    it('answers an unknown protocol version with its latest, 2025-11-25', async () => {
+      const res = await post(gw, initializeBody('1999-01-01', 2));
+      const body = JSON.parse(await res.text()) as Json;
+      assert.equal(res.status, 200);
+      assert.equal(body.id, 2);
+      assert.equal(body.result.protocolVersion, '2025-11-25');
+      assert.match(res.headers.get('mcp-session-id') ?? '', VISIBLE_ASCII);
+    });
+
+    it('gives every session its own id', async () => {
+      const a = await openSession(gw);
+      const b = await openSession(gw);
+      assert.notEqual(a.sid, b.sid);
+    });
+
+    it('refuses initialize inside a batch with 400', async () => {
+      const res = await post(gw, [initializeBody('2025-03-26', 9), { jsonrpc: '2.0', id: 10, method: 'ping' }]);
+      await expectRpcError(res, 400, { code: -32600, id: 9 });
+      assert.equal(res.headers.get('mcp-session-id'), null);
+    });
+
+    it('refuses initialize that carries an Mcp-Session-Id with 400', async () => {
+      const s = await openSession(gw);
+      const res = await post(gw, initializeBody('2025-11-25', 11), { sid: s.sid });
+      await expectRpcError(res, 400, { code: -32600, id: 11 });
+    });
+  });
+
+  describe('sessions', () => {
+    it('refuses a non-initialize POST without Mcp-Session-Id with 400', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      await expectRpcError(res, 400, { code: -32600 });
+    });
+
+    it('answers an unknown session id with 404', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sid: 'no-such-session', version: '2025-11-25' });
+      await expectRpcError(res, 404, { code: -32600 });
+    });
+
+    it('DELETE ends the session (200); afterwards POST, GET and DELETE get 404', async () => {
+      const s = await openSession(gw);
+      const del = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version }, signal: AbortSignal.timeout(10_000) });
+      await del.text();
+      assert.equal(del.status, 200);
+      const res = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sid: s.sid, version: s.version });
+      await expectRpcError(res, 404, { code: -32600 });
+      const { res: get } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid });
+      await expectRpcError(get, 404, { code: -32600 });
+      const del2 = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid }, signal: AbortSignal.timeout(10_000) });
+      await expectRpcError(del2, 404, { code: -32600 });
+    });
+
+    it('DELETE without a session id gets 400', async () => {
+      const del = await fetch(gw.url('/mcp'), { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
+      await expectRpcError(del, 400, { code: -32600 });
+    });
+
+    it('refuses an unsupported MCP-Protocol-Version header with 400', async () => {
+      const s = await openSession(gw);
+      const res = await post(gw, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sid: s.sid, version: '1999-01-01' });
+      await expectRpcError(res, 400, { code: -32600 });
+    });
+  });
+
+  describe('request validation', () => {
+    let s: Session;
+    before(async () => {
+      s = await openSession(gw, '2025-06-18');
+    });
+
+    it('406 when Accept lacks text/event-stream', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, accept: 'application/json' });
+      await expectRpcError(res, 406);
+    });
+
+    it('406 when Accept is missing', async () => {
+      // fetch would add "Accept: */*"; node:http sends no Accept at all.
+      const r = await rawRequest(gw, {
+        method: 'POST',
+        headers: { ...HOST_HEADERS(gw), 'content-type': 'application/json', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expectRawRpcError(r, 406);
+    });
+
+    it('415 for Content-Type text/plain', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, contentType: 'text/plain' });
+      await expectRpcError(res, 415);
+    });
+
+    it('413 for a body over server.maxBodyBytes (2048)', async () => {
+      const big = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: { pad: 'x'.repeat(4096) } } };
+      const res = await post(gw, big, { sid: s.sid, version: s.version });
+      await expectRpcError(res, 413, { code: -32600 });
+    });
+
+    it('400 / -32700 / id null for malformed JSON', async () => {
+      const res = await post(gw, '{"jsonrpc":"2.0","id":1,"method":', { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32700, id: null });
+    });
+
+    it('400 / -32600 for jsonrpc "1.0" (the readable id is echoed)', async () => {
+      const res = await post(gw, { jsonrpc: '1.0', id: 5, method: 'ping' }, { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600, id: 5 });
+    });
+
+    it('400 / -32600 / id null for a message with neither method nor id', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', params: {} }, { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600, id: null });
+    });
+
+    it('400 / -32600 for params given as an array', async () => {
+      const res = await post(gw, { jsonrpc: '2.0', id: 'arr', method: 'tools/list', params: [] }, { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600, id: 'arr' });
+    });
+
+    it('400 / -32600 for a JSON value that is not an object', async () => {
+      const res = await post(gw, '42', { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600, id: null });
+    });
+
+    it('400 / -32600 for an empty batch', async () => {
+      const res = await post(gw, [], { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600, id: null });
+    });
+
+    it('400 / -32600 for a batch on a session negotiated at 2025-06-18', async () => {
+      const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { sid: s.sid, version: s.version });
+      await expectRpcError(res, 400, { code: -32600 });
+    });
+
+    it('405 with an Allow header for PUT', async () => {
+      const res = await fetch(gw.url('/mcp'), { method: 'PUT', headers: { 'content-type': 'application/json', 'mcp-session-id': s.sid }, body: '{}', signal: AbortSignal.timeout(10_000) });
+      const allow = res.headers.get('allow') ?? '';
+      await expectRpcError(res, 405);
+      for (const m of ['GET', 'POST', 'DELETE']) assert.ok(allow.includes(m), `Allow "${allow}" lists ${m}`);
+    });
+  });
+
+  describe('POST responses', () => {
+    it('a notification-only POST gets 202 with an empty body', async () => {
+      const res = await post(gw, initializeBody('2025-11-25'));
+      await res.text();
+      const sid = res.headers.get('mcp-session-id')!;
+      const note = await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid, version: '2025-11-25' });
+      assert.equal(note.status, 202);
+      assert.equal(await note.text(), '');
+    });
+
+    it('a response-only POST (an answer to nothing) gets 202 with an empty body', async () => {
+      const s = await openSession(gw);
+      const res = await post(gw, { jsonrpc: '2.0', id: 999, result: {} }, { sid: s.sid, version: s.version });
+      assert.equal(res.status, 202);
+      assert.equal(await res.text(), '');
+    });
+
+    it('2025-11-25: a request is answered on text/event-stream that starts with a priming event', async () => {
+      const s = await openSession(gw, '2025-11-25');
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'list-1', method: 'tools/list' });
+      try {
+        assert.equal(st.res.headers.get('mcp-session-id'), s.sid);
+        const priming = await st.sse.next();
+        assert.ok(priming);
+        assert.ok(priming.id, 'the priming event carries an id');
+        assert.match(priming.id, VISIBLE_ASCII);
+        assert.equal(priming.data, '');
+        const answer = await st.sse.next();
+        assert.ok(answer);
+        const msg = parseData(answer);
+        assert.equal(msg.jsonrpc, '2.0');
+        assert.equal(msg.id, 'list-1');
+        assert.ok(Array.isArray(msg.result.tools));
+        assert.ok(msg.result.tools.some((t: Json) => t.name === 'test_simple_text'));
+        assert.deepEqual(await st.sse.expectEnd(), [], 'the stream ends after the response');
+      } finally {
+        st.ac.abort();
+      }
+    });
+
+    it('2025-06-18: the stream carries the response and no priming event', async () => {
+      const s = await openSession(gw, '2025-06-18');
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } });
+      try {
+        const first = await st.sse.next();
+        assert.ok(first);
+        assert.notEqual(first.data, '', 'no empty-data priming event for a 2025-06-18 client');
+        const msg = parseData(first);
+        assert.equal(msg.id, 7);
+        assert.equal(msg.result.content[0].type, 'text');
+        assert.deepEqual(await st.sse.expectEnd(), []);
+      } finally {
+        st.ac.abort();
+      }
+    });
+
+    it('a 2025-03-26 session accepts a batch and answers both requests', async () => {
+      const s = await openSession(gw, '2025-03-26');
+      assert.equal(s.version, '2025-03-26');
+      const ac = new AbortController();
+      try {
+        const res = await post(gw, [{ jsonrpc: '2.0', id: 'b1', method: 'ping' }, { jsonrpc: '2.0', id: 'b2', method: 'tools/list' }, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }], { sid: s.sid, signal: ac.signal });
+        assert.equal(res.status, 200);
+        const type = res.headers.get('content-type') ?? '';
+        let answers: Json[];
+        if (type.startsWith('application/json')) {
+          answers = JSON.parse(await res.text()) as Json[];
+        } else {
+          assertSseHeaders(res);
+          const events = await new SseReader(res.body).expectEnd(5000);
+          answers = events.filter((e) => e.data !== '').map(parseData);
+        }
+        const byId = new Map(answers.map((a) => [a.id, a]));
+        assert.deepEqual(byId.get('b1')?.result, {});
+        assert.ok(Array.isArray(byId.get('b2')?.result?.tools));
+        assert.equal(answers.filter((a) => !('method' in a)).length, 2, 'exactly two responses');
+      } finally {
+        ac.abort();
+      }
+    });
+
+    it('a 2025-03-26 batch that uses one id twice gets 400', async () => {
+      const s = await openSession(gw, '2025-03-26');
+      const res = await post(gw, [{ jsonrpc: '2.0', id: 'same', method: 'ping' }, { jsonrpc: '2.0', id: 'same', method: 'tools/list' }], { sid: s.sid });
+      await expectRpcError(res, 400, { code: -32600, id: 'same' });
+    });
+
+    it('DELETE while a request is in flight: its POST stream gets an error response for it and ends', async () => {
+      const s = await openSession(gw, '2025-11-25', { sampling: {} });
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'x' } } });
+      try {
+        await st.sse.until((e) => e.data !== '' && parseData(e).method === 'sampling/createMessage');
+        const del = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version }, signal: AbortSignal.timeout(10_000) });
+        await del.text();
+        assert.equal(del.status, 200);
+        const events = await st.sse.until(isResponseTo('doomed'));
+        expectRpcErrorObject(parseData(events[events.length - 1]!), 'doomed');
+        await st.sse.expectEnd();
+      } finally {
+        st.ac.abort();
+      }
+    });
+
+    it('a 2025-03-26 batch of notifications only gets 202', async () => {
+      const s = await openSession(gw, '2025-03-26');
+      const res = await post(gw, [{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }], { sid: s.sid });
+      assert.equal(res.status, 202);
+      assert.equal(await res.text(), '');
+    });
+
+    it('reusing the id of a request still in flight gets 400 and the first request is still answered', async () => {
+      // test_sampling waits for the client's sampling answer, so the request stays in flight until we answer.
+      const s = await openSession(gw, '2025-11-25', { sampling: {} });
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } });
+      try {
+        const events = await st.sse.until((e) => e.data !== '' && parseData(e).method === 'sampling/createMessage');
+        const samplingReq = parseData(events[events.length - 1]!);
+
+        const dup = await post(gw, { jsonrpc: '2.0', id: 42, method: 'tools/list' }, { sid: s.sid, version: s.version });
+        await expectRpcError(dup, 400, { code: -32600, id: 42 });
+
+        // A different, free id is served meanwhile.
+        const other = await postStream(gw, s, { jsonrpc: '2.0', id: 43, method: 'ping' });
+        try {
+          const got = await other.sse.until(isResponseTo(43));
+          assert.deepEqual(parseData(got[got.length - 1]!).result, {});
+        } finally {
+          other.ac.abort();
+        }
+
+        const answer = await post(gw, { jsonrpc: '2.0', id: samplingReq.id, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test', stopReason: 'endTurn' } }, { sid: s.sid, version: s.version });
+        assert.equal(answer.status, 202);
+        await answer.text();
+        const rest = await st.sse.until(isResponseTo(42));
+        const final = parseData(rest[rest.length - 1]!);
+        assert.equal(final.result.content[0].text, 'LLM response: hello');
+        await st.sse.expectEnd();
+
+        // Once answered, the id is free again.
+        const again = await postStream(gw, s, { jsonrpc: '2.0', id: 42, method: 'ping' });
+        try {
+          await again.sse.until(isResponseTo(42));
+        } finally {
+          again.ac.abort();
+        }
+      } finally {
+        st.ac.abort();
+      }
+    });
+
+    it('reusing the id of a slow tool call (test_tool_with_progress) still in flight gets 400', async () => {
+      const s = await openSession(gw, '2025-06-18');
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } });
+      try {
+        const dup = await post(gw, { jsonrpc: '2.0', id: 'slow', method: 'ping' }, { sid: s.sid, version: s.version });
+        await expectRpcError(dup, 400, { code: -32600, id: 'slow' });
+        const got = await st.sse.until(isResponseTo('slow'));
+        assert.equal(parseData(got[got.length - 1]!).result.content[0].text, 'Tool with progress executed successfully');
+      } finally {
+        st.ac.abort();
+      }
+    });
+
+    it('a request before initialize completes (no notifications/initialized yet) is still served over Streamable HTTP', async () => {
+      const res = await post(gw, initializeBody('2025-11-25', 1));
+      await res.text();
+      const sid = res.headers.get('mcp-session-id')!;
+      const st = await postStream(gw, { sid, version: '2025-11-25', initResult: {} }, { jsonrpc: '2.0', id: 'early', method: 'ping' });
+      try {
+        const got = await st.sse.until(isResponseTo('early'));
+        assert.deepEqual(parseData(got[got.length - 1]!).result, {});
+      } finally {
+        st.ac.abort();
+      }
+    });
+  });
+
+  describe('GET stream', () => {
+    it('opens the standalone stream (200 text/event-stream); a second concurrent GET gets 409', async () => {
+      const s = await openSession(gw, '2025-11-25');
+      const first = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version });
+      try {
+        assertSseHeaders(first.res);
+        assert.equal(first.res.headers.get('mcp-session-id'), s.sid);
+        const sse = new SseReader(first.res.body);
+        const priming = await sse.next();
+        assert.ok(priming?.id, 'a 2025-11-25 GET stream starts with a priming event');
+        assert.equal(priming.data, '');
+
+        const second = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version });
+        try {
+          await expectRpcError(second.res, 409);
+        } finally {
+          second.ac.abort();
+        }
+      } finally {
+        first.ac.abort();
+      }
+      // Once the first reader is gone a new GET may take over (bounded wait for the server to notice).
+      let status = 0;
+      for (let i = 0; i < 40 && status !== 200; i++) {
+        const again = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version });
+        status = again.res.status;
+        again.ac.abort();
+        if (status !== 200) await sleep(50);
+      }
+      assert.equal(status, 200, 'a GET after the first stream closed is accepted');
+    });
+
+    it('GET without a session id gets 400', async () => {
+      const { res, ac } = await getStream(gw, { accept: 'text/event-stream' });
+      try {
+        await expectRpcError(res, 400, { code: -32600 });
+      } finally {
+        ac.abort();
+      }
+    });
+
+    it('GET with Accept: application/json only gets 406', async () => {
+      const s = await openSession(gw);
+      const { res, ac } = await getStream(gw, { accept: 'application/json', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version });
+      try {
+        await expectRpcError(res, 406);
+      } finally {
+        ac.abort();
+      }
+    });
+
+    it('GET with a Last-Event-ID naming no stream of the session gets 400', async () => {
+      const s = await openSession(gw);
+      const { res, ac } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': '999_0' });
+      try {
+        await expectRpcError(res, 400, { code: -32600 });
+      } finally {
+        ac.abort();
+      }
+    });
+
+    it('GET with a malformed Last-Event-ID gets 400', async () => {
+      const s = await openSession(gw);
+      const { res, ac } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': 'garbage' });
+      try {
+        await expectRpcError(res, 400, { code: -32600 });
+      } finally {
+        ac.abort();
+      }
+    });
+  });
+
+  describe('resumability', () => {
+    it('a POST stream cut before its response is resumed by GET + Last-Event-ID, which delivers the rest and the response', async () => {
+      // test_sampling blocks on our sampling answer, so the cut is certainly before the response.
+      const s = await openSession(gw, '2025-11-25', { sampling: {} });
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'r1', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'resume me' } } });
+      let primingId: string;
+      try {
+        const priming = await st.sse.next();
+        assert.ok(priming?.id);
+        assert.equal(priming.data, '');
+        primingId = priming.id;
+      } finally {
+        st.ac.abort(); // the client drops mid-stream: not a cancellation
+      }
+      await sleep(100);
+      const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
+      try {
+        assertSseHeaders(resumed.res);
+        const sse = new SseReader(resumed.res.body);
+        const upTo = await sse.until((e) => e.data !== '' && parseData(e).method === 'sampling/createMessage');
+        const samplingReq = parseData(upTo[upTo.length - 1]!);
+        assert.equal(samplingReq.params.messages[0].content.text, 'resume me');
+        for (const e of upTo) if (e.data !== '') assert.ok(e.id, 'replayed events carry ids');
+
+        const answer = await post(gw, { jsonrpc: '2.0', id: samplingReq.id, result: { role: 'assistant', content: { type: 'text', text: 'resumed' }, model: 'test' } }, { sid: s.sid, version: s.version });
+        assert.equal(answer.status, 202);
+        await answer.text();
+
+        const rest = await sse.until(isResponseTo('r1'));
+        const final = rest[rest.length - 1]!;
+        assert.ok(final.id, 'the response event has an id');
+        assert.equal(parseData(final).result.content[0].text, 'LLM response: resumed');
+        await sse.expectEnd();
+      } finally {
+        resumed.ac.abort();
+      }
+    });
+
+    it('a slow tool (test_tool_with_progress) cut after its priming event: GET + Last-Event-ID replays progress and the response', async () => {
+      const s = await openSession(gw, '2025-11-25');
+      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'p1', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'tok' } } });
+      let primingId: string;
+      try {
+        const priming = await st.sse.next();
+        assert.ok(priming?.id);
+        primingId = priming.id;
+      } finally {
+        st.ac.abort();
+      }
+      const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
+      try {
+        assertSseHeaders(resumed.res);
+        const sse = new SseReader(resumed.res.body);
+        const events = await sse.until(isResponseTo('p1'));
+        const msgs = events.filter((e) => e.data !== '').map(parseData);
+        const progress = msgs.filter((m) => m.method === 'notifications/progress');
+        assert.deepEqual(progress.map((m) => m.params.progress), [0, 50, 100]);
+        assert.ok(progress.every((m) => m.params.progressToken === 'tok'), 'the client sees its own progress token');
+        assert.equal(msgs[msgs.length - 1]!.result.content[0].text, 'Tool with progress executed successfully');
+        const ids = events.map((e) => e.id);
+        assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
+        await sse.expectEnd();
+      } finally {
+        resumed.ac.abort();
+      }
+    });
+
+    it(
+      'resuming a POST stream whose response was produced while the client was away replays it and then ends the stream',
+      async () => {
+        const s = await openSession(gw, '2025-11-25');
+        const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'late', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 7 } } });
+        let primingId: string;
+        try {
+          const priming = await st.sse.next();
+          assert.ok(priming?.id);
+          primingId = priming.id;
+        } finally {
+          st.ac.abort();
+        }
+        await sleep(1000); // the tool takes ~100 ms: its response is produced while no one reads the stream
+        const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
+        try {
+          assertSseHeaders(resumed.res);
+          const sse = new SseReader(resumed.res.body);
+          const events = await sse.until(isResponseTo('late'));
+          assert.equal(parseData(events[events.length - 1]!).result.content[0].text, 'Tool with progress executed successfully');
+          await sse.expectEnd(2000);
+        } finally {
+          resumed.ac.abort();
+        }
+      },
+    );
+  });
+
+  describe('Origin and Host validation (gateway bound to loopback)', () => {
+    it('Origin http://evil.example.com gets 403', async () => {
+      const r = await rawRequest(gw, {
+        method: 'POST',
+        headers: { ...HOST_HEADERS(gw), origin: 'http://evil.example.com', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(initializeBody('2025-11-25')),
+      });
+      expectRawRpcError(r, 403);
+      assert.equal(r.headers['mcp-session-id'], undefined, 'no session is created');
+    });
+
+    it('Host evil.example.com gets 403 (DNS rebinding)', async () => {
+      const r = await rawRequest(gw, {
+        method: 'POST',
+        headers: { host: 'evil.example.com', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(initializeBody('2025-11-25')),
+      });
+      expectRawRpcError(r, 403);
+    });
+
+    it('Host evil.example.com with the gateway port gets 403 on GET and DELETE too', async () => {
+      const host = `evil.example.com:${gw.url().port}`;
+      const g = await rawRequest(gw, { method: 'GET', headers: { host, accept: 'text/event-stream', 'mcp-session-id': 'x' } });
+      expectRawRpcError(g, 403);
+      const d = await rawRequest(gw, { method: 'DELETE', headers: { host, 'mcp-session-id': 'x' } });
+      expectRawRpcError(d, 403);
+    });
+
+    it('Origin http://localhost:6274 (a local tool such as the Inspector) is allowed', async () => {
+      const r = await rawRequest(gw, {
+        method: 'POST',
+        headers: { ...HOST_HEADERS(gw), origin: 'http://localhost:6274', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(initializeBody('2025-11-25')),
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(JSON.parse(r.text).result.serverInfo.name, 'switchboard');
+      assert.match(String(r.headers['mcp-session-id']), VISIBLE_ASCII);
+    });
+
+    it('Host localhost:<port> is allowed', async () => {
+      const r = await rawRequest(gw, {
+        method: 'POST',
+        headers: { host: `localhost:${gw.url().port}`, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(initializeBody('2025-11-25')),
+      });
+      assert.equal(r.status, 200, r.text);
+    });
+  });
+});
+
+describe('Streamable HTTP edge with server.responseMode: json', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(fixtureConfig({ responseMode: 'json' }));
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  it('answers a request POST with one application/json body', async () => {
+    const s = await openSession(gw, '2025-11-25');
+    const res = await post(gw, { jsonrpc: '2.0', id: 'j1', method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } }, { sid: s.sid, version: s.version });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(res.headers.get('mcp-session-id'), s.sid);
+    const body = JSON.parse(text) as Json;
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, 'j1');
+    assert.equal(body.result.content[0].type, 'text');
+  });
+
+  it('answers a slow tool with one JSON body once it is done', async () => {
+    const s = await openSession(gw, '2025-06-18');
+    const res = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } }, { sid: s.sid, version: s.version });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(JSON.parse(text).result.content[0].text, 'Tool with progress executed successfully');
+  });
+
+  it('answers a 2025-03-26 batch with a JSON array holding both responses', async () => {
+    const s = await openSession(gw, '2025-03-26');
+    const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }], { sid: s.sid });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const arr = JSON.parse(text) as Json[];
+    assert.ok(Array.isArray(arr));
+    assert.equal(arr.length, 2);
+    const byId = new Map(arr.map((a) => [a.id, a]));
+    assert.deepEqual(byId.get(1)?.result, {});
+    assert.ok(Array.isArray(byId.get(2)?.result?.tools));
+  });
+
+  it('still refuses malformed JSON with 400 / -32700', async () => {
+    const s = await openSession(gw);
+    const res = await post(gw, 'not json', { sid: s.sid, version: s.version });
+    await expectRpcError(res, 400, { code: -32700, id: null });
+  });
+});
+
+describe('Streamable HTTP edge with server.allowedOrigins', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(fixtureConfig({ allowedOrigins: ['https://app.example.com'] }));
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  const initWithOrigin = (origin: string) =>
+    rawRequest(gw, {
+      method: 'POST',
+      headers: { ...HOST_HEADERS(gw), origin, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(initializeBody('2025-11-25')),
+    });
+
+  it('allows the configured origin', async () => {
+    const r = await initWithOrigin('https://app.example.com');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(JSON.parse(r.text).result.serverInfo.name, 'switchboard');
+  });
+
+  it('refuses a loopback origin that is not listed (http://localhost:1234) with 403', async () => {
+    expectRawRpcError(await initWithOrigin('http://localhost:1234'), 403);
+  });
+
+  it('refuses http://evil.example.com with 403', async () => {
+    expectRawRpcError(await initWithOrigin('http://evil.example.com'), 403);
+  });
+
+  it('still accepts a request without Origin (a non-browser client)', async () => {
+    const res = await post(gw, initializeBody('2025-11-25'));
+    await res.text();
+    assert.equal(res.status, 200);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Legacy HTTP+SSE
+// ---------------------------------------------------------------------------------------------------
+
+describe('legacy HTTP+SSE edge (/sse + /messages)', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(fixtureConfig());
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  interface LegacySession {
+    ac: AbortController;
+    res: Response;
+    sse: SseReader;
+    endpoint: string;
+  }
+
+  async function openLegacy(): Promise<LegacySession> {
+    const ac = new AbortController();
+    const res = await fetch(gw.url('/sse'), { headers: { accept: 'text/event-stream' }, signal: ac.signal });
+    try {
+      assertSseHeaders(res);
+      const sse = new SseReader(res.body);
+      const first = await sse.next();
+      assert.ok(first);
+      assert.equal(first.event, 'endpoint');
+      assert.match(first.data, /^\/messages\?sessionId=[\x21-\x7e]+$/);
+      return { ac, res, sse, endpoint: first.data };
+    } catch (err) {
+      ac.abort();
+      throw err;
+    }
+  }
+
+  function postLegacy(path: string, body: unknown, contentType = 'application/json'): Promise<Response> {
+    return fetch(new URL(path, gw.base), {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+  }
+
+  /** The next `event: message` on the stream, parsed. */
+  async function nextMessage(l: LegacySession): Promise<Json> {
+    const events = await l.sse.until((e) => e.event === 'message');
+    return parseData(events[events.length - 1]!);
+  }
+
+  async function accepted(res: Response): Promise<void> {
+    const text = await res.text();
+    assert.equal(res.status, 202, text);
+  }
+
+  it('GET /sse sends `event: endpoint`; POSTs get 202 and the answers arrive as `event: message`', async () => {
+    const l = await openLegacy();
+    try {
+      await accepted(await postLegacy(l.endpoint, initializeBody('2024-11-05', 'i1')));
+      const init = await nextMessage(l);
+      assert.equal(init.jsonrpc, '2.0');
+      assert.equal(init.id, 'i1');
+      assert.equal(init.result.protocolVersion, '2024-11-05');
+      assert.equal(init.result.serverInfo.name, 'switchboard');
+      assert.ok(init.result.capabilities.tools);
+
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' }));
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } }));
+      const call = await nextMessage(l);
+      assert.equal(call.id, 2);
+      assert.equal(call.result.content[0].type, 'text');
+    } finally {
+      l.ac.abort();
+    }
+  });
+
+  it('a request other than initialize/ping before initialize gets a -32600 error on the stream; ping is answered', async () => {
+    const l = await openLegacy();
+    try {
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 'early', method: 'tools/list' }));
+      expectRpcErrorObject(await nextMessage(l), 'early', -32600);
+
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 'p', method: 'ping' }));
+      const pong = await nextMessage(l);
+      assert.equal(pong.id, 'p');
+      assert.deepEqual(pong.result, {});
+
+      // And after initialize the same method works.
+      await accepted(await postLegacy(l.endpoint, initializeBody('2024-11-05', 'i')));
+      assert.equal((await nextMessage(l)).id, 'i');
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' }));
+      await accepted(await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 'later', method: 'tools/list' }));
+      const list = await nextMessage(l);
+      assert.equal(list.id, 'later');
+      assert.ok(Array.isArray(list.result.tools));
+    } finally {
+      l.ac.abort();
+    }
+  });
+
+  it('POST with an unknown sessionId gets 404', async () => {
+    const res = await postLegacy('/messages?sessionId=no-such-session', { jsonrpc: '2.0', id: 1, method: 'ping' });
+    await expectRpcError(res, 404, { code: -32600 });
+  });
+
+  it('POST without sessionId gets 400', async () => {
+    const res = await postLegacy('/messages', { jsonrpc: '2.0', id: 1, method: 'ping' });
+    await expectRpcError(res, 400, { code: -32600 });
+  });
+
+  it('POST with malformed JSON gets 400 / -32700', async () => {
+    const l = await openLegacy();
+    try {
+      const res = await postLegacy(l.endpoint, '{"jsonrpc":');
+      await expectRpcError(res, 400, { code: -32700, id: null });
+    } finally {
+      l.ac.abort();
+    }
+  });
+
+  it('POST with an invalid JSON-RPC message gets 400 / -32600', async () => {
+    const l = await openLegacy();
+    try {
+      const res = await postLegacy(l.endpoint, { jsonrpc: '1.0', id: 4, method: 'ping' });
+      await expectRpcError(res, 400, { code: -32600, id: 4 });
+    } finally {
+      l.ac.abort();
+    }
+  });
+
+  it('POST with Content-Type text/plain gets 415', async () => {
+    const l = await openLegacy();
+    try {
+      const res = await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 1, method: 'ping' }, 'text/plain');
+      await expectRpcError(res, 415);
+    } finally {
+      l.ac.abort();
+    }
+  });
+
+  it('GET /sse with Origin http://evil.example.com gets 403', async () => {
+    const r = await rawRequest(gw, { method: 'GET', path: '/sse', headers: { ...HOST_HEADERS(gw), origin: 'http://evil.example.com', accept: 'text/event-stream' } });
+    expectRawRpcError(r, 403);
+  });
+
+  it('a Streamable HTTP session id is not a legacy session: POST /messages with it gets 404', async () => {
+    const res = await post(gw, initializeBody('2025-11-25'));
+    await res.text();
+    const sid = res.headers.get('mcp-session-id')!;
+    const r = await postLegacy(`/messages?sessionId=${encodeURIComponent(sid)}`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    await expectRpcError(r, 404, { code: -32600 });
+  });
+
+  it('closing the stream ends the session: its POST URL then gets 404', async () => {
+    const l = await openLegacy();
+    l.ac.abort();
+    let status = 0;
+    for (let i = 0; i < 40; i++) {
+      const res = await postLegacy(l.endpoint, { jsonrpc: '2.0', id: 1, method: 'ping' });
+      status = res.status;
+      await res.text();
+      if (status === 404) break;
+      await sleep(50);
+    }
+    assert.equal(status, 404);
+  });
+});
