@@ -17,7 +17,8 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, probl
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
       const v = env[name];
-      if (v !== undefined) return v;
+      // As in shell: ":-" falls back when the variable is unset or empty.
+      if (v !== undefined && (v !== '' || def === undefined)) return v;
       if (def !== undefined) return def;
       problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
       return '';
@@ -78,10 +79,14 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   }
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, any>;
-    const server = (d.server ??= {});
-    if (env.SWITCHBOARD_HOST) server.host = env.SWITCHBOARD_HOST;
-    if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
-    if (env.LOG_LEVEL) (d.logging ??= {}).level = env.LOG_LEVEL;
+    const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+    // Overrides apply only where the section is a mapping (or absent); a malformed section is left for the schema to report.
+    if ((env.SWITCHBOARD_HOST || env.SWITCHBOARD_PORT) && (d.server == null || isObject(d.server))) {
+      const server = (d.server ??= {});
+      if (env.SWITCHBOARD_HOST) server.host = env.SWITCHBOARD_HOST;
+      if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
+    }
+    if (env.LOG_LEVEL && (d.logging == null || isObject(d.logging))) (d.logging ??= {}).level = env.LOG_LEVEL;
   }
   return parseConfig(doc, file, env, dirname(resolve(file)));
 }

@@ -38,6 +38,7 @@ export class LineSplitter {
       return;
     }
     this.#size += part.length;
+    // The limit counts every byte before "\n", a CRLF line's "\r" included.
     if (this.#size > this.#maxLineBytes) {
       this.#chunks = [];
       this.#discarding = true;

@@ -229,7 +229,9 @@ export class UpstreamClient {
     target.caller
       .clientRequest(req.method, req.params, target.relatedRequestId, ac.signal)
       .then(
-        (result) => this.#reply(req.id, result),
+        (result) => {
+          if (!ac.signal.aborted) this.#reply(req.id, result); // the upstream cancelled it: it expects no answer
+        },
         (err: unknown) => {
           if (ac.signal.aborted) return; // the upstream cancelled it: it expects no answer
           this.#replyError(req.id, err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, (err as Error).message));

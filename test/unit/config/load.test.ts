@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load.js';
+import { messagesPathOf, ssePathOf } from '../../../src/config/schema.js';
+
+const up = (name: string, extra: Record<string, unknown> = {}) => ({ name, transport: 'stdio', command: 'node', ...extra });
+
+function doc(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return { upstreams: [up('a')], endpoints: [{ path: '/mcp', upstreams: ['a'] }], ...over };
+}
+
+/** parseConfig must throw a ConfigError; returns its problems. */
+function problems(input: unknown, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    parseConfig(input, 'test.yaml', env, '/base');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    assert.match(err.message, /^invalid configuration in test\.yaml:\n {2}- /);
+    return err.problems;
+  }
+  assert.fail('parseConfig accepted an invalid document');
+}
+
+function hasProblem(list: string[], path: string, fragment?: string): void {
+  const hit = list.find((p) => p.startsWith(`${path}: `) && (fragment === undefined || p.includes(fragment)));
+  assert.ok(hit, `no problem at ${path}${fragment ? ` mentioning ${fragment}` : ''} in ${JSON.stringify(list)}`);
+}
+
+describe('parseConfig: defaults', () => {
+  it('fills every default', () => {
+    const cfg = parseConfig(doc(), 'test', {}, '/base');
+    assert.deepEqual(cfg.server, {
+      host: '127.0.0.1',
+      port: 8080,
+      allowedOrigins: [],
+      allowedHosts: [],
+      maxBodyBytes: 4 * 1024 * 1024,
+      responseMode: 'sse',
+      keepAliveMs: 15_000,
+      maxStreamBufferBytes: 8 * 1024 * 1024,
+    });
+    assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, eventsPerStream: 1000 });
+    assert.deepEqual(cfg.logging, { level: 'info' });
+    assert.deepEqual(cfg.upstreams[0], {
+      name: 'a',
+      transport: 'stdio',
+      command: 'node',
+      args: [],
+      env: {},
+      sharing: 'shared',
+      pool: { size: 1, warm: 0, max: 100, queue: 100, acquireTimeoutMs: 30_000 },
+      requestTimeoutMs: 60_000,
+      maxRequestTimeoutMs: 600_000,
+      initTimeoutMs: 30_000,
+      maxLineBytes: 16 * 1024 * 1024,
+      restart: { initialDelayMs: 250, maxDelayMs: 30_000, resetAfterMs: 60_000 },
+    });
+    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto' });
+  });
+
+  it('keeps given values over defaults', () => {
+    const cfg = parseConfig(
+      doc({ server: { port: 9000, responseMode: 'json' }, upstreams: [up('a', { sharing: 'per-session', pool: { warm: 2, max: 5 } })] }),
+      'test',
+      {},
+    );
+    assert.equal(cfg.server.port, 9000);
+    assert.equal(cfg.server.host, '127.0.0.1');
+    assert.equal(cfg.server.responseMode, 'json');
+    assert.equal(cfg.upstreams[0]!.sharing, 'per-session');
+    assert.deepEqual(cfg.upstreams[0]!.pool, { size: 1, warm: 2, max: 5, queue: 100, acquireTimeoutMs: 30_000 });
+  });
+
+  it('resolves a relative cwd against baseDir and keeps an absolute one', () => {
+    const cfg = parseConfig(doc({ upstreams: [up('a', { cwd: 'servers/a' }), up('b', { cwd: '/abs/b' })] }), 'test', {}, '/base/dir');
+    assert.equal(cfg.upstreams[0]!.cwd, resolve('/base/dir', 'servers/a'));
+    assert.equal(cfg.upstreams[1]!.cwd, '/abs/b');
+  });
+
+  it('returns a deeply frozen config', () => {
+    const cfg = parseConfig(doc(), 'test', {});
+    assert.ok(Object.isFrozen(cfg));
+    assert.ok(Object.isFrozen(cfg.server));
+    assert.ok(Object.isFrozen(cfg.server.allowedOrigins));
+    assert.ok(Object.isFrozen(cfg.upstreams));
+    assert.ok(Object.isFrozen(cfg.upstreams[0]));
+    assert.ok(Object.isFrozen(cfg.upstreams[0]!.pool));
+    assert.ok(Object.isFrozen(cfg.upstreams[0]!.args));
+    assert.ok(Object.isFrozen(cfg.endpoints[0]!.upstreams));
+    assert.throws(() => {
+      (cfg.server as { port: number }).port = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (cfg.upstreams as unknown[]).push({});
+    }, TypeError);
+    assert.equal(cfg.server.port, 8080);
+  });
+});
+
+describe('parseConfig: errors name their path', () => {
+  it('an empty document names the missing top-level lists', () => {
+    const p = problems(null);
+    hasProblem(p, 'upstreams');
+    hasProblem(p, 'endpoints');
+  });
+
+  it('a bad upstream name', () => {
+    hasProblem(problems(doc({ upstreams: [up('Bad_Name')], endpoints: [{ path: '/mcp', upstreams: ['a'] }] })), 'upstreams[0].name', 'lowercase letters');
+  });
+
+  it('"--" in an upstream name', () => {
+    const p = problems(doc({ upstreams: [up('a--b')], endpoints: [{ path: '/mcp', upstreams: ['a--b'] }] }));
+    hasProblem(p, 'upstreams[0].name', '"--"');
+  });
+
+  it('a name longer than 40 characters', () => {
+    const long = 'a'.repeat(41);
+    hasProblem(problems(doc({ upstreams: [up(long)], endpoints: [{ path: '/mcp', upstreams: [long] }] })), 'upstreams[0].name');
+  });
+
+  it('a missing command and a wrong transport', () => {
+    hasProblem(problems(doc({ upstreams: [{ name: 'a', transport: 'stdio' }] })), 'upstreams[0].command');
+    hasProblem(problems(doc({ upstreams: [{ name: 'a', transport: 'carrier-pigeon', command: 'x' }] })), 'upstreams[0].transport');
+  });
+
+  it('an unknown key (strict objects)', () => {
+    hasProblem(problems(doc({ upstreams: [up('a', { comand: 'typo' })] })), 'upstreams[0]');
+    hasProblem(problems(doc({ server: { prot: 1 } })), 'server');
+  });
+
+  it('a nested bad value', () => {
+    hasProblem(problems(doc({ upstreams: [up('a', { pool: { size: 0 } })] })), 'upstreams[0].pool.size');
+    hasProblem(problems(doc({ upstreams: [up('a', { restart: { initialDelayMs: 1.5 } })] })), 'upstreams[0].restart.initialDelayMs');
+    hasProblem(problems(doc({ server: { port: 70000 } })), 'server.port');
+    hasProblem(problems(doc({ logging: { level: 'loud' } })), 'logging.level');
+  });
+
+  it('an endpoint naming an unknown upstream', () => {
+    const p = problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a', 'ghost'] }] }));
+    hasProblem(p, 'endpoints[0].upstreams[1]', 'unknown upstream "ghost"');
+    const q = problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['ghost'] }] }));
+    hasProblem(q, 'endpoints[0].upstreams[0]', 'unknown upstream "ghost"');
+  });
+
+  it('duplicate upstream names', () => {
+    hasProblem(problems(doc({ upstreams: [up('a'), up('a')] })), 'upstreams[1].name', 'duplicate upstream name "a"');
+  });
+
+  it('an endpoint listing an upstream twice', () => {
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a', 'a'] }] })), 'endpoints[0].upstreams', 'twice');
+  });
+
+  it('prefix: never with two upstreams', () => {
+    const p = problems(doc({ upstreams: [up('a'), up('b')], endpoints: [{ path: '/mcp', upstreams: ['a', 'b'], prefix: 'never' }] }));
+    hasProblem(p, 'endpoints[0].prefix', '"never" needs exactly one upstream');
+  });
+
+  it('accepts prefix: never with one upstream', () => {
+    const cfg = parseConfig(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'], prefix: 'never' }] }), 'test', {});
+    assert.equal(cfg.endpoints[0]!.prefix, 'never');
+  });
+
+  it('bad endpoint paths', () => {
+    hasProblem(problems(doc({ endpoints: [{ path: 'mcp', upstreams: ['a'] }] })), 'endpoints[0].path', 'an absolute URL path');
+    hasProblem(problems(doc({ endpoints: [{ path: '/m cp', upstreams: ['a'] }] })), 'endpoints[0].path');
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp/', upstreams: ['a'] }] })), 'endpoints[0].path', 'no trailing slash');
+  });
+
+  it('two endpoints on the same path, and an endpoint on another one\'s SSE path', () => {
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/mcp', upstreams: ['a'] }] })), 'endpoints[1].path', 'path "/mcp" is used twice');
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/sse', upstreams: ['a'] }] })), 'endpoints[1].path', 'path "/sse" is used twice');
+  });
+
+  it('per-session warm greater than max', () => {
+    hasProblem(problems(doc({ upstreams: [up('a', { sharing: 'per-session', pool: { warm: 5, max: 2 } })] })), 'upstreams[0].pool.warm', 'must not exceed pool.max');
+  });
+
+  it('reports several problems at once', () => {
+    const p = problems(doc({ upstreams: [up('a'), up('a')], endpoints: [{ path: '/mcp', upstreams: ['zz'] }] }));
+    hasProblem(p, 'upstreams[1].name');
+    hasProblem(p, 'endpoints[0].upstreams[0]');
+  });
+});
+
+describe('parseConfig: ${VAR} interpolation', () => {
+  it('replaces ${VAR} in nested strings', () => {
+    const cfg = parseConfig(
+      doc({ upstreams: [up('a', { command: '${BIN}/server', args: ['--token', '${TOKEN}'], env: { KEY: 'k-${TOKEN}-k' } })] }),
+      'test',
+      { BIN: '/opt/bin', TOKEN: 's3cret' },
+    );
+    assert.equal(cfg.upstreams[0]!.command, '/opt/bin/server');
+    assert.deepEqual(cfg.upstreams[0]!.args, ['--token', 's3cret']);
+    assert.deepEqual(cfg.upstreams[0]!.env, { KEY: 'k-s3cret-k' });
+  });
+
+  it('uses the default of ${VAR:-default} when unset, the value when set', () => {
+    const d = doc({ server: { host: '${HOST:-0.0.0.0}' } });
+    assert.equal(parseConfig(d, 'test', {}).server.host, '0.0.0.0');
+    assert.equal(parseConfig(d, 'test', { HOST: '10.0.0.1' }).server.host, '10.0.0.1');
+  });
+
+  it('an empty default is allowed', () => {
+    const cfg = parseConfig(doc({ upstreams: [up('a', { env: { X: '${X:-}' } })] }), 'test', {});
+    assert.deepEqual(cfg.upstreams[0]!.env, { X: '' });
+  });
+
+  it(
+    '${VAR:-default} uses the default when VAR is set but empty (shell and compose semantics of ":-")',
+    () => {
+      const cfg = parseConfig(doc({ server: { host: '${HOST:-0.0.0.0}' } }), 'test', { HOST: '' });
+      assert.equal(cfg.server.host, '0.0.0.0');
+    },
+  );
+
+  it('an unset variable without default is an error naming its path and the variable', () => {
+    const p = problems(doc({ upstreams: [up('a', { env: { TOKEN: '${GITHUB_TOKEN}' }, args: ['x', '${OTHER}'] })] }), {});
+    assert.deepEqual([...p].sort(), [
+      'upstreams[0].args[1]: environment variable OTHER is not set',
+      'upstreams[0].env.TOKEN: environment variable GITHUB_TOKEN is not set',
+    ]);
+  });
+
+  it('leaves text that is not a ${NAME} reference alone', () => {
+    const cfg = parseConfig(doc({ upstreams: [up('a', { args: ['$HOME', '${1BAD}', 'cost: $5'] })] }), 'test', {});
+    assert.deepEqual(cfg.upstreams[0]!.args, ['$HOME', '${1BAD}', 'cost: $5']);
+  });
+});
+
+describe('loadConfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'swb-config-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads a YAML file, resolving relative cwd against the file', () => {
+    const file = join(dir, 'ok.yaml');
+    writeFileSync(file, ['upstreams:', '  - name: a', '    transport: stdio', '    command: node', '    cwd: sub', 'endpoints:', '  - path: /mcp', '    upstreams: [a]', ''].join('\n'));
+    const cfg = loadConfig(file, {});
+    assert.equal(cfg.upstreams[0]!.cwd, join(dir, 'sub'));
+    assert.equal(cfg.server.port, 8080);
+  });
+
+  it('applies SWITCHBOARD_HOST, SWITCHBOARD_PORT and LOG_LEVEL overrides', () => {
+    const file = join(dir, 'env.yaml');
+    writeFileSync(file, 'server:\n  port: 1234\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
+    const cfg = loadConfig(file, { SWITCHBOARD_HOST: '0.0.0.0', SWITCHBOARD_PORT: '9999', LOG_LEVEL: 'debug' });
+    assert.equal(cfg.server.host, '0.0.0.0');
+    assert.equal(cfg.server.port, 9999);
+    assert.equal(cfg.logging.level, 'debug');
+  });
+
+  it(
+    'a scalar "server" with an environment override still gives a ConfigError naming "server"',
+    () => {
+      const file = join(dir, 'scalar-server.yaml');
+      writeFileSync(file, 'server: localhost\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
+      // Without overrides it is reported properly...
+      assert.throws(() => loadConfig(file, {}), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('server: ')));
+      // ...with one, it must be too.
+      assert.throws(() => loadConfig(file, { SWITCHBOARD_PORT: '9000' }), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('server: ')));
+    },
+  );
+
+  it('bad YAML gives a ConfigError naming the file', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'upstreams: [\n  - name: a\n  bad: : :\n');
+    assert.throws(
+      () => loadConfig(file, {}),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith('not valid YAML: ') && err.message.includes(file),
+    );
+  });
+
+  it('a missing file gives a ConfigError', () => {
+    const file = join(dir, 'absent.yaml');
+    assert.throws(
+      () => loadConfig(file, {}),
+      (err: unknown) => err instanceof ConfigError && err.problems[0]!.startsWith('cannot read the file: '),
+    );
+  });
+
+  it('schema problems in a file name the file and the path', () => {
+    const file = join(dir, 'schema.yaml');
+    writeFileSync(file, 'upstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [b]}\n');
+    assert.throws(
+      () => loadConfig(file, {}),
+      (err: unknown) =>
+        err instanceof ConfigError && err.message.startsWith(`invalid configuration in ${file}:`) && err.problems.some((p) => p.startsWith('endpoints[0].upstreams[0]: unknown upstream "b"')),
+    );
+  });
+});
+
+describe('ssePathOf / messagesPathOf', () => {
+  it('derives the legacy SSE and messages paths', () => {
+    assert.equal(ssePathOf({ path: '/mcp' }), '/sse');
+    assert.equal(messagesPathOf({ path: '/mcp' }), '/messages');
+    assert.equal(ssePathOf({ path: '/mcp/github' }), '/mcp/github/sse');
+    assert.equal(messagesPathOf({ path: '/mcp/github' }), '/mcp/github/messages');
+    assert.equal(ssePathOf({ path: '/' }), '/sse');
+    assert.equal(messagesPathOf({ path: '/' }), '/messages');
+    assert.equal(ssePathOf({ path: '/x' }), '/x/sse');
+    assert.equal(messagesPathOf({ path: '/x' }), '/x/messages');
+  });
+
+  it('honours an explicit ssePath', () => {
+    assert.equal(ssePathOf({ path: '/mcp', ssePath: '/legacy/events' }), '/legacy/events');
+    assert.equal(messagesPathOf({ path: '/mcp', ssePath: '/legacy/events' }), '/legacy/messages');
+    assert.equal(ssePathOf({ path: '/mcp', ssePath: undefined }), '/sse');
+  });
+});

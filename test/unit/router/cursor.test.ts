@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
+import { decodeCursor, encodeCursor } from '../../../src/router/cursor.js';
+
+const UPSTREAMS = ['a', 'b', 'c'];
+
+function isBadCursor(err: unknown): boolean {
+  return err instanceof JsonRpcError && err.code === -32602 && err.message === 'Invalid params: unknown or malformed cursor';
+}
+
+const raw = (doc: unknown) => Buffer.from(JSON.stringify(doc)).toString('base64url');
+
+describe('composite cursor', () => {
+  it('round-trips the remaining upstream cursors', () => {
+    const remaining = { a: 'page-2', c: 'eyJvZmZzZXQiOjEwfQ==' };
+    const cursor = encodeCursor('tools/list', remaining);
+    assert.equal(typeof cursor, 'string');
+    assert.match(cursor!, /^[A-Za-z0-9_-]+$/, 'base64url, safe to pass around');
+    assert.deepEqual(decodeCursor('tools/list', cursor, UPSTREAMS), remaining);
+  });
+
+  it('round-trips unusual upstream cursor strings (empty, unicode, JSON-ish)', () => {
+    const remaining = { a: '', b: 'ü🎉"\\', c: '{"x":[1]}' };
+    assert.deepEqual(decodeCursor('resources/list', encodeCursor('resources/list', remaining), UPSTREAMS), remaining);
+  });
+
+  it('encodes nothing when no upstream has more pages', () => {
+    assert.equal(encodeCursor('tools/list', {}), undefined);
+  });
+
+  it('refuses a cursor made for another list method', () => {
+    const cursor = encodeCursor('prompts/list', { a: '1' });
+    assert.throws(() => decodeCursor('tools/list', cursor, UPSTREAMS), isBadCursor);
+    assert.deepEqual(decodeCursor('prompts/list', cursor, UPSTREAMS), { a: '1' });
+  });
+
+  it('refuses a cursor naming an upstream that is not on the endpoint', () => {
+    const cursor = encodeCursor('tools/list', { a: '1', z: '2' });
+    assert.throws(() => decodeCursor('tools/list', cursor, UPSTREAMS), isBadCursor);
+  });
+
+  it('refuses tampered cursors', () => {
+    const good = encodeCursor('tools/list', { a: '1' })!;
+    const tampered = [
+      good.slice(0, -3), // truncated JSON
+      'x' + good, // shifted base64
+      good.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')).slice(0, 5),
+      'not a cursor',
+      '',
+      raw('just a string'),
+      raw(null),
+      raw({ m: 'tools/list' }),
+      raw({ m: 'tools/list', c: [] }),
+      raw({ m: 'tools/list', c: ['a'] }),
+      raw({ m: 'tools/list', c: {} }),
+      raw({ m: 'tools/list', c: { a: 1 } }),
+      raw({ m: 'tools/list', c: { a: null } }),
+      raw({ c: { a: '1' } }),
+    ];
+    for (const t of tampered) assert.throws(() => decodeCursor('tools/list', t, UPSTREAMS), isBadCursor, `accepted ${JSON.stringify(t)}`);
+  });
+
+  it('refuses non-string cursors and oversized ones', () => {
+    for (const c of [1, null, {}, ['x'], true]) assert.throws(() => decodeCursor('tools/list', c, UPSTREAMS), isBadCursor);
+    const long = raw({ m: 'tools/list', c: { a: 'x'.repeat(9000) } });
+    assert.ok(long.length > 8192);
+    assert.throws(() => decodeCursor('tools/list', long, UPSTREAMS), isBadCursor);
+  });
+});

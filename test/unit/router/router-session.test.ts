@@ -1,0 +1,444 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.js';
+import { ErrorCode } from '../../../src/jsonrpc/error-codes.js';
+import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../src/jsonrpc/types.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { encodeCursor } from '../../../src/router/cursor.js';
+import { EndpointRouter } from '../../../src/router/endpoint-router.js';
+import type { RouteContext, RouterSession } from '../../../src/router/router-session.js';
+import { MemoryTransport } from '../../../src/transport/memory-pair.js';
+import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
+import type { TransportFactory } from '../../../src/upstream/upstream-instance.js';
+import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+
+const logger = createLogger('silent');
+const settle = () => new Promise<void>((r) => setImmediate(r));
+
+interface Item {
+  name?: string;
+  uri?: string;
+  [k: string]: unknown;
+}
+
+interface ServerSpec {
+  name: string;
+  capabilities: Record<string, unknown>;
+  tools?: Item[];
+  resources?: Item[];
+  prompts?: Item[];
+  instructions?: string;
+  pageSize?: number;
+  /** Methods this server answers with an internal error. */
+  failing?: string[];
+}
+
+/** A small MCP server on the far end of a memory pair; records every request it receives. */
+class FakeServer {
+  readonly log: JsonRpcRequest[] = [];
+  transport: MemoryTransport | undefined;
+
+  constructor(readonly spec: ServerSpec) {}
+
+  attach(t: MemoryTransport): void {
+    this.transport = t;
+    t.onmessage = (m) => {
+      if (!('method' in m) || !('id' in m)) return;
+      const req = m as JsonRpcRequest;
+      this.log.push(req);
+      const answer = this.#answer(req);
+      void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result });
+    };
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    void this.transport!.send(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method });
+  }
+
+  requests(method: string): JsonRpcRequest[] {
+    return this.log.filter((r) => r.method === method);
+  }
+
+  #page(key: string, items: Item[] | undefined, cursor: unknown): { result: Record<string, unknown> } | { error: { code: number; message: string } } {
+    const all = items ?? [];
+    const size = this.spec.pageSize ?? 2;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = typeof cursor === 'string' && /^off:\d+$/.test(cursor) ? Number(cursor.slice(4)) : -1;
+      if (offset < 0 || offset >= all.length) return { error: { code: -32602, message: `bad cursor ${String(cursor)}` } };
+    }
+    const result: Record<string, unknown> = { [key]: all.slice(offset, offset + size) };
+    if (offset + size < all.length) result.nextCursor = `off:${offset + size}`;
+    return { result };
+  }
+
+  #answer(req: JsonRpcRequest): { result: Record<string, unknown> } | { error: { code: number; message: string } } {
+    const s = this.spec;
+    const p = req.params ?? {};
+    if (s.failing?.includes(req.method)) return { error: { code: -32603, message: `${s.name} is broken` } };
+    switch (req.method) {
+      case 'initialize':
+        return {
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: s.capabilities,
+            serverInfo: { name: `fake-${s.name}`, version: '1.0.0' },
+            ...(s.instructions ? { instructions: s.instructions } : {}),
+          },
+        };
+      case 'tools/list':
+        return this.#page('tools', s.tools, p.cursor);
+      case 'tools/call':
+        if (!s.tools?.some((t) => t.name === p.name)) return { error: { code: -32602, message: `Unknown tool: ${String(p.name)}` } };
+        return { result: { content: [{ type: 'text', text: `${s.name}:${String(p.name)}` }], args: p.arguments ?? null } };
+      case 'resources/list':
+        return this.#page('resources', s.resources, p.cursor);
+      case 'resources/read': {
+        const r = s.resources?.find((x) => x.uri === p.uri);
+        if (!r) return { error: { code: -32002, message: `Resource not found: ${String(p.uri)}` } };
+        return { result: { contents: [{ uri: r.uri, text: `${s.name} read ${r.uri}` }] } };
+      }
+      case 'prompts/list':
+        return this.#page('prompts', s.prompts, p.cursor);
+      case 'prompts/get':
+        if (!s.prompts?.some((x) => x.name === p.name)) return { error: { code: -32602, message: `Unknown prompt: ${String(p.name)}` } };
+        return { result: { description: `${s.name}:${String(p.name)}`, messages: [] } };
+      default:
+        return { error: { code: -32601, message: `Method not found: ${req.method}` } };
+    }
+  }
+}
+
+function fakeCaller(id = 'session-1') {
+  const notes: Array<[string, Record<string, unknown> | undefined]> = [];
+  const caller: UpstreamCaller = {
+    id,
+    clientRequest: async () => ({}),
+    clientNotify: (method, params) => notes.push([method, params]),
+  };
+  return { caller, notes };
+}
+
+interface Built {
+  session: RouterSession;
+  router: EndpointRouter;
+  servers: Map<string, FakeServer>;
+  server(name: string): FakeServer;
+  notes: Array<[string, Record<string, unknown> | undefined]>;
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+let nextRequestId = 1;
+
+async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never'): Promise<Built> {
+  const cfg = parseConfig(
+    {
+      upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run' })),
+      endpoints: [{ path: '/mcp', upstreams: specs.map((s) => s.name), ...(prefix ? { prefix } : {}) }],
+    },
+    'test',
+    {},
+  );
+  const servers = new Map(specs.map((s) => [s.name, new FakeServer(s)]));
+  const factory: TransportFactory = (upstream) => {
+    const [gw, up] = MemoryTransport.pair();
+    servers.get(upstream.name)!.attach(up);
+    return gw;
+  };
+  const pools = new Map<string, UpstreamPool>();
+  for (const u of cfg.upstreams) pools.set(u.name, new UpstreamPool(u, logger, factory));
+  await Promise.all([...pools.values()].map((p) => p.start()));
+  const router = new EndpointRouter(cfg.endpoints[0]!, pools, logger);
+  const { caller, notes } = fakeCaller();
+  const session = await router.open(caller);
+  return {
+    session,
+    router,
+    servers,
+    server: (name) => servers.get(name)!,
+    notes,
+    request: (method, params) => {
+      const ctx: RouteContext = { signal: new AbortController().signal, requestId: nextRequestId++ };
+      return session.request(method, params, ctx);
+    },
+    close: async () => {
+      await session.close();
+      await router.close();
+      await Promise.all([...pools.values()].map((p) => p.close()));
+    },
+  };
+}
+
+async function withGateway(specs: ServerSpec[], prefix: 'auto' | 'always' | 'never' | undefined, fn: (b: Built) => Promise<void>): Promise<void> {
+  const b = await build(specs, prefix);
+  try {
+    await fn(b);
+  } finally {
+    await b.close();
+  }
+}
+
+const tool = (name: string, extra: Record<string, unknown> = {}): Item => ({ name, description: `tool ${name}`, inputSchema: { type: 'object' }, ...extra });
+const names = (r: Record<string, unknown>, key = 'tools') => (r[key] as Item[]).map((t) => (key === 'resources' ? t.uri : t.name));
+
+function rpcError(code: number, message?: string | RegExp) {
+  return (err: unknown) =>
+    err instanceof JsonRpcError && err.code === code && (message === undefined || (typeof message === 'string' ? err.message === message : message.test(err.message)));
+}
+
+const A: ServerSpec = {
+  name: 'a',
+  capabilities: { tools: {}, resources: { subscribe: true } },
+  tools: ['a1', 'a2', 'a3', 'a4', 'a5'].map((n) => tool(n)),
+  resources: [
+    { uri: 'file:///a/one.txt', name: 'one' },
+    { uri: 'file:///a/two.txt', name: 'two' },
+  ],
+  instructions: 'Use a for files.',
+};
+const B: ServerSpec = {
+  name: 'b',
+  capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} },
+  tools: ['b1', 'b2', 'b3'].map((n) => tool(n)),
+  resources: [{ uri: 'mem://b/note', name: 'note' }],
+  prompts: [{ name: 'greet' }, { name: 'bye' }],
+  instructions: 'Use b for memory.',
+};
+
+describe('RouterSession with two upstreams', () => {
+  it('prefixes tool names with "<upstream>__" and fans tools/list out to both upstreams', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      assert.equal(g.router.prefixNames, true);
+      const r = await g.request('tools/list');
+      assert.deepEqual(names(r), ['a__a1', 'a__a2', 'b__b1', 'b__b2']);
+      assert.equal(typeof r.nextCursor, 'string');
+      assert.equal(g.server('a').requests('tools/list').length, 1);
+      assert.equal(g.server('b').requests('tools/list').length, 1);
+      // The first page asks upstreams without a cursor.
+      assert.equal(g.server('a').requests('tools/list')[0]!.params, undefined);
+    });
+  });
+
+  it('walks every page of every upstream with the composite cursor: no duplicates, nothing missing', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const seen: string[] = [];
+      const pages: string[][] = [];
+      let cursor: unknown;
+      for (let i = 0; i < 10; i++) {
+        const r = await g.request('tools/list', cursor === undefined ? undefined : { cursor });
+        pages.push(names(r) as string[]);
+        seen.push(...(names(r) as string[]));
+        cursor = r.nextCursor;
+        if (cursor === undefined) break;
+      }
+      assert.equal(cursor, undefined, 'pagination ended');
+      assert.deepEqual(pages, [['a__a1', 'a__a2', 'b__b1', 'b__b2'], ['a__a3', 'a__a4', 'b__b3'], ['a__a5']]);
+      assert.equal(new Set(seen).size, seen.length, 'no duplicates');
+      assert.deepEqual([...seen].sort(), ['a__a1', 'a__a2', 'a__a3', 'a__a4', 'a__a5', 'b__b1', 'b__b2', 'b__b3']);
+      // Each upstream got back exactly its own cursors, and b was not asked again once it was done.
+      assert.deepEqual(g.server('a').requests('tools/list').map((r) => r.params?.cursor), [undefined, 'off:2', 'off:4']);
+      assert.deepEqual(g.server('b').requests('tools/list').map((r) => r.params?.cursor), [undefined, 'off:2']);
+    });
+  });
+
+  it('refuses a malformed cursor, and a cursor from another list method, with -32602', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await assert.rejects(g.request('tools/list', { cursor: 'garbage!' }), rpcError(ErrorCode.InvalidParams));
+      await assert.rejects(g.request('tools/list', { cursor: 42 }), rpcError(-32602));
+      // A well-formed cursor, but made for resources/list.
+      const other = encodeCursor('resources/list', { a: 'off:2' });
+      await assert.rejects(g.request('tools/list', { cursor: other }), rpcError(-32602, 'Invalid params: unknown or malformed cursor'));
+      // A real tools/list cursor replayed on prompts/list.
+      const first = await g.request('tools/list');
+      await assert.rejects(g.request('prompts/list', { cursor: first.nextCursor }), rpcError(-32602));
+      // A cursor naming an upstream that is not on this endpoint.
+      await assert.rejects(g.request('tools/list', { cursor: encodeCursor('tools/list', { ghost: 'off:2' }) }), rpcError(-32602));
+      assert.equal(g.server('a').requests('tools/list').length, 1, 'only the one good list reached the upstream');
+      assert.equal(g.server('b').requests('prompts/list').length, 0);
+    });
+  });
+
+  it('tools/call "a__x" reaches upstream a with the name "x" and the arguments untouched', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const r = await g.request('tools/call', { name: 'a__a3', arguments: { q: 'hello', n: [1, 2] } });
+      assert.deepEqual(r, { content: [{ type: 'text', text: 'a:a3' }], args: { q: 'hello', n: [1, 2] } });
+      const calls = g.server('a').requests('tools/call');
+      assert.equal(calls.length, 1);
+      assert.deepEqual(calls[0]!.params, { name: 'a3', arguments: { q: 'hello', n: [1, 2] } });
+      assert.equal(g.server('b').requests('tools/call').length, 0);
+      const rb = await g.request('tools/call', { name: 'b__b1' });
+      assert.deepEqual(rb.content, [{ type: 'text', text: 'b:b1' }]);
+    });
+  });
+
+  it('answers an unknown prefix or an unprefixed name with -32602, reaching no upstream', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await assert.rejects(g.request('tools/call', { name: 'zz__x' }), rpcError(-32602, 'Tool zz__x not found'));
+      await assert.rejects(g.request('tools/call', { name: 'a1' }), rpcError(-32602, 'Tool a1 not found'));
+      await assert.rejects(g.request('tools/call', { name: 42 }), rpcError(-32602));
+      await assert.rejects(g.request('prompts/get', { name: 'nope__greet' }), rpcError(-32602, 'Prompt nope__greet not found'));
+      assert.equal(g.server('a').requests('tools/call').length, 0);
+      assert.equal(g.server('b').requests('tools/call').length, 0);
+    });
+  });
+
+  it('passes an upstream\'s own error for an unknown tool back unchanged', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await assert.rejects(g.request('tools/call', { name: 'a__missing' }), rpcError(-32602, 'Unknown tool: missing'));
+    });
+  });
+
+  it('passes inputSchema ($schema, $defs, additionalProperties), outputSchema and annotations through unchanged', async () => {
+    const inputSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { pos: { type: 'integer', minimum: 1 } },
+      properties: { count: { $ref: '#/$defs/pos' }, tags: { type: 'array', items: { type: 'string' } } },
+      required: ['count'],
+      additionalProperties: false,
+    };
+    const outputSchema = { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: true };
+    const annotations = { readOnlyHint: true, title: 'Counter' };
+    const spec: ServerSpec = { ...A, tools: [tool('count', { inputSchema, outputSchema, annotations, _meta: { 'x/y': 1 }, title: 'Count' })] };
+    await withGateway([spec, B], undefined, async (g) => {
+      const r = await g.request('tools/list');
+      const t = (r.tools as Item[]).find((x) => x.name === 'a__count')!;
+      assert.deepEqual(t, { name: 'a__count', description: 'tool count', inputSchema, outputSchema, annotations, _meta: { 'x/y': 1 }, title: 'Count' });
+    });
+  });
+
+  it('routes resources/read by the URI learned from resources/list', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const list = await g.request('resources/list');
+      assert.deepEqual(names(list, 'resources'), ['file:///a/one.txt', 'file:///a/two.txt', 'mem://b/note']);
+      const r = await g.request('resources/read', { uri: 'mem://b/note' });
+      assert.deepEqual(r, { contents: [{ uri: 'mem://b/note', text: 'b read mem://b/note' }] });
+      assert.equal(g.server('a').requests('resources/read').length, 0, 'a was not asked for b\'s resource');
+      const ra = await g.request('resources/read', { uri: 'file:///a/two.txt' });
+      assert.deepEqual(ra, { contents: [{ uri: 'file:///a/two.txt', text: 'a read file:///a/two.txt' }] });
+      assert.equal(g.server('b').requests('resources/read').length, 1);
+    });
+  });
+
+  it('a URI no list has shown is tried on each upstream in turn; a URI nobody has gives the first error', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const r = await g.request('resources/read', { uri: 'mem://b/note' });
+      assert.deepEqual(r, { contents: [{ uri: 'mem://b/note', text: 'b read mem://b/note' }] });
+      await assert.rejects(g.request('resources/read', { uri: 'nowhere://x' }), rpcError(-32002, 'Resource not found: nowhere://x'));
+      await assert.rejects(g.request('resources/read', { uri: 7 }), rpcError(-32602));
+    });
+  });
+
+  it('merges capabilities and instructions of both upstreams', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      assert.deepEqual(g.session.capabilities(), {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        logging: {},
+      });
+      assert.equal(g.session.instructions(), '## a\nUse a for files.\n\n## b\nUse b for memory.');
+    });
+  });
+
+  it('sends prompts/list only to upstreams that offer prompts, and prompts/get by prefix', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const r = await g.request('prompts/list');
+      assert.deepEqual(names(r, 'prompts'), ['b__greet', 'b__bye']);
+      assert.equal(r.nextCursor, undefined);
+      assert.equal(g.server('a').requests('prompts/list').length, 0);
+      const p = await g.request('prompts/get', { name: 'b__greet', arguments: { who: 'x' } });
+      assert.equal(p.description, 'b:greet');
+      assert.deepEqual(g.server('b').requests('prompts/get')[0]!.params, { name: 'greet', arguments: { who: 'x' } });
+    });
+  });
+
+  it('leaves out an upstream whose list fails, and fails only when every upstream fails', async () => {
+    await withGateway([{ ...A, failing: ['tools/list'] }, B], undefined, async (g) => {
+      const r = await g.request('tools/list');
+      assert.deepEqual(names(r), ['b__b1', 'b__b2']);
+    });
+    await withGateway([{ ...A, failing: ['tools/list'] }, { ...B, failing: ['tools/list'] }], undefined, async (g) => {
+      await assert.rejects(g.request('tools/list'), rpcError(-32603, /is broken/));
+    });
+  });
+
+  it('drops a tool whose prefixed name would break the 128-character name rule', async () => {
+    const long = 'x'.repeat(126);
+    await withGateway([{ ...A, tools: [tool(long), tool('ok')] }, B], undefined, async (g) => {
+      const r = await g.request('tools/list');
+      assert.deepEqual(names(r), ['a__ok', 'b__b1', 'b__b2']);
+    });
+  });
+
+  it('answers a method it does not route with -32601', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await assert.rejects(g.request('sampling/createMessage', {}), rpcError(ErrorCode.MethodNotFound, 'Method not found: sampling/createMessage'));
+      await assert.rejects(g.request('tools/frobnicate'), rpcError(-32601));
+      await assert.rejects(g.request('initialize', {}), rpcError(-32601));
+    });
+  });
+
+  it('broadcasts an upstream\'s list_changed notification to the session', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      g.server('b').notify('notifications/tools/list_changed');
+      await settle();
+      await settle();
+      assert.deepEqual(g.notes, [['notifications/tools/list_changed', undefined]]);
+    });
+  });
+});
+
+describe('RouterSession with one upstream', () => {
+  it('prefix auto: names are not prefixed and calls pass the name as-is', async () => {
+    await withGateway([A], 'auto', async (g) => {
+      assert.equal(g.router.prefixNames, false);
+      const r = await g.request('tools/list');
+      assert.deepEqual(names(r), ['a1', 'a2']);
+      const call = await g.request('tools/call', { name: 'a4' });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'a:a4' }]);
+      assert.deepEqual(g.server('a').requests('tools/call')[0]!.params, { name: 'a4' });
+      assert.equal(g.session.instructions(), 'Use a for files.');
+    });
+  });
+
+  it('prefix auto: a name containing "__" is passed through whole', async () => {
+    await withGateway([{ ...A, tools: [tool('do__it')] }], undefined, async (g) => {
+      assert.deepEqual(names(await g.request('tools/list')), ['do__it']);
+      const call = await g.request('tools/call', { name: 'do__it' });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'a:do__it' }]);
+    });
+  });
+
+  it('prefix always: even a single upstream is prefixed', async () => {
+    await withGateway([A], 'always', async (g) => {
+      assert.deepEqual(names(await g.request('tools/list')), ['a__a1', 'a__a2']);
+      const call = await g.request('tools/call', { name: 'a__a1' });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'a:a1' }]);
+    });
+  });
+
+  it('single-upstream pagination passes the upstream\'s pages through the composite cursor', async () => {
+    await withGateway([A], undefined, async (g) => {
+      const all: string[] = [];
+      let cursor: unknown;
+      do {
+        const r = await g.request('tools/list', cursor === undefined ? undefined : { cursor });
+        all.push(...(names(r) as string[]));
+        cursor = r.nextCursor;
+      } while (cursor !== undefined && all.length < 100);
+      assert.deepEqual(all, ['a1', 'a2', 'a3', 'a4', 'a5']);
+    });
+  });
+
+  it('capabilities are those of the one upstream', async () => {
+    await withGateway([A], undefined, async (g) => {
+      assert.deepEqual(g.session.capabilities(), { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true } });
+    });
+  });
+});
+
+// Keep the unused-type import meaningful for readers: messages crossing the memory pair are JsonRpcMessage.
+export type { JsonRpcMessage, RequestId };

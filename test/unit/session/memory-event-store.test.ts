@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MemoryEventStore } from '../../../src/session/memory-event-store.js';
+
+describe('MemoryEventStore', () => {
+  it('replays events after a sequence number, in order', async () => {
+    const s = new MemoryEventStore(10);
+    for (let i = 1; i <= 5; i++) s.append('s1', 0, i, `e${i}`);
+    assert.deepEqual(await s.replay('s1', 0, 2), [
+      { seq: 3, data: 'e3' },
+      { seq: 4, data: 'e4' },
+      { seq: 5, data: 'e5' },
+    ]);
+    assert.deepEqual(await s.replay('s1', 0, 0), [1, 2, 3, 4, 5].map((i) => ({ seq: i, data: `e${i}` })));
+    assert.deepEqual(await s.replay('s1', 0, 5), []);
+    assert.deepEqual(await s.replay('s1', 0, 99), []);
+  });
+
+  it('returns undefined for an unknown session or stream', async () => {
+    const s = new MemoryEventStore(10);
+    s.append('s1', 0, 1, 'x');
+    assert.equal(await s.replay('nope', 0, 0), undefined);
+    assert.equal(await s.replay('s1', 1, 0), undefined);
+  });
+
+  it('keeps streams and sessions apart', async () => {
+    const s = new MemoryEventStore(10);
+    s.append('s1', 0, 1, 'a');
+    s.append('s1', 1, 1, 'b');
+    s.append('s2', 0, 1, 'c');
+    assert.deepEqual(await s.replay('s1', 0, 0), [{ seq: 1, data: 'a' }]);
+    assert.deepEqual(await s.replay('s1', 1, 0), [{ seq: 1, data: 'b' }]);
+    assert.deepEqual(await s.replay('s2', 0, 0), [{ seq: 1, data: 'c' }]);
+  });
+
+  it('keeps at most perStream events per stream, dropping the oldest', async () => {
+    const s = new MemoryEventStore(3);
+    for (let i = 1; i <= 7; i++) s.append('s', 0, i, `e${i}`);
+    assert.deepEqual(await s.replay('s', 0, 0), [
+      { seq: 5, data: 'e5' },
+      { seq: 6, data: 'e6' },
+      { seq: 7, data: 'e7' },
+    ]);
+    // Resuming from an evicted event gets what is left.
+    assert.deepEqual((await s.replay('s', 0, 2))!.map((e) => e.seq), [5, 6, 7]);
+    assert.deepEqual((await s.replay('s', 0, 6))!.map((e) => e.seq), [7]);
+  });
+
+  it('keeps at most streamsPerSession streams per session, dropping the oldest stream', async () => {
+    const s = new MemoryEventStore(10, 2);
+    s.append('s', 1, 1, 'one');
+    s.append('s', 2, 1, 'two');
+    s.append('s', 1, 2, 'one-b'); // existing stream: no eviction
+    assert.deepEqual((await s.replay('s', 1, 0))!.length, 2);
+    s.append('s', 3, 1, 'three');
+    assert.equal(await s.replay('s', 1, 0), undefined);
+    assert.deepEqual(await s.replay('s', 2, 0), [{ seq: 1, data: 'two' }]);
+    assert.deepEqual(await s.replay('s', 3, 0), [{ seq: 1, data: 'three' }]);
+    // Another session has its own budget.
+    s.append('t', 1, 1, 'other');
+    assert.deepEqual(await s.replay('s', 2, 0), [{ seq: 1, data: 'two' }]);
+    assert.deepEqual(await s.replay('t', 1, 0), [{ seq: 1, data: 'other' }]);
+  });
+
+  it('stores nothing when perStream is 0', async () => {
+    const s = new MemoryEventStore(0);
+    s.append('s', 0, 1, 'x');
+    assert.equal(await s.replay('s', 0, 0), undefined);
+  });
+
+  it('dropStream forgets one stream, dropSession everything of a session', async () => {
+    const s = new MemoryEventStore(10);
+    s.append('s', 0, 1, 'a');
+    s.append('s', 1, 1, 'b');
+    s.append('t', 0, 1, 'c');
+    s.dropStream('s', 0);
+    assert.equal(await s.replay('s', 0, 0), undefined);
+    assert.deepEqual(await s.replay('s', 1, 0), [{ seq: 1, data: 'b' }]);
+    s.dropSession('s');
+    assert.equal(await s.replay('s', 1, 0), undefined);
+    assert.deepEqual(await s.replay('t', 0, 0), [{ seq: 1, data: 'c' }]);
+    // Dropping unknown things is harmless.
+    s.dropStream('nope', 0);
+    s.dropSession('nope');
+  });
+
+  it('a replayed array is a snapshot: later appends do not change it', async () => {
+    const s = new MemoryEventStore(10);
+    s.append('s', 0, 1, 'a');
+    const got = await s.replay('s', 0, 0);
+    s.append('s', 0, 2, 'b');
+    assert.deepEqual(got, [{ seq: 1, data: 'a' }]);
+  });
+});
