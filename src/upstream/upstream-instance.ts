@@ -48,6 +48,11 @@ export class UpstreamInstance extends EventEmitter {
     return this.#state;
   }
 
+  /** Consecutive restarts without a stretch of sustained uptime in between. */
+  get backoffAttempt(): number {
+    return this.#backoff.attempt;
+  }
+
   get inflight(): number {
     return this.#client?.inflight ?? 0;
   }
@@ -139,7 +144,6 @@ export class UpstreamInstance extends EventEmitter {
       this.#restartTimer = undefined;
       if (this.#state === 'backoff') this.start().catch(() => {});
     }, delay);
-    this.#restartTimer.unref();
   }
 
   /** Forwards one request, waiting for a starting instance; fails fast while it is down. */

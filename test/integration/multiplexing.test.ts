@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingUpstream, FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 
@@ -50,6 +50,10 @@ for (const sharing of ['shared', 'per-session'] as const) {
 
     it('a killed upstream fails the call in flight with an error naming it, then comes back', async () => {
       const client = await connectClient(gw, 'streamable-http');
+      let listChanged = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        listChanged++;
+      });
       const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } });
       await sleep(300);
       const pool = gw.app.gateway.pools.get('everything')!;
@@ -72,6 +76,9 @@ for (const sharing of ['shared', 'per-session'] as const) {
       }
       assert.equal(text, 'Echo: back');
       assert.ok(busy.restarts >= 1);
+      // The restarted upstream may offer a different catalogue: the client was told to re-list.
+      for (let i = 0; i < 20 && listChanged === 0; i++) await sleep(50);
+      assert.ok(listChanged >= 1, 'tools/list_changed received after the restart');
       await client.close();
     });
 

@@ -77,3 +77,34 @@ describe('stdio upstream transport with a real child process', () => {
     await assert.rejects(stuck, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CRASHED' && /"unruly"/.test(err.message));
   });
 });
+
+describe('upstream instance restarts', () => {
+  it('backs off exponentially across quick crashes and resets only after sustained uptime', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
+    const { stdioTransportFactory } = await import('../../src/upstream/stdio-factory.js');
+    const cfg = parseConfig({
+      upstreams: [{ name: 'unruly', transport: 'stdio', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 20, maxDelayMs: 200, resetAfterMs: 1500 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
+    });
+    const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, stdioTransportFactory);
+    const ready = () => new Promise<void>((r) => inst.once('ready', () => r()));
+    await inst.start();
+    try {
+      for (let crash = 1; crash <= 3; crash++) {
+        const back = ready();
+        process.kill(inst.pid!, 'SIGKILL');
+        await back;
+        assert.equal(inst.backoffAttempt, crash, `attempt after crash ${crash}`);
+      }
+      await sleep(1600); // sustained uptime
+      const back = ready();
+      process.kill(inst.pid!, 'SIGKILL');
+      await back;
+      assert.equal(inst.backoffAttempt, 1, 'the backoff started over');
+      assert.equal(inst.restarts, 4);
+    } finally {
+      await inst.stop();
+    }
+  });
+});

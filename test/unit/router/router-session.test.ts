@@ -101,6 +101,9 @@ class FakeServer {
       }
       case 'prompts/list':
         return this.#page('prompts', s.prompts, p.cursor);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return { result: {} };
       case 'prompts/get':
         if (!s.prompts?.some((x) => x.name === p.name)) return { error: { code: -32602, message: `Unknown prompt: ${String(p.name)}` } };
         return { result: { description: `${s.name}:${String(p.name)}`, messages: [] } };
@@ -442,3 +445,41 @@ describe('RouterSession with one upstream', () => {
 
 // Keep the unused-type import meaningful for readers: messages crossing the memory pair are JsonRpcMessage.
 export type { JsonRpcMessage, RequestId };
+
+describe('resource subscriptions on a shared instance', () => {
+  it('are reference-counted: one upstream subscribe, updates to each subscriber only, one unsubscribe when the last leaves', async () => {
+    const b = await build([A]);
+    try {
+      const second = fakeCaller('session-2');
+      const third = fakeCaller('session-3');
+      const s2 = await b.router.open(second.caller);
+      const s3 = await b.router.open(third.caller);
+      const ctx = () => ({ signal: new AbortController().signal, requestId: nextRequestId++ });
+      const uri = 'file:///a/one.txt';
+      assert.deepEqual(await b.session.request('resources/subscribe', { uri }, ctx()), {});
+      assert.deepEqual(await s2.request('resources/subscribe', { uri }, ctx()), {});
+      assert.equal(b.server('a').requests('resources/subscribe').length, 1);
+
+      b.server('a').notify('notifications/resources/updated', { uri });
+      await settle();
+      const updates = (notes: Array<[string, unknown]>) => notes.filter(([m]) => m === 'notifications/resources/updated').length;
+      assert.equal(updates(b.notes), 1);
+      assert.equal(updates(second.notes), 1);
+      assert.equal(updates(third.notes), 0, 'a session that did not subscribe hears nothing');
+
+      await b.session.request('resources/unsubscribe', { uri }, ctx());
+      assert.equal(b.server('a').requests('resources/unsubscribe').length, 0, 'another session still listens');
+      b.server('a').notify('notifications/resources/updated', { uri });
+      await settle();
+      assert.equal(updates(b.notes), 1);
+      assert.equal(updates(second.notes), 2);
+
+      await s2.close(); // ending the session drops its subscriptions
+      await settle();
+      assert.equal(b.server('a').requests('resources/unsubscribe').length, 1);
+      await s3.close();
+    } finally {
+      await b.close();
+    }
+  });
+});
