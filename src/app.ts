@@ -5,6 +5,10 @@ import { isLoopbackHost } from './edge/request-guard.js';
 import { SseHub } from './edge/sse-connection.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import { ANONYMOUS, Authenticator } from './auth/index.js';
+import type { EdgeAuth } from './edge/authorize-request.js';
+import { registerResourceMetadata } from './edge/resource-metadata.js';
+import type { Gateway as GatewayType } from './gateway.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -35,10 +39,22 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     const ready = gateway.ready();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready' });
   });
+  const auth = edgeAuth(config, gateway, logger);
+  if (config.auth.mode === 'jwt') {
+    registerResourceMetadata(fastify, {
+      paths: config.endpoints.map((e) => e.path),
+      publicUrl: (req) => publicUrlOf(config, req.headers.host),
+      authorizationServers: config.auth.authorizationServers.length > 0 ? config.auth.authorizationServers : [config.auth.issuer!],
+      scopesSupported: config.auth.scopesSupported,
+    });
+  } else {
+    logger.warn('authentication is off (auth.mode: none): every local client is the "anonymous" tenant; never expose this gateway beyond loopback');
+  }
   await fastify.register(edgePlugin, {
     routers: gateway.routers,
     ctx: {
       registry: gateway.registry,
+      auth,
       hub,
       guard: {
         boundToLoopback: isLoopbackHost(config.server.host),
@@ -65,5 +81,37 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
       hub.close();
       await fastify.close();
     },
+  };
+}
+
+/** The gateway's canonical URL: configured, or derived from how this request reached it. */
+function publicUrlOf(config: Config, host: string | undefined): string {
+  return config.server.publicUrl?.replace(/\/$/, '') ?? `http://${host ?? `${config.server.host}:${config.server.port}`}`;
+}
+
+/** Accepted token audiences: what is configured, else the public URL and each endpoint's URL. */
+export function audiencesOf(config: Config): string[] {
+  if (config.auth.audience.length > 0) return config.auth.audience;
+  const base = publicUrlOf(config, undefined);
+  return [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
+}
+
+function edgeAuth(config: Config, gateway: GatewayType, logger: Logger): EdgeAuth {
+  const authenticator = config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
+  const log = logger.child({ component: 'auth' });
+  return {
+    authenticate: async (input) => {
+      if (authenticator) return authenticator.authenticate(input);
+      return ANONYMOUS;
+    },
+    forbidden: (principal, path) => {
+      const tenant = gateway.policy.tenant(principal);
+      if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;
+      if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
+      return undefined;
+    },
+    admit: (principal) => gateway.policy.admit(principal),
+    metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
+    onFailure: (reason) => log.info({ reason }, 'request refused by authentication or policy'),
   };
 }

@@ -16,6 +16,8 @@ const CODES = {
   SWB_SHUTTING_DOWN: { status: 503, rpc: ErrorCode.ServerError },
   SWB_NOT_ROUTABLE: { status: 500, rpc: ErrorCode.InternalError },
   SWB_CLIENT_CAPABILITY: { status: 400, rpc: ErrorCode.MethodNotFound },
+  SWB_RATE_LIMITED: { status: 429, rpc: ErrorCode.ServerError },
+  SWB_FORBIDDEN: { status: 403, rpc: ErrorCode.InvalidRequest },
 } as const satisfies Record<string, { status: number; rpc: number }>;
 
 export type GatewayErrorCode = keyof typeof CODES;

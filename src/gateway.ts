@@ -3,9 +3,11 @@ import type { Logger } from './observability/logger.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, type EventStore } from './session/index.js';
 import { UpstreamPool, stdioTransportFactory, type TransportFactory } from './upstream/index.js';
+import { AuditLog, MemoryLimitCounters, Policy, type LimitCounters } from './policy/index.js';
 
 export interface GatewayDeps {
   logger: Logger;
+  counters?: LimitCounters;
   transportFactory?: TransportFactory;
   events?: EventStore;
 }
@@ -16,6 +18,7 @@ export class Gateway {
   readonly pools = new Map<string, UpstreamPool>();
   readonly routers: EndpointRouter[];
   readonly registry: SessionRegistry;
+  readonly policy: Policy;
   readonly #logger: Logger;
   #stopped = false;
 
@@ -25,7 +28,10 @@ export class Gateway {
     const factory = deps.transportFactory ?? stdioTransportFactory;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
     this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger));
+    this.policy = new Policy(config, deps.counters ?? new MemoryLimitCounters());
     this.registry = new SessionRegistry({
+      policy: this.policy,
+      audit: config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined,
       idleTimeoutMs: config.session.idleTimeoutMs,
       maxSessions: config.session.maxSessions,
       events: deps.events ?? new MemoryEventStore(config.session.eventsPerStream),

@@ -66,6 +66,64 @@ const endpoint = z
   })
   .strict();
 
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512'] as const;
+
+const auth = z
+  .object({
+    /** jwt: every request needs a valid bearer token. none: only allowed when bound to loopback. */
+    mode: z.enum(['jwt', 'none']).default('none'),
+    issuer: z.string().min(1).optional(),
+    /** Accepted `aud` values; default: server.publicUrl and publicUrl + each endpoint path. */
+    audience: z.array(z.string().min(1)).default([]),
+    jwksUrl: z.url().optional(),
+    /** Static verification keys: PEM (SPKI) or JWK / JWKS JSON files. */
+    keys: z.array(z.string().min(1)).default([]),
+    /** HMAC secret; honoured only with allowHmac, so an RS/HS confusion cannot arise by accident. */
+    hmacSecret: z.string().min(32, 'at least 32 characters').optional(),
+    allowHmac: z.boolean().default(false),
+    algorithms: z.array(z.enum(ALGORITHMS)).min(1).default(['RS256', 'PS256', 'ES256', 'EdDSA']),
+    clockToleranceSec: z.number().int().min(0).max(300).default(30),
+    jwksCooldownMs: z.number().int().min(0).default(30_000),
+    jwksCacheMaxAgeMs: z.number().int().min(0).default(600_000),
+    jwksTimeoutMs: z.number().int().min(1).default(5_000),
+    claims: z
+      .object({ tenant: z.string().min(1).default('tenant'), scopes: z.string().min(1).default('scope') })
+      .strict()
+      .prefault({}),
+    /** Published in the protected resource metadata (RFC 9728); default: [issuer]. */
+    authorizationServers: z.array(z.string()).default([]),
+    scopesSupported: z.array(z.string()).default([]),
+  })
+  .strict()
+  .prefault({});
+
+/** A pattern, or a pattern that also needs scopes in the caller's token. */
+const rule = z.union([z.string().min(1), z.object({ match: z.string().min(1), scopes: z.array(z.string()).default([]) }).strict()]);
+const ruleSet = z
+  .object({ allow: z.array(rule).default(['*']), deny: z.array(z.string().min(1)).default([]) })
+  .strict()
+  .prefault({});
+
+const tenant = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1-64 of [A-Za-z0-9._-]'),
+    /** Endpoint paths this tenant may use ("*" for all). */
+    endpoints: z.array(z.string()).min(1),
+    tools: ruleSet,
+    resources: ruleSet,
+    prompts: ruleSet,
+    limits: z
+      .object({
+        requestsPerSecond: z.number().positive().optional(),
+        burst: z.number().int().positive().optional(),
+        concurrentRequests: z.number().int().positive().optional(),
+        sessions: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: z
@@ -82,6 +140,8 @@ export const configSchema = z
         keepAliveMs: z.number().int().min(1000).default(15_000),
         /** Bytes a slow SSE reader may have queued before its connection is dropped (it can resume). */
         maxStreamBufferBytes: z.number().int().min(65536).default(8 * 1024 * 1024),
+        /** The gateway's canonical URL as clients see it (token audience, OAuth metadata); default http://host:port. */
+        publicUrl: z.url().optional(),
       })
       .strict()
       .prefault({}),
@@ -98,6 +158,17 @@ export const configSchema = z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()
       .prefault({}),
+    auth,
+    /** Who may use what. With auth mode none, every request is tenant "anonymous" and uses these rules if one is named so. */
+    tenants: z.array(tenant).default([]),
+    audit: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** Log a SHA-256 of each call's arguments (never the arguments themselves). */
+        hashArguments: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     upstreams: z.array(stdioUpstream).min(1),
     endpoints: z.array(endpoint).min(1),
   })
@@ -110,6 +181,29 @@ export const configSchema = z
       if (u.sharing === 'per-session' && u.pool.warm > u.pool.max) {
         ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'warm'], message: 'must not exceed pool.max' });
       }
+    });
+    const h = cfg.server.host;
+    const loopback = h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
+    if (cfg.auth.mode === 'none' && !loopback) {
+      ctx.addIssue({ code: 'custom', path: ['auth', 'mode'], message: `"none" is only accepted when server.host is a loopback address (it is "${h}"); configure jwt` });
+    }
+    if (cfg.auth.mode === 'jwt') {
+      if (!cfg.auth.issuer) ctx.addIssue({ code: 'custom', path: ['auth', 'issuer'], message: 'required when auth.mode is jwt' });
+      if (!cfg.auth.jwksUrl && cfg.auth.keys.length === 0 && !(cfg.auth.allowHmac && cfg.auth.hmacSecret)) {
+        ctx.addIssue({ code: 'custom', path: ['auth'], message: 'jwt needs keys: set jwksUrl, keys, or hmacSecret with allowHmac' });
+      }
+      if (cfg.auth.algorithms.some((a) => a.startsWith('HS')) && !cfg.auth.allowHmac) {
+        ctx.addIssue({ code: 'custom', path: ['auth', 'algorithms'], message: 'HS* algorithms need allowHmac: true' });
+      }
+      if (cfg.tenants.length === 0) ctx.addIssue({ code: 'custom', path: ['tenants'], message: 'with auth.mode jwt at least one tenant must be granted something (deny by default)' });
+    }
+    const tenantNames = new Set<string>();
+    cfg.tenants.forEach((t, i) => {
+      if (tenantNames.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tenants', i, 'name'], message: `duplicate tenant "${t.name}"` });
+      tenantNames.add(t.name);
+      t.endpoints.forEach((p, j) => {
+        if (p !== '*' && !cfg.endpoints.some((e) => e.path === p)) ctx.addIssue({ code: 'custom', path: ['tenants', i, 'endpoints', j], message: `no endpoint has path "${p}"` });
+      });
     });
     const paths = new Set<string>();
     cfg.endpoints.forEach((e, i) => {
@@ -131,6 +225,9 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type UpstreamConfig = Config['upstreams'][number];
 export type EndpointConfig = Config['endpoints'][number];
+export type AuthConfig = Config['auth'];
+export type TenantConfig = Config['tenants'][number];
+export type RuleSetConfig = TenantConfig['tools'];
 
 export function ssePathOf(e: { path: string; ssePath?: string | undefined }): string {
   return e.ssePath ?? (e.path === '/mcp' ? '/sse' : `${e.path === '/' ? '' : e.path}/sse`);

@@ -9,6 +9,9 @@ import { LegacySseTransport } from './legacy-sse-transport.js';
 import { readMessages } from './read-messages.js';
 import { replyError } from './replies.js';
 import { checkHostAndOrigin } from './request-guard.js';
+import { authorizeRequest, replyInsufficientScope } from './authorize-request.js';
+import { samePrincipal } from '../auth/principal.js';
+import { isRequest } from '../jsonrpc/types.js';
 import type { EdgeContext } from './streamable-http-routes.js';
 
 /**
@@ -28,14 +31,16 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const res = reply.hijack().raw;
     const why = forbidden(req);
     if (why) return replyError(res, 403, `Forbidden: ${why}`);
+    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
+    if (!principal) return;
     try {
-      ctx.registry.create('sse', router, (id) => {
+      ctx.registry.create('sse', router, principal, (id) => {
         const conn = ctx.hub.open(res, {});
         return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
       });
     } catch (err) {
       const e = err as GatewayError;
-      replyError(res, e.status ?? 503, e.message, { headers: { 'retry-after': '5' } });
+      replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });
     }
   });
 
@@ -43,10 +48,12 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const res = reply.hijack().raw;
     const why = forbidden(req);
     if (why) return replyError(res, 403, `Forbidden: ${why}`);
+    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
+    if (!principal) return;
     const id = req.query.sessionId;
     if (!id) return replyError(res, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
     const session = ctx.registry.get(id);
-    if (!session || session.kind !== 'sse' || session.endpoint !== router) {
+    if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
       return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
     }
     if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
@@ -61,6 +68,10 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     }
     if (read.batch && session.protocolVersion !== '2025-03-26') {
       return replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion ?? '(not initialized)'}`, { code: ErrorCode.InvalidRequest });
+    }
+    for (const m of read.messages) {
+      const missing = isRequest(m) ? session.guard.missingScopes(m.method, m.params) : undefined;
+      if (missing) return replyInsufficientScope(ctx.auth, req, res, router.config.path, missing);
     }
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
     for (const m of read.messages) session.handle(m);

@@ -8,6 +8,8 @@ import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession, SessionRegistry } from '../session/index.js';
 import { isSupportedVersion } from '../session/index.js';
 import { readMessages } from './read-messages.js';
+import { authorizeRequest, replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
+import { samePrincipal, type Principal } from '../auth/principal.js';
 import { acceptsBoth, acceptsSse, replyError } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 import type { SseHub } from './sse-connection.js';
@@ -15,6 +17,7 @@ import { StreamableSessionTransport, StreamConflictError, UnknownEventIdError } 
 
 export interface EdgeContext {
   registry: SessionRegistry;
+  auth: EdgeAuth;
   hub: SseHub;
   guard: GuardOptions;
   responseMode: 'sse' | 'json';
@@ -46,14 +49,15 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     return true;
   };
 
-  const findSession = (req: FastifyRequest, res: ServerResponse): ClientSession | undefined => {
+  const findSession = (req: FastifyRequest, res: ServerResponse, principal: Principal): ClientSession | undefined => {
     const id = header(req, SESSION_HEADER);
     if (!id) {
       replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
     const s = ctx.registry.get(id);
-    if (!s || s.endpoint !== router || s.kind !== 'streamable-http') {
+    // Another principal's session is answered exactly like one that does not exist.
+    if (!s || s.endpoint !== router || s.kind !== 'streamable-http' || !samePrincipal(s.principal, principal)) {
       replyError(res, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
@@ -68,6 +72,8 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
   const post = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
     if (!guard(req, res)) return;
+    const principal = await authorizeRequest(ctx.auth, req, res, path);
+    if (!principal) return;
     if (!acceptsBoth(header(req, 'accept'))) {
       replyError(res, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
       return;
@@ -89,10 +95,10 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     if (init) {
       if (batch) return replyError(res, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
       if (header(req, SESSION_HEADER)) return replyError(res, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
-      await initialize(init, res);
+      await initialize(init, res, principal);
       return;
     }
-    const session = findSession(req, res);
+    const session = findSession(req, res, principal);
     if (!session) return;
     if (batch && session.protocolVersion !== '2025-03-26') {
       replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion}`, { code: ErrorCode.InvalidRequest });
@@ -102,6 +108,8 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     const ids: RequestId[] = [];
     for (const m of messages) {
       if (!isRequest(m)) continue;
+      const missing = session.guard.missingScopes(m.method, m.params);
+      if (missing) return replyInsufficientScope(ctx.auth, req, res, path, missing);
       if (transport.hasPending(m.id) || ids.includes(m.id)) {
         replyError(res, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
         return;
@@ -117,11 +125,11 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     for (const m of messages) session.handle(m);
   };
 
-  const initialize = async (init: JsonRpcRequest, res: ServerResponse) => {
+  const initialize = async (init: JsonRpcRequest, res: ServerResponse, principal: Principal) => {
     let session: ClientSession;
     let transport: StreamableSessionTransport | undefined;
     try {
-      session = ctx.registry.create('streamable-http', router, (id) => {
+      session = ctx.registry.create('streamable-http', router, principal, (id) => {
         transport = new StreamableSessionTransport({
           sessionId: id,
           hub: ctx.hub,
@@ -135,7 +143,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       });
     } catch (err) {
       const e = err as GatewayError;
-      replyError(res, e.status ?? 503, e.message, { id: init.id, headers: { 'retry-after': '5' } });
+      replyError(res, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
       return;
     }
     transports.set(session, transport!);
@@ -151,11 +159,13 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
   const get = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
     if (!guard(req, res)) return;
+    const principal = await authorizeRequest(ctx.auth, req, res, path);
+    if (!principal) return;
     if (!acceptsSse(header(req, 'accept'))) {
       replyError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
       return;
     }
-    const session = findSession(req, res);
+    const session = findSession(req, res, principal);
     if (!session) return;
     const transport = transports.get(session)!;
     const lastEventId = header(req, 'last-event-id');
@@ -173,7 +183,9 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
   const del = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
     if (!guard(req, res)) return;
-    const session = findSession(req, res);
+    const principal = await authorizeRequest(ctx.auth, req, res, path);
+    if (!principal) return;
+    const session = findSession(req, res, principal);
     if (!session) return;
     await session.close('deleted by the client');
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

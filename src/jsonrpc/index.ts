@@ -4,3 +4,4 @@ export { JsonRpcError } from './json-rpc-error.js';
 export { validateMessage, parseText, isValidId } from './parse.js';
 export { LineSplitter } from './line-splitter.js';
 export { sseEvent, ssePriming, SSE_KEEPALIVE } from './sse.js';
+export { notFound } from './not-found.js';

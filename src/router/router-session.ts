@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { notFound } from '../jsonrpc/not-found.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
@@ -57,6 +58,19 @@ export class RouterSession {
     this.#endpoint = endpoint;
     this.caller = caller;
     this.#leases = leases;
+  }
+
+  /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
+  upstreamOf(method: string, params: Params): string | undefined {
+    if (method === 'tools/call' || method === 'prompts/get') {
+      if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
+      return splitPrefixed(String(params?.name))?.upstream;
+    }
+    if (method === 'resources/read') {
+      const pools = this.#pools('resources');
+      return pools.length === 1 ? pools[0]!.name : this.#endpoint.ownerOfUri(String(params?.uri));
+    }
+    return undefined;
   }
 
   lease(upstream: string): UpstreamInstance | undefined {
@@ -188,13 +202,17 @@ export class RouterSession {
     if (!this.#endpoint.prefixNames) return { pool: this.#endpoint.pools[0]!, name: exposed };
     const split = splitPrefixed(exposed);
     const pool = split && this.#endpoint.pool(split.upstream);
-    if (!split || !pool) throw new JsonRpcError(ErrorCode.InvalidParams, `${kind === 'tool' ? 'Tool' : 'Prompt'} ${exposed} not found`);
+    if (!split || !pool) throw notFound(kind, exposed);
     return { pool, name: split.name };
   }
 
-  #byName(method: string, params: Params, ctx: RouteContext): Promise<Result> {
-    const { pool, name } = this.#resolveName(params?.name, method === 'tools/call' ? 'tool' : 'prompt');
-    return this.#forward(pool, method, { ...params, name }, ctx);
+  async #byName(method: string, params: Params, ctx: RouteContext): Promise<Result> {
+    const kind = method === 'tools/call' ? 'tool' : 'prompt';
+    const { pool, name } = this.#resolveName(params?.name, kind);
+    const inst = this.#instance(pool);
+    // The gateway answers unknown names itself, the same way it answers names policy hides.
+    if (!(await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts')).has(name)) throw notFound(kind, String(params?.name));
+    return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress });
   }
 
   #uriPool(uri: unknown): UpstreamPool | undefined {

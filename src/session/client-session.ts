@@ -5,6 +5,9 @@ import { isFailure, isNotification, isRequest, type JsonRpcMessage, type JsonRpc
 import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
+import type { Principal } from '../auth/principal.js';
+import { notFound } from '../jsonrpc/not-found.js';
+import type { SessionGuard } from '../policy/session-guard.js';
 import { negotiateVersion } from './protocol-versions.js';
 
 export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
@@ -25,6 +28,7 @@ interface Outgoing {
 
 export interface ClientSessionOptions {
   id: string;
+  guard: SessionGuard;
   kind: 'streamable-http' | 'sse';
   endpoint: EndpointRouter;
   transport: Transport;
@@ -44,6 +48,7 @@ export class ClientSession {
   readonly #transport: Transport;
   readonly #logger: Logger;
   readonly #onClosed: (s: ClientSession) => void;
+  readonly guard: SessionGuard;
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
   readonly #inflight = new Map<RequestId, AbortController>();
@@ -63,8 +68,13 @@ export class ClientSession {
     this.#transport = opts.transport;
     this.#logger = opts.logger;
     this.#onClosed = opts.onClosed;
+    this.guard = opts.guard;
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
+  }
+
+  get principal(): Principal {
+    return this.guard.principal;
   }
 
   get state(): SessionState {
@@ -144,19 +154,37 @@ export class ClientSession {
       await this.#send(new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`).toResponse(req.id));
       return;
     }
+    const startedAt = Date.now();
+    const decision = this.guard.check(req.method, req.params);
+    if (decision && !decision.allowed) {
+      // Denied looks exactly like absent: the caller learns nothing about what exists.
+      this.guard.record(req.method, req.params, decision, 'denied', startedAt, undefined, undefined);
+      await this.#send(notFound(decision.kind, decision.name).toResponse(req.id));
+      return;
+    }
+    if (!this.guard.acquireRequest()) {
+      await this.#send(toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${this.guard.tenant.name}" has its maximum of ${this.guard.tenant.config.limits.concurrentRequests} requests in flight; retry when one completes`)).toResponse(req.id));
+      return;
+    }
     const ac = new AbortController();
     this.#inflight.set(req.id, ac);
     const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
     const onProgress =
       token === undefined ? undefined : (params: Record<string, unknown>) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, req.id);
     let response: JsonRpcResponse;
+    let result: Record<string, unknown> | undefined;
     try {
-      const result = await this.#router.request(req.method, req.params, { signal: ac.signal, requestId: req.id, onProgress });
+      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: ac.signal, requestId: req.id, onProgress }));
       response = { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       response = toJsonRpcError(err).toResponse(req.id);
     } finally {
       this.#inflight.delete(req.id);
+      this.guard.releaseRequest();
+    }
+    if (decision && this.guard.audits(req.method)) {
+      const outcome = ac.signal.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
+      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, this.#router.upstreamOf(req.method, req.params));
     }
     if (ac.signal.aborted) {
       // Cancelled by the client (no answer expected) or by shutdown (already answered).
@@ -254,6 +282,7 @@ export class ClientSession {
     for (const out of this.#outgoing.values()) out.reject(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`));
     this.#outgoing.clear();
     this.#logger.info({ reason }, 'session closed');
+    this.guard.closeSession();
     this.#onClosed(this);
     await this.#router?.close();
     await this.#transport.close().catch(() => {});

@@ -5,8 +5,12 @@ import type { EndpointRouter } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import { ClientSession } from './client-session.js';
 import type { EventStore } from './event-store.js';
+import type { Principal } from '../auth/principal.js';
+import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
 
 export interface SessionRegistryOptions {
+  policy: Policy;
+  audit: AuditLog | undefined;
   idleTimeoutMs: number;
   maxSessions: number;
   events: EventStore;
@@ -40,14 +44,24 @@ export class SessionRegistry {
   }
 
   /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
-  create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, makeTransport: (id: string) => Transport): ClientSession {
+  create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, principal: Principal, makeTransport: (id: string) => Transport): ClientSession {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
     if (this.#sessions.size >= this.#opts.maxSessions) {
       throw new GatewayError('SWB_POOL_EXHAUSTED', `the gateway holds its maximum of ${this.#opts.maxSessions} sessions; retry later`);
     }
+    const path = endpoint.config.path;
+    const tenant = this.#opts.policy.tenant(principal);
+    if (!tenant || !tenant.mayUseEndpoint(path)) {
+      throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
+    }
     const id = randomUUID();
+    const guard = new SessionGuard(principal, tenant, this.#opts.policy.counters, this.#opts.audit, { session: id, endpoint: path });
+    if (!guard.openSession()) {
+      throw new GatewayError('SWB_RATE_LIMITED', `tenant "${tenant.name}" has its maximum of ${tenant.config.limits.sessions} open sessions; close one or retry later`);
+    }
     const session = new ClientSession({
       id,
+      guard,
       kind,
       endpoint,
       transport: makeTransport(id),

@@ -34,6 +34,7 @@ export class UpstreamInstance extends EventEmitter {
   dedicatedTo: UpstreamCaller | undefined;
   /** Resource subscriptions on this instance, reference-counted across the sessions that share it. */
   readonly subscriptions = new Map<string, Set<UpstreamCaller>>();
+  readonly #catalogues = new Map<'tools' | 'prompts', Promise<ReadonlySet<string>>>();
   restarts = 0;
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
@@ -81,7 +82,11 @@ export class UpstreamInstance extends EventEmitter {
     this.#transport = transport;
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       resolveCaller: (c) => this.#resolveCaller(c),
-      onNotification: (method, params) => this.emit('notification', method, params, this.#resolveCaller(client)),
+      onNotification: (method, params) => {
+        if (method === 'notifications/tools/list_changed') this.#catalogues.delete('tools');
+        if (method === 'notifications/prompts/list_changed') this.#catalogues.delete('prompts');
+        this.emit('notification', method, params, this.#resolveCaller(client));
+      },
     });
     this.#client = client;
     transport.onclose = ((inner) => () => {
@@ -103,6 +108,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client || this.#stopping) return;
     this.#state = 'ready';
     this.#startedAt = Date.now();
+    this.#catalogues.clear();
     const restarted = this.#everReady;
     this.#everReady = true;
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
@@ -144,6 +150,32 @@ export class UpstreamInstance extends EventEmitter {
       this.#restartTimer = undefined;
       if (this.#state === 'backoff') this.start().catch(() => {});
     }, delay);
+  }
+
+  /**
+   * The names this instance offers (all pages of tools/list or prompts/list), cached until the
+   * upstream says its list changed or restarts.
+   */
+  catalogue(kind: 'tools' | 'prompts'): Promise<ReadonlySet<string>> {
+    let cached = this.#catalogues.get(kind);
+    if (!cached) {
+      cached = this.#listNames(kind);
+      this.#catalogues.set(kind, cached);
+      cached.catch(() => this.#catalogues.delete(kind)); // a failed listing is retried next time
+    }
+    return cached;
+  }
+
+  async #listNames(kind: 'tools' | 'prompts'): Promise<ReadonlySet<string>> {
+    const names = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await this.request(`${kind}/list`, cursor === undefined ? undefined : { cursor }, {});
+      for (const item of (r[kind] as Array<{ name?: unknown }> | undefined) ?? []) if (typeof item.name === 'string') names.add(item.name);
+      cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined;
+      if (cursor === undefined) break;
+    }
+    return names;
   }
 
   /** Forwards one request, waiting for a starting instance; fails fast while it is down. */

@@ -198,9 +198,9 @@ describe('parseConfig: ${VAR} interpolation', () => {
   });
 
   it('uses the default of ${VAR:-default} when unset, the value when set', () => {
-    const d = doc({ server: { host: '${HOST:-0.0.0.0}' } });
-    assert.equal(parseConfig(d, 'test', {}).server.host, '0.0.0.0');
-    assert.equal(parseConfig(d, 'test', { HOST: '10.0.0.1' }).server.host, '10.0.0.1');
+    const d = doc({ server: { host: '${HOST:-127.0.0.2}' } });
+    assert.equal(parseConfig(d, 'test', {}).server.host, '127.0.0.2');
+    assert.equal(parseConfig(d, 'test', { HOST: '127.0.0.3' }).server.host, '127.0.0.3');
   });
 
   it('an empty default is allowed', () => {
@@ -211,8 +211,8 @@ describe('parseConfig: ${VAR} interpolation', () => {
   it(
     '${VAR:-default} uses the default when VAR is set but empty (shell and compose semantics of ":-")',
     () => {
-      const cfg = parseConfig(doc({ server: { host: '${HOST:-0.0.0.0}' } }), 'test', { HOST: '' });
-      assert.equal(cfg.server.host, '0.0.0.0');
+      const cfg = parseConfig(doc({ server: { host: '${HOST:-127.0.0.2}' } }), 'test', { HOST: '' });
+      assert.equal(cfg.server.host, '127.0.0.2');
     },
   );
 
@@ -245,8 +245,8 @@ describe('loadConfig', () => {
   it('applies SWITCHBOARD_HOST, SWITCHBOARD_PORT and LOG_LEVEL overrides', () => {
     const file = join(dir, 'env.yaml');
     writeFileSync(file, 'server:\n  port: 1234\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
-    const cfg = loadConfig(file, { SWITCHBOARD_HOST: '0.0.0.0', SWITCHBOARD_PORT: '9999', LOG_LEVEL: 'debug' });
-    assert.equal(cfg.server.host, '0.0.0.0');
+    const cfg = loadConfig(file, { SWITCHBOARD_HOST: '127.0.0.2', SWITCHBOARD_PORT: '9999', LOG_LEVEL: 'debug' });
+    assert.equal(cfg.server.host, '127.0.0.2');
     assert.equal(cfg.server.port, 9999);
     assert.equal(cfg.logging.level, 'debug');
   });
@@ -307,5 +307,24 @@ describe('ssePathOf / messagesPathOf', () => {
     assert.equal(ssePathOf({ path: '/mcp', ssePath: '/legacy/events' }), '/legacy/events');
     assert.equal(messagesPathOf({ path: '/mcp', ssePath: '/legacy/events' }), '/legacy/messages');
     assert.equal(ssePathOf({ path: '/mcp', ssePath: undefined }), '/sse');
+  });
+});
+
+describe('parseConfig: auth', () => {
+  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'x' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
+  it('refuses auth none on a non-loopback address', () => {
+    assert.throws(() => parseConfig({ ...base, server: { host: '0.0.0.0' } }, 'test', {}), /auth\.mode: "none" is only accepted when server\.host is a loopback address/);
+  });
+  it('jwt needs an issuer, keys and at least one tenant', () => {
+    assert.throws(() => parseConfig({ ...base, auth: { mode: 'jwt' } }, 'test', {}), (err: Error) => /auth\.issuer: required/.test(err.message) && /auth: jwt needs keys/.test(err.message) && /tenants: with auth\.mode jwt/.test(err.message));
+  });
+  it('HS algorithms need allowHmac', () => {
+    assert.throws(
+      () => parseConfig({ ...base, auth: { mode: 'jwt', issuer: 'i', jwksUrl: 'https://i/jwks', algorithms: ['HS256'] }, tenants: [{ name: 't', endpoints: ['*'] }] }, 'test', {}),
+      /auth\.algorithms: HS\* algorithms need allowHmac: true/,
+    );
+  });
+  it('tenant endpoints must exist', () => {
+    assert.throws(() => parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['/nope'] }] }, 'test', {}), /tenants\[0\]\.endpoints\[0\]: no endpoint has path "\/nope"/);
   });
 });

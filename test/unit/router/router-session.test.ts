@@ -287,9 +287,16 @@ describe('RouterSession with two upstreams', () => {
     });
   });
 
-  it('passes an upstream\'s own error for an unknown tool back unchanged', async () => {
+  it('answers a tool the upstream does not list itself, as "not found", without calling the upstream', async () => {
     await withGateway([A, B], undefined, async (g) => {
-      await assert.rejects(g.request('tools/call', { name: 'a__missing' }), rpcError(-32602, 'Unknown tool: missing'));
+      await assert.rejects(g.request('tools/call', { name: 'a__missing' }), rpcError(-32602, 'Tool a__missing not found'));
+      assert.equal(g.server('a').requests('tools/call').length, 0);
+    });
+  });
+
+  it('passes an upstream\'s own error back unchanged', async () => {
+    await withGateway([A, { ...B, failing: ['tools/call'] }], undefined, async (g) => {
+      await assert.rejects(g.request('tools/call', { name: 'b__b1' }), rpcError(-32603, 'b is broken'));
     });
   });
 

@@ -1,0 +1,85 @@
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { AuthConfig } from '../config/schema.js';
+import { AuthError } from './auth-error.js';
+import { keySource } from './key-source.js';
+import type { Principal } from './principal.js';
+
+export interface CredentialInput {
+  /** Every Authorization header line as received (duplicates included). */
+  authorization: string[];
+  /** Whether the URL's query carries something that looks like a token. */
+  tokenInQuery: boolean;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+
+function claimAt(payload: JWTPayload, path: string): unknown {
+  if (path in payload) return payload[path];
+  return path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
+}
+
+function scopesOf(v: unknown): Set<string> {
+  if (typeof v === 'string') return new Set(v.split(' ').filter(Boolean));
+  if (Array.isArray(v)) return new Set(v.filter((s): s is string => typeof s === 'string'));
+  return new Set();
+}
+
+/** Verifies a request's bearer token and maps its claims to a principal. Never accepts a token from the URL. */
+export class Authenticator {
+  readonly #cfg: AuthConfig;
+  readonly #audience: string[];
+  readonly #getKey: JWTVerifyGetKey;
+
+  constructor(cfg: AuthConfig, audience: string[]) {
+    this.#cfg = cfg;
+    this.#audience = audience;
+    this.#getKey = keySource(cfg);
+  }
+
+  async authenticate(input: CredentialInput): Promise<Principal> {
+    if (input.tokenInQuery) {
+      throw new AuthError(400, 'invalid_request', 'token_in_query', 'access tokens in the query string are refused; send an Authorization: Bearer header');
+    }
+    if (input.authorization.length === 0) throw new AuthError(401, undefined, 'missing', 'an Authorization: Bearer token is required');
+    if (input.authorization.length > 1) throw new AuthError(400, 'invalid_request', 'duplicate_header', 'more than one Authorization header');
+    const m = BEARER.exec(input.authorization[0]!.trim());
+    if (!m) throw new AuthError(400, 'invalid_request', 'malformed_header', 'the Authorization header must be "Bearer <token>"');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(m[1]!, this.#getKey, {
+        issuer: this.#cfg.issuer,
+        audience: this.#audience,
+        algorithms: this.#cfg.algorithms,
+        clockTolerance: this.#cfg.clockToleranceSec,
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (err) {
+      throw new AuthError(401, 'invalid_token', reasonOf(err), `the access token is invalid: ${describe(err)}`);
+    }
+    const tenant = claimAt(payload, this.#cfg.claims.tenant);
+    if (typeof tenant !== 'string' || tenant.length === 0) {
+      throw new AuthError(401, 'invalid_token', 'no_tenant', `the access token has no "${this.#cfg.claims.tenant}" claim naming a tenant`);
+    }
+    return { issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) };
+  }
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `claim_${err.claim}`;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'unknown_key';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm';
+  if (err instanceof errors.JWKSTimeout) return 'jwks_timeout';
+  return 'malformed';
+}
+
+function describe(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'it has expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `the "${err.claim}" claim is not acceptable (${err.reason})`;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'the signature does not verify';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'no trusted key matches it';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'its algorithm is not allowed';
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JOSEError) return (err as Error).message;
+  return 'it is not a well-formed JWT';
+}

@@ -1,0 +1,14 @@
+/** Who is calling, as the verified token says. Sessions are bound to issuer + subject. */
+export interface Principal {
+  issuer: string;
+  subject: string;
+  tenant: string;
+  scopes: ReadonlySet<string>;
+}
+
+export function samePrincipal(a: Principal, b: Principal): boolean {
+  return a.issuer === b.issuer && a.subject === b.subject && a.tenant === b.tenant;
+}
+
+/** The principal of every request when auth is off (loopback only). */
+export const ANONYMOUS: Principal = Object.freeze({ issuer: 'local', subject: 'anonymous', tenant: 'anonymous', scopes: new Set<string>() });

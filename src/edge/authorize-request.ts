@@ -1,0 +1,79 @@
+import type { FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { AuthError } from '../auth/auth-error.js';
+import type { CredentialInput } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { replyError } from './replies.js';
+
+/** What the edge needs from authentication and tenant policy, as plain functions. */
+export interface EdgeAuth {
+  authenticate(input: CredentialInput): Promise<Principal>;
+  /** Why this principal may not use the endpoint, or undefined. */
+  forbidden(principal: Principal, path: string): string | undefined;
+  /** 0, or milliseconds until the tenant's rate limit lets a request through. */
+  admit(principal: Principal): number;
+  /** The RFC 9728 metadata URL for an endpoint, as this request's client reaches the gateway. */
+  metadataUrl(path: string, req: FastifyRequest): string;
+  /** Seen on each refusal, for metrics and logs. */
+  onFailure?(reason: string): void;
+}
+
+const JWT_LIKE = /(^|[=&])[^=&]*=eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
+
+function credentials(req: FastifyRequest): CredentialInput {
+  const authorization: string[] = [];
+  const raw = req.raw.rawHeaders;
+  // Node keeps only the first of duplicate Authorization headers in req.headers; the raw list has all.
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') authorization.push(raw[i + 1]!);
+  const q = req.url.indexOf('?');
+  const query = q === -1 ? '' : req.url.slice(q + 1);
+  const tokenInQuery = query !== '' && (/(^|&)(access_token|token|id_token)=/i.test(query) || JWT_LIKE.test(query));
+  return { authorization, tokenInQuery };
+}
+
+function quoted(s: string): string {
+  return `"${s.replace(/["\\]/g, '')}"`;
+}
+
+/**
+ * Authenticates a request and applies the tenant's endpoint grant and rate limit. Answers the refusal
+ * itself (401/400/403 with WWW-Authenticate, or 429 with Retry-After) and returns undefined then.
+ */
+export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, res: ServerResponse, path: string): Promise<Principal | undefined> {
+  let principal: Principal;
+  try {
+    principal = await auth.authenticate(credentials(req));
+  } catch (err) {
+    if (!(err instanceof AuthError)) throw err;
+    auth.onFailure?.(err.reason);
+    let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
+    if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
+    if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
+    replyError(res, err.status, err.message, { code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } });
+    return undefined;
+  }
+  const why = auth.forbidden(principal, path);
+  if (why) {
+    auth.onFailure?.('forbidden');
+    replyError(res, 403, `Forbidden: ${why}`, { code: ErrorCode.InvalidRequest });
+    return undefined;
+  }
+  const waitMs = auth.admit(principal);
+  if (waitMs > 0) {
+    replyError(res, 429, `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${Math.ceil(waitMs / 1000)} s`, {
+      code: ErrorCode.ServerError,
+      headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) },
+    });
+    return undefined;
+  }
+  return principal;
+}
+
+/** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
+export function replyInsufficientScope(auth: EdgeAuth, req: FastifyRequest, res: ServerResponse, path: string, scopes: string[]): void {
+  const scope = scopes.join(' ');
+  const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description="this request needs the scope ${scope.replace(/"/g, '')}"`;
+  auth.onFailure?.('insufficient_scope');
+  replyError(res, 403, `Forbidden: this request needs the scope ${scope}`, { code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } });
+}

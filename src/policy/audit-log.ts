@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '../observability/logger.js';
+
+export interface AuditEvent {
+  tenant: string;
+  subject: string;
+  session: string;
+  endpoint: string;
+  method: string;
+  upstream: string | undefined;
+  name: string;
+  decision: 'allow' | 'deny';
+  rule: string;
+  outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled';
+  latencyMs: number;
+  responseBytes: number;
+  arguments?: unknown;
+}
+
+/** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
+export class AuditLog {
+  readonly #logger: Logger;
+  readonly #hashArguments: boolean;
+
+  constructor(logger: Logger, hashArguments: boolean) {
+    this.#logger = logger.child({ audit: true });
+    this.#hashArguments = hashArguments;
+  }
+
+  record(e: AuditEvent): void {
+    const { arguments: args, ...rest } = e;
+    const line: Record<string, unknown> = rest;
+    if (this.#hashArguments && args !== undefined) line.argumentsSha256 = createHash('sha256').update(JSON.stringify(args)).digest('hex');
+    this.#logger.info(line, 'audit');
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The counters behind per-tenant limits. Memory here; the Redis store implements the same interface
+ * so limits hold across replicas.
+ */
+export interface LimitCounters {
+  /** Takes one token from the tenant's bucket; returns 0, or how long until one is available (ms). */
+  take(key: string, ratePerSec: number, burst: number): number;
+  /** Increments a gauge unless it is at max; true when incremented. */
+  acquire(key: string, max: number): boolean;
+  release(key: string): void;
+}
+
+export class MemoryLimitCounters implements LimitCounters {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #gauges = new Map<string, number>();
+
+  take(key: string, ratePerSec: number, burst: number): number {
+    const now = Date.now();
+    const b = this.#buckets.get(key) ?? { tokens: burst, at: now };
+    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * ratePerSec);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - b.tokens) / ratePerSec) * 1000);
+  }
+
+  acquire(key: string, max: number): boolean {
+    const n = this.#gauges.get(key) ?? 0;
+    if (n >= max) return false;
+    this.#gauges.set(key, n + 1);
+    return true;
+  }
+
+  release(key: string): void {
+    const n = (this.#gauges.get(key) ?? 0) - 1;
+    if (n <= 0) this.#gauges.delete(key);
+    else this.#gauges.set(key, n);
+  }
+}
