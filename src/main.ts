@@ -1,12 +1,47 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.js';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { audiencesOf, buildApp } from './app.js';
+import { parseTtl, signDevToken } from './auth/dev-token.js';
 import { ConfigError, loadConfig } from './config/load.js';
 
 const USAGE = `usage:
   switchboard serve [--config FILE]     run the gateway (FILE also from SWITCHBOARD_CONFIG)
   switchboard check-config FILE         validate a config file and exit
+  switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
+                                        print a development JWT that FILE's gateway accepts
+                                        (default FILE: deploy/quickstart.yaml, key: deploy/dev-keys/dev-private.jwk.json)
 `;
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function token(values: Record<string, string | string[] | boolean | undefined>): Promise<number> {
+  const tenant = values.tenant as string | undefined;
+  const sub = values.sub as string | undefined;
+  if (!tenant || !sub) {
+    process.stderr.write(`switchboard token: --tenant and --sub are required\n${USAGE}`);
+    return 2;
+  }
+  const config = loadConfig((values.config as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'quickstart.yaml'));
+  if (config.auth.mode !== 'jwt' || !config.auth.issuer) {
+    process.stderr.write('switchboard token: that config does not use jwt authentication; no token is needed\n');
+    return 2;
+  }
+  const scopes = ((values.scope as string[] | undefined) ?? []).flatMap((s) => s.split(/[ ,]+/)).filter(Boolean);
+  const jwt = await signDevToken({
+    keyFile: (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json'),
+    issuer: config.auth.issuer,
+    audience: (values.audience as string | undefined) ?? audiencesOf(config)[0]!,
+    tenant,
+    subject: sub,
+    scopes,
+    ttlSeconds: parseTtl((values.ttl as string | undefined) ?? '12h'),
+    tenantClaim: config.auth.claims.tenant,
+  });
+  process.stdout.write(`${jwt}\n`);
+  return 0;
+}
 
 async function serve(file: string): Promise<void> {
   const config = loadConfig(file);
@@ -37,9 +72,23 @@ async function serve(file: string): Promise<void> {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { values, positionals } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } }, allowPositionals: true });
   try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: {
+        config: { type: 'string', short: 'c' },
+        tenant: { type: 'string' },
+        sub: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        ttl: { type: 'string' },
+        key: { type: 'string' },
+        audience: { type: 'string' },
+      },
+      allowPositionals: true,
+    });
     switch (command) {
+      case 'token':
+        return await token(values);
       case 'serve': {
         const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
         if (!file) {
@@ -64,6 +113,10 @@ async function main(argv: string[]): Promise<number> {
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
     }
   } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`switchboard: ${(err as Error).message}\n${USAGE}`);
+      return 2;
+    }
     if (err instanceof ConfigError) {
       process.stderr.write(`switchboard: ${err.message}\n`);
       return 1;

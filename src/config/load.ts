@@ -60,6 +60,7 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
   for (const u of cfg.upstreams) {
     if (u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
   }
+  cfg.auth.keys = cfg.auth.keys.map((k) => (isAbsolute(k) ? k : resolve(baseDir, k)));
   return deepFreeze(cfg);
 }
 

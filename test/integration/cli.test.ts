@@ -19,6 +19,22 @@ function tempConfig(text: string): string {
 }
 
 describe('switchboard CLI', () => {
+  it('token prints a JWT for the quick start, and refuses to run without --tenant/--sub', () => {
+    const ok = run(['token', '--tenant', 'dev', '--sub', 'me', '--scope', 'a b', '--ttl', '5m']);
+    assert.equal(ok.status, 0, ok.stderr);
+    const [header, payload] = ok.stdout.trim().split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    assert.equal(header.alg, 'EdDSA');
+    assert.equal(payload.iss, 'switchboard-dev');
+    assert.equal(payload.aud, 'http://127.0.0.1:8080');
+    assert.equal(payload.tenant, 'dev');
+    assert.equal(payload.sub, 'me');
+    assert.equal(payload.scope, 'a b');
+    assert.equal(payload.exp - payload.iat, 300);
+    const bad = run(['token', '--sub', 'me']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--tenant and --sub are required/);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = run(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
@@ -88,10 +104,20 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
         }
       });
     });
-    const res = await fetch(`${address}/mcp`, {
+    const init = {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } as Record<string, string>,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    };
+    // Auth is on in the quick start: without a token, 401 and a pointer to the metadata.
+    const refused = await fetch(`${address}/mcp`, init);
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:8080\/\.well-known\/oauth-protected-resource\/mcp"/);
+    const token = run(['token', '--tenant', 'dev', '--sub', 'readme-user']);
+    assert.equal(token.status, 0, token.stderr);
+    init.headers.authorization = `Bearer ${token.stdout.trim()}`;
+    const res = await fetch(`${address}/mcp`, {
+      ...init,
     });
     assert.equal(res.status, 200);
     assert.ok(res.headers.get('mcp-session-id'));
