@@ -33,6 +33,7 @@ export class Gateway {
       policy: this.policy,
       audit: config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined,
       idleTimeoutMs: config.session.idleTimeoutMs,
+      clientRequestTimeoutMs: config.session.clientRequestTimeoutMs,
       maxSessions: config.session.maxSessions,
       events: deps.events ?? new MemoryEventStore(config.session.eventsPerStream),
       logger: deps.logger,

@@ -149,6 +149,8 @@ export const configSchema = z
       .object({
         idleTimeoutMs: z.number().int().min(1000).default(30 * 60_000),
         maxSessions: z.number().int().min(1).default(100_000),
+        /** How long a request the gateway relays to the client (sampling, elicitation, roots) may wait for its answer. */
+        clientRequestTimeoutMs: z.number().int().min(1000).default(300_000),
         /** Events kept per SSE stream for Last-Event-ID resumption. */
         eventsPerStream: z.number().int().min(0).default(1000),
       })

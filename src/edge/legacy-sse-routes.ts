@@ -34,10 +34,12 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
     if (!principal) return;
     try {
-      ctx.registry.create('sse', router, principal, (id) => {
+      const session = ctx.registry.create('sse', router, principal, (id) => {
         const conn = ctx.hub.open(res, {});
         return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
       });
+      // The session lives exactly as long as its stream: never idle while it is open.
+      session.openStreams = 1;
     } catch (err) {
       const e = err as GatewayError;
       replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });

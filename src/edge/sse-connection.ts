@@ -50,6 +50,8 @@ export class SseConnection {
     res.socket?.setNoDelay(true);
     res.on('close', () => this.#closed());
     hub.live.add(this);
+    // The client may have gone while we were getting ready: 'close' has fired already and never will again.
+    if (res.destroyed || res.writableEnded) queueMicrotask(() => this.#closed());
   }
 
   get open(): boolean {

@@ -147,7 +147,15 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       return;
     }
     transports.set(session, transport!);
+    // A client that gives up before the answer would leave a session nobody knows the id of.
+    const abandoned = () => void session.close('the client left during initialize');
+    res.once('close', abandoned);
     const response = await session.initialize(init);
+    res.off('close', abandoned);
+    if (res.destroyed) {
+      void session.close('the client left during initialize');
+      return;
+    }
     if ('error' in response) {
       void session.close('initialize failed');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));

@@ -29,6 +29,9 @@ export interface StreamableTransportOptions {
 }
 
 export class UnknownEventIdError extends Error {}
+
+/** Matches the event store's per-session stream bound: older answered streams are not resumable anyway. */
+const MAX_KEPT_STREAMS = 64;
 export class StreamConflictError extends Error {}
 
 /**
@@ -41,6 +44,8 @@ export class StreamableSessionTransport implements Transport {
   readonly #o: StreamableTransportOptions;
   readonly #streams = new Map<number, OutStream>();
   readonly #byRequest = new Map<RequestId, OutStream>();
+  /** Answered streams kept for resumption, oldest first. */
+  readonly #done: number[] = [];
   #nextNo = 1;
   #closed = false;
   onmessage?: (message: JsonRpcMessage) => void;
@@ -65,7 +70,10 @@ export class StreamableSessionTransport implements Transport {
   }
 
   #attach(stream: OutStream, res: ServerResponse, headers: Record<string, string>): SseConnection {
-    const conn = this.#o.hub.open(res, headers);
+    return this.#bind(stream, this.#o.hub.open(res, headers));
+  }
+
+  #bind(stream: OutStream, conn: SseConnection): SseConnection {
     stream.conn = conn;
     this.#o.onStreamsChanged(1);
     conn.onclose = () => {
@@ -95,11 +103,26 @@ export class StreamableSessionTransport implements Transport {
   async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const stream = this.#streams.get(0)!;
     if (stream.conn?.open) throw new StreamConflictError('a standalone stream is already open for this session');
-    const missed = this.#o.resumable ? ((await this.#o.events.replay(this.#o.sessionId, 0, stream.delivered)) ?? []) : [];
-    const conn = this.#attach(stream, res, headers);
+    const conn = this.#o.hub.open(res, headers);
     if (this.#priming()) conn.write(ssePriming(`0_${stream.delivered}`));
-    for (const e of missed) conn.write(sseEvent(e.data, `0_${e.seq}`));
-    stream.delivered = stream.seq;
+    await this.#catchUp(stream, conn, stream.delivered);
+  }
+
+  /**
+   * Writes what the log holds after `after`, again until nothing new arrived during the (possibly
+   * remote) read, then binds the connection so that what follows goes out live, in order.
+   */
+  async #catchUp(stream: OutStream, conn: SseConnection, after: number): Promise<void> {
+    let last = after;
+    for (let round = 0; this.#o.resumable && round < 10 && last < stream.seq; round++) {
+      for (const e of (await this.#o.events.replay(this.#o.sessionId, stream.no, last)) ?? []) {
+        conn.write(sseEvent(e.data, `${stream.no}_${e.seq}`));
+        last = e.seq;
+      }
+    }
+    if (stream.conn?.open) stream.conn.end(); // a newer connection takes over
+    this.#bind(stream, conn);
+    if (stream.no === 0) stream.delivered = last;
   }
 
   /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
@@ -108,16 +131,19 @@ export class StreamableSessionTransport implements Transport {
     if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${lastEventId.slice(0, 64)}"`);
     const no = Number(m[1]);
     const seq = Number(m[2]);
-    const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
     const stream = this.#streams.get(no);
-    if (!events && !stream) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
-    stream?.conn?.end(); // the newer connection takes over
-    const conn = stream ? this.#attach(stream, res, headers) : this.#o.hub.open(res, headers);
-    for (const e of events ?? []) conn.write(sseEvent(e.data, `${no}_${e.seq}`));
-    if (stream && no === 0) stream.delivered = stream.seq;
     if (!stream) {
-      conn.end(); // already complete: everything it had is replayed
-    } else if (no !== 0 && stream.pending.size === 0) {
+      // Already complete: replay what the log still has of it, then end.
+      const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
+      if (!events) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
+      const conn = this.#o.hub.open(res, headers);
+      for (const e of events) conn.write(sseEvent(e.data, `${no}_${e.seq}`));
+      conn.end();
+      return;
+    }
+    const conn = this.#o.hub.open(res, headers);
+    await this.#catchUp(stream, conn, seq);
+    if (no !== 0 && stream.pending.size === 0) {
       // Its answers were produced while the reader was away and are now delivered: the stream is done.
       conn.end();
       this.#retire(stream);
@@ -167,12 +193,18 @@ export class StreamableSessionTransport implements Transport {
       this.#retire(stream);
       return;
     }
-    if (stream.conn?.open) {
-      stream.conn.end();
-      // Delivered in full to a live reader: the log of this stream is no longer needed.
+    if (stream.conn?.open || !this.#o.resumable) {
+      stream.conn?.end();
+      // Delivered in full to a live reader (or never resumable): the stream is no longer needed.
       this.#retire(stream);
+      return;
     }
-    // Otherwise the reader dropped: keep the stream's events for a resuming GET.
+    // The reader dropped: keep the stream's events for a resuming GET, up to a bound.
+    this.#done.push(stream.no);
+    while (this.#done.length > MAX_KEPT_STREAMS) {
+      const old = this.#streams.get(this.#done.shift()!);
+      if (old) this.#retire(old);
+    }
   }
 
   #retire(stream: OutStream): void {

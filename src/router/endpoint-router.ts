@@ -5,6 +5,8 @@ import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool }
 import { isValidToolName, prefixed } from './names.js';
 import { RouterSession } from './router-session.js';
 
+type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
+
 const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 const MAX_LEARNED_URIS = 10_000;
 
@@ -22,6 +24,8 @@ export class EndpointRouter {
   readonly #uriOwner = new Map<string, string>();
   /** URI template prefixes (text before the first "{") → upstream. */
   readonly #templateOwner = new Map<string, string>();
+  /** Exact uriTemplate → upstream, for completion/complete on a template. */
+  readonly #templates = new Map<string, string>();
   readonly #detach: Array<() => void> = [];
 
   constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger) {
@@ -30,7 +34,7 @@ export class EndpointRouter {
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.logger = logger.child({ endpoint: config.path });
     for (const pool of this.pools) {
-      const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target?: { caller: UpstreamCaller; relatedRequestId: RequestId | undefined }) =>
+      const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target: () => Target | undefined) =>
         this.#onNotification(pool, inst, method, params, target);
       const onReady = (inst: UpstreamInstance, identity: UpstreamIdentity, restarted: boolean) => {
         if (!restarted) return;
@@ -57,18 +61,15 @@ export class EndpointRouter {
   /** Acquires a dedicated instance of every per-session upstream, then registers the session. */
   async open(caller: UpstreamCaller): Promise<RouterSession> {
     const leases = new Map<string, UpstreamInstance>();
-    try {
-      await Promise.all(
-        this.pools
-          .filter((p) => !p.shared)
-          .map(async (p) => {
-            leases.set(p.name, await p.acquire(caller));
-          }),
-      );
-    } catch (err) {
-      await Promise.all([...leases].map(([name, inst]) => this.pool(name)!.release(inst)));
-      throw err;
+    const dedicated = this.pools.filter((p) => !p.shared);
+    // allSettled: when one acquire fails, every other one must have finished before it is released.
+    const settled = await Promise.allSettled(dedicated.map((p) => p.acquire(caller)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' ? dedicated[i]!.release(r.value) : undefined)));
+      throw failed.reason;
     }
+    settled.forEach((r, i) => leases.set(dedicated[i]!.name, (r as PromiseFulfilledResult<UpstreamInstance>).value));
     const session = new RouterSession(this, caller, leases);
     this.#sessions.set(caller, session);
     return session;
@@ -83,7 +84,12 @@ export class EndpointRouter {
     this.#uriOwner.set(uri, upstream);
   }
 
+  ownerOfTemplate(template: string): string | undefined {
+    return this.#templates.get(template);
+  }
+
   learnTemplate(template: string, upstream: string): void {
+    if (this.#templates.size < MAX_LEARNED_URIS) this.#templates.set(template, upstream);
     const i = template.indexOf('{');
     const prefix = i === -1 ? template : template.slice(0, i);
     if (prefix.length > 0 && this.#templateOwner.size < MAX_LEARNED_URIS) this.#templateOwner.set(prefix, upstream);
@@ -117,7 +123,7 @@ export class EndpointRouter {
     inst: UpstreamInstance,
     method: string,
     params: Record<string, unknown> | undefined,
-    target: { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined,
+    resolve: () => Target | undefined,
   ): void {
     if (LIST_CHANGED.includes(method)) {
       this.#broadcast(pool, inst, method);
@@ -132,6 +138,7 @@ export class EndpointRouter {
       return;
     }
     // Logging and anything else: only to the one session it can be attributed to, never broadcast.
+    const target = resolve();
     if (target && this.#sessions.has(target.caller)) {
       target.caller.clientNotify(method, params, target.relatedRequestId);
     } else if (!target) {

@@ -152,7 +152,8 @@ export class RouterSession {
       targets = pools.map((p) => [p, undefined]);
     }
     const settled = await Promise.allSettled(
-      targets.map(([pool, cursor]) => {
+      // async: a pool with no running instance throws from pick(); that must count as this upstream's failure.
+      targets.map(async ([pool, cursor]) => {
         const { cursor: _drop, ...rest } = params ?? {};
         return this.#forward(pool, method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, ctx);
       }),
@@ -224,25 +225,33 @@ export class RouterSession {
   }
 
   async #byUri(method: string, params: Params, ctx: RouteContext): Promise<Result> {
-    const pool = this.#uriPool(params?.uri);
-    if (pool) return this.#forward(pool, method, params, ctx);
-    // A URI no list has shown (e.g. from a tool result): ask each upstream in turn.
-    let firstError: unknown;
-    for (const p of this.#pools('resources')) {
-      try {
-        return await this.#forward(p, method, params, ctx);
-      } catch (err) {
-        firstError ??= err;
-        if (ctx.signal.aborted) throw err;
+    const pool = (await this.#ownerOf(params?.uri, ctx)) ?? undefined;
+    if (!pool) throw notFound('resource', String(params?.uri));
+    return this.#forward(pool, method, params, ctx);
+  }
+
+  /**
+   * The upstream that owns a URI. Unknown to the lists seen so far: list resources and templates once
+   * more. The URI itself is never shown to an upstream that does not claim it.
+   */
+  async #ownerOf(uri: unknown, ctx: RouteContext): Promise<UpstreamPool | undefined> {
+    const known = this.#uriPool(uri);
+    if (known) return known;
+    for (const method of ['resources/list', 'resources/templates/list']) {
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const r = await this.#list(method, LISTS[method]!, cursor === undefined ? undefined : { cursor }, ctx).catch(() => undefined);
+        cursor = typeof r?.nextCursor === 'string' ? r.nextCursor : undefined;
+        if (cursor === undefined) break;
       }
     }
-    throw firstError ?? new JsonRpcError(ErrorCode.ResourceNotFound, `Resource ${String(params?.uri)} not found`);
+    return this.#uriPool(uri);
   }
 
   async #subscribe(params: Params, ctx: RouteContext): Promise<Result> {
     const uri = params?.uri as string;
-    const pool = this.#uriPool(uri) ?? this.#pools('resources')[0];
-    if (!pool) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found: resources/subscribe');
+    const pool = await this.#ownerOf(uri, ctx);
+    if (!pool) throw notFound('resource', String(uri));
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
     let subscribers = inst.subscriptions.get(uri);
@@ -271,6 +280,12 @@ export class RouterSession {
     return {};
   }
 
+  /** A completion names a template by its exact uriTemplate. */
+  #templatePool(template: string): UpstreamPool | undefined {
+    const owner = this.#endpoint.ownerOfTemplate(template);
+    return owner ? this.#endpoint.pool(owner) : undefined;
+  }
+
   #complete(params: Params, ctx: RouteContext): Promise<Result> {
     const ref = params?.ref as Record<string, unknown> | undefined;
     if (ref?.type === 'ref/prompt') {
@@ -278,7 +293,7 @@ export class RouterSession {
       return this.#forward(pool, 'completion/complete', { ...params, ref: { ...ref, name } }, ctx);
     }
     if (ref?.type === 'ref/resource') {
-      const pool = this.#uriPool(ref.uri) ?? this.#pools('resources')[0];
+      const pool = this.#uriPool(ref.uri) ?? this.#templatePool(String(ref.uri));
       if (!pool) throw new JsonRpcError(ErrorCode.InvalidParams, `Resource template ${String(ref.uri)} not found`);
       return this.#forward(pool, 'completion/complete', params, ctx);
     }

@@ -29,6 +29,7 @@ interface Outgoing {
 export interface ClientSessionOptions {
   id: string;
   guard: SessionGuard;
+  clientRequestTimeoutMs: number;
   kind: 'streamable-http' | 'sse';
   endpoint: EndpointRouter;
   transport: Transport;
@@ -49,6 +50,10 @@ export class ClientSession {
   readonly #logger: Logger;
   readonly #onClosed: (s: ClientSession) => void;
   readonly guard: SessionGuard;
+  readonly #clientRequestTimeoutMs: number;
+  /** Resolves when the client has said notifications/initialized: nothing is asked of it before. */
+  readonly #active: Promise<void>;
+  #activate!: () => void;
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
   readonly #inflight = new Map<RequestId, AbortController>();
@@ -69,6 +74,8 @@ export class ClientSession {
     this.#logger = opts.logger;
     this.#onClosed = opts.onClosed;
     this.guard = opts.guard;
+    this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
+    this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
   }
@@ -197,7 +204,11 @@ export class ClientSession {
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {
     switch (method) {
       case 'notifications/initialized':
-        if (this.#state === 'INITIALIZING') this.#state = 'ACTIVE';
+        if (this.#state !== 'INITIALIZING') return;
+        this.#state = 'ACTIVE';
+        this.#activate();
+        // A warm spare asked for roots before it had a session: let it ask again, now answerable.
+        if (this.clientCapabilities.roots) this.#router?.notification('notifications/roots/list_changed', undefined);
         return;
       case 'notifications/cancelled': {
         const id = params?.requestId as RequestId | undefined;
@@ -242,21 +253,31 @@ export class ClientSession {
     if (method === 'elicitation/create' && (params as any)?.mode === 'url' && !this.clientCapabilities.elicitation?.url) {
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, 'the client did not declare URL-mode elicitation'));
     }
+    return this.#relay(method, params, relatedRequestId, signal);
+  }
+
+  async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.#clientRequestTimeoutMs)]);
+    if (this.#state !== 'ACTIVE') {
+      // Before notifications/initialized the spec lets the server send only pings and logs: hold it.
+      await Promise.race([this.#active, new Promise((resolve) => deadline.addEventListener('abort', resolve, { once: true }))]);
+      if (deadline.aborted || (this.#state as SessionState) !== 'ACTIVE') throw new JsonRpcError(ErrorCode.InternalError, 'the client session did not become active in time');
+    }
     const id = this.#nextOutgoingId++;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         if (!this.#outgoing.delete(id)) return;
-        void this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason ?? 'cancelled') } }, relatedRequestId);
-        reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled'));
+        void this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: signal.aborted ? String(signal.reason ?? 'cancelled') : 'the client did not answer in time' } }, relatedRequestId);
+        reject(new JsonRpcError(signal.aborted ? ErrorCode.InternalError : ErrorCode.RequestTimeout, signal.aborted ? 'cancelled' : `the client did not answer "${method}" within ${this.#clientRequestTimeoutMs} ms`));
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      deadline.addEventListener('abort', onAbort, { once: true });
       this.#outgoing.set(id, {
         resolve: (r) => {
-          signal.removeEventListener('abort', onAbort);
+          deadline.removeEventListener('abort', onAbort);
           resolve(r);
         },
         reject: (e) => {
-          signal.removeEventListener('abort', onAbort);
+          deadline.removeEventListener('abort', onAbort);
           reject(e);
         },
       });

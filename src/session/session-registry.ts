@@ -12,6 +12,7 @@ export interface SessionRegistryOptions {
   policy: Policy;
   audit: AuditLog | undefined;
   idleTimeoutMs: number;
+  clientRequestTimeoutMs: number;
   maxSessions: number;
   events: EventStore;
   logger: Logger;
@@ -62,6 +63,7 @@ export class SessionRegistry {
     const session = new ClientSession({
       id,
       guard,
+      clientRequestTimeoutMs: this.#opts.clientRequestTimeoutMs,
       kind,
       endpoint,
       transport: makeTransport(id),

@@ -59,12 +59,19 @@ export class StdioTransport implements Transport {
     const { command, args, cwd, env, logger } = this.#opts;
     const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // 'close' (not 'exit'): it also fires when the program could not be started at all, and only
+    // after stdout is drained, so an answer written just before exiting is still read.
+    this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
 
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', reject);
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+      });
+    } catch (err) {
+      this.#closed = true;
+      throw new Error(`cannot start "${command}": ${(err as Error).message}`);
+    }
     const pid = child.pid!;
     live.add(pid);
 
@@ -86,14 +93,16 @@ export class StdioTransport implements Transport {
     // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
     child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
     child.on('error', (err) => this.onerror?.(err));
-    child.once('exit', (code, signal) => {
+    child.once('exit', () => {
       live.delete(pid);
-      // The leader may be gone while grandchildren linger in its group.
+      // The leader may be gone while grandchildren linger in its group (and hold our pipes open).
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
         /* group already empty */
       }
+    });
+    child.once('close', (code, signal) => {
       if (!this.#closing) logger.warn({ code, signal, pid }, 'upstream process exited');
       this.#closed = true;
       this.onclose?.();
@@ -126,7 +135,7 @@ export class StdioTransport implements Transport {
   /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
   async close(): Promise<void> {
     const child = this.#child;
-    if (!child || this.#closed || this.#closing) return;
+    if (!child || child.pid === undefined || this.#closed || this.#closing) return;
     this.#closing = true;
     const grace = this.#opts.stopGraceMs ?? 2000;
     const exited = this.#exited!;

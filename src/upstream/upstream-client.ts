@@ -30,13 +30,15 @@ interface Pending {
   callerRequestId: RequestId | undefined;
   clientToken: string | number | undefined;
   onProgress: CallOptions['onProgress'];
+  isInitialize: boolean;
   cleanup: () => void;
 }
 
 export interface UpstreamClientHooks {
   /** Decides which session a message started by the upstream belongs to. */
   resolveCaller(client: UpstreamClient): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
-  onNotification(method: string, params: Record<string, unknown> | undefined): void;
+  /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
+  onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
 }
 
 /**
@@ -81,14 +83,21 @@ export class UpstreamClient {
     return out;
   }
 
-  async initialize(timeoutMs: number): Promise<UpstreamIdentity> {
+  /**
+   * `dedicated`: this connection serves one client session, so everything the upstream asks can be put
+   * to that client, roots included. A shared connection is not told about roots: they are one client's
+   * workspace, and no single client stands behind a shared upstream.
+   */
+  async initialize(timeoutMs: number, dedicated = true): Promise<UpstreamIdentity> {
+    const capabilities: Record<string, unknown> = { sampling: {}, elicitation: { form: {}, url: {} } };
+    if (dedicated) capabilities.roots = { listChanged: true };
     const result = await this.request(
       'initialize',
       {
         protocolVersion: GATEWAY_PROTOCOL_VERSION,
-        // The gateway can route these to whichever client session caused the request; a session whose
+        // Sampling and elicitation go to the client session whose request caused them; a session whose
         // client lacks the capability answers the upstream with an error instead.
-        capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        capabilities,
         clientInfo: { name: 'switchboard', version: '0.1.0' },
       },
       { timeoutMs, maxTimeoutMs: timeoutMs },
@@ -133,6 +142,7 @@ export class UpstreamClient {
         callerRequestId: opts.callerRequestId,
         clientToken,
         onProgress: opts.onProgress,
+        isInitialize: method === 'initialize',
         cleanup: () => opts.signal?.removeEventListener('abort', onAbort),
       };
       this.#pending.set(id, p);
@@ -161,7 +171,8 @@ export class UpstreamClient {
     p.timer = setTimeout(() => {
       if (!this.#pending.has(id)) return;
       this.#finish(id);
-      this.notify('notifications/cancelled', { requestId: id, reason: 'timed out at the gateway' }).catch(() => {});
+      // initialize is never cancelled (the spec forbids it); the instance is restarted instead.
+      if (!p.isInitialize) this.notify('notifications/cancelled', { requestId: id, reason: 'timed out at the gateway' }).catch(() => {});
       p.reject(new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${this.#name}" did not answer within ${ms} ms`, { upstream: this.#name }));
     }, wait);
   }
@@ -208,7 +219,7 @@ export class UpstreamClient {
       if (id !== undefined) this.#incoming.get(id)?.abort(params?.reason ?? 'cancelled by the upstream');
       return;
     }
-    this.#hooks.onNotification(method, params);
+    this.#hooks.onNotification(method, params, () => this.#hooks.resolveCaller(this));
   }
 
   #onServerRequest(req: JsonRpcRequest): void {

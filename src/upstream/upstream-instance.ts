@@ -82,10 +82,10 @@ export class UpstreamInstance extends EventEmitter {
     this.#transport = transport;
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       resolveCaller: (c) => this.#resolveCaller(c),
-      onNotification: (method, params) => {
+      onNotification: (method, params, target) => {
         if (method === 'notifications/tools/list_changed') this.#catalogues.delete('tools');
         if (method === 'notifications/prompts/list_changed') this.#catalogues.delete('prompts');
-        this.emit('notification', method, params, this.#resolveCaller(client));
+        this.emit('notification', method, params, target);
       },
     });
     this.#client = client;
@@ -96,7 +96,7 @@ export class UpstreamInstance extends EventEmitter {
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
       await transport.start();
-      await client.initialize(this.config.initTimeoutMs);
+      await client.initialize(this.config.initTimeoutMs, this.config.sharing !== 'shared');
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});

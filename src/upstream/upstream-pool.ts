@@ -76,14 +76,22 @@ export class UpstreamPool extends EventEmitter {
   /** shared: the ready instance with the fewest requests in flight (round robin among equals). */
   pick(): UpstreamInstance {
     let best: UpstreamInstance | undefined;
-    const list = [...this.#instances];
-    const n = list.length;
-    for (let k = 0; k < n; k++) {
-      const inst = list[(this.#rr + k) % n]!;
+    let bestRotated = false;
+    // Ties go to the first seen; rotating the start spreads equal load without copying the set.
+    const start = this.#rr++ % Math.max(1, this.#instances.size);
+    let k = 0;
+    for (const inst of this.#instances) {
+      const rotated = k++ < start;
       if (inst.state !== 'ready' && inst.state !== 'starting') continue;
-      if (!best || inst.inflight < best.inflight || (best.state !== 'ready' && inst.state === 'ready')) best = inst;
+      if (
+        !best ||
+        (best.state !== 'ready' && inst.state === 'ready') ||
+        (inst.state === best.state && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
+      ) {
+        best = inst;
+        bestRotated = rotated;
+      }
     }
-    this.#rr = (this.#rr + 1) % Math.max(1, n);
     if (!best) {
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.name}" has no running instance; it is restarting, retry shortly`, { upstream: this.name });
     }
@@ -97,7 +105,12 @@ export class UpstreamPool extends EventEmitter {
     if (spare) {
       spare.dedicatedTo = caller;
       this.#replenish();
-      await spare.start();
+      try {
+        await spare.start();
+      } catch (err) {
+        await this.release(spare);
+        throw err;
+      }
       return spare;
     }
     if (this.#instances.size < this.config.pool.max) {
@@ -120,7 +133,8 @@ export class UpstreamPool extends EventEmitter {
         resolve,
         reject,
         timer: setTimeout(() => {
-          this.#waiters.splice(this.#waiters.indexOf(w), 1);
+          const i = this.#waiters.indexOf(w);
+          if (i !== -1) this.#waiters.splice(i, 1);
           reject(new GatewayError('SWB_POOL_EXHAUSTED', `no per-session instance of upstream "${this.name}" became free within ${this.config.pool.acquireTimeoutMs} ms; retry later`, { upstream: this.name }));
         }, this.config.pool.acquireTimeoutMs),
       };
@@ -135,9 +149,9 @@ export class UpstreamPool extends EventEmitter {
     inst.removeAllListeners();
     await inst.stop();
     const w = this.#waiters.shift();
-    if (w && !this.#closed) {
+    if (w) {
       clearTimeout(w.timer);
-      this.acquire(w.caller).then(w.resolve, w.reject);
+      this.acquire(w.caller).then(w.resolve, w.reject); // when closed, acquire rejects: the waiter is answered
       return;
     }
     this.#replenish();

@@ -42,7 +42,7 @@ describe('parseConfig: defaults', () => {
       keepAliveMs: 15_000,
       maxStreamBufferBytes: 8 * 1024 * 1024,
     });
-    assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, eventsPerStream: 1000 });
+    assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, clientRequestTimeoutMs: 300_000, eventsPerStream: 1000 });
     assert.deepEqual(cfg.logging, { level: 'info' });
     assert.deepEqual(cfg.upstreams[0], {
       name: 'a',

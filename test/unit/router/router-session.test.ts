@@ -332,11 +332,13 @@ describe('RouterSession with two upstreams', () => {
     });
   });
 
-  it('a URI no list has shown is tried on each upstream in turn; a URI nobody has gives the first error', async () => {
+  it('a URI no list has shown yet is found by listing again; a URI nobody lists is never shown to any upstream', async () => {
     await withGateway([A, B], undefined, async (g) => {
       const r = await g.request('resources/read', { uri: 'mem://b/note' });
       assert.deepEqual(r, { contents: [{ uri: 'mem://b/note', text: 'b read mem://b/note' }] });
-      await assert.rejects(g.request('resources/read', { uri: 'nowhere://x' }), rpcError(-32002, 'Resource not found: nowhere://x'));
+      assert.equal(g.server('a').requests('resources/read').length, 0, 'a was never asked about b\'s URI');
+      await assert.rejects(g.request('resources/read', { uri: 'nowhere://x' }), rpcError(-32002, 'Resource nowhere://x not found'));
+      assert.equal(g.server('a').requests('resources/read').length + g.server('b').requests('resources/read').length, 1);
       await assert.rejects(g.request('resources/read', { uri: 7 }), rpcError(-32602));
     });
   });
