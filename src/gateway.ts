@@ -2,7 +2,7 @@ import type { Config } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, type EventStore } from './session/index.js';
-import { UpstreamPool, stdioTransportFactory, type TransportFactory } from './upstream/index.js';
+import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
 import { AuditLog, MemoryLimitCounters, Policy, type LimitCounters } from './policy/index.js';
 
 export interface GatewayDeps {
@@ -20,12 +20,13 @@ export class Gateway {
   readonly registry: SessionRegistry;
   readonly policy: Policy;
   readonly #logger: Logger;
+  readonly #transports = new UpstreamTransports();
   #stopped = false;
 
   constructor(config: Config, deps: GatewayDeps) {
     this.config = config;
     this.#logger = deps.logger;
-    const factory = deps.transportFactory ?? stdioTransportFactory;
+    const factory = deps.transportFactory ?? this.#transports.create;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
     this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger));
     this.policy = new Policy(config, deps.counters ?? new MemoryLimitCounters());
@@ -64,5 +65,6 @@ export class Gateway {
     await this.registry.closeAll(reason);
     await Promise.all(this.routers.map((r) => r.close()));
     await Promise.all([...this.pools.values()].map((p) => p.close()));
+    await this.#transports.close();
   }
 }

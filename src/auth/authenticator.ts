@@ -11,7 +11,8 @@ export interface CredentialInput {
   tokenInQuery: boolean;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+// The scheme name is case-insensitive (RFC 7235 §2.1).
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
 function claimAt(payload: JWTPayload, path: string): unknown {
   if (path in payload) return payload[path];

@@ -58,7 +58,7 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
   const cfg = result.data;
   // Relative cwd paths are relative to the config file, like every other path in it.
   for (const u of cfg.upstreams) {
-    if (u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
+    if (u.transport === 'stdio' && u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
   }
   cfg.auth.keys = cfg.auth.keys.map((k) => (isAbsolute(k) ? k : resolve(baseDir, k)));
   return deepFreeze(cfg);

@@ -35,25 +35,85 @@ const pool = z
   .strict()
   .prefault({});
 
+/** What every upstream kind shares: sharing, pooling, timeouts, restarts and resilience. */
+const upstreamCommon = {
+  name: upstreamName,
+  /** shared: one pool for everyone; per-tenant: one pool per tenant; per-session: one instance per client session. */
+  sharing: z.enum(['shared', 'per-tenant', 'per-session']).default('shared'),
+  pool,
+  requestTimeoutMs: z.number().int().min(1).default(60_000),
+  /** Progress resets the timeout, but a request never runs longer than this. */
+  maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
+  initTimeoutMs: z.number().int().min(1).default(30_000),
+  restart,
+  /** Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once. */
+  concurrency: z
+    .object({ max: z.number().int().min(1).default(256), queue: z.number().int().min(0).default(1024), queueTimeoutMs: z.number().int().min(1).default(30_000) })
+    .strict()
+    .prefault({}),
+  /** A ping every intervalMs; `failures` missed pings in a row restart the instance. 0 disables it. */
+  healthCheck: z
+    .object({ intervalMs: z.number().int().min(0).default(30_000), timeoutMs: z.number().int().min(1).default(5_000), failures: z.number().int().min(1).default(3) })
+    .strict()
+    .prefault({}),
+  /** After `failureThreshold` consecutive failures (timeouts, transport errors) calls fail fast for resetTimeoutMs, then one probe decides. */
+  circuitBreaker: z
+    .object({ failureThreshold: z.number().int().min(1).default(5), resetTimeoutMs: z.number().int().min(100).default(10_000) })
+    .strict()
+    .prefault({}),
+};
+
 const stdioUpstream = z
   .object({
-    name: upstreamName,
+    ...upstreamCommon,
     transport: z.literal('stdio'),
     command: z.string().min(1),
     args: z.array(z.string()).default([]),
     cwd: z.string().optional(),
     /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
     env: z.record(z.string(), z.string()).default({}),
-    sharing: z.enum(['shared', 'per-session']).default('shared'),
-    pool,
-    requestTimeoutMs: z.number().int().min(1).default(60_000),
-    /** Progress resets the timeout, but a request never runs longer than this. */
-    maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
-    initTimeoutMs: z.number().int().min(1).default(30_000),
     maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
-    restart,
   })
   .strict();
+
+/** The gateway's own identity towards a remote upstream: OAuth 2 client credentials. */
+const clientCredentials = z
+  .object({
+    type: z.literal('client-credentials'),
+    tokenUrl: z.url(),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    scope: z.string().optional(),
+    audience: z.string().optional(),
+    /** Refresh this long before the token expires. */
+    refreshSkewMs: z.number().int().min(0).default(60_000),
+  })
+  .strict();
+
+const remoteUpstream = {
+  ...upstreamCommon,
+  url: z.url(),
+  /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
+  headers: z.record(z.string(), z.string()).default({}),
+  auth: clientCredentials.optional(),
+  http: z
+    .object({
+      connectTimeoutMs: z.number().int().min(1).default(10_000),
+      headersTimeoutMs: z.number().int().min(1).default(30_000),
+      /** Idle limit on a JSON response body; SSE streams are exempt (they idle by design). */
+      bodyTimeoutMs: z.number().int().min(1).default(60_000),
+      maxConnections: z.number().int().min(1).default(64),
+      keepAliveTimeoutMs: z.number().int().min(1).default(30_000),
+      maxMessageBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+    })
+    .strict()
+    .prefault({}),
+};
+
+const streamableHttpUpstream = z.object({ ...remoteUpstream, transport: z.literal('streamable-http') }).strict();
+const sseUpstream = z.object({ ...remoteUpstream, transport: z.literal('sse') }).strict();
+
+const upstream = z.discriminatedUnion('transport', [stdioUpstream, streamableHttpUpstream, sseUpstream]);
 
 const endpoint = z
   .object({
@@ -63,6 +123,8 @@ const endpoint = z
     prefix: z.enum(['auto', 'always', 'never']).default('auto'),
     /** Legacy HTTP+SSE stream path; default "/sse" for "/mcp", "<path>/sse" otherwise. */
     ssePath: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/).optional(),
+    /** open: a down upstream is left out of lists; closed: it fails them. */
+    failureMode: z.enum(['open', 'closed']).default('open'),
   })
   .strict();
 
@@ -171,7 +233,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    upstreams: z.array(stdioUpstream).min(1),
+    upstreams: z.array(upstream).min(1),
     endpoints: z.array(endpoint).min(1),
   })
   .strict()
@@ -226,6 +288,8 @@ export const configSchema = z
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type UpstreamConfig = Config['upstreams'][number];
+export type StdioUpstreamConfig = Extract<UpstreamConfig, { transport: 'stdio' }>;
+export type RemoteUpstreamConfig = Extract<UpstreamConfig, { transport: 'streamable-http' | 'sse' }>;
 export type EndpointConfig = Config['endpoints'][number];
 export type AuthConfig = Config['auth'];
 export type TenantConfig = Config['tenants'][number];

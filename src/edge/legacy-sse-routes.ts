@@ -58,6 +58,7 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
       return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
     }
+    session.guard.refresh(principal);
     if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
       return replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     }

@@ -61,6 +61,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       replyError(res, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
+    s.guard.refresh(principal);
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
       replyError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });

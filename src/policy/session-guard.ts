@@ -48,7 +48,8 @@ export interface GuardIds {
  * how many requests it may have in flight, and the audit trail of what it did.
  */
 export class SessionGuard {
-  readonly principal: Principal;
+  /** The latest verified token's principal: same issuer, subject and tenant; its scopes may change. */
+  principal: Principal;
   readonly tenant: TenantPolicy;
   readonly #counters: LimitCounters;
   readonly #audit: AuditLog | undefined;
@@ -61,6 +62,14 @@ export class SessionGuard {
     this.#counters = counters;
     this.#audit = audit;
     this.#ids = ids;
+  }
+
+  /**
+   * Each request's token decides its scopes: a refreshed token with more scopes (step-up) or fewer
+   * (downgrade) takes effect at once. The edge has checked issuer, subject and tenant already.
+   */
+  refresh(principal: Principal): void {
+    this.principal = principal;
   }
 
   check(method: string, params: Params): (Decision & { kind: CatalogueKind; name: string }) | undefined {

@@ -176,7 +176,8 @@ export class RouterSession {
       }
       if (typeof s.value.nextCursor === 'string') remaining[pool.name] = s.value.nextCursor;
     });
-    if (okCount === 0 && firstError !== undefined) throw firstError;
+    // failureMode closed: a list that would silently miss an upstream's part fails instead.
+    if (firstError !== undefined && (okCount === 0 || this.#endpoint.config.failureMode === 'closed')) throw firstError;
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
     const next = encodeCursor(method, remaining);
     if (next !== undefined) out.nextCursor = next;
@@ -286,15 +287,18 @@ export class RouterSession {
     return owner ? this.#endpoint.pool(owner) : undefined;
   }
 
-  #complete(params: Params, ctx: RouteContext): Promise<Result> {
+  async #complete(params: Params, ctx: RouteContext): Promise<Result> {
     const ref = params?.ref as Record<string, unknown> | undefined;
     if (ref?.type === 'ref/prompt') {
       const { pool, name } = this.#resolveName(ref.name, 'prompt');
-      return this.#forward(pool, 'completion/complete', { ...params, ref: { ...ref, name } }, ctx);
+      const inst = this.#instance(pool);
+      // Unknown prompts are answered by the gateway, exactly as prompts policy hides.
+      if (!(await inst.catalogue('prompts')).has(name)) throw notFound('prompt', String(ref.name));
+      return inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
     }
     if (ref?.type === 'ref/resource') {
       const pool = this.#uriPool(ref.uri) ?? this.#templatePool(String(ref.uri));
-      if (!pool) throw new JsonRpcError(ErrorCode.InvalidParams, `Resource template ${String(ref.uri)} not found`);
+      if (!pool) throw notFound('template', String(ref.uri));
       return this.#forward(pool, 'completion/complete', params, ctx);
     }
     throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');

@@ -166,7 +166,8 @@ export class ClientSession {
     if (decision && !decision.allowed) {
       // Denied looks exactly like absent: the caller learns nothing about what exists.
       this.guard.record(req.method, req.params, decision, 'denied', startedAt, undefined, undefined);
-      await this.#send(notFound(decision.kind, decision.name).toResponse(req.id));
+      const kind = req.method === 'completion/complete' && decision.kind === 'resource' ? 'template' : decision.kind;
+      await this.#send(notFound(kind, decision.name).toResponse(req.id));
       return;
     }
     if (!this.guard.acquireRequest()) {

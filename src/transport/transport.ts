@@ -13,11 +13,17 @@ export interface Transport {
   start(): Promise<void>;
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
+  /** Resolves once the link can receive everything the peer may send on its own (e.g. a GET stream is open). */
+  opened?(): Promise<void>;
   /** The request will get no response (it was cancelled): release whatever waits for one. */
   abandon?(requestId: RequestId): void;
   /** The operating-system process behind the link, when there is one (stdio). */
   readonly pid?: number | undefined;
-  onmessage?: (message: JsonRpcMessage) => void;
+  /**
+   * `extra.relatedRequestId`: the request (in this link's own id space) whose stream carried the
+   * message, when the transport knows it (Streamable HTTP does; stdio cannot).
+   */
+  onmessage?: (message: JsonRpcMessage, extra?: { relatedRequestId?: RequestId }) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 }

@@ -34,6 +34,8 @@ interface Pending {
   cleanup: () => void;
 }
 
+type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
+
 export interface UpstreamClientHooks {
   /** Decides which session a message started by the upstream belongs to. */
   resolveCaller(client: UpstreamClient): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
@@ -64,7 +66,7 @@ export class UpstreamClient {
     this.#transport = transport;
     this.#logger = logger;
     this.#hooks = hooks;
-    transport.onmessage = (m) => this.#onMessage(m);
+    transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId);
     transport.onclose = () => this.#onClose();
   }
 
@@ -111,6 +113,8 @@ export class UpstreamClient {
     }
     this.identity = result as unknown as UpstreamIdentity;
     await this.notify('notifications/initialized');
+    // Not ready until the link can carry what the upstream sends on its own (its GET stream).
+    await this.#transport.opened?.();
     return this.identity;
   }
 
@@ -151,7 +155,11 @@ export class UpstreamClient {
       this.#transport.send({ jsonrpc: '2.0', id, method, params: outParams } as JsonRpcRequest).catch((err: Error) => {
         if (!this.#pending.has(id)) return;
         this.#finish(id);
-        reject(new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.#name}" could not be written to: ${err.message}`, { upstream: this.#name }));
+        reject(
+          err.name === 'SessionExpiredError'
+            ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream: this.#name })
+            : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.#name}" could not be reached: ${err.message}`, { upstream: this.#name }),
+        );
       });
     });
   }
@@ -186,13 +194,19 @@ export class UpstreamClient {
     return p;
   }
 
-  #onMessage(m: JsonRpcMessage): void {
+  /** The session a message belongs to when the transport says which of our requests carried it. */
+  #relatedTarget(related: RequestId | undefined): Target | undefined {
+    const p = typeof related === 'number' ? this.#pending.get(related) : undefined;
+    return p?.caller ? { caller: p.caller, relatedRequestId: p.callerRequestId } : undefined;
+  }
+
+  #onMessage(m: JsonRpcMessage, related?: RequestId): void {
     if (isRequest(m)) {
-      this.#onServerRequest(m);
+      this.#onServerRequest(m, this.#relatedTarget(related));
       return;
     }
     if (isNotification(m)) {
-      this.#onNotification(m.method, m.params);
+      this.#onNotification(m.method, m.params, related);
       return;
     }
     if (typeof m.id !== 'number') {
@@ -205,7 +219,7 @@ export class UpstreamClient {
     else p.resolve(m.result);
   }
 
-  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
+  #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
     if (method === 'notifications/progress') {
       const token = params?.progressToken;
       const p = typeof token === 'number' ? this.#pending.get(token) : undefined;
@@ -219,15 +233,15 @@ export class UpstreamClient {
       if (id !== undefined) this.#incoming.get(id)?.abort(params?.reason ?? 'cancelled by the upstream');
       return;
     }
-    this.#hooks.onNotification(method, params, () => this.#hooks.resolveCaller(this));
+    this.#hooks.onNotification(method, params, () => this.#relatedTarget(related) ?? this.#hooks.resolveCaller(this));
   }
 
-  #onServerRequest(req: JsonRpcRequest): void {
+  #onServerRequest(req: JsonRpcRequest, related: Target | undefined): void {
     if (req.method === 'ping') {
       this.#reply(req.id, {});
       return;
     }
-    const target = this.#hooks.resolveCaller(this);
+    const target = related ?? this.#hooks.resolveCaller(this);
     if (!target) {
       this.#replyError(
         req.id,

@@ -5,6 +5,11 @@ import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { Backoff } from './backoff.js';
+import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
+import { Semaphore } from './semaphore.js';
+
+/** Requests that are safe to send twice: a retry after the upstream lost its session changes nothing. */
+const IDEMPOTENT = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete', 'ping']);
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 
@@ -29,13 +34,16 @@ export class UpstreamInstance extends EventEmitter {
   #startedAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #stopping = false;
-  #everReady = false;
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
   dedicatedTo: UpstreamCaller | undefined;
   /** Resource subscriptions on this instance, reference-counted across the sessions that share it. */
   readonly subscriptions = new Map<string, Set<UpstreamCaller>>();
   readonly #catalogues = new Map<'tools' | 'prompts', Promise<ReadonlySet<string>>>();
   restarts = 0;
+  readonly #breaker: CircuitBreaker;
+  readonly #slots: Semaphore;
+  #health: NodeJS.Timeout | undefined;
+  #missedPings = 0;
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
     super();
@@ -43,6 +51,9 @@ export class UpstreamInstance extends EventEmitter {
     this.#logger = logger;
     this.#factory = factory;
     this.#backoff = new Backoff(config.restart.initialDelayMs, config.restart.maxDelayMs);
+    this.#breaker = new CircuitBreaker(config.circuitBreaker.failureThreshold, config.circuitBreaker.resetTimeoutMs);
+    this.#breaker.onchange = (state) => this.#logger.warn({ circuit: state }, `upstream circuit ${state}`);
+    this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
   }
 
   get state(): InstanceState {
@@ -109,8 +120,9 @@ export class UpstreamInstance extends EventEmitter {
     this.#state = 'ready';
     this.#startedAt = Date.now();
     this.#catalogues.clear();
-    const restarted = this.#everReady;
-    this.#everReady = true;
+    // Back after any failure, a first start that failed included: clients should re-list.
+    const restarted = this.restarts > 0;
+    this.#startHealthChecks(client);
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
     // Subscriptions died with the old process; renew them for the sessions that still hold them.
     for (const uri of this.subscriptions.keys()) {
@@ -132,8 +144,35 @@ export class UpstreamInstance extends EventEmitter {
     return { caller, relatedRequestId };
   }
 
+  /** Pings a ready instance; `failures` missed pings in a row mean it hangs: restart it. */
+  #startHealthChecks(client: UpstreamClient): void {
+    clearInterval(this.#health);
+    const hc = this.config.healthCheck;
+    if (hc.intervalMs === 0) return;
+    this.#missedPings = 0;
+    this.#health = setInterval(() => {
+      if (this.#client !== client) return;
+      client.request('ping', undefined, { timeoutMs: hc.timeoutMs, maxTimeoutMs: hc.timeoutMs }).then(
+        () => {
+          this.#missedPings = 0;
+        },
+        (err: Error) => {
+          if (this.#client !== client) return;
+          this.#missedPings++;
+          this.#logger.warn({ missed: this.#missedPings, err: err.message }, 'upstream missed a health-check ping');
+          if (this.#missedPings >= hc.failures) {
+            this.#logger.error('upstream failed its health checks; restarting it');
+            void client.close();
+          }
+        },
+      );
+    }, hc.intervalMs);
+    this.#health.unref();
+  }
+
   #onExit(client: UpstreamClient): void {
     if (this.#client !== client) return;
+    clearInterval(this.#health);
     this.#client = undefined;
     if (this.#stopping || this.#state === 'stopped') {
       this.#state = 'stopped';
@@ -141,7 +180,9 @@ export class UpstreamInstance extends EventEmitter {
     }
     const wasReady = this.#state === 'ready';
     if (wasReady && Date.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
-    const delay = this.#backoff.next();
+    // The upstream merely forgot our session (HTTP 404): re-initialize at once, that is not a failure.
+    const expired = (this.#transport as { sessionExpired?: boolean } | undefined)?.sessionExpired === true;
+    const delay = expired ? 0 : this.#backoff.next();
     this.#state = 'backoff';
     this.restarts++;
     this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt }, 'upstream down; restarting after backoff');
@@ -178,14 +219,74 @@ export class UpstreamInstance extends EventEmitter {
     return names;
   }
 
-  /** Forwards one request, waiting for a starting instance; fails fast while it is down. */
+  /** Ready, and its circuit is not open: worth sending a request to. */
+  get available(): boolean {
+    return this.#state === 'ready' && this.#breaker.state !== 'open';
+  }
+
+  get circuit(): BreakerState {
+    return this.#breaker.state;
+  }
+
+  /**
+   * Forwards one request: waits for a starting instance, fails fast while it is down or its circuit
+   * is open, queues beyond the concurrency limit, and retries an idempotent request once when the
+   * upstream lost its session or restarted underneath it.
+   */
   async request(method: string, params: Record<string, unknown> | undefined, opts: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>): Promise<Record<string, unknown>> {
-    if (this.#state === 'starting') await this.#ready!.catch(() => {});
-    const client = this.#client;
-    if (this.#state !== 'ready' || !client) {
-      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" is unavailable (${this.#state}); retry shortly`, { upstream: this.config.name });
+    try {
+      return await this.#requestOnce(method, params, opts);
+    } catch (err) {
+      const code = err instanceof GatewayError ? err.code : undefined;
+      if (IDEMPOTENT.has(method) && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
+        await this.#whenReady(this.config.initTimeoutMs);
+        return this.#requestOnce(method, params, opts);
+      }
+      throw err;
     }
-    return client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs });
+  }
+
+  async #requestOnce(method: string, params: Record<string, unknown> | undefined, opts: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>): Promise<Record<string, unknown>> {
+    if (this.#state === 'starting') await this.#ready!.catch(() => {});
+    const name = this.config.name;
+    if (this.#state !== 'ready' || !this.#client) {
+      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
+    }
+    const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs);
+    if (slot !== true && !(await slot)) {
+      throw new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${name}" has ${this.config.concurrency.max} requests in flight and its queue is full; retry later`, { upstream: name });
+    }
+    try {
+      if (!this.#breaker.allow()) {
+        throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; calls are paused for ${Math.ceil(this.#breaker.retryAfterMs() / 1000)} s`, { upstream: name });
+      }
+      const client = this.#client;
+      if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
+      const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs });
+      this.#breaker.success();
+      return result;
+    } catch (err) {
+      const code = err instanceof GatewayError ? err.code : undefined;
+      if (code === 'SWB_UPSTREAM_TIMEOUT' || code === 'SWB_UPSTREAM_UNAVAILABLE' || code === 'SWB_UPSTREAM_CRASHED') this.#breaker.failure();
+      else if (code === undefined) this.#breaker.success(); // a JSON-RPC error: the upstream is alive and answering
+      else this.#breaker.abandon();
+      throw err;
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  /** Waits (bounded) until the instance is ready again, e.g. after a transparent re-initialize. */
+  async #whenReady(ms: number): Promise<void> {
+    if (this.#state === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.once('ready', done);
+    });
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
@@ -194,6 +295,7 @@ export class UpstreamInstance extends EventEmitter {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    clearInterval(this.#health);
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     this.#state = 'stopped';
     const client = this.#client;

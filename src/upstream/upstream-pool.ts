@@ -83,10 +83,11 @@ export class UpstreamPool extends EventEmitter {
     for (const inst of this.#instances) {
       const rotated = k++ < start;
       if (inst.state !== 'ready' && inst.state !== 'starting') continue;
+      // Prefer ready instances whose circuit is closed; fall back to starting or open-circuit ones.
       if (
         !best ||
-        (best.state !== 'ready' && inst.state === 'ready') ||
-        (inst.state === best.state && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
+        (!best.available && inst.available) ||
+        (inst.available === best.available && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
       ) {
         best = inst;
         bestRotated = rotated;

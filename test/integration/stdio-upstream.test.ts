@@ -82,7 +82,8 @@ describe('upstream instance restarts', () => {
   it('backs off exponentially across quick crashes and resets only after sustained uptime', async () => {
     const { parseConfig } = await import('../../src/config/load.js');
     const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
-    const { stdioTransportFactory } = await import('../../src/upstream/stdio-factory.js');
+    const { UpstreamTransports } = await import('../../src/upstream/transport-factory.js');
+    const stdioTransportFactory = new UpstreamTransports().create;
     const cfg = parseConfig({
       upstreams: [{ name: 'unruly', transport: 'stdio', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 20, maxDelayMs: 200, resetAfterMs: 1500 } }],
       endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load.js';
-import { messagesPathOf, ssePathOf } from '../../../src/config/schema.js';
+import { messagesPathOf, ssePathOf, type StdioUpstreamConfig } from '../../../src/config/schema.js';
 
 const up = (name: string, extra: Record<string, unknown> = {}) => ({ name, transport: 'stdio', command: 'node', ...extra });
 
@@ -57,8 +57,11 @@ describe('parseConfig: defaults', () => {
       initTimeoutMs: 30_000,
       maxLineBytes: 16 * 1024 * 1024,
       restart: { initialDelayMs: 250, maxDelayMs: 30_000, resetAfterMs: 60_000 },
+      concurrency: { max: 256, queue: 1024, queueTimeoutMs: 30_000 },
+      healthCheck: { intervalMs: 30_000, timeoutMs: 5_000, failures: 3 },
+      circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
     });
-    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto' });
+    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open' });
   });
 
   it('keeps given values over defaults', () => {
@@ -76,8 +79,9 @@ describe('parseConfig: defaults', () => {
 
   it('resolves a relative cwd against baseDir and keeps an absolute one', () => {
     const cfg = parseConfig(doc({ upstreams: [up('a', { cwd: 'servers/a' }), up('b', { cwd: '/abs/b' })] }), 'test', {}, '/base/dir');
-    assert.equal(cfg.upstreams[0]!.cwd, resolve('/base/dir', 'servers/a'));
-    assert.equal(cfg.upstreams[1]!.cwd, '/abs/b');
+    const cwd = (i: number) => (cfg.upstreams[i] as { cwd?: string }).cwd;
+    assert.equal(cwd(0), resolve('/base/dir', 'servers/a'));
+    assert.equal(cwd(1), '/abs/b');
   });
 
   it('returns a deeply frozen config', () => {
@@ -88,7 +92,7 @@ describe('parseConfig: defaults', () => {
     assert.ok(Object.isFrozen(cfg.upstreams));
     assert.ok(Object.isFrozen(cfg.upstreams[0]));
     assert.ok(Object.isFrozen(cfg.upstreams[0]!.pool));
-    assert.ok(Object.isFrozen(cfg.upstreams[0]!.args));
+    assert.ok(Object.isFrozen((cfg.upstreams[0] as StdioUpstreamConfig).args));
     assert.ok(Object.isFrozen(cfg.endpoints[0]!.upstreams));
     assert.throws(() => {
       (cfg.server as { port: number }).port = 1;
@@ -192,9 +196,9 @@ describe('parseConfig: ${VAR} interpolation', () => {
       'test',
       { BIN: '/opt/bin', TOKEN: 's3cret' },
     );
-    assert.equal(cfg.upstreams[0]!.command, '/opt/bin/server');
-    assert.deepEqual(cfg.upstreams[0]!.args, ['--token', 's3cret']);
-    assert.deepEqual(cfg.upstreams[0]!.env, { KEY: 'k-s3cret-k' });
+    assert.equal((cfg.upstreams[0] as StdioUpstreamConfig).command, '/opt/bin/server');
+    assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['--token', 's3cret']);
+    assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).env, { KEY: 'k-s3cret-k' });
   });
 
   it('uses the default of ${VAR:-default} when unset, the value when set', () => {
@@ -205,7 +209,7 @@ describe('parseConfig: ${VAR} interpolation', () => {
 
   it('an empty default is allowed', () => {
     const cfg = parseConfig(doc({ upstreams: [up('a', { env: { X: '${X:-}' } })] }), 'test', {});
-    assert.deepEqual(cfg.upstreams[0]!.env, { X: '' });
+    assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).env, { X: '' });
   });
 
   it(
@@ -226,7 +230,7 @@ describe('parseConfig: ${VAR} interpolation', () => {
 
   it('leaves text that is not a ${NAME} reference alone', () => {
     const cfg = parseConfig(doc({ upstreams: [up('a', { args: ['$HOME', '${1BAD}', 'cost: $5'] })] }), 'test', {});
-    assert.deepEqual(cfg.upstreams[0]!.args, ['$HOME', '${1BAD}', 'cost: $5']);
+    assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['$HOME', '${1BAD}', 'cost: $5']);
   });
 });
 
@@ -238,7 +242,7 @@ describe('loadConfig', () => {
     const file = join(dir, 'ok.yaml');
     writeFileSync(file, ['upstreams:', '  - name: a', '    transport: stdio', '    command: node', '    cwd: sub', 'endpoints:', '  - path: /mcp', '    upstreams: [a]', ''].join('\n'));
     const cfg = loadConfig(file, {});
-    assert.equal(cfg.upstreams[0]!.cwd, join(dir, 'sub'));
+    assert.equal((cfg.upstreams[0] as StdioUpstreamConfig).cwd, join(dir, 'sub'));
     assert.equal(cfg.server.port, 8080);
   });
 

@@ -1,0 +1,77 @@
+export interface SseMessage {
+  event: string;
+  data: string;
+  id: string | undefined;
+}
+
+/**
+ * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
+ * and retry; comment lines ignored; an event is dispatched at a blank line. Bounded: an event larger
+ * than maxEventBytes is an error rather than unbounded growth.
+ */
+export class SseParser {
+  #buffer = '';
+  #event = '';
+  #data: string[] = [];
+  #dataBytes = 0;
+  #id: string | undefined;
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  readonly #maxEventBytes: number;
+  readonly #onEvent: (e: SseMessage) => void;
+
+  constructor(maxEventBytes: number, onEvent: (e: SseMessage) => void) {
+    this.#maxEventBytes = maxEventBytes;
+    this.#onEvent = onEvent;
+  }
+
+  push(chunk: string): void {
+    this.#buffer += chunk;
+    let start = 0;
+    for (;;) {
+      const nl = this.#buffer.indexOf('\n', start);
+      if (nl === -1) break;
+      let line = this.#buffer.slice(start, nl);
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      start = nl + 1;
+      this.#line(line);
+    }
+    this.#buffer = this.#buffer.slice(start);
+    if (this.#buffer.length > this.#maxEventBytes) throw new Error(`SSE line exceeds ${this.#maxEventBytes} bytes`);
+  }
+
+  #line(line: string): void {
+    if (line === '') {
+      if (this.#id !== undefined) this.lastEventId = this.#id;
+      const data = this.#data.join('\n');
+      // An event with empty data (a priming event, a bare id) only moves lastEventId.
+      if (data !== '') this.#onEvent({ event: this.#event || 'message', data, id: this.#id });
+      this.#event = '';
+      this.#data = [];
+      this.#dataBytes = 0;
+      this.#id = undefined;
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    switch (field) {
+      case 'event':
+        this.#event = value;
+        break;
+      case 'data':
+        this.#dataBytes += value.length;
+        if (this.#dataBytes > this.#maxEventBytes) throw new Error(`SSE event exceeds ${this.#maxEventBytes} bytes`);
+        this.#data.push(value);
+        break;
+      case 'id':
+        if (!value.includes('\0')) this.#id = value;
+        break;
+      case 'retry':
+        if (/^\d+$/.test(value)) this.retryMs = Number(value);
+        break;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { request, type Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+
+type Settings = NonNullable<RemoteUpstreamConfig['auth']>;
+
+/**
+ * The gateway's own OAuth 2 identity towards an upstream (client-credentials grant). The token is
+ * cached and refreshed refreshSkewMs before it expires; concurrent callers share one fetch.
+ */
+export class ClientCredentials {
+  readonly #s: Settings;
+  readonly #dispatcher: Dispatcher;
+  #token: { value: string; expiresAt: number } | undefined;
+  #inflight: Promise<string> | undefined;
+
+  constructor(settings: Settings, dispatcher: Dispatcher) {
+    this.#s = settings;
+    this.#dispatcher = dispatcher;
+  }
+
+  async token(): Promise<string> {
+    if (this.#token && Date.now() < this.#token.expiresAt - this.#s.refreshSkewMs) return this.#token.value;
+    this.#inflight ??= this.#fetch().finally(() => (this.#inflight = undefined));
+    return this.#inflight;
+  }
+
+  /** The upstream refused the token: fetch a new one next time. */
+  invalidate(): void {
+    this.#token = undefined;
+  }
+
+  async #fetch(): Promise<string> {
+    const form = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (this.#s.scope) form.set('scope', this.#s.scope);
+    if (this.#s.audience) form.set('audience', this.#s.audience);
+    const basic = Buffer.from(`${encodeURIComponent(this.#s.clientId)}:${encodeURIComponent(this.#s.clientSecret)}`).toString('base64');
+    const res = await request(this.#s.tokenUrl, {
+      method: 'POST',
+      dispatcher: this.#dispatcher,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+      body: form.toString(),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`token endpoint answered HTTP ${res.statusCode}`);
+    const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
+    if (typeof doc.access_token !== 'string') throw new Error('token endpoint sent no access_token');
+    const ttl = typeof doc.expires_in === 'number' ? doc.expires_in * 1000 : 3600_000;
+    this.#token = { value: doc.access_token, expiresAt: Date.now() + ttl };
+    return doc.access_token;
+  }
+}

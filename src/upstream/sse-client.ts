@@ -1,0 +1,110 @@
+import { request, type Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { parseText, validateMessage } from '../jsonrpc/parse.js';
+import { SseParser } from '../jsonrpc/sse-parser.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { Transport } from '../transport/transport.js';
+import type { ClientCredentials } from './client-credentials.js';
+import { upstreamHeaders } from './http-headers.js';
+import { UpstreamHttpError } from './remote-errors.js';
+
+/**
+ * The gateway as a legacy HTTP+SSE (2024-11-05) client: GET opens the stream, whose `endpoint` event
+ * names the URL to POST to. The protocol has no resumption, so a dropped stream closes the transport
+ * and the instance reconnects and re-initializes.
+ */
+export class SseClientTransport implements Transport {
+  readonly #cfg: RemoteUpstreamConfig;
+  readonly #dispatcher: Dispatcher;
+  readonly #credentials: ClientCredentials | undefined;
+  readonly #logger: Logger;
+  readonly #closer = new AbortController();
+  #endpoint: string | undefined;
+  #closed = false;
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
+    this.#cfg = cfg;
+    this.#dispatcher = dispatcher;
+    this.#credentials = credentials;
+    this.#logger = logger;
+  }
+
+  async start(): Promise<void> {
+    const res = await request(this.#cfg.url, {
+      method: 'GET',
+      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { accept: 'text/event-stream' }),
+      dispatcher: this.#dispatcher,
+      signal: this.#closer.signal,
+      headersTimeout: this.#cfg.http.headersTimeoutMs,
+      bodyTimeout: 0,
+    });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      if (res.statusCode === 401) this.#credentials?.invalidate();
+      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`upstream "${this.#cfg.name}" sent no endpoint event`)), this.#cfg.http.headersTimeoutMs);
+      const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
+        if (e.event === 'endpoint') {
+          const url = new URL(e.data, this.#cfg.url);
+          // A stream that points our POSTs at another origin would leak the gateway's credentials there.
+          if (url.origin !== new URL(this.#cfg.url).origin) {
+            reject(new Error(`upstream "${this.#cfg.name}" named an endpoint on another origin (${url.origin})`));
+            return;
+          }
+          this.#endpoint = url.href;
+          clearTimeout(timer);
+          resolve();
+          return;
+        }
+        if (e.event !== 'message') return;
+        try {
+          this.onmessage?.(validateMessage(parseText(e.data)));
+        } catch (err) {
+          this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
+        }
+      });
+      res.body.setEncoding('utf8');
+      (async () => {
+        try {
+          for await (const chunk of res.body) parser.push(chunk as string);
+        } catch (err) {
+          if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
+        }
+        clearTimeout(timer);
+        reject(new Error(`upstream "${this.#cfg.name}" closed its SSE stream`));
+        void this.close();
+      })();
+    });
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed || !this.#endpoint) throw new Error('transport closed');
+    const res = await request(this.#endpoint, {
+      method: 'POST',
+      body: JSON.stringify(message),
+      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json' }),
+      dispatcher: this.#dispatcher,
+      signal: this.#closer.signal,
+      headersTimeout: this.#cfg.http.headersTimeoutMs,
+      bodyTimeout: this.#cfg.http.bodyTimeoutMs,
+    });
+    const text = await res.body.text().catch(() => '');
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      if (res.statusCode === 404) void this.close(); // the upstream forgot us: reconnect
+      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closer.abort();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,261 @@
+import { request, type Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { parseText, validateMessage } from '../jsonrpc/parse.js';
+import { SseParser } from '../jsonrpc/sse-parser.js';
+import { isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { Transport } from '../transport/transport.js';
+import type { ClientCredentials } from './client-credentials.js';
+import { headerValue, upstreamHeaders } from './http-headers.js';
+import { SessionExpiredError, UpstreamHttpError } from './remote-errors.js';
+
+const MAX_RESUMES = 5;
+
+/**
+ * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
+ * SSE answers, resumed with Last-Event-ID when a stream drops before its answer), the GET stream for
+ * server-initiated messages (opened and confirmed before the instance counts as ready, reconnected
+ * with Last-Event-ID), the session id and protocol version headers, DELETE on close.
+ */
+export class StreamableHttpClientTransport implements Transport {
+  readonly #cfg: RemoteUpstreamConfig;
+  readonly #dispatcher: Dispatcher;
+  readonly #credentials: ClientCredentials | undefined;
+  readonly #logger: Logger;
+  readonly #closer = new AbortController();
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #initializeId: RequestId | undefined;
+  #getStream: Promise<void> | undefined;
+  #closed = false;
+  /** Set when the upstream answered 404 for our session: the instance re-initializes without backoff. */
+  sessionExpired = false;
+  onmessage?: (message: JsonRpcMessage, extra?: { relatedRequestId?: RequestId }) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
+    this.#cfg = cfg;
+    this.#dispatcher = dispatcher;
+    this.#credentials = credentials;
+    this.#logger = logger;
+  }
+
+  async start(): Promise<void> {}
+
+  async #headers(extra: Record<string, string>): Promise<Record<string, string>> {
+    const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
+    if (this.#sessionId) h['mcp-session-id'] = this.#sessionId;
+    if (this.#protocolVersion) h['mcp-protocol-version'] = this.#protocolVersion;
+    return h;
+  }
+
+  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, retried = false): Promise<Dispatcher.ResponseData> {
+    const res = await request(this.#cfg.url, {
+      method,
+      body,
+      headers: await this.#headers(extra),
+      dispatcher: this.#dispatcher,
+      signal: this.#closer.signal,
+      headersTimeout: this.#cfg.http.headersTimeoutMs,
+      // SSE bodies idle by design; JSON bodies are bounded by the configured timeout when read.
+      bodyTimeout: 0,
+    });
+    if (res.statusCode === 401 && this.#credentials && !retried) {
+      await res.body.dump();
+      this.#credentials.invalidate();
+      return this.#request(method, extra, body, true);
+    }
+    return res;
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) throw new Error('transport closed');
+    if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
+    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(message));
+    const sid = headerValue(res.headers, 'mcp-session-id');
+    if (sid && !this.#sessionId) this.#sessionId = sid;
+    if (res.statusCode === 404 && this.#sessionId) {
+      await res.body.dump();
+      this.#expired();
+      throw new SessionExpiredError(this.#cfg.name);
+    }
+    if (res.statusCode === 202) {
+      await res.body.dump();
+      return;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = (await res.body.text().catch(() => '')).slice(0, 200);
+      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text);
+    }
+    const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
+    const related = isRequest(message) ? message.id : undefined;
+    if (type.startsWith('text/event-stream')) {
+      // The answer comes later on this stream; send() is done once the upstream has accepted the POST.
+      void this.#readSse(res.body, related, 0);
+      return;
+    }
+    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
+    if (text.trim() === '') return;
+    const doc = parseText(text);
+    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related);
+  }
+
+  #deliver(m: JsonRpcMessage, related: RequestId | undefined): void {
+    // The negotiated version goes on every later request.
+    if (isResponse(m) && m.id === this.#initializeId && 'result' in m && typeof m.result.protocolVersion === 'string') {
+      this.#protocolVersion = m.result.protocolVersion;
+    }
+    this.onmessage?.(m, related === undefined ? undefined : { relatedRequestId: related });
+  }
+
+  /** Reads one SSE stream; when it drops before its answer, resumes it with Last-Event-ID. */
+  async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, attempt: number): Promise<void> {
+    let answered = false;
+    const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
+      if (e.event !== 'message') return;
+      try {
+        const m = validateMessage(parseText(e.data));
+        if (isResponse(m) && m.id === related) answered = true;
+        this.#deliver(m, related);
+      } catch (err) {
+        this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
+      }
+    });
+    try {
+      body.setEncoding('utf8');
+      for await (const chunk of body) parser.push(chunk as string);
+    } catch (err) {
+      if (this.#closed) return;
+      this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
+    }
+    if (this.#closed || related === undefined || answered) return;
+    if (!parser.lastEventId || attempt >= MAX_RESUMES) {
+      this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
+      return; // the request's own timeout will answer the caller
+    }
+    await delay(parser.retryMs ?? 100 * 2 ** attempt);
+    try {
+      const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': parser.lastEventId });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return;
+      }
+      await this.#readSse(res.body, related, attempt + 1);
+    } catch (err) {
+      if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
+    }
+  }
+
+  /** Opens the GET stream after notifications/initialized and resolves when it is confirmed (or refused with 405). */
+  opened(): Promise<void> {
+    this.#getStream ??= new Promise<void>((resolve, reject) => {
+      void this.#runGetStream(resolve, reject);
+    });
+    return this.#getStream;
+  }
+
+  async #runGetStream(confirmed: () => void, failed: (e: Error) => void): Promise<void> {
+    let lastEventId: string | undefined;
+    let first = true;
+    for (let attempt = 0; !this.#closed; ) {
+      try {
+        const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
+        if (res.statusCode === 405) {
+          await res.body.dump();
+          confirmed(); // the upstream offers no standalone stream: nothing can be lost
+          return;
+        }
+        if (res.statusCode === 404 && this.#sessionId) {
+          await res.body.dump();
+          this.#expired();
+          failed(new SessionExpiredError(this.#cfg.name));
+          return;
+        }
+        if (res.statusCode !== 200) {
+          await res.body.dump();
+          throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'on the GET stream');
+        }
+        if (first) confirmed();
+        first = false;
+        attempt = 0;
+        const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
+          if (e.event !== 'message') return;
+          try {
+            this.#deliver(validateMessage(parseText(e.data)), undefined);
+          } catch (err) {
+            this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on its GET stream; ignored');
+          }
+        });
+        res.body.setEncoding('utf8');
+        for await (const chunk of res.body) parser.push(chunk as string);
+        lastEventId = parser.lastEventId ?? lastEventId;
+      } catch (err) {
+        if (this.#closed) return;
+        if (first) {
+          failed(err as Error);
+          return;
+        }
+        this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
+      }
+      if (this.#closed) return;
+      await delay(Math.min(30_000, 250 * 2 ** attempt++));
+    }
+  }
+
+  #expired(): void {
+    // Our session is gone upstream: close, so the instance re-initializes with a fresh one.
+    this.sessionExpired = true;
+    this.#sessionId = undefined;
+    void this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const sid = this.#sessionId;
+    this.#closer.abort();
+    if (sid) {
+      // Best effort: tell the upstream the session is over.
+      request(this.#cfg.url, {
+        method: 'DELETE',
+        headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'mcp-session-id': sid, ...(this.#protocolVersion ? { 'mcp-protocol-version': this.#protocolVersion } : {}) }).catch(() => ({})),
+        dispatcher: this.#dispatcher,
+        headersTimeout: 2000,
+      })
+        .then((r) => r.body.dump())
+        .catch(() => {});
+    }
+    this.onclose?.();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. */
+export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => body.destroy(new Error(`no data for ${idleMs} ms`)), idleMs);
+  };
+  arm();
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        body.destroy();
+        throw new Error(`response exceeds ${maxBytes} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+      arm();
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,59 @@
+import { Agent } from 'undici';
+import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { Transport } from '../transport/transport.js';
+import { ClientCredentials } from './client-credentials.js';
+import { SseClientTransport } from './sse-client.js';
+import { childEnv } from './stdio-env.js';
+import { StdioTransport } from './stdio-transport.js';
+import { StreamableHttpClientTransport } from './streamable-http-client.js';
+
+interface Remote {
+  agent: Agent;
+  credentials: ClientCredentials | undefined;
+}
+
+/**
+ * Builds the link for each upstream instance. Remote upstreams share one undici Agent per upstream
+ * (keep-alive, timeouts, a bounded number of connections) and one token cache.
+ */
+export class UpstreamTransports {
+  readonly #remotes = new Map<string, Remote>();
+
+  create = (upstream: UpstreamConfig, logger: Logger): Transport => {
+    if (upstream.transport === 'stdio') {
+      return new StdioTransport({
+        command: upstream.command,
+        args: upstream.args,
+        cwd: upstream.cwd,
+        env: childEnv(upstream.env),
+        maxLineBytes: upstream.maxLineBytes,
+        logger,
+      });
+    }
+    const { agent, credentials } = this.#remote(upstream);
+    return upstream.transport === 'sse'
+      ? new SseClientTransport(upstream, agent, credentials, logger)
+      : new StreamableHttpClientTransport(upstream, agent, credentials, logger);
+  };
+
+  #remote(u: RemoteUpstreamConfig): Remote {
+    let r = this.#remotes.get(u.name);
+    if (!r) {
+      const agent = new Agent({
+        connect: { timeout: u.http.connectTimeoutMs },
+        connections: u.http.maxConnections,
+        keepAliveTimeout: u.http.keepAliveTimeoutMs,
+        headersTimeout: u.http.headersTimeoutMs,
+      });
+      r = { agent, credentials: u.auth ? new ClientCredentials(u.auth, agent) : undefined };
+      this.#remotes.set(u.name, r);
+    }
+    return r;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#remotes.values()].map((r) => r.agent.close().catch(() => {})));
+    this.#remotes.clear();
+  }
+}
