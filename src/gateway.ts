@@ -55,7 +55,7 @@ export class Gateway {
 
   /** True when every endpoint has at least one upstream ready to serve. */
   ready(): boolean {
-    return this.routers.every((r) => r.pools.some((p) => !p.shared || [...p.instances].some((i) => i.state === 'ready')));
+    return this.routers.every((r) => r.pools.some((p) => !p.shared || p.perTenant || [...p.instances].some((i) => i.state === 'ready')));
   }
 
   async stop(reason = 'the gateway is shutting down'): Promise<void> {

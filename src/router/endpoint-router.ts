@@ -111,6 +111,7 @@ export class EndpointRouter {
   }
 
   #usesInstance(session: RouterSession, pool: UpstreamPool, inst: UpstreamInstance): boolean {
+    if (pool.perTenant) return pool.tenantPool(session.caller.tenant)?.instances.has(inst) ?? false;
     return pool.shared || session.lease(pool.name) === inst;
   }
 
@@ -158,7 +159,7 @@ export class EndpointRouter {
     ]) {
       const seen = new Map<string, string>();
       for (const pool of this.pools) {
-        if (!pool.shared || !pool.identity?.capabilities[kind.capability]) continue;
+        if (!pool.shared || pool.perTenant || !pool.identity?.capabilities[kind.capability]) continue;
         let cursor: string | undefined;
         for (let page = 0; page < 100; page++) {
           let result: Record<string, unknown>;

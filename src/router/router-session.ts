@@ -92,7 +92,7 @@ export class RouterSession {
 
   #instance(pool: UpstreamPool): UpstreamInstance {
     if (this.#closed) throw new GatewayError('SWB_SESSION_CLOSED', 'the session has ended');
-    return this.#leases.get(pool.name) ?? pool.pick();
+    return this.#leases.get(pool.name) ?? (pool.perTenant ? pool.forTenant(this.caller.tenant) : pool).pick();
   }
 
   #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
@@ -308,8 +308,9 @@ export class RouterSession {
     const targets: UpstreamInstance[] = [];
     for (const pool of this.#pools('logging')) {
       const lease = this.#leases.get(pool.name);
+      const own = pool.perTenant ? pool.forTenant(this.caller.tenant) : pool;
       if (lease) targets.push(lease);
-      else for (const inst of pool.instances) if (inst.state === 'ready') targets.push(inst);
+      else for (const inst of own.instances) if (inst.state === 'ready') targets.push(inst);
     }
     await Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal })));
     return {};

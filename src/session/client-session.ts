@@ -80,6 +80,10 @@ export class ClientSession {
     this.#transport.onclose = () => void this.close('transport closed');
   }
 
+  get tenant(): string {
+    return this.guard.tenant.name;
+  }
+
   get principal(): Principal {
     return this.guard.principal;
   }

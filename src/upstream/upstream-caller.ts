@@ -7,6 +7,8 @@ import type { RequestId } from '../jsonrpc/types.js';
  */
 export interface UpstreamCaller {
   readonly id: string;
+  /** per-tenant upstreams give each tenant its own instances. */
+  readonly tenant: string;
   /** A server→client request (sampling/createMessage, elicitation/create, roots/list). */
   clientRequest(
     method: string,

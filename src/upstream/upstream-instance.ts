@@ -107,7 +107,7 @@ export class UpstreamInstance extends EventEmitter {
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
       await transport.start();
-      await client.initialize(this.config.initTimeoutMs, this.config.sharing !== 'shared');
+      await client.initialize(this.config.initTimeoutMs, this.config.sharing === 'per-session');
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});

@@ -26,6 +26,7 @@ export class UpstreamPool extends EventEmitter {
   readonly #instances = new Set<UpstreamInstance>();
   readonly #spares: UpstreamInstance[] = [];
   readonly #waiters: Waiter[] = [];
+  readonly #tenants = new Map<string, UpstreamPool>();
   #rr = 0;
   #closed = false;
   /** The latest initialize result seen from any instance, for advertising capabilities. */
@@ -42,16 +43,46 @@ export class UpstreamPool extends EventEmitter {
     return this.config.name;
   }
 
+  /** Every session of the endpoint may use the same instances (shared, or per-tenant within a tenant). */
   get shared(): boolean {
-    return this.config.sharing === 'shared';
+    return this.config.sharing !== 'per-session';
+  }
+
+  get perTenant(): boolean {
+    return this.config.sharing === 'per-tenant';
   }
 
   get instances(): ReadonlySet<UpstreamInstance> {
-    return this.#instances;
+    if (!this.perTenant) return this.#instances;
+    const all = new Set<UpstreamInstance>();
+    for (const sub of this.#tenants.values()) for (const i of sub.instances) all.add(i);
+    return all;
+  }
+
+  /** per-tenant: the tenant's own pool of shared instances, started on first use. */
+  forTenant(tenant: string): UpstreamPool {
+    let sub = this.#tenants.get(tenant);
+    if (!sub) {
+      sub = new UpstreamPool({ ...this.config, sharing: 'shared' }, this.#logger.child({ tenant }), this.#factory);
+      sub.on('notification', (...args: unknown[]) => this.emit('notification', ...args));
+      sub.on('ready', (inst: UpstreamInstance, identity: UpstreamIdentity, restarted: boolean) => {
+        this.identity = identity;
+        this.emit('ready', inst, identity, restarted);
+      });
+      this.#tenants.set(tenant, sub);
+      void sub.start();
+    }
+    return sub;
+  }
+
+  /** per-tenant: the tenant's pool if it exists (never creates one). */
+  tenantPool(tenant: string): UpstreamPool | undefined {
+    return this.#tenants.get(tenant);
   }
 
   /** Starts shared instances and warm spares; resolves when each has started or failed once. */
   async start(): Promise<void> {
+    if (this.perTenant) return; // each tenant's instances start with its first session
     const n = this.shared ? this.config.pool.size : this.config.pool.warm;
     const started: Promise<unknown>[] = [];
     for (let i = 0; i < n; i++) {
@@ -170,6 +201,7 @@ export class UpstreamPool extends EventEmitter {
   /** No new instances from here on (sessions are being closed before the pool itself). */
   drain(): void {
     this.#closed = true;
+    for (const p of this.#tenants.values()) p.drain();
   }
 
   async close(): Promise<void> {
@@ -179,6 +211,7 @@ export class UpstreamPool extends EventEmitter {
       w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
     }
     await Promise.all([...this.#instances].map((i) => i.stop()));
+    await Promise.all([...this.#tenants.values()].map((p) => p.close()));
     this.#instances.clear();
     this.#spares.length = 0;
   }

@@ -32,6 +32,7 @@ interface ServerSpec {
   pageSize?: number;
   /** Methods this server answers with an internal error. */
   failing?: string[];
+  sharing?: 'shared' | 'per-tenant' | 'per-session';
 }
 
 /** A small MCP server on the far end of a memory pair; records every request it receives. */
@@ -113,10 +114,11 @@ class FakeServer {
   }
 }
 
-function fakeCaller(id = 'session-1') {
+function fakeCaller(id = 'session-1', tenant = 't1') {
   const notes: Array<[string, Record<string, unknown> | undefined]> = [];
   const caller: UpstreamCaller = {
     id,
+    tenant,
     clientRequest: async () => ({}),
     clientNotify: (method, params) => notes.push([method, params]),
   };
@@ -138,7 +140,7 @@ let nextRequestId = 1;
 async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never'): Promise<Built> {
   const cfg = parseConfig(
     {
-      upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run' })),
+      upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run', ...(s.sharing ? { sharing: s.sharing } : {}) })),
       endpoints: [{ path: '/mcp', upstreams: specs.map((s) => s.name), ...(prefix ? { prefix } : {}) }],
     },
     'test',
@@ -487,6 +489,34 @@ describe('resource subscriptions on a shared instance', () => {
       await settle();
       assert.equal(b.server('a').requests('resources/unsubscribe').length, 1);
       await s3.close();
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe('per-tenant sharing', () => {
+  it('gives each tenant its own instances: sessions of one tenant share, tenants never do', async () => {
+    const b = await build([{ ...A, sharing: 'per-tenant' }]);
+    try {
+      const ctx = () => ({ signal: new AbortController().signal, requestId: nextRequestId++ });
+      const sameTenant = await b.router.open(fakeCaller('session-2', 't1').caller);
+      const otherTenant = await b.router.open(fakeCaller('session-3', 't2').caller);
+      for (const s of [b.session, sameTenant, otherTenant]) await s.request('tools/call', { name: 'a1' }, ctx());
+      const pool = b.router.pool('a')!;
+      const t1 = pool.tenantPool('t1')!;
+      const t2 = pool.tenantPool('t2')!;
+      assert.ok(t1 && t2 && t1 !== t2);
+      const t1Instances = [...t1.instances];
+      const t2Instances = [...t2.instances];
+      assert.equal(t1Instances.length, 1);
+      assert.equal(t2Instances.length, 1);
+      assert.notEqual(t1Instances[0], t2Instances[0]);
+      assert.equal(pool.instances.size, 2);
+      // Each tenant's instance initialized its own upstream connection.
+      assert.equal(b.server('a').requests('initialize').length, 2);
+      await sameTenant.close();
+      await otherTenant.close();
     } finally {
       await b.close();
     }

@@ -65,6 +65,7 @@ function fakeCaller(id: string, impl?: UpstreamCaller['clientRequest']) {
   const calls: Array<{ method: string; params: Record<string, unknown> | undefined; related: RequestId | undefined; signal: AbortSignal }> = [];
   const caller: UpstreamCaller = {
     id,
+    tenant: 't1',
     clientRequest(method, params, related, signal) {
       calls.push({ method, params, related, signal });
       return impl ? impl(method, params, related, signal) : Promise.resolve({ from: id });
