@@ -75,10 +75,15 @@ export class StreamableHttpClientTransport implements Transport {
     const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(message));
     const sid = headerValue(res.headers, 'mcp-session-id');
     if (sid && !this.#sessionId) this.#sessionId = sid;
-    if (res.statusCode === 404 && this.#sessionId) {
-      await res.body.dump();
-      this.#expired();
-      throw new SessionExpiredError(this.#cfg.name);
+    if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
+      // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say
+      // 400 "No valid session ID" instead. Either way: a fresh session, not an error for the caller.
+      const text = await res.body.text().catch(() => '');
+      if (res.statusCode === 404 || /session/i.test(text)) {
+        this.#expired();
+        throw new SessionExpiredError(this.#cfg.name);
+      }
+      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
     }
     if (res.statusCode === 202) {
       await res.body.dump();
