@@ -5,6 +5,10 @@ import { isLoopbackHost } from './edge/request-guard.js';
 import { SseHub } from './edge/sse-connection.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+import { MemoryEventStore, type SessionObserver } from './session/index.js';
+import type { Server } from 'node:http';
 import { ANONYMOUS, Authenticator } from './auth/index.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import { registerResourceMetadata } from './edge/resource-metadata.js';
@@ -14,16 +18,23 @@ export interface App {
   fastify: FastifyInstance;
   gateway: Gateway;
   logger: Logger;
+  metrics: Metrics;
+  /** Set once listen() started the metrics endpoint. */
+  metricsUrl: string | undefined;
   /** Starts upstreams and listens; resolves with the bound address. */
   listen(): Promise<string>;
-  close(): Promise<void>;
+  /** Stops gracefully, giving requests in flight up to graceMs (default 0) to finish. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Builds the whole gateway without listening, so tests can start it on a free port. */
 export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config.logging.level);
-  const gateway = new Gateway(config, { ...deps, logger });
+  const metrics = new Metrics();
+  const gateway = new Gateway(config, { ...deps, logger, observer: deps.observer ?? observerFor(metrics) });
   const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs);
+  observeGateway(metrics, gateway, hub);
+  let shuttingDown = false;
   const fastify = Fastify({
     loggerInstance: logger.child({ component: 'http' }) as unknown as FastifyBaseLogger,
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
@@ -36,10 +47,11 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
   });
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   fastify.get('/readyz', async (_req, reply) => {
-    const ready = gateway.ready();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready' });
+    // Not ready as soon as shutdown begins, so load balancers stop sending new sessions here.
+    const ready = !shuttingDown && gateway.ready();
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : shuttingDown ? 'shutting down' : 'not ready' });
   });
-  const auth = edgeAuth(config, gateway, logger);
+  const auth = edgeAuth(config, gateway, logger, metrics);
   if (config.auth.mode === 'jwt') {
     registerResourceMetadata(fastify, {
       paths: config.endpoints.map((e) => e.path),
@@ -66,22 +78,84 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     },
   });
   let closed = false;
-  return {
+  let metricsServer: Server | undefined;
+  const app: App = {
     fastify,
     gateway,
     logger,
+    metrics,
+    metricsUrl: undefined,
     async listen() {
       await gateway.start();
+      if (config.metrics.enabled) {
+        const m = await startMetricsServer(metrics, config.metrics.host, config.metrics.port, config.metrics.path);
+        metricsServer = m.server;
+        app.metricsUrl = m.address;
+        logger.info({ metrics: m.address }, 'metrics endpoint listening');
+      }
       return fastify.listen({ host: config.server.host, port: config.server.port });
     },
-    async close() {
+    /**
+     * Graceful stop: readiness goes false and new sessions are refused at once; requests in flight get
+     * up to graceMs to finish; then every session is closed (what is left is answered with an error),
+     * upstreams are stopped and the listeners close.
+     */
+    async close(graceMs = 0) {
       if (closed) return;
       closed = true;
+      shuttingDown = true;
+      gateway.registry.refuseNew();
+      const deadline = Date.now() + graceMs;
+      while (gateway.registry.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await gateway.stop();
       hub.close();
       await fastify.close();
+      await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
     },
   };
+  return app;
+}
+
+/** Session events → Prometheus. */
+function observerFor(m: Metrics): SessionObserver {
+  return {
+    sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
+    sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
+    requestDone: (r) => {
+      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome };
+      m.requests.inc(labels);
+      m.requestDuration.observe(labels, r.seconds);
+      if (r.tool !== undefined) m.toolCalls.inc({ tool: r.tool, outcome: r.outcome });
+    },
+    denied: (reason) => m.policyDenials.inc({ reason }),
+    rateLimited: (limit) => m.rateLimited.inc({ limit }),
+  };
+}
+
+/** Gauges read at scrape time, and upstream restarts as they happen. */
+function observeGateway(m: Metrics, gateway: GatewayType, hub: SseHub): void {
+  for (const pool of gateway.pools.values()) {
+    pool.on('ready', (_inst: unknown, _id: unknown, restarted: boolean) => {
+      if (restarted) m.upstreamRestarts.inc({ upstream: pool.name });
+    });
+  }
+  let evicted = 0;
+  let cut = 0;
+  m.onScrape(() => {
+    m.upstreamInstances.reset();
+    for (const pool of gateway.pools.values()) {
+      const counts: Record<string, number> = { starting: 0, ready: 0, backoff: 0, stopped: 0 };
+      for (const inst of pool.instances) counts[inst.state] = (counts[inst.state] ?? 0) + 1;
+      for (const [state, n] of Object.entries(counts)) m.upstreamInstances.set({ upstream: pool.name, state }, n);
+    }
+    if (gateway.events instanceof MemoryEventStore) {
+      m.sseEventsBuffered.set(gateway.events.buffered);
+      if (gateway.events.evicted > evicted) m.sseEventsDropped.inc({ cause: 'evicted' }, gateway.events.evicted - evicted);
+      evicted = gateway.events.evicted;
+    }
+    if (hub.cut > cut) m.sseEventsDropped.inc({ cause: 'slow_reader' }, hub.cut - cut);
+    cut = hub.cut;
+  });
 }
 
 /** The gateway's canonical URL: configured, or derived from how this request reached it. */
@@ -96,7 +170,7 @@ export function audiencesOf(config: Config): string[] {
   return [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
 }
 
-function edgeAuth(config: Config, gateway: GatewayType, logger: Logger): EdgeAuth {
+function edgeAuth(config: Config, gateway: GatewayType, logger: Logger, metrics: Metrics): EdgeAuth {
   const authenticator = config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
   const log = logger.child({ component: 'auth' });
   return {
@@ -110,8 +184,15 @@ function edgeAuth(config: Config, gateway: GatewayType, logger: Logger): EdgeAut
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: (principal) => gateway.policy.admit(principal),
+    admit: (principal) => {
+      const wait = gateway.policy.admit(principal);
+      if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
+      return wait;
+    },
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
-    onFailure: (reason) => log.info({ reason }, 'request refused by authentication or policy'),
+    onFailure: (reason) => {
+      metrics.authFailures.inc({ reason });
+      log.info({ reason }, 'request refused by authentication or policy');
+    },
   };
 }

@@ -1,12 +1,13 @@
 import type { Config } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
 import { EndpointRouter } from './router/index.js';
-import { MemoryEventStore, SessionRegistry, type EventStore } from './session/index.js';
+import { MemoryEventStore, SessionRegistry, type EventStore, type SessionObserver } from './session/index.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
 import { AuditLog, MemoryLimitCounters, Policy, type LimitCounters } from './policy/index.js';
 
 export interface GatewayDeps {
   logger: Logger;
+  observer?: SessionObserver;
   counters?: LimitCounters;
   transportFactory?: TransportFactory;
   events?: EventStore;
@@ -19,6 +20,7 @@ export class Gateway {
   readonly routers: EndpointRouter[];
   readonly registry: SessionRegistry;
   readonly policy: Policy;
+  readonly events: EventStore;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
   #stopped = false;
@@ -30,13 +32,15 @@ export class Gateway {
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
     this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger));
     this.policy = new Policy(config, deps.counters ?? new MemoryLimitCounters());
+    this.events = deps.events ?? new MemoryEventStore(config.session.eventsPerStream);
     this.registry = new SessionRegistry({
+      observer: deps.observer,
       policy: this.policy,
       audit: config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined,
       idleTimeoutMs: config.session.idleTimeoutMs,
       clientRequestTimeoutMs: config.session.clientRequestTimeoutMs,
       maxSessions: config.session.maxSessions,
-      events: deps.events ?? new MemoryEventStore(config.session.eventsPerStream),
+      events: this.events,
       logger: deps.logger,
     });
   }

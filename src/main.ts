@@ -54,8 +54,8 @@ async function serve(file: string): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    app.close().then(
+    logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down: draining requests in flight');
+    app.close(config.server.shutdownGraceMs).then(
       () => process.exit(0),
       (err) => {
         logger.error({ err }, 'error during shutdown');

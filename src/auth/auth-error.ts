@@ -4,14 +4,15 @@
  * WWW-Authenticate header.
  */
 export class AuthError extends Error {
-  readonly status: 400 | 401 | 403;
+  /** 503: the token could not be checked (the issuer's key set is unreachable) — not the client's fault. */
+  readonly status: 400 | 401 | 403 | 503;
   /** RFC 6750 error code; undefined for a request that simply carried no credentials. */
   readonly error: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | undefined;
   /** For metrics: why, in a word. */
   readonly reason: string;
   readonly scope: string | undefined;
 
-  constructor(status: 400 | 401 | 403, error: AuthError['error'], reason: string, description: string, scope?: string) {
+  constructor(status: 400 | 401 | 403 | 503, error: AuthError['error'], reason: string, description: string, scope?: string) {
     super(description);
     this.name = 'AuthError';
     this.status = status;

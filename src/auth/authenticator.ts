@@ -55,6 +55,9 @@ export class Authenticator {
         requiredClaims: ['sub', 'exp'],
       }));
     } catch (err) {
+      if (keySetUnavailable(err)) {
+        throw new AuthError(503, undefined, 'jwks_unavailable', `the issuer's key set cannot be fetched right now (${(err as Error).message}); retry shortly`);
+      }
       throw new AuthError(401, 'invalid_token', reasonOf(err), `the access token is invalid: ${describe(err)}`);
     }
     const tenant = claimAt(payload, this.#cfg.claims.tenant);
@@ -63,6 +66,13 @@ export class Authenticator {
     }
     return { issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) };
   }
+}
+
+/** A failure on our side (key set unreachable, timed out, answered non-200), not a bad token. */
+function keySetUnavailable(err: unknown): boolean {
+  if (err instanceof errors.JWKSTimeout) return true;
+  if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/i.test(err.message);
+  return err instanceof Error; // fetch failures (connection refused, DNS) surface as plain errors
 }
 
 function reasonOf(err: unknown): string {

@@ -204,6 +204,8 @@ export const configSchema = z
         maxStreamBufferBytes: z.number().int().min(65536).default(8 * 1024 * 1024),
         /** The gateway's canonical URL as clients see it (token audience, OAuth metadata); default http://host:port. */
         publicUrl: z.url().optional(),
+        /** On SIGTERM: how long requests in flight may take to finish before they are answered with an error. */
+        shutdownGraceMs: z.number().int().min(0).default(25_000),
       })
       .strict()
       .prefault({}),
@@ -215,6 +217,15 @@ export const configSchema = z
         clientRequestTimeoutMs: z.number().int().min(1000).default(300_000),
         /** Events kept per SSE stream for Last-Event-ID resumption. */
         eventsPerStream: z.number().int().min(0).default(1000),
+      })
+      .strict()
+      .prefault({}),
+    metrics: z
+      .object({
+        enabled: z.boolean().default(true),
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(9464),
+        path: z.string().regex(/^\//).default('/metrics'),
       })
       .strict()
       .prefault({}),

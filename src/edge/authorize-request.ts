@@ -50,7 +50,8 @@ export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, res:
     let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
     if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
     if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
-    replyError(res, err.status, err.message, { code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } });
+    const headers: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': challenge };
+    replyError(res, err.status, err.message, { code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers });
     return undefined;
   }
   const why = auth.forbidden(principal, path);

@@ -74,7 +74,10 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     }
     for (const m of read.messages) {
       const missing = isRequest(m) ? session.guard.missingScopes(m.method, m.params) : undefined;
-      if (missing) return replyInsufficientScope(ctx.auth, req, res, router.config.path, missing);
+      if (missing) {
+        session.guard.refused((m as { method: string }).method, (m as { params?: Record<string, unknown> }).params, `missing scope ${missing.join(' ')}`);
+        return replyInsufficientScope(ctx.auth, req, res, router.config.path, missing);
+      }
     }
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
     for (const m of read.messages) session.handle(m);

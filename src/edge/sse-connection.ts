@@ -5,6 +5,8 @@ import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
 export class SseHub {
   readonly maxBufferBytes: number;
   readonly live = new Set<SseConnection>();
+  /** Streams cut because their reader fell too far behind (for metrics). */
+  cut = 0;
   readonly #timer: NodeJS.Timeout;
 
   constructor(maxBufferBytes: number, keepAliveMs: number) {
@@ -62,6 +64,7 @@ export class SseConnection {
     if (!this.#open) return false;
     this.#res.write(text);
     if (this.#res.writableLength > this.#hub.maxBufferBytes) {
+      this.#hub.cut++;
       this.#res.destroy();
       this.#closed();
       return false;

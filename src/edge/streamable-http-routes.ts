@@ -110,7 +110,10 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     for (const m of messages) {
       if (!isRequest(m)) continue;
       const missing = session.guard.missingScopes(m.method, m.params);
-      if (missing) return replyInsufficientScope(ctx.auth, req, res, path, missing);
+      if (missing) {
+        session.guard.refused(m.method, m.params, `missing scope ${missing.join(' ')}`);
+        return replyInsufficientScope(ctx.auth, req, res, path, missing);
+      }
       if (transport.hasPending(m.id) || ids.includes(m.id)) {
         replyError(res, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
         return;

@@ -114,6 +114,11 @@ export class SessionGuard {
     if (this.tenant.config.limits.concurrentRequests !== undefined) this.#counters.release(`inflight:${this.tenant.name}`);
   }
 
+  /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */
+  refused(method: string, params: Params, rule: string): void {
+    this.record(method, params, { allowed: false, rule }, 'denied', Date.now(), undefined, undefined);
+  }
+
   audits(method: string): boolean {
     return this.#audit !== undefined && AUDITED.has(method);
   }

@@ -8,6 +8,13 @@ import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../jsonrpc/not-found.js';
 import type { SessionGuard } from '../policy/session-guard.js';
+import type { SessionObserver } from './session-observer.js';
+
+/** Methods that get their own metrics label; anything else is "other" (clients choose method names). */
+const METRIC_METHODS = new Set([
+  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
+  'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel', 'ping', 'initialize',
+]);
 import { negotiateVersion } from './protocol-versions.js';
 
 export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
@@ -28,6 +35,7 @@ interface Outgoing {
 
 export interface ClientSessionOptions {
   id: string;
+  observer: SessionObserver;
   guard: SessionGuard;
   clientRequestTimeoutMs: number;
   kind: 'streamable-http' | 'sse';
@@ -50,6 +58,7 @@ export class ClientSession {
   readonly #logger: Logger;
   readonly #onClosed: (s: ClientSession) => void;
   readonly guard: SessionGuard;
+  readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
   /** Resolves when the client has said notifications/initialized: nothing is asked of it before. */
   readonly #active: Promise<void>;
@@ -63,6 +72,9 @@ export class ClientSession {
   clientCapabilities: Record<string, any> = {};
   clientInfo: Record<string, unknown> | undefined;
   lastActivity = Date.now();
+  /** Whether sessionOpened was reported (only initialized sessions count as active). */
+  #counted = false;
+  #initializing = false;
   /** Open HTTP streams; a session with a live stream is not idle. */
   openStreams = 0;
 
@@ -74,6 +86,7 @@ export class ClientSession {
     this.#logger = opts.logger;
     this.#onClosed = opts.onClosed;
     this.guard = opts.guard;
+    this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#transport.onmessage = (m) => this.handle(m);
@@ -92,8 +105,9 @@ export class ClientSession {
     return this.#state;
   }
 
+  /** Requests in flight, an initialize being answered included (so the idle sweeper leaves it alone). */
   get inflight(): number {
-    return this.#inflight.size;
+    return this.#inflight.size + (this.#initializing ? 1 : 0);
   }
 
   hasInflight(id: RequestId): boolean {
@@ -123,12 +137,14 @@ export class ClientSession {
       return new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo').toResponse(req.id);
     }
     this.#state = 'INITIALIZING';
+    this.#initializing = true;
     this.protocolVersion = negotiateVersion(p.protocolVersion);
     this.clientCapabilities = p.capabilities as Record<string, any>;
     this.clientInfo = p.clientInfo as Record<string, unknown>;
     try {
       this.#router = await this.endpoint.open(this);
     } catch (err) {
+      this.#initializing = false;
       this.#state = 'UNINITIALIZED';
       this.#logger.warn({ err: (err as Error).message }, 'initialize failed');
       return toJsonRpcError(err).toResponse(req.id);
@@ -137,6 +153,9 @@ export class ClientSession {
       await this.#router.close();
       return new JsonRpcError(ErrorCode.ServerError, 'the session ended during initialize').toResponse(req.id);
     }
+    this.#initializing = false;
+    // Acquiring upstream instances can take a while; the idle clock starts when the answer goes out.
+    this.lastActivity = Date.now();
     const result: Record<string, unknown> = {
       protocolVersion: this.protocolVersion,
       capabilities: this.#router.capabilities(),
@@ -145,6 +164,8 @@ export class ClientSession {
     const instructions = this.#router.instructions();
     if (instructions) result.instructions = instructions;
     this.#logger.info({ protocolVersion: this.protocolVersion, client: this.clientInfo }, 'session initialized');
+    this.#counted = true;
+    this.#observer.sessionOpened(this.kind, this.tenant);
     return { jsonrpc: '2.0', id: req.id, result };
   }
 
@@ -166,15 +187,22 @@ export class ClientSession {
       return;
     }
     const startedAt = Date.now();
+    const t0 = performance.now();
+    const method = METRIC_METHODS.has(req.method) ? req.method : 'other';
+    const endpoint = this.endpoint.config.path;
     const decision = this.guard.check(req.method, req.params);
     if (decision && !decision.allowed) {
       // Denied looks exactly like absent: the caller learns nothing about what exists.
       this.guard.record(req.method, req.params, decision, 'denied', startedAt, undefined, undefined);
+      this.#observer.denied(decision.missingScopes ? 'missing_scope' : decision.rule.includes('.deny:') ? 'deny_rule' : 'not_allowed');
+      this.#observer.requestDone({ method, endpoint, upstream: 'none', outcome: 'denied', seconds: (performance.now() - t0) / 1000, tool: req.method === 'tools/call' ? 'unknown' : undefined });
       const kind = req.method === 'completion/complete' && decision.kind === 'resource' ? 'template' : decision.kind;
       await this.#send(notFound(kind, decision.name).toResponse(req.id));
       return;
     }
     if (!this.guard.acquireRequest()) {
+      this.#observer.rateLimited('concurrent_requests');
+      this.guard.refused(req.method, req.params, 'limits.concurrentRequests');
       await this.#send(toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${this.guard.tenant.name}" has its maximum of ${this.guard.tenant.config.limits.concurrentRequests} requests in flight; retry when one completes`)).toResponse(req.id));
       return;
     }
@@ -194,10 +222,18 @@ export class ClientSession {
       this.#inflight.delete(req.id);
       this.guard.releaseRequest();
     }
+    const outcome = ac.signal.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
+    const upstream = this.#router.upstreamOf(req.method, req.params);
     if (decision && this.guard.audits(req.method)) {
-      const outcome = ac.signal.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
-      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, this.#router.upstreamOf(req.method, req.params));
+      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, upstream);
     }
+    let tool: string | undefined;
+    if (req.method === 'tools/call') {
+      // Only names that exist become label values: a client must not be able to mint new series.
+      const unknown = 'error' in response && response.error.code === ErrorCode.InvalidParams && response.error.message.endsWith('not found');
+      tool = unknown ? 'unknown' : String(req.params?.name);
+    }
+    this.#observer.requestDone({ method, endpoint, upstream: upstream ?? (req.method.endsWith('/list') ? 'all' : 'none'), outcome, seconds: (performance.now() - t0) / 1000, tool });
     if (ac.signal.aborted) {
       // Cancelled by the client (no answer expected) or by shutdown (already answered).
       this.#transport.abandon?.(req.id);
@@ -309,6 +345,7 @@ export class ClientSession {
     this.#outgoing.clear();
     this.#logger.info({ reason }, 'session closed');
     this.guard.closeSession();
+    if (this.#counted) this.#observer.sessionClosed(this.kind, this.tenant);
     this.#onClosed(this);
     await this.#router?.close();
     await this.#transport.close().catch(() => {});

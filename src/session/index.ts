@@ -3,3 +3,4 @@ export { SessionRegistry } from './session-registry.js';
 export type { EventStore, StoredEvent } from './event-store.js';
 export { MemoryEventStore } from './memory-event-store.js';
 export { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, isSupportedVersion, negotiateVersion } from './protocol-versions.js';
+export { NO_OBSERVER, type SessionObserver } from './session-observer.js';

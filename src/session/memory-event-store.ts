@@ -8,6 +8,9 @@ export class MemoryEventStore implements EventStore {
   readonly #perStream: number;
   readonly #streamsPerSession: number;
   readonly #sessions = new Map<string, Map<number, StoredEvent[]>>();
+  /** Events held now, and evicted (by the bounds) so far: for metrics. */
+  buffered = 0;
+  evicted = 0;
 
   constructor(perStream: number, streamsPerSession = 64) {
     this.#perStream = perStream;
@@ -20,11 +23,25 @@ export class MemoryEventStore implements EventStore {
     if (!streams) this.#sessions.set(sessionId, (streams = new Map()));
     let events = streams.get(stream);
     if (!events) {
-      if (streams.size >= this.#streamsPerSession) streams.delete(streams.keys().next().value!);
+      if (streams.size >= this.#streamsPerSession) {
+        const oldest = streams.keys().next().value!;
+        this.#forget(streams.get(oldest)!.length, true);
+        streams.delete(oldest);
+      }
       streams.set(stream, (events = []));
     }
     events.push({ seq, data });
-    if (events.length > this.#perStream) events.splice(0, events.length - this.#perStream);
+    this.buffered++;
+    if (events.length > this.#perStream) {
+      const n = events.length - this.#perStream;
+      events.splice(0, n);
+      this.#forget(n, true);
+    }
+  }
+
+  #forget(n: number, evicted: boolean): void {
+    this.buffered -= n;
+    if (evicted) this.evicted += n;
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {
@@ -34,10 +51,17 @@ export class MemoryEventStore implements EventStore {
   }
 
   dropStream(sessionId: string, stream: number): void {
-    this.#sessions.get(sessionId)?.delete(stream);
+    const streams = this.#sessions.get(sessionId);
+    const events = streams?.get(stream);
+    if (!events) return;
+    this.#forget(events.length, false);
+    streams!.delete(stream);
   }
 
   dropSession(sessionId: string): void {
+    const streams = this.#sessions.get(sessionId);
+    if (!streams) return;
+    for (const events of streams.values()) this.#forget(events.length, false);
     this.#sessions.delete(sessionId);
   }
 }

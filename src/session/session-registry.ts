@@ -5,10 +5,12 @@ import type { EndpointRouter } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import { ClientSession } from './client-session.js';
 import type { EventStore } from './event-store.js';
+import { NO_OBSERVER, type SessionObserver } from './session-observer.js';
 import type { Principal } from '../auth/principal.js';
 import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
 
 export interface SessionRegistryOptions {
+  observer?: SessionObserver;
   policy: Policy;
   audit: AuditLog | undefined;
   idleTimeoutMs: number;
@@ -36,6 +38,18 @@ export class SessionRegistry {
     return this.#sessions.size;
   }
 
+  /** Requests in flight across every session (graceful shutdown waits for them). */
+  get inflight(): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) n += s.inflight;
+    return n;
+  }
+
+  /** Refuse new sessions from now on (shutdown has begun); existing ones carry on. */
+  refuseNew(): void {
+    this.#closing = true;
+  }
+
   get events(): EventStore {
     return this.#opts.events;
   }
@@ -58,11 +72,13 @@ export class SessionRegistry {
     const id = randomUUID();
     const guard = new SessionGuard(principal, tenant, this.#opts.policy.counters, this.#opts.audit, { session: id, endpoint: path });
     if (!guard.openSession()) {
+      this.#opts.observer?.rateLimited('sessions');
       throw new GatewayError('SWB_RATE_LIMITED', `tenant "${tenant.name}" has its maximum of ${tenant.config.limits.sessions} open sessions; close one or retry later`);
     }
     const session = new ClientSession({
       id,
       guard,
+      observer: this.#opts.observer ?? NO_OBSERVER,
       clientRequestTimeoutMs: this.#opts.clientRequestTimeoutMs,
       kind,
       endpoint,

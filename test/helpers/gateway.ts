@@ -23,7 +23,8 @@ export async function startGateway(
   opts: { logLines?: string[] } = {},
 ): Promise<RunningGateway> {
   const level = opts.logLines ? 'info' : (process.env.LOG_LEVEL ?? 'silent');
-  const config = parseConfig({ ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level } });
+  // Metrics on a free port: tests run side by side.
+  const config = parseConfig({ metrics: { port: 0 }, ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level } });
   const sink = opts.logLines;
   const logger = sink ? createLogger(level, { write: (line: string) => void sink.push(line) }) : createLogger(level);
   const app = await buildApp(config, { logger });

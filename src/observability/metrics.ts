@@ -1,0 +1,46 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric the gateway exports, on its own registry. Labels are bounded by configuration (endpoint,
+ * upstream, tenant names), by the protocol (method, outcome) or by small enums; never session ids,
+ * subjects or arguments.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly sessionsActive = new Gauge({ name: 'switchboard_sessions_active', help: 'Open client sessions', labelNames: ['transport', 'tenant'] as const, registers: [this.registry] });
+  readonly requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome'] as const, registers: [this.registry] });
+  readonly requestDuration = new Histogram({
+    name: 'switchboard_request_duration_seconds',
+    help: 'Time to answer a client request',
+    labelNames: ['method', 'endpoint', 'upstream', 'outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'tools/call by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
+  readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
+  readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
+  readonly policyDenials = new Counter({ name: 'switchboard_policy_denials_total', help: 'Requests denied by tenant policy', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly authFailures = new Counter({ name: 'switchboard_auth_failures_total', help: 'Requests refused by authentication', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly rateLimited = new Counter({ name: 'switchboard_rate_limited_total', help: 'Requests refused by a limit', labelNames: ['limit'] as const, registers: [this.registry] });
+  readonly sseEventsBuffered = new Gauge({ name: 'switchboard_sse_events_buffered', help: 'SSE events held for Last-Event-ID resumption', registers: [this.registry] });
+  readonly sseEventsDropped = new Counter({ name: 'switchboard_sse_events_dropped_total', help: 'SSE events evicted from the resumption log before delivery could be confirmed, and slow streams cut', labelNames: ['cause'] as const, registers: [this.registry] });
+  readonly redisDuration = new Histogram({ name: 'switchboard_redis_command_duration_seconds', help: 'Redis command latency', labelNames: ['command'] as const, buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
+  readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
+
+  constructor(withDefaults = true) {
+    if (withDefaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Called at every scrape to refresh gauges that are cheaper to read than to track. */
+  onScrape(fn: () => void): void {
+    this.#collectors.push(fn);
+  }
+
+  readonly #collectors: Array<() => void> = [];
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    for (const c of this.#collectors) c();
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,16 @@
+/** What the session layer reports for metrics; the app wires it to Prometheus. */
+export interface SessionObserver {
+  sessionOpened(transport: string, tenant: string): void;
+  sessionClosed(transport: string, tenant: string): void;
+  requestDone(r: { method: string; endpoint: string; upstream: string; outcome: string; seconds: number; tool: string | undefined }): void;
+  denied(reason: string): void;
+  rateLimited(limit: string): void;
+}
+
+export const NO_OBSERVER: SessionObserver = {
+  sessionOpened() {},
+  sessionClosed() {},
+  requestDone() {},
+  denied() {},
+  rateLimited() {},
+};
