@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1
+#
+# Switchboard gateway image.
+#
+#   docker build -t switchboard .
+#   docker run --rm -p 8080:8080 -p 9464:9464 \
+#     -v "$PWD/my-config.yaml:/etc/switchboard/config.yaml:ro" -e UPSTREAM_TOKEN=... switchboard
+#
+# Config: the gateway reads SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml. The image ships a default
+# there (deploy/examples/image-default.yaml: the demo echo upstream behind JWT auth, needing JWT_ISSUER and
+# JWT_JWKS_URL); mount your own file over it (or point SWITCHBOARD_CONFIG elsewhere). The example configs
+# are also in the image under /app/examples/. ${VAR} in the config is read from the environment, which is
+# where secrets belong. SWITCHBOARD_HOST, SWITCHBOARD_PORT and LOG_LEVEL override the config.
+#
+# Ports: 8080 MCP endpoints, /healthz and /readyz; 9464 Prometheus metrics (/metrics).
+# Upstream commands (stdio MCP servers) must exist in the image: build FROM this one and install them
+# (see deploy/README.md). The reference server @modelcontextprotocol/server-everything is a development
+# dependency and is not in this image.
+# Runs as uid/gid 10001, works with a read-only root filesystem (give it a writable /tmp).
+
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim
+
+# ---- build: full install, compile TypeScript to dist/ ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies and dist/ only ----
+FROM ${NODE_IMAGE} AS runtime
+# bubblewrap: the upstream sandbox. tini: PID 1 that forwards signals and reaps the orphans of upstream
+# process groups.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 switchboard \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /home/switchboard --create-home --shell /usr/sbin/nologin switchboard
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /src/dist ./dist
+COPY deploy/examples ./examples
+COPY deploy/examples/image-default.yaml /etc/switchboard/config.yaml
+ENV SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml
+USER 10001:10001
+EXPOSE 8080 9464
+# No curl in the slim image: node's fetch. Uses SWITCHBOARD_PORT when set, else 8080.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SWITCHBOARD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM drains and exits 0 (server.shutdownGraceMs, default 25 s): give it at least 30 s to stop.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/main.js"]
+CMD ["serve"]

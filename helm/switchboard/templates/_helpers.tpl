@@ -1,0 +1,175 @@
+{{/* Chart name. */}}
+{{- define "switchboard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Fully qualified app name, at most 63 characters. */}}
+{{- define "switchboard.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "switchboard.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "switchboard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "switchboard.labels" -}}
+helm.sh/chart: {{ include "switchboard.chart" . }}
+{{ include "switchboard.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: switchboard
+{{- end -}}
+
+{{- define "switchboard.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "switchboard.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding env vars: the user's, or the chart's. */}}
+{{- define "switchboard.secretName" -}}
+{{- default (include "switchboard.fullname" .) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{/* Whether the chart creates its env Secret. */}}
+{{- define "switchboard.createSecret" -}}
+{{- if and (not .Values.secrets.existingSecret) (or .Values.secrets.env .Values.redis.enabled) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding key files, or empty when there is none. */}}
+{{- define "switchboard.keysSecretName" -}}
+{{- if .Values.secrets.keysExistingSecret -}}
+{{- .Values.secrets.keysExistingSecret -}}
+{{- else if .Values.secrets.keys -}}
+{{- printf "%s-keys" (include "switchboard.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.redisName" -}}
+{{- printf "%s-redis" (include "switchboard.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Loopback in sidecar mode: only the pod's own containers reach the gateway. */}}
+{{- define "switchboard.listenHost" -}}
+{{- if eq .Values.mode "sidecar" -}}127.0.0.1{{- else -}}0.0.0.0{{- end -}}
+{{- end -}}
+
+{{/* A probe of path: httpGet, or in sidecar mode (loopback only, which the kubelet cannot reach) an exec of node's fetch. */}}
+{{- define "switchboard.probe" -}}
+{{- $root := index . 0 -}}
+{{- $path := index . 1 -}}
+{{- $p := index . 2 -}}
+{{- if eq $root.Values.mode "sidecar" }}
+exec:
+  command:
+    - node
+    - -e
+    - {{ printf "fetch('http://127.0.0.1:%v%s').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" $root.Values.containerPort $path | quote }}
+{{- else }}
+httpGet:
+  path: {{ $path }}
+  port: {{ $root.Values.containerPort }}
+{{- end }}
+periodSeconds: {{ $p.periodSeconds }}
+timeoutSeconds: {{ $p.timeoutSeconds }}
+failureThreshold: {{ $p.failureThreshold }}
+{{- end -}}
+
+{{/* The gateway container. */}}
+{{- define "switchboard.gatewayContainer" -}}
+- name: gateway
+  image: {{ include "switchboard.image" . | quote }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  {{- if and (eq .Values.mode "sidecar") .Values.sidecar.native }}
+  restartPolicy: Always
+  {{- end }}
+  args: [serve]
+  env:
+    - name: SWITCHBOARD_CONFIG
+      value: /etc/switchboard/config.yaml
+    - name: SWITCHBOARD_HOST
+      value: {{ include "switchboard.listenHost" . | quote }}
+    - name: SWITCHBOARD_PORT
+      value: {{ .Values.containerPort | quote }}
+    - name: LOG_LEVEL
+      value: {{ .Values.logLevel | quote }}
+    {{- with .Values.extraEnv }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- if or (include "switchboard.createSecret" .) .Values.secrets.existingSecret .Values.extraEnvFrom }}
+  envFrom:
+    {{- if or (include "switchboard.createSecret" .) .Values.secrets.existingSecret }}
+    - secretRef:
+        name: {{ include "switchboard.secretName" . }}
+    {{- end }}
+    {{- with .Values.extraEnvFrom }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
+  ports:
+    - name: http
+      containerPort: {{ .Values.containerPort }}
+      protocol: TCP
+    {{- if .Values.metrics.enabled }}
+    - name: metrics
+      containerPort: {{ .Values.metrics.port }}
+      protocol: TCP
+    {{- end }}
+  startupProbe:
+    {{- include "switchboard.probe" (list . "/healthz" .Values.startupProbe) | trim | nindent 4 }}
+  livenessProbe:
+    {{- include "switchboard.probe" (list . "/healthz" .Values.livenessProbe) | trim | nindent 4 }}
+  readinessProbe:
+    {{- include "switchboard.probe" (list . "/readyz" .Values.readinessProbe) | trim | nindent 4 }}
+  {{- if gt (int .Values.preStopSleepSeconds) 0 }}
+  lifecycle:
+    preStop:
+      exec:
+        command: [sleep, {{ .Values.preStopSleepSeconds | quote }}]
+  {{- end }}
+  resources:
+    {{- toYaml .Values.resources | nindent 4 }}
+  securityContext:
+    {{- toYaml .Values.securityContext | nindent 4 }}
+  volumeMounts:
+    # A file mount (subPath): the ConfigMap's updates do not reach a running pod, but the checksum/config
+    # annotation rolls the pods on every change instead.
+    - name: config
+      mountPath: /etc/switchboard/config.yaml
+      subPath: config.yaml
+      readOnly: true
+    {{- if include "switchboard.keysSecretName" . }}
+    - name: keys
+      mountPath: /etc/switchboard/keys
+      readOnly: true
+    {{- end }}
+    - name: tmp
+      mountPath: /tmp
+    {{- with .Values.extraVolumeMounts }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end -}}
