@@ -60,6 +60,10 @@ export class Authenticator {
       }
       throw new AuthError(401, 'invalid_token', reasonOf(err), `the access token is invalid: ${describe(err)}`);
     }
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
+      // RFC 7519: "sub" is a string. Anything else could never match its session again.
+      throw new AuthError(401, 'invalid_token', 'claim_sub', 'the access token\'s "sub" claim must be a non-empty string');
+    }
     const tenant = claimAt(payload, this.#cfg.claims.tenant);
     if (typeof tenant !== 'string' || tenant.length === 0) {
       throw new AuthError(401, 'invalid_token', 'no_tenant', `the access token has no "${this.#cfg.claims.tenant}" claim naming a tenant`);
