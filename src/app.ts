@@ -31,7 +31,17 @@ export interface App {
 export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config.logging.level);
   const metrics = new Metrics();
-  const gateway = new Gateway(config, { ...deps, logger, observer: deps.observer ?? observerFor(metrics) });
+  const gateway = new Gateway(config, {
+    ...deps,
+    logger,
+    observer: deps.observer ?? observerFor(metrics),
+    redisObserver: {
+      command: (name, seconds, ok) => {
+        metrics.redisDuration.observe({ command: name }, seconds);
+        if (!ok) metrics.redisErrors.inc({ command: name });
+      },
+    },
+  });
   const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs);
   observeGateway(metrics, gateway, hub);
   let shuttingDown = false;
@@ -66,6 +76,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     routers: gateway.routers,
     ctx: {
       registry: gateway.registry,
+      cluster: gateway.cluster,
       auth,
       hub,
       guard: {
@@ -87,6 +98,12 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     metricsUrl: undefined,
     async listen() {
       await gateway.start();
+      // Requests forwarded by other replicas run through these very routes.
+      await gateway.cluster?.start(async (r, signal) => {
+        const res = await fastify.inject({ method: r.method as 'POST', url: r.url, headers: r.headers, payload: r.body, payloadAsStream: true, signal });
+        signal.addEventListener('abort', () => res.raw.res.destroy(), { once: true });
+        return { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: res.stream() };
+      });
       if (config.metrics.enabled) {
         const m = await startMetricsServer(metrics, config.metrics.host, config.metrics.port, config.metrics.path);
         metricsServer = m.server;
@@ -184,8 +201,8 @@ function edgeAuth(config: Config, gateway: GatewayType, logger: Logger, metrics:
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: (principal) => {
-      const wait = gateway.policy.admit(principal);
+    admit: async (principal) => {
+      const wait = await gateway.policy.admit(principal);
       if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
       return wait;
     },

@@ -88,6 +88,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
     }
     if (env.LOG_LEVEL && (d.logging == null || isObject(d.logging))) (d.logging ??= {}).level = env.LOG_LEVEL;
+    if (env.REDIS_URL && (d.store == null || isObject(d.store))) {
+      const store = (d.store ??= {});
+      if (store.redis == null || isObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;
+    }
   }
   return parseConfig(doc, file, env, dirname(resolve(file)));
 }

@@ -220,6 +220,26 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Where session state lives. Absent: memory (one replica). With redis (or REDIS_URL): shared by replicas. */
+    store: z
+      .object({
+        redis: z
+          .object({
+            url: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL'),
+            keyPrefix: z.string().default('swb:'),
+            /** A session record lives this long after its last activity. */
+            sessionTtlMs: z.number().int().min(1000).default(3_600_000),
+            /** How often a replica proves it is alive, and how long that proof lasts. */
+            heartbeatMs: z.number().int().min(100).default(1_000),
+            replicaTtlMs: z.number().int().min(300).default(5_000),
+            /** How long a forwarded request may wait for the owner replica to start answering. */
+            forwardTimeoutMs: z.number().int().min(100).default(10_000),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
     metrics: z
       .object({
         enabled: z.boolean().default(true),
@@ -303,6 +323,7 @@ export type StdioUpstreamConfig = Extract<UpstreamConfig, { transport: 'stdio' }
 export type RemoteUpstreamConfig = Extract<UpstreamConfig, { transport: 'streamable-http' | 'sse' }>;
 export type EndpointConfig = Config['endpoints'][number];
 export type AuthConfig = Config['auth'];
+export type RedisConfig = NonNullable<Config['store']['redis']>;
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
 

@@ -12,7 +12,7 @@ export interface EdgeAuth {
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
   /** 0, or milliseconds until the tenant's rate limit lets a request through. */
-  admit(principal: Principal): number;
+  admit(principal: Principal): number | Promise<number>;
   /** The RFC 9728 metadata URL for an endpoint, as this request's client reaches the gateway. */
   metadataUrl(path: string, req: FastifyRequest): string;
   /** Seen on each refusal, for metrics and logs. */
@@ -60,7 +60,7 @@ export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, res:
     replyError(res, 403, `Forbidden: ${why}`, { code: ErrorCode.InvalidRequest });
     return undefined;
   }
-  const waitMs = auth.admit(principal);
+  const waitMs = await auth.admit(principal);
   if (waitMs > 0) {
     replyError(res, 429, `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${Math.ceil(waitMs / 1000)} s`, {
       code: ErrorCode.ServerError,

@@ -12,6 +12,7 @@ import { checkHostAndOrigin } from './request-guard.js';
 import { authorizeRequest, replyInsufficientScope } from './authorize-request.js';
 import { samePrincipal } from '../auth/principal.js';
 import { isRequest } from '../jsonrpc/types.js';
+import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { EdgeContext } from './streamable-http-routes.js';
 
 /**
@@ -34,12 +35,14 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
     if (!principal) return;
     try {
-      const session = ctx.registry.create('sse', router, principal, (id) => {
+      const session = await ctx.registry.create('sse', router, principal, (id) => {
         const conn = ctx.hub.open(res, {});
         return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
       });
       // The session lives exactly as long as its stream: never idle while it is open.
       session.openStreams = 1;
+      // Recorded so that POSTs landing on another replica are forwarded here.
+      ctx.cluster?.record(session.record()).catch(() => void session.close('the session store is unreachable'));
     } catch (err) {
       const e = err as GatewayError;
       replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });
@@ -55,6 +58,11 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const id = req.query.sessionId;
     if (!id) return replyError(res, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
     const session = ctx.registry.get(id);
+    if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
+      // The stream is open on another replica: the message goes there.
+      const where = await ctx.cluster.locate(id, false).catch(() => ({ kind: 'missing' as const }));
+      if (where.kind === 'forward') return ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
+    }
     if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
       return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
     }

@@ -49,7 +49,8 @@ export class SseConnection {
       ...headers,
     });
     res.flushHeaders();
-    res.socket?.setNoDelay(true);
+    // A forwarded request (Fastify inject) has no real socket.
+    if (typeof res.socket?.setNoDelay === "function") res.socket.setNoDelay(true);
     res.on('close', () => this.#closed());
     hub.live.add(this);
     // The client may have gone while we were getting ready: 'close' has fired already and never will again.

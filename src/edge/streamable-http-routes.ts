@@ -10,6 +10,9 @@ import { isSupportedVersion } from '../session/index.js';
 import { readMessages } from './read-messages.js';
 import { authorizeRequest, replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { FORWARDED_HEADER } from '../cluster/tunnel.js';
+import { principalOf, type SessionRecord } from '../session/index.js';
 import { acceptsBoth, acceptsSse, replyError } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 import type { SseHub } from './sse-connection.js';
@@ -17,6 +20,8 @@ import { StreamableSessionTransport, StreamConflictError, UnknownEventIdError } 
 
 export interface EdgeContext {
   registry: SessionRegistry;
+  /** Set when sessions are shared with other replicas (Redis). */
+  cluster?: Cluster | undefined;
   auth: EdgeAuth;
   hub: SseHub;
   guard: GuardOptions;
@@ -49,19 +54,71 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     return true;
   };
 
-  const findSession = (req: FastifyRequest, res: ServerResponse, principal: Principal): ClientSession | undefined => {
+  const newTransport = (id: string, session: () => ClientSession) =>
+    new StreamableSessionTransport({
+      sessionId: id,
+      hub: ctx.hub,
+      events: ctx.registry.events,
+      resumable: ctx.resumable,
+      retryMs: 1000,
+      protocolVersion: () => session().protocolVersion,
+      onStreamsChanged: (d) => (session().openStreams += d),
+    });
+
+  /** Takes over a session whose owner is gone (Redis): rebuilt here from its record. */
+  const restore = async (record: SessionRecord, principal: Principal): Promise<ClientSession | undefined> => {
+    let session!: ClientSession;
+    let transport!: StreamableSessionTransport;
+    session = await ctx.registry.create('streamable-http', router, principal, (id) => (transport = newTransport(id, () => session)), record.id);
+    transports.set(session, transport);
+    try {
+      await transport.continueFrom(ctx.registry.events);
+      await session.restore(record);
+      await ctx.cluster!.record(session.record());
+      return session;
+    } catch {
+      await session.close('could not be taken over');
+      return undefined;
+    }
+  };
+
+  /**
+   * The session named by the request, wherever it lives. Not here but in Redis: forwarded to its live
+   * owner (then 'forwarded': the owner answers), or taken over when the owner is gone.
+   */
+  const locate = async (req: FastifyRequest, res: ServerResponse, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> => {
+    const local = ctx.registry.get(id);
+    if (local || !ctx.cluster) return local;
+    const where = await ctx.cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined).catch(() => ({ kind: 'missing' as const }));
+    if (where.kind === 'forward') {
+      ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
+      return 'forwarded';
+    }
+    if (where.kind !== 'restore') return undefined;
+    const r = where.record;
+    // Only a Streamable HTTP session on this endpoint, of this principal, whose upstream state can move.
+    if (r.kind !== 'streamable-http' || r.endpoint !== path || !samePrincipal(principalOf(r), principal) || !r.movable) return undefined;
+    if (!(await ctx.cluster.claim(id, where.owner).catch(() => false))) return ctx.registry.get(id);
+    return restore(r, principal);
+  };
+
+  const findSession = async (req: FastifyRequest, res: ServerResponse, principal: Principal): Promise<ClientSession | undefined> => {
     const id = header(req, SESSION_HEADER);
     if (!id) {
       replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
-    const s = ctx.registry.get(id);
+    const found = await locate(req, res, id, principal);
+    if (found === 'forwarded') return undefined;
+    const s = found;
+
     // Another principal's session is answered exactly like one that does not exist.
     if (!s || s.endpoint !== router || s.kind !== 'streamable-http' || !samePrincipal(s.principal, principal)) {
       replyError(res, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
     s.guard.refresh(principal);
+    ctx.cluster?.touched(s.id);
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
       replyError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
@@ -99,7 +156,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       await initialize(init, res, principal);
       return;
     }
-    const session = findSession(req, res, principal);
+    const session = await findSession(req, res, principal);
     if (!session) return;
     if (batch && session.protocolVersion !== '2025-03-26') {
       replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion}`, { code: ErrorCode.InvalidRequest });
@@ -133,18 +190,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     let session: ClientSession;
     let transport: StreamableSessionTransport | undefined;
     try {
-      session = ctx.registry.create('streamable-http', router, principal, (id) => {
-        transport = new StreamableSessionTransport({
-          sessionId: id,
-          hub: ctx.hub,
-          events: ctx.registry.events,
-          resumable: ctx.resumable,
-          retryMs: 1000,
-          protocolVersion: () => session.protocolVersion,
-          onStreamsChanged: (d) => (session.openStreams += d),
-        });
-        return transport;
-      });
+      session = await ctx.registry.create('streamable-http', router, principal, (id) => (transport = newTransport(id, () => session)));
     } catch (err) {
       const e = err as GatewayError;
       replyError(res, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
@@ -165,6 +211,16 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
       return;
     }
+    if (ctx.cluster) {
+      try {
+        await ctx.cluster.record(session.record());
+      } catch {
+        // Without its record no other replica could serve this session: refuse it rather than half-work.
+        void session.close('the session store is unreachable');
+        replyError(res, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { id: init.id, headers: { 'retry-after': '2' } });
+        return;
+      }
+    }
     res.writeHead(200, { 'content-type': 'application/json', [SESSION_HEADER]: session.id }).end(JSON.stringify(response));
   };
 
@@ -177,7 +233,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       replyError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
       return;
     }
-    const session = findSession(req, res, principal);
+    const session = await findSession(req, res, principal);
     if (!session) return;
     const transport = transports.get(session)!;
     const lastEventId = header(req, 'last-event-id');
@@ -197,7 +253,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     if (!guard(req, res)) return;
     const principal = await authorizeRequest(ctx.auth, req, res, path);
     if (!principal) return;
-    const session = findSession(req, res, principal);
+    const session = await findSession(req, res, principal);
     if (!session) return;
     await session.close('deleted by the client');
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

@@ -46,7 +46,8 @@ export class StreamableSessionTransport implements Transport {
   readonly #byRequest = new Map<RequestId, OutStream>();
   /** Answered streams kept for resumption, oldest first. */
   readonly #done: number[] = [];
-  #nextNo = 1;
+  /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
+  #nextNo = Date.now() * 1000;
   #closed = false;
   onmessage?: (message: JsonRpcMessage) => void;
   onclose?: () => void;
@@ -58,6 +59,14 @@ export class StreamableSessionTransport implements Transport {
   }
 
   async start(): Promise<void> {}
+
+  /** A session taken over: the standalone stream continues after what the previous owner logged. */
+  async continueFrom(events: EventStore): Promise<void> {
+    if (!this.#o.resumable || !events.lastSeq) return;
+    const stream = this.#streams.get(0)!;
+    stream.seq = await events.lastSeq(this.#o.sessionId, 0);
+    stream.delivered = stream.seq;
+  }
 
   hasPending(id: RequestId): boolean {
     return this.#byRequest.has(id);

@@ -4,9 +4,9 @@
  */
 export interface LimitCounters {
   /** Takes one token from the tenant's bucket; returns 0, or how long until one is available (ms). */
-  take(key: string, ratePerSec: number, burst: number): number;
+  take(key: string, ratePerSec: number, burst: number): number | Promise<number>;
   /** Increments a gauge unless it is at max; true when incremented. */
-  acquire(key: string, max: number): boolean;
+  acquire(key: string, max: number): boolean | Promise<boolean>;
   release(key: string): void;
 }
 

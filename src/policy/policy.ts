@@ -22,7 +22,7 @@ export class Policy {
   }
 
   /** Request-rate limit, checked before a request is parsed: 0, or milliseconds to wait. */
-  admit(principal: Principal): number {
+  admit(principal: Principal): number | Promise<number> {
     const t = this.tenant(principal);
     const rps = t?.config.limits.requestsPerSecond;
     if (!t || rps === undefined) return 0;

@@ -92,10 +92,10 @@ export class SessionGuard {
   }
 
   /** Opens a session slot for the tenant; false at the tenant's session limit. */
-  openSession(): boolean {
+  async openSession(): Promise<boolean> {
     const max = this.tenant.config.limits.sessions;
     if (max === undefined) return true;
-    this.#holdsSession = this.#counters.acquire(`sessions:${this.tenant.name}`, max);
+    this.#holdsSession = await this.#counters.acquire(`sessions:${this.tenant.name}`, max);
     return this.#holdsSession;
   }
 
@@ -105,7 +105,7 @@ export class SessionGuard {
   }
 
   /** A slot among the tenant's concurrent requests; false at the limit. */
-  acquireRequest(): boolean {
+  acquireRequest(): boolean | Promise<boolean> {
     const max = this.tenant.config.limits.concurrentRequests;
     return max === undefined || this.#counters.acquire(`inflight:${this.tenant.name}`, max);
   }

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import { notFound } from '../jsonrpc/not-found.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { SessionObserver } from './session-observer.js';
+import type { SessionRecord } from './session-store.js';
 
 /** Methods that get their own metrics label; anything else is "other" (clients choose method names). */
 const METRIC_METHODS = new Set([
@@ -42,7 +43,7 @@ export interface ClientSessionOptions {
   endpoint: EndpointRouter;
   transport: Transport;
   logger: Logger;
-  onClosed: (session: ClientSession) => void;
+  onClosed: (session: ClientSession, reason: string) => void;
 }
 
 /**
@@ -56,7 +57,7 @@ export class ClientSession {
   readonly endpoint: EndpointRouter;
   readonly #transport: Transport;
   readonly #logger: Logger;
-  readonly #onClosed: (s: ClientSession) => void;
+  readonly #onClosed: (s: ClientSession, reason: string) => void;
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
@@ -169,6 +170,38 @@ export class ClientSession {
     return { jsonrpc: '2.0', id: req.id, result };
   }
 
+  /**
+   * Rebuilds a session another replica owned, from its record: ACTIVE at once, with the negotiated
+   * version and the client's capabilities, and this replica's own instances of the upstreams.
+   */
+  async restore(record: SessionRecord): Promise<void> {
+    this.protocolVersion = record.protocolVersion;
+    this.clientCapabilities = record.clientCapabilities as Record<string, any>;
+    this.clientInfo = record.clientInfo;
+    this.#router = await this.endpoint.open(this);
+    this.#state = 'ACTIVE';
+    this.#activate();
+    this.#counted = true;
+    this.#observer.sessionOpened(this.kind, this.tenant);
+    this.#logger.info({ protocolVersion: this.protocolVersion }, 'session taken over from another replica');
+  }
+
+  /** What another replica needs to take this session over. */
+  record(): SessionRecord {
+    return {
+      id: this.id,
+      kind: this.kind,
+      endpoint: this.endpoint.config.path,
+      principal: { issuer: this.principal.issuer, subject: this.principal.subject, tenant: this.principal.tenant },
+      protocolVersion: this.protocolVersion ?? '2025-03-26',
+      clientCapabilities: this.clientCapabilities,
+      clientInfo: this.clientInfo,
+      // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
+      movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.shared),
+      createdAt: Date.now(),
+    };
+  }
+
   async #onRequest(req: JsonRpcRequest): Promise<void> {
     if (req.method === 'initialize') {
       await this.#send(await this.initialize(req));
@@ -200,7 +233,8 @@ export class ClientSession {
       await this.#send(notFound(kind, decision.name).toResponse(req.id));
       return;
     }
-    if (!this.guard.acquireRequest()) {
+    const slot = this.guard.acquireRequest();
+    if (slot !== true && !(await slot)) {
       this.#observer.rateLimited('concurrent_requests');
       this.guard.refused(req.method, req.params, 'limits.concurrentRequests');
       await this.#send(toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${this.guard.tenant.name}" has its maximum of ${this.guard.tenant.config.limits.concurrentRequests} requests in flight; retry when one completes`)).toResponse(req.id));
@@ -346,7 +380,7 @@ export class ClientSession {
     this.#logger.info({ reason }, 'session closed');
     this.guard.closeSession();
     if (this.#counted) this.#observer.sessionClosed(this.kind, this.tenant);
-    this.#onClosed(this);
+    this.#onClosed(this, reason);
     await this.#router?.close();
     await this.#transport.close().catch(() => {});
   }

@@ -14,4 +14,6 @@ export interface EventStore {
   /** The stream was delivered in full: its events are no longer needed. */
   dropStream(sessionId: string, stream: number): void;
   dropSession(sessionId: string): void;
+  /** The last sequence number logged on a stream (a shared store lets a new owner continue after it). */
+  lastSeq?(sessionId: string, stream: number): Promise<number>;
 }

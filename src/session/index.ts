@@ -1,5 +1,7 @@
 export { ClientSession, SERVER_INFO, type SessionState } from './client-session.js';
-export { SessionRegistry } from './session-registry.js';
+export { SessionRegistry, SHUTDOWN_REASON } from './session-registry.js';
+export type { SessionRecord } from './session-store.js';
+export { principalOf } from './session-store.js';
 export type { EventStore, StoredEvent } from './event-store.js';
 export { MemoryEventStore } from './memory-event-store.js';
 export { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, isSupportedVersion, negotiateVersion } from './protocol-versions.js';

@@ -11,6 +11,8 @@ import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
 
 export interface SessionRegistryOptions {
   observer?: SessionObserver;
+  /** Told when a session ends, with why (the cluster forgets it, or hands it over on shutdown). */
+  onEnded?: (session: ClientSession, reason: string) => void;
   policy: Policy;
   audit: AuditLog | undefined;
   idleTimeoutMs: number;
@@ -19,6 +21,9 @@ export interface SessionRegistryOptions {
   events: EventStore;
   logger: Logger;
 }
+
+/** The close reason of a gateway shutdown: such sessions may be taken over by another replica. */
+export const SHUTDOWN_REASON = 'the gateway is shutting down';
 
 /** Every live client session on this replica, by id, and the idle sweeper that ends forgotten ones. */
 export class SessionRegistry {
@@ -59,7 +64,7 @@ export class SessionRegistry {
   }
 
   /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
-  create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, principal: Principal, makeTransport: (id: string) => Transport): ClientSession {
+  async create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, principal: Principal, makeTransport: (id: string) => Transport, restoreId?: string): Promise<ClientSession> {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
     if (this.#sessions.size >= this.#opts.maxSessions) {
       throw new GatewayError('SWB_POOL_EXHAUSTED', `the gateway holds its maximum of ${this.#opts.maxSessions} sessions; retry later`);
@@ -69,9 +74,9 @@ export class SessionRegistry {
     if (!tenant || !tenant.mayUseEndpoint(path)) {
       throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
     }
-    const id = randomUUID();
+    const id = restoreId ?? randomUUID();
     const guard = new SessionGuard(principal, tenant, this.#opts.policy.counters, this.#opts.audit, { session: id, endpoint: path });
-    if (!guard.openSession()) {
+    if (!(await guard.openSession())) {
       this.#opts.observer?.rateLimited('sessions');
       throw new GatewayError('SWB_RATE_LIMITED', `tenant "${tenant.name}" has its maximum of ${tenant.config.limits.sessions} open sessions; close one or retry later`);
     }
@@ -84,9 +89,12 @@ export class SessionRegistry {
       endpoint,
       transport: makeTransport(id),
       logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
-      onClosed: (s) => {
+      onClosed: (s, reason) => {
         this.#sessions.delete(s.id);
-        this.#opts.events.dropSession(s.id);
+        const handOver = reason === SHUTDOWN_REASON && s.record().movable;
+        // A session handed over keeps its event log: the replica that takes it over replays from it.
+        if (!handOver) this.#opts.events.dropSession(s.id);
+        this.#opts.onEnded?.(s, handOver ? SHUTDOWN_REASON : reason);
       },
     });
     this.#sessions.set(id, session);

@@ -1,0 +1,49 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../observability/logger.js';
+
+export interface RedisObserver {
+  command(name: string, seconds: number, ok: boolean): void;
+}
+
+/**
+ * One ioredis connection with the gateway's policy: commands fail fast while Redis is unreachable
+ * (no offline queue: a request waiting on a dead Redis is worse than a clear 503), reconnect forever
+ * with capped backoff, and every command timed for metrics.
+ */
+export function connectRedis(url: string, logger: Logger, observer?: RedisObserver, extra: RedisOptions = {}): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    lazyConnect: false,
+    retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
+    ...extra,
+  });
+  let wasUp = false;
+  redis.on('ready', () => {
+    wasUp = true;
+    logger.info('redis connected');
+  });
+  redis.on('error', (err: Error) => {
+    if (wasUp) logger.warn({ err: err.message }, 'redis error');
+  });
+  redis.on('end', () => logger.warn('redis connection ended'));
+  redis.on('reconnecting', () => {
+    if (wasUp) logger.warn('redis reconnecting');
+    wasUp = false;
+  });
+  if (observer) {
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((cmd: { name: string; promise: Promise<unknown> }) => {
+      const t0 = performance.now();
+      const r = send(cmd as never);
+      cmd.promise.then(
+        () => observer.command(cmd.name, (performance.now() - t0) / 1000, true),
+        () => observer.command(cmd.name, (performance.now() - t0) / 1000, false),
+      );
+      return r;
+    }) as typeof redis.sendCommand;
+  }
+  return redis;
+}

@@ -1,0 +1,68 @@
+import type { Redis } from 'ioredis';
+import type { EventStore, StoredEvent } from '../session/event-store.js';
+
+/**
+ * The resumability log in Redis Streams, one stream per SSE stream, trimmed to about `perStream`
+ * entries: any replica can replay a stream after Last-Event-ID. Appends are pipelined and not awaited
+ * (the live write already went out); a lost append costs only resumability of that event.
+ */
+export class RedisEventStore implements EventStore {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #perStream: number;
+  readonly #ttlMs: number;
+
+  constructor(redis: Redis, prefix: string, perStream: number, ttlMs: number) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#perStream = perStream;
+    this.#ttlMs = ttlMs;
+  }
+
+  #key(sessionId: string, stream: number): string {
+    return `${this.#prefix}ev:${sessionId}:${stream}`;
+  }
+
+  append(sessionId: string, stream: number, seq: number, data: string): void {
+    if (this.#perStream === 0) return;
+    const key = this.#key(sessionId, stream);
+    this.#redis
+      .multi()
+      .xadd(key, 'MAXLEN', '~', String(this.#perStream), '*', 's', String(seq), 'd', data)
+      .pexpire(key, this.#ttlMs)
+      .sadd(`${this.#prefix}evs:${sessionId}`, String(stream))
+      .pexpire(`${this.#prefix}evs:${sessionId}`, this.#ttlMs)
+      .exec()
+      .catch(() => {});
+  }
+
+  async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {
+    const entries = await this.#redis.xrange(this.#key(sessionId, stream), '-', '+');
+    if (entries.length === 0) return undefined;
+    const out: StoredEvent[] = [];
+    for (const [, fields] of entries) {
+      const seq = Number(fields[fields.indexOf('s') + 1]);
+      if (seq > afterSeq) out.push({ seq, data: fields[fields.indexOf('d') + 1]! });
+    }
+    return out;
+  }
+
+  /** The last sequence number logged on a stream, so a new owner continues numbering after it. */
+  async lastSeq(sessionId: string, stream: number): Promise<number> {
+    const last = await this.#redis.xrevrange(this.#key(sessionId, stream), '+', '-', 'COUNT', 1);
+    const fields = last[0]?.[1];
+    return fields ? Number(fields[fields.indexOf('s') + 1]) : 0;
+  }
+
+  dropStream(sessionId: string, stream: number): void {
+    this.#redis.del(this.#key(sessionId, stream)).catch(() => {});
+  }
+
+  dropSession(sessionId: string): void {
+    const set = `${this.#prefix}evs:${sessionId}`;
+    this.#redis
+      .smembers(set)
+      .then((streams) => (streams.length > 0 ? this.#redis.del(...streams.map((s) => this.#key(sessionId, Number(s))), set) : 0))
+      .catch(() => {});
+  }
+}

@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import type { LimitCounters } from '../policy/limit-counters.js';
+
+// Token bucket in one atomic step, on Redis's clock so replicas with skewed clocks agree.
+const TAKE = `
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or t
+tokens = math.min(burst, tokens + (t - at) / 1000 * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', t)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return wait`;
+
+// A gauge kept per replica (hash field = replica id): fields of replicas whose heartbeat expired are
+// dropped before counting, so a dead replica's sessions and requests stop counting against the limit.
+const ACQUIRE = `
+local total = 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  if redis.call('EXISTS', ARGV[3] .. fields[i]) == 1 or fields[i] == ARGV[1] then
+    total = total + tonumber(fields[i + 1])
+  else
+    redis.call('HDEL', KEYS[1], fields[i])
+  end
+end
+if total >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+return 1`;
+
+/** Per-tenant limits shared by every replica (atomic Lua), for the policy layer. */
+export class RedisLimitCounters implements LimitCounters {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #replica: string;
+
+  constructor(redis: Redis, prefix: string, replica: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#replica = replica;
+  }
+
+  async take(key: string, ratePerSec: number, burst: number): Promise<number> {
+    try {
+      return Number(await this.#redis.eval(TAKE, 1, `${this.#prefix}lim:${key}`, ratePerSec, burst));
+    } catch {
+      return 0; // Redis down: do not turn a store outage into a client-visible rate limit
+    }
+  }
+
+  async acquire(key: string, max: number): Promise<boolean> {
+    try {
+      return Number(await this.#redis.eval(ACQUIRE, 1, `${this.#prefix}lim:${key}`, this.#replica, max, `${this.#prefix}replica:`)) === 1;
+    } catch {
+      return true;
+    }
+  }
+
+  release(key: string): void {
+    const k = `${this.#prefix}lim:${key}`;
+    this.#redis
+      .hincrby(k, this.#replica, -1)
+      .then((n) => (n <= 0 ? this.#redis.hdel(k, this.#replica) : 0))
+      .catch(() => {});
+  }
+}

@@ -1,0 +1,57 @@
+import type { Redis } from 'ioredis';
+import type { SessionRecord } from '../session/session-store.js';
+
+// Compare-and-set of a session's owner: only the owner we saw (a dead one, or none) can be replaced.
+const CLAIM = `
+local cur = redis.call('GET', KEYS[1])
+if (cur or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+/** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
+export class RedisSessionStore {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+
+  constructor(redis: Redis, prefix: string, ttlMs: number) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#ttlMs = ttlMs;
+  }
+
+  #rec(id: string): string {
+    return `${this.#prefix}session:${id}`;
+  }
+
+  #own(id: string): string {
+    return `${this.#prefix}owner:${id}`;
+  }
+
+  async save(record: SessionRecord, owner: string): Promise<void> {
+    await this.#redis.multi().set(this.#rec(record.id), JSON.stringify(record), 'PX', this.#ttlMs).set(this.#own(record.id), owner, 'PX', this.#ttlMs).exec();
+  }
+
+  async load(id: string): Promise<{ record: SessionRecord; owner: string } | undefined> {
+    const [rec, owner] = await this.#redis.mget(this.#rec(id), this.#own(id));
+    if (!rec) return undefined;
+    return { record: JSON.parse(rec) as SessionRecord, owner: owner ?? '' };
+  }
+
+  touch(id: string): void {
+    this.#redis.multi().pexpire(this.#rec(id), this.#ttlMs).pexpire(this.#own(id), this.#ttlMs).exec().catch(() => {});
+  }
+
+  async claim(id: string, expected: string, me: string): Promise<boolean> {
+    return Number(await this.#redis.eval(CLAIM, 1, this.#own(id), expected, me, this.#ttlMs)) === 1;
+  }
+
+  /** Hands a session over: any replica may claim it on its next request. */
+  async release(id: string, me: string): Promise<void> {
+    await this.#redis.eval(CLAIM, 1, this.#own(id), me, '', this.#ttlMs);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#redis.del(this.#rec(id), this.#own(id));
+  }
+}

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './everything-http.js';
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+/** A redis-server of the test's own on a free loopback port, which the test may stop and restart. */
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'swb-redis-'));
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
+      child!.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        if (out.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child!.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
+    });
+    child!.stdout!.resume();
+  };
+  await launch();
+  const r: TestRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((res) => child!.once('exit', res));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async restart() {
+      await r.stop();
+      await launch();
+    },
+  };
+  return r;
+}

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface Replica {
+  name: string;
+  base: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** A gateway process sharing sessions through Redis, fronting server-everything over stdio. */
+export async function startReplica(name: string, redisUrl: string, sharing: 'shared' | 'per-session' = 'shared', extraYaml = ''): Promise<Replica> {
+  const dir = mkdtempSync(join(tmpdir(), `swb-${name}-`));
+  const file = join(dir, 'config.yaml');
+  writeFileSync(
+    file,
+    `server: { host: 127.0.0.1, port: 0, shutdownGraceMs: 5000 }
+metrics: { enabled: false }
+store: { redis: { url: "${redisUrl}", heartbeatMs: 200, replicaTtlMs: 1000 } }
+upstreams:
+  - name: everything
+    transport: stdio
+    command: ${process.execPath}
+    args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio]
+    sharing: ${sharing}
+    pool: { size: 1, warm: 1 }
+endpoints: [{ path: /mcp, upstreams: [everything] }]
+${extraYaml}`,
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
+    env: { ...process.env, LOG_LEVEL: process.env.REPLICA_LOG_LEVEL ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  let out = '';
+  const base = await new Promise<string>((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`replica ${name} did not start: ${out}`)), 30_000);
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        res(m[1]!);
+      }
+    });
+    child.once('exit', () => rej(new Error(`replica ${name} exited: ${out}`)));
+  });
+  if (process.env.REPLICA_LOG_LEVEL) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
+  else child.stdout!.resume();
+  return { name, base, child, exited };
+}
+
+/**
+ * A fetch that sends each request to the next live replica in turn (a client-side load balancer):
+ * consecutive requests of one session land on different replicas, and a dead replica is skipped.
+ */
+export function rotatingFetch(replicas: () => Replica[]): (url: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  let i = 0;
+  return async (url, init) => {
+    const u = new URL(url instanceof Request ? url.url : url);
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const live = replicas();
+      const target = new URL(live[i++ % live.length]!.base);
+      u.host = target.host;
+      try {
+        return await fetch(u, init);
+      } catch (err) {
+        lastErr = err;
+        if ((init?.signal as AbortSignal | undefined)?.aborted) throw err;
+      }
+    }
+    throw lastErr;
+  };
+}
