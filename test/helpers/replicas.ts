@@ -30,7 +30,7 @@ endpoints: [{ path: /mcp, upstreams: [everything] }]
 ${extraYaml}`,
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
-    env: { ...process.env, LOG_LEVEL: process.env.REPLICA_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
@@ -47,7 +47,7 @@ ${extraYaml}`,
     });
     child.once('exit', () => rej(new Error(`replica ${name} exited: ${out}`)));
   });
-  if (process.env.REPLICA_LOG_LEVEL) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
+  if (process.env.REPLICA_LOG) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
   else child.stdout!.resume();
   return { name, base, child, exited };
 }
