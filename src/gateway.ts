@@ -43,6 +43,7 @@ export class Gateway {
     this.registry = new SessionRegistry({
       observer: deps.observer,
       onEnded: (s, reason) => void this.cluster?.ended(s.id, reason === SHUTDOWN_REASON),
+      onChanged: (s) => void this.cluster?.record(s.record()).catch(() => {}),
       policy: this.policy,
       audit: config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined,
       idleTimeoutMs: config.session.idleTimeoutMs,

@@ -73,6 +73,11 @@ export class RouterSession {
     return undefined;
   }
 
+  /** URIs this session is subscribed to (for its record, so another replica can renew them). */
+  subscribedUris(): string[] {
+    return [...this.#subscriptions.keys()];
+  }
+
   lease(upstream: string): UpstreamInstance | undefined {
     return this.#leases.get(upstream);
   }

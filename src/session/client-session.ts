@@ -36,6 +36,8 @@ interface Outgoing {
 
 export interface ClientSessionOptions {
   id: string;
+  /** Told when something another replica would need changed (subscriptions, log level). */
+  onChanged?: (session: ClientSession) => void;
   observer: SessionObserver;
   guard: SessionGuard;
   clientRequestTimeoutMs: number;
@@ -58,6 +60,8 @@ export class ClientSession {
   readonly #transport: Transport;
   readonly #logger: Logger;
   readonly #onClosed: (s: ClientSession, reason: string) => void;
+  readonly #onChanged: ((s: ClientSession) => void) | undefined;
+  #logLevel: string | undefined;
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
@@ -86,6 +90,7 @@ export class ClientSession {
     this.#transport = opts.transport;
     this.#logger = opts.logger;
     this.#onClosed = opts.onClosed;
+    this.#onChanged = opts.onChanged;
     this.guard = opts.guard;
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
@@ -181,6 +186,13 @@ export class ClientSession {
     this.#router = await this.endpoint.open(this);
     this.#state = 'ACTIVE';
     this.#activate();
+    // Renew what the previous owner had set up upstream for this client.
+    const ctx = { signal: new AbortController().signal, requestId: `restore-${this.id}` };
+    for (const uri of record.subscriptions ?? []) await this.#router.request('resources/subscribe', { uri }, ctx).catch(() => {});
+    if (record.logLevel) {
+      this.#logLevel = record.logLevel;
+      await this.#router.request('logging/setLevel', { level: record.logLevel }, ctx).catch(() => {});
+    }
     this.#counted = true;
     this.#observer.sessionOpened(this.kind, this.tenant);
     this.#logger.info({ protocolVersion: this.protocolVersion }, 'session taken over from another replica');
@@ -198,6 +210,8 @@ export class ClientSession {
       clientInfo: this.clientInfo,
       // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
       movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.shared),
+      subscriptions: this.#router?.subscribedUris() ?? [],
+      logLevel: this.#logLevel,
       createdAt: Date.now(),
     };
   }
@@ -250,6 +264,8 @@ export class ClientSession {
     try {
       result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: ac.signal, requestId: req.id, onProgress }));
       response = { jsonrpc: '2.0', id: req.id, result };
+      if (req.method === 'logging/setLevel') this.#logLevel = String(req.params?.level);
+      if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe' || req.method === 'logging/setLevel') this.#onChanged?.(this);
     } catch (err) {
       response = toJsonRpcError(err).toResponse(req.id);
     } finally {

@@ -13,6 +13,7 @@ export interface SessionRegistryOptions {
   observer?: SessionObserver;
   /** Told when a session ends, with why (the cluster forgets it, or hands it over on shutdown). */
   onEnded?: (session: ClientSession, reason: string) => void;
+  onChanged?: (session: ClientSession) => void;
   policy: Policy;
   audit: AuditLog | undefined;
   idleTimeoutMs: number;
@@ -84,6 +85,7 @@ export class SessionRegistry {
       id,
       guard,
       observer: this.#opts.observer ?? NO_OBSERVER,
+      onChanged: this.#opts.onChanged,
       clientRequestTimeoutMs: this.#opts.clientRequestTimeoutMs,
       kind,
       endpoint,

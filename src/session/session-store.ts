@@ -11,6 +11,9 @@ export interface SessionRecord {
   clientInfo: Record<string, unknown> | undefined;
   /** A session with per-session upstreams cannot move: their state died with the owner. */
   movable: boolean;
+  /** Resource subscriptions and log level, renewed upstream by a replica that takes the session over. */
+  subscriptions?: string[];
+  logLevel?: string | undefined;
   createdAt: number;
 }
 

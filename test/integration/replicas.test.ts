@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { rotatingFetch, startReplica, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 // Three gateway processes sharing sessions through a redis-server of the test's own; clients spread
 // every request across the replicas (client-side rotation), so no request is sticky.
@@ -116,6 +117,33 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
     assert.equal(tally.lost, 0);
     assert.equal(tally.errors, 0);
     await Promise.all(clients.map((c) => c.close()));
+  });
+
+  it('a session taken over keeps its resource subscriptions: updates keep coming from the new owner', async () => {
+    const client = await rotatingClient(() => live);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const { resources } = await client.listResources();
+    const uri = resources[0]!.uri;
+    await client.subscribeResource({ uri });
+    const sid = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    // The first replica created the session (the first request went there): it owns it.
+    const victim = live[0]!;
+    victim.child.kill('SIGKILL');
+    live = live.filter((r) => r !== victim);
+    await victim.exited;
+    await sleep(1200);
+    // Any request makes a live replica take the session over (if the victim owned it) and renew the subscription.
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    for (let i = 0; i < 80 && !updates.includes(uri); i++) await sleep(100);
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} }).catch(() => {});
+    assert.ok(updates.includes(uri), `an update for ${uri} after the takeover (session ${sid})`);
+    await client.close();
+    const fresh = await startReplica(`s${replicas.length}`, redis.url);
+    replicas.push(fresh);
+    live.push(fresh);
   });
 
   it('Redis restarted: existing sessions keep working, new sessions get 503 while it is down, all recovers', async () => {
