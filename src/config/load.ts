@@ -64,7 +64,10 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
   return deepFreeze(cfg);
 }
 
-/** Reads, interpolates and validates a YAML config file. Overrides from the environment: SWITCHBOARD_HOST, SWITCHBOARD_PORT, LOG_LEVEL. */
+/**
+ * Reads, interpolates and validates a YAML config file. Overrides from the environment: SWITCHBOARD_HOST,
+ * SWITCHBOARD_PORT, SWITCHBOARD_METRICS_PORT, LOG_LEVEL, REDIS_URL.
+ */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let text: string;
   try {
@@ -88,6 +91,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
     }
     if (env.LOG_LEVEL && (d.logging == null || isObject(d.logging))) (d.logging ??= {}).level = env.LOG_LEVEL;
+    if (env.SWITCHBOARD_METRICS_PORT && (d.metrics == null || isObject(d.metrics))) (d.metrics ??= {}).port = Number(env.SWITCHBOARD_METRICS_PORT);
     if (env.REDIS_URL && (d.store == null || isObject(d.store))) {
       const store = (d.store ??= {});
       if (store.redis == null || isObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;

@@ -89,7 +89,7 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
 
   it('serve runs the quick start, answers initialize, and exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, [...CLI, 'serve', '--config', 'deploy/quickstart.yaml'], {
-      env: { ...process.env, SWITCHBOARD_PORT: '0', LOG_LEVEL: 'info' },
+      env: { ...process.env, SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
