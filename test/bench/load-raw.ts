@@ -1,0 +1,281 @@
+import { spawn } from 'node:child_process';
+import { Client, Pool } from 'undici';
+import type { BenchSession } from './load.js';
+import { cleanEnv } from './targets.js';
+
+/**
+ * The lean load generator: hand-written JSON-RPC over undici keep-alive connections (or the upstream's
+ * pipes for the direct floor), no schema validation, so that on a 2-core machine the client costs as
+ * little CPU as possible and the figures describe the server.
+ */
+
+const TIMEOUT_MS = 10_000;
+const PROTOCOL_VERSION = '2025-11-25';
+const ACCEPT = 'application/json, text/event-stream';
+
+type Msg = { jsonrpc: '2.0'; id?: number | string | null; method?: string; params?: unknown; result?: any; error?: { code: number; message: string } };
+
+function initializeMessage(id: number): Msg {
+  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'switchboard-bench-raw', version: '1.0.0' } } };
+}
+
+function callMessage(id: number, message: string): Msg {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { message } } };
+}
+
+function textOfResult(msg: Msg): string {
+  if (msg.error) throw new Error(`JSON-RPC error ${msg.error.code}: ${msg.error.message}`);
+  const content = (msg.result?.content ?? []) as Array<{ text?: string }>;
+  return content.map((c) => c.text ?? '').join('');
+}
+
+/** Data payloads of complete SSE events in `text` (comments, priming events and partial lines are skipped). */
+function sseData(text: string): string[] {
+  const out: string[] = [];
+  for (const block of text.replace(/\r/g, '').split('\n\n')) {
+    const data = block
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
+    if (data.length && data.join('') !== '') out.push(data.join('\n'));
+  }
+  return out;
+}
+
+/** Keep-alive connections to one gateway, shared by all raw sessions on it. */
+export class RawHttp {
+  readonly origin: string;
+  readonly pool: Pool;
+
+  constructor(origin: string, connections = 256) {
+    this.origin = origin;
+    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  }
+
+  /**
+   * POSTs one message; when `id` is given, resolves with the answer to it. An SSE answer resolves as
+   * soon as its event arrives, as a real client would, and the rest of the stream is drained behind
+   * it, so a server that ends its streams late is not charged for the delay.
+   */
+  async post(path: string, headers: Record<string, string>, message: Msg, id?: number): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; answer?: Msg }> {
+    const res = await this.pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: JSON.stringify(message) });
+    const type = String(res.headers['content-type'] ?? '');
+    if (res.statusCode !== 200 || id === undefined || !type.includes('text/event-stream')) {
+      const text = await res.body.text();
+      if (id === undefined) return { status: res.statusCode, headers: res.headers };
+      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+      const answer = JSON.parse(text) as Msg;
+      if (answer.id !== id) throw new Error(`no response for id ${id} in: ${text.slice(0, 200)}`);
+      return { status: res.statusCode, headers: res.headers, answer };
+    }
+    const answer = await new Promise<Msg>((resolve, reject) => {
+      let buf = '';
+      let done = false;
+      const utf8 = new TextDecoder();
+      res.body.on('data', (chunk: Buffer) => {
+        if (done) return; // drained so the connection can be reused
+        buf += utf8.decode(chunk, { stream: true }).replace(/\r/g, '');
+        let end;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const data = sseData(buf.slice(0, end + 2));
+          buf = buf.slice(end + 2);
+          for (const d of data) {
+            const m = JSON.parse(d) as Msg;
+            if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
+              done = true;
+              resolve(m);
+              return;
+            }
+          }
+        }
+      });
+      res.body.once('end', () => done || reject(new Error(`the SSE stream ended without a response to id ${id}`)));
+      res.body.once('error', (err) => done || reject(err));
+    });
+    return { status: res.statusCode, headers: res.headers, answer };
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
+
+/** Streamable HTTP: initialize (and optionally notifications/initialized), then one POST per call. */
+export async function openRawStreamable(http: RawHttp, path: string, opts: { notifyInitialized?: boolean } = {}): Promise<BenchSession> {
+  const init = await http.post(path, {}, initializeMessage(0), 0);
+  const answer = init.answer!;
+  if (answer.error) throw new Error(`initialize failed: ${answer.error.message}`);
+  const sessionId = init.headers['mcp-session-id'];
+  if (typeof sessionId !== 'string') throw new Error('initialize answered without Mcp-Session-Id');
+  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': String(answer.result?.protocolVersion ?? PROTOCOL_VERSION) };
+  if (opts.notifyInitialized !== false) {
+    const n = await http.post(path, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (n.status !== 202 && n.status !== 200) throw new Error(`notifications/initialized: HTTP ${n.status}`);
+  }
+  let nextId = 0;
+  return {
+    async call(message: string, id = ++nextId): Promise<string> {
+      return textOfResult((await http.post(path, headers, callMessage(id, message), id)).answer!);
+    },
+    async close(): Promise<void> {
+      const res = await http.pool.request({ method: 'DELETE', path, headers });
+      await res.body.dump();
+    },
+  };
+}
+
+/** Answers by id for transports where responses arrive on another channel than the request. */
+class PendingCalls {
+  readonly #pending = new Map<number | string, { resolve: (m: Msg) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  stray = 0;
+
+  wait(id: number): Promise<Msg> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`no answer to id ${id} within ${TIMEOUT_MS} ms`));
+      }, TIMEOUT_MS);
+      this.#pending.set(id, { resolve, reject, timer });
+    });
+  }
+
+  deliver(msg: Msg): void {
+    if (msg.id === undefined || msg.id === null || (msg.result === undefined && msg.error === undefined)) return;
+    const p = this.#pending.get(msg.id);
+    if (!p) {
+      this.stray++;
+      return;
+    }
+    this.#pending.delete(msg.id);
+    clearTimeout(p.timer);
+    p.resolve(msg);
+  }
+
+  failAll(why: string): void {
+    for (const p of this.#pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error(why));
+    }
+    this.#pending.clear();
+  }
+}
+
+/**
+ * Legacy HTTP+SSE: one GET stream per session on a connection of its own (it stays open), messages
+ * POSTed to the endpoint it names, every answer read from the stream.
+ */
+export async function openRawLegacy(http: RawHttp, ssePath: string): Promise<BenchSession> {
+  const conn = new Client(http.origin, { headersTimeout: TIMEOUT_MS, bodyTimeout: 0 });
+  const res = await conn.request({ method: 'GET', path: ssePath, headers: { accept: 'text/event-stream' } });
+  if (res.statusCode !== 200) {
+    await conn.destroy();
+    throw new Error(`GET ${ssePath}: HTTP ${res.statusCode}`);
+  }
+  const pending = new PendingCalls();
+  let onEndpoint!: (path: string) => void;
+  const endpoint = new Promise<string>((resolve) => (onEndpoint = resolve));
+  void (async () => {
+    const utf8 = new TextDecoder(); // a character split across chunks must not be mangled
+    let buf = '';
+    for await (const chunk of res.body) {
+      buf += utf8.decode(chunk as Buffer, { stream: true }).replace(/\r/g, '');
+      let end;
+      while ((end = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, end);
+        buf = buf.slice(end + 2);
+        const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message';
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+          .join('\n');
+        if (event === 'endpoint') {
+          const url = new URL(data, http.origin);
+          onEndpoint(url.pathname + url.search);
+        } else if (data) {
+          pending.deliver(JSON.parse(data) as Msg);
+        }
+      }
+    }
+  })()
+    .catch(() => {})
+    .finally(() => pending.failAll('the SSE stream ended'));
+  const timeout = setTimeout(() => onEndpoint(''), TIMEOUT_MS);
+  const postPath = await endpoint;
+  clearTimeout(timeout);
+  const close = async () => {
+    res.body.destroy();
+    await conn.destroy().catch(() => {});
+  };
+  if (!postPath) {
+    await close();
+    throw new Error('no endpoint event on the SSE stream');
+  }
+  const send = async (msg: Msg) => {
+    const r = await http.pool.request({ method: 'POST', path: postPath, headers: { 'content-type': 'application/json' }, body: JSON.stringify(msg) });
+    await r.body.dump();
+    if (r.statusCode !== 202 && r.statusCode !== 200) throw new Error(`POST ${postPath}: HTTP ${r.statusCode}`);
+  };
+  const request = async (msg: Msg & { id: number }) => {
+    const answer = pending.wait(msg.id);
+    await send(msg);
+    return answer;
+  };
+  try {
+    const init = await request({ ...initializeMessage(0), id: 0 });
+    if (init.error) throw new Error(`initialize failed: ${init.error.message}`);
+    await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  let nextId = 0;
+  return {
+    get stray() {
+      return pending.stray;
+    },
+    async call(message: string, id = ++nextId): Promise<string> {
+      return textOfResult(await request(callMessage(id, message) as Msg & { id: number }));
+    },
+    close,
+  };
+}
+
+/** The direct floor without the SDK: the harness itself speaks newline JSON-RPC to a child it spawns. */
+export async function openRawStdio(command: string, args: readonly string[]): Promise<BenchSession> {
+  const child = spawn(command, args, { env: cleanEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+  const pending = new PendingCalls();
+  let buf = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.startsWith('{')) pending.deliver(JSON.parse(line) as Msg);
+    }
+  });
+  child.once('exit', () => pending.failAll('the upstream exited'));
+  child.stdin.on('error', () => {});
+  const request = (msg: Msg & { id: number }) => {
+    const answer = pending.wait(msg.id);
+    child.stdin.write(`${JSON.stringify(msg)}\n`);
+    return answer;
+  };
+  const init = await request({ ...initializeMessage(0), id: 0 });
+  if (init.error) throw new Error(`initialize failed: ${init.error.message}`);
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  let nextId = 0;
+  return {
+    async call(message: string, id = ++nextId): Promise<string> {
+      return textOfResult(await request(callMessage(id, message) as Msg & { id: number }));
+    },
+    async close(): Promise<void> {
+      child.stdin.end();
+      const t = setTimeout(() => child.kill('SIGKILL'), 1000);
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      clearTimeout(t);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { BenchSession } from './load.js';
+import type { Access } from './targets.js';
+
+/** Per-call limit: a target that hangs must not hold a bounded phase open for the SDK's default minute. */
+const CALL_TIMEOUT_MS = 10_000;
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ text?: string }> }).content ?? [];
+  return content.map((c) => c.text ?? '').join('');
+}
+
+/**
+ * A session of the official SDK client (what real agents run), over whichever transport the target
+ * speaks. For stdio this spawns the upstream itself: the direct floor.
+ */
+export async function openSdkSession(access: Access): Promise<BenchSession> {
+  const client = new Client({ name: 'switchboard-bench', version: '1.0.0' }, { capabilities: {} });
+  let terminate: (() => Promise<void>) | undefined;
+  switch (access.kind) {
+    case 'stdio':
+      await client.connect(new StdioClientTransport({ command: access.command, args: access.args, stderr: 'ignore' }), { timeout: CALL_TIMEOUT_MS });
+      break;
+    case 'streamable': {
+      const transport = new StreamableHTTPClientTransport(new URL(access.url), { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+      await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+      // The SDK's close() leaves the session on the server; DELETE it so the gateway can free it.
+      terminate = () => transport.terminateSession();
+      break;
+    }
+    case 'sse':
+      await client.connect(new SSEClientTransport(new URL(access.url)), { timeout: CALL_TIMEOUT_MS });
+      break;
+  }
+  client.onerror = () => {}; // stray responses and stream ends are counted by the raw client, not here
+  return {
+    async call(message: string): Promise<string> {
+      const result = await client.callTool({ name: 'echo', arguments: { message } }, undefined, { timeout: CALL_TIMEOUT_MS });
+      return textOf(result);
+    },
+    async close(): Promise<void> {
+      await terminate?.().catch(() => {});
+      await client.close();
+    },
+  };
+}
