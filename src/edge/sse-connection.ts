@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
 
+const HEADERS_DELAY_MS = 25;
+
 /** Every live stream of one app: their limits, and one keep-alive timer for all of them. */
 export class SseHub {
   readonly maxBufferBytes: number;
@@ -18,8 +20,12 @@ export class SseHub {
     this.#timer.unref();
   }
 
-  open(res: ServerResponse, headers: Record<string, string>): SseConnection {
-    return new SseConnection(res, this, headers);
+  /**
+   * `flush`: send the headers now (a GET stream, which the client waits on). A POST's stream leaves
+   * them to go out with its first event, which saves a write per request.
+   */
+  open(res: ServerResponse, headers: Record<string, string>, flush = true): SseConnection {
+    return new SseConnection(res, this, headers, flush);
   }
 
   close(): void {
@@ -36,9 +42,11 @@ export class SseConnection {
   readonly #res: ServerResponse;
   readonly #hub: SseHub;
   #open = true;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #wrote = false;
   onclose: (() => void) | undefined;
 
-  constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>) {
+  constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
     this.#res = res;
     this.#hub = hub;
     res.writeHead(200, {
@@ -48,7 +56,17 @@ export class SseConnection {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    res.flushHeaders();
+    if (flush) {
+      res.flushHeaders();
+    } else {
+      // A quick answer leaves with its headers in one write; a slow one must not keep the client
+      // waiting for headers (clients and proxies time out on them), so they go out after a moment.
+      this.#flushTimer = setTimeout(() => {
+        // (headersSent is already true after writeHead: it says nothing about the socket.)
+        if (this.#open && !this.#wrote) res.flushHeaders();
+      }, HEADERS_DELAY_MS);
+      this.#flushTimer.unref();
+    }
     // A forwarded request (Fastify inject) has no real socket.
     if (typeof res.socket?.setNoDelay === "function") res.socket.setNoDelay(true);
     res.on('close', () => this.#closed());
@@ -63,6 +81,7 @@ export class SseConnection {
 
   write(text: string): boolean {
     if (!this.#open) return false;
+    this.#wrote = true;
     this.#res.write(text);
     if (this.#res.writableLength > this.#hub.maxBufferBytes) {
       this.#hub.cut++;
@@ -73,13 +92,16 @@ export class SseConnection {
     return true;
   }
 
-  end(): void {
+  /** Ends the stream, with a last chunk in the same write when given. */
+  end(last?: string): void {
     if (!this.#open) return;
-    this.#res.end();
+    if (last === undefined) this.#res.end();
+    else this.#res.end(last);
     this.#closed();
   }
 
   #closed(): void {
+    clearTimeout(this.#flushTimer);
     if (!this.#open) return;
     this.#open = false;
     this.#hub.live.delete(this);

@@ -104,7 +104,7 @@ export class StreamableSessionTransport implements Transport {
       });
       return;
     }
-    const conn = this.#attach(stream, res, headers);
+    const conn = this.#bind(stream, this.#o.hub.open(res, headers, false));
     if (this.#priming()) conn.write(ssePriming(`${stream.no}_0`));
   }
 
@@ -169,25 +169,37 @@ export class StreamableSessionTransport implements Transport {
       const related = options?.relatedRequestId === undefined ? undefined : this.#byRequest.get(options.relatedRequestId);
       stream = related && !related.json ? related : this.#streams.get(0)!;
     }
+    let live = false;
     if (stream.json) {
       stream.json.out.push(message);
     } else {
       const seq = ++stream.seq;
       const data = JSON.stringify(message);
       if (this.#o.resumable) this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
-      if (stream.conn?.open && stream.conn.write(this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data))) {
-        if (stream.no === 0) stream.delivered = seq;
+      const text = this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data);
+      const conn = stream.conn;
+      if (conn?.open) {
+        // The last answer of a POST stream goes out with the end of the response, in one write.
+        const last = isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
+        if (last) {
+          conn.end(text);
+          live = true;
+        } else {
+          live = conn.write(text);
+        }
+        if (live && stream.no === 0) stream.delivered = seq;
       }
     }
-    if (isResponse(message) && message.id !== null) this.#answered(stream, message.id);
+    if (isResponse(message) && message.id !== null) this.#answered(stream, message.id, live);
   }
 
   abandon(id: RequestId): void {
     const stream = this.#byRequest.get(id);
-    if (stream) this.#answered(stream, id);
+    if (stream) this.#answered(stream, id, stream.conn?.open ?? false);
   }
 
-  #answered(stream: OutStream, id: RequestId): void {
+  /** `live`: the answer reached a connected reader (so the stream needs no resumption). */
+  #answered(stream: OutStream, id: RequestId, live: boolean): void {
     this.#byRequest.delete(id);
     stream.pending.delete(id);
     if (stream.pending.size > 0) return;
@@ -202,7 +214,7 @@ export class StreamableSessionTransport implements Transport {
       this.#retire(stream);
       return;
     }
-    if (stream.conn?.open || !this.#o.resumable) {
+    if (live || stream.conn?.open || !this.#o.resumable) {
       stream.conn?.end();
       // Delivered in full to a live reader (or never resumable): the stream is no longer needed.
       this.#retire(stream);

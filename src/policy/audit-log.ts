@@ -23,7 +23,9 @@ export class AuditLog {
   readonly #hashArguments: boolean;
 
   constructor(logger: Logger, hashArguments: boolean) {
-    this.#logger = logger.child({ audit: true });
+    // Audit lines have a fixed, credential-free shape: no per-line redaction (the costliest part of a
+    // log line, and the audit log writes one per call).
+    this.#logger = logger.child({ audit: true }, { redact: [] });
     this.#hashArguments = hashArguments;
   }
 

@@ -19,11 +19,18 @@ export class TenantPolicy {
   readonly name: string;
   readonly config: TenantConfig;
   readonly #rules: Record<CatalogueKind, CompiledRules>;
+  readonly #scoped: boolean;
 
   constructor(config: TenantConfig) {
     this.name = config.name;
     this.config = config;
     this.#rules = { tool: compile(config.tools), resource: compile(config.resources), prompt: compile(config.prompts) };
+    this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
+  }
+
+  /** Whether any allow rule needs scopes (else no request can ever need a step-up). */
+  get hasScopedRules(): boolean {
+    return this.#scoped;
   }
 
   mayUseEndpoint(path: string): boolean {

@@ -136,7 +136,9 @@ export class UpstreamPool extends EventEmitter {
     const spare = this.#spares.shift();
     if (spare) {
       spare.dedicatedTo = caller;
-      this.#replenish();
+      // Spawning is synchronous work on the event loop: start the replacement after this session's
+      // initialize has been answered, not before.
+      setImmediate(() => this.#replenish());
       try {
         await spare.start();
       } catch (err) {
