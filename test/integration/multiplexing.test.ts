@@ -6,15 +6,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingUpstream, FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { alive } from '../helpers/processes.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 for (const sharing of ['shared', 'per-session'] as const) {
   describe(`multiplexing many sessions (${sharing})`, () => {

@@ -5,19 +5,12 @@ import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 import { UpstreamClient } from '../../src/upstream/upstream-client.js';
+import { alive } from '../helpers/processes.js';
 
 const logger = createLogger('silent');
 const FIXTURE = 'test/fixtures/unruly-server.mjs';
 const opts = { timeoutMs: 5000, maxTimeoutMs: 5000 };
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function start(args: string[] = [], maxLineBytes = 1 << 20) {
   const violations: string[] = [];
