@@ -43,6 +43,8 @@ export class StdioTransport implements Transport {
   #closed = false;
   /** One wait for 'drain' shared by every writer, rather than a listener each. */
   #drain: Promise<unknown> | undefined;
+  #batch: string[] = [];
+  #batchDone: Promise<void> | undefined;
   onmessage?: (message: JsonRpcMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -122,11 +124,28 @@ export class StdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  /**
+   * Messages sent during one turn of the event loop leave in a single pipe write (a write syscall per
+   * message was the largest single cost under load). The caller's promise settles once its batch is
+   * written, and waits for 'drain' when the pipe is full: backpressure reaches every sender.
+   */
+  send(message: JsonRpcMessage): Promise<void> {
     const child = this.#child;
-    if (!child || this.#closed || this.#closing) throw new Error('upstream process is not running');
-    // Respect pipe backpressure: the caller waits until the child has drained what it was sent.
-    if (!child.stdin.write(`${JSON.stringify(message)}\n`)) {
+    if (!child || this.#closed || this.#closing) return Promise.reject(new Error('upstream process is not running'));
+    this.#batch.push(`${JSON.stringify(message)}\n`);
+    if (!this.#batchDone) {
+      this.#batchDone = new Promise<void>((resolve) => setImmediate(() => resolve(this.#flush())));
+    }
+    return this.#batchDone;
+  }
+
+  async #flush(): Promise<void> {
+    const lines = this.#batch;
+    this.#batch = [];
+    this.#batchDone = undefined;
+    const child = this.#child;
+    if (!child || this.#closed || this.#closing || lines.length === 0) return;
+    if (!child.stdin.write(lines.length === 1 ? lines[0]! : lines.join(''))) {
       this.#drain ??= Promise.race([once(child.stdin, 'drain'), this.#exited]).finally(() => (this.#drain = undefined));
       await this.#drain;
     }

@@ -66,6 +66,7 @@ describe('stdio upstream transport with a real child process', () => {
     const pending = client.request('tools/call', { name: 'stall-stdin', arguments: { ms: 10_000 } }, opts);
     await pending; // answered, then the child stops reading
     const stuck = client.request('tools/call', { name: 'never' }, opts);
+    await new Promise((r) => setTimeout(r, 20)); // written (sends leave in one batch per loop turn): in flight
     process.kill(t.pid!, 'SIGKILL');
     await assert.rejects(stuck, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CRASHED' && /"unruly"/.test(err.message));
   });
