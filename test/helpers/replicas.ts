@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { listeningAddress } from './processes.js';
 
 export interface Replica {
   name: string;
@@ -34,19 +35,7 @@ ${extraYaml}`,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  let out = '';
-  const base = await new Promise<string>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`replica ${name} did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(t);
-        res(m[1]!);
-      }
-    });
-    child.once('exit', () => rej(new Error(`replica ${name} exited: ${out}`)));
-  });
+  const base = await listeningAddress(child);
   if (process.env.REPLICA_LOG) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
   else child.stdout!.resume();
   return { name, base, child, exited };

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { everythingUpstream, startGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { listeningAddress } from '../helpers/processes.js';
 
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
@@ -142,18 +143,7 @@ endpoints: [{ path: /mcp, upstreams: [everything] }]
 `,
     );
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const address = await new Promise<string>((res, rej) => {
-      const t = setTimeout(() => rej(new Error(out)), 20_000);
-      child.stdout!.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);
-        if (m) {
-          clearTimeout(t);
-          res(m[1]!);
-        }
-      });
-    });
+    const address = await listeningAddress(child, 20_000);
     const gw = { url: (p = '/mcp') => new URL(p, address) } as Parameters<typeof connectClient>[0];
     const clients = await Promise.all(Array.from({ length: 4 }, () => connectClient(gw, 'streamable-http')));
     let answered = 0;
