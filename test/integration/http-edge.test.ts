@@ -680,34 +680,27 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
     });
 
     it('GET with Accept: application/json only gets 406', async () => {
-      const s = await openSession(gw);
-      const { res, ac } = await getStream(gw, { accept: 'application/json', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version });
-      try {
-        await expectRpcError(res, 406);
-      } finally {
-        ac.abort();
-      }
+      await expectGetRefused({ accept: 'application/json' }, 406);
     });
 
     it('GET with a Last-Event-ID naming no stream of the session gets 400', async () => {
-      const s = await openSession(gw);
-      const { res, ac } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': '999_0' });
-      try {
-        await expectRpcError(res, 400, { code: -32600 });
-      } finally {
-        ac.abort();
-      }
+      await expectGetRefused({ accept: 'text/event-stream', 'last-event-id': '999_0' }, 400, { code: -32600 });
     });
 
     it('GET with a malformed Last-Event-ID gets 400', async () => {
+      await expectGetRefused({ accept: 'text/event-stream', 'last-event-id': 'garbage' }, 400, { code: -32600 });
+    });
+
+    /** Opens a session, sends a GET with these extra headers, and expects a refusal. */
+    async function expectGetRefused(headers: Record<string, string>, status: number, rpc?: { code: number }): Promise<void> {
       const s = await openSession(gw);
-      const { res, ac } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': 'garbage' });
+      const { res, ac } = await getStream(gw, { 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, ...headers });
       try {
-        await expectRpcError(res, 400, { code: -32600 });
+        await (rpc ? expectRpcError(res, status, rpc) : expectRpcError(res, status));
       } finally {
         ac.abort();
       }
-    });
+    }
   });
 
   describe('resumability', () => {
