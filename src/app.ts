@@ -35,6 +35,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     ...deps,
     logger,
     observer: deps.observer ?? observerFor(metrics),
+    pinObserver: deps.pinObserver ?? { change: (action, upstream) => metrics.toolPinChanges.inc({ upstream, action }) },
     redisObserver: {
       command: (name, seconds, ok) => {
         metrics.redisDuration.observe({ command: name }, seconds);

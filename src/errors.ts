@@ -21,6 +21,12 @@ const CODES = {
   SWB_CLIENT_CAPABILITY: { status: 400, rpc: ErrorCode.MethodNotFound },
   SWB_RATE_LIMITED: { status: 429, rpc: ErrorCode.ServerError },
   SWB_FORBIDDEN: { status: 403, rpc: ErrorCode.InvalidRequest },
+  /** A tool whose definition changed since it was pinned (tool pinning), until an operator approves it. */
+  SWB_TOOL_WITHHELD: { status: 403, rpc: ErrorCode.InvalidParams },
+  /** A tenant argument rule refused a tools/call before it was forwarded. */
+  SWB_ARGUMENT_REFUSED: { status: 400, rpc: ErrorCode.InvalidParams },
+  SWB_SANDBOX_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
+  SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
 } as const satisfies Record<string, { status: number; rpc: number }>;
 
 export type GatewayErrorCode = keyof typeof CODES;

@@ -3,9 +3,10 @@ import type { Logger } from './observability/logger.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, type SessionObserver } from './session/index.js';
 import { Cluster } from './cluster/cluster.js';
-import type { RedisObserver } from './cluster/redis-connection.js';
+import { connectRedis, type RedisObserver } from './cluster/redis-connection.js';
+import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
-import { AuditLog, MemoryLimitCounters, Policy, type LimitCounters } from './policy/index.js';
+import { AuditLog, MemoryLimitCounters, MemoryPinStore, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -14,6 +15,7 @@ export interface GatewayDeps {
   counters?: LimitCounters;
   transportFactory?: TransportFactory;
   events?: EventStore;
+  pinObserver?: PinObserver;
 }
 
 /** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
@@ -26,6 +28,8 @@ export class Gateway {
   readonly events: EventStore;
   /** Present when sessions are shared with other replicas through Redis. */
   readonly cluster: Cluster | undefined;
+  /** Tool-definition pinning; undefined when every upstream has it off. */
+  readonly pins: ToolPins | undefined;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
   #stopped = false;
@@ -35,9 +39,15 @@ export class Gateway {
     this.#logger = deps.logger;
     const factory = deps.transportFactory ?? this.#transports.create;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
-    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger));
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
+    const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
+    this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
+    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins));
+    // An approval makes withheld tools visible again: the sessions that can reach them re-list.
+    this.pins?.onApproved((upstream) => {
+      for (const r of this.routers) r.toolsChanged(upstream);
+    });
     this.policy = new Policy(config, deps.counters ?? this.cluster?.counters ?? new MemoryLimitCounters());
     this.events = deps.events ?? this.cluster?.events ?? new MemoryEventStore(config.session.eventsPerStream);
     this.registry = new SessionRegistry({
@@ -45,7 +55,7 @@ export class Gateway {
       onEnded: (s, reason) => void this.cluster?.ended(s.id, reason === SHUTDOWN_REASON),
       onChanged: (s) => void this.cluster?.record(s.record()).catch(() => {}),
       policy: this.policy,
-      audit: config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined,
+      audit,
       idleTimeoutMs: config.session.idleTimeoutMs,
       clientRequestTimeoutMs: config.session.clientRequestTimeoutMs,
       maxSessions: config.session.maxSessions,
@@ -56,6 +66,8 @@ export class Gateway {
 
   /** Starts shared instances and warm spares; an upstream that fails keeps retrying in the background. */
   async start(): Promise<void> {
+    // Pins first: the first lists (the catalogue check below) are checked against them.
+    await this.pins?.start();
     const used = new Set(this.config.endpoints.flatMap((e) => e.upstreams));
     await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
     for (const router of this.routers) {
@@ -80,6 +92,20 @@ export class Gateway {
     await Promise.all(this.routers.map((r) => r.close()));
     await Promise.all([...this.pools.values()].map((p) => p.close()));
     await this.#transports.close();
+    await this.pins?.close();
     await this.cluster?.stop();
   }
+}
+
+/** Pins in Redis when replicas share state, else in memory (and pinning.file when set). */
+function toolPinsFor(config: Config, cluster: Cluster | undefined, logger: Logger, audit: AuditLog | undefined, observer: PinObserver | undefined): ToolPins | undefined {
+  if (config.upstreams.every((u) => (u.pinning ?? config.pinning.mode) === 'off')) return undefined;
+  const redis = config.store.redis;
+  const store =
+    cluster && redis
+      ? // Approvals arrive on a channel, over a subscriber connection of its own that may queue while Redis is away.
+        new RedisPinStore(cluster.redis, redis.keyPrefix, logger, connectRedis(redis.url, logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined }))
+      : new MemoryPinStore(config.pinning.file, logger);
+  if (cluster && config.pinning.file) logger.warn({ file: config.pinning.file }, 'pinning.file is not used: pins live in Redis (store.redis)');
+  return new ToolPins(config, store, { logger, audit, observer });
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { audiencesOf, buildApp } from './app.js';
 import { parseTtl, signDevToken } from './auth/dev-token.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { pinsCommand } from './pins-command.js';
 
 const USAGE = `usage:
   switchboard serve [--config FILE]     run the gateway (FILE also from SWITCHBOARD_CONFIG)
@@ -12,6 +13,11 @@ const USAGE = `usage:
   switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
                                         print a development JWT that FILE's gateway accepts
                                         (default FILE: deploy/quickstart.yaml, key: deploy/dev-keys/dev-private.jwk.json)
+  switchboard pins list [--config FILE] [--json]
+                                        tool pins: approved hashes, and changed definitions awaiting approval
+  switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all)
+                                        approve changed tool definitions (every pending one of UPSTREAM when
+                                        no TOOL is named); needs pinning.file or Redis in FILE
 `;
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -83,12 +89,16 @@ async function main(argv: string[]): Promise<number> {
         ttl: { type: 'string' },
         key: { type: 'string' },
         audience: { type: 'string' },
+        all: { type: 'boolean' },
+        json: { type: 'boolean' },
       },
       allowPositionals: true,
     });
     switch (command) {
       case 'token':
         return await token(values);
+      case 'pins':
+        return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: values.config, all: values.all === true, json: values.json === true }, USAGE);
       case 'serve': {
         const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
         if (!file) {

@@ -61,6 +61,7 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
     if (u.transport === 'stdio' && u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
   }
   cfg.auth.keys = cfg.auth.keys.map((k) => (isAbsolute(k) ? k : resolve(baseDir, k)));
+  if (cfg.pinning.file !== undefined && !isAbsolute(cfg.pinning.file)) cfg.pinning.file = resolve(baseDir, cfg.pinning.file);
   return deepFreeze(cfg);
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileJsonSchema } from './json-schema.js';
 
 /**
  * The one schema for the config file. Defaults live here so that `Config` is always complete; the
@@ -42,6 +43,8 @@ const upstreamCommon = {
   sharing: z.enum(['shared', 'per-tenant', 'per-session']).default('shared'),
   pool,
   requestTimeoutMs: z.number().int().min(1).default(60_000),
+  /** A result larger than this fails its call with SWB_RESULT_TOO_LARGE (the gateway never relays it). */
+  maxResultBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
   /** Progress resets the timeout, but a request never runs longer than this. */
   maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
   initTimeoutMs: z.number().int().min(1).default(30_000),
@@ -61,12 +64,62 @@ const upstreamCommon = {
     .object({ failureThreshold: z.number().int().min(1).default(5), resetTimeoutMs: z.number().int().min(100).default(10_000) })
     .strict()
     .prefault({}),
+  /** Tool pinning for this upstream; default: the top-level pinning.mode. */
+  pinning: z.enum(['withhold', 'warn', 'off']).optional(),
 };
+
+/**
+ * How a stdio server is confined. Omitted: the strict bubblewrap profile. `none` must be written out.
+ * `limits` is for hosts without user namespaces (Kubernetes pods): rlimits, a scrubbed environment and
+ * a non-root user, with the pod's securityContext and NetworkPolicy doing the rest.
+ */
+const sandboxLimits = z
+  .object({
+    /** RLIMIT_CPU: total CPU seconds of the process; unset by default (long-lived servers accumulate it). */
+    cpuSeconds: z.number().int().min(1).optional(),
+    /** RLIMIT_AS in MiB. Node.js needs about 2 GiB of address space to start. */
+    addressSpaceMb: z.number().int().min(64).default(4096),
+    /** RLIMIT_NOFILE. */
+    openFiles: z.number().int().min(16).default(1024),
+    /** RLIMIT_NPROC: processes and threads. Per sandbox with bubblewrap; per user id with `limits`. */
+    processes: z.number().int().min(1).default(256),
+    /** RLIMIT_FSIZE in MiB: the largest file the server may write. */
+    fileSizeMb: z.number().int().min(1).default(1024),
+  })
+  .strict()
+  .prefault({});
+
+const sandboxProfile = z
+  .object({
+    type: z.enum(['bubblewrap', 'limits']).default('bubblewrap'),
+    /** bubblewrap: keep the host's network (default: a private network namespace with loopback only). */
+    network: z.boolean().optional(),
+    /** bubblewrap: host paths visible read-only at the same place (the server's code, its data). */
+    readOnly: z.array(z.string().min(1)).default([]),
+    /** bubblewrap: host paths the server may write (the sandbox user needs write permission there). */
+    writable: z.array(z.string().min(1)).default([]),
+    /** bubblewrap: size of the private /tmp. */
+    tmpSizeMb: z.number().int().min(1).default(64),
+    limits: sandboxLimits,
+    /** Run as this user; default when the gateway is root: 65534 (nobody). Needs a root gateway to differ from its own. */
+    user: z.object({ uid: z.number().int().min(0), gid: z.number().int().min(0) }).strict().optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.type !== 'limits') return;
+    for (const key of ['readOnly', 'writable'] as const) {
+      if (s[key].length > 0) ctx.addIssue({ code: 'custom', path: [key], message: 'needs type bubblewrap: the limits profile cannot confine the filesystem (use the pod securityContext)' });
+    }
+    if (s.network !== undefined) ctx.addIssue({ code: 'custom', path: ['network'], message: 'needs type bubblewrap: the limits profile cannot confine the network (use a NetworkPolicy)' });
+  });
+
+const sandbox = z.union([z.literal('none'), sandboxProfile]).prefault({});
 
 const stdioUpstream = z
   .object({
     ...upstreamCommon,
     transport: z.literal('stdio'),
+    sandbox,
     command: z.string().min(1),
     args: z.array(z.string()).default([]),
     cwd: z.string().optional(),
@@ -166,6 +219,41 @@ const ruleSet = z
   .strict()
   .prefault({});
 
+/** An absolute POSIX path without "." or ".." segments: what a path rule's prefix must be. */
+const absolutePrefix = z
+  .string()
+  .regex(/^\/[^\0\\]*$/, 'an absolute POSIX path such as "/srv/data" (no NUL, no backslash)')
+  .refine((p) => !p.split('/').some((seg) => seg === '.' || seg === '..'), 'no "." or ".." segments: write the prefix as the path it means');
+
+/** Constraints on a tool's arguments, checked before the call is forwarded. */
+const argumentRule = z
+  .object({
+    /** Cited in the error the client gets and in the audit line (rule "arguments:<name>"). */
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1-64 of [A-Za-z0-9._-]'),
+    /** Globs over the tool names the client sees (prefixed, e.g. "fs__*"). */
+    tools: z.array(z.string().min(1)).min(1),
+    /** Each named argument, when present, must be an absolute path under one of `under`; "name[]" for an array of paths. */
+    paths: z
+      .object({
+        arguments: z.array(z.string().regex(/^[^[\]]+(?:\[\])?$/, 'an argument name, or "name[]" for an array of paths')).min(1),
+        under: z.array(absolutePrefix).min(1),
+      })
+      .strict()
+      .optional(),
+    /** A JSON Schema (draft 2020-12) the arguments object must also satisfy. */
+    schema: z.union([z.boolean(), z.record(z.string(), z.unknown())], { error: 'a JSON Schema: an object, or true / false' }).optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (!r.paths && r.schema === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs "paths", "schema" or both' });
+    if (r.schema === undefined) return;
+    try {
+      compileJsonSchema(r.schema);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['schema'], message: `not a usable JSON Schema (draft 2020-12): ${(err as Error).message}` });
+    }
+  });
+
 const tenant = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1-64 of [A-Za-z0-9._-]'),
@@ -183,6 +271,17 @@ const tenant = z
       })
       .strict()
       .prefault({}),
+    /** Argument rules for tools/call; every rule whose tools match the called name must pass. */
+    arguments: z
+      .array(argumentRule)
+      .default([])
+      .superRefine((rules, ctx) => {
+        const seen = new Set<string>();
+        rules.forEach((r, i) => {
+          if (seen.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate argument rule "${r.name}"` });
+          seen.add(r.name);
+        });
+      }),
   })
   .strict();
 
@@ -264,6 +363,19 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Tool-definition pinning: a changed tool is withheld (or passed with a warning) until an operator approves it. */
+    pinning: z
+      .object({
+        mode: z.enum(['withhold', 'warn', 'off']).default('withhold'),
+        /** Where pins persist without Redis (JSON); `switchboard pins approve` writes here. Relative to the config file. */
+        file: z.string().min(1).optional(),
+        /** Pins fixed in config, authoritative over the store: upstream → tool (its own name) → SHA-256 hex. */
+        pins: z
+          .record(z.string(), z.record(z.string().min(1), z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex digits, as "switchboard pins list" prints it')))
+          .default({}),
+      })
+      .strict()
+      .prefault({}),
     upstreams: z.array(upstream).min(1),
     endpoints: z.array(endpoint).min(1),
   })
@@ -277,6 +389,9 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'warm'], message: 'must not exceed pool.max' });
       }
     });
+    for (const u of Object.keys(cfg.pinning.pins)) {
+      if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['pinning', 'pins', u], message: `unknown upstream "${u}"` });
+    }
     const h = cfg.server.host;
     const loopback = h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
     if (cfg.auth.mode === 'none' && !loopback) {
@@ -320,12 +435,16 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type UpstreamConfig = Config['upstreams'][number];
 export type StdioUpstreamConfig = Extract<UpstreamConfig, { transport: 'stdio' }>;
+export type SandboxConfig = StdioUpstreamConfig['sandbox'];
+export type SandboxProfileConfig = Exclude<SandboxConfig, 'none'>;
 export type RemoteUpstreamConfig = Extract<UpstreamConfig, { transport: 'streamable-http' | 'sse' }>;
 export type EndpointConfig = Config['endpoints'][number];
 export type AuthConfig = Config['auth'];
 export type RedisConfig = NonNullable<Config['store']['redis']>;
+export type PinningConfig = Config['pinning'];
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
+export type ArgumentRuleConfig = TenantConfig['arguments'][number];
 
 export function ssePathOf(e: { path: string; ssePath?: string | undefined }): string {
   return e.ssePath ?? (e.path === '/mcp' ? '/sse' : `${e.path === '/' ? '' : e.path}/sse`);

@@ -1,20 +1,23 @@
 /**
  * Newline framing for stdio: feeds chunks in, calls back one complete line at a time. A line longer
  * than maxLineBytes is discarded up to its newline and reported, so one runaway message cannot grow
- * the buffer without bound.
+ * the buffer without bound. `onOversize` hears of it the moment the limit is crossed (a flood may
+ * never send its newline); `onOverflow` once the line has ended, with its full size.
  */
 export class LineSplitter {
   #chunks: Buffer[] = [];
   #size = 0;
   #discarding = false;
   readonly #maxLineBytes: number;
-  readonly #onLine: (line: string) => void;
+  readonly #onLine: (line: string, bytes: number) => void;
   readonly #onOverflow: (bytes: number) => void;
+  readonly #onOversize: ((bytesSoFar: number) => void) | undefined;
 
-  constructor(maxLineBytes: number, onLine: (line: string) => void, onOverflow: (bytes: number) => void) {
+  constructor(maxLineBytes: number, onLine: (line: string, bytes: number) => void, onOverflow: (bytes: number) => void, onOversize?: (bytesSoFar: number) => void) {
     this.#maxLineBytes = maxLineBytes;
     this.#onLine = onLine;
     this.#onOverflow = onOverflow;
+    this.#onOversize = onOversize;
   }
 
   push(chunk: Buffer): void {
@@ -42,6 +45,7 @@ export class LineSplitter {
     if (this.#size > this.#maxLineBytes) {
       this.#chunks = [];
       this.#discarding = true;
+      this.#onOversize?.(this.#size);
       return;
     }
     this.#chunks.push(part);
@@ -54,7 +58,7 @@ export class LineSplitter {
       const buf = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
       let line = buf.toString('utf8');
       if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.length > 0) this.#onLine(line);
+      if (line.length > 0) this.#onLine(line, this.#size);
     }
     this.#chunks = [];
     this.#size = 0;

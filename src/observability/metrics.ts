@@ -26,6 +26,12 @@ export class Metrics {
   readonly sseEventsBuffered = new Gauge({ name: 'switchboard_sse_events_buffered', help: 'SSE events held for Last-Event-ID resumption', registers: [this.registry] });
   readonly sseEventsDropped = new Counter({ name: 'switchboard_sse_events_dropped_total', help: 'SSE events evicted from the resumption log before delivery could be confirmed, and slow streams cut', labelNames: ['cause'] as const, registers: [this.registry] });
   readonly redisDuration = new Histogram({ name: 'switchboard_redis_command_duration_seconds', help: 'Redis command latency', labelNames: ['command'] as const, buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
+  readonly toolPinChanges = new Counter({
+    name: 'switchboard_tool_pin_changes_total',
+    help: 'Tool pin events: definitions pinned at first sight, changed ones withheld or passed with a warning, and approvals',
+    labelNames: ['upstream', 'action'] as const,
+    registers: [this.registry],
+  });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   constructor(withDefaults = true) {

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditLog } from './audit-log.js';
 import type { CatalogueKind, Decision } from './decision.js';
 import type { LimitCounters } from './limit-counters.js';
@@ -76,6 +77,16 @@ export class SessionGuard {
     const target = targetOf(method, params);
     if (!target) return undefined;
     return { ...this.tenant.decide(target.kind, target.name, this.principal.scopes), ...target };
+  }
+
+  /**
+   * The tenant's argument rules for a tools/call the decision allowed, checked before it is routed so
+   * that a refused call never reaches the upstream.
+   */
+  checkArguments(method: string, params: Params): ArgumentViolation | undefined {
+    const rules = this.tenant.argumentRules;
+    if (!rules || method !== 'tools/call') return undefined; // tenants without rules pay nothing more
+    return rules.check(String(params?.name), params?.arguments);
   }
 
   /** Scopes the token lacks for this request, for an HTTP 403 insufficient_scope (step-up). */

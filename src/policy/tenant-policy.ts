@@ -1,6 +1,7 @@
 import type { RuleSetConfig, TenantConfig } from '../config/schema.js';
 import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
+import { ArgumentRules } from './argument-rules.js';
 
 interface CompiledRules {
   allow: Array<{ match: string; scopes: string[] }>;
@@ -20,10 +21,13 @@ export class TenantPolicy {
   readonly config: TenantConfig;
   readonly #rules: Record<CatalogueKind, CompiledRules>;
   readonly #scoped: boolean;
+  /** Undefined without argument rules: the per-call check is then one property read. */
+  readonly argumentRules: ArgumentRules | undefined;
 
   constructor(config: TenantConfig) {
     this.name = config.name;
     this.config = config;
+    this.argumentRules = ArgumentRules.compile(config.arguments);
     this.#rules = { tool: compile(config.tools), resource: compile(config.resources), prompt: compile(config.prompts) };
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
   }
@@ -62,4 +66,5 @@ export const ALLOW_ALL: TenantConfig = Object.freeze({
   resources: { allow: ['*'], deny: [] },
   prompts: { allow: ['*'], deny: [] },
   limits: {},
+  arguments: [],
 }) as TenantConfig;

@@ -4,6 +4,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { isValidToolName, prefixed } from './names.js';
 import { RouterSession } from './router-session.js';
+import type { ToolGate } from './tool-gate.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
@@ -19,6 +20,8 @@ export class EndpointRouter {
   readonly pools: readonly UpstreamPool[];
   readonly prefixNames: boolean;
   readonly logger: Logger;
+  /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
+  readonly gate: ToolGate | undefined;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -28,8 +31,9 @@ export class EndpointRouter {
   readonly #templates = new Map<string, string>();
   readonly #detach: Array<() => void> = [];
 
-  constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger) {
+  constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger, gate?: ToolGate) {
     this.config = config;
+    this.gate = gate;
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.logger = logger.child({ endpoint: config.path });
@@ -113,6 +117,15 @@ export class EndpointRouter {
   #usesInstance(session: RouterSession, pool: UpstreamPool, inst: UpstreamInstance): boolean {
     if (pool.perTenant) return pool.tenantPool(session.caller.tenant)?.instances.has(inst) ?? false;
     return pool.shared || session.lease(pool.name) === inst;
+  }
+
+  /**
+   * Tools of an upstream became visible again (a pin approval): every session of this endpoint may
+   * reach that upstream, so every one of them is told to re-list.
+   */
+  toolsChanged(upstream: string): void {
+    if (!this.pool(upstream)) return;
+    for (const s of this.#sessions.values()) s.caller.clientNotify('notifications/tools/list_changed', undefined);
   }
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {

@@ -7,6 +7,7 @@ import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
 import type { EndpointRouter } from './endpoint-router.js';
 import { isValidToolName, prefixed, splitPrefixed } from './names.js';
+import type { ToolBlock, ToolGate } from './tool-gate.js';
 
 export interface RouteContext {
   signal: AbortSignal;
@@ -156,11 +157,19 @@ export class RouterSession {
     } else {
       targets = pools.map((p) => [p, undefined]);
     }
+    const gate = spec.key === 'tools' ? this.#endpoint.gate : undefined;
     const settled = await Promise.allSettled(
       // async: a pool with no running instance throws from pick(); that must count as this upstream's failure.
       targets.map(async ([pool, cursor]) => {
         const { cursor: _drop, ...rest } = params ?? {};
-        return this.#forward(pool, method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, ctx);
+        const inst = this.#instance(pool);
+        const page = await inst.request(method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, {
+          caller: this.caller,
+          callerRequestId: ctx.requestId,
+          signal: ctx.signal,
+          onProgress: ctx.onProgress,
+        });
+        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool.name, inst, page.tools) } : page;
       }),
     );
     const items: unknown[] = [];
@@ -187,6 +196,17 @@ export class RouterSession {
     const next = encodeCursor(method, remaining);
     if (next !== undefined) out.nextCursor = next;
     return out;
+  }
+
+  /** Leaves out the tools the gate withholds (tool pinning), before names are prefixed. */
+  async #admitTools(gate: ToolGate, upstream: string, inst: UpstreamInstance, tools: unknown[]): Promise<unknown[]> {
+    const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (t !== null && typeof t === 'object' ? gate.check(upstream, t as Record<string, unknown>) : undefined));
+    const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
+    if (!settled.some((v) => v !== undefined)) return tools;
+    // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
+    // must be checked against what this list saw.
+    inst.forgetCatalogue('tools');
+    return tools.filter((_t, i) => settled[i] === undefined);
   }
 
   #exportItem(upstream: string, spec: { key: string; named: boolean }, item: any): unknown {
@@ -218,7 +238,15 @@ export class RouterSession {
     const { pool, name } = this.#resolveName(params?.name, kind);
     const inst = this.#instance(pool);
     // The gateway answers unknown names itself, the same way it answers names policy hides.
-    if (!(await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts')).has(name)) throw notFound(kind, String(params?.name));
+    const definition = (await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts')).get(name);
+    if (!definition) throw notFound(kind, String(params?.name));
+    const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
+    if (gate) {
+      // Cached per definition: on every call but the first this is answered synchronously.
+      let block = gate.check(pool.name, definition);
+      if (block instanceof Promise) block = await block;
+      if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
+    }
     return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress });
   }
 

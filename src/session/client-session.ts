@@ -8,6 +8,7 @@ import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../jsonrpc/not-found.js';
 import type { SessionGuard } from '../policy/session-guard.js';
+import { violationMessage } from '../policy/argument-rules.js';
 import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
 
@@ -245,6 +246,18 @@ export class ClientSession {
       this.#observer.requestDone({ method, endpoint, upstream: 'none', outcome: 'denied', seconds: (performance.now() - t0) / 1000, tool: req.method === 'tools/call' ? 'unknown' : undefined });
       const kind = req.method === 'completion/complete' && decision.kind === 'resource' ? 'template' : decision.kind;
       await this.#send(notFound(kind, decision.name).toResponse(req.id));
+      return;
+    }
+    // Allowed by name; now the arguments, before anything is routed: a refused call never reaches an upstream.
+    const violation = this.guard.checkArguments(req.method, req.params);
+    if (violation) {
+      this.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
+      this.#observer.denied('argument_rule');
+      // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
+      this.#observer.requestDone({ method, endpoint, upstream: 'none', outcome: 'denied', seconds: (performance.now() - t0) / 1000, tool: 'unknown' });
+      const { rule, tool, argument } = violation;
+      const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
+      await this.#send(toJsonRpcError(err).toResponse(req.id));
       return;
     }
     const slot = this.guard.acquireRequest();

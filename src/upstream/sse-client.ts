@@ -4,7 +4,7 @@ import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { SseParser } from '../jsonrpc/sse-parser.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { Transport } from '../transport/transport.js';
+import type { MessageExtra, Transport } from '../transport/transport.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
@@ -22,7 +22,7 @@ export class SseClientTransport implements Transport {
   readonly #closer = new AbortController();
   #endpoint: string | undefined;
   #closed = false;
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -64,7 +64,7 @@ export class SseClientTransport implements Transport {
         }
         if (e.event !== 'message') return;
         try {
-          this.onmessage?.(validateMessage(parseText(e.data)));
+          this.onmessage?.(validateMessage(parseText(e.data)), { bytes: e.data.length });
         } catch (err) {
           this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
         }

@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import type { Transport } from '../transport/transport.js';
+import type { MessageExtra, Transport } from '../transport/transport.js';
 
 export interface StdioOptions {
   command: string;
@@ -12,6 +12,11 @@ export interface StdioOptions {
   cwd?: string | undefined;
   /** The child's complete environment: nothing of the gateway's own leaks in. */
   env: Record<string, string>;
+  /** Start the child as this user and group (the gateway must be root to differ from its own). */
+  uid?: number | undefined;
+  gid?: number | undefined;
+  /** Runs before each start; a rejection means the child must not start (a sandbox that cannot be set up). */
+  preflight?: (() => Promise<void>) | undefined;
   maxLineBytes: number;
   /** How long each step of the stop sequence (stdin close, SIGTERM) waits before the next. */
   stopGraceMs?: number;
@@ -45,7 +50,8 @@ export class StdioTransport implements Transport {
   #drain: Promise<unknown> | undefined;
   #batch: string[] = [];
   #batchDone: Promise<void> | undefined;
-  onmessage?: (message: JsonRpcMessage) => void;
+  #closeReason: string | undefined;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -57,9 +63,21 @@ export class StdioTransport implements Transport {
     return this.#child?.pid;
   }
 
+  get closeReason(): string | undefined {
+    return this.#closeReason;
+  }
+
   async start(): Promise<void> {
-    const { command, args, cwd, env, logger } = this.#opts;
-    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    const { command, args, cwd, env, uid, gid, logger } = this.#opts;
+    if (this.#opts.preflight) {
+      try {
+        await this.#opts.preflight();
+      } catch (err) {
+        this.#closed = true;
+        throw err;
+      }
+    }
+    const child = spawn(command, args, { cwd, env, uid, gid, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.#child = child;
     // 'close' (not 'exit'): it also fires when the program could not be started at all, and only
     // after stdout is drained, so an answer written just before exiting is still read.
@@ -79,10 +97,17 @@ export class StdioTransport implements Transport {
 
     const splitter = new LineSplitter(
       this.#opts.maxLineBytes,
-      (line) => this.#onLine(line),
+      (line, bytes) => this.#onLine(line, bytes),
+      () => {},
+      // A message past the limit is a flood (or a server gone wrong): stop it at once rather than read
+      // on, and let the instance restart it. Its requests in flight fail with this reason.
       (bytes) => {
-        logger.warn({ bytes, limit: this.#opts.maxLineBytes }, 'upstream wrote an oversized line; discarded');
+        if (this.#closeReason) return;
+        this.#closeReason = `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`;
+        logger.error({ bytesSoFar: bytes, limit: this.#opts.maxLineBytes, pid }, 'upstream flooded its stdout past maxLineBytes; killing it');
         this.#opts.onProtocolViolation?.('oversized-line');
+        child.stdout.destroy();
+        this.#signal('SIGKILL');
       },
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
@@ -111,7 +136,7 @@ export class StdioTransport implements Transport {
     });
   }
 
-  #onLine(line: string): void {
+  #onLine(line: string, bytes: number): void {
     let message: JsonRpcMessage;
     try {
       message = validateMessage(parseText(line));
@@ -121,7 +146,7 @@ export class StdioTransport implements Transport {
       this.#opts.onProtocolViolation?.(kind);
       return;
     }
-    this.onmessage?.(message);
+    this.onmessage?.(message, { bytes });
   }
 
   /**

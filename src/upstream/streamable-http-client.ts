@@ -4,7 +4,7 @@ import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { SseParser } from '../jsonrpc/sse-parser.js';
 import { isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { Transport } from '../transport/transport.js';
+import type { MessageExtra, Transport } from '../transport/transport.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { headerValue, upstreamHeaders } from './http-headers.js';
 import { SessionExpiredError, UpstreamHttpError } from './remote-errors.js';
@@ -30,7 +30,7 @@ export class StreamableHttpClientTransport implements Transport {
   #closed = false;
   /** Set when the upstream answered 404 for our session: the instance re-initializes without backoff. */
   sessionExpired = false;
-  onmessage?: (message: JsonRpcMessage, extra?: { relatedRequestId?: RequestId }) => void;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -103,15 +103,16 @@ export class StreamableHttpClientTransport implements Transport {
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
     if (text.trim() === '') return;
     const doc = parseText(text);
-    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related);
+    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, text.length);
   }
 
-  #deliver(m: JsonRpcMessage, related: RequestId | undefined): void {
+  /** `size`: the message's length on the wire (characters, the body's for a batch): what result limits weigh. */
+  #deliver(m: JsonRpcMessage, related: RequestId | undefined, size: number): void {
     // The negotiated version goes on every later request.
     if (isResponse(m) && m.id === this.#initializeId && 'result' in m && typeof m.result.protocolVersion === 'string') {
       this.#protocolVersion = m.result.protocolVersion;
     }
-    this.onmessage?.(m, related === undefined ? undefined : { relatedRequestId: related });
+    this.onmessage?.(m, related === undefined ? { bytes: size } : { relatedRequestId: related, bytes: size });
   }
 
   /** Reads one SSE stream; when it drops before its answer, resumes it with Last-Event-ID. */
@@ -122,7 +123,7 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         const m = validateMessage(parseText(e.data));
         if (isResponse(m) && m.id === related) answered = true;
-        this.#deliver(m, related);
+        this.#deliver(m, related, e.data.length);
       } catch (err) {
         this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
       }
@@ -187,7 +188,7 @@ export class StreamableHttpClientTransport implements Transport {
         const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
           if (e.event !== 'message') return;
           try {
-            this.#deliver(validateMessage(parseText(e.data)), undefined);
+            this.#deliver(validateMessage(parseText(e.data)), undefined, e.data.length);
           } catch (err) {
             this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on its GET stream; ignored');
           }

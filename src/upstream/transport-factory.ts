@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import { ClientCredentials } from './client-credentials.js';
 import { SseClientTransport } from './sse-client.js';
-import { childEnv } from './stdio-env.js';
+import { planLaunch, SandboxProbe, type LaunchPlan } from '../sandbox/index.js';
 import { StdioTransport } from './stdio-transport.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 
@@ -19,14 +19,32 @@ interface Remote {
  */
 export class UpstreamTransports {
   readonly #remotes = new Map<string, Remote>();
+  readonly #probe = new SandboxProbe();
 
   create = (upstream: UpstreamConfig, logger: Logger): Transport => {
     if (upstream.transport === 'stdio') {
+      let plan: LaunchPlan | undefined;
+      let refusal: unknown;
+      try {
+        plan = planLaunch(upstream);
+      } catch (err) {
+        refusal = err;
+      }
+      const name = upstream.name;
       return new StdioTransport({
-        command: upstream.command,
-        args: upstream.args,
-        cwd: upstream.cwd,
-        env: childEnv(upstream.env),
+        command: plan?.file ?? upstream.command,
+        args: plan?.args ?? [],
+        cwd: plan?.cwd,
+        env: plan?.env ?? {},
+        uid: plan?.uid,
+        gid: plan?.gid,
+        // Fail closed: a refused plan or a sandbox the host cannot build never starts the program.
+        preflight: async () => {
+          if (!plan) throw refusal;
+          await this.#probe.check(name, plan);
+          logger.info(plan.summary, 'starting upstream process');
+          logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
+        },
         maxLineBytes: upstream.maxLineBytes,
         logger,
       });

@@ -41,6 +41,8 @@ export interface UpstreamClientHooks {
   resolveCaller(client: UpstreamClient): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
   /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
   onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
+  /** A result larger than this (on the wire) fails its call instead of reaching the client. */
+  maxResultBytes?: number | undefined;
 }
 
 /**
@@ -66,7 +68,7 @@ export class UpstreamClient {
     this.#transport = transport;
     this.#logger = logger;
     this.#hooks = hooks;
-    transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId);
+    transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
     transport.onclose = () => this.#onClose();
   }
 
@@ -200,7 +202,7 @@ export class UpstreamClient {
     return p?.caller ? { caller: p.caller, relatedRequestId: p.callerRequestId } : undefined;
   }
 
-  #onMessage(m: JsonRpcMessage, related?: RequestId): void {
+  #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
     if (isRequest(m)) {
       this.#onServerRequest(m, this.#relatedTarget(related));
       return;
@@ -215,6 +217,12 @@ export class UpstreamClient {
     }
     const p = this.#finish(m.id);
     if (!p) return; // answered after a cancellation or timeout: the race the spec warns about
+    const max = this.#hooks.maxResultBytes;
+    if (max !== undefined && bytes !== undefined && bytes > max && !isFailure(m)) {
+      this.#logger.warn({ bytes, limit: max }, 'upstream result over maxResultBytes; the call fails');
+      p.reject(new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${this.#name}" returned a result of ${bytes} bytes, more than the limit of ${max} (maxResultBytes)`, { upstream: this.#name, bytes, limit: max }));
+      return;
+    }
     if (isFailure(m)) p.reject(JsonRpcError.from(m.error));
     else p.resolve(m.result);
   }
@@ -274,7 +282,8 @@ export class UpstreamClient {
   }
 
   #onClose(): void {
-    this.#closedError ??= new GatewayError('SWB_UPSTREAM_CRASHED', `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
+    const why = this.#transport.closeReason;
+    this.#closedError ??= new GatewayError('SWB_UPSTREAM_CRASHED', why ? `upstream "${this.#name}": ${why}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     for (const id of [...this.#pending.keys()]) this.#finish(id)!.reject(this.#closedError);
     for (const ac of this.#incoming.values()) ac.abort('upstream closed');
     this.#incoming.clear();

@@ -15,6 +15,9 @@ import { UpstreamClient, type CallOptions } from './upstream-client.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
+/** An instance's tools or prompts: name → definition as the upstream reported it. */
+export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+
 export type TransportFactory = (upstream: UpstreamConfig, logger: Logger) => Transport;
 
 /**
@@ -38,8 +41,10 @@ export class UpstreamInstance extends EventEmitter {
   dedicatedTo: UpstreamCaller | undefined;
   /** Resource subscriptions on this instance, reference-counted across the sessions that share it. */
   readonly subscriptions = new Map<string, Set<UpstreamCaller>>();
-  readonly #catalogues = new Map<'tools' | 'prompts', Promise<ReadonlySet<string>>>();
+  readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
   restarts = 0;
+  /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
+  lastFailure: string | undefined;
   readonly #breaker: CircuitBreaker;
   readonly #slots: Semaphore;
   #health: NodeJS.Timeout | undefined;
@@ -92,6 +97,7 @@ export class UpstreamInstance extends EventEmitter {
     const transport = this.#factory(this.config, this.#logger);
     this.#transport = transport;
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
+      maxResultBytes: this.config.maxResultBytes,
       resolveCaller: (c) => this.#resolveCaller(c),
       onNotification: (method, params, target) => {
         if (method === 'notifications/tools/list_changed') this.#catalogues.delete('tools');
@@ -111,13 +117,17 @@ export class UpstreamInstance extends EventEmitter {
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});
+      const failure =
+        err instanceof GatewayError
+          ? err
+          : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
+      this.lastFailure = failure.message;
       this.#onExit(client);
-      throw err instanceof GatewayError
-        ? err
-        : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
+      throw failure;
     }
     if (this.#client !== client || this.#stopping) return;
     this.#state = 'ready';
+    this.lastFailure = undefined;
     this.#startedAt = Date.now();
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
@@ -194,25 +204,34 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   /**
-   * The names this instance offers (all pages of tools/list or prompts/list), cached until the
-   * upstream says its list changed or restarts.
+   * What this instance offers, by name (all pages of tools/list or prompts/list), cached until the
+   * upstream says its list changed or restarts. The definitions are kept for tool pinning.
    */
-  catalogue(kind: 'tools' | 'prompts'): Promise<ReadonlySet<string>> {
+  catalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
     let cached = this.#catalogues.get(kind);
     if (!cached) {
-      cached = this.#listNames(kind);
+      cached = this.#listCatalogue(kind);
       this.#catalogues.set(kind, cached);
-      cached.catch(() => this.#catalogues.delete(kind)); // a failed listing is retried next time
+      const mine = cached;
+      mine.catch(() => this.#catalogues.get(kind) === mine && this.#catalogues.delete(kind)); // a failed listing is retried next time
     }
     return cached;
   }
 
-  async #listNames(kind: 'tools' | 'prompts'): Promise<ReadonlySet<string>> {
-    const names = new Set<string>();
+  /**
+   * Drops the cached catalogue: a list showed a definition the cache may not hold (a tool changed
+   * without a list_changed notification), and calls must be checked against what the list saw.
+   */
+  forgetCatalogue(kind: 'tools' | 'prompts'): void {
+    this.#catalogues.delete(kind);
+  }
+
+  async #listCatalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
+    const names = new Map<string, Record<string, unknown>>();
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
       const r = await this.request(`${kind}/list`, cursor === undefined ? undefined : { cursor }, {});
-      for (const item of (r[kind] as Array<{ name?: unknown }> | undefined) ?? []) if (typeof item.name === 'string') names.add(item.name);
+      for (const item of (r[kind] as Array<Record<string, unknown>> | undefined) ?? []) if (typeof item?.name === 'string') names.set(item.name, item);
       cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined;
       if (cursor === undefined) break;
     }

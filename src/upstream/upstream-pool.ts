@@ -125,7 +125,12 @@ export class UpstreamPool extends EventEmitter {
       }
     }
     if (!best) {
-      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.name}" has no running instance; it is restarting, retry shortly`, { upstream: this.name });
+      const why = [...this.#instances].find((i) => i.lastFailure)?.lastFailure;
+      throw new GatewayError(
+        'SWB_UPSTREAM_UNAVAILABLE',
+        why ? `upstream "${this.name}" has no running instance (${why}); it is restarting, retry shortly` : `upstream "${this.name}" has no running instance; it is restarting, retry shortly`,
+        { upstream: this.name },
+      );
     }
     return best;
   }

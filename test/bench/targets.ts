@@ -190,6 +190,7 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
           {
             name: 'up',
             transport: 'stdio',
+            sandbox: 'none',
             ...up,
             sharing: spec.sharing,
             pool: perSession ? { warm: WARM_SPARES, max: 400, queue: 400 } : { size: 1 },

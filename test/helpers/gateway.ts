@@ -6,8 +6,10 @@ import { createLogger } from '../../src/observability/logger.js';
 export const EVERYTHING = {
   command: process.execPath,
   args: ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'],
+  // Our own and the reference servers: trusted, run unconfined (the sandbox has its own suites).
+  sandbox: 'none' as const,
 };
-export const FIXTURE = { command: process.execPath, args: ['test/fixtures/conformance-server.mjs'] };
+export const FIXTURE = { command: process.execPath, args: ['test/fixtures/conformance-server.mjs'], sandbox: 'none' as const };
 
 export interface RunningGateway {
   app: App;

@@ -23,6 +23,7 @@ store: { redis: { url: "${redisUrl}", heartbeatMs: 200, replicaTtlMs: 1000 } }
 upstreams:
   - name: everything
     transport: stdio
+    sandbox: none
     command: ${process.execPath}
     args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio]
     sharing: ${sharing}

@@ -11,6 +11,7 @@ import { connectClient, textOf } from '../helpers/sdk.js';
 const unruly = (name: string, args: string[] = [], extra: Record<string, unknown> = {}) => ({
   name,
   transport: 'stdio' as const,
+  sandbox: 'none' as const,
   command: process.execPath,
   args: ['test/fixtures/unruly-server.mjs', ...args],
   restart: { initialDelayMs: 50, maxDelayMs: 200, resetAfterMs: 60_000 },
@@ -20,7 +21,7 @@ const unruly = (name: string, args: string[] = [], extra: Record<string, unknown
 describe('upstream failure modes', () => {
   it('a command that cannot be started does not stop the gateway from listening; calls get a clear error', async () => {
     const gw = await startGateway({
-      upstreams: [{ name: 'missing', transport: 'stdio', command: '/nonexistent/surely-not-a-binary', restart: { initialDelayMs: 50, maxDelayMs: 100 } }],
+      upstreams: [{ name: 'missing', transport: 'stdio', sandbox: 'none', command: '/nonexistent/surely-not-a-binary', restart: { initialDelayMs: 50, maxDelayMs: 100 } }],
       endpoints: [{ path: '/mcp', upstreams: ['missing'] }],
     });
     try {

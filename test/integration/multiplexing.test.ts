@@ -216,7 +216,7 @@ describe('shutdown answers every request in flight', () => {
 describe('catalogue check at start', () => {
   it('reports duplicate tool names and names that break the MCP rule once prefixed', async () => {
     const lines: string[] = [];
-    const unruly = (name: string, args: string[]) => ({ name, transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/unruly-server.mjs', ...args] });
+    const unruly = (name: string, args: string[]) => ({ name, transport: 'stdio' as const, sandbox: 'none' as const, command: process.execPath, args: ['test/fixtures/unruly-server.mjs', ...args] });
     const gw = await startGateway(
       { upstreams: [unruly('one', ['--bad-catalogue']), unruly('two', [])], endpoints: [{ path: '/mcp', upstreams: ['one', 'two'] }] },
       { logLines: lines },

@@ -137,6 +137,7 @@ metrics: { enabled: false }
 upstreams:
   - name: everything
     transport: stdio
+    sandbox: none
     command: ${process.execPath}
     args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio]
 endpoints: [{ path: /mcp, upstreams: [everything] }]

@@ -30,11 +30,16 @@ describe('stdio upstream transport with a real child process', () => {
     await t.close();
   });
 
-  it('discards a line over maxLineBytes and keeps the connection', async () => {
+  it('stops a child that writes a line over maxLineBytes; its call fails saying why', async () => {
     const { t, client, violations } = await start([], 64 * 1024);
-    const r = await client.request('tools/call', { name: 'huge', arguments: { bytes: 200_000 } }, opts);
-    assert.deepEqual(r.content, [{ type: 'text', text: 'ok huge' }]);
+    const pid = t.pid!;
+    await assert.rejects(client.request('tools/call', { name: 'huge', arguments: { bytes: 200_000 } }, opts), (err: Error) => {
+      assert.match(err.message, /more than 65536 bytes \(maxLineBytes\); it was stopped and will be restarted/);
+      return true;
+    });
     assert.deepEqual(violations, ['oversized-line']);
+    for (let i = 0; i < 40 && alive(pid); i++) await sleep(25);
+    assert.equal(alive(pid), false, 'the flooding process is gone');
     await t.close();
   });
 
@@ -79,7 +84,7 @@ describe('upstream instance restarts', () => {
     const { UpstreamTransports } = await import('../../src/upstream/transport-factory.js');
     const stdioTransportFactory = new UpstreamTransports().create;
     const cfg = parseConfig({
-      upstreams: [{ name: 'unruly', transport: 'stdio', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 20, maxDelayMs: 200, resetAfterMs: 1500 } }],
+      upstreams: [{ name: 'unruly', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 20, maxDelayMs: 200, resetAfterMs: 1500 } }],
       endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
     });
     const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, stdioTransportFactory);

@@ -57,6 +57,15 @@ describe('parseConfig: defaults', () => {
       maxRequestTimeoutMs: 600_000,
       initTimeoutMs: 30_000,
       maxLineBytes: 16 * 1024 * 1024,
+      maxResultBytes: 8 * 1024 * 1024,
+      // Strict by default: an unconfined server must be written out as `sandbox: none`.
+      sandbox: {
+        type: 'bubblewrap',
+        readOnly: [],
+        writable: [],
+        tmpSizeMb: 64,
+        limits: { addressSpaceMb: 4096, openFiles: 1024, processes: 256, fileSizeMb: 1024 },
+      },
       restart: { initialDelayMs: 250, maxDelayMs: 30_000, resetAfterMs: 60_000 },
       concurrency: { max: 256, queue: 1024, queueTimeoutMs: 30_000 },
       healthCheck: { intervalMs: 30_000, timeoutMs: 5_000, failures: 3 },

@@ -1,0 +1,157 @@
+import { connectRedis } from './cluster/redis-connection.js';
+import { RedisPinStore } from './cluster/redis-pin-store.js';
+import { loadConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { createLogger } from './observability/logger.js';
+import { MemoryPinStore, type PinStore, type PinTable } from './policy/index.js';
+
+export interface PinsCommandInput {
+  /** "list" or "approve". */
+  action: string | undefined;
+  /** approve: UPSTREAM [TOOL]... */
+  args: string[];
+  config: string | undefined;
+  all: boolean;
+  json: boolean;
+}
+
+interface Output {
+  write(s: string): unknown;
+}
+
+const NO_STORE =
+  'approvals need a place a running gateway reads pins from: set pinning.file in the config (one replica), or configure Redis (store.redis or REDIS_URL); without either, pins live only in the gateway\'s memory';
+
+interface OpenStore {
+  store: PinStore;
+  where: string;
+  close(): Promise<void>;
+}
+
+function openStore(config: Config): OpenStore | undefined {
+  const logger = createLogger('silent');
+  const redis = config.store.redis;
+  if (redis) {
+    // A one-shot client: queue commands until connected, give up after a few attempts.
+    const conn = connectRedis(redis.url, logger, undefined, { enableOfflineQueue: true, retryStrategy: (n) => (n > 3 ? null : 200) });
+    const url = new URL(redis.url);
+    if (url.password) url.password = '***';
+    return { store: new RedisPinStore(conn, redis.keyPrefix, logger), where: `Redis ${url.href} (prefix "${redis.keyPrefix}")`, close: async () => conn.disconnect() };
+  }
+  if (config.pinning.file) {
+    const store = new MemoryPinStore(config.pinning.file, logger);
+    return { store, where: config.pinning.file, close: () => store.close() };
+  }
+  return undefined;
+}
+
+/** Config pins on top of the store's table: the config is authoritative for the tools it names. */
+function merged(config: Config, table: PinTable): Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string } }>> {
+  const out: ReturnType<typeof merged> = {};
+  for (const u of config.upstreams.map((x) => x.name)) {
+    const tools: (typeof out)[string] = {};
+    for (const [tool, e] of Object.entries(table[u] ?? {})) tools[tool] = { ...(e.approved !== undefined ? { approved: e.approved } : {}), source: 'store', ...(e.pending ? { pending: e.pending } : {}) };
+    for (const [tool, hash] of Object.entries(config.pinning.pins[u] ?? {})) tools[tool] = { ...tools[tool], approved: hash, source: 'config' };
+    if (Object.keys(tools).length > 0) out[u] = Object.fromEntries(Object.entries(tools).sort(([a], [b]) => a.localeCompare(b)));
+  }
+  return out;
+}
+
+async function list(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
+  if (!opened) err.write(`switchboard pins: only the config's pins are listed: ${NO_STORE}\n`);
+  const table = opened ? await opened.store.table(config.upstreams.map((u) => u.name)) : {};
+  const view = merged(config, table);
+  if (input.json) {
+    out.write(`${JSON.stringify(view, null, 2)}\n`);
+    return 0;
+  }
+  let pending = 0;
+  for (const [upstream, tools] of Object.entries(view)) {
+    for (const [tool, e] of Object.entries(tools)) {
+      out.write(`${upstream}\t${tool}\t${e.approved ?? '-'}\t${e.source}\n`);
+      if (e.pending) {
+        pending++;
+        out.write(`  pending\t${e.pending.hash}\tfirst seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
+      }
+    }
+  }
+  if (Object.keys(view).length === 0) out.write(`no tool pins yet${opened ? ` in ${opened.where}` : ''}\n`);
+  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]..."\n`);
+  return 0;
+}
+
+async function approve(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
+  const [upstream, ...named] = input.args;
+  if (!input.all && !upstream) {
+    err.write('switchboard pins approve: name an UPSTREAM (and optionally TOOLs), or pass --all\n');
+    return 2;
+  }
+  if (input.all && upstream) {
+    err.write('switchboard pins approve: --all approves every upstream; do not name one as well\n');
+    return 2;
+  }
+  const names = config.upstreams.map((u) => u.name);
+  if (upstream && !names.includes(upstream)) {
+    err.write(`switchboard pins approve: the config has no upstream "${upstream}" (it has ${names.join(', ')})\n`);
+    return 2;
+  }
+  if (!opened) {
+    err.write(`switchboard pins approve: ${NO_STORE}\n`);
+    return 2;
+  }
+  const table = await opened.store.table(names);
+  let code = 0;
+  let approvedCount = 0;
+  for (const u of upstream ? [upstream] : names) {
+    const entries = table[u] ?? {};
+    const tools = named.length > 0 ? named : Object.keys(entries).filter((t) => entries[t]!.pending).sort();
+    const items: Array<{ tool: string; hash: string }> = [];
+    for (const tool of tools) {
+      const pending = entries[tool]?.pending;
+      const fixed = config.pinning.pins[u]?.[tool];
+      if (fixed !== undefined) {
+        err.write(`${u} ${tool}: pinned in the config (pinning.pins.${u}.${tool}); the config decides: to accept ${pending ? `the change, put ${pending.hash} there` : 'a change, update that pin'}\n`);
+        if (named.length > 0) code = 1;
+      } else if (!pending) {
+        err.write(`${u} ${tool}: no change is pending\n`);
+        code = 1;
+      } else {
+        items.push({ tool, hash: pending.hash });
+      }
+    }
+    const done = await opened.store.approve(u, items);
+    for (const p of done) out.write(`approved ${u} ${p.tool} ${p.hash} ${JSON.stringify(p.summary)}\n`);
+    approvedCount += done.length;
+    for (const i of items) {
+      if (done.some((p) => p.tool === i.tool)) continue;
+      err.write(`${u} ${i.tool}: its pending definition changed while approving; run "switchboard pins list" and approve again\n`);
+      code = 1;
+    }
+  }
+  if (approvedCount === 0 && code === 0) out.write('no changes pending\n');
+  else if (approvedCount > 0) out.write(`written to ${opened.where}; running gateways pick it up and tell their clients to re-list\n`);
+  return code;
+}
+
+/** `switchboard pins list|approve`: inspect tool pins and approve changed definitions. */
+export async function pinsCommand(input: PinsCommandInput, usage: string, out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
+  if (input.action !== 'list' && input.action !== 'approve') {
+    err.write(`switchboard pins: expected "list" or "approve"\n${usage}`);
+    return 2;
+  }
+  const file = input.config ?? process.env.SWITCHBOARD_CONFIG;
+  if (!file) {
+    err.write(`switchboard pins: no config file; pass --config FILE or set SWITCHBOARD_CONFIG\n${usage}`);
+    return 2;
+  }
+  const config = loadConfig(file);
+  const opened = openStore(config);
+  try {
+    return input.action === 'list' ? await list(config, opened, input, out, err) : await approve(config, opened, input, out, err);
+  } catch (e) {
+    err.write(`switchboard pins: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await opened?.close();
+  }
+}

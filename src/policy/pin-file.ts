@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PinTable } from './pin-store.js';
+
+const VERSION = 1;
+/** A lock older than this was left by a process that died while holding it. */
+const STALE_LOCK_MS = 10_000;
+const LOCK_WAIT_MS = 5_000;
+
+/** The pins file: `{ "version": 1, "upstreams": { upstream: { tool: { approved, pending } } } }`; absent means empty. */
+export async function readPinFile(file: string): Promise<PinTable> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`pins file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const d = doc as { version?: unknown; upstreams?: unknown };
+  if (d === null || typeof d !== 'object' || d.version !== VERSION || d.upstreams === null || typeof d.upstreams !== 'object') {
+    throw new Error(`pins file ${file} is not a version ${VERSION} pins file ({"version": 1, "upstreams": {...}})`);
+  }
+  return d.upstreams as PinTable;
+}
+
+/**
+ * Replaces the file in one step (temporary file, fsync, rename in the same directory): a reader — the
+ * gateway polling it, the CLI — sees the old table or the new one, never half of one.
+ */
+export async function writePinFile(file: string, table: PinTable): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await open(tmp, 'w', 0o644);
+  try {
+    await fh.writeFile(`${JSON.stringify({ version: VERSION, upstreams: table }, null, 2)}\n`);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * Runs fn holding `<file>.lock`, so the gateway's sightings and the CLI's approvals never overwrite each
+ * other's read-modify-write. A lock left behind by a dead process is taken over after STALE_LOCK_MS.
+ */
+export async function withPinFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  await mkdir(dirname(file), { recursive: true });
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fh = await open(lock, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > STALE_LOCK_MS) {
+        await unlink(lock).catch(() => {});
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`pins file ${file} is locked by another process (${lock}); retry, or remove the lock if no switchboard process is running`);
+      await sleep(20);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await unlink(lock).catch(() => {});
+  }
+}

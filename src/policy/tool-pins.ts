@@ -1,0 +1,203 @@
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { AuditLog, PinAuditEvent } from './audit-log.js';
+import type { ApprovedPin, Observation, PinStore } from './pin-store.js';
+import { toolPinHash, toolSummary } from './tool-pin-hash.js';
+
+export type PinMode = 'withhold' | 'warn' | 'off';
+export type PinAction = PinAuditEvent['action'];
+
+/** Pin events as they happen, for metrics. */
+export interface PinObserver {
+  change(action: PinAction, upstream: string): void;
+}
+
+/** Why a tool is withheld (the router turns it into the error a call gets). */
+export interface PinBlock {
+  message: string;
+  details: Record<string, unknown>;
+}
+
+interface Verdict {
+  hash: string;
+  block: PinBlock | undefined;
+  at: number;
+}
+
+/**
+ * A withheld verdict is asked of the store again after this long, in case an approval's announcement
+ * was lost (pub/sub is fire-and-forget); a passing one stands until its tool's pin changes.
+ */
+const RECHECK_MS = 15_000;
+/** Verdicts kept; a server inventing tool names without end cannot grow the cache without end. */
+const MAX_VERDICTS = 50_000;
+
+/**
+ * Tool-definition pinning. Each tool an upstream reports is hashed (its name, description and schemas)
+ * and held to a pin: fixed in config, or recorded by the store at first sight. A tool whose hash differs
+ * is withheld from clients (mode withhold) or passed with a warning (warn) until an operator approves
+ * the change (`switchboard pins approve`). Verdicts are cached per (upstream, tool, hash), so a call
+ * costs two map lookups; the store is asked only when a definition is new to this process.
+ */
+export class ToolPins {
+  readonly #modes = new Map<string, PinMode>();
+  readonly #fixed: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly #store: PinStore;
+  readonly #logger: Logger;
+  readonly #audit: AuditLog | undefined;
+  readonly #observer: PinObserver | undefined;
+  readonly #verdicts = new Map<string, Verdict>();
+  readonly #deciding = new Map<string, Promise<PinBlock | undefined>>();
+  /** Definition object → hash: a catalogue's definitions are hashed once, not on every call. */
+  readonly #hashes = new WeakMap<object, string>();
+  /** Tools passed unchecked while the store was unavailable (warned about once each). */
+  readonly #provisional = new Set<string>();
+  readonly #listeners: Array<(upstream: string, tools: string[]) => void> = [];
+  /** Bumped by every approval: a decision that started before it must not be cached after it. */
+  #generation = 0;
+
+  constructor(config: Pick<Config, 'pinning' | 'upstreams'>, store: PinStore, opts: { logger: Logger; audit?: AuditLog | undefined; observer?: PinObserver | undefined }) {
+    for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
+    this.#fixed = config.pinning.pins;
+    this.#store = store;
+    this.#logger = opts.logger.child({ component: 'pins' });
+    this.#audit = opts.audit;
+    this.#observer = opts.observer;
+    store.onApproved = (pins, report) => this.#approved(pins, report);
+  }
+
+  /** Whether any upstream is pinned at all (otherwise the router need not ask). */
+  get enabled(): boolean {
+    return [...this.#modes.values()].some((m) => m !== 'off');
+  }
+
+  get store(): PinStore {
+    return this.#store;
+  }
+
+  modeOf(upstream: string): PinMode {
+    return this.#modes.get(upstream) ?? 'off';
+  }
+
+  /** Called with the upstream and tools whose pins were approved (to tell clients their list changed). */
+  onApproved(listener: (upstream: string, tools: string[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  start(): Promise<void> {
+    return this.#store.start();
+  }
+
+  close(): Promise<void> {
+    return this.#store.close();
+  }
+
+  /** undefined: the tool may be listed and called. A ToolGate (src/router/tool-gate.ts). */
+  check(upstream: string, tool: Record<string, unknown>): PinBlock | undefined | Promise<PinBlock | undefined> {
+    const mode = this.#modes.get(upstream);
+    if (mode === undefined || mode === 'off') return undefined;
+    const name = tool.name;
+    if (typeof name !== 'string') return undefined;
+    let hash = this.#hashes.get(tool);
+    if (hash === undefined) {
+      hash = toolPinHash(tool);
+      this.#hashes.set(tool, hash);
+    }
+    const key = `${upstream}\0${name}`;
+    const v = this.#verdicts.get(key);
+    if (v && v.hash === hash && (v.block === undefined || Date.now() - v.at < RECHECK_MS)) return v.block;
+    // Concurrent lists at start-up ask about the same definitions: one store round trip each.
+    const dk = `${key}\0${hash}`;
+    let p = this.#deciding.get(dk);
+    if (!p) {
+      p = this.#decide(upstream, name, hash, tool, mode, key).finally(() => this.#deciding.delete(dk));
+      this.#deciding.set(dk, p);
+    }
+    return p;
+  }
+
+  async #decide(upstream: string, name: string, hash: string, tool: Record<string, unknown>, mode: 'withhold' | 'warn', key: string): Promise<PinBlock | undefined> {
+    const generation = this.#generation;
+    const fixed = this.#fixed[upstream]?.[name];
+    const summary = toolSummary(tool);
+    let obs: Observation;
+    try {
+      obs = await this.#store.observe(upstream, name, hash, summary, fixed);
+    } catch (err) {
+      return this.#unchecked(upstream, name, hash, fixed, mode, key, err as Error);
+    }
+    this.#provisional.delete(key);
+    const source = fixed !== undefined ? 'config' : 'store';
+    if (obs.firstSight) this.#report({ action: 'pinned', upstream, tool: name, pinnedSha256: undefined, sha256: hash, summary, source });
+    let block: PinBlock | undefined;
+    if (obs.approved !== hash) {
+      if (obs.newChange) this.#report({ action: mode === 'withhold' ? 'withheld' : 'warned', upstream, tool: name, pinnedSha256: obs.approved, sha256: hash, summary, source });
+      if (mode === 'withhold') block = this.#block(upstream, name, obs.approved, hash, source);
+    }
+    if (generation === this.#generation) {
+      if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
+      this.#verdicts.set(key, { hash, block, at: Date.now() });
+    }
+    return block;
+  }
+
+  /**
+   * The store cannot be asked (Redis is down). Sessions owned here keep working through an outage, so
+   * what this process knows decides, and nothing is cached (the store is asked again next time): a
+   * config pin decides as always; a definition that differs from the one this process last saw for the
+   * tool is withheld for now; a tool this process has not seen yet passes provisionally, with a warning.
+   */
+  #unchecked(upstream: string, name: string, hash: string, fixed: string | undefined, mode: 'withhold' | 'warn', key: string, err: Error): PinBlock | undefined {
+    if (fixed !== undefined) return fixed === hash || mode === 'warn' ? undefined : this.#block(upstream, name, fixed, hash, 'config');
+    const known = this.#verdicts.get(key);
+    if (known?.hash === hash) return known.block;
+    if (!known || mode === 'warn') {
+      if (!this.#provisional.has(key)) this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, 'the pin store is unavailable: tool passed without a pin check, until the store answers again');
+      this.#provisional.add(key);
+      return undefined;
+    }
+    this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, 'the pin store is unavailable and the tool definition changed: withheld for now');
+    return {
+      message: `Tool "${name}" of upstream "${upstream}" is withheld for now: its definition changed and cannot be checked against its pin (the pin store is unavailable); retry shortly`,
+      details: { upstream, tool: name, rule: 'pinning.store-unavailable', sha256: hash },
+    };
+  }
+
+  #block(upstream: string, tool: string, pinned: string, sha256: string, source: 'config' | 'store'): PinBlock {
+    const details = { upstream, tool, rule: source === 'config' ? 'pinning.pins' : 'pinning.withhold', pinnedSha256: pinned, sha256 };
+    if (source === 'config') {
+      return {
+        message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition does not match its pin in the gateway's config (pinning.pins.${upstream}.${tool}); an operator must review the change and update that pin`,
+        details,
+      };
+    }
+    return {
+      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool}"`,
+      details,
+    };
+  }
+
+  #approved(pins: ApprovedPin[], report: boolean): void {
+    this.#generation++;
+    const byUpstream = new Map<string, string[]>();
+    for (const p of pins) {
+      this.#verdicts.delete(`${p.upstream}\0${p.tool}`);
+      if (this.modeOf(p.upstream) === 'off') continue;
+      if (report && p.hash) this.#report({ action: 'approved', upstream: p.upstream, tool: p.tool, pinnedSha256: p.previous, sha256: p.hash, summary: p.summary, source: 'store' });
+      const list = byUpstream.get(p.upstream) ?? [];
+      list.push(p.tool);
+      byUpstream.set(p.upstream, list);
+    }
+    for (const [upstream, tools] of byUpstream) for (const l of this.#listeners) l(upstream, tools);
+  }
+
+  #report(e: PinAuditEvent): void {
+    this.#observer?.change(e.action, e.upstream);
+    this.#audit?.pin(e);
+    const { action: _a, ...line } = e;
+    if (e.action === 'withheld') this.#logger.warn(line, 'tool definition changed since it was pinned: withheld until an operator approves it');
+    else if (e.action === 'warned') this.#logger.warn(line, 'tool definition changed since it was pinned: passed with a warning (pinning mode warn)');
+    else if (e.action === 'approved') this.#logger.info(line, 'tool definition change approved');
+    else this.#logger.debug(line, 'tool definition pinned at first sight');
+  }
+}

@@ -1,0 +1,3 @@
+export { childEnv } from './child-env.js';
+export { planLaunch, type LaunchPlan, type HostFacts } from './launch-plan.js';
+export { SandboxProbe } from './sandbox-probe.js';

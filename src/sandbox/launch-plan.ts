@@ -1,0 +1,214 @@
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { delimiter, join, resolve, sep } from 'node:path';
+import type { SandboxProfileConfig, StdioUpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import { childEnv } from './child-env.js';
+
+/** What the gateway's host looks like, injected so that plans are pure functions in tests. */
+export interface HostFacts {
+  /** The gateway's own user id (root may start children as another user; others may not). */
+  uid: number;
+  gid: number;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Absolute path of an executable found on PATH, or undefined. */
+  which(name: string): string | undefined;
+  /** A path's kind without following a final symlink; undefined when it does not exist. */
+  kind(path: string): { type: 'dir' | 'file' | 'symlink' | 'other'; target?: string } | undefined;
+  realpath(path: string): string;
+}
+
+/** How to start one stdio server: the exact program, arguments, environment and user. */
+export interface LaunchPlan {
+  profile: 'bubblewrap' | 'limits' | 'none';
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+  uid: number | undefined;
+  gid: number | undefined;
+  /** A harmless command run in exactly this sandbox once, to fail closed with bubblewrap's own words. */
+  probe: { file: string; args: string[] } | undefined;
+  /** For the log line at each start: what the server can reach. */
+  summary: Record<string, unknown>;
+}
+
+/** The unprivileged user a root gateway runs its servers as unless told otherwise. */
+export const NOBODY = 65534;
+
+/** System trees every dynamically linked program needs; /usr-merged distributions make most symlinks. */
+const SYSTEM_TREES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * The few files of /etc that programs need to run (dynamic linking, user names, time zone, TLS roots).
+ * Never all of /etc: it holds the host's shadow passwords, keys and service credentials.
+ */
+const ETC_FILES = [
+  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'passwd', 'group', 'nsswitch.conf', 'localtime', 'timezone',
+  'ssl/certs', 'ca-certificates', 'ca-certificates.conf', 'alternatives', 'mime.types', 'os-release',
+];
+/** Name resolution, only for profiles with network access. */
+const ETC_NETWORK = ['resolv.conf', 'hosts', 'host.conf', 'gai.conf', 'protocols', 'services'];
+
+const MiB = 1024 * 1024;
+
+export function currentHost(): HostFacts {
+  return {
+    uid: process.getuid?.() ?? 0,
+    gid: process.getgid?.() ?? 0,
+    cwd: process.cwd(),
+    env: process.env,
+    which: (name) => {
+      for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+        if (!dir) continue;
+        const candidate = join(dir, name);
+        try {
+          accessSync(candidate, constants.X_OK);
+          if (statSync(candidate).isFile()) return candidate;
+        } catch {
+          /* next */
+        }
+      }
+      return undefined;
+    },
+    kind: (path) => {
+      try {
+        const st = lstatSync(path);
+        if (st.isSymbolicLink()) return { type: 'symlink', target: readlinkSync(path) };
+        return { type: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' };
+      } catch {
+        return undefined;
+      }
+    },
+    realpath: (path) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return path;
+      }
+    },
+  };
+}
+
+function unavailable(upstream: string, why: string): GatewayError {
+  return new GatewayError('SWB_SANDBOX_UNAVAILABLE', `upstream "${upstream}" does not start: ${why}`, { upstream });
+}
+
+const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/** The program as an absolute path: what runs is decided here, from config only, never by PATH at exec time. */
+function resolveCommand(u: StdioUpstreamConfig, cwd: string, host: HostFacts): string {
+  const found = u.command.includes('/') ? resolve(cwd, u.command) : host.which(u.command);
+  if (!found || !host.kind(found)) throw unavailable(u.name, `its command "${u.command}" was not found${u.command.includes('/') ? '' : ' on PATH'}`);
+  return found;
+}
+
+function userOf(u: StdioUpstreamConfig, profile: SandboxProfileConfig, host: HostFacts): { uid: number | undefined; gid: number | undefined } {
+  const wanted = profile.user ?? (host.uid === 0 ? { uid: NOBODY, gid: NOBODY } : undefined);
+  if (!wanted) return { uid: undefined, gid: undefined };
+  if (host.uid !== 0 && (wanted.uid !== host.uid || wanted.gid !== host.gid)) {
+    throw unavailable(u.name, `sandbox.user ${wanted.uid}:${wanted.gid} needs a gateway running as root (it runs as ${host.uid})`);
+  }
+  return host.uid === 0 ? wanted : { uid: undefined, gid: undefined };
+}
+
+function prlimitArgs(l: SandboxProfileConfig['limits']): string[] {
+  const pair = (n: number) => `${n}:${n}`;
+  const args = [
+    `--as=${pair(l.addressSpaceMb * MiB)}`,
+    `--nofile=${pair(l.openFiles)}`,
+    `--nproc=${pair(l.processes)}`,
+    `--fsize=${pair(l.fileSizeMb * MiB)}`,
+    '--core=0:0',
+  ];
+  if (l.cpuSeconds !== undefined) args.push(`--cpu=${pair(l.cpuSeconds)}`);
+  return args;
+}
+
+/**
+ * Decides how a stdio server starts. `none` runs it as configured; `limits` wraps it in prlimit as a
+ * non-root user; `bubblewrap` additionally gives it private namespaces and a filesystem made only of
+ * the system trees, a few /etc files, a private /tmp and the declared paths. Every refusal names why.
+ */
+export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost()): LaunchPlan {
+  const cwd = resolve(host.cwd, u.cwd ?? '.');
+  const program = resolveCommand(u, cwd, host);
+  if (u.sandbox === 'none') {
+    return { profile: 'none', file: program, args: [...u.args], env: childEnv(u.env, host.env), cwd, uid: undefined, gid: undefined, probe: undefined, summary: { sandbox: 'none', program } };
+  }
+  const profile = u.sandbox;
+  const { uid, gid } = userOf(u, profile, host);
+  const prlimit = host.which('prlimit');
+  if (!prlimit) throw unavailable(u.name, 'its sandbox needs prlimit (util-linux) to set resource limits, and it is not on PATH');
+  const limits = prlimitArgs(profile.limits);
+  const env = childEnv(u.env, host.env);
+  // A user of its own has no business with the gateway's home; a private /tmp is its home in bubblewrap.
+  if (uid !== undefined || profile.type === 'bubblewrap') {
+    if (u.env.HOME === undefined) env.HOME = '/tmp';
+    if (u.env.TMPDIR === undefined) env.TMPDIR = '/tmp';
+  }
+  const who = { uid: uid ?? host.uid, gid: gid ?? host.gid };
+
+  if (profile.type === 'limits') {
+    return {
+      profile: 'limits',
+      file: prlimit,
+      args: [...limits, '--', program, ...u.args],
+      env,
+      cwd,
+      uid,
+      gid,
+      probe: { file: prlimit, args: [...limits, '--', prlimit, '--version'] },
+      summary: { sandbox: 'limits', program, user: who, limits: profile.limits },
+    };
+  }
+
+  const bwrap = host.which('bwrap');
+  if (!bwrap) throw unavailable(u.name, 'its sandbox profile needs bubblewrap (bwrap), which is not installed (apt-get install bubblewrap); where user namespaces are unavailable use `sandbox: { type: limits }`, or write `sandbox: none` to run it unconfined');
+
+  const readOnly = profile.readOnly.map((p) => resolve(cwd, p));
+  const writable = profile.writable.map((p) => resolve(cwd, p));
+  for (const p of [...readOnly, ...writable]) {
+    if (!host.kind(p)) throw unavailable(u.name, `sandbox path "${p}" does not exist`);
+  }
+  // The program itself must be visible and must not be replaceable by the server it is.
+  const programReal = host.realpath(program);
+  for (const w of writable) {
+    if (within(programReal, host.realpath(w)) || within(program, w)) throw unavailable(u.name, `its command ${program} lies inside the writable path ${w}: the server could replace its own program`);
+  }
+  const visible = [...SYSTEM_TREES, ...readOnly];
+  if (!visible.some((root) => within(programReal, host.realpath(root)) || within(program, root))) {
+    throw unavailable(u.name, `its command ${program} is outside the sandbox: add its directory to sandbox.readOnly`);
+  }
+
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox'];
+  if (profile.network) args.push('--share-net');
+  for (const tree of SYSTEM_TREES) {
+    const k = host.kind(tree);
+    if (k?.type === 'symlink') args.push('--symlink', k.target!, tree);
+    else if (k?.type === 'dir') args.push('--ro-bind', tree, tree);
+  }
+  for (const f of [...ETC_FILES, ...(profile.network ? ETC_NETWORK : [])]) args.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/tmp');
+  // Parents before children, so a writable folder inside a read-only one is mounted over it.
+  const binds = [...readOnly.map((p) => ['--ro-bind', p] as const), ...writable.map((p) => ['--bind', p] as const)].sort((a, b) => a[1].length - b[1].length);
+  for (const [flag, p] of binds) args.push(flag, p, p);
+  // The working directory exists in the sandbox even when nothing of it is shared: relative paths in
+  // the command line then resolve as they would outside, to the declared paths only.
+  if (![...readOnly, ...writable].some((p) => within(cwd, p))) args.push('--dir', cwd);
+  args.push('--chdir', cwd);
+  // bubblewrap's own root is a tmpfs without a size limit: read-only, or writing to it would fill memory.
+  args.push('--remount-ro', '/');
+  const prefix = args;
+  return {
+    profile: 'bubblewrap',
+    file: bwrap,
+    args: [...prefix, '--', prlimit, ...limits, '--', program, ...u.args],
+    env,
+    cwd: undefined, // bwrap changes directory inside the sandbox; the host's cwd may not be readable by its user
+    uid,
+    gid,
+    probe: { file: bwrap, args: [...prefix, '--', prlimit, ...limits, '--', prlimit, '--version'] },
+    summary: { sandbox: 'bubblewrap', program, user: who, network: profile.network === true, readOnly, writable, tmpSizeMb: profile.tmpSizeMb, limits: profile.limits },
+  };
+}

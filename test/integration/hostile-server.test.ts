@@ -1,0 +1,259 @@
+// A malicious stdio server (test/fixtures/hostile-server.mjs) behind a real gateway, in the strict
+// bubblewrap profile and in the Kubernetes `limits` profile. Each attack is made through the official
+// SDK client, and its outcome is checked against what the attack would achieve unconfined. Meanwhile
+// a second session keeps calling a benign upstream: none of its calls may fail.
+import assert from 'node:assert/strict';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SandboxConfig } from '../../src/config/schema.js';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+
+const ROOT = resolve('.');
+const HOSTILE = 'test/fixtures/hostile-server.mjs';
+const SECRET = `swb-gateway-secret-${process.pid}-${Date.now()}`;
+const ROOT_USER = process.getuid?.() === 0;
+const SANDBOX_USER = ROOT_USER ? 65534 : process.getuid!();
+
+type Json = Record<string, any>;
+
+async function call(client: Client, name: string, args: Json = {}): Promise<string> {
+  const r = await client.callTool({ name, arguments: args });
+  return textOf(r);
+}
+const json = async (client: Client, name: string, args: Json = {}) => JSON.parse(await call(client, name, args)) as Json;
+
+/** Runs `attack` while a benign session calls its upstream every few milliseconds; none may fail. */
+async function whileServingOthers<T>(benign: Client, attack: () => Promise<T>): Promise<T> {
+  let done = false;
+  let ok = 0;
+  const failures: string[] = [];
+  const loop = (async () => {
+    while (!done) {
+      try {
+        const r = await benign.callTool({ name: 'test_simple_text', arguments: {} });
+        if (textOf(r).length > 0) ok++;
+      } catch (err) {
+        failures.push((err as Error).message);
+      }
+      await sleep(10);
+    }
+  })();
+  try {
+    return await attack();
+  } finally {
+    done = true;
+    await loop;
+    assert.deepEqual(failures, [], 'the benign session kept working during the attack');
+    assert.ok(ok > 0, 'the benign session made calls during the attack');
+  }
+}
+
+type SandboxInput = 'none' | Partial<Exclude<SandboxConfig, 'none'>> | Record<string, unknown>;
+const hostile = (name: string, sandbox: SandboxInput, extra: Json = {}) => ({
+  name,
+  transport: 'stdio' as const,
+  command: 'node',
+  args: [HOSTILE],
+  sandbox: sandbox as SandboxConfig,
+  env: { GREETING: 'declared' },
+  maxLineBytes: 1024 * 1024,
+  maxResultBytes: 64 * 1024,
+  restart: { initialDelayMs: 50, maxDelayMs: 200 },
+  healthCheck: { intervalMs: 0 },
+  ...extra,
+});
+
+describe('a hostile stdio server, sandboxed', () => {
+  let gw: RunningGateway;
+  let work: string;
+  let data: string;
+  let strict: Client;
+  let limited: Client;
+  let open: Client;
+  let benign: Client;
+  const logLines: string[] = [];
+
+  before(async () => {
+    process.env.SWB_TEST_GATEWAY_SECRET = SECRET;
+    work = mkdtempSync(join(tmpdir(), 'swb-hostile-'));
+    chmodSync(work, 0o755);
+    data = join(work, 'data');
+    mkdirSync(data);
+    if (ROOT_USER) chownSync(data, SANDBOX_USER, SANDBOX_USER);
+    writeFileSync(join(work, 'neighbour-secret.txt'), 'not for the sandbox\n');
+    gw = await startGateway(
+      {
+        upstreams: [
+          hostile('strict', { readOnly: ['test/fixtures'], writable: [data], limits: { processes: 64 } }),
+          hostile('limited', { type: 'limits', limits: { processes: 400 } }),
+          // Control: the same profile with the network, so a blocked connection is not a broken test.
+          hostile('networked', { readOnly: ['test/fixtures'], network: true }),
+          { name: 'benign', transport: 'stdio', ...FIXTURE },
+        ],
+        endpoints: [
+          { path: '/strict', upstreams: ['strict'] },
+          { path: '/limited', upstreams: ['limited'] },
+          { path: '/networked', upstreams: ['networked'] },
+          { path: '/benign', upstreams: ['benign'] },
+        ],
+      },
+      { logLines },
+    );
+    [strict, limited, open, benign] = await Promise.all(
+      ['/strict', '/limited', '/networked', '/benign'].map((path) => connectClient(gw, 'streamable-http', { path })),
+    );
+  });
+
+  after(async () => {
+    delete process.env.SWB_TEST_GATEWAY_SECRET;
+    await Promise.all([strict, limited, open, benign].map((c) => c?.close().catch(() => {})));
+    await gw?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs as the unprivileged sandbox user, in its own pid and uts namespaces', async () => {
+    const me = await json(strict, 'whoami');
+    assert.equal(me.uid, SANDBOX_USER);
+    assert.equal(me.hostname, 'sandbox');
+    assert.ok(me.pid < 10, `pid ${me.pid} is from a private pid namespace`);
+    assert.equal(me.cwd, ROOT, 'relative paths resolve as configured');
+    const lim = await json(limited, 'whoami');
+    assert.equal(lim.uid, SANDBOX_USER);
+  });
+
+  it('cannot read /etc/shadow, the gateway config or keys, or a neighbouring file', async () => {
+    await whileServingOthers(benign, async () => {
+      assert.match(await call(strict, 'read_file', { path: '/etc/shadow' }), /^ERROR ENOENT/);
+      assert.match(await call(strict, 'read_file', { path: join(ROOT, 'deploy/dev-keys/dev-private.jwk.json') }), /^ERROR ENOENT/);
+      assert.match(await call(strict, 'read_file', { path: join(ROOT, 'package.json') }), /^ERROR ENOENT/);
+      assert.match(await call(strict, 'read_file', { path: join(work, 'neighbour-secret.txt') }), /^ERROR ENOENT/);
+      // Control: what it was given is readable.
+      assert.match(await call(strict, 'read_file', { path: join(ROOT, HOSTILE) }), /malicious stdio MCP server/);
+      if (ROOT_USER) assert.match(await call(limited, 'read_file', { path: '/etc/shadow' }), /^ERROR EACCES/);
+    });
+  });
+
+  it("never sees the gateway's environment: only the basics and what was declared", async () => {
+    // PWD: bubblewrap sets it when it changes into the working directory.
+    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'PWD', 'GREETING']);
+    for (const client of [strict, limited]) {
+      const env = await json(client, 'environment');
+      assert.equal(env.GREETING, 'declared');
+      assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), [], 'no undeclared variables');
+      assert.ok(!JSON.stringify(env).includes(SECRET));
+      assert.deepEqual((await json(client, 'scan_environ', { marker: SECRET })).hits, [], "no readable /proc/*/environ holds the gateway's secret");
+    }
+    assert.equal(process.env.SWB_TEST_GATEWAY_SECRET, SECRET, 'the secret really is in the gateway process');
+  });
+
+  it('cannot write outside its writable folder', async () => {
+    await whileServingOthers(benign, async () => {
+      for (const target of [join(ROOT, 'owned.txt'), '/usr/owned.txt', '/etc/owned.txt', '/owned.txt']) {
+        assert.match(await call(strict, 'write_file', { path: target }), /^ERROR E(ROFS|ACCES|NOENT|PERM)/, target);
+        assert.equal(existsSync(target), false, `${target} was not created on the host`);
+      }
+      // Beside its writable folder is its private /tmp (the host's /tmp is not there): not the host's file.
+      await call(strict, 'write_file', { path: join(work, 'owned.txt') });
+      assert.equal(existsSync(join(work, 'owned.txt')), false, 'nothing written beside the writable folder on the host');
+      assert.equal(await call(strict, 'write_file', { path: join(data, 'allowed.txt') }), 'written');
+      assert.equal(readFileSync(join(data, 'allowed.txt'), 'utf8'), 'owned\n');
+      // Its /tmp is its own, and gone with it.
+      assert.equal(await call(strict, 'write_file', { path: '/tmp/mine.txt' }), 'written');
+    });
+  });
+
+  it('cannot open network connections unless its profile allows them', async () => {
+    const port = Number(new URL(gw.base).port);
+    await whileServingOthers(benign, async () => {
+      // Loopback inside its own network namespace: the gateway's port is not there.
+      assert.match(await call(strict, 'connect', { host: '127.0.0.1', port }), /^ERROR (ECONNREFUSED|ENETUNREACH)/);
+      assert.match(await call(strict, 'connect', { host: '10.255.255.1', port: 80 }), /^ERROR (ENETUNREACH|EHOSTUNREACH|timeout)/);
+      assert.equal(await call(open, 'connect', { host: '127.0.0.1', port }), 'connected', 'control: a networked profile reaches the gateway');
+    });
+  });
+
+  it('a fork bomb stops at the process limit; the gateway and other sessions are unaffected', async () => {
+    const result = await whileServingOthers(benign, () => json(strict, 'fork_bomb', { max: 500 }));
+    assert.ok(result.spawned < 64, `spawned ${result.spawned} processes under a limit of 64`);
+    assert.match(String(result.error), /EAGAIN/);
+    assert.equal(await call(strict, 'echo', { text: 'still here' }), 'still here');
+  });
+
+  it('one giant line on stdout fails the call, restarts the server, and never buffers past the limit', async () => {
+    const before = await json(strict, 'whoami');
+    const rss = process.memoryUsage().rss;
+    await whileServingOthers(benign, async () => {
+      await assert.rejects(strict.callTool({ name: 'flood', arguments: { bytes: 256 * 1024 * 1024 } }), /more than 1048576 bytes \(maxLineBytes\)/);
+    });
+    assert.ok(process.memoryUsage().rss - rss < 128 * 1024 * 1024, 'the gateway did not buffer the flood');
+    assert.ok(logLines.some((l) => l.includes('flooded its stdout past maxLineBytes')));
+    // A new process serves the session (the same pid inside a fresh namespace is possible: ask twice).
+    let after: Json | undefined;
+    for (let i = 0; i < 50 && !after; i++) {
+      after = await json(strict, 'whoami').catch(() => undefined);
+      if (!after) await sleep(50);
+    }
+    assert.ok(after, 'the server came back');
+    assert.equal(gw.app.gateway.pools.get('strict')!.instances.values().next().value!.restarts >= 1, true);
+    assert.equal(before.uid, after.uid);
+  });
+
+  it('a tool description changed after start (rug pull) is withheld until approved', async () => {
+    const names = async () => (await limited.listTools()).tools.map((t) => t.name);
+    assert.ok((await names()).includes('summarize'));
+    assert.equal(await call(limited, 'summarize', { text: 'hello' }), 'summary: hello');
+    await whileServingOthers(benign, async () => {
+      assert.equal(await call(limited, 'rug_pull'), 'pulled');
+      assert.ok(!(await names()).includes('summarize'), 'the changed tool is left out of tools/list');
+      await assert.rejects(limited.callTool({ name: 'summarize', arguments: { text: 'x' } }), /withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve limited summarize"/);
+    });
+    assert.ok((await names()).includes('echo'), 'unchanged tools stay');
+    assert.ok(logLines.some((l) => l.includes('"action":"withheld"') && l.includes('"tool":"summarize"')), 'audited');
+  });
+
+  it('a result over maxResultBytes fails that call only', async () => {
+    const pid = gw.app.gateway.pools.get('strict')!.instances.values().next().value!.pid;
+    await assert.rejects(strict.callTool({ name: 'big_result', arguments: { bytes: 200_000 } }), /more than the limit of 65536 \(maxResultBytes\)/);
+    assert.equal(await call(strict, 'echo', { text: 'fine' }), 'fine');
+    assert.equal(gw.app.gateway.pools.get('strict')!.instances.values().next().value!.pid, pid, 'not restarted');
+  });
+});
+
+describe('a sandbox that cannot be built fails closed', () => {
+  it('an unusable profile never starts the program, and calls say why', async () => {
+    const hidden = mkdtempSync(join(tmpdir(), 'swb-hidden-')); // 0700: the sandbox user cannot look inside
+    mkdirSync(join(hidden, 'inner'));
+    const gw = await startGateway({
+      upstreams: [
+        hostile('unbindable', { readOnly: ['test/fixtures', join(hidden, 'inner')] }),
+        // The program itself is not among the paths the sandbox shows: refused before anything runs.
+        hostile('outside', { readOnly: [] }, { command: join(ROOT, HOSTILE), args: [] }),
+      ],
+      endpoints: [
+        { path: '/unbindable', upstreams: ['unbindable'] },
+        { path: '/outside', upstreams: ['outside'] },
+      ],
+    });
+    try {
+      const a = await connectClient(gw, 'streamable-http', { path: '/unbindable' });
+      const b = await connectClient(gw, 'streamable-http', { path: '/outside' });
+      if (ROOT_USER) {
+        await assert.rejects(a.callTool({ name: 'whoami', arguments: {} }), /unbindable.*sandbox cannot be set up here: bwrap: /s);
+      }
+      await assert.rejects(b.callTool({ name: 'whoami', arguments: {} }), /hostile-server\.mjs is outside the sandbox: add its directory to sandbox\.readOnly/);
+      for (const name of ['unbindable', 'outside']) {
+        const inst = gw.app.gateway.pools.get(name)!.instances.values().next().value!;
+        assert.notEqual(inst.state, 'ready');
+      }
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await gw.close();
+      rmSync(hidden, { recursive: true, force: true });
+    }
+  });
+});

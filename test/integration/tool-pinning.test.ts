@@ -1,0 +1,324 @@
+// Tool-definition pinning end to end: a real gateway, the official SDK client, and a stdio fixture
+// (test/fixtures/shifty-server.mjs) whose "weather" tool turns malicious after start (a rug pull).
+// The changed tool is withheld from tools/list and its calls fail with a clear error; a metric and an
+// audit line record the change; `switchboard pins approve`, run as a real CLI process against the pins
+// file (or Redis), makes it visible again and clients are told to re-list. Also: warn mode, pins fixed
+// in config, a change the upstream does not announce, and two replicas sharing pins through Redis.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { toolPinHash } from '../../src/policy/tool-pin-hash.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+
+type Json = Record<string, any>;
+
+const FIXTURE = resolve('test/fixtures/shifty-server.mjs');
+const TOOLS = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print-tools'], { encoding: 'utf8' }).stdout) as { echo: Json; v1: Json; v2: Json };
+const V1 = toolPinHash(TOOLS.v1);
+const V2 = toolPinHash(TOOLS.v2);
+
+const root = mkdtempSync(join(tmpdir(), 'swb-pinning-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => {
+  const d = join(root, String(dirs++));
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+
+function shifty(shiftFile: string, extra: Json = {}, args: string[] = []) {
+  return { name: 'shifty', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE, ...args], env: { SHIFT_FILE: shiftFile }, sandbox: 'none' as const, ...extra };
+}
+
+/** Runs the real CLI (as an operator would) and waits for it to exit. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name).sort();
+}
+
+async function metric(gw: RunningGateway, action: string): Promise<number> {
+  const text = await (await fetch(gw.app.metricsUrl!)).text();
+  const m = new RegExp(`^switchboard_tool_pin_changes_total\\{upstream="shifty",action="${action}"\\} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+function pinAudit(lines: string[], action?: string): Json[] {
+  return lines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.event === 'tool_pin' && (action === undefined || l.action === action));
+}
+
+/** An SDK client that counts tools/list_changed notifications. */
+async function watchedClient(gw: RunningGateway): Promise<{ client: Client; changed: () => number }> {
+  const client = await connectClient(gw, 'streamable-http');
+  let n = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    n++;
+  });
+  return { client, changed: () => n };
+}
+
+async function withheldError(run: () => Promise<unknown>): Promise<McpError> {
+  let caught: unknown;
+  await run().then(
+    () => assert.fail('the call should have been refused'),
+    (err) => (caught = err),
+  );
+  assert.ok(caught instanceof McpError, String(caught));
+  return caught;
+}
+
+describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
+  const dir = freshDir();
+  const shiftFile = join(dir, 'shift');
+  const pinsFile = join(dir, 'pins.json');
+  const input = { upstreams: [shifty(shiftFile)], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }], pinning: { file: pinsFile } };
+  const configFile = join(dir, 'config.yaml');
+  const lines: string[] = [];
+  let gw: RunningGateway;
+  let client: Client;
+  let changed: () => number;
+
+  before(async () => {
+    writeFileSync(configFile, JSON.stringify(input));
+    gw = await startGateway(input, { logLines: lines });
+    ({ client, changed } = await watchedClient(gw));
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.close();
+  });
+
+  it('first sight: the tools are listed, callable, and pinned (file, metric, audit line)', async () => {
+    assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+    assert.equal(textOf(await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } })), 'sunny in Oslo (v1)');
+    await until('the pins file', () => {
+      try {
+        return JSON.parse(readFileSync(pinsFile, 'utf8')).upstreams.shifty?.weather?.approved === V1;
+      } catch {
+        return false;
+      }
+    });
+    assert.equal(await metric(gw, 'pinned'), 2);
+    assert.deepEqual(pinAudit(lines, 'pinned').map((l) => l.tool).sort(), ['echo', 'weather']);
+  });
+
+  it('after the rug pull the tool is withheld from tools/list and a call fails with a clear error', async () => {
+    writeFileSync(shiftFile, '');
+    await until('tools/list_changed from the upstream', () => changed() >= 1);
+    assert.deepEqual(await toolNames(client), ['echo']);
+    const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo', notes: 'secret' } }));
+    assert.equal(err.code, -32602);
+    assert.match(err.message, /Tool "weather" of upstream "shifty" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve shifty weather"/);
+    assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather', rule: 'pinning.withhold', pinnedSha256: V1, sha256: V2 });
+    assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } })), 'still here');
+    assert.equal(await metric(gw, 'withheld'), 1);
+    const audit = pinAudit(lines, 'withheld');
+    assert.equal(audit.length, 1, 'one audit line per change, however often it is listed');
+    assert.equal(audit[0]!.upstream, 'shifty');
+    assert.equal(audit[0]!.tool, 'weather');
+    assert.equal(audit[0]!.pinnedSha256, V1);
+    assert.equal(audit[0]!.sha256, V2);
+    assert.match(audit[0]!.summary, /^Returns the weather for a city\. <IMPORTANT>/);
+  });
+
+  it('`switchboard pins list` shows the pending change; `pins approve` makes the tool visible again and clients re-list', async () => {
+    await until('the pending change in the pins file', () => readFileSync(pinsFile, 'utf8').includes(V2));
+    const listed = await cli(['pins', 'list', '--config', configFile]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^shifty\\tweather\\t${V1}\\tstore$`, 'm'));
+    assert.match(listed.stdout, new RegExp(`^  pending\\t${V2}\\tfirst seen \\S+\\t"Returns the weather for a city\\. <IMPORTANT>`, 'm'));
+    assert.match(listed.stdout, /1 change\(s\) pending/);
+    const json = await cli(['pins', 'list', '--config', configFile, '--json']);
+    assert.equal(JSON.parse(json.stdout).shifty.weather.pending.hash, V2);
+
+    const before = changed();
+    const approved = await cli(['pins', 'approve', '--config', configFile, 'shifty']);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, new RegExp(`^approved shifty weather ${V2} `, 'm'));
+    await until('tools/list_changed after the approval', () => changed() > before);
+    assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+    const weather = (await client.listTools()).tools.find((t) => t.name === 'weather')!;
+    assert.match(weather.description ?? '', /<IMPORTANT>/, 'the approved (new) definition is what clients see');
+    assert.equal(textOf(await client.callTool({ name: 'weather', arguments: { city: 'Oslo', notes: 'x' } })), 'sunny in Oslo (v2)');
+    await until('the approval metric', async () => (await metric(gw, 'approved')) === 1);
+    const audit = pinAudit(lines, 'approved');
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0]!.sha256, V2);
+    assert.equal(audit[0]!.pinnedSha256, V1);
+    const again = await cli(['pins', 'approve', '--config', configFile, 'shifty', 'weather']);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /shifty weather: no change is pending/);
+  });
+});
+
+describe('tool pinning: other modes and sources', () => {
+  it('warn: the changed tool passes, with a warning, a metric and an audit line', async () => {
+    const dir = freshDir();
+    const shiftFile = join(dir, 'shift');
+    const lines: string[] = [];
+    const gw = await startGateway({ upstreams: [shifty(shiftFile, { pinning: 'warn' })], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }] }, { logLines: lines });
+    const { client, changed } = await watchedClient(gw);
+    try {
+      assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+      writeFileSync(shiftFile, '');
+      await until('tools/list_changed', () => changed() >= 1);
+      const weather = (await client.listTools()).tools.find((t) => t.name === 'weather');
+      assert.match(weather?.description ?? '', /<IMPORTANT>/);
+      assert.equal(textOf(await client.callTool({ name: 'weather', arguments: { city: 'Rome', notes: 'x' } })), 'sunny in Rome (v2)');
+      assert.equal(await metric(gw, 'warned'), 1);
+      assert.equal(await metric(gw, 'withheld'), 0);
+      assert.equal(pinAudit(lines, 'warned').length, 1);
+      assert.ok(lines.some((l) => /"level":40/.test(l) && /passed with a warning/.test(l)));
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it('pins in config: a tool that does not match is withheld from the first sight; one that matches passes', async () => {
+    const dir = freshDir();
+    const gw = await startGateway({
+      upstreams: [shifty(join(dir, 'never'))],
+      endpoints: [{ path: '/mcp', upstreams: ['shifty'] }],
+      pinning: { pins: { shifty: { weather: V2, echo: toolPinHash(TOOLS.echo) } } },
+    });
+    const client = await connectClient(gw, 'streamable-http');
+    try {
+      assert.deepEqual(await toolNames(client), ['echo']);
+      const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+      assert.equal(err.code, -32602);
+      assert.match(err.message, /does not match its pin in the gateway's config \(pinning\.pins\.shifty\.weather\)/);
+      assert.equal((err.data as Json).rule, 'pinning.pins');
+      assert.equal(await metric(gw, 'withheld'), 1);
+      assert.equal(await metric(gw, 'pinned'), 0);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it('a change the upstream does not announce is caught by the next list, and calls follow it', async () => {
+    const dir = freshDir();
+    const gw = await startGateway({ upstreams: [shifty(join(dir, 'never'), {}, ['--shift-after-call', '--silent'])], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }] });
+    const client = await connectClient(gw, 'streamable-http');
+    try {
+      assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+      // The first call turns the tool malicious without a word.
+      assert.equal(textOf(await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } })), 'sunny in Oslo (v1)');
+      assert.deepEqual(await toolNames(client), ['echo']);
+      const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+      assert.equal((err.data as Json).code, 'SWB_TOOL_WITHHELD');
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it('pinning off: nothing is withheld or recorded', async () => {
+    const dir = freshDir();
+    const shiftFile = join(dir, 'shift');
+    const gw = await startGateway({ upstreams: [shifty(shiftFile)], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }], pinning: { mode: 'off' } });
+    const { client, changed } = await watchedClient(gw);
+    try {
+      assert.equal(gw.app.gateway.pins, undefined);
+      await toolNames(client);
+      writeFileSync(shiftFile, '');
+      await until('tools/list_changed', () => changed() >= 1);
+      assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+      assert.equal(await metric(gw, 'pinned'), 0);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it('`pins approve` without pinning.file or Redis explains what it needs and exits 2', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, JSON.stringify({ upstreams: [shifty(join(dir, 'never'))], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }] }));
+    const r = await cli(['pins', 'approve', '--config', file, 'shifty']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /approvals need .*pinning\.file.*Redis \(store\.redis or REDIS_URL\)/);
+    const u = await cli(['pins', 'approve', '--config', file, 'nope']);
+    assert.equal(u.code, 2);
+    assert.match(u.stderr, /no upstream "nope"/);
+  });
+});
+
+describe('tool pinning with Redis: two replicas share pins', () => {
+  let redis: TestRedis;
+  const dir = freshDir();
+  const shiftFile = join(dir, 'shift');
+  const configFile = join(dir, 'config.yaml');
+  const gws: RunningGateway[] = [];
+  const clients: Array<{ client: Client; changed: () => number }> = [];
+  const lines: string[][] = [[], []];
+
+  before(async () => {
+    redis = await startRedis();
+    const input = { store: { redis: { url: redis.url, keyPrefix: 'pintest:' } }, upstreams: [shifty(shiftFile)], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }] };
+    writeFileSync(configFile, JSON.stringify(input));
+    for (const l of lines) gws.push(await startGateway(input, { logLines: l }));
+    for (const gw of gws) clients.push(await watchedClient(gw));
+  });
+  after(async () => {
+    for (const c of clients) await c.client.close();
+    for (const gw of gws) await gw.close();
+    await redis?.stop();
+  });
+
+  it('first sight and the change are recorded once; the CLI approval reaches both replicas and is audited once', async () => {
+    for (const { client } of clients) assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+    const firstSights = lines.flatMap((l) => pinAudit(l, 'pinned'));
+    assert.equal(firstSights.length, 2, 'echo and weather pinned once between the two replicas');
+
+    writeFileSync(shiftFile, '');
+    for (const c of clients) await until('tools/list_changed', () => c.changed() >= 1);
+    for (const { client } of clients) assert.deepEqual(await toolNames(client), ['echo']);
+    assert.equal(lines.flatMap((l) => pinAudit(l, 'withheld')).length, 1, 'the change is reported by one replica');
+
+    const listed = await cli(['pins', 'list', '--config', configFile]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^  pending\\t${V2}\\t`, 'm'));
+
+    const before = clients.map((c) => c.changed());
+    const approved = await cli(['pins', 'approve', '--config', configFile, '--all']);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /^approved shifty weather /m);
+    assert.match(approved.stdout, /written to Redis redis:\/\/127\.0\.0\.1:\d+\/? \(prefix "pintest:"\)/);
+    for (const [i, c] of clients.entries()) await until(`tools/list_changed on replica ${i}`, () => c.changed() > before[i]!);
+    for (const { client } of clients) assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+    await until('the approval audit line', () => lines.flatMap((l) => pinAudit(l, 'approved')).length >= 1);
+    await sleep(200);
+    assert.equal(lines.flatMap((l) => pinAudit(l, 'approved')).length, 1, 'one replica writes the audit line');
+  });
+});

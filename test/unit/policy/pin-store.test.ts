@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MemoryPinStore } from '../../../src/policy/memory-pin-store.js';
+import { readPinFile, withPinFileLock, writePinFile } from '../../../src/policy/pin-file.js';
+import type { ApprovedPin } from '../../../src/policy/pin-store.js';
+
+const H1 = '1'.repeat(64);
+const H2 = '2'.repeat(64);
+const H3 = '3'.repeat(64);
+
+const dir = mkdtempSync(join(tmpdir(), 'swb-pins-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshFile = () => join(dir, `pins-${n++}`, 'pins.json');
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('MemoryPinStore: sighting rules', () => {
+  it('pins at first sight, keeps a change pending once per hash, and forgets it when the approved definition returns', async () => {
+    const s = new MemoryPinStore();
+    assert.deepEqual(await s.observe('u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined });
+    assert.deepEqual(await s.observe('u', 't', H1, 'v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined });
+    const c = await s.observe('u', 't', H2, 'v2', undefined);
+    assert.equal(c.approved, H1);
+    assert.equal(c.newChange, true);
+    assert.equal(c.pending?.hash, H2);
+    assert.equal(c.pending?.summary, 'v2');
+    assert.ok(!Number.isNaN(Date.parse(c.pending!.firstSeen)));
+    // Seen again (another list, another replica): not a new change.
+    assert.equal((await s.observe('u', 't', H2, 'v2', undefined)).newChange, false);
+    // A third definition replaces the pending one and is a change of its own.
+    const c3 = await s.observe('u', 't', H3, 'v3', undefined);
+    assert.equal(c3.newChange, true);
+    assert.equal(c3.pending?.hash, H3);
+    // Back to the approved definition: nothing pending any more (a stale hash cannot be approved by mistake).
+    assert.equal((await s.observe('u', 't', H1, 'v1', undefined)).pending, undefined);
+    assert.deepEqual(await s.table(['u']), { u: { t: { approved: H1 } } });
+  });
+
+  it('approves only the pending hash the operator saw, and announces it', async () => {
+    const s = new MemoryPinStore();
+    const seen: Array<[ApprovedPin[], boolean]> = [];
+    s.onApproved = (pins, report) => seen.push([pins, report]);
+    await s.observe('u', 't', H1, 'v1', undefined);
+    await s.observe('u', 't', H2, 'v2', undefined);
+    assert.deepEqual(await s.approve('u', [{ tool: 't', hash: H3 }]), []);
+    assert.deepEqual(await s.approve('u', [{ tool: 'missing', hash: H2 }]), []);
+    const done = await s.approve('u', [{ tool: 't', hash: H2 }]);
+    assert.deepEqual(done, [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
+    assert.deepEqual(seen, [[done, true]]);
+    assert.deepEqual(await s.table(['u']), { u: { t: { approved: H2 } } });
+    assert.deepEqual(await s.observe('u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined });
+  });
+
+  it('never overrides a pin fixed in config: only a differing hash is kept, as pending', async () => {
+    const s = new MemoryPinStore();
+    assert.deepEqual(await s.observe('u', 't', H1, 'v1', H1), { approved: H1, firstSight: false, newChange: false, pending: undefined });
+    assert.deepEqual(await s.table(['u']), {});
+    const c = await s.observe('u', 't', H2, 'v2', H1);
+    assert.equal(c.approved, H1);
+    assert.equal(c.newChange, true);
+    assert.deepEqual(Object.keys((await s.table(['u'])).u!.t!), ['pending']);
+    await s.observe('u', 't', H1, 'v1', H1);
+    assert.deepEqual(await s.table(['u']), {});
+  });
+
+  it('table() returns copies of the asked upstreams only', async () => {
+    const s = new MemoryPinStore();
+    await s.observe('a', 't', H1, '', undefined);
+    await s.observe('b', 't', H1, '', undefined);
+    const t = await s.table(['a']);
+    assert.deepEqual(Object.keys(t), ['a']);
+    t.a!.t!.approved = H3;
+    assert.equal((await s.table(['a'])).a!.t!.approved, H1);
+  });
+});
+
+describe('MemoryPinStore: the pins file', () => {
+  it('persists sightings (a round trip through a new store) in the documented format', async () => {
+    const file = freshFile();
+    const a = new MemoryPinStore(file);
+    await a.start();
+    await a.observe('u', 'one', H1, 'one v1', undefined);
+    await a.observe('u', 'two', H1, 'two v1', undefined);
+    await a.observe('u', 'two', H2, 'two v2', undefined);
+    await a.flushed();
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(doc.version, 1);
+    assert.equal(doc.upstreams.u.one.approved, H1);
+    assert.equal(doc.upstreams.u.two.approved, H1);
+    assert.equal(doc.upstreams.u.two.pending.hash, H2);
+    assert.equal(doc.upstreams.u.two.pending.summary, 'two v2');
+    await a.close();
+
+    const b = new MemoryPinStore(file);
+    await b.start();
+    assert.deepEqual(await b.table(['u']), doc.upstreams);
+    assert.deepEqual(await b.observe('u', 'one', H1, 'one v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined });
+    assert.equal((await b.observe('u', 'two', H2, 'two v2', undefined)).newChange, false, 'the pending change survived the restart');
+    await b.close();
+  });
+
+  it('an approval written by another process (the CLI) reaches a running store, which reports it once', async () => {
+    const file = freshFile();
+    const gateway = new MemoryPinStore(file);
+    const seen: Array<[ApprovedPin[], boolean]> = [];
+    gateway.onApproved = (pins, report) => seen.push([pins, report]);
+    await gateway.start();
+    await gateway.observe('u', 't', H1, 'v1', undefined);
+    await gateway.observe('u', 't', H2, 'v2', undefined);
+    await gateway.flushed();
+
+    const cli = new MemoryPinStore(file);
+    const table = await cli.table(['u']);
+    assert.equal(table.u!.t!.pending!.hash, H2, 'the CLI reads what the gateway wrote');
+    assert.deepEqual(await cli.approve('u', [{ tool: 't', hash: H2 }]), [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
+    await until('the approval to reach the gateway', () => seen.length > 0);
+    assert.deepEqual(seen, [[[{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }], true]]);
+    assert.deepEqual(await gateway.table(['u']), { u: { t: { approved: H2 } } });
+    await gateway.close();
+  });
+
+  it("the gateway's later writes keep the CLI's approvals (read-modify-write under the lock)", async () => {
+    const file = freshFile();
+    const gateway = new MemoryPinStore(file);
+    await gateway.start();
+    await gateway.observe('u', 't', H1, 'v1', undefined);
+    await gateway.observe('u', 't', H2, 'v2', undefined);
+    await gateway.flushed();
+    // Approve and, before the gateway has polled the file, record a new tool on the gateway.
+    await new MemoryPinStore(file).approve('u', [{ tool: 't', hash: H2 }]);
+    await gateway.observe('u', 'new', H3, 'new', undefined);
+    await gateway.flushed();
+    const onDisk = await readPinFile(file);
+    assert.deepEqual(onDisk.u, { t: { approved: H2 }, new: { approved: H3 } });
+    await gateway.close();
+  });
+
+  it('a file that is not a pins file is reported, and the store starts empty', async () => {
+    const file = freshFile();
+    await writePinFile(file, {});
+    writeFileSync(file, '{"not": "pins"}');
+    await assert.rejects(readPinFile(file), /not a version 1 pins file/);
+    writeFileSync(file, '{oops');
+    await assert.rejects(readPinFile(file), /not valid JSON/);
+    const s = new MemoryPinStore(file);
+    await s.start();
+    assert.deepEqual(await s.table(['u']), {});
+    await s.close();
+    assert.deepEqual(await readPinFile(join(dir, 'absent.json')), {});
+  });
+});
+
+describe('withPinFileLock', () => {
+  it('serialises read-modify-write across callers', async () => {
+    const file = freshFile();
+    await writePinFile(file, { u: {} });
+    const bump = (i: number) =>
+      withPinFileLock(file, async () => {
+        const t = await readPinFile(file);
+        await sleep(5);
+        t.u![`t${i}`] = { approved: H1 };
+        await writePinFile(file, t);
+      });
+    await Promise.all([0, 1, 2, 3, 4].map(bump));
+    assert.equal(Object.keys((await readPinFile(file)).u!).length, 5);
+  });
+
+  it('takes over a lock left behind by a dead process', async () => {
+    const file = freshFile();
+    await writePinFile(file, {});
+    writeFileSync(`${file}.lock`, '999999');
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(`${file}.lock`, old, old);
+    assert.equal(await withPinFileLock(file, async () => 'ran'), 'ran');
+  });
+});

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.js';
+import type { StdioUpstreamConfig } from '../../../src/config/schema.js';
+import { GatewayError } from '../../../src/errors.js';
+import { planLaunch, type HostFacts } from '../../../src/sandbox/launch-plan.js';
+
+const BIN: Record<string, string> = { node: '/usr/bin/node', prlimit: '/usr/bin/prlimit', bwrap: '/usr/bin/bwrap' };
+const FS: Record<string, { type: 'dir' | 'file' | 'symlink'; target?: string }> = {
+  '/usr': { type: 'dir' },
+  '/bin': { type: 'symlink', target: 'usr/bin' },
+  '/lib': { type: 'symlink', target: 'usr/lib' },
+  '/lib64': { type: 'dir' },
+  '/usr/bin/node': { type: 'file' },
+  '/srv/app': { type: 'dir' },
+  '/srv/app/server.js': { type: 'file' },
+  '/srv/app/data': { type: 'dir' },
+  '/opt/tool/bin/tool': { type: 'file' },
+};
+
+function host(over: Partial<HostFacts> = {}, missing: string[] = []): HostFacts {
+  return {
+    uid: 0,
+    gid: 0,
+    cwd: '/srv/app',
+    env: { PATH: '/usr/bin', HOME: '/root', REDIS_URL: 'redis://secret', SIGNING_KEY: 'k', LANG: 'C.UTF-8' },
+    which: (name) => (missing.includes(name) ? undefined : BIN[name]),
+    kind: (p) => FS[p],
+    realpath: (p) => p,
+    ...over,
+  };
+}
+
+function upstream(extra: Record<string, unknown>): StdioUpstreamConfig {
+  const cfg = parseConfig({ upstreams: [{ name: 'srv', transport: 'stdio', command: 'node', args: ['server.js'], ...extra }], endpoints: [{ path: '/mcp', upstreams: ['srv'] }] });
+  return cfg.upstreams[0] as StdioUpstreamConfig;
+}
+
+const refused = (fn: () => unknown, pattern: RegExp) =>
+  assert.throws(fn, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_SANDBOX_UNAVAILABLE' && pattern.test(err.message));
+
+describe('planLaunch', () => {
+  it('defaults to the strict bubblewrap profile, as nobody when the gateway is root', () => {
+    const p = planLaunch(upstream({ sandbox: { readOnly: ['.'] } }), host());
+    assert.equal(p.profile, 'bubblewrap');
+    assert.equal(p.file, '/usr/bin/bwrap');
+    assert.equal(p.uid, 65534);
+    assert.equal(p.gid, 65534);
+    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session']) assert.ok(p.args.includes(flag), flag);
+    assert.ok(!p.args.includes('--share-net'), 'no network by default');
+    const sep = p.args.indexOf('--');
+    assert.deepEqual(p.args.slice(sep + 1, sep + 2), ['/usr/bin/prlimit']);
+    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', 'server.js']);
+    // System trees as they are on the host: directories bound read-only, symlinks recreated.
+    assert.ok(p.args.join(' ').includes('--ro-bind /usr /usr'));
+    assert.ok(p.args.join(' ').includes('--symlink usr/bin /bin'));
+    assert.ok(p.args.join(' ').includes('--ro-bind /lib64 /lib64'));
+    assert.ok(!p.args.join(' ').includes('--ro-bind /etc /etc'), 'never all of /etc');
+    assert.ok(!p.args.some((a) => a.includes('shadow')));
+    assert.ok(p.args.join(' ').includes('--remount-ro /'));
+  });
+
+  it('the environment holds only the basics and the declared variables', () => {
+    const p = planLaunch(upstream({ sandbox: { readOnly: ['.'] }, env: { API_TOKEN: 'declared' } }), host());
+    assert.deepEqual(p.env, { PATH: '/usr/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: '/tmp', API_TOKEN: 'declared' });
+    const none = planLaunch(upstream({ sandbox: 'none' }), host());
+    assert.equal(none.env.REDIS_URL, undefined);
+    assert.equal(none.env.SIGNING_KEY, undefined);
+  });
+
+  it('rlimits from the profile; CPU seconds only when set', () => {
+    const p = planLaunch(upstream({ sandbox: { readOnly: ['.'], limits: { processes: 32, openFiles: 64, addressSpaceMb: 512, fileSizeMb: 10, cpuSeconds: 5 } } }), host());
+    const args = p.args.join(' ');
+    assert.match(args, /--nproc=32:32/);
+    assert.match(args, /--nofile=64:64/);
+    assert.match(args, new RegExp(`--as=${512 * 1024 * 1024}:`));
+    assert.match(args, /--cpu=5:5/);
+    assert.doesNotMatch(planLaunch(upstream({ sandbox: { readOnly: ['.'] } }), host()).args.join(' '), /--cpu=/);
+  });
+
+  it('declared paths are bound parents first; the working directory exists even when not shared', () => {
+    const p = planLaunch(upstream({ sandbox: { readOnly: ['.'], writable: ['data'], network: true } }), host());
+    const args = p.args.join(' ');
+    assert.ok(args.indexOf('--ro-bind /srv/app /srv/app') < args.indexOf('--bind /srv/app/data /srv/app/data'));
+    assert.ok(p.args.includes('--share-net'));
+    assert.match(args, /--ro-bind-try \/etc\/resolv.conf/);
+    const q = planLaunch(upstream({ command: '/usr/bin/node', sandbox: {} }), host());
+    assert.match(q.args.join(' '), /--dir \/srv\/app --chdir \/srv\/app/);
+  });
+
+  it('refuses a program outside the sandbox or inside a writable path', () => {
+    refused(() => planLaunch(upstream({ command: '/opt/tool/bin/tool', sandbox: {} }), host()), /outside the sandbox: add its directory to sandbox.readOnly/);
+    refused(() => planLaunch(upstream({ command: './server.js', sandbox: { writable: ['.'] } }), host()), /could replace its own program/);
+    refused(() => planLaunch(upstream({ command: 'nope', sandbox: {} }), host()), /"nope" was not found on PATH/);
+    refused(() => planLaunch(upstream({ sandbox: { readOnly: ['./missing'] } }), host()), /sandbox path "\/srv\/app\/missing" does not exist/);
+  });
+
+  it('fails closed without bubblewrap or prlimit, and never falls back to running unconfined', () => {
+    refused(() => planLaunch(upstream({ sandbox: {} }), host({}, ['bwrap'])), /needs bubblewrap \(bwrap\), which is not installed/);
+    refused(() => planLaunch(upstream({ sandbox: { type: 'limits' } }), host({}, ['prlimit'])), /needs prlimit/);
+  });
+
+  it('the limits profile: prlimit as a non-root user, no namespaces', () => {
+    const p = planLaunch(upstream({ sandbox: { type: 'limits', user: { uid: 1000, gid: 1000 } } }), host());
+    assert.equal(p.profile, 'limits');
+    assert.equal(p.file, '/usr/bin/prlimit');
+    assert.equal(p.uid, 1000);
+    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', 'server.js']);
+    // A non-root gateway keeps its own user and cannot pick another.
+    const own = planLaunch(upstream({ sandbox: { type: 'limits' } }), host({ uid: 10001, gid: 10001 }));
+    assert.equal(own.uid, undefined);
+    refused(() => planLaunch(upstream({ sandbox: { type: 'limits', user: { uid: 1, gid: 1 } } }), host({ uid: 10001, gid: 10001 })), /needs a gateway running as root/);
+  });
+
+  it('config: limits cannot claim filesystem or network confinement; none must be written out', () => {
+    assert.throws(() => upstream({ sandbox: { type: 'limits', readOnly: ['/x'] } }), /readOnly: needs type bubblewrap/);
+    assert.throws(() => upstream({ sandbox: { type: 'limits', network: false } }), /network: needs type bubblewrap/);
+    assert.equal((upstream({}).sandbox as { type: string }).type, 'bubblewrap');
+    assert.equal(upstream({ sandbox: 'none' }).sandbox, 'none');
+  });
+});
