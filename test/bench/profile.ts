@@ -5,7 +5,18 @@ interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
   samples: number[];
   timeDeltas: number[];
+  /** Microseconds on the system's monotonic clock (the clock of process.hrtime in any process). */
+  startTime: number;
 }
+
+/** A span on the monotonic clock, in microseconds: only samples inside it are counted. */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/** Now on the monotonic clock the profiler uses, in microseconds. */
+export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 export interface ProfileEntry {
   fn: string;
@@ -48,7 +59,7 @@ function areaOf(url: string, fn: string): string {
 }
 
 /** Self time per function (summed over call sites), the top `n`, and the split by area. */
-export function summarizeProfile(file: string, n = 15): ProfileSummary {
+export function summarizeProfile(file: string, n = 15, window?: ProfileWindow): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
@@ -65,7 +76,11 @@ export function summarizeProfile(file: string, n = 15): ProfileSummary {
   };
   const self = new Map<number, number>();
   let total = 0;
+  let at = p.startTime;
   p.samples.forEach((id, i) => {
+    at += p.timeDeltas[i] ?? 0;
+    // Start-up and shutdown are not what a load profile is about.
+    if (window && (at < window.fromUs || at > window.toUs)) return;
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
     total += dt;
     self.set(id, (self.get(id) ?? 0) + dt);

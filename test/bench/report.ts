@@ -34,6 +34,8 @@ export interface Profiled {
   target: string;
   upstream: UpstreamName;
   load: string;
+  /** Whether only the samples of the measured load were counted. */
+  window: boolean;
   summary: ProfileSummary;
 }
 
@@ -194,7 +196,7 @@ export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetF
   }
   for (const p of profiles) {
     out.push(`## CPU profile: ${p.target} (${p.upstream})`, '', p.load, '');
-    out.push(`${p.summary.file} · ${f1(p.summary.totalMs)} ms sampled (whole process life, start-up included), ${f1(p.summary.busyPct)} % busy`, '');
+    out.push(`${p.summary.file} · ${f1(p.summary.totalMs)} ms sampled (${p.window ? 'the measured load only' : 'whole process life, start-up included'}), ${f1(p.summary.busyPct)} % busy`, '');
     out.push('| self % of busy | self ms | function | where | main callers (ms) |', '|---:|---:|---|---|---|');
     for (const e of p.summary.top) {
       const callers = e.callers.map((c) => `${c.via.replace(/\|/g, '\\|')} (${f1(c.ms)})`).join('<br>');

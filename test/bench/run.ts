@@ -13,7 +13,7 @@ import { runLoad } from './load.js';
 import { RawHttp, openRawLegacy, openRawStreamable } from './load-raw.js';
 import { MODES, measureTarget, type TargetFigures } from './measure.js';
 import { ensurePeers } from './peers.js';
-import { summarizeProfile } from './profile.js';
+import { monotonicUs, summarizeProfile, type ProfileWindow } from './profile.js';
 import { evaluateGoals, renderMarkdown, type Goal, type Profiled, type RunInfo } from './report.js';
 import { ROOT, TARGETS, killAllSync, startTarget, type StartOptions, type TargetSpec, type UpstreamName } from './targets.js';
 
@@ -105,6 +105,7 @@ async function profileTarget(spec: TargetSpec, upstream: UpstreamName, workload:
   const t = await startTarget(spec, { ...o, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', dir] });
   const seconds = mode.name === 'quick' ? 3 : 8;
   let load = '';
+  let window: ProfileWindow | undefined;
   try {
     const http = new RawHttp(t.origin!);
     const path = new URL((t.access as { url: string }).url).pathname;
@@ -112,7 +113,9 @@ async function profileTarget(spec: TargetSpec, upstream: UpstreamName, workload:
     if (workload === 'load') {
       const s = await open();
       await runLoad([s], 64, mode.targetWarmup);
+      const fromUs = monotonicUs();
       const r = await runLoad([s], 64, { maxCalls: 10_000_000, maxMs: seconds * 1000 });
+      window = { fromUs, toUs: monotonicUs() };
       await s.close();
       load = `raw client, 1 session, 64 in flight, ${seconds} s: ${Math.round(r.callsPerSec)} calls/s under the profiler`;
     } else {
@@ -137,7 +140,7 @@ async function profileTarget(spec: TargetSpec, upstream: UpstreamName, workload:
     log(`  no profile written for ${spec.id}`);
     return undefined;
   }
-  return { target: spec.id, upstream, load, summary: summarizeProfile(file) };
+  return { target: spec.id, upstream, load, window: window !== undefined, summary: summarizeProfile(file, 15, window) };
 }
 
 async function main(): Promise<void> {
