@@ -115,11 +115,14 @@ describe('health and graceful shutdown', () => {
   it('past the grace period, what is still in flight is answered with an error', async () => {
     const gw = await startGateway({ upstreams: [everythingUpstream('everything', 'shared')], endpoints: [{ path: '/mcp', upstreams: ['everything'] }] });
     const client = await connectClient(gw, 'streamable-http');
-    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 20 } }).then(
+    // The first progress notification proves the call is in flight upstream (a fixed sleep is not, on a busy machine).
+    let inFlight!: () => void;
+    const started = new Promise<void>((r) => (inFlight = r));
+    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 20 } }, undefined, { onprogress: () => inFlight() }).then(
       () => new Error('resolved'),
       (e: Error) => e,
     );
-    await sleep(150);
+    await started;
     await gw.app.close(300);
     const err = await call;
     assert.ok(err instanceof McpError, String(err));
