@@ -44,6 +44,9 @@ export class SseConnection {
   #open = true;
   #flushTimer: NodeJS.Timeout | undefined;
   #wrote = false;
+  /** A priming event held back until the first write (or the header flush), so it shares that write. */
+  #preface = '';
+  #corked = false;
   onclose: (() => void) | undefined;
 
   constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
@@ -63,7 +66,9 @@ export class SseConnection {
       // waiting for headers (clients and proxies time out on them), so they go out after a moment.
       this.#flushTimer = setTimeout(() => {
         // (headersSent is already true after writeHead: it says nothing about the socket.)
-        if (this.#open && !this.#wrote) res.flushHeaders();
+        if (!this.#open || this.#wrote) return;
+        if (this.#preface) this.write('');
+        else res.flushHeaders();
       }, HEADERS_DELAY_MS);
       this.#flushTimer.unref();
     }
@@ -79,9 +84,31 @@ export class SseConnection {
     return this.#open;
   }
 
+  /**
+   * Text that must open the stream (the priming event). On a stream whose headers wait for the first
+   * event it waits with them: a quick answer then leaves headers, priming event and answer in one write.
+   */
+  preface(text: string): void {
+    if (this.#wrote || this.#flushTimer === undefined) this.write(text);
+    else this.#preface += text;
+  }
+
   write(text: string): boolean {
     if (!this.#open) return false;
     this.#wrote = true;
+    if (this.#preface) {
+      text = this.#preface + text;
+      this.#preface = '';
+    }
+    // Events written in one turn (answers to a burst of calls on a legacy stream) leave in one write.
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#res.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.#res.uncork();
+      });
+    }
     this.#res.write(text);
     if (this.#res.writableLength > this.#hub.maxBufferBytes) {
       this.#hub.cut++;
@@ -95,8 +122,10 @@ export class SseConnection {
   /** Ends the stream, with a last chunk in the same write when given. */
   end(last?: string): void {
     if (!this.#open) return;
-    if (last === undefined) this.#res.end();
-    else this.#res.end(last);
+    const text = this.#preface + (last ?? '');
+    this.#preface = '';
+    if (text === '') this.#res.end();
+    else this.#res.end(text);
     this.#closed();
   }
 

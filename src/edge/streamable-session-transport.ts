@@ -105,7 +105,7 @@ export class StreamableSessionTransport implements Transport {
       return;
     }
     const conn = this.#bind(stream, this.#o.hub.open(res, headers, false));
-    if (this.#priming()) conn.write(ssePriming(`${stream.no}_0`));
+    if (this.#priming()) conn.preface(ssePriming(`${stream.no}_0`));
   }
 
   /** GET without Last-Event-ID: the standalone stream for messages that relate to no request. */

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import { wireSize } from '../jsonrpc/wire-size.js';
 import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditLog } from './audit-log.js';
 import type { CatalogueKind, Decision } from './decision.js';
@@ -76,7 +77,8 @@ export class SessionGuard {
   check(method: string, params: Params): (Decision & { kind: CatalogueKind; name: string }) | undefined {
     const target = targetOf(method, params);
     if (!target) return undefined;
-    return { ...this.tenant.decide(target.kind, target.name, this.principal.scopes), ...target };
+    const d = this.tenant.decide(target.kind, target.name, this.principal.scopes);
+    return { allowed: d.allowed, rule: d.rule, missingScopes: d.missingScopes, kind: target.kind, name: target.name };
   }
 
   /**
@@ -150,7 +152,7 @@ export class SessionGuard {
       rule: decision.rule,
       outcome,
       latencyMs: Date.now() - startedAt,
-      responseBytes: result === undefined ? 0 : Buffer.byteLength(JSON.stringify(result)),
+      responseBytes: wireSize(result),
       arguments: method === 'tools/call' ? params?.arguments : method === 'prompts/get' ? params?.arguments : undefined,
     });
   }

@@ -3,13 +3,23 @@ import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 
+/** Rules with their decisions built once: a call that is allowed allocates nothing here. */
 interface CompiledRules {
-  allow: Array<{ match: string; scopes: string[] }>;
-  deny: string[];
+  allow: Array<{ match: string; scopes: string[]; rule: string; granted: Decision }>;
+  deny: Array<{ match: string; denied: Decision }>;
+  none: Decision;
 }
 
-function compile(r: RuleSetConfig): CompiledRules {
-  return { allow: r.allow.map((a) => (typeof a === 'string' ? { match: a, scopes: [] } : a)), deny: r.deny };
+function compile(kind: CatalogueKind, r: RuleSetConfig): CompiledRules {
+  return {
+    allow: r.allow.map((a) => {
+      const { match, scopes } = typeof a === 'string' ? { match: a, scopes: [] } : a;
+      const rule = `${kind}s.allow:${match}`;
+      return { match, scopes, rule, granted: Object.freeze({ allowed: true, rule }) };
+    }),
+    deny: r.deny.map((match) => ({ match, denied: Object.freeze({ allowed: false, rule: `${kind}s.deny:${match}` }) })),
+    none: Object.freeze({ allowed: false, rule: `${kind}s: no allow pattern matches` }),
+  };
 }
 
 /**
@@ -28,7 +38,7 @@ export class TenantPolicy {
     this.name = config.name;
     this.config = config;
     this.argumentRules = ArgumentRules.compile(config.arguments);
-    this.#rules = { tool: compile(config.tools), resource: compile(config.resources), prompt: compile(config.prompts) };
+    this.#rules = { tool: compile('tool', config.tools), resource: compile('resource', config.resources), prompt: compile('prompt', config.prompts) };
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
   }
 
@@ -43,18 +53,19 @@ export class TenantPolicy {
 
   decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>): Decision {
     const rules = this.#rules[kind];
-    for (const d of rules.deny) if (globMatch(d, name)) return { allowed: false, rule: `${kind}s.deny:${d}` };
+    for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
     let missing: string[] | undefined;
     let missingRule = '';
     for (const a of rules.allow) {
       if (!globMatch(a.match, name)) continue;
+      if (a.scopes.length === 0) return a.granted;
       const lacking = a.scopes.filter((s) => !scopes.has(s));
-      if (lacking.length === 0) return { allowed: true, rule: `${kind}s.allow:${a.match}` };
+      if (lacking.length === 0) return a.granted;
       missing ??= lacking;
-      missingRule ||= `${kind}s.allow:${a.match}`;
+      missingRule ||= a.rule;
     }
     if (missing) return { allowed: false, rule: `${missingRule} (missing scope ${missing.join(' ')})`, missingScopes: missing };
-    return { allowed: false, rule: `${kind}s: no allow pattern matches` };
+    return rules.none;
   }
 }
 

@@ -2,6 +2,7 @@ import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound } from '../jsonrpc/not-found.js';
+import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
@@ -10,7 +11,7 @@ import { isValidToolName, prefixed, splitPrefixed } from './names.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 
 export interface RouteContext {
-  signal: AbortSignal;
+  signal: Cancellation;
   /** The client's id for this request. */
   requestId: RequestId;
   onProgress?: ((params: Record<string, unknown>) => void) | undefined;

@@ -1,5 +1,6 @@
 import { toJsonRpcError, GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isFailure, isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -71,7 +72,7 @@ export class ClientSession {
   #activate!: () => void;
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
-  readonly #inflight = new Map<RequestId, AbortController>();
+  readonly #inflight = new Map<RequestId, Cancellation>();
   readonly #outgoing = new Map<number, Outgoing>();
   #nextOutgoingId = 1;
   protocolVersion: string | undefined;
@@ -188,7 +189,7 @@ export class ClientSession {
     this.#state = 'ACTIVE';
     this.#activate();
     // Renew what the previous owner had set up upstream for this client.
-    const ctx = { signal: new AbortController().signal, requestId: `restore-${this.id}` };
+    const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
     for (const uri of record.subscriptions ?? []) await this.#router.request('resources/subscribe', { uri }, ctx).catch(() => {});
     if (record.logLevel) {
       this.#logLevel = record.logLevel;
@@ -267,15 +268,15 @@ export class ClientSession {
       await this.#send(toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${this.guard.tenant.name}" has its maximum of ${this.guard.tenant.config.limits.concurrentRequests} requests in flight; retry when one completes`)).toResponse(req.id));
       return;
     }
-    const ac = new AbortController();
-    this.#inflight.set(req.id, ac);
+    const cancel = new Cancellation();
+    this.#inflight.set(req.id, cancel);
     const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
     const onProgress =
       token === undefined ? undefined : (params: Record<string, unknown>) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, req.id);
     let response: JsonRpcResponse;
     let result: Record<string, unknown> | undefined;
     try {
-      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: ac.signal, requestId: req.id, onProgress }));
+      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: cancel, requestId: req.id, onProgress }));
       response = { jsonrpc: '2.0', id: req.id, result };
       if (req.method === 'logging/setLevel') this.#logLevel = String(req.params?.level);
       if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe' || req.method === 'logging/setLevel') this.#onChanged?.(this);
@@ -285,7 +286,7 @@ export class ClientSession {
       this.#inflight.delete(req.id);
       this.guard.releaseRequest();
     }
-    const outcome = ac.signal.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
+    const outcome = cancel.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
     const upstream = this.#router.upstreamOf(req.method, req.params);
     if (decision && this.guard.audits(req.method)) {
       this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, upstream);
@@ -297,7 +298,7 @@ export class ClientSession {
       tool = unknown ? 'unknown' : String(req.params?.name);
     }
     this.#observer.requestDone({ method, endpoint, upstream: upstream ?? (req.method.endsWith('/list') ? 'all' : 'none'), outcome, seconds: (performance.now() - t0) / 1000, tool });
-    if (ac.signal.aborted) {
+    if (cancel.aborted) {
       // Cancelled by the client (no answer expected) or by shutdown (already answered).
       this.#transport.abandon?.(req.id);
       return;

@@ -1,6 +1,8 @@
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { noteWireSize } from '../jsonrpc/wire-size.js';
 import { isFailure, isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
@@ -13,7 +15,7 @@ export interface CallOptions {
   caller?: UpstreamCaller | undefined;
   /** The client's own id for the request, so messages it causes go to the client on the right stream. */
   callerRequestId?: RequestId | undefined;
-  signal?: AbortSignal | undefined;
+  signal?: Cancellation | undefined;
   timeoutMs: number;
   maxTimeoutMs: number;
   /** Called with each progress notification's params, the upstream's token already replaced by the client's. */
@@ -51,6 +53,8 @@ export interface UpstreamClientHooks {
  * is replaced by one derived from that id; the answer is handed back to the caller by promise, which is
  * where the client's original id is restored.
  */
+const NOTHING = () => {};
+
 export class UpstreamClient {
   readonly #transport: Transport;
   readonly #name: string;
@@ -149,11 +153,11 @@ export class UpstreamClient {
         clientToken,
         onProgress: opts.onProgress,
         isInitialize: method === 'initialize',
-        cleanup: () => opts.signal?.removeEventListener('abort', onAbort),
+        cleanup: NOTHING,
       };
       this.#pending.set(id, p);
       this.#arm(id, p, opts.timeoutMs);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal) p.cleanup = opts.signal.onAbort(onAbort);
       this.#transport.send({ jsonrpc: '2.0', id, method, params: outParams } as JsonRpcRequest).catch((err: Error) => {
         if (!this.#pending.has(id)) return;
         this.#finish(id);
@@ -223,8 +227,12 @@ export class UpstreamClient {
       p.reject(new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${this.#name}" returned a result of ${bytes} bytes, more than the limit of ${max} (maxResultBytes)`, { upstream: this.#name, bytes, limit: max }));
       return;
     }
-    if (isFailure(m)) p.reject(JsonRpcError.from(m.error));
-    else p.resolve(m.result);
+    if (isFailure(m)) {
+      p.reject(JsonRpcError.from(m.error));
+      return;
+    }
+    if (bytes !== undefined) noteWireSize(m.result, bytes);
+    p.resolve(m.result);
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {

@@ -90,7 +90,7 @@ function git(...a: string[]): string {
 }
 
 function selected(spec: TargetSpec): boolean {
-  return !only || only.some((o) => spec.id.includes(o)) || spec.family === 'direct';
+  return !only || only.some((o) => spec.id.includes(o)) || spec.family === 'direct' || spec.family === 'floor';
 }
 
 /**

@@ -16,7 +16,7 @@ export type UpstreamName = 'echo' | 'everything';
 export interface TargetSpec {
   /** Short stable name used in tables and JSON, e.g. "switchboard/json/shared". */
   id: string;
-  family: 'direct' | 'switchboard' | 'supergateway' | 'mcp-proxy';
+  family: 'direct' | 'floor' | 'switchboard' | 'supergateway' | 'mcp-proxy';
   transport: 'stdio' | 'streamable-json' | 'streamable-sse' | 'legacy-sse';
   /** How upstream processes relate to client sessions (for peers: what their architecture does). */
   sharing: 'shared' | 'per-session';
@@ -42,6 +42,8 @@ export function upstreamCommand(u: UpstreamName): { command: string; args: strin
 /** Every target, in the order they run: the floor first, then Switchboard, then the peers. */
 export const TARGETS: TargetSpec[] = [
   { id: 'direct/stdio', family: 'direct', transport: 'stdio', sharing: 'per-session' },
+  // The thinnest possible Node.js HTTP-to-stdio proxy (test/bench/thin-proxy.mjs): the platform's share of any gateway's cost.
+  { id: 'floor/thin-proxy', family: 'floor', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/json/shared', family: 'switchboard', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/sse/shared', family: 'switchboard', transport: 'streamable-sse', sharing: 'shared' },
   { id: 'switchboard/legacy/shared', family: 'switchboard', transport: 'legacy-sse', sharing: 'shared' },
@@ -210,6 +212,11 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
       // --logLevel none: at "info" it serializes every message to its log, which no deployment would want measured.
       proc = await startProcess(name, process.execPath, [...flags, o.peers.supergateway, '--stdio', cmd, '--port', String(port), '--logLevel', 'none', ...out], port, o.workDir, grace);
       access = spec.transport === 'legacy-sse' ? { kind: 'sse', url: `${origin}/sse` } : { kind: 'streamable', url: `${origin}/mcp`, json: false };
+      break;
+    }
+    case 'floor': {
+      proc = await startProcess(name, process.execPath, [...flags, join(ROOT, 'test/bench/thin-proxy.mjs'), String(port), up.command, ...up.args], port, o.workDir, grace);
+      access = { kind: 'streamable', url: `${origin}/mcp`, json: true };
       break;
     }
     case 'mcp-proxy': {

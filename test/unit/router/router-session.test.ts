@@ -12,6 +12,7 @@ import { MemoryTransport } from '../../../src/transport/memory-pair.js';
 import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import type { TransportFactory } from '../../../src/upstream/upstream-instance.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
 
 const logger = createLogger('silent');
 const settle = () => new Promise<void>((r) => setImmediate(r));
@@ -165,7 +166,7 @@ async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never'):
     server: (name) => servers.get(name)!,
     notes,
     request: (method, params) => {
-      const ctx: RouteContext = { signal: new AbortController().signal, requestId: nextRequestId++ };
+      const ctx: RouteContext = { signal: new Cancellation(), requestId: nextRequestId++ };
       return session.request(method, params, ctx);
     },
     close: async () => {
@@ -465,7 +466,7 @@ describe('resource subscriptions on a shared instance', () => {
       const third = fakeCaller('session-3');
       const s2 = await b.router.open(second.caller);
       const s3 = await b.router.open(third.caller);
-      const ctx = () => ({ signal: new AbortController().signal, requestId: nextRequestId++ });
+      const ctx = () => ({ signal: new Cancellation(), requestId: nextRequestId++ });
       const uri = 'file:///a/one.txt';
       assert.deepEqual(await b.session.request('resources/subscribe', { uri }, ctx()), {});
       assert.deepEqual(await s2.request('resources/subscribe', { uri }, ctx()), {});
@@ -499,7 +500,7 @@ describe('per-tenant sharing', () => {
   it('gives each tenant its own instances: sessions of one tenant share, tenants never do', async () => {
     const b = await build([{ ...A, sharing: 'per-tenant' }]);
     try {
-      const ctx = () => ({ signal: new AbortController().signal, requestId: nextRequestId++ });
+      const ctx = () => ({ signal: new Cancellation(), requestId: nextRequestId++ });
       const sameTenant = await b.router.open(fakeCaller('session-2', 't1').caller);
       const otherTenant = await b.router.open(fakeCaller('session-3', 't2').caller);
       for (const s of [b.session, sameTenant, otherTenant]) await s.request('tools/call', { name: 'a1' }, ctx());

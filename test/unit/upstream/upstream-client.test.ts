@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { MemoryTransport } from '../../../src/transport/memory-pair.js';
 import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import { GATEWAY_PROTOCOL_VERSION, UpstreamClient, type UpstreamClientHooks } from '../../../src/upstream/upstream-client.js';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
 
 const logger = createLogger('silent');
 
@@ -274,8 +275,8 @@ describe('UpstreamClient: requests', () => {
   it('aborting the signal sends notifications/cancelled with the upstream id and rejects', async () => {
     const { client, upstream } = setup();
     upstream.handler = () => {};
-    const ac = new AbortController();
-    const p = client.request('tools/call', { name: 'hang' }, { ...OPTS, signal: ac.signal, callerRequestId: 'client-1' });
+    const ac = new Cancellation();
+    const p = client.request('tools/call', { name: 'hang' }, { ...OPTS, signal: ac, callerRequestId: 'client-1' });
     await settle();
     const req = upstream.requests('tools/call')[0]!;
     ac.abort('client went away');
@@ -289,9 +290,9 @@ describe('UpstreamClient: requests', () => {
 
   it('an already-aborted signal rejects without sending anything', async () => {
     const { client, upstream } = setup();
-    const ac = new AbortController();
+    const ac = new Cancellation();
     ac.abort();
-    await assert.rejects(client.request('tools/call', {}, { ...OPTS, signal: ac.signal }), gatewayError('SWB_SESSION_CLOSED'));
+    await assert.rejects(client.request('tools/call', {}, { ...OPTS, signal: ac }), gatewayError('SWB_SESSION_CLOSED'));
     await settle();
     assert.equal(upstream.received.length, 0);
   });
@@ -300,8 +301,8 @@ describe('UpstreamClient: requests', () => {
     const { client, upstream } = setup();
     const held: JsonRpcRequest[] = [];
     upstream.handler = (req) => held.push(req);
-    const ac = new AbortController();
-    const p1 = client.request('tools/call', { name: 'one' }, { ...OPTS, signal: ac.signal });
+    const ac = new Cancellation();
+    const p1 = client.request('tools/call', { name: 'one' }, { ...OPTS, signal: ac });
     await settle();
     ac.abort('stop');
     await assert.rejects(p1, gatewayError('SWB_SESSION_CLOSED'));

@@ -1,0 +1,38 @@
+/**
+ * One request's cancellation: the part of AbortController/AbortSignal the gateway uses, without an
+ * EventTarget per request (creating an AbortSignal was ~4 % of the gateway's CPU under load).
+ * Listeners run synchronously, once, in the order added.
+ */
+export class Cancellation {
+  #aborted = false;
+  #reason: unknown;
+  #listeners: Array<() => void> | undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const fn of listeners) fn();
+  }
+
+  /** Runs `fn` when cancelled (never if already cancelled: check `aborted` first); returns its removal. */
+  onAbort(fn: () => void): () => void {
+    if (this.#aborted) return () => {};
+    (this.#listeners ??= []).push(fn);
+    return () => {
+      const l = this.#listeners;
+      const i = l ? l.indexOf(fn) : -1;
+      if (i >= 0) l!.splice(i, 1);
+    };
+  }
+}
