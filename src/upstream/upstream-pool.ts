@@ -5,6 +5,9 @@ import type { Logger } from '../observability/logger.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
 
+/** How long after a lease or release replacement spares are started (see #replenishSoon). */
+const REPLENISH_DELAY_MS = 25;
+
 interface Waiter {
   caller: UpstreamCaller;
   resolve: (i: UpstreamInstance) => void;
@@ -26,6 +29,7 @@ export class UpstreamPool extends EventEmitter {
   readonly #instances = new Set<UpstreamInstance>();
   readonly #spares: UpstreamInstance[] = [];
   readonly #waiters: Waiter[] = [];
+  #replenishTimer: NodeJS.Timeout | undefined;
   readonly #tenants = new Map<string, UpstreamPool>();
   #rr = 0;
   #closed = false;
@@ -141,9 +145,7 @@ export class UpstreamPool extends EventEmitter {
     const spare = this.#spares.shift();
     if (spare) {
       spare.dedicatedTo = caller;
-      // Spawning is synchronous work on the event loop: start the replacement after this session's
-      // initialize has been answered, not before.
-      setImmediate(() => this.#replenish());
+      this.#replenishSoon();
       try {
         await spare.start();
       } catch (err) {
@@ -193,11 +195,27 @@ export class UpstreamPool extends EventEmitter {
       this.acquire(w.caller).then(w.resolve, w.reject); // when closed, acquire rejects: the waiter is answered
       return;
     }
-    this.#replenish();
+    this.#replenishSoon();
+  }
+
+  /**
+   * Spawning blocks the event loop for milliseconds (fork copies the gateway's page tables): start
+   * replacements a moment after the lease or release, once the session's initialize (or its DELETE)
+   * has been answered, rather than in the middle of it. One timer covers a burst.
+   */
+  #replenishSoon(): void {
+    if (this.#replenishTimer) return;
+    this.#replenishTimer = setTimeout(() => {
+      this.#replenishTimer = undefined;
+      this.#replenish();
+    }, REPLENISH_DELAY_MS);
+    this.#replenishTimer.unref();
   }
 
   #replenish(): void {
     if (this.#closed || this.shared) return;
+    clearTimeout(this.#replenishTimer);
+    this.#replenishTimer = undefined;
     while (this.#spares.length < this.config.pool.warm && this.#instances.size < this.config.pool.max) {
       const inst = this.#create();
       this.#spares.push(inst);
@@ -213,6 +231,7 @@ export class UpstreamPool extends EventEmitter {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#replenishTimer);
     for (const w of this.#waiters.splice(0)) {
       clearTimeout(w.timer);
       w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
