@@ -49,7 +49,7 @@ export class Gateway {
       for (const r of this.routers) r.toolsChanged(upstream);
     });
     this.policy = new Policy(config, deps.counters ?? this.cluster?.counters ?? new MemoryLimitCounters());
-    this.events = deps.events ?? this.cluster?.events ?? new MemoryEventStore(config.session.eventsPerStream);
+    this.events = deps.events ?? this.cluster?.events ?? new MemoryEventStore(config.session.eventsPerStream, undefined, config.session.eventBytesPerSession);
     this.registry = new SessionRegistry({
       observer: deps.observer,
       onEnded: (s, reason) => void this.cluster?.ended(s.id, reason === SHUTDOWN_REASON),

@@ -4,6 +4,7 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { createLogger } from './observability/logger.js';
 import { MemoryPinStore, type PinStore, type PinTable } from './policy/index.js';
+import { emptyTable } from './policy/pin-store.js';
 
 export interface PinsCommandInput {
   /** "list" or "approve". */
@@ -45,14 +46,26 @@ function openStore(config: Config): OpenStore | undefined {
   return undefined;
 }
 
+type View = Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string } }>>;
+
+/** The config's pins for an upstream, own keys only: a tool named "constructor" is not Object's constructor. */
+function configPins(config: Config, upstream: string): Map<string, string> {
+  return new Map(Object.entries(Object.hasOwn(config.pinning.pins, upstream) ? config.pinning.pins[upstream]! : {}));
+}
+
 /** Config pins on top of the store's table: the config is authoritative for the tools it names. */
-function merged(config: Config, table: PinTable): Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string } }>> {
-  const out: ReturnType<typeof merged> = {};
+function merged(config: Config, table: PinTable): View {
+  const out: View = emptyTable();
   for (const u of config.upstreams.map((x) => x.name)) {
-    const tools: (typeof out)[string] = {};
+    // Null-prototype tables: tool names come from upstreams ("__proto__" must be a key like any other).
+    const tools: View[string] = emptyTable();
     for (const [tool, e] of Object.entries(table[u] ?? {})) tools[tool] = { ...(e.approved !== undefined ? { approved: e.approved } : {}), source: 'store', ...(e.pending ? { pending: e.pending } : {}) };
-    for (const [tool, hash] of Object.entries(config.pinning.pins[u] ?? {})) tools[tool] = { ...tools[tool], approved: hash, source: 'config' };
-    if (Object.keys(tools).length > 0) out[u] = Object.fromEntries(Object.entries(tools).sort(([a], [b]) => a.localeCompare(b)));
+    for (const [tool, hash] of configPins(config, u)) tools[tool] = { ...tools[tool], approved: hash, source: 'config' };
+    if (Object.keys(tools).length > 0) {
+      const sorted: View[string] = emptyTable();
+      for (const tool of Object.keys(tools).sort((a, b) => a.localeCompare(b))) sorted[tool] = tools[tool]!;
+      out[u] = sorted;
+    }
   }
   return out;
 }
@@ -68,10 +81,11 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
   let pending = 0;
   for (const [upstream, tools] of Object.entries(view)) {
     for (const [tool, e] of Object.entries(tools)) {
-      out.write(`${upstream}\t${tool}\t${e.approved ?? '-'}\t${e.source}\n`);
+      // No approved hash: a tool that appeared after the upstream was pinned.
+      out.write(`${upstream}\t${tool}\t${e.approved ?? 'none (new tool)'}\t${e.source}\n`);
       if (e.pending) {
         pending++;
-        out.write(`  pending\t${e.pending.hash}\tfirst seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
+        out.write(`  pending\t${e.pending.hash}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
       }
     }
   }
@@ -103,12 +117,13 @@ async function approve(config: Config, opened: OpenStore | undefined, input: Pin
   let code = 0;
   let approvedCount = 0;
   for (const u of upstream ? [upstream] : names) {
-    const entries = table[u] ?? {};
+    const entries = table[u] ?? emptyTable();
+    const fixedPins = configPins(config, u);
     const tools = named.length > 0 ? named : Object.keys(entries).filter((t) => entries[t]!.pending).sort();
     const items: Array<{ tool: string; hash: string }> = [];
     for (const tool of tools) {
       const pending = entries[tool]?.pending;
-      const fixed = config.pinning.pins[u]?.[tool];
+      const fixed = fixedPins.get(tool);
       if (fixed !== undefined) {
         err.write(`${u} ${tool}: pinned in the config (pinning.pins.${u}.${tool}); the config decides: to accept ${pending ? `the change, put ${pending.hash} there` : 'a change, update that pin'}\n`);
         if (named.length > 0) code = 1;
@@ -120,7 +135,7 @@ async function approve(config: Config, opened: OpenStore | undefined, input: Pin
       }
     }
     const done = await opened.store.approve(u, items);
-    for (const p of done) out.write(`approved ${u} ${p.tool} ${p.hash} ${JSON.stringify(p.summary)}\n`);
+    for (const p of done) out.write(`approved ${u} ${p.tool} ${p.hash}${p.previous === undefined ? ' (new tool)' : ''} ${JSON.stringify(p.summary)}\n`);
     approvedCount += done.length;
     for (const i of items) {
       if (done.some((p) => p.tool === i.tool)) continue;

@@ -1,27 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
-import type { ApprovedPin, Observation, PendingPin, PinStore, PinTable } from '../policy/pin-store.js';
+import { copyTable, emptyTable, MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PendingPin, type PinEntry, type PinStore, type PinTable, type Sighting } from '../policy/pin-store.js';
 
-// The sighting rules of observeIn (src/policy/pin-store.ts) in one atomic step. First sight is an
-// HSETNX in effect: whichever replica sees a tool first records its hash, the others read it back.
-// KEYS: approved hash, pending hash. ARGV: tool, hash, pending JSON, fixed hash or "".
+// The sighting rules of observeIn (src/policy/pin-store.ts) for one batch, in one atomic step. Whether
+// the upstream has pins (approved ones, or some in config) is read once, before the first sighting:
+// whichever replica's first listing runs first pins every tool of that list (HSETNX in effect: the others
+// read the hashes back), and a name that appears in any later list is a change, recorded as pending.
+// The cap counts the fields of both hashes (a tool with a pin and a pending change counts twice).
+// KEYS: approved hash, pending hash. ARGV: "1" if pinned in config, cap, then per sighting: tool, hash,
+// pending JSON, fixed hash or "". Returns per sighting: approved or "", pending JSON or "", first sight,
+// new change, unrecorded.
 const OBSERVE = `
-local approved = ARGV[4]
-if approved == '' then approved = redis.call('HGET', KEYS[1], ARGV[1]) end
-if not approved then
-  redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  return {ARGV[2], '', 1, 0}
+local baseline = ARGV[1] ~= '1' and redis.call('HLEN', KEYS[1]) == 0
+local cap = tonumber(ARGV[2])
+local count = redis.call('HLEN', KEYS[1]) + redis.call('HLEN', KEYS[2])
+local out = {}
+for i = 3, #ARGV, 4 do
+  local tool, hash, pendingJson = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local approved = ARGV[i + 3]
+  if approved == '' then approved = redis.call('HGET', KEYS[1], tool) or '' end
+  local pending = redis.call('HGET', KEYS[2], tool)
+  local full = count >= cap and not pending and redis.call('HEXISTS', KEYS[1], tool) == 0
+  if approved == hash then
+    if pending then count = count - redis.call('HDEL', KEYS[2], tool) end
+    table.insert(out, approved); table.insert(out, ''); table.insert(out, 0); table.insert(out, 0); table.insert(out, 0)
+  elseif full then
+    table.insert(out, approved); table.insert(out, ''); table.insert(out, 0); table.insert(out, 0); table.insert(out, 1)
+  elseif approved == '' and baseline then
+    count = count + redis.call('HSET', KEYS[1], tool, hash)
+    if pending then count = count - redis.call('HDEL', KEYS[2], tool) end
+    table.insert(out, hash); table.insert(out, ''); table.insert(out, 1); table.insert(out, 0); table.insert(out, 0)
+  elseif pending and cjson.decode(pending).hash == hash then
+    table.insert(out, approved); table.insert(out, pending); table.insert(out, 0); table.insert(out, 0); table.insert(out, 0)
+  else
+    count = count + redis.call('HSET', KEYS[2], tool, pendingJson)
+    table.insert(out, approved); table.insert(out, pendingJson); table.insert(out, 0); table.insert(out, 1); table.insert(out, 0)
+  end
 end
-local pending = redis.call('HGET', KEYS[2], ARGV[1])
-if approved == ARGV[2] then
-  if pending then redis.call('HDEL', KEYS[2], ARGV[1]) end
-  return {approved, '', 0, 0}
-end
-if pending and cjson.decode(pending).hash == ARGV[2] then return {approved, pending, 0, 0} end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-return {approved, ARGV[3], 0, 1}`;
+return out`;
 
 // Approves each (tool, hash) whose pending hash is still that hash. Returns (tool, pending JSON,
 // previously approved hash or "") triples.
@@ -98,10 +115,23 @@ export class RedisPinStore implements PinStore {
     this.onApproved?.(msg.pins, report);
   }
 
-  async observe(upstream: string, tool: string, hash: string, summary: string, fixed: string | undefined): Promise<Observation> {
-    const pendingJson = JSON.stringify({ hash, summary, firstSeen: new Date().toISOString() } satisfies PendingPin);
-    const [approved, pending, first, change] = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), tool, hash, pendingJson, fixed ?? '')) as [string, string, number, number];
-    return { approved, firstSight: first === 1, newChange: change === 1, pending: pending ? (JSON.parse(pending) as PendingPin) : undefined };
+  async observe(upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean): Promise<Observation[]> {
+    const firstSeen = new Date().toISOString();
+    const out: Observation[] = [];
+    // A baseline beyond the cap cannot be recorded anyway, so chunks of that size keep a first listing
+    // in one script while no script holds Redis for long (a server may list 100k invented names).
+    for (let i = 0; i < sightings.length; i += MAX_TOOLS_PER_UPSTREAM) {
+      const args = [pinnedInConfig ? '1' : '0', String(MAX_TOOLS_PER_UPSTREAM)];
+      for (const s of sightings.slice(i, i + MAX_TOOLS_PER_UPSTREAM)) {
+        args.push(s.tool, s.hash, JSON.stringify({ hash: s.hash, summary: s.summary, firstSeen } satisfies PendingPin), s.fixed ?? '');
+      }
+      const r = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), ...args)) as Array<string | number>;
+      for (let j = 0; j < r.length; j += 5) {
+        const pending = r[j + 1] as string;
+        out.push({ approved: (r[j] as string) || undefined, pending: pending ? (JSON.parse(pending) as PendingPin) : undefined, firstSight: r[j + 2] === 1, newChange: r[j + 3] === 1, unrecorded: r[j + 4] === 1 });
+      }
+    }
+    return out;
   }
 
   async approve(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<ApprovedPin[]> {
@@ -118,16 +148,16 @@ export class RedisPinStore implements PinStore {
   }
 
   async table(upstreams: readonly string[]): Promise<PinTable> {
-    const out: PinTable = {};
+    const out: PinTable = emptyTable();
     for (const u of upstreams) {
       const [approvedKey, pendingKey] = this.#keys(u);
       const [approved, pending] = await Promise.all([this.#redis.hgetall(approvedKey), this.#redis.hgetall(pendingKey)]);
-      const tools: PinTable[string] = {};
+      const tools = emptyTable<PinEntry>();
       for (const [tool, hash] of Object.entries(approved)) tools[tool] = { approved: hash };
       for (const [tool, json] of Object.entries(pending)) (tools[tool] ??= {}).pending = JSON.parse(json) as PendingPin;
       if (Object.keys(tools).length > 0) out[u] = tools;
     }
-    return out;
+    return copyTable(out);
   }
 
   async close(): Promise<void> {

@@ -101,8 +101,11 @@ const sandboxProfile = z
     /** bubblewrap: size of the private /tmp. */
     tmpSizeMb: z.number().int().min(1).default(64),
     limits: sandboxLimits,
-    /** Run as this user; default when the gateway is root: 65534 (nobody). Needs a root gateway to differ from its own. */
-    user: z.object({ uid: z.number().int().min(0), gid: z.number().int().min(0) }).strict().optional(),
+    /**
+     * Run as this user. Default with a root gateway: a user id of the instance's own (from a pool) and
+     * group 65534. Never root. Needs a root gateway to differ from the gateway's own user.
+     */
+    user: z.object({ uid: z.number().int().min(1, 'never root: use sandbox: none to run a server unconfined'), gid: z.number().int().min(0) }).strict().optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -316,6 +319,8 @@ export const configSchema = z
         clientRequestTimeoutMs: z.number().int().min(1000).default(300_000),
         /** Events kept per SSE stream for Last-Event-ID resumption. */
         eventsPerStream: z.number().int().min(0).default(1000),
+        /** Bytes of events kept per session for resumption (memory store); the oldest go first. */
+        eventBytesPerSession: z.number().int().min(65536).default(8 * 1024 * 1024),
       })
       .strict()
       .prefault({}),

@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 export interface SseMessage {
   event: string;
   data: string;
@@ -10,7 +12,11 @@ export interface SseMessage {
  * than maxEventBytes is an error rather than unbounded growth.
  */
 export class SseParser {
-  #buffer = '';
+  /** The unfinished line, in pieces: only new text is ever searched for a newline (linear in the input). */
+  #pending: string[] = [];
+  #pendingLength = 0;
+  /** Bytes arrive in arbitrary chunks: a character split between two of them must not be mangled. */
+  #decoder: StringDecoder | undefined;
   #event = '';
   #data: string[] = [];
   #dataBytes = 0;
@@ -25,19 +31,27 @@ export class SseParser {
     this.#onEvent = onEvent;
   }
 
-  push(chunk: string): void {
-    this.#buffer += chunk;
+  push(input: string | Uint8Array): void {
+    const chunk = typeof input === 'string' ? input : (this.#decoder ??= new StringDecoder('utf8')).write(input as Buffer);
     let start = 0;
     for (;;) {
-      const nl = this.#buffer.indexOf('\n', start);
+      const nl = chunk.indexOf('\n', start);
       if (nl === -1) break;
-      let line = this.#buffer.slice(start, nl);
+      let line = chunk.slice(start, nl);
+      if (this.#pending.length > 0) {
+        line = this.#pending.join('') + line;
+        this.#pending = [];
+        this.#pendingLength = 0;
+      }
       if (line.endsWith('\r')) line = line.slice(0, -1);
       start = nl + 1;
       this.#line(line);
     }
-    this.#buffer = this.#buffer.slice(start);
-    if (this.#buffer.length > this.#maxEventBytes) throw new Error(`SSE line exceeds ${this.#maxEventBytes} bytes`);
+    if (start < chunk.length) {
+      this.#pending.push(start === 0 ? chunk : chunk.slice(start));
+      this.#pendingLength += chunk.length - start;
+      if (this.#pendingLength > this.#maxEventBytes) throw new Error(`SSE line exceeds ${this.#maxEventBytes} bytes`);
+    }
   }
 
   #line(line: string): void {

@@ -25,6 +25,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   };
   // Asynchronous stdout: lines written while a write is in flight leave together in the next one, so a
   // busy gateway (an audit line per call) does not pay a write syscall per line. pino flushes what is
-  // left synchronously on exit; only a SIGKILL can lose the last lines.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  // left synchronously on exit; only a SIGKILL (or a stalled reader, see maxLength) can lose lines.
+  // maxLength: behind a reader that stopped reading, lines are dropped past 16 MiB rather than held.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
 }

@@ -141,10 +141,14 @@ export class ArgumentRules {
     return configs.length === 0 ? undefined : new ArgumentRules(configs.map((c) => new CompiledRule(c)));
   }
 
-  check(tool: string, args: unknown): ArgumentViolation | undefined {
+  /**
+   * `canonical`: the tool's `<upstream>__<tool>` name when the endpoint shows it unprefixed. A rule
+   * written for `fs__*` then holds on every endpoint that exposes that upstream, prefixed or not.
+   */
+  check(tool: string, args: unknown, canonical?: string): ArgumentViolation | undefined {
     let plain: Record<string, unknown> | undefined;
     for (const rule of this.#rules) {
-      if (!rule.appliesTo(tool)) continue;
+      if (!rule.appliesTo(tool) && !(canonical !== undefined && rule.appliesTo(canonical))) continue;
       if (args !== undefined) {
         // MCP says an object; anything else would let a rule's named arguments go unseen.
         if (args === null || typeof args !== 'object' || Array.isArray(args)) {

@@ -1,17 +1,16 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
 import { readPinFile, withPinFileLock, writePinFile } from './pin-file.js';
-import { approvalsBetween, approveIn, observeIn, type ApprovedPin, type Observation, type PinStore, type PinTable } from './pin-store.js';
+import { approvalsBetween, approveIn, copyTable, emptyTable, observeIn, type ApprovedPin, type Observation, type PinStore, type PinTable, type Sighting } from './pin-store.js';
 
 /** How often the gateway looks at the pins file for the CLI's approvals. */
 const WATCH_INTERVAL_MS = 250;
 
-interface Sighting {
+/** One observe() call, replayed whole: a first listing must stay one batch to stay the baseline. */
+interface Batch {
   upstream: string;
-  tool: string;
-  hash: string;
-  summary: string;
-  fixed: string | undefined;
+  sightings: readonly Sighting[];
+  pinnedInConfig: boolean;
   at: string;
 }
 
@@ -24,9 +23,9 @@ interface Sighting {
 export class MemoryPinStore implements PinStore {
   readonly #file: string | undefined;
   readonly #logger: Logger | undefined;
-  #table: PinTable = {};
+  #table: PinTable = emptyTable();
   /** Sightings applied in memory, not yet in the file. */
-  readonly #unsaved: Sighting[] = [];
+  readonly #unsaved: Batch[] = [];
   #flushing: Promise<void> | undefined;
   #again = false;
   #watching = false;
@@ -70,19 +69,19 @@ export class MemoryPinStore implements PinStore {
   /** Takes a table read from the file as the truth, with this process's unsaved sightings on top. */
   #adopt(next: PinTable): void {
     this.#epoch++;
-    for (const s of this.#unsaved) observeIn(next, s.upstream, s.tool, s.hash, s.summary, s.fixed, s.at);
+    for (const b of this.#unsaved) observeIn(next, b.upstream, b.sightings, b.pinnedInConfig, b.at);
     const { approved, other } = approvalsBetween(this.#table, next);
     this.#table = next;
     if (approved.length > 0) this.onApproved?.(approved, true);
     if (other.length > 0) this.onApproved?.(other, false);
   }
 
-  async observe(upstream: string, tool: string, hash: string, summary: string, fixed: string | undefined): Promise<Observation> {
+  async observe(upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean): Promise<Observation[]> {
     const at = new Date().toISOString();
-    const before = JSON.stringify(this.#table[upstream]?.[tool] ?? null);
-    const obs = observeIn(this.#table, upstream, tool, hash, summary, fixed, at);
-    if (this.#file && JSON.stringify(this.#table[upstream]?.[tool] ?? null) !== before) {
-      this.#unsaved.push({ upstream, tool, hash, summary, fixed, at });
+    const before = JSON.stringify(this.#table[upstream] ?? null);
+    const obs = observeIn(this.#table, upstream, sightings, pinnedInConfig, at);
+    if (this.#file && JSON.stringify(this.#table[upstream] ?? null) !== before) {
+      this.#unsaved.push({ upstream, sightings, pinnedInConfig, at });
       this.#scheduleFlush();
     }
     return obs;
@@ -103,7 +102,7 @@ export class MemoryPinStore implements PinStore {
       await withPinFileLock(file, async () => {
         const batch = this.#unsaved.length;
         const table = await readPinFile(file);
-        for (const s of this.#unsaved.slice(0, batch)) observeIn(table, s.upstream, s.tool, s.hash, s.summary, s.fixed, s.at);
+        for (const b of this.#unsaved.slice(0, batch)) observeIn(table, b.upstream, b.sightings, b.pinnedInConfig, b.at);
         await writePinFile(file, table);
         this.#unsaved.splice(0, batch);
         this.#adopt(table);
@@ -137,9 +136,10 @@ export class MemoryPinStore implements PinStore {
   async table(upstreams: readonly string[]): Promise<PinTable> {
     // The CLI reads the file as it is now; a running gateway's memory is ahead of its file by one flush at most.
     const source = this.#file && !this.#watching ? await readPinFile(this.#file) : this.#table;
-    const out: PinTable = {};
-    for (const u of upstreams) if (source[u]) out[u] = structuredClone(source[u]);
-    return out;
+    const out: PinTable = emptyTable();
+    for (const u of upstreams) if (source[u]) out[u] = source[u];
+    // A copy on null-prototype objects (structuredClone would put tools named "__proto__" back at risk).
+    return copyTable(out);
   }
 
   /** Waits for sightings still on their way to the file (tests, shutdown). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PinTable } from './pin-store.js';
+import { copyTable, emptyTable, type PinTable } from './pin-store.js';
 
 const VERSION = 1;
 /** A lock older than this was left by a process that died while holding it. */
@@ -15,7 +15,7 @@ export async function readPinFile(file: string): Promise<PinTable> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyTable();
     throw err;
   }
   let doc: unknown;
@@ -28,7 +28,8 @@ export async function readPinFile(file: string): Promise<PinTable> {
   if (d === null || typeof d !== 'object' || d.version !== VERSION || d.upstreams === null || typeof d.upstreams !== 'object') {
     throw new Error(`pins file ${file} is not a version ${VERSION} pins file ({"version": 1, "upstreams": {...}})`);
   }
-  return d.upstreams as PinTable;
+  // JSON.parse keeps a "__proto__" key as an own property; the copy keeps it on null-prototype objects.
+  return copyTable(d.upstreams);
 }
 
 /**

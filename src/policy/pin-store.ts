@@ -6,24 +6,51 @@ export interface PendingPin {
   firstSeen: string;
 }
 
-/** One tool's pin: the approved hash (absent when the config fixes it) and a change awaiting approval. */
+/**
+ * One tool's pin: the approved hash (absent when the config fixes it, or for a new tool that appeared
+ * after the upstream was pinned) and a change awaiting approval.
+ */
 export interface PinEntry {
   approved?: string;
   pending?: PendingPin;
 }
 
-/** upstream → tool (the upstream's own name) → entry. */
+/**
+ * upstream → tool (the upstream's own name) → entry. Always built with Object.create(null) (see
+ * emptyTable): tool names come from upstreams, and "__proto__" or "constructor" must be a key like any
+ * other, not a path to Object.prototype (a pin written through the __proto__ setter is silently lost).
+ */
 export type PinTable = Record<string, Record<string, PinEntry>>;
+
+/**
+ * Names recorded per upstream (approved pins plus pending changes). A server that invents names on every
+ * list cannot grow the store without end; no real server has anywhere near this many tools. Beyond it a
+ * new name is withheld (mode withhold) and not recorded.
+ */
+export const MAX_TOOLS_PER_UPSTREAM = 1000;
+
+/** One tool definition seen in a list. `fixed` is the config's pin for the tool, if any. */
+export interface Sighting {
+  tool: string;
+  hash: string;
+  summary: string;
+  fixed: string | undefined;
+}
 
 /** What the store made of one sighting of a tool definition. */
 export interface Observation {
-  /** The hash the tool is held to: the config's pin, the approved one, or this one at first sight. */
-  approved: string;
-  /** Never seen before: this hash was just recorded as approved (trust on first use). */
+  /**
+   * The hash the tool is held to: the config's pin, the approved one, or this one at first sight.
+   * undefined: a new tool, not in the upstream's pins (it appeared after they were established).
+   */
+  approved: string | undefined;
+  /** Part of the upstream's first listing (it had no pins yet): this hash was just recorded as approved. */
   firstSight: boolean;
-  /** Differs from the approved hash and was not pending already: the one sighting that reports the change. */
+  /** Differs from the approved hash (or is a new tool) and was not pending already: the one sighting that reports it. */
   newChange: boolean;
   pending: PendingPin | undefined;
+  /** A new name beyond MAX_TOOLS_PER_UPSTREAM: nothing was recorded. */
+  unrecorded: boolean;
 }
 
 export interface ApprovedPin {
@@ -31,21 +58,23 @@ export interface ApprovedPin {
   tool: string;
   /** The newly approved hash; "" when a pin was removed (by hand from the pins file). */
   hash: string;
-  /** The hash approved before, if any. */
+  /** The hash approved before; undefined for a new tool. */
   previous: string | undefined;
   summary: string;
 }
 
 /**
  * Where pins live: memory (optionally a JSON file the CLI writes too) or Redis (shared by replicas).
- * Sightings are atomic per tool, so concurrent replicas agree on the first hash and report a change once.
+ * Sightings are atomic per list, so concurrent replicas agree on the first hash and report a change once.
  */
 export interface PinStore {
   /**
-   * Records a sighting. `fixed` is the config's pin for the tool, which the store never overrides: only a
-   * differing hash is kept, as pending, so that `pins list` can show it.
+   * Records the sightings of one list (or part of one) of an upstream, in one atomic step, and answers
+   * for each in order. First sight approves a tool only while the upstream has no pins at all: its first
+   * listing is the baseline. `pinnedInConfig`: the config pins some of this upstream's tools, which counts
+   * as having pins. A config pin (`fixed`) is never overridden: only a differing hash is kept, as pending.
    */
-  observe(upstream: string, tool: string, hash: string, summary: string, fixed: string | undefined): Promise<Observation>;
+  observe(upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean): Promise<Observation[]>;
   /** Makes each tool's pending hash the approved one, provided it is still the hash given (what the operator saw). */
   approve(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<ApprovedPin[]>;
   table(upstreams: readonly string[]): Promise<PinTable>;
@@ -58,27 +87,87 @@ export interface PinStore {
   close(): Promise<void>;
 }
 
-/** The sighting rules, on a plain table (the memory store and the file both use them; Redis runs the same in Lua). */
-export function observeIn(table: PinTable, upstream: string, tool: string, hash: string, summary: string, fixed: string | undefined, now: string): Observation {
-  const entry = table[upstream]?.[tool];
-  const approved = fixed ?? entry?.approved;
-  if (approved === undefined) {
-    (table[upstream] ??= {})[tool] = { approved: hash };
-    return { approved: hash, firstSight: true, newChange: false, pending: undefined };
-  }
-  if (approved === hash) {
-    // Back to the approved definition: a stale pending hash must not be approved by mistake later.
-    if (entry?.pending) {
-      delete entry.pending;
-      if (entry.approved === undefined) delete table[upstream]![tool];
-      if (Object.keys(table[upstream]!).length === 0) delete table[upstream];
+/** A table (or one upstream's part) safe for any key: see PinTable. */
+export function emptyTable<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/**
+ * A deep copy on null-prototype objects, keeping only well-formed entries: for what comes from outside
+ * (the pins file, Redis) and for what leaves a store (callers may change their copy).
+ */
+export function copyTable(source: unknown): PinTable {
+  const out = emptyTable<Record<string, PinEntry>>();
+  if (source === null || typeof source !== 'object') return out;
+  for (const [upstream, tools] of Object.entries(source)) {
+    if (tools === null || typeof tools !== 'object') continue;
+    const copy = emptyTable<PinEntry>();
+    for (const [tool, e] of Object.entries(tools as Record<string, unknown>)) {
+      const entry = e as { approved?: unknown; pending?: { hash?: unknown; summary?: unknown; firstSeen?: unknown } } | null;
+      if (entry === null || typeof entry !== 'object') continue;
+      const next: PinEntry = {};
+      if (typeof entry.approved === 'string') next.approved = entry.approved;
+      const p = entry.pending;
+      if (p && typeof p === 'object' && typeof p.hash === 'string') next.pending = { hash: p.hash, summary: String(p.summary ?? ''), firstSeen: String(p.firstSeen ?? '') };
+      if (next.approved !== undefined || next.pending !== undefined) copy[tool] = next;
     }
-    return { approved, firstSight: false, newChange: false, pending: undefined };
+    out[upstream] = copy;
   }
-  if (entry?.pending?.hash === hash) return { approved, firstSight: false, newChange: false, pending: entry.pending };
-  const pending = { hash, summary, firstSeen: now };
-  (table[upstream] ??= {})[tool] = { ...entry, pending };
-  return { approved, firstSight: false, newChange: true, pending };
+  return out;
+}
+
+/** Entries counted against MAX_TOOLS_PER_UPSTREAM: approved pins plus pending changes (as Redis counts its two hashes). */
+function recorded(tools: Record<string, PinEntry> | undefined): number {
+  let n = 0;
+  for (const e of Object.values(tools ?? {})) n += (e.approved !== undefined ? 1 : 0) + (e.pending !== undefined ? 1 : 0);
+  return n;
+}
+
+/**
+ * The sighting rules, on a table (the memory store and the file both use them; Redis runs the same in
+ * Lua). Whether the upstream has pins is decided once, before the first sighting of the batch: every tool
+ * of a first listing is baseline, however the sightings are ordered, and a name that appears in any later
+ * list is a change to approve.
+ */
+export function observeIn(table: PinTable, upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean, now: string): Observation[] {
+  let tools: Record<string, PinEntry> | undefined = table[upstream];
+  const baseline = !pinnedInConfig && !Object.values(tools ?? {}).some((e) => e.approved !== undefined);
+  let count = recorded(tools);
+  const out: Observation[] = [];
+  for (const { tool, hash, summary, fixed } of sightings) {
+    const entry = tools?.[tool];
+    const approved = fixed ?? entry?.approved;
+    const full = !entry && count >= MAX_TOOLS_PER_UPSTREAM;
+    if (approved === hash) {
+      // Back to the approved definition: a stale pending hash must not be approved by mistake later.
+      if (entry?.pending) {
+        delete entry.pending;
+        count--;
+        if (entry.approved === undefined) delete tools![tool];
+        if (Object.keys(tools!).length === 0) {
+          delete table[upstream];
+          tools = undefined;
+        }
+      }
+      out.push({ approved, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    } else if (full) {
+      out.push({ approved, firstSight: false, newChange: false, pending: undefined, unrecorded: true });
+    } else if (approved === undefined && baseline) {
+      tools ??= table[upstream] = emptyTable<PinEntry>();
+      count += entry?.pending ? 0 : 1;
+      tools[tool] = { approved: hash };
+      out.push({ approved: hash, firstSight: true, newChange: false, pending: undefined, unrecorded: false });
+    } else if (entry?.pending?.hash === hash) {
+      out.push({ approved, firstSight: false, newChange: false, pending: entry.pending, unrecorded: false });
+    } else {
+      const pending = { hash, summary, firstSeen: now };
+      tools ??= table[upstream] = emptyTable<PinEntry>();
+      count += entry?.pending ? 0 : 1;
+      tools[tool] = { ...entry, pending };
+      out.push({ approved, firstSight: false, newChange: true, pending, unrecorded: false });
+    }
+  }
+  return out;
 }
 
 export function approveIn(table: PinTable, upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): ApprovedPin[] {
@@ -97,15 +186,17 @@ export function approvalsBetween(before: PinTable, after: PinTable): { approved:
   const approved: ApprovedPin[] = [];
   const other: ApprovedPin[] = [];
   for (const upstream of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const b = before[upstream] ?? {};
-    const a = after[upstream] ?? {};
+    const b = before[upstream] ?? emptyTable<PinEntry>();
+    const a = after[upstream] ?? emptyTable<PinEntry>();
     for (const tool of new Set([...Object.keys(b), ...Object.keys(a)])) {
       const was = b[tool]?.approved;
       const now = a[tool]?.approved;
       if (was === now) continue;
-      const pin = { upstream, tool, hash: now ?? '', previous: was, summary: b[tool]?.pending?.hash === now ? b[tool]!.pending!.summary : '' };
-      // An approval replaces a pin that existed; anything else (a pin removed, one that appeared) is not audited.
-      (was !== undefined && now !== undefined ? approved : other).push(pin);
+      const wasPending = now !== undefined && b[tool]?.pending?.hash === now;
+      const pin = { upstream, tool, hash: now ?? '', previous: was, summary: wasPending ? b[tool]!.pending!.summary : '' };
+      // An approval replaces a pin that existed or approves a pending new tool; anything else (a pin
+      // removed, one that appeared by a sighting) is not audited.
+      (now !== undefined && (was !== undefined || wasPending) ? approved : other).push(pin);
     }
   }
   return { approved, other };

@@ -85,10 +85,11 @@ export class SessionGuard {
    * The tenant's argument rules for a tools/call the decision allowed, checked before it is routed so
    * that a refused call never reaches the upstream.
    */
-  checkArguments(method: string, params: Params): ArgumentViolation | undefined {
+  checkArguments(method: string, params: Params, upstreamWhenUnprefixed?: string): ArgumentViolation | undefined {
     const rules = this.tenant.argumentRules;
     if (!rules || method !== 'tools/call') return undefined; // tenants without rules pay nothing more
-    return rules.check(String(params?.name), params?.arguments);
+    const name = String(params?.name);
+    return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : `${upstreamWhenUnprefixed}__${name}`);
   }
 
   /** Scopes the token lacks for this request, for an HTTP 403 insufficient_scope (step-up). */

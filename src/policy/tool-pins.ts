@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditLog, PinAuditEvent } from './audit-log.js';
-import type { ApprovedPin, Observation, PinStore } from './pin-store.js';
+import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore } from './pin-store.js';
 import { toolPinHash, toolSummary } from './tool-pin-hash.js';
 
 export type PinMode = 'withhold' | 'warn' | 'off';
@@ -24,6 +24,18 @@ interface Verdict {
   at: number;
 }
 
+/** A check waiting for its batch to reach the store. */
+interface Asked {
+  name: string;
+  hash: string;
+  summary: string;
+  fixed: string | undefined;
+  mode: 'withhold' | 'warn';
+  key: string;
+  resolve: (block: PinBlock | undefined) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * A withheld verdict is asked of the store again after this long, in case an approval's announcement
  * was lost (pub/sub is fire-and-forget); a passing one stands until its tool's pin changes.
@@ -31,6 +43,8 @@ interface Verdict {
 const RECHECK_MS = 15_000;
 /** Verdicts kept; a server inventing tool names without end cannot grow the cache without end. */
 const MAX_VERDICTS = 50_000;
+/** An upstream over MAX_TOOLS_PER_UPSTREAM is logged about at most this often (it says so on every list). */
+const CAP_WARN_MS = 60_000;
 
 /**
  * Tool-definition pinning. Each tool an upstream reports is hashed (its name, description and schemas)
@@ -41,7 +55,8 @@ const MAX_VERDICTS = 50_000;
  */
 export class ToolPins {
   readonly #modes = new Map<string, PinMode>();
-  readonly #fixed: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Config pins, in Maps: a tool named "constructor" must not find Object.prototype.constructor. */
+  readonly #fixed = new Map<string, ReadonlyMap<string, string>>();
   readonly #store: PinStore;
   readonly #logger: Logger;
   readonly #audit: AuditLog | undefined;
@@ -53,12 +68,21 @@ export class ToolPins {
   /** Tools passed unchecked while the store was unavailable (warned about once each). */
   readonly #provisional = new Set<string>();
   readonly #listeners: Array<(upstream: string, tools: string[]) => void> = [];
+  /** Per upstream, the checks made in this tick (one list page): they go to the store as one batch. */
+  readonly #batches = new Map<string, Asked[]>();
+  /** Upstreams the store has answered for: it has pins for them, so a never-seen tool is a new one. */
+  readonly #answered = new Set<string>();
+  /** Upstream → when it was last logged about for going over MAX_TOOLS_PER_UPSTREAM. */
+  readonly #capWarned = new Map<string, number>();
   /** Bumped by every approval: a decision that started before it must not be cached after it. */
   #generation = 0;
 
   constructor(config: Pick<Config, 'pinning' | 'upstreams'>, store: PinStore, opts: { logger: Logger; audit?: AuditLog | undefined; observer?: PinObserver | undefined }) {
     for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
-    this.#fixed = config.pinning.pins;
+    for (const [upstream, tools] of Object.entries(config.pinning.pins)) {
+      const pins = new Map(Object.entries(tools));
+      if (pins.size > 0) this.#fixed.set(upstream, pins);
+    }
     this.#store = store;
     this.#logger = opts.logger.child({ component: 'pins' });
     this.#audit = opts.audit;
@@ -97,7 +121,10 @@ export class ToolPins {
     const mode = this.#modes.get(upstream);
     if (mode === undefined || mode === 'off') return undefined;
     const name = tool.name;
-    if (typeof name !== 'string') return undefined;
+    // The router drops such items from lists; a definition without a usable name is never admitted.
+    if (typeof name !== 'string' || name === '') {
+      return { message: `A tool of upstream "${upstream}" is withheld: its name is not a non-empty string (a protocol violation by the upstream)`, details: { upstream, rule: 'pinning.invalid-name' } };
+    }
     let hash = this.#hashes.get(tool);
     if (hash === undefined) {
       hash = toolPinHash(tool);
@@ -110,29 +137,74 @@ export class ToolPins {
     const dk = `${key}\0${hash}`;
     let p = this.#deciding.get(dk);
     if (!p) {
-      p = this.#decide(upstream, name, hash, tool, mode, key).finally(() => this.#deciding.delete(dk));
+      p = this.#ask(upstream, { name, hash, summary: toolSummary(tool), fixed: this.#fixed.get(upstream)?.get(name), mode, key }).finally(() => this.#deciding.delete(dk));
       this.#deciding.set(dk, p);
     }
     return p;
   }
 
-  async #decide(upstream: string, name: string, hash: string, tool: Record<string, unknown>, mode: 'withhold' | 'warn', key: string): Promise<PinBlock | undefined> {
-    const generation = this.#generation;
-    const fixed = this.#fixed[upstream]?.[name];
-    const summary = toolSummary(tool);
-    let obs: Observation;
-    try {
-      obs = await this.#store.observe(upstream, name, hash, summary, fixed);
-    } catch (err) {
-      return this.#unchecked(upstream, name, hash, fixed, mode, key, err as Error);
+  /**
+   * Why batches: first sight approves a tool only while its upstream has no pins, so the store must see
+   * a first listing as one set. Asked one by one, the first tool of a first list would be pinned and
+   * its siblings, a moment later, would look like new tools (and be withheld). Nor can this process
+   * decide "baseline" for an upstream on its own: two replicas listing at once, or a restart against a
+   * persisted store, must agree, so the store decides, atomically, once per batch. The router makes the
+   * checks of one list page in one synchronous loop, so one microtask later they are all here; a
+   * paginated first listing is checked as a whole (the router checks the upstream's catalogue first).
+   */
+  #ask(upstream: string, asked: Omit<Asked, 'resolve' | 'reject'>): Promise<PinBlock | undefined> {
+    let batch = this.#batches.get(upstream);
+    if (!batch) {
+      const mine: Asked[] = (batch = []);
+      this.#batches.set(upstream, mine);
+      queueMicrotask(() => {
+        this.#batches.delete(upstream);
+        void this.#decide(upstream, mine);
+      });
     }
+    const into = batch;
+    return new Promise<PinBlock | undefined>((resolve, reject) => into.push({ ...asked, resolve, reject }));
+  }
+
+  async #decide(upstream: string, batch: Asked[]): Promise<void> {
+    const generation = this.#generation;
+    let obs: Observation[];
+    try {
+      obs = await this.#store.observe(upstream, batch.map((a) => ({ tool: a.name, hash: a.hash, summary: a.summary, fixed: a.fixed })), this.#fixed.has(upstream));
+      if (obs.length !== batch.length) throw new Error(`the pin store answered ${obs.length} of ${batch.length} sightings`);
+    } catch (err) {
+      for (const a of batch) a.resolve(this.#unchecked(upstream, a, err as Error));
+      return;
+    }
+    this.#answered.add(upstream);
+    batch.forEach((a, i) => {
+      try {
+        a.resolve(this.#verdictOf(upstream, a, obs[i]!, generation));
+      } catch (err) {
+        a.reject(err);
+      }
+    });
+  }
+
+  #verdictOf(upstream: string, a: Asked, obs: Observation, generation: number): PinBlock | undefined {
+    const { name, hash, summary, mode, key } = a;
     this.#provisional.delete(key);
-    const source = fixed !== undefined ? 'config' : 'store';
-    if (obs.firstSight) this.#report({ action: 'pinned', upstream, tool: name, pinnedSha256: undefined, sha256: hash, summary, source });
+    const source = a.fixed !== undefined ? 'config' : 'store';
     let block: PinBlock | undefined;
-    if (obs.approved !== hash) {
-      if (obs.newChange) this.#report({ action: mode === 'withhold' ? 'withheld' : 'warned', upstream, tool: name, pinnedSha256: obs.approved, sha256: hash, summary, source });
-      if (mode === 'withhold') block = this.#block(upstream, name, obs.approved, hash, source);
+    if (obs.unrecorded) {
+      this.#overCap(upstream, mode);
+      if (mode === 'withhold') {
+        block = {
+          message: `Tool "${name}" of upstream "${upstream}" is withheld: it is a new tool and the upstream already has ${MAX_TOOLS_PER_UPSTREAM} tools recorded (the most the gateway records per upstream); review the upstream`,
+          details: { upstream, tool: name, rule: 'pinning.limit', sha256: hash },
+        };
+      }
+    } else {
+      if (obs.firstSight) this.#report({ action: 'pinned', upstream, tool: name, pinnedSha256: undefined, sha256: hash, summary, source });
+      if (obs.approved !== hash) {
+        if (obs.newChange) this.#report({ action: mode === 'withhold' ? 'withheld' : 'warned', upstream, tool: name, pinnedSha256: obs.approved, sha256: hash, summary, source });
+        if (mode === 'withhold') block = this.#block(upstream, name, obs.approved, hash, source);
+      }
     }
     if (generation === this.#generation) {
       if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
@@ -141,29 +213,47 @@ export class ToolPins {
     return block;
   }
 
+  #overCap(upstream: string, mode: 'withhold' | 'warn'): void {
+    const now = Date.now();
+    if (now - (this.#capWarned.get(upstream) ?? -Infinity) < CAP_WARN_MS) return;
+    this.#capWarned.set(upstream, now);
+    const what = mode === 'withhold' ? 'withheld' : 'passed without a pin (pinning mode warn)';
+    this.#logger.warn({ upstream, limit: MAX_TOOLS_PER_UPSTREAM }, `the upstream reports more tool names than the pin store records per upstream: new names are ${what} and not recorded`);
+  }
+
   /**
    * The store cannot be asked (Redis is down). Sessions owned here keep working through an outage, so
    * what this process knows decides, and nothing is cached (the store is asked again next time): a
    * config pin decides as always; a definition that differs from the one this process last saw for the
-   * tool is withheld for now; a tool this process has not seen yet passes provisionally, with a warning.
+   * tool is withheld for now, and so is a tool new to an upstream this process knows to be pinned; a
+   * tool of an upstream this process has not seen yet passes provisionally, with a warning.
    */
-  #unchecked(upstream: string, name: string, hash: string, fixed: string | undefined, mode: 'withhold' | 'warn', key: string, err: Error): PinBlock | undefined {
+  #unchecked(upstream: string, a: Asked, err: Error): PinBlock | undefined {
+    const { name, hash, fixed, mode, key } = a;
     if (fixed !== undefined) return fixed === hash || mode === 'warn' ? undefined : this.#block(upstream, name, fixed, hash, 'config');
     const known = this.#verdicts.get(key);
     if (known?.hash === hash) return known.block;
-    if (!known || mode === 'warn') {
+    const pinned = this.#answered.has(upstream) || this.#fixed.has(upstream);
+    if (mode === 'warn' || (!known && !pinned)) {
       if (!this.#provisional.has(key)) this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, 'the pin store is unavailable: tool passed without a pin check, until the store answers again');
       this.#provisional.add(key);
       return undefined;
     }
-    this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, 'the pin store is unavailable and the tool definition changed: withheld for now');
+    const what = known ? 'its definition changed' : 'it is a new tool';
+    this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, `the pin store is unavailable and ${what}: withheld for now`);
     return {
-      message: `Tool "${name}" of upstream "${upstream}" is withheld for now: its definition changed and cannot be checked against its pin (the pin store is unavailable); retry shortly`,
+      message: `Tool "${name}" of upstream "${upstream}" is withheld for now: ${what} and cannot be checked against the upstream's pins (the pin store is unavailable); retry shortly`,
       details: { upstream, tool: name, rule: 'pinning.store-unavailable', sha256: hash },
     };
   }
 
-  #block(upstream: string, tool: string, pinned: string, sha256: string, source: 'config' | 'store'): PinBlock {
+  #block(upstream: string, tool: string, pinned: string | undefined, sha256: string, source: 'config' | 'store'): PinBlock {
+    if (pinned === undefined) {
+      return {
+        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool}"`,
+        details: { upstream, tool, rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256 },
+      };
+    }
     const details = { upstream, tool, rule: source === 'config' ? 'pinning.pins' : 'pinning.withhold', pinnedSha256: pinned, sha256 };
     if (source === 'config') {
       return {
@@ -195,8 +285,9 @@ export class ToolPins {
     this.#observer?.change(e.action, e.upstream);
     this.#audit?.pin(e);
     const { action: _a, ...line } = e;
-    if (e.action === 'withheld') this.#logger.warn(line, 'tool definition changed since it was pinned: withheld until an operator approves it');
-    else if (e.action === 'warned') this.#logger.warn(line, 'tool definition changed since it was pinned: passed with a warning (pinning mode warn)');
+    const what = e.pinnedSha256 === undefined ? 'new tool appeared after the upstream was pinned' : 'tool definition changed since it was pinned';
+    if (e.action === 'withheld') this.#logger.warn(line, `${what}: withheld until an operator approves it`);
+    else if (e.action === 'warned') this.#logger.warn(line, `${what}: passed with a warning (pinning mode warn)`);
     else if (e.action === 'approved') this.#logger.info(line, 'tool definition change approved');
     else this.#logger.debug(line, 'tool definition pinned at first sight');
   }

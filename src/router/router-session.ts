@@ -27,6 +27,14 @@ const LISTS: Record<string, { key: string; capability: string; named: boolean }>
   'resources/templates/list': { key: 'resourceTemplates', capability: 'resources', named: false },
 };
 
+/** A list item with a usable name: a non-empty string (anything else is a protocol violation). */
+function hasName(item: unknown): item is Record<string, unknown> & { name: string } {
+  return item !== null && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' && (item as { name: string }).name !== '';
+}
+
+/** Upstreams (their pools) already logged for listing unnamed items: one line each, not one per list. */
+const badNamesLogged = new WeakSet<object>();
+
 /** What the gateway advertises for an endpoint: the union of what its upstreams really offer. */
 export function mergeCapabilities(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>): Result {
   const caps: Result = {};
@@ -170,7 +178,7 @@ export class RouterSession {
           signal: ctx.signal,
           onProgress: ctx.onProgress,
         });
-        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool.name, inst, page.tools) } : page;
+        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool.name, inst, page) } : page;
       }),
     );
     const items: unknown[] = [];
@@ -200,8 +208,18 @@ export class RouterSession {
   }
 
   /** Leaves out the tools the gate withholds (tool pinning), before names are prefixed. */
-  async #admitTools(gate: ToolGate, upstream: string, inst: UpstreamInstance, tools: unknown[]): Promise<unknown[]> {
-    const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (t !== null && typeof t === 'object' ? gate.check(upstream, t as Record<string, unknown>) : undefined));
+  async #admitTools(gate: ToolGate, upstream: string, inst: UpstreamInstance, page: Result): Promise<unknown[]> {
+    const tools = page.tools as unknown[];
+    // The gate sees a first listing as one set (what it pins without asking an operator), and the checks
+    // made in one synchronous loop form that set. A paginated list shows only part of it, so the whole
+    // catalogue (every page) is checked first, in one loop of its own.
+    if (typeof page.nextCursor === 'string') {
+      const all = await inst.catalogue('tools').catch(() => undefined);
+      // Only to make the set complete: this page's own checks below decide what is listed.
+      if (all) await Promise.all([...all.values()].map((t) => gate.check(upstream, t))).catch(() => {});
+    }
+    // Items without a usable name are not the gate's to judge: #exportItem drops them (and says so).
+    const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (hasName(t) ? gate.check(upstream, t) : undefined));
     const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
     if (!settled.some((v) => v !== undefined)) return tools;
     // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
@@ -214,8 +232,16 @@ export class RouterSession {
     if (item === null || typeof item !== 'object') return undefined;
     if (spec.key === 'resources' && typeof item.uri === 'string') this.#endpoint.learnUri(item.uri, upstream);
     if (spec.key === 'resourceTemplates' && typeof item.uriTemplate === 'string') this.#endpoint.learnTemplate(item.uriTemplate, upstream);
-    if (!spec.named || !this.#endpoint.prefixNames) return item;
-    const name = prefixed(upstream, String(item.name));
+    if (spec.named && !hasName(item)) {
+      // String(["summarize"]) is "summarize": such an item would be listed under a name it does not have.
+      if (!badNamesLogged.has(this.#endpoint.pool(upstream) ?? this)) {
+        badNamesLogged.add(this.#endpoint.pool(upstream) ?? this);
+        this.#endpoint.logger.warn({ upstream, list: spec.key, name: typeof item.name === 'string' ? item.name : String(typeof item.name) }, 'protocol violation: the upstream listed an item whose name is not a non-empty string; such items are left out (logged once per upstream)');
+      }
+      return undefined;
+    }
+    if (!this.#endpoint.prefixNames) return item;
+    const name = prefixed(upstream, item.name);
     if (spec.key === 'tools' && !isValidToolName(name)) {
       this.#endpoint.logger.warn({ upstream, tool: item.name }, 'tool left out: its prefixed name breaks the MCP name rule (1-128 of [A-Za-z0-9_.-])');
       return undefined;
@@ -239,13 +265,19 @@ export class RouterSession {
     const { pool, name } = this.#resolveName(params?.name, kind);
     const inst = this.#instance(pool);
     // The gateway answers unknown names itself, the same way it answers names policy hides.
-    const definition = (await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts')).get(name);
+    const catalogue = await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts');
+    const definition = catalogue.get(name);
     if (!definition) throw notFound(kind, String(params?.name));
     const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
     if (gate) {
       // Cached per definition: on every call but the first this is answered synchronously.
       let block = gate.check(pool.name, definition);
-      if (block instanceof Promise) block = await block;
+      if (block instanceof Promise) {
+        // New to the gate, maybe a call before any list: the whole catalogue goes with it (same tick, one
+        // batch), so that an upstream's first sighting is all of its tools, not this one alone.
+        for (const d of catalogue.values()) if (d !== definition) void Promise.resolve(gate.check(pool.name, d)).catch(() => {});
+        block = await block;
+      }
       if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
     }
     return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress });

@@ -1,3 +1,4 @@
 export { childEnv } from './child-env.js';
 export { planLaunch, type LaunchPlan, type HostFacts } from './launch-plan.js';
 export { SandboxProbe } from './sandbox-probe.js';
+export { UidPool, SANDBOX_GID, UID_BASE } from './uid-pool.js';

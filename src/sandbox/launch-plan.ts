@@ -13,6 +13,8 @@ export interface HostFacts {
   env: NodeJS.ProcessEnv;
   /** Absolute path of an executable found on PATH, or undefined. */
   which(name: string): string | undefined;
+  /** Absolute path of a system tool (bwrap, prlimit) from the system directories only, never from PATH. */
+  systemTool(name: string): string | undefined;
   /** A path's kind without following a final symlink; undefined when it does not exist. */
   kind(path: string): { type: 'dir' | 'file' | 'symlink' | 'other'; target?: string } | undefined;
   realpath(path: string): string;
@@ -27,14 +29,16 @@ export interface LaunchPlan {
   cwd: string | undefined;
   uid: number | undefined;
   gid: number | undefined;
+  /** The user came from the pool: any pooled user can build the same sandbox (one probe serves them all). */
+  pooledUser: boolean;
   /** A harmless command run in exactly this sandbox once, to fail closed with bubblewrap's own words. */
   probe: { file: string; args: string[] } | undefined;
   /** For the log line at each start: what the server can reach. */
   summary: Record<string, unknown>;
 }
 
-/** The unprivileged user a root gateway runs its servers as unless told otherwise. */
-export const NOBODY = 65534;
+/** Directories system tools are taken from: a PATH entry earlier than these must not decide what wraps a server. */
+const SYSTEM_BIN = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
 
 /** System trees every dynamically linked program needs; /usr-merged distributions make most symlinks. */
 const SYSTEM_TREES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -52,8 +56,18 @@ const ETC_NETWORK = ['resolv.conf', 'hosts', 'host.conf', 'gai.conf', 'protocols
 
 const MiB = 1024 * 1024;
 
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export function currentHost(): HostFacts {
   return {
+    systemTool: (name) => SYSTEM_BIN.map((d) => join(d, name)).find(executable),
     uid: process.getuid?.() ?? 0,
     gid: process.getgid?.() ?? 0,
     cwd: process.cwd(),
@@ -103,8 +117,13 @@ function resolveCommand(u: StdioUpstreamConfig, cwd: string, host: HostFacts): s
   return found;
 }
 
-function userOf(u: StdioUpstreamConfig, profile: SandboxProfileConfig, host: HostFacts): { uid: number | undefined; gid: number | undefined } {
-  const wanted = profile.user ?? (host.uid === 0 ? { uid: NOBODY, gid: NOBODY } : undefined);
+/**
+ * `pooled`: the user a root gateway gives this instance when the profile names none (one of its own,
+ * see UidPool). A configured user is used as is; a non-root gateway cannot start anyone but itself.
+ */
+function userOf(u: StdioUpstreamConfig, profile: SandboxProfileConfig, host: HostFacts, pooled: { uid: number; gid: number } | undefined): { uid: number | undefined; gid: number | undefined } {
+  const wanted = profile.user ?? (host.uid === 0 ? pooled : undefined);
+  if (host.uid === 0 && !wanted) throw unavailable(u.name, 'no sandbox user: a root gateway must not run a sandboxed server as root (set sandbox.user)');
   if (!wanted) return { uid: undefined, gid: undefined };
   if (host.uid !== 0 && (wanted.uid !== host.uid || wanted.gid !== host.gid)) {
     throw unavailable(u.name, `sandbox.user ${wanted.uid}:${wanted.gid} needs a gateway running as root (it runs as ${host.uid})`);
@@ -130,15 +149,15 @@ function prlimitArgs(l: SandboxProfileConfig['limits']): string[] {
  * non-root user; `bubblewrap` additionally gives it private namespaces and a filesystem made only of
  * the system trees, a few /etc files, a private /tmp and the declared paths. Every refusal names why.
  */
-export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost()): LaunchPlan {
+export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost(), pooled?: { uid: number; gid: number }): LaunchPlan {
   const cwd = resolve(host.cwd, u.cwd ?? '.');
   const program = resolveCommand(u, cwd, host);
   if (u.sandbox === 'none') {
-    return { profile: 'none', file: program, args: [...u.args], env: childEnv(u.env, host.env), cwd, uid: undefined, gid: undefined, probe: undefined, summary: { sandbox: 'none', program } };
+    return { profile: 'none', file: program, args: [...u.args], env: childEnv(u.env, host.env), cwd, uid: undefined, gid: undefined, pooledUser: false, probe: undefined, summary: { sandbox: 'none', program } };
   }
   const profile = u.sandbox;
-  const { uid, gid } = userOf(u, profile, host);
-  const prlimit = host.which('prlimit');
+  const { uid, gid } = userOf(u, profile, host, pooled);
+  const prlimit = host.systemTool('prlimit');
   if (!prlimit) throw unavailable(u.name, 'its sandbox needs prlimit (util-linux) to set resource limits, and it is not on PATH');
   const limits = prlimitArgs(profile.limits);
   const env = childEnv(u.env, host.env);
@@ -158,12 +177,13 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
       cwd,
       uid,
       gid,
+      pooledUser: !profile.user && uid !== undefined,
       probe: { file: prlimit, args: [...limits, '--', prlimit, '--version'] },
       summary: { sandbox: 'limits', program, user: who, limits: profile.limits },
     };
   }
 
-  const bwrap = host.which('bwrap');
+  const bwrap = host.systemTool('bwrap');
   if (!bwrap) throw unavailable(u.name, 'its sandbox profile needs bubblewrap (bwrap), which is not installed (apt-get install bubblewrap); where user namespaces are unavailable use `sandbox: { type: limits }`, or write `sandbox: none` to run it unconfined');
 
   const readOnly = profile.readOnly.map((p) => resolve(cwd, p));
@@ -173,8 +193,13 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
   }
   // The program itself must be visible and must not be replaceable by the server it is.
   const programReal = host.realpath(program);
+  // Nor its code: an argument naming a file inside a writable path (node /data/server.js) is refused too.
+  const code = [program, ...u.args.filter((a) => !a.startsWith('-')).map((a) => resolve(cwd, a)).filter((a) => host.kind(a)?.type === 'file')];
   for (const w of writable) {
-    if (within(programReal, host.realpath(w)) || within(program, w)) throw unavailable(u.name, `its command ${program} lies inside the writable path ${w}: the server could replace its own program`);
+    const wReal = host.realpath(w);
+    for (const c of code) {
+      if (within(host.realpath(c), wReal) || within(c, w)) throw unavailable(u.name, `${c === program ? 'its command' : 'its code'} ${c} lies inside the writable path ${w}: the server could replace its own program`);
+    }
   }
   const visible = [...SYSTEM_TREES, ...readOnly];
   if (!visible.some((root) => within(programReal, host.realpath(root)) || within(program, root))) {
@@ -189,7 +214,8 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
     else if (k?.type === 'dir') args.push('--ro-bind', tree, tree);
   }
   for (const f of [...ETC_FILES, ...(profile.network ? ETC_NETWORK : [])]) args.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/tmp');
+  // /dev/shm is a tmpfs of its own (half the host's memory by default): the same size limit as /tmp.
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/dev/shm', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/tmp');
   // Parents before children, so a writable folder inside a read-only one is mounted over it.
   const binds = [...readOnly.map((p) => ['--ro-bind', p] as const), ...writable.map((p) => ['--bind', p] as const)].sort((a, b) => a[1].length - b[1].length);
   for (const [flag, p] of binds) args.push(flag, p, p);
@@ -198,7 +224,8 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
   if (![...readOnly, ...writable].some((p) => within(cwd, p))) args.push('--dir', cwd);
   args.push('--chdir', cwd);
   // bubblewrap's own root is a tmpfs without a size limit: read-only, or writing to it would fill memory.
-  args.push('--remount-ro', '/');
+  // Likewise /dev (bubblewrap's is a writable tmpfs).
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
   const prefix = args;
   return {
     profile: 'bubblewrap',
@@ -208,6 +235,7 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
     cwd: undefined, // bwrap changes directory inside the sandbox; the host's cwd may not be readable by its user
     uid,
     gid,
+    pooledUser: !profile.user && uid !== undefined,
     probe: { file: bwrap, args: [...prefix, '--', prlimit, ...limits, '--', prlimit, '--version'] },
     summary: { sandbox: 'bubblewrap', program, user: who, network: profile.network === true, readOnly, writable, tmpSizeMb: profile.tmpSizeMb, limits: profile.limits },
   };

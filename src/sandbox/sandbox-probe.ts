@@ -17,7 +17,7 @@ export class SandboxProbe {
   check(upstream: string, plan: LaunchPlan): Promise<void> {
     const probe = plan.probe;
     if (!probe) return Promise.resolve();
-    const key = JSON.stringify([probe.file, probe.args, plan.uid, plan.gid]);
+    const key = JSON.stringify([probe.file, probe.args, plan.pooledUser ? 'pooled' : plan.uid, plan.gid]);
     if (this.#passed.has(key)) return Promise.resolve();
     let running = this.#running.get(key);
     if (!running) {

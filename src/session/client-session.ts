@@ -250,7 +250,7 @@ export class ClientSession {
       return;
     }
     // Allowed by name; now the arguments, before anything is routed: a refused call never reaches an upstream.
-    const violation = this.guard.checkArguments(req.method, req.params);
+    const violation = this.guard.checkArguments(req.method, req.params, this.endpoint.prefixNames ? undefined : this.endpoint.pools[0]?.name);
     if (violation) {
       this.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
       this.#observer.denied('argument_rule');

@@ -1,20 +1,25 @@
 import type { EventStore, StoredEvent } from './event-store.js';
 
 /**
- * Bounded in-memory event log: at most `perStream` events per stream and `streamsPerSession` streams
- * per session; the oldest go first. A client resuming from an evicted event gets what is left.
+ * Bounded in-memory event log: at most `perStream` events per stream, `streamsPerSession` streams and
+ * `bytesPerSession` bytes of event data per session; the oldest go first. The byte bound is what
+ * holds against an upstream that sends large notifications to a client that is not reading. A client
+ * resuming from an evicted event gets what is left.
  */
 export class MemoryEventStore implements EventStore {
   readonly #perStream: number;
   readonly #streamsPerSession: number;
+  readonly #bytesPerSession: number;
   readonly #sessions = new Map<string, Map<number, StoredEvent[]>>();
+  readonly #bytes = new Map<string, number>();
   /** Events held now, and evicted (by the bounds) so far: for metrics. */
   buffered = 0;
   evicted = 0;
 
-  constructor(perStream: number, streamsPerSession = 64) {
+  constructor(perStream: number, streamsPerSession = 64, bytesPerSession = 8 * 1024 * 1024) {
     this.#perStream = perStream;
     this.#streamsPerSession = streamsPerSession;
+    this.#bytesPerSession = bytesPerSession;
   }
 
   append(sessionId: string, stream: number, seq: number, data: string): void {
@@ -25,18 +30,37 @@ export class MemoryEventStore implements EventStore {
     if (!events) {
       if (streams.size >= this.#streamsPerSession) {
         const oldest = streams.keys().next().value!;
-        this.#forget(streams.get(oldest)!.length, true);
+        this.#dropEvents(sessionId, streams.get(oldest)!, true);
         streams.delete(oldest);
       }
       streams.set(stream, (events = []));
     }
     events.push({ seq, data });
     this.buffered++;
+    let bytes = (this.#bytes.get(sessionId) ?? 0) + data.length;
     if (events.length > this.#perStream) {
-      const n = events.length - this.#perStream;
-      events.splice(0, n);
-      this.#forget(n, true);
+      for (const e of events.splice(0, events.length - this.#perStream)) {
+        bytes -= e.data.length;
+        this.#forget(1, true);
+      }
     }
+    // Over the session's byte budget: the oldest events of its oldest streams go first.
+    for (const [no, list] of streams) {
+      if (bytes <= this.#bytesPerSession) break;
+      while (list.length > 0 && bytes > this.#bytesPerSession) {
+        bytes -= list.shift()!.data.length;
+        this.#forget(1, true);
+      }
+      if (list.length === 0 && no !== stream) streams.delete(no);
+    }
+    this.#bytes.set(sessionId, bytes);
+  }
+
+  #dropEvents(sessionId: string, events: StoredEvent[], evicted: boolean): void {
+    let bytes = this.#bytes.get(sessionId) ?? 0;
+    for (const e of events) bytes -= e.data.length;
+    this.#bytes.set(sessionId, bytes);
+    this.#forget(events.length, evicted);
   }
 
   #forget(n: number, evicted: boolean): void {
@@ -54,7 +78,7 @@ export class MemoryEventStore implements EventStore {
     const streams = this.#sessions.get(sessionId);
     const events = streams?.get(stream);
     if (!events) return;
-    this.#forget(events.length, false);
+    this.#dropEvents(sessionId, events, false);
     streams!.delete(stream);
   }
 
@@ -63,5 +87,6 @@ export class MemoryEventStore implements EventStore {
     if (!streams) return;
     for (const events of streams.values()) this.#forget(events.length, false);
     this.#sessions.delete(sessionId);
+    this.#bytes.delete(sessionId);
   }
 }

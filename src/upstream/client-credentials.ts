@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { readPrefix } from './streamable-http-client.js';
 
 type Settings = NonNullable<RemoteUpstreamConfig['auth']>;
 
@@ -40,7 +41,8 @@ export class ClientCredentials {
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
       body: form.toString(),
     });
-    const text = await res.body.text();
+    // A token response is small; anything beyond 64 KiB is not one (and is not held in memory).
+    const text = await readPrefix(res.body);
     if (res.statusCode !== 200) throw new Error(`token endpoint answered HTTP ${res.statusCode}`);
     const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
     if (typeof doc.access_token !== 'string') throw new Error('token endpoint sent no access_token');

@@ -5,6 +5,7 @@ import { SseParser } from '../jsonrpc/sse-parser.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
+import { readPrefix } from './streamable-http-client.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
@@ -64,7 +65,7 @@ export class SseClientTransport implements Transport {
         }
         if (e.event !== 'message') return;
         try {
-          this.onmessage?.(validateMessage(parseText(e.data)), { bytes: e.data.length });
+          this.onmessage?.(validateMessage(parseText(e.data)), { bytes: Buffer.byteLength(e.data) });
         } catch (err) {
           this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
         }
@@ -94,7 +95,7 @@ export class SseClientTransport implements Transport {
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: this.#cfg.http.bodyTimeoutMs,
     });
-    const text = await res.body.text().catch(() => '');
+    const text = await readPrefix(res.body);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) void this.close(); // the upstream forgot us: reconnect
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
+import { StderrLog } from './stderr-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
@@ -17,6 +18,8 @@ export interface StdioOptions {
   gid?: number | undefined;
   /** Runs before each start; a rejection means the child must not start (a sandbox that cannot be set up). */
   preflight?: (() => Promise<void>) | undefined;
+  /** Called once when the process is gone, or when it never started (to give back what was reserved for it). */
+  onExit?: (() => void) | undefined;
   maxLineBytes: number;
   /** How long each step of the stop sequence (stdin close, SIGTERM) waits before the next. */
   stopGraceMs?: number;
@@ -74,6 +77,7 @@ export class StdioTransport implements Transport {
         await this.#opts.preflight();
       } catch (err) {
         this.#closed = true;
+        this.#opts.onExit?.();
         throw err;
       }
     }
@@ -90,6 +94,7 @@ export class StdioTransport implements Transport {
       });
     } catch (err) {
       this.#closed = true;
+      this.#opts.onExit?.();
       throw new Error(`cannot start "${command}": ${(err as Error).message}`);
     }
     const pid = child.pid!;
@@ -111,11 +116,13 @@ export class StdioTransport implements Transport {
       },
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    const stderrLog = new StderrLog(logger);
     const stderr = new LineSplitter(
       64 * 1024,
-      (line) => logger.info({ stream: 'stderr' }, line),
+      (line) => stderrLog.line(line),
       () => logger.warn({ stream: 'stderr' }, 'oversized stderr line discarded'),
     );
+    child.once('close', () => stderrLog.close());
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
     child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
@@ -130,6 +137,7 @@ export class StdioTransport implements Transport {
       }
     });
     child.once('close', (code, signal) => {
+      this.#opts.onExit?.();
       if (!this.#closing) logger.warn({ code, signal, pid }, 'upstream process exited');
       this.#closed = true;
       this.onclose?.();

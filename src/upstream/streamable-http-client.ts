@@ -78,7 +78,7 @@ export class StreamableHttpClientTransport implements Transport {
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
       // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say
       // 400 "No valid session ID" instead. Either way: a fresh session, not an error for the caller.
-      const text = await res.body.text().catch(() => '');
+      const text = await readPrefix(res.body);
       if (res.statusCode === 404 || /session/i.test(text)) {
         this.#expired();
         throw new SessionExpiredError(this.#cfg.name);
@@ -90,7 +90,7 @@ export class StreamableHttpClientTransport implements Transport {
       return;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = (await res.body.text().catch(() => '')).slice(0, 200);
+      const text = (await readPrefix(res.body)).slice(0, 200);
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text);
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
@@ -103,10 +103,10 @@ export class StreamableHttpClientTransport implements Transport {
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
     if (text.trim() === '') return;
     const doc = parseText(text);
-    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, text.length);
+    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, Buffer.byteLength(text));
   }
 
-  /** `size`: the message's length on the wire (characters, the body's for a batch): what result limits weigh. */
+  /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
   #deliver(m: JsonRpcMessage, related: RequestId | undefined, size: number): void {
     // The negotiated version goes on every later request.
     if (isResponse(m) && m.id === this.#initializeId && 'result' in m && typeof m.result.protocolVersion === 'string') {
@@ -123,7 +123,7 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         const m = validateMessage(parseText(e.data));
         if (isResponse(m) && m.id === related) answered = true;
-        this.#deliver(m, related, e.data.length);
+        this.#deliver(m, related, Buffer.byteLength(e.data));
       } catch (err) {
         this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
       }
@@ -188,7 +188,7 @@ export class StreamableHttpClientTransport implements Transport {
         const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
           if (e.event !== 'message') return;
           try {
-            this.#deliver(validateMessage(parseText(e.data)), undefined, e.data.length);
+            this.#deliver(validateMessage(parseText(e.data)), undefined, Buffer.byteLength(e.data));
           } catch (err) {
             this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on its GET stream; ignored');
           }
@@ -238,6 +238,29 @@ export class StreamableHttpClientTransport implements Transport {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The first bytes of a body nobody needs in full (an error page, an "Accepted"): at most maxBytes are
+ * kept and the rest is discarded unread, so a hostile upstream cannot make the gateway hold a huge body.
+ */
+export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const c = chunk as Buffer;
+      chunks.push(size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c);
+      size += c.length;
+      if (size >= maxBytes) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    /* what arrived is enough for an error message */
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. */

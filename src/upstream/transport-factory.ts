@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import { ClientCredentials } from './client-credentials.js';
 import { SseClientTransport } from './sse-client.js';
-import { planLaunch, SandboxProbe, type LaunchPlan } from '../sandbox/index.js';
+import { planLaunch, SandboxProbe, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { StdioTransport } from './stdio-transport.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 
@@ -20,13 +20,16 @@ interface Remote {
 export class UpstreamTransports {
   readonly #remotes = new Map<string, Remote>();
   readonly #probe = new SandboxProbe();
+  readonly #uids = new UidPool();
 
   create = (upstream: UpstreamConfig, logger: Logger): Transport => {
     if (upstream.transport === 'stdio') {
       let plan: LaunchPlan | undefined;
       let refusal: unknown;
+      // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits.
+      const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
       try {
-        plan = planLaunch(upstream);
+        plan = planLaunch(upstream, undefined, pooled);
       } catch (err) {
         refusal = err;
       }
@@ -46,6 +49,7 @@ export class UpstreamTransports {
           logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
         },
         maxLineBytes: upstream.maxLineBytes,
+        onExit: pooled ? () => this.#uids.release(pooled.uid) : undefined,
         logger,
       });
     }

@@ -222,9 +222,10 @@ export class UpstreamClient {
     const p = this.#finish(m.id);
     if (!p) return; // answered after a cancellation or timeout: the race the spec warns about
     const max = this.#hooks.maxResultBytes;
-    if (max !== undefined && bytes !== undefined && bytes > max && !isFailure(m)) {
-      this.#logger.warn({ bytes, limit: max }, 'upstream result over maxResultBytes; the call fails');
-      p.reject(new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${this.#name}" returned a result of ${bytes} bytes, more than the limit of ${max} (maxResultBytes)`, { upstream: this.#name, bytes, limit: max }));
+    // Errors too: an error's message and data reach the client as much as a result does.
+    if (max !== undefined && bytes !== undefined && bytes > max) {
+      this.#logger.warn({ bytes, limit: max }, 'upstream answer over maxResultBytes; the call fails');
+      p.reject(new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${this.#name}" returned ${isFailure(m) ? 'an error' : 'a result'} of ${bytes} bytes, more than the limit of ${max} (maxResultBytes)`, { upstream: this.#name, bytes, limit: max }));
       return;
     }
     if (isFailure(m)) {

@@ -74,7 +74,11 @@ describe('argument rules through the SDK client (everything + recording server)'
         server: { publicUrl: PUBLIC_URL },
         auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url, audience: [PUBLIC_URL] },
         upstreams: [everythingUpstream('everything', 'shared'), recorder],
-        endpoints: [{ path: '/mcp', upstreams: ['everything', 'fs'] }],
+        // /solo shows the fs upstream unprefixed: rules written for "fs__*" must hold there too.
+        endpoints: [
+          { path: '/mcp', upstreams: ['everything', 'fs'] },
+          { path: '/solo', upstreams: ['fs'] },
+        ],
         tenants: TENANTS,
       },
       { logLines },
@@ -143,6 +147,18 @@ describe('argument rules through the SDK client (everything + recording server)'
     const metrics = await (await fetch(gw.app.metricsUrl!)).text();
     assert.ok((sample(metrics, 'switchboard_policy_denials_total', { reason: 'argument_rule' }) ?? 0) >= 2);
     assert.ok(!metrics.includes('auth.log'));
+  });
+
+  it('a rule written for the prefixed name also holds on an endpoint that shows the tool unprefixed', async () => {
+    const solo = await connectWithToken(gw, 'streamable-http', await signToken(key, { tenant: 'dev', sub: 'dev-user' }), { path: '/solo' });
+    try {
+      await assert.rejects(solo.client.callTool({ name: 'read_file', arguments: { path: '/etc/passwd' } }), /Argument rule "files-under-data" refused tool "read_file"/);
+      const ok = await solo.client.callTool({ name: 'read_file', arguments: { path: '/srv/data/x' } });
+      assert.equal(textOf(ok), 'read_file {"path":"/srv/data/x"}');
+      assert.ok(!(await seenUpstream()).some((c) => c.arguments?.path === '/etc/passwd'), 'the upstream never saw the refused call');
+    } finally {
+      await solo.close();
+    }
   });
 
   it('leaves a tenant without argument rules untouched', async () => {

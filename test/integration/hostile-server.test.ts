@@ -16,8 +16,10 @@ import { connectClient, textOf } from '../helpers/sdk.js';
 const ROOT = resolve('.');
 const HOSTILE = 'test/fixtures/hostile-server.mjs';
 const SECRET = `swb-gateway-secret-${process.pid}-${Date.now()}`;
+const NEIGHBOUR_SECRET = `swb-neighbour-secret-${process.pid}`;
 const ROOT_USER = process.getuid?.() === 0;
-const SANDBOX_USER = ROOT_USER ? 65534 : process.getuid!();
+/** A root gateway gives each sandboxed instance a user id of its own from 1,900,000,000 up, group 65534. */
+const isSandboxUser = (uid: number) => (ROOT_USER ? uid >= 1_900_000_000 : uid === process.getuid!());
 
 type Json = Record<string, any>;
 
@@ -84,12 +86,16 @@ describe('a hostile stdio server, sandboxed', () => {
     chmodSync(work, 0o755);
     data = join(work, 'data');
     mkdirSync(data);
-    if (ROOT_USER) chownSync(data, SANDBOX_USER, SANDBOX_USER);
+    // Shared with the sandbox through its group (each instance has a user of its own).
+    if (ROOT_USER) {
+      chownSync(data, 0, 65534);
+      chmodSync(data, 0o775);
+    }
     writeFileSync(join(work, 'neighbour-secret.txt'), 'not for the sandbox\n');
     gw = await startGateway(
       {
         upstreams: [
-          hostile('strict', { readOnly: ['test/fixtures'], writable: [data], limits: { processes: 64 } }),
+          hostile('strict', { readOnly: ['test/fixtures'], writable: [data], limits: { processes: 64 } }, { env: { GREETING: 'declared', NEIGHBOUR_SECRET } }),
           hostile('limited', { type: 'limits', limits: { processes: 400 } }),
           // Control: the same profile with the network, so a blocked connection is not a broken test.
           hostile('networked', { readOnly: ['test/fixtures'], network: true }),
@@ -118,12 +124,20 @@ describe('a hostile stdio server, sandboxed', () => {
 
   it('runs as the unprivileged sandbox user, in its own pid and uts namespaces', async () => {
     const me = await json(strict, 'whoami');
-    assert.equal(me.uid, SANDBOX_USER);
+    assert.ok(isSandboxUser(me.uid), `uid ${me.uid}`);
     assert.equal(me.hostname, 'sandbox');
     assert.ok(me.pid < 10, `pid ${me.pid} is from a private pid namespace`);
     assert.equal(me.cwd, ROOT, 'relative paths resolve as configured');
     const lim = await json(limited, 'whoami');
-    assert.equal(lim.uid, SANDBOX_USER);
+    assert.ok(isSandboxUser(lim.uid), `uid ${lim.uid}`);
+    if (ROOT_USER) assert.notEqual(lim.uid, me.uid, 'no two instances share a user');
+  });
+
+  it("cannot see another sandboxed server's environment or processes (each runs as a user of its own)", async () => {
+    assert.equal((await json(strict, 'environment')).NEIGHBOUR_SECRET, NEIGHBOUR_SECRET, 'control: the secret is in its own environment');
+    // limits: no pid namespace, so the strict server's processes are listed in /proc, but not readable.
+    assert.deepEqual((await json(limited, 'scan_environ', { marker: NEIGHBOUR_SECRET })).hits, []);
+    assert.deepEqual((await json(open, 'scan_environ', { marker: NEIGHBOUR_SECRET })).hits, []);
   });
 
   it('cannot read /etc/shadow, the gateway config or keys, or a neighbouring file', async () => {
@@ -140,7 +154,7 @@ describe('a hostile stdio server, sandboxed', () => {
 
   it("never sees the gateway's environment: only the basics and what was declared", async () => {
     // PWD: bubblewrap sets it when it changes into the working directory.
-    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'PWD', 'GREETING']);
+    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'PWD', 'GREETING', 'NEIGHBOUR_SECRET']);
     for (const client of [strict, limited]) {
       const env = await json(client, 'environment');
       assert.equal(env.GREETING, 'declared');
@@ -202,7 +216,7 @@ describe('a hostile stdio server, sandboxed', () => {
     }
     assert.ok(after, 'the server came back');
     assert.equal(gw.app.gateway.pools.get('strict')!.instances.values().next().value!.restarts >= 1, true);
-    assert.equal(before.uid, after.uid);
+    assert.ok(isSandboxUser(after.uid) && isSandboxUser(before.uid));
   });
 
   it('a tool description changed after start (rug pull) is withheld until approved', async () => {

@@ -4,6 +4,7 @@
 // audit line record the change; `switchboard pins approve`, run as a real CLI process against the pins
 // file (or Redis), makes it visible again and clients are told to re-list. Also: warn mode, pins fixed
 // in config, a change the upstream does not announce, and two replicas sharing pins through Redis.
+// Rug pulls that add a tool, tools named "__proto__", and list items whose name is not a string.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,9 +22,12 @@ import { connectClient, textOf } from '../helpers/sdk.js';
 type Json = Record<string, any>;
 
 const FIXTURE = resolve('test/fixtures/shifty-server.mjs');
-const TOOLS = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print-tools'], { encoding: 'utf8' }).stdout) as { echo: Json; v1: Json; v2: Json };
+const TOOLS = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print-tools'], { encoding: 'utf8' }).stdout) as { echo: Json; v1: Json; v2: Json; weather2: Json; protoV1: Json; protoV2: Json };
 const V1 = toolPinHash(TOOLS.v1);
 const V2 = toolPinHash(TOOLS.v2);
+const W2 = toolPinHash(TOOLS.weather2);
+const P1 = toolPinHash(TOOLS.protoV1);
+const P2 = toolPinHash(TOOLS.protoV2);
 
 const root = mkdtempSync(join(tmpdir(), 'swb-pinning-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -33,6 +37,12 @@ const freshDir = () => {
   mkdirSync(d, { recursive: true });
   return d;
 };
+
+function writeConfig(dir: string, input: Json): string {
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, JSON.stringify(input));
+  return file;
+}
 
 function shifty(shiftFile: string, extra: Json = {}, args: string[] = []) {
   return { name: 'shifty', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE, ...args], env: { SHIFT_FILE: shiftFile }, sandbox: 'none' as const, ...extra };
@@ -274,6 +284,104 @@ describe('tool pinning: other modes and sources', () => {
   });
 });
 
+describe('tool pinning: a rug pull that adds a tool, odd names', () => {
+  it('a tool that appears after the first listing is withheld as a new tool until `pins approve` names it', async () => {
+    const dir = freshDir();
+    const shiftFile = join(dir, 'shift');
+    const pinsFile = join(dir, 'pins.json');
+    const input = { upstreams: [shifty(shiftFile, {}, ['--add-tool'])], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }], pinning: { file: pinsFile } };
+    const configFile = join(dir, 'config.yaml');
+    writeFileSync(configFile, JSON.stringify(input));
+    const lines: string[] = [];
+    const gw = await startGateway(input, { logLines: lines });
+    const { client, changed } = await watchedClient(gw);
+    try {
+      assert.deepEqual(await toolNames(client), ['echo', 'weather'], 'the first listing is the baseline: all of it is pinned');
+      assert.equal(await metric(gw, 'pinned'), 2);
+      writeFileSync(shiftFile, '');
+      await until('tools/list_changed', () => changed() >= 1);
+      assert.deepEqual(await toolNames(client), ['echo', 'weather'], 'the added tool is left out');
+      const err = await withheldError(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo', notes: 'secret' } }));
+      assert.equal(err.code, -32602);
+      assert.match(err.message, /Tool "weather2" of upstream "shifty" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve shifty weather2"/);
+      assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather2', rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256: W2 });
+      assert.equal(await metric(gw, 'withheld'), 1);
+      assert.deepEqual(pinAudit(lines, 'withheld').map((l) => [l.tool, l.pinnedSha256, l.sha256]), [['weather2', undefined, W2]]);
+      assert.ok(lines.some((l) => /new tool appeared after the upstream was pinned: withheld/.test(l)));
+
+      await until('the pending new tool in the pins file', () => readFileSync(pinsFile, 'utf8').includes(W2));
+      const listed = await cli(['pins', 'list', '--config', configFile]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /^shifty\tweather2\tnone \(new tool\)\tstore$/m);
+      assert.match(listed.stdout, new RegExp(`^  pending\\t${W2}\\tnew tool, first seen \\S+\\t"Better weather\\. <IMPORTANT>`, 'm'));
+      const before = changed();
+      const approved = await cli(['pins', 'approve', '--config', configFile, 'shifty', 'weather2']);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, new RegExp(`^approved shifty weather2 ${W2} \\(new tool\\) `, 'm'));
+      await until('tools/list_changed after the approval', () => changed() > before);
+      assert.deepEqual(await toolNames(client), ['echo', 'weather', 'weather2']);
+      assert.equal(textOf(await client.callTool({ name: 'weather2', arguments: { city: 'Oslo' } })), 'better: sunny in Oslo (v2)');
+      await until('the approval metric', async () => (await metric(gw, 'approved')) === 1);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it('a tool named "__proto__" is pinned, survives the pins file and a restart, and is withheld when it changes', async () => {
+    const dir = freshDir();
+    const shiftFile = join(dir, 'shift');
+    const pinsFile = join(dir, 'pins.json');
+    const input = { upstreams: [shifty(shiftFile, {}, ['--proto-tool'])], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }], pinning: { file: pinsFile } };
+    const first = await startGateway(input);
+    const c1 = await connectClient(first, 'streamable-http');
+    assert.deepEqual(await toolNames(c1), ['__proto__', 'echo', 'weather']);
+    await until('the pins file', () => {
+      try {
+        return JSON.parse(readFileSync(pinsFile, 'utf8')).upstreams.shifty?.['__proto__']?.approved === P1;
+      } catch {
+        return false;
+      }
+    });
+    await c1.close();
+    await first.close();
+
+    // A restart reads the file back: the pin must still be there (as a plain object it was lost).
+    const gw = await startGateway(input);
+    const { client, changed } = await watchedClient(gw);
+    try {
+      assert.deepEqual(await toolNames(client), ['__proto__', 'echo', 'weather']);
+      assert.equal(textOf(await client.callTool({ name: '__proto__', arguments: {} })), 'proto v1');
+      writeFileSync(shiftFile, '');
+      await until('tools/list_changed', () => changed() >= 1);
+      assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+      const err = await withheldError(() => client.callTool({ name: '__proto__', arguments: {} }));
+      assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: '__proto__', rule: 'pinning.withhold', pinnedSha256: P1, sha256: P2 });
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  for (const mode of ['withhold', 'off'] as const) {
+    it(`list items whose name is not a non-empty string are left out and logged once (pinning ${mode})`, async () => {
+      const dir = freshDir();
+      const lines: string[] = [];
+      const gw = await startGateway({ upstreams: [shifty(join(dir, 'never'), {}, ['--bad-names'])], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }], pinning: { mode } }, { logLines: lines });
+      const client = await connectClient(gw, 'streamable-http');
+      try {
+        assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+        assert.deepEqual(await toolNames(client), ['echo', 'weather']);
+        assert.equal(lines.filter((l) => /protocol violation: the upstream listed an item whose name is not a non-empty string/.test(l)).length, 1);
+        if (mode === 'withhold') assert.equal(await metric(gw, 'pinned'), 2, 'only the named tools are pinned');
+      } finally {
+        await client.close();
+        await gw.close();
+      }
+    });
+  }
+});
+
 describe('tool pinning with Redis: two replicas share pins', () => {
   let redis: TestRedis;
   const dir = freshDir();
@@ -320,5 +428,30 @@ describe('tool pinning with Redis: two replicas share pins', () => {
     await until('the approval audit line', () => lines.flatMap((l) => pinAudit(l, 'approved')).length >= 1);
     await sleep(200);
     assert.equal(lines.flatMap((l) => pinAudit(l, 'approved')).length, 1, 'one replica writes the audit line');
+  });
+
+  it('a tool added after the first listing is withheld on both replicas and reported once (the Lua script decides)', async () => {
+    const d = freshDir();
+    const shift = join(d, 'shift');
+    const input = { store: { redis: { url: redis.url, keyPrefix: 'pintest-add:' } }, upstreams: [shifty(shift, {}, ['--add-tool'])], endpoints: [{ path: '/mcp', upstreams: ['shifty'] }] };
+    const logs: string[][] = [[], []];
+    const pair = [await startGateway(input, { logLines: logs[0] }), await startGateway(input, { logLines: logs[1] })];
+    const watched = [await watchedClient(pair[0]!), await watchedClient(pair[1]!)];
+    try {
+      // Both replicas list for the first time at once: every tool of the first list is pinned, nothing withheld.
+      const names = await Promise.all(watched.map((w) => toolNames(w.client)));
+      assert.deepEqual(names, [['echo', 'weather'], ['echo', 'weather']]);
+      assert.equal(logs.flatMap((l) => pinAudit(l, 'pinned')).length, 2);
+      assert.equal(logs.flatMap((l) => pinAudit(l, 'withheld')).length, 0);
+      writeFileSync(shift, '');
+      for (const w of watched) await until('tools/list_changed', () => w.changed() >= 1);
+      for (const w of watched) assert.deepEqual(await toolNames(w.client), ['echo', 'weather']);
+      assert.deepEqual(logs.flatMap((l) => pinAudit(l, 'withheld')).map((l) => l.tool), ['weather2'], 'reported by one replica');
+      const listed = await cli(['pins', 'list', '--config', writeConfig(d, input)]);
+      assert.match(listed.stdout, /^shifty\tweather2\tnone \(new tool\)\tstore$/m);
+    } finally {
+      for (const w of watched) await w.client.close();
+      for (const gw of pair) await gw.close();
+    }
   });
 });

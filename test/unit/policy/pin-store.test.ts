@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryPinStore } from '../../../src/policy/memory-pin-store.js';
 import { readPinFile, withPinFileLock, writePinFile } from '../../../src/policy/pin-file.js';
-import type { ApprovedPin } from '../../../src/policy/pin-store.js';
+import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore } from '../../../src/policy/pin-store.js';
 
 const H1 = '1'.repeat(64);
 const H2 = '2'.repeat(64);
@@ -16,6 +16,14 @@ const dir = mkdtempSync(join(tmpdir(), 'swb-pins-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshFile = () => join(dir, `pins-${n++}`, 'pins.json');
+
+/** Tables are null-prototype objects; strict deepEqual compares prototypes too. */
+const plain = (x: unknown): unknown => JSON.parse(JSON.stringify(x));
+
+/** One sighting, in a batch of its own. */
+async function see(s: PinStore, upstream: string, tool: string, hash: string, summary: string, fixed: string | undefined, pinnedInConfig = fixed !== undefined): Promise<Observation> {
+  return (await s.observe(upstream, [{ tool, hash, summary, fixed }], pinnedInConfig))[0]!;
+}
 
 async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -28,60 +36,119 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 describe('MemoryPinStore: sighting rules', () => {
   it('pins at first sight, keeps a change pending once per hash, and forgets it when the approved definition returns', async () => {
     const s = new MemoryPinStore();
-    assert.deepEqual(await s.observe('u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined });
-    assert.deepEqual(await s.observe('u', 't', H1, 'v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined });
-    const c = await s.observe('u', 't', H2, 'v2', undefined);
+    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined, unrecorded: false });
+    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    const c = await see(s, 'u', 't', H2, 'v2', undefined);
     assert.equal(c.approved, H1);
     assert.equal(c.newChange, true);
     assert.equal(c.pending?.hash, H2);
     assert.equal(c.pending?.summary, 'v2');
     assert.ok(!Number.isNaN(Date.parse(c.pending!.firstSeen)));
     // Seen again (another list, another replica): not a new change.
-    assert.equal((await s.observe('u', 't', H2, 'v2', undefined)).newChange, false);
+    assert.equal((await see(s, 'u', 't', H2, 'v2', undefined)).newChange, false);
     // A third definition replaces the pending one and is a change of its own.
-    const c3 = await s.observe('u', 't', H3, 'v3', undefined);
+    const c3 = await see(s, 'u', 't', H3, 'v3', undefined);
     assert.equal(c3.newChange, true);
     assert.equal(c3.pending?.hash, H3);
     // Back to the approved definition: nothing pending any more (a stale hash cannot be approved by mistake).
-    assert.equal((await s.observe('u', 't', H1, 'v1', undefined)).pending, undefined);
-    assert.deepEqual(await s.table(['u']), { u: { t: { approved: H1 } } });
+    assert.equal((await see(s, 'u', 't', H1, 'v1', undefined)).pending, undefined);
+    assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H1 } } });
   });
 
   it('approves only the pending hash the operator saw, and announces it', async () => {
     const s = new MemoryPinStore();
     const seen: Array<[ApprovedPin[], boolean]> = [];
     s.onApproved = (pins, report) => seen.push([pins, report]);
-    await s.observe('u', 't', H1, 'v1', undefined);
-    await s.observe('u', 't', H2, 'v2', undefined);
+    await see(s, 'u', 't', H1, 'v1', undefined);
+    await see(s, 'u', 't', H2, 'v2', undefined);
     assert.deepEqual(await s.approve('u', [{ tool: 't', hash: H3 }]), []);
     assert.deepEqual(await s.approve('u', [{ tool: 'missing', hash: H2 }]), []);
     const done = await s.approve('u', [{ tool: 't', hash: H2 }]);
     assert.deepEqual(done, [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
     assert.deepEqual(seen, [[done, true]]);
-    assert.deepEqual(await s.table(['u']), { u: { t: { approved: H2 } } });
-    assert.deepEqual(await s.observe('u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined });
+    assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H2 } } });
+    assert.deepEqual(await see(s, 'u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
   });
 
   it('never overrides a pin fixed in config: only a differing hash is kept, as pending', async () => {
     const s = new MemoryPinStore();
-    assert.deepEqual(await s.observe('u', 't', H1, 'v1', H1), { approved: H1, firstSight: false, newChange: false, pending: undefined });
-    assert.deepEqual(await s.table(['u']), {});
-    const c = await s.observe('u', 't', H2, 'v2', H1);
+    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', H1), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    assert.deepEqual(plain(await s.table(['u'])), {});
+    const c = await see(s, 'u', 't', H2, 'v2', H1);
     assert.equal(c.approved, H1);
     assert.equal(c.newChange, true);
     assert.deepEqual(Object.keys((await s.table(['u'])).u!.t!), ['pending']);
-    await s.observe('u', 't', H1, 'v1', H1);
-    assert.deepEqual(await s.table(['u']), {});
+    await see(s, 'u', 't', H1, 'v1', H1);
+    assert.deepEqual(plain(await s.table(['u'])), {});
   });
 
   it('table() returns copies of the asked upstreams only', async () => {
     const s = new MemoryPinStore();
-    await s.observe('a', 't', H1, '', undefined);
-    await s.observe('b', 't', H1, '', undefined);
+    await see(s, 'a', 't', H1, '', undefined);
+    await see(s, 'b', 't', H1, '', undefined);
     const t = await s.table(['a']);
     assert.deepEqual(Object.keys(t), ['a']);
     t.a!.t!.approved = H3;
     assert.equal((await s.table(['a'])).a!.t!.approved, H1);
+  });
+});
+
+describe('MemoryPinStore: first listing, new tools, odd names, the cap', () => {
+  const sight = (tool: string, hash = H1, fixed?: string) => ({ tool, hash, summary: `${tool} summary`, fixed });
+
+  it("the first list is the baseline; a name that appears later is pending, with no approved hash, until approved", async () => {
+    const s = new MemoryPinStore();
+    const first = await s.observe('u', [sight('a'), sight('b'), sight('c')], false);
+    assert.deepEqual(first.map((o) => o.firstSight), [true, true, true], 'every tool of the first list is pinned');
+    const added = await see(s, 'u', 'evil', H2, 'evil v1', undefined);
+    assert.deepEqual(added, { approved: undefined, firstSight: false, newChange: true, pending: added.pending, unrecorded: false });
+    assert.equal(added.pending?.hash, H2);
+    assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).newChange, false, 'reported once');
+    assert.deepEqual(plain((await s.table(['u'])).u!.evil), { pending: plain(added.pending) });
+    assert.deepEqual(await s.approve('u', [{ tool: 'evil', hash: H2 }]), [{ upstream: 'u', tool: 'evil', hash: H2, previous: undefined, summary: 'evil v1' }]);
+    assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).approved, H2);
+  });
+
+  it('config pins count as pins: a tool the config does not name is a new tool from the start', async () => {
+    const s = new MemoryPinStore();
+    const [pinned, other] = await s.observe('u', [sight('a', H1, H1), sight('b')], true);
+    assert.equal(pinned!.approved, H1);
+    assert.equal(other!.firstSight, false);
+    assert.equal(other!.approved, undefined);
+    assert.equal(other!.newChange, true);
+  });
+
+  it('tools named "__proto__" and "constructor" are pinned like any other, through the file too', async () => {
+    const file = freshFile();
+    const a = new MemoryPinStore(file);
+    await a.start();
+    await a.observe('u', [sight('__proto__'), sight('constructor'), sight('toString')], false);
+    await a.flushed();
+    await a.close();
+    const b = new MemoryPinStore(file);
+    await b.start();
+    assert.deepEqual(Object.keys((await b.table(['u'])).u!).sort(), ['__proto__', 'constructor', 'toString']);
+    for (const tool of ['__proto__', 'constructor', 'toString']) {
+      assert.equal((await see(b, 'u', tool, H1, '', undefined)).approved, H1);
+      const changed = await see(b, 'u', tool, H2, 'changed', undefined);
+      assert.equal(changed.approved, H1, tool);
+      assert.equal(changed.newChange, true, tool);
+    }
+    assert.equal(Object.getPrototypeOf(Object.prototype), null, 'Object.prototype untouched');
+    assert.equal(({} as Record<string, unknown>).approved, undefined);
+    await b.close();
+  });
+
+  it(`records at most ${MAX_TOOLS_PER_UPSTREAM} names per upstream; beyond that new names are not recorded`, async () => {
+    const s = new MemoryPinStore();
+    const many = Array.from({ length: MAX_TOOLS_PER_UPSTREAM + 5 }, (_, i) => sight(`t${i}`));
+    const obs = await s.observe('u', many, false);
+    assert.equal(obs.filter((o) => o.firstSight).length, MAX_TOOLS_PER_UPSTREAM);
+    assert.deepEqual(obs.at(-1), { approved: undefined, firstSight: false, newChange: false, pending: undefined, unrecorded: true });
+    assert.equal((await see(s, 'u', 'later', H2, '', undefined)).unrecorded, true);
+    assert.equal(Object.keys((await s.table(['u'])).u!).length, MAX_TOOLS_PER_UPSTREAM);
+    // Known tools still change as before.
+    assert.equal((await see(s, 'u', 't0', H2, '', undefined)).newChange, true);
   });
 });
 
@@ -90,9 +157,9 @@ describe('MemoryPinStore: the pins file', () => {
     const file = freshFile();
     const a = new MemoryPinStore(file);
     await a.start();
-    await a.observe('u', 'one', H1, 'one v1', undefined);
-    await a.observe('u', 'two', H1, 'two v1', undefined);
-    await a.observe('u', 'two', H2, 'two v2', undefined);
+    // One list: the upstream's baseline.
+    await a.observe('u', [{ tool: 'one', hash: H1, summary: 'one v1', fixed: undefined }, { tool: 'two', hash: H1, summary: 'two v1', fixed: undefined }], false);
+    await see(a, 'u', 'two', H2, 'two v2', undefined);
     await a.flushed();
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     assert.equal(doc.version, 1);
@@ -104,9 +171,9 @@ describe('MemoryPinStore: the pins file', () => {
 
     const b = new MemoryPinStore(file);
     await b.start();
-    assert.deepEqual(await b.table(['u']), doc.upstreams);
-    assert.deepEqual(await b.observe('u', 'one', H1, 'one v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined });
-    assert.equal((await b.observe('u', 'two', H2, 'two v2', undefined)).newChange, false, 'the pending change survived the restart');
+    assert.deepEqual(plain(await b.table(['u'])), doc.upstreams);
+    assert.deepEqual(await see(b, 'u', 'one', H1, 'one v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    assert.equal((await see(b, 'u', 'two', H2, 'two v2', undefined)).newChange, false, 'the pending change survived the restart');
     await b.close();
   });
 
@@ -116,8 +183,8 @@ describe('MemoryPinStore: the pins file', () => {
     const seen: Array<[ApprovedPin[], boolean]> = [];
     gateway.onApproved = (pins, report) => seen.push([pins, report]);
     await gateway.start();
-    await gateway.observe('u', 't', H1, 'v1', undefined);
-    await gateway.observe('u', 't', H2, 'v2', undefined);
+    await see(gateway, 'u', 't', H1, 'v1', undefined);
+    await see(gateway, 'u', 't', H2, 'v2', undefined);
     await gateway.flushed();
 
     const cli = new MemoryPinStore(file);
@@ -126,7 +193,22 @@ describe('MemoryPinStore: the pins file', () => {
     assert.deepEqual(await cli.approve('u', [{ tool: 't', hash: H2 }]), [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
     await until('the approval to reach the gateway', () => seen.length > 0);
     assert.deepEqual(seen, [[[{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }], true]]);
-    assert.deepEqual(await gateway.table(['u']), { u: { t: { approved: H2 } } });
+    assert.deepEqual(plain(await gateway.table(['u'])), { u: { t: { approved: H2 } } });
+    await gateway.close();
+  });
+
+  it('the approval of a new tool by the CLI reaches a running store and is reported', async () => {
+    const file = freshFile();
+    const gateway = new MemoryPinStore(file);
+    const seen: Array<[ApprovedPin[], boolean]> = [];
+    gateway.onApproved = (pins, report) => seen.push([pins, report]);
+    await gateway.start();
+    await see(gateway, 'u', 't', H1, 'v1', undefined);
+    await see(gateway, 'u', 'added', H2, 'added v1', undefined);
+    await gateway.flushed();
+    await new MemoryPinStore(file).approve('u', [{ tool: 'added', hash: H2 }]);
+    await until('the approval to reach the gateway', () => seen.length > 0);
+    assert.deepEqual(seen, [[[{ upstream: 'u', tool: 'added', hash: H2, previous: undefined, summary: 'added v1' }], true]]);
     await gateway.close();
   });
 
@@ -134,15 +216,17 @@ describe('MemoryPinStore: the pins file', () => {
     const file = freshFile();
     const gateway = new MemoryPinStore(file);
     await gateway.start();
-    await gateway.observe('u', 't', H1, 'v1', undefined);
-    await gateway.observe('u', 't', H2, 'v2', undefined);
+    await see(gateway, 'u', 't', H1, 'v1', undefined);
+    await see(gateway, 'u', 't', H2, 'v2', undefined);
     await gateway.flushed();
     // Approve and, before the gateway has polled the file, record a new tool on the gateway.
     await new MemoryPinStore(file).approve('u', [{ tool: 't', hash: H2 }]);
-    await gateway.observe('u', 'new', H3, 'new', undefined);
+    await see(gateway, 'u', 'new', H3, 'new', undefined);
     await gateway.flushed();
     const onDisk = await readPinFile(file);
-    assert.deepEqual(onDisk.u, { t: { approved: H2 }, new: { approved: H3 } });
+    assert.equal(onDisk.u!.t!.approved, H2);
+    assert.equal(onDisk.u!.new!.approved, undefined, 'a tool new to a pinned upstream is not approved');
+    assert.equal(onDisk.u!.new!.pending!.hash, H3);
     await gateway.close();
   });
 
@@ -155,9 +239,9 @@ describe('MemoryPinStore: the pins file', () => {
     await assert.rejects(readPinFile(file), /not valid JSON/);
     const s = new MemoryPinStore(file);
     await s.start();
-    assert.deepEqual(await s.table(['u']), {});
+    assert.deepEqual(plain(await s.table(['u'])), {});
     await s.close();
-    assert.deepEqual(await readPinFile(join(dir, 'absent.json')), {});
+    assert.deepEqual(plain(await readPinFile(join(dir, 'absent.json'))), {});
   });
 });
 

@@ -3,7 +3,11 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import type { StdioUpstreamConfig } from '../../../src/config/schema.js';
 import { GatewayError } from '../../../src/errors.js';
-import { planLaunch, type HostFacts } from '../../../src/sandbox/launch-plan.js';
+import { planLaunch as planWith, type HostFacts } from '../../../src/sandbox/launch-plan.js';
+
+/** What the transport factory hands a root gateway's plan: a user id of its own from the pool. */
+const POOLED = { uid: 1_900_000_007, gid: 65534 };
+const planLaunch = (u: StdioUpstreamConfig, h: HostFacts, pooled: { uid: number; gid: number } | null = POOLED) => planWith(u, h, pooled ?? undefined);
 
 const BIN: Record<string, string> = { node: '/usr/bin/node', prlimit: '/usr/bin/prlimit', bwrap: '/usr/bin/bwrap' };
 const FS: Record<string, { type: 'dir' | 'file' | 'symlink'; target?: string }> = {
@@ -25,6 +29,7 @@ function host(over: Partial<HostFacts> = {}, missing: string[] = []): HostFacts 
     cwd: '/srv/app',
     env: { PATH: '/usr/bin', HOME: '/root', REDIS_URL: 'redis://secret', SIGNING_KEY: 'k', LANG: 'C.UTF-8' },
     which: (name) => (missing.includes(name) ? undefined : BIN[name]),
+    systemTool: (name) => (missing.includes(name) ? undefined : BIN[name]),
     kind: (p) => FS[p],
     realpath: (p) => p,
     ...over,
@@ -40,12 +45,15 @@ const refused = (fn: () => unknown, pattern: RegExp) =>
   assert.throws(fn, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_SANDBOX_UNAVAILABLE' && pattern.test(err.message));
 
 describe('planLaunch', () => {
-  it('defaults to the strict bubblewrap profile, as nobody when the gateway is root', () => {
+  it('defaults to the strict bubblewrap profile, as a user of its own when the gateway is root', () => {
     const p = planLaunch(upstream({ sandbox: { readOnly: ['.'] } }), host());
     assert.equal(p.profile, 'bubblewrap');
     assert.equal(p.file, '/usr/bin/bwrap');
-    assert.equal(p.uid, 65534);
+    assert.equal(p.uid, POOLED.uid);
     assert.equal(p.gid, 65534);
+    assert.equal(p.pooledUser, true);
+    // Never as root: without a user for it, a root gateway refuses to start the server.
+    assert.throws(() => planLaunch(upstream({ sandbox: {} }), host(), null), /must not run a sandboxed server as root/);
     for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session']) assert.ok(p.args.includes(flag), flag);
     assert.ok(!p.args.includes('--share-net'), 'no network by default');
     const sep = p.args.indexOf('--');
@@ -57,7 +65,8 @@ describe('planLaunch', () => {
     assert.ok(p.args.join(' ').includes('--ro-bind /lib64 /lib64'));
     assert.ok(!p.args.join(' ').includes('--ro-bind /etc /etc'), 'never all of /etc');
     assert.ok(!p.args.some((a) => a.includes('shadow')));
-    assert.ok(p.args.join(' ').includes('--remount-ro /'));
+    assert.ok(p.args.join(' ').includes('--remount-ro /dev --remount-ro /'));
+    assert.match(p.args.join(' '), /--size 67108864 --tmpfs \/dev\/shm/);
   });
 
   it('the environment holds only the basics and the declared variables', () => {
@@ -91,6 +100,7 @@ describe('planLaunch', () => {
   it('refuses a program outside the sandbox or inside a writable path', () => {
     refused(() => planLaunch(upstream({ command: '/opt/tool/bin/tool', sandbox: {} }), host()), /outside the sandbox: add its directory to sandbox.readOnly/);
     refused(() => planLaunch(upstream({ command: './server.js', sandbox: { writable: ['.'] } }), host()), /could replace its own program/);
+    refused(() => planLaunch(upstream({ args: ['server.js'], sandbox: { readOnly: ['/usr'], writable: ['.'] } }), host()), /its code \/srv\/app\/server.js lies inside the writable path/);
     refused(() => planLaunch(upstream({ command: 'nope', sandbox: {} }), host()), /"nope" was not found on PATH/);
     refused(() => planLaunch(upstream({ sandbox: { readOnly: ['./missing'] } }), host()), /sandbox path "\/srv\/app\/missing" does not exist/);
   });
@@ -115,6 +125,7 @@ describe('planLaunch', () => {
   it('config: limits cannot claim filesystem or network confinement; none must be written out', () => {
     assert.throws(() => upstream({ sandbox: { type: 'limits', readOnly: ['/x'] } }), /readOnly: needs type bubblewrap/);
     assert.throws(() => upstream({ sandbox: { type: 'limits', network: false } }), /network: needs type bubblewrap/);
+    assert.throws(() => upstream({ sandbox: { user: { uid: 0, gid: 0 } } }), /never root/);
     assert.equal((upstream({}).sandbox as { type: string }).type, 'bubblewrap');
     assert.equal(upstream({ sandbox: 'none' }).sandbox, 'none');
   });

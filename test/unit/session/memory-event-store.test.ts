@@ -91,4 +91,21 @@ describe('MemoryEventStore', () => {
     s.append('s', 0, 2, 'b');
     assert.deepEqual(got, [{ seq: 1, data: 'a' }]);
   });
+  it('holds at most bytesPerSession of event data per session: the oldest events of the oldest streams go first', async () => {
+    const s = new MemoryEventStore(1000, 64, 100);
+    const big = 'x'.repeat(40);
+    s.append('s', 1, 1, big);
+    s.append('s', 1, 2, big);
+    s.append('s', 2, 1, big); // 120 bytes: stream 1's first event goes
+    assert.deepEqual((await s.replay('s', 1, 0))!.map((e) => e.seq), [2]);
+    s.append('s', 2, 2, big); // stream 1 emptied and dropped
+    assert.equal(await s.replay('s', 1, 0), undefined);
+    assert.deepEqual((await s.replay('s', 2, 0))!.map((e) => e.seq), [1, 2]);
+    s.append('t', 0, 1, big); // another session has a budget of its own
+    assert.deepEqual((await s.replay('t', 0, 0))!.map((e) => e.seq), [1]);
+    assert.equal(s.buffered, 3);
+    // An event larger than the whole budget is not kept either: a resuming reader finds it gone.
+    s.append('s', 2, 3, 'y'.repeat(500));
+    assert.deepEqual((await s.replay('s', 2, 0))!.map((e) => e.seq), []);
+  });
 });

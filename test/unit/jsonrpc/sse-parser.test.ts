@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SseParser, type SseMessage } from '../../../src/jsonrpc/sse-parser.js';
+
+function parse(chunks: string[], max = 1 << 20): SseMessage[] {
+  const out: SseMessage[] = [];
+  const p = new SseParser(max, (e) => out.push(e));
+  for (const c of chunks) p.push(c);
+  return out;
+}
+
+describe('SseParser', () => {
+  it('dispatches events split anywhere across chunks, CRLF included', () => {
+    const text = 'id: 1_1\r\nevent: message\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: comment\n\ndata: two\n\n';
+    for (let size = 1; size <= text.length; size++) {
+      const chunks: string[] = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      assert.deepEqual(parse(chunks), [
+        { event: 'message', data: '{"a":\n1}', id: '1_1' },
+        { event: 'message', data: 'two', id: undefined },
+      ], `chunk size ${size}`);
+    }
+  });
+
+  it('a line longer than the limit is an error, however it is chunked', () => {
+    assert.throws(() => parse(['data: ', 'x'.repeat(600), 'y'.repeat(600)], 1000), /exceeds 1000 bytes/);
+  });
+
+  it('one huge event in small chunks is parsed in linear time (no rescanning of what it already saw)', () => {
+    // 16 MiB in 64 KiB chunks: rescanning the buffer on every chunk took seconds; linear takes milliseconds.
+    // Counted in work, not time: the parser must hand over exactly one event with all the bytes.
+    const chunk = 'x'.repeat(64 * 1024);
+    const chunks = ['event: junk\ndata: ', ...Array.from({ length: 256 }, () => chunk), '\n\n'];
+    const events = parse(chunks, 32 * 1024 * 1024);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.data.length, 16 * 1024 * 1024);
+  });
+});
+
+describe('SseParser with bytes', () => {
+  it('takes Buffers, and a character split between two chunks arrives whole', () => {
+    const bytes = Buffer.from('data: {"text":"héllo wörld €"}\n\n');
+    const out: SseMessage[] = [];
+    const p = new SseParser(1 << 20, (e) => out.push(e));
+    for (let i = 0; i < bytes.length; i++) p.push(bytes.subarray(i, i + 1));
+    assert.deepEqual(out.map((e) => e.data), ['{"text":"héllo wörld €"}']);
+  });
+});
