@@ -94,13 +94,17 @@ describe('health and graceful shutdown', () => {
     assert.deepEqual(await live.json(), { status: 'ok' });
     assert.equal((await fetch(new URL('/readyz', gw.base))).status, 200);
     const clients = await Promise.all(Array.from({ length: 5 }, () => connectClient(gw, 'streamable-http')));
-    const calls = clients.map((c, i) =>
-      c.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 2 } }).then(
+    // Each call's first progress notification proves it is in flight upstream (a fixed sleep does not, on a busy machine).
+    const started: Promise<void>[] = [];
+    const calls = clients.map((c) => {
+      let inFlight!: () => void;
+      started.push(new Promise<void>((r) => (inFlight = r)));
+      return c.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, { onprogress: () => inFlight() }).then(
         (r) => textOf(r),
         (e: Error) => e,
-      ),
-    );
-    await sleep(150);
+      );
+    });
+    await Promise.all(started);
     const closing = gw.app.close(10_000);
     await sleep(50);
     const ready = await fetch(new URL('/readyz', gw.base)).catch(() => undefined);
