@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
-import { readPrefix } from './streamable-http-client.js';
+import { readPrefix } from './read-body.js';
 
 type Settings = NonNullable<RemoteUpstreamConfig['auth']>;
 

@@ -5,7 +5,7 @@ import { SseParser } from '../jsonrpc/sse-parser.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
-import { readPrefix } from './streamable-http-client.js';
+import { readPrefix } from './read-body.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
