@@ -72,19 +72,12 @@ export function currentHost(): HostFacts {
     gid: process.getgid?.() ?? 0,
     cwd: process.cwd(),
     env: process.env,
-    which: (name) => {
-      for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-        if (!dir) continue;
-        const candidate = join(dir, name);
-        try {
-          accessSync(candidate, constants.X_OK);
-          if (statSync(candidate).isFile()) return candidate;
-        } catch {
-          /* next */
-        }
-      }
-      return undefined;
-    },
+    which: (name) =>
+      (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter((dir) => dir !== '')
+        .map((dir) => join(dir, name))
+        .find(executable),
     kind: (path) => {
       try {
         const st = lstatSync(path);

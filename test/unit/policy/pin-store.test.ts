@@ -177,12 +177,18 @@ describe('MemoryPinStore: the pins file', () => {
     await b.close();
   });
 
-  it('an approval written by another process (the CLI) reaches a running store, which reports it once', async () => {
-    const file = freshFile();
+  /** A running gateway's store on `file`, recording every approval it hears of. */
+  async function watchingGateway(file: string): Promise<{ gateway: MemoryPinStore; seen: Array<[ApprovedPin[], boolean]> }> {
     const gateway = new MemoryPinStore(file);
     const seen: Array<[ApprovedPin[], boolean]> = [];
     gateway.onApproved = (pins, report) => seen.push([pins, report]);
     await gateway.start();
+    return { gateway, seen };
+  }
+
+  it('an approval written by another process (the CLI) reaches a running store, which reports it once', async () => {
+    const file = freshFile();
+    const { gateway, seen } = await watchingGateway(file);
     await see(gateway, 'u', 't', H1, 'v1', undefined);
     await see(gateway, 'u', 't', H2, 'v2', undefined);
     await gateway.flushed();
@@ -199,10 +205,7 @@ describe('MemoryPinStore: the pins file', () => {
 
   it('the approval of a new tool by the CLI reaches a running store and is reported', async () => {
     const file = freshFile();
-    const gateway = new MemoryPinStore(file);
-    const seen: Array<[ApprovedPin[], boolean]> = [];
-    gateway.onApproved = (pins, report) => seen.push([pins, report]);
-    await gateway.start();
+    const { gateway, seen } = await watchingGateway(file);
     await see(gateway, 'u', 't', H1, 'v1', undefined);
     await see(gateway, 'u', 'added', H2, 'added v1', undefined);
     await gateway.flushed();
