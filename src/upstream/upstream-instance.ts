@@ -269,7 +269,9 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#state === 'starting') await this.#ready!.catch(() => {});
     const name = this.config.name;
     if (this.#state !== 'ready' || !this.#client) {
-      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
+      // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
+      const why = this.lastFailure ? `: ${this.lastFailure}` : '';
+      throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }
     const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs);
     if (slot !== true && !(await slot)) {
