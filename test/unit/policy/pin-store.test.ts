@@ -2,11 +2,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { RedisPinStore } from '../../../src/cluster/redis-pin-store.js';
+import { createLogger } from '../../../src/observability/logger.js';
 import { MemoryPinStore } from '../../../src/policy/memory-pin-store.js';
 import { readPinFile, withPinFileLock, writePinFile } from '../../../src/policy/pin-file.js';
 import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore } from '../../../src/policy/pin-store.js';
+import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { until } from '../../helpers/wait.js';
 
 const H1 = '1'.repeat(64);
 const H2 = '2'.repeat(64);
@@ -25,99 +30,159 @@ async function see(s: PinStore, upstream: string, tool: string, hash: string, su
   return (await s.observe(upstream, [{ tool, hash, summary, fixed }], pinnedInConfig))[0]!;
 }
 
-async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const sight = (tool: string, hash = H1, fixed?: string) => ({ tool, hash, summary: `${tool} summary`, fixed });
+
+/**
+ * The sighting rules as one table of cases, run against every store below: the memory store (observeIn
+ * in src/policy/pin-store.ts) and the Redis store (its Lua script) must agree case by case. Each case
+ * gets a fresh, empty store that has been started.
+ */
+const SIGHTING_CASES: Array<[name: string, run: (s: PinStore) => Promise<void>]> = [
+  [
+    'pins at first sight, keeps a change pending once per hash, and forgets it when the approved definition returns',
+    async (s) => {
+      assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined, unrecorded: false });
+      assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+      const c = await see(s, 'u', 't', H2, 'v2', undefined);
+      assert.equal(c.approved, H1);
+      assert.equal(c.newChange, true);
+      assert.equal(c.pending?.hash, H2);
+      assert.equal(c.pending?.summary, 'v2');
+      assert.ok(!Number.isNaN(Date.parse(c.pending!.firstSeen)));
+      // Seen again (another list, another replica): not a new change.
+      assert.equal((await see(s, 'u', 't', H2, 'v2', undefined)).newChange, false);
+      // A third definition replaces the pending one and is a change of its own.
+      const c3 = await see(s, 'u', 't', H3, 'v3', undefined);
+      assert.equal(c3.newChange, true);
+      assert.equal(c3.pending?.hash, H3);
+      // Back to the approved definition: nothing pending any more (a stale hash cannot be approved by mistake).
+      assert.equal((await see(s, 'u', 't', H1, 'v1', undefined)).pending, undefined);
+      assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H1 } } });
+    },
+  ],
+  [
+    'approves only the pending hash the operator saw, and announces it',
+    async (s) => {
+      const seen: Array<[ApprovedPin[], boolean]> = [];
+      s.onApproved = (pins, report) => seen.push([pins, report]);
+      await see(s, 'u', 't', H1, 'v1', undefined);
+      await see(s, 'u', 't', H2, 'v2', undefined);
+      assert.deepEqual(await s.approve('u', [{ tool: 't', hash: H3 }]), []);
+      assert.deepEqual(await s.approve('u', [{ tool: 'missing', hash: H2 }]), []);
+      const done = await s.approve('u', [{ tool: 't', hash: H2 }]);
+      assert.deepEqual(done, [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
+      await until('the approval to be announced', () => seen.length > 0); // Redis announces on a channel
+      assert.deepEqual(seen, [[done, true]]);
+      assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H2 } } });
+      assert.deepEqual(await see(s, 'u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    },
+  ],
+  [
+    'never overrides a pin fixed in config: only a differing hash is kept, as pending',
+    async (s) => {
+      assert.deepEqual(await see(s, 'u', 't', H1, 'v1', H1), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+      assert.deepEqual(plain(await s.table(['u'])), {});
+      const c = await see(s, 'u', 't', H2, 'v2', H1);
+      assert.equal(c.approved, H1);
+      assert.equal(c.newChange, true);
+      assert.deepEqual(Object.keys((await s.table(['u'])).u!.t!), ['pending']);
+      await see(s, 'u', 't', H1, 'v1', H1);
+      assert.deepEqual(plain(await s.table(['u'])), {});
+    },
+  ],
+  [
+    'table() returns copies of the asked upstreams only',
+    async (s) => {
+      await see(s, 'a', 't', H1, '', undefined);
+      await see(s, 'b', 't', H1, '', undefined);
+      const t = await s.table(['a']);
+      assert.deepEqual(Object.keys(t), ['a']);
+      t.a!.t!.approved = H3;
+      assert.equal((await s.table(['a'])).a!.t!.approved, H1);
+    },
+  ],
+  [
+    'the first list is the baseline; a name that appears later is pending, with no approved hash, until approved',
+    async (s) => {
+      const first = await s.observe('u', [sight('a'), sight('b'), sight('c')], false);
+      assert.deepEqual(first.map((o) => o.firstSight), [true, true, true], 'every tool of the first list is pinned');
+      const added = await see(s, 'u', 'evil', H2, 'evil v1', undefined);
+      assert.deepEqual(added, { approved: undefined, firstSight: false, newChange: true, pending: added.pending, unrecorded: false });
+      assert.equal(added.pending?.hash, H2);
+      assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).newChange, false, 'reported once');
+      assert.deepEqual(plain((await s.table(['u'])).u!.evil), { pending: plain(added.pending) });
+      assert.deepEqual(await s.approve('u', [{ tool: 'evil', hash: H2 }]), [{ upstream: 'u', tool: 'evil', hash: H2, previous: undefined, summary: 'evil v1' }]);
+      assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).approved, H2);
+    },
+  ],
+  [
+    'config pins count as pins: a tool the config does not name is a new tool from the start',
+    async (s) => {
+      const [pinned, other] = await s.observe('u', [sight('a', H1, H1), sight('b')], true);
+      assert.equal(pinned!.approved, H1);
+      assert.equal(other!.firstSight, false);
+      assert.equal(other!.approved, undefined);
+      assert.equal(other!.newChange, true);
+    },
+  ],
+  [
+    'tools named "__proto__" and "constructor" are pinned like any other',
+    async (s) => {
+      await s.observe('u', [sight('__proto__'), sight('constructor'), sight('toString')], false);
+      assert.deepEqual(Object.keys((await s.table(['u'])).u!).sort(), ['__proto__', 'constructor', 'toString']);
+      for (const tool of ['__proto__', 'constructor', 'toString']) {
+        assert.equal((await see(s, 'u', tool, H1, '', undefined)).approved, H1);
+        const changed = await see(s, 'u', tool, H2, 'changed', undefined);
+        assert.equal(changed.approved, H1, tool);
+        assert.equal(changed.newChange, true, tool);
+      }
+      assert.equal(({} as Record<string, unknown>).approved, undefined);
+    },
+  ],
+  [
+    `records at most ${MAX_TOOLS_PER_UPSTREAM} names per upstream; beyond that new names are not recorded`,
+    async (s) => {
+      const many = Array.from({ length: MAX_TOOLS_PER_UPSTREAM + 5 }, (_, i) => sight(`t${i}`));
+      const obs = await s.observe('u', many, false);
+      assert.equal(obs.filter((o) => o.firstSight).length, MAX_TOOLS_PER_UPSTREAM);
+      assert.deepEqual(obs.at(-1), { approved: undefined, firstSight: false, newChange: false, pending: undefined, unrecorded: true });
+      assert.equal((await see(s, 'u', 'later', H2, '', undefined)).unrecorded, true);
+      assert.equal(Object.keys((await s.table(['u'])).u!).length, MAX_TOOLS_PER_UPSTREAM);
+      // Known tools still change as before.
+      assert.equal((await see(s, 'u', 't0', H2, '', undefined)).newChange, true);
+    },
+  ],
+];
 
 describe('MemoryPinStore: sighting rules', () => {
-  it('pins at first sight, keeps a change pending once per hash, and forgets it when the approved definition returns', async () => {
-    const s = new MemoryPinStore();
-    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined, unrecorded: false });
-    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
-    const c = await see(s, 'u', 't', H2, 'v2', undefined);
-    assert.equal(c.approved, H1);
-    assert.equal(c.newChange, true);
-    assert.equal(c.pending?.hash, H2);
-    assert.equal(c.pending?.summary, 'v2');
-    assert.ok(!Number.isNaN(Date.parse(c.pending!.firstSeen)));
-    // Seen again (another list, another replica): not a new change.
-    assert.equal((await see(s, 'u', 't', H2, 'v2', undefined)).newChange, false);
-    // A third definition replaces the pending one and is a change of its own.
-    const c3 = await see(s, 'u', 't', H3, 'v3', undefined);
-    assert.equal(c3.newChange, true);
-    assert.equal(c3.pending?.hash, H3);
-    // Back to the approved definition: nothing pending any more (a stale hash cannot be approved by mistake).
-    assert.equal((await see(s, 'u', 't', H1, 'v1', undefined)).pending, undefined);
-    assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H1 } } });
-  });
-
-  it('approves only the pending hash the operator saw, and announces it', async () => {
-    const s = new MemoryPinStore();
-    const seen: Array<[ApprovedPin[], boolean]> = [];
-    s.onApproved = (pins, report) => seen.push([pins, report]);
-    await see(s, 'u', 't', H1, 'v1', undefined);
-    await see(s, 'u', 't', H2, 'v2', undefined);
-    assert.deepEqual(await s.approve('u', [{ tool: 't', hash: H3 }]), []);
-    assert.deepEqual(await s.approve('u', [{ tool: 'missing', hash: H2 }]), []);
-    const done = await s.approve('u', [{ tool: 't', hash: H2 }]);
-    assert.deepEqual(done, [{ upstream: 'u', tool: 't', hash: H2, previous: H1, summary: 'v2' }]);
-    assert.deepEqual(seen, [[done, true]]);
-    assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H2 } } });
-    assert.deepEqual(await see(s, 'u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
-  });
-
-  it('never overrides a pin fixed in config: only a differing hash is kept, as pending', async () => {
-    const s = new MemoryPinStore();
-    assert.deepEqual(await see(s, 'u', 't', H1, 'v1', H1), { approved: H1, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
-    assert.deepEqual(plain(await s.table(['u'])), {});
-    const c = await see(s, 'u', 't', H2, 'v2', H1);
-    assert.equal(c.approved, H1);
-    assert.equal(c.newChange, true);
-    assert.deepEqual(Object.keys((await s.table(['u'])).u!.t!), ['pending']);
-    await see(s, 'u', 't', H1, 'v1', H1);
-    assert.deepEqual(plain(await s.table(['u'])), {});
-  });
-
-  it('table() returns copies of the asked upstreams only', async () => {
-    const s = new MemoryPinStore();
-    await see(s, 'a', 't', H1, '', undefined);
-    await see(s, 'b', 't', H1, '', undefined);
-    const t = await s.table(['a']);
-    assert.deepEqual(Object.keys(t), ['a']);
-    t.a!.t!.approved = H3;
-    assert.equal((await s.table(['a'])).a!.t!.approved, H1);
-  });
+  for (const [name, run] of SIGHTING_CASES) it(name, () => run(new MemoryPinStore()));
 });
 
-describe('MemoryPinStore: first listing, new tools, odd names, the cap', () => {
-  const sight = (tool: string, hash = H1, fixed?: string) => ({ tool, hash, summary: `${tool} summary`, fixed });
-
-  it("the first list is the baseline; a name that appears later is pending, with no approved hash, until approved", async () => {
-    const s = new MemoryPinStore();
-    const first = await s.observe('u', [sight('a'), sight('b'), sight('c')], false);
-    assert.deepEqual(first.map((o) => o.firstSight), [true, true, true], 'every tool of the first list is pinned');
-    const added = await see(s, 'u', 'evil', H2, 'evil v1', undefined);
-    assert.deepEqual(added, { approved: undefined, firstSight: false, newChange: true, pending: added.pending, unrecorded: false });
-    assert.equal(added.pending?.hash, H2);
-    assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).newChange, false, 'reported once');
-    assert.deepEqual(plain((await s.table(['u'])).u!.evil), { pending: plain(added.pending) });
-    assert.deepEqual(await s.approve('u', [{ tool: 'evil', hash: H2 }]), [{ upstream: 'u', tool: 'evil', hash: H2, previous: undefined, summary: 'evil v1' }]);
-    assert.equal((await see(s, 'u', 'evil', H2, 'evil v1', undefined)).approved, H2);
+describe('RedisPinStore: sighting rules', () => {
+  let redis: TestRedis;
+  const connections: Redis[] = [];
+  let cases = 0;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    for (const c of connections) c.disconnect();
+    await redis?.stop();
   });
 
-  it('config pins count as pins: a tool the config does not name is a new tool from the start', async () => {
-    const s = new MemoryPinStore();
-    const [pinned, other] = await s.observe('u', [sight('a', H1, H1), sight('b')], true);
-    assert.equal(pinned!.approved, H1);
-    assert.equal(other!.firstSight, false);
-    assert.equal(other!.approved, undefined);
-    assert.equal(other!.newChange, true);
-  });
+  /** A started store under a prefix of its own (so it starts empty), with the subscriber a gateway has. */
+  async function redisStore(): Promise<PinStore> {
+    const [command, subscriber] = [new Redis(redis.url), new Redis(redis.url)];
+    connections.push(command, subscriber);
+    const store = new RedisPinStore(command, `case${cases++}:`, createLogger('silent'), subscriber);
+    await store.start();
+    return store;
+  }
 
+  for (const [name, run] of SIGHTING_CASES) it(name, async () => run(await redisStore()));
+});
+
+describe('MemoryPinStore: odd names through the pins file', () => {
   it('tools named "__proto__" and "constructor" are pinned like any other, through the file too', async () => {
     const file = freshFile();
     const a = new MemoryPinStore(file);
@@ -137,18 +202,6 @@ describe('MemoryPinStore: first listing, new tools, odd names, the cap', () => {
     assert.equal(Object.getPrototypeOf(Object.prototype), null, 'Object.prototype untouched');
     assert.equal(({} as Record<string, unknown>).approved, undefined);
     await b.close();
-  });
-
-  it(`records at most ${MAX_TOOLS_PER_UPSTREAM} names per upstream; beyond that new names are not recorded`, async () => {
-    const s = new MemoryPinStore();
-    const many = Array.from({ length: MAX_TOOLS_PER_UPSTREAM + 5 }, (_, i) => sight(`t${i}`));
-    const obs = await s.observe('u', many, false);
-    assert.equal(obs.filter((o) => o.firstSight).length, MAX_TOOLS_PER_UPSTREAM);
-    assert.deepEqual(obs.at(-1), { approved: undefined, firstSight: false, newChange: false, pending: undefined, unrecorded: true });
-    assert.equal((await see(s, 'u', 'later', H2, '', undefined)).unrecorded, true);
-    assert.equal(Object.keys((await s.table(['u'])).u!).length, MAX_TOOLS_PER_UPSTREAM);
-    // Known tools still change as before.
-    assert.equal((await see(s, 'u', 't0', H2, '', undefined)).newChange, true);
   });
 });
 
