@@ -1,89 +1,33 @@
 // Raw-HTTP tests of the gateway's client-facing edges: Streamable HTTP on /mcp and the legacy HTTP+SSE
-// transport on /sse + /messages. Every test talks plain HTTP (fetch, or node:http where headers such as
-// Host must be controlled) to a real gateway fronting the conformance fixture over stdio, and checks the
-// HTTP status together with the JSON-RPC body.
+// transport on /sse + /messages. Every test talks plain HTTP (fetch) to a real gateway fronting the
+// conformance fixture over stdio, and checks the HTTP status together with the JSON-RPC body. Refusals
+// decided at the edge alone (status codes, headers, validation, the Origin/Host guard) are in
+// http-edge-rules.test.ts, through fastify.inject(); this file keeps streams, sessions and the wiring.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import {
+  VISIBLE_ASCII,
+  expectRpcError,
+  expectRpcErrorObject,
+  fixtureConfig,
+  initializeBody,
+  openSession,
+  post,
+  type Json,
+  type Session,
+} from '../helpers/http-edge.js';
+import { waitFor } from '../helpers/wait.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------
 
-type Json = Record<string, any>;
-
-const ACCEPT_BOTH = 'application/json, text/event-stream';
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-const CLIENT_INFO = { name: 'http-edge-test', version: '0.0.0' };
-
-function fixtureConfig(server: Json = {}, session: Json = {}) {
-  return {
-    server,
-    session,
-    upstreams: [{ name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const }],
-    endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-  };
-}
-
-function initializeBody(protocolVersion: string, id: number | string = 1, capabilities: Json = {}): Json {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: CLIENT_INFO } };
-}
-
-interface PostOptions {
-  sid?: string;
-  /** Sent as MCP-Protocol-Version. */
-  version?: string;
-  accept?: string | null;
-  contentType?: string | null;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-/** POST to the Streamable HTTP endpoint. A non-string body is JSON-encoded. */
-function post(gw: RunningGateway, body: unknown, o: PostOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = {};
-  if (o.accept !== null) headers.accept = o.accept ?? ACCEPT_BOTH;
-  if (o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
-  if (o.sid !== undefined) headers['mcp-session-id'] = o.sid;
-  if (o.version !== undefined) headers['mcp-protocol-version'] = o.version;
-  Object.assign(headers, o.headers);
-  return fetch(gw.url('/mcp'), {
-    method: 'POST',
-    headers,
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal: o.signal ?? AbortSignal.timeout(10_000),
-  });
-}
-
-/**
- * Asserts an HTTP refusal that carries a JSON-RPC error body: the status, the content type, and
- * `{jsonrpc:'2.0', id, error:{code, message}}` (code checked when given; id defaults to null).
- */
-async function expectRpcError(res: Response, status: number, expect: { code?: number; id?: string | number | null } = {}): Promise<Json> {
-  const text = await res.text();
-  assert.equal(res.status, status, `expected HTTP ${status}, got ${res.status}: ${text}`);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-  const body = JSON.parse(text) as Json;
-  assert.equal(body.jsonrpc, '2.0');
-  assert.ok('id' in body, 'the error body has an id member');
-  assert.equal(body.id, expect.id === undefined ? null : expect.id);
-  assert.equal('result' in body, false);
-  assert.equal(typeof body.error, 'object');
-  assert.ok(Number.isInteger(body.error.code), 'error.code is an integer');
-  if (expect.code !== undefined) assert.equal(body.error.code, expect.code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok(body.error.message.length > 0);
-  return body;
-}
-
-function expectRpcErrorObject(msg: Json, id: string | number | null, code?: number): void {
-  assert.equal(msg.jsonrpc, '2.0');
-  assert.equal(msg.id, id);
-  assert.ok(Number.isInteger(msg.error?.code), `an error response: ${JSON.stringify(msg)}`);
-  if (code !== undefined) assert.equal(msg.error.code, code);
-  assert.equal(typeof msg.error.message, 'string');
+/** Waits until the session's event log holds, after the event `afterId`, a message that matches. */
+async function logged(gw: RunningGateway, sid: string, afterId: string, match: (m: Json) => boolean): Promise<void> {
+  const [stream, seq] = afterId.split('_').map(Number) as [number, number];
+  await waitFor(async () => ((await gw.app.gateway.events.replay(sid, stream, seq)) ?? []).some((e) => match(JSON.parse(e.data) as Json)), { timeoutMs: 10_000 });
 }
 
 interface SseEvent {
@@ -213,27 +157,6 @@ function assertSseHeaders(res: Response): void {
   assert.equal(res.headers.get('x-accel-buffering'), 'no');
 }
 
-interface Session {
-  sid: string;
-  version: string;
-  initResult: Json;
-}
-
-/** initialize + notifications/initialized; returns the session. */
-async function openSession(gw: RunningGateway, version = '2025-11-25', capabilities: Json = {}): Promise<Session> {
-  const res = await post(gw, initializeBody(version, 1, capabilities));
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  const sid = res.headers.get('mcp-session-id');
-  assert.ok(sid, 'initialize returns Mcp-Session-Id');
-  const body = JSON.parse(text) as Json;
-  assert.ok(body.result, text);
-  const negotiated = body.result.protocolVersion as string;
-  const note = await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid, version: negotiated });
-  assert.equal(note.status, 202, await note.text());
-  return { sid, version: negotiated, initResult: body.result };
-}
-
 /** POST a request and open its SSE answer stream (status and headers asserted). */
 async function postStream(gw: RunningGateway, s: Session, body: unknown): Promise<OpenStream> {
   const ac = new AbortController();
@@ -257,36 +180,6 @@ async function getStream(gw: RunningGateway, headers: Record<string, string>): P
     clearTimeout(timer);
   }
 }
-
-/** A plain node:http request, for full control over headers such as Host. */
-function rawRequest(gw: RunningGateway, o: { method: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
-  const u = gw.url(o.path ?? '/mcp');
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: o.method, headers: o.headers, agent: false, timeout: 10_000 },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('node:http request timed out')));
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
-
-function expectRawRpcError(r: { status: number; headers: http.IncomingHttpHeaders; text: string }, status: number, code?: number): Json {
-  assert.equal(r.status, status, r.text);
-  assert.match(String(r.headers['content-type'] ?? ''), /^application\/json/);
-  const body = JSON.parse(r.text) as Json;
-  expectRpcErrorObject(body, null, code);
-  return body;
-}
-
-const HOST_HEADERS = (gw: RunningGateway) => ({ host: gw.url().host });
 
 // ---------------------------------------------------------------------------------------------------
 // Streamable HTTP
@@ -337,128 +230,6 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
       assert.notEqual(a.sid, b.sid);
     });
 
-    it('refuses initialize inside a batch with 400', async () => {
-      const res = await post(gw, [initializeBody('2025-03-26', 9), { jsonrpc: '2.0', id: 10, method: 'ping' }]);
-      await expectRpcError(res, 400, { code: -32600, id: 9 });
-      assert.equal(res.headers.get('mcp-session-id'), null);
-    });
-
-    it('refuses initialize that carries an Mcp-Session-Id with 400', async () => {
-      const s = await openSession(gw);
-      const res = await post(gw, initializeBody('2025-11-25', 11), { sid: s.sid });
-      await expectRpcError(res, 400, { code: -32600, id: 11 });
-    });
-  });
-
-  describe('sessions', () => {
-    it('refuses a non-initialize POST without Mcp-Session-Id with 400', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      await expectRpcError(res, 400, { code: -32600 });
-    });
-
-    it('answers an unknown session id with 404', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sid: 'no-such-session', version: '2025-11-25' });
-      await expectRpcError(res, 404, { code: -32600 });
-    });
-
-    it('DELETE ends the session (200); afterwards POST, GET and DELETE get 404', async () => {
-      const s = await openSession(gw);
-      const del = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version }, signal: AbortSignal.timeout(10_000) });
-      await del.text();
-      assert.equal(del.status, 200);
-      const res = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 404, { code: -32600 });
-      const { res: get } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid });
-      await expectRpcError(get, 404, { code: -32600 });
-      const del2 = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid }, signal: AbortSignal.timeout(10_000) });
-      await expectRpcError(del2, 404, { code: -32600 });
-    });
-
-    it('DELETE without a session id gets 400', async () => {
-      const del = await fetch(gw.url('/mcp'), { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
-      await expectRpcError(del, 400, { code: -32600 });
-    });
-
-    it('refuses an unsupported MCP-Protocol-Version header with 400', async () => {
-      const s = await openSession(gw);
-      const res = await post(gw, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sid: s.sid, version: '1999-01-01' });
-      await expectRpcError(res, 400, { code: -32600 });
-    });
-  });
-
-  describe('request validation', () => {
-    let s: Session;
-    before(async () => {
-      s = await openSession(gw, '2025-06-18');
-    });
-
-    it('406 when Accept lacks text/event-stream', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, accept: 'application/json' });
-      await expectRpcError(res, 406);
-    });
-
-    it('406 when Accept is missing', async () => {
-      // fetch would add "Accept: */*"; node:http sends no Accept at all.
-      const r = await rawRequest(gw, {
-        method: 'POST',
-        headers: { ...HOST_HEADERS(gw), 'content-type': 'application/json', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      });
-      expectRawRpcError(r, 406);
-    });
-
-    it('415 for Content-Type text/plain', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, contentType: 'text/plain' });
-      await expectRpcError(res, 415);
-    });
-
-    it('413 for a body over server.maxBodyBytes (2048)', async () => {
-      const big = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: { pad: 'x'.repeat(4096) } } };
-      const res = await post(gw, big, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 413, { code: -32600 });
-    });
-
-    it('400 / -32700 / id null for malformed JSON', async () => {
-      const res = await post(gw, '{"jsonrpc":"2.0","id":1,"method":', { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32700, id: null });
-    });
-
-    it('400 / -32600 for jsonrpc "1.0" (the readable id is echoed)', async () => {
-      const res = await post(gw, { jsonrpc: '1.0', id: 5, method: 'ping' }, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600, id: 5 });
-    });
-
-    it('400 / -32600 / id null for a message with neither method nor id', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', params: {} }, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600, id: null });
-    });
-
-    it('400 / -32600 for params given as an array', async () => {
-      const res = await post(gw, { jsonrpc: '2.0', id: 'arr', method: 'tools/list', params: [] }, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600, id: 'arr' });
-    });
-
-    it('400 / -32600 for a JSON value that is not an object', async () => {
-      const res = await post(gw, '42', { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600, id: null });
-    });
-
-    it('400 / -32600 for an empty batch', async () => {
-      const res = await post(gw, [], { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600, id: null });
-    });
-
-    it('400 / -32600 for a batch on a session negotiated at 2025-06-18', async () => {
-      const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600 });
-    });
-
-    it('405 with an Allow header for PUT', async () => {
-      const res = await fetch(gw.url('/mcp'), { method: 'PUT', headers: { 'content-type': 'application/json', 'mcp-session-id': s.sid }, body: '{}', signal: AbortSignal.timeout(10_000) });
-      const allow = res.headers.get('allow') ?? '';
-      await expectRpcError(res, 405);
-      for (const m of ['GET', 'POST', 'DELETE']) assert.ok(allow.includes(m), `Allow "${allow}" lists ${m}`);
-    });
   });
 
   describe('POST responses', () => {
@@ -670,37 +441,6 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
       assert.equal(status, 200, 'a GET after the first stream closed is accepted');
     });
 
-    it('GET without a session id gets 400', async () => {
-      const { res, ac } = await getStream(gw, { accept: 'text/event-stream' });
-      try {
-        await expectRpcError(res, 400, { code: -32600 });
-      } finally {
-        ac.abort();
-      }
-    });
-
-    it('GET with Accept: application/json only gets 406', async () => {
-      await expectGetRefused({ accept: 'application/json' }, 406);
-    });
-
-    it('GET with a Last-Event-ID naming no stream of the session gets 400', async () => {
-      await expectGetRefused({ accept: 'text/event-stream', 'last-event-id': '999_0' }, 400, { code: -32600 });
-    });
-
-    it('GET with a malformed Last-Event-ID gets 400', async () => {
-      await expectGetRefused({ accept: 'text/event-stream', 'last-event-id': 'garbage' }, 400, { code: -32600 });
-    });
-
-    /** Opens a session, sends a GET with these extra headers, and expects a refusal. */
-    async function expectGetRefused(headers: Record<string, string>, status: number, rpc?: { code: number }): Promise<void> {
-      const s = await openSession(gw);
-      const { res, ac } = await getStream(gw, { 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, ...headers });
-      try {
-        await (rpc ? expectRpcError(res, status, rpc) : expectRpcError(res, status));
-      } finally {
-        ac.abort();
-      }
-    }
   });
 
   describe('resumability', () => {
@@ -717,7 +457,7 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
       } finally {
         st.ac.abort(); // the client drops mid-stream: not a cancellation
       }
-      await sleep(100);
+      await logged(gw, s.sid, primingId, (m) => m.method === 'sampling/createMessage'); // produced while the client is away
       const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
       try {
         assertSseHeaders(resumed.res);
@@ -783,7 +523,7 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
         } finally {
           st.ac.abort();
         }
-        await sleep(1000); // the tool takes ~100 ms: its response is produced while no one reads the stream
+        await logged(gw, s.sid, primingId, (m) => m.id === 'late'); // its response is produced while no one reads the stream
         const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
         try {
           assertSseHeaders(resumed.res);
@@ -796,55 +536,6 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
         }
       },
     );
-  });
-
-  describe('Origin and Host validation (gateway bound to loopback)', () => {
-    it('Origin http://evil.example.com gets 403', async () => {
-      const r = await rawRequest(gw, {
-        method: 'POST',
-        headers: { ...HOST_HEADERS(gw), origin: 'http://evil.example.com', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-        body: JSON.stringify(initializeBody('2025-11-25')),
-      });
-      expectRawRpcError(r, 403);
-      assert.equal(r.headers['mcp-session-id'], undefined, 'no session is created');
-    });
-
-    it('Host evil.example.com gets 403 (DNS rebinding)', async () => {
-      const r = await rawRequest(gw, {
-        method: 'POST',
-        headers: { host: 'evil.example.com', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-        body: JSON.stringify(initializeBody('2025-11-25')),
-      });
-      expectRawRpcError(r, 403);
-    });
-
-    it('Host evil.example.com with the gateway port gets 403 on GET and DELETE too', async () => {
-      const host = `evil.example.com:${gw.url().port}`;
-      const g = await rawRequest(gw, { method: 'GET', headers: { host, accept: 'text/event-stream', 'mcp-session-id': 'x' } });
-      expectRawRpcError(g, 403);
-      const d = await rawRequest(gw, { method: 'DELETE', headers: { host, 'mcp-session-id': 'x' } });
-      expectRawRpcError(d, 403);
-    });
-
-    it('Origin http://localhost:6274 (a local tool such as the Inspector) is allowed', async () => {
-      const r = await rawRequest(gw, {
-        method: 'POST',
-        headers: { ...HOST_HEADERS(gw), origin: 'http://localhost:6274', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-        body: JSON.stringify(initializeBody('2025-11-25')),
-      });
-      assert.equal(r.status, 200, r.text);
-      assert.equal(JSON.parse(r.text).result.serverInfo.name, 'switchboard');
-      assert.match(String(r.headers['mcp-session-id']), VISIBLE_ASCII);
-    });
-
-    it('Host localhost:<port> is allowed', async () => {
-      const r = await rawRequest(gw, {
-        method: 'POST',
-        headers: { host: `localhost:${gw.url().port}`, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-        body: JSON.stringify(initializeBody('2025-11-25')),
-      });
-      assert.equal(r.status, 200, r.text);
-    });
   });
 });
 
@@ -891,49 +582,6 @@ describe('Streamable HTTP edge with server.responseMode: json', () => {
     const byId = new Map(arr.map((a) => [a.id, a]));
     assert.deepEqual(byId.get(1)?.result, {});
     assert.ok(Array.isArray(byId.get(2)?.result?.tools));
-  });
-
-  it('still refuses malformed JSON with 400 / -32700', async () => {
-    const s = await openSession(gw);
-    const res = await post(gw, 'not json', { sid: s.sid, version: s.version });
-    await expectRpcError(res, 400, { code: -32700, id: null });
-  });
-});
-
-describe('Streamable HTTP edge with server.allowedOrigins', () => {
-  let gw: RunningGateway;
-  before(async () => {
-    gw = await startGateway(fixtureConfig({ allowedOrigins: ['https://app.example.com'] }));
-  });
-  after(async () => {
-    await gw?.close();
-  });
-
-  const initWithOrigin = (origin: string) =>
-    rawRequest(gw, {
-      method: 'POST',
-      headers: { ...HOST_HEADERS(gw), origin, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-      body: JSON.stringify(initializeBody('2025-11-25')),
-    });
-
-  it('allows the configured origin', async () => {
-    const r = await initWithOrigin('https://app.example.com');
-    assert.equal(r.status, 200, r.text);
-    assert.equal(JSON.parse(r.text).result.serverInfo.name, 'switchboard');
-  });
-
-  it('refuses a loopback origin that is not listed (http://localhost:1234) with 403', async () => {
-    expectRawRpcError(await initWithOrigin('http://localhost:1234'), 403);
-  });
-
-  it('refuses http://evil.example.com with 403', async () => {
-    expectRawRpcError(await initWithOrigin('http://evil.example.com'), 403);
-  });
-
-  it('still accepts a request without Origin (a non-browser client)', async () => {
-    const res = await post(gw, initializeBody('2025-11-25'));
-    await res.text();
-    assert.equal(res.status, 200);
   });
 });
 
@@ -1039,16 +687,6 @@ describe('legacy HTTP+SSE edge (/sse + /messages)', () => {
     }
   });
 
-  it('POST with an unknown sessionId gets 404', async () => {
-    const res = await postLegacy('/messages?sessionId=no-such-session', { jsonrpc: '2.0', id: 1, method: 'ping' });
-    await expectRpcError(res, 404, { code: -32600 });
-  });
-
-  it('POST without sessionId gets 400', async () => {
-    const res = await postLegacy('/messages', { jsonrpc: '2.0', id: 1, method: 'ping' });
-    await expectRpcError(res, 400, { code: -32600 });
-  });
-
   it('POST with malformed JSON gets 400 / -32700', async () => {
     const l = await openLegacy();
     try {
@@ -1077,19 +715,6 @@ describe('legacy HTTP+SSE edge (/sse + /messages)', () => {
     } finally {
       l.ac.abort();
     }
-  });
-
-  it('GET /sse with Origin http://evil.example.com gets 403', async () => {
-    const r = await rawRequest(gw, { method: 'GET', path: '/sse', headers: { ...HOST_HEADERS(gw), origin: 'http://evil.example.com', accept: 'text/event-stream' } });
-    expectRawRpcError(r, 403);
-  });
-
-  it('a Streamable HTTP session id is not a legacy session: POST /messages with it gets 404', async () => {
-    const res = await post(gw, initializeBody('2025-11-25'));
-    await res.text();
-    const sid = res.headers.get('mcp-session-id')!;
-    const r = await postLegacy(`/messages?sessionId=${encodeURIComponent(sid)}`, { jsonrpc: '2.0', id: 1, method: 'ping' });
-    await expectRpcError(r, 404, { code: -32600 });
   });
 
   it('closing the stream ends the session: its POST URL then gets 404', async () => {
