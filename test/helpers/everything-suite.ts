@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { startGateway, type RunningGateway } from './gateway.js';
 import { connectClient, textOf, type ClientTransportKind } from './sdk.js';
+import { waitFor } from './wait.js';
 
 type UpstreamInput = ConfigInput['upstreams'][number];
 
@@ -85,7 +85,7 @@ export function everythingSuite(title: string, upstream: () => Promise<UpstreamI
       });
       await client.subscribeResource({ uri });
       await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-      for (let i = 0; i < 50 && updates.length === 0; i++) await sleep(100);
+      await waitFor(() => updates.length > 0);
       await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
       await client.unsubscribeResource({ uri });
       assert.ok(updates.includes(uri), `update for ${uri} received`);
@@ -121,11 +121,11 @@ export function everythingSuite(title: string, upstream: () => Promise<UpstreamI
     it('cancels a call: the client gets its abort, the upstream request is released, the session goes on', async () => {
       const ac = new AbortController();
       const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: ac.signal });
-      await sleep(200);
+      const inflight = () => [...gw.app.gateway.pools.get('everything')!.instances].reduce((n, i) => n + i.inflight, 0);
+      await waitFor(() => inflight() > 0); // the call reached the upstream
       ac.abort('test cancels');
       await assert.rejects(call);
-      const inflight = () => [...gw.app.gateway.pools.get('everything')!.instances].reduce((n, i) => n + i.inflight, 0);
-      for (let i = 0; i < 20 && inflight() > 0; i++) await sleep(50);
+      await waitFor(() => inflight() === 0, { timeoutMs: 1000 });
       assert.equal(inflight(), 0);
       assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { message: 'after' } })), 'Echo: after');
     });

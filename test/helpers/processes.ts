@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+
 /** Whether a process exists (signal 0 probes without touching it). */
 export function alive(pid: number): boolean {
   try {
@@ -22,5 +24,29 @@ export function listeningAddress(child: import('node:child_process').ChildProces
       }
     });
     child.once('exit', () => reject(new Error(`the gateway exited: ${out}`)));
+  });
+}
+
+/**
+ * Runs a command to its end (killed after timeoutMs), collecting its output: stdout, stderr, and both
+ * interleaved as they came (`out`).
+ */
+export function runToExit(
+  command: string,
+  args: string[],
+  o: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let out = '';
+    child.stdout!.on('data', (b) => ((stdout += b), (out += b)));
+    child.stderr!.on('data', (b) => ((stderr += b), (out += b)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr, out });
+    });
   });
 }

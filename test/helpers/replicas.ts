@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { listeningAddress } from './processes.js';
 
 export interface Replica {
@@ -11,26 +12,37 @@ export interface Replica {
   exited: Promise<number | null>;
 }
 
-/** A gateway process sharing sessions through Redis, fronting server-everything over stdio. */
-export async function startReplica(name: string, redisUrl: string, sharing: 'shared' | 'per-session' = 'shared', extraYaml = ''): Promise<Replica> {
+/**
+ * Writes the config file of a gateway process fronting server-everything over stdio on a free loopback
+ * port, and returns its path. `store`: the store line's value; `upstreamYaml`: more lines for the
+ * upstream; `extraYaml`: more top-level lines.
+ */
+export function writeEverythingConfig(name: string, o: { store?: string; upstreamYaml?: string; extraYaml?: string } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), `swb-${name}-`));
   const file = join(dir, 'config.yaml');
   writeFileSync(
     file,
     `server: { host: 127.0.0.1, port: 0, shutdownGraceMs: 5000 }
 metrics: { enabled: false }
-store: { redis: { url: "${redisUrl}", heartbeatMs: 200, replicaTtlMs: 1000 } }
-upstreams:
+${o.store ? `store: ${o.store}\n` : ''}upstreams:
   - name: everything
     transport: stdio
     sandbox: none
     command: ${process.execPath}
     args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio]
-    sharing: ${sharing}
-    pool: { size: 1, warm: 1 }
-endpoints: [{ path: /mcp, upstreams: [everything] }]
-${extraYaml}`,
+${o.upstreamYaml ?? ''}endpoints: [{ path: /mcp, upstreams: [everything] }]
+${o.extraYaml ?? ''}`,
   );
+  return file;
+}
+
+/** A gateway process sharing sessions through Redis, fronting server-everything over stdio. */
+export async function startReplica(name: string, redisUrl: string, sharing: 'shared' | 'per-session' = 'shared', extraYaml = ''): Promise<Replica> {
+  const file = writeEverythingConfig(name, {
+    store: `{ redis: { url: "${redisUrl}", heartbeatMs: 200, replicaTtlMs: 1000 } }`,
+    upstreamYaml: `    sharing: ${sharing}\n    pool: { size: 1, warm: 1 }\n`,
+    extraYaml,
+  });
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
     env: { ...process.env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -64,4 +76,15 @@ export function rotatingFetch(replicas: () => Replica[]): (url: string | URL | R
     }
     throw lastErr;
   };
+}
+
+/** How many replicas have a live heartbeat in Redis (default key prefix): a dead one drops out at its TTL. */
+export async function heartbeats(redisUrl: string): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    return (await redis.keys('swb:replica:*')).length;
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseConfig } from '../../src/config/load.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
@@ -34,6 +33,7 @@ import {
   type RpcReply,
   type TestKey,
 } from '../helpers/tokens.js';
+import { moveClockAhead, restoreClock, withClockAhead } from '../helpers/wait.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration and assertions
@@ -398,9 +398,10 @@ describe('auth: bearer token attacks (JWKS)', () => {
     const sid = await openSession(gw, short);
     expectOk(await mcpRequest(gw, callTool('test_simple_text'), { token: short, sid }), 'before expiry');
     const exp = JSON.parse(Buffer.from(short.split('.')[1]!, 'base64url').toString()).exp as number;
-    // Expired once now >= exp + tolerance (whole seconds): wait just past that.
-    await sleep(Math.max(0, (exp + TOLERANCE) * 1000 - Date.now()) + 100);
-    expectChallenge(await mcpRequest(gw, callTool('test_simple_text', 4), { token: short, sid }), 401, 'invalid_token');
+    // Expired once now >= exp + tolerance (whole seconds): the clock moves just past that.
+    await withClockAhead(Math.max(0, (exp + TOLERANCE) * 1000 - Date.now()) + 100, async () => {
+      expectChallenge(await mcpRequest(gw, callTool('test_simple_text', 4), { token: short, sid }), 401, 'invalid_token');
+    });
     const refreshed = await tok({ sub: 'carol' });
     const result = expectOk(await mcpRequest(gw, callTool('test_simple_text', 5), { token: refreshed, sid }), 'after refresh');
     assert.equal((result.content as Json[])[0]?.text, 'This is a simple text response for testing.');
@@ -430,8 +431,9 @@ describe('auth: bearer token attacks (JWKS)', () => {
       const sid = c.transport.sessionId;
       await c.client.callTool({ name: 'test_simple_text', arguments: {} });
       const exp = JSON.parse(Buffer.from(short.split('.')[1]!, 'base64url').toString()).exp as number;
-      await sleep(Math.max(0, (exp + TOLERANCE) * 1000 - Date.now()) + 100);
-      await assert.rejects(c.client.callTool({ name: 'test_simple_text', arguments: {} }), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+      await withClockAhead(Math.max(0, (exp + TOLERANCE) * 1000 - Date.now()) + 100, async () => {
+        await assert.rejects(c.client.callTool({ name: 'test_simple_text', arguments: {} }), (err: unknown) => err instanceof StreamableHTTPError && err.code === 401);
+      });
       c.setToken(await tok({ sub: 'dave' }));
       const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} });
       assert.equal((r.content as Json[])[0]?.text, 'This is a simple text response for testing.');
@@ -475,6 +477,7 @@ describe('auth: JWKS rotation without a restart', () => {
     });
   });
   after(async () => {
+    restoreClock();
     await gw?.close();
     await jwks?.close();
   });
@@ -487,18 +490,21 @@ describe('auth: JWKS rotation without a restart', () => {
     expectChallenge(await mcpRequest(gw, listTools(), { token: fresh, sid }), 401, 'invalid_token');
 
     jwks.setKeys([k1.publicJwk, k2.publicJwk]);
-    await sleep(COOLDOWN + 50);
+    // jose refetches for an unknown kid at most once per cooldown, and keeps a key set for MAX_AGE:
+    // the clock moves past each instead of the test sleeping through it.
+    moveClockAhead(COOLDOWN + 50);
     const before = jwks.fetches;
     expectOk(await mcpRequest(gw, listTools(3), { token: fresh, sid }), 'new kid after publication');
     assert.ok(jwks.fetches > before, 'the unknown kid made the gateway fetch the key set again');
     expectOk(await mcpRequest(gw, listTools(4), { token: old, sid }), 'old kid while both are published');
 
     jwks.setKeys([k2.publicJwk]);
-    await sleep(Math.max(COOLDOWN, MAX_AGE) + 100);
+    moveClockAhead(Math.max(COOLDOWN, MAX_AGE) + 100);
     expectChallenge(await mcpRequest(gw, listTools(5), { token: old, sid }), 401, 'invalid_token');
     expectChallenge(await mcpRequest(gw, initializeBody(), { token: await signToken(k1, { sub: 'rot' }) }), 401, 'invalid_token');
     // The session goes on with the new key.
     expectOk(await mcpRequest(gw, listTools(6), { token: fresh, sid }), 'the same session with the new key');
+    restoreClock();
   });
 
   it('a JWKS fetch storm is bounded by the cooldown (unknown kids do not each fetch)', async () => {

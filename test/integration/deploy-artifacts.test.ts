@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { configSchema } from '../../src/config/schema.js';
+import { runToExit } from '../helpers/processes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHART = join(ROOT, 'helm', 'switchboard');
@@ -98,17 +99,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function checkConfig(file: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [...CLI, 'check-config', file], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, out });
-    });
-  });
+  return runToExit(process.execPath, [...CLI, 'check-config', file], { cwd: ROOT, env: cleanEnv(env) });
 }
 
 const tmpRoot = mkdtempSync(join(tmpdir(), 'swb-deploy-'));
@@ -478,18 +469,7 @@ describe('deployment artefacts: the image runtime steps, without Docker', () => 
     // runtime stage (package.json + package-lock.json, npm ci --omit=dev, then dist/ and the examples).
     const app = join(tmpRoot, 'app');
     for (const f of ['package.json', 'package-lock.json']) cpSync(join(ROOT, f), join(app, f));
-    const run = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
-      new Promise<{ code: number | null; out: string }>((done) => {
-        const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        p.stdout.on('data', (d) => (out += d));
-        p.stderr.on('data', (d) => (out += d));
-        const timer = setTimeout(() => p.kill('SIGKILL'), 100_000);
-        p.on('close', (code) => {
-          clearTimeout(timer);
-          done({ code, out });
-        });
-      });
+    const run = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) => runToExit(cmd, args, { cwd, env, timeoutMs: 100_000 });
     const [build, ci] = await Promise.all([
       run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')], ROOT, cleanEnv()),
       run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], app, cleanEnv({ NODE_ENV: 'production' })),

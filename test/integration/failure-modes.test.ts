@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 import { UpstreamClient } from '../../src/upstream/upstream-client.js';
 import { everythingUpstream, startGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { waitFor, withClockAhead } from '../helpers/wait.js';
 
 const unruly = (name: string, args: string[] = [], extra: Record<string, unknown> = {}) => ({
   name,
@@ -88,7 +88,17 @@ describe('legacy SSE and idleness', () => {
     });
     try {
       const client = await connectClient(gw, 'sse');
-      await sleep(1800);
+      // A session opened after it, with no stream, is reaped as idle: then the sweep has judged both.
+      const init = await fetch(gw.url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'idle', version: '1' } } }),
+      });
+      const idle = init.headers.get('mcp-session-id')!;
+      await init.text();
+      // 1.8 s of idleness: the clock moves instead of the test sleeping.
+      await withClockAhead(1800, () => waitFor(() => !gw.app.gateway.registry.get(idle), { timeoutMs: 5000 }));
+      assert.equal(gw.app.gateway.registry.get(idle), undefined, 'the idle session without a stream was reaped');
       assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { message: 'still here' } })), 'Echo: still here');
       await client.close();
     } finally {

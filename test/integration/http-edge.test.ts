@@ -169,6 +169,18 @@ async function postStream(gw: RunningGateway, s: Session, body: unknown): Promis
   return { res, ac, sse: new SseReader(res.body) };
 }
 
+/** POSTs a request, reads its stream's priming event (which has an id), then drops the stream mid-way. */
+async function primeThenDrop(gw: RunningGateway, s: Session, body: unknown): Promise<SseEvent> {
+  const st = await postStream(gw, s, body);
+  try {
+    const priming = await st.sse.next();
+    assert.ok(priming?.id);
+    return priming;
+  } finally {
+    st.ac.abort(); // the client drops mid-stream: not a cancellation
+  }
+}
+
 /** GET on the Streamable HTTP endpoint, returning the raw response (the caller closes it via ac). */
 async function getStream(gw: RunningGateway, headers: Record<string, string>): Promise<{ res: Response; ac: AbortController }> {
   const ac = new AbortController();
@@ -447,16 +459,9 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
     it('a POST stream cut before its response is resumed by GET + Last-Event-ID, which delivers the rest and the response', async () => {
       // test_sampling blocks on our sampling answer, so the cut is certainly before the response.
       const s = await openSession(gw, '2025-11-25', { sampling: {} });
-      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'r1', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'resume me' } } });
-      let primingId: string;
-      try {
-        const priming = await st.sse.next();
-        assert.ok(priming?.id);
-        assert.equal(priming.data, '');
-        primingId = priming.id;
-      } finally {
-        st.ac.abort(); // the client drops mid-stream: not a cancellation
-      }
+      const priming = await primeThenDrop(gw, s, { jsonrpc: '2.0', id: 'r1', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'resume me' } } });
+      assert.equal(priming.data, '');
+      const primingId = priming.id!;
       await logged(gw, s.sid, primingId, (m) => m.method === 'sampling/createMessage'); // produced while the client is away
       const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
       try {
@@ -483,15 +488,7 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
 
     it('a slow tool (test_tool_with_progress) cut after its priming event: GET + Last-Event-ID replays progress and the response', async () => {
       const s = await openSession(gw, '2025-11-25');
-      const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'p1', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'tok' } } });
-      let primingId: string;
-      try {
-        const priming = await st.sse.next();
-        assert.ok(priming?.id);
-        primingId = priming.id;
-      } finally {
-        st.ac.abort();
-      }
+      const primingId = (await primeThenDrop(gw, s, { jsonrpc: '2.0', id: 'p1', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'tok' } } })).id!;
       const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
       try {
         assertSseHeaders(resumed.res);
@@ -514,15 +511,7 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
       'resuming a POST stream whose response was produced while the client was away replays it and then ends the stream',
       async () => {
         const s = await openSession(gw, '2025-11-25');
-        const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'late', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 7 } } });
-        let primingId: string;
-        try {
-          const priming = await st.sse.next();
-          assert.ok(priming?.id);
-          primingId = priming.id;
-        } finally {
-          st.ac.abort();
-        }
+        const primingId = (await primeThenDrop(gw, s, { jsonrpc: '2.0', id: 'late', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 7 } } })).id!;
         await logged(gw, s.sid, primingId, (m) => m.id === 'late'); // its response is produced while no one reads the stream
         const resumed = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': primingId });
         try {

@@ -7,6 +7,7 @@ import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotoc
 import { everythingUpstream, FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { alive } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
 
 
 for (const sharing of ['shared', 'per-session'] as const) {
@@ -48,9 +49,8 @@ for (const sharing of ['shared', 'per-session'] as const) {
         listChanged++;
       });
       const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } });
-      await sleep(300);
       const pool = gw.app.gateway.pools.get('everything')!;
-      const busy = [...pool.instances].find((i) => i.inflight > 0)!;
+      const busy = (await waitFor(() => [...pool.instances].find((i) => i.inflight > 0)))!;
       assert.ok(busy?.pid, 'the instance serving the call has a pid');
       process.kill(busy.pid!, 'SIGKILL');
       await assert.rejects(call, (err: unknown) => {
@@ -70,7 +70,7 @@ for (const sharing of ['shared', 'per-session'] as const) {
       assert.equal(text, 'Echo: back');
       assert.ok(busy.restarts >= 1);
       // The restarted upstream may offer a different catalogue: the client was told to re-list.
-      for (let i = 0; i < 100 && listChanged === 0; i++) await sleep(50);
+      await waitFor(() => listChanged > 0);
       assert.ok(listChanged >= 1, 'tools/list_changed received after the restart');
       await client.close();
     });
@@ -87,7 +87,7 @@ for (const sharing of ['shared', 'per-session'] as const) {
         assert.ok(before.has(pid));
         await transport.terminateSession();
         await client.close();
-        for (let i = 0; i < 50 && alive(pid); i++) await sleep(50);
+        await waitFor(() => !alive(pid), { timeoutMs: 2500 });
         assert.equal(alive(pid), false, 'dedicated process stopped');
         assert.equal(gw.app.gateway.registry.get(sid), undefined);
       });
@@ -97,11 +97,12 @@ for (const sharing of ['shared', 'per-session'] as const) {
         const client = await connectClient(gw, 'sse');
         const pids = new Set([...pool.instances].filter((i) => i.dedicatedTo).map((i) => i.pid!));
         await client.close();
-        await sleep(100);
-        const after = new Set([...pool.instances].filter((i) => i.dedicatedTo).map((i) => i.pid!));
+        const dedicated = () => new Set([...pool.instances].filter((i) => i.dedicatedTo).map((i) => i.pid!));
+        await waitFor(() => [...pids].some((p) => !dedicated().has(p)));
+        const after = dedicated();
         const gone = [...pids].filter((p) => !after.has(p));
         assert.equal(gone.length, 1);
-        for (let i = 0; i < 50 && alive(gone[0]!); i++) await sleep(50);
+        await waitFor(() => !alive(gone[0]!), { timeoutMs: 2500 });
         assert.equal(alive(gone[0]!), false);
       });
     }
@@ -204,7 +205,8 @@ describe('shutdown answers every request in flight', () => {
       () => new Error('resolved'),
       (err: Error) => err,
     );
-    await sleep(300);
+    const pool = gw.app.gateway.pools.get('everything')!;
+    await waitFor(() => [...pool.instances].some((i) => i.inflight > 0)); // the call reached the upstream
     await gw.close();
     const err = await outcome;
     assert.ok(err instanceof McpError, String(err));

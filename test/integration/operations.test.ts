@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { everythingUpstream, startGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { listeningAddress } from '../helpers/processes.js';
+import { writeEverythingConfig } from '../helpers/replicas.js';
+import { waitFor } from '../helpers/wait.js';
 
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
@@ -105,8 +105,7 @@ describe('health and graceful shutdown', () => {
       );
     });
     await Promise.all(started);
-    const closing = gw.app.close(10_000);
-    await sleep(50);
+    const closing = gw.app.close(10_000); // readiness goes false at once, in this call
     const ready = await fetch(new URL('/readyz', gw.base)).catch(() => undefined);
     if (ready) assert.equal(ready.status, 503, 'not ready while draining');
     const results = await Promise.all(calls);
@@ -135,21 +134,7 @@ describe('health and graceful shutdown', () => {
   });
 
   it('SIGTERM under load: every request is answered or cleanly errored, and the process exits 0', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'swb-term-'));
-    const file = join(dir, 'config.yaml');
-    writeFileSync(
-      file,
-      `server: { host: 127.0.0.1, port: 0, shutdownGraceMs: 5000 }
-metrics: { enabled: false }
-upstreams:
-  - name: everything
-    transport: stdio
-    sandbox: none
-    command: ${process.execPath}
-    args: [${resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')}, stdio]
-endpoints: [{ path: /mcp, upstreams: [everything] }]
-`,
-    );
+    const file = writeEverythingConfig('term');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const address = await listeningAddress(child, 20_000);
     const gw = { url: (p = '/mcp') => new URL(p, address) } as Parameters<typeof connectClient>[0];
@@ -168,7 +153,7 @@ endpoints: [{ path: /mcp, upstreams: [everything] }]
         ]),
       ),
     );
-    await sleep(100);
+    await waitFor(() => answered > 0, { timeoutMs: 10_000 }); // the load is flowing: calls are in flight
     const exit = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
     child.kill('SIGTERM');
     await Promise.all(load);

@@ -28,6 +28,7 @@ import {
   type TestKey,
   type TokenClient,
 } from '../helpers/tokens.js';
+import { moveClockAhead, restoreClock, waitFor } from '../helpers/wait.js';
 
 const fixture = { name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const };
 
@@ -304,11 +305,17 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
       // Other tenants are not affected.
       const other = await connect('open', { sub: 'bystander' });
       await other.client.listTools();
-      await sleep(Number(retryAfter) * 1000 + 50);
-      const again = await mcpRequest(gw, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, { token: t, sid });
-      assert.equal(again.status, 200, again.text);
-      await sleep(1050);
-      assert.equal(await deleteSession(gw, t, sid), 200);
+      // The bucket refills with wall time: the clock moves past Retry-After instead of the test sleeping
+      // through it (and a second more for the DELETE, which takes a token too).
+      moveClockAhead(Number(retryAfter) * 1000 + 50);
+      try {
+        const again = await mcpRequest(gw, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, { token: t, sid });
+        assert.equal(again.status, 200, again.text);
+        moveClockAhead(1050);
+        assert.equal(await deleteSession(gw, t, sid), 200);
+      } finally {
+        restoreClock();
+      }
     });
 
     it('concurrentRequests: the extra call gets SWB_RATE_LIMITED while others are in flight, then recovers', async () => {
@@ -319,7 +326,7 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
       const inflight = [slow(), slow()];
       const session = gw.app.gateway.registry.get(sid);
       assert.ok(session);
-      for (let i = 0; i < 100 && session.inflight < 2; i++) await sleep(20);
+      await waitFor(() => session.inflight >= 2, { timeoutMs: 2000 });
       assert.equal(session.inflight, 2, 'two calls in flight');
 
       const err = await wireError(c, () => c.client.callTool({ name: 'fixture__test_simple_text', arguments: {} }));
@@ -488,7 +495,7 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
         const slow = () => c.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.6, steps: 2 } });
         const inflight = [slow(), slow()];
         const session = gw.app.gateway.registry.get(sid)!;
-        for (let i = 0; i < 100 && session.inflight < 2; i++) await sleep(20);
+        await waitFor(() => session.inflight >= 2, { timeoutMs: 2000 });
         const from = logLines.length;
         const err = await wireError(c, () => c.client.callTool({ name: 'fixture__test_simple_text', arguments: {} }));
         assert.equal(err.data?.code, 'SWB_RATE_LIMITED');

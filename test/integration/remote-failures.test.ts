@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startRemoteEverything } from '../helpers/everything-http.js';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Fixture {
   base: string;
@@ -73,11 +73,7 @@ describe('remote upstream failure cases', () => {
     });
     const log = await fx.log();
     const stalled = log.find((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === 'stall')!;
-    let cancelled = log.find((m) => m.method === 'notifications/cancelled');
-    for (let i = 0; i < 20 && !cancelled; i++) {
-      await sleep(50);
-      cancelled = (await fx.log()).find((m) => m.method === 'notifications/cancelled');
-    }
+    const cancelled = await waitFor(async () => (await fx.log()).find((m) => m.method === 'notifications/cancelled'), { timeoutMs: 1000 });
     assert.equal(cancelled?.params?.requestId, stalled.id, 'the cancellation names the upstream id of the stalled call');
     await client.close();
   });
@@ -106,7 +102,7 @@ describe('remote upstream failure cases', () => {
     const seen = (await fx.log()).length;
     await assert.rejects(client.callTool({ name: 'echo', arguments: {} }), (err: unknown) => errorCode(err) === 'SWB_CIRCUIT_OPEN');
     assert.equal((await fx.log()).length, seen, 'an open circuit sends nothing upstream');
-    await sleep(600);
+    await waitFor(() => inst.circuit === 'half-open', { timeoutMs: 3000 });
     assert.equal(inst.circuit, 'half-open');
     assert.match(textOf(await client.callTool({ name: 'echo', arguments: {} })), /echo/);
     assert.equal(inst.circuit, 'closed');
@@ -189,12 +185,13 @@ describe('sessions opened and closed leave nothing behind', () => {
       };
       // Warm up at the same concurrency, so keep-alive pools on both sides reach their working size.
       for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 10 }, open));
-      await sleep(200);
+      const settled = () => gw.app.gateway.registry.size === 0 && gw.app.gateway.pools.get('remote')!.instances.size === 0;
+      await waitFor(settled);
       const fdsBefore = fdCount();
       const kidsBefore = descendants().length;
       const deadline = Date.now() + 60_000;
       for (let batch = 0; batch < 100 && Date.now() < deadline; batch++) await Promise.all(Array.from({ length: 10 }, open));
-      await sleep(500);
+      await waitFor(() => settled() && fdCount() <= fdsBefore + 8 && descendants().length === kidsBefore);
       assert.equal(gw.app.gateway.registry.size, 0);
       assert.equal(gw.app.gateway.pools.get('remote')!.instances.size, 0);
       assert.ok(fdCount() <= fdsBefore + 8, `descriptors: ${fdsBefore} before, ${fdCount()} after`);
@@ -217,8 +214,9 @@ describe('sessions opened and closed leave nothing behind', () => {
         await Promise.all(clients.map(async (c) => (c.transport as unknown as { terminateSession(): Promise<void> }).terminateSession()));
         await Promise.all(clients.map((c) => c.close()));
       }
-      await sleep(500);
-      const extra = descendants().filter((p) => !before.has(p));
+      const left = () => descendants().filter((p) => !before.has(p));
+      await waitFor(() => left().length <= 2);
+      const extra = left();
       // Only the two warm spares may be new (they replace the ones leased).
       assert.ok(extra.length <= 2, `processes left: ${extra.length}`);
     } finally {

@@ -5,8 +5,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { rotatingFetch, startReplica, type Replica } from '../helpers/replicas.js';
+import { heartbeats, rotatingFetch, startReplica, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
+import { waitFor } from '../helpers/wait.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 // Three gateway processes sharing sessions through a redis-server of the test's own; clients spread
@@ -86,7 +87,7 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
     const clients = await Promise.all(Array.from({ length: 4 }, () => rotatingClient(() => live)));
     const tally: Tally = { sent: 0, answered: 0, errors: 0, lost: 0 };
     await traffic(clients, 15, tally, async () => {
-      await sleep(200);
+      await waitFor(() => tally.answered >= clients.length); // the traffic is flowing
       const victim = live[0]!;
       victim.child.kill('SIGKILL');
       live = live.filter((r) => r !== victim);
@@ -105,7 +106,8 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
     const tally: Tally = { sent: 0, answered: 0, errors: 0, lost: 0 };
     await traffic(clients, 25, tally, async () => {
       for (const victim of [...live]) {
-        await sleep(150);
+        const seen = tally.answered;
+        await waitFor(() => tally.answered >= seen + clients.length); // traffic flows between the steps
         const fresh = await startReplica(`n${replicas.length}`, redis.url);
         replicas.push(fresh);
         live = [...live.filter((r) => r !== victim), fresh];
@@ -134,10 +136,10 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
     victim.child.kill('SIGKILL');
     live = live.filter((r) => r !== victim);
     await victim.exited;
-    await sleep(1200);
+    await waitFor(async () => (await heartbeats(redis.url)) === live.length); // the victim's heartbeat expired
     // Any request makes a live replica take the session over (if the victim owned it) and renew the subscription.
     await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-    for (let i = 0; i < 80 && !updates.includes(uri); i++) await sleep(100);
+    await waitFor(() => updates.includes(uri), { timeoutMs: 8000 });
     await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} }).catch(() => {});
     assert.ok(updates.includes(uri), `an update for ${uri} after the takeover (session ${sid})`);
     await client.close();
@@ -199,7 +201,7 @@ describe('per-session upstreams across replicas', { timeout: 120_000 }, () => {
       await viaOther.text();
       reps[0]!.child.kill('SIGKILL');
       await reps[0]!.exited;
-      await sleep(1200); // the owner's heartbeat expires
+      await waitFor(async () => (await heartbeats(redis.url)) === 1); // the owner's heartbeat expires
       const afterDeath = await ping(reps[1]!.base);
       assert.equal(afterDeath.status, 404);
       await afterDeath.text();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 import { UpstreamClient } from '../../src/upstream/upstream-client.js';
 import { alive } from '../helpers/processes.js';
+import { waitFor, withClockAhead } from '../helpers/wait.js';
 
 const logger = createLogger('silent');
 const FIXTURE = 'test/fixtures/unruly-server.mjs';
@@ -38,7 +38,7 @@ describe('stdio upstream transport with a real child process', () => {
       return true;
     });
     assert.deepEqual(violations, ['oversized-line']);
-    for (let i = 0; i < 40 && alive(pid); i++) await sleep(25);
+    await waitFor(() => !alive(pid), { timeoutMs: 1000 });
     assert.equal(alive(pid), false, 'the flooding process is gone');
     await t.close();
   });
@@ -50,7 +50,7 @@ describe('stdio upstream transport with a real child process', () => {
     const leader = t.pid!;
     assert.ok(alive(grandchild) && alive(leader));
     await t.close();
-    for (let i = 0; i < 40 && (alive(grandchild) || alive(leader)); i++) await sleep(50);
+    await waitFor(() => !alive(grandchild) && !alive(leader), { timeoutMs: 2000 });
     assert.equal(alive(leader), false, 'leader stopped');
     assert.equal(alive(grandchild), false, 'grandchild stopped with its group');
   });
@@ -71,7 +71,7 @@ describe('stdio upstream transport with a real child process', () => {
     const pending = client.request('tools/call', { name: 'stall-stdin', arguments: { ms: 10_000 } }, opts);
     await pending; // answered, then the child stops reading
     const stuck = client.request('tools/call', { name: 'never' }, opts);
-    await new Promise((r) => setTimeout(r, 20)); // written (sends leave in one batch per loop turn): in flight
+    await new Promise((r) => setImmediate(r)); // written (sends leave in one batch at the next loop turn): in flight
     process.kill(t.pid!, 'SIGKILL');
     await assert.rejects(stuck, (err: unknown) => err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CRASHED' && /"unruly"/.test(err.message));
   });
@@ -97,10 +97,12 @@ describe('upstream instance restarts', () => {
         await back;
         assert.equal(inst.backoffAttempt, crash, `attempt after crash ${crash}`);
       }
-      await sleep(1600); // sustained uptime
-      const back = ready();
-      process.kill(inst.pid!, 'SIGKILL');
-      await back;
+      // Sustained uptime: the clock moves past resetAfterMs instead of the test waiting it out.
+      await withClockAhead(1600, async () => {
+        const back = ready();
+        process.kill(inst.pid!, 'SIGKILL');
+        await back;
+      });
       assert.equal(inst.backoffAttempt, 1, 'the backoff started over');
       assert.equal(inst.restarts, 4);
     } finally {

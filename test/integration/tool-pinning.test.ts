@@ -6,7 +6,7 @@
 // in config, a change the upstream does not announce, and two replicas sharing pins through Redis.
 // Rug pulls that add a tool, tools named "__proto__", and list items whose name is not a string.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,8 +16,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toolPinHash } from '../../src/policy/tool-pin-hash.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { runToExit } from '../helpers/processes.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 
@@ -50,26 +52,7 @@ function shifty(shiftFile: string, extra: Json = {}, args: string[] = []) {
 
 /** Runs the real CLI (as an operator would) and waits for it to exit. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b) => (stdout += b));
-    child.stderr.on('data', (b) => (stderr += b));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
+  return runToExit(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env } });
 }
 
 async function toolNames(client: Client): Promise<string[]> {
