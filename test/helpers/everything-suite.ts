@@ -120,9 +120,12 @@ export function everythingSuite(title: string, upstream: () => Promise<UpstreamI
 
     it('cancels a call: the client gets its abort, the upstream request is released, the session goes on', async () => {
       const ac = new AbortController();
-      const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: ac.signal });
+      // The first progress notification proves the call is in flight upstream.
+      let inFlight!: () => void;
+      const started = new Promise<void>((r) => (inFlight = r));
+      const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: ac.signal, onprogress: () => inFlight() });
+      await started;
       const inflight = () => [...gw.app.gateway.pools.get('everything')!.instances].reduce((n, i) => n + i.inflight, 0);
-      await waitFor(() => inflight() > 0); // the call reached the upstream
       ac.abort('test cancels');
       await assert.rejects(call);
       await waitFor(() => inflight() === 0, { timeoutMs: 1000 });

@@ -48,9 +48,13 @@ for (const sharing of ['shared', 'per-session'] as const) {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         listChanged++;
       });
-      const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } });
+      // The first progress notification proves the call is in flight upstream.
+      let inFlight!: () => void;
+      const started = new Promise<void>((r) => (inFlight = r));
+      const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { onprogress: () => inFlight() });
+      await started;
       const pool = gw.app.gateway.pools.get('everything')!;
-      const busy = (await waitFor(() => [...pool.instances].find((i) => i.inflight > 0)))!;
+      const busy = [...pool.instances].find((i) => i.inflight > 0)!;
       assert.ok(busy?.pid, 'the instance serving the call has a pid');
       process.kill(busy.pid!, 'SIGKILL');
       await assert.rejects(call, (err: unknown) => {
@@ -201,12 +205,14 @@ describe('shutdown answers every request in flight', () => {
   it('a call in flight gets an error when the gateway stops, never hangs', async () => {
     const gw = await startGateway({ upstreams: [everythingUpstream('everything', 'shared')], endpoints: [{ path: '/mcp', upstreams: ['everything'] }] });
     const client = await connectClient(gw, 'streamable-http');
-    const outcome = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 10, steps: 10 } }).then(
+    // The first progress notification proves the call is in flight upstream.
+    let inFlight!: () => void;
+    const started = new Promise<void>((r) => (inFlight = r));
+    const outcome = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 10, steps: 10 } }, undefined, { onprogress: () => inFlight() }).then(
       () => new Error('resolved'),
       (err: Error) => err,
     );
-    const pool = gw.app.gateway.pools.get('everything')!;
-    await waitFor(() => [...pool.instances].some((i) => i.inflight > 0)); // the call reached the upstream
+    await started;
     await gw.close();
     const err = await outcome;
     assert.ok(err instanceof McpError, String(err));

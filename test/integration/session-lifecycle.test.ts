@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { waitFor, withClockAhead } from '../helpers/wait.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -46,7 +46,8 @@ describe('session lifecycle', () => {
     const session = gw.app.gateway.registry.get(sid)!;
     const inst = [...pool.instances].find((i) => i.dedicatedTo === session)!;
     assert.ok(inst);
-    for (let i = 0; i < 40 && gw.app.gateway.registry.get(sid); i++) await sleep(100);
+    // Idle past idleTimeoutMs: the clock moves instead of the test waiting it out; the sweep runs on its timer.
+    await withClockAhead(1050, () => waitFor(() => !gw.app.gateway.registry.get(sid), { timeoutMs: 4000 }));
     assert.equal(gw.app.gateway.registry.get(sid), undefined, 'session ended after idleTimeoutMs');
     assert.equal(inst.state, 'stopped');
     const res = await fetch(gw.url(), {
