@@ -241,32 +241,56 @@ describe('a hostile stdio server, sandboxed', () => {
 });
 
 describe('a sandbox that cannot be built fails closed', () => {
-  it('an unusable profile never starts the program, and calls say why', async () => {
+  it('an unusable profile never starts the program; clients get an incident id, the log the reason', async () => {
     const hidden = mkdtempSync(join(tmpdir(), 'swb-hidden-')); // 0700: the sandbox user cannot look inside
     mkdirSync(join(hidden, 'inner'));
-    const gw = await startGateway({
-      upstreams: [
-        hostile('unbindable', { readOnly: ['test/fixtures', join(hidden, 'inner')] }),
-        // The program itself is not among the paths the sandbox shows: refused before anything runs.
-        hostile('outside', { readOnly: [] }, { command: join(ROOT, HOSTILE), args: [] }),
-      ],
-      endpoints: [
-        { path: '/unbindable', upstreams: ['unbindable'] },
-        { path: '/outside', upstreams: ['outside'] },
-      ],
-    });
+    const logLines: string[] = [];
+    const unbindable = { readOnly: ['test/fixtures', join(hidden, 'inner')] };
+    const gw = await startGateway(
+      {
+        upstreams: [
+          hostile('unbindable', unbindable),
+          // The same sandbox for another upstream: one probe in flight serves both, and names neither.
+          hostile('twin', unbindable),
+          // The program itself is not among the paths the sandbox shows: refused before anything runs.
+          hostile('outside', { readOnly: [] }, { command: join(ROOT, HOSTILE), args: [] }),
+        ],
+        endpoints: [
+          { path: '/unbindable', upstreams: ['unbindable'] },
+          { path: '/twin', upstreams: ['twin'] },
+          { path: '/outside', upstreams: ['outside'] },
+        ],
+      },
+      { logLines },
+    );
+    /** The client's error names its own upstream and an incident, nothing of the host; the log has the reason. */
+    const refusal = async (client: Client, name: string): Promise<string> => {
+      const err = await client.callTool({ name: 'whoami', arguments: {} }).then(() => assert.fail('the call succeeded'), (e: Error) => e);
+      assert.match(err.message, new RegExp(`upstream "${name}" could not start in its sandbox \\(incident [0-9a-f]{12}\\); an operator can find the reason in the gateway's log`));
+      for (const other of ['unbindable', 'twin', 'outside'].filter((n) => n !== name)) assert.ok(!err.message.includes(`"${other}"`), `${name}: no other upstream named`);
+      assert.ok(!err.message.includes(tmpdir()) && !err.message.includes(ROOT) && !err.message.includes('bwrap'), `${name}: no host paths: ${err.message}`);
+      const incident = /incident ([0-9a-f]{12})/.exec(err.message)![1];
+      const logged = logLines.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'upstream sandbox refused' && l.incident === incident);
+      assert.ok(logged, `incident ${incident} is in the log`);
+      assert.equal(logged.upstream, name);
+      return logged.reason as string;
+    };
     try {
-      const a = await connectClient(gw, 'streamable-http', { path: '/unbindable' });
-      const b = await connectClient(gw, 'streamable-http', { path: '/outside' });
+      const [a, t, b] = await Promise.all(['/unbindable', '/twin', '/outside'].map((path) => connectClient(gw, 'streamable-http', { path })));
       if (ROOT_USER) {
-        await assert.rejects(a.callTool({ name: 'whoami', arguments: {} }), /unbindable.*sandbox cannot be set up here: bwrap: /s);
+        for (const [client, name] of [[a!, 'unbindable'], [t!, 'twin']] as const) {
+          const reason = await refusal(client, name);
+          assert.match(reason, /sandbox cannot be set up here: bwrap: .*inner.*Permission denied/s, 'bubblewrap\'s own words, for the operator');
+          assert.doesNotMatch(reason, /user namespaces/, 'the hint matches the cause (a directory permission)');
+          assert.match(reason, /search permission/);
+        }
       }
-      await assert.rejects(b.callTool({ name: 'whoami', arguments: {} }), /hostile-server\.mjs is outside the sandbox: add its directory to sandbox\.readOnly/);
-      for (const name of ['unbindable', 'outside']) {
+      assert.match(await refusal(b!, 'outside'), /hostile-server\.mjs is outside the sandbox: add its directory to sandbox\.readOnly/);
+      for (const name of ['unbindable', 'twin', 'outside']) {
         const inst = gw.app.gateway.pools.get(name)!.instances.values().next().value!;
         assert.notEqual(inst.state, 'ready');
       }
-      await Promise.all([a.close(), b.close()]);
+      await Promise.all([a!.close(), t!.close(), b!.close()]);
     } finally {
       await gw.close();
       rmSync(hidden, { recursive: true, force: true });
