@@ -43,7 +43,8 @@ export function hintFor(profile: LaunchPlan['profile'], why: string, user: strin
   if (profile === 'bubblewrap' && /namespace|uid map|gid map|setgroups/i.test(why)) {
     return ' (bubblewrap needs unprivileged user namespaces; where they are unavailable, as in most Kubernetes pods, use `sandbox: { type: limits }`)';
   }
-  if (/permission denied|operation not permitted/i.test(why)) {
+  // EACCES on a path it mounts or enters (bubblewrap: "Can't find source path …: Permission denied").
+  if (/permission denied/i.test(why)) {
     return ` (the sandbox user ${user} may not reach a path the sandbox needs: every directory above a declared path and the working directory needs search permission for it)`;
   }
   return '';
