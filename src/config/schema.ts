@@ -100,6 +100,8 @@ const sandboxProfile = z
     writable: z.array(z.string().min(1)).default([]),
     /** bubblewrap: size of the private /tmp. */
     tmpSizeMb: z.number().int().min(1).default(64),
+    /** bubblewrap: each writable path becomes a private tmpfs of this size (writes never reach the host's disk). */
+    writableSizeMb: z.number().int().min(1).optional(),
     limits: sandboxLimits,
     /**
      * Run as this user. Default with a root gateway: a user id of the instance's own (from a pool) and
@@ -110,6 +112,7 @@ const sandboxProfile = z
   .strict()
   .superRefine((s, ctx) => {
     if (s.type !== 'limits') return;
+    if (s.writableSizeMb !== undefined) ctx.addIssue({ code: 'custom', path: ['writableSizeMb'], message: 'needs type bubblewrap: the limits profile cannot mount a size-limited filesystem' });
     for (const key of ['readOnly', 'writable'] as const) {
       if (s[key].length > 0) ctx.addIssue({ code: 'custom', path: [key], message: 'needs type bubblewrap: the limits profile cannot confine the filesystem (use the pod securityContext)' });
     }

@@ -2,6 +2,13 @@ import type { RuleSetConfig, TenantConfig } from '../config/schema.js';
 import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
+import { uriProblem, type UriProblem } from './normalize-uri.js';
+
+/** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
+const ABNORMAL: Record<UriProblem, Decision> = {
+  'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form' }),
+  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL' }),
+};
 
 /** Rules with their decisions built once: a call that is allowed allocates nothing here. */
 interface CompiledRules {
@@ -24,7 +31,7 @@ function compile(kind: CatalogueKind, r: RuleSetConfig): CompiledRules {
 
 /**
  * One tenant's grants. Deny wins; then the first allow pattern that matches decides, and its scopes
- * must all be in the token. Nothing matches: denied.
+ * must all be in the token. Nothing matches: denied. A resource URI not in normal form is denied first.
  */
 export class TenantPolicy {
   readonly name: string;
@@ -53,6 +60,9 @@ export class TenantPolicy {
 
   decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>): Decision {
     const rules = this.#rules[kind];
+    // Patterns see a URI exactly as the upstream will: only URIs already in normal form (normalize-uri.ts).
+    const problem = kind === 'resource' ? uriProblem(name) : undefined;
+    if (problem) return ABNORMAL[problem];
     for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
     let missing: string[] | undefined;
     let missingRule = '';

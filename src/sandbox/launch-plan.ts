@@ -1,5 +1,5 @@
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfileConfig, StdioUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { childEnv } from './child-env.js';
@@ -137,6 +137,42 @@ function prlimitArgs(l: SandboxProfileConfig['limits']): string[] {
   return args;
 }
 
+/** A sandboxed server's PATH: its program's directory and the system's, never the gateway's own PATH. */
+export const SANDBOX_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+
+function sandboxPath(program: string): string {
+  const dir = dirname(program);
+  return (SANDBOX_PATH.includes(dir) ? SANDBOX_PATH : [dir, ...SANDBOX_PATH]).join(':');
+}
+
+/**
+ * Without a configured `cwd` a sandboxed server runs in its private /tmp, not in the gateway's working
+ * directory: arguments that name an existing file or directory relative to the gateway's are made absolute
+ * first, so that they mean what they meant.
+ */
+function absoluteArgs(u: StdioUpstreamConfig, cwd: string, host: HostFacts): string[] {
+  if (u.cwd !== undefined) return [...u.args];
+  return u.args.map((a) => (a.startsWith('-') || isAbsolute(a) || !host.kind(resolve(cwd, a)) ? a : resolve(cwd, a)));
+}
+
+/** What every sandboxed profile shares: the user, prlimit, the environment and the working directory. */
+interface Confined {
+  u: StdioUpstreamConfig;
+  profile: SandboxProfileConfig;
+  program: string;
+  args: string[];
+  /** Where relative paths of the config resolve on the host. */
+  cwd: string;
+  /** Where the server runs: its configured `cwd`, or its private /tmp. */
+  workdir: string;
+  env: Record<string, string>;
+  uid: number | undefined;
+  gid: number | undefined;
+  who: { uid: number; gid: number };
+  prlimit: string;
+  limits: string[];
+}
+
 /**
  * Decides how a stdio server starts. `none` runs it as configured; `limits` wraps it in prlimit as a
  * non-root user; `bubblewrap` additionally gives it private namespaces and a filesystem made only of
@@ -152,52 +188,73 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
   const { uid, gid } = userOf(u, profile, host, pooled);
   const prlimit = host.systemTool('prlimit');
   if (!prlimit) throw unavailable(u.name, 'its sandbox needs prlimit (util-linux) to set resource limits, and it is not on PATH');
-  const limits = prlimitArgs(profile.limits);
-  const env = childEnv(u.env, host.env);
+  const workdir = u.cwd !== undefined ? cwd : '/tmp';
+  // A fixed PATH: the gateway's own tells the server where the host keeps its tools (and whose they are).
+  const env: Record<string, string> = { ...childEnv(u.env, host.env), PATH: u.env.PATH ?? sandboxPath(program) };
   // A user of its own has no business with the gateway's home; a private /tmp is its home in bubblewrap.
   if (uid !== undefined || profile.type === 'bubblewrap') {
     if (u.env.HOME === undefined) env.HOME = '/tmp';
     if (u.env.TMPDIR === undefined) env.TMPDIR = '/tmp';
   }
-  const who = { uid: uid ?? host.uid, gid: gid ?? host.gid };
+  const c: Confined = { u, profile, program, args: absoluteArgs(u, cwd, host), cwd, workdir, env, uid, gid, who: { uid: uid ?? host.uid, gid: gid ?? host.gid }, prlimit, limits: prlimitArgs(profile.limits) };
+  return profile.type === 'limits' ? limitsPlan(c) : bubblewrapPlan(c, host);
+}
 
-  if (profile.type === 'limits') {
-    return {
-      profile: 'limits',
-      file: prlimit,
-      args: [...limits, '--', program, ...u.args],
-      env,
-      cwd,
-      uid,
-      gid,
-      pooledUser: !profile.user && uid !== undefined,
-      probe: { file: prlimit, args: [...limits, '--', prlimit, '--version'] },
-      summary: { sandbox: 'limits', program, user: who, limits: profile.limits },
-    };
-  }
+function limitsPlan(c: Confined): LaunchPlan {
+  return {
+    profile: 'limits',
+    file: c.prlimit,
+    args: [...c.limits, '--', c.program, ...c.args],
+    env: c.env,
+    cwd: c.workdir,
+    uid: c.uid,
+    gid: c.gid,
+    pooledUser: !c.profile.user && c.uid !== undefined,
+    probe: { file: c.prlimit, args: [...c.limits, '--', c.prlimit, '--version'] },
+    summary: { sandbox: 'limits', program: c.program, user: c.who, cwd: c.workdir, limits: c.profile.limits },
+  };
+}
 
-  const bwrap = host.systemTool('bwrap');
-  if (!bwrap) throw unavailable(u.name, 'its sandbox profile needs bubblewrap (bwrap), which is not installed (apt-get install bubblewrap); where user namespaces are unavailable use `sandbox: { type: limits }`, or write `sandbox: none` to run it unconfined');
-
-  const readOnly = profile.readOnly.map((p) => resolve(cwd, p));
-  const writable = profile.writable.map((p) => resolve(cwd, p));
+/** Refuses declared paths that do not exist, and a program the server could replace or could not see. */
+function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: string[]): void {
+  const { u, program } = c;
   for (const p of [...readOnly, ...writable]) {
     if (!host.kind(p)) throw unavailable(u.name, `sandbox path "${p}" does not exist`);
   }
   // The program itself must be visible and must not be replaceable by the server it is.
   const programReal = host.realpath(program);
   // Nor its code: an argument naming a file inside a writable path (node /data/server.js) is refused too.
-  const code = [program, ...u.args.filter((a) => !a.startsWith('-')).map((a) => resolve(cwd, a)).filter((a) => host.kind(a)?.type === 'file')];
+  const code = [program, ...c.args.filter((a) => !a.startsWith('-')).map((a) => resolve(c.cwd, a)).filter((a) => host.kind(a)?.type === 'file')];
   for (const w of writable) {
     const wReal = host.realpath(w);
-    for (const c of code) {
-      if (within(host.realpath(c), wReal) || within(c, w)) throw unavailable(u.name, `${c === program ? 'its command' : 'its code'} ${c} lies inside the writable path ${w}: the server could replace its own program`);
+    for (const f of code) {
+      if (within(host.realpath(f), wReal) || within(f, w)) throw unavailable(u.name, `${f === program ? 'its command' : 'its code'} ${f} lies inside the writable path ${w}: the server could replace its own program`);
     }
   }
   const visible = [...SYSTEM_TREES, ...readOnly];
   if (!visible.some((root) => within(programReal, host.realpath(root)) || within(program, root))) {
     throw unavailable(u.name, `its command ${program} is outside the sandbox: add its directory to sandbox.readOnly`);
   }
+}
+
+/** The mounts of the declared paths, parents before children so a folder inside another is mounted over it. */
+function declaredMounts(profile: SandboxProfileConfig, readOnly: string[], writable: string[]): string[] {
+  // With writableSizeMb a writable path is a size-limited tmpfs of its own: writes never reach the host's disk.
+  const size = profile.writableSizeMb === undefined ? undefined : String(profile.writableSizeMb * MiB);
+  const mounts = [
+    ...readOnly.map((p) => ({ p, args: ['--ro-bind', p, p] })),
+    ...writable.map((p) => ({ p, args: size === undefined ? ['--bind', p, p] : ['--size', size, '--tmpfs', p] })),
+  ];
+  return mounts.sort((a, b) => a.p.length - b.p.length).flatMap((m) => m.args);
+}
+
+function bubblewrapPlan(c: Confined, host: HostFacts): LaunchPlan {
+  const { u, profile, workdir } = c;
+  const bwrap = host.systemTool('bwrap');
+  if (!bwrap) throw unavailable(u.name, 'its sandbox profile needs bubblewrap (bwrap), which is not installed (apt-get install bubblewrap); where user namespaces are unavailable use `sandbox: { type: limits }`, or write `sandbox: none` to run it unconfined');
+  const readOnly = profile.readOnly.map((p) => resolve(c.cwd, p));
+  const writable = profile.writable.map((p) => resolve(c.cwd, p));
+  checkPaths(c, host, readOnly, writable);
 
   const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox'];
   if (profile.network) args.push('--share-net');
@@ -209,27 +266,24 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
   for (const f of [...ETC_FILES, ...(profile.network ? ETC_NETWORK : [])]) args.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
   // /dev/shm is a tmpfs of its own (half the host's memory by default): the same size limit as /tmp.
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/dev/shm', '--size', String(profile.tmpSizeMb * MiB), '--tmpfs', '/tmp');
-  // Parents before children, so a writable folder inside a read-only one is mounted over it.
-  const binds = [...readOnly.map((p) => ['--ro-bind', p] as const), ...writable.map((p) => ['--bind', p] as const)].sort((a, b) => a[1].length - b[1].length);
-  for (const [flag, p] of binds) args.push(flag, p, p);
-  // The working directory exists in the sandbox even when nothing of it is shared: relative paths in
-  // the command line then resolve as they would outside, to the declared paths only.
-  if (![...readOnly, ...writable].some((p) => within(cwd, p))) args.push('--dir', cwd);
-  args.push('--chdir', cwd);
+  args.push(...declaredMounts(profile, readOnly, writable));
+  // A configured working directory exists in the sandbox even when nothing of it is shared: relative
+  // paths in the command line then resolve as they would outside, to the declared paths only.
+  if (workdir !== '/tmp' && ![...readOnly, ...writable].some((p) => within(workdir, p))) args.push('--dir', workdir);
+  args.push('--chdir', workdir);
   // bubblewrap's own root is a tmpfs without a size limit: read-only, or writing to it would fill memory.
   // Likewise /dev (bubblewrap's is a writable tmpfs).
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
-  const prefix = args;
   return {
     profile: 'bubblewrap',
     file: bwrap,
-    args: [...prefix, '--', prlimit, ...limits, '--', program, ...u.args],
-    env,
+    args: [...args, '--', c.prlimit, ...c.limits, '--', c.program, ...c.args],
+    env: c.env,
     cwd: undefined, // bwrap changes directory inside the sandbox; the host's cwd may not be readable by its user
-    uid,
-    gid,
-    pooledUser: !profile.user && uid !== undefined,
-    probe: { file: bwrap, args: [...prefix, '--', prlimit, ...limits, '--', prlimit, '--version'] },
-    summary: { sandbox: 'bubblewrap', program, user: who, network: profile.network === true, readOnly, writable, tmpSizeMb: profile.tmpSizeMb, limits: profile.limits },
+    uid: c.uid,
+    gid: c.gid,
+    pooledUser: !profile.user && c.uid !== undefined,
+    probe: { file: bwrap, args: [...args, '--', c.prlimit, ...c.limits, '--', c.prlimit, '--version'] },
+    summary: { sandbox: 'bubblewrap', program: c.program, user: c.who, cwd: workdir, network: profile.network === true, readOnly, writable, writableSizeMb: profile.writableSizeMb, tmpSizeMb: profile.tmpSizeMb, limits: profile.limits },
   };
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import { ClientCredentials } from './client-credentials.js';
 import { SseClientTransport } from './sse-client.js';
-import { planLaunch, SandboxProbe, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { StdioTransport } from './stdio-transport.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 
@@ -43,8 +43,15 @@ export class UpstreamTransports {
         gid: plan?.gid,
         // Fail closed: a refused plan or a sandbox the host cannot build never starts the program.
         preflight: async () => {
-          if (!plan) throw refusal;
-          await this.#probe.check(name, plan);
+          try {
+            if (!plan) throw refusal;
+            await this.#probe.check(plan);
+          } catch (err) {
+            // The client hears the name and an incident id; the reason (host paths, bwrap's words) is logged.
+            const refused = new SandboxRefusal(name, err);
+            logger.error({ incident: refused.incident, reason: refused.reason }, 'upstream sandbox refused');
+            throw refused;
+          }
           logger.info(plan.summary, 'starting upstream process');
           logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
         },

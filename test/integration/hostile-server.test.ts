@@ -3,7 +3,7 @@
 // SDK client, and its outcome is checked against what the attack would achieve unconfined. Meanwhile
 // a second session keeps calling a benign upstream: none of its calls may fail.
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -74,7 +74,9 @@ describe('a hostile stdio server, sandboxed', () => {
   let gw: RunningGateway;
   let work: string;
   let data: string;
+  let scratch: string;
   let strict: Client;
+  let quota: Client;
   let limited: Client;
   let open: Client;
   let benign: Client;
@@ -92,6 +94,8 @@ describe('a hostile stdio server, sandboxed', () => {
       chmodSync(data, 0o775);
     }
     writeFileSync(join(work, 'neighbour-secret.txt'), 'not for the sandbox\n');
+    scratch = join(work, 'scratch');
+    mkdirSync(scratch);
     gw = await startGateway(
       {
         upstreams: [
@@ -99,25 +103,28 @@ describe('a hostile stdio server, sandboxed', () => {
           hostile('limited', { type: 'limits', limits: { processes: 400 } }),
           // Control: the same profile with the network, so a blocked connection is not a broken test.
           hostile('networked', { readOnly: ['test/fixtures'], network: true }),
+          // A writable path with a quota: a tmpfs of 8 MiB over it, nothing written to the host's disk.
+          hostile('quota', { readOnly: ['test/fixtures'], writable: [scratch], writableSizeMb: 8 }),
           { name: 'benign', transport: 'stdio', ...FIXTURE },
         ],
         endpoints: [
           { path: '/strict', upstreams: ['strict'] },
           { path: '/limited', upstreams: ['limited'] },
           { path: '/networked', upstreams: ['networked'] },
+          { path: '/quota', upstreams: ['quota'] },
           { path: '/benign', upstreams: ['benign'] },
         ],
       },
       { logLines },
     );
-    [strict, limited, open, benign] = await Promise.all(
-      ['/strict', '/limited', '/networked', '/benign'].map((path) => connectClient(gw, 'streamable-http', { path })),
+    [strict, limited, open, quota, benign] = await Promise.all(
+      ['/strict', '/limited', '/networked', '/quota', '/benign'].map((path) => connectClient(gw, 'streamable-http', { path })),
     );
   });
 
   after(async () => {
     delete process.env.SWB_TEST_GATEWAY_SECRET;
-    await Promise.all([strict, limited, open, benign].map((c) => c?.close().catch(() => {})));
+    await Promise.all([strict, limited, open, quota, benign].map((c) => c?.close().catch(() => {})));
     await gw?.close();
     rmSync(work, { recursive: true, force: true });
   });
@@ -127,9 +134,11 @@ describe('a hostile stdio server, sandboxed', () => {
     assert.ok(isSandboxUser(me.uid), `uid ${me.uid}`);
     assert.equal(me.hostname, 'sandbox');
     assert.ok(me.pid < 10, `pid ${me.pid} is from a private pid namespace`);
-    assert.equal(me.cwd, ROOT, 'relative paths resolve as configured');
+    // Its own working directory (its private /tmp), not the gateway's; its relative arguments were made absolute.
+    assert.equal(me.cwd, '/tmp');
     const lim = await json(limited, 'whoami');
     assert.ok(isSandboxUser(lim.uid), `uid ${lim.uid}`);
+    assert.equal(lim.cwd, '/tmp');
     if (ROOT_USER) assert.notEqual(lim.uid, me.uid, 'no two instances share a user');
   });
 
@@ -159,6 +168,9 @@ describe('a hostile stdio server, sandboxed', () => {
       const env = await json(client, 'environment');
       assert.equal(env.GREETING, 'declared');
       assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), [], 'no undeclared variables');
+      // A fixed PATH (node is in /usr/bin here), never the gateway's; PWD, where set, is its own directory.
+      assert.equal(env.PATH, '/usr/local/bin:/usr/bin:/bin');
+      assert.ok(env.PWD === undefined || env.PWD === '/tmp', `PWD ${env.PWD}`);
       assert.ok(!JSON.stringify(env).includes(SECRET));
       assert.deepEqual((await json(client, 'scan_environ', { marker: SECRET })).hits, [], "no readable /proc/*/environ holds the gateway's secret");
     }
@@ -181,6 +193,16 @@ describe('a hostile stdio server, sandboxed', () => {
       // Its /tmp is its own, and gone with it.
       assert.equal(await call(strict, 'write_file', { path: '/tmp/mine.txt' }), 'written');
     });
+  });
+
+  it('a write past writableSizeMb fails with ENOSPC; nothing reaches the host disk; the server and gateway go on', async () => {
+    const result = await whileServingOthers(benign, () => json(quota, 'fill', { path: join(scratch, 'big.bin'), bytes: 32 * 1024 * 1024 }));
+    assert.match(String(result.error), /^(ENOSPC|EFBIG)$/);
+    assert.ok(result.written <= 8 * 1024 * 1024, `wrote ${result.written} bytes into an 8 MiB path`);
+    assert.deepEqual(readdirSync(scratch), [], "nothing was written to the host's folder");
+    // Below the quota (the full file truncated first) the path is writable, and the server still answers.
+    assert.deepEqual(await json(quota, 'fill', { path: join(scratch, 'big.bin'), bytes: 1024 }), { written: 1024, error: null });
+    assert.equal(await call(quota, 'echo', { text: 'still here' }), 'still here');
   });
 
   it('cannot open network connections unless its profile allows them', async () => {
@@ -241,32 +263,56 @@ describe('a hostile stdio server, sandboxed', () => {
 });
 
 describe('a sandbox that cannot be built fails closed', () => {
-  it('an unusable profile never starts the program, and calls say why', async () => {
+  it('an unusable profile never starts the program; clients get an incident id, the log the reason', async () => {
     const hidden = mkdtempSync(join(tmpdir(), 'swb-hidden-')); // 0700: the sandbox user cannot look inside
     mkdirSync(join(hidden, 'inner'));
-    const gw = await startGateway({
-      upstreams: [
-        hostile('unbindable', { readOnly: ['test/fixtures', join(hidden, 'inner')] }),
-        // The program itself is not among the paths the sandbox shows: refused before anything runs.
-        hostile('outside', { readOnly: [] }, { command: join(ROOT, HOSTILE), args: [] }),
-      ],
-      endpoints: [
-        { path: '/unbindable', upstreams: ['unbindable'] },
-        { path: '/outside', upstreams: ['outside'] },
-      ],
-    });
+    const logLines: string[] = [];
+    const unbindable = { readOnly: ['test/fixtures', join(hidden, 'inner')] };
+    const gw = await startGateway(
+      {
+        upstreams: [
+          hostile('unbindable', unbindable),
+          // The same sandbox for another upstream: one probe in flight serves both, and names neither.
+          hostile('twin', unbindable),
+          // The program itself is not among the paths the sandbox shows: refused before anything runs.
+          hostile('outside', { readOnly: [] }, { command: join(ROOT, HOSTILE), args: [] }),
+        ],
+        endpoints: [
+          { path: '/unbindable', upstreams: ['unbindable'] },
+          { path: '/twin', upstreams: ['twin'] },
+          { path: '/outside', upstreams: ['outside'] },
+        ],
+      },
+      { logLines },
+    );
+    /** The client's error names its own upstream and an incident, nothing of the host; the log has the reason. */
+    const refusal = async (client: Client, name: string): Promise<string> => {
+      const err = await client.callTool({ name: 'whoami', arguments: {} }).then(() => assert.fail('the call succeeded'), (e: Error) => e);
+      assert.match(err.message, new RegExp(`upstream "${name}" could not start in its sandbox \\(incident [0-9a-f]{12}\\); an operator can find the reason in the gateway's log`));
+      for (const other of ['unbindable', 'twin', 'outside'].filter((n) => n !== name)) assert.ok(!err.message.includes(`"${other}"`), `${name}: no other upstream named`);
+      assert.ok(!err.message.includes(tmpdir()) && !err.message.includes(ROOT) && !err.message.includes('bwrap'), `${name}: no host paths: ${err.message}`);
+      const incident = /incident ([0-9a-f]{12})/.exec(err.message)![1];
+      const logged = logLines.map((l) => JSON.parse(l) as Json).find((l) => l.msg === 'upstream sandbox refused' && l.incident === incident);
+      assert.ok(logged, `incident ${incident} is in the log`);
+      assert.equal(logged.upstream, name);
+      return logged.reason as string;
+    };
     try {
-      const a = await connectClient(gw, 'streamable-http', { path: '/unbindable' });
-      const b = await connectClient(gw, 'streamable-http', { path: '/outside' });
+      const [a, t, b] = await Promise.all(['/unbindable', '/twin', '/outside'].map((path) => connectClient(gw, 'streamable-http', { path })));
       if (ROOT_USER) {
-        await assert.rejects(a.callTool({ name: 'whoami', arguments: {} }), /unbindable.*sandbox cannot be set up here: bwrap: /s);
+        for (const [client, name] of [[a!, 'unbindable'], [t!, 'twin']] as const) {
+          const reason = await refusal(client, name);
+          assert.match(reason, /sandbox cannot be set up here: bwrap: .*inner.*Permission denied/s, 'bubblewrap\'s own words, for the operator');
+          assert.doesNotMatch(reason, /user namespaces/, 'the hint matches the cause (a directory permission)');
+          assert.match(reason, /search permission/);
+        }
       }
-      await assert.rejects(b.callTool({ name: 'whoami', arguments: {} }), /hostile-server\.mjs is outside the sandbox: add its directory to sandbox\.readOnly/);
-      for (const name of ['unbindable', 'outside']) {
+      assert.match(await refusal(b!, 'outside'), /hostile-server\.mjs is outside the sandbox: add its directory to sandbox\.readOnly/);
+      for (const name of ['unbindable', 'twin', 'outside']) {
         const inst = gw.app.gateway.pools.get(name)!.instances.values().next().value!;
         assert.notEqual(inst.state, 'ready');
       }
-      await Promise.all([a.close(), b.close()]);
+      await Promise.all([a!.close(), t!.close(), b!.close()]);
     } finally {
       await gw.close();
       rmSync(hidden, { recursive: true, force: true });

@@ -53,6 +53,8 @@ const TENANTS = [
   { name: 'rate', endpoints: ['/mcp'], limits: { requestsPerSecond: 1, burst: 4 } },
   { name: 'conc', endpoints: ['/mcp'], limits: { concurrentRequests: 2 } },
   { name: 'sess', endpoints: ['/mcp'], limits: { sessions: 2 } },
+  // A deny rule over URIs, and an allow rule an encoded URI must not slip through (issue 13.6).
+  { name: 'delta', endpoints: ['/mcp'], resources: { allow: ['test://template/*'], deny: ['*secret*'] } },
 ];
 
 function config(extra: Record<string, unknown> = {}) {
@@ -198,6 +200,30 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
       // Subscribing to a denied URI is refused the same way.
       const sub = await wireError(alpha, () => alpha.client.subscribeResource({ uri: 'test://static-binary' }));
       assert.deepEqual(sub, { code: -32002, message: 'Resource test://static-binary not found', data: { uri: 'test://static-binary' } });
+    });
+
+    it('a percent-encoded URI cannot slip past a deny rule: it is refused like an unknown resource, never forwarded', async () => {
+      const delta = await connect('delta');
+      const data = JSON.parse(((await delta.client.readResource({ uri: 'test://template/public/data' })).contents[0] as Json).text);
+      assert.equal(data.id, 'public', 'control: the template is readable');
+      const unknown = await wireError(delta, () => delta.client.readResource({ uri: 'test://template-nothing/x' }));
+      assert.deepEqual(unknown, { code: -32002, message: 'Resource test://template-nothing/x not found', data: { uri: 'test://template-nothing/x' } });
+      // "%73ecret" is "secret"; "%2e%2e" is ".."; and scheme case or an encoded slash hiding ".." change nothing.
+      for (const uri of ['test://template/secret/data', 'test://template/%73ecret/data', 'test://template/x/%2e%2e/%73ecret/data', 'TEST://template/public/data', 'test://template/..%2F%2e%2e%2Fsecret/data', 'test://template/..%2F..%2Fother/data']) {
+        const refused = await wireError(delta, () => delta.client.readResource({ uri }));
+        assert.deepEqual(refused, { code: -32002, message: `Resource ${uri} not found`, data: { uri } }, uri);
+      }
+      const calls = auditLines(logLines).filter((l) => l.tenant === 'delta' && l.method === 'resources/read');
+      assert.deepEqual(calls.map((l) => [l.outcome, l.rule]), [
+        ['ok', 'resources.allow:test://template/*'],
+        ['denied', 'resources: no allow pattern matches'],
+        ['denied', 'resources.deny:*secret*'],
+        ['denied', 'resources: URI not in normal form'],
+        ['denied', 'resources: URI not in normal form'],
+        ['denied', 'resources: URI not in normal form'],
+        ['denied', 'resources: URI not in normal form'],
+        ['denied', 'resources: URI with an encoded dot-segment, backslash or NUL'],
+      ]);
     });
 
     it('prompts are filtered; a denied prompt is answered like an unknown one', async () => {

@@ -19,6 +19,7 @@ const FS: Record<string, { type: 'dir' | 'file' | 'symlink'; target?: string }> 
   '/srv/app': { type: 'dir' },
   '/srv/app/server.js': { type: 'file' },
   '/srv/app/data': { type: 'dir' },
+  '/opt/tool': { type: 'dir' },
   '/opt/tool/bin/tool': { type: 'file' },
 };
 
@@ -58,7 +59,7 @@ describe('planLaunch', () => {
     assert.ok(!p.args.includes('--share-net'), 'no network by default');
     const sep = p.args.indexOf('--');
     assert.deepEqual(p.args.slice(sep + 1, sep + 2), ['/usr/bin/prlimit']);
-    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', 'server.js']);
+    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', '/srv/app/server.js']);
     // System trees as they are on the host: directories bound read-only, symlinks recreated.
     assert.ok(p.args.join(' ').includes('--ro-bind /usr /usr'));
     assert.ok(p.args.join(' ').includes('--symlink usr/bin /bin'));
@@ -71,7 +72,7 @@ describe('planLaunch', () => {
 
   it('the environment holds only the basics and the declared variables', () => {
     const p = planLaunch(upstream({ sandbox: { readOnly: ['.'] }, env: { API_TOKEN: 'declared' } }), host());
-    assert.deepEqual(p.env, { PATH: '/usr/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: '/tmp', API_TOKEN: 'declared' });
+    assert.deepEqual(p.env, { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: '/tmp', API_TOKEN: 'declared' });
     const none = planLaunch(upstream({ sandbox: 'none' }), host());
     assert.equal(none.env.REDIS_URL, undefined);
     assert.equal(none.env.SIGNING_KEY, undefined);
@@ -87,14 +88,48 @@ describe('planLaunch', () => {
     assert.doesNotMatch(planLaunch(upstream({ sandbox: { readOnly: ['.'] } }), host()).args.join(' '), /--cpu=/);
   });
 
-  it('declared paths are bound parents first; the working directory exists even when not shared', () => {
+  it('declared paths are bound parents first; a configured working directory exists even when not shared', () => {
     const p = planLaunch(upstream({ sandbox: { readOnly: ['.'], writable: ['data'], network: true } }), host());
     const args = p.args.join(' ');
     assert.ok(args.indexOf('--ro-bind /srv/app /srv/app') < args.indexOf('--bind /srv/app/data /srv/app/data'));
     assert.ok(p.args.includes('--share-net'));
     assert.match(args, /--ro-bind-try \/etc\/resolv.conf/);
-    const q = planLaunch(upstream({ command: '/usr/bin/node', sandbox: {} }), host());
+    const q = planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/app', sandbox: {} }), host());
     assert.match(q.args.join(' '), /--dir \/srv\/app --chdir \/srv\/app/);
+  });
+
+  it("a sandboxed server gets a fixed PATH and a working directory of its own, never the gateway's", () => {
+    const h = host({ env: { PATH: '/root/.nvm/bin:/usr/bin', HOME: '/root' } });
+    const p = planLaunch(upstream({ args: ['server.js', '--port', '-', 'stdio', 'data'], sandbox: { readOnly: ['.'] } }), h);
+    assert.equal(p.env.PATH, '/usr/local/bin:/usr/bin:/bin');
+    // Its private /tmp; the arguments that name the gateway directory's files or folders are made absolute.
+    assert.match(p.args.join(' '), /--chdir \/tmp --remount-ro/);
+    assert.ok(!p.args.includes('--dir'), "the gateway's directory is not recreated in the sandbox");
+    assert.deepEqual(p.args.slice(-6), ['/usr/bin/node', '/srv/app/server.js', '--port', '-', 'stdio', '/srv/app/data']);
+    // Its program's directory comes first when the system's do not hold it; a declared PATH wins.
+    const tool = planLaunch(upstream({ command: '/opt/tool/bin/tool', sandbox: { readOnly: ['/opt/tool'] } }), h);
+    assert.equal(tool.env.PATH, '/opt/tool/bin:/usr/local/bin:/usr/bin:/bin');
+    assert.equal(planLaunch(upstream({ env: { PATH: '/x' }, sandbox: { readOnly: ['.'] } }), h).env.PATH, '/x');
+    const limits = planLaunch(upstream({ sandbox: { type: 'limits' } }), h);
+    assert.equal(limits.cwd, '/tmp');
+    assert.equal(limits.env.PATH, '/usr/local/bin:/usr/bin:/bin');
+    // A configured cwd is where it runs, and its arguments stay as written.
+    const configured = planLaunch(upstream({ cwd: '/srv/app', sandbox: { type: 'limits' } }), h);
+    assert.equal(configured.cwd, '/srv/app');
+    assert.deepEqual(configured.args.slice(-2), ['/usr/bin/node', 'server.js']);
+    // `none` is trusted and runs as configured: the gateway's PATH and working directory.
+    const none = planLaunch(upstream({ sandbox: 'none' }), h);
+    assert.equal(none.env.PATH, '/root/.nvm/bin:/usr/bin');
+    assert.equal(none.cwd, '/srv/app');
+  });
+
+  it('writableSizeMb makes each writable path a size-limited tmpfs instead of the host folder', () => {
+    const p = planLaunch(upstream({ sandbox: { readOnly: ['.'], writable: ['data'], writableSizeMb: 8 } }), host());
+    const args = p.args.join(' ');
+    assert.match(args, /--ro-bind \/srv\/app \/srv\/app --size 8388608 --tmpfs \/srv\/app\/data/);
+    assert.ok(!args.includes('--bind /srv/app/data'));
+    assert.equal(p.summary.writableSizeMb, 8);
+    assert.throws(() => upstream({ sandbox: { type: 'limits', writableSizeMb: 8 } }), /writableSizeMb: needs type bubblewrap/);
   });
 
   it('refuses a program outside the sandbox or inside a writable path', () => {
@@ -115,7 +150,7 @@ describe('planLaunch', () => {
     assert.equal(p.profile, 'limits');
     assert.equal(p.file, '/usr/bin/prlimit');
     assert.equal(p.uid, 1000);
-    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', 'server.js']);
+    assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', '/srv/app/server.js']);
     // A non-root gateway keeps its own user and cannot pick another.
     const own = planLaunch(upstream({ sandbox: { type: 'limits' } }), host({ uid: 10001, gid: 10001 }));
     assert.equal(own.uid, undefined);

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { normalizeUri, removeDotSegments, uriProblem } from '../../../src/policy/normalize-uri.js';
+import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
+import type { TenantConfig } from '../../../src/config/schema.js';
+
+describe('normalizeUri (RFC 3986 §6.2.2)', () => {
+  it('decodes percent-encoded unreserved characters, in any hex case', () => {
+    assert.equal(normalizeUri('evil://files/%2e%2E/%73ecret/b'), 'evil://files/secret/b');
+    assert.equal(normalizeUri('evil://files/%7e%41%7A%30%2D%5F'), 'evil://files/~Az0-_');
+  });
+
+  it('never decodes reserved or other characters; their escapes get upper-case hex', () => {
+    assert.equal(normalizeUri('evil://files/a%2fb%2F%3a%20%25'), 'evil://files/a%2Fb%2F%3A%20%25');
+    // "%2F" is data inside a segment, not a separator: "..%2F" is not a dot-segment.
+    assert.equal(normalizeUri('evil://files/a/..%2Fsecret'), 'evil://files/a/..%2Fsecret');
+  });
+
+  it('resolves dot-segments (§5.2.4), never above the root', () => {
+    assert.equal(removeDotSegments('/a/b/c/./../../g'), '/a/g');
+    assert.equal(removeDotSegments('mid/content=5/../6'), 'mid/6');
+    assert.equal(removeDotSegments('/a/b/..'), '/a/');
+    assert.equal(normalizeUri('evil://files/../../../etc/passwd'), 'evil://files/etc/passwd');
+    assert.equal(normalizeUri('file:///srv/public/%2e%2e/%2e%2e/secret'), 'file:///secret');
+    assert.equal(normalizeUri('evil://files/a/./b/.'), 'evil://files/a/b/');
+  });
+
+  it('lower-cases the scheme and the host, not the user, port or path', () => {
+    assert.equal(normalizeUri('EVIL://Bob@Files.Example:8080/Secret'), 'evil://Bob@files.example:8080/Secret');
+    assert.equal(normalizeUri('HTTP://[::AB]:80/X'), 'http://[::ab]:80/X');
+  });
+
+  it('decodes in query and fragment, but leaves their dots alone', () => {
+    assert.equal(normalizeUri('evil://files/a?p=../%73ecret#%2e%2e/x'), 'evil://files/a?p=../secret#../x');
+    assert.equal(normalizeUri('evil://files/a/../b?x=/../y'), 'evil://files/b?x=/../y');
+  });
+
+  it('leaves a URI already in normal form, and malformed escapes, unchanged', () => {
+    for (const u of ['test://static-text', 'test://template/{id}/data', 'file:///home/me/My%20File.txt', 'urn:isbn:0451450523', 'evil://files/100%', 'evil://files/%zz']) {
+      assert.equal(normalizeUri(u), u);
+    }
+  });
+});
+
+describe('uriProblem', () => {
+  it('a URI that normalises to something else is not-normal', () => {
+    for (const u of ['evil://files/%2e%2e/%73ecret/b', 'evil://files/%2e%2e/x', 'Evil://files/x', 'evil://FILES/x', 'evil://files/a%2fb', 'evil://files/a/../b', 'evil://files/x?q=%41']) {
+      assert.equal(uriProblem(u), 'not-normal', u);
+    }
+  });
+
+  it('a normal URI hiding a dot-segment behind an encoded or back slash, or a NUL, is ambiguous', () => {
+    for (const u of ['evil://files/public/..%2F..%2Fsecret', 'evil://files/public/..%5Csecret', 'file:///public\\..\\secret', 'evil://files/secret%00.txt']) {
+      assert.equal(uriProblem(u), 'ambiguous', u);
+    }
+  });
+
+  it('ordinary URIs have no problem', () => {
+    for (const u of ['test://static-text', 'test://template/{id}/data', 'file:///a/b.c/..d/e..', 'evil://files/a%2Fb', 'evil://files/x?q=../y', 'urn:x:..']) {
+      assert.equal(uriProblem(u), undefined, u);
+    }
+  });
+});
+
+describe('TenantPolicy resource decisions', () => {
+  const tenant = new TenantPolicy({
+    name: 't',
+    endpoints: ['*'],
+    tools: { allow: ['*'], deny: [] },
+    resources: { allow: ['evil://files/*'], deny: ['*secret*'] },
+    prompts: { allow: ['*'], deny: [] },
+    limits: {},
+    arguments: [],
+  } as TenantConfig);
+  const decide = (uri: string) => tenant.decide('resource', uri, new Set());
+
+  it('the percent-encoding bypass is refused before any pattern is consulted', () => {
+    assert.equal(decide('evil://files/public/b').allowed, true);
+    assert.deepEqual(decide('evil://files/secret/b'), { allowed: false, rule: 'resources.deny:*secret*' });
+    assert.deepEqual(decide('evil://files/%2e%2e/%73ecret/b'), { allowed: false, rule: 'resources: URI not in normal form' });
+    assert.equal(decide('evil://files/public/..%2F%2e%2e%2Fx').allowed, false);
+    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL' });
+  });
+
+  it('tool and prompt names are not URIs: no normal-form check', () => {
+    assert.equal(tenant.decide('tool', 'A%41/../x', new Set()).allowed, true);
+  });
+});
