@@ -1,6 +1,7 @@
 import type { EndpointConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { isValidToolName, prefixed } from './names.js';
 import { RouterSession } from './router-session.js';
@@ -8,7 +9,7 @@ import type { ToolGate } from './tool-gate.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
-const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+const LIST_CHANGED = listChangedNotifications();
 const MAX_LEARNED_URIS = 10_000;
 
 /**
@@ -166,10 +167,8 @@ export class EndpointRouter {
    */
   async checkCatalogue(): Promise<string[]> {
     const problems: string[] = [];
-    for (const kind of [
-      { method: 'tools/list', key: 'tools', capability: 'tools' },
-      { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
-    ]) {
+    // Named lists only: resource URIs are not prefixed, so they cannot collide by the gateway's doing.
+    for (const kind of listMethods().filter((s) => s.list.named).map((s) => ({ method: s.method, key: s.list.key, capability: s.capability! }))) {
       const seen = new Map<string, string>();
       for (const pool of this.pools) {
         if (!pool.shared || pool.perTenant || !pool.identity?.capabilities[kind.capability]) continue;

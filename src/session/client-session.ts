@@ -13,23 +13,15 @@ import { violationMessage } from '../policy/argument-rules.js';
 import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
 
-/** Methods that get their own metrics label; anything else is "other" (clients choose method names). */
-const METRIC_METHODS = new Set([
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
-  'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel', 'ping', 'initialize',
-]);
 import { negotiateVersion } from './protocol-versions.js';
+import { clientCapabilityNeeds, metricLabel } from '../jsonrpc/methods.js';
 
 export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
 
 /** Which client capability a server→client request needs. */
-const NEEDS: Record<string, string> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
+const NEEDS: Record<string, string> = clientCapabilityNeeds();
 
 interface Outgoing {
   resolve: (r: Record<string, unknown>) => void;
@@ -237,7 +229,7 @@ export class ClientSession {
     }
     const startedAt = Date.now();
     const t0 = performance.now();
-    const method = METRIC_METHODS.has(req.method) ? req.method : 'other';
+    const method = metricLabel(req.method);
     const endpoint = this.endpoint.config.path;
     const decision = this.guard.check(req.method, req.params);
     if (decision && !decision.allowed) {

@@ -8,8 +8,9 @@ import { Backoff } from './backoff.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
 
-/** Requests that are safe to send twice: a retry after the upstream lost its session changes nothing. */
-const IDEMPOTENT = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete', 'ping']);
+import { methodSpec } from '../jsonrpc/methods.js';
+/** Requests that are safe to send twice (the method table says which): a retry after the upstream lost its session changes nothing. */
+const IDEMPOTENT = { has: (method: string) => methodSpec(method)?.idempotent === true };
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 

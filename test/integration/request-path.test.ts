@@ -1,0 +1,55 @@
+// The client request path over real HTTP: which method names are served at all (the method table), and
+// (below) the lifecycle rule and internal errors. The gateway fronts the small recording fixture over
+// stdio, with auth off.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { initializeBody, mcpRequest } from '../helpers/tokens.js';
+
+const RECORDING = { command: process.execPath, args: ['test/fixtures/recording-server.mjs'], sandbox: 'none' as const };
+
+function config() {
+  return {
+    upstreams: [{ name: 'rec', transport: 'stdio' as const, ...RECORDING, sharing: 'shared' as const }],
+    endpoints: [{ path: '/mcp', upstreams: ['rec'] }],
+  };
+}
+
+async function initialize(gw: RunningGateway): Promise<string> {
+  const init = await mcpRequest(gw, initializeBody());
+  assert.equal(init.status, 200, init.text);
+  return init.headers.get('mcp-session-id')!;
+}
+
+async function openSession(gw: RunningGateway): Promise<string> {
+  const sid = await initialize(gw);
+  const ack = await mcpRequest(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid });
+  assert.equal(ack.status, 202, ack.text);
+  return sid;
+}
+
+describe('method names', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(config());
+  });
+  after(() => gw.close());
+
+  // Found by an adversarial review: a plain-object method table answered these with its prototype,
+  // 200 {"result":{"undefined":[]}}.
+  for (const method of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+    it(`"${method}" is answered -32601 Method not found, like any unknown method`, async () => {
+      const sid = await openSession(gw);
+      const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 7, method, params: { cursor: undefined } }, { sid });
+      assert.equal(r.json?.id, 7, r.text);
+      assert.equal(r.json?.result, undefined, r.text);
+      assert.equal(r.json?.error?.code, -32601, r.text);
+    });
+  }
+
+  it('a method only a server sends (sampling/createMessage) is not served to a client either', async () => {
+    const sid = await openSession(gw);
+    const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 8, method: 'sampling/createMessage', params: {} }, { sid });
+    assert.equal(r.json?.error?.code, -32601, r.text);
+  });
+});
