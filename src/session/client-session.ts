@@ -149,7 +149,7 @@ export class ClientSession {
       this.#initializing = false;
       this.#state = 'UNINITIALIZED';
       this.#logger.warn({ err: (err as Error).message }, 'initialize failed');
-      return toJsonRpcError(err).toResponse(req.id);
+      return toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
     if ((this.#state as SessionState) === 'SHUTDOWN') {
       await this.#router.close();
@@ -214,7 +214,13 @@ export class ClientSession {
 
   async #onRequest(req: JsonRpcRequest): Promise<void> {
     const ctx: RequestContext = { req, spec: methodSpec(req.method), host: this.#host, startedAt: Date.now(), t0: performance.now() };
-    const response = await clientRequestPipeline(ctx);
+    let response: JsonRpcResponse | undefined;
+    try {
+      response = await clientRequestPipeline(ctx);
+    } catch (err) {
+      // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
+      response = toJsonRpcError(err, this.#logger).toResponse(req.id);
+    }
     if (response) await this.#send(response);
   }
 
@@ -340,7 +346,7 @@ export class ClientSession {
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {
       ac.abort(reason);
-      await this.#send(toJsonRpcError(err).toResponse(id));
+      await this.#send(toJsonRpcError(err, this.#logger).toResponse(id));
     }
     this.#inflight.clear();
     for (const out of this.#outgoing.values()) out.reject(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`));

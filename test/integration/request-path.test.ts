@@ -53,3 +53,56 @@ describe('method names', () => {
     assert.equal(r.json?.error?.code, -32601, r.text);
   });
 });
+
+describe('internal errors', () => {
+  let gw: RunningGateway;
+  const lines: string[] = [];
+  before(async () => {
+    gw = await startGateway(config(), { logLines: lines });
+  });
+  after(() => gw.close());
+
+  /** The log lines (JSON) at error level that carry this incident id. */
+  const incidentLines = (incident: string) =>
+    lines.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => l.level === 50 && l.incident === incident);
+
+  it('a plain Error in the route (an injected fault) is answered -32603 with an incident id the error log also has', async () => {
+    const sid = await openSession(gw);
+    const pool = gw.app.gateway.pools.get('rec')!;
+    const pick = pool.pick;
+    pool.pick = () => {
+      throw new Error('injected fault: no instance today');
+    };
+    try {
+      const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sid });
+      assert.equal(r.json?.error?.code, -32603, r.text);
+      const incident = r.json?.error?.data?.incident;
+      assert.match(String(incident), /^[0-9a-f-]{36}$/, r.text);
+      assert.ok(!r.text.includes('injected fault'), 'the cause stays in the log');
+      const logged = incidentLines(incident);
+      assert.equal(logged.length, 1, `one error line for the incident:\n${lines.join('\n')}`);
+      assert.equal(logged[0]!.err.message, 'injected fault: no instance today');
+      assert.match(logged[0]!.err.stack, /injected fault/);
+    } finally {
+      pool.pick = pick;
+    }
+  });
+
+  it('a stage that throws still gets the client an answer, logged the same way', async () => {
+    const sid = await openSession(gw);
+    const session = gw.app.gateway.registry.get(sid)!;
+    const check = session.guard.check;
+    session.guard.check = () => {
+      throw new TypeError('injected fault in a stage');
+    };
+    try {
+      const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'calls' } }, { sid });
+      assert.equal(r.json?.error?.code, -32603, r.text);
+      const logged = incidentLines(r.json?.error?.data?.incident);
+      assert.equal(logged.length, 1);
+      assert.equal(logged[0]!.err.type, 'TypeError');
+    } finally {
+      session.guard.check = check;
+    }
+  });
+});

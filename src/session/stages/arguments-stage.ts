@@ -13,5 +13,5 @@ export const argumentsStage: Stage = async (ctx, next) => {
   host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown' });
   const { rule, tool, argument } = violation;
   const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
-  return toJsonRpcError(err).toResponse(req.id);
+  return toJsonRpcError(err, host.logger).toResponse(req.id);
 };

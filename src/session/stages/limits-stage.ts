@@ -10,7 +10,7 @@ export const limitsStage: Stage = async (ctx, next) => {
     host.observer.rateLimited('concurrent_requests');
     guard.refused(req.method, req.params, 'limits.concurrentRequests');
     const max = guard.tenant.config.limits.concurrentRequests;
-    return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`)).toResponse(req.id);
+    return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`), host.logger).toResponse(req.id);
   }
   try {
     return await next();

@@ -22,7 +22,7 @@ export const routeStage: Stage = async (ctx) => {
     if (ctx.spec?.sessionState) host.stateChanged(req.method, req.params);
   } catch (err) {
     ctx.error = err;
-    response = toJsonRpcError(err).toResponse(req.id);
+    response = toJsonRpcError(err, host.logger).toResponse(req.id);
   } finally {
     host.inflight.delete(req.id);
   }
