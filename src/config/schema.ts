@@ -317,6 +317,12 @@ export const configSchema = z
         maxSessions: z.number().int().min(1).default(100_000),
         /** How long a request the gateway relays to the client (sampling, elicitation, roots) may wait for its answer. */
         clientRequestTimeoutMs: z.number().int().min(1000).default(300_000),
+        /**
+         * How long a request that arrives after the initialize response but before notifications/initialized
+         * is held for the notification (on HTTP the two travel on different connections and can overtake
+         * each other); then it is refused with -32600. Absent: 2000 ms.
+         */
+        initializedWaitMs: z.number().int().min(0).max(60_000).optional(),
         /** Events kept per SSE stream for Last-Event-ID resumption. */
         eventsPerStream: z.number().int().min(0).default(1000),
         /** Bytes of events kept per session for resumption (memory store); the oldest go first. */

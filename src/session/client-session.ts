@@ -35,6 +35,8 @@ export interface ClientSessionOptions {
   observer: SessionObserver;
   guard: SessionGuard;
   clientRequestTimeoutMs: number;
+  /** How long a request before notifications/initialized waits for it (default 2000 ms). */
+  initializedWaitMs?: number | undefined;
   kind: 'streamable-http' | 'sse';
   endpoint: EndpointRouter;
   transport: Transport;
@@ -59,6 +61,7 @@ export class ClientSession {
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
+  readonly #initializedWaitMs: number;
   /** Resolves when the client has said notifications/initialized: nothing is asked of it before. */
   readonly #active: Promise<void>;
   #activate!: () => void;
@@ -89,6 +92,7 @@ export class ClientSession {
     this.guard = opts.guard;
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
+    this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#host = this.#pipelineHost();
     this.#transport.onmessage = (m) => this.handle(m);
@@ -224,6 +228,18 @@ export class ClientSession {
     if (response) await this.#send(response);
   }
 
+  /** True once the client has said notifications/initialized; false if it did not within the wait. */
+  #whenActive(): Promise<boolean> {
+    if (this.#state === 'ACTIVE') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.#initializedWaitMs);
+      void this.#active.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
   /** What the request pipeline's stages see of this session. */
   #pipelineHost(): PipelineHost {
     const session = this;
@@ -240,7 +256,7 @@ export class ClientSession {
       logger: this.#logger,
       inflight: this.#inflight,
       initialize: (req) => this.initialize(req),
-      whenActive: () => this.#active.then(() => true),
+      whenActive: () => this.#whenActive(),
       progress: (params, id) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, id),
       stateChanged: (method, params) => {
         if (method === 'logging/setLevel') this.#logLevel = String(params?.level);

@@ -8,8 +8,9 @@ import { initializeBody, mcpRequest } from '../helpers/tokens.js';
 
 const RECORDING = { command: process.execPath, args: ['test/fixtures/recording-server.mjs'], sandbox: 'none' as const };
 
-function config() {
+function config(session: Record<string, unknown> = {}) {
   return {
+    session,
     upstreams: [{ name: 'rec', transport: 'stdio' as const, ...RECORDING, sharing: 'shared' as const }],
     endpoints: [{ path: '/mcp', upstreams: ['rec'] }],
   };
@@ -51,6 +52,43 @@ describe('method names', () => {
     const sid = await openSession(gw);
     const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 8, method: 'sampling/createMessage', params: {} }, { sid });
     assert.equal(r.json?.error?.code, -32601, r.text);
+  });
+});
+
+describe('lifecycle: requests before notifications/initialized', () => {
+  let held: RunningGateway;
+  let quick: RunningGateway;
+  before(async () => {
+    // One gateway that would hold a request far longer than any test runs, one that gives up at once.
+    [held, quick] = await Promise.all([startGateway(config({ initializedWaitMs: 60_000 })), startGateway(config({ initializedWaitMs: 0 }))]);
+  });
+  after(() => Promise.all([held.close(), quick.close()]));
+
+  it('a request with no notifications/initialized to follow is refused with -32600 naming what to send', async () => {
+    const sid = await initialize(quick);
+    const r = await mcpRequest(quick, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sid });
+    assert.equal(r.json?.error?.code, -32600, r.text);
+    assert.match(r.json?.error?.message, /notifications\/initialized/);
+    // Pings stay allowed, and once the client says it is initialized the same request is served.
+    assert.deepEqual((await mcpRequest(quick, { jsonrpc: '2.0', id: 3, method: 'ping' }, { sid })).json?.result, {});
+    assert.equal((await mcpRequest(quick, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+    assert.ok(Array.isArray((await mcpRequest(quick, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { sid })).json?.result?.tools));
+  });
+
+  it('a request that overtakes notifications/initialized (another connection) is held until it arrives, then served', async () => {
+    const sid = await initialize(held);
+    // fetch resolves on the response headers: the gateway has the request, and cannot answer it yet.
+    const early = await fetch(held.url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'early', method: 'tools/list' }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    assert.equal(early.status, 200);
+    assert.equal((await mcpRequest(held, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+    const text = await early.text();
+    const answer = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((m) => m.id === 'early');
+    assert.ok(Array.isArray(answer?.result?.tools), text);
   });
 });
 

@@ -31,6 +31,8 @@ interface Stub {
 
 interface StubOptions {
   state?: PipelineHost['state'];
+  /** What whenActive() resolves to: whether notifications/initialized arrived in time. */
+  active?: boolean;
   decide?: (kind: string, name: string) => Decision;
   violation?: { rule: string; tool: string };
   slot?: boolean;
@@ -75,7 +77,7 @@ function stub(o: StubOptions = {}): Stub {
     logger: createLogger('silent'),
     inflight: new Map(),
     initialize: async (req) => ({ jsonrpc: '2.0', id: req.id, result: { initialized: true } }),
-    whenActive: async () => true,
+    whenActive: async () => o.active ?? true,
     progress() {},
     stateChanged: (method) => void s.changed.push(method),
     abandon: (id) => void s.abandoned.push(id),
@@ -117,6 +119,20 @@ describe('lifecycle stage', () => {
     s.host.inflight.set(5, new Cancellation());
     assert.equal(errorOf(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 5), passed))?.code, -32600);
     assert.deepEqual(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 6), passed), await passed());
+  });
+});
+
+describe('lifecycle stage before notifications/initialized', () => {
+  it('hands a request on once the notification arrives within the wait', async () => {
+    assert.deepEqual(await lifecycleStage(ctxOf(stub({ state: 'INITIALIZING', active: true }), 'tools/list'), passed), await passed());
+  });
+
+  it('refuses it with -32600 when the notification does not come; ping needs none', async () => {
+    const s = stub({ state: 'INITIALIZING', active: false });
+    const err = errorOf(await lifecycleStage(ctxOf(s, 'tools/list'), passed));
+    assert.equal(err?.code, -32600);
+    assert.match(err!.message, /send notifications\/initialized first/);
+    assert.deepEqual(await lifecycleStage(ctxOf(s, 'ping'), passed), { jsonrpc: '2.0', id: 1, result: {} });
   });
 });
 
