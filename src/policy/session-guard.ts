@@ -4,6 +4,7 @@ import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditLog } from './audit-log.js';
 import type { Decision } from './decision.js';
 import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
+import { prefixed } from '../jsonrpc/names.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { TenantPolicy } from './tenant-policy.js';
 
@@ -62,7 +63,7 @@ export class SessionGuard {
     const rules = this.tenant.argumentRules;
     if (!rules || method !== 'tools/call') return undefined; // tenants without rules pay nothing more
     const name = String(params?.name);
-    return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : `${upstreamWhenUnprefixed}__${name}`);
+    return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
   }
 
   /** Scopes the token lacks for this request, for an HTTP 403 insufficient_scope (step-up). */

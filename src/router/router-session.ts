@@ -4,7 +4,8 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound } from '../jsonrpc/not-found.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
-import { listOf, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
+import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
+import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
 import type { EndpointRouter } from './endpoint-router.js';
@@ -302,13 +303,9 @@ export class RouterSession {
   async #ownerOf(uri: unknown, ctx: RouteContext): Promise<UpstreamPool | undefined> {
     const known = this.#uriPool(uri);
     if (known) return known;
-    for (const method of ['resources/list', 'resources/templates/list']) {
-      let cursor: string | undefined;
-      for (let page = 0; page < 100; page++) {
-        const r = await this.#list(method, listOf(method)!, cursor === undefined ? undefined : { cursor }, ctx).catch(() => undefined);
-        cursor = typeof r?.nextCursor === 'string' ? r.nextCursor : undefined;
-        if (cursor === undefined) break;
-      }
+    // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
+    for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
+      await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
     }
     return this.#uriPool(uri);
   }
