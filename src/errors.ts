@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ErrorCode } from './jsonrpc/error-codes.js';
 import { JsonRpcError } from './jsonrpc/json-rpc-error.js';
 
@@ -45,11 +46,31 @@ export class GatewayError extends Error {
   }
 }
 
-/** The one place a local failure becomes a wire error. Anything unknown is an internal error. */
-export function toJsonRpcError(err: unknown): JsonRpcError {
+/** Where internal errors are reported: a pino logger, or anything with its `error` method. */
+export interface IncidentLog {
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+/**
+ * The one place a local failure becomes a wire error. Anything unknown is an internal error: the
+ * client gets an incident id (never the cause, which may show internals), and the log gets the same id
+ * with the error and its stack, so an operator can find what a user reports.
+ */
+export function toJsonRpcError(err: unknown, log?: IncidentLog): JsonRpcError {
   if (err instanceof JsonRpcError) return err;
   if (err instanceof GatewayError) {
-    return new JsonRpcError(CODES[err.code].rpc, err.message, { code: err.code, ...err.details });
+    const rpc = CODES[err.code].rpc;
+    if (rpc !== ErrorCode.InternalError) return new JsonRpcError(rpc, err.message, { code: err.code, ...err.details });
+    const incident = report(err, log);
+    return new JsonRpcError(rpc, `${err.message} (incident ${incident})`, { code: err.code, ...err.details, incident });
   }
-  return new JsonRpcError(ErrorCode.InternalError, 'Internal error');
+  const incident = report(err, log);
+  return new JsonRpcError(ErrorCode.InternalError, `Internal error (incident ${incident})`, { incident });
+}
+
+function report(err: unknown, log: IncidentLog | undefined): string {
+  const incident = randomUUID();
+  // pino's err serializer keeps the type, message and stack; anything thrown that is not an Error is kept as is.
+  log?.error({ incident, err: err instanceof Error ? err : { thrown: String(err) } }, 'internal error answered with -32603');
+  return incident;
 }

@@ -58,6 +58,7 @@ export class Gateway {
       audit,
       idleTimeoutMs: config.session.idleTimeoutMs,
       clientRequestTimeoutMs: config.session.clientRequestTimeoutMs,
+      initializedWaitMs: config.session.initializedWaitMs,
       maxSessions: config.session.maxSessions,
       events: this.events,
       logger: deps.logger,

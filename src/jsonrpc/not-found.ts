@@ -1,12 +1,26 @@
 import { ErrorCode } from './error-codes.js';
 import { JsonRpcError } from './json-rpc-error.js';
+import type { AbsentKind } from './methods.js';
+
+/**
+ * The wire error for a name the caller may not reach. It says what kind of name it was as a typed
+ * field (metrics read it, never the message text); on the wire it is an ordinary JSON-RPC error.
+ */
+export class NotFoundError extends JsonRpcError {
+  readonly absent: AbsentKind;
+
+  constructor(absent: AbsentKind, code: number, message: string, data?: unknown) {
+    super(code, message, data);
+    this.absent = absent;
+  }
+}
 
 /**
  * The one answer for a name the caller may not reach, whether it does not exist or policy hides it:
  * identical in both cases, so a denied tool's existence never leaks.
  */
-export function notFound(kind: 'tool' | 'prompt' | 'resource' | 'template', name: string): JsonRpcError {
-  if (kind === 'resource') return new JsonRpcError(ErrorCode.ResourceNotFound, `Resource ${name} not found`, { uri: name });
-  if (kind === 'template') return new JsonRpcError(ErrorCode.InvalidParams, `Resource template ${name} not found`);
-  return new JsonRpcError(ErrorCode.InvalidParams, `${kind === 'tool' ? 'Tool' : 'Prompt'} ${name} not found`);
+export function notFound(kind: AbsentKind, name: string): NotFoundError {
+  if (kind === 'resource') return new NotFoundError(kind, ErrorCode.ResourceNotFound, `Resource ${name} not found`, { uri: name });
+  if (kind === 'template') return new NotFoundError(kind, ErrorCode.InvalidParams, `Resource template ${name} not found`);
+  return new NotFoundError(kind, ErrorCode.InvalidParams, `${kind === 'tool' ? 'Tool' : 'Prompt'} ${name} not found`);
 }

@@ -2,43 +2,17 @@ import type { Principal } from '../auth/principal.js';
 import { wireSize } from '../jsonrpc/wire-size.js';
 import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditLog } from './audit-log.js';
-import type { CatalogueKind, Decision } from './decision.js';
+import type { Decision } from './decision.js';
+import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
+import { prefixed } from '../jsonrpc/names.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { TenantPolicy } from './tenant-policy.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
 
-const AUDITED = new Set(['tools/call', 'resources/read', 'prompts/get']);
-
-const LIST_FILTERS: Record<string, { key: string; kind: CatalogueKind; field: string }> = {
-  'tools/list': { key: 'tools', kind: 'tool', field: 'name' },
-  'prompts/list': { key: 'prompts', kind: 'prompt', field: 'name' },
-  'resources/list': { key: 'resources', kind: 'resource', field: 'uri' },
-  'resources/templates/list': { key: 'resourceTemplates', kind: 'resource', field: 'uriTemplate' },
-};
-
-/** What a request reaches in the catalogue, when it reaches anything. */
-export function targetOf(method: string, params: Params): { kind: CatalogueKind; name: string } | undefined {
-  switch (method) {
-    case 'tools/call':
-      return { kind: 'tool', name: String(params?.name) };
-    case 'prompts/get':
-      return { kind: 'prompt', name: String(params?.name) };
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      return { kind: 'resource', name: String(params?.uri) };
-    case 'completion/complete': {
-      const ref = params?.ref as Record<string, unknown> | undefined;
-      if (ref?.type === 'ref/prompt') return { kind: 'prompt', name: String(ref.name) };
-      if (ref?.type === 'ref/resource') return { kind: 'resource', name: String(ref.uri) };
-      return undefined;
-    }
-    default:
-      return undefined;
-  }
-}
+/** What a request reaches in the catalogue, when it reaches anything (read from the method table). */
+export { targetOf };
 
 export interface GuardIds {
   session: string;
@@ -74,11 +48,11 @@ export class SessionGuard {
     this.principal = principal;
   }
 
-  check(method: string, params: Params): (Decision & { kind: CatalogueKind; name: string }) | undefined {
+  check(method: string, params: Params): (Decision & Target) | undefined {
     const target = targetOf(method, params);
     if (!target) return undefined;
     const d = this.tenant.decide(target.kind, target.name, this.principal.scopes);
-    return { allowed: d.allowed, rule: d.rule, missingScopes: d.missingScopes, kind: target.kind, name: target.name };
+    return { allowed: d.allowed, rule: d.rule, reason: d.reason, missingScopes: d.missingScopes, ...target };
   }
 
   /**
@@ -89,7 +63,7 @@ export class SessionGuard {
     const rules = this.tenant.argumentRules;
     if (!rules || method !== 'tools/call') return undefined; // tenants without rules pay nothing more
     const name = String(params?.name);
-    return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : `${upstreamWhenUnprefixed}__${name}`);
+    return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
   }
 
   /** Scopes the token lacks for this request, for an HTTP 403 insufficient_scope (step-up). */
@@ -99,10 +73,10 @@ export class SessionGuard {
   }
 
   filterList(method: string, result: Result): Result {
-    const f = LIST_FILTERS[method];
+    const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
-    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.kind, String(item[f.field]), this.principal.scopes).allowed);
+    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes).allowed);
     return kept.length === items.length ? result : { ...result, [f.key]: kept };
   }
 
@@ -135,11 +109,11 @@ export class SessionGuard {
   }
 
   audits(method: string): boolean {
-    return this.#audit !== undefined && AUDITED.has(method);
+    return this.#audit !== undefined && methodSpec(method)?.audited === true;
   }
 
   record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined): void {
-    if (!this.#audit || !AUDITED.has(method)) return;
+    if (!this.#audit || !this.audits(method)) return;
     const target = targetOf(method, params)!;
     this.#audit.record({
       tenant: this.tenant.name,

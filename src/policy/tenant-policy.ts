@@ -22,10 +22,10 @@ function compile(kind: CatalogueKind, r: RuleSetConfig): CompiledRules {
     allow: r.allow.map((a) => {
       const { match, scopes } = typeof a === 'string' ? { match: a, scopes: [] } : a;
       const rule = `${kind}s.allow:${match}`;
-      return { match, scopes, rule, granted: Object.freeze({ allowed: true, rule }) };
+      return { match, scopes, rule, granted: Object.freeze({ allowed: true, rule, reason: 'allowed' as const }) };
     }),
-    deny: r.deny.map((match) => ({ match, denied: Object.freeze({ allowed: false, rule: `${kind}s.deny:${match}` }) })),
-    none: Object.freeze({ allowed: false, rule: `${kind}s: no allow pattern matches` }),
+    deny: r.deny.map((match) => ({ match, denied: Object.freeze({ allowed: false, rule: `${kind}s.deny:${match}`, reason: 'deny_rule' as const }) })),
+    none: Object.freeze({ allowed: false, rule: `${kind}s: no allow pattern matches`, reason: 'not_allowed' as const }),
   };
 }
 
@@ -74,7 +74,7 @@ export class TenantPolicy {
       missing ??= lacking;
       missingRule ||= a.rule;
     }
-    if (missing) return { allowed: false, rule: `${missingRule} (missing scope ${missing.join(' ')})`, missingScopes: missing };
+    if (missing) return { allowed: false, rule: `${missingRule} (missing scope ${missing.join(' ')})`, reason: 'missing_scope', missingScopes: missing };
     return rules.none;
   }
 }

@@ -1,6 +1,8 @@
 import type { EndpointConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
+import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { isValidToolName, prefixed } from './names.js';
 import { RouterSession } from './router-session.js';
@@ -8,7 +10,7 @@ import type { ToolGate } from './tool-gate.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
-const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+const LIST_CHANGED = listChangedNotifications();
 const MAX_LEARNED_URIS = 10_000;
 
 /**
@@ -166,31 +168,23 @@ export class EndpointRouter {
    */
   async checkCatalogue(): Promise<string[]> {
     const problems: string[] = [];
-    for (const kind of [
-      { method: 'tools/list', key: 'tools', capability: 'tools' },
-      { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
-    ]) {
+    // Named lists only: resource URIs are not prefixed, so they cannot collide by the gateway's doing.
+    for (const kind of listMethods().filter((s) => s.list.named).map((s) => ({ method: s.method, key: s.list.key, capability: s.capability! }))) {
       const seen = new Map<string, string>();
       for (const pool of this.pools) {
         if (!pool.shared || pool.perTenant || !pool.identity?.capabilities[kind.capability]) continue;
-        let cursor: string | undefined;
-        for (let page = 0; page < 100; page++) {
-          let result: Record<string, unknown>;
-          try {
-            result = await pool.pick().request(kind.method, cursor === undefined ? undefined : { cursor }, {});
-          } catch {
-            break;
-          }
-          for (const item of (result[kind.key] as Array<{ name?: unknown }> | undefined) ?? []) {
-            const name = String(item.name);
-            const exposed = this.prefixNames ? prefixed(pool.name, name) : name;
-            const other = seen.get(exposed);
-            if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
-            seen.set(exposed, pool.name);
-            if (kind.key === 'tools' && !isValidToolName(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (1-128 of [A-Za-z0-9_.-]) and is left out`);
-          }
-          cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-          if (cursor === undefined) break;
+        // Raw pages, not the instance's catalogue: that is keyed by name, and a name listed twice is what we look for.
+        const names: string[] = [];
+        const collect = (page: Record<string, unknown>) => {
+          for (const item of (page[kind.key] as Array<{ name?: unknown }> | undefined) ?? []) names.push(String(item.name));
+        };
+        await forEachPage(async (cursor) => pool.pick().request(kind.method, pageParams(cursor), {}), collect, 100).catch(() => {});
+        for (const name of names) {
+          const exposed = this.prefixNames ? prefixed(pool.name, name) : name;
+          const other = seen.get(exposed);
+          if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
+          seen.set(exposed, pool.name);
+          if (kind.key === 'tools' && !isValidToolName(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (1-128 of [A-Za-z0-9_.-]) and is left out`);
         }
       }
     }

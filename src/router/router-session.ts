@@ -4,6 +4,8 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound } from '../jsonrpc/not-found.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
+import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
 import type { EndpointRouter } from './endpoint-router.js';
@@ -19,13 +21,6 @@ export interface RouteContext {
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
-
-const LISTS: Record<string, { key: string; capability: string; named: boolean }> = {
-  'tools/list': { key: 'tools', capability: 'tools', named: true },
-  'prompts/list': { key: 'prompts', capability: 'prompts', named: true },
-  'resources/list': { key: 'resources', capability: 'resources', named: false },
-  'resources/templates/list': { key: 'resourceTemplates', capability: 'resources', named: false },
-};
 
 /** A list item with a usable name: a non-empty string (anything else is a protocol violation). */
 function hasName(item: unknown): item is Record<string, unknown> & { name: string } {
@@ -72,11 +67,13 @@ export class RouterSession {
 
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
   upstreamOf(method: string, params: Params): string | undefined {
-    if (method === 'tools/call' || method === 'prompts/get') {
+    const spec = methodSpec(method);
+    if (!spec?.attributed) return undefined;
+    if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
       return splitPrefixed(String(params?.name))?.upstream;
     }
-    if (method === 'resources/read') {
+    if (spec.route === 'uri') {
       const pools = this.#pools('resources');
       return pools.length === 1 ? pools[0]!.name : this.#endpoint.ownerOfUri(String(params?.uri));
     }
@@ -120,21 +117,23 @@ export class RouterSession {
   }
 
   async request(method: string, params: Params, ctx: RouteContext): Promise<Result> {
-    const list = LISTS[method];
-    if (list) return this.#list(method, list, params, ctx);
-    switch (method) {
-      case 'tools/call':
-      case 'prompts/get':
+    // The method table says how each method is served; a method without a route (or with a name the
+    // table does not hold, "__proto__" included) is never forwarded.
+    const spec = methodSpec(method);
+    switch (spec?.from === 'server' ? undefined : spec?.route) {
+      case 'list':
+        return this.#list(method, spec!.list!, params, ctx);
+      case 'name':
         return this.#byName(method, params, ctx);
-      case 'resources/read':
+      case 'uri':
         return this.#byUri(method, params, ctx);
-      case 'resources/subscribe':
+      case 'subscribe':
         return this.#subscribe(params, ctx);
-      case 'resources/unsubscribe':
+      case 'unsubscribe':
         return this.#unsubscribe(params, ctx);
-      case 'completion/complete':
+      case 'complete':
         return this.#complete(params, ctx);
-      case 'logging/setLevel':
+      case 'setLevel':
         return this.#setLevel(params, ctx);
       default:
         // Deny by default: a method the gateway does not understand could carry state across sessions.
@@ -157,8 +156,8 @@ export class RouterSession {
     });
   }
 
-  async #list(method: string, spec: { key: string; capability: string; named: boolean }, params: Params, ctx: RouteContext): Promise<Result> {
-    const pools = this.#pools(spec.capability);
+  async #list(method: string, spec: ListSpec, params: Params, ctx: RouteContext): Promise<Result> {
+    const pools = this.#pools(methodSpec(method)!.capability!);
     let targets: Array<[UpstreamPool, string | undefined]>;
     if (params?.cursor !== undefined) {
       const cursor = decodeCursor(method, params.cursor, pools.map((p) => p.name));
@@ -228,7 +227,7 @@ export class RouterSession {
     return tools.filter((_t, i) => settled[i] === undefined);
   }
 
-  #exportItem(upstream: string, spec: { key: string; named: boolean }, item: any): unknown {
+  #exportItem(upstream: string, spec: ListSpec, item: any): unknown {
     if (item === null || typeof item !== 'object') return undefined;
     if (spec.key === 'resources' && typeof item.uri === 'string') this.#endpoint.learnUri(item.uri, upstream);
     if (spec.key === 'resourceTemplates' && typeof item.uriTemplate === 'string') this.#endpoint.learnTemplate(item.uriTemplate, upstream);
@@ -261,7 +260,7 @@ export class RouterSession {
   }
 
   async #byName(method: string, params: Params, ctx: RouteContext): Promise<Result> {
-    const kind = method === 'tools/call' ? 'tool' : 'prompt';
+    const kind = methodSpec(method)!.target!(params)!.kind as 'tool' | 'prompt';
     const { pool, name } = this.#resolveName(params?.name, kind);
     const inst = this.#instance(pool);
     // The gateway answers unknown names itself, the same way it answers names policy hides.
@@ -304,13 +303,9 @@ export class RouterSession {
   async #ownerOf(uri: unknown, ctx: RouteContext): Promise<UpstreamPool | undefined> {
     const known = this.#uriPool(uri);
     if (known) return known;
-    for (const method of ['resources/list', 'resources/templates/list']) {
-      let cursor: string | undefined;
-      for (let page = 0; page < 100; page++) {
-        const r = await this.#list(method, LISTS[method]!, cursor === undefined ? undefined : { cursor }, ctx).catch(() => undefined);
-        cursor = typeof r?.nextCursor === 'string' ? r.nextCursor : undefined;
-        if (cursor === undefined) break;
-      }
+    // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
+    for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
+      await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
     }
     return this.#uriPool(uri);
   }

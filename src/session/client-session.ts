@@ -7,29 +7,21 @@ import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
-import { notFound } from '../jsonrpc/not-found.js';
 import type { SessionGuard } from '../policy/session-guard.js';
-import { violationMessage } from '../policy/argument-rules.js';
 import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
 
-/** Methods that get their own metrics label; anything else is "other" (clients choose method names). */
-const METRIC_METHODS = new Set([
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
-  'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel', 'ping', 'initialize',
-]);
 import { negotiateVersion } from './protocol-versions.js';
+import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
+import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
+import { clientRequestPipeline } from './stages/index.js';
 
-export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
+export type { SessionState };
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
 
 /** Which client capability a server→client request needs. */
-const NEEDS: Record<string, string> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
+const NEEDS: Record<string, string> = clientCapabilityNeeds();
 
 interface Outgoing {
   resolve: (r: Record<string, unknown>) => void;
@@ -43,6 +35,8 @@ export interface ClientSessionOptions {
   observer: SessionObserver;
   guard: SessionGuard;
   clientRequestTimeoutMs: number;
+  /** How long a request before notifications/initialized waits for it (default 2000 ms). */
+  initializedWaitMs?: number | undefined;
   kind: 'streamable-http' | 'sse';
   endpoint: EndpointRouter;
   transport: Transport;
@@ -67,6 +61,7 @@ export class ClientSession {
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
+  readonly #initializedWaitMs: number;
   /** Resolves when the client has said notifications/initialized: nothing is asked of it before. */
   readonly #active: Promise<void>;
   #activate!: () => void;
@@ -84,6 +79,7 @@ export class ClientSession {
   #initializing = false;
   /** Open HTTP streams; a session with a live stream is not idle. */
   openStreams = 0;
+  readonly #host: PipelineHost;
 
   constructor(opts: ClientSessionOptions) {
     this.id = opts.id;
@@ -96,7 +92,9 @@ export class ClientSession {
     this.guard = opts.guard;
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
+    this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
+    this.#host = this.#pipelineHost();
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
   }
@@ -155,7 +153,7 @@ export class ClientSession {
       this.#initializing = false;
       this.#state = 'UNINITIALIZED';
       this.#logger.warn({ err: (err as Error).message }, 'initialize failed');
-      return toJsonRpcError(err).toResponse(req.id);
+      return toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
     if ((this.#state as SessionState) === 'SHUTDOWN') {
       await this.#router.close();
@@ -219,91 +217,53 @@ export class ClientSession {
   }
 
   async #onRequest(req: JsonRpcRequest): Promise<void> {
-    if (req.method === 'initialize') {
-      await this.#send(await this.initialize(req));
-      return;
-    }
-    if (req.method === 'ping') {
-      await this.#send({ jsonrpc: '2.0', id: req.id, result: {} });
-      return;
-    }
-    if (this.#state === 'UNINITIALIZED' || !this.#router) {
-      await this.#send(new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: "${req.method}" before initialize; send initialize first`).toResponse(req.id));
-      return;
-    }
-    if (this.#inflight.has(req.id)) {
-      await this.#send(new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`).toResponse(req.id));
-      return;
-    }
-    const startedAt = Date.now();
-    const t0 = performance.now();
-    const method = METRIC_METHODS.has(req.method) ? req.method : 'other';
-    const endpoint = this.endpoint.config.path;
-    const decision = this.guard.check(req.method, req.params);
-    if (decision && !decision.allowed) {
-      // Denied looks exactly like absent: the caller learns nothing about what exists.
-      this.guard.record(req.method, req.params, decision, 'denied', startedAt, undefined, undefined);
-      this.#observer.denied(decision.missingScopes ? 'missing_scope' : decision.rule.includes('.deny:') ? 'deny_rule' : 'not_allowed');
-      this.#observer.requestDone({ method, endpoint, upstream: 'none', outcome: 'denied', seconds: (performance.now() - t0) / 1000, tool: req.method === 'tools/call' ? 'unknown' : undefined });
-      const kind = req.method === 'completion/complete' && decision.kind === 'resource' ? 'template' : decision.kind;
-      await this.#send(notFound(kind, decision.name).toResponse(req.id));
-      return;
-    }
-    // Allowed by name; now the arguments, before anything is routed: a refused call never reaches an upstream.
-    const violation = this.guard.checkArguments(req.method, req.params, this.endpoint.prefixNames ? undefined : this.endpoint.pools[0]?.name);
-    if (violation) {
-      this.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
-      this.#observer.denied('argument_rule');
-      // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
-      this.#observer.requestDone({ method, endpoint, upstream: 'none', outcome: 'denied', seconds: (performance.now() - t0) / 1000, tool: 'unknown' });
-      const { rule, tool, argument } = violation;
-      const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
-      await this.#send(toJsonRpcError(err).toResponse(req.id));
-      return;
-    }
-    const slot = this.guard.acquireRequest();
-    if (slot !== true && !(await slot)) {
-      this.#observer.rateLimited('concurrent_requests');
-      this.guard.refused(req.method, req.params, 'limits.concurrentRequests');
-      await this.#send(toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${this.guard.tenant.name}" has its maximum of ${this.guard.tenant.config.limits.concurrentRequests} requests in flight; retry when one completes`)).toResponse(req.id));
-      return;
-    }
-    const cancel = new Cancellation();
-    this.#inflight.set(req.id, cancel);
-    const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
-    const onProgress =
-      token === undefined ? undefined : (params: Record<string, unknown>) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, req.id);
-    let response: JsonRpcResponse;
-    let result: Record<string, unknown> | undefined;
+    const ctx: RequestContext = { req, spec: methodSpec(req.method), host: this.#host, startedAt: Date.now(), t0: performance.now() };
+    let response: JsonRpcResponse | undefined;
     try {
-      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: cancel, requestId: req.id, onProgress }));
-      response = { jsonrpc: '2.0', id: req.id, result };
-      if (req.method === 'logging/setLevel') this.#logLevel = String(req.params?.level);
-      if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe' || req.method === 'logging/setLevel') this.#onChanged?.(this);
+      response = await clientRequestPipeline(ctx);
     } catch (err) {
-      response = toJsonRpcError(err).toResponse(req.id);
-    } finally {
-      this.#inflight.delete(req.id);
-      this.guard.releaseRequest();
+      // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
+      response = toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
-    const outcome = cancel.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
-    const upstream = this.#router.upstreamOf(req.method, req.params);
-    if (decision && this.guard.audits(req.method)) {
-      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, upstream);
-    }
-    let tool: string | undefined;
-    if (req.method === 'tools/call') {
-      // Only names that exist become label values: a client must not be able to mint new series.
-      const unknown = 'error' in response && response.error.code === ErrorCode.InvalidParams && response.error.message.endsWith('not found');
-      tool = unknown ? 'unknown' : String(req.params?.name);
-    }
-    this.#observer.requestDone({ method, endpoint, upstream: upstream ?? (req.method.endsWith('/list') ? 'all' : 'none'), outcome, seconds: (performance.now() - t0) / 1000, tool });
-    if (cancel.aborted) {
-      // Cancelled by the client (no answer expected) or by shutdown (already answered).
-      this.#transport.abandon?.(req.id);
-      return;
-    }
-    await this.#send(response);
+    if (response) await this.#send(response);
+  }
+
+  /** True once the client has said notifications/initialized; false if it did not within the wait. */
+  #whenActive(): Promise<boolean> {
+    if (this.#state === 'ACTIVE') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.#initializedWaitMs);
+      void this.#active.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  /** What the request pipeline's stages see of this session. */
+  #pipelineHost(): PipelineHost {
+    const session = this;
+    return {
+      get state() {
+        return session.#state;
+      },
+      get router() {
+        return session.#router;
+      },
+      guard: this.guard,
+      observer: this.#observer,
+      endpoint: this.endpoint,
+      logger: this.#logger,
+      inflight: this.#inflight,
+      initialize: (req) => this.initialize(req),
+      whenActive: () => this.#whenActive(),
+      progress: (params, id) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, id),
+      stateChanged: (method, params) => {
+        if (method === 'logging/setLevel') this.#logLevel = String(params?.level);
+        this.#onChanged?.(this);
+      },
+      abandon: (id) => this.#transport.abandon?.(id),
+    };
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {
@@ -402,7 +362,7 @@ export class ClientSession {
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {
       ac.abort(reason);
-      await this.#send(toJsonRpcError(err).toResponse(id));
+      await this.#send(toJsonRpcError(err, this.#logger).toResponse(id));
     }
     this.#inflight.clear();
     for (const out of this.#outgoing.values()) out.reject(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`));

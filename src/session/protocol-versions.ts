@@ -1,5 +1,7 @@
-/** Versions the gateway speaks to its clients, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
+
+/** Versions the gateway speaks to its clients, newest first: the same list it speaks to its upstreams. */
+export const SUPPORTED_PROTOCOL_VERSIONS = SESSION_PROTOCOL_VERSIONS;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 
 /** The client's version when we support it, else our latest (the client then decides whether to go on). */

@@ -18,6 +18,8 @@ export interface SessionRegistryOptions {
   audit: AuditLog | undefined;
   idleTimeoutMs: number;
   clientRequestTimeoutMs: number;
+  /** See session.initializedWaitMs. */
+  initializedWaitMs?: number;
   maxSessions: number;
   events: EventStore;
   logger: Logger;
@@ -87,6 +89,7 @@ export class SessionRegistry {
       observer: this.#opts.observer ?? NO_OBSERVER,
       onChanged: this.#opts.onChanged,
       clientRequestTimeoutMs: this.#opts.clientRequestTimeoutMs,
+      initializedWaitMs: this.#opts.initializedWaitMs,
       kind,
       endpoint,
       transport: makeTransport(id),

@@ -8,8 +8,9 @@ import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 
-export const GATEWAY_PROTOCOL_VERSION = '2025-11-25';
-export const UPSTREAM_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
+export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
+export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
 export interface CallOptions {
   caller?: UpstreamCaller | undefined;

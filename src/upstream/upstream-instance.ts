@@ -8,8 +8,10 @@ import { Backoff } from './backoff.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
 
-/** Requests that are safe to send twice: a retry after the upstream lost its session changes nothing. */
-const IDEMPOTENT = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete', 'ping']);
+import { methodSpec } from '../jsonrpc/methods.js';
+import { forEachPage, pageParams } from '../jsonrpc/paging.js';
+/** Requests that are safe to send twice (the method table says which): a retry after the upstream lost its session changes nothing. */
+const IDEMPOTENT = { has: (method: string) => methodSpec(method)?.idempotent === true };
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 
@@ -228,13 +230,13 @@ export class UpstreamInstance extends EventEmitter {
 
   async #listCatalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
     const names = new Map<string, Record<string, unknown>>();
-    let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      const r = await this.request(`${kind}/list`, cursor === undefined ? undefined : { cursor }, {});
-      for (const item of (r[kind] as Array<Record<string, unknown>> | undefined) ?? []) if (typeof item?.name === 'string') names.set(item.name, item);
-      cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined;
-      if (cursor === undefined) break;
-    }
+    await forEachPage(
+      (cursor) => this.request(`${kind}/list`, pageParams(cursor), {}),
+      (r) => {
+        for (const item of (r[kind] as Array<Record<string, unknown>> | undefined) ?? []) if (typeof item?.name === 'string') names.set(item.name, item);
+      },
+      1000,
+    );
     return names;
   }
 

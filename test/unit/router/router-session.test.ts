@@ -396,6 +396,15 @@ describe('RouterSession with two upstreams', () => {
     });
   });
 
+  it('answers methods named after Object.prototype members with -32601 and sends them to no upstream', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      for (const method of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+        await assert.rejects(g.request(method, {}), rpcError(ErrorCode.MethodNotFound), method);
+        for (const s of g.servers.values()) assert.deepEqual(s.requests(method), [], `${method} reached ${s.spec.name}`);
+      }
+    });
+  });
+
   it('broadcasts an upstream\'s list_changed notification to the session', async () => {
     await withGateway([A, B], undefined, async (g) => {
       g.server('b').notify('notifications/tools/list_changed');

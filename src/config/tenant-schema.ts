@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { compileJsonSchema } from './json-schema.js';
+
+// The tenants part of the config schema: grants, rules, argument rules and limits.
+
+const rule = z.union([z.string().min(1), z.object({ match: z.string().min(1), scopes: z.array(z.string()).default([]) }).strict()]);
+const ruleSet = z
+  .object({ allow: z.array(rule).default(['*']), deny: z.array(z.string().min(1)).default([]) })
+  .strict()
+  .prefault({});
+
+/** An absolute POSIX path without "." or ".." segments: what a path rule's prefix must be. */
+const absolutePrefix = z
+  .string()
+  .regex(/^\/[^\0\\]*$/, 'an absolute POSIX path such as "/srv/data" (no NUL, no backslash)')
+  .refine((p) => !p.split('/').some((seg) => seg === '.' || seg === '..'), 'no "." or ".." segments: write the prefix as the path it means');
+
+/** Constraints on a tool's arguments, checked before the call is forwarded. */
+const argumentRule = z
+  .object({
+    /** Cited in the error the client gets and in the audit line (rule "arguments:<name>"). */
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1-64 of [A-Za-z0-9._-]'),
+    /** Globs over the tool names the client sees (prefixed, e.g. "fs__*"). */
+    tools: z.array(z.string().min(1)).min(1),
+    /** Each named argument, when present, must be an absolute path under one of `under`; "name[]" for an array of paths. */
+    paths: z
+      .object({
+        arguments: z.array(z.string().regex(/^[^[\]]+(?:\[\])?$/, 'an argument name, or "name[]" for an array of paths')).min(1),
+        under: z.array(absolutePrefix).min(1),
+      })
+      .strict()
+      .optional(),
+    /** A JSON Schema (draft 2020-12) the arguments object must also satisfy. */
+    schema: z.union([z.boolean(), z.record(z.string(), z.unknown())], { error: 'a JSON Schema: an object, or true / false' }).optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (!r.paths && r.schema === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs "paths", "schema" or both' });
+    if (r.schema === undefined) return;
+    try {
+      compileJsonSchema(r.schema);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['schema'], message: `not a usable JSON Schema (draft 2020-12): ${(err as Error).message}` });
+    }
+  });
+
+export const tenant = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1-64 of [A-Za-z0-9._-]'),
+    /** Endpoint paths this tenant may use ("*" for all). */
+    endpoints: z.array(z.string()).min(1),
+    tools: ruleSet,
+    resources: ruleSet,
+    prompts: ruleSet,
+    limits: z
+      .object({
+        requestsPerSecond: z.number().positive().optional(),
+        burst: z.number().int().positive().optional(),
+        concurrentRequests: z.number().int().positive().optional(),
+        sessions: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** Argument rules for tools/call; every rule whose tools match the called name must pass. */
+    arguments: z
+      .array(argumentRule)
+      .default([])
+      .superRefine((rules, ctx) => {
+        const seen = new Set<string>();
+        rules.forEach((r, i) => {
+          if (seen.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate argument rule "${r.name}"` });
+          seen.add(r.name);
+        });
+      }),
+  })
+  .strict();
+

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+
+// The upstreams part of the config schema (src/config/schema.ts puts the parts together).
+
+export const upstreamName = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and single hyphens, e.g. "github"')
+  .max(40)
+  .refine((s) => !s.includes('--'), 'must not contain "--" (the "__" delimiter stays unambiguous)');
+
+const restart = z
+  .object({
+    initialDelayMs: z.number().int().min(10).default(250),
+    maxDelayMs: z.number().int().min(10).default(30_000),
+    /** A process must stay up this long before the backoff resets to its initial delay. */
+    resetAfterMs: z.number().int().min(0).default(60_000),
+  })
+  .strict()
+  .prefault({});
+
+const pool = z
+  .object({
+    /** shared: number of instances that every session's requests are spread over. */
+    size: z.number().int().min(1).max(64).default(1),
+    /** per-session: started-and-initialized spares kept ready. */
+    warm: z.number().int().min(0).max(256).default(0),
+    /** per-session: most instances alive at once. */
+    max: z.number().int().min(1).max(100_000).default(100),
+    /** per-session: sessions that may wait for a free slot when max is reached. */
+    queue: z.number().int().min(0).max(100_000).default(100),
+    acquireTimeoutMs: z.number().int().min(1).default(30_000),
+  })
+  .strict()
+  .prefault({});
+
+/** What every upstream kind shares: sharing, pooling, timeouts, restarts and resilience. */
+const upstreamCommon = {
+  name: upstreamName,
+  /** shared: one pool for everyone; per-tenant: one pool per tenant; per-session: one instance per client session. */
+  sharing: z.enum(['shared', 'per-tenant', 'per-session']).default('shared'),
+  pool,
+  requestTimeoutMs: z.number().int().min(1).default(60_000),
+  /** A result larger than this fails its call with SWB_RESULT_TOO_LARGE (the gateway never relays it). */
+  maxResultBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+  /** Progress resets the timeout, but a request never runs longer than this. */
+  maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
+  initTimeoutMs: z.number().int().min(1).default(30_000),
+  restart,
+  /** Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once. */
+  concurrency: z
+    .object({ max: z.number().int().min(1).default(256), queue: z.number().int().min(0).default(1024), queueTimeoutMs: z.number().int().min(1).default(30_000) })
+    .strict()
+    .prefault({}),
+  /** A ping every intervalMs; `failures` missed pings in a row restart the instance. 0 disables it. */
+  healthCheck: z
+    .object({ intervalMs: z.number().int().min(0).default(30_000), timeoutMs: z.number().int().min(1).default(5_000), failures: z.number().int().min(1).default(3) })
+    .strict()
+    .prefault({}),
+  /** After `failureThreshold` consecutive failures (timeouts, transport errors) calls fail fast for resetTimeoutMs, then one probe decides. */
+  circuitBreaker: z
+    .object({ failureThreshold: z.number().int().min(1).default(5), resetTimeoutMs: z.number().int().min(100).default(10_000) })
+    .strict()
+    .prefault({}),
+  /** Tool pinning for this upstream; default: the top-level pinning.mode. */
+  pinning: z.enum(['withhold', 'warn', 'off']).optional(),
+};
+
+/**
+ * How a stdio server is confined. Omitted: the strict bubblewrap profile. `none` must be written out.
+ * `limits` is for hosts without user namespaces (Kubernetes pods): rlimits, a scrubbed environment and
+ * a non-root user, with the pod's securityContext and NetworkPolicy doing the rest.
+ */
+const sandboxLimits = z
+  .object({
+    /** RLIMIT_CPU: total CPU seconds of the process; unset by default (long-lived servers accumulate it). */
+    cpuSeconds: z.number().int().min(1).optional(),
+    /** RLIMIT_AS in MiB. Node.js needs about 2 GiB of address space to start. */
+    addressSpaceMb: z.number().int().min(64).default(4096),
+    /** RLIMIT_NOFILE. */
+    openFiles: z.number().int().min(16).default(1024),
+    /** RLIMIT_NPROC: processes and threads. Per sandbox with bubblewrap; per user id with `limits`. */
+    processes: z.number().int().min(1).default(256),
+    /** RLIMIT_FSIZE in MiB: the largest file the server may write. */
+    fileSizeMb: z.number().int().min(1).default(1024),
+  })
+  .strict()
+  .prefault({});
+
+const sandboxProfile = z
+  .object({
+    type: z.enum(['bubblewrap', 'limits']).default('bubblewrap'),
+    /** bubblewrap: keep the host's network (default: a private network namespace with loopback only). */
+    network: z.boolean().optional(),
+    /** bubblewrap: host paths visible read-only at the same place (the server's code, its data). */
+    readOnly: z.array(z.string().min(1)).default([]),
+    /** bubblewrap: host paths the server may write (the sandbox user needs write permission there). */
+    writable: z.array(z.string().min(1)).default([]),
+    /** bubblewrap: size of the private /tmp. */
+    tmpSizeMb: z.number().int().min(1).default(64),
+    /** bubblewrap: each writable path becomes a private tmpfs of this size (writes never reach the host's disk). */
+    writableSizeMb: z.number().int().min(1).optional(),
+    limits: sandboxLimits,
+    /**
+     * Run as this user. Default with a root gateway: a user id of the instance's own (from a pool) and
+     * group 65534. Never root. Needs a root gateway to differ from the gateway's own user.
+     */
+    user: z.object({ uid: z.number().int().min(1, 'never root: use sandbox: none to run a server unconfined'), gid: z.number().int().min(0) }).strict().optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.type !== 'limits') return;
+    if (s.writableSizeMb !== undefined) ctx.addIssue({ code: 'custom', path: ['writableSizeMb'], message: 'needs type bubblewrap: the limits profile cannot mount a size-limited filesystem' });
+    for (const key of ['readOnly', 'writable'] as const) {
+      if (s[key].length > 0) ctx.addIssue({ code: 'custom', path: [key], message: 'needs type bubblewrap: the limits profile cannot confine the filesystem (use the pod securityContext)' });
+    }
+    if (s.network !== undefined) ctx.addIssue({ code: 'custom', path: ['network'], message: 'needs type bubblewrap: the limits profile cannot confine the network (use a NetworkPolicy)' });
+  });
+
+const sandbox = z.union([z.literal('none'), sandboxProfile]).prefault({});
+
+const stdioUpstream = z
+  .object({
+    ...upstreamCommon,
+    transport: z.literal('stdio'),
+    sandbox,
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().optional(),
+    /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
+    env: z.record(z.string(), z.string()).default({}),
+    maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+  })
+  .strict();
+
+/** The gateway's own identity towards a remote upstream: OAuth 2 client credentials. */
+const clientCredentials = z
+  .object({
+    type: z.literal('client-credentials'),
+    tokenUrl: z.url(),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    scope: z.string().optional(),
+    audience: z.string().optional(),
+    /** Refresh this long before the token expires. */
+    refreshSkewMs: z.number().int().min(0).default(60_000),
+  })
+  .strict();
+
+const remoteUpstream = {
+  ...upstreamCommon,
+  url: z.url(),
+  /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
+  headers: z.record(z.string(), z.string()).default({}),
+  auth: clientCredentials.optional(),
+  http: z
+    .object({
+      connectTimeoutMs: z.number().int().min(1).default(10_000),
+      headersTimeoutMs: z.number().int().min(1).default(30_000),
+      /** Idle limit on a JSON response body; SSE streams are exempt (they idle by design). */
+      bodyTimeoutMs: z.number().int().min(1).default(60_000),
+      maxConnections: z.number().int().min(1).default(64),
+      keepAliveTimeoutMs: z.number().int().min(1).default(30_000),
+      maxMessageBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+    })
+    .strict()
+    .prefault({}),
+};
+
+const streamableHttpUpstream = z.object({ ...remoteUpstream, transport: z.literal('streamable-http') }).strict();
+const sseUpstream = z.object({ ...remoteUpstream, transport: z.literal('sse') }).strict();
+
+export const upstream = z.discriminatedUnion('transport', [stdioUpstream, streamableHttpUpstream, sseUpstream]);

@@ -1,0 +1,72 @@
+import type { Cancellation } from '../jsonrpc/cancellation.js';
+import type { MethodSpec, Target } from '../jsonrpc/methods.js';
+import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { Decision } from '../policy/decision.js';
+import type { SessionGuard } from '../policy/session-guard.js';
+import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { SessionObserver } from './session-observer.js';
+
+export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
+
+/** What the stages may see and do of the session that runs them. */
+export interface PipelineHost {
+  readonly state: SessionState;
+  readonly guard: SessionGuard;
+  readonly observer: SessionObserver;
+  readonly endpoint: EndpointRouter;
+  readonly router: RouterSession | undefined;
+  readonly logger: Logger;
+  /** The client's requests in flight, by its id, each with its cancellation. */
+  readonly inflight: Map<RequestId, Cancellation>;
+  initialize(req: JsonRpcRequest): Promise<JsonRpcResponse>;
+  /** Resolves true once the client has said notifications/initialized, false if it did not in time. */
+  whenActive(): Promise<boolean>;
+  /** Sends a progress notification on the stream of the request it belongs to. */
+  progress(params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  /** A request that changes what another replica must renew (subscriptions, log level) succeeded. */
+  stateChanged(method: string, params: Record<string, unknown> | undefined): void;
+  /** The client cancelled the request: it expects no answer. */
+  abandon(id: RequestId): void;
+}
+
+/** One client request on its way through the stages; each stage adds what it learned. */
+export interface RequestContext {
+  readonly req: JsonRpcRequest;
+  /** Its row in the method table (undefined for a method MCP does not define). */
+  readonly spec: MethodSpec | undefined;
+  readonly host: PipelineHost;
+  /** Wall clock (audit) and monotonic clock (metrics) at the start. */
+  readonly startedAt: number;
+  readonly t0: number;
+  /** The policy decision on its target, when it has one. */
+  decision?: (Decision & Target) | undefined;
+  /** Set by the route stage. */
+  cancel?: Cancellation;
+  result?: Record<string, unknown> | undefined;
+  /** What the route threw, as thrown (stages read its type and code, never its message). */
+  error?: unknown;
+  response?: JsonRpcResponse;
+}
+
+/** Resolves to the response to send, or undefined when nothing must be sent (a cancelled request). */
+export type Next = () => Promise<JsonRpcResponse | undefined>;
+
+/** A stage either answers the request itself (a refusal) or hands it on with `next()`. */
+export type Stage = (ctx: RequestContext, next: Next) => Promise<JsonRpcResponse | undefined>;
+
+/**
+ * Composes stages the way undici composes interceptors: each wraps the ones after it, so a stage can
+ * act before (refuse) and after (release a slot, record the outcome) the rest of the path.
+ */
+export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Promise<JsonRpcResponse | undefined> {
+  return (ctx) => {
+    const run = (i: number): Promise<JsonRpcResponse | undefined> => (i === stages.length ? Promise.resolve(undefined) : stages[i]!(ctx, () => run(i + 1)));
+    return run(0);
+  };
+}
+
+/** Seconds since the request started, for the duration metric. */
+export function elapsed(ctx: RequestContext): number {
+  return (performance.now() - ctx.t0) / 1000;
+}

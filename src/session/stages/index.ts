@@ -1,0 +1,17 @@
+import { compose } from '../request-pipeline.js';
+import { argumentsStage } from './arguments-stage.js';
+import { lifecycleStage } from './lifecycle-stage.js';
+import { limitsStage } from './limits-stage.js';
+import { observeStage } from './observe-stage.js';
+import { policyStage } from './policy-stage.js';
+import { routeStage } from './route-stage.js';
+
+export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage };
+
+/**
+ * A client request's path: lifecycle → policy → argument rules → limits → (observe around) route.
+ * Observe wraps the route so it sees the outcome; each refusal before it reports its own metrics.
+ */
+export const CLIENT_REQUEST_STAGES = [lifecycleStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
+
+export const clientRequestPipeline = compose(CLIENT_REQUEST_STAGES);

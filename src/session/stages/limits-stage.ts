@@ -1,0 +1,20 @@
+import { GatewayError, toJsonRpcError } from '../../errors.js';
+import type { Stage } from '../request-pipeline.js';
+
+/** The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it. */
+export const limitsStage: Stage = async (ctx, next) => {
+  const { req, host } = ctx;
+  const { guard } = host;
+  const slot = guard.acquireRequest();
+  if (slot !== true && !(await slot)) {
+    host.observer.rateLimited('concurrent_requests');
+    guard.refused(req.method, req.params, 'limits.concurrentRequests');
+    const max = guard.tenant.config.limits.concurrentRequests;
+    return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`), host.logger).toResponse(req.id);
+  }
+  try {
+    return await next();
+  } finally {
+    guard.releaseRequest();
+  }
+};

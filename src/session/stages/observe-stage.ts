@@ -1,0 +1,37 @@
+import { NotFoundError } from '../../jsonrpc/not-found.js';
+import { elapsed, type RequestContext, type Stage } from '../request-pipeline.js';
+
+type Outcome = 'ok' | 'error' | 'tool_error' | 'cancelled';
+
+function outcomeOf(ctx: RequestContext): Outcome {
+  if (ctx.cancel?.aborted) return 'cancelled';
+  if (ctx.result === undefined) return 'error';
+  return ctx.result.isError === true ? 'tool_error' : 'ok';
+}
+
+/** The tool label: only names that exist become label values, so a client cannot mint new series. */
+function toolLabel(ctx: RequestContext, error: unknown): string | undefined {
+  if (ctx.decision?.kind !== 'tool') return undefined;
+  return error instanceof NotFoundError ? 'unknown' : ctx.decision.name;
+}
+
+/** Records what the routed request came to: the audit line and the request metrics. */
+export const observeStage: Stage = async (ctx, next) => {
+  const answer = await next();
+  const { req, host } = ctx;
+  const outcome = outcomeOf(ctx);
+  const upstream = host.router!.upstreamOf(req.method, req.params);
+  const response = ctx.response;
+  if (ctx.decision && host.guard.audits(req.method)) {
+    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, response && 'error' in response ? response.error : ctx.result, upstream);
+  }
+  host.observer.requestDone({
+    method: ctx.spec?.metric ?? 'other',
+    endpoint: host.endpoint.config.path,
+    upstream: upstream ?? (ctx.spec?.list ? 'all' : 'none'),
+    outcome,
+    seconds: elapsed(ctx),
+    tool: toolLabel(ctx, ctx.error),
+  });
+  return answer;
+};

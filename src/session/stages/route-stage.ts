@@ -1,0 +1,34 @@
+import { toJsonRpcError } from '../../errors.js';
+import { Cancellation } from '../../jsonrpc/cancellation.js';
+import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import type { Stage } from '../request-pipeline.js';
+
+/**
+ * Sends the request on through the router (which refuses any method the table gives no route) with a
+ * cancellation the client can trigger, filters what a list returns by policy, and answers.
+ */
+export const routeStage: Stage = async (ctx) => {
+  const { req, host } = ctx;
+  const cancel = new Cancellation();
+  ctx.cancel = cancel;
+  host.inflight.set(req.id, cancel);
+  const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
+  const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => host.progress(params, req.id);
+  let response: JsonRpcResponse;
+  try {
+    const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, { signal: cancel, requestId: req.id, onProgress }));
+    ctx.result = result;
+    response = { jsonrpc: '2.0', id: req.id, result };
+    if (ctx.spec?.sessionState) host.stateChanged(req.method, req.params);
+  } catch (err) {
+    ctx.error = err;
+    response = toJsonRpcError(err, host.logger).toResponse(req.id);
+  } finally {
+    host.inflight.delete(req.id);
+  }
+  ctx.response = response;
+  if (!cancel.aborted) return response;
+  // Cancelled by the client (no answer expected) or by shutdown (already answered).
+  host.abandon(req.id);
+  return undefined;
+};

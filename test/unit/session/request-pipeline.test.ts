@@ -1,0 +1,255 @@
+// Each stage of a client request's path alone, against a stub session (guard, observer, router), and
+// the composition. Integration tests (policy, argument-rules, operations) prove the wiring.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GatewayError } from '../../../src/errors.js';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import { methodSpec, targetOf } from '../../../src/jsonrpc/methods.js';
+import { notFound } from '../../../src/jsonrpc/not-found.js';
+import type { JsonRpcResponse, RequestId } from '../../../src/jsonrpc/types.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import type { Decision } from '../../../src/policy/decision.js';
+import type { SessionGuard } from '../../../src/policy/session-guard.js';
+import type { EndpointRouter, RouterSession } from '../../../src/router/index.js';
+import { compose, type PipelineHost, type RequestContext, type Stage } from '../../../src/session/request-pipeline.js';
+import { argumentsStage, clientRequestPipeline, lifecycleStage, limitsStage, observeStage, policyStage, routeStage } from '../../../src/session/stages/index.js';
+
+type Params = Record<string, unknown> | undefined;
+
+interface Stub {
+  host: PipelineHost;
+  denials: string[];
+  limited: string[];
+  done: Array<Record<string, unknown>>;
+  audit: Array<{ method: string; outcome: string; rule: string; upstream: string | undefined }>;
+  refused: string[];
+  routed: string[];
+  released: number;
+  changed: string[];
+  abandoned: RequestId[];
+}
+
+interface StubOptions {
+  state?: PipelineHost['state'];
+  /** What whenActive() resolves to: whether notifications/initialized arrived in time. */
+  active?: boolean;
+  decide?: (kind: string, name: string) => Decision;
+  violation?: { rule: string; tool: string };
+  slot?: boolean;
+  route?: (method: string, params: Params, signal: Cancellation) => Promise<Record<string, unknown>>;
+}
+
+function stub(o: StubOptions = {}): Stub {
+  const s: Stub = { denials: [], limited: [], done: [], audit: [], refused: [], routed: [], released: 0, changed: [], abandoned: [] } as unknown as Stub;
+  const guard = {
+    check: (method: string, params: Params) => {
+      const t = targetOf(method, params);
+      return t && { ...(o.decide ?? (() => ({ allowed: true, rule: 'tools.allow:*', reason: 'allowed' })))(t.kind, t.name), ...t };
+    },
+    checkArguments: (method: string) => (method === 'tools/call' ? o.violation : undefined),
+    record: (method: string, _p: Params, d: Decision, outcome: string, _at: number, _r: unknown, upstream: string | undefined) => s.audit.push({ method, outcome, rule: d.rule, upstream }),
+    refused: (_m: string, _p: Params, rule: string) => s.refused.push(rule),
+    acquireRequest: () => o.slot ?? true,
+    releaseRequest: () => void s.released++,
+    filterList: (_m: string, r: Record<string, unknown>) => r,
+    audits: (m: string) => methodSpec(m)?.audited === true,
+    tenant: { name: 't', config: { limits: { concurrentRequests: 1 } } },
+  } as unknown as SessionGuard;
+  const router = {
+    request: (method: string, params: Params, ctx: { signal: Cancellation }) => {
+      s.routed.push(method);
+      return (o.route ?? (async () => ({ ok: true })))(method, params, ctx.signal);
+    },
+    upstreamOf: (method: string) => (methodSpec(method)?.attributed ? 'up' : undefined),
+  } as unknown as RouterSession;
+  s.host = {
+    state: o.state ?? 'ACTIVE',
+    guard,
+    observer: {
+      sessionOpened() {},
+      sessionClosed() {},
+      requestDone: (r) => s.done.push(r),
+      denied: (reason) => s.denials.push(reason),
+      rateLimited: (limit) => s.limited.push(limit),
+    },
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [] } as unknown as EndpointRouter,
+    router: o.state === 'UNINITIALIZED' ? undefined : router,
+    logger: createLogger('silent'),
+    inflight: new Map(),
+    initialize: async (req) => ({ jsonrpc: '2.0', id: req.id, result: { initialized: true } }),
+    whenActive: async () => o.active ?? true,
+    progress() {},
+    stateChanged: (method) => void s.changed.push(method),
+    abandon: (id) => void s.abandoned.push(id),
+  };
+  return s;
+}
+
+function ctxOf(s: Stub, method: string, params?: Record<string, unknown>, id: RequestId = 1): RequestContext {
+  return { req: { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, spec: methodSpec(method), host: s.host, startedAt: Date.now(), t0: performance.now() };
+}
+
+const passed: () => Promise<JsonRpcResponse> = async () => ({ jsonrpc: '2.0', id: 1, result: { passed: true } });
+const errorOf = (r: JsonRpcResponse | undefined) => (r && 'error' in r ? r.error : undefined);
+
+describe('compose', () => {
+  it('runs stages in order, each around the ones after it', async () => {
+    const trail: string[] = [];
+    const stage = (name: string): Stage => async (_ctx, next) => {
+      trail.push(`>${name}`);
+      const r = await next();
+      trail.push(`<${name}`);
+      return r;
+    };
+    await compose([stage('a'), stage('b'), async () => ({ jsonrpc: '2.0', id: 1, result: {} })])(ctxOf(stub(), 'ping'));
+    assert.deepEqual(trail, ['>a', '>b', '<b', '<a']);
+  });
+});
+
+describe('lifecycle stage', () => {
+  it('answers ping and initialize itself', async () => {
+    const s = stub({ state: 'UNINITIALIZED' });
+    assert.deepEqual(await lifecycleStage(ctxOf(s, 'ping'), passed), { jsonrpc: '2.0', id: 1, result: {} });
+    assert.deepEqual((await lifecycleStage(ctxOf(s, 'initialize', {}), passed) as { result: unknown }).result, { initialized: true });
+  });
+
+  it('refuses a request before initialize, and an id already in flight, with -32600', async () => {
+    assert.equal(errorOf(await lifecycleStage(ctxOf(stub({ state: 'UNINITIALIZED' }), 'tools/list'), passed))?.code, -32600);
+    const s = stub();
+    s.host.inflight.set(5, new Cancellation());
+    assert.equal(errorOf(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 5), passed))?.code, -32600);
+    assert.deepEqual(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 6), passed), await passed());
+  });
+});
+
+describe('lifecycle stage before notifications/initialized', () => {
+  it('hands a request on once the notification arrives within the wait', async () => {
+    assert.deepEqual(await lifecycleStage(ctxOf(stub({ state: 'INITIALIZING', active: true }), 'tools/list'), passed), await passed());
+  });
+
+  it('refuses it with -32600 when the notification does not come; ping needs none', async () => {
+    const s = stub({ state: 'INITIALIZING', active: false });
+    const err = errorOf(await lifecycleStage(ctxOf(s, 'tools/list'), passed));
+    assert.equal(err?.code, -32600);
+    assert.match(err!.message, /send notifications\/initialized first/);
+    assert.deepEqual(await lifecycleStage(ctxOf(s, 'ping'), passed), { jsonrpc: '2.0', id: 1, result: {} });
+  });
+});
+
+describe('policy stage', () => {
+  it('hands on what it allows, and requests without a target', async () => {
+    const s = stub();
+    assert.deepEqual(await policyStage(ctxOf(s, 'tools/call', { name: 'x' }), passed), await passed());
+    assert.deepEqual(await policyStage(ctxOf(s, 'tools/list'), passed), await passed());
+    assert.deepEqual(s.done, []);
+  });
+
+  for (const [reason, rule] of [['deny_rule', 'tools.deny:x'], ['not_allowed', 'tools: no allow pattern matches'], ['missing_scope', 'tools.allow:x (missing scope s)']] as const) {
+    it(`answers a denial (${reason}) exactly like an unknown name, counted by its reason code`, async () => {
+      const s = stub({ decide: () => ({ allowed: false, rule, reason }) });
+      const r = await policyStage(ctxOf(s, 'tools/call', { name: 'x' }), passed);
+      assert.deepEqual(errorOf(r), notFound('tool', 'x').toObject());
+      assert.deepEqual(s.denials, [reason]);
+      assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'denied', rule, upstream: undefined }]);
+      assert.deepEqual(s.done, [{ method: 'tools/call', endpoint: '/mcp', upstream: 'none', outcome: 'denied', seconds: s.done[0]!.seconds, tool: 'unknown' }]);
+    });
+  }
+
+  it('words a denied completion on a resource as an unknown template', async () => {
+    const s = stub({ decide: () => ({ allowed: false, rule: 'resources.deny:*', reason: 'deny_rule' }) });
+    const r = await policyStage(ctxOf(s, 'completion/complete', { ref: { type: 'ref/resource', uri: 'r://{x}' } }), passed);
+    assert.deepEqual(errorOf(r), notFound('template', 'r://{x}').toObject());
+    assert.equal(s.done[0]!.tool, undefined);
+  });
+});
+
+describe('arguments stage', () => {
+  it('refuses a call its rules refuse with SWB_ARGUMENT_REFUSED, before routing', async () => {
+    const s = stub({ violation: { rule: 'no-etc', tool: 'fs__read' } });
+    const r = await argumentsStage(ctxOf(s, 'tools/call', { name: 'read' }), passed);
+    assert.equal(errorOf(r)?.code, -32602);
+    assert.equal((errorOf(r)?.data as Record<string, unknown>).code, 'SWB_ARGUMENT_REFUSED');
+    assert.deepEqual(s.denials, ['argument_rule']);
+    assert.deepEqual(s.refused, ['arguments:no-etc']);
+    assert.equal(s.done[0]!.tool, 'unknown');
+  });
+});
+
+describe('limits stage', () => {
+  it('holds a slot for the rest of the path and releases it after', async () => {
+    const s = stub();
+    let releasedInside = -1;
+    await limitsStage(ctxOf(s, 'tools/list'), async () => {
+      releasedInside = s.released;
+      return undefined;
+    });
+    assert.equal(releasedInside, 0);
+    assert.equal(s.released, 1);
+  });
+
+  it('refuses at the limit with SWB_RATE_LIMITED, counted, and releases nothing', async () => {
+    const s = stub({ slot: false });
+    const r = await limitsStage(ctxOf(s, 'tools/list'), passed);
+    assert.equal((errorOf(r)?.data as Record<string, unknown>).code, 'SWB_RATE_LIMITED');
+    assert.deepEqual(s.limited, ['concurrent_requests']);
+    assert.deepEqual(s.refused, ['limits.concurrentRequests']);
+    assert.equal(s.released, 0);
+  });
+});
+
+describe('route and observe stages', () => {
+  const run = (s: Stub, method: string, params?: Record<string, unknown>) => {
+    const ctx = ctxOf(s, method, params);
+    return compose([policyStage, observeStage, routeStage])(ctx);
+  };
+
+  it('answers with the router\'s result and records ok, with the upstream it reached', async () => {
+    const s = stub({ route: async () => ({ content: [] }) });
+    assert.deepEqual(await run(s, 'tools/call', { name: 'echo' }), { jsonrpc: '2.0', id: 1, result: { content: [] } });
+    assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'ok', rule: 'tools.allow:*', upstream: 'up' }]);
+    assert.deepEqual({ ...s.done[0], seconds: 0 }, { method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0, tool: 'echo' });
+    assert.equal(s.host.inflight.size, 0);
+  });
+
+  it('labels a tool the router does not know as "unknown" by the error\'s type, and a tool error as tool_error', async () => {
+    const s = stub({ route: async (_m, p) => (p?.name === 'ghost' ? Promise.reject(notFound('tool', 'ghost')) : { isError: true }) });
+    await run(s, 'tools/call', { name: 'ghost' });
+    await run(s, 'tools/call', { name: 'flaky' });
+    assert.deepEqual(s.done.map((d) => [d.tool, d.outcome]), [['unknown', 'error'], ['flaky', 'tool_error']]);
+  });
+
+  it('an upstream error that merely says "not found" keeps the tool\'s label', async () => {
+    const s = stub({ route: async () => Promise.reject(new GatewayError('SWB_UPSTREAM_PROTOCOL', 'thing not found')) });
+    await run(s, 'tools/call', { name: 'real' });
+    assert.equal(s.done[0]!.tool, 'real');
+  });
+
+  it('labels lists "all" upstreams and other methods "none"', async () => {
+    const s = stub();
+    await run(s, 'tools/list');
+    await run(s, 'resources/subscribe', { uri: 'r://a' });
+    assert.deepEqual(s.done.map((d) => d.upstream), ['all', 'none']);
+    assert.deepEqual(s.changed, ['resources/subscribe']);
+  });
+
+  it('sends nothing for a request the client cancelled, and records it as cancelled', async () => {
+    const s = stub({ route: (_m, _p, signal) => new Promise((_r, reject) => signal.onAbort(() => reject(new Error('cancelled')))) });
+    const ctx = ctxOf(s, 'tools/list');
+    const answer = compose([observeStage, routeStage])(ctx);
+    await new Promise((r) => setImmediate(r));
+    s.host.inflight.get(1)!.abort('client');
+    assert.equal(await answer, undefined);
+    assert.deepEqual(s.abandoned, [1]);
+    assert.equal(s.done[0]!.outcome, 'cancelled');
+  });
+});
+
+describe('the client request pipeline', () => {
+  it('a denied call never reaches the router; an allowed one does', async () => {
+    const s = stub({ decide: (_k, name) => (name === 'no' ? { allowed: false, rule: 'tools.deny:no', reason: 'deny_rule' } : { allowed: true, rule: 'tools.allow:*', reason: 'allowed' }) });
+    await clientRequestPipeline(ctxOf(s, 'tools/call', { name: 'no' }));
+    await clientRequestPipeline(ctxOf(s, 'tools/call', { name: 'yes' }, 2));
+    assert.deepEqual(s.routed, ['tools/call']);
+    assert.equal(s.released, 1);
+  });
+});
