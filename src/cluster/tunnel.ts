@@ -68,20 +68,33 @@ export class Tunnel {
     const plain: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) plain[k] = Array.isArray(v) ? v.join(', ') : v;
     plain[FORWARDED_HEADER] = this.#me;
-    const timer = setTimeout(() => {
-      this.#waiting.delete(id);
-      if (!res.headersSent) {
-        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'the replica that owns this session did not answer; retry' } }),
-        );
-      }
-    }, timeoutMs);
+    const timer = setTimeout(() => this.#unanswered(id, 'the replica that owns this session did not answer; retry'), timeoutMs);
     this.#waiting.set(id, { res, owner, timer });
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
     res.once('close', () => {
       if (this.#waiting.delete(id)) this.#send(owner, { t: 'abort', id });
     });
-    this.#send(owner, { t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } });
+    // Nobody listening (the owner's subscription is not back yet after an outage) or Redis away: say so
+    // now rather than after the forward timeout.
+    this.#pub.publish(this.#inbox(owner), JSON.stringify({ t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } } satisfies Frame)).then(
+      (listeners) => {
+        if (listeners === 0) this.#unanswered(id, 'the replica that owns this session is not listening; retry');
+      },
+      () => this.#unanswered(id, 'the session store is unreachable; retry shortly'),
+    );
+  }
+
+  /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
+  #unanswered(id: string, message: string): void {
+    const w = this.#waiting.get(id);
+    if (!w) return;
+    clearTimeout(w.timer);
+    this.#waiting.delete(id);
+    if (!w.res.headersSent) {
+      w.res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+    } else {
+      w.res.end();
+    }
   }
 
   #onFrame(f: Frame): void {
