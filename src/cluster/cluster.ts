@@ -122,7 +122,7 @@ export class Cluster {
   async locate(id: string, forwarded: boolean): Promise<Location> {
     const found = await this.#health.read(() => this.store.load(id));
     if (!found) {
-      if (!this.#health.settled) throw this.#health.recovering();
+      if (!this.#health.settled || !(await this.#health.read(() => this.#heartbeat.intact()))) throw this.#health.recovering();
       return { kind: 'missing' };
     }
     const { record, owner } = found;

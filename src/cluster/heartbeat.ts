@@ -68,6 +68,19 @@ export class Heartbeat {
     void this.#beat();
   }
 
+  /**
+   * Whether the store still holds what this replica last saw in it (its marker is unchanged): checked
+   * before an absent record is believed, since a flushed store answers "absent" for everything until the
+   * next beat notices. A changed marker starts that beat now.
+   */
+  async intact(): Promise<boolean> {
+    const marker = await this.#redis.get(`${this.#o.prefix}store-marker`);
+    if (marker !== null && marker === this.#marker) return true;
+    this.#o.health.trouble();
+    void this.#beat();
+    return false;
+  }
+
   async #beat(): Promise<void> {
     if (this.#busy) {
       this.#again = true;
@@ -76,6 +89,7 @@ export class Heartbeat {
     this.#busy = true;
     try {
       const marker = String(await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, String(Date.now()), this.#o.ttlMs, randomUUID()));
+      // A changed marker: the store lost its data (the first beat only learns the marker).
       if (this.#marker !== undefined && marker !== this.#marker && !this.#stale) {
         this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');
         this.#o.health.trouble();

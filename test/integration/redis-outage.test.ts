@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
 
@@ -129,5 +131,27 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
       if (a.status === 200) assert.match(a.body, new RegExp(`Echo: rotated ${i}`));
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200]);
+  });
+
+  it('Redis flushed under the replicas (no reconnect): the other replica answers 503 until the owner re-published, never 404', async () => {
+    // Once the store has been healthy for a while, a session that never existed is a plain 404 again.
+    const unknown = await until(async () => (await echo(other.base, randomUUID(), 'nobody')).status === 404);
+    assert.ok(unknown, 'a session that never existed answers 404 once the store is settled');
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    await admin.connect();
+    try {
+      await admin.flushall();
+    } finally {
+      admin.disconnect();
+    }
+    const statuses: number[] = [];
+    const back = await until(async () => {
+      const a = await echo(other.base, sid, 'after flush');
+      statuses.push(a.status);
+      if (a.status === 503) assert.ok(a.retryAfter);
+      return a.status === 200;
+    });
+    assert.ok(back, `served again after the flush (saw ${statuses.join(',')})`);
+    assert.ok(!statuses.includes(404), `never 404 (saw ${statuses.join(',')})`);
   });
 });
