@@ -42,6 +42,8 @@ export class Cluster {
   readonly #touched = new Map<string, number>();
   /** The records of the sessions this replica holds, to write again when the store lost them. */
   readonly #mine = new Map<string, SessionRecord>();
+  /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
+  readonly #unremoved = new Set<string>();
   /** Record updates still on their way (shutdown waits for the hand-overs). */
   readonly #writes = new Set<Promise<void>>();
 
@@ -108,7 +110,10 @@ export class Cluster {
     this.#touched.delete(id);
     this.#mine.delete(id);
     const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id))
-      .catch((err: Error) => this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis'))
+      .catch((err: Error) => {
+        if (!handOver) this.#unremoved.add(id);
+        this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
+      })
       .finally(() => this.#writes.delete(write));
     this.#writes.add(write);
     return write;
@@ -120,6 +125,7 @@ export class Cluster {
    * silent" too soon after an outage for that to be true (the owner may not have re-published or beaten yet).
    */
   async locate(id: string, forwarded: boolean): Promise<Location> {
+    if (this.#unremoved.has(id)) return { kind: 'missing' };
     const found = await this.#health.read(() => this.store.load(id));
     if (!found) {
       if (!this.#health.settled || !(await this.#health.read(() => this.#heartbeat.intact()))) throw this.#health.recovering();
@@ -144,6 +150,10 @@ export class Cluster {
     const taken = await this.store.republish(records, this.replicaId);
     // Claimed by another replica while this one could not beat: that one serves it from now on.
     if (taken.length > 0) this.#logger.warn({ sessions: taken.length }, 'sessions held here are owned by another replica by now');
+    for (const id of [...this.#unremoved]) {
+      await this.store.remove(id);
+      this.#unremoved.delete(id);
+    }
     return records.length - taken.length;
   }
 
