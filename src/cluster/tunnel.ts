@@ -55,7 +55,19 @@ export class Tunnel {
 
   async start(): Promise<void> {
     this.#sub.on('message', (_channel: string, text: string) => this.#onFrame(JSON.parse(text) as Frame));
+    this.#sub.on('close', () => this.#lost());
     await this.#sub.subscribe(this.#inbox(this.#me));
+  }
+
+  /**
+   * The connection that carries frames dropped (Redis went away): frames in flight are lost, so no relay
+   * in either direction can complete. Each ends now rather than hanging: a waiting client gets a 503 (or
+   * the end of its stream, and reconnects), and a forwarded request served here is let go (its stream
+   * unbound, so the client's next GET is not refused as a second stream).
+   */
+  #lost(): void {
+    for (const ac of this.#serving.values()) ac.abort();
+    for (const id of [...this.#waiting.keys()]) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
   }
 
   #send(replica: string, frame: Frame): void {

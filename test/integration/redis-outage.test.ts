@@ -44,6 +44,11 @@ async function echo(base: string, sid: string, message: string): Promise<Answer>
   return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() };
 }
 
+/** A GET stream on the session (the standalone SSE stream), through one replica. */
+function openStream(base: string, sid: string): Promise<Response> {
+  return fetch(new URL('/mcp', base), { headers: { accept: 'text/event-stream', 'mcp-session-id': sid } });
+}
+
 /** Polls `check` every 100 ms until it holds, at most `tries` times. */
 async function until(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
@@ -116,7 +121,15 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
   });
 
   it('Redis restarted empty: the owner re-publishes its sessions; rotated requests succeed, none 404', async () => {
+    const stream = await openStream(other.base, sid);
+    assert.equal(stream.status, 200, 'the GET stream is relayed from the owner');
+    const streamEnded = stream.text().then(
+      () => true,
+      () => true,
+    );
     await redis.stop();
+    const bound = sleep(15_000, false, { ref: false });
+    assert.ok(await Promise.race([streamEnded, bound]), 'a relayed stream ends when Redis goes away (the client reconnects) instead of hanging');
     const down = await echo(other.base, sid, 'down');
     assert.equal(down.status, 503, `while Redis is down: ${down.status} ${down.body}`);
     assert.ok(down.retryAfter);
@@ -131,6 +144,10 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
       if (a.status === 200) assert.match(a.body, new RegExp(`Echo: rotated ${i}`));
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200]);
+    // The owner let go of the stream it served for the lost relay: a new one is not a conflict.
+    const again = await openStream(other.base, sid);
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
   });
 
   it('Redis flushed under the replicas (no reconnect): the other replica answers 503 until the owner re-published, never 404', async () => {
