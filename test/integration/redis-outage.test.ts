@@ -171,4 +171,35 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
     assert.ok(back, `served again after the flush (saw ${statuses.join(',')})`);
     assert.ok(!statuses.includes(404), `never 404 (saw ${statuses.join(',')})`);
   });
+
+  it('legacy SSE: a POST reaching another replica than the stream\'s while Redis is frozen gets 503, not 404', async () => {
+    const stream = await fetch(new URL('/sse', owner.base), { headers: { accept: 'text/event-stream' } });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.getReader();
+    let text = '';
+    while (!/event: endpoint\ndata: (\S+)/.test(text)) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, 'the stream names its POST endpoint');
+      text += new TextDecoder().decode(value);
+    }
+    const endpoint = /event: endpoint\ndata: (\S+)/.exec(text)![1]!;
+    const post = async (base: string) => {
+      const r = await fetch(new URL(endpoint, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'ping' }) });
+      return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() };
+    };
+    assert.equal((await post(other.base)).status, 202, 'forwarded to the stream\'s replica');
+    redis.pause();
+    let during: Answer;
+    try {
+      during = await post(other.base);
+    } finally {
+      redis.resume();
+    }
+    assert.equal(during.status, 503, during.body);
+    assert.ok(during.retryAfter);
+    const statuses: number[] = [];
+    assert.ok(await until(async () => (statuses.push((await post(other.base)).status), statuses.at(-1) === 202)), `served again (saw ${statuses.join(',')})`);
+    assert.ok(!statuses.includes(404), `never 404 (saw ${statuses.join(',')})`);
+    await reader.cancel();
+  });
 });
