@@ -22,6 +22,8 @@ type Frame =
   | { t: 'end'; id: string };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+/** How often a forwarded request nobody received is offered again. */
+const REOFFER_MS = 100;
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /**
@@ -86,14 +88,19 @@ export class Tunnel {
     res.once('close', () => {
       if (this.#waiting.delete(id)) this.#send(owner, { t: 'abort', id });
     });
-    // Nobody listening (the owner's subscription is not back yet after an outage) or Redis away: say so
-    // now rather than after the forward timeout.
-    this.#pub.publish(this.#inbox(owner), JSON.stringify({ t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } } satisfies Frame)).then(
-      (listeners) => {
-        if (listeners === 0) this.#unanswered(id, 'the replica that owns this session is not listening; retry');
-      },
-      () => this.#unanswered(id, 'the session store is unreachable; retry shortly'),
-    );
+    const frame = JSON.stringify({ t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } } satisfies Frame);
+    // Nobody received it (the owner's subscription is not back yet after an outage, or the owner just
+    // died): offered again until the forward timeout. Redis away: a 503 now, not after the timeout.
+    const offer = (): void => {
+      if (!this.#waiting.has(id)) return;
+      this.#pub.publish(this.#inbox(owner), frame).then(
+        (listeners) => {
+          if (listeners === 0) setTimeout(offer, REOFFER_MS).unref();
+        },
+        () => this.#unanswered(id, 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly'),
+      );
+    };
+    offer();
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
