@@ -95,6 +95,13 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
           return out;
         })(),
       ]);
+      // A resumption the owner cannot replay (the log is in Redis): 503 to retry, not a hang or "unknown event".
+      const resume = await fetch(new URL('/mcp', owner.base), {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'last-event-id': '1_1' },
+        signal: AbortSignal.timeout(15_000),
+      });
+      assert.equal(resume.status, 503, await resume.text());
+      assert.ok(resume.headers.get('retry-after'));
       for (const a of viaOther) {
         assert.equal(a.status, 503, `the other replica answered ${a.status}: ${a.body}`);
         assert.ok(a.retryAfter, 'a 503 says when to retry');
