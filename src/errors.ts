@@ -18,6 +18,8 @@ const CODES = {
   SWB_POOL_EXHAUSTED: { status: 503, rpc: ErrorCode.ServerError },
   SWB_SESSION_CLOSED: { status: 404, rpc: ErrorCode.ServerError },
   SWB_SHUTTING_DOWN: { status: 503, rpc: ErrorCode.ServerError },
+  /** The shared session store (Redis) could not be read, or is recovering: retry, the session may be alive. */
+  SWB_STORE_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
   SWB_NOT_ROUTABLE: { status: 500, rpc: ErrorCode.InternalError },
   SWB_CLIENT_CAPABILITY: { status: 400, rpc: ErrorCode.MethodNotFound },
   SWB_RATE_LIMITED: { status: 429, rpc: ErrorCode.ServerError },

@@ -4,10 +4,12 @@ import type { Redis } from 'ioredis';
 import type { RedisConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionRecord } from '../session/session-store.js';
-import { connectRedis, type RedisObserver } from './redis-connection.js';
+import { Heartbeat } from './heartbeat.js';
+import { connectRedis, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionStore } from './redis-session-store.js';
+import { StoreHealth } from './store-health.js';
 import { Tunnel, type LocalDispatch } from './tunnel.js';
 
 export type Location = { kind: 'forward'; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
@@ -18,6 +20,11 @@ const TOUCH_EVERY_MS = 5_000;
  * This replica's membership in a group that shares sessions through Redis: a heartbeat that says it is
  * alive, the session records and their owners, forwarding to an owner that is alive, and taking over
  * the sessions of one that is not.
+ *
+ * Redis outages: the sessions this replica holds keep working (nothing on their path waits for Redis);
+ * a question about another replica's session that the store cannot answer, or can only answer with an
+ * absence right after an outage, is refused with SWB_STORE_UNAVAILABLE (503), never answered "missing";
+ * and when the store comes back, this replica writes the records it holds again.
  */
 export class Cluster {
   readonly replicaId = randomUUID().slice(0, 12);
@@ -28,9 +35,15 @@ export class Cluster {
   readonly #cfg: RedisConfig;
   readonly #logger: Logger;
   readonly #sub: Redis;
+  readonly #health: StoreHealth;
+  readonly #heartbeat: Heartbeat;
   #tunnel: Tunnel | undefined;
-  #heartbeat: NodeJS.Timeout | undefined;
+  #started = false;
   readonly #touched = new Map<string, number>();
+  /** The records of the sessions this replica holds, to write again when the store lost them. */
+  readonly #mine = new Map<string, SessionRecord>();
+  /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
+  readonly #unremoved = new Set<string>();
   /** Record updates still on their way (shutdown waits for the hand-overs). */
   readonly #writes = new Set<Promise<void>>();
 
@@ -43,19 +56,33 @@ export class Cluster {
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
+    // Settled once every live owner has had time to reconnect (at worst one backoff later) and beat again.
+    this.#health = new StoreHealth(cfg.replicaTtlMs + RECONNECT_MAX_MS);
+    this.#heartbeat = new Heartbeat(this.redis, {
+      prefix: cfg.keyPrefix,
+      replicaId: this.replicaId,
+      everyMs: cfg.heartbeatMs,
+      ttlMs: cfg.replicaTtlMs,
+      health: this.#health,
+      logger: this.#logger,
+      republish: () => this.#republish(),
+    });
+    this.redis.on('close', () => this.#health.trouble());
+    this.redis.on('ready', () => {
+      if (this.#started) this.#heartbeat.reconnected();
+    });
   }
 
+  /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */
   get healthy(): boolean {
-    return this.redis.status === 'ready';
+    return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale;
   }
 
   async start(dispatch: LocalDispatch): Promise<void> {
     this.#tunnel = new Tunnel(this.redis, this.#sub, this.#cfg.keyPrefix, this.replicaId, this.#logger, dispatch);
     await this.#tunnel.start();
-    const beat = () => this.redis.set(`${this.#cfg.keyPrefix}replica:${this.replicaId}`, String(Date.now()), 'PX', this.#cfg.replicaTtlMs).catch(() => {});
-    await beat();
-    this.#heartbeat = setInterval(beat, this.#cfg.heartbeatMs);
-    this.#heartbeat.unref();
+    this.#started = true;
+    await this.#heartbeat.start();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
@@ -65,6 +92,7 @@ export class Cluster {
 
   /** Records a new session as owned here. Throws when Redis is unreachable (the caller answers 503). */
   async record(record: SessionRecord): Promise<void> {
+    this.#mine.set(record.id, record);
     await this.store.save(record, this.replicaId);
     this.#touched.set(record.id, Date.now());
   }
@@ -80,25 +108,53 @@ export class Cluster {
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
     this.#touched.delete(id);
+    this.#mine.delete(id);
     const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id))
-      .catch((err: Error) => this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis'))
+      .catch((err: Error) => {
+        if (!handOver) this.#unremoved.add(id);
+        this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
+      })
       .finally(() => this.#writes.delete(write));
     this.#writes.add(write);
     return write;
   }
 
-  /** Where a session this replica does not hold lives: forward to a live owner, or take it over. */
+  /**
+   * Where a session this replica does not hold lives: forward to a live owner, or take it over.
+   * Throws SWB_STORE_UNAVAILABLE when the store cannot be read, and when it answers "no record" or "owner
+   * silent" too soon after an outage for that to be true (the owner may not have re-published or beaten yet).
+   */
   async locate(id: string, forwarded: boolean): Promise<Location> {
-    const found = await this.store.load(id);
-    if (!found) return { kind: 'missing' };
+    if (this.#unremoved.has(id)) return { kind: 'missing' };
+    const found = await this.#health.read(() => this.store.load(id));
+    if (!found) {
+      if (!this.#health.settled || !(await this.#health.read(() => this.#heartbeat.intact()))) throw this.#health.recovering();
+      return { kind: 'missing' };
+    }
     const { record, owner } = found;
     // A forwarded request is never forwarded again (no loops); the owner that lost it takes it over.
-    if (owner && owner !== this.replicaId && !forwarded && (await this.alive(owner))) return { kind: 'forward', owner };
+    if (owner && owner !== this.replicaId && !forwarded) {
+      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', owner };
+      if (!this.#health.settled) throw this.#health.recovering();
+    }
     return { kind: 'restore', record, owner };
   }
 
+  /** Takes a session over (compare-and-set on its owner). Throws SWB_STORE_UNAVAILABLE when the store cannot say. */
   claim(id: string, expectedOwner: string): Promise<boolean> {
-    return this.store.claim(id, expectedOwner, this.replicaId);
+    return this.#health.read(() => this.store.claim(id, expectedOwner, this.replicaId));
+  }
+
+  async #republish(): Promise<number> {
+    const records = [...this.#mine.values()];
+    const taken = await this.store.republish(records, this.replicaId);
+    // Claimed by another replica while this one could not beat: that one serves it from now on.
+    if (taken.length > 0) this.#logger.warn({ sessions: taken.length }, 'sessions held here are owned by another replica by now');
+    for (const id of [...this.#unremoved]) {
+      await this.store.remove(id);
+      this.#unremoved.delete(id);
+    }
+    return records.length - taken.length;
   }
 
   forward(owner: string, method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string | undefined, res: ServerResponse): void {
@@ -106,10 +162,10 @@ export class Cluster {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#heartbeat);
+    this.#started = false;
     await Promise.all(this.#writes);
     this.#tunnel?.close();
-    await this.redis.del(`${this.#cfg.keyPrefix}replica:${this.replicaId}`).catch(() => {});
+    await this.#heartbeat.stop();
     this.redis.disconnect();
     this.#sub.disconnect();
   }

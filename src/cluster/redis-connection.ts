@@ -1,6 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 
+/** The longest pause between reconnection attempts: how late a replica may notice that Redis is back. */
+export const RECONNECT_MAX_MS = 2000;
+
 export interface RedisObserver {
   command(name: string, seconds: number, ok: boolean): void;
 }
@@ -17,7 +20,7 @@ export function connectRedis(url: string, logger: Logger, observer?: RedisObserv
     connectTimeout: 2000,
     commandTimeout: 2000,
     lazyConnect: false,
-    retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
+    retryStrategy: (times) => Math.min(RECONNECT_MAX_MS, 50 * 2 ** Math.min(times, 6)),
     ...extra,
   });
   let wasUp = false;

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
+import { GatewayError } from '../errors.js';
 import type { EventStore, StoredEvent } from '../session/event-store.js';
 
 /**
  * The resumability log in Redis Streams, one stream per SSE stream, trimmed to about `perStream`
  * entries: any replica can replay a stream after Last-Event-ID. Appends are pipelined and not awaited
- * (the live write already went out); a lost append costs only resumability of that event.
+ * (the live write already went out); a lost append costs only resumability of that event — which is
+ * what a Redis outage costs: the events sent while it was away (or that it lost) cannot be replayed. A
+ * replay that cannot read the log fails with SWB_STORE_UNAVAILABLE (503: retry), not "unknown event".
  */
 export class RedisEventStore implements EventStore {
   readonly #redis: Redis;
@@ -37,7 +40,9 @@ export class RedisEventStore implements EventStore {
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {
-    const entries = await this.#redis.xrange(this.#key(sessionId, stream), '-', '+');
+    const entries = await this.#redis.xrange(this.#key(sessionId, stream), '-', '+').catch(() => {
+      throw new GatewayError('SWB_STORE_UNAVAILABLE', 'the event log is unreachable; retry shortly');
+    });
     if (entries.length === 0) return undefined;
     const out: StoredEvent[] = [];
     for (const [, fields] of entries) {

@@ -8,6 +8,14 @@ if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
+// Writes again a record this replica holds, unless another replica has claimed the session meanwhile.
+const REPUBLISH = `
+local cur = redis.call('GET', KEYS[2])
+if cur and cur ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 /** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
 export class RedisSessionStore {
   readonly #redis: Redis;
@@ -30,6 +38,23 @@ export class RedisSessionStore {
 
   async save(record: SessionRecord, owner: string): Promise<void> {
     await this.#redis.multi().set(this.#rec(record.id), JSON.stringify(record), 'PX', this.#ttlMs).set(this.#own(record.id), owner, 'PX', this.#ttlMs).exec();
+  }
+
+  /**
+   * Puts back the records of sessions `owner` holds (after the store lost them), in one pipeline.
+   * Returns the ids another replica owns by now: those are not overwritten.
+   */
+  async republish(records: SessionRecord[], owner: string): Promise<string[]> {
+    if (records.length === 0) return [];
+    const pipe = this.#redis.pipeline();
+    for (const r of records) pipe.eval(REPUBLISH, 2, this.#rec(r.id), this.#own(r.id), JSON.stringify(r), owner, this.#ttlMs);
+    const results = (await pipe.exec()) ?? [];
+    const taken: string[] = [];
+    results.forEach(([err, written], i) => {
+      if (err) throw err;
+      if (Number(written) !== 1) taken.push(records[i]!.id);
+    });
+    return taken;
   }
 
   async load(id: string): Promise<{ record: SessionRecord; owner: string } | undefined> {

@@ -22,6 +22,8 @@ type Frame =
   | { t: 'end'; id: string };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+/** How often a forwarded request nobody received is offered again. */
+const REOFFER_MS = 100;
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /**
@@ -55,7 +57,19 @@ export class Tunnel {
 
   async start(): Promise<void> {
     this.#sub.on('message', (_channel: string, text: string) => this.#onFrame(JSON.parse(text) as Frame));
+    this.#sub.on('close', () => this.#lost());
     await this.#sub.subscribe(this.#inbox(this.#me));
+  }
+
+  /**
+   * The connection that carries frames dropped (Redis went away): frames in flight are lost, so no relay
+   * in either direction can complete. Each ends now rather than hanging: a waiting client gets a 503 (or
+   * the end of its stream, and reconnects), and a forwarded request served here is let go (its stream
+   * unbound, so the client's next GET is not refused as a second stream).
+   */
+  #lost(): void {
+    for (const ac of this.#serving.values()) ac.abort();
+    for (const id of [...this.#waiting.keys()]) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
   }
 
   #send(replica: string, frame: Frame): void {
@@ -68,20 +82,38 @@ export class Tunnel {
     const plain: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) plain[k] = Array.isArray(v) ? v.join(', ') : v;
     plain[FORWARDED_HEADER] = this.#me;
-    const timer = setTimeout(() => {
-      this.#waiting.delete(id);
-      if (!res.headersSent) {
-        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'the replica that owns this session did not answer; retry' } }),
-        );
-      }
-    }, timeoutMs);
+    const timer = setTimeout(() => this.#unanswered(id, 'the replica that owns this session did not answer; retry'), timeoutMs);
     this.#waiting.set(id, { res, owner, timer });
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
     res.once('close', () => {
       if (this.#waiting.delete(id)) this.#send(owner, { t: 'abort', id });
     });
-    this.#send(owner, { t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } });
+    const frame = JSON.stringify({ t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } } satisfies Frame);
+    // Nobody received it (the owner's subscription is not back yet after an outage, or the owner just
+    // died): offered again until the forward timeout. Redis away: a 503 now, not after the timeout.
+    const offer = (): void => {
+      if (!this.#waiting.has(id)) return;
+      this.#pub.publish(this.#inbox(owner), frame).then(
+        (listeners) => {
+          if (listeners === 0) setTimeout(offer, REOFFER_MS).unref();
+        },
+        () => this.#unanswered(id, 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly'),
+      );
+    };
+    offer();
+  }
+
+  /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
+  #unanswered(id: string, message: string): void {
+    const w = this.#waiting.get(id);
+    if (!w) return;
+    clearTimeout(w.timer);
+    this.#waiting.delete(id);
+    if (!w.res.headersSent) {
+      w.res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+    } else {
+      w.res.end();
+    }
   }
 
   #onFrame(f: Frame): void {

@@ -60,7 +60,13 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     const session = ctx.registry.get(id);
     if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
       // The stream is open on another replica: the message goes there.
-      const where = await ctx.cluster.locate(id, false).catch(() => ({ kind: 'missing' as const }));
+      let where;
+      try {
+        where = await ctx.cluster.locate(id, false);
+      } catch (err) {
+        // The store cannot tell where the stream is: retry, the session may be alive (a 404 ends it).
+        return replyError(res, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
+      }
       if (where.kind === 'forward') return ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
     }
     if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {

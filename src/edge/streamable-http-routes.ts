@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../errors.js';
+import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isRequest, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
@@ -84,12 +84,13 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
 
   /**
    * The session named by the request, wherever it lives. Not here but in Redis: forwarded to its live
-   * owner (then 'forwarded': the owner answers), or taken over when the owner is gone.
+   * owner (then 'forwarded': the owner answers), or taken over when the owner is gone. Throws
+   * SWB_STORE_UNAVAILABLE when the store cannot tell.
    */
   const locate = async (req: FastifyRequest, res: ServerResponse, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> => {
     const local = ctx.registry.get(id);
     if (local || !ctx.cluster) return local;
-    const where = await ctx.cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined).catch(() => ({ kind: 'missing' as const }));
+    const where = await ctx.cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined);
     if (where.kind === 'forward') {
       ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
       return 'forwarded';
@@ -98,7 +99,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     const r = where.record;
     // Only a Streamable HTTP session on this endpoint, of this principal, whose upstream state can move.
     if (r.kind !== 'streamable-http' || r.endpoint !== path || !samePrincipal(principalOf(r), principal) || !r.movable) return undefined;
-    if (!(await ctx.cluster.claim(id, where.owner).catch(() => false))) return ctx.registry.get(id);
+    if (!(await ctx.cluster.claim(id, where.owner))) return ctx.registry.get(id);
     return restore(r, principal);
   };
 
@@ -108,7 +109,11 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
-    const found = await locate(req, res, id, principal);
+    // A store that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
+    const found = await locate(req, res, id, principal).catch((err: GatewayError) => {
+      replyError(res, err.status ?? 503, err.message, { headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+      return 'forwarded' as const; // answered
+    });
     if (found === 'forwarded') return undefined;
     const s = found;
 
@@ -244,6 +249,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     } catch (err) {
       if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`);
       else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+      else if (err instanceof GatewayError) replyError(res, err.status, err.message, { headers: { 'retry-after': '2' } });
       else throw err;
     }
   };

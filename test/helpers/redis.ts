@@ -9,6 +9,9 @@ export interface TestRedis {
   port: number;
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, commands go unanswered. */
+  pause(): void;
+  resume(): void;
 }
 
 /** A redis-server of the test's own on a free loopback port, which the test may stop and restart. */
@@ -45,6 +48,12 @@ export async function startRedis(): Promise<TestRedis> {
     async restart() {
       await r.stop();
       await launch();
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
   return r;

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../observability/logger.js';
+import type { StoreHealth } from './store-health.js';
+
+// One round trip per beat: this replica's liveness key, then the store's marker (created when absent).
+// The marker has no TTL, so it only changes when the store lost its data: a restart without
+// persistence, a flush, a fail-over to an empty replica.
+const BEAT = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local m = redis.call('GET', KEYS[2])
+if not m then
+  m = ARGV[3]
+  redis.call('SET', KEYS[2], m)
+end
+return m`;
+
+export interface HeartbeatOptions {
+  prefix: string;
+  replicaId: string;
+  everyMs: number;
+  ttlMs: number;
+  health: StoreHealth;
+  logger: Logger;
+  /** Writes again every record this replica holds; resolves to how many were written. */
+  republish: () => Promise<number>;
+}
+
+/**
+ * This replica's heartbeat, and the watch for a store that came back without what this replica put in
+ * it. After a reconnect, or when the store's marker changes, the replica is `stale` until it has
+ * re-published its sessions — its heartbeat first (the same beat), so a record never reappears with an
+ * owner that looks dead and gets taken over. A failed re-publish is retried on the next beat.
+ */
+export class Heartbeat {
+  readonly #redis: Redis;
+  readonly #o: HeartbeatOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #marker: string | undefined;
+  #stale = false;
+  #busy = false;
+  #again = false;
+
+  constructor(redis: Redis, opts: HeartbeatOptions) {
+    this.#redis = redis;
+    this.#o = opts;
+  }
+
+  #key(): string {
+    return `${this.#o.prefix}replica:${this.#o.replicaId}`;
+  }
+
+  /** True from a reconnect (or a lost store) until this replica's sessions are back in the store. */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  async start(): Promise<void> {
+    await this.#beat();
+    this.#timer = setInterval(() => void this.#beat(), this.#o.everyMs);
+    this.#timer.unref();
+  }
+
+  /** The connection came back: the store may have lost everything while it was away. */
+  reconnected(): void {
+    this.#o.health.trouble();
+    this.#stale = true;
+    void this.#beat();
+  }
+
+  /**
+   * Whether the store still holds what this replica last saw in it (its marker is unchanged): checked
+   * before an absent record is believed, since a flushed store answers "absent" for everything until the
+   * next beat notices. A changed marker starts that beat now.
+   */
+  async intact(): Promise<boolean> {
+    const marker = await this.#redis.get(`${this.#o.prefix}store-marker`);
+    if (marker !== null && marker === this.#marker) return true;
+    this.#o.health.trouble();
+    void this.#beat();
+    return false;
+  }
+
+  async #beat(): Promise<void> {
+    if (this.#busy) {
+      this.#again = true;
+      return;
+    }
+    this.#busy = true;
+    try {
+      const marker = String(await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, String(Date.now()), this.#o.ttlMs, randomUUID()));
+      // A changed marker: the store lost its data (the first beat only learns the marker).
+      if (this.#marker !== undefined && marker !== this.#marker && !this.#stale) {
+        this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');
+        this.#o.health.trouble();
+        this.#stale = true;
+      }
+      if (this.#stale) {
+        const n = await this.#o.republish();
+        this.#stale = false;
+        this.#o.logger.info({ sessions: n }, 'session records re-published');
+      }
+      this.#marker = marker;
+    } catch (err) {
+      this.#o.health.trouble();
+      if (this.#stale) this.#o.logger.debug({ err: (err as Error).message }, 'heartbeat or re-publish failed; retrying on the next beat');
+    } finally {
+      this.#busy = false;
+      if (this.#again) {
+        this.#again = false;
+        void this.#beat();
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#redis.del(this.#key()).catch(() => {});
+  }
+}
