@@ -167,11 +167,13 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
     await ready.text();
     await redis.restart();
     let ok = false;
-    for (let i = 0; i < 50 && !ok; i++) {
+    // Every replica the rotating client will use must have reconnected (and re-published), not only one.
+    for (let i = 0; i < 100 && !ok; i++) {
       await sleep(100);
-      ok = (await fetch(new URL('/readyz', live[0]!.base))).status === 200;
+      const states = await Promise.all(live.map(async (r) => (await fetch(new URL('/readyz', r.base))).status));
+      ok = states.every((s) => s === 200);
     }
-    assert.ok(ok, 'ready again after Redis came back');
+    assert.ok(ok, 'every replica ready again after Redis came back');
     const fresh = await rotatingClient(() => live);
     assert.equal(textOf(await fresh.callTool({ name: 'echo', arguments: { message: 'back' } })), 'Echo: back');
     await fresh.close();
