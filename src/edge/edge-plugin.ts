@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
+import { frontDoor } from './front-door.js';
 import { registerLegacySse } from './legacy-sse-routes.js';
 import { replyError } from './replies.js';
 import { registerStreamableHttp, type EdgeContext } from './streamable-http-routes.js';
@@ -12,6 +13,15 @@ import { registerStreamableHttp, type EdgeContext } from './streamable-http-rout
 export async function edgePlugin(app: FastifyInstance, opts: { routers: EndpointRouter[]; ctx: EdgeContext }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits }));
+  const limits = opts.ctx.limits;
+  if (limits) {
+    app.addHook('preValidation', (req, _reply, done) => {
+      limits.bodyRead(req.raw);
+      done();
+    });
+  }
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

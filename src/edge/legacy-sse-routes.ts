@@ -8,8 +8,8 @@ import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { readMessages } from './read-messages.js';
 import { replyError } from './replies.js';
-import { checkHostAndOrigin } from './request-guard.js';
-import { authorizeRequest, replyInsufficientScope } from './authorize-request.js';
+import { replyInsufficientScope } from './authorize-request.js';
+import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import { isRequest } from '../jsonrpc/types.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
@@ -23,17 +23,11 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
   const ssePath = ssePathOf(router.config);
   const messagesPath = messagesPathOf(router.config);
 
-  const forbidden = (req: FastifyRequest): string | undefined => {
-    const origin = req.headers.origin;
-    return checkHostAndOrigin(ctx.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
-  };
+  const config = { endpoint: router.config.path };
 
-  app.get(ssePath, async (req: FastifyRequest, reply: FastifyReply) => {
+  app.get(ssePath, { config }, async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
-    const why = forbidden(req);
-    if (why) return replyError(res, 403, `Forbidden: ${why}`);
-    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     try {
       const session = await ctx.registry.create('sse', router, principal, (id) => {
         const conn = ctx.hub.open(res, {});
@@ -49,12 +43,9 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     }
   });
 
-  app.post(messagesPath, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
+  app.post(messagesPath, { config }, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
     const res = reply.hijack().raw;
-    const why = forbidden(req);
-    if (why) return replyError(res, 403, `Forbidden: ${why}`);
-    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     const id = req.query.sessionId;
     if (!id) return replyError(res, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
     const session = ctx.registry.get(id);

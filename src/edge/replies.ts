@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -11,6 +12,12 @@ export function replyError(res: ServerResponse, status: number, message: string,
   }
   const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
   res.writeHead(status, { 'content-type': 'application/json', ...opts.headers }).end(body);
+}
+
+/** The same refusal, answered through Fastify (a reply that was not hijacked). */
+export function sendError(reply: FastifyReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): FastifyReply {
+  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
+  return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
 }
 
 export function acceptsBoth(accept: string | undefined): boolean {

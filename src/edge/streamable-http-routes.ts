@@ -8,14 +8,16 @@ import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession, SessionRegistry } from '../session/index.js';
 import { isSupportedVersion } from '../session/index.js';
 import { readMessages } from './read-messages.js';
-import { authorizeRequest, replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
+import { replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import { principalOf, type SessionRecord } from '../session/index.js';
 import { acceptsBoth, acceptsSse, replyError } from './replies.js';
-import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
+import type { GuardOptions } from './request-guard.js';
 import type { SseHub } from './sse-connection.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import { requestPrincipal } from './front-door.js';
 import { StreamableSessionTransport, StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
 
 export interface EdgeContext {
@@ -25,6 +27,8 @@ export interface EdgeContext {
   auth: EdgeAuth;
   hub: SseHub;
   guard: GuardOptions;
+  /** Connection caps and body timers (absent in tests that build the routes alone). */
+  limits?: ConnectionLimits | undefined;
   responseMode: 'sse' | 'json';
   resumable: boolean;
 }
@@ -43,16 +47,6 @@ function header(req: FastifyRequest, name: string): string | undefined {
 export function registerStreamableHttp(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
   const path = router.config.path;
   const transports = new WeakMap<ClientSession, StreamableSessionTransport>();
-
-  /** Common checks; returns false when the request has been answered. */
-  const guard = (req: FastifyRequest, res: ServerResponse): boolean => {
-    const why = checkHostAndOrigin(ctx.guard, req.headers.host, header(req, 'origin'));
-    if (why) {
-      replyError(res, 403, `Forbidden: ${why}`);
-      return false;
-    }
-    return true;
-  };
 
   const newTransport = (id: string, session: () => ClientSession) =>
     new StreamableSessionTransport({
@@ -129,9 +123,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
 
   const post = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     if (!acceptsBoth(header(req, 'accept'))) {
       replyError(res, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
       return;
@@ -226,9 +218,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
 
   const get = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     if (!acceptsSse(header(req, 'accept'))) {
       replyError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
       return;
@@ -250,21 +240,21 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
 
   const del = async (req: FastifyRequest, reply: FastifyReply) => {
     const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     const session = await findSession(req, res, principal);
     if (!session) return;
     await session.close('deleted by the client');
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   };
 
-  app.post(path, post);
-  app.get(path, get);
-  app.delete(path, del);
+  const config = { endpoint: path };
+  app.post(path, { config }, post);
+  app.get(path, { config }, get);
+  app.delete(path, { config }, del);
   app.route({
     method: ['PUT', 'PATCH'],
     url: path,
+    config,
     handler: async (_req, reply) => {
       replyError(reply.hijack().raw, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } });
     },
