@@ -106,6 +106,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
         allowedHosts: config.server.allowedHosts,
       },
       responseMode: config.server.responseMode,
+      maxJsonDepth: config.server.maxJsonDepth,
       resumable: config.session.eventsPerStream > 0,
     },
   });

@@ -312,6 +312,8 @@ export const configSchema = z
         headersTimeoutMs: z.number().int().min(100).default(10_000),
         /** Deadline for receiving a whole request, headers and body; the response (an SSE stream) is not limited. */
         bodyTimeoutMs: z.number().int().min(100).default(30_000),
+        /** Client messages nesting arrays and objects deeper than this are refused with -32600. */
+        maxJsonDepth: z.number().int().min(8).max(1000).default(64),
         /** A request body with no bytes arriving for this long is cut. */
         bodyIdleTimeoutMs: z.number().int().min(100).default(5_000),
         /** Open connections at most; further ones are closed at once. Default: from the descriptor limit (RLIMIT_NOFILE). */

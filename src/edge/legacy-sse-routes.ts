@@ -7,6 +7,7 @@ import { messagesPathOf, ssePathOf } from '../config/schema.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { readMessages } from './read-messages.js';
+import { isJsonContentType } from './content-type.js';
 import { replyError } from './replies.js';
 import { replyInsufficientScope } from './authorize-request.js';
 import { requestPrincipal } from './front-door.js';
@@ -58,12 +59,12 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
       return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
     }
     session.guard.refresh(principal);
-    if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
-      return replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)');
     }
     let read;
     try {
-      read = readMessages(req.body);
+      read = readMessages(req.body, ctx.maxJsonDepth);
     } catch (err) {
       const e = err as JsonRpcError;
       return replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });

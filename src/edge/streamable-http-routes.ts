@@ -8,6 +8,7 @@ import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession, SessionRegistry } from '../session/index.js';
 import { isSupportedVersion } from '../session/index.js';
 import { readMessages } from './read-messages.js';
+import { isJsonContentType } from './content-type.js';
 import { replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
 import type { Cluster } from '../cluster/cluster.js';
@@ -30,6 +31,8 @@ export interface EdgeContext {
   /** Connection caps and body timers (absent in tests that build the routes alone). */
   limits?: ConnectionLimits | undefined;
   responseMode: 'sse' | 'json';
+  /** Client messages nesting deeper are refused with -32600. */
+  maxJsonDepth?: number | undefined;
   resumable: boolean;
 }
 
@@ -128,13 +131,13 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       replyError(res, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
       return;
     }
-    if (!String(header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json')) {
-      replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!isJsonContentType(header(req, 'content-type'))) {
+      replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)');
       return;
     }
     let read;
     try {
-      read = readMessages(req.body);
+      read = readMessages(req.body, ctx.maxJsonDepth);
     } catch (err) {
       const e = err as JsonRpcError;
       replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });
