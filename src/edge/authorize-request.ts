@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
 import { AuthError } from '../auth/auth-error.js';
 import type { CredentialInput } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { replyError } from './replies.js';
+import type { Refusal } from './replies.js';
 
 /** What the edge needs from authentication and tenant policy, as plain functions. */
 export interface EdgeAuth {
@@ -34,14 +33,6 @@ function credentials(req: FastifyRequest): CredentialInput {
 
 function quoted(s: string): string {
   return `"${s.replace(/["\\]/g, '')}"`;
-}
-
-/** A refusal the front door answers with: an HTTP status and a JSON-RPC error body. */
-export interface Refusal {
-  status: number;
-  message: string;
-  code: number;
-  headers: Record<string, string>;
 }
 
 /**
@@ -75,14 +66,10 @@ export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path
   return principal;
 }
 
-export function isRefusal(p: Principal | Refusal): p is Refusal {
-  return 'status' in p;
-}
-
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
-export function replyInsufficientScope(auth: EdgeAuth, req: FastifyRequest, res: ServerResponse, path: string, scopes: string[]): void {
+export function insufficientScope(auth: EdgeAuth, req: FastifyRequest, path: string, scopes: string[]): Refusal {
   const scope = scopes.join(' ');
   const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description="this request needs the scope ${scope.replace(/"/g, '')}"`;
   auth.onFailure?.('insufficient_scope');
-  replyError(res, 403, `Forbidden: this request needs the scope ${scope}`, { code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } });
+  return { status: 403, message: `Forbidden: this request needs the scope ${scope}`, code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } };
 }

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { authorizeRequest, isRefusal, type EdgeAuth } from './authorize-request.js';
+import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
-import { sendError } from './replies.js';
+import { isRefusal, sendError } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 
 declare module 'fastify' {

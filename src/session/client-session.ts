@@ -83,7 +83,7 @@ export class ClientSession {
   #counted = false;
   #initializing = false;
   /** Open HTTP streams; a session with a live stream is not idle. */
-  openStreams = 0;
+  #openStreams = 0;
 
   constructor(opts: ClientSessionOptions) {
     this.id = opts.id;
@@ -99,6 +99,19 @@ export class ClientSession {
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
+  }
+
+  get openStreams(): number {
+    return this.#openStreams;
+  }
+
+  /** The edge opened or closed one of this session's HTTP streams. */
+  streamOpened(): void {
+    this.#openStreams++;
+  }
+
+  streamClosed(): void {
+    this.#openStreams--;
   }
 
   get tenant(): string {
