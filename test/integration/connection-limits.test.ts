@@ -65,7 +65,7 @@ async function until(cond: () => boolean | Promise<boolean>, ms: number, what: s
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 10)); // the poll interval, not a wait for the event
   }
 }
 
@@ -220,7 +220,16 @@ describe('connection limits: the total cap and readiness', () => {
   });
 });
 
-/** One attacker slot: opens a connection, writes `head` (or nothing), reopens when the gateway closes it. */
+/** Rejects when `p` has not settled within `ms`: a hung step fails with its name instead of the file timing out. */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
+}
+
+/**
+ * One attacker slot: opens a connection, writes `head` (or nothing), and opens another a second after
+ * the gateway closed it (paced, so the test measures held connections rather than a connection flood).
+ */
 async function attacker(port: number, head: string, stop: { now: boolean; budget: number }, seen: { opened: number; answered401: number }): Promise<void> {
   while (!stop.now && stop.budget-- > 0) {
     seen.opened++;
@@ -239,10 +248,11 @@ async function attacker(port: number, head: string, stop: { now: boolean; budget
       s.on('error', () => {});
       s.on('close', end);
     });
+    if (!stop.now) await new Promise((r) => setTimeout(r, 1000)); // attacker pacing, not a wait for an event
   }
 }
 
-describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 180_000 }, () => {
+describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 170_000 }, () => {
   let dir: string;
   let child: ChildProcess | undefined;
   const fdLimit = descriptorLimit() ?? 0;
@@ -291,8 +301,8 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
     const gw = { url: (p = '/mcp') => new URL(p, address) } as RunningGateway;
     let failures = 0;
     const errors: string[] = [];
-    const clients = await Promise.all(Array.from({ length: 4 }, () => connectWithToken(gw, 'streamable-http', token)));
-    await Promise.all(
+    const clients = await within(Promise.all(Array.from({ length: 4 }, () => connectWithToken(gw, 'streamable-http', token))), 60_000, 'initialize during the attack');
+    await within(Promise.all(
       clients.map(async (c) => {
         for (let i = 0; i < 50; i++) {
           try {
@@ -304,7 +314,7 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
           }
         }
       }),
-    );
+    ), 100_000, '200 calls during the attack');
     stop.now = true;
     await Promise.all(attack);
     await Promise.all(clients.map((c) => c.client.close()));
