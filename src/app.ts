@@ -3,6 +3,7 @@ import type { Config } from './config/schema.js';
 import { edgePlugin } from './edge/edge-plugin.js';
 import { isLoopbackHost } from './edge/request-guard.js';
 import { SseHub } from './edge/sse-connection.js';
+import { ConnectionLimits, connectionCaps } from './edge/connection-limits.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -46,21 +47,39 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
   const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs);
   observeGateway(metrics, gateway, hub);
   let shuttingDown = false;
+  const s = config.server;
   const fastify = Fastify({
     loggerInstance: logger.child({ component: 'http' }) as unknown as FastifyBaseLogger,
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: config.server.maxBodyBytes,
-    // Streams stay open for hours; never time a request out at the HTTP layer.
-    requestTimeout: 0,
+    bodyLimit: s.maxBodyBytes,
+    // Receiving a request (headers and body) has a deadline; the response does not: node stops timing a
+    // request once its body is in, so SSE streams stay open for hours.
+    requestTimeout: s.bodyTimeoutMs,
+    // A connection that sends no complete headers in time is closed (node counts from the accept).
+    http: { headersTimeout: s.headersTimeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, s.headersTimeoutMs / 4)) },
     forceCloseConnections: true,
     return503OnClosing: true,
   });
+  const limits = new ConnectionLimits({
+    ...connectionCaps(s),
+    bodyIdleTimeoutMs: s.bodyIdleTimeoutMs,
+    onRefused: (reason) => metrics.connectionsRefused.inc({ reason }),
+  });
+  limits.attach(fastify.server);
+  metrics.onScrape(() => {
+    const c = limits.counts;
+    metrics.connectionsOpen.set({ state: 'authenticated' }, c.authenticated);
+    metrics.connectionsOpen.set({ state: 'unauthenticated' }, c.unauthenticated);
+  });
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   fastify.get('/readyz', async (_req, reply) => {
-    // Not ready as soon as shutdown begins, so load balancers stop sending new sessions here.
-    const ready = !shuttingDown && gateway.ready();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : shuttingDown ? 'shutting down' : 'not ready' });
+    // Not ready as soon as shutdown begins, so load balancers stop sending new sessions here; nor while
+    // descriptors run out.
+    const exhausted = limits.exhausted();
+    const ready = !shuttingDown && !exhausted && gateway.ready();
+    const status = ready ? 'ready' : shuttingDown ? 'shutting down' : exhausted ? `not ready: ${exhausted}` : 'not ready';
+    return reply.code(ready ? 200 : 503).send({ status });
   });
   const auth = edgeAuth(config, gateway, logger, metrics);
   if (config.auth.mode === 'jwt') {
@@ -80,12 +99,14 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
       cluster: gateway.cluster,
       auth,
       hub,
+      limits,
       guard: {
         boundToLoopback: isLoopbackHost(config.server.host),
         allowedOrigins: config.server.allowedOrigins,
         allowedHosts: config.server.allowedHosts,
       },
       responseMode: config.server.responseMode,
+      maxJsonDepth: config.server.maxJsonDepth,
       resumable: config.session.eventsPerStream > 0,
     },
   });

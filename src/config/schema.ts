@@ -73,8 +73,25 @@ export const configSchema = z
         publicUrl: z.url().optional(),
         /** On SIGTERM: how long requests in flight may take to finish before they are answered with an error. */
         shutdownGraceMs: z.number().int().min(0).default(25_000),
+        /** A new connection must send complete request headers within this long (slow or silent clients are cut). */
+        headersTimeoutMs: z.number().int().min(100).default(10_000),
+        /** Deadline for receiving a whole request, headers and body; the response (an SSE stream) is not limited. */
+        bodyTimeoutMs: z.number().int().min(100).default(30_000),
+        /** Client messages nesting arrays and objects deeper than this are refused with -32600. */
+        maxJsonDepth: z.number().int().min(8).max(1000).default(64),
+        /** A request body with no bytes arriving for this long is cut. */
+        bodyIdleTimeoutMs: z.number().int().min(100).default(5_000),
+        /** Open connections at most; further ones are closed at once. Default: from the descriptor limit (RLIMIT_NOFILE). */
+        maxConnections: z.number().int().min(2).optional(),
+        /** Connections that have not yet sent an authenticated request; the oldest idle one is closed beyond this. Default: maxConnections / 2. */
+        maxUnauthenticatedConnections: z.number().int().min(1).optional(),
       })
       .strict()
+      .refine((s) => s.headersTimeoutMs <= s.bodyTimeoutMs, { message: 'headersTimeoutMs must not exceed bodyTimeoutMs', path: ['headersTimeoutMs'] })
+      .refine((s) => s.maxConnections === undefined || s.maxUnauthenticatedConnections === undefined || s.maxUnauthenticatedConnections < s.maxConnections, {
+        message: 'maxUnauthenticatedConnections must be below maxConnections',
+        path: ['maxUnauthenticatedConnections'],
+      })
       .prefault({}),
     session: z
       .object({

@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
 import { AuthError } from '../auth/auth-error.js';
 import type { CredentialInput } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { replyError } from './replies.js';
+import type { Refusal } from './replies.js';
 
 /** What the edge needs from authentication and tenant policy, as plain functions. */
 export interface EdgeAuth {
@@ -37,10 +36,11 @@ function quoted(s: string): string {
 }
 
 /**
- * Authenticates a request and applies the tenant's endpoint grant and rate limit. Answers the refusal
- * itself (401/400/403 with WWW-Authenticate, or 429 with Retry-After) and returns undefined then.
+ * Authenticates a request from its headers alone and applies the tenant's endpoint grant and rate
+ * limit. Returns the principal, or the refusal to answer (401/400/403 with WWW-Authenticate, 429 with
+ * Retry-After, 503 when the key set cannot be fetched).
  */
-export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, res: ServerResponse, path: string): Promise<Principal | undefined> {
+export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: string): Promise<Principal | Refusal> {
   let principal: Principal;
   try {
     principal = await auth.authenticate(credentials(req));
@@ -51,30 +51,25 @@ export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, res:
     if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
     if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
     const headers: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': challenge };
-    replyError(res, err.status, err.message, { code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers });
-    return undefined;
+    return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
   }
   const why = auth.forbidden(principal, path);
   if (why) {
     auth.onFailure?.('forbidden');
-    replyError(res, 403, `Forbidden: ${why}`, { code: ErrorCode.InvalidRequest });
-    return undefined;
+    return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
   const waitMs = await auth.admit(principal);
   if (waitMs > 0) {
-    replyError(res, 429, `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${Math.ceil(waitMs / 1000)} s`, {
-      code: ErrorCode.ServerError,
-      headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) },
-    });
-    return undefined;
+    const s = Math.ceil(waitMs / 1000);
+    return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
   }
   return principal;
 }
 
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
-export function replyInsufficientScope(auth: EdgeAuth, req: FastifyRequest, res: ServerResponse, path: string, scopes: string[]): void {
+export function insufficientScope(auth: EdgeAuth, req: FastifyRequest, path: string, scopes: string[]): Refusal {
   const scope = scopes.join(' ');
   const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description="this request needs the scope ${scope.replace(/"/g, '')}"`;
   auth.onFailure?.('insufficient_scope');
-  replyError(res, 403, `Forbidden: this request needs the scope ${scope}`, { code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } });
+  return { status: 403, message: `Forbidden: this request needs the scope ${scope}`, code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } };
 }

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
+import { frontDoor } from './front-door.js';
 import { registerLegacySse } from './legacy-sse-routes.js';
-import { replyError } from './replies.js';
+import { sendError } from './replies.js';
 import { registerStreamableHttp, type EdgeContext } from './streamable-http-routes.js';
 
 /**
@@ -12,19 +13,28 @@ import { registerStreamableHttp, type EdgeContext } from './streamable-http-rout
 export async function edgePlugin(app: FastifyInstance, opts: { routers: EndpointRouter[]; ctx: EdgeContext }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits }));
+  const limits = opts.ctx.limits;
+  if (limits) {
+    app.addHook('preValidation', (req, _reply, done) => {
+      limits.bodyRead(req.raw);
+      done();
+    });
+  }
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // A route that already started its own response (a stream) can only end it.
+    const answer = (status: number, message: string, code?: number) => (reply.raw.headersSent ? void reply.raw.end() : sendError(reply, status, message, code === undefined ? {} : { code }));
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      replyError(reply.raw, 413, `Payload Too Large: the body exceeds the gateway's limit of ${app.initialConfig.bodyLimit} bytes`, { code: ErrorCode.InvalidRequest });
+      return answer(413, `Payload Too Large: the body exceeds the gateway's limit of ${app.initialConfig.bodyLimit} bytes`, ErrorCode.InvalidRequest);
     } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      replyError(reply.raw, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      return answer(415, 'Unsupported Media Type: Content-Type must be application/json');
     } else if (err.statusCode && err.statusCode < 500) {
-      replyError(reply.raw, err.statusCode, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
-    } else {
-      req.log.error({ err }, 'unhandled error in a route');
-      replyError(reply.raw, 500, 'Internal error', { code: ErrorCode.InternalError });
+      return answer(err.statusCode, `Bad Request: ${err.message}`, ErrorCode.InvalidRequest);
     }
-    reply.hijack();
+    req.log.error({ err }, 'unhandled error in a route');
+    return answer(500, 'Internal error', ErrorCode.InternalError);
   });
 
   for (const router of opts.routers) {

@@ -1,17 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import type { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import type { RequestId } from '../jsonrpc/types.js';
 import { messagesPathOf, ssePathOf } from '../config/schema.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
-import { readMessages } from './read-messages.js';
-import { replyError } from './replies.js';
-import { checkHostAndOrigin } from './request-guard.js';
-import { authorizeRequest, replyInsufficientScope } from './authorize-request.js';
+import { isRefusal, replyError, sendError, sendRefusal } from './replies.js';
+import { admitToSession, readClientMessages } from './accept-messages.js';
+import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
-import { isRequest } from '../jsonrpc/types.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { EdgeContext } from './streamable-http-routes.js';
 
@@ -22,25 +18,19 @@ import type { EdgeContext } from './streamable-http-routes.js';
 export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
   const ssePath = ssePathOf(router.config);
   const messagesPath = messagesPathOf(router.config);
+  const config = { endpoint: router.config.path };
 
-  const forbidden = (req: FastifyRequest): string | undefined => {
-    const origin = req.headers.origin;
-    return checkHostAndOrigin(ctx.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
-  };
-
-  app.get(ssePath, async (req: FastifyRequest, reply: FastifyReply) => {
+  app.get(ssePath, { config }, async (req: FastifyRequest, reply: FastifyReply) => {
+    const principal = requestPrincipal(req);
+    // The response is the session's stream, written by its transport: not Fastify's to send.
     const res = reply.hijack().raw;
-    const why = forbidden(req);
-    if (why) return replyError(res, 403, `Forbidden: ${why}`);
-    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
-    if (!principal) return;
     try {
       const session = await ctx.registry.create('sse', router, principal, (id) => {
         const conn = ctx.hub.open(res, {});
         return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
       });
       // The session lives exactly as long as its stream: never idle while it is open.
-      session.openStreams = 1;
+      session.streamOpened();
       // Recorded so that POSTs landing on another replica are forwarded here.
       ctx.cluster?.record(session.record()).catch(() => void session.close('the session store is unreachable'));
     } catch (err) {
@@ -49,14 +39,10 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
     }
   });
 
-  app.post(messagesPath, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
-    const res = reply.hijack().raw;
-    const why = forbidden(req);
-    if (why) return replyError(res, 403, `Forbidden: ${why}`);
-    const principal = await authorizeRequest(ctx.auth, req, res, router.config.path);
-    if (!principal) return;
+  app.post(messagesPath, { config }, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
+    const principal = requestPrincipal(req);
     const id = req.query.sessionId;
-    if (!id) return replyError(res, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
+    if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
     const session = ctx.registry.get(id);
     if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
       // The stream is open on another replica: the message goes there.
@@ -65,35 +51,23 @@ export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, 
         where = await ctx.cluster.locate(id, false);
       } catch (err) {
         // The store cannot tell where the stream is: retry, the session may be alive (a 404 ends it).
-        return replyError(res, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
+        return sendError(reply, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
       }
-      if (where.kind === 'forward') return ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
+      if (where.kind === 'forward') {
+        ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
+        return reply;
+      }
     }
     if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
-      return replyError(res, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
+      return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
     }
     session.guard.refresh(principal);
-    if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
-      return replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    }
-    let read;
-    try {
-      read = readMessages(req.body);
-    } catch (err) {
-      const e = err as JsonRpcError;
-      return replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });
-    }
-    if (read.batch && session.protocolVersion !== '2025-03-26') {
-      return replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion ?? '(not initialized)'}`, { code: ErrorCode.InvalidRequest });
-    }
-    for (const m of read.messages) {
-      const missing = isRequest(m) ? session.guard.missingScopes(m.method, m.params) : undefined;
-      if (missing) {
-        session.guard.refused((m as { method: string }).method, (m as { params?: Record<string, unknown> }).params, `missing scope ${missing.join(' ')}`);
-        return replyInsufficientScope(ctx.auth, req, res, router.config.path, missing);
-      }
-    }
-    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+    const read = readClientMessages(req, ctx.maxJsonDepth);
+    if (isRefusal(read)) return sendRefusal(reply, read);
+    const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
+    if (refused) return sendRefusal(reply, refused);
+    reply.code(202).header('content-type', 'text/plain').send('Accepted');
     for (const m of read.messages) session.handle(m);
+    return reply;
   });
 }

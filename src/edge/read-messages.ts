@@ -9,9 +9,9 @@ export interface ReadMessages {
 }
 
 /** Body text → validated messages. Throws a JsonRpcError (answered with HTTP 400) on any defect. */
-export function readMessages(body: unknown): ReadMessages {
+export function readMessages(body: unknown, maxDepth?: number): ReadMessages {
   const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
-  const doc = parseText(text);
+  const doc = parseText(text, maxDepth);
   if (Array.isArray(doc)) {
     if (doc.length === 0) throw new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
     return { messages: doc.map(validateMessage), batch: true };

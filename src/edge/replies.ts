@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -11,6 +12,29 @@ export function replyError(res: ServerResponse, status: number, message: string,
   }
   const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
   res.writeHead(status, { 'content-type': 'application/json', ...opts.headers }).end(body);
+}
+
+/** A refusal to answer with: an HTTP status and a JSON-RPC error body (with the id, when one was read). */
+export interface Refusal {
+  status: number;
+  message: string;
+  code: number;
+  headers: Record<string, string>;
+  id?: RequestId | null;
+}
+
+export function isRefusal<T extends object>(r: T | Refusal): r is Refusal {
+  return 'status' in r && 'headers' in r;
+}
+
+export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
+  return sendError(reply, r.status, r.message, { code: r.code, headers: r.headers, id: r.id ?? null });
+}
+
+/** The same refusal, answered through Fastify (a reply that was not hijacked). */
+export function sendError(reply: FastifyReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): FastifyReply {
+  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
+  return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
 }
 
 export function acceptsBoth(accept: string | undefined): boolean {

@@ -1,21 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isRequest, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession, SessionRegistry } from '../session/index.js';
 import { isSupportedVersion } from '../session/index.js';
-import { readMessages } from './read-messages.js';
-import { authorizeRequest, replyInsufficientScope, type EdgeAuth } from './authorize-request.js';
+import type { EdgeAuth } from './authorize-request.js';
+import { admitToSession, readClientMessages } from './accept-messages.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import { principalOf, type SessionRecord } from '../session/index.js';
-import { acceptsBoth, acceptsSse, replyError } from './replies.js';
-import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
+import { acceptsBoth, acceptsSse, isRefusal, replyError, sendError, sendRefusal } from './replies.js';
+import type { GuardOptions } from './request-guard.js';
 import type { SseHub } from './sse-connection.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import { requestPrincipal } from './front-door.js';
 import { StreamableSessionTransport, StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
 
 export interface EdgeContext {
@@ -25,7 +25,11 @@ export interface EdgeContext {
   auth: EdgeAuth;
   hub: SseHub;
   guard: GuardOptions;
+  /** Connection caps and body timers (absent in tests that build the routes alone). */
+  limits?: ConnectionLimits | undefined;
   responseMode: 'sse' | 'json';
+  /** Client messages nesting deeper are refused with -32600. */
+  maxJsonDepth?: number | undefined;
   resumable: boolean;
 }
 
@@ -44,16 +48,6 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
   const path = router.config.path;
   const transports = new WeakMap<ClientSession, StreamableSessionTransport>();
 
-  /** Common checks; returns false when the request has been answered. */
-  const guard = (req: FastifyRequest, res: ServerResponse): boolean => {
-    const why = checkHostAndOrigin(ctx.guard, req.headers.host, header(req, 'origin'));
-    if (why) {
-      replyError(res, 403, `Forbidden: ${why}`);
-      return false;
-    }
-    return true;
-  };
-
   const newTransport = (id: string, session: () => ClientSession) =>
     new StreamableSessionTransport({
       sessionId: id,
@@ -62,7 +56,7 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       resumable: ctx.resumable,
       retryMs: 1000,
       protocolVersion: () => session().protocolVersion,
-      onStreamsChanged: (d) => (session().openStreams += d),
+      onStreamsChanged: (d) => (d > 0 ? session().streamOpened() : session().streamClosed()),
     });
 
   /** Takes over a session whose owner is gone (Redis): rebuilt here from its record. */
@@ -87,12 +81,13 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
    * owner (then 'forwarded': the owner answers), or taken over when the owner is gone. Throws
    * SWB_STORE_UNAVAILABLE when the store cannot tell.
    */
-  const locate = async (req: FastifyRequest, res: ServerResponse, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> => {
+  const locate = async (req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> => {
     const local = ctx.registry.get(id);
     if (local || !ctx.cluster) return local;
     const where = await ctx.cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined);
     if (where.kind === 'forward') {
-      ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
+      // The owner's answer (possibly a stream) is piped through: not Fastify's to send.
+      ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
       return 'forwarded';
     }
     if (where.kind !== 'restore') return undefined;
@@ -103,15 +98,16 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
     return restore(r, principal);
   };
 
-  const findSession = async (req: FastifyRequest, res: ServerResponse, principal: Principal): Promise<ClientSession | undefined> => {
+  /** The request's session, or undefined when the request has been answered (or forwarded). */
+  const findSession = async (req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<ClientSession | undefined> => {
     const id = header(req, SESSION_HEADER);
     if (!id) {
-      replyError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
+      sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
     // A store that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
-    const found = await locate(req, res, id, principal).catch((err: GatewayError) => {
-      replyError(res, err.status ?? 503, err.message, { headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+    const found = await locate(req, reply, id, principal).catch((err: GatewayError) => {
+      sendError(reply, err.status ?? 503, err.message, { headers: err.status === 403 ? {} : { 'retry-after': '2' } });
       return 'forwarded' as const; // answered
     });
     if (found === 'forwarded') return undefined;
@@ -119,102 +115,81 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
 
     // Another principal's session is answered exactly like one that does not exist.
     if (!s || s.endpoint !== router || s.kind !== 'streamable-http' || !samePrincipal(s.principal, principal)) {
-      replyError(res, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
+      sendError(reply, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
       return undefined;
     }
     s.guard.refresh(principal);
     ctx.cluster?.touched(s.id);
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
-      replyError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
+      sendError(reply, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
       return undefined;
     }
     return s;
   };
 
   const post = async (req: FastifyRequest, reply: FastifyReply) => {
-    const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
+    const principal = requestPrincipal(req);
     if (!acceptsBoth(header(req, 'accept'))) {
-      replyError(res, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
-      return;
+      return sendError(reply, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     }
-    if (!String(header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json')) {
-      replyError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-      return;
-    }
-    let read;
-    try {
-      read = readMessages(req.body);
-    } catch (err) {
-      const e = err as JsonRpcError;
-      replyError(res, 400, e.message, { code: e.code, id: (e.data as { id?: RequestId } | undefined)?.id ?? null });
-      return;
-    }
+    const read = readClientMessages(req, ctx.maxJsonDepth);
+    if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
     const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
     if (init) {
-      if (batch) return replyError(res, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
-      if (header(req, SESSION_HEADER)) return replyError(res, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
-      await initialize(init, res, principal);
-      return;
+      if (batch) return sendError(reply, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
+      if (header(req, SESSION_HEADER)) return sendError(reply, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
+      return initialize(init, reply, principal);
     }
-    const session = await findSession(req, res, principal);
-    if (!session) return;
-    if (batch && session.protocolVersion !== '2025-03-26') {
-      replyError(res, 400, `Invalid Request: batches are not supported on protocol version ${session.protocolVersion}`, { code: ErrorCode.InvalidRequest });
-      return;
-    }
+    const session = await findSession(req, reply, principal);
+    if (!session) return reply;
+    const refused = admitToSession(ctx.auth, req, path, session, read);
+    if (refused) return sendRefusal(reply, refused);
     const transport = transports.get(session)!;
     const ids: RequestId[] = [];
     for (const m of messages) {
       if (!isRequest(m)) continue;
-      const missing = session.guard.missingScopes(m.method, m.params);
-      if (missing) {
-        session.guard.refused(m.method, m.params, `missing scope ${missing.join(' ')}`);
-        return replyInsufficientScope(ctx.auth, req, res, path, missing);
-      }
       if (transport.hasPending(m.id) || ids.includes(m.id)) {
-        replyError(res, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
-        return;
+        return sendError(reply, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
       }
       ids.push(m.id);
     }
     const headers = { [SESSION_HEADER]: session.id };
     if (ids.length === 0) {
-      res.writeHead(202, headers).end();
+      reply.code(202).headers(headers).send();
     } else {
-      transport.openPost(ids, res, headers, ctx.responseMode, batch);
+      // The answers go out as they come (an SSE stream, or one JSON body once all are in), written by
+      // the session's transport: not Fastify's to send.
+      transport.openPost(ids, reply.hijack().raw, headers, ctx.responseMode, batch);
     }
     for (const m of messages) session.handle(m);
+    return reply;
   };
 
-  const initialize = async (init: JsonRpcRequest, res: ServerResponse, principal: Principal) => {
+  const initialize = async (init: JsonRpcRequest, reply: FastifyReply, principal: Principal): Promise<FastifyReply> => {
     let session: ClientSession;
     let transport: StreamableSessionTransport | undefined;
     try {
       session = await ctx.registry.create('streamable-http', router, principal, (id) => (transport = newTransport(id, () => session)));
     } catch (err) {
       const e = err as GatewayError;
-      replyError(res, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
-      return;
+      return sendError(reply, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
     }
     transports.set(session, transport!);
     // A client that gives up before the answer would leave a session nobody knows the id of.
+    const res = reply.raw;
     const abandoned = () => void session.close('the client left during initialize');
     res.once('close', abandoned);
     const response = await session.initialize(init);
     res.off('close', abandoned);
     if (res.destroyed) {
       void session.close('the client left during initialize');
-      return;
+      return reply;
     }
     if ('error' in response) {
       void session.close('initialize failed');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
-      return;
+      return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(response));
     }
     if (ctx.cluster) {
       try {
@@ -222,27 +197,22 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       } catch {
         // Without its record no other replica could serve this session: refuse it rather than half-work.
         void session.close('the session store is unreachable');
-        replyError(res, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { id: init.id, headers: { 'retry-after': '2' } });
-        return;
+        return sendError(reply, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { id: init.id, headers: { 'retry-after': '2' } });
       }
     }
-    res.writeHead(200, { 'content-type': 'application/json', [SESSION_HEADER]: session.id }).end(JSON.stringify(response));
+    return reply.code(200).headers({ 'content-type': 'application/json', [SESSION_HEADER]: session.id }).send(JSON.stringify(response));
   };
 
   const get = async (req: FastifyRequest, reply: FastifyReply) => {
-    const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
-    if (!acceptsSse(header(req, 'accept'))) {
-      replyError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
-      return;
-    }
-    const session = await findSession(req, res, principal);
-    if (!session) return;
+    const principal = requestPrincipal(req);
+    if (!acceptsSse(header(req, 'accept'))) return sendError(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
+    const session = await findSession(req, reply, principal);
+    if (!session) return reply;
     const transport = transports.get(session)!;
     const lastEventId = header(req, 'last-event-id');
     const headers = { [SESSION_HEADER]: session.id };
+    // A stream the session's transport writes (a replay, then live events): not Fastify's to send.
+    const res = reply.hijack().raw;
     try {
       if (lastEventId) await transport.resume(lastEventId, res, headers);
       else await transport.openStandalone(res, headers);
@@ -252,27 +222,24 @@ export function registerStreamableHttp(app: FastifyInstance, router: EndpointRou
       else if (err instanceof GatewayError) replyError(res, err.status, err.message, { headers: { 'retry-after': '2' } });
       else throw err;
     }
+    return reply;
   };
 
   const del = async (req: FastifyRequest, reply: FastifyReply) => {
-    const res = reply.hijack().raw;
-    if (!guard(req, res)) return;
-    const principal = await authorizeRequest(ctx.auth, req, res, path);
-    if (!principal) return;
-    const session = await findSession(req, res, principal);
-    if (!session) return;
+    const session = await findSession(req, reply, requestPrincipal(req));
+    if (!session) return reply;
     await session.close('deleted by the client');
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    return reply.code(200).header('content-type', 'application/json').send('{}');
   };
 
-  app.post(path, post);
-  app.get(path, get);
-  app.delete(path, del);
+  const config = { endpoint: path };
+  app.post(path, { config }, post);
+  app.get(path, { config }, get);
+  app.delete(path, { config }, del);
   app.route({
     method: ['PUT', 'PATCH'],
     url: path,
-    handler: async (_req, reply) => {
-      replyError(reply.hijack().raw, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } });
-    },
+    config,
+    handler: async (_req, reply) => sendError(reply, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } }),
   });
 }

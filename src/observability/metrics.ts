@@ -32,6 +32,13 @@ export class Metrics {
     labelNames: ['upstream', 'action'] as const,
     registers: [this.registry],
   });
+  readonly connectionsRefused = new Counter({
+    name: 'switchboard_connections_refused_total',
+    help: 'Client connections refused or cut at the edge: over max_connections, unauthenticated (oldest idle evicted), body_idle, body_timeout, descriptor exhaustion (emfile)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly connectionsOpen = new Gauge({ name: 'switchboard_connections_open', help: 'Open client connections, by whether one of their requests was authenticated', labelNames: ['state'] as const, registers: [this.registry] });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   constructor(withDefaults = true) {

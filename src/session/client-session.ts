@@ -78,7 +78,7 @@ export class ClientSession {
   #counted = false;
   #initializing = false;
   /** Open HTTP streams; a session with a live stream is not idle. */
-  openStreams = 0;
+  #openStreams = 0;
   readonly #host: PipelineHost;
 
   constructor(opts: ClientSessionOptions) {
@@ -97,6 +97,19 @@ export class ClientSession {
     this.#host = this.#pipelineHost();
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
+  }
+
+  get openStreams(): number {
+    return this.#openStreams;
+  }
+
+  /** The edge opened or closed one of this session's HTTP streams. */
+  streamOpened(): void {
+    this.#openStreams++;
+  }
+
+  streamClosed(): void {
+    this.#openStreams--;
   }
 
   get tenant(): string {

@@ -42,6 +42,10 @@ describe('parseConfig: defaults', () => {
       keepAliveMs: 15_000,
       maxStreamBufferBytes: 8 * 1024 * 1024,
       shutdownGraceMs: 25_000,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
+      bodyIdleTimeoutMs: 5_000,
+      maxJsonDepth: 64,
     });
     assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, clientRequestTimeoutMs: 300_000, eventsPerStream: 1000, eventBytesPerSession: 8 * 1024 * 1024 });
     assert.deepEqual(cfg.logging, { level: 'info' });

@@ -1,0 +1,44 @@
+import type { FastifyRequest } from 'fastify';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { isRequest, type RequestId } from '../jsonrpc/types.js';
+import type { ClientSession } from '../session/index.js';
+import { insufficientScope, type EdgeAuth } from './authorize-request.js';
+import { isJsonContentType } from './content-type.js';
+import { readMessages, type ReadMessages } from './read-messages.js';
+import type { Refusal } from './replies.js';
+
+/**
+ * Message acceptance, shared by Streamable HTTP and the legacy HTTP+SSE message path: what a POST
+ * must be before its messages reach a session. First the body (media type, JSON, JSON-RPC, nesting
+ * depth), then the session's rules (batches only on 2025-03-26; every request's scopes).
+ */
+export function readClientMessages(req: FastifyRequest, maxDepth: number | undefined): ReadMessages | Refusal {
+  const ct = req.headers['content-type'];
+  if (!isJsonContentType(ct)) {
+    return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json (UTF-8)', code: ErrorCode.ServerError, headers: {} };
+  }
+  try {
+    return readMessages(req.body, maxDepth);
+  } catch (err) {
+    if (!(err instanceof JsonRpcError)) throw err;
+    return { status: 400, message: err.message, code: err.code, headers: {}, id: (err.data as { id?: RequestId } | undefined)?.id ?? null };
+  }
+}
+
+/** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */
+export function admitToSession(auth: EdgeAuth, req: FastifyRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
+  if (read.batch && session.protocolVersion !== '2025-03-26') {
+    const version = session.protocolVersion ?? '(not initialized)';
+    return { status: 400, message: `Invalid Request: batches are not supported on protocol version ${version}`, code: ErrorCode.InvalidRequest, headers: {} };
+  }
+  for (const m of read.messages) {
+    if (!isRequest(m)) continue;
+    const missing = session.guard.missingScopes(m.method, m.params);
+    if (missing) {
+      session.guard.refused(m.method, m.params, `missing scope ${missing.join(' ')}`);
+      return insufficientScope(auth, req, path, missing);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,59 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import { isRefusal, sendError } from './replies.js';
+import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling: set by the front door on every MCP route before the route runs. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** The endpoint path an MCP route serves (its grant, its metadata URL); routes without it are not guarded. */
+    endpoint?: string;
+  }
+}
+
+export interface FrontDoorOptions {
+  auth: EdgeAuth;
+  guard: GuardOptions;
+  limits?: ConnectionLimits | undefined;
+}
+
+/**
+ * The one front door of every MCP route, an onRequest hook: the Host/Origin guard, authentication, the
+ * tenant's endpoint grant and its rate limit, all from the headers alone, before a byte of the body is
+ * read. A refused request is answered at once and its connection closed, so a client without a valid
+ * token can neither make the gateway wait for a body nor keep the socket.
+ */
+export function frontDoor(o: FrontDoorOptions): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+  return async (req, reply) => {
+    const endpoint = req.routeOptions.config.endpoint;
+    if (endpoint === undefined) return undefined;
+    const socket = req.raw.socket;
+    o.limits?.requestArrived(socket);
+    const origin = req.headers.origin;
+    const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
+    const p = await authorizeRequest(o.auth, req, endpoint);
+    if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
+    req.principal = p;
+    o.limits?.authenticated(socket);
+    o.limits?.watchBody(req.raw);
+    return undefined;
+  };
+}
+
+/** The principal the front door put on a request of an MCP route. */
+export function requestPrincipal(req: FastifyRequest): Principal {
+  if (!req.principal) throw new Error(`no principal on ${req.method} ${req.url}: the route is not behind the front door`);
+  return req.principal;
+}
+
+function refuse(reply: FastifyReply, status: number, message: string, code: number, headers: Record<string, string>): FastifyReply {
+  // The body (if any) is never read: the connection cannot be reused, and must not be held.
+  return sendError(reply, status, message, { code, headers: { ...headers, connection: 'close' } });
+}

@@ -1,0 +1,325 @@
+// File-descriptor exhaustion by unauthenticated clients (issue 13.1), with real sockets: clients that
+// send POST headers announcing a body and then nothing, bodies dripped slowly, silent connections, and
+// more connections than the caps allow; and, as the acceptance criterion, a gateway process under
+// `ulimit -n 1024` that keeps serving an authenticated client while 2,000 idle connections press on it.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { descriptorLimit } from '../../src/edge/connection-limits.js';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { listeningAddress } from '../helpers/processes.js';
+import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, makeKey, openSession, signToken, type TestKey } from '../helpers/tokens.js';
+
+const fixture = { name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const };
+
+interface Exchange {
+  /** Everything the gateway sent before it closed the connection. */
+  data: string;
+}
+
+/**
+ * A raw connection that writes `head` (and then one byte every `dripMs`, when given) and resolves once the
+ * gateway closes it, with what it sent; rejects when the gateway still holds it after `deadlineMs`.
+ */
+function exchange(port: number, head: string, o: { deadlineMs: number; dripMs?: number }): Promise<Exchange> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    let drip: NodeJS.Timeout | undefined;
+    const deadline = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the gateway still held the connection after ${o.deadlineMs} ms; it sent: ${JSON.stringify(data.slice(0, 200))}`));
+    }, o.deadlineMs);
+    socket.on('connect', () => {
+      socket.write(head);
+      if (o.dripMs) drip = setInterval(() => socket.writable && socket.write('x'), o.dripMs);
+    });
+    socket.on('data', (b: Buffer) => (data += b.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      clearInterval(drip);
+      resolvePromise({ data });
+    });
+  });
+}
+
+function postHead(token: string | undefined, contentLength: number, path = '/mcp'): string {
+  return (
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: ${ACCEPT_BOTH}\r\n` +
+    (token ? `Authorization: Bearer ${token}\r\n` : '') +
+    `Content-Length: ${contentLength}\r\n\r\n`
+  );
+}
+
+async function refused(gw: RunningGateway, reason: string): Promise<number> {
+  return (await gw.app.metrics.connectionsRefused.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+}
+
+/** Polls `cond` until it holds, at most `ms`. */
+async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10)); // the poll interval, not a wait for the event
+  }
+}
+
+describe('connection limits: what an unauthenticated client can hold', () => {
+  let dir: string;
+  let key: TestKey;
+  let token: string;
+  let gw: RunningGateway;
+  let port: number;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-conn-'));
+    key = await makeKey('k1');
+    writeFileSync(join(dir, 'key.pem'), key.spki);
+    token = await signToken(key, { aud: PUBLIC_URL, kid: null });
+    gw = await startGateway({
+      server: { publicUrl: PUBLIC_URL, headersTimeoutMs: 1000, bodyTimeoutMs: 2000, bodyIdleTimeoutMs: 300, keepAliveMs: 1000, maxConnections: 64, maxUnauthenticatedConnections: 16 },
+      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
+      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
+      upstreams: [fixture],
+      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+    });
+    port = Number(new URL(gw.base).port);
+  });
+
+  after(async () => {
+    await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('POST headers announcing a body, no token, no body: 401 from the headers alone, and the connection closed', async () => {
+    const replies = await Promise.all(Array.from({ length: 200 }, () => exchange(port, postHead(undefined, 100), { deadlineMs: 10_000 })));
+    for (const r of replies) {
+      assert.match(r.data, /^HTTP\/1\.1 401 /, r.data.slice(0, 200));
+      assert.match(r.data, /www-authenticate: Bearer/i);
+      assert.match(r.data, /connection: close/i);
+    }
+  });
+
+  it('the same on the legacy message path and with a forged token', async () => {
+    for (const [tok, path] of [['not.a.jwt', '/mcp'], [undefined, '/messages?sessionId=x']] as const) {
+      const r = await exchange(port, postHead(tok, 100, path), { deadlineMs: 10_000 });
+      assert.match(r.data, /^HTTP\/1\.1 401 /, r.data.slice(0, 200));
+    }
+  });
+
+  it('with a valid token, a body that stops arriving is cut after the body-idle timeout', async () => {
+    const before = await refused(gw, 'body_idle');
+    const r = await exchange(port, `${postHead(token, 100)}{"jsonrpc":`, { deadlineMs: 10_000 });
+    assert.equal(r.data, '', 'nothing answered: the connection is simply cut');
+    assert.equal(await refused(gw, 'body_idle'), before + 1);
+  });
+
+  it('with a valid token, a body dripped a byte at a time is cut at the body deadline (408)', async () => {
+    const r = await exchange(port, postHead(token, 100_000), { deadlineMs: 15_000, dripMs: 100 });
+    assert.match(r.data, /^HTTP\/1\.1 408 /, r.data.slice(0, 200));
+  });
+
+  it('a connection that sends nothing is closed after the headers timeout', async () => {
+    const r = await exchange(port, '', { deadlineMs: 10_000 });
+    assert.match(r.data, /^(HTTP\/1\.1 408 |)/);
+  });
+
+  it('an SSE stream outlives the header and body deadlines', async () => {
+    const sid = await openSession(gw, token);
+    const ac = new AbortController();
+    const res = await fetch(gw.url(), { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'mcp-session-id': sid }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    // Keep-alive comments every second: the fourth arrives well after both deadlines (1 s, 2 s) passed.
+    const reader = res.body!.getReader();
+    let seen = 0;
+    let text = '';
+    while (seen < 4) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, 'the stream was cut');
+      text += Buffer.from(value!).toString();
+      seen = text.split(': keepalive').length - 1;
+    }
+    ac.abort();
+  });
+
+  it('unauthenticated connections over their cap: the oldest idle ones are closed, an authenticated client is served', async () => {
+    const before = await refused(gw, 'unauthenticated');
+    const silent: Socket[] = [];
+    let closed = 0;
+    for (let i = 0; i < 40; i++) {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => {});
+      s.on('close', () => closed++);
+      silent.push(s);
+    }
+    await until(async () => (await refused(gw, 'unauthenticated')) - before >= 24, 10_000, 'the excess idle connections to be closed');
+    const c = await connectWithToken(gw, 'streamable-http', token);
+    const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} });
+    assert.ok(Array.isArray(r.content));
+    await c.client.close();
+    for (const s of silent) s.destroy();
+    await until(() => closed === 40, 10_000, 'the test sockets to close');
+  });
+});
+
+describe('connection limits: the total cap and readiness', () => {
+  let dir: string;
+  let gw: RunningGateway;
+  let port: number;
+  let token: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-conn-'));
+    const key = await makeKey('k1');
+    writeFileSync(join(dir, 'key.pem'), key.spki);
+    token = await signToken(key, { aud: PUBLIC_URL, kid: null });
+    gw = await startGateway({
+      server: { publicUrl: PUBLIC_URL, maxConnections: 8, maxUnauthenticatedConnections: 4 },
+      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
+      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
+      upstreams: [fixture],
+      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+    });
+    port = Number(new URL(gw.base).port);
+  });
+
+  after(async () => {
+    await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('connections beyond maxConnections are closed at once and counted; /readyz is 503 while near the cap', async () => {
+    // Eight authenticated keep-alive connections (each made one authenticated request: 400, no session id).
+    const held: Socket[] = [];
+    for (let i = 0; i < 8; i++) {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => {});
+      const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+      await new Promise<void>((res) => {
+        s.once('data', () => res());
+        s.write(`${postHead(token, body.length)}${body}`);
+      });
+      held.push(s);
+    }
+    const before = await refused(gw, 'max_connections');
+    const r = await exchange(port, postHead(token, 2) + '{}', { deadlineMs: 10_000 });
+    assert.equal(r.data, '', 'closed without an answer');
+    await until(async () => (await refused(gw, 'max_connections')) > before, 5_000, 'the refusal to be counted');
+    for (const s of held.slice(0, 2)) s.destroy();
+    // Still six of at most eight open: not ready (the probe itself is the seventh).
+    // (A probe made before the server saw the two close is itself refused: retried.)
+    const readyz = () => fetch(gw.url('/readyz')).then((r) => r.status, () => 0);
+    await until(async () => (await readyz()) === 503, 5_000, '/readyz to answer 503');
+    for (const s of held) s.destroy();
+    await until(async () => (await readyz()) === 200, 10_000, '/readyz to answer 200 again');
+  });
+});
+
+/** Rejects when `p` has not settled within `ms`: a hung step fails with its name instead of the file timing out. */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
+}
+
+/**
+ * One attacker slot: opens a connection, writes `head` (or nothing), and opens another a second after
+ * the gateway closed it (paced, so the test measures held connections rather than a connection flood).
+ */
+async function attacker(port: number, head: string, stop: { now: boolean; budget: number }, seen: { opened: number; answered401: number }): Promise<void> {
+  while (!stop.now && stop.budget-- > 0) {
+    seen.opened++;
+    await new Promise<void>((done) => {
+      const s = connect(port, '127.0.0.1');
+      let data = '';
+      const end = () => {
+        clearInterval(poll);
+        if (/^HTTP\/1\.1 401 /.test(data)) seen.answered401++;
+        s.destroy();
+        done();
+      };
+      const poll = setInterval(() => stop.now && end(), 200);
+      s.on('connect', () => head && s.write(head));
+      s.on('data', (b: Buffer) => (data += b.toString()));
+      s.on('error', () => {});
+      s.on('close', end);
+    });
+    if (!stop.now) await new Promise((r) => setTimeout(r, 1000)); // attacker pacing, not a wait for an event
+  }
+}
+
+describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 170_000 }, () => {
+  let dir: string;
+  let child: ChildProcess | undefined;
+  const fdLimit = descriptorLimit() ?? 0;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-fd-'));
+  });
+
+  after(() => {
+    child?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves an authenticated client served: 0 failures among 200 calls made during the attack', { skip: fdLimit < 2600 ? `the test process may open only ${fdLimit} descriptors` : false }, async () => {
+    const key = await makeKey('k1');
+    writeFileSync(join(dir, 'key.pem'), key.spki);
+    const file = join(dir, 'gateway.yaml');
+    writeFileSync(
+      file,
+      `server: { host: 127.0.0.1, port: 0, publicUrl: ${PUBLIC_URL} }
+metrics: { enabled: false }
+auth: { mode: jwt, issuer: "${ISSUER}", audience: ["${PUBLIC_URL}"], keys: ["${join(dir, 'key.pem')}"] }
+tenants: [{ name: acme, endpoints: ["/mcp"], limits: { requestsPerSecond: 1000, burst: 1000 } }]
+upstreams:
+  - { name: fixture, transport: stdio, sandbox: none, sharing: shared, command: ${process.execPath}, args: [${resolve(FIXTURE.args[0]!)}] }
+endpoints: [{ path: /mcp, upstreams: [fixture] }]
+`,
+    );
+    const cmd = `ulimit -n 1024 && exec "${process.execPath}" --import tsx src/main.ts serve --config "${file}"`;
+    child = spawn('bash', ['-c', cmd], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.resume();
+    const address = await listeningAddress(child, 60_000);
+    const port = Number(new URL(address).port);
+    const token = await signToken(key, { aud: PUBLIC_URL, kid: null });
+
+    // 1,000 connections that send POST headers announcing a body and no token, and 1,000 that send
+    // nothing; each reopened when the gateway closes it, until the calls are done (bounded in count).
+    const stop = { now: false, budget: 30_000 };
+    const seen = { opened: 0, answered401: 0 };
+    const attack = [
+      ...Array.from({ length: 1000 }, () => attacker(port, postHead(undefined, 100), stop, seen)),
+      ...Array.from({ length: 1000 }, () => attacker(port, '', stop, seen)),
+    ];
+    await until(() => seen.opened >= 2000, 30_000, 'the attack to open 2,000 connections');
+
+    const gw = { url: (p = '/mcp') => new URL(p, address) } as RunningGateway;
+    let failures = 0;
+    const errors: string[] = [];
+    const clients = await within(Promise.all(Array.from({ length: 4 }, () => connectWithToken(gw, 'streamable-http', token))), 60_000, 'initialize during the attack');
+    await within(Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < 50; i++) {
+          try {
+            const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} }, undefined, { timeout: 30_000 });
+            if (!Array.isArray(r.content)) throw new Error(JSON.stringify(r));
+          } catch (err) {
+            failures++;
+            errors.push((err as Error).message);
+          }
+        }
+      }),
+    ), 100_000, '200 calls during the attack');
+    stop.now = true;
+    await Promise.all(attack);
+    await Promise.all(clients.map((c) => c.client.close()));
+    assert.equal(failures, 0, `failures: ${errors.slice(0, 5).join('; ')}`);
+    assert.ok(seen.answered401 > 0, 'the header-only connections were answered 401');
+    assert.equal(child.exitCode, null, 'the gateway is still running');
+  });
+});
