@@ -6,8 +6,8 @@ import { uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
-  'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form' }),
-  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL' }),
+  'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' as const }),
+  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL', reason: 'not_allowed' as const }),
 };
 
 /** Rules with their decisions built once: a call that is allowed allocates nothing here. */

@@ -76,10 +76,10 @@ describe('TenantPolicy resource decisions', () => {
 
   it('the percent-encoding bypass is refused before any pattern is consulted', () => {
     assert.equal(decide('evil://files/public/b').allowed, true);
-    assert.deepEqual(decide('evil://files/secret/b'), { allowed: false, rule: 'resources.deny:*secret*' });
-    assert.deepEqual(decide('evil://files/%2e%2e/%73ecret/b'), { allowed: false, rule: 'resources: URI not in normal form' });
+    assert.deepEqual(decide('evil://files/secret/b'), { allowed: false, rule: 'resources.deny:*secret*', reason: 'deny_rule' });
+    assert.deepEqual(decide('evil://files/%2e%2e/%73ecret/b'), { allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' });
     assert.equal(decide('evil://files/public/..%2F%2e%2e%2Fx').allowed, false);
-    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL' });
+    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL', reason: 'not_allowed' });
   });
 
   it('tool and prompt names are not URIs: no normal-form check', () => {
