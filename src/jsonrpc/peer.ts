@@ -1,6 +1,5 @@
 import { Cancellation } from './cancellation.js';
 import { JsonRpcError } from './json-rpc-error.js';
-import { noteWireSize } from './wire-size.js';
 import { isFailure, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -17,6 +16,8 @@ export interface OutgoingOptions {
   relatedRequestId?: RequestId | undefined;
   /** Each progress notification's params, with the caller's own token put back. */
   onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+  /** Where the answer's size on the wire is written, when the transport told it (the audit log's figure). */
+  receipt?: { resultBytes?: number | undefined } | undefined;
 }
 
 /** The link a peer talks over, and how its failures read in its owner's terms. */
@@ -125,7 +126,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     } else if (isFailure(m)) {
       p.reject(JsonRpcError.from(m.error));
     } else {
-      if (bytes !== undefined) noteWireSize(m.result, bytes);
+      if (bytes !== undefined && p.opts.receipt) p.opts.receipt.resultBytes = bytes;
       p.resolve(m.result);
     }
     return true;

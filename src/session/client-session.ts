@@ -5,7 +5,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { EndpointRouter, RouteContext, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../jsonrpc/not-found.js';
@@ -272,8 +272,9 @@ export class ClientSession {
       token === undefined ? undefined : (params: Record<string, unknown>) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, req.id);
     let response: JsonRpcResponse;
     let result: Record<string, unknown> | undefined;
+    const ctx: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined };
     try {
-      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, { signal: cancel, requestId: req.id, onProgress }));
+      result = this.guard.filterList(req.method, await this.#router.request(req.method, req.params, ctx));
       response = { jsonrpc: '2.0', id: req.id, result };
       if (req.method === 'logging/setLevel') this.#logLevel = String(req.params?.level);
       if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe' || req.method === 'logging/setLevel') this.#onChanged?.(this);
@@ -286,7 +287,7 @@ export class ClientSession {
     const outcome = cancel.aborted ? 'cancelled' : result === undefined ? 'error' : result.isError === true ? 'tool_error' : 'ok';
     const upstream = this.#router.upstreamOf(req.method, req.params);
     if (decision && this.guard.audits(req.method)) {
-      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, upstream);
+      this.guard.record(req.method, req.params, decision, outcome, startedAt, 'error' in response ? response.error : result, upstream, 'error' in response ? undefined : ctx.resultBytes);
     }
     let tool: string | undefined;
     if (req.method === 'tools/call') {
@@ -297,7 +298,7 @@ export class ClientSession {
     this.#observer.requestDone({ method, endpoint, upstream: upstream ?? (req.method.endsWith('/list') ? 'all' : 'none'), outcome, seconds: (performance.now() - t0) / 1000, tool });
     if (cancel.aborted) {
       // Cancelled by the client (no answer expected) or by shutdown (already answered).
-      this.#transport.abandon?.(req.id);
+      this.#transport.release(req.id);
       return;
     }
     await this.#send(response);

@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { Transport } from '../transport/transport.js';
+import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 
 export const GATEWAY_PROTOCOL_VERSION = '2025-11-25';
@@ -49,7 +49,7 @@ export class UpstreamClient {
     this.#hooks = hooks;
     this.#peer = new JsonRpcPeer(this.#link());
     transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
-    transport.onclose = () => this.#onClose();
+    transport.onclose = (reason) => this.#onClose(reason);
   }
 
   #link(): PeerLink {
@@ -59,7 +59,7 @@ export class UpstreamClient {
       timeoutError: (_method, ms) => new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${upstream}" did not answer within ${ms} ms`, { upstream }),
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
       sendError: (err) =>
-        err.name === 'SessionExpiredError'
+        err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })
           : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, { upstream }),
       maxResultBytes: this.#hooks.maxResultBytes,
@@ -114,9 +114,8 @@ export class UpstreamClient {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" sent no capabilities in its initialize result`, { upstream: this.#name });
     }
     this.identity = result as unknown as UpstreamIdentity;
+    // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
     await this.notify('notifications/initialized');
-    // Not ready until the link can carry what the upstream sends on its own (its GET stream).
-    await this.#transport.opened?.();
     return this.identity;
   }
 
@@ -202,9 +201,8 @@ export class UpstreamClient {
     this.#transport.send(err.toResponse(id)).catch(() => {});
   }
 
-  #onClose(): void {
-    const why = this.#transport.closeReason;
-    const err = new GatewayError('SWB_UPSTREAM_CRASHED', why ? `upstream "${this.#name}": ${why}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
+  #onClose(reason: TransportError | undefined): void {
+    const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     this.#peer.close(err, 'upstream closed');
   }
 }

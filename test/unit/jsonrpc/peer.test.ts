@@ -115,6 +115,19 @@ describe('JsonRpcPeer: outgoing requests', () => {
     assert.deepEqual(notices(), []);
   });
 
+  it('writes an answer\'s size on the wire to the caller\'s receipt (nothing for an error)', async () => {
+    const { peer } = setup();
+    const ok = { resultBytes: undefined as number | undefined };
+    const failed = { resultBytes: undefined as number | undefined };
+    const a = peer.request('tools/call', {}, { ...OPTS, receipt: ok });
+    const b = peer.request('tools/call', {}, { ...OPTS, receipt: failed });
+    peer.response({ jsonrpc: '2.0', id: 1, result: { a: 1 } }, 1234);
+    peer.response({ jsonrpc: '2.0', id: 2, error: { code: 1, message: 'no' } }, 99);
+    await a;
+    await assert.rejects(b);
+    assert.deepEqual([ok.resultBytes, failed.resultBytes], [1234, undefined]);
+  });
+
   it('a request that cannot be written fails with the link\'s sendError', async () => {
     const { peer } = setup({ send: () => Promise.reject(new Error('pipe closed')), sendError: (err) => new Error(`unreachable: ${err.message}`) });
     await assert.rejects(peer.request('ping', undefined, OPTS), /unreachable: pipe closed/);
