@@ -1,7 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
-import { SseParser } from '../jsonrpc/sse-parser.js';
+import { readSse } from '../jsonrpc/read-sse.js';
+import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import { isNotification, isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
@@ -123,22 +124,28 @@ export class StreamableHttpClientTransport implements Transport {
     this.onmessage?.(m, related === undefined ? { bytes: size } : { relatedRequestId: related, bytes: size });
   }
 
+  /** A `message` event's JSON-RPC message, delivered; undefined (and logged) when it is not one. */
+  #deliverEvent(e: SseMessage, related: RequestId | undefined): JsonRpcMessage | undefined {
+    if (e.event !== 'message') return undefined;
+    try {
+      const m = validateMessage(parseText(e.data));
+      this.#deliver(m, related, Buffer.byteLength(e.data));
+      return m;
+    } catch (err) {
+      this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
+      return undefined;
+    }
+  }
+
   /** Reads one SSE stream; when it drops before its answer, resumes it with Last-Event-ID. */
   async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, attempt: number): Promise<void> {
     let answered = false;
-    const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
-      if (e.event !== 'message') return;
-      try {
-        const m = validateMessage(parseText(e.data));
-        if (isResponse(m) && m.id === related) answered = true;
-        this.#deliver(m, related, Buffer.byteLength(e.data));
-      } catch (err) {
-        this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
-      }
-    });
+    const parser = new SseParser(this.#cfg.http.maxMessageBytes);
     try {
-      body.setEncoding('utf8');
-      for await (const chunk of body) parser.push(chunk as string);
+      for await (const e of readSse(body, parser)) {
+        const m = this.#deliverEvent(e, related);
+        if (m && isResponse(m) && m.id === related) answered = true;
+      }
     } catch (err) {
       if (this.#closed) return;
       this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
@@ -192,17 +199,12 @@ export class StreamableHttpClientTransport implements Transport {
         if (first) confirmed();
         first = false;
         attempt = 0;
-        const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
-          if (e.event !== 'message') return;
-          try {
-            this.#deliver(validateMessage(parseText(e.data)), undefined, Buffer.byteLength(e.data));
-          } catch (err) {
-            this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on its GET stream; ignored');
-          }
-        });
-        res.body.setEncoding('utf8');
-        for await (const chunk of res.body) parser.push(chunk as string);
-        lastEventId = parser.lastEventId ?? lastEventId;
+        const parser = new SseParser(this.#cfg.http.maxMessageBytes);
+        try {
+          for await (const e of readSse(res.body, parser)) this.#deliverEvent(e, undefined);
+        } finally {
+          lastEventId = parser.lastEventId ?? lastEventId;
+        }
       } catch (err) {
         if (this.#closed) return;
         if (first) {
