@@ -193,7 +193,8 @@ export class StreamableSessionTransport implements Transport {
     if (isResponse(message) && message.id !== null) this.#answered(stream, message.id, live);
   }
 
-  abandon(id: RequestId): void {
+  /** A cancelled request: its POST no longer waits for its answer (the response can end without it). */
+  release(id: RequestId): void {
     const stream = this.#byRequest.get(id);
     if (stream) this.#answered(stream, id, stream.conn?.open ?? false);
   }

@@ -6,3 +6,4 @@ export { LineSplitter } from './line-splitter.js';
 export { sseEvent, ssePriming, SSE_KEEPALIVE } from './sse.js';
 export { notFound, NotFoundError } from './not-found.js';
 export { SseParser, type SseMessage } from './sse-parser.js';
+export { readSse } from './read-sse.js';

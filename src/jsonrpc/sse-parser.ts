@@ -9,7 +9,11 @@ export interface SseMessage {
 /**
  * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
  * and retry; comment lines ignored; an event is dispatched at a blank line. Bounded: an event larger
- * than maxEventBytes is an error rather than unbounded growth.
+ * than maxEventBytes is an error rather than unbounded growth. Without `onEvent`, completed events wait
+ * for `take()` (what readSse uses).
+ *
+ * Kept rather than eventsource-parser (3.x, evaluated): that one is as linear and as bounded, but it
+ * drops an event that has an id and no data, so the last event id a resumption needs would be lost.
  */
 export class SseParser {
   /** The unfinished line, in pieces: only new text is ever searched for a newline (linear in the input). */
@@ -25,10 +29,18 @@ export class SseParser {
   retryMs: number | undefined;
   readonly #maxEventBytes: number;
   readonly #onEvent: (e: SseMessage) => void;
+  #ready: SseMessage[] | undefined;
 
-  constructor(maxEventBytes: number, onEvent: (e: SseMessage) => void) {
+  constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void) {
     this.#maxEventBytes = maxEventBytes;
-    this.#onEvent = onEvent;
+    this.#onEvent = onEvent ?? ((e) => (this.#ready ??= []).push(e));
+  }
+
+  /** The events completed since the last call, when no onEvent was given; undefined when there are none. */
+  take(): SseMessage[] | undefined {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    return ready;
   }
 
   push(input: string | Uint8Array): void {

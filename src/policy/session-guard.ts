@@ -1,5 +1,4 @@
 import type { Principal } from '../auth/principal.js';
-import { wireSize } from '../jsonrpc/wire-size.js';
 import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditLog } from './audit-log.js';
 import type { Decision } from './decision.js';
@@ -112,7 +111,8 @@ export class SessionGuard {
     return this.#audit !== undefined && methodSpec(method)?.audited === true;
   }
 
-  record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined): void {
+  /** `resultBytes`: the answer's size as it arrived, when known; otherwise `result` is measured. */
+  record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined, resultBytes?: number): void {
     if (!this.#audit || !this.audits(method)) return;
     const target = targetOf(method, params)!;
     this.#audit.record({
@@ -127,7 +127,7 @@ export class SessionGuard {
       rule: decision.rule,
       outcome,
       latencyMs: Date.now() - startedAt,
-      responseBytes: wireSize(result),
+      responseBytes: resultBytes ?? (result === undefined ? 0 : Buffer.byteLength(JSON.stringify(result))),
       arguments: method === 'tools/call' ? params?.arguments : method === 'prompts/get' ? params?.arguments : undefined,
     });
   }

@@ -17,6 +17,8 @@ export interface RouteContext {
   /** The client's id for this request. */
   requestId: RequestId;
   onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+  /** The size on the wire of the upstream answer passed on unchanged, when known (written by the upstream side). */
+  resultBytes?: number | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -113,6 +115,7 @@ export class RouterSession {
       callerRequestId: ctx.requestId,
       signal: ctx.signal,
       onProgress: ctx.onProgress,
+      receipt: ctx,
     });
   }
 
@@ -279,7 +282,7 @@ export class RouterSession {
       }
       if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
     }
-    return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress });
+    return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
   }
 
   #uriPool(uri: unknown): UpstreamPool | undefined {

@@ -2,9 +2,10 @@ import { toJsonRpcError, GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { isFailure, isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
+import { JsonRpcPeer, type PeerLink } from '../jsonrpc/peer.js';
+import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { EndpointRouter, RouteContext, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionGuard } from '../policy/session-guard.js';
@@ -22,11 +23,6 @@ export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gatewa
 
 /** Which client capability a server→client request needs. */
 const NEEDS: Record<string, string> = clientCapabilityNeeds();
-
-interface Outgoing {
-  resolve: (r: Record<string, unknown>) => void;
-  reject: (e: Error) => void;
-}
 
 export interface ClientSessionOptions {
   id: string;
@@ -46,7 +42,7 @@ export interface ClientSessionOptions {
 
 /**
  * One client's MCP session: the lifecycle state machine, the requests it has in flight (each with an
- * AbortController for cancellation), and the requests the gateway has sent it on behalf of upstreams.
+ * Cancellation), and the requests the gateway has sent it on behalf of upstreams.
  * It is the upstream side's `UpstreamCaller` for everything this client causes.
  */
 export class ClientSession {
@@ -68,8 +64,8 @@ export class ClientSession {
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
   readonly #inflight = new Map<RequestId, Cancellation>();
-  readonly #outgoing = new Map<number, Outgoing>();
-  #nextOutgoingId = 1;
+  /** Requests the gateway puts to this client on behalf of upstreams (sampling, elicitation, roots). */
+  readonly #peer: JsonRpcPeer;
   protocolVersion: string | undefined;
   clientCapabilities: Record<string, any> = {};
   clientInfo: Record<string, unknown> | undefined;
@@ -95,6 +91,7 @@ export class ClientSession {
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#host = this.#pipelineHost();
+    this.#peer = new JsonRpcPeer(this.#peerLink());
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
   }
@@ -275,7 +272,7 @@ export class ClientSession {
         if (method === 'logging/setLevel') this.#logLevel = String(params?.level);
         this.#onChanged?.(this);
       },
-      abandon: (id) => this.#transport.abandon?.(id),
+      release: (id) => this.#transport.release(id),
     };
   }
 
@@ -300,15 +297,7 @@ export class ClientSession {
   }
 
   #onResponse(res: JsonRpcResponse): void {
-    const id = res.id;
-    const out = typeof id === 'number' ? this.#outgoing.get(id) : undefined;
-    if (!out) {
-      this.#logger.debug({ id }, 'client answered an unknown request id; ignored');
-      return;
-    }
-    this.#outgoing.delete(id as number);
-    if (isFailure(res)) out.reject(JsonRpcError.from(res.error));
-    else out.resolve(res.result);
+    if (!this.#peer.response(res)) this.#logger.debug({ id: res.id }, 'client answered an unknown request id; ignored');
   }
 
   async #send(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
@@ -322,7 +311,7 @@ export class ClientSession {
 
   // ---- UpstreamCaller: messages upstreams start, delivered to this client ----
 
-  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const need = NEEDS[method];
     if (need && !this.clientCapabilities[need]) {
@@ -334,33 +323,38 @@ export class ClientSession {
     return this.#relay(method, params, relatedRequestId, signal);
   }
 
-  async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.#clientRequestTimeoutMs)]);
-    if (this.#state !== 'ACTIVE') {
-      // Before notifications/initialized the spec lets the server send only pings and logs: hold it.
-      await Promise.race([this.#active, new Promise((resolve) => deadline.addEventListener('abort', resolve, { once: true }))]);
-      if (deadline.aborted || (this.#state as SessionState) !== 'ACTIVE') throw new JsonRpcError(ErrorCode.InternalError, 'the client session did not become active in time');
+  async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+    const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#untilActive(signal);
+    return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId });
+  }
+
+  /**
+   * Before notifications/initialized the spec lets the server send only pings and logs: a request is
+   * held until the client is ready, within its timeout. Resolves with the part of the timeout left.
+   */
+  async #untilActive(signal: Cancellation): Promise<number> {
+    const started = Date.now();
+    if (!signal.aborted) {
+      let stop!: () => void;
+      const timer = setTimeout(() => stop(), this.#clientRequestTimeoutMs);
+      await Promise.race([this.#active, new Promise<void>((resolve) => signal.onAbort((stop = resolve)))]);
+      clearTimeout(timer);
+      signal.offAbort(stop);
     }
-    const id = this.#nextOutgoingId++;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        if (!this.#outgoing.delete(id)) return;
-        void this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: signal.aborted ? String(signal.reason ?? 'cancelled') : 'the client did not answer in time' } }, relatedRequestId);
-        reject(new JsonRpcError(signal.aborted ? ErrorCode.InternalError : ErrorCode.RequestTimeout, signal.aborted ? 'cancelled' : `the client did not answer "${method}" within ${this.#clientRequestTimeoutMs} ms`));
-      };
-      deadline.addEventListener('abort', onAbort, { once: true });
-      this.#outgoing.set(id, {
-        resolve: (r) => {
-          deadline.removeEventListener('abort', onAbort);
-          resolve(r);
-        },
-        reject: (e) => {
-          deadline.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      });
-      void this.#send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }, relatedRequestId);
-    });
+    const left = this.#clientRequestTimeoutMs - (Date.now() - started);
+    if (signal.aborted || left <= 0 || (this.#state as SessionState) !== 'ACTIVE') throw new JsonRpcError(ErrorCode.InternalError, 'the client session did not become active in time');
+    return left;
+  }
+
+  /** The link for requests put to this client: errors in the terms a client (and the upstream behind it) knows. */
+  #peerLink(): PeerLink {
+    return {
+      send: (m, related) => this.#send(m, related),
+      timeoutError: (method) => new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer "${method}" within ${this.#clientRequestTimeoutMs} ms`),
+      cancelledError: () => new JsonRpcError(ErrorCode.InternalError, 'cancelled'),
+      timeoutReason: 'the client did not answer in time',
+      cancelReason: 'cancelled',
+    };
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
@@ -378,8 +372,7 @@ export class ClientSession {
       await this.#send(toJsonRpcError(err, this.#logger).toResponse(id));
     }
     this.#inflight.clear();
-    for (const out of this.#outgoing.values()) out.reject(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`));
-    this.#outgoing.clear();
+    this.#peer.close(new JsonRpcError(ErrorCode.InternalError, `the client session ended (${reason})`), reason);
     this.#logger.info({ reason }, 'session closed');
     this.guard.closeSession();
     if (this.#counted) this.#observer.sessionClosed(this.kind, this.tenant);

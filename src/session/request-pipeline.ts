@@ -26,8 +26,8 @@ export interface PipelineHost {
   progress(params: Record<string, unknown>, relatedRequestId: RequestId): void;
   /** A request that changes what another replica must renew (subscriptions, log level) succeeded. */
   stateChanged(method: string, params: Record<string, unknown> | undefined): void;
-  /** The client cancelled the request: it expects no answer. */
-  abandon(id: RequestId): void;
+  /** The client cancelled the request: it expects no answer, and its stream may let go of it. */
+  release(id: RequestId): void;
 }
 
 /** One client request on its way through the stages; each stage adds what it learned. */
@@ -44,6 +44,8 @@ export interface RequestContext {
   /** Set by the route stage. */
   cancel?: Cancellation;
   result?: Record<string, unknown> | undefined;
+  /** The result's size as it arrived from the upstream, when it was passed on unchanged (audit). */
+  resultBytes?: number | undefined;
   /** What the route threw, as thrown (stages read its type and code, never its message). */
   error?: unknown;
   response?: JsonRpcResponse;

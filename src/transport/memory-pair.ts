@@ -29,6 +29,8 @@ export class MemoryTransport implements Transport {
     queueMicrotask(() => peer?.onmessage?.(copy));
   }
 
+  release(): void {}
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -5,33 +5,54 @@ export interface SendOptions {
   relatedRequestId?: RequestId | undefined;
 }
 
-/**
- * One link that carries JSON-RPC messages, shared by both edges: the client side (an HTTP session)
- * and the upstream side (a child's stdio). Callbacks flow back towards whoever owns the link.
- */
 export interface MessageExtra {
   relatedRequestId?: RequestId;
   /** The message's size on the wire, when the transport knows it without extra work (for result limits). */
   bytes?: number;
 }
 
+/** Why a link failed or closed, by code, so its owner acts on the code and never on the message. */
+export type TransportErrorCode =
+  /** The far end no longer knows our session (Streamable HTTP 404): start a fresh one at once. */
+  | 'session-expired'
+  /** The far end wrote a message past the link's size limit (a flood): the link was cut. */
+  | 'message-too-large';
+
+export class TransportError extends Error {
+  readonly code: TransportErrorCode;
+
+  constructor(code: TransportErrorCode, message: string) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+  }
+}
+
+/**
+ * One link that carries JSON-RPC messages, shared by both edges: the client side (an HTTP session)
+ * and the upstream side (a child's stdio, a remote server). Callbacks flow back towards whoever owns
+ * the link. Only what every link has belongs here; what one kind of link adds stays on its class.
+ */
 export interface Transport {
   start(): Promise<void>;
+  /**
+   * Resolves once the message is handed over. The initialize handshake's last message
+   * (notifications/initialized) resolves once the link can receive everything the peer may send on
+   * its own (Streamable HTTP: its GET stream is open), so a ready session misses nothing.
+   */
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /**
+   * The request will get no response (it was cancelled): whatever the link holds for one (an HTTP
+   * response waiting for its answers) can go. Links that keep nothing per request do nothing.
+   */
+  release(requestId: RequestId): void;
   close(): Promise<void>;
-  /** Resolves once the link can receive everything the peer may send on its own (e.g. a GET stream is open). */
-  opened?(): Promise<void>;
-  /** The request will get no response (it was cancelled): release whatever waits for one. */
-  abandon?(requestId: RequestId): void;
-  /** The operating-system process behind the link, when there is one (stdio). */
-  readonly pid?: number | undefined;
-  /** Why the link closed, when it was closed for a reason the caller should hear (e.g. a flood). */
-  readonly closeReason?: string | undefined;
   /**
    * `extra.relatedRequestId`: the request (in this link's own id space) whose stream carried the
    * message, when the transport knows it (Streamable HTTP does; stdio cannot).
    */
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
-  onclose?: () => void;
+  /** `reason`: why the link closed, when it was for a reason the owner should hear (not a plain exit). */
+  onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
 }

@@ -1,9 +1,8 @@
+import { TransportError } from '../transport/transport.js';
+
 /** The upstream no longer knows our MCP session (HTTP 404): re-initialize. */
-export class SessionExpiredError extends Error {
-  constructor(upstream: string) {
-    super(`upstream "${upstream}" no longer knows the gateway's session (HTTP 404); re-initializing`);
-    this.name = 'SessionExpiredError';
-  }
+export function sessionExpired(upstream: string): TransportError {
+  return new TransportError('session-expired', `upstream "${upstream}" no longer knows the gateway's session (HTTP 404); re-initializing`);
 }
 
 export class UpstreamHttpError extends Error {

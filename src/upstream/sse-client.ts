@@ -1,7 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
-import { SseParser } from '../jsonrpc/sse-parser.js';
+import { readSse } from '../jsonrpc/read-sse.js';
+import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
@@ -48,40 +49,47 @@ export class SseClientTransport implements Transport {
       if (res.statusCode === 401) this.#credentials?.invalidate();
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
     }
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`upstream "${this.#cfg.name}" sent no endpoint event`)), this.#cfg.http.headersTimeoutMs);
-      const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
-        if (e.event === 'endpoint') {
-          const url = new URL(e.data, this.#cfg.url);
-          // A stream that points our POSTs at another origin would leak the gateway's credentials there.
-          if (url.origin !== new URL(this.#cfg.url).origin) {
-            reject(new Error(`upstream "${this.#cfg.name}" named an endpoint on another origin (${url.origin})`));
-            return;
-          }
-          this.#endpoint = url.href;
-          clearTimeout(timer);
-          resolve();
-          return;
-        }
-        if (e.event !== 'message') return;
-        try {
-          this.onmessage?.(validateMessage(parseText(e.data)), { bytes: Buffer.byteLength(e.data) });
-        } catch (err) {
-          this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
-        }
-      });
-      res.body.setEncoding('utf8');
-      (async () => {
-        try {
-          for await (const chunk of res.body) parser.push(chunk as string);
-        } catch (err) {
-          if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
-        }
-        clearTimeout(timer);
-        reject(new Error(`upstream "${this.#cfg.name}" closed its SSE stream`));
-        void this.close();
-      })();
-    });
+    const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes));
+    const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event`);
+    const timer = setTimeout(() => res.body.destroy(silent), this.#cfg.http.headersTimeoutMs);
+    try {
+      this.#endpoint = await this.#endpointOf(events);
+    } finally {
+      clearTimeout(timer);
+    }
+    void this.#pump(events);
+  }
+
+  /** Reads up to the `endpoint` event, which names the URL to POST to. */
+  async #endpointOf(events: AsyncGenerator<SseMessage, void, undefined>): Promise<string> {
+    for (;;) {
+      const { value: e, done } = await events.next();
+      if (done) throw new Error(`upstream "${this.#cfg.name}" closed its SSE stream`);
+      if (e.event === 'message') this.#deliver(e);
+      if (e.event !== 'endpoint') continue;
+      const url = new URL(e.data, this.#cfg.url);
+      // A stream that points our POSTs at another origin would leak the gateway's credentials there.
+      if (url.origin !== new URL(this.#cfg.url).origin) throw new Error(`upstream "${this.#cfg.name}" named an endpoint on another origin (${url.origin})`);
+      return url.href;
+    }
+  }
+
+  /** The rest of the stream; when it ends the transport closes and the instance reconnects. */
+  async #pump(events: AsyncGenerator<SseMessage, void, undefined>): Promise<void> {
+    try {
+      for await (const e of events) if (e.event === 'message') this.#deliver(e);
+    } catch (err) {
+      if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
+    }
+    void this.close();
+  }
+
+  #deliver(e: SseMessage): void {
+    try {
+      this.onmessage?.(validateMessage(parseText(e.data)), { bytes: Buffer.byteLength(e.data) });
+    } catch (err) {
+      this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
+    }
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -101,6 +109,9 @@ export class SseClientTransport implements Transport {
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
     }
   }
+
+  /** Nothing is held per request: answers arrive on the one stream. */
+  release(): void {}
 
   async close(): Promise<void> {
     if (this.#closed) return;

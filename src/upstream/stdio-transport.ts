@@ -5,7 +5,8 @@ import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import type { MessageExtra, Transport } from '../transport/transport.js';
+import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
+import { killGroup, ProcessGroups } from './process-groups.js';
 
 export interface StdioOptions {
   command: string;
@@ -25,19 +26,9 @@ export interface StdioOptions {
   stopGraceMs?: number;
   logger: Logger;
   onProtocolViolation?: (kind: 'non-json' | 'invalid-message' | 'oversized-line') => void;
+  /** Where the child's group is registered to die with the gateway; a transport built alone keeps its own. */
+  groups?: ProcessGroups | undefined;
 }
-
-const live = new Set<number>();
-// The gateway's own death must not leave orphans behind: kill every child's process group on exit.
-process.once('exit', () => {
-  for (const pid of live) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-});
 
 /**
  * A child process speaking newline-delimited JSON-RPC on stdin/stdout. It runs in its own process
@@ -53,21 +44,20 @@ export class StdioTransport implements Transport {
   #drain: Promise<unknown> | undefined;
   #batch: string[] = [];
   #batchDone: Promise<void> | undefined;
-  #closeReason: string | undefined;
+  #closeReason: TransportError | undefined;
+  readonly #groups: ProcessGroups;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
-  onclose?: () => void;
+  onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
 
   constructor(opts: StdioOptions) {
     this.#opts = opts;
+    this.#groups = opts.groups ?? new ProcessGroups();
   }
 
+  /** The child's process id (the leader of its process group), once it runs. */
   get pid(): number | undefined {
     return this.#child?.pid;
-  }
-
-  get closeReason(): string | undefined {
-    return this.#closeReason;
   }
 
   async start(): Promise<void> {
@@ -98,7 +88,7 @@ export class StdioTransport implements Transport {
       throw new Error(`cannot start "${command}": ${(err as Error).message}`);
     }
     const pid = child.pid!;
-    live.add(pid);
+    this.#groups.add(pid);
 
     const splitter = new LineSplitter(
       this.#opts.maxLineBytes,
@@ -108,7 +98,7 @@ export class StdioTransport implements Transport {
       // on, and let the instance restart it. Its requests in flight fail with this reason.
       (bytes) => {
         if (this.#closeReason) return;
-        this.#closeReason = `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`;
+        this.#closeReason = new TransportError('message-too-large', `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`);
         logger.error({ bytesSoFar: bytes, limit: this.#opts.maxLineBytes, pid }, 'upstream flooded its stdout past maxLineBytes; killing it');
         this.#opts.onProtocolViolation?.('oversized-line');
         child.stdout.destroy();
@@ -128,19 +118,15 @@ export class StdioTransport implements Transport {
     child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
     child.on('error', (err) => this.onerror?.(err));
     child.once('exit', () => {
-      live.delete(pid);
+      this.#groups.delete(pid);
       // The leader may be gone while grandchildren linger in its group (and hold our pipes open).
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* group already empty */
-      }
+      killGroup(pid);
     });
     child.once('close', (code, signal) => {
       this.#opts.onExit?.();
       if (!this.#closing) logger.warn({ code, signal, pid }, 'upstream process exited');
       this.#closed = true;
-      this.onclose?.();
+      this.onclose?.(this.#closeReason);
     });
   }
 
@@ -184,6 +170,9 @@ export class StdioTransport implements Transport {
     }
   }
 
+  /** Nothing is held per request on a pipe. */
+  release(): void {}
+
   /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
   async close(): Promise<void> {
     const child = this.#child;
@@ -202,10 +191,6 @@ export class StdioTransport implements Transport {
   }
 
   #signal(sig: NodeJS.Signals): void {
-    try {
-      process.kill(-this.#child!.pid!, sig);
-    } catch {
-      /* already gone */
-    }
+    killGroup(this.#child!.pid!, sig);
   }
 }

@@ -1,13 +1,14 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
-import { SseParser } from '../jsonrpc/sse-parser.js';
-import { isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import { readSse } from '../jsonrpc/read-sse.js';
+import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
+import { isNotification, isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { MessageExtra, Transport } from '../transport/transport.js';
+import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { headerValue, upstreamHeaders } from './http-headers.js';
-import { SessionExpiredError, UpstreamHttpError } from './remote-errors.js';
+import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { readBounded, readPrefix } from './read-body.js';
 
 const MAX_RESUMES = 5;
@@ -29,10 +30,9 @@ export class StreamableHttpClientTransport implements Transport {
   #initializeId: RequestId | undefined;
   #getStream: Promise<void> | undefined;
   #closed = false;
-  /** Set when the upstream answered 404 for our session: the instance re-initializes without backoff. */
-  sessionExpired = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
-  onclose?: () => void;
+  /** With a 'session-expired' reason when the upstream forgot our session: re-initialize without backoff. */
+  onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
 
   constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
@@ -70,7 +70,16 @@ export class StreamableHttpClientTransport implements Transport {
     return res;
   }
 
+  /**
+   * notifications/initialized resolves only once the GET stream is confirmed (or refused with 405):
+   * the upstream may send on it at once, and a session that counts as ready must not miss that.
+   */
   async send(message: JsonRpcMessage): Promise<void> {
+    await this.#post(message);
+    if (isNotification(message) && message.method === 'notifications/initialized') await this.#standalone();
+  }
+
+  async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
     if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
     const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(message));
@@ -81,8 +90,7 @@ export class StreamableHttpClientTransport implements Transport {
       // 400 "No valid session ID" instead. Either way: a fresh session, not an error for the caller.
       const text = await readPrefix(res.body);
       if (res.statusCode === 404 || /session/i.test(text)) {
-        this.#expired();
-        throw new SessionExpiredError(this.#cfg.name);
+        throw this.#expired();
       }
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
     }
@@ -116,22 +124,28 @@ export class StreamableHttpClientTransport implements Transport {
     this.onmessage?.(m, related === undefined ? { bytes: size } : { relatedRequestId: related, bytes: size });
   }
 
+  /** A `message` event's JSON-RPC message, delivered; undefined (and logged) when it is not one. */
+  #deliverEvent(e: SseMessage, related: RequestId | undefined): JsonRpcMessage | undefined {
+    if (e.event !== 'message') return undefined;
+    try {
+      const m = validateMessage(parseText(e.data));
+      this.#deliver(m, related, Buffer.byteLength(e.data));
+      return m;
+    } catch (err) {
+      this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
+      return undefined;
+    }
+  }
+
   /** Reads one SSE stream; when it drops before its answer, resumes it with Last-Event-ID. */
   async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, attempt: number): Promise<void> {
     let answered = false;
-    const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
-      if (e.event !== 'message') return;
-      try {
-        const m = validateMessage(parseText(e.data));
-        if (isResponse(m) && m.id === related) answered = true;
-        this.#deliver(m, related, Buffer.byteLength(e.data));
-      } catch (err) {
-        this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
-      }
-    });
+    const parser = new SseParser(this.#cfg.http.maxMessageBytes);
     try {
-      body.setEncoding('utf8');
-      for await (const chunk of body) parser.push(chunk as string);
+      for await (const e of readSse(body, parser)) {
+        const m = this.#deliverEvent(e, related);
+        if (m && isResponse(m) && m.id === related) answered = true;
+      }
     } catch (err) {
       if (this.#closed) return;
       this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
@@ -155,7 +169,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Opens the GET stream after notifications/initialized and resolves when it is confirmed (or refused with 405). */
-  opened(): Promise<void> {
+  #standalone(): Promise<void> {
     this.#getStream ??= new Promise<void>((resolve, reject) => {
       void this.#runGetStream(resolve, reject);
     });
@@ -175,8 +189,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (res.statusCode === 404 && this.#sessionId) {
           await res.body.dump();
-          this.#expired();
-          failed(new SessionExpiredError(this.#cfg.name));
+          failed(this.#expired());
           return;
         }
         if (res.statusCode !== 200) {
@@ -186,17 +199,12 @@ export class StreamableHttpClientTransport implements Transport {
         if (first) confirmed();
         first = false;
         attempt = 0;
-        const parser = new SseParser(this.#cfg.http.maxMessageBytes, (e) => {
-          if (e.event !== 'message') return;
-          try {
-            this.#deliver(validateMessage(parseText(e.data)), undefined, Buffer.byteLength(e.data));
-          } catch (err) {
-            this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on its GET stream; ignored');
-          }
-        });
-        res.body.setEncoding('utf8');
-        for await (const chunk of res.body) parser.push(chunk as string);
-        lastEventId = parser.lastEventId ?? lastEventId;
+        const parser = new SseParser(this.#cfg.http.maxMessageBytes);
+        try {
+          for await (const e of readSse(res.body, parser)) this.#deliverEvent(e, undefined);
+        } finally {
+          lastEventId = parser.lastEventId ?? lastEventId;
+        }
       } catch (err) {
         if (this.#closed) return;
         if (first) {
@@ -210,14 +218,22 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  #expired(): void {
-    // Our session is gone upstream: close, so the instance re-initializes with a fresh one.
-    this.sessionExpired = true;
+  /** Our session is gone upstream: close, so the instance re-initializes with a fresh one. */
+  #expired(): TransportError {
+    const reason = sessionExpired(this.#cfg.name);
     this.#sessionId = undefined;
-    void this.close();
+    void this.#close(reason);
+    return reason;
   }
 
-  async close(): Promise<void> {
+  /** Nothing is held per request: each answer arrives on its own POST. */
+  release(): void {}
+
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  async #close(reason?: TransportError): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const sid = this.#sessionId;
@@ -233,7 +249,7 @@ export class StreamableHttpClientTransport implements Transport {
         .then((r) => r.body.dump())
         .catch(() => {});
     }
-    this.onclose?.();
+    this.onclose?.(reason);
   }
 }
 

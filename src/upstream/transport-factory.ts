@@ -5,6 +5,7 @@ import type { Transport } from '../transport/transport.js';
 import { ClientCredentials } from './client-credentials.js';
 import { SseClientTransport } from './sse-client.js';
 import { planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 
@@ -21,6 +22,8 @@ export class UpstreamTransports {
   readonly #remotes = new Map<string, Remote>();
   readonly #probe = new SandboxProbe();
   readonly #uids = new UidPool();
+  /** Every child's process group dies with the gateway. */
+  readonly #groups = new ProcessGroups();
 
   create = (upstream: UpstreamConfig, logger: Logger): Transport => {
     if (upstream.transport === 'stdio') {
@@ -57,6 +60,7 @@ export class UpstreamTransports {
         },
         maxLineBytes: upstream.maxLineBytes,
         onExit: pooled ? () => this.#uids.release(pooled.uid) : undefined,
+        groups: this.#groups,
         logger,
       });
     }

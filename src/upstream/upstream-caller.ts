@@ -1,3 +1,4 @@
+import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 
 /**
@@ -14,7 +15,7 @@ export interface UpstreamCaller {
     method: string,
     params: Record<string, unknown> | undefined,
     relatedRequestId: RequestId | undefined,
-    signal: AbortSignal,
+    signal: Cancellation,
   ): Promise<Record<string, unknown>>;
   /** A server→client notification for this session only. */
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;

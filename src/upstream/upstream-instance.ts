@@ -2,11 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { Transport } from '../transport/transport.js';
+import type { Transport, TransportError } from '../transport/transport.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { Backoff } from './backoff.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
+import { StdioTransport } from './stdio-transport.js';
 
 import { methodSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
@@ -78,7 +79,7 @@ export class UpstreamInstance extends EventEmitter {
 
   /** The running process's id (stdio), for operators and tests. */
   get pid(): number | undefined {
-    return this.#state === 'ready' ? this.#transport?.pid : undefined;
+    return this.#state === 'ready' && this.#transport instanceof StdioTransport ? this.#transport.pid : undefined;
   }
 
   get identity(): UpstreamIdentity | undefined {
@@ -108,9 +109,9 @@ export class UpstreamInstance extends EventEmitter {
       },
     });
     this.#client = client;
-    transport.onclose = ((inner) => () => {
-      inner?.();
-      this.#onExit(client);
+    transport.onclose = ((inner) => (reason?: TransportError) => {
+      inner?.(reason);
+      this.#onExit(client, reason);
     })(transport.onclose);
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
@@ -182,7 +183,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#health.unref();
   }
 
-  #onExit(client: UpstreamClient): void {
+  #onExit(client: UpstreamClient, reason?: TransportError): void {
     if (this.#client !== client) return;
     clearInterval(this.#health);
     this.#client = undefined;
@@ -193,7 +194,7 @@ export class UpstreamInstance extends EventEmitter {
     const wasReady = this.#state === 'ready';
     if (wasReady && Date.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
     // The upstream merely forgot our session (HTTP 404): re-initialize at once, that is not a failure.
-    const expired = (this.#transport as { sessionExpired?: boolean } | undefined)?.sessionExpired === true;
+    const expired = reason?.code === 'session-expired';
     const delay = expired ? 0 : this.#backoff.next();
     this.#state = 'backoff';
     this.restarts++;

@@ -23,7 +23,8 @@ export const observeStage: Stage = async (ctx, next) => {
   const upstream = host.router!.upstreamOf(req.method, req.params);
   const response = ctx.response;
   if (ctx.decision && host.guard.audits(req.method)) {
-    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, response && 'error' in response ? response.error : ctx.result, upstream);
+    const failed = response !== undefined && 'error' in response;
+    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes);
   }
   host.observer.requestDone({
     method: ctx.spec?.metric ?? 'other',

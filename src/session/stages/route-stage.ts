@@ -1,6 +1,7 @@
 import { toJsonRpcError } from '../../errors.js';
 import { Cancellation } from '../../jsonrpc/cancellation.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
 
 /**
@@ -15,9 +16,11 @@ export const routeStage: Stage = async (ctx) => {
   const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
   const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => host.progress(params, req.id);
   let response: JsonRpcResponse;
+  const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined };
   try {
-    const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, { signal: cancel, requestId: req.id, onProgress }));
+    const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route));
     ctx.result = result;
+    ctx.resultBytes = route.resultBytes;
     response = { jsonrpc: '2.0', id: req.id, result };
     if (ctx.spec?.sessionState) host.stateChanged(req.method, req.params);
   } catch (err) {
@@ -29,6 +32,6 @@ export const routeStage: Stage = async (ctx) => {
   ctx.response = response;
   if (!cancel.aborted) return response;
   // Cancelled by the client (no answer expected) or by shutdown (already answered).
-  host.abandon(req.id);
+  host.release(req.id);
   return undefined;
 };

@@ -80,7 +80,7 @@ function stub(o: StubOptions = {}): Stub {
     whenActive: async () => o.active ?? true,
     progress() {},
     stateChanged: (method) => void s.changed.push(method),
-    abandon: (id) => void s.abandoned.push(id),
+    release: (id) => void s.abandoned.push(id),
   };
   return s;
 }

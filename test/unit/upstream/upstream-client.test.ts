@@ -63,7 +63,7 @@ function setup(hooks: Partial<UpstreamClientHooks> = {}, name = 'fake') {
 const OPTS = { timeoutMs: 5000, maxTimeoutMs: 5000 };
 
 function fakeCaller(id: string, impl?: UpstreamCaller['clientRequest']) {
-  const calls: Array<{ method: string; params: Record<string, unknown> | undefined; related: RequestId | undefined; signal: AbortSignal }> = [];
+  const calls: Array<{ method: string; params: Record<string, unknown> | undefined; related: RequestId | undefined; signal: Cancellation }> = [];
   const caller: UpstreamCaller = {
     id,
     tenant: 't1',
@@ -402,10 +402,10 @@ describe('UpstreamClient: server→client requests', () => {
   });
 
   it('the upstream\'s notifications/cancelled aborts the signal given to clientRequest, and no answer is sent', async () => {
-    let signal: AbortSignal | undefined;
+    let signal: Cancellation | undefined;
     const { caller } = fakeCaller('s', (_m, _p, _r, sig) => {
       signal = sig;
-      return new Promise((_resolve, reject) => sig.addEventListener('abort', () => reject(new Error('aborted'))));
+      return new Promise((_resolve, reject) => sig.onAbort(() => reject(new Error('aborted'))));
     });
     const { upstream } = setup({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
     upstream.send({ jsonrpc: '2.0', id: 'e1', method: 'elicitation/create', params: {} });
@@ -437,7 +437,7 @@ describe('UpstreamClient: server→client requests', () => {
   );
 
   it('closing the transport aborts requests the upstream had started', async () => {
-    let signal: AbortSignal | undefined;
+    let signal: Cancellation | undefined;
     const { caller } = fakeCaller('s', (_m, _p, _r, sig) => {
       signal = sig;
       return new Promise(() => {});

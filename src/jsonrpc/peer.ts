@@ -1,0 +1,204 @@
+import { Cancellation } from './cancellation.js';
+import { JsonRpcError } from './json-rpc-error.js';
+import { isFailure, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+/** What one outgoing request asks of the peer. Owners extend it with what they need to find again by id. */
+export interface OutgoingOptions {
+  /** How long to wait for the answer; each progress notification starts it again. */
+  timeoutMs: number;
+  /** The bound on the whole wait, however much progress arrives; timeoutMs when absent. */
+  maxTimeoutMs?: number | undefined;
+  signal?: Cancellation | undefined;
+  /** Send option for the request and its cancel notice (Streamable HTTP: the stream they travel on). */
+  relatedRequestId?: RequestId | undefined;
+  /** Each progress notification's params, with the caller's own token put back. */
+  onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+  /** Where the answer's size on the wire is written, when the transport told it (the audit log's figure). */
+  receipt?: { resultBytes?: number | undefined } | undefined;
+}
+
+/** The link a peer talks over, and how its failures read in its owner's terms. */
+export interface PeerLink {
+  send(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void>;
+  timeoutError(method: string, timeoutMs: number): Error;
+  cancelledError(reason: unknown): Error;
+  /** A request that could not be written fails with this (the send error itself when absent). */
+  sendError?(err: Error): Error;
+  /** Answers larger than this on the wire (errors too: they reach the caller as much) fail their request. */
+  maxResultBytes?: number | undefined;
+  tooLargeError?(bytes: number, limit: number, isError: boolean): Error;
+  /** The reasons a notifications/cancelled gives: after a timeout, and for a cancel without a reason. */
+  timeoutReason: string;
+  cancelReason: string;
+}
+
+interface Outgoing<O extends OutgoingOptions> {
+  readonly id: number;
+  readonly method: string;
+  readonly opts: O;
+  readonly resolve: (result: Result) => void;
+  readonly reject: (err: Error) => void;
+  readonly deadline: number;
+  /** The caller's progress token, replaced on the wire by the request's own id. */
+  readonly token: string | number | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Registered on opts.signal; kept to remove it again once the request is settled. */
+  abort: (() => void) | undefined;
+}
+
+const NOTHING = () => {};
+
+/**
+ * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timer per
+ * request that progress resets up to a maximum, notifications/cancelled when it gives up or its caller
+ * does, and clean-up of all of it when the link closes. Both directions of the gateway use it: requests
+ * to an upstream, and the requests upstreams put to a client session. It owns no transport: its owner
+ * hands it what arrives (responses, progress, cancellations) and gives it a way to send.
+ *
+ * Hot path: per request it allocates the promise, one record, and one closure only when a signal is given.
+ */
+export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
+  readonly #link: PeerLink;
+  readonly #outgoing = new Map<number, Outgoing<O>>();
+  /** Requests the other side sent us, by its id, so its notifications/cancelled can stop them. */
+  readonly #incoming = new Map<RequestId, Cancellation>();
+  #nextId = 1;
+  #closedError: Error | undefined;
+
+  constructor(link: PeerLink) {
+    this.#link = link;
+  }
+
+  /** Outgoing requests still waiting for their answer. */
+  get inflight(): number {
+    return this.#outgoing.size;
+  }
+
+  /** Why the link closed, once it has: later requests fail with it. */
+  get closedError(): Error | undefined {
+    return this.#closedError;
+  }
+
+  /** The options an outgoing request in flight was sent with; undefined for any id not in flight. */
+  options(id: RequestId | undefined): O | undefined {
+    return typeof id === 'number' ? this.#outgoing.get(id)?.opts : undefined;
+  }
+
+  /** The options of every outgoing request in flight, oldest first. */
+  *inflightOptions(): Generator<O> {
+    for (const p of this.#outgoing.values()) yield p.opts;
+  }
+
+  request(method: string, params: Params, opts: O): Promise<Result> {
+    if (this.#closedError) return Promise.reject(this.#closedError);
+    if (opts.signal?.aborted) return Promise.reject(this.#link.cancelledError(opts.signal.reason));
+    const id = this.#nextId++;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const token = meta?.progressToken as string | number | undefined;
+    // Every caller on this link shares its token space: the request's own id is its token on the wire.
+    const out = token === undefined ? params : { ...params, _meta: { ...meta, progressToken: id } };
+    const message: JsonRpcRequest = out === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: out };
+    return new Promise<Result>((resolve, reject) => {
+      const deadline = Date.now() + (opts.maxTimeoutMs ?? opts.timeoutMs);
+      const p: Outgoing<O> = { id, method, opts, resolve, reject, deadline, token, timer: undefined, abort: undefined };
+      this.#outgoing.set(id, p);
+      this.#arm(p);
+      if (opts.signal) {
+        p.abort = () => this.#cancel(p);
+        opts.signal.onAbort(p.abort);
+      }
+      this.#link.send(message, opts.relatedRequestId).catch((err: Error) => {
+        if (this.#settle(p)) reject(this.#link.sendError ? this.#link.sendError(err) : err);
+      });
+    });
+  }
+
+  /** An answer from the other side. False when nothing in flight has its id (late after a cancel or timeout, or never ours). */
+  response(m: JsonRpcResponse, bytes?: number): boolean {
+    const p = typeof m.id === 'number' ? this.#outgoing.get(m.id) : undefined;
+    if (!p || !this.#settle(p)) return false;
+    const max = this.#link.maxResultBytes;
+    if (max !== undefined && bytes !== undefined && bytes > max && this.#link.tooLargeError) {
+      p.reject(this.#link.tooLargeError(bytes, max, isFailure(m)));
+    } else if (isFailure(m)) {
+      p.reject(JsonRpcError.from(m.error));
+    } else {
+      if (bytes !== undefined && p.opts.receipt) p.opts.receipt.resultBytes = bytes;
+      p.resolve(m.result);
+    }
+    return true;
+  }
+
+  /** notifications/progress: restarts its request's timer (the maximum still holds) and tells the caller. */
+  progress(params: Params): void {
+    const token = params?.progressToken;
+    const p = typeof token === 'number' ? this.#outgoing.get(token) : undefined;
+    // A request sent without a token asked for no progress: whatever claims to be its progress is dropped.
+    if (!p || p.token === undefined) return;
+    this.#arm(p);
+    p.opts.onProgress?.({ ...params, progressToken: p.token });
+  }
+
+  /** A request the other side sent us: its cancellation, fired by its notifications/cancelled or the link's end. */
+  accept(id: RequestId): Cancellation {
+    const c = new Cancellation();
+    this.#incoming.set(id, c);
+    return c;
+  }
+
+  /** The accepted request is finished (answered or dropped). */
+  done(id: RequestId, c: Cancellation): void {
+    if (this.#incoming.get(id) === c) this.#incoming.delete(id);
+  }
+
+  /** notifications/cancelled from the other side; `fallback` is the reason when it gave none. */
+  cancelled(params: Params, fallback: string): void {
+    const id = params?.requestId as RequestId | undefined;
+    if (id !== undefined) this.#incoming.get(id)?.abort(params?.reason ?? fallback);
+  }
+
+  /** The link is gone: every outgoing request fails with `err` (and so does every later one), every accepted one is cancelled. */
+  close(err: Error, reason: string): void {
+    this.#closedError ??= err;
+    for (const p of [...this.#outgoing.values()]) if (this.#settle(p)) p.reject(err);
+    for (const c of this.#incoming.values()) c.abort(reason);
+    this.#incoming.clear();
+  }
+
+  #arm(p: Outgoing<O>): void {
+    if (p.timer) clearTimeout(p.timer);
+    const wait = Math.max(0, Math.min(p.opts.timeoutMs, p.deadline - Date.now()));
+    // The record rides as the timer's argument: no closure per request or per progress notification.
+    p.timer = setTimeout(this.#expire, wait, p);
+  }
+
+  readonly #expire = (p: Outgoing<O>): void => {
+    if (!this.#settle(p)) return;
+    // initialize is never cancelled (the spec forbids it); its owner gives up the link instead.
+    if (p.method !== 'initialize') this.#notifyCancelled(p, this.#link.timeoutReason);
+    p.reject(this.#link.timeoutError(p.method, p.opts.timeoutMs));
+  };
+
+  #cancel(p: Outgoing<O>): void {
+    if (!this.#settle(p)) return;
+    const reason = p.opts.signal?.reason;
+    this.#notifyCancelled(p, String(reason ?? this.#link.cancelReason));
+    p.reject(this.#link.cancelledError(reason));
+  }
+
+  /** Removes a request in flight and what waits on its behalf; false when it was settled already. */
+  #settle(p: Outgoing<O>): boolean {
+    if (this.#outgoing.get(p.id) !== p) return false;
+    this.#outgoing.delete(p.id);
+    clearTimeout(p.timer);
+    if (p.abort) p.opts.signal?.offAbort(p.abort);
+    return true;
+  }
+
+  #notifyCancelled(p: Outgoing<O>, reason: string): void {
+    this.#link.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason } }, p.opts.relatedRequestId).catch(NOTHING);
+  }
+}

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
+import { JsonRpcPeer, type OutgoingOptions, type PeerLink } from '../../../src/jsonrpc/peer.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../src/jsonrpc/types.js';
+
+class Timeout extends Error {
+  constructor(readonly method: string, readonly ms: number) {
+    super(`${method} timed out after ${ms} ms`);
+  }
+}
+class Cancelled extends Error {
+  constructor(readonly reason: unknown) {
+    super('cancelled');
+  }
+}
+class TooLarge extends Error {
+  constructor(readonly bytes: number, readonly limit: number, readonly isError: boolean) {
+    super('too large');
+  }
+}
+
+interface Sent {
+  message: JsonRpcMessage;
+  related: RequestId | undefined;
+}
+
+function setup(over: Partial<PeerLink> = {}) {
+  const sent: Sent[] = [];
+  const link: PeerLink = {
+    send: async (message, related) => void sent.push({ message, related }),
+    timeoutError: (method, ms) => new Timeout(method, ms),
+    cancelledError: (reason) => new Cancelled(reason),
+    tooLargeError: (bytes, limit, isError) => new TooLarge(bytes, limit, isError),
+    timeoutReason: 'timed out',
+    cancelReason: 'no reason given',
+    ...over,
+  };
+  const peer = new JsonRpcPeer<OutgoingOptions & { tag?: string }>(link);
+  const requests = () => sent.map((s) => s.message).filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m);
+  const notices = () => sent.filter((s) => 'method' in s.message && !('id' in s.message));
+  return { peer, sent, requests, notices };
+}
+
+const settle = () => new Promise<void>((r) => setImmediate(r));
+const OPTS = { timeoutMs: 5000 };
+
+describe('JsonRpcPeer: outgoing requests', () => {
+  it('numbers requests from its own counter and settles each by its answer, in any order', async () => {
+    const { peer, requests } = setup();
+    const a = peer.request('tools/call', { name: 'a' }, { ...OPTS, tag: 'A' });
+    const b = peer.request('tools/list', undefined, { ...OPTS, tag: 'B' });
+    const [ra, rb] = requests();
+    assert.deepEqual([ra!.id, rb!.id], [1, 2]);
+    assert.equal('params' in rb!, false, 'no params member when there are none');
+    assert.equal(peer.inflight, 2);
+    assert.equal(peer.options(1)?.tag, 'A');
+    assert.deepEqual([...peer.inflightOptions()].map((o) => o.tag), ['A', 'B']);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 2, result: { b: true } }), true);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad', data: 7 } }), true);
+    assert.deepEqual(await b, { b: true });
+    await assert.rejects(a, (err: unknown) => err instanceof JsonRpcError && err.code === -32602 && err.data === 7);
+    assert.equal(peer.inflight, 0);
+    assert.equal(peer.options(1), undefined);
+  });
+
+  it('answers for ids it never sent, or already settled, are refused', async () => {
+    const { peer } = setup();
+    const p = peer.request('ping', undefined, OPTS);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 'x', result: {} }), false);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 99, result: {} }), false);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), true);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false);
+    await p;
+  });
+
+  it('sends each request and its cancel notice with the caller\'s relatedRequestId', async () => {
+    const { peer, sent } = setup();
+    const signal = new Cancellation();
+    const p = peer.request('sampling/createMessage', {}, { ...OPTS, signal, relatedRequestId: 'client-7' });
+    signal.abort('user left');
+    await assert.rejects(p, (err: unknown) => err instanceof Cancelled && err.reason === 'user left');
+    assert.deepEqual(sent, [
+      { message: { jsonrpc: '2.0', id: 1, method: 'sampling/createMessage', params: {} }, related: 'client-7' },
+      { message: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user left' } }, related: 'client-7' },
+    ]);
+  });
+
+  it('a cancel without a reason gives the link\'s reason; a late answer after it is refused', async () => {
+    const { peer, notices } = setup();
+    const signal = new Cancellation();
+    const p = peer.request('tools/call', {}, { ...OPTS, signal });
+    signal.abort();
+    await assert.rejects(p, Cancelled);
+    assert.deepEqual(notices()[0]!.message, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'no reason given' } });
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false);
+  });
+
+  it('an already-cancelled signal fails at once and sends nothing', async () => {
+    const { peer, sent } = setup();
+    const signal = new Cancellation();
+    signal.abort('gone');
+    await assert.rejects(peer.request('tools/call', {}, { ...OPTS, signal }), (err: unknown) => err instanceof Cancelled && err.reason === 'gone');
+    assert.deepEqual(sent, []);
+  });
+
+  it('a settled request leaves nothing on its signal: a later cancel sends no notice', async () => {
+    const { peer, notices } = setup();
+    const signal = new Cancellation();
+    const p = peer.request('tools/call', {}, { ...OPTS, signal });
+    peer.response({ jsonrpc: '2.0', id: 1, result: { ok: 1 } });
+    await p;
+    signal.abort('too late');
+    assert.deepEqual(notices(), []);
+  });
+
+  it('writes an answer\'s size on the wire to the caller\'s receipt (nothing for an error)', async () => {
+    const { peer } = setup();
+    const ok = { resultBytes: undefined as number | undefined };
+    const failed = { resultBytes: undefined as number | undefined };
+    const a = peer.request('tools/call', {}, { ...OPTS, receipt: ok });
+    const b = peer.request('tools/call', {}, { ...OPTS, receipt: failed });
+    peer.response({ jsonrpc: '2.0', id: 1, result: { a: 1 } }, 1234);
+    peer.response({ jsonrpc: '2.0', id: 2, error: { code: 1, message: 'no' } }, 99);
+    await a;
+    await assert.rejects(b);
+    assert.deepEqual([ok.resultBytes, failed.resultBytes], [1234, undefined]);
+  });
+
+  it('a request that cannot be written fails with the link\'s sendError', async () => {
+    const { peer } = setup({ send: () => Promise.reject(new Error('pipe closed')), sendError: (err) => new Error(`unreachable: ${err.message}`) });
+    await assert.rejects(peer.request('ping', undefined, OPTS), /unreachable: pipe closed/);
+    assert.equal(peer.inflight, 0);
+  });
+
+  it('an answer over maxResultBytes fails its request, an error answer too', async () => {
+    const { peer } = setup({ maxResultBytes: 10 });
+    const a = peer.request('tools/call', {}, OPTS);
+    const b = peer.request('tools/call', {}, OPTS);
+    const c = peer.request('tools/call', {}, OPTS);
+    peer.response({ jsonrpc: '2.0', id: 1, result: { big: 'x' } }, 11);
+    peer.response({ jsonrpc: '2.0', id: 2, error: { code: 1, message: 'big' } }, 50);
+    peer.response({ jsonrpc: '2.0', id: 3, result: { small: 1 } }, 10);
+    await assert.rejects(a, (err: unknown) => err instanceof TooLarge && err.bytes === 11 && err.limit === 10 && !err.isError);
+    await assert.rejects(b, (err: unknown) => err instanceof TooLarge && err.isError);
+    assert.deepEqual(await c, { small: 1 });
+  });
+});
+
+describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
+  it('replaces the caller\'s progress token by the request id and hands progress back with the caller\'s token', async () => {
+    const { peer, requests } = setup();
+    const seen: Array<Record<string, unknown>> = [];
+    const params = { name: 't', _meta: { progressToken: 'mine', other: 1 } };
+    const p = peer.request('tools/call', params, { ...OPTS, onProgress: (x) => seen.push(x) });
+    assert.deepEqual(requests()[0]!.params, { name: 't', _meta: { progressToken: 1, other: 1 } });
+    assert.deepEqual(params, { name: 't', _meta: { progressToken: 'mine', other: 1 } }, 'the caller\'s params are not touched');
+    peer.progress({ progressToken: 1, progress: 1, total: 2 });
+    peer.progress({ progressToken: 'mine', progress: 9 }); // the caller's token means nothing on this link
+    peer.response({ jsonrpc: '2.0', id: 1, result: {} });
+    await p;
+    assert.deepEqual(seen, [{ progressToken: 'mine', progress: 1, total: 2 }]);
+  });
+
+  it('progress for a request sent without a token is dropped and does not extend its time', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      const seen: unknown[] = [];
+      let outcome: unknown = 'pending';
+      peer.request('tools/call', {}, { timeoutMs: 50, onProgress: (x) => seen.push(x) }).catch((e: unknown) => (outcome = e));
+      mock.timers.tick(40);
+      peer.progress({ progressToken: 1, progress: 1 });
+      mock.timers.tick(10);
+      await settle();
+      assert.ok(outcome instanceof Timeout);
+      assert.deepEqual(seen, []);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('progress restarts the timer, up to maxTimeoutMs; then a cancel notice with the timeout reason', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer, notices } = setup();
+      let outcome: unknown = 'pending';
+      peer
+        .request('tools/call', { _meta: { progressToken: 'p' } }, { timeoutMs: 60, maxTimeoutMs: 200, relatedRequestId: 'r', onProgress: () => {} })
+        .catch((e: unknown) => (outcome = e));
+      for (let t = 50; t <= 150; t += 50) {
+        mock.timers.tick(50);
+        peer.progress({ progressToken: 1 });
+      }
+      mock.timers.tick(49);
+      await settle();
+      assert.equal(outcome, 'pending');
+      mock.timers.tick(1);
+      await settle();
+      const final = outcome as unknown; // widened again: assert.equal narrowed it to 'pending'
+      assert.ok(final instanceof Timeout && final.ms === 60 && final.method === 'tools/call', String(final));
+      assert.deepEqual(notices(), [{ message: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'timed out' } }, related: 'r' }]);
+      assert.equal(peer.inflight, 0);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('initialize times out without a cancel notice (the spec forbids cancelling it)', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer, notices } = setup();
+      let outcome: unknown = 'pending';
+      peer.request('initialize', {}, { timeoutMs: 30 }).catch((e: unknown) => (outcome = e));
+      mock.timers.tick(30);
+      await settle();
+      assert.ok(outcome instanceof Timeout);
+      assert.deepEqual(notices(), []);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});
+
+describe('JsonRpcPeer: incoming requests and close', () => {
+  it('the other side\'s notifications/cancelled cancels the request it names, with its reason or the fallback', () => {
+    const { peer } = setup();
+    const a = peer.accept('a');
+    const b = peer.accept(7);
+    peer.cancelled({ requestId: 'a', reason: 'user closed it' }, 'fallback');
+    peer.cancelled({ requestId: 7 }, 'fallback');
+    peer.cancelled({ requestId: 'unknown' }, 'fallback');
+    assert.deepEqual([a.aborted, a.reason, b.aborted, b.reason], [true, 'user closed it', true, 'fallback']);
+  });
+
+  it('a finished incoming request is forgotten: a later cancel for its id does nothing', () => {
+    const { peer } = setup();
+    const c = peer.accept(1);
+    peer.done(1, c);
+    peer.cancelled({ requestId: 1 }, 'x');
+    assert.equal(c.aborted, false);
+  });
+
+  it('close fails every outgoing request and every later one, and cancels every incoming one', async () => {
+    const { peer, notices } = setup();
+    const signal = new Cancellation();
+    const a = peer.request('tools/call', {}, { ...OPTS, signal });
+    const b = peer.request('tools/list', undefined, OPTS);
+    const incoming = peer.accept('s1');
+    const err = new Error('link gone');
+    peer.close(err, 'closed');
+    await assert.rejects(a, (e: unknown) => e === err);
+    await assert.rejects(b, (e: unknown) => e === err);
+    await assert.rejects(peer.request('ping', undefined, OPTS), (e: unknown) => e === err);
+    assert.equal(peer.closedError, err);
+    assert.deepEqual([incoming.aborted, incoming.reason], [true, 'closed']);
+    signal.abort();
+    assert.deepEqual(notices(), [], 'nothing is sent for requests the close already failed');
+  });
+});

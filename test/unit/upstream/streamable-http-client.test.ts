@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { once } from 'node:events';
+import { Agent } from 'undici';
+import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
+import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+
+const logger = createLogger('silent');
+
+/** A Streamable HTTP upstream whose first GET stream sends one event and then breaks its connection. */
+function startUpstream(): { server: Server; gets: Array<string | undefined> } {
+  const gets: Array<string | undefined> = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    if (req.method === 'GET') {
+      gets.push(req.headers['last-event-id'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      if (gets.length > 1) return; // the reconnected stream stays open
+      res.write(`id: 0_7\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`, () => res.socket?.destroy());
+      return;
+    }
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const m = JSON.parse(body) as { id?: number; method: string };
+      if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's1' }).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
+    });
+  });
+  return { server, gets };
+}
+
+describe('StreamableHttpClientTransport: the GET stream', () => {
+  let up: ReturnType<typeof startUpstream>;
+  let url: string;
+  const agent = new Agent();
+  before(async () => {
+    up = startUpstream();
+    up.server.listen(0, '127.0.0.1');
+    await once(up.server, 'listening');
+    url = `http://127.0.0.1:${(up.server.address() as AddressInfo).port}/mcp`;
+  });
+  after(async () => {
+    up.server.closeAllConnections();
+    up.server.close();
+    await agent.close();
+  });
+
+  it('a stream that breaks is resumed from the last event it delivered', async () => {
+    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 1 << 20 } } as unknown as RemoteUpstreamConfig;
+    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger);
+    const received: JsonRpcMessage[] = [];
+    t.onmessage = (m) => received.push(m);
+    try {
+      await t.start();
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' }); // resolves once the GET stream is confirmed
+      for (let i = 0; i < 200 && up.gets.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(up.gets, [undefined, '0_7']);
+      assert.deepEqual(received.map((m) => ('method' in m ? m.method : 'response')), ['response', 'notifications/tools/list_changed']);
+    } finally {
+      await t.close();
+    }
+  });
+});
