@@ -4,12 +4,14 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
+import { FairQueue } from './sharing/fair-queue.js';
 
 /** How long after a lease or release replacement spares are started (see #replenishSoon). */
 const REPLENISH_DELAY_MS = 25;
 
 interface Waiter {
   caller: UpstreamCaller;
+  tenant: string;
   resolve: (i: UpstreamInstance) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
@@ -18,8 +20,9 @@ interface Waiter {
 /**
  * All instances of one upstream, by its sharing mode:
  * - shared: `size` instances started up front; each request goes to the least busy ready one.
- * - per-session: one instance per session, handed out from `warm` spares, at most `max` alive, and
- *   at most `queue` sessions waiting for a slot.
+ * - per-session: one instance per session, handed out from `warm` spares, at most `max` alive, at most
+ *   `perTenantMax` held by one tenant, and at most `queue` sessions waiting for a slot (served fairly
+ *   between tenants, see FairQueue).
  * Events: 'notification' (instance, method, params), 'ready' (instance, identity, restarted).
  */
 export class UpstreamPool extends EventEmitter {
@@ -28,7 +31,11 @@ export class UpstreamPool extends EventEmitter {
   readonly #factory: TransportFactory;
   readonly #instances = new Set<UpstreamInstance>();
   readonly #spares: UpstreamInstance[] = [];
-  readonly #waiters: Waiter[] = [];
+  readonly #waiters = new FairQueue<Waiter>();
+  /** per-session: instances leased per tenant (counted from the lease until the process is released). */
+  readonly #held = new Map<string, number>();
+  /** Released processes still stopping: they count against pool.max until they are gone. */
+  #stopping = 0;
   #replenishTimer: NodeJS.Timeout | undefined;
   readonly #tenants = new Map<string, UpstreamPool>();
   #rr = 0;
@@ -61,6 +68,11 @@ export class UpstreamPool extends EventEmitter {
     const all = new Set<UpstreamInstance>();
     for (const sub of this.#tenants.values()) for (const i of sub.instances) all.add(i);
     return all;
+  }
+
+  /** per-session: sessions waiting for an instance. */
+  get waiting(): number {
+    return this.#waiters.size;
   }
 
   /** per-tenant: the tenant's own pool of shared instances, started on first use. */
@@ -139,62 +151,104 @@ export class UpstreamPool extends EventEmitter {
     return best;
   }
 
-  /** per-session: a dedicated, initialized instance for one session. */
+  /**
+   * per-session: a dedicated, initialized instance for one session. A tenant at its share, or any
+   * session when the pool is full, waits in the queue (or is refused when the queue is full).
+   */
   async acquire(caller: UpstreamCaller): Promise<UpstreamInstance> {
     if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
-    const spare = this.#spares.shift();
-    if (spare) {
-      spare.dedicatedTo = caller;
-      this.#replenishSoon();
-      try {
-        await spare.start();
-      } catch (err) {
-        await this.release(spare);
-        throw err;
-      }
-      return spare;
-    }
-    if (this.#instances.size < this.config.pool.max) {
-      const inst = this.#create();
-      inst.dedicatedTo = caller;
-      try {
-        await inst.start();
-      } catch (err) {
-        await this.release(inst);
-        throw err;
-      }
-      return inst;
-    }
-    if (this.#waiters.length >= this.config.pool.queue) {
-      throw new GatewayError('SWB_POOL_EXHAUSTED', `upstream "${this.name}" is at its limit of ${this.config.pool.max} per-session instances and ${this.config.pool.queue} waiting sessions; retry later`, { upstream: this.name });
+    // Waiting sessions of tenants below their share come first: a newcomer queues behind them.
+    if (this.#mayTake(caller.tenant) && !this.#waiters.anyTenant((t) => this.#mayTake(t))) return this.#take(caller);
+    if (this.#waiters.size >= this.config.pool.queue) {
+      const out = this.#waiters.displace(caller.tenant);
+      if (!out) throw this.#queueFull();
+      clearTimeout(out.timer);
+      out.reject(this.#queueFull());
     }
     return new Promise((resolve, reject) => {
       const w: Waiter = {
         caller,
+        tenant: caller.tenant,
         resolve,
         reject,
         timer: setTimeout(() => {
-          const i = this.#waiters.indexOf(w);
-          if (i !== -1) this.#waiters.splice(i, 1);
-          reject(new GatewayError('SWB_POOL_EXHAUSTED', `no per-session instance of upstream "${this.name}" became free within ${this.config.pool.acquireTimeoutMs} ms; retry later`, { upstream: this.name }));
+          this.#waiters.remove(w);
+          reject(this.#timedOut(caller.tenant));
         }, this.config.pool.acquireTimeoutMs),
       };
       this.#waiters.push(w);
     });
   }
 
+  /** A tenant's share (pool.perTenantMax, at most pool.max). */
+  get #share(): number {
+    return Math.min(this.config.pool.perTenantMax ?? this.config.pool.max, this.config.pool.max);
+  }
+
+  #heldBy(tenant: string): number {
+    return this.#held.get(tenant) ?? 0;
+  }
+
+  /** Below its share, and an instance is free (a spare, or room for one more process). */
+  #mayTake(tenant: string): boolean {
+    return this.#heldBy(tenant) < this.#share && (this.#spares.length > 0 || this.#instances.size + this.#stopping < this.config.pool.max);
+  }
+
+  /** Leases a spare or a new instance to the caller (counted against its tenant at once) and starts it. */
+  async #take(caller: UpstreamCaller): Promise<UpstreamInstance> {
+    const inst = this.#spares.shift() ?? this.#create();
+    inst.dedicatedTo = caller;
+    this.#held.set(caller.tenant, this.#heldBy(caller.tenant) + 1);
+    this.#replenishSoon();
+    try {
+      await inst.start();
+    } catch (err) {
+      await this.release(inst);
+      throw err;
+    }
+    return inst;
+  }
+
+  /** Hands free instances to waiting sessions, fairest first, while there are any. */
+  #serve(): void {
+    while (this.#waiters.size > 0 && !this.#closed) {
+      const w = this.#waiters.next(
+        (t) => this.#heldBy(t),
+        (t) => this.#mayTake(t),
+      );
+      if (!w) return;
+      clearTimeout(w.timer);
+      this.#take(w.caller).then(w.resolve, w.reject);
+    }
+  }
+
+  #queueFull(): GatewayError {
+    return new GatewayError('SWB_POOL_EXHAUSTED', `upstream "${this.name}" is at its limit of ${this.config.pool.max} per-session instances and ${this.config.pool.queue} waiting sessions; retry later`, { upstream: this.name });
+  }
+
+  #timedOut(tenant: string): GatewayError {
+    const why = this.#heldBy(tenant) >= this.#share ? `tenant "${tenant}" holds its share of ${this.#share} per-session instances and none of them` : 'no per-session instance';
+    return new GatewayError('SWB_POOL_EXHAUSTED', `${why} of upstream "${this.name}" became free within ${this.config.pool.acquireTimeoutMs} ms; retry later`, { upstream: this.name });
+  }
+
   /** per-session: the session is over; its instance (and the process group) is stopped. */
   async release(inst: UpstreamInstance): Promise<void> {
     if (!this.#instances.delete(inst)) return;
+    const caller = inst.dedicatedTo;
+    if (caller) {
+      const n = this.#heldBy(caller.tenant) - 1;
+      if (n > 0) this.#held.set(caller.tenant, n);
+      else this.#held.delete(caller.tenant);
+    }
     inst.dedicatedTo = undefined;
     inst.removeAllListeners();
-    await inst.stop();
-    const w = this.#waiters.shift();
-    if (w) {
-      clearTimeout(w.timer);
-      this.acquire(w.caller).then(w.resolve, w.reject); // when closed, acquire rejects: the waiter is answered
-      return;
+    this.#stopping++;
+    try {
+      await inst.stop();
+    } finally {
+      this.#stopping--;
     }
+    this.#serve();
     this.#replenishSoon();
   }
 
@@ -216,7 +270,7 @@ export class UpstreamPool extends EventEmitter {
     if (this.#closed || this.shared) return;
     clearTimeout(this.#replenishTimer);
     this.#replenishTimer = undefined;
-    while (this.#spares.length < this.config.pool.warm && this.#instances.size < this.config.pool.max) {
+    while (this.#spares.length < this.config.pool.warm && this.#instances.size + this.#stopping < this.config.pool.max) {
       const inst = this.#create();
       this.#spares.push(inst);
       inst.start().catch(() => {});
@@ -232,7 +286,7 @@ export class UpstreamPool extends EventEmitter {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#replenishTimer);
-    for (const w of this.#waiters.splice(0)) {
+    for (const w of this.#waiters.drain()) {
       clearTimeout(w.timer);
       w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
     }
