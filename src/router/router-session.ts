@@ -88,10 +88,6 @@ export class RouterSession {
     return [...this.#subscriptions.keys()];
   }
 
-  lease(upstream: string): UpstreamInstance | undefined {
-    return this.#leases.get(upstream);
-  }
-
   capabilities(): Result {
     return mergeCapabilities(this.#endpoint.pools, this.#leases);
   }
@@ -107,7 +103,7 @@ export class RouterSession {
 
   #instance(pool: UpstreamPool): UpstreamInstance {
     if (this.#closed) throw new GatewayError('SWB_SESSION_CLOSED', 'the session has ended');
-    return this.#leases.get(pool.name) ?? (pool.perTenant ? pool.forTenant(this.caller.tenant) : pool).pick();
+    return pool.instanceFor(this.caller);
   }
 
   #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
@@ -371,13 +367,7 @@ export class RouterSession {
   }
 
   async #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
-    const targets: UpstreamInstance[] = [];
-    for (const pool of this.#pools('logging')) {
-      const lease = this.#leases.get(pool.name);
-      const own = pool.perTenant ? pool.forTenant(this.caller.tenant) : pool;
-      if (lease) targets.push(lease);
-      else for (const inst of own.instances) if (inst.state === 'ready') targets.push(inst);
-    }
+    const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
     await Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal })));
     return {};
   }

@@ -39,6 +39,8 @@ export class UpstreamInstance extends EventEmitter {
   #stopping = false;
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
   dedicatedTo: UpstreamCaller | undefined;
+  /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
+  readonly #dedicated: boolean;
   /** Resource subscriptions on this instance, reference-counted across the sessions that share it. */
   readonly subscriptions = new Map<string, Set<UpstreamCaller>>();
   readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
@@ -50,8 +52,9 @@ export class UpstreamInstance extends EventEmitter {
   #health: NodeJS.Timeout | undefined;
   #missedPings = 0;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean } = {}) {
     super();
+    this.#dedicated = opts.dedicated ?? false;
     this.config = config;
     this.#logger = logger;
     this.#factory = factory;
@@ -113,7 +116,7 @@ export class UpstreamInstance extends EventEmitter {
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
       await transport.start();
-      await client.initialize(this.config.initTimeoutMs, this.config.sharing === 'per-session');
+      await client.initialize(this.config.initTimeoutMs, this.#dedicated);
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});

@@ -4,44 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { GatewayError } from '../../../src/errors.js';
-import type { JsonRpcRequest } from '../../../src/jsonrpc/types.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { MemoryTransport } from '../../../src/transport/memory-pair.js';
-import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import type { UpstreamInstance } from '../../../src/upstream/upstream-instance.js';
-import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { memoryPool, testCaller as caller } from '../../helpers/memory-upstream.js';
 
-const logger = createLogger('silent');
-
-/** An upstream that answers initialize and nothing else, on the far end of a memory pair. */
-function fakeUpstream(): MemoryTransport {
-  const [gw, up] = MemoryTransport.pair();
-  up.onmessage = (m) => {
-    const req = m as JsonRpcRequest;
-    if (req.method === 'initialize') void up.send({ jsonrpc: '2.0', id: req.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } } });
-  };
-  return gw;
-}
-
-function perSessionPool(pool: Record<string, unknown>): UpstreamPool {
-  const cfg = parseConfig(
-    {
-      upstreams: [{ name: 'u', transport: 'stdio', command: 'never-run', sharing: 'per-session', healthCheck: { intervalMs: 0 }, pool: { warm: 0, acquireTimeoutMs: 60_000, ...pool } }],
-      endpoints: [{ path: '/mcp', upstreams: ['u'] }],
-    },
-    'test',
-    {},
-  );
-  return new UpstreamPool(cfg.upstreams[0]!, logger, () => fakeUpstream());
-}
-
-let sessions = 0;
-function caller(tenant: string): UpstreamCaller {
-  return { id: `s${++sessions}`, tenant, clientRequest: async () => ({}), clientNotify: () => {} };
-}
+const perSessionPool = (pool: Record<string, unknown>) => memoryPool('per-session', pool);
 
 /** A lease still pending, and what it came to. */
-function pending(p: Promise<UpstreamInstance>): { promise: Promise<UpstreamInstance>; state: () => 'pending' | 'leased' | 'refused' } {
+function pending(p: Promise<UpstreamInstance | undefined>): { promise: Promise<UpstreamInstance | undefined>; state: () => 'pending' | 'leased' | 'refused' } {
   let state: 'pending' | 'leased' | 'refused' = 'pending';
   p.then(
     () => void (state = 'leased'),
@@ -56,16 +25,16 @@ describe('per-session pools shared by tenants', () => {
   it('a tenant at its share waits while another tenant is served at once', async () => {
     const pool = perSessionPool({ max: 3, queue: 2, perTenantMax: 2 });
     try {
-      const a1 = await pool.acquire(caller('a'));
-      await pool.acquire(caller('a'));
-      const a3 = pending(pool.acquire(caller('a')));
+      const a1 = await pool.lease(caller('a'));
+      await pool.lease(caller('a'));
+      const a3 = pending(pool.lease(caller('a')));
       await settle();
       assert.equal(pool.waiting, 1, "a's third waits although an instance could still be started");
-      const b1 = await pool.acquire(caller('b'));
-      assert.equal(b1.dedicatedTo?.tenant, 'b');
+      const b1 = await pool.lease(caller('b'));
+      assert.equal(b1!.dedicatedTo?.tenant, 'b');
       assert.equal(a3.state(), 'pending');
-      await pool.release(a1);
-      assert.equal((await a3.promise).dedicatedTo?.tenant, 'a', 'a freed one of its own: its waiter is served');
+      await pool.release(a1!);
+      assert.equal((await a3.promise)!.dedicatedTo?.tenant, 'a', 'a freed one of its own: its waiter is served');
       assert.equal(pool.instances.size, 3);
     } finally {
       await pool.close();
@@ -75,17 +44,17 @@ describe('per-session pools shared by tenants', () => {
   it('a freed instance goes to the waiting tenant holding the fewest, whoever queued first', async () => {
     const pool = perSessionPool({ max: 2, queue: 4 });
     try {
-      const a1 = await pool.acquire(caller('a'));
-      const a2 = await pool.acquire(caller('a'));
-      const a3 = pending(pool.acquire(caller('a')));
-      const a4 = pending(pool.acquire(caller('a')));
-      const b1 = pending(pool.acquire(caller('b')));
+      const a1 = await pool.lease(caller('a'));
+      const a2 = await pool.lease(caller('a'));
+      const a3 = pending(pool.lease(caller('a')));
+      const a4 = pending(pool.lease(caller('a')));
+      const b1 = pending(pool.lease(caller('b')));
       await settle();
       assert.equal(pool.waiting, 3);
-      await pool.release(a1);
-      assert.equal((await b1.promise).dedicatedTo?.tenant, 'b');
+      await pool.release(a1!);
+      assert.equal((await b1.promise)!.dedicatedTo?.tenant, 'b');
       assert.deepEqual([a3.state(), a4.state()], ['pending', 'pending']);
-      await pool.release(a2);
+      await pool.release(a2!);
       await a3.promise;
       assert.equal(a4.state(), 'pending', "a's waiters keep their own order");
     } finally {
@@ -96,14 +65,14 @@ describe('per-session pools shared by tenants', () => {
   it('a full queue: a tenant with fewer waiters takes the newest place of the one with most; otherwise refused', async () => {
     const pool = perSessionPool({ max: 1, queue: 2 });
     try {
-      await pool.acquire(caller('a'));
-      const a2 = pending(pool.acquire(caller('a')));
-      const a3 = pending(pool.acquire(caller('a')));
-      const b1 = pending(pool.acquire(caller('b')));
+      await pool.lease(caller('a'));
+      const a2 = pending(pool.lease(caller('a')));
+      const a3 = pending(pool.lease(caller('a')));
+      const b1 = pending(pool.lease(caller('b')));
       await settle();
       assert.deepEqual([a2.state(), a3.state(), b1.state()], ['pending', 'refused', 'pending']);
       await assert.rejects(a3.promise, (e: unknown) => e instanceof GatewayError && e.code === 'SWB_POOL_EXHAUSTED');
-      await assert.rejects(pool.acquire(caller('b')), (e: unknown) => e instanceof GatewayError && e.code === 'SWB_POOL_EXHAUSTED' && /2 waiting sessions/.test(e.message));
+      await assert.rejects(pool.lease(caller('b')), (e: unknown) => e instanceof GatewayError && e.code === 'SWB_POOL_EXHAUSTED' && /2 waiting sessions/.test(e.message));
       assert.equal(pool.waiting, 2);
     } finally {
       await pool.close();
@@ -113,9 +82,9 @@ describe('per-session pools shared by tenants', () => {
   it('without perTenantMax one tenant may use the whole pool (the default)', async () => {
     const pool = perSessionPool({ max: 2, queue: 0 });
     try {
-      await pool.acquire(caller('a'));
-      await pool.acquire(caller('a'));
-      await assert.rejects(pool.acquire(caller('b')), /limit of 2 per-session instances/);
+      await pool.lease(caller('a'));
+      await pool.lease(caller('a'));
+      await assert.rejects(pool.lease(caller('b')), /limit of 2 per-session instances/);
     } finally {
       await pool.close();
     }
