@@ -143,7 +143,7 @@ export class EndpointRouter {
     if (method === 'notifications/resources/updated') {
       const uri = params?.uri;
       if (typeof uri !== 'string') return;
-      for (const caller of inst.subscriptions.get(uri) ?? []) {
+      for (const caller of inst.subscribers(uri)) {
         if (this.#sessions.has(caller)) caller.clientNotify(method, params);
       }
       return;

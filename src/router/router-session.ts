@@ -317,13 +317,7 @@ export class RouterSession {
     if (!pool) throw notFound('resource', String(uri));
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
-    let subscribers = inst.subscriptions.get(uri);
-    if (!subscribers) {
-      await inst.request('resources/subscribe', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
-      subscribers = inst.subscriptions.get(uri) ?? new Set();
-      inst.subscriptions.set(uri, subscribers);
-    }
-    subscribers.add(this.caller);
+    await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal });
     this.#subscriptions.set(uri, inst);
     return {};
   }
@@ -333,13 +327,7 @@ export class RouterSession {
     const inst = this.#subscriptions.get(uri);
     if (!inst) return {};
     this.#subscriptions.delete(uri);
-    const subscribers = inst.subscriptions.get(uri);
-    subscribers?.delete(this.caller);
-    if (subscribers && subscribers.size === 0) {
-      inst.subscriptions.delete(uri);
-      // Last one out tells the upstream; nobody else is listening on this instance.
-      await inst.request('resources/unsubscribe', { uri }, { signal: ctx?.signal }).catch(() => {});
-    }
+    await inst.unsubscribe(uri, this.caller, ctx?.signal);
     return {};
   }
 
