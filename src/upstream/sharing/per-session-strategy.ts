@@ -102,6 +102,7 @@ export class PerSessionStrategy implements SharingStrategy {
         }, this.#pool.acquireTimeoutMs),
       };
       this.#waiters.push(w);
+      this.#serve(); // normally nothing to hand out: the pool is full or the tenant at its share
     });
   }
 
