@@ -82,7 +82,7 @@ export class Gateway {
   /** True when every endpoint has at least one upstream ready to serve. */
   ready(): boolean {
     if (this.cluster && !this.cluster.healthy) return false;
-    return this.routers.every((r) => r.pools.some((p) => !p.shared || p.perTenant || [...p.instances].some((i) => i.state === 'ready')));
+    return this.routers.every((r) => r.pools.some((p) => p.ready));
   }
 
   async stop(reason = SHUTDOWN_REASON): Promise<void> {

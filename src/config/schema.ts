@@ -181,6 +181,9 @@ export const configSchema = z
       if (u.sharing === 'per-session' && u.pool.warm > u.pool.max) {
         ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'warm'], message: 'must not exceed pool.max' });
       }
+      if (u.pool.perTenantMax !== undefined && u.pool.perTenantMax > u.pool.max) {
+        ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'perTenantMax'], message: 'must not exceed pool.max' });
+      }
     });
     for (const u of Object.keys(cfg.pinning.pins)) {
       if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['pinning', 'pins', u], message: `unknown upstream "${u}"` });

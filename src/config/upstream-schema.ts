@@ -26,6 +26,8 @@ const pool = z
     warm: z.number().int().min(0).max(256).default(0),
     /** per-session: most instances alive at once. */
     max: z.number().int().min(1).max(100_000).default(100),
+    /** per-session: most instances one tenant may hold (default: max). Below max, no tenant can take them all. */
+    perTenantMax: z.number().int().min(1).max(100_000).optional(),
     /** per-session: sessions that may wait for a free slot when max is reached. */
     queue: z.number().int().min(0).max(100_000).default(100),
     acquireTimeoutMs: z.number().int().min(1).default(30_000),

@@ -64,18 +64,20 @@ export class EndpointRouter {
     return this.pools.find((p) => p.name === name);
   }
 
-  /** Acquires a dedicated instance of every per-session upstream, then registers the session. */
+  /** Leases the session's own instance of every upstream that gives it one, then registers the session. */
   async open(caller: UpstreamCaller): Promise<RouterSession> {
     const leases = new Map<string, UpstreamInstance>();
-    const dedicated = this.pools.filter((p) => !p.shared);
-    // allSettled: when one acquire fails, every other one must have finished before it is released.
-    const settled = await Promise.allSettled(dedicated.map((p) => p.acquire(caller)));
+    // allSettled: when one lease fails, every other one must have finished before it is released.
+    const settled = await Promise.allSettled(this.pools.map((p) => p.lease(caller)));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) {
-      await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' ? dedicated[i]!.release(r.value) : undefined)));
+      await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' && r.value ? this.pools[i]!.release(r.value) : undefined)));
       throw failed.reason;
     }
-    settled.forEach((r, i) => leases.set(dedicated[i]!.name, (r as PromiseFulfilledResult<UpstreamInstance>).value));
+    settled.forEach((r, i) => {
+      const lease = (r as PromiseFulfilledResult<UpstreamInstance | undefined>).value;
+      if (lease) leases.set(this.pools[i]!.name, lease);
+    });
     const session = new RouterSession(this, caller, leases);
     this.#sessions.set(caller, session);
     return session;
@@ -116,11 +118,6 @@ export class EndpointRouter {
     return best;
   }
 
-  #usesInstance(session: RouterSession, pool: UpstreamPool, inst: UpstreamInstance): boolean {
-    if (pool.perTenant) return pool.tenantPool(session.caller.tenant)?.instances.has(inst) ?? false;
-    return pool.shared || session.lease(pool.name) === inst;
-  }
-
   /**
    * Tools of an upstream became visible again (a pin approval): every session of this endpoint may
    * reach that upstream, so every one of them is told to re-list.
@@ -131,7 +128,7 @@ export class EndpointRouter {
   }
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
-    for (const s of this.#sessions.values()) if (this.#usesInstance(s, pool, inst)) s.caller.clientNotify(method, undefined);
+    for (const s of this.#sessions.values()) if (pool.serves(s.caller, inst)) s.caller.clientNotify(method, undefined);
   }
 
   #onNotification(
@@ -148,7 +145,7 @@ export class EndpointRouter {
     if (method === 'notifications/resources/updated') {
       const uri = params?.uri;
       if (typeof uri !== 'string') return;
-      for (const caller of inst.subscriptions.get(uri) ?? []) {
+      for (const caller of inst.subscribers(uri)) {
         if (this.#sessions.has(caller)) caller.clientNotify(method, params);
       }
       return;
@@ -172,13 +169,21 @@ export class EndpointRouter {
     for (const kind of listMethods().filter((s) => s.list.named).map((s) => ({ method: s.method, key: s.list.key, capability: s.capability! }))) {
       const seen = new Map<string, string>();
       for (const pool of this.pools) {
-        if (!pool.shared || pool.perTenant || !pool.identity?.capabilities[kind.capability]) continue;
+        if (!pool.identity?.capabilities[kind.capability]) continue;
+        // Only an instance every session sees speaks for the endpoint (none in per-session modes).
+        let inst;
+        try {
+          inst = pool.commonInstance();
+        } catch {
+          continue; // no running instance: nothing to check now
+        }
+        if (!inst) continue;
         // Raw pages, not the instance's catalogue: that is keyed by name, and a name listed twice is what we look for.
         const names: string[] = [];
         const collect = (page: Record<string, unknown>) => {
           for (const item of (page[kind.key] as Array<{ name?: unknown }> | undefined) ?? []) names.push(String(item.name));
         };
-        await forEachPage(async (cursor) => pool.pick().request(kind.method, pageParams(cursor), {}), collect, 100).catch(() => {});
+        await forEachPage(async (cursor) => inst.request(kind.method, pageParams(cursor), {}), collect, 100).catch(() => {});
         for (const name of names) {
           const exposed = this.prefixNames ? prefixed(pool.name, name) : name;
           const other = seen.get(exposed);

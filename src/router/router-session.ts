@@ -87,10 +87,6 @@ export class RouterSession {
     return [...this.#subscriptions.keys()];
   }
 
-  lease(upstream: string): UpstreamInstance | undefined {
-    return this.#leases.get(upstream);
-  }
-
   capabilities(): Result {
     return mergeCapabilities(this.#endpoint.pools, this.#leases);
   }
@@ -106,7 +102,7 @@ export class RouterSession {
 
   #instance(pool: UpstreamPool): UpstreamInstance {
     if (this.#closed) throw new GatewayError('SWB_SESSION_CLOSED', 'the session has ended');
-    return this.#leases.get(pool.name) ?? (pool.perTenant ? pool.forTenant(this.caller.tenant) : pool).pick();
+    return pool.instanceFor(this.caller);
   }
 
   #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
@@ -319,13 +315,7 @@ export class RouterSession {
     if (!pool) throw notFound('resource', String(uri));
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
-    let subscribers = inst.subscriptions.get(uri);
-    if (!subscribers) {
-      await inst.request('resources/subscribe', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
-      subscribers = inst.subscriptions.get(uri) ?? new Set();
-      inst.subscriptions.set(uri, subscribers);
-    }
-    subscribers.add(this.caller);
+    await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal });
     this.#subscriptions.set(uri, inst);
     return {};
   }
@@ -335,13 +325,7 @@ export class RouterSession {
     const inst = this.#subscriptions.get(uri);
     if (!inst) return {};
     this.#subscriptions.delete(uri);
-    const subscribers = inst.subscriptions.get(uri);
-    subscribers?.delete(this.caller);
-    if (subscribers && subscribers.size === 0) {
-      inst.subscriptions.delete(uri);
-      // Last one out tells the upstream; nobody else is listening on this instance.
-      await inst.request('resources/unsubscribe', { uri }, { signal: ctx?.signal }).catch(() => {});
-    }
+    await inst.unsubscribe(uri, this.caller, ctx?.signal);
     return {};
   }
 
@@ -369,13 +353,7 @@ export class RouterSession {
   }
 
   async #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
-    const targets: UpstreamInstance[] = [];
-    for (const pool of this.#pools('logging')) {
-      const lease = this.#leases.get(pool.name);
-      const own = pool.perTenant ? pool.forTenant(this.caller.tenant) : pool;
-      if (lease) targets.push(lease);
-      else for (const inst of own.instances) if (inst.state === 'ready') targets.push(inst);
-    }
+    const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
     await Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal })));
     return {};
   }

@@ -219,7 +219,7 @@ export class ClientSession {
       clientCapabilities: this.clientCapabilities,
       clientInfo: this.clientInfo,
       // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
-      movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.shared),
+      movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.movable),
       subscriptions: this.#router?.subscribedUris() ?? [],
       logLevel: this.#logLevel,
       createdAt: Date.now(),

@@ -18,6 +18,8 @@ import { UpstreamClient, type CallOptions } from './upstream-client.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
+const NO_SUBSCRIBERS: ReadonlySet<UpstreamCaller> = new Set();
+
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
 export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 
@@ -42,8 +44,10 @@ export class UpstreamInstance extends EventEmitter {
   #stopping = false;
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
   dedicatedTo: UpstreamCaller | undefined;
-  /** Resource subscriptions on this instance, reference-counted across the sessions that share it. */
-  readonly subscriptions = new Map<string, Set<UpstreamCaller>>();
+  /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
+  readonly #dedicated: boolean;
+  /** Resource subscriptions on this instance: URI → the sessions subscribed (see subscribe). */
+  readonly #subscriptions = new Map<string, Set<UpstreamCaller>>();
   readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
@@ -53,8 +57,9 @@ export class UpstreamInstance extends EventEmitter {
   #health: NodeJS.Timeout | undefined;
   #missedPings = 0;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean } = {}) {
     super();
+    this.#dedicated = opts.dedicated ?? false;
     this.config = config;
     this.#logger = logger;
     this.#factory = factory;
@@ -116,7 +121,7 @@ export class UpstreamInstance extends EventEmitter {
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
       await transport.start();
-      await client.initialize(this.config.initTimeoutMs, this.config.sharing === 'per-session');
+      await client.initialize(this.config.initTimeoutMs, this.#dedicated);
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});
@@ -138,7 +143,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#startHealthChecks(client);
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
     // Subscriptions died with the old process; renew them for the sessions that still hold them.
-    for (const uri of this.subscriptions.keys()) {
+    for (const uri of this.#subscriptions.keys()) {
       client.request('resources/subscribe', { uri }, { timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.requestTimeoutMs }).catch(() => {});
     }
     this.emit('ready', client.identity, restarted);
@@ -311,6 +316,37 @@ export class UpstreamInstance extends EventEmitter {
       }
       this.once('ready', done);
     });
+  }
+
+  /**
+   * Subscribes a session to a resource's updates. Reference-counted across the sessions that share
+   * this instance: only the first subscriber's request reaches the upstream (and when it fails, nobody
+   * is recorded); the others join it. Renewed upstream after a restart.
+   */
+  async subscribe(uri: string, caller: UpstreamCaller, opts: Pick<CallOptions, 'callerRequestId' | 'signal'> & { params?: Record<string, unknown> | undefined }): Promise<void> {
+    const subscribers = this.#subscriptions.get(uri);
+    if (subscribers) {
+      subscribers.add(caller);
+      return;
+    }
+    await this.request('resources/subscribe', opts.params ?? { uri }, { caller, callerRequestId: opts.callerRequestId, signal: opts.signal });
+    // Another session may have subscribed while this request was on its way.
+    const now = this.#subscriptions.get(uri) ?? new Set<UpstreamCaller>();
+    now.add(caller);
+    this.#subscriptions.set(uri, now);
+  }
+
+  /** Drops a session's subscription; the last one out tells the upstream (best effort). */
+  async unsubscribe(uri: string, caller: UpstreamCaller, signal?: CallOptions['signal']): Promise<void> {
+    const subscribers = this.#subscriptions.get(uri);
+    if (!subscribers?.delete(caller) || subscribers.size > 0) return;
+    this.#subscriptions.delete(uri);
+    await this.request('resources/unsubscribe', { uri }, { signal }).catch(() => {});
+  }
+
+  /** The sessions subscribed to a resource here: who hears its notifications/resources/updated. */
+  subscribers(uri: string): ReadonlySet<UpstreamCaller> {
+    return this.#subscriptions.get(uri) ?? NO_SUBSCRIBERS;
   }
 
   notify(method: string, params?: Record<string, unknown>): void {

@@ -1,38 +1,31 @@
 import { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
-import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { PerSessionStrategy } from './sharing/per-session-strategy.js';
+import { PerTenantStrategy } from './sharing/per-tenant-strategy.js';
+import { SharedStrategy } from './sharing/shared-strategy.js';
+import type { InstanceSource, SharingStrategy } from './sharing/sharing-strategy.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
 
-/** How long after a lease or release replacement spares are started (see #replenishSoon). */
-const REPLENISH_DELAY_MS = 25;
-
-interface Waiter {
-  caller: UpstreamCaller;
-  resolve: (i: UpstreamInstance) => void;
-  reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
-}
+/** One strategy per sharing mode: the only place the mode is looked at. */
+const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => SharingStrategy> = {
+  shared: (source) => new SharedStrategy(source),
+  'per-tenant': (source) => new PerTenantStrategy(source),
+  'per-session': (source) => new PerSessionStrategy(source),
+};
 
 /**
- * All instances of one upstream, by its sharing mode:
- * - shared: `size` instances started up front; each request goes to the least busy ready one.
- * - per-session: one instance per session, handed out from `warm` spares, at most `max` alive, and
- *   at most `queue` sessions waiting for a slot.
- * Events: 'notification' (instance, method, params), 'ready' (instance, identity, restarted).
+ * All instances of one upstream. How sessions share them (shared, per-tenant, per-session) is its
+ * strategy's business; the router asks the pool which instance serves a session and whom an instance
+ * serves, and never looks at the mode itself.
+ * Events: 'notification' (instance, method, params, target), 'ready' (instance, identity, restarted).
  */
 export class UpstreamPool extends EventEmitter {
   readonly config: UpstreamConfig;
   readonly #logger: Logger;
   readonly #factory: TransportFactory;
-  readonly #instances = new Set<UpstreamInstance>();
-  readonly #spares: UpstreamInstance[] = [];
-  readonly #waiters: Waiter[] = [];
-  #replenishTimer: NodeJS.Timeout | undefined;
-  readonly #tenants = new Map<string, UpstreamPool>();
-  #rr = 0;
-  #closed = false;
+  readonly #strategy: SharingStrategy;
   /** The latest initialize result seen from any instance, for advertising capabilities. */
   identity: UpstreamIdentity | undefined;
 
@@ -41,204 +34,84 @@ export class UpstreamPool extends EventEmitter {
     this.config = config;
     this.#logger = logger.child({ upstream: config.name });
     this.#factory = factory;
+    this.#strategy = STRATEGIES[config.sharing]({ config, create: (context, dedicated = false) => this.#create(context, dedicated), forget: (inst) => inst.removeAllListeners() });
   }
 
   get name(): string {
     return this.config.name;
   }
 
-  /** Every session of the endpoint may use the same instances (shared, or per-tenant within a tenant). */
-  get shared(): boolean {
-    return this.config.sharing !== 'per-session';
-  }
-
-  get perTenant(): boolean {
-    return this.config.sharing === 'per-tenant';
-  }
-
+  /** Every instance alive, every tenant's and session's. */
   get instances(): ReadonlySet<UpstreamInstance> {
-    if (!this.perTenant) return this.#instances;
-    const all = new Set<UpstreamInstance>();
-    for (const sub of this.#tenants.values()) for (const i of sub.instances) all.add(i);
-    return all;
+    return this.#strategy.instances;
   }
 
-  /** per-tenant: the tenant's own pool of shared instances, started on first use. */
-  forTenant(tenant: string): UpstreamPool {
-    let sub = this.#tenants.get(tenant);
-    if (!sub) {
-      sub = new UpstreamPool({ ...this.config, sharing: 'shared' }, this.#logger.child({ tenant }), this.#factory);
-      sub.on('notification', (...args: unknown[]) => this.emit('notification', ...args));
-      sub.on('ready', (inst: UpstreamInstance, identity: UpstreamIdentity, restarted: boolean) => {
-        this.identity = identity;
-        this.emit('ready', inst, identity, restarted);
-      });
-      this.#tenants.set(tenant, sub);
-      void sub.start();
-    }
-    return sub;
+  /** A session using this upstream can move to another replica (it holds no instance of its own here). */
+  get movable(): boolean {
+    return this.#strategy.movable;
   }
 
-  /** per-tenant: the tenant's pool if it exists (never creates one). */
-  tenantPool(tenant: string): UpstreamPool | undefined {
-    return this.#tenants.get(tenant);
+  /** Able to serve new sessions now (for readiness). */
+  get ready(): boolean {
+    return this.#strategy.ready;
+  }
+
+  /** Sessions waiting for an instance. */
+  get waiting(): number {
+    return this.#strategy.waiting;
   }
 
   /** Starts shared instances and warm spares; resolves when each has started or failed once. */
-  async start(): Promise<void> {
-    if (this.perTenant) return; // each tenant's instances start with its first session
-    const n = this.shared ? this.config.pool.size : this.config.pool.warm;
-    const started: Promise<unknown>[] = [];
-    for (let i = 0; i < n; i++) {
-      const inst = this.#create();
-      if (!this.shared) this.#spares.push(inst);
-      started.push(inst.start().catch(() => {}));
-    }
-    await Promise.all(started);
+  start(): Promise<void> {
+    return this.#strategy.start();
   }
 
-  #create(): UpstreamInstance {
-    const inst = new UpstreamInstance(this.config, this.#logger.child({ instance: this.#instances.size }), this.#factory);
+  #create(context: Record<string, unknown>, dedicated: boolean): UpstreamInstance {
+    const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated });
     inst.on('ready', (identity: UpstreamIdentity, restarted: boolean) => {
       this.identity = identity;
       this.emit('ready', inst, identity, restarted);
     });
     inst.on('notification', (method: string, params: Record<string, unknown> | undefined, target: unknown) => this.emit('notification', inst, method, params, target));
-    this.#instances.add(inst);
     return inst;
   }
 
-  /** shared: the ready instance with the fewest requests in flight (round robin among equals). */
-  pick(): UpstreamInstance {
-    let best: UpstreamInstance | undefined;
-    let bestRotated = false;
-    // Ties go to the first seen; rotating the start spreads equal load without copying the set.
-    const start = this.#rr++ % Math.max(1, this.#instances.size);
-    let k = 0;
-    for (const inst of this.#instances) {
-      const rotated = k++ < start;
-      if (inst.state !== 'ready' && inst.state !== 'starting') continue;
-      // Prefer ready instances whose circuit is closed; fall back to starting or open-circuit ones.
-      if (
-        !best ||
-        (!best.available && inst.available) ||
-        (inst.available === best.available && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
-      ) {
-        best = inst;
-        bestRotated = rotated;
-      }
-    }
-    if (!best) {
-      const why = [...this.#instances].find((i) => i.lastFailure)?.lastFailure;
-      throw new GatewayError(
-        'SWB_UPSTREAM_UNAVAILABLE',
-        why ? `upstream "${this.name}" has no running instance (${why}); it is restarting, retry shortly` : `upstream "${this.name}" has no running instance; it is restarting, retry shortly`,
-        { upstream: this.name },
-      );
-    }
-    return best;
+  /** A session opens: the instance it holds for its life (per-session, started), or undefined. */
+  lease(caller: UpstreamCaller): Promise<UpstreamInstance | undefined> {
+    return this.#strategy.lease(caller);
   }
 
-  /** per-session: a dedicated, initialized instance for one session. */
-  async acquire(caller: UpstreamCaller): Promise<UpstreamInstance> {
-    if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
-    const spare = this.#spares.shift();
-    if (spare) {
-      spare.dedicatedTo = caller;
-      this.#replenishSoon();
-      try {
-        await spare.start();
-      } catch (err) {
-        await this.release(spare);
-        throw err;
-      }
-      return spare;
-    }
-    if (this.#instances.size < this.config.pool.max) {
-      const inst = this.#create();
-      inst.dedicatedTo = caller;
-      try {
-        await inst.start();
-      } catch (err) {
-        await this.release(inst);
-        throw err;
-      }
-      return inst;
-    }
-    if (this.#waiters.length >= this.config.pool.queue) {
-      throw new GatewayError('SWB_POOL_EXHAUSTED', `upstream "${this.name}" is at its limit of ${this.config.pool.max} per-session instances and ${this.config.pool.queue} waiting sessions; retry later`, { upstream: this.name });
-    }
-    return new Promise((resolve, reject) => {
-      const w: Waiter = {
-        caller,
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          const i = this.#waiters.indexOf(w);
-          if (i !== -1) this.#waiters.splice(i, 1);
-          reject(new GatewayError('SWB_POOL_EXHAUSTED', `no per-session instance of upstream "${this.name}" became free within ${this.config.pool.acquireTimeoutMs} ms; retry later`, { upstream: this.name }));
-        }, this.config.pool.acquireTimeoutMs),
-      };
-      this.#waiters.push(w);
-    });
+  /** The session that held `inst` is over (its process is stopped). */
+  release(inst: UpstreamInstance): Promise<void> {
+    return this.#strategy.release(inst);
   }
 
-  /** per-session: the session is over; its instance (and the process group) is stopped. */
-  async release(inst: UpstreamInstance): Promise<void> {
-    if (!this.#instances.delete(inst)) return;
-    inst.dedicatedTo = undefined;
-    inst.removeAllListeners();
-    await inst.stop();
-    const w = this.#waiters.shift();
-    if (w) {
-      clearTimeout(w.timer);
-      this.acquire(w.caller).then(w.resolve, w.reject); // when closed, acquire rejects: the waiter is answered
-      return;
-    }
-    this.#replenishSoon();
+  /** The instance for a session's next request. */
+  instanceFor(caller: UpstreamCaller): UpstreamInstance {
+    return this.#strategy.pick(caller);
   }
 
-  /**
-   * Spawning blocks the event loop for milliseconds (fork copies the gateway's page tables): start
-   * replacements a moment after the lease or release, once the session's initialize (or its DELETE)
-   * has been answered, rather than in the middle of it. One timer covers a burst.
-   */
-  #replenishSoon(): void {
-    if (this.#replenishTimer) return;
-    this.#replenishTimer = setTimeout(() => {
-      this.#replenishTimer = undefined;
-      this.#replenish();
-    }, REPLENISH_DELAY_MS);
-    this.#replenishTimer.unref();
+  /** The instances that hold a session's state here (a pool-wide request such as logging/setLevel). */
+  instancesFor(caller: UpstreamCaller): UpstreamInstance[] {
+    return this.#strategy.instancesFor(caller);
   }
 
-  #replenish(): void {
-    if (this.#closed || this.shared) return;
-    clearTimeout(this.#replenishTimer);
-    this.#replenishTimer = undefined;
-    while (this.#spares.length < this.config.pool.warm && this.#instances.size < this.config.pool.max) {
-      const inst = this.#create();
-      this.#spares.push(inst);
-      inst.start().catch(() => {});
-    }
+  /** Whether an instance's messages (list_changed, a restart) concern a session. */
+  serves(caller: UpstreamCaller, inst: UpstreamInstance): boolean {
+    return this.#strategy.serves(caller, inst);
+  }
+
+  /** An instance whose catalogue every session sees, if there is one (startup name checks). */
+  commonInstance(): UpstreamInstance | undefined {
+    return this.#strategy.common();
   }
 
   /** No new instances from here on (sessions are being closed before the pool itself). */
   drain(): void {
-    this.#closed = true;
-    for (const p of this.#tenants.values()) p.drain();
+    this.#strategy.drain();
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#replenishTimer);
-    for (const w of this.#waiters.splice(0)) {
-      clearTimeout(w.timer);
-      w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
-    }
-    await Promise.all([...this.#instances].map((i) => i.stop()));
-    await Promise.all([...this.#tenants.values()].map((p) => p.close()));
-    this.#instances.clear();
-    this.#spares.length = 0;
+  close(): Promise<void> {
+    return this.#strategy.close();
   }
 }

@@ -107,8 +107,8 @@ describe('internal errors', () => {
   it('a plain Error in the route (an injected fault) is answered -32603 with an incident id the error log also has', async () => {
     const sid = await openSession(gw);
     const pool = gw.app.gateway.pools.get('rec')!;
-    const pick = pool.pick;
-    pool.pick = () => {
+    const instanceFor = pool.instanceFor;
+    pool.instanceFor = () => {
       throw new Error('injected fault: no instance today');
     };
     try {
@@ -122,7 +122,7 @@ describe('internal errors', () => {
       assert.equal(logged[0]!.err.message, 'injected fault: no instance today');
       assert.match(logged[0]!.err.stack, /injected fault/);
     } finally {
-      pool.pick = pick;
+      pool.instanceFor = instanceFor;
     }
   });
 

@@ -514,11 +514,9 @@ describe('per-tenant sharing', () => {
       const otherTenant = await b.router.open(fakeCaller('session-3', 't2').caller);
       for (const s of [b.session, sameTenant, otherTenant]) await s.request('tools/call', { name: 'a1' }, ctx());
       const pool = b.router.pool('a')!;
-      const t1 = pool.tenantPool('t1')!;
-      const t2 = pool.tenantPool('t2')!;
-      assert.ok(t1 && t2 && t1 !== t2);
-      const t1Instances = [...t1.instances];
-      const t2Instances = [...t2.instances];
+      const t1Instances = pool.instancesFor(sameTenant.caller);
+      const t2Instances = pool.instancesFor(otherTenant.caller);
+      assert.deepEqual(pool.instancesFor(b.session.caller), t1Instances, 'sessions of one tenant share');
       assert.equal(t1Instances.length, 1);
       assert.equal(t2Instances.length, 1);
       assert.notEqual(t1Instances[0], t2Instances[0]);

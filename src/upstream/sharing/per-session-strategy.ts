@@ -1,0 +1,240 @@
+import { GatewayError } from '../../errors.js';
+import type { UpstreamCaller } from '../upstream-caller.js';
+import type { UpstreamInstance } from '../upstream-instance.js';
+import { FairQueue } from './fair-queue.js';
+import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
+
+/** How long after a lease or release replacement spares are started (see #replenishSoon). */
+const REPLENISH_DELAY_MS = 25;
+
+interface Waiter {
+  caller: UpstreamCaller;
+  tenant: string;
+  resolve: (i: UpstreamInstance) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * `per-session`: one instance per session, handed out from `warm` spares, at most `max` alive, at most
+ * `perTenantMax` held by one tenant, and at most `queue` sessions waiting for one, served fairly
+ * between tenants (see FairQueue).
+ */
+export class PerSessionStrategy implements SharingStrategy {
+  readonly #source: InstanceSource;
+  readonly #instances = new Set<UpstreamInstance>();
+  readonly #spares: UpstreamInstance[] = [];
+  readonly #leases = new Map<UpstreamCaller, UpstreamInstance>();
+  readonly #waiters = new FairQueue<Waiter>();
+  /** Instances leased per tenant (counted from the lease until the process is released). */
+  readonly #held = new Map<string, number>();
+  /** Released processes still stopping: they count against pool.max until they are gone. */
+  #stopping = 0;
+  #replenishTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(source: InstanceSource) {
+    this.#source = source;
+  }
+
+  get #pool() {
+    return this.#source.config.pool;
+  }
+
+  get #name(): string {
+    return this.#source.config.name;
+  }
+
+  get instances(): ReadonlySet<UpstreamInstance> {
+    return this.#instances;
+  }
+
+  /** The session's state lives in its own process, on this replica. */
+  get movable(): boolean {
+    return false;
+  }
+
+  /** Instances start with their sessions: nothing to wait for before that. */
+  get ready(): boolean {
+    return true;
+  }
+
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
+  async start(): Promise<void> {
+    const started: Promise<unknown>[] = [];
+    for (let i = 0; i < this.#pool.warm; i++) started.push(this.#spare().start().catch(() => {}));
+    await Promise.all(started);
+  }
+
+  #spare(): UpstreamInstance {
+    const inst = this.#source.create({ instance: this.#instances.size }, true);
+    this.#instances.add(inst);
+    this.#spares.push(inst);
+    return inst;
+  }
+
+  /**
+   * A dedicated, initialized instance for one session. A tenant at its share, or any session when the
+   * pool is full, waits in the queue (or is refused when the queue is full).
+   */
+  async lease(caller: UpstreamCaller): Promise<UpstreamInstance> {
+    if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
+    // Waiting sessions of tenants below their share come first: a newcomer queues behind them.
+    if (this.#mayTake(caller.tenant) && !this.#waiters.anyTenant((t) => this.#mayTake(t))) return this.#take(caller);
+    if (this.#waiters.size >= this.#pool.queue) {
+      const out = this.#waiters.displace(caller.tenant);
+      if (!out) throw this.#queueFull();
+      clearTimeout(out.timer);
+      out.reject(this.#queueFull());
+    }
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        caller,
+        tenant: caller.tenant,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.remove(w);
+          reject(this.#timedOut(caller.tenant));
+        }, this.#pool.acquireTimeoutMs),
+      };
+      this.#waiters.push(w);
+      this.#serve(); // normally nothing to hand out: the pool is full or the tenant at its share
+    });
+  }
+
+  /** A tenant's share (pool.perTenantMax, at most pool.max). */
+  get #share(): number {
+    return Math.min(this.#pool.perTenantMax ?? this.#pool.max, this.#pool.max);
+  }
+
+  #heldBy(tenant: string): number {
+    return this.#held.get(tenant) ?? 0;
+  }
+
+  /** Below its share, and an instance is free (a spare, or room for one more process). */
+  #mayTake(tenant: string): boolean {
+    return this.#heldBy(tenant) < this.#share && (this.#spares.length > 0 || this.#instances.size + this.#stopping < this.#pool.max);
+  }
+
+  /** Leases a spare or a new instance to the caller (counted against its tenant at once) and starts it. */
+  async #take(caller: UpstreamCaller): Promise<UpstreamInstance> {
+    const inst = this.#spares.shift() ?? this.#source.create({ instance: this.#instances.size }, true);
+    this.#instances.add(inst);
+    inst.dedicatedTo = caller;
+    this.#leases.set(caller, inst);
+    this.#held.set(caller.tenant, this.#heldBy(caller.tenant) + 1);
+    this.#replenishSoon();
+    try {
+      await inst.start();
+    } catch (err) {
+      await this.release(inst);
+      throw err;
+    }
+    return inst;
+  }
+
+  /** Hands free instances to waiting sessions, fairest first, while there are any. */
+  #serve(): void {
+    while (this.#waiters.size > 0 && !this.#closed) {
+      const w = this.#waiters.next(
+        (t) => this.#heldBy(t),
+        (t) => this.#mayTake(t),
+      );
+      if (!w) return;
+      clearTimeout(w.timer);
+      this.#take(w.caller).then(w.resolve, w.reject);
+    }
+  }
+
+  #queueFull(): GatewayError {
+    return new GatewayError('SWB_POOL_EXHAUSTED', `upstream "${this.#name}" is at its limit of ${this.#pool.max} per-session instances and ${this.#pool.queue} waiting sessions; retry later`, { upstream: this.#name });
+  }
+
+  #timedOut(tenant: string): GatewayError {
+    const why = this.#heldBy(tenant) >= this.#share ? `tenant "${tenant}" holds its share of ${this.#share} per-session instances and none of them` : 'no per-session instance';
+    return new GatewayError('SWB_POOL_EXHAUSTED', `${why} of upstream "${this.#name}" became free within ${this.#pool.acquireTimeoutMs} ms; retry later`, { upstream: this.#name });
+  }
+
+  /** The session is over; its instance (and the process group) is stopped. */
+  async release(inst: UpstreamInstance): Promise<void> {
+    if (!this.#instances.delete(inst)) return;
+    const caller = inst.dedicatedTo;
+    if (caller) {
+      if (this.#leases.get(caller) === inst) this.#leases.delete(caller);
+      const n = this.#heldBy(caller.tenant) - 1;
+      if (n > 0) this.#held.set(caller.tenant, n);
+      else this.#held.delete(caller.tenant);
+    }
+    inst.dedicatedTo = undefined;
+    this.#source.forget(inst);
+    this.#stopping++;
+    try {
+      await inst.stop();
+    } finally {
+      this.#stopping--;
+    }
+    this.#serve();
+    this.#replenishSoon();
+  }
+
+  pick(caller: UpstreamCaller): UpstreamInstance {
+    const inst = this.#leases.get(caller);
+    if (!inst) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.#name}" has no instance for this session`, { upstream: this.#name });
+    return inst;
+  }
+
+  /** Only the session's own instance holds its state. */
+  instancesFor(caller: UpstreamCaller): UpstreamInstance[] {
+    const inst = this.#leases.get(caller);
+    return inst ? [inst] : [];
+  }
+
+  serves(caller: UpstreamCaller, inst: UpstreamInstance): boolean {
+    return this.#leases.get(caller) === inst;
+  }
+
+  /** Every session has its own instance: none speaks for all of them. */
+  common(): undefined {
+    return undefined;
+  }
+
+  /**
+   * Spawning blocks the event loop for milliseconds (fork copies the gateway's page tables): start
+   * replacements a moment after the lease or release, once the session's initialize (or its DELETE)
+   * has been answered, rather than in the middle of it. One timer covers a burst.
+   */
+  #replenishSoon(): void {
+    if (this.#replenishTimer) return;
+    this.#replenishTimer = setTimeout(() => {
+      this.#replenishTimer = undefined;
+      this.#replenish();
+    }, REPLENISH_DELAY_MS);
+    this.#replenishTimer.unref();
+  }
+
+  #replenish(): void {
+    if (this.#closed) return;
+    while (this.#spares.length < this.#pool.warm && this.#instances.size + this.#stopping < this.#pool.max) this.#spare().start().catch(() => {});
+  }
+
+  drain(): void {
+    this.#closed = true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#replenishTimer);
+    for (const w of this.#waiters.drain()) {
+      clearTimeout(w.timer);
+      w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
+    }
+    await Promise.all([...this.#instances].map((i) => i.stop()));
+    this.#instances.clear();
+    this.#spares.length = 0;
+    this.#leases.clear();
+  }
+}

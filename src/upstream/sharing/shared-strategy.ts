@@ -1,0 +1,106 @@
+import { GatewayError } from '../../errors.js';
+import type { UpstreamInstance } from '../upstream-instance.js';
+import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
+
+/**
+ * `shared`: `pool.size` instances started up front serve every session; each request goes to the
+ * least busy ready one. Also one tenant's instances in `per-tenant` mode.
+ */
+export class SharedStrategy implements SharingStrategy {
+  readonly #source: InstanceSource;
+  readonly #context: Record<string, unknown>;
+  readonly #instances = new Set<UpstreamInstance>();
+  #rr = 0;
+
+  constructor(source: InstanceSource, context: Record<string, unknown> = {}) {
+    this.#source = source;
+    this.#context = context;
+  }
+
+  get instances(): ReadonlySet<UpstreamInstance> {
+    return this.#instances;
+  }
+
+  get movable(): boolean {
+    return true;
+  }
+
+  get ready(): boolean {
+    for (const i of this.#instances) if (i.state === 'ready') return true;
+    return false;
+  }
+
+  get waiting(): number {
+    return 0;
+  }
+
+  async start(): Promise<void> {
+    const started: Promise<unknown>[] = [];
+    for (let i = 0; i < this.#source.config.pool.size; i++) {
+      const inst = this.#source.create({ ...this.#context, instance: this.#instances.size });
+      this.#instances.add(inst);
+      started.push(inst.start().catch(() => {}));
+    }
+    await Promise.all(started);
+  }
+
+  async lease(): Promise<undefined> {
+    return undefined;
+  }
+
+  async release(): Promise<void> {}
+
+  /** The ready instance with the fewest requests in flight (round robin among equals). */
+  pick(): UpstreamInstance {
+    let best: UpstreamInstance | undefined;
+    let bestRotated = false;
+    // Ties go to the first seen; rotating the start spreads equal load without copying the set.
+    const start = this.#rr++ % Math.max(1, this.#instances.size);
+    let k = 0;
+    for (const inst of this.#instances) {
+      const rotated = k++ < start;
+      if (inst.state !== 'ready' && inst.state !== 'starting') continue;
+      // Prefer ready instances whose circuit is closed; fall back to starting or open-circuit ones.
+      if (
+        !best ||
+        (!best.available && inst.available) ||
+        (inst.available === best.available && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
+      ) {
+        best = inst;
+        bestRotated = rotated;
+      }
+    }
+    if (!best) throw this.#unavailable();
+    return best;
+  }
+
+  #unavailable(): GatewayError {
+    const name = this.#source.config.name;
+    const why = [...this.#instances].find((i) => i.lastFailure)?.lastFailure;
+    return new GatewayError(
+      'SWB_UPSTREAM_UNAVAILABLE',
+      why ? `upstream "${name}" has no running instance (${why}); it is restarting, retry shortly` : `upstream "${name}" has no running instance; it is restarting, retry shortly`,
+      { upstream: name },
+    );
+  }
+
+  /** A shared instance's state is every session's: a pool-wide request goes to each ready one. */
+  instancesFor(): UpstreamInstance[] {
+    return [...this.#instances].filter((i) => i.state === 'ready');
+  }
+
+  serves(_caller: unknown, inst: UpstreamInstance): boolean {
+    return this.#instances.has(inst);
+  }
+
+  common(): UpstreamInstance {
+    return this.pick();
+  }
+
+  drain(): void {}
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#instances].map((i) => i.stop()));
+    this.#instances.clear();
+  }
+}
