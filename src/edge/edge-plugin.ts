@@ -4,7 +4,8 @@ import type { EndpointRouter } from '../router/index.js';
 import { frontDoor } from './front-door.js';
 import { registerLegacySse } from './legacy-sse-routes.js';
 import { sendError } from './replies.js';
-import { registerStreamableHttp, type EdgeContext } from './streamable-http-routes.js';
+import type { EdgeContext } from './edge-context.js';
+import { registerStreamableHttp } from './streamable-http-routes.js';
 
 /**
  * Every MCP route of the gateway. Bodies reach the routes as raw text so that malformed JSON gets a

@@ -9,65 +9,68 @@ import { admitToSession, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
-import type { EdgeContext } from './streamable-http-routes.js';
+import type { EdgeContext } from './edge-context.js';
+
+type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
 
 /**
  * The deprecated HTTP+SSE transport (2024-11-05), still what many clients speak: GET on the SSE path
  * opens the session's only stream, whose first event names the URL to POST messages to.
  */
 export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
-  const ssePath = ssePathOf(router.config);
   const messagesPath = messagesPathOf(router.config);
   const config = { endpoint: router.config.path };
+  app.get(ssePathOf(router.config), { config }, (req: FastifyRequest, reply: FastifyReply) => openStream(req, reply, router, ctx, messagesPath));
+  app.post(messagesPath, { config }, (req: MessagesRequest, reply: FastifyReply) => postMessages(req, reply, router, ctx));
+}
 
-  app.get(ssePath, { config }, async (req: FastifyRequest, reply: FastifyReply) => {
-    const principal = requestPrincipal(req);
-    // The response is the session's stream, written by its transport: not Fastify's to send.
-    const res = reply.hijack().raw;
+async function openStream(req: FastifyRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext, messagesPath: string): Promise<void> {
+  const principal = requestPrincipal(req);
+  // The response is the session's stream, written by its transport: not Fastify's to send.
+  const res = reply.hijack().raw;
+  try {
+    const session = await ctx.registry.create('sse', router, principal, (id) => {
+      const conn = ctx.hub.open(res, {});
+      return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
+    });
+    // The session lives exactly as long as its stream: never idle while it is open.
+    session.streamOpened();
+    // Recorded so that POSTs landing on another replica are forwarded here.
+    ctx.cluster?.record(session.record()).catch(() => void session.close('the session store is unreachable'));
+  } catch (err) {
+    const e = err as GatewayError;
+    replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });
+  }
+}
+
+async function postMessages(req: MessagesRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext): Promise<FastifyReply> {
+  const principal = requestPrincipal(req);
+  const id = req.query.sessionId;
+  if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
+  const session = ctx.registry.get(id);
+  if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
+    // The stream is open on another replica: the message goes there.
+    let where;
     try {
-      const session = await ctx.registry.create('sse', router, principal, (id) => {
-        const conn = ctx.hub.open(res, {});
-        return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
-      });
-      // The session lives exactly as long as its stream: never idle while it is open.
-      session.streamOpened();
-      // Recorded so that POSTs landing on another replica are forwarded here.
-      ctx.cluster?.record(session.record()).catch(() => void session.close('the session store is unreachable'));
+      where = await ctx.cluster.locate(id, false);
     } catch (err) {
-      const e = err as GatewayError;
-      replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });
+      // The store cannot tell where the stream is: retry, the session may be alive (a 404 ends it).
+      return sendError(reply, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
     }
-  });
-
-  app.post(messagesPath, { config }, async (req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply) => {
-    const principal = requestPrincipal(req);
-    const id = req.query.sessionId;
-    if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
-    const session = ctx.registry.get(id);
-    if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
-      // The stream is open on another replica: the message goes there.
-      let where;
-      try {
-        where = await ctx.cluster.locate(id, false);
-      } catch (err) {
-        // The store cannot tell where the stream is: retry, the session may be alive (a 404 ends it).
-        return sendError(reply, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
-      }
-      if (where.kind === 'forward') {
-        ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
-        return reply;
-      }
+    if (where.kind === 'forward') {
+      ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
+      return reply;
     }
-    if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
-      return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
-    }
-    session.guard.refresh(principal);
-    const read = readClientMessages(req, ctx.maxJsonDepth);
-    if (isRefusal(read)) return sendRefusal(reply, read);
-    const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
-    if (refused) return sendRefusal(reply, refused);
-    reply.code(202).header('content-type', 'text/plain').send('Accepted');
-    for (const m of read.messages) session.handle(m);
-    return reply;
-  });
+  }
+  if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
+    return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
+  }
+  session.guard.refresh(principal);
+  const read = readClientMessages(req, ctx.maxJsonDepth);
+  if (isRefusal(read)) return sendRefusal(reply, read);
+  const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
+  if (refused) return sendRefusal(reply, refused);
+  reply.code(202).header('content-type', 'text/plain').send('Accepted');
+  for (const m of read.messages) session.handle(m);
+  return reply;
 }

@@ -1,0 +1,22 @@
+import type { Cluster } from '../cluster/cluster.js';
+import type { SessionRegistry } from '../session/index.js';
+import type { EdgeAuth } from './authorize-request.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import type { GuardOptions } from './request-guard.js';
+import type { SseHub } from './sse-connection.js';
+
+/** What the MCP routes of every endpoint share. */
+export interface EdgeContext {
+  registry: SessionRegistry;
+  /** Set when sessions are shared with other replicas (Redis). */
+  cluster?: Cluster | undefined;
+  auth: EdgeAuth;
+  hub: SseHub;
+  guard: GuardOptions;
+  /** Connection caps and body timers (absent in tests that build the routes alone). */
+  limits?: ConnectionLimits | undefined;
+  responseMode: 'sse' | 'json';
+  /** Client messages nesting deeper are refused with -32600. */
+  maxJsonDepth?: number | undefined;
+  resumable: boolean;
+}

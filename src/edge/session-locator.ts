@@ -1,0 +1,94 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { samePrincipal, type Principal } from '../auth/principal.js';
+import { FORWARDED_HEADER } from '../cluster/tunnel.js';
+import type { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { EndpointRouter } from '../router/index.js';
+import { isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
+import type { EdgeContext } from './edge-context.js';
+import { sendError } from './replies.js';
+import { header, SESSION_HEADER } from './request-header.js';
+import type { StreamableSessions } from './streamable-sessions.js';
+
+/**
+ * Finds the Streamable HTTP session a request names: here, on another replica (the request is
+ * forwarded there), or in the store with its owner gone (the session is taken over).
+ */
+export class SessionLocator {
+  readonly #router: EndpointRouter;
+  readonly #ctx: EdgeContext;
+  readonly #sessions: StreamableSessions;
+
+  constructor(router: EndpointRouter, ctx: EdgeContext, sessions: StreamableSessions) {
+    this.#router = router;
+    this.#ctx = ctx;
+    this.#sessions = sessions;
+  }
+
+  /** The request's session, or undefined when the request has been answered (or forwarded). */
+  async find(req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<ClientSession | undefined> {
+    const id = header(req, SESSION_HEADER);
+    if (!id) {
+      sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    // A store that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
+    const found = await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
+      sendError(reply, err.status ?? 503, err.message, { headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+      return 'forwarded' as const; // answered
+    });
+    if (found === 'forwarded') return undefined;
+    const s = found;
+
+    // Another principal's session is answered exactly like one that does not exist.
+    if (!s || s.endpoint !== this.#router || s.kind !== 'streamable-http' || !samePrincipal(s.principal, principal)) {
+      sendError(reply, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    s.guard.refresh(principal);
+    this.#ctx.cluster?.touched(s.id);
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !isSupportedVersion(version)) {
+      sendError(reply, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
+      return undefined;
+    }
+    return s;
+  }
+
+  /**
+   * The session named by the request, wherever it lives. Not here but in Redis: forwarded to its live
+   * owner (then 'forwarded': the owner answers), or taken over when the owner is gone. Throws
+   * SWB_STORE_UNAVAILABLE when the store cannot tell.
+   */
+  async #locate(req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> {
+    const cluster = this.#ctx.cluster;
+    const local = this.#ctx.registry.get(id);
+    if (local || !cluster) return local;
+    const where = await cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined);
+    if (where.kind === 'forward') {
+      // The owner's answer (possibly a stream) is piped through: not Fastify's to send.
+      cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
+      return 'forwarded';
+    }
+    if (where.kind !== 'restore') return undefined;
+    const r = where.record;
+    // Only a Streamable HTTP session on this endpoint, of this principal, whose upstream state can move.
+    if (r.kind !== 'streamable-http' || r.endpoint !== this.#router.config.path || !samePrincipal(principalOf(r), principal) || !r.movable) return undefined;
+    if (!(await cluster.claim(id, where.owner))) return this.#ctx.registry.get(id);
+    return this.#restore(r, principal);
+  }
+
+  /** Takes over a session whose owner is gone (Redis): rebuilt here from its record. */
+  async #restore(record: SessionRecord, principal: Principal): Promise<ClientSession | undefined> {
+    const session = await this.#sessions.create(principal, record.id);
+    try {
+      await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
+      await session.restore(record);
+      await this.#ctx.cluster!.record(session.record());
+      return session;
+    } catch {
+      await session.close('could not be taken over');
+      return undefined;
+    }
+  }
+}

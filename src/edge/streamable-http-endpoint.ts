@@ -1,0 +1,135 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
+import { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { isRequest, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
+import type { EndpointRouter } from '../router/index.js';
+import type { ClientSession } from '../session/index.js';
+import { admitToSession, readClientMessages } from './accept-messages.js';
+import type { EdgeContext } from './edge-context.js';
+import { requestPrincipal } from './front-door.js';
+import { acceptsBoth, acceptsSse, isRefusal, replyError, sendError, sendRefusal } from './replies.js';
+import { header, SESSION_HEADER } from './request-header.js';
+import { SessionLocator } from './session-locator.js';
+import { StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
+import { StreamableSessions } from './streamable-sessions.js';
+
+/**
+ * The Streamable HTTP handlers of one endpoint: POST carries client messages (or initialize), GET
+ * opens the standalone stream or resumes one, DELETE ends the session.
+ */
+export class StreamableHttpEndpoint {
+  readonly #router: EndpointRouter;
+  readonly #ctx: EdgeContext;
+  readonly #sessions: StreamableSessions;
+  readonly #locator: SessionLocator;
+
+  constructor(router: EndpointRouter, ctx: EdgeContext) {
+    this.#router = router;
+    this.#ctx = ctx;
+    this.#sessions = new StreamableSessions(router, ctx);
+    this.#locator = new SessionLocator(router, ctx, this.#sessions);
+  }
+
+  async post(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const principal = requestPrincipal(req);
+    if (!acceptsBoth(header(req, 'accept'))) {
+      return sendError(reply, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
+    }
+    const read = readClientMessages(req, this.#ctx.maxJsonDepth);
+    if (isRefusal(read)) return sendRefusal(reply, read);
+    const { messages, batch } = read;
+    const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
+    if (init) {
+      if (batch) return sendError(reply, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
+      if (header(req, SESSION_HEADER)) return sendError(reply, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
+      return this.#initialize(init, reply, principal);
+    }
+    const session = await this.#locator.find(req, reply, principal);
+    if (!session) return reply;
+    const refused = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
+    if (refused) return sendRefusal(reply, refused);
+    const transport = this.#sessions.transportOf(session);
+    const ids: RequestId[] = [];
+    for (const m of messages) {
+      if (!isRequest(m)) continue;
+      if (transport.hasPending(m.id) || ids.includes(m.id)) {
+        return sendError(reply, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
+      }
+      ids.push(m.id);
+    }
+    const headers = { [SESSION_HEADER]: session.id };
+    if (ids.length === 0) {
+      reply.code(202).headers(headers).send();
+    } else {
+      // The answers go out as they come (an SSE stream, or one JSON body once all are in), written by
+      // the session's transport: not Fastify's to send.
+      transport.openPost(ids, reply.hijack().raw, headers, this.#ctx.responseMode, batch);
+    }
+    for (const m of messages) session.handle(m);
+    return reply;
+  }
+
+  async get(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const principal = requestPrincipal(req);
+    if (!acceptsSse(header(req, 'accept'))) return sendError(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
+    const session = await this.#locator.find(req, reply, principal);
+    if (!session) return reply;
+    const transport = this.#sessions.transportOf(session);
+    const lastEventId = header(req, 'last-event-id');
+    const headers = { [SESSION_HEADER]: session.id };
+    // A stream the session's transport writes (a replay, then live events): not Fastify's to send.
+    const res = reply.hijack().raw;
+    try {
+      if (lastEventId) await transport.resume(lastEventId, res, headers);
+      else await transport.openStandalone(res, headers);
+    } catch (err) {
+      if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`);
+      else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+      else if (err instanceof GatewayError) replyError(res, err.status, err.message, { headers: { 'retry-after': '2' } });
+      else throw err;
+    }
+    return reply;
+  }
+
+  async delete(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const session = await this.#locator.find(req, reply, requestPrincipal(req));
+    if (!session) return reply;
+    await session.close('deleted by the client');
+    return reply.code(200).header('content-type', 'application/json').send('{}');
+  }
+
+  async #initialize(init: JsonRpcRequest, reply: FastifyReply, principal: Principal): Promise<FastifyReply> {
+    let session: ClientSession;
+    try {
+      session = await this.#sessions.create(principal);
+    } catch (err) {
+      const e = err as GatewayError;
+      return sendError(reply, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
+    }
+    // A client that gives up before the answer would leave a session nobody knows the id of.
+    const res = reply.raw;
+    const abandoned = () => void session.close('the client left during initialize');
+    res.once('close', abandoned);
+    const response = await session.initialize(init);
+    res.off('close', abandoned);
+    if (res.destroyed) {
+      void session.close('the client left during initialize');
+      return reply;
+    }
+    if ('error' in response) {
+      void session.close('initialize failed');
+      return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(response));
+    }
+    if (this.#ctx.cluster) {
+      try {
+        await this.#ctx.cluster.record(session.record());
+      } catch {
+        // Without its record no other replica could serve this session: refuse it rather than half-work.
+        void session.close('the session store is unreachable');
+        return sendError(reply, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { id: init.id, headers: { 'retry-after': '2' } });
+      }
+    }
+    return reply.code(200).headers({ 'content-type': 'application/json', [SESSION_HEADER]: session.id }).send(JSON.stringify(response));
+  }
+}
