@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config/schema.js';
 import { edgePlugin } from './edge/edge-plugin.js';
-import { isLoopbackHost } from './edge/request-guard.js';
+import { isLoopbackHost } from './config/loopback.js';
 import { SseHub } from './edge/sse-connection.js';
 import { ConnectionLimits, connectionCaps } from './edge/connection-limits.js';
 import { Gateway, type GatewayDeps } from './gateway.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { upstream, upstreamName } from './upstream-schema.js';
 
@@ -189,8 +190,7 @@ export const configSchema = z
       if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['pinning', 'pins', u], message: `unknown upstream "${u}"` });
     }
     const h = cfg.server.host;
-    const loopback = h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
-    if (cfg.auth.mode === 'none' && !loopback) {
+    if (cfg.auth.mode === 'none' && !isLoopbackHost(h)) {
       ctx.addIssue({ code: 'custom', path: ['auth', 'mode'], message: `"none" is only accepted when server.host is a loopback address (it is "${h}"); configure jwt` });
     }
     if (cfg.auth.mode === 'jwt') {

@@ -1,10 +1,6 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../config/loopback.js';
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.startsWith('127.') && isIP(host) === 4;
-}
+export { isLoopbackHost };
 
 /** "example.com:8080" → "example.com", "[::1]:80" → "[::1]". */
 export function hostnameOf(hostHeader: string): string {

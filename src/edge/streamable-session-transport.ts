@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
-import type { EventStore } from '../session/event-store.js';
+import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-store.js';
 import type { SendOptions, Transport } from '../transport/transport.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 
@@ -30,8 +30,6 @@ export interface StreamableTransportOptions {
 
 export class UnknownEventIdError extends Error {}
 
-/** Matches the event store's per-session stream bound: older answered streams are not resumable anyway. */
-const MAX_KEPT_STREAMS = 64;
 export class StreamConflictError extends Error {}
 
 /**
@@ -223,7 +221,7 @@ export class StreamableSessionTransport implements Transport {
     }
     // The reader dropped: keep the stream's events for a resuming GET, up to a bound.
     this.#done.push(stream.no);
-    while (this.#done.length > MAX_KEPT_STREAMS) {
+    while (this.#done.length > STREAMS_KEPT_PER_SESSION) {
       const old = this.#streams.get(this.#done.shift()!);
       if (old) this.#retire(old);
     }

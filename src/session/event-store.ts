@@ -2,6 +2,13 @@
  * The log behind SSE resumability. Each session's streams are numbered; each event is numbered within
  * its stream, so an event id "<stream>_<seq>" says which stream to replay. Memory now, Redis later.
  */
+/**
+ * How many streams of one session are kept resumable. The event store keeps the events of at most this
+ * many streams, and the edge remembers at most this many answered streams: one number, so neither keeps
+ * what the other has already let go of.
+ */
+export const STREAMS_KEPT_PER_SESSION = 64;
+
 export interface StoredEvent {
   seq: number;
   data: string;

@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from './event-store.js';
+import { STREAMS_KEPT_PER_SESSION, type EventStore, type StoredEvent } from './event-store.js';
 
 /**
  * Bounded in-memory event log: at most `perStream` events per stream, `streamsPerSession` streams and
@@ -16,7 +16,7 @@ export class MemoryEventStore implements EventStore {
   buffered = 0;
   evicted = 0;
 
-  constructor(perStream: number, streamsPerSession = 64, bytesPerSession = 8 * 1024 * 1024) {
+  constructor(perStream: number, streamsPerSession = STREAMS_KEPT_PER_SESSION, bytesPerSession = 8 * 1024 * 1024) {
     this.#perStream = perStream;
     this.#streamsPerSession = streamsPerSession;
     this.#bytesPerSession = bytesPerSession;
