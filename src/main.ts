@@ -2,9 +2,10 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { audiencesOf, buildApp } from './app.js';
+import { buildApp } from './app.js';
 import { parseTtl, signDevToken } from './auth/dev-token.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { audiencesOf } from './edge-auth.js';
 import { pinsCommand } from './pins-command.js';
 
 const USAGE = `usage:
@@ -76,24 +77,28 @@ async function serve(file: string): Promise<void> {
   logger.info({ address, endpoints: paths }, `switchboard listening on ${address}`);
 }
 
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  tenant: { type: 'string' },
+  sub: { type: 'string' },
+  scope: { type: 'string', multiple: true },
+  ttl: { type: 'string' },
+  key: { type: 'string' },
+  audience: { type: 'string' },
+  all: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+function checkConfig(file: string): number {
+  const cfg = loadConfig(file);
+  process.stdout.write(`${file}: ok (${cfg.upstreams.length} upstreams, ${cfg.endpoints.length} endpoints)\n`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      options: {
-        config: { type: 'string', short: 'c' },
-        tenant: { type: 'string' },
-        sub: { type: 'string' },
-        scope: { type: 'string', multiple: true },
-        ttl: { type: 'string' },
-        key: { type: 'string' },
-        audience: { type: 'string' },
-        all: { type: 'boolean' },
-        json: { type: 'boolean' },
-      },
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
     switch (command) {
       case 'token':
         return await token(values);
@@ -114,9 +119,7 @@ async function main(argv: string[]): Promise<number> {
           process.stderr.write(USAGE);
           return 2;
         }
-        const cfg = loadConfig(file);
-        process.stdout.write(`${file}: ok (${cfg.upstreams.length} upstreams, ${cfg.endpoints.length} endpoints)\n`);
-        return 0;
+        return checkConfig(file);
       }
       default:
         process.stderr.write(USAGE);

@@ -5,6 +5,7 @@ import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { isValidToolName, prefixed } from './names.js';
+import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
 
@@ -17,7 +18,7 @@ const MAX_LEARNED_URIS = 10_000;
  * One endpoint (virtual server): the upstreams it exposes, how names are prefixed, which sessions are
  * open on it, and the delivery of upstream-initiated notifications to those sessions only.
  */
-export class EndpointRouter {
+export class EndpointRouter implements EndpointView {
   readonly config: EndpointConfig;
   readonly pools: readonly UpstreamPool[];
   readonly prefixNames: boolean;

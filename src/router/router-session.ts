@@ -8,7 +8,7 @@ import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
-import type { EndpointRouter } from './endpoint-router.js';
+import type { EndpointView } from './endpoint-view.js';
 import { isValidToolName, prefixed, splitPrefixed } from './names.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 
@@ -54,14 +54,14 @@ export function mergeCapabilities(pools: readonly UpstreamPool[], leases: Readon
  * per-session upstreams, the least busy for shared ones), and the routing of every method.
  */
 export class RouterSession {
-  readonly #endpoint: EndpointRouter;
+  readonly #endpoint: EndpointView;
   readonly caller: UpstreamCaller;
   readonly #leases: Map<string, UpstreamInstance>;
   /** uri → instance it was subscribed on. */
   readonly #subscriptions = new Map<string, UpstreamInstance>();
   #closed = false;
 
-  constructor(endpoint: EndpointRouter, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>) {
+  constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>) {
     this.#endpoint = endpoint;
     this.caller = caller;
     this.#leases = leases;

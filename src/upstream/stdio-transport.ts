@@ -61,16 +61,27 @@ export class StdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const { command, args, cwd, env, uid, gid, logger } = this.#opts;
-    if (this.#opts.preflight) {
-      try {
-        await this.#opts.preflight();
-      } catch (err) {
-        this.#closed = true;
-        this.#opts.onExit?.();
-        throw err;
-      }
+    if (this.#opts.preflight) await this.#preflight(this.#opts.preflight);
+    const child = await this.#spawn();
+    const pid = child.pid!;
+    this.#groups.add(pid);
+    this.#readStdout(child, pid);
+    this.#logStderr(child);
+    this.#watchExit(child, pid);
+  }
+
+  async #preflight(preflight: () => Promise<void>): Promise<void> {
+    try {
+      await preflight();
+    } catch (err) {
+      this.#neverStarted();
+      throw err;
     }
+  }
+
+  /** Resolves once the child runs; rejects when the program could not be started at all. */
+  async #spawn(): Promise<ChildProcessWithoutNullStreams> {
+    const { command, args, cwd, env, uid, gid } = this.#opts;
     const child = spawn(command, args, { cwd, env, uid, gid, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.#child = child;
     // 'close' (not 'exit'): it also fires when the program could not be started at all, and only
@@ -83,29 +94,42 @@ export class StdioTransport implements Transport {
         child.once('error', reject);
       });
     } catch (err) {
-      this.#closed = true;
-      this.#opts.onExit?.();
+      this.#neverStarted();
       throw new Error(`cannot start "${command}": ${(err as Error).message}`);
     }
-    const pid = child.pid!;
-    this.#groups.add(pid);
+    return child;
+  }
 
+  #neverStarted(): void {
+    this.#closed = true;
+    this.#opts.onExit?.();
+  }
+
+  #readStdout(child: ChildProcessWithoutNullStreams, pid: number): void {
     const splitter = new LineSplitter(
       this.#opts.maxLineBytes,
       (line, bytes) => this.#onLine(line, bytes),
       () => {},
-      // A message past the limit is a flood (or a server gone wrong): stop it at once rather than read
-      // on, and let the instance restart it. Its requests in flight fail with this reason.
-      (bytes) => {
-        if (this.#closeReason) return;
-        this.#closeReason = new TransportError('message-too-large', `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`);
-        logger.error({ bytesSoFar: bytes, limit: this.#opts.maxLineBytes, pid }, 'upstream flooded its stdout past maxLineBytes; killing it');
-        this.#opts.onProtocolViolation?.('oversized-line');
-        child.stdout.destroy();
-        this.#signal('SIGKILL');
-      },
+      (bytes) => this.#onFlood(child, pid, bytes),
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+  }
+
+  /**
+   * A message past the limit is a flood (or a server gone wrong): stop it at once rather than read on,
+   * and let the instance restart it. Its requests in flight fail with this reason.
+   */
+  #onFlood(child: ChildProcessWithoutNullStreams, pid: number, bytes: number): void {
+    if (this.#closeReason) return;
+    this.#closeReason = new TransportError('message-too-large', `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`);
+    this.#opts.logger.error({ bytesSoFar: bytes, limit: this.#opts.maxLineBytes, pid }, 'upstream flooded its stdout past maxLineBytes; killing it');
+    this.#opts.onProtocolViolation?.('oversized-line');
+    child.stdout.destroy();
+    this.#signal('SIGKILL');
+  }
+
+  #logStderr(child: ChildProcessWithoutNullStreams): void {
+    const { logger } = this.#opts;
     const stderrLog = new StderrLog(logger);
     const stderr = new LineSplitter(
       64 * 1024,
@@ -114,6 +138,10 @@ export class StdioTransport implements Transport {
     );
     child.once('close', () => stderrLog.close());
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  }
+
+  #watchExit(child: ChildProcessWithoutNullStreams, pid: number): void {
+    const { logger } = this.#opts;
     // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
     child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
     child.on('error', (err) => this.onerror?.(err));

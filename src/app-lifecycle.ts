@@ -1,0 +1,83 @@
+import type { Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config/schema.js';
+import type { SseHub } from './edge/sse-connection.js';
+import type { Gateway } from './gateway.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+
+export interface LifecycleParts {
+  config: Config;
+  fastify: FastifyInstance;
+  gateway: Gateway;
+  hub: SseHub;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** Starting the built gateway (upstreams, cluster, metrics, listener) and stopping it gracefully. */
+export class AppLifecycle {
+  readonly #parts: LifecycleParts;
+  #shuttingDown = false;
+  #closed = false;
+  #metricsServer: Server | undefined;
+  /** Set once listen() started the metrics endpoint. */
+  metricsUrl: string | undefined;
+
+  constructor(parts: LifecycleParts) {
+    this.#parts = parts;
+  }
+
+  /** True from the moment close() is called: readiness goes false at once. */
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** Starts upstreams and listens; resolves with the bound address. */
+  async listen(): Promise<string> {
+    const { config, fastify, gateway } = this.#parts;
+    await gateway.start();
+    await this.#startCluster();
+    if (config.metrics.enabled) await this.#startMetrics();
+    return fastify.listen({ host: config.server.host, port: config.server.port });
+  }
+
+  async #startCluster(): Promise<void> {
+    const { fastify, gateway } = this.#parts;
+    // Requests forwarded by other replicas run through these very routes.
+    await gateway.cluster?.start(async (r, signal) => {
+      const res = await fastify.inject({ method: r.method as 'POST', url: r.url, headers: r.headers, payload: r.body, payloadAsStream: true, signal });
+      signal.addEventListener('abort', () => res.raw.res.destroy(), { once: true });
+      return { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: res.stream() };
+    });
+  }
+
+  async #startMetrics(): Promise<void> {
+    const { config, logger, metrics } = this.#parts;
+    const m = await startMetricsServer(metrics, config.metrics.host, config.metrics.port, config.metrics.path);
+    this.#metricsServer = m.server;
+    this.metricsUrl = m.address;
+    logger.info({ metrics: m.address }, 'metrics endpoint listening');
+  }
+
+  /**
+   * Graceful stop: readiness goes false and new sessions are refused at once; requests in flight get
+   * up to graceMs to finish; then every session is closed (what is left is answered with an error),
+   * upstreams are stopped and the listeners close.
+   */
+  async close(graceMs = 0): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#shuttingDown = true;
+    const { fastify, gateway, hub } = this.#parts;
+    gateway.registry.refuseNew();
+    const deadline = Date.now() + graceMs;
+    while (gateway.registry.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await gateway.stop();
+    hub.close();
+    await fastify.close();
+    const metricsServer = this.#metricsServer;
+    await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
+  }
+}

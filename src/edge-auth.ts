@@ -1,0 +1,46 @@
+import { ANONYMOUS, Authenticator } from './auth/index.js';
+import type { Config } from './config/schema.js';
+import type { EdgeAuth } from './edge/authorize-request.js';
+import type { Gateway } from './gateway.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+
+/** The gateway's canonical URL: configured, or derived from how this request reached it. */
+export function publicUrlOf(config: Config, host: string | undefined): string {
+  return config.server.publicUrl?.replace(/\/$/, '') ?? `http://${host ?? `${config.server.host}:${config.server.port}`}`;
+}
+
+/** Accepted token audiences: what is configured, else the public URL and each endpoint's URL. */
+export function audiencesOf(config: Config): string[] {
+  if (config.auth.audience.length > 0) return config.auth.audience;
+  const base = publicUrlOf(config, undefined);
+  return [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
+}
+
+/** What the front door asks of authentication and tenant policy, with failures counted and logged. */
+export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): EdgeAuth {
+  const authenticator = config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
+  const log = logger.child({ component: 'auth' });
+  return {
+    authenticate: async (input) => {
+      if (authenticator) return authenticator.authenticate(input);
+      return ANONYMOUS;
+    },
+    forbidden: (principal, path) => {
+      const tenant = gateway.policy.tenant(principal);
+      if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;
+      if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
+      return undefined;
+    },
+    admit: async (principal) => {
+      const wait = await gateway.policy.admit(principal);
+      if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
+      return wait;
+    },
+    metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
+    onFailure: (reason) => {
+      metrics.authFailures.inc({ reason });
+      log.info({ reason }, 'request refused by authentication or policy');
+    },
+  };
+}

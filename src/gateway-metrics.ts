@@ -1,0 +1,73 @@
+import type { ConnectionLimits } from './edge/connection-limits.js';
+import type { SseHub } from './edge/sse-connection.js';
+import type { Gateway, GatewayDeps } from './gateway.js';
+import type { Metrics } from './observability/metrics.js';
+import { MemoryEventStore, type SessionObserver } from './session/index.js';
+
+/**
+ * How the gateway's events reach Prometheus. Composition code (it knows the gateway and the edge), so
+ * it sits next to app.ts rather than in observability/, which defines the metrics and imports nothing.
+ */
+export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>): Pick<GatewayDeps, 'observer' | 'pinObserver' | 'redisObserver'> {
+  return {
+    observer: deps.observer ?? sessionObserver(m),
+    pinObserver: deps.pinObserver ?? { change: (action, upstream) => m.toolPinChanges.inc({ upstream, action }) },
+    redisObserver: {
+      command: (name, seconds, ok) => {
+        m.redisDuration.observe({ command: name }, seconds);
+        if (!ok) m.redisErrors.inc({ command: name });
+      },
+    },
+  };
+}
+
+/** Session events → Prometheus. */
+function sessionObserver(m: Metrics): SessionObserver {
+  return {
+    sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
+    sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
+    requestDone: (r) => {
+      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome };
+      m.requests.inc(labels);
+      m.requestDuration.observe(labels, r.seconds);
+      if (r.tool !== undefined) m.toolCalls.inc({ tool: r.tool, outcome: r.outcome });
+    },
+    denied: (reason) => m.policyDenials.inc({ reason }),
+    rateLimited: (limit) => m.rateLimited.inc({ limit }),
+  };
+}
+
+/** Gauges read at scrape time, and upstream restarts as they happen. */
+export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void {
+  for (const pool of gateway.pools.values()) {
+    pool.on('ready', (_inst: unknown, _id: unknown, restarted: boolean) => {
+      if (restarted) m.upstreamRestarts.inc({ upstream: pool.name });
+    });
+  }
+  let evicted = 0;
+  let cut = 0;
+  m.onScrape(() => {
+    m.upstreamInstances.reset();
+    for (const pool of gateway.pools.values()) {
+      const counts: Record<string, number> = { starting: 0, ready: 0, backoff: 0, stopped: 0 };
+      for (const inst of pool.instances) counts[inst.state] = (counts[inst.state] ?? 0) + 1;
+      for (const [state, n] of Object.entries(counts)) m.upstreamInstances.set({ upstream: pool.name, state }, n);
+    }
+    if (gateway.events instanceof MemoryEventStore) {
+      m.sseEventsBuffered.set(gateway.events.buffered);
+      if (gateway.events.evicted > evicted) m.sseEventsDropped.inc({ cause: 'evicted' }, gateway.events.evicted - evicted);
+      evicted = gateway.events.evicted;
+    }
+    if (hub.cut > cut) m.sseEventsDropped.inc({ cause: 'slow_reader' }, hub.cut - cut);
+    cut = hub.cut;
+  });
+}
+
+/** Open connections by state, read at scrape time. */
+export function observeConnections(m: Metrics, limits: ConnectionLimits): void {
+  m.onScrape(() => {
+    const c = limits.counts;
+    m.connectionsOpen.set({ state: 'authenticated' }, c.authenticated);
+    m.connectionsOpen.set({ state: 'unauthenticated' }, c.unauthenticated);
+  });
+}

@@ -1,0 +1,20 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config/schema.js';
+import type { Logger } from './observability/logger.js';
+
+/** The Fastify instance the edge's routes are registered on, with the server's deadlines and limits. */
+export function createHttpServer(s: Config['server'], logger: Logger): FastifyInstance {
+  return Fastify({
+    loggerInstance: logger.child({ component: 'http' }) as unknown as FastifyBaseLogger,
+    // Per-request access logs would cost every proxied message; the audit log covers what matters.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: s.maxBodyBytes,
+    // Receiving a request (headers and body) has a deadline; the response does not: node stops timing a
+    // request once its body is in, so SSE streams stay open for hours.
+    requestTimeout: s.bodyTimeoutMs,
+    // A connection that sends no complete headers in time is closed (node counts from the accept).
+    http: { headersTimeout: s.headersTimeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, s.headersTimeoutMs / 4)) },
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+}
