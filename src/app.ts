@@ -12,8 +12,8 @@ import { Metrics } from './observability/metrics.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { edgeAuth, publicUrlOf } from './edge-auth.js';
 import { metricsObservers, observeConnections, observeGateway } from './gateway-metrics.js';
-import { registerHealthRoutes } from './health-routes.js';
-import { createHttpServer } from './http-server.js';
+import { registerHealthRoutes } from './edge/health-routes.js';
+import { createHttpServer } from './edge/http-server.js';
 
 export interface App {
   fastify: FastifyInstance;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import ts from 'typescript';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 
@@ -24,6 +25,23 @@ const ALLOWED: Record<string, string[]> = {
   cluster: ['auth', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'session', 'transport'],
   edge: ['auth', 'cluster', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'transport'],
 };
+
+// The files at the root of src/: the error family every folder shares, the composition root (gateway,
+// app) and the command-line entry points. No folder imports them, errors.ts excepted.
+const ROOT: Record<string, string[]> = {
+  errors: ['jsonrpc'],
+  gateway: ['cluster', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'upstream', 'sandbox', 'auth', 'transport'],
+  app: ['*'],
+  'app-lifecycle': ['cluster', 'config', 'edge', 'gateway', 'observability', 'session'],
+  'edge-auth': ['auth', 'config', 'edge', 'gateway', 'observability'],
+  'gateway-metrics': ['edge', 'gateway', 'observability', 'session'],
+  main: ['*'],
+  'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
+};
+
+/** Sizes the review holds the code to: a file is read in one sitting, a function at a glance. */
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 60;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -61,5 +79,72 @@ describe('architecture', () => {
       }
     }
     assert.deepEqual(violations, []);
+  });
+
+  it('the files at the root of src/ have rules, and no folder imports them but errors.ts', () => {
+    const root = readdirSync(SRC).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''));
+    assert.deepEqual(root.filter((f) => !(f in ROOT)), []);
+    const violations: string[] = [];
+    for (const file of files(SRC)) {
+      const rel = relative(SRC, file);
+      const folder = rel.includes('/') ? rel.split('/')[0]! : undefined;
+      for (const spec of imports(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(SRC, join(file, '..', spec)).replace(/\.js$/, '');
+        const targetFolder = target.includes('/') ? target.split('/')[0]! : target;
+        if (folder === undefined) {
+          const allowed = ROOT[rel.replace(/\.ts$/, '')] ?? [];
+          if (!allowed.includes('*') && target !== 'errors' && !allowed.includes(targetFolder)) violations.push(`${rel} imports ${spec}`);
+        } else if (!target.includes('/') && target !== 'errors') {
+          violations.push(`${rel} imports the root file ${spec}`);
+        }
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  it('no circular import between files', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of files(SRC)) {
+      const deps = imports(file)
+        .filter((s) => s.startsWith('.'))
+        .map((s) => join(file, '..', s).replace(/\.js$/, '.ts'));
+      graph.set(file, deps);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (f: string, path: string[]): void => {
+      if (state.get(f) === 'done') return;
+      if (state.get(f) === 'open') {
+        cycles.push([...path.slice(path.indexOf(f)), f].map((p) => relative(SRC, p)).join(' → '));
+        return;
+      }
+      state.set(f, 'open');
+      for (const d of graph.get(f) ?? []) visit(d, [...path, f]);
+      state.set(f, 'done');
+    };
+    for (const f of graph.keys()) visit(f, []);
+    assert.deepEqual(cycles, []);
+  });
+
+  it(`every file is under ${MAX_FILE_LINES} lines and every function under ${MAX_FUNCTION_LINES}`, () => {
+    const tooLong: string[] = [];
+    for (const file of files(SRC)) {
+      const text = readFileSync(file, 'utf8');
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+      const lines = source.getLineAndCharacterOfPosition(text.length).line + 1;
+      if (lines >= MAX_FILE_LINES) tooLong.push(`${relative(SRC, file)}: ${lines} lines`);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const from = source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const to = source.getLineAndCharacterOfPosition(node.end).line;
+          const name = 'name' in node && node.name ? node.name.getText(source) : '(anonymous)';
+          if (to - from + 1 >= MAX_FUNCTION_LINES) tooLong.push(`${relative(SRC, file)}:${from + 1} ${name}: ${to - from + 1} lines`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    assert.deepEqual(tooLong, []);
   });
 });

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from './config/schema.js';
-import type { Logger } from './observability/logger.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
 
 /** The Fastify instance the edge's routes are registered on, with the server's deadlines and limits. */
 export function createHttpServer(s: Config['server'], logger: Logger): FastifyInstance {
