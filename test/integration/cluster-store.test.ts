@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Cluster } from '../../src/cluster/cluster.js';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
 
 // One replica's Cluster against a redis-server of the test's own, stopped and restarted under it.
 
@@ -23,13 +23,7 @@ const record = (): SessionRecord => ({
   createdAt: Date.now(),
 });
 
-async function until(check: () => boolean | Promise<boolean>, tries = 100): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return true;
-    await sleep(100);
-  }
-  return false;
-}
+const until = (check: () => boolean | Promise<boolean>, tries = 100): Promise<boolean> => waitFor(check, { timeoutMs: tries * 100, intervalMs: 100 });
 
 const unavailable = (err: unknown) => err instanceof GatewayError && err.code === 'SWB_STORE_UNAVAILABLE' && err.status === 503;
 

@@ -13,6 +13,7 @@ import { descriptorLimit } from '../../src/edge/connection-limits.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { listeningAddress } from '../helpers/processes.js';
 import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, makeKey, openSession, signToken, type TestKey } from '../helpers/tokens.js';
+import { until as waitUntil } from '../helpers/wait.js';
 
 const fixture = { name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const };
 
@@ -60,14 +61,8 @@ async function refused(gw: RunningGateway, reason: string): Promise<number> {
   return (await gw.app.metrics.connectionsRefused.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 }
 
-/** Polls `cond` until it holds, at most `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10)); // the poll interval, not a wait for the event
-  }
-}
+/** Polls `cond` until it holds, at most `ms` (the shared helper, arguments in this file's order). */
+const until = (cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> => waitUntil(what, cond, ms);
 
 describe('connection limits: what an unauthenticated client can hold', () => {
   let dir: string;

@@ -3,9 +3,9 @@
 // /other. One tenant holding or queueing for every instance must not lock the other one out.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ISSUER, JwksServer, PUBLIC_URL, deleteSession, initializeBody, makeKey, mcpRequest, openSession, signToken, type RpcReply, type TestKey } from '../helpers/tokens.js';
+import { until as waitUntil } from '../helpers/wait.js';
 
 interface Setup {
   gw: RunningGateway;
@@ -44,10 +44,7 @@ function initialize(s: Setup, token: string, path: string): { reply: Promise<Rpc
   return { reply, settled: () => done };
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await sleep(25);
-  assert.ok(cond(), what);
-}
+const until = (cond: () => boolean, what: string): Promise<void> => waitUntil(what, cond, 10_000);
 
 function assertServed(r: RpcReply, who: string): string {
   assert.equal(r.status, 200, `${who}: HTTP ${r.status} ${r.text}`);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Two gateway processes sharing sessions through a redis-server of the test's own, which the tests
 // freeze (SIGSTOP) and wipe (kill, restart empty on the same port). A session the store cannot vouch
@@ -49,14 +50,8 @@ function openStream(base: string, sid: string): Promise<Response> {
   return fetch(new URL('/mcp', base), { headers: { accept: 'text/event-stream', 'mcp-session-id': sid } });
 }
 
-/** Polls `check` every 100 ms until it holds, at most `tries` times. */
-async function until(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return true;
-    await sleep(100);
-  }
-  return false;
-}
+/** Polls `check` every 100 ms until it holds, for at most `tries` polls (the shared waitFor). */
+const until = (check: () => Promise<boolean>, tries = 100): Promise<boolean> => waitFor(check, { timeoutMs: tries * 100, intervalMs: 100 });
 
 const ready = async (r: Replica) => (await fetch(new URL('/readyz', r.base)).then(async (res) => (await res.text(), res.status))) === 200;
 
