@@ -7,6 +7,7 @@ import { connectRedis, type RedisObserver } from './cluster/redis-connection.js'
 import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
+import { withTenantShare } from './config/tenant-share.js';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -38,7 +39,7 @@ export class Gateway {
     this.config = config;
     this.#logger = deps.logger;
     const factory = deps.transportFactory ?? this.#transports.create;
-    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(u, deps.logger, factory));
+    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, factory));
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;

@@ -85,10 +85,29 @@ describe('tenants sharing a per-session upstream', () => {
     });
   });
 
-  describe('pool {max: 2, queue: 2} (no share): fair queueing', () => {
+  describe('pool {max: 3, queue: 2}, no share configured (the review\'s setting): two tenants reach it, so each gets max - 1', () => {
     let s: Setup;
     before(async () => {
-      s = await setUp(key, jwks, { max: 2, queue: 2, acquireTimeoutMs: 8000 });
+      s = await setUp(key, jwks, { max: 3, queue: 2, acquireTimeoutMs: 1500 });
+    });
+    after(() => s?.gw.close());
+
+    it('tenant a opening sessions first still leaves tenant b an instance', async () => {
+      const a1 = await openSession(s.gw, s.tokenA);
+      const a2 = await openSession(s.gw, s.tokenA);
+      const a3 = initialize(s, s.tokenA, '/mcp');
+      await until(() => s.waiting() === 1 || a3.settled(), "a's third session queued or answered");
+      const b1 = assertServed(await mcpRequest(s.gw, initializeBody(), { token: s.tokenB, path: '/other' }), "b's session");
+      const refused = await a3.reply;
+      assert.match(refused.json?.error?.message, /tenant "a" holds its share of 2/, `a's third session: ${refused.text}`);
+      for (const [t, sid, path] of [[s.tokenA, a1, '/mcp'], [s.tokenA, a2, '/mcp'], [s.tokenB, b1, '/other']] as const) await deleteSession(s.gw, t, sid, path);
+    });
+  });
+
+  describe('pool {max: 2, queue: 2, perTenantMax: 2} (no effective share): fair queueing', () => {
+    let s: Setup;
+    before(async () => {
+      s = await setUp(key, jwks, { max: 2, queue: 2, perTenantMax: 2, acquireTimeoutMs: 8000 });
     });
     after(() => s?.gw.close());
 
