@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { descriptorLimit } from '../../src/edge/connection-limits.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { listeningAddress } from '../helpers/processes.js';
-import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, makeKey, openSession, signToken, type TestKey } from '../helpers/tokens.js';
+import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, makeKey, openSession, signToken } from '../helpers/tokens.js';
 import { until as waitUntil } from '../helpers/wait.js';
 
 const fixture = { name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const };
@@ -64,26 +64,30 @@ async function refused(gw: RunningGateway, reason: string): Promise<number> {
 /** Polls `cond` until it holds, at most `ms` (the shared helper, arguments in this file's order). */
 const until = (cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> => waitUntil(what, cond, ms);
 
+/** A gateway with a static key of a temporary folder and the given `server` limits, and a valid token. */
+async function startLimitedGateway(server: Record<string, unknown>): Promise<{ dir: string; token: string; gw: RunningGateway; port: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'swb-conn-'));
+  const key = await makeKey('k1');
+  writeFileSync(join(dir, 'key.pem'), key.spki);
+  const token = await signToken(key, { aud: PUBLIC_URL, kid: null });
+  const gw = await startGateway({
+    server: { publicUrl: PUBLIC_URL, ...server },
+    auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
+    tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
+    upstreams: [fixture],
+    endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+  });
+  return { dir, token, gw, port: Number(new URL(gw.base).port) };
+}
+
 describe('connection limits: what an unauthenticated client can hold', () => {
   let dir: string;
-  let key: TestKey;
   let token: string;
   let gw: RunningGateway;
   let port: number;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-conn-'));
-    key = await makeKey('k1');
-    writeFileSync(join(dir, 'key.pem'), key.spki);
-    token = await signToken(key, { aud: PUBLIC_URL, kid: null });
-    gw = await startGateway({
-      server: { publicUrl: PUBLIC_URL, headersTimeoutMs: 1000, bodyTimeoutMs: 2000, bodyIdleTimeoutMs: 300, keepAliveMs: 1000, maxConnections: 64, maxUnauthenticatedConnections: 16 },
-      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
-      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-      upstreams: [fixture],
-      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-    });
-    port = Number(new URL(gw.base).port);
+    ({ dir, token, gw, port } = await startLimitedGateway({ headersTimeoutMs: 1000, bodyTimeoutMs: 2000, bodyIdleTimeoutMs: 300, keepAliveMs: 1000, maxConnections: 64, maxUnauthenticatedConnections: 16 }));
   });
 
   after(async () => {
@@ -169,18 +173,7 @@ describe('connection limits: the total cap and readiness', () => {
   let token: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-conn-'));
-    const key = await makeKey('k1');
-    writeFileSync(join(dir, 'key.pem'), key.spki);
-    token = await signToken(key, { aud: PUBLIC_URL, kid: null });
-    gw = await startGateway({
-      server: { publicUrl: PUBLIC_URL, maxConnections: 8, maxUnauthenticatedConnections: 4 },
-      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
-      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-      upstreams: [fixture],
-      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-    });
-    port = Number(new URL(gw.base).port);
+    ({ dir, token, gw, port } = await startLimitedGateway({ maxConnections: 8, maxUnauthenticatedConnections: 4 }));
   });
 
   after(async () => {

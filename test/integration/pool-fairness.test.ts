@@ -52,6 +52,23 @@ function assertServed(r: RpcReply, who: string): string {
   return r.headers.get('mcp-session-id')!;
 }
 
+/**
+ * Tenant a opens two sessions, then asks for a third before tenant b asks for its first (without a
+ * share a would take the last instance): b is served, a's third fails at its share of 2. Returns a's
+ * two sessions and b's.
+ */
+async function aAtItsShareBServed(s: Setup): Promise<[string, string, string]> {
+  const a1 = await openSession(s.gw, s.tokenA);
+  const a2 = await openSession(s.gw, s.tokenA);
+  const a3 = initialize(s, s.tokenA, '/mcp');
+  await until(() => s.waiting() === 1 || a3.settled(), "a's third session queued or answered");
+  const b1 = assertServed(await mcpRequest(s.gw, initializeBody(), { token: s.tokenB, path: '/other' }), "b's session");
+  const refused = await a3.reply;
+  assert.equal(refused.json?.error?.data?.code, 'SWB_POOL_EXHAUSTED', `a's third session: ${refused.text}`);
+  assert.match(refused.json?.error?.message, /tenant "a" holds its share of 2/);
+  return [a1, a2, b1];
+}
+
 describe('tenants sharing a per-session upstream', () => {
   let key: TestKey;
   let jwks: JwksServer;
@@ -69,15 +86,7 @@ describe('tenants sharing a per-session upstream', () => {
     after(() => s?.gw.close());
 
     it('tenant a cannot hold every instance: its third session waits and fails while tenant b is served', async () => {
-      const a1 = await openSession(s.gw, s.tokenA);
-      const a2 = await openSession(s.gw, s.tokenA);
-      // a's third asks first (before b): without a share it would take the last instance.
-      const a3 = initialize(s, s.tokenA, '/mcp');
-      await until(() => s.waiting() === 1 || a3.settled(), "a's third session queued or answered");
-      const b1 = assertServed(await mcpRequest(s.gw, initializeBody(), { token: s.tokenB, path: '/other' }), "b's session");
-      const refused = await a3.reply;
-      assert.equal(refused.json?.error?.data?.code, 'SWB_POOL_EXHAUSTED', `a's third session: ${refused.text}`);
-      assert.match(refused.json?.error?.message, /tenant "a" holds its share of 2/);
+      const [a1, a2, b1] = await aAtItsShareBServed(s);
       // Once one of a's sessions ends, a may open another.
       assert.equal(await deleteSession(s.gw, s.tokenA, a1), 200);
       const a4 = assertServed(await mcpRequest(s.gw, initializeBody(), { token: s.tokenA }), "a's next session");
@@ -93,13 +102,7 @@ describe('tenants sharing a per-session upstream', () => {
     after(() => s?.gw.close());
 
     it('tenant a opening sessions first still leaves tenant b an instance', async () => {
-      const a1 = await openSession(s.gw, s.tokenA);
-      const a2 = await openSession(s.gw, s.tokenA);
-      const a3 = initialize(s, s.tokenA, '/mcp');
-      await until(() => s.waiting() === 1 || a3.settled(), "a's third session queued or answered");
-      const b1 = assertServed(await mcpRequest(s.gw, initializeBody(), { token: s.tokenB, path: '/other' }), "b's session");
-      const refused = await a3.reply;
-      assert.match(refused.json?.error?.message, /tenant "a" holds its share of 2/, `a's third session: ${refused.text}`);
+      const [a1, a2, b1] = await aAtItsShareBServed(s);
       for (const [t, sid, path] of [[s.tokenA, a1, '/mcp'], [s.tokenA, a2, '/mcp'], [s.tokenB, b1, '/other']] as const) await deleteSession(s.gw, t, sid, path);
     });
   });
