@@ -6,6 +6,7 @@
  */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
+  if (header === 'application/json') return true; // what nearly every client sends: no parsing
   const parts = header.split(';');
   if (parts[0]!.trim().toLowerCase() !== 'application/json') return false;
   for (const raw of parts.slice(1)) {

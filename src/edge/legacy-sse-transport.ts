@@ -25,8 +25,6 @@ export class LegacySseTransport implements Transport {
     this.#conn.write(sseEvent(JSON.stringify(message), undefined, 'message'));
   }
 
-  /** Every message shares the one stream: nothing is held per request. */
-  release(): void {}
 
   async close(): Promise<void> {
     this.#conn.end();

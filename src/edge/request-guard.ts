@@ -1,7 +1,5 @@
 import { isLoopbackHost } from '../config/loopback.js';
 
-export { isLoopbackHost };
-
 /** "example.com:8080" → "example.com", "[::1]:80" → "[::1]". */
 export function hostnameOf(hostHeader: string): string {
   if (hostHeader.startsWith('[')) {

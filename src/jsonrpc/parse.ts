@@ -63,10 +63,24 @@ export function parseText(text: string, maxDepth?: number): unknown {
   } catch (err) {
     throw new JsonRpcError(ErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
   }
-  if (maxDepth !== undefined && nestedDeeperThan(doc, maxDepth)) {
+  if (maxDepth !== undefined && bracketsExceed(text, maxDepth) && nestedDeeperThan(doc, maxDepth)) {
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: the message nests arrays and objects deeper than ${maxDepth} levels`);
   }
   return doc;
+}
+
+/**
+ * Whether the text has more than `limit` opening brackets (strings included): an upper bound on its
+ * nesting, so nearly every message is cleared by one allocation-free scan of the text and only the
+ * rare one with many brackets is walked after parsing.
+ */
+function bracketsExceed(text: string, limit: number): boolean {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 0x7b || c === 0x5b) && ++n > limit) return true;
+  }
+  return false;
 }
 
 /** Whether arrays and objects nest deeper than `limit` levels; iterative, so any depth is safe to ask about. */

@@ -75,7 +75,7 @@ export class SessionGuard {
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
-    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes).allowed);
+    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes, false).allowed);
     return kept.length === items.length ? result : { ...result, [f.key]: kept };
   }
 

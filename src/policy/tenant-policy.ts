@@ -58,10 +58,14 @@ export class TenantPolicy {
     return this.config.endpoints.includes('*') || this.config.endpoints.includes(path);
   }
 
-  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>): Decision {
+  /**
+   * `asked`: the name comes from a client's request. Such a URI must already be in normal form, so the
+   * patterns see it exactly as the upstream will (normalize-uri.ts); a URI an upstream listed is its own
+   * spelling and is matched as it is (and listing it costs no normalisation per item).
+   */
+  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked = true): Decision {
     const rules = this.#rules[kind];
-    // Patterns see a URI exactly as the upstream will: only URIs already in normal form (normalize-uri.ts).
-    const problem = kind === 'resource' ? uriProblem(name) : undefined;
+    const problem = asked && kind === 'resource' ? uriProblem(name) : undefined;
     if (problem) return ABNORMAL[problem];
     for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
     let missing: string[] | undefined;

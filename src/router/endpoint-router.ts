@@ -172,12 +172,7 @@ export class EndpointRouter implements EndpointView {
       for (const pool of this.pools) {
         if (!pool.identity?.capabilities[kind.capability]) continue;
         // Only an instance every session sees speaks for the endpoint (none in per-session modes).
-        let inst;
-        try {
-          inst = pool.commonInstance();
-        } catch {
-          continue; // no running instance: nothing to check now
-        }
+        const inst = pool.commonInstance();
         if (!inst) continue;
         // Raw pages, not the instance's catalogue: that is keyed by name, and a name listed twice is what we look for.
         const names: string[] = [];

@@ -272,7 +272,7 @@ export class ClientSession {
         if (method === 'logging/setLevel') this.#logLevel = String(params?.level);
         this.#onChanged?.(this);
       },
-      release: (id) => this.#transport.release(id),
+      release: (id) => this.#transport.release?.(id),
     };
   }
 

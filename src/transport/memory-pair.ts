@@ -29,7 +29,6 @@ export class MemoryTransport implements Transport {
     queueMicrotask(() => peer?.onmessage?.(copy));
   }
 
-  release(): void {}
 
   async close(): Promise<void> {
     if (this.#closed) return;

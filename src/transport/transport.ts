@@ -43,9 +43,9 @@ export interface Transport {
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   /**
    * The request will get no response (it was cancelled): whatever the link holds for one (an HTTP
-   * response waiting for its answers) can go. Links that keep nothing per request do nothing.
+   * response waiting for its answers) can go. Links that keep nothing per request leave it out.
    */
-  release(requestId: RequestId): void;
+  release?(requestId: RequestId): void;
   close(): Promise<void>;
   /**
    * `extra.relatedRequestId`: the request (in this link's own id space) whose stream carried the

@@ -110,8 +110,6 @@ export class SseClientTransport implements Transport {
     }
   }
 
-  /** Nothing is held per request: answers arrive on the one stream. */
-  release(): void {}
 
   async close(): Promise<void> {
     if (this.#closed) return;

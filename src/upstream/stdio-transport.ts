@@ -198,8 +198,6 @@ export class StdioTransport implements Transport {
     }
   }
 
-  /** Nothing is held per request on a pipe. */
-  release(): void {}
 
   /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
   async close(): Promise<void> {

@@ -226,8 +226,6 @@ export class StreamableHttpClientTransport implements Transport {
     return reason;
   }
 
-  /** Nothing is held per request: each answer arrives on its own POST. */
-  release(): void {}
 
   close(): Promise<void> {
     return this.#close();

@@ -11,8 +11,6 @@ import { StdioTransport } from './stdio-transport.js';
 
 import { methodSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
-/** Requests that are safe to send twice (the method table says which): a retry after the upstream lost its session changes nothing. */
-const IDEMPOTENT = { has: (method: string) => methodSpec(method)?.idempotent === true };
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 
@@ -265,7 +263,8 @@ export class UpstreamInstance extends EventEmitter {
       return await this.#requestOnce(method, params, opts);
     } catch (err) {
       const code = err instanceof GatewayError ? err.code : undefined;
-      if (IDEMPOTENT.has(method) && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
+      // Only requests the method table calls idempotent: a retry after the upstream lost its session changes nothing.
+      if (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
         await this.#whenReady(this.config.initTimeoutMs);
         return this.#requestOnce(method, params, opts);
       }

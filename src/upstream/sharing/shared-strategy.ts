@@ -93,8 +93,10 @@ export class SharedStrategy implements SharingStrategy {
     return this.#instances.has(inst);
   }
 
-  common(): UpstreamInstance {
-    return this.pick();
+  /** An instance that speaks for everyone (the catalogue check): the first ready one, without moving the rotation. */
+  common(): UpstreamInstance | undefined {
+    for (const inst of this.#instances) if (inst.state === 'ready') return inst;
+    return undefined;
   }
 
   drain(): void {}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkHostAndOrigin, hostnameOf, isLoopbackHost, type GuardOptions } from '../../../src/edge/request-guard.js';
+import { checkHostAndOrigin, hostnameOf, type GuardOptions } from '../../../src/edge/request-guard.js';
+import { isLoopbackHost } from '../../../src/config/loopback.js';
 
 const loopback: GuardOptions = { boundToLoopback: true, allowedOrigins: [], allowedHosts: [] };
 const open: GuardOptions = { boundToLoopback: false, allowedOrigins: [], allowedHosts: [] };
