@@ -15,7 +15,14 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: Endpoint
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits }));
+  // Every route that names its endpoint (config.endpoint) gets the front door as its first hook.
+  const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits });
+  app.addHook('onRoute', (route) => {
+    const endpoint = (route.config as { endpoint?: string } | undefined)?.endpoint;
+    if (endpoint === undefined) return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [door(endpoint), ...own];
+  });
   const limits = opts.ctx.limits;
   if (limits) {
     app.addHook('preValidation', (req, _reply, done) => {

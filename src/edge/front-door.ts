@@ -29,10 +29,10 @@ export interface FrontDoorOptions {
  * read. A refused request is answered at once and its connection closed, so a client without a valid
  * token can neither make the gateway wait for a body nor keep the socket.
  */
-export function frontDoor(o: FrontDoorOptions): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
-  return async (req, reply) => {
-    const endpoint = req.routeOptions.config.endpoint;
-    if (endpoint === undefined) return undefined;
+export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+  // One hook per route, with its endpoint bound: reading it from req.routeOptions on every request would
+  // build Fastify's whole route-options object each time.
+  return (endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
     o.limits?.requestArrived(socket);
     const origin = req.headers.origin;
