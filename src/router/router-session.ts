@@ -68,8 +68,7 @@ export class RouterSession {
   }
 
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
-  upstreamOf(method: string, params: Params): string | undefined {
-    const spec = methodSpec(method);
+  upstreamOf(method: string, params: Params, spec = methodSpec(method)): string | undefined {
     if (!spec?.attributed) return undefined;
     if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;

@@ -3,15 +3,15 @@ import { violationMessage } from '../../policy/argument-rules.js';
 import { elapsed, type Stage } from '../request-pipeline.js';
 
 /** The tenant's argument rules, checked before anything is routed: a refused call never reaches an upstream. */
-export const argumentsStage: Stage = async (ctx, next) => {
+export const argumentsStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   const violation = host.guard.checkArguments(req.method, req.params, host.endpoint.prefixNames ? undefined : host.endpoint.pools[0]?.name);
-  if (!violation) return next();
+  if (!violation) return next(ctx);
   host.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
   host.observer.denied('argument_rule');
   // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
   host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown' });
   const { rule, tool, argument } = violation;
   const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
-  return toJsonRpcError(err, host.logger).toResponse(req.id);
+  return Promise.resolve(toJsonRpcError(err, host.logger).toResponse(req.id));
 };

@@ -1,27 +1,38 @@
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
-import type { Stage } from '../request-pipeline.js';
+import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 
 /**
  * The session's lifecycle: initialize and ping are answered here; anything else needs an initialized
  * session (a request that overtook notifications/initialized is held for it, for a bounded time), and
- * an id the client is not already using for a request in flight.
+ * an id the client is not already using for a request in flight. Not an async function: the common
+ * path hands on without a promise of its own.
  */
-export const lifecycleStage: Stage = async (ctx, next) => {
+export const lifecycleStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   if (req.method === 'initialize') return host.initialize(req);
-  if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
+  if (req.method === 'ping') return Promise.resolve({ jsonrpc: '2.0', id: req.id, result: {} });
   if (host.state === 'UNINITIALIZED' || !host.router) {
-    return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: "${req.method}" before initialize; send initialize first`).toResponse(req.id);
+    return refuse(ctx, `Invalid Request: "${req.method}" before initialize; send initialize first`);
   }
-  if (host.state === 'INITIALIZING' && !(await host.whenActive())) {
+  if (host.state === 'INITIALIZING') {
     // The spec: a client sends nothing but pings before the handshake is done, and the initialized
     // notification is what says it is done. Well-behaved clients whose notification is merely still on
-    // its way (another HTTP connection) were held above until it arrived.
-    return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: "${req.method}" before notifications/initialized; the session is not initialized yet, send notifications/initialized first`).toResponse(req.id);
+    // its way (another HTTP connection) are held here until it arrives.
+    return host.whenActive().then((active) =>
+      active ? inflightCheck(ctx, next) : refuse(ctx, `Invalid Request: "${req.method}" before notifications/initialized; the session is not initialized yet, send notifications/initialized first`),
+    );
   }
-  if (host.inflight.has(req.id)) {
-    return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`).toResponse(req.id);
-  }
-  return next();
+  return inflightCheck(ctx, next);
 };
+
+function inflightCheck(ctx: RequestContext, next: Next): Promise<JsonRpcResponse | undefined> {
+  const { req, host } = ctx;
+  if (host.inflight.has(req.id)) return refuse(ctx, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`);
+  return next(ctx);
+}
+
+function refuse(ctx: RequestContext, message: string): Promise<JsonRpcResponse> {
+  return Promise.resolve(new JsonRpcError(ErrorCode.InvalidRequest, message).toResponse(ctx.req.id));
+}

@@ -13,7 +13,7 @@ export const limitsStage: Stage = async (ctx, next) => {
     return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`), host.logger).toResponse(req.id);
   }
   try {
-    return await next();
+    return await next(ctx);
   } finally {
     guard.releaseRequest();
   }

@@ -17,10 +17,10 @@ function toolLabel(ctx: RequestContext, error: unknown): string | undefined {
 
 /** Records what the routed request came to: the audit line and the request metrics. */
 export const observeStage: Stage = async (ctx, next) => {
-  const answer = await next();
+  const answer = await next(ctx);
   const { req, host } = ctx;
   const outcome = outcomeOf(ctx);
-  const upstream = host.router!.upstreamOf(req.method, req.params);
+  const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const response = ctx.response;
   if (ctx.decision && host.guard.audits(req.method)) {
     const failed = response !== undefined && 'error' in response;

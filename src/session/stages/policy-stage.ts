@@ -5,11 +5,11 @@ import { elapsed, type Stage } from '../request-pipeline.js';
  * Tenant policy on the request's target (tool, resource, prompt). Denied looks exactly like absent:
  * the caller learns nothing about what exists.
  */
-export const policyStage: Stage = async (ctx, next) => {
+export const policyStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   const decision = host.guard.check(req.method, req.params);
   ctx.decision = decision;
-  if (!decision || decision.allowed) return next();
+  if (!decision || decision.allowed) return next(ctx);
   host.guard.record(req.method, req.params, decision, 'denied', ctx.startedAt, undefined, undefined);
   host.observer.denied(decision.reason ?? 'not_allowed');
   host.observer.requestDone({
@@ -21,5 +21,5 @@ export const policyStage: Stage = async (ctx, next) => {
     // Only names that exist become label values: a denied name is "unknown".
     tool: decision.kind === 'tool' ? 'unknown' : undefined,
   });
-  return notFound(decision.absent, decision.name).toResponse(req.id);
+  return Promise.resolve(notFound(decision.absent, decision.name).toResponse(req.id));
 };

@@ -95,9 +95,9 @@ const errorOf = (r: JsonRpcResponse | undefined) => (r && 'error' in r ? r.error
 describe('compose', () => {
   it('runs stages in order, each around the ones after it', async () => {
     const trail: string[] = [];
-    const stage = (name: string): Stage => async (_ctx, next) => {
+    const stage = (name: string): Stage => async (ctx, next) => {
       trail.push(`>${name}`);
-      const r = await next();
+      const r = await next(ctx);
       trail.push(`<${name}`);
       return r;
     };
