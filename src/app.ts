@@ -90,6 +90,7 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
   return {
     registry: gateway.registry,
     cluster: gateway.cluster,
+    modern: gateway.modern,
     ...parts,
     guard: {
       boundToLoopback: isLoopbackHost(config.server.host),

@@ -28,6 +28,8 @@ const CODES = {
   SWB_TOOL_WITHHELD: { status: 403, rpc: ErrorCode.InvalidParams },
   /** A tenant argument rule refused a tools/call before it was forwarded. */
   SWB_ARGUMENT_REFUSED: { status: 400, rpc: ErrorCode.InvalidParams },
+  /** A retry's requestState was refused (details.reason says why); nothing was forwarded. */
+  SWB_REQUEST_STATE_INVALID: { status: 400, rpc: ErrorCode.InvalidParams },
   SWB_SANDBOX_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
   SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
 } as const satisfies Record<string, { status: number; rpc: number }>;

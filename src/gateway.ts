@@ -8,6 +8,14 @@ import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
+import { randomUUID } from 'node:crypto';
+import { RedisUsedTokens } from './cluster/redis-used-tokens.js';
+import { exchangeSeal } from './modern/exchange-seal.js';
+import { MemoryUsedTokens } from './modern/memory-used-tokens.js';
+import { ModernService } from './modern/modern-service.js';
+import { ModernSessions } from './modern/modern-sessions.js';
+import { RequestStateSealer } from './modern/request-state.js';
+import { resolveRequestStateKeys } from './modern/request-state-keys.js';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -31,6 +39,8 @@ export class Gateway {
   readonly cluster: Cluster | undefined;
   /** Tool-definition pinning; undefined when every upstream has it off. */
   readonly pins: ToolPins | undefined;
+  /** The 2026-07-28 era: stateless requests, translated for the 2025 upstreams behind them. */
+  readonly modern: ModernService;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
   #stopped = false;
@@ -64,6 +74,7 @@ export class Gateway {
       events: this.events,
       logger: deps.logger,
     });
+    this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
   }
 
   /** Starts shared instances and warm spares; an upstream that fails keeps retrying in the background. */
@@ -91,12 +102,24 @@ export class Gateway {
     this.#stopped = true;
     for (const p of this.pools.values()) p.drain();
     await this.registry.closeAll(reason);
+    await this.modern.close();
     await Promise.all(this.routers.map((r) => r.close()));
     await Promise.all([...this.pools.values()].map((p) => p.close()));
     await this.#transports.close();
     await this.pins?.close();
     await this.cluster?.stop();
   }
+}
+
+/** The modern era's service: its requestState sealed with the replicas' shared key, used up in Redis when they share state. */
+function modernService(config: Config, cluster: Cluster | undefined, o: { policy: Policy; audit: AuditLog | undefined; observer: SessionObserver | undefined; logger: Logger }): ModernService {
+  const replicaId = cluster?.replicaId ?? randomUUID().slice(0, 12);
+  const redis = config.store.redis;
+  const used = cluster && redis ? new RedisUsedTokens(cluster.redis, redis.keyPrefix) : new MemoryUsedTokens();
+  const ttlMs = config.modern.continuationTtlMs;
+  const sealer = new RequestStateSealer({ keys: resolveRequestStateKeys(config, o.logger), ttlMs, used });
+  const sessions = new ModernSessions({ ...o, idleTimeoutMs: config.session.idleTimeoutMs });
+  return new ModernService({ sessions, seal: exchangeSeal(sealer, replicaId), replicaId, continuationTtlMs: ttlMs, logger: o.logger });
 }
 
 /** Pins in Redis when replicas share state, else in memory (and pinning.file when set). */

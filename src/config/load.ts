@@ -67,7 +67,8 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
 
 /**
  * Reads, interpolates and validates a YAML config file. Overrides from the environment: SWITCHBOARD_HOST,
- * SWITCHBOARD_PORT, SWITCHBOARD_METRICS_PORT, LOG_LEVEL, REDIS_URL.
+ * SWITCHBOARD_PORT, SWITCHBOARD_METRICS_PORT, LOG_LEVEL, REDIS_URL, SWITCHBOARD_REQUEST_STATE_KEY and
+ * SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS (comma-separated): secrets need not be written in the file.
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let text: string;
@@ -96,6 +97,13 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     if (env.REDIS_URL && (d.store == null || isObject(d.store))) {
       const store = (d.store ??= {});
       if (store.redis == null || isObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;
+    }
+    const stateKey = env.SWITCHBOARD_REQUEST_STATE_KEY;
+    const previousKeys = env.SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS;
+    if ((stateKey || previousKeys) && (d.modern == null || isObject(d.modern))) {
+      const modern = (d.modern ??= {});
+      if (stateKey) modern.requestStateKey = stateKey;
+      if (previousKeys) modern.requestStatePreviousKeys = previousKeys.split(',').map((k) => k.trim()).filter(Boolean);
     }
   }
   return parseConfig(doc, file, env, dirname(resolve(file)));

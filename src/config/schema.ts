@@ -19,6 +19,17 @@ const endpoint = z
     ssePath: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/).optional(),
     /** open: a down upstream is left out of lists; closed: it fails them. */
     failureMode: z.enum(['open', 'closed']).default('open'),
+    /**
+     * The protocol eras served: legacy (initialize and a session, 2024-11-05 … 2025-11-25) and modern
+     * (2026-07-28, stateless). A legacy-only endpoint answers modern requests as a legacy server would.
+     */
+    eras: z
+      .array(z.enum(['legacy', 'modern']))
+      .min(1)
+      .refine((e) => new Set(e).size === e.length, 'lists an era twice')
+      .default(['legacy', 'modern']),
+    /** ttlMs on modern cacheable results (tools/list, resources/read, server/discover, …): 0 = refetch each time. */
+    cacheTtlMs: z.number().int().min(0).max(86_400_000).default(0),
   })
   .strict();
 
@@ -52,6 +63,9 @@ const auth = z
   })
   .strict()
   .prefault({});
+
+/** 32 bytes as 64 hex digits or 43/44 base64(url) characters, or a passphrase (src/modern/request-state-keys.ts). The value is never echoed. */
+const requestStateKey = z.string().min(32, 'at least 32 characters: 32 random bytes as hex or base64 (openssl rand -base64 32), or a long passphrase');
 
 /** A pattern, or a pattern that also needs scopes in the caller's token. */
 export const configSchema = z
@@ -157,6 +171,22 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The 2026-07-28 (stateless) era: what the gateway keeps for modern clients in front of 2025 upstreams. */
+    modern: z
+      .object({
+        /** Seals the requestState of input_required rounds; every replica needs the same. Absent: a random key per process. */
+        requestStateKey: requestStateKey.optional(),
+        /** Keys that still open (never seal) requestState: the previous requestStateKey, for one TTL after a rotation. */
+        requestStatePreviousKeys: z.array(requestStateKey).default([]),
+        /** How long an input_required round waits for the client's retry; then its requestState expires and the held upstream call is cancelled. */
+        continuationTtlMs: z.number().int().min(1000).default(300_000),
+      })
+      .strict()
+      .refine((m) => m.requestStatePreviousKeys.length === 0 || m.requestStateKey !== undefined, {
+        message: 'previous keys only open state sealed before a rotation: set requestStateKey too',
+        path: ['requestStatePreviousKeys'],
+      })
+      .prefault({}),
     /** Tool-definition pinning: a changed tool is withheld (or passed with a warning) until an operator approves it. */
     pinning: z
       .object({
@@ -238,6 +268,7 @@ export type EndpointConfig = Config['endpoints'][number];
 export type AuthConfig = Config['auth'];
 export type RedisConfig = NonNullable<Config['store']['redis']>;
 export type PinningConfig = Config['pinning'];
+export type ModernConfig = Config['modern'];
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
 export type ArgumentRuleConfig = TenantConfig['arguments'][number];

@@ -1,4 +1,5 @@
 import type { Cluster } from '../cluster/cluster.js';
+import type { ModernService } from '../modern/modern-service.js';
 import type { SessionRegistry } from '../session/index.js';
 import type { EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
@@ -19,4 +20,6 @@ export interface EdgeContext {
   /** Client messages nesting deeper are refused with -32600. */
   maxJsonDepth?: number | undefined;
   resumable: boolean;
+  /** The 2026-07-28 era (stateless requests), served on endpoints whose eras include it. */
+  modern?: ModernService | undefined;
 }

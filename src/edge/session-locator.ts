@@ -3,6 +3,7 @@ import { samePrincipal, type Principal } from '../auth/principal.js';
 import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import { isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
@@ -25,16 +26,19 @@ export class SessionLocator {
     this.#sessions = sessions;
   }
 
-  /** The request's session, or undefined when the request has been answered (or forwarded). */
-  async find(req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<ClientSession | undefined> {
+  /**
+   * The request's session, or undefined when the request has been answered (or forwarded). `requestId`:
+   * the id of the POST's (first) request, which every refusal carries when it could be read.
+   */
+  async find(req: FastifyRequest, reply: FastifyReply, principal: Principal, requestId: RequestId | null = null): Promise<ClientSession | undefined> {
     const id = header(req, SESSION_HEADER);
     if (!id) {
-      sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest });
+      sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest, id: requestId });
       return undefined;
     }
     // A store that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
     const found = await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
-      sendError(reply, err.status ?? 503, err.message, { headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+      sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: err.status === 403 ? {} : { 'retry-after': '2' } });
       return 'forwarded' as const; // answered
     });
     if (found === 'forwarded') return undefined;
@@ -42,14 +46,14 @@ export class SessionLocator {
 
     // Another principal's session is answered exactly like one that does not exist.
     if (!s || s.endpoint !== this.#router || s.kind !== 'streamable-http' || !samePrincipal(s.principal, principal)) {
-      sendError(reply, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest });
+      sendError(reply, 404, 'Session not found: it ended or never existed; send initialize to start a new one', { code: ErrorCode.InvalidRequest, id: requestId });
       return undefined;
     }
     s.guard.refresh(principal);
     this.#ctx.cluster?.touched(s.id);
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
-      sendError(reply, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest });
+      sendError(reply, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest, id: requestId });
       return undefined;
     }
     return s;

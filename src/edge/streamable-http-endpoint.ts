@@ -13,6 +13,14 @@ import { header, SESSION_HEADER } from './request-header.js';
 import { SessionLocator } from './session-locator.js';
 import { StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
 import { StreamableSessions } from './streamable-sessions.js';
+import { isModernHeader, isModernMessage } from '../modern/modern-request.js';
+import type { ModernService } from '../modern/modern-service.js';
+import { serveModernPost } from './modern-endpoint.js';
+
+/** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session). */
+function modernNotAllowed(reply: FastifyReply): FastifyReply {
+  return sendError(reply, 405, 'Method Not Allowed: 2026-07-28 uses POST only (subscriptions/listen replaces the GET stream)', { headers: { allow: 'POST' } });
+}
 
 /**
  * The Streamable HTTP handlers of one endpoint: POST carries client messages (or initialize), GET
@@ -23,10 +31,14 @@ export class StreamableHttpEndpoint {
   readonly #ctx: EdgeContext;
   readonly #sessions: StreamableSessions;
   readonly #locator: SessionLocator;
+  /** The 2026-07-28 era, when this endpoint serves it. */
+  readonly #modern: ModernService | undefined;
 
   constructor(router: EndpointRouter, ctx: EdgeContext) {
     this.#router = router;
     this.#ctx = ctx;
+    // A legacy-only endpoint answers modern requests exactly as a legacy server would, so dual-era clients fall back.
+    this.#modern = router.config.eras.includes('modern') ? ctx.modern : undefined;
     this.#sessions = new StreamableSessions(router, ctx);
     this.#locator = new SessionLocator(router, ctx, this.#sessions);
   }
@@ -39,13 +51,19 @@ export class StreamableHttpEndpoint {
     const read = readClientMessages(req, this.#ctx.maxJsonDepth);
     if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
+    const first = messages.find(isRequest);
+    if (this.#modern) {
+      const modern = messages.some((m) => isModernMessage(req.headers, m));
+      if (modern && batch) return sendError(reply, 400, 'Invalid Request: 2026-07-28 has no batches; send one message per POST', { code: ErrorCode.InvalidRequest, id: first?.id ?? null });
+      if (modern) return serveModernPost(req, reply, messages[0]!, { router: this.#router, principal, service: this.#modern, hub: this.#ctx.hub, auth: this.#ctx.auth, cluster: this.#ctx.cluster });
+    }
     const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
     if (init) {
       if (batch) return sendError(reply, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
       if (header(req, SESSION_HEADER)) return sendError(reply, 400, 'Invalid Request: initialize starts a new session and must not carry Mcp-Session-Id', { code: ErrorCode.InvalidRequest, id: init.id });
       return this.#initialize(init, reply, principal);
     }
-    const session = await this.#locator.find(req, reply, principal);
+    const session = await this.#locator.find(req, reply, principal, first?.id ?? null);
     if (!session) return reply;
     const refused = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
     if (refused) return sendRefusal(reply, refused);
@@ -71,6 +89,7 @@ export class StreamableHttpEndpoint {
   }
 
   async get(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
     const principal = requestPrincipal(req);
     if (!acceptsSse(header(req, 'accept'))) return sendError(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
     const session = await this.#locator.find(req, reply, principal);
@@ -93,6 +112,7 @@ export class StreamableHttpEndpoint {
   }
 
   async delete(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
     const session = await this.#locator.find(req, reply, requestPrincipal(req));
     if (!session) return reply;
     await session.close('deleted by the client');

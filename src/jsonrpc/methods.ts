@@ -66,6 +66,10 @@ export interface MethodSpec {
   readonly attributed: boolean;
   /** Changes what another replica must renew when it takes the session over. */
   readonly sessionState: boolean;
+  /** 2026-07-28: may answer input_required (multi round-trip), so the gateway translates upstream asks into rounds. */
+  readonly mrtr: boolean;
+  /** 2026-07-28: its complete result carries ttlMs and cacheScope. */
+  readonly cacheable: boolean;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -91,27 +95,27 @@ type Row = Extra & Pick<MethodSpec, 'kind' | 'from' | 'revisions'>;
 
 const request = (from: MethodSpec['from'], revisions: readonly ProtocolRevision[], more: Extra = {}): Row => ({ kind: 'request', from, revisions, ...more });
 const notification = (from: MethodSpec['from'], revisions: readonly ProtocolRevision[]): Row => ({ kind: 'notification', from, revisions });
-const list = (capability: string, spec: ListSpec): Extra => ({ capability, list: spec, route: 'list', idempotent: true, labelled: true });
+const list = (capability: string, spec: ListSpec): Extra => ({ capability, list: spec, route: 'list', idempotent: true, labelled: true, cacheable: true });
 
 const ROWS: Record<string, Row> = {
   // Lifecycle (the session era only: 2026-07-28 has no handshake).
   initialize: request('client', LEGACY, { labelled: true }),
   'notifications/initialized': notification('client', LEGACY),
   ping: request('either', LEGACY, { idempotent: true, labelled: true }),
-  'server/discover': request('client', MODERN),
+  'server/discover': request('client', MODERN, { labelled: true, cacheable: true }),
   // The catalogue.
   'tools/list': request('client', EVERY, list('tools', { key: 'tools', item: 'tool', field: 'name', named: true, listChanged: 'notifications/tools/list_changed' })),
-  'tools/call': request('client', EVERY, { capability: 'tools', target: byName('tool'), route: 'name', audited: true, attributed: true, labelled: true }),
+  'tools/call': request('client', EVERY, { capability: 'tools', target: byName('tool'), route: 'name', audited: true, attributed: true, labelled: true, mrtr: true }),
   'prompts/list': request('client', EVERY, list('prompts', { key: 'prompts', item: 'prompt', field: 'name', named: true, listChanged: 'notifications/prompts/list_changed' })),
-  'prompts/get': request('client', EVERY, { capability: 'prompts', target: byName('prompt'), route: 'name', idempotent: true, audited: true, attributed: true, labelled: true }),
+  'prompts/get': request('client', EVERY, { capability: 'prompts', target: byName('prompt'), route: 'name', idempotent: true, audited: true, attributed: true, labelled: true, mrtr: true }),
   'resources/list': request('client', EVERY, list('resources', { key: 'resources', item: 'resource', field: 'uri', named: false, listChanged: 'notifications/resources/list_changed' })),
   'resources/templates/list': request('client', EVERY, list('resources', { key: 'resourceTemplates', item: 'resource', field: 'uriTemplate', named: false, listChanged: 'notifications/resources/list_changed' })),
-  'resources/read': request('client', EVERY, { capability: 'resources', target: byUri, route: 'uri', idempotent: true, audited: true, attributed: true, labelled: true }),
+  'resources/read': request('client', EVERY, { capability: 'resources', target: byUri, route: 'uri', idempotent: true, audited: true, attributed: true, labelled: true, mrtr: true, cacheable: true }),
   'resources/subscribe': request('client', LEGACY, { capability: 'resources', target: byUri, route: 'subscribe', sessionState: true, labelled: true }),
   'resources/unsubscribe': request('client', LEGACY, { capability: 'resources', target: byUri, route: 'unsubscribe', sessionState: true, labelled: true }),
   'completion/complete': request('client', EVERY, { capability: 'completions', target: byRef, route: 'complete', idempotent: true, labelled: true }),
   'logging/setLevel': request('client', LEGACY, { capability: 'logging', route: 'setLevel', sessionState: true, labelled: true }),
-  'subscriptions/listen': request('client', MODERN),
+  'subscriptions/listen': request('client', MODERN, { labelled: true }),
   // Tasks (2025-11-25; an extension from 2026-07-28 on): not routed by the gateway.
   'tasks/get': request('either', ONLY_2025_11),
   'tasks/result': request('either', ONLY_2025_11),
@@ -138,7 +142,7 @@ const ROWS: Record<string, Row> = {
 const METHODS: ReadonlyMap<string, MethodSpec> = new Map(
   Object.entries(ROWS).map(([method, { labelled, ...row }]) => [
     method,
-    Object.freeze({ idempotent: false, audited: false, attributed: false, sessionState: false, ...row, method, metric: labelled ? method : 'other' }),
+    Object.freeze({ idempotent: false, audited: false, attributed: false, sessionState: false, mrtr: false, cacheable: false, ...row, method, metric: labelled ? method : 'other' }),
   ]),
 );
 
@@ -154,6 +158,11 @@ export function allMethods(): Iterable<MethodSpec> {
 /** A request a client may send to a server; anything else from a client is "method not found". */
 export function isClientRequest(spec: MethodSpec | undefined): spec is MethodSpec {
   return spec !== undefined && spec.kind === 'request' && spec.from !== 'server';
+}
+
+/** Whether the method exists in a revision (a removed or unknown method does not). */
+export function existsIn(spec: MethodSpec | undefined, revision: ProtocolRevision): spec is MethodSpec {
+  return spec !== undefined && spec.revisions.includes(revision);
 }
 
 /** The metrics label of any method name: its own for the methods that have one, else "other". */

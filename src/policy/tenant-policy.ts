@@ -49,6 +49,14 @@ export class TenantPolicy {
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
   }
 
+  /**
+   * Sees the whole catalogue: every kind allowed by "*" without scopes, nothing denied, no argument
+   * rules. What such a tenant is shown is what anyone is shown (a modern result may be cached publicly).
+   */
+  get filtersNothing(): boolean {
+    return !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
+  }
+
   /** Whether any allow rule needs scopes (else no request can ever need a step-up). */
   get hasScopedRules(): boolean {
     return this.#scoped;

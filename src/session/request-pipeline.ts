@@ -41,7 +41,7 @@ export interface RequestContext {
   readonly t0: number;
   /** The policy decision on its target, when it has one. */
   decision?: (Decision & Target) | undefined;
-  /** Set by the route stage. */
+  /** Set by the route stage, or beforehand by a caller that cancels the request from outside. */
   cancel?: Cancellation;
   result?: Record<string, unknown> | undefined;
   /** The result's size as it arrived from the upstream, when it was passed on unchanged (audit). */

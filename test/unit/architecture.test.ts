@@ -21,16 +21,18 @@ const ALLOWED: Record<string, string[]> = {
   // The router applies pins (policy) to what upstreams list.
   router: ['config', 'errors', 'jsonrpc', 'observability', 'policy', 'upstream'],
   session: ['auth', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'transport'],
-  // Redis-backed stores implement session and policy interfaces.
-  cluster: ['auth', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'session', 'transport'],
-  edge: ['auth', 'cluster', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'transport'],
+  // The 2026-07-28 era runs its requests through the session's stages, for a gateway-side standing per principal.
+  modern: ['auth', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'upstream'],
+  // Redis-backed stores implement session, policy and modern (used requestState) interfaces.
+  cluster: ['auth', 'config', 'errors', 'jsonrpc', 'modern', 'observability', 'policy', 'session', 'transport'],
+  edge: ['auth', 'cluster', 'config', 'errors', 'jsonrpc', 'modern', 'observability', 'policy', 'router', 'session', 'transport'],
 };
 
 // The files at the root of src/: the error family every folder shares, the composition root (gateway,
 // app) and the command-line entry points. No folder imports them, errors.ts excepted.
 const ROOT: Record<string, string[]> = {
   errors: ['jsonrpc'],
-  gateway: ['cluster', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'upstream', 'sandbox', 'auth', 'transport'],
+  gateway: ['cluster', 'config', 'errors', 'jsonrpc', 'modern', 'observability', 'policy', 'router', 'session', 'upstream', 'sandbox', 'auth', 'transport'],
   app: ['*'],
   'app-lifecycle': ['cluster', 'config', 'edge', 'gateway', 'observability', 'session'],
   'edge-auth': ['auth', 'config', 'edge', 'gateway', 'observability'],

@@ -10,7 +10,8 @@ import type { Stage } from '../request-pipeline.js';
  */
 export const routeStage: Stage = async (ctx) => {
   const { req, host } = ctx;
-  const cancel = new Cancellation();
+  // A caller that must be able to stop the request before it gets here (a modern exchange) brings its own.
+  const cancel = ctx.cancel ?? new Cancellation();
   ctx.cancel = cancel;
   host.inflight.set(req.id, cancel);
   const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;

@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
+import { GatewayError } from '../errors.js';
+import { isRequest, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
+import { ModernError } from '../modern/modern-error.js';
+import { readModernRequest, type ModernCall } from '../modern/modern-request.js';
+import type { ForwardToReplica, ModernService } from '../modern/modern-service.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { FORWARDED_HEADER } from '../cluster/tunnel.js';
+import type { EndpointRouter } from '../router/index.js';
+import { insufficientScope, type EdgeAuth } from './authorize-request.js';
+import { ModernReply } from './modern-reply.js';
+import { sendError, sendRefusal } from './replies.js';
+import type { SseHub } from './sse-connection.js';
+
+/**
+ * One 2026-07-28 POST on a Streamable HTTP endpoint: validated in the spec's order (each refusal with
+ * its HTTP status and the request id), then served statelessly by the modern service. No session id
+ * is read, minted or echoed. A notification is accepted with 202 and has nothing to act on over HTTP
+ * (cancellation is closing the request's stream).
+ */
+export async function serveModernPost(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  message: JsonRpcMessage,
+  o: { router: EndpointRouter; principal: Principal; service: ModernService; hub: SseHub; auth: EdgeAuth; cluster?: Cluster | undefined },
+): Promise<FastifyReply> {
+  if (!isRequest(message)) return reply.code(202).send();
+  let call: ModernCall;
+  try {
+    call = readModernRequest(req.headers, message);
+  } catch (err) {
+    if (!(err instanceof ModernError)) throw err;
+    return reply.code(err.status).header('content-type', 'application/json').send(JSON.stringify(err.toResponse()));
+  }
+  let session;
+  try {
+    session = o.service.sessions.for(o.router, o.principal);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    return sendError(reply, err.status, err.message, { id: call.id });
+  }
+  const missing = session.guard.missingScopes(call.method, call.params);
+  if (missing) {
+    session.guard.refused(call.method, call.params, `missing scope ${missing.join(' ')}`);
+    return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
+  }
+  const res = reply.hijack().raw;
+  const out = new ModernReply(res, o.hub);
+  const cluster = o.cluster;
+  // A retry whose continuation another replica holds goes there (once: a forwarded request is not forwarded again).
+  const forward: ForwardToReplica | undefined =
+    cluster && req.headers[FORWARDED_HEADER] === undefined
+      ? async (replica) => {
+          if (!(await cluster.alive(replica))) return false;
+          cluster.forward(replica, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
+          return true;
+        }
+      : undefined;
+  const sink = {
+    id: call.id as RequestId,
+    call,
+    notify: (m: JsonRpcMessage) => out.notify(m),
+    finish: (r: JsonRpcResponse, status?: number) => out.finish(r, status),
+    onclose: undefined as (() => void) | undefined,
+  };
+  out.onclose = () => sink.onclose?.();
+  await o.service.serve(o.router, o.principal, call, sink, forward);
+  return reply;
+}

@@ -1,0 +1,50 @@
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
+import { sseEvent } from '../jsonrpc/sse.js';
+import type { SseConnection, SseHub } from './sse-connection.js';
+
+/**
+ * The answer to one 2026-07-28 POST. It stays undecided until something must be said: the final
+ * response alone goes out as one JSON body (with the HTTP status the spec gives its error), while a
+ * notification that comes first (progress, a log line the request asked for) turns it into an SSE
+ * stream scoped to the request. Closing it is the client's cancellation.
+ */
+export class ModernReply {
+  readonly #res: ServerResponse;
+  readonly #hub: SseHub;
+  #sse: SseConnection | undefined;
+  #done = false;
+  onclose: (() => void) | undefined;
+
+  constructor(res: ServerResponse, hub: SseHub) {
+    this.#res = res;
+    this.#hub = hub;
+    res.once('close', () => {
+      if (!this.#done) this.onclose?.();
+    });
+  }
+
+  /** False once the answer is out or the client has gone. */
+  get open(): boolean {
+    return !this.#done && !this.#res.destroyed;
+  }
+
+  notify(message: JsonRpcMessage): void {
+    if (!this.open) return;
+    this.#sse ??= this.#hub.open(this.#res, {}, false);
+    this.#sse.write(sseEvent(JSON.stringify(message)));
+  }
+
+  /** The final response; `status` applies only when it is the whole answer (no stream began). */
+  finish(response: JsonRpcResponse, status = 200): void {
+    if (!this.open) return;
+    this.#done = true;
+    const body = JSON.stringify(response);
+    if (this.#sse) {
+      this.#sse.write(sseEvent(body));
+      this.#sse.end();
+      return;
+    }
+    this.#res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+  }
+}

@@ -1,0 +1,29 @@
+import type { Principal } from '../auth/principal.js';
+import type { Exchange } from './exchange.js';
+import type { ModernCall } from './modern-request.js';
+import type { StateSeal } from './modern-service.js';
+import { digestParams } from './params-digest.js';
+import type { RequestStateSealer } from './request-state.js';
+
+/** The tool name, resource URI or prompt name a request reaches ('' for none): part of what its state binds. */
+function targetOf(call: ModernCall): string {
+  const t = call.spec.route === 'uri' ? call.params.uri : call.params.name;
+  return typeof t === 'string' ? t : '';
+}
+
+/** Binds each exchange's requestState to its principal, its request (method, target, arguments) and its replica. */
+export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): StateSeal {
+  const expect = (principal: Principal, call: ModernCall) => ({
+    principal: { issuer: principal.issuer, subject: principal.subject, tenant: principal.tenant },
+    method: call.method,
+    target: targetOf(call),
+    argumentsDigest: digestParams(call.params),
+  });
+  return {
+    seal: (x: Exchange, principal: Principal) => sealer.seal({ ...expect(principal, x.first), continuationId: x.id, replicaId }),
+    open: async (token, principal, call, redeem) => {
+      const claims = redeem ? await sealer.redeem(token, expect(principal, call)) : sealer.open(token, expect(principal, call));
+      return { continuationId: claims.continuationId, replica: claims.replicaId };
+    },
+  };
+}

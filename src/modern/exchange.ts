@@ -1,0 +1,189 @@
+import { Cancellation } from '../jsonrpc/cancellation.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import type { ModernCall } from './modern-request.js';
+
+/** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
+interface Ask {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  readonly resolve: (result: Record<string, unknown>) => void;
+  readonly reject: (err: Error) => void;
+}
+
+/** Where an attempt's answer goes: the HTTP reply of the POST that is waiting. */
+export interface AttemptSink {
+  readonly id: RequestId;
+  readonly call: ModernCall;
+  notify(message: JsonRpcMessage): void;
+  finish(response: JsonRpcResponse, status?: number): void;
+}
+
+export interface ExchangeHooks {
+  /** Seals the state a retry must echo for the rounds asked so far. */
+  seal(exchange: Exchange): string;
+  /** Shapes a complete result for a modern client (resultType, serverInfo, caching). */
+  shape(call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse;
+  /** No retry came within the continuation's lifetime, or the client left: the upstream call is stopped. */
+  abandoned(exchange: Exchange, reason: string): void;
+  ttlMs: number;
+}
+
+/** The client capability each input request needs, and for URL-mode elicitation the mode too. */
+function requiredCapability(method: string, params: Record<string, unknown> | undefined, caps: Record<string, any>): Record<string, unknown> | undefined {
+  if (method === 'elicitation/create') {
+    if (params?.mode === 'url') return caps.elicitation?.url ? undefined : { elicitation: { url: {} } };
+    return caps.elicitation ? undefined : { elicitation: { form: {} } };
+  }
+  if (method === 'sampling/createMessage') return caps.sampling ? undefined : { sampling: {} };
+  if (method === 'roots/list') return caps.roots ? undefined : { roots: {} };
+  return undefined;
+}
+
+/**
+ * One modern request on its way through a 2025 upstream, across its multi round-trip rounds. The
+ * gateway keeps its own 2025 call to the upstream open; each server→client request the upstream sends
+ * during it becomes an entry of an input_required result, and the retry's inputResponses are the
+ * upstream's answers. The first attempt and every retry are separate POSTs: the exchange outlives them.
+ */
+export class Exchange {
+  /** The continuation id: also the request id the upstream side knows this request by. */
+  readonly id: string;
+  readonly first: ModernCall;
+  readonly cancel = new Cancellation();
+  readonly #hooks: ExchangeHooks;
+  readonly #asks = new Map<string, Ask>();
+  #nextKey = 1;
+  #attempt: AttemptSink | undefined;
+  #retried = false;
+  /** The final response, once the upstream call is over and no attempt was waiting for it. */
+  #final: JsonRpcResponse | undefined;
+  #flush: NodeJS.Immediate | undefined;
+  #expiry: NodeJS.Timeout | undefined;
+  #over = false;
+
+  constructor(id: string, first: ModernCall, hooks: ExchangeHooks) {
+    this.id = id;
+    this.first = first;
+    this.#hooks = hooks;
+  }
+
+  get over(): boolean {
+    return this.#over;
+  }
+
+  /** The capabilities and log level of the attempt now waiting (declared per request, never inherited). */
+  get current(): ModernCall | undefined {
+    return this.#attempt?.call;
+  }
+
+  /** An attempt arrived (the first POST, or a retry with inputResponses): it waits for the next thing to say. */
+  attach(sink: AttemptSink, inputResponses: Record<string, unknown> | undefined): void {
+    clearTimeout(this.#expiry);
+    if (this.#attempt && this.#attempt !== sink) this.#attempt.finish(new JsonRpcError(ErrorCode.InvalidRequest, 'superseded by a later retry of the same request').toResponse(this.#attempt.id), 409);
+    this.#attempt = sink;
+    if (inputResponses) {
+      this.#retried = true;
+      // Keys the gateway did not ask are ignored; keys it asked and did not get are asked again below.
+      for (const [key, ask] of [...this.#asks]) {
+        const answer = inputResponses[key];
+        if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) continue;
+        this.#asks.delete(key);
+        ask.resolve(answer as Record<string, unknown>);
+      }
+    }
+    if (this.#final) return this.#deliver(this.#final);
+    if (this.#asks.size > 0) this.#scheduleRound();
+  }
+
+  /** The attempt's client closed its stream before the answer: that cancels the request. */
+  detach(sink: AttemptSink): void {
+    if (this.#attempt !== sink) return;
+    this.#attempt = undefined;
+    this.#end('the client closed the request');
+  }
+
+  /** The pipeline's answer: the upstream call is over. */
+  settle(response: JsonRpcResponse | undefined): void {
+    if (this.#over) return;
+    if (!response) return this.#end('cancelled');
+    if (this.#attempt) return this.#deliver(response);
+    this.#final = response;
+  }
+
+  /** A server→client request from the upstream during this call: it becomes an input request. */
+  ask(method: string, params: Record<string, unknown> | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+    // Only tools/call, prompts/get and resources/read may answer input_required; a list cannot ask.
+    if (!this.first.spec.mrtr || this.#over) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
+    const caps = this.#attempt?.call.capabilities ?? this.first.capabilities;
+    const missing = requiredCapability(method, params, caps);
+    if (missing) {
+      const err = new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${Object.keys(missing).join(', ')}`, { requiredCapabilities: missing });
+      this.#fail(err.toResponse(this.#attempt?.id ?? this.first.id), 400);
+      return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the capability "${method}" needs`));
+    }
+    return new Promise((resolve, reject) => {
+      const key = `${method.split('/')[0]}-${this.#nextKey++}`;
+      this.#asks.set(key, { method, params, resolve, reject });
+      signal.onAbort(() => {
+        if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled by the upstream'));
+      });
+      this.#scheduleRound();
+    });
+  }
+
+  /** Request-scoped notifications (progress, logs) go on the waiting attempt's stream, if any. */
+  notify(message: JsonRpcMessage): void {
+    this.#attempt?.notify(message);
+  }
+
+  /** The input requests still unanswered, as the client sees them. */
+  inputRequests(): Record<string, { method: string; params: Record<string, unknown> }> {
+    const out: Record<string, { method: string; params: Record<string, unknown> }> = {};
+    for (const [key, a] of this.#asks) out[key] = { method: a.method, params: a.params ?? {} };
+    return out;
+  }
+
+  /** Asks that arrive together (one upstream turn) leave in one round. */
+  #scheduleRound(): void {
+    if (this.#flush || !this.#attempt) return;
+    this.#flush = setImmediate(() => {
+      this.#flush = undefined;
+      const sink = this.#attempt;
+      if (!sink || this.#asks.size === 0 || this.#over) return;
+      this.#attempt = undefined;
+      const result = { resultType: 'input_required', inputRequests: this.inputRequests(), requestState: this.#hooks.seal(this) };
+      sink.finish({ jsonrpc: '2.0', id: sink.id, result });
+      // Never assume the client retries: the held upstream call ends with the continuation's lifetime.
+      this.#expiry = setTimeout(() => this.#end('no retry came before the request state expired'), this.#hooks.ttlMs);
+      this.#expiry.unref();
+    });
+  }
+
+  #deliver(response: JsonRpcResponse): void {
+    const sink = this.#attempt!;
+    this.#attempt = undefined;
+    this.#over = true;
+    clearTimeout(this.#expiry);
+    sink.finish(this.#hooks.shape(sink.call, { ...response, id: sink.id }, this.#retried));
+  }
+
+  #fail(response: JsonRpcResponse, status: number): void {
+    const sink = this.#attempt;
+    this.#attempt = undefined;
+    sink?.finish(response, status);
+    this.#end('refused');
+  }
+
+  #end(reason: string): void {
+    if (this.#over) return;
+    this.#over = true;
+    clearTimeout(this.#expiry);
+    if (this.#flush) clearImmediate(this.#flush);
+    for (const a of this.#asks.values()) a.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${reason})`));
+    this.#asks.clear();
+    this.cancel.abort(reason);
+    this.#hooks.abandoned(this, reason);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Values of the 2026-07-28 request headers (`Mcp-Name`, `Mcp-Param-*`) as the spec defines them: plain
+ * visible ASCII, or `=?base64?…?=` (UTF-8) for anything that is not safe as a header value. The gateway
+ * compares them with the body after decoding; a value that is neither is malformed.
+ */
+
+const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+/** Visible ASCII, space and tab (RFC 9110 field-value characters), no leading or trailing whitespace. */
+const PLAIN = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/;
+
+/** The decoded value, or undefined when the header is malformed (bad characters or bad base64). */
+export function decodeHeaderValue(raw: string): string | undefined {
+  const m = SENTINEL.exec(raw);
+  if (m) {
+    const bytes = Buffer.from(m[1]!, 'base64');
+    // Buffer.from is lenient: re-encoding must give the same text, or the base64 was not canonical.
+    if (bytes.toString('base64') !== m[1]) return undefined;
+    const text = bytes.toString('utf8');
+    return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
+  }
+  if (raw.startsWith('=?base64?')) return undefined;
+  return raw === '' || PLAIN.test(raw) ? raw : undefined;
+}
+
+/** How a value travels in a header: as is when plain and unambiguous, else base64 (what an upstream is sent). */
+export function encodeHeaderValue(value: string): string {
+  const ambiguous = value.startsWith('=?base64?') && value.endsWith('?=');
+  if (value !== '' && PLAIN.test(value) && !ambiguous) return value;
+  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}

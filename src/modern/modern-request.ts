@@ -1,0 +1,108 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { existsIn, isClientRequest, methodSpec, type MethodSpec } from '../jsonrpc/methods.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
+import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import { decodeHeaderValue } from './header-value.js';
+import { ModernError } from './modern-error.js';
+
+export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+
+/** The newest legacy revision: a header above it (or modern _meta in the body) makes a request modern. */
+const NEWEST_LEGACY = '2025-11-25';
+
+/** One validated 2026-07-28 request: what its `_meta` declared, read once. */
+export interface ModernCall {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly spec: MethodSpec;
+  readonly version: string;
+  /** Declared for this request only: never inferred from earlier ones. */
+  readonly capabilities: Record<string, any>;
+  readonly clientInfo: Record<string, unknown> | undefined;
+  /** Absent: no notifications/message for this request. */
+  readonly logLevel: string | undefined;
+}
+
+function metaOf(m: JsonRpcMessage): Record<string, unknown> | undefined {
+  const params = (m as { params?: unknown }).params;
+  const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+}
+
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The era of one POSTed message. Modern: the body's `_meta` names a protocol version, or the
+ * MCP-Protocol-Version header is newer than every legacy revision. initialize is always legacy.
+ */
+export function isModernMessage(headers: IncomingHttpHeaders, m: JsonRpcMessage): boolean {
+  if (isRequest(m) && m.method === 'initialize') return false;
+  if (metaOf(m)?.[META_VERSION] !== undefined) return true;
+  const v = headerOf(headers, 'mcp-protocol-version');
+  return v !== undefined && v > NEWEST_LEGACY;
+}
+
+/** Whether a GET or DELETE says it is modern (then 405: the era has neither). */
+export function isModernHeader(headers: IncomingHttpHeaders): boolean {
+  const v = headerOf(headers, 'mcp-protocol-version');
+  return v !== undefined && v > NEWEST_LEGACY;
+}
+
+/** A header that must mirror a body value, compared after decoding (names case-insensitively, values exactly). */
+function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: RequestId, display: string): void {
+  const raw = headerOf(headers, name);
+  if (raw === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is required`, id);
+  const value = decodeHeaderValue(raw);
+  if (value === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is malformed`, id);
+  if (value !== body) throw new ModernError(400, -32020, `Header mismatch: ${display} header value does not match the request body`, id);
+}
+
+/**
+ * Validates a modern request in the spec's order: the mirrored headers (-32020), the required `_meta`
+ * fields (-32602), the version (-32022), the method (-32601, HTTP 404). Client capabilities are checked
+ * later, when something needs one (-32021). Throws a ModernError that carries the request id.
+ */
+export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessage & { id: RequestId; method: string }): ModernCall {
+  const { id, method } = m;
+  const params = ((m as { params?: unknown }).params ?? {}) as Record<string, unknown>;
+  const meta = metaOf(m);
+  const bodyVersion = meta?.[META_VERSION];
+  const headerVersion = headerOf(headers, 'mcp-protocol-version');
+  if (headerVersion === undefined) throw new ModernError(400, -32020, 'Header mismatch: the MCP-Protocol-Version header is required', id);
+  if (typeof bodyVersion === 'string' && headerVersion !== bodyVersion) {
+    throw new ModernError(400, -32020, `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocolVersion '${bodyVersion}'`, id);
+  }
+  mirrored(headers, 'mcp-method', method, id, 'Mcp-Method');
+  const spec = methodSpec(method);
+  const target = spec?.route === 'name' ? params.name : spec?.route === 'uri' ? params.uri : undefined;
+  if (spec?.mrtr && typeof target === 'string') mirrored(headers, 'mcp-name', target, id, 'Mcp-Name');
+  if (typeof bodyVersion !== 'string') throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_VERSION}"] is required`, id);
+  const capabilities = meta![META_CAPABILITIES];
+  if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {
+    throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_CAPABILITIES}"] is required (an empty object declares none)`, id);
+  }
+  if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(bodyVersion)) {
+    throw new ModernError(400, -32022, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
+  }
+  if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
+  const info = meta![META_CLIENT_INFO];
+  const level = meta![META_LOG_LEVEL];
+  return {
+    id,
+    method,
+    params,
+    spec,
+    version: bodyVersion,
+    capabilities: capabilities as Record<string, any>,
+    clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
+    logLevel: typeof level === 'string' ? level : undefined,
+  };
+}

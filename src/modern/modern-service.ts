@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { GatewayError, toJsonRpcError } from '../errors.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
+import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { EndpointRouter } from '../router/index.js';
+import { SERVER_INFO } from '../session/client-session.js';
+import { Exchange, type AttemptSink } from './exchange.js';
+import type { ModernCall } from './modern-request.js';
+import type { ModernSession } from './modern-session.js';
+import type { ModernSessions } from './modern-sessions.js';
+import { shapeModernResponse } from './result-shape.js';
+
+/** What a sealed requestState binds, and what opening one gives back. */
+export interface StateSeal {
+  seal(exchange: Exchange, principal: Principal): string;
+  /**
+   * The continuation a retry continues and the replica that holds it; throws a GatewayError when
+   * refused. `redeem`: also use the state up (single use) — only on the replica that holds it, so a
+   * retry handed on from another replica is not refused there as a replay.
+   */
+  open(token: string, principal: Principal, call: ModernCall, redeem: boolean): Promise<{ continuationId: string; replica: string }>;
+}
+
+export interface ModernServiceOptions {
+  sessions: ModernSessions;
+  seal: StateSeal;
+  replicaId: string;
+  /** How long a held upstream call waits for the client's retry. */
+  continuationTtlMs: number;
+  logger: Logger;
+}
+
+/** Hands the HTTP request to the replica that holds its continuation; false when it cannot (one replica, or gone). */
+export type ForwardToReplica = (replica: string) => Promise<boolean>;
+
+/**
+ * The 2026-07-28 era of the gateway: each modern request is served statelessly in front of 2025
+ * upstreams. A new request starts an exchange; a retry carrying requestState continues the exchange
+ * its sealed state names, on this replica (or is handed to the replica that holds it).
+ */
+export class ModernService {
+  readonly #o: ModernServiceOptions;
+  readonly #exchanges = new Map<string, Exchange>();
+
+  constructor(o: ModernServiceOptions) {
+    this.#o = o;
+  }
+
+  get sessions(): ModernSessions {
+    return this.#o.sessions;
+  }
+
+  /** Continuations held on this replica (for tests and metrics). */
+  get held(): number {
+    return this.#exchanges.size;
+  }
+
+  /** Serves one validated request; the sink hears the answer (an error included). */
+  async serve(endpoint: EndpointRouter, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica): Promise<void> {
+    let session: ModernSession;
+    try {
+      session = this.#o.sessions.for(endpoint, principal);
+      await session.router();
+    } catch (err) {
+      return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
+    }
+    if (call.method === 'server/discover') return sink.finish(this.#discover(session, call));
+    const state = call.params.requestState;
+    if (call.spec.mrtr && typeof state === 'string') return this.#continue(principal, call, state, sink, forward);
+    this.#start(session, call, sink);
+  }
+
+  #start(session: ModernSession, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }): void {
+    const exchange = new Exchange(randomUUID(), call, {
+      seal: (x) => this.#o.seal.seal(x, session.principal),
+      shape: (c, response, retried) => this.#shape(session, c, response, retried),
+      abandoned: (x) => this.#exchanges.delete(x.id),
+      ttlMs: this.#o.continuationTtlMs,
+    });
+    this.#exchanges.set(exchange.id, exchange);
+    this.#attach(exchange, sink, undefined);
+    session.run(exchange);
+  }
+
+  async #continue(principal: Principal, call: ModernCall, token: string, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward: ForwardToReplica | undefined): Promise<void> {
+    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), 400);
+    let where: { continuationId: string; replica: string };
+    try {
+      where = await this.#o.seal.open(token, principal, call, false);
+      if (where.replica !== this.#o.replicaId) {
+        if (forward && (await forward(where.replica))) return;
+      } else {
+        await this.#o.seal.open(token, principal, call, true);
+      }
+    } catch (err) {
+      return refuse(err);
+    }
+    const exchange = this.#exchanges.get(where.continuationId);
+    if (!exchange || exchange.over || where.replica !== this.#o.replicaId) {
+      const why = where.replica === this.#o.replicaId ? 'it has ended (expired, or its upstream call finished)' : 'the gateway replica that held it is gone';
+      return refuse(new GatewayError('SWB_REQUEST_STATE_INVALID', `Invalid params: requestState names a request that cannot be continued: ${why}; send the request again without requestState`, { reason: 'gone' }));
+    }
+    const answers = call.params.inputResponses;
+    this.#attach(exchange, sink, answers !== null && typeof answers === 'object' && !Array.isArray(answers) ? (answers as Record<string, unknown>) : {});
+  }
+
+  #attach(exchange: Exchange, sink: AttemptSink & { onclose?: (() => void) | undefined }, answers: Record<string, unknown> | undefined): void {
+    sink.onclose = () => exchange.detach(sink);
+    exchange.attach(sink, answers);
+  }
+
+  #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse {
+    const endpoint = session.endpoint;
+    const publicScope = session.guard.tenant.filtersNothing && endpoint.gate === undefined;
+    return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
+  }
+
+  #discover(session: ModernSession, call: ModernCall): JsonRpcResponse {
+    const caps = { ...session.capabilities() };
+    // Logging is asked per request in this era (_meta logLevel), not set for a session.
+    const result: Record<string, unknown> = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: caps };
+    const instructions = session.instructions();
+    if (instructions) result.instructions = instructions;
+    return this.#shape(session, call, { jsonrpc: '2.0', id: call.id, result }, false);
+  }
+
+  async close(): Promise<void> {
+    await this.#o.sessions.closeAll();
+  }
+}

@@ -1,0 +1,155 @@
+import type { Principal } from '../auth/principal.js';
+import type { Cancellation } from '../jsonrpc/cancellation.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { SessionGuard } from '../policy/session-guard.js';
+import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
+import type { SessionObserver } from '../session/session-observer.js';
+import { clientRequestPipeline } from '../session/stages/index.js';
+import type { UpstreamCaller } from '../upstream/index.js';
+import type { Exchange } from './exchange.js';
+import { upstreamParams } from './result-shape.js';
+
+const SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export interface ModernSessionOptions {
+  id: string;
+  endpoint: EndpointRouter;
+  guard: SessionGuard;
+  observer: SessionObserver;
+  logger: Logger;
+}
+
+/**
+ * The gateway's own standing in front of the upstreams for one principal on one endpoint, on behalf
+ * of its 2026-07-28 requests: the client has no session, so the gateway keeps the 2025 side of it
+ * (its instance leases, its policy guard) and runs each request through the same stages a session's
+ * requests take. Upstream-initiated messages are routed to the exchange of the request that caused them.
+ */
+export class ModernSession implements UpstreamCaller {
+  readonly id: string;
+  readonly endpoint: EndpointRouter;
+  readonly guard: SessionGuard;
+  readonly #observer: SessionObserver;
+  readonly #logger: Logger;
+  readonly #exchanges = new Map<string, Exchange>();
+  readonly #inflight = new Map<RequestId, Cancellation>();
+  readonly #host: PipelineHost;
+  /** Notifications that are not for one request (list_changed, resource updates): subscriptions/listen reads them. */
+  readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
+  #router: Promise<RouterSession> | undefined;
+  #opened: RouterSession | undefined;
+  lastActivity = Date.now();
+  #closed = false;
+
+  constructor(o: ModernSessionOptions) {
+    this.id = o.id;
+    this.endpoint = o.endpoint;
+    this.guard = o.guard;
+    this.#observer = o.observer;
+    this.#logger = o.logger;
+    this.#host = this.#pipelineHost();
+  }
+
+  get tenant(): string {
+    return this.guard.tenant.name;
+  }
+
+  get principal(): Principal {
+    return this.guard.principal;
+  }
+
+  /** Exchanges not yet over (the idle sweeper leaves a session with any alone). */
+  get busy(): boolean {
+    return this.#exchanges.size > 0 || this.listeners.size > 0;
+  }
+
+  /** The instance leases, taken on the first request (per-session upstreams start here). */
+  router(): Promise<RouterSession> {
+    this.#router ??= this.endpoint.open(this).then((r) => (this.#opened = r));
+    this.#router.catch(() => (this.#router = undefined));
+    return this.#router;
+  }
+
+  /** What the upstreams offer, merged (once the leases are taken). */
+  capabilities(): Record<string, unknown> {
+    return this.#opened?.capabilities() ?? {};
+  }
+
+  instructions(): string | undefined {
+    return this.#opened?.instructions();
+  }
+
+  /** Runs the request through the stages; the exchange hears the outcome. */
+  run(exchange: Exchange): void {
+    this.lastActivity = Date.now();
+    this.#exchanges.set(exchange.id, exchange);
+    const { first } = exchange;
+    const params = upstreamParams(first.params);
+    const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
+    const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
+    clientRequestPipeline(ctx)
+      .catch((err: unknown) => new JsonRpcError(ErrorCode.InternalError, String((err as Error)?.message ?? err)).toResponse(exchange.id))
+      .then((response) => {
+        this.#exchanges.delete(exchange.id);
+        this.lastActivity = Date.now();
+        exchange.settle(response);
+      });
+  }
+
+  /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
+  clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+    const exchange = this.#exchangeFor(related);
+    if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
+    return exchange.ask(method, params, signal);
+  }
+
+  clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
+    if (method === 'notifications/message') {
+      const exchange = this.#exchangeFor(related);
+      const wanted = exchange?.current?.logLevel;
+      // No level in the request's _meta: no log messages for it.
+      if (wanted !== undefined && SEVERITY.indexOf(String(params?.level)) >= SEVERITY.indexOf(wanted)) exchange!.notify({ jsonrpc: '2.0', method, params });
+      return;
+    }
+    if (method === 'notifications/progress') return;
+    for (const l of this.listeners) l(method, params);
+  }
+
+  #exchangeFor(related: RequestId | undefined): Exchange | undefined {
+    if (typeof related === 'string') return this.#exchanges.get(related);
+    return this.#exchanges.size === 1 ? this.#exchanges.values().next().value : undefined;
+  }
+
+  #pipelineHost(): PipelineHost {
+    const session = this;
+    return {
+      state: 'ACTIVE',
+      get router() {
+        return session.#opened;
+      },
+      guard: this.guard,
+      observer: this.#observer,
+      endpoint: this.endpoint,
+      logger: this.#logger,
+      inflight: this.#inflight,
+      initialize: () => Promise.reject(new Error('initialize is not part of 2026-07-28')),
+      whenActive: () => Promise.resolve(true),
+      progress: (params, id) => this.#exchanges.get(String(id))?.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
+      stateChanged: () => {},
+      release: () => {},
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#inflight.values()) c.abort('the gateway is shutting down');
+    this.listeners.clear();
+    const router = await this.#router?.catch(() => undefined);
+    await router?.close();
+  }
+}

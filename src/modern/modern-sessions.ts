@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
+import type { EndpointRouter } from '../router/index.js';
+import { NO_OBSERVER, type SessionObserver } from '../session/session-observer.js';
+import { ModernSession } from './modern-session.js';
+
+export interface ModernSessionsOptions {
+  policy: Policy;
+  audit: AuditLog | undefined;
+  observer?: SessionObserver | undefined;
+  logger: Logger;
+  /** A principal's standing ends after this long without a request (its per-session instances are released). */
+  idleTimeoutMs: number;
+}
+
+/**
+ * The gateway-side standing of every principal that sends 2026-07-28 requests, one per endpoint and
+ * principal (issuer, subject, tenant): created on first use, ended when idle.
+ */
+export class ModernSessions {
+  readonly #o: ModernSessionsOptions;
+  readonly #sessions = new Map<string, ModernSession>();
+  readonly #sweeper: NodeJS.Timeout;
+  #closing = false;
+
+  constructor(o: ModernSessionsOptions) {
+    this.#o = o;
+    this.#sweeper = setInterval(() => this.#sweep(), Math.max(250, Math.min(30_000, Math.floor(o.idleTimeoutMs / 4))));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** The principal's standing on the endpoint; refused (a GatewayError) when its tenant may not use it. */
+  for(endpoint: EndpointRouter, principal: Principal): ModernSession {
+    if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');
+    const key = JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
+    let session = this.#sessions.get(key);
+    if (!session) {
+      const path = endpoint.config.path;
+      const tenant = this.#o.policy.tenant(principal);
+      if (!tenant || !tenant.mayUseEndpoint(path)) throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
+      const id = `modern-${randomUUID()}`;
+      const guard = new SessionGuard(principal, tenant, this.#o.policy.counters, this.#o.audit, { session: id, endpoint: path });
+      session = new ModernSession({ id, endpoint, guard, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
+      this.#sessions.set(key, session);
+    }
+    // Each request's token decides its scopes (step-up or downgrade takes effect at once).
+    session.guard.refresh(principal);
+    return session;
+  }
+
+  #sweep(): void {
+    const cutoff = Date.now() - this.#o.idleTimeoutMs;
+    for (const [key, s] of this.#sessions) {
+      if (s.lastActivity >= cutoff || s.busy) continue;
+      this.#sessions.delete(key);
+      void s.close();
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweeper);
+    const all = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(all.map((s) => s.close()));
+  }
+}

@@ -1,0 +1,44 @@
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import type { ModernCall } from './modern-request.js';
+
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+export interface ShapeOptions {
+  serverInfo: Record<string, unknown>;
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+/**
+ * A 2025 upstream's answer as a 2026-07-28 client must see it: every result says its resultType (an
+ * upstream that omits it meant "complete") and who served it; the six cacheable results say for how
+ * long and for whom they may be cached (never a retry's: it carried answers meant for one round).
+ * Resource-not-found (-32002) is -32602 in this era.
+ */
+export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse, retried: boolean, o: ShapeOptions): JsonRpcResponse {
+  if ('error' in response) {
+    if (response.error.code !== ErrorCode.ResourceNotFound) return response;
+    return { ...response, error: { ...response.error, code: ErrorCode.InvalidParams } };
+  }
+  const result: Record<string, unknown> = { ...response.result };
+  result.resultType ??= 'complete';
+  const meta = result._meta !== null && typeof result._meta === 'object' ? (result._meta as Record<string, unknown>) : {};
+  result._meta = { ...meta, [META_SERVER_INFO]: o.serverInfo };
+  if (call.spec.cacheable && result.resultType === 'complete') {
+    result.ttlMs = retried ? 0 : o.ttlMs;
+    result.cacheScope = o.cacheScope;
+  }
+  return { ...response, result };
+}
+
+/** A request's params as a 2025 upstream is sent them: the era's own keys stripped, progress and trace context kept. */
+export function upstreamParams(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { _meta, inputResponses: _answers, requestState: _state, ...rest } = params;
+  if (_meta !== null && typeof _meta === 'object' && !Array.isArray(_meta)) {
+    const kept: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(_meta)) if (!k.startsWith('io.modelcontextprotocol/')) kept[k] = v;
+    if (Object.keys(kept).length > 0) rest._meta = kept;
+  }
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+
+const V = '2026-07-28';
+const META = (caps: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/clientInfo': { name: 'modern-test', version: '1' } });
+
+interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+let nextId = 1;
+
+/** One modern POST with the headers a conforming client sends (overridable). */
+async function modern(gw: RunningGateway, method: string, params: Record<string, unknown> = {}, o: { caps?: Record<string, unknown>; headers?: Record<string, string | undefined>; path?: string; meta?: Record<string, unknown> | null } = {}): Promise<Answer> {
+  const id = nextId++;
+  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method };
+  if (name !== undefined) headers['mcp-name'] = name;
+  for (const [k, v] of Object.entries(o.headers ?? {})) {
+    if (v === undefined) delete headers[k];
+    else headers[k] = v;
+  }
+  const meta = o.meta === null ? undefined : (o.meta ?? META(o.caps));
+  const body = { jsonrpc: '2.0', id, method, params: meta ? { ...params, _meta: meta } : params };
+  const res = await fetch(gw.url(o.path), { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  const ct = res.headers.get('content-type') ?? '';
+  // An SSE answer: the last data line is the response.
+  const json = ct.includes('text/event-stream') ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).pop()!.slice(6)) : text ? JSON.parse(text) : undefined;
+  if (json && 'id' in json && json.id !== null) assert.equal(json.id, id, 'the answer carries the request id');
+  return { status: res.status, body: json, headers: res.headers };
+}
+
+describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [
+        { path: '/mcp', upstreams: ['fx'] },
+        { path: '/legacy', upstreams: ['fx'], eras: ['legacy'] },
+      ],
+    });
+  });
+  after(() => gw.close());
+
+  it('server/discover: versions, capabilities, serverInfo, resultType and caching fields', async () => {
+    const r = await modern(gw, 'server/discover');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.result.supportedVersions, [V]);
+    assert.ok(r.body.result.capabilities.tools);
+    assert.equal(r.body.result.resultType, 'complete');
+    assert.equal(r.body.result.ttlMs, 0);
+    assert.equal(r.body.result.cacheScope, 'private', 'tool pinning is on by default: what a caller sees may be withheld');
+    assert.equal(r.body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'switchboard');
+    assert.equal(r.headers.get('mcp-session-id'), null, 'no session is minted');
+  });
+
+  it('lists and calls tools statelessly, results shaped for the era', async () => {
+    const list = await modern(gw, 'tools/list');
+    assert.equal(list.status, 200);
+    assert.ok(list.body.result.tools.some((t: { name: string }) => t.name === 'test_simple_text'));
+    assert.equal(list.body.result.resultType, 'complete');
+    assert.equal(list.body.result.cacheScope, 'private');
+    const call = await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} });
+    assert.equal(call.body.result.resultType, 'complete');
+    assert.equal(call.body.result.content[0].text, 'This is a simple text response for testing.');
+    assert.equal(call.body.result.ttlMs, undefined, 'tools/call results are not cacheable');
+  });
+
+  it('an upstream elicitation mid-call becomes an input_required round, and the retry completes the call', async () => {
+    const caps = { elicitation: { form: {} } };
+    const params = { name: 'test_elicitation', arguments: { message: 'Who are you?' } };
+    const first = await modern(gw, 'tools/call', params, { caps });
+    assert.equal(first.status, 200);
+    const r = first.body.result;
+    assert.equal(r.resultType, 'input_required');
+    const [key, ask] = Object.entries(r.inputRequests as Record<string, { method: string; params: any }>)[0]!;
+    assert.equal(ask.method, 'elicitation/create');
+    assert.equal(ask.params.message, 'Who are you?');
+    assert.equal(typeof r.requestState, 'string');
+    assert.equal(r.ttlMs, undefined, 'input_required results carry no caching fields');
+    const answer = { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    const retry = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: answer }, requestState: r.requestState }, { caps });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.result.resultType, 'complete');
+    assert.match(retry.body.result.content[0].text, /action=accept.*ada@example\.com/);
+    // Single use: the same state again is refused, and nothing reaches the upstream.
+    const replay = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: answer }, requestState: r.requestState }, { caps });
+    assert.equal(replay.status, 400);
+    assert.equal(replay.body.error.code, -32602);
+  });
+
+  it('a tampered requestState or one presented on another request is refused', async () => {
+    const caps = { elicitation: { form: {} } };
+    const params = { name: 'test_elicitation', arguments: { message: 'again' } };
+    const first = await modern(gw, 'tools/call', params, { caps });
+    const state: string = first.body.result.requestState;
+    const tampered = state.slice(0, -2) + (state.endsWith('A') ? 'BB' : 'AA');
+    const bad = await modern(gw, 'tools/call', { ...params, inputResponses: {}, requestState: tampered }, { caps });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, -32602);
+    const other = await modern(gw, 'tools/call', { ...params, arguments: { message: 'something else' }, inputResponses: {}, requestState: state }, { caps });
+    assert.equal(other.status, 400);
+    assert.equal(other.body.error.code, -32602);
+  });
+
+  it('a retry without the answers asks again for what is missing', async () => {
+    const caps = { elicitation: { form: {} } };
+    const params = { name: 'test_elicitation', arguments: { message: 'twice' } };
+    const first = await modern(gw, 'tools/call', params, { caps });
+    const again = await modern(gw, 'tools/call', { ...params, inputResponses: {}, requestState: first.body.result.requestState }, { caps });
+    assert.equal(again.body.result.resultType, 'input_required');
+    const key = Object.keys(again.body.result.inputRequests)[0]!;
+    const done = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: { action: 'decline' } }, requestState: again.body.result.requestState }, { caps });
+    assert.match(done.body.result.content[0].text, /action=decline/);
+  });
+
+  it('an upstream request the client did not declare the capability for is -32021 (HTTP 400)', async () => {
+    const r = await modern(gw, 'tools/call', { name: 'test_elicitation', arguments: { message: 'no caps' } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, -32021);
+    assert.ok(r.body.error.data.requiredCapabilities.elicitation);
+  });
+
+  it('validates headers and _meta in the spec order and codes, always with the request id', async () => {
+    const noMethod = await modern(gw, 'tools/list', {}, { headers: { 'mcp-method': undefined } });
+    assert.deepEqual([noMethod.status, noMethod.body.error.code], [400, -32020]);
+    const wrongName = await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} }, { headers: { 'mcp-name': 'other' } });
+    assert.deepEqual([wrongName.status, wrongName.body.error.code], [400, -32020]);
+    const b64 = await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} }, { headers: { 'mcp-name': `=?base64?${Buffer.from('test_simple_text').toString('base64')}?=` } });
+    assert.equal(b64.status, 200, 'a base64-sentinel Mcp-Name is decoded before comparison');
+    const versionMismatch = await modern(gw, 'tools/list', {}, { headers: { 'mcp-protocol-version': '2027-01-01' } });
+    assert.deepEqual([versionMismatch.status, versionMismatch.body.error.code], [400, -32020]);
+    const noCaps = await modern(gw, 'tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': V } });
+    assert.deepEqual([noCaps.status, noCaps.body.error.code], [400, -32602]);
+    const future = await modern(gw, 'tools/list', {}, { headers: { 'mcp-protocol-version': '2027-01-01' }, meta: { ...META(), 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } });
+    assert.deepEqual([future.status, future.body.error.code], [400, -32022]);
+    assert.deepEqual(future.body.error.data, { supported: [V], requested: '2027-01-01' });
+    const removed = await modern(gw, 'resources/subscribe', { uri: 'test://static-text' });
+    assert.deepEqual([removed.status, removed.body.error.code], [404, -32601]);
+    const get = await fetch(gw.url(), { headers: { accept: 'text/event-stream', 'mcp-protocol-version': V } });
+    assert.equal(get.status, 405);
+  });
+
+  it('an endpoint that serves only the legacy era answers modern requests as a legacy server would', async () => {
+    const r = await modern(gw, 'tools/list', {}, { path: '/legacy' });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, -32600, 'never a modern error code from a legacy-only endpoint');
+  });
+});
