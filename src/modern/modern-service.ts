@@ -10,6 +10,7 @@ import { Exchange, type AttemptSink } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
 import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
+import { listen } from './listen-stream.js';
 import { shapeModernResponse } from './result-shape.js';
 
 /** What a sealed requestState binds, and what opening one gives back. */
@@ -67,6 +68,7 @@ export class ModernService {
       return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
     }
     if (call.method === 'server/discover') return sink.finish(this.#discover(session, call));
+    if (call.method === 'subscriptions/listen') return listen(session, sink);
     const state = call.params.requestState;
     if (call.spec.mrtr && typeof state === 'string') return this.#continue(principal, call, state, sink, forward);
     this.#start(session, call, sink);

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { Cancellation } from '../jsonrpc/cancellation.js';
+import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { RequestId } from '../jsonrpc/types.js';
@@ -40,6 +40,10 @@ export class ModernSession implements UpstreamCaller {
   readonly #host: PipelineHost;
   /** Notifications that are not for one request (list_changed, resource updates): subscriptions/listen reads them. */
   readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
+  /** How each open listen stream ends gracefully (shutdown). */
+  readonly ends = new Set<() => void>();
+  /** Resource URIs subscribed upstream on behalf of listen streams, each with how many streams want it. */
+  readonly #uriRefs = new Map<string, number>();
   #router: Promise<RouterSession> | undefined;
   #opened: RouterSession | undefined;
   lastActivity = Date.now();
@@ -72,6 +76,27 @@ export class ModernSession implements UpstreamCaller {
     this.#router ??= this.endpoint.open(this).then((r) => (this.#opened = r));
     this.#router.catch(() => (this.#router = undefined));
     return this.#router;
+  }
+
+  /** One more listen stream wants updates of `uri`: the first one subscribes upstream. False when the upstream refused. */
+  async subscribe(uri: string): Promise<boolean> {
+    const n = this.#uriRefs.get(uri) ?? 0;
+    if (n === 0) {
+      const ctx = { signal: new Cancellation(), requestId: `${this.id}-subscribe` };
+      const ok = await this.#opened?.request('resources/subscribe', { uri }, ctx).then(() => true, () => false);
+      if (!ok) return false;
+    }
+    this.#uriRefs.set(uri, n + 1);
+    return true;
+  }
+
+  /** A listen stream no longer wants `uri`: the last one unsubscribes upstream. */
+  async unsubscribe(uri: string): Promise<void> {
+    const n = (this.#uriRefs.get(uri) ?? 0) - 1;
+    if (n > 0) return void this.#uriRefs.set(uri, n);
+    this.#uriRefs.delete(uri);
+    const ctx = { signal: new Cancellation(), requestId: `${this.id}-unsubscribe` };
+    await this.#opened?.request('resources/unsubscribe', { uri }, ctx).catch(() => {});
   }
 
   /** What the upstreams offer, merged (once the leases are taken). */
@@ -148,6 +173,7 @@ export class ModernSession implements UpstreamCaller {
     if (this.#closed) return;
     this.#closed = true;
     for (const c of this.#inflight.values()) c.abort('the gateway is shutting down');
+    for (const end of [...this.ends]) end();
     this.listeners.clear();
     const router = await this.#router?.catch(() => undefined);
     await router?.close();

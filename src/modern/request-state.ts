@@ -127,13 +127,14 @@ export class RequestStateSealer {
   #unseal(token: unknown): RequestStateClaims {
     const parts = typeof token === 'string' && token.length <= MAX_TOKEN_CHARS ? token.split('.') : [];
     if (parts.length !== 5 || parts[0] !== VERSION) throw new RequestStateError('malformed');
-    const [, kid, iv, body, tag] = parts as [string, string, string, string, string];
+    const segments = parts.slice(1);
+    const [kid, iv, body, tag] = segments as [string, string, string, string];
     const shaped = kid.length === KEY_ID_CHARS && iv.length === IV_CHARS && tag.length === TAG_CHARS && body.length >= 2;
-    if (!shaped || ![kid, iv, body, tag].every((s) => SEGMENT.test(s))) throw new RequestStateError('malformed');
-    const bytes = [kid, iv, body, tag].map((s) => Buffer.from(s, 'base64url')) as [Buffer, Buffer, Buffer, Buffer];
+    if (!shaped || !segments.every((s) => SEGMENT.test(s))) throw new RequestStateError('malformed');
+    const bytes = segments.map((s) => Buffer.from(s, 'base64url')) as [Buffer, Buffer, Buffer, Buffer];
     // base64url has spare bits in a last character: a changed spare bit decodes to the same bytes, but
     // the token is not the one issued.
-    if (bytes.some((b, i) => b.toString('base64url') !== [kid, iv, body, tag][i])) throw new RequestStateError('tampered');
+    if (bytes.some((b, i) => b.toString('base64url') !== segments[i])) throw new RequestStateError('tampered');
     const plain = this.#decrypt(...bytes);
     if (!plain) throw new RequestStateError('tampered');
     const claims = parseSealed(plain);

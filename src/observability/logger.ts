@@ -19,6 +19,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         '*.access_token',
         '*.client_secret',
         '*.password',
+        '*.requestStateKey',
+        '*.requestStatePreviousKeys',
       ],
       censor: '[redacted]',
     },

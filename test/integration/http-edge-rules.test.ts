@@ -78,12 +78,13 @@ describe('Streamable HTTP edge rules (inject)', () => {
   describe('sessions', () => {
     it('refuses a non-initialize POST without Mcp-Session-Id with 400', async () => {
       const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      await expectRpcError(res, 400, { code: -32600 });
+      // Every refusal carries the request id when it could be read (issue 14).
+      await expectRpcError(res, 400, { code: -32600, id: 1 });
     });
 
     it('answers an unknown session id with 404', async () => {
       const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sid: 'no-such-session', version: '2025-11-25' });
-      await expectRpcError(res, 404, { code: -32600 });
+      await expectRpcError(res, 404, { code: -32600, id: 1 });
     });
 
     it('DELETE ends the session (200); afterwards POST, GET and DELETE get 404', async () => {
@@ -92,7 +93,7 @@ describe('Streamable HTTP edge rules (inject)', () => {
       await del.text();
       assert.equal(del.status, 200);
       const res = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sid: s.sid, version: s.version });
-      await expectRpcError(res, 404, { code: -32600 });
+      await expectRpcError(res, 404, { code: -32600, id: 2 });
       const { res: get } = await getStream(gw, { accept: 'text/event-stream', 'mcp-session-id': s.sid });
       await expectRpcError(get, 404, { code: -32600 });
       const del2 = await gw.fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': s.sid }, signal: AbortSignal.timeout(10_000) });
@@ -107,7 +108,7 @@ describe('Streamable HTTP edge rules (inject)', () => {
     it('refuses an unsupported MCP-Protocol-Version header with 400', async () => {
       const s = await openSession(gw);
       const res = await post(gw, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sid: s.sid, version: '1999-01-01' });
-      await expectRpcError(res, 400, { code: -32600 });
+      await expectRpcError(res, 400, { code: -32600, id: 3 });
     });
   });
 

@@ -346,3 +346,39 @@ describe('parseConfig: auth', () => {
     assert.throws(() => parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['/nope'] }] }, 'test', {}), /tenants\[0\]\.endpoints\[0\]: no endpoint has path "\/nope"/);
   });
 });
+
+describe('modern: the requestState key', () => {
+  const KEY = 'k'.repeat(32);
+  const dir = mkdtempSync(join(tmpdir(), 'swb-config-modern-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const minimal = 'upstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n';
+
+  it('defaults: no key (a random one per process), no previous keys, five minutes to retry', () => {
+    assert.deepEqual(parseConfig(doc(), 'test', {}).modern, { requestStatePreviousKeys: [], continuationTtlMs: 300_000 });
+  });
+
+  it('a key shorter than 32 characters is refused, and the problem never repeats it', () => {
+    const list = problems(doc({ modern: { requestStateKey: 'short-secret-value' } }));
+    hasProblem(list, 'modern.requestStateKey', 'at least 32 characters');
+    assert.ok(!list.join('\n').includes('short-secret-value'));
+    hasProblem(problems(doc({ modern: { requestStateKey: KEY, requestStatePreviousKeys: ['too-short'] } })), 'modern.requestStatePreviousKeys[0]');
+  });
+
+  it('previous keys need a current key; the TTL is at least one second', () => {
+    hasProblem(problems(doc({ modern: { requestStatePreviousKeys: [KEY] } })), 'modern.requestStatePreviousKeys', 'set requestStateKey');
+    hasProblem(problems(doc({ modern: { continuationTtlMs: 999 } })), 'modern.continuationTtlMs');
+  });
+
+  it('SWITCHBOARD_REQUEST_STATE_KEY and SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS (comma-separated) override the file', () => {
+    const file = join(dir, 'modern.yaml');
+    writeFileSync(file, `modern:\n  requestStateKey: ${'f'.repeat(40)}\n  continuationTtlMs: 60000\n${minimal}`);
+    const a = 'a'.repeat(32);
+    const b = 'b'.repeat(32);
+    const cfg = loadConfig(file, { SWITCHBOARD_REQUEST_STATE_KEY: KEY, SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS: ` ${a}, ${b} ,` });
+    assert.deepEqual(cfg.modern, { requestStateKey: KEY, requestStatePreviousKeys: [a, b], continuationTtlMs: 60_000 });
+    const bare = join(dir, 'bare.yaml');
+    writeFileSync(bare, minimal);
+    assert.equal(loadConfig(bare, { SWITCHBOARD_REQUEST_STATE_KEY: KEY }).modern.requestStateKey, KEY);
+    assert.equal(loadConfig(bare, {}).modern.requestStateKey, undefined);
+  });
+});

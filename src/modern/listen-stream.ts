@@ -1,0 +1,69 @@
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { AttemptSink } from './exchange.js';
+import type { ModernSession } from './modern-session.js';
+
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+interface Filter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+const FLAG_OF: Record<string, keyof Filter> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+/** What of the requested filter the upstreams behind the endpoint can honour, and the tenant may see. */
+async function honoured(session: ModernSession, asked: Filter): Promise<Filter> {
+  const caps = session.capabilities() as Record<string, any>;
+  const out: Filter = {};
+  if (asked.toolsListChanged && caps.tools) out.toolsListChanged = true;
+  if (asked.promptsListChanged && caps.prompts) out.promptsListChanged = true;
+  if (asked.resourcesListChanged && caps.resources) out.resourcesListChanged = true;
+  if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
+    const uris: string[] = [];
+    for (const uri of new Set(asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string'))) {
+      // A URI the tenant may not read is not honoured (and not told apart from one that does not exist).
+      if (session.guard.check('resources/read', { uri })?.allowed && (await session.subscribe(uri))) uris.push(uri);
+    }
+    out.resourceSubscriptions = uris;
+  }
+  return out;
+}
+
+/**
+ * subscriptions/listen, built from what 2025 upstreams send: the acknowledgement first (with the
+ * subset the gateway can honour), then each requested list_changed and resources/updated, tagged with
+ * the subscription id (the listen request's id). Resource subscriptions become reference-counted
+ * resources/subscribe calls upstream. The client closing the stream ends it; so does shutdown, with
+ * the graceful final result.
+ */
+export async function listen(session: ModernSession, sink: AttemptSink & { onclose?: (() => void) | undefined }): Promise<void> {
+  const asked = (sink.call.params.notifications ?? {}) as Filter;
+  const id = sink.id;
+  const filter = await honoured(session, asked);
+  const tag = (params: Record<string, unknown> | undefined) => ({ ...params, _meta: { ...(params?._meta as object | undefined), [META_SUBSCRIPTION_ID]: id } });
+  const send = (m: JsonRpcMessage) => sink.notify(m);
+  const uris = new Set(filter.resourceSubscriptions ?? []);
+  send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: tag({ notifications: filter }) });
+  const onNote = (method: string, params: Record<string, unknown> | undefined) => {
+    const flag = FLAG_OF[method];
+    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri))) send({ jsonrpc: '2.0', method, params: tag(params) });
+  };
+  const stop = () => {
+    session.listeners.delete(onNote);
+    session.ends.delete(end);
+    for (const uri of uris) void session.unsubscribe(uri);
+  };
+  const end = () => {
+    stop();
+    sink.finish({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
+  };
+  session.listeners.add(onNote);
+  session.ends.add(end);
+  sink.onclose = stop;
+}
