@@ -47,6 +47,13 @@ const upstreamCommon = {
   /** Progress resets the timeout, but a request never runs longer than this. */
   maxRequestTimeoutMs: z.number().int().min(1).default(600_000),
   initTimeoutMs: z.number().int().min(1).default(30_000),
+  /**
+   * The protocol era the upstream is spoken to in. auto: found out at start (HTTP: server/discover
+   * first, then initialize; stdio: initialize first, then server/discover) and remembered.
+   */
+  era: z.enum(['auto', 'legacy', 'modern']).default('auto'),
+  /** How long an auto probe waits for server/discover before trying the other era. */
+  eraProbeMs: z.number().int().min(100).default(3000),
   restart,
   /** Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once. */
   concurrency: z

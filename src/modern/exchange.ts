@@ -30,6 +30,22 @@ export interface ExchangeHooks {
   ttlMs: number;
 }
 
+/**
+ * A 2025 upstream may name the key its request should have in the input_required result
+ * (`_meta["dev.switchboard/inputKey"]` on the server→client request): clients that know the tool can
+ * then answer it on a first call. Used when it is a plain, unused key; never shown to the client.
+ */
+export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
+const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function withoutHint(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (!meta || !(INPUT_KEY_HINT in meta)) return params ?? {};
+  const { [INPUT_KEY_HINT]: _hint, ...kept } = meta;
+  const { _meta: _old, ...rest } = params!;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}
+
 /** The client capability each input request needs, and for URL-mode elicitation the mode too. */
 function requiredCapability(method: string, params: Record<string, unknown> | undefined, caps: Record<string, any>): Record<string, unknown> | undefined {
   if (method === 'elicitation/create') {
@@ -54,6 +70,10 @@ export class Exchange {
   readonly cancel = new Cancellation();
   readonly #hooks: ExchangeHooks;
   readonly #asks = new Map<string, Ask>();
+  /** Answers the latest attempt brought that no question has taken yet (a first call may bring some). */
+  #offered = new Map<string, Record<string, unknown>>();
+  /** Keys used in this exchange: a later question never reuses one (a stale answer could match it). */
+  readonly #usedKeys = new Set<string>();
   #nextKey = 1;
   #attempt: AttemptSink | undefined;
   #retried = false;
@@ -83,15 +103,16 @@ export class Exchange {
     clearTimeout(this.#expiry);
     if (this.#attempt && this.#attempt !== sink) this.#attempt.finish(new JsonRpcError(ErrorCode.InvalidRequest, 'superseded by a later retry of the same request').toResponse(this.#attempt.id), 409);
     this.#attempt = sink;
-    if (inputResponses) {
-      this.#retried = true;
-      // Keys the gateway did not ask are ignored; keys it asked and did not get are asked again below.
-      for (const [key, ask] of [...this.#asks]) {
-        const answer = inputResponses[key];
-        if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) continue;
-        this.#asks.delete(key);
-        ask.resolve(answer as Record<string, unknown>);
-      }
+    if (sink !== undefined && sink.call !== this.first) this.#retried = true;
+    // Only objects can be answers (ElicitResult, CreateMessageResult, ListRootsResult); anything else is ignored and asked again.
+    this.#offered = new Map(Object.entries(inputResponses ?? {}).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1])));
+    // Keys the gateway did not ask are ignored; keys it asked and did not get are asked again below.
+    for (const [key, ask] of [...this.#asks]) {
+      const answer = this.#offered.get(key);
+      if (!answer) continue;
+      this.#offered.delete(key);
+      this.#asks.delete(key);
+      ask.resolve(answer);
     }
     if (this.#final) return this.#deliver(this.#final);
     if (this.#asks.size > 0) this.#scheduleRound();
@@ -123,9 +144,17 @@ export class Exchange {
       this.#fail(err.toResponse(this.#attempt?.id ?? this.first.id), 400);
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the capability "${method}" needs`));
     }
+    const hint = (params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_HINT];
+    let key = typeof hint === 'string' && KEY.test(hint) && !this.#usedKeys.has(hint) ? hint : '';
+    while (key === '' || this.#usedKeys.has(key)) key = `${method.split('/')[0]}-${this.#nextKey++}`;
+    this.#usedKeys.add(key);
+    const offered = this.#offered.get(key);
+    if (offered) {
+      this.#offered.delete(key);
+      return Promise.resolve(offered);
+    }
     return new Promise((resolve, reject) => {
-      const key = `${method.split('/')[0]}-${this.#nextKey++}`;
-      this.#asks.set(key, { method, params, resolve, reject });
+      this.#asks.set(key, { method, params: withoutHint(params), resolve, reject });
       signal.onAbort(() => {
         if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled by the upstream'));
       });

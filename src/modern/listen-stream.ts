@@ -2,7 +2,7 @@ import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { AttemptSink } from './exchange.js';
 import type { ModernSession } from './modern-session.js';
 
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+import { META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 
 interface Filter {
   toolsListChanged?: boolean;

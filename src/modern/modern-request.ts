@@ -3,13 +3,10 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { existsIn, isClientRequest, methodSpec, type MethodSpec } from '../jsonrpc/methods.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
-import { decodeHeaderValue } from './header-value.js';
+import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
 
-export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION } from '../jsonrpc/modern-meta.js';
 
 /** The newest legacy revision: a header above it (or modern _meta in the body) makes a request modern. */
 const NEWEST_LEGACY = '2025-11-25';

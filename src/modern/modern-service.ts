@@ -13,6 +13,10 @@ import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
 import { shapeModernResponse } from './result-shape.js';
 
+function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
 /** What a sealed requestState binds, and what opening one gives back. */
 export interface StateSeal {
   seal(exchange: Exchange, principal: Principal): string;
@@ -82,7 +86,8 @@ export class ModernService {
       ttlMs: this.#o.continuationTtlMs,
     });
     this.#exchanges.set(exchange.id, exchange);
-    this.#attach(exchange, sink, undefined);
+    // A first call may already carry answers (a client that knows the tool's questions): offered to them.
+    this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);
   }
 
@@ -104,8 +109,7 @@ export class ModernService {
       const why = where.replica === this.#o.replicaId ? 'it has ended (expired, or its upstream call finished)' : 'the gateway replica that held it is gone';
       return refuse(new GatewayError('SWB_REQUEST_STATE_INVALID', `Invalid params: requestState names a request that cannot be continued: ${why}; send the request again without requestState`, { reason: 'gone' }));
     }
-    const answers = call.params.inputResponses;
-    this.#attach(exchange, sink, answers !== null && typeof answers === 'object' && !Array.isArray(answers) ? (answers as Record<string, unknown>) : {});
+    this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
   }
 
   #attach(exchange: Exchange, sink: AttemptSink & { onclose?: (() => void) | undefined }, answers: Record<string, unknown> | undefined): void {

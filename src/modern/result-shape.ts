@@ -2,7 +2,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { ModernCall } from './modern-request.js';
 
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+import { META_CAPABILITIES, META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
 
 export interface ShapeOptions {
   serverInfo: Record<string, unknown>;
@@ -19,7 +19,10 @@ export interface ShapeOptions {
 export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse, retried: boolean, o: ShapeOptions): JsonRpcResponse {
   if ('error' in response) {
     if (response.error.code !== ErrorCode.ResourceNotFound) return response;
-    return { ...response, error: { ...response.error, code: ErrorCode.InvalidParams } };
+    // Resource not found is -32602 in this era, with the URI in data.
+    const data = response.error.data !== null && typeof response.error.data === 'object' ? response.error.data : {};
+    const uri = call.params.uri;
+    return { ...response, error: { ...response.error, code: ErrorCode.InvalidParams, data: typeof uri === 'string' ? { ...data, uri } : data } };
   }
   const result: Record<string, unknown> = { ...response.result };
   result.resultType ??= 'complete';
@@ -32,12 +35,17 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   return { ...response, result };
 }
 
-/** A request's params as a 2025 upstream is sent them: the era's own keys stripped, progress and trace context kept. */
+/**
+ * A request's params as a 2025 upstream is sent them: the era's own keys stripped (version, client
+ * info, log level, input responses and state), progress and trace context kept. The request's client
+ * capabilities are kept too: a 2025 upstream ignores them, and one that reads them asks only for what
+ * this client can answer (otherwise the gateway must refuse the call with -32021).
+ */
 export function upstreamParams(params: Record<string, unknown>): Record<string, unknown> | undefined {
   const { _meta, inputResponses: _answers, requestState: _state, ...rest } = params;
   if (_meta !== null && typeof _meta === 'object' && !Array.isArray(_meta)) {
     const kept: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(_meta)) if (!k.startsWith('io.modelcontextprotocol/')) kept[k] = v;
+    for (const [k, v] of Object.entries(_meta)) if (!k.startsWith('io.modelcontextprotocol/') || k === META_CAPABILITIES) kept[k] = v;
     if (Object.keys(kept).length > 0) rest._meta = kept;
   }
   return Object.keys(rest).length > 0 ? rest : undefined;

@@ -8,6 +8,8 @@ import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { headerValue, upstreamHeaders } from './http-headers.js';
+import { encodeHeaderValue } from '../jsonrpc/header-value.js';
+import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { readBounded, readPrefix } from './read-body.js';
 
@@ -81,6 +83,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
+    const modern = metaVersion((message as { params?: unknown }).params);
+    if (modern) return this.#postModern(message, modern);
     if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
     const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(message));
     const sid = headerValue(res.headers, 'mcp-session-id');
@@ -113,6 +117,35 @@ export class StreamableHttpClientTransport implements Transport {
     if (text.trim() === '') return;
     const doc = parseText(text);
     for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, Buffer.byteLength(text));
+  }
+
+  /**
+   * A 2026-07-28 request: no session, the request headers mirrored from the body (Mcp-Name from the
+   * name the upstream itself uses), and its refusals are JSON-RPC answers carried by 4xx statuses.
+   */
+  async #postModern(message: JsonRpcMessage, version: string): Promise<void> {
+    const extra: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version };
+    const method = (message as { method?: unknown }).method;
+    if (typeof method === 'string') extra['mcp-method'] = method;
+    const params = (message as { params?: Record<string, unknown> }).params;
+    const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+    if (typeof name === 'string') extra['mcp-name'] = encodeHeaderValue(name);
+    const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
+    const res = await request(this.#cfg.url, { method: 'POST', body: JSON.stringify(message), headers: h, dispatcher: this.#dispatcher, signal: this.#closer.signal, headersTimeout: this.#cfg.http.headersTimeoutMs, bodyTimeout: 0 });
+    if (res.statusCode === 202) return void (await res.body.dump());
+    const related = isRequest(message) ? message.id : undefined;
+    const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
+    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return void this.#readSse(res.body, related, MAX_RESUMES);
+    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
+    let answer: JsonRpcMessage | undefined;
+    try {
+      answer = validateMessage(parseText(text));
+    } catch {
+      answer = undefined;
+    }
+    // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
+    if (answer && isResponse(answer)) return this.#deliver(answer, related, Buffer.byteLength(text));
+    throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
   }
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */

@@ -8,6 +8,8 @@ import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
+import { META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
+import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
@@ -42,6 +44,10 @@ export class UpstreamClient {
   readonly #hooks: UpstreamClientHooks;
   readonly #peer: JsonRpcPeer<CallOptions>;
   identity: UpstreamIdentity | undefined;
+  /** Which era the upstream is spoken to in: legacy (a session from initialize) or modern (per-request _meta). */
+  era: 'legacy' | 'modern' = 'legacy';
+  /** What the gateway declares on each modern request (a shared connection is not told about roots). */
+  #modernCapabilities: Record<string, unknown> = {};
 
   constructor(name: string, transport: Transport, logger: Logger, hooks: UpstreamClientHooks) {
     this.#name = name;
@@ -120,8 +126,72 @@ export class UpstreamClient {
     return this.identity;
   }
 
+  /**
+   * The era, found out: `order` says which to try first. A modern upstream answers server/discover
+   * with its versions; a legacy one answers initialize. Whatever the first refuses, the other is
+   * tried; an upstream that serves neither is incompatible (SWB_UPSTREAM_PROTOCOL, with both reasons).
+   */
+  async connect(timeoutMs: number, dedicated: boolean, order: readonly ('legacy' | 'modern')[], probeMs = timeoutMs): Promise<UpstreamIdentity> {
+    const reasons: string[] = [];
+    for (const era of order) {
+      try {
+        // A probe that may be followed by the other era waits less than a start does.
+        if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
+        return await this.initialize(timeoutMs, dedicated);
+      } catch (err) {
+        // A dead or hanging upstream is not a protocol answer: try nothing else.
+        if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !(err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1)) throw err;
+        reasons.push(`${era}: ${(err as Error).message}`);
+      }
+    }
+    throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" is incompatible: ${reasons.join('; ')}`, { upstream: this.#name, incompatible: true });
+  }
+
+  /**
+   * A modern upstream's notifications (list_changed) come on a subscriptions/listen stream, not a GET
+   * stream: one per connection, for every list kind. Resolves when the upstream ends it.
+   */
+  listen(): Promise<unknown> {
+    const forever = 2 ** 31 - 1;
+    const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
+    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#modernCapabilities), { timeoutMs: forever, maxTimeoutMs: forever });
+  }
+
+  /** server/discover: the upstream speaks 2026-07-28, statelessly; nothing else is set up. */
+  async discover(timeoutMs: number, dedicated = true): Promise<UpstreamIdentity> {
+    const capabilities: Record<string, unknown> = { sampling: {}, elicitation: { form: {}, url: {} } };
+    if (dedicated) capabilities.roots = {};
+    let result: Record<string, unknown>;
+    try {
+      result = await this.#peer.request('server/discover', withModernMeta(undefined, capabilities), { timeoutMs, maxTimeoutMs: timeoutMs });
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `server/discover failed: ${(err as Error).message}`, { upstream: this.#name });
+    }
+    const versions = result.supportedVersions;
+    if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `server/discover named no version the gateway speaks (${JSON.stringify(versions)})`, { upstream: this.#name });
+    }
+    const meta = (result._meta ?? {}) as Record<string, unknown>;
+    const serverInfo = (meta[META_SERVER_INFO] ?? { name: this.#name, version: 'unknown' }) as UpstreamIdentity['serverInfo'];
+    const identity: UpstreamIdentity = { protocolVersion: MODERN_VERSION, serverInfo, capabilities: (result.capabilities ?? {}) as Record<string, any> };
+    if (typeof result.instructions === 'string') identity.instructions = result.instructions;
+    this.era = 'modern';
+    this.#modernCapabilities = capabilities;
+    this.identity = identity;
+    return identity;
+  }
+
   request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
-    return this.#peer.request(method, params, opts);
+    if (this.era === 'legacy') return this.#peer.request(method, params, opts);
+    // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
+    if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#modernCapabilities), opts);
+    return callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#modernCapabilities, {
+      caller: opts.caller,
+      callerRequestId: opts.callerRequestId,
+      signal: opts.signal,
+      upstream: this.#name,
+    });
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {

@@ -18,6 +18,22 @@ export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
 const NO_SUBSCRIBERS: ReadonlySet<UpstreamCaller> = new Set();
 
+/** The era each upstream (its config) turned out to speak: later starts try it first, and only re-probe if it fails. */
+const LEARNED_ERA = new WeakMap<UpstreamConfig, 'legacy' | 'modern'>();
+
+/**
+ * Which eras to try, in order. A stdio upstream is asked initialize first (nearly all speak 2025, and
+ * a modern-only one refuses initialize at once, while a legacy one may never answer server/discover);
+ * an HTTP upstream is asked server/discover first (a legacy server refuses it at once).
+ */
+function eraOrder(config: UpstreamConfig): Array<'legacy' | 'modern'> {
+  if (config.era !== 'auto') return [config.era];
+  if (config.transport === 'sse') return ['legacy'];
+  const learned = LEARNED_ERA.get(config);
+  const natural: Array<'legacy' | 'modern'> = config.transport === 'stdio' ? ['legacy', 'modern'] : ['modern', 'legacy'];
+  return learned && learned !== natural[0] ? [learned, natural[0]!] : natural;
+}
+
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
 export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 
@@ -50,6 +66,8 @@ export class UpstreamInstance extends EventEmitter {
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
+  /** The last start found the upstream speaks no era the gateway does (kept until a start succeeds). */
+  incompatible = false;
   readonly #breaker: CircuitBreaker;
   readonly #slots: Semaphore;
   #health: NodeJS.Timeout | undefined;
@@ -119,7 +137,9 @@ export class UpstreamInstance extends EventEmitter {
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
     try {
       await transport.start();
-      await client.initialize(this.config.initTimeoutMs, this.#dedicated);
+      await client.connect(this.config.initTimeoutMs, this.#dedicated, eraOrder(this.config), this.config.eraProbeMs);
+      LEARNED_ERA.set(this.config, client.era);
+      if (client.era === 'modern') this.#listen(client);
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});
@@ -128,12 +148,14 @@ export class UpstreamInstance extends EventEmitter {
           ? err
           : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
       this.lastFailure = failure.message;
+      this.incompatible = failure.details?.incompatible === true;
       this.#onExit(client);
       throw failure;
     }
     if (this.#client !== client || this.#stopping) return;
     this.#state = 'ready';
     this.lastFailure = undefined;
+    this.incompatible = false;
     this.#startedAt = Date.now();
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
@@ -158,6 +180,18 @@ export class UpstreamInstance extends EventEmitter {
     if (active.size !== 1) return undefined;
     const [[caller, relatedRequestId]] = [...active];
     return { caller, relatedRequestId };
+  }
+
+  /** A modern upstream's list_changed stream, reopened while the connection lasts (the upstream may end it). */
+  #listen(client: UpstreamClient): void {
+    void client.listen().then(
+      () => {
+        if (this.#client === client) setTimeout(() => this.#client === client && this.#listen(client), 1000).unref();
+      },
+      (err: Error) => {
+        if (this.#client === client) this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
+      },
+    );
   }
 
   /** Pings a ready instance; `failures` missed pings in a row mean it hangs: restart it. */
@@ -277,6 +311,8 @@ export class UpstreamInstance extends EventEmitter {
     const name = this.config.name;
     if (this.#state !== 'ready' || !this.#client) {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
+      // Neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
+      if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }

@@ -1,0 +1,14 @@
+/** The 2026-07-28 `_meta` keys (per-request metadata), shared by the client-facing and upstream sides. */
+export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** The protocol version a message's `_meta` names (a modern message), if any. */
+export function metaVersion(params: unknown): string | undefined {
+  const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
+  const v = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[META_VERSION] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,63 @@
+import { GatewayError } from '../errors.js';
+import { Cancellation } from '../jsonrpc/cancellation.js';
+import { META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
+import type { UpstreamCaller } from './upstream-caller.js';
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+/** Rounds one call may take before the gateway gives up on an upstream that never completes. */
+const MAX_ROUNDS = 16;
+export const MODERN_VERSION = '2026-07-28';
+
+/** What the gateway declares to a 2026-07-28 upstream on every request: its version, identity and capabilities. */
+export function withModernMeta(params: Params, capabilities: Record<string, unknown>): Record<string, unknown> {
+  const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+  return { ...params, _meta: { ...meta, [META_VERSION]: MODERN_VERSION, [META_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: 'switchboard', version: '0.1.0' } } };
+}
+
+/** A modern result as a 2025 client knows results: without the era's own fields (the gateway adds its own for modern clients). */
+export function legacyResult(result: Result): Result {
+  if (!('resultType' in result) && !('ttlMs' in result) && !('cacheScope' in result) && !(result._meta as Result | undefined)?.[META_SERVER_INFO]) return result;
+  const { resultType: _t, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+  const meta = rest._meta as Result | undefined;
+  if (meta && META_SERVER_INFO in meta) {
+    const { [META_SERVER_INFO]: _info, ...kept } = meta;
+    if (Object.keys(kept).length > 0) rest._meta = kept;
+    else delete rest._meta;
+  }
+  return rest;
+}
+
+export interface RoundOptions {
+  caller: UpstreamCaller | undefined;
+  callerRequestId: string | number | undefined;
+  signal: Cancellation | undefined;
+  upstream: string;
+}
+
+/**
+ * A call to a 2026-07-28 upstream, round by round: each input_required result's input requests are
+ * put to the client behind the call (as the server→client requests a 2025 client knows, or as the
+ * next round of a modern client's exchange), and the call is sent again with the answers and the
+ * upstream's requestState exactly as it sent it.
+ */
+export async function callWithRounds(send: (params: Record<string, unknown>) => Promise<Result>, params: Params, capabilities: Record<string, unknown>, o: RoundOptions): Promise<Result> {
+  let out = withModernMeta(params, capabilities);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const result = await send(out);
+    if (result.resultType !== 'input_required') return legacyResult(result);
+    const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
+    if (!o.caller && Object.keys(asks).length > 0) {
+      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
+    }
+    const answers: Record<string, unknown> = {};
+    for (const [key, ask] of Object.entries(asks)) {
+      if (typeof ask?.method !== 'string') continue;
+      answers[key] = await o.caller!.clientRequest(ask.method, (ask.params ?? undefined) as Params, o.callerRequestId, o.signal ?? new Cancellation());
+    }
+    out = { ...withModernMeta(params, capabilities), inputResponses: answers };
+    if (typeof result.requestState === 'string') out.requestState = result.requestState;
+  }
+  throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input more than ${MAX_ROUNDS} times in one call`, { upstream: o.upstream });
+}
