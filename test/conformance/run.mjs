@@ -84,7 +84,7 @@ async function modern(sharing) {
   const one = env.CONFORMANCE_MODERN_SCENARIO;
   const args = one ? ['--scenario', one, '--spec-version', '2026-07-28'] : ['--requirements', '2026-07-28'];
   const run = await withGateway(sharing, (url) =>
-    runSuite({ node, suite: suiteOf('@modelcontextprotocol/conformance-modern'), url, args: [...args, '-o', results], logFile, cwd: root, verbose }),
+    runSuite({ node, suite: suiteOf('@modelcontextprotocol/conformance-modern'), url, args: [...args, '-o', results], logFile, cwd: root, verbose, single: one }),
   );
   const expectedFile = join(here, 'modern-expected-failures.json');
   const expected = loadExpectedFailures(expectedFile);

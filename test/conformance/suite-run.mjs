@@ -7,10 +7,15 @@ import { dirname } from 'node:path';
 
 const LINE = /^([✓✗]) (\S+): (\d+) passed, (\d+) failed/;
 
-/** Scenario verdicts from a suite's output: Map name → { passed, failed } (check counts). */
-export function parseSummary(output) {
+/**
+ * Scenario verdicts from a suite's output: Map name → { passed, failed } (check counts). A run of one
+ * `--scenario` prints no summary block, only `Passed: N/T, M failed, W warnings`.
+ */
+export function parseSummary(output, single) {
   const at = output.lastIndexOf('=== SUMMARY ===');
   const scenarios = new Map();
+  const one = /Passed: (\d+)\/\d+, (\d+) failed/.exec(output);
+  if (at === -1 && single && one) scenarios.set(single, { passed: Number(one[1]), failed: Number(one[2]) });
   if (at === -1) return scenarios;
   for (const line of output.slice(at).split('\n')) {
     const m = LINE.exec(line.trim());
@@ -19,8 +24,8 @@ export function parseSummary(output) {
   return scenarios;
 }
 
-/** Spawns `node suite server --url URL ...args`; resolves { code, scenarios, summary } when it exits. */
-export function runSuite({ node, suite, url, args = [], logFile, cwd, verbose = false }) {
+/** Spawns `node suite server --url URL ...args` (`single`: the one --scenario run); resolves { code, scenarios, summary }. */
+export function runSuite({ node, suite, url, args = [], logFile, cwd, verbose = false, single }) {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
   let output = '';
@@ -36,7 +41,7 @@ export function runSuite({ node, suite, url, args = [], logFile, cwd, verbose = 
     child.on('close', (code) => {
       log.end();
       const at = output.lastIndexOf('=== SUMMARY ===');
-      resolve({ code: code ?? 1, scenarios: parseSummary(output), summary: at === -1 ? output.slice(-2000) : output.slice(at) });
+      resolve({ code: code ?? 1, scenarios: parseSummary(output, single), summary: at === -1 ? output.slice(-2000) : output.slice(at) });
     });
   });
 }
