@@ -20,6 +20,9 @@ import { judge, loadExpectedFailures } from './expected-failures.mjs';
 import { ensureNode22 } from './node22.mjs';
 import { runSuite } from './suite-run.mjs';
 
+/** Check-level totals of a run (the suite's own `Total: N passed, M failed` line). */
+const checkTotals = (scenarios) => [...scenarios.values()].reduce((t, s) => ({ passed: t.passed + s.passed, failed: t.failed + s.failed }), { passed: 0, failed: 0 });
+
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const out = join(root, '.cache', 'conformance');
@@ -73,7 +76,7 @@ async function legacy(sharing) {
   );
   const failing = [...run.scenarios].filter(([, s]) => s.failed > 0).map(([n]) => n);
   const ok = run.code === 0 && run.scenarios.size > 0;
-  return { label: `legacy (${sharing})`, logFile, ok, passed: run.scenarios.size - failing.length, failed: failing.length, skipped: 0, notes: failing.map((n) => `failed: ${n}`), summary: run.summary };
+  return { label: `legacy (${sharing})`, logFile, ok, passed: run.scenarios.size - failing.length, failed: failing.length, skipped: 0, checks: checkTotals(run.scenarios), notes: failing.map((n) => `failed: ${n}`), summary: run.summary };
 }
 
 async function modern(sharing) {
@@ -98,7 +101,7 @@ async function modern(sharing) {
   ];
   const ok = run.scenarios.size > 0 && notes.length === 0;
   const failed = v.unexpectedFailures.length + v.stale.length + missing.length;
-  return { label: `modern (${sharing}, 2026-07-28)`, logFile, ok, passed: v.passed.length, failed, skipped: v.expectedFailures.length, notes, summary: run.summary };
+  return { label: `modern (${sharing}, 2026-07-28)`, logFile, ok, passed: v.passed.length, failed, skipped: v.expectedFailures.length, checks: checkTotals(run.scenarios), notes, summary: run.summary };
 }
 
 const runs = [];
@@ -109,7 +112,8 @@ console.log('\n=== conformance ===');
 for (const r of runs) {
   if (!r.ok && r.passed + r.failed + r.skipped === 0) console.log(r.summary);
   const expected = r.skipped > 0 ? `, ${r.skipped} expected failures` : '';
-  console.log(`${r.ok ? '✓' : '✗'} ${r.label}: ${r.passed} scenarios passed, ${r.failed} failed${expected} (log: ${relative(root, r.logFile)})`);
+  const checks = `checks ${r.checks.passed}/${r.checks.passed + r.checks.failed}`;
+  console.log(`${r.ok ? '✓' : '✗'} ${r.label}: ${r.passed} scenarios passed, ${r.failed} failed${expected}; ${checks} (log: ${relative(root, r.logFile)})`);
   for (const n of r.notes) console.log(`    ${n}`);
 }
 const sum = (k) => runs.reduce((a, r) => a + r[k], 0);
