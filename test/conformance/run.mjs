@@ -1,17 +1,35 @@
 #!/usr/bin/env node
-// Runs the official conformance suite against the gateway fronting test/fixtures/conformance-server.mjs
-// over stdio, once per sharing mode. Exits non-zero when any active scenario fails.
+// `npm run conformance`: the official conformance suites against the gateway fronting
+// test/fixtures/conformance-server.mjs over stdio (test/conformance/gateway.yaml).
+//   legacy  @modelcontextprotocol/conformance 0.1.13 (2025-era wire), once per sharing mode (Node 20)
+//   modern  0.2.0-alpha.12 (npm alias conformance-modern), `--requirements 2026-07-28` (Node 22,
+//           installed on demand into .cache/node22), judged against modern-expected-failures.json
+// Env: CONFORMANCE_MODERN=0 skips the modern suite, CONFORMANCE_LEGACY=0 the legacy ones;
+// CONFORMANCE_MODERN_SCENARIO=name runs one modern scenario; CONFORMANCE_MODERN_SHARING (default
+// shared) picks the sharing mode it runs under; CONFORMANCE_VERBOSE=1 streams the suites' output.
+// Full output and checks.json files land in .cache/conformance/. Extra argv goes to the legacy suite.
+// Exits non-zero when a legacy scenario fails, a modern scenario fails that is not listed, or a
+// listed one passes (stale entry).
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { judge, loadExpectedFailures } from './expected-failures.mjs';
+import { ensureNode22 } from './node22.mjs';
+import { runSuite } from './suite-run.mjs';
+
+/** Check-level totals of a run (the suite's own `Total: N passed, M failed` line). */
+const checkTotals = (scenarios) => [...scenarios.values()].reduce((t, s) => ({ passed: t.passed + s.passed, failed: t.failed + s.failed }), { passed: 0, failed: 0 });
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
+const out = join(root, '.cache', 'conformance');
 const require = createRequire(import.meta.url);
-const suite = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
-const extra = process.argv.slice(2);
+const suiteOf = (pkg) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
+const env = process.env;
+const verbose = env.CONFORMANCE_VERBOSE === '1';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -27,35 +45,78 @@ function freePort() {
 async function waitReady(url, deadline) {
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(url);
-      if (r.ok) return;
+      if ((await fetch(url)).ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`gateway not ready at ${url}`);
 }
 
-async function runMode(sharing) {
+/** Starts the gateway in one sharing mode, runs fn(mcpUrl), stops the gateway. */
+async function withGateway(sharing, fn) {
   const port = await freePort();
   const gw = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts'), 'serve', '--config', join(here, 'gateway.yaml')], {
     cwd: root,
-    env: { ...process.env, SWITCHBOARD_PORT: String(port), CONFORMANCE_SHARING: sharing, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    env: { ...env, SWITCHBOARD_PORT: String(port), CONFORMANCE_SHARING: sharing, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`, Date.now() + 30_000);
-    const code = await new Promise((resolve) => {
-      const c = spawn(process.execPath, [suite, 'server', '--url', `http://127.0.0.1:${port}/mcp`, ...extra], { stdio: 'inherit', cwd: root });
-      c.on('exit', (code) => resolve(code ?? 1));
-    });
-    console.log(`conformance (${sharing}): exit ${code}`);
-    return code;
+    return await fn(`http://127.0.0.1:${port}/mcp`);
   } finally {
     gw.kill('SIGTERM');
     await new Promise((r) => gw.once('exit', r));
   }
 }
 
-let failed = 0;
-for (const mode of ['shared', 'per-session']) if ((await runMode(mode)) !== 0) failed++;
-process.exit(failed === 0 ? 0 : 1);
+async function legacy(sharing) {
+  const logFile = join(out, `legacy-${sharing}.log`);
+  const run = await withGateway(sharing, (url) =>
+    runSuite({ node: process.execPath, suite: suiteOf('@modelcontextprotocol/conformance'), url, args: process.argv.slice(2), logFile, cwd: root, verbose }),
+  );
+  const failing = [...run.scenarios].filter(([, s]) => s.failed > 0).map(([n]) => n);
+  const ok = run.code === 0 && run.scenarios.size > 0;
+  return { label: `legacy (${sharing})`, logFile, ok, passed: run.scenarios.size - failing.length, failed: failing.length, skipped: 0, checks: checkTotals(run.scenarios), notes: failing.map((n) => `failed: ${n}`), summary: run.summary };
+}
+
+async function modern(sharing) {
+  const node = ensureNode22(root);
+  const logFile = join(out, `modern-${sharing}.log`);
+  const results = join(out, 'modern-results');
+  rmSync(results, { recursive: true, force: true });
+  const one = env.CONFORMANCE_MODERN_SCENARIO;
+  const args = one ? ['--scenario', one, '--spec-version', '2026-07-28'] : ['--requirements', '2026-07-28'];
+  const run = await withGateway(sharing, (url) =>
+    runSuite({ node, suite: suiteOf('@modelcontextprotocol/conformance-modern'), url, args: [...args, '-o', results], logFile, cwd: root, verbose, single: one }),
+  );
+  const expectedFile = join(here, 'modern-expected-failures.json');
+  const expected = loadExpectedFailures(expectedFile);
+  const v = judge(run.scenarios, one ? new Map([...expected].filter(([n]) => n === one)) : expected);
+  const missing = one ? [] : v.missing;
+  const listFile = relative(root, expectedFile);
+  const notes = [
+    ...v.unexpectedFailures.map((n) => `unexpected failure (fix it, or list it in ${listFile} with a reason): ${n}`),
+    ...v.stale.map((n) => `stale: passes now, remove it from ${listFile}: ${n}`),
+    ...missing.map((n) => `listed in ${listFile} but not run by the suite: ${n}`),
+  ];
+  const ok = run.scenarios.size > 0 && notes.length === 0;
+  const failed = v.unexpectedFailures.length + v.stale.length + missing.length;
+  return { label: `modern (${sharing}, 2026-07-28)`, logFile, ok, passed: v.passed.length, failed, skipped: v.expectedFailures.length, checks: checkTotals(run.scenarios), notes, summary: run.summary };
+}
+
+const runs = [];
+if (env.CONFORMANCE_LEGACY !== '0') for (const mode of ['shared', 'per-session']) runs.push(await legacy(mode));
+if (env.CONFORMANCE_MODERN !== '0') runs.push(await modern(env.CONFORMANCE_MODERN_SHARING ?? 'shared'));
+
+console.log('\n=== conformance ===');
+for (const r of runs) {
+  if (!r.ok && r.passed + r.failed + r.skipped === 0) console.log(r.summary);
+  const expected = r.skipped > 0 ? `, ${r.skipped} expected failures` : '';
+  const checks = `checks ${r.checks.passed}/${r.checks.passed + r.checks.failed}`;
+  console.log(`${r.ok ? '✓' : '✗'} ${r.label}: ${r.passed} scenarios passed, ${r.failed} failed${expected}; ${checks} (log: ${relative(root, r.logFile)})`);
+  for (const n of r.notes) console.log(`    ${n}`);
+}
+const sum = (k) => runs.reduce((a, r) => a + r[k], 0);
+// One plain closing line; "skipped" counts the modern suite's listed (expected) failures.
+console.log(`conformance: ${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
+process.exit(runs.every((r) => r.ok) ? 0 : 1);
