@@ -18,7 +18,8 @@ export function decodeHeaderValue(raw: string): string | undefined {
     const text = bytes.toString('utf8');
     return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
   }
-  if (raw.startsWith('=?base64?')) return undefined;
+  // The sentinel's shape with a body that is not base64 is malformed; without its suffix it is plain text.
+  if (raw.startsWith('=?base64?') && raw.endsWith('?=')) return undefined;
   return raw === '' || PLAIN.test(raw) ? raw : undefined;
 }
 

@@ -195,7 +195,9 @@ export class Exchange {
     this.#attempt = undefined;
     this.#over = true;
     clearTimeout(this.#expiry);
-    sink.finish(this.#hooks.shape(sink.call, { ...response, id: sink.id }, this.#retried));
+    const shaped = this.#hooks.shape(sink.call, { ...response, id: sink.id }, this.#retried);
+    // The era's own refusals (headers, capabilities, version) are HTTP 400 wherever they arise.
+    sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
   }
 
   #fail(response: JsonRpcResponse, status: number): void {

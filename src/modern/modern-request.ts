@@ -23,6 +23,8 @@ export interface ModernCall {
   readonly clientInfo: Record<string, unknown> | undefined;
   /** Absent: no notifications/message for this request. */
   readonly logLevel: string | undefined;
+  /** The request's Mcp-Param-* headers (names in lower case), checked against the tool's definition. */
+  readonly paramHeaders: Readonly<Record<string, string>>;
 }
 
 function metaOf(m: JsonRpcMessage): Record<string, unknown> | undefined {
@@ -38,11 +40,13 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
 
 /**
  * The era of one POSTed message. Modern: the body's `_meta` names a protocol version, or the
- * MCP-Protocol-Version header is newer than every legacy revision. initialize is always legacy.
+ * MCP-Protocol-Version header is newer than every legacy revision. initialize is legacy unless its
+ * `_meta` says otherwise.
  */
 export function isModernMessage(headers: IncomingHttpHeaders, m: JsonRpcMessage): boolean {
-  if (isRequest(m) && m.method === 'initialize') return false;
   if (metaOf(m)?.[META_VERSION] !== undefined) return true;
+  // initialize opens a legacy session, whatever the header says; with modern _meta it is a removed method (404).
+  if (isRequest(m) && m.method === 'initialize') return false;
   const v = headerOf(headers, 'mcp-protocol-version');
   return v !== undefined && v > NEWEST_LEGACY;
 }
@@ -51,6 +55,12 @@ export function isModernMessage(headers: IncomingHttpHeaders, m: JsonRpcMessage)
 export function isModernHeader(headers: IncomingHttpHeaders): boolean {
   const v = headerOf(headers, 'mcp-protocol-version');
   return v !== undefined && v > NEWEST_LEGACY;
+}
+
+function paramHeadersOf(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.startsWith('mcp-param-') && v !== undefined) out[k] = Array.isArray(v) ? v[0]! : v;
+  return out;
 }
 
 /** A header that must mirror a body value, compared after decoding (names case-insensitively, values exactly). */
@@ -101,5 +111,6 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     capabilities: capabilities as Record<string, any>,
     clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
     logLevel: typeof level === 'string' ? level : undefined,
+    paramHeaders: paramHeadersOf(headers),
   };
 }

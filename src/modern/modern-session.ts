@@ -11,6 +11,7 @@ import type { SessionObserver } from '../session/session-observer.js';
 import { clientRequestPipeline } from '../session/stages/index.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange } from './exchange.js';
+import { paramHeaderCheck } from './param-headers.js';
 import { upstreamParams } from './result-shape.js';
 
 const SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -116,6 +117,7 @@ export class ModernSession implements UpstreamCaller {
     const params = upstreamParams(first.params);
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
     const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
+    if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
     clientRequestPipeline(ctx)
       .catch((err: unknown) => new JsonRpcError(ErrorCode.InternalError, String((err as Error)?.message ?? err)).toResponse(exchange.id))
       .then((response) => {

@@ -17,6 +17,8 @@ export interface RouteContext {
   /** The client's id for this request. */
   requestId: RequestId;
   onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+  /** Checks a tool's definition before the call is forwarded (throws to refuse it). */
+  checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
   /** The size on the wire of the upstream answer passed on unchanged, when known (written by the upstream side). */
   resultBytes?: number | undefined;
 }
@@ -265,6 +267,7 @@ export class RouterSession {
     const catalogue = await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts');
     const definition = catalogue.get(name);
     if (!definition) throw notFound(kind, String(params?.name));
+    if (kind === 'tool') ctx.checkDefinition?.(definition);
     const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
     if (gate) {
       // Cached per definition: on every call but the first this is answered synchronously.

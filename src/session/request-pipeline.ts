@@ -41,6 +41,8 @@ export interface RequestContext {
   readonly t0: number;
   /** The policy decision on its target, when it has one. */
   decision?: (Decision & Target) | undefined;
+  /** A check of the called tool's definition before it is forwarded (a modern call's Mcp-Param-* headers). */
+  checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
   /** Set by the route stage, or beforehand by a caller that cancels the request from outside. */
   cancel?: Cancellation;
   result?: Record<string, unknown> | undefined;

@@ -13,26 +13,12 @@ import { methodSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
+import { eraOrder, learnEra } from './era-order.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
 const NO_SUBSCRIBERS: ReadonlySet<UpstreamCaller> = new Set();
 
-/** The era each upstream (its config) turned out to speak: later starts try it first, and only re-probe if it fails. */
-const LEARNED_ERA = new WeakMap<UpstreamConfig, 'legacy' | 'modern'>();
-
-/**
- * Which eras to try, in order. A stdio upstream is asked initialize first (nearly all speak 2025, and
- * a modern-only one refuses initialize at once, while a legacy one may never answer server/discover);
- * an HTTP upstream is asked server/discover first (a legacy server refuses it at once).
- */
-function eraOrder(config: UpstreamConfig): Array<'legacy' | 'modern'> {
-  if (config.era !== 'auto') return [config.era];
-  if (config.transport === 'sse') return ['legacy'];
-  const learned = LEARNED_ERA.get(config);
-  const natural: Array<'legacy' | 'modern'> = config.transport === 'stdio' ? ['legacy', 'modern'] : ['modern', 'legacy'];
-  return learned && learned !== natural[0] ? [learned, natural[0]!] : natural;
-}
 
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
 export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
@@ -138,7 +124,7 @@ export class UpstreamInstance extends EventEmitter {
     try {
       await transport.start();
       await client.connect(this.config.initTimeoutMs, this.#dedicated, eraOrder(this.config), this.config.eraProbeMs);
-      LEARNED_ERA.set(this.config, client.era);
+      learnEra(this.config, client.era);
       if (client.era === 'modern') this.#listen(client);
     } catch (err) {
       if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');

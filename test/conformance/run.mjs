@@ -5,8 +5,8 @@
 //   modern  0.2.0-alpha.12 (npm alias conformance-modern), `--requirements 2026-07-28` (Node 22,
 //           installed on demand into .cache/node22), judged against modern-expected-failures.json
 // Env: CONFORMANCE_MODERN=0 skips the modern suite, CONFORMANCE_LEGACY=0 the legacy ones;
-// CONFORMANCE_MODERN_SCENARIO=name runs one modern scenario; CONFORMANCE_MODERN_SHARING (default
-// shared) picks the sharing mode it runs under; CONFORMANCE_VERBOSE=1 streams the suites' output.
+// CONFORMANCE_MODERN_SCENARIO=name runs one modern scenario; CONFORMANCE_MODERN_SHARING (default both:
+// shared and per-session) picks one sharing mode; CONFORMANCE_VERBOSE=1 streams the suites' output.
 // Full output and checks.json files land in .cache/conformance/. Extra argv goes to the legacy suite.
 // Exits non-zero when a legacy scenario fails, a modern scenario fails that is not listed, or a
 // listed one passes (stale entry).
@@ -106,7 +106,8 @@ async function modern(sharing) {
 
 const runs = [];
 if (env.CONFORMANCE_LEGACY !== '0') for (const mode of ['shared', 'per-session']) runs.push(await legacy(mode));
-if (env.CONFORMANCE_MODERN !== '0') runs.push(await modern(env.CONFORMANCE_MODERN_SHARING ?? 'shared'));
+// Both sharing modes, as for the legacy suites: a modern principal's per-session instance differs from a shared one.
+if (env.CONFORMANCE_MODERN !== '0') for (const sharing of env.CONFORMANCE_MODERN_SHARING ? [env.CONFORMANCE_MODERN_SHARING] : ['shared', 'per-session']) runs.push(await modern(sharing));
 
 console.log('\n=== conformance ===');
 for (const r of runs) {

@@ -60,6 +60,8 @@ describe('parseConfig: defaults', () => {
       requestTimeoutMs: 60_000,
       maxRequestTimeoutMs: 600_000,
       initTimeoutMs: 30_000,
+      era: 'auto',
+      eraProbeMs: 3000,
       maxLineBytes: 16 * 1024 * 1024,
       maxResultBytes: 8 * 1024 * 1024,
       // Strict by default: an unconfined server must be written out as `sandbox: none`.

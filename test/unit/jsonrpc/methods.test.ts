@@ -30,7 +30,7 @@ describe('method table', () => {
     const labelled = [...allMethods()].filter((s) => s.metric !== 'other').map((s) => s.method).sort();
     assert.deepEqual(labelled, [
       'completion/complete', 'initialize', 'logging/setLevel', 'ping', 'prompts/get', 'prompts/list', 'resources/list', 'resources/read',
-      'resources/subscribe', 'resources/templates/list', 'resources/unsubscribe', 'tools/call', 'tools/list',
+      'resources/subscribe', 'resources/templates/list', 'resources/unsubscribe', 'server/discover', 'subscriptions/listen', 'tools/call', 'tools/list',
     ]);
     for (const s of allMethods()) assert.ok(s.metric === s.method || s.metric === 'other', s.method);
   });
