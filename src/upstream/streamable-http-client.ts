@@ -144,7 +144,7 @@ export class StreamableHttpClientTransport implements Transport {
       answer = undefined;
     }
     // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
-    if (answer && isResponse(answer)) return this.#deliver(answer, related, Buffer.byteLength(text));
+    if (answer && isResponse(answer) && answer.id === related && related !== undefined) return this.#deliver(answer, related, Buffer.byteLength(text));
     throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
   }
 

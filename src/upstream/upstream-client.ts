@@ -6,6 +6,7 @@ import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, ty
 import type { Logger } from '../observability/logger.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
+import { UpstreamHttpError } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
@@ -68,7 +69,7 @@ export class UpstreamClient {
       sendError: (err) =>
         err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })
-          : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, { upstream }),
+          : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream }),
       maxResultBytes: this.#hooks.maxResultBytes,
       tooLargeError: (bytes, limit, isError) => {
         this.#logger.warn({ bytes, limit }, 'upstream answer over maxResultBytes; the call fails');
@@ -139,8 +140,11 @@ export class UpstreamClient {
         if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
         return await this.initialize(timeoutMs, dedicated);
       } catch (err) {
-        // A dead or hanging upstream is not a protocol answer: try nothing else.
-        if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !(err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1)) throw err;
+        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
+        // of the request is one (a legacy server refuses server/discover, a modern one initialize).
+        const refused = err instanceof GatewayError && err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;
+        const probeTimedOut = err instanceof GatewayError && err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1;
+        if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !refused && !probeTimedOut) throw err;
         reasons.push(`${era}: ${(err as Error).message}`);
       }
     }

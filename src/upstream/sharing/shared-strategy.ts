@@ -76,7 +76,10 @@ export class SharedStrategy implements SharingStrategy {
 
   #unavailable(): GatewayError {
     const name = this.#source.config.name;
-    const why = [...this.#instances].find((i) => i.lastFailure)?.lastFailure;
+    const failed = [...this.#instances].find((i) => i.lastFailure);
+    // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
+    if (failed?.incompatible) return new GatewayError('SWB_UPSTREAM_PROTOCOL', failed.lastFailure!, { upstream: name, incompatible: true });
+    const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
       why ? `upstream "${name}" has no running instance (${why}); it is restarting, retry shortly` : `upstream "${name}" has no running instance; it is restarting, retry shortly`,

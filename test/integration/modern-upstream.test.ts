@@ -1,0 +1,104 @@
+// A modern-only upstream (test/fixtures/modern-server.mjs: SDK v2, legacy clients rejected) behind the
+// gateway: legacy clients (SDK 1.x, both transports) keep working in front of it, its input_required
+// rounds reaching them as real server→client requests; modern clients get the rounds as their own.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'modern-server.mjs');
+const V = '2026-07-28';
+
+function startModernServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [FIXTURE, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`modern fixture exited (${code}): ${out}`)));
+  });
+}
+
+async function modernPost(gw: RunningGateway, id: number, method: string, params: Record<string, unknown>, caps: Record<string, unknown> = {}): Promise<any> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method };
+  if (typeof params.name === 'string') headers['mcp-name'] = params.name;
+  const body = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps } } };
+  const res = await fetch(gw.url(), { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  return (res.headers.get('content-type') ?? '').includes('event-stream') ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).pop()!.slice(6)) : JSON.parse(text);
+}
+
+for (const sharing of ['shared', 'per-session'] as const) {
+  describe(`a modern-only upstream behind the gateway (${sharing})`, () => {
+    let upstream: { child: ChildProcess; url: string };
+    let gw: RunningGateway;
+    before(async () => {
+      upstream = await startModernServer();
+      gw = await startGateway({
+        pinning: { mode: 'off' },
+        upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url, sharing, pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 } }],
+        endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
+      });
+    });
+    after(async () => {
+      await gw.close();
+      upstream.child.kill('SIGTERM');
+    });
+
+    for (const kind of ['streamable-http', 'sse'] as const) {
+      it(`an SDK 1.x client (${kind}) lists, calls, and answers the upstream's elicitation as a real request`, async () => {
+        const client = await connectClient(gw, kind);
+        try {
+          const { tools } = await client.listTools();
+          assert.ok(tools.some((t) => t.name === 'test_input_required_result_elicitation'));
+          assert.ok(!('ttlMs' in (await client.listTools())), 'a legacy client sees no modern-era fields');
+          const plain = await client.callTool({ name: 'test_simple_text', arguments: {} });
+          assert.match(textOf(plain), /simple text/);
+          const elicited = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+          assert.match(textOf(elicited), /Ada/, 'the answer of the client\'s elicitation handler reached the upstream');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
+    it('a modern client gets the upstream\'s input requests as its own rounds', async () => {
+      const caps = { elicitation: { form: {} } };
+      const first = await modernPost(gw, 1, 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {} }, caps);
+      assert.equal(first.result.resultType, 'input_required');
+      const [key, ask] = Object.entries(first.result.inputRequests as Record<string, { method: string }>)[0]!;
+      assert.equal(ask.method, 'elicitation/create');
+      const done = await modernPost(gw, 2, 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'Grace' } } }, requestState: first.result.requestState }, caps);
+      assert.equal(done.result.resultType, 'complete');
+      assert.match(JSON.stringify(done.result.content), /Grace/);
+    });
+  });
+}
+
+describe('an upstream that speaks neither era', () => {
+  it('is reported as incompatible, with the reason, not as restarting', async () => {
+    // An HTTP server that answers every POST with a plain 400 and no JSON-RPC: neither discover nor initialize works.
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => void req.resume().on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end('nope')));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const gw = await startGateway({
+      upstreams: [{ name: 'odd', transport: 'streamable-http', url: `http://127.0.0.1:${port}/mcp`, sharing: 'shared', pool: { size: 1 }, restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['odd'] }],
+    });
+    try {
+      const r = await modernPost(gw, 1, 'tools/call', { name: 'x', arguments: {} });
+      assert.ok(r.error, JSON.stringify(r));
+      assert.match(r.error.message, /incompatible/);
+      assert.doesNotMatch(r.error.message, /retry shortly|restarting/);
+    } finally {
+      await gw.close();
+      server.close();
+    }
+  });
+});
