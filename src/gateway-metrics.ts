@@ -27,7 +27,7 @@ function sessionObserver(m: Metrics): SessionObserver {
     sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
     sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
     requestDone: (r) => {
-      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome };
+      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
       m.requests.inc(labels);
       m.requestDuration.observe(labels, r.seconds);
       if (r.tool !== undefined) m.toolCalls.inc({ tool: r.tool, outcome: r.outcome });

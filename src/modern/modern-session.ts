@@ -155,6 +155,7 @@ export class ModernSession implements UpstreamCaller {
     const session = this;
     return {
       state: 'ACTIVE',
+      era: 'modern',
       get router() {
         return session.#opened;
       },

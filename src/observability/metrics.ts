@@ -9,11 +9,11 @@ export class Metrics {
   readonly registry = new Registry();
 
   readonly sessionsActive = new Gauge({ name: 'switchboard_sessions_active', help: 'Open client sessions', labelNames: ['transport', 'tenant'] as const, registers: [this.registry] });
-  readonly requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome'] as const, registers: [this.registry] });
+  readonly requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const, registers: [this.registry] });
   readonly requestDuration = new Histogram({
     name: 'switchboard_request_duration_seconds',
     help: 'Time to answer a client request',
-    labelNames: ['method', 'endpoint', 'upstream', 'outcome'] as const,
+    labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });

@@ -254,6 +254,7 @@ export class ClientSession {
   #pipelineHost(): PipelineHost {
     const session = this;
     return {
+      era: 'legacy',
       get state() {
         return session.#state;
       },

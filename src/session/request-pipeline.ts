@@ -12,6 +12,8 @@ export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDO
 /** What the stages may see and do of the session that runs them. */
 export interface PipelineHost {
   readonly state: SessionState;
+  /** The protocol era of the requests it runs (a metrics label). */
+  readonly era: 'legacy' | 'modern';
   readonly guard: SessionGuard;
   readonly observer: SessionObserver;
   readonly endpoint: EndpointRouter;

@@ -2,7 +2,8 @@
 export interface SessionObserver {
   sessionOpened(transport: string, tenant: string): void;
   sessionClosed(transport: string, tenant: string): void;
-  requestDone(r: { method: string; endpoint: string; upstream: string; outcome: string; seconds: number; tool: string | undefined }): void;
+  /** `era`: legacy (a session) or modern (a 2026-07-28 stateless request). */
+  requestDone(r: { method: string; endpoint: string; upstream: string; outcome: string; seconds: number; tool: string | undefined; era: 'legacy' | 'modern' }): void;
   denied(reason: string): void;
   rateLimited(limit: string): void;
 }

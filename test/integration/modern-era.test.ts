@@ -146,6 +146,13 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.equal(get.status, 405);
   });
 
+  it('counts modern requests under protocol_era="modern"', async () => {
+    await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} });
+    const text = await (await fetch(gw.app.metricsUrl!)).text();
+    const line = text.split('\n').find((l) => l.startsWith('switchboard_requests_total{') && l.includes('method="tools/call"') && l.includes('protocol_era="modern"') && l.includes('outcome="ok"'));
+    assert.ok(line && Number(line.split(' ').pop()) >= 1, 'a modern tools/call is counted with its era');
+  });
+
   it('an endpoint that serves only the legacy era answers modern requests as a legacy server would', async () => {
     const r = await modern(gw, 'tools/list', {}, { path: '/legacy' });
     assert.equal(r.status, 400);

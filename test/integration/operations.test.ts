@@ -41,7 +41,7 @@ describe('metrics', () => {
       const text = await res.text();
       assert.equal(sample(text, 'switchboard_sessions_active', { transport: 'streamable-http', tenant: 'anonymous' }), 1);
       assert.equal(sample(text, 'switchboard_sessions_active', { transport: 'sse', tenant: 'anonymous' }), 1);
-      assert.equal(sample(text, 'switchboard_requests_total', { method: 'tools/call', endpoint: '/mcp', upstream: 'everything', outcome: 'ok' }), 3);
+      assert.equal(sample(text, 'switchboard_requests_total', { method: 'tools/call', endpoint: '/mcp', upstream: 'everything', outcome: 'ok', protocol_era: 'legacy' }), 3);
       assert.equal(sample(text, 'switchboard_requests_total', { method: 'tools/list', endpoint: '/mcp', upstream: 'all', outcome: 'ok' }), 1);
       assert.equal(sample(text, 'switchboard_request_duration_seconds_count', { method: 'tools/call', outcome: 'ok' }), 3);
       assert.equal(sample(text, 'switchboard_tool_calls_total', { tool: 'echo', outcome: 'ok' }), 3);

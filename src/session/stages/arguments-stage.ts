@@ -10,7 +10,7 @@ export const argumentsStage: Stage = (ctx, next) => {
   host.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
   host.observer.denied('argument_rule');
   // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
-  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown' });
+  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
   const { rule, tool, argument } = violation;
   const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
   return Promise.resolve(toJsonRpcError(err, host.logger).toResponse(req.id));

@@ -33,6 +33,7 @@ export const observeStage: Stage = async (ctx, next) => {
     outcome,
     seconds: elapsed(ctx),
     tool: toolLabel(ctx, ctx.error),
+    era: host.era,
   });
   return answer;
 };

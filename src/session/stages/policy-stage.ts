@@ -20,6 +20,7 @@ export const policyStage: Stage = (ctx, next) => {
     seconds: elapsed(ctx),
     // Only names that exist become label values: a denied name is "unknown".
     tool: decision.kind === 'tool' ? 'unknown' : undefined,
+    era: host.era,
   });
   return Promise.resolve(notFound(decision.absent, decision.name).toResponse(req.id));
 };

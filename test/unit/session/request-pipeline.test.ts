@@ -64,6 +64,7 @@ function stub(o: StubOptions = {}): Stub {
   } as unknown as RouterSession;
   s.host = {
     state: o.state ?? 'ACTIVE',
+    era: 'legacy',
     guard,
     observer: {
       sessionOpened() {},
@@ -151,7 +152,7 @@ describe('policy stage', () => {
       assert.deepEqual(errorOf(r), notFound('tool', 'x').toObject());
       assert.deepEqual(s.denials, [reason]);
       assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'denied', rule, upstream: undefined }]);
-      assert.deepEqual(s.done, [{ method: 'tools/call', endpoint: '/mcp', upstream: 'none', outcome: 'denied', seconds: s.done[0]!.seconds, tool: 'unknown' }]);
+      assert.deepEqual(s.done, [{ method: 'tools/call', endpoint: '/mcp', upstream: 'none', outcome: 'denied', seconds: s.done[0]!.seconds, tool: 'unknown', era: 'legacy' }]);
     });
   }
 
@@ -207,7 +208,7 @@ describe('route and observe stages', () => {
     const s = stub({ route: async () => ({ content: [] }) });
     assert.deepEqual(await run(s, 'tools/call', { name: 'echo' }), { jsonrpc: '2.0', id: 1, result: { content: [] } });
     assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'ok', rule: 'tools.allow:*', upstream: 'up' }]);
-    assert.deepEqual({ ...s.done[0], seconds: 0 }, { method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0, tool: 'echo' });
+    assert.deepEqual({ ...s.done[0], seconds: 0 }, { method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0, tool: 'echo', era: 'legacy' });
     assert.equal(s.host.inflight.size, 0);
   });
 
