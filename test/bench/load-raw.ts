@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Client, Pool } from 'undici';
 import type { BenchSession } from './load.js';
-import { cleanEnv } from './targets.js';
+import { cleanEnv, type Access } from './targets.js';
 
 /**
  * The lean load generator: hand-written JSON-RPC over undici keep-alive connections (or the upstream's
@@ -121,6 +121,31 @@ export async function openRawStreamable(http: RawHttp, path: string, opts: { not
       const res = await http.pool.request({ method: 'DELETE', path, headers });
       await res.body.dump();
     },
+  };
+}
+
+/** The 2026-07-28 era: what every modern request carries in params._meta instead of a session. */
+const MODERN_VERSION = '2026-07-28';
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/**
+ * A 2026-07-28 client: no initialize, no session id; every POST stands alone with the era's headers
+ * and _meta. "Opening" one is the server/discover a modern client sends before its first call (what
+ * the SDK v2 client's connect does), so setup figures compare with the SDK's; closing it is nothing.
+ * Calls from all such clients share the keep-alive pool, as the JSON session variant's do.
+ */
+export async function openRawModern(http: RawHttp, path: string): Promise<BenchSession> {
+  const discover = await http.post(path, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'server/discover' }, { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: MODERN_META } }, 0);
+  const versions = (discover.answer!.result?.supportedVersions ?? []) as string[];
+  if (!versions.includes(MODERN_VERSION)) throw new Error(`server/discover does not offer ${MODERN_VERSION}: ${JSON.stringify(discover.answer).slice(0, 200)}`);
+  const headers = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+  let nextId = 0;
+  return {
+    async call(message: string, id = ++nextId): Promise<string> {
+      const msg: Msg = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { message }, _meta: MODERN_META } };
+      return textOfResult((await http.post(path, headers, msg, id)).answer!);
+    },
+    close: async () => {},
   };
 }
 
@@ -278,4 +303,17 @@ export async function openRawStdio(command: string, args: readonly string[]): Pr
       clearTimeout(t);
     },
   };
+}
+
+/** A raw client of whichever HTTP kind the target speaks. */
+export function openRaw(http: RawHttp, access: Exclude<Access, { kind: 'stdio' }>): Promise<BenchSession> {
+  const path = new URL(access.url).pathname;
+  switch (access.kind) {
+    case 'streamable':
+      return openRawStreamable(http, path);
+    case 'sse':
+      return openRawLegacy(http, path);
+    case 'modern':
+      return openRawModern(http, path);
+  }
 }

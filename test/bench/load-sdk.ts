@@ -1,3 +1,4 @@
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,6 +19,7 @@ function textOf(result: unknown): string {
  * speaks. For stdio this spawns the upstream itself: the direct floor.
  */
 export async function openSdkSession(access: Access): Promise<BenchSession> {
+  if (access.kind === 'modern') return openModernSdkSession(access.url);
   const client = new Client({ name: 'switchboard-bench', version: '1.0.0' }, { capabilities: {} });
   let terminate: (() => Promise<void>) | undefined;
   switch (access.kind) {
@@ -45,5 +47,21 @@ export async function openSdkSession(access: Access): Promise<BenchSession> {
       await terminate?.().catch(() => {});
       await client.close();
     },
+  };
+}
+
+/**
+ * The SDK v2 client pinned to 2026-07-28 (SDK 1.x speaks the 2025 era only): connect() is its
+ * server/discover probe, every call a stateless POST; there is no session to terminate.
+ */
+async function openModernSdkSession(url: string): Promise<BenchSession> {
+  const client = new ModernClient({ name: 'switchboard-bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(new URL(url)), { timeout: CALL_TIMEOUT_MS });
+  client.onerror = () => {};
+  return {
+    async call(message: string): Promise<string> {
+      return textOf(await client.callTool({ name: 'echo', arguments: { message } }, { timeout: CALL_TIMEOUT_MS }));
+    },
+    close: () => client.close(),
   };
 }

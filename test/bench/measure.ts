@@ -1,5 +1,5 @@
 import { closeAll, openMany, percentile, runCrossed, runLoad, type BenchSession, type CrossedResult, type Limits } from './load.js';
-import { RawHttp, openRawLegacy, openRawStdio, openRawStreamable } from './load-raw.js';
+import { RawHttp, openRaw, openRawStdio, openRawStreamable } from './load-raw.js';
 import { openSdkSession } from './load-sdk.js';
 import { cpuMs, descendants, rssBytes, totalRss, treeCpuMs, waitForDescendants, withForeignLoad } from './proc-stats.js';
 import type { RunningTarget, UpstreamName } from './targets.js';
@@ -141,8 +141,7 @@ function opener(t: RunningTarget, loader: Loader, http: RawHttp | undefined): ()
   const a = t.access;
   if (loader === 'sdk') return () => openSdkSession(a);
   if (a.kind === 'stdio') return () => openRawStdio(a.command, a.args);
-  const path = new URL(a.url).pathname;
-  return a.kind === 'streamable' ? () => openRawStreamable(http!, path) : () => openRawLegacy(http!, path);
+  return () => openRaw(http!, a);
 }
 
 function dist(samples: number[]): Dist {
@@ -316,7 +315,9 @@ export async function measureTarget(t: RunningTarget, upstream: UpstreamName, mo
         out.crossed = await runCrossed(sessions.slice(0, mode.crossedSessions), mode.crossedRounds, 30_000);
         await closeAll(sessions);
         closed = true;
-        const after = await waitForDescendants(pid!, before, 10_000);
+        // A modern client's standing on the gateway outlives its last request until the idle timeout, so
+        // a per-session instance it leased stays; waiting the full 10 s for it would measure nothing.
+        const after = await waitForDescendants(pid!, before, t.spec.transport === 'modern-json' ? 1000 : 10_000);
         out.open = { sessions: open.sessions, failures: open.failures, rssMB: open.rssMB, children: open.children, childrenRssMB: open.childrenRss / MB, childrenAfterClose: after };
       } finally {
         if (!closed) await closeAll(sessions);

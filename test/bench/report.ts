@@ -14,6 +14,8 @@ export interface RunInfo {
   dirty: boolean;
   peers: Record<string, string>;
   sdk: string;
+  /** @modelcontextprotocol/client (SDK v2), the SDK client of the modern targets. */
+  sdkModern?: string;
   build: string;
   /** 1-minute load average when the run started and ended: other work on the machine. */
   loadavg: [number, number];
@@ -21,6 +23,8 @@ export interface RunInfo {
 
 export interface Goal {
   upstream: UpstreamName;
+  /** peer: against the best peer (bestPeer); era: a modern target against the JSON session variant (bestPeer names it). */
+  kind?: 'peer' | 'era';
   goal: string;
   target: string;
   measured: string;
@@ -119,11 +123,37 @@ export function evaluateGoals(upstream: UpstreamName, figs: TargetFigures[]): Go
     const ratio = big.rssMB / 512;
     goals.push({ upstream, goal: `10,000 sessions on a shared upstream within 512 MB RSS`, target: f.target, measured: `${int(big.sessions)} sessions, ${f1(big.rssMB)} MB`, bestPeer: '–', ratio, threshold: '≤ 1 and 10,000 open', pass: ratio <= 1 && big.sessions >= 10_000 });
   }
+  goals.push(...eraGoals(upstream, figs));
   const peerCrossed = figs.filter((f) => isPeer(f) && f.crossed).map((f) => `${f.target} ${f.crossed!.crossed}/${f.crossed!.calls}`).join(', ');
   for (const f of swb) {
     if (!f.crossed) continue;
     const wrong = f.crossed.crossed + f.crossed.stray + f.throughput.reduce((s, t) => s + t.mismatches, 0);
     goals.push({ upstream, goal: 'zero crossed responses (colliding ids, 50 sessions; and every load phase)', target: f.target, measured: `${wrong} crossed/stray of ${int(f.crossed.calls)} + load calls`, bestPeer: `peers: ${peerCrossed}`, ratio: wrong, threshold: '= 0', pass: wrong === 0 });
+  }
+  return goals;
+}
+
+/**
+ * The issue's goal for 2026-07-28 clients: stateless requests cost the gateway no more CPU per call,
+ * and go no slower, than the JSON session variant of the same sharing mode in the same run.
+ */
+function eraGoals(upstream: UpstreamName, figs: TargetFigures[]): Goal[] {
+  const goals: Goal[] = [];
+  for (const f of figs.filter((x) => x.family === 'switchboard' && x.transport === 'modern-json')) {
+    const ref = figs.find((x) => x.family === 'switchboard' && x.transport === 'streamable-json' && x.sharing === f.sharing);
+    if (!ref) continue;
+    const base = { upstream, kind: 'era' as const, target: f.target };
+    const cpu = (x: TargetFigures) => clean(tput(x, 'raw', 1, 64))?.gatewayCpuMsPerCall;
+    const [mc, jc] = [cpu(f), cpu(ref)];
+    if (mc !== undefined && jc !== undefined) {
+      goals.push({ ...base, goal: 'modern stateless: gateway CPU per call no worse than the JSON session variant (raw, 1 client × 64 in flight)', measured: `${f3(mc)} ms`, bestPeer: `${ref.target} ${f3(jc)} ms`, ratio: mc / jc, threshold: '≤ 1', pass: mc <= jc });
+    }
+    for (const sessions of [1, 50]) {
+      const rate = (x: TargetFigures) => clean(tput(x, 'raw', sessions, 64))?.callsPerSec;
+      const [mr, jr] = [rate(f), rate(ref)];
+      if (mr === undefined || jr === undefined) continue;
+      goals.push({ ...base, goal: `modern stateless: throughput no worse than the JSON session variant (raw, ${sessions === 1 ? '1 client' : `${sessions} clients`} × 64 in flight)`, measured: `${int(mr)}/s`, bestPeer: `${ref.target} ${int(jr)}/s`, ratio: mr / jr, threshold: '≥ 1', pass: mr >= jr });
+    }
   }
   return goals;
 }
@@ -176,19 +206,21 @@ export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetF
   const out: string[] = [];
   out.push(`# Switchboard benchmark (${info.mode})`, '');
   out.push(`${info.startedAt}, ${info.measuredSeconds.toFixed(0)} s measuring${info.seconds > info.measuredSeconds + 1 ? ` + ${(info.seconds - info.measuredSeconds).toFixed(0)} s profiling` : ''} · ${info.cpus} · Node ${info.node} · commit ${info.commit}${info.dirty ? ' (+ uncommitted changes in src/)' : ''} · build: ${info.build} · load average ${info.loadavg[0].toFixed(1)} at start, ${info.loadavg[1].toFixed(1)} at end`);
-  out.push(`Peers: ${Object.entries(info.peers).map(([k, v]) => `${k} ${v}`).join(', ')} · client: @modelcontextprotocol/sdk ${info.sdk} and a raw undici client · all on loopback, one target at a time.`, '');
+  out.push(`Peers: ${Object.entries(info.peers).map(([k, v]) => `${k} ${v}`).join(', ')} · client: @modelcontextprotocol/sdk ${info.sdk}${info.sdkModern ? ` (modern targets: @modelcontextprotocol/client ${info.sdkModern} pinned to 2026-07-28)` : ''} and a raw undici client · all on loopback, one target at a time.`, '');
   out.push(
     'Goals compare each Switchboard variant with the best peer figure of the same run; a peer phase with errors or wrong answers is not eligible as "best". ' +
     'Reading the tables: `1s×64` is 64 calls in flight on one session, `50s×64` is 64 in flight spread over 50 sessions. ' +
       '"raw" is the lean load generator (hand-written JSON-RPC over undici keep-alive), "SDK" the official client. ' +
       'Gateway CPU is the gateway process\'s own utime+stime (children excluded) over a phase; loader CPU near 100 % means the one-process load generator, not the target, may be the limit. ' +
       '"other load" is CPU used by processes outside the benchmark during a phase (% of one core); phases above the limit were re-run and the cleanest kept. ' +
-      'Every target fronts the same upstream; direct/stdio is the SDK (or raw) client talking to the upstream with no gateway.',
+      'Every target fronts the same upstream; direct/stdio is the SDK (or raw) client talking to the upstream with no gateway. ' +
+      'The modern targets send 2026-07-28 stateless requests (era headers and _meta on every POST, no initialize, no session): a "session" there is an independent client whose setup is one server/discover.',
     '',
   );
   for (const [upstream, figs] of results) {
     out.push(`## Upstream: ${upstream === 'echo' ? 'minimal echo server (test/bench/echo-server.mjs)' : 'server-everything'}`, '');
-    const g = goals.filter((x) => x.upstream === upstream);
+    const g = goals.filter((x) => x.upstream === upstream && x.kind !== 'era');
+    const era = goals.filter((x) => x.upstream === upstream && x.kind === 'era');
     if (g.length) {
       out.push(
         '### Goals',
@@ -199,6 +231,11 @@ export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetF
         '|---|---|---|---|---|---:|---|---|',
       );
       for (const x of g) out.push(`| ${x.goal} | ${x.target} | ${x.measured} | ${x.bestPeer} | ${x.floor ?? '–'} | ${f2(x.ratio)} | ${x.threshold} | ${x.pass ? 'PASS' : '**MISS**'} |`);
+      out.push('');
+    }
+    if (era.length) {
+      out.push('### Modern (2026-07-28) clients vs the JSON session variant', '', '| goal | modern target | measured | JSON session variant | ratio | needed | result |', '|---|---|---|---|---:|---|---|');
+      for (const x of era) out.push(`| ${x.goal} | ${x.target} | ${x.measured} | ${x.bestPeer} | ${f2(x.ratio)} | ${x.threshold} | ${x.pass ? 'PASS' : '**MISS**'} |`);
       out.push('');
     }
     out.push('### Latency', '', ...latencyTable(figs), '');

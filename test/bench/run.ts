@@ -10,7 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load.js';
-import { RawHttp, openRawLegacy, openRawStreamable } from './load-raw.js';
+import { RawHttp, openRaw } from './load-raw.js';
 import { MODES, measureTarget, type TargetFigures } from './measure.js';
 import { ensurePeers } from './peers.js';
 import { monotonicUs, summarizeProfile, type ProfileWindow } from './profile.js';
@@ -89,6 +89,10 @@ function git(...a: string[]): string {
   }
 }
 
+function version(pkg: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 function selected(spec: TargetSpec): boolean {
   return !only || only.some((o) => spec.id.includes(o)) || spec.family === 'direct' || spec.family === 'floor';
 }
@@ -108,8 +112,7 @@ async function profileTarget(spec: TargetSpec, upstream: UpstreamName, workload:
   let window: ProfileWindow | undefined;
   try {
     const http = new RawHttp(t.origin!);
-    const path = new URL((t.access as { url: string }).url).pathname;
-    const open = () => (t.access.kind === 'sse' ? openRawLegacy(http, path) : openRawStreamable(http, path));
+    const open = () => openRaw(http, t.access as Exclude<typeof t.access, { kind: 'stdio' }>);
     if (workload === 'load') {
       const s = await open();
       await runLoad([s], 64, mode.targetWarmup);
@@ -206,7 +209,8 @@ async function main(): Promise<void> {
     commit: built.commit,
     dirty: args.worktree === true && git('status', '--porcelain', '--', 'src') !== '',
     peers: peers.versions,
-    sdk: (JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string }).version,
+    sdk: version('@modelcontextprotocol/sdk'),
+    sdkModern: version('@modelcontextprotocol/client'),
     build: built.status,
     loadavg: [loadAtStart, loadavg()[0]!],
   };

@@ -9,7 +9,9 @@ import type { Peers } from './peers.js';
 export type Access =
   | { kind: 'stdio'; command: string; args: string[] }
   | { kind: 'streamable'; url: string; json: boolean }
-  | { kind: 'sse'; url: string };
+  | { kind: 'sse'; url: string }
+  /** 2026-07-28 stateless requests on the Streamable HTTP endpoint: no initialize, no session. */
+  | { kind: 'modern'; url: string };
 
 export type UpstreamName = 'echo' | 'everything';
 
@@ -17,7 +19,7 @@ export interface TargetSpec {
   /** Short stable name used in tables and JSON, e.g. "switchboard/json/shared". */
   id: string;
   family: 'direct' | 'floor' | 'switchboard' | 'supergateway' | 'mcp-proxy';
-  transport: 'stdio' | 'streamable-json' | 'streamable-sse' | 'legacy-sse';
+  transport: 'stdio' | 'streamable-json' | 'streamable-sse' | 'legacy-sse' | 'modern-json';
   /** How upstream processes relate to client sessions (for peers: what their architecture does). */
   sharing: 'shared' | 'per-session';
 }
@@ -47,9 +49,14 @@ export const TARGETS: TargetSpec[] = [
   { id: 'switchboard/json/shared', family: 'switchboard', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/sse/shared', family: 'switchboard', transport: 'streamable-sse', sharing: 'shared' },
   { id: 'switchboard/legacy/shared', family: 'switchboard', transport: 'legacy-sse', sharing: 'shared' },
+  // 2026-07-28 clients: each call a stateless POST (JSON answer) on the same endpoint as json/shared.
+  { id: 'switchboard/modern/shared', family: 'switchboard', transport: 'modern-json', sharing: 'shared' },
   { id: 'switchboard/json/per-session', family: 'switchboard', transport: 'streamable-json', sharing: 'per-session' },
   { id: 'switchboard/sse/per-session', family: 'switchboard', transport: 'streamable-sse', sharing: 'per-session' },
   { id: 'switchboard/legacy/per-session', family: 'switchboard', transport: 'legacy-sse', sharing: 'per-session' },
+  // Modern requests have no session: the gateway keeps one standing per principal, and every bench
+  // client is the same (anonymous) principal, so this measures one leased instance, not one per client.
+  { id: 'switchboard/modern/per-session', family: 'switchboard', transport: 'modern-json', sharing: 'per-session' },
   // supergateway's SSE mode writes every session's messages to one child and broadcasts its output.
   { id: 'supergateway/legacy', family: 'supergateway', transport: 'legacy-sse', sharing: 'shared' },
   // --stateful: one child per session (its stateless mode spawns a child per request).
@@ -185,7 +192,8 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
       const perSession = spec.sharing === 'per-session';
       // JSON is valid YAML, so the config needs no serializer.
       const config = {
-        server: { host: '127.0.0.1', port, responseMode: spec.transport === 'streamable-json' ? 'json' : 'sse' },
+        // Modern answers are JSON whatever the mode (SSE only once a notification precedes the result).
+        server: { host: '127.0.0.1', port, responseMode: spec.transport === 'streamable-sse' || spec.transport === 'legacy-sse' ? 'sse' : 'json' },
         session: { maxSessions: 20_000 },
         logging: { level: 'info' },
         upstreams: [
@@ -203,7 +211,8 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
       const file = join(o.workDir, `${name.replace(/\//g, '_')}.yaml`);
       writeFileSync(file, JSON.stringify(config, null, 2));
       proc = await startProcess(name, process.execPath, [...flags, o.switchboardMain, 'serve', '--config', file], port, o.workDir, grace);
-      access = spec.transport === 'legacy-sse' ? { kind: 'sse', url: `${origin}/sse` } : { kind: 'streamable', url: `${origin}/mcp`, json: spec.transport === 'streamable-json' };
+      access =
+        spec.transport === 'legacy-sse' ? { kind: 'sse', url: `${origin}/sse` } : spec.transport === 'modern-json' ? { kind: 'modern', url: `${origin}/mcp` } : { kind: 'streamable', url: `${origin}/mcp`, json: spec.transport === 'streamable-json' };
       break;
     }
     case 'supergateway': {
