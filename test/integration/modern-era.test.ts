@@ -88,6 +88,7 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.equal(retry.status, 200);
     assert.equal(retry.body.result.resultType, 'complete');
     assert.match(retry.body.result.content[0].text, /action=accept.*ada@example\.com/);
+    assert.equal(gw.app.gateway.modern.held, 0, 'an answered exchange is not kept');
     // Single use: the same state again is refused, and nothing reaches the upstream.
     const replay = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: answer }, requestState: r.requestState }, { caps });
     assert.equal(replay.status, 400);

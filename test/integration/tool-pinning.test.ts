@@ -7,7 +7,7 @@
 // Rug pulls that add a tool, tools named "__proto__", and list items whose name is not a string.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -144,7 +144,7 @@ describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
   });
 
   it('`switchboard pins list` shows the pending change; `pins approve` makes the tool visible again and clients re-list', async () => {
-    await until('the pending change in the pins file', () => readFileSync(pinsFile, 'utf8').includes(V2));
+    await until('the pending change in the pins file', () => existsSync(pinsFile) && readFileSync(pinsFile, 'utf8').includes(V2));
     const listed = await cli(['pins', 'list', '--config', configFile]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`^shifty\\tweather\\t${V1}\\tstore$`, 'm'));
@@ -292,7 +292,7 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       assert.deepEqual(pinAudit(lines, 'withheld').map((l) => [l.tool, l.pinnedSha256, l.sha256]), [['weather2', undefined, W2]]);
       assert.ok(lines.some((l) => /new tool appeared after the upstream was pinned: withheld/.test(l)));
 
-      await until('the pending new tool in the pins file', () => readFileSync(pinsFile, 'utf8').includes(W2));
+      await until('the pending new tool in the pins file', () => existsSync(pinsFile) && readFileSync(pinsFile, 'utf8').includes(W2));
       const listed = await cli(['pins', 'list', '--config', configFile]);
       assert.equal(listed.code, 0, listed.stderr);
       assert.match(listed.stdout, /^shifty\tweather2\tnone \(new tool\)\tstore$/m);
