@@ -142,6 +142,24 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     p.opts.onProgress?.({ ...params, progressToken: p.token });
   }
 
+  /**
+   * The other side is waiting on an answer we relay for it (an upstream asked its client something):
+   * the matching requests' timeouts stop counting — a person may take minutes to answer — and only their
+   * maximum still holds. The returned function starts their timeouts again.
+   */
+  pause(match: (opts: O) => boolean): () => void {
+    const paused: Array<Outgoing<O>> = [];
+    for (const p of this.#outgoing.values()) {
+      if (!match(p.opts)) continue;
+      clearTimeout(p.timer);
+      p.timer = setTimeout(this.#expire, Math.max(0, p.deadline - Date.now()), p);
+      paused.push(p);
+    }
+    return () => {
+      for (const p of paused) if (this.#outgoing.get(p.id) === p) this.#arm(p);
+    };
+  }
+
   /** A request the other side sent us: its cancellation, fired by its notifications/cancelled or the link's end. */
   accept(id: RequestId): Cancellation {
     const c = new Cancellation();

@@ -254,6 +254,8 @@ export class UpstreamClient {
       return;
     }
     const cancel = this.#peer.accept(req.id);
+    // The upstream waits on the client (maybe a person): the caller's calls here do not time out meanwhile.
+    const resume = this.#peer.pause((o) => o.caller === target.caller);
     target.caller
       .clientRequest(req.method, req.params, target.relatedRequestId, cancel)
       .then(
@@ -265,7 +267,10 @@ export class UpstreamClient {
           this.#replyError(req.id, err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, (err as Error).message));
         },
       )
-      .finally(() => this.#peer.done(req.id, cancel));
+      .finally(() => {
+        resume();
+        this.#peer.done(req.id, cancel);
+      });
   }
 
   #reply(id: RequestId, result: Record<string, unknown>): void {

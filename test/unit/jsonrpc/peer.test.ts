@@ -207,6 +207,37 @@ describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
     }
   });
 
+  it('pause stops the matching requests\' timeouts (the maximum still holds) until resumed', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      const outcome: Record<string, unknown> = { A: 'pending', B: 'pending' };
+      peer.request('tools/call', {}, { timeoutMs: 60, maxTimeoutMs: 500, tag: 'A' }).catch((e: unknown) => (outcome.A = e));
+      peer.request('tools/call', {}, { timeoutMs: 60, maxTimeoutMs: 500, tag: 'B' }).catch((e: unknown) => (outcome.B = e));
+      const resume = peer.pause((o) => o.tag === 'A');
+      mock.timers.tick(300);
+      await settle();
+      assert.equal(outcome.A, 'pending', 'A waits on its client: no timeout');
+      assert.ok(outcome.B instanceof Timeout, 'B was not paused');
+      resume();
+      mock.timers.tick(59);
+      await settle();
+      assert.equal(outcome.A, 'pending', 'its timeout starts again from the resume');
+      mock.timers.tick(1);
+      await settle();
+      assert.ok(outcome.A instanceof Timeout);
+      // Paused, the maximum still holds.
+      let late: unknown = 'pending';
+      peer.request('tools/call', {}, { timeoutMs: 60, maxTimeoutMs: 200, tag: 'C' }).catch((e: unknown) => (late = e));
+      peer.pause((o) => o.tag === 'C');
+      mock.timers.tick(200);
+      await settle();
+      assert.ok(late instanceof Timeout);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('initialize times out without a cancel notice (the spec forbids cancelling it)', async () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
