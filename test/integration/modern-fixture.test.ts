@@ -2,27 +2,13 @@
 // 2026-07-28: the same client a modern MCP host uses, so what passes here is what the gateway's
 // modern edge has to look like. Real process, real HTTP port.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startModernServer } from '../helpers/modern-server.js';
 import { until } from '../helpers/wait.js';
 
-const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'modern-server.mjs');
 const PIN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
-
-function startFixture(): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(process.execPath, [FIXTURE, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ child, url: new URL(m[1]!) });
-    });
-    child.once('exit', (code) => reject(new Error(`modern fixture exited (${code}): ${out}`)));
-  });
-}
 
 describe('modern fixture (SDK v2 server) through the SDK v2 client pinned to 2026-07-28', () => {
   let fixture: { child: ChildProcess; url: URL };
@@ -35,7 +21,7 @@ describe('modern fixture (SDK v2 server) through the SDK v2 client pinned to 202
   };
 
   before(async () => {
-    fixture = await startFixture();
+    fixture = await startModernServer();
   });
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));

@@ -2,27 +2,13 @@
 // gateway: legacy clients (SDK 1.x, both transports) keep working in front of it, its input_required
 // rounds reaching them as real server→client requests; modern clients get the rounds as their own.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startModernServer } from '../helpers/modern-server.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 
-const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'modern-server.mjs');
 const V = '2026-07-28';
-
-function startModernServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [FIXTURE, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`modern fixture exited (${code}): ${out}`)));
-  });
-}
 
 async function modernPost(gw: RunningGateway, id: number, method: string, params: Record<string, unknown>, caps: Record<string, unknown> = {}): Promise<any> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method };
@@ -35,13 +21,13 @@ async function modernPost(gw: RunningGateway, id: number, method: string, params
 
 for (const sharing of ['shared', 'per-session'] as const) {
   describe(`a modern-only upstream behind the gateway (${sharing})`, () => {
-    let upstream: { child: ChildProcess; url: string };
+    let upstream: { child: ChildProcess; url: URL };
     let gw: RunningGateway;
     before(async () => {
       upstream = await startModernServer();
       gw = await startGateway({
         pinning: { mode: 'off' },
-        upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url, sharing, pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 } }],
+        upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing, pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 } }],
         endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
       });
     });
