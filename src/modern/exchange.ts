@@ -25,8 +25,11 @@ export interface ExchangeHooks {
   seal(exchange: Exchange): string;
   /** Shapes a complete result for a modern client (resultType, serverInfo, caching). */
   shape(call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse;
-  /** No retry came within the continuation's lifetime, or the client left: the upstream call is stopped. */
-  abandoned(exchange: Exchange, reason: string): void;
+  /**
+   * The exchange is over: answered, or abandoned (no retry came within the continuation's lifetime, the
+   * client left, a refusal), in which case the upstream call was stopped. Nothing continues it any more.
+   */
+  ended(exchange: Exchange, reason: string): void;
   ttlMs: number;
 }
 
@@ -195,6 +198,7 @@ export class Exchange {
     this.#attempt = undefined;
     this.#over = true;
     clearTimeout(this.#expiry);
+    this.#hooks.ended(this, 'answered');
     const shaped = this.#hooks.shape(sink.call, { ...response, id: sink.id }, this.#retried);
     // The era's own refusals (headers, capabilities, version) are HTTP 400 wherever they arise.
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
@@ -215,6 +219,6 @@ export class Exchange {
     for (const a of this.#asks.values()) a.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${reason})`));
     this.#asks.clear();
     this.cancel.abort(reason);
-    this.#hooks.abandoned(this, reason);
+    this.#hooks.ended(this, reason);
   }
 }
