@@ -90,6 +90,15 @@ export class Cluster {
     return (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
   }
 
+  /**
+   * Alive and receiving forwarded requests. A replica killed outright keeps its heartbeat until the key
+   * expires, but its inbox loses its subscriber at once: a request that can only be served there (a
+   * held modern continuation) is refused at once instead of waiting out the forward timeout.
+   */
+  async reachable(replica: string): Promise<boolean> {
+    return (await this.alive(replica)) && (await this.#tunnel!.listening(replica));
+  }
+
   /** Records a new session as owned here. Throws when Redis is unreachable (the caller answers 503). */
   async record(record: SessionRecord): Promise<void> {
     this.#mine.set(record.id, record);

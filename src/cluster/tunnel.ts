@@ -72,6 +72,12 @@ export class Tunnel {
     for (const id of [...this.#waiting.keys()]) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
   }
 
+  /** Whether `replica` receives forwarded requests right now (its inbox has a subscriber). */
+  async listening(replica: string): Promise<boolean> {
+    const [, subscribers] = (await this.#pub.pubsub('NUMSUB', this.#inbox(replica))) as [string, number | string];
+    return Number(subscribers) > 0;
+  }
+
   #send(replica: string, frame: Frame): void {
     this.#pub.publish(this.#inbox(replica), JSON.stringify(frame)).catch((err: Error) => this.#logger.warn({ err: err.message }, 'tunnel publish failed'));
   }

@@ -52,7 +52,7 @@ export async function serveModernPost(
   const forward: ForwardToReplica | undefined =
     cluster && req.headers[FORWARDED_HEADER] === undefined
       ? async (replica) => {
-          if (!(await cluster.alive(replica))) return false;
+          if (!(await cluster.reachable(replica))) return false;
           cluster.forward(replica, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
           return true;
         }

@@ -25,7 +25,10 @@ export interface ExchangeHooks {
   seal(exchange: Exchange): string;
   /** Shapes a complete result for a modern client (resultType, serverInfo, caching). */
   shape(call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse;
-  /** The exchange is over: answered, or abandoned (no retry in time, the client left: the upstream call was stopped). */
+  /**
+   * The exchange is over: answered, or abandoned (no retry came within the continuation's lifetime, the
+   * client left, a refusal), in which case the upstream call was stopped. Nothing continues it any more.
+   */
   ended(exchange: Exchange, reason: string): void;
   ttlMs: number;
 }
@@ -37,6 +40,11 @@ export interface ExchangeHooks {
  */
 export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** A round goes out after this long without a new question from the upstream... */
+const ROUND_QUIET_MS = 20;
+/** ...and never later than this after its first one. */
+const ROUND_MAX_MS = 200;
 
 function withoutHint(params: Record<string, unknown> | undefined): Record<string, unknown> {
   const meta = params?._meta as Record<string, unknown> | undefined;
@@ -79,7 +87,9 @@ export class Exchange {
   #retried = false;
   /** The final response, once the upstream call is over and no attempt was waiting for it. */
   #final: JsonRpcResponse | undefined;
-  #flush: NodeJS.Immediate | undefined;
+  #flush: NodeJS.Timeout | undefined;
+  /** When the round being gathered saw its first question (the quiet window never stretches past ROUND_MAX_MS). */
+  #roundStarted = 0;
   #expiry: NodeJS.Timeout | undefined;
   #over = false;
 
@@ -176,8 +186,13 @@ export class Exchange {
 
   /** Asks that arrive together (one upstream turn) leave in one round. */
   #scheduleRound(): void {
-    if (this.#flush || !this.#attempt) return;
-    this.#flush = setImmediate(() => {
+    if (!this.#attempt) return;
+    // Questions an upstream sends together arrive in separate reads of its pipe: a round waits for a short
+    // quiet spell (restarted by each new question, bounded in all) so that they leave together.
+    if (this.#flush) clearTimeout(this.#flush);
+    else this.#roundStarted = performance.now();
+    const wait = Math.max(0, Math.min(ROUND_QUIET_MS, this.#roundStarted + ROUND_MAX_MS - performance.now()));
+    this.#flush = setTimeout(() => {
       this.#flush = undefined;
       const sink = this.#attempt;
       if (!sink || this.#asks.size === 0 || this.#over) return;
@@ -187,7 +202,7 @@ export class Exchange {
       // Never assume the client retries: the held upstream call ends with the continuation's lifetime.
       this.#expiry = setTimeout(() => this.#end('no retry came before the request state expired'), this.#hooks.ttlMs);
       this.#expiry.unref();
-    });
+    }, wait);
   }
 
   #deliver(response: JsonRpcResponse): void {
@@ -212,7 +227,7 @@ export class Exchange {
     if (this.#over) return;
     this.#over = true;
     clearTimeout(this.#expiry);
-    if (this.#flush) clearImmediate(this.#flush);
+    if (this.#flush) clearTimeout(this.#flush);
     for (const a of this.#asks.values()) a.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${reason})`));
     this.#asks.clear();
     this.cancel.abort(reason);

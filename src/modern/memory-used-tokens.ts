@@ -23,7 +23,8 @@ export class MemoryUsedTokens implements UsedTokens {
 
   constructor(options: MemoryUsedTokensOptions = {}) {
     this.#max = options.max ?? 100_000;
-    this.#now = options.now ?? Date.now;
+    // Read at each use, like every other clock read in the gateway (a captured Date.now escapes a mocked clock).
+    this.#now = options.now ?? (() => Date.now());
   }
 
   get size(): number {

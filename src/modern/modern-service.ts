@@ -82,6 +82,7 @@ export class ModernService {
     const exchange = new Exchange(randomUUID(), call, {
       seal: (x) => this.#o.seal.seal(x, session.principal),
       shape: (c, response, retried) => this.#shape(session, c, response, retried),
+      // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
       ended: (x) => this.#exchanges.delete(x.id),
       ttlMs: this.#o.continuationTtlMs,
     });

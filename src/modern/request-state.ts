@@ -76,7 +76,8 @@ export class RequestStateSealer {
     this.#keys = [this.#current, ...options.keys.previous.map(deriveKey)];
     this.#ttlMs = options.ttlMs;
     this.#used = options.used;
-    this.#now = options.now ?? Date.now;
+    // Read at each use, like every other clock read in the gateway (a captured Date.now escapes a mocked clock).
+    this.#now = options.now ?? (() => Date.now());
   }
 
   seal(input: RequestStateInput): string {

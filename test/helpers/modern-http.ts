@@ -1,0 +1,88 @@
+// Raw 2026-07-28 requests for the suites that look at the wire itself (requestState refusals, retries
+// across replicas): one POST per request with the headers and _meta a conforming client sends, and the
+// journal a stdio fixture started with `--journal FILE` keeps of every message it received.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const MODERN_VERSION = '2026-07-28';
+
+export interface ModernAnswer {
+  status: number;
+  /** The JSON-RPC response (the last message of an SSE answer). */
+  body: any;
+}
+
+export interface ModernPostOptions {
+  /** Bearer token. */
+  token?: string;
+  /** The request's declared client capabilities (default: elicitation and sampling). */
+  caps?: Record<string, unknown>;
+}
+
+let nextId = 1;
+
+/** One modern POST to `url`; checks that whatever answers echoes the request id. */
+export async function modernPost(url: URL | string, method: string, params: Record<string, unknown>, o: ModernPostOptions = {}): Promise<ModernAnswer> {
+  const id = nextId++;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
+  const name = params.name ?? params.uri;
+  if (typeof name === 'string') headers['mcp-name'] = name;
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': o.caps ?? { elicitation: { form: {} }, sampling: {} },
+    'io.modelcontextprotocol/clientInfo': { name: 'modern-http-test', version: '1' },
+  };
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }) });
+  const text = await res.text();
+  const sse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  const body = sse ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).pop()!.slice(6)) : text ? JSON.parse(text) : undefined;
+  assert.equal(body?.id, id, `the answer carries the request id: ${text}`);
+  return { status: res.status, body };
+}
+
+/** Asserts a refused requestState: HTTP 400, JSON-RPC -32602, and the refusal's category. */
+export function assertStateRefused(a: ModernAnswer, reason: string | RegExp): void {
+  assert.equal(a.status, 400, JSON.stringify(a.body));
+  assert.equal(a.body.error?.code, -32602, JSON.stringify(a.body));
+  if (typeof reason === 'string') assert.equal(a.body.error.data?.reason, reason, JSON.stringify(a.body.error));
+  else assert.match(String(a.body.error.data?.reason), reason);
+}
+
+/** An input_required answer's single input request and its state. */
+export function inputRound(a: ModernAnswer): { key: string; method: string; params: any; state: string } {
+  assert.equal(a.status, 200, JSON.stringify(a.body));
+  const r = a.body.result;
+  assert.equal(r?.resultType, 'input_required', JSON.stringify(a.body));
+  const entries = Object.entries(r.inputRequests as Record<string, { method: string; params: any }>);
+  assert.equal(entries.length, 1, JSON.stringify(r.inputRequests));
+  const [key, ask] = entries[0]!;
+  assert.equal(typeof r.requestState, 'string');
+  return { key, method: ask.method, params: ask.params, state: r.requestState };
+}
+
+/** The file a fixture started with `--journal FILE` appends every received message to. */
+export class Journal {
+  readonly file: string;
+
+  constructor() {
+    this.file = join(mkdtempSync(join(tmpdir(), 'swb-journal-')), 'upstream.jsonl');
+    writeFileSync(this.file, '');
+  }
+
+  all(): any[] {
+    return readFileSync(this.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  }
+
+  /** A position to read from later. */
+  mark(): number {
+    return this.all().length;
+  }
+
+  /** What arrived after `mark`, health-check pings left out (they come on their own schedule). */
+  since(mark: number): any[] {
+    return this.all().slice(mark).filter((m) => m.method !== 'ping');
+  }
+}

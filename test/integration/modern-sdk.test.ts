@@ -1,0 +1,122 @@
+// The official SDK v2 client (@modelcontextprotocol/client) against the gateway fronting the 2025 stdio
+// conformance fixture, in each of its version-negotiation modes: pinned to 2026-07-28 (stateless, the
+// fixture's elicitation and sampling requests arrive as input_required rounds answered by the client's
+// handlers), auto (probes server/discover and must stay modern), and legacy (a 2025 session on the same
+// endpoint). SDK 1.x keeps working beside them. Both sharing modes of the upstream.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+import { until } from '../helpers/wait.js';
+
+type Options = NonNullable<ConstructorParameters<typeof Client>[1]>;
+
+const PIN: Options = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+const AUTO: Options = { versionNegotiation: { mode: 'auto' } };
+const CAPS = { elicitation: { form: {} }, sampling: {} };
+
+for (const sharing of ['shared', 'per-session'] as const) {
+  describe(`SDK v2 client through the gateway, 2025 stdio upstream (${sharing})`, () => {
+    let gw: RunningGateway;
+    const clients: Array<{ close(): Promise<void> }> = [];
+
+    /** An SDK v2 client with elicitation and sampling answered by the test, recording what it was asked. */
+    const connect = async (options: Options) => {
+      const client = new Client({ name: 'modern-sdk-test', version: '1.0.0' }, { capabilities: CAPS, ...options });
+      const asked: string[] = [];
+      client.setRequestHandler('elicitation/create', async (req) => {
+        asked.push(`elicitation: ${req.params.message}`);
+        return { action: 'accept', content: { name: 'Alice', username: 'alice', email: 'alice@example.com' } };
+      });
+      client.setRequestHandler('sampling/createMessage', async (req) => {
+        const first = req.params.messages[0]?.content;
+        asked.push(`sampling: ${first && 'text' in first ? first.text : '?'}`);
+        return { role: 'assistant', model: 'test-model', stopReason: 'endTurn', content: { type: 'text', text: 'Paris' } };
+      });
+      clients.push(client);
+      await client.connect(new StreamableHTTPClientTransport(gw.url()));
+      return { client, asked };
+    };
+
+    before(async () => {
+      gw = await startGateway({
+        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing, pool: { size: 1 } }],
+        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+      });
+    });
+    after(async () => {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await gw.close();
+    });
+
+    it('pinned to 2026-07-28: discovers, lists and calls tools statelessly', async () => {
+      const { client } = await connect(PIN);
+      assert.equal(client.getProtocolEra(), 'modern');
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.ok(client.getDiscoverResult()?.supportedVersions.includes('2026-07-28'));
+      const { tools } = await client.listTools();
+      for (const name of ['test_simple_text', 'test_input_required_result_elicitation', 'test_sampling', 'test_trigger_tool_change']) {
+        assert.ok(tools.some((t) => t.name === name), `${name} is listed`);
+      }
+      const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
+      assert.equal(textOf(result), 'This is a simple text response for testing.');
+    });
+
+    it('pinned: an upstream elicitation is an input_required round the elicitation handler answers', async () => {
+      const { client, asked } = await connect(PIN);
+      const hello = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+      assert.equal(textOf(hello), 'Hello, Alice!');
+      const plain = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+      assert.match(textOf(plain), /action=accept.*alice@example\.com/);
+      assert.deepEqual(asked, ['elicitation: What is your name?', 'elicitation: Who are you?']);
+    });
+
+    it('pinned: an upstream sampling request is an input_required round the sampling handler answers', async () => {
+      const { client, asked } = await connect(PIN);
+      const capital = await client.callTool({ name: 'test_input_required_result_sampling', arguments: {} });
+      assert.equal(textOf(capital), 'Sampling result: Paris');
+      const llm = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } });
+      assert.equal(textOf(llm), 'LLM response: Paris');
+      assert.deepEqual(asked, ['sampling: What is the capital of France?', 'sampling: Capital of France?']);
+    });
+
+    it('pinned: tools list_changed arrives on client.listen() after test_trigger_tool_change', async () => {
+      const { client } = await connect(PIN);
+      let changes = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', async () => void changes++);
+      const subscription = await client.listen({ toolsListChanged: true });
+      assert.equal(subscription.honoredFilter.toolsListChanged, true);
+      await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+      await until('notifications/tools/list_changed on the listen stream', () => changes >= 1);
+      await subscription.close();
+      assert.equal(await subscription.closed, 'local');
+    });
+
+    it("auto mode: probes server/discover and ends up modern, rounds included", async () => {
+      const { client, asked } = await connect(AUTO);
+      assert.equal(client.getProtocolEra(), 'modern');
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.equal(textOf(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })), 'Hello, Alice!');
+      assert.deepEqual(asked, ['elicitation: What is your name?']);
+    });
+
+    it('legacy mode (the SDK v2 default): a 2025 session whose elicitation and sampling are real server→client requests', async () => {
+      const { client, asked } = await connect({});
+      assert.equal(client.getProtocolEra(), 'legacy');
+      assert.notEqual(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'test_simple_text'));
+      assert.match(textOf(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Legacy?' } })), /action=accept/);
+      assert.equal(textOf(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Hi' } })), 'LLM response: Paris');
+      assert.deepEqual(asked, ['elicitation: Legacy?', 'sampling: Hi']);
+    });
+
+    it('SDK 1.x on the same endpoint: a 2025 session as before', async () => {
+      const client = await connectClient(gw, 'streamable-http');
+      clients.push(client);
+      assert.equal(textOf(await client.callTool({ name: 'test_simple_text', arguments: {} })), 'This is a simple text response for testing.');
+      assert.match(textOf(await client.callTool({ name: 'test_elicitation', arguments: { message: 'One?' } })), /action=accept.*Ada/);
+      assert.match(textOf(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Hi' } })), /^LLM response: sampled: /);
+    });
+  });
+}
