@@ -30,6 +30,8 @@ export interface ExchangeHooks {
    * client left, a refusal), in which case the upstream call was stopped. Nothing continues it any more.
    */
   ended(exchange: Exchange, reason: string): void;
+  /** Makes the upstream call again (after the URL-mode elicitations a -32042 asked for were completed). */
+  rerun(exchange: Exchange): void;
   ttlMs: number;
 }
 
@@ -46,12 +48,21 @@ const ROUND_QUIET_MS = 20;
 /** ...and never later than this after its first one. */
 const ROUND_MAX_MS = 200;
 
-function withoutHint(params: Record<string, unknown> | undefined): Record<string, unknown> {
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  if (!meta || !(INPUT_KEY_HINT in meta)) return params ?? {};
+/** A 2025 server→client request's params as a modern client is shown them: no hint, no 2025 elicitationId (gone in 2026-07-28). */
+function clientParams(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { elicitationId: _id, ...out } = params ?? {};
+  const meta = out._meta as Record<string, unknown> | undefined;
+  if (!meta || !(INPUT_KEY_HINT in meta)) return out;
   const { [INPUT_KEY_HINT]: _hint, ...kept } = meta;
-  const { _meta: _old, ...rest } = params!;
+  const { _meta: _old, ...rest } = out;
   return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}
+
+/** The URL elicitations of a -32042 (URLElicitationRequired) answer, if it is one. */
+function urlElicitations(response: JsonRpcResponse): Array<Record<string, unknown>> | undefined {
+  if (!('error' in response) || response.error.code !== ErrorCode.UrlElicitationRequired) return undefined;
+  const list = (response.error.data as { elicitations?: unknown } | undefined)?.elicitations;
+  return Array.isArray(list) && list.length > 0 ? list.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : undefined;
 }
 
 /** The client capability each input request needs, and for URL-mode elicitation the mode too. */
@@ -85,6 +96,8 @@ export class Exchange {
   #nextKey = 1;
   #attempt: AttemptSink | undefined;
   #retried = false;
+  /** The upstream refused the call until URLs were visited (-32042): once they are, it is made again. */
+  #rerun = false;
   /** The final response, once the upstream call is over and no attempt was waiting for it. */
   #final: JsonRpcResponse | undefined;
   #flush: NodeJS.Timeout | undefined;
@@ -125,7 +138,12 @@ export class Exchange {
       ask.resolve(answer);
     }
     if (this.#final) return this.#deliver(this.#final);
-    if (this.#asks.size > 0) this.#scheduleRound();
+    if (this.#asks.size > 0) return this.#scheduleRound();
+    if (this.#rerun) {
+      // Every URL the upstream named was visited: its call is made again.
+      this.#rerun = false;
+      this.#hooks.rerun(this);
+    }
   }
 
   /** The attempt's client closed its stream before the answer: that cancels the request. */
@@ -139,8 +157,30 @@ export class Exchange {
   settle(response: JsonRpcResponse | undefined): void {
     if (this.#over) return;
     if (!response) return this.#end('cancelled');
+    if (urlElicitations(response) && this.first.spec.mrtr) return this.#urlRound(urlElicitations(response)!);
     if (this.#attempt) return this.#deliver(response);
     this.#final = response;
+  }
+
+  /**
+   * A 2025 upstream's -32042 (the user must first visit these URLs, then the call may be made again)
+   * becomes a round of URL-mode elicitations; once the retry answers them all, the call is made again.
+   */
+  #urlRound(list: Array<Record<string, unknown>>): void {
+    const caps = this.#attempt?.call.capabilities ?? this.first.capabilities;
+    if (!caps.elicitation?.url) {
+      const err = new JsonRpcError(-32021, 'Missing required client capability: the upstream needs URL-mode elicitation', { requiredCapabilities: { elicitation: { url: {} } } });
+      if (this.#attempt) return this.#fail(err.toResponse(this.#attempt.id), 400);
+      this.#final = err.toResponse(this.first.id);
+      return;
+    }
+    for (const e of list) {
+      const key = this.#newKey('elicitation', undefined);
+      const params = { mode: 'url', message: String(e.message ?? 'Open this link to continue'), url: String(e.url ?? '') };
+      this.#asks.set(key, { method: 'elicitation/create', params, resolve: () => {}, reject: () => {} });
+    }
+    this.#rerun = true;
+    this.#scheduleRound();
   }
 
   /** A server→client request from the upstream during this call: it becomes an input request. */
@@ -154,22 +194,27 @@ export class Exchange {
       this.#fail(err.toResponse(this.#attempt?.id ?? this.first.id), 400);
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the capability "${method}" needs`));
     }
-    const hint = (params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_HINT];
-    let key = typeof hint === 'string' && KEY.test(hint) && !this.#usedKeys.has(hint) ? hint : '';
-    while (key === '' || this.#usedKeys.has(key)) key = `${method.split('/')[0]}-${this.#nextKey++}`;
-    this.#usedKeys.add(key);
+    const key = this.#newKey(method.split('/')[0]!, (params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_HINT]);
     const offered = this.#offered.get(key);
     if (offered) {
       this.#offered.delete(key);
       return Promise.resolve(offered);
     }
     return new Promise((resolve, reject) => {
-      this.#asks.set(key, { method, params: withoutHint(params), resolve, reject });
+      this.#asks.set(key, { method, params: clientParams(params), resolve, reject });
       signal.onAbort(() => {
         if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled by the upstream'));
       });
       this.#scheduleRound();
     });
+  }
+
+  /** An unused key: the upstream's hint when it is one, else `<kind>-<n>`. */
+  #newKey(kind: string, hint: unknown): string {
+    let key = typeof hint === 'string' && KEY.test(hint) && !this.#usedKeys.has(hint) ? hint : '';
+    while (key === '' || this.#usedKeys.has(key)) key = `${kind}-${this.#nextKey++}`;
+    this.#usedKeys.add(key);
+    return key;
   }
 
   /** Request-scoped notifications (progress, logs) go on the waiting attempt's stream, if any. */

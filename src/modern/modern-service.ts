@@ -84,6 +84,7 @@ export class ModernService {
       shape: (c, response, retried) => this.#shape(session, c, response, retried),
       // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
       ended: (x) => this.#exchanges.delete(x.id),
+      rerun: (x) => session.run(x),
       ttlMs: this.#o.continuationTtlMs,
     });
     this.#exchanges.set(exchange.id, exchange);
@@ -126,7 +127,11 @@ export class ModernService {
 
   #discover(session: ModernSession, call: ModernCall): JsonRpcResponse {
     const caps = { ...session.capabilities() };
-    // Logging is asked per request in this era (_meta logLevel), not set for a session.
+    // What the caller's tenant may see: a kind its rules allow nothing of is not offered at all.
+    const tenant = session.guard.tenant;
+    if (!tenant.allowsAny('tool')) delete caps.tools;
+    if (!tenant.allowsAny('prompt')) delete caps.prompts;
+    if (!tenant.allowsAny('resource')) delete caps.resources;
     const result: Record<string, unknown> = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: caps };
     const instructions = session.instructions();
     if (instructions) result.instructions = instructions;

@@ -57,6 +57,11 @@ export class TenantPolicy {
     return !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
   }
 
+  /** Whether any name of this kind can be allowed at all (some allow pattern exists). */
+  allowsAny(kind: CatalogueKind): boolean {
+    return this.#rules[kind].allow.length > 0;
+  }
+
   /** Whether any allow rule needs scopes (else no request can ever need a step-up). */
   get hasScopedRules(): boolean {
     return this.#scoped;

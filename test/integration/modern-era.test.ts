@@ -160,3 +160,50 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.equal(r.body.error.code, -32600, 'never a modern error code from a legacy-only endpoint');
   });
 });
+
+describe('URL-mode elicitation and tenant-scoped discovery for modern clients', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      pinning: { mode: 'off' },
+      tenants: [{ name: 'anonymous', endpoints: ['*'], prompts: { allow: [] } }],
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('server/discover offers only the kinds the tenant may see', async () => {
+    const r = await modern(gw, 'server/discover');
+    assert.ok(r.body.result.capabilities.tools);
+    assert.equal(r.body.result.capabilities.prompts, undefined, 'the tenant allows no prompt');
+    assert.equal(r.body.result.cacheScope, 'private', 'a tenant with rules: what it sees is its own');
+  });
+
+  it('a URL-mode elicitation request reaches the client as a URL input request, without the 2025 elicitationId', async () => {
+    const caps = { elicitation: { form: {}, url: {} } };
+    const first = await modern(gw, 'tools/call', { name: 'test_elicitation_url', arguments: {} }, { caps });
+    const [key, ask] = Object.entries(first.body.result.inputRequests as Record<string, { method: string; params: any }>)[0]!;
+    assert.equal(ask.params.mode, 'url');
+    assert.equal(ask.params.url, 'https://example.com/consent');
+    assert.equal('elicitationId' in ask.params, false);
+    assert.equal('_meta' in ask.params, false, 'the key hint is not shown to the client');
+    const done = await modern(gw, 'tools/call', { name: 'test_elicitation_url', arguments: {}, inputResponses: { [key]: { action: 'accept' } }, requestState: first.body.result.requestState }, { caps });
+    assert.match(done.body.result.content[0].text, /URL elicitation finished: accept/);
+  });
+
+  it('a 2025 upstream\'s -32042 becomes a URL round; once answered, the call is made again and completes', async () => {
+    const caps = { elicitation: { url: {} } };
+    const params = { name: 'test_url_elicitation_required', arguments: { token: 't1' } };
+    const first = await modern(gw, 'tools/call', params, { caps });
+    assert.equal(first.body.result.resultType, 'input_required');
+    const [key, ask] = Object.entries(first.body.result.inputRequests as Record<string, { method: string; params: any }>)[0]!;
+    assert.deepEqual([ask.method, ask.params.mode, ask.params.url], ['elicitation/create', 'url', 'https://example.com/consent/t1']);
+    const done = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: { action: 'accept' } }, requestState: first.body.result.requestState }, { caps });
+    assert.equal(done.body.result.resultType, 'complete');
+    assert.match(done.body.result.content[0].text, /consent given for t1/);
+    const noUrl = await modern(gw, 'tools/call', { name: 'test_url_elicitation_required', arguments: { token: 't2' } }, { caps: { elicitation: { form: {} } } });
+    assert.deepEqual([noUrl.status, noUrl.body.error.code], [400, -32021]);
+    assert.deepEqual(noUrl.body.error.data.requiredCapabilities, { elicitation: { url: {} } });
+  });
+});
