@@ -55,4 +55,9 @@ export interface Transport {
   /** `reason`: why the link closed, when it was for a reason the owner should hear (not a plain exit). */
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
+  /**
+   * Set by the link's owner: a tool's definition as the upstream listed it, for links that mirror
+   * arguments into headers (Mcp-Param-* to a 2026-07-28 HTTP upstream). Others ignore it.
+   */
+  toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
 }

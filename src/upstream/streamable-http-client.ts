@@ -10,6 +10,7 @@ import type { ClientCredentials } from './client-credentials.js';
 import { headerValue, upstreamHeaders } from './http-headers.js';
 import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
+import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { readBounded, readPrefix } from './read-body.js';
 
@@ -36,6 +37,7 @@ export class StreamableHttpClientTransport implements Transport {
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize without backoff. */
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
+  toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
 
   constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
     this.#cfg = cfg;
@@ -130,6 +132,9 @@ export class StreamableHttpClientTransport implements Transport {
     const params = (message as { params?: Record<string, unknown> }).params;
     const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
     if (typeof name === 'string') extra['mcp-name'] = encodeHeaderValue(name);
+    // The tool's x-mcp-header arguments, mirrored as the upstream's own definition says.
+    const tool = method === 'tools/call' && typeof name === 'string' ? this.toolDefinition?.(name) : undefined;
+    if (tool) Object.assign(extra, paramHeaders(tool.inputSchema, params?.arguments));
     const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
     const res = await request(this.#cfg.url, { method: 'POST', body: JSON.stringify(message), headers: h, dispatcher: this.#dispatcher, signal: this.#closer.signal, headersTimeout: this.#cfg.http.headersTimeoutMs, bodyTimeout: 0 });
     if (res.statusCode === 202) return void (await res.body.dump());

@@ -49,6 +49,8 @@ export class UpstreamInstance extends EventEmitter {
   /** Resource subscriptions on this instance: URI → the sessions subscribed (see subscribe). */
   readonly #subscriptions = new Map<string, Set<UpstreamCaller>>();
   readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
+  /** The tools as last listed (what a call's arguments are mirrored into headers by, for modern HTTP upstreams). */
+  #tools: Catalogue | undefined;
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
@@ -106,6 +108,7 @@ export class UpstreamInstance extends EventEmitter {
   async #spawn(): Promise<void> {
     const transport = this.#factory(this.config, this.#logger);
     this.#transport = transport;
+    transport.toolDefinition = (name) => this.#tools?.get(name);
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
       resolveCaller: (c) => this.#resolveCaller(c),
@@ -238,6 +241,7 @@ export class UpstreamInstance extends EventEmitter {
     if (!cached) {
       cached = this.#listCatalogue(kind);
       this.#catalogues.set(kind, cached);
+      if (kind === 'tools') void cached.then((c) => (this.#tools = c), () => {});
       const mine = cached;
       mine.catch(() => this.#catalogues.get(kind) === mine && this.#catalogues.delete(kind)); // a failed listing is retried next time
     }

@@ -53,6 +53,17 @@ for (const sharing of ['shared', 'per-session'] as const) {
       });
     }
 
+    it('mirrors x-mcp-header arguments into Mcp-Param-* for the upstream (which checks them), non-ASCII included', async () => {
+      const client = await connectClient(gw, 'streamable-http');
+      try {
+        const r = await client.callTool({ name: 'test_x_mcp_header', arguments: { region: 'Zürich ' } });
+        assert.equal(r.isError, undefined, JSON.stringify(r));
+        assert.equal(textOf(r), 'Region: Zürich ');
+      } finally {
+        await client.close();
+      }
+    });
+
     it('a modern client gets the upstream\'s input requests as its own rounds', async () => {
       const caps = { elicitation: { form: {} } };
       const first = await modernPost(gw, 1, 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {} }, caps);
