@@ -81,6 +81,7 @@ export class Gateway {
   async start(): Promise<void> {
     // Pins first: the first lists (the catalogue check below) are checked against them.
     await this.pins?.start();
+    await this.#shareChanges();
     const used = new Set(this.config.endpoints.flatMap((e) => e.upstreams));
     await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
     for (const router of this.routers) {
@@ -89,6 +90,17 @@ export class Gateway {
     for (const p of this.pools.values()) {
       if (!used.has(p.name)) this.#logger.warn({ upstream: p.name }, 'upstream is not exposed by any endpoint; not started');
     }
+  }
+
+  /**
+   * With replicas, what an upstream announces on one (list_changed, resource updates) reaches the
+   * subscriptions/listen streams open on the others: each replica's instances are processes of its own.
+   */
+  async #shareChanges(): Promise<void> {
+    const cluster = this.cluster;
+    if (!cluster) return;
+    for (const r of this.routers) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
+    await cluster.onChanges((c) => this.modern.sessions.announce(c.endpoint, c.method, c.params));
   }
 
   /** True when every endpoint has at least one upstream ready to serve. */

@@ -26,6 +26,13 @@ const TOUCH_EVERY_MS = 5_000;
  * absence right after an outage, is refused with SWB_STORE_UNAVAILABLE (503), never answered "missing";
  * and when the store comes back, this replica writes the records it holds again.
  */
+/** A change an upstream announced on one endpoint (see publishChange). */
+export interface EndpointChange {
+  endpoint: string;
+  method: string;
+  params: Record<string, unknown> | undefined;
+}
+
 export class Cluster {
   readonly replicaId = randomUUID().slice(0, 12);
   readonly redis: Redis;
@@ -88,6 +95,28 @@ export class Cluster {
 
   async alive(replica: string): Promise<boolean> {
     return (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+  }
+
+  /**
+   * The change bus: what an upstream announced on one replica (an endpoint's list_changed or resource
+   * update), heard by the others, whose subscribers' streams are theirs. Best effort: a change lost
+   * while Redis is away is as lost as a notification on a dropped stream.
+   */
+  publishChange(change: EndpointChange): void {
+    this.redis.publish(this.#changes, JSON.stringify({ ...change, from: this.replicaId })).catch((err: Error) => this.#logger.debug({ err: err.message }, 'change not published'));
+  }
+
+  async onChanges(listener: (change: EndpointChange) => void): Promise<void> {
+    this.#sub.on('message', (channel: string, text: string) => {
+      if (channel !== this.#changes) return;
+      const c = JSON.parse(text) as EndpointChange & { from: string };
+      if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
+    });
+    await this.#sub.subscribe(this.#changes);
+  }
+
+  get #changes(): string {
+    return `${this.#cfg.keyPrefix}changes`;
   }
 
   /**

@@ -56,9 +56,11 @@ export class Tunnel {
   }
 
   async start(): Promise<void> {
-    this.#sub.on('message', (_channel: string, text: string) => this.#onFrame(JSON.parse(text) as Frame));
+    const inbox = this.#inbox(this.#me);
+    // The subscriber connection may carry other channels too (the change bus): frames come on the inbox only.
+    this.#sub.on('message', (channel: string, text: string) => channel === inbox && this.#onFrame(JSON.parse(text) as Frame));
     this.#sub.on('close', () => this.#lost());
-    await this.#sub.subscribe(this.#inbox(this.#me));
+    await this.#sub.subscribe(inbox);
   }
 
   /**

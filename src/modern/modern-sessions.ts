@@ -55,6 +55,11 @@ export class ModernSessions {
     return session;
   }
 
+  /** A change announced on another replica: the listen streams of the endpoint's standings here hear it. */
+  announce(endpoint: string, method: string, params: Record<string, unknown> | undefined): void {
+    for (const s of this.#sessions.values()) if (s.endpoint.config.path === endpoint) s.clientNotify(method, params);
+  }
+
   #sweep(): void {
     const cutoff = Date.now() - this.#o.idleTimeoutMs;
     for (const [key, s] of this.#sessions) {

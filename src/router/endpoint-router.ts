@@ -33,6 +33,11 @@ export class EndpointRouter implements EndpointView {
   /** Exact uriTemplate → upstream, for completion/complete on a template. */
   readonly #templates = new Map<string, string>();
   readonly #detach: Array<() => void> = [];
+  /**
+   * Told of every change an upstream announced on this endpoint (list_changed, resources/updated), once
+   * per announcement: what other replicas' subscribers must hear too (their instances are other processes).
+   */
+  readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
 
   constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger, gate?: ToolGate) {
     this.config = config;
@@ -130,6 +135,7 @@ export class EndpointRouter implements EndpointView {
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
     for (const s of this.#sessions.values()) if (pool.serves(s.caller, inst)) s.caller.clientNotify(method, undefined);
+    for (const c of this.changes) c(method, undefined);
   }
 
   #onNotification(
@@ -149,6 +155,7 @@ export class EndpointRouter implements EndpointView {
       for (const caller of inst.subscribers(uri)) {
         if (this.#sessions.has(caller)) caller.clientNotify(method, params);
       }
+      for (const c of this.changes) c(method, { uri });
       return;
     }
     // Logging and anything else: only to the one session it can be attributed to, never broadcast.

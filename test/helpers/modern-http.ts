@@ -86,3 +86,35 @@ export class Journal {
     return this.all().slice(mark).filter((m) => m.method !== 'ping');
   }
 }
+
+/**
+ * Opens a subscriptions/listen stream and reads its messages one at a time (`next`), until `close`.
+ * The stream is an SSE response to one POST; the gateway answers it with the acknowledgement first.
+ */
+export async function openListen(url: URL | string, id: string | number, notifications: Record<string, unknown>): Promise<{ status: number; next: () => Promise<any>; close: () => void }> {
+  const ac = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    signal: ac.signal,
+  });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  const next = async (): Promise<any> => {
+    for (;;) {
+      const i = buf.indexOf('\n\n');
+      if (i >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.replace(/^data: ?/, '')).join('\n');
+        if (data) return JSON.parse(data);
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the listen stream ended');
+      buf += value;
+    }
+  };
+  return { status: res.status, next, close: () => ac.abort() };
+}

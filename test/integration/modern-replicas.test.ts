@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { assertStateRefused, inputRound, Journal, modernPost } from '../helpers/modern-http.js';
+import { assertStateRefused, inputRound, Journal, modernPost, openListen } from '../helpers/modern-http.js';
 import { listeningAddress } from '../helpers/processes.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { textOf } from '../helpers/sdk.js';
@@ -65,6 +65,22 @@ describe('modern retries across replicas (Redis, shared requestStateKey)', { tim
     // Used up in the shared store: the same state is a replay on either replica.
     assertStateRefused(await modernPost(b.gw.url(), 'tools/call', retry), 'replayed');
     assertStateRefused(await modernPost(a.gw.url(), 'tools/call', retry), 'replayed');
+  });
+
+  it('a list_changed announced by an upstream on replica B reaches a listen stream open on replica A', async () => {
+    const a = await startReplica();
+    const b = await startReplica();
+    const listen = await openListen(a.gw.url(), 'across', { toolsListChanged: true });
+    try {
+      assert.equal((await listen.next()).method, 'notifications/subscriptions/acknowledged');
+      const trigger = await modernPost(b.gw.url(), 'tools/call', { name: 'test_trigger_tool_change', arguments: {} });
+      assert.equal(trigger.status, 200, JSON.stringify(trigger.body));
+      const changed = await listen.next();
+      assert.equal(changed.method, 'notifications/tools/list_changed');
+      assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'across');
+    } finally {
+      listen.close();
+    }
   });
 
   it('when the holding replica is gone, the retry on another one is refused with -32602 at once', async () => {
