@@ -30,14 +30,15 @@ export function readClientMessages(req: FastifyRequest, maxDepth: number | undef
 export function admitToSession(auth: EdgeAuth, req: FastifyRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
   if (read.batch && session.protocolVersion !== '2025-03-26') {
     const version = session.protocolVersion ?? '(not initialized)';
-    return { status: 400, message: `Invalid Request: batches are not supported on protocol version ${version}`, code: ErrorCode.InvalidRequest, headers: {} };
+    const first = read.messages.find(isRequest);
+    return { status: 400, message: `Invalid Request: batches are not supported on protocol version ${version}`, code: ErrorCode.InvalidRequest, headers: {}, id: first?.id ?? null };
   }
   for (const m of read.messages) {
     if (!isRequest(m)) continue;
     const missing = session.guard.missingScopes(m.method, m.params);
     if (missing) {
       session.guard.refused(m.method, m.params, `missing scope ${missing.join(' ')}`);
-      return insufficientScope(auth, req, path, missing);
+      return { ...insufficientScope(auth, req, path, missing), id: m.id };
     }
   }
   return undefined;

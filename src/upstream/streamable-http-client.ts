@@ -32,6 +32,8 @@ export class StreamableHttpClientTransport implements Transport {
   #protocolVersion: string | undefined;
   #initializeId: RequestId | undefined;
   #getStream: Promise<void> | undefined;
+  /** Modern requests whose answer is still awaited: cancelling one closes its stream. */
+  readonly #modernInFlight = new Map<RequestId, AbortController>();
   #closed = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize without backoff. */
@@ -85,6 +87,9 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
+    // A modern request is cancelled by closing its stream; no notifications/cancelled goes over HTTP.
+    const cancelled = isNotification(message) && message.method === 'notifications/cancelled' ? this.#modernInFlight.get(message.params?.requestId as RequestId) : undefined;
+    if (cancelled) return cancelled.abort();
     const modern = metaVersion((message as { params?: unknown }).params);
     if (modern) return this.#postModern(message, modern);
     if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
@@ -136,11 +141,25 @@ export class StreamableHttpClientTransport implements Transport {
     const tool = method === 'tools/call' && typeof name === 'string' ? this.toolDefinition?.(name) : undefined;
     if (tool) Object.assign(extra, paramHeaders(tool.inputSchema, params?.arguments));
     const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
-    const res = await request(this.#cfg.url, { method: 'POST', body: JSON.stringify(message), headers: h, dispatcher: this.#dispatcher, signal: this.#closer.signal, headersTimeout: this.#cfg.http.headersTimeoutMs, bodyTimeout: 0 });
-    if (res.statusCode === 202) return void (await res.body.dump());
     const related = isRequest(message) ? message.id : undefined;
+    const ac = new AbortController();
+    if (related !== undefined) this.#modernInFlight.set(related, ac);
+    try {
+      await this.#sendModern(message, h, related, AbortSignal.any([this.#closer.signal, ac.signal]));
+    } catch (err) {
+      // Cancelled by the caller: it expects no answer, and none will come.
+      if (ac.signal.aborted && !this.#closer.signal.aborted) return;
+      throw err;
+    } finally {
+      if (related !== undefined && this.#modernInFlight.get(related) === ac) this.#modernInFlight.delete(related);
+    }
+  }
+
+  async #sendModern(message: JsonRpcMessage, h: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
+    const res = await request(this.#cfg.url, { method: 'POST', body: JSON.stringify(message), headers: h, dispatcher: this.#dispatcher, signal, headersTimeout: this.#cfg.http.headersTimeoutMs, bodyTimeout: 0 });
+    if (res.statusCode === 202) return void (await res.body.dump());
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
-    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return void this.#readSse(res.body, related, MAX_RESUMES);
+    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, MAX_RESUMES);
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
     let answer: JsonRpcMessage | undefined;
     try {

@@ -176,7 +176,7 @@ describe('Streamable HTTP edge rules (inject)', () => {
 
     it('400 / -32600 for a batch on a session negotiated at 2025-06-18', async () => {
       const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { sid: s.sid, version: s.version });
-      await expectRpcError(res, 400, { code: -32600 });
+      await expectRpcError(res, 400, { code: -32600, id: 1 }); // the first request's id: every refusal carries one when it can be read
     });
 
     it('405 with an Allow header for PUT', async () => {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startModernServer } from '../helpers/modern-server.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { until } from '../helpers/wait.js';
 
 const V = '2026-07-28';
 
@@ -59,6 +60,22 @@ for (const sharing of ['shared', 'per-session'] as const) {
         const r = await client.callTool({ name: 'test_x_mcp_header', arguments: { region: 'Zürich ' } });
         assert.equal(r.isError, undefined, JSON.stringify(r));
         assert.equal(textOf(r), 'Region: Zürich ');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('a legacy client cancelling a call to the modern upstream closes its stream there', async () => {
+      const client = await connectClient(gw, 'streamable-http');
+      try {
+        const ac = new AbortController();
+        const call = client.callTool({ name: 'test_wait_for_cancel', arguments: {} }, undefined, { signal: ac.signal });
+        const counts = async () => textOf(await client.callTool({ name: 'test_cancelled_count', arguments: {} }));
+        const before = Number(/cancelled (\d+)/.exec(await counts())![1]);
+        await until('the call reached the upstream', async () => /started [1-9]/.test(await counts()));
+        ac.abort();
+        await assert.rejects(call);
+        await until('the upstream saw the cancellation', async () => (await counts()).endsWith(`cancelled ${before + 1}`));
       } finally {
         await client.close();
       }
