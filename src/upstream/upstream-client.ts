@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
@@ -152,13 +153,14 @@ export class UpstreamClient {
   }
 
   /**
-   * A modern upstream's notifications (list_changed) come on a subscriptions/listen stream, not a GET
-   * stream: one per connection, for every list kind. Resolves when the upstream ends it.
+   * A modern upstream's notifications (list_changed, updates of the subscribed resources) come on a
+   * subscriptions/listen stream, not a GET stream: one per connection. Resolves when the upstream ends it;
+   * `signal` closes it (to open another with a new set of resources).
    */
-  listen(): Promise<unknown> {
+  listen(resourceSubscriptions: string[], signal: Cancellation): Promise<unknown> {
     const forever = 2 ** 31 - 1;
-    const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
-    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#modernCapabilities), { timeoutMs: forever, maxTimeoutMs: forever });
+    const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
+    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#modernCapabilities), { timeoutMs: forever, maxTimeoutMs: forever, signal });
   }
 
   /** server/discover: the upstream speaks 2026-07-28, statelessly; nothing else is set up. */

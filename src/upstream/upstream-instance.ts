@@ -13,11 +13,12 @@ import { methodSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
+import { Cancellation } from '../jsonrpc/cancellation.js';
 import { eraOrder, learnEra } from './era-order.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
-const NO_SUBSCRIBERS: ReadonlySet<UpstreamCaller> = new Set();
 
 
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
@@ -47,7 +48,13 @@ export class UpstreamInstance extends EventEmitter {
   /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
   readonly #dedicated: boolean;
   /** Resource subscriptions on this instance: URI → the sessions subscribed (see subscribe). */
-  readonly #subscriptions = new Map<string, Set<UpstreamCaller>>();
+  readonly #subscriptions = new ResourceSubscriptions({
+    request: (method, params, o) => this.request(method, params, o),
+    isModern: () => this.#client?.era === 'modern',
+    relisten: () => this.#client && this.#listen(this.#client),
+  });
+  /** Stops the current modern listen stream (a new one replaces it). */
+  #listening: Cancellation | undefined;
   readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
   /** The tools as last listed (what a call's arguments are mirrored into headers by, for modern HTTP upstreams). */
   #tools: Catalogue | undefined;
@@ -151,8 +158,9 @@ export class UpstreamInstance extends EventEmitter {
     const restarted = this.restarts > 0;
     this.#startHealthChecks(client);
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
-    // Subscriptions died with the old process; renew them for the sessions that still hold them.
-    for (const uri of this.#subscriptions.keys()) {
+    // Subscriptions died with the old process; renew them for the sessions that still hold them (a modern
+    // upstream gets them on its listen stream).
+    for (const uri of client.era === 'modern' ? [] : this.#subscriptions.uris()) {
       client.request('resources/subscribe', { uri }, { timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.requestTimeoutMs }).catch(() => {});
     }
     this.emit('ready', client.identity, restarted);
@@ -173,9 +181,12 @@ export class UpstreamInstance extends EventEmitter {
 
   /** A modern upstream's list_changed stream, reopened while the connection lasts (the upstream may end it). */
   #listen(client: UpstreamClient): void {
-    void client.listen().then(
+    this.#listening?.abort('replaced');
+    const mine = new Cancellation();
+    this.#listening = mine;
+    void client.listen(this.#subscriptions.uris(), mine).then(
       () => {
-        if (this.#client === client) setTimeout(() => this.#client === client && this.#listen(client), 1000).unref();
+        if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
       },
       (err: Error) => {
         if (this.#client === client) this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
@@ -343,35 +354,18 @@ export class UpstreamInstance extends EventEmitter {
     });
   }
 
-  /**
-   * Subscribes a session to a resource's updates. Reference-counted across the sessions that share
-   * this instance: only the first subscriber's request reaches the upstream (and when it fails, nobody
-   * is recorded); the others join it. Renewed upstream after a restart.
-   */
-  async subscribe(uri: string, caller: UpstreamCaller, opts: Pick<CallOptions, 'callerRequestId' | 'signal'> & { params?: Record<string, unknown> | undefined }): Promise<void> {
-    const subscribers = this.#subscriptions.get(uri);
-    if (subscribers) {
-      subscribers.add(caller);
-      return;
-    }
-    await this.request('resources/subscribe', opts.params ?? { uri }, { caller, callerRequestId: opts.callerRequestId, signal: opts.signal });
-    // Another session may have subscribed while this request was on its way.
-    const now = this.#subscriptions.get(uri) ?? new Set<UpstreamCaller>();
-    now.add(caller);
-    this.#subscriptions.set(uri, now);
+  /** Subscribes a session to a resource here (see ResourceSubscriptions: counted across sessions). */
+  subscribe(uri: string, caller: UpstreamCaller, opts: Pick<CallOptions, 'callerRequestId' | 'signal'> & { params?: Record<string, unknown> | undefined }): Promise<void> {
+    return this.#subscriptions.subscribe(uri, caller, opts);
   }
 
-  /** Drops a session's subscription; the last one out tells the upstream (best effort). */
-  async unsubscribe(uri: string, caller: UpstreamCaller, signal?: CallOptions['signal']): Promise<void> {
-    const subscribers = this.#subscriptions.get(uri);
-    if (!subscribers?.delete(caller) || subscribers.size > 0) return;
-    this.#subscriptions.delete(uri);
-    await this.request('resources/unsubscribe', { uri }, { signal }).catch(() => {});
+  unsubscribe(uri: string, caller: UpstreamCaller, signal?: CallOptions['signal']): Promise<void> {
+    return this.#subscriptions.unsubscribe(uri, caller, signal);
   }
 
   /** The sessions subscribed to a resource here: who hears its notifications/resources/updated. */
   subscribers(uri: string): ReadonlySet<UpstreamCaller> {
-    return this.#subscriptions.get(uri) ?? NO_SUBSCRIBERS;
+    return this.#subscriptions.subscribers(uri);
   }
 
   notify(method: string, params?: Record<string, unknown>): void {

@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startModernServer } from '../helpers/modern-server.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
@@ -60,6 +61,23 @@ for (const sharing of ['shared', 'per-session'] as const) {
         const r = await client.callTool({ name: 'test_x_mcp_header', arguments: { region: 'Zürich ' } });
         assert.equal(r.isError, undefined, JSON.stringify(r));
         assert.equal(textOf(r), 'Region: Zürich ');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('resource subscriptions reach the modern upstream through its listen stream, and its updates reach the subscriber', async () => {
+      const client = await connectClient(gw, 'streamable-http');
+      const updates: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+      try {
+        await client.subscribeResource({ uri: 'test://watched-resource' });
+        // The listen stream is opened again with the new set: trigger until an update arrives (bounded).
+        await until('an update of the subscribed resource', async () => {
+          await client.callTool({ name: 'test_trigger_resource_change', arguments: { uri: 'test://watched-resource' } });
+          return updates.includes('test://watched-resource');
+        });
+        await client.unsubscribeResource({ uri: 'test://watched-resource' });
       } finally {
         await client.close();
       }
