@@ -22,20 +22,20 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   const authenticator = config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
   const log = logger.child({ component: 'auth' });
   return {
-    authenticate: async (input) => {
-      if (authenticator) return authenticator.authenticate(input);
-      return ANONYMOUS;
-    },
+    authenticate: (input) => (authenticator ? authenticator.authenticate(input) : ANONYMOUS),
     forbidden: (principal, path) => {
       const tenant = gateway.policy.tenant(principal);
       if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: async (principal) => {
-      const wait = await gateway.policy.admit(principal);
-      if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
-      return wait;
+    admit: (principal) => {
+      const counted = (wait: number) => {
+        if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
+        return wait;
+      };
+      const wait = gateway.policy.admit(principal);
+      return wait instanceof Promise ? wait.then(counted) : counted(wait);
     },
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
     onFailure: (reason) => {

@@ -7,7 +7,8 @@ import type { Refusal } from './replies.js';
 
 /** What the edge needs from authentication and tenant policy, as plain functions. */
 export interface EdgeAuth {
-  authenticate(input: CredentialInput): Promise<Principal>;
+  /** The principal, at once when no token needs verifying (auth off), else once verified. */
+  authenticate(input: CredentialInput): Principal | Promise<Principal>;
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
   /** 0, or milliseconds until the tenant's rate limit lets a request through. */
@@ -38,32 +39,45 @@ function quoted(s: string): string {
 /**
  * Authenticates a request from its headers alone and applies the tenant's endpoint grant and rate
  * limit. Returns the principal, or the refusal to answer (401/400/403 with WWW-Authenticate, 429 with
- * Retry-After, 503 when the key set cannot be fetched).
+ * Retry-After, 503 when the key set cannot be fetched). Synchronous whenever every step is (no auth,
+ * no rate limit): the hot path then costs no promise.
  */
-export async function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: string): Promise<Principal | Refusal> {
-  let principal: Principal;
+export function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: string): Principal | Refusal | Promise<Principal | Refusal> {
+  let p: Principal | Promise<Principal>;
   try {
-    principal = await auth.authenticate(credentials(req));
+    p = auth.authenticate(credentials(req));
   } catch (err) {
-    if (!(err instanceof AuthError)) throw err;
-    auth.onFailure?.(err.reason);
-    let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
-    if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
-    if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
-    const headers: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': challenge };
-    return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
+    return authRefusal(auth, req, path, err);
   }
+  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path), (err: unknown) => authRefusal(auth, req, path, err));
+  return admitted(auth, p, path);
+}
+
+function authRefusal(auth: EdgeAuth, req: FastifyRequest, path: string, err: unknown): Refusal {
+  if (!(err instanceof AuthError)) throw err;
+  auth.onFailure?.(err.reason);
+  let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
+  if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
+  if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
+  const headers: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': challenge };
+  return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
+}
+
+/** The endpoint grant, then the rate limit (which may need the shared counters: a promise then). */
+function admitted(auth: EdgeAuth, principal: Principal, path: string): Principal | Refusal | Promise<Principal | Refusal> {
   const why = auth.forbidden(principal, path);
   if (why) {
     auth.onFailure?.('forbidden');
     return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
-  const waitMs = await auth.admit(principal);
-  if (waitMs > 0) {
-    const s = Math.ceil(waitMs / 1000);
-    return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
-  }
-  return principal;
+  const wait = auth.admit(principal);
+  return wait instanceof Promise ? wait.then((ms) => rated(principal, ms)) : rated(principal, wait);
+}
+
+function rated(principal: Principal, waitMs: number): Principal | Refusal {
+  if (waitMs <= 0) return principal;
+  const s = Math.ceil(waitMs / 1000);
+  return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
 }
 
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */

@@ -108,6 +108,9 @@ export class ConnectionLimits {
   /** Arms the body-idle timer of a request whose body has not fully arrived yet. */
   watchBody(req: IncomingMessage): void {
     if (req.complete || !this.#known.has(req.socket)) return;
+    // A body that came with its headers (nearly every MCP message) is already here: no timer to arm.
+    const length = req.headers['content-length'];
+    if (length !== undefined && req.readableLength >= Number(length)) return;
     this.#watched.add(req);
     // The socket's inactivity timer is reset by every chunk received: exactly a body-idle timeout.
     req.setTimeout(this.#o.bodyIdleTimeoutMs, () => {

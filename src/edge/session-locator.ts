@@ -36,11 +36,16 @@ export class SessionLocator {
       sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest, id: requestId });
       return undefined;
     }
-    // A store that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
-    const found = await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
-      sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: err.status === 403 ? {} : { 'retry-after': '2' } });
-      return 'forwarded' as const; // answered
-    });
+    // A session held here is found without a promise (the hot path); elsewhere the store is asked. A store
+    // that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
+    const local = this.#ctx.registry.get(id);
+    const found =
+      local !== undefined || !this.#ctx.cluster
+        ? local
+        : await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
+            sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+            return 'forwarded' as const; // answered
+          });
     if (found === 'forwarded') return undefined;
     const s = found;
 

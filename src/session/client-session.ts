@@ -227,7 +227,21 @@ export class ClientSession {
   }
 
   async #onRequest(req: JsonRpcRequest): Promise<void> {
-    const ctx: RequestContext = { req, spec: methodSpec(req.method), host: this.#host, startedAt: Date.now(), t0: performance.now() };
+    // Every member written once here, so every request's context has the same shape (the stages fill them in).
+    const ctx: RequestContext = {
+      req,
+      spec: methodSpec(req.method),
+      host: this.#host,
+      startedAt: Date.now(),
+      t0: performance.now(),
+      decision: undefined,
+      cancel: undefined,
+      checkDefinition: undefined,
+      result: undefined,
+      resultBytes: undefined,
+      error: undefined,
+      response: undefined,
+    };
     let response: JsonRpcResponse | undefined;
     try {
       response = await clientRequestPipeline(ctx);

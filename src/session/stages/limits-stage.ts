@@ -1,8 +1,16 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
 import type { Stage } from '../request-pipeline.js';
 
-/** The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it. */
-export const limitsStage: Stage = async (ctx, next) => {
+/**
+ * The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it.
+ * A tenant without the limit passes straight on (no promise of this stage's own on the hot path).
+ */
+export const limitsStage: Stage = (ctx, next) => {
+  if (ctx.host.guard.tenant.config.limits.concurrentRequests === undefined) return next(ctx);
+  return limited(ctx, next);
+};
+
+async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): ReturnType<Stage> {
   const { req, host } = ctx;
   const { guard } = host;
   const slot = guard.acquireRequest();
@@ -17,4 +25,4 @@ export const limitsStage: Stage = async (ctx, next) => {
   } finally {
     guard.releaseRequest();
   }
-};
+}
