@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
-import { isRequest, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
+import { isRequest, type JsonRpcMessage } from '../jsonrpc/types.js';
 import { ModernError } from '../modern/modern-error.js';
 import { readModernRequest, type ModernCall } from '../modern/modern-request.js';
 import type { ForwardToReplica, ModernService } from '../modern/modern-service.js';
@@ -46,7 +46,7 @@ export async function serveModernPost(
     return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
   }
   const res = reply.hijack().raw;
-  const out = new ModernReply(res, o.hub);
+  const out = new ModernReply(res, o.hub, call);
   const cluster = o.cluster;
   // A retry whose continuation another replica holds goes there (once: a forwarded request is not forwarded again).
   const forward: ForwardToReplica | undefined =
@@ -57,14 +57,6 @@ export async function serveModernPost(
           return true;
         }
       : undefined;
-  const sink = {
-    id: call.id as RequestId,
-    call,
-    notify: (m: JsonRpcMessage) => out.notify(m),
-    finish: (r: JsonRpcResponse, status?: number) => out.finish(r, status),
-    onclose: undefined as (() => void) | undefined,
-  };
-  out.onclose = () => sink.onclose?.();
-  await o.service.serve(o.router, o.principal, call, sink, forward);
+  await o.service.serve(o.router, o.principal, call, out, forward);
   return reply;
 }

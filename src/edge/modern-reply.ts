@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import type { AttemptSink } from '../modern/exchange.js';
+import type { ModernCall } from '../modern/modern-request.js';
 import { sseEvent } from '../jsonrpc/sse.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 
@@ -9,14 +11,18 @@ import type { SseConnection, SseHub } from './sse-connection.js';
  * notification that comes first (progress, a log line the request asked for) turns it into an SSE
  * stream scoped to the request. Closing it is the client's cancellation.
  */
-export class ModernReply {
+export class ModernReply implements AttemptSink {
+  readonly id: RequestId;
+  readonly call: ModernCall;
   readonly #res: ServerResponse;
   readonly #hub: SseHub;
   #sse: SseConnection | undefined;
   #done = false;
   onclose: (() => void) | undefined;
 
-  constructor(res: ServerResponse, hub: SseHub) {
+  constructor(res: ServerResponse, hub: SseHub, call: ModernCall) {
+    this.id = call.id;
+    this.call = call;
     this.#res = res;
     this.#hub = hub;
     res.once('close', () => {

@@ -76,10 +76,6 @@ export class StreamableSessionTransport implements Transport {
     return this.#o.resumable && v !== undefined && v >= '2025-11-25';
   }
 
-  #attach(stream: OutStream, res: ServerResponse, headers: Record<string, string>): SseConnection {
-    return this.#bind(stream, this.#o.hub.open(res, headers));
-  }
-
   #bind(stream: OutStream, conn: SseConnection): SseConnection {
     stream.conn = conn;
     this.#o.onStreamsChanged(1);

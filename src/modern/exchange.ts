@@ -42,6 +42,7 @@ export interface ExchangeHooks {
  */
 export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+const NOTHING_OFFERED: Map<string, Record<string, unknown>> = new Map();
 
 /** A round goes out after this long without a new question from the upstream... */
 const ROUND_QUIET_MS = 20;
@@ -90,9 +91,9 @@ export class Exchange {
   readonly #hooks: ExchangeHooks;
   readonly #asks = new Map<string, Ask>();
   /** Answers the latest attempt brought that no question has taken yet (a first call may bring some). */
-  #offered = new Map<string, Record<string, unknown>>();
+  #offered: Map<string, Record<string, unknown>> = NOTHING_OFFERED;
   /** Keys used in this exchange: a later question never reuses one (a stale answer could match it). */
-  readonly #usedKeys = new Set<string>();
+  #usedKeys: Set<string> | undefined;
   #nextKey = 1;
   #attempt: AttemptSink | undefined;
   #retried = false;
@@ -128,9 +129,10 @@ export class Exchange {
     this.#attempt = sink;
     if (sink !== undefined && sink.call !== this.first) this.#retried = true;
     // Only objects can be answers (ElicitResult, CreateMessageResult, ListRootsResult); anything else is ignored and asked again.
-    this.#offered = new Map(Object.entries(inputResponses ?? {}).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1])));
+    // (Most calls bring none and ask nothing: nothing is allocated for them.)
+    this.#offered = inputResponses === undefined ? NOTHING_OFFERED : new Map(Object.entries(inputResponses).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1])));
     // Keys the gateway did not ask are ignored; keys it asked and did not get are asked again below.
-    for (const [key, ask] of [...this.#asks]) {
+    if (this.#asks.size > 0) for (const [key, ask] of [...this.#asks]) {
       const answer = this.#offered.get(key);
       if (!answer) continue;
       this.#offered.delete(key);
@@ -211,9 +213,10 @@ export class Exchange {
 
   /** An unused key: the upstream's hint when it is one, else `<kind>-<n>`. */
   #newKey(kind: string, hint: unknown): string {
-    let key = typeof hint === 'string' && KEY.test(hint) && !this.#usedKeys.has(hint) ? hint : '';
-    while (key === '' || this.#usedKeys.has(key)) key = `${kind}-${this.#nextKey++}`;
-    this.#usedKeys.add(key);
+    const used = (this.#usedKeys ??= new Set());
+    let key = typeof hint === 'string' && KEY.test(hint) && !used.has(hint) ? hint : '';
+    while (key === '' || used.has(key)) key = `${kind}-${this.#nextKey++}`;
+    used.add(key);
     return key;
   }
 

@@ -59,7 +59,11 @@ export function isModernHeader(headers: IncomingHttpHeaders): boolean {
 
 function paramHeadersOf(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (k.startsWith('mcp-param-') && v !== undefined) out[k] = Array.isArray(v) ? v[0]! : v;
+  for (const k in headers) {
+    if (!k.startsWith('mcp-param-')) continue;
+    const v = headers[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v[0]! : v;
+  }
   return out;
 }
 
@@ -111,6 +115,7 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     capabilities: capabilities as Record<string, any>,
     clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
     logLevel: typeof level === 'string' ? level : undefined,
-    paramHeaders: paramHeadersOf(headers),
+    // Only a tools/call can carry Mcp-Param-* headers worth reading.
+    paramHeaders: method === 'tools/call' ? paramHeadersOf(headers) : {},
   };
 }

@@ -6,7 +6,7 @@ import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter } from '../router/index.js';
 import { SERVER_INFO } from '../session/client-session.js';
-import { Exchange, type AttemptSink } from './exchange.js';
+import { Exchange, type AttemptSink, type ExchangeHooks } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
 import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
@@ -48,6 +48,13 @@ export type ForwardToReplica = (replica: string) => Promise<boolean>;
 export class ModernService {
   readonly #o: ModernServiceOptions;
   readonly #exchanges = new Map<string, Exchange>();
+  readonly #hooks = new WeakMap<ModernSession, ExchangeHooks>();
+  /**
+   * Exchange ids: a per-process random prefix and a counter. Nothing needs them unguessable (a client
+   * only ever sees them sealed inside requestState), and a UUID per request costs more than it gives.
+   */
+  readonly #idPrefix = `${randomUUID().slice(0, 8)}-`;
+  #counter = 0;
 
   constructor(o: ModernServiceOptions) {
     this.#o = o;
@@ -67,7 +74,8 @@ export class ModernService {
     let session: ModernSession;
     try {
       session = this.#o.sessions.for(endpoint, principal);
-      await session.router();
+      // Taken once per standing: later requests go on without waiting a turn.
+      if (!session.opened) await session.router();
     } catch (err) {
       return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
     }
@@ -79,14 +87,7 @@ export class ModernService {
   }
 
   #start(session: ModernSession, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }): void {
-    const exchange = new Exchange(randomUUID(), call, {
-      seal: (x) => this.#o.seal.seal(x, session.principal),
-      shape: (c, response, retried) => this.#shape(session, c, response, retried),
-      // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
-      ended: (x) => this.#exchanges.delete(x.id),
-      rerun: (x) => session.run(x),
-      ttlMs: this.#o.continuationTtlMs,
-    });
+    const exchange = new Exchange(`${this.#idPrefix}${++this.#counter}`, call, this.#hooksOf(session));
     this.#exchanges.set(exchange.id, exchange);
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
@@ -112,6 +113,23 @@ export class ModernService {
       return refuse(new GatewayError('SWB_REQUEST_STATE_INVALID', `Invalid params: requestState names a request that cannot be continued: ${why}; send the request again without requestState`, { reason: 'gone' }));
     }
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
+  }
+
+  /** One set of hooks per standing, shared by its exchanges (a request allocates none of its own). */
+  #hooksOf(session: ModernSession): ExchangeHooks {
+    let hooks = this.#hooks.get(session);
+    if (!hooks) {
+      hooks = {
+        seal: (x) => this.#o.seal.seal(x, session.principal),
+        shape: (c, response, retried) => this.#shape(session, c, response, retried),
+        // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
+        ended: (x) => this.#exchanges.delete(x.id),
+        rerun: (x) => session.run(x),
+        ttlMs: this.#o.continuationTtlMs,
+      };
+      this.#hooks.set(session, hooks);
+    }
+    return hooks;
   }
 
   #attach(exchange: Exchange, sink: AttemptSink & { onclose?: (() => void) | undefined }, answers: Record<string, unknown> | undefined): void {

@@ -72,6 +72,16 @@ export class ModernSession implements UpstreamCaller {
     return this.#exchanges.size > 0 || this.listeners.size > 0;
   }
 
+  /** Ended (idle, or shutdown): a new standing replaces it. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Whether the leases are taken (the router is ready without waiting). */
+  get opened(): boolean {
+    return this.#opened !== undefined;
+  }
+
   /** The instance leases, taken on the first request (per-session upstreams start here). */
   router(): Promise<RouterSession> {
     this.#router ??= this.endpoint.open(this).then((r) => (this.#opened = r));

@@ -23,6 +23,8 @@ export interface ModernSessionsOptions {
 export class ModernSessions {
   readonly #o: ModernSessionsOptions;
   readonly #sessions = new Map<string, ModernSession>();
+  /** Principal object → its standings: a verified token's principal is one object per request, auth off's is one for all. */
+  readonly #recent = new WeakMap<Principal, Map<EndpointRouter, ModernSession>>();
   readonly #sweeper: NodeJS.Timeout;
   #closing = false;
 
@@ -39,6 +41,12 @@ export class ModernSessions {
   /** The principal's standing on the endpoint; refused (a GatewayError) when its tenant may not use it. */
   for(endpoint: EndpointRouter, principal: Principal): ModernSession {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');
+    // The same principal object (auth off: always) finds its standing without building the key.
+    const recent = this.#recent.get(principal)?.get(endpoint);
+    if (recent && !recent.closed) {
+      recent.guard.refresh(principal);
+      return recent;
+    }
     const key = JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
     let session = this.#sessions.get(key);
     if (!session) {
@@ -52,6 +60,9 @@ export class ModernSessions {
     }
     // Each request's token decides its scopes (step-up or downgrade takes effect at once).
     session.guard.refresh(principal);
+    let byEndpoint = this.#recent.get(principal);
+    if (!byEndpoint) this.#recent.set(principal, (byEndpoint = new Map()));
+    byEndpoint.set(endpoint, session);
     return session;
   }
 

@@ -24,15 +24,17 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
     const uri = call.params.uri;
     return { ...response, error: { ...response.error, code: ErrorCode.InvalidParams, data: typeof uri === 'string' ? { ...data, uri } : data } };
   }
-  const result: Record<string, unknown> = { ...response.result };
+  // Shaped in place: the result was parsed for this answer alone (the audit has already seen it).
+  const result = response.result as Record<string, unknown>;
   result.resultType ??= 'complete';
-  const meta = result._meta !== null && typeof result._meta === 'object' ? (result._meta as Record<string, unknown>) : {};
-  result._meta = { ...meta, [META_SERVER_INFO]: o.serverInfo };
+  const meta = result._meta;
+  if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) (meta as Record<string, unknown>)[META_SERVER_INFO] = o.serverInfo;
+  else result._meta = { [META_SERVER_INFO]: o.serverInfo };
   if (call.spec.cacheable && result.resultType === 'complete') {
     result.ttlMs = retried ? 0 : o.ttlMs;
     result.cacheScope = o.cacheScope;
   }
-  return { ...response, result };
+  return response;
 }
 
 /**

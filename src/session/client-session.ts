@@ -5,7 +5,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { EndpointRouter, RouteContext, RouterSession } from '../router/index.js';
+import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionGuard } from '../policy/session-guard.js';
