@@ -17,6 +17,16 @@ export function paramHeaderPaths(schema: unknown, path: string[] = [], out = new
   return out;
 }
 
+const PATHS = new WeakMap<object, Map<string, string[]>>();
+
+/** paramHeaderPaths, computed once per schema object (a tool's definition is the same object call after call). */
+export function cachedParamHeaderPaths(schema: unknown): Map<string, string[]> {
+  if (schema === null || typeof schema !== 'object') return new Map();
+  let paths = PATHS.get(schema);
+  if (!paths) PATHS.set(schema, (paths = paramHeaderPaths(schema)));
+  return paths;
+}
+
 /** The argument at a property path (undefined when absent). */
 export function valueAt(args: unknown, path: readonly string[]): unknown {
   let v = args;
@@ -27,7 +37,7 @@ export function valueAt(args: unknown, path: readonly string[]): unknown {
 /** The Mcp-Param-* headers a tools/call must carry for these arguments (what the gateway sends a modern upstream). */
 export function paramHeaders(inputSchema: unknown, args: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [header, path] of paramHeaderPaths(inputSchema)) {
+  for (const [header, path] of cachedParamHeaderPaths(inputSchema)) {
     const v = valueAt(args, path);
     if (v !== undefined && v !== null) out[header] = encodeHeaderValue(String(v));
   }

@@ -259,7 +259,9 @@ export class Exchange {
     this.#over = true;
     clearTimeout(this.#expiry);
     this.#hooks.ended(this, 'answered');
-    const shaped = this.#hooks.shape(sink.call, { ...response, id: sink.id }, this.#retried);
+    // The response is this exchange's own: it takes the answering attempt's id in place.
+    response.id = sink.id;
+    const shaped = this.#hooks.shape(sink.call, response, this.#retried);
     // The era's own refusals (headers, capabilities, version) are HTTP 400 wherever they arise.
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
   }

@@ -2,7 +2,8 @@ import type { Principal } from '../auth/principal.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import type { RequestId } from '../jsonrpc/types.js';
+import type { JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import { toJsonRpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
@@ -128,13 +129,13 @@ export class ModernSession implements UpstreamCaller {
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
     const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
-    clientRequestPipeline(ctx)
-      .catch((err: unknown) => new JsonRpcError(ErrorCode.InternalError, String((err as Error)?.message ?? err)).toResponse(exchange.id))
-      .then((response) => {
-        this.#exchanges.delete(exchange.id);
-        this.lastActivity = Date.now();
-        exchange.settle(response);
-      });
+    const done = (response: JsonRpcResponse | undefined): void => {
+      this.#exchanges.delete(exchange.id);
+      this.lastActivity = Date.now();
+      exchange.settle(response);
+    };
+    // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
+    clientRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.id)));
   }
 
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */

@@ -1,6 +1,6 @@
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
-import { paramHeaderPaths, valueAt } from '../jsonrpc/param-headers.js';
+import { cachedParamHeaderPaths, valueAt } from '../jsonrpc/param-headers.js';
 
 const HEADER_MISMATCH = -32020;
 
@@ -17,7 +17,7 @@ function matches(header: string, body: unknown): boolean {
  */
 export function paramHeaderCheck(headers: Readonly<Record<string, string>>, args: unknown): (definition: Record<string, unknown>) => void {
   return (definition) => {
-    for (const [header, path] of paramHeaderPaths(definition.inputSchema)) {
+    for (const [header, path] of cachedParamHeaderPaths(definition.inputSchema)) {
       const body = valueAt(args, path);
       const raw = headers[header];
       if (body === undefined || body === null) continue;

@@ -44,11 +44,19 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
  * this client can answer (otherwise the gateway must refuse the call with -32021).
  */
 export function upstreamParams(params: Record<string, unknown>): Record<string, unknown> | undefined {
-  const { _meta, inputResponses: _answers, requestState: _state, ...rest } = params;
-  if (_meta !== null && typeof _meta === 'object' && !Array.isArray(_meta)) {
-    const kept: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(_meta)) if (!k.startsWith('io.modelcontextprotocol/') || k === META_CAPABILITIES) kept[k] = v;
-    if (Object.keys(kept).length > 0) rest._meta = kept;
+  // One pass, no intermediate arrays: this runs for every modern request.
+  let out: Record<string, unknown> | undefined;
+  for (const k in params) {
+    if (k === 'inputResponses' || k === 'requestState') continue;
+    const v = params[k];
+    if (k !== '_meta') {
+      (out ??= {})[k] = v;
+      continue;
+    }
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    let kept: Record<string, unknown> | undefined;
+    for (const m in v as Record<string, unknown>) if (!m.startsWith('io.modelcontextprotocol/') || m === META_CAPABILITIES) (kept ??= {})[m] = (v as Record<string, unknown>)[m];
+    if (kept) (out ??= {})._meta = kept;
   }
-  return Object.keys(rest).length > 0 ? rest : undefined;
+  return out;
 }

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { methodSpec } from '../../../src/jsonrpc/methods.js';
+import type { ModernCall } from '../../../src/modern/modern-request.js';
+import { shapeModernResponse, upstreamParams } from '../../../src/modern/result-shape.js';
+
+const call = (method: string, params: Record<string, unknown> = {}): ModernCall => ({
+  id: 1,
+  method,
+  params,
+  spec: methodSpec(method)!,
+  version: '2026-07-28',
+  capabilities: {},
+  clientInfo: undefined,
+  logLevel: undefined,
+  paramHeaders: {},
+});
+const O = { serverInfo: { name: 'switchboard', version: '0' }, ttlMs: 5000, cacheScope: 'private' as const };
+
+describe('upstreamParams: what a 2025 upstream is sent of a modern request', () => {
+  it('strips the era\'s own keys and keeps progress, trace context and the client\'s capabilities', () => {
+    const caps = { elicitation: {} };
+    const p = upstreamParams({
+      name: 't',
+      arguments: { a: 1 },
+      inputResponses: { k: {} },
+      requestState: 'x',
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': {}, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/logLevel': 'info', progressToken: 7, traceparent: '00-x' },
+    });
+    assert.deepEqual(p, { name: 't', arguments: { a: 1 }, _meta: { 'io.modelcontextprotocol/clientCapabilities': caps, progressToken: 7, traceparent: '00-x' } });
+  });
+
+  it('sends no params when nothing is left', () => {
+    assert.equal(upstreamParams({ _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), undefined);
+    assert.deepEqual(upstreamParams({ cursor: 'c', _meta: 'not an object' }), { cursor: 'c' });
+  });
+});
+
+describe('shapeModernResponse', () => {
+  it('fills resultType and serverInfo, and caching fields on cacheable results only (0 for a retry)', () => {
+    const list = shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 1, result: { tools: [], _meta: { keep: true } } }, false, O);
+    assert.deepEqual('result' in list && list.result, { tools: [], resultType: 'complete', _meta: { keep: true, 'io.modelcontextprotocol/serverInfo': O.serverInfo }, ttlMs: 5000, cacheScope: 'private' });
+    const read = shapeModernResponse(call('resources/read'), { jsonrpc: '2.0', id: 1, result: { contents: [] } }, true, O);
+    assert.equal('result' in read && read.result.ttlMs, 0);
+    const tool = shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 1, result: { content: [], resultType: 'input_required' } }, false, O);
+    assert.deepEqual('result' in tool && [tool.result.resultType, tool.result.ttlMs], ['input_required', undefined]);
+  });
+
+  it('turns -32002 into -32602 with the URI, and leaves other errors alone', () => {
+    const r = shapeModernResponse(call('resources/read', { uri: 'a://b' }), { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'nope' } }, false, O);
+    assert.deepEqual('error' in r && r.error, { code: -32602, message: 'nope', data: { uri: 'a://b' } });
+    const other = { jsonrpc: '2.0' as const, id: 1, error: { code: -32603, message: 'x' } };
+    assert.equal(shapeModernResponse(call('tools/call'), other, false, O), other);
+  });
+});
