@@ -41,7 +41,7 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: Endpoint
     } else if (err.statusCode && err.statusCode < 500) {
       return answer(err.statusCode, `Bad Request: ${err.message}`, ErrorCode.InvalidRequest);
     }
-    req.log.error({ err }, 'unhandled error in a route');
+    req.log.error({ err, reqId: req.id }, 'unhandled error in a route');
     return answer(500, 'Internal error', ErrorCode.InternalError);
   });
 

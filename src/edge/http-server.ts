@@ -8,6 +8,10 @@ export function createHttpServer(s: Config['server'], logger: Logger): FastifyIn
     loggerInstance: logger.child({ component: 'http' }) as unknown as FastifyBaseLogger,
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: building one runs the redaction over its bindings (about 3 % of the
+    // gateway's CPU per proxied message), for a logger that only a route's unhandled error ever uses
+    // (and that line names the request id itself).
+    childLoggerFactory: (logger) => logger,
     bodyLimit: s.maxBodyBytes,
     // Receiving a request (headers and body) has a deadline; the response does not: node stops timing a
     // request once its body is in, so SSE streams stay open for hours.
