@@ -125,7 +125,7 @@ export class ModernSession implements UpstreamCaller {
     this.lastActivity = Date.now();
     this.#exchanges.set(exchange.id, exchange);
     const { first } = exchange;
-    const params = upstreamParams(first.params);
+    const params = upstreamParams(first.params, first.spec.mrtr);
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
     const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);

@@ -30,6 +30,13 @@ describe('upstreamParams: what a 2025 upstream is sent of a modern request', () 
     assert.deepEqual(p, { name: 't', arguments: { a: 1 }, _meta: { 'io.modelcontextprotocol/clientCapabilities': caps, progressToken: 7, traceparent: '00-x' } });
   });
 
+  it('keeps the capabilities only for a request that may need input, and only when it declared some', () => {
+    const meta = { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    assert.deepEqual(upstreamParams({ _meta: meta }, false), undefined);
+    assert.deepEqual(upstreamParams({ _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } }), undefined);
+    assert.deepEqual(upstreamParams({ _meta: meta }), { _meta: meta });
+  });
+
   it('sends no params when nothing is left', () => {
     assert.equal(upstreamParams({ _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), undefined);
     assert.deepEqual(upstreamParams({ cursor: 'c', _meta: 'not an object' }), { cursor: 'c' });
