@@ -108,14 +108,9 @@ export class ConnectionLimits {
   /** Arms the body-idle timer of a request whose body has not fully arrived yet. */
   watchBody(req: IncomingMessage): void {
     if (req.complete || !this.#known.has(req.socket)) return;
-    // Nearly every MCP message comes in the same packet as its headers: by the end of this turn the
-    // parser has read it all, and a socket timer set and cleared per message would be pure cost.
-    queueMicrotask(() => {
-      if (!req.complete && !req.destroyed) this.#arm(req);
-    });
-  }
-
-  #arm(req: IncomingMessage): void {
+    // A body that came with its headers (nearly every MCP message) is already here: no timer to arm.
+    const length = req.headers['content-length'];
+    if (length !== undefined && req.readableLength >= Number(length)) return;
     this.#watched.add(req);
     // The socket's inactivity timer is reset by every chunk received: exactly a body-idle timeout.
     req.setTimeout(this.#o.bodyIdleTimeoutMs, () => {
