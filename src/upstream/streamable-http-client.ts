@@ -50,20 +50,26 @@ export class StreamableHttpClientTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  async #headers(extra: Record<string, string>): Promise<Record<string, string>> {
+  /** `stateless`: a 2026-07-28 request, which names its own version and belongs to no session. */
+  async #headers(extra: Record<string, string>, stateless: boolean): Promise<Record<string, string>> {
     const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
+    if (stateless) return h;
     if (this.#sessionId) h['mcp-session-id'] = this.#sessionId;
     if (this.#protocolVersion) h['mcp-protocol-version'] = this.#protocolVersion;
     return h;
   }
 
-  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, retried = false): Promise<Dispatcher.ResponseData> {
+  /**
+   * One HTTP request to the upstream; a 401 with client credentials gets one retry with a fresh token.
+   * `o.signal`: a modern request's own cancellation (else the transport's); `o.stateless`: see #headers.
+   */
+  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
     const res = await request(this.#cfg.url, {
       method,
       body,
-      headers: await this.#headers(extra),
+      headers: await this.#headers(extra, o.stateless === true),
       dispatcher: this.#dispatcher,
-      signal: this.#closer.signal,
+      signal: o.signal ?? this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       // SSE bodies idle by design; JSON bodies are bounded by the configured timeout when read.
       bodyTimeout: 0,
@@ -71,7 +77,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (res.statusCode === 401 && this.#credentials && !retried) {
       await res.body.dump();
       this.#credentials.invalidate();
-      return this.#request(method, extra, body, true);
+      return this.#request(method, extra, body, o, true);
     }
     return res;
   }
@@ -140,12 +146,11 @@ export class StreamableHttpClientTransport implements Transport {
     // The tool's x-mcp-header arguments, mirrored as the upstream's own definition says.
     const tool = method === 'tools/call' && typeof name === 'string' ? this.toolDefinition?.(name) : undefined;
     if (tool) Object.assign(extra, paramHeaders(tool.inputSchema, params?.arguments));
-    const h = await upstreamHeaders(this.#cfg.headers, this.#credentials, extra);
     const related = isRequest(message) ? message.id : undefined;
     const ac = new AbortController();
     if (related !== undefined) this.#modernInFlight.set(related, ac);
     try {
-      await this.#sendModern(message, h, related, AbortSignal.any([this.#closer.signal, ac.signal]));
+      await this.#sendModern(message, extra, related, AbortSignal.any([this.#closer.signal, ac.signal]));
     } catch (err) {
       // Cancelled by the caller: it expects no answer, and none will come.
       if (ac.signal.aborted && !this.#closer.signal.aborted) return;
@@ -155,8 +160,9 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #sendModern(message: JsonRpcMessage, h: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
-    const res = await request(this.#cfg.url, { method: 'POST', body: JSON.stringify(message), headers: h, dispatcher: this.#dispatcher, signal, headersTimeout: this.#cfg.http.headersTimeoutMs, bodyTimeout: 0 });
+  async #sendModern(message: JsonRpcMessage, extra: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
+    // The same request path as every other (credentials and their refresh on 401 included).
+    const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true });
     if (res.statusCode === 202) return void (await res.body.dump());
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, MAX_RESUMES);
