@@ -6,9 +6,14 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/** A request's or notification's `params._meta` object, if it has one. */
+export function metaOf(params: unknown): Record<string, unknown> | undefined {
+  const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+}
+
 /** The protocol version a message's `_meta` names (a modern message), if any. */
 export function metaVersion(params: unknown): string | undefined {
-  const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
-  const v = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[META_VERSION] : undefined;
+  const v = metaOf(params)?.[META_VERSION];
   return typeof v === 'string' ? v : undefined;
 }

@@ -6,7 +6,7 @@ import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
 
-import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION } from '../jsonrpc/modern-meta.js';
+import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION, metaOf } from '../jsonrpc/modern-meta.js';
 
 /** The newest legacy revision: a header above it (or modern _meta in the body) makes a request modern. */
 const NEWEST_LEGACY = '2025-11-25';
@@ -27,11 +27,6 @@ export interface ModernCall {
   readonly paramHeaders: Readonly<Record<string, string>>;
 }
 
-function metaOf(m: JsonRpcMessage): Record<string, unknown> | undefined {
-  const params = (m as { params?: unknown }).params;
-  const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;
-  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
-}
 
 function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -44,7 +39,7 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
  * `_meta` says otherwise.
  */
 export function isModernMessage(headers: IncomingHttpHeaders, m: JsonRpcMessage): boolean {
-  if (metaOf(m)?.[META_VERSION] !== undefined) return true;
+  if (metaOf((m as { params?: unknown }).params)?.[META_VERSION] !== undefined) return true;
   // initialize opens a legacy session, whatever the header says; with modern _meta it is a removed method (404).
   if (isRequest(m) && m.method === 'initialize') return false;
   const v = headerOf(headers, 'mcp-protocol-version');
@@ -84,7 +79,7 @@ function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: 
 export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessage & { id: RequestId; method: string }): ModernCall {
   const { id, method } = m;
   const params = ((m as { params?: unknown }).params ?? {}) as Record<string, unknown>;
-  const meta = metaOf(m);
+  const meta = metaOf((m as { params?: unknown }).params);
   const bodyVersion = meta?.[META_VERSION];
   const headerVersion = headerOf(headers, 'mcp-protocol-version');
   if (headerVersion === undefined) throw new ModernError(400, -32020, 'Header mismatch: the MCP-Protocol-Version header is required', id);

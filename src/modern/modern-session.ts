@@ -13,7 +13,7 @@ import { clientRequestPipeline } from '../session/stages/index.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange } from './exchange.js';
 import { paramHeaderCheck } from './param-headers.js';
-import { upstreamParams } from './result-shape.js';
+import { upstreamParams } from './upstream-params.js';
 
 const SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodSpec } from '../../../src/jsonrpc/methods.js';
 import type { ModernCall } from '../../../src/modern/modern-request.js';
-import { shapeModernResponse, upstreamParams } from '../../../src/modern/result-shape.js';
+import { shapeModernResponse } from '../../../src/modern/result-shape.js';
+import { upstreamParams } from '../../../src/modern/upstream-params.js';
 
 const call = (method: string, params: Record<string, unknown> = {}): ModernCall => ({
   id: 1,
