@@ -21,9 +21,9 @@ export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): Sta
   });
   return {
     seal: (x: Exchange, principal: Principal) => sealer.seal({ ...expect(principal, x.first), continuationId: x.id, replicaId }),
-    open: async (token, principal, call, redeem) => {
-      const claims = redeem ? await sealer.redeem(token, expect(principal, call)) : sealer.open(token, expect(principal, call));
-      return { continuationId: claims.continuationId, replica: claims.replicaId };
+    open: (token, principal, call) => {
+      const claims = sealer.open(token, expect(principal, call));
+      return { continuationId: claims.continuationId, replica: claims.replicaId, use: () => sealer.use(claims) };
     },
   };
 }

@@ -22,10 +22,10 @@ export interface StateSeal {
   seal(exchange: Exchange, principal: Principal): string;
   /**
    * The continuation a retry continues and the replica that holds it; throws a GatewayError when
-   * refused. `redeem`: also use the state up (single use) — only on the replica that holds it, so a
-   * retry handed on from another replica is not refused there as a replay.
+   * refused. `use` spends the state (single use): only the replica that holds the continuation calls
+   * it, so a retry handed on from another replica is not refused there as a replay.
    */
-  open(token: string, principal: Principal, call: ModernCall, redeem: boolean): Promise<{ continuationId: string; replica: string }>;
+  open(token: string, principal: Principal, call: ModernCall): { continuationId: string; replica: string; use(): Promise<void> };
 }
 
 export interface ModernServiceOptions {
@@ -96,13 +96,13 @@ export class ModernService {
 
   async #continue(principal: Principal, call: ModernCall, token: string, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward: ForwardToReplica | undefined): Promise<void> {
     const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), 400);
-    let where: { continuationId: string; replica: string };
+    let where: ReturnType<StateSeal['open']>;
     try {
-      where = await this.#o.seal.open(token, principal, call, false);
+      where = this.#o.seal.open(token, principal, call);
       if (where.replica !== this.#o.replicaId) {
         if (forward && (await forward(where.replica))) return;
       } else {
-        await this.#o.seal.open(token, principal, call, true);
+        await where.use();
       }
     } catch (err) {
       return refuse(err);

@@ -121,8 +121,13 @@ export class RequestStateSealer {
    */
   async redeem(token: unknown, expect: RequestStateExpectation): Promise<RequestStateClaims> {
     const claims = this.open(token, expect);
-    if (!(await this.#used.claim(claims.stateId, claims.expiresAt))) throw new RequestStateError('replayed');
+    await this.use(claims);
     return claims;
+  }
+
+  /** Uses up a state open() has proven (a second use is 'replayed'): for a caller that opened it already. */
+  async use(claims: RequestStateClaims): Promise<void> {
+    if (!(await this.#used.claim(claims.stateId, claims.expiresAt))) throw new RequestStateError('replayed');
   }
 
   #unseal(token: unknown): RequestStateClaims {
