@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
-import { isRefusal, sendError, type Refusal } from './replies.js';
+import { isRefusal, sendError } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 
 declare module 'fastify' {
@@ -29,37 +29,21 @@ export interface FrontDoorOptions {
  * read. A refused request is answered at once and its connection closed, so a client without a valid
  * token can neither make the gateway wait for a body nor keep the socket.
  */
-export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void {
+export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   // One hook per route, with its endpoint bound: reading it from req.routeOptions on every request would
-  // build Fastify's whole route-options object each time. A callback hook, so that a request whose
-  // checks are all synchronous (no token to verify, no shared counter) passes without a promise.
-  return (endpoint) => (req, reply, done) => {
+  // build Fastify's whole route-options object each time.
+  return (endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
     o.limits?.requestArrived(socket);
     const origin = req.headers.origin;
     const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
-    if (why) {
-      refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
-      return done();
-    }
-    const admit = (p: Principal | Refusal): void => {
-      if (isRefusal(p)) {
-        refuse(reply, p.status, p.message, p.code, p.headers);
-      } else {
-        req.principal = p;
-        o.limits?.authenticated(socket);
-        o.limits?.watchBody(req.raw);
-      }
-      done();
-    };
-    let p: ReturnType<typeof authorizeRequest>;
-    try {
-      p = authorizeRequest(o.auth, req, endpoint);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (p instanceof Promise) p.then(admit, (err: Error) => done(err));
-    else admit(p);
+    if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
+    const p = await authorizeRequest(o.auth, req, endpoint);
+    if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
+    req.principal = p;
+    o.limits?.authenticated(socket);
+    o.limits?.watchBody(req.raw);
+    return undefined;
   };
 }
 
