@@ -38,7 +38,10 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Fast
     const origin = req.headers.origin;
     const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
-    const p = await authorizeRequest(o.auth, req, endpoint);
+    const r = authorizeRequest(o.auth, req, endpoint);
+    // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
+    // await on a plain value still costs a turn of the microtask queue on every request.
+    const p = r instanceof Promise ? await r : r;
     if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
     req.principal = p;
     o.limits?.authenticated(socket);

@@ -17,15 +17,26 @@ export interface GuardOptions {
 }
 
 /**
+ * The last Host header let through, and under which options: nearly every request of a gateway carries
+ * the same Host, so the check runs once per new value instead of per request. One entry, so a client
+ * sending many Host values gains nothing and costs no memory.
+ */
+const lastAllowed: { host: string | undefined; options: GuardOptions | undefined } = { host: undefined, options: undefined };
+
+/**
  * DNS-rebinding protection: a browser page on a foreign origin must not reach a gateway on loopback.
  * Returns why a request is refused, or undefined when it may go on.
  */
 export function checkHostAndOrigin(o: GuardOptions, host: string | undefined, origin: string | undefined): string | undefined {
   if (o.allowedHosts.length > 0 || o.boundToLoopback) {
     if (!host) return 'missing Host header';
-    const name = hostnameOf(host);
-    const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host) : isLoopbackHost(name);
-    if (!ok) return `Host "${host}" is not allowed`;
+    if (host !== lastAllowed.host || o !== lastAllowed.options) {
+      const name = hostnameOf(host);
+      const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host) : isLoopbackHost(name);
+      if (!ok) return `Host "${host}" is not allowed`;
+      lastAllowed.host = host;
+      lastAllowed.options = o;
+    }
   }
   if (origin !== undefined) {
     if (o.allowedOrigins.includes(origin) || o.allowedOrigins.includes('*')) return undefined;

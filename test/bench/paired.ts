@@ -7,7 +7,8 @@
  * With taskset the gateways share one core and the loader and upstreams the other, so that the
  * scheduler's placement does not favour one build. MODE: json (Streamable HTTP session, JSON answers;
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
- * "worktree". Prints each one's gateway CPU µs per call and its ratio to the first.
+ * "worktree". Prints each one's gateway CPU µs per call and its ratio to the first. --prof DIR: V8 CPU
+ * profiles of the gateways, for test/bench/profile-diff.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { ROOT } from './targets.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { chunks: { type: 'string', default: '10' }, chunk: { type: 'string', default: '2000' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { chunks: { type: 'string', default: '10' }, chunk: { type: 'string', default: '2000' }, prof: { type: 'string' } } });
 const CHUNKS = Number(values.chunks);
 const CHUNK = Number(values.chunk);
 const INFLIGHT = 64;
@@ -82,7 +83,9 @@ async function start(spec: string): Promise<Target> {
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
-  const [cmd, args] = onCore(1, process.execPath, [main, 'serve', '--config', file]);
+  // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
+  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
+  const [cmd, args] = onCore(1, process.execPath, [...prof, main, 'serve', '--config', file]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH, HOME: process.env.HOME } });
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200 && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
