@@ -38,6 +38,12 @@ export class TenantPolicy {
   readonly config: TenantConfig;
   readonly #rules: Record<CatalogueKind, CompiledRules>;
   readonly #scoped: boolean;
+  /**
+   * Sees the whole catalogue: every kind allowed by "*" without scopes, nothing denied, no argument
+   * rules. What such a tenant is shown is what anyone is shown (a modern result may be cached publicly).
+   * Decided once: every modern answer asks.
+   */
+  readonly filtersNothing: boolean;
   /** Undefined without argument rules: the per-call check is then one property read. */
   readonly argumentRules: ArgumentRules | undefined;
 
@@ -47,14 +53,7 @@ export class TenantPolicy {
     this.argumentRules = ArgumentRules.compile(config.arguments);
     this.#rules = { tool: compile('tool', config.tools), resource: compile('resource', config.resources), prompt: compile('prompt', config.prompts) };
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
-  }
-
-  /**
-   * Sees the whole catalogue: every kind allowed by "*" without scopes, nothing denied, no argument
-   * rules. What such a tenant is shown is what anyone is shown (a modern result may be cached publicly).
-   */
-  get filtersNothing(): boolean {
-    return !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
+    this.filtersNothing = !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
   }
 
   /** Whether any name of this kind can be allowed at all (some allow pattern exists). */
