@@ -13,6 +13,7 @@ import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
 
 import { negotiateVersion } from './protocol-versions.js';
+import { SessionActivity } from './session-activity.js';
 import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline } from './stages/index.js';
@@ -69,12 +70,11 @@ export class ClientSession {
   protocolVersion: string | undefined;
   clientCapabilities: Record<string, any> = {};
   clientInfo: Record<string, unknown> | undefined;
-  lastActivity = Date.now();
+  /** What the idle timeout counts from; every use renews the session's slot. */
+  readonly activity: SessionActivity;
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
-  /** Open HTTP streams; a session with a live stream is not idle. */
-  #openStreams = 0;
   readonly #host: PipelineHost;
 
   constructor(opts: ClientSessionOptions) {
@@ -86,6 +86,7 @@ export class ClientSession {
     this.#onClosed = opts.onClosed;
     this.#onChanged = opts.onChanged;
     this.guard = opts.guard;
+    this.activity = new SessionActivity(() => this.guard.renewSession());
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
@@ -94,19 +95,6 @@ export class ClientSession {
     this.#peer = new JsonRpcPeer(this.#peerLink());
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
-  }
-
-  get openStreams(): number {
-    return this.#openStreams;
-  }
-
-  /** The edge opened or closed one of this session's HTTP streams. */
-  streamOpened(): void {
-    this.#openStreams++;
-  }
-
-  streamClosed(): void {
-    this.#openStreams--;
   }
 
   get tenant(): string {
@@ -132,7 +120,7 @@ export class ClientSession {
 
   /** Entry point for every message the client sends. */
   handle(message: JsonRpcMessage): void {
-    this.lastActivity = Date.now();
+    this.activity.touch();
     if (this.#state === 'SHUTDOWN') return;
     if (isRequest(message)) {
       void this.#onRequest(message);
@@ -171,7 +159,7 @@ export class ClientSession {
     }
     this.#initializing = false;
     // Acquiring upstream instances can take a while; the idle clock starts when the answer goes out.
-    this.lastActivity = Date.now();
+    this.activity.touch();
     const result: Record<string, unknown> = {
       protocolVersion: this.protocolVersion,
       capabilities: this.#router.capabilities(),
@@ -250,6 +238,8 @@ export class ClientSession {
       response = toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
     if (response) await this.#send(response);
+    // Answered: the idle clock starts again now, not from when a long request arrived.
+    this.activity.touch();
   }
 
   /** True once the client has said notifications/initialized; false if it did not within the wait. */
