@@ -14,6 +14,7 @@ import type { SessionRecord } from './session-store.js';
 
 import { negotiateVersion } from './protocol-versions.js';
 import { SessionActivity } from './session-activity.js';
+import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline } from './stages/index.js';
@@ -72,6 +73,8 @@ export class ClientSession {
   clientInfo: Record<string, unknown> | undefined;
   /** What the idle timeout counts from; every use renews the session's slot. */
   readonly activity: SessionActivity;
+  /** A burst of list_changed (an upstream restart) reaches this client once per kind. */
+  readonly #listChanged = new ListChangedCoalescer((method, params) => this.#notify(method, params, undefined));
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
@@ -363,6 +366,10 @@ export class ClientSession {
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
+    if (!this.#listChanged.offer(method, params)) this.#notify(method, params, relatedRequestId);
+  }
+
+  #notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined): void {
     if (this.#state !== 'ACTIVE' && this.#state !== 'INITIALIZING') return;
     void this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
   }
@@ -371,6 +378,7 @@ export class ClientSession {
   async close(reason: string): Promise<void> {
     if (this.#state === 'SHUTDOWN') return;
     this.#state = 'SHUTDOWN';
+    this.#listChanged.close();
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {
       ac.abort(reason);
