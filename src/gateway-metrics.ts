@@ -37,12 +37,13 @@ function sessionObserver(m: Metrics): SessionObserver {
   };
 }
 
-/** Gauges read at scrape time, and upstream restarts as they happen. */
+/** Gauges read at scrape time, and upstream restarts and refused upstream requests as they happen. */
 export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void {
   for (const pool of gateway.pools.values()) {
     pool.on('ready', (_inst: unknown, _id: unknown, restarted: boolean) => {
       if (restarted) m.upstreamRestarts.inc({ upstream: pool.name });
     });
+    pool.on('unattributed', (_inst: unknown, method: string) => m.unattributedRequests.inc({ upstream: pool.name, method }));
   }
   let evicted = 0;
   let cut = 0;

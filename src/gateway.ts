@@ -6,7 +6,7 @@ import { Cluster } from './cluster/cluster.js';
 import { connectRedis, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
-import { AuditLog, MemoryLimitCounters, MemoryPinStore, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
+import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
 import { randomUUID } from 'node:crypto';
 import { RedisUsedTokens } from './cluster/redis-used-tokens.js';
@@ -59,7 +59,7 @@ export class Gateway {
     this.pins?.onApproved((upstream) => {
       for (const r of this.routers) r.toolsChanged(upstream);
     });
-    this.policy = new Policy(config, deps.counters ?? this.cluster?.counters ?? new MemoryLimitCounters());
+    this.policy = new Policy(config, deps.counters ?? this.cluster?.counters ?? new MemoryLimitCounters(), this.cluster?.slots ?? new MemorySessionSlots());
     this.events = deps.events ?? this.cluster?.events ?? new MemoryEventStore(config.session.eventsPerStream, undefined, config.session.eventBytesPerSession);
     this.registry = new SessionRegistry({
       observer: deps.observer,

@@ -8,6 +8,7 @@ import { Heartbeat } from './heartbeat.js';
 import { connectRedis, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
+import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
 import { Tunnel, type LocalDispatch } from './tunnel.js';
@@ -38,6 +39,7 @@ export class Cluster {
   readonly redis: Redis;
   readonly events: RedisEventStore;
   readonly counters: RedisLimitCounters;
+  readonly slots: RedisSessionSlots;
   readonly store: RedisSessionStore;
   readonly #cfg: RedisConfig;
   readonly #logger: Logger;
@@ -63,6 +65,7 @@ export class Cluster {
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
+    this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
     // Settled once every live owner has had time to reconnect (at worst one backoff later) and beat again.
     this.#health = new StoreHealth(cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.#heartbeat = new Heartbeat(this.redis, {

@@ -4,7 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { messagesPathOf, ssePathOf } from '../config/schema.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
-import { isRefusal, replyError, sendError, sendRefusal } from './replies.js';
+import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
 import { admitToSession, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
@@ -34,12 +34,12 @@ async function openStream(req: FastifyRequest, reply: FastifyReply, router: Endp
       return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
     });
     // The session lives exactly as long as its stream: never idle while it is open.
-    session.streamOpened();
+    session.activity.streamOpened();
     // Recorded so that POSTs landing on another replica are forwarded here.
     ctx.cluster?.record(session.record()).catch(() => void session.close('the session store is unreachable'));
   } catch (err) {
     const e = err as GatewayError;
-    replyError(res, e.status ?? 503, e.message, { headers: e.status === 403 ? {} : { 'retry-after': '5' } });
+    replyError(res, e.status ?? 503, e.message, { headers: retryHeaders(e, 5) });
   }
 }
 

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import type { GatewayError } from '../errors.js';
 
 /** An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. */
 export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): void {
@@ -35,6 +36,16 @@ export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
 export function sendError(reply: FastifyReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): FastifyReply {
   const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
   return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
+}
+
+/**
+ * The headers of a refused session start: a 403 gets none; a limit that computed its wait (the tenant's
+ * next session expiry) says it; anything else (shutting down, the store away) a short `fallbackS`.
+ */
+export function retryHeaders(err: GatewayError, fallbackS: number): Record<string, string> {
+  if (err.status === 403) return {};
+  const computed = err.details?.retryAfterSeconds;
+  return { 'retry-after': String(typeof computed === 'number' ? computed : fallbackS) };
 }
 
 export function acceptsBoth(accept: string | undefined): boolean {

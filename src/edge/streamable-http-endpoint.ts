@@ -8,7 +8,7 @@ import type { ClientSession } from '../session/index.js';
 import { admitToSession, readClientMessages } from './accept-messages.js';
 import type { EdgeContext } from './edge-context.js';
 import { requestPrincipal } from './front-door.js';
-import { acceptsBoth, acceptsSse, isRefusal, replyError, sendError, sendRefusal } from './replies.js';
+import { acceptsBoth, acceptsSse, isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
 import { SessionLocator } from './session-locator.js';
 import { StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
@@ -125,7 +125,7 @@ export class StreamableHttpEndpoint {
       session = await this.#sessions.create(principal);
     } catch (err) {
       const e = err as GatewayError;
-      return sendError(reply, e.status ?? 503, e.message, { id: init.id, headers: e.status === 403 ? {} : { 'retry-after': '5' } });
+      return sendError(reply, e.status ?? 503, e.message, { id: init.id, headers: retryHeaders(e, 5) });
     }
     // A client that gives up before the answer would leave a session nobody knows the id of.
     const res = reply.raw;

@@ -39,7 +39,7 @@ export class StreamableSessions {
       resumable: this.#ctx.resumable,
       retryMs: 1000,
       protocolVersion: () => session().protocolVersion,
-      onStreamsChanged: (d) => (d > 0 ? session().streamOpened() : session().streamClosed()),
+      onStreamsChanged: (d) => (d > 0 ? session().activity.streamOpened() : session().activity.streamClosed()),
     });
   }
 }

@@ -122,9 +122,9 @@ const ROWS: Record<string, Row> = {
   'tasks/list': request('either', ONLY_2025_11),
   'tasks/cancel': request('either', ONLY_2025_11),
   // Server→client requests (from 2026-07-28 on, only as input requests inside an input_required result).
-  'sampling/createMessage': request('server', EVERY, { capability: 'sampling' }),
-  'elicitation/create': request('server', SINCE_2025_06, { capability: 'elicitation' }),
-  'roots/list': request('server', EVERY, { capability: 'roots' }),
+  'sampling/createMessage': request('server', EVERY, { capability: 'sampling', labelled: true }),
+  'elicitation/create': request('server', SINCE_2025_06, { capability: 'elicitation', labelled: true }),
+  'roots/list': request('server', EVERY, { capability: 'roots', labelled: true }),
   // Notifications.
   'notifications/cancelled': notification('either', EVERY),
   'notifications/progress': notification('either', EVERY),

@@ -10,6 +10,7 @@ import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
 import type { SessionObserver } from '../session/session-observer.js';
 import { clientRequestPipeline } from '../session/stages/index.js';
+import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange } from './exchange.js';
 import { paramHeaderCheck } from './param-headers.js';
@@ -46,6 +47,8 @@ export class ModernSession implements UpstreamCaller {
   readonly ends = new Set<() => void>();
   /** Resource URIs subscribed upstream on behalf of listen streams, each with how many streams want it. */
   readonly #uriRefs = new Map<string, number>();
+  /** A burst of list_changed (an upstream restart) reaches the listen streams once per kind. */
+  readonly #listChanged = new ListChangedCoalescer((method, params) => this.#announce(method, params));
   #router: Promise<RouterSession> | undefined;
   #opened: RouterSession | undefined;
   lastActivity = Date.now();
@@ -154,6 +157,10 @@ export class ModernSession implements UpstreamCaller {
       return;
     }
     if (method === 'notifications/progress') return;
+    if (!this.#listChanged.offer(method, params)) this.#announce(method, params);
+  }
+
+  #announce(method: string, params: Record<string, unknown> | undefined): void {
     for (const l of this.listeners) l(method, params);
   }
 
@@ -189,6 +196,7 @@ export class ModernSession implements UpstreamCaller {
     for (const c of this.#inflight.values()) c.abort('the gateway is shutting down');
     for (const end of [...this.ends]) end();
     this.listeners.clear();
+    this.#listChanged.close();
     const router = await this.#router?.catch(() => undefined);
     await router?.close();
   }

@@ -20,6 +20,12 @@ export class Metrics {
   readonly toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'tools/call by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
+  readonly unattributedRequests = new Counter({
+    name: 'switchboard_unattributed_requests_total',
+    help: 'Server-to-client requests (sampling, elicitation, roots) of a shared upstream refused because no single client session owned them: run that upstream per-session',
+    labelNames: ['upstream', 'method'] as const,
+    registers: [this.registry],
+  });
   readonly policyDenials = new Counter({ name: 'switchboard_policy_denials_total', help: 'Requests denied by tenant policy', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly authFailures = new Counter({ name: 'switchboard_auth_failures_total', help: 'Requests refused by authentication', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly rateLimited = new Counter({ name: 'switchboard_rate_limited_total', help: 'Requests refused by a limit', labelNames: ['limit'] as const, registers: [this.registry] });

@@ -2,6 +2,7 @@ export { Policy } from './policy.js';
 export { TenantPolicy, ALLOW_ALL } from './tenant-policy.js';
 export type { Decision, CatalogueKind } from './decision.js';
 export { MemoryLimitCounters, type LimitCounters } from './limit-counters.js';
+export { MemorySessionSlots, type SessionSlots, type SlotAnswer } from './session-slots.js';
 export { AuditLog, type AuditEvent, type PinAuditEvent } from './audit-log.js';
 export { globMatch } from './glob.js';
 export { SessionGuard, targetOf } from './session-guard.js';

@@ -2,16 +2,19 @@ import type { Config } from '../config/schema.js';
 import type { Principal } from '../auth/principal.js';
 import { ALLOW_ALL, TenantPolicy } from './tenant-policy.js';
 import type { LimitCounters } from './limit-counters.js';
+import type { SessionSlots } from './session-slots.js';
 
-/** Every tenant's policy and the shared limit counters. */
+/** Every tenant's policy, the shared limit counters and the tenants' session slots. */
 export class Policy {
   readonly #tenants = new Map<string, TenantPolicy>();
   readonly #open: TenantPolicy | undefined;
   readonly counters: LimitCounters;
+  readonly slots: SessionSlots;
 
-  constructor(config: Config, counters: LimitCounters) {
+  constructor(config: Config, counters: LimitCounters, slots: SessionSlots) {
     for (const t of config.tenants) this.#tenants.set(t.name, new TenantPolicy(t));
     this.counters = counters;
+    this.slots = slots;
     // Auth off: one anonymous tenant; unconfigured, it may do everything (loopback only, warned at start).
     this.#open = config.auth.mode === 'none' && !this.#tenants.has('anonymous') ? new TenantPolicy(ALLOW_ALL) : undefined;
   }

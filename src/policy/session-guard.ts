@@ -5,6 +5,7 @@ import type { Decision } from './decision.js';
 import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
 import { prefixed } from '../jsonrpc/names.js';
 import type { LimitCounters } from './limit-counters.js';
+import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -18,6 +19,12 @@ export interface GuardIds {
   endpoint: string;
 }
 
+/** Where a tenant's limits are counted (the Policy carries both). */
+export interface LimitStores {
+  counters: LimitCounters;
+  slots: SessionSlots;
+}
+
 /**
  * A session's policy, bound to its principal and tenant: what it may reach, what its lists show,
  * how many requests it may have in flight, and the audit trail of what it did.
@@ -27,14 +34,19 @@ export class SessionGuard {
   principal: Principal;
   readonly tenant: TenantPolicy;
   readonly #counters: LimitCounters;
+  readonly #slots: SessionSlots;
   readonly #audit: AuditLog | undefined;
   readonly #ids: GuardIds;
   #holdsSession = false;
+  /** How long the session lives unused, and when its slot was last written to expire (this clock). */
+  #idleMs = 0;
+  #due = 0;
 
-  constructor(principal: Principal, tenant: TenantPolicy, counters: LimitCounters, audit: AuditLog | undefined, ids: GuardIds) {
+  constructor(principal: Principal, tenant: TenantPolicy, stores: LimitStores, audit: AuditLog | undefined, ids: GuardIds) {
     this.principal = principal;
     this.tenant = tenant;
-    this.#counters = counters;
+    this.#counters = stores.counters;
+    this.#slots = stores.slots;
     this.#audit = audit;
     this.#ids = ids;
   }
@@ -79,16 +91,39 @@ export class SessionGuard {
     return kept.length === items.length ? result : { ...result, [f.key]: kept };
   }
 
-  /** Opens a session slot for the tenant; false at the tenant's session limit. */
-  async openSession(): Promise<boolean> {
+  /**
+   * Opens a session slot for the tenant, due to expire after `idleMs` unused; refused at the tenant's
+   * session limit with how long until the first slot it holds expires.
+   */
+  async openSession(idleMs: number): Promise<SlotAnswer> {
     const max = this.tenant.config.limits.sessions;
-    if (max === undefined) return true;
-    this.#holdsSession = await this.#counters.acquire(`sessions:${this.tenant.name}`, max);
-    return this.#holdsSession;
+    if (max === undefined) return { opened: true };
+    this.#idleMs = idleMs;
+    const answer = await this.#slots.open(this.tenant.name, this.#ids.session, max, idleMs);
+    this.#holdsSession = answer.opened;
+    this.#due = Date.now() + idleMs;
+    return answer;
+  }
+
+  /** The session was used: its slot expires a whole idle timeout from now (written once it moved enough to matter). */
+  renewSession(): void {
+    if (!this.#holdsSession) return;
+    const due = Date.now() + this.#idleMs;
+    if (due - this.#due < Math.min(this.#slots.precisionMs, this.#idleMs / 4)) return;
+    this.#due = due;
+    this.#slots.renew(this.tenant.name, this.#ids.session, this.#idleMs);
+  }
+
+  /**
+   * The session is busy (a stream open, a request in flight) and cannot expire: its slot must not look
+   * due to others. Renewed once half its time is gone, not on every sweep (each is a write in Redis).
+   */
+  keepSession(): void {
+    if (this.#holdsSession && this.#due - Date.now() < this.#idleMs / 2) this.renewSession();
   }
 
   closeSession(): void {
-    if (this.#holdsSession) this.#counters.release(`sessions:${this.tenant.name}`);
+    if (this.#holdsSession) this.#slots.close(this.tenant.name, this.#ids.session);
     this.#holdsSession = false;
   }
 

@@ -13,6 +13,8 @@ import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
 
 import { negotiateVersion } from './protocol-versions.js';
+import { SessionActivity } from './session-activity.js';
+import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline } from './stages/index.js';
@@ -69,12 +71,13 @@ export class ClientSession {
   protocolVersion: string | undefined;
   clientCapabilities: Record<string, any> = {};
   clientInfo: Record<string, unknown> | undefined;
-  lastActivity = Date.now();
+  /** What the idle timeout counts from; every use renews the session's slot. */
+  readonly activity: SessionActivity;
+  /** A burst of list_changed (an upstream restart) reaches this client once per kind. */
+  readonly #listChanged = new ListChangedCoalescer((method, params) => this.#notify(method, params, undefined));
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
-  /** Open HTTP streams; a session with a live stream is not idle. */
-  #openStreams = 0;
   readonly #host: PipelineHost;
 
   constructor(opts: ClientSessionOptions) {
@@ -86,6 +89,7 @@ export class ClientSession {
     this.#onClosed = opts.onClosed;
     this.#onChanged = opts.onChanged;
     this.guard = opts.guard;
+    this.activity = new SessionActivity(() => this.guard.renewSession());
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
@@ -94,19 +98,6 @@ export class ClientSession {
     this.#peer = new JsonRpcPeer(this.#peerLink());
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
-  }
-
-  get openStreams(): number {
-    return this.#openStreams;
-  }
-
-  /** The edge opened or closed one of this session's HTTP streams. */
-  streamOpened(): void {
-    this.#openStreams++;
-  }
-
-  streamClosed(): void {
-    this.#openStreams--;
   }
 
   get tenant(): string {
@@ -132,7 +123,7 @@ export class ClientSession {
 
   /** Entry point for every message the client sends. */
   handle(message: JsonRpcMessage): void {
-    this.lastActivity = Date.now();
+    this.activity.touch();
     if (this.#state === 'SHUTDOWN') return;
     if (isRequest(message)) {
       void this.#onRequest(message);
@@ -171,7 +162,7 @@ export class ClientSession {
     }
     this.#initializing = false;
     // Acquiring upstream instances can take a while; the idle clock starts when the answer goes out.
-    this.lastActivity = Date.now();
+    this.activity.touch();
     const result: Record<string, unknown> = {
       protocolVersion: this.protocolVersion,
       capabilities: this.#router.capabilities(),
@@ -250,6 +241,8 @@ export class ClientSession {
       response = toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
     if (response) await this.#send(response);
+    // Answered: the idle clock starts again now, not from when a long request arrived.
+    this.activity.touch();
   }
 
   /** True once the client has said notifications/initialized; false if it did not within the wait. */
@@ -373,6 +366,10 @@ export class ClientSession {
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
+    if (!this.#listChanged.offer(method, params)) this.#notify(method, params, relatedRequestId);
+  }
+
+  #notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined): void {
     if (this.#state !== 'ACTIVE' && this.#state !== 'INITIALIZING') return;
     void this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
   }
@@ -381,6 +378,7 @@ export class ClientSession {
   async close(reason: string): Promise<void> {
     if (this.#state === 'SHUTDOWN') return;
     this.#state = 'SHUTDOWN';
+    this.#listChanged.close();
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {
       ac.abort(reason);

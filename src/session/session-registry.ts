@@ -28,18 +28,26 @@ export interface SessionRegistryOptions {
 /** The close reason of a gateway shutdown: such sessions may be taken over by another replica. */
 export const SHUTDOWN_REASON = 'the gateway is shutting down';
 
+/**
+ * Sweeps at most this often: each one walks every session, and the next expiry may be a moment away
+ * again and again. So a session ends at most this late.
+ */
+const MIN_SWEEP_GAP_MS = 100;
+
 /** Every live client session on this replica, by id, and the idle sweeper that ends forgotten ones. */
 export class SessionRegistry {
   readonly #sessions = new Map<string, ClientSession>();
   readonly #opts: SessionRegistryOptions;
-  readonly #sweeper: NodeJS.Timeout;
+  /** The longest wait between sweeps: busy sessions are looked at (their slots kept) this often. */
+  readonly #every: number;
+  #sweeper: NodeJS.Timeout | undefined;
   #closing = false;
+  #stopped = false;
 
   constructor(opts: SessionRegistryOptions) {
     this.#opts = opts;
-    const every = Math.max(250, Math.min(30_000, Math.floor(opts.idleTimeoutMs / 4)));
-    this.#sweeper = setInterval(() => this.#sweep(), every);
-    this.#sweeper.unref();
+    this.#every = Math.max(250, Math.min(30_000, Math.floor(opts.idleTimeoutMs / 4)));
+    this.#arm(this.#every);
   }
 
   get size(): number {
@@ -78,11 +86,8 @@ export class SessionRegistry {
       throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
     }
     const id = restoreId ?? randomUUID();
-    const guard = new SessionGuard(principal, tenant, this.#opts.policy.counters, this.#opts.audit, { session: id, endpoint: path });
-    if (!(await guard.openSession())) {
-      this.#opts.observer?.rateLimited('sessions');
-      throw new GatewayError('SWB_RATE_LIMITED', `tenant "${tenant.name}" has its maximum of ${tenant.config.limits.sessions} open sessions; close one or retry later`);
-    }
+    const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path });
+    await this.#openSlot(guard);
     const session = new ClientSession({
       id,
       guard,
@@ -106,16 +111,62 @@ export class SessionRegistry {
     return session;
   }
 
-  #sweep(): void {
-    const cutoff = Date.now() - this.#opts.idleTimeoutMs;
+  /**
+   * The tenant's session slot, or SWB_RATE_LIMITED with how long until its first session expires
+   * (Retry-After). A session already past its time here is ended first: the client should not be
+   * refused for a sweep that has not run yet.
+   */
+  async #openSlot(guard: SessionGuard): Promise<void> {
+    const idle = this.#opts.idleTimeoutMs;
+    let answer = await guard.openSession(idle);
+    if (!answer.opened && this.#sweep() > 0) answer = await guard.openSession(idle);
+    if (answer.opened) return;
+    this.#opts.observer?.rateLimited('sessions');
+    const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
+    const { name, config } = guard.tenant;
+    throw new GatewayError(
+      'SWB_RATE_LIMITED',
+      `tenant "${name}" has its maximum of ${config.limits.sessions} open sessions; the first to expire does so in ${seconds} s (a session ends ${Math.round(idle / 1000)} s after its last use, or when its client sends DELETE); retry then`,
+      { retryAfterSeconds: seconds },
+    );
+  }
+
+  /**
+   * Ends the sessions whose idle timeout has passed, keeps the slots of busy ones, and sets the next
+   * sweep for the next expiry (so a session ends when its Retry-After said). Returns how many ended.
+   */
+  #sweep(): number {
+    const now = Date.now();
+    const idle = this.#opts.idleTimeoutMs;
+    let next = now + this.#every;
+    let ended = 0;
     for (const s of this.#sessions.values()) {
-      if (s.lastActivity < cutoff && s.inflight === 0 && s.openStreams === 0) void s.close('idle timeout');
+      if (s.inflight > 0 || s.activity.streams > 0) {
+        s.guard.keepSession();
+        continue;
+      }
+      const due = s.activity.last + idle;
+      if (due > now) next = Math.min(next, due);
+      else {
+        ended++;
+        void s.close('idle timeout');
+      }
     }
+    this.#arm(next - now);
+    return ended;
+  }
+
+  #arm(inMs: number): void {
+    clearTimeout(this.#sweeper);
+    if (this.#stopped) return;
+    this.#sweeper = setTimeout(() => this.#sweep(), Math.max(MIN_SWEEP_GAP_MS, inMs));
+    this.#sweeper.unref();
   }
 
   async closeAll(reason: string): Promise<void> {
     this.#closing = true;
-    clearInterval(this.#sweeper);
+    this.#stopped = true;
+    clearTimeout(this.#sweeper);
     await Promise.all([...this.#sessions.values()].map((s) => s.close(reason)));
   }
 }

@@ -31,6 +31,8 @@ export interface UpstreamClientHooks {
   onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
   /** A result larger than this (on the wire) fails its call instead of reaching the client. */
   maxResultBytes?: number | undefined;
+  /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */
+  onUnattributed?(method: string): void;
 }
 
 /**
@@ -249,10 +251,7 @@ export class UpstreamClient {
     }
     const target = related ?? this.#hooks.resolveCaller(this);
     if (!target) {
-      this.#replyError(
-        req.id,
-        new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`),
-      );
+      this.#unattributed(req);
       return;
     }
     const cancel = this.#peer.accept(req.id);
@@ -273,6 +272,24 @@ export class UpstreamClient {
         resume();
         this.#peer.done(req.id, cancel);
       });
+  }
+
+  /**
+   * Refused rather than guessed: put to the wrong client, a sampling or elicitation request would show
+   * one user another's prompt. Said where the operator looks (a warning, a metric), with the fix: the
+   * client only sees its tool call fail.
+   */
+  #unattributed(req: JsonRpcRequest): void {
+    const sessions = this.activeCallers().size;
+    this.#logger.warn(
+      { method: req.method, sessionsWithRequestsInFlight: sessions },
+      `refused "${req.method}" from upstream "${this.#name}": ${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`,
+    );
+    this.#hooks.onUnattributed?.(req.method);
+    this.#replyError(
+      req.id,
+      new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`),
+    );
   }
 
   #reply(id: RequestId, result: Record<string, unknown>): void {

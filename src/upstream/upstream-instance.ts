@@ -9,7 +9,7 @@ import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
 import { StdioTransport } from './stdio-transport.js';
 
-import { methodSpec } from '../jsonrpc/methods.js';
+import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
@@ -29,7 +29,7 @@ export type TransportFactory = (upstream: UpstreamConfig, logger: Logger) => Tra
 /**
  * One upstream process (or connection) and its lifecycle: start, initialize, serve, and after a crash
  * restart with exponential backoff that resets only once the process has stayed up for resetAfterMs.
- * Events: 'ready' (identity, restarted), 'down', 'notification' (method, params).
+ * Events: 'ready' (identity, restarted), 'down', 'notification' (method, params), 'unattributed' (method's metrics label).
  */
 export class UpstreamInstance extends EventEmitter {
   readonly config: UpstreamConfig;
@@ -119,6 +119,8 @@ export class UpstreamInstance extends EventEmitter {
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
       resolveCaller: (c) => this.#resolveCaller(c),
+      // As its metrics label: an upstream may send any method name, a label must stay bounded.
+      onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
       onNotification: (method, params, target) => {
         if (method === 'notifications/tools/list_changed') this.#catalogues.delete('tools');
         if (method === 'notifications/prompts/list_changed') this.#catalogues.delete('prompts');

@@ -19,7 +19,8 @@ const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => 
  * All instances of one upstream. How sessions share them (shared, per-tenant, per-session) is its
  * strategy's business; the router asks the pool which instance serves a session and whom an instance
  * serves, and never looks at the mode itself.
- * Events: 'notification' (instance, method, params, target), 'ready' (instance, identity, restarted).
+ * Events: 'notification' (instance, method, params, target), 'ready' (instance, identity, restarted),
+ * 'unattributed' (instance, method): a request of the upstream's refused because no one session owned it.
  */
 export class UpstreamPool extends EventEmitter {
   readonly config: UpstreamConfig;
@@ -73,6 +74,7 @@ export class UpstreamPool extends EventEmitter {
       this.emit('ready', inst, identity, restarted);
     });
     inst.on('notification', (method: string, params: Record<string, unknown> | undefined, target: unknown) => this.emit('notification', inst, method, params, target));
+    inst.on('unattributed', (method: string) => this.emit('unattributed', inst, method));
     return inst;
   }
 

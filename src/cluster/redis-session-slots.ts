@@ -1,0 +1,88 @@
+import type { Redis } from 'ioredis';
+import type { SessionSlots, SlotAnswer } from '../policy/session-slots.js';
+
+/**
+ * A session written less than this long before it was due is not written again: a renewal per message
+ * would put a Redis write on every request. So an expiry read from Redis can be up to this much early.
+ */
+const PRECISION_MS = 5_000;
+
+/**
+ * A slot this long past its expiry is a close that never reached Redis (the store was away when the
+ * session ended): its owner renews busy sessions long before they are due and ends idle ones on time.
+ */
+const STALE_MS = 60_000;
+
+// One sorted set per tenant: member "<replica>/<session>", score = when it expires on Redis's clock (so
+// replicas with skewed clocks agree). Slots of replicas whose heartbeat expired are dropped before
+// counting, as are stale ones; at the limit the answer is how long until the first one is due.
+const OPEN = `
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[6]))
+local members = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local alive = {}
+local count = 0
+local first = nil
+local held = false
+for i = 1, #members, 2 do
+  local m = members[i]
+  local replica = string.match(m, '^([^/]*)/') or ''
+  if alive[replica] == nil then alive[replica] = replica == ARGV[5] or redis.call('EXISTS', ARGV[4] .. replica) == 1 end
+  if alive[replica] then
+    count = count + 1
+    if first == nil then first = tonumber(members[i + 1]) end
+    if m == ARGV[1] then held = true end
+  else
+    redis.call('ZREM', KEYS[1], m)
+  end
+end
+if not held and count >= tonumber(ARGV[2]) then return math.max(0, first - t) end
+redis.call('ZADD', KEYS[1], t + tonumber(ARGV[3]), ARGV[1])
+return -1`;
+
+// XX: a renewal that arrives after the close must not bring the slot back.
+const RENEW = `
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', t + tonumber(ARGV[2]), ARGV[1])
+return 1`;
+
+/** Every replica's session slots in Redis, per tenant, with their expiries (the session limit's Retry-After). */
+export class RedisSessionSlots implements SessionSlots {
+  readonly precisionMs = PRECISION_MS;
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #replica: string;
+
+  constructor(redis: Redis, prefix: string, replica: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#replica = replica;
+  }
+
+  #key(tenant: string): string {
+    return `${this.#prefix}slots:${tenant}`;
+  }
+
+  #member(id: string): string {
+    return `${this.#replica}/${id}`;
+  }
+
+  async open(tenant: string, id: string, max: number, expiresInMs: number): Promise<SlotAnswer> {
+    try {
+      const r = Number(await this.#redis.eval(OPEN, 1, this.#key(tenant), this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS));
+      return r < 0 ? { opened: true } : { opened: false, retryAfterMs: r };
+    } catch {
+      return { opened: true }; // Redis down: do not turn a store outage into a client-visible limit
+    }
+  }
+
+  renew(tenant: string, id: string, expiresInMs: number): void {
+    this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs).catch(() => {});
+  }
+
+  close(tenant: string, id: string): void {
+    this.#redis.zrem(this.#key(tenant), this.#member(id)).catch(() => {});
+  }
+}

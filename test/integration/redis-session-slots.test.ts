@@ -1,0 +1,73 @@
+// Tenants' session slots in a real redis-server: the limit across replicas, the wait answered at the
+// limit (on Redis's clock), renewals, slots of replicas that stopped beating, slots whose close never
+// arrived; and the request-rate limit's wait, which is the other 429's Retry-After.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { RedisLimitCounters } from '../../src/cluster/redis-limit-counters.js';
+import { RedisSessionSlots } from '../../src/cluster/redis-session-slots.js';
+import type { SlotAnswer } from '../../src/policy/session-slots.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+const PREFIX = 'slots-unit:';
+
+/** A refusal's wait, within the few ms the script and the round trip take. */
+function assertWait(answer: SlotAnswer, expectedMs: number): void {
+  assert.equal(answer.opened, false, 'refused');
+  const wait = (answer as { retryAfterMs: number }).retryAfterMs;
+  assert.ok(wait <= expectedMs && wait >= expectedMs - 500, `waits ${wait} ms, expected about ${expectedMs}`);
+}
+
+describe('RedisSessionSlots and RedisLimitCounters against redis-server', { timeout: 30_000 }, () => {
+  let redis: TestRedis;
+  let client: Redis;
+  before(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url);
+    // Replicas r1 and r2 are alive (their heartbeat keys exist); "ghost" never beat.
+    await client.set(`${PREFIX}replica:r1`, '1');
+    await client.set(`${PREFIX}replica:r2`, '1');
+  });
+  after(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  });
+
+  it('counts every live replica\'s slots and answers the time until the first one expires', async () => {
+    const r1 = new RedisSessionSlots(client, PREFIX, 'r1');
+    const r2 = new RedisSessionSlots(client, PREFIX, 'r2');
+    assert.deepEqual(await r1.open('t', 'a', 2, 10_000), { opened: true });
+    assert.deepEqual(await r2.open('t', 'b', 2, 20_000), { opened: true });
+    assertWait(await r1.open('t', 'c', 2, 10_000), 10_000);
+    assertWait(await r2.open('t', 'c', 2, 10_000), 10_000);
+    r1.renew('t', 'a', 30_000);
+    assertWait(await r1.open('t', 'c', 2, 10_000), 20_000);
+    assert.deepEqual(await r1.open('t', 'a', 2, 30_000), { opened: true }, 'a holder reopening its own slot is not refused');
+    r2.close('t', 'b');
+    assert.deepEqual(await r1.open('t', 'c', 2, 10_000), { opened: true });
+    r1.close('t', 'c');
+    r1.renew('t', 'c', 10_000); // after its close: must not bring it back
+    assert.deepEqual(await r2.open('t', 'd', 2, 10_000), { opened: true });
+    for (const [slots, id] of [[r1, 'a'], [r2, 'd']] as const) slots.close('t', id);
+  });
+
+  it('drops the slots of a replica whose heartbeat expired, and slots long past their expiry', async () => {
+    const ghost = new RedisSessionSlots(client, PREFIX, 'ghost');
+    const r1 = new RedisSessionSlots(client, PREFIX, 'r1');
+    assert.deepEqual(await ghost.open('u', 'g', 1, 60_000), { opened: true });
+    assert.deepEqual(await r1.open('u', 'a', 1, 60_000), { opened: true }, "a dead replica's slot does not count");
+    assert.equal(await client.zscore(`${PREFIX}slots:u`, 'ghost/g'), null);
+    r1.close('u', 'a');
+    // A close that never reached Redis: a minute past its expiry, the slot no longer counts.
+    assert.deepEqual(await r1.open('v', 'lost', 1, -61_000), { opened: true });
+    assert.deepEqual(await r1.open('v', 'b', 1, 10_000), { opened: true });
+    r1.close('v', 'b');
+  });
+
+  it("the request-rate limit's wait is the time until the bucket holds a token again", async () => {
+    const counters = new RedisLimitCounters(client, PREFIX, 'r1');
+    assert.equal(await counters.take('rate:t', 2, 1), 0);
+    const wait = await counters.take('rate:t', 2, 1);
+    assert.ok(wait > 400 && wait <= 500, `waits ${wait} ms for a token at 2/s`);
+  });
+});
