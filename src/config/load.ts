@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { resolveConfigPaths } from './relative-paths.js';
 import { configSchema, type Config } from './schema.js';
 
 export class ConfigError extends Error {
@@ -56,12 +57,7 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
     );
   }
   const cfg = result.data;
-  // Relative cwd paths are relative to the config file, like every other path in it.
-  for (const u of cfg.upstreams) {
-    if (u.transport === 'stdio' && u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
-  }
-  cfg.auth.keys = cfg.auth.keys.map((k) => (isAbsolute(k) ? k : resolve(baseDir, k)));
-  if (cfg.pinning.file !== undefined && !isAbsolute(cfg.pinning.file)) cfg.pinning.file = resolve(baseDir, cfg.pinning.file);
+  resolveConfigPaths(cfg, baseDir);
   return deepFreeze(cfg);
 }
 

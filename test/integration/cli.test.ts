@@ -2,13 +2,24 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { listeningAddress } from '../helpers/processes.js';
 
-const CLI = ['--import', 'tsx', 'src/main.ts'];
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+
+/** The JSON-RPC messages of an SSE body ("data:" lines). */
+function sseMessages(body: string): Array<Record<string, unknown>> {
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '')
+    .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
+}
 
 function run(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
 }
 
 function tempConfig(text: string): string {
@@ -87,44 +98,44 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /--config FILE or set SWITCHBOARD_CONFIG/);
   });
 
-  it('serve runs the quick start, answers initialize, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...CLI, 'serve', '--config', 'deploy/quickstart.yaml'], {
+  it('serve runs the quick start from another directory: its relative paths resolve against the config file', async () => {
+    // Started the way a user does from anywhere: an absolute config path, a working directory with no
+    // node_modules; the upstream's "../node_modules/…" argument must still find server-everything.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'swb-cwd-'));
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'src', 'main.ts'), 'serve', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], {
+      cwd: elsewhere,
       env: { ...process.env, SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
-      child.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
+    try {
+      const address = await listeningAddress(child, 20_000);
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const post = (body: object, extra: Record<string, string> = {}) => fetch(`${address}/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+      // Auth is on in the quick start: without a token, 401 and a pointer to the metadata.
+      const refused = await post(init);
+      assert.equal(refused.status, 401);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:8080\/\.well-known\/oauth-protected-resource\/mcp"/);
+      const token = run(['token', '--tenant', 'dev', '--sub', 'readme-user']);
+      assert.equal(token.status, 0, token.stderr);
+      headers.authorization = `Bearer ${token.stdout.trim()}`;
+      const res = await post(init);
+      assert.equal(res.status, 200);
+      const session = res.headers.get('mcp-session-id');
+      assert.ok(session);
+      await res.text();
+      const sh = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+      assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sh)).status, 202);
+      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'from elsewhere' } } }, sh);
+      assert.equal(call.status, 200);
+      const answer = sseMessages(await call.text()).find((m) => m.id === 2) as { result?: { content: Array<{ text: string }> } } | undefined;
+      assert.equal(answer?.result?.content[0]?.text, 'Echo: from elsewhere');
+    } finally {
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('exit', (c) => resolve(c));
+        child.kill('SIGTERM');
       });
-    });
-    const init = {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } as Record<string, string>,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-    };
-    // Auth is on in the quick start: without a token, 401 and a pointer to the metadata.
-    const refused = await fetch(`${address}/mcp`, init);
-    assert.equal(refused.status, 401);
-    assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:8080\/\.well-known\/oauth-protected-resource\/mcp"/);
-    const token = run(['token', '--tenant', 'dev', '--sub', 'readme-user']);
-    assert.equal(token.status, 0, token.stderr);
-    init.headers.authorization = `Bearer ${token.stdout.trim()}`;
-    const res = await fetch(`${address}/mcp`, {
-      ...init,
-    });
-    assert.equal(res.status, 200);
-    assert.ok(res.headers.get('mcp-session-id'));
-    const code = await new Promise<number | null>((resolve) => {
-      child.once('exit', (c) => resolve(c));
-      child.kill('SIGTERM');
-    });
-    assert.equal(code, 0);
+      assert.equal(code, 0);
+    }
   });
 });

@@ -100,6 +100,37 @@ describe('parseConfig: defaults', () => {
     assert.equal(cwd(1), '/abs/b');
   });
 
+  it('paths relative to the config: cwd, a command with a slash, ./ and ../ arguments, sandbox paths; bare words untouched', () => {
+    const cfg = parseConfig(
+      doc({
+        upstreams: [
+          up('a', { command: './bin/server', args: ['./server.js', '../shared/lib', '.', '..', 'stdio', '--port', '3000', 'owner/repo', 'dist/index.js', '--file=./x', '/abs/y'] }),
+          up('b', { command: 'node', cwd: 'servers/b', args: ['./index.js'], sandbox: { readOnly: ['.', 'node_modules'], writable: ['/var/data', './scratch'] } }),
+          up('c', { command: 'bin/tool', cwd: '/opt/c' }),
+        ],
+        endpoints: [{ path: '/mcp', upstreams: ['a', 'b', 'c'] }],
+        auth: { keys: ['keys/pub.pem', '/etc/k.pem'] },
+        pinning: { file: 'pins.json' },
+      }),
+      'test',
+      {},
+      '/base/dir',
+    );
+    const [a, b, c] = cfg.upstreams as StdioUpstreamConfig[];
+    assert.equal(a!.command, '/base/dir/bin/server');
+    assert.deepEqual(a!.args, ['/base/dir/server.js', '/base/shared/lib', '/base/dir', '/base', 'stdio', '--port', '3000', 'owner/repo', 'dist/index.js', '--file=./x', '/abs/y']);
+    // With a cwd, the upstream's paths are relative to it, as for a shell started there.
+    assert.equal(b!.command, 'node');
+    assert.equal(b!.cwd, '/base/dir/servers/b');
+    assert.deepEqual(b!.args, ['/base/dir/servers/b/index.js']);
+    assert.ok(b!.sandbox !== 'none');
+    assert.deepEqual(b!.sandbox.readOnly, ['/base/dir/servers/b', '/base/dir/servers/b/node_modules']);
+    assert.deepEqual(b!.sandbox.writable, ['/var/data', '/base/dir/servers/b/scratch']);
+    assert.equal(c!.command, '/opt/c/bin/tool');
+    assert.deepEqual(cfg.auth.keys, ['/base/dir/keys/pub.pem', '/etc/k.pem']);
+    assert.equal(cfg.pinning.file, '/base/dir/pins.json');
+  });
+
   it('returns a deeply frozen config', () => {
     const cfg = parseConfig(doc(), 'test', {});
     assert.ok(Object.isFrozen(cfg));
