@@ -85,6 +85,59 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /upstreams\[0\]\.env\.TOKEN: environment variable SWB_TEST_SURELY_UNSET is not set/);
   });
 
+  it('check-config and serve stop on a missing auth.keys file with the same one-line problem, no stack trace', () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://idp.example", keys: [./keys/missing.jwk.json], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const expected = `auth.keys[0]: ${join(dirname(file), 'keys', 'missing.jwk.json')} does not exist (a relative path is relative to the config file's directory)`;
+    const checked = run(['check-config', file]);
+    const served = run(['serve', '--config', file], { SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0' });
+    for (const r of [checked, served]) {
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stderr, `switchboard: invalid configuration in ${file}:\n  - ${expected}\n`);
+    }
+  });
+
+  it('check-config refuses a URL scheme a remote transport cannot use, and serve refuses it alike', () => {
+    const file = tempConfig(`
+upstreams: [{ name: files, transport: streamable-http, url: "ftp://files.example/mcp" }]
+endpoints: [{ path: /mcp, upstreams: [files] }]
+`);
+    for (const r of [run(['check-config', file]), run(['serve', '--config', file], { SWITCHBOARD_PORT: '0' })]) {
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /upstreams\[0\]\.url: the streamable-http transport cannot use ftp:\/\/ URLs; it needs http:\/\/ or https:\/\//);
+      assert.doesNotMatch(r.stderr, /^\s+at /m);
+    }
+  });
+
+  it('check-config warns about a non-URL issuer and a missing program, and still exits 0', () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: my-gateway, keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, sandbox: none, command: node, args: [./server.mjs] }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const r = run(['check-config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /: ok \(1 upstreams, 1 endpoints\), with 2 warnings above\n$/);
+    const warnings = r.stderr.trim().split('\n');
+    assert.equal(warnings.length, 2, r.stderr);
+    assert.match(warnings[0]!, /: warning: auth\.issuer: "my-gateway" is not a URL/);
+    assert.match(warnings[1]!, /: warning: upstreams\[0\]\.args\[0\]: .*server\.mjs \("\.\/server\.mjs", relative to the config file's directory\) does not exist/);
+  });
+
+  it('check-config says a Docker Compose file or a Kubernetes manifest is not a gateway config', () => {
+    const compose = run(['check-config', join(ROOT, 'deploy', 'docker-compose.yaml')]);
+    assert.equal(compose.status, 1);
+    assert.match(compose.stderr, /invalid configuration in .*docker-compose\.yaml:\n {2}- this is a Docker Compose file \(it has "services"\), not a Switchboard gateway config; pass the gateway config it mounts[^\n]*\n$/);
+    const manifest = run(['check-config', join(ROOT, 'deploy', 'kubernetes', 'configmap.yaml')]);
+    assert.equal(manifest.status, 1);
+    assert.match(manifest.stderr, /\n {2}- this file is a Kubernetes manifest \(kind: ConfigMap\), not a Switchboard gateway config; the text of data\["config\.yaml"\] is one[^\n]*\n$/);
+  });
+
   it('serve with a bad config exits non-zero before listening', () => {
     const file = tempConfig('upstreams: []\nendpoints: []\n');
     const r = run(['serve', '--config', file]);
