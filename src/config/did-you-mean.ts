@@ -15,8 +15,8 @@ function distance(a: string, b: string): number {
 
 /**
  * The candidate a misspelling most likely meant: the same word in another case or with "-"/"_"
- * differences, or one within a third of its length in edits (at least one, at most three). None when
- * nothing is that close: a wrong guess is worse than no guess.
+ * differences, or, for words of four letters or more, one within a third of its length in edits (at
+ * least one, at most three). None when nothing is that close: a wrong guess is worse than no guess.
  */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   const fold = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
@@ -30,6 +30,7 @@ export function closest(word: string, candidates: Iterable<string>): string | un
       bestDistance = d;
     }
   }
-  const allowed = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  // Three letters or fewer ("cmd", "ur"): one edit reaches too many words to be a guess worth making.
+  const allowed = word.length < 4 ? 0 : Math.min(3, Math.max(1, Math.floor(word.length / 3)));
   return bestDistance <= allowed ? best : undefined;
 }

@@ -11,7 +11,7 @@ function authWarnings(cfg: Config): string[] {
   const { issuer, authorizationServers } = cfg.auth;
   if (authorizationServers.length === 0 && issuer !== undefined && !isHttpUrl(issuer)) {
     out.push(
-      `auth.issuer: ${JSON.stringify(issuer)} is not a URL: the protected resource metadata (RFC 9728) names the issuer as the authorization server, and clients that run OAuth discovery first (mcp-remote, for one) fail on anything but a URL; use the issuer's URL (tokens must carry the same "iss"), or set auth.authorizationServers`,
+      `auth.issuer: ${JSON.stringify(issuer)} is not a URL, so it cannot be the authorization server of the protected resource metadata (RFC 9728), which OAuth clients such as mcp-remote read first; use the issuer's URL (tokens must carry the same "iss"), or set auth.authorizationServers`,
     );
   }
   authorizationServers.forEach((s, i) => {

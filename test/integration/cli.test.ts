@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { listeningAddress } from '../helpers/processes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,7 +36,7 @@ describe('switchboard CLI', () => {
     assert.equal(ok.status, 0, ok.stderr);
     const [header, payload] = ok.stdout.trim().split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     assert.equal(header.alg, 'EdDSA');
-    assert.equal(payload.iss, 'switchboard-dev');
+    assert.equal(payload.iss, (parseYaml(readFileSync(join(ROOT, 'deploy', 'quickstart.yaml'), 'utf8')) as { auth: { issuer: string } }).auth.issuer);
     assert.equal(payload.aud, 'http://127.0.0.1:8080');
     assert.equal(payload.tenant, 'dev');
     assert.equal(payload.sub, 'me');
@@ -44,6 +45,27 @@ describe('switchboard CLI', () => {
     const bad = run(['token', '--sub', 'me']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--tenant and --sub are required/);
+  });
+
+  it('token and pins find their config alike: --config, else SWITCHBOARD_CONFIG, else the quick start', () => {
+    const quick = run(['pins', 'list'], { SWITCHBOARD_CONFIG: '' });
+    assert.equal(quick.status, 0, quick.stderr);
+    assert.match(quick.stderr, /only the config's pins are listed/);
+    assert.equal(quick.stdout, 'no tool pins yet\n');
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://other.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+pinning: { file: ./pins.json }
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const fromEnv = run(['pins', 'list'], { SWITCHBOARD_CONFIG: file });
+    assert.equal(fromEnv.status, 0, fromEnv.stderr);
+    assert.equal(fromEnv.stderr, '');
+    assert.equal(fromEnv.stdout, `no tool pins yet in ${join(dirname(file), 'pins.json')}\n`);
+    const issuerOf = (r: ReturnType<typeof run>) => JSON.parse(Buffer.from(r.stdout.trim().split('.')[1]!, 'base64url').toString()).iss;
+    assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: file })), 'https://other.example');
+    assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], { SWITCHBOARD_CONFIG: file })), issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: '' })));
   });
 
   it('check-config accepts the quick-start config', () => {

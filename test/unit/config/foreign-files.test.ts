@@ -69,7 +69,7 @@ describe('warnings: valid, but will not work as meant', () => {
   it('a non-URL issuer, since the RFC 9728 metadata offers it to OAuth clients as the authorization server', () => {
     const { warnings } = readConfigFile(file('iss.yaml', jwt('{ mode: jwt, issuer: switchboard-dev, hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!, /^auth\.issuer: "switchboard-dev" is not a URL: .*mcp-remote.*; use the issuer's URL .*or set auth\.authorizationServers$/);
+    assert.match(warnings[0]!, /^auth\.issuer: "switchboard-dev" is not a URL, so it cannot be the authorization server of the protected resource metadata \(RFC 9728\), .*mcp-remote.*; use the issuer's URL .*or set auth\.authorizationServers$/);
     const url = readConfigFile(file('iss-url.yaml', jwt('{ mode: jwt, issuer: "https://idp.example", hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
     assert.deepEqual(url.warnings, []);
     const servers = readConfigFile(file('iss-as.yaml', jwt('{ mode: jwt, issuer: dev, authorizationServers: ["https://idp.example", "idp"], hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
