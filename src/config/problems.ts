@@ -68,6 +68,8 @@ function union(issue: Extract<Issue, { code: 'invalid_union' }>, path: Path, sch
     const choices = options.map(quoted).join(', ');
     return [{ path, text: value === undefined ? `missing: one of ${choices}` : `${quoted(value)} is not one of ${choices}${suggestion(value, options)}` }];
   }
+  // A message the schema wrote for this union says it best (zod's own is "Invalid input").
+  if (issue.message !== 'Invalid input') return [{ path, text: issue.message }];
   // A branch whose complaints are about the value's contents, not its kind, is the one it was written for.
   const kindMismatch = (branch: Issue[]) => branch.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value'));
   const written = issue.errors.filter((b) => !kindMismatch(b));
