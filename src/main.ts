@@ -4,33 +4,44 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
 import { parseTtl, signDevToken } from './auth/dev-token.js';
+import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { audiencesOf } from './edge-auth.js';
+import { GatewayError } from './errors.js';
 import { pinsCommand } from './pins-command.js';
 
 const USAGE = `usage:
   switchboard serve [--config FILE]     run the gateway (FILE also from SWITCHBOARD_CONFIG)
-  switchboard check-config FILE         validate a config file and exit
+  switchboard check-config FILE         validate a config file and what it names (key files, programs); exit 1 on a problem
   switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
                                         print a development JWT that FILE's gateway accepts
-                                        (default FILE: deploy/quickstart.yaml, key: deploy/dev-keys/dev-private.jwk.json)
+                                        (key: deploy/dev-keys/dev-private.jwk.json of this package)
   switchboard pins list [--config FILE] [--json]
                                         tool pins: approved hashes, and changed definitions awaiting approval
   switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all)
                                         approve changed tool definitions (every pending one of UPSTREAM when
                                         no TOOL is named); needs pinning.file or Redis in FILE
+token and pins without --config: SWITCHBOARD_CONFIG, else this package's deploy/quickstart.yaml
 `;
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const QUICKSTART = join(PACKAGE_ROOT, 'deploy', 'quickstart.yaml');
 
-async function token(values: Record<string, string | string[] | boolean | undefined>): Promise<number> {
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+/** The config of the commands that serve a running gateway (token, pins): the one named, the one serve would use, else the quick start. */
+function configOf(values: Values): string {
+  return (values.config as string | undefined) ?? (process.env.SWITCHBOARD_CONFIG || QUICKSTART);
+}
+
+async function token(values: Values): Promise<number> {
   const tenant = values.tenant as string | undefined;
   const sub = values.sub as string | undefined;
   if (!tenant || !sub) {
     process.stderr.write(`switchboard token: --tenant and --sub are required\n${USAGE}`);
     return 2;
   }
-  const config = loadConfig((values.config as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'quickstart.yaml'));
+  const config = loadConfig(configOf(values));
   if (config.auth.mode !== 'jwt' || !config.auth.issuer) {
     process.stderr.write('switchboard token: that config does not use jwt authentication; no token is needed\n');
     return 2;
@@ -51,9 +62,11 @@ async function token(values: Record<string, string | string[] | boolean | undefi
 }
 
 async function serve(file: string): Promise<void> {
-  const config = loadConfig(file);
+  // The same checks as check-config: what it calls a problem stops serve here, before anything starts.
+  const { config, warnings } = checkConfigFile(file);
   const app = await buildApp(config);
   const { logger } = app;
+  for (const w of warnings) logger.warn({ config: file }, `config: ${w}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -90,47 +103,55 @@ const OPTIONS = {
 } as const;
 
 function checkConfig(file: string): number {
-  const cfg = loadConfig(file);
-  process.stdout.write(`${file}: ok (${cfg.upstreams.length} upstreams, ${cfg.endpoints.length} endpoints)\n`);
+  const { config, warnings } = checkConfigFile(file);
+  for (const w of warnings) process.stderr.write(`${file}: warning: ${w}\n`);
+  const counts = `${config.upstreams.length} upstreams, ${config.endpoints.length} endpoints`;
+  const note = warnings.length === 0 ? '' : `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'} above`;
+  process.stdout.write(`${file}: ok (${counts})${note}\n`);
   return 0;
+}
+
+async function run(command: string | undefined, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
+  switch (command) {
+    case 'token':
+      return await token(values);
+    case 'pins':
+      return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: configOf(values), all: values.all === true, json: values.json === true }, USAGE);
+    case 'serve': {
+      const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
+      if (!file) {
+        process.stderr.write(`switchboard: no config file; pass --config FILE or set SWITCHBOARD_CONFIG\n${USAGE}`);
+        return 2;
+      }
+      await serve(file);
+      return -1; // keep running
+    }
+    case 'check-config': {
+      const file = positionals[0] ?? values.config;
+      if (!file) {
+        process.stderr.write(USAGE);
+        return 2;
+      }
+      return checkConfig(file);
+    }
+    default:
+      process.stderr.write(USAGE);
+      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
-    switch (command) {
-      case 'token':
-        return await token(values);
-      case 'pins':
-        return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: values.config, all: values.all === true, json: values.json === true }, USAGE);
-      case 'serve': {
-        const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
-        if (!file) {
-          process.stderr.write(`switchboard: no config file; pass --config FILE or set SWITCHBOARD_CONFIG\n${USAGE}`);
-          return 2;
-        }
-        await serve(file);
-        return -1; // keep running
-      }
-      case 'check-config': {
-        const file = positionals[0] ?? values.config;
-        if (!file) {
-          process.stderr.write(USAGE);
-          return 2;
-        }
-        return checkConfig(file);
-      }
-      default:
-        process.stderr.write(USAGE);
-        return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
-    }
+    return await run(command, rest);
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`switchboard: ${(err as Error).message}\n${USAGE}`);
       return 2;
     }
-    if (err instanceof ConfigError) {
+    // Failures with a message written for the user: no stack trace.
+    if (err instanceof ConfigError || err instanceof GatewayError) {
       process.stderr.write(`switchboard: ${err.message}\n`);
       return 1;
     }

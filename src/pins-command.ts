@@ -11,7 +11,8 @@ export interface PinsCommandInput {
   action: string | undefined;
   /** approve: UPSTREAM [TOOL]... */
   args: string[];
-  config: string | undefined;
+  /** The config file: --config, SWITCHBOARD_CONFIG or the quick start, as for `token` (main.ts decides). */
+  config: string;
   all: boolean;
   json: boolean;
 }
@@ -154,12 +155,7 @@ export async function pinsCommand(input: PinsCommandInput, usage: string, out: O
     err.write(`switchboard pins: expected "list" or "approve"\n${usage}`);
     return 2;
   }
-  const file = input.config ?? process.env.SWITCHBOARD_CONFIG;
-  if (!file) {
-    err.write(`switchboard pins: no config file; pass --config FILE or set SWITCHBOARD_CONFIG\n${usage}`);
-    return 2;
-  }
-  const config = loadConfig(file);
+  const config = loadConfig(input.config);
   const opened = openStore(config);
   try {
     return input.action === 'list' ? await list(config, opened, input, out, err) : await approve(config, opened, input, out, err);

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { dirname, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { notAGatewayConfig } from './not-a-config.js';
+import { describeIssues } from './problems.js';
+import { resolveConfigPaths } from './relative-paths.js';
 import { configSchema, type Config } from './schema.js';
+import { configWarnings } from './warnings.js';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -31,10 +35,6 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, probl
   return value;
 }
 
-function formatPath(path: PropertyKey[]): string {
-  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '') || '(root)';
-}
-
 function deepFreeze<T>(o: T): T {
   if (o && typeof o === 'object') {
     for (const v of Object.values(o)) deepFreeze(v);
@@ -43,26 +43,29 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
+/** A valid config, and what in it is valid but will not work as meant. */
+export interface LoadedConfig {
+  config: Config;
+  warnings: string[];
+}
+
 /** Validates a decoded document; every problem names its path. */
-export function parseConfig(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): Config {
+export function checkDocument(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): LoadedConfig {
+  const foreign = notAGatewayConfig([doc]);
+  if (foreign) throw new ConfigError(source, [foreign]);
   const problems: string[] = [];
   const interpolated = interpolate(doc, env, '', problems);
   if (problems.length > 0) throw new ConfigError(source, problems);
   const result = configSchema.safeParse(interpolated ?? {});
-  if (!result.success) {
-    throw new ConfigError(
-      source,
-      result.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
-    );
-  }
+  if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, interpolated ?? {}));
   const cfg = result.data;
-  // Relative cwd paths are relative to the config file, like every other path in it.
-  for (const u of cfg.upstreams) {
-    if (u.transport === 'stdio' && u.cwd !== undefined && !isAbsolute(u.cwd)) u.cwd = resolve(baseDir, u.cwd);
-  }
-  cfg.auth.keys = cfg.auth.keys.map((k) => (isAbsolute(k) ? k : resolve(baseDir, k)));
-  if (cfg.pinning.file !== undefined && !isAbsolute(cfg.pinning.file)) cfg.pinning.file = resolve(baseDir, cfg.pinning.file);
-  return deepFreeze(cfg);
+  const paths = resolveConfigPaths(cfg, baseDir);
+  return { config: deepFreeze(cfg), warnings: configWarnings(cfg, paths) };
+}
+
+/** Validates a decoded document (relative paths against baseDir); every problem names its path. */
+export function parseConfig(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): Config {
+  return checkDocument(doc, source, env, baseDir).config;
 }
 
 /**
@@ -70,19 +73,14 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
  * SWITCHBOARD_PORT, SWITCHBOARD_METRICS_PORT, LOG_LEVEL, REDIS_URL, SWITCHBOARD_REQUEST_STATE_KEY and
  * SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS (comma-separated): secrets need not be written in the file.
  */
-export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new ConfigError(file, [`cannot read the file: ${(err as Error).message}`]);
   }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text, { prettyErrors: true });
-  } catch (err) {
-    throw new ConfigError(file, [`not valid YAML: ${(err as Error).message}`]);
-  }
+  const doc = decodeYaml(file, text);
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, any>;
     const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -106,5 +104,22 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       if (previousKeys) modern.requestStatePreviousKeys = previousKeys.split(',').map((k) => k.trim()).filter(Boolean);
     }
   }
-  return parseConfig(doc, file, env, dirname(resolve(file)));
+  return checkDocument(doc, file, env, dirname(resolve(file)));
+}
+
+/** The config of a file, its warnings aside (commands that only need what it says). */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  return readConfigFile(file, env).config;
+}
+
+/** The file's one YAML document; several (a Kubernetes manifest) are refused saying what the file is. */
+function decodeYaml(file: string, text: string): unknown {
+  const docs = parseAllDocuments(text, { prettyErrors: true });
+  const broken = docs.find((d) => d.errors.length > 0);
+  if (broken) throw new ConfigError(file, [`not valid YAML: ${broken.errors[0]!.message}`]);
+  const values: unknown[] = docs.map((d) => d.toJS());
+  // Before the environment overrides add sections of their own to whatever the file is.
+  const foreign = notAGatewayConfig(values);
+  if (foreign) throw new ConfigError(file, [foreign]);
+  return values[0] ?? null;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from './http-url.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { upstream, upstreamName } from './upstream-schema.js';
@@ -42,7 +43,7 @@ const auth = z
     issuer: z.string().min(1).optional(),
     /** Accepted `aud` values; default: server.publicUrl and publicUrl + each endpoint path. */
     audience: z.array(z.string().min(1)).default([]),
-    jwksUrl: z.url().optional(),
+    jwksUrl: httpUrl('auth.jwksUrl (the key set is fetched)').optional(),
     /** Static verification keys: PEM (SPKI) or JWK / JWKS JSON files. */
     keys: z.array(z.string().min(1)).default([]),
     /** HMAC secret; honoured only with allowHmac, so an RS/HS confusion cannot arise by accident. */
@@ -67,6 +68,29 @@ const auth = z
 /** 32 bytes as 64 hex digits or 43/44 base64(url) characters, or a passphrase (src/modern/request-state-keys.ts). The value is never echoed. */
 const requestStateKey = z.string().min(32, 'at least 32 characters: 32 random bytes as hex or base64 (openssl rand -base64 32), or a long passphrase');
 
+/**
+ * Every endpoint takes three paths (its own, the legacy SSE stream and the legacy messages POST); none
+ * may be taken twice. One problem per clashing endpoint: two endpoints on "/mcp" clash on all three,
+ * and the first clash says it all.
+ */
+function checkEndpointPaths(endpoints: ReadonlyArray<{ path: string; ssePath?: string | undefined }>, ctx: z.RefinementCtx): void {
+  const owners = new Map<string, string>();
+  endpoints.forEach((e, i) => {
+    const key = e.ssePath === undefined ? 'path' : 'ssePath';
+    const own = [
+      { path: e.path, key: 'path', kind: 'path' },
+      { path: ssePathOf(e), key, kind: 'legacy SSE stream path' },
+      { path: messagesPathOf(e), key, kind: 'legacy messages path' },
+    ];
+    const clash = own.find((p) => owners.has(p.path));
+    if (clash) {
+      const its = clash.path === e.path ? '' : `its ${clash.kind} `;
+      ctx.addIssue({ code: 'custom', path: ['endpoints', i, clash.key], message: `${its}"${clash.path}" is already ${owners.get(clash.path)}` });
+    }
+    for (const p of own) if (!owners.has(p.path)) owners.set(p.path, p.kind === 'path' ? `the path of endpoints[${i}]` : `endpoints[${i}]'s ${p.kind}`);
+  });
+}
+
 /** A pattern, or a pattern that also needs scopes in the caller's token. */
 export const configSchema = z
   .object({
@@ -85,7 +109,7 @@ export const configSchema = z
         /** Bytes a slow SSE reader may have queued before its connection is dropped (it can resume). */
         maxStreamBufferBytes: z.number().int().min(65536).default(8 * 1024 * 1024),
         /** The gateway's canonical URL as clients see it (token audience, OAuth metadata); default http://host:port. */
-        publicUrl: z.url().optional(),
+        publicUrl: httpUrl('server.publicUrl (what clients connect to)').optional(),
         /** On SIGTERM: how long requests in flight may take to finish before they are answered with an error. */
         shutdownGraceMs: z.number().int().min(0).default(25_000),
         /** A new connection must send complete request headers within this long (slow or silent clients are cut). */
@@ -241,12 +265,8 @@ export const configSchema = z
         if (p !== '*' && !cfg.endpoints.some((e) => e.path === p)) ctx.addIssue({ code: 'custom', path: ['tenants', i, 'endpoints', j], message: `no endpoint has path "${p}"` });
       });
     });
-    const paths = new Set<string>();
+    checkEndpointPaths(cfg.endpoints, ctx);
     cfg.endpoints.forEach((e, i) => {
-      for (const p of [e.path, ssePathOf(e), messagesPathOf(e)]) {
-        if (paths.has(p)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'path'], message: `path "${p}" is used twice` });
-        paths.add(p);
-      }
       e.upstreams.forEach((u, j) => {
         if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams', j], message: `unknown upstream "${u}"` });
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from './http-url.js';
 
 // The upstreams part of the config schema (src/config/schema.ts puts the parts together).
 
@@ -145,7 +146,7 @@ const stdioUpstream = z
 const clientCredentials = z
   .object({
     type: z.literal('client-credentials'),
-    tokenUrl: z.url(),
+    tokenUrl: httpUrl('a client-credentials token endpoint'),
     clientId: z.string().min(1),
     clientSecret: z.string().min(1),
     scope: z.string().optional(),
@@ -157,7 +158,6 @@ const clientCredentials = z
 
 const remoteUpstream = {
   ...upstreamCommon,
-  url: z.url(),
   /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
   headers: z.record(z.string(), z.string()).default({}),
   auth: clientCredentials.optional(),
@@ -175,7 +175,7 @@ const remoteUpstream = {
     .prefault({}),
 };
 
-const streamableHttpUpstream = z.object({ ...remoteUpstream, transport: z.literal('streamable-http') }).strict();
-const sseUpstream = z.object({ ...remoteUpstream, transport: z.literal('sse') }).strict();
+const streamableHttpUpstream = z.object({ ...remoteUpstream, url: httpUrl('the streamable-http transport'), transport: z.literal('streamable-http') }).strict();
+const sseUpstream = z.object({ ...remoteUpstream, url: httpUrl('the sse transport'), transport: z.literal('sse') }).strict();
 
 export const upstream = z.discriminatedUnion('transport', [stdioUpstream, streamableHttpUpstream, sseUpstream]);

@@ -1,14 +1,26 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { listeningAddress } from '../helpers/processes.js';
 
-const CLI = ['--import', 'tsx', 'src/main.ts'];
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+
+/** The JSON-RPC messages of an SSE body ("data:" lines). */
+function sseMessages(body: string): Array<Record<string, unknown>> {
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '')
+    .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
+}
 
 function run(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
 }
 
 function tempConfig(text: string): string {
@@ -24,7 +36,7 @@ describe('switchboard CLI', () => {
     assert.equal(ok.status, 0, ok.stderr);
     const [header, payload] = ok.stdout.trim().split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     assert.equal(header.alg, 'EdDSA');
-    assert.equal(payload.iss, 'switchboard-dev');
+    assert.equal(payload.iss, (parseYaml(readFileSync(join(ROOT, 'deploy', 'quickstart.yaml'), 'utf8')) as { auth: { issuer: string } }).auth.issuer);
     assert.equal(payload.aud, 'http://127.0.0.1:8080');
     assert.equal(payload.tenant, 'dev');
     assert.equal(payload.sub, 'me');
@@ -33,6 +45,27 @@ describe('switchboard CLI', () => {
     const bad = run(['token', '--sub', 'me']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--tenant and --sub are required/);
+  });
+
+  it('token and pins find their config alike: --config, else SWITCHBOARD_CONFIG, else the quick start', () => {
+    const quick = run(['pins', 'list'], { SWITCHBOARD_CONFIG: '' });
+    assert.equal(quick.status, 0, quick.stderr);
+    assert.match(quick.stderr, /only the config's pins are listed/);
+    assert.equal(quick.stdout, 'no tool pins yet\n');
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://other.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+pinning: { file: ./pins.json }
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const fromEnv = run(['pins', 'list'], { SWITCHBOARD_CONFIG: file });
+    assert.equal(fromEnv.status, 0, fromEnv.stderr);
+    assert.equal(fromEnv.stderr, '');
+    assert.equal(fromEnv.stdout, `no tool pins yet in ${join(dirname(file), 'pins.json')}\n`);
+    const issuerOf = (r: ReturnType<typeof run>) => JSON.parse(Buffer.from(r.stdout.trim().split('.')[1]!, 'base64url').toString()).iss;
+    assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: file })), 'https://other.example');
+    assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], { SWITCHBOARD_CONFIG: file })), issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: '' })));
   });
 
   it('check-config accepts the quick-start config', () => {
@@ -74,6 +107,59 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /upstreams\[0\]\.env\.TOKEN: environment variable SWB_TEST_SURELY_UNSET is not set/);
   });
 
+  it('check-config and serve stop on a missing auth.keys file with the same one-line problem, no stack trace', () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://idp.example", keys: [./keys/missing.jwk.json], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const expected = `auth.keys[0]: ${join(dirname(file), 'keys', 'missing.jwk.json')} does not exist (a relative path is relative to the config file's directory)`;
+    const checked = run(['check-config', file]);
+    const served = run(['serve', '--config', file], { SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0' });
+    for (const r of [checked, served]) {
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stderr, `switchboard: invalid configuration in ${file}:\n  - ${expected}\n`);
+    }
+  });
+
+  it('check-config refuses a URL scheme a remote transport cannot use, and serve refuses it alike', () => {
+    const file = tempConfig(`
+upstreams: [{ name: files, transport: streamable-http, url: "ftp://files.example/mcp" }]
+endpoints: [{ path: /mcp, upstreams: [files] }]
+`);
+    for (const r of [run(['check-config', file]), run(['serve', '--config', file], { SWITCHBOARD_PORT: '0' })]) {
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /upstreams\[0\]\.url: the streamable-http transport cannot use ftp:\/\/ URLs; it needs http:\/\/ or https:\/\//);
+      assert.doesNotMatch(r.stderr, /^\s+at /m);
+    }
+  });
+
+  it('check-config warns about a non-URL issuer and a missing program, and still exits 0', () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: my-gateway, keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, sandbox: none, command: node, args: [./server.mjs] }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const r = run(['check-config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /: ok \(1 upstreams, 1 endpoints\), with 2 warnings above\n$/);
+    const warnings = r.stderr.trim().split('\n');
+    assert.equal(warnings.length, 2, r.stderr);
+    assert.match(warnings[0]!, /: warning: auth\.issuer: "my-gateway" is not a URL/);
+    assert.match(warnings[1]!, /: warning: upstreams\[0\]\.args\[0\]: .*server\.mjs \("\.\/server\.mjs", relative to the config file's directory\) does not exist/);
+  });
+
+  it('check-config says a Docker Compose file or a Kubernetes manifest is not a gateway config', () => {
+    const compose = run(['check-config', join(ROOT, 'deploy', 'docker-compose.yaml')]);
+    assert.equal(compose.status, 1);
+    assert.match(compose.stderr, /invalid configuration in .*docker-compose\.yaml:\n {2}- this is a Docker Compose file \(it has "services"\), not a Switchboard gateway config; pass the gateway config it mounts[^\n]*\n$/);
+    const manifest = run(['check-config', join(ROOT, 'deploy', 'kubernetes', 'configmap.yaml')]);
+    assert.equal(manifest.status, 1);
+    assert.match(manifest.stderr, /\n {2}- this file is a Kubernetes manifest \(kind: ConfigMap\), not a Switchboard gateway config; the text of data\["config\.yaml"\] is one[^\n]*\n$/);
+  });
+
   it('serve with a bad config exits non-zero before listening', () => {
     const file = tempConfig('upstreams: []\nendpoints: []\n');
     const r = run(['serve', '--config', file]);
@@ -87,44 +173,44 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /--config FILE or set SWITCHBOARD_CONFIG/);
   });
 
-  it('serve runs the quick start, answers initialize, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...CLI, 'serve', '--config', 'deploy/quickstart.yaml'], {
+  it('serve runs the quick start from another directory: its relative paths resolve against the config file', async () => {
+    // Started the way a user does from anywhere: an absolute config path, a working directory with no
+    // node_modules; the upstream's "../node_modules/…" argument must still find server-everything.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'swb-cwd-'));
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'src', 'main.ts'), 'serve', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], {
+      cwd: elsewhere,
       env: { ...process.env, SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
-      child.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
+    try {
+      const address = await listeningAddress(child, 20_000);
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const post = (body: object, extra: Record<string, string> = {}) => fetch(`${address}/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+      // Auth is on in the quick start: without a token, 401 and a pointer to the metadata.
+      const refused = await post(init);
+      assert.equal(refused.status, 401);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:8080\/\.well-known\/oauth-protected-resource\/mcp"/);
+      const token = run(['token', '--tenant', 'dev', '--sub', 'readme-user']);
+      assert.equal(token.status, 0, token.stderr);
+      headers.authorization = `Bearer ${token.stdout.trim()}`;
+      const res = await post(init);
+      assert.equal(res.status, 200);
+      const session = res.headers.get('mcp-session-id');
+      assert.ok(session);
+      await res.text();
+      const sh = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+      assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sh)).status, 202);
+      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'from elsewhere' } } }, sh);
+      assert.equal(call.status, 200);
+      const answer = sseMessages(await call.text()).find((m) => m.id === 2) as { result?: { content: Array<{ text: string }> } } | undefined;
+      assert.equal(answer?.result?.content[0]?.text, 'Echo: from elsewhere');
+    } finally {
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('exit', (c) => resolve(c));
+        child.kill('SIGTERM');
       });
-    });
-    const init = {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } as Record<string, string>,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-    };
-    // Auth is on in the quick start: without a token, 401 and a pointer to the metadata.
-    const refused = await fetch(`${address}/mcp`, init);
-    assert.equal(refused.status, 401);
-    assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:8080\/\.well-known\/oauth-protected-resource\/mcp"/);
-    const token = run(['token', '--tenant', 'dev', '--sub', 'readme-user']);
-    assert.equal(token.status, 0, token.stderr);
-    init.headers.authorization = `Bearer ${token.stdout.trim()}`;
-    const res = await fetch(`${address}/mcp`, {
-      ...init,
-    });
-    assert.equal(res.status, 200);
-    assert.ok(res.headers.get('mcp-session-id'));
-    const code = await new Promise<number | null>((resolve) => {
-      child.once('exit', (c) => resolve(c));
-      child.kill('SIGTERM');
-    });
-    assert.equal(code, 0);
+      assert.equal(code, 0);
+    }
   });
 });

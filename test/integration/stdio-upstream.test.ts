@@ -77,6 +77,29 @@ describe('stdio upstream transport with a real child process', () => {
   });
 });
 
+describe("a stdio server's stderr in the gateway's log", () => {
+  it('a crash stack trace is one log entry, not a line each', async () => {
+    const entries: Array<{ msg: string; stream?: string; lines?: number }> = [];
+    const capture = createLogger('info', { write: (line: string) => void entries.push(JSON.parse(line)) });
+    // A real Node.js crash: the runtime prints the source line, the error with its frames and its version.
+    const crash = 'function inner() { throw new TypeError("boom at startup") }\nfunction outer() { inner() }\nouter()';
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', crash], env: { PATH: process.env.PATH! }, maxLineBytes: 1 << 20, logger: capture });
+    const closed = new Promise<void>((r) => (t.onclose = () => r()));
+    await t.start();
+    await closed;
+    const stderr = entries.filter((e) => e.stream === 'stderr');
+    const trace = stderr.find((e) => e.msg.includes('TypeError: boom at startup'));
+    assert.ok(trace, `the error is logged: ${JSON.stringify(stderr)}`);
+    const lines = trace.msg.split('\n');
+    assert.ok(lines.some((l) => /^ {4}at inner /.test(l)) && lines.some((l) => /^ {4}at outer /.test(l)), `its frames are in the same entry: ${trace.msg}`);
+    assert.equal(trace.lines, lines.length);
+    // Every line the child wrote is logged exactly once, in fewer entries than lines.
+    const all = stderr.flatMap((e) => e.msg.split('\n'));
+    assert.ok(stderr.length < all.length, `grouped: ${stderr.length} entries for ${all.length} lines`);
+    assert.equal(all.filter((l) => l.startsWith('TypeError: boom at startup')).length, 1);
+  });
+});
+
 describe('upstream instance restarts', () => {
   it('backs off exponentially across quick crashes and resets only after sustained uptime', async () => {
     const { parseConfig } = await import('../../src/config/load.js');

@@ -39,6 +39,8 @@ const ROOT: Record<string, string[]> = {
   'gateway-metrics': ['edge', 'gateway', 'observability', 'session'],
   main: ['*'],
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
+  // check-config reads the key files as serve's authenticator does (config/ may not import auth/).
+  'config-check': ['auth', 'config'],
 };
 
 /** Sizes the review holds the code to: a file is read in one sitting, a function at a glance. */

@@ -100,6 +100,37 @@ describe('parseConfig: defaults', () => {
     assert.equal(cwd(1), '/abs/b');
   });
 
+  it('paths relative to the config: cwd, a command with a slash, ./ and ../ arguments, sandbox paths; bare words untouched', () => {
+    const cfg = parseConfig(
+      doc({
+        upstreams: [
+          up('a', { command: './bin/server', args: ['./server.js', '../shared/lib', '.', '..', 'stdio', '--port', '3000', 'owner/repo', 'dist/index.js', '--file=./x', '/abs/y'] }),
+          up('b', { command: 'node', cwd: 'servers/b', args: ['./index.js'], sandbox: { readOnly: ['.', 'node_modules'], writable: ['/var/data', './scratch'] } }),
+          up('c', { command: 'bin/tool', cwd: '/opt/c' }),
+        ],
+        endpoints: [{ path: '/mcp', upstreams: ['a', 'b', 'c'] }],
+        auth: { keys: ['keys/pub.pem', '/etc/k.pem'] },
+        pinning: { file: 'pins.json' },
+      }),
+      'test',
+      {},
+      '/base/dir',
+    );
+    const [a, b, c] = cfg.upstreams as StdioUpstreamConfig[];
+    assert.equal(a!.command, '/base/dir/bin/server');
+    assert.deepEqual(a!.args, ['/base/dir/server.js', '/base/shared/lib', '/base/dir', '/base', 'stdio', '--port', '3000', 'owner/repo', 'dist/index.js', '--file=./x', '/abs/y']);
+    // With a cwd, the upstream's paths are relative to it, as for a shell started there.
+    assert.equal(b!.command, 'node');
+    assert.equal(b!.cwd, '/base/dir/servers/b');
+    assert.deepEqual(b!.args, ['/base/dir/servers/b/index.js']);
+    assert.ok(b!.sandbox !== 'none');
+    assert.deepEqual(b!.sandbox.readOnly, ['/base/dir/servers/b', '/base/dir/servers/b/node_modules']);
+    assert.deepEqual(b!.sandbox.writable, ['/var/data', '/base/dir/servers/b/scratch']);
+    assert.equal(c!.command, '/opt/c/bin/tool');
+    assert.deepEqual(cfg.auth.keys, ['/base/dir/keys/pub.pem', '/etc/k.pem']);
+    assert.equal(cfg.pinning.file, '/base/dir/pins.json');
+  });
+
   it('returns a deeply frozen config', () => {
     const cfg = parseConfig(doc(), 'test', {});
     assert.ok(Object.isFrozen(cfg));
@@ -146,9 +177,43 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(doc({ upstreams: [{ name: 'a', transport: 'carrier-pigeon', command: 'x' }] })), 'upstreams[0].transport');
   });
 
-  it('an unknown key (strict objects)', () => {
-    hasProblem(problems(doc({ upstreams: [up('a', { comand: 'typo' })] })), 'upstreams[0]');
-    hasProblem(problems(doc({ server: { prot: 1 } })), 'server');
+  it('an unknown key is named at its own path with the key it probably meant, at any depth', () => {
+    assert.deepEqual(problems(doc({ server: { prot: 1 } })), ['server.prot: unknown key; did you mean "port"?']);
+    assert.deepEqual(problems(doc({ sever: {} })), ['sever: unknown key; did you mean "server"?']);
+    assert.deepEqual(problems(doc({ upstreams: [up('a', { pool: { sise: 2 } })] })), ['upstreams[0].pool.sise: unknown key; did you mean "size"?']);
+    assert.deepEqual(problems(doc({ upstreams: [up('a', { sandbox: { type: 'limits', limits: { openfiles: 9 } } })] })), ['upstreams[0].sandbox.limits.openfiles: unknown key; did you mean "openFiles"?']);
+    // The keys of the transport written: a remote upstream is offered "headers", a stdio one is not.
+    const remote = { name: 'r', transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp', header: {} };
+    assert.deepEqual(problems(doc({ upstreams: [remote], endpoints: [{ path: '/mcp', upstreams: ['r'] }] })), ['upstreams[0].header: unknown key; did you mean "headers"?']);
+    assert.deepEqual(problems(doc({ tenants: [{ name: 't', endpoints: ['*'], tool: {} }] })), ['tenants[0].tool: unknown key; did you mean "tools"?']);
+    assert.deepEqual(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'], prefx: 'auto' }] })), ['endpoints[0].prefx: unknown key; did you mean "prefix"?']);
+  });
+
+  it('a misspelt required key is one problem, not "unknown key" plus "missing"', () => {
+    assert.deepEqual(problems(doc({ upstreams: [{ name: 'a', transport: 'stdio', comand: 'node' }] })), ['upstreams[0].comand: unknown key; did you mean "command"?']);
+  });
+
+  it('unknown keys with no likely meaning are listed once per mapping, with what is allowed there', () => {
+    const p = problems(doc({ logging: { colour: true, format: 'pretty' } }));
+    assert.deepEqual(p, ['logging: unknown keys "colour", "format" (allowed here: level)']);
+  });
+
+  it('a wrong choice among fixed values says which was probably meant', () => {
+    assert.deepEqual(problems(doc({ upstreams: [up('a', { transport: 'stdoi' })] })), ['upstreams[0].transport: "stdoi" is not one of "stdio", "streamable-http", "sse"; did you mean "stdio"?']);
+    hasProblem(problems(doc({ upstreams: [up('a', { sharing: 'per-sesion' })] })), 'upstreams[0].sharing', 'did you mean "per-session"?');
+    assert.deepEqual(problems(doc({ upstreams: [up('a', { sandbox: 'nothing' })] })), ['upstreams[0].sandbox: expected "none" or an object, got "nothing"']);
+  });
+
+  it('a URL scheme the transport cannot use', () => {
+    const remote = (transport: string, url: string) => ({ name: 'r', transport, url });
+    const at = (u: object) => problems(doc({ upstreams: [u], endpoints: [{ path: '/mcp', upstreams: ['r'] }] }));
+    assert.deepEqual(at(remote('streamable-http', 'ftp://files.example/mcp')), ['upstreams[0].url: the streamable-http transport cannot use ftp:// URLs; it needs http:// or https://']);
+    assert.deepEqual(at(remote('sse', 'file:///etc/passwd')), ['upstreams[0].url: the sse transport cannot use file:// URLs; it needs http:// or https://']);
+    assert.deepEqual(at(remote('sse', 'mcp.example.com/sse')), ['upstreams[0].url: "mcp.example.com/sse" is not a URL; the sse transport needs an http:// or https:// URL']);
+    hasProblem(problems(doc({ auth: { mode: 'jwt', issuer: 'https://i.example', jwksUrl: 'ftp://i.example/jwks' } })), 'auth.jwksUrl', 'cannot use ftp:// URLs');
+    hasProblem(problems(doc({ server: { publicUrl: 'ws://127.0.0.1:8080' } })), 'server.publicUrl', 'cannot use ws:// URLs');
+    const creds = { type: 'client-credentials', tokenUrl: 'gopher://idp.example/token', clientId: 'c', clientSecret: 's' };
+    hasProblem(at({ ...remote('sse', 'https://mcp.example/sse'), auth: creds }), 'upstreams[0].auth.tokenUrl', 'cannot use gopher:// URLs');
   });
 
   it('a nested bad value', () => {
@@ -189,9 +254,13 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(doc({ endpoints: [{ path: '/mcp/', upstreams: ['a'] }] })), 'endpoints[0].path', 'no trailing slash');
   });
 
-  it('two endpoints on the same path, and an endpoint on another one\'s SSE path', () => {
-    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/mcp', upstreams: ['a'] }] })), 'endpoints[1].path', 'path "/mcp" is used twice');
-    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/sse', upstreams: ['a'] }] })), 'endpoints[1].path', 'path "/sse" is used twice');
+  it('two endpoints on the same path, and an endpoint on another one\'s SSE path: one problem each', () => {
+    // The same path clashes on all three derived paths (/mcp, /sse, /messages): still one problem.
+    assert.deepEqual(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/mcp', upstreams: ['a'] }] })), ['endpoints[1].path: "/mcp" is already the path of endpoints[0]']);
+    assert.deepEqual(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/sse', upstreams: ['a'] }] })), ['endpoints[1].path: "/sse" is already endpoints[0]\'s legacy SSE stream path']);
+    assert.deepEqual(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/x', ssePath: '/sse', upstreams: ['a'] }] })), [
+      'endpoints[1].ssePath: its legacy SSE stream path "/sse" is already endpoints[0]\'s legacy SSE stream path',
+    ]);
   });
 
   it('per-session warm greater than max', () => {

@@ -270,7 +270,7 @@ describe('config: argument rules are validated at load', () => {
     has(problems([{ name: 'r', tools: ['*'] }]), `${at}[0]`, 'needs "paths", "schema" or both');
     has(problems([{ name: 'r', tools: [], schema: true }]), `${at}[0].tools`, '');
     has(problems([{ name: 'bad name', tools: ['*'], schema: true }]), `${at}[0].name`, '1-64 of');
-    has(problems([{ name: 'r', tools: ['*'], schema: true, extra: 1 }]), `${at}[0]`, 'extra');
+    has(problems([{ name: 'r', tools: ['*'], schema: true, extra: 1 }]), `${at}[0].extra`, 'unknown key');
   });
 
   it('refuses prefixes that are relative, un-normalised or contain NUL / backslash', () => {

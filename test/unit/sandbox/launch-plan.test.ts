@@ -38,7 +38,8 @@ function host(over: Partial<HostFacts> = {}, missing: string[] = []): HostFacts 
 }
 
 function upstream(extra: Record<string, unknown>): StdioUpstreamConfig {
-  const cfg = parseConfig({ upstreams: [{ name: 'srv', transport: 'stdio', command: 'node', args: ['server.js'], ...extra }], endpoints: [{ path: '/mcp', upstreams: ['srv'] }] });
+  // The config file lies in the gateway's working directory, /srv/app: its relative paths resolve there.
+  const cfg = parseConfig({ upstreams: [{ name: 'srv', transport: 'stdio', command: 'node', args: ['server.js'], ...extra }], endpoints: [{ path: '/mcp', upstreams: ['srv'] }] }, 'test', {}, '/srv/app');
   return cfg.upstreams[0] as StdioUpstreamConfig;
 }
 

@@ -1,0 +1,55 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { Config } from './schema.js';
+
+/** A path the config wrote relatively (or absolutely) where a program or its code is expected. */
+export interface WrittenPath {
+  /** Where in the config, e.g. "upstreams[0].args[0]". */
+  at: string;
+  written: string;
+  absolute: string;
+  /** What a relative path was resolved against: the upstream's cwd, or the config file's directory. */
+  base: 'cwd' | 'config';
+}
+
+/**
+ * Relative paths in a config file mean the same thing wherever the gateway is started from: they are
+ * made absolute once, at load, against the config file's directory. The rule (README "Configuration
+ * reference", "Paths"):
+ * - `auth.keys`, `pinning.file`, an upstream's `cwd`: always paths.
+ * - an upstream's `command`: a path when it contains a "/" (`./server`, `bin/server`); a bare name
+ *   (`node`, `npx`) is looked up on PATH when the server starts.
+ * - an upstream's `args`: only `.`, `..` and what starts with `./` or `../` — an argument is often not a
+ *   path at all (`stdio`, `--port`, `owner/repo`), and a leading "./" is how the file says it is one.
+ * - `sandbox.readOnly` and `sandbox.writable`: always paths.
+ * Where an upstream has a `cwd`, its command, arguments and sandbox paths are relative to that `cwd`
+ * (as they would be for a shell started there), which itself is relative to the config file.
+ * Returns the commands, path arguments and sandbox paths, for the checks that they exist.
+ */
+export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] {
+  const abs = (p: string, base: string) => (isAbsolute(p) ? p : resolve(base, p));
+  cfg.auth.keys = cfg.auth.keys.map((k) => abs(k, baseDir));
+  if (cfg.pinning.file !== undefined) cfg.pinning.file = abs(cfg.pinning.file, baseDir);
+  const written: WrittenPath[] = [];
+  cfg.upstreams.forEach((u, i) => {
+    if (u.transport !== 'stdio') return;
+    if (u.cwd !== undefined) u.cwd = abs(u.cwd, baseDir);
+    const base = u.cwd ?? baseDir;
+    const note = (at: string, p: string) => {
+      const absolute = abs(p, base);
+      written.push({ at: `upstreams[${i}].${at}`, written: p, absolute, base: u.cwd === undefined ? 'config' : 'cwd' });
+      return absolute;
+    };
+    if (u.command.includes('/')) u.command = note('command', u.command);
+    u.args = u.args.map((a, j) => (isPathArgument(a) ? note(`args[${j}]`, a) : a));
+    if (u.sandbox !== 'none') {
+      u.sandbox.readOnly = u.sandbox.readOnly.map((p, j) => note(`sandbox.readOnly[${j}]`, p));
+      u.sandbox.writable = u.sandbox.writable.map((p, j) => note(`sandbox.writable[${j}]`, p));
+    }
+  });
+  return written;
+}
+
+/** An argument the config marks as a relative path: ".", "..", "./…" or "../…". */
+export function isPathArgument(arg: string): boolean {
+  return arg === '.' || arg === '..' || arg.startsWith('./') || arg.startsWith('../');
+}

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import type { WrittenPath } from './relative-paths.js';
+import type { Config } from './schema.js';
+
+const isHttpUrl = (s: string) => URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol);
+
+/** Authorization servers that clients cannot use for OAuth discovery (RFC 9728 metadata). */
+function authWarnings(cfg: Config): string[] {
+  if (cfg.auth.mode !== 'jwt') return [];
+  const out: string[] = [];
+  const { issuer, authorizationServers } = cfg.auth;
+  if (authorizationServers.length === 0 && issuer !== undefined && !isHttpUrl(issuer)) {
+    out.push(
+      `auth.issuer: ${JSON.stringify(issuer)} is not a URL, so it cannot be the authorization server of the protected resource metadata (RFC 9728), which OAuth clients such as mcp-remote read first; use the issuer's URL (tokens must carry the same "iss"), or set auth.authorizationServers`,
+    );
+  }
+  authorizationServers.forEach((s, i) => {
+    if (!isHttpUrl(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL; OAuth clients cannot discover an authorization server there`);
+  });
+  return out;
+}
+
+/** Programs and paths the config names that are not there: the upstream would fail at every start. */
+function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => boolean): string[] {
+  return paths
+    .filter((p) => !exists(p.absolute))
+    .map((p) => {
+      const how = p.written === p.absolute ? '' : ` (${JSON.stringify(p.written)}, relative to ${p.base === 'cwd' ? 'the upstream\'s cwd' : 'the config file\'s directory'})`;
+      return `${p.at}: ${p.absolute}${how} does not exist; this upstream cannot start`;
+    });
+}
+
+/**
+ * What is valid but will not work as meant: reported by check-config and logged by serve at start,
+ * which goes on (a missing server fails its own upstream, not the gateway).
+ */
+export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync): string[] {
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists)];
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger } from '../../../src/observability/logger.js';
+import { StderrLog } from '../../../src/upstream/stderr-log.js';
+
+function capture() {
+  const entries: Array<{ level: number; msg: string; lines?: number; dropped?: number }> = [];
+  const logger = createLogger('info', { write: (line: string) => void entries.push(JSON.parse(line)) });
+  return { entries, logger };
+}
+
+describe('StderrLog', () => {
+  it('a stack trace that arrives together is one log entry, its lines kept in order', () => {
+    const { entries, logger } = capture();
+    // A window no test waits out: close() (the process ended) logs what is pending.
+    const log = new StderrLog(logger, { windowMs: 60_000 });
+    const trace = ['TypeError: boom', '    at inner (/srv/x.js:1:7)', '    at outer (/srv/x.js:2:3)', '', 'Node.js v20'].filter(Boolean);
+    for (const l of trace) log.line(l);
+    assert.equal(entries.length, 0, 'held until the group is complete');
+    log.close();
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.msg, trace.join('\n'));
+    assert.equal(entries[0]!.lines, trace.length);
+    assert.equal(entries[0]!.level, 30);
+  });
+
+  it('a single line stays a plain entry', () => {
+    const { entries, logger } = capture();
+    const log = new StderrLog(logger, { windowMs: 60_000 });
+    log.line('listening on stdio');
+    log.close();
+    assert.deepEqual(entries.map((e) => [e.msg, e.lines]), [['listening on stdio', undefined]]);
+  });
+
+  it('a flood is cut into bounded entries and limited by the rate; the dropped lines are counted', () => {
+    const { entries, logger } = capture();
+    // A clock that stands still: no token refills while the flood arrives.
+    const log = new StderrLog(logger, { windowMs: 60_000, now: () => 0 });
+    for (let i = 0; i < 700; i++) log.line(`line ${i}`);
+    log.close();
+    const info = entries.filter((e) => e.level === 30);
+    // 200 lines at most per entry; 500 lines of burst, the rest dropped and reported once.
+    assert.deepEqual(info.map((e) => e.lines), [200, 200, 100]);
+    assert.equal(info.at(-1)!.msg.split('\n').at(-1), 'line 499');
+    const warn = entries.filter((e) => e.level === 40);
+    assert.equal(warn.length, 1);
+    assert.equal(warn[0]!.dropped, 200);
+  });
+});
