@@ -4,10 +4,11 @@ import type { RequestId } from '../jsonrpc/types.js';
 import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
-import { isValidToolName, prefixed } from './names.js';
+import { hasToolNameChars, prefixed } from './names.js';
 import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
+import { ToolViews } from './tool-views.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
@@ -25,6 +26,8 @@ export class EndpointRouter implements EndpointView {
   readonly logger: Logger;
   /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
   readonly gate: ToolGate | undefined;
+  /** Exposure, curation and exposed names of the tools; the views the search index lives in. */
+  readonly tools: ToolViews;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -45,6 +48,7 @@ export class EndpointRouter implements EndpointView {
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.logger = logger.child({ endpoint: config.path });
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
     for (const pool of this.pools) {
       const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target: () => Target | undefined) =>
         this.#onNotification(pool, inst, method, params, target);
@@ -192,7 +196,8 @@ export class EndpointRouter implements EndpointView {
           const other = seen.get(exposed);
           if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
           seen.set(exposed, pool.name);
-          if (kind.key === 'tools' && !isValidToolName(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (1-128 of [A-Za-z0-9_.-]) and is left out`);
+          // Too long is not a problem: such a name is shortened (tools.maxToolNameLength).
+          if (kind.key === 'tools' && !hasToolNameChars(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
         }
       }
     }

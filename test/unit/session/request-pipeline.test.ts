@@ -61,6 +61,7 @@ function stub(o: StubOptions = {}): Stub {
       return (o.route ?? (async () => ({ ok: true })))(method, params, ctx.signal);
     },
     upstreamOf: (method: string) => (methodSpec(method)?.attributed ? 'up' : undefined),
+    curation: { empty: true },
   } as unknown as RouterSession;
   s.host = {
     state: o.state ?? 'ACTIVE',
@@ -73,7 +74,7 @@ function stub(o: StubOptions = {}): Stub {
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
     },
-    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [] } as unknown as EndpointRouter,
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
     inflight: new Map(),
