@@ -39,6 +39,8 @@ const ROOT: Record<string, string[]> = {
   'gateway-metrics': ['edge', 'gateway', 'observability', 'session'],
   main: ['*'],
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
+  // Starts a config's upstreams to print the exposed tool names (a Gateway without its edge).
+  'tools-command': ['config', 'gateway', 'observability', 'router', 'upstream'],
 };
 
 /** Sizes the review holds the code to: a file is read in one sitting, a function at a glance. */
