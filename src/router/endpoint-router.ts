@@ -8,6 +8,7 @@ import { hasToolNameChars, prefixed } from './names.js';
 import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
+import { gatherCatalogues } from './session-tools.js';
 import { ToolViews } from './tool-views.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
@@ -151,6 +152,7 @@ export class EndpointRouter implements EndpointView {
   ): void {
     if (LIST_CHANGED.includes(method)) {
       this.#broadcast(pool, inst, method);
+      if (method === 'notifications/tools/list_changed') void this.prepareTools();
       return;
     }
     if (method === 'notifications/resources/updated') {
@@ -168,6 +170,24 @@ export class EndpointRouter implements EndpointView {
       target.caller.clientNotify(method, params, target.relatedRequestId);
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
+    }
+  }
+
+  /**
+   * Builds the tool view (its exposed names, logged) and, in search mode, its index ahead of the first
+   * request: at start, and when an upstream says its tools changed. Only from instances every session
+   * sees (shared upstreams); with a per-session or per-tenant upstream the first request builds them. A
+   * failure here costs nothing: the first request tries again.
+   */
+  async prepareTools(): Promise<void> {
+    const pools = this.pools.filter((p) => p.identity?.capabilities.tools);
+    if (pools.length === 0 || pools.some((p) => !p.commonInstance())) return;
+    try {
+      const catalogues = await gatherCatalogues(pools, (p) => p.commonInstance()!);
+      const view = this.tools.view(this.tools.curationFor(''), catalogues);
+      if (this.tools.searchMode) view.index();
+    } catch (err) {
+      this.logger.debug({ err: (err as Error).message }, 'tool index not prepared; the first search builds it');
     }
   }
 

@@ -98,8 +98,13 @@ export class ToolView {
     return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
   }
 
-  /** Every tool that matches the query, best first (the index is built on the first search of this version). */
+  /** Every tool that matches the query, best first. */
   search(query: string): ViewTool[] {
+    return this.index().search(query).map((i) => this.tools[i]!);
+  }
+
+  /** The search index of this version: built once, ahead of the first search where the endpoint can (see EndpointRouter.prepareTools). */
+  index(): ToolIndex {
     this.#index ??= new ToolIndex(
       this.tools.map((t) => ({
         names: [t.name, t.tool],
@@ -109,6 +114,6 @@ export class ToolView {
         inputSchema: t.definition.inputSchema,
       })),
     );
-    return this.#index.search(query).map((i) => this.tools[i]!);
+    return this.#index;
   }
 }
