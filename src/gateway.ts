@@ -86,6 +86,7 @@ export class Gateway {
     await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
     for (const router of this.routers) {
       for (const problem of await router.checkCatalogue()) this.#logger.warn({ endpoint: router.config.path }, `name conflict: ${problem}`);
+      await router.prepareTools();
     }
     for (const p of this.pools.values()) {
       if (!used.has(p.name)) this.#logger.warn({ upstream: p.name }, 'upstream is not exposed by any endpoint; not started');

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { audiencesOf } from './edge-auth.js';
 import { GatewayError } from './errors.js';
 import { pinsCommand } from './pins-command.js';
+import { toolsCommand } from './tools-command.js';
 
 const USAGE = `usage:
   switchboard serve [--config FILE]     run the gateway (FILE also from SWITCHBOARD_CONFIG)
@@ -21,6 +22,9 @@ const USAGE = `usage:
   switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all)
                                         approve changed tool definitions (every pending one of UPSTREAM when
                                         no TOOL is named); needs pinning.file or Redis in FILE
+  switchboard tools --config FILE [--tenant T] [--json]
+                                        start FILE's upstreams and print each endpoint's tool names
+                                        (renamed, shortened) and the upstream tool each one reaches
 token and pins without --config: SWITCHBOARD_CONFIG, else this package's deploy/quickstart.yaml
 `;
 
@@ -118,6 +122,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return await token(values);
     case 'pins':
       return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: configOf(values), all: values.all === true, json: values.json === true }, USAGE);
+    case 'tools':
+      return await toolsCommand({ config: values.config ?? positionals[0], tenant: values.tenant, json: values.json === true });
     case 'serve': {
       const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
       if (!file) {

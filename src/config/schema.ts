@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { httpUrl } from './http-url.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
+import { toolsProblems, toolsSchema } from './tools-schema.js';
 import { upstream, upstreamName } from './upstream-schema.js';
 
 /**
@@ -31,6 +32,8 @@ const endpoint = z
       .default(['legacy', 'modern']),
     /** ttlMs on modern cacheable results (tools/list, resources/read, server/discover, …): 0 = refetch each time. */
     cacheTtlMs: z.number().int().min(0).max(86_400_000).default(0),
+    /** Exposure (all, or search meta-tools), curation and name length of its tools (tools-schema.ts). */
+    tools: toolsSchema,
   })
   .strict();
 
@@ -274,6 +277,14 @@ export const configSchema = z
       if (e.prefix === 'never' && e.upstreams.length > 1) {
         ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'prefix'], message: '"never" needs exactly one upstream: names from several upstreams could collide' });
       }
+    });
+  })
+  .superRefine((cfg, ctx) => {
+    // With auth off, requests are tenant "anonymous" even when no tenant is configured.
+    const tenants = new Set([...cfg.tenants.map((t) => t.name), ...(cfg.auth.mode === 'none' ? ['anonymous'] : [])]);
+    cfg.endpoints.forEach((e, i) => {
+      const prefixes = e.prefix === 'always' || (e.prefix === 'auto' && e.upstreams.length > 1);
+      for (const p of toolsProblems(e.tools, e.upstreams, prefixes, tenants)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'tools', ...p.path], message: p.message });
     });
   });
 

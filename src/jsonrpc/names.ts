@@ -1,6 +1,7 @@
 /** "<upstream>__<name>": upstream names never contain "__", so the first "__" always splits correctly. */
 export const DELIMITER = '__';
 const MCP_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const MCP_CHARS = /^[A-Za-z0-9_.-]+$/;
 
 export function prefixed(upstream: string, name: string): string {
   return `${upstream}${DELIMITER}${name}`;
@@ -14,4 +15,9 @@ export function splitPrefixed(name: string): { upstream: string; name: string } 
 
 export function isValidToolName(name: string): boolean {
   return MCP_NAME.test(name);
+}
+
+/** Only characters a tool name may have (any length: a long name is shortened, see router/short-names.ts). */
+export function hasToolNameChars(name: string): boolean {
+  return MCP_CHARS.test(name);
 }

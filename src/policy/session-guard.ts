@@ -83,6 +83,11 @@ export class SessionGuard {
     return this.check(method, params)?.missingScopes;
   }
 
+  /** Whether the caller may see and call a tool (by the canonical name its rules match), as a list would show it. */
+  allowsTool(name: string): boolean {
+    return this.tenant.decide('tool', name, this.principal.scopes, false).allowed;
+  }
+
   filterList(method: string, result: Result): Result {
     const f = listOf(method);
     const items = f && result[f.key];

@@ -4,10 +4,12 @@ import type { RequestId } from '../jsonrpc/types.js';
 import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
-import { isValidToolName, prefixed } from './names.js';
+import { hasToolNameChars, prefixed } from './names.js';
 import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
+import { gatherCatalogues } from './session-tools.js';
+import { ToolViews } from './tool-views.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
@@ -25,6 +27,8 @@ export class EndpointRouter implements EndpointView {
   readonly logger: Logger;
   /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
   readonly gate: ToolGate | undefined;
+  /** Exposure, curation and exposed names of the tools; the views the search index lives in. */
+  readonly tools: ToolViews;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -45,6 +49,7 @@ export class EndpointRouter implements EndpointView {
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.logger = logger.child({ endpoint: config.path });
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
     for (const pool of this.pools) {
       const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target: () => Target | undefined) =>
         this.#onNotification(pool, inst, method, params, target);
@@ -147,6 +152,7 @@ export class EndpointRouter implements EndpointView {
   ): void {
     if (LIST_CHANGED.includes(method)) {
       this.#broadcast(pool, inst, method);
+      if (method === 'notifications/tools/list_changed') void this.prepareTools();
       return;
     }
     if (method === 'notifications/resources/updated') {
@@ -164,6 +170,24 @@ export class EndpointRouter implements EndpointView {
       target.caller.clientNotify(method, params, target.relatedRequestId);
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
+    }
+  }
+
+  /**
+   * Builds the tool view (its exposed names, logged) and, in search mode, its index ahead of the first
+   * request: at start, and when an upstream says its tools changed. Only from instances every session
+   * sees (shared upstreams); with a per-session or per-tenant upstream the first request builds them. A
+   * failure here costs nothing: the first request tries again.
+   */
+  async prepareTools(): Promise<void> {
+    const pools = this.pools.filter((p) => p.identity?.capabilities.tools);
+    if (pools.length === 0 || pools.some((p) => !p.commonInstance())) return;
+    try {
+      const catalogues = await gatherCatalogues(pools, (p) => p.commonInstance()!);
+      const view = this.tools.view(this.tools.curationFor(''), catalogues);
+      if (this.tools.searchMode) view.index();
+    } catch (err) {
+      this.logger.debug({ err: (err as Error).message }, 'tool index not prepared; the first search builds it');
     }
   }
 
@@ -192,7 +216,8 @@ export class EndpointRouter implements EndpointView {
           const other = seen.get(exposed);
           if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
           seen.set(exposed, pool.name);
-          if (kind.key === 'tools' && !isValidToolName(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (1-128 of [A-Za-z0-9_.-]) and is left out`);
+          // Too long is not a problem: such a name is shortened (tools.maxToolNameLength).
+          if (kind.key === 'tools' && !hasToolNameChars(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
         }
       }
     }

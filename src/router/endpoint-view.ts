@@ -2,6 +2,7 @@ import type { EndpointConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamCaller, UpstreamPool } from '../upstream/index.js';
 import type { ToolGate } from './tool-gate.js';
+import type { ToolViews } from './tool-views.js';
 
 /**
  * What a RouterSession needs of its endpoint: its upstreams and naming, and the URI ownership the
@@ -15,6 +16,8 @@ export interface EndpointView {
   readonly logger: Logger;
   /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
   readonly gate: ToolGate | undefined;
+  /** Exposure, curation and exposed names of the tools. */
+  readonly tools: ToolViews;
   pool(name: string): UpstreamPool | undefined;
   learnUri(uri: string, upstream: string): void;
   learnTemplate(template: string, upstream: string): void;

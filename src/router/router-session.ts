@@ -9,8 +9,11 @@ import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
 import type { EndpointView } from './endpoint-view.js';
-import { isValidToolName, prefixed, splitPrefixed } from './names.js';
+import type { Curation } from './curation.js';
+import { hasToolNameChars, prefixed, splitPrefixed } from './names.js';
+import { admitByGate, gatherCatalogues } from './session-tools.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
+import type { ToolView, ViewTool } from './tool-view.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -61,12 +64,26 @@ export class RouterSession {
   readonly #leases: Map<string, UpstreamInstance>;
   /** uri → instance it was subscribed on. */
   readonly #subscriptions = new Map<string, UpstreamInstance>();
+  /** What this session's tenant sees of the tools (the endpoint's curation, or the tenant's own). */
+  readonly curation: Curation;
   #closed = false;
 
   constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>) {
     this.#endpoint = endpoint;
     this.caller = caller;
     this.#leases = leases;
+    this.curation = endpoint.tools.curationFor(caller.tenant);
+  }
+
+  /** The endpoint's tools as this session's instances list them, curated for its tenant. */
+  async toolView(): Promise<ToolView> {
+    const catalogues = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p));
+    return this.#endpoint.tools.view(this.curation, catalogues);
+  }
+
+  /** The tools tool pinning lets through. */
+  admit(tools: readonly ViewTool[]): Promise<ViewTool[]> {
+    return admitByGate(this.#endpoint.gate, tools);
   }
 
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
@@ -241,8 +258,9 @@ export class RouterSession {
     }
     if (!this.#endpoint.prefixNames) return item;
     const name = prefixed(upstream, item.name);
-    if (spec.key === 'tools' && !isValidToolName(name)) {
-      this.#endpoint.logger.warn({ upstream, tool: item.name }, 'tool left out: its prefixed name breaks the MCP name rule (1-128 of [A-Za-z0-9_.-])');
+    // A name too long is shortened later (tools.maxToolNameLength); a character outside the rule cannot be.
+    if (spec.key === 'tools' && !hasToolNameChars(name)) {
+      this.#endpoint.logger.warn({ upstream, tool: item.name }, 'tool left out: its prefixed name breaks the MCP name rule (only [A-Za-z0-9_.-])');
       return undefined;
     }
     // Only the name changes: schemas, annotations and icons pass through untouched.

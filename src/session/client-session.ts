@@ -2,7 +2,7 @@ import { toJsonRpcError, GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { JsonRpcPeer, type PeerLink } from '../jsonrpc/peer.js';
+import { JsonRpcPeer } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
@@ -11,13 +11,14 @@ import type { Principal } from '../auth/principal.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
-
 import { negotiateVersion } from './protocol-versions.js';
 import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline } from './stages/index.js';
+import { clientPeerLink } from './client-peer-link.js';
+import { ToolWorkingSet } from './tool-working-set.js';
 
 export type { SessionState };
 
@@ -78,6 +79,8 @@ export class ClientSession {
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
+  /** search+working-set: the tools it found, listed from then on (told with list_changed, kept in its record). */
+  readonly #workingSet = new ToolWorkingSet(() => this.#toolsFound());
   readonly #host: PipelineHost;
 
   constructor(opts: ClientSessionOptions) {
@@ -95,7 +98,7 @@ export class ClientSession {
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#host = this.#pipelineHost();
-    this.#peer = new JsonRpcPeer(this.#peerLink());
+    this.#peer = new JsonRpcPeer(clientPeerLink((m, related) => this.#send(m, related), this.#clientRequestTimeoutMs));
     this.#transport.onmessage = (m) => this.handle(m);
     this.#transport.onclose = () => void this.close('transport closed');
   }
@@ -184,6 +187,7 @@ export class ClientSession {
     this.protocolVersion = record.protocolVersion;
     this.clientCapabilities = record.clientCapabilities as Record<string, any>;
     this.clientInfo = record.clientInfo;
+    this.#workingSet.restore(record.workingSet ?? []);
     this.#router = await this.endpoint.open(this);
     this.#state = 'ACTIVE';
     this.#activate();
@@ -213,6 +217,7 @@ export class ClientSession {
       movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.movable),
       subscriptions: this.#router?.subscribedUris() ?? [],
       logLevel: this.#logLevel,
+      workingSet: this.#workingSet.names,
       createdAt: Date.now(),
     };
   }
@@ -281,7 +286,13 @@ export class ClientSession {
         this.#onChanged?.(this);
       },
       release: (id) => this.#transport.release?.(id),
+      workingSet: this.#workingSet,
     };
+  }
+
+  #toolsFound(): void {
+    this.clientNotify('notifications/tools/list_changed', undefined);
+    this.#onChanged?.(this);
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined): void {
@@ -352,17 +363,6 @@ export class ClientSession {
     const left = this.#clientRequestTimeoutMs - (Date.now() - started);
     if (signal.aborted || left <= 0 || (this.#state as SessionState) !== 'ACTIVE') throw new JsonRpcError(ErrorCode.InternalError, 'the client session did not become active in time');
     return left;
-  }
-
-  /** The link for requests put to this client: errors in the terms a client (and the upstream behind it) knows. */
-  #peerLink(): PeerLink {
-    return {
-      send: (m, related) => this.#send(m, related),
-      timeoutError: (method) => new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer "${method}" within ${this.#clientRequestTimeoutMs} ms`),
-      cancelledError: () => new JsonRpcError(ErrorCode.InternalError, 'cancelled'),
-      timeoutReason: 'the client did not answer in time',
-      cancelReason: 'cancelled',
-    };
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {

@@ -6,6 +6,7 @@ import type { Decision } from '../policy/decision.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { SessionObserver } from './session-observer.js';
+import type { ToolWorkingSet } from './tool-working-set.js';
 
 export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
 
@@ -30,6 +31,8 @@ export interface PipelineHost {
   stateChanged(method: string, params: Record<string, unknown> | undefined): void;
   /** The client cancelled the request: it expects no answer, and its stream may let go of it. */
   release(id: RequestId): void;
+  /** The tools this session found with search_tools (search+working-set, 2025 sessions only), by exposed name. */
+  readonly workingSet?: ToolWorkingSet | undefined;
 }
 
 /** One client request on its way through the stages; each stage adds what it learned. */
@@ -43,6 +46,8 @@ export interface RequestContext {
   readonly t0: number;
   /** The policy decision on its target, when it has one. */
   decision?: (Decision & Target) | undefined;
+  /** The tool name as the client sent it, when the gateway routes it by another (a renamed or shortened name). */
+  exposedName?: string | undefined;
   /** A check of the called tool's definition before it is forwarded (a modern call's Mcp-Param-* headers). */
   checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
   /** Set by the route stage, or beforehand by a caller that cancels the request from outside. */

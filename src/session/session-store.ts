@@ -14,6 +14,8 @@ export interface SessionRecord {
   /** Resource subscriptions and log level, renewed upstream by a replica that takes the session over. */
   subscriptions?: string[];
   logLevel?: string | undefined;
+  /** search+working-set: the tools the session found, still listed after a takeover. */
+  workingSet?: string[];
   createdAt: number;
 }
 

@@ -41,6 +41,8 @@ const ROOT: Record<string, string[]> = {
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
   // check-config reads the key files as serve's authenticator does (config/ may not import auth/).
   'config-check': ['auth', 'config'],
+  // Starts a config's upstreams to print the exposed tool names (a Gateway without its edge).
+  'tools-command': ['config', 'gateway', 'observability', 'router', 'upstream'],
 };
 
 /** Sizes the review holds the code to: a file is read in one sitting, a function at a glance. */

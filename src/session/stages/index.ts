@@ -5,13 +5,15 @@ import { limitsStage } from './limits-stage.js';
 import { observeStage } from './observe-stage.js';
 import { policyStage } from './policy-stage.js';
 import { routeStage } from './route-stage.js';
+import { toolsStage } from './tools-stage.js';
 
-export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage };
+export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage };
 
 /**
- * A client request's path: lifecycle → policy → argument rules → limits → (observe around) route.
- * Observe wraps the route so it sees the outcome; each refusal before it reports its own metrics.
+ * A client request's path: lifecycle → tools (exposed names, meta-tools) → policy → argument rules →
+ * limits → (observe around) route. Observe wraps the route so it sees the outcome; each refusal before
+ * it reports its own metrics.
  */
-export const CLIENT_REQUEST_STAGES = [lifecycleStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
+export const CLIENT_REQUEST_STAGES = [lifecycleStage, toolsStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
 
 export const clientRequestPipeline = compose(CLIENT_REQUEST_STAGES);

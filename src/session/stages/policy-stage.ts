@@ -22,5 +22,6 @@ export const policyStage: Stage = (ctx, next) => {
     tool: decision.kind === 'tool' ? 'unknown' : undefined,
     era: host.era,
   });
-  return Promise.resolve(notFound(decision.absent, decision.name).toResponse(req.id));
+  // Named as the client named it: a renamed or shortened name must not give its canonical name away.
+  return Promise.resolve(notFound(decision.absent, ctx.exposedName ?? decision.name).toResponse(req.id));
 };

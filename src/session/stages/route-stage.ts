@@ -1,5 +1,6 @@
 import { toJsonRpcError } from '../../errors.js';
 import { Cancellation } from '../../jsonrpc/cancellation.js';
+import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
@@ -26,7 +27,9 @@ export const routeStage: Stage = async (ctx) => {
     if (ctx.spec?.sessionState) host.stateChanged(req.method, req.params);
   } catch (err) {
     ctx.error = err;
-    response = toJsonRpcError(err, host.logger).toResponse(req.id);
+    // An unknown name is reported as the client sent it, not by the canonical name it was routed by.
+    const shown = err instanceof NotFoundError && ctx.exposedName !== undefined ? notFound(err.absent, ctx.exposedName) : err;
+    response = toJsonRpcError(shown, host.logger).toResponse(req.id);
   } finally {
     host.inflight.delete(req.id);
   }

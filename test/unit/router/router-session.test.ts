@@ -380,11 +380,11 @@ describe('RouterSession with two upstreams', () => {
     });
   });
 
-  it('drops a tool whose prefixed name would break the 128-character name rule', async () => {
+  it('drops a tool whose prefixed name has a character the MCP name rule forbids, and keeps a long one (the tools stage shortens it)', async () => {
     const long = 'x'.repeat(126);
-    await withGateway([{ ...A, tools: [tool(long), tool('ok')] }, B], undefined, async (g) => {
+    await withGateway([{ ...A, tools: [tool(long), tool('ok'), tool('has space')] }, B], undefined, async (g) => {
       const r = await g.request('tools/list');
-      assert.deepEqual(names(r), ['a__ok', 'b__b1', 'b__b2']);
+      assert.deepEqual(names(r), [`a__${long}`, 'a__ok', 'b__b1', 'b__b2']);
     });
   });
 

@@ -11,8 +11,10 @@ import { createLogger } from '../../../src/observability/logger.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { SessionGuard } from '../../../src/policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../../../src/router/index.js';
-import { compose, type PipelineHost, type RequestContext, type Stage } from '../../../src/session/request-pipeline.js';
-import { argumentsStage, clientRequestPipeline, lifecycleStage, limitsStage, observeStage, policyStage, routeStage } from '../../../src/session/stages/index.js';
+import { compose, type Next, type PipelineHost, type RequestContext, type Stage } from '../../../src/session/request-pipeline.js';
+import { argumentsStage, clientRequestPipeline, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage } from '../../../src/session/stages/index.js';
+import { Curation } from '../../../src/router/curation.js';
+import { ToolView } from '../../../src/router/tool-view.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -61,6 +63,7 @@ function stub(o: StubOptions = {}): Stub {
       return (o.route ?? (async () => ({ ok: true })))(method, params, ctx.signal);
     },
     upstreamOf: (method: string) => (methodSpec(method)?.attributed ? 'up' : undefined),
+    curation: { empty: true },
   } as unknown as RouterSession;
   s.host = {
     state: o.state ?? 'ACTIVE',
@@ -73,7 +76,7 @@ function stub(o: StubOptions = {}): Stub {
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
     },
-    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [] } as unknown as EndpointRouter,
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
     inflight: new Map(),
@@ -252,5 +255,58 @@ describe('the client request pipeline', () => {
     await clientRequestPipeline(ctxOf(s, 'tools/call', { name: 'yes' }, 2));
     assert.deepEqual(s.routed, ['tools/call']);
     assert.equal(s.released, 1);
+  });
+});
+
+describe('tools stage', () => {
+  const view = new ToolView({
+    catalogues: new Map([['gh', new Map([['create_issue', { name: 'create_issue', description: 'Open an issue.', inputSchema: { type: 'object' } }]])]]),
+    curation: new Curation('', [{ exclude: [], overrides: { gh__create_issue: { name: 'new_issue' } } }]),
+    maxNameLength: 64,
+    prefixNames: true,
+    reserved: ['search_tools', 'call_tool'],
+  });
+  /** The stub session on an endpoint in `exposure`, its router answering with the view above. */
+  function toolsStub(exposure: 'all' | 'search', curated: boolean) {
+    const s = stub();
+    (s.host.endpoint as unknown as { tools: unknown }).tools = { searchMode: exposure === 'search', exposure, maxNameLength: 64 };
+    Object.assign(s.host.router!, { curation: { empty: !curated }, toolView: async () => view, admit: async (t: unknown[]) => t });
+    (s.host.guard as unknown as { allowsTool: () => boolean }).allowsTool = () => true;
+    return s;
+  }
+  const seen: RequestContext[] = [];
+  const capture: Next = async (ctx) => {
+    seen.push(ctx);
+    return { jsonrpc: '2.0', id: ctx.req.id, result: {} };
+  };
+
+  it('hands an uncurated call by a name that fits on as it is (the same context)', async () => {
+    const s = toolsStub('all', false);
+    const ctx = ctxOf(s, 'tools/call', { name: 'gh__create_issue' });
+    await toolsStage(ctx, capture);
+    assert.equal(seen.at(-1), ctx);
+  });
+
+  it('hands call_tool on as the direct call by its canonical name, with the exposed name kept for errors', async () => {
+    const s = toolsStub('search', true);
+    await toolsStage(ctxOf(s, 'tools/call', { name: 'call_tool', arguments: { name: 'new_issue', arguments: { a: 1 } }, _meta: { progressToken: 7 } }), capture);
+    const inner = seen.at(-1)!;
+    assert.deepEqual(inner.req.params, { name: 'gh__create_issue', arguments: { a: 1 }, _meta: { progressToken: 7 } });
+    assert.equal(inner.exposedName, 'new_issue');
+    assert.equal(inner.checkDefinition, undefined);
+  });
+
+  it('hands a name the view does not expose on with a check that answers "not found"', async () => {
+    const s = toolsStub('all', true);
+    await toolsStage(ctxOf(s, 'tools/call', { name: 'gh__create_issue' }), capture);
+    assert.throws(() => seen.at(-1)!.checkDefinition!({}), { message: 'Tool gh__create_issue not found' });
+  });
+
+  it('answers tools/list of a search-mode endpoint itself, counted once', async () => {
+    const s = toolsStub('search', false);
+    const r = await toolsStage(ctxOf(s, 'tools/list'), capture);
+    assert.deepEqual(((r as unknown as { result: { tools: Array<{ name: string }> } }).result.tools).map((t) => t.name), ['search_tools', 'call_tool']);
+    assert.deepEqual(s.routed, []);
+    assert.equal(s.done.length, 1);
   });
 });

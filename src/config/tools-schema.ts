@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+// The `tools:` part of an endpoint: how its catalogue is exposed (all of it, or search meta-tools),
+// how it is curated (per endpoint and per tenant), and how long an exposed name may be.
+
+/** An exposed tool name: what the MCP rule allows (a client checks it). */
+const toolName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, '1-128 of [A-Za-z0-9_.-] (the MCP tool name rule)');
+
+/** What an override may change of one tool; its schemas are never rewritten (pins hash the upstream's own). */
+const override = z
+  .object({
+    /** The name clients see instead (calls with it reach the upstream's own name). */
+    name: toolName.optional(),
+    title: z.string().min(1).optional(),
+    description: z.string().min(1).optional(),
+    /** Merged over the upstream's annotations (readOnlyHint, destructiveHint, …). */
+    annotations: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/**
+ * Include/exclude globs and overrides, keyed by the canonical name: "<upstream>__<tool>" on an
+ * endpoint that prefixes, the upstream's own name otherwise (the name tenant policy matches).
+ */
+const curation = {
+  /** Globs; absent: every tool. A tool is exposed when it matches one and no exclude glob. */
+  include: z.array(z.string().min(1)).optional(),
+  exclude: z.array(z.string().min(1)).default([]),
+  overrides: z.record(z.string().min(1), override).default({}),
+};
+
+export const toolsSchema = z
+  .object({
+    /**
+     * all: tools/list returns the (curated) catalogue. search: it returns the meta-tools search_tools and
+     * call_tool instead. search+working-set: as search, and a 2025 session's list grows by what it found.
+     */
+    exposure: z.enum(['all', 'search', 'search+working-set']).default('all'),
+    /** Exposed names longer than this are shortened to a readable stem and a stable hash of the full name. */
+    maxToolNameLength: z.number().int().min(32).max(128).default(64),
+    ...curation,
+    /** A tenant's own curation, applied on top of the endpoint's (both must admit a tool). */
+    tenants: z.record(z.string().min(1), z.object(curation).strict()).default({}),
+  })
+  .strict()
+  .prefault({});
+
+export type ToolsConfig = z.output<typeof toolsSchema>;
+export type CurationConfig = Pick<ToolsConfig, 'include' | 'exclude' | 'overrides'>;
+
+/** Hash characters of a shortened name, and the "_" before them: what a stem must leave room for. */
+export const SHORT_SUFFIX = 11;
+
+/**
+ * Cross-field rules of one endpoint's `tools:` (called from the config schema's superRefine): tenants
+ * that exist, renames that are unique, fit, and cannot be mistaken for a prefixed name, and upstream
+ * names short enough that a shortened name keeps its whole "<upstream>__" prefix (routing reads it).
+ */
+export function toolsProblems(tools: ToolsConfig, upstreams: readonly string[], prefixes: boolean, tenantNames: ReadonlySet<string>): Array<{ path: Array<string | number>; message: string }> {
+  const problems: Array<{ path: Array<string | number>; message: string }> = [];
+  const max = tools.maxToolNameLength;
+  for (const t of Object.keys(tools.tenants)) {
+    if (!tenantNames.has(t)) problems.push({ path: ['tenants', t], message: `no tenant is named "${t}"` });
+  }
+  if (prefixes) {
+    for (const u of upstreams) {
+      if (u.length + 2 + 1 + SHORT_SUFFIX > max) problems.push({ path: ['maxToolNameLength'], message: `${max} leaves no room for a shortened name of upstream "${u}" (needs at least ${u.length + 3 + SHORT_SUFFIX})` });
+    }
+  }
+  const sets: Array<[Array<string | number>, CurationConfig]> = [[[], tools], ...Object.entries(tools.tenants).map(([t, c]): [Array<string | number>, CurationConfig] => [['tenants', t], c])];
+  for (const [base, c] of sets) {
+    // A tenant's renames join the endpoint's (those the tenant does not rename again).
+    const seen = new Map<string, string>();
+    if (c !== tools) for (const [canonical, o] of Object.entries(tools.overrides)) if (o.name !== undefined && c.overrides[canonical]?.name === undefined) seen.set(o.name, canonical);
+    for (const [canonical, o] of Object.entries(c.overrides)) {
+      if (o.name === undefined) continue;
+      const path = [...base, 'overrides', canonical, 'name'];
+      if (o.name.length > max) problems.push({ path, message: `"${o.name}" is longer than maxToolNameLength (${max})` });
+      if (o.name === 'search_tools' || o.name === 'call_tool') problems.push({ path, message: `"${o.name}" is the name of a search meta-tool` });
+      const owner = upstreams.find((u) => o.name!.startsWith(`${u}__`));
+      if (prefixes && owner) problems.push({ path, message: `"${o.name}" reads as a name of upstream "${owner}": choose a name that does not start with "${owner}__"` });
+      const twice = seen.get(o.name);
+      if (twice !== undefined) problems.push({ path, message: `"${o.name}" is also the new name of "${twice}"` });
+      seen.set(o.name, canonical);
+    }
+  }
+  return problems;
+}

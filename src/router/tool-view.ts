@@ -1,0 +1,119 @@
+import { isValidToolName, prefixed } from '../jsonrpc/names.js';
+import type { Curation } from './curation.js';
+import { assignNames, shortName, type NameRequest } from './short-names.js';
+import { ToolIndex } from './tool-index.js';
+
+type Definition = Record<string, unknown>;
+
+/** One tool as an endpoint exposes it. */
+export interface ViewTool {
+  /** The name clients see and call. */
+  readonly name: string;
+  /** What tenant policy, argument rules, audit and metrics know it by: "<upstream>__<tool>", or "<tool>" unprefixed. */
+  readonly canonical: string;
+  readonly upstream: string;
+  /** The upstream's own name for it. */
+  readonly tool: string;
+  /** The curated definition (exposed name, overridden texts, the upstream's schemas). */
+  readonly definition: Definition;
+  /** The definition as the upstream reported it: what tool pins hash. */
+  readonly raw: Definition;
+}
+
+export interface ViewInput {
+  /** Each upstream's tools by their own names (an upstream whose list failed is absent). */
+  catalogues: ReadonlyMap<string, ReadonlyMap<string, Definition>>;
+  curation: Curation;
+  maxNameLength: number;
+  prefixNames: boolean;
+  /** Names the endpoint gives to something else (the search meta-tools). */
+  reserved: readonly string[];
+}
+
+/** Every character of a canonical name is allowed in a tool name (its length is what shortening fixes). */
+const NAME_CHARS = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * One version of an endpoint's tool catalogue for one curation: exposed name ↔ upstream tool, the
+ * curated definitions, and the search index over them (built on first search). Immutable: a catalogue
+ * change makes a new view (see ToolViews), so no request ever sees a half-updated one.
+ */
+export class ToolView {
+  /** Sorted by canonical name: the order ids in the index and ties in ranking follow. */
+  readonly tools: readonly ViewTool[];
+  /** The upstreams whose catalogue this view holds. */
+  readonly upstreams: ReadonlySet<string>;
+  /** Tools that got no name (a rename or a meta-tool took it). */
+  readonly shadowed: readonly string[];
+  readonly #byName = new Map<string, ViewTool>();
+  readonly #byCanonical = new Map<string, ViewTool>();
+  readonly #input: ViewInput;
+  #index: ToolIndex | undefined;
+
+  constructor(input: ViewInput) {
+    this.#input = input;
+    this.upstreams = new Set(input.catalogues.keys());
+    const entries: Array<{ upstream: string; tool: string; raw: Definition } & NameRequest> = [];
+    for (const [upstream, catalogue] of input.catalogues) {
+      for (const [tool, raw] of catalogue) {
+        const canonical = input.prefixNames ? prefixed(upstream, tool) : tool;
+        if (!NAME_CHARS.test(canonical) || !input.curation.admits(canonical)) continue;
+        entries.push({ upstream, tool, raw, canonical, rename: input.curation.renameOf(canonical), keep: input.prefixNames ? upstream.length + 3 : 1 });
+      }
+    }
+    const { names, shadowed } = assignNames(entries, input.maxNameLength, input.reserved);
+    this.shadowed = shadowed;
+    this.tools = entries
+      .filter((e) => names.has(e.canonical))
+      .sort((a, b) => (a.canonical < b.canonical ? -1 : 1))
+      .map((e) => {
+        const name = names.get(e.canonical)!;
+        return { name, canonical: e.canonical, upstream: e.upstream, tool: e.tool, raw: e.raw, definition: input.curation.apply(e.raw, e.canonical, name) };
+      });
+    for (const t of this.tools) {
+      this.#byName.set(t.name, t);
+      this.#byCanonical.set(t.canonical, t);
+    }
+  }
+
+  /** The tool clients call by this name. */
+  named(name: string): ViewTool | undefined {
+    return this.#byName.get(name);
+  }
+
+  byCanonical(canonical: string): ViewTool | undefined {
+    return this.#byCanonical.get(canonical);
+  }
+
+  /**
+   * The exposed name of a listed tool, undefined when curation hides it. A tool this view does not hold
+   * (listed after the catalogue it was built from) is named by the same rules, without clash handling.
+   */
+  exposedName(canonical: string): string | undefined {
+    const known = this.#byCanonical.get(canonical);
+    if (known) return known.name;
+    const { curation, maxNameLength } = this.#input;
+    if (!NAME_CHARS.test(canonical) || !curation.admits(canonical)) return undefined;
+    const name = curation.renameOf(canonical) ?? (canonical.length <= maxNameLength ? canonical : shortName(canonical, maxNameLength));
+    return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
+  }
+
+  /** Every tool that matches the query, best first. */
+  search(query: string): ViewTool[] {
+    return this.index().search(query).map((i) => this.tools[i]!);
+  }
+
+  /** The search index of this version: built once, ahead of the first search where the endpoint can (see EndpointRouter.prepareTools). */
+  index(): ToolIndex {
+    this.#index ??= new ToolIndex(
+      this.tools.map((t) => ({
+        names: [t.name, t.tool],
+        upstream: t.upstream,
+        title: typeof t.definition.title === 'string' ? t.definition.title : undefined,
+        description: typeof t.definition.description === 'string' ? t.definition.description : undefined,
+        inputSchema: t.definition.inputSchema,
+      })),
+    );
+    return this.#index;
+  }
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { ToolsConfig } from '../config/tools-schema.js';
+import type { Logger } from '../observability/logger.js';
+import { Curation } from './curation.js';
+import { CALL_TOOL, SEARCH_TOOLS } from './meta-tools.js';
+import { ToolView } from './tool-view.js';
+
+type Catalogue = ReadonlyMap<string, Record<string, unknown>>;
+
+/** Views kept per curation: more than one only when instances disagree (per-tenant upstreams that differ). */
+const VIEWS_PER_CURATION = 4;
+
+/**
+ * An endpoint's tool views, one per catalogue version and curation, shared by every session and
+ * request on this endpoint. A version is the content of each upstream's catalogue: instances that list
+ * the same tools (a shared pool's connections, every replica) give the same digest, so the view (and
+ * its index) is built once per catalogue change, never per session or per request. Whatever a caller
+ * may see is decided on the view's results, not in it: one view serves every tenant.
+ */
+export class ToolViews {
+  readonly exposure: ToolsConfig['exposure'];
+  readonly maxNameLength: number;
+  readonly #prefixNames: boolean;
+  readonly #logger: Logger;
+  readonly #common: Curation;
+  readonly #tenants: Map<string, Curation>;
+  /** Each catalogue object's digest, computed once per object (an instance keeps its object until the list changes). */
+  readonly #digests = new WeakMap<Catalogue, string>();
+  readonly #views = new Map<string, Map<string, ToolView>>();
+
+  constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger) {
+    this.exposure = tools.exposure;
+    this.maxNameLength = tools.maxToolNameLength;
+    this.#prefixNames = prefixNames;
+    this.#logger = logger;
+    const { common, tenants } = Curation.forEndpoint(tools);
+    this.#common = common;
+    this.#tenants = tenants;
+  }
+
+  /** search_tools and call_tool stand in for the catalogue in tools/list. */
+  get searchMode(): boolean {
+    return this.exposure !== 'all';
+  }
+
+  /** What a tenant's sessions see of the catalogue. */
+  curationFor(tenant: string): Curation {
+    return this.#tenants.get(tenant) ?? this.#common;
+  }
+
+  /** Whether a tenant's view differs from what everyone else on this endpoint sees (then no public caching). */
+  curatesFor(tenant: string): boolean {
+    return this.#tenants.has(tenant);
+  }
+
+  #digest(catalogue: Catalogue): string {
+    let d = this.#digests.get(catalogue);
+    if (d === undefined) {
+      const h = createHash('sha256');
+      for (const name of [...catalogue.keys()].sort()) h.update(JSON.stringify(catalogue.get(name))).update('\n');
+      d = h.digest('base64url');
+      this.#digests.set(catalogue, d);
+    }
+    return d;
+  }
+
+  /** The view of these catalogues (upstream → its tools) under a curation: cached by their content. */
+  view(curation: Curation, catalogues: ReadonlyMap<string, Catalogue>): ToolView {
+    const version = [...catalogues].map(([u, c]) => `${u}:${this.#digest(c)}`).join(',');
+    let views = this.#views.get(curation.key);
+    if (!views) this.#views.set(curation.key, (views = new Map()));
+    const cached = views.get(version);
+    if (cached) return cached;
+    const started = performance.now();
+    const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [] });
+    if (views.size >= VIEWS_PER_CURATION) views.delete(views.keys().next().value!);
+    views.set(version, view);
+    const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);
+    this.#logger.info({ curation: curation.key || undefined, tools: view.tools.length, renamed: renamed.length > 0 ? renamed : undefined, ms: Math.round((performance.now() - started) * 100) / 100 }, 'tool catalogue view built');
+    if (view.shadowed.length > 0) this.#logger.warn({ curation: curation.key || undefined, tools: view.shadowed }, 'tools left out: their exposed name is taken by a rename or a search meta-tool');
+    return view;
+  }
+}

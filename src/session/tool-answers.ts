@@ -1,0 +1,101 @@
+import { toJsonRpcError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import type { Decision } from '../policy/decision.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, metaToolDefinitions } from '../router/meta-tools.js';
+import type { ToolView, ViewTool } from '../router/tool-view.js';
+import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
+
+type Result = Record<string, unknown>;
+
+/** How a search is recorded in the audit log: allowed by no pattern, it only reveals what the caller may see. */
+const SEARCH_DECISION: Decision = Object.freeze({ allowed: true, rule: 'tools.search' });
+const MAX_QUERY = 1000;
+
+/** The tools of a view the caller may see: its tenant's policy on the canonical name, then tool pinning. */
+export function visibleTools(host: PipelineHost, tools: readonly ViewTool[]): Promise<ViewTool[]> {
+  return host.router!.admit(tools.filter((t) => host.guard.allowsTool(t.canonical)));
+}
+
+/** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */
+export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
+  const { req, host } = ctx;
+  const call = req.method === 'tools/call';
+  if (call) host.guard.record(req.method, req.params, SEARCH_DECISION, 'ok', ctx.startedAt, result, undefined);
+  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'ok', seconds: elapsed(ctx), tool: call ? String(req.params?.name) : undefined, era: host.era });
+  return { jsonrpc: '2.0', id: req.id, result };
+}
+
+/** The same, for a refusal: the error the client gets, counted as one. */
+export function failed(ctx: RequestContext, err: unknown): JsonRpcResponse {
+  const { req, host } = ctx;
+  const call = req.method === 'tools/call';
+  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'error', seconds: elapsed(ctx), tool: call ? String(req.params?.name) : undefined, era: host.era });
+  return toJsonRpcError(err, host.logger).toResponse(req.id);
+}
+
+/** tools/list of a search-mode endpoint: the meta-tools, described from what the caller may see, and its working set. */
+export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcResponse> {
+  const { host, req } = ctx;
+  // Never a cursor to continue: the list is one page.
+  if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
+  try {
+    const seen = await visibleTools(host, (await host.router!.toolView()).tools);
+    const tools = metaToolDefinitions(seen);
+    const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
+    if (ws) for (const t of seen) if (ws.has(t.name)) tools.push(t.definition);
+    return answered(ctx, { tools });
+  } catch (err) {
+    return failed(ctx, err);
+  }
+}
+
+interface SearchArgs {
+  query: string;
+  limit: number;
+  upstream: string | undefined;
+}
+
+function searchArgs(args: unknown): SearchArgs {
+  const bad = (why: string) => new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: search_tools ${why}`);
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw bad('needs arguments {"query": "…"}');
+  const { query, limit, upstream } = args as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw bad('needs "query", a few words about the task');
+  if (query.length > MAX_QUERY) throw bad(`"query" is longer than ${MAX_QUERY} characters`);
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIMIT)) throw bad(`"limit" must be an integer from 1 to ${MAX_LIMIT}`);
+  if (upstream !== undefined && typeof upstream !== 'string') throw bad('"upstream" must be a string');
+  return { query, limit: (limit as number | undefined) ?? DEFAULT_LIMIT, upstream };
+}
+
+/** What a search returns of a tool: enough to call it. */
+function found(t: ViewTool): Result {
+  const d = t.definition;
+  const out: Result = { name: t.name };
+  if (d.title !== undefined) out.title = d.title;
+  out.description = d.description ?? '';
+  out.inputSchema = d.inputSchema;
+  if (d.annotations !== undefined) out.annotations = d.annotations;
+  return out;
+}
+
+/** The best matches among the tools the caller may see: filtered first, then cut to the limit. */
+export async function rankedFor(host: PipelineHost, view: ToolView, a: SearchArgs): Promise<ViewTool[]> {
+  const matches = view.search(a.query).filter((t) => a.upstream === undefined || t.upstream === a.upstream);
+  return (await visibleTools(host, matches)).slice(0, a.limit);
+}
+
+/** search_tools: answered by the gateway from the endpoint's index, for this caller only. */
+export async function searchTools(ctx: RequestContext): Promise<JsonRpcResponse> {
+  const { host } = ctx;
+  try {
+    const a = searchArgs(ctx.req.params?.arguments);
+    const best = await rankedFor(host, await host.router!.toolView(), a);
+    const tools = best.map(found);
+    if (host.endpoint.tools.exposure === 'search+working-set') host.workingSet?.add(best.map((t) => t.name));
+    const text = tools.length > 0 ? JSON.stringify({ tools }) : `No tool matches "${a.query}". Try other words for the task, or fewer of them.`;
+    return answered(ctx, { content: [{ type: 'text', text }], structuredContent: { tools } });
+  } catch (err) {
+    return failed(ctx, err);
+  }
+}

@@ -1,0 +1,68 @@
+// `switchboard tools`: starts a config's upstreams (real child processes) and prints each endpoint's
+// exposed tool names with the upstream tool they reach: renamed and shortened names marked.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+const FIXTURE = resolve('test/fixtures/catalogue-server.mjs');
+
+function config(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'swb-tools-')), 'config.yaml');
+  writeFileSync(
+    file,
+    `upstreams:
+  - { name: gh, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${FIXTURE}, --set, issues, --long] }
+  - { name: fs, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${FIXTURE}, --set, files] }
+endpoints:
+  - path: /mcp
+    upstreams: [gh, fs]
+    tools:
+      exposure: search
+      exclude: [gh__delete_*]
+      overrides: { fs__read_file: { name: read } }
+      tenants: { anonymous: { exclude: [fs__move_*] } }
+`,
+  );
+  return file;
+}
+
+function run(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'tools', ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('switchboard tools', () => {
+  it('prints exposed name → upstream/tool per endpoint, renamed and shortened names marked', () => {
+    const r = run(['--config', config()]);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines[0], '/mcp (exposure search: tools/list shows search_tools and call_tool)');
+    const rows = new Map(lines.slice(1).map((l) => l.trim().split(/\s{2,}/)).map(([name, target, how]) => [name!, `${target}${how ? ` ${how}` : ''}`]));
+    assert.equal(rows.get('read'), 'fs/read_file (renamed)');
+    assert.equal(rows.get('gh__create_issue'), 'gh/create_issue');
+    assert.equal(rows.has('gh__delete_repository'), false, 'excluded');
+    assert.equal(rows.get('fs__move_file'), 'fs/move_file', 'without --tenant: the endpoint’s own curation');
+    const short = [...rows].filter(([, v]) => v.endsWith('(shortened)'));
+    assert.deepEqual(short.map(([n]) => n.length), [64, 64]);
+    assert.deepEqual(short.map(([, v]) => v.split(' ')[0]).sort(), ['gh/create_pull_request_review_comment_reply_in_thread_for_community', 'gh/create_pull_request_review_comment_reply_in_thread_for_enterprise']);
+  });
+
+  it('--json and --tenant: the tenant’s own curation, machine-readable', () => {
+    const r = run(['--config', config(), '--tenant', 'anonymous', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const [endpoint] = JSON.parse(r.stdout);
+    assert.equal(endpoint.endpoint, '/mcp');
+    assert.equal(endpoint.exposure, 'search');
+    const names = endpoint.tools.map((t: { name: string }) => t.name);
+    assert.ok(names.includes('read') && !names.includes('fs__move_file'));
+    assert.deepEqual(endpoint.tools.find((t: { name: string }) => t.name === 'read'), { name: 'read', upstream: 'fs', tool: 'read_file', canonical: 'fs__read_file', how: 'renamed' });
+  });
+
+  it('needs a config', () => {
+    const r = run([]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--config FILE is required/);
+  });
+});

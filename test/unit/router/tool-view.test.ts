@@ -1,0 +1,129 @@
+// The catalogue view of an endpoint: search terms (name splitting, stemming), ranking over names,
+// descriptions and parameters, curation (include/exclude, rename, overrides) keyed by canonical name,
+// and the determinism replicas rely on (the same catalogue in any order ranks the same).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.js';
+import { Curation } from '../../../src/router/curation.js';
+import { catalogueSummary, metaToolDefinitions } from '../../../src/router/meta-tools.js';
+import { stem, term, words } from '../../../src/router/search-terms.js';
+import { ToolView } from '../../../src/router/tool-view.js';
+
+type Def = Record<string, unknown>;
+const tool = (name: string, description: string, properties: Record<string, Def> = {}): Def => ({ name, description, inputSchema: { type: 'object', properties } });
+
+const GH = [
+  tool('create_issue', 'Open a new issue in a repository.', { title: { type: 'string', description: 'Issue title' } }),
+  tool('get_issue_comments', 'Get the comments of an issue.'),
+  tool('list_pull_requests', 'List the pull requests of a repository.'),
+  tool('delete_repository', 'Delete a repository for good.'),
+  tool('searchCode', 'Search source code across repositories.'),
+];
+const FS = [tool('read_file', 'Read the contents of a file.', { path: { type: 'string', description: 'Absolute path' } }), tool('write_file', 'Write a file.'), tool('list_directory', 'List a directory.')];
+const CHAT = [tool('post_message', 'Post to a place.', { channel: { type: 'string', description: 'Channel name' } })];
+
+const catalogue = (defs: Def[]) => new Map(defs.map((d) => [d.name as string, d]));
+const NONE = new Curation('', [{ exclude: [], overrides: {} }]);
+
+function view(o: { curation?: Curation; max?: number; reverse?: boolean; reserved?: string[] } = {}): ToolView {
+  const entries: Array<[string, Def[]]> = [
+    ['gh', GH],
+    ['fs', FS],
+    ['chat', CHAT],
+  ];
+  const ordered = o.reverse ? entries.reverse().map(([u, d]): [string, Def[]] => [u, [...d].reverse()]) : entries;
+  return new ToolView({ catalogues: new Map(ordered.map(([u, d]) => [u, catalogue(d)])), curation: o.curation ?? NONE, maxNameLength: o.max ?? 64, prefixNames: true, reserved: o.reserved ?? [] });
+}
+
+describe('search terms', () => {
+  it('split names at underscores, hyphens, dots, camelCase humps and digits', () => {
+    assert.deepEqual(words('get_issue_comments'), ['get', 'issue', 'comments']);
+    assert.deepEqual(words('getIssueComments'), ['get', 'issue', 'comments']);
+    assert.deepEqual(words('parseHTMLDocument v2-beta.x'), ['parse', 'html', 'document', 'v', '2', 'beta', 'x']);
+  });
+
+  it('stem the forms of one word to one stem, and keep short words and function words apart', () => {
+    for (const [a, b] of [['issues', 'issue'], ['creating', 'create'], ['created', 'creation'], ['queries', 'query'], ['branches', 'branch'], ['running', 'run'], ['files', 'file']]) {
+      assert.equal(stem(a!), stem(b!), `${a} ~ ${b}`);
+    }
+    assert.equal(stem('status'), 'status');
+    assert.equal(stem('access'), 'access');
+    assert.equal(term('the'), null);
+  });
+});
+
+describe('searching a view', () => {
+  const top = (v: ToolView, q: string) => v.search(q)[0]?.name;
+
+  it('finds a tool by what it does, by its name written any way, and by its parameters', () => {
+    const v = view();
+    assert.equal(top(v, 'comments on an issue'), 'gh__get_issue_comments');
+    assert.equal(top(v, 'getIssueComments'), 'gh__get_issue_comments');
+    assert.equal(top(v, 'creating issues'), 'gh__create_issue');
+    assert.equal(top(v, 'read a file'), 'fs__read_file');
+    assert.equal(top(v, 'pull requests'), 'gh__list_pull_requests');
+    assert.equal(top(v, 'channel'), 'chat__post_message', 'found by a parameter name and its description');
+    assert.equal(top(v, 'repo'), v.search('repository')[0]?.name, 'a word prefix matches the longer word');
+    assert.deepEqual(v.search('zebra xylophone'), []);
+  });
+
+  it('ranks the same whatever order the catalogue was listed in (what replicas rely on)', () => {
+    const a = view();
+    const b = view({ reverse: true });
+    for (const q of ['issue', 'file', 'list', 'repository', 'search code', 'post']) assert.deepEqual(b.search(q).map((t) => t.name), a.search(q).map((t) => t.name), q);
+  });
+});
+
+describe('curation', () => {
+  const cfg = (tools: Record<string, unknown>) => parseConfig({ upstreams: [{ name: 'gh', transport: 'stdio', command: 'x' }], endpoints: [{ path: '/mcp', upstreams: ['gh'], tools }] }, 'test', {}).endpoints[0]!.tools;
+
+  it('includes, excludes, renames and overrides by canonical name; schemas and the raw definition stay the upstream’s', () => {
+    const { common } = Curation.forEndpoint(
+      cfg({ include: ['gh__*', 'fs__read_*'], exclude: ['gh__delete_*'], overrides: { fs__read_file: { name: 'read', title: 'Read', description: 'Reads a file.', annotations: { readOnlyHint: true } } } }),
+    );
+    const v = view({ curation: common });
+    assert.deepEqual(v.tools.map((t) => t.name).sort(), ['gh__create_issue', 'gh__get_issue_comments', 'gh__list_pull_requests', 'gh__searchCode', 'read']);
+    const read = v.named('read')!;
+    assert.equal(read.canonical, 'fs__read_file');
+    assert.equal(read.tool, 'read_file');
+    assert.deepEqual(read.definition, { ...FS[0], name: 'read', title: 'Read', description: 'Reads a file.', annotations: { readOnlyHint: true } });
+    assert.equal(read.raw, FS[0], 'pins hash what the upstream reported');
+    assert.equal(v.named('fs__read_file'), undefined, 'the canonical name of a renamed tool is not exposed');
+    assert.equal(v.exposedName('gh__delete_repository'), undefined);
+    assert.equal(v.search('delete repository').some((t) => t.canonical === 'gh__delete_repository'), false);
+    assert.equal(top(v, 'read'), 'read');
+  });
+
+  it('a tenant’s layer narrows the endpoint’s and its override fields win', () => {
+    const { common, tenants } = Curation.forEndpoint(cfg({ exclude: ['chat__*'], overrides: { gh__create_issue: { title: 'New issue', annotations: { a: 1 } } }, tenants: { anonymous: { exclude: ['fs__*'], overrides: { gh__create_issue: { description: 'Tenant text', annotations: { b: 2 } } } } } }));
+    const mine = view({ curation: tenants.get('anonymous')! });
+    assert.deepEqual(mine.tools.map((t) => t.upstream).filter((u, i, a) => a.indexOf(u) === i), ['gh']);
+    assert.deepEqual(mine.named('gh__create_issue')!.definition, { ...GH[0], name: 'gh__create_issue', title: 'New issue', description: 'Tenant text', annotations: { a: 1, b: 2 } });
+    assert.ok(view({ curation: common }).named('fs__read_file'));
+  });
+
+  it('a reserved (meta-tool) name shadows a tool that has it', () => {
+    const v = new ToolView({ catalogues: new Map([['u', catalogue([tool('search_tools', 'x'), tool('ok', 'y')])]]), curation: NONE, maxNameLength: 64, prefixNames: false, reserved: ['search_tools', 'call_tool'] });
+    assert.deepEqual(v.tools.map((t) => t.name), ['ok']);
+    assert.deepEqual(v.shadowed, ['search_tools']);
+  });
+});
+
+describe('meta-tool descriptions', () => {
+  it('say how many tools, from which upstreams, about what: only from what the caller may see', () => {
+    const v = view();
+    const seen = v.tools.filter((t) => t.upstream !== 'chat' && t.tool !== 'delete_repository');
+    const summary = catalogueSummary(seen);
+    assert.match(summary, /^fs \(3 tools: .*\); gh \(4 tools: .*issue.*\)$/);
+    assert.doesNotMatch(summary, /chat|delete/);
+    const [search, call] = metaToolDefinitions(seen);
+    assert.equal(search!.name, 'search_tools');
+    assert.match(String(search!.description), /7 tools are available/);
+    assert.deepEqual((search!.inputSchema as any).properties.upstream.enum, ['fs', 'gh']);
+    assert.equal(call!.name, 'call_tool');
+  });
+});
+
+function top(v: ToolView, q: string): string | undefined {
+  return v.search(q)[0]?.name;
+}
