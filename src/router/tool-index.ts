@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { synonymsOf } from './search-synonyms.js';
 import { term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
@@ -15,6 +16,7 @@ interface Doc {
   id: number;
   name: string;
   title: string;
+  lead: string;
   description: string;
   params: string;
   paramText: string;
@@ -22,11 +24,22 @@ interface Doc {
 }
 
 /**
- * Field weights: a query word in a tool's name says most about it, then its title, its description,
- * its parameter names, the descriptions of its parameters, and the server it comes from.
+ * Field weights, measured on the tool corpus (npm run bench:tools): a query word in a tool's name or
+ * title says most about it, then the first sentence of its description (what the tool does), the whole
+ * description, its parameter names and the server it comes from. Parameter descriptions are indexed
+ * without weight: they only count towards how many of the query's words a tool covers (see search).
  */
-const BOOST = { name: 4, title: 3, description: 1.5, params: 1.2, paramText: 0.6, upstream: 1 };
+const BOOST = { name: 3, title: 3, lead: 2, description: 2, params: 1.2, paramText: 0, upstream: 1 };
 const FIELDS = Object.keys(BOOST);
+
+/**
+ * BM25 with full length normalisation (b = 1) and no BM25+ floor (d = 0): long descriptions that
+ * mention many words in passing (usage notes, examples) must not outrank short ones that say the thing.
+ */
+const BM25 = { k: 0.8, b: 1, d: 0 };
+
+/** How much a synonym of a query word counts against the word itself. */
+const SYNONYM_WEIGHT = 0.5;
 
 /** Parameter names and descriptions, one level of nesting deep (where the common shapes put them). */
 function paramsOf(schema: unknown, depth = 0): { names: string[]; texts: string[] } {
@@ -44,12 +57,29 @@ function paramsOf(schema: unknown, depth = 0): { names: string[]; texts: string[
   return out;
 }
 
+/** The first sentence of a description: what the tool does (what follows is mostly how to use it). */
+function leadOf(description: string): string {
+  const text = description.trim().replace(/\s+/g, ' ');
+  const m = /^(.*?[.!?])(\s|$)/.exec(text);
+  return (m ? m[1]! : text).split(' ').slice(0, 30).join(' ');
+}
+
+/**
+ * The words of a tool's names, each once and without the upstream's (already its own field): an
+ * aggregated name repeats the tool's words and carries the server's, which would count them twice.
+ */
+function nameWords(t: IndexedTool): string {
+  const upstream = new Set(words(t.upstream));
+  return [...new Set(t.names.flatMap(words))].filter((w) => !upstream.has(w)).join(' ');
+}
+
 function docOf(t: IndexedTool, id: number): Doc {
   const params = paramsOf(t.inputSchema);
   return {
     id,
-    name: [...new Set(t.names)].join(' '),
+    name: nameWords(t),
     title: t.title ?? '',
+    lead: leadOf(t.description ?? ''),
     description: t.description ?? '',
     params: params.names.join(' '),
     paramText: params.texts.join(' '),
@@ -57,8 +87,28 @@ function docOf(t: IndexedTool, id: number): Doc {
   };
 }
 
+/** A query's own terms, and the synonyms they bring (each with the query terms it stands for). */
+function expand(query: string): { boost: Map<string, number>; origin: Map<string, Set<string>> } {
+  const own = [...new Set(words(query).map(term).filter((t): t is string => t !== null))];
+  const boost = new Map<string, number>(own.map((t) => [t, 1]));
+  const origin = new Map<string, Set<string>>(own.map((t) => [t, new Set([t])]));
+  for (const t of own) {
+    for (const s of synonymsOf(t)) {
+      if (boost.get(s) === 1) continue;
+      boost.set(s, SYNONYM_WEIGHT);
+      let o = origin.get(s);
+      if (!o) origin.set(s, (o = new Set()));
+      o.add(t);
+    }
+  }
+  return { boost, origin };
+}
+
+const splitTerms = (s: string): string[] => s.split(' ').filter((x) => x.length > 0);
+const asIs = (t: string): string => t;
+
 /**
- * A lexical index over one catalogue (MiniSearch: BM25+ with per-field weights), built once per
+ * A lexical index over one catalogue (MiniSearch: BM25 with per-field weights), built once per
  * catalogue version; searching it returns every match, best first, so that a caller can filter by
  * policy and still have enough left to fill its page.
  */
@@ -73,20 +123,30 @@ export class ToolIndex {
       searchOptions: {
         boost: BOOST,
         combineWith: 'OR',
-        // A query word of four letters or more also matches longer words it begins ("repo" → repository);
-        // one of six or more forgives a typo. Both count for less than an exact word.
-        prefix: (t) => t.length >= 4,
-        fuzzy: (t) => (t.length >= 6 ? 1 : false),
-        weights: { prefix: 0.4, fuzzy: 0.2 },
+        bm25: BM25,
+        // No prefix or fuzzy matching: measured, both cost more precision than the stray word they save;
+        // the stemmer and the synonyms carry the variants of a word.
+        prefix: false,
+        fuzzy: false,
       },
     });
     this.#search.addAll(tools.map(docOf));
   }
 
-  /** Ids (positions in the catalogue) of every tool that matches, best first; equal scores by position. */
+  /**
+   * Ids (positions in the catalogue) of every tool that matches, best first; equal scores by position.
+   * MiniSearch multiplies a score by the number of query terms a document matched; a synonym is not
+   * another word of the query, so that factor is recounted as the query words covered, by themselves
+   * or through a synonym.
+   */
   search(query: string): number[] {
-    const hits = this.#search.search(query);
-    hits.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number));
-    return hits.map((h) => h.id as number);
+    const { boost, origin } = expand(query);
+    const hits = this.#search.search([...boost.keys()].join(' '), { tokenize: splitTerms, processTerm: asIs, boostTerm: (t) => boost.get(t) ?? 1 });
+    const scored = hits.map((h) => {
+      const covered = new Set(h.queryTerms.flatMap((t) => [...(origin.get(t) ?? [])]));
+      return { id: h.id as number, score: (h.score / Math.max(1, h.queryTerms.length)) * covered.size };
+    });
+    scored.sort((a, b) => b.score - a.score || a.id - b.id);
+    return scored.map((h) => h.id);
   }
 }

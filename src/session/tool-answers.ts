@@ -68,8 +68,8 @@ function searchArgs(args: unknown): SearchArgs {
   return { query, limit: (limit as number | undefined) ?? DEFAULT_LIMIT, upstream };
 }
 
-/** What a search returns of a tool: enough to call it. */
-function found(t: ViewTool): Result {
+/** What a search returns of a tool: enough to call it (also what the bench counts the tokens of). */
+export function found(t: ViewTool): Result {
   const d = t.definition;
   const out: Result = { name: t.name };
   if (d.title !== undefined) out.title = d.title;

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:tools [-- --reps N]`
+ *
+ * Tool search on the committed corpus (test/fixtures/tool-corpus), through the gateway's own ToolViews:
+ * what tools/list costs a model in `all` and in `search` mode, how well the lexical index finds the tool
+ * a task needs (recall@1, recall@5, MRR; overall, per group, on the tuning half and the held-out half),
+ * how long a search and an index build take. Prints a table and writes .bench/tools-<time>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { metaToolDefinitions } from '../../../src/router/meta-tools.js';
+import { found } from '../../../src/session/tool-answers.js';
+import { ROOT } from '../targets.js';
+import { loadCorpus, loadQueries } from './corpus.js';
+import { corpusCatalogues, corpusView, measureRetrieval, searchEndpointViews, type Quality } from './retrieval.js';
+import { countToolsListTokens, countTokens } from './tokens.js';
+
+const { values: args } = parseArgs({ options: { reps: { type: 'string', default: '50' }, builds: { type: 'string', default: '9' } } });
+const reps = Math.max(1, Number(args.reps));
+const builds = Math.max(1, Number(args.builds));
+const log = (s: string): void => void process.stdout.write(`${s}\n`);
+const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+const corpus = loadCorpus();
+const queries = loadQueries();
+const view = corpusView(corpus);
+const SEARCH_LIMIT = 5;
+
+/** Tokens: the catalogue as `all` mode lists it, the meta-tools `search` mode lists instead, a search's answer. */
+function tokenCost() {
+  const all = countToolsListTokens({ tools: view.tools.map((t) => t.definition) });
+  const search = countToolsListTokens({ tools: metaToolDefinitions(view.tools) });
+  // The text content a model reads back from search_tools (limit 5), for every query: its median is "typical".
+  const answers = queries.map((q) => countTokens(JSON.stringify({ tools: view.search(q.query).slice(0, SEARCH_LIMIT).map(found) }))).sort((a, b) => a - b);
+  return { allMode: all, searchMode: search, reductionPct: round((1 - search / all) * 100, 2), searchResultLimit5: { median: quantile(answers, 0.5), p90: quantile(answers, 0.9), max: answers.at(-1)! } };
+}
+
+/** Every query searched `reps` times after one warm-up pass; each search timed on its own. */
+function searchLatency() {
+  for (const q of queries) view.search(q.query);
+  const ms: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    for (const q of queries) {
+      const t0 = performance.now();
+      view.search(q.query);
+      ms.push(performance.now() - t0);
+    }
+  }
+  ms.sort((a, b) => a - b);
+  return { searches: ms.length, p50Ms: round(quantile(ms, 0.5)), p99Ms: round(quantile(ms, 0.99)), maxMs: round(ms.at(-1)!) };
+}
+
+/** A fresh view and its index per build, as a catalogue change makes one. */
+function indexBuild() {
+  const catalogues = corpusCatalogues(corpus);
+  const ms: number[] = [];
+  for (let i = 0; i < builds; i++) {
+    const views = searchEndpointViews();
+    const t0 = performance.now();
+    views.view(views.curationFor(''), catalogues).index();
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  return { builds, medianMs: round(quantile(ms, 0.5), 2), tools: view.tools.length };
+}
+
+const tokens = tokenCost();
+const retrieval = measureRetrieval(view, queries);
+const latency = searchLatency();
+const build = indexBuild();
+
+const row = (label: string, q: Quality) => `| ${label} | ${q.queries} | ${q.recallAt1.toFixed(3)} | ${q.recallAt5.toFixed(3)} | ${q.mrr.toFixed(3)} |`;
+log(`# Tool search on the corpus: ${corpus.servers.length} servers, ${view.tools.length} tools, ${queries.length} queries\n`);
+log('| tokens (o200k_base) | |\n|---|---|');
+log(`| tools/list, all mode | ${tokens.allMode} |\n| tools/list, search mode | ${tokens.searchMode} |\n| reduction | ${tokens.reductionPct} % |`);
+log(`| search_tools result, limit ${SEARCH_LIMIT} (median / p90 / max) | ${tokens.searchResultLimit5.median} / ${tokens.searchResultLimit5.p90} / ${tokens.searchResultLimit5.max} |\n`);
+log('| queries | n | recall@1 | recall@5 | MRR |\n|---|---|---|---|---|');
+log(row('all', retrieval.overall));
+log(row('tuning (even ids)', retrieval.tuning));
+log(row('held out (odd ids)', retrieval.heldOut));
+for (const [g, q] of Object.entries(retrieval.groups)) log(row(`group ${g}`, q));
+log(`\nsearch latency over ${latency.searches} warm searches: p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms`);
+log(`index build (view + index of ${build.tools} tools), median of ${build.builds}: ${build.medianMs} ms`);
+
+const targets = {
+  recallAt5: retrieval.overall.recallAt5 >= 0.9,
+  recallAt1: retrieval.overall.recallAt1 >= 0.7,
+  p99Under5Ms: latency.p99Ms < 5,
+  tokenReduction90: tokens.reductionPct >= 90,
+};
+log(`\nacceptance: ${Object.entries(targets).map(([k, ok]) => `${k} ${ok ? 'met' : 'MISSED'}`).join(', ')}`);
+
+const misses = retrieval.outcomes.filter((o) => o.rank !== 1).map((o) => ({ id: o.query.id, query: o.query.query, rank: o.rank ?? null, top: o.top }));
+const dir = join(ROOT, '.bench');
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `tools-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const { outcomes: _outcomes, ...quality } = retrieval;
+writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, servers: corpus.servers.length, tools: view.tools.length, queries: queries.length, tokens, retrieval: quality, latency, build, targets, misses }, null, 2)}\n`);
+log(`written: ${file}`);
