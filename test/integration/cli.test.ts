@@ -24,7 +24,7 @@ describe('switchboard CLI', () => {
     assert.equal(ok.status, 0, ok.stderr);
     const [header, payload] = ok.stdout.trim().split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     assert.equal(header.alg, 'EdDSA');
-    assert.equal(payload.iss, 'switchboard-dev');
+    assert.equal(payload.iss, 'http://127.0.0.1:8080');
     assert.equal(payload.aud, 'http://127.0.0.1:8080');
     assert.equal(payload.tenant, 'dev');
     assert.equal(payload.sub, 'me');
