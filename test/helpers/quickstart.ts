@@ -33,7 +33,13 @@ export async function startQuickstart(): Promise<Quickstart> {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const base = (await listeningAddress(child)).replace('localhost', '127.0.0.1');
+  let base: string;
+  try {
+    base = (await listeningAddress(child)).replace('localhost', '127.0.0.1');
+  } catch (err) {
+    await stop(child); // a gateway that did not come up in time is not left running
+    throw err;
+  }
   return {
     base,
     token: (sub = 'client-matrix') => devToken(sub),
