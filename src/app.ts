@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/schema.js';
 import { edgePlugin } from './edge/edge-plugin.js';
 import { isLoopbackHost } from './config/loopback.js';
+import { isUrlIssuer } from './config/issuer-url.js';
 import { SseHub } from './edge/sse-connection.js';
 import { ConnectionLimits, connectionCaps } from './edge/connection-limits.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
@@ -72,10 +73,18 @@ function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimi
 /** With JWT, where clients discover the authorization server (RFC 9728); without, a loud warning. */
 function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger): void {
   if (config.auth.mode === 'jwt') {
+    const candidates = config.auth.authorizationServers.length > 0 ? config.auth.authorizationServers : [config.auth.issuer!];
+    const dropped = candidates.filter((s) => !isUrlIssuer(s));
+    if (dropped.length > 0) {
+      logger.warn(
+        { dropped },
+        'not published as authorization servers in the OAuth protected resource metadata: an issuer must be a URL (RFC 8414); clients that run OAuth discovery cannot find an authorization server',
+      );
+    }
     registerResourceMetadata(fastify, {
       paths: config.endpoints.map((e) => e.path),
       publicUrl: (req) => publicUrlOf(config, req.headers.host),
-      authorizationServers: config.auth.authorizationServers.length > 0 ? config.auth.authorizationServers : [config.auth.issuer!],
+      authorizationServers: candidates.filter(isUrlIssuer),
       scopesSupported: config.auth.scopesSupported,
     });
   } else {

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Finds test files (*.test.ts) under the given folders (default: test/unit, test/integration) and runs
-// them with node's test runner through tsx. Node 20's runner does not expand globs itself.
+// Finds test files (*.test.ts) under the given folders (default: test/unit, test/integration,
+// test/clients) and runs them with node's test runner through tsx. Node 20's runner does not expand
+// globs itself.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
-const dirs = roots.length > 0 ? roots : ['test/unit', 'test/integration'];
+const dirs = roots.length > 0 ? roots : ['test/unit', 'test/integration', 'test/clients'];
 
 function walk(dir, out) {
   let entries = [];

@@ -1,21 +1,21 @@
 import { existsSync } from 'node:fs';
 import type { WrittenPath } from './relative-paths.js';
 import type { Config } from './schema.js';
+import { isUrlIssuer } from './issuer-url.js';
 
-const isHttpUrl = (s: string) => URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol);
 
-/** Authorization servers that clients cannot use for OAuth discovery (RFC 9728 metadata). */
+/** Authorization servers that clients cannot use for OAuth discovery (RFC 9728 metadata): the same rule app.ts applies when it leaves them out. */
 function authWarnings(cfg: Config): string[] {
   if (cfg.auth.mode !== 'jwt') return [];
   const out: string[] = [];
   const { issuer, authorizationServers } = cfg.auth;
-  if (authorizationServers.length === 0 && issuer !== undefined && !isHttpUrl(issuer)) {
+  if (authorizationServers.length === 0 && issuer !== undefined && !isUrlIssuer(issuer)) {
     out.push(
       `auth.issuer: ${JSON.stringify(issuer)} is not a URL, so it cannot be the authorization server of the protected resource metadata (RFC 9728), which OAuth clients such as mcp-remote read first; use the issuer's URL (tokens must carry the same "iss"), or set auth.authorizationServers`,
     );
   }
   authorizationServers.forEach((s, i) => {
-    if (!isHttpUrl(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL; OAuth clients cannot discover an authorization server there`);
+    if (!isUrlIssuer(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there`);
   });
   return out;
 }

@@ -47,8 +47,7 @@ export class ModernReply implements AttemptSink {
     this.#done = true;
     const body = JSON.stringify(response);
     if (this.#sse) {
-      this.#sse.write(sseEvent(body));
-      this.#sse.end();
+      this.#sse.end(sseEvent(body));
       return;
     }
     this.#res.writeHead(status, { 'content-type': 'application/json' }).end(body);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export interface ResourceMetadataOptions {
   paths: string[];
   publicUrl: (req: FastifyRequest) => string;
+  /** Issuer URLs only; when empty the field is left out (RFC 9728 makes it optional). */
   authorizationServers: string[];
   scopesSupported: string[];
 }
@@ -14,7 +15,7 @@ export interface ResourceMetadataOptions {
 export function registerResourceMetadata(app: FastifyInstance, o: ResourceMetadataOptions): void {
   const doc = (req: FastifyRequest, path: string) => ({
     resource: `${o.publicUrl(req)}${path}`,
-    authorization_servers: o.authorizationServers,
+    ...(o.authorizationServers.length > 0 ? { authorization_servers: o.authorizationServers } : {}),
     bearer_methods_supported: ['header'],
     ...(o.scopesSupported.length > 0 ? { scopes_supported: o.scopesSupported } : {}),
     resource_name: 'Switchboard MCP gateway',

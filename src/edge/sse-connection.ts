@@ -114,10 +114,7 @@ export class SseConnection {
     if (!this.#corked) {
       this.#corked = true;
       this.#res.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        this.#res.uncork();
-      });
+      process.nextTick(() => this.#uncork());
     }
     this.#res.write(text);
     if (this.#res.writableLength > this.#hub.maxBufferBytes) {
@@ -132,11 +129,20 @@ export class SseConnection {
   /** Ends the stream, with a last chunk in the same write when given. */
   end(last?: string): void {
     if (!this.#open) return;
+    // Our cork goes first. From Node 22 a response holds what is written under its cork and, ended while
+    // corked, sends the terminating chunk ahead of it: the client would never see the last events.
+    this.#uncork();
     const text = this.#preface + (last ?? '');
     this.#preface = '';
     if (text === '') this.#res.end();
     else this.#res.end(text);
     this.#closed();
+  }
+
+  #uncork(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#res.uncork();
   }
 
   #closed(): void {

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run conformance`: the official conformance suites against the gateway fronting
 // test/fixtures/conformance-server.mjs over stdio (test/conformance/gateway.yaml).
-//   legacy  @modelcontextprotocol/conformance 0.1.13 (2025-era wire), once per sharing mode (Node 20)
-//   modern  0.2.0-alpha.12 (npm alias conformance-modern), `--requirements 2026-07-28` (Node 22,
-//           installed on demand into .cache/node22), judged against modern-expected-failures.json
+//   legacy  @modelcontextprotocol/conformance 0.1.13 (2025-era wire), once per sharing mode (this Node)
+//   modern  0.2.0-alpha.12 (npm alias conformance-modern), `--requirements 2026-07-28` (Node 22+:
+//           this one, or one installed once into .cache/node22), judged against modern-expected-failures.json
 // Env: CONFORMANCE_MODERN=0 skips the modern suite, CONFORMANCE_LEGACY=0 the legacy ones;
 // CONFORMANCE_MODERN_SCENARIO=name runs one modern scenario; CONFORMANCE_MODERN_SHARING (default both:
 // shared and per-session) picks one sharing mode; CONFORMANCE_VERBOSE=1 streams the suites' output.
@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { judge, loadExpectedFailures } from './expected-failures.mjs';
-import { ensureNode22 } from './node22.mjs';
+import { nodeAtLeast } from '../helpers/node-binary.mjs';
 import { runSuite } from './suite-run.mjs';
 
 /** Check-level totals of a run (the suite's own `Total: N passed, M failed` line). */
@@ -80,7 +80,7 @@ async function legacy(sharing) {
 }
 
 async function modern(sharing) {
-  const node = ensureNode22(root);
+  const node = nodeAtLeast(22, root);
   const logFile = join(out, `modern-${sharing}.log`);
   const results = join(out, 'modern-results');
   rmSync(results, { recursive: true, force: true });

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import {
   ISSUER,
@@ -619,5 +621,30 @@ describe('auth: configuration', () => {
     assert.throws(() => parseConfig({ ...base, auth: jwt }), /tenants/);
     assert.throws(() => parseConfig({ ...base, auth: { ...jwt, algorithms: ['HS256'] }, tenants: [{ name: 't', endpoints: ['*'] }] }), /allowHmac/);
     assert.throws(() => parseConfig({ ...base, auth: { ...jwt, algorithms: ['none'] }, tenants: [{ name: 't', endpoints: ['*'] }] }), /algorithms/);
+  });
+
+  it('publishes only URL issuers as authorization servers (RFC 9728), and warns about the others', async () => {
+    // mcp-remote and the SDKs parse each authorization server as a URL: a plain name breaks their discovery.
+    const metadataOf = async (auth: Record<string, unknown>) => {
+      const lines: string[] = [];
+      const config = parseConfig({ ...base, auth: { mode: 'jwt', jwksUrl: 'https://issuer.test/jwks.json', ...auth }, tenants: [{ name: 't', endpoints: ['*'] }] });
+      const app = await buildApp(config, { logger: createLogger('warn', { write: (l: string) => void lines.push(l) }) });
+      try {
+        const res = await app.fastify.inject({ url: '/.well-known/oauth-protected-resource/mcp' });
+        assert.equal(res.statusCode, 200);
+        return { doc: res.json() as Json, warned: lines.filter((l) => /an issuer must be a URL/.test(l)).map((l) => JSON.parse(l).dropped) };
+      } finally {
+        await app.close();
+      }
+    };
+    const named = await metadataOf({ issuer: 'switchboard-dev' });
+    assert.equal('authorization_servers' in named.doc, false, JSON.stringify(named.doc));
+    assert.deepEqual(named.warned, [['switchboard-dev']]);
+    const url = await metadataOf({ issuer: ISSUER });
+    assert.deepEqual(url.doc.authorization_servers, [ISSUER]);
+    assert.deepEqual(url.warned, []);
+    const listed = await metadataOf({ issuer: 'plain', authorizationServers: ['https://as.test', 'not a url', 'https://as.test/?q=1', 'ftp://as.test'] });
+    assert.deepEqual(listed.doc.authorization_servers, ['https://as.test']);
+    assert.deepEqual(listed.warned, [['not a url', 'https://as.test/?q=1', 'ftp://as.test']]);
   });
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,12 +56,22 @@ async function whileServingOthers<T>(benign: Client, attack: () => Promise<T>): 
 }
 
 type SandboxInput = 'none' | Partial<Exclude<SandboxConfig, 'none'>> | Record<string, unknown>;
+/**
+ * `node` is the Node running the tests. One that CI installed for a Node line (.cache/node24) lies outside
+ * the system trees a bubblewrap sandbox shows, so its folder is shown read-only as well.
+ */
+const NODE_DIR = dirname(process.execPath);
+const NODE_MOUNT = ['/usr/', '/bin/'].some((tree) => NODE_DIR.startsWith(tree)) ? [] : [NODE_DIR];
+const withNode = (sandbox: SandboxInput): SandboxInput =>
+  typeof sandbox === 'object' && (sandbox.type ?? 'bubblewrap') === 'bubblewrap'
+    ? { ...sandbox, readOnly: [...((sandbox.readOnly as string[] | undefined) ?? []), ...NODE_MOUNT] }
+    : sandbox;
 const hostile = (name: string, sandbox: SandboxInput, extra: Json = {}) => ({
   name,
   transport: 'stdio' as const,
   command: 'node',
   args: [HOSTILE],
-  sandbox: sandbox as SandboxConfig,
+  sandbox: withNode(sandbox) as SandboxConfig,
   env: { GREETING: 'declared' },
   maxLineBytes: 1024 * 1024,
   maxResultBytes: 64 * 1024,
@@ -168,8 +178,9 @@ describe('a hostile stdio server, sandboxed', () => {
       const env = await json(client, 'environment');
       assert.equal(env.GREETING, 'declared');
       assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), [], 'no undeclared variables');
-      // A fixed PATH (node is in /usr/bin here), never the gateway's; PWD, where set, is its own directory.
-      assert.equal(env.PATH, '/usr/local/bin:/usr/bin:/bin');
+      // A fixed PATH (its program's folder first when that is not a system one), never the gateway's; PWD,
+      // where set, is its own directory.
+      assert.equal(env.PATH, [...(['/usr/local/bin', '/usr/bin', '/bin'].includes(NODE_DIR) ? [] : [NODE_DIR]), '/usr/local/bin', '/usr/bin', '/bin'].join(':'));
       assert.ok(env.PWD === undefined || env.PWD === '/tmp', `PWD ${env.PWD}`);
       assert.ok(!JSON.stringify(env).includes(SECRET));
       assert.deepEqual((await json(client, 'scan_environ', { marker: SECRET })).hits, [], "no readable /proc/*/environ holds the gateway's secret");
