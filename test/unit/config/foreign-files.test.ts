@@ -73,7 +73,7 @@ describe('warnings: valid, but will not work as meant', () => {
     const url = readConfigFile(file('iss-url.yaml', jwt('{ mode: jwt, issuer: "https://idp.example", hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
     assert.deepEqual(url.warnings, []);
     const servers = readConfigFile(file('iss-as.yaml', jwt('{ mode: jwt, issuer: dev, authorizationServers: ["https://idp.example", "idp"], hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
-    assert.deepEqual(servers.warnings, ['auth.authorizationServers[1]: "idp" is not an http(s) URL; OAuth clients cannot discover an authorization server there']);
+    assert.deepEqual(servers.warnings, ["auth.authorizationServers[1]: \"idp\" is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there"]);
   });
 
   it('a program or path argument that does not exist, named as written and as resolved', () => {
