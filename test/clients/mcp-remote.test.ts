@@ -6,11 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ANSWERS, clientSuite, textOf } from './client-suite.js';
+import { clientSuite } from './client-suite.js';
 import { MATRIX, ROOT } from './matrix.js';
+import { sdkV1Client } from './sdk-v1-client.js';
 
 const BRIDGE = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 
@@ -28,22 +27,9 @@ clientSuite(MATRIX.mcpRemote, async (transport, qs) => {
   bridge.stderr?.on('data', (b: Buffer) => {
     log = (log + b.toString()).slice(-20_000);
   });
-  const client = new Client({ name: 'desktop-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'test-model', role: 'assistant', content: { type: 'text', text: ANSWERS.sampled } }));
-  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ...ANSWERS.elicited } }));
-  try {
-    await client.connect(bridge);
-  } catch (err) {
-    throw new Error(`mcp-remote did not connect: ${(err as Error).message}\n${log}`);
-  }
+  const client = await sdkV1Client('desktop-client', bridge, (err) => new Error(`mcp-remote did not connect: ${err.message}\n${log}`));
   return {
-    listTools: async () => (await client.listTools()).tools.map((t) => t.name),
-    callTool: async (name, args = {}) => textOf(await client.callTool({ name, arguments: args })),
-    callWithProgress: async (name, args) => {
-      const progress: number[] = [];
-      const result = await client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => progress.push(p.progress) });
-      return { text: textOf(result), progress };
-    },
+    ...client,
     close: async () => {
       await client.close();
       rmSync(stateDir, { recursive: true, force: true });
