@@ -21,6 +21,8 @@ interface Doc {
   params: string;
   paramText: string;
   upstream: string;
+  /** Name word pairs (see pairsOf). */
+  pairs: string;
 }
 
 /**
@@ -29,7 +31,7 @@ interface Doc {
  * description, its parameter names and the server it comes from. Parameter descriptions are indexed
  * without weight: they only count towards how many of the query's words a tool covers (see search).
  */
-const BOOST = { name: 3, title: 3, lead: 2, description: 2, params: 1.2, paramText: 0, upstream: 1 };
+const BOOST = { name: 3, title: 3, lead: 2, description: 2, params: 1.2, paramText: 0, upstream: 1, pairs: 1 };
 const FIELDS = Object.keys(BOOST);
 
 /**
@@ -99,6 +101,7 @@ function docOf(t: IndexedTool, id: number): Doc {
     params: params.names.join(' '),
     paramText: params.texts.join(' '),
     upstream: t.upstream,
+    pairs: pairsOf(splitTerms(nameWords(t)).map(term).filter((x): x is string => x !== null)).join(' '),
   };
 }
 
@@ -106,6 +109,18 @@ function docOf(t: IndexedTool, id: number): Doc {
 interface Expanded {
   boost: Map<string, number>;
   origin: Map<string, Set<string>>;
+}
+
+/**
+ * Adjacent terms joined into one ("pull request" → pullrequest): a tool whose name says the query's two
+ * words in its order ("list pull requests" for "pull requests") ranks above one that has them apart.
+ * Indexed for names only (the words that matter most); a pair is searched as one query word, and covers
+ * the two it joins (which a tool matching the pair matches by themselves as well).
+ */
+function pairsOf(ts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < ts.length; i++) out.push(`${ts[i]}${ts[i + 1]}`);
+  return out;
 }
 
 /** A query's own terms, and the synonyms they bring (each with the query terms it stands for). */
@@ -121,6 +136,11 @@ function expand(query: string): Expanded {
       if (!o) origin.set(s, (o = new Set()));
       o.add(t);
     }
+  }
+  for (const [i, pair] of pairsOf(own).entries()) {
+    const p = term(pair) ?? pair;
+    boost.set(p, 1);
+    origin.set(p, new Set([own[i]!, own[i + 1]!]));
   }
   return { boost, origin };
 }

@@ -10,11 +10,11 @@ describe('tool search retrieval on the corpus', () => {
   const r = measureRetrieval(corpusView());
 
   it('holds what the lexical ranking reaches now (a change that loses ground fails here)', () => {
-    // Measured when the floors were set: recall@5 0.745, recall@1 0.454, MRR 0.572 (held-out half 0.693 / 0.444).
-    assert.ok(r.overall.recallAt5 >= 0.74, figures(r.overall));
-    assert.ok(r.overall.recallAt1 >= 0.45, figures(r.overall));
-    assert.ok(r.overall.mrr >= 0.57, figures(r.overall));
-    assert.ok(r.heldOut.recallAt5 >= 0.69, `held out: ${figures(r.heldOut)}`);
+    // Measured when the floors were set: recall@5 0.755, recall@1 0.461, MRR 0.579 (held-out half 0.706 / 0.458).
+    assert.ok(r.overall.recallAt5 >= 0.75, figures(r.overall));
+    assert.ok(r.overall.recallAt1 >= 0.46, figures(r.overall));
+    assert.ok(r.overall.mrr >= 0.575, figures(r.overall));
+    assert.ok(r.heldOut.recallAt5 >= 0.7, `held out: ${figures(r.heldOut)}`);
   });
 
   // Issue 16's acceptance floors for the lexical path. Not reached yet: todo keeps them in sight (the

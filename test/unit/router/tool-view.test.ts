@@ -87,6 +87,13 @@ describe('ranking beyond the query words', () => {
     assert.equal(top(ops, 'dark'), 'ops__set_theme');
   });
 
+  it('ranks a name that says the query’s words in its order above one that has them apart', () => {
+    // The same words and texts: only the pair "pull request" in zap_pull_request tells them apart.
+    const defs = [tool('pull_zap_request', 'Handle one.'), tool('zap_pull_request', 'Handle one.')];
+    const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.deepEqual(v.search('pull request').map((t) => t.name), ['x__zap_pull_request', 'x__pull_zap_request']);
+  });
+
   it('brings in the tools that share the best match’s own words (pseudo-relevance feedback), below it', () => {
     // "restart nginx" names no word of unit_status; the best match's words (systemd unit) do.
     assert.deepEqual(ops.search('restart nginx').map((t) => t.name), ['ops__restart_service', 'ops__unit_status']);
