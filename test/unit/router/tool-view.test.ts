@@ -74,6 +74,32 @@ describe('searching a view', () => {
   });
 });
 
+describe('ranking beyond the query words', () => {
+  const OPS = [
+    tool('restart_service', 'Restart a systemd unit.'),
+    tool('unit_status', 'Show the state of a systemd unit.'),
+    tool('set_theme', 'Change how pages look.', { scheme: { type: 'string', enum: ['dark', 'light'] } }),
+    tool('post_note', 'Post a note.'),
+  ];
+  const ops = new ToolView({ catalogues: new Map([['ops', catalogue(OPS)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+
+  it('finds a tool by the values its parameters take', () => {
+    assert.equal(top(ops, 'dark'), 'ops__set_theme');
+  });
+
+  it('ranks a name that says the query’s words in its order above one that has them apart', () => {
+    // The same words and texts: only the pair "pull request" in zap_pull_request tells them apart.
+    const defs = [tool('pull_zap_request', 'Handle one.'), tool('zap_pull_request', 'Handle one.')];
+    const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.deepEqual(v.search('pull request').map((t) => t.name), ['x__zap_pull_request', 'x__pull_zap_request']);
+  });
+
+  it('brings in the tools that share the best match’s own words (pseudo-relevance feedback), below it', () => {
+    // "restart nginx" names no word of unit_status; the best match's words (systemd unit) do.
+    assert.deepEqual(ops.search('restart nginx').map((t) => t.name), ['ops__restart_service', 'ops__unit_status']);
+  });
+});
+
 describe('curation', () => {
   const cfg = (tools: Record<string, unknown>) => parseConfig({ upstreams: [{ name: 'gh', transport: 'stdio', command: 'x' }], endpoints: [{ path: '/mcp', upstreams: ['gh'], tools }] }, 'test', {}).endpoints[0]!.tools;
 
