@@ -6,6 +6,7 @@ import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { configSchema, type Config } from './schema.js';
 import { configWarnings } from './warnings.js';
+import { isPlainObject } from './plain-object.js';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -83,22 +84,21 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   const doc = decodeYaml(file, text);
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
     const d = doc as Record<string, any>;
-    const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
     // Overrides apply only where the section is a mapping (or absent); a malformed section is left for the schema to report.
-    if ((env.SWITCHBOARD_HOST || env.SWITCHBOARD_PORT) && (d.server == null || isObject(d.server))) {
+    if ((env.SWITCHBOARD_HOST || env.SWITCHBOARD_PORT) && (d.server == null || isPlainObject(d.server))) {
       const server = (d.server ??= {});
       if (env.SWITCHBOARD_HOST) server.host = env.SWITCHBOARD_HOST;
       if (env.SWITCHBOARD_PORT) server.port = Number(env.SWITCHBOARD_PORT);
     }
-    if (env.LOG_LEVEL && (d.logging == null || isObject(d.logging))) (d.logging ??= {}).level = env.LOG_LEVEL;
-    if (env.SWITCHBOARD_METRICS_PORT && (d.metrics == null || isObject(d.metrics))) (d.metrics ??= {}).port = Number(env.SWITCHBOARD_METRICS_PORT);
-    if (env.REDIS_URL && (d.store == null || isObject(d.store))) {
+    if (env.LOG_LEVEL && (d.logging == null || isPlainObject(d.logging))) (d.logging ??= {}).level = env.LOG_LEVEL;
+    if (env.SWITCHBOARD_METRICS_PORT && (d.metrics == null || isPlainObject(d.metrics))) (d.metrics ??= {}).port = Number(env.SWITCHBOARD_METRICS_PORT);
+    if (env.REDIS_URL && (d.store == null || isPlainObject(d.store))) {
       const store = (d.store ??= {});
-      if (store.redis == null || isObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;
+      if (store.redis == null || isPlainObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;
     }
     const stateKey = env.SWITCHBOARD_REQUEST_STATE_KEY;
     const previousKeys = env.SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS;
-    if ((stateKey || previousKeys) && (d.modern == null || isObject(d.modern))) {
+    if ((stateKey || previousKeys) && (d.modern == null || isPlainObject(d.modern))) {
       const modern = (d.modern ??= {});
       if (stateKey) modern.requestStateKey = stateKey;
       if (previousKeys) modern.requestStatePreviousKeys = previousKeys.split(',').map((k) => k.trim()).filter(Boolean);

@@ -1,5 +1,6 @@
 import { configSchema } from './schema.js';
 import { keysAt } from './schema-keys.js';
+import { isPlainObject } from './plain-object.js';
 
 /**
  * Recognises the files that sit next to a gateway config and get passed by mistake — a Docker Compose
@@ -10,16 +11,14 @@ import { keysAt } from './schema-keys.js';
 // The schema's own top-level keys: a new section is known here without a second list.
 const GATEWAY_KEYS = keysAt(configSchema, undefined, []) ?? [];
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** Text that reads as a gateway config: a top-level "upstreams:" or "endpoints:" line. */
 const looksLikeConfigText = (v: unknown) => typeof v === 'string' && /^(upstreams|endpoints):/m.test(v);
 
 /** Where inside a foreign document a gateway config is embedded, if anywhere (a ConfigMap's data, Helm's config). */
 function embedded(doc: Record<string, unknown>): string | undefined {
   for (const [k, v] of Object.entries(doc)) {
-    if (isObject(v) && ('upstreams' in v || 'endpoints' in v)) return `its "${k}" section is one: put that in a file of its own`;
-    if (isObject(v)) {
+    if (isPlainObject(v) && ('upstreams' in v || 'endpoints' in v)) return `its "${k}" section is one: put that in a file of its own`;
+    if (isPlainObject(v)) {
       for (const [k2, v2] of Object.entries(v)) if (looksLikeConfigText(v2)) return `the text of ${k}[${JSON.stringify(k2)}] is one: put that in a file of its own`;
     }
   }
@@ -39,7 +38,7 @@ function kubernetes(docs: readonly Record<string, unknown>[]): string | undefine
  * schema has the last word). A document with any gateway key is taken for a config with mistakes in it.
  */
 export function notAGatewayConfig(docs: readonly unknown[]): string | undefined {
-  const objects = docs.filter(isObject);
+  const objects = docs.filter(isPlainObject);
   const k8s = kubernetes(objects);
   if (k8s) return k8s;
   if (docs.length > 1) return `the file holds ${docs.length} YAML documents; a gateway config is one mapping with upstreams and endpoints`;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isPlainObject } from './plain-object.js';
 
 // Reads zod's schema definitions (`_zod.def`, zod 4's documented surface for tools built on schemas)
 // to answer one question: which keys does the mapping at a given path of a document accept?
@@ -28,8 +29,6 @@ function unwrap(s: z.ZodType): z.ZodType {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** The object schemas a value may be checked against: a union's object options, narrowed by its discriminator when the value has one. */
 function objectsFor(s: z.ZodType, value: unknown): z.ZodType[] {
   const u = unwrap(s);
@@ -38,7 +37,7 @@ function objectsFor(s: z.ZodType, value: unknown): z.ZodType[] {
   if (d.type !== 'union' || !d.options) return [];
   const objects = d.options.map(unwrap).filter((o) => defOf(o).type === 'object');
   const key = d.discriminator;
-  if (key && isObject(value)) {
+  if (key && isPlainObject(value)) {
     const chosen = objects.filter((o) => {
       const tag = defOf(o).shape?.[key];
       return tag !== undefined && (defOf(unwrap(tag)).values ?? []).includes(value[key]);
@@ -68,7 +67,7 @@ export function keysAt(schema: z.ZodType, doc: unknown, path: readonly PropertyK
   for (const step of path) {
     s = child(s, value, step);
     if (!s) return undefined;
-    value = isObject(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[step as string] : undefined;
+    value = isPlainObject(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[step as string] : undefined;
   }
   const objects = objectsFor(s, value);
   if (objects.length === 0) return undefined;

@@ -40,3 +40,5 @@ export const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in
 export const isNotification = (m: JsonRpcMessage): m is JsonRpcNotification => 'method' in m && !('id' in m);
 export const isResponse = (m: JsonRpcMessage): m is JsonRpcResponse => !('method' in m);
 export const isFailure = (m: JsonRpcMessage): m is JsonRpcFailure => 'error' in m;
+/** A JSON object (params, arguments, _meta): not null, not an array. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

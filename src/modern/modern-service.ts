@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
-import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter } from '../router/index.js';
 import { SERVER_INFO } from '../session/client-session.js';
@@ -14,7 +14,7 @@ import { listen } from './listen-stream.js';
 import { shapeModernResponse } from './result-shape.js';
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 /** What a sealed requestState binds, and what opening one gives back. */

@@ -1,24 +1,20 @@
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { notFound } from '../../jsonrpc/not-found.js';
-import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { isJsonObject, type JsonRpcResponse } from '../../jsonrpc/types.js';
 import { CALL_TOOL, SEARCH_TOOLS } from '../../router/meta-tools.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 import { failed, listMetaTools, searchTools } from '../tool-answers.js';
 
 type Params = Record<string, unknown>;
 
-function isObject(v: unknown): v is Params {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** call_tool's arguments as the direct call they stand for (the request's _meta kept: its progress token). */
 function unwrapCallTool(params: Params): Params {
   const args = params.arguments;
-  if (!isObject(args) || typeof args.name !== 'string') {
+  if (!isJsonObject(args) || typeof args.name !== 'string') {
     throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${CALL_TOOL} needs "name" (a tool name ${SEARCH_TOOLS} returned) and "arguments" (an object)`);
   }
-  if (args.arguments !== undefined && !isObject(args.arguments)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${CALL_TOOL} "arguments" must be an object`);
+  if (args.arguments !== undefined && !isJsonObject(args.arguments)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${CALL_TOOL} "arguments" must be an object`);
   return { ...params, name: args.name, arguments: args.arguments ?? {} };
 }
 
