@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import { synonymsOf } from './search-synonyms.js';
+import { queryWords } from './search-query.js';
 import { term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
@@ -109,6 +110,8 @@ function docOf(t: IndexedTool, id: number): Doc {
 interface Expanded {
   boost: Map<string, number>;
   origin: Map<string, Set<string>>;
+  /** The query's own terms and their weights: what covering a term is worth. */
+  own: ReadonlyMap<string, number>;
 }
 
 /**
@@ -123,29 +126,48 @@ function pairsOf(ts: readonly string[]): string[] {
   return out;
 }
 
-/** A query's own terms, and the synonyms they bring (each with the query terms it stands for). */
+/** A query's own terms by weight (see queryWords), the synonyms of its task words, and its word pairs. */
 function expand(query: string): Expanded {
-  const own = [...new Set(words(query).map(term).filter((t): t is string => t !== null))];
-  const boost = new Map<string, number>(own.map((t) => [t, 1]));
-  const origin = new Map<string, Set<string>>(own.map((t) => [t, new Set([t])]));
-  for (const t of own) {
+  const boost = new Map<string, number>();
+  const origin = new Map<string, Set<string>>();
+  const task: string[][] = [[]];
+  for (const w of queryWords(query)) {
+    const ts = words(w.word).map(term).filter((t): t is string => t !== null);
+    for (const t of ts) {
+      if ((boost.get(t) ?? 0) < w.weight) boost.set(t, w.weight);
+      origin.set(t, new Set([t]));
+    }
+    if (w.task) task.at(-1)!.push(...ts);
+    else if (task.at(-1)!.length > 0) task.push([]);
+  }
+  const own = new Map(boost);
+  for (const t of new Set(task.flat())) {
     for (const s of synonymsOf(t)) {
-      if (boost.get(s) === 1) continue;
-      boost.set(s, SYNONYM_WEIGHT);
+      if (own.has(s)) continue;
+      boost.set(s, Math.max(boost.get(s) ?? 0, SYNONYM_WEIGHT * own.get(t)!));
       let o = origin.get(s);
       if (!o) origin.set(s, (o = new Set()));
       o.add(t);
     }
   }
-  for (const [i, pair] of pairsOf(own).entries()) {
-    const p = term(pair) ?? pair;
-    boost.set(p, 1);
-    origin.set(p, new Set([own[i]!, own[i + 1]!]));
+  for (const run of task) {
+    for (const [i, pair] of pairsOf(run).entries()) {
+      const p = term(pair) ?? pair;
+      const both = new Set([run[i]!, run[i + 1]!]);
+      boost.set(p, 1);
+      origin.set(p, both);
+      // A phrase's synonyms ("pull request" → pr, merge request), standing for both its words.
+      for (const s of synonymsOf(p)) {
+        if (own.has(s) || boost.get(s) === 1) continue;
+        boost.set(s, SYNONYM_WEIGHT);
+        origin.set(s, new Set([...(origin.get(s) ?? []), ...both]));
+      }
+    }
   }
-  return { boost, origin };
+  return { boost, origin, own };
 }
 
-/** A tool's BM25 sum over the terms searched, and how many of the query's own words it covers. */
+/** A tool's BM25 sum over the terms searched, and how much of the query's own words it covers (by their weights). */
 interface Scored {
   id: number;
   sum: number;
@@ -223,7 +245,7 @@ export class ToolIndex {
       }
     }
     const best = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
-    return { boost: new Map(best.map(([t, w]) => [t, (FEEDBACK_WEIGHT * w) / best[0]![1]])), origin: new Map() };
+    return { boost: new Map(best.map(([t, w]) => [t, (FEEDBACK_WEIGHT * w) / best[0]![1]])), origin: new Map(), own: new Map() };
   }
 
   /**
@@ -231,13 +253,13 @@ export class ToolIndex {
    * multiplies a score by the number of terms a document matched; a synonym or a feedback word is not
    * another word of the query, so that factor is undone here and recounted as the words covered.
    */
-  #sums({ boost, origin }: Expanded): Scored[] {
+  #sums({ boost, origin, own }: Expanded): Scored[] {
     if (boost.size === 0) return [];
     const hits = this.#search.search([...boost.keys()].join(' '), { tokenize: splitTerms, processTerm: asIs, boostTerm: (t) => boost.get(t) ?? 1 });
     return hits.map((h) => ({
       id: h.id as number,
       sum: h.score / Math.max(1, h.queryTerms.length),
-      covered: new Set(h.queryTerms.flatMap((t) => [...(origin.get(t) ?? [])])).size,
+      covered: [...new Set(h.queryTerms.flatMap((t) => [...(origin.get(t) ?? [])]))].reduce((n, t) => n + (own.get(t) ?? 1), 0),
     }));
   }
 }
