@@ -77,6 +77,13 @@ describe('searching a view', () => {
     assert.deepEqual(v.search('zebra xylophone'), []);
   });
 
+  it('ranks a query the same before and after other searches (kept term scores change nothing)', () => {
+    const fresh = view().search('read the comments of a file');
+    const used = view();
+    for (const q of ['comments', 'file contents', 'pull requests', 'zebra', 'read the comments of a file']) used.search(q);
+    assert.deepEqual(used.search('read the comments of a file').map((t) => t.name), fresh.map((t) => t.name));
+  });
+
   it('ranks the same whatever order the catalogue was listed in (what replicas rely on)', () => {
     const a = view();
     const b = view({ reverse: true });
