@@ -4,9 +4,10 @@ import { term } from './search-terms.js';
 // meet create_directory, "forget X" delete_entities, "kill the job" terminate_process. Each group holds
 // words that name the same action or thing in tool catalogues generally (not in any one server); a query
 // word also searches for the others of every group it is in, at a lower weight than the word itself.
+// Two words that name one thing together ("pull request", "set up") are written as one, with '+'.
 const GROUPS: readonly string[] = [
   // Actions
-  'create make new add start open build generate set up register',
+  'create make new add start open build generate set+up register',
   'show list get fetch view display read retrieve see look browse dump print enumerate',
   'find search look locate query lookup grep discover where which',
   'delete remove erase drop destroy forget discard purge trash wipe clear unset',
@@ -56,10 +57,10 @@ const GROUPS: readonly string[] = [
   'folder directory dir path',
   'file document doc',
   'repository repo project codebase',
-  'pull request pr merge mr',
+  'pull+request pr merge+request mr',
   'issue bug ticket problem',
   'task todo item chore',
-  'error exception crash failure fail problem bug stack trace',
+  'error exception crash failure fail problem bug stack+trace',
   'log logs output printed console stdout',
   'process program job proces pid',
   'page webpage site website web url link',
@@ -82,11 +83,21 @@ const GROUPS: readonly string[] = [
   'term word phrase text string',
 ];
 
+/**
+ * A group's word, or a phrase written with '+' ("pull+request") as the one term that a query's and a
+ * name's adjacent words join into (see pairsOf in tool-index): a phrase is a unit, not two synonyms.
+ */
+function phraseTerm(w: string): string | null {
+  if (!w.includes('+')) return term(w);
+  const joined = w.split('+').map((p) => term(p) ?? p).join('');
+  return term(joined) ?? joined;
+}
+
 /** Each term (as indexed) to the other terms its groups give it. */
 const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
   const by = new Map<string, Set<string>>();
   for (const g of GROUPS) {
-    const terms = [...new Set(g.split(' ').map(term).filter((t): t is string => t !== null))];
+    const terms = [...new Set(g.split(' ').map(phraseTerm).filter((t): t is string => t !== null))];
     for (const t of terms) {
       let s = by.get(t);
       if (!s) by.set(t, (s = new Set()));

@@ -43,8 +43,8 @@ export function stem(w: string): string {
   return s;
 }
 
-/** A word as it is indexed and searched: null for a stop word. */
+/** A word as it is indexed and searched: null for a stop word or a lone letter ("it's" → it, s). */
 export function term(word: string): string | null {
   const w = word.toLowerCase();
-  return STOP.has(w) ? null : stem(w);
+  return STOP.has(w) || /^[a-z]$/.test(w) ? null : stem(w);
 }

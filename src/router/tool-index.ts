@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import { synonymsOf } from './search-synonyms.js';
+import { queryWords } from './search-query.js';
 import { term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
@@ -28,10 +29,11 @@ interface Doc {
 /**
  * Field weights, measured on the tool corpus (npm run bench:tools): a query word in a tool's name or
  * title says most about it, then the first sentence of its description (what the tool does), the whole
- * description, its parameter names and the server it comes from. Parameter descriptions are indexed
- * without weight: they only count towards how many of the query's words a tool covers (see search).
+ * description, its parameter names and the server it comes from, and parameter descriptions. MiniSearch
+ * reads a weight of 0 as 1 (`boost[field] || 1`), so parameter descriptions always weighed 1 where
+ * an earlier 0 here said "none"; measured with a true near-zero or 0.5, neither wins on the tuning half.
  */
-const BOOST = { name: 3, title: 3, lead: 2, description: 2, params: 1.2, paramText: 0, upstream: 1, pairs: 1 };
+const BOOST = { name: 3, title: 3, lead: 2, description: 2, params: 1.2, paramText: 1, upstream: 1, pairs: 1 };
 const FIELDS = Object.keys(BOOST);
 
 /**
@@ -52,6 +54,7 @@ const SYNONYM_WEIGHT = 0.5;
  */
 const FEEDBACK_TERMS = 3;
 const FEEDBACK_WEIGHT = 0.3;
+/** A tool matched by feedback words alone covers none of the query's: it keeps this much of its sum. */
 const FEEDBACK_ONLY = 0.5;
 
 /** Parameter names and descriptions, one level of nesting deep (where the common shapes put them). */
@@ -109,6 +112,8 @@ function docOf(t: IndexedTool, id: number): Doc {
 interface Expanded {
   boost: Map<string, number>;
   origin: Map<string, Set<string>>;
+  /** The query's own terms and their weights: what covering a term is worth. */
+  own: ReadonlyMap<string, number>;
 }
 
 /**
@@ -123,48 +128,124 @@ function pairsOf(ts: readonly string[]): string[] {
   return out;
 }
 
-/** A query's own terms, and the synonyms they bring (each with the query terms it stands for). */
+/** A query's own terms by weight (see queryWords), the synonyms of its task words, and its word pairs. */
 function expand(query: string): Expanded {
-  const own = [...new Set(words(query).map(term).filter((t): t is string => t !== null))];
-  const boost = new Map<string, number>(own.map((t) => [t, 1]));
-  const origin = new Map<string, Set<string>>(own.map((t) => [t, new Set([t])]));
-  for (const t of own) {
+  const boost = new Map<string, number>();
+  const origin = new Map<string, Set<string>>();
+  const task: string[][] = [[]];
+  for (const w of queryWords(query)) {
+    const ts = words(w.word).map(term).filter((t): t is string => t !== null);
+    for (const t of ts) {
+      if ((boost.get(t) ?? 0) < w.weight) boost.set(t, w.weight);
+      origin.set(t, new Set([t]));
+    }
+    if (w.task) task.at(-1)!.push(...ts);
+    else if (task.at(-1)!.length > 0) task.push([]);
+  }
+  const own = new Map(boost);
+  for (const t of new Set(task.flat())) {
     for (const s of synonymsOf(t)) {
-      if (boost.get(s) === 1) continue;
-      boost.set(s, SYNONYM_WEIGHT);
+      if (own.has(s)) continue;
+      boost.set(s, Math.max(boost.get(s) ?? 0, SYNONYM_WEIGHT * own.get(t)!));
       let o = origin.get(s);
       if (!o) origin.set(s, (o = new Set()));
       o.add(t);
     }
   }
-  for (const [i, pair] of pairsOf(own).entries()) {
-    const p = term(pair) ?? pair;
-    boost.set(p, 1);
-    origin.set(p, new Set([own[i]!, own[i + 1]!]));
+  for (const run of task) {
+    for (const [i, pair] of pairsOf(run).entries()) {
+      const p = term(pair) ?? pair;
+      const both = new Set([run[i]!, run[i + 1]!]);
+      boost.set(p, 1);
+      origin.set(p, both);
+      // A phrase's synonyms ("pull request" → pr, merge request), standing for both its words.
+      for (const s of synonymsOf(p)) {
+        if (own.has(s) || boost.get(s) === 1) continue;
+        boost.set(s, SYNONYM_WEIGHT);
+        origin.set(s, new Set([...(origin.get(s) ?? []), ...both]));
+      }
+    }
   }
-  return { boost, origin };
+  return { boost, origin, own };
 }
 
-/** A tool's BM25 sum over the terms searched, and how many of the query's own words it covers. */
-interface Scored {
-  id: number;
-  sum: number;
-  covered: number;
+/** One term's BM25 score in every tool it occurs in (over all fields, with their weights). */
+interface Postings {
+  ids: Int32Array;
+  scores: Float64Array;
 }
-/** A tool matched by feedback words alone covers none of the query's: it keeps FEEDBACK_ONLY of its sum. */
-const scoreOf = (h: Scored): number => h.sum * Math.max(h.covered, FEEDBACK_ONLY);
-const byScore = (a: Scored, b: Scored): number => scoreOf(b) - scoreOf(a) || a.id - b.id;
+const NO_POSTINGS: Postings = { ids: new Int32Array(0), scores: new Float64Array(0) };
 
 const splitTerms = (s: string): string[] => s.split(' ').filter((x) => x.length > 0);
+/** A term already processed, searched as it is. */
+const oneTerm = (s: string): string[] => [s];
 const asIs = (t: string): string => t;
+
+/**
+ * What one query's terms add up to in every tool: the BM25 sum (each term's score times its weight)
+ * and how much of the query's own words the tool covers (each own word once, by its weight, whether a
+ * tool has it or a synonym of it). Typed arrays over the catalogue's positions: a search allocates
+ * three arrays and no object per tool.
+ */
+class Tally {
+  readonly sum: Float64Array;
+  readonly covered: Float64Array;
+  readonly #seen: Uint8Array;
+  readonly #ownIndex: Map<string, number>;
+  readonly #ownWeight: number[];
+
+  constructor(size: number, own: ReadonlyMap<string, number>) {
+    this.sum = new Float64Array(size);
+    this.covered = new Float64Array(size);
+    this.#ownIndex = new Map([...own.keys()].map((t, i) => [t, i]));
+    this.#ownWeight = [...own.values()];
+    this.#seen = new Uint8Array(size * Math.max(1, own.size));
+  }
+
+  add(p: Postings, weight: number, standsFor: ReadonlySet<string> | undefined): void {
+    const n = this.#ownWeight.length;
+    const owns = standsFor ? [...standsFor].map((t) => this.#ownIndex.get(t)!) : [];
+    for (let i = 0; i < p.ids.length; i++) {
+      const id = p.ids[i]!;
+      this.sum[id]! += weight * p.scores[i]!;
+      for (const o of owns) {
+        if (this.#seen[id * n + o]) continue;
+        this.#seen[id * n + o] = 1;
+        this.covered[id]! += this.#ownWeight[o]!;
+      }
+    }
+  }
+
+  score(id: number): number {
+    return this.sum[id]! * Math.max(this.covered[id]!, FEEDBACK_ONLY);
+  }
+
+  /** The tools with a score, best first; equal scores by position. */
+  ranked(): number[] {
+    const ids: number[] = [];
+    for (let id = 0; id < this.sum.length; id++) if (this.sum[id]! > 0) ids.push(id);
+    const scores = new Float64Array(this.sum.length);
+    for (const id of ids) scores[id] = this.score(id);
+    return ids.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  }
+}
 
 /**
  * A lexical index over one catalogue (MiniSearch: BM25 with per-field weights), built once per
  * catalogue version; searching it returns every match, best first, so that a caller can filter by
  * policy and still have enough left to fill its page.
+ *
+ * A query is the weighted sum of its terms' BM25 scores, as MiniSearch's OR search sums them; the
+ * catalogue does not change under an index, so each term's scores are asked of MiniSearch once, on the
+ * term's first search, and kept (#postings). Only terms that occur in the catalogue are kept, so the
+ * memory is bounded by the catalogue's vocabulary, not by what callers search for.
  */
 export class ToolIndex {
   readonly #search: MiniSearch<Doc>;
+  readonly #size: number;
+  /** Every term in the catalogue: a query term outside it matches nothing and is never looked up. */
+  readonly #vocabulary = new Set<string>();
+  readonly #postings = new Map<string, Postings>();
   /** Each tool's name, title and first-sentence terms: where feedback words are taken from. */
   readonly #leadTerms: string[][];
   /** In how many tools' #leadTerms each term occurs. */
@@ -174,7 +255,13 @@ export class ToolIndex {
     this.#search = new MiniSearch<Doc>({
       fields: FIELDS,
       tokenize: words,
-      processTerm: term,
+      // Every term indexed is also noted as the catalogue's vocabulary (see #postingsOf); searches pass
+      // their own processTerm, so this sees indexing only.
+      processTerm: (w) => {
+        const t = term(w);
+        if (t !== null) this.#vocabulary.add(t);
+        return t;
+      },
       searchOptions: {
         boost: BOOST,
         combineWith: 'OR',
@@ -186,6 +273,7 @@ export class ToolIndex {
       },
     });
     const docs = tools.map(docOf);
+    this.#size = docs.length;
     this.#search.addAll(docs);
     this.#leadTerms = docs.map((d) => [d.name, d.title, d.lead].flatMap(words).map(term).filter((t): t is string => t !== null));
     for (const ts of this.#leadTerms) for (const t of new Set(ts)) this.#df.set(t, (this.#df.get(t) ?? 0) + 1);
@@ -193,51 +281,39 @@ export class ToolIndex {
 
   /**
    * Ids (positions in the catalogue) of every tool that matches, best first; equal scores by position.
-   * Two passes: the query with its synonyms, then the feedback words of the first pass's best match,
-   * whose scores add to the first pass's (BM25 sums over terms, so this ranks as one search with all of
-   * them would, at the cost of a search for the few feedback words only).
+   * The query with its synonyms, then the feedback words of its best match added to the same sums (BM25
+   * sums over terms, so this ranks as one search with all of them would).
    */
   search(query: string): number[] {
     const expanded = expand(query);
-    const first = this.#sums(expanded);
-    if (first.length === 0) return [];
-    const best = first.reduce((a, b) => (byScore(a, b) <= 0 ? a : b));
-    const byId = new Map(first.map((h) => [h.id, h]));
-    for (const h of this.#sums(this.#feedback(expanded, [best.id]))) {
-      const known = byId.get(h.id);
-      if (known) known.sum += h.sum;
-      else byId.set(h.id, h);
-    }
-    return [...byId.values()].sort(byScore).map((h) => h.id);
+    const tally = new Tally(this.#size, expanded.own);
+    for (const [t, w] of expanded.boost) tally.add(this.#postingsOf(t), w, expanded.origin.get(t));
+    let best = -1;
+    for (let id = 0; id < this.#size; id++) if (tally.sum[id]! > 0 && (best < 0 || tally.score(id) > tally.score(best))) best = id;
+    if (best < 0) return [];
+    for (const [t, w] of this.#feedback(expanded, best)) tally.add(this.#postingsOf(t), w, undefined);
+    return tally.ranked();
   }
 
-  /** The most distinctive lead terms of the given tools that the query does not already have. */
-  #feedback(expanded: Expanded, ids: readonly number[]): Expanded {
+  /** One term's scores in every tool, from MiniSearch on the term's first search (see the class comment). */
+  #postingsOf(t: string): Postings {
+    if (!this.#vocabulary.has(t)) return NO_POSTINGS;
+    let p = this.#postings.get(t);
+    if (!p) {
+      const hits = this.#search.search(t, { tokenize: oneTerm, processTerm: asIs });
+      p = { ids: Int32Array.from(hits, (h) => h.id as number), scores: Float64Array.from(hits, (h) => h.score) };
+      this.#postings.set(t, p);
+    }
+    return p;
+  }
+
+  /** The most distinctive lead terms of the given tool that the query does not already have, by weight. */
+  #feedback(expanded: Expanded, id: number): Map<string, number> {
     const n = this.#leadTerms.length;
+    const ts = this.#leadTerms[id]!;
     const weight = new Map<string, number>();
-    for (const id of ids) {
-      const ts = this.#leadTerms[id]!;
-      for (const t of new Set(ts)) {
-        if (expanded.boost.has(t)) continue;
-        weight.set(t, (weight.get(t) ?? 0) + Math.log(1 + n / (this.#df.get(t) ?? 1)) / ts.length);
-      }
-    }
+    for (const t of new Set(ts)) if (!expanded.boost.has(t)) weight.set(t, Math.log(1 + n / (this.#df.get(t) ?? 1)) / ts.length);
     const best = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
-    return { boost: new Map(best.map(([t, w]) => [t, (FEEDBACK_WEIGHT * w) / best[0]![1]])), origin: new Map() };
-  }
-
-  /**
-   * Each matching tool's BM25 sum over the terms, and how many query words it covers. MiniSearch
-   * multiplies a score by the number of terms a document matched; a synonym or a feedback word is not
-   * another word of the query, so that factor is undone here and recounted as the words covered.
-   */
-  #sums({ boost, origin }: Expanded): Scored[] {
-    if (boost.size === 0) return [];
-    const hits = this.#search.search([...boost.keys()].join(' '), { tokenize: splitTerms, processTerm: asIs, boostTerm: (t) => boost.get(t) ?? 1 });
-    return hits.map((h) => ({
-      id: h.id as number,
-      sum: h.score / Math.max(1, h.queryTerms.length),
-      covered: new Set(h.queryTerms.flatMap((t) => [...(origin.get(t) ?? [])])).size,
-    }));
+    return new Map(best.map(([t, w]) => [t, (FEEDBACK_WEIGHT * w) / best[0]![1]]));
   }
 }

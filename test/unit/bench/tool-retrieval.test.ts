@@ -10,16 +10,16 @@ describe('tool search retrieval on the corpus', () => {
   const r = measureRetrieval(corpusView());
 
   it('holds what the lexical ranking reaches now (a change that loses ground fails here)', () => {
-    // Measured when the floors were set: recall@5 0.755, recall@1 0.461, MRR 0.579 (held-out half 0.706 / 0.458).
-    assert.ok(r.overall.recallAt5 >= 0.75, figures(r.overall));
-    assert.ok(r.overall.recallAt1 >= 0.46, figures(r.overall));
-    assert.ok(r.overall.mrr >= 0.575, figures(r.overall));
-    assert.ok(r.heldOut.recallAt5 >= 0.7, `held out: ${figures(r.heldOut)}`);
+    // Measured when the floors were set: recall@5 0.784, recall@1 0.497, MRR 0.619 (held-out half 0.765 / 0.490).
+    assert.ok(r.overall.recallAt5 >= 0.78, figures(r.overall));
+    assert.ok(r.overall.recallAt1 >= 0.49, figures(r.overall));
+    assert.ok(r.overall.mrr >= 0.615, figures(r.overall));
+    assert.ok(r.heldOut.recallAt5 >= 0.76, `held out: ${figures(r.heldOut)}`);
   });
 
   // Issue 16's acceptance floors for the lexical path. Not reached yet: todo keeps them in sight (the
   // runner reports the miss) without failing the suite.
-  it('reaches the acceptance floors: recall@5 ≥ 0.90, recall@1 ≥ 0.70', { todo: 'lexical ranking reaches about 0.75 / 0.45; see README, tool search figures' }, () => {
+  it('reaches the acceptance floors: recall@5 ≥ 0.90, recall@1 ≥ 0.70', { todo: 'lexical ranking reaches about 0.78 / 0.50; see README, tool search figures' }, () => {
     assert.ok(r.overall.recallAt5 >= 0.9, figures(r.overall));
     assert.ok(r.overall.recallAt1 >= 0.7, figures(r.overall));
   });

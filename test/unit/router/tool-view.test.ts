@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { Curation } from '../../../src/router/curation.js';
 import { catalogueSummary, metaToolDefinitions } from '../../../src/router/meta-tools.js';
+import { queryWords } from '../../../src/router/search-query.js';
 import { stem, term, words } from '../../../src/router/search-terms.js';
 import { ToolView } from '../../../src/router/tool-view.js';
 
@@ -49,6 +50,15 @@ describe('search terms', () => {
     assert.equal(stem('status'), 'status');
     assert.equal(stem('access'), 'access');
     assert.equal(term('the'), null);
+    assert.equal(term('s'), null, "the s of it's");
+  });
+
+  it('tell a task’s words from its values: quoted text, paths, numbers, references, addresses', () => {
+    const q = queryWords("close #42 in acme/web, add 'buy milk' to it's list: https://x.com/a and notes/plan.md");
+    const task = q.filter((w) => w.task).map((w) => w.word);
+    const values = q.filter((w) => !w.task).map((w) => `${w.word}:${w.weight}`);
+    assert.deepEqual(task, ['close', 'in', 'add', 'to', "it's", 'list', 'and']);
+    assert.deepEqual(values, ['#42:0.5', 'acme/web:0.5', 'buy:0.5', 'milk:0.5', 'url:1', 'https://x.com/a:0.5', 'file:1', 'notes/plan.md:0.5']);
   });
 });
 
@@ -65,6 +75,13 @@ describe('searching a view', () => {
     assert.equal(top(v, 'channel'), 'chat__post_message', 'found by a parameter name and its description');
     assert.equal(top(v, 'repo'), v.search('repository')[0]?.name, 'a word prefix matches the longer word');
     assert.deepEqual(v.search('zebra xylophone'), []);
+  });
+
+  it('ranks a query the same before and after other searches (kept term scores change nothing)', () => {
+    const fresh = view().search('read the comments of a file');
+    const used = view();
+    for (const q of ['comments', 'file contents', 'pull requests', 'zebra', 'read the comments of a file']) used.search(q);
+    assert.deepEqual(used.search('read the comments of a file').map((t) => t.name), fresh.map((t) => t.name));
   });
 
   it('ranks the same whatever order the catalogue was listed in (what replicas rely on)', () => {
@@ -92,6 +109,18 @@ describe('ranking beyond the query words', () => {
     const defs = [tool('pull_zap_request', 'Handle one.'), tool('zap_pull_request', 'Handle one.')];
     const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
     assert.deepEqual(v.search('pull request').map((t) => t.name), ['x__zap_pull_request', 'x__pull_zap_request']);
+  });
+
+  it('counts a task’s values below the words of what is to be done', () => {
+    const defs = [tool('add_task', 'Add a task.'), tool('buy_item', 'Buy milk from the shop.')];
+    const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.equal(top(v, "add 'buy milk from the shop' to my tasks"), 'x__add_task');
+  });
+
+  it('takes a two-word phrase of the synonym table as one unit ("PR" is a pull request, not a merge)', () => {
+    const defs = [tool('create_pull_request', 'Open a pull request.'), tool('merge_branch', 'Merge a branch into another.')];
+    const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.deepEqual(v.search('PR').map((t) => t.name), ['x__create_pull_request']);
   });
 
   it('brings in the tools that share the best match’s own words (pseudo-relevance feedback), below it', () => {
