@@ -75,6 +75,7 @@ export class ConfigReloader {
       diff.upstreams = { ...diff.upstreams, changed: [name], unchanged: diff.upstreams.unchanged.filter((n) => n !== name) };
       const uses = new Set(current.endpoints.filter((e) => e.upstreams.includes(name)).map((e) => e.path));
       diff.endpoints = { ...diff.endpoints, changed: [...uses], unchanged: diff.endpoints.unchanged.filter((p) => !uses.has(p)) };
+      diff.empty = false;
       this.#log.info({ upstream: name }, 'restarting an upstream: a fresh pool is started, the old one drains');
       return this.#apply(diff, [], 'restart');
     });

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
 import type { AdminTarget } from './admin-target.js';
@@ -8,32 +8,43 @@ function fail(reply: FastifyReply, status: number, code: string, message: string
   return reply.code(status).send({ error: { code, message } });
 }
 
-/** The routes, every one behind the admin authentication hook. */
-function routes(app: FastifyInstance, t: AdminTarget): void {
-  app.get('/openapi.json', async () => OPENAPI);
-  app.get('/sessions', async () => ({ items: await t.sessions() }));
-  app.delete<{ Params: { id: string } }>('/sessions/:id', async (req, reply) =>
-    (await t.endSession(req.params.id)) ? reply.code(204).send() : fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica}`),
-  );
-  app.get('/upstreams', async () => ({ items: t.upstreams() }));
-  app.post<{ Params: { name: string } }>('/upstreams/:name/restart', async (req, reply) => {
-    const done = await t.restartUpstream(req.params.name);
-    return done ?? fail(reply, 404, 'not_found', `no upstream "${req.params.name}"`);
-  });
-  app.get('/pins', async (_req, reply) => {
-    const items = await t.pins();
-    return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
-  });
-  app.post<{ Params: { upstream: string }; Body: unknown }>('/pins/:upstream/approve', async (req, reply) => {
-    const tools = (req.body as { tools?: unknown } | null)?.tools;
-    const valid = Array.isArray(tools) && tools.length > 0 && tools.every((x) => typeof x?.tool === 'string' && typeof x?.hash === 'string');
-    if (!valid) return fail(reply, 400, 'bad_request', 'the body must be {"tools": [{"tool": NAME, "hash": PENDING_HASH}, ...]} (the hash you reviewed, from GET /pins)');
-    const items = await t.approvePins(req.params.upstream, tools as Array<{ tool: string; hash: string }>);
-    return items ? { items } : fail(reply, 404, 'not_found', `no pinned upstream "${req.params.upstream}"`);
-  });
-  app.get('/tenants', async () => ({ items: t.tenants() }));
-  app.get('/config', async () => t.config());
-  app.post('/reload', async () => t.reload());
+type Handler = (t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply) => Promise<unknown>;
+
+/** Every route, every one behind the admin authentication hook: a table, so the OpenAPI test can hold it to the document. */
+export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; url: string; handler: Handler }> = [
+  { method: 'GET', url: '/openapi.json', handler: async () => OPENAPI },
+  { method: 'GET', url: '/sessions', handler: async (t) => ({ items: await t.sessions() }) },
+  {
+    method: 'DELETE',
+    url: '/sessions/:id',
+    handler: async (t, req, reply) => ((await t.endSession(req.params.id!)) ? reply.code(204).send() : fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica}`)),
+  },
+  { method: 'GET', url: '/upstreams', handler: async (t) => ({ items: t.upstreams() }) },
+  {
+    method: 'POST',
+    url: '/upstreams/:name/restart',
+    handler: async (t, req, reply) => (await t.restartUpstream(req.params.name!)) ?? fail(reply, 404, 'not_found', `no upstream "${req.params.name}"`),
+  },
+  {
+    method: 'GET',
+    url: '/pins',
+    handler: async (t, _req, reply) => {
+      const items = await t.pins();
+      return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
+    },
+  },
+  { method: 'POST', url: '/pins/:upstream/approve', handler: approve },
+  { method: 'GET', url: '/tenants', handler: async (t) => ({ items: t.tenants() }) },
+  { method: 'GET', url: '/config', handler: async (t) => t.config() },
+  { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
+];
+
+async function approve(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply): Promise<unknown> {
+  const tools = (req.body as { tools?: unknown } | null)?.tools;
+  const valid = Array.isArray(tools) && tools.length > 0 && tools.every((x) => typeof x?.tool === 'string' && typeof x?.hash === 'string');
+  if (!valid) return fail(reply, 400, 'bad_request', 'the body must be {"tools": [{"tool": NAME, "hash": PENDING_HASH}, ...]} (the hash you reviewed, from GET /pins)');
+  const items = await t.approvePins(req.params.upstream!, tools as Array<{ tool: string; hash: string }>);
+  return items ? { items } : fail(reply, 404, 'not_found', `no pinned upstream "${req.params.upstream}"`);
 }
 
 /** The admin API as a Fastify instance of its own (not listening): its own port, never the MCP one. */
@@ -52,7 +63,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger): Pro
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);
   });
-  routes(app, target);
+  for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply) });
   await app.ready();
   return app;
 }
