@@ -177,3 +177,26 @@ describe('config reload', () => {
     assert.equal(await counter(app, 'unchanged'), 1);
   });
 });
+
+describe('config reload: admin.watchConfig', () => {
+  it('a change of the file content reloads it; a write of the same content does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
+    const file = join(dir, 'switchboard.yaml');
+    const doc = baseDoc();
+    doc.admin.watchConfig = true;
+    writeFileSync(file, JSON.stringify(doc));
+    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    try {
+      await app.listen();
+      writeFileSync(file, JSON.stringify(doc));
+      doc.tenants.push({ name: 'late', endpoints: ['/mcp'] });
+      writeFileSync(file, JSON.stringify(doc));
+      await until('the watch reloaded the file', async () => (await counter(app, 'applied')) === 1);
+      assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'late']);
+      assert.equal(await counter(app, 'unchanged'), 0, 'rewriting the same content is not a change');
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
