@@ -6,6 +6,10 @@ import type { Gateway } from './gateway.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
+import { startAdminServer } from './admin/admin-server.js';
+import { GatewayAdmin } from './admin-target.js';
+import { watchConfigFile } from './config/config-watch.js';
+import type { ConfigReloader } from './gateway-reload.js';
 
 export interface LifecycleParts {
   config: Config;
@@ -14,6 +18,9 @@ export interface LifecycleParts {
   hub: SseHub;
   logger: Logger;
   metrics: Metrics;
+  reloader: ConfigReloader;
+  /** The file the config came from (reloads read it again); absent for a config built in memory. */
+  configFile?: string | undefined;
 }
 
 /** Starting the built gateway (upstreams, cluster, metrics, listener) and stopping it gracefully. */
@@ -22,8 +29,12 @@ export class AppLifecycle {
   #shuttingDown = false;
   #closed = false;
   #metricsServer: Server | undefined;
+  #admin: FastifyInstance | undefined;
+  #unwatch: (() => void) | undefined;
   /** Set once listen() started the metrics endpoint. */
   metricsUrl: string | undefined;
+  /** Set once listen() started the admin API. */
+  adminUrl: string | undefined;
 
   constructor(parts: LifecycleParts) {
     this.#parts = parts;
@@ -40,7 +51,28 @@ export class AppLifecycle {
     await gateway.start();
     await this.#startCluster();
     if (config.metrics.enabled) await this.#startMetrics();
+    if (config.admin.enabled) await this.#startAdmin();
+    this.#watch();
     return fastify.listen({ host: config.server.host, port: config.server.port });
+  }
+
+  async #startAdmin(): Promise<void> {
+    const { config, gateway, logger, reloader } = this.#parts;
+    const { app, url } = await startAdminServer(new GatewayAdmin(gateway, reloader), logger, config.admin.host, config.admin.port);
+    this.#admin = app;
+    this.adminUrl = url;
+    const auth = [config.admin.token || config.admin.tokenFile ? 'static token' : '', config.auth.mode === 'jwt' ? `JWT with scope "${config.admin.scope}"` : ''].filter(Boolean);
+    if (auth.length === 0) logger.warn({ admin: url }, 'admin API listening WITHOUT authentication (loopback only): anyone on this machine can end sessions, approve tools and reload; set admin.token or admin.tokenFile');
+    else logger.info({ admin: url, auth }, 'admin API listening');
+  }
+
+  /** admin.watchConfig: a change of the file's content reloads it (a ConfigMap update reaches each replica). */
+  #watch(): void {
+    const { config, configFile, logger, reloader } = this.#parts;
+    if (!config.admin.watchConfig) return;
+    if (!configFile) return void logger.warn('admin.watchConfig: the config did not come from a file; nothing to watch');
+    this.#unwatch = watchConfigFile(configFile, () => void reloader.reload('file watch'));
+    logger.info({ config: configFile }, 'watching the config file: a change reloads it');
   }
 
   async #startCluster(): Promise<void> {
@@ -70,12 +102,14 @@ export class AppLifecycle {
     if (this.#closed) return;
     this.#closed = true;
     this.#shuttingDown = true;
+    this.#unwatch?.();
     const { fastify, gateway, hub } = this.#parts;
     gateway.registry.refuseNew();
     const deadline = Date.now() + graceMs;
     while (gateway.registry.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await gateway.stop();
     hub.close();
+    await this.#admin?.close();
     await fastify.close();
     const metricsServer = this.#metricsServer;
     await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));

@@ -15,6 +15,9 @@ import { edgeAuth, publicUrlOf } from './edge-auth.js';
 import { metricsObservers, observeConnections, observeGateway } from './gateway-metrics.js';
 import { registerHealthRoutes } from './edge/health-routes.js';
 import { createHttpServer } from './edge/http-server.js';
+import { ConfigReloader, type ReloadOutcome } from './gateway-reload.js';
+import { checkConfigFile } from './config-check.js';
+import { ConfigError } from './config/load.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -23,6 +26,11 @@ export interface App {
   metrics: Metrics;
   /** Set once listen() started the metrics endpoint. */
   readonly metricsUrl: string | undefined;
+  /** Set once listen() started the admin API. */
+  readonly adminUrl: string | undefined;
+  /** Reads the config file again and applies it (SIGHUP, the file watch and the admin API call this). */
+  reload(trigger?: string): Promise<ReloadOutcome>;
+  reloader: ConfigReloader;
   /** Starts upstreams and listens; resolves with the bound address. */
   listen(): Promise<string>;
   /** Stops gracefully, giving requests in flight up to graceMs (default 0) to finish. */
@@ -30,7 +38,7 @@ export interface App {
 }
 
 /** Builds the whole gateway without listening, so tests can start it on a free port. */
-export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}): Promise<App> {
+export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { configFile?: string | undefined } = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config.logging.level);
   const metrics = new Metrics();
   const gateway = new Gateway(config, { ...deps, logger, ...metricsObservers(metrics, deps) });
@@ -40,13 +48,14 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
   const limits = connectionLimits(config.server, metrics);
   limits.attach(fastify.server);
   observeConnections(metrics, limits);
-  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics });
+  const auth = edgeAuth(config, gateway, logger, metrics);
+  const reloader = new ConfigReloader({ gateway, auth, logger, metrics, read: configReader(deps.configFile) });
+  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, reloader, configFile: deps.configFile });
   registerHealthRoutes(fastify, {
     shuttingDown: () => lifecycle.shuttingDown,
     exhausted: () => limits.exhausted(),
     gatewayReady: () => gateway.ready(),
   });
-  const auth = edgeAuth(config, gateway, logger, metrics);
   announceAuth(fastify, config, logger);
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits }) });
   return {
@@ -57,9 +66,20 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> = {}):
     get metricsUrl() {
       return lifecycle.metricsUrl;
     },
+    get adminUrl() {
+      return lifecycle.adminUrl;
+    },
+    reloader,
+    reload: (trigger = 'api') => reloader.reload(trigger),
     listen: () => lifecycle.listen(),
     close: (graceMs) => lifecycle.close(graceMs),
   };
+}
+
+/** What a reload reads: the file serve started from, with check-config's checks. */
+function configReader(file: string | undefined): () => ReturnType<typeof checkConfigFile> {
+  if (file === undefined) return () => { throw new ConfigError('config', ['the gateway was started from a config object, not a file: there is nothing to reload']); };
+  return () => checkConfigFile(file);
 }
 
 function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimits {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readPublicJwks } from './auth/key-source.js';
 import { ConfigError, readConfigFile, type LoadedConfig } from './config/load.js';
 
@@ -22,6 +23,17 @@ function keyProblems(keys: readonly string[]): string[] {
   });
 }
 
+/** The admin token file, read as the admin API reads it at each request. */
+function adminTokenProblems(file: string | undefined): string[] {
+  if (file === undefined) return [];
+  try {
+    const token = readFileSync(file, 'utf8').trim();
+    return token.length < 32 ? [`admin.tokenFile: ${file} holds ${token.length === 0 ? 'no token' : 'a token shorter than 32 characters'}`] : [];
+  } catch (err) {
+    return [`admin.tokenFile: ${keyFileProblem(file, err)}`];
+  }
+}
+
 /**
  * What `check-config` reports and what `serve` starts from, so that the two agree: the file's schema
  * problems and the files it names that serve would fail to read (ConfigError), and its warnings
@@ -29,7 +41,7 @@ function keyProblems(keys: readonly string[]): string[] {
  */
 export function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const loaded = readConfigFile(file, env);
-  const problems = keyProblems(loaded.config.auth.keys);
+  const problems = [...keyProblems(loaded.config.auth.keys), ...adminTokenProblems(loaded.config.admin.tokenFile)];
   if (problems.length > 0) throw new ConfigError(file, problems);
   return loaded;
 }

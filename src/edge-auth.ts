@@ -17,11 +17,24 @@ export function audiencesOf(config: Config): string[] {
   return [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
 }
 
+/** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */
+export interface ReloadableEdgeAuth extends EdgeAuth {
+  /** Token verification as `config` says, from the next request on (the mode itself needs a restart). */
+  reconfigure(config: Config): void;
+}
+
+function authenticatorFor(config: Config): Authenticator | undefined {
+  return config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
+}
+
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */
-export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): EdgeAuth {
-  const authenticator = config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
+export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
+  let authenticator = authenticatorFor(config);
   const log = logger.child({ component: 'auth' });
   return {
+    reconfigure: (next) => {
+      authenticator = authenticatorFor(next);
+    },
     authenticate: (input) => (authenticator ? authenticator.authenticate(input) : ANONYMOUS),
     forbidden: (principal, path) => {
       const tenant = gateway.policy.tenant(principal);

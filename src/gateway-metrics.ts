@@ -2,6 +2,7 @@ import type { ConnectionLimits } from './edge/connection-limits.js';
 import type { SseHub } from './edge/sse-connection.js';
 import type { Gateway, GatewayDeps } from './gateway.js';
 import type { Metrics } from './observability/metrics.js';
+import type { UpstreamPool } from './upstream/index.js';
 import { MemoryEventStore, type SessionObserver } from './session/index.js';
 
 /**
@@ -39,12 +40,14 @@ function sessionObserver(m: Metrics): SessionObserver {
 
 /** Gauges read at scrape time, and upstream restarts and refused upstream requests as they happen. */
 export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void {
-  for (const pool of gateway.pools.values()) {
+  const wire = (pool: UpstreamPool) => {
     pool.on('ready', (_inst: unknown, _id: unknown, restarted: boolean) => {
       if (restarted) m.upstreamRestarts.inc({ upstream: pool.name });
     });
     pool.on('unattributed', (_inst: unknown, method: string) => m.unattributedRequests.inc({ upstream: pool.name, method }));
-  }
+  };
+  for (const pool of gateway.pools.values()) wire(pool);
+  gateway.onPool(wire);
   let evicted = 0;
   let cut = 0;
   m.onScrape(() => {

@@ -29,7 +29,9 @@ export interface GatewayDeps {
 
 /** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
 export class Gateway {
-  readonly config: Config;
+  /** The config in force: replaced by a reload (gateway-reload.ts) with what it applied. */
+  config: Config;
+  /** By name; a reload adds, replaces and removes pools here (endpoint routers hold their own references). */
   readonly pools = new Map<string, UpstreamPool>();
   readonly routers: EndpointRouter[];
   readonly registry: SessionRegistry;
@@ -43,13 +45,15 @@ export class Gateway {
   readonly modern: ModernService;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
+  readonly #factory: TransportFactory;
+  readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
   #stopped = false;
 
   constructor(config: Config, deps: GatewayDeps) {
     this.config = config;
     this.#logger = deps.logger;
-    const factory = deps.transportFactory ?? this.#transports.create;
-    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, factory));
+    this.#factory = deps.transportFactory ?? this.#transports.create;
+    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory));
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
@@ -75,6 +79,18 @@ export class Gateway {
       logger: deps.logger,
     });
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
+  }
+
+  /** A pool for an upstream of `config` (a reload's), not yet started nor listed; told to onPool listeners. */
+  newPool(config: Config, name: string): UpstreamPool {
+    const pool = new UpstreamPool(withTenantShare(config, config.upstreams.find((u) => u.name === name)!), this.#logger, this.#factory);
+    for (const l of this.#poolListeners) l(pool);
+    return pool;
+  }
+
+  /** Told of every pool a reload creates (metrics wire their events). */
+  onPool(listener: (pool: UpstreamPool) => void): void {
+    this.#poolListeners.push(listener);
   }
 
   /** Starts shared instances and warm spares; an upstream that fails keeps retrying in the background. */

@@ -68,7 +68,7 @@ async function token(values: Values): Promise<number> {
 async function serve(file: string): Promise<void> {
   // The same checks as check-config: what it calls a problem stops serve here, before anything starts.
   const { config, warnings } = checkConfigFile(file);
-  const app = await buildApp(config);
+  const app = await buildApp(config, { configFile: file });
   const { logger } = app;
   for (const w of warnings) logger.warn({ config: file }, `config: ${w}`);
   let stopping = false;
@@ -87,6 +87,8 @@ async function serve(file: string): Promise<void> {
       },
     );
   };
+  // SIGHUP: read the file again and apply what changed (README "Reloading the config"). The outcome is logged.
+  process.on('SIGHUP', () => void app.reload('SIGHUP'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   const address = await app.listen();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { httpUrl } from './http-url.js';
+import { adminProblems, adminSchema } from './admin-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
@@ -183,6 +184,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The admin API and reloads (admin-schema.ts). */
+    admin: adminSchema,
     logging: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()
@@ -269,6 +272,7 @@ export const configSchema = z
       });
     });
     checkEndpointPaths(cfg.endpoints, ctx);
+    for (const p of adminProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     cfg.endpoints.forEach((e, i) => {
       e.upstreams.forEach((u, j) => {
         if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams', j], message: `unknown upstream "${u}"` });
@@ -298,6 +302,7 @@ export type RemoteUpstreamConfig = Extract<UpstreamConfig, { transport: 'streama
 export type EndpointConfig = Config['endpoints'][number];
 export type AuthConfig = Config['auth'];
 export type RedisConfig = NonNullable<Config['store']['redis']>;
+export type { AdminConfig } from './admin-schema.js';
 export type PinningConfig = Config['pinning'];
 export type ModernConfig = Config['modern'];
 export type TenantConfig = Config['tenants'][number];

@@ -52,6 +52,7 @@ export class ModernSession implements UpstreamCaller {
   #router: Promise<RouterSession> | undefined;
   #opened: RouterSession | undefined;
   lastActivity = Date.now();
+  readonly openedAt = Date.now();
   #closed = false;
 
   constructor(o: ModernSessionOptions) {
@@ -74,6 +75,11 @@ export class ModernSession implements UpstreamCaller {
   /** Exchanges not yet over (the idle sweeper leaves a session with any alone). */
   get busy(): boolean {
     return this.#exchanges.size > 0 || this.listeners.size > 0;
+  }
+
+  /** Requests in flight (operators' views). */
+  get inflight(): number {
+    return this.#inflight.size;
   }
 
   /** Ended (idle, or shutdown): a new standing replaces it. */

@@ -66,6 +66,22 @@ export class ModernSessions {
     return session;
   }
 
+  /** Every standing on this replica (operators' views, reloads). */
+  list(): ModernSession[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Ends one standing (an operator's request, a reload that took its grant away); its principal's next request opens a new one. */
+  async end(id: string): Promise<boolean> {
+    for (const [key, s] of this.#sessions) {
+      if (s.id !== id) continue;
+      this.#sessions.delete(key);
+      await s.close();
+      return true;
+    }
+    return false;
+  }
+
   /** A change announced on another replica: the listen streams of the endpoint's standings here hear it. */
   announce(endpoint: string, method: string, params: Record<string, unknown> | undefined): void {
     for (const s of this.#sessions.values()) if (s.endpoint.config.path === endpoint) s.clientNotify(method, params);

@@ -45,6 +45,12 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly connectionsOpen = new Gauge({ name: 'switchboard_connections_open', help: 'Open client connections, by whether one of their requests was authenticated', labelNames: ['state'] as const, registers: [this.registry] });
+  readonly configReloads = new Counter({
+    name: 'switchboard_config_reloads_total',
+    help: 'Config reloads (SIGHUP, file watch, admin API) by result: applied, unchanged, invalid (nothing changed), failed',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   constructor(withDefaults = true) {

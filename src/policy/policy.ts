@@ -6,21 +6,39 @@ import type { SessionSlots } from './session-slots.js';
 
 /** Every tenant's policy, the shared limit counters and the tenants' session slots. */
 export class Policy {
-  readonly #tenants = new Map<string, TenantPolicy>();
-  readonly #open: TenantPolicy | undefined;
+  #tenants = new Map<string, TenantPolicy>();
+  #open: TenantPolicy | undefined;
   readonly counters: LimitCounters;
   readonly slots: SessionSlots;
 
-  constructor(config: Config, counters: LimitCounters, slots: SessionSlots) {
-    for (const t of config.tenants) this.#tenants.set(t.name, new TenantPolicy(t));
+  constructor(config: Pick<Config, 'tenants' | 'auth'>, counters: LimitCounters, slots: SessionSlots) {
     this.counters = counters;
     this.slots = slots;
+    this.replace(config);
+  }
+
+  /**
+   * A reload's tenants, in force for the next request (one assignment, so never half of each). A tenant
+   * whose settings did not change keeps its compiled policy: sessions holding it see no difference.
+   */
+  replace(config: Pick<Config, 'tenants' | 'auth'>): void {
+    const tenants = new Map<string, TenantPolicy>();
+    for (const t of config.tenants) {
+      const old = this.#tenants.get(t.name);
+      tenants.set(t.name, old && JSON.stringify(old.config) === JSON.stringify(t) ? old : new TenantPolicy(t));
+    }
     // Auth off: one anonymous tenant; unconfigured, it may do everything (loopback only, warned at start).
-    this.#open = config.auth.mode === 'none' && !this.#tenants.has('anonymous') ? new TenantPolicy(ALLOW_ALL) : undefined;
+    this.#open = config.auth.mode === 'none' && !tenants.has('anonymous') ? (this.#open ?? new TenantPolicy(ALLOW_ALL)) : undefined;
+    this.#tenants = tenants;
+  }
+
+  /** Every configured tenant's policy (operators' views). */
+  tenants(): TenantPolicy[] {
+    return [...this.#tenants.values()];
   }
 
   /** The tenant's policy, or undefined when the tenant is not configured (deny everything). */
-  tenant(principal: Principal): TenantPolicy | undefined {
+  tenant(principal: Pick<Principal, 'tenant'>): TenantPolicy | undefined {
     return this.#tenants.get(principal.tenant) ?? this.#open;
   }
 

@@ -32,12 +32,15 @@ export interface LimitStores {
 export class SessionGuard {
   /** The latest verified token's principal: same issuer, subject and tenant; its scopes may change. */
   principal: Principal;
-  readonly tenant: TenantPolicy;
+  /** Replaced by a reload that changed the tenant's settings (retarget). */
+  tenant: TenantPolicy;
   readonly #counters: LimitCounters;
   readonly #slots: SessionSlots;
   readonly #audit: AuditLog | undefined;
   readonly #ids: GuardIds;
   #holdsSession = false;
+  /** The counter keys of the concurrent-request slots held: released as taken, whatever a reload did to the limit since. */
+  readonly #held: string[] = [];
   /** How long the session lives unused, and when its slot was last written to expire (this clock). */
   #idleMs = 0;
   #due = 0;
@@ -57,6 +60,11 @@ export class SessionGuard {
    */
   refresh(principal: Principal): void {
     this.principal = principal;
+  }
+
+  /** A reload changed the tenant's settings: the next request is judged by the new ones. */
+  retarget(tenant: TenantPolicy): void {
+    this.tenant = tenant;
   }
 
   check(method: string, params: Params): (Decision & Target) | undefined {
@@ -135,11 +143,19 @@ export class SessionGuard {
   /** A slot among the tenant's concurrent requests; false at the limit. */
   acquireRequest(): boolean | Promise<boolean> {
     const max = this.tenant.config.limits.concurrentRequests;
-    return max === undefined || this.#counters.acquire(`inflight:${this.tenant.name}`, max);
+    if (max === undefined) return true;
+    const key = `inflight:${this.tenant.name}`;
+    const taken = (ok: boolean) => {
+      if (ok) this.#held.push(key);
+      return ok;
+    };
+    const r = this.#counters.acquire(key, max);
+    return r instanceof Promise ? r.then(taken) : taken(r);
   }
 
   releaseRequest(): void {
-    if (this.tenant.config.limits.concurrentRequests !== undefined) this.#counters.release(`inflight:${this.tenant.name}`);
+    const key = this.#held.pop();
+    if (key !== undefined) this.#counters.release(key);
   }
 
   /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */

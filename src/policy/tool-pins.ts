@@ -53,6 +53,9 @@ const CAP_WARN_MS = 60_000;
  * the change (`switchboard pins approve`). Verdicts are cached per (upstream, tool, hash), so a call
  * costs two map lookups; the store is asked only when a definition is new to this process.
  */
+/** Definitions remembered by hash: enough for every tool of a large gateway, old and new version. */
+const SEEN_DEFINITIONS = 4000;
+
 export class ToolPins {
   readonly #modes = new Map<string, PinMode>();
   /** Config pins, in Maps: a tool named "constructor" must not find Object.prototype.constructor. */
@@ -74,6 +77,8 @@ export class ToolPins {
   readonly #answered = new Set<string>();
   /** Upstream → when it was last logged about for going over MAX_TOOLS_PER_UPSTREAM. */
   readonly #capWarned = new Map<string, number>();
+  /** Hash → the definition seen with it (the latest SEEN_DEFINITIONS): what an operator compares before approving. */
+  readonly #seen = new Map<string, Readonly<Record<string, unknown>>>();
   /** Bumped by every approval: a decision that started before it must not be cached after it. */
   #generation = 0;
 
@@ -99,6 +104,12 @@ export class ToolPins {
     return this.#store;
   }
 
+  /** A reload's upstreams: each one's mode from the next check on (the config's fixed pins need a restart). */
+  reconfigure(config: Pick<Config, 'pinning' | 'upstreams'>): void {
+    this.#modes.clear();
+    for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
+  }
+
   modeOf(upstream: string): PinMode {
     return this.#modes.get(upstream) ?? 'off';
   }
@@ -116,6 +127,17 @@ export class ToolPins {
     return this.#store.close();
   }
 
+  #remember(hash: string, tool: Readonly<Record<string, unknown>>): void {
+    this.#seen.delete(hash);
+    this.#seen.set(hash, tool);
+    if (this.#seen.size > SEEN_DEFINITIONS) this.#seen.delete(this.#seen.keys().next().value!);
+  }
+
+  /** The definition this process saw with a hash, if it still remembers it (the admin API's old/new view). */
+  definition(hash: string): Readonly<Record<string, unknown>> | undefined {
+    return this.#seen.get(hash);
+  }
+
   /** undefined: the tool may be listed and called. A ToolGate (src/router/tool-gate.ts). */
   check(upstream: string, tool: Record<string, unknown>): PinBlock | undefined | Promise<PinBlock | undefined> {
     const mode = this.#modes.get(upstream);
@@ -129,6 +151,7 @@ export class ToolPins {
     if (hash === undefined) {
       hash = toolPinHash(tool);
       this.#hashes.set(tool, hash);
+      this.#remember(hash, tool);
     }
     const key = `${upstream}\0${name}`;
     const v = this.#verdicts.get(key);

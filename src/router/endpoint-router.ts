@@ -21,14 +21,15 @@ const MAX_LEARNED_URIS = 10_000;
  * open on it, and the delivery of upstream-initiated notifications to those sessions only.
  */
 export class EndpointRouter implements EndpointView {
-  readonly config: EndpointConfig;
-  readonly pools: readonly UpstreamPool[];
-  readonly prefixNames: boolean;
+  /** The path never changes; the rest may, by a reload (reconfigure). */
+  config: EndpointConfig;
+  pools: readonly UpstreamPool[];
+  prefixNames: boolean;
   readonly logger: Logger;
   /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
   readonly gate: ToolGate | undefined;
   /** Exposure, curation and exposed names of the tools; the views the search index lives in. */
-  readonly tools: ToolViews;
+  tools: ToolViews;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -43,13 +44,17 @@ export class EndpointRouter implements EndpointView {
    */
   readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
 
-  constructor(config: EndpointConfig, pools: Map<string, UpstreamPool>, logger: Logger, gate?: ToolGate) {
+  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate) {
     this.config = config;
     this.gate = gate;
+    this.logger = logger.child({ endpoint: config.path });
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
-    this.logger = logger.child({ endpoint: config.path });
     this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
+    this.#attach();
+  }
+
+  #attach(): void {
     for (const pool of this.pools) {
       const onNote = (inst: UpstreamInstance, method: string, params: Record<string, unknown> | undefined, target: () => Target | undefined) =>
         this.#onNotification(pool, inst, method, params, target);
@@ -67,6 +72,33 @@ export class EndpointRouter implements EndpointView {
     }
   }
 
+  /**
+   * A reload changed this endpoint (its settings, or a pool it uses was replaced): the next request sees
+   * the new upstreams, names and tool settings, in one synchronous step. Sessions stay open; each is
+   * returned for rebinding (RouterSession.rebind) and told that its lists changed.
+   */
+  reconfigure(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>): RouterSession[] {
+    if (config.path !== this.config.path) throw new Error(`an endpoint's path cannot change (${this.config.path} → ${config.path})`);
+    for (const d of this.#detach.splice(0)) d();
+    this.config = config;
+    this.pools = config.upstreams.map((n) => pools.get(n)!);
+    this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
+    // What was learned of URIs may name an upstream that is gone: learn again from the next lists.
+    this.#uriOwner.clear();
+    this.#templateOwner.clear();
+    this.#templates.clear();
+    this.#attach();
+    const sessions = [...this.#sessions.values()];
+    for (const s of sessions) for (const m of LIST_CHANGED) s.caller.clientNotify(m, undefined);
+    return sessions;
+  }
+
+  /** The sessions open on this endpoint (both eras). */
+  sessions(): RouterSession[] {
+    return [...this.#sessions.values()];
+  }
+
   get sessionCount(): number {
     return this.#sessions.size;
   }
@@ -78,19 +110,23 @@ export class EndpointRouter implements EndpointView {
   /** Leases the session's own instance of every upstream that gives it one, then registers the session. */
   async open(caller: UpstreamCaller): Promise<RouterSession> {
     const leases = new Map<string, UpstreamInstance>();
+    // The pools as they are now: a reload may swap them while the leases are taken.
+    const pools = this.pools;
     // allSettled: when one lease fails, every other one must have finished before it is released.
-    const settled = await Promise.allSettled(this.pools.map((p) => p.lease(caller)));
+    const settled = await Promise.allSettled(pools.map((p) => p.lease(caller)));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) {
-      await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' && r.value ? this.pools[i]!.release(r.value) : undefined)));
+      await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' && r.value ? pools[i]!.release(r.value) : undefined)));
       throw failed.reason;
     }
     settled.forEach((r, i) => {
       const lease = (r as PromiseFulfilledResult<UpstreamInstance | undefined>).value;
-      if (lease) leases.set(this.pools[i]!.name, lease);
+      if (lease) leases.set(pools[i]!.name, lease);
     });
-    const session = new RouterSession(this, caller, leases);
+    const session = new RouterSession(this, caller, leases, new Map(pools.map((p) => [p.name, p])));
     this.#sessions.set(caller, session);
+    // Reconfigured meanwhile: this session missed the rebinding every other one got.
+    if (pools !== this.pools) void session.rebind().then((stale) => Promise.all(stale.map((l) => l.pool.release(l.inst))));
     return session;
   }
 

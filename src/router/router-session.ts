@@ -14,6 +14,7 @@ import { hasToolNameChars, prefixed, splitPrefixed } from './names.js';
 import { admitByGate, gatherCatalogues } from './session-tools.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 import type { ToolView, ViewTool } from './tool-view.js';
+import { SessionLeases } from './session-leases.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -61,18 +62,26 @@ export function mergeCapabilities(pools: readonly UpstreamPool[], leases: Readon
 export class RouterSession {
   readonly #endpoint: EndpointView;
   readonly caller: UpstreamCaller;
-  readonly #leases: Map<string, UpstreamInstance>;
+  readonly #leases: SessionLeases;
   /** uri → instance it was subscribed on. */
   readonly #subscriptions = new Map<string, UpstreamInstance>();
-  /** What this session's tenant sees of the tools (the endpoint's curation, or the tenant's own). */
-  readonly curation: Curation;
   #closed = false;
 
-  constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>) {
+  /** `from`: the pool of each lease (default: the endpoint's pool of that name now). */
+  constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>, from?: ReadonlyMap<string, UpstreamPool>) {
     this.#endpoint = endpoint;
     this.caller = caller;
-    this.#leases = leases;
-    this.curation = endpoint.tools.curationFor(caller.tenant);
+    this.#leases = new SessionLeases(endpoint, caller, leases, from);
+  }
+
+  /** What this session's tenant sees of the tools (the endpoint's curation, or the tenant's own), as configured now. */
+  get curation(): Curation {
+    return this.#endpoint.tools.curationFor(this.caller.tenant);
+  }
+
+  /** The endpoint was reconfigured by a reload: see SessionLeases.rebind. */
+  rebind(): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
+    return this.#leases.rebind(() => this.#closed);
   }
 
   /** The endpoint's tools as this session's instances list them, curated for its tenant. */
@@ -106,7 +115,7 @@ export class RouterSession {
   }
 
   capabilities(): Result {
-    return mergeCapabilities(this.#endpoint.pools, this.#leases);
+    return mergeCapabilities(this.#endpoint.pools, this.#leases.instances);
   }
 
   instructions(): string | undefined {
@@ -162,7 +171,7 @@ export class RouterSession {
   notification(method: string, params: Params): void {
     if (method === 'notifications/roots/list_changed') {
       // Only a dedicated instance's roots are this client's roots.
-      for (const inst of this.#leases.values()) inst.notify(method, params);
+      for (const inst of this.#leases.instances.values()) inst.notify(method, params);
     }
   }
 
@@ -383,7 +392,6 @@ export class RouterSession {
     this.#closed = true;
     this.#endpoint.forget(this.caller);
     await Promise.all([...this.#subscriptions.keys()].map((uri) => this.#unsubscribe({ uri })));
-    await Promise.all([...this.#leases].map(([name, inst]) => this.#endpoint.pool(name)!.release(inst)));
-    this.#leases.clear();
+    await this.#leases.releaseAll();
   }
 }

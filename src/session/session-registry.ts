@@ -37,6 +37,8 @@ const MIN_SWEEP_GAP_MS = 100;
 /** Every live client session on this replica, by id, and the idle sweeper that ends forgotten ones. */
 export class SessionRegistry {
   readonly #sessions = new Map<string, ClientSession>();
+  /** When each session opened (operators see its age). */
+  readonly #openedAt = new WeakMap<ClientSession, number>();
   readonly #opts: SessionRegistryOptions;
   /** The longest wait between sweeps: busy sessions are looked at (their slots kept) this often. */
   readonly #every: number;
@@ -74,6 +76,11 @@ export class SessionRegistry {
     return this.#sessions.get(id);
   }
 
+  /** Every session on this replica, with when it opened (operators' views, reloads). */
+  list(): Array<{ session: ClientSession; openedAt: number }> {
+    return [...this.#sessions.values()].map((session) => ({ session, openedAt: this.#openedAt.get(session) ?? Date.now() }));
+  }
+
   /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
   async create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, principal: Principal, makeTransport: (id: string) => Transport, restoreId?: string): Promise<ClientSession> {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
@@ -108,6 +115,7 @@ export class SessionRegistry {
       },
     });
     this.#sessions.set(id, session);
+    this.#openedAt.set(session, Date.now());
     return session;
   }
 

@@ -29,6 +29,8 @@ export class UpstreamPool extends EventEmitter {
   readonly #strategy: SharingStrategy;
   /** The latest initialize result seen from any instance, for advertising capabilities. */
   identity: UpstreamIdentity | undefined;
+  /** Instances restarted after a failure since the pool started (operators' views). */
+  restarts = 0;
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
     super();
@@ -71,6 +73,7 @@ export class UpstreamPool extends EventEmitter {
     const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated });
     inst.on('ready', (identity: UpstreamIdentity, restarted: boolean) => {
       this.identity = identity;
+      if (restarted) this.restarts++;
       this.emit('ready', inst, identity, restarted);
     });
     inst.on('notification', (method: string, params: Record<string, unknown> | undefined, target: unknown) => this.emit('notification', inst, method, params, target));
@@ -115,5 +118,25 @@ export class UpstreamPool extends EventEmitter {
 
   close(): Promise<void> {
     return this.#strategy.close();
+  }
+
+  /** Calls in flight on every instance. */
+  get inflight(): number {
+    let n = 0;
+    for (const inst of this.instances) n += inst.inflight;
+    return n;
+  }
+
+  /**
+   * Retires the pool as a reload does (it was removed or replaced): no new instances, the calls in flight
+   * get up to graceMs to finish, then every instance is stopped. Resolves with how many calls were cut.
+   */
+  async retire(graceMs: number): Promise<number> {
+    this.drain();
+    const deadline = Date.now() + graceMs;
+    while (this.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const cut = this.inflight;
+    await this.close();
+    return cut;
   }
 }

@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { Authenticator } from './auth/index.js';
+import type { AdminCredentials, AdminTarget, InstanceRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
+import { lineDiff } from './admin/line-diff.js';
+import { redactConfig } from './config/redact.js';
+import type { Config } from './config/schema.js';
+import { audiencesOf } from './edge-auth.js';
+import type { Gateway } from './gateway.js';
+import type { ConfigReloader, ReloadOutcome } from './gateway-reload.js';
+import { canonicalJson } from './policy/tool-pin-hash.js';
+import type { UpstreamPool } from './upstream/index.js';
+
+/** A definition as indented JSON lines with sorted keys, so that the diff shows what changed, not key order. */
+function lines(def: Readonly<Record<string, unknown>> | undefined): string[] {
+  return def === undefined ? [] : JSON.stringify(JSON.parse(canonicalJson(def)), null, 2).split('\n');
+}
+
+function instances(pool: UpstreamPool): InstanceRow[] {
+  return [...pool.instances].map((i) => ({ pid: i.pid ?? null, state: i.state, circuit: i.circuit, inflight: i.inflight, backoffAttempt: i.backoffAttempt, lastError: i.lastFailure ?? null }));
+}
+
+/** The admin API over the running gateway (src/admin/ knows only the AdminTarget interface). */
+export class GatewayAdmin implements AdminTarget {
+  readonly replica: string;
+  readonly #g: Gateway;
+  readonly #reloader: ConfigReloader;
+  /** Verifiers by auth settings: rebuilt only when a reload changed them (each keeps its key set cache). */
+  #verifier: { auth: Config['auth']; authenticator: Authenticator } | undefined;
+
+  constructor(gateway: Gateway, reloader: ConfigReloader) {
+    this.#g = gateway;
+    this.#reloader = reloader;
+    this.replica = gateway.cluster?.replicaId ?? hostname();
+  }
+
+  credentials(): AdminCredentials {
+    const c = this.#g.config;
+    const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : readFileSync(c.admin.tokenFile, 'utf8').trim());
+    if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
+    if (this.#verifier?.auth !== c.auth) this.#verifier = { auth: c.auth, authenticator: new Authenticator(c.auth, audiencesOf(c)) };
+    const authenticator = this.#verifier.authenticator;
+    return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
+  }
+
+  async sessions(): Promise<SessionRow[]> {
+    const now = Date.now();
+    const legacy = this.#g.registry.list().map(({ session: s, openedAt }) => ({
+      id: s.id,
+      replica: this.replica,
+      era: 'legacy' as const,
+      transport: s.kind,
+      protocolVersion: s.protocolVersion ?? null,
+      issuer: s.principal.issuer,
+      subject: s.principal.subject,
+      tenant: s.tenant,
+      endpoint: s.endpoint.config.path,
+      ageSeconds: (now - openedAt) / 1000,
+      inflight: s.inflight,
+    }));
+    const modern = this.#g.modern.sessions.list().map((s) => ({
+      id: s.id,
+      replica: this.replica,
+      era: 'modern' as const,
+      transport: 'modern' as const,
+      protocolVersion: '2026-07-28',
+      issuer: s.principal.issuer,
+      subject: s.principal.subject,
+      tenant: s.tenant,
+      endpoint: s.endpoint.config.path,
+      ageSeconds: (now - s.openedAt) / 1000,
+      inflight: s.inflight,
+    }));
+    return [...legacy, ...modern];
+  }
+
+  async endSession(id: string): Promise<boolean> {
+    const s = this.#g.registry.get(id);
+    if (s) {
+      await s.close('ended by an operator (admin API)');
+      return true;
+    }
+    return this.#g.modern.sessions.end(id);
+  }
+
+  upstreams(): UpstreamRow[] {
+    const c = this.#g.config;
+    return [...this.#g.pools.values()].map((p) => ({
+      name: p.name,
+      transport: p.config.transport,
+      sharing: p.config.sharing,
+      ready: p.ready,
+      restarts: p.restarts,
+      queued: p.waiting,
+      inflight: p.inflight,
+      endpoints: c.endpoints.filter((e) => e.upstreams.includes(p.name)).map((e) => e.path),
+      instances: instances(p),
+    }));
+  }
+
+  async restartUpstream(name: string): Promise<Record<string, unknown> | undefined> {
+    if (!this.#g.pools.has(name)) return undefined;
+    return reportOf(await this.#reloader.restartUpstream(name));
+  }
+
+  async pins(): Promise<PinChangeRow[] | undefined> {
+    const pins = this.#g.pins;
+    if (!pins) return undefined;
+    const table = await pins.store.table([...this.#g.pools.keys()]);
+    const rows: PinChangeRow[] = [];
+    for (const [upstream, tools] of Object.entries(table)) {
+      for (const [tool, e] of Object.entries(tools)) {
+        if (!e.pending) continue;
+        const old = e.approved === undefined ? undefined : pins.definition(e.approved);
+        const now = pins.definition(e.pending.hash);
+        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
+      }
+    }
+    return rows;
+  }
+
+  async approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined> {
+    const pins = this.#g.pins;
+    if (!pins || !this.#g.pools.has(upstream)) return undefined;
+    const fixed = new Set(Object.keys(Object.hasOwn(this.#g.config.pinning.pins, upstream) ? this.#g.config.pinning.pins[upstream]! : {}));
+    const done = new Set((await pins.store.approve(upstream, tools.filter((t) => !fixed.has(t.tool)))).map((p) => p.tool));
+    return tools.map((t) => ({ tool: t.tool, outcome: fixed.has(t.tool) ? 'pinned-in-config' : done.has(t.tool) ? 'approved' : 'not-pending' }));
+  }
+
+  tenants(): TenantRow[] {
+    const usage = new Map<string, { sessions: number; inflight: number }>();
+    const count = (tenant: string, inflight: number) => {
+      const u = usage.get(tenant) ?? { sessions: 0, inflight: 0 };
+      u.sessions++;
+      u.inflight += inflight;
+      usage.set(tenant, u);
+    };
+    for (const { session } of this.#g.registry.list()) count(session.tenant, session.inflight);
+    for (const s of this.#g.modern.sessions.list()) count(s.tenant, s.inflight);
+    return this.#g.policy.tenants().map((t) => ({ name: t.name, endpoints: t.config.endpoints, limits: t.config.limits, usage: usage.get(t.name) ?? { sessions: 0, inflight: 0 } }));
+  }
+
+  config(): unknown {
+    return redactConfig(this.#g.config);
+  }
+
+  async reload(): Promise<Record<string, unknown>> {
+    return reportOf(await this.#reloader.reload('admin API'));
+  }
+}
+
+function reportOf(o: ReloadOutcome): Record<string, unknown> {
+  return { ...o.report };
+}

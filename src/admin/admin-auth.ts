@@ -1,0 +1,37 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AdminCredentials } from './admin-target.js';
+
+export interface AdminRefusal {
+  status: 401 | 403;
+  message: string;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** Equal strings in constant time: both are hashed first, so neither length nor content leaks. */
+function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/**
+ * Whether a request may use the admin API: the static token (admin.token / tokenFile), or a JWT the
+ * gateway's auth accepts that carries the admin scope. With neither configured (only allowed on
+ * loopback, config-checked) every local caller is let in. Returns undefined when admitted.
+ */
+export async function refuseAdmin(authorization: string | undefined, creds: AdminCredentials): Promise<AdminRefusal | undefined> {
+  if (creds.token === undefined && creds.verifyJwt === undefined) return undefined;
+  const m = authorization === undefined ? null : BEARER.exec(authorization.trim());
+  if (!m) return { status: 401, message: 'an Authorization: Bearer token is required (admin.token, or a JWT with the admin scope)' };
+  const bearer = m[1]!;
+  if (creds.token !== undefined && sameSecret(bearer, creds.token)) return undefined;
+  // A JWT has two dots; anything else was meant as the static token.
+  if (creds.verifyJwt === undefined || bearer.split('.').length !== 3) return { status: 401, message: 'the token is not valid for the admin API' };
+  let scopes: ReadonlySet<string>;
+  try {
+    scopes = await creds.verifyJwt(bearer);
+  } catch (err) {
+    return { status: 401, message: `the token is not valid for the admin API: ${(err as Error).message}` };
+  }
+  if (!scopes.has(creds.scope)) return { status: 403, message: `the token lacks the admin scope "${creds.scope}"` };
+  return undefined;
+}

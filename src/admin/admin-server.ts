@@ -1,0 +1,77 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from '../observability/logger.js';
+import { refuseAdmin } from './admin-auth.js';
+import type { AdminTarget } from './admin-target.js';
+import { OPENAPI } from './openapi.js';
+
+function fail(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).send({ error: { code, message } });
+}
+
+type Handler = (t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply) => Promise<unknown>;
+
+/** Every route, every one behind the admin authentication hook: a table, so the OpenAPI test can hold it to the document. */
+export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; url: string; handler: Handler }> = [
+  { method: 'GET', url: '/openapi.json', handler: async () => OPENAPI },
+  { method: 'GET', url: '/sessions', handler: async (t) => ({ items: await t.sessions() }) },
+  {
+    method: 'DELETE',
+    url: '/sessions/:id',
+    handler: async (t, req, reply) => ((await t.endSession(req.params.id!)) ? reply.code(204).send() : fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica}`)),
+  },
+  { method: 'GET', url: '/upstreams', handler: async (t) => ({ items: t.upstreams() }) },
+  {
+    method: 'POST',
+    url: '/upstreams/:name/restart',
+    handler: async (t, req, reply) => (await t.restartUpstream(req.params.name!)) ?? fail(reply, 404, 'not_found', `no upstream "${req.params.name}"`),
+  },
+  {
+    method: 'GET',
+    url: '/pins',
+    handler: async (t, _req, reply) => {
+      const items = await t.pins();
+      return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
+    },
+  },
+  { method: 'POST', url: '/pins/:upstream/approve', handler: approve },
+  { method: 'GET', url: '/tenants', handler: async (t) => ({ items: t.tenants() }) },
+  { method: 'GET', url: '/config', handler: async (t) => t.config() },
+  { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
+];
+
+async function approve(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply): Promise<unknown> {
+  const tools = (req.body as { tools?: unknown } | null)?.tools;
+  const valid = Array.isArray(tools) && tools.length > 0 && tools.every((x) => typeof x?.tool === 'string' && typeof x?.hash === 'string');
+  if (!valid) return fail(reply, 400, 'bad_request', 'the body must be {"tools": [{"tool": NAME, "hash": PENDING_HASH}, ...]} (the hash you reviewed, from GET /pins)');
+  const items = await t.approvePins(req.params.upstream!, tools as Array<{ tool: string; hash: string }>);
+  return items ? { items } : fail(reply, 404, 'not_found', `no pinned upstream "${req.params.upstream}"`);
+}
+
+/** The admin API as a Fastify instance of its own (not listening): its own port, never the MCP one. */
+export async function buildAdminServer(target: AdminTarget, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  const log = logger.child({ component: 'admin' });
+  app.addHook('onRequest', async (req, reply) => {
+    const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
+    if (!refusal) return;
+    log.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
+    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : {};
+    return reply.code(refusal.status).headers(headers).send({ error: { code: refusal.status === 401 ? 'unauthorized' : 'forbidden', message: refusal.message } });
+  });
+  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);
+    log.error({ err }, 'admin API route failed');
+    return fail(reply, 500, 'internal', err.message);
+  });
+  for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply) });
+  await app.ready();
+  return app;
+}
+
+/** Starts the admin API on host:port; resolves with it and its URL. */
+export async function startAdminServer(target: AdminTarget, logger: Logger, host: string, port: number): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildAdminServer(target, logger);
+  await app.listen({ host, port });
+  const a = app.server.address() as { address: string; port: number };
+  return { app, url: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
+}

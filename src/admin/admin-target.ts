@@ -1,0 +1,95 @@
+/**
+ * What the admin API reads and does, as plain data: the composition root (src/admin-target.ts)
+ * implements it over the gateway, so this folder depends on no part of the request path.
+ */
+
+export interface SessionRow {
+  id: string;
+  /** The replica holding the session (its upstream connections). */
+  replica: string;
+  era: 'legacy' | 'modern';
+  transport: 'streamable-http' | 'sse' | 'modern';
+  protocolVersion: string | null;
+  issuer: string;
+  subject: string;
+  tenant: string;
+  endpoint: string;
+  ageSeconds: number;
+  inflight: number;
+}
+
+export interface InstanceRow {
+  pid: number | null;
+  state: string;
+  circuit: string;
+  inflight: number;
+  backoffAttempt: number;
+  lastError: string | null;
+}
+
+export interface UpstreamRow {
+  name: string;
+  transport: string;
+  sharing: string;
+  ready: boolean;
+  restarts: number;
+  /** Sessions waiting for an instance (per-session pools). */
+  queued: number;
+  inflight: number;
+  endpoints: string[];
+  instances: InstanceRow[];
+}
+
+export interface PinChangeRow {
+  upstream: string;
+  tool: string;
+  /** The approved hash, or null for a tool new since the upstream was pinned. */
+  approvedHash: string | null;
+  pendingHash: string;
+  summary: string;
+  firstSeen: string;
+  /** The definitions as this replica saw them (null when it did not see that version). */
+  old: Record<string, unknown> | null;
+  new: Record<string, unknown> | null;
+  /** A line diff of the two definitions (JSON, two-space indented): "  ", "- " and "+ " lines. */
+  diff: string[];
+}
+
+export interface TenantRow {
+  name: string;
+  endpoints: string[];
+  limits: Record<string, unknown>;
+  usage: { sessions: number; inflight: number };
+}
+
+/** An approval's outcome per tool. */
+export interface PinDecision {
+  tool: string;
+  outcome: 'approved' | 'not-pending' | 'pinned-in-config';
+}
+
+export interface AdminCredentials {
+  /** The static token, if one is configured (read from tokenFile at each request). */
+  token: string | undefined;
+  scope: string;
+  /** Verifies a JWT as the gateway's edge does and returns its scopes; undefined when auth.mode is none. */
+  verifyJwt: ((bearer: string) => Promise<ReadonlySet<string>>) | undefined;
+}
+
+export interface AdminTarget {
+  readonly replica: string;
+  credentials(): AdminCredentials;
+  sessions(): Promise<SessionRow[]>;
+  /** false: no such session on this replica. */
+  endSession(id: string): Promise<boolean>;
+  upstreams(): UpstreamRow[];
+  /** undefined: no such upstream. */
+  restartUpstream(name: string): Promise<Record<string, unknown> | undefined>;
+  /** undefined: pinning is off for every upstream. */
+  pins(): Promise<PinChangeRow[] | undefined>;
+  approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
+  tenants(): TenantRow[];
+  /** The config in force, secrets redacted. */
+  config(): unknown;
+  reload(): Promise<Record<string, unknown>>;
+}

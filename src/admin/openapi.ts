@@ -1,0 +1,108 @@
+/**
+ * The admin API's OpenAPI 3.1 document, written by hand and served at /openapi.json. Hand-written
+ * rather than generated (@fastify/swagger): no runtime dependency for ten routes, and a test holds it
+ * to the code both ways (every route documented, every documented route served, every answer valid
+ * against its schema), which generation from route schemas would not do for the answers.
+ */
+
+const str = { type: 'string' };
+const int = { type: 'integer', minimum: 0 };
+const strings = { type: 'array', items: str };
+const nullable = (t: string) => ({ type: [t, 'null'] });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
+const error = json(ref('Error'), 'refused or failed; see error.message');
+const refusals = { '401': error, '403': error };
+
+const named = { type: 'object', required: ['added', 'removed', 'changed', 'unchanged'], properties: { added: strings, removed: strings, changed: strings, unchanged: strings } };
+
+const schemas = {
+  Error: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } } } },
+  Session: {
+    type: 'object',
+    required: ['id', 'replica', 'era', 'transport', 'protocolVersion', 'issuer', 'subject', 'tenant', 'endpoint', 'ageSeconds', 'inflight'],
+    properties: {
+      id: str,
+      replica: str,
+      era: { enum: ['legacy', 'modern'] },
+      transport: { enum: ['streamable-http', 'sse', 'modern'] },
+      protocolVersion: nullable('string'),
+      issuer: str,
+      subject: str,
+      tenant: str,
+      endpoint: str,
+      ageSeconds: { type: 'number', minimum: 0 },
+      inflight: int,
+    },
+  },
+  Instance: {
+    type: 'object',
+    required: ['pid', 'state', 'circuit', 'inflight', 'backoffAttempt', 'lastError'],
+    properties: { pid: nullable('integer'), state: { enum: ['starting', 'ready', 'backoff', 'stopped'] }, circuit: { enum: ['closed', 'open', 'half-open'] }, inflight: int, backoffAttempt: int, lastError: nullable('string') },
+  },
+  Upstream: {
+    type: 'object',
+    required: ['name', 'transport', 'sharing', 'ready', 'restarts', 'queued', 'inflight', 'endpoints', 'instances'],
+    properties: { name: str, transport: str, sharing: str, ready: { type: 'boolean' }, restarts: int, queued: int, inflight: int, endpoints: strings, instances: { type: 'array', items: ref('Instance') } },
+  },
+  PinChange: {
+    type: 'object',
+    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'old', 'new', 'diff'],
+    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, old: nullable('object'), new: nullable('object'), diff: strings },
+  },
+  PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'not-pending', 'pinned-in-config'] } } },
+  Tenant: {
+    type: 'object',
+    required: ['name', 'endpoints', 'limits', 'usage'],
+    properties: { name: str, endpoints: strings, limits: { type: 'object' }, usage: { type: 'object', required: ['sessions', 'inflight'], properties: { sessions: int, inflight: int } } },
+  },
+  Reload: {
+    type: 'object',
+    required: ['result', 'problems', 'warnings', 'restartRequired', 'sessionsEnded'],
+    properties: {
+      result: { enum: ['applied', 'unchanged', 'invalid', 'failed'] },
+      problems: { ...strings, description: 'every problem of an invalid file, each with its path' },
+      warnings: strings,
+      restartRequired: { ...strings, description: 'settings that differ but need a restart; left as they were' },
+      sessionsEnded: int,
+      changes: {
+        type: 'object',
+        required: ['upstreams', 'endpoints', 'tenants', 'auth', 'admin'],
+        properties: { upstreams: named, endpoints: named, tenants: named, auth: { type: 'boolean' }, admin: { type: 'boolean' } },
+      },
+    },
+  },
+};
+
+const list = (item: string, description: string) => json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } }, description);
+const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: str });
+
+export const OPENAPI = {
+  openapi: '3.1.0',
+  info: { title: 'Switchboard admin API', version: '1', description: 'Operator control of one Switchboard replica (sessions list every replica where Redis is on). Every route needs the admin token or a JWT with the admin scope.' },
+  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas },
+  security: [{ bearer: [] }],
+  paths: {
+    '/openapi.json': { get: { summary: 'This document', responses: { '200': json({ type: 'object' }, 'the OpenAPI document'), ...refusals } } },
+    '/sessions': { get: { summary: 'Open sessions (both protocol eras)', responses: { '200': list('Session', 'sessions, with the replica holding each'), ...refusals } } },
+    '/sessions/{id}': {
+      delete: { summary: 'End a session on this replica', parameters: [pathParam('id')], responses: { '204': { description: 'ended' }, '404': error, ...refusals } },
+    },
+    '/upstreams': { get: { summary: 'Upstreams and their instances', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
+    '/upstreams/{name}/restart': {
+      post: { summary: 'Replace an upstream by a fresh pool; the old one drains', parameters: [pathParam('name')], responses: { '200': json(ref('Reload'), 'what was replaced'), '404': error, ...refusals } },
+    },
+    '/pins': { get: { summary: 'Changed tool definitions awaiting approval', responses: { '200': list('PinChange', 'pending changes with both definitions and a diff'), '404': error, ...refusals } } },
+    '/pins/{upstream}/approve': {
+      post: {
+        summary: 'Approve pending definitions (each by the hash that was reviewed)',
+        parameters: [pathParam('upstream')],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, items: { type: 'object', required: ['tool', 'hash'], properties: { tool: str, hash: str } } } } } } } },
+        responses: { '200': list('PinDecision', 'per tool: approved, or why not'), '400': error, '404': error, ...refusals },
+      },
+    },
+    '/tenants': { get: { summary: 'Tenants, their limits and current usage on this replica', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },
+    '/config': { get: { summary: 'The config in force, secrets redacted', responses: { '200': json({ type: 'object' }, 'the effective config'), ...refusals } } },
+    '/reload': { post: { summary: 'Read the config file again and apply it', responses: { '200': json(ref('Reload'), 'applied, unchanged, or invalid with every problem'), ...refusals } } },
+  },
+} as const;

@@ -1,0 +1,130 @@
+import { ssePathOf, type Config, type EndpointConfig, type UpstreamConfig } from './schema.js';
+import { withTenantShare } from './tenant-share.js';
+
+/** What became of each named item (upstream, endpoint path, tenant) between two configs. */
+export interface NamedChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  unchanged: string[];
+}
+
+/**
+ * What a reload changes: computed from the running config and a validated new one, before anything is
+ * touched. `effective` is what the gateway runs afterwards: the new config with every setting that
+ * needs a restart left as it was (listed in `restartRequired`, one line each with its path).
+ */
+export interface ConfigDiff {
+  upstreams: NamedChanges;
+  /** By path. Changed: its own settings, or one of its upstreams was replaced. */
+  endpoints: NamedChanges;
+  tenants: NamedChanges;
+  /** Token verification (issuer, keys, key set, audience, algorithms, claims). */
+  auth: boolean;
+  /** The admin API's token or scope, or the drain grace. */
+  admin: boolean;
+  restartRequired: string[];
+  effective: Config;
+  /** Nothing to apply (restart-only differences aside). */
+  empty: boolean;
+}
+
+/** Sections a running gateway cannot change: listeners, stores and what was built from them at start. */
+// logging: pino's child loggers keep the level they were made with.
+const RESTART_SECTIONS = ['server', 'session', 'store', 'metrics', 'logging', 'modern', 'pinning', 'audit'] as const;
+/** Parts of auth the edge published at start (RFC 9728 metadata) or built its routes around. */
+const RESTART_AUTH = ['mode', 'authorizationServers', 'scopesSupported'] as const;
+const RESTART_ADMIN = ['enabled', 'host', 'port', 'watchConfig'] as const;
+
+/** Deep equality of plain config data (key order does not matter, array order does). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameValue(v, (b as unknown[])[i]));
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+function named<T>(before: readonly T[], after: readonly T[], key: (t: T) => string, same: (a: T, b: T) => boolean): NamedChanges {
+  const old = new Map(before.map((t) => [key(t), t]));
+  const out: NamedChanges = { added: [], removed: [], changed: [], unchanged: [] };
+  for (const t of after) {
+    const o = old.get(key(t));
+    if (o === undefined) out.added.push(key(t));
+    else (same(o, t) ? out.unchanged : out.changed).push(key(t));
+  }
+  const now = new Set(after.map(key));
+  out.removed = [...old.keys()].filter((k) => !now.has(k));
+  return out;
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
+}
+
+function omit<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Omit<T, K> {
+  const out = { ...o };
+  for (const k of keys) delete out[k];
+  return out;
+}
+
+/**
+ * Endpoint paths are the edge's routes, registered once at start: a new path, a removed one or a moved
+ * legacy SSE path waits for a restart, and the endpoint keeps serving as it did (with its upstreams).
+ */
+function effectiveEndpoints(current: Config, next: Config, restart: string[]): { endpoints: EndpointConfig[]; upstreams: UpstreamConfig[] } {
+  const byPath = new Map(next.endpoints.map((e) => [e.path, e]));
+  const endpoints = current.endpoints.map((old) => {
+    const e = byPath.get(old.path);
+    if (!e) {
+      restart.push(`endpoints: removing the endpoint "${old.path}" needs a restart; it keeps serving until then`);
+      return old;
+    }
+    if (ssePathOf(e) !== ssePathOf(old)) restart.push(`endpoints[path=${old.path}].ssePath: a new legacy SSE path needs a restart; it stays "${ssePathOf(old)}"`);
+    return { ...e, ssePath: old.ssePath };
+  });
+  const paths = new Set(current.endpoints.map((e) => e.path));
+  for (const e of next.endpoints) if (!paths.has(e.path)) restart.push(`endpoints: the new endpoint "${e.path}" needs a restart to be served`);
+  // An endpoint kept as it was still needs its upstreams, even those the new file removed.
+  const upstreams = [...next.upstreams];
+  const have = new Set(upstreams.map((u) => u.name));
+  for (const name of new Set(endpoints.flatMap((e) => e.upstreams))) {
+    if (have.has(name)) continue;
+    upstreams.push(current.upstreams.find((u) => u.name === name)!);
+    have.add(name);
+  }
+  return { endpoints, upstreams };
+}
+
+function restartSections(current: Config, next: Config, restart: string[]): Config {
+  const eff: Config = { ...next };
+  for (const s of RESTART_SECTIONS) {
+    if (sameValue(current[s], next[s])) continue;
+    restart.push(`${s}: changes need a restart; left as they were`);
+    (eff as Record<string, unknown>)[s] = current[s];
+  }
+  for (const k of RESTART_AUTH) if (!sameValue(current.auth[k], next.auth[k])) restart.push(`auth.${k}: changes need a restart; left as it was`);
+  for (const k of RESTART_ADMIN) if (!sameValue(current.admin[k], next.admin[k])) restart.push(`admin.${k}: changes need a restart; left as it was`);
+  eff.auth = { ...next.auth, ...pick(current.auth, RESTART_AUTH) };
+  eff.admin = { ...next.admin, ...pick(current.admin, RESTART_ADMIN) };
+  return eff;
+}
+
+/** The diff between the running config and a validated new one (pure: nothing is started or stopped). */
+export function diffConfig(current: Config, next: Config): ConfigDiff {
+  const restartRequired: string[] = [];
+  const effective = restartSections(current, next, restartRequired);
+  Object.assign(effective, effectiveEndpoints(current, next, restartRequired));
+  // An upstream is compared as its pool runs it: the tenants reaching it can change its per-tenant share.
+  const upstreams = named(current.upstreams, effective.upstreams, (u) => u.name, (a, b) => sameValue(withTenantShare(current, a), withTenantShare(effective, b)));
+  const replaced = new Set(upstreams.changed);
+  const endpoints = named(current.endpoints, effective.endpoints, (e) => e.path, (a, b) => sameValue(a, b) && !b.upstreams.some((u) => replaced.has(u)));
+  const tenants = named(current.tenants, effective.tenants, (t) => t.name, sameValue);
+  const auth = !sameValue(omit(current.auth, RESTART_AUTH), omit(effective.auth, RESTART_AUTH));
+  const admin = !sameValue(current.admin, effective.admin);
+  const moved = (c: NamedChanges) => c.added.length + c.removed.length + c.changed.length > 0;
+  const empty = !moved(upstreams) && !moved(endpoints) && !moved(tenants) && !auth && !admin;
+  return { upstreams, endpoints, tenants, auth, admin, restartRequired, effective, empty };
+}

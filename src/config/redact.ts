@@ -1,0 +1,41 @@
+import type { Config } from './schema.js';
+
+export const REDACTED = '[redacted]';
+
+/** A URL with its password (and any query, which may carry a key) replaced: the host stays readable. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = REDACTED;
+    if (u.search) u.search = `?${REDACTED}`;
+    return u.href;
+  } catch {
+    return REDACTED;
+  }
+}
+
+const values = (o: Record<string, string>): Record<string, string> => Object.fromEntries(Object.keys(o).map((k) => [k, REDACTED]));
+
+/**
+ * The config as an operator may see it (the admin API): every secret the schema knows of replaced,
+ * names and structure kept. Upstream `env` and `headers` values are all redacted: they are where
+ * credentials go (${ENV}), and which of them are secret cannot be told.
+ */
+export function redactConfig(config: Config): Config {
+  const c = structuredClone(config) as Config;
+  if (c.auth.hmacSecret !== undefined) c.auth.hmacSecret = REDACTED;
+  if (c.admin.token !== undefined) c.admin.token = REDACTED;
+  if (c.modern.requestStateKey !== undefined) c.modern.requestStateKey = REDACTED;
+  c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
+  if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
+  for (const u of c.upstreams) {
+    if (u.transport === 'stdio') {
+      u.env = values(u.env);
+      continue;
+    }
+    u.headers = values(u.headers);
+    u.url = redactUrl(u.url);
+    if (u.auth) u.auth.clientSecret = REDACTED;
+  }
+  return c;
+}

@@ -1,0 +1,209 @@
+import { ConfigError, type LoadedConfig } from './config/load.js';
+import { diffConfig, type ConfigDiff, type NamedChanges } from './config/config-diff.js';
+import type { Config } from './config/schema.js';
+import type { ReloadableEdgeAuth } from './edge-auth.js';
+import type { Gateway } from './gateway.js';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { SessionGuard } from './policy/index.js';
+import type { RouterSession } from './router/index.js';
+import type { UpstreamInstance, UpstreamPool } from './upstream/index.js';
+
+/** What a reload did, as the admin API answers and the log says it. */
+export interface ReloadReport {
+  /** applied: something changed; unchanged: nothing to do; invalid: nothing changed (see problems); failed: an error while applying. */
+  result: 'applied' | 'unchanged' | 'invalid' | 'failed';
+  /** Every problem of an invalid file, each with its path. */
+  problems: string[];
+  warnings: string[];
+  changes?: { upstreams: NamedChanges; endpoints: NamedChanges; tenants: NamedChanges; auth: boolean; admin: boolean };
+  /** Settings that differ in the file but need a restart: left as they were. */
+  restartRequired: string[];
+  /** Sessions ended because their tenant lost the endpoint (or is gone). */
+  sessionsEnded: number;
+}
+
+/** How the retired upstreams went: each drained within the grace period, or with calls cut. */
+export interface DrainReport {
+  upstreams: Array<{ name: string; cutCalls: number }>;
+}
+
+export interface ReloadOutcome {
+  report: ReloadReport;
+  /** Resolves once removed and replaced upstreams have finished their calls (or the grace ran out) and stopped. */
+  drained: Promise<DrainReport>;
+}
+
+export interface ReloaderParts {
+  gateway: Gateway;
+  auth: ReloadableEdgeAuth;
+  logger: Logger;
+  metrics: Metrics;
+  /** Reads and fully validates the config (check-config's checks); throws a ConfigError. */
+  read: () => LoadedConfig;
+}
+
+const NOTHING_DRAINED: Promise<DrainReport> = Promise.resolve({ upstreams: [] });
+const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+
+/**
+ * Applies a new config to a running gateway as a diff (config-diff.ts): new and replaced upstreams are
+ * started before any request can reach them, then everything a request reads (pools, endpoints,
+ * tenants, token verification) is swapped in one synchronous step, then the old pools drain. One
+ * reload at a time: a second one waits for the first.
+ */
+export class ConfigReloader {
+  readonly #p: ReloaderParts;
+  readonly #log: Logger;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(parts: ReloaderParts) {
+    this.#p = parts;
+    this.#log = parts.logger.child({ component: 'reload' });
+  }
+
+  /** Reads the file again and applies it. `trigger` is for the log (SIGHUP, watch, api). */
+  reload(trigger: string): Promise<ReloadOutcome> {
+    return this.#serial(() => this.#reload(trigger));
+  }
+
+  /** Replaces one upstream's pool by a fresh one, as a reload that changed it would (restart from the admin API). */
+  restartUpstream(name: string): Promise<ReloadOutcome> {
+    return this.#serial(async () => {
+      const current = this.#p.gateway.config;
+      const diff = diffConfig(current, current);
+      diff.upstreams = { ...diff.upstreams, changed: [name], unchanged: diff.upstreams.unchanged.filter((n) => n !== name) };
+      const uses = new Set(current.endpoints.filter((e) => e.upstreams.includes(name)).map((e) => e.path));
+      diff.endpoints = { ...diff.endpoints, changed: [...uses], unchanged: diff.endpoints.unchanged.filter((p) => !uses.has(p)) };
+      diff.empty = false;
+      this.#log.info({ upstream: name }, 'restarting an upstream: a fresh pool is started, the old one drains');
+      return this.#apply(diff, [], 'restart');
+    });
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #reload(trigger: string): Promise<ReloadOutcome> {
+    let loaded: LoadedConfig;
+    try {
+      loaded = this.#p.read();
+    } catch (err) {
+      const problems = err instanceof ConfigError ? err.problems : [(err as Error).message];
+      this.#p.metrics.configReloads.inc({ result: 'invalid' });
+      this.#log.error({ trigger, problems }, 'config reload refused: the file is invalid; nothing changed');
+      return { report: { result: 'invalid', problems, warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
+    }
+    const diff = diffConfig(this.#p.gateway.config, loaded.config);
+    for (const r of diff.restartRequired) this.#log.warn({ trigger }, `config reload: ${r}`);
+    return this.#apply(diff, loaded.warnings, trigger);
+  }
+
+  async #apply(diff: ConfigDiff, warnings: string[], trigger: string): Promise<ReloadOutcome> {
+    const base = { problems: [], warnings, restartRequired: diff.restartRequired };
+    const changes = { upstreams: diff.upstreams, endpoints: diff.endpoints, tenants: diff.tenants, auth: diff.auth, admin: diff.admin };
+    // Key files may hold new keys under the same names: verification is rebuilt on every reload.
+    if (diff.empty) {
+      this.#p.auth.reconfigure(this.#p.gateway.config);
+      this.#p.metrics.configReloads.inc({ result: 'unchanged' });
+      this.#log.info({ trigger, restartRequired: diff.restartRequired.length }, 'config reload: nothing to apply');
+      return { report: { ...base, result: 'unchanged', changes, sessionsEnded: 0 }, drained: NOTHING_DRAINED };
+    }
+    try {
+      const { retired, rebinding, sessionsEnded } = await this.#swap(diff);
+      const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
+      for (const r of this.#p.gateway.routers) if (diff.endpoints.changed.includes(r.config.path)) void r.prepareTools();
+      this.#p.metrics.configReloads.inc({ result: 'applied' });
+      this.#log.info({ trigger, ...summary(changes), sessionsEnded, restartRequired: diff.restartRequired }, 'config reloaded');
+      const grace = diff.effective.admin.drainGraceMs;
+      return { report: { ...base, result: 'applied', changes, sessionsEnded }, drained: this.#drain(retired, stale, grace) };
+    } catch (err) {
+      this.#p.metrics.configReloads.inc({ result: 'failed' });
+      this.#log.error({ trigger, err }, 'config reload failed while applying');
+      return { report: { ...base, result: 'failed', problems: [(err as Error).message], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
+    }
+  }
+
+  /**
+   * Starts the new pools (warm spares ready before they are listed), then swaps everything requests
+   * read, with no await in between: the next request sees all of the new config or none of it.
+   */
+  async #swap(diff: ConfigDiff): Promise<{ retired: UpstreamPool[]; rebinding: RouterSession[]; sessionsEnded: number }> {
+    const g = this.#p.gateway;
+    const eff = diff.effective;
+    const used = new Set(eff.endpoints.flatMap((e) => e.upstreams));
+    const fresh = [...diff.upstreams.added, ...diff.upstreams.changed].map((name) => g.newPool(eff, name));
+    await Promise.all(fresh.filter((p) => used.has(p.name)).map((p) => p.start()));
+    // From here to the end: synchronous.
+    const retired = [...diff.upstreams.removed, ...diff.upstreams.changed].map((n) => g.pools.get(n)!);
+    for (const n of diff.upstreams.removed) g.pools.delete(n);
+    for (const p of fresh) g.pools.set(p.name, p);
+    g.policy.replace(eff);
+    g.pins?.reconfigure(eff);
+    this.#p.auth.reconfigure(eff);
+    g.config = Object.freeze(eff);
+    const rebinding: RouterSession[] = [];
+    for (const r of g.routers) {
+      if (!diff.endpoints.changed.includes(r.config.path)) continue;
+      rebinding.push(...r.reconfigure(eff.endpoints.find((e) => e.path === r.config.path)!, g.pools));
+    }
+    return { retired, rebinding, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
+  }
+
+  /**
+   * Every session's guard follows its tenant's new settings; a session whose tenant is gone or no longer
+   * granted its endpoint ends. Sessions of a changed tenant re-list (their rules may show other tools).
+   */
+  #retarget(changedTenants: ReadonlySet<string>): number {
+    const g = this.#p.gateway;
+    let ended = 0;
+    const follow = (guard: SessionGuard, path: string, notify: (m: string) => void, end: () => Promise<unknown>) => {
+      const t = g.policy.tenant(guard.principal);
+      if (!t || !t.mayUseEndpoint(path)) {
+        ended++;
+        void end().catch(() => {});
+        return;
+      }
+      if (t === guard.tenant) return;
+      guard.retarget(t);
+      if (changedTenants.has(t.name)) for (const m of LIST_CHANGED) notify(m);
+    };
+    for (const { session: s } of g.registry.list()) {
+      follow(s.guard, s.endpoint.config.path, (m) => s.clientNotify(m, undefined), () => s.close('config reload: the tenant may no longer use this endpoint'));
+    }
+    for (const s of g.modern.sessions.list()) follow(s.guard, s.endpoint.config.path, (m) => s.clientNotify(m, undefined), () => g.modern.sessions.end(s.id));
+    return ended;
+  }
+
+  /** Retired pools finish their calls (up to the grace period) and stop; stale leases of live pools are handed back the same way. */
+  async #drain(retired: UpstreamPool[], stale: Array<{ pool: UpstreamPool; inst: UpstreamInstance }>, graceMs: number): Promise<DrainReport> {
+    const gone = new Set(retired);
+    const leases = stale.filter((l) => !gone.has(l.pool)).map(async (l) => {
+      const deadline = Date.now() + graceMs;
+      while (l.inst.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await l.pool.release(l.inst);
+    });
+    const upstreams = await Promise.all(
+      retired.map(async (pool) => {
+        const cutCalls = await pool.retire(graceMs);
+        (cutCalls > 0 ? this.#log.warn.bind(this.#log) : this.#log.info.bind(this.#log))({ upstream: pool.name, cutCalls }, 'retired upstream drained and stopped');
+        return { name: pool.name, cutCalls };
+      }),
+    );
+    await Promise.all(leases);
+    return { upstreams };
+  }
+}
+
+function summary(c: NonNullable<ReloadReport['changes']>): Record<string, unknown> {
+  const moved = (n: NamedChanges) => ({ added: n.added, removed: n.removed, changed: n.changed });
+  return { upstreams: moved(c.upstreams), endpoints: moved(c.endpoints), tenants: moved(c.tenants), auth: c.auth };
+}
+
+/** The config a reader of the file would get, for callers that already hold one (tests, restarts). */
+export function fixedReader(config: Config): () => LoadedConfig {
+  return () => ({ config, warnings: [] });
+}

@@ -1,0 +1,62 @@
+import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import type { EndpointView } from './endpoint-view.js';
+
+/**
+ * The instances one session holds for its life (per-session upstreams), each with the pool it came
+ * from: after a reload the endpoint may name another pool by the same name, and a lease goes back to
+ * the pool that gave it.
+ */
+export class SessionLeases {
+  readonly #endpoint: EndpointView;
+  readonly #caller: UpstreamCaller;
+  /** Upstream name → instance. */
+  readonly instances: Map<string, UpstreamInstance>;
+  readonly #pools = new Map<string, UpstreamPool>();
+
+  constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>, from?: ReadonlyMap<string, UpstreamPool>) {
+    this.#endpoint = endpoint;
+    this.#caller = caller;
+    this.instances = leases;
+    for (const name of leases.keys()) this.#pools.set(name, from?.get(name) ?? endpoint.pool(name)!);
+  }
+
+  get(name: string): UpstreamInstance | undefined {
+    return this.instances.get(name);
+  }
+
+  /**
+   * The endpoint was reconfigured by a reload. Leases on pools it no longer uses under their name (an
+   * upstream removed from it, or replaced) are handed back for the caller to release once their calls
+   * in flight are done; per-session upstreams new to the session are leased now.
+   */
+  async rebind(closed: () => boolean): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
+    const stale: Array<{ pool: UpstreamPool; inst: UpstreamInstance }> = [];
+    for (const [name, inst] of this.instances) {
+      const pool = this.#pools.get(name)!;
+      if (this.#endpoint.pool(name) === pool) continue;
+      stale.push({ pool, inst });
+      this.instances.delete(name);
+      this.#pools.delete(name);
+    }
+    const fresh = this.#endpoint.pools.filter((p) => !this.#pools.has(p.name));
+    const settled = await Promise.allSettled(fresh.map((p) => p.lease(this.#caller)));
+    settled.forEach((r, i) => {
+      const pool = fresh[i]!;
+      if (r.status === 'rejected') {
+        this.#endpoint.logger.warn({ upstream: pool.name, err: (r.reason as Error).message }, 'reload: no instance for this session; its calls to the upstream fail');
+      } else if (r.value && (closed() || this.#endpoint.pool(pool.name) !== pool)) {
+        stale.push({ pool, inst: r.value });
+      } else if (r.value) {
+        this.instances.set(pool.name, r.value);
+        this.#pools.set(pool.name, pool);
+      }
+    });
+    return stale;
+  }
+
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.instances].map(([name, inst]) => this.#pools.get(name)!.release(inst)));
+    this.instances.clear();
+    this.#pools.clear();
+  }
+}

@@ -1,0 +1,202 @@
+// Reloading the config of a running gateway: real stdio upstreams (label-server.mjs tells versions and
+// processes apart), the official SDK client, the app built from a file as `serve` builds it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { buildApp, type App } from '../../src/app.js';
+import { checkConfigFile } from '../../src/config-check.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { alive } from '../helpers/processes.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { until } from '../helpers/wait.js';
+
+const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
+
+type Doc = Record<string, any>;
+
+function upstream(name: string, label: string, extra: Record<string, unknown> = {}) {
+  return { name, transport: 'stdio', command: process.execPath, args: [LABEL, '--label', label], sandbox: 'none', ...extra };
+}
+
+function baseDoc(): Doc {
+  return {
+    server: { host: '127.0.0.1', port: 0 },
+    metrics: { enabled: false },
+    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
+    admin: { drainGraceMs: 5000 },
+    // The label is in a tool's description: pinning would withhold every new version (the admin suite covers that).
+    pinning: { mode: 'off' },
+    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+    upstreams: [upstream('steady', 'v1'), upstream('alter', 'v1'), upstream('solo', 'v1', { sharing: 'per-session', pool: { warm: 1, max: 4 } })],
+    endpoints: [
+      { path: '/mcp', upstreams: ['steady'] },
+      { path: '/two', upstreams: ['alter', 'solo'] },
+    ],
+  };
+}
+
+async function counter(app: App, result: string): Promise<number> {
+  const m = await app.metrics.configReloads.get();
+  return m.values.find((v) => v.labels.result === result)?.value ?? 0;
+}
+
+const pidOf = (text: string) => Number(text.split(' ')[1]);
+
+describe('config reload', () => {
+  let dir: string;
+  let file: string;
+  let app: App;
+  let gw: RunningGateway;
+  const clients: Client[] = [];
+
+  const write = (doc: Doc) => writeFileSync(file, JSON.stringify(doc, null, 2));
+  const connect = async (path: string) => {
+    const c = await connectClient(gw, 'streamable-http', { path });
+    clients.push(c);
+    return c;
+  };
+  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => textOf(await c.callTool({ name, arguments: args }));
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-reload-'));
+    file = join(dir, 'switchboard.yaml');
+    write(baseDoc());
+    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    const base = (await app.listen()).replace('localhost', '127.0.0.1');
+    gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an invalid file changes nothing, and the answer names every problem with its path', async () => {
+    const client = await connect('/mcp');
+    const before = await call(client, 'label');
+    const pools = new Map(app.gateway.pools);
+    const config = app.gateway.config;
+    const bad = baseDoc();
+    bad.upstreams[1].comand = 'typo';
+    bad.endpoints[1].upstreams = ['alter', 'nowhere'];
+    write(bad);
+    const { report } = await app.reload('test');
+    assert.equal(report.result, 'invalid');
+    assert.ok(report.problems.some((p) => p.startsWith('upstreams[1].comand')), report.problems.join('\n'));
+    assert.ok(report.problems.some((p) => p.startsWith('endpoints[1].upstreams[1]')), report.problems.join('\n'));
+    assert.equal(app.gateway.config, config, 'the config in force is the same object');
+    assert.deepEqual([...app.gateway.pools], [...pools], 'the same pools');
+    assert.equal(await counter(app, 'invalid'), 1);
+    assert.equal(await call(client, 'label'), before, 'the same process answers');
+  });
+
+  it('a replaced upstream: calls in flight finish on the old process, the same session then reaches the new one; the unchanged upstream keeps its process', async () => {
+    write(baseDoc());
+    const steadyClient = await connect('/mcp');
+    const twoClient = await connect('/two');
+    const steadyBefore = await call(steadyClient, 'label');
+    const oldAlter = await call(twoClient, 'alter__label');
+    assert.match(oldAlter, /^v1 /);
+    const inFlight = call(twoClient, 'alter__sleep', { ms: 1500 });
+    await until('the slow call reached the upstream', () => app.gateway.pools.get('alter')!.inflight === 1);
+    const next = baseDoc();
+    next.upstreams[1] = upstream('alter', 'v2');
+    write(next);
+    const { report, drained } = await app.reload('test');
+    assert.equal(report.result, 'applied', JSON.stringify(report));
+    assert.deepEqual(report.changes!.upstreams.changed, ['alter']);
+    assert.deepEqual(report.changes!.endpoints.changed, ['/two']);
+    assert.deepEqual(report.changes!.endpoints.unchanged, ['/mcp']);
+    assert.match(await call(twoClient, 'alter__label'), /^v2 /, 'the same session reaches the new upstream at once');
+    assert.equal(await inFlight, 'slept 1500 ms in v1', 'the call in flight finished on the old process');
+    const d = await drained;
+    assert.deepEqual(d.upstreams.map((u) => [u.name, u.cutCalls]), [['alter', 0]]);
+    assert.equal(alive(pidOf(oldAlter)), false, 'the old process is stopped');
+    assert.equal(await call(steadyClient, 'label'), steadyBefore, 'the unchanged upstream: same process, same session');
+  });
+
+  it('an upstream added to an endpoint: its sessions are told to re-list and see its tools', async () => {
+    const client = await connect('/two');
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    const next = baseDoc();
+    next.upstreams[1] = upstream('alter', 'v2');
+    next.upstreams.push(upstream('fresh', 'v1'));
+    next.endpoints[1].upstreams = ['alter', 'solo', 'fresh'];
+    write(next);
+    const { report } = await app.reload('test');
+    assert.deepEqual(report.changes!.upstreams.added, ['fresh']);
+    await until('tools/list_changed', () => changed > 0);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('fresh__label'), names.join(', '));
+    assert.match(await call(client, 'fresh__label'), /^v1 /);
+    assert.match(await call(client, 'solo__label'), /^v1 /, 'the per-session upstream it held is still its own');
+  });
+
+  it('a removed per-session upstream is drained and its processes stopped; start-time settings are reported, not applied', async () => {
+    const client = await connect('/two');
+    const soloPid = pidOf(await call(client, 'solo__label'));
+    const next = baseDoc();
+    next.upstreams = [next.upstreams[0], upstream('alter', 'v2'), upstream('fresh', 'v1')];
+    next.endpoints[1].upstreams = ['alter', 'fresh'];
+    next.server.port = 1;
+    write(next);
+    const { report, drained } = await app.reload('test');
+    assert.equal(report.result, 'applied');
+    assert.deepEqual(report.changes!.upstreams.removed, ['solo']);
+    assert.ok(report.restartRequired.some((r) => r.startsWith('server:')), report.restartRequired.join('\n'));
+    assert.equal(app.gateway.config.server.port, 0, 'the listener setting is left as it was');
+    await drained;
+    assert.equal(alive(soloPid), false, 'its process is stopped');
+    assert.equal(app.gateway.pools.has('solo'), false);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.some((n) => n.startsWith('solo__')), names.join(', '));
+  });
+
+  it('a tenant that loses an endpoint: its sessions there end; the same file again changes nothing', async () => {
+    const client = await connect('/two');
+    assert.match(await call(client, 'alter__label'), /^v2 /);
+    const next = baseDoc();
+    next.upstreams = [next.upstreams[0], upstream('alter', 'v2'), upstream('fresh', 'v1')];
+    next.endpoints[1].upstreams = ['alter', 'fresh'];
+    next.tenants[0].endpoints = ['/mcp'];
+    write(next);
+    const { report } = await app.reload('test');
+    assert.equal(report.result, 'applied');
+    assert.deepEqual(report.changes!.tenants.changed, ['anonymous']);
+    assert.ok(report.sessionsEnded >= 1);
+    await assert.rejects(call(client, 'alter__label'));
+    const again = await app.reload('test');
+    assert.equal(again.report.result, 'unchanged');
+    assert.equal(await counter(app, 'unchanged'), 1);
+  });
+});
+
+describe('config reload: admin.watchConfig', () => {
+  it('a change of the file content reloads it; a write of the same content does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
+    const file = join(dir, 'switchboard.yaml');
+    const doc = baseDoc();
+    doc.admin.watchConfig = true;
+    writeFileSync(file, JSON.stringify(doc));
+    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    try {
+      await app.listen();
+      writeFileSync(file, JSON.stringify(doc));
+      doc.tenants.push({ name: 'late', endpoints: ['/mcp'] });
+      writeFileSync(file, JSON.stringify(doc));
+      await until('the watch reloaded the file', async () => (await counter(app, 'applied')) === 1);
+      assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'late']);
+      assert.equal(await counter(app, 'unchanged'), 0, 'rewriting the same content is not a change');
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

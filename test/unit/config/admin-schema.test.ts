@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig } from '../../../src/config/index.js';
+import { redactConfig } from '../../../src/config/redact.js';
+
+const minimal = (admin: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  admin,
+  upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none' }],
+  endpoints: [{ path: '/mcp', upstreams: ['u'] }],
+  ...extra,
+});
+
+function problems(doc: unknown): string[] {
+  try {
+    parseConfig(doc, 'test', {}, '/tmp');
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+}
+
+describe('admin config', () => {
+  it('off by default, loopback by default when on', () => {
+    const c = parseConfig(minimal({}), 'test', {}, '/tmp');
+    assert.equal(c.admin.enabled, false);
+    assert.equal(c.admin.host, '127.0.0.1');
+  });
+
+  it('a non-loopback admin listener without authentication is a config error, with its path', () => {
+    assert.deepEqual(
+      problems(minimal({ enabled: true, host: '0.0.0.0' })).map((p) => p.split(':')[0]),
+      ['admin.host'],
+    );
+    assert.deepEqual(problems(minimal({ enabled: true, host: '0.0.0.0', token: 'x'.repeat(32) })), []);
+    assert.deepEqual(problems(minimal({ enabled: true, host: '0.0.0.0', tokenFile: 'admin-token' })), []);
+  });
+
+  it('a short token, or token and tokenFile together, are refused', () => {
+    assert.match(problems(minimal({ token: 'short' })).join('\n'), /^admin\.token: at least 32 characters/m);
+    assert.match(problems(minimal({ token: 'x'.repeat(32), tokenFile: 'f' })).join('\n'), /^admin\.tokenFile: set token or tokenFile, not both/m);
+  });
+
+  it('tokenFile is relative to the config file', () => {
+    assert.equal(parseConfig(minimal({ tokenFile: 'secrets/admin' }), 'test', {}, '/etc/swb').admin.tokenFile, '/etc/swb/secrets/admin');
+  });
+
+  it('redaction: the Redis URL keeps its host, not its password', () => {
+    const c = parseConfig(minimal({}, { store: { redis: { url: 'redis://default:s3cret-pass@redis.internal:6379/0' } } }), 'test', {}, '/tmp');
+    const url = redactConfig(c).store.redis!.url;
+    assert.ok(!url.includes('s3cret-pass'));
+    assert.match(url, /redis\.internal:6379/);
+    assert.equal(c.store.redis!.url.includes('s3cret-pass'), true, 'the running config is not touched');
+  });
+});
