@@ -36,8 +36,9 @@ describe('the release version', () => {
 
   it('every image reference with a version in the docs and manifests names this one', () => {
     const files = ['README.md', 'deploy/README.md', 'deploy/kubernetes/deployment.yaml', 'deploy/examples/sidecar/deployment.yaml'];
-    const refs = files.flatMap((f) => [...read(f).matchAll(/\bswitchboard:(\d+\.\d+\.\d+)\b/g)].map((m) => `${f}: ${m[0]}`));
-    assert.ok(refs.length > 0, 'the docs name a versioned image');
-    assert.deepEqual(refs.filter((r) => !r.endsWith(`switchboard:${VERSION}`)), []);
+    // Image tags (switchboard:X.Y.Z) and the npm tarball's name (mcp-switchboard-X.Y.Z.tgz).
+    const refs = files.flatMap((f) => [...read(f).matchAll(/\b(?:switchboard:|mcp-switchboard-)(\d+\.\d+\.\d+)\b/g)].map((m) => ({ at: `${f}: ${m[0]}`, version: m[1] })));
+    assert.ok(refs.some((r) => r.at.includes('switchboard:')), 'the docs name a versioned image');
+    assert.deepEqual(refs.filter((r) => r.version !== VERSION).map((r) => r.at), []);
   });
 });
