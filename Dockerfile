@@ -31,6 +31,12 @@ RUN npm run build
 
 # ---- runtime: production dependencies and dist/ only ----
 FROM ${NODE_IMAGE} AS runtime
+# OCI annotations: version is package.json's (test/unit/release-version.test.ts keeps them in step).
+LABEL org.opencontainers.image.title="switchboard" \
+      org.opencontainers.image.description="An MCP gateway: Streamable HTTP and HTTP+SSE sessions multiplexed onto pooled upstream MCP servers" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.source="https://github.com/example/switchboard" \
+      org.opencontainers.image.licenses="Apache-2.0"
 # bubblewrap: the upstream sandbox. tini: PID 1 that forwards signals and reaps the orphans of upstream
 # process groups.
 RUN apt-get update \
@@ -41,7 +47,8 @@ RUN apt-get update \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# npm leaves its cache and logs in /root/.npm and Node's module compile cache in /tmp: none belongs in the image.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf /root/.npm /tmp/node-compile-cache
 COPY --from=build /src/dist ./dist
 COPY deploy/examples ./examples
 COPY deploy/examples/image-default.yaml /etc/switchboard/config.yaml

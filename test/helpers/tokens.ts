@@ -98,7 +98,10 @@ export function swapPayload(token: string, o: TokenOptions): string {
 // JWKS server
 // ---------------------------------------------------------------------------------------------------
 
-/** A JWKS endpoint on 127.0.0.1 whose key set the test may replace at any time. */
+/**
+ * A JWKS endpoint on 127.0.0.1 (or `host`: the image suite serves a container, which reaches the host
+ * through its bridge) whose key set the test may replace at any time.
+ */
 export class JwksServer {
   readonly url: string;
   /** How many times the key set was fetched. */
@@ -114,7 +117,7 @@ export class JwksServer {
     this.#keys = keys;
   }
 
-  static async start(keys: JWK[]): Promise<JwksServer> {
+  static async start(keys: JWK[], host = '127.0.0.1'): Promise<JwksServer> {
     let self: JwksServer | undefined;
     const server = http.createServer((req, res) => {
       if (req.method === 'GET' && req.url === '/jwks.json' && self) {
@@ -127,10 +130,10 @@ export class JwksServer {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(0, host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    self = new JwksServer(server, `http://127.0.0.1:${port}/jwks.json`, keys);
+    self = new JwksServer(server, `http://${host}:${port}/jwks.json`, keys);
     return self;
   }
 
@@ -308,7 +311,7 @@ export interface TokenClient {
  * The official SDK client, with `Authorization: Bearer <token>` on every request it makes (the
  * stream GET and every POST, on both transports), through a fetch wrapper so the token can change.
  */
-export async function connectWithToken(gw: RunningGateway, kind: ClientKind, token: string, opts: { path?: string; name?: string } = {}): Promise<TokenClient> {
+export async function connectWithToken(gw: Pick<RunningGateway, 'url'>, kind: ClientKind, token: string, opts: { path?: string; name?: string } = {}): Promise<TokenClient> {
   let current = token;
   const authFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);

@@ -1,0 +1,120 @@
+// The Helm chart, rendered by helm itself (3.17) in each of its modes, every manifest validated against the
+// Kubernetes schemas offline (test/chart/manifests.ts), its ConfigMap's gateway config checked by
+// `switchboard check-config` with the pod's environment, and values.schema.json refusing typos.
+// Started by `npm run chart:test` (test/chart/run.ts), which sets SWB_HELM and SWB_CHART_MODULES.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CHART, HELM, helm, nameOf, render, validate, type Json } from './manifests.js';
+import { runToExit } from '../helpers/processes.js';
+
+const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+const skip = !HELM && 'SWB_HELM is not set (run npm run chart:test)';
+const tmp = mkdtempSync(join(tmpdir(), 'swb-chart-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const MODES: Array<{ name: string; files: string[]; kinds: string[] }> = [
+  { name: 'default values', files: [], kinds: ['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'Service', 'ServiceAccount'] },
+  { name: 'sidecar values', files: [`${CHART}/values-sidecar.yaml`], kinds: ['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount'] },
+  {
+    name: 'every optional feature on',
+    files: ['test/chart/values-all-features.yaml'],
+    kinds: ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor'],
+  },
+];
+
+/** The gateway container's environment as the pod would have it: its env values and the chart Secret's keys. */
+function podEnv(manifests: Json[]): Record<string, string> {
+  const gateway = manifests.find((m) => m.kind === 'Deployment' && !String(m.metadata.name).endsWith('-redis'))!;
+  const spec = gateway.spec.template.spec;
+  const container = [...(spec.initContainers ?? []), ...spec.containers].find((c: Json) => c.name === 'gateway');
+  assert.ok(container, 'the gateway container');
+  const env: Record<string, string> = {};
+  for (const e of container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
+  for (const from of container.envFrom ?? []) {
+    const secret = manifests.find((m) => m.kind === 'Secret' && m.metadata.name === from.secretRef?.name);
+    assert.ok(secret, `envFrom names the chart's Secret ${from.secretRef?.name}`);
+    Object.assign(env, secret.stringData ?? {});
+  }
+  return env;
+}
+
+describe('the Helm chart, rendered by helm', { skip }, () => {
+  for (const mode of MODES) {
+    describe(mode.name, () => {
+      let manifests: Json[] = [];
+
+      it('passes helm lint --strict', async () => {
+        const r = await helm(['lint', '--strict', CHART, ...mode.files.flatMap((f) => ['-f', f])]);
+        assert.equal(r.code, 0, r.out);
+      });
+
+      it('renders the expected kinds, with the image tag of package.json', async () => {
+        manifests = await render(mode.files);
+        assert.deepEqual([...new Set(manifests.map((m) => m.kind))].sort(), mode.kinds);
+        const images = manifests.filter((m) => m.kind === 'Deployment').flatMap((d) => [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers]);
+        const gateway = images.find((c: Json) => c.name === 'gateway');
+        assert.equal(gateway.image, `ghcr.io/example/switchboard:${VERSION}`);
+      });
+
+      it('every manifest validates against the Kubernetes schemas, unknown fields refused', async () => {
+        assert.ok(manifests.length >= mode.kinds.length);
+        assert.deepEqual(await validate(manifests), []);
+      });
+
+      it("the ConfigMap's gateway config passes switchboard check-config with the pod's environment", async () => {
+        const cm = manifests.find((m) => m.kind === 'ConfigMap')!;
+        const file = join(tmp, `${mode.name.replace(/\W+/g, '-')}.yaml`);
+        writeFileSync(file, cm.data['config.yaml']);
+        const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...podEnv(manifests) };
+        assert.ok(env.SWITCHBOARD_PORT, 'the chart sets SWITCHBOARD_PORT');
+        const r = await runToExit(process.execPath, ['--import', 'tsx', 'src/main.ts', 'check-config', file], { env });
+        assert.equal(r.code, 0, `${nameOf(cm)}: ${r.out}`);
+      });
+    });
+  }
+});
+
+describe('the schema validation itself', { skip }, () => {
+  let renderedDefault: Json[] | undefined;
+  before(async () => {
+    renderedDefault = await render([]);
+  });
+  it('names an unknown field, a wrong type and a missing required field', async () => {
+    // Three copies of the rendered Deployment, one fault each (tsc reports one error per object literal).
+    const deployment = () => structuredClone(renderedDefault!.find((m) => m.kind === 'Deployment')!);
+    const unknown = deployment();
+    unknown.spec.template.spec.containers[0].imagePullPolicyy = 'Always';
+    const wrongType = deployment();
+    wrongType.spec.template.spec.containers[0].ports[0].containerPort = 'http';
+    const missing = deployment();
+    delete missing.spec.selector;
+    const problems = (await validate([unknown, wrongType, missing])).join('\n');
+    assert.match(problems, /'"?imagePullPolicyy"?' does not exist in type 'IContainer'/);
+    assert.match(problems, /containerPort must be integer/);
+    assert.match(problems, /must have required property '?selector'?/);
+  });
+});
+
+describe('values.schema.json refuses typos', { skip }, () => {
+  const cases: Array<[string, RegExp]> = [
+    ['imag.tag=1.0.0', /Additional property imag is not allowed/],
+    ['image.tagg=1.0.0', /Additional property tagg is not allowed/],
+    ['metrics.serviceMonitor.enabeld=true', /Additional property enabeld is not allowed/],
+    ['autoscaling.maxReplica=3', /Additional property maxReplica is not allowed/],
+    ['config.sever.port=8080', /Additional property sever is not allowed/],
+    ['mode=sidecars', /mode/],
+    ['replicaCount=two', /replicaCount/],
+  ];
+  for (const [set, message] of cases) {
+    it(`--set ${set} fails helm lint and helm template`, async () => {
+      const lint = await helm(['lint', CHART, '--set', set]);
+      assert.notEqual(lint.code, 0, lint.out);
+      assert.match(lint.out, message);
+      const template = await helm(['template', 'swb', CHART, '--set', set]);
+      assert.notEqual(template.code, 0, template.out);
+    });
+  }
+});

@@ -1,0 +1,64 @@
+// deploy/docker-compose.yaml and what it mounts, checked without Docker: the file against the Compose
+// Specification's JSON schema (test/chart/tools.mjs fetches it from npm), Prometheus's config and alert rules
+// with promtool (Debian's `prometheus` package) where installed. Bringing the stack up is not possible where
+// these tests run: no registry serves its redis, prom/prometheus and grafana/grafana images, and Grafana is
+// packaged neither by Debian nor on npm (deploy/README.md). Started by
+// `npm run compose:test` (test/compose/run.ts), which sets SWB_COMPOSE_SCHEMA.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+import { runToExit } from '../helpers/processes.js';
+
+const SCHEMA = process.env.SWB_COMPOSE_SCHEMA ?? '';
+const COMPOSE = 'deploy/docker-compose.yaml';
+const hasPromtool = spawnSync('sh', ['-c', 'command -v promtool']).status === 0;
+const tmp = mkdtempSync(join(tmpdir(), 'swb-compose-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function validator(): ValidateFunction {
+  // strict: false, the schema uses keywords of later drafts (deprecated) that draft-07 does not define.
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  // Its $schema names draft-07 by an https URL, which ajv does not know by that name; draft-07 is ajv's default.
+  const { $schema: _draft, ...schema } = JSON.parse(readFileSync(SCHEMA, 'utf8')) as Record<string, unknown>;
+  return ajv.compile(schema);
+}
+const problems = (v: ValidateFunction, doc: unknown) => (v(doc) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`));
+
+describe('the compose file against the Compose Specification', { skip: !SCHEMA && 'SWB_COMPOSE_SCHEMA is not set (run npm run compose:test)' }, () => {
+  it(`${COMPOSE} validates`, () => {
+    assert.deepEqual(problems(validator(), parse(readFileSync(COMPOSE, 'utf8'))), []);
+  });
+
+  it('a misspelt key or a wrong type is refused (the check can fail)', () => {
+    const v = validator();
+    const typo = parse(readFileSync(COMPOSE, 'utf8'));
+    typo.services.gateway.restrat = 'always';
+    assert.match(problems(v, typo).join('\n'), /\/services\/gateway must NOT have additional properties \{"additionalProperty":"restrat"\}/);
+    const wrong = parse(readFileSync(COMPOSE, 'utf8'));
+    wrong.services.gateway.read_only = ['yes'];
+    assert.match(problems(v, wrong).join('\n'), /\/services\/gateway\/read_only must be/);
+  });
+});
+
+describe('Prometheus config and alert rules, with promtool', { skip: !hasPromtool && 'promtool is not installed (apt-get install prometheus)' }, () => {
+  it('deploy/prometheus/alerts.yml passes promtool check rules', async () => {
+    const r = await runToExit('promtool', ['check', 'rules', 'deploy/prometheus/alerts.yml']);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /SUCCESS: \d+ rules found/);
+  });
+
+  it('deploy/prometheus/prometheus.yml passes promtool check config (rule_files read from the repository)', async () => {
+    // The compose file mounts alerts.yml at /etc/prometheus/alerts.yml; promtool reads rule files from disk.
+    const text = readFileSync('deploy/prometheus/prometheus.yml', 'utf8');
+    assert.ok(text.includes('/etc/prometheus/alerts.yml'));
+    const file = join(tmp, 'prometheus.yml');
+    writeFileSync(file, text.replace('/etc/prometheus/alerts.yml', resolve('deploy/prometheus/alerts.yml')));
+    const r = await runToExit('promtool', ['check', 'config', file]);
+    assert.equal(r.code, 0, r.out);
+  });
+});
