@@ -32,7 +32,6 @@ export function callgrindPrefix(outFile: string): string[] {
     // V8 writes and rewrites machine code in anonymous memory: valgrind must notice it.
     '--smc-check=all-non-file',
     '--instr-atstart=no',
-    '--dump-line=no',
     `--callgrind-out-file=${outFile}`,
     '--quiet',
   ];
