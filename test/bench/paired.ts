@@ -9,6 +9,14 @@
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
  * "worktree". Prints each one's gateway CPU µs per call and its ratio to the first. --prof DIR: V8 CPU
  * profiles of the gateways, for test/bench/profile-diff.ts.
+ *
+ * --instructions: instead of CPU time, instructions counted by valgrind's callgrind (test/bench/
+ * callgrind.ts), which the neighbours' load does not move. Each gateway runs under callgrind with V8 in
+ * its predictable mode; after the warm-up (not counted) every build gets --chunks rounds of --chunk calls
+ * (default 3 × 1000, one in flight: the same sequence of events every time), each counted on its own.
+ * The ratio is taken on the instructions of the request path and the young-generation GC it causes;
+ * major GC and the optimizing compiler, which land in one round and not the next, are printed apart.
+ * The dumps stay in .bench/paired/callgrind/ for test/bench/callgrind-diff.ts. Several minutes per build.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,13 +24,21 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { callgrindControl, callgrindPrefix, PREDICTABLE_V8, readDump, type Dump } from './callgrind.js';
+import { caller, type Mode } from './paired-callers.js';
 import { ROOT } from './targets.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { chunks: { type: 'string', default: '10' }, chunk: { type: 'string', default: '2000' }, prof: { type: 'string' } } });
-const CHUNKS = Number(values.chunks);
-const CHUNK = Number(values.chunk);
-const INFLIGHT = 64;
-const WARMUP = 4000;
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+});
+const COUNTED = values.instructions;
+const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
+const CHUNK = Number(values.chunk ?? (COUNTED ? 1000 : 2000));
+const INFLIGHT = Number(values.inflight ?? (COUNTED ? 1 : 64));
+// Under callgrind the JIT needs more calls to settle (its tiers count calls, not time).
+const WARMUP = Number(values.warmup ?? (COUNTED ? 6000 : 4000));
+const CALLGRIND_DIR = join(ROOT, '.bench', 'paired', 'callgrind');
 /** The loader pins itself to core 0 (with the upstreams); the gateways get core 1. */
 const pinned = (() => {
   try {
@@ -65,9 +81,24 @@ function cpuMs(pid: number): number {
 interface Target {
   label: string;
   child: ChildProcess;
+  /** Where callgrind writes this gateway's dumps (--instructions only). */
+  dumps: string;
   run(n: number): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The gateway's command line: plain (pinned to core 1), or under callgrind (not pinned: time does not matter). */
+function gatewayCommand(main: string, file: string, ref: string, mode: string, dumps: string): [string, string[]] {
+  if (COUNTED) {
+    const [valgrind, ...vgArgs] = callgrindPrefix(dumps);
+    return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, main, 'serve', '--config', file]];
+  }
+  // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
+  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
+  return onCore(1, process.execPath, [...prof, main, 'serve', '--config', file]);
+}
+
+let started = 0;
 
 async function start(spec: string): Promise<Target> {
   const [ref, mode = 'json'] = spec.split(':') as [string, string | undefined];
@@ -83,14 +114,14 @@ async function start(spec: string): Promise<Target> {
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
-  // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
-  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
-  const [cmd, args] = onCore(1, process.execPath, [...prof, main, 'serve', '--config', file]);
+  const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
+  const [cmd, args] = gatewayCommand(main, file, ref, mode, dumps);
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH, HOME: process.env.HOME } });
   const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200 && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  // Under valgrind start-up takes 15-40 s on this machine.
+  for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
   const pool = new Pool(origin, { connections: INFLIGHT + 1 });
-  const call = mode === 'legacy' ? await legacyCaller(pool) : mode === 'modern' ? modernCaller(pool) : await sessionCaller(pool);
+  const call = await caller(pool, mode as Mode);
   const run = async (n: number) => {
     let left = n;
     await Promise.all(Array.from({ length: INFLIGHT }, async () => {
@@ -103,71 +134,10 @@ async function start(spec: string): Promise<Target> {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { label: spec, child, run, stop };
+  return { label: spec, child, dumps, run, stop };
 }
 
-const ECHO = { name: 'echo', arguments: { message: 'hello' } };
-let nextId = 1;
-
-async function expectHello(body: { text(): Promise<string> }): Promise<void> {
-  const t = await body.text();
-  if (!t.includes('hello')) throw new Error(`unexpected answer: ${t.slice(0, 200)}`);
-}
-
-async function sessionCaller(pool: Pool): Promise<() => Promise<void>> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-  const init = await pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'paired', version: '1' } } }) });
-  await init.body.text();
-  const h = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']) };
-  await (await pool.request({ path: '/mcp', method: 'POST', headers: h, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).body.text();
-  return async () => expectHello((await pool.request({ path: '/mcp', method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: ECHO }) })).body);
-}
-
-function modernCaller(pool: Pool): () => Promise<void> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-  return async () => expectHello((await pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { ...ECHO, _meta } }) })).body);
-}
-
-/** HTTP+SSE: answers arrive on the session's one stream, matched by id. */
-async function legacyCaller(pool: Pool): Promise<() => Promise<void>> {
-  const sse = await pool.request({ path: '/sse', method: 'GET', headers: { accept: 'text/event-stream' } });
-  const waiting = new Map<number, (text: string) => void>();
-  let endpoint!: (url: string) => void;
-  const url = new Promise<string>((r) => (endpoint = r));
-  let buf = '';
-  sse.body.setEncoding('utf8');
-  sse.body.on('data', (chunk: string) => {
-    buf += chunk;
-    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.replace(/^data: ?/, '')).join('\n');
-      if (/^event: ?endpoint$/m.test(block)) endpoint(data);
-      else if (data) waiting.get((JSON.parse(data) as { id: number }).id)?.(data);
-    }
-  });
-  const path = await url;
-  const post = async (msg: { id?: number; [k: string]: unknown }): Promise<string | undefined> => {
-    const answered = msg.id === undefined ? undefined : new Promise<string>((r) => waiting.set(msg.id as number, r));
-    await (await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(msg) })).body.text();
-    return answered;
-  };
-  await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'paired', version: '1' } } });
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return async () => {
-    const id = nextId++;
-    const text = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: ECHO });
-    waiting.delete(id);
-    if (!text?.includes('hello')) throw new Error(`unexpected answer: ${text?.slice(0, 200)}`);
-  };
-}
-
-async function main(): Promise<void> {
-  if (positionals.length < 2) throw new Error('name two or more REF[:MODE] to compare');
-  mkdirSync(join(ROOT, '.bench', 'paired'), { recursive: true });
-  const targets: Target[] = [];
-  for (const spec of positionals) targets.push(await start(spec));
+async function timed(targets: Target[]): Promise<void> {
   const totals = new Map(targets.map((t) => [t.label, { cpu: 0, calls: 0, ms: 0 }]));
   for (let k = 0; k < CHUNKS; k++) {
     for (const t of k % 2 ? [...targets].reverse() : targets) {
@@ -180,12 +150,62 @@ async function main(): Promise<void> {
       sum.calls += CHUNK;
     }
   }
-  for (const t of targets) await t.stop();
   const base = totals.get(targets[0]!.label)!;
-  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, 64 in flight, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
+  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
   for (const [label, s] of totals) {
     const ratio = s.cpu / s.calls / (base.cpu / base.calls);
     console.log(`${label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${ratio.toFixed(3)}`);
+  }
+}
+
+/** Rounds of counted calls on one gateway: instrumentation on, then zero, CHUNK calls, dump, per round. */
+async function countRounds(t: Target): Promise<Dump[]> {
+  const pid = t.child.pid!;
+  await callgrindControl(pid, '--instr=on');
+  // Switching instrumentation on retranslates all code; a short round lets that and any timer settle.
+  await t.run(Math.min(200, CHUNK));
+  const rounds: Dump[] = [];
+  for (let r = 1; r <= CHUNKS; r++) {
+    await callgrindControl(pid, '--zero');
+    await t.run(CHUNK);
+    await callgrindControl(pid, `--dump=round${r}`);
+    rounds.push(readDump(`${t.dumps}.${r}`));
+  }
+  return rounds;
+}
+
+const perCall = (n: number) => (n / CHUNK / 1000).toFixed(1);
+
+async function counted(targets: Target[]): Promise<void> {
+  // Counts do not depend on timing, so every build is counted at once.
+  const results = await Promise.all(targets.map(countRounds));
+  const path = (d: Dump) => d.total - d.buckets['major GC'] - d.buckets.JIT;
+  const mean = (ds: Dump[], f: (d: Dump) => number) => ds.reduce((a, d) => a + f(d), 0) / ds.length;
+  const base = mean(results[0]!, path);
+  console.log(`paired --instructions: ${CHUNKS} rounds of ${CHUNK} calls each after ${WARMUP} uncounted, ${INFLIGHT} in flight, under callgrind (k instructions per call)`);
+  console.log(`${'build'.padEnd(24)} ${'path+young GC'.padStart(13)} ${'(rounds)'.padEnd(22)} ${'young GC'.padStart(8)} ${'major GC'.padStart(8)} ${'JIT'.padStart(6)} ${'all'.padStart(7)}  ratio`);
+  targets.forEach((t, i) => {
+    const ds = results[i]!;
+    const cols = [mean(ds, path), mean(ds, (d) => d.buckets['young GC']), mean(ds, (d) => d.buckets['major GC']), mean(ds, (d) => d.buckets.JIT), mean(ds, (d) => d.total)].map(perCall);
+    console.log(`${t.label.padEnd(24)} ${cols[0]!.padStart(13)} ${`(${ds.map((d) => perCall(path(d))).join(' ')})`.padEnd(22)} ${cols[1]!.padStart(8)} ${cols[2]!.padStart(8)} ${cols[3]!.padStart(6)} ${cols[4]!.padStart(7)}  ${(mean(ds, path) / base).toFixed(3)}`);
+  });
+  console.log(`dumps: ${CALLGRIND_DIR}/<build>.out.<round>`);
+}
+
+async function main(): Promise<void> {
+  if (positionals.length < 2) throw new Error('name two or more REF[:MODE] to compare');
+  mkdirSync(join(ROOT, '.bench', 'paired'), { recursive: true });
+  if (COUNTED) {
+    rmSync(CALLGRIND_DIR, { recursive: true, force: true });
+    mkdirSync(CALLGRIND_DIR, { recursive: true });
+  }
+  // Under callgrind the builds start and warm up at once as well (each takes a minute or more).
+  const targets = COUNTED ? await Promise.all(positionals.map(start)) : [];
+  if (!COUNTED) for (const spec of positionals) targets.push(await start(spec));
+  try {
+    await (COUNTED ? counted(targets) : timed(targets));
+  } finally {
+    for (const t of targets) await t.stop();
   }
 }
 
