@@ -1,4 +1,4 @@
-import { ANONYMOUS, Authenticator } from './auth/index.js';
+import { ANONYMOUS, Authenticator, type CredentialInput, type Principal } from './auth/index.js';
 import type { Config } from './config/schema.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import type { Gateway } from './gateway.js';
@@ -27,15 +27,31 @@ function authenticatorFor(config: Config): Authenticator | undefined {
   return config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
 }
 
+/** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
+function exchangesTokens(config: Config): boolean {
+  return config.upstreams.some((u) => u.transport !== 'stdio' && u.auth?.type === 'token-exchange');
+}
+
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */
 export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
   let authenticator = authenticatorFor(config);
+  let exchanging = exchangesTokens(config);
   const log = logger.child({ component: 'auth' });
+  const remember = (p: Promise<Principal>, input: CredentialInput) =>
+    p.then((principal) => {
+      gateway.subjectTokens.remember(principal, input.authorization[0]);
+      return principal;
+    });
   return {
     reconfigure: (next) => {
       authenticator = authenticatorFor(next);
+      exchanging = exchangesTokens(next);
     },
-    authenticate: (input) => (authenticator ? authenticator.authenticate(input) : ANONYMOUS),
+    authenticate: (input) => {
+      if (!authenticator) return ANONYMOUS;
+      const p = authenticator.authenticate(input);
+      return exchanging ? remember(p, input) : p;
+    },
     forbidden: (principal, path) => {
       const tenant = gateway.policy.tenant(principal);
       if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;

@@ -45,6 +45,8 @@ export class Gateway {
   readonly modern: ModernService;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
+  /** Each user's latest validated token, recorded by the edge, for upstreams that exchange it (RFC 8693). */
+  readonly subjectTokens = this.#transports.subjectTokens;
   readonly #factory: TransportFactory;
   readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
   #stopped = false;

@@ -15,7 +15,7 @@ export interface WrittenPath {
  * Relative paths in a config file mean the same thing wherever the gateway is started from: they are
  * made absolute once, at load, against the config file's directory. The rule (README "Configuration
  * reference", "Paths"):
- * - `auth.keys`, `pinning.file`, `admin.tokenFile`, an upstream's `cwd`: always paths.
+ * - `auth.keys`, `pinning.file`, `admin.tokenFile`, an upstream's `cwd` and `auth.clientSecretFile`: always paths.
  * - an upstream's `command`: a path when it contains a "/" (`./server`, `bin/server`); a bare name
  *   (`node`, `npx`) is looked up on PATH when the server starts.
  * - an upstream's `args`: only `.`, `..` and what starts with `./` or `../` — an argument is often not a
@@ -32,7 +32,10 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
   if (cfg.admin.tokenFile !== undefined) cfg.admin.tokenFile = abs(cfg.admin.tokenFile, baseDir);
   const written: WrittenPath[] = [];
   cfg.upstreams.forEach((u, i) => {
-    if (u.transport !== 'stdio') return;
+    if (u.transport !== 'stdio') {
+      if (u.auth?.type === 'token-exchange' && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
+      return;
+    }
     if (u.cwd !== undefined) u.cwd = abs(u.cwd, baseDir);
     const base = u.cwd ?? baseDir;
     const note = (at: string, p: string) => {

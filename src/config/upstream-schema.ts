@@ -32,6 +32,8 @@ const pool = z
     /** per-session: sessions that may wait for a free slot when max is reached. */
     queue: z.number().int().min(0).max(100_000).default(100),
     acquireTimeoutMs: z.number().int().min(1).default(30_000),
+    /** per-user: a user's instances are stopped after this long without a request from them. */
+    userIdleMs: z.number().int().min(1000).default(600_000),
   })
   .strict()
   .prefault({});
@@ -39,8 +41,11 @@ const pool = z
 /** What every upstream kind shares: sharing, pooling, timeouts, restarts and resilience. */
 const upstreamCommon = {
   name: upstreamName,
-  /** shared: one pool for everyone; per-tenant: one pool per tenant; per-session: one instance per client session. */
-  sharing: z.enum(['shared', 'per-tenant', 'per-session']).default('shared'),
+  /**
+   * shared: one pool for everyone; per-tenant: one pool per tenant; per-user: one pool per principal
+   * (issuer + subject + tenant), never shared between users; per-session: one instance per client session.
+   */
+  sharing: z.enum(['shared', 'per-tenant', 'per-user', 'per-session']).default('shared'),
   pool,
   requestTimeoutMs: z.number().int().min(1).default(60_000),
   /** A result larger than this fails its call with SWB_RESULT_TOO_LARGE (the gateway never relays it). */
@@ -156,11 +161,41 @@ const clientCredentials = z
   })
   .strict();
 
+/**
+ * Each user's own identity towards a remote upstream (RFC 8693): the client's validated token is
+ * exchanged at tokenEndpoint for one whose audience is the upstream. The client's token goes to that
+ * authorization server only, never to the upstream.
+ */
+const tokenExchange = z
+  .object({
+    type: z.literal('token-exchange'),
+    tokenEndpoint: httpUrl('a token-exchange endpoint'),
+    clientId: z.string().min(1),
+    /** The gateway's client secret (write it as ${ENV}), or clientSecretFile. */
+    clientSecret: z.string().min(1).optional(),
+    /** A file holding the client secret (a mounted secret); relative to the config file. */
+    clientSecretFile: z.string().min(1).optional(),
+    /** The upstream's identifier at the authorization server (the exchanged token's `aud`). */
+    audience: z.string().min(1).optional(),
+    /** RFC 8707 resource indicator: the upstream's URL. */
+    resource: httpUrl('a resource indicator').optional(),
+    scope: z.string().optional(),
+    /**
+     * Send the gateway's own client-credentials token as actor_token (the exchanged token then names
+     * the gateway in its `act` claim): delegation rather than impersonation.
+     */
+    actorToken: z.boolean().default(true),
+    /** Use an exchanged token until this long before it expires. */
+    refreshSkewMs: z.number().int().min(0).default(30_000),
+  })
+  .strict()
+  .refine((a) => (a.clientSecret === undefined) !== (a.clientSecretFile === undefined), { message: 'set clientSecret or clientSecretFile (one of them)', path: ['clientSecret'] });
+
 const remoteUpstream = {
   ...upstreamCommon,
   /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
   headers: z.record(z.string(), z.string()).default({}),
-  auth: clientCredentials.optional(),
+  auth: z.union([clientCredentials, tokenExchange]).optional(),
   http: z
     .object({
       connectTimeoutMs: z.number().int().min(1).default(10_000),
@@ -175,7 +210,14 @@ const remoteUpstream = {
     .prefault({}),
 };
 
-const streamableHttpUpstream = z.object({ ...remoteUpstream, url: httpUrl('the streamable-http transport'), transport: z.literal('streamable-http') }).strict();
-const sseUpstream = z.object({ ...remoteUpstream, url: httpUrl('the sse transport'), transport: z.literal('sse') }).strict();
+/** A per-user credential makes an instance one user's: only per-user sharing keeps users apart. */
+function perUserAuth(u: { sharing: string; auth?: { type: string } | undefined }, ctx: z.RefinementCtx): void {
+  if (u.auth?.type === 'token-exchange' && u.sharing !== 'per-user') {
+    ctx.addIssue({ code: 'custom', path: ['sharing'], message: `auth type token-exchange needs sharing: per-user (an instance carries one user's identity; "${u.sharing}" would share it)` });
+  }
+}
+
+const streamableHttpUpstream = z.object({ ...remoteUpstream, url: httpUrl('the streamable-http transport'), transport: z.literal('streamable-http') }).strict().superRefine(perUserAuth);
+const sseUpstream = z.object({ ...remoteUpstream, url: httpUrl('the sse transport'), transport: z.literal('sse') }).strict().superRefine(perUserAuth);
 
 export const upstream = z.discriminatedUnion('transport', [stdioUpstream, streamableHttpUpstream, sseUpstream]);

@@ -1,14 +1,15 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
+import type { BearerSource } from './bearer-source.js';
 import { readPrefix } from './read-body.js';
 
-type Settings = NonNullable<RemoteUpstreamConfig['auth']>;
+type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'client-credentials' }>;
 
 /**
  * The gateway's own OAuth 2 identity towards an upstream (client-credentials grant). The token is
  * cached and refreshed refreshSkewMs before it expires; concurrent callers share one fetch.
  */
-export class ClientCredentials {
+export class ClientCredentials implements BearerSource {
   readonly #s: Settings;
   readonly #dispatcher: Dispatcher;
   #token: { value: string; expiresAt: number } | undefined;

@@ -1,4 +1,4 @@
-import type { ClientCredentials } from './client-credentials.js';
+import type { BearerSource } from './bearer-source.js';
 
 /**
  * Headers for every request to a remote upstream: the configured static ones and the gateway's own
@@ -6,7 +6,7 @@ import type { ClientCredentials } from './client-credentials.js';
  */
 export async function upstreamHeaders(
   base: Record<string, string>,
-  credentials: ClientCredentials | undefined,
+  credentials: BearerSource | undefined,
   extra: Record<string, string>,
 ): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...base, ...extra };

@@ -7,7 +7,7 @@ import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
 import { readPrefix } from './read-body.js';
-import type { ClientCredentials } from './client-credentials.js';
+import type { BearerSource } from './bearer-source.js';
 import { upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
 
@@ -19,7 +19,7 @@ import { UpstreamHttpError } from './remote-errors.js';
 export class SseClientTransport implements Transport {
   readonly #cfg: RemoteUpstreamConfig;
   readonly #dispatcher: Dispatcher;
-  readonly #credentials: ClientCredentials | undefined;
+  readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
   readonly #closer = new AbortController();
   #endpoint: string | undefined;
@@ -28,7 +28,7 @@ export class SseClientTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger) {
     this.#cfg = cfg;
     this.#dispatcher = dispatcher;
     this.#credentials = credentials;

@@ -6,7 +6,7 @@ import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import { isNotification, isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
-import type { ClientCredentials } from './client-credentials.js';
+import type { BearerSource } from './bearer-source.js';
 import { headerValue, upstreamHeaders } from './http-headers.js';
 import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
@@ -25,7 +25,7 @@ const MAX_RESUMES = 5;
 export class StreamableHttpClientTransport implements Transport {
   readonly #cfg: RemoteUpstreamConfig;
   readonly #dispatcher: Dispatcher;
-  readonly #credentials: ClientCredentials | undefined;
+  readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
   readonly #closer = new AbortController();
   #sessionId: string | undefined;
@@ -41,7 +41,7 @@ export class StreamableHttpClientTransport implements Transport {
   onerror?: (error: Error) => void;
   toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
 
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: ClientCredentials | undefined, logger: Logger) {
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger) {
     this.#cfg = cfg;
     this.#dispatcher = dispatcher;
     this.#credentials = credentials;

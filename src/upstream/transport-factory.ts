@@ -2,30 +2,41 @@ import { Agent } from 'undici';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
+import type { BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
-import { SseClientTransport } from './sse-client.js';
+import { PerUserRemotes, remoteTransport } from './per-user-remotes.js';
+import { SubjectTokens } from './subject-tokens.js';
+import type { UpstreamUser } from './upstream-user.js';
 import { planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
-import { StreamableHttpClientTransport } from './streamable-http-client.js';
 
 interface Remote {
   agent: Agent;
-  credentials: ClientCredentials | undefined;
+  credentials: BearerSource | undefined;
 }
 
 /**
  * Builds the link for each upstream instance. Remote upstreams share one undici Agent per upstream
- * (keep-alive, timeouts, a bounded number of connections) and one token cache.
+ * (keep-alive, timeouts, a bounded number of connections) and one token cache; an upstream with a
+ * per-user credential has them per user instead (see PerUserRemotes).
  */
 export class UpstreamTransports {
   readonly #remotes = new Map<string, Remote>();
+  /** Each user's latest validated token (the edge records them), for token exchange. */
+  readonly subjectTokens: SubjectTokens;
+  readonly #perUser: PerUserRemotes;
   readonly #probe = new SandboxProbe();
   readonly #uids = new UidPool();
   /** Every child's process group dies with the gateway. */
   readonly #groups = new ProcessGroups();
 
-  create = (upstream: UpstreamConfig, logger: Logger): Transport => {
+  constructor(subjectTokens = new SubjectTokens()) {
+    this.subjectTokens = subjectTokens;
+    this.#perUser = new PerUserRemotes(subjectTokens, (u) => newAgent(u));
+  }
+
+  create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
     if (upstream.transport === 'stdio') {
       let plan: LaunchPlan | undefined;
       let refusal: unknown;
@@ -64,22 +75,16 @@ export class UpstreamTransports {
         logger,
       });
     }
+    if (upstream.auth?.type === 'token-exchange') return this.#perUser.create(upstream, upstream.auth, owner, logger);
     const { agent, credentials } = this.#remote(upstream);
-    return upstream.transport === 'sse'
-      ? new SseClientTransport(upstream, agent, credentials, logger)
-      : new StreamableHttpClientTransport(upstream, agent, credentials, logger);
+    return remoteTransport(upstream, agent, credentials, logger);
   };
 
   #remote(u: RemoteUpstreamConfig): Remote {
     let r = this.#remotes.get(u.name);
     if (!r) {
-      const agent = new Agent({
-        connect: { timeout: u.http.connectTimeoutMs },
-        connections: u.http.maxConnections,
-        keepAliveTimeout: u.http.keepAliveTimeoutMs,
-        headersTimeout: u.http.headersTimeoutMs,
-      });
-      r = { agent, credentials: u.auth ? new ClientCredentials(u.auth, agent) : undefined };
+      const agent = newAgent(u);
+      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent) : undefined };
       this.#remotes.set(u.name, r);
     }
     return r;
@@ -88,5 +93,15 @@ export class UpstreamTransports {
   async close(): Promise<void> {
     await Promise.all([...this.#remotes.values()].map((r) => r.agent.close().catch(() => {})));
     this.#remotes.clear();
+    await this.#perUser.close();
   }
+}
+
+function newAgent(u: RemoteUpstreamConfig): Agent {
+  return new Agent({
+    connect: { timeout: u.http.connectTimeoutMs },
+    connections: u.http.maxConnections,
+    keepAliveTimeout: u.http.keepAliveTimeoutMs,
+    headersTimeout: u.http.headersTimeoutMs,
+  });
 }

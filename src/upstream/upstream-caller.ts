@@ -1,5 +1,6 @@
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import type { UpstreamUser } from './upstream-user.js';
 
 /**
  * The client session on whose behalf the gateway talks to an upstream, as the upstream side sees it.
@@ -10,6 +11,8 @@ export interface UpstreamCaller {
   readonly id: string;
   /** per-tenant upstreams give each tenant its own instances. */
   readonly tenant: string;
+  /** per-user upstreams give each principal its own instances; a caller without one cannot use them. */
+  readonly principal?: UpstreamUser | undefined;
   /** A server→client request (sampling/createMessage, elicitation/create, roots/list). */
   clientRequest(
     method: string,

@@ -70,7 +70,10 @@ export class UpstreamClient {
       timeoutError: (_method, ms) => new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${upstream}" did not answer within ${ms} ms`, { upstream }),
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
       sendError: (err) =>
-        err instanceof TransportError && err.code === 'session-expired'
+        // A per-user credential refused by the authorization server: the user hears that as it was said.
+        err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED'
+          ? err
+          : err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })
           : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream }),
       maxResultBytes: this.#hooks.maxResultBytes,

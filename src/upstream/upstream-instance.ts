@@ -11,6 +11,7 @@ import { StdioTransport } from './stdio-transport.js';
 
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
+import type { UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -24,7 +25,8 @@ export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
 export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 
-export type TransportFactory = (upstream: UpstreamConfig, logger: Logger) => Transport;
+/** `owner`: the user a per-user instance serves (its credentials are that user's). */
+export type TransportFactory = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser) => Transport;
 
 /**
  * One upstream process (or connection) and its lifecycle: start, initialize, serve, and after a crash
@@ -47,6 +49,7 @@ export class UpstreamInstance extends EventEmitter {
   dedicatedTo: UpstreamCaller | undefined;
   /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
   readonly #dedicated: boolean;
+  readonly #owner: UpstreamUser | undefined;
   /** Resource subscriptions on this instance: URI → the sessions subscribed (see subscribe). */
   readonly #subscriptions = new ResourceSubscriptions({
     request: (method, params, o) => this.request(method, params, o),
@@ -63,14 +66,17 @@ export class UpstreamInstance extends EventEmitter {
   lastFailure: string | undefined;
   /** The last start found the upstream speaks no era the gateway does (kept until a start succeeds). */
   incompatible = false;
+  /** Why the last start failed, as its coded error (a refused per-user credential is answered as such). */
+  lastError: GatewayError | undefined;
   readonly #breaker: CircuitBreaker;
   readonly #slots: Semaphore;
   #health: NodeJS.Timeout | undefined;
   #missedPings = 0;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean } = {}) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean; owner?: UpstreamUser | undefined } = {}) {
     super();
     this.#dedicated = opts.dedicated ?? false;
+    this.#owner = opts.owner;
     this.config = config;
     this.#logger = logger;
     this.#factory = factory;
@@ -113,7 +119,7 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   async #spawn(): Promise<void> {
-    const transport = this.#factory(this.config, this.#logger);
+    const transport = this.#factory(this.config, this.#logger, this.#owner);
     this.#transport = transport;
     transport.toolDefinition = (name) => this.#tools?.get(name);
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
@@ -146,6 +152,7 @@ export class UpstreamInstance extends EventEmitter {
           ? err
           : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
       this.lastFailure = failure.message;
+      this.lastError = failure;
       this.incompatible = failure.details?.incompatible === true;
       this.#onExit(client);
       throw failure;
@@ -153,6 +160,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client || this.#stopping) return;
     this.#state = 'ready';
     this.lastFailure = undefined;
+    this.lastError = undefined;
     this.incompatible = false;
     this.#startedAt = Date.now();
     this.#catalogues.clear();
@@ -316,6 +324,7 @@ export class UpstreamInstance extends EventEmitter {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
       // Neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
       if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
+      if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED') throw this.lastError;
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }

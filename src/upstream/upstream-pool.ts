@@ -3,15 +3,18 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import { PerSessionStrategy } from './sharing/per-session-strategy.js';
 import { PerTenantStrategy } from './sharing/per-tenant-strategy.js';
+import { PerUserStrategy } from './sharing/per-user-strategy.js';
 import { SharedStrategy } from './sharing/shared-strategy.js';
 import type { InstanceSource, SharingStrategy } from './sharing/sharing-strategy.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
+import type { UpstreamUser } from './upstream-user.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
 
 /** One strategy per sharing mode: the only place the mode is looked at. */
 const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => SharingStrategy> = {
   shared: (source) => new SharedStrategy(source),
   'per-tenant': (source) => new PerTenantStrategy(source),
+  'per-user': (source) => new PerUserStrategy(source),
   'per-session': (source) => new PerSessionStrategy(source),
 };
 
@@ -37,7 +40,7 @@ export class UpstreamPool extends EventEmitter {
     this.config = config;
     this.#logger = logger.child({ upstream: config.name });
     this.#factory = factory;
-    this.#strategy = STRATEGIES[config.sharing]({ config, create: (context, dedicated = false) => this.#create(context, dedicated), forget: (inst) => inst.removeAllListeners() });
+    this.#strategy = STRATEGIES[config.sharing]({ config, create: (context, dedicated = false, owner) => this.#create(context, dedicated, owner), forget: (inst) => inst.removeAllListeners() });
   }
 
   get name(): string {
@@ -69,8 +72,8 @@ export class UpstreamPool extends EventEmitter {
     return this.#strategy.start();
   }
 
-  #create(context: Record<string, unknown>, dedicated: boolean): UpstreamInstance {
-    const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated });
+  #create(context: Record<string, unknown>, dedicated: boolean, owner?: UpstreamUser): UpstreamInstance {
+    const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated, owner });
     inst.on('ready', (identity: UpstreamIdentity, restarted: boolean) => {
       this.identity = identity;
       if (restarted) this.restarts++;

@@ -79,6 +79,8 @@ export class SharedStrategy implements SharingStrategy {
     const failed = [...this.#instances].find((i) => i.lastFailure);
     // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
     if (failed?.incompatible) return new GatewayError('SWB_UPSTREAM_PROTOCOL', failed.lastFailure!, { upstream: name, incompatible: true });
+    // A per-user credential the authorization server refused: the user hears that, not "restarting".
+    if (failed?.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED') return failed.lastError;
     const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',

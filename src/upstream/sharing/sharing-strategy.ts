@@ -1,11 +1,12 @@
 import type { UpstreamConfig } from '../../config/schema.js';
 import type { UpstreamCaller } from '../upstream-caller.js';
 import type { UpstreamInstance } from '../upstream-instance.js';
+import type { UpstreamUser } from '../upstream-user.js';
 
 /**
- * How the instances of one upstream are shared by sessions (config `sharing`): shared, per-tenant or
- * per-session. The pool hands every question whose answer depends on the mode to its strategy, so
- * nothing outside the pool branches on the mode.
+ * How the instances of one upstream are shared by sessions (config `sharing`): shared, per-tenant,
+ * per-user or per-session. The pool hands every question whose answer depends on the mode to its
+ * strategy, so nothing outside the pool branches on the mode.
  */
 export interface SharingStrategy {
   /** Every instance alive (every tenant's), for metrics and operators. */
@@ -40,9 +41,10 @@ export interface InstanceSource {
   readonly config: UpstreamConfig;
   /**
    * A new, not yet started instance; `context` goes on its log lines (e.g. the tenant). A `dedicated`
-   * one will serve one session at a time and is told that client's roots.
+   * one will serve one session at a time and is told that client's roots. An `owner`'s instance carries
+   * that user's credentials (per-user).
    */
-  create(context: Record<string, unknown>, dedicated?: boolean): UpstreamInstance;
+  create(context: Record<string, unknown>, dedicated?: boolean, owner?: UpstreamUser): UpstreamInstance;
   /** Unwires an instance the strategy is done with. */
   forget(inst: UpstreamInstance): void;
 }

@@ -56,7 +56,7 @@ describe('parseConfig: defaults', () => {
       args: [],
       env: {},
       sharing: 'shared',
-      pool: { size: 1, warm: 0, max: 100, queue: 100, acquireTimeoutMs: 30_000 },
+      pool: { size: 1, warm: 0, max: 100, queue: 100, acquireTimeoutMs: 30_000, userIdleMs: 600_000 },
       requestTimeoutMs: 60_000,
       maxRequestTimeoutMs: 600_000,
       initTimeoutMs: 30_000,
@@ -90,7 +90,7 @@ describe('parseConfig: defaults', () => {
     assert.equal(cfg.server.host, '127.0.0.1');
     assert.equal(cfg.server.responseMode, 'json');
     assert.equal(cfg.upstreams[0]!.sharing, 'per-session');
-    assert.deepEqual(cfg.upstreams[0]!.pool, { size: 1, warm: 2, max: 5, queue: 100, acquireTimeoutMs: 30_000 });
+    assert.deepEqual(cfg.upstreams[0]!.pool, { size: 1, warm: 2, max: 5, queue: 100, acquireTimeoutMs: 30_000, userIdleMs: 600_000 });
   });
 
   it('resolves a relative cwd against baseDir and keeps an absolute one', () => {
@@ -214,6 +214,19 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(doc({ server: { publicUrl: 'ws://127.0.0.1:8080' } })), 'server.publicUrl', 'cannot use ws:// URLs');
     const creds = { type: 'client-credentials', tokenUrl: 'gopher://idp.example/token', clientId: 'c', clientSecret: 's' };
     hasProblem(at({ ...remote('sse', 'https://mcp.example/sse'), auth: creds }), 'upstreams[0].auth.tokenUrl', 'cannot use gopher:// URLs');
+  });
+
+  it('a per-user credential on an upstream that is not per-user, or without exactly one secret', () => {
+    const exchange = { type: 'token-exchange', tokenEndpoint: 'https://idp.example/token', clientId: 'c', clientSecret: 's', audience: 'https://tickets.example' };
+    const input = (u: object) => doc({ upstreams: [{ name: 'r', transport: 'streamable-http', url: 'https://mcp.example/mcp', ...u }], endpoints: [{ path: '/mcp', upstreams: ['r'] }] });
+    const at = (u: object) => problems(input(u));
+    hasProblem(at({ auth: exchange }), 'upstreams[0].sharing', 'token-exchange needs sharing: per-user');
+    hasProblem(at({ sharing: 'per-tenant', auth: exchange }), 'upstreams[0].sharing', '"per-tenant" would share it');
+    const ok = parseConfig(input({ sharing: 'per-user', auth: { ...exchange, clientSecret: undefined, clientSecretFile: 'secret.txt' } }), 'test.yaml', {}, '/base');
+    const auth = ok.upstreams[0]!.transport === 'stdio' ? undefined : ok.upstreams[0]!.auth;
+    assert.equal(auth?.type === 'token-exchange' ? auth.clientSecretFile : undefined, '/base/secret.txt', 'a secret file relative to the config file');
+    hasProblem(at({ sharing: 'per-user', auth: { ...exchange, clientSecretFile: 'secret.txt' } }), 'upstreams[0].auth.clientSecret', 'set clientSecret or clientSecretFile');
+    hasProblem(at({ sharing: 'per-user', auth: { ...exchange, tokenEndpoint: 'ftp://idp.example/token' } }), 'upstreams[0].auth.tokenEndpoint', 'cannot use ftp:// URLs');
   });
 
   it('a nested bad value', () => {

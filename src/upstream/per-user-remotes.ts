@@ -1,0 +1,86 @@
+import type { Agent, Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Transport } from '../transport/transport.js';
+import type { BearerSource } from './bearer-source.js';
+import { SseClientTransport } from './sse-client.js';
+import { StreamableHttpClientTransport } from './streamable-http-client.js';
+import type { SubjectTokens } from './subject-tokens.js';
+import { TokenExchange, TokenExchangeClient, type TokenExchangeSettings } from './token-exchange.js';
+import { userKey, type UpstreamUser } from './upstream-user.js';
+
+/** One user's link state for one upstream: its own connection pool and its own credential. */
+interface UserRemote {
+  agent: Agent;
+  credentials: TokenExchange;
+  /** Transports open on it; the pool closes with the last one. */
+  links: number;
+}
+
+export function remoteTransport(u: RemoteUpstreamConfig, agent: Dispatcher, credentials: BearerSource | undefined, logger: Logger): Transport {
+  return u.transport === 'sse' ? new SseClientTransport(u, agent, credentials, logger) : new StreamableHttpClientTransport(u, agent, credentials, logger);
+}
+
+/**
+ * The links of upstreams whose credential is per user (token exchange): each (upstream, user) gets
+ * an undici connection pool and a token cache of its own, so no connection or token is ever used for
+ * two users. Pool and token go when the user's last link closes (per-user instances stop when idle).
+ */
+export class PerUserRemotes {
+  readonly #subjects: SubjectTokens;
+  readonly #newAgent: (u: RemoteUpstreamConfig) => Agent;
+  /** Per upstream: the client secret, the actor token, and the connections to the token endpoint. */
+  readonly #clients = new Map<string, { client: TokenExchangeClient; agent: Agent }>();
+  readonly #users = new Map<string, UserRemote>();
+
+  constructor(subjects: SubjectTokens, newAgent: (u: RemoteUpstreamConfig) => Agent) {
+    this.#subjects = subjects;
+    this.#newAgent = newAgent;
+  }
+
+  create(u: RemoteUpstreamConfig, auth: TokenExchangeSettings, owner: UpstreamUser | undefined, logger: Logger): Transport {
+    if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" has a per-user credential, so each of its instances needs the user it serves (sharing: per-user)`, { upstream: u.name });
+    const key = `${u.name}\n${userKey(owner)}`;
+    let r = this.#users.get(key);
+    if (!r) {
+      const agent = this.#newAgent(u);
+      const c = this.#client(u, auth);
+      r = { agent, credentials: new TokenExchange(c.client, owner, this.#subjects, c.agent), links: 0 };
+      this.#users.set(key, r);
+    }
+    r.links++;
+    const transport = remoteTransport(u, r.agent, r.credentials, logger);
+    const close = transport.close.bind(transport);
+    let closed = false;
+    const user = r;
+    transport.close = async () => {
+      await close();
+      if (closed) return;
+      closed = true;
+      if (--user.links > 0 || this.#users.get(key) !== user) return;
+      this.#users.delete(key);
+      await user.agent.close().catch(() => {});
+    };
+    return transport;
+  }
+
+  #client(u: RemoteUpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {
+    let c = this.#clients.get(u.name);
+    if (!c || c.client.settings !== auth) {
+      // A reload changed the settings: the old client's connections go.
+      void c?.agent.close().catch(() => {});
+      const agent = this.#newAgent(u);
+      c = { client: new TokenExchangeClient(u.name, auth, agent), agent };
+      this.#clients.set(u.name, c);
+    }
+    return c;
+  }
+
+  async close(): Promise<void> {
+    const agents = [...this.#users.values(), ...this.#clients.values()].map((r) => r.agent);
+    this.#users.clear();
+    this.#clients.clear();
+    await Promise.all(agents.map((a) => a.close().catch(() => {})));
+  }
+}

@@ -1,0 +1,123 @@
+import { GatewayError } from '../../errors.js';
+import type { UpstreamCaller } from '../upstream-caller.js';
+import type { UpstreamInstance } from '../upstream-instance.js';
+import { userKey, userLabel, type UpstreamUser } from '../upstream-user.js';
+import { SharedStrategy } from './shared-strategy.js';
+import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
+
+interface UserPool {
+  user: UpstreamUser;
+  pool: SharedStrategy;
+  lastUsed: number;
+}
+
+/**
+ * `per-user`: each principal (issuer + subject + tenant) its own instances (`pool.size` of them),
+ * started with the user's first session and stopped after `pool.userIdleMs` without a request, so
+ * two users never share an upstream session, a connection or a credential. Instances are created
+ * with their owner, whose identity their transport presents (a per-user credential).
+ */
+export class PerUserStrategy implements SharingStrategy {
+  readonly #source: InstanceSource;
+  readonly #users = new Map<string, UserPool>();
+  readonly #sweeper: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(source: InstanceSource) {
+    this.#source = source;
+    const idle = source.config.pool.userIdleMs;
+    this.#sweeper = setInterval(() => void this.#sweep(), Math.min(60_000, Math.max(500, idle / 4)));
+    this.#sweeper.unref();
+  }
+
+  get instances(): ReadonlySet<UpstreamInstance> {
+    const all = new Set<UpstreamInstance>();
+    for (const u of this.#users.values()) for (const i of u.pool.instances) all.add(i);
+    return all;
+  }
+
+  /** Users currently holding instances (operators' views). */
+  get users(): number {
+    return this.#users.size;
+  }
+
+  get movable(): boolean {
+    return true;
+  }
+
+  get ready(): boolean {
+    return true;
+  }
+
+  get waiting(): number {
+    return 0;
+  }
+
+  async start(): Promise<void> {}
+
+  #of(caller: UpstreamCaller): UserPool {
+    const user = caller.principal;
+    if (!user) throw new GatewayError('SWB_FORBIDDEN', `upstream "${this.#source.config.name}" serves each user with their own identity; this caller has none`, { upstream: this.#source.config.name });
+    const key = userKey(user);
+    let own = this.#users.get(key);
+    if (!own) {
+      if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
+      const owner = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };
+      const source: InstanceSource = { config: this.#source.config, forget: this.#source.forget, create: (context) => this.#source.create(context, false, owner) };
+      own = { user: owner, pool: new SharedStrategy(source, { tenant: user.tenant, user: userLabel(owner) }), lastUsed: Date.now() };
+      this.#users.set(key, own);
+      void own.pool.start();
+    }
+    own.lastUsed = Date.now();
+    return own;
+  }
+
+  /** A session holds no instance of its own, but its user's start now, while it initializes. */
+  async lease(caller: UpstreamCaller): Promise<undefined> {
+    this.#of(caller);
+    return undefined;
+  }
+
+  async release(): Promise<void> {}
+
+  pick(caller: UpstreamCaller): UpstreamInstance {
+    return this.#of(caller).pool.pick();
+  }
+
+  instancesFor(caller: UpstreamCaller): UpstreamInstance[] {
+    return this.#of(caller).pool.instancesFor();
+  }
+
+  /** Only the caller's own instances concern it: another user's list_changed or restart never reaches it. */
+  serves(caller: UpstreamCaller, inst: UpstreamInstance): boolean {
+    if (!caller.principal) return false;
+    return this.#users.get(userKey(caller.principal))?.pool.instances.has(inst) ?? false;
+  }
+
+  /** No catalogue is every user's: each user's instances start only with their sessions. */
+  common(): undefined {
+    return undefined;
+  }
+
+  /** Stops the instances of users idle for pool.userIdleMs with nothing in flight. */
+  async #sweep(): Promise<void> {
+    const cutoff = Date.now() - this.#source.config.pool.userIdleMs;
+    for (const [key, u] of this.#users) {
+      if (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0)) continue;
+      this.#users.delete(key);
+      for (const i of u.pool.instances) this.#source.forget(i);
+      await u.pool.close().catch(() => {});
+    }
+  }
+
+  drain(): void {
+    this.#closed = true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#users.values()].map((u) => u.pool.close()));
+    this.#users.clear();
+  }
+}

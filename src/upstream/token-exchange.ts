@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { request, type Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import type { BearerSource } from './bearer-source.js';
+import { ClientCredentials } from './client-credentials.js';
+import { readPrefix } from './read-body.js';
+import type { SubjectTokens } from './subject-tokens.js';
+import type { UpstreamUser } from './upstream-user.js';
+
+export type TokenExchangeSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'token-exchange' }>;
+
+const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
+/** An authorization server's words in a refusal are shown to the user, bounded. */
+const MAX_DESCRIPTION = 200;
+
+/** What one upstream's exchanges share: its settings, the gateway's client secret and actor token. */
+export class TokenExchangeClient {
+  readonly upstream: string;
+  readonly settings: TokenExchangeSettings;
+  readonly #secret: string;
+  /** The gateway's own client-credentials token, sent as actor_token (one for all users). */
+  readonly actor: ClientCredentials | undefined;
+
+  constructor(upstream: string, settings: TokenExchangeSettings, dispatcher: Dispatcher) {
+    this.upstream = upstream;
+    this.settings = settings;
+    this.#secret = settings.clientSecret ?? readFileSync(settings.clientSecretFile!, 'utf8').trim();
+    this.actor = settings.actorToken
+      ? new ClientCredentials(
+          { type: 'client-credentials', tokenUrl: settings.tokenEndpoint, clientId: settings.clientId, clientSecret: this.#secret, scope: undefined, audience: undefined, refreshSkewMs: settings.refreshSkewMs },
+          dispatcher,
+        )
+      : undefined;
+  }
+
+  /** HTTP Basic client authentication (RFC 6749 §2.3.1: each part form-encoded first). */
+  get basic(): string {
+    return Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(this.#secret)}`).toString('base64');
+  }
+}
+
+/**
+ * One user's token for one upstream (RFC 8693 token exchange): the user's validated access token is
+ * the subject_token, the gateway's client credentials authenticate the request (and, by default, its
+ * own token is the actor_token), and the answer is a token whose audience is the upstream. Cached
+ * until refreshSkewMs before it expires; concurrent callers share one exchange.
+ */
+export class TokenExchange implements BearerSource {
+  readonly #client: TokenExchangeClient;
+  readonly #user: UpstreamUser;
+  readonly #subjects: SubjectTokens;
+  readonly #dispatcher: Dispatcher;
+  #token: { value: string; expiresAt: number } | undefined;
+  #inflight: Promise<string> | undefined;
+
+  constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher) {
+    this.#client = client;
+    this.#user = user;
+    this.#subjects = subjects;
+    this.#dispatcher = dispatcher;
+  }
+
+  async token(): Promise<string> {
+    if (this.#token && Date.now() < this.#token.expiresAt - this.#client.settings.refreshSkewMs) return this.#token.value;
+    this.#inflight ??= this.#exchange().finally(() => (this.#inflight = undefined));
+    return this.#inflight;
+  }
+
+  invalidate(): void {
+    this.#token = undefined;
+  }
+
+  /** The expiry of the cached token (operators' views), if one is held. */
+  get expiresAt(): number | undefined {
+    return this.#token?.expiresAt;
+  }
+
+  async #form(): Promise<URLSearchParams> {
+    const s = this.#client.settings;
+    const subject = this.#subjects.current(this.#user);
+    if (!subject) throw this.#refused('no_subject_token', 'the gateway holds no unexpired token of yours to exchange; send the request again with a valid token');
+    const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
+    if (s.audience) form.set('audience', s.audience);
+    if (s.resource) form.set('resource', s.resource);
+    if (s.scope) form.set('scope', s.scope);
+    if (this.#client.actor) {
+      form.set('actor_token', await this.#client.actor.token().catch((err: Error) => Promise.reject(this.#unavailable(`the gateway's own token: ${err.message}`))));
+      form.set('actor_token_type', ACCESS_TOKEN);
+    }
+    return form;
+  }
+
+  async #exchange(): Promise<string> {
+    const form = await this.#form();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.#client.settings.tokenEndpoint, {
+        method: 'POST',
+        dispatcher: this.#dispatcher,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${this.#client.basic}` },
+        body: form.toString(),
+      });
+    } catch (err) {
+      throw this.#unavailable((err as Error).message);
+    }
+    const text = await readPrefix(res.body);
+    const doc = parse(text);
+    if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
+    if (res.statusCode !== 200) {
+      const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
+      const why = typeof doc.error_description === 'string' ? `: ${doc.error_description.slice(0, MAX_DESCRIPTION)}` : '';
+      throw this.#refused(error, `the authorization server refused to exchange your token for upstream "${this.#client.upstream}" (${error}${why})`);
+    }
+    if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
+    if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+    const ttl = typeof doc.expires_in === 'number' && doc.expires_in > 0 ? doc.expires_in * 1000 : 300_000;
+    this.#token = { value: doc.access_token, expiresAt: Date.now() + ttl };
+    return doc.access_token;
+  }
+
+  #refused(reason: string, message: string): GatewayError {
+    return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream: this.#client.upstream, reason });
+  }
+
+  #unavailable(why: string): GatewayError {
+    return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `token exchange for upstream "${this.#client.upstream}" failed (${why}); retry shortly`, { upstream: this.#client.upstream });
+  }
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
