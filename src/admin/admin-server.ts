@@ -33,17 +33,20 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
       return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
     },
   },
-  { method: 'POST', url: '/pins/:upstream/approve', handler: approve },
+  { method: 'POST', url: '/pins/:upstream/approve', handler: (t, req, reply) => decide(t, req, reply, 'approve') },
+  { method: 'POST', url: '/pins/:upstream/reject', handler: (t, req, reply) => decide(t, req, reply, 'reject') },
   { method: 'GET', url: '/tenants', handler: async (t) => ({ items: t.tenants() }) },
   { method: 'GET', url: '/config', handler: async (t) => t.config() },
   { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
 ];
 
-async function approve(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply): Promise<unknown> {
+/** Approve or reject: both take the hashes the operator reviewed, so a definition that changed meanwhile is left alone. */
+async function decide(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply, how: 'approve' | 'reject'): Promise<unknown> {
   const tools = (req.body as { tools?: unknown } | null)?.tools;
   const valid = Array.isArray(tools) && tools.length > 0 && tools.every((x) => typeof x?.tool === 'string' && typeof x?.hash === 'string');
   if (!valid) return fail(reply, 400, 'bad_request', 'the body must be {"tools": [{"tool": NAME, "hash": PENDING_HASH}, ...]} (the hash you reviewed, from GET /pins)');
-  const items = await t.approvePins(req.params.upstream!, tools as Array<{ tool: string; hash: string }>);
+  const list = tools as Array<{ tool: string; hash: string }>;
+  const items = how === 'approve' ? await t.approvePins(req.params.upstream!, list) : await t.rejectPins(req.params.upstream!, list);
   return items ? { items } : fail(reply, 404, 'not_found', `no pinned upstream "${req.params.upstream}"`);
 }
 

@@ -47,10 +47,10 @@ const schemas = {
   },
   PinChange: {
     type: 'object',
-    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'old', 'new', 'diff'],
-    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, old: nullable('object'), new: nullable('object'), diff: strings },
+    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'rejected', 'old', 'new', 'diff'],
+    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, rejected: { type: 'boolean' }, old: nullable('object'), new: nullable('object'), diff: strings },
   },
-  PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'not-pending', 'pinned-in-config'] } } },
+  PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'rejected', 'not-pending', 'pinned-in-config'] } } },
   Tenant: {
     type: 'object',
     required: ['name', 'endpoints', 'limits', 'usage'],
@@ -76,6 +76,10 @@ const schemas = {
 
 const list = (item: string, description: string) => json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } }, description);
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: str });
+const reviewed = {
+  required: true,
+  content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, items: { type: 'object', required: ['tool', 'hash'], properties: { tool: str, hash: str } } } } } } },
+};
 
 export const OPENAPI = {
   openapi: '3.1.0',
@@ -95,10 +99,18 @@ export const OPENAPI = {
     '/pins': { get: { summary: 'Changed tool definitions awaiting approval', responses: { '200': list('PinChange', 'pending changes with both definitions and a diff'), '404': error, ...refusals } } },
     '/pins/{upstream}/approve': {
       post: {
-        summary: 'Approve pending definitions (each by the hash that was reviewed)',
+        summary: 'Approve pending definitions (each by the hash that was reviewed; a rejected one too)',
         parameters: [pathParam('upstream')],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, items: { type: 'object', required: ['tool', 'hash'], properties: { tool: str, hash: str } } } } } } } },
+        requestBody: reviewed,
         responses: { '200': list('PinDecision', 'per tool: approved, or why not'), '400': error, '404': error, ...refusals },
+      },
+    },
+    '/pins/{upstream}/reject': {
+      post: {
+        summary: 'Reject pending definitions: they stay withheld and leave the queue until the upstream reports another one',
+        parameters: [pathParam('upstream')],
+        requestBody: reviewed,
+        responses: { '200': list('PinDecision', 'per tool: rejected, or not-pending (changed meanwhile, or rejected already)'), '400': error, '404': error, ...refusals },
       },
     },
     '/tenants': { get: { summary: 'Tenants, their limits and current usage on this replica', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },
