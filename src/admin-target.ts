@@ -152,6 +152,10 @@ export class GatewayAdmin implements AdminTarget {
     return redactConfig(this.#g.config);
   }
 
+  tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined {
+    return this.#g.audit?.tail(listener);
+  }
+
   async reload(): Promise<Record<string, unknown>> {
     return reportOf(await this.#reloader.reload('admin API'));
   }

@@ -96,4 +96,6 @@ export interface AdminTarget {
   /** The config in force, secrets redacted. */
   config(): unknown;
   reload(): Promise<Record<string, unknown>>;
+  /** Every audit line from now on (the console's live tail); returns the way to stop, or undefined when the audit log is off. */
+  tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined;
 }

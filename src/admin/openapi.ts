@@ -88,6 +88,14 @@ export const OPENAPI = {
   security: [{ bearer: [] }],
   paths: {
     '/openapi.json': { get: { summary: 'This document', responses: { '200': json({ type: 'object' }, 'the OpenAPI document'), ...refusals } } },
+    '/events': {
+      get: {
+        summary: 'Live updates for the console (Server-Sent Events): sessions, upstreams, tenants, pins when they change, audit lines as written',
+        description:
+          'Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, sent on connect and when changed); audit {lines, dropped}; denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).',
+        responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, '503': error, ...refusals },
+      },
+    },
     '/sessions': { get: { summary: 'Open sessions (both protocol eras)', responses: { '200': list('Session', 'sessions, with the replica holding each'), ...refusals } } },
     '/sessions/{id}': {
       delete: { summary: 'End a session on this replica', parameters: [pathParam('id')], responses: { '204': { description: 'ended' }, '404': error, ...refusals } },
