@@ -115,7 +115,8 @@ function renderPins({ items, off }) {
 function renderReload(r) {
   const list = (title, xs) => (xs?.length ? [h('h3', {}, title), h('ul', {}, xs.map((x) => h('li', {}, x)))] : []);
   const changes = r.changes ? Object.entries(r.changes.upstreams).filter(([k, v]) => k !== 'unchanged' && v.length).map(([k, v]) => `${k}: ${v.join(', ')}`) : [];
-  const head = { applied: 'Applied.', unchanged: 'Unchanged: the file is the config in force.', invalid: 'Invalid: nothing was changed.', failed: 'Failed: see the problems.' }[r.result] ?? r.result;
+  const unchanged = r.restartRequired?.length ? 'Nothing applied: what changed needs a restart.' : 'Unchanged: the file is the config in force.';
+  const head = { applied: 'Applied.', unchanged, invalid: 'Invalid: nothing was changed.', failed: 'Failed: see the problems.' }[r.result] ?? r.result;
   fill($('reload-result'), h('p', { class: r.result === 'invalid' || r.result === 'failed' ? 'error' : 'ok' }, head), list('Problems', r.problems), list('Upstreams', changes), list('Needs a restart', r.restartRequired), list('Warnings', r.warnings));
 }
 
