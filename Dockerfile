@@ -50,6 +50,8 @@ COPY package.json package-lock.json ./
 # npm leaves its cache and logs in /root/.npm and Node's module compile cache in /tmp: none belongs in the image.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf /root/.npm /tmp/node-compile-cache
 COPY --from=build /src/dist ./dist
+# The admin listener's web console: static files it serves at / (admin.enabled).
+COPY console ./console
 COPY deploy/examples ./examples
 COPY deploy/examples/image-default.yaml /etc/switchboard/config.yaml
 ENV SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml

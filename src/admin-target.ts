@@ -113,7 +113,7 @@ export class GatewayAdmin implements AdminTarget {
         if (!e.pending) continue;
         const old = e.approved === undefined ? undefined : pins.definition(e.approved);
         const now = pins.definition(e.pending.hash);
-        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
+        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
       }
     }
     return rows;
@@ -125,6 +125,14 @@ export class GatewayAdmin implements AdminTarget {
     const fixed = new Set(Object.keys(Object.hasOwn(this.#g.config.pinning.pins, upstream) ? this.#g.config.pinning.pins[upstream]! : {}));
     const done = new Set((await pins.store.approve(upstream, tools.filter((t) => !fixed.has(t.tool)))).map((p) => p.tool));
     return tools.map((t) => ({ tool: t.tool, outcome: fixed.has(t.tool) ? 'pinned-in-config' : done.has(t.tool) ? 'approved' : 'not-pending' }));
+  }
+
+  async rejectPins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined> {
+    const pins = this.#g.pins;
+    if (!pins || !this.#g.pools.has(upstream)) return undefined;
+    // A config pin's pending change may be rejected too: it leaves the queue; the config still decides.
+    const done = new Set((await pins.store.reject(upstream, tools)).map((p) => p.tool));
+    return tools.map((t) => ({ tool: t.tool, outcome: done.has(t.tool) ? 'rejected' : 'not-pending' }));
   }
 
   tenants(): TenantRow[] {
@@ -142,6 +150,10 @@ export class GatewayAdmin implements AdminTarget {
 
   config(): unknown {
     return redactConfig(this.#g.config);
+  }
+
+  tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined {
+    return this.#g.audit?.tail(listener);
   }
 
   async reload(): Promise<Record<string, unknown>> {

@@ -41,6 +41,8 @@ export class Gateway {
   readonly cluster: Cluster | undefined;
   /** Tool-definition pinning; undefined when every upstream has it off. */
   readonly pins: ToolPins | undefined;
+  /** The audit log, when audit.enabled (the admin console tails it). */
+  readonly audit: AuditLog | undefined;
   /** The 2026-07-28 era: stateless requests, translated for the 2025 upstreams behind them. */
   readonly modern: ModernService;
   readonly #logger: Logger;
@@ -59,6 +61,7 @@ export class Gateway {
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
+    this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
     this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.

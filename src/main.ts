@@ -22,6 +22,9 @@ const USAGE = `usage:
   switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all)
                                         approve changed tool definitions (every pending one of UPSTREAM when
                                         no TOOL is named); needs pinning.file or Redis in FILE
+  switchboard pins reject [--config FILE] (UPSTREAM [TOOL]... | --all)
+                                        reject changed tool definitions: they stay withheld and leave the
+                                        queue until the upstream reports another definition
   switchboard tools --config FILE [--tenant T] [--json]
                                         start FILE's upstreams and print each endpoint's tool names
                                         (renamed, shortened) and the upstream tool each one reaches

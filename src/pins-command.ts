@@ -7,9 +7,9 @@ import { MemoryPinStore, type PinStore, type PinTable } from './policy/index.js'
 import { emptyTable } from './policy/pin-store.js';
 
 export interface PinsCommandInput {
-  /** "list" or "approve". */
+  /** "list", "approve" or "reject". */
   action: string | undefined;
-  /** approve: UPSTREAM [TOOL]... */
+  /** approve, reject: UPSTREAM [TOOL]... */
   args: string[];
   /** The config file: --config, SWITCHBOARD_CONFIG or the quick start, as for `token` (main.ts decides). */
   config: string;
@@ -47,7 +47,7 @@ function openStore(config: Config): OpenStore | undefined {
   return undefined;
 }
 
-type View = Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string } }>>;
+type View = Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string; rejected?: true } }>>;
 
 /** The config's pins for an upstream, own keys only: a tool named "constructor" is not Object's constructor. */
 function configPins(config: Config, upstream: string): Map<string, string> {
@@ -85,80 +85,97 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
       // No approved hash: a tool that appeared after the upstream was pinned.
       out.write(`${upstream}\t${tool}\t${e.approved ?? 'none (new tool)'}\t${e.source}\n`);
       if (e.pending) {
-        pending++;
-        out.write(`  pending\t${e.pending.hash}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
+        if (!e.pending.rejected) pending++;
+        out.write(`  ${e.pending.rejected ? 'rejected' : 'pending'}\t${e.pending.hash}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
       }
     }
   }
   if (Object.keys(view).length === 0) out.write(`no tool pins yet${opened ? ` in ${opened.where}` : ''}\n`);
-  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]..."\n`);
+  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]..." (or "pins reject")\n`);
   return 0;
 }
 
-async function approve(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
-  const [upstream, ...named] = input.args;
-  if (!input.all && !upstream) {
-    err.write('switchboard pins approve: name an UPSTREAM (and optionally TOOLs), or pass --all\n');
-    return 2;
-  }
-  if (input.all && upstream) {
-    err.write('switchboard pins approve: --all approves every upstream; do not name one as well\n');
-    return 2;
-  }
+type Decision = 'approve' | 'reject';
+
+/** The named upstream, or every one; undefined (after saying why) when the arguments do not fit. */
+function upstreamsOf(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, err: Output): string[] | undefined {
+  const [upstream] = input.args;
+  const cmd = `switchboard pins ${input.action}`;
+  if (!input.all && !upstream) return void err.write(`${cmd}: name an UPSTREAM (and optionally TOOLs), or pass --all\n`);
+  if (input.all && upstream) return void err.write(`${cmd}: --all means every upstream; do not name one as well\n`);
   const names = config.upstreams.map((u) => u.name);
-  if (upstream && !names.includes(upstream)) {
-    err.write(`switchboard pins approve: the config has no upstream "${upstream}" (it has ${names.join(', ')})\n`);
-    return 2;
-  }
-  if (!opened) {
-    err.write(`switchboard pins approve: ${NO_STORE}\n`);
-    return 2;
-  }
-  const table = await opened.store.table(names);
-  let code = 0;
-  let approvedCount = 0;
-  for (const u of upstream ? [upstream] : names) {
-    const entries = table[u] ?? emptyTable();
-    const fixedPins = configPins(config, u);
-    const tools = named.length > 0 ? named : Object.keys(entries).filter((t) => entries[t]!.pending).sort();
-    const items: Array<{ tool: string; hash: string }> = [];
-    for (const tool of tools) {
-      const pending = entries[tool]?.pending;
-      const fixed = fixedPins.get(tool);
-      if (fixed !== undefined) {
-        err.write(`${u} ${tool}: pinned in the config (pinning.pins.${u}.${tool}); the config decides: to accept ${pending ? `the change, put ${pending.hash} there` : 'a change, update that pin'}\n`);
-        if (named.length > 0) code = 1;
-      } else if (!pending) {
-        err.write(`${u} ${tool}: no change is pending\n`);
-        code = 1;
-      } else {
-        items.push({ tool, hash: pending.hash });
-      }
+  if (upstream && !names.includes(upstream)) return void err.write(`${cmd}: the config has no upstream "${upstream}" (it has ${names.join(', ')})\n`);
+  if (!opened) return void err.write(`${cmd}: ${NO_STORE}\n`);
+  return upstream ? [upstream] : names;
+}
+
+/**
+ * The pending hashes to approve or reject, as read now: the store acts only while each is still the
+ * pending hash. Without named tools, every change still awaiting a decision (rejected ones are not).
+ * A config pin's change cannot be approved here (the config decides), but it can be rejected.
+ */
+function reviewed(config: Config, table: PinTable, u: string, named: string[], how: Decision, err: Output): { items: Array<{ tool: string; hash: string }>; failed: boolean } {
+  const entries = table[u] ?? emptyTable();
+  const fixedPins = configPins(config, u);
+  const tools = named.length > 0 ? named : Object.keys(entries).filter((t) => entries[t]!.pending && !entries[t]!.pending!.rejected).sort();
+  const items: Array<{ tool: string; hash: string }> = [];
+  let failed = false;
+  for (const tool of tools) {
+    const pending = entries[tool]?.pending;
+    const fixed = fixedPins.get(tool);
+    if (how === 'approve' && fixed !== undefined) {
+      err.write(`${u} ${tool}: pinned in the config (pinning.pins.${u}.${tool}); the config decides: to accept ${pending ? `the change, put ${pending.hash} there` : 'a change, update that pin'}\n`);
+      if (named.length > 0) failed = true;
+    } else if (!pending) {
+      err.write(`${u} ${tool}: no change is pending\n`);
+      failed = true;
+    } else if (how === 'reject' && pending.rejected) {
+      err.write(`${u} ${tool}: its pending change ${pending.hash} is rejected already\n`);
+      failed = true;
+    } else {
+      items.push({ tool, hash: pending.hash });
     }
-    const done = await opened.store.approve(u, items);
-    for (const p of done) out.write(`approved ${u} ${p.tool} ${p.hash}${p.previous === undefined ? ' (new tool)' : ''} ${JSON.stringify(p.summary)}\n`);
-    approvedCount += done.length;
+  }
+  return { items, failed };
+}
+
+async function decide(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
+  const how = input.action as Decision;
+  const upstreams = upstreamsOf(config, opened, input, err);
+  if (!upstreams || !opened) return 2;
+  const table = await opened.store.table(config.upstreams.map((u) => u.name));
+  let code = 0;
+  let count = 0;
+  for (const u of upstreams) {
+    const { items, failed } = reviewed(config, table, u, input.args.slice(1), how, err);
+    if (failed) code = 1;
+    const done: Array<{ tool: string; line: string }> =
+      how === 'approve'
+        ? (await opened.store.approve(u, items)).map((p) => ({ tool: p.tool, line: `approved ${u} ${p.tool} ${p.hash}${p.previous === undefined ? ' (new tool)' : ''} ${JSON.stringify(p.summary)}` }))
+        : (await opened.store.reject(u, items)).map((p) => ({ tool: p.tool, line: `rejected ${u} ${p.tool} ${p.hash}${p.approved === undefined ? ' (new tool: stays withheld)' : ` (stays held to ${p.approved})`} ${JSON.stringify(p.summary)}` }));
+    for (const d of done) out.write(`${d.line}\n`);
+    count += done.length;
     for (const i of items) {
-      if (done.some((p) => p.tool === i.tool)) continue;
-      err.write(`${u} ${i.tool}: its pending definition changed while approving; run "switchboard pins list" and approve again\n`);
+      if (done.some((d) => d.tool === i.tool)) continue;
+      err.write(`${u} ${i.tool}: its pending definition changed while deciding; run "switchboard pins list" and ${how} again\n`);
       code = 1;
     }
   }
-  if (approvedCount === 0 && code === 0) out.write('no changes pending\n');
-  else if (approvedCount > 0) out.write(`written to ${opened.where}; running gateways pick it up and tell their clients to re-list\n`);
+  if (count === 0 && code === 0) out.write('no changes pending\n');
+  else if (count > 0) out.write(`written to ${opened.where}; ${how === 'approve' ? 'running gateways pick it up and tell their clients to re-list' : 'the tools stay withheld; running gateways audit the rejection'}\n`);
   return code;
 }
 
-/** `switchboard pins list|approve`: inspect tool pins and approve changed definitions. */
+/** `switchboard pins list|approve|reject`: inspect tool pins and approve or reject changed definitions. */
 export async function pinsCommand(input: PinsCommandInput, usage: string, out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
-  if (input.action !== 'list' && input.action !== 'approve') {
-    err.write(`switchboard pins: expected "list" or "approve"\n${usage}`);
+  if (input.action !== 'list' && input.action !== 'approve' && input.action !== 'reject') {
+    err.write(`switchboard pins: expected "list", "approve" or "reject"\n${usage}`);
     return 2;
   }
   const config = loadConfig(input.config);
   const opened = openStore(config);
   try {
-    return input.action === 'list' ? await list(config, opened, input, out, err) : await approve(config, opened, input, out, err);
+    return input.action === 'list' ? await list(config, opened, input, out, err) : await decide(config, opened, input, out, err);
   } catch (e) {
     err.write(`switchboard pins: ${(e as Error).message}\n`);
     return 1;

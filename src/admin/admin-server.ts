@@ -1,18 +1,21 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
+import { AdminEvents } from './admin-events.js';
 import type { AdminTarget } from './admin-target.js';
+import { loadConsoleAssets, SECURITY_HEADERS, type Asset } from './console-assets.js';
 import { OPENAPI } from './openapi.js';
 
 function fail(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   return reply.code(status).send({ error: { code, message } });
 }
 
-type Handler = (t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply) => Promise<unknown>;
+type Handler = (t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply, events: AdminEvents) => Promise<unknown>;
 
 /** Every route, every one behind the admin authentication hook: a table, so the OpenAPI test can hold it to the document. */
 export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; url: string; handler: Handler }> = [
   { method: 'GET', url: '/openapi.json', handler: async () => OPENAPI },
+  { method: 'GET', url: '/events', handler: async (_t, req, reply, events) => events.open(req, reply) },
   { method: 'GET', url: '/sessions', handler: async (t) => ({ items: await t.sessions() }) },
   {
     method: 'DELETE',
@@ -33,25 +36,56 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
       return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
     },
   },
-  { method: 'POST', url: '/pins/:upstream/approve', handler: approve },
+  { method: 'POST', url: '/pins/:upstream/approve', handler: (t, req, reply) => decide(t, req, reply, 'approve') },
+  { method: 'POST', url: '/pins/:upstream/reject', handler: (t, req, reply) => decide(t, req, reply, 'reject') },
   { method: 'GET', url: '/tenants', handler: async (t) => ({ items: t.tenants() }) },
   { method: 'GET', url: '/config', handler: async (t) => t.config() },
   { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
 ];
 
-async function approve(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply): Promise<unknown> {
+/** Approve or reject: both take the hashes the operator reviewed, so a definition that changed meanwhile is left alone. */
+async function decide(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply, how: 'approve' | 'reject'): Promise<unknown> {
   const tools = (req.body as { tools?: unknown } | null)?.tools;
   const valid = Array.isArray(tools) && tools.length > 0 && tools.every((x) => typeof x?.tool === 'string' && typeof x?.hash === 'string');
   if (!valid) return fail(reply, 400, 'bad_request', 'the body must be {"tools": [{"tool": NAME, "hash": PENDING_HASH}, ...]} (the hash you reviewed, from GET /pins)');
-  const items = await t.approvePins(req.params.upstream!, tools as Array<{ tool: string; hash: string }>);
+  const list = tools as Array<{ tool: string; hash: string }>;
+  const items = how === 'approve' ? await t.approvePins(req.params.upstream!, list) : await t.rejectPins(req.params.upstream!, list);
   return items ? { items } : fail(reply, 404, 'not_found', `no pinned upstream "${req.params.upstream}"`);
 }
 
-/** The admin API as a Fastify instance of its own (not listening): its own port, never the MCP one. */
+/** The console's page and files: public (they hold no data; everything they show comes from the API). */
+function isConsoleFile(method: string, url: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (url === '/' || url.startsWith('/console/'));
+}
+
+function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (!asset) return fail(reply, 404, 'not_found', 'no such console file');
+  // Revalidated each time (a 304 costs a round trip, not the file): an upgrade never mixes versions.
+  reply.headers({ 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache' });
+  return req.headers['if-none-match'] === asset.etag ? reply.code(304).send() : reply.send(asset.body);
+}
+
+/** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
 export async function buildAdminServer(target: AdminTarget, logger: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
+  // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
   const log = logger.child({ component: 'admin' });
+  const events = new AdminEvents(target, log);
+  const { assets, problem } = loadConsoleAssets();
+  if (problem) log.warn(problem);
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.headers(SECURITY_HEADERS);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  // An operator's action shows at once in every open console, not at the next tick.
+  app.addHook('onResponse', async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') void events.poke();
+  });
+  app.addHook('preClose', async () => events.close());
   app.addHook('onRequest', async (req, reply) => {
+    if (isConsoleFile(req.method, req.url)) return;
     const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
     if (!refusal) return;
     log.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
@@ -63,7 +97,9 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger): Pro
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);
   });
-  for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply) });
+  for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply, events) });
+  app.get('/', (req, reply) => serveAsset(assets.get('index.html'), req, reply));
+  app.get<{ Params: { file: string } }>('/console/:file', (req, reply) => serveAsset(req.params.file === 'index.html' ? undefined : assets.get(req.params.file), req, reply));
   await app.ready();
   return app;
 }

@@ -48,6 +48,8 @@ export interface PinChangeRow {
   pendingHash: string;
   summary: string;
   firstSeen: string;
+  /** An operator rejected this pending definition: it stays withheld and out of the approval queue. */
+  rejected: boolean;
   /** The definitions as this replica saw them (null when it did not see that version). */
   old: Record<string, unknown> | null;
   new: Record<string, unknown> | null;
@@ -65,7 +67,7 @@ export interface TenantRow {
 /** An approval's outcome per tool. */
 export interface PinDecision {
   tool: string;
-  outcome: 'approved' | 'not-pending' | 'pinned-in-config';
+  outcome: 'approved' | 'rejected' | 'not-pending' | 'pinned-in-config';
 }
 
 export interface AdminCredentials {
@@ -88,8 +90,12 @@ export interface AdminTarget {
   /** undefined: pinning is off for every upstream. */
   pins(): Promise<PinChangeRow[] | undefined>;
   approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
+  /** Marks pending changes rejected (by the hash reviewed); undefined: no such pinned upstream. */
+  rejectPins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
   tenants(): TenantRow[];
   /** The config in force, secrets redacted. */
   config(): unknown;
   reload(): Promise<Record<string, unknown>>;
+  /** Every audit line from now on (the console's live tail); returns the way to stop, or undefined when the audit log is off. */
+  tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined;
 }

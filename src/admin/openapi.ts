@@ -47,10 +47,10 @@ const schemas = {
   },
   PinChange: {
     type: 'object',
-    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'old', 'new', 'diff'],
-    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, old: nullable('object'), new: nullable('object'), diff: strings },
+    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'rejected', 'old', 'new', 'diff'],
+    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, rejected: { type: 'boolean' }, old: nullable('object'), new: nullable('object'), diff: strings },
   },
-  PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'not-pending', 'pinned-in-config'] } } },
+  PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'rejected', 'not-pending', 'pinned-in-config'] } } },
   Tenant: {
     type: 'object',
     required: ['name', 'endpoints', 'limits', 'usage'],
@@ -76,6 +76,10 @@ const schemas = {
 
 const list = (item: string, description: string) => json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } }, description);
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: str });
+const reviewed = {
+  required: true,
+  content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, items: { type: 'object', required: ['tool', 'hash'], properties: { tool: str, hash: str } } } } } } },
+};
 
 export const OPENAPI = {
   openapi: '3.1.0',
@@ -84,6 +88,14 @@ export const OPENAPI = {
   security: [{ bearer: [] }],
   paths: {
     '/openapi.json': { get: { summary: 'This document', responses: { '200': json({ type: 'object' }, 'the OpenAPI document'), ...refusals } } },
+    '/events': {
+      get: {
+        summary: 'Live updates for the console (Server-Sent Events): sessions, upstreams, tenants, pins when they change, audit lines as written',
+        description:
+          'Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, sent on connect and when changed); audit {lines, dropped}; denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).',
+        responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, '503': error, ...refusals },
+      },
+    },
     '/sessions': { get: { summary: 'Open sessions (both protocol eras)', responses: { '200': list('Session', 'sessions, with the replica holding each'), ...refusals } } },
     '/sessions/{id}': {
       delete: { summary: 'End a session on this replica', parameters: [pathParam('id')], responses: { '204': { description: 'ended' }, '404': error, ...refusals } },
@@ -95,10 +107,18 @@ export const OPENAPI = {
     '/pins': { get: { summary: 'Changed tool definitions awaiting approval', responses: { '200': list('PinChange', 'pending changes with both definitions and a diff'), '404': error, ...refusals } } },
     '/pins/{upstream}/approve': {
       post: {
-        summary: 'Approve pending definitions (each by the hash that was reviewed)',
+        summary: 'Approve pending definitions (each by the hash that was reviewed; a rejected one too)',
         parameters: [pathParam('upstream')],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, items: { type: 'object', required: ['tool', 'hash'], properties: { tool: str, hash: str } } } } } } } },
+        requestBody: reviewed,
         responses: { '200': list('PinDecision', 'per tool: approved, or why not'), '400': error, '404': error, ...refusals },
+      },
+    },
+    '/pins/{upstream}/reject': {
+      post: {
+        summary: 'Reject pending definitions: they stay withheld and leave the queue until the upstream reports another one',
+        parameters: [pathParam('upstream')],
+        requestBody: reviewed,
+        responses: { '200': list('PinDecision', 'per tool: rejected, or not-pending (changed meanwhile, or rejected already)'), '400': error, '404': error, ...refusals },
       },
     },
     '/tenants': { get: { summary: 'Tenants, their limits and current usage on this replica', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },

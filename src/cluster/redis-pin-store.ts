@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
-import { copyTable, emptyTable, MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PendingPin, type PinEntry, type PinStore, type PinTable, type Sighting } from '../policy/pin-store.js';
+import { copyTable, emptyTable, MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PendingPin, type PinEntry, type PinStore, type PinTable, type RejectedPin, type Sighting } from '../policy/pin-store.js';
 
 // The sighting rules of observeIn (src/policy/pin-store.ts) for one batch, in one atomic step. Whether
 // the upstream has pins (approved ones, or some in config) is read once, before the first sighting:
@@ -57,9 +57,31 @@ for i = 1, #ARGV, 2 do
 end
 return out`;
 
+// Marks each (tool, hash) whose pending hash is still that hash, and not rejected yet, as rejected.
+// Returns (tool, pending JSON as now stored, approved hash or "") triples.
+const REJECT = `
+local out = {}
+for i = 1, #ARGV, 2 do
+  local p = redis.call('HGET', KEYS[2], ARGV[i])
+  if p then
+    local d = cjson.decode(p)
+    if d.hash == ARGV[i + 1] and d.rejected ~= true then
+      d.rejected = true
+      local s = cjson.encode(d)
+      redis.call('HSET', KEYS[2], ARGV[i], s)
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = s
+      out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i]) or ''
+    end
+  end
+end
+return out`;
+
+/** On the approvals channel. `rejected` is absent in approvals (and from replicas that predate rejection). */
 interface ApprovalMessage {
   id: string;
   pins: ApprovedPin[];
+  rejected?: RejectedPin[];
 }
 
 /**
@@ -73,6 +95,7 @@ export class RedisPinStore implements PinStore {
   readonly #prefix: string;
   readonly #logger: Logger;
   onApproved: ((pins: ApprovedPin[], report: boolean) => void) | undefined;
+  onRejected: ((pins: RejectedPin[], report: boolean) => void) | undefined;
 
   /** `subscriber`: a connection of its own for the approvals channel (a running gateway; the CLI has none). */
   constructor(redis: Redis, prefix: string, logger: Logger, subscriber?: Redis) {
@@ -112,7 +135,8 @@ export class RedisPinStore implements PinStore {
       (r) => r === 'OK',
       () => true,
     );
-    this.onApproved?.(msg.pins, report);
+    if (msg.pins.length > 0) this.onApproved?.(msg.pins, report);
+    if (Array.isArray(msg.rejected) && msg.rejected.length > 0) this.onRejected?.(msg.rejected, report);
   }
 
   async observe(upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean): Promise<Observation[]> {
@@ -145,6 +169,20 @@ export class RedisPinStore implements PinStore {
     }
     if (pins.length > 0) await this.#redis.publish(this.#channel, JSON.stringify({ id: randomUUID(), pins } satisfies ApprovalMessage));
     return pins;
+  }
+
+  async reject(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<RejectedPin[]> {
+    if (items.length === 0) return [];
+    const flat = items.flatMap((i) => [i.tool, i.hash]);
+    const out = (await this.#redis.eval(REJECT, 2, ...this.#keys(upstream), ...flat)) as string[];
+    const rejected: RejectedPin[] = [];
+    for (let i = 0; i < out.length; i += 3) {
+      const p = JSON.parse(out[i + 1]!) as PendingPin;
+      rejected.push({ upstream, tool: out[i]!, hash: p.hash, approved: out[i + 2] || undefined, summary: p.summary });
+    }
+    // Announced like approvals, so that one replica audits it wherever it was made (the CLI has no audit log).
+    if (rejected.length > 0) await this.#redis.publish(this.#channel, JSON.stringify({ id: randomUUID(), pins: [], rejected } satisfies ApprovalMessage));
+    return rejected;
   }
 
   async table(upstreams: readonly string[]): Promise<PinTable> {

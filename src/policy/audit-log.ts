@@ -17,9 +17,9 @@ export interface AuditEvent {
   arguments?: unknown;
 }
 
-/** A tool pin event: recorded at first sight, a changed definition (withheld or passed with a warning), an approval. */
+/** A tool pin event: recorded at first sight, a changed definition (withheld or passed with a warning), an approval, a rejection. */
 export interface PinAuditEvent {
-  action: 'pinned' | 'withheld' | 'warned' | 'approved';
+  action: 'pinned' | 'withheld' | 'warned' | 'approved' | 'rejected';
   upstream: string;
   /** The upstream's own name for the tool. */
   tool: string;
@@ -33,10 +33,14 @@ export interface PinAuditEvent {
   source: 'config' | 'store';
 }
 
+/** An audit line as written (with its time, ms since the epoch): what a live tail is sent. */
+export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' };
+
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
 export class AuditLog {
   readonly #logger: Logger;
   readonly #hashArguments: boolean;
+  readonly #tails = new Set<(line: AuditLine) => void>();
 
   constructor(logger: Logger, hashArguments: boolean) {
     // Audit lines have a fixed, credential-free shape: no per-line redaction (the costliest part of a
@@ -50,10 +54,31 @@ export class AuditLog {
     const line: Record<string, unknown> = rest;
     if (this.#hashArguments && args !== undefined) line.argumentsSha256 = createHash('sha256').update(JSON.stringify(args)).digest('hex');
     this.#logger.info(line, 'audit');
+    if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
+  }
+
+  /**
+   * Every line from now on, as it is written (the admin console's live tail); returns the way to stop.
+   * A tail is told synchronously on the request path, so it must only queue the line.
+   */
+  tail(listener: (line: AuditLine) => void): () => void {
+    this.#tails.add(listener);
+    return () => this.#tails.delete(listener);
+  }
+
+  #tell(line: AuditLine): void {
+    for (const t of this.#tails) {
+      try {
+        t(line);
+      } catch {
+        // A broken tail must never fail the call being audited.
+      }
+    }
   }
 
   /** One line per pin event, apart from the per-call lines (msg "tool pin", event "tool_pin"). */
   pin(e: PinAuditEvent): void {
     this.#logger.info({ event: 'tool_pin', ...e }, 'tool pin');
+    if (this.#tails.size > 0) this.#tell({ event: 'tool_pin', ...e, time: Date.now(), msg: 'tool pin' });
   }
 }

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
 import { readPinFile, withPinFileLock, writePinFile } from './pin-file.js';
-import { approvalsBetween, approveIn, copyTable, emptyTable, observeIn, type ApprovedPin, type Observation, type PinStore, type PinTable, type Sighting } from './pin-store.js';
+import { approvalsBetween, approveIn, copyTable, emptyTable, observeIn, rejectIn, rejectionsBetween, type ApprovedPin, type Observation, type PinStore, type PinTable, type RejectedPin, type Sighting } from './pin-store.js';
 
 /** How often the gateway looks at the pins file for the CLI's approvals. */
 const WATCH_INTERVAL_MS = 250;
@@ -32,6 +32,7 @@ export class MemoryPinStore implements PinStore {
   /** Counts adoptions, so that a slow re-read never replaces a table adopted after it began. */
   #epoch = 0;
   onApproved: ((pins: ApprovedPin[], report: boolean) => void) | undefined;
+  onRejected: ((pins: RejectedPin[], report: boolean) => void) | undefined;
 
   constructor(file?: string, logger?: Logger) {
     this.#file = file;
@@ -71,7 +72,9 @@ export class MemoryPinStore implements PinStore {
     this.#epoch++;
     for (const b of this.#unsaved) observeIn(next, b.upstream, b.sightings, b.pinnedInConfig, b.at);
     const { approved, other } = approvalsBetween(this.#table, next);
+    const rejected = rejectionsBetween(this.#table, next);
     this.#table = next;
+    if (rejected.length > 0) this.onRejected?.(rejected, true);
     if (approved.length > 0) this.onApproved?.(approved, true);
     if (other.length > 0) this.onApproved?.(other, false);
   }
@@ -127,6 +130,22 @@ export class MemoryPinStore implements PinStore {
     return withPinFileLock(this.#file, async () => {
       const table = await readPinFile(this.#file!);
       const done = approveIn(table, upstream, items);
+      if (done.length > 0) await writePinFile(this.#file!, table);
+      this.#adopt(table);
+      return done;
+    });
+  }
+
+  async reject(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<RejectedPin[]> {
+    if (!this.#file) {
+      const done = rejectIn(this.#table, upstream, items);
+      if (done.length > 0) this.onRejected?.(done, true);
+      return done;
+    }
+    // As approve: under the lock, on the file as it is now; #adopt reports it (here and in every reader).
+    return withPinFileLock(this.#file, async () => {
+      const table = await readPinFile(this.#file!);
+      const done = rejectIn(table, upstream, items);
       if (done.length > 0) await writePinFile(this.#file!, table);
       this.#adopt(table);
       return done;

@@ -4,6 +4,11 @@ export interface PendingPin {
   summary: string;
   /** ISO 8601. */
   firstSeen: string;
+  /**
+   * An operator reviewed this definition and refused it: it stays withheld and leaves the approval
+   * queue. Kept only while the upstream reports this same hash; a new definition is a new change.
+   */
+  rejected?: true;
 }
 
 /**
@@ -63,6 +68,17 @@ export interface ApprovedPin {
   summary: string;
 }
 
+/** A pending change an operator refused. */
+export interface RejectedPin {
+  upstream: string;
+  tool: string;
+  /** The refused (pending) hash. */
+  hash: string;
+  /** The hash the tool stays held to; undefined for a new tool. */
+  approved: string | undefined;
+  summary: string;
+}
+
 /**
  * Where pins live: memory (optionally a JSON file the CLI writes too) or Redis (shared by replicas).
  * Sightings are atomic per list, so concurrent replicas agree on the first hash and report a change once.
@@ -77,12 +93,19 @@ export interface PinStore {
   observe(upstream: string, sightings: readonly Sighting[], pinnedInConfig: boolean): Promise<Observation[]>;
   /** Makes each tool's pending hash the approved one, provided it is still the hash given (what the operator saw). */
   approve(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<ApprovedPin[]>;
+  /**
+   * Marks each tool's pending change as rejected, provided its hash is still the one given and it is not
+   * rejected already. The tool stays held to its approved hash; a later approval by name still works.
+   */
+  reject(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<RejectedPin[]>;
   table(upstreams: readonly string[]): Promise<PinTable>;
   /**
    * Pins changed elsewhere (the CLI, another replica). `report` is true in exactly one process per
    * change, the one that writes the audit line and counts it.
    */
   onApproved: ((pins: ApprovedPin[], report: boolean) => void) | undefined;
+  /** Rejections made anywhere (this process, the CLI, another replica); `report` as for onApproved. */
+  onRejected: ((pins: RejectedPin[], report: boolean) => void) | undefined;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -103,12 +126,14 @@ export function copyTable(source: unknown): PinTable {
     if (tools === null || typeof tools !== 'object') continue;
     const copy = emptyTable<PinEntry>();
     for (const [tool, e] of Object.entries(tools as Record<string, unknown>)) {
-      const entry = e as { approved?: unknown; pending?: { hash?: unknown; summary?: unknown; firstSeen?: unknown } } | null;
+      const entry = e as { approved?: unknown; pending?: { hash?: unknown; summary?: unknown; firstSeen?: unknown; rejected?: unknown } } | null;
       if (entry === null || typeof entry !== 'object') continue;
       const next: PinEntry = {};
       if (typeof entry.approved === 'string') next.approved = entry.approved;
       const p = entry.pending;
-      if (p && typeof p === 'object' && typeof p.hash === 'string') next.pending = { hash: p.hash, summary: String(p.summary ?? ''), firstSeen: String(p.firstSeen ?? '') };
+      if (p && typeof p === 'object' && typeof p.hash === 'string') {
+        next.pending = { hash: p.hash, summary: String(p.summary ?? ''), firstSeen: String(p.firstSeen ?? ''), ...(p.rejected === true ? { rejected: true as const } : {}) };
+      }
       if (next.approved !== undefined || next.pending !== undefined) copy[tool] = next;
     }
     out[upstream] = copy;
@@ -179,6 +204,30 @@ export function approveIn(table: PinTable, upstream: string, items: ReadonlyArra
     table[upstream]![tool] = { approved: hash };
   }
   return done;
+}
+
+export function rejectIn(table: PinTable, upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): RejectedPin[] {
+  const done: RejectedPin[] = [];
+  for (const { tool, hash } of items) {
+    const entry = table[upstream]?.[tool];
+    if (!entry?.pending || entry.pending.hash !== hash || entry.pending.rejected) continue;
+    entry.pending = { ...entry.pending, rejected: true };
+    done.push({ upstream, tool, hash, approved: entry.approved, summary: entry.pending.summary });
+  }
+  return done;
+}
+
+/** Pending changes rejected in `after` that were not (with that hash) in `before`: a rejection made by another process. */
+export function rejectionsBetween(before: PinTable, after: PinTable): RejectedPin[] {
+  const out: RejectedPin[] = [];
+  for (const [upstream, tools] of Object.entries(after)) {
+    for (const [tool, e] of Object.entries(tools)) {
+      const was = before[upstream]?.[tool]?.pending;
+      if (!e.pending?.rejected || (was?.rejected && was.hash === e.pending.hash)) continue;
+      out.push({ upstream, tool, hash: e.pending.hash, approved: e.approved, summary: e.pending.summary });
+    }
+  }
+  return out;
 }
 
 /** Approved hashes that differ between two tables: what changed underneath a running gateway. */

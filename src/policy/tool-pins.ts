@@ -93,6 +93,10 @@ export class ToolPins {
     this.#audit = opts.audit;
     this.#observer = opts.observer;
     store.onApproved = (pins, report) => this.#approved(pins, report);
+    // A rejection changes no verdict (the tool was withheld, or warned about, and stays so): it is audited.
+    store.onRejected = (pins, report) => {
+      for (const p of pins) if (report && this.modeOf(p.upstream) !== 'off') this.#report({ action: 'rejected', upstream: p.upstream, tool: p.tool, pinnedSha256: p.approved, sha256: p.hash, summary: p.summary, source: 'store' });
+    };
   }
 
   /** Whether any upstream is pinned at all (otherwise the router need not ask). */
@@ -312,6 +316,7 @@ export class ToolPins {
     if (e.action === 'withheld') this.#logger.warn(line, `${what}: withheld until an operator approves it`);
     else if (e.action === 'warned') this.#logger.warn(line, `${what}: passed with a warning (pinning mode warn)`);
     else if (e.action === 'approved') this.#logger.info(line, 'tool definition change approved');
+    else if (e.action === 'rejected') this.#logger.info(line, 'tool definition change rejected: the tool stays held to its pin');
     else this.#logger.debug(line, 'tool definition pinned at first sight');
   }
 }

@@ -203,6 +203,30 @@ describe('admin API', () => {
     assert.equal((await admin('POST', '/pins/lab/approve', { body: { tools: [] } })).status, 400);
   });
 
+  it('pins: a rejected definition stays withheld and is marked so; an approval of its hash still releases it', async () => {
+    const c = await connect();
+    writeFileSync(file, JSON.stringify(doc(join(dir, 'key.json'), 'v3')));
+    assert.equal((await admin('POST', '/reload')).body.result, 'applied');
+    // The new process's definition is checked when a client lists it (the reload replaced the upstream).
+    await until('the v3 change pending', async () => {
+      await c.client.listTools();
+      return ((await admin('GET', '/pins')).body.items ?? []).some((p: any) => p.tool === 'label' && p.new?.description?.includes('(v3)'));
+    });
+    const change = (await admin('GET', '/pins')).body.items.find((p: any) => p.tool === 'label');
+    assert.equal(change.rejected, false);
+    const wrong = await admin('POST', '/pins/lab/reject', { body: { tools: [{ tool: 'label', hash: change.approvedHash }] } });
+    assert.deepEqual(wrong.body.items, [{ tool: 'label', outcome: 'not-pending' }], 'only the hash reviewed');
+    const rejected = await admin('POST', '/pins/lab/reject', { body: { tools: [{ tool: 'label', hash: change.pendingHash }] } });
+    assert.deepEqual(rejected.body.items, [{ tool: 'label', outcome: 'rejected' }]);
+    assert.equal((await admin('GET', '/pins')).body.items.find((p: any) => p.tool === 'label').rejected, true);
+    assert.ok(!(await c.client.listTools()).tools.some((t) => t.name === 'label'), 'still withheld');
+    assert.equal((await admin('POST', '/pins/nope/reject', { body: { tools: [{ tool: 'label', hash: change.pendingHash }] } })).status, 404);
+    assert.equal((await admin('POST', '/pins/lab/reject', { body: { tools: 'label' } })).status, 400);
+    const approved = await admin('POST', '/pins/lab/approve', { body: { tools: [{ tool: 'label', hash: change.pendingHash }] } });
+    assert.deepEqual(approved.body.items, [{ tool: 'label', outcome: 'approved' }]);
+    await until('the tool listed again', async () => (await c.client.listTools()).tools.some((t) => t.name === 'label'));
+  });
+
   it('tenants with limits and usage; a reload of an invalid file answers every problem', async () => {
     await connect();
     const t = (await admin('GET', '/tenants')).body.items.find((x: any) => x.name === 'acme');

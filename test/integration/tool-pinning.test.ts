@@ -297,6 +297,19 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       assert.equal(listed.code, 0, listed.stderr);
       assert.match(listed.stdout, /^shifty\tweather2\tnone \(new tool\)\tstore$/m);
       assert.match(listed.stdout, new RegExp(`^  pending\\t${W2}\\tnew tool, first seen \\S+\\t"Better weather\\. <IMPORTANT>`, 'm'));
+      // Rejected: out of the queue, still withheld, audited once; an approval naming it still releases it.
+      const rejected = await cli(['pins', 'reject', '--config', configFile, 'shifty']);
+      assert.equal(rejected.code, 0, rejected.stderr);
+      assert.match(rejected.stdout, new RegExp(`^rejected shifty weather2 ${W2} \\(new tool: stays withheld\\) `, 'm'));
+      await until('the rejection audited', () => pinAudit(lines, 'rejected').length === 1);
+      assert.deepEqual(pinAudit(lines, 'rejected').map((l) => [l.tool, l.pinnedSha256, l.sha256]), [['weather2', undefined, W2]]);
+      assert.equal(await metric(gw, 'rejected'), 1);
+      const relisted = await cli(['pins', 'list', '--config', configFile]);
+      assert.match(relisted.stdout, new RegExp(`^  rejected\\t${W2}\\tnew tool, first seen `, 'm'));
+      assert.doesNotMatch(relisted.stdout, /change\(s\) pending/);
+      assert.equal((await cli(['pins', 'reject', '--config', configFile, 'shifty', 'weather2'])).stderr, `shifty weather2: its pending change ${W2} is rejected already\n`);
+      assert.equal((await cli(['pins', 'approve', '--config', configFile, 'shifty'])).stdout, 'no changes pending\n', 'a rejected change is approved only by name');
+      await withheldError(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo' } }));
       const before = changed();
       const approved = await cli(['pins', 'approve', '--config', configFile, 'shifty', 'weather2']);
       assert.equal(approved.code, 0, approved.stderr);

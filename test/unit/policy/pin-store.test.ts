@@ -9,7 +9,7 @@ import { RedisPinStore } from '../../../src/cluster/redis-pin-store.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { MemoryPinStore } from '../../../src/policy/memory-pin-store.js';
 import { readPinFile, withPinFileLock, writePinFile } from '../../../src/policy/pin-file.js';
-import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore } from '../../../src/policy/pin-store.js';
+import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore, type RejectedPin } from '../../../src/policy/pin-store.js';
 import { startRedis, type TestRedis } from '../../helpers/redis.js';
 import { until } from '../../helpers/wait.js';
 
@@ -87,6 +87,48 @@ const SIGHTING_CASES: Array<[name: string, run: (s: PinStore) => Promise<void>]>
       assert.deepEqual(seen, [[done, true]]);
       assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H2 } } });
       assert.deepEqual(await see(s, 'u', 't', H2, 'v2', undefined), { approved: H2, firstSight: false, newChange: false, pending: undefined, unrecorded: false });
+    },
+  ],
+  [
+    'rejects only the pending hash the operator saw; the flag stays while that hash is reported and goes with a new definition',
+    async (s) => {
+      const seen: Array<[RejectedPin[], boolean]> = [];
+      s.onRejected = (pins, report) => seen.push([pins, report]);
+      await see(s, 'u', 't', H1, 'v1', undefined);
+      await see(s, 'u', 't', H2, 'v2', undefined);
+      assert.deepEqual(await s.reject('u', [{ tool: 't', hash: H3 }]), [], 'not the pending hash');
+      assert.deepEqual(await s.reject('u', [{ tool: 'missing', hash: H2 }]), []);
+      const done = await s.reject('u', [{ tool: 't', hash: H2 }]);
+      assert.deepEqual(done, [{ upstream: 'u', tool: 't', hash: H2, approved: H1, summary: 'v2' }]);
+      await until('the rejection to be announced', () => seen.length > 0);
+      assert.deepEqual(seen, [[done, true]]);
+      assert.deepEqual(await s.reject('u', [{ tool: 't', hash: H2 }]), [], 'rejected once');
+      const entry = (await s.table(['u'])).u!.t!;
+      assert.equal(entry.approved, H1, 'still held to its pin');
+      assert.equal(entry.pending?.rejected, true);
+      // Reported again (another list): still rejected, not a new change.
+      const again = await see(s, 'u', 't', H2, 'v2', undefined);
+      assert.deepEqual([again.approved, again.newChange, again.pending?.rejected], [H1, false, true]);
+      // Another definition is a change of its own, to review afresh; so is the rejected one coming back.
+      const v3 = await see(s, 'u', 't', H3, 'v3', undefined);
+      assert.deepEqual([v3.newChange, v3.pending?.hash, v3.pending?.rejected], [true, H3, undefined]);
+      const back = await see(s, 'u', 't', H2, 'v2', undefined);
+      assert.deepEqual([back.newChange, back.pending?.rejected], [true, undefined]);
+      await s.reject('u', [{ tool: 't', hash: H2 }]);
+      // The approved definition returns: nothing pending, rejected or not.
+      assert.equal((await see(s, 'u', 't', H1, 'v1', undefined)).pending, undefined);
+      assert.deepEqual(plain(await s.table(['u'])), { u: { t: { approved: H1 } } });
+    },
+  ],
+  [
+    'a rejected change (a new tool too) can still be approved by its hash',
+    async (s) => {
+      await s.observe('u', [sight('a')], false);
+      await see(s, 'u', 'evil', H2, 'evil v1', undefined);
+      assert.deepEqual(await s.reject('u', [{ tool: 'evil', hash: H2 }]), [{ upstream: 'u', tool: 'evil', hash: H2, approved: undefined, summary: 'evil v1' }]);
+      assert.deepEqual(plain((await s.table(['u'])).u!.evil!.pending!.rejected), true);
+      assert.deepEqual(await s.approve('u', [{ tool: 'evil', hash: H2 }]), [{ upstream: 'u', tool: 'evil', hash: H2, previous: undefined, summary: 'evil v1' }]);
+      assert.deepEqual(plain((await s.table(['u'])).u!.evil), { approved: H2 });
     },
   ],
   [
@@ -263,6 +305,25 @@ describe('MemoryPinStore: the pins file', () => {
     await new MemoryPinStore(file).approve('u', [{ tool: 'added', hash: H2 }]);
     await until('the approval to reach the gateway', () => seen.length > 0);
     assert.deepEqual(seen, [[[{ upstream: 'u', tool: 'added', hash: H2, previous: undefined, summary: 'added v1' }], true]]);
+    await gateway.close();
+  });
+
+  it('a rejection written by another process (the CLI) reaches a running store, which reports it once, and survives its later writes', async () => {
+    const file = freshFile();
+    const gateway = new MemoryPinStore(file);
+    const seen: Array<[RejectedPin[], boolean]> = [];
+    gateway.onRejected = (pins, report) => seen.push([pins, report]);
+    await gateway.start();
+    await see(gateway, 'u', 't', H1, 'v1', undefined);
+    await see(gateway, 'u', 't', H2, 'v2', undefined);
+    await gateway.flushed();
+    assert.deepEqual(await new MemoryPinStore(file).reject('u', [{ tool: 't', hash: H2 }]), [{ upstream: 'u', tool: 't', hash: H2, approved: H1, summary: 'v2' }]);
+    await until('the rejection to reach the gateway', () => seen.length > 0);
+    assert.deepEqual(seen, [[[{ upstream: 'u', tool: 't', hash: H2, approved: H1, summary: 'v2' }], true]]);
+    await see(gateway, 'u', 'other', H3, 'new', undefined);
+    await gateway.flushed();
+    assert.equal((await readPinFile(file)).u!.t!.pending!.rejected, true, 'kept through the gateway write');
+    assert.equal(seen.length, 1, 'reported once');
     await gateway.close();
   });
 

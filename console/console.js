@@ -1,0 +1,178 @@
+// The Switchboard web console: everything it shows comes from the admin API of the listener that
+// served it, live over /events; actions are the API's own routes. No build step, no dependencies.
+import { fill, h, sideBySide, table } from './dom.js';
+import { openStream } from './stream.js';
+
+const TOKEN = 'switchboard.adminToken';
+const AUDIT_KEEP = 200;
+const $ = (id) => document.getElementById(id);
+let stream;
+
+const authHeaders = () => {
+  const t = sessionStorage.getItem(TOKEN);
+  return t ? { authorization: `Bearer ${t}` } : {};
+};
+
+/** An admin API call; a refusal sends the operator back to the sign-in form. */
+async function api(method, path, body) {
+  const headers = { ...authHeaders(), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const res = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : undefined;
+  if (res.status === 401 || res.status === 403) signIn(data?.error?.message);
+  if (!res.ok) throw new Error(data?.error?.message ?? `the gateway answered ${res.status}`);
+  return data;
+}
+
+/** Runs an action from a button: disabled while it runs, its outcome said in a status region. */
+async function act(button, status, run) {
+  button.disabled = true;
+  try {
+    const said = await run();
+    if (typeof said === 'string') status.textContent = said;
+  } catch (err) {
+    status.textContent = `Failed: ${err.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+const age = (s) => (s < 60 ? `${Math.round(s)} s` : s < 3600 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`);
+const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
+const empty = (text) => h('p', { class: 'empty' }, text);
+
+function renderUpstreams({ items }) {
+  if (items.length === 0) return fill($('upstreams-body'), empty('No upstreams.'));
+  const instance = (i) => h('li', {}, `pid ${i.pid ?? '–'} `, badge(i.state, i.state === 'ready' ? 'ok' : 'bad'), ' breaker ', badge(i.circuit, i.circuit === 'closed' ? 'ok' : 'bad'), i.lastError ? h('span', { class: 'err' }, ` ${i.lastError}`) : null);
+  const rows = items.map((u) =>
+    h('tr', {},
+      h('th', { scope: 'row' }, u.name),
+      h('td', {}, badge(u.ready ? 'ready' : 'not ready', u.ready ? 'ok' : 'bad')),
+      h('td', {}, `${u.transport}, ${u.sharing}`),
+      h('td', {}, u.instances.length ? h('ul', { class: 'plain' }, u.instances.map(instance)) : '–'),
+      h('td', { class: 'num' }, u.inflight),
+      h('td', { class: 'num' }, u.queued),
+      h('td', { class: 'num' }, u.restarts),
+      h('td', {}, h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), async () => (await api('POST', `/upstreams/${encodeURIComponent(u.name)}/restart`), `Upstream ${u.name} restarted; the old instances drain.`)) }, 'Restart')),
+    ),
+  );
+  fill($('upstreams-body'), table('Upstreams', ['Name', 'Health', 'Transport', 'Instances', 'In flight', 'Queued', 'Restarts', ''], rows));
+}
+
+function renderSessions({ items }) {
+  if (items.length === 0) return fill($('sessions-body'), empty('No open sessions.'));
+  const rows = items.map((s) =>
+    h('tr', {},
+      h('th', { scope: 'row' }, h('code', { title: s.id }, s.id.slice(0, 8))),
+      h('td', {}, s.subject),
+      h('td', {}, s.tenant),
+      h('td', {}, s.endpoint),
+      h('td', {}, `${s.transport}${s.protocolVersion ? ` ${s.protocolVersion}` : ''}`),
+      h('td', { class: 'num' }, age(s.ageSeconds)),
+      h('td', { class: 'num' }, s.inflight),
+      h('td', {}, s.replica),
+      h('td', {}, h('button', { type: 'button', class: 'danger', id: `end-${s.id}`, 'aria-label': `End session ${s.id.slice(0, 8)} of ${s.subject}`, onclick: (e) => act(e.currentTarget, $('sessions-result'), async () => (await api('DELETE', `/sessions/${encodeURIComponent(s.id)}`), `Session ${s.id.slice(0, 8)} ended.`)) }, 'End')),
+    ),
+  );
+  fill($('sessions-body'), table('Sessions', ['Session', 'Subject', 'Tenant', 'Endpoint', 'Protocol', 'Age', 'In flight', 'Replica', ''], rows));
+}
+
+function renderTenants({ items }) {
+  if (items.length === 0) return fill($('tenants-body'), empty('No tenants configured.'));
+  const limits = (l) => Object.entries(l).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') || 'none';
+  const rows = items.map((t) => h('tr', {}, h('th', { scope: 'row' }, t.name), h('td', {}, t.endpoints.join(', ')), h('td', {}, limits(t.limits)), h('td', { class: 'num' }, t.usage.sessions), h('td', { class: 'num' }, t.usage.inflight)));
+  fill($('tenants-body'), table('Tenants', ['Tenant', 'Endpoints', 'Limits', 'Sessions', 'In flight'], rows));
+}
+
+function decide(how, p) {
+  return async () => {
+    const { items } = await api('POST', `/pins/${encodeURIComponent(p.upstream)}/${how}`, { tools: [{ tool: p.tool, hash: p.pendingHash }] });
+    const outcome = items[0]?.outcome;
+    if (outcome === 'approved') return `${p.upstream} / ${p.tool}: approved; clients are told to re-list.`;
+    if (outcome === 'rejected') return `${p.upstream} / ${p.tool}: rejected; it stays withheld.`;
+    if (outcome === 'pinned-in-config') return `${p.upstream} / ${p.tool} is pinned in the config: put ${p.pendingHash} in pinning.pins to accept it.`;
+    return `${p.upstream} / ${p.tool}: no longer pending with the hash you reviewed; look again.`;
+  };
+}
+
+function renderPins({ items, off }) {
+  if (off) return fill($('pins-body'), empty('Tool pinning is off for every upstream.'));
+  if (items.length === 0) return fill($('pins-body'), empty('No tool definition changes are waiting.'));
+  const card = (p) => {
+    const id = `pin-${p.upstream}-${p.tool}`;
+    const button = (how, label, cls) => h('button', { type: 'button', class: cls, id: `${how}-${id}`, 'aria-describedby': `${id}-h`, onclick: (e) => act(e.currentTarget, $('pins-result'), decide(how, p)) }, label);
+    return h('article', { class: 'pin', 'aria-labelledby': `${id}-h` },
+      h('h3', { id: `${id}-h` }, `${p.upstream} / ${p.tool} `, p.approvedHash === null ? badge('new tool', 'warn') : null, p.rejected ? badge('rejected', 'bad') : null),
+      h('p', { class: 'meta' }, `First seen ${new Date(p.firstSeen).toLocaleString()} · pending ${p.pendingHash.slice(0, 12)}…`),
+      p.old === null && p.approvedHash !== null ? h('p', { class: 'hint' }, 'This replica did not see the approved definition; only the pending one is shown.') : null,
+      p.new === null ? h('p', { class: 'hint' }, `This replica did not see the pending definition. Summary: ${p.summary}`) : sideBySide(p.diff),
+      h('div', { class: 'actions' }, button('approve', 'Approve', 'primary'), p.rejected ? null : button('reject', 'Reject', 'danger')),
+    );
+  };
+  fill($('pins-body'), items.map(card));
+}
+
+function renderReload(r) {
+  const list = (title, xs) => (xs?.length ? [h('h3', {}, title), h('ul', {}, xs.map((x) => h('li', {}, x)))] : []);
+  const changes = r.changes ? Object.entries(r.changes.upstreams).filter(([k, v]) => k !== 'unchanged' && v.length).map(([k, v]) => `${k}: ${v.join(', ')}`) : [];
+  const unchanged = r.restartRequired?.length ? 'Nothing applied: what changed needs a restart.' : 'Unchanged: the file is the config in force.';
+  const head = { applied: 'Applied.', unchanged, invalid: 'Invalid: nothing was changed.', failed: 'Failed: see the problems.' }[r.result] ?? r.result;
+  fill($('reload-result'), h('p', { class: r.result === 'invalid' || r.result === 'failed' ? 'error' : 'ok' }, head), list('Problems', r.problems), list('Upstreams', changes), list('Needs a restart', r.restartRequired), list('Warnings', r.warnings));
+}
+
+function auditText(l) {
+  if (l.msg === 'tool pin') return `tool pin ${l.action}: ${l.upstream} / ${l.tool}`;
+  return `${l.tenant}/${l.subject} ${l.method}${l.name ? ` ${l.name}` : ''} → ${l.decision}, ${l.outcome} (${l.latencyMs} ms)`;
+}
+
+function renderAudit({ lines, dropped }) {
+  const tail = $('audit-tail');
+  for (const l of lines) tail.append(h('li', { class: l.decision === 'deny' || l.outcome === 'error' ? 'bad' : '' }, h('time', { datetime: new Date(l.time).toISOString() }, new Date(l.time).toLocaleTimeString()), ' ', auditText(l)));
+  if (dropped > 0) tail.append(h('li', { class: 'hint' }, `${dropped} more lines were not shown (too many at once)`));
+  while (tail.children.length > AUDIT_KEEP) tail.firstElementChild.remove();
+}
+
+const VIEWS = { upstreams: renderUpstreams, sessions: renderSessions, tenants: renderTenants, pins: renderPins, audit: renderAudit };
+
+function connect() {
+  stream?.close();
+  stream = openStream('/events', authHeaders, {
+    onEvent(event, data) {
+      if (event === 'hello') {
+        $('login').hidden = true;
+        $('panels').hidden = false;
+        $('signout').hidden = !sessionStorage.getItem(TOKEN);
+        $('status').textContent = `Live · replica ${data.replica}`;
+        $('audit-state').textContent = data.audit ? 'New lines appear as they are written (the last 200 are kept).' : 'The audit log is off (audit.enabled).';
+      } else VIEWS[event]?.(data);
+    },
+    onState(state, detail) {
+      if (state === 'denied') signIn(detail);
+      else if (state === 'retrying') $('status').textContent = `Reconnecting (${detail})…`;
+    },
+  });
+}
+
+function signIn(message) {
+  stream?.close();
+  $('panels').hidden = true;
+  $('login').hidden = false;
+  $('signout').hidden = true;
+  $('status').textContent = 'Not signed in';
+  $('login-error').textContent = sessionStorage.getItem(TOKEN) ? `The token was refused: ${message}` : '';
+  sessionStorage.removeItem(TOKEN);
+  $('token').focus();
+}
+
+$('login-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  sessionStorage.setItem(TOKEN, $('token').value.trim());
+  $('token').value = '';
+  connect();
+});
+$('signout').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN);
+  signIn();
+});
+$('reload-button').addEventListener('click', (e) => act(e.currentTarget, $('reload-result'), async () => (renderReload(await api('POST', '/reload')), undefined)));
+connect();

@@ -1,0 +1,167 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../observability/logger.js';
+import { refuseAdmin } from './admin-auth.js';
+import type { AdminTarget } from './admin-target.js';
+
+/** How often the views are compared with what the consoles were last sent. */
+const TICK_MS = 2000;
+/** A stream's token is checked again this often: an expired or revoked one ends the stream. */
+const REAUTH_MS = 60_000;
+/** Audit lines are sent in batches at most this often, and at most this many per batch (the rest counted as dropped). */
+const AUDIT_FLUSH_MS = 250;
+const AUDIT_BATCH_MAX = 100;
+/** Consoles open at once; more get 503 (each costs a view computation per tick). */
+export const MAX_STREAMS = 16;
+/** A console that reads slower than this much buffered output is cut (it reconnects and gets fresh views). */
+const MAX_BUFFERED_BYTES = 1 << 20;
+
+interface Stream {
+  res: ServerResponse;
+  authorization: string | undefined;
+  checkedAt: number;
+}
+
+type View = 'sessions' | 'upstreams' | 'tenants' | 'pins';
+const VIEWS: readonly View[] = ['sessions', 'upstreams', 'tenants', 'pins'];
+
+/**
+ * The console's live updates: one Server-Sent Events stream per open console. The views (sessions,
+ * upstreams, tenants, pending pins) are computed once per tick for all streams and sent only when they
+ * changed; audit lines are pushed as they are written (batched, bounded). Polling the gateway's own
+ * state keeps the request path free of admin hooks; the one hook is the audit log's tail.
+ */
+export class AdminEvents {
+  readonly #target: AdminTarget;
+  readonly #log: Logger;
+  readonly #streams = new Set<Stream>();
+  readonly #last = new Map<View, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #untail: (() => void) | undefined;
+  #audit: unknown[] = [];
+  #auditDropped = 0;
+  #auditTimer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+
+  constructor(target: AdminTarget, log: Logger) {
+    this.#target = target;
+    this.#log = log;
+  }
+
+  /** GET /events (already authenticated by the admin hook): takes the response over as an event stream. */
+  async open(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (this.#streams.size >= MAX_STREAMS) return reply.code(503).send({ error: { code: 'busy', message: `at most ${MAX_STREAMS} console streams at once` } });
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
+    const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now() };
+    this.#streams.add(stream);
+    res.on('close', () => this.#drop(stream));
+    this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn() })}\n\n`);
+    await this.#ensureViews();
+    for (const view of VIEWS) this.#write(stream, frame(view, this.#last.get(view)!));
+    this.#timer ??= setInterval(() => void this.poke(), TICK_MS).unref();
+    return undefined;
+  }
+
+  /** Computes the views now and sends what changed (after an operator's action, and on each tick). */
+  poke(): Promise<void> {
+    if (this.#streams.size === 0) return Promise.resolve();
+    this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
+    return this.#ticking;
+  }
+
+  async #ensureViews(): Promise<void> {
+    if (this.#last.size < VIEWS.length) await this.poke();
+    // A console opened while a tick was running: the views it needs may still be missing.
+    if (this.#last.size < VIEWS.length) await this.#tick();
+  }
+
+  async #tick(): Promise<void> {
+    await this.#reauthenticate();
+    for (const view of VIEWS) {
+      let json: string;
+      try {
+        json = JSON.stringify(await this.#view(view));
+      } catch (err) {
+        this.#log.warn({ err: (err as Error).message, view }, 'console view could not be computed');
+        continue;
+      }
+      if (this.#last.get(view) === json) continue;
+      this.#last.set(view, json);
+      for (const s of this.#streams) this.#write(s, frame(view, json));
+    }
+  }
+
+  async #view(view: View): Promise<unknown> {
+    if (view === 'sessions') return { items: await this.#target.sessions() };
+    if (view === 'upstreams') return { items: this.#target.upstreams() };
+    if (view === 'tenants') return { items: this.#target.tenants() };
+    const pins = await this.#target.pins();
+    return pins ? { items: pins } : { items: [], off: true };
+  }
+
+  async #reauthenticate(): Promise<void> {
+    const now = Date.now();
+    for (const s of this.#streams) {
+      if (now - s.checkedAt < REAUTH_MS) continue;
+      s.checkedAt = now;
+      const refusal = await refuseAdmin(s.authorization, this.#target.credentials());
+      if (!refusal) continue;
+      this.#write(s, frame('denied', JSON.stringify({ status: refusal.status, message: refusal.message })));
+      s.res.end();
+      this.#drop(s);
+    }
+  }
+
+  /** Subscribes to the audit log while any console is open; false when the audit log is off. */
+  #tailOn(): boolean {
+    this.#untail ??= this.#target.tailAudit((line) => {
+      if (this.#audit.length >= AUDIT_BATCH_MAX) this.#auditDropped++;
+      else this.#audit.push(line);
+      this.#auditTimer ??= setTimeout(() => this.#flushAudit(), AUDIT_FLUSH_MS).unref();
+    });
+    return this.#untail !== undefined;
+  }
+
+  #flushAudit(): void {
+    this.#auditTimer = undefined;
+    const json = JSON.stringify({ lines: this.#audit, dropped: this.#auditDropped });
+    this.#audit = [];
+    this.#auditDropped = 0;
+    for (const s of this.#streams) this.#write(s, frame('audit', json));
+  }
+
+  #write(s: Stream, text: string): void {
+    if (s.res.writableLength > MAX_BUFFERED_BYTES) {
+      this.#log.warn('a console stream reads too slowly: cut (it reconnects)');
+      s.res.destroy();
+      this.#drop(s);
+      return;
+    }
+    s.res.write(text);
+  }
+
+  #drop(s: Stream): void {
+    if (!this.#streams.delete(s) || this.#streams.size > 0) return;
+    // Nobody watching: no ticks, no audit tail, and the next console starts from fresh views.
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#untail?.();
+    this.#untail = undefined;
+    this.#last.clear();
+  }
+
+  /** Ends every stream (the admin listener is closing: its connections must not hold the close up). */
+  close(): void {
+    for (const s of [...this.#streams]) {
+      s.res.destroy();
+      this.#drop(s);
+    }
+    clearTimeout(this.#auditTimer);
+  }
+}
+
+function frame(event: string, json: string): string {
+  return `event: ${event}\ndata: ${json}\n\n`;
+}
