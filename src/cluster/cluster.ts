@@ -11,9 +11,10 @@ import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
-import { Tunnel, type LocalDispatch } from './tunnel.js';
+import { ReplicaDeaths } from './replica-deaths.js';
+import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
 
-export type Location = { kind: 'forward'; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
+export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
 const TOUCH_EVERY_MS = 5_000;
 
@@ -46,6 +47,7 @@ export class Cluster {
   readonly #sub: Redis;
   readonly #health: StoreHealth;
   readonly #heartbeat: Heartbeat;
+  readonly #deaths: ReplicaDeaths;
   #tunnel: Tunnel | undefined;
   #started = false;
   readonly #touched = new Map<string, number>();
@@ -59,9 +61,12 @@ export class Cluster {
   constructor(cfg: RedisConfig, eventsPerStream: number, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
     this.#logger = logger.child({ component: 'cluster' });
-    this.redis = connectRedis(cfg.url, this.#logger, observer);
+    // Both connections carry this replica's name: while either is open, CLIENT LIST shows it alive.
+    const connectionName = ReplicaDeaths.connectionName(cfg.keyPrefix, this.replicaId);
+    this.redis = connectRedis(cfg.url, this.#logger, observer, { connectionName });
     // Subscriptions need a connection of their own; it may queue while Redis is away.
-    this.#sub = connectRedis(cfg.url, this.#logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    this.#sub = connectRedis(cfg.url, this.#logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName });
+    this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
@@ -89,15 +94,30 @@ export class Cluster {
   }
 
   async start(dispatch: LocalDispatch): Promise<void> {
-    this.#tunnel = new Tunnel(this.redis, this.#sub, this.#cfg.keyPrefix, this.replicaId, this.#logger, dispatch);
+    this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs) });
     await this.#tunnel.start();
     this.#started = true;
     await this.#heartbeat.start();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
+  /** Its heartbeat is current, and it is not known gone (a heartbeat outlives a process killed outright). */
   async alive(replica: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+    return !this.#deaths.knownGone(replica) && (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+  }
+
+  /**
+   * Which replicas are gone by the evidence in Redis (see ReplicaDeaths). Believed only while this
+   * replica's view of the store is settled: right after an outage every replica's links look gone.
+   */
+  async #gone(replicas: readonly string[]): Promise<Set<string>> {
+    if (!this.#health.settled) return new Set();
+    try {
+      return await this.#deaths.gone(replicas);
+    } catch {
+      this.#health.trouble();
+      return new Set();
+    }
   }
 
   /**
@@ -175,7 +195,7 @@ export class Cluster {
     const { record, owner } = found;
     // A forwarded request is never forwarded again (no loops); the owner that lost it takes it over.
     if (owner && owner !== this.replicaId && !forwarded) {
-      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', owner };
+      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', record, owner };
       if (!this.#health.settled) throw this.#health.recovering();
     }
     return { kind: 'restore', record, owner };
@@ -198,8 +218,12 @@ export class Cluster {
     return records.length - taken.length;
   }
 
-  forward(owner: string, method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string | undefined, res: ServerResponse): void {
-    this.#tunnel!.forward(owner, method, url, headers, body, res, this.#cfg.forwardTimeoutMs);
+  /**
+   * Forwards a request to the replica that owns its session; `open` gives the response to relay onto.
+   * 'owner-gone': the owner is dead and nothing was sent — take the session over (claim) instead.
+   */
+  forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
+    return this.#tunnel!.forward(owner, req, open, this.#cfg.forwardTimeoutMs);
   }
 
   async stop(): Promise<void> {

@@ -53,8 +53,8 @@ export async function serveModernPost(
     cluster && req.headers[FORWARDED_HEADER] === undefined
       ? async (replica) => {
           if (!(await cluster.reachable(replica))) return false;
-          cluster.forward(replica, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
-          return true;
+          const body = typeof req.body === 'string' ? req.body : undefined;
+          return (await cluster.forward(replica, { method: req.method, url: req.url, headers: req.headers, body }, () => res)) === 'relayed';
         }
       : undefined;
   await o.service.serve(o.router, o.principal, call, out, forward);
