@@ -126,6 +126,12 @@ export class Tunnel {
     headers[FORWARDED_HEADER] = this.#o.me;
     const plain: TunnelRequest = { ...req, headers };
     const frame = JSON.stringify({ t: 'req', id, from: this.#o.me, req: plain } satisfies Frame);
+    // The answer comes back on this replica's inbox: while that link is down (or not subscribed again
+    // yet) a forward would run on the owner with its answer published to no one.
+    if (this.#o.sub.status !== 'ready') {
+      replyUnavailable(open(), 'the link to the replica that owns this session is down (session store unreachable); retry shortly');
+      return 'relayed';
+    }
     // Registered before the publish: the owner's answer comes on another connection and may arrive first.
     this.#pending.set(id, []);
     const losses = this.#losses;
