@@ -48,6 +48,7 @@ export class Cluster {
   readonly #health: StoreHealth;
   readonly #heartbeat: Heartbeat;
   readonly #deaths: ReplicaDeaths;
+  readonly #observer: RedisObserver | undefined;
   #tunnel: Tunnel | undefined;
   #started = false;
   readonly #touched = new Map<string, number>();
@@ -61,6 +62,7 @@ export class Cluster {
   constructor(cfg: RedisConfig, eventsPerStream: number, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
     this.#logger = logger.child({ component: 'cluster' });
+    this.#observer = observer;
     // Both connections carry this replica's name: while either is open, CLIENT LIST shows it alive.
     const connectionName = ReplicaDeaths.connectionName(cfg.keyPrefix, this.replicaId);
     this.redis = connectRedis(cfg.url, this.#logger, observer, { connectionName });
@@ -94,7 +96,7 @@ export class Cluster {
   }
 
   async start(dispatch: LocalDispatch): Promise<void> {
-    this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs) });
+    this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs), malformed: () => this.#malformed('inbox') });
     await this.#tunnel.start();
     this.#started = true;
     await this.#heartbeat.start();
@@ -132,10 +134,17 @@ export class Cluster {
   async onChanges(listener: (change: EndpointChange) => void): Promise<void> {
     this.#sub.on('message', (channel: string, text: string) => {
       if (channel !== this.#changes) return;
-      const c = JSON.parse(text) as EndpointChange & { from: string };
-      if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
+      const c = parseChange(text);
+      if (!c) this.#malformed('changes');
+      else if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
     });
     await this.#sub.subscribe(this.#changes);
+  }
+
+  /** Anything may be published on a channel: what is not ours is ignored, counted and logged (debug). */
+  #malformed(channel: 'inbox' | 'changes'): void {
+    this.#observer?.malformed?.(channel);
+    this.#logger.debug({ channel }, 'ignored a malformed cluster message');
   }
 
   get #changes(): string {
@@ -234,4 +243,20 @@ export class Cluster {
     this.redis.disconnect();
     this.#sub.disconnect();
   }
+}
+
+/** A change read from the bus, or undefined when the text is not one. */
+function parseChange(text: string): (EndpointChange & { from: string }) | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const c = v as Record<string, unknown>;
+  const params = c.params;
+  if (typeof c.endpoint !== 'string' || typeof c.method !== 'string' || typeof c.from !== 'string') return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
+  return { endpoint: c.endpoint, method: c.method, params: params as Record<string, unknown> | undefined, from: c.from };
 }

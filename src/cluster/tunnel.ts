@@ -6,26 +6,15 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { replayable } from './replayable.js';
+import { parseFrame, type Frame, type TunnelRequest } from './tunnel-frame.js';
+
+export type { TunnelRequest } from './tunnel-frame.js';
 
 /** Runs a request through this replica's own routes and streams the response (Fastify's inject). */
 export type LocalDispatch = (r: TunnelRequest, signal: AbortSignal) => Promise<{ status: number; headers: Record<string, string | string[]>; body: NodeJS.ReadableStream }>;
 
-export interface TunnelRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-}
-
 /** A request as the edge has it (Node's header values), to forward. */
 export type IncomingForward = Omit<TunnelRequest, 'headers'> & { headers: Record<string, string | string[] | undefined> };
-
-type Frame =
-  | { t: 'req'; id: string; from: string; req: TunnelRequest }
-  | { t: 'abort'; id: string }
-  | { t: 'head'; id: string; status: number; headers: Record<string, string | string[]> }
-  | { t: 'data'; id: string; chunk: string }
-  | { t: 'end'; id: string };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
 /** How often a forwarded request nobody received is offered again. */
@@ -46,6 +35,8 @@ export interface TunnelOptions {
   dispatch: LocalDispatch;
   /** Which of these replicas are gone (an empty set when that cannot be known now). */
   gone: (replicas: readonly string[]) => Promise<Set<string>>;
+  /** A message on the inbox that is not a frame: ignored, and counted here. */
+  malformed: () => void;
 }
 
 interface Waiting {
@@ -88,7 +79,12 @@ export class Tunnel {
   async start(): Promise<void> {
     const inbox = this.#inbox(this.#o.me);
     // The subscriber connection may carry other channels too (the change bus): frames come on the inbox only.
-    this.#o.sub.on('message', (channel: string, text: string) => channel === inbox && this.#onFrame(JSON.parse(text) as Frame));
+    this.#o.sub.on('message', (channel: string, text: string) => {
+      if (channel !== inbox) return;
+      const frame = parseFrame(text);
+      if (frame) this.#onFrame(frame);
+      else this.#o.malformed();
+    });
     this.#o.sub.on('close', () => this.#lost());
     await this.#o.sub.subscribe(inbox);
   }

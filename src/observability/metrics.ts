@@ -45,6 +45,7 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly connectionsOpen = new Gauge({ name: 'switchboard_connections_open', help: 'Open client connections, by whether one of their requests was authenticated', labelNames: ['state'] as const, registers: [this.registry] });
+  readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   constructor(withDefaults = true) {
