@@ -12,7 +12,7 @@ import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
-import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
+import { FORWARDED_HEADER, Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
@@ -88,6 +88,11 @@ export class Cluster {
     this.redis.on('ready', () => {
       if (this.#started) this.#heartbeat.reconnected();
     });
+  }
+
+  /** Whether a request came through the tunnel (this process marked it), not from a client that says so. */
+  forwarded(headers: Record<string, string | string[] | undefined>): boolean {
+    return this.#tunnel !== undefined && headers[FORWARDED_HEADER] === this.#tunnel.mark;
   }
 
   /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */

@@ -60,6 +60,12 @@ interface Waiting {
  */
 export class Tunnel {
   readonly #o: TunnelOptions;
+  /**
+   * What marks a request as forwarded when it runs through this replica's routes: set here on every
+   * request taken off the inbox, random per process, so a client that sends the header itself is not
+   * believed (a forwarded request is never forwarded again, and takes the session over from its owner).
+   */
+  readonly mark = randomUUID();
   readonly #waiting = new Map<string, Waiting>();
   readonly #serving = new Map<string, AbortController>();
   /** Frames for forwards whose publish is not confirmed yet (the answer may beat the publish's reply). */
@@ -218,7 +224,7 @@ export class Tunnel {
     const ac = new AbortController();
     res.once('close', () => ac.abort());
     try {
-      const r = await this.#o.dispatch(req, ac.signal);
+      const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
       res.writeHead(r.status, withoutFraming(r.headers));
       res.flushHeaders();
       await pipeline(r.body, res);
@@ -271,7 +277,7 @@ export class Tunnel {
     const ac = new AbortController();
     this.#serving.set(id, ac);
     try {
-      const r = await this.#o.dispatch(req, ac.signal);
+      const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
       this.#send(from, { t: 'head', id, status: r.status, headers: r.headers });
       const decoder = new StringDecoder('utf8');
       for await (const chunk of r.body) {

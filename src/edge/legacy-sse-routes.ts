@@ -8,7 +8,6 @@ import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './r
 import { admitToSession, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
-import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { EdgeContext } from './edge-context.js';
 
 type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
@@ -48,7 +47,7 @@ async function postMessages(req: MessagesRequest, reply: FastifyReply, router: E
   const id = req.query.sessionId;
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
   const session = ctx.registry.get(id);
-  if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
+  if (!session && ctx.cluster && !ctx.cluster.forwarded(req.headers)) {
     // The stream is open on another replica: the message goes there.
     let where;
     try {

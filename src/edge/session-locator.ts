@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { samePrincipal, type Principal } from '../auth/principal.js';
-import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { RequestId } from '../jsonrpc/types.js';
@@ -73,7 +72,7 @@ export class SessionLocator {
     const cluster = this.#ctx.cluster;
     const local = this.#ctx.registry.get(id);
     if (local || !cluster) return local;
-    const where = await cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined);
+    const where = await cluster.locate(id, cluster.forwarded(req.headers));
     if (where.kind === 'forward') {
       // The owner's answer (possibly a stream) is piped through: not Fastify's to send.
       const body = typeof req.body === 'string' ? req.body : undefined;

@@ -10,8 +10,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-async function post(base: string, body: object, sid?: string): Promise<{ status: number; sid: string | null; text: string }> {
-  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}) }, body: JSON.stringify(body) });
+async function post(base: string, body: object, sid?: string, extra: Record<string, string> = {}): Promise<{ status: number; sid: string | null; text: string }> {
+  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}), ...extra }, body: JSON.stringify(body) });
   return { status: r.status, sid: r.headers.get('mcp-session-id'), text: await r.text() };
 }
 
@@ -21,7 +21,7 @@ async function malformedCount(gw: RunningGateway, channel: string): Promise<numb
   return m ? Number(m[1]) : 0;
 }
 
-describe('malformed cluster messages', { timeout: 60_000 }, () => {
+describe('messages between replicas that are not what they claim', { timeout: 60_000 }, () => {
   let redis: TestRedis;
   let owner: RunningGateway;
   let other: RunningGateway;
@@ -56,5 +56,15 @@ describe('malformed cluster messages', { timeout: 60_000 }, () => {
     const echo = await post(other.base, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'still here' } } }, init.sid!);
     assert.equal(echo.status, 200, echo.text);
     assert.match(echo.text, /Echo: still here/);
+  });
+
+  it('a client that says its request was forwarded is not believed: the owner keeps its session', async () => {
+    const init = await post(owner.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const sid = init.sid!;
+    await post(owner.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, sid);
+    const forged = await post(other.base, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'forged' } } }, sid, { 'x-switchboard-forwarded': 'someone' });
+    assert.match(forged.text, /Echo: forged/);
+    // Forwarded to the owner, not taken over by the replica the client reached.
+    assert.equal(await raw.get(`swb:owner:${sid}`), owner.app.gateway.cluster!.replicaId);
   });
 });
