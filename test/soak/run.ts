@@ -36,6 +36,13 @@ async function main(): Promise<void> {
   const fdsBefore = readdirSync('/proc/self/fd').length;
   const straysBefore = strayUpstreams();
   const cluster = new SoakCluster();
+  // Interrupted: nothing of the soak's may outlive it (replicas' upstreams exit when their stdin closes).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      for (const r of cluster.replicas) r.child.kill('SIGKILL');
+      void cluster.redis?.stop().finally(() => process.exit(130));
+    });
+  }
   await cluster.start(3);
   const ledger = new Ledger();
   const live = () => cluster.live();
