@@ -83,6 +83,8 @@ export class Chaos {
     } catch {
       return;
     }
-    this.#ledger.fault('kill upstream', from, `pid ${pid} of ${victim.name}`);
+    // Over when the replica's shared upstream answers again (a pool of one restarts with backoff).
+    const ms = await this.#cluster.answering(victim);
+    this.#ledger.fault('kill upstream', from, `pid ${pid} of ${victim.name}; answering again after ${ms} ms`, Date.now());
   }
 }

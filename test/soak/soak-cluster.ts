@@ -52,6 +52,13 @@ export class SoakCluster {
     return Date.now() - t0;
   }
 
+  /** Waits (up to 15 s) until an echo on a new session of `r`'s shared endpoint is answered; resolves to the ms it took. */
+  async answering(r: SoakReplica): Promise<number> {
+    const t0 = Date.now();
+    while (Date.now() - t0 < 15_000 && r.live && !(await echoes(r.base).catch(() => false))) await sleep(200);
+    return Date.now() - t0;
+  }
+
   /** Starts one more replica and makes it live. */
   async add(): Promise<SoakReplica> {
     const name = `r${this.#started++}`;
@@ -120,6 +127,21 @@ export function childPids(pid: number): number[] {
     }
   }
   return out;
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** One session on the replica: initialize, echo, end. True when the echo came back. */
+async function echoes(base: string): Promise<boolean> {
+  const post = (body: object, sid?: string) => fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}) }, body: JSON.stringify(body) });
+  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
+  const sid = init.headers.get('mcp-session-id');
+  await init.text();
+  if (!sid) return false;
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid)).text();
+  const text = await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'probe' } } }, sid)).text();
+  await fetch(new URL('/mcp', base), { method: 'DELETE', headers: { 'mcp-session-id': sid } }).then((r) => r.text());
+  return text.includes('Echo: probe');
 }
 
 function configYaml(redisUrl: string): string {
