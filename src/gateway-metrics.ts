@@ -18,6 +18,7 @@ export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>): Pick<G
         m.redisDuration.observe({ command: name }, seconds);
         if (!ok) m.redisErrors.inc({ command: name });
       },
+      malformed: (channel) => m.clusterMalformed.inc({ channel }),
     },
   };
 }

@@ -11,9 +11,10 @@ import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
-import { Tunnel, type LocalDispatch } from './tunnel.js';
+import { ReplicaDeaths } from './replica-deaths.js';
+import { FORWARDED_HEADER, Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
 
-export type Location = { kind: 'forward'; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
+export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
 const TOUCH_EVERY_MS = 5_000;
 
@@ -46,6 +47,8 @@ export class Cluster {
   readonly #sub: Redis;
   readonly #health: StoreHealth;
   readonly #heartbeat: Heartbeat;
+  readonly #deaths: ReplicaDeaths;
+  readonly #observer: RedisObserver | undefined;
   #tunnel: Tunnel | undefined;
   #started = false;
   readonly #touched = new Map<string, number>();
@@ -59,9 +62,13 @@ export class Cluster {
   constructor(cfg: RedisConfig, eventsPerStream: number, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
     this.#logger = logger.child({ component: 'cluster' });
-    this.redis = connectRedis(cfg.url, this.#logger, observer);
+    this.#observer = observer;
+    // Both connections carry this replica's name: while either is open, CLIENT LIST shows it alive.
+    const connectionName = ReplicaDeaths.connectionName(cfg.keyPrefix, this.replicaId);
+    this.redis = connectRedis(cfg.url, this.#logger, observer, { connectionName });
     // Subscriptions need a connection of their own; it may queue while Redis is away.
-    this.#sub = connectRedis(cfg.url, this.#logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
+    this.#sub = connectRedis(cfg.url, this.#logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName });
+    this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
@@ -83,21 +90,41 @@ export class Cluster {
     });
   }
 
+  /** Whether a request came through the tunnel (this process marked it), not from a client that says so. */
+  forwarded(headers: Record<string, string | string[] | undefined>): boolean {
+    return this.#tunnel !== undefined && headers[FORWARDED_HEADER] === this.#tunnel.mark;
+  }
+
   /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */
   get healthy(): boolean {
     return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale;
   }
 
   async start(dispatch: LocalDispatch): Promise<void> {
-    this.#tunnel = new Tunnel(this.redis, this.#sub, this.#cfg.keyPrefix, this.replicaId, this.#logger, dispatch);
+    this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs), malformed: () => this.#malformed('inbox') });
     await this.#tunnel.start();
     this.#started = true;
     await this.#heartbeat.start();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
+  /** Its heartbeat is current, and it is not known gone (a heartbeat outlives a process killed outright). */
   async alive(replica: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+    return !this.#deaths.knownGone(replica) && (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+  }
+
+  /**
+   * Which replicas are gone by the evidence in Redis (see ReplicaDeaths). Believed only while this
+   * replica's view of the store is settled: right after an outage every replica's links look gone.
+   */
+  async #gone(replicas: readonly string[]): Promise<Set<string>> {
+    if (!this.#health.settled) return new Set();
+    try {
+      return await this.#deaths.gone(replicas);
+    } catch {
+      this.#health.trouble();
+      return new Set();
+    }
   }
 
   /**
@@ -112,10 +139,17 @@ export class Cluster {
   async onChanges(listener: (change: EndpointChange) => void): Promise<void> {
     this.#sub.on('message', (channel: string, text: string) => {
       if (channel !== this.#changes) return;
-      const c = JSON.parse(text) as EndpointChange & { from: string };
-      if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
+      const c = parseChange(text);
+      if (!c) this.#malformed('changes');
+      else if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
     });
     await this.#sub.subscribe(this.#changes);
+  }
+
+  /** Anything may be published on a channel: what is not ours is ignored, counted and logged (debug). */
+  #malformed(channel: 'inbox' | 'changes'): void {
+    this.#observer?.malformed?.(channel);
+    this.#logger.debug({ channel }, 'ignored a malformed cluster message');
   }
 
   get #changes(): string {
@@ -175,7 +209,7 @@ export class Cluster {
     const { record, owner } = found;
     // A forwarded request is never forwarded again (no loops); the owner that lost it takes it over.
     if (owner && owner !== this.replicaId && !forwarded) {
-      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', owner };
+      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', record, owner };
       if (!this.#health.settled) throw this.#health.recovering();
     }
     return { kind: 'restore', record, owner };
@@ -198,8 +232,12 @@ export class Cluster {
     return records.length - taken.length;
   }
 
-  forward(owner: string, method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string | undefined, res: ServerResponse): void {
-    this.#tunnel!.forward(owner, method, url, headers, body, res, this.#cfg.forwardTimeoutMs);
+  /**
+   * Forwards a request to the replica that owns its session; `open` gives the response to relay onto.
+   * 'owner-gone': the owner is dead and nothing was sent — take the session over (claim) instead.
+   */
+  forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
+    return this.#tunnel!.forward(owner, req, open, this.#cfg.forwardTimeoutMs);
   }
 
   async stop(): Promise<void> {
@@ -210,4 +248,20 @@ export class Cluster {
     this.redis.disconnect();
     this.#sub.disconnect();
   }
+}
+
+/** A change read from the bus, or undefined when the text is not one. */
+function parseChange(text: string): (EndpointChange & { from: string }) | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const c = v as Record<string, unknown>;
+  const params = c.params;
+  if (typeof c.endpoint !== 'string' || typeof c.method !== 'string' || typeof c.from !== 'string') return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
+  return { endpoint: c.endpoint, method: c.method, params: params as Record<string, unknown> | undefined, from: c.from };
 }

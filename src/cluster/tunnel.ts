@@ -1,66 +1,98 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
+import { ReplicaDeaths } from './replica-deaths.js';
+import { replayable } from './replayable.js';
+import { parseFrame, type Frame, type TunnelRequest } from './tunnel-frame.js';
+
+export type { TunnelRequest } from './tunnel-frame.js';
 
 /** Runs a request through this replica's own routes and streams the response (Fastify's inject). */
 export type LocalDispatch = (r: TunnelRequest, signal: AbortSignal) => Promise<{ status: number; headers: Record<string, string | string[]>; body: NodeJS.ReadableStream }>;
 
-export interface TunnelRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-}
-
-type Frame =
-  | { t: 'req'; id: string; from: string; req: TunnelRequest }
-  | { t: 'abort'; id: string }
-  | { t: 'head'; id: string; status: number; headers: Record<string, string | string[]> }
-  | { t: 'data'; id: string; chunk: string }
-  | { t: 'end'; id: string };
+/** A request as the edge has it (Node's header values), to forward. */
+export type IncomingForward = Omit<TunnelRequest, 'headers'> & { headers: Record<string, string | string[] | undefined> };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
 /** How often a forwarded request nobody received is offered again. */
 const REOFFER_MS = 100;
+/** How often, while forwards wait on owners, the owners are checked for being gone. */
+const WATCH_MS = 250;
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/** What became of a forward: relayed (the response is the owner's, or an error), or not sent since the owner is gone. */
+export type ForwardOutcome = 'relayed' | 'owner-gone';
+
+export interface TunnelOptions {
+  pub: Redis;
+  sub: Redis;
+  prefix: string;
+  me: string;
+  logger: Logger;
+  dispatch: LocalDispatch;
+  /** Which of these replicas are gone (an empty set when that cannot be known now). */
+  gone: (replicas: readonly string[]) => Promise<Set<string>>;
+  /** A message on the inbox that is not a frame: ignored, and counted here. */
+  malformed: () => void;
+}
+
+interface Waiting {
+  res: ServerResponse;
+  owner: string;
+  req: TunnelRequest;
+  timer: NodeJS.Timeout | undefined;
+  /** Some publish of it reached the owner's inbox: the owner may have run it. */
+  received: boolean;
+}
 
 /**
  * HTTP over Redis between replicas: a replica that receives a request for a session another replica
  * owns publishes it to the owner's inbox; the owner runs it through its own routes, exactly as if the
  * client had come straight to it, and streams the response back frame by frame. SSE streams, JSON
  * answers, 202s and errors all cross the same way, and the edge logic exists once.
+ *
+ * An owner that is gone (see ReplicaDeaths) is noticed at once instead of after the forward timeout: a
+ * request it never received is not sent (the caller takes the session over), and one it received before
+ * dying is run here when running it twice is harmless (see replayable) — otherwise it fails, never replayed.
  */
 export class Tunnel {
-  readonly #pub: Redis;
-  readonly #sub: Redis;
-  readonly #prefix: string;
-  readonly #me: string;
-  readonly #logger: Logger;
-  readonly #dispatch: LocalDispatch;
-  readonly #waiting = new Map<string, { res: ServerResponse; owner: string; timer: NodeJS.Timeout | undefined }>();
+  readonly #o: TunnelOptions;
+  /**
+   * What marks a request as forwarded when it runs through this replica's routes: set here on every
+   * request taken off the inbox, random per process, so a client that sends the header itself is not
+   * believed (a forwarded request is never forwarded again, and takes the session over from its owner).
+   */
+  readonly mark = randomUUID();
+  readonly #waiting = new Map<string, Waiting>();
   readonly #serving = new Map<string, AbortController>();
+  /** Frames for forwards whose publish is not confirmed yet (the answer may beat the publish's reply). */
+  readonly #pending = new Map<string, Frame[]>();
+  /** Counts losses of the frame connection, so a forward published across one knows its frames are gone. */
+  #losses = 0;
+  #watch: NodeJS.Timeout | undefined;
 
-  constructor(pub: Redis, sub: Redis, prefix: string, me: string, logger: Logger, dispatch: LocalDispatch) {
-    this.#pub = pub;
-    this.#sub = sub;
-    this.#prefix = prefix;
-    this.#me = me;
-    this.#logger = logger;
-    this.#dispatch = dispatch;
+  constructor(o: TunnelOptions) {
+    this.#o = o;
   }
 
   #inbox(replica: string): string {
-    return `${this.#prefix}inbox:${replica}`;
+    return ReplicaDeaths.inbox(this.#o.prefix, replica);
   }
 
   async start(): Promise<void> {
-    const inbox = this.#inbox(this.#me);
+    const inbox = this.#inbox(this.#o.me);
     // The subscriber connection may carry other channels too (the change bus): frames come on the inbox only.
-    this.#sub.on('message', (channel: string, text: string) => channel === inbox && this.#onFrame(JSON.parse(text) as Frame));
-    this.#sub.on('close', () => this.#lost());
-    await this.#sub.subscribe(inbox);
+    this.#o.sub.on('message', (channel: string, text: string) => {
+      if (channel !== inbox) return;
+      const frame = parseFrame(text);
+      if (frame) this.#onFrame(frame);
+      else this.#o.malformed();
+    });
+    this.#o.sub.on('close', () => this.#lost());
+    await this.#o.sub.subscribe(inbox);
   }
 
   /**
@@ -70,45 +102,138 @@ export class Tunnel {
    * unbound, so the client's next GET is not refused as a second stream).
    */
   #lost(): void {
+    this.#losses++;
     for (const ac of this.#serving.values()) ac.abort();
     for (const id of [...this.#waiting.keys()]) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
   }
 
   /** Whether `replica` receives forwarded requests right now (its inbox has a subscriber). */
   async listening(replica: string): Promise<boolean> {
-    const [, subscribers] = (await this.#pub.pubsub('NUMSUB', this.#inbox(replica))) as [string, number | string];
+    const [, subscribers] = (await this.#o.pub.pubsub('NUMSUB', this.#inbox(replica))) as [string, number | string];
     return Number(subscribers) > 0;
   }
 
   #send(replica: string, frame: Frame): void {
-    this.#pub.publish(this.#inbox(replica), JSON.stringify(frame)).catch((err: Error) => this.#logger.warn({ err: err.message }, 'tunnel publish failed'));
+    this.#o.pub.publish(this.#inbox(replica), JSON.stringify(frame)).catch((err: Error) => this.#o.logger.warn({ err: err.message }, 'tunnel publish failed'));
   }
 
-  /** Forwards a request to its owner and relays the answer on `res`; a silent owner gets a 503. */
-  forward(owner: string, method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string | undefined, res: ServerResponse, timeoutMs: number): void {
+  /**
+   * Forwards a request to its owner and relays the answer on the response `open` gives (called only when
+   * the request goes out); a silent owner gets a 503. 'owner-gone': nothing was sent nor answered.
+   */
+  async forward(owner: string, req: IncomingForward, open: () => ServerResponse, timeoutMs: number): Promise<ForwardOutcome> {
     const id = randomUUID();
-    const plain: Record<string, string> = {};
-    for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) plain[k] = Array.isArray(v) ? v.join(', ') : v;
-    plain[FORWARDED_HEADER] = this.#me;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    headers[FORWARDED_HEADER] = this.#o.me;
+    const plain: TunnelRequest = { ...req, headers };
+    const frame = JSON.stringify({ t: 'req', id, from: this.#o.me, req: plain } satisfies Frame);
+    // The answer comes back on this replica's inbox: while that link is down (or not subscribed again
+    // yet) a forward would run on the owner with its answer published to no one.
+    if (this.#o.sub.status !== 'ready') {
+      replyUnavailable(open(), 'the link to the replica that owns this session is down (session store unreachable); retry shortly');
+      return 'relayed';
+    }
+    // Registered before the publish: the owner's answer comes on another connection and may arrive first.
+    this.#pending.set(id, []);
+    const losses = this.#losses;
+    let listeners: number;
+    try {
+      listeners = await this.#o.pub.publish(this.#inbox(owner), frame);
+      if (listeners === 0 && (await this.#o.gone([owner])).has(owner)) {
+        this.#pending.delete(id);
+        return 'owner-gone';
+      }
+    } catch {
+      this.#pending.delete(id);
+      replyUnavailable(open(), 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly');
+      return 'relayed';
+    }
+    const res = open();
     const timer = setTimeout(() => this.#unanswered(id, 'the replica that owns this session did not answer; retry'), timeoutMs);
-    this.#waiting.set(id, { res, owner, timer });
+    this.#waiting.set(id, { res, owner, req: plain, timer, received: listeners > 0 });
+    this.#watchOwners();
+    const early = this.#pending.get(id) ?? [];
+    this.#pending.delete(id);
+    for (const f of early) this.#onFrame(f);
+    if (losses !== this.#losses) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
     res.once('close', () => {
       if (this.#waiting.delete(id)) this.#send(owner, { t: 'abort', id });
     });
-    const frame = JSON.stringify({ t: 'req', id, from: this.#me, req: { method, url, headers: plain, body } } satisfies Frame);
-    // Nobody received it (the owner's subscription is not back yet after an outage, or the owner just
-    // died): offered again until the forward timeout. Redis away: a 503 now, not after the timeout.
+    if (listeners === 0) this.#reoffer(id, owner, frame);
+    return 'relayed';
+  }
+
+  /**
+   * A forward nobody received (the owner's subscription is not back yet after an outage): offered again
+   * until someone does, the forward times out, or the owner is found gone. Redis away: a 503 now.
+   */
+  #reoffer(id: string, owner: string, frame: string): void {
     const offer = (): void => {
-      if (!this.#waiting.has(id)) return;
-      this.#pub.publish(this.#inbox(owner), frame).then(
-        (listeners) => {
-          if (listeners === 0) setTimeout(offer, REOFFER_MS).unref();
+      const w = this.#waiting.get(id);
+      if (!w || w.received) return;
+      this.#o.pub.publish(this.#inbox(owner), frame).then(
+        (n) => {
+          if (n > 0) w.received = true;
+          else setTimeout(offer, REOFFER_MS).unref();
         },
         () => this.#unanswered(id, 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly'),
       );
     };
-    offer();
+    setTimeout(offer, REOFFER_MS).unref();
+  }
+
+  /** While forwards wait, their owners are checked every WATCH_MS: one that died hands its forwards back. */
+  #watchOwners(): void {
+    if (this.#watch) return;
+    this.#watch = setInterval(() => {
+      if (this.#waiting.size === 0) {
+        clearInterval(this.#watch);
+        this.#watch = undefined;
+        return;
+      }
+      const owners = [...new Set([...this.#waiting.values()].map((w) => w.owner))];
+      void this.#o.gone(owners).then((dead) => {
+        if (dead.size === 0) return;
+        for (const [id, w] of [...this.#waiting]) if (dead.has(w.owner)) this.#ownerDied(id, w);
+      });
+    }, WATCH_MS);
+    this.#watch.unref();
+  }
+
+  /**
+   * The owner died with this forward: a request it never received, or one that is safe twice, is run
+   * here (this replica takes the session over); a stream already relayed ends (the client reconnects);
+   * anything else fails, since it may have taken effect.
+   */
+  #ownerDied(id: string, w: Waiting): void {
+    clearTimeout(w.timer);
+    this.#waiting.delete(id);
+    if (w.res.headersSent) {
+      w.res.end();
+    } else if (!w.received || replayable(w.req.method, w.req.body)) {
+      void this.#runHere(w.req, w.res);
+    } else {
+      replyUnavailable(w.res, 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
+    }
+  }
+
+  /** Runs a forwarded request through this replica's own routes (it takes the session over) onto `res`. */
+  async #runHere(req: TunnelRequest, res: ServerResponse): Promise<void> {
+    const ac = new AbortController();
+    res.once('close', () => ac.abort());
+    try {
+      const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
+      res.writeHead(r.status, withoutFraming(r.headers));
+      res.flushHeaders();
+      await pipeline(r.body, res);
+    } catch (err) {
+      if (ac.signal.aborted) return;
+      this.#o.logger.debug({ err: (err as Error).message }, 'a request taken back from a dead owner ended early');
+      if (res.headersSent) res.end();
+      else replyUnavailable(res, 'the replica that owned this session died; retry');
+    }
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
@@ -117,11 +242,8 @@ export class Tunnel {
     if (!w) return;
     clearTimeout(w.timer);
     this.#waiting.delete(id);
-    if (!w.res.headersSent) {
-      w.res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
-    } else {
-      w.res.end();
-    }
+    if (!w.res.headersSent) replyUnavailable(w.res, message);
+    else w.res.end();
   }
 
   #onFrame(f: Frame): void {
@@ -134,15 +256,14 @@ export class Tunnel {
       return;
     }
     const w = this.#waiting.get(f.id);
-    if (!w) return;
+    if (!w) {
+      this.#pending.get(f.id)?.push(f);
+      return;
+    }
     if (f.t === 'head') {
       clearTimeout(w.timer);
       w.timer = undefined;
-      const headers = { ...f.headers };
-      delete headers['content-length'];
-      delete headers['transfer-encoding'];
-      delete headers.connection;
-      w.res.writeHead(f.status, headers);
+      w.res.writeHead(f.status, withoutFraming(f.headers));
       w.res.flushHeaders();
     } else if (f.t === 'data') {
       w.res.write(f.chunk);
@@ -156,7 +277,7 @@ export class Tunnel {
     const ac = new AbortController();
     this.#serving.set(id, ac);
     try {
-      const r = await this.#dispatch(req, ac.signal);
+      const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
       this.#send(from, { t: 'head', id, status: r.status, headers: r.headers });
       const decoder = new StringDecoder('utf8');
       for await (const chunk of r.body) {
@@ -166,7 +287,7 @@ export class Tunnel {
       const rest = decoder.end();
       if (rest) this.#send(from, { t: 'data', id, chunk: rest });
     } catch (err) {
-      if (!ac.signal.aborted) this.#logger.debug({ err: (err as Error).message }, 'forwarded request ended early');
+      if (!ac.signal.aborted) this.#o.logger.debug({ err: (err as Error).message }, 'forwarded request ended early');
     } finally {
       this.#serving.delete(id);
       this.#send(from, { t: 'end', id });
@@ -175,6 +296,7 @@ export class Tunnel {
 
   /** Ends every relay in both directions (shutdown). */
   close(): void {
+    clearInterval(this.#watch);
     for (const ac of this.#serving.values()) ac.abort();
     for (const [id, w] of this.#waiting) {
       clearTimeout(w.timer);
@@ -182,4 +304,17 @@ export class Tunnel {
       w.res.end();
     }
   }
+}
+
+/** A response's headers without those that describe its framing on the other hop. */
+function withoutFraming(h: Record<string, string | string[]>): Record<string, string | string[]> {
+  const headers = { ...h };
+  delete headers['content-length'];
+  delete headers['transfer-encoding'];
+  delete headers.connection;
+  return headers;
+}
+
+function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
+  res.writeHead(503, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': '1' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }

@@ -8,7 +8,6 @@ import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './r
 import { admitToSession, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
-import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { EdgeContext } from './edge-context.js';
 
 type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
@@ -48,7 +47,7 @@ async function postMessages(req: MessagesRequest, reply: FastifyReply, router: E
   const id = req.query.sessionId;
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
   const session = ctx.registry.get(id);
-  if (!session && ctx.cluster && req.headers[FORWARDED_HEADER] === undefined) {
+  if (!session && ctx.cluster && !ctx.cluster.forwarded(req.headers)) {
     // The stream is open on another replica: the message goes there.
     let where;
     try {
@@ -57,10 +56,9 @@ async function postMessages(req: MessagesRequest, reply: FastifyReply, router: E
       // The store cannot tell where the stream is: retry, the session may be alive (a 404 ends it).
       return sendError(reply, 503, `Service Unavailable: ${(err as Error).message}`, { headers: { 'retry-after': '2' } });
     }
-    if (where.kind === 'forward') {
-      ctx.cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
-      return reply;
-    }
+    // An owner found gone: the stream died with it, so the session is not found (below).
+    const body = typeof req.body === 'string' ? req.body : undefined;
+    if (where.kind === 'forward' && (await ctx.cluster.forward(where.owner, { method: req.method, url: req.url, headers: req.headers, body }, () => reply.hijack().raw)) === 'relayed') return reply;
   }
   if (!session || session.kind !== 'sse' || session.endpoint !== router || !samePrincipal(session.principal, principal)) {
     return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });

@@ -6,7 +6,6 @@ import { ModernError } from '../modern/modern-error.js';
 import { readModernRequest, type ModernCall } from '../modern/modern-request.js';
 import type { ForwardToReplica, ModernService } from '../modern/modern-service.js';
 import type { Cluster } from '../cluster/cluster.js';
-import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { EndpointRouter } from '../router/index.js';
 import { insufficientScope, type EdgeAuth } from './authorize-request.js';
 import { ModernReply } from './modern-reply.js';
@@ -50,11 +49,11 @@ export async function serveModernPost(
   const cluster = o.cluster;
   // A retry whose continuation another replica holds goes there (once: a forwarded request is not forwarded again).
   const forward: ForwardToReplica | undefined =
-    cluster && req.headers[FORWARDED_HEADER] === undefined
+    cluster && !cluster.forwarded(req.headers)
       ? async (replica) => {
           if (!(await cluster.reachable(replica))) return false;
-          cluster.forward(replica, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, res);
-          return true;
+          const body = typeof req.body === 'string' ? req.body : undefined;
+          return (await cluster.forward(replica, { method: req.method, url: req.url, headers: req.headers, body }, () => res)) === 'relayed';
         }
       : undefined;
   await o.service.serve(o.router, o.principal, call, out, forward);

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { samePrincipal, type Principal } from '../auth/principal.js';
-import { FORWARDED_HEADER } from '../cluster/tunnel.js';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { RequestId } from '../jsonrpc/types.js';
@@ -69,21 +68,23 @@ export class SessionLocator {
    * owner (then 'forwarded': the owner answers), or taken over when the owner is gone. Throws
    * SWB_STORE_UNAVAILABLE when the store cannot tell.
    */
-  async #locate(req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal): Promise<ClientSession | 'forwarded' | undefined> {
+  async #locate(req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal, retry = true): Promise<ClientSession | 'forwarded' | undefined> {
     const cluster = this.#ctx.cluster;
     const local = this.#ctx.registry.get(id);
     if (local || !cluster) return local;
-    const where = await cluster.locate(id, header(req, FORWARDED_HEADER) !== undefined);
+    const where = await cluster.locate(id, cluster.forwarded(req.headers));
     if (where.kind === 'forward') {
       // The owner's answer (possibly a stream) is piped through: not Fastify's to send.
-      cluster.forward(where.owner, req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : undefined, reply.hijack().raw);
-      return 'forwarded';
-    }
-    if (where.kind !== 'restore') return undefined;
+      const body = typeof req.body === 'string' ? req.body : undefined;
+      const sent = await cluster.forward(where.owner, { method: req.method, url: req.url, headers: req.headers, body }, () => reply.hijack().raw);
+      if (sent === 'relayed') return 'forwarded';
+      // The owner is gone though its heartbeat lingers: taken over here, like an owner whose heartbeat expired.
+    } else if (where.kind !== 'restore') return undefined;
     const r = where.record;
     // Only a Streamable HTTP session on this endpoint, of this principal, whose upstream state can move.
     if (r.kind !== 'streamable-http' || r.endpoint !== this.#router.config.path || !samePrincipal(principalOf(r), principal) || !r.movable) return undefined;
-    if (!(await cluster.claim(id, where.owner))) return this.#ctx.registry.get(id);
+    // Another replica took it over first (a concurrent request of the same session): asked again, once, it forwards there.
+    if (!(await cluster.claim(id, where.owner))) return this.#ctx.registry.get(id) ?? (retry ? this.#locate(req, reply, id, principal, false) : undefined);
     return this.#restore(r, principal);
   }
 

@@ -51,6 +51,7 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   constructor(withDefaults = true) {

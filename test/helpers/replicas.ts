@@ -36,10 +36,14 @@ ${o.extraYaml ?? ''}`,
   return file;
 }
 
+/** How a test replica beats: fast by default (a dead owner's heartbeat lapses in 1 s); `defaults` as shipped (1 s / 5 s). */
+export type Beat = 'fast' | 'defaults';
+
 /** A gateway process sharing sessions through Redis, fronting server-everything over stdio. */
-export async function startReplica(name: string, redisUrl: string, sharing: 'shared' | 'per-session' = 'shared', extraYaml = ''): Promise<Replica> {
+export async function startReplica(name: string, redisUrl: string, sharing: 'shared' | 'per-tenant' | 'per-session' = 'shared', extraYaml = '', beat: Beat = 'fast'): Promise<Replica> {
+  const timing = beat === 'fast' ? ', heartbeatMs: 200, replicaTtlMs: 1000' : '';
   const file = writeEverythingConfig(name, {
-    store: `{ redis: { url: "${redisUrl}", heartbeatMs: 200, replicaTtlMs: 1000 } }`,
+    store: `{ redis: { url: "${redisUrl}"${timing} } }`,
     upstreamYaml: `    sharing: ${sharing}\n    pool: { size: 1, warm: 1 }\n`,
     extraYaml,
   });

@@ -1,0 +1,51 @@
+/** A request as it crosses to the replica that owns its session. */
+export interface TunnelRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** One message on a replica's inbox: a request, its cancellation, or a piece of its answer. */
+export type Frame =
+  | { t: 'req'; id: string; from: string; req: TunnelRequest }
+  | { t: 'abort'; id: string }
+  | { t: 'head'; id: string; status: number; headers: Record<string, string | string[]> }
+  | { t: 'data'; id: string; chunk: string }
+  | { t: 'end'; id: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isStringMap = (v: unknown, values: (x: unknown) => boolean): boolean => isObject(v) && Object.values(v).every(values);
+
+function isRequest(v: unknown): v is TunnelRequest {
+  return isObject(v) && isString(v.method) && isString(v.url) && isStringMap(v.headers, isString) && (v.body === undefined || isString(v.body));
+}
+
+/**
+ * A frame read from the inbox, or undefined when the text is not one: anything may be published on a
+ * Redis channel (another version of the gateway, a stray client, a bug), and one bad message must cost
+ * a counter, not the subscriber's process.
+ */
+export function parseFrame(text: string): Frame | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(v) || !isString(v.id)) return undefined;
+  switch (v.t) {
+    case 'req':
+      return isString(v.from) && isRequest(v.req) ? (v as Frame) : undefined;
+    case 'abort':
+    case 'end':
+      return v as Frame;
+    case 'head':
+      return Number.isInteger(v.status) && isStringMap(v.headers, (h) => isString(h) || (Array.isArray(h) && h.every(isString))) ? (v as Frame) : undefined;
+    case 'data':
+      return isString(v.chunk) ? (v as Frame) : undefined;
+    default:
+      return undefined;
+  }
+}
