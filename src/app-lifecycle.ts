@@ -6,6 +6,7 @@ import type { Gateway } from './gateway.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
+import type { Tracing } from './observability/tracing.js';
 
 export interface LifecycleParts {
   config: Config;
@@ -14,6 +15,7 @@ export interface LifecycleParts {
   hub: SseHub;
   logger: Logger;
   metrics: Metrics;
+  tracing: Tracing;
 }
 
 /** Starting the built gateway (upstreams, cluster, metrics, listener) and stopping it gracefully. */
@@ -79,5 +81,7 @@ export class AppLifecycle {
     await fastify.close();
     const metricsServer = this.#metricsServer;
     await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
+    // Last: the spans of the requests drained above are exported before the process goes.
+    await this.#parts.tracing.shutdown().catch((err: Error) => this.#parts.logger.warn({ err: err.message }, 'tracing: the last spans could not be exported'));
   }
 }

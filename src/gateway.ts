@@ -1,5 +1,6 @@
 import type { Config } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
+import type { Tracing } from './observability/tracing.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, type SessionObserver } from './session/index.js';
 import { Cluster } from './cluster/cluster.js';
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   transportFactory?: TransportFactory;
   events?: EventStore;
   pinObserver?: PinObserver;
+  /** Spans of client requests and upstream calls; absent: none. */
+  tracing?: Tracing;
 }
 
 /** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
@@ -49,12 +52,12 @@ export class Gateway {
     this.config = config;
     this.#logger = deps.logger;
     const factory = deps.transportFactory ?? this.#transports.create;
-    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, factory));
+    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, factory, deps.tracing));
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
-    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins));
+    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins, deps.tracing));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
       for (const r of this.routers) r.toolsChanged(upstream);

@@ -2,6 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { ATTR } from '../observability/trace-attributes.js';
+import { NO_TRACING, type TraceAttributes, type Tracing } from '../observability/tracing.js';
+import { queueWait } from './upstream-span.js';
 import type { Transport, TransportError } from '../transport/transport.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { Backoff } from './backoff.js';
@@ -67,10 +70,14 @@ export class UpstreamInstance extends EventEmitter {
   readonly #slots: Semaphore;
   #health: NodeJS.Timeout | undefined;
   #missedPings = 0;
+  readonly #tracing: Tracing;
+  readonly #traceAttributes: TraceAttributes | undefined;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean } = {}) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean; tracing?: Tracing | undefined; traceAttributes?: TraceAttributes } = {}) {
     super();
     this.#dedicated = opts.dedicated ?? false;
+    this.#tracing = opts.tracing ?? NO_TRACING;
+    this.#traceAttributes = opts.traceAttributes; // names the instance in its spans
     this.config = config;
     this.#logger = logger;
     this.#factory = factory;
@@ -118,6 +125,8 @@ export class UpstreamInstance extends EventEmitter {
     transport.toolDefinition = (name) => this.#tools?.get(name);
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
+      tracing: this.#tracing,
+      traceAttributes: () => ({ ...this.#traceAttributes, [ATTR.processPid]: transport instanceof StdioTransport ? transport.pid : undefined }),
       resolveCaller: (c) => this.#resolveCaller(c),
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
@@ -302,6 +311,7 @@ export class UpstreamInstance extends EventEmitter {
       const code = err instanceof GatewayError ? err.code : undefined;
       // Only requests the method table calls idempotent: a retry after the upstream lost its session changes nothing.
       if (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
+        this.#tracing.event('upstream.retry', { reason: code });
         await this.#whenReady(this.config.initTimeoutMs);
         return this.#requestOnce(method, params, opts);
       }
@@ -320,11 +330,12 @@ export class UpstreamInstance extends EventEmitter {
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }
     const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs);
-    if (slot !== true && !(await slot)) {
+    if (slot !== true && !(await queueWait(this.#tracing, this.config.name, slot))) {
       throw new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${name}" has ${this.config.concurrency.max} requests in flight and its queue is full; retry later`, { upstream: name });
     }
     try {
       if (!this.#breaker.allow()) {
+        this.#tracing.event('upstream.circuit_open', { [ATTR.upstream]: name });
         throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; calls are paused for ${Math.ceil(this.#breaker.retryAfterMs() / 1000)} s`, { upstream: name });
       }
       const client = this.#client;
@@ -384,3 +395,4 @@ export class UpstreamInstance extends EventEmitter {
     await client?.close();
   }
 }
+
