@@ -165,6 +165,10 @@ class OtelTracing implements Tracing {
     return new OtelSpan(span, trace.setSpan(parent, span), this);
   }
 
+  detached<T>(fn: () => T): T {
+    return this.#contexts.with(ROOT_CONTEXT, fn);
+  }
+
   event(name: string, attributes?: TraceAttributes): void {
     trace.getSpan(this.#contexts.active())?.addEvent(name, attributes && clean(attributes));
   }

@@ -43,6 +43,11 @@ export interface Tracing {
   client(name: string, attributes: TraceAttributes): TraceSpan | undefined;
   /** An INTERNAL span (a queue wait), child of the active span; undefined outside one. */
   internal(name: string, attributes: TraceAttributes): TraceSpan | undefined;
+  /**
+   * Runs fn outside any span: for work that outlives the request that happened to start it (an
+   * upstream process with its health-check timer and restarts), which must not join that trace.
+   */
+  detached<T>(fn: () => T): T;
   /** An event on the active span, if any. */
   event(name: string, attributes?: TraceAttributes): void;
   /** The active span's ids (log lines, exemplars), or undefined outside one or when it is not sampled. */
@@ -61,6 +66,7 @@ export const NO_TRACING: Tracing = {
   server: () => NO_SPAN,
   client: () => undefined,
   internal: () => undefined,
+  detached: (fn) => fn(),
   event: () => {},
   activeIds: () => undefined,
   flush: () => Promise.resolve(),

@@ -114,7 +114,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#stopping = false;
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
     this.#state = 'starting';
-    this.#ready = this.#spawn();
+    this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
     this.#ready.catch(() => {}); // failures are handled by the restart logic; waiters see them too
     return this.#ready;
   }
