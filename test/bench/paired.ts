@@ -9,7 +9,8 @@
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
  * "worktree". +traced: that gateway runs with tracing on (every request sampled, spans exported as
  * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
- * tracing costs per call against the same build without it. Prints each one's gateway CPU µs per call and its ratio to the first. --prof DIR: V8 CPU
+ * tracing costs per call against the same build without it. Prints each one's gateway CPU µs per call
+ * and its ratio to the first. --prof DIR: V8 CPU
  * profiles of the gateways, for test/bench/profile-diff.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
