@@ -10,6 +10,7 @@ import { startAdminServer } from './admin/admin-server.js';
 import { GatewayAdmin } from './admin-target.js';
 import { watchConfigFile } from './config/config-watch.js';
 import type { ConfigReloader } from './gateway-reload.js';
+import type { Tracing } from './observability/tracing.js';
 
 export interface LifecycleParts {
   config: Config;
@@ -21,6 +22,7 @@ export interface LifecycleParts {
   reloader: ConfigReloader;
   /** The file the config came from (reloads read it again); absent for a config built in memory. */
   configFile?: string | undefined;
+  tracing: Tracing;
 }
 
 /** Starting the built gateway (upstreams, cluster, metrics, listener) and stopping it gracefully. */
@@ -113,5 +115,7 @@ export class AppLifecycle {
     await fastify.close();
     const metricsServer = this.#metricsServer;
     await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
+    // Last: the spans of the requests drained above are exported before the process goes.
+    await this.#parts.tracing.shutdown().catch((err: Error) => this.#parts.logger.warn({ err: err.message }, 'tracing: the last spans could not be exported'));
   }
 }

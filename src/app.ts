@@ -8,7 +8,10 @@ import { ConnectionLimits, connectionCaps } from './edge/connection-limits.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import { registerResourceMetadata } from './edge/resource-metadata.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
+import type { DestinationStream } from 'pino';
 import { createLogger, type Logger } from './observability/logger.js';
+import { loadTracing } from './observability/load-tracing.js';
+import { NO_TRACING, type Tracing } from './observability/tracing.js';
 import { Metrics } from './observability/metrics.js';
 import { AppLifecycle } from './app-lifecycle.js';
 import { edgeAuth, publicUrlOf } from './edge-auth.js';
@@ -24,6 +27,8 @@ export interface App {
   gateway: Gateway;
   logger: Logger;
   metrics: Metrics;
+  /** OpenTelemetry spans (the no-op with tracing off); close() flushes them. */
+  tracing: Tracing;
   /** Set once listen() started the metrics endpoint. */
   readonly metricsUrl: string | undefined;
   /** Set once listen() started the admin API. */
@@ -37,11 +42,19 @@ export interface App {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Builds the whole gateway without listening, so tests can start it on a free port. */
-export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { configFile?: string | undefined } = {}): Promise<App> {
-  const logger = deps.logger ?? createLogger(config.logging.level);
-  const metrics = new Metrics();
-  const gateway = new Gateway(config, { ...deps, logger, ...metricsObservers(metrics, deps) });
+/**
+ * Builds the whole gateway without listening, so tests can start it on a free port. `logDestination`:
+ * where the gateway's own logger writes (tests read lines there); ignored when a logger is given.
+ */
+export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { configFile?: string | undefined; logDestination?: DestinationStream } = {}): Promise<App> {
+  let tracing: Tracing = NO_TRACING;
+  // Log lines written inside a span carry its ids; the mixin exists only when tracing is on.
+  // A fresh object each time: pino merges the line's fields into what the mixin returns.
+  const mixin = config.tracing.enabled ? () => tracing.activeIds() ?? {} : undefined;
+  const logger = deps.logger ?? createLogger(config.logging.level, deps.logDestination, mixin);
+  tracing = deps.tracing ?? (await loadTracing(config.tracing, logger));
+  const metrics = new Metrics(true, tracing.enabled);
+  const gateway = new Gateway(config, { ...deps, logger, tracing, ...metricsObservers(metrics, deps, tracing) });
   const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs);
   observeGateway(metrics, gateway, hub);
   const fastify = createHttpServer(config.server, logger);
@@ -50,19 +63,20 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   observeConnections(metrics, limits);
   const auth = edgeAuth(config, gateway, logger, metrics);
   const reloader = new ConfigReloader({ gateway, auth, logger, metrics, read: configReader(deps.configFile) });
-  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, reloader, configFile: deps.configFile });
+  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, tracing, reloader, configFile: deps.configFile });
   registerHealthRoutes(fastify, {
     shuttingDown: () => lifecycle.shuttingDown,
     exhausted: () => limits.exhausted(),
     gatewayReady: () => gateway.ready(),
   });
   announceAuth(fastify, config, logger);
-  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits }) });
+  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }) });
   return {
     fastify,
     gateway,
     logger,
     metrics,
+    tracing,
     get metricsUrl() {
       return lifecycle.metricsUrl;
     },
@@ -115,7 +129,7 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger):
 type EdgeContext = Parameters<typeof edgePlugin>[1]['ctx'];
 
 /** What every edge route shares. */
-function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; hub: SseHub; limits: ConnectionLimits }): EdgeContext {
+function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; hub: SseHub; limits: ConnectionLimits; tracing: Tracing }): EdgeContext {
   return {
     registry: gateway.registry,
     cluster: gateway.cluster,

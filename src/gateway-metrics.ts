@@ -3,15 +3,16 @@ import type { SseHub } from './edge/sse-connection.js';
 import type { Gateway, GatewayDeps } from './gateway.js';
 import type { Metrics } from './observability/metrics.js';
 import type { UpstreamPool } from './upstream/index.js';
+import type { Tracing } from './observability/tracing.js';
 import { MemoryEventStore, type SessionObserver } from './session/index.js';
 
 /**
  * How the gateway's events reach Prometheus. Composition code (it knows the gateway and the edge), so
  * it sits next to app.ts rather than in observability/, which defines the metrics and imports nothing.
  */
-export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>): Pick<GatewayDeps, 'observer' | 'pinObserver' | 'redisObserver'> {
+export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>, tracing?: Tracing): Pick<GatewayDeps, 'observer' | 'pinObserver' | 'redisObserver'> {
   return {
-    observer: deps.observer ?? sessionObserver(m),
+    observer: deps.observer ?? sessionObserver(m, tracing?.enabled ? tracing : undefined),
     pinObserver: deps.pinObserver ?? { change: (action, upstream) => m.toolPinChanges.inc({ upstream, action }) },
     redisObserver: {
       command: (name, seconds, ok) => {
@@ -23,15 +24,20 @@ export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>): Pick<G
   };
 }
 
-/** Session events → Prometheus. */
-function sessionObserver(m: Metrics): SessionObserver {
+/**
+ * Session events → Prometheus. With tracing, each duration observation keeps the request's trace as
+ * its bucket's exemplar (requestDone runs inside the request's span: see the observe stage).
+ */
+function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObserver {
   return {
     sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
     sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
     requestDone: (r) => {
       const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
       m.requests.inc(labels);
-      m.requestDuration.observe(labels, r.seconds);
+      // prom-client types exemplar labels as the metric's own label names; OpenMetrics has them free-form.
+      if (tracing) m.requestDuration.observe({ labels, value: r.seconds, exemplarLabels: (tracing.activeIds() ?? {}) as Record<never, string> });
+      else m.requestDuration.observe(labels, r.seconds);
       if (r.tool !== undefined) m.toolCalls.inc({ tool: r.tool, outcome: r.outcome });
     },
     denied: (reason) => m.policyDenials.inc({ reason }),

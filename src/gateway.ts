@@ -1,5 +1,6 @@
 import type { Config } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
+import type { Tracing } from './observability/tracing.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, type SessionObserver } from './session/index.js';
 import { Cluster } from './cluster/cluster.js';
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   transportFactory?: TransportFactory;
   events?: EventStore;
   pinObserver?: PinObserver;
+  /** Spans of client requests and upstream calls; absent: none. */
+  tracing?: Tracing;
 }
 
 /** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
@@ -50,6 +53,7 @@ export class Gateway {
   /** Each user's latest validated token, recorded by the edge, for upstreams that exchange it (RFC 8693). */
   readonly subjectTokens = this.#transports.subjectTokens;
   readonly #factory: TransportFactory;
+  readonly #tracing: Tracing | undefined;
   readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
   #stopped = false;
 
@@ -57,13 +61,14 @@ export class Gateway {
     this.config = config;
     this.#logger = deps.logger;
     this.#factory = deps.transportFactory ?? this.#transports.create;
-    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory));
+    this.#tracing = deps.tracing;
+    for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory, deps.tracing));
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
     this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
-    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins));
+    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins, deps.tracing));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
       for (const r of this.routers) r.toolsChanged(upstream);
@@ -88,7 +93,7 @@ export class Gateway {
 
   /** A pool for an upstream of `config` (a reload's), not yet started nor listed; told to onPool listeners. */
   newPool(config: Config, name: string): UpstreamPool {
-    const pool = new UpstreamPool(withTenantShare(config, config.upstreams.find((u) => u.name === name)!), this.#logger, this.#factory);
+    const pool = new UpstreamPool(withTenantShare(config, config.upstreams.find((u) => u.name === name)!), this.#logger, this.#factory, this.#tracing);
     for (const l of this.#poolListeners) l(pool);
     return pool;
   }

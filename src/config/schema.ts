@@ -4,6 +4,7 @@ import { adminProblems, adminSchema } from './admin-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
+import { tracingSchema } from './tracing-schema.js';
 import { upstream, upstreamName } from './upstream-schema.js';
 
 /**
@@ -190,6 +191,8 @@ export const configSchema = z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()
       .prefault({}),
+    /** OpenTelemetry traces, off by default (tracing-schema.ts). */
+    tracing: tracingSchema,
     auth,
     /** Who may use what. With auth mode none, every request is tenant "anonymous" and uses these rules if one is named so. */
     tenants: z.array(tenant).default([]),
@@ -305,6 +308,7 @@ export type RedisConfig = NonNullable<Config['store']['redis']>;
 export type { AdminConfig } from './admin-schema.js';
 export type PinningConfig = Config['pinning'];
 export type ModernConfig = Config['modern'];
+export type TracingConfig = Config['tracing'];
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
 export type ArgumentRuleConfig = TenantConfig['arguments'][number];

@@ -34,6 +34,13 @@ function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => bool
  * What is valid but will not work as meant: reported by check-config and logged by serve at start,
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
-export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists)];
+export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env)];
+}
+
+/** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */
+function tracingWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
+  const t = cfg.tracing;
+  if (!t.enabled || t.endpoint !== undefined || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) return [];
+  return ['tracing.endpoint: not set (nor OTEL_EXPORTER_OTLP_ENDPOINT): spans go to http://localhost:4318/v1/traces, where a collector must listen; set the collector\'s URL'];
 }

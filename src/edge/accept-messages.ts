@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { isRequest, type RequestId } from '../jsonrpc/types.js';
+import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { ClientSession } from '../session/index.js';
 import { insufficientScope, type EdgeAuth } from './authorize-request.js';
 import { isJsonContentType } from './content-type.js';
@@ -42,4 +43,18 @@ export function admitToSession(auth: EdgeAuth, req: FastifyRequest, path: string
     }
   }
   return undefined;
+}
+
+/**
+ * Hands a POST's messages to their session. With tracing on, inside the trace context of the POST's
+ * own traceparent/tracestate/baggage headers: each request's span takes it as parent (or links it,
+ * when the request carries its own context in params._meta).
+ */
+export function deliverMessages(tracing: Tracing | undefined, req: FastifyRequest, session: ClientSession, messages: readonly JsonRpcMessage[]): void {
+  if (tracing?.enabled) return tracing.withHeaders(req.headers, () => deliver(session, messages));
+  deliver(session, messages);
+}
+
+function deliver(session: ClientSession, messages: readonly JsonRpcMessage[]): void {
+  for (const m of messages) session.handle(m);
 }

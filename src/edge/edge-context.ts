@@ -1,5 +1,6 @@
 import type { Cluster } from '../cluster/cluster.js';
 import type { ModernService } from '../modern/modern-service.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { SessionRegistry } from '../session/index.js';
 import type { EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
@@ -22,4 +23,6 @@ export interface EdgeContext {
   resumable: boolean;
   /** The 2026-07-28 era (stateless requests), served on endpoints whose eras include it. */
   modern?: ModernService | undefined;
+  /** Trace context taken from each POST's headers when tracing is on. */
+  tracing?: Tracing | undefined;
 }

@@ -5,7 +5,7 @@ import { messagesPathOf, ssePathOf } from '../config/schema.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
-import { admitToSession, readClientMessages } from './accept-messages.js';
+import { admitToSession, deliverMessages, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import type { EdgeContext } from './edge-context.js';
@@ -70,6 +70,6 @@ async function postMessages(req: MessagesRequest, reply: FastifyReply, router: E
   if (refused) return sendRefusal(reply, refused);
   // Written raw: one 202 per message is this transport's hot path, and Fastify's reply costs more than it.
   reply.hijack().raw.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-  for (const m of read.messages) session.handle(m);
+  deliverMessages(ctx.tracing, req, session, read.messages);
   return reply;
 }

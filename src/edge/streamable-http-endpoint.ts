@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { isRequest, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
+import { isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession } from '../session/index.js';
-import { admitToSession, readClientMessages } from './accept-messages.js';
+import { admitToSession, deliverMessages, readClientMessages } from './accept-messages.js';
 import type { EdgeContext } from './edge-context.js';
 import { requestPrincipal } from './front-door.js';
 import { acceptsBoth, acceptsSse, isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
@@ -55,7 +55,11 @@ export class StreamableHttpEndpoint {
     if (this.#modern) {
       const modern = messages.some((m) => isModernMessage(req.headers, m));
       if (modern && batch) return sendError(reply, 400, 'Invalid Request: 2026-07-28 has no batches; send one message per POST', { code: ErrorCode.InvalidRequest, id: first?.id ?? null });
-      if (modern) return serveModernPost(req, reply, messages[0]!, { router: this.#router, principal, service: this.#modern, hub: this.#ctx.hub, auth: this.#ctx.auth, cluster: this.#ctx.cluster });
+      if (modern) {
+        const tracing = this.#ctx.tracing;
+        if (tracing?.enabled) return tracing.withHeaders(req.headers, () => this.#modernPost(req, reply, messages[0]!, principal));
+        return this.#modernPost(req, reply, messages[0]!, principal);
+      }
     }
     const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
     if (init) {
@@ -84,8 +88,12 @@ export class StreamableHttpEndpoint {
       // the session's transport: not Fastify's to send.
       transport.openPost(ids, reply.hijack().raw, headers, this.#ctx.responseMode, batch);
     }
-    for (const m of messages) session.handle(m);
+    deliverMessages(this.#ctx.tracing, req, session, messages);
     return reply;
+  }
+
+  #modernPost(req: FastifyRequest, reply: FastifyReply, message: JsonRpcMessage, principal: Principal): Promise<FastifyReply> {
+    return serveModernPost(req, reply, message, { router: this.#router, principal, service: this.#modern!, hub: this.#ctx.hub, auth: this.#ctx.auth, cluster: this.#ctx.cluster });
   }
 
   async get(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

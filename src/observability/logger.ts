@@ -2,8 +2,11 @@ import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'p
 
 export type { Logger };
 
-/** JSON logs to stdout; credentials never reach the log, whatever a caller passes in. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * JSON logs to stdout; credentials never reach the log, whatever a caller passes in. `mixin` adds
+ * fields to every line (trace_id and span_id when tracing is on; absent, lines cost nothing more).
+ */
+export function createLogger(level: string, destination?: DestinationStream, mixin?: () => object): Logger {
   const options: LoggerOptions = {
     level,
     base: { service: 'switchboard' },
@@ -25,6 +28,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
+  if (mixin) options.mixin = mixin;
   // Asynchronous stdout: lines written while a write is in flight leave together in the next one, so a
   // busy gateway (an audit line per call) does not pay a write syscall per line. pino flushes what is
   // left synchronously on exit; only a SIGKILL (or a stalled reader, see maxLength) can lose lines.

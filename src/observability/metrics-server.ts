@@ -11,7 +11,7 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    metrics.render().then(
+    metrics.render(req.headers.accept).then(
       ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
       (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
     );

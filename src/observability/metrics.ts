@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type OpenMetricsContentType } from 'prom-client';
 
 /**
  * Every metric the gateway exports, on its own registry. Labels are bounded by configuration (endpoint,
@@ -10,13 +10,8 @@ export class Metrics {
 
   readonly sessionsActive = new Gauge({ name: 'switchboard_sessions_active', help: 'Open client sessions', labelNames: ['transport', 'tenant'] as const, registers: [this.registry] });
   readonly requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const, registers: [this.registry] });
-  readonly requestDuration = new Histogram({
-    name: 'switchboard_request_duration_seconds',
-    help: 'Time to answer a client request',
-    labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [this.registry],
-  });
+  /** With exemplars (tracing on), observed as { labels, value, exemplarLabels }: see gateway-metrics.ts. */
+  readonly requestDuration: Histogram<'method' | 'endpoint' | 'upstream' | 'outcome' | 'protocol_era'>;
   readonly toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'tools/call by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
@@ -54,8 +49,28 @@ export class Metrics {
   readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
-  constructor(withDefaults = true) {
+  /** The same metrics in the OpenMetrics format, which alone carries exemplars; set when exemplars are on. */
+  readonly #openMetrics: Registry<OpenMetricsContentType> | undefined;
+
+  /** `exemplars`: the request-duration histogram keeps the trace of an observation per bucket (tracing on). */
+  constructor(withDefaults = true, exemplars = false) {
+    this.requestDuration = new Histogram({
+      name: 'switchboard_request_duration_seconds',
+      help: 'Time to answer a client request',
+      labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      // prom-client refuses exemplars on a Prometheus-format registry: registered by hand below.
+      registers: exemplars ? [] : [this.registry],
+      enableExemplars: exemplars,
+    });
+    if (exemplars) this.registry.registerMetric(this.requestDuration);
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
+    if (exemplars) {
+      const open = new Registry<OpenMetricsContentType>();
+      open.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+      for (const { name } of this.registry.getMetricsAsArray()) open.registerMetric(this.registry.getSingleMetric(name)!);
+      this.#openMetrics = open;
+    }
   }
 
   /** Called at every scrape to refresh gauges that are cheaper to read than to track. */
@@ -65,8 +80,10 @@ export class Metrics {
 
   readonly #collectors: Array<() => void> = [];
 
-  async render(): Promise<{ contentType: string; body: string }> {
+  /** The Prometheus text format, or OpenMetrics (with exemplars) when the scraper asks for it and exemplars are on. */
+  async render(accept?: string): Promise<{ contentType: string; body: string }> {
     for (const c of this.#collectors) c();
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const registry = this.#openMetrics && accept?.includes('application/openmetrics-text') ? this.#openMetrics : this.registry;
+    return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

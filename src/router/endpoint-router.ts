@@ -1,5 +1,6 @@
 import type { EndpointConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
@@ -30,6 +31,8 @@ export class EndpointRouter implements EndpointView {
   readonly gate: ToolGate | undefined;
   /** Exposure, curation and exposed names of the tools; the views the search index lives in. */
   tools: ToolViews;
+  /** Spans of the requests served here (the no-op when tracing is off). */
+  readonly tracing: Tracing;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -44,9 +47,10 @@ export class EndpointRouter implements EndpointView {
    */
   readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
 
-  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate) {
+  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING) {
     this.config = config;
     this.gate = gate;
+    this.tracing = tracing;
     this.logger = logger.child({ endpoint: config.path });
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);

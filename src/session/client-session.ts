@@ -267,6 +267,7 @@ export class ClientSession {
     const session = this;
     return {
       era: 'legacy',
+      session: this,
       get state() {
         return session.#state;
       },

@@ -20,6 +20,8 @@ export interface PipelineHost {
   readonly endpoint: EndpointRouter;
   readonly router: RouterSession | undefined;
   readonly logger: Logger;
+  /** A 2025 session's id and negotiated version (span attributes); a 2026-07-28 request has no session. */
+  readonly session?: { readonly id: string; readonly protocolVersion: string | undefined } | undefined;
   /** The client's requests in flight, by its id, each with its cancellation. */
   readonly inflight: Map<RequestId, Cancellation>;
   initialize(req: JsonRpcRequest): Promise<JsonRpcResponse>;

@@ -18,3 +18,21 @@ export function headerValue(h: Record<string, string | string[] | undefined>, na
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 }
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const VISIBLE = /^[\x20-\x7e]{1,8192}$/;
+
+/**
+ * The trace context a request carries in params._meta, mirrored into W3C headers for a remote
+ * upstream whose HTTP layer traces (the span that injected it is the gateway's, see upstream-span.ts).
+ * Well-formed values only: a value that would break a header is left out, never sent.
+ */
+export function traceHeaders(message: unknown): Record<string, string> | undefined {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const parent = meta?.traceparent;
+  if (typeof parent !== 'string' || !TRACEPARENT.test(parent)) return undefined;
+  const h: Record<string, string> = { traceparent: parent };
+  if (typeof meta!.tracestate === 'string' && VISIBLE.test(meta!.tracestate)) h.tracestate = meta!.tracestate;
+  if (typeof meta!.baggage === 'string' && VISIBLE.test(meta!.baggage)) h.baggage = meta!.baggage;
+  return h;
+}

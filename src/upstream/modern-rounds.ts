@@ -34,6 +34,8 @@ export interface RoundOptions {
   callerRequestId: string | number | undefined;
   signal: Cancellation | undefined;
   upstream: string;
+  /** Told of each input_required round (its number from 1, how many requests it puts to the client): a span event. */
+  onRound?: ((round: number, asks: number) => void) | undefined;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
     const result = await send(out);
     if (result.resultType !== 'input_required') return legacyResult(result);
     const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
+    o.onRound?.(round + 1, Object.keys(asks).length);
     if (!o.caller && Object.keys(asks).length > 0) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
     }

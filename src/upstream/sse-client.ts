@@ -8,7 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
 import { readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
-import { upstreamHeaders } from './http-headers.js';
+import { traceHeaders, upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
 
 /**
@@ -97,7 +97,7 @@ export class SseClientTransport implements Transport {
     const res = await request(this.#endpoint, {
       method: 'POST',
       body: JSON.stringify(message),
-      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json' }),
+      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) }),
       dispatcher: this.#dispatcher,
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,

@@ -7,7 +7,7 @@ import { isNotification, isRequest, isResponse, type JsonRpcMessage, type Reques
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
-import { headerValue, upstreamHeaders } from './http-headers.js';
+import { headerValue, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { paramHeaders } from '../jsonrpc/param-headers.js';
@@ -99,7 +99,7 @@ export class StreamableHttpClientTransport implements Transport {
     const modern = metaVersion((message as { params?: unknown }).params);
     if (modern) return this.#postModern(message, modern);
     if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
-    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(message));
+    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message));
     const sid = headerValue(res.headers, 'mcp-session-id');
     if (sid && !this.#sessionId) this.#sessionId = sid;
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
@@ -137,7 +137,7 @@ export class StreamableHttpClientTransport implements Transport {
    * name the upstream itself uses), and its refusals are JSON-RPC answers carried by 4xx statuses.
    */
   async #postModern(message: JsonRpcMessage, version: string): Promise<void> {
-    const extra: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version };
+    const extra: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, ...traceHeaders(message) };
     const method = (message as { method?: unknown }).method;
     if (typeof method === 'string') extra['mcp-method'] = method;
     const params = (message as { params?: Record<string, unknown> }).params;

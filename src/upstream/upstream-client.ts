@@ -5,6 +5,9 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
+import { ATTR } from '../observability/trace-attributes.js';
+import type { TraceAttributes, Tracing } from '../observability/tracing.js';
+import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamHttpError } from './remote-errors.js';
@@ -33,6 +36,10 @@ export interface UpstreamClientHooks {
   maxResultBytes?: number | undefined;
   /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */
   onUnattributed?(method: string): void;
+  /** Client spans for requests made while a traced request is served; absent or off: none. */
+  tracing?: Tracing | undefined;
+  /** Who this connection is, for its spans (upstream, instance, transport, address). */
+  traceAttributes?(): TraceAttributes;
 }
 
 /**
@@ -194,6 +201,13 @@ export class UpstreamClient {
   }
 
   request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
+    const tracing = this.#hooks.tracing;
+    if (!tracing?.enabled) return this.#request(method, params, opts);
+    const attributes = { ...this.#hooks.traceAttributes?.(), [ATTR.mcpProtocolVersion]: this.identity?.protocolVersion, [ATTR.upstreamEra]: this.era };
+    return tracedRequest(tracing, method, params, attributes, (p) => this.#request(method, p, opts));
+  }
+
+  #request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
     if (this.era === 'legacy') return this.#peer.request(method, params, opts);
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#modernCapabilities), opts);
@@ -202,6 +216,7 @@ export class UpstreamClient {
       callerRequestId: opts.callerRequestId,
       signal: opts.signal,
       upstream: this.#name,
+      onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });
   }
 

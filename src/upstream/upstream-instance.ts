@@ -2,13 +2,15 @@ import { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { ATTR } from '../observability/trace-attributes.js';
+import { NO_TRACING, type TraceAttributes, type Tracing } from '../observability/tracing.js';
+import { queueWait } from './upstream-span.js';
 import type { Transport, TransportError } from '../transport/transport.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { Backoff } from './backoff.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
 import { StdioTransport } from './stdio-transport.js';
-
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamUser } from './upstream-user.js';
@@ -17,10 +19,9 @@ import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { eraOrder, learnEra } from './era-order.js';
+import { HealthChecks } from './health-checks.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
-
-
 
 /** An instance's tools or prompts: name → definition as the upstream reported it. */
 export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
@@ -70,13 +71,16 @@ export class UpstreamInstance extends EventEmitter {
   lastError: GatewayError | undefined;
   readonly #breaker: CircuitBreaker;
   readonly #slots: Semaphore;
-  #health: NodeJS.Timeout | undefined;
-  #missedPings = 0;
+  readonly #health: HealthChecks;
+  readonly #tracing: Tracing;
+  readonly #traceAttributes: TraceAttributes | undefined;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean; owner?: UpstreamUser | undefined } = {}) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean; owner?: UpstreamUser | undefined; tracing?: Tracing | undefined; traceAttributes?: TraceAttributes } = {}) {
     super();
     this.#dedicated = opts.dedicated ?? false;
     this.#owner = opts.owner;
+    this.#tracing = opts.tracing ?? NO_TRACING;
+    this.#traceAttributes = opts.traceAttributes; // names the instance in its spans
     this.config = config;
     this.#logger = logger;
     this.#factory = factory;
@@ -84,6 +88,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#breaker = new CircuitBreaker(config.circuitBreaker.failureThreshold, config.circuitBreaker.resetTimeoutMs);
     this.#breaker.onchange = (state) => this.#logger.warn({ circuit: state }, `upstream circuit ${state}`);
     this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
+    this.#health = new HealthChecks(config.healthCheck, logger);
   }
 
   get state(): InstanceState {
@@ -113,7 +118,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#stopping = false;
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
     this.#state = 'starting';
-    this.#ready = this.#spawn();
+    this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
     this.#ready.catch(() => {}); // failures are handled by the restart logic; waiters see them too
     return this.#ready;
   }
@@ -124,6 +129,8 @@ export class UpstreamInstance extends EventEmitter {
     transport.toolDefinition = (name) => this.#tools?.get(name);
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
+      tracing: this.#tracing,
+      traceAttributes: () => ({ ...this.#traceAttributes, [ATTR.processPid]: transport instanceof StdioTransport ? transport.pid : undefined }),
       resolveCaller: (c) => this.#resolveCaller(c),
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
@@ -166,7 +173,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
     const restarted = this.restarts > 0;
-    this.#startHealthChecks(client);
+    this.#health.start(client, () => this.#client);
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
     // Subscriptions died with the old process; renew them for the sessions that still hold them (a modern
     // upstream gets them on its listen stream).
@@ -205,34 +212,9 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   /** Pings a ready instance; `failures` missed pings in a row mean it hangs: restart it. */
-  #startHealthChecks(client: UpstreamClient): void {
-    clearInterval(this.#health);
-    const hc = this.config.healthCheck;
-    if (hc.intervalMs === 0) return;
-    this.#missedPings = 0;
-    this.#health = setInterval(() => {
-      if (this.#client !== client) return;
-      client.request('ping', undefined, { timeoutMs: hc.timeoutMs, maxTimeoutMs: hc.timeoutMs }).then(
-        () => {
-          this.#missedPings = 0;
-        },
-        (err: Error) => {
-          if (this.#client !== client) return;
-          this.#missedPings++;
-          this.#logger.warn({ missed: this.#missedPings, err: err.message }, 'upstream missed a health-check ping');
-          if (this.#missedPings >= hc.failures) {
-            this.#logger.error('upstream failed its health checks; restarting it');
-            void client.close();
-          }
-        },
-      );
-    }, hc.intervalMs);
-    this.#health.unref();
-  }
-
   #onExit(client: UpstreamClient, reason?: TransportError): void {
     if (this.#client !== client) return;
-    clearInterval(this.#health);
+    this.#health.stop();
     this.#client = undefined;
     if (this.#stopping || this.#state === 'stopped') {
       this.#state = 'stopped';
@@ -310,6 +292,7 @@ export class UpstreamInstance extends EventEmitter {
       const code = err instanceof GatewayError ? err.code : undefined;
       // Only requests the method table calls idempotent: a retry after the upstream lost its session changes nothing.
       if (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
+        this.#tracing.event('upstream.retry', { reason: code });
         await this.#whenReady(this.config.initTimeoutMs);
         return this.#requestOnce(method, params, opts);
       }
@@ -329,11 +312,12 @@ export class UpstreamInstance extends EventEmitter {
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }
     const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs);
-    if (slot !== true && !(await slot)) {
+    if (slot !== true && !(await queueWait(this.#tracing, this.config.name, slot))) {
       throw new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${name}" has ${this.config.concurrency.max} requests in flight and its queue is full; retry later`, { upstream: name });
     }
     try {
       if (!this.#breaker.allow()) {
+        this.#tracing.event('upstream.circuit_open', { [ATTR.upstream]: name });
         throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; calls are paused for ${Math.ceil(this.#breaker.retryAfterMs() / 1000)} s`, { upstream: name });
       }
       const client = this.#client;
@@ -385,7 +369,7 @@ export class UpstreamInstance extends EventEmitter {
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearInterval(this.#health);
+    this.#health.stop();
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     this.#state = 'stopped';
     const client = this.#client;
@@ -393,3 +377,4 @@ export class UpstreamInstance extends EventEmitter {
     await client?.close();
   }
 }
+

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import type { Tracing } from '../observability/tracing.js';
 import { PerSessionStrategy } from './sharing/per-session-strategy.js';
 import { PerTenantStrategy } from './sharing/per-tenant-strategy.js';
 import { PerUserStrategy } from './sharing/per-user-strategy.js';
@@ -9,6 +10,7 @@ import type { InstanceSource, SharingStrategy } from './sharing/sharing-strategy
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import type { UpstreamUser } from './upstream-user.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
+import { instanceAttributes } from './upstream-span.js';
 
 /** One strategy per sharing mode: the only place the mode is looked at. */
 const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => SharingStrategy> = {
@@ -30,13 +32,17 @@ export class UpstreamPool extends EventEmitter {
   readonly #logger: Logger;
   readonly #factory: TransportFactory;
   readonly #strategy: SharingStrategy;
+  readonly #tracing: Tracing | undefined;
+  /** Numbers this pool's instances for their spans (switchboard.upstream.instance). */
+  #created = 0;
   /** The latest initialize result seen from any instance, for advertising capabilities. */
   identity: UpstreamIdentity | undefined;
   /** Instances restarted after a failure since the pool started (operators' views). */
   restarts = 0;
 
-  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory) {
+  constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, tracing?: Tracing) {
     super();
+    this.#tracing = tracing;
     this.config = config;
     this.#logger = logger.child({ upstream: config.name });
     this.#factory = factory;
@@ -73,7 +79,8 @@ export class UpstreamPool extends EventEmitter {
   }
 
   #create(context: Record<string, unknown>, dedicated: boolean, owner?: UpstreamUser): UpstreamInstance {
-    const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated, owner });
+    const traceAttributes = this.#tracing?.enabled ? instanceAttributes(this.config, `${this.config.name}-${++this.#created}`) : undefined;
+    const inst = new UpstreamInstance(this.config, this.#logger.child(context), this.#factory, { dedicated, owner, tracing: this.#tracing, traceAttributes });
     inst.on('ready', (identity: UpstreamIdentity, restarted: boolean) => {
       this.identity = identity;
       if (restarted) this.restarts++;

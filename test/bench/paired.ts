@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE] REF[:MODE] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced] REF[:MODE][+traced] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -7,7 +7,10 @@
  * With taskset the gateways share one core and the loader and upstreams the other, so that the
  * scheduler's placement does not favour one build. MODE: json (Streamable HTTP session, JSON answers;
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
- * "worktree". Prints each one's gateway CPU µs per call and its ratio to the first. --prof DIR: V8 CPU
+ * "worktree". +traced: that gateway runs with tracing on (every request sampled, spans exported as
+ * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
+ * tracing costs per call against the same build without it. Prints each one's gateway CPU µs per call
+ * and its ratio to the first. --prof DIR: V8 CPU
  * profiles of the gateways, for test/bench/profile-diff.ts.
  *
  * --instructions: instead of CPU time, instructions counted by valgrind's callgrind (test/bench/
@@ -20,6 +23,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -101,7 +105,8 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
 let started = 0;
 
 async function start(spec: string): Promise<Target> {
-  const [ref, mode = 'json'] = spec.split(':') as [string, string | undefined];
+  const [refMode, option] = spec.split('+') as [string, string | undefined];
+  const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
   const main = build(ref);
   const port = await freePort();
   const [upCmd, upArgs] = onCore(0, process.execPath, [join(ROOT, 'test/bench/echo-server.mjs')]);
@@ -111,6 +116,7 @@ async function start(spec: string): Promise<Target> {
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
     endpoints: [{ path: '/mcp', upstreams: ['up'] }],
+    ...(option === 'traced' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: 'http/protobuf', sampleRatio: 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
@@ -135,6 +141,21 @@ async function start(spec: string): Promise<Target> {
     await new Promise((r) => child.once('exit', r));
   };
   return { label: spec, child, dumps, run, stop };
+}
+
+let sink: Promise<string> | undefined;
+
+/** An OTLP/HTTP endpoint that takes every export and keeps nothing (on the loader's core). */
+function otlpSink(): Promise<string> {
+  sink ??= new Promise((resolve) => {
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+    });
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`));
+    server.unref();
+  });
+  return sink;
 }
 
 async function timed(targets: Target[]): Promise<void> {

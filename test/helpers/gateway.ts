@@ -28,8 +28,8 @@ export async function startGateway(
   // Metrics on a free port: tests run side by side.
   const config = parseConfig({ metrics: { port: 0 }, ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level } });
   const sink = opts.logLines;
-  const logger = sink ? createLogger(level, { write: (line: string) => void sink.push(line) }) : createLogger(level);
-  const app = await buildApp(config, { logger });
+  // The gateway's own logger (so what it adds to lines, trace ids with tracing on, is what tests read).
+  const app = sink ? await buildApp(config, { logDestination: { write: (line: string) => void sink.push(line) } }) : await buildApp(config, { logger: createLogger(level) });
   const base = (await app.listen()).replace('localhost', '127.0.0.1');
   return {
     app,

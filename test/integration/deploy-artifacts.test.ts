@@ -395,8 +395,8 @@ describe('deployment artefacts: compose, Prometheus, Grafana', () => {
   const panels = (dashboard.panels as Obj[]).filter((p) => p.type !== 'row');
   const exprs = panels.flatMap((p) => (p.targets as Obj[]).map((t) => t.expr as string));
 
-  it('the compose stack: gateway built from the repository, redis, prometheus, grafana; mounted files exist', () => {
-    assert.deepEqual(Object.keys(services).sort(), ['gateway', 'grafana', 'prometheus', 'redis']);
+  it('the compose stack: gateway built from the repository, redis, prometheus, grafana, a collector and jaeger; mounted files exist', () => {
+    assert.deepEqual(Object.keys(services).sort(), ['gateway', 'grafana', 'jaeger', 'otel-collector', 'prometheus', 'redis']);
     const gw = services.gateway as Obj;
     const build = gw.build as Obj;
     assert.ok(existsSync(join(deploy, build.context as string, (build.dockerfile as string | undefined) ?? 'Dockerfile')));
@@ -412,6 +412,13 @@ describe('deployment artefacts: compose, Prometheus, Grafana', () => {
     const cfg = readYaml(join(deploy, 'examples', 'compose.yaml')) as Obj;
     assert.equal((cfg.server as Obj).host, '0.0.0.0', 'reachable from the other containers');
     assert.deepEqual(cfg.metrics, { host: '0.0.0.0', port: 9464 }, 'metrics reachable by the prometheus service');
+    // Traces: the gateway's endpoint is the collector's OTLP/HTTP receiver, which exports to jaeger.
+    const tracing = cfg.tracing as Obj;
+    assert.equal(tracing.enabled, true);
+    const collector = readYaml(join(deploy, 'otel-collector', 'config.yaml')) as Obj;
+    const http = (((collector.receivers as Obj).otlp as Obj).protocols as Obj).http as Obj;
+    assert.equal(new URL(tracing.endpoint as string).host, `otel-collector:${String(http.endpoint).split(':')[1]}`);
+    assert.equal((((collector.exporters as Obj)['otlp/jaeger'] as Obj).endpoint as string).split(':')[0], 'jaeger');
     const prom = readYaml(join(deploy, 'prometheus', 'prometheus.yml')) as Obj;
     const targets = (prom.scrape_configs as Obj[]).flatMap((s) => ((s.static_configs as Obj[] | undefined) ?? []).flatMap((c) => c.targets as string[]));
     assert.ok(targets.includes('gateway:9464'), 'Prometheus scrapes gateway:9464');

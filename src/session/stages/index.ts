@@ -6,14 +6,15 @@ import { observeStage } from './observe-stage.js';
 import { policyStage } from './policy-stage.js';
 import { routeStage } from './route-stage.js';
 import { toolsStage } from './tools-stage.js';
+import { traceStage } from './trace-stage.js';
 
-export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage };
+export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage, traceStage };
 
 /**
- * A client request's path: lifecycle → tools (exposed names, meta-tools) → policy → argument rules →
+ * A client request's path: (trace around) lifecycle → tools (exposed names, meta-tools) → policy → argument rules →
  * limits → (observe around) route. Observe wraps the route so it sees the outcome; each refusal before
  * it reports its own metrics.
  */
-export const CLIENT_REQUEST_STAGES = [lifecycleStage, toolsStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
+export const CLIENT_REQUEST_STAGES = [traceStage, lifecycleStage, toolsStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
 
 export const clientRequestPipeline = compose(CLIENT_REQUEST_STAGES);

@@ -8,6 +8,7 @@ import { methodSpec, targetOf } from '../../../src/jsonrpc/methods.js';
 import { notFound } from '../../../src/jsonrpc/not-found.js';
 import type { JsonRpcResponse, RequestId } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { NO_TRACING } from '../../../src/observability/tracing.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { SessionGuard } from '../../../src/policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../../../src/router/index.js';
@@ -76,7 +77,7 @@ function stub(o: StubOptions = {}): Stub {
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
     },
-    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 } } as unknown as EndpointRouter,
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
     inflight: new Map(),

@@ -1,0 +1,190 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, trace, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { Logger } from './logger.js';
+import type { ResolvedTracing } from './tracing-options.js';
+import type { HeaderCarrier, SpanFailure, TraceAttributes, TraceSpan, Tracing } from './tracing.js';
+
+/**
+ * Tracing with the OpenTelemetry SDK. Loaded only when tracing is on (load-tracing.ts). Nothing is
+ * registered globally (no global tracer provider, context manager or propagator): two gateways in one
+ * process (tests, an embedding application) each keep their own, and the host's are left alone.
+ */
+export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Promise<Tracing> {
+  const exporter = reporting(await exporterFor(o), logger);
+  const detected = detectResources({ detectors: [envDetector] });
+  let resource = defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'switchboard', [ATTR_SERVICE_VERSION]: '0.1.0' })).merge(detected);
+  if (o.serviceName) resource = resource.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName }));
+  const provider = new TracerProvider({
+    resource,
+    // A client's sampled flag is followed; the ratio decides for the traces the gateway starts.
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(o.sampleRatio) }),
+    spanProcessors: [new BatchSpanProcessor({ exporter })],
+  });
+  return new OtelTracing(provider, provider.getTracer('switchboard', '0.1.0'), o.recordPrincipal);
+}
+
+async function exporterFor(o: ResolvedTracing): Promise<SpanExporter> {
+  // Only the chosen encoding's exporter is loaded. No url: the exporter reads OTEL_EXPORTER_OTLP_* itself.
+  const config = o.url === undefined ? { headers: o.headers } : { url: o.url, headers: o.headers };
+  if (o.protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(config);
+  return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(config);
+}
+
+/** Failed exports said in the log (at most once a minute): the SDK itself is silent about them. */
+function reporting(exporter: SpanExporter, logger: Logger): SpanExporter {
+  let lastWarned = 0;
+  return {
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS && Date.now() - lastWarned > 60_000) {
+          lastWarned = Date.now();
+          logger.warn({ err: result.error?.message, spans: spans.length }, 'tracing: spans could not be exported to the OTLP endpoint (said at most once a minute)');
+        }
+        done(result);
+      }),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
+}
+
+const PROPAGATED = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/** The trace fields of a params._meta, as strings only: anything else in it is the client's business. */
+function metaCarrier(meta: unknown): Record<string, string> | undefined {
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const m = meta as Record<string, unknown>;
+  if (typeof m.traceparent !== 'string') return undefined;
+  const out: Record<string, string> = {};
+  for (const k of PROPAGATED) if (typeof m[k] === 'string') out[k] = m[k];
+  return out;
+}
+
+function clean(attributes: TraceAttributes): Attributes {
+  const out: Attributes = {};
+  for (const k in attributes) if (attributes[k] !== undefined) out[k] = attributes[k];
+  return out;
+}
+
+class OtelSpan implements TraceSpan {
+  readonly #span: Span;
+  readonly #context: Context;
+  readonly #owner: OtelTracing;
+
+  constructor(span: Span, context: Context, owner: OtelTracing) {
+    this.#span = span;
+    this.#context = context;
+    this.#owner = owner;
+  }
+
+  event(name: string, attributes?: TraceAttributes): void {
+    this.#span.addEvent(name, attributes && clean(attributes));
+  }
+
+  set(attributes: TraceAttributes): void {
+    this.#span.setAttributes(clean(attributes));
+  }
+
+  end(failure?: SpanFailure): void {
+    if (failure) {
+      this.#span.setAttribute('error.type', failure.type);
+      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    }
+    this.#span.end();
+  }
+
+  run<T>(fn: () => T): T {
+    return this.#owner.within(this.#context, fn);
+  }
+
+  inject(carrier: Record<string, unknown>): void {
+    this.#owner.inject(this.#context, carrier);
+  }
+}
+
+class OtelTracing implements Tracing {
+  readonly enabled = true;
+  readonly recordPrincipal: boolean;
+  readonly #provider: TracerProvider;
+  readonly #tracer: Tracer;
+  readonly #contexts = new AsyncLocalStorageContextManager();
+  readonly #propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
+
+  constructor(provider: TracerProvider, tracer: Tracer, recordPrincipal: boolean) {
+    this.recordPrincipal = recordPrincipal;
+    this.#provider = provider;
+    this.#tracer = tracer;
+  }
+
+  within<T>(context: Context, fn: () => T): T {
+    return this.#contexts.with(context, fn);
+  }
+
+  inject(context: Context, carrier: Record<string, unknown>): void {
+    this.#propagator.inject(context, carrier, defaultTextMapSetter);
+  }
+
+  withHeaders<T>(headers: HeaderCarrier, fn: () => T): T {
+    if (headers.traceparent === undefined && headers.baggage === undefined) return fn();
+    return this.#contexts.with(this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter), fn);
+  }
+
+  server(name: string, meta: unknown, attributes: TraceAttributes): TraceSpan {
+    const ambient = this.#contexts.active();
+    const carrier = metaCarrier(meta);
+    const fromMeta = carrier && this.#propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    const metaParent = fromMeta && trace.getSpanContext(fromMeta);
+    let parent = ambient;
+    let links: Link[] | undefined;
+    if (metaParent && isSpanContextValid(metaParent)) {
+      // The MCP convention: the request's own context is the parent; the transport's (HTTP) is linked.
+      parent = fromMeta!;
+      const transport = trace.getSpanContext(ambient);
+      if (transport && isSpanContextValid(transport)) links = [{ context: transport }];
+    }
+    return this.#start(name, SpanKind.SERVER, attributes, parent, links);
+  }
+
+  client(name: string, attributes: TraceAttributes): TraceSpan | undefined {
+    const parent = this.#contexts.active();
+    if (!trace.getSpan(parent)) return undefined;
+    return this.#start(name, SpanKind.CLIENT, attributes, parent);
+  }
+
+  internal(name: string, attributes: TraceAttributes): TraceSpan | undefined {
+    const parent = this.#contexts.active();
+    if (!trace.getSpan(parent)) return undefined;
+    return this.#start(name, SpanKind.INTERNAL, attributes, parent);
+  }
+
+  #start(name: string, kind: SpanKind, attributes: TraceAttributes, parent: Context, links?: Link[]): TraceSpan {
+    const span = this.#tracer.startSpan(name, { kind, attributes: clean(attributes), links }, parent);
+    return new OtelSpan(span, trace.setSpan(parent, span), this);
+  }
+
+  detached<T>(fn: () => T): T {
+    return this.#contexts.with(ROOT_CONTEXT, fn);
+  }
+
+  event(name: string, attributes?: TraceAttributes): void {
+    trace.getSpan(this.#contexts.active())?.addEvent(name, attributes && clean(attributes));
+  }
+
+  activeIds(): { trace_id: string; span_id: string } | undefined {
+    const span = trace.getSpan(this.#contexts.active());
+    if (!span?.isRecording()) return undefined;
+    const { traceId, spanId } = span.spanContext();
+    return { trace_id: traceId, span_id: spanId };
+  }
+
+  flush(): Promise<void> {
+    return this.#provider.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#provider.shutdown();
+  }
+}

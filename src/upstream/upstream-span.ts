@@ -1,0 +1,64 @@
+import { GatewayError } from '../errors.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { ATTR, mcpSpanName, requestAttributes } from '../observability/trace-attributes.js';
+import type { UpstreamConfig } from '../config/schema.js';
+import type { SpanFailure, TraceAttributes, Tracing } from '../observability/tracing.js';
+
+type Params = Record<string, unknown> | undefined;
+type Result = Record<string, unknown>;
+
+/** What a failed upstream request records: the gateway's code (SWB_UPSTREAM_TIMEOUT, …) or the upstream's JSON-RPC code. */
+function failureOf(err: unknown): SpanFailure {
+  if (err instanceof GatewayError) return { type: err.code, message: err.message };
+  if (err instanceof JsonRpcError) return { type: String(err.code), message: err.message };
+  return { type: '_OTHER', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * One request to an upstream as a CLIENT span, child of the request being served: its context goes
+ * to the upstream in params._meta (the MCP convention, on every transport; HTTP transports mirror it
+ * into headers), so an upstream that traces itself joins the trace. Outside a traced request (health
+ * checks, start-up) nothing is recorded. The caller's params are copied, never changed.
+ */
+export function tracedRequest(tracing: Tracing, method: string, params: Params, attributes: TraceAttributes, send: (params: Params) => Promise<Result>): Promise<Result> {
+  const span = tracing.client(mcpSpanName(method, params), { ...requestAttributes(method, params), ...attributes });
+  if (!span) return send(params);
+  const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
+  span.inject(meta);
+  return span.run(() => send({ ...params, _meta: meta })).then(
+    (result) => {
+      span.end(result.isError === true ? { type: 'tool_error' } : undefined);
+      return result;
+    },
+    (err: unknown) => {
+      if (err instanceof JsonRpcError) span.set({ [ATTR.rpcStatusCode]: String(err.code) });
+      span.end(failureOf(err));
+      throw err;
+    },
+  );
+}
+
+/** A wait for a concurrency slot: an INTERNAL span while a traced request waits in the upstream's queue. */
+export async function queueWait(tracing: Tracing, upstream: string, slot: boolean | Promise<boolean>): Promise<boolean> {
+  if (typeof slot === 'boolean') return slot;
+  const span = tracing.internal('upstream queue', { [ATTR.upstream]: upstream });
+  if (!span) return slot;
+  const ok = await slot;
+  span.end(ok ? undefined : { type: 'SWB_UPSTREAM_BUSY', message: 'no slot within the queue timeout' });
+  return ok;
+}
+
+/** The span attributes that name an instance: upstream, instance, transport, and a remote one's address. */
+export function instanceAttributes(config: UpstreamConfig, id: string): TraceAttributes {
+  const a: TraceAttributes = { [ATTR.upstream]: config.name, [ATTR.upstreamInstance]: id, [ATTR.upstreamTransport]: config.transport };
+  if (config.transport === 'stdio') {
+    a[ATTR.networkTransport] = 'pipe';
+    return a;
+  }
+  const url = new URL(config.url);
+  a[ATTR.networkTransport] = 'tcp';
+  a[ATTR.networkProtocol] = 'http';
+  a[ATTR.serverAddress] = url.hostname;
+  a[ATTR.serverPort] = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return a;
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, checkDocument, parseConfig } from '../../../src/config/load.js';
+import { resolveTracing, sdkDisabled } from '../../../src/observability/tracing-options.js';
+
+const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
+
+function problems(tracing: unknown): string[] {
+  try {
+    parseConfig({ ...base, tracing }, 'test.yaml', {}, '/base');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems;
+  }
+  assert.fail('accepted');
+}
+
+describe('tracing config', () => {
+  it('is off by default, principal not recorded, no headers', () => {
+    const t = parseConfig(base, 'test.yaml', {}, '/base').tracing;
+    assert.deepEqual(t, { enabled: false, headers: {}, recordPrincipal: false });
+  });
+
+  it('refuses what would not work, naming the key', () => {
+    assert.match(problems({ endpoint: 'grpc://collector:4317' }).join('\n'), /^tracing\.endpoint: .*http:\/\/ or https:\/\//m);
+    assert.match(problems({ protocol: 'grpc' }).join('\n'), /^tracing\.protocol: /m);
+    assert.match(problems({ sampleRatio: 1.5 }).join('\n'), /^tracing\.sampleRatio: /m);
+    assert.match(problems({ headers: { 'x-key': 'a\r\nInjected: 1' } }).join('\n'), /^tracing\.headers\.x-key: .*line breaks/m);
+    assert.match(problems({ headers: { 'bad name': 'v' } }).join('\n'), /^tracing\.headers\.bad name: .*header name/m);
+    assert.match(problems({ enable: true }).join('\n'), /tracing.*enable/);
+  });
+
+  it('warns when on with nowhere to send spans, unless OTEL_EXPORTER_OTLP_ENDPOINT says where', () => {
+    const on = { ...base, tracing: { enabled: true } };
+    assert.ok(checkDocument(on, 'test.yaml', {}, '/base').warnings.some((w) => w.startsWith('tracing.endpoint: not set')));
+    // configWarnings reads process.env for the OTEL_* variables, as serve would.
+    const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = 'http://collector:4318';
+    try {
+      assert.ok(!checkDocument(on, 'test.yaml', {}, '/base').warnings.some((w) => w.startsWith('tracing.')));
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
+    }
+  });
+
+  it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
+    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, notes: [] });
+    const r = resolveTracing({ ...o, endpoint: 'http://c:4318/', protocol: 'http/protobuf', sampleRatio: 1 }, env);
+    assert.equal(r.url, 'http://c:4318/v1/traces');
+    assert.equal(r.protocol, 'http/protobuf');
+    assert.equal(r.sampleRatio, 1);
+    assert.equal(resolveTracing(o, { OTEL_TRACES_SAMPLER: 'always_off' }).sampleRatio, 0);
+    const bad = resolveTracing(o, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_TRACES_SAMPLER_ARG: 'lots' });
+    assert.equal(bad.protocol, 'http/protobuf');
+    assert.equal(bad.sampleRatio, 1);
+    assert.equal(bad.notes.length, 2);
+    assert.equal(sdkDisabled({ OTEL_SDK_DISABLED: 'true' }), true);
+    assert.equal(sdkDisabled({}), false);
+  });
+});
