@@ -69,9 +69,9 @@ function renderSessions({ items }) {
       h('td', {}, s.endpoint),
       h('td', {}, `${s.transport}${s.protocolVersion ? ` ${s.protocolVersion}` : ''}`),
       h('td', { class: 'num' }, age(s.ageSeconds)),
-      h('td', { class: 'num' }, s.inflight),
-      h('td', {}, s.replica),
-      h('td', {}, h('button', { type: 'button', class: 'danger', id: `end-${s.id}`, 'aria-label': `End session ${s.id.slice(0, 8)} of ${s.subject}`, onclick: (e) => act(e.currentTarget, $('sessions-result'), async () => (await api('DELETE', `/sessions/${encodeURIComponent(s.id)}`), `Session ${s.id.slice(0, 8)} ended.`)) }, 'End')),
+      h('td', { class: 'num', title: s.inflight === null ? 'known to the replica holding it' : '' }, s.inflight ?? '—'),
+      h('td', {}, `${s.replica ?? 'released'}${s.replica !== null && !s.replicaAlive ? ' (not alive)' : ''}`),
+      h('td', {}, h('button', { type: 'button', class: 'danger', id: `end-${s.id}`, 'aria-label': `End session ${s.id.slice(0, 8)} of ${s.subject}`, onclick: (e) => act(e.currentTarget, $('sessions-result'), async () => `Session ${s.id.slice(0, 8)} ended by replica ${(await api('DELETE', `/sessions/${encodeURIComponent(s.id)}`)).endedBy}.`) }, 'End')),
     ),
   );
   fill($('sessions-body'), table('Sessions', ['Session', 'Subject', 'Tenant', 'Endpoint', 'Protocol', 'Age', 'In flight', 'Replica', ''], rows));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
-import type { AdminCredentials, AdminTarget, InstanceRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
+import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
 import { lineDiff } from './admin/line-diff.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
@@ -10,6 +10,9 @@ import type { Gateway } from './gateway.js';
 import type { ConfigReloader, ReloadOutcome } from './gateway-reload.js';
 import { canonicalJson } from './policy/tool-pin-hash.js';
 import type { UpstreamPool } from './upstream/index.js';
+
+/** A session in the Redis store, as the gateway's cluster reads it (named through Gateway: this root file's allowed imports). */
+type StoredSession = Awaited<ReturnType<NonNullable<Gateway['cluster']>['storedSessions']>>[number];
 
 /** A definition as indented JSON lines with sorted keys, so that the diff shows what changed, not key order. */
 function lines(def: Readonly<Record<string, unknown>> | undefined): string[] {
@@ -48,6 +51,7 @@ export class GatewayAdmin implements AdminTarget {
     const legacy = this.#g.registry.list().map(({ session: s, openedAt }) => ({
       id: s.id,
       replica: this.replica,
+      replicaAlive: true,
       era: 'legacy' as const,
       transport: s.kind,
       protocolVersion: s.protocolVersion ?? null,
@@ -61,6 +65,7 @@ export class GatewayAdmin implements AdminTarget {
     const modern = this.#g.modern.sessions.list().map((s) => ({
       id: s.id,
       replica: this.replica,
+      replicaAlive: true,
       era: 'modern' as const,
       transport: 'modern' as const,
       protocolVersion: '2026-07-28',
@@ -71,16 +76,22 @@ export class GatewayAdmin implements AdminTarget {
       ageSeconds: (now - s.openedAt) / 1000,
       inflight: s.inflight,
     }));
-    return [...legacy, ...modern];
+    // With Redis, every other replica's sessions too, from their records (modern sessions are not recorded: per replica).
+    const here = new Set(legacy.map((s) => s.id));
+    const stored = this.#g.cluster ? await this.#g.cluster.storedSessions() : [];
+    const remote = stored.filter((s) => !here.has(s.record.id)).map((s) => remoteRow(s, now));
+    return [...legacy, ...modern, ...remote];
   }
 
-  async endSession(id: string): Promise<boolean> {
+  async endSession(id: string): Promise<EndedSession | undefined> {
     const s = this.#g.registry.get(id);
     if (s) {
       await s.close('ended by an operator (admin API)');
-      return true;
+      return { id, endedBy: this.replica, holder: this.replica };
     }
-    return this.#g.modern.sessions.end(id);
+    if (await this.#g.modern.sessions.end(id)) return { id, endedBy: this.replica, holder: this.replica };
+    const elsewhere = await this.#g.cluster?.endElsewhere(id);
+    return elsewhere && { id, ...elsewhere };
   }
 
   upstreams(): UpstreamRow[] {
@@ -159,6 +170,24 @@ export class GatewayAdmin implements AdminTarget {
   async reload(): Promise<Record<string, unknown>> {
     return reportOf(await this.#reloader.reload('admin API'));
   }
+}
+
+/** A session another replica holds, as its record tells it: what only the holder knows is null. */
+function remoteRow({ record: r, owner, alive }: StoredSession, now: number): SessionRow {
+  return {
+    id: r.id,
+    replica: owner || null,
+    replicaAlive: owner !== '' && alive,
+    era: 'legacy',
+    transport: r.kind,
+    protocolVersion: r.protocolVersion,
+    issuer: r.principal.issuer,
+    subject: r.principal.subject,
+    tenant: r.principal.tenant,
+    endpoint: r.endpoint,
+    ageSeconds: Math.max(0, (now - r.createdAt) / 1000),
+    inflight: null,
+  };
 }
 
 function reportOf(o: ReloadOutcome): Record<string, unknown> {

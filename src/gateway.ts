@@ -128,6 +128,13 @@ export class Gateway {
     if (!cluster) return;
     for (const r of this.routers) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
     await cluster.onChanges((c) => this.modern.sessions.announce(c.endpoint, c.method, c.params));
+    // Another replica's admin API ending a session held here (its operator sees this replica's id as the one that ended it).
+    await cluster.onAdminEnd(async (id) => {
+      const s = this.registry.get(id);
+      if (!s) return false;
+      await s.close('ended by an operator (admin API of another replica)');
+      return true;
+    });
   }
 
   /** True when every endpoint has at least one upstream ready to serve. */

@@ -20,7 +20,7 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
   {
     method: 'DELETE',
     url: '/sessions/:id',
-    handler: async (t, req, reply) => ((await t.endSession(req.params.id!)) ? reply.code(204).send() : fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica}`)),
+    handler: async (t, req, reply) => (await t.endSession(req.params.id!)) ?? fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica} (nor in the cluster's store, where Redis is on)`),
   },
   { method: 'GET', url: '/upstreams', handler: async (t) => ({ items: t.upstreams() }) },
   {
@@ -92,8 +92,10 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger): Pro
     const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : {};
     return reply.code(refusal.status).headers(headers).send({ error: { code: refusal.status === 401 ? 'unauthorized' : 'forbidden', message: refusal.message } });
   });
-  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+  app.setErrorHandler((err: Error & { statusCode?: number; status?: number }, _req, reply) => {
     if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);
+    // The session store unreachable (SWB_STORE_UNAVAILABLE): the cluster-wide answers cannot be given now.
+    if (err.status === 503) return fail(reply, 503, 'unavailable', err.message);
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);
   });

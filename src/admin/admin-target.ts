@@ -5,8 +5,10 @@
 
 export interface SessionRow {
   id: string;
-  /** The replica holding the session (its upstream connections). */
-  replica: string;
+  /** The replica holding the session (its upstream connections); null: released by a replica that shut down, taken over by the next request's replica. */
+  replica: string | null;
+  /** Whether that replica is alive (its heartbeat is current). Always true for sessions held by the replica answering. */
+  replicaAlive: boolean;
   era: 'legacy' | 'modern';
   transport: 'streamable-http' | 'sse' | 'modern';
   protocolVersion: string | null;
@@ -15,7 +17,15 @@ export interface SessionRow {
   tenant: string;
   endpoint: string;
   ageSeconds: number;
-  inflight: number;
+  /** Requests in flight; null for a session held by another replica (only its holder knows). */
+  inflight: number | null;
+}
+
+/** Who ended a session: `endedBy` is the replica that closed it (its holder), or the one answering when it removed a dead holder's record. */
+export interface EndedSession {
+  id: string;
+  endedBy: string;
+  holder: string | null;
 }
 
 export interface InstanceRow {
@@ -82,8 +92,8 @@ export interface AdminTarget {
   readonly replica: string;
   credentials(): AdminCredentials;
   sessions(): Promise<SessionRow[]>;
-  /** false: no such session on this replica. */
-  endSession(id: string): Promise<boolean>;
+  /** undefined: no such session (on this replica, or, with Redis, in the cluster). */
+  endSession(id: string): Promise<EndedSession | undefined>;
   upstreams(): UpstreamRow[];
   /** undefined: no such upstream. */
   restartUpstream(name: string): Promise<Record<string, unknown> | undefined>;

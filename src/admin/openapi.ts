@@ -20,10 +20,11 @@ const schemas = {
   Error: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str } } } },
   Session: {
     type: 'object',
-    required: ['id', 'replica', 'era', 'transport', 'protocolVersion', 'issuer', 'subject', 'tenant', 'endpoint', 'ageSeconds', 'inflight'],
+    required: ['id', 'replica', 'replicaAlive', 'era', 'transport', 'protocolVersion', 'issuer', 'subject', 'tenant', 'endpoint', 'ageSeconds', 'inflight'],
     properties: {
       id: str,
-      replica: str,
+      replica: { ...nullable('string'), description: 'the replica holding the session; null: released by a replica that shut down (the next request takes it over)' },
+      replicaAlive: { type: 'boolean', description: "whether that replica's heartbeat is current (always true for the answering replica's own sessions)" },
       era: { enum: ['legacy', 'modern'] },
       transport: { enum: ['streamable-http', 'sse', 'modern'] },
       protocolVersion: nullable('string'),
@@ -32,7 +33,16 @@ const schemas = {
       tenant: str,
       endpoint: str,
       ageSeconds: { type: 'number', minimum: 0 },
-      inflight: int,
+      inflight: { type: ['integer', 'null'], minimum: 0, description: 'null for a session another replica holds: only its holder knows' },
+    },
+  },
+  EndedSession: {
+    type: 'object',
+    required: ['id', 'endedBy', 'holder'],
+    properties: {
+      id: str,
+      endedBy: { ...str, description: "the replica that ended it: its holder, or the answering replica when it removed a dead or released holder's record" },
+      holder: { ...nullable('string'), description: 'the replica that held it (null: released)' },
     },
   },
   Instance: {
@@ -83,7 +93,7 @@ const reviewed = {
 
 export const OPENAPI = {
   openapi: '3.1.0',
-  info: { title: 'Switchboard admin API', version: '1', description: 'Operator control of one Switchboard replica (sessions list every replica where Redis is on). Every route needs the admin token or a JWT with the admin scope.' },
+  info: { title: 'Switchboard admin API', version: '1', description: 'Operator control of one Switchboard replica; with Redis, sessions (list and end) span every replica. Every route needs the admin token or a JWT with the admin scope.' },
   components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas },
   security: [{ bearer: [] }],
   paths: {
@@ -96,9 +106,19 @@ export const OPENAPI = {
         responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, '503': error, ...refusals },
       },
     },
-    '/sessions': { get: { summary: 'Open sessions (both protocol eras)', responses: { '200': list('Session', 'sessions, with the replica holding each'), ...refusals } } },
+    '/sessions': {
+      get: {
+        summary: "Open sessions (both protocol eras); with Redis, every replica's Streamable HTTP and SSE sessions too, from the session store",
+        description: "Sessions held by another replica come from their records: inflight is null for them. Modern-era sessions are listed by the replica holding them only (they are not in the store). 503 when the store cannot be read.",
+        responses: { '200': list('Session', 'sessions, with the replica holding each and whether it is alive'), '503': error, ...refusals },
+      },
+    },
     '/sessions/{id}': {
-      delete: { summary: 'End a session on this replica', parameters: [pathParam('id')], responses: { '204': { description: 'ended' }, '404': error, ...refusals } },
+      delete: {
+        summary: "End a session: here, or (Redis) on the replica holding it; a dead holder's record is removed",
+        parameters: [pathParam('id')],
+        responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, '503': error, ...refusals },
+      },
     },
     '/upstreams': { get: { summary: 'Upstreams and their instances', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
     '/upstreams/{name}/restart': {

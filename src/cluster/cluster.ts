@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { RedisConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionRecord } from '../session/session-store.js';
+import { AdminBus, UNREACHABLE } from './admin-bus.js';
 import { Heartbeat } from './heartbeat.js';
 import { connectRedis, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
@@ -35,6 +36,14 @@ export interface EndpointChange {
   params: Record<string, unknown> | undefined;
 }
 
+/** A session in the store, with the replica that holds it and whether that replica is alive. */
+export interface StoredSession {
+  record: SessionRecord;
+  /** '' when released (its replica shut down): the next request's replica takes it over. */
+  owner: string;
+  alive: boolean;
+}
+
 export class Cluster {
   readonly replicaId = randomUUID().slice(0, 12);
   readonly redis: Redis;
@@ -50,6 +59,7 @@ export class Cluster {
   readonly #deaths: ReplicaDeaths;
   readonly #observer: RedisObserver | undefined;
   #tunnel: Tunnel | undefined;
+  #admin: AdminBus | undefined;
   #started = false;
   readonly #touched = new Map<string, number>();
   /** The records of the sessions this replica holds, to write again when the store lost them. */
@@ -146,8 +156,41 @@ export class Cluster {
     await this.#sub.subscribe(this.#changes);
   }
 
+  /** Answers other replicas' admin APIs: `end` ends a session held here (false: none such). */
+  async onAdminEnd(end: (session: string) => Promise<boolean>): Promise<void> {
+    this.#admin = new AdminBus({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, end, malformed: () => this.#malformed('admin') });
+    await this.#admin.start();
+  }
+
+  /** Every session in the store, each with its owner and whether it is alive (one check per owner). */
+  async storedSessions(): Promise<StoredSession[]> {
+    const found = await this.#health.read(() => this.store.list());
+    const owners = new Map<string, boolean>();
+    for (const { owner } of found) if (owner && !owners.has(owner)) owners.set(owner, await this.#health.read(() => this.alive(owner)));
+    return found.map(({ record, owner }) => ({ record, owner, alive: owners.get(owner) ?? false }));
+  }
+
+  /**
+   * Ends a session this replica does not hold: its live owner is asked (admin channel); a dead or
+   * released owner's record is removed here. Returns who ended it, or undefined when the store has no
+   * such session. Throws SWB_STORE_UNAVAILABLE when the store cannot be read.
+   */
+  async endElsewhere(id: string): Promise<{ endedBy: string; holder: string | null } | undefined> {
+    const found = await this.#health.read(() => this.store.load(id));
+    if (!found) return undefined;
+    const { owner } = found;
+    if (owner && owner !== this.replicaId && this.#admin && (await this.#health.read(() => this.alive(owner)))) {
+      const ended = await this.#admin.end(owner, id, this.#cfg.forwardTimeoutMs);
+      if (ended === true) return { endedBy: owner, holder: owner };
+      // UNREACHABLE: gone though its heartbeat lingers; false: it holds no such session (a stale record). Either way, removed here.
+      if (ended !== UNREACHABLE && !ended) this.#logger.info({ session: id, owner }, 'admin API: the owner did not hold the session; its record is removed');
+    }
+    await this.#health.read(() => this.store.remove(id));
+    return { endedBy: this.replicaId, holder: owner || null };
+  }
+
   /** Anything may be published on a channel: what is not ours is ignored, counted and logged (debug). */
-  #malformed(channel: 'inbox' | 'changes'): void {
+  #malformed(channel: 'inbox' | 'changes' | 'admin'): void {
     this.#observer?.malformed?.(channel);
     this.#logger.debug({ channel }, 'ignored a malformed cluster message');
   }

@@ -7,7 +7,7 @@ export const RECONNECT_MAX_MS = 2000;
 export interface RedisObserver {
   command(name: string, seconds: number, ok: boolean): void;
   /** A message on a cluster channel that is not one of the gateway's (ignored). */
-  malformed?(channel: 'inbox' | 'changes'): void;
+  malformed?(channel: 'inbox' | 'changes' | 'admin'): void;
 }
 
 /**

@@ -76,6 +76,29 @@ export class RedisSessionStore {
     await this.#redis.eval(CLAIM, 1, this.#own(id), me, '', this.#ttlMs);
   }
 
+  /**
+   * Every session record in the store with its owner ('' when released), read with SCAN (never KEYS,
+   * which blocks Redis): for the admin API's cluster-wide list. A record written during the scan may be missed.
+   */
+  async list(): Promise<Array<{ record: SessionRecord; owner: string }>> {
+    const marker = `${this.#prefix}session:`;
+    const pattern = `${marker.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const out: Array<{ record: SessionRecord; owner: string }> = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      const ids = keys.map((k) => k.slice(marker.length));
+      if (ids.length === 0) continue;
+      const values = await this.#redis.mget(...ids.flatMap((id) => [this.#rec(id), this.#own(id)]));
+      ids.forEach((_id, i) => {
+        const rec = values[2 * i];
+        if (rec) out.push({ record: JSON.parse(rec) as SessionRecord, owner: values[2 * i + 1] ?? '' });
+      });
+    } while (cursor !== '0');
+    return out;
+  }
+
   async remove(id: string): Promise<void> {
     await this.#redis.del(this.#rec(id), this.#own(id));
   }

@@ -10,6 +10,8 @@ export interface Replica {
   base: string;
   child: ChildProcess;
   exited: Promise<number | null>;
+  /** The admin API's URL, when the replica's config enables it (read from its log). */
+  admin?: string | undefined;
 }
 
 /**
@@ -52,10 +54,16 @@ export async function startReplica(name: string, redisUrl: string, sharing: 'sha
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  // The admin listener starts before the MCP one: its line is in the log by the time `base` is.
+  let log = '';
+  const adminLine = (b: Buffer) => (log += b.toString());
+  child.stdout!.on('data', adminLine);
   const base = await listeningAddress(child);
+  child.stdout!.off('data', adminLine);
+  const admin = /"admin":"(http:\/\/[^"]+)"/.exec(log)?.[1];
   if (process.env.REPLICA_LOG) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
   else child.stdout!.resume();
-  return { name, base, child, exited };
+  return { name, base, child, exited, admin };
 }
 
 /**

@@ -148,7 +148,10 @@ describe('admin API', () => {
     assert.equal(mine.endpoint, '/mcp');
     assert.equal(mine.era, 'legacy');
     assert.equal(typeof mine.replica, 'string');
-    assert.equal((await admin('DELETE', `/sessions/${mine.id}`)).status, 204);
+    assert.equal(mine.replicaAlive, true);
+    const ended = await admin('DELETE', `/sessions/${mine.id}`);
+    assert.equal(ended.status, 200);
+    assert.deepEqual(ended.body, { id: mine.id, endedBy: mine.replica, holder: mine.replica });
     await assert.rejects(c.client.callTool({ name: 'label', arguments: {} }));
     assert.equal((await admin('DELETE', `/sessions/${mine.id}`)).status, 404);
   });

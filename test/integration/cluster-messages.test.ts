@@ -41,13 +41,17 @@ describe('messages between replicas that are not what they claim', { timeout: 60
     await redis?.stop();
   });
 
-  it('are ignored and counted; forwarding and the change bus go on working', async () => {
+  it('are ignored and counted (inbox, change bus, admin channel); forwarding and the change bus go on working', async () => {
     const inbox = `swb:inbox:${owner.app.gateway.cluster!.replicaId}`;
     const junk = ['{', 'null', '[1,2]', '{"t":"data","id":1}', '{"t":"head","id":"x","status":"200","headers":{}}', '{"t":"nope","id":"x"}', '{"t":"req","id":"x","from":"y","req":{"method":"POST"}}'];
     for (const text of junk) assert.equal(await raw.publish(inbox, text), 1);
     for (const text of ['{', '42', '{"endpoint":1}']) await raw.publish('swb:changes', text);
     assert.ok(await waitFor(async () => (await malformedCount(owner, 'inbox')) === junk.length), `inbox: ${await malformedCount(owner, 'inbox')} of ${junk.length}`);
     assert.ok(await waitFor(async () => (await malformedCount(owner, 'changes')) === 3), `changes: ${await malformedCount(owner, 'changes')} of 3`);
+    // The admin channel (another replica's admin API ending a session held here).
+    const admin = ['{', '"end"', '{"t":"end","id":"x","from":"y"}', '{"t":"ended","id":"x","ended":"yes"}'];
+    for (const text of admin) assert.equal(await raw.publish(`swb:admin:${owner.app.gateway.cluster!.replicaId}`, text), 1);
+    assert.ok(await waitFor(async () => (await malformedCount(owner, 'admin')) === admin.length), `admin: ${await malformedCount(owner, 'admin')} of ${admin.length}`);
 
     // The owner still serves, and a call through the other replica is still forwarded to it.
     const init = await post(owner.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });

@@ -145,7 +145,7 @@ describe('web console in Chromium', { skip }, () => {
     await end.waitFor();
     await shot('2-sessions');
     await end.click();
-    await page.locator('#sessions-result').filter({ hasText: `Session ${id.slice(0, 8)} ended.` }).waitFor();
+    await page.locator('#sessions-result').filter({ hasText: `Session ${id.slice(0, 8)} ended by replica ` }).waitFor();
     await page.getByText('No open sessions.').waitFor();
     await assert.rejects(client.callTool({ name: 'echo', arguments: { text: 'x' } }));
   });

@@ -1,0 +1,91 @@
+// The admin API with Redis on answers for the whole cluster: two gateway processes on a redis-server of
+// the test's own; a session opened on A is listed by B's admin API with A as its holder, B's DELETE has
+// A end it (A's client gets 404 next), and once A is dead B removes A's record itself.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { startReplica, type Replica } from '../helpers/replicas.js';
+import { textOf } from '../helpers/sdk.js';
+import { waitFor } from '../helpers/wait.js';
+
+const TOKEN = 'admin-token-for-cluster-tests-0123456789';
+const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
+
+async function admin(r: Replica, method: string, path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(new URL(path, r.admin), { method, headers: { authorization: `Bearer ${TOKEN}` } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function openOn(r: Replica): Promise<{ client: Client; id: string }> {
+  const client = new Client({ name: 'admin-cluster', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', r.base));
+  await client.connect(transport);
+  return { client, id: transport.sessionId! };
+}
+
+/** A client's next request on its session, sent as the SDK would (status only). */
+async function nextRequestStatus(r: Replica, id: string): Promise<number> {
+  const res = await fetch(new URL('/mcp', r.base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
+  let redis: TestRedis;
+  let a: Replica;
+  let b: Replica;
+
+  before(async () => {
+    redis = await startRedis();
+    [a, b] = await Promise.all(['a', 'b'].map((n) => startReplica(n, redis.url, 'shared', ADMIN)));
+    assert.ok(a!.admin && b!.admin, 'both replicas log their admin URL');
+  });
+  after(async () => {
+    for (const r of [a, b]) r?.child.kill('SIGKILL');
+    await redis?.stop();
+  });
+
+  it("B lists A's sessions with A as their holder; B's DELETE has A end one; with A dead, B removes the record", async () => {
+    const one = await openOn(a);
+    const two = await openOn(a);
+    const holder = (await admin(a, 'GET', '/sessions')).body.items.find((s: any) => s.id === one.id)?.replica;
+    assert.equal(typeof holder, 'string', 'A lists its own session');
+
+    const listed = (await admin(b, 'GET', '/sessions')).body.items;
+    const row = listed.find((s: any) => s.id === one.id);
+    assert.ok(row, "B lists the session A holds");
+    assert.equal(row.replica, holder);
+    assert.equal(row.replicaAlive, true);
+    assert.equal(row.inflight, null, 'only the holder knows what is in flight');
+    assert.equal(row.endpoint, '/mcp');
+    assert.equal(row.transport, 'streamable-http');
+    assert.ok(listed.some((s: any) => s.id === two.id));
+
+    const ended = await admin(b, 'DELETE', `/sessions/${one.id}`);
+    assert.equal(ended.status, 200);
+    assert.deepEqual(ended.body, { id: one.id, endedBy: holder, holder });
+    assert.equal(await nextRequestStatus(a, one.id), 404, "A's client finds its session gone");
+    assert.equal((await admin(b, 'DELETE', `/sessions/${one.id}`)).status, 404);
+    assert.ok(!(await admin(b, 'GET', '/sessions')).body.items.some((s: any) => s.id === one.id));
+    assert.match(textOf(await two.client.callTool({ name: 'echo', arguments: { message: 'still here' } })), /still here/, 'the other session is untouched');
+
+    // A killed outright: B sees its holder not alive, and ends the session by removing its record.
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const dead = await waitFor(async () => (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.id === two.id && !s.replicaAlive), { timeoutMs: 10_000 });
+    assert.ok(dead, "B sees A's session with A not alive");
+    assert.equal(dead.replica, holder);
+    const removed = await admin(b, 'DELETE', `/sessions/${two.id}`);
+    assert.equal(removed.status, 200);
+    assert.equal(removed.body.holder, holder);
+    assert.notEqual(removed.body.endedBy, holder, 'ended by B, the replica answering');
+    assert.equal(await nextRequestStatus(b, two.id), 404, 'the session is gone: not taken over');
+  });
+});
