@@ -1,5 +1,4 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
@@ -193,7 +192,17 @@ export class StdioTransport implements Transport {
     const child = this.#child;
     if (!child || this.#closed || this.#closing || lines.length === 0) return;
     if (!child.stdin.write(lines.length === 1 ? lines[0]! : lines.join(''))) {
-      this.#drain ??= Promise.race([once(child.stdin, 'drain'), this.#exited]).finally(() => (this.#drain = undefined));
+      // Both listeners go once either fires: a race against the long-lived #exited promise would leave a
+      // reaction on it per full pipe until the child exits (a slow leak under sustained backpressure).
+      this.#drain ??= new Promise<void>((resolve) => {
+        const done = (): void => {
+          child.stdin.off('drain', done);
+          child.off('close', done);
+          resolve();
+        };
+        child.stdin.once('drain', done);
+        child.once('close', done);
+      }).finally(() => (this.#drain = undefined));
       await this.#drain;
     }
   }
