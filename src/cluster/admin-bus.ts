@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { parseChannelObject } from './channel-message.js';
 
 /** A message on a replica's admin channel: "end this session" from another replica's admin API, and its answer. */
 type AdminMessage = { t: 'end'; id: string; from: string; session: string } | { t: 'ended'; id: string; ended: boolean };
@@ -19,14 +20,8 @@ export interface AdminBusOptions {
 }
 
 function parse(text: string): AdminMessage | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const m = v as Record<string, unknown>;
+  const m = parseChannelObject(text);
+  if (!m) return undefined;
   if (typeof m.id !== 'string') return undefined;
   if (m.t === 'end' && typeof m.from === 'string' && typeof m.session === 'string') return m as AdminMessage;
   if (m.t === 'ended' && typeof m.ended === 'boolean') return m as AdminMessage;

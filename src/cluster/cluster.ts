@@ -14,6 +14,7 @@ import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { FORWARDED_HEADER, Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
+import { parseChannelObject } from './channel-message.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
@@ -295,14 +296,8 @@ export class Cluster {
 
 /** A change read from the bus, or undefined when the text is not one. */
 function parseChange(text: string): (EndpointChange & { from: string }) | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const c = v as Record<string, unknown>;
+  const c = parseChannelObject(text);
+  if (!c) return undefined;
   const params = c.params;
   if (typeof c.endpoint !== 'string' || typeof c.method !== 'string' || typeof c.from !== 'string') return undefined;
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;

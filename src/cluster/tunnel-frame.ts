@@ -1,3 +1,5 @@
+import { parseChannelObject } from './channel-message.js';
+
 /** A request as it crosses to the replica that owns its session. */
 export interface TunnelRequest {
   method: string;
@@ -22,19 +24,10 @@ function isRequest(v: unknown): v is TunnelRequest {
   return isObject(v) && isString(v.method) && isString(v.url) && isStringMap(v.headers, isString) && (v.body === undefined || isString(v.body));
 }
 
-/**
- * A frame read from the inbox, or undefined when the text is not one: anything may be published on a
- * Redis channel (another version of the gateway, a stray client, a bug), and one bad message must cost
- * a counter, not the subscriber's process.
- */
+/** A frame read from the inbox, or undefined when the text is not one (see parseChannelObject). */
 export function parseFrame(text: string): Frame | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(v) || !isString(v.id)) return undefined;
+  const v = parseChannelObject(text);
+  if (!v || !isString(v.id)) return undefined;
   switch (v.t) {
     case 'req':
       return isString(v.from) && isRequest(v.req) ? (v as Frame) : undefined;
