@@ -18,6 +18,12 @@ export class SessionLocator {
   readonly #router: EndpointRouter;
   readonly #ctx: EdgeContext;
   readonly #sessions: StreamableSessions;
+  /**
+   * Sessions being taken over here, by id. The session is in the registry from the start of its restore
+   * (its transport must catch events), but it is not initialized until the restore ends: a concurrent
+   * request of the same session (the client's GET stream reconnecting while a POST arrives) waits for it.
+   */
+  readonly #restoring = new Map<string, Promise<ClientSession | undefined>>();
 
   constructor(router: EndpointRouter, ctx: EdgeContext, sessions: StreamableSessions) {
     this.#router = router;
@@ -37,7 +43,8 @@ export class SessionLocator {
     }
     // A session held here is found without a promise (the hot path); elsewhere the store is asked. A store
     // that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
-    const local = this.#ctx.registry.get(id);
+    const restoring = this.#restoring.size === 0 ? undefined : this.#restoring.get(id);
+    const local = restoring ? await restoring : this.#ctx.registry.get(id);
     const found =
       local !== undefined || !this.#ctx.cluster
         ? local
@@ -70,9 +77,12 @@ export class SessionLocator {
    */
   async #locate(req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal, retry = true): Promise<ClientSession | 'forwarded' | undefined> {
     const cluster = this.#ctx.cluster;
-    const local = this.#ctx.registry.get(id);
+    const local = this.#restoring.get(id) ?? this.#ctx.registry.get(id);
     if (local || !cluster) return local;
     const where = await cluster.locate(id, cluster.forwarded(req.headers));
+    // Taken over here by a concurrent request while the store was asked: that restore is the session.
+    const meanwhile = this.#restoring.get(id) ?? this.#ctx.registry.get(id);
+    if (meanwhile) return meanwhile;
     if (where.kind === 'forward') {
       // The owner's answer (possibly a stream) is piped through: not Fastify's to send.
       const body = typeof req.body === 'string' ? req.body : undefined;
@@ -84,8 +94,12 @@ export class SessionLocator {
     // Only a Streamable HTTP session on this endpoint, of this principal, whose upstream state can move.
     if (r.kind !== 'streamable-http' || r.endpoint !== this.#router.config.path || !samePrincipal(principalOf(r), principal) || !r.movable) return undefined;
     // Another replica took it over first (a concurrent request of the same session): asked again, once, it forwards there.
-    if (!(await cluster.claim(id, where.owner))) return this.#ctx.registry.get(id) ?? (retry ? this.#locate(req, reply, id, principal, false) : undefined);
-    return this.#restore(r, principal);
+    if (!(await cluster.claim(id, where.owner))) {
+      return this.#restoring.get(id) ?? this.#ctx.registry.get(id) ?? (retry ? this.#locate(req, reply, id, principal, false) : undefined);
+    }
+    const restored = this.#restore(r, principal).finally(() => this.#restoring.delete(id));
+    this.#restoring.set(id, restored);
+    return restored;
   }
 
   /** Takes over a session whose owner is gone (Redis): rebuilt here from its record. */

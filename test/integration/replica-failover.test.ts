@@ -120,3 +120,32 @@ describe('requests in flight on an owner killed with SIGKILL', { timeout: 120_00
     }
   });
 });
+
+describe('a takeover raced by the same session’s other requests', { timeout: 120_000 }, () => {
+  it('requests that arrive while the session is being restored wait for it instead of finding it uninitialized', async () => {
+    const redis = await startRedis();
+    const reps = await Promise.all(['o', 'y', 'z'].map((n) => startReplica(`race-${n}`, redis.url, 'shared', '', 'defaults')));
+    const [owner, ...survivors] = reps;
+    try {
+      const init = await rpc(owner!.base, undefined, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const sid = init.sid!;
+      assert.equal((await rpc(owner!.base, sid, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
+      owner!.child.kill('SIGKILL');
+      await owner!.exited;
+      // Twelve calls at once, on both survivors (the client's GET stream and its POSTs reconnect together
+      // like this): one replica takes the session over, the other forwards to it; every call is answered.
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          rpc(survivors[i % 2]!.base, sid, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.body?.result?.content?.[0]?.text ?? JSON.stringify(a.body ?? a.status)),
+        Array.from({ length: 12 }, (_, i) => `Echo: m${i}`),
+      );
+    } finally {
+      for (const r of reps) r!.child.kill('SIGKILL');
+      await redis.stop();
+    }
+  });
+});
