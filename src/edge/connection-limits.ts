@@ -17,6 +17,12 @@ export interface ConnectionLimitOptions {
 const EMFILE_UNREADY_MS = 10_000;
 /** Readiness goes false when this share of maxConnections is open. */
 const NEAR_CAP = 0.9;
+/**
+ * A new connection is not evicted in its first moments, while it is over the unauthenticated cap but
+ * under the ceiling (see #ceiling): a flood arrives in bursts, and strict oldest-first eviction would close
+ * a legitimate client that connected just before a burst before its request could even arrive.
+ */
+const SPEAK_GRACE_MS = 250;
 
 /** The soft RLIMIT_NOFILE of this process (Linux), or undefined when it cannot be read or is unlimited. */
 export function descriptorLimit(): number | undefined {
@@ -51,17 +57,40 @@ export class ConnectionLimits {
   readonly #o: ConnectionLimitOptions;
   /** Sockets of this server (forwarded requests run on fake ones and are left alone). */
   readonly #known = new WeakSet<Socket>();
-  /** Never authenticated and not in a request now, oldest first: the ones evicted over the cap. */
-  readonly #idle = new Set<Socket>();
+  /**
+   * Never authenticated and not in a request now, oldest first, with the loop turn they were accepted in:
+   * the ones evicted over the cap.
+   */
+  readonly #idle = new Map<Socket, { turn: number; at: number }>();
+  /** Over the cap, unauthenticated connections evict the oldest even in their grace (room kept for the rest). */
+  readonly #ceiling: number;
+  /** Set while young connections overshoot the cap: evicts them once their grace is over. */
+  #recheck: NodeJS.Timeout | undefined;
   readonly #authenticated = new WeakSet<Socket>();
   /** Requests whose body-idle timer runs. */
   readonly #watched = new WeakSet<IncomingMessage>();
   #open = 0;
   #openAuthenticated = 0;
+  /**
+   * Event-loop turns counted while connections arrive. A connection is evicted only once a whole turn
+   * has passed since the one it was accepted in: its request may already be waiting in the kernel, but
+   * Node reads it only on the next poll, and under a flood one batch of accepts (up to the listen
+   * backlog) could otherwise evict a legitimate client before its first byte is read.
+   */
+  #turn = 0;
+  #turnsToCount = 0;
+  readonly #nextTurn = (): void => {
+    this.#turn++;
+    if (--this.#turnsToCount > 0) setImmediate(this.#nextTurn);
+    this.#enforce();
+  };
+  /** Evicted and destroyed, their 'close' still to come: no longer counted as open. */
+  readonly #evicted = new WeakSet<Socket>();
   #emfileAt = Number.NEGATIVE_INFINITY;
 
   constructor(o: ConnectionLimitOptions) {
     this.#o = o;
+    this.#ceiling = o.maxUnauthenticated + Math.floor((o.maxConnections - o.maxUnauthenticated) / 2);
   }
 
   get maxConnections(): number {
@@ -127,17 +156,40 @@ export class ConnectionLimits {
   #accepted(socket: Socket): void {
     this.#known.add(socket);
     this.#open++;
-    this.#idle.add(socket);
+    this.#idle.set(socket, { turn: this.#turn, at: this.#now() });
+    // Count the next two turns (the one this accept is in ends, the next one polls the socket).
+    if (this.#turnsToCount === 0) setImmediate(this.#nextTurn);
+    this.#turnsToCount = 2;
     socket.once('close', () => {
-      this.#open--;
+      if (!this.#evicted.has(socket)) this.#open--;
       this.#idle.delete(socket);
       if (this.#authenticated.has(socket)) this.#openAuthenticated--;
     });
-    if (this.#idle.size + this.#unauthenticatedBusy() <= this.#o.maxUnauthenticated) return;
-    const oldest = this.#idle.values().next().value as Socket;
-    this.#idle.delete(oldest);
-    this.#o.onRefused?.('unauthenticated');
-    oldest.destroy();
+    this.#enforce();
+  }
+
+  /**
+   * Over the cap: the oldest idle connections go, once they have had their chance to speak (a whole loop
+   * turn, so that a request already sent is read, and SPEAK_GRACE_MS). Younger ones may overshoot the cap
+   * up to the ceiling, which still leaves room for authenticated clients under maxConnections.
+   */
+  #enforce(): void {
+    for (let n = this.#idle.size + this.#unauthenticatedBusy(); n > this.#o.maxUnauthenticated && this.#idle.size > 0; n--) {
+      const [oldest, born] = this.#idle.entries().next().value as [Socket, { turn: number; at: number }];
+      const age = this.#now() - born.at;
+      if ((this.#turn - born.turn < 2 || age < SPEAK_GRACE_MS) && n <= this.#ceiling) {
+        this.#recheck ??= setTimeout(() => {
+          this.#recheck = undefined;
+          this.#enforce();
+        }, Math.max(1, SPEAK_GRACE_MS - age)).unref();
+        return;
+      }
+      this.#idle.delete(oldest);
+      this.#evicted.add(oldest);
+      this.#open--;
+      this.#o.onRefused?.('unauthenticated');
+      oldest.destroy();
+    }
   }
 
   /** Unauthenticated connections that are in a request now (at the front door): bounded by its answer. */

@@ -289,27 +289,32 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
     const gw = { url: (p = '/mcp') => new URL(p, address) } as RunningGateway;
     let failures = 0;
     const errors: string[] = [];
-    const clients = await within(Promise.all(Array.from({ length: 4 }, () => connectWithToken(gw, 'streamable-http', token))), 60_000, 'initialize during the attack');
-    await within(Promise.all(
-      clients.map(async (c) => {
-        for (let i = 0; i < 50; i++) {
-          try {
-            const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} }, undefined, { timeout: 30_000 });
-            if (!Array.isArray(r.content)) throw new Error(JSON.stringify(r));
-          } catch (err) {
-            failures++;
-            errors.push((err as Error).message);
+    // Whatever fails, the attack stops (it would otherwise hold the test process until its budget runs out).
+    try {
+      const clients = await within(Promise.all(Array.from({ length: 4 }, () => connectWithToken(gw, 'streamable-http', token))), 60_000, 'initialize during the attack');
+      await within(Promise.all(
+        clients.map(async (c) => {
+          for (let i = 0; i < 50; i++) {
+            try {
+              const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} }, undefined, { timeout: 30_000 });
+              if (!Array.isArray(r.content)) throw new Error(JSON.stringify(r));
+            } catch (err) {
+              failures++;
+              errors.push((err as Error).message);
+            }
           }
-        }
-      }),
-    ), 100_000, '200 calls during the attack');
-    // An attacker counts its 401 when the gateway closes that connection; the calls can be done before
-    // the first of those closes (seen once in a quick run), so the attack goes on until one is counted
-    // (bounded: the assertion below still fails if none comes).
-    await until(() => seen.answered401 > 0, 15_000, 'a header-only connection to be answered 401').catch(() => {});
-    stop.now = true;
-    await Promise.all(attack);
-    await Promise.all(clients.map((c) => c.client.close()));
+        }),
+      ), 100_000, '200 calls during the attack');
+      // An attacker counts its 401 when the gateway closes that connection; the calls can be done before
+      // the first of those closes (seen once in a quick run), so the attack goes on until one is counted
+      // (bounded: the assertion below still fails if none comes).
+      await until(() => seen.answered401 > 0, 15_000, 'a header-only connection to be answered 401').catch(() => {});
+      stop.now = true;
+      await Promise.all(attack);
+      await Promise.all(clients.map((c) => c.client.close()));
+    } finally {
+      stop.now = true;
+    }
     assert.equal(failures, 0, `failures: ${errors.slice(0, 5).join('; ')}`);
     assert.ok(seen.answered401 > 0, 'the header-only connections were answered 401');
     assert.equal(child.exitCode, null, 'the gateway is still running');
