@@ -108,8 +108,13 @@ export const configSchema = z
         /** Host header values accepted; empty means loopback names when bound to loopback, anything otherwise. */
         allowedHosts: z.array(z.string()).default([]),
         maxBodyBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
-        /** How a POST carrying requests is answered: an SSE stream, or one JSON body. */
-        responseMode: z.enum(['sse', 'json']).default('sse'),
+        /**
+         * How a POST carrying requests is answered: an SSE stream, one JSON body, or auto: JSON when every
+         * answer is in within responseHoldMs and nothing else needed streaming, an SSE stream otherwise.
+         */
+        responseMode: z.enum(['auto', 'sse', 'json']).default('auto'),
+        /** Auto mode: how long an answer is held as JSON before it becomes a stream (headers, priming event). */
+        responseHoldMs: z.number().int().min(1).max(10_000).default(50),
         keepAliveMs: z.number().int().min(1000).default(15_000),
         /** Bytes a slow SSE reader may have queued before its connection is dropped (it can resume). */
         maxStreamBufferBytes: z.number().int().min(65536).default(8 * 1024 * 1024),

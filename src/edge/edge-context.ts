@@ -1,3 +1,4 @@
+import type { ResponseMode } from './streamable-session-transport.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { ModernService } from '../modern/modern-service.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -17,7 +18,7 @@ export interface EdgeContext {
   guard: GuardOptions;
   /** Connection caps and body timers (absent in tests that build the routes alone). */
   limits?: ConnectionLimits | undefined;
-  responseMode: 'sse' | 'json';
+  responseMode: ResponseMode;
   /** Client messages nesting deeper are refused with -32600. */
   maxJsonDepth?: number | undefined;
   resumable: boolean;

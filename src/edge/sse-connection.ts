@@ -10,6 +10,7 @@
 // So this file is only what the plugin lacks: open, write with cut-off, preface, end.
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
+import { AnswerHolds } from './answer-holds.js';
 
 const HEADERS_DELAY_MS = 25;
 
@@ -19,10 +20,13 @@ export class SseHub {
   readonly live = new Set<SseConnection>();
   /** Streams cut because their reader fell too far behind (for metrics). */
   cut = 0;
+  /** POST answers held as JSON under `responseMode: auto`, until complete or their hold ends. */
+  readonly holds: AnswerHolds;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(maxBufferBytes: number, keepAliveMs: number) {
+  constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50) {
     this.maxBufferBytes = maxBufferBytes;
+    this.holds = new AnswerHolds(holdMs);
     // A comment line keeps idle proxies and load balancers from cutting quiet streams.
     this.#timer = setInterval(() => {
       for (const c of this.live) c.write(SSE_KEEPALIVE);
@@ -40,6 +44,7 @@ export class SseHub {
 
   close(): void {
     clearInterval(this.#timer);
+    this.holds.close();
     for (const c of [...this.live]) c.end();
   }
 }

@@ -3,7 +3,11 @@ import { isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/type
 import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
 import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-store.js';
 import type { SendOptions, Transport } from '../transport/transport.js';
+import type { HeldAnswer } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
+
+/** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
+export type ResponseMode = 'sse' | 'json' | 'auto';
 
 /** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
 interface OutStream {
@@ -12,8 +16,11 @@ interface OutStream {
   conn: SseConnection | undefined;
   /** Requests of this POST still owed a response; empty for the standalone stream. */
   pending: Set<RequestId>;
-  /** JSON mode: the HTTP response waiting for every answer of its POST. */
-  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[] } | undefined;
+  /**
+   * JSON mode, or auto mode still holding: the HTTP response waiting for every answer of its POST.
+   * `held`: auto mode's hold, after which (or at the first message that is not an answer) it streams.
+   */
+  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: HeldAnswer | undefined } | undefined;
   /** Standalone stream: the last event a live connection received, so a new GET gets what it missed. */
   delivered: number;
 }
@@ -87,19 +94,47 @@ export class StreamableSessionTransport implements Transport {
   }
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
-  openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: 'sse' | 'json', batch: boolean): void {
+  openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
     const stream: OutStream = { no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0 };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
-    if (mode === 'json') {
-      stream.json = { res, headers, batch, out: [] };
-      res.on('close', () => {
-        if (stream.json && !res.writableEnded) this.#retire(stream); // the client gave up: no one to answer
-      });
+    if (mode === 'sse') {
+      this.#stream(stream, res, headers, false);
       return;
     }
-    const conn = this.#bind(stream, this.#o.hub.open(res, headers, false));
+    // Auto: JSON if every answer is in before anything needs a stream (progress, a request to the
+    // client, a log line) and within the hold; the headers are not sent yet, so a stream is still open.
+    const held: HeldAnswer | undefined =
+      mode === 'auto' ? { deadline: performance.now() + this.#o.hub.holds.holdMs, expire: () => this.#toStream(stream, true) } : undefined;
+    stream.json = { res, headers, batch, out: [], held };
+    if (held) this.#o.hub.holds.hold(held);
+    res.on('close', () => {
+      if (stream.json && !res.writableEnded) this.#retire(stream); // the client gave up: no one to answer
+    });
+  }
+
+  /** The POST's answer as an SSE stream (opening with the priming event where the client takes one). */
+  #stream(stream: OutStream, res: ServerResponse, headers: Record<string, string>, flush: boolean): SseConnection {
+    const conn = this.#bind(stream, this.#o.hub.open(res, headers, flush));
     if (this.#priming()) conn.preface(ssePriming(`${stream.no}_0`));
+    return conn;
+  }
+
+  /**
+   * An auto-mode answer that must stream after all: what it held goes out first, as events (logged for
+   * resumption like any other). `flush`: the hold ended, the client has waited long enough for headers.
+   */
+  #toStream(stream: OutStream, flush: boolean): void {
+    const json = stream.json;
+    if (!json?.held || this.#closed) return;
+    stream.json = undefined;
+    this.#o.hub.holds.release(json.held);
+    if (json.res.writableEnded || json.res.destroyed) {
+      this.#retire(stream);
+      return;
+    }
+    this.#stream(stream, json.res, json.headers, flush);
+    for (const m of json.out) this.#event(stream, m);
   }
 
   /** GET without Last-Event-ID: the standalone stream for messages that relate to no request. */
@@ -161,30 +196,29 @@ export class StreamableSessionTransport implements Transport {
       if (!stream) return; // abandoned, or its POST is gone: nobody can receive it
     } else {
       const related = options?.relatedRequestId === undefined ? undefined : this.#byRequest.get(options.relatedRequestId);
+      // A message about a request held in auto mode: its answer becomes a stream, this message on it.
+      if (related?.json?.held) this.#toStream(related, false);
       stream = related && !related.json ? related : this.#streams.get(0)!;
     }
-    let live = false;
-    if (stream.json) {
-      stream.json.out.push(message);
-    } else {
-      const seq = ++stream.seq;
-      const data = JSON.stringify(message);
-      if (this.#o.resumable) this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
-      const text = this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data);
-      const conn = stream.conn;
-      if (conn?.open) {
-        // The last answer of a POST stream goes out with the end of the response, in one write.
-        const last = isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
-        if (last) {
-          conn.end(text);
-          live = true;
-        } else {
-          live = conn.write(text);
-        }
-        if (live && stream.no === 0) stream.delivered = seq;
-      }
-    }
+    const live = stream.json ? (stream.json.out.push(message), false) : this.#event(stream, message);
     if (isResponse(message) && message.id !== null) this.#answered(stream, message.id, live);
+  }
+
+  /** Writes one message as an event of `stream` (logged for resumption); true when a live reader got it. */
+  #event(stream: OutStream, message: JsonRpcMessage): boolean {
+    const seq = ++stream.seq;
+    const data = JSON.stringify(message);
+    if (this.#o.resumable) this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
+    const text = this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data);
+    const conn = stream.conn;
+    if (!conn?.open) return false;
+    // The last answer of a POST stream goes out with the end of the response, in one write.
+    const last = isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
+    let live = true;
+    if (last) conn.end(text);
+    else live = conn.write(text);
+    if (live && stream.no === 0) stream.delivered = seq;
+    return live;
   }
 
   /** A cancelled request: its POST no longer waits for its answer (the response can end without it). */
@@ -199,8 +233,9 @@ export class StreamableSessionTransport implements Transport {
     stream.pending.delete(id);
     if (stream.pending.size > 0) return;
     if (stream.json) {
-      const { res, headers, batch, out } = stream.json;
+      const { res, headers, batch, out, held } = stream.json;
       stream.json = undefined;
+      if (held) this.#o.hub.holds.release(held);
       if (!res.writableEnded && !res.destroyed) {
         const body = JSON.stringify(batch ? out : out[0]);
         if (out.length === 0) res.writeHead(202, headers).end();
@@ -224,6 +259,7 @@ export class StreamableSessionTransport implements Transport {
   }
 
   #retire(stream: OutStream): void {
+    if (stream.json?.held) this.#o.hub.holds.release(stream.json.held);
     for (const id of stream.pending) this.#byRequest.delete(id);
     this.#streams.delete(stream.no);
     if (this.#o.resumable) this.#o.events.dropStream(this.#o.sessionId, stream.no);
@@ -234,6 +270,7 @@ export class StreamableSessionTransport implements Transport {
     this.#closed = true;
     for (const s of this.#streams.values()) {
       s.conn?.end();
+      if (s.json?.held) this.#o.hub.holds.release(s.json.held);
       if (s.json && !s.json.res.writableEnded) s.json.res.writeHead(404).end();
     }
     this.#streams.clear();

@@ -4,7 +4,8 @@
  */
 import type { Pool } from 'undici';
 
-export type Mode = 'json' | 'legacy' | 'modern';
+/** json, auto, sse: a 2025-11-25 session whose gateway answers in that `responseMode`. */
+export type Mode = 'json' | 'auto' | 'sse' | 'legacy' | 'modern';
 
 const ECHO = { name: 'echo', arguments: { message: 'hello' } };
 let nextId = 1;

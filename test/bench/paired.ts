@@ -112,7 +112,8 @@ async function start(spec: string): Promise<Target> {
   const [upCmd, upArgs] = onCore(0, process.execPath, [join(ROOT, 'test/bench/echo-server.mjs')]);
   const config = {
     metrics: { port: 0 },
-    server: { host: '127.0.0.1', port, responseMode: 'json' },
+    // Sessions answered in the mode named (auto, sse); every other mode's gateway answers JSON.
+    server: { host: '127.0.0.1', port, responseMode: mode === 'auto' || mode === 'sse' ? mode : 'json' },
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
     endpoints: [{ path: '/mcp', upstreams: ['up'] }],

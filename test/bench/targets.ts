@@ -19,7 +19,8 @@ export interface TargetSpec {
   /** Short stable name used in tables and JSON, e.g. "switchboard/json/shared". */
   id: string;
   family: 'direct' | 'floor' | 'switchboard' | 'supergateway' | 'mcp-proxy';
-  transport: 'stdio' | 'streamable-json' | 'streamable-sse' | 'legacy-sse' | 'modern-json';
+  /** streamable-auto: `responseMode: auto` (JSON unless the answer must stream; the echo never must). */
+  transport: 'stdio' | 'streamable-json' | 'streamable-auto' | 'streamable-sse' | 'legacy-sse' | 'modern-json';
   /** How upstream processes relate to client sessions (for peers: what their architecture does). */
   sharing: 'shared' | 'per-session';
 }
@@ -47,6 +48,7 @@ export const TARGETS: TargetSpec[] = [
   // The thinnest possible Node.js HTTP-to-stdio proxy (test/bench/thin-proxy.mjs): the platform's share of any gateway's cost.
   { id: 'floor/thin-proxy', family: 'floor', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/json/shared', family: 'switchboard', transport: 'streamable-json', sharing: 'shared' },
+  { id: 'switchboard/auto/shared', family: 'switchboard', transport: 'streamable-auto', sharing: 'shared' },
   { id: 'switchboard/sse/shared', family: 'switchboard', transport: 'streamable-sse', sharing: 'shared' },
   { id: 'switchboard/legacy/shared', family: 'switchboard', transport: 'legacy-sse', sharing: 'shared' },
   // 2026-07-28 clients: each call a stateless POST (JSON answer) on the same endpoint as json/shared.
@@ -193,7 +195,7 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
       // JSON is valid YAML, so the config needs no serializer.
       const config = {
         // Modern answers are JSON whatever the mode (SSE only once a notification precedes the result).
-        server: { host: '127.0.0.1', port, responseMode: spec.transport === 'streamable-sse' || spec.transport === 'legacy-sse' ? 'sse' : 'json' },
+        server: { host: '127.0.0.1', port, responseMode: spec.transport === 'streamable-sse' || spec.transport === 'legacy-sse' ? 'sse' : spec.transport === 'streamable-auto' ? 'auto' : 'json' },
         session: { maxSessions: 20_000 },
         logging: { level: 'info' },
         upstreams: [

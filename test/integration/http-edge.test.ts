@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseConfig } from '../../src/config/load.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import {
   VISIBLE_ASCII,
@@ -201,7 +202,7 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
   let gw: RunningGateway;
 
   before(async () => {
-    gw = await startGateway(fixtureConfig({ maxBodyBytes: 2048 }));
+    gw = await startGateway(fixtureConfig({ maxBodyBytes: 2048, responseMode: 'sse' }));
   });
   after(async () => {
     await gw?.close();
@@ -571,6 +572,89 @@ describe('Streamable HTTP edge with server.responseMode: json', () => {
     const byId = new Map(arr.map((a) => [a.id, a]));
     assert.deepEqual(byId.get(1)?.result, {});
     assert.ok(Array.isArray(byId.get(2)?.result?.tools));
+  });
+});
+
+describe('Streamable HTTP edge with server.responseMode: auto (the default)', () => {
+  let gw: RunningGateway;
+  let quick: RunningGateway;
+  before(async () => {
+    // A hold far longer than any call here: whether an answer streams depends only on what it carries.
+    gw = await startGateway(fixtureConfig({ responseHoldMs: 10_000 }));
+    // A hold shorter than the fixture's 100 ms tool: its answer must become a stream.
+    quick = await startGateway(fixtureConfig({ responseHoldMs: 1 }));
+  });
+  after(async () => {
+    await gw?.close();
+    await quick?.close();
+  });
+
+  it('is the default', () => {
+    assert.equal(parseConfig(fixtureConfig(), 'test', {}).server.responseMode, 'auto');
+  });
+
+  it('answers a call whose result comes before anything needs streaming with one JSON body', async () => {
+    const s = await openSession(gw, '2025-11-25');
+    const res = await post(gw, { jsonrpc: '2.0', id: 'a1', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } }, { sid: s.sid, version: s.version });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(res.headers.get('mcp-session-id'), s.sid);
+    assert.equal(JSON.parse(text).result.content[0].text, 'Tool with progress executed successfully');
+  });
+
+  it('streams an answer once a progress notification for it arrives: priming event, progress, result', async () => {
+    const s = await openSession(gw, '2025-11-25');
+    const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'a2', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p1' } } });
+    try {
+      const priming = await st.sse.next();
+      assert.ok(priming?.id, 'the stream opens with a priming event that has an id');
+      assert.equal(priming.data, '');
+      const events = await st.sse.until(isResponseTo('a2'));
+      const progress = events.filter((e) => parseData(e).method === 'notifications/progress').map((e) => parseData(e).params.progress);
+      assert.deepEqual(progress, [0, 50, 100]);
+      assert.ok(events.every((e) => e.id), 'every event has an id (resumable)');
+      assert.equal(parseData(events.at(-1)!).result.content[0].text, 'Tool with progress executed successfully');
+      assert.deepEqual(await st.sse.expectEnd(), []);
+    } finally {
+      st.ac.abort();
+    }
+  });
+
+  it('a 2025-06-18 session gets the stream without a priming event', async () => {
+    const s = await openSession(gw, '2025-06-18');
+    const st = await postStream(gw, s, { jsonrpc: '2.0', id: 'a3', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p2' } } });
+    try {
+      const first = await st.sse.next();
+      assert.equal(parseData(first!).method, 'notifications/progress');
+      await st.sse.until(isResponseTo('a3'));
+    } finally {
+      st.ac.abort();
+    }
+  });
+
+  it('an answer that outlasts the hold becomes a stream (headers and priming event first), and it can be resumed', async () => {
+    const s = await openSession(quick, '2025-11-25');
+    const st = await postStream(quick, s, { jsonrpc: '2.0', id: 'a4', method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {} } });
+    const priming = await st.sse.next();
+    assert.ok(priming?.id);
+    assert.equal(priming.data, '');
+    st.ac.abort(); // the reader goes away before the answer; the answer is logged for a resuming GET
+    const resumed = await fetch(quick.url('/mcp'), {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version, 'last-event-id': priming.id },
+    });
+    assert.equal(resumed.status, 200);
+    const events = await new SseReader(resumed.body).until(isResponseTo('a4'));
+    assert.equal(parseData(events.at(-1)!).result.content[0].text, 'Tool with progress executed successfully');
+  });
+
+  it('answers a 2025-03-26 batch with a JSON array when all answers come within the hold', async () => {
+    const s = await openSession(gw, '2025-03-26');
+    const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }], { sid: s.sid });
+    const text = await res.text();
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const arr = JSON.parse(text) as Json[];
+    assert.deepEqual(arr.map((a) => a.id).sort(), [1, 2]);
   });
 });
 
