@@ -145,13 +145,15 @@ describe('confirmation rules in the 2025 session era (SDK v1)', { timeout: 120_0
       try {
         const before = (await upstreamCalls()).length;
         const counted = await confirmations(outcome);
+        const denial = (l: Json) => l.rule === 'confirm:fs__delete_*' && l.decision === 'deny' && l.outcome === 'denied' && l.confirmation === outcome;
+        const audited = audit().filter(denial).length;
         const err = await refused(c, 'fs__delete_repo');
         assert.equal(err.code, code);
         assert.deepEqual(err.data, { code: gatewayCode, rule: 'fs__delete_*', tool: 'fs__delete_repo', outcome, upstream: 'fs' });
         assert.match(err.message, /confirmation rule "fs__delete_\*".*nothing was sent to the upstream/);
         assert.equal(c.asked.length, 1);
         assert.equal((await upstreamCalls()).length, before, 'the upstream received nothing');
-        await until(`an audit line for ${what}`, () => audit().some((l) => l.rule === 'confirm:fs__delete_*' && l.decision === 'deny' && l.outcome === 'denied' && l.confirmation === outcome));
+        await until(`an audit line for ${what}`, () => audit().filter(denial).length === audited + 1);
         assert.equal(await confirmations(outcome), counted + 1);
       } finally {
         await c.client.close();
