@@ -30,6 +30,12 @@ const CODES = {
   SWB_ARGUMENT_REFUSED: { status: 400, rpc: ErrorCode.InvalidParams },
   /** A retry's requestState was refused (details.reason says why); nothing was forwarded. */
   SWB_REQUEST_STATE_INVALID: { status: 400, rpc: ErrorCode.InvalidParams },
+  /** A confirmation rule asked the user, who declined or cancelled (details.outcome); nothing was forwarded. */
+  SWB_CONFIRMATION_DECLINED: { status: 403, rpc: ErrorCode.ServerError },
+  /** A confirmation rule asked the user, who did not answer in time; nothing was forwarded. */
+  SWB_CONFIRMATION_TIMEOUT: { status: 408, rpc: ErrorCode.RequestTimeout },
+  /** A confirmation rule needs to ask, and the client declared no form elicitation; nothing was forwarded. */
+  SWB_CONFIRMATION_UNSUPPORTED: { status: 400, rpc: ErrorCode.InvalidRequest },
   SWB_SANDBOX_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
   SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
   /** A per-user upstream credential could not be had: the authorization server refused the exchange (details.reason). */

@@ -317,6 +317,7 @@ export type TracingConfig = Config['tracing'];
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
 export type ArgumentRuleConfig = TenantConfig['arguments'][number];
+export type ConfirmRuleConfig = TenantConfig['confirm'][number];
 
 export function ssePathOf(e: { path: string; ssePath?: string | undefined }): string {
   return e.ssePath ?? (e.path === '/mcp' ? '/sse' : `${e.path === '/' ? '' : e.path}/sse`);

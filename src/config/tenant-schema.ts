@@ -36,12 +36,53 @@ const argumentRule = z
   .strict()
   .superRefine((r, ctx) => {
     if (!r.paths && r.schema === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs "paths", "schema" or both' });
-    if (r.schema === undefined) return;
-    try {
-      compileJsonSchema(r.schema);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', path: ['schema'], message: `not a usable JSON Schema (draft 2020-12): ${(err as Error).message}` });
-    }
+    usableSchema(r.schema, ctx, ['schema']);
+  });
+
+/** A JSON Schema (draft 2020-12) that compiles, else a config error naming why. */
+function usableSchema(schema: unknown, ctx: z.RefinementCtx, path: Array<string | number>): void {
+  if (schema === undefined) return;
+  try {
+    compileJsonSchema(schema as boolean | Record<string, unknown>);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', path, message: `not a usable JSON Schema (draft 2020-12): ${(err as Error).message}` });
+  }
+}
+
+/**
+ * A tools/call the user must confirm (elicitation) before the gateway forwards it. `when` narrows it to
+ * some arguments with the argument rules' matchers: either condition given makes it ask.
+ */
+const confirmRule = z
+  .object({
+    /** A glob over tool names as tools.allow sees them (prefixed, e.g. "github__delete_*"). */
+    match: z.string().min(1),
+    /** Shown to the user above the call's tool, upstream and arguments. */
+    message: z.string().min(1).max(1000).optional(),
+    when: z
+      .object({
+        /** Ask when the arguments object satisfies this JSON Schema (draft 2020-12). */
+        schema: z.union([z.boolean(), z.record(z.string(), z.unknown())], { error: 'a JSON Schema: an object, or true / false' }).optional(),
+        /** Ask when one of these arguments (if present) is not an absolute path under one of `notUnder`; "name[]" for an array of paths. */
+        paths: z
+          .object({
+            arguments: z.array(z.string().regex(/^[^[\]]+(?:\[\])?$/, 'an argument name, or "name[]" for an array of paths')).min(1),
+            notUnder: z.array(absolutePrefix).min(1),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    /** How long the user has to answer; then the call is refused. */
+    timeoutMs: z.number().int().min(100).max(3_600_000).default(120_000),
+    /** A client that cannot ask (no elicitation capability): refuse the call (default), or allow it unconfirmed. */
+    ifUnsupported: z.enum(['refuse', 'allow']).default('refuse'),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.when && r.when.schema === undefined && !r.when.paths) ctx.addIssue({ code: 'custom', path: ['when'], message: 'needs "schema", "paths" or both (leave "when" out to ask on every call)' });
+    usableSchema(r.when?.schema, ctx, ['when', 'schema']);
   });
 
 export const tenant = z
@@ -72,6 +113,8 @@ export const tenant = z
           seen.add(r.name);
         });
       }),
+    /** Tool calls the user must confirm before they are forwarded; the first rule that matches asks. */
+    confirm: z.array(confirmRule).default([]),
   })
   .strict();
 

@@ -44,6 +44,9 @@ export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 const NOTHING_OFFERED: Map<string, Record<string, unknown>> = new Map();
 
+/** Why a confirmation question was given up when its time ran out. */
+const CONFIRM_TIMEOUT = 'confirmation timeout';
+
 /** A round goes out after this long without a new question from the upstream... */
 const ROUND_QUIET_MS = 20;
 /** ...and never later than this after its first one. */
@@ -106,6 +109,8 @@ export class Exchange {
   #roundStarted = 0;
   #expiry: NodeJS.Timeout | undefined;
   #over = false;
+  /** The answer to the gateway's own confirmation question, once a retry gave it. */
+  #confirmed: Record<string, unknown> | undefined;
 
   constructor(id: string, first: ModernCall, hooks: ExchangeHooks) {
     this.id = id;
@@ -202,10 +207,41 @@ export class Exchange {
       this.#offered.delete(key);
       return Promise.resolve(offered);
     }
+    return this.#hold(key, method, clientParams(params), signal, 'cancelled by the upstream');
+  }
+
+  /**
+   * The gateway's own question (a confirmation rule's elicitation): a round like an upstream's, except
+   * that only a retry presenting that round's sealed requestState answers it (answers a first call
+   * brought along are never taken), and that an exchange asks it once (a rerun after URL elicitation
+   * goes on with the answer given). After `timeoutMs`, at most the continuation's lifetime, it rejects
+   * with RequestTimeout; when `signal` fires, with the reason.
+   */
+  confirm(params: Record<string, unknown>, signal: Cancellation, timeoutMs: number): Promise<Record<string, unknown>> {
+    if (this.#confirmed) return Promise.resolve(this.#confirmed);
+    if (this.#over || signal.aborted) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the request ended before it could be confirmed'));
+    const stop = new Cancellation();
+    const ms = Math.min(timeoutMs, this.#hooks.ttlMs);
+    const timer = setTimeout(() => stop.abort(CONFIRM_TIMEOUT), ms);
+    const relay = () => stop.abort(signal.reason);
+    signal.onAbort(relay);
+    return this.#hold(this.#newKey('confirm', 'confirm'), 'elicitation/create', params, stop, 'the confirmation was abandoned').then(
+      (answer) => (this.#confirmed = answer),
+      (err: unknown) => {
+        throw stop.reason === CONFIRM_TIMEOUT ? new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer the confirmation within ${ms} ms`) : err;
+      },
+    ).finally(() => {
+      clearTimeout(timer);
+      signal.offAbort(relay);
+    });
+  }
+
+  /** A question held until a retry answers it, or `signal` gives it up. */
+  #hold(key: string, method: string, params: Record<string, unknown>, signal: Cancellation, abandoned: string): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      this.#asks.set(key, { method, params: clientParams(params), resolve, reject });
+      this.#asks.set(key, { method, params, resolve, reject });
       signal.onAbort(() => {
-        if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, 'cancelled by the upstream'));
+        if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, abandoned));
       });
       this.#scheduleRound();
     });

@@ -9,7 +9,7 @@ import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
 import type { SessionObserver } from '../session/session-observer.js';
-import { clientRequestPipeline } from '../session/stages/index.js';
+import { clientRequestPipeline, declaresFormElicitation } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange } from './exchange.js';
@@ -193,6 +193,15 @@ export class ModernSession implements UpstreamCaller {
       progress: (params, id) => this.#exchanges.get(String(id))?.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
       stateChanged: () => {},
       release: () => {},
+      // Declared per request: the attempt now waiting says what its client can answer.
+      canElicit: (id) => {
+        const exchange = this.#exchanges.get(String(id));
+        return declaresFormElicitation((exchange?.current ?? exchange?.first)?.capabilities);
+      },
+      elicit: (params, id, signal, timeoutMs) => {
+        const exchange = this.#exchanges.get(String(id));
+        return exchange ? exchange.confirm(params, signal, timeoutMs) : Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the request to confirm is no longer held'));
+      },
     };
   }
 

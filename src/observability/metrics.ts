@@ -22,6 +22,12 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly policyDenials = new Counter({ name: 'switchboard_policy_denials_total', help: 'Requests denied by tenant policy', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly confirmations = new Counter({
+    name: 'switchboard_confirmations_total',
+    help: 'Tool calls a confirmation rule asked the user about, by outcome: accepted (forwarded), declined, cancelled, timeout, unsupported (the client cannot be asked)',
+    labelNames: ['tenant', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly authFailures = new Counter({ name: 'switchboard_auth_failures_total', help: 'Requests refused by authentication', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly rateLimited = new Counter({ name: 'switchboard_rate_limited_total', help: 'Requests refused by a limit', labelNames: ['limit'] as const, registers: [this.registry] });
   readonly sseEventsBuffered = new Gauge({ name: 'switchboard_sse_events_buffered', help: 'SSE events held for Last-Event-ID resumption', registers: [this.registry] });

@@ -64,9 +64,39 @@ function segments(pointer: string): string[] {
   return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-interface PathArgument {
+/** A named path argument ("name", or "name[]" for an array of paths). */
+export interface PathArgument {
   name: string;
   array: boolean;
+}
+
+/** Argument names as configured: "name[]" is an array of paths. */
+export function pathArguments(names: readonly string[]): PathArgument[] {
+  return names.map((a) => (a.endsWith('[]') ? { name: a.slice(0, -2), array: true } : { name: a, array: false }));
+}
+
+/**
+ * The first of `paths` present in `args` that is not an absolute path under one of `under` (resolved
+ * prefixes): the argument and why, or undefined when every present one is. Argument rules refuse such
+ * a call; confirmation rules ask about it.
+ */
+export function pathOutside(args: Record<string, unknown> | undefined, paths: readonly PathArgument[], under: readonly string[]): { argument: string; reason: string } | undefined {
+  for (const a of paths) {
+    // Own properties only: "constructor" or "__proto__" must not be read off the prototype.
+    if (!args || !Object.hasOwn(args, a.name)) continue; // an absent optional argument passes
+    const value = args[a.name];
+    if (!a.array) {
+      const problem = pathProblem(value, under);
+      if (problem) return { argument: a.name, reason: `argument ${quote(a.name)} ${problem}` };
+      continue;
+    }
+    if (!Array.isArray(value)) return { argument: a.name, reason: `argument ${quote(a.name)} must be an array of string paths, not ${describe(value)}` };
+    for (let i = 0; i < value.length; i++) {
+      const problem = pathProblem(value[i], under);
+      if (problem) return { argument: a.name, reason: `argument ${quote(`${a.name}[${i}]`)} ${problem}` };
+    }
+  }
+  return undefined;
 }
 
 class CompiledRule {
@@ -79,7 +109,7 @@ class CompiledRule {
   constructor(c: ArgumentRuleConfig) {
     this.name = c.name;
     this.#tools = c.tools;
-    this.#paths = (c.paths?.arguments ?? []).map((a) => (a.endsWith('[]') ? { name: a.slice(0, -2), array: true } : { name: a, array: false }));
+    this.#paths = pathArguments(c.paths?.arguments ?? []);
     this.#under = (c.paths?.under ?? []).map((p) => posix.resolve(p));
     this.#schema = c.schema === undefined ? undefined : compileJsonSchema(c.schema);
   }
@@ -90,21 +120,8 @@ class CompiledRule {
 
   /** The first problem with these arguments (a plain object, or undefined for none sent). */
   check(tool: string, args: Record<string, unknown> | undefined): ArgumentViolation | undefined {
-    for (const a of this.#paths) {
-      // Own properties only: "constructor" or "__proto__" must not be read off the prototype.
-      if (!args || !Object.hasOwn(args, a.name)) continue; // an absent optional argument passes
-      const value = args[a.name];
-      if (!a.array) {
-        const problem = pathProblem(value, this.#under);
-        if (problem) return this.#violation(tool, a.name, `argument ${quote(a.name)} ${problem}`);
-        continue;
-      }
-      if (!Array.isArray(value)) return this.#violation(tool, a.name, `argument ${quote(a.name)} must be an array of string paths, not ${describe(value)}`);
-      for (let i = 0; i < value.length; i++) {
-        const problem = pathProblem(value[i], this.#under);
-        if (problem) return this.#violation(tool, a.name, `argument ${quote(`${a.name}[${i}]`)} ${problem}`);
-      }
-    }
+    const outside = pathOutside(args, this.#paths, this.#under);
+    if (outside) return this.#violation(tool, outside.argument, outside.reason);
     if (this.#schema && !this.#schema(args ?? {})) {
       const e = this.#schema.errors?.[0];
       const at = segments(e?.instancePath ?? '');

@@ -15,7 +15,12 @@ export interface AuditEvent {
   latencyMs: number;
   responseBytes: number;
   arguments?: unknown;
+  /** A call a confirmation rule asked the user about: what came of the question (absent for every other call). */
+  confirmation?: ConfirmationOutcome | undefined;
 }
+
+/** What came of asking the user to confirm a call (audit lines, the confirmations metric). */
+export type ConfirmationOutcome = 'accepted' | 'declined' | 'cancelled' | 'timeout' | 'unsupported';
 
 /** A tool pin event: recorded at first sight, a changed definition (withheld or passed with a warning), an approval, a rejection. */
 export interface PinAuditEvent {

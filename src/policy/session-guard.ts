@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ArgumentViolation } from './argument-rules.js';
-import type { AuditLog } from './audit-log.js';
+import type { AuditEvent, AuditLog, ConfirmationOutcome } from './audit-log.js';
+import type { ConfirmRule } from './confirm-rules.js';
 import type { Decision } from './decision.js';
 import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
 import { prefixed } from '../jsonrpc/names.js';
@@ -85,6 +86,25 @@ export class SessionGuard {
     return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
   }
 
+  /**
+   * The confirmation rule that asks the user about this tools/call, if one does (the tenant's rules,
+   * in order, by the called name and, on an endpoint that shows one upstream unprefixed, its prefixed name).
+   */
+  confirmRule(params: Params, upstreamWhenUnprefixed?: string): ConfirmRule | undefined {
+    const rules = this.tenant.confirmRules;
+    if (!rules) return undefined;
+    const name = String(params?.name);
+    return rules.find(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
+  }
+
+  /**
+   * A call a confirmation rule stopped: audited as a denial by that rule (`outcome` "cancelled" when the
+   * client itself cancelled the call while the user was being asked).
+   */
+  unconfirmed(params: Params, rule: ConfirmRule, confirmation: ConfirmationOutcome, startedAt: number, upstream: string | undefined, outcome: 'denied' | 'cancelled' = 'denied'): void {
+    this.record('tools/call', params, { allowed: false, rule: `confirm:${rule.match}` }, outcome, startedAt, undefined, upstream, undefined, confirmation);
+  }
+
   /** Scopes the token lacks for this request, for an HTTP 403 insufficient_scope (step-up). */
   missingScopes(method: string, params: Params): string[] | undefined {
     if (!this.tenant.hasScopedRules) return undefined; // the common case costs nothing per request
@@ -167,11 +187,14 @@ export class SessionGuard {
     return this.#audit !== undefined && methodSpec(method)?.audited === true;
   }
 
-  /** `resultBytes`: the answer's size as it arrived, when known; otherwise `result` is measured. */
-  record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined, resultBytes?: number): void {
+  /**
+   * `resultBytes`: the answer's size as it arrived, when known; otherwise `result` is measured.
+   * `confirmation`: what came of asking the user, for a call a confirmation rule asked about.
+   */
+  record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined, resultBytes?: number, confirmation?: ConfirmationOutcome): void {
     if (!this.#audit || !this.audits(method)) return;
     const target = targetOf(method, params)!;
-    this.#audit.record({
+    const event: AuditEvent = {
       tenant: this.tenant.name,
       subject: this.principal.subject,
       session: this.#ids.session,
@@ -185,6 +208,8 @@ export class SessionGuard {
       latencyMs: Date.now() - startedAt,
       responseBytes: resultBytes ?? (result === undefined ? 0 : Buffer.byteLength(JSON.stringify(result))),
       arguments: method === 'tools/call' ? params?.arguments : method === 'prompts/get' ? params?.arguments : undefined,
-    });
+    };
+    if (confirmation !== undefined) event.confirmation = confirmation;
+    this.#audit.record(event);
   }
 }

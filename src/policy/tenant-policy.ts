@@ -2,6 +2,7 @@ import type { RuleSetConfig, TenantConfig } from '../config/schema.js';
 import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
+import { ConfirmRules } from './confirm-rules.js';
 import { uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
@@ -46,11 +47,14 @@ export class TenantPolicy {
   readonly filtersNothing: boolean;
   /** Undefined without argument rules: the per-call check is then one property read. */
   readonly argumentRules: ArgumentRules | undefined;
+  /** Undefined without confirmation rules: a call then pays one property read for them. */
+  readonly confirmRules: ConfirmRules | undefined;
 
   constructor(config: TenantConfig) {
     this.name = config.name;
     this.config = config;
     this.argumentRules = ArgumentRules.compile(config.arguments);
+    this.confirmRules = ConfirmRules.compile(config.confirm);
     this.#rules = { tool: compile('tool', config.tools), resource: compile('resource', config.resources), prompt: compile('prompt', config.prompts) };
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
     this.filtersNothing = !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
@@ -104,4 +108,5 @@ export const ALLOW_ALL: TenantConfig = Object.freeze({
   prompts: { allow: ['*'], deny: [] },
   limits: {},
   arguments: [],
+  confirm: [],
 }) as TenantConfig;

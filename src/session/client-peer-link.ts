@@ -7,7 +7,7 @@ import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 export function clientPeerLink(send: (m: JsonRpcMessage, related: RequestId | undefined) => Promise<void>, timeoutMs: number): PeerLink {
   return {
     send,
-    timeoutError: (method) => new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer "${method}" within ${timeoutMs} ms`),
+    timeoutError: (method, ms) => new JsonRpcError(ErrorCode.RequestTimeout, `the client did not answer "${method}" within ${ms ?? timeoutMs} ms`),
     cancelledError: () => new JsonRpcError(ErrorCode.InternalError, 'cancelled'),
     timeoutReason: 'the client did not answer in time',
     cancelReason: 'cancelled',

@@ -16,7 +16,7 @@ import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
-import { clientRequestPipeline } from './stages/index.js';
+import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
 import { ToolWorkingSet } from './tool-working-set.js';
 
@@ -235,6 +235,7 @@ export class ClientSession {
       checkDefinition: undefined,
       result: undefined,
       resultBytes: undefined,
+      confirmation: undefined,
       error: undefined,
       response: undefined,
     };
@@ -288,6 +289,8 @@ export class ClientSession {
       },
       release: (id) => this.#transport.release?.(id),
       workingSet: this.#workingSet,
+      canElicit: () => declaresFormElicitation(this.clientCapabilities),
+      elicit: (params, id, signal, timeoutMs) => this.#peer.request('elicitation/create', params, { timeoutMs, signal, relatedRequestId: id }),
     };
   }
 
@@ -334,9 +337,7 @@ export class ClientSession {
   clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const need = NEEDS[method];
-    if (need && !this.clientCapabilities[need]) {
-      return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the "${need}" capability, so "${method}" cannot be delivered`));
-    }
+    if (need && !this.clientCapabilities[need]) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the "${need}" capability, so "${method}" cannot be delivered`));
     if (method === 'elicitation/create' && (params as any)?.mode === 'url' && !this.clientCapabilities.elicitation?.url) {
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, 'the client did not declare URL-mode elicitation'));
     }

@@ -2,6 +2,7 @@ import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { MethodSpec, Target } from '../jsonrpc/methods.js';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
+import type { ConfirmationOutcome } from '../policy/audit-log.js';
 import type { Decision } from '../policy/decision.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
@@ -35,6 +36,18 @@ export interface PipelineHost {
   release(id: RequestId): void;
   /** The tools this session found with search_tools (search+working-set, 2025 sessions only), by exposed name. */
   readonly workingSet?: ToolWorkingSet | undefined;
+  /**
+   * Whether the client of request `id` can be asked a form-mode elicitation (a confirmation rule's
+   * question): the session's declared capabilities, or in the 2026-07-28 era the request's own.
+   */
+  canElicit(id: RequestId): boolean;
+  /**
+   * Asks the client of request `id`, on the gateway's own behalf, `elicitation/create` with `params`:
+   * a request on the stream of a 2025 session's call (a timeout sends it notifications/cancelled), an
+   * input_required round answered by a sealed retry in the 2026-07-28 era. Resolves with the ElicitResult; rejects with a RequestTimeout-coded error when no
+   * answer came within `timeoutMs`, and with another error when `signal` fired or the client failed.
+   */
+  elicit(params: Record<string, unknown>, id: RequestId, signal: Cancellation, timeoutMs: number): Promise<Record<string, unknown>>;
 }
 
 /** One client request on its way through the stages; each stage adds what it learned. */
@@ -57,6 +70,8 @@ export interface RequestContext {
   result?: Record<string, unknown> | undefined;
   /** The result's size as it arrived from the upstream, when it was passed on unchanged (audit). */
   resultBytes?: number | undefined;
+  /** What came of asking the user to confirm it, when a confirmation rule asked (the audit line says it). */
+  confirmation?: ConfirmationOutcome | undefined;
   /** What the route threw, as thrown (stages read its type and code, never its message). */
   error?: unknown;
   response?: JsonRpcResponse;

@@ -1,3 +1,5 @@
+import type { ConfirmationOutcome } from '../policy/audit-log.js';
+
 /** What the session layer reports for metrics; the app wires it to Prometheus. */
 export interface SessionObserver {
   sessionOpened(transport: string, tenant: string): void;
@@ -6,6 +8,8 @@ export interface SessionObserver {
   requestDone(r: { method: string; endpoint: string; upstream: string; outcome: string; seconds: number; tool: string | undefined; era: 'legacy' | 'modern' }): void;
   denied(reason: string): void;
   rateLimited(limit: string): void;
+  /** A confirmation rule asked (or could not ask) the user about a call of this tenant's. */
+  confirmation(tenant: string, outcome: ConfirmationOutcome): void;
 }
 
 export const NO_OBSERVER: SessionObserver = {
@@ -14,4 +18,5 @@ export const NO_OBSERVER: SessionObserver = {
   requestDone() {},
   denied() {},
   rateLimited() {},
+  confirmation() {},
 };

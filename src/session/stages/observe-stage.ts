@@ -24,7 +24,7 @@ export const observeStage: Stage = async (ctx, next) => {
   const response = ctx.response;
   if (ctx.decision && host.guard.audits(req.method)) {
     const failed = response !== undefined && 'error' in response;
-    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes);
+    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
   }
   host.observer.requestDone({
     method: ctx.spec?.metric ?? 'other',

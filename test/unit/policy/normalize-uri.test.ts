@@ -71,6 +71,7 @@ describe('TenantPolicy resource decisions', () => {
     prompts: { allow: ['*'], deny: [] },
     limits: {},
     arguments: [],
+    confirm: [],
   } as TenantConfig);
   const decide = (uri: string) => tenant.decide('resource', uri, new Set());
 

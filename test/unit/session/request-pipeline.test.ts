@@ -3,17 +3,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors.js';
+import { ErrorCode } from '../../../src/jsonrpc/error-codes.js';
+import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
 import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
 import { methodSpec, targetOf } from '../../../src/jsonrpc/methods.js';
 import { notFound } from '../../../src/jsonrpc/not-found.js';
 import type { JsonRpcResponse, RequestId } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { NO_TRACING } from '../../../src/observability/tracing.js';
+import type { ConfirmRule } from '../../../src/policy/confirm-rules.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { SessionGuard } from '../../../src/policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../../../src/router/index.js';
 import { compose, type Next, type PipelineHost, type RequestContext, type Stage } from '../../../src/session/request-pipeline.js';
-import { argumentsStage, clientRequestPipeline, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage } from '../../../src/session/stages/index.js';
+import { argumentsStage, clientRequestPipeline, confirmStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage } from '../../../src/session/stages/index.js';
 import { Curation } from '../../../src/router/curation.js';
 import { ToolView } from '../../../src/router/tool-view.js';
 
@@ -24,12 +27,15 @@ interface Stub {
   denials: string[];
   limited: string[];
   done: Array<Record<string, unknown>>;
-  audit: Array<{ method: string; outcome: string; rule: string; upstream: string | undefined }>;
+  audit: Array<{ method: string; outcome: string; rule: string; upstream: string | undefined; confirmation?: string }>;
   refused: string[];
   routed: string[];
   released: number;
   changed: string[];
   abandoned: RequestId[];
+  /** Confirmation outcomes counted, and the elicitations put to the client. */
+  confirmations: string[];
+  asked: Array<{ params: Record<string, unknown>; timeoutMs: number }>;
 }
 
 interface StubOptions {
@@ -40,23 +46,32 @@ interface StubOptions {
   violation?: { rule: string; tool: string };
   slot?: boolean;
   route?: (method: string, params: Params, signal: Cancellation) => Promise<Record<string, unknown>>;
+  /** The tenant's confirmation rule that matches every tools/call (none by default). */
+  confirm?: ConfirmRule;
+  /** Whether the client declared form elicitation (default yes), and how it answers. */
+  elicits?: boolean;
+  elicit?: (params: Record<string, unknown>, signal: Cancellation) => Promise<Record<string, unknown>>;
 }
 
 function stub(o: StubOptions = {}): Stub {
-  const s: Stub = { denials: [], limited: [], done: [], audit: [], refused: [], routed: [], released: 0, changed: [], abandoned: [] } as unknown as Stub;
+  const s: Stub = { denials: [], limited: [], done: [], audit: [], refused: [], routed: [], released: 0, changed: [], abandoned: [], confirmations: [], asked: [] } as unknown as Stub;
   const guard = {
     check: (method: string, params: Params) => {
       const t = targetOf(method, params);
       return t && { ...(o.decide ?? (() => ({ allowed: true, rule: 'tools.allow:*', reason: 'allowed' })))(t.kind, t.name), ...t };
     },
     checkArguments: (method: string) => (method === 'tools/call' ? o.violation : undefined),
-    record: (method: string, _p: Params, d: Decision, outcome: string, _at: number, _r: unknown, upstream: string | undefined) => s.audit.push({ method, outcome, rule: d.rule, upstream }),
+    record: (method: string, _p: Params, d: Decision, outcome: string, _at: number, _r: unknown, upstream: string | undefined, _b?: number, confirmation?: string) =>
+      s.audit.push({ method, outcome, rule: d.rule, upstream, ...(confirmation ? { confirmation } : {}) }),
+    confirmRule: () => o.confirm,
+    unconfirmed: (_p: Params, rule: ConfirmRule, confirmation: string, _at: number, upstream: string | undefined, outcome = 'denied') =>
+      s.audit.push({ method: 'tools/call', outcome, rule: `confirm:${rule.match}`, upstream, confirmation }),
     refused: (_m: string, _p: Params, rule: string) => s.refused.push(rule),
     acquireRequest: () => o.slot ?? true,
     releaseRequest: () => void s.released++,
     filterList: (_m: string, r: Record<string, unknown>) => r,
     audits: (m: string) => methodSpec(m)?.audited === true,
-    tenant: { name: 't', config: { limits: { concurrentRequests: 1 } } },
+    tenant: { name: 't', config: { limits: { concurrentRequests: 1 } }, confirmRules: o.confirm ? {} : undefined },
   } as unknown as SessionGuard;
   const router = {
     request: (method: string, params: Params, ctx: { signal: Cancellation }) => {
@@ -76,6 +91,7 @@ function stub(o: StubOptions = {}): Stub {
       requestDone: (r) => s.done.push(r),
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
+      confirmation: (_tenant, outcome) => s.confirmations.push(outcome),
     },
     endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
@@ -86,6 +102,11 @@ function stub(o: StubOptions = {}): Stub {
     progress() {},
     stateChanged: (method) => void s.changed.push(method),
     release: (id) => void s.abandoned.push(id),
+    canElicit: () => o.elicits ?? true,
+    elicit: (params, _id, signal, timeoutMs) => {
+      s.asked.push({ params, timeoutMs });
+      return (o.elicit ?? (async () => ({ action: 'accept', content: { confirm: true } })))(params, signal);
+    },
   };
   return s;
 }
@@ -309,5 +330,103 @@ describe('tools stage', () => {
     assert.deepEqual(((r as unknown as { result: { tools: Array<{ name: string }> } }).result.tools).map((t) => t.name), ['search_tools', 'call_tool']);
     assert.deepEqual(s.routed, []);
     assert.equal(s.done.length, 1);
+  });
+});
+
+describe('confirm stage', () => {
+  const RULE: ConfirmRule = { match: 'fs__delete_*', message: 'Deleting cannot be undone.', timeoutMs: 5000, ifUnsupported: 'refuse' };
+  const CALL = { name: 'fs__delete_repo', arguments: { repo: 'acme/site', token: 'hunter2-but-longer' } };
+  /** Policy (the decision the audit line cites), the confirm stage, then observe and route, as in the pipeline. */
+  const run = (s: Stub, ctx = ctxOf(s, 'tools/call', CALL)) => compose([policyStage, confirmStage, observeStage, routeStage])(ctx);
+  const dataOf = (r: JsonRpcResponse | undefined) => errorOf(r)?.data as Record<string, unknown>;
+
+  it('a tenant without rules, or a call no rule matches, passes without asking', async () => {
+    const s = stub();
+    assert.deepEqual(await run(s), { jsonrpc: '2.0', id: 1, result: { ok: true } });
+    const t = stub({ confirm: RULE });
+    (t.host.guard as unknown as { confirmRule: () => undefined }).confirmRule = () => undefined;
+    await run(t);
+    assert.deepEqual([s.asked.length, t.asked.length], [0, 0]);
+    assert.deepEqual(t.routed, ['tools/call']);
+  });
+
+  it('asks with the tool, upstream and masked arguments; an accepted call is forwarded as asked and audited "accepted"', async () => {
+    const s = stub({ confirm: RULE });
+    assert.deepEqual(await run(s), { jsonrpc: '2.0', id: 1, result: { ok: true } });
+    const [{ params, timeoutMs }] = s.asked as [Stub['asked'][number]];
+    assert.equal(timeoutMs, 5000);
+    const message = String(params.message);
+    assert.match(message, /Deleting cannot be undone\./);
+    assert.match(message, /Tool: "fs__delete_repo"\nUpstream: "up"/);
+    assert.match(message, /"repo": "acme\/site"/);
+    assert.match(message, /"token": "\[masked\]"/);
+    assert.doesNotMatch(message, /hunter2/);
+    assert.deepEqual(params.requestedSchema, { type: 'object', properties: { confirm: (params.requestedSchema as any).properties.confirm }, required: ['confirm'] });
+    assert.equal((params.requestedSchema as any).properties.confirm.type, 'boolean');
+    assert.deepEqual(s.routed, ['tools/call']);
+    assert.deepEqual(s.confirmations, ['accepted']);
+    assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'ok', rule: 'tools.allow:*', upstream: 'up', confirmation: 'accepted' }]);
+    assert.equal(s.host.inflight.size, 0);
+  });
+
+  const refusals: Array<[string, Record<string, unknown> | Error, string, string, number]> = [
+    ['declined', { action: 'decline' }, 'declined', 'SWB_CONFIRMATION_DECLINED', ErrorCode.ServerError],
+    ['accepted with the box unticked', { action: 'accept', content: { confirm: false } }, 'declined', 'SWB_CONFIRMATION_DECLINED', ErrorCode.ServerError],
+    ['cancelled', { action: 'cancel' }, 'cancelled', 'SWB_CONFIRMATION_DECLINED', ErrorCode.ServerError],
+    ['not answered in time', new JsonRpcError(ErrorCode.RequestTimeout, 'late'), 'timeout', 'SWB_CONFIRMATION_TIMEOUT', ErrorCode.RequestTimeout],
+    ['answered with an error', new JsonRpcError(ErrorCode.MethodNotFound, 'no handler'), 'cancelled', 'SWB_CONFIRMATION_DECLINED', ErrorCode.ServerError],
+  ];
+  for (const [what, answer, outcome, code, rpc] of refusals) {
+    it(`${what}: refused with ${code}, never routed, audited and counted "${outcome}"`, async () => {
+      const s = stub({ confirm: RULE, elicit: async () => (answer instanceof Error ? Promise.reject(answer) : answer) });
+      const r = await run(s);
+      assert.equal(errorOf(r)?.code, rpc);
+      assert.deepEqual(dataOf(r), { code, rule: 'fs__delete_*', tool: 'fs__delete_repo', outcome, upstream: 'up' });
+      assert.match(errorOf(r)!.message, /nothing was sent to the upstream/);
+      assert.deepEqual(s.routed, []);
+      assert.deepEqual(s.confirmations, [outcome]);
+      assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'denied', rule: 'confirm:fs__delete_*', upstream: 'up', confirmation: outcome }]);
+      assert.deepEqual({ ...s.done[0], seconds: 0 }, { method: 'tools/call', endpoint: '/mcp', upstream: 'none', outcome: 'denied', seconds: 0, tool: 'unknown', era: 'legacy' });
+    });
+  }
+
+  it('a client without form elicitation is refused (never a silent bypass); ifUnsupported: allow lets the call through, counted', async () => {
+    const s = stub({ confirm: RULE, elicits: false });
+    const r = await run(s);
+    assert.equal(errorOf(r)?.code, ErrorCode.InvalidRequest);
+    assert.equal(dataOf(r).code, 'SWB_CONFIRMATION_UNSUPPORTED');
+    assert.match(errorOf(r)!.message, /did not declare the elicitation capability/);
+    assert.deepEqual([s.routed, s.asked.length, s.confirmations], [[], 0, ['unsupported']]);
+    const allow = stub({ confirm: { ...RULE, ifUnsupported: 'allow' }, elicits: false });
+    assert.deepEqual(await run(allow), { jsonrpc: '2.0', id: 1, result: { ok: true } });
+    assert.deepEqual(allow.confirmations, ['unsupported']);
+    assert.equal(allow.audit[0]!.confirmation, 'unsupported');
+  });
+
+  it('in the 2026-07-28 era an undeclared capability is -32021 with requiredCapabilities', async () => {
+    const s = stub({ confirm: RULE, elicits: false });
+    (s.host as { era: string }).era = 'modern';
+    const r = await run(s);
+    assert.equal(errorOf(r)?.code, -32021);
+    assert.deepEqual(dataOf(r).requiredCapabilities, { elicitation: { form: {} } });
+    assert.equal(dataOf(r).code, 'SWB_CONFIRMATION_UNSUPPORTED');
+  });
+
+  it('a call the client cancels while the user is asked gets no answer, and is audited as cancelled', async () => {
+    const s = stub({ confirm: RULE, elicit: (_p, signal) => new Promise((_r, reject) => signal.onAbort(() => reject(new Error('cancelled')))) });
+    const answer = run(s);
+    await new Promise((r) => setImmediate(r));
+    s.host.inflight.get(1)!.abort('client');
+    assert.equal(await answer, undefined);
+    assert.deepEqual(s.abandoned, [1]);
+    assert.deepEqual(s.routed, []);
+    assert.deepEqual(s.audit, [{ method: 'tools/call', outcome: 'cancelled', rule: 'confirm:fs__delete_*', upstream: 'up', confirmation: 'cancelled' }]);
+    assert.equal(s.host.inflight.size, 0);
+  });
+
+  it('only tools/call is asked about', async () => {
+    const s = stub({ confirm: RULE });
+    await run(s, ctxOf(s, 'prompts/get', { name: 'fs__delete_repo' }));
+    assert.equal(s.asked.length, 0);
   });
 });

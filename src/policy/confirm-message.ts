@@ -1,0 +1,98 @@
+/**
+ * What the user is shown when a confirmation rule asks: the tool, its upstream and the arguments the
+ * call will be sent with, bounded in size and with secret-looking values masked. The user needs to see
+ * what is about to happen; the client, its logs and whoever looks over the user's shoulder need not see
+ * the credentials a tool call may carry.
+ */
+
+export const MASK = '[masked]';
+
+/** Limits on the arguments as shown (the call itself is forwarded whole and unchanged). */
+const MAX_STRING = 200;
+const MAX_ENTRIES = 20;
+const MAX_DEPTH = 5;
+const MAX_ARGUMENTS_CHARS = 2000;
+/** A string is looked at for secrets up to here (before it is cut to MAX_STRING). */
+const SCAN_CHARS = 4096;
+const MAX_NAME = 128;
+
+/** Key names that say their value is a credential (lower case, without "-", "_" and spaces). */
+const SECRET_WORDS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'credential', 'cookie', 'apikey', 'privatekey', 'accesskey', 'signature'];
+const SECRET_NAMES = new Set(['pwd', 'pass', 'auth', 'sessionid']);
+
+export function isSecretKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_ .]/g, '');
+  return SECRET_NAMES.has(k) || k.endsWith('key') || k.endsWith('keys') || SECRET_WORDS.some((w) => k.includes(w));
+}
+
+/** Values that look like credentials wherever they appear, each replaced by MASK. */
+const SECRET_VALUES: readonly RegExp[] = [
+  /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // an Authorization header's value
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, // a JWT (its header is base64url of '{"')
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16})/g, // well-known token prefixes
+  /\b[0-9a-fA-F]{32,}\b/g, // long hex (keys, secrets, digests)
+];
+/** A long run of base64 / base64url characters: masked when it mixes digits, upper and lower case (a key, not a word or a path). */
+const OPAQUE = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
+
+function looksRandom(s: string): boolean {
+  // A path is mostly words between slashes; a key has few or none.
+  const slashes = s.split('/').length - 1;
+  return /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && slashes <= 2;
+}
+
+export function maskSecrets(text: string): string {
+  let out = text;
+  for (const re of SECRET_VALUES) out = out.replace(re, (m) => (/^bearer/i.test(m) ? `${m.slice(0, 6)} ${MASK}` : MASK));
+  return out.replace(OPAQUE, (m) => (looksRandom(m) ? MASK : m));
+}
+
+function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
+}
+
+/** A copy of `value` fit to be shown: secrets masked, long strings cut, wide or deep structures elided. */
+export function shownValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    const shown = maskSecrets(value.slice(0, SCAN_CHARS));
+    return shown.length > MAX_STRING || value.length > SCAN_CHARS ? `${shown.slice(0, MAX_STRING)}… (${value.length} characters in all)` : shown;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[…]' : '{…}';
+  if (Array.isArray(value)) {
+    const items = value.slice(0, MAX_ENTRIES).map((v) => shownValue(v, depth + 1));
+    if (value.length > MAX_ENTRIES) items.push(`… ${value.length - MAX_ENTRIES} more items`);
+    return items;
+  }
+  const entries = Object.entries(value);
+  // Built with defineProperty semantics (entries, not assignment): a "__proto__" key stays a key.
+  const out: Array<[string, unknown]> = entries.slice(0, MAX_ENTRIES).map(([k, v]) => [cut(k, MAX_STRING), isSecretKey(k) && v !== null && v !== undefined ? MASK : shownValue(v, depth + 1)]);
+  if (entries.length > MAX_ENTRIES) out.push(['…', `${entries.length - MAX_ENTRIES} more keys`]);
+  return Object.fromEntries(out);
+}
+
+/** The arguments as the user reads them: indented JSON of shownValue(), at most MAX_ARGUMENTS_CHARS. */
+export function shownArguments(args: unknown): string {
+  if (args === undefined) return '(none)';
+  const text = JSON.stringify(shownValue(args), null, 2) ?? String(args);
+  return text.length > MAX_ARGUMENTS_CHARS ? `${text.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${text.length - MAX_ARGUMENTS_CHARS} more characters not shown)` : text;
+}
+
+export interface ConfirmationText {
+  /** The tool as the client named it. */
+  tool: string;
+  upstream: string | undefined;
+  /** The rule's own message, if it has one. */
+  message: string | undefined;
+  arguments: unknown;
+}
+
+/** The elicitation message: why the user is asked, then exactly what will be sent where. */
+export function confirmationMessage(t: ConfirmationText): string {
+  const lines = ['Switchboard asks you to confirm this tool call before it is sent.'];
+  if (t.message) lines.push(t.message);
+  lines.push('', `Tool: ${JSON.stringify(cut(t.tool, MAX_NAME))}`);
+  if (t.upstream !== undefined) lines.push(`Upstream: ${JSON.stringify(cut(t.upstream, MAX_NAME))}`);
+  lines.push('Arguments:', shownArguments(t.arguments));
+  return lines.join('\n');
+}

@@ -1,0 +1,124 @@
+import { GatewayError, toJsonRpcError, type GatewayErrorCode } from '../../errors.js';
+import { Cancellation } from '../../jsonrpc/cancellation.js';
+import { ErrorCode } from '../../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
+import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { quote } from '../../policy/argument-rules.js';
+import type { ConfirmationOutcome } from '../../policy/audit-log.js';
+import { confirmationMessage } from '../../policy/confirm-message.js';
+import type { ConfirmRule } from '../../policy/confirm-rules.js';
+import { elapsed, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
+
+/**
+ * Whether declared client capabilities include form-mode elicitation. An empty `elicitation` object is
+ * form mode (2025-06-18, and the 2025-11-25 rule for it); one that lists only `url` is not.
+ */
+export function declaresFormElicitation(caps: Record<string, any> | undefined): boolean {
+  const e = caps?.elicitation;
+  return e !== null && typeof e === 'object' && (e.form !== undefined || e.url === undefined);
+}
+
+/** The one question asked: a single required boolean, unticked by default. */
+const REQUESTED_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: {
+    confirm: { type: 'boolean', title: 'Send this tool call', description: 'Tick to let the gateway send the call exactly as shown; leave it unticked, decline or cancel to refuse it.', default: false },
+  },
+  required: ['confirm'],
+});
+
+/** An answer counts as consent only when the user accepted with the box ticked. */
+function outcomeOf(answer: Record<string, unknown>): ConfirmationOutcome {
+  if (answer.action === 'accept') return (answer.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+  return answer.action === 'decline' ? 'declined' : 'cancelled';
+}
+
+function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined): Record<string, unknown> {
+  const { host, req } = ctx;
+  const message = confirmationMessage({ tool, upstream, message: rule.message, arguments: req.params?.arguments });
+  const params: Record<string, unknown> = { message, requestedSchema: REQUESTED_SCHEMA };
+  // `mode` exists from 2025-11-25 on (absent means form); older clients are not shown a field they do not know.
+  if (host.era === 'modern' || (host.session?.protocolVersion ?? '') >= '2025-11-25') params.mode = 'form';
+  return params;
+}
+
+const NOTHING_SENT = 'nothing was sent to the upstream';
+
+function refusal(outcome: Exclude<ConfirmationOutcome, 'accepted'>, rule: ConfirmRule, tool: string): { code: GatewayErrorCode; message: string } {
+  const named = `tool ${quote(tool)} (confirmation rule ${quote(rule.match)})`;
+  switch (outcome) {
+    case 'declined':
+      return { code: 'SWB_CONFIRMATION_DECLINED', message: `The user declined the call of ${named}; ${NOTHING_SENT}` };
+    case 'cancelled':
+      return { code: 'SWB_CONFIRMATION_DECLINED', message: `The confirmation of the call of ${named} was cancelled; ${NOTHING_SENT}` };
+    case 'timeout':
+      return { code: 'SWB_CONFIRMATION_TIMEOUT', message: `No answer to the confirmation of the call of ${named} within ${rule.timeoutMs} ms; ${NOTHING_SENT}` };
+    case 'unsupported':
+      return {
+        code: 'SWB_CONFIRMATION_UNSUPPORTED',
+        message: `The call of ${named} needs the user's confirmation, and this client did not declare the elicitation capability (form mode) to ask for it; ${NOTHING_SENT}. Use a client that supports elicitation`,
+      };
+  }
+}
+
+/** A call the user did not consent to: audited, counted, answered with a coded error. Nothing is forwarded. */
+function refuse(ctx: RequestContext, rule: ConfirmRule, outcome: Exclude<ConfirmationOutcome, 'accepted'>, tool: string, upstream: string | undefined): JsonRpcResponse {
+  const { req, host } = ctx;
+  host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream);
+  host.observer.requestDone({ method: 'tools/call', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
+  const { code, message } = refusal(outcome, rule, tool);
+  const data: Record<string, unknown> = { rule: rule.match, tool, outcome };
+  if (upstream !== undefined) data.upstream = upstream;
+  const wire = toJsonRpcError(new GatewayError(code, message, data), host.logger);
+  // The 2026-07-28 era has its own answer for a capability the request did not declare (HTTP 400).
+  if (outcome === 'unsupported' && host.era === 'modern') return new JsonRpcError(-32021, message, { ...(wire.data as object), requiredCapabilities: { elicitation: { form: {} } } }).toResponse(req.id);
+  return wire.toResponse(req.id);
+}
+
+async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Promise<JsonRpcResponse | undefined> {
+  const { req, host } = ctx;
+  const tenant = host.guard.tenant.name;
+  const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
+  const tool = ctx.exposedName ?? String(req.params?.name);
+  if (!host.canElicit(req.id)) {
+    host.observer.confirmation(tenant, 'unsupported');
+    if (rule.ifUnsupported === 'refuse') return refuse(ctx, rule, 'unsupported', tool, upstream);
+    ctx.confirmation = 'unsupported';
+    return next(ctx);
+  }
+  // While the user thinks, the call is in flight: the client can cancel it, a closing session ends it.
+  const cancel = (ctx.cancel ??= new Cancellation());
+  host.inflight.set(req.id, cancel);
+  let outcome: ConfirmationOutcome;
+  try {
+    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream), req.id, cancel, rule.timeoutMs));
+  } catch (err) {
+    outcome = err instanceof JsonRpcError && err.code === ErrorCode.RequestTimeout ? 'timeout' : 'cancelled';
+  } finally {
+    host.inflight.delete(req.id);
+  }
+  host.observer.confirmation(tenant, outcome);
+  if (outcome === 'accepted') {
+    ctx.confirmation = outcome;
+    return next(ctx);
+  }
+  if (!cancel.aborted) return refuse(ctx, rule, outcome, tool, upstream);
+  // Cancelled by the client (it expects no answer) or by the session's end (answered already).
+  host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream, 'cancelled');
+  host.observer.requestDone({ method: 'tools/call', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'cancelled', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
+  host.release(req.id);
+  return undefined;
+}
+
+/**
+ * The tenant's confirmation rules: a tools/call one of them matches is forwarded only once the user,
+ * asked through elicitation, accepted it, and then exactly as it was shown. After the argument rules
+ * (a call they refuse is never put to the user), before limits (a person thinking holds no slot) and
+ * the route. A tenant without rules pays one property read.
+ */
+export const confirmStage: Stage = (ctx, next) => {
+  const { req, host } = ctx;
+  if (host.guard.tenant.confirmRules === undefined || req.method !== 'tools/call') return next(ctx);
+  const rule = host.guard.confirmRule(req.params, host.endpoint.prefixNames ? undefined : host.endpoint.pools[0]?.name);
+  return rule ? confirm(ctx, next, rule) : next(ctx);
+};

@@ -1,0 +1,180 @@
+// Confirmation rules as pure functions: which rule asks about a call (tool glob, canonical name on an
+// unprefixed endpoint, argument conditions reusing the argument rules' matchers), the message the user
+// is shown (tool, upstream, arguments bounded in size, secret-looking keys and values masked), and what
+// the config loader refuses.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig } from '../../../src/config/load.js';
+import type { ConfirmRuleConfig } from '../../../src/config/schema.js';
+import { confirmationMessage, isSecretKey, maskSecrets, MASK, shownArguments } from '../../../src/policy/confirm-message.js';
+import { ConfirmRules } from '../../../src/policy/confirm-rules.js';
+import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
+
+function rules(...configs: Array<Partial<ConfirmRuleConfig> & { match: string }>): ConfirmRules {
+  const r = ConfirmRules.compile(configs.map((c) => ({ timeoutMs: 120_000, ifUnsupported: 'refuse', ...c }) as ConfirmRuleConfig));
+  assert.ok(r);
+  return r;
+}
+
+describe('ConfirmRules: which rule asks', () => {
+  it('compiles to undefined without rules (the per-call check is one property read)', () => {
+    assert.equal(ConfirmRules.compile([]), undefined);
+  });
+
+  it('matches the tool glob, or the canonical name on an unprefixed endpoint; the first matching rule asks', () => {
+    const r = rules({ match: 'github__delete_*', message: 'first' }, { match: '*delete*', message: 'second' });
+    assert.equal(r.find('github__delete_repo', {})?.message, 'first');
+    assert.equal(r.find('gitlab__delete_project', {})?.message, 'second');
+    assert.equal(r.find('delete_repo', {}, 'github__delete_repo')?.message, 'first');
+    assert.equal(r.find('github__create_issue', {}), undefined);
+  });
+
+  it('when.schema: asks only when the arguments satisfy the schema', () => {
+    const r = rules({ match: '*', when: { schema: { type: 'object', properties: { force: { const: true } }, required: ['force'] } } });
+    assert.ok(r.find('x', { force: true }));
+    assert.equal(r.find('x', { force: false }), undefined);
+    assert.equal(r.find('x', undefined), undefined);
+  });
+
+  it('when.paths: asks when a named path argument is not under the prefixes (the argument rules\' path check)', () => {
+    const r = rules({ match: '*', when: { paths: { arguments: ['path', 'paths[]'], notUnder: ['/tmp/scratch'] } } });
+    assert.equal(r.find('x', { path: '/tmp/scratch/a.txt' }), undefined);
+    assert.equal(r.find('x', { other: '/etc/passwd' }), undefined, 'an absent argument asks nothing');
+    assert.ok(r.find('x', { path: '/tmp/scratch/../../etc/passwd' }));
+    assert.ok(r.find('x', { path: 'relative.txt' }), 'a path it cannot place asks');
+    assert.ok(r.find('x', { paths: ['/tmp/scratch/a', '/home/u'] }));
+    assert.equal(r.find('x', { paths: ['/tmp/scratch/a'] }), undefined);
+  });
+
+  it('both conditions: either one asks; arguments that are not an object always ask', () => {
+    const r = rules({ match: '*', when: { schema: { required: ['force'] }, paths: { arguments: ['path'], notUnder: ['/tmp'] } } });
+    assert.ok(r.find('x', { force: 1, path: '/tmp/a' }));
+    assert.ok(r.find('x', { path: '/etc/a' }));
+    assert.equal(r.find('x', { path: '/tmp/a' }), undefined);
+    assert.ok(r.find('x', ['not', 'an', 'object']));
+    assert.ok(r.find('x', 'text'));
+  });
+
+  it('carries the rule\'s message, timeout and ifUnsupported from the config, with defaults', () => {
+    const cfg = parseConfig(
+      {
+        upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }],
+        endpoints: [{ path: '/mcp', upstreams: ['a'] }],
+        tenants: [{ name: 't', endpoints: ['*'], confirm: [{ match: 'a__rm*' }, { match: 'a__drop*', message: 'Drops a table', timeoutMs: 500, ifUnsupported: 'allow' }] }],
+      },
+      'test',
+      {},
+    );
+    const p = new TenantPolicy(cfg.tenants[0]!);
+    const rm = p.confirmRules?.find('a__rm', {});
+    assert.deepEqual({ ...rm }, { match: 'a__rm*', message: undefined, timeoutMs: 120_000, ifUnsupported: 'refuse' });
+    const drop = p.confirmRules?.find('a__drop', {});
+    assert.deepEqual({ ...drop }, { match: 'a__drop*', message: 'Drops a table', timeoutMs: 500, ifUnsupported: 'allow' });
+    assert.equal(new TenantPolicy({ ...cfg.tenants[0]!, confirm: [] }).confirmRules, undefined);
+  });
+});
+
+describe('the confirmation message', () => {
+  it('names the tool and upstream, shows the rule\'s message and the arguments as indented JSON', () => {
+    const m = confirmationMessage({ tool: 'github__delete_repo', upstream: 'github', message: 'Deleting a repository cannot be undone.', arguments: { repo: 'acme/site', force: true } });
+    assert.equal(
+      m,
+      [
+        'Switchboard asks you to confirm this tool call before it is sent.',
+        'Deleting a repository cannot be undone.',
+        '',
+        'Tool: "github__delete_repo"',
+        'Upstream: "github"',
+        'Arguments:',
+        '{\n  "repo": "acme/site",\n  "force": true\n}',
+      ].join('\n'),
+    );
+  });
+
+  it('masks values under secret-like keys, at any depth', () => {
+    for (const k of ['password', 'Password', 'db_password', 'passwd', 'token', 'accessToken', 'refresh_token', 'secret', 'clientSecret', 'key', 'apiKey', 'api-key', 'private_key', 'Authorization', 'cookie', 'credentials']) {
+      assert.ok(isSecretKey(k), `${k} is secret-like`);
+    }
+    for (const k of ['repo', 'path', 'name', 'message', 'count', 'owner']) assert.equal(isSecretKey(k), false, `${k} is not`);
+    const shown = shownArguments({ repo: 'acme/site', login: { password: 'p4ss', nested: { apiKey: 'abc' } }, headers: [{ Authorization: 'x' }] });
+    assert.doesNotMatch(shown, /p4ss|"abc"|"x"/);
+    assert.equal(shown.split(MASK).length - 1, 3, shown);
+    assert.match(shown, /"repo": "acme\/site"/);
+  });
+
+  it('masks values that look like credentials wherever they appear', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz';
+    const cases = [
+      `Bearer ${'A1b2C3d4'.repeat(3)}`,
+      `curl -H "Authorization: Bearer abcdefgh12345678"`,
+      jwt,
+      `token is ${jwt} ok`,
+      'ghp_' + 'a1B2c3D4e5'.repeat(4),
+      'sk-' + 'Zq9'.repeat(8),
+      'AKIAIOSFODNN7EXAMPLE',
+      'deadbeef'.repeat(5), // 40 hex characters
+      'q2VvZ3Jhc3NlLWNvbmZpcm0tc3VwZXItc2VjcmV0LWtleQ==', // base64
+    ];
+    for (const c of cases) {
+      const masked = maskSecrets(c);
+      assert.ok(masked.includes(MASK), `${c} → ${masked}`);
+      assert.ok(!masked.includes(c.replace(/^.*(Bearer )/, '')), `${c} is gone`);
+    }
+  });
+
+  it('leaves ordinary values alone: words, paths, short ids, UUIDs, sentences', () => {
+    for (const v of ['acme/site', '/srv/data/Reports/Q1-2024/Summary_Final_Version2.txt', 'main', 'issue-1234', '123e4567-e89b-12d3-a456-426614174000', 'Delete the staging branch please', 'this_is_a_long_snake_case_identifier_name']) {
+      assert.equal(maskSecrets(v), v, v);
+    }
+  });
+
+  it('is bounded: long strings cut, wide and deep structures elided, the whole at most ~2000 characters', () => {
+    const long = shownArguments({ text: 'x'.repeat(10_000) });
+    assert.ok(long.length < 300, String(long.length));
+    assert.match(long, /… \(10000 characters in all\)/);
+    const wide = shownArguments(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])));
+    assert.match(wide, /"…": "30 more keys"/);
+    const list = shownArguments({ items: Array.from({ length: 50 }, (_, i) => i) });
+    assert.match(list, /"… 30 more items"/);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 10; i++) deep = { d: deep };
+    assert.match(shownArguments(deep), /"\{…\}"/);
+    const huge = shownArguments(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'y'.repeat(199)])));
+    assert.ok(huge.length < 2100, String(huge.length));
+    assert.match(huge, /more characters not shown\)$/);
+    assert.equal(shownArguments(undefined), '(none)');
+  });
+
+  it('keeps a "__proto__" key as a key', () => {
+    const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
+    assert.match(shownArguments(args), /"__proto__": \{\n\s+"polluted": true/);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('config: confirmation rules are validated at load', () => {
+  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
+  const problems = (rules: unknown[]): string[] => {
+    try {
+      parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['*'], confirm: rules }] }, 'test', {});
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, String(err));
+      return err.problems;
+    }
+    assert.fail('accepted');
+  };
+  const has = (list: string[], path: string, fragment: string) =>
+    assert.ok(list.some((p) => p.startsWith(`${path}: `) && p.includes(fragment)), `no "${fragment}" at ${path} in ${JSON.stringify(list)}`);
+  const at = 'tenants[0].confirm';
+
+  it('refuses unknown keys (did you mean), an empty match, an empty when, a bad schema, bad prefixes, bad values', () => {
+    has(problems([{ match: 'x', mesage: 'typo' }]), `${at}[0].mesage`, 'message');
+    has(problems([{ match: '' }]), `${at}[0].match`, '');
+    has(problems([{ match: 'x', when: {} }]), `${at}[0].when`, 'needs "schema", "paths" or both');
+    has(problems([{ match: 'x', when: { schema: { type: 'object', maxLenght: 3 } } }]), `${at}[0].when.schema`, 'not a usable JSON Schema');
+    has(problems([{ match: 'x', when: { paths: { arguments: ['p'], notUnder: ['tmp'] } } }]), `${at}[0].when.paths.notUnder[0]`, 'absolute POSIX path');
+    has(problems([{ match: 'x', when: { paths: { arguments: ['p'], under: ['/tmp'] } } }]), `${at}[0].when.paths.under`, 'unknown key');
+    has(problems([{ match: 'x', ifUnsupported: 'skip' }]), `${at}[0].ifUnsupported`, '');
+    has(problems([{ match: 'x', timeoutMs: 5 }]), `${at}[0].timeoutMs`, '');
+  });
+});
