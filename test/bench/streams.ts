@@ -230,3 +230,4 @@ for (const r of results) {
   console.log(`| ${r.transport} | ${r.streams}/${N} (${r.failures} failed, ${f1(r.openSeconds)} s) | ${f1(r.rssIdleMB)} → ${f1(r.rssMB)} | ${f1(r.perStreamKB)} | ${r.keepAlivesSeen} | ${r.delivered} | ${Math.round(r.deliveredMsP50)} / ${Math.round(r.deliveredMsMax)} | ${Math.round(r.fanOutMs)} | ${pass ? 'PASS' : 'MISS'} |`);
 }
 console.log(JSON.stringify(results));
+writeFileSync(join(ROOT, '.bench', 'streams.json'), JSON.stringify({ at: new Date().toISOString(), streams: N, results }, null, 2));
