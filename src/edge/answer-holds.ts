@@ -1,60 +1,62 @@
-/** A POST's answer held back as JSON until it is complete; `expire` turns it into a stream. */
-export interface HeldAnswer {
-  deadline: number;
-  expire(): void;
+/** Whatever holds an answer back: told when the hold of one of its answers has run out. */
+export interface HoldOwner<T> {
+  holdExpired(held: T): void;
+}
+
+/** An answer held back (a POST's stream record): it names its owner, so a hold needs no closure. */
+export interface Held<T> {
+  readonly holder: HoldOwner<T>;
 }
 
 /**
- * The deadlines of every answer held under `responseMode: auto`, on one coarse timer instead of a
- * timer per request: most answers are complete long before the hold ends, and a timer armed and
- * cleared per call costs more than a Set entry. The timer runs only while something is held, and an
- * answer can be held up to one tick longer than the hold.
+ * The answers held as JSON under `responseMode: auto`, on one coarse timer instead of a timer per
+ * request: most answers are complete long before the hold ends. Two generations, swapped every hold:
+ * an answer still held when its generation is swapped out a second time has been held at least the
+ * hold and at most twice that, and is told to stream. Per request this costs a Set insertion and
+ * deletion, with no timestamp or closure to allocate (this runs on every call).
  */
-export class AnswerHolds {
+export class AnswerHolds<T extends Held<T>> {
   readonly holdMs: number;
-  readonly #tickMs: number;
-  readonly #held = new Set<HeldAnswer>();
+  #young = new Set<T>();
+  #old = new Set<T>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(holdMs: number) {
     this.holdMs = holdMs;
-    this.#tickMs = Math.max(5, Math.floor(holdMs / 4));
   }
 
-  hold(answer: HeldAnswer): void {
-    this.#held.add(answer);
+  hold(answer: T): void {
+    this.#young.add(answer);
     if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#sweep(), this.#tickMs);
+      this.#timer = setInterval(() => this.#swap(), this.holdMs);
       this.#timer.unref();
     }
   }
 
-  release(answer: HeldAnswer): void {
-    this.#held.delete(answer);
+  /** The answer is complete (or gone): no longer held. */
+  release(answer: T): void {
+    if (!this.#young.delete(answer)) this.#old.delete(answer);
   }
 
   get size(): number {
-    return this.#held.size;
+    return this.#young.size + this.#old.size;
   }
 
-  #sweep(): void {
-    if (this.#held.size === 0) {
+  #swap(): void {
+    const expired = this.#old;
+    this.#old = this.#young;
+    this.#young = expired.size === 0 ? expired : new Set();
+    for (const a of expired) a.holder.holdExpired(a);
+    if (this.#old.size === 0 && this.#young.size === 0) {
       clearInterval(this.#timer);
       this.#timer = undefined;
-      return;
-    }
-    const now = performance.now();
-    // Oldest first (insertion order): the sweep stops at the first answer still inside its hold.
-    for (const a of this.#held) {
-      if (a.deadline > now) break;
-      this.#held.delete(a);
-      a.expire();
     }
   }
 
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#held.clear();
+    this.#young.clear();
+    this.#old.clear();
   }
 }

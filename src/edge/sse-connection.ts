@@ -11,6 +11,7 @@
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
 import { AnswerHolds } from './answer-holds.js';
+import type { OutStream } from './streamable-session-transport.js';
 
 const HEADERS_DELAY_MS = 25;
 
@@ -21,7 +22,7 @@ export class SseHub {
   /** Streams cut because their reader fell too far behind (for metrics). */
   cut = 0;
   /** POST answers held as JSON under `responseMode: auto`, until complete or their hold ends. */
-  readonly holds: AnswerHolds;
+  readonly holds: AnswerHolds<OutStream>;
   readonly #timer: NodeJS.Timeout;
 
   constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50) {

@@ -3,14 +3,14 @@ import { isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/type
 import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
 import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-store.js';
 import type { SendOptions, Transport } from '../transport/transport.js';
-import type { HeldAnswer } from './answer-holds.js';
+import type { Held, HoldOwner } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 
 /** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
 export type ResponseMode = 'sse' | 'json' | 'auto';
 
 /** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
-interface OutStream {
+export interface OutStream extends Held<OutStream> {
   no: number;
   seq: number;
   conn: SseConnection | undefined;
@@ -18,9 +18,10 @@ interface OutStream {
   pending: Set<RequestId>;
   /**
    * JSON mode, or auto mode still holding: the HTTP response waiting for every answer of its POST.
-   * `held`: auto mode's hold, after which (or at the first message that is not an answer) it streams.
+   * `held`: auto mode, held in the hub's AnswerHolds until its hold runs out (or the first message that
+   * is not an answer), when it becomes a stream.
    */
-  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: HeldAnswer | undefined } | undefined;
+  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: boolean } | undefined;
   /** Standalone stream: the last event a live connection received, so a new GET gets what it missed. */
   delivered: number;
 }
@@ -45,7 +46,7 @@ export class StreamConflictError extends Error {}
  * request on that request's stream while it is open, anything else on the standalone GET stream.
  * Events are numbered "<stream>_<seq>" and logged for Last-Event-ID resumption.
  */
-export class StreamableSessionTransport implements Transport {
+export class StreamableSessionTransport implements Transport, HoldOwner<OutStream> {
   readonly #o: StreamableTransportOptions;
   readonly #streams = new Map<number, OutStream>();
   readonly #byRequest = new Map<RequestId, OutStream>();
@@ -60,7 +61,7 @@ export class StreamableSessionTransport implements Transport {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0 });
+    this.#streams.set(0, { holder: this, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0 });
   }
 
   async start(): Promise<void> {}
@@ -95,7 +96,7 @@ export class StreamableSessionTransport implements Transport {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0 };
+    const stream: OutStream = { holder: this, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0 };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {
@@ -104,10 +105,9 @@ export class StreamableSessionTransport implements Transport {
     }
     // Auto: JSON if every answer is in before anything needs a stream (progress, a request to the
     // client, a log line) and within the hold; the headers are not sent yet, so a stream is still open.
-    const held: HeldAnswer | undefined =
-      mode === 'auto' ? { deadline: performance.now() + this.#o.hub.holds.holdMs, expire: () => this.#toStream(stream, true) } : undefined;
+    const held = mode === 'auto';
     stream.json = { res, headers, batch, out: [], held };
-    if (held) this.#o.hub.holds.hold(held);
+    if (held) this.#o.hub.holds.hold(stream);
     res.on('close', () => {
       if (stream.json && !res.writableEnded) this.#retire(stream); // the client gave up: no one to answer
     });
@@ -120,6 +120,11 @@ export class StreamableSessionTransport implements Transport {
     return conn;
   }
 
+  /** AnswerHolds: the answer's hold ran out before it was complete. */
+  holdExpired(stream: OutStream): void {
+    this.#toStream(stream, true);
+  }
+
   /**
    * An auto-mode answer that must stream after all: what it held goes out first, as events (logged for
    * resumption like any other). `flush`: the hold ended, the client has waited long enough for headers.
@@ -128,7 +133,7 @@ export class StreamableSessionTransport implements Transport {
     const json = stream.json;
     if (!json?.held || this.#closed) return;
     stream.json = undefined;
-    this.#o.hub.holds.release(json.held);
+    this.#o.hub.holds.release(stream);
     if (json.res.writableEnded || json.res.destroyed) {
       this.#retire(stream);
       return;
@@ -235,7 +240,7 @@ export class StreamableSessionTransport implements Transport {
     if (stream.json) {
       const { res, headers, batch, out, held } = stream.json;
       stream.json = undefined;
-      if (held) this.#o.hub.holds.release(held);
+      if (held) this.#o.hub.holds.release(stream);
       if (!res.writableEnded && !res.destroyed) {
         const body = JSON.stringify(batch ? out : out[0]);
         if (out.length === 0) res.writeHead(202, headers).end();
@@ -259,7 +264,7 @@ export class StreamableSessionTransport implements Transport {
   }
 
   #retire(stream: OutStream): void {
-    if (stream.json?.held) this.#o.hub.holds.release(stream.json.held);
+    if (stream.json?.held) this.#o.hub.holds.release(stream);
     for (const id of stream.pending) this.#byRequest.delete(id);
     this.#streams.delete(stream.no);
     if (this.#o.resumable) this.#o.events.dropStream(this.#o.sessionId, stream.no);
@@ -270,7 +275,7 @@ export class StreamableSessionTransport implements Transport {
     this.#closed = true;
     for (const s of this.#streams.values()) {
       s.conn?.end();
-      if (s.json?.held) this.#o.hub.holds.release(s.json.held);
+      if (s.json?.held) this.#o.hub.holds.release(s);
       if (s.json && !s.json.res.writableEnded) s.json.res.writeHead(404).end();
     }
     this.#streams.clear();
