@@ -233,6 +233,7 @@ export class ClientSession {
       decision: undefined,
       cancel: undefined,
       checkDefinition: undefined,
+      screen: undefined,
       result: undefined,
       resultBytes: undefined,
       error: undefined,

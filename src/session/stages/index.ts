@@ -1,5 +1,6 @@
 import { compose } from '../request-pipeline.js';
 import { argumentsStage } from './arguments-stage.js';
+import { hiddenTextStage } from './hidden-text-stage.js';
 import { lifecycleStage } from './lifecycle-stage.js';
 import { limitsStage } from './limits-stage.js';
 import { observeStage } from './observe-stage.js';
@@ -8,13 +9,13 @@ import { routeStage } from './route-stage.js';
 import { toolsStage } from './tools-stage.js';
 import { traceStage } from './trace-stage.js';
 
-export { argumentsStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage, traceStage };
+export { argumentsStage, hiddenTextStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage, traceStage };
 
 /**
  * A client request's path: (trace around) lifecycle → tools (exposed names, meta-tools) → policy → argument rules →
- * limits → (observe around) route. Observe wraps the route so it sees the outcome; each refusal before
- * it reports its own metrics.
+ * limits → (observe around) hidden text → route. Observe wraps the rest so it sees the outcome; each
+ * refusal before it reports its own metrics.
  */
-export const CLIENT_REQUEST_STAGES = [traceStage, lifecycleStage, toolsStage, policyStage, argumentsStage, limitsStage, observeStage, routeStage] as const;
+export const CLIENT_REQUEST_STAGES = [traceStage, lifecycleStage, toolsStage, policyStage, argumentsStage, limitsStage, observeStage, hiddenTextStage, routeStage] as const;
 
 export const clientRequestPipeline = compose(CLIENT_REQUEST_STAGES);

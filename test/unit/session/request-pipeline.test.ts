@@ -77,7 +77,7 @@ function stub(o: StubOptions = {}): Stub {
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
     },
-    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING } as unknown as EndpointRouter,
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING, hiddenText: { for: () => undefined } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
     inflight: new Map(),
