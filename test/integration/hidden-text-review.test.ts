@@ -1,5 +1,6 @@
-// Hidden-text scanning beyond one endpoint's settings: a tenant's override, 2026-07-28 requests (which
-// run through the same stages as a session's), and the pin review: a changed tool definition that
+// Hidden-text scanning beyond one endpoint's settings: a tenant's override, a reload that changes the
+// settings under open sessions, 2026-07-28 requests (which run through the same stages as a session's),
+// and the pin review: a changed tool definition that
 // carries hidden text shows what and where in the admin API's /pins, the pins file and `switchboard
 // pins list`. The hostile fixture is test/fixtures/hidden-text-server.mjs.
 import assert from 'node:assert/strict';
@@ -9,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { buildApp } from '../../src/app.js';
+import { checkConfigFile } from '../../src/config-check.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { runToExit } from '../helpers/processes.js';
@@ -124,6 +128,38 @@ describe('hidden-text scanning: 2026-07-28 requests and the pin review', () => {
       assert.match(listed.stdout, new RegExp(`^  hidden text\\ttag ×${SHIFT_TAGS} in description$`, 'm'));
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('hidden-text scanning: a reload changes the settings under open sessions', () => {
+  const file = join(root, 'reload.yaml');
+  const doc = (endpointResults: string, tenant?: Json) => ({
+    server: { host: '127.0.0.1', port: 0 },
+    metrics: { port: 0 },
+    upstreams: [UPSTREAM],
+    endpoints: [{ path: '/mcp', upstreams: ['ht'], guardrails: { hiddenText: { results: endpointResults } } }],
+    ...(tenant ? { tenants: [{ name: 'anonymous', endpoints: ['*'], guardrails: { hiddenText: tenant } }] } : {}),
+  });
+
+  it('the endpoint’s settings, then a tenant’s, take effect on the next call of the same session', async () => {
+    writeFileSync(file, JSON.stringify(doc('strip')));
+    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    const base = (await app.listen()).replace('localhost', '127.0.0.1');
+    const gw: RunningGateway = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+    const c = await connectClient(gw, 'streamable-http');
+    try {
+      const call = async () => textOf(await c.callTool({ name: 'reply', arguments: { kind: 'bidi' } }));
+      assert.equal(await call(), 'Deleted only txt.eliforp as asked.');
+      writeFileSync(file, JSON.stringify(doc('off')));
+      assert.equal((await app.reload('test')).report.result, 'applied');
+      assert.equal(await call(), F.samples.bidi, 'scanning off: passed on as it came');
+      writeFileSync(file, JSON.stringify(doc('off', { results: 'block' })));
+      assert.equal((await app.reload('test')).report.result, 'applied');
+      await assert.rejects(call(), (err: McpError) => (err.data as Json)?.code === 'SWB_HIDDEN_TEXT_BLOCKED');
+    } finally {
+      await c.close();
+      await app.close();
     }
   });
 });
