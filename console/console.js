@@ -105,6 +105,7 @@ function renderPins({ items, off }) {
       h('h3', { id: `${id}-h` }, `${p.upstream} / ${p.tool} `, p.approvedHash === null ? badge('new tool', 'warn') : null, p.rejected ? badge('rejected', 'bad') : null),
       h('p', { class: 'meta' }, `First seen ${new Date(p.firstSeen).toLocaleString()} · pending ${p.pendingHash.slice(0, 12)}…`),
       p.old === null && p.approvedHash !== null ? h('p', { class: 'hint' }, 'This replica did not see the approved definition; only the pending one is shown.') : null,
+      p.findings?.length ? h('p', { class: 'error' }, `Hidden text: ${p.findings.map((f) => `${f.kind} ×${f.count} in ${f.path}`).join('; ')}`) : null,
       p.new === null ? h('p', { class: 'hint' }, `This replica did not see the pending definition. Summary: ${p.summary}`) : sideBySide(p.diff),
       h('div', { class: 'actions' }, button('approve', 'Approve', 'primary'), p.rejected ? null : button('reject', 'Reject', 'danger')),
     );
@@ -122,6 +123,7 @@ function renderReload(r) {
 
 function auditText(l) {
   if (l.msg === 'tool pin') return `tool pin ${l.action}: ${l.upstream} / ${l.tool}`;
+  if (l.msg === 'hidden text') return `hidden text in a ${l.item} ${l.where} (${l.action}): ${l.upstream ?? ''} ${l.name}`;
   return `${l.tenant}/${l.subject} ${l.method}${l.name ? ` ${l.name}` : ''} → ${l.decision}, ${l.outcome} (${l.latencyMs} ms)`;
 }
 

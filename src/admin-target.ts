@@ -124,7 +124,7 @@ export class GatewayAdmin implements AdminTarget {
         if (!e.pending) continue;
         const old = e.approved === undefined ? undefined : pins.definition(e.approved);
         const now = pins.definition(e.pending.hash);
-        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
+        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)), findings: e.pending.findings ?? [] });
       }
     }
     return rows;

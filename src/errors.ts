@@ -38,6 +38,8 @@ const CODES = {
   SWB_CONFIRMATION_UNSUPPORTED: { status: 400, rpc: ErrorCode.InvalidRequest },
   SWB_SANDBOX_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
   SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
+  /** An upstream's answer held hidden text and hidden-text scanning blocks results (details: the findings, never the text). */
+  SWB_HIDDEN_TEXT_BLOCKED: { status: 502, rpc: ErrorCode.ServerError },
   /** A per-user upstream credential could not be had: the authorization server refused the exchange (details.reason). */
   SWB_UPSTREAM_CREDENTIAL_REFUSED: { status: 403, rpc: ErrorCode.ServerError },
 } as const satisfies Record<string, { status: number; rpc: number }>;

@@ -7,7 +7,7 @@ import { Cluster } from './cluster/cluster.js';
 import { connectRedis, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
-import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type LimitCounters, type PinObserver } from './policy/index.js';
+import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
 import { randomUUID } from 'node:crypto';
 import { RedisUsedTokens } from './cluster/redis-used-tokens.js';
@@ -26,6 +26,7 @@ export interface GatewayDeps {
   transportFactory?: TransportFactory;
   events?: EventStore;
   pinObserver?: PinObserver;
+  hiddenTextObserver?: HiddenTextObserver;
   /** Spans of client requests and upstream calls; absent: none. */
   tracing?: Tracing;
 }
@@ -68,7 +69,7 @@ export class Gateway {
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
     this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
-    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins, deps.tracing));
+    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins, deps.tracing, { audit, observer: deps.hiddenTextObserver }));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
       for (const r of this.routers) r.toolsChanged(upstream);

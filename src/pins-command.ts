@@ -3,7 +3,7 @@ import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { createLogger } from './observability/logger.js';
-import { MemoryPinStore, type PinStore, type PinTable } from './policy/index.js';
+import { MemoryPinStore, type PendingPin, type PinStore, type PinTable } from './policy/index.js';
 import { emptyTable } from './policy/pin-store.js';
 
 export interface PinsCommandInput {
@@ -47,7 +47,7 @@ function openStore(config: Config): OpenStore | undefined {
   return undefined;
 }
 
-type View = Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: { hash: string; summary: string; firstSeen: string; rejected?: true } }>>;
+type View = Record<string, Record<string, { approved?: string; source: 'config' | 'store'; pending?: PendingPin }>>;
 
 /** The config's pins for an upstream, own keys only: a tool named "constructor" is not Object's constructor. */
 function configPins(config: Config, upstream: string): Map<string, string> {
@@ -87,6 +87,8 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
       if (e.pending) {
         if (!e.pending.rejected) pending++;
         out.write(`  ${e.pending.rejected ? 'rejected' : 'pending'}\t${e.pending.hash}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
+        // Hidden text in the pending definition: what to look for before approving it.
+        if (e.pending.findings) out.write(`  hidden text\t${e.pending.findings.map((f) => `${f.kind} ×${f.count} in ${f.path}`).join('; ')}\n`);
       }
     }
   }

@@ -65,6 +65,8 @@ export interface PinChangeRow {
   new: Record<string, unknown> | null;
   /** A line diff of the two definitions (JSON, two-space indented): "  ", "- " and "+ " lines. */
   diff: string[];
+  /** Hidden text in the pending definition (kind, field, count; never the text); empty: none found. */
+  findings: Array<{ kind: string; path: string; count: number }>;
 }
 
 export interface TenantRow {

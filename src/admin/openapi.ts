@@ -57,8 +57,24 @@ const schemas = {
   },
   PinChange: {
     type: 'object',
-    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'rejected', 'old', 'new', 'diff'],
-    properties: { upstream: str, tool: str, approvedHash: nullable('string'), pendingHash: str, summary: str, firstSeen: str, rejected: { type: 'boolean' }, old: nullable('object'), new: nullable('object'), diff: strings },
+    required: ['upstream', 'tool', 'approvedHash', 'pendingHash', 'summary', 'firstSeen', 'rejected', 'old', 'new', 'diff', 'findings'],
+    properties: {
+      upstream: str,
+      tool: str,
+      approvedHash: nullable('string'),
+      pendingHash: str,
+      summary: str,
+      firstSeen: str,
+      rejected: { type: 'boolean' },
+      old: nullable('object'),
+      new: nullable('object'),
+      diff: strings,
+      findings: {
+        type: 'array',
+        description: 'Hidden text in the pending definition: kind (tag, bidi, invisible, pattern), field path, count; never the text',
+        items: { type: 'object', required: ['kind', 'path', 'count'], properties: { kind: str, path: str, count: { type: 'integer' } } },
+      },
+    },
   },
   PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'rejected', 'not-pending', 'pinned-in-config'] } } },
   Tenant: {

@@ -147,7 +147,9 @@ export class RedisPinStore implements PinStore {
     for (let i = 0; i < sightings.length; i += MAX_TOOLS_PER_UPSTREAM) {
       const args = [pinnedInConfig ? '1' : '0', String(MAX_TOOLS_PER_UPSTREAM)];
       for (const s of sightings.slice(i, i + MAX_TOOLS_PER_UPSTREAM)) {
-        args.push(s.tool, s.hash, JSON.stringify({ hash: s.hash, summary: s.summary, firstSeen } satisfies PendingPin), s.fixed ?? '');
+        // No findings: no member (cjson would write an empty array back as {}).
+        const pending: PendingPin = { hash: s.hash, summary: s.summary, firstSeen, ...(s.findings?.length ? { findings: s.findings } : {}) };
+        args.push(s.tool, s.hash, JSON.stringify(pending), s.fixed ?? '');
       }
       const r = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), ...args)) as Array<string | number>;
       for (let j = 0; j < r.length; j += 5) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
+import { guardrailsSchema } from './guardrails-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
@@ -36,6 +37,8 @@ const endpoint = z
     cacheTtlMs: z.number().int().min(0).max(86_400_000).default(0),
     /** Exposure (all, or search meta-tools), curation and name length of its tools (tools-schema.ts). */
     tools: toolsSchema,
+    /** Hidden-text scanning of definitions and results (guardrails-schema.ts); tenants may override it. */
+    guardrails: guardrailsSchema,
   })
   .strict();
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tenantGuardrailsSchema } from './guardrails-schema.js';
 import { compileJsonSchema } from './json-schema.js';
 
 // The tenants part of the config schema: grants, rules, argument rules and limits.
@@ -93,6 +94,8 @@ export const tenant = z
     tools: ruleSet,
     resources: ruleSet,
     prompts: ruleSet,
+    /** Overrides the hidden-text settings of every endpoint it uses (guardrails-schema.ts); absent: the endpoints' own. */
+    guardrails: tenantGuardrailsSchema,
     limits: z
       .object({
         requestsPerSecond: z.number().positive().optional(),

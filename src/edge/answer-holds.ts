@@ -1,11 +1,11 @@
 /** Whatever holds an answer back: told when the hold of one of its answers has run out. */
-export interface HoldOwner<T> {
-  holdExpired(held: T): void;
+export interface HoldOwner {
+  holdExpired(held: Held): void;
 }
 
 /** An answer held back (a POST's stream record): it names its owner, so a hold needs no closure. */
-export interface Held<T> {
-  readonly holder: HoldOwner<T>;
+export interface Held {
+  readonly holder: HoldOwner;
 }
 
 /**
@@ -15,17 +15,17 @@ export interface Held<T> {
  * hold and at most twice that, and is told to stream. Per request this costs a Set insertion and
  * deletion, with no timestamp or closure to allocate (this runs on every call).
  */
-export class AnswerHolds<T extends Held<T>> {
+export class AnswerHolds {
   readonly holdMs: number;
-  #young = new Set<T>();
-  #old = new Set<T>();
+  #young = new Set<Held>();
+  #old = new Set<Held>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(holdMs: number) {
     this.holdMs = holdMs;
   }
 
-  hold(answer: T): void {
+  hold(answer: Held): void {
     this.#young.add(answer);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#swap(), this.holdMs);
@@ -34,7 +34,7 @@ export class AnswerHolds<T extends Held<T>> {
   }
 
   /** The answer is complete (or gone): no longer held. */
-  release(answer: T): void {
+  release(answer: Held): void {
     if (!this.#young.delete(answer)) this.#old.delete(answer);
   }
 

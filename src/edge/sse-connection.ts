@@ -11,7 +11,6 @@
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
 import { AnswerHolds } from './answer-holds.js';
-import type { OutStream } from './streamable-session-transport.js';
 
 const HEADERS_DELAY_MS = 25;
 
@@ -22,7 +21,7 @@ export class SseHub {
   /** Streams cut because their reader fell too far behind (for metrics). */
   cut = 0;
   /** POST answers held as JSON under `responseMode: auto`, until complete or their hold ends. */
-  readonly holds: AnswerHolds<OutStream>;
+  readonly holds: AnswerHolds;
   readonly #timer: NodeJS.Timeout;
 
   constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50) {

@@ -10,7 +10,7 @@ import type { SseConnection, SseHub } from './sse-connection.js';
 export type ResponseMode = 'sse' | 'json' | 'auto';
 
 /** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
-export interface OutStream extends Held<OutStream> {
+interface OutStream extends Held {
   no: number;
   seq: number;
   conn: SseConnection | undefined;
@@ -46,7 +46,7 @@ export class StreamConflictError extends Error {}
  * request on that request's stream while it is open, anything else on the standalone GET stream.
  * Events are numbered "<stream>_<seq>" and logged for Last-Event-ID resumption.
  */
-export class StreamableSessionTransport implements Transport, HoldOwner<OutStream> {
+export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #o: StreamableTransportOptions;
   readonly #streams = new Map<number, OutStream>();
   readonly #byRequest = new Map<RequestId, OutStream>();
@@ -121,8 +121,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner<OutStrea
   }
 
   /** AnswerHolds: the answer's hold ran out before it was complete. */
-  holdExpired(stream: OutStream): void {
-    this.#toStream(stream, true);
+  holdExpired(held: Held): void {
+    this.#toStream(held as OutStream, true);
   }
 
   /**

@@ -8,6 +8,8 @@ import type { AbsentKind } from './methods.js';
  */
 export class NotFoundError extends JsonRpcError {
   readonly absent: AbsentKind;
+  /** Set when the name exists but the gateway withholds it (e.g. hidden text): the audit's rule, never sent. */
+  rule: string | undefined;
 
   constructor(absent: AbsentKind, code: number, message: string, data?: unknown) {
     super(code, message, data);
@@ -23,4 +25,11 @@ export function notFound(kind: AbsentKind, name: string): NotFoundError {
   if (kind === 'resource') return new NotFoundError(kind, ErrorCode.ResourceNotFound, `Resource ${name} not found`, { uri: name });
   if (kind === 'template') return new NotFoundError(kind, ErrorCode.InvalidParams, `Resource template ${name} not found`);
   return new NotFoundError(kind, ErrorCode.InvalidParams, `${kind === 'tool' ? 'Tool' : 'Prompt'} ${name} not found`);
+}
+
+/** The same answer for a name the gateway withholds by `rule`: the client sees "not found", the audit the rule. */
+export function withheld(kind: AbsentKind, name: string, rule: string): NotFoundError {
+  const err = notFound(kind, name);
+  err.rule = rule;
+  return err;
 }

@@ -140,7 +140,7 @@ export class ModernService {
   #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse {
     const endpoint = session.endpoint;
     // A tenant with its own tool curation sees a list of its own.
-    const publicScope = session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant);
+    const publicScope = session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant);
     return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
   }
 

@@ -39,6 +39,12 @@ export class Metrics {
     labelNames: ['upstream', 'action'] as const,
     registers: [this.registry],
   });
+  readonly hiddenTextFindings = new Counter({
+    name: 'switchboard_hidden_text_findings_total',
+    help: 'Fields of definitions (once per definition) and results (per call) holding hidden text, by kind (tag, bidi, invisible, pattern), where (definition, result) and the action taken (audit, strip, block)',
+    labelNames: ['kind', 'where', 'action'] as const,
+    registers: [this.registry],
+  });
   readonly connectionsRefused = new Counter({
     name: 'switchboard_connections_refused_total',
     help: 'Client connections refused or cut at the edge: over max_connections, unauthenticated (oldest idle evicted), body_idle, body_timeout, descriptor exhaustion (emfile)',

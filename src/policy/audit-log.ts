@@ -38,8 +38,28 @@ export interface PinAuditEvent {
   source: 'config' | 'store';
 }
 
+/**
+ * Hidden text found in a definition (once per definition and action) or in a call's result: what kind,
+ * where, how much, and what was done. Never the text itself.
+ */
+export interface HiddenTextAuditEvent {
+  where: 'definition' | 'result';
+  action: 'audit' | 'strip' | 'block';
+  endpoint: string;
+  upstream: string | undefined;
+  /** A tool, prompt or template definition; a tool's, prompt's or resource's result. */
+  item: 'tool' | 'prompt' | 'template' | 'resource';
+  /** Definitions: the upstream's own name (uriTemplate for a template); results: the name or URI called. Hidden characters left out. */
+  name: string;
+  findings: ReadonlyArray<{ kind: string; path: string; count: number }>;
+  /** Results: who called. */
+  tenant?: string | undefined;
+  subject?: string | undefined;
+  session?: string | undefined;
+}
+
 /** An audit line as written (with its time, ms since the epoch): what a live tail is sent. */
-export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' };
+export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' | 'hidden text' };
 
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
 export class AuditLog {
@@ -85,5 +105,11 @@ export class AuditLog {
   pin(e: PinAuditEvent): void {
     this.#logger.info({ event: 'tool_pin', ...e }, 'tool pin');
     if (this.#tails.size > 0) this.#tell({ event: 'tool_pin', ...e, time: Date.now(), msg: 'tool pin' });
+  }
+
+  /** One line per hidden-text finding (msg "hidden text", event "hidden_text"), apart from the per-call lines. */
+  hiddenText(e: HiddenTextAuditEvent): void {
+    this.#logger.info({ event: 'hidden_text', ...e }, 'hidden text');
+    if (this.#tails.size > 0) this.#tell({ event: 'hidden_text', ...e, time: Date.now(), msg: 'hidden text' });
   }
 }

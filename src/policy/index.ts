@@ -11,3 +11,4 @@ export { ToolPins, type PinMode, type PinAction, type PinObserver, type PinBlock
 export { MemoryPinStore } from './memory-pin-store.js';
 export type { PinStore, PinTable, PinEntry, PendingPin, ApprovedPin, Observation } from './pin-store.js';
 export { toolPinHash, toolSummary, canonicalJson } from './tool-pin-hash.js';
+export type { HiddenTextObserver } from './hidden-text-policy.js';

@@ -9,6 +9,15 @@ export interface PendingPin {
    * queue. Kept only while the upstream reports this same hash; a new definition is a new change.
    */
   rejected?: true;
+  /** Hidden text in this definition (kind, field, count; never the text): what the reviewer should look at. Absent: none. */
+  findings?: PinFinding[];
+}
+
+/** One kind of hidden text in one field of a pending definition. */
+export interface PinFinding {
+  kind: string;
+  path: string;
+  count: number;
 }
 
 /**
@@ -40,6 +49,8 @@ export interface Sighting {
   hash: string;
   summary: string;
   fixed: string | undefined;
+  /** Hidden text in the definition, when there is some: kept with a pending change for its review. */
+  findings?: PinFinding[] | undefined;
 }
 
 /** What the store made of one sighting of a tool definition. */
@@ -126,19 +137,29 @@ export function copyTable(source: unknown): PinTable {
     if (tools === null || typeof tools !== 'object') continue;
     const copy = emptyTable<PinEntry>();
     for (const [tool, e] of Object.entries(tools as Record<string, unknown>)) {
-      const entry = e as { approved?: unknown; pending?: { hash?: unknown; summary?: unknown; firstSeen?: unknown; rejected?: unknown } } | null;
+      const entry = e as { approved?: unknown; pending?: { hash?: unknown; summary?: unknown; firstSeen?: unknown; rejected?: unknown; findings?: unknown } } | null;
       if (entry === null || typeof entry !== 'object') continue;
       const next: PinEntry = {};
       if (typeof entry.approved === 'string') next.approved = entry.approved;
       const p = entry.pending;
       if (p && typeof p === 'object' && typeof p.hash === 'string') {
-        next.pending = { hash: p.hash, summary: String(p.summary ?? ''), firstSeen: String(p.firstSeen ?? ''), ...(p.rejected === true ? { rejected: true as const } : {}) };
+        const findings = copyFindings(p.findings);
+        next.pending = { hash: p.hash, summary: String(p.summary ?? ''), firstSeen: String(p.firstSeen ?? ''), ...(p.rejected === true ? { rejected: true as const } : {}), ...(findings ? { findings } : {}) };
       }
       if (next.approved !== undefined || next.pending !== undefined) copy[tool] = next;
     }
     out[upstream] = copy;
   }
   return out;
+}
+
+/** Well-formed findings only (they come from files and Redis); undefined when there are none. */
+function copyFindings(source: unknown): PinFinding[] | undefined {
+  if (!Array.isArray(source)) return undefined;
+  const out = source
+    .filter((f): f is PinFinding => f !== null && typeof f === 'object' && typeof f.kind === 'string' && typeof f.path === 'string' && typeof f.count === 'number')
+    .map((f) => ({ kind: f.kind, path: f.path, count: f.count }));
+  return out.length > 0 ? out : undefined;
 }
 
 /** Entries counted against MAX_TOOLS_PER_UPSTREAM: approved pins plus pending changes (as Redis counts its two hashes). */
@@ -159,7 +180,7 @@ export function observeIn(table: PinTable, upstream: string, sightings: readonly
   const baseline = !pinnedInConfig && !Object.values(tools ?? {}).some((e) => e.approved !== undefined);
   let count = recorded(tools);
   const out: Observation[] = [];
-  for (const { tool, hash, summary, fixed } of sightings) {
+  for (const { tool, hash, summary, fixed, findings } of sightings) {
     const entry = tools?.[tool];
     const approved = fixed ?? entry?.approved;
     const full = !entry && count >= MAX_TOOLS_PER_UPSTREAM;
@@ -185,7 +206,7 @@ export function observeIn(table: PinTable, upstream: string, sightings: readonly
     } else if (entry?.pending?.hash === hash) {
       out.push({ approved, firstSight: false, newChange: false, pending: entry.pending, unrecorded: false });
     } else {
-      const pending = { hash, summary, firstSeen: now };
+      const pending: PendingPin = { hash, summary, firstSeen: now, ...(findings?.length ? { findings } : {}) };
       tools ??= table[upstream] = emptyTable<PinEntry>();
       count += entry?.pending ? 0 : 1;
       tools[tool] = { ...entry, pending };

@@ -68,6 +68,11 @@ export class SessionGuard {
     this.tenant = tenant;
   }
 
+  /** The session its audit lines name (a 2026-07-28 standing's id for modern requests). */
+  get session(): string {
+    return this.#ids.session;
+  }
+
   check(method: string, params: Params): (Decision & Target) | undefined {
     const target = targetOf(method, params);
     if (!target) return undefined;

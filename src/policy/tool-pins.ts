@@ -1,10 +1,15 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditLog, PinAuditEvent } from './audit-log.js';
-import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinStore } from './pin-store.js';
+import type { HiddenTextScanner } from './hidden-text.js';
+import { reviewScanner } from './hidden-text-guard.js';
+import { walkDefinition } from './hidden-text-walk.js';
+import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinFinding, type PinStore } from './pin-store.js';
 import { toolPinHash, toolSummary } from './tool-pin-hash.js';
 
 export type PinMode = 'withhold' | 'warn' | 'off';
+/** What pinning reads of the config: modes and fixed pins, and the hidden-text patterns its reviews are scanned with. */
+type PinsConfig = Pick<Config, 'pinning' | 'upstreams'> & Partial<Pick<Config, 'endpoints' | 'tenants'>>;
 export type PinAction = PinAuditEvent['action'];
 
 /** Pin events as they happen, for metrics. */
@@ -30,6 +35,7 @@ interface Asked {
   hash: string;
   summary: string;
   fixed: string | undefined;
+  findings: PinFinding[] | undefined;
   mode: 'withhold' | 'warn';
   key: string;
   resolve: (block: PinBlock | undefined) => void;
@@ -81,8 +87,11 @@ export class ToolPins {
   readonly #seen = new Map<string, Readonly<Record<string, unknown>>>();
   /** Bumped by every approval: a decision that started before it must not be cached after it. */
   #generation = 0;
+  /** Hidden text in a new definition goes with it into the store, for the review of its change. */
+  #scanner: HiddenTextScanner;
 
-  constructor(config: Pick<Config, 'pinning' | 'upstreams'>, store: PinStore, opts: { logger: Logger; audit?: AuditLog | undefined; observer?: PinObserver | undefined }) {
+  constructor(config: PinsConfig, store: PinStore, opts: { logger: Logger; audit?: AuditLog | undefined; observer?: PinObserver | undefined }) {
+    this.#scanner = reviewScanner(config);
     for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
     for (const [upstream, tools] of Object.entries(config.pinning.pins)) {
       const pins = new Map(Object.entries(tools));
@@ -109,7 +118,8 @@ export class ToolPins {
   }
 
   /** A reload's upstreams: each one's mode from the next check on (the config's fixed pins need a restart). */
-  reconfigure(config: Pick<Config, 'pinning' | 'upstreams'>): void {
+  reconfigure(config: PinsConfig): void {
+    this.#scanner = reviewScanner(config);
     this.#modes.clear();
     for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
   }
@@ -164,7 +174,8 @@ export class ToolPins {
     const dk = `${key}\0${hash}`;
     let p = this.#deciding.get(dk);
     if (!p) {
-      p = this.#ask(upstream, { name, hash, summary: toolSummary(tool), fixed: this.#fixed.get(upstream)?.get(name), mode, key }).finally(() => this.#deciding.delete(dk));
+      const findings = walkDefinition(this.#scanner, tool).findings;
+      p = this.#ask(upstream, { name, hash, summary: toolSummary(tool), fixed: this.#fixed.get(upstream)?.get(name), findings: findings.length > 0 ? findings : undefined, mode, key }).finally(() => this.#deciding.delete(dk));
       this.#deciding.set(dk, p);
     }
     return p;
@@ -197,7 +208,7 @@ export class ToolPins {
     const generation = this.#generation;
     let obs: Observation[];
     try {
-      obs = await this.#store.observe(upstream, batch.map((a) => ({ tool: a.name, hash: a.hash, summary: a.summary, fixed: a.fixed })), this.#fixed.has(upstream));
+      obs = await this.#store.observe(upstream, batch.map((a) => ({ tool: a.name, hash: a.hash, summary: a.summary, fixed: a.fixed, findings: a.findings })), this.#fixed.has(upstream));
       if (obs.length !== batch.length) throw new Error(`the pin store answered ${obs.length} of ${batch.length} sightings`);
     } catch (err) {
       for (const a of batch) a.resolve(this.#unchecked(upstream, a, err as Error));

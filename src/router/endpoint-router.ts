@@ -4,6 +4,8 @@ import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
+import { HiddenTextGuard } from '../policy/hidden-text-guard.js';
+import type { HiddenTextDeps } from '../policy/hidden-text-policy.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { hasToolNameChars, prefixed } from './names.js';
 import type { EndpointView } from './endpoint-view.js';
@@ -33,6 +35,8 @@ export class EndpointRouter implements EndpointView {
   tools: ToolViews;
   /** Spans of the requests served here (the no-op when tracing is off). */
   readonly tracing: Tracing;
+  /** Hidden-text scanning of definitions and results, per tenant (guardrails.hiddenText). */
+  hiddenText: HiddenTextGuard;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
@@ -47,8 +51,9 @@ export class EndpointRouter implements EndpointView {
    */
   readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
 
-  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING) {
+  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}) {
     this.config = config;
+    this.hiddenText = new HiddenTextGuard(config.guardrails.hiddenText, config.path, hiddenText);
     this.gate = gate;
     this.tracing = tracing;
     this.logger = logger.child({ endpoint: config.path });
@@ -88,6 +93,7 @@ export class EndpointRouter implements EndpointView {
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
+    this.hiddenText = this.hiddenText.with(config.guardrails.hiddenText);
     // What was learned of URIs may name an upstream that is gone: learn again from the next lists.
     this.#uriOwner.clear();
     this.#templateOwner.clear();

@@ -1,2 +1,3 @@
 export { EndpointRouter } from './endpoint-router.js';
-export { RouterSession, mergeCapabilities, type RouteContext } from './router-session.js';
+export { mergeCapabilities } from './capabilities.js';
+export { RouterSession, type RouteContext } from './router-session.js';

@@ -1,13 +1,14 @@
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { notFound } from '../jsonrpc/not-found.js';
+import { notFound, withheld } from '../jsonrpc/not-found.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
+import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasToolNameChars, prefixed, splitPrefixed } from './names.js';
@@ -15,6 +16,7 @@ import { admitByGate, gatherCatalogues } from './session-tools.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
+import { mergeCapabilities } from './capabilities.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -25,6 +27,8 @@ export interface RouteContext {
   checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
   /** The size on the wire of the upstream answer passed on unchanged, when known (written by the upstream side). */
   resultBytes?: number | undefined;
+  /** The caller's check of the definitions it is shown or calls (hidden text); undefined: none. */
+  screen?: DefinitionScreen | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -37,23 +41,6 @@ function hasName(item: unknown): item is Record<string, unknown> & { name: strin
 
 /** Upstreams (their pools) already logged for listing unnamed items: one line each, not one per list. */
 const badNamesLogged = new WeakSet<object>();
-
-/** What the gateway advertises for an endpoint: the union of what its upstreams really offer. */
-export function mergeCapabilities(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>): Result {
-  const caps: Result = {};
-  for (const p of pools) {
-    const c = (leases.get(p.name)?.identity ?? p.identity)?.capabilities;
-    // Not yet known (the upstream has not started): assume the catalogue kinds, so a client that
-    // connects during a restart still asks for them once the upstream is back.
-    const known = c ?? { tools: {}, prompts: {}, resources: {} };
-    if (known.tools) caps.tools = { listChanged: true };
-    if (known.prompts) caps.prompts = { listChanged: true };
-    if (known.resources) caps.resources = { ...(caps.resources as object), listChanged: true, ...(known.resources.subscribe ? { subscribe: true } : {}) };
-    if (known.logging) caps.logging = {};
-    if (known.completions) caps.completions = {};
-  }
-  return caps;
-}
 
 /**
  * One client session's view of its endpoint: which instance serves each upstream (its own for
@@ -219,8 +206,9 @@ export class RouterSession {
       }
       okCount++;
       const page = s.value[spec.key];
+      const screened = ctx.screen && SCREENED[spec.key];
       if (Array.isArray(page)) {
-        for (const item of page) items.push(this.#exportItem(pool.name, spec, item));
+        for (const item of page) items.push(this.#exportItem(pool.name, spec, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
       }
       if (typeof s.value.nextCursor === 'string') remaining[pool.name] = s.value.nextCursor;
     });
@@ -295,6 +283,8 @@ export class RouterSession {
     const definition = catalogue.get(name);
     if (!definition) throw notFound(kind, String(params?.name));
     if (kind === 'tool') ctx.checkDefinition?.(definition);
+    // Withheld for its hidden text: answered exactly as an unknown name (the audit says why).
+    if (ctx.screen && ctx.screen.show(kind, pool.name, definition) === undefined) throw withheld(kind, String(params?.name), ctx.screen.rule);
     const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
     if (gate) {
       // Cached per definition: on every call but the first this is answered synchronously.
@@ -370,12 +360,15 @@ export class RouterSession {
       const { pool, name } = this.#resolveName(ref.name, 'prompt');
       const inst = this.#instance(pool);
       // Unknown prompts are answered by the gateway, exactly as prompts policy hides.
-      if (!(await inst.catalogue('prompts')).has(name)) throw notFound('prompt', String(ref.name));
+      const definition = (await inst.catalogue('prompts')).get(name);
+      if (!definition) throw notFound('prompt', String(ref.name));
+      if (ctx.screen && ctx.screen.show('prompt', pool.name, definition) === undefined) throw withheld('prompt', String(ref.name), ctx.screen.rule);
       return inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
     }
     if (ref?.type === 'ref/resource') {
       const pool = this.#uriPool(ref.uri) ?? this.#templatePool(String(ref.uri));
       if (!pool) throw notFound('template', String(ref.uri));
+      if (ctx.screen?.withholds(pool.name, String(ref.uri))) throw withheld('template', String(ref.uri), ctx.screen.rule);
       return this.#forward(pool, 'completion/complete', params, ctx);
     }
     throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');

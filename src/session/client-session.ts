@@ -179,10 +179,7 @@ export class ClientSession {
     return { jsonrpc: '2.0', id: req.id, result };
   }
 
-  /**
-   * Rebuilds a session another replica owned, from its record: ACTIVE at once, with the negotiated
-   * version and the client's capabilities, and this replica's own instances of the upstreams.
-   */
+  /** A session another replica owned, rebuilt from its record: ACTIVE at once, with this replica's upstreams. */
   async restore(record: SessionRecord): Promise<void> {
     this.protocolVersion = record.protocolVersion;
     this.clientCapabilities = record.clientCapabilities as Record<string, any>;
@@ -233,6 +230,7 @@ export class ClientSession {
       decision: undefined,
       cancel: undefined,
       checkDefinition: undefined,
+      screen: undefined,
       result: undefined,
       resultBytes: undefined,
       confirmation: undefined,

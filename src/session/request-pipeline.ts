@@ -6,6 +6,7 @@ import type { ConfirmationOutcome } from '../policy/audit-log.js';
 import type { Decision } from '../policy/decision.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
+import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { SessionObserver } from './session-observer.js';
 import type { ToolWorkingSet } from './tool-working-set.js';
 
@@ -65,6 +66,8 @@ export interface RequestContext {
   exposedName?: string | undefined;
   /** A check of the called tool's definition before it is forwarded (a modern call's Mcp-Param-* headers). */
   checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
+  /** The hidden-text check of the definitions the request lists or calls (set by its stage when scanning is on). */
+  screen?: DefinitionScreen | undefined;
   /** Set by the route stage, or beforehand by a caller that cancels the request from outside. */
   cancel?: Cancellation;
   result?: Record<string, unknown> | undefined;

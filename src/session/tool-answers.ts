@@ -4,6 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, metaToolDefinitions } from '../router/meta-tools.js';
+import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ToolView, ViewTool } from '../router/tool-view.js';
 import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
 
@@ -13,9 +14,22 @@ type Result = Record<string, unknown>;
 const SEARCH_DECISION: Decision = Object.freeze({ allowed: true, rule: 'tools.search' });
 const MAX_QUERY = 1000;
 
-/** The tools of a view the caller may see: its tenant's policy on the canonical name, then tool pinning. */
-export function visibleTools(host: PipelineHost, tools: readonly ViewTool[]): Promise<ViewTool[]> {
-  return host.router!.admit(tools.filter((t) => host.guard.allowsTool(t.canonical)));
+/** The tools of a view the caller may see: its tenant's policy on the canonical name, tool pinning, then hidden-text scanning. */
+export async function visibleTools(host: PipelineHost, tools: readonly ViewTool[]): Promise<ViewTool[]> {
+  const admitted = await host.router!.admit(tools.filter((t) => host.guard.allowsTool(t.canonical)));
+  const screen = host.endpoint.hiddenText.for(host.guard.tenant);
+  return screen === undefined || screen.definitions === 'off' ? admitted : screened(host, screen, admitted);
+}
+
+/** Withheld tools left out; cleaned ones with their curated definition made from the clean copy. */
+function screened(host: PipelineHost, screen: DefinitionScreen, tools: readonly ViewTool[]): ViewTool[] {
+  const out: ViewTool[] = [];
+  for (const t of tools) {
+    const shown = screen.show('tool', t.upstream, t.raw);
+    if (shown === undefined) continue;
+    out.push(shown === t.raw ? t : { ...t, definition: host.router!.curation.apply(shown, t.canonical, t.name) });
+  }
+  return out;
 }
 
 /** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced] REF[:MODE][+traced] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+scanned] REF[:MODE][+traced|+scanned] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -9,7 +9,9 @@
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
  * "worktree". +traced: that gateway runs with tracing on (every request sampled, spans exported as
  * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
- * tracing costs per call against the same build without it. Prints each one's gateway CPU µs per call
+ * tracing costs per call against the same build without it. +scanned: that gateway's endpoint scans
+ * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
+ * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU
  * profiles of the gateways, for test/bench/profile-diff.ts.
  *
@@ -116,7 +118,7 @@ async function start(spec: string): Promise<Target> {
     server: { host: '127.0.0.1', port, responseMode: mode === 'auto' || mode === 'sse' ? mode : 'json' },
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['up'] }],
+    endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
     ...(option === 'traced' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: 'http/protobuf', sampleRatio: 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);

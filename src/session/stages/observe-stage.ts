@@ -1,10 +1,11 @@
 import { NotFoundError } from '../../jsonrpc/not-found.js';
 import { elapsed, type RequestContext, type Stage } from '../request-pipeline.js';
 
-type Outcome = 'ok' | 'error' | 'tool_error' | 'cancelled';
+type Outcome = 'ok' | 'error' | 'tool_error' | 'cancelled' | 'denied';
 
-function outcomeOf(ctx: RequestContext): Outcome {
+function outcomeOf(ctx: RequestContext, withheld: string | undefined): Outcome {
   if (ctx.cancel?.aborted) return 'cancelled';
+  if (withheld !== undefined) return 'denied';
   if (ctx.result === undefined) return 'error';
   return ctx.result.isError === true ? 'tool_error' : 'ok';
 }
@@ -19,13 +20,17 @@ function toolLabel(ctx: RequestContext, error: unknown): string | undefined {
 export const observeStage: Stage = async (ctx, next) => {
   const answer = await next(ctx);
   const { req, host } = ctx;
-  const outcome = outcomeOf(ctx);
+  // A name the gateway withholds (hidden text) was answered as unknown: audited as the denial it is.
+  const withheld = ctx.error instanceof NotFoundError ? ctx.error.rule : undefined;
+  const outcome = outcomeOf(ctx, withheld);
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const response = ctx.response;
   if (ctx.decision && host.guard.audits(req.method)) {
     const failed = response !== undefined && 'error' in response;
-    host.guard.record(req.method, req.params, ctx.decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
+    const decision = withheld === undefined ? ctx.decision : { allowed: false, rule: withheld };
+    host.guard.record(req.method, req.params, decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
   }
+  if (withheld !== undefined) host.observer.denied('hidden_text');
   host.observer.requestDone({
     method: ctx.spec?.metric ?? 'other',
     endpoint: host.endpoint.config.path,

@@ -78,7 +78,7 @@ describe('parseConfig: defaults', () => {
       healthCheck: { intervalMs: 30_000, timeoutMs: 5_000, failures: 3 },
       circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
     });
-    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, exclude: [], overrides: {}, tenants: {} } });
+    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [] } } });
   });
 
   it('keeps given values over defaults', () => {

@@ -51,6 +51,25 @@ async function expectOddNamesPinned(s: PinStore): Promise<void> {
  */
 const SIGHTING_CASES: Array<[name: string, run: (s: PinStore) => Promise<void>]> = [
   [
+    'keeps the hidden text found in a pending definition with it, through the table and a rejection; none: no member',
+    async (s) => {
+      const findings = [
+        { kind: 'tag', path: 'description', count: 36 },
+        { kind: 'bidi', path: 'inputSchema.properties.path.description', count: 2 },
+      ];
+      await s.observe('u', [sight('t'), sight('clean')], false);
+      const [changed, plainChange] = await s.observe('u', [{ ...sight('t', H2), findings }, { ...sight('clean', H2), findings: undefined }], false);
+      assert.deepEqual(changed!.pending?.findings, findings);
+      assert.equal(plainChange!.pending && 'findings' in plainChange.pending, false);
+      assert.deepEqual(plain((await s.table(['u'])).u!.t!.pending!.findings), findings);
+      await s.reject('u', [{ tool: 't', hash: H2 }]);
+      const after = (await s.table(['u'])).u!.t!.pending!;
+      assert.equal(after.rejected, true);
+      assert.deepEqual(plain(after.findings), findings);
+      assert.equal('findings' in (await s.table(['u'])).u!.clean!.pending!, false);
+    },
+  ],
+  [
     'pins at first sight, keeps a change pending once per hash, and forgets it when the approved definition returns',
     async (s) => {
       assert.deepEqual(await see(s, 'u', 't', H1, 'v1', undefined), { approved: H1, firstSight: true, newChange: false, pending: undefined, unrecorded: false });

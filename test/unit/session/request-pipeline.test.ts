@@ -93,7 +93,7 @@ function stub(o: StubOptions = {}): Stub {
       rateLimited: (limit) => s.limited.push(limit),
       confirmation: (_tenant, outcome) => s.confirmations.push(outcome),
     },
-    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING } as unknown as EndpointRouter,
+    endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING, hiddenText: { for: () => undefined } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
     inflight: new Map(),

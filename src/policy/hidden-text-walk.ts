@@ -1,0 +1,152 @@
+import { shown, type HiddenKind, type HiddenTextScanner, type TextScan } from './hidden-text.js';
+
+/** Hidden text of one kind in one field: where (a path such as "inputSchema.properties.city.description"), how much. Never the text. */
+export interface Finding {
+  kind: HiddenKind;
+  path: string;
+  count: number;
+}
+
+export interface Walked {
+  findings: Finding[];
+  /** The value with hidden text removed: the same object when nothing was found. */
+  clean: unknown;
+  /** Some hidden text sits where removing it would change what the upstream matches on (see walkDefinition). */
+  stuck: boolean;
+}
+
+/** Nesting walked member by member; a deeper subtree is scanned as its JSON text. */
+export const MAX_DEPTH = 64;
+/** Never model-facing text: metadata, and base64 payloads (images, audio, blobs) that are long and cannot hide characters. */
+const SKIPPED = new Set(['_meta', 'data', 'blob']);
+/** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
+const IDENTIFIERS = new Set(['name', 'uri', 'uriTemplate']);
+const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'pattern'];
+
+/** An own member whatever its name ("__proto__" from a parsed message is data, not the prototype). */
+function put(o: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+class Walk {
+  readonly findings: Finding[] = [];
+  stuck = false;
+  readonly #scanner: HiddenTextScanner;
+  /** Definitions: names and property names cannot be changed (the upstream would not know them). */
+  readonly #fixedNames: boolean;
+  readonly #path: Array<string | number> = [];
+
+  constructor(scanner: HiddenTextScanner, fixedNames: boolean) {
+    this.#scanner = scanner;
+    this.#fixedNames = fixedNames;
+  }
+
+  /** The path as a reader would write it; hidden characters in keys left out, long keys cut. */
+  #where(suffix = ''): string {
+    let out = '';
+    for (const p of this.#path) out += typeof p === 'number' ? `[${p}]` : out === '' ? shown(p) : `.${shown(p)}`;
+    return out + suffix;
+  }
+
+  #record(scan: TextScan, suffix?: string): void {
+    const path = this.#where(suffix);
+    for (const kind of KINDS) if (scan.counts[kind] > 0) this.findings.push({ kind, path, count: scan.counts[kind] });
+  }
+
+  #string(s: string, fixed: boolean, suffix?: string): string {
+    const scan = this.#scanner.scan(s);
+    if (!scan) return s;
+    this.#record(scan, suffix);
+    if (fixed) {
+      this.stuck = true;
+      return s;
+    }
+    return scan.clean;
+  }
+
+  value(v: unknown, depth: number, fixed = false): unknown {
+    if (typeof v === 'string') return this.#string(v, fixed);
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= MAX_DEPTH) return this.#deep(v);
+    if (Array.isArray(v)) return this.#array(v, depth);
+    return this.#object(v as Record<string, unknown>, depth);
+  }
+
+  #array(v: unknown[], depth: number): unknown[] {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      this.#path.push(i);
+      const r = this.value(v[i], depth + 1);
+      this.#path.pop();
+      if (r !== v[i]) (out ??= v.slice())[i] = r;
+    }
+    return out ?? v;
+  }
+
+  #object(v: Record<string, unknown>, depth: number): Record<string, unknown> {
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (SKIPPED.has(key)) {
+        if (out) put(out, key, v[key]);
+        continue;
+      }
+      this.#path.push(key);
+      const cleanKey = this.#string(key, this.#fixedNames, ' (name)');
+      const r = this.value(v[key], depth + 1, this.#fixedNames && IDENTIFIERS.has(key));
+      this.#path.pop();
+      if (!out && r === v[key] && cleanKey === key) continue;
+      if (!out) {
+        // Copied up to here, in order: a renamed key keeps its place.
+        out = {};
+        for (let j = 0; j < i; j++) put(out, keys[j]!, v[keys[j]!]);
+      }
+      put(out, cleanKey, r);
+    }
+    return out ?? v;
+  }
+
+  /** Deeper than MAX_DEPTH: the subtree's JSON text (hidden characters are never escaped there), scanned as one string. */
+  #deep(v: object): unknown {
+    let text: string;
+    try {
+      text = JSON.stringify(v);
+    } catch {
+      this.stuck = true;
+      return v;
+    }
+    const scan = this.#scanner.scan(text);
+    if (!scan) return v;
+    this.#record(scan, ' (nested too deep: scanned as JSON)');
+    if (this.#fixedNames) {
+      this.stuck = true;
+      return v;
+    }
+    try {
+      return JSON.parse(scan.clean) as unknown;
+    } catch {
+      // A pattern match spanned JSON syntax: no clean copy can be made.
+      this.stuck = true;
+      return v;
+    }
+  }
+}
+
+/**
+ * A tool, prompt or resource-template definition, every member but _meta: its hidden text, and a copy
+ * without it. A name, a URI template or a property name with hidden text makes it `stuck`: the upstream
+ * matches calls on those, so they cannot be cleaned, only blocked.
+ */
+export function walkDefinition(scanner: HiddenTextScanner, definition: Record<string, unknown>): Walked {
+  const w = new Walk(scanner, true);
+  const clean = w.value(definition, 0);
+  return { findings: w.findings, clean, stuck: w.stuck };
+}
+
+/** A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are cleaned too. */
+export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>): Walked {
+  const w = new Walk(scanner, false);
+  const clean = w.value(result, 0);
+  return { findings: w.findings, clean, stuck: w.stuck };
+}

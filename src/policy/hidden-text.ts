@@ -1,0 +1,158 @@
+/**
+ * Hidden text: characters a model reads and a person reviewing the text does not see, and configured
+ * phrases. Four kinds, each one a metric label:
+ * - tag: the Unicode Tags block (U+E0000–E007F), which mirrors ASCII invisibly ("ASCII smuggling").
+ * - bidi: directional embeddings, overrides and isolates (U+202A–202E, U+2066–2069) and the directional
+ *   marks (U+200E, U+200F, U+061C), which reorder what is shown ("Trojan Source").
+ * - invisible: zero-width and other invisible format characters (general category Cf and look-alikes:
+ *   U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B–200D, U+2060–2064, U+206A–206F,
+ *   U+3164, U+FEFF, U+FFA0, U+FFF9–FFFB, U+13430–1343F, U+1BCA0–1BCA3, U+1D173–1D17A), and runs of two or
+ *   more variation selectors (one after a character chooses its glyph; a run encodes bytes).
+ * - pattern: a match of one of the configured regular expressions.
+ * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
+ * (non-)joiner between two letters of a script that uses them (Arabic, the Indic scripts, …), a tag
+ * sequence spelling a subdivision flag after U+1F3F4 (🏴 England), U+FEFF as a string's first character.
+ */
+export type HiddenKind = 'tag' | 'bidi' | 'invisible' | 'pattern';
+
+/** Per kind, how many characters (patterns: matches) one string holds, and the string without them. */
+export interface TextScan {
+  counts: Record<HiddenKind, number>;
+  /** Hidden characters removed, pattern matches replaced with REMOVED. */
+  clean: string;
+}
+
+/** What a pattern match is replaced with when stripping. */
+export const REMOVED = '[removed]';
+
+const TAG = '\\u{E0000}-\\u{E007F}';
+const BIDI = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+const INVISIBLE =
+  '\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u200B-\\u200D\\u2060-\\u2064\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{13430}-\\u{1343F}\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}';
+const SELECTORS = '\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}';
+
+/** One test per string: the common case (nothing hidden) costs this and nothing else. */
+const ANY = new RegExp(`[${TAG}${BIDI}${INVISIBLE}]|[${SELECTORS}]{2}`, 'u');
+/** Runs of one kind each: group 1 tags, 2 bidi, 3 invisible; no group: variation selectors. */
+const RUNS = new RegExp(`([${TAG}]+)|([${BIDI}]+)|([${INVISIBLE}]+)|[${SELECTORS}]{2,}`, 'gu');
+
+const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
+/** Scripts whose spelling uses ZWJ / ZWNJ between letters (Persian's ZWNJ, Indic half forms, …). */
+const JOINING =
+  /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]$/u;
+/** A subdivision flag's tags: up to six lowercase letters or digits, then CANCEL TAG. */
+const FLAG_TAGS = /^[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}$/u;
+const BLACK_FLAG = 0x1f3f4;
+const ZWJ = 0x200d;
+const ZWNJ = 0x200c;
+const BOM = 0xfeff;
+
+/** The code point that ends just before index `at` (a surrogate pair counts as one). */
+function before(s: string, at: number): number {
+  if (at <= 0) return -1;
+  const low = s.charCodeAt(at - 1);
+  if (at >= 2 && low >= 0xdc00 && low <= 0xdfff) {
+    const high = s.charCodeAt(at - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return s.codePointAt(at - 2)!;
+  }
+  return low;
+}
+
+function char(cp: number | undefined): string {
+  return cp === undefined || cp < 0 ? '' : String.fromCodePoint(cp);
+}
+
+/** A ZWJ in an emoji sequence: a pictograph (with its emoji presentation or skin tone) before, one after. */
+function inEmoji(s: string, at: number): boolean {
+  let i = at;
+  let cp = before(s, i);
+  if (cp === 0xfe0f || (cp >= 0x1f3fb && cp <= 0x1f3ff)) {
+    i -= cp > 0xffff ? 2 : 1;
+    cp = before(s, i);
+  }
+  return PICTOGRAPHIC.test(char(cp)) && PICTOGRAPHIC.test(char(s.codePointAt(at + 1)));
+}
+
+/** Whether a run the class matched is text the string needs (see the file comment). */
+function needed(s: string, at: number, run: string, tags: boolean): boolean {
+  if (tags) return before(s, at) === BLACK_FLAG && FLAG_TAGS.test(run);
+  if (run.length !== 1) return false;
+  const c = run.charCodeAt(0);
+  if (c === BOM) return at === 0;
+  if (c !== ZWJ && c !== ZWNJ) return false;
+  if (c === ZWJ && inEmoji(s, at)) return true;
+  return JOINING.test(char(before(s, at))) && JOINING.test(char(s.codePointAt(at + 1)));
+}
+
+function codePoints(run: string): number {
+  let n = 0;
+  for (const _ of run) n++;
+  return n;
+}
+
+/** The hidden characters of a string (ANY matched it), counted and removed; undefined when all were needed. */
+function hiddenCharacters(s: string): TextScan | undefined {
+  const counts: Record<HiddenKind, number> = { tag: 0, bidi: 0, invisible: 0, pattern: 0 };
+  let clean = '';
+  let from = 0;
+  let found = false;
+  RUNS.lastIndex = 0;
+  for (let m = RUNS.exec(s); m !== null; m = RUNS.exec(s)) {
+    const run = m[0];
+    if (needed(s, m.index, run, m[1] !== undefined)) continue;
+    const kind: HiddenKind = m[1] !== undefined ? 'tag' : m[2] !== undefined ? 'bidi' : 'invisible';
+    counts[kind] += codePoints(run);
+    clean += s.slice(from, m.index);
+    from = m.index + run.length;
+    found = true;
+  }
+  return found ? { counts, clean: clean + s.slice(from) } : undefined;
+}
+
+/**
+ * Finds hidden text in strings: the character classes above, and the configured patterns. Patterns are
+ * matched on the text with its hidden characters removed, so "ignore\u200Bprevious" cannot slip past
+ * "ignore previous". Stateless apart from its compiled expressions: one instance serves every caller.
+ */
+export class HiddenTextScanner {
+  /** Tells pattern sets apart (caches of scans are per set). */
+  readonly key: string;
+  readonly #test: RegExp | undefined;
+  readonly #all: RegExp | undefined;
+
+  constructor(patterns: readonly string[], flags = 'iu') {
+    this.key = JSON.stringify(patterns);
+    const source = patterns.map((p) => `(?:${p})`).join('|');
+    this.#test = patterns.length > 0 ? new RegExp(source, flags) : undefined;
+    this.#all = patterns.length > 0 ? new RegExp(source, `${flags}g`) : undefined;
+  }
+
+  /** undefined: nothing hidden (the common case, one or two regex tests). */
+  scan(s: string): TextScan | undefined {
+    const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
+    const text = chars ? chars.clean : s;
+    const matches = this.#test?.test(text) ? this.#matches(text) : 0;
+    if (matches === 0) return chars;
+    const counts = chars?.counts ?? { tag: 0, bidi: 0, invisible: 0, pattern: 0 };
+    counts.pattern = matches;
+    return { counts, clean: text.replace(this.#all!, REMOVED) };
+  }
+
+  #matches(text: string): number {
+    const re = this.#all!;
+    re.lastIndex = 0;
+    let n = 0;
+    // Bounded by the text: every match advances (the config refuses patterns that match "").
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      n++;
+      if (m[0] === '') re.lastIndex++;
+    }
+    return n;
+  }
+}
+
+/** A string with its hidden characters removed (patterns aside) and cut to `max`: for paths and names in audit lines. */
+export function shown(s: string, max = 64): string {
+  const clean = ANY.test(s) ? (hiddenCharacters(s)?.clean ?? s) : s;
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
