@@ -164,7 +164,7 @@ export function evaluateGoals(upstream: UpstreamName, figs: TargetFigures[]): Go
       limit: () => 1.2,
     });
     // The direct floor is subtracted from both sides: say so when its own runs did not agree.
-    if (direct.agreed === false) for (const g of latency) g.note = `${g.note ? `${g.note}; ` : ''}direct/stdio's runs did not agree (${f1(direct.spreadPct)} % apart)`;
+    if (direct.agreed === false) for (const g of latency) g.note = `${g.note ? `${g.note}; ` : ''}direct/stdio's runs disagree (${f1(direct.spreadPct)} %)`;
     goals.push(...latency);
   }
   for (const f of figs.filter((s) => s.family === 'switchboard' && s.sharing === 'per-session')) {

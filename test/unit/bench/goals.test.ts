@@ -142,6 +142,13 @@ describe('bench goals: what makes a figure doubtful', () => {
     assert.equal(runsCell(g.phases!.ref), '2 (4.0 %)');
   });
 
+  it('notes on every latency goal when the direct floor subtracted from both sides did not agree', () => {
+    const shaky = { ...direct, sequential: { ...direct.sequential!, attempts: 3, agreed: false, spreadPct: 12.1 } };
+    const swb = target('switchboard/json/shared', 'switchboard', 'streamable-json', 'shared', { seq: 1.2 });
+    const g = find(evaluateGoals('echo', [shaky, thin, swb]), 'added sequential p50', 'switchboard/json/shared');
+    assert.equal(resultCell(g), "PASS (direct/stdio's runs disagree (12.1 %))");
+  });
+
   it('reads spreads that JSON turned into null as no comparable pair', () => {
     assert.equal(runsCell({ foreignPct: 0, loaderBound: false, attempts: 3, agreed: false, spreadPct: NaN }), '3 **≠** (no comparable pair)');
     assert.equal(runsCell({ foreignPct: 0, loaderBound: false, attempts: 1, agreed: false, spreadPct: NaN }), '1 **≠** (one run)');
