@@ -9,6 +9,46 @@ import type { Access } from './targets.js';
 /** Per-call limit: a target that hangs must not hold a bounded phase open for the SDK's default minute. */
 const CALL_TIMEOUT_MS = 10_000;
 
+/**
+ * The SDK clients (v1 and v2) hand every fetch of a session the same AbortSignal, so that close()
+ * aborts them all; undici's Request hangs an abort listener on that signal and lets go of it only when
+ * the Request is garbage-collected. Under load thousands pile up between collections, and Node prints
+ * "MaxListenersExceededWarning: … 1501 abort listeners added to [AbortSignal]" for every session that
+ * gets there. Each POST or DELETE here gets a signal of its own instead, which the session's signal
+ * aborts through one listener per session and a set that holds the request only until its answer's
+ * headers are in (JSON bodies are read at once; an SSE answer's stream is ended by the server after
+ * the response, and the bench closes sessions only when nothing is in flight). A GET is the session's
+ * one standing stream: it keeps the session's signal, so close() still ends it.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function ownSignal(session: AbortSignal): { signal: AbortSignal; release(): void } {
+  let live = inFlight.get(session);
+  if (!live) {
+    const set = new Set<AbortController>();
+    inFlight.set(session, (live = set));
+    session.addEventListener('abort', () => {
+      for (const c of set) c.abort(session.reason);
+      set.clear();
+    }, { once: true });
+  }
+  const own = new AbortController();
+  if (session.aborted) own.abort(session.reason);
+  else live.add(own);
+  return { signal: own.signal, release: () => void live.delete(own) };
+}
+
+export async function benchFetch(url: string | URL, init?: RequestInit): Promise<Response> {
+  const session = init?.signal;
+  if (!session || init.method === undefined || init.method === 'GET') return fetch(url, init);
+  const own = ownSignal(session);
+  try {
+    return await fetch(url, { ...init, signal: own.signal });
+  } finally {
+    own.release();
+  }
+}
+
 function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ text?: string }> }).content ?? [];
   return content.map((c) => c.text ?? '').join('');
@@ -27,14 +67,14 @@ export async function openSdkSession(access: Access): Promise<BenchSession> {
       await client.connect(new StdioClientTransport({ command: access.command, args: access.args, stderr: 'ignore' }), { timeout: CALL_TIMEOUT_MS });
       break;
     case 'streamable': {
-      const transport = new StreamableHTTPClientTransport(new URL(access.url), { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+      const transport = new StreamableHTTPClientTransport(new URL(access.url), { fetch: benchFetch, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
       await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
       // The SDK's close() leaves the session on the server; DELETE it so the gateway can free it.
       terminate = () => transport.terminateSession();
       break;
     }
     case 'sse':
-      await client.connect(new SSEClientTransport(new URL(access.url)), { timeout: CALL_TIMEOUT_MS });
+      await client.connect(new SSEClientTransport(new URL(access.url), { fetch: benchFetch }), { timeout: CALL_TIMEOUT_MS });
       break;
   }
   client.onerror = () => {}; // stray responses and stream ends are counted by the raw client, not here
@@ -56,7 +96,7 @@ export async function openSdkSession(access: Access): Promise<BenchSession> {
  */
 async function openModernSdkSession(url: string): Promise<BenchSession> {
   const client = new ModernClient({ name: 'switchboard-bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new ModernTransport(new URL(url)), { timeout: CALL_TIMEOUT_MS });
+  await client.connect(new ModernTransport(new URL(url), { fetch: benchFetch }), { timeout: CALL_TIMEOUT_MS });
   client.onerror = () => {};
   return {
     async call(message: string): Promise<string> {

@@ -1,7 +1,8 @@
+import { repeatUntilAgree, type Agreement } from './agree.js';
 import { closeAll, openMany, percentile, runCrossed, runLoad, type BenchSession, type CrossedResult, type Limits } from './load.js';
 import { RawHttp, openRaw, openRawStdio, openRawStreamable } from './load-raw.js';
 import { openSdkSession } from './load-sdk.js';
-import { cpuMs, descendants, rssBytes, totalRss, treeCpuMs, waitForDescendants, withForeignLoad } from './proc-stats.js';
+import { cpuMs, descendants, rssBytes, threadCpuMs, totalRss, treeCpuMs, waitForDescendants, withForeignLoad } from './proc-stats.js';
 import type { RunningTarget, UpstreamName } from './targets.js';
 
 /** How much of everything one run does; quick and full differ only in these numbers. */
@@ -26,10 +27,13 @@ export interface Mode {
   crossedSessions: number;
   crossedRounds: number;
   openSessions: Record<UpstreamName, number>;
-  /** A phase during which other processes used more than this share of a core is run again… */
-  foreignLimitPct: number;
-  /** …at most this many extra times, keeping the cleanest attempt, within a run-wide time budget. */
-  retries: number;
+  /**
+   * Every measured phase runs at least twice and again until two runs agree within agreePct (calls/s
+   * and gateway CPU per call; sequential p50), at most maxAttempts times; runs after the second come
+   * out of a run-wide time budget.
+   */
+  agreePct: number;
+  maxAttempts: number;
   retryBudgetMs: number;
   /** Sessions opened on Switchboard shared for the memory goal; 0 skips it. */
   bigSessions: number;
@@ -54,9 +58,9 @@ export const MODES: Record<'quick' | 'full', Mode> = {
     // Spawning a node child per session costs ~35 ms of CPU each: 200 of them per target would not fit in
     // quick; 50 are the sessions of the many-sessions phase, reused.
     openSessions: { echo: 50, everything: 50 },
-    foreignLimitPct: 25,
-    retries: 0,
-    retryBudgetMs: 0,
+    agreePct: 10,
+    maxAttempts: 3,
+    retryBudgetMs: 30_000,
     bigSessions: 10_000,
     bigSessionsMaxMs: 45_000,
   },
@@ -78,9 +82,9 @@ export const MODES: Record<'quick' | 'full', Mode> = {
     // server-everything is a heavy process to spawn (~0.4 s of CPU): 50 per-session instances, not 200
     // (the sessions of the many-sessions phase, reused).
     openSessions: { echo: 200, everything: 50 },
-    foreignLimitPct: 25,
-    retries: 2,
-    retryBudgetMs: 45_000,
+    agreePct: 10,
+    maxAttempts: 4,
+    retryBudgetMs: 120_000,
     bigSessions: 10_000,
     bigSessionsMaxMs: 120_000,
   },
@@ -94,7 +98,7 @@ export interface Dist {
   p99Ms: number;
 }
 
-export interface ThroughputFigure {
+export interface ThroughputFigure extends Agreement {
   loader: Loader;
   sessions: number;
   inflight: number;
@@ -108,11 +112,12 @@ export interface ThroughputFigure {
   gatewayCpuMsPerCall?: number;
   /** Gateway CPU over wall time; 100 means one core busy. */
   gatewayCpuPct?: number;
-  /** The harness process (the load generator) likewise: near 100 means the client may be the limit. */
+  /** The harness process (the load generator, all its threads) likewise. */
   loaderCpuPct: number;
+  /** The harness's main thread, which runs the load loop: near 100 the client, not the target, is the limit. */
+  loaderMainPct?: number;
   /** Other processes' CPU during the phase, in percent of one core (noise, not the target). */
   foreignPct: number;
-  attempts: number;
   firstError?: string;
 }
 
@@ -124,7 +129,7 @@ export interface TargetFigures {
   upstream: UpstreamName;
   setupSdk?: Dist;
   setupRaw?: Dist;
-  sequential?: Dist & { foreignPct: number; attempts: number };
+  sequential?: Dist & Agreement & { foreignPct: number; loaderMainPct?: number };
   throughput: ThroughputFigure[];
   crossed?: CrossedResult;
   idleRssMB?: number;
@@ -196,7 +201,8 @@ async function throughputPhases(t: RunningTarget, loader: Loader, nSessions: num
     const inflights = loader === 'raw' ? mode.inflight : mode.sdkInflight;
     await runLoad(opened.sessions, Math.max(...inflights), mode.warmup);
     for (const inflight of inflights) {
-      const fig = await cleanest(mode, () => phase(t, loader, opened.sessions, inflight, mode));
+      // Agreement on calls/s and, where there is a gateway process, its CPU per call.
+      const fig = await repeated(mode, () => phase(t, loader, opened.sessions, inflight, mode), (f) => (f.gatewayCpuMsPerCall === undefined ? [f.callsPerSec] : [f.callsPerSec, f.gatewayCpuMsPerCall]));
       out.throughput.push(fig);
     }
     if (thenInspect) {
@@ -210,27 +216,36 @@ async function throughputPhases(t: RunningTarget, loader: Loader, nSessions: num
 
 let retrySpentMs = 0;
 
-/** Runs a phase again while other processes loaded the machine, within the run's retry budget. */
-async function cleanest<T extends { foreignPct: number; attempts: number }>(mode: Mode, run: () => Promise<T>): Promise<T> {
-  let best = await run();
-  for (let i = 0; i < mode.retries && best.foreignPct > mode.foreignLimitPct && retrySpentMs < mode.retryBudgetMs; i++) {
+/** A phase run until two runs agree (agree.ts); runs after the second are charged to the run's budget. */
+function repeated<T extends { foreignPct: number }>(mode: Mode, run: () => Promise<T>, figures: (r: T) => number[]): Promise<T & Agreement> {
+  const timed = async (attempt: number) => {
     const t0 = performance.now();
-    const again = await run();
-    retrySpentMs += performance.now() - t0;
-    again.attempts = best.attempts + 1;
-    if (again.foreignPct < best.foreignPct) best = again;
-    else best.attempts = again.attempts;
-  }
-  return best;
+    const r = await run();
+    if (attempt >= 2) retrySpentMs += performance.now() - t0;
+    return r;
+  };
+  return repeatUntilAgree(timed, figures, { agreePct: mode.agreePct, maxAttempts: mode.maxAttempts, mayRepeat: () => retrySpentMs < mode.retryBudgetMs });
 }
 
-async function phase(t: RunningTarget, loader: Loader, sessions: BenchSession[], inflight: number, mode: Mode): Promise<ThroughputFigure> {
-  const cpu0 = t.pid ? cpuMs(t.pid) : undefined;
+/** CPU of the harness while fn runs: the whole process and its main thread, in percent of one core. */
+async function loaderCpu<T>(fn: () => Promise<T>): Promise<{ value: T; loaderCpuPct: number; loaderMainPct?: number }> {
+  const t0 = performance.now();
   const own0 = process.cpuUsage();
-  const { value: r, foreignPct } = await withForeignLoad(() => runLoad(sessions, inflight, mode.phase));
+  const main0 = threadCpuMs(process.pid);
+  const value = await fn();
   const own = process.cpuUsage(own0);
+  const main1 = threadCpuMs(process.pid);
+  const ms = performance.now() - t0;
+  const loaderMainPct = main0 === undefined || main1 === undefined ? undefined : ((main1 - main0) / ms) * 100;
+  return { value, loaderCpuPct: ((own.user + own.system) / 1000 / ms) * 100, ...(loaderMainPct === undefined ? {} : { loaderMainPct }) };
+}
+
+async function phase(t: RunningTarget, loader: Loader, sessions: BenchSession[], inflight: number, mode: Mode): Promise<Omit<ThroughputFigure, keyof Agreement>> {
+  const cpu0 = t.pid ? cpuMs(t.pid) : undefined;
+  // Loader CPU inside, so the /proc walks of the foreign-load figure are not charged to the load loop.
+  const { value: { value: r, ...own }, foreignPct } = await withForeignLoad(() => loaderCpu(() => runLoad(sessions, inflight, mode.phase)));
   const cpu1 = t.pid ? cpuMs(t.pid) : undefined;
-  const fig: ThroughputFigure = {
+  const fig: Omit<ThroughputFigure, keyof Agreement> = {
     loader,
     sessions: sessions.length,
     inflight,
@@ -240,9 +255,8 @@ async function phase(t: RunningTarget, loader: Loader, sessions: BenchSession[],
     callsPerSec: r.callsPerSec,
     p50Ms: r.p50Ms,
     p99Ms: r.p99Ms,
-    loaderCpuPct: ((own.user + own.system) / 1000 / r.elapsedMs) * 100,
+    ...own,
     foreignPct,
-    attempts: 1,
     ...(r.firstError === undefined ? {} : { firstError: r.firstError }),
   };
   if (cpu0 !== undefined && cpu1 !== undefined) {
@@ -295,11 +309,11 @@ export async function measureTarget(t: RunningTarget, upstream: UpstreamName, mo
       const s = await openSdkSession(t.access);
       try {
         await runLoad([s], 1, mode.warmup);
-        out.sequential = await cleanest(mode, async () => {
-          const { value: r, foreignPct } = await withForeignLoad(() => runLoad([s], 1, mode.sequential));
+        out.sequential = await repeated(mode, async () => {
+          const { value: { value: r, loaderMainPct }, foreignPct } = await withForeignLoad(() => loaderCpu(() => runLoad([s], 1, mode.sequential)));
           if (r.errors > 0) out.problems.push(`sequential: ${r.errors} errors (${r.firstError})`);
-          return { n: r.calls, p50Ms: r.p50Ms, p99Ms: r.p99Ms, foreignPct, attempts: 1 };
-        });
+          return { n: r.calls, p50Ms: r.p50Ms, p99Ms: r.p99Ms, foreignPct, ...(loaderMainPct === undefined ? {} : { loaderMainPct }) };
+        }, (d) => [d.p50Ms]);
       } finally {
         await s.close();
       }

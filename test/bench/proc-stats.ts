@@ -19,10 +19,10 @@ function clockTicks(): number {
 }
 
 /** Fields of /proc/<pid>/stat after the command name, which may itself contain spaces and parentheses. */
-function statFields(pid: number): string[] | undefined {
+function statFields(pid: number, tid?: number): string[] | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
@@ -35,6 +35,16 @@ export function cpuMs(pid: number): number | undefined {
   if (!f) return undefined;
   // After "pid (comm) ": [0] state, [1] ppid, … [11] utime, [12] stime (fields 14 and 15 of proc(5)).
   return ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks();
+}
+
+/**
+ * CPU time (user + system) of one thread of a process, in milliseconds. A Node.js process's main
+ * thread (tid = pid) runs its event loop: near 100 % of a core it is the limit, whatever the GC and
+ * libuv threads add to the process's total.
+ */
+export function threadCpuMs(pid: number, tid: number = pid): number | undefined {
+  const f = statFields(pid, tid);
+  return f && ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks();
 }
 
 /** Resident set size in bytes. */

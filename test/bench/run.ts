@@ -14,7 +14,8 @@ import { RawHttp, openRaw } from './load-raw.js';
 import { MODES, measureTarget, type TargetFigures } from './measure.js';
 import { ensurePeers } from './peers.js';
 import { monotonicUs, summarizeProfile, type ProfileWindow } from './profile.js';
-import { evaluateGoals, renderMarkdown, type Goal, type Profiled, type RunInfo } from './report.js';
+import { evaluateGoals, type Goal } from './goals.js';
+import { renderMarkdown, type Profiled, type RunInfo } from './report.js';
 import { ROOT, TARGETS, killAllSync, startTarget, type StartOptions, type TargetSpec, type UpstreamName } from './targets.js';
 
 const { values: args } = parseArgs({
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
     sdkModern: version('@modelcontextprotocol/client'),
     build: built.status,
     loadavg: [loadAtStart, loadavg()[0]!],
+    repeats: { agreePct: mode.agreePct, maxAttempts: mode.maxAttempts, budgetS: mode.retryBudgetMs / 1000 },
   };
   const stamp = info.startedAt.replace(/[:.]/g, '-');
   const base = join(benchDir, `bench-${mode.name}-${stamp}`);
