@@ -44,19 +44,22 @@ const empty = (text) => h('p', { class: 'empty' }, text);
 function renderUpstreams({ items }) {
   if (items.length === 0) return fill($('upstreams-body'), empty('No upstreams.'));
   const instance = (i) => h('li', {}, `pid ${i.pid ?? '–'} `, badge(i.state, i.state === 'ready' ? 'ok' : 'bad'), ' breaker ', badge(i.circuit, i.circuit === 'closed' ? 'ok' : 'bad'), i.lastError ? h('span', { class: 'err' }, ` ${i.lastError}`) : null);
+  // With replicas, each one's instances are a row of their own; restart acts on this replica's.
+  const many = new Set(items.map((u) => u.replica)).size > 1;
   const rows = items.map((u) =>
     h('tr', {},
       h('th', { scope: 'row' }, u.name),
+      many ? h('td', {}, u.replica === replica ? `${u.replica} (this one)` : u.replica) : null,
       h('td', {}, badge(u.ready ? 'ready' : 'not ready', u.ready ? 'ok' : 'bad')),
       h('td', {}, `${u.transport}, ${u.sharing}`),
       h('td', {}, u.instances.length ? h('ul', { class: 'plain' }, u.instances.map(instance)) : '–'),
       h('td', { class: 'num' }, u.inflight),
       h('td', { class: 'num' }, u.queued),
       h('td', { class: 'num' }, u.restarts),
-      h('td', {}, h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), async () => (await api('POST', `/upstreams/${encodeURIComponent(u.name)}/restart`), `Upstream ${u.name} restarted; the old instances drain.`)) }, 'Restart')),
+      h('td', {}, u.replica !== replica ? '' : h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), async () => (await api('POST', `/upstreams/${encodeURIComponent(u.name)}/restart`), `Upstream ${u.name} restarted; the old instances drain.`)) }, 'Restart')),
     ),
   );
-  fill($('upstreams-body'), table('Upstreams', ['Name', 'Health', 'Transport', 'Instances', 'In flight', 'Queued', 'Restarts', ''], rows));
+  fill($('upstreams-body'), table('Upstreams', ['Name', ...(many ? ['Replica'] : []), 'Health', 'Transport', 'Instances', 'In flight', 'Queued', 'Restarts', ''], rows));
 }
 
 function renderSessions({ items }) {
@@ -136,6 +139,9 @@ function renderAudit({ lines, dropped }) {
 
 const VIEWS = { upstreams: renderUpstreams, sessions: renderSessions, tenants: renderTenants, pins: renderPins, audit: renderAudit };
 
+/** The replica whose admin API this console talks to (its `hello`). */
+let replica;
+
 function connect() {
   stream?.close();
   stream = openStream('/events', authHeaders, {
@@ -144,6 +150,7 @@ function connect() {
         $('login').hidden = true;
         $('panels').hidden = false;
         $('signout').hidden = !sessionStorage.getItem(TOKEN);
+        replica = data.replica;
         $('status').textContent = `Live · replica ${data.replica}`;
         $('audit-state').textContent = data.audit ? 'New lines appear as they are written (the last 200 are kept).' : 'The audit log is off (audit.enabled).';
       } else VIEWS[event]?.(data);

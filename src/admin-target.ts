@@ -23,17 +23,24 @@ function instances(pool: UpstreamPool): InstanceRow[] {
   return [...pool.instances].map((i) => ({ pid: i.pid ?? null, state: i.state, circuit: i.circuit, inflight: i.inflight, backoffAttempt: i.backoffAttempt, lastError: i.lastFailure ?? null }));
 }
 
+/** Where a replica that does not answer is reported (the gateway's logger). */
+interface WarnLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /** The admin API over the running gateway (src/admin/ knows only the AdminTarget interface). */
 export class GatewayAdmin implements AdminTarget {
   readonly replica: string;
   readonly #g: Gateway;
   readonly #reloader: ConfigReloader;
+  readonly #logger: WarnLog;
   /** Verifiers by auth settings: rebuilt only when a reload changed them (each keeps its key set cache). */
   #verifier: { auth: Config['auth']; authenticator: Authenticator } | undefined;
 
-  constructor(gateway: Gateway, reloader: ConfigReloader) {
+  constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog) {
     this.#g = gateway;
     this.#reloader = reloader;
+    this.#logger = logger;
     this.replica = gateway.cluster?.replicaId ?? hostname();
   }
 
@@ -94,9 +101,16 @@ export class GatewayAdmin implements AdminTarget {
     return elsewhere && { id, ...elsewhere };
   }
 
-  upstreams(): UpstreamRow[] {
+  async upstreams(): Promise<UpstreamRow[]> {
+    const rows = this.#localUpstreams();
+    for (const [replica, answer] of await this.#ask('upstreams')) if (Array.isArray(answer)) rows.push(...(answer as UpstreamRow[]).map((r) => ({ ...r, replica })));
+    return rows;
+  }
+
+  #localUpstreams(): UpstreamRow[] {
     const c = this.#g.config;
     return [...this.#g.pools.values()].map((p) => ({
+      replica: this.replica,
       name: p.name,
       transport: p.config.transport,
       sharing: p.config.sharing,
@@ -122,10 +136,28 @@ export class GatewayAdmin implements AdminTarget {
     for (const [upstream, tools] of Object.entries(table)) {
       for (const [tool, e] of Object.entries(tools)) {
         if (!e.pending) continue;
-        const old = e.approved === undefined ? undefined : pins.definition(e.approved);
-        const now = pins.definition(e.pending.hash);
-        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)), findings: e.pending.findings ?? [] });
+        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: null, new: null, diff: [], findings: e.pending.findings ?? [] });
       }
+    }
+    // A definition is known to the replicas that saw it: the ones this replica did not see are asked for.
+    const known = new Map<string, Record<string, unknown>>();
+    const wanted = new Set<string>();
+    for (const r of rows) {
+      for (const hash of [r.approvedHash, r.pendingHash]) {
+        const d = hash === null ? undefined : pins.definition(hash);
+        if (d) known.set(hash!, d);
+        else if (hash !== null) wanted.add(hash);
+      }
+    }
+    if (wanted.size > 0) {
+      for (const found of (await this.#ask('definitions', [...wanted])).values()) {
+        if (found && typeof found === 'object') for (const [hash, d] of Object.entries(found)) if (wanted.has(hash) && d && typeof d === 'object') known.set(hash, d as Record<string, unknown>);
+      }
+    }
+    for (const r of rows) {
+      const old = r.approvedHash === null ? undefined : known.get(r.approvedHash);
+      const now = known.get(r.pendingHash);
+      Object.assign(r, { old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
     }
     return rows;
   }
@@ -146,17 +178,42 @@ export class GatewayAdmin implements AdminTarget {
     return tools.map((t) => ({ tool: t.tool, outcome: done.has(t.tool) ? 'rejected' : 'not-pending' }));
   }
 
-  tenants(): TenantRow[] {
-    const usage = new Map<string, { sessions: number; inflight: number }>();
+  async tenants(): Promise<TenantRow[]> {
+    const byReplica = new Map<string, Record<string, Usage>>([[this.replica, this.#localUsage()]]);
+    for (const [replica, answer] of await this.#ask('usage')) if (answer && typeof answer === 'object') byReplica.set(replica, answer as Record<string, Usage>);
+    // Configured tenants, and one in use that is not configured but served (auth off: "anonymous").
+    const policies = this.#g.policy.tenants();
+    const named = new Set(policies.map((t) => t.name));
+    for (const tenants of byReplica.values()) {
+      for (const name of Object.keys(tenants)) {
+        const open = named.has(name) ? undefined : this.#g.policy.tenant({ tenant: name });
+        if (open && !named.has(open.name)) (named.add(open.name), policies.push(open));
+      }
+    }
+    return policies.map((t) => {
+      const usage: Usage = { sessions: 0, inflight: 0 };
+      const per: Record<string, Usage> = {};
+      for (const [replica, tenants] of byReplica) {
+        const u = Object.hasOwn(tenants, t.name) ? tenants[t.name]! : { sessions: 0, inflight: 0 };
+        per[replica] = { sessions: u.sessions, inflight: u.inflight };
+        usage.sessions += u.sessions;
+        usage.inflight += u.inflight;
+      }
+      return { name: t.name, endpoints: t.config.endpoints, limits: t.config.limits, usage, byReplica: per };
+    });
+  }
+
+  /** Sessions and requests in flight per tenant on this replica. */
+  #localUsage(): Record<string, Usage> {
+    const usage: Record<string, Usage> = {};
     const count = (tenant: string, inflight: number) => {
-      const u = usage.get(tenant) ?? { sessions: 0, inflight: 0 };
+      const u = (usage[tenant] ??= { sessions: 0, inflight: 0 });
       u.sessions++;
       u.inflight += inflight;
-      usage.set(tenant, u);
     };
     for (const { session } of this.#g.registry.list()) count(session.tenant, session.inflight);
     for (const s of this.#g.modern.sessions.list()) count(s.tenant, s.inflight);
-    return this.#g.policy.tenants().map((t) => ({ name: t.name, endpoints: t.config.endpoints, limits: t.config.limits, usage: usage.get(t.name) ?? { sessions: 0, inflight: 0 } }));
+    return usage;
   }
 
   config(): unknown {
@@ -168,9 +225,49 @@ export class GatewayAdmin implements AdminTarget {
   }
 
   async reload(): Promise<Record<string, unknown>> {
-    return reportOf(await this.#reloader.reload('admin API'));
+    const here = reportOf(await this.#reloader.reload('admin API'));
+    if (!this.#g.cluster) return here;
+    // Each replica reloads its own file (a ConfigMap update reaches every one): the others are asked to.
+    const { answers, unanswered } = await this.#g.cluster.askReplicas('reload', undefined, RELOAD_ANSWER_MS);
+    const replicas: Record<string, unknown> = { [this.replica]: here };
+    for (const [replica, a] of answers) replicas[replica] = a.error === undefined ? a.value : { error: a.error };
+    return { ...here, replicas, ...(unanswered > 0 ? { unansweredReplicas: unanswered } : {}) };
+  }
+
+  /**
+   * What other replicas' admin APIs ask this one (cluster.answerAdmin): its own upstreams, its tenants'
+   * usage, a reload of its own file, the definitions it saw for pending pins.
+   */
+  async answer(what: string, arg: unknown): Promise<unknown> {
+    if (what === 'upstreams') return this.#localUpstreams();
+    if (what === 'usage') return this.#localUsage();
+    if (what === 'reload') return reportOf(await this.#reloader.reload('admin API of another replica'));
+    if (what === 'definitions' && Array.isArray(arg)) {
+      const found: Record<string, unknown> = {};
+      for (const hash of arg.slice(0, 1000)) if (typeof hash === 'string' && this.#g.pins?.definition(hash)) found[hash] = this.#g.pins.definition(hash);
+      return found;
+    }
+    throw new Error(`unknown admin question "${what.slice(0, 40)}"`);
+  }
+
+  /** Every other replica's answer to `what`, by replica (none without Redis); a replica that did not answer is logged. */
+  async #ask(what: string, arg?: unknown): Promise<Map<string, unknown>> {
+    const out = new Map<string, unknown>();
+    if (!this.#g.cluster) return out;
+    const { answers, unanswered } = await this.#g.cluster.askReplicas(what, arg);
+    for (const [replica, a] of answers) {
+      if (a.error === undefined) out.set(replica, a.value);
+      else this.#logger.warn({ replica, what, err: a.error }, 'admin API: a replica could not answer');
+    }
+    if (unanswered > 0) this.#logger.warn({ what, unanswered }, 'admin API: replicas did not answer in time; their rows are missing');
+    return out;
   }
 }
+
+type Usage = { sessions: number; inflight: number };
+
+/** Another replica's reload may start upstreams and wait for their spares. */
+const RELOAD_ANSWER_MS = 60_000;
 
 /** A session another replica holds, as its record tells it: what only the holder knows is null. */
 function remoteRow({ record: r, owner, alive }: StoredSession, now: number): SessionRow {

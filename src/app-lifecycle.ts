@@ -32,6 +32,7 @@ export class AppLifecycle {
   #closed = false;
   #metricsServer: Server | undefined;
   #admin: FastifyInstance | undefined;
+  #gatewayAdmin: GatewayAdmin | undefined;
   #unwatch: (() => void) | undefined;
   /** Set once listen() started the metrics endpoint. */
   metricsUrl: string | undefined;
@@ -59,8 +60,8 @@ export class AppLifecycle {
   }
 
   async #startAdmin(): Promise<void> {
-    const { config, gateway, logger, reloader } = this.#parts;
-    const { app, url } = await startAdminServer(new GatewayAdmin(gateway, reloader), logger, config.admin.host, config.admin.port);
+    const { config, logger } = this.#parts;
+    const { app, url } = await startAdminServer(this.#target(), logger, config.admin.host, config.admin.port);
     this.#admin = app;
     this.adminUrl = url;
     const auth = [config.admin.token || config.admin.tokenFile ? 'static token' : '', config.auth.mode === 'jwt' ? `JWT with scope "${config.admin.scope}"` : ''].filter(Boolean);
@@ -77,8 +78,16 @@ export class AppLifecycle {
     logger.info({ config: configFile }, 'watching the config file: a change reloads it');
   }
 
+  /** The admin API's view of the gateway: one, for this replica's admin listener and for other replicas' questions. */
+  #target(): GatewayAdmin {
+    const { gateway, logger, reloader } = this.#parts;
+    return (this.#gatewayAdmin ??= new GatewayAdmin(gateway, reloader, logger));
+  }
+
   async #startCluster(): Promise<void> {
     const { fastify, gateway } = this.#parts;
+    // Other replicas' admin APIs ask this one for its upstreams, usage and reloads, admin listener or not.
+    gateway.cluster?.answerAdmin((what, arg) => this.#target().answer(what, arg));
     // Requests forwarded by other replicas run through these very routes.
     await gateway.cluster?.start(async (r, signal) => {
       const res = await fastify.inject({ method: r.method as 'POST', url: r.url, headers: r.headers, payload: r.body, payloadAsStream: true, signal });

@@ -95,8 +95,8 @@ export class AdminEvents {
 
   async #view(view: View): Promise<unknown> {
     if (view === 'sessions') return { items: await this.#target.sessions() };
-    if (view === 'upstreams') return { items: this.#target.upstreams() };
-    if (view === 'tenants') return { items: this.#target.tenants() };
+    if (view === 'upstreams') return { items: await this.#target.upstreams() };
+    if (view === 'tenants') return { items: await this.#target.tenants() };
     const pins = await this.#target.pins();
     return pins ? { items: pins } : { items: [], off: true };
   }

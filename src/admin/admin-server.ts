@@ -22,7 +22,7 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
     url: '/sessions/:id',
     handler: async (t, req, reply) => (await t.endSession(req.params.id!)) ?? fail(reply, 404, 'not_found', `no session "${req.params.id}" on replica ${t.replica} (nor in the cluster's store, where Redis is on)`),
   },
-  { method: 'GET', url: '/upstreams', handler: async (t) => ({ items: t.upstreams() }) },
+  { method: 'GET', url: '/upstreams', handler: async (t) => ({ items: await t.upstreams() }) },
   {
     method: 'POST',
     url: '/upstreams/:name/restart',
@@ -38,7 +38,7 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
   },
   { method: 'POST', url: '/pins/:upstream/approve', handler: (t, req, reply) => decide(t, req, reply, 'approve') },
   { method: 'POST', url: '/pins/:upstream/reject', handler: (t, req, reply) => decide(t, req, reply, 'reject') },
-  { method: 'GET', url: '/tenants', handler: async (t) => ({ items: t.tenants() }) },
+  { method: 'GET', url: '/tenants', handler: async (t) => ({ items: await t.tenants() }) },
   { method: 'GET', url: '/config', handler: async (t) => t.config() },
   { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
 ];

@@ -38,6 +38,8 @@ export interface InstanceRow {
 }
 
 export interface UpstreamRow {
+  /** The replica whose instances these are (each replica runs its own). */
+  replica: string;
   name: string;
   transport: string;
   sharing: string;
@@ -73,7 +75,10 @@ export interface TenantRow {
   name: string;
   endpoints: string[];
   limits: Record<string, unknown>;
+  /** Across the cluster (every replica that answered). */
   usage: { sessions: number; inflight: number };
+  /** The same per replica. */
+  byReplica: Record<string, { sessions: number; inflight: number }>;
 }
 
 /** An approval's outcome per tool. */
@@ -96,7 +101,8 @@ export interface AdminTarget {
   sessions(): Promise<SessionRow[]>;
   /** undefined: no such session (on this replica, or, with Redis, in the cluster). */
   endSession(id: string): Promise<EndedSession | undefined>;
-  upstreams(): UpstreamRow[];
+  /** Every replica's upstreams (with Redis: the others are asked; one that does not answer is left out and logged). */
+  upstreams(): Promise<UpstreamRow[]>;
   /** undefined: no such upstream. */
   restartUpstream(name: string): Promise<Record<string, unknown> | undefined>;
   /** undefined: pinning is off for every upstream. */
@@ -104,9 +110,10 @@ export interface AdminTarget {
   approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
   /** Marks pending changes rejected (by the hash reviewed); undefined: no such pinned upstream. */
   rejectPins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
-  tenants(): TenantRow[];
+  tenants(): Promise<TenantRow[]>;
   /** The config in force, secrets redacted. */
   config(): unknown;
+  /** Reloads this replica's file and, with Redis, has every other replica reload its own (`replicas`: each one's report). */
   reload(): Promise<Record<string, unknown>>;
   /** Every audit line from now on (the console's live tail); returns the way to stop, or undefined when the audit log is off. */
   tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined;

@@ -52,8 +52,8 @@ const schemas = {
   },
   Upstream: {
     type: 'object',
-    required: ['name', 'transport', 'sharing', 'ready', 'restarts', 'queued', 'inflight', 'endpoints', 'instances'],
-    properties: { name: str, transport: str, sharing: str, ready: { type: 'boolean' }, restarts: int, queued: int, inflight: int, endpoints: strings, instances: { type: 'array', items: ref('Instance') } },
+    required: ['replica', 'name', 'transport', 'sharing', 'ready', 'restarts', 'queued', 'inflight', 'endpoints', 'instances'],
+    properties: { replica: { ...str, description: 'the replica running these instances (each replica runs its own)' }, name: str, transport: str, sharing: str, ready: { type: 'boolean' }, restarts: int, queued: int, inflight: int, endpoints: strings, instances: { type: 'array', items: ref('Instance') } },
   },
   PinChange: {
     type: 'object',
@@ -79,8 +79,18 @@ const schemas = {
   PinDecision: { type: 'object', required: ['tool', 'outcome'], properties: { tool: str, outcome: { enum: ['approved', 'rejected', 'not-pending', 'pinned-in-config'] } } },
   Tenant: {
     type: 'object',
-    required: ['name', 'endpoints', 'limits', 'usage'],
-    properties: { name: str, endpoints: strings, limits: { type: 'object' }, usage: { type: 'object', required: ['sessions', 'inflight'], properties: { sessions: int, inflight: int } } },
+    required: ['name', 'endpoints', 'limits', 'usage', 'byReplica'],
+    properties: {
+      name: str,
+      endpoints: strings,
+      limits: { type: 'object' },
+      usage: { type: 'object', description: 'across every replica that answered', required: ['sessions', 'inflight'], properties: { sessions: int, inflight: int } },
+      byReplica: {
+        type: 'object',
+        description: 'the same per replica id',
+        additionalProperties: { type: 'object', required: ['sessions', 'inflight'], properties: { sessions: int, inflight: int } },
+      },
+    },
   },
   Reload: {
     type: 'object',
@@ -91,6 +101,8 @@ const schemas = {
       warnings: strings,
       restartRequired: { ...strings, description: 'settings that differ but need a restart; left as they were' },
       sessionsEnded: int,
+      replicas: { type: 'object', description: 'with Redis: each replica reloads its own file; its report (or { error }) by replica id, this one included', additionalProperties: { type: 'object' } },
+      unansweredReplicas: { ...int, description: 'replicas that took the request and did not answer in time' },
       changes: {
         type: 'object',
         required: ['upstreams', 'endpoints', 'tenants', 'auth', 'admin'],
@@ -136,7 +148,7 @@ export const OPENAPI = {
         responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, '503': error, ...refusals },
       },
     },
-    '/upstreams': { get: { summary: 'Upstreams and their instances', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
+    '/upstreams': { get: { summary: 'Upstreams and their instances, on every replica (with Redis)', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
     '/upstreams/{name}/restart': {
       post: { summary: 'Replace an upstream by a fresh pool; the old one drains', parameters: [pathParam('name')], responses: { '200': json(ref('Reload'), 'what was replaced'), '404': error, ...refusals } },
     },
@@ -157,8 +169,8 @@ export const OPENAPI = {
         responses: { '200': list('PinDecision', 'per tool: rejected, or not-pending (changed meanwhile, or rejected already)'), '400': error, '404': error, ...refusals },
       },
     },
-    '/tenants': { get: { summary: 'Tenants, their limits and current usage on this replica', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },
+    '/tenants': { get: { summary: 'Tenants, their limits and current usage (across replicas with Redis)', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },
     '/config': { get: { summary: 'The config in force, secrets redacted', responses: { '200': json({ type: 'object' }, 'the effective config'), ...refusals } } },
-    '/reload': { post: { summary: 'Read the config file again and apply it', responses: { '200': json(ref('Reload'), 'applied, unchanged, or invalid with every problem'), ...refusals } } },
+    '/reload': { post: { summary: 'Read the config file again and apply it (with Redis: every replica its own file)', responses: { '200': json(ref('Reload'), 'applied, unchanged, or invalid with every problem'), ...refusals } } },
   },
 } as const;

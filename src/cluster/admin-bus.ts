@@ -2,8 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { parseChannelObject } from './channel-message.js';
 
-/** A message on a replica's admin channel: "end this session" from another replica's admin API, and its answer. */
-type AdminMessage = { t: 'end'; id: string; from: string; session: string } | { t: 'ended'; id: string; ended: boolean };
+/**
+ * A message on the admin channels: "end this session" from another replica's admin API, and its answer;
+ * a question to every replica ("your upstreams"), on the channel all of them hear, and each one's answer.
+ */
+type AdminMessage =
+  | { t: 'end'; id: string; from: string; session: string }
+  | { t: 'ended'; id: string; ended: boolean }
+  | { t: 'ask'; id: string; from: string; what: string; arg?: unknown }
+  | { t: 'answer'; id: string; replica: string; value?: unknown; error?: string };
+
+/** What a replica answers when the others ask it (its upstreams, its tenants' usage, a reload of its own file). */
+export type AdminAnswerer = (what: string, arg: unknown) => Promise<unknown>;
+
+/** Every other replica's answer by replica id; `unanswered`: how many took the question and did not answer in time. */
+export interface ClusterAnswers {
+  answers: Map<string, { value?: unknown; error?: string }>;
+  unanswered: number;
+}
 
 /** The owner did not take the message (no subscriber on its channel): it is gone, whatever its heartbeat says. */
 export const UNREACHABLE = 'unreachable';
@@ -25,6 +41,8 @@ function parse(text: string): AdminMessage | undefined {
   if (typeof m.id !== 'string') return undefined;
   if (m.t === 'end' && typeof m.from === 'string' && typeof m.session === 'string') return m as AdminMessage;
   if (m.t === 'ended' && typeof m.ended === 'boolean') return m as AdminMessage;
+  if (m.t === 'ask' && typeof m.from === 'string' && typeof m.what === 'string') return m as AdminMessage;
+  if (m.t === 'answer' && typeof m.replica === 'string' && (m.error === undefined || typeof m.error === 'string')) return m as AdminMessage;
   return undefined;
 }
 
@@ -36,6 +54,9 @@ function parse(text: string): AdminMessage | undefined {
 export class AdminBus {
   readonly #o: AdminBusOptions;
   readonly #waiting = new Map<string, (ended: boolean) => void>();
+  readonly #asking = new Map<string, (m: Extract<AdminMessage, { t: 'answer' }>) => void>();
+  /** Set by the composition root once the admin target exists; until then questions get an error. */
+  answerer: AdminAnswerer | undefined;
 
   constructor(o: AdminBusOptions) {
     this.#o = o;
@@ -45,16 +66,64 @@ export class AdminBus {
     return `${prefix}admin:${replica}`;
   }
 
+  /** The channel every replica hears: questions to all of them. */
+  static everyone(prefix: string): string {
+    return `${prefix}admin-all`;
+  }
+
   async start(): Promise<void> {
     const mine = AdminBus.channel(this.#o.prefix, this.#o.me);
+    const all = AdminBus.everyone(this.#o.prefix);
     this.#o.sub.on('message', (channel: string, text: string) => {
-      if (channel !== mine) return;
+      if (channel !== mine && channel !== all) return;
       const m = parse(text);
       if (!m) this.#o.malformed();
       else if (m.t === 'ended') this.#waiting.get(m.id)?.(m.ended);
-      else void this.#serve(m);
+      else if (m.t === 'answer') this.#asking.get(m.id)?.(m);
+      else if (m.t === 'ask') {
+        if (m.from !== this.#o.me) void this.#answer(m);
+      } else void this.#serve(m);
     });
-    await this.#o.sub.subscribe(mine);
+    await this.#o.sub.subscribe(mine, all);
+  }
+
+  async #answer(m: Extract<AdminMessage, { t: 'ask' }>): Promise<void> {
+    let answer: AdminMessage;
+    try {
+      if (!this.answerer) throw new Error('this replica cannot answer admin questions yet');
+      answer = { t: 'answer', id: m.id, replica: this.#o.me, value: await this.answerer(m.what, m.arg) };
+    } catch (err) {
+      answer = { t: 'answer', id: m.id, replica: this.#o.me, error: (err as Error).message };
+    }
+    await this.#o.pub.publish(AdminBus.channel(this.#o.prefix, m.from), JSON.stringify(answer)).catch(() => {});
+  }
+
+  /**
+   * Asks every other replica `what`, and waits (at most timeoutMs) for each one that took the question
+   * (Redis says how many subscribers received it) to answer.
+   */
+  async askAll(what: string, arg: unknown, timeoutMs: number): Promise<ClusterAnswers> {
+    const id = randomUUID();
+    const answers = new Map<string, { value?: unknown; error?: string }>();
+    let expected = Number.POSITIVE_INFINITY;
+    let done!: () => void;
+    const complete = new Promise<void>((resolve) => (done = resolve));
+    this.#asking.set(id, (m) => {
+      answers.set(m.replica, m.error === undefined ? { value: m.value } : { error: m.error });
+      if (answers.size >= expected) done();
+    });
+    const timer = setTimeout(done, timeoutMs);
+    try {
+      const message: AdminMessage = { t: 'ask', id, from: this.#o.me, what, arg };
+      // This replica hears its own question too and does not answer it.
+      expected = (await this.#o.pub.publish(AdminBus.everyone(this.#o.prefix), JSON.stringify(message))) - 1;
+      if (answers.size >= expected) done();
+      await complete;
+      return { answers: new Map(answers), unanswered: Math.max(0, expected - answers.size) };
+    } finally {
+      clearTimeout(timer);
+      this.#asking.delete(id);
+    }
   }
 
   async #serve(m: Extract<AdminMessage, { t: 'end' }>): Promise<void> {

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { RedisConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionRecord } from '../session/session-store.js';
-import { AdminBus, UNREACHABLE } from './admin-bus.js';
+import { AdminBus, UNREACHABLE, type AdminAnswerer, type ClusterAnswers } from './admin-bus.js';
 import { Heartbeat } from './heartbeat.js';
 import { connectRedis, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
@@ -161,6 +161,17 @@ export class Cluster {
   async onAdminEnd(end: (session: string) => Promise<boolean>): Promise<void> {
     this.#admin = new AdminBus({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, end, malformed: () => this.#malformed('admin') });
     await this.#admin.start();
+  }
+
+  /** What this replica answers other replicas' admin APIs (its upstreams, usage, a reload of its file). */
+  answerAdmin(answerer: AdminAnswerer): void {
+    if (this.#admin) this.#admin.answerer = answerer;
+  }
+
+  /** Asks every other replica's admin side `what` (no answers when the admin channels are not up). */
+  askReplicas(what: string, arg?: unknown, timeoutMs = this.#cfg.forwardTimeoutMs): Promise<ClusterAnswers> {
+    if (!this.#admin) return Promise.resolve({ answers: new Map(), unanswered: 0 });
+    return this.#admin.askAll(what, arg, timeoutMs);
   }
 
   /** Every session in the store, each with its owner and whether it is alive (one check per owner). */

@@ -65,9 +65,9 @@ function transportCases(row: MatrixRow, transport: TransportKey, qs: () => Quick
     if (row.progress === true) {
       it('follows progress of a long-running call, then gets its result', async () => {
         assert.ok(client.callWithProgress, 'the row claims progress');
-        const { text, progress } = await client.callWithProgress('trigger-long-running-operation', { duration: 0.3, steps: 3 });
+        const { text, progress } = await client.callWithProgress('trigger-long-running-operation', { duration: 1.5, steps: 3 });
         assert.match(text, /Long running operation completed/);
-        // In order, and the first two (100 ms apart) at least. The server sends its last progress and the
+        // In order, and the first two (500 ms apart, so that a loaded machine does not read them in one chunk) at least. The server sends its last progress and the
         // result together; SDK 1.x (inside mcp-remote and LangChain too) dispatches a notification a
         // microtask after a response read in the same chunk (stdio, SSE), so it may drop that last
         // progress itself. test/integration/sdk-everything.test.ts holds the gateway to all three.

@@ -120,7 +120,7 @@ describe('admin API', () => {
     const served = ADMIN_ROUTES.map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`).sort();
     const documented = Object.entries(OPENAPI.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
     assert.deepEqual(served, documented);
-    const server = await buildAdminServer(new GatewayAdmin(app.gateway, app.reloader), createLogger('silent'));
+    const server = await buildAdminServer(new GatewayAdmin(app.gateway, app.reloader, createLogger('silent')), createLogger('silent'));
     try {
       for (const r of ADMIN_ROUTES) assert.ok(server.hasRoute({ method: r.method, url: r.url }), `${r.method} ${r.url} is served`);
     } finally {

@@ -52,6 +52,33 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
     await redis?.stop();
   });
 
+  it("upstreams, tenants' usage and reload answer for every replica: B shows A's instances and sessions, and has A reload its file", async () => {
+    const one = await openOn(a);
+    try {
+      const fromB = (await admin(b, 'GET', '/upstreams')).body.items as Array<{ replica: string; name: string; instances: unknown[] }>;
+      const fromA = (await admin(a, 'GET', '/upstreams')).body.items as Array<{ replica: string; name: string }>;
+      const replicas = new Set(fromB.map((r) => r.replica));
+      assert.equal(replicas.size, 2, `rows of both replicas: ${JSON.stringify(fromB.map((r) => [r.replica, r.name]))}`);
+      assert.deepEqual(new Set(fromA.map((r) => r.replica)), replicas, 'A answers for the same two');
+      for (const r of fromB) assert.ok(r.instances.length > 0, `${r.replica} runs its own instances of ${r.name}`);
+
+      const sessionsOnA = (await admin(a, 'GET', '/sessions')).body.items.filter((s: any) => s.replica !== null);
+      const holder = sessionsOnA.find((s: any) => s.id === one.id)!.replica as string;
+      const tenants = (await admin(b, 'GET', '/tenants')).body.items as Array<{ name: string; usage: { sessions: number }; byReplica: Record<string, { sessions: number }> }>;
+      const t = tenants.find((x) => x.byReplica[holder]?.sessions)!;
+      assert.ok(t, `B reports the session held by ${holder} in its tenant's usage: ${JSON.stringify(tenants)}`);
+      assert.equal(Object.keys(t.byReplica).length, 2);
+      assert.ok(t.usage.sessions >= t.byReplica[holder]!.sessions);
+
+      const reload = await admin(b, 'POST', '/reload');
+      assert.equal(reload.status, 200);
+      assert.deepEqual(new Set(Object.keys(reload.body.replicas)), replicas, 'every replica reloaded its own file');
+      for (const r of Object.values(reload.body.replicas) as Array<{ result: string }>) assert.equal(r.result, 'unchanged');
+    } finally {
+      await one.client.close();
+    }
+  });
+
   it("B lists A's sessions with A as their holder; B's DELETE has A end one; with A dead, B removes the record", async () => {
     const one = await openOn(a);
     const two = await openOn(a);

@@ -203,7 +203,10 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
       assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sh)).status, 202);
       const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'from elsewhere' } } }, sh);
       assert.equal(call.status, 200);
-      const answer = sseMessages(await call.text()).find((m) => m.id === 2) as { result?: { content: Array<{ text: string }> } } | undefined;
+      // responseMode auto: a quick answer is one JSON body, a slower one an SSE stream.
+      const body = await call.text();
+      const messages = call.headers.get('content-type')?.startsWith('application/json') ? [JSON.parse(body) as Record<string, unknown>] : sseMessages(body);
+      const answer = messages.find((m) => m.id === 2) as { result?: { content: Array<{ text: string }> } } | undefined;
       assert.equal(answer?.result?.content[0]?.text, 'Echo: from elsewhere');
     } finally {
       const code = await new Promise<number | null>((resolve) => {
