@@ -315,6 +315,6 @@ function withoutFraming(h: Record<string, string | string[]>): Record<string, st
   return headers;
 }
 
-function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
+export function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
   res.writeHead(503, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': '1' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
