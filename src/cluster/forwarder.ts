@@ -104,12 +104,12 @@ export class Forwarder {
   #verify(header: string, req: ArrivedRequest): boolean {
     const session = req.headers['mcp-session-id'];
     const body = typeof req.body === 'string' ? req.body : undefined;
-    const v = this.#signature?.verify(header, { method: req.method, url: req.url, session: typeof session === 'string' ? session : undefined, body });
+    const v = this.#signature?.verify(header, this.#o.me, { method: req.method, url: req.url, session: typeof session === 'string' ? session : undefined, body });
     if (v && 'replica' in v) return true;
     const reason: Untrusted = v ? v.untrusted : 'bad-signature';
     if (!this.#signature) void this.#loadSecret();
     this.#o.observer?.untrusted?.(reason);
-    this.#logger.warn({ reason, claimed: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
+    this.#logger.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
     return false;
   }
 
@@ -142,10 +142,13 @@ export class Forwarder {
    * 'owner-gone': the owner is dead and did not get it (or it is harmless twice) — take the session over.
    */
   async forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
-    const url = this.#urls.get(owner);
+    // An owner advertising this replica's own address (several replicas on loopback in different pods,
+    // e.g. sidecar mode) cannot be reached over HTTP: the tunnel reaches it.
+    const found = this.#urls.get(owner);
+    const url = found !== this.#url ? found : undefined;
     if (!this.#signature) await this.#loadSecret();
     if (url && this.#signature && !this.#unreachable.has(owner)) {
-      const sent = await this.#http.send(url, req, this.#signature, open);
+      const sent = await this.#http.send(url, owner, req, this.#signature, open);
       if (sent === 'relayed') {
         this.#o.observer?.forwarded?.('http');
         return 'relayed';

@@ -42,8 +42,8 @@ export class HttpForward {
     this.#agent = new Agent({ connect: { timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) }, headersTimeout: timeoutMs, bodyTimeout: 0, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
   }
 
-  /** Sends `req` to the owner at `base`, signed; relays the answer on the response `open` gives (called only then). */
-  async send(base: string, req: IncomingForward, signature: ForwardSignature, open: () => ServerResponse): Promise<HttpOutcome> {
+  /** Sends `req` to the replica `owner` at `base`, signed; relays the answer on the response `open` gives (called only then). */
+  async send(base: string, owner: string, req: IncomingForward, signature: ForwardSignature, open: () => ServerResponse): Promise<HttpOutcome> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v === undefined || HOP_BY_HOP.has(k) || k === TUNNEL_MARK || k === FORWARD_HEADER) continue;
@@ -52,7 +52,7 @@ export class HttpForward {
     const session = req.headers['mcp-session-id'];
     // Signed over the path as it goes on the wire (the URL parser may normalize what the client sent).
     const target = new URL(req.url, base);
-    headers[FORWARD_HEADER] = signature.sign(this.#me, { method: req.method, url: target.pathname + target.search, session: typeof session === 'string' ? session : undefined, body: req.body });
+    headers[FORWARD_HEADER] = signature.sign(this.#me, owner, { method: req.method, url: target.pathname + target.search, session: typeof session === 'string' ? session : undefined, body: req.body });
     let answer: Awaited<ReturnType<typeof request>>;
     try {
       answer = await request(target, { dispatcher: this.#agent, method: req.method as 'POST', headers, body: req.body });

@@ -11,7 +11,7 @@ export interface RedisObserver {
   /** A request forwarded to its session's owner, over HTTP or (fallback) the Redis tunnel. */
   forwarded?(via: 'http' | 'redis'): void;
   /** A request whose forward header did not verify (served as an ordinary client request). */
-  untrusted?(reason: 'malformed' | 'expired' | 'bad-signature'): void;
+  untrusted?(reason: 'malformed' | 'expired' | 'bad-signature' | 'misdirected'): void;
 }
 
 /**

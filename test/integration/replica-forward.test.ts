@@ -80,7 +80,8 @@ describe('forwarding between replicas over HTTP', { timeout: 90_000 }, () => {
   it('a forged or expired forward signature is not trusted: counted, served as a client request, the owner keeps its session', async () => {
     const sid = await session(owner.base);
     const ownerId = owner.app.gateway.cluster!.replicaId;
-    const forged = await post(other.base, echo('forged'), sid, { 'x-switchboard-forward': `v1,${ownerId},${Date.now()},${'0'.repeat(64)}` });
+    const otherId = other.app.gateway.cluster!.replicaId;
+    const forged = await post(other.base, echo('forged'), sid, { 'x-switchboard-forward': `v1,${ownerId},${otherId},${Date.now()},${'0'.repeat(64)}` });
     assert.match(forged.text, /Echo: forged/);
     assert.equal(await metric(other, 'switchboard_cluster_untrusted_forwards_total', 'reason="bad-signature"'), 1);
     assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
@@ -88,15 +89,22 @@ describe('forwarding between replicas over HTTP', { timeout: 90_000 }, () => {
     // Signed with the group's real secret, but 60 s old: a replayed capture is refused too.
     const secret = new ForwardSignature((await raw.get('swb:forward-secret'))!);
     const body = echo('expired');
-    const stale = secret.sign(ownerId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(body) }, Date.now() - 60_000);
+    const stale = secret.sign(ownerId, otherId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(body) }, Date.now() - 60_000);
     const expired = await post(other.base, body, sid, { 'x-switchboard-forward': stale });
     assert.match(expired.text, /Echo: expired/);
     assert.equal(await metric(other, 'switchboard_cluster_untrusted_forwards_total', 'reason="expired"'), 1);
     assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
 
+    // Fresh, but signed for another replica (an advertised address that leads elsewhere): not believed.
+    const elsewhere = secret.sign(ownerId, ownerId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(echo('misdirected')) });
+    const misdirected = await post(other.base, echo('misdirected'), sid, { 'x-switchboard-forward': elsewhere });
+    assert.match(misdirected.text, /Echo: misdirected/);
+    assert.equal(await metric(other, 'switchboard_cluster_untrusted_forwards_total', 'reason="misdirected"'), 1);
+    assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
+
     // The same signature fresh is a forward: the replica that got it takes the session (as an owner does
     // with a forward of a session it lost), which shows the two above were refused for their signature.
-    const fresh = secret.sign(ownerId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(echo('fresh')) });
+    const fresh = secret.sign(ownerId, otherId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(echo('fresh')) });
     const trusted = await post(other.base, echo('fresh'), sid, { 'x-switchboard-forward': fresh });
     assert.match(trusted.text, /Echo: fresh/);
     assert.equal(await raw.get(`swb:owner:${sid}`), other.app.gateway.cluster!.replicaId);
