@@ -16,6 +16,8 @@ export interface ArrivedRequest {
   body?: unknown;
 }
 
+/** How long an owner found unreachable over HTTP is forwarded to over the tunnel before HTTP is tried again. */
+const UNREACHABLE_MS = 60_000;
 /** How long, at most, a forward that found no connection to its owner waits for Redis to show the owner gone. */
 const GONE_WAIT_MS = 1_500;
 
@@ -52,8 +54,8 @@ export class Forwarder {
   #url: string | undefined;
   /** Where each other replica takes forwards, from its heartbeat (a replica's URL never changes). */
   readonly #urls = new Map<string, string>();
-  /** Owners alive by Redis that could not be reached over HTTP (warned once each). */
-  readonly #unreachable = new Set<string>();
+  /** Owners alive by Redis that could not be reached over HTTP, until when the tunnel is used for them. */
+  readonly #unreachable = new Map<string, number>();
   /** Verdicts on requests' forward headers, so a request asked twice is verified (and counted) once. */
   readonly #verdicts = new WeakMap<object, boolean>();
   readonly #logger: Logger;
@@ -72,7 +74,10 @@ export class Forwarder {
 
   /** A replica's heartbeat value: its URL when it advertises one. */
   learn(replica: string, beat: string): void {
-    if (/^https?:\/\//.test(beat)) this.#urls.set(replica, beat);
+    if (!/^https?:\/\//.test(beat) || this.#urls.get(replica) === beat) return;
+    // Replica ids are random per process: bounded, so years of restarts do not pile up (refilled on use).
+    if (this.#urls.size >= 1024) this.#urls.clear();
+    this.#urls.set(replica, beat);
   }
 
   /** Reads the shared secret at start; Redis may still be connecting (a bounded wait, then later requests retry). */
@@ -147,7 +152,7 @@ export class Forwarder {
     const found = this.#urls.get(owner);
     const url = found !== this.#url ? found : undefined;
     if (!this.#signature) await this.#loadSecret();
-    if (url && this.#signature && !this.#unreachable.has(owner)) {
+    if (url && this.#signature && !this.#walled(owner)) {
       const sent = await this.#http.send(url, owner, req, this.#signature, open);
       if (sent === 'relayed') {
         this.#o.observer?.forwarded?.('http');
@@ -164,9 +169,10 @@ export class Forwarder {
         // It never got the request: taken over here at once.
         if (gone) return 'owner-gone';
         // Alive by Redis, yet not reachable over HTTP (a network policy, a wrong advertiseUrl): the Redis
-        // tunnel still reaches it. Warned once; every later forward to it takes the tunnel.
-        this.#unreachable.add(owner);
-        this.#logger.warn({ owner, advertiseUrl: url }, 'a replica is alive but its advertised URL cannot be reached: forwarding to it over Redis instead (check store.redis.advertiseUrl and the network policy)');
+        // tunnel still reaches it. Warned; forwards to it take the tunnel for a minute, then HTTP is tried again.
+        if (this.#unreachable.size >= 1024) this.#unreachable.clear();
+        this.#unreachable.set(owner, Date.now() + UNREACHABLE_MS);
+        this.#logger.warn({ owner, advertiseUrl: url }, 'a replica is alive but its advertised URL cannot be reached: forwarding to it over Redis for a minute, then trying again (check store.redis.advertiseUrl and the network policy)');
       } else {
         // It may have run the request before it died: run again here only what is harmless twice.
         if (gone && replayable(req.method, req.body)) return 'owner-gone';
@@ -177,6 +183,15 @@ export class Forwarder {
     }
     this.#o.observer?.forwarded?.('redis');
     return this.#o.tunnel().forward(owner, req, open, this.#o.timeoutMs);
+  }
+
+  /** Whether `owner` was found unreachable over HTTP lately. */
+  #walled(owner: string): boolean {
+    const until = this.#unreachable.get(owner);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#unreachable.delete(owner);
+    return false;
   }
 
   /** Whether Redis shows `owner` gone, asked a few times over a bounded moment (its links may still be closing). */
