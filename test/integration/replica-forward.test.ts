@@ -158,7 +158,7 @@ function rss(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
-describe('a slow reader on a forwarded SSE stream', { timeout: 180_000 }, () => {
+describe('a slow reader on a forwarded SSE stream', { timeout: 240_000 }, () => {
   const COUNT = 16_000;
   const BYTES = 32 * 1024;
   const BUFFER = 256 * 1024;
@@ -172,13 +172,14 @@ describe('a slow reader on a forwarded SSE stream', { timeout: 180_000 }, () => 
     replicas = await Promise.all(
       ['fa', 'fb'].map((n) => {
         const file = join(dir, `${n}.yaml`);
+        // per-session: a notification related to no request goes to its session's GET stream.
         writeFileSync(
           file,
           `server: { host: 127.0.0.1, port: 0, shutdownGraceMs: 1000, maxStreamBufferBytes: ${BUFFER} }
 metrics: { enabled: false }
 store: { redis: { url: "${redis.url}", heartbeatMs: 200, replicaTtlMs: 1000 } }
 upstreams:
-  - { name: flood, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${resolve('test/fixtures/flood-server.mjs')}], sharing: shared, pool: { size: 1, warm: 1 } }
+  - { name: flood, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${resolve('test/fixtures/flood-server.mjs')}], sharing: per-session, pool: { warm: 1 } }
 endpoints: [{ path: /mcp, upstreams: [flood] }]
 `,
         );
@@ -191,47 +192,84 @@ endpoints: [{ path: /mcp, upstreams: [flood] }]
     await redis?.stop();
   });
 
-  it('is cut by the owner when its buffer is full: the owner memory stays bounded, the stream ends', async () => {
-    const [owner, relay] = replicas as [Replica, Replica];
-    const sid = await session(owner.base);
-    const done = join(dir, 'done');
-    const base = rss(owner.child.pid!);
-    let peak = base;
-    const sampler = setInterval(() => (peak = Math.max(peak, rss(owner.child.pid!))), 50);
-
-    // The flood's stream goes through the other replica to a client that reads nothing until it is over.
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'flood', arguments: { count: COUNT, bytes: BYTES, doneFile: done }, _meta: { progressToken: 'p' } } });
-    const u = new URL('/mcp', relay.base);
-    const res = await new Promise<IncomingMessage>((ok, fail) => {
-      const req = httpRequest(u, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': sid, 'content-length': Buffer.byteLength(body) } }, ok);
+  /** A request through `base` whose response is not read until asked: its events pile up behind it. */
+  async function unread(base: string, method: 'GET' | 'POST', sid: string, body?: string): Promise<IncomingMessage> {
+    return new Promise<IncomingMessage>((ok, fail) => {
+      const headers = method === 'GET' ? { accept: 'text/event-stream', 'mcp-session-id': sid } : { ...HEADERS, 'mcp-session-id': sid, 'content-length': Buffer.byteLength(body!) };
+      const req = httpRequest(new URL('/mcp', base), { method, headers }, ok);
       req.on('error', fail);
       req.end(body);
     });
+  }
+
+  /** Everything left on a response, once it ends. */
+  async function rest(res: IncomingMessage): Promise<string> {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    await new Promise<void>((ok) => res.once('close', ok));
+    return text;
+  }
+
+  /**
+   * Runs `flood` on a session owned by the first replica while `res` (a stream relayed by the second)
+   * is not read; returns the owner's RSS before and at its peak, and what reached the client.
+   */
+  async function flooded(owner: Replica, res: IncomingMessage, flood: () => Promise<void>, done: string): Promise<{ base: number; peak: number; text: string }> {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /text\/event-stream/);
+    const base = rss(owner.child.pid!);
+    let peak = base;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(owner.child.pid!))), 50);
     try {
+      await flood();
       assert.ok(await waitFor(() => existsSync(done), { timeoutMs: 120_000, intervalMs: 100 }), 'the upstream finished its flood');
     } finally {
       clearInterval(sampler);
     }
     peak = Math.max(peak, rss(owner.child.pid!));
+    return { base, peak, text: await rest(res) };
+  }
 
-    // Now read what got through: the stream ends (cut at the owner) well before the flood's end.
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c: string) => (text += c));
-    await new Promise<void>((ok) => res.once('close', ok));
-    const progress = text.split('"notifications/progress"').length - 1;
+  function bounded(what: string, r: { base: number; peak: number }, events: number): void {
     const flood = COUNT * BYTES;
-    console.log(`slow reader: ${progress} of ${COUNT} progress events reached the client; owner RSS ${Math.round(base / 2 ** 20)} MB → peak ${Math.round(peak / 2 ** 20)} MB while ${Math.round(flood / 2 ** 20)} MB were sent`);
-    assert.ok(progress < COUNT, `the stream was cut (${progress} of ${COUNT} events)`);
-    assert.doesNotMatch(text, /flooded \d+/, 'the answer was not relayed after the cut');
+    console.log(`slow reader (${what}): ${events} of ${COUNT} events reached the client; owner RSS ${Math.round(r.base / 2 ** 20)} MB → peak ${Math.round(r.peak / 2 ** 20)} MB while ${Math.round(flood / 2 ** 20)} MB were sent`);
+    assert.ok(events < COUNT, `the stream was cut (${events} of ${COUNT} events)`);
     // Generous: the stream's buffer is 256 KB; the flood is 500 MB, which an unbounded buffer would hold.
     // What the owner does grow by is the churn of handling that much JSON, which a reader that keeps up
     // causes too (measured: 79 MB for 125 MB read at once; 78 / 106 / 112 MB for 125 / 250 / 500 MB not read).
-    assert.ok(peak - base < flood / 3, `owner RSS grew by ${Math.round((peak - base) / 2 ** 20)} MB`);
-    // The session lives on: its next request is still answered through the other replica.
+    assert.ok(r.peak - r.base < flood / 3, `owner RSS grew by ${Math.round((r.peak - r.base) / 2 ** 20)} MB`);
+  }
+
+  it("a POST's stream: cut by the owner when its buffer is full; the owner's memory stays bounded, the session goes on", async () => {
+    const [owner, relay] = replicas as [Replica, Replica];
+    const sid = await session(owner.base);
+    const done = join(dir, 'done-post');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'flood', arguments: { count: COUNT, bytes: BYTES, doneFile: done }, _meta: { progressToken: 'p' } } });
+    const res = await unread(relay.base, 'POST', sid, body);
+    const r = await flooded(owner, res, async () => {}, done);
+    bounded('POST', r, r.text.split('"notifications/progress"').length - 1);
+    assert.doesNotMatch(r.text, /flooded \d+/, 'the answer was not relayed after the cut');
     const after = await post(relay.base, echo('after the flood', 'e'), sid);
+    assert.match(after.text, /Echo: after the flood/);
+  });
+
+  it('the GET stream: cut by the owner when its buffer is full; the owner memory stays bounded, the session goes on', async () => {
+    const [owner, relay] = replicas as [Replica, Replica];
+    const sid = await session(owner.base);
+    const done = join(dir, 'done-get');
+    const res = await unread(relay.base, 'GET', sid);
+    const r = await flooded(
+      owner,
+      res,
+      async () => {
+        const started = await post(owner.base, { jsonrpc: '2.0', id: 'g', method: 'tools/call', params: { name: 'flood', arguments: { count: COUNT, bytes: BYTES, doneFile: done, detached: true } } }, sid);
+        assert.match(started.text, /flooding/);
+      },
+      done,
+    );
+    bounded('GET', r, r.text.split('"notifications/message"').length - 1);
+    const after = await post(relay.base, echo('after the flood', 'e2'), sid);
     assert.match(after.text, /Echo: after the flood/);
   });
 });
