@@ -11,6 +11,7 @@ import { GatewayAdmin } from './admin-target.js';
 import { watchConfigFile } from './config/config-watch.js';
 import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
+import { advertiseUrl } from './cluster/advertise-url.js';
 
 export interface LifecycleParts {
   config: Config;
@@ -56,7 +57,11 @@ export class AppLifecycle {
     if (config.metrics.enabled) await this.#startMetrics();
     if (config.admin.enabled) await this.#startAdmin();
     this.#watch();
-    return fastify.listen({ host: config.server.host, port: config.server.port });
+    const address = await fastify.listen({ host: config.server.host, port: config.server.port });
+    // Other replicas forward to this one over HTTP from now on (until then, over the Redis tunnel).
+    const redis = config.store.redis;
+    if (gateway.cluster && redis) gateway.cluster.advertise(advertiseUrl(redis.advertiseUrl, config.server.host, boundPort(fastify, config.server.port)));
+    return address;
   }
 
   async #startAdmin(): Promise<void> {
@@ -127,4 +132,10 @@ export class AppLifecycle {
     // Last: the spans of the requests drained above are exported before the process goes.
     await this.#parts.tracing.shutdown().catch((err: Error) => this.#parts.logger.warn({ err: err.message }, 'tracing: the last spans could not be exported'));
   }
+}
+
+/** The port the MCP listener is bound to (the configured one, or the one the system chose for port 0). */
+function boundPort(fastify: FastifyInstance, configured: number): number {
+  const a = fastify.server.address();
+  return a && typeof a === 'object' ? a.port : configured;
 }

@@ -21,6 +21,8 @@ export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>, tracing
         if (!ok) m.redisErrors.inc({ command: name });
       },
       malformed: (channel) => m.clusterMalformed.inc({ channel }),
+      forwarded: (via) => m.clusterForwards.inc({ via }),
+      untrusted: (reason) => m.clusterUntrustedForwards.inc({ reason }),
     },
   };
 }

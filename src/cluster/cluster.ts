@@ -13,7 +13,8 @@ import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
-import { FORWARDED_HEADER, Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
+import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
+import { Forwarder, type ArrivedRequest } from './forwarder.js';
 import { parseChannelObject } from './channel-message.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
@@ -60,6 +61,7 @@ export class Cluster {
   readonly #deaths: ReplicaDeaths;
   readonly #observer: RedisObserver | undefined;
   #tunnel: Tunnel | undefined;
+  readonly #forwarder: Forwarder;
   #admin: AdminBus | undefined;
   #started = false;
   readonly #touched = new Map<string, number>();
@@ -94,6 +96,19 @@ export class Cluster {
       health: this.#health,
       logger: this.#logger,
       republish: () => this.#republish(),
+      url: () => this.#forwarder.url,
+    });
+    this.#forwarder = new Forwarder({
+      redis: this.redis,
+      prefix: cfg.keyPrefix,
+      me: this.replicaId,
+      secret: cfg.forwardSecret,
+      timeoutMs: cfg.forwardTimeoutMs,
+      logger: this.#logger,
+      observer,
+      tunnel: () => this.#tunnel!,
+      gone: (rs) => this.#gone(rs),
+      beat: () => this.#heartbeat.beatNow(),
     });
     this.redis.on('close', () => this.#health.trouble());
     this.redis.on('ready', () => {
@@ -101,10 +116,6 @@ export class Cluster {
     });
   }
 
-  /** Whether a request came through the tunnel (this process marked it), not from a client that says so. */
-  forwarded(headers: Record<string, string | string[] | undefined>): boolean {
-    return this.#tunnel !== undefined && headers[FORWARDED_HEADER] === this.#tunnel.mark;
-  }
 
   /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */
   get healthy(): boolean {
@@ -114,6 +125,7 @@ export class Cluster {
   async start(dispatch: LocalDispatch): Promise<void> {
     this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs), malformed: () => this.#malformed('inbox') });
     await this.#tunnel.start();
+    await this.#forwarder.start();
     this.#started = true;
     await this.#heartbeat.start();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
@@ -121,7 +133,11 @@ export class Cluster {
 
   /** Its heartbeat is current, and it is not known gone (a heartbeat outlives a process killed outright). */
   async alive(replica: string): Promise<boolean> {
-    return !this.#deaths.knownGone(replica) && (await this.redis.exists(`${this.#cfg.keyPrefix}replica:${replica}`)) === 1;
+    if (this.#deaths.knownGone(replica)) return false;
+    const beat = await this.redis.get(`${this.#cfg.keyPrefix}replica:${replica}`);
+    // Its value is where it takes forwards (a timestamp from a replica that does not listen yet, or an older version).
+    if (beat !== null) this.#forwarder.learn(replica, beat);
+    return beat !== null;
   }
 
   /**
@@ -289,16 +305,27 @@ export class Cluster {
 
   /**
    * Forwards a request to the replica that owns its session; `open` gives the response to relay onto.
-   * 'owner-gone': the owner is dead and nothing was sent — take the session over (claim) instead.
+   * 'owner-gone': the owner is dead and did not get it (or it is harmless twice) — take the session over (claim) instead.
    */
   forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
-    return this.#tunnel!.forward(owner, req, open, this.#cfg.forwardTimeoutMs);
+    return this.#forwarder.forward(owner, req, open);
+  }
+
+  /** Whether a request was forwarded by a replica of the group (see Forwarder), not a client that says so. */
+  forwarded(req: ArrivedRequest): boolean {
+    return this.#tunnel !== undefined && this.#forwarder.forwarded(req);
+  }
+
+  /** This replica listens: other replicas forward to `url` from now on (published with the heartbeat). */
+  advertise(url: string): void {
+    this.#forwarder.advertise(url);
   }
 
   async stop(): Promise<void> {
     this.#started = false;
     await Promise.all(this.#writes);
     this.#tunnel?.close();
+    await this.#forwarder.close();
     await this.#heartbeat.stop();
     this.redis.disconnect();
     this.#sub.disconnect();

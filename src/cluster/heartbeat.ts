@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import type { StoreHealth } from './store-health.js';
 
-// One round trip per beat: this replica's liveness key, then the store's marker (created when absent).
+// One round trip per beat: this replica's liveness key (its value: the URL it takes forwards at, or a
+// timestamp until it listens — and from versions before forwarding over HTTP), then the store's marker (created when absent).
 // The marker has no TTL, so it only changes when the store lost its data: a restart without
 // persistence, a flush, a fail-over to an empty replica.
 const BEAT = `
@@ -24,6 +25,8 @@ export interface HeartbeatOptions {
   logger: Logger;
   /** Writes again every record this replica holds; resolves to how many were written. */
   republish: () => Promise<number>;
+  /** Where other replicas forward to (the heartbeat's value), once this replica listens. */
+  url: () => string | undefined;
 }
 
 /**
@@ -61,6 +64,11 @@ export class Heartbeat {
     this.#timer.unref();
   }
 
+  /** Beats now (the URL to advertise became known). */
+  beatNow(): void {
+    void this.#beat();
+  }
+
   /** The connection came back: the store may have lost everything while it was away. */
   reconnected(): void {
     this.#o.health.trouble();
@@ -88,7 +96,7 @@ export class Heartbeat {
     }
     this.#busy = true;
     try {
-      const marker = String(await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, String(Date.now()), this.#o.ttlMs, randomUUID()));
+      const marker = String(await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID()));
       // A changed marker: the store lost its data (the first beat only learns the marker).
       if (this.#marker !== undefined && marker !== this.#marker && !this.#stale) {
         this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');

@@ -8,6 +8,10 @@ export interface RedisObserver {
   command(name: string, seconds: number, ok: boolean): void;
   /** A message on a cluster channel that is not one of the gateway's (ignored). */
   malformed?(channel: 'inbox' | 'changes' | 'admin'): void;
+  /** A request forwarded to its session's owner, over HTTP or (fallback) the Redis tunnel. */
+  forwarded?(via: 'http' | 'redis'): void;
+  /** A request whose forward header did not verify (served as an ordinary client request). */
+  untrusted?(reason: 'malformed' | 'expired' | 'bad-signature' | 'misdirected'): void;
 }
 
 /**

@@ -49,8 +49,9 @@ interface Waiting {
 }
 
 /**
- * HTTP over Redis between replicas: a replica that receives a request for a session another replica
- * owns publishes it to the owner's inbox; the owner runs it through its own routes, exactly as if the
+ * HTTP over Redis between replicas, the fallback of forwarding over HTTP (see Forwarder): used for an
+ * owner that advertises no URL (an older version during a rolling upgrade) or cannot be reached at it.
+ * A replica that receives a request for a session another replica owns publishes it to the owner's inbox; the owner runs it through its own routes, exactly as if the
  * client had come straight to it, and streams the response back frame by frame. SSE streams, JSON
  * answers, 202s and errors all cross the same way, and the edge logic exists once.
  *
@@ -315,6 +316,6 @@ function withoutFraming(h: Record<string, string | string[]>): Record<string, st
   return headers;
 }
 
-function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
+export function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
   res.writeHead(503, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': '1' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }

@@ -28,6 +28,7 @@ export function redactConfig(config: Config): Config {
   if (c.modern.requestStateKey !== undefined) c.modern.requestStateKey = REDACTED;
   c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
+  if (c.store.redis?.forwardSecret !== undefined) c.store.redis.forwardSecret = REDACTED;
   for (const u of c.upstreams) {
     if (u.transport === 'stdio') {
       u.env = values(u.env);

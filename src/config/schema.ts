@@ -178,6 +178,16 @@ export const configSchema = z
             replicaTtlMs: z.number().int().min(300).default(5_000),
             /** How long a forwarded request may wait for the owner replica to start answering. */
             forwardTimeoutMs: z.number().int().min(100).default(10_000),
+            /**
+             * The URL other replicas forward this replica's sessions to (HTTP, replica to replica). Absent:
+             * http://<POD_IP, else server.host when concrete, else the first non-internal IPv4>:<bound port>.
+             */
+            advertiseUrl: httpUrl('forwarding between replicas').optional(),
+            /**
+             * The shared secret that signs forwards between replicas (write it as ${ENV}). Absent: a random
+             * one created once in Redis and read by every replica (whoever can read Redis is trusted anyway).
+             */
+            forwardSecret: z.string().min(32, 'at least 32 characters').optional(),
           })
           .strict()
           .optional(),

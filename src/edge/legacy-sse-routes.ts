@@ -47,7 +47,7 @@ async function postMessages(req: MessagesRequest, reply: FastifyReply, router: E
   const id = req.query.sessionId;
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
   const session = ctx.registry.get(id);
-  if (!session && ctx.cluster && !ctx.cluster.forwarded(req.headers)) {
+  if (!session && ctx.cluster && !ctx.cluster.forwarded(req)) {
     // The stream is open on another replica: the message goes there.
     let where;
     try {

@@ -49,7 +49,7 @@ export async function serveModernPost(
   const cluster = o.cluster;
   // A retry whose continuation another replica holds goes there (once: a forwarded request is not forwarded again).
   const forward: ForwardToReplica | undefined =
-    cluster && !cluster.forwarded(req.headers)
+    cluster && !cluster.forwarded(req)
       ? async (replica) => {
           if (!(await cluster.reachable(replica))) return false;
           const body = typeof req.body === 'string' ? req.body : undefined;

@@ -79,7 +79,7 @@ export class SessionLocator {
     const cluster = this.#ctx.cluster;
     const local = this.#restoring.get(id) ?? this.#ctx.registry.get(id);
     if (local || !cluster) return local;
-    const where = await cluster.locate(id, cluster.forwarded(req.headers));
+    const where = await cluster.locate(id, cluster.forwarded(req));
     // Taken over here by a concurrent request while the store was asked: that restore is the session.
     const meanwhile = this.#restoring.get(id) ?? this.#ctx.registry.get(id);
     if (meanwhile) return meanwhile;

@@ -49,6 +49,11 @@ export async function startReplica(name: string, redisUrl: string, sharing: 'sha
     upstreamYaml: `    sharing: ${sharing}\n    pool: { size: 1, warm: 1 }\n`,
     extraYaml,
   });
+  return startReplicaFrom(name, file);
+}
+
+/** A gateway process started from the config file `file` (see startReplica). */
+export async function startReplicaFrom(name: string, file: string): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
     env: { ...process.env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

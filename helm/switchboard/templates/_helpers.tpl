@@ -117,6 +117,13 @@ failureThreshold: {{ $p.failureThreshold }}
       value: {{ .Values.containerPort | quote }}
     - name: LOG_LEVEL
       value: {{ .Values.logLevel | quote }}
+    {{- if ne .Values.mode "sidecar" }}
+    # Where other replicas forward this pod's sessions (store.redis.advertiseUrl's default host).
+    - name: POD_IP
+      valueFrom:
+        fieldRef:
+          fieldPath: status.podIP
+    {{- end }}
     {{- with .Values.extraEnv }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

@@ -1,0 +1,54 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The header that proves a request was forwarded by another replica of the group. */
+export const FORWARD_HEADER = 'x-switchboard-forward';
+/** How far a forward's timestamp may be from this replica's clock. */
+const SKEW_MS = 30_000;
+
+/** What a signature covers: who forwards, when, and the request (its body by digest). */
+export interface SignedRequest {
+  method: string;
+  url: string;
+  session: string | undefined;
+  body: string | undefined;
+}
+
+/** Why a forward header was not believed. */
+export type Untrusted = 'malformed' | 'expired' | 'bad-signature' | 'misdirected';
+
+/**
+ * Signs and verifies forwards between replicas with a shared secret: `v1,<from>,<to>,<unixMs>,<hex
+ * HMAC-SHA256 over from|to|unixMs|method|url|session|sha256(body)>`. A forward is believed only with a
+ * signature made with the group's secret in the last ±30 s, for this replica, over this very method,
+ * path, session and body; anything else is an ordinary client request (never trusted as forwarded). The
+ * target is signed so that an advertised address that leads to another replica (a reused pod IP) does
+ * not make that one believe it.
+ */
+export class ForwardSignature {
+  readonly #secret: Buffer;
+
+  constructor(secret: string) {
+    this.#secret = Buffer.from(secret, 'utf8');
+  }
+
+  sign(from: string, to: string, r: SignedRequest, now = Date.now()): string {
+    return `v1,${from},${to},${now},${this.#mac(from, to, String(now), r).toString('hex')}`;
+  }
+
+  /** The forwarding replica when the header is valid for `r` sent to replica `me`, else why it is not. */
+  verify(header: string, me: string, r: SignedRequest, now = Date.now()): { replica: string } | { untrusted: Untrusted } {
+    const parts = header.split(',');
+    if (parts.length !== 5 || parts[0] !== 'v1' || !/^\d{1,15}$/.test(parts[3]!) || !/^[0-9a-f]{64}$/.test(parts[4]!)) return { untrusted: 'malformed' };
+    const [, from, to, at, mac] = parts as [string, string, string, string, string];
+    if (Math.abs(now - Number(at)) > SKEW_MS) return { untrusted: 'expired' };
+    if (!timingSafeEqual(this.#mac(from, to, at, r), Buffer.from(mac, 'hex'))) return { untrusted: 'bad-signature' };
+    return to === me ? { replica: from } : { untrusted: 'misdirected' };
+  }
+
+  #mac(from: string, to: string, at: string, r: SignedRequest): Buffer {
+    const body = createHash('sha256')
+      .update(r.body ?? '')
+      .digest('hex');
+    return createHmac('sha256', this.#secret).update(`${from}|${to}|${at}|${r.method}|${r.url}|${r.session ?? ''}|${body}`).digest();
+  }
+}

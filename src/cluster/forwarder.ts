@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../observability/logger.js';
+import { FORWARD_HEADER, ForwardSignature, type Untrusted } from './forward-signature.js';
+import { HttpForward } from './http-forward.js';
+import type { RedisObserver } from './redis-connection.js';
+import { replayable } from './replayable.js';
+import { FORWARDED_HEADER, replyUnavailable, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
+
+/** A request as the edge has it, for the check that it was forwarded by a replica of the group. */
+export interface ArrivedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+
+/** How long an owner found unreachable over HTTP is forwarded to over the tunnel before HTTP is tried again. */
+const UNREACHABLE_MS = 60_000;
+/** How long, at most, a forward that found no connection to its owner waits for Redis to show the owner gone. */
+const GONE_WAIT_MS = 1_500;
+
+export interface ForwarderOptions {
+  redis: Redis;
+  prefix: string;
+  me: string;
+  /** store.redis.forwardSecret; absent: one shared through Redis. */
+  secret: string | undefined;
+  timeoutMs: number;
+  logger: Logger;
+  observer: RedisObserver | undefined;
+  /** The Redis tunnel (the fallback, and what marks requests run here for a dead owner). */
+  tunnel: () => Tunnel;
+  /** Which of these replicas are gone by the evidence in Redis (empty when that cannot be known now). */
+  gone: (replicas: readonly string[]) => Promise<Set<string>>;
+  /** Publishes this replica's heartbeat now (its URL became known). */
+  beat: () => void;
+}
+
+/**
+ * Requests between replicas: a request for a session another replica owns goes to that owner over
+ * HTTP (HttpForward), signed with the group's secret (ForwardSignature); the owner believes a request
+ * forwarded only when the signature verifies. An owner that has not advertised a URL (an older version
+ * during a rolling upgrade, or one that does not listen yet), or that Redis shows alive but HTTP cannot
+ * reach, is forwarded to over the Redis tunnel as before.
+ */
+export class Forwarder {
+  readonly #o: ForwarderOptions;
+  readonly #http: HttpForward;
+  #signature: ForwardSignature | undefined;
+  #loadingSecret: Promise<void> | undefined;
+  /** Where this replica takes forwards (known once it listens). */
+  #url: string | undefined;
+  /** Where each other replica takes forwards, from its heartbeat (a replica's URL never changes). */
+  readonly #urls = new Map<string, string>();
+  /** Owners alive by Redis that could not be reached over HTTP, until when the tunnel is used for them. */
+  readonly #unreachable = new Map<string, number>();
+  /** Verdicts on requests' forward headers, so a request asked twice is verified (and counted) once. */
+  readonly #verdicts = new WeakMap<object, boolean>();
+  readonly #logger: Logger;
+
+  constructor(o: ForwarderOptions) {
+    this.#o = o;
+    this.#logger = o.logger;
+    this.#http = new HttpForward(o.me, o.timeoutMs, o.logger);
+    if (o.secret) this.#signature = new ForwardSignature(o.secret);
+  }
+
+  /** Where this replica takes forwards, once it listens (the heartbeat's value). */
+  get url(): string | undefined {
+    return this.#url;
+  }
+
+  /** A replica's heartbeat value: its URL when it advertises one. */
+  learn(replica: string, beat: string): void {
+    if (!/^https?:\/\//.test(beat) || this.#urls.get(replica) === beat) return;
+    // Replica ids are random per process: bounded, so years of restarts do not pile up (refilled on use).
+    if (this.#urls.size >= 1024) this.#urls.clear();
+    this.#urls.set(replica, beat);
+  }
+
+  /** Reads the shared secret at start; Redis may still be connecting (a bounded wait, then later requests retry). */
+  async start(): Promise<void> {
+    for (let i = 0; i < 50 && !this.#signature; i++) {
+      if (this.#o.redis.status === 'ready') await this.#loadSecret();
+      if (!this.#signature) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * Whether a request was forwarded by a replica of the group, not sent by a client that says so: it
+   * came through the tunnel (this process marked it), or over HTTP with a valid signature (see
+   * ForwardSignature). A forward header that does not verify is ignored (the request is an ordinary
+   * client request), counted and logged.
+   */
+  forwarded(req: ArrivedRequest): boolean {
+    const { headers } = req;
+    if (headers[FORWARDED_HEADER] === this.#o.tunnel().mark) return true;
+    const header = headers[FORWARD_HEADER];
+    if (header === undefined) return false;
+    const known = this.#verdicts.get(headers);
+    if (known !== undefined) return known;
+    const verdict = this.#verify(typeof header === 'string' ? header : header.join(','), req);
+    this.#verdicts.set(headers, verdict);
+    return verdict;
+  }
+
+  #verify(header: string, req: ArrivedRequest): boolean {
+    const session = req.headers['mcp-session-id'];
+    const body = typeof req.body === 'string' ? req.body : undefined;
+    const v = this.#signature?.verify(header, this.#o.me, { method: req.method, url: req.url, session: typeof session === 'string' ? session : undefined, body });
+    if (v && 'replica' in v) return true;
+    const reason: Untrusted = v ? v.untrusted : 'bad-signature';
+    if (!this.#signature) void this.#loadSecret();
+    this.#o.observer?.untrusted?.(reason);
+    this.#logger.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
+    return false;
+  }
+
+  /**
+   * The secret that signs forwards: store.redis.forwardSecret, else one random secret kept in Redis
+   * (created by the first replica, SET NX, read by every other). Retried later while Redis is away.
+   */
+  #loadSecret(): Promise<void> {
+    if (this.#signature) return Promise.resolve();
+    this.#loadingSecret ??= (async () => {
+      const key = `${this.#o.prefix}forward-secret`;
+      await this.#o.redis.set(key, randomBytes(32).toString('hex'), 'NX');
+      const secret = await this.#o.redis.get(key);
+      if (secret) this.#signature = new ForwardSignature(secret);
+    })()
+      .catch((err: Error) => this.#logger.debug({ err: err.message }, 'the forward secret could not be read from redis yet'))
+      .finally(() => (this.#loadingSecret = undefined));
+    return this.#loadingSecret;
+  }
+
+  /** This replica listens: other replicas forward to `url` from now on (published with the heartbeat). */
+  advertise(url: string): void {
+    this.#url = url;
+    this.#o.beat();
+    this.#logger.info({ replica: this.#o.me, advertiseUrl: url }, 'forwards from other replicas come over HTTP to this address');
+  }
+
+  /**
+   * Forwards a request to the replica that owns its session; `open` gives the response to relay onto.
+   * 'owner-gone': the owner is dead and did not get it (or it is harmless twice) — take the session over.
+   */
+  async forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
+    // An owner advertising this replica's own address (several replicas on loopback in different pods,
+    // e.g. sidecar mode) cannot be reached over HTTP: the tunnel reaches it.
+    const found = this.#urls.get(owner);
+    const url = found !== this.#url ? found : undefined;
+    if (!this.#signature) await this.#loadSecret();
+    if (url && this.#signature && !this.#walled(owner)) {
+      const sent = await this.#http.send(url, owner, req, this.#signature, open);
+      if (sent === 'relayed') {
+        this.#o.observer?.forwarded?.('http');
+        return 'relayed';
+      }
+      if (sent === 'silent') {
+        replyUnavailable(open(), 'the replica that owns this session did not answer; retry');
+        return 'relayed';
+      }
+      // No connection, or it broke before an answer: a killed owner's Redis links close with it, and
+      // Redis shows that within moments. Waited for, briefly, so the verdict is evidence, not a guess.
+      const gone = await this.#goneSoon(owner);
+      if (sent === 'unreached') {
+        // It never got the request: taken over here at once.
+        if (gone) return 'owner-gone';
+        // Alive by Redis, yet not reachable over HTTP (a network policy, a wrong advertiseUrl): the Redis
+        // tunnel still reaches it. Warned; forwards to it take the tunnel for a minute, then HTTP is tried again.
+        if (this.#unreachable.size >= 1024) this.#unreachable.clear();
+        this.#unreachable.set(owner, Date.now() + UNREACHABLE_MS);
+        this.#logger.warn({ owner, advertiseUrl: url }, 'a replica is alive but its advertised URL cannot be reached: forwarding to it over Redis for a minute, then trying again (check store.redis.advertiseUrl and the network policy)');
+      } else {
+        // It may have run the request before it died: run again here only what is harmless twice.
+        if (gone && replayable(req.method, req.body)) return 'owner-gone';
+        if (gone) replyUnavailable(open(), 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
+        else replyUnavailable(open(), 'the connection to the replica that owns this session broke; retry');
+        return 'relayed';
+      }
+    }
+    this.#o.observer?.forwarded?.('redis');
+    return this.#o.tunnel().forward(owner, req, open, this.#o.timeoutMs);
+  }
+
+  /** Whether `owner` was found unreachable over HTTP lately. */
+  #walled(owner: string): boolean {
+    const until = this.#unreachable.get(owner);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#unreachable.delete(owner);
+    return false;
+  }
+
+  /** Whether Redis shows `owner` gone, asked a few times over a bounded moment (its links may still be closing). */
+  async #goneSoon(owner: string): Promise<boolean> {
+    const until = Date.now() + GONE_WAIT_MS;
+    for (;;) {
+      if ((await this.#o.gone([owner])).has(owner)) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#http.close().catch(() => {});
+  }
+}
