@@ -1,5 +1,6 @@
 /** The kind of client a call came from: its transport and the sharing of the upstream behind it. */
-export type ClientKind = 'streamable/shared' | 'streamable/per-session' | 'sse/shared';
+/** modern/shared: a 2026-07-28 client (SDK v2 pinned): stateless requests, each to the next live replica. */
+export type ClientKind = 'streamable/shared' | 'streamable/per-session' | 'sse/shared' | 'modern/shared';
 
 export type Outcome = 'correct' | 'crossed' | 'failed' | 'lost';
 

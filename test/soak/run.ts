@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   await cluster.start(3);
   const ledger = new Ledger();
   const live = () => cluster.live();
-  const kinds: ClientKind[] = ['streamable/shared', 'streamable/shared', 'streamable/shared', 'streamable/per-session', 'streamable/per-session', 'sse/shared', 'sse/shared'];
+  const kinds: ClientKind[] = ['streamable/shared', 'streamable/shared', 'streamable/shared', 'streamable/per-session', 'streamable/per-session', 'sse/shared', 'sse/shared', 'modern/shared', 'modern/shared'];
   const verifiers = kinds.map((k) => new Verifier(k, live, ledger));
   const started = Date.now();
   const deadline = started + minutes * 60_000;

@@ -3,9 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { textOf } from '../helpers/sdk.js';
 import type { ClientKind, Ledger } from './ledger.js';
 import type { SoakReplica } from './soak-cluster.js';
+
+/** What a verifier needs of a client, SDK v1 (2025 sessions) or v2 (pinned to 2026-07-28) alike. */
+interface SoakClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }, schema?: undefined, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
+  close(): Promise<void>;
+  onclose?: (() => void) | undefined;
+}
 
 /** An answer slower than this is lost (the SDK's own request timeout). */
 const LOST_AFTER_MS = 20_000;
@@ -46,7 +54,7 @@ export class Verifier {
   readonly #kind: ClientKind;
   readonly #live: () => SoakReplica[];
   readonly #ledger: Ledger;
-  #client: Client | undefined;
+  #client: SoakClient | undefined;
   #broken = false;
   reconnects = 0;
 
@@ -97,9 +105,19 @@ export class Verifier {
     return true;
   }
 
-  async #connect(): Promise<Client> {
-    const client = new Client({ name: `soak-${this.#kind}`, version: '1' });
+  async #connect(): Promise<SoakClient> {
     const first = this.#live()[Math.floor(Math.random() * this.#live().length)]!;
+    if (this.#kind === 'modern/shared') {
+      // No session: every request stands alone, and each goes to the next live replica.
+      const modern = new ModernClient({ name: 'soak-modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await modern.connect(new ModernTransport(new URL('/mcp', first.base), { fetch: balancedFetch(this.#live) }));
+      // SDK v2 takes the request options second (v1 a result schema, then the options).
+      return {
+        callTool: (params, _schema, options) => modern.callTool(params, options),
+        close: () => modern.close(),
+      };
+    }
+    const client = new Client({ name: `soak-${this.#kind}`, version: '1' });
     if (this.#kind === 'sse/shared') {
       // The stream on one replica, each POST to the next live one.
       await client.connect(new SSEClientTransport(new URL('/sse', first.base), { fetch: balancedFetch(this.#live, (m) => m === 'POST') }));
@@ -117,7 +135,7 @@ export class Verifier {
     const nonce = randomUUID();
     const sentAt = Date.now();
     try {
-      const text = textOf(await this.#client!.callTool({ name: 'echo', arguments: { message: nonce } }, undefined, { timeout: LOST_AFTER_MS }));
+      const text = textOf((await this.#client!.callTool({ name: 'echo', arguments: { message: nonce } }, undefined, { timeout: LOST_AFTER_MS })) as Parameters<typeof textOf>[0]);
       this.#ledger.call({ kind: this.#kind, sentAt, endedAt: Date.now(), outcome: text === `Echo: ${nonce}` ? 'correct' : 'crossed', error: text });
     } catch (err) {
       const message = (err as Error).message;
