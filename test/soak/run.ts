@@ -74,8 +74,8 @@ async function main(): Promise<void> {
   // a POST sent after the stream's replica died and before the client saw the stream end gets 404.)
   const bad =
     Object.values(report).some((r) => r.crossed > 0) ||
-    (['streamable/shared', 'sse/shared'] as const).some((k) => (report[k]?.lostOutsideFault ?? 0) > 0) ||
-    (report['streamable/shared']?.failedOutsideFault ?? 0) > 0;
+    (['streamable/shared', 'sse/shared', 'modern/shared'] as const).some((k) => (report[k]?.lostOutsideFault ?? 0) > 0) ||
+    (['streamable/shared', 'modern/shared'] as const).some((k) => (report[k]?.failedOutsideFault ?? 0) > 0);
   process.exitCode = bad || left.children.length > 0 || left.strayUpstreams > 0 ? 1 : 0;
 }
 
