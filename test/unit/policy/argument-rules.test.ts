@@ -3,10 +3,11 @@
 // client gets (rule named, client input quoted and truncated), and what the config loader refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../../src/config/load.js';
 import type { ArgumentRuleConfig } from '../../../src/config/schema.js';
 import { ArgumentRules, pathProblem, quote, violationMessage } from '../../../src/policy/argument-rules.js';
 import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
+import { parseConfig } from '../../../src/config/load.js';
+import { hasProblem, MINIMAL_CONFIG, tenantRuleProblems } from '../../helpers/config-problems.js';
 
 const UNDER = ['/srv/data', '/tmp/scratch'];
 
@@ -230,39 +231,8 @@ describe('ArgumentRules: JSON Schema overlay', () => {
 });
 
 describe('TenantPolicy: argument rules are compiled once, and absent when there are none', () => {
-  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
-
-  it('a tenant without rules has none to run', () => {
-    const cfg = parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['*'] }] }, 'test', {});
-    assert.deepEqual(cfg.tenants[0]!.arguments, []);
-    assert.equal(new TenantPolicy(cfg.tenants[0]!).argumentRules, undefined);
-  });
-
-  it('a tenant with rules gets them compiled from the frozen config', () => {
-    const cfg = parseConfig(
-      { ...base, tenants: [{ name: 't', endpoints: ['*'], arguments: [{ name: 'r', tools: ['*'], paths: { arguments: ['path'], under: ['/srv/data/'] }, schema: { type: 'object' } }] }] },
-      'test',
-      {},
-    );
-    const p = new TenantPolicy(cfg.tenants[0]!);
-    assert.equal(p.argumentRules?.check('x', { path: '/srv/data/y' }), undefined, 'a trailing slash on the prefix is normalised');
-    assert.equal(p.argumentRules?.check('x', { path: '/srv/database' })?.rule, 'r');
-  });
-});
-
-describe('config: argument rules are validated at load', () => {
-  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
-  const problems = (rules: unknown[]): string[] => {
-    try {
-      parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['*'], arguments: rules }] }, 'test', {});
-    } catch (err) {
-      assert.ok(err instanceof ConfigError, String(err));
-      return err.problems;
-    }
-    assert.fail('accepted');
-  };
-  const has = (list: string[], path: string, fragment: string) =>
-    assert.ok(list.some((p) => p.startsWith(`${path}: `) && p.includes(fragment)), `no "${fragment}" at ${path} in ${JSON.stringify(list)}`);
+  const problems = (rules: unknown[]): string[] => tenantRuleProblems('arguments', rules);
+  const has = hasProblem;
   const at = 'tenants[0].arguments';
 
   it('refuses duplicate names, empty rules and missing tools', () => {
@@ -296,7 +266,7 @@ describe('config: argument rules are validated at load', () => {
 
   it('lets two tenants use the same $id without one resolving the other\'s references', () => {
     const rule = (maxLength: number) => ({ name: 'r', tools: ['*'], schema: { $id: 'https://schemas.test/echo', properties: { m: { $ref: '#/$defs/m' } }, $defs: { m: { maxLength } } } });
-    const cfg = parseConfig({ ...base, tenants: [{ name: 't1', endpoints: ['*'], arguments: [rule(2)] }, { name: 't2', endpoints: ['*'], arguments: [rule(5)] }] }, 'test', {});
+    const cfg = parseConfig({ ...MINIMAL_CONFIG, tenants: [{ name: 't1', endpoints: ['*'], arguments: [rule(2)] }, { name: 't2', endpoints: ['*'], arguments: [rule(5)] }] }, 'test', {});
     const [a, b] = cfg.tenants.map((t) => new TenantPolicy(t).argumentRules!);
     assert.ok(a!.check('x', { m: 'abc' }));
     assert.equal(b!.check('x', { m: 'abc' }), undefined);

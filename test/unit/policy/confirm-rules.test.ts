@@ -4,11 +4,12 @@
 // the config loader refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '../../../src/config/load.js';
 import type { ConfirmRuleConfig } from '../../../src/config/schema.js';
 import { confirmationMessage, isSecretKey, maskSecrets, MASK, shownArguments } from '../../../src/policy/confirm-message.js';
 import { ConfirmRules } from '../../../src/policy/confirm-rules.js';
 import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
+import { parseConfig } from '../../../src/config/load.js';
+import { hasProblem, tenantRuleProblems } from '../../helpers/config-problems.js';
 
 function rules(...configs: Array<Partial<ConfirmRuleConfig> & { match: string }>): ConfirmRules {
   const r = ConfirmRules.compile(configs.map((c) => ({ timeoutMs: 120_000, ifUnsupported: 'refuse', ...c }) as ConfirmRuleConfig));
@@ -153,18 +154,8 @@ describe('the confirmation message', () => {
 });
 
 describe('config: confirmation rules are validated at load', () => {
-  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
-  const problems = (rules: unknown[]): string[] => {
-    try {
-      parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['*'], confirm: rules }] }, 'test', {});
-    } catch (err) {
-      assert.ok(err instanceof ConfigError, String(err));
-      return err.problems;
-    }
-    assert.fail('accepted');
-  };
-  const has = (list: string[], path: string, fragment: string) =>
-    assert.ok(list.some((p) => p.startsWith(`${path}: `) && p.includes(fragment)), `no "${fragment}" at ${path} in ${JSON.stringify(list)}`);
+  const problems = (rules: unknown[]): string[] => tenantRuleProblems('confirm', rules);
+  const has = hasProblem;
   const at = 'tenants[0].confirm';
 
   it('refuses unknown keys (did you mean), an empty match, an empty when, a bad schema, bad prefixes, bad values', () => {
