@@ -3,10 +3,10 @@
 // client gets (rule named, client input quoted and truncated), and what the config loader refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.js';
 import type { ArgumentRuleConfig } from '../../../src/config/schema.js';
 import { ArgumentRules, pathProblem, quote, violationMessage } from '../../../src/policy/argument-rules.js';
 import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
-import { parseConfig } from '../../../src/config/load.js';
 import { hasProblem, MINIMAL_CONFIG, tenantRuleProblems } from '../../helpers/config-problems.js';
 
 const UNDER = ['/srv/data', '/tmp/scratch'];
@@ -231,6 +231,27 @@ describe('ArgumentRules: JSON Schema overlay', () => {
 });
 
 describe('TenantPolicy: argument rules are compiled once, and absent when there are none', () => {
+  const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node', sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
+
+  it('a tenant without rules has none to run', () => {
+    const cfg = parseConfig({ ...base, tenants: [{ name: 't', endpoints: ['*'] }] }, 'test', {});
+    assert.deepEqual(cfg.tenants[0]!.arguments, []);
+    assert.equal(new TenantPolicy(cfg.tenants[0]!).argumentRules, undefined);
+  });
+
+  it('a tenant with rules gets them compiled from the frozen config', () => {
+    const cfg = parseConfig(
+      { ...base, tenants: [{ name: 't', endpoints: ['*'], arguments: [{ name: 'r', tools: ['*'], paths: { arguments: ['path'], under: ['/srv/data/'] }, schema: { type: 'object' } }] }] },
+      'test',
+      {},
+    );
+    const p = new TenantPolicy(cfg.tenants[0]!);
+    assert.equal(p.argumentRules?.check('x', { path: '/srv/data/y' }), undefined, 'a trailing slash on the prefix is normalised');
+    assert.equal(p.argumentRules?.check('x', { path: '/srv/database' })?.rule, 'r');
+  });
+});
+
+describe('config: argument rules are validated at load', () => {
   const problems = (rules: unknown[]): string[] => tenantRuleProblems('arguments', rules);
   const has = hasProblem;
   const at = 'tenants[0].arguments';
