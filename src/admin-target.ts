@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
-import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
+import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, LinkFilter, LinkRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
 import { lineDiff } from './admin/line-diff.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
@@ -214,6 +214,18 @@ export class GatewayAdmin implements AdminTarget {
     for (const { session } of this.#g.registry.list()) count(session.tenant, session.inflight);
     for (const s of this.#g.modern.sessions.list()) count(s.tenant, s.inflight);
     return usage;
+  }
+
+  async links(filter: LinkFilter): Promise<LinkRow[] | undefined> {
+    return this.#g.consent?.vault.links(filter);
+  }
+
+  async revokeLinks(filter: LinkFilter & { subject: string; upstream: string }): Promise<LinkRow[] | undefined> {
+    const consent = this.#g.consent;
+    if (!consent) return undefined;
+    const found = await consent.vault.links(filter);
+    for (const l of found) await consent.revoke(l.upstream, l, 'operator');
+    return found;
   }
 
   config(): unknown {

@@ -17,6 +17,7 @@ import { AppLifecycle } from './app-lifecycle.js';
 import { edgeAuth, publicUrlOf } from './edge-auth.js';
 import { metricsObservers, observeConnections, observeGateway } from './gateway-metrics.js';
 import { registerHealthRoutes } from './edge/health-routes.js';
+import { registerConsentRoutes } from './edge/consent-routes.js';
 import { createHttpServer } from './edge/http-server.js';
 import { ConfigReloader, type ReloadOutcome } from './gateway-reload.js';
 import { checkConfigFile } from './config-check.js';
@@ -70,6 +71,8 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
     gatewayReady: () => gateway.ready(),
   });
   announceAuth(fastify, config, logger);
+  // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
+  if (gateway.consent) registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:') });
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }) });
   return {
     fastify,

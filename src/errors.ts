@@ -42,6 +42,8 @@ const CODES = {
   SWB_HIDDEN_TEXT_BLOCKED: { status: 502, rpc: ErrorCode.ServerError },
   /** A per-user upstream credential could not be had: the authorization server refused the exchange (details.reason). */
   SWB_UPSTREAM_CREDENTIAL_REFUSED: { status: 403, rpc: ErrorCode.ServerError },
+  /** The user has not linked (or no longer has) an account at a user-oauth upstream: details.elicitations holds the URL to consent at. */
+  SWB_UPSTREAM_CONSENT_REQUIRED: { status: 403, rpc: ErrorCode.UrlElicitationRequired },
 } as const satisfies Record<string, { status: number; rpc: number }>;
 
 export type GatewayErrorCode = keyof typeof CODES;

@@ -6,7 +6,8 @@ import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, ty
 import { Cluster } from './cluster/cluster.js';
 import { connectRedis, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
-import { UpstreamPool, UpstreamTransports, type TransportFactory } from './upstream/index.js';
+import { ConsentFlows, CredentialVault, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, type TransportFactory } from './upstream/index.js';
+import { vaultKeyBytes } from './config/vault-schema.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +50,8 @@ export class Gateway {
   readonly audit: AuditLog | undefined;
   /** The 2026-07-28 era: stateless requests, translated for the 2025 upstreams behind them. */
   readonly modern: ModernService;
+  /** User consent and the sealed vault (user-oauth upstreams); present when vault.key is configured. */
+  readonly consent: UserConsent | undefined;
   readonly #logger: Logger;
   readonly #transports = new UpstreamTransports();
   /** Each user's latest validated token, recorded by the edge, for upstreams that exchange it (RFC 8693). */
@@ -90,6 +93,8 @@ export class Gateway {
       logger: deps.logger,
     });
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
+    this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));
+    this.#transports.consent = this.consent;
   }
 
   /** A pool for an upstream of `config` (a reload's), not yet started nor listed; told to onPool listeners. */
@@ -154,6 +159,7 @@ export class Gateway {
     await Promise.all([...this.pools.values()].map((p) => p.close()));
     await this.#transports.close();
     await this.pins?.close();
+    await this.consent?.close();
     await this.cluster?.stop();
   }
 }
@@ -167,6 +173,19 @@ function modernService(config: Config, cluster: Cluster | undefined, o: { policy
   const sealer = new RequestStateSealer({ keys: resolveRequestStateKeys(config, o.logger), ttlMs, used });
   const sessions = new ModernSessions({ ...o, idleTimeoutMs: config.session.idleTimeoutMs });
   return new ModernService({ sessions, seal: exchangeSeal(sealer, replicaId), replicaId, continuationTtlMs: ttlMs, logger: o.logger });
+}
+
+/** The vault in Redis when replicas share state (every replica opens every link), else in memory. */
+function userConsent(config: Config, cluster: Cluster | undefined, logger: Logger, upstream: (name: string) => Config['upstreams'][number] | undefined): UserConsent | undefined {
+  const { key, previousKeys, flowTtlMs } = config.vault;
+  if (key === undefined) return undefined;
+  const redis = config.store.redis;
+  const store = cluster && redis ? new RedisVaultStore(cluster.redis, redis.keyPrefix) : new MemoryVaultStore();
+  const bytes = vaultKeyBytes(key);
+  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store);
+  // Without a public URL no upstream uses consent (the schema requires it with user-oauth); links still list and revoke.
+  const publicUrl = config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`;
+  return new UserConsent({ vault, flows: new ConsentFlows(bytes, store, flowTtlMs), publicUrl, upstream, logger });
 }
 
 /** Pins in Redis when replicas share state, else in memory (and pinning.file when set). */

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { audiencesOf } from './edge-auth.js';
 import { GatewayError } from './errors.js';
 import { pinsCommand } from './pins-command.js';
+import { linksCommand } from './links-command.js';
 import { toolsCommand } from './tools-command.js';
 
 const USAGE = `usage:
@@ -25,10 +26,15 @@ const USAGE = `usage:
   switchboard pins reject [--config FILE] (UPSTREAM [TOOL]... | --all)
                                         reject changed tool definitions: they stay withheld and leave the
                                         queue until the upstream reports another definition
+  switchboard links list [--config FILE] [--sub S] [--upstream U] [--tenant T] [--issuer I] [--json]
+                                        users' links to user-oauth upstreams (metadata, never a token);
+                                        needs Redis in FILE (else use the admin API)
+  switchboard links revoke --sub S --upstream U [--tenant T] [--issuer I] [--config FILE]
+                                        delete a user's sealed tokens: their next call asks for consent
   switchboard tools --config FILE [--tenant T] [--json]
                                         start FILE's upstreams and print each endpoint's tool names
                                         (renamed, shortened) and the upstream tool each one reaches
-token and pins without --config: SWITCHBOARD_CONFIG, else this package's deploy/quickstart.yaml
+token, pins and links without --config: SWITCHBOARD_CONFIG, else this package's deploy/quickstart.yaml
 `;
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -107,6 +113,8 @@ const OPTIONS = {
   ttl: { type: 'string' },
   key: { type: 'string' },
   audience: { type: 'string' },
+  upstream: { type: 'string' },
+  issuer: { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
@@ -127,6 +135,11 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return await token(values);
     case 'pins':
       return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: configOf(values), all: values.all === true, json: values.json === true }, USAGE);
+    case 'links':
+      return await linksCommand(
+        { action: positionals[0], config: configOf(values), subject: values.sub, upstream: values.upstream, tenant: values.tenant, issuer: values.issuer, json: values.json === true },
+        USAGE,
+      );
     case 'tools':
       return await toolsCommand({ config: values.config ?? positionals[0], tenant: values.tenant, json: values.json === true });
     case 'serve': {

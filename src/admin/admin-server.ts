@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
 import { AdminEvents } from './admin-events.js';
-import type { AdminTarget } from './admin-target.js';
+import type { AdminTarget, LinkFilter } from './admin-target.js';
 import { loadConsoleAssets, SECURITY_HEADERS, type Asset } from './console-assets.js';
 import { OPENAPI } from './openapi.js';
 
@@ -39,9 +39,34 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
   { method: 'POST', url: '/pins/:upstream/approve', handler: (t, req, reply) => decide(t, req, reply, 'approve') },
   { method: 'POST', url: '/pins/:upstream/reject', handler: (t, req, reply) => decide(t, req, reply, 'reject') },
   { method: 'GET', url: '/tenants', handler: async (t) => ({ items: await t.tenants() }) },
+  {
+    method: 'GET',
+    url: '/links',
+    handler: async (t, req, reply) => {
+      const items = await t.links(linkFilter(req));
+      return items ? { items } : fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
+    },
+  },
+  {
+    method: 'DELETE',
+    url: '/links/:upstream',
+    handler: async (t, req, reply) => {
+      const subject = linkFilter(req).subject;
+      if (subject === undefined) return fail(reply, 400, 'bad_request', 'name the user: ?subject=SUBJECT (and issuer=, tenant= when subjects repeat across them)');
+      const items = await t.revokeLinks({ ...linkFilter(req), subject, upstream: req.params.upstream! });
+      if (!items) return fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
+      return items.length > 0 ? { items } : fail(reply, 404, 'not_found', `no link of "${subject}" to upstream "${req.params.upstream}"`);
+    },
+  },
   { method: 'GET', url: '/config', handler: async (t) => t.config() },
   { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
 ];
+
+function linkFilter(req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>): LinkFilter {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const one = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
+  return { issuer: one('issuer'), subject: one('subject'), tenant: one('tenant'), upstream: one('upstream') };
+}
 
 /** Approve or reject: both take the hashes the operator reviewed, so a definition that changed meanwhile is left alone. */
 async function decide(t: AdminTarget, req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>, reply: FastifyReply, how: 'approve' | 'reject'): Promise<unknown> {

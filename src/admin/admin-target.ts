@@ -87,6 +87,24 @@ export interface PinDecision {
   outcome: 'approved' | 'rejected' | 'not-pending' | 'pinned-in-config';
 }
 
+/** A user's link to a user-oauth upstream: metadata only, never a token. */
+export interface LinkRow {
+  issuer: string;
+  subject: string;
+  tenant: string;
+  upstream: string;
+  linkedAt: string;
+  expiresAt: string;
+  refreshable: boolean;
+}
+
+export interface LinkFilter {
+  issuer?: string | undefined;
+  subject?: string | undefined;
+  tenant?: string | undefined;
+  upstream?: string | undefined;
+}
+
 export interface AdminCredentials {
   /** The static token, if one is configured (read from tokenFile at each request). */
   token: string | undefined;
@@ -111,6 +129,10 @@ export interface AdminTarget {
   /** Marks pending changes rejected (by the hash reviewed); undefined: no such pinned upstream. */
   rejectPins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
   tenants(): Promise<TenantRow[]>;
+  /** Users' links to user-oauth upstreams; undefined: no vault configured. */
+  links(filter: LinkFilter): Promise<LinkRow[] | undefined>;
+  /** Revokes every link matching the filter (subject and upstream required); undefined: no vault configured. */
+  revokeLinks(filter: LinkFilter & { subject: string; upstream: string }): Promise<LinkRow[] | undefined>;
   /** The config in force, secrets redacted. */
   config(): unknown;
   /** Reloads this replica's file and, with Redis, has every other replica reload its own (`replicas`: each one's report). */

@@ -92,6 +92,12 @@ const schemas = {
       },
     },
   },
+  Link: {
+    type: 'object',
+    description: "A user's link to a user-oauth upstream: metadata only, never a token",
+    required: ['issuer', 'subject', 'tenant', 'upstream', 'linkedAt', 'expiresAt', 'refreshable'],
+    properties: { issuer: str, subject: str, tenant: str, upstream: str, linkedAt: str, expiresAt: str, refreshable: { type: 'boolean' } },
+  },
   Reload: {
     type: 'object',
     required: ['result', 'problems', 'warnings', 'restartRequired', 'sessionsEnded'],
@@ -170,6 +176,20 @@ export const OPENAPI = {
       },
     },
     '/tenants': { get: { summary: 'Tenants, their limits and current usage (across replicas with Redis)', responses: { '200': list('Tenant', 'tenants'), ...refusals } } },
+    '/links': {
+      get: {
+        summary: "Users' links to user-oauth upstreams (which upstreams each user linked, until when): never a token",
+        parameters: ['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: str })),
+        responses: { '200': list('Link', 'links'), '404': error, ...refusals },
+      },
+    },
+    '/links/{upstream}': {
+      delete: {
+        summary: "Revoke a user's link: the sealed tokens are deleted; the user's next call asks for consent again",
+        parameters: [pathParam('upstream'), ...['issuer', 'tenant'].map((name) => ({ name, in: 'query', required: false, schema: str })), { name: 'subject', in: 'query', required: true, schema: str }],
+        responses: { '200': list('Link', 'the links revoked'), '400': error, '404': error, ...refusals },
+      },
+    },
     '/config': { get: { summary: 'The config in force, secrets redacted', responses: { '200': json({ type: 'object' }, 'the effective config'), ...refusals } } },
     '/reload': { post: { summary: 'Read the config file again and apply it (with Redis: every replica its own file)', responses: { '200': json(ref('Reload'), 'applied, unchanged, or invalid with every problem'), ...refusals } } },
   },

@@ -72,7 +72,7 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
 /**
  * Reads, interpolates and validates a YAML config file. Overrides from the environment: SWITCHBOARD_HOST,
  * SWITCHBOARD_PORT, SWITCHBOARD_METRICS_PORT, LOG_LEVEL, REDIS_URL, SWITCHBOARD_REQUEST_STATE_KEY and
- * SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS (comma-separated): secrets need not be written in the file.
+ * SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS, SWITCHBOARD_VAULT_KEY and SWITCHBOARD_VAULT_PREVIOUS_KEYS (comma-separated): secrets need not be written in the file.
  */
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let text: string;
@@ -95,6 +95,13 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     if (env.REDIS_URL && (d.store == null || isPlainObject(d.store))) {
       const store = (d.store ??= {});
       if (store.redis == null || isPlainObject(store.redis)) (store.redis ??= {}).url = env.REDIS_URL;
+    }
+    const vaultKey = env.SWITCHBOARD_VAULT_KEY;
+    const vaultPrevious = env.SWITCHBOARD_VAULT_PREVIOUS_KEYS;
+    if ((vaultKey || vaultPrevious) && (d.vault == null || isPlainObject(d.vault))) {
+      const vault = (d.vault ??= {});
+      if (vaultKey) vault.key = vaultKey;
+      if (vaultPrevious) vault.previousKeys = vaultPrevious.split(',').map((k) => k.trim()).filter(Boolean);
     }
     const stateKey = env.SWITCHBOARD_REQUEST_STATE_KEY;
     const previousKeys = env.SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS;

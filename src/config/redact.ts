@@ -27,6 +27,8 @@ export function redactConfig(config: Config): Config {
   if (c.admin.token !== undefined) c.admin.token = REDACTED;
   if (c.modern.requestStateKey !== undefined) c.modern.requestStateKey = REDACTED;
   c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
+  if (c.vault.key !== undefined) c.vault.key = REDACTED;
+  c.vault.previousKeys = c.vault.previousKeys.map(() => REDACTED);
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
   if (c.store.redis?.forwardSecret !== undefined) c.store.redis.forwardSecret = REDACTED;
   for (const u of c.upstreams) {
@@ -36,7 +38,7 @@ export function redactConfig(config: Config): Config {
     }
     u.headers = values(u.headers);
     u.url = redactUrl(u.url);
-    if (u.auth) u.auth.clientSecret = REDACTED;
+    if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
   }
   return c;
 }

@@ -33,7 +33,7 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
   const written: WrittenPath[] = [];
   cfg.upstreams.forEach((u, i) => {
     if (u.transport !== 'stdio') {
-      if (u.auth?.type === 'token-exchange' && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
+      if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
       return;
     }
     if (u.cwd !== undefined) u.cwd = abs(u.cwd, baseDir);

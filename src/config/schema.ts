@@ -7,6 +7,7 @@ import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
 import { tracingSchema } from './tracing-schema.js';
 import { upstream, upstreamName } from './upstream-schema.js';
+import { consentProblems, vaultSchema } from './vault-schema.js';
 
 /**
  * The one schema for the config file, put together from its parts (upstream-schema.ts, tenant-schema.ts
@@ -238,6 +239,8 @@ export const configSchema = z
         path: ['requestStatePreviousKeys'],
       })
       .prefault({}),
+    /** The sealed vault of per-user upstream tokens (vault-schema.ts). */
+    vault: vaultSchema,
     /** Tool-definition pinning: a changed tool is withheld (or passed with a warning) until an operator approves it. */
     pinning: z
       .object({
@@ -267,6 +270,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['upstreams', i, 'pool', 'perTenantMax'], message: 'must not exceed pool.max' });
       }
     });
+    for (const p of consentProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     for (const u of Object.keys(cfg.pinning.pins)) {
       if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['pinning', 'pins', u], message: `unknown upstream "${u}"` });
     }
@@ -327,6 +331,7 @@ export type { AdminConfig } from './admin-schema.js';
 export type PinningConfig = Config['pinning'];
 export type ModernConfig = Config['modern'];
 export type TracingConfig = Config['tracing'];
+export type VaultConfig = Config['vault'];
 export type TenantConfig = Config['tenants'][number];
 export type RuleSetConfig = TenantConfig['tools'];
 export type ArgumentRuleConfig = TenantConfig['arguments'][number];

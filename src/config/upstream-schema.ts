@@ -191,11 +191,38 @@ const tokenExchange = z
   .strict()
   .refine((a) => (a.clientSecret === undefined) !== (a.clientSecretFile === undefined), { message: 'set clientSecret or clientSecretFile (one of them)', path: ['clientSecret'] });
 
+/**
+ * Each user's own consent (OAuth 2.1 authorization code + PKCE): the gateway is a client of the
+ * upstream's authorization server; a user without a token is sent to /oauth/start by a URL elicitation,
+ * and the tokens the callback receives are sealed in the vault (top-level `vault`).
+ */
+const userOAuth = z
+  .object({
+    type: z.literal('user-oauth'),
+    clientId: z.string().min(1),
+    /** A confidential client's secret (write it as ${ENV}) or clientSecretFile; neither: a public client. */
+    clientSecret: z.string().min(1).optional(),
+    clientSecretFile: z.string().min(1).optional(),
+    /** The authorization server's issuer URL (RFC 8414 metadata). Absent with no endpoints: found from the upstream's RFC 9728 metadata. */
+    authorizationServer: httpUrl('an authorization server issuer').optional(),
+    /** Both endpoints written out: no discovery at all. */
+    authorizationEndpoint: httpUrl('an authorization endpoint').optional(),
+    tokenEndpoint: httpUrl('a token endpoint').optional(),
+    scope: z.string().optional(),
+    /** RFC 8707 resource indicator; default: the upstream's URL. */
+    resource: httpUrl('a resource indicator').optional(),
+    /** Refresh a stored token this long before it expires. */
+    refreshSkewMs: z.number().int().min(0).default(60_000),
+  })
+  .strict()
+  .refine((a) => a.clientSecret === undefined || a.clientSecretFile === undefined, { message: 'set clientSecret or clientSecretFile, not both', path: ['clientSecret'] })
+  .refine((a) => (a.authorizationEndpoint === undefined) === (a.tokenEndpoint === undefined), { message: 'set both authorizationEndpoint and tokenEndpoint, or neither (discovery)', path: ['tokenEndpoint'] });
+
 const remoteUpstream = {
   ...upstreamCommon,
   /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
   headers: z.record(z.string(), z.string()).default({}),
-  auth: z.union([clientCredentials, tokenExchange]).optional(),
+  auth: z.union([clientCredentials, tokenExchange, userOAuth]).optional(),
   http: z
     .object({
       connectTimeoutMs: z.number().int().min(1).default(10_000),
@@ -212,8 +239,8 @@ const remoteUpstream = {
 
 /** A per-user credential makes an instance one user's: only per-user sharing keeps users apart. */
 function perUserAuth(u: { sharing: string; auth?: { type: string } | undefined }, ctx: z.RefinementCtx): void {
-  if (u.auth?.type === 'token-exchange' && u.sharing !== 'per-user') {
-    ctx.addIssue({ code: 'custom', path: ['sharing'], message: `auth type token-exchange needs sharing: per-user (an instance carries one user's identity; "${u.sharing}" would share it)` });
+  if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.sharing !== 'per-user') {
+    ctx.addIssue({ code: 'custom', path: ['sharing'], message: `auth type ${u.auth.type} needs sharing: per-user (an instance carries one user's identity; "${u.sharing}" would share it)` });
   }
 }
 

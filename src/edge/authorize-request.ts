@@ -53,6 +53,19 @@ export function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: stri
   return admitted(auth, p, path);
 }
 
+/**
+ * Authentication alone, for the gateway's own routes that belong to no endpoint (a user's links):
+ * the principal, or the refusal (401 with WWW-Authenticate naming the root metadata).
+ */
+export function authenticateRequest(auth: EdgeAuth, req: FastifyRequest): Principal | Refusal | Promise<Principal | Refusal> {
+  try {
+    const p = auth.authenticate(credentials(req));
+    return p instanceof Promise ? p.catch((err: unknown) => authRefusal(auth, req, '', err)) : p;
+  } catch (err) {
+    return authRefusal(auth, req, '', err);
+  }
+}
+
 function authRefusal(auth: EdgeAuth, req: FastifyRequest, path: string, err: unknown): Refusal {
   if (!(err instanceof AuthError)) throw err;
   auth.onFailure?.(err.reason);

@@ -3,3 +3,8 @@ export { UpstreamPool } from './upstream-pool.js';
 export { UpstreamInstance, type TransportFactory, type Catalogue } from './upstream-instance.js';
 export { StdioTransport } from './stdio-transport.js';
 export { UpstreamTransports } from './transport-factory.js';
+export { UserConsent, type CallbackOutcome } from './user-consent.js';
+export { CredentialVault, type LinkInfo } from './credential-vault.js';
+export { ConsentFlows } from './consent-flows.js';
+export { MemoryVaultStore, type VaultStore } from './vault-store.js';
+export { RedisVaultStore } from './redis-vault-store.js';

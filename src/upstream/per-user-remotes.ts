@@ -8,12 +8,14 @@ import { SseClientTransport } from './sse-client.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 import type { SubjectTokens } from './subject-tokens.js';
 import { TokenExchange, TokenExchangeClient, type TokenExchangeSettings } from './token-exchange.js';
+import type { UserConsent } from './user-consent.js';
+import type { UserOAuthSettings } from './user-oauth-client.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 
 /** One user's link state for one upstream: its own connection pool and its own credential. */
 interface UserRemote {
   agent: Agent;
-  credentials: TokenExchange;
+  credentials: BearerSource;
   /** Transports open on it; the pool closes with the last one. */
   links: number;
 }
@@ -23,7 +25,7 @@ export function remoteTransport(u: RemoteUpstreamConfig, agent: Dispatcher, cred
 }
 
 /**
- * The links of upstreams whose credential is per user (token exchange): each (upstream, user) gets
+ * The links of upstreams whose credential is per user (token exchange, user consent): each (upstream, user) gets
  * an undici connection pool and a token cache of its own, so no connection or token is ever used for
  * two users. Pool and token go when the user's last link closes (per-user instances stop when idle).
  */
@@ -34,19 +36,21 @@ export class PerUserRemotes {
   readonly #clients = new Map<string, { client: TokenExchangeClient; agent: Agent }>();
   readonly #users = new Map<string, UserRemote>();
 
+  /** User consent (user-oauth upstreams), when the vault is configured. */
+  consent: UserConsent | undefined;
+
   constructor(subjects: SubjectTokens, newAgent: (u: RemoteUpstreamConfig) => Agent) {
     this.#subjects = subjects;
     this.#newAgent = newAgent;
   }
 
-  create(u: RemoteUpstreamConfig, auth: TokenExchangeSettings, owner: UpstreamUser | undefined, logger: Logger): Transport {
+  create(u: RemoteUpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser | undefined, logger: Logger): Transport {
     if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" has a per-user credential, so each of its instances needs the user it serves (sharing: per-user)`, { upstream: u.name });
     const key = `${u.name}\n${userKey(owner)}`;
     let r = this.#users.get(key);
     if (!r) {
       const agent = this.#newAgent(u);
-      const c = this.#client(u, auth);
-      r = { agent, credentials: new TokenExchange(c.client, owner, this.#subjects, c.agent), links: 0 };
+      r = { agent, credentials: this.#credentials(u, auth, owner), links: 0 };
       this.#users.set(key, r);
     }
     r.links++;
@@ -63,6 +67,15 @@ export class PerUserRemotes {
       await user.agent.close().catch(() => {});
     };
     return transport;
+  }
+
+  #credentials(u: RemoteUpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): BearerSource {
+    if (auth.type === 'token-exchange') {
+      const c = this.#client(u, auth);
+      return new TokenExchange(c.client, owner, this.#subjects, c.agent);
+    }
+    if (!this.consent) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" asks users for consent, which needs the vault (vault.key)`, { upstream: u.name });
+    return this.consent.credential(u, auth, owner);
   }
 
   #client(u: RemoteUpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {

@@ -7,6 +7,7 @@ import { ClientCredentials } from './client-credentials.js';
 import { PerUserRemotes, remoteTransport } from './per-user-remotes.js';
 import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
+import type { UserConsent } from './user-consent.js';
 import { planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
@@ -30,6 +31,11 @@ export class UpstreamTransports {
   readonly #uids = new UidPool();
   /** Every child's process group dies with the gateway. */
   readonly #groups = new ProcessGroups();
+
+  /** User consent for user-oauth upstreams (the gateway sets it when the vault is configured). */
+  set consent(c: UserConsent | undefined) {
+    this.#perUser.consent = c;
+  }
 
   constructor(subjectTokens = new SubjectTokens()) {
     this.subjectTokens = subjectTokens;
@@ -75,7 +81,7 @@ export class UpstreamTransports {
         logger,
       });
     }
-    if (upstream.auth?.type === 'token-exchange') return this.#perUser.create(upstream, upstream.auth, owner, logger);
+    if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
     const { agent, credentials } = this.#remote(upstream);
     return remoteTransport(upstream, agent, credentials, logger);
   };

@@ -78,7 +78,7 @@ export class UpstreamClient {
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
       sendError: (err) =>
         // A per-user credential refused by the authorization server: the user hears that as it was said.
-        err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED'
+        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')
           ? err
           : err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })

@@ -152,7 +152,7 @@ export class UpstreamInstance extends EventEmitter {
       learnEra(this.config, client.era);
       if (client.era === 'modern') this.#listen(client);
     } catch (err) {
-      if (!this.#stopping) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
+      if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
       await client.close().catch(() => {});
       const failure =
         err instanceof GatewayError
@@ -221,6 +221,13 @@ export class UpstreamInstance extends EventEmitter {
       return;
     }
     const wasReady = this.#state === 'ready';
+    if (!wasReady && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
+      // Waiting for the user's consent is no failure of the upstream (nothing logged here; the consent
+      // service logs it), and only the user can end it: no timed restarts; the next request starts it.
+      this.#state = 'backoff';
+      this.emit('down');
+      return;
+    }
     if (wasReady && Date.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
     // The upstream merely forgot our session (HTTP 404): re-initialize at once, that is not a failure.
     const expired = reason?.code === 'session-expired';
@@ -307,7 +314,7 @@ export class UpstreamInstance extends EventEmitter {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
       // Neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
       if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
-      if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED') throw this.lastError;
+      if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') throw this.lastError;
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }

@@ -27,7 +27,8 @@ export interface IdentityUpstream {
   close(): Promise<void>;
 }
 
-export async function startIdentityUpstream(o: { issuer: string; audience: string; actor: string; keys: () => JWK[] }): Promise<IdentityUpstream> {
+/** `actor`: the `act` every token must name (token exchange); absent, tokens are the user's own (user consent). `authorizationServer`: published as RFC 9728 metadata. */
+export async function startIdentityUpstream(o: { issuer: string; audience: string; actor?: string; keys: () => JWK[]; authorizationServer?: string }): Promise<IdentityUpstream> {
   const transports = new Map<string, { transport: StreamableHTTPServerTransport; sub: string }>();
   const state: Omit<IdentityUpstream, 'url' | 'close'> = { calls: new Map(), crossed: 0, rejected: [], bearers: new Set(), sessions: new Map() };
 
@@ -37,7 +38,7 @@ export async function startIdentityUpstream(o: { issuer: string; audience: strin
     state.bearers.add(m[1]!);
     try {
       const { payload } = await jwtVerify(m[1]!, createLocalJWKSet({ keys: o.keys() }), { issuer: o.issuer, audience: o.audience });
-      if ((payload.act as { sub?: string } | undefined)?.sub !== o.actor) return 'act is not the gateway';
+      if (o.actor !== undefined && (payload.act as { sub?: string } | undefined)?.sub !== o.actor) return 'act is not the gateway';
       return { token: m[1]!, claims: payload };
     } catch (err) {
       return (err as Error).message;
@@ -56,6 +57,10 @@ export async function startIdentityUpstream(o: { issuer: string; audience: strin
   };
 
   const httpServer = http.createServer(async (req, res) => {
+    if (req.url?.startsWith('/.well-known/oauth-protected-resource') && o.authorizationServer) {
+      const { port } = httpServer.address() as AddressInfo;
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `http://127.0.0.1:${port}/mcp`, authorization_servers: [o.authorizationServer] }));
+    }
     const v = await verify(req);
     if (typeof v === 'string') {
       state.rejected.push(v);

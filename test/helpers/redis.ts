@@ -14,13 +14,16 @@ export interface TestRedis {
   resume(): void;
 }
 
-/** A redis-server of the test's own on a free loopback port, which the test may stop and restart. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * A redis-server of the test's own on a free loopback port, which the test may stop and restart.
+ * `persist`: an append-only file synced at every write, so what was written survives a restart.
+ */
+export async function startRedis(o: { persist?: boolean } = {}): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'swb-redis-'));
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...(o.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);

@@ -45,6 +45,8 @@ const ROOT: Record<string, string[]> = {
   'gateway-metrics': ['edge', 'gateway', 'observability', 'session', 'upstream'],
   main: ['*'],
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
+  // Lists and revokes users' links in the shared vault (Redis), as the admin API does in memory.
+  'links-command': ['cluster', 'config', 'observability', 'upstream'],
   // check-config reads the key files as serve's authenticator does (config/ may not import auth/).
   'config-check': ['auth', 'config'],
   // Starts a config's upstreams to print the exposed tool names (a Gateway without its edge).

@@ -70,8 +70,23 @@ export class SharedStrategy implements SharingStrategy {
         bestRotated = rotated;
       }
     }
-    if (!best) throw this.#unavailable();
+    if (!best) return this.#awaitingConsent() ?? throwError(this.#unavailable());
     return best;
+  }
+
+  /**
+   * An instance that failed only for want of the user's consent starts again at once on the next
+   * request, not after its backoff: the user may have just consented (the retry a -32042 asked for).
+   * Without a token it fails again at once, with a fresh consent link, and costs no upstream call.
+   */
+  #awaitingConsent(): UpstreamInstance | undefined {
+    for (const inst of this.#instances) {
+      if (inst.state === 'backoff' && inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
+        inst.start().catch(() => {});
+        return inst;
+      }
+    }
+    return undefined;
   }
 
   #unavailable(): GatewayError {
@@ -80,7 +95,7 @@ export class SharedStrategy implements SharingStrategy {
     // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
     if (failed?.incompatible) return new GatewayError('SWB_UPSTREAM_PROTOCOL', failed.lastFailure!, { upstream: name, incompatible: true });
     // A per-user credential the authorization server refused: the user hears that, not "restarting".
-    if (failed?.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED') return failed.lastError;
+    if (failed?.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || failed?.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') return failed.lastError;
     const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
@@ -110,4 +125,8 @@ export class SharedStrategy implements SharingStrategy {
     await Promise.all([...this.#instances].map((i) => i.stop()));
     this.#instances.clear();
   }
+}
+
+function throwError(err: Error): never {
+  throw err;
 }

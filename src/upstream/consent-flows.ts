@@ -1,0 +1,98 @@
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { UpstreamUser } from './upstream-user.js';
+import type { VaultStore } from './vault-store.js';
+
+/** A consent link's subject: the principal who was asked and the upstream to link. */
+export interface ConsentFlow {
+  user: UpstreamUser;
+  upstream: string;
+}
+
+/** An authorization in progress (one OAuth `state`): whose, for which upstream, its PKCE verifier. */
+export interface ConsentState extends ConsentFlow {
+  verifier: string;
+}
+
+/** Why a callback's state was refused (each is a different attack or accident; all end the flow). */
+export type StateRefusal = 'unknown' | 'other-browser';
+
+const ID_BYTES = 32;
+const REF = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
+
+/**
+ * The two single-use records of a consent, both kept server side (memory or Redis) with a TTL:
+ *
+ * - the flow: made when a call finds no token for its user; its reference, HMAC-signed with a key
+ *   derived from the vault key, is the `flow` of the /oauth/start URL the user is sent to. The URL
+ *   reaches only that principal (in the answer to its own authenticated call); it works once.
+ * - the state: made by /oauth/start from the flow, 32 random bytes, sent to the authorization server
+ *   and expected back at /oauth/callback exactly once, from the browser that started it (a cookie holds
+ *   a second random value whose hash the state record keeps). The principal comes from the record,
+ *   never from the callback's request, so no one can complete another's flow or plant their own.
+ */
+export class ConsentFlows {
+  readonly #mac: Buffer;
+  readonly #store: VaultStore;
+  readonly #ttlMs: number;
+
+  constructor(vaultKey: Buffer, store: VaultStore, ttlMs: number) {
+    this.#mac = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: consent flow', 32));
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+  }
+
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  async create(user: UpstreamUser, upstream: string): Promise<string> {
+    const id = randomBytes(ID_BYTES).toString('base64url');
+    const flow: ConsentFlow = { user: { issuer: user.issuer, subject: user.subject, tenant: user.tenant }, upstream };
+    await this.#store.putOnce('flow', id, JSON.stringify(flow), this.#ttlMs);
+    return `${id}.${this.#sign(id)}`;
+  }
+
+  /** The flow a reference names, once; undefined when forged, expired or used. */
+  async take(ref: string): Promise<ConsentFlow | undefined> {
+    const m = REF.exec(ref);
+    if (!m) return undefined;
+    const expected = Buffer.from(this.#sign(m[1]!));
+    const given = Buffer.from(m[2]!);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    const v = await this.#store.takeOnce('flow', m[1]!);
+    return v === undefined ? undefined : (JSON.parse(v) as ConsentFlow);
+  }
+
+  /** A state for the flow and the browser's binding (set as a cookie); the verifier stays here. */
+  async begin(flow: ConsentFlow): Promise<{ state: string; browser: string; challenge: string }> {
+    const state = randomBytes(ID_BYTES).toString('base64url');
+    const browser = randomBytes(ID_BYTES).toString('base64url');
+    const verifier = randomBytes(ID_BYTES).toString('base64url');
+    const record = { ...flow, verifier, browser: hash(browser) };
+    await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs);
+    return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
+  }
+
+  /** The state's record, once, if the same browser brings it back; else why not. */
+  async complete(state: string, browser: string | undefined): Promise<ConsentState | StateRefusal> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return 'unknown';
+    const v = await this.#store.takeOnce('state', state);
+    if (v === undefined) return 'unknown';
+    const r = JSON.parse(v) as ConsentState & { browser: string };
+    const given = Buffer.from(hash(browser ?? ''));
+    if (browser === undefined || !timingSafeEqual(given, Buffer.from(r.browser))) return 'other-browser';
+    return { user: r.user, upstream: r.upstream, verifier: r.verifier };
+  }
+
+  #sign(id: string): string {
+    return createHmac('sha256', this.#mac).update(id).digest('base64url');
+  }
+
+  toJSON(): Record<string, number> {
+    return { ttlMs: this.#ttlMs };
+  }
+}
+
+function hash(s: string): string {
+  return createHash('sha256').update(s).digest('base64url');
+}

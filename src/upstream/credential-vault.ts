@@ -1,0 +1,147 @@
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { UpstreamUser } from './upstream-user.js';
+import type { VaultEntry, VaultStore } from './vault-store.js';
+
+/** What a user's consent yields for one upstream: held only sealed, opened only to be sent there. */
+export interface UserTokens {
+  accessToken: string;
+  refreshToken?: string | undefined;
+  /** ms since the epoch. */
+  expiresAt: number;
+  scope?: string | undefined;
+}
+
+/** What an operator or the user may see of a link: never a token. */
+export interface LinkInfo {
+  issuer: string;
+  subject: string;
+  tenant: string;
+  upstream: string;
+  linkedAt: string;
+  expiresAt: string;
+  refreshable: boolean;
+}
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const KEY_ID_BYTES = 4;
+
+interface VaultKey {
+  id: string;
+  aes: Buffer;
+}
+
+// The key id is a hash of the key (never the key, nor bytes an attacker could use): it says which
+// configured key sealed an entry, so opening needs no trial decryption.
+function vaultKey(bytes: Buffer): VaultKey {
+  if (bytes.length !== 32) throw new Error('a vault key is 32 bytes');
+  const aes = Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), 'switchboard vault v1: aes-256-gcm', 32));
+  const id = createHash('sha256').update('switchboard vault v1: key id').update(bytes).digest().subarray(0, KEY_ID_BYTES).toString('base64url');
+  return { id, aes };
+}
+
+/** The associated data: an entry opens only as the user and upstream it was sealed for. */
+function aad(user: UpstreamUser, upstream: string): Buffer {
+  return Buffer.from(JSON.stringify([user.issuer, user.subject, user.tenant, upstream]), 'utf8');
+}
+
+/**
+ * Each user's upstream tokens, sealed at rest with AES-256-GCM (a random 12-byte IV per seal, the
+ * principal and upstream as associated data). The current key seals; previous keys still open, and an
+ * entry opened with one is sealed again with the current key (rotation completes as links are used).
+ * Nothing here is enumerable: a stray log of the vault shows no key and no token.
+ */
+export class CredentialVault {
+  readonly #current: VaultKey;
+  readonly #keys = new Map<string, VaultKey>();
+  readonly #store: VaultStore;
+
+  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore) {
+    this.#current = vaultKey(key);
+    for (const k of [this.#current, ...previous.map(vaultKey)]) if (!this.#keys.has(k.id)) this.#keys.set(k.id, k);
+    this.#store = store;
+  }
+
+  get store(): VaultStore {
+    return this.#store;
+  }
+
+  seal(user: UpstreamUser, upstream: string, tokens: UserTokens): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#current.aes, iv);
+    cipher.setAAD(aad(user, upstream));
+    const ct = Buffer.concat([cipher.update(JSON.stringify(tokens), 'utf8'), cipher.final()]);
+    return [VERSION, this.#current.id, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+
+  /** The tokens, or undefined when no configured key opens them (a key dropped, or the entry moved). */
+  open(user: UpstreamUser, upstream: string, sealed: string): { tokens: UserTokens; stale: boolean } | undefined {
+    const [v, id, iv, ct, tag] = sealed.split('.');
+    const key = id === undefined ? undefined : this.#keys.get(id);
+    if (v !== VERSION || !key || iv === undefined || ct === undefined || tag === undefined) return undefined;
+    try {
+      const d = createDecipheriv('aes-256-gcm', key.aes, Buffer.from(iv, 'base64url'));
+      d.setAAD(aad(user, upstream));
+      d.setAuthTag(Buffer.from(tag, 'base64url'));
+      const plain = Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
+      return { tokens: JSON.parse(plain) as UserTokens, stale: key !== this.#current };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The user's tokens for the upstream, or undefined (never linked, revoked, or unopenable). */
+  async load(upstream: string, user: UpstreamUser): Promise<UserTokens | undefined> {
+    const entry = await this.#store.get(upstream, user);
+    if (!entry) return undefined;
+    const opened = this.open(user, upstream, entry.sealed);
+    if (!opened) return undefined;
+    if (opened.stale) await this.#store.replace({ ...entry, sealed: this.seal(user, upstream, opened.tokens) });
+    return opened.tokens;
+  }
+
+  async save(upstream: string, user: UpstreamUser, tokens: UserTokens, linkedAt = Date.now()): Promise<void> {
+    // A new consent: the link is (re)made.
+    const u = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };
+    await this.#store.put({ user: u, upstream, linkedAt, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed: this.seal(u, upstream, tokens) });
+  }
+
+  /**
+   * Stores refreshed tokens in place of the link's, keeping its consent time; false (nothing written)
+   * when the link was revoked meanwhile, which wins.
+   */
+  async update(upstream: string, user: UpstreamUser, tokens: UserTokens): Promise<boolean> {
+    const entry = await this.#store.get(upstream, user);
+    if (!entry) return false;
+    return this.#store.replace({ ...entry, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed: this.seal(entry.user, upstream, tokens) });
+  }
+
+  revoke(upstream: string, user: UpstreamUser): Promise<boolean> {
+    return this.#store.delete(upstream, user);
+  }
+
+  /** Links as metadata, optionally only those matching the filter. */
+  async links(filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined } = {}): Promise<LinkInfo[]> {
+    const entries = await this.#store.list();
+    return entries
+      .filter((e) => (filter.issuer === undefined || e.user.issuer === filter.issuer) && (filter.subject === undefined || e.user.subject === filter.subject) && (filter.tenant === undefined || e.user.tenant === filter.tenant) && (filter.upstream === undefined || e.upstream === filter.upstream))
+      .map(info)
+      .sort((a, b) => a.upstream.localeCompare(b.upstream) || a.subject.localeCompare(b.subject));
+  }
+
+  toJSON(): Record<string, string> {
+    return { vault: 'sealed' };
+  }
+}
+
+function info(e: VaultEntry): LinkInfo {
+  return {
+    issuer: e.user.issuer,
+    subject: e.user.subject,
+    tenant: e.user.tenant,
+    upstream: e.upstream,
+    linkedAt: new Date(e.linkedAt).toISOString(),
+    expiresAt: new Date(e.expiresAt).toISOString(),
+    refreshable: e.refreshable,
+  };
+}

@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import type { UpstreamUser } from './upstream-user.js';
+
+/** HSET only if the field exists, in one step: a revocation between a read and this write wins. */
+const REPLACE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
+
+/**
+ * The vault in Redis: every replica reads the same links, and they outlive a restart of the gateway
+ * (and of Redis, when it persists). Links are fields of one hash (sealed: Redis never holds a token in
+ * the clear); flow and state records are keys with a TTL, taken with GETDEL so only one replica (one
+ * request) ever gets them.
+ */
+export class RedisVaultStore implements VaultStore {
+  readonly #redis: Redis;
+  readonly #links: string;
+  readonly #prefix: string;
+
+  constructor(redis: Redis, keyPrefix: string) {
+    this.#redis = redis;
+    this.#links = `${keyPrefix}vault:links`;
+    this.#prefix = `${keyPrefix}vault:`;
+  }
+
+  async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
+    const v = await this.#redis.hget(this.#links, linkKey(upstream, user));
+    return v === null ? undefined : (JSON.parse(v) as VaultEntry);
+  }
+
+  async put(entry: VaultEntry): Promise<void> {
+    await this.#redis.hset(this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
+  }
+
+  async replace(entry: VaultEntry): Promise<boolean> {
+    const n = await this.#redis.eval(REPLACE, 1, this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
+    return n === 1;
+  }
+
+  async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
+    return (await this.#redis.hdel(this.#links, linkKey(upstream, user))) > 0;
+  }
+
+  async list(): Promise<VaultEntry[]> {
+    return Object.values(await this.#redis.hgetall(this.#links)).map((v) => JSON.parse(v) as VaultEntry);
+  }
+
+  async putOnce(kind: string, id: string, value: string, ttlMs: number): Promise<void> {
+    await this.#redis.set(`${this.#prefix}${kind}:${id}`, value, 'PX', ttlMs);
+  }
+
+  async takeOnce(kind: string, id: string): Promise<string | undefined> {
+    return (await this.#redis.getdel(`${this.#prefix}${kind}:${id}`)) ?? undefined;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'undici';
+import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { BearerSource } from './bearer-source.js';
+import type { ConsentFlows } from './consent-flows.js';
+import type { CredentialVault, LinkInfo } from './credential-vault.js';
+import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oauth-client.js';
+import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
+import { userLabel, type UpstreamUser } from './upstream-user.js';
+
+export interface UserConsentOptions {
+  vault: CredentialVault;
+  flows: ConsentFlows;
+  /** The gateway's public URL (server.publicUrl), which browsers and the authorization server reach. */
+  publicUrl: string;
+  /** The upstream's config in force (a reload may change it). */
+  upstream(name: string): UpstreamConfig | undefined;
+  logger: Logger;
+}
+
+/** What the callback did: linked, or refused and why (shown to the user, never a token). */
+export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number };
+
+const MESSAGES: Record<ConsentReason, (u: string) => string> = {
+  'not-linked': (u) => `Upstream "${u}" acts with your own account there: open the link to sign in and consent, then retry.`,
+  expired: (u) => `Your consent for upstream "${u}" has ended (expired or revoked at its authorization server): open the link to consent again, then retry.`,
+};
+
+/**
+ * User consent for user-oauth upstreams, end to end: the per-user credentials (read from the sealed
+ * vault), the -32042 that sends a user without a token to /oauth/start, and the two routes' work:
+ * start (the flow becomes a state and a PKCE challenge, the browser goes to the authorization server)
+ * and callback (the state is checked, the code redeemed, the tokens sealed).
+ */
+export class UserConsent implements ConsentAsker {
+  readonly vault: CredentialVault;
+  readonly #flows: ConsentFlows;
+  readonly #publicUrl: string;
+  readonly #upstream: (name: string) => UpstreamConfig | undefined;
+  readonly #logger: Logger;
+  readonly #clients = new Map<string, { client: UserOAuthClient; agent: Agent }>();
+
+  constructor(o: UserConsentOptions) {
+    this.vault = o.vault;
+    this.#flows = o.flows;
+    this.#publicUrl = o.publicUrl.replace(/\/$/, '');
+    this.#upstream = o.upstream;
+    this.#logger = o.logger.child({ component: 'consent' });
+  }
+
+  get redirectUri(): string {
+    return `${this.#publicUrl}/oauth/callback`;
+  }
+
+  credential(u: RemoteUpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): BearerSource {
+    return new UserOAuthCredential(this.#client(u, settings), owner, this.vault, this);
+  }
+
+  async required(user: UpstreamUser, upstream: string, reason: ConsentReason): Promise<GatewayError> {
+    let ref: string;
+    try {
+      ref = await this.#flows.create(user, upstream);
+    } catch (err) {
+      return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" needs your consent, but the gateway could not record the request (${(err as Error).message}); retry shortly`, { upstream });
+    }
+    const message = MESSAGES[reason](upstream);
+    const url = `${this.#publicUrl}/oauth/start?flow=${encodeURIComponent(ref)}`;
+    this.#logger.info({ upstream, user: userLabel(user), reason }, 'consent required');
+    return new GatewayError('SWB_UPSTREAM_CONSENT_REQUIRED', message, { upstream, reason, elicitations: [{ mode: 'url', elicitationId: randomUUID(), url, message }] });
+  }
+
+  /** /oauth/start: where the browser goes next and the binding cookie's value; undefined for a flow that is forged, used or expired. */
+  async start(flowRef: string): Promise<{ location: string; browser: string; maxAgeMs: number } | undefined> {
+    const flow = await this.#flows.take(flowRef);
+    if (!flow) return undefined;
+    const u = this.#remote(flow.upstream);
+    if (!u) return undefined;
+    const { state, browser, challenge } = await this.#flows.begin(flow);
+    const location = await this.#client(u, u.auth).authorizeUrl({ state, challenge, redirectUri: this.redirectUri });
+    return { location, browser, maxAgeMs: this.#flows.ttlMs };
+  }
+
+  /** /oauth/callback: the state strictly checked (known, unused, unexpired, same browser), then the code redeemed and sealed. */
+  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome> {
+    if (!q.state) return { refused: 'The authorization server sent no state: this is not the answer to a consent the gateway started.', status: 400 };
+    const s = await this.#flows.complete(q.state, browser);
+    if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
+    if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
+    if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
+    const u = this.#remote(s.upstream);
+    if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
+    try {
+      const tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
+      await this.vault.save(s.upstream, s.user, tokens);
+    } catch (err) {
+      const why = err instanceof GrantRefused ? `the authorization server refused the code (${err.error})` : 'the authorization server could not be reached';
+      this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, 'consent callback failed');
+      return { refused: `Linking failed: ${why}. Retry the call in your client for a new link.`, status: 502 };
+    }
+    this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'user linked an upstream account');
+    return { linked: s.upstream, subject: s.user.subject };
+  }
+
+  links(user: UpstreamUser): Promise<LinkInfo[]> {
+    return this.vault.links({ issuer: user.issuer, subject: user.subject, tenant: user.tenant });
+  }
+
+  async revoke(upstream: string, user: UpstreamUser, by: 'user' | 'operator'): Promise<boolean> {
+    const removed = await this.vault.revoke(upstream, user);
+    if (removed) this.#logger.info({ upstream, user: userLabel(user), by }, 'upstream link revoked');
+    return removed;
+  }
+
+  #remote(name: string): (RemoteUpstreamConfig & { auth: UserOAuthSettings }) | undefined {
+    const u = this.#upstream(name);
+    return u && u.transport !== 'stdio' && u.auth?.type === 'user-oauth' ? (u as RemoteUpstreamConfig & { auth: UserOAuthSettings }) : undefined;
+  }
+
+  #client(u: RemoteUpstreamConfig, settings: UserOAuthSettings): UserOAuthClient {
+    let c = this.#clients.get(u.name);
+    if (!c || c.client.settings !== settings) {
+      // A reload changed the settings: the old client's connections go.
+      void c?.agent.close().catch(() => {});
+      const agent = new Agent({ connect: { timeout: u.http.connectTimeoutMs }, headersTimeout: u.http.headersTimeoutMs, bodyTimeout: u.http.bodyTimeoutMs });
+      c = { client: new UserOAuthClient(u, settings, agent), agent };
+      this.#clients.set(u.name, c);
+    }
+    return c.client;
+  }
+
+  async close(): Promise<void> {
+    const agents = [...this.#clients.values()].map((c) => c.agent);
+    this.#clients.clear();
+    await Promise.all(agents.map((a) => a.close().catch(() => {})));
+    await this.vault.store.close();
+  }
+
+  toJSON(): Record<string, number> {
+    return { clients: this.#clients.size };
+  }
+}

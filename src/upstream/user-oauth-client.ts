@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { request, type Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import type { UserTokens } from './credential-vault.js';
+import { readPrefix } from './read-body.js';
+
+export type UserOAuthSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'user-oauth' }>;
+
+interface Endpoints {
+  authorization: string;
+  token: string;
+}
+
+/** An authorization server's words in a refusal are shown to the user, bounded. */
+const MAX_DESCRIPTION = 200;
+const DEFAULT_TTL_MS = 3_600_000;
+
+/** The token endpoint refused a grant: `error` is the OAuth error code (invalid_grant: consent again). */
+export class GrantRefused extends Error {
+  readonly error: string;
+  constructor(error: string, description: string) {
+    super(description);
+    this.error = error;
+  }
+}
+
+/**
+ * The gateway as an OAuth 2.1 client of one upstream's authorization server (authorization code with
+ * PKCE S256, refresh). Endpoints are configured, or discovered once: the authorization server from
+ * `authorizationServer` or from the upstream's RFC 9728 metadata, its endpoints from its RFC 8414 (or
+ * OpenID) metadata. The client secret, if any, goes only to the token endpoint.
+ */
+export class UserOAuthClient {
+  readonly upstream: string;
+  readonly settings: UserOAuthSettings;
+  readonly #upstreamUrl: string;
+  readonly #secret: string | undefined;
+  readonly #dispatcher: Dispatcher;
+  #endpoints: Promise<Endpoints> | undefined;
+
+  constructor(u: RemoteUpstreamConfig, settings: UserOAuthSettings, dispatcher: Dispatcher) {
+    this.upstream = u.name;
+    this.settings = settings;
+    this.#upstreamUrl = u.url;
+    this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readFileSync(settings.clientSecretFile, 'utf8').trim() : undefined);
+    this.#dispatcher = dispatcher;
+  }
+
+  /** Where the user's browser goes to consent. */
+  async authorizeUrl(o: { state: string; challenge: string; redirectUri: string }): Promise<string> {
+    const url = new URL((await this.#discover()).authorization);
+    const p = url.searchParams;
+    p.set('response_type', 'code');
+    p.set('client_id', this.settings.clientId);
+    p.set('redirect_uri', o.redirectUri);
+    p.set('state', o.state);
+    p.set('code_challenge', o.challenge);
+    p.set('code_challenge_method', 'S256');
+    p.set('resource', this.settings.resource ?? this.#upstreamUrl);
+    if (this.settings.scope) p.set('scope', this.settings.scope);
+    return url.toString();
+  }
+
+  redeem(code: string, verifier: string, redirectUri: string): Promise<UserTokens> {
+    return this.#grant({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, resource: this.settings.resource ?? this.#upstreamUrl });
+  }
+
+  refresh(refreshToken: string): Promise<UserTokens> {
+    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, resource: this.settings.resource ?? this.#upstreamUrl };
+    if (this.settings.scope) form.scope = this.settings.scope;
+    return this.#grant(form);
+  }
+
+  async #grant(fields: Record<string, string>): Promise<UserTokens> {
+    const { token } = await this.#discover();
+    const form = new URLSearchParams(fields);
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    // RFC 6749 §2.3.1: a confidential client authenticates with HTTP Basic; a public one names itself.
+    if (this.#secret !== undefined) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(this.#secret)}`).toString('base64')}`;
+    else form.set('client_id', this.settings.clientId);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(token, { method: 'POST', dispatcher: this.#dispatcher, headers, body: form.toString() });
+    } catch (err) {
+      throw this.#unavailable((err as Error).message);
+    }
+    const doc = parse(await readPrefix(res.body));
+    if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
+    if (res.statusCode !== 200) {
+      const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
+      throw new GrantRefused(error, typeof doc.error_description === 'string' ? doc.error_description.slice(0, MAX_DESCRIPTION) : error);
+    }
+    if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
+    if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+    const ttl = typeof doc.expires_in === 'number' && doc.expires_in > 0 ? doc.expires_in * 1000 : DEFAULT_TTL_MS;
+    return {
+      accessToken: doc.access_token,
+      refreshToken: typeof doc.refresh_token === 'string' && doc.refresh_token !== '' ? doc.refresh_token : undefined,
+      expiresAt: Date.now() + ttl,
+      scope: typeof doc.scope === 'string' ? doc.scope : undefined,
+    };
+  }
+
+  #discover(): Promise<Endpoints> {
+    const s = this.settings;
+    if (s.authorizationEndpoint && s.tokenEndpoint) return Promise.resolve({ authorization: s.authorizationEndpoint, token: s.tokenEndpoint });
+    // Found once; a failure is not kept (the next consent tries again).
+    this.#endpoints ??= this.#find().catch((err: unknown) => {
+      this.#endpoints = undefined;
+      throw err;
+    });
+    return this.#endpoints;
+  }
+
+  async #find(): Promise<Endpoints> {
+    const issuer = this.settings.authorizationServer ?? (await this.#protectedResourceIssuer());
+    const u = new URL(issuer);
+    const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
+    // RFC 8414 §3 first (well-known inserted before the path), then OpenID Connect discovery (appended).
+    for (const url of [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}${path}/.well-known/openid-configuration`]) {
+      const doc = await this.#getJson(url);
+      if (!doc) continue;
+      if (doc.issuer !== issuer.replace(/\/$/, '') && doc.issuer !== issuer) throw this.#unavailable(`the metadata at ${url} names issuer ${String(doc.issuer)}, not ${issuer}`);
+      if (typeof doc.authorization_endpoint !== 'string' || typeof doc.token_endpoint !== 'string') throw this.#unavailable(`the metadata at ${url} has no authorization_endpoint or token_endpoint`);
+      return { authorization: doc.authorization_endpoint, token: doc.token_endpoint };
+    }
+    throw this.#unavailable(`no authorization server metadata at ${issuer}`);
+  }
+
+  /** RFC 9728: the upstream names its authorization server in its protected resource metadata. */
+  async #protectedResourceIssuer(): Promise<string> {
+    const u = new URL(this.#upstreamUrl);
+    const path = u.pathname === '/' ? '' : u.pathname;
+    for (const url of [`${u.origin}/.well-known/oauth-protected-resource${path}`, `${u.origin}/.well-known/oauth-protected-resource`]) {
+      const doc = await this.#getJson(url);
+      const first = Array.isArray(doc?.authorization_servers) ? doc.authorization_servers[0] : undefined;
+      if (typeof first === 'string' && URL.canParse(first)) return first;
+    }
+    throw this.#unavailable('the upstream publishes no authorization server (RFC 9728); configure auth.authorizationServer or the endpoints');
+  }
+
+  async #getJson(url: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const res = await request(url, { dispatcher: this.#dispatcher, headers: { accept: 'application/json' } });
+      const text = await readPrefix(res.body);
+      return res.statusCode === 200 ? parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #unavailable(why: string): GatewayError {
+    return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `the authorization server of upstream "${this.upstream}" failed (${why}); retry shortly`, { upstream: this.upstream });
+  }
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,96 @@
+import { GatewayError } from '../errors.js';
+import type { BearerSource } from './bearer-source.js';
+import type { CredentialVault, UserTokens } from './credential-vault.js';
+import { GrantRefused, type UserOAuthClient } from './user-oauth-client.js';
+import type { UpstreamUser } from './upstream-user.js';
+
+/** Why consent is asked (again): never linked or revoked, or the grant ended at the authorization server. */
+export type ConsentReason = 'not-linked' | 'expired';
+
+export interface ConsentAsker {
+  /** The error that asks the user to consent: a -32042 with a fresh /oauth/start URL. */
+  required(user: UpstreamUser, upstream: string, reason: ConsentReason): Promise<GatewayError>;
+}
+
+/**
+ * One user's token for one user-oauth upstream, read from the vault at each use (the vault is the
+ * truth: a revocation on any replica takes effect at the next request). Refreshed refreshSkewMs before
+ * it expires, or at once after the upstream refused it (401); a refresh the authorization server
+ * refuses (invalid_grant: the user revoked the grant there) removes the link and asks for consent again.
+ * Concurrent callers share one read-and-refresh.
+ */
+export class UserOAuthCredential implements BearerSource {
+  readonly #client: UserOAuthClient;
+  readonly #user: UpstreamUser;
+  readonly #vault: CredentialVault;
+  readonly #consent: ConsentAsker;
+  /** The upstream refused the last token (401): refresh before using it again. */
+  #refused: string | undefined;
+  #inflight: Promise<string> | undefined;
+
+  constructor(client: UserOAuthClient, user: UpstreamUser, vault: CredentialVault, consent: ConsentAsker) {
+    this.#client = client;
+    this.#user = user;
+    this.#vault = vault;
+    this.#consent = consent;
+  }
+
+  token(): Promise<string> {
+    this.#inflight ??= this.#current().finally(() => (this.#inflight = undefined));
+    return this.#inflight;
+  }
+
+  invalidate(): void {
+    // Which token was refused, so that a token another replica already refreshed is not refreshed again.
+    this.#refused = 'pending';
+  }
+
+  async #current(): Promise<string> {
+    const upstream = this.#client.upstream;
+    const t = await this.#vault.load(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+    if (!t) throw await this.#consent.required(this.#user, upstream, 'not-linked');
+    if (this.#refused === 'pending') this.#refused = t.accessToken;
+    const refused = this.#refused === t.accessToken;
+    if (!refused && Date.now() < t.expiresAt - this.#client.settings.refreshSkewMs) return t.accessToken;
+    if (!t.refreshToken) {
+      if (!refused && Date.now() < t.expiresAt) return t.accessToken;
+      await this.#vault.revoke(upstream, this.#user);
+      throw await this.#consent.required(this.#user, upstream, 'expired');
+    }
+    return this.#refresh(t, refused);
+  }
+
+  async #refresh(t: UserTokens, refused: boolean): Promise<string> {
+    const upstream = this.#client.upstream;
+    let next: UserTokens;
+    try {
+      next = await this.#client.refresh(t.refreshToken!);
+    } catch (err) {
+      if (!(err instanceof GrantRefused)) {
+        // The authorization server is down: a token still valid is still good.
+        if (!refused && Date.now() < t.expiresAt) return t.accessToken;
+        throw err;
+      }
+      // Another replica may have refreshed first (a rotated refresh token is then spent): use its token.
+      const now = await this.#vault.load(upstream, this.#user);
+      if (now && now.accessToken !== t.accessToken && Date.now() < now.expiresAt) return now.accessToken;
+      await this.#vault.revoke(upstream, this.#user);
+      throw await this.#consent.required(this.#user, upstream, 'expired');
+    }
+    // A revocation between the read and now wins: the refreshed token is not stored (nor used).
+    if (!(await this.#vault.update(upstream, this.#user, { ...next, refreshToken: next.refreshToken ?? t.refreshToken }))) {
+      throw await this.#consent.required(this.#user, upstream, 'not-linked');
+    }
+    this.#refused = undefined;
+    return next.accessToken;
+  }
+
+  #unavailable(why: string): GatewayError {
+    const upstream = this.#client.upstream;
+    return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}": ${why}; retry shortly`, { upstream });
+  }
+
+  toJSON(): Record<string, string> {
+    return { upstream: this.#client.upstream };
+  }
+}

@@ -1,0 +1,60 @@
+// The user's browser in the user-consent suites: follows a consent URL from a -32042 through the
+// gateway's /oauth/start, the authorization server's /authorize (which redirects at once) and back to the
+// gateway's /oauth/callback, keeping the cookie /oauth/start set. The gateway's public URL (what the
+// links name) is mapped to the address the test gateway really listens on.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PUBLIC_URL } from './tokens.js';
+
+export interface Hop {
+  status: number;
+  location: string | undefined;
+  cookie: string | undefined;
+  text: string;
+}
+
+export function local(url: string, base: string): string {
+  return url.startsWith(PUBLIC_URL) ? base + url.slice(PUBLIC_URL.length) : url;
+}
+
+export async function hop(url: string, cookie?: string): Promise<Hop> {
+  const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const set = res.headers.get('set-cookie') ?? undefined;
+  return { status: res.status, location: res.headers.get('location') ?? undefined, cookie: set?.split(';')[0], text: await res.text() };
+}
+
+/** Start and authorize: the callback URL the authorization server sent the browser to, and the browser's cookie. */
+export async function authorize(base: string, consentUrl: string): Promise<{ callback: string; cookie: string | undefined; authorizeUrl: string }> {
+  const start = await hop(local(consentUrl, base));
+  if (start.status !== 302 || !start.location) throw new Error(`/oauth/start answered ${start.status}: ${start.text}`);
+  const as = await hop(start.location);
+  if (as.status !== 302 || !as.location) throw new Error(`/authorize answered ${as.status}: ${as.text}`);
+  return { callback: local(as.location, base), cookie: start.cookie, authorizeUrl: start.location };
+}
+
+/** The whole consent, as the user's browser makes it: the callback's answer. */
+export async function consent(base: string, consentUrl: string): Promise<Hop> {
+  const a = await authorize(base, consentUrl);
+  return hop(a.callback, a.cookie);
+}
+
+/** The official SDK client (v1), declaring URL-mode elicitation, with a bearer token. */
+export async function urlClient(base: string, token: string, name: string, path = '/mcp'): Promise<Client> {
+  const authFetch = (url: string | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(url, { ...init, headers });
+  };
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(path, base), { fetch: authFetch }));
+  return client;
+}
+
+/** The consent URL of a -32042 (URLElicitationRequired) error, or a failure saying what came instead. */
+export function consentUrlOf(err: unknown): string {
+  const e = err as { code?: number; data?: { elicitations?: Array<{ mode?: string; url?: string }> }; message?: string };
+  if (e.code !== -32042) throw new Error(`expected -32042, got ${String(e.code)}: ${e.message}`);
+  const el = e.data?.elicitations?.[0];
+  if (el?.mode !== 'url' || !el.url) throw new Error(`no URL elicitation in ${JSON.stringify(e.data)}`);
+  return el.url;
+}

@@ -1,0 +1,200 @@
+// The vault in Redis: two replicas share it (a consent started on one completes on the other, and either
+// calls the upstream as the user), tokens survive a Redis restart, an operator revokes a link through the
+// admin API or the CLI, keys rotate (a previous key opens and the entry is sealed again; a dropped key
+// opens nothing), and no token or key is ever in a log line, /metrics or an admin API answer.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Redis } from 'ioredis';
+import { linksCommand } from '../../src/links-command.js';
+import { authorize, consentUrlOf, hop, urlClient } from '../helpers/consent-browser.js';
+import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
+import { until } from '../helpers/wait.js';
+
+const AUDIENCE = 'https://tickets.test';
+const ADMIN_TOKEN = 'admin-token-for-vault-tests-0123456789abcdef';
+const KEY1 = Buffer.alloc(32, 1).toString('base64');
+const KEY2 = Buffer.alloc(32, 2).toString('base64');
+const KEY3 = Buffer.alloc(32, 3).toString('hex');
+
+describe('user consent with the vault in Redis: replicas, restarts, operators, key rotation', () => {
+  let key: TestKey;
+  let jwks: JwksServer;
+  let as: ConsentServer;
+  let upstream: IdentityUpstream;
+  let redis: TestRedis;
+  let raw: Redis;
+  const gateways: RunningGateway[] = [];
+  const clients: Client[] = [];
+  const logLines: string[] = [];
+  const adminAnswers: string[] = [];
+  const tokens: Record<string, string> = {};
+  let dir: string;
+
+  const start = (vault: { key: string; previousKeys?: string[] }, admin = false) =>
+    startGateway(
+      {
+        server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
+        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+        tenants: [{ name: 'acme', endpoints: ['*'] }],
+        store: { redis: { url: redis.url, keyPrefix: 'vt:' } },
+        vault,
+        ...(admin ? { admin: { enabled: true, port: 0, token: ADMIN_TOKEN } } : {}),
+        upstreams: [{ name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer } }],
+        endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
+      },
+      { logLines },
+    ).then((g) => (gateways.push(g), g));
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-vault-'));
+    key = await makeKey('k1');
+    jwks = await JwksServer.start([key.publicJwk]);
+    as = await startConsentServer({ audience: AUDIENCE });
+    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, keys: as.keys });
+    redis = await startRedis({ persist: true });
+    raw = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    raw.on('error', () => {}); // down while Redis restarts
+    for (const sub of ['alice', 'bob']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    for (const g of gateways) await g.close().catch(() => {});
+    raw?.disconnect();
+    await redis?.stop();
+    await upstream?.close();
+    await as?.close();
+    await jwks?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const client = async (gw: RunningGateway, sub: string) => {
+    const c = await urlClient(gw.base, tokens[sub]!, sub);
+    clients.push(c);
+    return c;
+  };
+  const whoami = (c: Client, sub: string) => c.callTool({ name: 'whoami', arguments: { claimed: sub } });
+  const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as Array<{ text: string }>)[0]!.text;
+  const consentUrl = (c: Client, sub: string) => whoami(c, sub).then((r) => assert.fail(`expected -32042, got ${JSON.stringify(r)}`), consentUrlOf);
+  const admin = async (gw: RunningGateway, method: string, path: string) => {
+    const res = await fetch(new URL(path, gw.app.adminUrl), { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const body = await res.text();
+    adminAnswers.push(body);
+    return { status: res.status, body: JSON.parse(body) as Record<string, any> };
+  };
+  const sealedKeyId = async (sub: string) => {
+    const all = await raw.hgetall('vt:vault:links');
+    const entry = Object.values(all).map((v) => JSON.parse(v)).find((e) => e.user.subject === sub);
+    return entry?.sealed.split('.')[1] as string | undefined;
+  };
+
+  it('two replicas share the vault: consent asked on A, started on B, completed on A; both call as the user', async () => {
+    const [a, b] = [await start({ key: KEY1 }, true), await start({ key: KEY1 })];
+    const ca = await client(a, 'alice');
+    const url = await consentUrl(ca, 'alice');
+    as.loginAs = 'alice';
+    const flow = await authorize(b.base, url);
+    // The callback URL names the public URL; the test sends it to replica A instead of B.
+    const done = await hop(a.base + new URL(flow.callback).pathname + new URL(flow.callback).search, flow.cookie);
+    assert.equal(done.status, 200, done.text);
+    assert.equal(text(await whoami(ca, 'alice')), 'alice');
+    assert.equal(text(await whoami(await client(b, 'alice'), 'alice')), 'alice');
+    assert.equal(upstream.crossed, 0);
+    const stored = JSON.stringify(await raw.hgetall('vt:vault:links'));
+    for (const t of as.issued) assert.ok(!stored.includes(t), 'a token in Redis in the clear');
+  });
+
+  it('tokens survive a Redis restart', async () => {
+    await redis.restart();
+    const a = gateways[0]!;
+    await until('the vault is readable again', async () => {
+      try {
+        return text(await whoami(await client(a, 'alice'), 'alice')) === 'alice';
+      } catch {
+        return false;
+      }
+    }, 20_000);
+    assert.equal(as.codes.get('alice'), 1, 'no second consent');
+  });
+
+  it('an operator lists links (metadata only) and revokes one through the admin API; the user is asked again', async () => {
+    const a = gateways[0]!;
+    const ca = await client(a, 'bob');
+    as.loginAs = 'bob';
+    const f = await authorize(a.base, await consentUrl(ca, 'bob'));
+    assert.equal((await hop(f.callback, f.cookie)).status, 200);
+    const listed = await admin(a, 'GET', '/links');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body.items.map((l: { subject: string }) => l.subject).sort(), ['alice', 'bob']);
+    assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['expiresAt', 'issuer', 'linkedAt', 'refreshable', 'subject', 'tenant', 'upstream']);
+    assert.equal((await admin(a, 'DELETE', '/links/tickets')).status, 400, 'the user must be named');
+    const revoked = await admin(a, 'DELETE', '/links/tickets?subject=bob');
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.items.length, 1);
+    assert.equal((await admin(a, 'DELETE', '/links/tickets?subject=bob')).status, 404);
+    await consentUrl(ca, 'bob');
+    assert.equal(text(await whoami(await client(a, 'alice'), 'alice')), 'alice', 'alice is untouched');
+  });
+
+  it('the CLI lists and revokes links in Redis', async () => {
+    const file = join(dir, 'gw.yaml');
+    writeFileSync(file, `store:\n  redis:\n    url: ${redis.url}\n    keyPrefix: "vt:"\nupstreams:\n  - name: tickets\n    transport: streamable-http\n    url: ${upstream.url}\nendpoints:\n  - path: /mcp\n    upstreams: [tickets]\nauth:\n  mode: none\nserver:\n  host: 127.0.0.1\n`);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = (a: string[]) => ({ write: (s: string) => a.push(s) });
+    const input = { config: file, subject: 'alice', upstream: 'tickets', tenant: undefined, issuer: undefined, json: false };
+    assert.equal(await linksCommand({ ...input, action: 'list', subject: undefined, upstream: undefined }, '', io(out), io(err)), 0, err.join(''));
+    assert.match(out.join(''), /^tickets\talice\tacme\t/m);
+    // The command itself, as an operator runs it.
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'main.ts'), 'links', 'list', '--config', file, '--upstream', 'tickets', '--json'], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual((JSON.parse(cli.stdout) as Array<{ subject: string }>).map((l) => l.subject), ['alice']);
+    for (const t of as.issued) assert.ok(!cli.stdout.includes(t));
+    assert.equal(await linksCommand({ ...input, action: 'revoke', subject: undefined }, 'usage', io(out), io(err)), 2);
+    out.length = 0;
+    assert.equal(await linksCommand({ ...input, action: 'revoke' }, '', io(out), io(err)), 0, err.join(''));
+    assert.match(out.join(''), /^revoked tickets\talice/m);
+    for (const t of as.issued) assert.ok(!out.join('').includes(t));
+    await consentUrl(await client(gateways[0]!, 'alice'), 'alice');
+  });
+
+  it('key rotation: a previous key opens and the entry is sealed again with the new key; a dropped key opens nothing', async () => {
+    const a = gateways[0]!;
+    const ca = await client(a, 'alice');
+    as.loginAs = 'alice';
+    const f = await authorize(a.base, await consentUrl(ca, 'alice'));
+    assert.equal((await hop(f.callback, f.cookie)).status, 200);
+    const before = await sealedKeyId('alice');
+    const rotated = await start({ key: KEY2, previousKeys: [KEY1] });
+    assert.equal(text(await whoami(await client(rotated, 'alice'), 'alice')), 'alice');
+    const afterRotation = await sealedKeyId('alice');
+    assert.ok(before && afterRotation && before !== afterRotation, 'sealed again with the new key');
+    const onlyNew = await start({ key: KEY2 });
+    assert.equal(text(await whoami(await client(onlyNew, 'alice'), 'alice')), 'alice', 'the new key alone opens it now');
+    const unrelated = await start({ key: KEY3 });
+    await consentUrl(await client(unrelated, 'alice'), 'alice');
+  });
+
+  it('no token, refresh token or vault key appears in a log line, /metrics or an admin API answer', async () => {
+    const a = gateways[0]!;
+    adminAnswers.push(JSON.stringify((await admin(a, 'GET', '/config')).body));
+    const metrics = await Promise.all(gateways.map(async (g) => (await fetch(g.app.metricsUrl!)).text()));
+    const secrets = [...as.issued, ...upstream.bearers, ...Object.values(tokens), KEY1, KEY2, KEY3];
+    assert.ok(adminAnswers.length > 3 && logLines.length > 0);
+    for (const s of secrets) {
+      assert.ok(!logLines.some((l) => l.includes(s)), `a secret in a log line: ${logLines.find((l) => l.includes(s))}`);
+      assert.ok(!metrics.some((m) => m.includes(s)), 'a secret in /metrics');
+      assert.ok(!adminAnswers.some((x) => x.includes(s)), 'a secret in an admin API answer');
+    }
+    assert.ok(!adminAnswers.some((x) => x.includes('/oauth/start?flow=')), 'no consent link on the admin API');
+  });
+});

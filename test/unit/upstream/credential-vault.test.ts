@@ -1,0 +1,129 @@
+// The sealed vault: AES-256-GCM with a random IV, the principal and upstream as associated data, key
+// rotation (previous keys open and the entry is sealed again), and the single-use consent records.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { ConsentFlows } from '../../../src/upstream/consent-flows.js';
+import { CredentialVault } from '../../../src/upstream/credential-vault.js';
+import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
+import { parseConfig } from '../../../src/config/load.js';
+
+const alice = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme' };
+const bob = { issuer: 'https://issuer.test', subject: 'bob', tenant: 'acme' };
+const tokens = { accessToken: 'at-secret-alice', refreshToken: 'rt-secret-alice', expiresAt: Date.now() + 60_000 };
+
+describe('credential vault', () => {
+  it('seals with a fresh IV each time; opens only as the same user and upstream', () => {
+    const v = new CredentialVault(randomBytes(32), [], new MemoryVaultStore());
+    const a = v.seal(alice, 'tickets', tokens);
+    const b = v.seal(alice, 'tickets', tokens);
+    assert.notEqual(a, b);
+    assert.ok(!a.includes('secret'));
+    assert.deepEqual(v.open(alice, 'tickets', a)?.tokens, tokens);
+    assert.equal(v.open(bob, 'tickets', a), undefined, 'another user');
+    assert.equal(v.open(alice, 'notes', a), undefined, 'another upstream');
+    assert.equal(v.open({ ...alice, tenant: 'other' }, 'tickets', a), undefined, 'another tenant');
+    const parts = a.split('.');
+    parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1').slice(1), 'latin1').toString('base64url');
+    assert.equal(v.open(alice, 'tickets', parts.join('.')), undefined, 'tampered');
+  });
+
+  it('a stored entry copied under another user does not open', async () => {
+    const store = new MemoryVaultStore();
+    const v = new CredentialVault(randomBytes(32), [], store);
+    await v.save('tickets', alice, tokens);
+    const entry = (await store.get('tickets', alice))!;
+    await store.put({ ...entry, user: bob });
+    assert.equal(await v.load('tickets', bob), undefined);
+    assert.deepEqual(await v.load('tickets', alice), tokens);
+  });
+
+  it('rotation: a previous key opens, and the entry is sealed again with the current key; a dropped key opens nothing', async () => {
+    const store = new MemoryVaultStore();
+    const [k1, k2] = [randomBytes(32), randomBytes(32)];
+    await new CredentialVault(k1, [], store).save('tickets', alice, tokens);
+    const old = (await store.get('tickets', alice))!.sealed;
+    const rotated = new CredentialVault(k2, [k1], store);
+    assert.deepEqual(await rotated.load('tickets', alice), tokens);
+    const resealed = (await store.get('tickets', alice))!.sealed;
+    assert.notEqual(resealed.split('.')[1], old.split('.')[1], 'sealed with the new key id');
+    assert.deepEqual(await new CredentialVault(k2, [], store).load('tickets', alice), tokens, 'the new key alone opens it now');
+    await store.put({ ...(await store.get('tickets', alice))!, sealed: old });
+    assert.equal(await new CredentialVault(k2, [], store).load('tickets', alice), undefined, 'the old key was dropped');
+  });
+
+  it('a refresh never undoes a revocation: update writes only while the link exists', async () => {
+    const store = new MemoryVaultStore();
+    const v = new CredentialVault(randomBytes(32), [], store);
+    await v.save('tickets', alice, tokens);
+    const linkedAt = (await store.get('tickets', alice))!.linkedAt;
+    assert.equal(await v.update('tickets', alice, { ...tokens, accessToken: 'at-2' }), true);
+    assert.equal((await v.load('tickets', alice))?.accessToken, 'at-2');
+    assert.equal((await store.get('tickets', alice))!.linkedAt, linkedAt, 'the consent time is kept');
+    await v.revoke('tickets', alice);
+    assert.equal(await v.update('tickets', alice, { ...tokens, accessToken: 'at-3' }), false);
+    assert.equal(await v.load('tickets', alice), undefined);
+  });
+
+  it('links are metadata only, filtered', async () => {
+    const v = new CredentialVault(randomBytes(32), [], new MemoryVaultStore());
+    await v.save('tickets', alice, tokens);
+    await v.save('tickets', bob, { accessToken: 'at-bob', expiresAt: Date.now() + 1000 });
+    const all = await v.links();
+    assert.equal(all.length, 2);
+    assert.ok(!JSON.stringify(all).includes('secret') && !JSON.stringify(all).includes('at-bob'));
+    assert.deepEqual((await v.links({ subject: 'alice' })).map((l) => [l.subject, l.upstream, l.refreshable]), [['alice', 'tickets', true]]);
+    assert.equal(JSON.stringify(v), '{"vault":"sealed"}');
+  });
+});
+
+describe('consent flows', () => {
+  it('a flow reference is signed and single-use; a state is single-use and bound to its browser', async () => {
+    const f = new ConsentFlows(randomBytes(32), new MemoryVaultStore(), 60_000);
+    const ref = await f.create(alice, 'tickets');
+    const other = new ConsentFlows(randomBytes(32), new MemoryVaultStore(), 60_000);
+    assert.equal(await other.take(ref), undefined, 'signed with another key');
+    assert.equal(await f.take(ref.replace(/\..*/, `.${'A'.repeat(43)}`)), undefined, 'forged signature');
+    const flow = await f.take(ref);
+    assert.deepEqual(flow, { user: alice, upstream: 'tickets' });
+    assert.equal(await f.take(ref), undefined, 'used');
+    const s = await f.begin(flow!);
+    assert.equal(await f.complete(s.state, 'another'), 'other-browser');
+    assert.equal(await f.complete(s.state, s.browser), 'unknown', 'spent by the refused attempt');
+    const s2 = await f.begin(flow!);
+    const done = await f.complete(s2.state, s2.browser);
+    assert.ok(typeof done === 'object' && done.user.subject === 'alice' && done.verifier.length === 43);
+    assert.equal(await f.complete(s2.state, s2.browser), 'unknown', 'replayed');
+  });
+});
+
+describe('consent flows expire', () => {
+  it('a flow or a state past its TTL is gone', async () => {
+    const f = new ConsentFlows(randomBytes(32), new MemoryVaultStore(), 1);
+    const ref = await f.create(alice, 'tickets');
+    const s = await f.begin({ user: alice, upstream: 'tickets' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await f.take(ref), undefined);
+    assert.equal(await f.complete(s.state, s.browser), 'unknown');
+  });
+});
+
+describe('vault config', () => {
+  const base = {
+    server: { publicUrl: 'https://gw.test' },
+    auth: { mode: 'jwt', issuer: 'https://issuer.test', jwksUrl: 'https://issuer.test/jwks' },
+    tenants: [{ name: 'acme', endpoints: ['*'] }],
+    upstreams: [{ name: 'tickets', transport: 'streamable-http', url: 'https://tickets.test/mcp', sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'gw' } }],
+    endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
+  };
+  it('user-oauth without a vault key is refused; a key that is not 32 bytes is refused', () => {
+    assert.throws(() => parseConfig(base), /set vault\.key/);
+    assert.throws(() => parseConfig({ ...base, vault: { key: 'short-passphrase-of-some-length-xx' } }), /32 random bytes/);
+    assert.equal(parseConfig({ ...base, vault: { key: randomBytes(32).toString('base64') } }).vault.flowTtlMs, 600_000);
+  });
+  it('user-oauth needs per-user sharing and a public URL', () => {
+    const key = randomBytes(32).toString('hex');
+    assert.throws(() => parseConfig({ ...base, vault: { key }, upstreams: [{ ...base.upstreams[0], sharing: 'shared' }] }), /needs sharing: per-user/);
+    assert.throws(() => parseConfig({ ...base, vault: { key }, server: {} }), /server\.publicUrl/);
+  });
+});
