@@ -53,8 +53,8 @@ export async function startReplica(name: string, redisUrl: string, sharing: 'sha
 }
 
 /** A gateway process started from the config file `file` (see startReplica). */
-export async function startReplicaFrom(name: string, file: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
+export async function startReplicaFrom(name: string, file: string, nodeArgs: string[] = []): Promise<Replica> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
     env: { ...process.env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -154,7 +154,13 @@ describe('an owner killed outright: the connection is refused, the session is ta
 
 /** Resident memory of a process, bytes (Linux). */
 function rss(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0; // gone: the caller asserts the owner is alive
+  }
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(status);
   return m ? Number(m[1]) * 1024 : 0;
 }
 
@@ -162,6 +168,7 @@ describe('a slow reader on a forwarded SSE stream', { timeout: 240_000 }, () => 
   const COUNT = 16_000;
   const BYTES = 32 * 1024;
   const BUFFER = 256 * 1024;
+  const HEAP_MB = 128;
   let redis: TestRedis;
   let replicas: Replica[] = [];
   let dir: string;
@@ -183,7 +190,9 @@ upstreams:
 endpoints: [{ path: /mcp, upstreams: [flood] }]
 `,
         );
-        return startReplicaFrom(n, file);
+        // A capped heap: an owner that buffered the flood (500 MB) would die of it, so the test does not
+        // hang on how lazily V8 gives back the churn of handling that much JSON on a loaded machine.
+        return startReplicaFrom(n, file, [`--max-old-space-size=${HEAP_MB}`]);
       }),
     );
   });
@@ -228,6 +237,7 @@ endpoints: [{ path: /mcp, upstreams: [flood] }]
       clearInterval(sampler);
     }
     peak = Math.max(peak, rss(owner.child.pid!));
+    assert.equal(owner.child.exitCode, null, 'the owner lived through the flood');
     return { base, peak, text: await rest(res) };
   }
 
@@ -235,9 +245,10 @@ endpoints: [{ path: /mcp, upstreams: [flood] }]
     const flood = COUNT * BYTES;
     console.log(`slow reader (${what}): ${events} of ${COUNT} events reached the client; owner RSS ${Math.round(r.base / 2 ** 20)} MB → peak ${Math.round(r.peak / 2 ** 20)} MB while ${Math.round(flood / 2 ** 20)} MB were sent`);
     assert.ok(events < COUNT, `the stream was cut (${events} of ${COUNT} events)`);
-    // Generous: the stream's buffer is 256 KB; the flood is 500 MB, which an unbounded buffer would hold.
-    // What the owner does grow by is the churn of handling that much JSON, which a reader that keeps up
-    // causes too (measured: 79 MB for 125 MB read at once; 78 / 106 / 112 MB for 125 / 250 / 500 MB not read).
+    // Generous: the stream's buffer is 256 KB; the flood is 500 MB, which an unbounded buffer would hold (with
+    // the heap capped, the owner dies of it). What the owner does grow by is the churn of handling that much
+    // JSON, which a reader that keeps up causes too (measured with the cap: 33 MB; without it 120 MB on an
+    // idle machine and 208 MB on a loaded one, which is why the heap is capped).
     assert.ok(r.peak - r.base < flood / 3, `owner RSS grew by ${Math.round((r.peak - r.base) / 2 ** 20)} MB`);
   }
 
