@@ -29,7 +29,7 @@ function authenticatorFor(config: Config): Authenticator | undefined {
 
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
 function exchangesTokens(config: Config): boolean {
-  return config.upstreams.some((u) => u.transport !== 'stdio' && u.auth?.type === 'token-exchange');
+  return config.upstreams.some((u) => u.auth?.type === 'token-exchange');
 }
 
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */

@@ -32,13 +32,13 @@ export function redactConfig(config: Config): Config {
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
   if (c.store.redis?.forwardSecret !== undefined) c.store.redis.forwardSecret = REDACTED;
   for (const u of c.upstreams) {
+    if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
     if (u.transport === 'stdio') {
       u.env = values(u.env);
       continue;
     }
     u.headers = values(u.headers);
     u.url = redactUrl(u.url);
-    if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
   }
   return c;
 }

@@ -32,10 +32,8 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
   if (cfg.admin.tokenFile !== undefined) cfg.admin.tokenFile = abs(cfg.admin.tokenFile, baseDir);
   const written: WrittenPath[] = [];
   cfg.upstreams.forEach((u, i) => {
-    if (u.transport !== 'stdio') {
-      if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
-      return;
-    }
+    if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
+    if (u.transport !== 'stdio') return;
     if (u.cwd !== undefined) u.cwd = abs(u.cwd, baseDir);
     const base = u.cwd ?? baseDir;
     const note = (at: string, p: string) => {

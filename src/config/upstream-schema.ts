@@ -133,20 +133,6 @@ const sandboxProfile = z
 
 const sandbox = z.union([z.literal('none'), sandboxProfile]).prefault({});
 
-const stdioUpstream = z
-  .object({
-    ...upstreamCommon,
-    transport: z.literal('stdio'),
-    sandbox,
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    cwd: z.string().optional(),
-    /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
-    env: z.record(z.string(), z.string()).default({}),
-    maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
-  })
-  .strict();
-
 /** The gateway's own identity towards a remote upstream: OAuth 2 client credentials. */
 const clientCredentials = z
   .object({
@@ -209,7 +195,7 @@ const userOAuth = z
     authorizationEndpoint: httpUrl('an authorization endpoint').optional(),
     tokenEndpoint: httpUrl('a token endpoint').optional(),
     scope: z.string().optional(),
-    /** RFC 8707 resource indicator; default: the upstream's URL. */
+    /** RFC 8707 resource indicator; default: the upstream's URL (a stdio upstream: none unless set). */
     resource: httpUrl('a resource indicator').optional(),
     /** Refresh a stored token this long before it expires. */
     refreshSkewMs: z.number().int().min(0).default(60_000),
@@ -217,6 +203,43 @@ const userOAuth = z
   .strict()
   .refine((a) => a.clientSecret === undefined || a.clientSecretFile === undefined, { message: 'set clientSecret or clientSecretFile, not both', path: ['clientSecret'] })
   .refine((a) => (a.authorizationEndpoint === undefined) === (a.tokenEndpoint === undefined), { message: 'set both authorizationEndpoint and tokenEndpoint, or neither (discovery)', path: ['tokenEndpoint'] });
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const stdioUpstream = z
+  .object({
+    ...upstreamCommon,
+    transport: z.literal('stdio'),
+    sandbox,
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().optional(),
+    /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
+    env: z.record(z.string(), z.string()).default({}),
+    maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+    /**
+     * The session's user's own token for the service the server acts on (token exchange or user consent),
+     * handed to the child in the variable `tokenEnv` when it starts. Only with sharing: per-session, so a
+     * process only ever holds one user's token.
+     */
+    auth: z.union([tokenExchange, userOAuth]).optional(),
+    /** The variable the user's token is put in (e.g. GITHUB_TOKEN); needs auth. */
+    tokenEnv: z.string().regex(ENV_NAME, 'an environment variable name, e.g. GITHUB_TOKEN').optional(),
+  })
+  .strict()
+  .superRefine((u, ctx) => {
+    if (u.auth === undefined) {
+      if (u.tokenEnv !== undefined) ctx.addIssue({ code: 'custom', path: ['tokenEnv'], message: 'tokenEnv names where a user token goes: set auth (token-exchange or user-oauth) too' });
+      return;
+    }
+    if (u.sharing !== 'per-session') ctx.addIssue({ code: 'custom', path: ['sharing'], message: `a stdio upstream with auth type ${u.auth.type} needs sharing: per-session (its process holds one user's token; "${u.sharing}" would share it)` });
+    if (u.tokenEnv === undefined) ctx.addIssue({ code: 'custom', path: ['tokenEnv'], message: "a stdio upstream gets the user's token in an environment variable: name it (e.g. tokenEnv: GITHUB_TOKEN)" });
+    else if (u.env[u.tokenEnv] !== undefined) ctx.addIssue({ code: 'custom', path: ['env', u.tokenEnv], message: `${u.tokenEnv} is where the user's token goes (tokenEnv): it cannot be set here too` });
+    if (u.pool.warm > 0) ctx.addIssue({ code: 'custom', path: ['pool', 'warm'], message: "a spare process is started before its user is known, so it cannot hold a user's token: set warm to 0" });
+    if (u.auth.type === 'user-oauth' && u.auth.authorizationServer === undefined && u.auth.authorizationEndpoint === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['auth', 'authorizationServer'], message: 'a stdio upstream has no URL to discover its authorization server from: set authorizationServer, or authorizationEndpoint and tokenEndpoint' });
+    }
+  });
 
 const remoteUpstream = {
   ...upstreamCommon,

@@ -37,7 +37,7 @@ interface ConsentConfig {
 export function consentProblems(cfg: ConsentConfig): Array<{ path: (string | number)[]; message: string }> {
   const out: Array<{ path: (string | number)[]; message: string }> = [];
   cfg.upstreams.forEach((u, i) => {
-    if (u.transport === 'stdio' || u.auth?.type !== 'user-oauth') return;
+    if (u.auth?.type !== 'user-oauth') return;
     const path = ['upstreams', i, 'auth'];
     if (cfg.vault.key === undefined) out.push({ path, message: "user-oauth stores each user's tokens sealed: set vault.key (or SWITCHBOARD_VAULT_KEY) to 32 random bytes (openssl rand -base64 32)" });
     if (cfg.server.publicUrl === undefined) out.push({ path, message: "user-oauth sends users' browsers to /oauth/start and the authorization server back to /oauth/callback: set server.publicUrl to the URL browsers reach the gateway at" });

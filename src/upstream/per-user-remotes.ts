@@ -1,8 +1,9 @@
 import type { Agent, Dispatcher } from 'undici';
-import type { RemoteUpstreamConfig } from '../config/schema.js';
+import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
+import { authServerAgent } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
 import { SseClientTransport } from './sse-client.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
@@ -50,7 +51,7 @@ export class PerUserRemotes {
     let r = this.#users.get(key);
     if (!r) {
       const agent = this.#newAgent(u);
-      r = { agent, credentials: this.#credentials(u, auth, owner), links: 0 };
+      r = { agent, credentials: this.credentials(u, auth, owner), links: 0 };
       this.#users.set(key, r);
     }
     r.links++;
@@ -69,7 +70,11 @@ export class PerUserRemotes {
     return transport;
   }
 
-  #credentials(u: RemoteUpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): BearerSource {
+  /**
+   * One user's token source for an upstream: an exchange of their token, or their consented token from
+   * the vault. A stdio upstream (sharing: per-session) takes one when its process starts.
+   */
+  credentials(u: UpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): BearerSource {
     if (auth.type === 'token-exchange') {
       const c = this.#client(u, auth);
       return new TokenExchange(c.client, owner, this.#subjects, c.agent);
@@ -78,12 +83,12 @@ export class PerUserRemotes {
     return this.consent.credential(u, auth, owner);
   }
 
-  #client(u: RemoteUpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {
+  #client(u: UpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {
     let c = this.#clients.get(u.name);
     if (!c || c.client.settings !== auth) {
       // A reload changed the settings: the old client's connections go.
       void c?.agent.close().catch(() => {});
-      const agent = this.#newAgent(u);
+      const agent = authServerAgent(u);
       c = { client: new TokenExchangeClient(u.name, auth, agent), agent };
       this.#clients.set(u.name, c);
     }

@@ -18,6 +18,11 @@ export interface StdioOptions {
   gid?: number | undefined;
   /** Runs before each start; a rejection means the child must not start (a sandbox that cannot be set up). */
   preflight?: (() => Promise<void>) | undefined;
+  /**
+   * Variables fetched just before each start, after the preflight (a user's token, never kept here): so
+   * that a restart gets a current one. A rejection means the child must not start (no consent yet).
+   */
+  secretEnv?: (() => Promise<Record<string, string>>) | undefined;
   /** Called once when the process is gone, or when it never started (to give back what was reserved for it). */
   onExit?: (() => void) | undefined;
   maxLineBytes: number;
@@ -61,7 +66,8 @@ export class StdioTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.#opts.preflight) await this.#preflight(this.#opts.preflight);
-    const child = await this.#spawn();
+    const secret = this.#opts.secretEnv ? await this.#preflight(this.#opts.secretEnv) : undefined;
+    const child = await this.#spawn(secret);
     const pid = child.pid!;
     this.#groups.add(pid);
     this.#readStdout(child, pid);
@@ -69,9 +75,9 @@ export class StdioTransport implements Transport {
     this.#watchExit(child, pid);
   }
 
-  async #preflight(preflight: () => Promise<void>): Promise<void> {
+  async #preflight<T>(preflight: () => Promise<T>): Promise<T> {
     try {
-      await preflight();
+      return await preflight();
     } catch (err) {
       this.#neverStarted();
       throw err;
@@ -79,8 +85,9 @@ export class StdioTransport implements Transport {
   }
 
   /** Resolves once the child runs; rejects when the program could not be started at all. */
-  async #spawn(): Promise<ChildProcessWithoutNullStreams> {
-    const { command, args, cwd, env, uid, gid } = this.#opts;
+  async #spawn(secret: Record<string, string> | undefined): Promise<ChildProcessWithoutNullStreams> {
+    const { command, args, cwd, uid, gid } = this.#opts;
+    const env = secret ? { ...this.#opts.env, ...secret } : this.#opts.env;
     const child = spawn(command, args, { cwd, env, uid, gid, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.#child = child;
     // 'close' (not 'exit'): it also fires when the program could not be started at all, and only

@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
-import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
+import type { RemoteUpstreamConfig, StdioUpstreamConfig, UpstreamConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
@@ -54,6 +55,7 @@ export class UpstreamTransports {
         refusal = err;
       }
       const name = upstream.name;
+      const userToken = this.#stdioToken(upstream, owner);
       return new StdioTransport({
         command: plan?.file ?? upstream.command,
         args: plan?.args ?? [],
@@ -75,6 +77,7 @@ export class UpstreamTransports {
           logger.info(plan.summary, 'starting upstream process');
           logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
         },
+        secretEnv: userToken,
         maxLineBytes: upstream.maxLineBytes,
         onExit: pooled ? () => this.#uids.release(pooled.uid) : undefined,
         groups: this.#groups,
@@ -85,6 +88,19 @@ export class UpstreamTransports {
     const { agent, credentials } = this.#remote(upstream);
     return remoteTransport(upstream, agent, credentials, logger);
   };
+
+  /**
+   * A stdio upstream with `auth`: its user's token, taken afresh at each start (exchanged, or read from the
+   * vault and refreshed) and put in the variable `tokenEnv`. Without consent the start fails with the
+   * -32042 that asks for it, and no process is started.
+   */
+  #stdioToken(u: StdioUpstreamConfig, owner: UpstreamUser | undefined): (() => Promise<Record<string, string>>) | undefined {
+    if (!u.auth || !u.tokenEnv) return undefined;
+    if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" starts each process with its user's token, so each instance needs the user it serves (sharing: per-session)`, { upstream: u.name });
+    const source = this.#perUser.credentials(u, u.auth, owner);
+    const variable = u.tokenEnv;
+    return async () => ({ [variable]: await source.token() });
+  }
 
   #remote(u: RemoteUpstreamConfig): Remote {
     let r = this.#remotes.get(u.name);

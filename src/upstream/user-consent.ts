@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
-import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
+import type { Agent } from 'undici';
+import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { authServerAgent } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
 import type { ConsentFlows } from './consent-flows.js';
 import type { CredentialVault, LinkInfo } from './credential-vault.js';
@@ -54,7 +55,7 @@ export class UserConsent implements ConsentAsker {
     return `${this.#publicUrl}/oauth/callback`;
   }
 
-  credential(u: RemoteUpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): BearerSource {
+  credential(u: UpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): BearerSource {
     return new UserOAuthCredential(this.#client(u, settings), owner, this.vault, this);
   }
 
@@ -113,18 +114,19 @@ export class UserConsent implements ConsentAsker {
     return removed;
   }
 
-  #remote(name: string): (RemoteUpstreamConfig & { auth: UserOAuthSettings }) | undefined {
+  /** The upstream by that name if it still asks for consent (remote, or stdio with the token in its environment). */
+  #remote(name: string): (UpstreamConfig & { auth: UserOAuthSettings }) | undefined {
     const u = this.#upstream(name);
-    return u && u.transport !== 'stdio' && u.auth?.type === 'user-oauth' ? (u as RemoteUpstreamConfig & { auth: UserOAuthSettings }) : undefined;
+    return u?.auth?.type === 'user-oauth' ? (u as UpstreamConfig & { auth: UserOAuthSettings }) : undefined;
   }
 
-  #client(u: RemoteUpstreamConfig, settings: UserOAuthSettings): UserOAuthClient {
+  #client(u: UpstreamConfig, settings: UserOAuthSettings): UserOAuthClient {
     let c = this.#clients.get(u.name);
     if (!c || c.client.settings !== settings) {
       // A reload changed the settings: the old client's connections go.
       void c?.agent.close().catch(() => {});
-      const agent = new Agent({ connect: { timeout: u.http.connectTimeoutMs }, headersTimeout: u.http.headersTimeoutMs, bodyTimeout: u.http.bodyTimeoutMs });
-      c = { client: new UserOAuthClient(u, settings, agent), agent };
+      const agent = authServerAgent(u);
+      c = { client: new UserOAuthClient({ name: u.name, url: u.transport === 'stdio' ? undefined : u.url }, settings, agent), agent };
       this.#clients.set(u.name, c);
     }
     return c.client;

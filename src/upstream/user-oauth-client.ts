@@ -34,17 +34,23 @@ export class GrantRefused extends Error {
 export class UserOAuthClient {
   readonly upstream: string;
   readonly settings: UserOAuthSettings;
-  readonly #upstreamUrl: string;
+  /** A remote upstream's URL: the default resource indicator and where discovery starts. A stdio upstream has none. */
+  readonly #upstreamUrl: string | undefined;
   readonly #secret: string | undefined;
   readonly #dispatcher: Dispatcher;
   #endpoints: Promise<Endpoints> | undefined;
 
-  constructor(u: RemoteUpstreamConfig, settings: UserOAuthSettings, dispatcher: Dispatcher) {
+  constructor(u: { name: string; url?: string | undefined }, settings: UserOAuthSettings, dispatcher: Dispatcher) {
     this.upstream = u.name;
     this.settings = settings;
     this.#upstreamUrl = u.url;
     this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readFileSync(settings.clientSecretFile, 'utf8').trim() : undefined);
     this.#dispatcher = dispatcher;
+  }
+
+  /** RFC 8707: the configured resource, else the upstream's URL; none for a stdio upstream without one. */
+  get #resource(): string | undefined {
+    return this.settings.resource ?? this.#upstreamUrl;
   }
 
   /** Where the user's browser goes to consent. */
@@ -57,17 +63,20 @@ export class UserOAuthClient {
     p.set('state', o.state);
     p.set('code_challenge', o.challenge);
     p.set('code_challenge_method', 'S256');
-    p.set('resource', this.settings.resource ?? this.#upstreamUrl);
+    if (this.#resource) p.set('resource', this.#resource);
     if (this.settings.scope) p.set('scope', this.settings.scope);
     return url.toString();
   }
 
   redeem(code: string, verifier: string, redirectUri: string): Promise<UserTokens> {
-    return this.#grant({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, resource: this.settings.resource ?? this.#upstreamUrl });
+    const form: Record<string, string> = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri };
+    if (this.#resource) form.resource = this.#resource;
+    return this.#grant(form);
   }
 
   refresh(refreshToken: string): Promise<UserTokens> {
-    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, resource: this.settings.resource ?? this.#upstreamUrl };
+    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
+    if (this.#resource) form.resource = this.#resource;
     if (this.settings.scope) form.scope = this.settings.scope;
     return this.#grant(form);
   }
@@ -130,6 +139,8 @@ export class UserOAuthClient {
 
   /** RFC 9728: the upstream names its authorization server in its protected resource metadata. */
   async #protectedResourceIssuer(): Promise<string> {
+    // The schema asks a stdio upstream (no URL) for its authorization server; a reload cannot skip that.
+    if (this.#upstreamUrl === undefined) throw this.#unavailable('a stdio upstream has no URL to discover from; configure auth.authorizationServer or the endpoints');
     const u = new URL(this.#upstreamUrl);
     const path = u.pathname === '/' ? '' : u.pathname;
     for (const url of [`${u.origin}/.well-known/oauth-protected-resource${path}`, `${u.origin}/.well-known/oauth-protected-resource`]) {

@@ -120,9 +120,22 @@ export class PerSessionStrategy implements SharingStrategy {
     return this.#heldBy(tenant) < this.#share && (this.#spares.length > 0 || this.#instances.size + this.#stopping < this.#pool.max);
   }
 
+  /**
+   * Each process starts with its session's user's token in its environment (a stdio upstream with
+   * `auth`): it is created for that user, never a spare (the schema keeps `warm` at 0).
+   */
+  get #personal(): boolean {
+    return this.#source.config.auth !== undefined;
+  }
+
   /** Leases a spare or a new instance to the caller (counted against its tenant at once) and starts it. */
   async #take(caller: UpstreamCaller): Promise<UpstreamInstance> {
-    const inst = this.#spares.shift() ?? this.#source.create({ instance: this.#instances.size }, true);
+    if (this.#personal && !caller.principal) {
+      throw new GatewayError('SWB_FORBIDDEN', `upstream "${this.#name}" runs with each user's own token; this caller has no user identity`, { upstream: this.#name });
+    }
+    const inst = this.#personal
+      ? this.#source.create({ instance: this.#instances.size }, true, caller.principal)
+      : (this.#spares.shift() ?? this.#source.create({ instance: this.#instances.size }, true));
     this.#instances.add(inst);
     inst.dedicatedTo = caller;
     this.#leases.set(caller, inst);
@@ -131,6 +144,8 @@ export class PerSessionStrategy implements SharingStrategy {
     try {
       await inst.start();
     } catch (err) {
+      // No consent yet: the session keeps its (unstarted) instance, and its next call starts it or asks again.
+      if (inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') return inst;
       await this.release(inst);
       throw err;
     }
@@ -184,6 +199,9 @@ export class PerSessionStrategy implements SharingStrategy {
   pick(caller: UpstreamCaller): UpstreamInstance {
     const inst = this.#leases.get(caller);
     if (!inst) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.#name}" has no instance for this session`, { upstream: this.#name });
+    // Waiting for its user's consent: started now (the user may just have consented, as the -32042 asked);
+    // without a token it fails again at once with a fresh link, and no process is started.
+    if (inst.state === 'backoff' && inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') inst.start().catch(() => {});
     return inst;
   }
 

@@ -52,4 +52,10 @@ describe('admin config', () => {
     assert.match(url, /redis\.internal:6379/);
     assert.equal(c.store.redis!.url.includes('s3cret-pass'), true, 'the running config is not touched');
   });
+
+  it("redaction: a stdio upstream's token-exchange secret is hidden like a remote one's", () => {
+    const auth = { type: 'token-exchange', tokenEndpoint: 'https://idp.example/token', clientId: 'c', clientSecret: 'exchange-s3cret', audience: 'https://gh.example' };
+    const c = parseConfig(minimal({}, { upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none', sharing: 'per-session', tokenEnv: 'GH_TOKEN', auth }] }), 'test', {}, '/tmp');
+    assert.ok(!JSON.stringify(redactConfig(c)).includes('exchange-s3cret'));
+  });
 });

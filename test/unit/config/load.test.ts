@@ -230,6 +230,29 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(at({ sharing: 'per-user', auth: { ...exchange, tokenEndpoint: 'ftp://idp.example/token' } }), 'upstreams[0].auth.tokenEndpoint', 'cannot use ftp:// URLs');
   });
 
+  it("a stdio upstream given its user's token: only per-session, no spares, a variable named, an authorization server named", () => {
+    const exchange = { type: 'token-exchange', tokenEndpoint: 'https://idp.example/token', clientId: 'c', clientSecret: 's', audience: 'https://tickets.example' };
+    const consent = { type: 'user-oauth', clientId: 'c' };
+    const vault = { server: { publicUrl: 'https://gw.example' }, auth: { mode: 'jwt', issuer: 'https://i.example', jwksUrl: 'https://i.example/jwks' }, tenants: [{ name: 't', endpoints: ['*'] }], vault: { key: Buffer.alloc(32, 1).toString('base64') } };
+    const at = (u: object, over: object = {}) => problems(doc({ upstreams: [up('s', u)], endpoints: [{ path: '/mcp', upstreams: ['s'] }], ...over }));
+    const good = { sharing: 'per-session', tokenEnv: 'GITHUB_TOKEN', auth: exchange };
+    const ok = parseConfig(doc({ upstreams: [up('s', { ...good, auth: { ...exchange, clientSecret: undefined, clientSecretFile: 'secret.txt' } })], endpoints: [{ path: '/mcp', upstreams: ['s'] }] }), 'test.yaml', {}, '/base');
+    const u = ok.upstreams[0]!;
+    assert.equal(u.transport === 'stdio' && u.tokenEnv, 'GITHUB_TOKEN');
+    assert.equal(u.auth?.type === 'token-exchange' ? u.auth.clientSecretFile : undefined, '/base/secret.txt', 'a secret file relative to the config file');
+    hasProblem(at({ ...good, sharing: 'shared' }), 'upstreams[0].sharing', 'needs sharing: per-session');
+    hasProblem(at({ ...good, sharing: 'per-user' }), 'upstreams[0].sharing', '"per-user" would share it');
+    hasProblem(at({ ...good, tokenEnv: undefined }), 'upstreams[0].tokenEnv', 'name it');
+    hasProblem(at({ ...good, tokenEnv: 'GITHUB-TOKEN' }), 'upstreams[0].tokenEnv', 'an environment variable name');
+    hasProblem(at({ sharing: 'per-session', tokenEnv: 'X' }), 'upstreams[0].tokenEnv', 'set auth');
+    hasProblem(at({ ...good, env: { GITHUB_TOKEN: 'static' } }), 'upstreams[0].env.GITHUB_TOKEN', 'cannot be set here too');
+    hasProblem(at({ ...good, pool: { warm: 1 } }), 'upstreams[0].pool.warm', 'set warm to 0');
+    hasProblem(at({ ...good, auth: { type: 'client-credentials', tokenUrl: 'https://idp.example/t', clientId: 'c', clientSecret: 's' } }), 'upstreams[0].auth');
+    hasProblem(at({ ...good, auth: consent }, vault), 'upstreams[0].auth.authorizationServer', 'no URL to discover');
+    hasProblem(at({ ...good, auth: { ...consent, authorizationServer: 'https://idp.example' } }), 'upstreams[0].auth', 'set vault.key');
+    parseConfig(doc({ ...vault, upstreams: [up('s', { ...good, auth: { ...consent, authorizationServer: 'https://idp.example' } })], endpoints: [{ path: '/mcp', upstreams: ['s'] }] }), 'test.yaml', {}, '/base');
+  });
+
   it('a nested bad value', () => {
     hasProblem(problems(doc({ upstreams: [up('a', { pool: { size: 0 } })] })), 'upstreams[0].pool.size');
     hasProblem(problems(doc({ upstreams: [up('a', { restart: { initialDelayMs: 1.5 } })] })), 'upstreams[0].restart.initialDelayMs');
