@@ -234,7 +234,7 @@ describe('parseConfig: errors name their path', () => {
     const exchange = { type: 'token-exchange', tokenEndpoint: 'https://idp.example/token', clientId: 'c', clientSecret: 's', audience: 'https://tickets.example' };
     const consent = { type: 'user-oauth', clientId: 'c' };
     const vault = { server: { publicUrl: 'https://gw.example' }, auth: { mode: 'jwt', issuer: 'https://i.example', jwksUrl: 'https://i.example/jwks' }, tenants: [{ name: 't', endpoints: ['*'] }], vault: { key: Buffer.alloc(32, 1).toString('base64') } };
-    const at = (u: object, over: object = {}) => problems(doc({ upstreams: [up('s', u)], endpoints: [{ path: '/mcp', upstreams: ['s'] }], ...over }));
+    const at = (u: Record<string, unknown>, over: Record<string, unknown> = {}) => problems(doc({ upstreams: [up('s', u)], endpoints: [{ path: '/mcp', upstreams: ['s'] }], ...over }));
     const good = { sharing: 'per-session', tokenEnv: 'GITHUB_TOKEN', auth: exchange };
     const ok = parseConfig(doc({ upstreams: [up('s', { ...good, auth: { ...exchange, clientSecret: undefined, clientSecretFile: 'secret.txt' } })], endpoints: [{ path: '/mcp', upstreams: ['s'] }] }), 'test.yaml', {}, '/base');
     const u = ok.upstreams[0]!;
