@@ -98,6 +98,42 @@ describe('the schema validation itself', { skip }, () => {
   });
 });
 
+describe('config updates reach running pods (configUpdates)', { skip }, () => {
+  const gatewayOf = (manifests: Json[]) => {
+    const dep = manifests.find((m) => m.kind === 'Deployment')!;
+    // In sidecar mode it may be a native sidecar (an init container that keeps running).
+    const container = [...(dep.spec.template.spec.initContainers ?? []), ...dep.spec.template.spec.containers].find((c: Json) => c.name === 'gateway');
+    return { dep, container, volumes: dep.spec.template.spec.volumes as Json[] };
+  };
+  const configOf = (manifests: Json[]) => manifests.find((m) => m.kind === 'ConfigMap')!.data['config.yaml'] as string;
+
+  for (const [name, files] of [['default values', []], ['sidecar values', [`${CHART}/values-sidecar.yaml`]]] as const) {
+    it(`${name}: reload (default): the ConfigMap mounted as a directory (no subPath), the file it holds named by SWITCHBOARD_CONFIG, the watch on, no checksum roll`, async () => {
+      const manifests = await render([...files]);
+      const { dep, container, volumes } = gatewayOf(manifests);
+      const mount = (container.volumeMounts as Json[]).find((m) => m.name === 'config')!;
+      assert.equal(mount.mountPath, '/etc/switchboard/config');
+      assert.equal(mount.subPath, undefined, 'a subPath mount never receives ConfigMap updates');
+      assert.ok(volumes.find((v) => v.name === 'config')?.configMap, 'the config volume is the ConfigMap');
+      const env = Object.fromEntries((container.env as Json[]).map((e) => [e.name, e.value]));
+      assert.equal(env.SWITCHBOARD_CONFIG, '/etc/switchboard/config/config.yaml');
+      assert.match(configOf(manifests), /^ {2}watchConfig: true$/m);
+      const annotations = dep.spec.template.metadata.annotations ?? {};
+      assert.equal(annotations['checksum/config'], undefined);
+      assert.ok(annotations['checksum/secret'], 'a Secret change still rolls the pods (env vars are read at start)');
+    });
+  }
+
+  it('roll: the checksum of the config in the pod template (so a change rolls the pods), no watch', async () => {
+    const a = await render([], ['configUpdates=roll']);
+    const b = await render([], ['configUpdates=roll', 'config.server.publicUrl=https://other.example.com']);
+    const sum = (m: Json[]) => gatewayOf(m).dep.spec.template.metadata.annotations['checksum/config'] as string;
+    assert.match(sum(a), /^[0-9a-f]{64}$/);
+    assert.notEqual(sum(a), sum(b), 'a config change changes the pod template');
+    assert.doesNotMatch(configOf(a), /watchConfig/);
+  });
+});
+
 describe('values.schema.json refuses typos', { skip }, () => {
   const cases: Array<[string, RegExp]> = [
     ['imag.tag=1.0.0', /Additional property imag is not allowed/],
@@ -106,6 +142,7 @@ describe('values.schema.json refuses typos', { skip }, () => {
     ['autoscaling.maxReplica=3', /Additional property maxReplica is not allowed/],
     ['config.sever.port=8080', /Additional property sever is not allowed/],
     ['mode=sidecars', /mode/],
+    ['configUpdates=restart', /configUpdates/],
     ['replicaCount=two', /replicaCount/],
   ];
   for (const [set, message] of cases) {

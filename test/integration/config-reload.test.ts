@@ -1,9 +1,9 @@
 // Reloading the config of a running gateway: real stdio upstreams (label-server.mjs tells versions and
 // processes apart), the official SDK client, the app built from a file as `serve` builds it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -194,6 +194,38 @@ describe('config reload: admin.watchConfig', () => {
       await until('the watch reloaded the file', async () => (await counter(app, 'applied')) === 1);
       assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'late']);
       assert.equal(await counter(app, 'unchanged'), 0, 'rewriting the same content is not a change');
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a Kubernetes ConfigMap update (the kubelet's atomic swap of the ..data link in a directory mount) reloads it", async () => {
+    // The layout the kubelet writes for a ConfigMap volume: config.yaml -> ..data/config.yaml, ..data -> a
+    // timestamped directory; an update writes a new directory and renames a fresh link over ..data.
+    const dir = mkdtempSync(join(tmpdir(), 'swb-configmap-'));
+    const version = (n: number, text: string) => {
+      const d = join(dir, `..2026_12_02_00_00_0${n}.${n}`);
+      mkdirSync(d);
+      writeFileSync(join(d, 'config.yaml'), text);
+      return d;
+    };
+    const doc = baseDoc();
+    doc.admin.watchConfig = true;
+    const first = version(1, JSON.stringify(doc));
+    symlinkSync(basename(first), join(dir, '..data'));
+    symlinkSync(join('..data', 'config.yaml'), join(dir, 'config.yaml'));
+    const file = join(dir, 'config.yaml');
+    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    try {
+      await app.listen();
+      doc.tenants.push({ name: 'from-configmap', endpoints: ['/mcp'] });
+      const second = version(2, JSON.stringify(doc));
+      symlinkSync(basename(second), join(dir, '..data_tmp'));
+      renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+      rmSync(first, { recursive: true });
+      await until('the watch reloaded the swapped file', async () => (await counter(app, 'applied')) === 1);
+      assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'from-configmap']);
     } finally {
       await app.close();
       rmSync(dir, { recursive: true, force: true });

@@ -76,6 +76,8 @@ function chartConfig(values: Obj): Obj {
   const m = values.metrics as Obj;
   const config = structuredClone(values.config as Obj);
   config.metrics = { ...(isObj(config.metrics) ? config.metrics : {}), enabled: m.enabled!, host: '0.0.0.0', port: m.port!, path: m.path! };
+  // configUpdates reload (the default): each pod watches the file the kubelet updates.
+  if (values.configUpdates === 'reload') config.admin = { ...(isObj(config.admin) ? config.admin : {}), watchConfig: true };
   return config;
 }
 
@@ -334,7 +336,10 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     assert.match(JSON.stringify(gw.readinessProbe), /\/readyz/, `${where}: readiness on /readyz`);
     assert.ok(probeText.length > 0 && gw.startupProbe, `${where}: a startup probe`);
     const mounts = gw.volumeMounts as Obj[];
-    assert.ok(mounts.some((m) => m.mountPath === '/etc/switchboard/config.yaml'), `${where}: config at /etc/switchboard/config.yaml`);
+    const config = mounts.find((m) => m.mountPath === '/etc/switchboard/config');
+    assert.ok(config, `${where}: the config directory at /etc/switchboard/config`);
+    assert.equal(config.subPath, undefined, `${where}: no subPath (it would never receive ConfigMap updates)`);
+    assert.ok((gw.env as Obj[]).some((e) => e.name === 'SWITCHBOARD_CONFIG' && e.value === '/etc/switchboard/config/config.yaml'), `${where}: SWITCHBOARD_CONFIG names the file in it`);
     assert.ok(mounts.some((m) => m.mountPath === '/tmp'), `${where}: a writable /tmp`);
     assert.ok((gw.resources as Obj | undefined)?.requests, `${where}: resource requests`);
   }

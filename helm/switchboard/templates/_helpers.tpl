@@ -110,7 +110,7 @@ failureThreshold: {{ $p.failureThreshold }}
   args: [serve]
   env:
     - name: SWITCHBOARD_CONFIG
-      value: /etc/switchboard/config.yaml
+      value: /etc/switchboard/config/config.yaml
     - name: SWITCHBOARD_HOST
       value: {{ include "switchboard.listenHost" . | quote }}
     - name: SWITCHBOARD_PORT
@@ -163,11 +163,10 @@ failureThreshold: {{ $p.failureThreshold }}
   securityContext:
     {{- toYaml .Values.securityContext | nindent 4 }}
   volumeMounts:
-    # A file mount (subPath): the ConfigMap's updates do not reach a running pod, but the checksum/config
-    # annotation rolls the pods on every change instead.
+    # A directory, never a subPath: only a directory mount receives the ConfigMap's updates (the kubelet
+    # swaps its ..data link), which the gateway watches with configUpdates reload.
     - name: config
-      mountPath: /etc/switchboard/config.yaml
-      subPath: config.yaml
+      mountPath: /etc/switchboard/config
       readOnly: true
     {{- if include "switchboard.keysSecretName" . }}
     - name: keys
