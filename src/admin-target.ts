@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
 import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, LinkFilter, LinkRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
+import { AuditRing, type AuditBatch } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
@@ -34,6 +35,8 @@ export class GatewayAdmin implements AdminTarget {
   readonly #g: Gateway;
   readonly #reloader: ConfigReloader;
   readonly #logger: WarnLog;
+  /** The audit lines other replicas' consoles read from this one. */
+  readonly #auditRing: AuditRing;
   /** Verifiers by auth settings: rebuilt only when a reload changed them (each keeps its key set cache). */
   #verifier: { auth: Config['auth']; authenticator: Authenticator } | undefined;
 
@@ -42,6 +45,7 @@ export class GatewayAdmin implements AdminTarget {
     this.#reloader = reloader;
     this.#logger = logger;
     this.replica = gateway.cluster?.replicaId ?? hostname();
+    this.#auditRing = new AuditRing((listener) => this.#g.audit?.tail(listener));
   }
 
   credentials(): AdminCredentials {
@@ -53,7 +57,23 @@ export class GatewayAdmin implements AdminTarget {
     return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
   }
 
+  /**
+   * Every session of the cluster: this replica's, each other replica's as it reports them (with what only
+   * the holder knows: in flight, modern sessions), and, from the store, those whose holder did not answer
+   * (dead, or too slow) with what their record says.
+   */
   async sessions(): Promise<SessionRow[]> {
+    const rows = this.#localSessions();
+    if (!this.#g.cluster) return rows;
+    const [answers, stored] = await Promise.all([this.#ask('sessions'), this.#g.cluster.storedSessions()]);
+    for (const [replica, answer] of answers) if (Array.isArray(answer)) rows.push(...(answer as SessionRow[]).map((r) => ({ ...r, replica })));
+    const listed = new Set(rows.map((s) => s.id));
+    const now = Date.now();
+    for (const s of stored) if (!listed.has(s.record.id)) rows.push(remoteRow(s, now));
+    return rows;
+  }
+
+  #localSessions(): SessionRow[] {
     const now = Date.now();
     const legacy = this.#g.registry.list().map(({ session: s, openedAt }) => ({
       id: s.id,
@@ -83,11 +103,7 @@ export class GatewayAdmin implements AdminTarget {
       ageSeconds: (now - s.openedAt) / 1000,
       inflight: s.inflight,
     }));
-    // With Redis, every other replica's sessions too, from their records (modern sessions are not recorded: per replica).
-    const here = new Set(legacy.map((s) => s.id));
-    const stored = this.#g.cluster ? await this.#g.cluster.storedSessions() : [];
-    const remote = stored.filter((s) => !here.has(s.record.id)).map((s) => remoteRow(s, now));
-    return [...legacy, ...modern, ...remote];
+    return [...legacy, ...modern];
   }
 
   async endSession(id: string): Promise<EndedSession | undefined> {
@@ -123,9 +139,15 @@ export class GatewayAdmin implements AdminTarget {
     }));
   }
 
+  /** Restarts the upstream here and, with Redis, on every other replica that runs it (`replicas`: each one's report). */
   async restartUpstream(name: string): Promise<Record<string, unknown> | undefined> {
     if (!this.#g.pools.has(name)) return undefined;
-    return reportOf(await this.#reloader.restartUpstream(name));
+    const here = reportOf(await this.#reloader.restartUpstream(name));
+    if (!this.#g.cluster) return here;
+    const { answers, unanswered } = await this.#g.cluster.askReplicas('restart', name, RELOAD_ANSWER_MS);
+    const replicas: Record<string, unknown> = { [this.replica]: here };
+    for (const [replica, a] of answers) replicas[replica] = a.error === undefined ? a.value : { error: a.error };
+    return { ...here, replicas, ...(unanswered > 0 ? { unansweredReplicas: unanswered } : {}) };
   }
 
   async pins(): Promise<PinChangeRow[] | undefined> {
@@ -232,8 +254,36 @@ export class GatewayAdmin implements AdminTarget {
     return redactConfig(this.#g.config);
   }
 
+  /**
+   * This replica's audit lines as they are written and, with Redis, every other replica's, read from
+   * their rings (AuditRing) once a second; each line names its replica.
+   */
   tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined {
-    return this.#g.audit?.tail(listener);
+    const untail = this.#g.audit?.tail((line) => listener({ ...line, replica: this.replica }));
+    const cluster = this.#g.cluster;
+    if (!untail || !cluster) return untail;
+    const cursors: Record<string, number> = {};
+    let asking = false;
+    const poll = setInterval(() => {
+      if (asking) return;
+      asking = true;
+      void cluster
+        .askReplicas('audit', cursors, AUDIT_POLL_MS)
+        .then(({ answers }) => {
+          for (const [replica, a] of answers) {
+            const batch = a.value as AuditBatch | undefined;
+            if (a.error !== undefined || !batch || !Array.isArray(batch.lines)) continue;
+            cursors[replica] = batch.next;
+            for (const line of batch.lines) listener({ ...line, replica });
+            if (batch.dropped > 0) this.#logger.warn({ replica, dropped: batch.dropped }, 'admin console: audit lines of another replica were dropped before they were read');
+          }
+        })
+        .finally(() => (asking = false));
+    }, AUDIT_POLL_MS).unref();
+    return () => {
+      clearInterval(poll);
+      untail();
+    };
   }
 
   async reload(): Promise<Record<string, unknown>> {
@@ -254,6 +304,9 @@ export class GatewayAdmin implements AdminTarget {
     if (what === 'upstreams') return this.#localUpstreams();
     if (what === 'usage') return this.#localUsage();
     if (what === 'reload') return reportOf(await this.#reloader.reload('admin API of another replica'));
+    if (what === 'sessions') return this.#localSessions();
+    if (what === 'restart' && typeof arg === 'string') return this.#g.pools.has(arg) ? reportOf(await this.#reloader.restartUpstream(arg)) : { result: 'absent' };
+    if (what === 'audit') return this.#auditRing.since(arg && typeof arg === 'object' ? (arg as Record<string, unknown>)[this.replica] : undefined) ?? { lines: [], next: 0, dropped: 0 };
     if (what === 'definitions' && Array.isArray(arg)) {
       const found: Record<string, unknown> = {};
       for (const hash of arg.slice(0, 1000)) if (typeof hash === 'string' && this.#g.pins?.definition(hash)) found[hash] = this.#g.pins.definition(hash);
@@ -277,6 +330,9 @@ export class GatewayAdmin implements AdminTarget {
 }
 
 type Usage = { sessions: number; inflight: number };
+
+/** How often a console's audit tail reads the other replicas' lines (and how long it waits for them). */
+const AUDIT_POLL_MS = 1000;
 
 /** Another replica's reload may start upstreams and wait for their spares. */
 const RELOAD_ANSWER_MS = 60_000;

@@ -33,7 +33,7 @@ const schemas = {
       tenant: str,
       endpoint: str,
       ageSeconds: { type: 'number', minimum: 0 },
-      inflight: { type: ['integer', 'null'], minimum: 0, description: 'null for a session another replica holds: only its holder knows' },
+      inflight: { type: ['integer', 'null'], minimum: 0, description: 'null for a session whose holder did not answer (dead, or slow): only its holder knows' },
     },
   },
   EndedSession: {
@@ -136,14 +136,14 @@ export const OPENAPI = {
       get: {
         summary: 'Live updates for the console (Server-Sent Events): sessions, upstreams, tenants, pins when they change, audit lines as written',
         description:
-          'Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, sent on connect and when changed); audit {lines, dropped}; denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).',
+          "Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, the whole cluster's with Redis, sent on connect and when changed); audit {lines, dropped}, each line naming its replica (with Redis, the other replicas' lines are read once a second); denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).",
         responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, '503': error, ...refusals },
       },
     },
     '/sessions': {
       get: {
-        summary: "Open sessions (both protocol eras); with Redis, every replica's Streamable HTTP and SSE sessions too, from the session store",
-        description: "Sessions held by another replica come from their records: inflight is null for them. Modern-era sessions are listed by the replica holding them only (they are not in the store). 503 when the store cannot be read.",
+        summary: "Open sessions (both protocol eras); with Redis, every replica's",
+        description: "Every other replica is asked for its sessions (both eras, with what is in flight); sessions in the store whose holder did not answer (dead, or slow) come from their records, with inflight null. 503 when the store cannot be read.",
         responses: { '200': list('Session', 'sessions, with the replica holding each and whether it is alive'), '503': error, ...refusals },
       },
     },
@@ -156,7 +156,7 @@ export const OPENAPI = {
     },
     '/upstreams': { get: { summary: 'Upstreams and their instances, on every replica (with Redis)', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
     '/upstreams/{name}/restart': {
-      post: { summary: 'Replace an upstream by a fresh pool; the old one drains', parameters: [pathParam('name')], responses: { '200': json(ref('Reload'), 'what was replaced'), '404': error, ...refusals } },
+      post: { summary: 'Replace an upstream by a fresh pool (with Redis: on every replica, each report under replicas); the old one drains', parameters: [pathParam('name')], responses: { '200': json(ref('Reload'), 'what was replaced'), '404': error, ...refusals } },
     },
     '/pins': { get: { summary: 'Changed tool definitions awaiting approval', responses: { '200': list('PinChange', 'pending changes with both definitions and a diff'), '404': error, ...refusals } } },
     '/pins/{upstream}/approve': {

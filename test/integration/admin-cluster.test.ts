@@ -8,7 +8,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
-import { waitFor } from '../helpers/wait.js';
+import { events } from '../helpers/admin-events.js';
+import { modernPost } from '../helpers/modern-http.js';
+import { until, waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'admin-token-for-cluster-tests-0123456789';
 const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
@@ -79,6 +81,46 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
     }
   });
 
+  it("B lists A's modern-era session, restarts the upstream on both replicas, and tails A's audit lines", async () => {
+    const call = await modernPost(new URL('/mcp', a.base), 'tools/call', { name: 'echo', arguments: { message: 'modern' } });
+    assert.equal(call.status, 200, JSON.stringify(call.body));
+    const modern = (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.era === 'modern');
+    assert.ok(modern, "B lists the gateway's modern-era side of A's request");
+    assert.equal(modern.inflight, 0);
+    assert.equal(modern.protocolVersion, '2026-07-28');
+    const aReplica = modern.replica as string;
+
+    // The audit tail of B's console shows A's calls, each line naming A.
+    const { stream } = await events(b.admin!, TOKEN);
+    try {
+      await until("B's console connected", () => stream!.seen.some((e) => e.event === 'hello'));
+      // The first read only starts A's ring: call until a line of A arrives.
+      const seen = await waitFor(
+        async () => {
+          await modernPost(new URL('/mcp', a.base), 'tools/call', { name: 'echo', arguments: { message: 'audited' } });
+          return stream!.seen.some((e) => e.event === 'audit' && e.data.lines.some((l: any) => l.replica === aReplica && l.method === 'tools/call'));
+        },
+        { timeoutMs: 15_000, intervalMs: 250 },
+      );
+      assert.ok(seen, "A's call in B's audit tail, naming A");
+    } finally {
+      stream!.close();
+    }
+
+    // Restart from B: both replicas replace their pool (each its own process).
+    const pidsOf = async () => new Map(((await admin(b, 'GET', '/upstreams')).body.items as any[]).map((r) => [r.replica, r.instances.map((i: any) => i.pid).join(',')]));
+    const before = await pidsOf();
+    const restarted = await admin(b, 'POST', '/upstreams/everything/restart');
+    assert.equal(restarted.status, 200, JSON.stringify(restarted.body));
+    assert.equal(Object.keys(restarted.body.replicas).length, 2, JSON.stringify(restarted.body));
+    for (const r of Object.values(restarted.body.replicas) as Array<{ result: string }>) assert.equal(r.result, 'applied');
+    const after = await waitFor(async () => {
+      const now = await pidsOf();
+      return [...before].every(([replica, pids]) => now.get(replica) && now.get(replica) !== pids && !now.get(replica)!.split(',').includes('null')) ? now : undefined;
+    }, { timeoutMs: 30_000 });
+    assert.ok(after, `both replicas run new processes: ${JSON.stringify([...before])}`);
+  });
+
   it("B lists A's sessions with A as their holder; B's DELETE has A end one; with A dead, B removes the record", async () => {
     const one = await openOn(a);
     const two = await openOn(a);
@@ -90,7 +132,7 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
     assert.ok(row, "B lists the session A holds");
     assert.equal(row.replica, holder);
     assert.equal(row.replicaAlive, true);
-    assert.equal(row.inflight, null, 'only the holder knows what is in flight');
+    assert.equal(row.inflight, 0, 'A answered for its sessions, with what is in flight');
     assert.equal(row.endpoint, '/mcp');
     assert.equal(row.transport, 'streamable-http');
     assert.ok(listed.some((s: any) => s.id === two.id));

@@ -136,7 +136,7 @@ describe('health and graceful shutdown', () => {
   it('SIGTERM under load: every request is answered or cleanly errored, and the process exits 0', async () => {
     const file = writeEverythingConfig('term');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const address = await listeningAddress(child, 20_000);
+    const address = await listeningAddress(child, 60_000);
     const gw = { url: (p = '/mcp') => new URL(p, address) } as Parameters<typeof connectClient>[0];
     const clients = await Promise.all(Array.from({ length: 4 }, () => connectClient(gw, 'streamable-http')));
     let answered = 0;
