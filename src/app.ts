@@ -70,10 +70,10 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
     exhausted: () => limits.exhausted(),
     gatewayReady: () => gateway.ready(),
   });
-  announceAuth(fastify, config, logger);
+  announceAuth(fastify, config, logger, () => gateway.config.endpoints.map((e) => e.path));
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
   if (gateway.consent) registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:') });
-  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }) });
+  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed) });
   return {
     fastify,
     gateway,
@@ -108,7 +108,7 @@ function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimi
 }
 
 /** With JWT, where clients discover the authorization server (RFC 9728); without, a loud warning. */
-function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger): void {
+function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, paths: () => readonly string[]): void {
   if (config.auth.mode === 'jwt') {
     const candidates = config.auth.authorizationServers.length > 0 ? config.auth.authorizationServers : [config.auth.issuer!];
     const dropped = candidates.filter((s) => !isUrlIssuer(s));
@@ -119,7 +119,7 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger):
       );
     }
     registerResourceMetadata(fastify, {
-      paths: config.endpoints.map((e) => e.path),
+      paths,
       publicUrl: (req) => publicUrlOf(config, req.headers.host),
       authorizationServers: candidates.filter(isUrlIssuer),
       scopesSupported: config.auth.scopesSupported,

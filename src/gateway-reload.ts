@@ -1,12 +1,12 @@
 import { ConfigError, type LoadedConfig } from './config/load.js';
 import { diffConfig, type ConfigDiff, type NamedChanges } from './config/config-diff.js';
-import type { Config } from './config/schema.js';
+import { messagesPathOf, type Config } from './config/schema.js';
 import type { ReloadableEdgeAuth } from './edge-auth.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { SessionGuard } from './policy/index.js';
-import type { RouterSession } from './router/index.js';
+import type { EndpointRouter, RouterSession } from './router/index.js';
 import type { UpstreamInstance, UpstreamPool } from './upstream/index.js';
 
 /** What a reload did, as the admin API answers and the log says it. */
@@ -113,9 +113,10 @@ export class ConfigReloader {
       return { report: { ...base, result: 'unchanged', changes, sessionsEnded: 0 }, drained: NOTHING_DRAINED };
     }
     try {
-      const { retired, rebinding, sessionsEnded } = await this.#swap(diff);
+      const { retired, rebinding, added, removed, moved, sessionsEnded: retargeted } = await this.#swap(diff);
       const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
       for (const r of this.#p.gateway.routers) if (diff.endpoints.changed.includes(r.config.path)) void r.prepareTools();
+      const sessionsEnded = retargeted + (await this.#endpointsMoved(added, removed, moved));
       this.#p.metrics.configReloads.inc({ result: 'applied' });
       this.#log.info({ trigger, ...summary(changes), sessionsEnded, restartRequired: diff.restartRequired }, 'config reloaded');
       const grace = diff.effective.admin.drainGraceMs;
@@ -131,12 +132,15 @@ export class ConfigReloader {
    * Starts the new pools (warm spares ready before they are listed), then swaps everything requests
    * read, with no await in between: the next request sees all of the new config or none of it.
    */
-  async #swap(diff: ConfigDiff): Promise<{ retired: UpstreamPool[]; rebinding: RouterSession[]; sessionsEnded: number }> {
+  async #swap(diff: ConfigDiff): Promise<{ retired: UpstreamPool[]; rebinding: RouterSession[]; added: EndpointRouter[]; removed: EndpointRouter[]; moved: EndpointRouter[]; sessionsEnded: number }> {
     const g = this.#p.gateway;
     const eff = diff.effective;
     const used = new Set(eff.endpoints.flatMap((e) => e.upstreams));
+    const usedBefore = new Set(g.config.endpoints.flatMap((e) => e.upstreams));
     const fresh = [...diff.upstreams.added, ...diff.upstreams.changed].map((name) => g.newPool(eff, name));
-    await Promise.all(fresh.filter((p) => used.has(p.name)).map((p) => p.start()));
+    // Kept pools that no endpoint used (never started) and a new endpoint now uses start too.
+    const woken = [...g.pools.values()].filter((p) => used.has(p.name) && !usedBefore.has(p.name) && !diff.upstreams.changed.includes(p.name));
+    await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));
     // From here to the end: synchronous.
     const retired = [...diff.upstreams.removed, ...diff.upstreams.changed].map((n) => g.pools.get(n)!);
     for (const n of diff.upstreams.removed) g.pools.delete(n);
@@ -146,11 +150,38 @@ export class ConfigReloader {
     this.#p.auth.reconfigure(eff);
     g.config = Object.freeze(eff);
     const rebinding: RouterSession[] = [];
+    const moved: EndpointRouter[] = [];
     for (const r of g.routers) {
       if (!diff.endpoints.changed.includes(r.config.path)) continue;
-      rebinding.push(...r.reconfigure(eff.endpoints.find((e) => e.path === r.config.path)!, g.pools));
+      const next = eff.endpoints.find((e) => e.path === r.config.path)!;
+      if (messagesPathOf(next) !== messagesPathOf(r.config)) moved.push(r);
+      rebinding.push(...r.reconfigure(next, g.pools));
     }
-    return { retired, rebinding, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
+    // The edge serves the new endpoints, and no longer finds removed ones, from the next request on.
+    const { added, removed } = g.setEndpoints(
+      eff.endpoints.filter((e) => diff.endpoints.added.includes(e.path)),
+      diff.endpoints.removed,
+    );
+    return { retired, rebinding, added, removed, moved, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
+  }
+
+  /**
+   * After the swap: sessions of removed endpoints end (both eras) and their routers close; legacy SSE
+   * sessions of an endpoint whose SSE path moved end (the message URL they were given is gone; their
+   * client opens a new stream on the new path); new endpoints check their catalogue and prepare tools.
+   */
+  async #endpointsMoved(added: EndpointRouter[], removed: EndpointRouter[], moved: EndpointRouter[]): Promise<number> {
+    const g = this.#p.gateway;
+    for (const r of added) {
+      void (async () => {
+        for (const problem of await r.checkCatalogue()) this.#log.warn({ endpoint: r.config.path }, `name conflict: ${problem}`);
+        await r.prepareTools();
+      })().catch((err: Error) => this.#log.warn({ endpoint: r.config.path, err: err.message }, 'a new endpoint could not list its upstreams yet'));
+    }
+    const ended = await g.retireEndpoints(removed, 'the endpoint was removed by a config reload');
+    const sse = g.registry.list().filter(({ session }) => session.kind === 'sse' && moved.includes(session.endpoint));
+    await Promise.all(sse.map(({ session }) => session.close('the legacy SSE path of this endpoint moved (config reload): open a new stream')));
+    return ended + sse.length;
   }
 
   /**
@@ -171,10 +202,13 @@ export class ConfigReloader {
       guard.retarget(t);
       if (changedTenants.has(t.name)) for (const m of LIST_CHANGED) notify(m);
     };
+    // Sessions of removed endpoints are ended after the swap (#endpointsMoved), not here.
+    const live = new Set(g.routers);
     for (const { session: s } of g.registry.list()) {
+      if (!live.has(s.endpoint)) continue;
       follow(s.guard, s.endpoint.config.path, (m) => s.clientNotify(m, undefined), () => s.close('config reload: the tenant may no longer use this endpoint'));
     }
-    for (const s of g.modern.sessions.list()) follow(s.guard, s.endpoint.config.path, (m) => s.clientNotify(m, undefined), () => g.modern.sessions.end(s.id));
+    for (const s of g.modern.sessions.list()) if (live.has(s.endpoint)) follow(s.guard, s.endpoint.config.path, (m) => s.clientNotify(m, undefined), () => g.modern.sessions.end(s.id));
     return ended;
   }
 

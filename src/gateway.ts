@@ -1,4 +1,4 @@
-import type { Config } from './config/schema.js';
+import type { Config, EndpointConfig } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
 import type { Tracing } from './observability/tracing.js';
 import { EndpointRouter } from './router/index.js';
@@ -38,6 +38,7 @@ export class Gateway {
   config: Config;
   /** By name; a reload adds, replaces and removes pools here (endpoint routers hold their own references). */
   readonly pools = new Map<string, UpstreamPool>();
+  /** One per endpoint path; a reload adds and removes routers in place (the edge reads this array). */
   readonly routers: EndpointRouter[];
   readonly registry: SessionRegistry;
   readonly policy: Policy;
@@ -59,6 +60,8 @@ export class Gateway {
   readonly #factory: TransportFactory;
   readonly #tracing: Tracing | undefined;
   readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
+  readonly #endpointListeners: Array<() => void> = [];
+  readonly #hiddenTextObserver: HiddenTextObserver | undefined;
   #stopped = false;
 
   constructor(config: Config, deps: GatewayDeps) {
@@ -72,7 +75,8 @@ export class Gateway {
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
     this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
-    this.routers = config.endpoints.map((e) => new EndpointRouter(e, this.pools, deps.logger, this.pins, deps.tracing, { audit, observer: deps.hiddenTextObserver }));
+    this.#hiddenTextObserver = deps.hiddenTextObserver;
+    this.routers = config.endpoints.map((e) => this.#newRouter(e));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
       for (const r of this.routers) r.toolsChanged(upstream);
@@ -104,6 +108,42 @@ export class Gateway {
     return pool;
   }
 
+  #newRouter(e: EndpointConfig): EndpointRouter {
+    const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver });
+    const cluster = this.cluster;
+    if (cluster) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
+    return r;
+  }
+
+  /**
+   * A reload's new endpoints (served from the next request on) and removed ones (no longer found by
+   * the edge; their sessions end, then the routers close). Synchronous up to the edge's update.
+   */
+  setEndpoints(added: readonly EndpointConfig[], removed: readonly string[]): { added: EndpointRouter[]; removed: EndpointRouter[] } {
+    const gone = this.routers.filter((r) => removed.includes(r.config.path));
+    const fresh = added.map((e) => this.#newRouter(e));
+    for (const r of gone) this.routers.splice(this.routers.indexOf(r), 1);
+    this.routers.push(...fresh);
+    for (const l of this.#endpointListeners) l();
+    return { added: fresh, removed: gone };
+  }
+
+  /** Ends the sessions of removed endpoints (both eras) and closes their routers. */
+  async retireEndpoints(gone: readonly EndpointRouter[], reason: string): Promise<number> {
+    if (gone.length === 0) return 0;
+    const set = new Set(gone);
+    const legacy = this.registry.list().filter(({ session }) => set.has(session.endpoint));
+    const modern = this.modern.sessions.list().filter((s) => set.has(s.endpoint));
+    await Promise.all([...legacy.map(({ session }) => session.close(reason)), ...modern.map((s) => this.modern.sessions.end(s.id))]);
+    await Promise.all(gone.map((r) => r.close()));
+    return legacy.length + modern.length;
+  }
+
+  /** Told when the set of endpoints, or one's paths, changed (the edge's table follows). */
+  onEndpoints(listener: () => void): void {
+    this.#endpointListeners.push(listener);
+  }
+
   /** Told of every pool a reload creates (metrics wire their events). */
   onPool(listener: (pool: UpstreamPool) => void): void {
     this.#poolListeners.push(listener);
@@ -132,7 +172,6 @@ export class Gateway {
   async #shareChanges(): Promise<void> {
     const cluster = this.cluster;
     if (!cluster) return;
-    for (const r of this.routers) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
     await cluster.onChanges((c) => this.modern.sessions.announce(c.endpoint, c.method, c.params));
     // Another replica's admin API ending a session held here (its operator sees this replica's id as the one that ended it).
     await cluster.onAdminEnd(async (id) => {

@@ -1,4 +1,4 @@
-import { ssePathOf, type Config, type EndpointConfig, type UpstreamConfig } from './schema.js';
+import type { Config } from './schema.js';
 import { withTenantShare } from './tenant-share.js';
 
 /** What became of each named item (upstream, endpoint path, tenant) between two configs. */
@@ -16,7 +16,7 @@ export interface NamedChanges {
  */
 export interface ConfigDiff {
   upstreams: NamedChanges;
-  /** By path. Changed: its own settings, or one of its upstreams was replaced. */
+  /** By path (added ones are served, removed ones end their sessions). Changed: its own settings, or one of its upstreams was replaced. */
   endpoints: NamedChanges;
   tenants: NamedChanges;
   /** Token verification (issuer, keys, key set, audience, algorithms, claims). */
@@ -70,34 +70,6 @@ function omit<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Om
   return out;
 }
 
-/**
- * Endpoint paths are the edge's routes, registered once at start: a new path, a removed one or a moved
- * legacy SSE path waits for a restart, and the endpoint keeps serving as it did (with its upstreams).
- */
-function effectiveEndpoints(current: Config, next: Config, restart: string[]): { endpoints: EndpointConfig[]; upstreams: UpstreamConfig[] } {
-  const byPath = new Map(next.endpoints.map((e) => [e.path, e]));
-  const endpoints = current.endpoints.map((old) => {
-    const e = byPath.get(old.path);
-    if (!e) {
-      restart.push(`endpoints: removing the endpoint "${old.path}" needs a restart; it keeps serving until then`);
-      return old;
-    }
-    if (ssePathOf(e) !== ssePathOf(old)) restart.push(`endpoints[path=${old.path}].ssePath: a new legacy SSE path needs a restart; it stays "${ssePathOf(old)}"`);
-    return { ...e, ssePath: old.ssePath };
-  });
-  const paths = new Set(current.endpoints.map((e) => e.path));
-  for (const e of next.endpoints) if (!paths.has(e.path)) restart.push(`endpoints: the new endpoint "${e.path}" needs a restart to be served`);
-  // An endpoint kept as it was still needs its upstreams, even those the new file removed.
-  const upstreams = [...next.upstreams];
-  const have = new Set(upstreams.map((u) => u.name));
-  for (const name of new Set(endpoints.flatMap((e) => e.upstreams))) {
-    if (have.has(name)) continue;
-    upstreams.push(current.upstreams.find((u) => u.name === name)!);
-    have.add(name);
-  }
-  return { endpoints, upstreams };
-}
-
 function restartSections(current: Config, next: Config, restart: string[]): Config {
   const eff: Config = { ...next };
   for (const s of RESTART_SECTIONS) {
@@ -116,7 +88,6 @@ function restartSections(current: Config, next: Config, restart: string[]): Conf
 export function diffConfig(current: Config, next: Config): ConfigDiff {
   const restartRequired: string[] = [];
   const effective = restartSections(current, next, restartRequired);
-  Object.assign(effective, effectiveEndpoints(current, next, restartRequired));
   // An upstream is compared as its pool runs it: the tenants reaching it can change its per-tenant share.
   const upstreams = named(current.upstreams, effective.upstreams, (u) => u.name, (a, b) => sameValue(withTenantShare(current, a), withTenantShare(effective, b)));
   const replaced = new Set(upstreams.changed);

@@ -77,6 +77,14 @@ const auth = z
 /** 32 bytes as 64 hex digits or 43/44 base64(url) characters, or a passphrase (src/modern/request-state-keys.ts). The value is never echoed. */
 const requestStateKey = z.string().min(32, 'at least 32 characters: 32 random bytes as hex or base64 (openssl rand -base64 32), or a long passphrase');
 
+/** Paths the gateway serves itself, beside its endpoints: what they are, or undefined for a free path. */
+function gatewayOwn(p: string): string | undefined {
+  if (p === '/healthz' || p === '/readyz') return 'a health probe';
+  if (p === '/.well-known' || p.startsWith('/.well-known/')) return 'OAuth metadata';
+  if (p === '/oauth' || p.startsWith('/oauth/')) return 'user consent';
+  return undefined;
+}
+
 /**
  * Every endpoint takes three paths (its own, the legacy SSE stream and the legacy messages POST); none
  * may be taken twice. One problem per clashing endpoint: two endpoints on "/mcp" clash on all three,
@@ -86,6 +94,10 @@ function checkEndpointPaths(endpoints: ReadonlyArray<{ path: string; ssePath?: s
   const owners = new Map<string, string>();
   endpoints.forEach((e, i) => {
     const key = e.ssePath === undefined ? 'path' : 'ssePath';
+    for (const [p, k] of [[e.path, 'path'], [ssePathOf(e), key], [messagesPathOf(e), key]] as const) {
+      const why = gatewayOwn(p);
+      if (why) ctx.addIssue({ code: 'custom', path: ['endpoints', i, k], message: `"${p}" is the gateway's own (${why}): choose another path` });
+    }
     const own = [
       { path: e.path, key: 'path', kind: 'path' },
       { path: ssePathOf(e), key, kind: 'legacy SSE stream path' },

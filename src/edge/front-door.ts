@@ -11,10 +11,6 @@ declare module 'fastify' {
     /** Who is calling: set by the front door on every MCP route before the route runs. */
     principal: Principal | null;
   }
-  interface FastifyContextConfig {
-    /** The endpoint path an MCP route serves (its grant, its metadata URL); routes without it are not guarded. */
-    endpoint?: string;
-  }
 }
 
 export interface FrontDoorOptions {
@@ -30,8 +26,7 @@ export interface FrontDoorOptions {
  * token can neither make the gateway wait for a body nor keep the socket.
  */
 export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
-  // One hook per route, with its endpoint bound: reading it from req.routeOptions on every request would
-  // build Fastify's whole route-options object each time.
+  // One hook per endpoint, with its path bound (the edge plugin keeps them by path).
   return (endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
     o.limits?.requestArrived(socket);

@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { messagesPathOf, ssePathOf } from '../config/schema.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
@@ -10,20 +9,14 @@ import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import type { EdgeContext } from './edge-context.js';
 
-type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
+export type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
 
 /**
  * The deprecated HTTP+SSE transport (2024-11-05), still what many clients speak: GET on the SSE path
- * opens the session's only stream, whose first event names the URL to POST messages to.
+ * opens the session's only stream, whose first event names the URL to POST messages to (the edge plugin
+ * routes both paths here).
  */
-export function registerLegacySse(app: FastifyInstance, router: EndpointRouter, ctx: EdgeContext): void {
-  const messagesPath = messagesPathOf(router.config);
-  const config = { endpoint: router.config.path };
-  app.get(ssePathOf(router.config), { config }, (req: FastifyRequest, reply: FastifyReply) => openStream(req, reply, router, ctx, messagesPath));
-  app.post(messagesPath, { config }, (req: MessagesRequest, reply: FastifyReply) => postMessages(req, reply, router, ctx));
-}
-
-async function openStream(req: FastifyRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext, messagesPath: string): Promise<void> {
+export async function openStream(req: FastifyRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext, messagesPath: string): Promise<void> {
   const principal = requestPrincipal(req);
   // The response is the session's stream, written by its transport: not Fastify's to send.
   const res = reply.hijack().raw;
@@ -42,7 +35,7 @@ async function openStream(req: FastifyRequest, reply: FastifyReply, router: Endp
   }
 }
 
-async function postMessages(req: MessagesRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext): Promise<FastifyReply> {
+export async function postMessages(req: MessagesRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext): Promise<FastifyReply> {
   const principal = requestPrincipal(req);
   const id = req.query.sessionId;
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export interface ResourceMetadataOptions {
-  paths: string[];
+  /** The endpoint paths served now (a reload may add or remove some). */
+  paths: () => readonly string[];
   publicUrl: (req: FastifyRequest) => string;
   /** Issuer URLs only; when empty the field is left out (RFC 9728 makes it optional). */
   authorizationServers: string[];
@@ -21,5 +22,9 @@ export function registerResourceMetadata(app: FastifyInstance, o: ResourceMetada
     resource_name: 'Switchboard MCP gateway',
   });
   app.get('/.well-known/oauth-protected-resource', async (req) => doc(req, ''));
-  for (const path of o.paths) app.get(`/.well-known/oauth-protected-resource${path}`, async (req) => doc(req, path));
+  app.get<{ Params: { '*': string } }>('/.well-known/oauth-protected-resource/*', async (req, reply) => {
+    const path = `/${req.params['*']}`;
+    if (!o.paths().includes(path)) return reply.code(404).send({ message: `Route GET:${req.url} not found`, error: 'Not Found', statusCode: 404 });
+    return doc(req, path);
+  });
 }

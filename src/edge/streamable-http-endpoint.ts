@@ -32,13 +32,17 @@ export class StreamableHttpEndpoint {
   readonly #sessions: StreamableSessions;
   readonly #locator: SessionLocator;
   /** The 2026-07-28 era, when this endpoint serves it. */
-  readonly #modern: ModernService | undefined;
+  /**
+   * The modern era, while the endpoint serves it (a reload may change its eras). A legacy-only endpoint
+   * answers modern requests exactly as a legacy server would, so dual-era clients fall back.
+   */
+  get #modern(): ModernService | undefined {
+    return this.#router.config.eras.includes('modern') ? this.#ctx.modern : undefined;
+  }
 
   constructor(router: EndpointRouter, ctx: EdgeContext) {
     this.#router = router;
     this.#ctx = ctx;
-    // A legacy-only endpoint answers modern requests exactly as a legacy server would, so dual-era clients fall back.
-    this.#modern = router.config.eras.includes('modern') ? ctx.modern : undefined;
     this.#sessions = new StreamableSessions(router, ctx);
     this.#locator = new SessionLocator(router, ctx, this.#sessions);
   }

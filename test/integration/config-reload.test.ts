@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildApp, type App } from '../../src/app.js';
 import { checkConfigFile } from '../../src/config-check.js';
@@ -13,6 +15,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { alive } from '../helpers/processes.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import type { RunningGateway } from '../helpers/gateway.js';
+import { modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
@@ -175,6 +178,98 @@ describe('config reload', () => {
     const again = await app.reload('test');
     assert.equal(again.report.result, 'unchanged');
     assert.equal(await counter(app, 'unchanged'), 1);
+  });
+});
+
+describe('config reload: endpoints added, removed and moved without a restart', () => {
+  let dir: string;
+  let file: string;
+  let app: App;
+  let gw: RunningGateway;
+  const clients: Client[] = [];
+  const write = (doc: Doc) => writeFileSync(file, JSON.stringify(doc, null, 2));
+  const doc = (edit: (d: Doc) => void = () => {}) => {
+    const d = baseDoc();
+    d.upstreams = [upstream('steady', 'v1'), upstream('later', 'v1')];
+    d.endpoints = [{ path: '/mcp', upstreams: ['steady'] }];
+    edit(d);
+    return d;
+  };
+  const connect = async (kind: 'streamable-http' | 'sse', path: string) => {
+    const c = await connectClient(gw, kind, { path });
+    clients.push(c);
+    return c;
+  };
+  const label = async (c: Client) => textOf(await c.callTool({ name: 'label', arguments: {} }));
+  const post = (path: string, body: unknown) =>
+    fetch(gw.url(path), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-endpoints-'));
+    file = join(dir, 'switchboard.yaml');
+    write(doc());
+    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    const base = (await app.listen()).replace('localhost', '127.0.0.1');
+    gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a new endpoint is served at once over Streamable HTTP, HTTP+SSE and 2026-07-28, its upstream started; nothing waits for a restart', async () => {
+    assert.equal((await post('/new', initialize)).status, 404, 'control: not served before');
+    const steady = await connect('streamable-http', '/mcp');
+    const before = await label(steady);
+    write(doc((d) => d.endpoints.push({ path: '/new', upstreams: ['later'] })));
+    const { report } = await app.reload('test');
+    assert.equal(report.result, 'applied', JSON.stringify(report));
+    assert.deepEqual(report.changes!.endpoints.added, ['/new']);
+    assert.deepEqual(report.restartRequired, []);
+    assert.match(await label(await connect('streamable-http', '/new')), /^v1 /);
+    assert.match(await label(await connect('sse', '/new')), /^v1 /);
+    const modern = await modernPost(gw.url('/new'), 'tools/call', { name: 'label', arguments: {} });
+    assert.equal(modern.status, 200, JSON.stringify(modern.body));
+    assert.match(modern.body.result.content[0].text, /^v1 /);
+    assert.equal(await label(steady), before, 'the other endpoint: same session, same process');
+  });
+
+  it("a legacy SSE path moved: the endpoint's SSE sessions end (their message URL is gone), new streams open on the new path", async () => {
+    const old = await connect('sse', '/new');
+    assert.match(await label(old), /^v1 /);
+    const streamable = await connect('streamable-http', '/new');
+    write(doc((d) => d.endpoints.push({ path: '/new', upstreams: ['later'], ssePath: '/new/events/sse' })));
+    const { report } = await app.reload('test');
+    assert.equal(report.result, 'applied', JSON.stringify(report));
+    assert.deepEqual(report.changes!.endpoints.changed, ['/new']);
+    assert.ok(report.sessionsEnded >= 1, JSON.stringify(report));
+    await assert.rejects(label(old));
+    assert.equal((await fetch(gw.url('/new/sse'))).status, 404, 'the old SSE path is no longer served');
+    const moved = new SdkClient({ name: 'moved', version: '1' });
+    await moved.connect(new SSEClientTransport(gw.url('/new/events/sse')));
+    clients.push(moved);
+    assert.match(await label(moved), /^v1 /);
+    assert.match(await label(streamable), /^v1 /, 'Streamable HTTP sessions are untouched');
+  });
+
+  it('a removed endpoint: its sessions end and its paths answer 404; the others carry on', async () => {
+    const gone = await connect('streamable-http', '/new');
+    assert.match(await label(gone), /^v1 /);
+    const steady = await connect('streamable-http', '/mcp');
+    const before = await label(steady);
+    write(doc());
+    const { report } = await app.reload('test');
+    assert.deepEqual(report.changes!.endpoints.removed, ['/new']);
+    assert.deepEqual(report.restartRequired, []);
+    assert.ok(report.sessionsEnded >= 1, JSON.stringify(report));
+    await assert.rejects(label(gone));
+    assert.equal((await post('/new', initialize)).status, 404);
+    assert.equal((await fetch(gw.url('/new/events/sse'))).status, 404);
+    assert.equal(app.gateway.routers.length, 1);
+    assert.equal(await label(steady), before);
   });
 });
 

@@ -260,6 +260,16 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(doc({ logging: { level: 'loud' } })), 'logging.level');
   });
 
+  it("an endpoint on one of the gateway's own paths (probes, OAuth metadata, consent) is refused", () => {
+    const at = (e: Record<string, unknown>) => problems(doc({ endpoints: [{ upstreams: ['a'], ...e }] }));
+    hasProblem(at({ path: '/healthz' }), 'endpoints[0].path', 'a health probe');
+    hasProblem(at({ path: '/.well-known/mcp' }), 'endpoints[0].path', 'OAuth metadata');
+    hasProblem(at({ path: '/oauth' }), 'endpoints[0].path', 'user consent');
+    hasProblem(at({ path: '/x', ssePath: '/readyz' }), 'endpoints[0].ssePath', 'a health probe');
+    hasProblem(at({ path: '/x', ssePath: '/oauth/sse' }), 'endpoints[0].ssePath', 'user consent');
+    parseConfig(doc({ endpoints: [{ path: '/healthz-mcp', upstreams: ['a'] }] }), 'test.yaml', {}, '/base');
+  });
+
   it('an endpoint naming an unknown upstream', () => {
     const p = problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a', 'ghost'] }] }));
     hasProblem(p, 'endpoints[0].upstreams[1]', 'unknown upstream "ghost"');
