@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { RedisConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import { ATTR } from '../observability/trace-attributes.js';
+import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { SessionRecord } from '../session/session-store.js';
 import { AdminBus, UNREACHABLE, type AdminAnswerer, type ClusterAnswers } from './admin-bus.js';
 import { Heartbeat } from './heartbeat.js';
@@ -55,6 +57,8 @@ export class Cluster {
   readonly store: RedisSessionStore;
   readonly #cfg: RedisConfig;
   readonly #logger: Logger;
+  /** Spans of forwards to other replicas (the gateway sets it when tracing is on). */
+  tracing: Tracing = NO_TRACING;
   readonly #sub: Redis;
   readonly #health: StoreHealth;
   readonly #heartbeat: Heartbeat;
@@ -308,7 +312,27 @@ export class Cluster {
    * 'owner-gone': the owner is dead and did not get it (or it is harmless twice) — take the session over (claim) instead.
    */
   forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
-    return this.#forwarder.forward(owner, req, open);
+    if (!this.tracing.enabled) return this.#forwarder.forward(owner, req, open);
+    return this.#tracedForward(owner, req, open);
+  }
+
+  /** A forward in its own span, whose context the owner receives in place of the client's trace headers. */
+  async #tracedForward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
+    const span = this.tracing.forward(req.headers, { [ATTR.forwardOwner]: owner, [ATTR.httpMethod]: req.method });
+    const headers: IncomingForward['headers'] = { ...req.headers };
+    delete headers.traceparent;
+    delete headers.tracestate;
+    delete headers.baggage;
+    span.inject(headers);
+    try {
+      const outcome = await this.#forwarder.forward(owner, { ...req, headers }, open);
+      span.set({ [ATTR.forwardOutcome]: outcome });
+      span.end();
+      return outcome;
+    } catch (err) {
+      span.end({ type: (err as { code?: string }).code ?? (err as Error).name, message: (err as Error).message });
+      throw err;
+    }
   }
 
   /** Whether a request was forwarded by a replica of the group (see Forwarder), not a client that says so. */

@@ -112,6 +112,9 @@ export class Exchange {
   /** The answer to the gateway's own confirmation question, once a retry gave it. */
   #confirmed: Record<string, unknown> | undefined;
 
+  /** Told of each input_required round with its number of questions (the request's span records it). */
+  onRound: ((asks: number) => void) | undefined;
+
   constructor(id: string, first: ModernCall, hooks: ExchangeHooks) {
     this.id = id;
     this.first = first;
@@ -282,6 +285,7 @@ export class Exchange {
       if (!sink || this.#asks.size === 0 || this.#over) return;
       this.#attempt = undefined;
       const result = { resultType: 'input_required', inputRequests: this.inputRequests(), requestState: this.#hooks.seal(this) };
+      this.onRound?.(this.#asks.size);
       sink.finish({ jsonrpc: '2.0', id: sink.id, result });
       // Never assume the client retries: the held upstream call ends with the continuation's lifetime.
       this.#expiry = setTimeout(() => this.#end('no retry came before the request state expired'), this.#hooks.ttlMs);

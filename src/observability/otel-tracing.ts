@@ -154,6 +154,11 @@ class OtelTracing implements Tracing {
     return this.#start(name, SpanKind.CLIENT, attributes, parent);
   }
 
+  forward(headers: HeaderCarrier, attributes: TraceAttributes): TraceSpan {
+    const parent = headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    return this.#start('forward', SpanKind.CLIENT, attributes, parent);
+  }
+
   internal(name: string, attributes: TraceAttributes): TraceSpan | undefined {
     const parent = this.#contexts.active();
     if (!trace.getSpan(parent)) return undefined;

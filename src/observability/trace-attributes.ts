@@ -29,6 +29,9 @@ export const ATTR = {
   upstreamTransport: 'switchboard.upstream.transport',
   upstreamEra: 'switchboard.upstream.era',
   processPid: 'process.pid',
+  httpMethod: 'http.request.method',
+  forwardOwner: 'switchboard.forward.owner',
+  forwardOutcome: 'switchboard.forward.outcome',
 } as const;
 
 /** The span name the conventions ask for: "{mcp.method.name} {target}", the target a tool or prompt name. */

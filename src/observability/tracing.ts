@@ -41,6 +41,13 @@ export interface Tracing {
   server(name: string, meta: unknown, attributes: TraceAttributes): TraceSpan;
   /** A CLIENT span (an upstream request), child of the active span; undefined outside one (health checks). */
   client(name: string, attributes: TraceAttributes): TraceSpan | undefined;
+  /**
+   * A CLIENT span for a request this replica forwards to the replica that owns its session: a child of
+   * the request's HTTP trace headers (a root without them). Injected into the forwarded request's headers,
+   * it becomes the owner's parent (or, when the request names its own context in params._meta, its link),
+   * so one trace crosses the replicas.
+   */
+  forward(headers: HeaderCarrier, attributes: TraceAttributes): TraceSpan;
   /** An INTERNAL span (a queue wait), child of the active span; undefined outside one. */
   internal(name: string, attributes: TraceAttributes): TraceSpan | undefined;
   /**
@@ -65,6 +72,7 @@ export const NO_TRACING: Tracing = {
   withHeaders: (_headers, fn) => fn(),
   server: () => NO_SPAN,
   client: () => undefined,
+  forward: () => NO_SPAN,
   internal: () => undefined,
   detached: (fn) => fn(),
   event: () => {},

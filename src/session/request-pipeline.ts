@@ -1,3 +1,4 @@
+import type { TraceSpan } from '../observability/tracing.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { MethodSpec, Target } from '../jsonrpc/methods.js';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
@@ -75,6 +76,8 @@ export interface RequestContext {
   resultBytes?: number | undefined;
   /** What came of asking the user to confirm it, when a confirmation rule asked (the audit line says it). */
   confirmation?: ConfirmationOutcome | undefined;
+  /** The request's span, while tracing is on (set by the trace stage): for what happens outside its async context. */
+  span?: TraceSpan | undefined;
   /** What the route threw, as thrown (stages read its type and code, never its message). */
   error?: unknown;
   response?: JsonRpcResponse;

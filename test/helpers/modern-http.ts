@@ -19,6 +19,8 @@ export interface ModernPostOptions {
   token?: string;
   /** The request's declared client capabilities (default: elicitation and sampling). */
   caps?: Record<string, unknown>;
+  /** More HTTP headers (a traceparent). */
+  headers?: Record<string, string>;
 }
 
 let nextId = 1;
@@ -30,6 +32,7 @@ export async function modernPost(url: URL | string, method: string, params: Reco
   const name = params.name ?? params.uri;
   if (typeof name === 'string') headers['mcp-name'] = name;
   if (o.token) headers.authorization = `Bearer ${o.token}`;
+  Object.assign(headers, o.headers);
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
     'io.modelcontextprotocol/clientCapabilities': o.caps ?? { elicitation: { form: {} }, sampling: {} },

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { textOf } from '../helpers/sdk.js';
+import { until } from '../helpers/wait.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -132,7 +135,7 @@ describe('tracing: spans exported over OTLP/HTTP (JSON) to a real receiver', () 
     assert.ok(result instanceof Error, 'refused');
     await gw.app.tracing.flush();
     const spans = await receiver.trace(trace, (s) => s.length > 0);
-    const server = only(spans, (s) => s.kind === SERVER, 'SERVER span');
+    const server = only(spans, (s) => s.kind === SERVER && s.service.startsWith('switchboard'), 'gateway SERVER span');
     assert.equal(server.name, 'tools/call forbidden-tool');
     assert.equal(server.status.code, ERROR);
     assert.match(String(server.attributes['error.type']), /^-32\d{3}$/, 'error.type is the JSON-RPC code');
@@ -176,12 +179,167 @@ describe('tracing: spans exported over OTLP/HTTP (JSON) to a real receiver', () 
     await assert.rejects(client.callTool({ name: 'crash', arguments: {} }));
     await gw.app.tracing.flush();
     const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === CLIENT));
-    const server = only(spans, (s) => s.kind === SERVER, 'SERVER span');
+    const server = only(spans, (s) => s.kind === SERVER && s.service.startsWith('switchboard'), 'gateway SERVER span');
     assert.equal(server.attributes['switchboard.error.code'], 'SWB_UPSTREAM_CRASHED');
     const upstream = only(spans, (s) => s.kind === CLIENT, 'CLIENT span');
     assert.equal(upstream.attributes['error.type'], 'SWB_UPSTREAM_CRASHED');
     assert.equal(upstream.parentSpanId, server.spanId);
     await client.close();
+  });
+});
+
+describe('tracing: a queued call and an open circuit', () => {
+  let receiver: Receiver;
+  let gw: RunningGateway;
+
+  before(async () => {
+    receiver = await startOtlpReceiver();
+    const base = gatewayConfig(receiver, 'http/json');
+    // One call at a time; the first failure opens the circuit (the hang tool times out after 400 ms).
+    const upstream = { ...base.upstreams[0]!, concurrency: { max: 1, queue: 8, queueTimeoutMs: 10_000 }, circuitBreaker: { failureThreshold: 1, resetTimeoutMs: 60_000 } };
+    gw = await startGateway({ ...base, upstreams: [upstream] });
+  });
+  after(async () => {
+    await gw?.close();
+    await receiver?.close();
+  });
+
+  it("a call waiting for a slot has an INTERNAL 'upstream queue' span under its request span; the next call meets the open circuit, an event on its span", async () => {
+    const hanging = await connect(gw);
+    const hang = hanging.callTool({ name: 'hang', arguments: {} }).then(
+      () => assert.fail('the hang call should time out'),
+      () => 'timed out',
+    );
+    await until('the hang call holds the only slot', () => gw.app.gateway.pools.get('traced')!.inflight === 1);
+    const queuedTrace = hex(16);
+    const queued = await connect(gw, { traceparent: traceparent(queuedTrace, hex(8)) });
+    const waited = queued.callTool({ name: 'echo-trace', arguments: {} }).then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+    assert.equal(await hang, 'timed out');
+    // The timeout opened the circuit: the queued call, now let through, is refused by it or ran first.
+    await waited;
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(queuedTrace, (x) => x.some((y) => y.name === 'upstream queue'));
+    const server = only(spans, (x) => x.kind === SERVER && x.name === 'tools/call echo-trace', 'request span');
+    const queue = only(spans, (x) => x.name === 'upstream queue', 'queue span');
+    assert.equal(queue.kind, 1, 'INTERNAL');
+    assert.equal(queue.parentSpanId, server.spanId);
+    assert.equal(queue.attributes['switchboard.upstream.name'], 'traced');
+
+    const refusedTrace = hex(16);
+    const refused = await connect(gw, { traceparent: traceparent(refusedTrace, hex(8)) });
+    await assert.rejects(refused.callTool({ name: 'echo-trace', arguments: {} }), /failing; calls are paused/);
+    await gw.app.tracing.flush();
+    const after = await receiver.trace(refusedTrace, (x) => x.some((y) => y.kind === SERVER && y.name === 'tools/call echo-trace'));
+    const span = only(after, (x) => x.kind === SERVER && x.name === 'tools/call echo-trace', 'refused request span');
+    assert.equal(span.status.code, ERROR);
+    assert.equal(span.attributes['switchboard.error.code'], 'SWB_CIRCUIT_OPEN');
+    assert.ok(span.events.some((e) => e.name === 'upstream.circuit_open' && e.attributes['switchboard.upstream.name'] === 'traced'), JSON.stringify(span.events));
+    assert.ok(!after.some((x) => x.service === 'traced-fixture' && x.name.includes('echo-trace')), 'nothing reached the upstream');
+    await Promise.all([hanging, queued, refused].map((c) => c.close()));
+  });
+});
+
+describe('tracing: a 2026-07-28 request answered input_required', () => {
+  it('the request span (the whole exchange, retries included) records each round: mcp.input_required with its number of questions', async () => {
+    const receiver = await startOtlpReceiver();
+    const gw = await startGateway({
+      tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
+      tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+      upstreams: [{ name: 'conf', transport: 'stdio' as const, ...FIXTURE }],
+      endpoints: [{ path: '/mcp', upstreams: ['conf'] }],
+    });
+    try {
+      const trace = hex(16);
+      const a = await modernPost(gw.url('/mcp'), 'tools/call', { name: 'test_elicitation', arguments: { message: 'who are you?' } }, { headers: { traceparent: traceparent(trace, hex(8)) } });
+      assert.equal(a.body.result?.resultType, 'input_required', JSON.stringify(a.body));
+      // The user answers; the held upstream call completes, and with it the request's span.
+      const round = inputRound(a);
+      const done = await modernPost(gw.url('/mcp'), 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'who are you?' },
+        requestState: round.state,
+        inputResponses: { [round.key]: { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } } },
+      });
+      assert.match(JSON.stringify(done.body.result), /username/);
+      await gw.app.tracing.flush();
+      const spans = await receiver.trace(trace, (x) => x.some((y) => y.kind === SERVER && y.name === 'tools/call test_elicitation'));
+      const server = only(spans, (x) => x.kind === SERVER && x.name === 'tools/call test_elicitation', 'request span');
+      const asked = server.events.find((e) => e.name === 'mcp.input_required');
+      assert.ok(asked, JSON.stringify(server.events));
+      assert.equal(asked.attributes['mcp.input_requests'], 1);
+      assert.equal(server.attributes['switchboard.era'], 'modern');
+      assert.equal(server.status.code, 0, 'asking is no failure');
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('tracing: a call forwarded to the replica that owns its session', () => {
+  let receiver: Receiver;
+  let redis: TestRedis;
+  const gateways: RunningGateway[] = [];
+
+  before(async () => {
+    receiver = await startOtlpReceiver();
+    redis = await startRedis();
+    for (const name of ['a', 'b']) {
+      const base = gatewayConfig(receiver, 'http/json');
+      gateways.push(await startGateway({ ...base, tracing: { ...base.tracing, serviceName: `switchboard-${name}` }, store: { redis: { url: redis.url, keyPrefix: 'trace:' } } }));
+    }
+  });
+  after(async () => {
+    for (const g of gateways) await g.close().catch(() => {});
+    await redis?.stop();
+    await receiver?.close();
+  });
+
+  it("one trace across the replicas: the forwarding replica's CLIENT span is the owner's parent, the upstream's span below", async () => {
+    const [a, b] = gateways as [RunningGateway, RunningGateway];
+    const transport = new StreamableHTTPClientTransport(a.url('/mcp'));
+    const client = new Client({ name: 'tracing-forward', version: '1' });
+    await client.connect(transport);
+    try {
+      const clientTrace = hex(16);
+      const clientSpan = hex(8);
+      // The session is A's; the call lands on B (a load balancer's choice), which forwards it to A.
+      const res = await fetch(b.url('/mcp'), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+          'mcp-protocol-version': '2025-11-25',
+          traceparent: traceparent(clientTrace, clientSpan),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo-trace', arguments: {} } }),
+      });
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /traceparent/);
+      await Promise.all(gateways.map((g) => g.app.tracing.flush()));
+      const spans = await receiver.trace(clientTrace, (s) => s.some((x) => x.service === 'traced-fixture') && s.some((x) => x.name === 'forward'));
+
+      const forward = only(spans, (s) => s.name === 'forward', 'forward span');
+      assert.equal(forward.service, 'switchboard-b');
+      assert.equal(forward.kind, CLIENT);
+      assert.equal(forward.parentSpanId, clientSpan, "the client's HTTP context is the forward's parent");
+      assert.equal(forward.attributes['switchboard.forward.outcome'], 'relayed');
+      assert.equal(typeof forward.attributes['switchboard.forward.owner'], 'string');
+      const server = only(spans, (s) => s.kind === SERVER && s.service.startsWith('switchboard'), 'gateway SERVER span');
+      assert.equal(server.service, 'switchboard-a', 'the owner served it');
+      assert.equal(server.parentSpanId, forward.spanId, 'the owner continued the forward span');
+      const upstream = only(spans, (s) => s.kind === CLIENT && s.name !== 'forward' && s.service.startsWith('switchboard'), 'upstream CLIENT span');
+      assert.equal(upstream.service, 'switchboard-a');
+      assert.equal(upstream.parentSpanId, server.spanId);
+      const fixture = only(spans, (s) => s.service === 'traced-fixture', 'upstream span');
+      assert.equal(fixture.parentSpanId, upstream.spanId);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -18,6 +18,7 @@ export const traceStage: Stage = (ctx, next) => {
 function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<JsonRpcResponse | undefined> {
   const { req } = ctx;
   const span = tracing.server(mcpSpanName(req.method, req.params), req.params?._meta, serverAttributes(ctx, tracing.recordPrincipal));
+  ctx.span = span;
   return span.run(() => next(ctx)).then(
     (answer) => {
       finish(span, ctx, answer);
