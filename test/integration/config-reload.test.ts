@@ -50,14 +50,25 @@ async function counter(app: App, result: string): Promise<number> {
 
 const pidOf = (text: string) => Number(text.split(' ')[1]);
 
+/** A gateway started from a config file in a folder of its own, as `serve` starts one (so that it can reload it). */
+async function fileGateway(prefix: string, doc: Doc): Promise<{ app: App; gw: RunningGateway; write: (d: Doc) => void; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(dir, 'switchboard.yaml');
+  const write = (d: Doc) => writeFileSync(file, JSON.stringify(d, null, 2));
+  write(doc);
+  const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+  const base = (await app.listen()).replace('localhost', '127.0.0.1');
+  const gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+  return { app, gw, write, close: async () => (await app.close(), rmSync(dir, { recursive: true, force: true })) };
+}
+
 describe('config reload', () => {
-  let dir: string;
-  let file: string;
   let app: App;
   let gw: RunningGateway;
+  let write: (doc: Doc) => void;
+  let close: () => Promise<void>;
   const clients: Client[] = [];
 
-  const write = (doc: Doc) => writeFileSync(file, JSON.stringify(doc, null, 2));
   const connect = async (path: string) => {
     const c = await connectClient(gw, 'streamable-http', { path });
     clients.push(c);
@@ -66,18 +77,12 @@ describe('config reload', () => {
   const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => textOf(await c.callTool({ name, arguments: args }));
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-reload-'));
-    file = join(dir, 'switchboard.yaml');
-    write(baseDoc());
-    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    const base = (await app.listen()).replace('localhost', '127.0.0.1');
-    gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+    ({ app, gw, write, close } = await fileGateway('swb-reload-', baseDoc()));
   });
 
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   });
 
   it('an invalid file changes nothing, and the answer names every problem with its path', async () => {
@@ -182,12 +187,11 @@ describe('config reload', () => {
 });
 
 describe('config reload: endpoints added, removed and moved without a restart', () => {
-  let dir: string;
-  let file: string;
   let app: App;
   let gw: RunningGateway;
+  let write: (doc: Doc) => void;
+  let close: () => Promise<void>;
   const clients: Client[] = [];
-  const write = (doc: Doc) => writeFileSync(file, JSON.stringify(doc, null, 2));
   const doc = (edit: (d: Doc) => void = () => {}) => {
     const d = baseDoc();
     d.upstreams = [upstream('steady', 'v1'), upstream('later', 'v1')];
@@ -206,18 +210,12 @@ describe('config reload: endpoints added, removed and moved without a restart', 
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-endpoints-'));
-    file = join(dir, 'switchboard.yaml');
-    write(doc());
-    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    const base = (await app.listen()).replace('localhost', '127.0.0.1');
-    gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
+    ({ app, gw, write, close } = await fileGateway('swb-endpoints-', doc()));
   });
 
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   });
 
   it('a new endpoint is served at once over Streamable HTTP, HTTP+SSE and 2026-07-28, its upstream started; nothing waits for a restart', async () => {
