@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+scanned] REF[:MODE][+traced|+scanned] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+scanned] REF[:MODE][+traced|+traced-json|+scanned] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -9,7 +9,7 @@
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
  * "worktree". +traced: that gateway runs with tracing on (every request sampled, spans exported as
  * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
- * tracing costs per call against the same build without it. +scanned: that gateway's endpoint scans
+ * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU
@@ -119,7 +119,7 @@ async function start(spec: string): Promise<Target> {
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
-    ...(option === 'traced' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: 'http/protobuf', sampleRatio: 1 } } : {}),
+    ...(option === 'traced' || option === 'traced-json' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
