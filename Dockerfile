@@ -38,10 +38,14 @@ LABEL org.opencontainers.image.title="switchboard" \
       org.opencontainers.image.source="https://github.com/example/switchboard" \
       org.opencontainers.image.licenses="Apache-2.0"
 # bubblewrap: the upstream sandbox. tini: PID 1 that forwards signals and reaps the orphans of upstream
-# process groups.
+# process groups. node and tini executable but not readable by the gateway's user: Linux makes a process
+# that runs a program its user cannot read non-dumpable, and the /proc/<pid>/environ of a non-dumpable
+# process only opens with CAP_SYS_PTRACE. So upstream servers under the `limits` sandbox, which run as the
+# gateway's own user, cannot read the Secrets the pod passes to the gateway and tini as variables.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap tini \
  && rm -rf /var/lib/apt/lists/* \
+ && chmod 0711 "$(command -v node)" /usr/bin/tini \
  && groupadd --system --gid 10001 switchboard \
  && useradd --system --uid 10001 --gid 10001 --home-dir /home/switchboard --create-home --shell /usr/sbin/nologin switchboard
 ENV NODE_ENV=production

@@ -129,10 +129,12 @@ describe(`the limits sandbox inside ${IMAGE}, as the chart configures it`, { ski
     assert.ok(!JSON.stringify(env).includes(GATEWAY_SECRET));
   });
 
-  // Known gap (README "Security", Known limits): with `limits` the server runs as the pod's user, the
-  // gateway's too, so tini's and the gateway's /proc/<pid>/environ are readable to it, and with them every
-  // Secret passed as an environment variable. Kept as a todo so that it turns into a check when fixed.
-  it("cannot find the gateway's secret in any readable /proc/*/environ", { todo: 'readable: the server shares the gateway user (pids 1 and the gateway)' }, async () => {
+  // With `limits` the server runs as the pod's user, the gateway's too: what keeps it out of tini's and the
+  // gateway's /proc/<pid>/environ (every Secret passed as a variable) is that both run a program their user
+  // cannot read (node and tini are 0711 in the image), which makes them non-dumpable.
+  it("cannot find the gateway's secret in any readable /proc/*/environ (tini and the gateway are not dumpable)", async () => {
+    const who = await json(limited, 'whoami');
+    assert.equal(who.uid, 10001, 'control: the server runs as the gateway user');
     assert.deepEqual((await json(limited, 'scan_environ', { marker: GATEWAY_SECRET })).hits, []);
   });
 
