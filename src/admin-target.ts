@@ -142,12 +142,7 @@ export class GatewayAdmin implements AdminTarget {
   /** Restarts the upstream here and, with Redis, on every other replica that runs it (`replicas`: each one's report). */
   async restartUpstream(name: string): Promise<Record<string, unknown> | undefined> {
     if (!this.#g.pools.has(name)) return undefined;
-    const here = reportOf(await this.#reloader.restartUpstream(name));
-    if (!this.#g.cluster) return here;
-    const { answers, unanswered } = await this.#g.cluster.askReplicas('restart', name, RELOAD_ANSWER_MS);
-    const replicas: Record<string, unknown> = { [this.replica]: here };
-    for (const [replica, a] of answers) replicas[replica] = a.error === undefined ? a.value : { error: a.error };
-    return { ...here, replicas, ...(unanswered > 0 ? { unansweredReplicas: unanswered } : {}) };
+    return this.#everywhere(reportOf(await this.#reloader.restartUpstream(name)), 'restart', name);
   }
 
   async pins(): Promise<PinChangeRow[] | undefined> {
@@ -287,10 +282,17 @@ export class GatewayAdmin implements AdminTarget {
   }
 
   async reload(): Promise<Record<string, unknown>> {
-    const here = reportOf(await this.#reloader.reload('admin API'));
-    if (!this.#g.cluster) return here;
     // Each replica reloads its own file (a ConfigMap update reaches every one): the others are asked to.
-    const { answers, unanswered } = await this.#g.cluster.askReplicas('reload', undefined, RELOAD_ANSWER_MS);
+    return this.#everywhere(reportOf(await this.#reloader.reload('admin API')), 'reload');
+  }
+
+  /**
+   * This replica's report of an action and, with Redis, every other replica's report of the same action
+   * (`replicas`, by replica id, this one included; `unansweredReplicas`: those that took it and did not answer).
+   */
+  async #everywhere(here: Record<string, unknown>, what: string, arg?: unknown): Promise<Record<string, unknown>> {
+    if (!this.#g.cluster) return here;
+    const { answers, unanswered } = await this.#g.cluster.askReplicas(what, arg, RELOAD_ANSWER_MS);
     const replicas: Record<string, unknown> = { [this.replica]: here };
     for (const [replica, a] of answers) replicas[replica] = a.error === undefined ? a.value : { error: a.error };
     return { ...here, replicas, ...(unanswered > 0 ? { unansweredReplicas: unanswered } : {}) };
@@ -334,7 +336,7 @@ type Usage = { sessions: number; inflight: number };
 /** How often a console's audit tail reads the other replicas' lines (and how long it waits for them). */
 const AUDIT_POLL_MS = 1000;
 
-/** Another replica's reload may start upstreams and wait for their spares. */
+/** Another replica's reload or restart may start upstreams and wait for their spares. */
 const RELOAD_ANSWER_MS = 60_000;
 
 /** A session another replica holds, as its record tells it: what only the holder knows is null. */

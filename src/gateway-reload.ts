@@ -116,7 +116,7 @@ export class ConfigReloader {
       const { retired, rebinding, added, removed, moved, sessionsEnded: retargeted } = await this.#swap(diff);
       const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
       for (const r of this.#p.gateway.routers) if (diff.endpoints.changed.includes(r.config.path)) void r.prepareTools();
-      const sessionsEnded = retargeted + (await this.#endpointsMoved(added, removed, moved));
+      const sessionsEnded = retargeted + (await this.#settleEndpoints(added, removed, moved));
       this.#p.metrics.configReloads.inc({ result: 'applied' });
       this.#log.info({ trigger, ...summary(changes), sessionsEnded, restartRequired: diff.restartRequired }, 'config reloaded');
       const grace = diff.effective.admin.drainGraceMs;
@@ -170,7 +170,7 @@ export class ConfigReloader {
    * sessions of an endpoint whose SSE path moved end (the message URL they were given is gone; their
    * client opens a new stream on the new path); new endpoints check their catalogue and prepare tools.
    */
-  async #endpointsMoved(added: EndpointRouter[], removed: EndpointRouter[], moved: EndpointRouter[]): Promise<number> {
+  async #settleEndpoints(added: EndpointRouter[], removed: EndpointRouter[], moved: EndpointRouter[]): Promise<number> {
     const g = this.#p.gateway;
     for (const r of added) {
       void (async () => {
@@ -202,7 +202,7 @@ export class ConfigReloader {
       guard.retarget(t);
       if (changedTenants.has(t.name)) for (const m of LIST_CHANGED) notify(m);
     };
-    // Sessions of removed endpoints are ended after the swap (#endpointsMoved), not here.
+    // Sessions of removed endpoints are ended after the swap (#settleEndpoints), not here.
     const live = new Set(g.routers);
     for (const { session: s } of g.registry.list()) {
       if (!live.has(s.endpoint)) continue;

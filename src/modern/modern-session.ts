@@ -138,8 +138,9 @@ export class ModernSession implements UpstreamCaller {
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
     const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
-    // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its span.
-    exchange.onRound = (asks) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
+    // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its
+    // span. With tracing off, nothing is allocated for it.
+    if (this.#host.endpoint.tracing.enabled) exchange.onRound = (asks) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
     const done = (response: JsonRpcResponse | undefined): void => {
       this.#exchanges.delete(exchange.id);
       this.lastActivity = Date.now();

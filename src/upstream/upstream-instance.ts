@@ -113,6 +113,18 @@ export class UpstreamInstance extends EventEmitter {
     return this.#client?.identity;
   }
 
+  /** It failed to start only for want of its user's consent, and waits (no timed restart) for a request. */
+  get awaitingConsent(): boolean {
+    return this.#state === 'backoff' && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED';
+  }
+
+  /** Starts it now if it awaits consent (the user may just have consented); without a token it fails again at once. */
+  retryConsent(): boolean {
+    if (!this.awaitingConsent) return false;
+    this.start().catch(() => {});
+    return true;
+  }
+
   /** Starts the process and resolves once it is initialized (or rejects with why it failed). */
   start(): Promise<void> {
     this.#stopping = false;

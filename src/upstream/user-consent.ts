@@ -76,7 +76,7 @@ export class UserConsent implements ConsentAsker {
   async start(flowRef: string): Promise<{ location: string; browser: string; maxAgeMs: number } | undefined> {
     const flow = await this.#flows.take(flowRef);
     if (!flow) return undefined;
-    const u = this.#remote(flow.upstream);
+    const u = this.#consenting(flow.upstream);
     if (!u) return undefined;
     const { state, browser, challenge } = await this.#flows.begin(flow);
     const location = await this.#client(u, u.auth).authorizeUrl({ state, challenge, redirectUri: this.redirectUri });
@@ -90,7 +90,7 @@ export class UserConsent implements ConsentAsker {
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
-    const u = this.#remote(s.upstream);
+    const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
     try {
       const tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
@@ -115,7 +115,7 @@ export class UserConsent implements ConsentAsker {
   }
 
   /** The upstream by that name if it still asks for consent (remote, or stdio with the token in its environment). */
-  #remote(name: string): (UpstreamConfig & { auth: UserOAuthSettings }) | undefined {
+  #consenting(name: string): (UpstreamConfig & { auth: UserOAuthSettings }) | undefined {
     const u = this.#upstream(name);
     return u?.auth?.type === 'user-oauth' ? (u as UpstreamConfig & { auth: UserOAuthSettings }) : undefined;
   }

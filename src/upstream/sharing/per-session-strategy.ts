@@ -145,7 +145,7 @@ export class PerSessionStrategy implements SharingStrategy {
       await inst.start();
     } catch (err) {
       // No consent yet: the session keeps its (unstarted) instance, and its next call starts it or asks again.
-      if (inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') return inst;
+      if (inst.awaitingConsent) return inst;
       await this.release(inst);
       throw err;
     }
@@ -199,9 +199,7 @@ export class PerSessionStrategy implements SharingStrategy {
   pick(caller: UpstreamCaller): UpstreamInstance {
     const inst = this.#leases.get(caller);
     if (!inst) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.#name}" has no instance for this session`, { upstream: this.#name });
-    // Waiting for its user's consent: started now (the user may just have consented, as the -32042 asked);
-    // without a token it fails again at once with a fresh link, and no process is started.
-    if (inst.state === 'backoff' && inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') inst.start().catch(() => {});
+    inst.retryConsent();
     return inst;
   }
 

@@ -74,18 +74,9 @@ export class SharedStrategy implements SharingStrategy {
     return best;
   }
 
-  /**
-   * An instance that failed only for want of the user's consent starts again at once on the next
-   * request, not after its backoff: the user may have just consented (the retry a -32042 asked for).
-   * Without a token it fails again at once, with a fresh consent link, and costs no upstream call.
-   */
+  /** An instance that failed only for want of the user's consent, started again now (see retryConsent). */
   #awaitingConsent(): UpstreamInstance | undefined {
-    for (const inst of this.#instances) {
-      if (inst.state === 'backoff' && inst.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
-        inst.start().catch(() => {});
-        return inst;
-      }
-    }
+    for (const inst of this.#instances) if (inst.retryConsent()) return inst;
     return undefined;
   }
 
