@@ -120,9 +120,9 @@ export class UpstreamInstance extends EventEmitter {
 
   /** Starts it now if it awaits consent (the user may just have consented); without a token it fails again at once. */
   retryConsent(): boolean {
-    if (!this.awaitingConsent) return false;
-    this.start().catch(() => {});
-    return true;
+    const waiting = this.awaitingConsent;
+    if (waiting) this.start().catch(() => {});
+    return waiting;
   }
 
   /** Starts the process and resolves once it is initialized (or rejects with why it failed). */
@@ -234,8 +234,7 @@ export class UpstreamInstance extends EventEmitter {
     }
     const wasReady = this.#state === 'ready';
     if (!wasReady && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
-      // Waiting for the user's consent is no failure of the upstream (nothing logged here; the consent
-      // service logs it), and only the user can end it: no timed restarts; the next request starts it.
+      // Awaiting consent is no failure (the consent service logs it); only the user ends it: no timed restart.
       this.#state = 'backoff';
       this.emit('down');
       return;
