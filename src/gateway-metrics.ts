@@ -10,11 +10,12 @@ import { MemoryEventStore, type SessionObserver } from './session/index.js';
  * How the gateway's events reach Prometheus. Composition code (it knows the gateway and the edge), so
  * it sits next to app.ts rather than in observability/, which defines the metrics and imports nothing.
  */
-export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>, tracing?: Tracing): Pick<GatewayDeps, 'observer' | 'pinObserver' | 'redisObserver' | 'hiddenTextObserver'> {
+export function metricsObservers(m: Metrics, deps: Partial<GatewayDeps>, tracing?: Tracing): Pick<GatewayDeps, 'observer' | 'pinObserver' | 'redisObserver' | 'hiddenTextObserver' | 'embeddingsObserver'> {
   return {
     observer: deps.observer ?? sessionObserver(m, tracing?.enabled ? tracing : undefined),
     pinObserver: deps.pinObserver ?? { change: (action, upstream) => m.toolPinChanges.inc({ upstream, action }) },
     hiddenTextObserver: deps.hiddenTextObserver ?? { found: (kind, where, action, n) => m.hiddenTextFindings.inc({ kind, where, action }, n) },
+    embeddingsObserver: deps.embeddingsObserver ?? { request: (purpose, outcome) => m.toolSearchEmbeddings.inc({ purpose, outcome }) },
     redisObserver: {
       command: (name, seconds, ok) => {
         m.redisDuration.observe({ command: name }, seconds);

@@ -18,6 +18,7 @@ import { ModernService } from './modern/modern-service.js';
 import { ModernSessions } from './modern/modern-sessions.js';
 import { RequestStateSealer } from './modern/request-state.js';
 import { resolveRequestStateKeys } from './modern/request-state-keys.js';
+import type { EmbeddingsObserver } from './router/semantic-ranker.js';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   events?: EventStore;
   pinObserver?: PinObserver;
   hiddenTextObserver?: HiddenTextObserver;
+  /** What came of each request to a tool-search embeddings provider. */
+  embeddingsObserver?: EmbeddingsObserver;
   /** Spans of client requests and upstream calls; absent: none. */
   tracing?: Tracing;
 }
@@ -62,6 +65,7 @@ export class Gateway {
   readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
   readonly #endpointListeners: Array<() => void> = [];
   readonly #hiddenTextObserver: HiddenTextObserver | undefined;
+  readonly #embeddingsObserver: EmbeddingsObserver | undefined;
   #stopped = false;
 
   constructor(config: Config, deps: GatewayDeps) {
@@ -77,6 +81,7 @@ export class Gateway {
     this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
     this.#hiddenTextObserver = deps.hiddenTextObserver;
+    this.#embeddingsObserver = deps.embeddingsObserver;
     this.routers = config.endpoints.map((e) => this.#newRouter(e));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
@@ -110,7 +115,7 @@ export class Gateway {
   }
 
   #newRouter(e: EndpointConfig): EndpointRouter {
-    const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver });
+    const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver }, this.#embeddingsObserver);
     const cluster = this.cluster;
     if (cluster) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
     return r;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from './http-url.js';
 
 // The `tools:` part of an endpoint: how its catalogue is exposed (all of it, or search meta-tools),
 // how it is curated (per endpoint and per tenant), and how long an exposed name may be.
@@ -29,6 +30,31 @@ const curation = {
   overrides: z.record(z.string().min(1), override).default({}),
 };
 
+/**
+ * An OpenAI-compatible embeddings endpoint (POST {model, input: [texts]} → {data: [{embedding, index}]})
+ * for hybrid search: its ranking is fused with the lexical one. Off unless configured; when it fails or
+ * is slow, search answers from the lexical index alone.
+ */
+export const embeddingsSchema = z
+  .object({
+    /** The embeddings URL itself, e.g. https://api.openai.com/v1/embeddings or a local server's. */
+    url: httpUrl('tools.embeddings'),
+    model: z.string().min(1),
+    /** Sent with every request; credentials go here as ${ENV} (e.g. Authorization: Bearer ${OPENAI_API_KEY}). */
+    headers: z.record(z.string().min(1), z.string()).default({}),
+    /** Asked of models that can shorten their vectors (text-embedding-3-*); absent: the model's own size. */
+    dimensions: z.number().int().min(1).max(8192).optional(),
+    /** The semantic ranking's share of the fused one (reciprocal rank fusion); the lexical one has the rest. */
+    weight: z.number().min(0).max(1).default(0.5),
+    /** A query's embedding that takes longer than this is not waited for (that search is lexical only). */
+    timeoutMs: z.number().int().min(50).max(60_000).default(2_000),
+    /** Tool texts per request while a catalogue is embedded. */
+    batchSize: z.number().int().min(1).max(2048).default(64),
+  })
+  .strict();
+
+export type EmbeddingsConfig = z.output<typeof embeddingsSchema>;
+
 export const toolsSchema = z
   .object({
     /**
@@ -39,6 +65,8 @@ export const toolsSchema = z
     /** Exposed names longer than this are shortened to a readable stem and a stable hash of the full name. */
     maxToolNameLength: z.number().int().min(32).max(128).default(64),
     ...curation,
+    /** Hybrid search with an embeddings provider (search modes only); absent: the lexical index alone. */
+    embeddings: embeddingsSchema.optional(),
     /** A tenant's own curation, applied on top of the endpoint's (both must admit a tool). */
     tenants: z.record(z.string().min(1), z.object(curation).strict()).default({}),
   })
@@ -59,6 +87,7 @@ export const SHORT_SUFFIX = 11;
 export function toolsProblems(tools: ToolsConfig, upstreams: readonly string[], prefixes: boolean, tenantNames: ReadonlySet<string>): Array<{ path: Array<string | number>; message: string }> {
   const problems: Array<{ path: Array<string | number>; message: string }> = [];
   const max = tools.maxToolNameLength;
+  if (tools.embeddings !== undefined && tools.exposure === 'all') problems.push({ path: ['embeddings'], message: 'embeddings rank search_tools answers: set exposure to search or search+working-set, or remove embeddings' });
   for (const t of Object.keys(tools.tenants)) {
     if (!tenantNames.has(t)) problems.push({ path: ['tenants', t], message: `no tenant is named "${t}"` });
   }

@@ -45,6 +45,12 @@ export class Metrics {
     labelNames: ['kind', 'where', 'action'] as const,
     registers: [this.registry],
   });
+  readonly toolSearchEmbeddings = new Counter({
+    name: 'switchboard_tool_search_embeddings_total',
+    help: 'Requests to a tool-search embeddings provider (tools.embeddings), by purpose (catalogue: tool texts; query: one search) and outcome (ok, timeout, unreachable, http, invalid); a search whose query failed ranks by words alone',
+    labelNames: ['purpose', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly connectionsRefused = new Counter({
     name: 'switchboard_connections_refused_total',
     help: 'Client connections refused or cut at the edge: over max_connections, unauthenticated (oldest idle evicted), body_idle, body_timeout, descriptor exhaustion (emfile)',

@@ -12,6 +12,7 @@ import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
 import { gatherCatalogues } from './session-tools.js';
+import type { EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolViews } from './tool-views.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
@@ -45,13 +46,14 @@ export class EndpointRouter implements EndpointView {
   /** Exact uriTemplate → upstream, for completion/complete on a template. */
   readonly #templates = new Map<string, string>();
   readonly #detach: Array<() => void> = [];
+  readonly #embeddings: EmbeddingsObserver | undefined;
   /**
    * Told of every change an upstream announced on this endpoint (list_changed, resources/updated), once
    * per announcement: what other replicas' subscribers must hear too (their instances are other processes).
    */
   readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
 
-  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}) {
+  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}, embeddings?: EmbeddingsObserver) {
     this.config = config;
     this.hiddenText = new HiddenTextGuard(config.guardrails.hiddenText, config.path, hiddenText);
     this.gate = gate;
@@ -59,7 +61,8 @@ export class EndpointRouter implements EndpointView {
     this.logger = logger.child({ endpoint: config.path });
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
-    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
+    this.#embeddings = embeddings;
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, embeddings);
     this.#attach();
   }
 
@@ -92,7 +95,7 @@ export class EndpointRouter implements EndpointView {
     this.config = config;
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
-    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger);
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, this.#embeddings, this.tools);
     this.hiddenText = this.hiddenText.with(config.guardrails.hiddenText);
     // What was learned of URIs may name an upstream that is gone: learn again from the next lists.
     this.#uriOwner.clear();
@@ -231,7 +234,11 @@ export class EndpointRouter implements EndpointView {
     try {
       const catalogues = await gatherCatalogues(pools, (p) => p.commonInstance()!);
       const view = this.tools.view(this.tools.curationFor(''), catalogues);
-      if (this.tools.searchMode) view.index();
+      if (this.tools.searchMode) {
+        view.index();
+        // Fetched in the background (a provider's failure is logged and counted where it happens).
+        void view.vectors();
+      }
     } catch (err) {
       this.logger.debug({ err: (err as Error).message }, 'tool index not prepared; the first search builds it');
     }

@@ -1,7 +1,9 @@
 import { isValidToolName, prefixed } from '../jsonrpc/names.js';
 import type { Curation } from './curation.js';
 import { assignNames, shortName, type NameRequest } from './short-names.js';
+import type { SemanticRanker } from './semantic-ranker.js';
 import { ToolIndex } from './tool-index.js';
+import { words } from './search-terms.js';
 
 type Definition = Record<string, unknown>;
 
@@ -28,6 +30,21 @@ export interface ViewInput {
   prefixNames: boolean;
   /** Names the endpoint gives to something else (the search meta-tools). */
   reserved: readonly string[];
+  /** Hybrid search (tools.embeddings); absent: searches rank by the lexical index alone. */
+  semantic?: SemanticRanker | undefined;
+}
+
+/** After a failed attempt, a view's tools are embedded again no sooner than this. */
+const VECTORS_RETRY_MS = 60_000;
+
+/** What of a tool is embedded: its server, the words of its name, its title, description and parameter names. */
+function embeddingText(t: ViewTool): string {
+  const d = t.definition;
+  const title = typeof d.title === 'string' ? ` (${d.title})` : '';
+  const description = typeof d.description === 'string' ? d.description : '';
+  const props = (d.inputSchema as { properties?: unknown } | undefined)?.properties;
+  const params = props && typeof props === 'object' ? ` Parameters: ${Object.keys(props).join(', ')}.` : '';
+  return `${t.upstream}: ${words(t.tool).join(' ')}${title}. ${description}${params}`.slice(0, 4000);
 }
 
 /** Every character of a canonical name is allowed in a tool name (its length is what shortening fixes). */
@@ -49,6 +66,8 @@ export class ToolView {
   readonly #byCanonical = new Map<string, ViewTool>();
   readonly #input: ViewInput;
   #index: ToolIndex | undefined;
+  #vectors: Promise<Float32Array[] | undefined> | undefined;
+  #vectorsFailedAt = 0;
 
   constructor(input: ViewInput) {
     this.#input = input;
@@ -98,9 +117,40 @@ export class ToolView {
     return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
   }
 
-  /** Every tool that matches the query, best first. */
+  /** Every tool that matches the query's words, best first (the lexical index alone). */
   search(query: string): ViewTool[] {
     return this.index().search(query).map((i) => this.tools[i]!);
+  }
+
+  /**
+   * The tools for a task, best first: the lexical ranking, fused with the semantic one when the endpoint
+   * has an embeddings provider and it answers within its timeout (else the lexical ranking alone). The
+   * tools' vectors are fetched once per view; a search that comes before they are waits at most the
+   * provider's timeout, and is lexical if they are still not there.
+   */
+  async rank(query: string): Promise<ViewTool[]> {
+    const lexical = this.index().search(query);
+    const semantic = this.#input.semantic;
+    if (!semantic) return lexical.map((i) => this.tools[i]!);
+    const [q, vectors] = await Promise.all([semantic.queryVector(query), within(this.vectors(), semantic.config.timeoutMs)]);
+    const ids = q && vectors ? semantic.fuse(lexical, q, vectors) : lexical;
+    return ids.map((i) => this.tools[i]!);
+  }
+
+  /** This version's tool vectors (started ahead of the first search where the endpoint can); undefined while the provider fails. */
+  vectors(): Promise<Float32Array[] | undefined> {
+    const semantic = this.#input.semantic;
+    if (!semantic) return Promise.resolve(undefined);
+    if (this.#vectors === undefined && Date.now() - this.#vectorsFailedAt >= VECTORS_RETRY_MS) {
+      this.#vectors = semantic.toolVectors(this.tools.map(embeddingText)).then((v) => {
+        if (!v) {
+          this.#vectors = undefined;
+          this.#vectorsFailedAt = Date.now();
+        }
+        return v;
+      });
+    }
+    return this.#vectors ?? Promise.resolve(undefined);
   }
 
   /** The search index of this version: built once, ahead of the first search where the endpoint can (see EndpointRouter.prepareTools). */
@@ -116,4 +166,14 @@ export class ToolView {
     );
     return this.#index;
   }
+}
+
+/** The promise's value, or undefined once `ms` have passed (the work goes on for later callers). */
+function within<T>(p: Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -3,6 +3,7 @@ import type { ToolsConfig } from '../config/tools-schema.js';
 import type { Logger } from '../observability/logger.js';
 import { Curation } from './curation.js';
 import { CALL_TOOL, SEARCH_TOOLS } from './meta-tools.js';
+import { SemanticRanker, type EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolView } from './tool-view.js';
 
 type Catalogue = ReadonlyMap<string, Record<string, unknown>>;
@@ -27,9 +28,18 @@ export class ToolViews {
   /** Each catalogue object's digest, computed once per object (an instance keeps its object until the list changes). */
   readonly #digests = new WeakMap<Catalogue, string>();
   readonly #views = new Map<string, Map<string, ToolView>>();
+  /** Hybrid search's embeddings (tools.embeddings), shared by every view of the endpoint. */
+  readonly semantic: SemanticRanker | undefined;
 
-  constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger) {
+  /**
+   * `previous`: the views a reload replaces; their embeddings (and the vectors already fetched) are kept
+   * when the provider's settings did not change.
+   */
+  constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger, embeddings?: EmbeddingsObserver, previous?: ToolViews) {
     this.exposure = tools.exposure;
+    const e = tools.embeddings;
+    const kept = previous?.semantic;
+    this.semantic = e === undefined || tools.exposure === 'all' ? undefined : kept && JSON.stringify(kept.config) === JSON.stringify(e) ? kept : new SemanticRanker(e, logger, embeddings);
     this.maxNameLength = tools.maxToolNameLength;
     this.#prefixNames = prefixNames;
     this.#logger = logger;
@@ -72,7 +82,7 @@ export class ToolViews {
     const cached = views.get(version);
     if (cached) return cached;
     const started = performance.now();
-    const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [] });
+    const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [], semantic: this.semantic });
     if (views.size >= VIEWS_PER_CURATION) views.delete(views.keys().next().value!);
     views.set(version, view);
     const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);

@@ -17,14 +17,17 @@ export function corpusCatalogues(corpus: Corpus = loadCorpus()): Map<string, Cat
   return new Map(corpus.servers.map((s) => [s.name, new Map(s.tools.map((t) => [t.name, t as Record<string, unknown>]))]));
 }
 
-/** The views of a search-mode endpoint with default tools settings (prefixed names, 64-character limit). */
-export function searchEndpointViews(): ToolViews {
-  return new ToolViews(toolsSchema.parse({ exposure: 'search' }), true, createLogger('silent'));
+/**
+ * The views of a search-mode endpoint with default tools settings (prefixed names, 64-character limit),
+ * and with `embeddings` (tools.embeddings) for hybrid search when given.
+ */
+export function searchEndpointViews(embeddings?: Record<string, unknown>): ToolViews {
+  return new ToolViews(toolsSchema.parse({ exposure: 'search', embeddings }), true, createLogger(embeddings ? 'warn' : 'silent'));
 }
 
 /** The view (and its index) the gateway builds for the whole corpus. */
-export function corpusView(corpus: Corpus = loadCorpus()): ToolView {
-  const views = searchEndpointViews();
+export function corpusView(corpus: Corpus = loadCorpus(), embeddings?: Record<string, unknown>): ToolView {
+  const views = searchEndpointViews(embeddings);
   return views.view(views.curationFor(''), corpusCatalogues(corpus));
 }
 
@@ -44,8 +47,11 @@ export interface QueryOutcome {
 
 /** Where the first tool that serves the query ranks, by canonical `<server>__<tool>` name. */
 export function outcomeOf(view: ToolView, q: TaskQuery): QueryOutcome {
+  return rankedOutcome(q, view.search(q.query).map((t) => t.canonical));
+}
+
+function rankedOutcome(q: TaskQuery, ranked: readonly string[]): QueryOutcome {
   const want = new Set(expectedNames(q));
-  const ranked = view.search(q.query).map((t) => t.canonical);
   const i = ranked.findIndex((n) => want.has(n));
   return { query: q, rank: i < 0 ? undefined : i + 1, top: ranked.slice(0, 5) };
 }
@@ -76,7 +82,17 @@ export interface Retrieval {
 }
 
 export function measureRetrieval(view: ToolView = corpusView(), queries: readonly TaskQuery[] = loadQueries()): Retrieval {
-  const outcomes = queries.map((q) => outcomeOf(view, q));
+  return retrievalOf(queries, queries.map((q) => outcomeOf(view, q)));
+}
+
+/** The same measurements through the search a session gets (view.rank): hybrid when the view has embeddings. */
+export async function measureRanked(view: ToolView, queries: readonly TaskQuery[] = loadQueries()): Promise<Retrieval> {
+  const outcomes: QueryOutcome[] = [];
+  for (const q of queries) outcomes.push(rankedOutcome(q, (await view.rank(q.query)).map((t) => t.canonical)));
+  return retrievalOf(queries, outcomes);
+}
+
+function retrievalOf(queries: readonly TaskQuery[], outcomes: QueryOutcome[]): Retrieval {
   const groups: Record<string, Quality> = {};
   for (const g of [...new Set(queries.map((q) => q.group))].sort()) groups[g] = qualityOf(outcomes.filter((o) => o.query.group === g));
   return {

@@ -1,10 +1,12 @@
 /**
- * `npm run bench:tools [-- --reps N]`
+ * `npm run bench:tools [-- --reps N] [--embeddings URL --model M [--weight W] [--header 'name: value']]`
  *
  * Tool search on the committed corpus (test/fixtures/tool-corpus), through the gateway's own ToolViews:
  * what tools/list costs a model in `all` and in `search` mode, how well the lexical index finds the tool
  * a task needs (recall@1, recall@5, MRR; overall, per group, on the tuning half and the held-out half),
  * how long a search and an index build take. Prints a table and writes .bench/tools-<time>.json.
+ * With --embeddings (an OpenAI-compatible embeddings URL, as tools.embeddings takes it), the same
+ * queries are also ranked by hybrid search (view.rank, what search_tools uses) and reported beside.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,10 +15,12 @@ import { metaToolDefinitions } from '../../../src/router/meta-tools.js';
 import { found } from '../../../src/session/tool-answers.js';
 import { ROOT } from '../targets.js';
 import { loadCorpus, loadQueries } from './corpus.js';
-import { corpusCatalogues, corpusView, measureRetrieval, searchEndpointViews, type Quality } from './retrieval.js';
+import { corpusCatalogues, corpusView, measureRanked, measureRetrieval, searchEndpointViews, type Quality, type Retrieval } from './retrieval.js';
 import { countToolsListTokens, countTokens } from './tokens.js';
 
-const { values: args } = parseArgs({ options: { reps: { type: 'string', default: '50' }, builds: { type: 'string', default: '9' } } });
+const { values: args } = parseArgs({
+  options: { reps: { type: 'string', default: '50' }, builds: { type: 'string', default: '9' }, embeddings: { type: 'string' }, model: { type: 'string' }, weight: { type: 'string' }, header: { type: 'string', multiple: true } },
+});
 const reps = Math.max(1, Number(args.reps));
 const builds = Math.max(1, Number(args.builds));
 const log = (s: string): void => void process.stdout.write(`${s}\n`);
@@ -78,8 +82,20 @@ function indexBuild() {
   return { builds, medianMs: round(quantile(ms, 0.5), 2), tools: view.tools.length };
 }
 
+/** Hybrid ranking through a provider (--embeddings), or undefined. */
+async function hybrid(): Promise<Retrieval | undefined> {
+  if (!args.embeddings) return undefined;
+  if (!args.model) throw new Error('--embeddings needs --model');
+  const headers = Object.fromEntries((args.header ?? []).map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()]));
+  const config = { url: args.embeddings, model: args.model, headers, timeoutMs: 30_000, ...(args.weight ? { weight: Number(args.weight) } : {}) };
+  const hybridView = corpusView(corpus, config);
+  if (!(await hybridView.vectors())) throw new Error('the embeddings provider did not embed the catalogue (see the warning above)');
+  return measureRanked(hybridView, queries);
+}
+
 const tokens = tokenCost();
 const retrieval = measureRetrieval(view, queries);
+const hybridRetrieval = await hybrid();
 const latency = searchLatency();
 const build = indexBuild();
 
@@ -93,6 +109,12 @@ log(row('all', retrieval.overall));
 log(row('tuning (even ids)', retrieval.tuning));
 log(row('held out (odd ids)', retrieval.heldOut));
 for (const [g, q] of Object.entries(retrieval.groups)) log(row(`group ${g}`, q));
+if (hybridRetrieval) {
+  log(`\nhybrid (${args.model} at ${args.embeddings}, weight ${args.weight ?? 0.5}):\n\n| queries | n | recall@1 | recall@5 | MRR |\n|---|---|---|---|---|`);
+  log(row('all', hybridRetrieval.overall));
+  log(row('tuning (even ids)', hybridRetrieval.tuning));
+  log(row('held out (odd ids)', hybridRetrieval.heldOut));
+}
 log(`\nsearch latency over ${latency.searches} warm searches: p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms (CPU time: p50 ${latency.cpuP50Ms} ms, p99 ${latency.cpuP99Ms} ms)`);
 log(`index build (view + index of ${build.tools} tools), median of ${build.builds}: ${build.medianMs} ms`);
 
@@ -109,5 +131,6 @@ const dir = join(ROOT, '.bench');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `tools-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 const { outcomes: _outcomes, ...quality } = retrieval;
-writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, servers: corpus.servers.length, tools: view.tools.length, queries: queries.length, tokens, retrieval: quality, latency, build, targets, misses }, null, 2)}\n`);
+const hybridQuality = hybridRetrieval && { model: args.model, url: args.embeddings, overall: hybridRetrieval.overall, tuning: hybridRetrieval.tuning, heldOut: hybridRetrieval.heldOut };
+writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, servers: corpus.servers.length, tools: view.tools.length, queries: queries.length, tokens, retrieval: quality, hybrid: hybridQuality, latency, build, targets, misses }, null, 2)}\n`);
 log(`written: ${file}`);
