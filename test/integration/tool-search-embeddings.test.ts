@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../helpers/embeddings-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { modernPost } from '../helpers/modern-http.js';
 import { connectClient } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
@@ -65,6 +66,9 @@ describe('hybrid tool search with an embeddings provider', () => {
     clients.push(words);
     assert.ok(!found(await words.callTool({ name: 'search_tools', arguments: { query } })).includes('fs__write_file'), 'words alone do not find it');
     assert.equal((await search(query))[0], 'fs__write_file');
+    // A 2026-07-28 request (no session) gets the same fused ranking.
+    const modern = await modernPost(gw.url('/mcp'), 'tools/call', { name: 'search_tools', arguments: { query } });
+    assert.equal(found(modern.body.result)[0], 'fs__write_file');
     // What both rankings put first stays first.
     assert.equal((await search('list the entries of a folder'))[0], 'fs__list_directory');
   });
