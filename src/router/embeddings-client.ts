@@ -71,7 +71,9 @@ export class EmbeddingsClient {
     } catch (err) {
       res.body.destroy();
       if (err instanceof EmbeddingsError) throw err;
-      throw new EmbeddingsError('timeout', `the answer did not arrive within ${timeoutMs} ms`);
+      const name = (err as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new EmbeddingsError('timeout', `the answer did not arrive within ${timeoutMs} ms`);
+      throw new EmbeddingsError('unreachable', `the answer broke off: ${(err as Error).message}`);
     }
     if (res.statusCode !== 200) throw new EmbeddingsError('http', `HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
     return this.#vectors(text, inputs.length);

@@ -142,13 +142,17 @@ export class ToolView {
     const semantic = this.#input.semantic;
     if (!semantic) return Promise.resolve(undefined);
     if (this.#vectors === undefined && Date.now() - this.#vectorsFailedAt >= VECTORS_RETRY_MS) {
-      this.#vectors = semantic.toolVectors(this.tools.map(embeddingText)).then((v) => {
-        if (!v) {
-          this.#vectors = undefined;
-          this.#vectorsFailedAt = Date.now();
-        }
-        return v;
-      });
+      this.#vectors = semantic
+        .toolVectors(this.tools.map(embeddingText))
+        // Provider failures are already undefined; anything else must not fail a search either.
+        .catch(() => undefined)
+        .then((v) => {
+          if (!v) {
+            this.#vectors = undefined;
+            this.#vectorsFailedAt = Date.now();
+          }
+          return v;
+        });
     }
     return this.#vectors ?? Promise.resolve(undefined);
   }
