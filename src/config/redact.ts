@@ -31,7 +31,11 @@ export function redactConfig(config: Config): Config {
   c.vault.previousKeys = c.vault.previousKeys.map(() => REDACTED);
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
   if (c.store.redis?.forwardSecret !== undefined) c.store.redis.forwardSecret = REDACTED;
-  for (const e of c.endpoints) if (e.tools.embeddings) e.tools.embeddings.headers = values(e.tools.embeddings.headers);
+  for (const e of c.endpoints) {
+    if (!e.tools.embeddings) continue;
+    e.tools.embeddings.url = redactUrl(e.tools.embeddings.url);
+    e.tools.embeddings.headers = values(e.tools.embeddings.headers);
+  }
   for (const u of c.upstreams) {
     if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
     if (u.transport === 'stdio') {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
+import { CallerAudit, type AuditCaller } from './caller-audit.js';
 
 export interface AuditEvent {
   tenant: string;
@@ -74,12 +74,18 @@ export class AuditLog {
     this.#hashArguments = hashArguments;
   }
 
+  /** The audit lines of one caller (a session): what the request path writes with. */
+  forCaller(caller: AuditCaller): CallerAudit {
+    return new CallerAudit(this.#logger, caller, { hashArguments: this.#hashArguments, tails: this.#tailer });
+  }
+
+  readonly #tailer = (): ((line: AuditLine) => void) | undefined => (this.#tails.size > 0 ? this.#tellLine : undefined);
+  readonly #tellLine = (line: AuditLine): void => this.#tell(line);
+
+  /** One audit line (a caller's writer does the same with its fields bound once: see forCaller). */
   record(e: AuditEvent): void {
-    const { arguments: args, ...rest } = e;
-    const line: Record<string, unknown> = rest;
-    if (this.#hashArguments && args !== undefined) line.argumentsSha256 = createHash('sha256').update(JSON.stringify(args)).digest('hex');
-    this.#logger.info(line, 'audit');
-    if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
+    const { tenant, subject, session, endpoint, ...call } = e;
+    this.forCaller({ tenant, subject, session, endpoint }).record(call);
   }
 
   /**

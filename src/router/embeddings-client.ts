@@ -14,8 +14,12 @@ export class EmbeddingsError extends Error {
   }
 }
 
-/** A provider's answer is read only this far: a catalogue's vectors, not whatever a broken server streams. */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * A provider's answer is read only this far: room for a large vector per input (3,072 floats as JSON are
+ * about 60 KB), not whatever a broken server streams. A refusal's body only for its message.
+ */
+const MAX_BYTES_PER_INPUT = 256 * 1024;
+const MAX_ERROR_BYTES = 4096;
 
 /** A vector scaled to length 1, so that a dot product is the cosine similarity. */
 function unit(values: readonly unknown[], at: number): Float32Array {
@@ -62,11 +66,17 @@ export class EmbeddingsClient {
       const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
       throw new EmbeddingsError(timedOut ? 'timeout' : 'unreachable', timedOut ? `no answer within ${timeoutMs} ms` : `cannot reach the embeddings URL: ${(err as Error).message}`);
     }
-    let text = '';
+    const limit = res.statusCode === 200 ? Math.max(1024 * 1024, inputs.length * MAX_BYTES_PER_INPUT) : MAX_ERROR_BYTES;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
     try {
-      for await (const chunk of res.body) {
-        text += chunk.toString();
-        if (text.length > MAX_RESPONSE_BYTES) throw new EmbeddingsError('invalid', `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        bytes += chunk.length;
+        if (bytes > limit) {
+          if (res.statusCode !== 200) break;
+          throw new EmbeddingsError('invalid', `the answer is larger than ${limit} bytes`);
+        }
       }
     } catch (err) {
       res.body.destroy();
@@ -75,6 +85,7 @@ export class EmbeddingsClient {
       if (name === 'TimeoutError' || name === 'AbortError') throw new EmbeddingsError('timeout', `the answer did not arrive within ${timeoutMs} ms`);
       throw new EmbeddingsError('unreachable', `the answer broke off: ${(err as Error).message}`);
     }
+    const text = Buffer.concat(chunks).toString('utf8');
     if (res.statusCode !== 200) throw new EmbeddingsError('http', `HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
     return this.#vectors(text, inputs.length);
   }

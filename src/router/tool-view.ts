@@ -67,7 +67,9 @@ export class ToolView {
   readonly #input: ViewInput;
   #index: ToolIndex | undefined;
   #vectors: Promise<Float32Array[] | undefined> | undefined;
-  #vectorsFailedAt = 0;
+  #ready: Float32Array[] | undefined;
+  #waited = false;
+  #vectorsFailedAt = -Infinity;
 
   constructor(input: ViewInput) {
     this.#input = input;
@@ -125,16 +127,26 @@ export class ToolView {
   /**
    * The tools for a task, best first: the lexical ranking, fused with the semantic one when the endpoint
    * has an embeddings provider and it answers within its timeout (else the lexical ranking alone). The
-   * tools' vectors are fetched once per view; a search that comes before they are waits at most the
-   * provider's timeout, and is lexical if they are still not there.
+   * tools' vectors are fetched once per view; the first search waits for them at most the provider's
+   * timeout, later ones do not wait, and each is lexical while they are not there. `scope` (the
+   * caller's tenant) keeps cached query vectors apart.
    */
-  async rank(query: string): Promise<ViewTool[]> {
+  async rank(query: string, scope = ''): Promise<ViewTool[]> {
     const lexical = this.index().search(query);
     const semantic = this.#input.semantic;
-    if (!semantic) return lexical.map((i) => this.tools[i]!);
-    const [q, vectors] = await Promise.all([semantic.queryVector(query), within(this.vectors(), semantic.config.timeoutMs)]);
-    const ids = q && vectors ? semantic.fuse(lexical, q, vectors) : lexical;
+    const vectors = semantic && (this.#ready ?? (await this.#firstWait(semantic.config.timeoutMs)));
+    // Without the tools' vectors the query is not sent at all: it could not be used.
+    const q = vectors && (await semantic.queryVector(query, scope));
+    const ids = q && vectors ? semantic!.fuse(lexical, q, vectors) : lexical;
     return ids.map((i) => this.tools[i]!);
+  }
+
+  /** Only the first search of a version waits for its tools' vectors; later ones use them once they are there. */
+  #firstWait(ms: number): Promise<Float32Array[] | undefined> {
+    const pending = this.vectors();
+    if (this.#waited) return Promise.resolve(undefined);
+    this.#waited = true;
+    return within(pending, ms);
   }
 
   /** This version's tool vectors (started ahead of the first search where the endpoint can); undefined while the provider fails. */
@@ -142,17 +154,14 @@ export class ToolView {
     const semantic = this.#input.semantic;
     if (!semantic) return Promise.resolve(undefined);
     if (this.#vectors === undefined && Date.now() - this.#vectorsFailedAt >= VECTORS_RETRY_MS) {
-      this.#vectors = semantic
-        .toolVectors(this.tools.map(embeddingText))
-        // Provider failures are already undefined; anything else must not fail a search either.
-        .catch(() => undefined)
-        .then((v) => {
-          if (!v) {
-            this.#vectors = undefined;
-            this.#vectorsFailedAt = Date.now();
-          }
-          return v;
-        });
+      this.#vectors = semantic.toolVectors(this.tools.map(embeddingText)).then((v) => {
+        if (v) this.#ready = v;
+        else {
+          this.#vectors = undefined;
+          this.#vectorsFailedAt = Date.now();
+        }
+        return v;
+      });
     }
     return this.#vectors ?? Promise.resolve(undefined);
   }

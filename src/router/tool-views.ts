@@ -32,14 +32,14 @@ export class ToolViews {
   readonly semantic: SemanticRanker | undefined;
 
   /**
-   * `previous`: the views a reload replaces; their embeddings (and the vectors already fetched) are kept
-   * when the provider's settings did not change.
+   * `previous`: the views a reload replaces; the vectors already fetched are kept when the provider's
+   * URL, model and dimensions did not change.
    */
   constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger, embeddings?: EmbeddingsObserver, previous?: ToolViews) {
     this.exposure = tools.exposure;
     const e = tools.embeddings;
     const kept = previous?.semantic;
-    this.semantic = e === undefined || tools.exposure === 'all' ? undefined : kept && JSON.stringify(kept.config) === JSON.stringify(e) ? kept : new SemanticRanker(e, logger, embeddings);
+    this.semantic = e === undefined || tools.exposure === 'all' ? undefined : new SemanticRanker(e, logger, embeddings, kept);
     this.maxNameLength = tools.maxToolNameLength;
     this.#prefixNames = prefixNames;
     this.#logger = logger;

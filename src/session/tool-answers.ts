@@ -95,7 +95,7 @@ export function found(t: ViewTool): Result {
 
 /** The best matches among the tools the caller may see: filtered first, then cut to the limit. */
 export async function rankedFor(host: PipelineHost, view: ToolView, a: SearchArgs): Promise<ViewTool[]> {
-  const matches = (await view.rank(a.query)).filter((t) => a.upstream === undefined || t.upstream === a.upstream);
+  const matches = (await view.rank(a.query, host.guard.tenant.name)).filter((t) => a.upstream === undefined || t.upstream === a.upstream);
   return (await visibleTools(host, matches)).slice(0, a.limit);
 }
 

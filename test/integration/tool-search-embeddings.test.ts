@@ -30,8 +30,8 @@ describe('hybrid tool search with an embeddings provider', () => {
   let provider: EmbeddingsServer;
   const logLines: string[] = [];
   const clients: Client[] = [];
-  const search = async (query: string, limit = 5): Promise<string[]> => {
-    const c = await connectClient(gw, 'streamable-http', { path: '/mcp' });
+  const search = async (query: string, limit = 5, path = '/mcp'): Promise<string[]> => {
+    const c = await connectClient(gw, 'streamable-http', { path });
     clients.push(c);
     return found(await c.callTool({ name: 'search_tools', arguments: { query, limit } }));
   };
@@ -42,11 +42,12 @@ describe('hybrid tool search with an embeddings provider', () => {
       {
         upstreams: [catalogue('gh', '--set', 'issues'), catalogue('fs', '--set', 'files'), catalogue('chat', '--set', 'chat')],
         endpoints: [
-          {
-            path: '/mcp',
+          // /e1-/e3: the same, each with its own provider state (a failure there backs off that endpoint's queries).
+          ...['/mcp', '/e1', '/e2', '/e3'].map((path) => ({
+            path,
             upstreams: ['gh', 'fs', 'chat'],
-            tools: { exposure: 'search', embeddings: { url: provider.url, model: 'concepts-1', headers: { authorization: 'Bearer provider-key' }, timeoutMs: 500, batchSize: 4 } },
-          },
+            tools: { exposure: 'search' as const, embeddings: { url: provider.url, model: 'concepts-1', headers: { authorization: 'Bearer provider-key' }, timeoutMs: 500, batchSize: 4 } },
+          })),
           { path: '/words', upstreams: ['gh', 'fs', 'chat'], tools: { exposure: 'search' } },
         ],
         tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['*'], deny: ['gh__delete_*'] } }],
@@ -78,13 +79,17 @@ describe('hybrid tool search with an embeddings provider', () => {
     assert.ok(catalogueRequests.length >= 2, 'batchSize 4 splits the catalogue');
     assert.ok(catalogueRequests.every((r) => r.inputs.length <= 4));
     const embedded = catalogueRequests.flatMap((r) => r.inputs);
-    assert.equal(new Set(embedded).size, embedded.length, 'no tool text twice');
+    // Each of the four endpoints keeps its own vectors: every tool text exactly once per endpoint.
+    const times = new Map<string, number>();
+    for (const t of embedded) times.set(t, (times.get(t) ?? 0) + 1);
+    assert.deepEqual(new Set(times.values()), new Set([4]), 'no tool text twice on one endpoint');
     assert.ok(embedded.some((t) => t.startsWith('fs: write file. Create a file')), embedded[0]);
     assert.ok(provider.requests.every((r) => r.headers.authorization === 'Bearer provider-key' && r.model === 'concepts-1'));
     const before = provider.requests.length;
     await search('jot this down');
     await search('jot this down');
-    assert.equal(provider.requests.length, before, 'a repeated query and the catalogue are not embedded again');
+    await search('some words never searched');
+    assert.equal(provider.requests.length, before + 1, 'a repeated query and the catalogue are not embedded again; a new query is');
     assert.equal(await metric(gw, 'purpose="catalogue",outcome="ok"'), catalogueRequests.length);
   });
 
@@ -95,24 +100,30 @@ describe('hybrid tool search with an embeddings provider', () => {
     }
   });
 
-  it('answers from the words alone when the provider fails, is slow or answers wrongly, and says so', async () => {
+  it('answers from the words alone when the provider fails, is slow or answers wrongly, says so, and backs off', async () => {
+    // Every endpoint's catalogue is embedded (at start, or by its first search) while the provider works.
+    for (const path of ['/e1', '/e2', '/e3']) assert.equal((await search('jot this down', 5, path))[0], 'fs__write_file', path);
     const cases: Array<[EmbeddingsServer['behaviour'], string, string]> = [
-      ['error', 'post a note to the team channel', 'outcome="http"'],
-      ['slow', 'post an announcement to a channel', 'outcome="timeout"'],
-      ['short', 'post a message in a channel please', 'outcome="invalid"'],
+      ['error', '/e1', 'outcome="http"'],
+      ['slow', '/e2', 'outcome="timeout"'],
+      ['short', '/e3', 'outcome="invalid"'],
     ];
-    for (const [behaviour, query, outcome] of cases) {
+    for (const [behaviour, path, outcome] of cases) {
       provider.behaviour = behaviour;
       const was = await metric(gw, `purpose="query",${outcome}`);
-      assert.equal((await search(query))[0], 'chat__post_message', behaviour);
+      assert.equal((await search(`post a message to a channel (${behaviour})`, 5, path))[0], 'chat__post_message', behaviour);
       assert.equal(await metric(gw, `purpose="query",${outcome}`), was + 1, behaviour);
     }
     provider.behaviour = 'ok';
+    // Backing off: the next searches on /e1 do not ask the provider (for 10 s) and rank by words.
+    const asked = provider.requests.length;
+    assert.ok(!(await search('jot it down now', 5, '/e1')).includes('fs__write_file'));
+    assert.equal(provider.requests.length, asked, 'no request while backing off');
     const warning = logLines.map((l) => JSON.parse(l) as Json).find((l) => String(l.msg).includes('embeddings provider failed'));
     assert.ok(warning, 'a warning names the failure');
     assert.equal(warning.url, provider.url);
     assert.ok(!JSON.stringify(warning).includes('provider-key'), 'the credential stays out of the log');
-    // Working again: the semantic half is back for new queries.
+    // An endpoint whose queries did not fail still ranks by meaning.
     assert.equal((await search('jot it down somewhere'))[0], 'fs__write_file');
   });
 });

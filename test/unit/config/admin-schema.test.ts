@@ -58,4 +58,12 @@ describe('admin config', () => {
     const c = parseConfig(minimal({}, { upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none', sharing: 'per-session', tokenEnv: 'GH_TOKEN', auth }] }), 'test', {}, '/tmp');
     assert.ok(!JSON.stringify(redactConfig(c)).includes('exchange-s3cret'));
   });
+
+  it("redaction: a tool-search embeddings provider's headers and URL credentials are hidden", () => {
+    const embeddings = { url: 'https://user:url-s3cret@embed.example/v1/embeddings?key=query-s3cret', model: 'm', headers: { authorization: 'Bearer header-s3cret' } };
+    const c = parseConfig(minimal({}, { endpoints: [{ path: '/mcp', upstreams: ['u'], tools: { exposure: 'search', embeddings } }] }), 'test', {}, '/tmp');
+    const shown = JSON.stringify(redactConfig(c));
+    for (const secret of ['url-s3cret', 'query-s3cret', 'header-s3cret']) assert.ok(!shown.includes(secret), secret);
+    assert.match(shown, /embed\.example/);
+  });
 });

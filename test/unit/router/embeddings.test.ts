@@ -12,13 +12,22 @@ import { SemanticRanker } from '../../../src/router/semantic-ranker.js';
 describe('EmbeddingsClient', () => {
   let server: Server;
   let url: string;
-  let answer: { status: number; body: string; delayMs?: number } = { status: 200, body: '' };
+  let answer: { status: number; body: string; delayMs?: number; cut?: 'stall' | 'break' } = { status: 200, body: '' };
+  let requests = 0;
   const config = () => embeddingsSchema.parse({ url, model: 'm' });
 
   before(async () => {
     server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
+        requests++;
+        if (answer.cut) {
+          // Headers and half a body, then nothing more (stall) or a dropped connection (break).
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(answer.body.slice(0, answer.body.length / 2));
+          if (answer.cut === 'break') setTimeout(() => res.socket?.destroy(), 20).unref();
+          return;
+        }
         const send = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
         if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
         else send();
@@ -33,8 +42,8 @@ describe('EmbeddingsClient', () => {
   });
 
   const data = (...vectors: unknown[]) => JSON.stringify({ data: vectors.map((embedding, index) => ({ index, embedding })) });
-  const failure = async (body: string, status = 200, delayMs?: number): Promise<EmbeddingsError> => {
-    answer = { status, body, delayMs };
+  const failure = async (body: string, status = 200, delayMs?: number, cut?: 'stall' | 'break'): Promise<EmbeddingsError> => {
+    answer = { status, body, delayMs, cut };
     const err = await new EmbeddingsClient(config()).embed(['a', 'b'], 200).then(
       () => assert.fail('expected a refusal'),
       (e: unknown) => e,
@@ -61,6 +70,22 @@ describe('EmbeddingsClient', () => {
     assert.equal(http.reason, 'http');
     assert.match(http.message, /HTTP 401/);
     assert.equal((await failure(data([1], [1]), 200, 1000)).reason, 'timeout');
+    assert.equal((await failure(data([1], [1]), 200, undefined, 'stall')).reason, 'timeout', 'a body that stops coming');
+    assert.equal((await failure(data([1], [1]), 200, undefined, 'break')).reason, 'unreachable', 'a body that breaks off');
+  });
+
+  it('a reload with the same model keeps the vectors; another model embeds again', async () => {
+    answer = { status: 200, body: data([1, 0], [0, 1]) };
+    const logger = createLogger('silent');
+    const first = new SemanticRanker(config(), logger);
+    assert.ok(await first.toolVectors(['a', 'b']));
+    const asked = requests;
+    const reloaded = new SemanticRanker({ ...config(), weight: 0.8, timeoutMs: 900 }, logger, undefined, first);
+    assert.ok(await reloaded.toolVectors(['a', 'b']));
+    assert.equal(requests, asked, 'same url and model: nothing asked again');
+    const other = new SemanticRanker({ ...config(), model: 'm2' }, logger, undefined, reloaded);
+    assert.ok(await other.toolVectors(['a', 'b']));
+    assert.equal(requests, asked + 1, 'another model: embedded again');
   });
 
   it('says unreachable for a port nobody listens on', async () => {
@@ -83,13 +108,16 @@ describe('SemanticRanker.fuse', () => {
     assert.deepEqual(ranker(0.5).fuse([2, 0], query, tools), [2, 0, 1]);
   });
 
-  it('weight 0 keeps the lexical order first; weight 1 the semantic order', () => {
-    assert.deepEqual(ranker(0).fuse([0, 2], query, tools).slice(0, 2), [0, 2]);
+  it('weight 1 is the semantic order', () => {
     assert.deepEqual(ranker(1).fuse([0, 2], query, tools), [1, 2, 0]);
   });
 
   it('a query vector of another length (the provider changed models) leaves the lexical ranking', () => {
     assert.deepEqual(ranker(0.5).fuse([2, 0], new Float32Array([1, 0, 0]), tools), [2, 0]);
+  });
+
+  it('weight 0 is the lexical ranking alone (nothing found only by meaning is added)', () => {
+    assert.deepEqual(ranker(0).fuse([2, 0], query, tools), [2, 0]);
   });
 });
 
