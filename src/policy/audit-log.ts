@@ -1,26 +1,8 @@
 import type { Logger } from '../observability/logger.js';
+import type { AuditEvent, AuditLine } from './audit-event.js';
 import { CallerAudit, type AuditCaller } from './caller-audit.js';
 
-export interface AuditEvent {
-  tenant: string;
-  subject: string;
-  session: string;
-  endpoint: string;
-  method: string;
-  upstream: string | undefined;
-  name: string;
-  decision: 'allow' | 'deny';
-  rule: string;
-  outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled';
-  latencyMs: number;
-  responseBytes: number;
-  arguments?: unknown;
-  /** A call a confirmation rule asked the user about: what came of the question (absent for every other call). */
-  confirmation?: ConfirmationOutcome | undefined;
-}
-
-/** What came of asking the user to confirm a call (audit lines, the confirmations metric). */
-export type ConfirmationOutcome = 'accepted' | 'declined' | 'cancelled' | 'timeout' | 'unsupported';
+export type { AuditEvent, AuditLine, ConfirmationOutcome } from './audit-event.js';
 
 /** A tool pin event: recorded at first sight, a changed definition (withheld or passed with a warning), an approval, a rejection. */
 export interface PinAuditEvent {
@@ -58,8 +40,6 @@ export interface HiddenTextAuditEvent {
   session?: string | undefined;
 }
 
-/** An audit line as written (with its time, ms since the epoch): what a live tail is sent. */
-export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' | 'hidden text' };
 
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
 export class AuditLog {

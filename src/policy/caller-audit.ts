@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
-import type { AuditEvent, AuditLine } from './audit-log.js';
+import type { AuditEvent, AuditLine } from './audit-event.js';
 
 /** Who an audit line is about: the same on every line of one session. */
 export type AuditCaller = Pick<AuditEvent, 'tenant' | 'subject' | 'session' | 'endpoint'>;
