@@ -1,8 +1,26 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
-import type { AuditEvent, AuditLine } from './audit-event.js';
-import { CallerAudit, type AuditCaller } from './caller-audit.js';
 
-export type { AuditEvent, AuditLine, ConfirmationOutcome } from './audit-event.js';
+export interface AuditEvent {
+  tenant: string;
+  subject: string;
+  session: string;
+  endpoint: string;
+  method: string;
+  upstream: string | undefined;
+  name: string;
+  decision: 'allow' | 'deny';
+  rule: string;
+  outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled';
+  latencyMs: number;
+  responseBytes: number;
+  arguments?: unknown;
+  /** A call a confirmation rule asked the user about: what came of the question (absent for every other call). */
+  confirmation?: ConfirmationOutcome | undefined;
+}
+
+/** What came of asking the user to confirm a call (audit lines, the confirmations metric). */
+export type ConfirmationOutcome = 'accepted' | 'declined' | 'cancelled' | 'timeout' | 'unsupported';
 
 /** A tool pin event: recorded at first sight, a changed definition (withheld or passed with a warning), an approval, a rejection. */
 export interface PinAuditEvent {
@@ -40,6 +58,8 @@ export interface HiddenTextAuditEvent {
   session?: string | undefined;
 }
 
+/** An audit line as written (with its time, ms since the epoch): what a live tail is sent. */
+export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' | 'hidden text' };
 
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
 export class AuditLog {
@@ -54,18 +74,12 @@ export class AuditLog {
     this.#hashArguments = hashArguments;
   }
 
-  /** The audit lines of one caller (a session): what the request path writes with. */
-  forCaller(caller: AuditCaller): CallerAudit {
-    return new CallerAudit(this.#logger, caller, { hashArguments: this.#hashArguments, tails: this.#tailer });
-  }
-
-  readonly #tailer = (): ((line: AuditLine) => void) | undefined => (this.#tails.size > 0 ? this.#tellLine : undefined);
-  readonly #tellLine = (line: AuditLine): void => this.#tell(line);
-
-  /** One audit line (a caller's writer does the same with its fields bound once: see forCaller). */
   record(e: AuditEvent): void {
-    const { tenant, subject, session, endpoint, ...call } = e;
-    this.forCaller({ tenant, subject, session, endpoint }).record(call);
+    const { arguments: args, ...rest } = e;
+    const line: Record<string, unknown> = rest;
+    if (this.#hashArguments && args !== undefined) line.argumentsSha256 = createHash('sha256').update(JSON.stringify(args)).digest('hex');
+    this.#logger.info(line, 'audit');
+    if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
   }
 
   /**

@@ -1,7 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ArgumentViolation } from './argument-rules.js';
-import type { AuditLog, ConfirmationOutcome } from './audit-log.js';
-import type { CallAudit, CallerAudit } from './caller-audit.js';
+import type { AuditEvent, AuditLog, ConfirmationOutcome } from './audit-log.js';
 import type { ConfirmRule } from './confirm-rules.js';
 import type { Decision } from './decision.js';
 import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
@@ -40,8 +39,6 @@ export class SessionGuard {
   readonly #slots: SessionSlots;
   readonly #audit: AuditLog | undefined;
   readonly #ids: GuardIds;
-  /** This session's audit writer, made at its first audited call (and again if a reload changed its tenant). */
-  #callerAudit: CallerAudit | undefined;
   #holdsSession = false;
   /** The counter keys of the concurrent-request slots held: released as taken, whatever a reload did to the limit since. */
   readonly #held: string[] = [];
@@ -202,10 +199,11 @@ export class SessionGuard {
   record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined, resultBytes?: number, confirmation?: ConfirmationOutcome): void {
     if (!this.#audit || !this.audits(method)) return;
     const target = targetOf(method, params)!;
-    const tenant = this.tenant.name;
-    const subject = this.principal.subject;
-    if (!this.#callerAudit?.isFor(tenant, subject)) this.#callerAudit = this.#audit.forCaller({ tenant, subject, session: this.#ids.session, endpoint: this.#ids.endpoint });
-    const event: CallAudit = {
+    const event: AuditEvent = {
+      tenant: this.tenant.name,
+      subject: this.principal.subject,
+      session: this.#ids.session,
+      endpoint: this.#ids.endpoint,
       method,
       upstream,
       name: target.name,
@@ -217,6 +215,6 @@ export class SessionGuard {
       arguments: method === 'tools/call' ? params?.arguments : method === 'prompts/get' ? params?.arguments : undefined,
     };
     if (confirmation !== undefined) event.confirmation = confirmation;
-    this.#callerAudit.record(event);
+    this.#audit.record(event);
   }
 }
