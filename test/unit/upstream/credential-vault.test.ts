@@ -24,7 +24,10 @@ describe('credential vault', () => {
     assert.equal(v.open(alice, 'notes', a), undefined, 'another upstream');
     assert.equal(v.open({ ...alice, tenant: 'other' }, 'tickets', a), undefined, 'another tenant');
     const parts = a.split('.');
-    parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1').slice(1), 'latin1').toString('base64url');
+    // One bit flipped (replacing the byte with a fixed one left it unchanged one time in 256).
+    const flipped = Buffer.from(parts[3]!, 'base64url');
+    flipped[0] = flipped[0]! ^ 0x01;
+    parts[3] = flipped.toString('base64url');
     assert.equal(v.open(alice, 'tickets', parts.join('.')), undefined, 'tampered');
   });
 
