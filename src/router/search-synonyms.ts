@@ -7,18 +7,18 @@ import { term } from './search-terms.js';
 // Two words that name one thing together ("pull request", "set up") are written as one, with '+'.
 const GROUPS: readonly string[] = [
   // Actions
-  'create make new add start open build generate set+up register',
-  'show list get fetch view display read retrieve see look browse dump print enumerate',
-  'find search look locate query lookup grep discover where which',
-  'delete remove erase drop destroy forget discard purge trash wipe clear unset',
+  'create make new add start open build generate set+up register post',
+  'show list get fetch view display read retrieve see look browse dump print enumerate pull+up',
+  'find search look locate query lookup grep discover where which anywhere',
+  'delete remove erase drop destroy forget discard purge trash wipe clear unset get+rid',
   'update edit change modify replace patch swap alter rewrite adjust tweak fix set',
   'rename move relocate',
   'copy duplicate clone',
   'save write store persist put record',
-  'append insert add',
+  'append insert add leave',
   'run execute exec launch invoke call start spawn fire',
   'stop kill terminate end cancel abort halt quit interrupt close',
-  'send post message say tell notify share',
+  'send post message say tell notify notification share',
   'reply respond answer comment',
   'compare diff difference changed',
   'undo revert reset rollback restore discard',
@@ -36,7 +36,7 @@ const GROUPS: readonly string[] = [
   'sync pull fetch refresh',
   'count many number total',
   'feedback rate rating review opinion useless helpful report',
-  'reopen unarchive restore back undo',
+  'reopen unarchive restore back undo put+back',
   'remind reminder todo task',
   'evaluate eval javascript js script code execute',
   'react reaction emoji',
@@ -44,7 +44,13 @@ const GROUPS: readonly string[] = [
   'context cluster switch point use current',
   'note comment observation annotation remark',
   'mark flag set update status',
-  'summarize summarise describe explain details info information about metadata properties stat',
+  'summarize summarise describe explain details info information about metadata properties stat why',
+  'more next batch page pagination paginate continue remaining rest',
+  'active running ongoing progress pending live current',
+  'toggle switch enable disable turn+on turn+off switch+on switch+off activate deactivate',
+  'fake simulate simulated mock dummy',
+  'watch monitor track observe follow subscribe',
+  'aggregate sum total average statistic stats',
   // Things
   'field column attribute property schema structure',
   'readme file content contents',
@@ -66,7 +72,10 @@ const GROUPS: readonly string[] = [
   'page webpage site website web url link',
   'screenshot image picture photo png jpg capture snapshot',
   'table database db sql schema column row record collection',
-  'user member person people account profile',
+  'user member person people account profile who',
+  'workspace team organization org company',
+  'match result',
+  'network traffic http request api+call',
   'channel room conversation thread chat',
   'message msg post dm',
   'size big large space bytes disk heavy',
@@ -110,4 +119,29 @@ const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
 /** The terms that stand in for a query term besides itself (none for a word in no group). */
 export function synonymsOf(t: string): readonly string[] {
   return EXPANSIONS.get(t) ?? [];
+}
+
+/**
+ * Verbs that change something. A tool named for one of them is less likely what a task asks for when
+ * the task says neither that verb nor a synonym of it (see UNASKED_CHANGE in tool-index): a question
+ * ("which labels do I use?") wants the tool that reads, not one that creates or deletes the same thing.
+ * Verbs only: a word that is as often a thing ("message", "comment", "note") would count as asked for
+ * whenever a task names that thing.
+ */
+const CHANGES = new Set(
+  [
+    'create make add delete remove erase drop destroy purge trash wipe clear unset update edit change modify replace patch set',
+    'rename move copy duplicate clone save write store put append insert run execute exec launch invoke start spawn stop kill',
+    'terminate cancel abort close send post reply upload click press type fill merge assign archive unarchive reopen restore',
+    'revert reset undo mark toggle enable disable push commit complete',
+  ]
+    .join(' ')
+    .split(' ')
+    .map(term)
+    .filter((t): t is string => t !== null),
+);
+
+/** Whether a term names a change (see CHANGES). */
+export function isChange(t: string): boolean {
+  return CHANGES.has(t);
 }

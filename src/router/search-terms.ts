@@ -18,6 +18,22 @@ export function words(text: string): string[] {
   return spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
 }
 
+/** A capitalised word with a hump inside it: a product's name (GitHub, MongoDB, JavaScript). */
+const BRAND = /\b[A-Z][a-z]+[A-Z][A-Za-z]*\b/g;
+
+/**
+ * The words of text as search sees them: its words (see words), and each product name written with a
+ * hump also as the one word it is ("GitHub" → git, hub, github). Split alone, "on GitHub" would name
+ * the server called git and not the one called github (see NAMED_UPSTREAM in tool-index), and
+ * "javascript" written in lower case would miss "JavaScript".
+ * Kept apart from words, which names and embedding texts use as they are.
+ */
+export function searchWords(text: string): string[] {
+  const out = words(text);
+  for (const m of text.matchAll(BRAND)) out.push(m[0].toLowerCase());
+  return out;
+}
+
 const DOUBLE = /([bdfgkmnprt])\1$/;
 
 /** Drops a verb ending, undoubling what it leaves ("running" → "run"). */

@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
-import { synonymsOf } from './search-synonyms.js';
+import { isChange, synonymsOf } from './search-synonyms.js';
 import { queryWords } from './search-query.js';
-import { term, words } from './search-terms.js';
+import { searchWords, term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
 export interface IndexedTool {
@@ -56,6 +56,31 @@ const FEEDBACK_TERMS = 3;
 const FEEDBACK_WEIGHT = 0.3;
 /** A tool matched by feedback words alone covers none of the query's: it keeps this much of its sum. */
 const FEEDBACK_ONLY = 0.5;
+
+/**
+ * A task that names a server ("in Notion", "on GitHub", "our postgres") wants one of its tools: their
+ * scores are multiplied by this. A multiplier and not a higher weight of the server's field, which
+ * measured flat: that field is one word among a tool's many, and a server's name appears in some of its
+ * tools' descriptions and not in others'. Measured on the corpus: 1.5; 2 gains nothing more, 3 loses.
+ * A server named for a common word ("everything") is raised by tasks that use the word as a word.
+ */
+const NAMED_UPSTREAM = 1.5;
+/**
+ * How many tools of other servers may use a word of a server's name in their names or titles and the
+ * word still name that server: one ("github" for firecrawl_research_search_github); a word that more
+ * use ("search" of brave-search, "map" of google-maps) says what tools do, not which server.
+ */
+const UPSTREAM_WORD_ELSEWHERE = 1;
+
+/**
+ * What a tool named for a change (create_labels, delete_observations, update_issue) keeps of its score
+ * when the task says neither that change nor a synonym of it: a question ("which labels do I use?",
+ * "what fields does the table have?") is more often served by the tool that reads than by one that
+ * creates or deletes the same thing. Measured on the corpus: 0.9; 0.7 and below push down the tools of
+ * tasks phrased in verbs the synonym groups do not know ("watch this page" for a monitor's create,
+ * "cut a branch", "raise an issue").
+ */
+const UNASKED_CHANGE = 0.9;
 
 /** Parameter names and descriptions, one level of nesting deep (where the common shapes put them). */
 function paramsOf(schema: unknown, depth = 0): { names: string[]; texts: string[] } {
@@ -134,7 +159,7 @@ function expand(query: string): Expanded {
   const origin = new Map<string, Set<string>>();
   const task: string[][] = [[]];
   for (const w of queryWords(query)) {
-    const ts = words(w.word).map(term).filter((t): t is string => t !== null);
+    const ts = searchWords(w.word).map(term).filter((t): t is string => t !== null);
     for (const t of ts) {
       if ((boost.get(t) ?? 0) < w.weight) boost.set(t, w.weight);
       origin.set(t, new Set([t]));
@@ -193,6 +218,8 @@ class Tally {
   readonly #seen: Uint8Array;
   readonly #ownIndex: Map<string, number>;
   readonly #ownWeight: number[];
+  /** Per tool, what its score is multiplied by: NAMED_UPSTREAM and UNASKED_CHANGE (1 when absent). */
+  readonly prior: Float64Array;
 
   constructor(size: number, own: ReadonlyMap<string, number>) {
     this.sum = new Float64Array(size);
@@ -200,6 +227,7 @@ class Tally {
     this.#ownIndex = new Map([...own.keys()].map((t, i) => [t, i]));
     this.#ownWeight = [...own.values()];
     this.#seen = new Uint8Array(size * Math.max(1, own.size));
+    this.prior = new Float64Array(size).fill(1);
   }
 
   add(p: Postings, weight: number, standsFor: ReadonlySet<string> | undefined): void {
@@ -217,7 +245,7 @@ class Tally {
   }
 
   score(id: number): number {
-    return this.sum[id]! * Math.max(this.covered[id]!, FEEDBACK_ONLY);
+    return this.sum[id]! * Math.max(this.covered[id]!, FEEDBACK_ONLY) * this.prior[id]!;
   }
 
   /** The tools with a score, best first; equal scores by position. */
@@ -250,11 +278,17 @@ export class ToolIndex {
   readonly #leadTerms: string[][];
   /** In how many tools' #leadTerms each term occurs. */
   readonly #df = new Map<string, number>();
+  /** Each tool's upstream. */
+  readonly #upstreamOf: readonly string[];
+  /** The terms that name an upstream (see UPSTREAM_WORD_ELSEWHERE), to the upstream each names. */
+  readonly #upstreamTerms = new Map<string, string>();
+  /** Each tool's name terms that name a change (see isChange). */
+  readonly #changes: readonly string[][];
 
   constructor(tools: readonly IndexedTool[]) {
     this.#search = new MiniSearch<Doc>({
       fields: FIELDS,
-      tokenize: words,
+      tokenize: searchWords,
       // Every term indexed is also noted as the catalogue's vocabulary (see #postingsOf); searches pass
       // their own processTerm, so this sees indexing only.
       processTerm: (w) => {
@@ -275,18 +309,45 @@ export class ToolIndex {
     const docs = tools.map(docOf);
     this.#size = docs.length;
     this.#search.addAll(docs);
-    this.#leadTerms = docs.map((d) => [d.name, d.title, d.lead].flatMap(words).map(term).filter((t): t is string => t !== null));
+    this.#leadTerms = docs.map((d) => [d.name, d.title, d.lead].flatMap(searchWords).map(term).filter((t): t is string => t !== null));
     for (const ts of this.#leadTerms) for (const t of new Set(ts)) this.#df.set(t, (this.#df.get(t) ?? 0) + 1);
+    this.#upstreamOf = tools.map((t) => t.upstream);
+    this.#changes = docs.map((d) => [...new Set(words(d.name).map(term))].filter((t): t is string => t !== null && isChange(t)));
+    // Which upstreams use each name or title term, once per tool.
+    const usedBy = new Map<string, string[]>();
+    docs.forEach((d, id) => {
+      for (const t of new Set([d.name, d.title].flatMap(searchWords).map(term))) {
+        if (t === null) continue;
+        let us = usedBy.get(t);
+        if (!us) usedBy.set(t, (us = []));
+        us.push(this.#upstreamOf[id]!);
+      }
+    });
+    for (const u of new Set(this.#upstreamOf)) {
+      for (const t of searchWords(u).map(term)) {
+        // A number in a server's name ("7" of context7) names nothing by itself.
+        if (t === null || /^[0-9]+$/.test(t)) continue;
+        if ((usedBy.get(t) ?? []).filter((o) => o !== u).length <= UPSTREAM_WORD_ELSEWHERE) this.#upstreamTerms.set(t, u);
+      }
+    }
   }
 
   /**
    * Ids (positions in the catalogue) of every tool that matches, best first; equal scores by position.
    * The query with its synonyms, then the feedback words of its best match added to the same sums (BM25
-   * sums over terms, so this ranks as one search with all of them would).
+   * sums over terms, so this ranks as one search with all of them would). Each tool's score is then
+   * multiplied by what the task says of it as a whole: the server it names (NAMED_UPSTREAM), and a
+   * change it does not ask for (UNASKED_CHANGE).
    */
   search(query: string): number[] {
     const expanded = expand(query);
     const tally = new Tally(this.#size, expanded.own);
+    const named = new Set([...expanded.own.keys()].flatMap((t) => this.#upstreamTerms.get(t) ?? []));
+    for (let id = 0; id < this.#size; id++) {
+      if (named.has(this.#upstreamOf[id]!)) tally.prior[id]! *= NAMED_UPSTREAM;
+      const changes = this.#changes[id]!;
+      if (changes.length > 0 && !changes.some((c) => expanded.boost.has(c))) tally.prior[id]! *= UNASKED_CHANGE;
+    }
     for (const [t, w] of expanded.boost) tally.add(this.#postingsOf(t), w, expanded.origin.get(t));
     let best = -1;
     for (let id = 0; id < this.#size; id++) if (tally.sum[id]! > 0 && (best < 0 || tally.score(id) > tally.score(best))) best = id;

@@ -10,16 +10,18 @@ describe('tool search retrieval on the corpus', () => {
   const r = measureRetrieval(corpusView());
 
   it('holds what the lexical ranking reaches now (a change that loses ground fails here)', () => {
-    // Measured when the floors were set: recall@5 0.784, recall@1 0.497, MRR 0.619 (held-out half 0.765 / 0.490).
-    assert.ok(r.overall.recallAt5 >= 0.78, figures(r.overall));
-    assert.ok(r.overall.recallAt1 >= 0.49, figures(r.overall));
-    assert.ok(r.overall.mrr >= 0.615, figures(r.overall));
-    assert.ok(r.heldOut.recallAt5 >= 0.76, `held out: ${figures(r.heldOut)}`);
+    // Measured when the floors were last raised: recall@5 0.820, recall@1 0.529, MRR 0.649 (held-out half
+    // 0.784 / 0.490 / 0.613); before the named-server and unasked-change factors and the synonym groups
+    // added with them, 0.784 / 0.497 / 0.619 (held out 0.765 / 0.490 / 0.606).
+    assert.ok(r.overall.recallAt5 >= 0.815, figures(r.overall));
+    assert.ok(r.overall.recallAt1 >= 0.52, figures(r.overall));
+    assert.ok(r.overall.mrr >= 0.645, figures(r.overall));
+    assert.ok(r.heldOut.recallAt5 >= 0.775, `held out: ${figures(r.heldOut)}`);
   });
 
   // Issue 16's acceptance floors for the lexical path. Not reached yet: todo keeps them in sight (the
   // runner reports the miss) without failing the suite.
-  it('reaches the acceptance floors: recall@5 ≥ 0.90, recall@1 ≥ 0.70', { todo: 'lexical ranking reaches about 0.78 / 0.50; see README, tool search figures' }, () => {
+  it('reaches the acceptance floors: recall@5 ≥ 0.90, recall@1 ≥ 0.70', { todo: 'lexical ranking reaches about 0.82 / 0.53; see README, tool search figures' }, () => {
     assert.ok(r.overall.recallAt5 >= 0.9, figures(r.overall));
     assert.ok(r.overall.recallAt1 >= 0.7, figures(r.overall));
   });
