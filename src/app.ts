@@ -4,7 +4,7 @@ import { edgePlugin } from './edge/edge-plugin.js';
 import { isLoopbackHost } from './config/loopback.js';
 import { isUrlIssuer } from './config/issuer-url.js';
 import { SseHub } from './edge/sse-connection.js';
-import { ConnectionLimits, connectionCaps } from './edge/connection-limits.js';
+import { ConnectionLimits, connectionCaps, speakGraceMs } from './edge/connection-limits.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import { registerResourceMetadata } from './edge/resource-metadata.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
@@ -103,6 +103,7 @@ function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimi
   return new ConnectionLimits({
     ...connectionCaps(s),
     bodyIdleTimeoutMs: s.bodyIdleTimeoutMs,
+    speakGraceMs: speakGraceMs(s.headersTimeoutMs),
     onRefused: (reason) => metrics.connectionsRefused.inc({ reason }),
   });
 }

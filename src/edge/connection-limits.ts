@@ -9,6 +9,11 @@ export interface ConnectionLimitOptions {
   /** Connections that have not carried an authenticated request, at most; the oldest idle one goes first. */
   maxUnauthenticated: number;
   bodyIdleTimeoutMs: number;
+  /**
+   * How long a new connection may stay silent over the unauthenticated cap before it can be closed (see
+   * speakGraceMs()); default 250 ms.
+   */
+  speakGraceMs?: number;
   onRefused?: (reason: ConnectionRefusal) => void;
   now?: () => number;
 }
@@ -17,12 +22,22 @@ export interface ConnectionLimitOptions {
 const EMFILE_UNREADY_MS = 10_000;
 /** Readiness goes false when this share of maxConnections is open. */
 const NEAR_CAP = 0.9;
-/**
- * A new connection is not evicted in its first moments, while it is over the unauthenticated cap but
- * under the ceiling (see #ceiling): a flood arrives in bursts, and strict oldest-first eviction would close
- * a legitimate client that connected just before a burst before its request could even arrive.
- */
+/** The grace to speak when none is given (see speakGraceMs()). */
 const SPEAK_GRACE_MS = 250;
+
+/**
+ * How long a new connection may stay silent over the unauthenticated cap before it can be closed: a
+ * quarter of the headers timeout (2.5 s by default). A flood arrives in bursts, and a legitimate client
+ * can be slow to send its first byte after the handshake: a client on a loaded host was measured 527 ms
+ * late (the acceptance test's MCP client, its process busy with the attack), and with a 250 ms grace the
+ * gateway closed it as silent with its request on the way. Waiting costs no room that authenticated
+ * clients need: while connections wait out their grace, the unauthenticated ones stay under the ceiling
+ * (see #ceiling), beyond which the oldest is closed even within it. A quarter, so that the cap still bites
+ * well before node's own headers deadline closes a silent connection anyway.
+ */
+export function speakGraceMs(headersTimeoutMs: number): number {
+  return Math.floor(headersTimeoutMs / 4);
+}
 
 /** The soft RLIMIT_NOFILE of this process (Linux), or undefined when it cannot be read or is unlimited. */
 export function descriptorLimit(): number | undefined {
@@ -50,8 +65,11 @@ export function connectionCaps(cfg: { maxConnections?: number | undefined; maxUn
  * What a client may hold at the edge before it has proved who it is. Node's server enforces the total
  * (maxConnections; the excess is closed at accept and reported as 'drop'); this class keeps the
  * connections that never carried an authenticated request under their own, lower cap by closing the
- * oldest idle one (a silent or slow-header client: a legitimate one sends its request at once), and cuts
- * request bodies that stall. The front door tells it when a request arrives and when one authenticated.
+ * oldest idle one once it has had its grace to speak (a silent or slow-header client: a legitimate one
+ * sends its request within it), and cuts request bodies that stall. The front door tells it when a request
+ * arrives (complete headers: a connection still sending its headers counts as idle) and when one
+ * authenticated. Unauthenticated connections in a request are counted against the cap and the ceiling
+ * but never closed here: the front door answers them from their headers alone.
  */
 export class ConnectionLimits {
   readonly #o: ConnectionLimitOptions;
@@ -64,6 +82,7 @@ export class ConnectionLimits {
   readonly #idle = new Map<Socket, { turn: number; at: number }>();
   /** Over the cap, unauthenticated connections evict the oldest even in their grace (room kept for the rest). */
   readonly #ceiling: number;
+  readonly #grace: number;
   /** Set while young connections overshoot the cap: evicts them once their grace is over. */
   #recheck: NodeJS.Timeout | undefined;
   readonly #authenticated = new WeakSet<Socket>();
@@ -91,6 +110,7 @@ export class ConnectionLimits {
   constructor(o: ConnectionLimitOptions) {
     this.#o = o;
     this.#ceiling = o.maxUnauthenticated + Math.floor((o.maxConnections - o.maxUnauthenticated) / 2);
+    this.#grace = o.speakGraceMs ?? SPEAK_GRACE_MS;
   }
 
   get maxConnections(): number {
@@ -170,18 +190,18 @@ export class ConnectionLimits {
 
   /**
    * Over the cap: the oldest idle connections go, once they have had their chance to speak (a whole loop
-   * turn, so that a request already sent is read, and SPEAK_GRACE_MS). Younger ones may overshoot the cap
-   * up to the ceiling, which still leaves room for authenticated clients under maxConnections.
+   * turn, so that a request already sent is read, and the grace). Younger ones may overshoot the cap up to
+   * the ceiling, which still leaves room for authenticated clients under maxConnections.
    */
   #enforce(): void {
     for (let n = this.#idle.size + this.#unauthenticatedBusy(); n > this.#o.maxUnauthenticated && this.#idle.size > 0; n--) {
       const [oldest, born] = this.#idle.entries().next().value as [Socket, { turn: number; at: number }];
       const age = this.#now() - born.at;
-      if ((this.#turn - born.turn < 2 || age < SPEAK_GRACE_MS) && n <= this.#ceiling) {
+      if ((this.#turn - born.turn < 2 || age < this.#grace) && n <= this.#ceiling) {
         this.#recheck ??= setTimeout(() => {
           this.#recheck = undefined;
           this.#enforce();
-        }, Math.max(1, SPEAK_GRACE_MS - age)).unref();
+        }, Math.max(1, this.#grace - age)).unref();
         return;
       }
       this.#idle.delete(oldest);

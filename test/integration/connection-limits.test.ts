@@ -1,6 +1,7 @@
 // File-descriptor exhaustion by unauthenticated clients (issue 13.1), with real sockets: clients that
-// send POST headers announcing a body and then nothing, bodies dripped slowly, silent connections, and
-// more connections than the caps allow; and, as the acceptance criterion, a gateway process under
+// send POST headers announcing a body and then nothing, bodies dripped slowly, silent connections, more
+// connections than the caps allow, a client slow to send its request while the unauthenticated cap is
+// exceeded; and, as the acceptance criterion, a gateway process under
 // `ulimit -n 1024` that keeps serving an authenticated client while 2,000 idle connections press on it.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { descriptorLimit } from '../../src/edge/connection-limits.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { listeningAddress } from '../helpers/processes.js';
-import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, makeKey, openSession, signToken } from '../helpers/tokens.js';
+import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, initializeBody, makeKey, openSession, signToken } from '../helpers/tokens.js';
 import { until as waitUntil } from '../helpers/wait.js';
 
 const fixture = { name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const };
@@ -215,10 +216,11 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * One attacker slot: opens a connection, writes `head` (or nothing), and opens another a second after
- * the gateway closed it (paced, so the test measures held connections rather than a connection flood).
+ * One attacker slot: opens a connection, writes `head` (or nothing), and opens another `pauseMs` (a
+ * second) after the gateway closed it (paced, so the test measures held connections rather than a
+ * connection flood).
  */
-async function attacker(port: number, head: string, stop: { now: boolean; budget: number }, seen: { opened: number; answered401: number }): Promise<void> {
+async function attacker(port: number, head: string, stop: { now: boolean; budget: number }, seen: { opened: number; answered401: number }, pauseMs = 1000): Promise<void> {
   while (!stop.now && stop.budget-- > 0) {
     seen.opened++;
     await new Promise<void>((done) => {
@@ -236,9 +238,68 @@ async function attacker(port: number, head: string, stop: { now: boolean; budget
       s.on('error', () => {});
       s.on('close', end);
     });
-    if (!stop.now) await new Promise((r) => setTimeout(r, 1000)); // attacker pacing, not a wait for an event
+    if (!stop.now) await new Promise((r) => setTimeout(r, pauseMs)); // attacker pacing, not a wait for an event
   }
 }
+
+/**
+ * A client slow to speak: connects, waits `delayMs` (its host busy, say), then writes `request`; resolves
+ * with what the gateway sent, once it sent something or closed the connection.
+ */
+function speakLate(port: number, delayMs: number, request: string): Promise<{ data: string; socket: Socket }> {
+  return new Promise((resolvePromise) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('connect', () => setTimeout(() => socket.writable && socket.write(request), delayMs));
+    socket.on('data', (b: Buffer) => {
+      data += b.toString();
+      if (data.includes('\r\n\r\n')) resolvePromise({ data, socket });
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolvePromise({ data, socket }));
+  });
+}
+
+describe('connection limits: a client slow to speak while unauthenticated connections press', () => {
+  let dir: string;
+  let token: string;
+  let gw: RunningGateway;
+  let port: number;
+
+  before(async () => {
+    // Over the cap, a connection may stay silent for a quarter of the headers timeout: 2 s here.
+    ({ dir, token, gw, port } = await startLimitedGateway({ headersTimeoutMs: 8000, maxConnections: 64, maxUnauthenticatedConnections: 16 }));
+  });
+
+  after(async () => {
+    await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a client whose request comes 800 ms after it connected is served; the cap still closes the excess', async () => {
+    const before = await refused(gw, 'unauthenticated');
+    // 24 connections over a cap of 16 (below the ceiling of 40), half silent, half holding request headers
+    // they never finish; each reopened 20 ms after the gateway closes it.
+    const unfinished = postHead(undefined, 100).slice(0, -2);
+    const stop = { now: false, budget: 2_000 };
+    const seen = { opened: 0, answered401: 0 };
+    const attack = Array.from({ length: 24 }, (_, i) => attacker(port, i % 2 === 0 ? '' : unfinished, stop, seen, 20));
+    try {
+      await until(() => seen.opened >= 24, 5_000, 'the attack to open its connections');
+      // The gateway saw the client connect at once and heard nothing for 800 ms: a connection it took for a
+      // silent attacker after 250 ms, closing it with the request on its way.
+      const body = JSON.stringify(initializeBody());
+      const r = await within(speakLate(port, 800, `${postHead(token, Buffer.byteLength(body))}${body}`), 10_000, 'the slow client\'s answer');
+      r.socket.destroy();
+      assert.match(r.data, /^HTTP\/1\.1 200 /, `the gateway closed the slow client's connection before its request came; it sent: ${JSON.stringify(r.data.slice(0, 200))}`);
+      // The silent and unfinished connections past their grace are still closed down to the cap.
+      await until(async () => (await refused(gw, 'unauthenticated')) - before >= 8, 10_000, 'connections over the cap to be closed');
+    } finally {
+      stop.now = true;
+      await Promise.all(attack);
+    }
+  });
+});
 
 describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 170_000 }, () => {
   let dir: string;
