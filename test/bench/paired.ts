@@ -22,6 +22,10 @@
  * The ratio is taken on the instructions of the request path and the young-generation GC it causes;
  * major GC and the optimizing compiler, which land in one round and not the next, are printed apart.
  * The dumps stay in .bench/paired/callgrind/ for test/bench/callgrind-diff.ts. Several minutes per build.
+ *
+ * --alloc DIR: instead of CPU time, the bytes each build allocates per call (V8's sampling heap profiler
+ * through test/bench/alloc-probe.mjs, short-lived objects included), over --chunks × --chunk calls each;
+ * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +40,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -78,6 +82,15 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The read and write syscalls a process has made (reads and writes of sockets and pipes included):
+ * how well a build batches its I/O under load, which a CPU figure cannot tell apart from slower code.
+ */
+function sysc(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return Number(/syscr: (\d+)/.exec(io)![1]) + Number(/syscw: (\d+)/.exec(io)![1]);
+}
+
 /** utime + stime of a process, in ms (clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -89,6 +102,8 @@ interface Target {
   child: ChildProcess;
   /** Where callgrind writes this gateway's dumps (--instructions only). */
   dumps: string;
+  /** Where the allocation probe writes this gateway's heap profile (--alloc only). */
+  allocOut: string | undefined;
   run(n: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -101,7 +116,8 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
   }
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
   const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
-  return onCore(1, process.execPath, [...prof, main, 'serve', '--config', file]);
+  const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
+  return onCore(1, process.execPath, [...prof, ...alloc, main, 'serve', '--config', file]);
 }
 
 let started = 0;
@@ -125,7 +141,9 @@ async function start(spec: string): Promise<Target> {
   writeFileSync(file, JSON.stringify(config));
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
   const [cmd, args] = gatewayCommand(main, file, ref, mode, dumps);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut } : {}) };
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
   for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
@@ -143,7 +161,7 @@ async function start(spec: string): Promise<Target> {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { label: spec, child, dumps, run, stop };
+  return { label: spec, child, dumps, allocOut, run, stop };
 }
 
 let sink: Promise<string> | undefined;
@@ -162,14 +180,16 @@ function otlpSink(): Promise<string> {
 }
 
 async function timed(targets: Target[]): Promise<void> {
-  const totals = new Map(targets.map((t) => [t.label, { cpu: 0, calls: 0, ms: 0 }]));
+  const totals = new Map(targets.map((t) => [t.label, { cpu: 0, calls: 0, ms: 0, sysc: 0 }]));
   for (let k = 0; k < CHUNKS; k++) {
     for (const t of k % 2 ? [...targets].reverse() : targets) {
       const c0 = cpuMs(t.child.pid!);
+      const s0 = sysc(t.child.pid!);
       const t0 = performance.now();
       await t.run(CHUNK);
       const sum = totals.get(t.label)!;
       sum.cpu += cpuMs(t.child.pid!) - c0;
+      sum.sysc += sysc(t.child.pid!) - s0;
       sum.ms += performance.now() - t0;
       sum.calls += CHUNK;
     }
@@ -178,7 +198,7 @@ async function timed(targets: Target[]): Promise<void> {
   console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
   for (const [label, s] of totals) {
     const ratio = s.cpu / s.calls / (base.cpu / base.calls);
-    console.log(`${label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${ratio.toFixed(3)}`);
+    console.log(`${label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${ratio.toFixed(3)}  ${(s.sysc / s.calls).toFixed(2)} read/write syscalls per call`);
   }
 }
 
@@ -216,6 +236,33 @@ async function counted(targets: Target[]): Promise<void> {
   console.log(`dumps: ${CALLGRIND_DIR}/<build>.out.<round>`);
 }
 
+/** Waits for a file the allocation probe writes. */
+async function written(file: string): Promise<void> {
+  for (let i = 0; i < 600 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(file)) throw new Error(`the allocation probe did not write ${file}`);
+}
+
+/** Bytes allocated per call, sampled over CHUNKS × CHUNK calls on each gateway (one after another). */
+async function sampled(targets: Target[]): Promise<void> {
+  mkdirSync(values.alloc!, { recursive: true });
+  console.log(`paired --alloc: ${CHUNKS * CHUNK} calls per build, ${INFLIGHT} in flight, every allocation sampled (1 in 256 bytes)`);
+  for (const t of targets) {
+    const out = t.allocOut!;
+    rmSync(out, { force: true });
+    rmSync(`${out}.started`, { force: true });
+    t.child.kill('SIGUSR2');
+    await written(`${out}.started`);
+    await t.run(CHUNKS * CHUNK);
+    t.child.kill('SIGUSR2');
+    await written(out);
+    const { head } = JSON.parse(readFileSync(out, 'utf8')) as { head: AllocNode };
+    console.log(`${t.label.padEnd(24)} ${(total(head) / (CHUNKS * CHUNK)).toFixed(0).padStart(7)} bytes/call  ${out}`);
+  }
+}
+
+interface AllocNode { selfSize: number; children: AllocNode[] }
+const total = (n: AllocNode): number => n.children.reduce((a, c) => a + total(c), n.selfSize);
+
 async function main(): Promise<void> {
   if (positionals.length < 2) throw new Error('name two or more REF[:MODE] to compare');
   mkdirSync(join(ROOT, '.bench', 'paired'), { recursive: true });
@@ -227,7 +274,7 @@ async function main(): Promise<void> {
   const targets = COUNTED ? await Promise.all(positionals.map(start)) : [];
   if (!COUNTED) for (const spec of positionals) targets.push(await start(spec));
   try {
-    await (COUNTED ? counted(targets) : timed(targets));
+    await (COUNTED ? counted(targets) : values.alloc ? sampled(targets) : timed(targets));
   } finally {
     for (const t of targets) await t.stop();
   }

@@ -1,0 +1,25 @@
+// Loaded with `--import` into a gateway that `npm run bench:paired -- --alloc DIR` starts: every heap
+// allocation the gateway makes between two SIGUSR2 signals is sampled by V8's sampling heap profiler,
+// including the objects that die young (what a CPU profile cannot show and what the request path mostly
+// makes), and written as a .heapprofile to ALLOC_PROBE_OUT. The first signal starts sampling and writes
+// `<out>.started`; the second stops it and writes the profile. For test/bench/alloc-diff.ts.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+
+const out = process.env.ALLOC_PROBE_OUT;
+if (out) {
+  const session = new Session();
+  session.connect();
+  let sampling = false;
+  process.on('SIGUSR2', () => {
+    if (!sampling) {
+      sampling = true;
+      session.post('HeapProfiler.enable', () =>
+        session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, () => writeFileSync(`${out}.started`, '')),
+      );
+      return;
+    }
+    sampling = false;
+    session.post('HeapProfiler.stopSampling', (err, r) => writeFileSync(out, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(r.profile)));
+  });
+}
