@@ -3,10 +3,12 @@
 // including the objects that die young (what a CPU profile cannot show and what the request path mostly
 // makes), and written as a .heapprofile to ALLOC_PROBE_OUT. The first signal starts sampling and writes
 // `<out>.started`; the second stops it and writes the profile. For test/bench/alloc-diff.ts.
+// ALLOC_PROBE_LIVE=1: only what is still alive when sampling stops (what the load holds while in flight).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const out = process.env.ALLOC_PROBE_OUT;
+const collected = process.env.ALLOC_PROBE_LIVE !== '1';
 if (out) {
   const session = new Session();
   session.connect();
@@ -15,7 +17,7 @@ if (out) {
     if (!sampling) {
       sampling = true;
       session.post('HeapProfiler.enable', () =>
-        session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, () => writeFileSync(`${out}.started`, '')),
+        session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected }, () => writeFileSync(`${out}.started`, '')),
       );
       return;
     }

@@ -26,6 +26,8 @@
  * --alloc DIR: instead of CPU time, the bytes each build allocates per call (V8's sampling heap profiler
  * through test/bench/alloc-probe.mjs, short-lived objects included), over --chunks × --chunk calls each;
  * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
+ * With --live, only what is still alive when sampling stops, one second into the load: what the
+ * gateway holds while calls are in flight (read it in bytes in all, not per call).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +42,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -142,7 +144,7 @@ async function start(spec: string): Promise<Target> {
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
   const [cmd, args] = gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut } : {}) };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}) };
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
@@ -252,9 +254,18 @@ async function sampled(targets: Target[]): Promise<void> {
     rmSync(`${out}.started`, { force: true });
     t.child.kill('SIGUSR2');
     await written(`${out}.started`);
-    await t.run(CHUNKS * CHUNK);
-    t.child.kill('SIGUSR2');
-    await written(out);
+    if (values.live) {
+      // Stopped while the load is in flight: the profile holds what the gateway keeps alive under it.
+      const load = t.run(CHUNKS * CHUNK);
+      await new Promise((r) => setTimeout(r, 1000));
+      t.child.kill('SIGUSR2');
+      await written(out);
+      await load;
+    } else {
+      await t.run(CHUNKS * CHUNK);
+      t.child.kill('SIGUSR2');
+      await written(out);
+    }
     const { head } = JSON.parse(readFileSync(out, 'utf8')) as { head: AllocNode };
     console.log(`${t.label.padEnd(24)} ${(total(head) / (CHUNKS * CHUNK)).toFixed(0).padStart(7)} bytes/call  ${out}`);
   }
