@@ -4,7 +4,7 @@
 // makes), and written as a .heapprofile to ALLOC_PROBE_OUT. The first signal starts sampling and writes
 // `<out>.started`; the second stops it and writes the profile. For test/bench/alloc-diff.ts.
 // ALLOC_PROBE_LIVE=1: only what is still alive when sampling stops (what the load holds while in flight).
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const out = process.env.ALLOC_PROBE_OUT;
@@ -22,6 +22,10 @@ if (out) {
       return;
     }
     sampling = false;
-    session.post('HeapProfiler.stopSampling', (err, r) => writeFileSync(out, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(r.profile)));
+    // Written aside and renamed: the driver reads the file as soon as it exists.
+    session.post('HeapProfiler.stopSampling', (err, r) => {
+      writeFileSync(`${out}.part`, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(r.profile));
+      renameSync(`${out}.part`, out);
+    });
   });
 }
