@@ -23,6 +23,11 @@
  * major GC and the optimizing compiler, which land in one round and not the next, are printed apart.
  * The dumps stay in .bench/paired/callgrind/ for test/bench/callgrind-diff.ts. Several minutes per build.
  *
+ * --processes K: K fresh gateway processes per build (each with its own upstream), all in the same
+ * alternation, each printed, and per build the median of its processes with their range: a single
+ * process's CPU figure carries a bias of its own of up to ±20 % (README, Performance), which K
+ * processes per build average out.
+ *
  * --alloc DIR: instead of CPU time, the bytes each build allocates per call (V8's sampling heap profiler
  * through test/bench/alloc-probe.mjs, short-lived objects included), over --chunks × --chunk calls each;
  * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
@@ -42,12 +47,13 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
 const CHUNK = Number(values.chunk ?? (COUNTED ? 1000 : 2000));
 const INFLIGHT = Number(values.inflight ?? (COUNTED ? 1 : 64));
+const PROCESSES = Number(values.processes ?? 1);
 // Under callgrind the JIT needs more calls to settle (its tiers count calls, not time).
 const WARMUP = Number(values.warmup ?? (COUNTED ? 6000 : 4000));
 const CALLGRIND_DIR = join(ROOT, '.bench', 'paired', 'callgrind');
@@ -101,6 +107,8 @@ function cpuMs(pid: number): number {
 
 interface Target {
   label: string;
+  /** The spec it was started for: with --processes, several targets share one. */
+  spec: string;
   child: ChildProcess;
   /** Where callgrind writes this gateway's dumps (--instructions only). */
   dumps: string;
@@ -124,7 +132,7 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
 
 let started = 0;
 
-async function start(spec: string): Promise<Target> {
+async function start(spec: string, label = spec): Promise<Target> {
   const [refMode, option] = spec.split('+') as [string, string | undefined];
   const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
   const main = build(ref);
@@ -163,7 +171,7 @@ async function start(spec: string): Promise<Target> {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { label: spec, child, dumps, allocOut, run, stop };
+  return { label, spec, child, dumps, allocOut, run, stop };
 }
 
 let sink: Promise<string> | undefined;
@@ -182,25 +190,34 @@ function otlpSink(): Promise<string> {
 }
 
 async function timed(targets: Target[]): Promise<void> {
-  const totals = new Map(targets.map((t) => [t.label, { cpu: 0, calls: 0, ms: 0, sysc: 0 }]));
+  const totals = new Map(targets.map((t) => [t, { cpu: 0, calls: 0, ms: 0, sysc: 0 }]));
   for (let k = 0; k < CHUNKS; k++) {
     for (const t of k % 2 ? [...targets].reverse() : targets) {
       const c0 = cpuMs(t.child.pid!);
       const s0 = sysc(t.child.pid!);
       const t0 = performance.now();
       await t.run(CHUNK);
-      const sum = totals.get(t.label)!;
+      const sum = totals.get(t)!;
       sum.cpu += cpuMs(t.child.pid!) - c0;
       sum.sysc += sysc(t.child.pid!) - s0;
       sum.ms += performance.now() - t0;
       sum.calls += CHUNK;
     }
   }
-  const base = totals.get(targets[0]!.label)!;
-  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
-  for (const [label, s] of totals) {
-    const ratio = s.cpu / s.calls / (base.cpu / base.calls);
-    console.log(`${label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${ratio.toFixed(3)}  ${(s.sysc / s.calls).toFixed(2)} read/write syscalls per call`);
+  const perCallCpu = (t: Target) => totals.get(t)!.cpu / totals.get(t)!.calls;
+  const specs = [...new Set(targets.map((t) => t.spec))];
+  const byBuild = new Map(specs.map((spec) => [spec, targets.filter((t) => t.spec === spec).map(perCallCpu).sort((a, b) => a - b)]));
+  const median = (xs: number[]) => (xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2);
+  const base = median(byBuild.get(specs[0]!)!);
+  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${PROCESSES} process(es) per build, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
+  for (const t of targets) {
+    const s = totals.get(t)!;
+    console.log(`${t.label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${(perCallCpu(t) / base).toFixed(3)}  ${(s.sysc / s.calls).toFixed(2)} read/write syscalls per call`);
+  }
+  if (PROCESSES > 1) {
+    // A process's figure carries a bias of its own (code and heap layout); a build's is the median of its processes.
+    console.log('per build, the median of its processes (and their range), as a ratio to the first build\'s median:');
+    for (const [spec, xs] of byBuild) console.log(`${spec.padEnd(24)} ${(median(xs) / base).toFixed(3)}  (${(xs[0]! / base).toFixed(3)}–${(xs.at(-1)! / base).toFixed(3)})`);
   }
 }
 
@@ -282,8 +299,10 @@ async function main(): Promise<void> {
     mkdirSync(CALLGRIND_DIR, { recursive: true });
   }
   // Under callgrind the builds start and warm up at once as well (each takes a minute or more).
-  const targets = COUNTED ? await Promise.all(positionals.map(start)) : [];
-  if (!COUNTED) for (const spec of positionals) targets.push(await start(spec));
+  const targets = COUNTED ? await Promise.all(positionals.map((spec) => start(spec))) : [];
+  // --processes K: K fresh gateways per build, started in turn (A1 B1 A2 B2 …) so that no build's
+  // processes are all early or all late.
+  if (!COUNTED) for (let i = 0; i < PROCESSES; i++) for (const spec of positionals) targets.push(await start(spec, PROCESSES > 1 ? `${spec}#${i + 1}` : spec));
   try {
     await (COUNTED ? counted(targets) : values.alloc ? sampled(targets) : timed(targets));
   } finally {
