@@ -9,11 +9,8 @@ export interface ConnectionLimitOptions {
   /** Connections that have not carried an authenticated request, at most; the oldest idle one goes first. */
   maxUnauthenticated: number;
   bodyIdleTimeoutMs: number;
-  /**
-   * How long a new connection may stay silent over the unauthenticated cap before it can be closed (see
-   * speakGraceMs()); default 250 ms.
-   */
-  speakGraceMs?: number;
+  /** How long a new connection may stay silent over the unauthenticated cap before it can be closed (see speakGraceMs()). */
+  speakGraceMs: number;
   onRefused?: (reason: ConnectionRefusal) => void;
   now?: () => number;
 }
@@ -22,9 +19,6 @@ export interface ConnectionLimitOptions {
 const EMFILE_UNREADY_MS = 10_000;
 /** Readiness goes false when this share of maxConnections is open. */
 const NEAR_CAP = 0.9;
-/** The grace to speak when none is given (see speakGraceMs()). */
-const SPEAK_GRACE_MS = 250;
-
 /**
  * How long a new connection may stay silent over the unauthenticated cap before it can be closed: a
  * quarter of the headers timeout (2.5 s by default). A flood arrives in bursts, and a legitimate client
@@ -82,7 +76,6 @@ export class ConnectionLimits {
   readonly #idle = new Map<Socket, { turn: number; at: number }>();
   /** Over the cap, unauthenticated connections evict the oldest even in their grace (room kept for the rest). */
   readonly #ceiling: number;
-  readonly #grace: number;
   /** Set while young connections overshoot the cap: evicts them once their grace is over. */
   #recheck: NodeJS.Timeout | undefined;
   readonly #authenticated = new WeakSet<Socket>();
@@ -110,7 +103,6 @@ export class ConnectionLimits {
   constructor(o: ConnectionLimitOptions) {
     this.#o = o;
     this.#ceiling = o.maxUnauthenticated + Math.floor((o.maxConnections - o.maxUnauthenticated) / 2);
-    this.#grace = o.speakGraceMs ?? SPEAK_GRACE_MS;
   }
 
   get maxConnections(): number {
@@ -197,11 +189,11 @@ export class ConnectionLimits {
     for (let n = this.#idle.size + this.#unauthenticatedBusy(); n > this.#o.maxUnauthenticated && this.#idle.size > 0; n--) {
       const [oldest, born] = this.#idle.entries().next().value as [Socket, { turn: number; at: number }];
       const age = this.#now() - born.at;
-      if ((this.#turn - born.turn < 2 || age < this.#grace) && n <= this.#ceiling) {
+      if ((this.#turn - born.turn < 2 || age < this.#o.speakGraceMs) && n <= this.#ceiling) {
         this.#recheck ??= setTimeout(() => {
           this.#recheck = undefined;
           this.#enforce();
-        }, Math.max(1, this.#grace - age)).unref();
+        }, Math.max(1, this.#o.speakGraceMs - age)).unref();
         return;
       }
       this.#idle.delete(oldest);

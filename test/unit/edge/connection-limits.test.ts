@@ -24,7 +24,7 @@ describe('ConnectionLimits readiness', () => {
   it('is exhausted for 10 s after EMFILE on accept, and counts it', () => {
     let now = 1_000_000;
     const refused: string[] = [];
-    const limits = new ConnectionLimits({ maxConnections: 10, maxUnauthenticated: 5, bodyIdleTimeoutMs: 1000, onRefused: (r) => refused.push(r), now: () => now });
+    const limits = new ConnectionLimits({ maxConnections: 10, maxUnauthenticated: 5, bodyIdleTimeoutMs: 1000, speakGraceMs: 250, onRefused: (r) => refused.push(r), now: () => now });
     const server = new EventEmitter() as unknown as Server;
     limits.attach(server);
     assert.equal(limits.exhausted(), undefined);
