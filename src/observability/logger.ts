@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+import { stdoutDestination } from './stdout-destination.js';
 
 export type { Logger };
 
@@ -38,9 +39,7 @@ export function createLogger(level: string, destination?: DestinationStream, mix
     },
   };
   if (mixin) options.mixin = mixin;
-  // Asynchronous stdout: lines written while a write is in flight leave together in the next one, so a
-  // busy gateway (an audit line per call) does not pay a write syscall per line. pino flushes what is
-  // left synchronously on exit; only a SIGKILL (or a stalled reader, see maxLength) can lose lines.
-  // maxLength: behind a reader that stopped reading, lines are dropped past 16 MiB rather than held.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
+  // Asynchronous stdout, flushed on exit (stdout-destination.ts): only a SIGKILL, or a reader that
+  // stopped reading, can lose lines.
+  return pino(options, destination ?? stdoutDestination());
 }

@@ -1,0 +1,54 @@
+// The default log destination: every line reaches stdout whole and in order, multi-byte text intact,
+// including the lines still pending when the process exits (pino flushes them synchronously), and with
+// stdout a pipe that is read slowly (writes in flight while more lines arrive, the case the byte mode is for).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+
+const LOGGER = new URL('../../../src/observability/logger.ts', import.meta.url).href;
+
+/** Runs a child that logs `lines` lines in bursts of `burst`, then exits at once; returns its stdout. */
+function logInChild(lines: number, burst: number, readSlowly: boolean): Promise<string> {
+  const script = `
+    const { createLogger } = await import(${JSON.stringify(LOGGER)});
+    const log = createLogger('info');
+    const text = 'héllo ✓ 日本 ' + 'x'.repeat(200);
+    for (let i = 0; i < ${lines}; i++) {
+      log.info({ i, text }, 'line');
+      if (i % ${burst} === ${burst} - 1) await new Promise((r) => setImmediate(r));
+    }
+    process.exit(0);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => {
+    chunks.push(c);
+    if (readSlowly) {
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), 2);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`child exited ${code}`))));
+  });
+}
+
+function assertAll(out: string, lines: number): void {
+  const got = out.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { i: number; text: string; msg: string });
+  assert.equal(got.length, lines);
+  got.forEach((l, i) => {
+    assert.equal(l.i, i);
+    assert.equal(l.msg, 'line');
+    assert.equal(l.text, `héllo ✓ 日本 ${'x'.repeat(200)}`);
+  });
+}
+
+describe('the default log destination (stdout)', () => {
+  it('writes every line whole and in order, and flushes what is pending at exit', async () => {
+    assertAll(await logInChild(5000, 500, false), 5000);
+  });
+
+  it('loses nothing behind a reader that reads slowly', async () => {
+    assertAll(await logInChild(3000, 64, true), 3000);
+  });
+});
