@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, trace, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -63,11 +63,8 @@ function metaCarrier(meta: unknown): Record<string, string> | undefined {
   return out;
 }
 
-function clean(attributes: TraceAttributes): Attributes {
-  const out: Attributes = {};
-  for (const k in attributes) if (attributes[k] !== undefined) out[k] = attributes[k];
-  return out;
-}
+// Attributes go to the SDK as they are: it drops undefined values itself (startSpan, setAttribute and
+// addEvent alike), so a copy without them here would only be a second copy per span.
 
 class OtelSpan implements TraceSpan {
   readonly #span: Span;
@@ -81,11 +78,11 @@ class OtelSpan implements TraceSpan {
   }
 
   event(name: string, attributes?: TraceAttributes): void {
-    this.#span.addEvent(name, attributes && clean(attributes));
+    this.#span.addEvent(name, attributes);
   }
 
   set(attributes: TraceAttributes): void {
-    this.#span.setAttributes(clean(attributes));
+    this.#span.setAttributes(attributes);
   }
 
   end(failure?: SpanFailure): void {
@@ -166,7 +163,7 @@ class OtelTracing implements Tracing {
   }
 
   #start(name: string, kind: SpanKind, attributes: TraceAttributes, parent: Context, links?: Link[]): TraceSpan {
-    const span = this.#tracer.startSpan(name, { kind, attributes: clean(attributes), links }, parent);
+    const span = this.#tracer.startSpan(name, { kind, attributes, links }, parent);
     return new OtelSpan(span, trace.setSpan(parent, span), this);
   }
 
@@ -175,7 +172,7 @@ class OtelTracing implements Tracing {
   }
 
   event(name: string, attributes?: TraceAttributes): void {
-    trace.getSpan(this.#contexts.active())?.addEvent(name, attributes && clean(attributes));
+    trace.getSpan(this.#contexts.active())?.addEvent(name, attributes);
   }
 
   activeIds(): { trace_id: string; span_id: string } | undefined {
