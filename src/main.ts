@@ -8,6 +8,7 @@ import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { audiencesOf } from './edge-auth.js';
 import { GatewayError } from './errors.js';
+import { closeLogs } from './observability/logger.js';
 import { pinsCommand } from './pins-command.js';
 import { linksCommand } from './links-command.js';
 import { toolsCommand } from './tools-command.js';
@@ -88,11 +89,15 @@ async function serve(file: string): Promise<void> {
     }
     stopping = true;
     logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down: draining requests in flight');
+    // The log's last lines (a write may be in flight) go out before the exit, for at most 2 s.
     app.close(config.server.shutdownGraceMs).then(
-      () => process.exit(0),
+      () => {
+        logger.info({ signal }, 'stopped');
+        return closeLogs(logger, 2000).then(() => process.exit(0));
+      },
       (err) => {
         logger.error({ err }, 'error during shutdown');
-        process.exit(1);
+        void closeLogs(logger, 2000).then(() => process.exit(1));
       },
     );
   };

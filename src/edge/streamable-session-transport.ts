@@ -24,6 +24,8 @@ interface OutStream extends Held {
   json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: boolean } | undefined;
   /** Standalone stream: the last event a live connection received, so a new GET gets what it missed. */
   delivered: number;
+  /** Whether any of its events went into the event log (so retiring it has a log to drop). */
+  logged: boolean;
 }
 
 export interface StreamableTransportOptions {
@@ -61,7 +63,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { holder: this, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0 });
+    this.#streams.set(0, { holder: this, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
   }
 
   async start(): Promise<void> {}
@@ -96,7 +98,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { holder: this, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0 };
+    const stream: OutStream = { holder: this, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {
@@ -213,12 +215,18 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   #event(stream: OutStream, message: JsonRpcMessage): boolean {
     const seq = ++stream.seq;
     const data = JSON.stringify(message);
-    if (this.#o.resumable) this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
     const text = this.#o.resumable ? sseEvent(data, `${stream.no}_${seq}`) : sseEvent(data);
-    const conn = stream.conn;
-    if (!conn?.open) return false;
+    const conn = stream.conn?.open ? stream.conn : undefined;
     // The last answer of a POST stream goes out with the end of the response, in one write.
-    const last = isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
+    const last = conn !== undefined && isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
+    // Logged for resumption, except that last answer to a live reader: the stream is retired as it
+    // leaves (see #answered), so nothing could ever replay it, and logging it cost an append and a drop
+    // per call (with Redis, a MULTI and a DEL).
+    if (this.#o.resumable && !last) {
+      this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
+      stream.logged = true;
+    }
+    if (!conn) return false;
     let live = true;
     if (last) conn.end(text);
     else live = conn.write(text);
@@ -267,7 +275,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     if (stream.json?.held) this.#o.hub.holds.release(stream);
     for (const id of stream.pending) this.#byRequest.delete(id);
     this.#streams.delete(stream.no);
-    if (this.#o.resumable) this.#o.events.dropStream(this.#o.sessionId, stream.no);
+    if (stream.logged) this.#o.events.dropStream(this.#o.sessionId, stream.no);
   }
 
   async close(): Promise<void> {

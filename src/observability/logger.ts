@@ -1,5 +1,5 @@
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
-import { stdoutDestination } from './stdout-destination.js';
+import { stdoutDestination, type StdoutDestination } from './stdout-destination.js';
 
 export type { Logger };
 
@@ -42,4 +42,13 @@ export function createLogger(level: string, destination?: DestinationStream, mix
   // Asynchronous stdout, flushed on exit (stdout-destination.ts): only a SIGKILL, or a reader that
   // stopped reading, can lose lines.
   return pino(options, destination ?? stdoutDestination());
+}
+
+/**
+ * Lets out what the default destination still holds, a write in flight included, for at most
+ * `timeoutMs`; then logging ends. For an orderly exit (a logger with another destination: at once).
+ */
+export function closeLogs(logger: Logger, timeoutMs: number): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, Partial<StdoutDestination> | undefined>)[pino.symbols.streamSym];
+  return stream?.close ? stream.close(timeoutMs) : Promise.resolve();
 }

@@ -182,6 +182,8 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
       env: { ...process.env, SWITCHBOARD_PORT: '0', SWITCHBOARD_METRICS_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let log = '';
+    child.stdout.on('data', (b: Buffer) => (log += b.toString()));
     // Up when it listens (the quick start's warm spare included: slow on a loaded machine); a child that
     // never got there is only killed, so its start-up failure is what the test reports.
     let listening = false;
@@ -217,7 +219,13 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
         child.once('exit', (c) => resolve(c));
         child.kill('SIGTERM');
       });
-      if (listening) assert.equal(code, 0);
+      if (listening) {
+        assert.equal(code, 0);
+        // Every line reached stdout before the exit, the call's audit line and the last one included.
+        const lines = log.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; name?: string; signal?: string });
+        assert.ok(lines.some((l) => l.msg === 'audit' && l.name === 'echo'), 'the call was audited');
+        assert.deepEqual([lines.at(-1)?.msg, lines.at(-1)?.signal], ['stopped', 'SIGTERM']);
+      }
     }
   });
 });

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { startReplicaFrom, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
+
+// What the event log (kept for Last-Event-ID resumption) costs an SSE answer, counted in a real
+// redis-server's command statistics: an answer that ends its POST stream while the client reads it is
+// never logged (the stream is retired as it leaves, so nothing could replay it); what comes before it
+// on the stream (progress) is, until the stream ends. Resumption itself: http-edge.test.ts.
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function post(base: string, body: unknown, sid?: string): Promise<Response> {
+  return fetch(new URL('/mcp', base), { method: 'POST', headers: sid ? { ...HEADERS, 'mcp-session-id': sid } : HEADERS, body: JSON.stringify(body) });
+}
+
+/** Calls of each Redis command the server has answered so far (INFO commandstats). */
+async function commandCalls(redis: Redis, command: string): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}
+
+describe('the SSE event log', { timeout: 120_000 }, () => {
+  let server: TestRedis;
+  let redis: Redis;
+  let replica: Replica;
+  let sid: string;
+
+  before(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+    const file = writeEverythingConfig('sse-log', { store: `{ redis: { url: "${server.url}" } }` });
+    writeFileSync(file, readFileSync(file, 'utf8').replace('shutdownGraceMs: 5000 }', 'shutdownGraceMs: 5000, responseMode: sse }'));
+    replica = await startReplicaFrom('sse-log', file);
+    const init = await post(replica.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sse-log', version: '1' } } });
+    assert.equal(init.status, 200);
+    await init.text();
+    sid = init.headers.get('mcp-session-id')!;
+    await (await post(replica.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, sid)).text();
+  });
+
+  after(async () => {
+    replica?.child.kill('SIGTERM');
+    await replica?.exited;
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  it('does not log an answer delivered to its reader: 20 SSE calls, no XADD, no event key left', async () => {
+    const before = await commandCalls(redis, 'xadd');
+    for (let i = 0; i < 20; i++) {
+      const r = await post(replica.base, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, sid);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type') ?? '', /text\/event-stream/);
+      const text = await r.text();
+      assert.match(text, new RegExp(`Echo: m${i}`));
+      assert.match(text, /^id: \d+_1$/m, 'the answer is still an event with an id');
+    }
+    assert.equal(await commandCalls(redis, 'xadd'), before);
+    assert.deepEqual(await redis.keys('*ev:*'), []);
+  });
+
+  it('logs what precedes the answer on a stream (progress) and drops it when the stream ends', async () => {
+    const before = await commandCalls(redis, 'xadd');
+    const r = await post(replica.base, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p' } } }, sid);
+    const text = await r.text();
+    assert.equal((text.match(/notifications\/progress/g) ?? []).length, 3);
+    assert.match(text, /"id":"slow"/);
+    assert.equal(await commandCalls(redis, 'xadd'), before + 3, 'each progress notification was logged, the answer was not');
+    // The DEL that drops the finished stream's log goes out as it ends.
+    for (let i = 0; i < 50 && (await redis.keys('*ev:*')).length > 0; i++) await new Promise((res) => setTimeout(res, 20));
+    assert.deepEqual(await redis.keys('*ev:*'), []);
+  });
+});
