@@ -62,28 +62,34 @@ export class SseConnection {
   /** A priming event held back until the first write (or the header flush), so it shares that write. */
   #preface = '';
   #corked = false;
+  /**
+   * Headers not yet given to the response (a POST's stream, until its first write): a stream that
+   * ends with everything it has to say before then goes out with a Content-Length, not chunked.
+   */
+  #headers: Record<string, string> | undefined;
   onclose: (() => void) | undefined;
 
   constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
     this.#res = res;
     this.#hub = hub;
-    res.writeHead(200, {
+    const all = {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
       ...headers,
-    });
+    };
     if (flush) {
+      res.writeHead(200, all);
       res.flushHeaders();
     } else {
+      this.#headers = all;
       // A quick answer leaves with its headers in one write; a slow one must not keep the client
       // waiting for headers (clients and proxies time out on them), so they go out after a moment.
       this.#flushTimer = setTimeout(() => {
-        // (headersSent is already true after writeHead: it says nothing about the socket.)
         if (!this.#open || this.#wrote) return;
         if (this.#preface) this.write('');
-        else res.flushHeaders();
+        else this.#writeHead().flushHeaders();
       }, HEADERS_DELAY_MS);
       this.#flushTimer.unref();
     }
@@ -108,9 +114,19 @@ export class SseConnection {
     else this.#preface += text;
   }
 
+  /** The held headers, given to the response now (a stream of unknown length: chunked). */
+  #writeHead(): ServerResponse {
+    if (this.#headers) {
+      this.#res.writeHead(200, this.#headers);
+      this.#headers = undefined;
+    }
+    return this.#res;
+  }
+
   write(text: string): boolean {
     if (!this.#open) return false;
     this.#wrote = true;
+    this.#writeHead();
     if (this.#preface) {
       text = this.#preface + text;
       this.#preface = '';
@@ -139,6 +155,11 @@ export class SseConnection {
     this.#uncork();
     const text = this.#preface + (last ?? '');
     this.#preface = '';
+    if (this.#headers) {
+      // Nothing went out yet: the whole stream is this text, and its length is known (no chunked framing).
+      this.#headers['content-length'] = String(Buffer.byteLength(text));
+      this.#writeHead();
+    }
     if (text === '') this.#res.end();
     else this.#res.end(text);
     this.#closed();

@@ -1,5 +1,5 @@
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
-import { stdoutDestination, type StdoutDestination } from './stdout-destination.js';
+import { CLOSE_LOGS, stdoutDestination, type StdoutDestination } from './stdout-destination.js';
 
 export type { Logger };
 
@@ -50,5 +50,6 @@ export function createLogger(level: string, destination?: DestinationStream, mix
  */
 export function closeLogs(logger: Logger, timeoutMs: number): Promise<void> {
   const stream = (logger as unknown as Record<symbol, Partial<StdoutDestination> | undefined>)[pino.symbols.streamSym];
-  return stream?.close ? stream.close(timeoutMs) : Promise.resolve();
+  const close = stream?.[CLOSE_LOGS];
+  return typeof close === 'function' ? close.call(stream, timeoutMs) : Promise.resolve();
 }

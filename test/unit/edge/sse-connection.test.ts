@@ -47,6 +47,43 @@ describe('SseConnection', () => {
     });
   }
 
+  it('a held stream that ends before anything went out is sent whole with a Content-Length; one written to first is chunked', async () => {
+    const raw = async () => {
+      const res = await fetch(base, { signal: AbortSignal.timeout(5000) });
+      return { length: res.headers.get('content-length'), chunked: res.headers.get('transfer-encoding'), type: res.headers.get('content-type'), text: await res.text() };
+    };
+    handle = (res) => {
+      const c = hub.open(res, { 'mcp-session-id': 's1' }, false);
+      c.preface('id: 7_0\ndata: \n\n');
+      c.end('id: 7_1\ndata: {"é":1}\n\n');
+    };
+    const whole = await raw();
+    assert.equal(whole.text, 'id: 7_0\ndata: \n\nid: 7_1\ndata: {"é":1}\n\n');
+    assert.equal(whole.length, String(Buffer.byteLength(whole.text)));
+    assert.equal(whole.chunked, null);
+    assert.equal(whole.type, 'text/event-stream');
+    handle = (res) => {
+      const c = hub.open(res, {}, false);
+      c.write('data: 1\n\n');
+      setImmediate(() => c.end('data: 2\n\n'));
+    };
+    const streamed = await raw();
+    assert.equal(streamed.text, 'data: 1\n\ndata: 2\n\n');
+    assert.equal(streamed.length, null);
+    assert.equal(streamed.chunked, 'chunked');
+  });
+
+  it('a held stream whose headers time out before its first event sends them alone, then streams', async () => {
+    handle = (res) => {
+      const c = hub.open(res, {}, false);
+      setTimeout(() => c.end('data: late\n\n'), 120);
+    };
+    const res = await fetch(base, { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream', 'the headers came before the event');
+    assert.equal(res.headers.get('content-length'), null);
+    assert.equal(await res.text(), 'data: late\n\n');
+  });
+
   it('an event written in a later turn than the last one still ends the stream cleanly', async () => {
     handle = (res) => {
       const c = hub.open(res, {}, false);

@@ -20,7 +20,7 @@ function logInChild(lines: number, burst: number, readSlowly: boolean): Promise<
     await closeLogs(log, 10000);
     log.info('after close: dropped, and no error');
     process.exit(0);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => {
     chunks.push(c);
@@ -45,7 +45,36 @@ function assertAll(out: string, lines: number): void {
   });
 }
 
+/** Runs `body` in a child with the logger as `log` (and closeLogs); resolves with its exit code. */
+function childExit(body: string, onStdout: (child: ReturnType<typeof spawn>) => void): Promise<number | null> {
+  const script = `
+    const { createLogger, closeLogs } = await import(${JSON.stringify(LOGGER)});
+    const log = createLogger('info');
+    ${body}`;
+  // Killed after 20 s: a child that hangs fails the test instead of holding the runner.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
+  onStdout(child);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
+const LOTS = `for (let i = 0; i < 20000; i++) { log.info({ i, pad: 'x'.repeat(300) }, 'line'); if (i % 500 === 499) await new Promise((r) => setImmediate(r)); }`;
+
 describe('the default log destination (stdout)', () => {
+  // Neither case may wait for closeLogs' timeout (60 s, longer than the test's own): a hang fails the test.
+  it('a stdout whose reader has gone (EPIPE) ends logging: close returns at once and the process exits', { timeout: 30_000 }, async () => {
+    const code = await childExit(`${LOTS}\n await closeLogs(log, 60000); process.exit(0);`, (child) => child.stdout!.once('data', () => child.stdout!.destroy()));
+    assert.equal(code, 0);
+  });
+
+  it('a reader that stopped reading does not hold the exit: close gives up after its timeout, the exit does not block', { timeout: 30_000 }, async () => {
+    // The pipe is never read: it fills, and the write in flight never completes.
+    const code = await childExit(`${LOTS}\n await closeLogs(log, 300); process.exit(0);`, () => {});
+    assert.equal(code, 0);
+  });
+
   it('writes every line whole and in order, and lets all out before the exit', async () => {
     assertAll(await logInChild(5000, 500, false), 5000);
   });
