@@ -3,12 +3,14 @@ import { listChangedNotifications } from '../jsonrpc/methods.js';
 const LIST_CHANGED: ReadonlySet<string> = new Set(listChangedNotifications());
 
 /**
- * How long the first list_changed of a kind waits for more of the same. A restarted server-everything
- * sends a burst of five or six tools/list_changed within about 15 ms (the gateway's own "it restarted", then
- * one per tool it registers once initialized); a quarter second folds such a burst with a wide margin
- * on a loaded machine, and is a delay no one waiting for a changed list notices.
+ * How long a list_changed of a kind waits for another of the same. A restarted server-everything sends
+ * a burst of five or six tools/list_changed (the gateway's own "it restarted", then one per tool it
+ * registers once initialized): about 15 ms apart on an idle machine, stretched on a loaded one.
  */
 export const LIST_CHANGED_WINDOW_MS = 250;
+
+/** The longest a window stays open from its first change, however many keep coming. */
+export const LIST_CHANGED_MAX_MS = 1000;
 
 /** Runs `fn` after `ms`; the function returned cancels it. Injected by tests. */
 export type Schedule = (fn: () => void, ms: number) => () => void;
@@ -19,43 +21,59 @@ const realTimers: Schedule = (fn, ms) => {
   return () => clearTimeout(timer);
 };
 
+interface Window {
+  cancel: () => void;
+  /** The params of the latest change of the kind. */
+  params: Record<string, unknown> | undefined;
+  /** When its first change came. */
+  opened: number;
+}
+
 /**
- * One session's list_changed notifications, at most one of each kind per window: the first of a kind
- * opens a window, everything of that kind within it is folded into one notification sent when it
- * closes. The window is fixed from its first notification (a steady stream cannot hold it open), and
- * a change after it opens a new one, so the last change is always announced. A notification says only
- * "list again": the client loses nothing by hearing it once, after the burst, when the list is whole.
+ * One session's list_changed notifications, folded per kind: the first of a kind opens a window, and
+ * the window closes when LIST_CHANGED_WINDOW_MS pass without another of that kind, or at the latest
+ * LIST_CHANGED_MAX_MS after it opened (a steady stream cannot hold it open); then one notification is
+ * sent. A change after that opens a new window, so the last change is always announced. A notification
+ * says only "list again": the client loses nothing by hearing it once, after the burst, when the list is
+ * whole. A quiet period rather than a fixed window folds a burst that a loaded machine stretched past it.
  */
 export class ListChangedCoalescer {
   readonly #send: (method: string, params: Record<string, unknown> | undefined) => void;
   readonly #windowMs: number;
+  readonly #maxMs: number;
   readonly #schedule: Schedule;
-  /** Kinds whose window is open → cancel, and the params of the latest of them. */
-  readonly #open = new Map<string, { cancel: () => void; params: Record<string, unknown> | undefined }>();
+  readonly #now: () => number;
+  /** Kinds whose window is open. */
+  readonly #open = new Map<string, Window>();
 
-  constructor(send: (method: string, params: Record<string, unknown> | undefined) => void, o: { windowMs?: number; schedule?: Schedule } = {}) {
+  constructor(send: (method: string, params: Record<string, unknown> | undefined) => void, o: { windowMs?: number; maxMs?: number; schedule?: Schedule; now?: () => number } = {}) {
     this.#send = send;
     this.#windowMs = o.windowMs ?? LIST_CHANGED_WINDOW_MS;
+    this.#maxMs = o.maxMs ?? LIST_CHANGED_MAX_MS;
     this.#schedule = o.schedule ?? realTimers;
+    this.#now = o.now ?? (() => performance.now());
   }
 
   /** True when `method` is a list_changed, taken care of here; false: the caller sends it as usual. */
   offer(method: string, params: Record<string, unknown> | undefined): boolean {
     if (!LIST_CHANGED.has(method)) return false;
+    const now = this.#now();
     const open = this.#open.get(method);
     if (open) {
       open.params = params;
+      open.cancel();
+      open.cancel = this.#schedule(() => this.#close(method), Math.max(0, Math.min(this.#windowMs, open.opened + this.#maxMs - now)));
       return true;
     }
-    const window = {
-      params,
-      cancel: this.#schedule(() => {
-        this.#open.delete(method);
-        this.#send(method, window.params);
-      }, this.#windowMs),
-    };
-    this.#open.set(method, window);
+    this.#open.set(method, { params, opened: now, cancel: this.#schedule(() => this.#close(method), this.#windowMs) });
     return true;
+  }
+
+  #close(method: string): void {
+    const window = this.#open.get(method);
+    if (!window) return;
+    this.#open.delete(method);
+    this.#send(method, window.params);
   }
 
   /** The session ended: nothing more is sent. */

@@ -1,10 +1,10 @@
-// The per-session list_changed coalescer alone, with its timers in the test's hands: a burst becomes
-// one notification per kind when the window closes, kinds do not fold into each other, a change after
+// The per-session list_changed coalescer alone, with its timers and clock in the test's hands: a burst
+// becomes one notification per kind when the window closes (a quiet period, capped), kinds do not fold into each other, a change after
 // the window is announced again, other notifications pass through, and nothing is sent after close.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { until } from '../../helpers/wait.js';
-import { LIST_CHANGED_WINDOW_MS, ListChangedCoalescer, type Schedule } from '../../../src/session/list-changed-coalescer.js';
+import { LIST_CHANGED_MAX_MS, LIST_CHANGED_WINDOW_MS, ListChangedCoalescer, type Schedule } from '../../../src/session/list-changed-coalescer.js';
 
 /** Timers the test fires by hand. */
 function manualTimers(): { schedule: Schedule; pending: () => number[]; fire: () => void } {
@@ -43,6 +43,33 @@ describe('ListChangedCoalescer', () => {
     assert.deepEqual(timers.pending(), [LIST_CHANGED_WINDOW_MS, LIST_CHANGED_WINDOW_MS, LIST_CHANGED_WINDOW_MS], 'one window per kind');
     timers.fire();
     assert.deepEqual(sent.map(([m]) => m).sort(), [PROMPTS, RESOURCES, TOOLS]);
+  });
+
+  it('a burst stretched past the window (a loaded machine), each change within a window of the last, is still one', () => {
+    const sent: string[] = [];
+    const timers = manualTimers();
+    let now = 0;
+    const c = new ListChangedCoalescer((m) => sent.push(m), { schedule: timers.schedule, now: () => now });
+    for (const t of [0, 200, 400, 600]) {
+      now = t;
+      c.offer(TOOLS, undefined);
+      assert.deepEqual(timers.pending(), [LIST_CHANGED_WINDOW_MS], `at ${t} ms: one window, a quiet period from this change`);
+    }
+    timers.fire();
+    assert.deepEqual(sent, [TOOLS]);
+  });
+
+  it('a steady stream cannot hold a window open past LIST_CHANGED_MAX_MS from its first change', () => {
+    const timers = manualTimers();
+    let now = 0;
+    const c = new ListChangedCoalescer(() => {}, { schedule: timers.schedule, now: () => now });
+    c.offer(TOOLS, undefined);
+    now = LIST_CHANGED_MAX_MS - 100;
+    c.offer(TOOLS, undefined);
+    assert.deepEqual(timers.pending(), [100], 'it closes at the cap, not a full window later');
+    now = LIST_CHANGED_MAX_MS + 50;
+    c.offer(TOOLS, undefined);
+    assert.deepEqual(timers.pending(), [0], 'past the cap: at once');
   });
 
   it('a change after the window closed is announced again: the last one is never lost', () => {
