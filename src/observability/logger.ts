@@ -39,8 +39,8 @@ export function createLogger(level: string, destination?: DestinationStream, mix
     },
   };
   if (mixin) options.mixin = mixin;
-  // Asynchronous stdout, flushed on exit (stdout-destination.ts): only a SIGKILL, or a reader that
-  // stopped reading, can lose lines.
+  // Asynchronous stdout (stdout-destination.ts): an orderly exit lets every line out (closeLogs); a
+  // crash or SIGKILL can lose the write in flight, and a reader that stopped reading what is past 16 MiB.
   return pino(options, destination ?? stdoutDestination());
 }
 
