@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { openSession, post, type EdgeTarget } from '../helpers/http-edge.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplicaFrom, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
 
@@ -9,12 +10,6 @@ import { startReplicaFrom, writeEverythingConfig, type Replica } from '../helper
 // redis-server's command statistics: an answer that ends its POST stream while the client reads it is
 // never logged (the stream is retired as it leaves, so nothing could replay it); what comes before it
 // on the stream (progress) is, until the stream ends. Resumption itself: http-edge.test.ts.
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function post(base: string, body: unknown, sid?: string): Promise<Response> {
-  return fetch(new URL('/mcp', base), { method: 'POST', headers: sid ? { ...HEADERS, 'mcp-session-id': sid } : HEADERS, body: JSON.stringify(body) });
-}
 
 /** Calls of each Redis command the server has answered so far (INFO commandstats). */
 async function commandCalls(redis: Redis, command: string): Promise<number> {
@@ -26,6 +21,7 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
   let server: TestRedis;
   let redis: Redis;
   let replica: Replica;
+  let gw: EdgeTarget;
   let sid: string;
 
   before(async () => {
@@ -34,11 +30,8 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
     const file = writeEverythingConfig('sse-log', { store: `{ redis: { url: "${server.url}" } }` });
     writeFileSync(file, readFileSync(file, 'utf8').replace('shutdownGraceMs: 5000 }', 'shutdownGraceMs: 5000, responseMode: sse }'));
     replica = await startReplicaFrom('sse-log', file);
-    const init = await post(replica.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sse-log', version: '1' } } });
-    assert.equal(init.status, 200);
-    await init.text();
-    sid = init.headers.get('mcp-session-id')!;
-    await (await post(replica.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, sid)).text();
+    gw = { url: (path = '/mcp') => new URL(path, replica.base) };
+    ({ sid } = await openSession(gw));
   });
 
   after(async () => {
@@ -51,7 +44,7 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
   it('does not log an answer delivered to its reader: 20 SSE calls, no XADD, no event key left', async () => {
     const before = await commandCalls(redis, 'xadd');
     for (let i = 0; i < 20; i++) {
-      const r = await post(replica.base, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, sid);
+      const r = await post(gw, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, { sid });
       assert.equal(r.status, 200);
       assert.match(r.headers.get('content-type') ?? '', /text\/event-stream/);
       const text = await r.text();
@@ -64,7 +57,7 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
 
   it('logs what precedes the answer on a stream (progress) and drops it when the stream ends', async () => {
     const before = await commandCalls(redis, 'xadd');
-    const r = await post(replica.base, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p' } } }, sid);
+    const r = await post(gw, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p' } } }, { sid });
     const text = await r.text();
     assert.equal((text.match(/notifications\/progress/g) ?? []).length, 3);
     assert.match(text, /"id":"slow"/);
