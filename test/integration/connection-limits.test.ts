@@ -356,12 +356,15 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
       await within(Promise.all(
         clients.map(async (c) => {
           for (let i = 0; i < 50; i++) {
+            const started = Date.now();
             try {
               const r = await c.client.callTool({ name: 'test_simple_text', arguments: {} }, undefined, { timeout: 30_000 });
               if (!Array.isArray(r.content)) throw new Error(JSON.stringify(r));
             } catch (err) {
               failures++;
-              errors.push((err as Error).message);
+              // fetch's own message is 'fetch failed'; what failed is in its cause (a reset, a connect timeout…).
+              const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+              errors.push(`${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''} after ${Date.now() - started} ms`);
             }
           }
         }),
