@@ -28,6 +28,13 @@
  * process's CPU figure carries a bias of its own of up to ±20 % (README, Performance), which K
  * processes per build average out.
  *
+ * --v8=FLAGS: node/V8 flags given to every gateway alike. `--v8='--no-memory-reducer
+ * --min-semi-space-size=16 --max-semi-space-size=16'` holds V8's heap sizing still, which otherwise
+ * decides much of a CPU ratio: in the alternation each gateway sits idle while the others run and the
+ * memory reducer shrinks its young generation, and whether a young generation grows to 32 or 64 MB
+ * semi-spaces (more page faults, more RSS, more CPU) differs from process to process. With the sizing held,
+ * one build's processes agreed within a few per cent where they had spread over ±15 %.
+ *
  * --alloc DIR: instead of CPU time, the bytes each build allocates per call (V8's sampling heap profiler
  * through test/bench/alloc-probe.mjs, short-lived objects included), over --chunks × --chunk calls each;
  * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
@@ -47,7 +54,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -56,6 +63,8 @@ const INFLIGHT = Number(values.inflight ?? (COUNTED ? 1 : 64));
 const PROCESSES = Number(values.processes ?? 1);
 // Under callgrind the JIT needs more calls to settle (its tiers count calls, not time).
 const WARMUP = Number(values.warmup ?? (COUNTED ? 6000 : 4000));
+/** --v8=FLAGS: node/V8 flags for every gateway (all builds alike), e.g. to hold the heap's sizing still. */
+const V8_FLAGS = values.v8?.split(/\s+/).filter(Boolean) ?? [];
 const CALLGRIND_DIR = join(ROOT, '.bench', 'paired', 'callgrind');
 /** The loader pins itself to core 0 (with the upstreams); the gateways get core 1. */
 const pinned = (() => {
@@ -127,7 +136,7 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
   const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
   const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
-  return onCore(1, process.execPath, [...prof, ...alloc, main, 'serve', '--config', file]);
+  return onCore(1, process.execPath, [...V8_FLAGS, ...prof, ...alloc, main, 'serve', '--config', file]);
 }
 
 let started = 0;
@@ -209,7 +218,7 @@ async function timed(targets: Target[]): Promise<void> {
   const byBuild = new Map(specs.map((spec) => [spec, targets.filter((t) => t.spec === spec).map(perCallCpu).sort((a, b) => a - b)]));
   const median = (xs: number[]) => (xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2);
   const base = median(byBuild.get(specs[0]!)!);
-  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${PROCESSES} process(es) per build, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}`);
+  console.log(`paired: ${CHUNKS} chunks of ${CHUNK} calls each, ${INFLIGHT} in flight, ${PROCESSES} process(es) per build, ${pinned ? 'gateways on core 1, loader and upstreams on core 0' : 'not pinned (no taskset)'}${V8_FLAGS.length ? `, gateways run with ${V8_FLAGS.join(' ')}` : ''}`);
   for (const t of targets) {
     const s = totals.get(t)!;
     console.log(`${t.label.padEnd(24)} ${((s.cpu * 1000) / s.calls).toFixed(1).padStart(7)} µs/call  ${(s.calls / (s.ms / 1000)).toFixed(0).padStart(6)} calls/s  CPU ratio ${(perCallCpu(t) / base).toFixed(3)}  ${(s.sysc / s.calls).toFixed(2)} read/write syscalls per call`);
