@@ -32,6 +32,12 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   const doors = new Map<string, ReturnType<typeof door>>();
   const limits = opts.ctx.limits;
   if (limits) {
+    // The body's reading begins: by now the chunk that carried the headers has been parsed whole, so
+    // only a body still on its way arms the body-idle timer (see ConnectionLimits.watchBody).
+    app.addHook('preParsing', (req, _reply, payload, done) => {
+      limits.watchBody(req.raw);
+      done(null, payload);
+    });
     app.addHook('preValidation', (req, _reply, done) => {
       limits.bodyRead(req.raw);
       done();

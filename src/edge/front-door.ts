@@ -40,7 +40,6 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Fast
     if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
     req.principal = p;
     o.limits?.authenticated(socket);
-    o.limits?.watchBody(req.raw);
     return undefined;
   };
 }
