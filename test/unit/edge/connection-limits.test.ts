@@ -6,8 +6,9 @@ import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConnectionLimits, connectionCaps } from '../../../src/edge/connection-limits.js';
+import { until } from '../../helpers/wait.js';
 
 describe('connectionCaps', () => {
   it('derives the caps from the descriptor limit, keeping a reserve', () => {
@@ -58,8 +59,10 @@ function fakeSocket(): Socket & { destroyed: boolean } {
 describe('ConnectionLimits over the unauthenticated cap', () => {
   it('a burst accepted in one loop turn loses none before its sockets are read; then the silent go, oldest first', async () => {
     const refused: string[] = [];
+    // The clock moves only when the test says (a loaded host must not end the grace early).
+    let now = 1_000_000;
     // Cap 4, ceiling 4 + (10 - 4) / 2 = 7.
-    const limits = new ConnectionLimits({ maxConnections: 10, maxUnauthenticated: 4, bodyIdleTimeoutMs: 1000, speakGraceMs: 40, onRefused: (r) => refused.push(r) });
+    const limits = new ConnectionLimits({ maxConnections: 10, maxUnauthenticated: 4, bodyIdleTimeoutMs: 1000, speakGraceMs: 40, onRefused: (r) => refused.push(r), now: () => now });
     const server = new EventEmitter() as unknown as Server;
     limits.attach(server);
     const sockets = Array.from({ length: 9 }, fakeSocket);
@@ -76,8 +79,10 @@ describe('ConnectionLimits over the unauthenticated cap', () => {
     // although still within their grace.
     assert.deepEqual(sockets.map((s) => s.destroyed), [true, true, false, false, false, false, false, false, false]);
     assert.deepEqual(refused, ['unauthenticated', 'unauthenticated']);
-    // Once the grace is over, the silent go down to the cap; the one in a request stays.
-    await sleep(80);
+    // Once the grace is over, the silent go down to the cap (at the next check, due within the grace);
+    // the one in a request stays.
+    now += 100;
+    await until('the silent ones over the cap to be closed', () => sockets.filter((s) => s.destroyed).length >= 5, 5_000);
     assert.deepEqual(sockets.map((s) => s.destroyed), [true, true, true, true, true, false, false, false, false]);
     assert.deepEqual(limits.counts, { authenticated: 0, unauthenticated: 4 });
   });
