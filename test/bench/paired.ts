@@ -35,6 +35,10 @@
  * semi-spaces (more page faults, more RSS, more CPU) differs from process to process. With the sizing held,
  * one build's processes agreed within a few per cent where they had spread over ±15 %.
  *
+ * --usage: each gateway also reports, when it stops, what its CPU time is made of (user and system time,
+ * the main thread and V8's worker threads, minor page faults, peak RSS, its young generation's size:
+ * test/bench/usage-probe.mjs), printed after the ratios; the whole process life, start-up included.
+ *
  * --alloc DIR: instead of CPU time, the bytes each build allocates per call (V8's sampling heap profiler
  * through test/bench/alloc-probe.mjs, short-lived objects included), over --chunks × --chunk calls each;
  * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
@@ -54,7 +58,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -123,6 +127,8 @@ interface Target {
   dumps: string;
   /** Where the allocation probe writes this gateway's heap profile (--alloc only). */
   allocOut: string | undefined;
+  /** Where the usage probe writes what this gateway's CPU time is made of (--usage only). */
+  usageOut: string | undefined;
   run(n: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -136,6 +142,7 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
   const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
   const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
+  if (values.usage) alloc.push('--import', join(ROOT, 'test/bench/usage-probe.mjs'));
   return onCore(1, process.execPath, [...V8_FLAGS, ...prof, ...alloc, main, 'serve', '--config', file]);
 }
 
@@ -161,7 +168,9 @@ async function start(spec: string, label = spec): Promise<Target> {
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
   const [cmd, args] = gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}) };
+  const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
+  if (usageOut) rmSync(usageOut, { force: true });
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
@@ -180,7 +189,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { label, spec, child, dumps, allocOut, run, stop };
+  return { label, spec, child, dumps, allocOut, usageOut, run, stop };
 }
 
 let sink: Promise<string> | undefined;
@@ -316,6 +325,22 @@ async function main(): Promise<void> {
     await (COUNTED ? counted(targets) : values.alloc ? sampled(targets) : timed(targets));
   } finally {
     for (const t of targets) await t.stop();
+  }
+  if (values.usage) printUsage(targets);
+}
+
+/** What each gateway's usage probe wrote when it stopped (--usage). */
+function printUsage(targets: Target[]): void {
+  console.log('usage over each gateway\'s life: CPU s (user / system), main thread and V8 worker threads s, minor faults, peak RSS MB, young generation MB');
+  for (const t of targets) {
+    const line = t.usageOut && existsSync(t.usageOut) ? readFileSync(t.usageOut, 'utf8').trim().split('\n').at(-1) : undefined;
+    if (!line) {
+      console.log(`${t.label.padEnd(24)} (no report)`);
+      continue;
+    }
+    const u = JSON.parse(line) as { userMs: number; systemMs: number; minorFaults: number; maxRssKb: number; youngBytes?: number; threadsMs: Record<string, number> };
+    const s = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(2);
+    console.log(`${t.label.padEnd(24)} ${s(u.userMs)} / ${s(u.systemMs)}  main ${s(u.threadsMs.MainThread)}  V8 workers ${s(u.threadsMs.V8Worker)}  ${u.minorFaults} faults  ${(u.maxRssKb / 1024).toFixed(0)} MB RSS  young ${((u.youngBytes ?? 0) / 1048576).toFixed(0)} MB`);
   }
 }
 
