@@ -148,7 +148,9 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
     // A killed outright: B sees its holder not alive, and ends the session by removing its record.
     a.child.kill('SIGKILL');
     await a.exited;
-    const dead = await waitFor(async () => (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.id === two.id && !s.replicaAlive), { timeoutMs: 10_000 });
+    // Up to replicaTtlMs (5 s) for A's heartbeat to lapse, and a listing started just before that may wait
+    // forwardTimeoutMs (10 s) for A's answer over the admin channel: 10 s was too short once in CI.
+    const dead = await waitFor(async () => (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.id === two.id && !s.replicaAlive), { timeoutMs: 25_000 });
     assert.ok(dead, "B sees A's session with A not alive");
     assert.equal(dead.replica, holder);
     const removed = await admin(b, 'DELETE', `/sessions/${two.id}`);
