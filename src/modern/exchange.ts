@@ -43,6 +43,8 @@ export interface ExchangeHooks {
 export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 const NOTHING_OFFERED: Map<string, Record<string, unknown>> = new Map();
+/** Most calls ask nothing: they share this empty Map instead of one of their own (only #asking() adds). */
+const NO_ASKS: Map<string, Ask> = new Map();
 
 /** Why a confirmation question was given up when its time ran out. */
 const CONFIRM_TIMEOUT = 'confirmation timeout';
@@ -92,9 +94,9 @@ export class Exchange {
   readonly first: ModernCall;
   readonly cancel = new Cancellation();
   readonly #hooks: ExchangeHooks;
-  readonly #asks = new Map<string, Ask>();
+  #asks = NO_ASKS;
   /** Answers the latest attempt brought that no question has taken yet (a first call may bring some). */
-  #offered: Map<string, Record<string, unknown>> = NOTHING_OFFERED;
+  #offered = NOTHING_OFFERED;
   /** Keys used in this exchange: a later question never reuses one (a stale answer could match it). */
   #usedKeys: Set<string> | undefined;
   #nextKey = 1;
@@ -187,7 +189,7 @@ export class Exchange {
     for (const e of list) {
       const key = this.#newKey('elicitation', undefined);
       const params = { mode: 'url', message: String(e.message ?? 'Open this link to continue'), url: String(e.url ?? '') };
-      this.#asks.set(key, { method: 'elicitation/create', params, resolve: () => {}, reject: () => {} });
+      this.#asking().set(key, { method: 'elicitation/create', params, resolve: () => {}, reject: () => {} });
     }
     this.#rerun = true;
     this.#scheduleRound();
@@ -242,12 +244,18 @@ export class Exchange {
   /** A question held until a retry answers it, or `signal` gives it up. */
   #hold(key: string, method: string, params: Record<string, unknown>, signal: Cancellation, abandoned: string): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      this.#asks.set(key, { method, params, resolve, reject });
+      this.#asking().set(key, { method, params, resolve, reject });
       signal.onAbort(() => {
         if (this.#asks.delete(key)) reject(new JsonRpcError(ErrorCode.InternalError, abandoned));
       });
       this.#scheduleRound();
     });
+  }
+
+  /** The exchange's own map of questions, made on its first question. */
+  #asking(): Map<string, Ask> {
+    if (this.#asks === NO_ASKS) this.#asks = new Map();
+    return this.#asks;
   }
 
   /** An unused key: the upstream's hint when it is one, else `<kind>-<n>`. */

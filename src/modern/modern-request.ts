@@ -52,14 +52,16 @@ export function isModernHeader(headers: IncomingHttpHeaders): boolean {
   return v !== undefined && v > NEWEST_LEGACY;
 }
 
-function paramHeadersOf(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
+const NO_PARAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function paramHeadersOf(headers: IncomingHttpHeaders): Readonly<Record<string, string>> {
+  let out: Record<string, string> | undefined;
   for (const k in headers) {
     if (!k.startsWith('mcp-param-')) continue;
     const v = headers[k];
-    if (v !== undefined) out[k] = Array.isArray(v) ? v[0]! : v;
+    if (v !== undefined) (out ??= {})[k] = Array.isArray(v) ? v[0]! : v;
   }
-  return out;
+  return out ?? NO_PARAM_HEADERS;
 }
 
 /** A header that must mirror a body value, compared after decoding (names case-insensitively, values exactly). */
@@ -111,6 +113,6 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
     logLevel: typeof level === 'string' ? level : undefined,
     // Only a tools/call can carry Mcp-Param-* headers worth reading.
-    paramHeaders: method === 'tools/call' ? paramHeadersOf(headers) : {},
+    paramHeaders: method === 'tools/call' ? paramHeadersOf(headers) : NO_PARAM_HEADERS,
   };
 }

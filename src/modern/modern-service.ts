@@ -70,10 +70,11 @@ export class ModernService {
   }
 
   /** Serves one validated request; the sink hears the answer (an error included). */
-  async serve(endpoint: EndpointRouter, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica): Promise<void> {
+  async serve(endpoint: EndpointRouter, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica, standing?: ModernSession): Promise<void> {
     let session: ModernSession;
     try {
-      session = this.#o.sessions.for(endpoint, principal);
+      // The edge may have looked the standing up already (its scope check needs the guard).
+      session = standing ?? this.#o.sessions.for(endpoint, principal);
       // Taken once per standing: later requests go on without waiting a turn.
       if (!session.opened) await session.router();
     } catch (err) {
@@ -87,8 +88,8 @@ export class ModernService {
   }
 
   #start(session: ModernSession, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }): void {
+    // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const exchange = new Exchange(`${this.#idPrefix}${++this.#counter}`, call, this.#hooksOf(session));
-    this.#exchanges.set(exchange.id, exchange);
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);
@@ -120,7 +121,10 @@ export class ModernService {
     let hooks = this.#hooks.get(session);
     if (!hooks) {
       hooks = {
-        seal: (x) => this.#o.seal.seal(x, session.principal),
+        seal: (x) => {
+          this.#exchanges.set(x.id, x);
+          return this.#o.seal.seal(x, session.principal);
+        },
         shape: (c, response, retried) => this.#shape(session, c, response, retried),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
         ended: (x) => this.#exchanges.delete(x.id),
@@ -139,8 +143,9 @@ export class ModernService {
 
   #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse {
     const endpoint = session.endpoint;
+    // Only a cacheable result says for whom (a tools/call, the common case, never asks).
     // A tenant with its own tool curation sees a list of its own.
-    const publicScope = session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant);
+    const publicScope = call.spec.cacheable && session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant);
     return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
   }
 

@@ -12,7 +12,7 @@
  * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
- * and its ratio to the first. --prof DIR: V8 CPU
+ * and its ratio to the first. --prof DIR: V8 CPU (sampled every 100 µs, ten times the default, so that a short run has enough samples)
  * profiles of the gateways, for test/bench/profile-diff.ts.
  *
  * --instructions: instead of CPU time, instructions counted by valgrind's callgrind (test/bench/
@@ -140,7 +140,7 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
     return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, main, 'serve', '--config', file]];
   }
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
-  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
+  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
   const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
   if (values.usage) alloc.push('--import', join(ROOT, 'test/bench/usage-probe.mjs'));
   return onCore(1, process.execPath, [...V8_FLAGS, ...prof, ...alloc, main, 'serve', '--config', file]);
