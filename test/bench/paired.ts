@@ -12,8 +12,8 @@
  * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
- * and its ratio to the first. --prof DIR: V8 CPU (sampled every 100 µs, ten times the default, so that a short run has enough samples)
- * profiles of the gateways, for test/bench/profile-diff.ts.
+ * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
+ * (sampled every 100 µs, ten times V8's default, so that a run of seconds has samples enough).
  *
  * --instructions: instead of CPU time, instructions counted by valgrind's callgrind (test/bench/
  * callgrind.ts), which the neighbours' load does not move. Each gateway runs under callgrind with V8 in
