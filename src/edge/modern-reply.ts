@@ -4,6 +4,9 @@ import type { AttemptSink } from '../modern/exchange.js';
 import type { ModernCall } from '../modern/modern-request.js';
 import { sseEvent } from '../jsonrpc/sse.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
+import { endJson } from './replies.js';
+
+const NO_HEADERS: Record<string, string> = {};
 
 /**
  * The answer to one 2026-07-28 POST. It stays undecided until something must be said: the final
@@ -51,6 +54,6 @@ export class ModernReply implements AttemptSink {
       this.#sse.end(sseEvent(body));
       return;
     }
-    this.#res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    endJson(this.#res, status, NO_HEADERS, body);
   }
 }

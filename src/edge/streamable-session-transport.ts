@@ -5,6 +5,7 @@ import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-stor
 import type { SendOptions, Transport } from '../transport/transport.js';
 import type { Held, HoldOwner } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
+import { endJson } from './replies.js';
 
 /** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
 export type ResponseMode = 'sse' | 'json' | 'auto';
@@ -252,7 +253,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       if (!res.writableEnded && !res.destroyed) {
         const body = JSON.stringify(batch ? out : out[0]);
         if (out.length === 0) res.writeHead(202, headers).end();
-        else res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(body);
+        else endJson(res, 200, headers, body);
       }
       this.#retire(stream);
       return;

@@ -103,4 +103,35 @@ describe('message acceptance at the edge (inject)', () => {
     const over = ok.replace('"x":[', '"x":[[').replace(']}', ']]}');
     assert.equal((await post(over)).statusCode, 400);
   });
+
+  it('brackets inside strings are not nesting: a shallow message with hundreds of them is accepted', async () => {
+    const text = `{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"${'{['.repeat(300)}","version":"0"}}}`;
+    const r = await post(text);
+    assert.equal(r.statusCode, 200, r.body.slice(0, 300));
+    await app.fastify.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': r.headers['mcp-session-id'] as string } });
+  });
+
+  it('a JSON answer goes out whole with its Content-Length, never chunked: a session\'s, a 2026-07-28 request\'s, a refusal', async () => {
+    const whole = (r: { headers: Record<string, unknown>; rawPayload: Buffer; body: string }, what: string) => {
+      assert.equal(r.headers['transfer-encoding'], undefined, what);
+      assert.equal(r.headers['content-length'], String(r.rawPayload.length), `${what}: ${r.body.slice(0, 200)}`);
+      assert.match(String(r.headers['content-type']), /^application\/json/, what);
+    };
+    const opened = await post(init(10));
+    whole(opened, 'initialize');
+    const sid = opened.headers['mcp-session-id'] as string;
+    await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+    const ping = await post('{"jsonrpc":"2.0","id":11,"method":"ping"}', { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(ping.statusCode, 200, ping.body);
+    whole(ping, 'a session answer');
+    await app.fastify.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': sid } });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = await post(JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'tools/list', params: { _meta: meta } }), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+    assert.equal(modern.statusCode, 200, modern.body);
+    assert.ok(Array.isArray(modern.json().result.tools), modern.body);
+    whole(modern, 'a modern answer');
+    const refused = await post(JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } }), { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+    assert.equal(refused.statusCode, 400, refused.body);
+    whole(refused, 'a modern refusal');
+  });
 });
