@@ -9,6 +9,9 @@ import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import type { EdgeContext } from './edge-context.js';
 
+/** The answer to every accepted POST of this transport: its length known, so it leaves unchunked. */
+const ACCEPTED_HEADERS = { 'content-type': 'text/plain', 'content-length': '8' };
+
 export type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
 
 /**
@@ -62,7 +65,8 @@ export async function postMessages(req: MessagesRequest, reply: FastifyReply, ro
   const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
   if (refused) return sendRefusal(reply, refused);
   // Written raw: one 202 per message is this transport's hot path, and Fastify's reply costs more than it.
-  reply.hijack().raw.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+  // With its length given it goes out in one buffer, not chunked (size line, text, terminating chunk).
+  reply.hijack().raw.writeHead(202, ACCEPTED_HEADERS).end('Accepted');
   deliverMessages(ctx.tracing, req, session, read.messages);
   return reply;
 }

@@ -61,7 +61,12 @@ export class SseConnection {
   #wrote = false;
   /** A priming event held back until the first write (or the header flush), so it shares that write. */
   #preface = '';
-  #corked = false;
+  /**
+   * What was written in this turn and not yet given to the response: it leaves in one write, as one
+   * chunk. Joined here rather than corked, since each write to a chunked response is framed on its
+   * own (size line, text, CRLF): a burst of 64 answers on a legacy stream was 192 buffers in a writev.
+   */
+  #pending = '';
   /**
    * Headers not yet given to the response (a POST's stream, until its first write): a stream that
    * ends with everything it has to say before then goes out with a Content-Length, not chunked.
@@ -132,14 +137,12 @@ export class SseConnection {
       this.#preface = '';
     }
     // Events written in one turn (answers to a burst of calls on a legacy stream) leave in one write.
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#res.cork();
-      process.nextTick(() => this.#uncork());
-    }
-    this.#res.write(text);
-    if (this.#res.writableLength > this.#hub.maxBufferBytes) {
+    if (this.#pending === '') process.nextTick(() => this.#flush());
+    this.#pending += text;
+    // Counted in characters before encoding: a bound on memory, not an exact byte count.
+    if (this.#res.writableLength + this.#pending.length > this.#hub.maxBufferBytes) {
       this.#hub.cut++;
+      this.#pending = '';
       this.#res.destroy();
       this.#closed();
       return false;
@@ -150,10 +153,9 @@ export class SseConnection {
   /** Ends the stream, with a last chunk in the same write when given. */
   end(last?: string): void {
     if (!this.#open) return;
-    // Our cork goes first. From Node 22 a response holds what is written under its cork and, ended while
-    // corked, sends the terminating chunk ahead of it: the client would never see the last events.
-    this.#uncork();
-    const text = this.#preface + (last ?? '');
+    // What this turn wrote leaves with the end, in the same write.
+    const text = this.#pending + this.#preface + (last ?? '');
+    this.#pending = '';
     this.#preface = '';
     if (this.#headers) {
       // Nothing went out yet: the whole stream is this text, and its length is known (no chunked framing).
@@ -165,10 +167,11 @@ export class SseConnection {
     this.#closed();
   }
 
-  #uncork(): void {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#res.uncork();
+  #flush(): void {
+    if (!this.#open || this.#pending === '') return;
+    const text = this.#pending;
+    this.#pending = '';
+    this.#res.write(text);
   }
 
   #closed(): void {

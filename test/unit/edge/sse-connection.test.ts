@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SseHub } from '../../../src/edge/sse-connection.js';
 
@@ -82,6 +82,60 @@ describe('SseConnection', () => {
     assert.equal(res.headers.get('content-type'), 'text/event-stream', 'the headers came before the event');
     assert.equal(res.headers.get('content-length'), null);
     assert.equal(await res.text(), 'data: late\n\n');
+  });
+
+  it('events written in one turn leave as one chunk (one framing, one write), a later turn\'s as the next', async () => {
+    handle = (res) => {
+      const c = hub.open(res, {}, true);
+      c.write('data: 1\n\n');
+      c.write('data: 2\n\n');
+      c.write('data: 3\n\n');
+      setImmediate(() => {
+        c.write('data: 4\n\n');
+        c.write('data: 5\n\n');
+        setImmediate(() => c.end());
+      });
+    };
+    // Read off the socket as sent, chunk framing included (fetch would hide it).
+    const { port } = server.address() as AddressInfo;
+    const wire = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const s = connect(port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      s.setEncoding('utf8');
+      // Done at the terminating chunk (the server may keep the socket open a while after it).
+      s.on('data', (d: string) => {
+        text += d;
+        if (text.endsWith('\r\n0\r\n\r\n')) {
+          s.destroy();
+          resolve(text);
+        }
+      });
+      s.on('error', reject);
+    });
+    const body = wire.slice(wire.indexOf('\r\n\r\n') + 4);
+    const chunks: string[] = [];
+    for (let at = 0; ; ) {
+      const eol = body.indexOf('\r\n', at);
+      const size = parseInt(body.slice(at, eol), 16);
+      if (size === 0) break;
+      chunks.push(body.slice(eol + 2, eol + 2 + size));
+      at = eol + 2 + size + 2;
+    }
+    assert.deepEqual(chunks, ['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'data: 4\n\ndata: 5\n\n']);
+  });
+
+  it('a reader cut off for what one turn queued: the write says so, nothing more is written, the hub counts it', async () => {
+    const small = new SseHub(1000, 60_000);
+    let results: boolean[] = [];
+    handle = (res) => {
+      const c = small.open(res, {}, true);
+      results = [c.write(`data: ${'x'.repeat(600)}\n\n`), c.write(`data: ${'y'.repeat(600)}\n\n`), c.write('data: z\n\n')];
+    };
+    const text = await fetch(base, { signal: AbortSignal.timeout(5000) }).then((r) => r.text()).catch(() => '');
+    assert.deepEqual(results, [true, false, false]);
+    assert.equal(small.cut, 1);
+    assert.ok(!text.includes('y'), 'nothing of the turn that overflowed was sent');
+    small.close();
   });
 
   it('an event written in a later turn than the last one still ends the stream cleanly', async () => {
