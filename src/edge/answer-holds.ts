@@ -9,8 +9,9 @@ export interface Held {
 }
 
 /**
- * The answers held as JSON under `responseMode: auto`, on one coarse timer instead of a timer per
- * request: most answers are complete long before the hold ends. Two generations, swapped every hold:
+ * Things held back for a moment, on one coarse timer instead of a timer per request: the answers held
+ * as JSON under `responseMode: auto`, and the headers of SSE answers waiting for their first event.
+ * Most are done long before the hold ends. Two generations, swapped every hold:
  * an answer still held when its generation is swapped out a second time has been held at least the
  * hold and at most twice that, and is told to stream. Per request this costs a Set insertion and
  * deletion, with no timestamp or closure to allocate (this runs on every call).

@@ -10,8 +10,9 @@
 // So this file is only what the plugin lacks: open, write with cut-off, preface, end.
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
-import { AnswerHolds } from './answer-holds.js';
+import { AnswerHolds, type Held, type HoldOwner } from './answer-holds.js';
 
+/** A POST stream's headers wait at least this long for its first event (at most twice it). */
 const HEADERS_DELAY_MS = 25;
 
 /** Every live stream of one app: their limits, and one keep-alive timer for all of them. */
@@ -22,6 +23,8 @@ export class SseHub {
   cut = 0;
   /** POST answers held as JSON under `responseMode: auto`, until complete or their hold ends. */
   readonly holds: AnswerHolds;
+  /** POST streams whose headers wait for their first event: one coarse timer for all, not one each. */
+  readonly headerHolds = new AnswerHolds(HEADERS_DELAY_MS);
   readonly #timer: NodeJS.Timeout;
 
   constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50) {
@@ -45,6 +48,7 @@ export class SseHub {
   close(): void {
     clearInterval(this.#timer);
     this.holds.close();
+    this.headerHolds.close();
     for (const c of [...this.live]) c.end();
   }
 }
@@ -53,11 +57,14 @@ export class SseHub {
  * One live text/event-stream response. A reader that falls more than maxBufferBytes behind is cut
  * off rather than allowed to grow the gateway's memory; what it missed stays in the event store.
  */
-export class SseConnection {
+export class SseConnection implements Held, HoldOwner {
   readonly #res: ServerResponse;
   readonly #hub: SseHub;
   #open = true;
-  #flushTimer: NodeJS.Timeout | undefined;
+  /** Its own holder in the hub's header holds (a hold needs no closure). */
+  readonly holder: HoldOwner = this;
+  /** Its headers are held in the hub's header holds (not yet sent, nothing written). */
+  #headersHeld = false;
   #wrote = false;
   /** A priming event held back until the first write (or the header flush), so it shares that write. */
   #preface = '';
@@ -91,12 +98,8 @@ export class SseConnection {
       this.#headers = all;
       // A quick answer leaves with its headers in one write; a slow one must not keep the client
       // waiting for headers (clients and proxies time out on them), so they go out after a moment.
-      this.#flushTimer = setTimeout(() => {
-        if (!this.#open || this.#wrote) return;
-        if (this.#preface) this.write('');
-        else this.#writeHead().flushHeaders();
-      }, HEADERS_DELAY_MS);
-      this.#flushTimer.unref();
+      this.#headersHeld = true;
+      hub.headerHolds.hold(this);
     }
     // A forwarded request (Fastify inject) has no real socket.
     if (typeof res.socket?.setNoDelay === "function") res.socket.setNoDelay(true);
@@ -115,7 +118,7 @@ export class SseConnection {
    * event it waits with them: a quick answer then leaves headers, priming event and answer in one write.
    */
   preface(text: string): void {
-    if (this.#wrote || this.#flushTimer === undefined) this.write(text);
+    if (this.#wrote || !this.#headersHeld) this.write(text);
     else this.#preface += text;
   }
 
@@ -174,8 +177,22 @@ export class SseConnection {
     this.#res.write(text);
   }
 
+  /** The hub's header hold ran out before the first event: the headers (and a held preface) go now. */
+  holdExpired(): void {
+    this.#headersHeld = false;
+    if (!this.#open || this.#wrote) return;
+    if (this.#preface) this.write('');
+    else this.#writeHead().flushHeaders();
+  }
+
+  #releaseHeaders(): void {
+    if (!this.#headersHeld) return;
+    this.#headersHeld = false;
+    this.#hub.headerHolds.release(this);
+  }
+
   #closed(): void {
-    clearTimeout(this.#flushTimer);
+    this.#releaseHeaders();
     if (!this.#open) return;
     this.#open = false;
     this.#hub.live.delete(this);

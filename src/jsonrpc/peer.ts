@@ -44,7 +44,8 @@ interface Outgoing<O extends OutgoingOptions> {
   readonly deadline: number;
   /** The caller's progress token, replaced on the wire by the request's own id. */
   readonly token: string | number | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /** When it times out (epoch ms): progress moves it on, never past the deadline. */
+  due: number;
   /** Registered on opts.signal; kept to remove it again once the request is settled. */
   abort: (() => void) | undefined;
 }
@@ -52,13 +53,17 @@ interface Outgoing<O extends OutgoingOptions> {
 const NOTHING = () => {};
 
 /**
- * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timer per
+ * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timeout per
  * request that progress resets up to a maximum, notifications/cancelled when it gives up or its caller
  * does, and clean-up of all of it when the link closes. Both directions of the gateway use it: requests
  * to an upstream, and the requests upstreams put to a client session. It owns no transport: its owner
  * hands it what arrives (responses, progress, cancellations) and gives it a way to send.
  *
  * Hot path: per request it allocates the promise, one record, and one closure only when a signal is given.
+ * The timeouts share one timer per peer, set for the earliest that may be due: a request whose time is
+ * later than it (nearly all: one timeout for every request on a link) costs no timer at all, where a
+ * setTimeout and clearTimeout each (a Timeout, its list, calls into the runtime) were a measurable part
+ * of a proxied call. When the timer fires early for requests long answered, it looks again.
  */
 export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   readonly #link: PeerLink;
@@ -67,6 +72,9 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   readonly #incoming = new Map<RequestId, Cancellation>();
   #nextId = 1;
   #closedError: Error | undefined;
+  /** The one timer for every request's timeout, and when it fires (Infinity: none set). */
+  #timer: NodeJS.Timeout | undefined;
+  #timerDue = Number.POSITIVE_INFINITY;
 
   constructor(link: PeerLink) {
     this.#link = link;
@@ -103,8 +111,10 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     const message: JsonRpcRequest = out === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: out };
     return new Promise<Result>((resolve, reject) => {
       const deadline = Date.now() + (opts.maxTimeoutMs ?? opts.timeoutMs);
-      const p: Outgoing<O> = { id, method, opts, resolve, reject, deadline, token, timer: undefined, abort: undefined };
+      const p: Outgoing<O> = { id, method, opts, resolve, reject, deadline, token, due: deadline, abort: undefined };
       this.#outgoing.set(id, p);
+      // Held loosely while nothing is in flight (see #settle): in flight, it keeps the process up.
+      if (this.#outgoing.size === 1) this.#timer?.ref();
       this.#arm(p);
       if (opts.signal) {
         p.abort = () => this.#cancel(p);
@@ -151,8 +161,8 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     const paused: Array<Outgoing<O>> = [];
     for (const p of this.#outgoing.values()) {
       if (!match(p.opts)) continue;
-      clearTimeout(p.timer);
-      p.timer = setTimeout(this.#expire, Math.max(0, p.deadline - Date.now()), p);
+      // Later than before: the timer, set for the earliest, needs no change.
+      p.due = p.deadline;
       paused.push(p);
     }
     return () => {
@@ -181,24 +191,48 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   /** The link is gone: every outgoing request fails with `err` (and so does every later one), every accepted one is cancelled. */
   close(err: Error, reason: string): void {
     this.#closedError ??= err;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDue = Number.POSITIVE_INFINITY;
     for (const p of [...this.#outgoing.values()]) if (this.#settle(p)) p.reject(err);
     for (const c of this.#incoming.values()) c.abort(reason);
     this.#incoming.clear();
   }
 
   #arm(p: Outgoing<O>): void {
-    if (p.timer) clearTimeout(p.timer);
-    const wait = Math.max(0, Math.min(p.opts.timeoutMs, p.deadline - Date.now()));
-    // The record rides as the timer's argument: no closure per request or per progress notification.
-    p.timer = setTimeout(this.#expire, wait, p);
+    const now = Date.now();
+    p.due = now + Math.max(0, Math.min(p.opts.timeoutMs, p.deadline - now));
+    if (p.due < this.#timerDue) this.#schedule(p.due, now);
   }
 
-  readonly #expire = (p: Outgoing<O>): void => {
+  #schedule(due: number, now: number): void {
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(this.#sweep, Math.max(0, due - now));
+  }
+
+  /** The timer fired: every request due by now times out, and the timer is set for the next one due. */
+  readonly #sweep = (): void => {
+    this.#timer = undefined;
+    this.#timerDue = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    let expired: Array<Outgoing<O>> | undefined;
+    let next = Number.POSITIVE_INFINITY;
+    for (const p of this.#outgoing.values()) {
+      if (p.due <= now) (expired ??= []).push(p);
+      else if (p.due < next) next = p.due;
+    }
+    if (expired) for (const p of expired) this.#expire(p);
+    // Expiring may have sent requests, which set the timer for theirs if earlier.
+    if (next < this.#timerDue) this.#schedule(next, now);
+  };
+
+  #expire(p: Outgoing<O>): void {
     if (!this.#settle(p)) return;
     // initialize is never cancelled (the spec forbids it); its owner gives up the link instead.
     if (p.method !== 'initialize') this.#notifyCancelled(p, this.#link.timeoutReason);
     p.reject(this.#link.timeoutError(p.method, p.opts.timeoutMs));
-  };
+  }
 
   #cancel(p: Outgoing<O>): void {
     if (!this.#settle(p)) return;
@@ -211,7 +245,8 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   #settle(p: Outgoing<O>): boolean {
     if (this.#outgoing.get(p.id) !== p) return false;
     this.#outgoing.delete(p.id);
-    clearTimeout(p.timer);
+    // Nothing in flight: the timer may stay set, but must not keep the process up by itself.
+    if (this.#outgoing.size === 0) this.#timer?.unref();
     if (p.abort) p.opts.signal?.offAbort(p.abort);
     return true;
   }

@@ -238,6 +238,61 @@ describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
     }
   });
 
+  it('every request keeps its own timeout under the one shared timer: a shorter one sent later, one sent while the timer waits', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      const outcome: Record<string, unknown> = {};
+      const send = (tag: string, timeoutMs: number) => {
+        outcome[tag] = 'pending';
+        peer.request('tools/call', {}, { timeoutMs, tag }).catch((e: unknown) => (outcome[tag] = e));
+      };
+      send('A', 100);
+      send('B', 50); // earlier than the timer set for A
+      mock.timers.tick(30);
+      send('C', 100); // due at 130
+      send('D', 100);
+      peer.response({ jsonrpc: '2.0', id: 4, result: {} }); // D answered: never times out
+      mock.timers.tick(19);
+      await settle();
+      assert.deepEqual(Object.values(outcome), ['pending', 'pending', 'pending', 'pending']);
+      mock.timers.tick(1); // t = 50
+      await settle();
+      assert.ok(outcome.B instanceof Timeout, 'B at 50');
+      assert.equal(outcome.A, 'pending');
+      mock.timers.tick(50); // t = 100
+      await settle();
+      assert.ok(outcome.A instanceof Timeout, 'A at 100');
+      assert.equal(outcome.C, 'pending');
+      mock.timers.tick(29);
+      await settle();
+      assert.equal(outcome.C, 'pending');
+      mock.timers.tick(1); // t = 130
+      await settle();
+      assert.ok(outcome.C instanceof Timeout, 'C at 130');
+      assert.equal(outcome.D, 'pending', 'D was answered: its promise is the caller\'s (never rejected)');
+      assert.equal(peer.inflight, 0);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('with nothing in flight its timer keeps no process alive; with a request in flight it does', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const { peer } = setup();
+    const answered = peer.request('tools/call', {}, { timeoutMs: 60_000 });
+    assert.equal(timers(), before + 1, 'a request in flight holds the timer');
+    peer.response({ jsonrpc: '2.0', id: 1, result: {} });
+    await answered;
+    assert.equal(timers(), before, 'answered: the timer set for it no longer holds the process');
+    const next = peer.request('tools/call', {}, { timeoutMs: 60_000 });
+    assert.equal(timers(), before + 1, 'in flight again: held again');
+    peer.close(new Error('closed'), 'closed');
+    await next.catch(() => {});
+    assert.equal(timers(), before);
+  });
+
   it('initialize times out without a cancel notice (the spec forbids cancelling it)', async () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
