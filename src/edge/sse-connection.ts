@@ -171,7 +171,8 @@ export class SseConnection implements Held, HoldOwner {
   }
 
   #flush(): void {
-    if (!this.#open || this.#pending === '') return;
+    // A response destroyed in the meantime (its 'close' not emitted yet) takes no more writes.
+    if (!this.#open || this.#pending === '' || this.#res.destroyed) return;
     const text = this.#pending;
     this.#pending = '';
     this.#res.write(text);

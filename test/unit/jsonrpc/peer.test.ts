@@ -262,14 +262,14 @@ describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
       assert.equal(outcome.A, 'pending');
       mock.timers.tick(50); // t = 100
       await settle();
-      assert.ok(outcome.A instanceof Timeout, 'A at 100');
+      assert.ok((outcome.A as unknown) instanceof Timeout, 'A at 100'); // widened again: assert.equal narrowed it
       assert.equal(outcome.C, 'pending');
       mock.timers.tick(29);
       await settle();
       assert.equal(outcome.C, 'pending');
       mock.timers.tick(1); // t = 130
       await settle();
-      assert.ok(outcome.C instanceof Timeout, 'C at 130');
+      assert.ok((outcome.C as unknown) instanceof Timeout, 'C at 130');
       assert.equal(outcome.D, 'pending', 'D was answered: its promise is the caller\'s (never rejected)');
       assert.equal(peer.inflight, 0);
     } finally {
