@@ -51,6 +51,8 @@ interface Outgoing<O extends OutgoingOptions> {
 }
 
 const NOTHING = () => {};
+/** The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timeout per
@@ -208,7 +210,8 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   #schedule(due: number, now: number): void {
     clearTimeout(this.#timer);
     this.#timerDue = due;
-    this.#timer = setTimeout(this.#sweep, Math.max(0, due - now));
+    // Node fires a longer delay at once (with a warning): such a timer wakes at the limit and looks again.
+    this.#timer = setTimeout(this.#sweep, Math.min(MAX_TIMER_MS, Math.max(0, due - now)));
   }
 
   /** The timer fired: every request due by now times out, and the timer is set for the next one due. */

@@ -277,6 +277,26 @@ describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
     }
   });
 
+  it('a timeout beyond what setTimeout takes (24.8 days) neither fires early nor overflows the timer', async () => {
+    const overflows: Error[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === 'TimeoutOverflowWarning') overflows.push(w);
+    };
+    process.on('warning', onWarning);
+    try {
+      const { peer } = setup();
+      let outcome: unknown = 'pending';
+      const pending = peer.request('tools/call', {}, { timeoutMs: 40 * 24 * 3600 * 1000 }).catch((e: unknown) => (outcome = e));
+      await new Promise((r) => setTimeout(r, 30)); // an overflowing timer fires after 1 ms
+      assert.equal(outcome, 'pending');
+      assert.deepEqual(overflows, [], 'no delay beyond the limit was asked of setTimeout');
+      peer.close(new Error('closed'), 'closed');
+      await pending;
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('with nothing in flight its timer keeps no process alive; with a request in flight it does', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
