@@ -56,6 +56,6 @@ export async function serveModernPost(
           return (await cluster.forward(replica, { method: req.method, url: req.url, headers: req.headers, body }, () => res)) === 'relayed';
         }
       : undefined;
-  await o.service.serve(o.router, o.principal, call, out, forward, session);
+  await o.service.serve(session, o.principal, call, out, forward);
   return reply;
 }

@@ -63,9 +63,6 @@ export class SseConnection implements Held, HoldOwner {
   #open = true;
   /** Its own holder in the hub's header holds (a hold needs no closure). */
   readonly holder: HoldOwner = this;
-  /** Its headers are held in the hub's header holds (not yet sent, nothing written). */
-  #headersHeld = false;
-  #wrote = false;
   /** A priming event held back until the first write (or the header flush), so it shares that write. */
   #preface = '';
   /**
@@ -75,8 +72,9 @@ export class SseConnection implements Held, HoldOwner {
    */
   #pending = '';
   /**
-   * Headers not yet given to the response (a POST's stream, until its first write): a stream that
-   * ends with everything it has to say before then goes out with a Content-Length, not chunked.
+   * Headers not yet given to the response (a POST's stream, until its first write or its hold in the
+   * hub runs out): a stream that ends with everything it has to say before then goes out with a
+   * Content-Length, not chunked.
    */
   #headers: Record<string, string> | undefined;
   onclose: (() => void) | undefined;
@@ -98,7 +96,6 @@ export class SseConnection implements Held, HoldOwner {
       this.#headers = all;
       // A quick answer leaves with its headers in one write; a slow one must not keep the client
       // waiting for headers (clients and proxies time out on them), so they go out after a moment.
-      this.#headersHeld = true;
       hub.headerHolds.hold(this);
     }
     // A forwarded request (Fastify inject) has no real socket.
@@ -118,7 +115,7 @@ export class SseConnection implements Held, HoldOwner {
    * event it waits with them: a quick answer then leaves headers, priming event and answer in one write.
    */
   preface(text: string): void {
-    if (this.#wrote || !this.#headersHeld) this.write(text);
+    if (this.#headers === undefined) this.write(text);
     else this.#preface += text;
   }
 
@@ -127,13 +124,13 @@ export class SseConnection implements Held, HoldOwner {
     if (this.#headers) {
       this.#res.writeHead(200, this.#headers);
       this.#headers = undefined;
+      this.#hub.headerHolds.release(this);
     }
     return this.#res;
   }
 
   write(text: string): boolean {
     if (!this.#open) return false;
-    this.#wrote = true;
     this.#writeHead();
     if (this.#preface) {
       text = this.#preface + text;
@@ -180,22 +177,15 @@ export class SseConnection implements Held, HoldOwner {
 
   /** The hub's header hold ran out before the first event: the headers (and a held preface) go now. */
   holdExpired(): void {
-    this.#headersHeld = false;
-    if (!this.#open || this.#wrote) return;
+    if (!this.#open || this.#headers === undefined) return;
     if (this.#preface) this.write('');
     else this.#writeHead().flushHeaders();
   }
 
-  #releaseHeaders(): void {
-    if (!this.#headersHeld) return;
-    this.#headersHeld = false;
-    this.#hub.headerHolds.release(this);
-  }
-
   #closed(): void {
-    this.#releaseHeaders();
     if (!this.#open) return;
     this.#open = false;
+    if (this.#headers) this.#hub.headerHolds.release(this);
     this.#hub.live.delete(this);
     this.onclose?.();
   }

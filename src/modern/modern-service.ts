@@ -4,7 +4,6 @@ import { GatewayError, toJsonRpcError } from '../errors.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { EndpointRouter } from '../router/index.js';
 import { SERVER_INFO } from '../session/client-session.js';
 import { Exchange, type AttemptSink, type ExchangeHooks } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
@@ -69,12 +68,12 @@ export class ModernService {
     return this.#exchanges.size;
   }
 
-  /** Serves one validated request; the sink hears the answer (an error included). */
-  async serve(endpoint: EndpointRouter, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica, standing?: ModernSession): Promise<void> {
-    let session: ModernSession;
+  /**
+   * Serves one validated request of the principal's standing (which the edge looked up for its scope
+   * check); the sink hears the answer (an error included).
+   */
+  async serve(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica): Promise<void> {
     try {
-      // The edge may have looked the standing up already (its scope check needs the guard).
-      session = standing ?? this.#o.sessions.for(endpoint, principal);
       // Taken once per standing: later requests go on without waiting a turn.
       if (!session.opened) await session.router();
     } catch (err) {
