@@ -22,7 +22,8 @@ export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Prom
     resource,
     // A client's sampled flag is followed; the ratio decides for the traces the gateway starts.
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(o.sampleRatio) }),
-    spanProcessors: [new BatchSpanProcessor({ exporter })],
+    spanLimits: o.limits,
+    spanProcessors: [new BatchSpanProcessor({ exporter, ...o.batch })],
   });
   return new OtelTracing(provider, provider.getTracer('switchboard', '0.1.0'), o.recordPrincipal);
 }

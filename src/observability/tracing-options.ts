@@ -10,8 +10,28 @@ export interface ResolvedTracing {
   serviceName: string | undefined;
   headers: Record<string, string>;
   recordPrincipal: boolean;
+  /** The batch span processor's settings from OTEL_BSP_* (absent: the SDK's defaults). */
+  batch: BatchSettings;
+  /** Span limits from OTEL_SPAN_* and OTEL_ATTRIBUTE_* (absent: the SDK's defaults). */
+  limits: SpanLimitSettings;
   /** What in the environment was not usable (said once in the log at start). */
   notes: string[];
+}
+
+export interface BatchSettings {
+  scheduledDelayMillis?: number;
+  exportTimeoutMillis?: number;
+  maxQueueSize?: number;
+  maxExportBatchSize?: number;
+}
+
+export interface SpanLimitSettings {
+  attributeCountLimit?: number;
+  attributeValueLengthLimit?: number;
+  eventCountLimit?: number;
+  linkCountLimit?: number;
+  attributePerEventCountLimit?: number;
+  attributePerLinkCountLimit?: number;
 }
 
 const PROTOCOLS = new Set(['http/protobuf', 'http/json']);
@@ -27,6 +47,64 @@ function envRatio(env: NodeJS.ProcessEnv, notes: string[]): number | undefined {
   if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
   notes.push(`OTEL_TRACES_SAMPLER_ARG=${JSON.stringify(arg)} is not a ratio between 0 and 1; ignored`);
   return undefined;
+}
+
+/**
+ * The standard variables of the batch span processor and of span limits. The SDK's trace package reads
+ * none of them itself (only its Node "all in one" package does, which the gateway does not load), so
+ * they are read here: each a whole number, else said in the log and the SDK's default kept.
+ */
+const BATCH_VARIABLES: ReadonlyArray<[keyof BatchSettings, string, number]> = [
+  ['scheduledDelayMillis', 'OTEL_BSP_SCHEDULE_DELAY', 0],
+  ['exportTimeoutMillis', 'OTEL_BSP_EXPORT_TIMEOUT', 1],
+  ['maxQueueSize', 'OTEL_BSP_MAX_QUEUE_SIZE', 1],
+  ['maxExportBatchSize', 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 1],
+];
+/** Each limit by its span variable, then the general one (OTEL_ATTRIBUTE_*) where the spec has one. */
+const LIMIT_VARIABLES: ReadonlyArray<[keyof SpanLimitSettings, string[]]> = [
+  ['attributeCountLimit', ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT']],
+  ['attributeValueLengthLimit', ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']],
+  ['eventCountLimit', ['OTEL_SPAN_EVENT_COUNT_LIMIT']],
+  ['linkCountLimit', ['OTEL_SPAN_LINK_COUNT_LIMIT']],
+  ['attributePerEventCountLimit', ['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT']],
+  ['attributePerLinkCountLimit', ['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT']],
+];
+
+/** A variable's whole number, at least `min`; undefined (with a note) when set to anything else. */
+function envInteger(env: NodeJS.ProcessEnv, name: string, min: number, notes: string[]): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (Number.isSafeInteger(n) && n >= min) return n;
+  notes.push(`${name}=${JSON.stringify(env[name])} is not a whole number of at least ${min}; the SDK's default is kept`);
+  return undefined;
+}
+
+function envBatch(env: NodeJS.ProcessEnv, notes: string[]): BatchSettings {
+  const out: BatchSettings = {};
+  for (const [key, name, min] of BATCH_VARIABLES) {
+    const n = envInteger(env, name, min, notes);
+    if (n !== undefined) out[key] = n;
+  }
+  if (out.maxExportBatchSize !== undefined && out.maxExportBatchSize > (out.maxQueueSize ?? 2048)) {
+    notes.push(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE=${out.maxExportBatchSize} is larger than the queue (${out.maxQueueSize ?? 2048}): batches are the queue's size`);
+    out.maxExportBatchSize = out.maxQueueSize ?? 2048;
+  }
+  return out;
+}
+
+function envLimits(env: NodeJS.ProcessEnv, notes: string[]): SpanLimitSettings {
+  const out: SpanLimitSettings = {};
+  for (const [key, names] of LIMIT_VARIABLES) {
+    for (const name of names) {
+      // A length limit of 0 would truncate every value to nothing: at least 1. A count of 0 keeps none.
+      const n = envInteger(env, name, key === 'attributeValueLengthLimit' ? 1 : 0, notes);
+      if (n === undefined) continue;
+      out[key] = n;
+      break;
+    }
+  }
+  return out;
 }
 
 /**
@@ -49,6 +127,8 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
     serviceName: o.serviceName,
     headers: { ...o.headers },
     recordPrincipal: o.recordPrincipal,
+    batch: envBatch(env, notes),
+    limits: envLimits(env, notes),
     notes,
   };
 }

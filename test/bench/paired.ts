@@ -7,9 +7,10 @@
  * With taskset the gateways share one core and the loader and upstreams the other, so that the
  * scheduler's placement does not favour one build. MODE: json (Streamable HTTP session, JSON answers;
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
- * "worktree". +traced: that gateway runs with tracing on (every request sampled, spans exported as
+ * "worktree". Anything after '@' (NAME=value, '@' between several) is that gateway's environment. +traced: that gateway runs with tracing on (every request sampled, spans exported as
  * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
- * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON). +scanned: that gateway's endpoint scans
+ * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON;
+ * +unsampled: tracing on at sampleRatio 0, what propagation costs with no span recorded). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
@@ -149,7 +150,10 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
 let started = 0;
 
 async function start(spec: string, label = spec): Promise<Target> {
-  const [refMode, option] = spec.split('+') as [string, string | undefined];
+  // Settings after '@' are that gateway's environment: `HEAD+traced@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`.
+  const [build_, ...settings] = spec.split('@') as [string, ...string[]];
+  const [refMode, option] = build_.split('+') as [string, string | undefined];
+  const ownEnv = Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
   const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
   const main = build(ref);
   const port = await freePort();
@@ -161,7 +165,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
-    ...(option === 'traced' || option === 'traced-json' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: 1 } } : {}),
+    ...(option === 'traced' || option === 'traced-json' || option === 'unsampled' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: option === 'unsampled' ? 0 : 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
@@ -170,7 +174,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...ownEnv, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.

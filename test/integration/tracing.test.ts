@@ -367,6 +367,41 @@ describe('tracing: OTLP/HTTP protobuf', () => {
   });
 });
 
+describe('tracing: the batch processor and span limit variables', () => {
+  it('OTEL_BSP_MAX_EXPORT_BATCH_SIZE exports a full batch at once; OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT caps attributes', async () => {
+    const receiver = await startOtlpReceiver();
+    // Read when tracing starts (the SDK's trace package reads none of them itself). The scheduled export is
+    // ten minutes away, so spans reach the receiver before the wait below ends only because a batch of
+    // two (one call: its SERVER and CLIENT span) is full.
+    const set = { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '3' };
+    const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, set);
+    let gw: RunningGateway | undefined;
+    try {
+      gw = await startGateway(gatewayConfig(receiver, 'http/json'));
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    try {
+      const trace = hex(16);
+      const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+      await client.callTool({ name: 'echo-trace', arguments: {} });
+      await client.close();
+      // No flush: the batch size alone sends them (the SDK's defaults would wait five seconds).
+      const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === CLIENT) && s.some((x) => x.kind === SERVER && x.service === 'switchboard'), 4000);
+      const server = only(spans, (s) => s.kind === SERVER && s.service === 'switchboard', 'SERVER span');
+      assert.equal(Object.keys(server.attributes).length, 3, JSON.stringify(server.attributes));
+      assert.equal(server.attributes['mcp.method.name'], 'tools/call', 'the first attributes given are the ones kept');
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('tracing off', () => {
   it('no module outside otel-tracing.ts imports OpenTelemetry, and that one only dynamically', () => {
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));

@@ -47,7 +47,7 @@ describe('tracing config', () => {
   it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
-    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, notes: [] });
+    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: {}, notes: [] });
     const r = resolveTracing({ ...o, endpoint: 'http://c:4318/', protocol: 'http/protobuf', sampleRatio: 1 }, env);
     assert.equal(r.url, 'http://c:4318/v1/traces');
     assert.equal(r.protocol, 'http/protobuf');
@@ -59,5 +59,39 @@ describe('tracing config', () => {
     assert.equal(bad.notes.length, 2);
     assert.equal(sdkDisabled({ OTEL_SDK_DISABLED: 'true' }), true);
     assert.equal(sdkDisabled({}), false);
+  });
+
+  it('reads the batch processor and span limit variables, which the SDK trace package leaves to its caller', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
+    const r = resolveTracing(o, {
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_BSP_EXPORT_TIMEOUT: '10000',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: ' 128 ',
+      OTEL_ATTRIBUTE_COUNT_LIMIT: '64',
+      OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '256',
+      OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '9999',
+      OTEL_SPAN_EVENT_COUNT_LIMIT: '0',
+      OTEL_SPAN_LINK_COUNT_LIMIT: '8',
+      OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT: '4',
+      OTEL_LINK_ATTRIBUTE_COUNT_LIMIT: '2',
+    });
+    assert.deepEqual(r.batch, { scheduledDelayMillis: 200, exportTimeoutMillis: 10000, maxQueueSize: 4096, maxExportBatchSize: 128 });
+    // The span variable wins over the general one; a count of 0 keeps none (the spec allows it).
+    assert.deepEqual(r.limits, { attributeCountLimit: 64, attributeValueLengthLimit: 256, eventCountLimit: 0, linkCountLimit: 8, attributePerEventCountLimit: 4, attributePerLinkCountLimit: 2 });
+    assert.deepEqual(r.notes, []);
+  });
+
+  it('an unusable batch or limit variable is said and the SDK default kept', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
+    const r = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_EXPORT_TIMEOUT: '0', OTEL_BSP_SCHEDULE_DELAY: '-5', OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0', OTEL_SPAN_LINK_COUNT_LIMIT: '1.5' });
+    assert.deepEqual(r.batch, {});
+    assert.deepEqual(r.limits, {});
+    assert.equal(r.notes.length, 5);
+    assert.match(r.notes.join('\n'), /OTEL_BSP_MAX_QUEUE_SIZE="lots" is not a whole number/);
+    // A batch larger than the queue would make the SDK warn and shrink it: said here, and the queue's size used.
+    const big = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '500' });
+    assert.deepEqual(big.batch, { maxQueueSize: 100, maxExportBatchSize: 100 });
+    assert.match(big.notes.join('\n'), /larger than the queue/);
   });
 });
