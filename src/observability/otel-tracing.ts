@@ -163,8 +163,14 @@ class OtelTracing implements Tracing {
     return this.#start(name, SpanKind.INTERNAL, attributes, parent);
   }
 
+  /**
+   * Attributes are set on the started span, not given to startSpan: the SDK cleans what startSpan is
+   * given twice (once for the sampler, once for the span; each value checked with a WeakSet of its own),
+   * and even for a span it then does not record. The samplers here decide by trace id alone.
+   */
   #start(name: string, kind: SpanKind, attributes: TraceAttributes, parent: Context, links?: Link[]): TraceSpan {
-    const span = this.#tracer.startSpan(name, { kind, attributes, links }, parent);
+    const span = this.#tracer.startSpan(name, links ? { kind, links } : { kind }, parent);
+    if (span.isRecording()) span.setAttributes(attributes);
     return new OtelSpan(span, trace.setSpan(parent, span), this);
   }
 

@@ -59,6 +59,8 @@ export class UpstreamClient {
   era: 'legacy' | 'modern' = 'legacy';
   /** What the gateway declares on each modern request (a shared connection is not told about roots). */
   #modernCapabilities: Record<string, unknown> = {};
+  /** The span attributes of this client's requests, with the identity and era they were read from. */
+  #spanAttributes: { of: UpstreamIdentity | undefined; era: string; attributes: TraceAttributes } | undefined;
 
   constructor(name: string, transport: Transport, logger: Logger, hooks: UpstreamClientHooks) {
     this.#name = name;
@@ -203,8 +205,20 @@ export class UpstreamClient {
   request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
     const tracing = this.#hooks.tracing;
     if (!tracing?.enabled) return this.#request(method, params, opts);
+    return tracedRequest(tracing, method, params, this.#attributes(), (p) => this.#request(method, p, opts));
+  }
+
+  /**
+   * What every span of this client's requests names: the instance, its process, the era and version it
+   * speaks. Read once per identity (they change only when the upstream is initialized or discovered),
+   * not copied per request.
+   */
+  #attributes(): TraceAttributes {
+    const kept = this.#spanAttributes;
+    if (kept && kept.of === this.identity && kept.era === this.era) return kept.attributes;
     const attributes = { ...this.#hooks.traceAttributes?.(), [ATTR.mcpProtocolVersion]: this.identity?.protocolVersion, [ATTR.upstreamEra]: this.era };
-    return tracedRequest(tracing, method, params, attributes, (p) => this.#request(method, p, opts));
+    this.#spanAttributes = { of: this.identity, era: this.era, attributes };
+    return attributes;
   }
 
   #request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {

@@ -21,8 +21,10 @@ function failureOf(err: unknown): SpanFailure {
  * checks, start-up) nothing is recorded. The caller's params are copied, never changed.
  */
 export function tracedRequest(tracing: Tracing, method: string, params: Params, attributes: TraceAttributes, send: (params: Params) => Promise<Result>): Promise<Result> {
-  const span = tracing.client(mcpSpanName(method, params), { ...requestAttributes(method, params), ...attributes });
+  const span = tracing.client(mcpSpanName(method, params), requestAttributes(method, params));
   if (!span) return send(params);
+  // The instance's own attributes are set as they are (the caller keeps them for every request), not merged into a copy.
+  span.set(attributes);
   const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
   span.inject(meta);
   return span.run(() => send({ ...params, _meta: meta })).then(
