@@ -20,7 +20,9 @@ export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Prom
   if (o.serviceName) resource = resource.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName }));
   const provider = new TracerProvider({
     resource,
-    // A client's sampled flag is followed; the ratio decides for the traces the gateway starts.
+    // A client's sampled flag is followed; the ratio decides for the traces the gateway starts. Neither
+    // sampler reads attributes, nor does the batch processor's onStart: spans get theirs after starting
+    // (see #start), so a sampler or processor that needs them at start cannot simply be added here.
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(o.sampleRatio) }),
     spanLimits: o.limits,
     spanProcessors: [new BatchSpanProcessor({ exporter, ...o.batch })],
@@ -82,7 +84,7 @@ class OtelSpan implements TraceSpan {
     this.#span.addEvent(name, attributes);
   }
 
-  set(attributes: TraceAttributes): void {
+  set(attributes: Readonly<TraceAttributes>): void {
     this.#span.setAttributes(attributes);
   }
 

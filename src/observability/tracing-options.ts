@@ -49,46 +49,71 @@ function envRatio(env: NodeJS.ProcessEnv, notes: string[]): number | undefined {
   return undefined;
 }
 
+/** The SDK's batch defaults (BatchSpanProcessorBase), which a batch or queue variable is weighed against. */
+const DEFAULT_QUEUE = 2048;
+const DEFAULT_BATCH = 512;
+/**
+ * The largest delay a Node timer takes: the spec asks for 0 to 2^31 - 1, and Node fires a longer one
+ * after 1 ms (an export timeout would fail every export, a schedule delay export every millisecond).
+ */
+const MAX_INTEGER = 2 ** 31 - 1;
+
 /**
  * The standard variables of the batch span processor and of span limits. The SDK's trace package reads
  * none of them itself (only its Node "all in one" package does, which the gateway does not load), so
- * they are read here: each a whole number, else said in the log and the SDK's default kept.
+ * they are read here: each a whole number, else said in the log and treated as not set.
  */
 const BATCH_VARIABLES: ReadonlyArray<[keyof BatchSettings, string, number]> = [
   ['scheduledDelayMillis', 'OTEL_BSP_SCHEDULE_DELAY', 0],
-  ['exportTimeoutMillis', 'OTEL_BSP_EXPORT_TIMEOUT', 1],
+  // A timeout of 0 means none (the spec's rule for timeouts): the longest a timer can wait.
+  ['exportTimeoutMillis', 'OTEL_BSP_EXPORT_TIMEOUT', 0],
   ['maxQueueSize', 'OTEL_BSP_MAX_QUEUE_SIZE', 1],
   ['maxExportBatchSize', 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 1],
 ];
-/** Each limit by its span variable, then the general one (OTEL_ATTRIBUTE_*) where the spec has one. */
+/**
+ * Each limit by its own variable, then the general one (OTEL_ATTRIBUTE_*), which the spec applies to
+ * every record with attributes: spans, their events and their links.
+ */
 const LIMIT_VARIABLES: ReadonlyArray<[keyof SpanLimitSettings, string[]]> = [
   ['attributeCountLimit', ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT']],
   ['attributeValueLengthLimit', ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']],
   ['eventCountLimit', ['OTEL_SPAN_EVENT_COUNT_LIMIT']],
   ['linkCountLimit', ['OTEL_SPAN_LINK_COUNT_LIMIT']],
-  ['attributePerEventCountLimit', ['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT']],
-  ['attributePerLinkCountLimit', ['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT']],
+  ['attributePerEventCountLimit', ['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT']],
+  ['attributePerLinkCountLimit', ['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT']],
 ];
 
-/** A variable's whole number, at least `min`; undefined (with a note) when set to anything else. */
-function envInteger(env: NodeJS.ProcessEnv, name: string, min: number, notes: string[]): number | undefined {
+/**
+ * A variable's whole number (digits only: the spec's Integer), at least `min`, at most MAX_INTEGER
+ * (larger is said and clamped); undefined when unset, or (with a note) when it is anything else.
+ */
+function envInteger(env: NodeJS.ProcessEnv, name: string, min: number, notes: string[], why = `a whole number of at least ${min}`): number | undefined {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (Number.isSafeInteger(n) && n >= min) return n;
-  notes.push(`${name}=${JSON.stringify(env[name])} is not a whole number of at least ${min}; the SDK's default is kept`);
-  return undefined;
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min)) {
+    notes.push(`${name}=${JSON.stringify(env[name])} is not ${why}; treated as not set`);
+    return undefined;
+  }
+  if (n > MAX_INTEGER) {
+    notes.push(`${name}=${raw} is above ${MAX_INTEGER}; ${MAX_INTEGER} is used`);
+    return MAX_INTEGER;
+  }
+  return n;
 }
 
 function envBatch(env: NodeJS.ProcessEnv, notes: string[]): BatchSettings {
   const out: BatchSettings = {};
   for (const [key, name, min] of BATCH_VARIABLES) {
     const n = envInteger(env, name, min, notes);
-    if (n !== undefined) out[key] = n;
+    if (n !== undefined) out[key] = key === 'exportTimeoutMillis' && n === 0 ? MAX_INTEGER : n;
   }
-  if (out.maxExportBatchSize !== undefined && out.maxExportBatchSize > (out.maxQueueSize ?? 2048)) {
-    notes.push(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE=${out.maxExportBatchSize} is larger than the queue (${out.maxQueueSize ?? 2048}): batches are the queue's size`);
-    out.maxExportBatchSize = out.maxQueueSize ?? 2048;
+  // The SDK would shrink a batch larger than its queue itself, silently (no diag logger here): said here.
+  const queue = out.maxQueueSize ?? DEFAULT_QUEUE;
+  const batch = out.maxExportBatchSize ?? DEFAULT_BATCH;
+  if (batch > queue) {
+    notes.push(`the export batch (${batch}${out.maxExportBatchSize === undefined ? ', the default' : ''}) is larger than the queue (${queue}): batches are the queue's size`);
+    out.maxExportBatchSize = queue;
   }
   return out;
 }
@@ -97,8 +122,9 @@ function envLimits(env: NodeJS.ProcessEnv, notes: string[]): SpanLimitSettings {
   const out: SpanLimitSettings = {};
   for (const [key, names] of LIMIT_VARIABLES) {
     for (const name of names) {
-      // A length limit of 0 would truncate every value to nothing: at least 1. A count of 0 keeps none.
-      const n = envInteger(env, name, key === 'attributeValueLengthLimit' ? 1 : 0, notes);
+      // The spec allows a length limit of 0, but the SDK reads a limit below 1 as none at all (values
+      // would go out whole, the opposite of what was asked): at least 1. A count of 0 keeps none.
+      const n = key === 'attributeValueLengthLimit' ? envInteger(env, name, 1, notes, 'a length of at least 1 (the SDK cannot cut values to nothing)') : envInteger(env, name, 0, notes);
       if (n === undefined) continue;
       out[key] = n;
       break;
@@ -120,6 +146,8 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
     if (PROTOCOLS.has(envProtocol)) protocol = envProtocol as ResolvedTracing['protocol'];
     else notes.push(`OTLP protocol ${JSON.stringify(envProtocol)} is not supported (http/protobuf or http/json); using http/protobuf`);
   }
+  const batch = envBatch(env, notes);
+  const limits = envLimits(env, notes);
   return {
     url: o.endpoint === undefined ? undefined : `${o.endpoint.replace(/\/+$/, '')}/v1/traces`,
     protocol: protocol ?? 'http/protobuf',
@@ -127,9 +155,10 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
     serviceName: o.serviceName,
     headers: { ...o.headers },
     recordPrincipal: o.recordPrincipal,
-    batch: envBatch(env, notes),
-    limits: envLimits(env, notes),
-    notes,
+    batch,
+    limits,
+    // The general attribute count stands for three limits: an unusable one is said once.
+    notes: [...new Set(notes)],
   };
 }
 

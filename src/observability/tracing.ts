@@ -18,7 +18,7 @@ export interface SpanFailure {
 export interface TraceSpan {
   /** A point in the span's life (a policy refusal, a retry, an input_required round). */
   event(name: string, attributes?: TraceAttributes): void;
-  set(attributes: TraceAttributes): void;
+  set(attributes: Readonly<TraceAttributes>): void;
   /** Ends the span: a failure sets error.type and the error status. */
   end(failure?: SpanFailure): void;
   /** Runs fn with this span active: what fn starts (upstream calls, log lines) belongs to it. */

@@ -38,7 +38,7 @@ export interface UpstreamClientHooks {
   onUnattributed?(method: string): void;
   /** Client spans for requests made while a traced request is served; absent or off: none. */
   tracing?: Tracing | undefined;
-  /** Who this connection is, for its spans (upstream, instance, transport, address). */
+  /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
   traceAttributes?(): TraceAttributes;
 }
 
@@ -60,7 +60,7 @@ export class UpstreamClient {
   /** What the gateway declares on each modern request (a shared connection is not told about roots). */
   #modernCapabilities: Record<string, unknown> = {};
   /** The span attributes of this client's requests, with the identity and era they were read from. */
-  #spanAttributes: { of: UpstreamIdentity | undefined; era: string; attributes: TraceAttributes } | undefined;
+  #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
 
   constructor(name: string, transport: Transport, logger: Logger, hooks: UpstreamClientHooks) {
     this.#name = name;
@@ -213,7 +213,7 @@ export class UpstreamClient {
    * speaks. Read once per identity (they change only when the upstream is initialized or discovered),
    * not copied per request.
    */
-  #attributes(): TraceAttributes {
+  #attributes(): Readonly<TraceAttributes> {
     const kept = this.#spanAttributes;
     if (kept && kept.of === this.identity && kept.era === this.era) return kept.attributes;
     const attributes = { ...this.#hooks.traceAttributes?.(), [ATTR.mcpProtocolVersion]: this.identity?.protocolVersion, [ATTR.upstreamEra]: this.era };

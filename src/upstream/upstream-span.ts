@@ -20,7 +20,7 @@ function failureOf(err: unknown): SpanFailure {
  * into headers), so an upstream that traces itself joins the trace. Outside a traced request (health
  * checks, start-up) nothing is recorded. The caller's params are copied, never changed.
  */
-export function tracedRequest(tracing: Tracing, method: string, params: Params, attributes: TraceAttributes, send: (params: Params) => Promise<Result>): Promise<Result> {
+export function tracedRequest(tracing: Tracing, method: string, params: Params, attributes: Readonly<TraceAttributes>, send: (params: Params) => Promise<Result>): Promise<Result> {
   const span = tracing.client(mcpSpanName(method, params), requestAttributes(method, params));
   if (!span) return send(params);
   // The instance's own attributes are set as they are (the caller keeps them for every request), not merged into a copy.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+scanned] REF[:MODE][+traced|+traced-json|+scanned] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned][@NAME=value…] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -7,7 +7,8 @@
  * With taskset the gateways share one core and the loader and upstreams the other, so that the
  * scheduler's placement does not favour one build. MODE: json (Streamable HTTP session, JSON answers;
  * the default), legacy (HTTP+SSE session) or modern (2026-07-28 stateless requests). REF: a commit, or
- * "worktree". Anything after '@' (NAME=value, '@' between several) is that gateway's environment. +traced: that gateway runs with tracing on (every request sampled, spans exported as
+ * "worktree". Each @NAME=value sets that gateway's environment. +traced: that gateway runs with
+ * tracing on (every request sampled, spans exported as
  * OTLP/HTTP protobuf to a sink in this process, which answers 200 and keeps nothing), to measure what
  * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON;
  * +unsampled: tracing on at sampleRatio 0, what propagation costs with no span recorded). +scanned: that gateway's endpoint scans
@@ -150,10 +151,11 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
 let started = 0;
 
 async function start(spec: string, label = spec): Promise<Target> {
-  // Settings after '@' are that gateway's environment: `HEAD+traced@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`.
-  const [build_, ...settings] = spec.split('@') as [string, ...string[]];
-  const [refMode, option] = build_.split('+') as [string, string | undefined];
-  const ownEnv = Object.fromEntries(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
+  // `@NAME=value` settings are that gateway's environment (`HEAD+traced@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`);
+  // an '@' not followed by NAME= stays part of the ref (`HEAD@{1}`).
+  const ownEnv: Record<string, string> = {};
+  const buildSpec = spec.replace(/@([A-Z_][A-Z0-9_]*)=([^@]*)/g, (_, name: string, value: string) => ((ownEnv[name] = value), ''));
+  const [refMode, option] = buildSpec.split('+') as [string, string | undefined];
   const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
   const main = build(ref);
   const port = await freePort();

@@ -98,6 +98,9 @@ describe('tracing: spans exported over OTLP/HTTP (JSON) to a real receiver', () 
     assert.equal(upstream.attributes['switchboard.upstream.instance'], 'traced-1');
     assert.equal(upstream.attributes['network.transport'], 'pipe');
     assert.equal(typeof upstream.attributes['process.pid'], 'number');
+    // Kept per upstream identity (read after initialize, not before it).
+    assert.equal(upstream.attributes['mcp.protocol.version'], '2025-11-25');
+    assert.equal(upstream.attributes['switchboard.upstream.era'], 'legacy');
 
     const fixture = only(spans, (s) => s.service === 'traced-fixture', 'upstream span');
     assert.equal(fixture.parentSpanId, upstream.spanId, 'the upstream continued the context it got in params._meta');
@@ -372,8 +375,8 @@ describe('tracing: the batch processor and span limit variables', () => {
     const receiver = await startOtlpReceiver();
     // Read when tracing starts (the SDK's trace package reads none of them itself). The scheduled export is
     // ten minutes away, so spans reach the receiver before the wait below ends only because a batch of
-    // two (one call: its SERVER and CLIENT span) is full.
-    const set = { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '3' };
+    // one is full as soon as a span ends (the SDK's defaults would wait five seconds).
+    const set = { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '3' };
     const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
     Object.assign(process.env, set);
     let gw: RunningGateway | undefined;
@@ -390,8 +393,8 @@ describe('tracing: the batch processor and span limit variables', () => {
       const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
       await client.callTool({ name: 'echo-trace', arguments: {} });
       await client.close();
-      // No flush: the batch size alone sends them (the SDK's defaults would wait five seconds).
-      const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === CLIENT) && s.some((x) => x.kind === SERVER && x.service === 'switchboard'), 4000);
+      // No flush: the batch size alone sends them.
+      const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === CLIENT) && s.some((x) => x.kind === SERVER && x.service === 'switchboard'), 2500);
       const server = only(spans, (s) => s.kind === SERVER && s.service === 'switchboard', 'SERVER span');
       assert.equal(Object.keys(server.attributes).length, 3, JSON.stringify(server.attributes));
       assert.equal(server.attributes['mcp.method.name'], 'tools/call', 'the first attributes given are the ones kept');

@@ -73,25 +73,43 @@ describe('tracing config', () => {
       OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '9999',
       OTEL_SPAN_EVENT_COUNT_LIMIT: '0',
       OTEL_SPAN_LINK_COUNT_LIMIT: '8',
-      OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT: '4',
       OTEL_LINK_ATTRIBUTE_COUNT_LIMIT: '2',
     });
     assert.deepEqual(r.batch, { scheduledDelayMillis: 200, exportTimeoutMillis: 10000, maxQueueSize: 4096, maxExportBatchSize: 128 });
-    // The span variable wins over the general one; a count of 0 keeps none (the spec allows it).
-    assert.deepEqual(r.limits, { attributeCountLimit: 64, attributeValueLengthLimit: 256, eventCountLimit: 0, linkCountLimit: 8, attributePerEventCountLimit: 4, attributePerLinkCountLimit: 2 });
+    // The span variable wins over the general one, which also stands for event and link attributes; a
+    // count of 0 keeps none (the spec allows it).
+    assert.deepEqual(r.limits, { attributeCountLimit: 64, attributeValueLengthLimit: 256, eventCountLimit: 0, linkCountLimit: 8, attributePerEventCountLimit: 64, attributePerLinkCountLimit: 2 });
     assert.deepEqual(r.notes, []);
   });
 
-  it('an unusable batch or limit variable is said and the SDK default kept', () => {
+  it('an export timeout of 0 is none; a value past what a timer takes is clamped', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
-    const r = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_EXPORT_TIMEOUT: '0', OTEL_BSP_SCHEDULE_DELAY: '-5', OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0', OTEL_SPAN_LINK_COUNT_LIMIT: '1.5' });
+    assert.equal(resolveTracing(o, { OTEL_BSP_EXPORT_TIMEOUT: '0' }).batch.exportTimeoutMillis, 2 ** 31 - 1);
+    const big = resolveTracing(o, { OTEL_BSP_SCHEDULE_DELAY: '3000000000', OTEL_BSP_EXPORT_TIMEOUT: '99999999999' });
+    assert.deepEqual(big.batch, { scheduledDelayMillis: 2 ** 31 - 1, exportTimeoutMillis: 2 ** 31 - 1 });
+    assert.equal(big.notes.length, 2);
+  });
+
+  it('an unusable batch or limit variable is said and treated as not set', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
+    const r = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0x40', OTEL_BSP_SCHEDULE_DELAY: '-5', OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0', OTEL_SPAN_LINK_COUNT_LIMIT: '1.5', OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT: '1e3' });
     assert.deepEqual(r.batch, {});
     assert.deepEqual(r.limits, {});
-    assert.equal(r.notes.length, 5);
+    assert.equal(r.notes.length, 6);
     assert.match(r.notes.join('\n'), /OTEL_BSP_MAX_QUEUE_SIZE="lots" is not a whole number/);
-    // A batch larger than the queue would make the SDK warn and shrink it: said here, and the queue's size used.
+    // A span variable that is unusable falls through to the general one.
+    assert.equal(resolveTracing(o, { OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: 'x', OTEL_ATTRIBUTE_COUNT_LIMIT: '10' }).limits.attributeCountLimit, 10);
+    // The general count stands for three limits: unusable, it is said once.
+    assert.equal(resolveTracing(o, { OTEL_ATTRIBUTE_COUNT_LIMIT: 'many' }).notes.length, 1);
+  });
+
+  it('a batch larger than the queue (given or the default 512) is the queue\'s size, and said', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
     const big = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '500' });
     assert.deepEqual(big.batch, { maxQueueSize: 100, maxExportBatchSize: 100 });
     assert.match(big.notes.join('\n'), /larger than the queue/);
+    const small = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: '100' });
+    assert.deepEqual(small.batch, { maxQueueSize: 100, maxExportBatchSize: 100 });
+    assert.match(small.notes.join('\n'), /512, the default/);
   });
 });
