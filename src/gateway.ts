@@ -4,7 +4,7 @@ import type { Tracing } from './observability/tracing.js';
 import { EndpointRouter } from './router/index.js';
 import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, type SessionObserver } from './session/index.js';
 import { Cluster } from './cluster/cluster.js';
-import { connectRedis, type RedisObserver } from './cluster/redis-connection.js';
+import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { ConsentFlows, CredentialVault, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, type TransportFactory } from './upstream/index.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
@@ -240,7 +240,7 @@ function toolPinsFor(config: Config, cluster: Cluster | undefined, logger: Logge
   const store =
     cluster && redis
       ? // Approvals arrive on a channel, over a subscriber connection of its own that may queue while Redis is away.
-        new RedisPinStore(cluster.redis, redis.keyPrefix, logger, connectRedis(redis.url, logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined }))
+        new RedisPinStore(cluster.redis, redis.keyPrefix, logger, connectSubscriber(redis.url, logger))
       : new MemoryPinStore(config.pinning.file, logger);
   if (cluster && config.pinning.file) logger.warn({ file: config.pinning.file }, 'pinning.file is not used: pins live in Redis (store.redis)');
   return new ToolPins(config, store, { logger, audit, observer });

@@ -8,7 +8,7 @@ import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { SessionRecord } from '../session/session-store.js';
 import { AdminBus, UNREACHABLE, type AdminAnswerer, type ClusterAnswers } from './admin-bus.js';
 import { Heartbeat } from './heartbeat.js';
-import { connectRedis, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
+import { connectRedis, connectSubscriber, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionSlots } from './redis-session-slots.js';
@@ -84,7 +84,7 @@ export class Cluster {
     const connectionName = ReplicaDeaths.connectionName(cfg.keyPrefix, this.replicaId);
     this.redis = connectRedis(cfg.url, this.#logger, observer, { connectionName });
     // Subscriptions need a connection of their own; it may queue while Redis is away.
-    this.#sub = connectRedis(cfg.url, this.#logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, connectionName });
+    this.#sub = connectSubscriber(cfg.url, this.#logger, connectionName);
     this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);

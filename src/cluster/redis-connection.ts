@@ -56,3 +56,15 @@ export function connectRedis(url: string, logger: Logger, observer?: RedisObserv
   }
   return redis;
 }
+
+/**
+ * A connection for SUBSCRIBE alone (a cluster's inbox, change and admin channels; tool pin approvals):
+ * it waits for Redis however long (an offline queue, no command timeout, retries forever), and has no
+ * ready check. ioredis writes a SUBSCRIBE at once while the connection is still being set up (Redis
+ * allows it while loading), so a subscribe made in that window put the connection in subscriber mode
+ * before the check's INFO, which Redis then refused: the start failed, and with it every subscribe
+ * queued behind it. A subscriber needs no loaded dataset, so nothing is lost without the check.
+ */
+export function connectSubscriber(url: string, logger: Logger, connectionName?: string): Redis {
+  return connectRedis(url, logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, enableReadyCheck: false, ...(connectionName ? { connectionName } : {}) });
+}
