@@ -51,8 +51,8 @@ interface Outgoing<O extends OutgoingOptions> {
 }
 
 const NOTHING = () => {};
-/** The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days): Node fires a longer one after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timeout per

@@ -53,8 +53,9 @@ function envRatio(env: NodeJS.ProcessEnv, notes: string[]): number | undefined {
 const DEFAULT_QUEUE = 2048;
 const DEFAULT_BATCH = 512;
 /**
- * The largest delay a Node timer takes: the spec asks for 0 to 2^31 - 1, and Node fires a longer one
- * after 1 ms (an export timeout would fail every export, a schedule delay export every millisecond).
+ * The largest value taken: the spec asks for 0 to 2^31 - 1, the longest a Node timer waits (a longer
+ * export timeout would fail every export, a longer schedule delay export every millisecond). The same
+ * figure as the peer's MAX_TIMER_MS, written again: observability imports no other layer.
  */
 const MAX_INTEGER = 2 ** 31 - 1;
 
@@ -120,11 +121,14 @@ function envBatch(env: NodeJS.ProcessEnv, notes: string[]): BatchSettings {
 
 function envLimits(env: NodeJS.ProcessEnv, notes: string[]): SpanLimitSettings {
   const out: SpanLimitSettings = {};
+  // Each variable read once: the general attribute count stands for three limits.
+  const read = new Map<string, number | undefined>();
   for (const [key, names] of LIMIT_VARIABLES) {
     for (const name of names) {
       // The spec allows a length limit of 0, but the SDK reads a limit below 1 as none at all (values
       // would go out whole, the opposite of what was asked): at least 1. A count of 0 keeps none.
-      const n = key === 'attributeValueLengthLimit' ? envInteger(env, name, 1, notes, 'a length of at least 1 (the SDK cannot cut values to nothing)') : envInteger(env, name, 0, notes);
+      if (!read.has(name)) read.set(name, key === 'attributeValueLengthLimit' ? envInteger(env, name, 1, notes, 'a length of at least 1 (the SDK cannot cut values to nothing)') : envInteger(env, name, 0, notes));
+      const n = read.get(name);
       if (n === undefined) continue;
       out[key] = n;
       break;
@@ -157,8 +161,7 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
     recordPrincipal: o.recordPrincipal,
     batch,
     limits,
-    // The general attribute count stands for three limits: an unusable one is said once.
-    notes: [...new Set(notes)],
+    notes,
   };
 }
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { JsonRpcPeer, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
+import { JsonRpcPeer, MAX_TIMER_MS, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
@@ -172,7 +172,7 @@ export class UpstreamClient {
    * `signal` closes it (to open another with a new set of resources).
    */
   listen(resourceSubscriptions: string[], signal: Cancellation): Promise<unknown> {
-    const forever = 2 ** 31 - 1;
+    const forever = MAX_TIMER_MS;
     const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
     return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#modernCapabilities), { timeoutMs: forever, maxTimeoutMs: forever, signal });
   }
