@@ -5,6 +5,7 @@ import type { ModernCall } from '../modern/modern-request.js';
 import { sseEvent } from '../jsonrpc/sse.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
+import { modernResponseText } from '../modern/result-shape.js';
 
 const NO_HEADERS: Record<string, string> = {};
 
@@ -49,7 +50,7 @@ export class ModernReply implements AttemptSink {
   finish(response: JsonRpcResponse, status = 200): void {
     if (!this.open) return;
     this.#done = true;
-    const body = JSON.stringify(response);
+    const body = modernResponseText(response);
     if (this.#sse) {
       this.#sse.end(sseEvent(body));
       return;

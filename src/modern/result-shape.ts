@@ -29,10 +29,45 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   result.resultType ??= 'complete';
   const meta = result._meta;
   if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) (meta as Record<string, unknown>)[META_SERVER_INFO] = o.serverInfo;
-  else result._meta = { [META_SERVER_INFO]: o.serverInfo };
+  else result._meta = servedMeta(o.serverInfo);
   if (call.spec.cacheable && result.resultType === 'complete') {
     result.ttlMs = retried ? 0 : o.ttlMs;
     result.cacheScope = o.cacheScope;
   }
   return response;
+}
+
+/** The `_meta` of a result that brought none: one frozen object per serverInfo, shared by every such answer. */
+const SERVED = new WeakMap<object, Readonly<Record<string, unknown>>>();
+/** Each shared `_meta`'s JSON member, written once (`"_meta":{…}`). */
+const SERVED_TEXT = new WeakMap<object, string>();
+
+function servedMeta(serverInfo: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  let meta = SERVED.get(serverInfo);
+  if (!meta) {
+    meta = Object.freeze({ [META_SERVER_INFO]: serverInfo });
+    SERVED.set(serverInfo, meta);
+    SERVED_TEXT.set(meta, `"_meta":${JSON.stringify(meta)}`);
+  }
+  return meta;
+}
+
+/**
+ * A shaped response as the text a modern client receives. Nearly every result brings no `_meta`, so
+ * the one it gets is the shared serverInfo member, whose JSON was written once: serialised again on
+ * every answer, its six strings were most of what a modern answer cost more than a 2025 one. The
+ * envelope is written here for the same reason (a response has exactly these three members).
+ */
+export function modernResponseText(response: JsonRpcResponse): string {
+  if (!('result' in response)) return JSON.stringify(response);
+  const result = response.result as Record<string, unknown>;
+  const meta = result._meta;
+  const member = meta !== null && typeof meta === 'object' ? SERVED_TEXT.get(meta) : undefined;
+  if (member === undefined) return JSON.stringify(response);
+  // Left out of the serialisation (an undefined member is skipped) and put back.
+  result._meta = undefined;
+  const text = JSON.stringify(result);
+  result._meta = meta;
+  const members = text.length === 2 ? member : `${text.slice(1, -1)},${member}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{${members}}}`;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodSpec } from '../../../src/jsonrpc/methods.js';
 import type { ModernCall } from '../../../src/modern/modern-request.js';
-import { shapeModernResponse } from '../../../src/modern/result-shape.js';
+import { modernResponseText, shapeModernResponse } from '../../../src/modern/result-shape.js';
 import { upstreamParams } from '../../../src/modern/upstream-params.js';
 
 const call = (method: string, params: Record<string, unknown> = {}): ModernCall => ({
@@ -60,4 +60,24 @@ describe('shapeModernResponse', () => {
     const other = { jsonrpc: '2.0' as const, id: 1, error: { code: -32603, message: 'x' } };
     assert.equal(shapeModernResponse(call('tools/call'), other, false, O), other);
   });
+
+  it('writes the text a modern client receives: the shaped response, the shared serverInfo member included', () => {
+    const cases = [
+      shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'a "quoted" \u2028 line' }] } }, false, O),
+      shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 'x"y', result: {} }, false, O),
+      shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 2, result: { tools: [] } }, false, O),
+      shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 3, result: { tools: [], _meta: { keep: true } } }, false, O),
+      shapeModernResponse(call('resources/read', { uri: 'a://b' }), { jsonrpc: '2.0', id: 4, error: { code: -32002, message: 'nope' } }, false, O),
+    ];
+    for (const shaped of cases) {
+      const before = structuredClone(shaped);
+      assert.deepEqual(JSON.parse(modernResponseText(shaped)), JSON.parse(JSON.stringify(shaped)));
+      assert.deepEqual(shaped, before, 'the response is left as it was');
+    }
+    // Results without a _meta of their own share one, which nothing can change.
+    const [a, b] = [cases[0]!, cases[1]!].map((r) => 'result' in r && r.result._meta);
+    assert.equal(a, b);
+    assert.ok(Object.isFrozen(a));
+  });
 });
+
