@@ -15,12 +15,14 @@ function matches(header: string, body: unknown): boolean {
  * annotated argument present in the body must come with its header, equal after decoding; a header
  * for an argument that is absent is ignored, like any header the tool does not annotate.
  */
-export function paramHeaderCheck(headers: Readonly<Record<string, string>>, args: unknown): (definition: Record<string, unknown>) => void {
+export function paramHeaderCheck(headers: Readonly<Record<string, string | string[] | undefined>>, args: unknown): (definition: Record<string, unknown>) => void {
   return (definition) => {
     for (const [header, path] of cachedParamHeaderPaths(definition.inputSchema)) {
       const body = valueAt(args, path);
-      const raw = headers[header];
       if (body === undefined || body === null) continue;
+      const given = headers[header];
+      // A repeated header: its first value (as the value the client meant; Node joins most repeats itself).
+      const raw = Array.isArray(given) ? given[0] : given;
       if (raw === undefined) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: the ${header} header is required (argument ${path.join('.')} is in the body)`);
       const value = decodeHeaderValue(raw);
       if (value === undefined) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: the ${header} header is malformed`);
