@@ -9,6 +9,9 @@ import { Session } from 'node:inspector';
 
 const out = process.env.ALLOC_PROBE_OUT;
 const collected = process.env.ALLOC_PROBE_LIVE !== '1';
+// ALLOC_PROBE_PROMOTED=1: only what outlived the young generation (promoted to the old one, then kept or
+// collected by a major GC): what makes major GCs, which a per-call allocation figure hides.
+const promoted = process.env.ALLOC_PROBE_PROMOTED === '1';
 if (out) {
   const session = new Session();
   session.connect();
@@ -17,7 +20,7 @@ if (out) {
     if (!sampling) {
       sampling = true;
       session.post('HeapProfiler.enable', () =>
-        session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected }, () => writeFileSync(`${out}.started`, '')),
+        session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: collected || promoted, includeObjectsCollectedByMinorGC: collected && !promoted }, () => writeFileSync(`${out}.started`, '')),
       );
       return;
     }

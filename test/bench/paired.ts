@@ -46,6 +46,9 @@
  * the profiles stay in DIR for test/bench/alloc-diff.ts (by allocating function, one build or two).
  * With --live, only what is still alive when sampling stops, one second into the load: what the
  * gateway holds while calls are in flight (read it in bytes in all, not per call).
+ * With --promoted, only what outlived the young generation (moved to the old one, or allocated there
+ * by V8's pretenuring) and was then kept or collected by a major GC: what the major GCs are made of,
+ * whose work runs partly on V8's worker threads and which the instruction counts' predictable mode moves.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +63,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, promoted: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -176,7 +179,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...ownEnv, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...ownEnv, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0', ALLOC_PROBE_PROMOTED: values.promoted ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
