@@ -105,8 +105,8 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     capabilities: capabilities as Record<string, any>,
     clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
     logLevel: typeof level === 'string' ? level : undefined,
-    // Only a tools/call can carry Mcp-Param-* headers worth reading. Not copied out: most tools annotate
-    // no argument, and a walk over every header of every call cost more than the lookups it spared.
+    // Only a tools/call can carry Mcp-Param-* headers worth reading. Not copied out: the check looks up
+    // just the names the tool's definition annotates (most annotate none), so no walk over every header.
     paramHeaders: method === 'tools/call' ? headers : NO_PARAM_HEADERS,
   };
 }
