@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: it sets a V8 flag that must be in place before the other modules are evaluated.
+import './heap-tuning.js';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

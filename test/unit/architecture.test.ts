@@ -51,6 +51,8 @@ const ROOT: Record<string, string[]> = {
   'config-check': ['auth', 'config'],
   // Starts a config's upstreams to print the exposed tool names (a Gateway without its edge).
   'tools-command': ['config', 'gateway', 'observability', 'router', 'upstream'],
+  // Sets a V8 flag for the gateway process before anything else loads (main.ts imports it first).
+  'heap-tuning': [],
 };
 
 /** Sizes the review holds the code to: a file is read in one sitting, a function at a glance. */
