@@ -63,6 +63,7 @@ export class SseConnection implements Held, HoldOwner {
   #open = true;
   /** Its own holder in the hub's header holds (a hold needs no closure). */
   readonly holder: HoldOwner = this;
+  holdTicket = 0;
   /** A priming event held back until the first write (or the header flush), so it shares that write. */
   #preface = '';
   /**

@@ -6,6 +6,7 @@ import type { SendOptions, Transport } from '../transport/transport.js';
 import type { Held, HoldOwner } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
 
 /** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
 export type ResponseMode = 'sse' | 'json' | 'auto';
@@ -51,8 +52,8 @@ export class StreamConflictError extends Error {}
  */
 export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #o: StreamableTransportOptions;
-  readonly #streams = new Map<number, OutStream>();
-  readonly #byRequest = new Map<RequestId, OutStream>();
+  readonly #streams = new RequestTable<OutStream>();
+  readonly #byRequest = new RequestTable<OutStream>();
   /** Answered streams kept for resumption, oldest first. */
   readonly #done: number[] = [];
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
@@ -64,7 +65,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { holder: this, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
+    this.#streams.set(0, { holder: this, holdTicket: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
   }
 
   async start(): Promise<void> {}
@@ -99,7 +100,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { holder: this, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
+    const stream: OutStream = { holder: this, holdTicket: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {

@@ -1,6 +1,7 @@
 import { Cancellation } from './cancellation.js';
 import { JsonRpcError } from './json-rpc-error.js';
 import { isFailure, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
+import { RequestTable } from './request-table.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -69,9 +70,9 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   readonly #link: PeerLink;
-  readonly #outgoing = new Map<number, Outgoing<O>>();
+  readonly #outgoing = new RequestTable<Outgoing<O>>();
   /** Requests the other side sent us, by its id, so its notifications/cancelled can stop them. */
-  readonly #incoming = new Map<RequestId, Cancellation>();
+  readonly #incoming = new RequestTable<Cancellation>();
   #nextId = 1;
   #closedError: Error | undefined;
   /** The one timer for every request's timeout, and when it fires (Infinity: none set). */

@@ -3,6 +3,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
 import { toJsonRpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionGuard } from '../policy/session-guard.js';
@@ -38,8 +39,8 @@ export class ModernSession implements UpstreamCaller {
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;
   readonly #logger: Logger;
-  readonly #exchanges = new Map<string, Exchange>();
-  readonly #inflight = new Map<RequestId, Cancellation>();
+  readonly #exchanges = new RequestTable<Exchange>();
+  readonly #inflight = new RequestTable<Cancellation>();
   readonly #host: PipelineHost;
   /** Notifications that are not for one request (list_changed, resource updates): subscriptions/listen reads them. */
   readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();

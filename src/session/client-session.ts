@@ -4,6 +4,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
 import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
@@ -66,7 +67,7 @@ export class ClientSession {
   #activate!: () => void;
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
-  readonly #inflight = new Map<RequestId, Cancellation>();
+  readonly #inflight = new RequestTable<Cancellation>();
   /** Requests the gateway puts to this client on behalf of upstreams (sampling, elicitation, roots). */
   readonly #peer: JsonRpcPeer;
   protocolVersion: string | undefined;

@@ -2,6 +2,7 @@ import type { TraceSpan } from '../observability/tracing.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { MethodSpec, Target } from '../jsonrpc/methods.js';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import type { RequestTable } from '../jsonrpc/request-table.js';
 import type { Logger } from '../observability/logger.js';
 import type { ConfirmationOutcome } from '../policy/audit-log.js';
 import type { Decision } from '../policy/decision.js';
@@ -26,7 +27,7 @@ export interface PipelineHost {
   /** A 2025 session's id and negotiated version (span attributes); a 2026-07-28 request has no session. */
   readonly session?: { readonly id: string; readonly protocolVersion: string | undefined } | undefined;
   /** The client's requests in flight, by its id, each with its cancellation. */
-  readonly inflight: Map<RequestId, Cancellation>;
+  readonly inflight: RequestTable<Cancellation>;
   initialize(req: JsonRpcRequest): Promise<JsonRpcResponse>;
   /** Resolves true once the client has said notifications/initialized, false if it did not in time. */
   whenActive(): Promise<boolean>;

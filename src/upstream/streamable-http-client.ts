@@ -13,6 +13,7 @@ import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { readBounded, readPrefix } from './read-body.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
 
 const MAX_RESUMES = 5;
 
@@ -33,7 +34,7 @@ export class StreamableHttpClientTransport implements Transport {
   #initializeId: RequestId | undefined;
   #getStream: Promise<void> | undefined;
   /** Modern requests whose answer is still awaited: cancelling one closes its stream. */
-  readonly #modernInFlight = new Map<RequestId, AbortController>();
+  readonly #modernInFlight = new RequestTable<AbortController>();
   #closed = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize without backoff. */

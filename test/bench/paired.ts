@@ -37,6 +37,9 @@
  * semi-spaces (more page faults, more RSS, more CPU) differs from process to process. With the sizing held,
  * one build's processes agreed within a few per cent where they had spread over ±15 %.
  *
+ * --stdout DIR: each gateway's standard output goes to DIR/<n>-<build>.out (it is dropped otherwise): with
+ * --v8=--trace-gc-nvp, a line per GC with what it promoted.
+ *
  * --usage: each gateway also reports, when it stops, what its CPU time is made of (user and system time,
  * the main thread and V8's worker threads, minor page faults, peak RSS, its young generation's size:
  * test/bench/usage-probe.mjs), printed after the ratios; the whole process life, start-up included.
@@ -51,7 +54,7 @@
  * whose work runs partly on V8's worker threads and which the instruction counts' predictable mode moves.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -63,7 +66,7 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, promoted: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, stdout: { type: 'string' }, promoted: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
@@ -180,7 +183,10 @@ async function start(spec: string, label = spec): Promise<Target> {
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...ownEnv, ...(allocOut ? { ALLOC_PROBE_OUT: allocOut, ALLOC_PROBE_LIVE: values.live ? '1' : '0', ALLOC_PROBE_PROMOTED: values.promoted ? '1' : '0' } : {}), ...(usageOut ? { USAGE_PROBE_OUT: usageOut } : {}) };
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
+  // --stdout DIR: the gateway's standard output (its log, and what V8 prints for flags like --trace-gc-nvp) kept per build.
+  const out = values.stdout ? openSync(join(values.stdout, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.out`), 'w') : 'ignore';
+  const child = spawn(cmd, args, { stdio: ['ignore', out, 'inherit'], env });
+  if (typeof out === 'number') closeSync(out);
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
   for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
@@ -321,6 +327,7 @@ const total = (n: AllocNode): number => n.children.reduce((a, c) => a + total(c)
 async function main(): Promise<void> {
   if (positionals.length < 2) throw new Error('name two or more REF[:MODE] to compare');
   mkdirSync(join(ROOT, '.bench', 'paired'), { recursive: true });
+  if (values.stdout) mkdirSync(values.stdout, { recursive: true });
   if (COUNTED) {
     rmSync(CALLGRIND_DIR, { recursive: true, force: true });
     mkdirSync(CALLGRIND_DIR, { recursive: true });

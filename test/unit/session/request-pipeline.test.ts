@@ -6,6 +6,7 @@ import { GatewayError } from '../../../src/errors.js';
 import { ErrorCode } from '../../../src/jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
 import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import { RequestTable } from '../../../src/jsonrpc/request-table.js';
 import { methodSpec, targetOf } from '../../../src/jsonrpc/methods.js';
 import { notFound } from '../../../src/jsonrpc/not-found.js';
 import type { JsonRpcResponse, RequestId } from '../../../src/jsonrpc/types.js';
@@ -96,7 +97,7 @@ function stub(o: StubOptions = {}): Stub {
     endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING, hiddenText: { for: () => undefined } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
     logger: createLogger('silent'),
-    inflight: new Map(),
+    inflight: new RequestTable(),
     initialize: async (req) => ({ jsonrpc: '2.0', id: req.id, result: { initialized: true } }),
     whenActive: async () => o.active ?? true,
     progress() {},

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RequestTable } from '../../../src/jsonrpc/request-table.js';
+
+describe('RequestTable', () => {
+  it('keeps number and string ids apart: 1 and "1" are different requests', () => {
+    const t = new RequestTable<string>();
+    t.set(1, 'number').set('1', 'string');
+    assert.equal(t.size, 2);
+    assert.equal(t.get(1), 'number');
+    assert.equal(t.get('1'), 'string');
+    assert.equal(t.delete(1), true);
+    assert.equal(t.get(1), undefined);
+    assert.equal(t.get('1'), 'string');
+    assert.equal(t.has('1'), true);
+    assert.equal(t.has(1), false);
+    assert.equal(t.size, 1);
+  });
+
+  it('counts a replaced id once and a missing delete not at all', () => {
+    const t = new RequestTable<number>();
+    t.set('a', 1).set('a', 2);
+    assert.equal(t.size, 1);
+    assert.equal(t.get('a'), 2);
+    assert.equal(t.delete('b'), false);
+    assert.equal(t.delete(7), false);
+    assert.equal(t.size, 1);
+    assert.equal(t.delete('a'), true);
+    assert.equal(t.delete('a'), false);
+    assert.equal(t.size, 0);
+  });
+
+  it('takes any id a client may send: negative, fractional, huge, and names an Object would inherit', () => {
+    const t = new RequestTable<string>();
+    const ids = [-1, 0.5, 2 ** 53 - 1, 0, '__proto__', 'constructor', 'toString', 'hasOwnProperty', ''];
+    for (const id of ids) t.set(id, `v${String(id)}`);
+    assert.equal(t.size, ids.length);
+    for (const id of ids) assert.equal(t.get(id), `v${String(id)}`);
+    assert.equal(t.get('valueOf'), undefined);
+    assert.equal(t.has('isPrototypeOf'), false);
+    assert.deepEqual(new Set([...t].map(([id]) => id)), new Set(ids));
+  });
+
+  it('iterates every entry with its id as given (numbers as numbers), and clears', () => {
+    const t = new RequestTable<string>();
+    for (let i = 1; i <= 200; i++) t.set(i, `n${i}`);
+    for (let i = 1; i <= 200; i += 2) t.delete(i);
+    t.set('x', 'sx').set('y', 'sy');
+    const entries = [...t.entries()];
+    assert.equal(entries.length, 102);
+    assert.deepEqual(entries.slice(0, 3), [[2, 'n2'], [4, 'n4'], [6, 'n6']]);
+    assert.deepEqual(entries.slice(-2), [['x', 'sx'], ['y', 'sy']]);
+    assert.equal([...t.values()].length, 102);
+    t.clear();
+    assert.equal(t.size, 0);
+    assert.equal(t.get(2), undefined);
+    assert.deepEqual([...t], []);
+  });
+
+  it('stays correct under the churn of a request path (ids always rising, a few dozen in flight)', () => {
+    const t = new RequestTable<number>();
+    const live = new Map<number, number>();
+    for (let id = 1; id <= 50_000; id++) {
+      t.set(id, id * 2);
+      live.set(id, id * 2);
+      const old = id - 64;
+      if (old > 0 && old % 97 !== 0) {
+        assert.equal(t.delete(old), true);
+        live.delete(old);
+      }
+    }
+    assert.equal(t.size, live.size);
+    for (const [id, v] of live) assert.equal(t.get(id), v);
+    assert.deepEqual([...t.entries()], [...live.entries()]);
+  });
+});
+
+describe('RequestTable against a Map, random operations', () => {
+  it('agrees with a Map after 200,000 random sets and deletes over colliding, negative and string ids', () => {
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const t = new RequestTable<number>();
+    const m = new Map<string, [number | string, number]>();
+    const key = (id: number | string) => `${typeof id}:${String(id)}`;
+    for (let n = 0; n < 200_000; n++) {
+      const kind = rand(10);
+      // Multiples of 1024 collide in every table this size; negatives; a few strings and non-integers.
+      const id = kind < 4 ? rand(300) * 1024 : kind < 7 ? -rand(500) : kind < 8 ? rand(50) + 0.5 : kind < 9 ? 2 ** 40 + rand(20) : `s${rand(200)}`;
+      if (rand(3) === 0) {
+        assert.equal(t.delete(id), m.delete(key(id)));
+      } else {
+        t.set(id, n);
+        m.set(key(id), [id, n]);
+      }
+      if (n % 997 === 0) {
+        assert.equal(t.size, m.size);
+        for (const [k, v] of m.values()) assert.equal(t.get(k), v);
+      }
+    }
+    assert.equal(t.size, m.size);
+    assert.deepEqual(new Set([...t].map(([k, v]) => `${key(k)}=${v}`)), new Set([...m.values()].map(([k, v]) => `${key(k)}=${v}`)));
+  });
+});
