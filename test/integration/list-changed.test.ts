@@ -41,6 +41,18 @@ async function afterBurst(client: Client, counts: Map<string, number>): Promise<
   await sleep(2 * LIST_CHANGED_WINDOW_MS);
 }
 
+/**
+ * One of each kind; tools/list_changed may come twice. A window stays open at most LIST_CHANGED_MAX_MS
+ * (1 s) from the gateway's own "it restarted": on a loaded machine (CI runs suites side by side) the
+ * restarted process may register its extra tools after that, and they are announced once more, which is
+ * the coalescer's design (a steady stream cannot hold a window open). Without it the burst is five or six.
+ */
+function assertFolded(counts: Map<string, number>): void {
+  const tools = counts.get(KINDS[0]!) ?? 0;
+  assert.ok(tools === 1 || tools === 2, `tools/list_changed heard ${tools} times`);
+  assert.deepEqual(Object.fromEntries(counts), { ...Object.fromEntries(KINDS.map((k) => [k, 1])), [KINDS[0]!]: tools });
+}
+
 describe('list_changed after an upstream restart: one of each kind per session', { timeout: 60_000 }, () => {
   const gws: RunningGateway[] = [];
   const clients: Client[] = [];
@@ -59,7 +71,7 @@ describe('list_changed after an upstream restart: one of each kind per session',
     const mine = [...gw.app.gateway.pools.get('everything')!.instances].find((i) => i.dedicatedTo !== undefined)!;
     await crash(mine);
     await afterBurst(client, counts);
-    assert.deepEqual(Object.fromEntries(counts), Object.fromEntries(KINDS.map((k) => [k, 1])));
+    assertFolded(counts);
   });
 
   it('shared: two clients of one restarted process each hear one of each kind', async () => {
@@ -73,7 +85,7 @@ describe('list_changed after an upstream restart: one of each kind per session',
     await crash([...gw.app.gateway.pools.get('everything')!.instances][0]!);
     for (const { client, counts } of [a, b]) {
       await afterBurst(client, counts);
-      assert.deepEqual(Object.fromEntries(counts), Object.fromEntries(KINDS.map((k) => [k, 1])));
+      assertFolded(counts);
     }
   });
 });
