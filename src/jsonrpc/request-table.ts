@@ -15,11 +15,11 @@ function isWhole(id: number): boolean {
 }
 
 /**
- * What is in flight, by request id: the few operations of a Map the request path needs. Number ids that
- * are whole numbers (the gateway's own, and nearly every client's) live in an open-addressing table (the
- * ids in a Float64Array, the values in an array), hashed by their low 32 bits (ids that rise one by one
- * never collide); other ids in dictionary objects, number ids apart from string ids (`1` and `"1"` are different requests). Values are never
- * undefined.
+ * What is in flight, by request id: the few operations of a Map the request path needs. Whole-number ids
+ * (the gateway's own, and nearly every client's) live in an open-addressing table (the ids in a
+ * Float64Array, the values in an array), hashed by their low 32 bits (ids that rise one by one never
+ * collide); other ids in dictionary objects, numbers apart from strings (`1` and `"1"` are different
+ * requests). Values are never undefined.
  *
  * Why not a Map: a V8 Map that outgrows or rehashes its table leaves, in the table it replaced, a link to
  * the new one (for iterators still walking the old) and keeps the old table's entries. A Map that every
@@ -159,12 +159,14 @@ export class RequestTable<V> {
   #rebuild(): void {
     const keys = this.#keys;
     const values = this.#values;
+    // Sized for the ids this table holds (#size also counts those kept in the dictionary objects).
+    let live = 0;
+    for (let j = 0; j < keys.length; j++) if (keys[j] === keys[j] && keys[j] !== GONE) live++;
     let capacity = MIN_CAPACITY;
-    while (capacity < this.#size * 4) capacity *= 2;
+    while (capacity < live * 4) capacity *= 2;
     const mask = capacity - 1;
     const nk = emptyKeys(capacity);
     const nv: Array<V | undefined> = new Array(capacity).fill(undefined);
-    let used = 0;
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]!;
       if (k !== k || k === GONE) continue;
@@ -172,13 +174,12 @@ export class RequestTable<V> {
       while (nk[i] === nk[i]) i = (i + 1) & mask;
       nk[i] = k;
       nv[i] = values[j];
-      used++;
     }
     // Emptied: should the old arrays have been promoted, dead, they hold nothing young alive.
     values.fill(undefined);
     this.#keys = nk;
     this.#values = nv;
     this.#mask = mask;
-    this.#used = used;
+    this.#used = live;
   }
 }

@@ -8,11 +8,15 @@ function owner(): HoldOwner & { expired: Held[] } {
 }
 const answer = (holder: HoldOwner): Held => ({ holder, holdTicket: 0 });
 
+/** Holds of `holdMs` on mocked intervals (ticked by the test), and an owner that records what it is told. */
+function setup(t: { mock: { timers: { enable(o: { apis: Array<'setInterval'> }): void } } }, holdMs: number): { holds: AnswerHolds; o: ReturnType<typeof owner> } {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  return { holds: new AnswerHolds(holdMs), o: owner() };
+}
+
 describe('AnswerHolds', () => {
   it('tells the owner of an answer still held after one to two holds, once; a released one never', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const holds = new AnswerHolds(25);
-    const o = owner();
+    const { holds, o } = setup(t, 25);
     const kept = answer(o);
     const done = answer(o);
     holds.hold(kept);
@@ -32,9 +36,7 @@ describe('AnswerHolds', () => {
   });
 
   it('an answer held again after its release counts from the second hold, and is told once', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const holds = new AnswerHolds(10);
-    const o = owner();
+    const { holds, o } = setup(t, 10);
     const a = answer(o);
     holds.hold(a);
     t.mock.timers.tick(10);
@@ -51,9 +53,7 @@ describe('AnswerHolds', () => {
   });
 
   it('release of an answer never held, or released twice, changes nothing; close forgets every hold', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const holds = new AnswerHolds(10);
-    const o = owner();
+    const { holds, o } = setup(t, 10);
     const a = answer(o);
     const b = answer(o);
     holds.release(a);
@@ -70,9 +70,7 @@ describe('AnswerHolds', () => {
   });
 
   it('keeps many answers apart under churn: only those never released are told', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const holds = new AnswerHolds(5);
-    const o = owner();
+    const { holds, o } = setup(t, 5);
     const kept: Held[] = [];
     for (let round = 0; round < 20; round++) {
       for (let i = 0; i < 100; i++) {
