@@ -165,14 +165,17 @@ export class UpstreamInstance extends EventEmitter {
       if (client.era === 'modern') this.#listen(client);
     } catch (err) {
       if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
-      await client.close().catch(() => {});
       const failure =
         err instanceof GatewayError
           ? err
           : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
+      // Recorded before the close: closing calls #onExit, which decides by lastError whether to restart on
+      // a timer (a first start that only lacked consent must not: a timed start racing the user's consent
+      // could read the vault just before the token lands and fail the call made just after).
       this.lastFailure = failure.message;
       this.lastError = failure;
       this.incompatible = failure.details?.incompatible === true;
+      await client.close().catch(() => {});
       this.#onExit(client);
       throw failure;
     }
