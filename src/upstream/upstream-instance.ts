@@ -164,20 +164,7 @@ export class UpstreamInstance extends EventEmitter {
       learnEra(this.config, client.era);
       if (client.era === 'modern') this.#listen(client);
     } catch (err) {
-      if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: (err as Error).message }, 'upstream failed to start');
-      const failure =
-        err instanceof GatewayError
-          ? err
-          : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${(err as Error).message}`, { upstream: this.config.name });
-      // Recorded before the close: closing calls #onExit, which decides by lastError whether to restart on
-      // a timer (a first start that only lacked consent must not: a timed start racing the user's consent
-      // could read the vault just before the token lands and fail the call made just after).
-      this.lastFailure = failure.message;
-      this.lastError = failure;
-      this.incompatible = failure.details?.incompatible === true;
-      await client.close().catch(() => {});
-      this.#onExit(client);
-      throw failure;
+      throw await this.#failedToStart(client, err as Error);
     }
     if (this.#client !== client || this.#stopping) return;
     this.#state = 'ready';
@@ -196,6 +183,16 @@ export class UpstreamInstance extends EventEmitter {
       client.request('resources/subscribe', { uri }, { timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.requestTimeoutMs }).catch(() => {});
     }
     this.emit('ready', client.identity, restarted);
+  }
+
+  /** Why a start failed, recorded before the close that calls #onExit (consent alone: no timed restart). */
+  async #failedToStart(client: UpstreamClient, err: Error): Promise<GatewayError> {
+    if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: err.message }, 'upstream failed to start');
+    const failure = err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name });
+    [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
+    await client.close().catch(() => {});
+    this.#onExit(client);
+    return failure;
   }
 
   /**
