@@ -89,8 +89,14 @@ function requiredCapability(method: string, params: Record<string, unknown> | un
  * upstream's answers. The first attempt and every retry are separate POSTs: the exchange outlives them.
  */
 export class Exchange {
-  /** The continuation id: also the request id the upstream side knows this request by. */
+  /** The continuation id (sealed in requestState). */
   readonly id: string;
+  /**
+   * The request id the gateway's side of the call knows it by (its stages, its upstream call): a number, so
+   * that the in-flight tables keep it in their number table; a string key per request would be internalized
+   * (V8's string table, in the old generation) and churn the dictionary that holds it.
+   */
+  readonly seq: number;
   readonly first: ModernCall;
   readonly cancel = new Cancellation();
   readonly #hooks: ExchangeHooks;
@@ -117,8 +123,9 @@ export class Exchange {
   /** Told of each input_required round with its number of questions (the request's span records it). */
   onRound: ((asks: number) => void) | undefined;
 
-  constructor(id: string, first: ModernCall, hooks: ExchangeHooks) {
+  constructor(id: string, seq: number, first: ModernCall, hooks: ExchangeHooks) {
     this.id = id;
+    this.seq = seq;
     this.first = first;
     this.#hooks = hooks;
   }

@@ -88,7 +88,8 @@ export class ModernService {
 
   #start(session: ModernSession, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }): void {
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
-    const exchange = new Exchange(`${this.#idPrefix}${++this.#counter}`, call, this.#hooksOf(session));
+    const seq = ++this.#counter;
+    const exchange = new Exchange(`${this.#idPrefix}${seq}`, seq, call, this.#hooksOf(session));
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);

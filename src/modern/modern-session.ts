@@ -133,22 +133,22 @@ export class ModernSession implements UpstreamCaller {
   /** Runs the request through the stages; the exchange hears the outcome. */
   run(exchange: Exchange): void {
     this.lastActivity = Date.now();
-    this.#exchanges.set(exchange.id, exchange);
+    this.#exchanges.set(exchange.seq, exchange);
     const { first } = exchange;
     const params = upstreamParams(first.params, first.spec.mrtr);
-    const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.id, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.id, method: first.method, params };
-    const ctx: RequestContext = { req, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
+    const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method, params };
+    const ctx: RequestContext = { req, clientId: first.id, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
     // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its
     // span. With tracing off, nothing is allocated for it.
     if (this.#host.endpoint.tracing.enabled) exchange.onRound = (asks) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
     const done = (response: JsonRpcResponse | undefined): void => {
-      this.#exchanges.delete(exchange.id);
+      this.#exchanges.delete(exchange.seq);
       this.lastActivity = Date.now();
       exchange.settle(response);
     };
     // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
-    clientRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.id)));
+    clientRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq)));
   }
 
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
@@ -175,7 +175,7 @@ export class ModernSession implements UpstreamCaller {
   }
 
   #exchangeFor(related: RequestId | undefined): Exchange | undefined {
-    if (typeof related === 'string') return this.#exchanges.get(related);
+    if (related !== undefined) return this.#exchanges.get(related);
     return this.#exchanges.size === 1 ? this.#exchanges.values().next().value : undefined;
   }
 
@@ -194,16 +194,16 @@ export class ModernSession implements UpstreamCaller {
       inflight: this.#inflight,
       initialize: () => Promise.reject(new Error('initialize is not part of 2026-07-28')),
       whenActive: () => Promise.resolve(true),
-      progress: (params, id) => this.#exchanges.get(String(id))?.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
+      progress: (params, id) => this.#exchanges.get(id)?.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
       stateChanged: () => {},
       release: () => {},
       // Declared per request: the attempt now waiting says what its client can answer.
       canElicit: (id) => {
-        const exchange = this.#exchanges.get(String(id));
+        const exchange = this.#exchanges.get(id);
         return declaresFormElicitation((exchange?.current ?? exchange?.first)?.capabilities);
       },
       elicit: (params, id, signal, timeoutMs) => {
-        const exchange = this.#exchanges.get(String(id));
+        const exchange = this.#exchanges.get(id);
         return exchange ? exchange.confirm(params, signal, timeoutMs) : Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the request to confirm is no longer held'));
       },
     };

@@ -56,6 +56,8 @@ export interface PipelineHost {
 /** One client request on its way through the stages; each stage adds what it learned. */
 export interface RequestContext {
   readonly req: JsonRpcRequest;
+  /** The id the client sent, when the stages know the request by another (a 2026-07-28 exchange's number). */
+  readonly clientId?: RequestId | undefined;
   /** Its row in the method table (undefined for a method MCP does not define). */
   readonly spec: MethodSpec | undefined;
   readonly host: PipelineHost;

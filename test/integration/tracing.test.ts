@@ -256,6 +256,8 @@ describe('tracing: a 2026-07-28 request answered input_required', () => {
     });
     try {
       const trace = hex(16);
+      // Moves the client's ids ahead of the gateway's exchange numbers (discovery starts no exchange).
+      for (let i = 0; i < 3; i++) assert.equal((await modernPost(gw.url('/mcp'), 'server/discover', {})).status, 200);
       const a = await modernPost(gw.url('/mcp'), 'tools/call', { name: 'test_elicitation', arguments: { message: 'who are you?' } }, { headers: { traceparent: traceparent(trace, hex(8)) } });
       assert.equal(a.body.result?.resultType, 'input_required', JSON.stringify(a.body));
       // The user answers; the held upstream call completes, and with it the request's span.
@@ -274,6 +276,8 @@ describe('tracing: a 2026-07-28 request answered input_required', () => {
       assert.ok(asked, JSON.stringify(server.events));
       assert.equal(asked.attributes['mcp.input_requests'], 1);
       assert.equal(server.attributes['switchboard.era'], 'modern');
+      // The client's own id (the first attempt's), not the number the gateway's side knows the exchange by.
+      assert.equal(server.attributes['jsonrpc.request.id'], String(a.body.id));
       assert.equal(server.status.code, 0, 'asking is no failure');
     } finally {
       await gw.close();

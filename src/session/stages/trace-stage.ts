@@ -34,7 +34,7 @@ function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<Json
 function serverAttributes(ctx: RequestContext, recordPrincipal: boolean): TraceAttributes {
   const { req, host } = ctx;
   const a: TraceAttributes = requestAttributes(req.method, req.params);
-  a[ATTR.jsonrpcRequestId] = String(req.id);
+  a[ATTR.jsonrpcRequestId] = String(ctx.clientId ?? req.id);
   a[ATTR.mcpSession] = host.session?.id;
   a[ATTR.mcpProtocolVersion] = host.era === 'modern' ? '2026-07-28' : host.session?.protocolVersion;
   a[ATTR.networkTransport] = 'tcp';
