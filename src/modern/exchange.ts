@@ -13,9 +13,19 @@ interface Ask {
 }
 
 /** Where an attempt's answer goes: the HTTP reply of the POST that is waiting. */
+/**
+ * Told when an attempt's client goes before its answer (the exchange, or a listen stream). An object and
+ * not a closure: a closure kept on every request's reply measured as whole requests promoted to the old
+ * generation, scavenge after scavenge (see ModernReply).
+ */
+export interface AttemptOwner {
+  detach(sink: AttemptSink): void;
+}
+
 export interface AttemptSink {
   readonly id: RequestId;
   readonly call: ModernCall;
+  owner: AttemptOwner | undefined;
   notify(message: JsonRpcMessage): void;
   finish(response: JsonRpcResponse, status?: number): void;
 }
@@ -88,7 +98,7 @@ function requiredCapability(method: string, params: Record<string, unknown> | un
  * during it becomes an entry of an input_required result, and the retry's inputResponses are the
  * upstream's answers. The first attempt and every retry are separate POSTs: the exchange outlives them.
  */
-export class Exchange {
+export class Exchange implements AttemptOwner {
   /** The continuation id (sealed in requestState). */
   readonly id: string;
   /**

@@ -42,7 +42,7 @@ async function honoured(session: ModernSession, asked: Filter): Promise<Filter> 
  * resources/subscribe calls upstream. The client closing the stream ends it; so does shutdown, with
  * the graceful final result.
  */
-export async function listen(session: ModernSession, sink: AttemptSink & { onclose?: (() => void) | undefined }): Promise<void> {
+export async function listen(session: ModernSession, sink: AttemptSink): Promise<void> {
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
   const filter = await honoured(session, asked);
@@ -65,5 +65,5 @@ export async function listen(session: ModernSession, sink: AttemptSink & { onclo
   };
   session.listeners.add(onNote);
   session.ends.add(end);
-  sink.onclose = stop;
+  sink.owner = { detach: stop };
 }

@@ -72,7 +72,7 @@ export class ModernService {
    * Serves one validated request of the principal's standing (which the edge looked up for its scope
    * check); the sink hears the answer (an error included).
    */
-  async serve(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward?: ForwardToReplica): Promise<void> {
+  async serve(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward?: ForwardToReplica): Promise<void> {
     try {
       // Taken once per standing: later requests go on without waiting a turn.
       if (!session.opened) await session.router();
@@ -86,7 +86,7 @@ export class ModernService {
     this.#start(session, call, sink);
   }
 
-  #start(session: ModernSession, call: ModernCall, sink: AttemptSink & { onclose?: (() => void) | undefined }): void {
+  #start(session: ModernSession, call: ModernCall, sink: AttemptSink): void {
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const seq = ++this.#counter;
     const exchange = new Exchange(`${this.#idPrefix}${seq}`, seq, call, this.#hooksOf(session));
@@ -95,7 +95,7 @@ export class ModernService {
     session.run(exchange);
   }
 
-  async #continue(principal: Principal, call: ModernCall, token: string, sink: AttemptSink & { onclose?: (() => void) | undefined }, forward: ForwardToReplica | undefined): Promise<void> {
+  async #continue(principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
     const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), 400);
     let where: ReturnType<StateSeal['open']>;
     try {
@@ -136,8 +136,8 @@ export class ModernService {
     return hooks;
   }
 
-  #attach(exchange: Exchange, sink: AttemptSink & { onclose?: (() => void) | undefined }, answers: Record<string, unknown> | undefined): void {
-    sink.onclose = () => exchange.detach(sink);
+  #attach(exchange: Exchange, sink: AttemptSink, answers: Record<string, unknown> | undefined): void {
+    sink.owner = exchange;
     exchange.attach(sink, answers);
   }
 
