@@ -23,10 +23,11 @@ export class ModernReply implements AttemptSink {
   #sse: SseConnection | undefined;
   #done = false;
   /**
-   * Told if the client goes first. Not a closure: with one (`() => exchange.detach(sink)`) set on every
-   * request's reply, a 2026-07-28 gateway promoted ~1.8 MB per scavenge (whole requests) for most of a
-   * run where a JSON session gateway promoted ~0.45 MB (Node 24, --trace-gc-nvp); with the exchange
-   * itself here, no more than without it (test/bench/paired.ts, README "Performance").
+   * Told if the client goes first: the exchange itself, not a closure calling it. V8's parser allocates
+   * a function literal written straight into a property (`reply.onclose = () => …`) in the old
+   * generation; dead there, it kept its request alive through every young-generation GC until a major
+   * one, and a 2026-07-28 gateway promoted whole requests (Node 24: ~1.8 MB per scavenge against a JSON
+   * session gateway's ~0.45 MB; README "Performance").
    */
   owner: AttemptOwner | undefined;
 

@@ -91,10 +91,12 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   #bind(stream: OutStream, conn: SseConnection): SseConnection {
     stream.conn = conn;
     this.#o.onStreamsChanged(1);
-    conn.onclose = () => {
+    // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
+    const closed = () => {
       this.#o.onStreamsChanged(-1);
       if (stream.conn === conn) stream.conn = undefined;
     };
+    conn.onclose = closed;
     return conn;
   }
 

@@ -120,8 +120,12 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
       if (this.#outgoing.size === 1) this.#timer?.ref();
       this.#arm(p);
       if (opts.signal) {
-        p.abort = () => this.#cancel(p);
-        opts.signal.onAbort(p.abort);
+        // Declared, then stored: V8's parser allocates a function literal written straight into a
+        // property (`p.abort = () => …`) in the old generation, which kept every request it reached
+        // alive through young-generation GCs (see ModernReply.owner).
+        const abort = () => this.#cancel(p);
+        p.abort = abort;
+        opts.signal.onAbort(abort);
       }
       this.#link.send(message, opts.relatedRequestId).catch((err: Error) => {
         if (this.#settle(p)) reject(this.#link.sendError ? this.#link.sendError(err) : err);

@@ -14,9 +14,8 @@ interface Ask {
 
 /** Where an attempt's answer goes: the HTTP reply of the POST that is waiting. */
 /**
- * Told when an attempt's client goes before its answer (the exchange, or a listen stream). An object and
- * not a closure: a closure kept on every request's reply measured as whole requests promoted to the old
- * generation, scavenge after scavenge (see ModernReply).
+ * Told when an attempt's client goes before its answer (the exchange, or a listen stream): an object,
+ * so that no request stores a function literal in a property (see ModernReply.owner).
  */
 export interface AttemptOwner {
   detach(sink: AttemptSink): void;

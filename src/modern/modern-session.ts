@@ -141,7 +141,11 @@ export class ModernSession implements UpstreamCaller {
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
     // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its
     // span. With tracing off, nothing is allocated for it.
-    if (this.#host.endpoint.tracing.enabled) exchange.onRound = (asks) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
+    if (this.#host.endpoint.tracing.enabled) {
+      // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
+      const onRound = (asks: number) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
+      exchange.onRound = onRound;
+    }
     const done = (response: JsonRpcResponse | undefined): void => {
       this.#exchanges.delete(exchange.seq);
       this.lastActivity = Date.now();
