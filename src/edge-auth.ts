@@ -23,8 +23,12 @@ export interface ReloadableEdgeAuth extends EdgeAuth {
   reconfigure(config: Config): void;
 }
 
-function authenticatorFor(config: Config): Authenticator | undefined {
-  return config.auth.mode === 'jwt' ? new Authenticator(config.auth, audiencesOf(config)) : undefined;
+function authenticatorFor(config: Config, metrics: Metrics): Authenticator | undefined {
+  if (config.auth.mode !== 'jwt') return undefined;
+  // Prebuilt children: a label lookup per request would cost more than the count.
+  const cached = metrics.authTokens.labels('cached');
+  const verified = metrics.authTokens.labels('verified');
+  return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc());
 }
 
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
@@ -34,17 +38,17 @@ function exchangesTokens(config: Config): boolean {
 
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */
 export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
-  let authenticator = authenticatorFor(config);
+  let authenticator = authenticatorFor(config, metrics);
   let exchanging = exchangesTokens(config);
   const log = logger.child({ component: 'auth' });
-  const remember = (p: Promise<Principal>, input: CredentialInput) =>
-    p.then((principal) => {
-      gateway.subjectTokens.remember(principal, input.authorization[0]);
-      return principal;
-    });
+  const remember = (p: Principal | Promise<Principal>, input: CredentialInput): Principal | Promise<Principal> => {
+    if (p instanceof Promise) return p.then((principal) => remember(principal, input));
+    gateway.subjectTokens.remember(p, input.authorization[0]);
+    return p;
+  };
   return {
     reconfigure: (next) => {
-      authenticator = authenticatorFor(next);
+      authenticator = authenticatorFor(next, metrics);
       exchanging = exchangesTokens(next);
     },
     authenticate: (input) => {

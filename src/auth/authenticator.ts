@@ -3,6 +3,7 @@ import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
 import { keySource } from './key-source.js';
 import type { Principal } from './principal.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 export interface CredentialInput {
   /** Every Authorization header line as received (duplicates included). */
@@ -30,14 +31,35 @@ export class Authenticator {
   readonly #cfg: AuthConfig;
   readonly #audience: string[];
   readonly #getKey: JWTVerifyGetKey;
+  readonly #verified: VerifiedTokens;
+  /** Told of each request's token: whether it was verified before (a hit) or checked now. */
+  readonly #onLookup: ((hit: boolean) => void) | undefined;
 
-  constructor(cfg: AuthConfig, audience: string[]) {
+  constructor(cfg: AuthConfig, audience: string[], onLookup?: (hit: boolean) => void) {
     this.#cfg = cfg;
     this.#audience = audience;
     this.#getKey = keySource(cfg);
+    // A kept token is never honoured longer than the key set that verified it is kept: a key withdrawn
+    // from the issuer's set stops working as soon as the gateway would have fetched the set again.
+    const maxAgeMs = cfg.jwksUrl ? Math.min(cfg.tokenCache.maxAgeMs, cfg.jwksCacheMaxAgeMs) : cfg.tokenCache.maxAgeMs;
+    this.#verified = new VerifiedTokens({ maxEntries: cfg.tokenCache.maxEntries, maxAgeMs });
+    this.#onLookup = onLookup;
   }
 
-  async authenticate(input: CredentialInput): Promise<Principal> {
+  /**
+   * The request's principal: at once (no promise) when its token was verified before and is still
+   * within its time (see VerifiedTokens), else once the token is verified. Refusals are AuthErrors,
+   * thrown or rejected.
+   */
+  authenticate(input: CredentialInput): Principal | Promise<Principal> {
+    const token = this.#token(input);
+    const known = this.#verified.get(token, Date.now());
+    this.#onLookup?.(known !== undefined);
+    return known ?? this.#verify(token);
+  }
+
+  /** The bearer token of a request, or the AuthError that refuses it. */
+  #token(input: CredentialInput): string {
     if (input.tokenInQuery) {
       throw new AuthError(400, 'invalid_request', 'token_in_query', 'access tokens in the query string are refused; send an Authorization: Bearer header');
     }
@@ -45,9 +67,13 @@ export class Authenticator {
     if (input.authorization.length > 1) throw new AuthError(400, 'invalid_request', 'duplicate_header', 'more than one Authorization header');
     const m = BEARER.exec(input.authorization[0]!.trim());
     if (!m) throw new AuthError(400, 'invalid_request', 'malformed_header', 'the Authorization header must be "Bearer <token>"');
+    return m[1]!;
+  }
+
+  async #verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(m[1]!, this.#getKey, {
+      ({ payload } = await jwtVerify(token, this.#getKey, {
         issuer: this.#cfg.issuer,
         audience: this.#audience,
         algorithms: this.#cfg.algorithms,
@@ -68,7 +94,10 @@ export class Authenticator {
     if (typeof tenant !== 'string' || tenant.length === 0) {
       throw new AuthError(401, 'invalid_token', 'no_tenant', `the access token has no "${this.#cfg.claims.tenant}" claim naming a tenant`);
     }
-    return { issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) };
+    // Frozen: a kept principal is shared by every request that presents the same token.
+    const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) });
+    this.#verified.set(token, principal, payload.exp!, this.#cfg.clockToleranceSec, Date.now());
+    return principal;
   }
 }
 

@@ -63,6 +63,14 @@ const auth = z
     jwksCooldownMs: z.number().int().min(0).default(30_000),
     jwksCacheMaxAgeMs: z.number().int().min(0).default(600_000),
     jwksTimeoutMs: z.number().int().min(1).default(5_000),
+    /**
+     * Tokens already verified are kept by their exact text (a signature check costs more CPU than the
+     * rest of a call): used until the token's exp, and at most maxAgeMs after its check. maxEntries 0: none kept.
+     */
+    tokenCache: z
+      .object({ maxEntries: z.number().int().min(0).default(10_000), maxAgeMs: z.number().int().min(0).max(600_000).default(60_000) })
+      .strict()
+      .prefault({}),
     claims: z
       .object({ tenant: z.string().min(1).default('tenant'), scopes: z.string().min(1).default('scope') })
       .strict()

@@ -28,6 +28,12 @@ export class Metrics {
     labelNames: ['tenant', 'outcome'] as const,
     registers: [this.registry],
   });
+  readonly authTokens = new Counter({
+    name: 'switchboard_auth_tokens_total',
+    help: 'Bearer tokens presented, by how they were checked: cached (verified before, still within its time) or verified (signature checked now, whatever the outcome)',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+  });
   readonly authFailures = new Counter({ name: 'switchboard_auth_failures_total', help: 'Requests refused by authentication', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly rateLimited = new Counter({ name: 'switchboard_rate_limited_total', help: 'Requests refused by a limit', labelNames: ['limit'] as const, registers: [this.registry] });
   readonly sseEventsBuffered = new Gauge({ name: 'switchboard_sse_events_buffered', help: 'SSE events held for Last-Event-ID resumption', registers: [this.registry] });

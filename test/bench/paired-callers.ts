@@ -15,8 +15,8 @@ async function expectHello(body: { text(): Promise<string> }): Promise<void> {
   if (!t.includes('hello')) throw new Error(`unexpected answer: ${t.slice(0, 200)}`);
 }
 
-async function sessionCaller(pool: Pool): Promise<() => Promise<void>> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+async function sessionCaller(pool: Pool, extra: Readonly<Record<string, string>>): Promise<() => Promise<void>> {
+  const headers = { ...extra, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
   const init = await pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'paired', version: '1' } } }) });
   await init.body.text();
   const h = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']) };
@@ -24,15 +24,15 @@ async function sessionCaller(pool: Pool): Promise<() => Promise<void>> {
   return async () => expectHello((await pool.request({ path: '/mcp', method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: ECHO }) })).body);
 }
 
-function modernCaller(pool: Pool): () => Promise<void> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+function modernCaller(pool: Pool, extra: Readonly<Record<string, string>>): () => Promise<void> {
+  const headers = { ...extra, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
   const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
   return async () => expectHello((await pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { ...ECHO, _meta } }) })).body);
 }
 
 /** HTTP+SSE: answers arrive on the session's one stream, matched by id. */
-async function legacyCaller(pool: Pool): Promise<() => Promise<void>> {
-  const sse = await pool.request({ path: '/sse', method: 'GET', headers: { accept: 'text/event-stream' } });
+async function legacyCaller(pool: Pool, extra: Readonly<Record<string, string>>): Promise<() => Promise<void>> {
+  const sse = await pool.request({ path: '/sse', method: 'GET', headers: { ...extra, accept: 'text/event-stream' } });
   const waiting = new Map<number, (text: string) => void>();
   let endpoint!: (url: string) => void;
   const url = new Promise<string>((r) => (endpoint = r));
@@ -51,7 +51,7 @@ async function legacyCaller(pool: Pool): Promise<() => Promise<void>> {
   const path = await url;
   const post = async (msg: { id?: number; [k: string]: unknown }): Promise<string | undefined> => {
     const answered = msg.id === undefined ? undefined : new Promise<string>((r) => waiting.set(msg.id as number, r));
-    await (await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(msg) })).body.text();
+    await (await pool.request({ path, method: 'POST', headers: { ...extra, 'content-type': 'application/json' }, body: JSON.stringify(msg) })).body.text();
     return answered;
   };
   await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'paired', version: '1' } } });
@@ -64,7 +64,7 @@ async function legacyCaller(pool: Pool): Promise<() => Promise<void>> {
   };
 }
 
-/** The call one client of this mode makes, after whatever set-up its era needs. */
-export async function caller(pool: Pool, mode: Mode): Promise<() => Promise<void>> {
-  return mode === 'legacy' ? legacyCaller(pool) : mode === 'modern' ? modernCaller(pool) : sessionCaller(pool);
+/** The call one client of this mode makes, after whatever set-up its era needs; `extra` headers go on every request (a bearer token). */
+export async function caller(pool: Pool, mode: Mode, extra: Readonly<Record<string, string>> = {}): Promise<() => Promise<void>> {
+  return mode === 'legacy' ? legacyCaller(pool, extra) : mode === 'modern' ? modernCaller(pool, extra) : sessionCaller(pool, extra);
 }

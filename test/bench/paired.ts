@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned][@NAME=value…] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth][@NAME=value…] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -13,7 +13,9 @@
  * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON;
  * +unsampled: tracing on at sampleRatio 0, what propagation costs with no span recorded). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
- * what results scanning costs per call against the same build with it off. Prints each one's gateway CPU µs per call
+ * what results scanning costs per call against the same build with it off. +auth: that gateway
+ * authenticates every request (auth.mode jwt, the development EdDSA key) and the client sends one bearer
+ * token throughout, as a real client does until its token expires. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
  * (sampled every 100 µs, ten times V8's default, so that a run of seconds has samples enough).
  *
@@ -58,6 +60,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { signDevToken } from '../../src/auth/dev-token.js';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { callgrindControl, callgrindPrefix, PREDICTABLE_V8, readDump, type Dump } from './callgrind.js';
@@ -173,6 +176,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     logging: { level: 'info' },
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
+    ...(option === 'auth' ? BENCH_AUTH : {}),
     ...(option === 'traced' || option === 'traced-json' || option === 'unsampled' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: option === 'unsampled' ? 0 : 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
@@ -191,7 +195,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   // Under valgrind start-up takes 15-40 s on this machine.
   for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
   const pool = new Pool(origin, { connections: INFLIGHT + 1 });
-  const call = await caller(pool, mode as Mode);
+  const call = await caller(pool, mode as Mode, option === 'auth' ? { authorization: `Bearer ${await benchToken()}` } : {});
   const run = async (n: number) => {
     let left = n;
     await Promise.all(Array.from({ length: INFLIGHT }, async () => {
@@ -205,6 +209,17 @@ async function start(spec: string, label = spec): Promise<Target> {
     await new Promise((r) => child.once('exit', r));
   };
   return { label, spec, child, dumps, allocOut, usageOut, run, stop };
+}
+
+/** +auth: JWT authentication with the development key (deploy/dev-keys), one tenant granted everything. */
+const BENCH_AUTH = {
+  auth: { mode: 'jwt', issuer: 'https://bench.test', audience: ['https://bench.test'], keys: [join(ROOT, 'deploy/dev-keys/dev-public.jwk.json')], algorithms: ['EdDSA'] },
+  tenants: [{ name: 'bench', endpoints: ['*'] }],
+};
+
+/** The bearer token of +auth's client: valid for the whole run. */
+function benchToken(): Promise<string> {
+  return signDevToken({ keyFile: join(ROOT, 'deploy/dev-keys/dev-private.jwk.json'), issuer: 'https://bench.test', audience: 'https://bench.test', tenant: 'bench', subject: 'bench', scopes: [], ttlSeconds: 3600, tenantClaim: 'tenant' });
 }
 
 let sink: Promise<string> | undefined;

@@ -34,7 +34,7 @@ const FED = [
   'Top 10 tools (range)',
   'Upstream instances by state',
   'Policy denials by reason',
-  'Authentication failures by reason',
+  'Authentication: failures by reason, bearer tokens by check',
   'Rate limited by limit',
   'Redis command latency p50 / p99',
   'CPU',

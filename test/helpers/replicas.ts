@@ -63,12 +63,32 @@ export async function startReplicaFrom(name: string, file: string, nodeArgs: str
   let log = '';
   const adminLine = (b: Buffer) => (log += b.toString());
   child.stdout!.on('data', adminLine);
-  const base = await listeningAddress(child);
+  let base: string;
+  try {
+    base = await listeningAddress(child);
+  } catch (err) {
+    // A replica that did not come up must not outlive the test file (its pipe would hold the runner open).
+    child.kill('SIGKILL');
+    throw err;
+  }
   child.stdout!.off('data', adminLine);
   const admin = /"admin":"(http:\/\/[^"]+)"/.exec(log)?.[1];
   if (process.env.REPLICA_LOG) child.stdout!.on('data', (b: Buffer) => process.stderr.write(`[${name}] ${b}`));
   else child.stdout!.resume();
   return { name, base, child, exited, admin };
+}
+
+/**
+ * Starts several replicas at once. If one fails to start, the ones that did are killed before the error
+ * is thrown: a suite's `before` assigns nothing when it throws, so its `after` could not stop them, and
+ * the test file would wait on their pipes until the runner's timeout.
+ */
+export async function startReplicas(starts: readonly Promise<Replica>[]): Promise<Replica[]> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<Replica>).value);
+  for (const s of settled) if (s.status === 'fulfilled') s.value.child.kill('SIGKILL');
+  throw failed.reason;
 }
 
 /**

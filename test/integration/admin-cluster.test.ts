@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplica, type Replica } from '../helpers/replicas.js';
+import { startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
 import { events } from '../helpers/admin-events.js';
 import { modernPost } from '../helpers/modern-http.js';
@@ -46,7 +46,7 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
 
   before(async () => {
     redis = await startRedis();
-    [a, b] = await Promise.all(['a', 'b'].map((n) => startReplica(n, redis.url, 'shared', ADMIN)));
+    [a, b] = await startReplicas(['a', 'b'].map((n) => startReplica(n, redis.url, 'shared', ADMIN)));
     assert.ok(a!.admin && b!.admin, 'both replicas log their admin URL');
   });
   after(async () => {

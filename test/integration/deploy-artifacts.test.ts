@@ -34,6 +34,7 @@ const METRICS = [
   'switchboard_upstream_restarts_total',
   'switchboard_policy_denials_total',
   'switchboard_auth_failures_total',
+  'switchboard_auth_tokens_total',
   'switchboard_rate_limited_total',
   'switchboard_sse_events_buffered',
   'switchboard_sse_events_dropped_total',

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { signDevToken } from '../../src/auth/dev-token.js';
 import { everythingUpstream, startGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { listeningAddress } from '../helpers/processes.js';
@@ -62,7 +63,7 @@ describe('metrics', () => {
     }
   });
 
-  it('count restarts and auth failures', async () => {
+  it('count restarts, auth failures, and tokens served from the verified-token cache', async () => {
     const gw = await startGateway({
       auth: { mode: 'jwt', issuer: 'https://idp.test', keys: [resolve('deploy/dev-keys/dev-public.jwk.json')], algorithms: ['EdDSA'], audience: ['https://sb.test'] },
       tenants: [{ name: 'dev', endpoints: ['*'] }],
@@ -73,12 +74,20 @@ describe('metrics', () => {
       const r = await fetch(gw.url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
       assert.equal(r.status, 401);
       await r.text();
+      // One token three times: checked once, then served from the cache.
+      const token = await signDevToken({ keyFile: resolve('deploy/dev-keys/dev-private.jwk.json'), issuer: 'https://idp.test', audience: 'https://sb.test', tenant: 'dev', subject: 'ops', scopes: [], ttlSeconds: 300, tenantClaim: 'tenant' });
+      for (let i = 0; i < 3; i++) {
+        const ping = await fetch(gw.url(), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+        assert.notEqual(ping.status, 401, await ping.text());
+      }
       const inst = [...gw.app.gateway.pools.get('everything')!.instances][0]!;
       const back = new Promise((res) => inst.once('ready', res));
       process.kill(inst.pid!, 'SIGKILL');
       await back;
       const text = await (await fetch(gw.app.metricsUrl!)).text();
       assert.equal(sample(text, 'switchboard_auth_failures_total', { reason: 'missing' }), 1);
+      assert.equal(sample(text, 'switchboard_auth_tokens_total', { check: 'verified' }), 1);
+      assert.equal(sample(text, 'switchboard_auth_tokens_total', { check: 'cached' }), 3 - 1);
       assert.equal(sample(text, 'switchboard_upstream_restarts_total', { upstream: 'everything' }), 1);
     } finally {
       await gw.close();

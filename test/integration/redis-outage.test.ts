@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplica, type Replica } from '../helpers/replicas.js';
+import { startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Two gateway processes sharing sessions through a redis-server of the test's own, which the tests
@@ -62,7 +62,7 @@ describe('a Redis outage does not end live sessions', { timeout: 180_000 }, () =
 
   before(async () => {
     redis = await startRedis();
-    [owner, other] = await Promise.all(['o', 'x'].map((n) => startReplica(n, redis.url)));
+    [owner, other] = await startReplicas(['o', 'x'].map((n) => startReplica(n, redis.url)));
     sid = await initialize(owner!.base);
     const forwarded = await echo(other!.base, sid, 'before');
     assert.equal(forwarded.status, 200, forwarded.body);

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { rotatingFetch, startReplica, type Replica } from '../helpers/replicas.js';
+import { rotatingFetch, startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
 
 // Failover without waiting for a heartbeat to lapse: three replicas with the shipped timings (a heartbeat
@@ -52,7 +52,7 @@ for (const sharing of ['shared', 'per-tenant'] as const) {
 
     before(async () => {
       redis = await startRedis();
-      replicas = await Promise.all(['a', 'b', 'c'].map((n) => startReplica(`${n}-${sharing}`, redis.url, sharing, '', 'defaults')));
+      replicas = await startReplicas(['a', 'b', 'c'].map((n) => startReplica(`${n}-${sharing}`, redis.url, sharing, '', 'defaults')));
       live = [...replicas];
     });
     after(async () => {
@@ -94,7 +94,7 @@ async function rpc(base: string, sid: string | undefined, message: object): Prom
 describe('requests in flight on an owner killed with SIGKILL', { timeout: 120_000 }, () => {
   it('an idempotent one is run again by the replica that forwarded it; a tools/call is not replayed', async () => {
     const redis = await startRedis();
-    const [owner, other] = await Promise.all(['o', 'x'].map((n) => startReplica(`inflight-${n}`, redis.url, 'shared', '', 'defaults')));
+    const [owner, other] = await startReplicas(['o', 'x'].map((n) => startReplica(`inflight-${n}`, redis.url, 'shared', '', 'defaults')));
     try {
       const init = await rpc(owner!.base, undefined, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
       const sid = init.sid!;
@@ -124,7 +124,7 @@ describe('requests in flight on an owner killed with SIGKILL', { timeout: 120_00
 describe('a takeover raced by the same session’s other requests', { timeout: 120_000 }, () => {
   it('requests that arrive while the session is being restored wait for it instead of finding it uninitialized', async () => {
     const redis = await startRedis();
-    const reps = await Promise.all(['o', 'y', 'z'].map((n) => startReplica(`race-${n}`, redis.url, 'shared', '', 'defaults')));
+    const reps = await startReplicas(['o', 'y', 'z'].map((n) => startReplica(`race-${n}`, redis.url, 'shared', '', 'defaults')));
     const [owner, ...survivors] = reps;
     try {
       const init = await rpc(owner!.base, undefined, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });

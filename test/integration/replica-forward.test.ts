@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { ForwardSignature } from '../../src/cluster/forward-signature.js';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplica, startReplicaFrom, type Replica } from '../helpers/replicas.js';
+import { startReplica, startReplicas, startReplicaFrom, type Replica } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Forwarding between replicas over HTTP (issue #17.2): a request for a session another replica owns goes
@@ -128,7 +128,7 @@ describe('an owner killed outright: the connection is refused, the session is ta
   before(async () => {
     redis = await startRedis();
     // The shipped timings: the dead owner's heartbeat would last 5 s.
-    replicas = await Promise.all(['ka', 'kb'].map((n) => startReplica(n, redis.url, 'shared', '', 'defaults')));
+    replicas = await startReplicas(['ka', 'kb'].map((n) => startReplica(n, redis.url, 'shared', '', 'defaults')));
   });
   after(async () => {
     for (const r of replicas) r.child.kill('SIGKILL');
@@ -176,7 +176,7 @@ describe('a slow reader on a forwarded SSE stream', { timeout: 240_000 }, () => 
   before(async () => {
     redis = await startRedis();
     dir = mkdtempSync(join(tmpdir(), 'swb-flood-'));
-    replicas = await Promise.all(
+    replicas = await startReplicas(
       ['fa', 'fb'].map((n) => {
         const file = join(dir, `${n}.yaml`);
         // per-session: a notification related to no request goes to its session's GET stream.

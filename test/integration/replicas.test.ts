@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { heartbeats, rotatingFetch, startReplica, type Replica } from '../helpers/replicas.js';
+import { heartbeats, rotatingFetch, startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
 import { waitFor } from '../helpers/wait.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -52,7 +52,7 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
 
   before(async () => {
     redis = await startRedis();
-    replicas = await Promise.all(['a', 'b', 'c'].map((n) => startReplica(n, redis.url)));
+    replicas = await startReplicas(['a', 'b', 'c'].map((n) => startReplica(n, redis.url)));
     live = [...replicas];
   });
   after(async () => {
@@ -184,7 +184,7 @@ describe('replicas sharing sessions through Redis', { timeout: 240_000 }, () => 
 describe('per-session upstreams across replicas', { timeout: 120_000 }, () => {
   it('when the owner dies, the client gets 404 and re-initializes, as the spec intends', async () => {
     const redis = await startRedis();
-    const reps = await Promise.all(['p', 'q'].map((n) => startReplica(n, redis.url, 'per-session')));
+    const reps = await startReplicas(['p', 'q'].map((n) => startReplica(n, redis.url, 'per-session')));
     try {
       const init = await fetch(new URL('/mcp', reps[0]!.base), {
         method: 'POST',
