@@ -23,7 +23,10 @@ export interface ModernSessionsOptions {
 export class ModernSessions {
   readonly #o: ModernSessionsOptions;
   readonly #sessions = new Map<string, ModernSession>();
-  /** Principal object → its standings: a verified token's principal is one object per request, auth off's is one for all. */
+  /**
+   * Principal object → its standings: a verified token's principal is one object per token while the
+   * token is kept (auth.tokenCache), auth off's is one for all; a new object finds its standing by key.
+   */
   readonly #recent = new WeakMap<Principal, Map<EndpointRouter, ModernSession>>();
   readonly #sweeper: NodeJS.Timeout;
   #closing = false;
