@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth][@NAME=value…] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth|+per-session][@NAME=value…] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -13,7 +13,9 @@
  * tracing costs per call against the same build without it (+traced-json: the same, exported as OTLP/HTTP JSON;
  * +unsampled: tracing on at sampleRatio 0, what propagation costs with no span recorded). +scanned: that gateway's endpoint scans
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
- * what results scanning costs per call against the same build with it off. +auth: that gateway
+ * what results scanning costs per call against the same build with it off. +per-session: the upstream
+ * is leased to the client's session (sharing: per-session; every other build shares it), to measure
+ * what sharing one instance costs per call. +auth: that gateway
  * authenticates every request (auth.mode jwt, the development EdDSA key) and the client sends one bearer
  * token throughout, as a real client does until its token expires. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
@@ -174,7 +176,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     // Sessions answered in the mode named (auto, sse); every other mode's gateway answers JSON.
     server: { host: '127.0.0.1', port, responseMode: mode === 'auto' || mode === 'sse' ? mode : 'json' },
     logging: { level: 'info' },
-    upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, sharing: 'shared', pool: { size: 1 } }],
+    upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, ...(option === 'per-session' ? { sharing: 'per-session', pool: { warm: 1 } } : { sharing: 'shared', pool: { size: 1 } }) }],
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
     ...(option === 'auth' ? BENCH_AUTH : {}),
     ...(option === 'traced' || option === 'traced-json' || option === 'unsampled' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: option === 'unsampled' ? 0 : 1 } } : {}),
