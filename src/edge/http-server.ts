@@ -28,6 +28,6 @@ export function createHttpServer(s: Config['server'], logger: Logger): FastifyIn
  */
 function selfChildLogger(logger: Logger): FastifyBaseLogger {
   const self = Object.create(logger) as FastifyBaseLogger;
-  self.child = () => self;
+  self.child = () => self; // long-lived: one logger per server
   return self;
 }

@@ -16,7 +16,7 @@ export class LegacySseTransport implements Transport {
   constructor(conn: SseConnection, endpointUrl: string) {
     this.#conn = conn;
     conn.write(sseEvent(endpointUrl, undefined, 'endpoint'));
-    conn.onclose = () => this.onclose?.();
+    conn.onclose = () => this.onclose?.(); // long-lived: one per legacy session
   }
 
   async start(): Promise<void> {}

@@ -101,8 +101,10 @@ export class ToolPins {
     this.#logger = opts.logger.child({ component: 'pins' });
     this.#audit = opts.audit;
     this.#observer = opts.observer;
+    // long-lived: one pin store per gateway
     store.onApproved = (pins, report) => this.#approved(pins, report);
     // A rejection changes no verdict (the tool was withheld, or warned about, and stays so): it is audited.
+    // long-lived: one pin store per gateway
     store.onRejected = (pins, report) => {
       for (const p of pins) if (report && this.modeOf(p.upstream) !== 'off') this.#report({ action: 'rejected', upstream: p.upstream, tool: p.tool, pinnedSha256: p.approved, sha256: p.hash, summary: p.summary, source: 'store' });
     };

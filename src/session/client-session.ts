@@ -100,8 +100,8 @@ export class ClientSession {
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#host = this.#pipelineHost();
     this.#peer = new JsonRpcPeer(clientPeerLink((m, related) => this.#send(m, related), this.#clientRequestTimeoutMs));
-    this.#transport.onmessage = (m) => this.handle(m);
-    this.#transport.onclose = () => void this.close('transport closed');
+    this.#transport.onmessage = (m) => this.handle(m); // long-lived: one per session
+    this.#transport.onclose = () => void this.close('transport closed'); // long-lived: one per session
   }
 
   get tenant(): string {

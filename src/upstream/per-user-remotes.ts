@@ -59,6 +59,7 @@ export class PerUserRemotes {
     const close = transport.close.bind(transport);
     let closed = false;
     const user = r;
+    // long-lived: one per user's remote connection
     transport.close = async () => {
       await close();
       if (closed) return;

@@ -68,8 +68,9 @@ export class UpstreamClient {
     this.#logger = logger;
     this.#hooks = hooks;
     this.#peer = new JsonRpcPeer(this.#link());
+    // long-lived: one per upstream connection
     transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
-    transport.onclose = (reason) => this.#onClose(reason);
+    transport.onclose = (reason) => this.#onClose(reason); // long-lived: one per upstream connection
   }
 
   #link(): PeerLink {

@@ -86,7 +86,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#factory = factory;
     this.#backoff = new Backoff(config.restart.initialDelayMs, config.restart.maxDelayMs);
     this.#breaker = new CircuitBreaker(config.circuitBreaker.failureThreshold, config.circuitBreaker.resetTimeoutMs);
-    this.#breaker.onchange = (state) => this.#logger.warn({ circuit: state }, `upstream circuit ${state}`);
+    this.#breaker.onchange = (state) => this.#logger.warn({ circuit: state }, `upstream circuit ${state}`); // long-lived: per instance
     this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
     this.#health = new HealthChecks(config.healthCheck, logger);
   }
@@ -138,7 +138,7 @@ export class UpstreamInstance extends EventEmitter {
   async #spawn(): Promise<void> {
     const transport = this.#factory(this.config, this.#logger, this.#owner);
     this.#transport = transport;
-    transport.toolDefinition = (name) => this.#tools?.get(name);
+    transport.toolDefinition = (name) => this.#tools?.get(name); // long-lived: one per transport
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
       tracing: this.#tracing,
@@ -157,7 +157,7 @@ export class UpstreamInstance extends EventEmitter {
       inner?.(reason);
       this.#onExit(client, reason);
     })(transport.onclose);
-    transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error');
+    transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error'); // long-lived: one per transport
     try {
       await transport.start();
       await client.connect(this.config.initTimeoutMs, this.#dedicated, eraOrder(this.config), this.config.eraProbeMs);

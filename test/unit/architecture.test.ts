@@ -163,4 +163,36 @@ describe('architecture', () => {
     }
     assert.deepEqual(tooLong, []);
   });
+
+  // V8's parser allocates a function literal written straight into a property (`obj.f = () => …`, also
+  // `??=`) in the old generation (bytecode CreateClosure flag 1: pretenured). Per request, each such
+  // closure, dead there, kept its request alive through every young-generation GC until a major one
+  // (README, Performance: a 2026-07-28 gateway promoted whole requests). Declared first and then stored
+  // (`const f = () => …; obj.f = f`) it is not pretenured. A property closure is allowed only on an
+  // object that lives long (a connection, a session, an instance), said in a comment starting
+  // "long-lived:" just above the statement or at the end of its line.
+  it('no function literal is written straight into a property unless the object is long-lived (V8 pretenures it)', () => {
+    const found: string[] = [];
+    for (const file of files(SRC)) {
+      const text = readFileSync(file, 'utf8');
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+      const assigns = new Set([ts.SyntaxKind.EqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken, ts.SyntaxKind.BarBarEqualsToken]);
+      const visit = (node: ts.Node): void => {
+        if (ts.isBinaryExpression(node) && assigns.has(node.operatorToken.kind) && (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
+          let right: ts.Expression = node.right;
+          while (ts.isParenthesizedExpression(right)) right = right.expression;
+          if (ts.isArrowFunction(right) || ts.isFunctionExpression(right)) {
+            let statement: ts.Node = node;
+            while (!ts.isExpressionStatement(statement) && statement.parent && !ts.isBlock(statement.parent) && !ts.isSourceFile(statement.parent)) statement = statement.parent;
+            const comments = [...(ts.getLeadingCommentRanges(text, statement.getFullStart()) ?? []), ...(ts.getTrailingCommentRanges(text, statement.end) ?? [])];
+            const said = comments.some((c) => /^\/\/\s*long-lived:/.test(text.slice(c.pos, c.end)));
+            if (!said) found.push(`${relative(SRC, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.left.getText(source)}`);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    assert.deepEqual(found, []);
+  });
 });
