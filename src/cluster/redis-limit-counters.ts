@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { LimitCounters } from '../policy/limit-counters.js';
+import { RedisScript } from './redis-script.js';
 
-// Token bucket in one atomic step, on Redis's clock so replicas with skewed clocks agree.
-const TAKE = `
+// Token bucket in one atomic step, on Redis's clock so replicas with skewed clocks agree. Run on every
+// request of a tenant with a rate limit: by its SHA (RedisScript).
+const TAKE = new RedisScript(`
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local rate = tonumber(ARGV[1])
@@ -15,11 +17,11 @@ local wait = 0
 if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
 redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', t)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-return wait`;
+return wait`);
 
 // A gauge kept per replica (hash field = replica id): fields of replicas whose heartbeat expired are
 // dropped before counting, so a dead replica's sessions and requests stop counting against the limit.
-const ACQUIRE = `
+const ACQUIRE = new RedisScript(`
 local total = 0
 local fields = redis.call('HGETALL', KEYS[1])
 for i = 1, #fields, 2 do
@@ -31,7 +33,7 @@ for i = 1, #fields, 2 do
 end
 if total >= tonumber(ARGV[2]) then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-return 1`;
+return 1`);
 
 /** Per-tenant limits shared by every replica (atomic Lua), for the policy layer. */
 export class RedisLimitCounters implements LimitCounters {
@@ -47,7 +49,7 @@ export class RedisLimitCounters implements LimitCounters {
 
   async take(key: string, ratePerSec: number, burst: number): Promise<number> {
     try {
-      return Number(await this.#redis.eval(TAKE, 1, `${this.#prefix}lim:${key}`, ratePerSec, burst));
+      return Number(await TAKE.run(this.#redis, [`${this.#prefix}lim:${key}`], [ratePerSec, burst]));
     } catch {
       return 0; // Redis down: do not turn a store outage into a client-visible rate limit
     }
@@ -55,7 +57,7 @@ export class RedisLimitCounters implements LimitCounters {
 
   async acquire(key: string, max: number): Promise<boolean> {
     try {
-      return Number(await this.#redis.eval(ACQUIRE, 1, `${this.#prefix}lim:${key}`, this.#replica, max, `${this.#prefix}replica:`)) === 1;
+      return Number(await ACQUIRE.run(this.#redis, [`${this.#prefix}lim:${key}`], [this.#replica, max, `${this.#prefix}replica:`])) === 1;
     } catch {
       return true;
     }

@@ -70,4 +70,16 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
     const wait = await counters.take('rate:t', 2, 1);
     assert.ok(wait > 400 && wait <= 500, `waits ${wait} ms for a token at 2/s`);
   });
+
+  it('the per-request script is run by its SHA, and sent in full again after the server lost it (SCRIPT FLUSH)', async () => {
+    const counters = new RedisLimitCounters(client, PREFIX, 'r1');
+    const calls = async (cmd: string) => Number(new RegExp(`^cmdstat_${cmd}:calls=(\\d+)`, 'm').exec(String(await client.info('commandstats')))?.[1] ?? 0);
+    await client.script('FLUSH');
+    const [sha0, eval0] = [await calls('evalsha'), await calls('eval')];
+    assert.equal(await counters.take('rate:flushed', 100, 10), 0, 'served after the flush');
+    assert.equal(await calls('eval'), eval0 + 1, 'sent in full once');
+    for (let i = 0; i < 5; i++) assert.equal(await counters.take('rate:flushed', 100, 10), 0);
+    assert.equal(await calls('eval'), eval0 + 1, 'never again in full');
+    assert.equal(await calls('evalsha'), sha0 + 6, 'by its SHA every time (the first refused with NOSCRIPT)');
+  });
 });
