@@ -5,6 +5,8 @@ import type { Redis } from 'ioredis';
  * A Lua script run by its SHA-1 (EVALSHA), sent in full (EVAL) only when the server does not have it
  * yet: after a restart, a failover or SCRIPT FLUSH. EVAL would send the whole text on every call and
  * make Redis hash it again, which a script run per request (the request-rate limit) should not pay.
+ * For awaited calls only: the fallback is a second round trip, so a call not awaited could reach Redis
+ * after commands sent later.
  */
 export class RedisScript {
   readonly #lua: string;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SessionSlots, SlotAnswer } from '../policy/session-slots.js';
+import { RedisScript } from './redis-script.js';
 
 /**
  * A session written less than this long before it was due is not written again: a renewal per message
@@ -16,7 +17,7 @@ const STALE_MS = 60_000;
 // One sorted set per tenant: member "<replica>/<session>", score = when it expires on Redis's clock (so
 // replicas with skewed clocks agree). Slots of replicas whose heartbeat expired are dropped before
 // counting, as are stale ones; at the limit the answer is how long until the first one is due.
-const OPEN = `
+const OPEN = new RedisScript(`
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[6]))
@@ -39,7 +40,7 @@ for i = 1, #members, 2 do
 end
 if not held and count >= tonumber(ARGV[2]) then return math.max(0, first - t) end
 redis.call('ZADD', KEYS[1], t + tonumber(ARGV[3]), ARGV[1])
-return -1`;
+return -1`);
 
 // XX: a renewal that arrives after the close must not bring the slot back.
 const RENEW = `
@@ -71,7 +72,7 @@ export class RedisSessionSlots implements SessionSlots {
 
   async open(tenant: string, id: string, max: number, expiresInMs: number): Promise<SlotAnswer> {
     try {
-      const r = Number(await this.#redis.eval(OPEN, 1, this.#key(tenant), this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS));
+      const r = Number(await OPEN.run(this.#redis, [this.#key(tenant)], [this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS]));
       return r < 0 ? { opened: true } : { opened: false, retryAfterMs: r };
     } catch {
       return { opened: true }; // Redis down: do not turn a store outage into a client-visible limit
@@ -79,6 +80,8 @@ export class RedisSessionSlots implements SessionSlots {
   }
 
   renew(tenant: string, id: string, expiresInMs: number): void {
+    // EVAL, not by SHA: not awaited, and a NOSCRIPT retry would reach Redis after commands sent later
+    // (a close, an open); a renewal is written at most once per PRECISION_MS per session.
     this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs).catch(() => {});
   }
 
