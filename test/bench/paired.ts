@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth|+per-session][@NAME=value…] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth|+per-session|+redis][@NAME=value…] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -15,7 +15,8 @@
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. +per-session: the upstream
  * is leased to the client's session (sharing: per-session; every other build shares it), to measure
- * what sharing one instance costs per call. +auth: that gateway
+ * what sharing one instance costs per call. +redis: the gateway keeps its state in a redis-server
+ * (store.redis; one server for the run), to measure what the store costs per call. +auth: that gateway
  * authenticates every request (auth.mode jwt, the development EdDSA key) and the client sends one bearer
  * token throughout, as a real client does until its token expires. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
@@ -63,6 +64,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { signDevToken } from '../../src/auth/dev-token.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { callgrindControl, callgrindPrefix, PREDICTABLE_V8, readDump, type Dump } from './callgrind.js';
@@ -179,6 +181,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     upstreams: [{ name: 'up', transport: 'stdio', sandbox: 'none', command: upCmd, args: upArgs, ...(option === 'per-session' ? { sharing: 'per-session', pool: { warm: 1 } } : { sharing: 'shared', pool: { size: 1 } }) }],
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
     ...(option === 'auth' ? BENCH_AUTH : {}),
+    ...(option === 'redis' ? { store: { redis: { url: await benchRedis() } } } : {}),
     ...(option === 'traced' || option === 'traced-json' || option === 'unsampled' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: option === 'unsampled' ? 0 : 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
@@ -218,6 +221,14 @@ const BENCH_AUTH = {
   auth: { mode: 'jwt', issuer: 'https://bench.test', audience: ['https://bench.test'], keys: [join(ROOT, 'deploy/dev-keys/dev-public.jwk.json')], algorithms: ['EdDSA'] },
   tenants: [{ name: 'bench', endpoints: ['*'] }],
 };
+
+let redis: Promise<TestRedis> | undefined;
+
+/** +redis: one redis-server for the run (every such gateway keeps its sessions and event logs there), stopped at the end. */
+async function benchRedis(): Promise<string> {
+  redis ??= startRedis();
+  return (await redis).url;
+}
 
 /** The bearer token of +auth's client: valid for the whole run. */
 function benchToken(): Promise<string> {
@@ -358,6 +369,7 @@ async function main(): Promise<void> {
     await (COUNTED ? counted(targets) : values.alloc ? sampled(targets) : timed(targets));
   } finally {
     for (const t of targets) await t.stop();
+    await (await redis)?.stop();
   }
   if (values.usage) printUsage(targets);
 }
