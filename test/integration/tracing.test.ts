@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
@@ -245,15 +246,21 @@ describe('tracing: a queued call and an open circuit', () => {
   });
 });
 
+/** A traced gateway (spans as OTLP/HTTP JSON to a receiver of its own) in front of the dual-era fixture, whose tools ask mid-call. */
+async function fixtureGateway(): Promise<{ receiver: Receiver; gw: RunningGateway }> {
+  const receiver = await startOtlpReceiver();
+  const gw = await startGateway({
+    tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
+    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+    upstreams: [{ name: 'conf', transport: 'stdio' as const, ...FIXTURE }],
+    endpoints: [{ path: '/mcp', upstreams: ['conf'] }],
+  });
+  return { receiver, gw };
+}
+
 describe('tracing: a 2026-07-28 request answered input_required', () => {
   it('the request span (the whole exchange, retries included) records each round: mcp.input_required with its number of questions', async () => {
-    const receiver = await startOtlpReceiver();
-    const gw = await startGateway({
-      tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
-      tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-      upstreams: [{ name: 'conf', transport: 'stdio' as const, ...FIXTURE }],
-      endpoints: [{ path: '/mcp', upstreams: ['conf'] }],
-    });
+    const { receiver, gw } = await fixtureGateway();
     try {
       const trace = hex(16);
       // Moves the client's ids ahead of the gateway's exchange numbers (discovery starts no exchange).
@@ -280,6 +287,35 @@ describe('tracing: a 2026-07-28 request answered input_required', () => {
       assert.equal(server.attributes['jsonrpc.request.id'], String(a.body.id));
       assert.equal(server.status.code, 0, 'asking is no failure');
     } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe("tracing: a 2025 session's client asked mid-call", () => {
+  it("the upstream's elicitation/create relayed to the client is a CLIENT span under the call's request span, with the user's action", async () => {
+    const { receiver, gw } = await fixtureGateway();
+    const trace = hex(16);
+    const client = new Client({ name: 'tracing-test', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    try {
+      await client.connect(new StreamableHTTPClientTransport(gw.url('/mcp'), { requestInit: { headers: { traceparent: traceparent(trace, hex(8)) } } }));
+      const answer = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } });
+      assert.match(textOf(answer), /action=decline/);
+      await gw.app.tracing.flush();
+      const spans = await receiver.trace(trace, (x) => x.some((y) => y.name === 'elicitation/create'));
+      const server = only(spans, (x) => x.kind === SERVER && x.name === 'tools/call test_elicitation', 'request span');
+      const asked = only(spans, (x) => x.name === 'elicitation/create', 'elicitation span');
+      assert.equal(asked.kind, CLIENT);
+      assert.equal(asked.parentSpanId, server.spanId, 'a child of the call that caused it');
+      assert.equal(asked.attributes['mcp.method.name'], 'elicitation/create');
+      assert.equal(asked.attributes['mcp.session.id'], server.attributes['mcp.session.id']);
+      assert.equal(asked.attributes['mcp.elicitation.action'], 'decline');
+      assert.equal(asked.status.code, 0, 'a declined question is an answer, not a failure');
+      assert.ok(!JSON.stringify(asked.attributes).includes('who are you'), 'the question is never recorded');
+    } finally {
+      await client.close();
       await gw.close();
       await receiver.close();
     }

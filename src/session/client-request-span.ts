@@ -1,0 +1,55 @@
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import { ATTR } from '../observability/trace-attributes.js';
+import type { TraceSpan, Tracing } from '../observability/tracing.js';
+
+type Result = Record<string, unknown>;
+
+/**
+ * The spans of the client requests in flight, per session host (the trace stage keeps each while its
+ * request runs): a request the gateway sends the client because of one of them finds its parent here,
+ * outside that request's async context (an upstream's message arrives on the upstream's own).
+ */
+const SPANS = new WeakMap<object, RequestTable<TraceSpan>>();
+
+export function keepRequestSpan(host: object, id: RequestId, span: TraceSpan): void {
+  let table = SPANS.get(host);
+  if (!table) SPANS.set(host, (table = new RequestTable<TraceSpan>()));
+  table.set(id, span);
+}
+
+export function dropRequestSpan(host: object, id: RequestId): void {
+  SPANS.get(host)?.delete(id);
+}
+
+/** The span of the host's client request `id`, while it runs and is traced. */
+export function requestSpan(host: object, id: RequestId | undefined): TraceSpan | undefined {
+  return id === undefined ? undefined : SPANS.get(host)?.get(id);
+}
+
+/**
+ * A request the gateway sends to its client (an upstream's elicitation, sampling or roots request it
+ * relays, or a confirmation rule's question) as a CLIENT span, child of the client's request that
+ * caused it: a trace then shows how long the call waited on the client (often on a person). `parent`
+ * is that request's span; without one (tracing off, or the request is not traced) nothing is recorded.
+ * The question and the answer are never recorded, only the method and the outcome.
+ */
+export function tracedClientRequest(tracing: Tracing, parent: TraceSpan | undefined, method: string, sessionId: string, send: () => Promise<Result>): Promise<Result> {
+  const span = parent && parent.run(() => tracing.client(method, { [ATTR.mcpMethod]: method, [ATTR.mcpSession]: sessionId, [ATTR.networkTransport]: 'tcp' }));
+  if (!span) return send();
+  return send().then(
+    (result) => {
+      // An elicitation the user declined or cancelled is an answer, not a failure: its action is recorded.
+      const action = (result as { action?: unknown }).action;
+      if (typeof action === 'string') span.set({ 'mcp.elicitation.action': action });
+      span.end();
+      return result;
+    },
+    (err: unknown) => {
+      if (err instanceof JsonRpcError) span.set({ [ATTR.rpcStatusCode]: String(err.code) });
+      span.end({ type: err instanceof JsonRpcError ? String(err.code) : '_OTHER', message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    },
+  );
+}
