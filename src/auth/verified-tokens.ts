@@ -6,6 +6,13 @@ interface Entry {
   until: number;
 }
 
+/**
+ * Longer tokens are verified every time, never kept: the cache's memory is then at most maxEntries times
+ * this (80 MiB at the default 10,000), whatever an issuer puts in its tokens. Typical access tokens are
+ * under 2 KiB.
+ */
+const MAX_KEPT_LENGTH = 8192;
+
 export interface VerifiedTokensOptions {
   /** At most this many tokens are kept; the oldest verified goes first. 0 keeps none. */
   maxEntries: number;
@@ -50,7 +57,7 @@ export class VerifiedTokens {
 
   /** Keeps a token just verified; `expSec` is its exp claim, `toleranceSec` the clock tolerance it was checked with. */
   set(token: string, principal: Principal, expSec: number, toleranceSec: number, now: number): void {
-    if (this.#o.maxEntries === 0) return;
+    if (this.#o.maxEntries === 0 || token.length > MAX_KEPT_LENGTH) return;
     const until = Math.min((expSec + toleranceSec) * 1000, now + this.#o.maxAgeMs);
     if (!(until > now)) return;
     this.#entries.delete(token);

@@ -141,6 +141,20 @@ describe('verified tokens are kept', () => {
     assert.ok(none.auth.authenticate(bearer(a!)) instanceof Promise);
   });
 
+  it('a token longer than 8 KiB is verified every time (never kept)', async () => {
+    const { auth, lookups } = authenticator();
+    const long = await new SignJWT({ tenant: 'acme', pad: 'x'.repeat(9000) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('carol')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(SECRET));
+    assert.equal((await auth.authenticate(bearer(long))).subject, 'carol');
+    assert.ok(auth.authenticate(bearer(long)) instanceof Promise);
+    assert.deepEqual(lookups, [false, false]);
+  });
+
   it('a malformed header or a token in the query is refused before any lookup', async () => {
     const { auth, lookups } = authenticator();
     assert.throws(() => auth.authenticate({ authorization: ['Basic x'], tokenInQuery: false }), (e: unknown) => e instanceof AuthError && e.reason === 'malformed_header');
