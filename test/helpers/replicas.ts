@@ -83,10 +83,10 @@ export async function startReplicaFrom(name: string, file: string, nodeArgs: str
  * is thrown: a suite's `before` assigns nothing when it throws, so its `after` could not stop them, and
  * the test file would wait on their pipes until the runner's timeout.
  */
-export async function startReplicas(starts: readonly Promise<Replica>[]): Promise<Replica[]> {
+export async function startReplicas<R extends Replica>(starts: readonly Promise<R>[]): Promise<R[]> {
   const settled = await Promise.allSettled(starts);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<Replica>).value);
+  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
   for (const s of settled) if (s.status === 'fulfilled') s.value.child.kill('SIGKILL');
   throw failed.reason;
 }

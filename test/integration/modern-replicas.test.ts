@@ -5,7 +5,7 @@
 // a clear -32602 at once (not a hang, not a 5xx): closed gracefully, or killed outright (gateway
 // processes then, so that kill -9 is real).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { assertStateRefused, inputRound, Journal, modernPost, openListen } from '../helpers/modern-http.js';
-import { listeningAddress } from '../helpers/processes.js';
+import { startReplicaFrom, startReplicas, type Replica } from '../helpers/replicas.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { textOf } from '../helpers/sdk.js';
 
@@ -104,7 +104,7 @@ describe('modern retries across replicas (Redis, shared requestStateKey)', { tim
 });
 
 /** A gateway process fronting the fixture, its replicas joined through Redis, sealing with `key`. */
-async function startProcessReplica(name: string, redisUrl: string, key: string): Promise<{ child: ChildProcess; url: URL; exited: Promise<unknown> }> {
+async function startProcessReplica(name: string, redisUrl: string, key: string): Promise<Replica & { url: URL }> {
   const file = join(mkdtempSync(join(tmpdir(), `swb-${name}-`)), 'config.yaml');
   writeFileSync(
     file,
@@ -117,11 +117,8 @@ upstreams:
 endpoints: [{ path: /mcp, upstreams: [fx] }]
 `,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((res) => child.once('exit', res));
-  const base = await listeningAddress(child);
-  child.stdout!.resume();
-  return { child, url: new URL('/mcp', base), exited };
+  const r = await startReplicaFrom(name, file);
+  return { ...r, url: new URL('/mcp', r.base) };
 }
 
 describe('modern retry when the holding replica is killed outright (kill -9)', { timeout: 90_000 }, () => {
@@ -137,7 +134,7 @@ describe('modern retry when the holding replica is killed outright (kill -9)', {
 
   it('refused with -32602 at once, although its heartbeat has not expired yet', async () => {
     const key = randomBytes(32).toString('base64url');
-    const [p, q] = await Promise.all([startProcessReplica('p', redis.url, key), startProcessReplica('q', redis.url, key)]);
+    const [p, q] = (await startReplicas([startProcessReplica('p', redis.url, key), startProcessReplica('q', redis.url, key)])) as [Replica & { url: URL }, Replica & { url: URL }];
     children.push(p.child, q.child);
     const round = inputRound(await modernPost(p.url, 'tools/call', ASKS_NAME));
     p.child.kill('SIGKILL');
