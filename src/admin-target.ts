@@ -37,8 +37,11 @@ export class GatewayAdmin implements AdminTarget {
   readonly #logger: WarnLog;
   /** The audit lines other replicas' consoles read from this one. */
   readonly #auditRing: AuditRing;
-  /** Verifiers by auth settings: rebuilt only when a reload changed them (each keeps its key set cache). */
-  #verifier: { auth: Config['auth']; authenticator: Authenticator } | undefined;
+  /**
+   * The admin API's token verifier, rebuilt after every reload (as the edge's is): key files may hold new
+   * keys under the same names, and its key set and verified tokens must not outlive the keys they came from.
+   */
+  #verifier: { auth: Config['auth']; generation: number; authenticator: Authenticator } | undefined;
 
   constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog) {
     this.#g = gateway;
@@ -52,7 +55,8 @@ export class GatewayAdmin implements AdminTarget {
     const c = this.#g.config;
     const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : readFileSync(c.admin.tokenFile, 'utf8').trim());
     if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
-    if (this.#verifier?.auth !== c.auth) this.#verifier = { auth: c.auth, authenticator: new Authenticator(c.auth, audiencesOf(c)) };
+    const generation = this.#reloader.generation;
+    if (this.#verifier?.auth !== c.auth || this.#verifier.generation !== generation) this.#verifier = { auth: c.auth, generation, authenticator: new Authenticator(c.auth, audiencesOf(c)) };
     const authenticator = this.#verifier.authenticator;
     return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
   }

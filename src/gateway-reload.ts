@@ -56,10 +56,19 @@ export class ConfigReloader {
   readonly #p: ReloaderParts;
   readonly #log: Logger;
   #queue: Promise<unknown> = Promise.resolve();
+  #generation = 0;
 
   constructor(parts: ReloaderParts) {
     this.#p = parts;
     this.#log = parts.logger.child({ component: 'reload' });
+  }
+
+  /**
+   * How many reloads have been applied or found unchanged: what was built from the config once (a
+   * verifier's keys, read from files that may hold new keys under the same names) is rebuilt when it moves.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Reads the file again and applies it. `trigger` is for the log (SIGHUP, watch, api). */
@@ -106,6 +115,7 @@ export class ConfigReloader {
     const base = { problems: [], warnings, restartRequired: diff.restartRequired };
     const changes = { upstreams: diff.upstreams, endpoints: diff.endpoints, tenants: diff.tenants, auth: diff.auth, admin: diff.admin };
     // Key files may hold new keys under the same names: verification is rebuilt on every reload.
+    this.#generation++;
     if (diff.empty) {
       this.#p.auth.reconfigure(this.#p.gateway.config);
       this.#p.metrics.configReloads.inc({ result: 'unchanged' });

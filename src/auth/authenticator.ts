@@ -1,7 +1,7 @@
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
-import { keySource } from './key-source.js';
+import { keptTokenMaxAgeMs, keySource } from './key-source.js';
 import type { Principal } from './principal.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
@@ -39,10 +39,7 @@ export class Authenticator {
     this.#cfg = cfg;
     this.#audience = audience;
     this.#getKey = keySource(cfg);
-    // A kept token is never honoured longer than the key set that verified it is kept: a key withdrawn
-    // from the issuer's set stops working as soon as the gateway would have fetched the set again.
-    const maxAgeMs = cfg.jwksUrl ? Math.min(cfg.tokenCache.maxAgeMs, cfg.jwksCacheMaxAgeMs) : cfg.tokenCache.maxAgeMs;
-    this.#verified = new VerifiedTokens({ maxEntries: cfg.tokenCache.maxEntries, maxAgeMs });
+    this.#verified = new VerifiedTokens({ maxEntries: cfg.tokenCache.maxEntries, maxAgeMs: keptTokenMaxAgeMs(cfg) });
     this.#onLookup = onLookup;
   }
 
@@ -53,7 +50,7 @@ export class Authenticator {
    */
   authenticate(input: CredentialInput): Principal | Promise<Principal> {
     const token = this.#token(input);
-    const known = this.#verified.get(token, Date.now());
+    const known = this.#verified.get(token, Date.now(), performance.now());
     this.#onLookup?.(known !== undefined);
     return known ?? this.#verify(token);
   }
@@ -96,7 +93,7 @@ export class Authenticator {
     }
     // Frozen: a kept principal is shared by every request that presents the same token.
     const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) });
-    this.#verified.set(token, principal, payload.exp!, this.#cfg.clockToleranceSec, Date.now());
+    this.#verified.set(token, principal, payload.exp!, this.#cfg.clockToleranceSec, Date.now(), performance.now());
     return principal;
   }
 }

@@ -23,6 +23,18 @@ export function readPublicJwks(file: string): JWK[] {
 }
 
 /**
+ * How long a verified token may be kept (auth.tokenCache). With a JWKS, at most half of
+ * jwksCacheMaxAgeMs, and the key set is kept for the rest (keySource): a token checked just before the
+ * set is refetched is kept at most that long after, so a key withdrawn from the issuer's set stops
+ * working within jwksCacheMaxAgeMs of its withdrawal, cached tokens included, as it would without the
+ * cache. With static keys, until a reload (which builds a new Authenticator).
+ */
+export function keptTokenMaxAgeMs(cfg: AuthConfig): number {
+  if (cfg.tokenCache.maxEntries === 0) return 0;
+  return cfg.jwksUrl ? Math.min(cfg.tokenCache.maxAgeMs, Math.floor(cfg.jwksCacheMaxAgeMs / 2)) : cfg.tokenCache.maxAgeMs;
+}
+
+/**
  * The verification key for a token: HMAC only when explicitly enabled, then the static keys, then the
  * issuer's JWKS. jose refreshes the JWKS when a token names an unknown kid, at most once per cooldown,
  * so keys rotate without a restart.
@@ -33,7 +45,7 @@ export function keySource(cfg: AuthConfig): JWTVerifyGetKey {
   const remote = cfg.jwksUrl
     ? createRemoteJWKSet(new URL(cfg.jwksUrl), {
         cooldownDuration: cfg.jwksCooldownMs,
-        cacheMaxAge: cfg.jwksCacheMaxAgeMs,
+        cacheMaxAge: cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg),
         timeoutDuration: cfg.jwksTimeoutMs,
       })
     : undefined;

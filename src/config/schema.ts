@@ -68,7 +68,7 @@ const auth = z
      * rest of a call): used until the token's exp, and at most maxAgeMs after its check. maxEntries 0: none kept.
      */
     tokenCache: z
-      .object({ maxEntries: z.number().int().min(0).default(10_000), maxAgeMs: z.number().int().min(0).max(600_000).default(60_000) })
+      .object({ maxEntries: z.number().int().min(0).max(1_000_000).default(10_000), maxAgeMs: z.number().int().min(0).max(600_000).default(60_000) })
       .strict()
       .prefault({}),
     claims: z

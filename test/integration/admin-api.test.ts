@@ -17,7 +17,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { alive } from '../helpers/processes.js';
 import { textOf } from '../helpers/sdk.js';
 import type { RunningGateway } from '../helpers/gateway.js';
-import { connectWithToken, ISSUER, makeKey, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
+import { connectWithToken, initializeBody, ISSUER, makeKey, mcpRequest, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
 import { until } from '../helpers/wait.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
@@ -114,6 +114,28 @@ describe('admin API', () => {
     }
     const scoped = await signToken(key, { tenant: 'ops', sub: 'bob', scope: 'switchboard:admin' });
     assert.equal((await admin('GET', '/upstreams', { token: scoped })).status, 200, 'a JWT with the admin scope');
+  });
+
+  it('a key file rotated under the same name: after a reload (nothing else changed) the old key is refused, its tokens kept or not, on the admin API and the endpoint', async () => {
+    const keyFile = join(dir, 'key.json');
+    const scoped = await signToken(key, { tenant: 'ops', sub: 'bob', scope: 'switchboard:admin' });
+    const user = await signToken(key, { tenant: 'acme', sub: 'carol' });
+    // Verified once each, then kept: the second use is served from the verified-token caches.
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await admin('GET', '/upstreams', { token: scoped })).status, 200);
+      assert.equal((await mcpRequest(gw, initializeBody(), { token: user })).status, 200);
+    }
+    const next = await makeKey('k1');
+    writeFileSync(keyFile, JSON.stringify(next.publicJwk));
+    try {
+      assert.equal((await admin('POST', '/reload')).body.result, 'unchanged');
+      assert.equal((await admin('GET', '/upstreams', { token: scoped })).status, 401, 'the admin API refuses the old key');
+      assert.equal((await mcpRequest(gw, initializeBody(), { token: user })).status, 401, 'the endpoint refuses the old key');
+      assert.equal((await admin('GET', '/upstreams', { token: await signToken(next, { tenant: 'ops', sub: 'bob', scope: 'switchboard:admin' }) })).status, 200, 'the new key is honoured');
+    } finally {
+      writeFileSync(keyFile, JSON.stringify(key.publicJwk));
+      assert.equal((await admin('POST', '/reload')).body.result, 'unchanged');
+    }
   });
 
   it('the OpenAPI document describes exactly the routes served, and the answers match it', async () => {

@@ -104,7 +104,7 @@ describe('verified tokens are kept', () => {
     assert.deepEqual(lookups, [false, false]);
   });
 
-  it('with a JWKS URL a token is kept no longer than the key set is (jwksCacheMaxAgeMs)', async () => {
+  it('with a JWKS URL a token is kept at most half of jwksCacheMaxAgeMs (the key set keeps the other half)', async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
     const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'RS256', use: 'sig' }] });
     const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
@@ -117,8 +117,8 @@ describe('verified tokens are kept', () => {
       const t = await new SignJWT({ tenant: 'acme' }).setProtectedHeader({ alg: 'RS256', kid: 'k' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('bob').setExpirationTime('1h').sign(privateKey);
       await auth.authenticate(bearer(t));
       assert.ok(!(auth.authenticate(bearer(t)) instanceof Promise));
-      // Past the key set's age but well within maxAgeMs (60 s) and the token's exp.
-      mock.timers.enable({ apis: ['Date'], now: Date.now() + 2_500 });
+      // Past half the key set's age (1 s) but well within maxAgeMs (60 s) and the token's exp.
+      mock.timers.enable({ apis: ['Date'], now: Date.now() + 1_200 });
       const again = auth.authenticate(bearer(t));
       assert.ok(again instanceof Promise, 'verified again');
       assert.equal((await again).subject, 'bob');
@@ -141,17 +141,26 @@ describe('verified tokens are kept', () => {
     assert.ok(none.auth.authenticate(bearer(a!)) instanceof Promise);
   });
 
-  it('a token longer than 8 KiB is verified every time (never kept)', async () => {
+  it('a heavy entry (a token over 16 KiB, or thousands of scopes) is verified every time (never kept)', async () => {
     const { auth, lookups } = authenticator();
-    const long = await new SignJWT({ tenant: 'acme', pad: 'x'.repeat(9000) })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject('carol')
-      .setExpirationTime('5m')
-      .sign(new TextEncoder().encode(SECRET));
-    assert.equal((await auth.authenticate(bearer(long))).subject, 'carol');
-    assert.ok(auth.authenticate(bearer(long)) instanceof Promise);
+    const sign = (claims: Record<string, unknown>, sub: string) =>
+      new SignJWT({ tenant: 'acme', ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+    const long = await sign({ pad: 'x'.repeat(14_000) }, 'carol');
+    const scoped = await sign({ scope: Array.from({ length: 300 }, (_, i) => `scope-${i}`).join(' ') }, 'dan');
+    for (const t of [long, scoped]) {
+      await auth.authenticate(bearer(t));
+      assert.ok(auth.authenticate(bearer(t)) instanceof Promise, 'verified again');
+    }
+    assert.deepEqual(lookups, [false, false, false, false]);
+  });
+
+  it('maxAgeMs holds on the monotonic clock too: a wall clock stepped back does not keep a token longer', async () => {
+    const { auth, lookups } = authenticator({ tokenCache: { maxAgeMs: 200 } });
+    const t = await token();
+    await auth.authenticate(bearer(t));
+    mock.timers.enable({ apis: ['Date'], now: Date.now() - 3_600_000 });
+    await new Promise((r) => setTimeout(r, 250));
+    assert.ok(auth.authenticate(bearer(t)) instanceof Promise, 'verified again once 200 ms have really passed');
     assert.deepEqual(lookups, [false, false]);
   });
 
