@@ -1,32 +1,8 @@
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { RequestTable } from '../jsonrpc/request-table.js';
-import type { RequestId } from '../jsonrpc/types.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 
 type Result = Record<string, unknown>;
-
-/**
- * The spans of the client requests in flight, per session host (the trace stage keeps each while its
- * request runs): a request the gateway sends the client because of one of them finds its parent here,
- * outside that request's async context (an upstream's message arrives on the upstream's own).
- */
-const SPANS = new WeakMap<object, RequestTable<TraceSpan>>();
-
-export function keepRequestSpan(host: object, id: RequestId, span: TraceSpan): void {
-  let table = SPANS.get(host);
-  if (!table) SPANS.set(host, (table = new RequestTable<TraceSpan>()));
-  table.set(id, span);
-}
-
-export function dropRequestSpan(host: object, id: RequestId): void {
-  SPANS.get(host)?.delete(id);
-}
-
-/** The span of the host's client request `id`, while it runs and is traced. */
-export function requestSpan(host: object, id: RequestId | undefined): TraceSpan | undefined {
-  return id === undefined ? undefined : SPANS.get(host)?.get(id);
-}
 
 /**
  * A request the gateway sends to its client (an upstream's elicitation, sampling or roots request it

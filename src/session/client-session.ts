@@ -2,7 +2,7 @@ import { toJsonRpcError, GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { requestSpan, tracedClientRequest } from './client-request-span.js';
+import { tracedClientRequest } from './client-request-span.js';
 import { JsonRpcPeer } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -23,7 +23,6 @@ import { clientPeerLink } from './client-peer-link.js';
 import { ToolWorkingSet } from './tool-working-set.js';
 
 export type { SessionState };
-
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
 
 /** Which client capability a server→client request needs. */
@@ -280,6 +279,7 @@ export class ClientSession {
       endpoint: this.endpoint,
       logger: this.#logger,
       inflight: this.#inflight,
+      spans: this.endpoint.tracing.enabled ? new RequestTable() : undefined,
       initialize: (req) => this.initialize(req),
       whenActive: () => this.#whenActive(),
       progress: (params, id) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, id),
@@ -290,7 +290,7 @@ export class ClientSession {
       release: (id) => this.#transport.release?.(id),
       workingSet: this.#workingSet,
       canElicit: () => declaresFormElicitation(this.clientCapabilities),
-      elicit: (params, id, signal, timeoutMs) => tracedClientRequest(this.endpoint.tracing, requestSpan(this.#host, id), 'elicitation/create', this.id, () => this.#peer.request('elicitation/create', params, { timeoutMs, signal, relatedRequestId: id })),
+      elicit: (params, id, signal, timeoutMs) => tracedClientRequest(this.endpoint.tracing, this.#host.spans?.get(id), 'elicitation/create', this.id, () => this.#peer.request('elicitation/create', params, { timeoutMs, signal, relatedRequestId: id })),
     };
   }
 
@@ -341,7 +341,7 @@ export class ClientSession {
     if (method === 'elicitation/create' && (params as any)?.mode === 'url' && !this.clientCapabilities.elicitation?.url) {
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, 'the client did not declare URL-mode elicitation'));
     }
-    return tracedClientRequest(this.endpoint.tracing, requestSpan(this.#host, relatedRequestId), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
+    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#host.spans?.get(relatedRequestId)), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {

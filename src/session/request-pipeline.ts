@@ -28,6 +28,12 @@ export interface PipelineHost {
   readonly session?: { readonly id: string; readonly protocolVersion: string | undefined } | undefined;
   /** The client's requests in flight, by its id, each with its cancellation. */
   readonly inflight: RequestTable<Cancellation>;
+  /**
+   * The spans of its traced requests in flight, by the client's id (kept by the trace stage): a request
+   * the gateway sends the client because of one finds its parent here, outside that request's async
+   * context (an upstream's message arrives on the upstream's own). Absent where nothing is sent to a client.
+   */
+  readonly spans?: RequestTable<TraceSpan> | undefined;
   initialize(req: JsonRpcRequest): Promise<JsonRpcResponse>;
   /** Resolves true once the client has said notifications/initialized, false if it did not in time. */
   whenActive(): Promise<boolean>;

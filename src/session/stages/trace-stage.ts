@@ -1,7 +1,6 @@
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import { ATTR, mcpSpanName, requestAttributes } from '../../observability/trace-attributes.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../../observability/tracing.js';
-import { dropRequestSpan, keepRequestSpan } from '../client-request-span.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 
 /**
@@ -20,15 +19,15 @@ function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<Json
   const { req } = ctx;
   const span = tracing.server(mcpSpanName(req.method, req.params), req.params?._meta, serverAttributes(ctx, tracing.recordPrincipal));
   ctx.span = span;
-  keepRequestSpan(ctx.host, req.id, span);
+  ctx.host.spans?.set(req.id, span);
   return span.run(() => next(ctx)).then(
     (answer) => {
-      dropRequestSpan(ctx.host, req.id);
+      ctx.host.spans?.delete(req.id);
       finish(span, ctx, answer);
       return answer;
     },
     (err: unknown) => {
-      dropRequestSpan(ctx.host, req.id);
+      ctx.host.spans?.delete(req.id);
       span.end({ type: '_OTHER', message: err instanceof Error ? err.message : String(err) });
       throw err;
     },
