@@ -18,7 +18,11 @@
  * what sharing one instance costs per call. +redis: the gateway keeps its state in a redis-server
  * (store.redis; one server for the run), to measure what the store costs per call. +auth: that gateway
  * authenticates every request (auth.mode jwt, the development EdDSA key) and the client sends one bearer
- * token throughout, as a real client does until its token expires. Prints each one's gateway CPU µs per call
+ * token throughout, as a real client does until its token expires. Two names in place of a REF are no
+ * Switchboard build: `thin` is the thin proxy (test/bench/thin-proxy.mjs, the platform floor of the
+ * #20 goals) and `stack` the stack floor (test/bench/stack-proxy.mjs, the thin proxy on Fastify, pino and
+ * prom-client), both JSON answers only: `-- thin stack HEAD` puts the floors and a build in one
+ * alternation. Prints each one's gateway CPU µs per call
  * and its ratio to the first. --prof DIR: V8 CPU profiles of the gateways, for test/bench/profile-diff.ts
  * (sampled every 100 µs, ten times V8's default, so that a run of seconds has samples enough).
  *
@@ -170,7 +174,9 @@ async function start(spec: string, label = spec): Promise<Target> {
   const buildSpec = spec.replace(/@([A-Z_][A-Z0-9_]*)=([^@]*)/g, (_, name: string, value: string) => ((ownEnv[name] = value), ''));
   const [refMode, option] = buildSpec.split('+') as [string, string | undefined];
   const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
-  const main = build(ref);
+  const floor = FLOORS[ref];
+  if (floor && (mode !== 'json' || option !== undefined || COUNTED)) throw new Error(`${spec}: the floors run as they are (JSON answers, no option, CPU time only)`);
+  const main = floor ? '' : build(ref);
   const port = await freePort();
   const [upCmd, upArgs] = onCore(0, process.execPath, [join(ROOT, 'test/bench/echo-server.mjs')]);
   const config = {
@@ -187,7 +193,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
-  const [cmd, args] = gatewayCommand(main, file, ref, mode, dumps);
+  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
@@ -198,7 +204,8 @@ async function start(spec: string, label = spec): Promise<Target> {
   if (typeof out === 'number') closeSync(out);
   const origin = `http://127.0.0.1:${port}`;
   // Under valgrind start-up takes 15-40 s on this machine.
-  for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  // A floor has no readiness route: any answer says it listens.
+  for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok || floor !== undefined, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
   const pool = new Pool(origin, { connections: INFLIGHT + 1 });
   const call = await caller(pool, mode as Mode, option === 'auth' ? { authorization: `Bearer ${await benchToken()}` } : {});
   const run = async (n: number) => {
@@ -215,6 +222,9 @@ async function start(spec: string, label = spec): Promise<Target> {
   };
   return { label, spec, child, dumps, allocOut, usageOut, run, stop };
 }
+
+/** The pseudo-refs that run a floor of the full bench instead of a Switchboard build. */
+const FLOORS: Record<string, string | undefined> = { thin: 'thin-proxy.mjs', stack: 'stack-proxy.mjs' };
 
 /** +auth: JWT authentication with the development key (deploy/dev-keys), one tenant granted everything. */
 const BENCH_AUTH = {

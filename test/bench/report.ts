@@ -1,4 +1,4 @@
-import { LOADER_BOUND_PCT, loaderBound, phaseNote, tput, type Goal, type PhaseNote } from './goals.js';
+import { LOADER_BOUND_PCT, clean, loaderBound, phaseNote, tput, type Goal, type PhaseNote } from './goals.js';
 import type { Loader, TargetFigures } from './measure.js';
 import type { ProfileSummary } from './profile.js';
 import type { UpstreamName } from './targets.js';
@@ -117,6 +117,25 @@ function resourceTable(figs: TargetFigures[], openSessions: number): string[] {
   return rows;
 }
 
+/**
+ * What the charter's request-path libraries cost by themselves (floor/stack: the thin proxy on Fastify,
+ * a pino line and prom-client metrics per call), against the thin proxy of the same run: the part of
+ * the gateway's budget spent before any of its own code runs.
+ */
+export function stackLine(figs: TargetFigures[]): string | undefined {
+  const thin = figs.find((f) => f.family === 'floor');
+  const stack = figs.find((f) => f.family === 'stack');
+  const a = stack && clean(tput(stack, 'raw', 1, 64));
+  const b = thin && clean(tput(thin, 'raw', 1, 64));
+  const cpuA = a?.gatewayCpuMsPerCall ?? NaN;
+  const cpuB = b?.gatewayCpuMsPerCall ?? NaN;
+  if (!a || !b || !(cpuB > 0) || !(b.callsPerSec > 0)) return undefined;
+  return (
+    `The libraries alone (floor/stack: the thin proxy on Fastify, with a pino line and prom-client's counter and histogram per call, nothing else): ` +
+    `CPU per call ${f3(cpuA)} ms, ${f2(cpuA / cpuB)}× the thin proxy's; throughput at 1 session × 64 ${f2(a.callsPerSec / b.callsPerSec)}× (raw client, runs ${runsCell(phaseNote(tput(stack!, 'raw', 1, 64)))}).`
+  );
+}
+
 export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetFigures[]>, goals: Goal[], profiles: Profiled[], shape: { inflight: number[]; many: number; openSessions: Record<UpstreamName, number> }): string {
   const out: string[] = [];
   out.push(`# Switchboard benchmark (${info.mode})`, '');
@@ -150,6 +169,8 @@ export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetF
       );
       for (const x of g) out.push(goalRow(x));
       out.push('');
+      const stack = stackLine(figs);
+      if (stack) out.push(stack, '');
     }
     if (era.length) {
       out.push(

@@ -95,7 +95,7 @@ function version(pkg: string): string {
 }
 
 function selected(spec: TargetSpec): boolean {
-  return !only || only.some((o) => spec.id.includes(o)) || spec.family === 'direct' || spec.family === 'floor';
+  return !only || only.some((o) => spec.id.includes(o)) || spec.family === 'direct' || spec.family === 'floor' || spec.family === 'stack';
 }
 
 /**

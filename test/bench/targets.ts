@@ -18,7 +18,7 @@ export type UpstreamName = 'echo' | 'everything';
 export interface TargetSpec {
   /** Short stable name used in tables and JSON, e.g. "switchboard/json/shared". */
   id: string;
-  family: 'direct' | 'floor' | 'switchboard' | 'supergateway' | 'mcp-proxy';
+  family: 'direct' | 'floor' | 'stack' | 'switchboard' | 'supergateway' | 'mcp-proxy';
   /** streamable-auto: `responseMode: auto` (JSON unless the answer must stream; the echo never must). */
   transport: 'stdio' | 'streamable-json' | 'streamable-auto' | 'streamable-sse' | 'legacy-sse' | 'modern-json';
   /** How upstream processes relate to client sessions (for peers: what their architecture does). */
@@ -47,6 +47,9 @@ export const TARGETS: TargetSpec[] = [
   { id: 'direct/stdio', family: 'direct', transport: 'stdio', sharing: 'per-session' },
   // The thinnest possible Node.js HTTP-to-stdio proxy (test/bench/thin-proxy.mjs): the platform's share of any gateway's cost.
   { id: 'floor/thin-proxy', family: 'floor', transport: 'streamable-json', sharing: 'shared' },
+  // The thin proxy on the charter's request-path libraries (Fastify, a pino line, prom-client metrics) and
+  // nothing else (test/bench/stack-proxy.mjs): what those libraries alone add to the platform's cost.
+  { id: 'floor/stack', family: 'stack', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/json/shared', family: 'switchboard', transport: 'streamable-json', sharing: 'shared' },
   { id: 'switchboard/auto/shared', family: 'switchboard', transport: 'streamable-auto', sharing: 'shared' },
   { id: 'switchboard/sse/shared', family: 'switchboard', transport: 'streamable-sse', sharing: 'shared' },
@@ -225,8 +228,10 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
       access = spec.transport === 'legacy-sse' ? { kind: 'sse', url: `${origin}/sse` } : { kind: 'streamable', url: `${origin}/mcp`, json: false };
       break;
     }
-    case 'floor': {
-      proc = await startProcess(name, process.execPath, [...flags, join(ROOT, 'test/bench/thin-proxy.mjs'), String(port), up.command, ...up.args], port, o.workDir, grace);
+    case 'floor':
+    case 'stack': {
+      const script = spec.family === 'floor' ? 'thin-proxy.mjs' : 'stack-proxy.mjs';
+      proc = await startProcess(name, process.execPath, [...flags, join(ROOT, 'test/bench', script), String(port), up.command, ...up.args], port, o.workDir, grace);
       access = { kind: 'streamable', url: `${origin}/mcp`, json: true };
       break;
     }

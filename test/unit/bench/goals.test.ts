@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluateGoals, LOADER_BOUND_PCT, loaderBound, type Goal } from '../../bench/goals.js';
 import type { TargetFigures, ThroughputFigure } from '../../bench/measure.js';
-import { goalRow, GOALS_HEADER, renderMarkdown, resultCell, runsCell, type RunInfo } from '../../bench/report.js';
+import { goalRow, GOALS_HEADER, renderMarkdown, resultCell, runsCell, stackLine, type RunInfo } from '../../bench/report.js';
 
 /** One agreed raw phase at 64 in flight, quiet machine, loader well below its limit, unless told otherwise. */
 function phase(sessions: number, callsPerSec: number, cpu: number | undefined, extra: Partial<ThroughputFigure> = {}): ThroughputFigure {
@@ -181,5 +181,18 @@ describe('bench report page', () => {
     assert.match(md, /until two runs agree within 10 %/);
     assert.match(md, /\| gateway CPU per call \(raw, 1 session × 64 in flight\) \| switchboard\/auto\/shared \|/);
     assert.match(md, /\| throughput at 64 in flight \(raw, 50 sessions\) \| switchboard\/auto\/shared \| 7,900\/s \| 8,000\/s \| 0\.99 \|/);
+  });
+
+  it('says what the libraries alone cost against the thin proxy, and is not a goal (floor/stack)', () => {
+    const stack = target('floor/stack', 'stack', 'streamable-json', 'shared', { cpu: 0.111, rate1: 9_500 });
+    const sb = target('switchboard/json/shared', 'switchboard', 'streamable-json', 'shared', { cpu: 0.15, rate1: 9_000, rate50: 8_000, seq: 1.2 });
+    assert.match(stackLine([direct, thin, stack, sb]) ?? '', /CPU per call 0\.111 ms, 1\.11× the thin proxy's; throughput at 1 session × 64 0\.95×/);
+    // Without its figures (it failed, or ran with errors) nothing is claimed.
+    assert.equal(stackLine([direct, thin, sb]), undefined);
+    const broken = target('floor/stack', 'stack', 'streamable-json', 'shared', { cpu: 0.111, rate1: 9_500, one: { errors: 2 } });
+    assert.equal(stackLine([direct, thin, broken, sb]), undefined);
+    // It is never judged as a Switchboard variant nor taken as the best peer.
+    const goals = evaluateGoals('echo', [direct, thin, stack, sb, ...peers]);
+    assert.ok(goals.every((g) => g.target !== 'floor/stack' && !g.bestPeer.startsWith('floor/stack')));
   });
 });
