@@ -193,7 +193,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
-  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
+  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, ...(values.prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', join(values.prof, ref)] : []), join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });

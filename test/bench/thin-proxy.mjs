@@ -41,3 +41,6 @@ createServer((req, res) => {
     child.stdin.write(`${JSON.stringify(msg)}\n`);
   });
 }).listen(Number(port), '127.0.0.1');
+
+// Stopped by the harness: exit normally, so that --cpu-prof writes its profile.
+process.on('SIGTERM', () => process.exit(0));
