@@ -19,6 +19,7 @@ import { metricsObservers, observeConnections, observeGateway } from './gateway-
 import { registerHealthRoutes } from './edge/health-routes.js';
 import { registerConsentRoutes } from './edge/consent-routes.js';
 import { createHttpServer } from './edge/http-server.js';
+import { DirectPosts } from './edge/direct-posts.js';
 import { ConfigReloader, type ReloadOutcome } from './gateway-reload.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError } from './config/load.js';
@@ -58,7 +59,8 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   const gateway = new Gateway(config, { ...deps, logger, tracing, ...metricsObservers(metrics, deps, tracing) });
   const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs, config.server.responseHoldMs);
   observeGateway(metrics, gateway, hub);
-  const fastify = createHttpServer(config.server, logger);
+  const direct = new DirectPosts();
+  const fastify = createHttpServer(config.server, logger, direct);
   const limits = connectionLimits(config.server, metrics);
   limits.attach(fastify.server);
   observeConnections(metrics, limits);
@@ -73,7 +75,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   announceAuth(fastify, config, logger, () => gateway.config.endpoints.map((e) => e.path));
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
   if (gateway.consent) registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:') });
-  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed) });
+  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {
     fastify,
     gateway,

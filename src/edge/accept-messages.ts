@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { EdgeRequest } from './edge-exchange.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
@@ -14,7 +14,7 @@ import type { Refusal } from './replies.js';
  * must be before its messages reach a session. First the body (media type, JSON, JSON-RPC, nesting
  * depth), then the session's rules (batches only on 2025-03-26; every request's scopes).
  */
-export function readClientMessages(req: FastifyRequest, maxDepth: number | undefined): ReadMessages | Refusal {
+export function readClientMessages(req: EdgeRequest, maxDepth: number | undefined): ReadMessages | Refusal {
   const ct = req.headers['content-type'];
   if (!isJsonContentType(ct)) {
     return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json (UTF-8)', code: ErrorCode.ServerError, headers: {} };
@@ -28,7 +28,7 @@ export function readClientMessages(req: FastifyRequest, maxDepth: number | undef
 }
 
 /** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */
-export function admitToSession(auth: EdgeAuth, req: FastifyRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
+export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
   if (read.batch && session.protocolVersion !== '2025-03-26') {
     const version = session.protocolVersion ?? '(not initialized)';
     const first = read.messages.find(isRequest);
@@ -50,7 +50,7 @@ export function admitToSession(auth: EdgeAuth, req: FastifyRequest, path: string
  * own traceparent/tracestate/baggage headers: each request's span takes it as parent (or links it,
  * when the request carries its own context in params._meta).
  */
-export function deliverMessages(tracing: Tracing | undefined, req: FastifyRequest, session: ClientSession, messages: readonly JsonRpcMessage[]): void {
+export function deliverMessages(tracing: Tracing | undefined, req: EdgeRequest, session: ClientSession, messages: readonly JsonRpcMessage[]): void {
   if (tracing?.enabled) return tracing.withHeaders(req.headers, () => deliver(session, messages));
   deliver(session, messages);
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { EdgeRequest } from './edge-exchange.js';
 import { AuthError } from '../auth/auth-error.js';
 import type { CredentialInput } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
@@ -14,14 +14,14 @@ export interface EdgeAuth {
   /** 0, or milliseconds until the tenant's rate limit lets a request through. */
   admit(principal: Principal): number | Promise<number>;
   /** The RFC 9728 metadata URL for an endpoint, as this request's client reaches the gateway. */
-  metadataUrl(path: string, req: FastifyRequest): string;
+  metadataUrl(path: string, req: EdgeRequest): string;
   /** Seen on each refusal, for metrics and logs. */
   onFailure?(reason: string): void;
 }
 
 const JWT_LIKE = /(^|[=&])[^=&]*=eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
 
-function credentials(req: FastifyRequest): CredentialInput {
+function credentials(req: EdgeRequest): CredentialInput {
   const authorization: string[] = [];
   const raw = req.raw.rawHeaders;
   // Node keeps only the first of duplicate Authorization headers in req.headers; the raw list has all.
@@ -42,7 +42,7 @@ function quoted(s: string): string {
  * Retry-After, 503 when the key set cannot be fetched). Synchronous whenever every step is (no auth,
  * no rate limit): the hot path then costs no promise.
  */
-export function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: string): Principal | Refusal | Promise<Principal | Refusal> {
+export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string): Principal | Refusal | Promise<Principal | Refusal> {
   let p: Principal | Promise<Principal>;
   try {
     p = auth.authenticate(credentials(req));
@@ -57,7 +57,7 @@ export function authorizeRequest(auth: EdgeAuth, req: FastifyRequest, path: stri
  * Authentication alone, for the gateway's own routes that belong to no endpoint (a user's links):
  * the principal, or the refusal (401 with WWW-Authenticate naming the root metadata).
  */
-export function authenticateRequest(auth: EdgeAuth, req: FastifyRequest): Principal | Refusal | Promise<Principal | Refusal> {
+export function authenticateRequest(auth: EdgeAuth, req: EdgeRequest): Principal | Refusal | Promise<Principal | Refusal> {
   try {
     const p = auth.authenticate(credentials(req));
     return p instanceof Promise ? p.catch((err: unknown) => authRefusal(auth, req, '', err)) : p;
@@ -66,7 +66,7 @@ export function authenticateRequest(auth: EdgeAuth, req: FastifyRequest): Princi
   }
 }
 
-function authRefusal(auth: EdgeAuth, req: FastifyRequest, path: string, err: unknown): Refusal {
+function authRefusal(auth: EdgeAuth, req: EdgeRequest, path: string, err: unknown): Refusal {
   if (!(err instanceof AuthError)) throw err;
   auth.onFailure?.(err.reason);
   let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
@@ -94,7 +94,7 @@ function rated(principal: Principal, waitMs: number): Principal | Refusal {
 }
 
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
-export function insufficientScope(auth: EdgeAuth, req: FastifyRequest, path: string, scopes: string[]): Refusal {
+export function insufficientScope(auth: EdgeAuth, req: EdgeRequest, path: string, scopes: string[]): Refusal {
   const scope = scopes.join(' ');
   const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description="this request needs the scope ${scope.replace(/"/g, '')}"`;
   auth.onFailure?.('insufficient_scope');

@@ -3,9 +3,12 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
 import { frontDoor } from './front-door.js';
 import { EndpointTable, type EndpointHit } from './endpoint-table.js';
-import { openStream, postMessages, type MessagesRequest } from './legacy-sse-routes.js';
+import { openStream, postMessages } from './legacy-sse-routes.js';
 import { sendError } from './replies.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import type { EdgeContext } from './edge-context.js';
+import { pathOf, type DirectPosts } from './direct-posts.js';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +21,7 @@ declare module 'fastify' {
  * Every MCP route of the gateway. Bodies reach the routes as raw text so that malformed JSON gets a
  * JSON-RPC parse error rather than a framework error page.
  */
-export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly EndpointRouter[]; ctx: EdgeContext; watch?: (changed: () => void) => void }): Promise<void> {
+export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly EndpointRouter[]; ctx: EdgeContext; watch?: (changed: () => void) => void; direct?: DirectPosts | undefined }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('principal', null);
@@ -30,32 +33,29 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   // The front door, with its endpoint bound, one per endpoint path.
   const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits });
   const doors = new Map<string, ReturnType<typeof door>>();
+  const doorOf = (hit: EndpointHit) => {
+    const path = hit.endpoint.router.config.path;
+    let d = doors.get(path);
+    if (!d) doors.set(path, (d = door(path)));
+    return d;
+  };
   const limits = opts.ctx.limits;
-  if (limits) {
-    // The body's reading begins: by now the chunk that carried the headers has been parsed whole, so
-    // only a body still on its way arms the body-idle timer (see ConnectionLimits.watchBody).
-    app.addHook('preParsing', (req, _reply, payload, done) => {
-      limits.watchBody(req.raw);
-      done(null, payload);
-    });
-    app.addHook('preValidation', (req, _reply, done) => {
-      limits.bodyRead(req.raw);
-      done();
-    });
-  }
+  if (limits) watchBodies(app, limits);
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    // A route that already started its own response (a stream) can only end it.
-    const answer = (status: number, message: string, code?: number) => (reply.raw.headersSent ? void reply.raw.end() : sendError(reply, status, message, code === undefined ? {} : { code }));
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return answer(413, `Payload Too Large: the body exceeds the gateway's limit of ${app.initialConfig.bodyLimit} bytes`, ErrorCode.InvalidRequest);
-    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return answer(415, 'Unsupported Media Type: Content-Type must be application/json');
-    } else if (err.statusCode && err.statusCode < 500) {
-      return answer(err.statusCode, `Bad Request: ${err.message}`, ErrorCode.InvalidRequest);
-    }
-    req.log.error({ err, reqId: req.id }, 'unhandled error in a route');
-    return answer(500, 'Internal error', ErrorCode.InternalError);
+  app.setErrorHandler(errorHandler(app));
+  // The edge's hot path, POSTed messages, served from node:http past Fastify (direct-posts.ts) with the
+  // same front door and route as below.
+  opts.direct?.install({
+    find: (path) => table.find(path),
+    door: (req, reply, hit) => doorOf(hit)(req, reply),
+    serve: (req, reply, hit) => serve(req, reply, hit, opts.ctx),
+    failed: (err, reply) => void routeFailed(err, reply, app),
+    limits,
+    bodyLimit: app.initialConfig.bodyLimit ?? 1_048_576,
+  });
+  app.addHook('preClose', (done) => {
+    opts.direct?.close();
+    done();
   });
 
   // Every path that is not the gateway's own (health, metadata, consent: static routes, matched first).
@@ -67,27 +67,57 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
       const hit = table.find(pathOf(req.url));
       if (!hit) return notFound(req, reply);
       req.endpointHit = hit;
-      const path = hit.endpoint.router.config.path;
-      let d = doors.get(path);
-      if (!d) doors.set(path, (d = door(path)));
-      return d(req, reply);
+      return doorOf(hit)(req, reply);
     },
     handler: (req, reply) => serve(req, reply, req.endpointHit!, opts.ctx),
   });
 }
 
-/** The path of a request URL (its query string dropped), as the router would match it. */
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
-}
-
 /** Fastify's own answer for a path it has no route for. */
-async function notFound(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  return reply.code(404).send({ message: `Route ${req.method}:${pathOf(req.url)} not found`, error: 'Not Found', statusCode: 404 });
+async function notFound(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
+  const body = JSON.stringify({ message: `Route ${req.method}:${pathOf(req.url)} not found`, error: 'Not Found', statusCode: 404 });
+  return reply.code(404).header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
-function serve(req: FastifyRequest, reply: FastifyReply, hit: EndpointHit, ctx: EdgeContext): Promise<unknown> | FastifyReply {
+/**
+ * The body's reading begins: by now the chunk that carried the headers has been parsed whole, so only a
+ * body still on its way arms the body-idle timer (see ConnectionLimits.watchBody); read, it is disarmed.
+ */
+function watchBodies(app: FastifyInstance, limits: ConnectionLimits): void {
+  app.addHook('preParsing', (req, _reply, payload, done) => {
+    limits.watchBody(req.raw);
+    done(null, payload);
+  });
+  app.addHook('preValidation', (req, _reply, done) => {
+    limits.bodyRead(req.raw);
+    done();
+  });
+}
+
+/** The answers to what Fastify refuses before a route runs, and to a route's unexpected errors. */
+function errorHandler(app: FastifyInstance): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => unknown {
+  return (err, req, reply) => {
+    // A route that already started its own response (a stream) can only end it.
+    if (reply.raw.headersSent) return void reply.raw.end();
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 413, `Payload Too Large: the body exceeds the gateway's limit of ${app.initialConfig.bodyLimit} bytes`, { code: ErrorCode.InvalidRequest });
+    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    } else if (err.statusCode && err.statusCode < 500) {
+      return sendError(reply, err.statusCode, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+    }
+    return routeFailed(err, reply, app, req.id);
+  };
+}
+
+/** An error no route answered for: logged, and a 500 unless a response (a stream) had begun, which is ended. */
+function routeFailed(err: unknown, reply: EdgeReply, app: FastifyInstance, reqId?: string): EdgeReply | undefined {
+  if (reply.raw.headersSent) return void reply.raw.end();
+  app.log.error({ err, ...(reqId === undefined ? {} : { reqId }) }, 'unhandled error in a route');
+  return sendError(reply, 500, 'Internal error', { code: ErrorCode.InternalError });
+}
+
+function serve(req: EdgeRequest, reply: EdgeReply, hit: EndpointHit, ctx: EdgeContext): Promise<unknown> | EdgeReply {
   const { endpoint } = hit;
   if (hit.route === 'mcp') {
     if (req.method === 'POST') return endpoint.streamable.post(req, reply);
@@ -96,6 +126,6 @@ function serve(req: FastifyRequest, reply: FastifyReply, hit: EndpointHit, ctx: 
     return sendError(reply, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } });
   }
   if (hit.route === 'sse' && req.method === 'GET') return openStream(req, reply, endpoint.router, ctx, endpoint.messagesPath);
-  if (hit.route === 'messages' && req.method === 'POST') return postMessages(req as MessagesRequest, reply, endpoint.router, ctx);
+  if (hit.route === 'messages' && req.method === 'POST') return postMessages(req, reply, endpoint.router, ctx);
   return notFound(req, reply);
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
@@ -25,7 +25,7 @@ export interface FrontDoorOptions {
  * read. A refused request is answered at once and its connection closed, so a client without a valid
  * token can neither make the gateway wait for a body nor keep the socket.
  */
-export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: EdgeRequest, reply: EdgeReply) => Promise<EdgeReply | undefined> {
   // One hook per endpoint, with its path bound (the edge plugin keeps them by path).
   return (endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
@@ -45,12 +45,12 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Fast
 }
 
 /** The principal the front door put on a request of an MCP route. */
-export function requestPrincipal(req: FastifyRequest): Principal {
+export function requestPrincipal(req: EdgeRequest): Principal {
   if (!req.principal) throw new Error(`no principal on ${req.method} ${req.url}: the route is not behind the front door`);
   return req.principal;
 }
 
-function refuse(reply: FastifyReply, status: number, message: string, code: number, headers: Record<string, string>): FastifyReply {
+function refuse(reply: EdgeReply, status: number, message: string, code: number, headers: Record<string, string>): EdgeReply {
   // The body (if any) is never read: the connection cannot be reused, and must not be held.
   return sendError(reply, status, message, { code, headers: { ...headers, connection: 'close' } });
 }

@@ -1,9 +1,14 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import type { DirectPosts } from './direct-posts.js';
 
-/** The Fastify instance the edge's routes are registered on, with the server's deadlines and limits. */
-export function createHttpServer(s: Config['server'], logger: Logger): FastifyInstance {
+/**
+ * The Fastify instance the edge's routes are registered on, with the server's deadlines and limits.
+ * With `direct`, its node:http server offers each request to the direct path first (direct-posts.ts).
+ */
+export function createHttpServer(s: Config['server'], logger: Logger, direct?: DirectPosts): FastifyInstance {
   return Fastify({
     loggerInstance: selfChildLogger(logger.child({ component: 'http' })),
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
@@ -16,7 +21,27 @@ export function createHttpServer(s: Config['server'], logger: Logger): FastifyIn
     http: { headersTimeout: s.headersTimeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, s.headersTimeoutMs / 4)) },
     forceCloseConnections: true,
     return503OnClosing: true,
+    ...(direct ? { serverFactory: directFirst(direct) } : {}),
   });
+}
+
+/**
+ * The server Fastify would make (the same options and deadlines: see its lib/server.js), whose requests
+ * go to the direct path when it takes them and to Fastify otherwise. Fastify also calls it for each
+ * further address it listens on.
+ */
+function directFirst(direct: DirectPosts): FastifyServerFactory {
+  return (handler, options) => {
+    const opts = options as { http?: ServerOptions; keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number | null };
+    const server = createServer(opts.http ?? {}, (req: IncomingMessage, res: ServerResponse) => {
+      if (!direct.take(req, res)) handler(req, res);
+    });
+    server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+    server.setTimeout(opts.connectionTimeout ?? 0);
+    if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket!;
+    return server;
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
@@ -12,14 +12,18 @@ import type { EdgeContext } from './edge-context.js';
 /** The answer to every accepted POST of this transport: its length known, so it leaves unchunked. */
 const ACCEPTED_HEADERS = { 'content-type': 'text/plain', 'content-length': '8' };
 
-export type MessagesRequest = FastifyRequest<{ Querystring: { sessionId?: string } }>;
+/** The session a POST names in its query (`?sessionId=`), the first when named more than once. */
+function sessionIdOf(url: string): string | undefined {
+  const q = url.indexOf('?');
+  return q < 0 ? undefined : (new URLSearchParams(url.slice(q + 1)).get('sessionId') ?? undefined);
+}
 
 /**
  * The deprecated HTTP+SSE transport (2024-11-05), still what many clients speak: GET on the SSE path
  * opens the session's only stream, whose first event names the URL to POST messages to (the edge plugin
  * routes both paths here).
  */
-export async function openStream(req: FastifyRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext, messagesPath: string): Promise<void> {
+export async function openStream(req: EdgeRequest, reply: EdgeReply, router: EndpointRouter, ctx: EdgeContext, messagesPath: string): Promise<void> {
   const principal = requestPrincipal(req);
   // The response is the session's stream, written by its transport: not Fastify's to send.
   const res = reply.hijack().raw;
@@ -38,9 +42,9 @@ export async function openStream(req: FastifyRequest, reply: FastifyReply, route
   }
 }
 
-export async function postMessages(req: MessagesRequest, reply: FastifyReply, router: EndpointRouter, ctx: EdgeContext): Promise<FastifyReply> {
+export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: EndpointRouter, ctx: EdgeContext): Promise<EdgeReply> {
   const principal = requestPrincipal(req);
-  const id = req.query.sessionId;
+  const id = sessionIdOf(req.url);
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
   const session = ctx.registry.get(id);
   if (!session && ctx.cluster && !ctx.cluster.forwarded(req)) {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { isRequest, type JsonRpcMessage } from '../jsonrpc/types.js';
@@ -19,11 +19,11 @@ import type { SseHub } from './sse-connection.js';
  * (cancellation is closing the request's stream).
  */
 export async function serveModernPost(
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: EdgeRequest,
+  reply: EdgeReply,
   message: JsonRpcMessage,
   o: { router: EndpointRouter; principal: Principal; service: ModernService; hub: SseHub; auth: EdgeAuth; cluster?: Cluster | undefined },
-): Promise<FastifyReply> {
+): Promise<EdgeReply> {
   if (!isRequest(message)) return reply.code(202).send();
   let call: ModernCall;
   try {

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { EdgeReply } from './edge-exchange.js';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -37,12 +37,12 @@ export function isRefusal<T extends object>(r: T | Refusal): r is Refusal {
   return 'status' in r && 'headers' in r;
 }
 
-export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
+export function sendRefusal(reply: EdgeReply, r: Refusal): EdgeReply {
   return sendError(reply, r.status, r.message, { code: r.code, headers: r.headers, id: r.id ?? null });
 }
 
-/** The same refusal, answered through Fastify (a reply that was not hijacked). */
-export function sendError(reply: FastifyReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): FastifyReply {
+/** The same refusal, answered through the reply (Fastify's, or a direct post's; one not hijacked). */
+export function sendError(reply: EdgeReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): EdgeReply {
   const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
   return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
 import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
@@ -35,7 +35,7 @@ export class SessionLocator {
    * The request's session, or undefined when the request has been answered (or forwarded). `requestId`:
    * the id of the POST's (first) request, which every refusal carries when it could be read.
    */
-  async find(req: FastifyRequest, reply: FastifyReply, principal: Principal, requestId: RequestId | null = null): Promise<ClientSession | undefined> {
+  async find(req: EdgeRequest, reply: EdgeReply, principal: Principal, requestId: RequestId | null = null): Promise<ClientSession | undefined> {
     const id = header(req, SESSION_HEADER);
     if (!id) {
       sendError(reply, 400, 'Bad Request: Mcp-Session-Id header is required', { code: ErrorCode.InvalidRequest, id: requestId });
@@ -75,7 +75,7 @@ export class SessionLocator {
    * owner (then 'forwarded': the owner answers), or taken over when the owner is gone. Throws
    * SWB_STORE_UNAVAILABLE when the store cannot tell.
    */
-  async #locate(req: FastifyRequest, reply: FastifyReply, id: string, principal: Principal, retry = true): Promise<ClientSession | 'forwarded' | undefined> {
+  async #locate(req: EdgeRequest, reply: EdgeReply, id: string, principal: Principal, retry = true): Promise<ClientSession | 'forwarded' | undefined> {
     const cluster = this.#ctx.cluster;
     const local = this.#restoring.get(id) ?? this.#ctx.registry.get(id);
     if (local || !cluster) return local;

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
@@ -18,7 +18,7 @@ import type { ModernService } from '../modern/modern-service.js';
 import { serveModernPost } from './modern-endpoint.js';
 
 /** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session). */
-function modernNotAllowed(reply: FastifyReply): FastifyReply {
+function modernNotAllowed(reply: EdgeReply): EdgeReply {
   return sendError(reply, 405, 'Method Not Allowed: 2026-07-28 uses POST only (subscriptions/listen replaces the GET stream)', { headers: { allow: 'POST' } });
 }
 
@@ -47,7 +47,7 @@ export class StreamableHttpEndpoint {
     this.#locator = new SessionLocator(router, ctx, this.#sessions);
   }
 
-  async post(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async post(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
     const principal = requestPrincipal(req);
     if (!acceptsBoth(header(req, 'accept'))) {
       return sendError(reply, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
@@ -96,11 +96,11 @@ export class StreamableHttpEndpoint {
     return reply;
   }
 
-  #modernPost(req: FastifyRequest, reply: FastifyReply, message: JsonRpcMessage, principal: Principal): Promise<FastifyReply> {
+  #modernPost(req: EdgeRequest, reply: EdgeReply, message: JsonRpcMessage, principal: Principal): Promise<EdgeReply> {
     return serveModernPost(req, reply, message, { router: this.#router, principal, service: this.#modern!, hub: this.#ctx.hub, auth: this.#ctx.auth, cluster: this.#ctx.cluster });
   }
 
-  async get(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async get(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
     if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
     const principal = requestPrincipal(req);
     if (!acceptsSse(header(req, 'accept'))) return sendError(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
@@ -123,7 +123,7 @@ export class StreamableHttpEndpoint {
     return reply;
   }
 
-  async delete(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async delete(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
     if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
     const session = await this.#locator.find(req, reply, requestPrincipal(req));
     if (!session) return reply;
@@ -131,7 +131,7 @@ export class StreamableHttpEndpoint {
     return reply.code(200).header('content-type', 'application/json').send('{}');
   }
 
-  async #initialize(init: JsonRpcRequest, reply: FastifyReply, principal: Principal): Promise<FastifyReply> {
+  async #initialize(init: JsonRpcRequest, reply: EdgeReply, principal: Principal): Promise<EdgeReply> {
     let session: ClientSession;
     try {
       session = await this.#sessions.create(principal);

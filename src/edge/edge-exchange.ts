@@ -1,0 +1,29 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../auth/principal.js';
+
+/**
+ * What the MCP routes read of a request. Fastify's request has all of it; so does a POST served
+ * directly from node:http (direct-posts.ts), which never becomes a Fastify request.
+ */
+export interface EdgeRequest {
+  readonly raw: IncomingMessage;
+  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
+  readonly url: string;
+  /** The body as text (the edge reads every body as text and parses JSON-RPC itself). */
+  body: unknown;
+  /** Who is calling: set by the front door before the route runs. */
+  principal: Principal | null;
+}
+
+/** What the MCP routes do with a response: Fastify's reply, or a direct POST's (direct-reply.ts). */
+export interface EdgeReply {
+  readonly raw: ServerResponse;
+  code(status: number): EdgeReply;
+  header(name: string, value: string): EdgeReply;
+  headers(values: Record<string, string>): EdgeReply;
+  /** Ends the response: a text body (its Content-Type set before), or none. */
+  send(payload?: string): EdgeReply;
+  /** The route writes the response itself, on `raw`. */
+  hijack(): EdgeReply;
+}
