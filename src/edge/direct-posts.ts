@@ -86,15 +86,27 @@ export class DirectPosts {
   }
 }
 
-/** The whole body as UTF-8 text (as Fastify's text parser reads it), or undefined when it never ends. */
+/**
+ * The whole body as UTF-8 text (as Fastify's text parser reads it), or undefined when it never ends.
+ * Its listeners go as soon as it settles: a POST answered by a long stream must not keep its body.
+ */
 function readBody(raw: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve) => {
     let text = '';
+    const data = (chunk: string) => (text += chunk);
+    const settle = (body: string | undefined) => {
+      raw.off('data', data);
+      raw.off('end', end);
+      raw.off('error', gone);
+      raw.off('close', gone);
+      resolve(body);
+    };
+    const end = () => settle(text);
+    const gone = () => settle(undefined);
     raw.setEncoding('utf8');
-    raw.on('data', (chunk: string) => (text += chunk));
-    raw.once('end', () => resolve(text));
-    // After 'end' these change nothing (a promise settles once).
-    raw.once('error', () => resolve(undefined));
-    raw.once('close', () => resolve(undefined));
+    raw.on('data', data);
+    raw.once('end', end);
+    raw.once('error', gone);
+    raw.once('close', gone);
   });
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { DirectPosts } from './direct-posts.js';
@@ -9,7 +9,7 @@ import type { DirectPosts } from './direct-posts.js';
  * With `direct`, its node:http server offers each request to the direct path first (direct-posts.ts).
  */
 export function createHttpServer(s: Config['server'], logger: Logger, direct?: DirectPosts): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     loggerInstance: selfChildLogger(logger.child({ component: 'http' })),
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
     logController: new LogController({ disableRequestLogging: true }),
@@ -21,29 +21,25 @@ export function createHttpServer(s: Config['server'], logger: Logger, direct?: D
     http: { headersTimeout: s.headersTimeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, s.headersTimeoutMs / 4)) },
     forceCloseConnections: true,
     return503OnClosing: true,
-    ...(direct ? { serverFactory: directFirst(direct) } : {}),
   });
+  if (direct) directFirst(app.server, direct);
+  return app;
 }
 
 /**
- * The server Fastify would make (the same options and deadlines: see its lib/server.js), whose requests
- * go to the direct path when it takes them and to Fastify otherwise. Fastify also calls it for each
- * further address it listens on.
+ * The server Fastify made (with its options and deadlines) hands each request to the direct path
+ * first, and to Fastify's own handler when the direct path does not take it. Not a `serverFactory`:
+ * with one, Fastify skips the further listeners it opens for a host name with several addresses
+ * (`localhost`: 127.0.0.1 and ::1). Those further listeners serve every request through Fastify.
  */
-function directFirst(direct: DirectPosts): FastifyServerFactory {
-  return (handler, options) => {
-    const opts = options as { http?: ServerOptions; keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number | null };
-    const server = createServer(opts.http ?? {}, (req: IncomingMessage, res: ServerResponse) => {
-      if (!direct.take(req, res)) handler(req, res);
-    });
-    server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
-    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
-    server.setTimeout(opts.connectionTimeout ?? 0);
-    if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket!;
-    return server;
-  };
+function directFirst(server: Server, direct: DirectPosts): void {
+  const [fastify, ...others] = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  if (!fastify || others.length > 0) throw new Error('the HTTP server has no single request handler to put the direct path before');
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!direct.take(req, res)) fastify(req, res);
+  });
 }
-
 /**
  * No child logger per request: building one runs the redaction over its bindings (about 3 % of the
  * gateway's CPU per proxied message), for a logger that only a route's unhandled error ever uses (and

@@ -12,10 +12,12 @@ import type { EdgeContext } from './edge-context.js';
 /** The answer to every accepted POST of this transport: its length known, so it leaves unchunked. */
 const ACCEPTED_HEADERS = { 'content-type': 'text/plain', 'content-length': '8' };
 
-/** The session a POST names in its query (`?sessionId=`), the first when named more than once. */
+/** The session a POST names in its query (`?sessionId=`); none when it names more than one. */
 function sessionIdOf(url: string): string | undefined {
   const q = url.indexOf('?');
-  return q < 0 ? undefined : (new URLSearchParams(url.slice(q + 1)).get('sessionId') ?? undefined);
+  if (q < 0) return undefined;
+  const ids = new URLSearchParams(url.slice(q + 1)).getAll('sessionId');
+  return ids.length === 1 ? ids[0] : undefined;
 }
 
 /**

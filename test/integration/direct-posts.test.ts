@@ -181,6 +181,9 @@ describe('direct POSTs answer exactly as the Fastify route does', () => {
     assert.equal(none.status, 400);
     const unknown = await t.same({ path: '/messages?sessionId=nope', headers: jsonHeaders(t, body), body }, true);
     assert.equal(unknown.status, 404);
+    // Two sessions named: none is taken (not the first, not the last).
+    const two = await t.same({ path: '/messages?sessionId=a&sessionId=b', headers: jsonHeaders(t, body), body }, true);
+    assert.equal(two.status, 400);
   });
 
   it('leaves to Fastify what it must not take: other media types, no or oversized length, chunked bodies, other paths and methods', async () => {
