@@ -159,10 +159,15 @@ function gatewayCommand(main: string, file: string, ref: string, mode: string, d
     return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, main, 'serve', '--config', file]];
   }
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
-  const prof = values.prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', join(values.prof, `${ref}-${mode}`)] : [];
+  const prof = profFlags(`${ref}-${mode}`);
   const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
   if (values.usage) alloc.push('--import', join(ROOT, 'test/bench/usage-probe.mjs'));
   return onCore(1, process.execPath, [...V8_FLAGS, ...prof, ...alloc, main, 'serve', '--config', file]);
+}
+
+/** --prof DIR: node's flags for a V8 CPU profile of a target, written into DIR/<name> when it stops. */
+function profFlags(name: string): string[] {
+  return values.prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', join(values.prof, name)] : [];
 }
 
 let started = 0;
@@ -193,7 +198,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
-  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, ...(values.prof ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', join(values.prof, ref)] : []), join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
+  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, ...profFlags(ref), join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
