@@ -1,3 +1,4 @@
+import { asyncContextOnHooks, HOOKED_CONTEXT_NOTE } from './async-context-mode.js';
 import type { Logger } from './logger.js';
 import { NO_TRACING, type Tracing, type TracingOptions } from './tracing.js';
 import { resolveTracing, sdkDisabled } from './tracing-options.js';
@@ -14,6 +15,7 @@ export async function loadTracing(o: TracingOptions, logger: Logger, env: NodeJS
   }
   const resolved = resolveTracing(o, env);
   for (const note of resolved.notes) logger.warn(`tracing: ${note}`);
+  if (asyncContextOnHooks()) logger.warn(HOOKED_CONTEXT_NOTE);
   const { startOtelTracing } = await import('./otel-tracing.js');
   const tracing = await startOtelTracing(resolved, logger);
   logger.info({ protocol: resolved.protocol, endpoint: resolved.url ?? '(OTEL_EXPORTER_OTLP_* or the default)', sampleRatio: resolved.sampleRatio }, 'tracing on: OpenTelemetry spans exported over OTLP/HTTP');

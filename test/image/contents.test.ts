@@ -37,6 +37,12 @@ describe(`the contents of ${IMAGE}`, { skip: !IMAGE && 'SWB_IMAGE is not set (ru
     assert.match(await inImage('ls /app/dist/main.js /app/node_modules/fastify/package.json'), /main\.js/);
   });
 
+  it("runs Node with AsyncLocalStorage on async context frames (tracing's context without async hooks)", async () => {
+    // What the gateway's own check says in the image's environment (NODE_OPTIONS from the Dockerfile).
+    const script = "import('/app/dist/observability/async-context-mode.js').then((m) => process.stdout.write(String(m.asyncContextOnHooks())))";
+    assert.equal((await inImage(`cd /app && node --input-type=module -e "${script}"`)).trim(), 'false');
+  });
+
   it('carries the OCI labels: source, version (package.json), licence', async () => {
     const labels = JSON.parse(await podmanOk(['image', 'inspect', '--format', '{{json .Labels}}', IMAGE])) as Record<string, string>;
     assert.equal(labels['org.opencontainers.image.version'], VERSION);
