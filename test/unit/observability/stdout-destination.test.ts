@@ -82,4 +82,41 @@ describe('the default log destination (stdout)', () => {
   it('loses nothing behind a reader that reads slowly', async () => {
     assertAll(await logInChild(3000, 64, true), 3000);
   });
+
+  it('a line held below the batch size still goes out while the process runs on (the hold is brief)', { timeout: 30_000 }, async () => {
+    // The child logs one short line a while after its logger was made, and then waits for its stdin to
+    // close: the line must arrive before that.
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(LOGGER)});
+      const log = createLogger('info');
+      await new Promise((r) => setTimeout(r, 200));
+      log.info('lone line');
+      process.stdin.resume();
+      process.stdin.on('end', () => process.exit(0));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (out.includes('\n')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`child exited (${code}) before its line arrived`)));
+    });
+    assert.equal((JSON.parse(out.trim()) as { msg: string }).msg, 'lone line');
+    child.stdin.end();
+    assert.equal(await exited, 0);
+  });
+
+  it('a process that ends by itself writes what is held (no closeLogs)', async () => {
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(LOGGER)});
+      createLogger('info').info('last words');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    assert.equal(code, 0);
+    assert.equal((JSON.parse(out.trim()) as { msg: string }).msg, 'last words');
+  });
 });
