@@ -49,12 +49,21 @@ export function stdoutDestination(): StdoutDestination {
   let closed: Promise<void> | undefined;
   // Lets out what is held below HOLD_BYTES once HOLD_MS have passed since the first line held. One timer,
   // re-armed by the first line after it fired (it runs once from its creation, with nothing to let out).
+  // While a write is in flight SonicBoom's flush does nothing, and when that write ends it goes on only
+  // above HOLD_BYTES: the timer then waits another HOLD_MS instead of leaving the rest held for good.
   let armed = true;
   let held = false;
+  const internals = sonic as unknown as { _writing: boolean };
   const hold = setTimeout(() => {
     armed = false;
-    if (held && !closed && sonic.write === live) sonic.flush();
+    if (!held || closed || sonic.write !== live) return;
+    if (internals._writing) {
+      armed = true;
+      hold.refresh();
+      return;
+    }
     held = false;
+    sonic.flush();
   }, HOLD_MS);
   hold.unref();
   return {
