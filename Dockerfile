@@ -51,8 +51,8 @@ RUN apt-get update \
 ENV NODE_ENV=production
 # Node 22's AsyncLocalStorage runs on async hooks unless node starts with this flag; with tracing on, every
 # promise then pays for the span context (5-12 % of an untraced call's CPU more per traced call; README,
-# Tracing). Node 24 has async context frames by default and refuses the flag: building FROM a Node 24
-# image, pass --build-arg NODE_FLAGS= (the npm ci below stops with "bad option" otherwise). A NODE_OPTIONS
+# Tracing). Node 24 has async context frames by default and refuses the flag (as Node 22 before 22.7 does):
+# building FROM such an image, pass --build-arg NODE_FLAGS= (the npm ci below stops otherwise). A NODE_OPTIONS
 # given at run time replaces this one: keep the flag in it. Upstream servers never see it (their
 # environment is built from scratch).
 ARG NODE_FLAGS=--experimental-async-context-frame

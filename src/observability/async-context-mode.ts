@@ -15,4 +15,4 @@ export function asyncContextOnHooks(als: object = AsyncLocalStorage.prototype): 
 
 /** What an operator is told when tracing starts on hook-based AsyncLocalStorage. */
 export const HOOKED_CONTEXT_NOTE =
-  'tracing: AsyncLocalStorage runs on async hooks in this Node.js (22 without --experimental-async-context-frame), which makes every traced call dearer (measured: 5-12 % of the CPU of an untraced call); start node with --experimental-async-context-frame (the image sets it in NODE_OPTIONS) or run Node.js 24';
+  'tracing: AsyncLocalStorage runs on async hooks in this Node.js (as Node.js 22 does without --experimental-async-context-frame), which makes every traced call dearer (measured: 5-12 % of the CPU of an untraced call); start Node.js 22.7 or later with --experimental-async-context-frame (the image sets it in NODE_OPTIONS), or run Node.js 24';

@@ -44,6 +44,12 @@ const HOLD_MS = 20;
  */
 export function stdoutDestination(): StdoutDestination {
   const sonic = pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024, contentMode: 'buffer', minLength: HOLD_BYTES });
+  // The hold reads two of SonicBoom's own fields (a write in flight, the bytes waiting): a SonicBoom
+  // without them holds nothing (every line written at once, as with no hold), rather than keeping lines
+  // back for good.
+  const internals = sonic as unknown as { _writing?: unknown; _len?: unknown; minLength: number };
+  const holds = typeof internals._writing === 'boolean' && typeof internals._len === 'number';
+  if (!holds) internals.minLength = 0;
   // What SonicBoom's byte mode installed: pino replaces it with a no-op once stdout is gone (EPIPE).
   const live = sonic.write;
   let closed: Promise<void> | undefined;
@@ -52,17 +58,14 @@ export function stdoutDestination(): StdoutDestination {
   // While a write is in flight SonicBoom's flush does nothing, and when that write ends it goes on only
   // above HOLD_BYTES: the timer then waits another HOLD_MS instead of leaving the rest held for good.
   let armed = true;
-  let held = false;
-  const internals = sonic as unknown as { _writing: boolean };
   const hold = setTimeout(() => {
     armed = false;
-    if (!held || closed || sonic.write !== live) return;
+    if (!holds || closed || sonic.write !== live || internals._len === 0) return;
     if (internals._writing) {
       armed = true;
       hold.refresh();
       return;
     }
-    held = false;
     sonic.flush();
   }, HOLD_MS);
   hold.unref();
@@ -71,8 +74,7 @@ export function stdoutDestination(): StdoutDestination {
       if (closed) return;
       // Looked up each time, so that pino's EPIPE guard takes effect; the byte mode takes Buffers.
       (sonic.write as unknown as (bytes: Buffer) => boolean)(Buffer.from(line));
-      held = true;
-      if (!armed) {
+      if (holds && !armed) {
         armed = true;
         hold.refresh();
       }
