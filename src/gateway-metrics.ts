@@ -37,12 +37,14 @@ function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObser
     sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
     sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
     requestDone: (r) => {
+      m.tally.done(r);
+      // With exemplars the duration goes to prom-client's histogram, which keeps them. prom-client types
+      // exemplar labels as the metric's own label names; OpenMetrics has them free-form.
+      const duration = m.requestDuration;
+      if (!duration) return;
       const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
-      m.requests.inc(labels);
-      // prom-client types exemplar labels as the metric's own label names; OpenMetrics has them free-form.
-      if (tracing) m.requestDuration.observe({ labels, value: r.seconds, exemplarLabels: (tracing.activeIds() ?? {}) as Record<never, string> });
-      else m.requestDuration.observe(labels, r.seconds);
-      if (r.tool !== undefined) m.toolCalls.inc({ tool: r.tool, outcome: r.outcome });
+      if (tracing) duration.observe({ labels, value: r.seconds, exemplarLabels: (tracing.activeIds() ?? {}) as Record<never, string> });
+      else duration.observe(labels, r.seconds);
     },
     denied: (reason) => m.policyDenials.inc({ reason }),
     rateLimited: (limit) => m.rateLimited.inc({ limit }),

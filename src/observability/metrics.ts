@@ -1,4 +1,9 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type OpenMetricsContentType } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric, type OpenMetricsContentType } from 'prom-client';
+import { RequestTally } from './request-tally.js';
+import { TallyHistogram } from './tally-histogram.js';
+
+const REQUEST_LABELS = ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const;
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
  * Every metric the gateway exports, on its own registry. Labels are bounded by configuration (endpoint,
@@ -9,10 +14,16 @@ export class Metrics {
   readonly registry = new Registry();
 
   readonly sessionsActive = new Gauge({ name: 'switchboard_sessions_active', help: 'Open client sessions', labelNames: ['transport', 'tenant'] as const, registers: [this.registry] });
-  readonly requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const, registers: [this.registry] });
-  /** With exemplars (tracing on), observed as { labels, value, exemplarLabels }: see gateway-metrics.ts. */
-  readonly requestDuration: Histogram<'method' | 'endpoint' | 'upstream' | 'outcome' | 'protocol_era'>;
-  readonly toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'tools/call by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
+  /**
+   * What every answered request updates: counted in the tally on the request path, read into
+   * switchboard_requests_total, switchboard_tool_calls_total and (without exemplars) the duration
+   * histogram when scraped (request-tally.ts says why).
+   */
+  readonly tally: RequestTally;
+  readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
+  /** With exemplars (tracing on) only: prom-client's histogram, observed as { labels, value, exemplarLabels } (gateway-metrics.ts). */
+  readonly requestDuration: Histogram<(typeof REQUEST_LABELS)[number]> | undefined;
+  readonly toolCalls: Counter<'tool' | 'outcome'>;
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
   readonly unattributedRequests = new Counter({
@@ -80,16 +91,43 @@ export class Metrics {
 
   /** `exemplars`: the request-duration histogram keeps the trace of an observation per bucket (tracing on). */
   constructor(withDefaults = true, exemplars = false) {
-    this.requestDuration = new Histogram({
-      name: 'switchboard_request_duration_seconds',
-      help: 'Time to answer a client request',
-      labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      // prom-client refuses exemplars on a Prometheus-format registry: registered by hand below.
-      registers: exemplars ? [] : [this.registry],
-      enableExemplars: exemplars,
+    const tally = (this.tally = new RequestTally(DURATION_BUCKETS, !exemplars));
+    // The two counters are prom-client's, filled from the tally when scraped (a label set's total each time).
+    this.requests = new Counter({
+      name: 'switchboard_requests_total',
+      help: 'Client requests answered',
+      labelNames: REQUEST_LABELS,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of tally.requests()) this.inc(c.labels, c.count);
+      },
     });
-    if (exemplars) this.registry.registerMetric(this.requestDuration);
+    const durationHelp = 'Time to answer a client request';
+    if (exemplars) {
+      this.requestDuration = new Histogram({
+        name: 'switchboard_request_duration_seconds',
+        help: durationHelp,
+        labelNames: REQUEST_LABELS,
+        buckets: DURATION_BUCKETS,
+        // prom-client refuses exemplars on a Prometheus-format registry: registered by hand.
+        registers: [],
+        enableExemplars: true,
+      });
+      this.registry.registerMetric(this.requestDuration);
+    } else {
+      this.registry.registerMetric(new TallyHistogram('switchboard_request_duration_seconds', durationHelp, tally) as unknown as Metric);
+    }
+    this.toolCalls = new Counter({
+      name: 'switchboard_tool_calls_total',
+      help: 'tools/call by tool and outcome',
+      labelNames: ['tool', 'outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of tally.tools()) this.inc(c.labels, c.count);
+      },
+    });
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
     if (exemplars) {
       const open = new Registry<OpenMetricsContentType>();
@@ -106,10 +144,28 @@ export class Metrics {
 
   readonly #collectors: Array<() => void> = [];
 
+  /** One scrape at a time: an OpenMetrics one renames the counters while it runs (see #renderNow). */
+  #rendering: Promise<unknown> = Promise.resolve();
+
   /** The Prometheus text format, or OpenMetrics (with exemplars) when the scraper asks for it and exemplars are on. */
-  async render(accept?: string): Promise<{ contentType: string; body: string }> {
+  render(accept?: string): Promise<{ contentType: string; body: string }> {
+    const next = this.#rendering.then(() => this.#renderNow(accept));
+    this.#rendering = next.catch(() => {});
+    return next;
+  }
+
+  async #renderNow(accept: string | undefined): Promise<{ contentType: string; body: string }> {
     for (const c of this.#collectors) c();
-    const registry = this.#openMetrics && accept?.includes('application/openmetrics-text') ? this.#openMetrics : this.registry;
-    return { contentType: registry.contentType, body: await registry.metrics() };
+    const open = this.#openMetrics && accept?.includes('application/openmetrics-text') ? this.#openMetrics : undefined;
+    if (!open) return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    // prom-client's OpenMetrics rendering strips `_total` from the name of every counter it renders, on
+    // the metric itself, which both registries share: without the names put back, every Prometheus-format
+    // scrape after one OpenMetrics scrape named the counters without `_total`.
+    const names = this.registry.getMetricsAsArray().map((m) => [m, m.name] as const);
+    try {
+      return { contentType: open.contentType, body: await open.metrics() };
+    } finally {
+      for (const [m, name] of names) (m as { name: string }).name = name;
+    }
   }
 }

@@ -1,0 +1,67 @@
+import type { RequestTally } from './request-tally.js';
+
+/** A value of a metric as prom-client's registry renders it (its `getForPromString` shape). */
+interface ExportedValue {
+  labels: Record<string, string | number>;
+  sharedLabels: Readonly<Record<string, string>>;
+  value: number;
+  metricName: string;
+  /** As prom-client sets it: null on a bucket without exemplars, undefined on _sum and _count. */
+  exemplar: null | undefined;
+}
+
+interface Exported<V> {
+  name: string;
+  help: string;
+  type: 'histogram';
+  values: V[];
+  aggregator: 'sum';
+}
+
+/**
+ * The request-duration histogram read from a RequestTally, registered on prom-client's registry as a
+ * metric of its own: the registry asks a metric for its values (`getForPromString`, `get`) and renders
+ * them, so the exposition is the registry's, line for line what prom-client's Histogram gave for the
+ * same observations (test/unit/observability/request-tally.test.ts compares the two). Used without
+ * exemplars only: with them (tracing on) the gateway keeps prom-client's Histogram, which records them.
+ */
+export class TallyHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly type = 'histogram' as const;
+  readonly aggregator = 'sum' as const;
+  readonly #tally: RequestTally;
+
+  constructor(name: string, help: string, tally: RequestTally) {
+    this.name = name;
+    this.help = help;
+    this.#tally = tally;
+  }
+
+  /** As prom-client's Histogram: per label set its cumulative buckets, +Inf, _sum and _count. */
+  getForPromString(): Exported<ExportedValue> {
+    const bounds = this.#tally.bounds;
+    const bucket = `${this.name}_bucket`;
+    const values: ExportedValue[] = [];
+    for (const cell of this.#tally.requests()) {
+      let acc = 0;
+      for (let i = 0; i < bounds.length; i++) {
+        acc += cell.buckets[i]!;
+        values.push({ labels: { le: bounds[i]! }, sharedLabels: cell.labels, value: acc, metricName: bucket, exemplar: null });
+      }
+      values.push({ labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.observed, metricName: bucket, exemplar: null });
+      values.push({ labels: {}, sharedLabels: cell.labels, value: cell.sum, metricName: `${this.name}_sum`, exemplar: undefined });
+      values.push({ labels: {}, sharedLabels: cell.labels, value: cell.observed, metricName: `${this.name}_count`, exemplar: undefined });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  /** As prom-client's `get`: each value's labels with its label set's merged in. */
+  get(): Exported<Omit<ExportedValue, 'sharedLabels'>> {
+    const data = this.getForPromString();
+    return { ...data, values: data.values.map(({ sharedLabels, labels, ...v }) => ({ ...v, labels: { ...labels, ...sharedLabels } })) };
+  }
+
+  /** The counts live in the tally, which the gateway never resets: nothing to do (the registry's resetMetrics calls it). */
+  reset(): void {}
+}

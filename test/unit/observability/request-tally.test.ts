@@ -1,0 +1,88 @@
+// The request metrics counted in a RequestTally must scrape exactly as prom-client's own Counter and
+// Histogram did for the same requests: the same requests go to both, and the two /metrics texts are compared.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { Metrics } from '../../../src/observability/metrics.js';
+import type { AnsweredRequest } from '../../../src/observability/request-tally.js';
+
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The metrics as they were: prom-client's, updated per request. */
+function promClientMetrics() {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'switchboard_requests_total', help: 'Client requests answered', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'], registers: [registry] });
+  const duration = new Histogram({ name: 'switchboard_request_duration_seconds', help: 'Time to answer a client request', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'], buckets: BUCKETS, registers: [registry] });
+  const tools = new Counter({ name: 'switchboard_tool_calls_total', help: 'tools/call by tool and outcome', labelNames: ['tool', 'outcome'], registers: [registry] });
+  return {
+    registry,
+    done(r: AnsweredRequest) {
+      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
+      requests.inc(labels);
+      duration.observe(labels, r.seconds);
+      if (r.tool !== undefined) tools.inc({ tool: r.tool, outcome: r.outcome });
+    },
+  };
+}
+
+/** The lines of the three request metrics in a scrape, in order. */
+const requestLines = (text: string) => text.split('\n').filter((l) => /switchboard_(requests_total|request_duration_seconds|tool_calls_total)/.test(l));
+
+/** A deterministic mix of requests: methods, endpoints, eras, outcomes, tools, durations across every bucket and above. */
+function* requests(n: number): Generator<AnsweredRequest> {
+  const methods = ['tools/call', 'tools/list', 'resources/read', 'initialize'];
+  const outcomes = ['ok', 'error', 'denied'];
+  for (let i = 0; i < n; i++) {
+    const method = methods[i % methods.length]!;
+    const seconds = [0.0004, 0.001, 0.0031, 0.02, 0.3, 1, 7, 45, 120, 0.0999][i % 10]! * (1 + (i % 3) / 10);
+    yield { method, endpoint: i % 5 === 0 ? '/other' : '/mcp', upstream: i % 4 === 0 ? 'none' : 'up"stream\\x', outcome: outcomes[i % 3]!, seconds, tool: method === 'tools/call' ? `up__t${i % 6}` : undefined, era: i % 2 === 0 ? 'legacy' : 'modern' };
+  }
+}
+
+describe('request metrics counted in a tally', () => {
+  it('scrape line for line as prom-client counted them, across scrapes', async () => {
+    const ours = new Metrics(false, false);
+    const theirs = promClientMetrics();
+    const all = [...requests(997)];
+    for (const [from, to] of [[0, 1], [1, 400], [400, 997]] as const) {
+      for (const r of all.slice(from, to)) {
+        ours.tally.done(r);
+        theirs.done(r);
+      }
+      const got = requestLines((await ours.render()).body);
+      assert.deepEqual(got, requestLines(await theirs.registry.metrics()));
+      assert.ok(got.length > 3);
+    }
+  });
+
+  it('the JSON view of the histogram carries each label set in its labels, as prom-client gives it', async () => {
+    const ours = new Metrics(false, false);
+    const theirs = promClientMetrics();
+    for (const r of requests(50)) {
+      ours.tally.done(r);
+      theirs.done(r);
+    }
+    const pick = async (registry: Registry) => (await registry.getMetricsAsJSON()).filter((m) => m.name.startsWith('switchboard_request'));
+    assert.deepEqual(await pick(ours.registry), await pick(theirs.registry));
+  });
+
+  it('a duration that is not a number counts the request but is not observed', async () => {
+    const ours = new Metrics(false, false);
+    ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: Number.NaN, tool: 'up__t', era: 'legacy' });
+    const body = (await ours.render()).body;
+    assert.match(body, /^switchboard_requests_total\{method="tools\/call".*\} 1$/m);
+    assert.match(body, /^switchboard_request_duration_seconds_count\{method="tools\/call".*\} 0$/m);
+    assert.match(body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
+  });
+
+  it("with exemplars the duration is prom-client's histogram, the counters still come from the tally, and an OpenMetrics scrape leaves the counters' names alone", async () => {
+    const ours = new Metrics(false, true);
+    ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0.002, tool: 'up__t', era: 'legacy' });
+    const exemplarLabels = { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) } as Record<never, string>;
+    ours.requestDuration!.observe({ labels: { method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', protocol_era: 'legacy' }, value: 0.002, exemplarLabels });
+    const open = (await ours.render('application/openmetrics-text; version=1.0.0')).body;
+    assert.match(open, /^switchboard_requests_total\{method="tools\/call",endpoint="\/mcp",upstream="up",outcome="ok",protocol_era="legacy"\} 1$/m);
+    assert.match(open, /switchboard_request_duration_seconds_bucket\{le="0.0025",method="tools\/call".*\} 1 # \{trace_id="a{32}",span_id="b{16}"\} 0.002/);
+    assert.match((await ours.render()).body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
+  });
+});
