@@ -20,6 +20,7 @@ export class Metrics {
    * histogram when scraped (request-tally.ts says why).
    */
   readonly tally: RequestTally;
+  /** Read from the tally at every scrape: count with `tally.done`, not with these counters' own methods. */
   readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
   /** With exemplars (tracing on) only: prom-client's histogram, observed as { labels, value, exemplarLabels } (gateway-metrics.ts). */
   readonly requestDuration: Histogram<(typeof REQUEST_LABELS)[number]> | undefined;

@@ -78,6 +78,12 @@ export class RequestTally {
     tool.count += 1;
   }
 
+  /** Forgets every count (the registry's resetMetrics, through the histogram's reset). */
+  reset(): void {
+    this.#requests.clear();
+    this.#tools.clear();
+  }
+
   requests(): IterableIterator<RequestCell> {
     return this.#requests.values();
   }

@@ -44,6 +44,8 @@ export class TallyHistogram {
     const bucket = `${this.name}_bucket`;
     const values: ExportedValue[] = [];
     for (const cell of this.#tally.requests()) {
+      // A label set whose requests brought no duration (not a number) has no series, as with prom-client.
+      if (cell.observed === 0) continue;
       let acc = 0;
       for (let i = 0; i < bounds.length; i++) {
         acc += cell.buckets[i]!;
@@ -62,6 +64,8 @@ export class TallyHistogram {
     return { ...data, values: data.values.map(({ sharedLabels, labels, ...v }) => ({ ...v, labels: { ...labels, ...sharedLabels } })) };
   }
 
-  /** The counts live in the tally, which the gateway never resets: nothing to do (the registry's resetMetrics calls it). */
-  reset(): void {}
+  /** The registry's resetMetrics: the tally forgets its counts, so the two counters read from it start over too. */
+  reset(): void {
+    this.#tally.reset();
+  }
 }

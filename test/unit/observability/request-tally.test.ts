@@ -66,12 +66,22 @@ describe('request metrics counted in a tally', () => {
     assert.deepEqual(await pick(ours.registry), await pick(theirs.registry));
   });
 
-  it('a duration that is not a number counts the request but is not observed', async () => {
+  it("the registry's resetMetrics starts the three over", async () => {
+    const ours = new Metrics(false, false);
+    for (const r of requests(20)) ours.tally.done(r);
+    assert.match((await ours.render()).body, /^switchboard_requests_total\{/m);
+    ours.registry.resetMetrics();
+    assert.doesNotMatch((await ours.render()).body, /^switchboard_(requests_total|request_duration_seconds|tool_calls_total)/m);
+    ours.tally.done({ method: 'tools/list', endpoint: '/mcp', upstream: 'none', outcome: 'ok', seconds: 0.01, tool: undefined, era: 'legacy' });
+    assert.match((await ours.render()).body, /^switchboard_request_duration_seconds_count\{method="tools\/list".*\} 1$/m);
+  });
+
+  it('a duration that is not a number counts the request but is not observed (no histogram series, as prom-client)', async () => {
     const ours = new Metrics(false, false);
     ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: Number.NaN, tool: 'up__t', era: 'legacy' });
     const body = (await ours.render()).body;
     assert.match(body, /^switchboard_requests_total\{method="tools\/call".*\} 1$/m);
-    assert.match(body, /^switchboard_request_duration_seconds_count\{method="tools\/call".*\} 0$/m);
+    assert.doesNotMatch(body, /^switchboard_request_duration_seconds/m);
     assert.match(body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
   });
 
@@ -84,5 +94,11 @@ describe('request metrics counted in a tally', () => {
     assert.match(open, /^switchboard_requests_total\{method="tools\/call",endpoint="\/mcp",upstream="up",outcome="ok",protocol_era="legacy"\} 1$/m);
     assert.match(open, /switchboard_request_duration_seconds_bucket\{le="0.0025",method="tools\/call".*\} 1 # \{trace_id="a{32}",span_id="b{16}"\} 0.002/);
     assert.match((await ours.render()).body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
+    // Scrapes asked for at once, in both formats: each has its own names.
+    const both = await Promise.all([ours.render('application/openmetrics-text'), ours.render(), ours.render('application/openmetrics-text'), ours.render()]);
+    assert.match(both[0]!.body, /^# TYPE switchboard_tool_calls counter$/m);
+    assert.match(both[1]!.body, /^# TYPE switchboard_tool_calls_total counter$/m);
+    assert.match(both[2]!.body, /^# TYPE switchboard_tool_calls counter$/m);
+    assert.match(both[3]!.body, /^# TYPE switchboard_tool_calls_total counter$/m);
   });
 });
