@@ -38,12 +38,12 @@ function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObser
     sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
     requestDone: (r) => {
       m.tally.done(r);
-      // With exemplars the duration goes to prom-client's histogram, which keeps them. prom-client types
-      // exemplar labels as the metric's own label names; OpenMetrics has them free-form.
+      // With exemplars the duration goes to prom-client's histogram, which keeps them (it throws on a
+      // duration that is not a number: the tally leaves such a one out, and so does this).
       const duration = m.requestDuration;
-      // prom-client throws on a duration that is not a number; the tally leaves it out.
       if (!duration || !Number.isFinite(r.seconds)) return;
       const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
+      // prom-client types exemplar labels as the metric's own label names; OpenMetrics has them free-form.
       if (tracing) duration.observe({ labels, value: r.seconds, exemplarLabels: (tracing.activeIds() ?? {}) as Record<never, string> });
       else duration.observe(labels, r.seconds);
     },

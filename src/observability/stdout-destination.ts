@@ -17,9 +17,9 @@ export interface StdoutDestination extends DestinationStream {
  * Lines are held until this many bytes wait, or HOLD_MS after the first of them, and then leave in one
  * write. Without a hold a write went out as soon as the one before it finished, which under load was a
  * handful of lines each: every write is a round trip through libuv's thread pool (a worker wakes, writes,
- * signals the loop, a callback runs), and that round trip, not the line's JSON, was most of what the
- * audit line cost a proxied call (bench:paired, Node 20, three gateways each: the gateway with the audit
- * line 1.60× the thin proxy's CPU per call, with it held 1.50×, with no line at all 1.37×). The price is
+ * signals the loop, a callback runs), and those round trips, not the line's JSON, were about half of what
+ * the audit line cost a proxied call (bench:paired, Node 20, three gateways each: the gateway with the
+ * audit line 1.60× the thin proxy's CPU per call, with it held 1.50×, with no line at all 1.37×). The price is
  * that a line can wait up to HOLD_MS before it reaches stdout, and a process killed outright (SIGKILL,
  * a crash) loses what is held with what is in flight.
  */
@@ -32,9 +32,8 @@ const HOLD_MS = 20;
  * together in the next one, so a busy gateway (an audit line per call) does not pay a write per line or
  * per handful of lines; the write itself happens off the main thread, so a stalled reader never blocks
  * requests (past 16 MiB held, lines are dropped), and a closed stdout (EPIPE) ends logging, not the
- * process (pino's guard). pino writes what is queued synchronously
- * at exit, but not a write already in flight: an orderly exit closes the destination first, which
- * waits for it.
+ * process (pino's guard). pino writes what is queued synchronously at exit, but not a write already in
+ * flight: an orderly exit closes the destination first, which waits for it.
  *
  * Why bytes: in its default text mode SonicBoom appends each line to the pending string and then asks
  * for that string's UTF-8 length, which flattens the whole pending text on every line while a write is
