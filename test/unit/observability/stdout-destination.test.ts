@@ -60,6 +60,33 @@ function childExit(body: string, onStdout: (child: ReturnType<typeof spawn>) => 
   });
 }
 
+/**
+ * Runs `script` (which waits for its stdin to close) and resolves once its stdout holds `marker`, while
+ * it still runs (rejects if it exits first); `exited` then closes its stdin and resolves with its exit code.
+ */
+async function whileRunning(script: string, marker: string): Promise<{ out: string; exited: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      if (out.includes(marker)) resolve();
+    });
+    void exit.then((code) => reject(new Error(`child exited (${code}) before ${JSON.stringify(marker)} arrived`)));
+  });
+  return {
+    // Read when asked: what came after the marker too.
+    get out() {
+      return out;
+    },
+    exited: () => {
+      child.stdin.end();
+      return exit;
+    },
+  };
+}
+
 const LOTS = `for (let i = 0; i < 20000; i++) { log.info({ i, pad: 'x'.repeat(300) }, 'line'); if (i % 500 === 499) await new Promise((r) => setImmediate(r)); }`;
 
 describe('the default log destination (stdout)', () => {
@@ -93,19 +120,10 @@ describe('the default log destination (stdout)', () => {
       log.info('lone line');
       process.stdin.resume();
       process.stdin.on('end', () => process.exit(0));`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString('utf8');
-        if (out.includes('\n')) resolve();
-      });
-      void exited.then((code) => reject(new Error(`child exited (${code}) before its line arrived`)));
-    });
-    assert.equal((JSON.parse(out.trim()) as { msg: string }).msg, 'lone line');
-    child.stdin.end();
-    assert.equal(await exited, 0);
+    const run = await whileRunning(script, '\n');
+    const exited = run.exited;
+    assert.equal((JSON.parse(run.out.trim()) as { msg: string }).msg, 'lone line');
+    assert.equal(await exited(), 0);
   });
 
   it('a line held while a write is in flight goes out after that write, with no line after it', { timeout: 30_000 }, async () => {
@@ -126,19 +144,10 @@ describe('the default log destination (stdout)', () => {
       log.info('tail');
       process.stdin.resume();
       process.stdin.on('end', () => process.exit(0));`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'], timeout: 20_000, killSignal: 'SIGKILL' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString('utf8');
-        if (out.includes('"msg":"tail"')) resolve();
-      });
-      void exited.then((code) => reject(new Error(`child exited (${code}) before its last line arrived`)));
-    });
-    child.stdin.end();
-    assert.equal(await exited, 0);
-    assert.deepEqual(out.split('\n').filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { msg: string }).msg), ['first', 'tail']);
+    const run = await whileRunning(script, '"msg":"tail"');
+    const exited = run.exited;
+    assert.equal(await exited(), 0);
+    assert.deepEqual(run.out.split('\n').filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { msg: string }).msg), ['first', 'tail']);
   });
 
   it('a process that ends by itself writes what is held (no closeLogs)', async () => {
