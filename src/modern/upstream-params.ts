@@ -16,22 +16,34 @@ function isEmpty(v: unknown): boolean {
  * every upstream message counts); an upstream that reads none then assumes what the gateway declared.
  */
 export function upstreamParams(params: Record<string, unknown>, keepCapabilities = true): Record<string, unknown> | undefined {
-  // One pass, no intermediate arrays: this runs for every modern request.
-  let out: Record<string, unknown> | undefined;
+  // One look at the keys (no intermediate arrays: this runs for every modern request).
+  let others = false;
+  let eraKeys = false;
   for (const k in params) {
-    if (k === 'inputResponses' || k === 'requestState') continue;
-    const v = params[k];
-    if (k !== '_meta') {
-      (out ??= {})[k] = v;
-      continue;
-    }
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
-    let kept: Record<string, unknown> | undefined;
-    for (const m in v as Record<string, unknown>) {
-      const value = (v as Record<string, unknown>)[m];
-      if (!m.startsWith('io.modelcontextprotocol/') || (m === META_CAPABILITIES && keepCapabilities && !isEmpty(value))) (kept ??= {})[m] = value;
-    }
-    if (kept) (out ??= {})._meta = kept;
+    if (k === 'inputResponses' || k === 'requestState') eraKeys = true;
+    else if (k !== '_meta') others = true;
   }
+  const meta = keptMeta(params._meta, keepCapabilities);
+  if (!others && meta === undefined) return undefined;
+  // Copied whole (V8 clones the object's shape at once) rather than key by key, whose store went
+  // megamorphic (callgrind, one call in flight). The era's keys are left undefined, which JSON leaves
+  // out, rather than deleted (a delete turns the copy into a slow dictionary).
+  const out: Record<string, unknown> = { ...params };
+  if (eraKeys) {
+    out.inputResponses = undefined;
+    out.requestState = undefined;
+  }
+  if (out._meta !== meta) out._meta = meta;
   return out;
+}
+
+/** The `_meta` an upstream is sent: the members outside the era's namespace (and the capabilities, when kept), or none. */
+function keptMeta(v: unknown, keepCapabilities: boolean): Record<string, unknown> | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  let kept: Record<string, unknown> | undefined;
+  for (const m in v as Record<string, unknown>) {
+    const value = (v as Record<string, unknown>)[m];
+    if (!m.startsWith('io.modelcontextprotocol/') || (m === META_CAPABILITIES && keepCapabilities && !isEmpty(value))) (kept ??= {})[m] = value;
+  }
+  return kept;
 }

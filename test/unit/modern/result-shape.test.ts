@@ -18,29 +18,38 @@ const call = (method: string, params: Record<string, unknown> = {}): ModernCall 
 });
 const O = { serverInfo: { name: 'switchboard', version: '0' }, ttlMs: 5000, cacheScope: 'private' as const };
 
+/** What an upstream receives of the params: their JSON (a key left undefined is not sent). */
+const sent = (p: Record<string, unknown> | undefined): unknown => (p === undefined ? undefined : JSON.parse(JSON.stringify(p)));
+
 describe('upstreamParams: what a 2025 upstream is sent of a modern request', () => {
   it('strips the era\'s own keys and keeps progress, trace context and the client\'s capabilities', () => {
     const caps = { elicitation: {} };
-    const p = upstreamParams({
+    const params = {
       name: 't',
       arguments: { a: 1 },
       inputResponses: { k: {} },
       requestState: 'x',
       _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': {}, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/logLevel': 'info', progressToken: 7, traceparent: '00-x' },
-    });
-    assert.deepEqual(p, { name: 't', arguments: { a: 1 }, _meta: { 'io.modelcontextprotocol/clientCapabilities': caps, progressToken: 7, traceparent: '00-x' } });
+    };
+    const before = structuredClone(params);
+    const p = upstreamParams(params);
+    assert.deepEqual(params, before, 'the client\'s params are not changed');
+    assert.deepEqual(sent(p), { name: 't', arguments: { a: 1 }, _meta: { 'io.modelcontextprotocol/clientCapabilities': caps, progressToken: 7, traceparent: '00-x' } });
   });
 
   it('keeps the capabilities only for a request that may need input, and only when it declared some', () => {
     const meta = { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
     assert.deepEqual(upstreamParams({ _meta: meta }, false), undefined);
     assert.deepEqual(upstreamParams({ _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } }), undefined);
-    assert.deepEqual(upstreamParams({ _meta: meta }), { _meta: meta });
+    assert.deepEqual(sent(upstreamParams({ _meta: meta })), { _meta: meta });
   });
 
   it('sends no params when nothing is left', () => {
     assert.equal(upstreamParams({ _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), undefined);
-    assert.deepEqual(upstreamParams({ cursor: 'c', _meta: 'not an object' }), { cursor: 'c' });
+    assert.deepEqual(sent(upstreamParams({ cursor: 'c', _meta: 'not an object' })), { cursor: 'c' });
+    assert.equal(upstreamParams({ requestState: 's', inputResponses: {} }), undefined);
+    assert.deepEqual(sent(upstreamParams({ requestState: 's', cursor: 'c' })), { cursor: 'c' });
+    assert.equal(JSON.stringify(upstreamParams({ name: 'n', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': 'v' } })), '{"name":"n","arguments":{}}');
   });
 });
 
