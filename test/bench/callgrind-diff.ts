@@ -4,12 +4,15 @@
  * Where two builds counted by `bench:paired --instructions` differ, function by function: A and B are
  * dump prefixes as that run prints them (.bench/paired/callgrind/0-HEAD.out), every round of each is
  * read (A.1, A.2, …) and each function's exclusive instructions are shown per call. Code V8 generated
- * at run time has no name (only an address, different in every process), so it is summed as one line,
- * "(JS code)"; V8's builtins (Builtins_*), C++ and libc keep their names.
+ * at run time has only an address in a dump (different in every process): it is named from the perf map
+ * V8 wrote for that process (/tmp/perf-<pid>.map, see PREDICTABLE_V8), by function and file, its tiers
+ * summed; without a map it is summed as one line, "(JS code)". A function still run by the interpreter
+ * is not among them: its bytecodes' handlers are builtins (Builtins_*Handler), shared by every function.
+ * V8's builtins, C++ and libc keep their names.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { readDump, type Dump } from './callgrind.js';
+import { jitNames, readDump, type Dump } from './callgrind.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' }, calls: { type: 'string', default: '1000' } } });
 if (positionals.length !== 2) throw new Error('usage: callgrind-diff.ts A_PREFIX B_PREFIX [--top 30] [--calls 1000]');
@@ -26,8 +29,9 @@ function perCall(dumps: Dump[]): Map<string, number> {
   const calls = dumps.length * Number(values.calls);
   const by = new Map<string, number>();
   for (const d of dumps) {
+    const jit = jitNames(d.pid);
     for (const [name, cost] of d.byFunction) {
-      const key = /^0x[0-9a-f]+$/.test(name) ? '(JS code)' : name.replace(/\(.*$/s, '');
+      const key = /^0x[0-9a-f]+/.test(name) ? (jit?.(name) ?? '(JS code)') : name.replace(/\(.*$/s, '');
       by.set(key, (by.get(key) ?? 0) + cost / calls);
     }
   }

@@ -16,13 +16,19 @@
  * proportional to it). Major GC and JIT are printed beside it, per call, so they are not hidden.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** V8 flags that make a node process execute the same instructions for the same inputs. */
-export const PREDICTABLE_V8 = ['--predictable', '--predictable-gc-schedule'];
+/**
+ * V8 flags that make a node process execute the same instructions for the same inputs, and
+ * --perf-basic-prof: V8 writes /tmp/perf-<pid>.map, the name of every piece of code it generates at run
+ * time, so that the JavaScript functions in a dump can be told apart (`jitNames`; callgrind itself names
+ * such code only by its address). The flag also keeps code where it was written (no compaction of
+ * the code space), so an address names one function for the process's life.
+ */
+export const PREDICTABLE_V8 = ['--predictable', '--predictable-gc-schedule', '--perf-basic-prof'];
 
 /** The valgrind command line that runs `node …` with counting switched off until asked. */
 export function callgrindPrefix(outFile: string): string[] {
@@ -53,6 +59,8 @@ const YOUNG_GC = /Scaveng|SemiSpace|Heap::Scavenge|PretenuringHandler|PromoteYou
 const JIT_ENTRY = /Runtime_Compile|Runtime_InstallBaselineCode|Runtime_NotifyDeoptimized|Runtime_.*OnStackReplacement|Deoptimizer::New|Runtime_InstantiateAsmJs/;
 
 export interface Dump {
+  /** The process the dump is of (callgrind's `pid:` line). */
+  pid: number;
   total: number;
   buckets: Record<Bucket, number>;
   /** Exclusive instructions per function name, for comparing two builds function by function. */
@@ -72,7 +80,9 @@ export function readDump(file: string): Dump {
   let callee = '';
   let callCost = false;
   let total = 0;
+  let pid = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('pid:')) pid = Number(line.slice(4));
     if (line.startsWith('fn=') || line.startsWith('cfn=')) {
       const m = /^c?fn=\((\d+)\)(?: (.*))?$/.exec(line);
       const name = m ? (m[2] !== undefined ? (names.set(m[1]!, m[2]), m[2]) : (names.get(m[1]!) ?? m[1]!)) : line.slice(line.indexOf('=') + 1);
@@ -93,5 +103,48 @@ export function readDump(file: string): Dump {
     else if (YOUNG_GC.test(name)) buckets['young GC'] += cost;
   }
   buckets['request path'] = total - buckets['young GC'] - buckets['major GC'] - buckets.JIT;
-  return { total, buckets, byFunction };
+  return { pid, total, buckets, byFunction };
+}
+
+/**
+ * The names of a process's generated code, from V8's perf map (`START SIZE NAME`, hex, one line per piece
+ * of code as it was generated), as a lookup from a callgrind function name (`0x…`, the address of its first
+ * instruction, with a `'N` suffix for a recursion level) to the function's name without its tier marker
+ * (`~` baseline, `^` Sparkplug/Maglev, `*` optimized) or directory: `JS:readModernRequest
+ * modern-request.ts:77:35`. Undefined without a map (a dump taken without --perf-basic-prof).
+ */
+export function jitNames(pid: number): ((fnName: string) => string | undefined) | undefined {
+  const file = `/tmp/perf-${pid}.map`;
+  if (!existsSync(file)) return undefined;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const names: string[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    if (!m) continue;
+    starts.push(parseInt(m[1]!, 16));
+    ends.push(parseInt(m[1]!, 16) + parseInt(m[2]!, 16));
+    names.push(m[3]!.replace(/^(\w+:)[~^*+]/, '$1').replace(/ \/\S*\/([^/\s]+)$/, ' $1'));
+  }
+  // Later entries first: an address reused after its code was collected names the newer code.
+  const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]! || b - a);
+  return (fnName) => {
+    const m = /^0x([0-9a-f]+)/.exec(fnName);
+    if (!m) return undefined;
+    const addr = parseInt(m[1]!, 16);
+    // The last start at or below the address, then back while the ranges still cover it.
+    let lo = 0;
+    let hi = order.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[order[mid]!]! <= addr) (at = mid), (lo = mid + 1);
+      else hi = mid - 1;
+    }
+    for (let i = at; i >= 0 && i > at - 64; i--) {
+      const k = order[i]!;
+      if (addr < ends[k]!) return names[k];
+    }
+    return undefined;
+  };
 }

@@ -32,7 +32,9 @@
  * (default 3 × 1000, one in flight: the same sequence of events every time), each counted on its own.
  * The ratio is taken on the instructions of the request path and the young-generation GC it causes;
  * major GC and the optimizing compiler, which land in one round and not the next, are printed apart.
- * The dumps stay in .bench/paired/callgrind/ for test/bench/callgrind-diff.ts. Several minutes per build.
+ * The dumps stay in .bench/paired/callgrind/ for test/bench/callgrind-diff.ts (which names the JavaScript
+ * functions from the perf maps V8 writes in /tmp). The floors run so too (`-- thin HEAD --instructions`):
+ * what the gateway executes beyond the platform's least, function by function. Several minutes per build.
  *
  * --processes K: K fresh gateway processes per build (each with its own upstream), all in the same
  * alternation, each printed, and per build the median of its processes with their range: a single
@@ -156,13 +158,23 @@ interface Target {
 function gatewayCommand(main: string, file: string, ref: string, mode: string, dumps: string): [string, string[]] {
   if (COUNTED) {
     const [valgrind, ...vgArgs] = callgrindPrefix(dumps);
-    return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, main, 'serve', '--config', file]];
+    return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, ...V8_FLAGS, main, 'serve', '--config', file]];
   }
   // --prof DIR: each gateway writes a V8 CPU profile into DIR/<ref>-<mode> when it stops.
   const prof = profFlags(`${ref}-${mode}`);
   const alloc = values.alloc ? ['--import', join(ROOT, 'test/bench/alloc-probe.mjs')] : [];
   if (values.usage) alloc.push('--import', join(ROOT, 'test/bench/usage-probe.mjs'));
   return onCore(1, process.execPath, [...V8_FLAGS, ...prof, ...alloc, main, 'serve', '--config', file]);
+}
+
+/** A floor's command line, as a gateway's: plain (pinned to core 1), or under callgrind. */
+function floorCommand(floor: string, ref: string, dumps: string, args: string[]): [string, string[]] {
+  const script = join(ROOT, 'test/bench', floor);
+  if (COUNTED) {
+    const [valgrind, ...vgArgs] = callgrindPrefix(dumps);
+    return [valgrind!, [...vgArgs, process.execPath, ...PREDICTABLE_V8, ...V8_FLAGS, script, ...args]];
+  }
+  return onCore(1, process.execPath, [...V8_FLAGS, ...profFlags(ref), script, ...args]);
 }
 
 /** --prof DIR: node's flags for a V8 CPU profile of a target, written into DIR/<name> when it stops. */
@@ -180,7 +192,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const [refMode, option] = buildSpec.split('+') as [string, string | undefined];
   const [ref, mode = 'json'] = refMode.split(':') as [string, string | undefined];
   const floor = FLOORS[ref];
-  if (floor && (mode !== 'json' || option !== undefined || COUNTED)) throw new Error(`${spec}: the floors run as they are (JSON answers, no option, CPU time only)`);
+  if (floor && (mode !== 'json' || option !== undefined)) throw new Error(`${spec}: the floors run as they are (JSON answers, no option)`);
   const main = floor ? '' : build(ref);
   const port = await freePort();
   const [upCmd, upArgs] = onCore(0, process.execPath, [join(ROOT, 'test/bench/echo-server.mjs')]);
@@ -198,7 +210,7 @@ async function start(spec: string, label = spec): Promise<Target> {
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);
   writeFileSync(file, JSON.stringify(config));
   const dumps = join(CALLGRIND_DIR, `${started++}-${spec.replace(/[^\w.-]+/g, '_')}.out`);
-  const [cmd, args] = floor ? onCore(1, process.execPath, [...V8_FLAGS, ...profFlags(ref), join(ROOT, 'test/bench', floor), String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
+  const [cmd, args] = floor ? floorCommand(floor, ref, dumps, [String(port), upCmd, ...upArgs]) : gatewayCommand(main, file, ref, mode, dumps);
   const allocOut = values.alloc ? join(values.alloc, `${started - 1}-${spec.replace(/[^\w.-]+/g, '_')}.heapprofile`) : undefined;
   const usageOut = values.usage ? join(ROOT, '.bench', 'paired', `usage-${port}.json`) : undefined;
   if (usageOut) rmSync(usageOut, { force: true });
