@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+import { isoTimeFunction } from './iso-time.js';
 import { CLOSE_LOGS, stdoutDestination, type StdoutDestination } from './stdout-destination.js';
 
 export type { Logger };
@@ -11,7 +12,7 @@ export function createLogger(level: string, destination?: DestinationStream, mix
   const options: LoggerOptions = {
     level,
     base: { service: 'switchboard' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeFunction(),
     redact: {
       paths: [
         'req.headers.authorization',
