@@ -145,3 +145,20 @@ const CHANGES = new Set(
 export function isChange(t: string): boolean {
   return CHANGES.has(t);
 }
+
+/** Verbs that read: what a name that starts with one does (list_commits, get_completed_tasks) is read. */
+const READS = new Set(
+  'get list read show view fetch find search query describe count retrieve explain check inspect lookup browse'
+    .split(' ')
+    .map(term)
+    .filter((t): t is string => t !== null),
+);
+
+/**
+ * Whether a tool's name words say a change by their verb: the first of them that is a verb at all
+ * (create_issue, browser_close yes; list_commits, get_completed_tasks no, whatever else they say).
+ */
+export function namesChange(nameTerms: readonly string[]): boolean {
+  const verb = nameTerms.find((t) => CHANGES.has(t) || READS.has(t));
+  return verb !== undefined && CHANGES.has(verb);
+}
