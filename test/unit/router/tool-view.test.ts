@@ -127,6 +127,13 @@ describe('ranking beyond the query words', () => {
     assert.ok(!isQuestion('can you delete the branch?') && !isQuestion('close the browser'));
   });
 
+  it('ranks a tool that destroys below its sibling that saves when the task says no destroying verb', () => {
+    const defs = [tool('save_observations', 'Save observations about an entity.'), tool('delete_observations', 'Delete observations about an entity.')];
+    const v = new ToolView({ catalogues: new Map([['m', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.equal(top(v, 'observations on Bob: he works at Initech'), 'm__save_observations');
+    assert.equal(top(v, 'drop the observations on Bob'), 'm__delete_observations');
+  });
+
   it('takes a two-word phrase of the synonym table as one unit ("PR" is a pull request, not a merge)', () => {
     const defs = [tool('create_pull_request', 'Open a pull request.'), tool('merge_branch', 'Merge a branch into another.')];
     const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
