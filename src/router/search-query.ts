@@ -50,3 +50,18 @@ export function queryWords(query: string): QueryWord[] {
   for (const token of query.slice(at).split(/\s+/)) classify(token, out);
   return out;
 }
+
+/** How a question starts: a question word, or a verb that asks whether ("is the crawl done", "are any running"). */
+const QUESTION = /^(what|which|who|whose|where|when|why|how|is|are|was|were|does|do|did|has|have|had|any)\b|\?\s*$/i;
+/** A request put as a question ("can you delete…?", "could we restart…?") asks for the action. */
+const REQUEST = /^(can|could|would|will|should) (you|we|i)\b|^(please|pls)\b/i;
+
+/**
+ * Whether a task asks a question ("what issues are still open?", "which labels do I use?", "is the
+ * crawl done yet?") rather than for an action: a question is answered by a tool that reads, even when
+ * its words are those of a change ("open", "stored", "started", "running").
+ */
+export function isQuestion(query: string): boolean {
+  const q = query.trim();
+  return QUESTION.test(q) && !REQUEST.test(q);
+}

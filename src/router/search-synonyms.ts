@@ -120,28 +120,3 @@ const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
 export function synonymsOf(t: string): readonly string[] {
   return EXPANSIONS.get(t) ?? [];
 }
-
-/**
- * Verbs that change something. A tool named for one of them is less likely what a task asks for when
- * the task says neither that verb nor a synonym of it (see UNASKED_CHANGE in tool-index): a question
- * ("which labels do I use?") wants the tool that reads, not one that creates or deletes the same thing.
- * Verbs only: a word that is as often a thing ("message", "comment", "note") would count as asked for
- * whenever a task names that thing.
- */
-const CHANGES = new Set(
-  [
-    'create make add delete remove erase drop destroy purge trash wipe clear unset update edit change modify replace patch set',
-    'rename move copy duplicate clone save write store put append insert run execute exec launch invoke start spawn stop kill',
-    'terminate cancel abort close send post reply upload click press type fill merge assign archive unarchive reopen restore',
-    'revert reset undo mark toggle enable disable push commit complete',
-  ]
-    .join(' ')
-    .split(' ')
-    .map(term)
-    .filter((t): t is string => t !== null),
-);
-
-/** Whether a term names a change (see CHANGES). */
-export function isChange(t: string): boolean {
-  return CHANGES.has(t);
-}

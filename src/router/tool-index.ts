@@ -1,6 +1,7 @@
 import MiniSearch from 'minisearch';
-import { isChange, synonymsOf } from './search-synonyms.js';
-import { queryWords } from './search-query.js';
+import { actionOf, actionWeight, type NameAction } from './search-actions.js';
+import { synonymsOf } from './search-synonyms.js';
+import { isQuestion, queryWords } from './search-query.js';
 import { searchWords, term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
@@ -71,16 +72,6 @@ const NAMED_UPSTREAM = 1.5;
  * use ("search" of brave-search, "map" of google-maps) says what tools do, not which server.
  */
 const UPSTREAM_WORD_ELSEWHERE = 1;
-
-/**
- * What a tool named for a change (create_labels, delete_observations, update_issue) keeps of its score
- * when the task says neither that change nor a synonym of it: a question ("which labels do I use?",
- * "what fields does the table have?") is more often served by the tool that reads than by one that
- * creates or deletes the same thing. Measured on the corpus: 0.9; 0.7 and below push down the tools of
- * tasks phrased in verbs the synonym groups do not know ("watch this page" for a monitor's create,
- * "cut a branch", "raise an issue").
- */
-const UNASKED_CHANGE = 0.9;
 
 /** Parameter names and descriptions, one level of nesting deep (where the common shapes put them). */
 function paramsOf(schema: unknown, depth = 0): { names: string[]; texts: string[] } {
@@ -218,7 +209,7 @@ class Tally {
   readonly #seen: Uint8Array;
   readonly #ownIndex: Map<string, number>;
   readonly #ownWeight: number[];
-  /** Per tool, what its score is multiplied by: NAMED_UPSTREAM and UNASKED_CHANGE (1 when absent). */
+  /** Per tool, what its score is multiplied by: NAMED_UPSTREAM and actionWeight (1 when absent). */
   readonly prior: Float64Array;
 
   constructor(size: number, own: ReadonlyMap<string, number>) {
@@ -282,8 +273,8 @@ export class ToolIndex {
   readonly #upstreamOf: readonly string[];
   /** The terms that name an upstream (see UPSTREAM_WORD_ELSEWHERE), to the upstream each names. */
   readonly #upstreamTerms = new Map<string, string>();
-  /** Each tool's name terms that name a change (see isChange). */
-  readonly #changes: readonly string[][];
+  /** The changes each tool's name says (see actionOf). */
+  readonly #actions: readonly NameAction[];
 
   constructor(tools: readonly IndexedTool[]) {
     this.#search = new MiniSearch<Doc>({
@@ -312,7 +303,7 @@ export class ToolIndex {
     this.#leadTerms = docs.map((d) => [d.name, d.title, d.lead].flatMap(searchWords).map(term).filter((t): t is string => t !== null));
     for (const ts of this.#leadTerms) for (const t of new Set(ts)) this.#df.set(t, (this.#df.get(t) ?? 0) + 1);
     this.#upstreamOf = tools.map((t) => t.upstream);
-    this.#changes = docs.map((d) => [...new Set(words(d.name).map(term))].filter((t): t is string => t !== null && isChange(t)));
+    this.#actions = docs.map((d) => actionOf(words(d.name).map(term).filter((t): t is string => t !== null)));
     // Which upstreams use each name or title term, once per tool.
     const usedBy = new Map<string, string[]>();
     docs.forEach((d, id) => {
@@ -337,16 +328,16 @@ export class ToolIndex {
    * The query with its synonyms, then the feedback words of its best match added to the same sums (BM25
    * sums over terms, so this ranks as one search with all of them would). Each tool's score is then
    * multiplied by what the task says of it as a whole: the server it names (NAMED_UPSTREAM), and a
-   * change it does not ask for (UNASKED_CHANGE).
+   * change it does not ask for or a question put to a tool that changes (actionWeight).
    */
   search(query: string): number[] {
     const expanded = expand(query);
     const tally = new Tally(this.#size, expanded.own);
+    const question = isQuestion(query);
     const named = new Set([...expanded.own.keys()].flatMap((t) => this.#upstreamTerms.get(t) ?? []));
     for (let id = 0; id < this.#size; id++) {
       if (named.has(this.#upstreamOf[id]!)) tally.prior[id]! *= NAMED_UPSTREAM;
-      const changes = this.#changes[id]!;
-      if (changes.length > 0 && !changes.some((c) => expanded.boost.has(c))) tally.prior[id]! *= UNASKED_CHANGE;
+      tally.prior[id]! *= actionWeight(this.#actions[id]!, expanded.boost, question);
     }
     for (const [t, w] of expanded.boost) tally.add(this.#postingsOf(t), w, expanded.origin.get(t));
     let best = -1;

@@ -10,13 +10,15 @@ describe('tool search retrieval on the corpus', () => {
   const r = measureRetrieval(corpusView());
 
   it('holds what the lexical ranking reaches now (a change that loses ground fails here)', () => {
-    // Measured when the floors were last raised: recall@5 0.820, recall@1 0.529, MRR 0.649 (held-out half
-    // 0.784 / 0.490 / 0.613); before the named-server and unasked-change factors and the synonym groups
-    // added with them, 0.784 / 0.497 / 0.619 (held out 0.765 / 0.490 / 0.606).
-    assert.ok(r.overall.recallAt5 >= 0.815, figures(r.overall));
-    assert.ok(r.overall.recallAt1 >= 0.52, figures(r.overall));
-    assert.ok(r.overall.mrr >= 0.645, figures(r.overall));
-    assert.ok(r.heldOut.recallAt5 >= 0.775, `held out: ${figures(r.heldOut)}`);
+    // Measured when the floors were last raised: recall@5 0.830, recall@1 0.539, MRR 0.658 (held-out half
+    // 0.791 / 0.497 / 0.621); before unasked destroying changes were lowered, 0.827 / 0.536 / 0.656 (held
+    // out the same); before questions lowered the tools that change, 0.820 / 0.529 / 0.649 (held
+    // out 0.784 / 0.490 / 0.613); before the named-server and unasked-change factors and the synonym
+    // groups added with them, 0.784 / 0.497 / 0.619 (held out 0.765 / 0.490 / 0.606).
+    assert.ok(r.overall.recallAt5 >= 0.828, figures(r.overall));
+    assert.ok(r.overall.recallAt1 >= 0.53, figures(r.overall));
+    assert.ok(r.overall.mrr >= 0.655, figures(r.overall));
+    assert.ok(r.heldOut.recallAt5 >= 0.785, `held out: ${figures(r.heldOut)}`);
   });
 
   // Issue 16's acceptance floors for the lexical path. Not reached yet: todo keeps them in sight (the

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { Curation } from '../../../src/router/curation.js';
 import { catalogueSummary, metaToolDefinitions } from '../../../src/router/meta-tools.js';
-import { queryWords } from '../../../src/router/search-query.js';
+import { isQuestion, queryWords } from '../../../src/router/search-query.js';
 import { stem, term, words } from '../../../src/router/search-terms.js';
 import { ToolView } from '../../../src/router/tool-view.js';
 
@@ -115,6 +115,23 @@ describe('ranking beyond the query words', () => {
     const defs = [tool('add_task', 'Add a task.'), tool('buy_item', 'Buy milk from the shop.')];
     const v = new ToolView({ catalogues: new Map([['x', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
     assert.equal(top(v, "add 'buy milk from the shop' to my tasks"), 'x__add_task');
+  });
+
+  it('answers a question with a tool that reads, even when the question says a change ("stored", "open")', () => {
+    const defs = [tool('set', 'Store a value under a key.'), tool('get', 'Get the value stored under a key.'), tool('create_issue', 'Open a new issue.'), tool('list_issues', 'List the issues, open or closed.')];
+    const v = new ToolView({ catalogues: new Map([['kv', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.equal(top(v, "what's stored under the key session:1?"), 'kv__get');
+    assert.equal(top(v, 'store this under the key session:1'), 'kv__set');
+    assert.equal(top(v, 'which issues are still open?'), 'kv__list_issues');
+    assert.ok(isQuestion('is the crawl done yet?') && isQuestion('how many users signed up?'));
+    assert.ok(!isQuestion('can you delete the branch?') && !isQuestion('close the browser'));
+  });
+
+  it('ranks a tool that destroys below its sibling that saves when the task says no destroying verb', () => {
+    const defs = [tool('save_observations', 'Save observations about an entity.'), tool('delete_observations', 'Delete observations about an entity.')];
+    const v = new ToolView({ catalogues: new Map([['m', catalogue(defs)]]), curation: NONE, maxNameLength: 64, prefixNames: true, reserved: [] });
+    assert.equal(top(v, 'observations on Bob: he works at Initech'), 'm__save_observations');
+    assert.equal(top(v, 'drop the observations on Bob'), 'm__delete_observations');
   });
 
   it('takes a two-word phrase of the synonym table as one unit ("PR" is a pull request, not a merge)', () => {
