@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
+import { PlainLines } from '../observability/plain-lines.js';
 
 export interface AuditEvent {
   tenant: string;
@@ -14,7 +15,6 @@ export interface AuditEvent {
   outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled';
   latencyMs: number;
   responseBytes: number;
-  arguments?: unknown;
   /** A call a confirmation rule asked the user about: what came of the question (absent for every other call). */
   confirmation?: ConfirmationOutcome | undefined;
 }
@@ -64,6 +64,8 @@ export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg:
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
 export class AuditLog {
   readonly #logger: Logger;
+  /** The per-call lines: pino's bytes, serialized in one JSON.stringify (plain-lines.ts). */
+  readonly #lines: PlainLines;
   readonly #hashArguments: boolean;
   readonly #tails = new Set<(line: AuditLine) => void>();
 
@@ -71,14 +73,17 @@ export class AuditLog {
     // Audit lines have a fixed, credential-free shape: no per-line redaction (the costliest part of a
     // log line, and the audit log writes one per call).
     this.#logger = logger.child({ audit: true }, { redact: [] });
+    this.#lines = new PlainLines(this.#logger);
     this.#hashArguments = hashArguments;
   }
 
-  record(e: AuditEvent): void {
-    const { arguments: args, ...rest } = e;
-    const line: Record<string, unknown> = rest;
-    if (this.#hashArguments && args !== undefined) line.argumentsSha256 = createHash('sha256').update(JSON.stringify(args)).digest('hex');
-    this.#logger.info(line, 'audit');
+  /**
+   * One call's line. Its arguments are never written: with `hashArguments` on, their SHA-256 is. They
+   * come apart from the event, so that the event itself is the line (no copy of it per call).
+   */
+  record(e: AuditEvent, args?: unknown): void {
+    const line: AuditEvent | (AuditEvent & { argumentsSha256: string }) = this.#hashArguments && args !== undefined ? { ...e, argumentsSha256: createHash('sha256').update(JSON.stringify(args)).digest('hex') } : e;
+    this.#lines.info(line, 'audit');
     if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
   }
 

@@ -212,9 +212,8 @@ export class SessionGuard {
       outcome,
       latencyMs: Date.now() - startedAt,
       responseBytes: resultBytes ?? (result === undefined ? 0 : Buffer.byteLength(JSON.stringify(result))),
-      arguments: method === 'tools/call' ? params?.arguments : method === 'prompts/get' ? params?.arguments : undefined,
     };
     if (confirmation !== undefined) event.confirmation = confirmation;
-    this.#audit.record(event);
+    this.#audit.record(event, method === 'tools/call' || method === 'prompts/get' ? params?.arguments : undefined);
   }
 }

@@ -124,27 +124,26 @@ export function jitNames(pid: number): ((fnName: string) => string | undefined) 
     if (!m) continue;
     starts.push(parseInt(m[1]!, 16));
     ends.push(parseInt(m[1]!, 16) + parseInt(m[2]!, 16));
-    names.push(m[3]!.replace(/^(\w+:)[~^*+]/, '$1').replace(/ \/\S*\/([^/\s]+)$/, ' $1'));
+    // The tier marker and where the build lives dropped: two builds' functions share a name.
+    names.push(m[3]!.replace(/^(\w+:)[~^*+]/, '$1').replace(/ (?:file:\/\/)?\/\S*?\/(?:dist|src)\/(\S+)$/, ' $1').replace(/ \/\S*\/([^/\s]+)$/, ' $1'));
   }
-  // Later entries first: an address reused after its code was collected names the newer code.
-  const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]! || b - a);
+  // Code space is reused once code is collected: an address can be in several entries, and the code
+  // there is the one written last (the counted rounds come at the end of the process's life). The
+  // entries are few thousand and so are the addresses asked: each is checked against all, once.
+  const seen = new Map<number, string | undefined>();
   return (fnName) => {
     const m = /^0x([0-9a-f]+)/.exec(fnName);
     if (!m) return undefined;
     const addr = parseInt(m[1]!, 16);
-    // The last start at or below the address, then back while the ranges still cover it.
-    let lo = 0;
-    let hi = order.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (starts[order[mid]!]! <= addr) (at = mid), (lo = mid + 1);
-      else hi = mid - 1;
+    if (seen.has(addr)) return seen.get(addr);
+    let name: string | undefined;
+    for (let i = starts.length - 1; i >= 0; i--) {
+      if (starts[i]! <= addr && addr < ends[i]!) {
+        name = names[i];
+        break;
+      }
     }
-    for (let i = at; i >= 0 && i > at - 64; i--) {
-      const k = order[i]!;
-      if (addr < ends[k]!) return names[k];
-    }
-    return undefined;
+    seen.set(addr, name);
+    return name;
   };
 }
