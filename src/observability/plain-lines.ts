@@ -10,6 +10,8 @@ interface LoggerState {
   mixin: ((obj: object, level: number, logger: Logger) => object) | undefined;
   end: string;
   messageKey: string;
+  /** The logger's number for info (30 unless its levels are its own). */
+  info: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export class PlainLines {
       stream !== undefined &&
       stream[S.needsMetadataGsym!] !== true;
     this.#state = plain
-      ? { lsCache: l[S.lsCacheSym!], chindings: l[S.chindingsSym!], time: l[S.timeSym!], mixin: l[S.mixinSym!], end: l[S.endSym!], messageKey: l[S.messageKeySym!] ?? 'msg' }
+      ? { lsCache: l[S.lsCacheSym!], chindings: l[S.chindingsSym!], time: l[S.timeSym!], mixin: l[S.mixinSym!], end: l[S.endSym!], messageKey: l[S.messageKeySym!] ?? 'msg', info: logger.levels.values.info! }
       : undefined;
   }
 
@@ -65,7 +67,7 @@ export class PlainLines {
     const logger = this.#logger;
     if (state === undefined) return void logger.info(fields, msg);
     if (!logger.isLevelEnabled('info')) return;
-    const level = logger.levels.values.info!;
+    const level = state.info;
     // pino merges the mixin's members first, the line's own after them (they win a name both have).
     const mixed = state.mixin ? Object.assign(state.mixin(fields, level, logger), fields) : fields;
     const members = JSON.stringify(mixed);

@@ -4,38 +4,32 @@ import { term } from './search-terms.js';
 // that asks for no change, or asks a question, is more often served by a tool that reads than by its
 // sibling that creates or deletes the same thing.
 
+/** The search terms of a list of words (stemmed as the index stems them), as a set. */
+function termSet(list: string): ReadonlySet<string> {
+  return new Set(
+    list
+      .trim()
+      .split(/\s+/)
+      .map(term)
+      .filter((t): t is string => t !== null),
+  );
+}
+
 /**
  * Verbs that change something (see UNASKED_CHANGE). Verbs only: a word that is as often a thing ("message", "comment", "note") would count as asked for
  * whenever a task names that thing.
  */
-const CHANGES = new Set(
-  [
-    'create make add delete remove erase drop destroy purge trash wipe clear unset update edit change modify replace patch set',
-    'rename move copy duplicate clone save write store put append insert run execute exec launch invoke start spawn stop kill',
-    'terminate cancel abort close send post reply upload click press type fill merge assign archive unarchive reopen restore',
-    'revert reset undo mark toggle enable disable push commit complete',
-  ]
-    .join(' ')
-    .split(' ')
-    .map(term)
-    .filter((t): t is string => t !== null),
-);
+const CHANGES = termSet(`
+  create make add delete remove erase drop destroy purge trash wipe clear unset update edit change modify replace patch set
+  rename move copy duplicate clone save write store put append insert run execute exec launch invoke start spawn stop kill
+  terminate cancel abort close send post reply upload click press type fill merge assign archive unarchive reopen restore
+  revert reset undo mark toggle enable disable push commit complete`);
 
 /** Changes that destroy: what cannot be taken back (see UNASKED_DESTROY). */
-const DESTROYS = new Set(
-  'delete remove erase drop destroy purge trash wipe clear unset kill terminate'
-    .split(' ')
-    .map(term)
-    .filter((t): t is string => t !== null),
-);
+const DESTROYS = termSet('delete remove erase drop destroy purge trash wipe clear unset kill terminate');
 
 /** Verbs that read: what a name that starts with one does (list_commits, get_completed_tasks) is read. */
-const READS = new Set(
-  'get list read show view fetch find search query describe count retrieve explain check inspect lookup browse'
-    .split(' ')
-    .map(term)
-    .filter((t): t is string => t !== null),
-);
+const READS = termSet('get list read show view fetch find search query describe count retrieve explain check inspect lookup browse');
 
 /**
  * What a tool named for a change (create_labels, delete_observations, update_issue) keeps of its score
