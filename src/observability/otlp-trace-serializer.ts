@@ -1,5 +1,6 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
+import { PairCache } from './pair-cache.js';
 import { ProtobufBytes } from './protobuf-bytes.js';
 
 type Resource = ReadableSpan['resource'];
@@ -151,6 +152,9 @@ function flagsOf(traceFlags: number, remote: boolean | undefined): number {
   return (traceFlags & 255) | 256 | (remote ? 512 : 0);
 }
 
+/** One cache for the process: span attribute pairs are the same whichever serializer or processor writes them. */
+const pairs = new PairCache();
+
 function writeSpan(out: ProtobufBytes, span: ReadableSpan): void {
   const m = out.open(2);
   const ctx = span.spanContext();
@@ -179,7 +183,7 @@ function writeSpan(out: ProtobufBytes, span: ReadableSpan): void {
   writeTime(out, span.startTime);
   out.tag(8, 1);
   writeTime(out, span.endTime);
-  if (span.attributes) writeAttributes(out, span.attributes, 9);
+  if (span.attributes) writeAttributes(out, span.attributes, 9, pairs);
   out.tag(10, 0);
   out.varint(span.droppedAttributesCount);
   for (const event of span.events) {
@@ -255,12 +259,23 @@ function writeTime(out: ProtobufBytes, t: HrTime): void {
   out.fixed64(low >>> 0, high >>> 0);
 }
 
-function writeAttributes(out: ProtobufBytes, attributes: Attributes, field: number): void {
+function writeAttributes(out: ProtobufBytes, attributes: Attributes, field: number, pairs?: PairCache): void {
   const tag = (field << 3) | 2;
   for (const key in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
     const value = attributes[key];
-    if (typeof value === 'string' && out.asciiPair(tag, key, value)) continue;
+    if (typeof value === 'string') {
+      const known = pairs?.find(key, value);
+      if (known !== undefined) {
+        out.copyIn(known);
+        continue;
+      }
+      const start = out.pos;
+      if (out.asciiPair(tag, key, value)) {
+        pairs?.remember(key, value, out, start);
+        continue;
+      }
+    }
     out.byte(tag);
     writeKeyValue(out, key, value);
   }

@@ -39,9 +39,9 @@ export class ProtobufBytes {
     this.#pos = 0;
   }
 
-  /** A copy of what was written: the buffer is reused, and the transport may still be sending the last one. */
-  copy(): Uint8Array {
-    return new Uint8Array(this.#buf.subarray(0, this.#pos));
+  /** A copy of what was written (from `start`): the buffer is reused, and the transport may still be sending the last one. */
+  copy(start = 0): Uint8Array {
+    return new Uint8Array(this.#buf.subarray(start, this.#pos));
   }
 
   #room(n: number): void {
@@ -185,6 +185,13 @@ export class ProtobufBytes {
   raw(from: Buffer, start: number, end: number): void {
     this.#room(end - start);
     this.#pos += from.copy(this.#buf, this.#pos, start, end);
+  }
+
+  /** Bytes made earlier by this writer's methods (a cached field), as they are. */
+  copyIn(b: Uint8Array): void {
+    this.#room(b.length);
+    this.#buf.set(b, this.#pos);
+    this.#pos += b.length;
   }
 
   bytes(b: Uint8Array): void {
