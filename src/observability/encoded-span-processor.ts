@@ -32,7 +32,7 @@ export class EncodedSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     // The batch processor's own checks, first: nothing is written for a span it would drop.
-    if (this.#closed || (span.spanContext().traceFlags & 1) === 0) return;
+    if (this.#closed || (span.spanContext().traceFlags & 1) === 0) return; // 1: TraceFlags.SAMPLED
     const out = this.#out;
     if (out.pos > CHUNK - ROOM) out.detach();
     const start = out.pos;

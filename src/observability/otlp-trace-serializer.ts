@@ -1,16 +1,11 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanStatus } from '@opentelemetry/api';
+import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import { PairCache } from './pair-cache.js';
 import { ProtobufBytes } from './protobuf-bytes.js';
 
 type Resource = ReadableSpan['resource'];
 type Scope = ReadableSpan['instrumentationScope'];
-
-/** What the official exporter's HTTP delegate asks of a serializer (@opentelemetry/otlp-transformer's ISerializer). */
-export interface TraceSerializer<Response> {
-  serializeRequest(spans: (ReadableSpan | EncodedSpan)[]): Uint8Array | undefined;
-  deserializeResponse(data: Uint8Array): Response;
-}
 
 /**
  * The OTLP/HTTP protobuf body of an export (ExportTraceServiceRequest), byte for byte what the official
@@ -22,7 +17,7 @@ export interface TraceSerializer<Response> {
  * nearly half an untraced call: it walks every string three times, character by character.
  * Responses are read by the official deserializer (given to the constructor).
  */
-export class OtlpTraceSerializer<Response> implements TraceSerializer<Response> {
+export class OtlpTraceSerializer<Response> implements ISerializer<(ReadableSpan | EncodedSpan)[], Response> {
   readonly #out = new ProtobufBytes();
   readonly #deserialize: (data: Uint8Array) => Response;
 
@@ -158,15 +153,7 @@ const pairs = new PairCache();
 function writeSpan(out: ProtobufBytes, span: ReadableSpan): void {
   const m = out.open(2);
   const ctx = span.spanContext();
-  out.tag(1, 2);
-  out.hex(ctx.traceId);
-  out.tag(2, 2);
-  out.hex(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, 2);
-    out.string(traceState);
-  }
+  writeIds(out, ctx);
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     out.tag(4, 2);
@@ -205,6 +192,19 @@ function writeSpan(out: ProtobufBytes, span: ReadableSpan): void {
   out.close(m);
 }
 
+/** Fields 1–3 of a Span and of a Span.Link alike: trace id, span id, trace state (when there is one). */
+function writeIds(out: ProtobufBytes, ctx: SpanContext): void {
+  out.tag(1, 2);
+  out.hex(ctx.traceId);
+  out.tag(2, 2);
+  out.hex(ctx.spanId);
+  const traceState = ctx.traceState?.serialize();
+  if (traceState) {
+    out.tag(3, 2);
+    out.string(traceState);
+  }
+}
+
 function writeStatus(out: ProtobufBytes, status: SpanStatus): void {
   const m = out.open();
   if (status.message) {
@@ -231,15 +231,7 @@ function writeEvent(out: ProtobufBytes, event: TimedEvent): void {
 function writeLink(out: ProtobufBytes, link: Link): void {
   const m = out.open();
   const ctx = link.context;
-  out.tag(1, 2);
-  out.hex(ctx.traceId);
-  out.tag(2, 2);
-  out.hex(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, 2);
-    out.string(traceState);
-  }
+  writeIds(out, ctx);
   if (link.attributes) writeAttributes(out, link.attributes, 4);
   out.tag(5, 0);
   out.varint(link.droppedAttributesCount || 0);
@@ -267,7 +259,7 @@ function writeAttributes(out: ProtobufBytes, attributes: Attributes, field: numb
     if (typeof value === 'string') {
       const known = pairs?.find(key, value);
       if (known !== undefined) {
-        out.copyIn(known);
+        out.raw(known);
         continue;
       }
       const start = out.pos;

@@ -123,26 +123,19 @@ export class ProtobufBytes {
     if (kn + vn > 121) return false;
     this.#room(kn + vn + 8);
     const buf = this.#buf;
-    const start = this.#pos;
-    let p = start;
+    let p = this.#pos;
     buf[p++] = tag;
     buf[p++] = kn + vn + 6;
     buf[p++] = 0x0a;
     buf[p++] = kn;
-    for (let i = 0; i < kn; i++) {
-      const c = key.charCodeAt(i);
-      if (c > 127) return false;
-      buf[p++] = c;
-    }
+    p = ascii(buf, p, key);
+    if (p < 0) return false;
     buf[p++] = 0x12;
     buf[p++] = vn + 2;
     buf[p++] = 0x0a;
     buf[p++] = vn;
-    for (let i = 0; i < vn; i++) {
-      const c = value.charCodeAt(i);
-      if (c > 127) return false;
-      buf[p++] = c;
-    }
+    p = ascii(buf, p, value);
+    if (p < 0) return false;
     this.#pos = p;
     return true;
   }
@@ -160,18 +153,10 @@ export class ProtobufBytes {
     // length is known before a byte is written, and a call into V8's encoder costs more than the loop.
     if (n < 128) {
       this.#room(n + 1);
-      const buf = this.#buf;
-      const start = this.#pos;
-      let p = start + 1;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) break;
-        buf[p++] = c;
-      }
-      if (i === n) {
-        buf[start] = n;
-        this.#pos = p;
+      const end = ascii(this.#buf, this.#pos + 1, s);
+      if (end >= 0) {
+        this.#buf[this.#pos] = n;
+        this.#pos = end;
         return;
       }
     }
@@ -181,24 +166,16 @@ export class ProtobufBytes {
     this.#pos += this.#buf.write(s, this.#pos, bytes, 'utf8');
   }
 
-  /** Bytes already in wire format (a message written elsewhere), as they are. */
-  raw(from: Buffer, start: number, end: number): void {
+  /** Bytes already in wire format (a span encoded when it ended, a cached field), as they are. */
+  raw(from: Uint8Array, start = 0, end = from.length): void {
     this.#room(end - start);
-    this.#pos += from.copy(this.#buf, this.#pos, start, end);
-  }
-
-  /** Bytes made earlier by this writer's methods (a cached field), as they are. */
-  copyIn(b: Uint8Array): void {
-    this.#room(b.length);
-    this.#buf.set(b, this.#pos);
-    this.#pos += b.length;
+    this.#buf.set(start === 0 && end === from.length ? from : from.subarray(start, end), this.#pos);
+    this.#pos += end - start;
   }
 
   bytes(b: Uint8Array): void {
     this.varint(b.length);
-    this.#room(b.length);
-    this.#buf.set(b, this.#pos);
-    this.#pos += b.length;
+    this.raw(b);
   }
 
   /**
@@ -253,6 +230,19 @@ export class ProtobufBytes {
     }
     buf[p] = v;
   }
+}
+
+/**
+ * Copies an ASCII string into buf from p; the position after it, or -1 at its first character beyond
+ * ASCII (what was copied before it is left for the caller to overwrite).
+ */
+function ascii(buf: Buffer, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) return -1;
+    buf[p++] = c;
+  }
+  return p;
 }
 
 function le32(buf: Buffer, p: number, v: number): number {
