@@ -18,12 +18,12 @@ import type { SseHub } from './sse-connection.js';
  * is read, minted or echoed. A notification is accepted with 202 and has nothing to act on over HTTP
  * (cancellation is closing the request's stream).
  */
-export async function serveModernPost(
+export function serveModernPost(
   req: EdgeRequest,
   reply: EdgeReply,
   message: JsonRpcMessage,
   o: { router: EndpointRouter; principal: Principal; service: ModernService; hub: SseHub; auth: EdgeAuth; cluster?: Cluster | undefined },
-): Promise<EdgeReply> {
+): EdgeReply | Promise<EdgeReply> {
   if (!isRequest(message)) return reply.code(202).send();
   let call: ModernCall;
   try {
@@ -56,6 +56,7 @@ export async function serveModernPost(
           return (await cluster.forward(replica, { method: req.method, url: req.url, headers: req.headers, body }, () => res)) === 'relayed';
         }
       : undefined;
-  await o.service.serve(session, o.principal, call, out, forward);
-  return reply;
+  // A new call is started synchronously (no promise to wait for); a retry may wait for its continuation.
+  const served = o.service.serve(session, o.principal, call, out, forward);
+  return served === undefined ? reply : served.then(() => reply);
 }

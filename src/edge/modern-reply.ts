@@ -5,7 +5,7 @@ import type { ModernCall } from '../modern/modern-request.js';
 import { sseEvent } from '../jsonrpc/sse.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
-import { modernResponseText } from '../modern/result-shape.js';
+import { modernResponseBody } from '../modern/result-shape.js';
 
 const NO_HEADERS: Record<string, string> = {};
 
@@ -57,11 +57,11 @@ export class ModernReply implements AttemptSink {
   finish(response: JsonRpcResponse, status = 200): void {
     if (!this.open) return;
     this.#done = true;
-    const body = modernResponseText(response);
+    const body = modernResponseBody(response);
     if (this.#sse) {
-      this.#sse.end(sseEvent(body));
+      this.#sse.end(sseEvent(body.text));
       return;
     }
-    endJson(this.#res, status, NO_HEADERS, body);
+    endJson(this.#res, status, NO_HEADERS, body.text, body.bytes);
   }
 }

@@ -10,8 +10,8 @@ import type { GatewayError } from '../errors.js';
  * one write instead of chunked framing (size line, body, terminating chunk): measured ~1.5 µs less CPU
  * per response, and the client knows the size up front.
  */
-export function endJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
+export function endJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string, bytes = Buffer.byteLength(body)): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(bytes) }).end(body);
 }
 
 /** An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. */

@@ -55,9 +55,11 @@ export class StreamableHttpEndpoint {
     const read = readClientMessages(req, this.#ctx.maxJsonDepth);
     if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
-    const first = messages.find(isRequest);
+    // One message (nearly every POST) is looked at without a callback per element.
+    const single = batch ? undefined : messages[0];
+    const first = single === undefined ? messages.find(isRequest) : isRequest(single) ? single : undefined;
     if (this.#modern) {
-      const modern = messages.some((m) => isModernMessage(req.headers, m));
+      const modern = single === undefined ? messages.some((m) => isModernMessage(req.headers, m)) : isModernMessage(req.headers, single);
       if (modern && batch) return sendError(reply, 400, 'Invalid Request: 2026-07-28 has no batches; send one message per POST', { code: ErrorCode.InvalidRequest, id: first?.id ?? null });
       if (modern) {
         const tracing = this.#ctx.tracing;
@@ -96,7 +98,7 @@ export class StreamableHttpEndpoint {
     return reply;
   }
 
-  #modernPost(req: EdgeRequest, reply: EdgeReply, message: JsonRpcMessage, principal: Principal): Promise<EdgeReply> {
+  #modernPost(req: EdgeRequest, reply: EdgeReply, message: JsonRpcMessage, principal: Principal): EdgeReply | Promise<EdgeReply> {
     return serveModernPost(req, reply, message, { router: this.#router, principal, service: this.#modern!, hub: this.#ctx.hub, auth: this.#ctx.auth, cluster: this.#ctx.cluster });
   }
 

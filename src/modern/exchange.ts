@@ -98,8 +98,8 @@ function requiredCapability(method: string, params: Record<string, unknown> | un
  * upstream's answers. The first attempt and every retry are separate POSTs: the exchange outlives them.
  */
 export class Exchange implements AttemptOwner {
-  /** The continuation id (sealed in requestState). */
-  readonly id: string;
+  readonly #idPrefix: string;
+  #id: string | undefined;
   /**
    * The request id the gateway's side of the call knows it by (its stages, its upstream call): a number, so
    * that the in-flight tables keep it in their number table; a string key per request would be internalized
@@ -129,14 +129,26 @@ export class Exchange implements AttemptOwner {
   /** The answer to the gateway's own confirmation question, once a retry gave it. */
   #confirmed: Record<string, unknown> | undefined;
 
+  /** Kept by the service under its id, to be continued by a retry (once it sealed a state). */
+  held = false;
+
   /** Told of each input_required round with its number of questions (the request's span records it). */
   onRound: ((asks: number) => void) | undefined;
 
-  constructor(id: string, seq: number, first: ModernCall, hooks: ExchangeHooks) {
-    this.id = id;
+  /** `idPrefix` and `seq` make the continuation id, which only a call that asks for input ever needs. */
+  constructor(idPrefix: string, seq: number, first: ModernCall, hooks: ExchangeHooks) {
+    this.#idPrefix = idPrefix;
     this.seq = seq;
     this.first = first;
     this.#hooks = hooks;
+  }
+
+  /**
+   * The continuation id (sealed in requestState): written when first asked for, since most calls never
+   * seal a state (a string per request was a number's conversion and a concatenation per call).
+   */
+  get id(): string {
+    return (this.#id ??= `${this.#idPrefix}${this.seq}`);
   }
 
   get over(): boolean {

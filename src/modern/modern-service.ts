@@ -72,24 +72,34 @@ export class ModernService {
    * Serves one validated request of the principal's standing (which the edge looked up for its scope
    * check); the sink hears the answer (an error included).
    */
-  async serve(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward?: ForwardToReplica): Promise<void> {
-    try {
-      // Taken once per standing: later requests go on without waiting a turn.
-      if (!session.opened) await session.router();
-    } catch (err) {
-      return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
+  serve(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward?: ForwardToReplica): Promise<void> | undefined {
+    // Taken once per standing: later requests go on without waiting a turn, and without a promise of
+    // their own (a new call is started synchronously; only a retry's continuation may wait).
+    if (!session.opened) return this.#opening(session, principal, call, sink, forward);
+    if (call.method === 'server/discover') {
+      sink.finish(this.#discover(session, call));
+      return undefined;
     }
-    if (call.method === 'server/discover') return sink.finish(this.#discover(session, call));
     if (call.method === 'subscriptions/listen') return listen(session, sink);
     const state = call.params.requestState;
     if (call.spec.mrtr && typeof state === 'string') return this.#continue(principal, call, state, sink, forward);
     this.#start(session, call, sink);
+    return undefined;
+  }
+
+  async #opening(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
+    try {
+      await session.router();
+    } catch (err) {
+      return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
+    }
+    return this.serve(session, principal, call, sink, forward);
   }
 
   #start(session: ModernSession, call: ModernCall, sink: AttemptSink): void {
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const seq = ++this.#counter;
-    const exchange = new Exchange(`${this.#idPrefix}${seq}`, seq, call, this.#hooksOf(session));
+    const exchange = new Exchange(this.#idPrefix, seq, call, this.#hooksOf(session));
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);
@@ -123,11 +133,15 @@ export class ModernService {
       hooks = {
         seal: (x) => {
           this.#exchanges.set(x.id, x);
+          x.held = true;
           return this.#o.seal.seal(x, session.principal);
         },
         shape: (c, response, retried) => this.#shape(session, c, response, retried),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
-        ended: (x) => this.#exchanges.delete(x.id),
+        // (Only a sealed one was ever kept: the others have no id to look up.)
+        ended: (x) => {
+          if (x.held) this.#exchanges.delete(x.id);
+        },
         rerun: (x) => session.run(x),
         ttlMs: this.#o.continuationTtlMs,
       };

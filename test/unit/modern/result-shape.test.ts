@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodSpec } from '../../../src/jsonrpc/methods.js';
 import type { ModernCall } from '../../../src/modern/modern-request.js';
-import { modernResponseText, shapeModernResponse } from '../../../src/modern/result-shape.js';
+import { modernResponseBody, shapeModernResponse } from '../../../src/modern/result-shape.js';
 import { upstreamParams } from '../../../src/modern/upstream-params.js';
 
 const call = (method: string, params: Record<string, unknown> = {}): ModernCall => ({
@@ -70,17 +70,21 @@ describe('shapeModernResponse', () => {
     assert.equal(shapeModernResponse(call('tools/call'), other, false, O), other);
   });
 
-  it('writes the text a modern client receives: the shaped response, the shared serverInfo member included', () => {
+  it('writes the text a modern client receives (the shaped response, the shared serverInfo member included) and its length in bytes', () => {
     const cases = [
       shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'a "quoted" \u2028 line' }] } }, false, O),
       shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 'x"y', result: {} }, false, O),
+      shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 'é→😀', result: { content: [{ type: 'text', text: 'größer, \ud800 lone' }] } }, false, O),
+      shapeModernResponse(call('tools/call'), { jsonrpc: '2.0', id: 5, result: { content: [] } }, false, { ...O, serverInfo: { name: 'Schaltzentrale für Werkzeuge', version: '1' } }),
       shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 2, result: { tools: [] } }, false, O),
       shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 3, result: { tools: [], _meta: { keep: true } } }, false, O),
       shapeModernResponse(call('resources/read', { uri: 'a://b' }), { jsonrpc: '2.0', id: 4, error: { code: -32002, message: 'nope' } }, false, O),
     ];
     for (const shaped of cases) {
       const before = structuredClone(shaped);
-      assert.deepEqual(JSON.parse(modernResponseText(shaped)), JSON.parse(JSON.stringify(shaped)));
+      const body = modernResponseBody(shaped);
+      assert.deepEqual(JSON.parse(body.text), JSON.parse(JSON.stringify(shaped)));
+      assert.equal(body.bytes, Buffer.byteLength(body.text), 'its Content-Length');
       assert.deepEqual(shaped, before, 'the response is left as it was');
     }
     // Results without a _meta of their own share one, which nothing can change.
