@@ -47,7 +47,6 @@ export type ForwardToReplica = (replica: string) => Promise<boolean>;
 export class ModernService {
   readonly #o: ModernServiceOptions;
   readonly #exchanges = new Map<string, Exchange>();
-  readonly #hooks = new WeakMap<ModernSession, ExchangeHooks>();
   /**
    * Exchange ids: a per-process random prefix and a counter. Nothing needs them unguessable (a client
    * only ever sees them sealed inside requestState), and a UUID per request costs more than it gives.
@@ -126,9 +125,12 @@ export class ModernService {
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
   }
 
-  /** One set of hooks per standing, shared by its exchanges (a request allocates none of its own). */
+  /**
+   * One set of hooks per standing, shared by its exchanges (a request allocates none of its own), kept
+   * on the standing (a WeakMap beside it cost a hash lookup per request).
+   */
   #hooksOf(session: ModernSession): ExchangeHooks {
-    let hooks = this.#hooks.get(session);
+    let hooks = session.exchangeHooks;
     if (!hooks) {
       hooks = {
         seal: (x) => {
@@ -145,7 +147,7 @@ export class ModernService {
         rerun: (x) => session.run(x),
         ttlMs: this.#o.continuationTtlMs,
       };
-      this.#hooks.set(session, hooks);
+      session.exchangeHooks = hooks;
     }
     return hooks;
   }

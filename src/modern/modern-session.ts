@@ -13,7 +13,7 @@ import type { SessionObserver } from '../session/session-observer.js';
 import { clientRequestPipeline, declaresFormElicitation } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import type { UpstreamCaller } from '../upstream/index.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange, ExchangeHooks } from './exchange.js';
 import { paramHeaderCheck } from './param-headers.js';
 import { upstreamParams } from './upstream-params.js';
 
@@ -54,6 +54,8 @@ export class ModernSession implements UpstreamCaller {
   #opened: RouterSession | undefined;
   lastActivity = Date.now();
   readonly openedAt = Date.now();
+  /** What the modern service's exchanges of this standing call back (the service's to set, once). */
+  exchangeHooks: ExchangeHooks | undefined;
   #closed = false;
 
   constructor(o: ModernSessionOptions) {

@@ -28,6 +28,8 @@ export class ModernSessions {
    * token is kept (auth.tokenCache), auth off's is one for all; a new object finds its standing by key.
    */
   readonly #recent = new WeakMap<Principal, Map<EndpointRouter, ModernSession>>();
+  /** The standing found last, with what found it: a client sending one request after another finds it here. */
+  #last: { principal: Principal; endpoint: EndpointRouter; session: ModernSession } | undefined;
   readonly #sweeper: NodeJS.Timeout;
   #closing = false;
 
@@ -44,10 +46,13 @@ export class ModernSessions {
   /** The principal's standing on the endpoint; refused (a GatewayError) when its tenant may not use it. */
   for(endpoint: EndpointRouter, principal: Principal): ModernSession {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');
-    // The same principal object (auth off: always) finds its standing without building the key.
-    const recent = this.#recent.get(principal)?.get(endpoint);
+    // The same principal object (auth off: always) finds its standing without building the key; the
+    // last one found, without a lookup at all.
+    const last = this.#last;
+    const recent = last !== undefined && last.principal === principal && last.endpoint === endpoint ? last.session : this.#recent.get(principal)?.get(endpoint);
     if (recent && !recent.closed) {
       recent.guard.refresh(principal);
+      if (last?.session !== recent) this.#last = { principal, endpoint, session: recent };
       return recent;
     }
     const key = JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
@@ -66,6 +71,7 @@ export class ModernSessions {
     let byEndpoint = this.#recent.get(principal);
     if (!byEndpoint) this.#recent.set(principal, (byEndpoint = new Map()));
     byEndpoint.set(endpoint, session);
+    this.#last = { principal, endpoint, session };
     return session;
   }
 
@@ -79,6 +85,7 @@ export class ModernSessions {
     for (const [key, s] of this.#sessions) {
       if (s.id !== id) continue;
       this.#sessions.delete(key);
+      this.#forget(s);
       await s.close();
       return true;
     }
@@ -95,11 +102,18 @@ export class ModernSessions {
     for (const [key, s] of this.#sessions) {
       if (s.lastActivity >= cutoff || s.busy) continue;
       this.#sessions.delete(key);
+      this.#forget(s);
       void s.close();
     }
   }
 
+  /** An ended standing is not kept alive as the last one found. */
+  #forget(s: ModernSession): void {
+    if (this.#last?.session === s) this.#last = undefined;
+  }
+
   async closeAll(): Promise<void> {
+    this.#last = undefined;
     this.#closing = true;
     clearInterval(this.#sweeper);
     const all = [...this.#sessions.values()];

@@ -53,6 +53,10 @@ function servedMeta(serverInfo: Record<string, unknown>): Readonly<Record<string
   return meta;
 }
 
+/** The shared `_meta` met last and its member: one gateway has one serverInfo, so no WeakMap lookup per answer. */
+let lastServed: unknown;
+let lastMember: { text: string; bytes: number } | undefined;
+
 /** A response as the body a modern client receives, with its length in UTF-8 bytes (its Content-Length). */
 export interface ModernBody {
   readonly text: string;
@@ -75,8 +79,10 @@ export function modernResponseBody(response: JsonRpcResponse): ModernBody {
   if (!('result' in response)) return whole(JSON.stringify(response));
   const result = response.result as Record<string, unknown>;
   const meta = result._meta;
-  const member = meta !== null && typeof meta === 'object' ? SERVED_TEXT.get(meta) : undefined;
+  const member = meta === lastServed ? lastMember : meta !== null && typeof meta === 'object' ? SERVED_TEXT.get(meta) : undefined;
   if (member === undefined) return whole(JSON.stringify(response));
+  lastServed = meta;
+  lastMember = member;
   // Left out of the serialisation (an undefined member is skipped) and put back.
   result._meta = undefined;
   const text = JSON.stringify(result);
