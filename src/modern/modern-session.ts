@@ -10,7 +10,7 @@ import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
 import type { SessionObserver } from '../session/session-observer.js';
-import { clientRequestPipeline, declaresFormElicitation } from '../session/stages/index.js';
+import { declaresFormElicitation, modernRequestPipeline } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
@@ -154,7 +154,7 @@ export class ModernSession implements UpstreamCaller {
       exchange.settle(response);
     };
     // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
-    clientRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq)));
+    modernRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq)));
   }
 
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */

@@ -21,3 +21,12 @@ export { argumentsStage, confirmStage, hiddenTextStage, lifecycleStage, limitsSt
 export const CLIENT_REQUEST_STAGES = [traceStage, lifecycleStage, toolsStage, policyStage, argumentsStage, confirmStage, limitsStage, observeStage, hiddenTextStage, routeStage] as const;
 
 export const clientRequestPipeline = compose(CLIENT_REQUEST_STAGES);
+
+/**
+ * A 2026-07-28 request's path: the same stages without the lifecycle, which has nothing to do in that era:
+ * it has no handshake (initialize and ping are refused as removed methods before a request gets here),
+ * and the ids a modern request travels under are the gateway's own exchange numbers, never in use twice.
+ */
+export const MODERN_REQUEST_STAGES = CLIENT_REQUEST_STAGES.filter((stage) => stage !== lifecycleStage);
+
+export const modernRequestPipeline = compose(MODERN_REQUEST_STAGES);
