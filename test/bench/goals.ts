@@ -1,5 +1,6 @@
 import type { Agreement } from './agree.js';
 import type { Loader, TargetFigures, ThroughputFigure } from './measure.js';
+import type { PairedLoad } from './paired-floor.js';
 import type { UpstreamName } from './targets.js';
 
 /**
@@ -29,6 +30,11 @@ export interface Goal {
   /** The thin proxy's figure in the same run, and the target's as a multiple of it. */
   thin?: string;
   vsThin?: number;
+  /**
+   * The same ratio measured side by side with the thin proxy (paired-floor.ts), with its rounds' lowest
+   * and highest; where there is one, it is the ratio judged.
+   */
+  paired?: { ratio: number; range?: [number, number] };
   bestPeer: string;
   vsPeer?: number;
   /** The ratio the threshold is applied to. */
@@ -50,6 +56,12 @@ const int = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '�
 /** A phase counts for comparison only if every call in it got its own answer back. */
 export function clean(t: ThroughputFigure | undefined): ThroughputFigure | undefined {
   return t && t.errors === 0 && t.mismatches === 0 ? t : undefined;
+}
+
+/** The side-by-side load figure of a target at `sessions` × 64 in flight, if it has one without errors. */
+export function pairedLoadOf(f: TargetFigures, sessions: number): PairedLoad | undefined {
+  const p = f.paired?.load.find((x) => x.sessions === sessions && x.inflight === 64);
+  return p && p.errors === 0 ? p : undefined;
 }
 
 export function tput(f: TargetFigures, loader: Loader, sessions: number, inflight: number): ThroughputFigure | undefined {
@@ -92,6 +104,8 @@ interface RatioGoal {
   show: (v: number) => string;
   /** Which Switchboard variants the goal applies to, and the multiple of the thin proxy's figure each needs. */
   limit: (f: TargetFigures) => number | undefined;
+  /** The ratio to the thin proxy measured side by side, where the run has one. */
+  paired?: (f: TargetFigures) => Goal['paired'];
 }
 
 function ratioGoals(upstream: UpstreamName, figs: TargetFigures[], g: RatioGoal): Goal[] {
@@ -104,6 +118,8 @@ function ratioGoals(upstream: UpstreamName, figs: TargetFigures[], g: RatioGoal)
     const v = g.value(f);
     if (limit === undefined || v === undefined) continue;
     const vsThin = tv !== undefined && tv > 0 ? v / tv : NaN;
+    const paired = g.paired?.(f);
+    const judged = paired && Number.isFinite(paired.ratio) ? paired.ratio : vsThin;
     const phases = { target: g.phase(f), ref: thin && g.phase(thin) };
     const bound = (phases.target?.loaderBound ?? false) || (phases.ref?.loaderBound ?? false);
     goals.push({
@@ -113,14 +129,15 @@ function ratioGoals(upstream: UpstreamName, figs: TargetFigures[], g: RatioGoal)
       measured: g.show(v),
       ...(tv === undefined ? {} : { thin: g.show(tv) }),
       vsThin,
+      ...(paired ? { paired } : {}),
       bestPeer: peer ? `${peer.f.target} ${g.show(peer.v)}` : '–',
       vsPeer: peer ? v / peer.v : NaN,
-      ratio: vsThin,
+      ratio: judged,
       threshold: `${g.better === 'min' ? '≤' : '≥'} ${limit}`,
-      pass: Number.isFinite(vsThin) && (g.better === 'min' ? vsThin <= limit : vsThin >= limit),
+      pass: Number.isFinite(judged) && (g.better === 'min' ? judged <= limit : judged >= limit),
       phases,
       loaderBound: bound,
-      ...(Number.isFinite(vsThin) ? {} : { note: 'no usable thin-proxy figure in this run' }),
+      ...(Number.isFinite(judged) ? {} : { note: 'no usable thin-proxy figure in this run' }),
     });
   }
   return goals;
@@ -139,6 +156,10 @@ export function evaluateGoals(upstream: UpstreamName, figs: TargetFigures[]): Go
       better: 'min',
       show: (v) => `${f3(v)} ms`,
       limit: (f) => (shared(f) ? 1.2 : 1.5),
+      paired: (f) => {
+        const p = pairedLoadOf(f, 1);
+        return p && { ratio: p.cpuRatio, range: p.cpuRange };
+      },
     }),
   );
   for (const sessions of [1, 50]) {
@@ -150,6 +171,10 @@ export function evaluateGoals(upstream: UpstreamName, figs: TargetFigures[]): Go
         better: 'max',
         show: (v) => `${int(v)}/s`,
         limit: (f) => (shared(f) ? 1 : undefined),
+        paired: (f) => {
+          const p = pairedLoadOf(f, sessions);
+          return p && { ratio: p.throughputRatio, range: p.throughputRange };
+        },
       }),
     );
   }
@@ -162,6 +187,7 @@ export function evaluateGoals(upstream: UpstreamName, figs: TargetFigures[]): Go
       better: 'min',
       show: (v) => `+${f3(v)} ms`,
       limit: () => 1.2,
+      paired: (f) => (f.paired?.sequential ? { ratio: f.paired.sequential.addedRatio } : undefined),
     });
     // The direct floor is subtracted from both sides: say so when its own runs did not agree.
     if (direct.agreed === false) for (const g of latency) g.note = `${g.note ? `${g.note}; ` : ''}direct/stdio's runs disagree (${f1(direct.spreadPct)} %)`;
@@ -200,16 +226,26 @@ function eraGoals(upstream: UpstreamName, figs: TargetFigures[]): Goal[] {
       const phases = { target: phaseNote(tput(f, 'raw', sessions, 64)), ref: phaseNote(tput(ref, 'raw', sessions, 64)) };
       return { phases, loaderBound: (phases.target?.loaderBound ?? false) || (phases.ref?.loaderBound ?? false) };
     };
+    // Side by side: each was paired with the thin proxy, so the quotient of their two ratios compares
+    // them through the same floor, each over its own minutes (paired-floor.ts).
+    const viaFloor = (sessions: number, pick: (p: PairedLoad) => number) => {
+      const [m, j] = [pairedLoadOf(f, sessions), pairedLoadOf(ref, sessions)];
+      return m && j ? { ratio: pick(m) / pick(j) } : undefined;
+    };
     const cpu = (x: TargetFigures) => clean(tput(x, 'raw', 1, 64))?.gatewayCpuMsPerCall;
     const [mc, jc] = [cpu(f), cpu(ref)];
     if (mc !== undefined && jc !== undefined) {
-      goals.push({ ...base, ...note(1), goal: 'modern stateless: gateway CPU per call no worse than the JSON session variant (raw, 1 client × 64 in flight)', measured: `${f3(mc)} ms`, bestPeer: `${ref.target} ${f3(jc)} ms`, ratio: mc / jc, threshold: '≤ 1', pass: mc <= jc });
+      const paired = viaFloor(1, (p) => p.cpuRatio);
+      const ratio = paired ? paired.ratio : mc / jc;
+      goals.push({ ...base, ...note(1), goal: 'modern stateless: gateway CPU per call no worse than the JSON session variant (raw, 1 client × 64 in flight)', measured: `${f3(mc)} ms`, bestPeer: `${ref.target} ${f3(jc)} ms`, vsPeer: mc / jc, ...(paired ? { paired } : {}), ratio, threshold: '≤ 1', pass: ratio <= 1 });
     }
     for (const sessions of [1, 50]) {
       const rate = (x: TargetFigures) => clean(tput(x, 'raw', sessions, 64))?.callsPerSec;
       const [mr, jr] = [rate(f), rate(ref)];
       if (mr === undefined || jr === undefined) continue;
-      goals.push({ ...base, ...note(sessions), goal: `modern stateless: throughput no worse than the JSON session variant (raw, ${sessions === 1 ? '1 client' : `${sessions} clients`} × 64 in flight)`, measured: `${int(mr)}/s`, bestPeer: `${ref.target} ${int(jr)}/s`, ratio: mr / jr, threshold: '≥ 1', pass: mr >= jr });
+      const paired = viaFloor(sessions, (p) => p.throughputRatio);
+      const ratio = paired ? paired.ratio : mr / jr;
+      goals.push({ ...base, ...note(sessions), goal: `modern stateless: throughput no worse than the JSON session variant (raw, ${sessions === 1 ? '1 client' : `${sessions} clients`} × 64 in flight)`, measured: `${int(mr)}/s`, bestPeer: `${ref.target} ${int(jr)}/s`, vsPeer: mr / jr, ...(paired ? { paired } : {}), ratio, threshold: '≥ 1', pass: ratio >= 1 });
     }
   }
   return goals;

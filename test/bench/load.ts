@@ -46,9 +46,9 @@ let nonce = 0;
 
 /**
  * `inflight` workers each run calls back to back; call k goes to session k mod n, so one in flight
- * over 50 sessions still visits every session.
+ * over 50 sessions still visits every session. `keep`, when given, receives every call's latency (ms).
  */
-export async function runLoad(sessions: readonly BenchSession[], inflight: number, limits: Limits): Promise<LoadResult> {
+export async function runLoad(sessions: readonly BenchSession[], inflight: number, limits: Limits, keep?: number[]): Promise<LoadResult> {
   const started = performance.now();
   const deadline = started + limits.maxMs;
   const latencies: number[] = [];
@@ -77,6 +77,7 @@ export async function runLoad(sessions: readonly BenchSession[], inflight: numbe
   await Promise.all(Array.from({ length: inflight }, worker));
   const elapsedMs = performance.now() - started;
   latencies.sort((a, b) => a - b);
+  if (keep) for (const l of latencies) keep.push(l);
   return {
     inflight,
     sessions: sessions.length,

@@ -2,6 +2,7 @@ import { repeatUntilAgree, type Agreement } from './agree.js';
 import { closeAll, openMany, percentile, runCrossed, runLoad, type BenchSession, type CrossedResult, type Limits } from './load.js';
 import { RawHttp, openRaw, openRawStdio, openRawStreamable } from './load-raw.js';
 import { openSdkSession } from './load-sdk.js';
+import { pairedLoad, pairedSequential, type PairedLoad, type PairedOptions, type PairedSequential } from './paired-floor.js';
 import { cpuMs, descendants, rssBytes, threadCpuMs, totalRss, treeCpuMs, waitForDescendants, withForeignLoad } from './proc-stats.js';
 import type { RunningTarget, UpstreamName } from './targets.js';
 
@@ -38,6 +39,8 @@ export interface Mode {
   /** Sessions opened on Switchboard shared for the memory goal; 0 skips it. */
   bigSessions: number;
   bigSessionsMaxMs: number;
+  /** Rounds of the side-by-side phases with the thin proxy (paired-floor.ts). */
+  paired: PairedOptions;
 }
 
 export const MODES: Record<'quick' | 'full', Mode> = {
@@ -63,6 +66,7 @@ export const MODES: Record<'quick' | 'full', Mode> = {
     retryBudgetMs: 30_000,
     bigSessions: 10_000,
     bigSessionsMaxMs: 45_000,
+    paired: { rounds: 4, chunk: { maxCalls: 50_000, maxMs: 150 }, sequentialChunk: { maxCalls: 100, maxMs: 200 } },
   },
   full: {
     name: 'full',
@@ -87,6 +91,7 @@ export const MODES: Record<'quick' | 'full', Mode> = {
     retryBudgetMs: 120_000,
     bigSessions: 10_000,
     bigSessionsMaxMs: 120_000,
+    paired: { rounds: 8, chunk: { maxCalls: 200_000, maxMs: 500 }, sequentialChunk: { maxCalls: 250, maxMs: 400 } },
   },
 };
 
@@ -136,6 +141,8 @@ export interface TargetFigures {
   idleChildren?: number;
   open?: { sessions: number; failures: number; rssMB: number; children: number; childrenRssMB: number; childrenAfterClose: number };
   big?: { sessions: number; failures: number; seconds: number; rssMB: number; firstError?: string };
+  /** Side by side with the thin proxy (paired-floor.ts): raw load at 64 in flight by session count, and sequential latency. */
+  paired?: { load: PairedLoad[]; sequential?: PairedSequential };
   problems: string[];
 }
 
@@ -375,5 +382,31 @@ export async function measureTarget(t: RunningTarget, upstream: UpstreamName, mo
     return out;
   } finally {
     await http?.close();
+  }
+}
+
+/**
+ * The side-by-side phases of one target with the thin proxy (and, for latency, the upstream directly),
+ * after its own phases: 1 session × 64 in flight, 50 sessions × 64 for shared targets (the throughput
+ * goal is theirs), and sequential SDK calls. A failure is recorded as a problem; the target's own
+ * figures stand.
+ */
+export async function measurePaired(out: TargetFigures, floor: RunningTarget, direct: RunningTarget | undefined, t: RunningTarget, mode: Mode, log: (s: string) => void): Promise<void> {
+  const paired: NonNullable<TargetFigures['paired']> = { load: [] };
+  out.paired = paired;
+  const counts = t.spec.sharing === 'shared' ? [1, mode.manySessions] : [1];
+  for (const n of counts) {
+    await step(out, `paired with the thin proxy, ${n} session(s) × 64`, async () => {
+      const p = await pairedLoad(floor, t, n, 64, mode.paired);
+      if (p.errors > 0) throw new Error(`${p.errors} failed or wrong calls`);
+      paired.load.push(p);
+    }, log);
+  }
+  if (direct) {
+    await step(out, 'paired sequential (direct, thin proxy, target)', async () => {
+      const p = await pairedSequential(direct, floor, t, mode.paired);
+      if (p.errors > 0) throw new Error(`${p.errors} failed or wrong calls`);
+      paired.sequential = p;
+    }, log);
   }
 }

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load.js';
 import { RawHttp, openRaw } from './load-raw.js';
-import { MODES, measureTarget, type TargetFigures } from './measure.js';
+import { MODES, measurePaired, measureTarget, type TargetFigures } from './measure.js';
 import { ensurePeers } from './peers.js';
 import { monotonicUs, summarizeProfile, type ProfileWindow } from './profile.js';
 import { evaluateGoals, type Goal } from './goals.js';
 import { renderMarkdown, type Profiled, type RunInfo } from './report.js';
-import { ROOT, TARGETS, killAllSync, startTarget, type StartOptions, type TargetSpec, type UpstreamName } from './targets.js';
+import { ROOT, TARGETS, killAllSync, startTarget, type RunningTarget, type StartOptions, type TargetSpec, type UpstreamName } from './targets.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -162,6 +162,10 @@ async function main(): Promise<void> {
   for (const upstream of upstreams) {
     const figs: TargetFigures[] = [];
     results.set(upstream, figs);
+    // The thin proxy and the direct access stay up for the whole upstream's run: every Switchboard target
+    // is then measured side by side with them (paired-floor.ts) as well as on its own.
+    let floor: RunningTarget | undefined;
+    let direct: RunningTarget | undefined;
     for (const spec of TARGETS.filter(selected)) {
       log(`[${upstream}] ${spec.id}`);
       let target;
@@ -174,14 +178,30 @@ async function main(): Promise<void> {
         figs.push({ target: spec.id, family: spec.family, transport: spec.transport, sharing: spec.sharing, upstream, throughput: [], problems: [`start: ${(err as Error).message}`] });
         continue;
       }
+      let keep = false;
       try {
-        figs.push(await measureTarget(target, upstream, mode, log));
+        const f = await measureTarget(target, upstream, mode, log);
+        figs.push(f);
+        if (spec.family === 'switchboard' && floor) await measurePaired(f, floor, direct, target, mode, log);
+        // Kept only when its own figures are usable as a reference.
+        if (spec.family === 'floor' && f.problems.length === 0) {
+          floor = target;
+          keep = true;
+        }
+        if (spec.family === 'direct') {
+          direct = target;
+          keep = true;
+        }
       } finally {
-        const t1 = performance.now();
-        await target.stop();
-        log(`  stopped (${((performance.now() - t1) / 1000).toFixed(1)} s)`);
+        if (!keep) {
+          const t1 = performance.now();
+          await target.stop();
+          log(`  stopped (${((performance.now() - t1) / 1000).toFixed(1)} s)`);
+        }
       }
     }
+    await floor?.stop();
+    await direct?.stop();
     goals.push(...evaluateGoals(upstream, figs));
   }
   const measuredSeconds = (Date.now() - started) / 1000;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluateGoals, LOADER_BOUND_PCT, loaderBound, type Goal } from '../../bench/goals.js';
 import type { TargetFigures, ThroughputFigure } from '../../bench/measure.js';
+import type { PairedLoad } from '../../bench/paired-floor.js';
 import { goalRow, GOALS_HEADER, renderMarkdown, resultCell, runsCell, stackLine, type RunInfo } from '../../bench/report.js';
 
 /** One agreed raw phase at 64 in flight, quiet machine, loader well below its limit, unless told otherwise. */
@@ -113,7 +114,71 @@ describe('bench goals: ratios to the thin proxy and the best peer', () => {
     const cols = GOALS_HEADER[0]!.split('|').length;
     for (const g of goals) assert.equal(goalRow(g).split('|').length, cols, goalRow(g));
     const row = goalRow(find(goals, 'gateway CPU per call', 'switchboard/json/shared'));
-    assert.match(row, /\| 0\.110 ms \| 0\.100 ms \| 1\.10 \| supergateway\/legacy 0\.200 ms \| 0\.55 \| ≤ 1\.2 \| PASS \| 3 · 3 \| 40 · 40 \| 2 \(4\.0 %\) · 2 \(4\.0 %\) \|$/);
+    assert.match(row, /\| 0\.110 ms \| 0\.100 ms \| 1\.10 \| – \| supergateway\/legacy 0\.200 ms \| 0\.55 \| ≤ 1\.2 \| PASS \| 3 · 3 \| 40 · 40 \| 2 \(4\.0 %\) · 2 \(4\.0 %\) \|$/);
+  });
+});
+
+/** A side-by-side figure (paired-floor.ts) for a target, at `sessions` × 64. */
+function pairedLoadFig(sessions: number, cpuRatio: number, throughputRatio: number, errors = 0): PairedLoad {
+  const side = { calls: 5000, cpuMs: 300, ms: 1000 };
+  return { sessions, inflight: 64, rounds: 8, target: side, floor: side, cpuRatio, throughputRatio, cpuRange: [cpuRatio - 0.05, cpuRatio + 0.05], throughputRange: [throughputRatio - 0.1, throughputRatio + 0.1], errors, foreignPct: 0 };
+}
+
+describe('bench goals: the side-by-side ratio with the thin proxy is the one judged', () => {
+  // Own phases minutes apart say 1.5× (a slow stretch of the machine); side by side it is 1.05×.
+  const slow = target('switchboard/json/shared', 'switchboard', 'streamable-json', 'shared', { cpu: 0.15, rate1: 6000, rate50: 5000, seq: 1.7 });
+  slow.paired = {
+    load: [pairedLoadFig(1, 1.05, 1.02), pairedLoadFig(50, 1.1, 0.97)],
+    sequential: { rounds: 8, calls: { direct: 2000, floor: 2000, target: 2000 }, p50Ms: { direct: 0.1, floor: 0.5, target: 0.56 }, addedRatio: 1.15, errors: 0, foreignPct: 0 },
+  };
+  const goals = evaluateGoals('echo', [direct, thin, slow]);
+
+  it('passes or misses on the paired ratio, and keeps the own-phase ratio beside it', () => {
+    const cpu = find(goals, 'gateway CPU per call', 'switchboard/json/shared');
+    assert.ok(Math.abs(cpu.vsThin! - 1.5) < 1e-9);
+    assert.equal(cpu.ratio, 1.05);
+    assert.equal(cpu.pass, true);
+    assert.match(goalRow(cpu), /\| 1\.50 \| \*\*1\.05\*\* \(1\.00–1\.10\) \|/);
+    assert.equal(find(goals, 'throughput at 64 in flight (raw, 1 session)', 'switchboard/json/shared').pass, true);
+    const fifty = find(goals, 'throughput at 64 in flight (raw, 50 sessions)', 'switchboard/json/shared');
+    assert.equal(fifty.ratio, 0.97);
+    assert.equal(fifty.pass, false, 'a paired 0.97 misses even where the own phases are what they are');
+    const seq = find(goals, 'added sequential p50', 'switchboard/json/shared');
+    assert.equal(seq.ratio, 1.15);
+    assert.equal(seq.pass, true);
+    assert.match(goalRow(seq), /\| \*\*1\.15\*\* \|/);
+  });
+
+  it('misses on a paired ratio above the limit even when the own phases looked fine', () => {
+    const lucky = target('switchboard/sse/shared', 'switchboard', 'streamable-sse', 'shared', { cpu: 0.1, rate1: 10_000 });
+    lucky.paired = { load: [pairedLoadFig(1, 1.3, 1)] };
+    const g = find(evaluateGoals('echo', [thin, lucky]), 'gateway CPU per call', 'switchboard/sse/shared');
+    assert.ok(Math.abs(g.vsThin! - 1) < 1e-9);
+    assert.equal(g.pass, false);
+  });
+
+  it('ignores a paired figure whose calls failed, and judges the own phases then', () => {
+    const t = target('switchboard/sse/shared', 'switchboard', 'streamable-sse', 'shared', { cpu: 0.11, rate1: 10_000 });
+    t.paired = { load: [pairedLoadFig(1, 2, 1, 3)] };
+    const g = find(evaluateGoals('echo', [thin, t]), 'gateway CPU per call', 'switchboard/sse/shared');
+    assert.equal(g.paired, undefined);
+    assert.ok(Math.abs(g.ratio - 1.1) < 1e-9);
+    assert.equal(g.pass, true);
+  });
+
+  it('compares a modern target with the JSON session variant through their two paired ratios', () => {
+    const modern = target('switchboard/modern/shared', 'switchboard', 'modern-json', 'shared', { cpu: 0.2, rate1: 5000, rate50: 4000 });
+    modern.paired = { load: [pairedLoadFig(1, 1.05 * 1.02, 1.02 * 0.99), pairedLoadFig(50, 1.1, 0.97 * 1.01)] };
+    const era = evaluateGoals('echo', [direct, thin, slow, modern]).filter((g) => g.kind === 'era');
+    const cpu = era.find((g) => g.goal.includes('CPU'))!;
+    assert.ok(Math.abs(cpu.vsPeer! - 0.2 / 0.15) < 1e-9, 'own phases: 1.33');
+    assert.ok(Math.abs(cpu.ratio - 1.02) < 1e-9);
+    assert.equal(cpu.pass, false, '2 % more CPU is worse');
+    const [one, fifty] = era.filter((g) => g.goal.includes('throughput'));
+    assert.ok(Math.abs(one!.ratio - 0.99) < 1e-9);
+    assert.equal(one!.pass, false);
+    assert.ok(Math.abs(fifty!.ratio - 1.01) < 1e-9);
+    assert.equal(fifty!.pass, true);
   });
 });
 
