@@ -74,22 +74,38 @@ async function chunk(pid: number | undefined, sessions: readonly BenchSession[],
   return out;
 }
 
-async function openEach(t: RunningTarget, n: number): Promise<BenchSession[]> {
+/**
+ * `n` raw sessions on a target, on a connection pool of their own, closed with them: the floor stays up
+ * for the whole run, and each pairing's idle keep-alive connections would otherwise pile up on it.
+ */
+async function openEach(t: RunningTarget, n: number): Promise<{ sessions: BenchSession[]; close(): Promise<void> }> {
   if (t.access.kind === 'stdio' || !t.origin) throw new Error(`${t.spec.id}: no HTTP access to pair with`);
   const http = new RawHttp(t.origin);
-  const out: BenchSession[] = [];
+  const sessions: BenchSession[] = [];
+  const close = async () => {
+    await closeAll(sessions);
+    await http.close();
+  };
   try {
-    for (let i = 0; i < n; i++) out.push(await openRaw(http, t.access));
+    for (let i = 0; i < n; i++) sessions.push(await openRaw(http, t.access));
   } catch (err) {
-    await closeAll(out);
+    await close();
     throw err;
   }
-  return out;
+  return { sessions, close };
 }
 
 /** Raw load at `inflight` over `sessions` sessions on each side, alternating. */
 export async function pairedLoad(floor: RunningTarget, target: RunningTarget, sessions: number, inflight: number, o: PairedOptions): Promise<PairedLoad> {
-  const [fs, ts] = [await openEach(floor, sessions), await openEach(target, sessions)];
+  const floorSide = await openEach(floor, sessions);
+  let targetSide;
+  try {
+    targetSide = await openEach(target, sessions);
+  } catch (err) {
+    await floorSide.close();
+    throw err;
+  }
+  const [fs, ts] = [floorSide.sessions, targetSide.sessions];
   try {
     // Each side warmed on these sessions first: the target's JIT is warm from its own phases, but a
     // fresh set of sessions, and a floor idle for minutes, have first calls of their own.
@@ -133,7 +149,8 @@ export async function pairedLoad(floor: RunningTarget, target: RunningTarget, se
       foreignPct,
     };
   } finally {
-    await closeAll([...fs, ...ts]);
+    await floorSide.close();
+    await targetSide.close();
   }
 }
 
