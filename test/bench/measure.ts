@@ -143,6 +143,11 @@ export interface TargetFigures {
   big?: { sessions: number; failures: number; seconds: number; rssMB: number; firstError?: string };
   /** Side by side with the thin proxy (paired-floor.ts): raw load at 64 in flight by session count, and sequential latency. */
   paired?: { load: PairedLoad[]; sequential?: PairedSequential };
+  /**
+   * A 2026-07-28 target side by side with the JSON session variant of its sharing mode (its "floor" side
+   * is that variant): raw load at 64 in flight by client count, the era goals' figures.
+   */
+  eraPaired?: PairedLoad[];
   problems: string[];
 }
 
@@ -374,6 +379,10 @@ export async function measureTarget(t: RunningTarget, upstream: UpstreamName, mo
             rssMB: (rssBytes(pid) ?? NaN) / MB,
             ...(opened.firstError === undefined ? {} : { firstError: opened.firstError }),
           };
+          // Ended once measured: the phases after this one (side by side with the thin proxy, and with
+          // the 2026-07-28 target) must not measure a gateway that carries 10,000 idle sessions in its
+          // heap (every major GC marks them) when the targets it is compared with carry none.
+          await closeAll(opened.sessions, 64);
         } finally {
           await big.close();
         }
@@ -382,6 +391,26 @@ export async function measureTarget(t: RunningTarget, upstream: UpstreamName, mo
     return out;
   } finally {
     await http?.close();
+  }
+}
+
+/**
+ * A 2026-07-28 target side by side with the JSON session variant it is judged against (#14: "against the
+ * JSON session variant in the same run"), kept running for it: the same alternating rounds as with the
+ * thin proxy, so that both halves of the ratio come from the same minutes. Before this, the era ratio was
+ * the quotient of two pairings with the thin proxy taken minutes apart, and the machine's drift between
+ * them moved it by up to a fifth. 1 client and the many-sessions count, as the era goals have both for
+ * either sharing mode.
+ */
+export async function measureEraPaired(out: TargetFigures, ref: RunningTarget, t: RunningTarget, mode: Mode, log: (s: string) => void): Promise<void> {
+  const load: PairedLoad[] = [];
+  out.eraPaired = load;
+  for (const n of [1, mode.manySessions]) {
+    await step(out, `paired with ${ref.spec.id}, ${n} client(s) × 64`, async () => {
+      const p = await pairedLoad(ref, t, n, 64, mode.paired);
+      if (p.errors > 0) throw new Error(`${p.errors} failed or wrong calls`);
+      load.push(p);
+    }, log);
   }
 }
 

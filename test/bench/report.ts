@@ -185,7 +185,7 @@ export function renderMarkdown(info: RunInfo, results: Map<UpstreamName, TargetF
       out.push(
         '### Modern (2026-07-28) clients vs the JSON session variant',
         '',
-        '| goal | modern target | measured | JSON session variant | ratio (own phases) | ratio via the thin proxy, side by side | needed | result | other load % (modern · JSON) | loader % (modern · JSON) | runs (modern · JSON) |',
+        '| goal | modern target | measured | JSON session variant | ratio (own phases) | side by side with the JSON variant (rounds) | needed | result | other load % (modern · JSON) | loader % (modern · JSON) | runs (modern · JSON) |',
         '|---|---|---|---|---:|---:|---|---|---|---|---|',
       );
       for (const x of era) out.push(`| ${x.goal} | ${x.target} | ${x.measured} | ${x.bestPeer} | ${f2(x.vsPeer ?? x.ratio)} | ${pairedCell(x)} | ${x.threshold} | ${resultCell(x)} | ${pair(x, (p) => f0(p?.foreignPct))} | ${pair(x, loaderCell)} | ${pair(x, runsCell)} |`);

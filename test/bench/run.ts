@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load.js';
 import { RawHttp, openRaw } from './load-raw.js';
-import { MODES, measurePaired, measureTarget, type TargetFigures } from './measure.js';
+import { MODES, measureEraPaired, measurePaired, measureTarget, type TargetFigures } from './measure.js';
 import { ensurePeers } from './peers.js';
 import { monotonicUs, summarizeProfile, type ProfileWindow } from './profile.js';
 import { evaluateGoals, type Goal } from './goals.js';
@@ -166,6 +166,11 @@ async function main(): Promise<void> {
     // is then measured side by side with them (paired-floor.ts) as well as on its own.
     let floor: RunningTarget | undefined;
     let direct: RunningTarget | undefined;
+    // The JSON session variants, by sharing mode, kept up until the 2026-07-28 target of the same mode
+    // has been measured side by side with them (measureEraPaired).
+    const eraRefs = new Map<string, RunningTarget>();
+    const wantsEraRef = (spec: TargetSpec) =>
+      spec.family === 'switchboard' && spec.transport === 'streamable-json' && TARGETS.some((m) => selected(m) && m.family === 'switchboard' && m.transport === 'modern-json' && m.sharing === spec.sharing);
     for (const spec of TARGETS.filter(selected)) {
       log(`[${upstream}] ${spec.id}`);
       let target;
@@ -183,6 +188,16 @@ async function main(): Promise<void> {
         const f = await measureTarget(target, upstream, mode, log);
         figs.push(f);
         if (spec.family === 'switchboard' && floor) await measurePaired(f, floor, direct, target, mode, log);
+        const eraRef = spec.family === 'switchboard' && spec.transport === 'modern-json' ? eraRefs.get(spec.sharing) : undefined;
+        if (eraRef) {
+          await measureEraPaired(f, eraRef, target, mode, log);
+          eraRefs.delete(spec.sharing);
+          await eraRef.stop();
+        }
+        if (wantsEraRef(spec) && f.problems.length === 0) {
+          eraRefs.set(spec.sharing, target);
+          keep = true;
+        }
         // Kept only when its own figures are usable as a reference.
         if (spec.family === 'floor' && f.problems.length === 0) {
           floor = target;
@@ -202,6 +217,7 @@ async function main(): Promise<void> {
     }
     await floor?.stop();
     await direct?.stop();
+    for (const t of eraRefs.values()) await t.stop();
     goals.push(...evaluateGoals(upstream, figs));
   }
   const measuredSeconds = (Date.now() - started) / 1000;

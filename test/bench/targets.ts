@@ -200,6 +200,9 @@ export async function startTarget(spec: TargetSpec, o: StartOptions): Promise<Ru
         // Modern answers are JSON whatever the mode (SSE only once a notification precedes the result).
         server: { host: '127.0.0.1', port, responseMode: spec.transport === 'streamable-sse' || spec.transport === 'legacy-sse' ? 'sse' : spec.transport === 'streamable-auto' ? 'auto' : 'json' },
         session: { maxSessions: 20_000 },
+        // Metrics on as by default, served on a port of their own: two gateways are up at once when a
+        // 2026-07-28 target is paired with its JSON session variant (measureEraPaired).
+        metrics: { port: 0 },
         logging: { level: 'info' },
         upstreams: [
           {

@@ -180,6 +180,24 @@ describe('bench goals: the side-by-side ratio with the thin proxy is the one jud
     assert.ok(Math.abs(fifty!.ratio - 1.01) < 1e-9);
     assert.equal(fifty!.pass, true);
   });
+
+  it('judges a modern target on its own pairing with the JSON session variant where it has one', () => {
+    const modern = target('switchboard/modern/shared', 'switchboard', 'modern-json', 'shared', { cpu: 0.2, rate1: 5000, rate50: 4000 });
+    // Through the thin proxy it would be 1.02 CPU and 0.99 throughput (as above); side by side with JSON less and more.
+    modern.paired = { load: [pairedLoadFig(1, 1.05 * 1.02, 1.02 * 0.99), pairedLoadFig(50, 1.1, 0.97 * 1.01)] };
+    modern.eraPaired = [pairedLoadFig(1, 0.97, 1.04), pairedLoadFig(50, 0.98, 0.96, 2)];
+    const era = evaluateGoals('echo', [direct, thin, slow, modern]).filter((g) => g.kind === 'era');
+    const cpu = era.find((g) => g.goal.includes('CPU'))!;
+    assert.equal(cpu.ratio, 0.97);
+    assert.deepEqual(cpu.paired, { ratio: 0.97, range: [0.97 - 0.05, 0.97 + 0.05] });
+    assert.equal(cpu.pass, true);
+    const [one, fifty] = era.filter((g) => g.goal.includes('throughput'));
+    assert.equal(one!.ratio, 1.04);
+    assert.equal(one!.pass, true);
+    // The 50-client pairing had failed calls: the quotient through the thin proxy stands in for it.
+    assert.ok(Math.abs(fifty!.ratio - 1.01) < 1e-9);
+    assert.equal(fifty!.paired!.range, undefined);
+  });
 });
 
 describe('bench goals: what makes a figure doubtful', () => {
