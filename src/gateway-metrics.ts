@@ -36,17 +36,8 @@ function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObser
   return {
     sessionOpened: (transport, tenant) => m.sessionsActive.inc({ transport, tenant }),
     sessionClosed: (transport, tenant) => m.sessionsActive.dec({ transport, tenant }),
-    requestDone: (r) => {
-      m.tally.done(r);
-      // With exemplars the duration goes to prom-client's histogram, which keeps them (it throws on a
-      // duration that is not a number: the tally leaves such a one out, and so does this).
-      const duration = m.requestDuration;
-      if (!duration || !Number.isFinite(r.seconds)) return;
-      const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
-      // prom-client types exemplar labels as the metric's own label names; OpenMetrics has them free-form.
-      if (tracing) duration.observe({ labels, value: r.seconds, exemplarLabels: (tracing.activeIds() ?? {}) as Record<never, string> });
-      else duration.observe(labels, r.seconds);
-    },
+    // Inside the request's span when tracing is on: its ids become the bucket's exemplar.
+    requestDone: tracing ? (r) => m.tally.done(r, tracing.activeIds()) : (r) => m.tally.done(r),
     denied: (reason) => m.policyDenials.inc({ reason }),
     rateLimited: (limit) => m.rateLimited.inc({ limit }),
     confirmation: (tenant, outcome) => m.confirmations.inc({ tenant, outcome }),

@@ -15,15 +15,13 @@ export class Metrics {
 
   readonly sessionsActive = new Gauge({ name: 'switchboard_sessions_active', help: 'Open client sessions', labelNames: ['transport', 'tenant'] as const, registers: [this.registry] });
   /**
-   * What every answered request updates: counted in the tally on the request path, read into
-   * switchboard_requests_total, switchboard_tool_calls_total and (without exemplars) the duration
+   * What every answered request updates: counted in the tally on the request path (with exemplars when
+   * tracing is on), read into switchboard_requests_total, switchboard_tool_calls_total and the duration
    * histogram when scraped (request-tally.ts says why).
    */
   readonly tally: RequestTally;
   /** Read from the tally at every scrape: count with `tally.done`, not with these counters' own methods. */
   readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
-  /** With exemplars (tracing on) only: prom-client's histogram, observed as { labels, value, exemplarLabels } (gateway-metrics.ts). */
-  readonly requestDuration: Histogram<(typeof REQUEST_LABELS)[number]> | undefined;
   readonly toolCalls: Counter<'tool' | 'outcome'>;
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
@@ -92,7 +90,7 @@ export class Metrics {
 
   /** `exemplars`: the request-duration histogram keeps the trace of an observation per bucket (tracing on). */
   constructor(withDefaults = true, exemplars = false) {
-    const tally = (this.tally = new RequestTally(DURATION_BUCKETS, !exemplars));
+    const tally = (this.tally = new RequestTally(DURATION_BUCKETS, exemplars));
     // The two counters are prom-client's, filled from the tally when scraped (a label set's total each time).
     this.requests = new Counter({
       name: 'switchboard_requests_total',
@@ -104,21 +102,7 @@ export class Metrics {
         for (const c of tally.requests()) this.inc(c.labels, c.count);
       },
     });
-    const durationHelp = 'Time to answer a client request';
-    if (exemplars) {
-      this.requestDuration = new Histogram({
-        name: 'switchboard_request_duration_seconds',
-        help: durationHelp,
-        labelNames: REQUEST_LABELS,
-        buckets: DURATION_BUCKETS,
-        // prom-client refuses exemplars on a Prometheus-format registry: registered by hand.
-        registers: [],
-        enableExemplars: true,
-      });
-      this.registry.registerMetric(this.requestDuration);
-    } else {
-      this.registry.registerMetric(new TallyHistogram('switchboard_request_duration_seconds', durationHelp, tally) as unknown as Metric);
-    }
+    this.registry.registerMetric(new TallyHistogram('switchboard_request_duration_seconds', 'Time to answer a client request', tally) as unknown as Metric);
     this.toolCalls = new Counter({
       name: 'switchboard_tool_calls_total',
       help: 'tools/call by tool and outcome',

@@ -1,4 +1,4 @@
-import type { RequestTally } from './request-tally.js';
+import type { RequestTally, TallyExemplar } from './request-tally.js';
 
 /** A value of a metric as prom-client's registry renders it (its `getForPromString` shape). */
 interface ExportedValue {
@@ -6,8 +6,11 @@ interface ExportedValue {
   sharedLabels: Readonly<Record<string, string>>;
   value: number;
   metricName: string;
-  /** As prom-client sets it: null on a bucket without exemplars, undefined on _sum and _count. */
-  exemplar: null | undefined;
+  /**
+   * As prom-client sets it: a bucket's exemplar, or null on a bucket without one (+Inf: undefined while
+   * it has none, where exemplars are kept); undefined on _sum and _count.
+   */
+  exemplar: TallyExemplar | null | undefined;
 }
 
 interface Exported<V> {
@@ -22,8 +25,8 @@ interface Exported<V> {
  * The request-duration histogram read from a RequestTally, registered on prom-client's registry as a
  * metric of its own: the registry asks a metric for its values (`getForPromString`, `get`) and renders
  * them, so the exposition is the registry's, line for line what prom-client's Histogram gave for the
- * same observations (test/unit/observability/request-tally.test.ts compares the two). Used without
- * exemplars only: with them (tracing on) the gateway keeps prom-client's Histogram, which records them.
+ * same observations (test/unit/observability/request-tally.test.ts compares the two, with exemplars and
+ * without). The registry shows the exemplars in the OpenMetrics format only.
  */
 export class TallyHistogram {
   readonly name: string;
@@ -49,9 +52,10 @@ export class TallyHistogram {
       let acc = 0;
       for (let i = 0; i < bounds.length; i++) {
         acc += cell.buckets[i]!;
-        values.push({ labels: { le: bounds[i]! }, sharedLabels: cell.labels, value: acc, metricName: bucket, exemplar: null });
+        values.push({ labels: { le: bounds[i]! }, sharedLabels: cell.labels, value: acc, metricName: bucket, exemplar: cell.exemplars?.[i] ?? null });
       }
-      values.push({ labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.observed, metricName: bucket, exemplar: null });
+      const inf = cell.exemplars ? (cell.exemplars[bounds.length] ?? undefined) : null;
+      values.push({ labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.observed, metricName: bucket, exemplar: inf });
       values.push({ labels: {}, sharedLabels: cell.labels, value: cell.sum, metricName: `${this.name}_sum`, exemplar: undefined });
       values.push({ labels: {}, sharedLabels: cell.labels, value: cell.observed, metricName: `${this.name}_count`, exemplar: undefined });
     }

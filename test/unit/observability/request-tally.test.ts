@@ -2,7 +2,7 @@
 // Histogram did for the same requests: the same requests go to both, and the two /metrics texts are compared.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
 import { Metrics } from '../../../src/observability/metrics.js';
 import type { AnsweredRequest } from '../../../src/observability/request-tally.js';
 
@@ -85,14 +85,44 @@ describe('request metrics counted in a tally', () => {
     assert.match(body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
   });
 
-  it("with exemplars the duration is prom-client's histogram, the counters still come from the tally, and an OpenMetrics scrape leaves the counters' names alone", async () => {
+  it('with exemplars, an OpenMetrics scrape shows each bucket\'s last traced observation line for line as prom-client kept it', async () => {
     const ours = new Metrics(false, true);
-    ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0.002, tool: 'up__t', era: 'legacy' });
-    const exemplarLabels = { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) } as Record<never, string>;
-    ours.requestDuration!.observe({ labels: { method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', protocol_era: 'legacy' }, value: 0.002, exemplarLabels });
+    const registry = new Registry<OpenMetricsContentType>();
+    registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    const theirs = new Histogram({ name: 'switchboard_request_duration_seconds', help: 'Time to answer a client request', labelNames: ['method', 'endpoint', 'upstream', 'outcome', 'protocol_era'], buckets: BUCKETS, registers: [registry], enableExemplars: true });
+    const all = [...requests(997)];
+    for (const [from, to] of [[0, 1], [1, 400], [400, 997]] as const) {
+      all.slice(from, to).forEach((r, k) => {
+        // Every third request outside a sampled span (no ids): it is counted, and leaves the exemplar as it was.
+        const i = from + k;
+        const ids = i % 3 === 2 ? undefined : { trace_id: i.toString(16).padStart(32, '0'), span_id: (i * 7).toString(16).padStart(16, '0') };
+        ours.tally.done(r, ids);
+        const labels = { method: r.method, endpoint: r.endpoint, upstream: r.upstream, outcome: r.outcome, protocol_era: r.era };
+        theirs.observe({ labels, value: r.seconds, exemplarLabels: (ids ?? {}) as Record<never, string> });
+      });
+      // The time stamps are each side's own clock: compared apart, within the time the loop took.
+      const stamps: number[] = [];
+      const strip = (text: string) =>
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('switchboard_request_duration_seconds'))
+          .map((l) => l.replace(/ (\d+(\.\d+)?)$/, (_m, t: string) => (l.includes(' # {') ? (stamps.push(Number(t)), ' T') : ` ${t}`)));
+      const got = strip((await ours.render('application/openmetrics-text; version=1.0.0')).body);
+      const want = strip(await registry.metrics());
+      assert.deepEqual(got, want);
+      if (to === 997) assert.ok(got.filter((l) => l.includes(' # {trace_id=')).length > 20);
+      assert.ok(Math.max(...stamps) - Math.min(...stamps) < 60, 'time stamps in seconds, from the same minute');
+    }
+    // The Prometheus format has no exemplars.
+    assert.doesNotMatch((await ours.render()).body, /# \{trace_id=/);
+  });
+
+  it('with exemplars the counters still come from the tally, and an OpenMetrics scrape leaves the counters\' names alone', async () => {
+    const ours = new Metrics(false, true);
+    ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: 0.002, tool: 'up__t', era: 'legacy' }, { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) });
     const open = (await ours.render('application/openmetrics-text; version=1.0.0')).body;
     assert.match(open, /^switchboard_requests_total\{method="tools\/call",endpoint="\/mcp",upstream="up",outcome="ok",protocol_era="legacy"\} 1$/m);
-    assert.match(open, /switchboard_request_duration_seconds_bucket\{le="0.0025",method="tools\/call".*\} 1 # \{trace_id="a{32}",span_id="b{16}"\} 0.002/);
+    assert.match(open, /switchboard_request_duration_seconds_bucket\{le="0.0025",method="tools\/call".*\} 1 # \{trace_id="a{32}",span_id="b{16}"\} 0.002 \d+/);
     assert.match((await ours.render()).body, /^switchboard_tool_calls_total\{tool="up__t",outcome="ok"\} 1$/m);
     // Scrapes asked for at once, in both formats: each has its own names.
     const both = await Promise.all([ours.render('application/openmetrics-text'), ours.render(), ours.render('application/openmetrics-text'), ours.render()]);
