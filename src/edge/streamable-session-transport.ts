@@ -65,7 +65,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { holder: this, holdTicket: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
+    this.#streams.set(0, { holder: this, holdTicket: 0, holdSlot: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
   }
 
   async start(): Promise<void> {}
@@ -102,7 +102,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { holder: this, holdTicket: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
+    const stream: OutStream = { holder: this, holdTicket: 0, holdSlot: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {

@@ -32,7 +32,9 @@ export interface Goal {
   vsThin?: number;
   /**
    * The same ratio measured side by side with the thin proxy (paired-floor.ts), with its rounds' lowest
-   * and highest; where there is one, it is the ratio judged.
+   * and highest; where there is one, it is the ratio judged. For an era goal: side by side with the JSON
+   * session variant (measureEraPaired), or without a range the quotient of the two targets' pairings
+   * with the thin proxy.
    */
   paired?: { ratio: number; range?: [number, number] };
   bestPeer: string;

@@ -181,6 +181,12 @@ async function main(): Promise<void> {
       } catch (err) {
         log(`  ! could not start: ${(err as Error).message}`);
         figs.push({ target: spec.id, family: spec.family, transport: spec.transport, sharing: spec.sharing, upstream, throughput: [], problems: [`start: ${(err as Error).message}`] });
+        // A JSON variant kept for this 2026-07-28 target has nothing left to wait for.
+        const orphan = spec.transport === 'modern-json' ? eraRefs.get(spec.sharing) : undefined;
+        if (orphan) {
+          eraRefs.delete(spec.sharing);
+          await orphan.stop();
+        }
         continue;
       }
       let keep = false;

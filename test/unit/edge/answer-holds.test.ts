@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { AnswerHolds, type Held, type HoldOwner } from '../../../src/edge/answer-holds.js';
 
 function owner(): HoldOwner & { expired: Held[] } {
   const expired: Held[] = [];
   return { expired, holdExpired: (h) => void expired.push(h) };
 }
-const answer = (holder: HoldOwner): Held => ({ holder, holdTicket: 0 });
+const answer = (holder: HoldOwner): Held => ({ holder, holdTicket: 0, holdSlot: 0 });
 
 /** Holds of `holdMs` on mocked intervals (ticked by the test), and an owner that records what it is told. */
 function setup(t: { mock: { timers: { enable(o: { apis: Array<'setInterval'> }): void } } }, holdMs: number): { holds: AnswerHolds; o: ReturnType<typeof owner> } {
@@ -85,6 +87,31 @@ describe('AnswerHolds', () => {
     assert.equal(o.expired.length, kept.length);
     assert.deepEqual(new Set(o.expired), new Set(kept));
     assert.equal(holds.size, 0);
+    holds.close();
+  });
+
+  it('keeps no released answer alive: a released hold can be collected before its generation is swapped out', async (t) => {
+    const { holds, o } = setup(t, 1000);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const kept = answer(o);
+    holds.hold(kept);
+    // An answer with a payload, as a POST's stream record holds its response: held, then released at once.
+    const refs = (() => {
+      const a = { ...answer(o), payload: new Array(1000).fill('x') };
+      const b = { ...answer(o), payload: new Array(1000).fill('y') };
+      holds.hold(a);
+      holds.hold(b);
+      holds.hold(b); // held again: its first slot is let go too
+      holds.release(a);
+      holds.release(b);
+      return [new WeakRef(a), new WeakRef(b)];
+    })();
+    // WeakRef targets stay alive until the current job ends.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.deepEqual(refs.map((r) => r.deref()), [undefined, undefined]);
+    assert.equal(holds.size, 1);
     holds.close();
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SseHub } from '../../../src/edge/sse-connection.js';
+import { SseHub, type SseConnection } from '../../../src/edge/sse-connection.js';
 
 /** A real HTTP server on loopback whose handler is the case under test. */
 describe('SseConnection', () => {
@@ -145,5 +145,38 @@ describe('SseConnection', () => {
       setImmediate(() => c.end('data: 2\n\n'));
     };
     assert.equal(await body(), 'data: 1\n\ndata: 2\n\n');
+  });
+
+  it('the hub keeps every open stream on its list (keep-alives reach each once), and a closed one leaves it, forgetting its neighbours', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const local = new SseHub(1 << 20, 1000);
+    const opened: SseConnection[] = [];
+    handle = (res) => void opened.push(local.open(res, {}, true));
+    const readers = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const ac = new AbortController();
+        const res = await fetch(base, { signal: ac.signal });
+        return { ac, reader: res.body!.getReader() };
+      }),
+    );
+    assert.equal(local.liveCount, 5);
+    // Closed from the middle, the front and the back of the list (the list runs newest first).
+    for (const i of [2, 4, 0]) opened[i]!.end();
+    assert.equal(local.liveCount, 2);
+    t.mock.timers.tick(1000);
+    const text = new TextDecoder();
+    for (const i of [1, 3]) {
+      const { value } = await readers[i]!.reader.read();
+      assert.equal(text.decode(value), ': keepalive\n\n', `stream ${i} got its keep-alive`);
+    }
+    for (const i of [0, 2, 4]) assert.equal((await readers[i]!.reader.read()).done, true, `stream ${i} ended`);
+    // A closed stream is not reachable from the list, nor the list from it: a dead one that reached the old
+    // generation must not keep a live one's response alive through young collections.
+    const closed = new Set<SseConnection | undefined>([opened[0], opened[2], opened[4]]);
+    for (const c of closed) assert.deepEqual([c!.liveNext, c!.livePrev], [undefined, undefined]);
+    for (const c of [opened[1]!, opened[3]!]) assert.ok(!closed.has(c.liveNext) && !closed.has(c.livePrev));
+    for (const r of readers) r.ac.abort();
+    local.close();
+    assert.equal(local.liveCount, 0);
   });
 });
