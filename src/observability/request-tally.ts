@@ -62,10 +62,6 @@ export class RequestTally {
     this.#exemplars = exemplars;
   }
 
-  get exemplars(): boolean {
-    return this.#exemplars;
-  }
-
   get bounds(): readonly number[] {
     return this.#bounds;
   }

@@ -173,6 +173,9 @@ async function main(): Promise<void> {
       spec.family === 'switchboard' && spec.transport === 'streamable-json' && TARGETS.some((m) => selected(m) && m.family === 'switchboard' && m.transport === 'modern-json' && m.sharing === spec.sharing);
     for (const spec of TARGETS.filter(selected)) {
       log(`[${upstream}] ${spec.id}`);
+      // The JSON variant kept for this 2026-07-28 target: paired with it below, stopped either way.
+      const eraRef = spec.family === 'switchboard' && spec.transport === 'modern-json' ? eraRefs.get(spec.sharing) : undefined;
+      if (eraRef) eraRefs.delete(spec.sharing);
       let target;
       const t0 = performance.now();
       try {
@@ -181,12 +184,7 @@ async function main(): Promise<void> {
       } catch (err) {
         log(`  ! could not start: ${(err as Error).message}`);
         figs.push({ target: spec.id, family: spec.family, transport: spec.transport, sharing: spec.sharing, upstream, throughput: [], problems: [`start: ${(err as Error).message}`] });
-        // A JSON variant kept for this 2026-07-28 target has nothing left to wait for.
-        const orphan = spec.transport === 'modern-json' ? eraRefs.get(spec.sharing) : undefined;
-        if (orphan) {
-          eraRefs.delete(spec.sharing);
-          await orphan.stop();
-        }
+        await eraRef?.stop();
         continue;
       }
       let keep = false;
@@ -194,12 +192,7 @@ async function main(): Promise<void> {
         const f = await measureTarget(target, upstream, mode, log);
         figs.push(f);
         if (spec.family === 'switchboard' && floor) await measurePaired(f, floor, direct, target, mode, log);
-        const eraRef = spec.family === 'switchboard' && spec.transport === 'modern-json' ? eraRefs.get(spec.sharing) : undefined;
-        if (eraRef) {
-          await measureEraPaired(f, eraRef, target, mode, log);
-          eraRefs.delete(spec.sharing);
-          await eraRef.stop();
-        }
+        if (eraRef) await measureEraPaired(f, eraRef, target, mode, log);
         if (wantsEraRef(spec) && f.problems.length === 0) {
           eraRefs.set(spec.sharing, target);
           keep = true;
@@ -214,6 +207,7 @@ async function main(): Promise<void> {
           keep = true;
         }
       } finally {
+        await eraRef?.stop();
         if (!keep) {
           const t1 = performance.now();
           await target.stop();
