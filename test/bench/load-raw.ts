@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Client, Pool } from 'undici';
 import type { BenchSession } from './load.js';
+import { SseReader } from './sse-reader.js';
 import { cleanEnv, type Access } from './targets.js';
 
 /**
@@ -27,19 +28,6 @@ function textOfResult(msg: Msg): string {
   if (msg.error) throw new Error(`JSON-RPC error ${msg.error.code}: ${msg.error.message}`);
   const content = (msg.result?.content ?? []) as Array<{ text?: string }>;
   return content.map((c) => c.text ?? '').join('');
-}
-
-/** Data payloads of complete SSE events in `text` (comments, priming events and partial lines are skipped). */
-function sseData(text: string): string[] {
-  const out: string[] = [];
-  for (const block of text.replace(/\r/g, '').split('\n\n')) {
-    const data = block
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
-    if (data.length && data.join('') !== '') out.push(data.join('\n'));
-  }
-  return out;
 }
 
 /** Keep-alive connections to one gateway, shared by all raw sessions on it. */
@@ -69,26 +57,17 @@ export class RawHttp {
       return { status: res.statusCode, headers: res.headers, answer };
     }
     const answer = await new Promise<Msg>((resolve, reject) => {
-      let buf = '';
       let done = false;
-      const utf8 = new TextDecoder();
-      res.body.on('data', (chunk: Buffer) => {
-        if (done) return; // drained so the connection can be reused
-        buf += utf8.decode(chunk, { stream: true }).replace(/\r/g, '');
-        let end;
-        while ((end = buf.indexOf('\n\n')) >= 0) {
-          const data = sseData(buf.slice(0, end + 2));
-          buf = buf.slice(end + 2);
-          for (const d of data) {
-            const m = JSON.parse(d) as Msg;
-            if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
-              done = true;
-              resolve(m);
-              return;
-            }
-          }
+      const sse = new SseReader();
+      const onEvent = (_event: string, data: string) => {
+        if (done || data === '') return; // drained so the connection can be reused; a priming event has no data
+        const m = JSON.parse(data) as Msg;
+        if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
+          done = true;
+          resolve(m);
         }
-      });
+      };
+      res.body.on('data', (chunk: Buffer) => done || sse.push(chunk, onEvent));
       res.body.once('end', () => done || reject(new Error(`the SSE stream ended without a response to id ${id}`)));
       res.body.once('error', (err) => done || reject(err));
     });
@@ -149,19 +128,29 @@ export async function openRawModern(http: RawHttp, path: string): Promise<BenchS
   };
 }
 
-/** Answers by id for transports where responses arrive on another channel than the request. */
+/**
+ * Answers by id for transports where responses arrive on another channel than the request. Calls
+ * time out by one sweep a second over their deadlines rather than by a timer each: arming and
+ * clearing a timer per call was loader CPU spent on every legacy call and on none of the others.
+ */
 class PendingCalls {
-  readonly #pending = new Map<number | string, { resolve: (m: Msg) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  readonly #pending = new Map<number | string, { resolve: (m: Msg) => void; reject: (e: Error) => void; deadline: number }>();
+  #sweep: NodeJS.Timeout | undefined;
   stray = 0;
 
   wait(id: number): Promise<Msg> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`no answer to id ${id} within ${TIMEOUT_MS} ms`));
-      }, TIMEOUT_MS);
-      this.#pending.set(id, { resolve, reject, timer });
-    });
+    this.#sweep ??= setInterval(() => this.#expire(), 1000).unref();
+    return new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject, deadline: Date.now() + TIMEOUT_MS }));
+  }
+
+  /** Calls are kept in the order they were made, so the expired ones are the first. */
+  #expire(): void {
+    const now = Date.now();
+    for (const [id, p] of this.#pending) {
+      if (p.deadline > now) return;
+      this.#pending.delete(id);
+      p.reject(new Error(`no answer to id ${id} within ${TIMEOUT_MS} ms`));
+    }
   }
 
   deliver(msg: Msg): void {
@@ -172,15 +161,13 @@ class PendingCalls {
       return;
     }
     this.#pending.delete(msg.id);
-    clearTimeout(p.timer);
     p.resolve(msg);
   }
 
   failAll(why: string): void {
-    for (const p of this.#pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-    }
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
+    for (const p of this.#pending.values()) p.reject(new Error(why));
     this.#pending.clear();
   }
 }
@@ -200,28 +187,16 @@ export async function openRawLegacy(http: RawHttp, ssePath: string): Promise<Ben
   let onEndpoint!: (path: string) => void;
   const endpoint = new Promise<string>((resolve) => (onEndpoint = resolve));
   void (async () => {
-    const utf8 = new TextDecoder(); // a character split across chunks must not be mangled
-    let buf = '';
-    for await (const chunk of res.body) {
-      buf += utf8.decode(chunk as Buffer, { stream: true }).replace(/\r/g, '');
-      let end;
-      while ((end = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, end);
-        buf = buf.slice(end + 2);
-        const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message';
-        const data = block
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
-          .join('\n');
-        if (event === 'endpoint') {
-          const url = new URL(data, http.origin);
-          onEndpoint(url.pathname + url.search);
-        } else if (data) {
-          pending.deliver(JSON.parse(data) as Msg);
-        }
+    const sse = new SseReader();
+    const onEvent = (event: string, data: string) => {
+      if (event === 'endpoint') {
+        const url = new URL(data, http.origin);
+        onEndpoint(url.pathname + url.search);
+      } else if (data) {
+        pending.deliver(JSON.parse(data) as Msg);
       }
-    }
+    };
+    for await (const chunk of res.body) sse.push(chunk as Buffer, onEvent);
   })()
     .catch(() => {})
     .finally(() => pending.failAll('the SSE stream ended'));
