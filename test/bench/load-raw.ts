@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Client, Pool } from 'undici';
 import type { BenchSession } from './load.js';
-import { SseReader } from './sse-reader.js';
+import { SseParser, type SseMessage } from '../../src/jsonrpc/sse-parser.js';
 import { cleanEnv, type Access } from './targets.js';
 
 /**
@@ -11,6 +11,8 @@ import { cleanEnv, type Access } from './targets.js';
  */
 
 const TIMEOUT_MS = 10_000;
+/** The largest SSE event the loader reads (the gateway's own parser bounds every event it reads). */
+const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 const PROTOCOL_VERSION = '2025-11-25';
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -58,16 +60,16 @@ export class RawHttp {
     }
     const answer = await new Promise<Msg>((resolve, reject) => {
       let done = false;
-      const sse = new SseReader();
-      const onEvent = (_event: string, data: string) => {
-        if (done || data === '') return; // drained so the connection can be reused; a priming event has no data
-        const m = JSON.parse(data) as Msg;
+      // The gateway's own parser: events with no data (priming events) are not given.
+      const sse = new SseParser(MAX_EVENT_BYTES, (e: SseMessage) => {
+        if (done) return; // drained so the connection can be reused
+        const m = JSON.parse(e.data) as Msg;
         if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
           done = true;
           resolve(m);
         }
-      };
-      res.body.on('data', (chunk: Buffer) => done || sse.push(chunk, onEvent));
+      });
+      res.body.on('data', (chunk: Buffer) => done || sse.push(chunk));
       res.body.once('end', () => done || reject(new Error(`the SSE stream ended without a response to id ${id}`)));
       res.body.once('error', (err) => done || reject(err));
     });
@@ -187,16 +189,15 @@ export async function openRawLegacy(http: RawHttp, ssePath: string): Promise<Ben
   let onEndpoint!: (path: string) => void;
   const endpoint = new Promise<string>((resolve) => (onEndpoint = resolve));
   void (async () => {
-    const sse = new SseReader();
-    const onEvent = (event: string, data: string) => {
-      if (event === 'endpoint') {
-        const url = new URL(data, http.origin);
+    const sse = new SseParser(MAX_EVENT_BYTES, (e: SseMessage) => {
+      if (e.event === 'endpoint') {
+        const url = new URL(e.data, http.origin);
         onEndpoint(url.pathname + url.search);
-      } else if (data) {
-        pending.deliver(JSON.parse(data) as Msg);
+      } else {
+        pending.deliver(JSON.parse(e.data) as Msg);
       }
-    };
-    for await (const chunk of res.body) sse.push(chunk as Buffer, onEvent);
+    });
+    for await (const chunk of res.body) sse.push(chunk as Buffer);
   })()
     .catch(() => {})
     .finally(() => pending.failAll('the SSE stream ended'));
