@@ -214,6 +214,26 @@ export class SseConnection implements Held, HoldOwner {
     this.#closed();
   }
 
+  /**
+   * Gives what this turn wrote to the response now and waits until the socket has taken it (a replay
+   * writes in slices this way, so that a log longer than the buffer bound is not cut for its length
+   * alone). False once the stream is closed: cut, or the client has gone.
+   */
+  drained(): Promise<boolean> {
+    this.#flush();
+    if (!this.#open || this.#res.destroyed) return Promise.resolve(false);
+    if (!this.#res.writableNeedDrain) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (): void => {
+        this.#res.off('drain', done);
+        this.#res.off('close', done);
+        resolve(this.#open && !this.#res.destroyed);
+      };
+      this.#res.on('drain', done);
+      this.#res.on('close', done);
+    });
+  }
+
   #flush(): void {
     // A response destroyed in the meantime (its 'close' not emitted yet) takes no more writes.
     if (!this.#open || this.#pending === '' || this.#res.destroyed) return;

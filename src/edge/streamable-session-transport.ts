@@ -89,6 +89,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   }
 
   #bind(stream: OutStream, conn: SseConnection): SseConnection {
+    // Closed already (cut, or its client left during a replay): its 'close' has come and gone, so it
+    // would be counted open for ever (and the session never go idle).
+    if (!conn.open) return conn;
     stream.conn = conn;
     this.#o.onStreamsChanged(1);
     // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
@@ -159,19 +162,42 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /**
    * Writes what the log holds after `after`, again until nothing new arrived during the (possibly
-   * remote) read, then binds the connection so that what follows goes out live, in order.
+   * remote) read, then binds the connection so that what follows goes out live, in order. False when
+   * the connection closed on the way (its client left, or it was cut): nothing is bound and nothing
+   * counts as delivered, so the log still serves the next attempt.
    */
-  async #catchUp(stream: OutStream, conn: SseConnection, after: number): Promise<void> {
+  async #catchUp(stream: OutStream, conn: SseConnection, after: number): Promise<boolean> {
     let last = after;
     for (let round = 0; this.#o.resumable && round < 10 && last < stream.seq; round++) {
-      for (const e of (await this.#o.events.replay(this.#o.sessionId, stream.no, last)) ?? []) {
-        conn.write(sseEvent(e.data, `${stream.no}_${e.seq}`));
-        last = e.seq;
-      }
+      const events = (await this.#o.events.replay(this.#o.sessionId, stream.no, last)) ?? [];
+      if (!(await this.#replay(conn, stream.no, events))) return false;
+      last = events.at(-1)?.seq ?? last;
     }
+    if (!conn.open) return false;
     if (stream.conn?.open) stream.conn.end(); // a newer connection takes over
     this.#bind(stream, conn);
     if (stream.no === 0) stream.delivered = last;
+    return true;
+  }
+
+  /**
+   * Logged events written to a resuming reader, in slices of half the stream's buffer bound, each
+   * waited on until the socket takes it: a log longer than the bound is a reader catching up, not a
+   * slow one, and must not be cut for its length (it could then never be resumed). True when all went.
+   */
+  async #replay(conn: SseConnection, no: number, events: ReadonlyArray<{ seq: number; data: string }>): Promise<boolean> {
+    const slice = this.#o.hub.maxBufferBytes / 2;
+    let since = 0;
+    for (const e of events) {
+      const text = sseEvent(e.data, `${no}_${e.seq}`);
+      if (!conn.write(text)) return false;
+      since += text.length;
+      if (since >= slice) {
+        since = 0;
+        if (!(await conn.drained())) return false;
+      }
+    }
+    return conn.open;
   }
 
   /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
@@ -186,12 +212,12 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
       if (!events) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
       const conn = this.#o.hub.open(res, headers);
-      for (const e of events) conn.write(sseEvent(e.data, `${no}_${e.seq}`));
-      conn.end();
+      if (await this.#replay(conn, no, events)) conn.end();
       return;
     }
     const conn = this.#o.hub.open(res, headers);
-    await this.#catchUp(stream, conn, seq);
+    // Cut or left on the way: the stream and its log stay for the client's next attempt.
+    if (!(await this.#catchUp(stream, conn, seq))) return;
     if (no !== 0 && stream.pending.size === 0) {
       // Its answers were produced while the reader was away and are now delivered: the stream is done.
       conn.end();
