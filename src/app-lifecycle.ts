@@ -13,6 +13,9 @@ import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
 import { advertiseUrl } from './cluster/advertise-url.js';
 
+/** The longest the last spans' export may hold a stopping gateway (see close). */
+const TRACING_SHUTDOWN_MS = 3000;
+
 export interface LifecycleParts {
   config: Config;
   fastify: FastifyInstance;
@@ -130,7 +133,16 @@ export class AppLifecycle {
     const metricsServer = this.#metricsServer;
     await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
     // Last: the spans of the requests drained above are exported before the process goes.
-    await this.#parts.tracing.shutdown().catch((err: Error) => this.#parts.logger.warn({ err: err.message }, 'tracing: the last spans could not be exported'));
+    // Bounded: a collector that takes connections and never answers would hold the exit for the
+    // exporter's whole timeout (10 s), past what the shipped manifests leave after the drain.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(r, TRACING_SHUTDOWN_MS, 'late')));
+    const done = this.#parts.tracing.shutdown().then(
+      () => 'done' as const,
+      (err: Error) => this.#parts.logger.warn({ err: err.message }, 'tracing: the last spans could not be exported'),
+    );
+    if ((await Promise.race([done, late])) === 'late') this.#parts.logger.warn({ waitedMs: TRACING_SHUTDOWN_MS }, 'tracing: the collector did not take the last spans in time; exiting without them');
+    clearTimeout(timer);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Config } from './schema.js';
 export const REDACTED = '[redacted]';
 
 /** A URL with its password (and any query, which may carry a key) replaced: the host stays readable. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = REDACTED;
@@ -30,6 +30,9 @@ export function redactConfig(config: Config): Config {
   if (c.vault.key !== undefined) c.vault.key = REDACTED;
   c.vault.previousKeys = c.vault.previousKeys.map(() => REDACTED);
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
+  // The collector's credentials: headers (an API key) and a user:password or key in the endpoint's URL.
+  c.tracing.headers = values(c.tracing.headers);
+  if (c.tracing.endpoint !== undefined) c.tracing.endpoint = redactUrl(c.tracing.endpoint);
   if (c.store.redis?.forwardSecret !== undefined) c.store.redis.forwardSecret = REDACTED;
   for (const e of c.endpoints) {
     if (!e.tools.embeddings) continue;

@@ -1,3 +1,4 @@
+import { redactUrl } from '../config/redact.js';
 import { asyncContextOnHooks, HOOKED_CONTEXT_NOTE } from './async-context-mode.js';
 import type { Logger } from './logger.js';
 import { NO_TRACING, type Tracing, type TracingOptions } from './tracing.js';
@@ -18,6 +19,6 @@ export async function loadTracing(o: TracingOptions, logger: Logger, env: NodeJS
   if (asyncContextOnHooks()) logger.warn(HOOKED_CONTEXT_NOTE);
   const { startOtelTracing } = await import('./otel-tracing.js');
   const tracing = await startOtelTracing(resolved, logger);
-  logger.info({ protocol: resolved.protocol, endpoint: resolved.url ?? '(OTEL_EXPORTER_OTLP_* or the default)', sampleRatio: resolved.sampleRatio }, 'tracing on: OpenTelemetry spans exported over OTLP/HTTP');
+  logger.info({ protocol: resolved.protocol, endpoint: resolved.url === undefined ? '(OTEL_EXPORTER_OTLP_* or the default)' : redactUrl(resolved.url), sampleRatio: resolved.sampleRatio }, 'tracing on: OpenTelemetry spans exported over OTLP/HTTP');
   return tracing;
 }

@@ -34,19 +34,48 @@ export const ATTR = {
   forwardOutcome: 'switchboard.forward.outcome',
 } as const;
 
+/**
+ * The longest tool or prompt name a span carries, in its name and attributes. The name is the client's
+ * (the span starts before routing, so an unknown one too): uncut, a client could make every span as
+ * large as its request body, and the export queue bounds spans by count, not bytes. MCP names are at
+ * most 128 characters (SEP-986); a longer one is cut here and marked.
+ */
+const MAX_TARGET = 256;
+const target = (name: string): string => (name.length <= MAX_TARGET ? name : `${name.slice(0, MAX_TARGET)}…`);
+
 /** The span name the conventions ask for: "{mcp.method.name} {target}", the target a tool or prompt name. */
 export function mcpSpanName(method: string, params: Record<string, unknown> | undefined): string {
   if (method === 'tools/call' || method === 'prompts/get') {
     const name = params?.name;
-    if (typeof name === 'string') return `${method} ${name}`;
+    if (typeof name === 'string') return `${method} ${target(name)}`;
   }
   return method;
+}
+
+/** The JSON-RPC codes' standard names: what a span's status says of an error (see statusText). */
+const CODE_NAMES: Readonly<Record<number, string>> = {
+  [-32700]: 'Parse error',
+  [-32600]: 'Invalid Request',
+  [-32601]: 'Method not found',
+  [-32602]: 'Invalid params',
+  [-32603]: 'Internal error',
+};
+
+/**
+ * A failed span's status description: the gateway's error code (SWB_…) or the JSON-RPC code's standard
+ * name, never the error's message. Messages quote what the client sent (an argument rule names the
+ * refused value, an unknown tool its name) or name the tenant (a limit), and upstreams' messages echo
+ * arguments: recorded, they would put arguments and principals into traces that the conventions and
+ * tracing.recordPrincipal keep out of them.
+ */
+export function statusText(code: number, gatewayCode?: string): string {
+  return gatewayCode ?? CODE_NAMES[code] ?? (code <= -32000 && code >= -32099 ? 'Server error' : `error ${code}`);
 }
 
 /** The attributes every MCP span of a request carries that follow from the request itself. */
 export function requestAttributes(method: string, params: Record<string, unknown> | undefined): Record<string, string | undefined> {
   const a: Record<string, string | undefined> = { [ATTR.mcpMethod]: method };
-  const name = typeof params?.name === 'string' ? params.name : undefined;
+  const name = typeof params?.name === 'string' ? target(params.name) : undefined;
   if (method === 'tools/call') {
     a[ATTR.toolName] = name;
     a[ATTR.operationName] = 'execute_tool';

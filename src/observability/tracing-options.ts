@@ -12,7 +12,7 @@ export interface ResolvedTracing {
   recordPrincipal: boolean;
   /** The batch span processor's settings from OTEL_BSP_* (absent: the SDK's defaults). */
   batch: BatchSettings;
-  /** Span limits from OTEL_SPAN_* and OTEL_ATTRIBUTE_* (absent: the SDK's defaults). */
+  /** Span limits from OTEL_SPAN_* and OTEL_ATTRIBUTE_* (absent: the SDK's defaults; attribute values cut at DEFAULT_ATTRIBUTE_VALUE_LENGTH). */
   limits: SpanLimitSettings;
   /** What in the environment was not usable (said once in the log at start). */
   notes: string[];
@@ -58,6 +58,8 @@ const DEFAULT_BATCH = 512;
  * figure as the peer's MAX_TIMER_MS, written again: observability imports no other layer.
  */
 const MAX_INTEGER = 2 ** 31 - 1;
+/** Attribute values are cut to this many characters unless an OTEL_* variable says otherwise. */
+export const DEFAULT_ATTRIBUTE_VALUE_LENGTH = 4096;
 
 /**
  * The standard variables of the batch span processor and of span limits. The SDK's trace package reads
@@ -152,6 +154,9 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
   }
   const batch = envBatch(env, notes);
   const limits = envLimits(env, notes);
+  // Unset, the SDK keeps values whole: a resource URI (the client's) could make a span as large as its
+  // request. OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT still decides where it is set.
+  limits.attributeValueLengthLimit ??= DEFAULT_ATTRIBUTE_VALUE_LENGTH;
   return {
     url: o.endpoint === undefined ? undefined : `${o.endpoint.replace(/\/+$/, '')}/v1/traces`,
     protocol: protocol ?? 'http/protobuf',

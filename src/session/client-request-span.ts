@@ -1,5 +1,5 @@
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { ATTR } from '../observability/trace-attributes.js';
+import { ATTR, statusText } from '../observability/trace-attributes.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 
 type Result = Record<string, unknown>;
@@ -24,7 +24,8 @@ export function tracedClientRequest(tracing: Tracing, parent: TraceSpan | undefi
     },
     (err: unknown) => {
       if (err instanceof JsonRpcError) span.set({ [ATTR.rpcStatusCode]: String(err.code) });
-      span.end({ type: err instanceof JsonRpcError ? String(err.code) : '_OTHER', message: err instanceof Error ? err.message : String(err) });
+      // The code, not the message: a client's error text is the client's (see statusText).
+      span.end(err instanceof JsonRpcError ? { type: String(err.code), message: statusText(err.code) } : { type: '_OTHER', message: 'internal error' });
       throw err;
     },
   );

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { ATTR, mcpSpanName, requestAttributes } from '../observability/trace-attributes.js';
+import { ATTR, mcpSpanName, requestAttributes, statusText } from '../observability/trace-attributes.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { SpanFailure, TraceAttributes, Tracing } from '../observability/tracing.js';
 
@@ -9,9 +9,10 @@ type Result = Record<string, unknown>;
 
 /** What a failed upstream request records: the gateway's code (SWB_UPSTREAM_TIMEOUT, …) or the upstream's JSON-RPC code. */
 function failureOf(err: unknown): SpanFailure {
-  if (err instanceof GatewayError) return { type: err.code, message: err.message };
-  if (err instanceof JsonRpcError) return { type: String(err.code), message: err.message };
-  return { type: '_OTHER', message: err instanceof Error ? err.message : String(err) };
+  // Codes, never messages: an upstream's error text may echo the arguments it was given (see statusText).
+  if (err instanceof GatewayError) return { type: err.code, message: err.code };
+  if (err instanceof JsonRpcError) return { type: String(err.code), message: statusText(err.code) };
+  return { type: '_OTHER', message: 'internal error' };
 }
 
 /**
@@ -26,6 +27,12 @@ export function tracedRequest(tracing: Tracing, method: string, params: Params, 
   // The instance's own attributes are set as they are (the caller keeps them for every request), not merged into a copy.
   span.set(attributes);
   const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
+  // The client's own trace fields go: the gateway's context replaces them whole. Injection writes only
+  // the fields its context has, so a client's tracestate or baggage would otherwise go upstream beside
+  // a traceparent of another trace (the client's one in _meta may have been invalid, or absent).
+  delete meta.traceparent;
+  delete meta.tracestate;
+  delete meta.baggage;
   span.inject(meta);
   return span.run(() => send({ ...params, _meta: meta })).then(
     (result) => {

@@ -1,5 +1,6 @@
+import { GatewayError } from '../../errors.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { ATTR, mcpSpanName, requestAttributes } from '../../observability/trace-attributes.js';
+import { ATTR, mcpSpanName, requestAttributes, statusText } from '../../observability/trace-attributes.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../../observability/tracing.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 
@@ -28,7 +29,7 @@ function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<Json
     },
     (err: unknown) => {
       ctx.host.spans?.delete(req.id);
-      span.end({ type: '_OTHER', message: err instanceof Error ? err.message : String(err) });
+      span.end({ type: '_OTHER', message: err instanceof GatewayError ? err.code : 'internal error' });
       throw err;
     },
   );
@@ -58,10 +59,12 @@ function finish(span: TraceSpan, ctx: RequestContext, answer: JsonRpcResponse | 
   const response = answer ?? ctx.response;
   if (answer === undefined && ctx.cancel?.aborted) return span.end({ type: 'cancelled', message: 'cancelled by the client' });
   if (response && 'error' in response) {
-    const { code, message, data } = response.error;
-    const gatewayCode = (data as { code?: unknown } | undefined)?.code;
-    span.set({ [ATTR.rpcStatusCode]: String(code), [ATTR.errorCode]: typeof gatewayCode === 'string' ? gatewayCode : undefined });
-    return span.end({ type: String(code), message });
+    const { code, data } = response.error;
+    const raw = (data as { code?: unknown } | undefined)?.code;
+    const gatewayCode = typeof raw === 'string' ? raw : undefined;
+    span.set({ [ATTR.rpcStatusCode]: String(code), [ATTR.errorCode]: gatewayCode });
+    // The code, not the message: messages quote arguments and name tenants (see statusText).
+    return span.end({ type: String(code), message: statusText(code, gatewayCode) });
   }
   if (response && response.result.isError === true) return span.end({ type: 'tool_error' });
   span.end();

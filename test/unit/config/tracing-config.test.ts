@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, checkDocument, parseConfig } from '../../../src/config/load.js';
-import { resolveTracing, sdkDisabled } from '../../../src/observability/tracing-options.js';
+import { DEFAULT_ATTRIBUTE_VALUE_LENGTH, resolveTracing, sdkDisabled } from '../../../src/observability/tracing-options.js';
 
 const base = { upstreams: [{ name: 'a', transport: 'stdio', command: 'node' }], endpoints: [{ path: '/mcp', upstreams: ['a'] }] };
 
@@ -47,7 +47,7 @@ describe('tracing config', () => {
   it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
-    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: {}, notes: [] });
+    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH }, notes: [] });
     const r = resolveTracing({ ...o, endpoint: 'http://c:4318/', protocol: 'http/protobuf', sampleRatio: 1 }, env);
     assert.equal(r.url, 'http://c:4318/v1/traces');
     assert.equal(r.protocol, 'http/protobuf');
@@ -94,7 +94,8 @@ describe('tracing config', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const r = resolveTracing(o, { OTEL_BSP_MAX_QUEUE_SIZE: 'lots', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0x40', OTEL_BSP_SCHEDULE_DELAY: '-5', OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0', OTEL_SPAN_LINK_COUNT_LIMIT: '1.5', OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT: '1e3' });
     assert.deepEqual(r.batch, {});
-    assert.deepEqual(r.limits, {});
+    // Unusable variables are not set: the default length limit stands.
+    assert.deepEqual(r.limits, { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH });
     assert.equal(r.notes.length, 6);
     assert.match(r.notes.join('\n'), /OTEL_BSP_MAX_QUEUE_SIZE="lots" is not a whole number/);
     // A span variable that is unusable falls through to the general one.

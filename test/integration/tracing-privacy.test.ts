@@ -1,0 +1,135 @@
+// What tracing keeps out of spans, against a real OTLP receiver: argument values and the tenant (error
+// messages quote them; a span's status carries the code instead), a client's stale trace fields beside
+// the gateway's traceparent, and client-sized names and URIs (bounded). Also that a collector that never
+// answers does not hold a stopping gateway for the exporter's whole timeout. Found by a review, 2026-12-04.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { textOf } from '../helpers/sdk.js';
+
+const SERVER = 2;
+const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+const traceparent = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
+type Receiver = Awaited<ReturnType<typeof startOtlpReceiver>>;
+
+async function connect(gw: RunningGateway, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'tracing-privacy', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(gw.url('/mcp'), { requestInit: { headers } }));
+  return client;
+}
+
+describe('tracing: privacy and propagation', () => {
+  let receiver: Receiver;
+  let gw: RunningGateway;
+
+  before(async () => {
+    receiver = await startOtlpReceiver();
+    gw = await startGateway({
+      tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { concurrentRequests: 1 }, arguments: [{ name: 'secret-under-data', tools: ['*'], paths: { arguments: ['secret'], under: ['/srv/data'] } }] }],
+      upstreams: [{ name: 'traced', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/traced-server.mjs', receiver.url], sandbox: 'none' as const, requestTimeoutMs: 1500 }],
+      endpoints: [{ path: '/mcp', upstreams: ['traced'] }],
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await receiver?.close();
+  });
+
+  it('an argument rule refusal records no argument value in the span (README: "Arguments and results are never recorded")', async () => {
+    const trace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+    await assert.rejects(client.callTool({ name: 'echo-trace', arguments: { secret: '/home/alice/argument-value-7f3' } }), /Argument rule/);
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER));
+    const server = spans.find((s) => s.kind === SERVER)!;
+    assert.doesNotMatch(JSON.stringify(server), /argument-value-7f3/, `status: ${JSON.stringify(server.status)}`);
+    await client.close();
+  });
+
+  it("the upstream gets no tracestate that is not its traceparent's: a client's _meta tracestate without a (valid) traceparent is not passed on beside the gateway's", async () => {
+    const httpTrace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(httpTrace, hex(8)) });
+    // An invalid traceparent in _meta (all-zero trace id): the gateway parents on the HTTP header instead.
+    const bad = `00-${'0'.repeat(32)}-${hex(8)}-01`;
+    const result = await client.callTool({ name: 'echo-trace', arguments: {}, _meta: { traceparent: bad, tracestate: 'rogue=client-state' } });
+    const received = JSON.parse(textOf(result)) as { traceparent?: string; tracestate?: string };
+    assert.match(received.traceparent ?? '', new RegExp(`^00-${httpTrace}-`), 'the gateway\'s traceparent (in the HTTP header\'s trace) went upstream');
+    assert.equal(received.tracestate, undefined, `tracestate ${JSON.stringify(received.tracestate)} went upstream with traceparent ${received.traceparent}`);
+    await client.close();
+  });
+
+  it('without recordPrincipal no span names the tenant: a concurrent-request refusal (README: tenant only with recordPrincipal)', async () => {
+    const holder = await connect(gw);
+    const hang = holder.callTool({ name: 'hang', arguments: {} }).catch(() => 'timed out');
+    await new Promise((r) => setTimeout(r, 300));
+    const trace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+    await assert.rejects(client.callTool({ name: 'echo-trace', arguments: {} }), /requests in flight/);
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER));
+    const server = spans.find((s) => s.kind === SERVER)!;
+    assert.equal(server.attributes['switchboard.tenant'], undefined, 'recordPrincipal is off');
+    assert.doesNotMatch(JSON.stringify(server), /anonymous/, `status: ${JSON.stringify(server.status)}`);
+    await hang;
+    await Promise.all([holder.close(), client.close()]);
+  });
+  it('a refusal records its code as the status: the gateway code or the JSON-RPC name', async () => {
+    const trace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+    await assert.rejects(client.callTool({ name: 'echo-trace', arguments: { secret: '/home/alice/x' } }), /Argument rule/);
+    await assert.rejects(client.callTool({ name: 'no-such-tool-5e1', arguments: {} }));
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.filter((x) => x.kind === SERVER).length >= 2);
+    const statuses = spans.filter((s) => s.kind === SERVER).map((s) => s.status.message).sort();
+    assert.equal(statuses.length, 2);
+    for (const m of statuses) assert.match(m ?? '', /^(SWB_[A-Z_]+|Invalid params|Method not found|Server error|error -?\d+)$/);
+    assert.doesNotMatch(JSON.stringify(statuses), /no-such-tool-5e1/);
+    await client.close();
+  });
+
+  it('a client-sized tool name and resource URI are cut in the span (the export queue counts spans, not bytes)', async () => {
+    const trace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+    await assert.rejects(client.callTool({ name: 'n'.repeat(200_000), arguments: {} }));
+    await assert.rejects(client.readResource({ uri: `file:///${'u'.repeat(200_000)}` }));
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.filter((x) => x.kind === SERVER).length >= 2);
+    for (const s of spans) {
+      assert.ok(s.name.length <= 300, `span name of ${s.name.length} characters`);
+      for (const [k, v] of Object.entries(s.attributes)) assert.ok(String(v).length <= 4096, `${k}: ${String(v).length} characters`);
+    }
+    const tool = spans.find((s) => s.attributes['gen_ai.tool.name'] !== undefined);
+    assert.ok(String(tool?.attributes['gen_ai.tool.name']).endsWith('…'), 'a cut name is marked');
+    await client.close();
+  });
+});
+
+describe('tracing: a collector that never answers', () => {
+  it('holds a stopping gateway for at most a few seconds, not the exporter\'s whole timeout', async () => {
+    const server = createServer(() => {});
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const gw = await startGateway({
+      tracing: { enabled: true, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, protocol: 'http/protobuf' },
+      upstreams: [{ name: 'traced', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/traced-server.mjs'], sandbox: 'none' as const }],
+      endpoints: [{ path: '/mcp', upstreams: ['traced'] }],
+    });
+    try {
+      const client = await connect(gw);
+      await client.callTool({ name: 'echo-trace', arguments: {} });
+      await client.close();
+      const t0 = Date.now();
+      await gw.close();
+      // The exporter's own timeout is 10 s; the gateway gives the last export 3 s.
+      assert.ok(Date.now() - t0 < 8000, `close took ${Date.now() - t0} ms`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
