@@ -77,9 +77,9 @@ export class RouterSession {
     return this.#endpoint.tools.view(this.curation, catalogues);
   }
 
-  /** The tools tool pinning lets through. */
-  admit(tools: readonly ViewTool[]): Promise<ViewTool[]> {
-    return admitByGate(this.#endpoint.gate, tools);
+  /** The tools of `view` tool pinning lets through (`tools`: those of them asked about; see admitByGate). */
+  admit(view: ToolView, tools: readonly ViewTool[]): Promise<ViewTool[]> {
+    return admitByGate(this.#endpoint.gate, tools, view.catalogues);
   }
 
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */

@@ -136,7 +136,7 @@ export class SemanticRanker {
    * another length than the query's (the provider's model changed under the same name) leave the lexical
    * ranking, said in the log.
    */
-  fuse(lexical: readonly number[], query: Float32Array, tools: readonly Float32Array[]): number[] {
+  fuse(lexical: readonly number[], query: Float32Array, tools: readonly Float32Array[], admits?: Uint8Array): number[] {
     const w = this.config.weight;
     if (w === 0) return [...lexical];
     if (tools.some((v) => v.length !== query.length)) {
@@ -146,7 +146,8 @@ export class SemanticRanker {
     const score = new Map<number, number>();
     lexical.forEach((id, rank) => score.set(id, (1 - w) / (RRF_K + rank + 1)));
     const cosine = tools.map((v) => dot(v, query));
-    const semantic = cosine.map((_c, id) => id).sort((a, b) => cosine[b]! - cosine[a]! || a - b).slice(0, SEMANTIC_DEPTH);
+    // Only tools the caller may see take the semantic ranks (a hidden one would push a visible one out of the depth).
+    const semantic = cosine.map((_c, id) => id).filter((id) => admits === undefined || admits[id] === 1).sort((a, b) => cosine[b]! - cosine[a]! || a - b).slice(0, SEMANTIC_DEPTH);
     semantic.forEach((id, rank) => score.set(id, (score.get(id) ?? 0) + w / (RRF_K + rank + 1)));
     return [...score.keys()].sort((a, b) => score.get(b)! - score.get(a)! || a - b);
   }

@@ -15,10 +15,22 @@ export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceO
   return out;
 }
 
-/** The tools tool pinning lets through (each definition checked as the upstream reported it). */
-export async function admitByGate(gate: ToolGate | undefined, tools: readonly ViewTool[]): Promise<ViewTool[]> {
+/**
+ * The tools tool pinning lets through (each definition checked as the upstream reported it). The gate
+ * pins an upstream's first sighting without asking an operator: the checks made in one synchronous loop.
+ * `tools` may be a part of the catalogue (one search's matches, what one tenant's policy or curation
+ * admits), so when any of them is new to the gate, every tool of every upstream in `catalogues` (as
+ * listed, before curation) is checked in the same loop: the first sighting is the whole catalogue, not
+ * whichever part a first caller happened to ask about (the rest would be withheld from everyone).
+ */
+export async function admitByGate(gate: ToolGate | undefined, tools: readonly ViewTool[], catalogues?: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>): Promise<ViewTool[]> {
   if (!gate) return [...tools];
   const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => gate.check(t.upstream, t.raw));
-  const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
+  const pending = verdicts.some((v) => v instanceof Promise);
+  if (pending && catalogues) {
+    // Only to make the set complete: the verdicts above decide what is admitted.
+    for (const [upstream, catalogue] of catalogues) for (const d of catalogue.values()) void Promise.resolve(gate.check(upstream, d)).catch(() => {});
+  }
+  const settled = pending ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
   return tools.filter((_t, i) => settled[i] === undefined);
 }

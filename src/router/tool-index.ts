@@ -193,6 +193,9 @@ interface Postings {
 const NO_POSTINGS: Postings = { ids: new Int32Array(0), scores: new Float64Array(0) };
 
 const splitTerms = (s: string): string[] => s.split(' ').filter((x) => x.length > 0);
+
+/** Which tools (by position) a search may return and learn from: 1 for each the caller may see. */
+export type Admits = Uint8Array;
 /** A term already processed, searched as it is. */
 const oneTerm = (s: string): string[] => [s];
 const asIs = (t: string): string => t;
@@ -239,10 +242,10 @@ class Tally {
     return this.sum[id]! * Math.max(this.covered[id]!, FEEDBACK_ONLY) * this.prior[id]!;
   }
 
-  /** The tools with a score, best first; equal scores by position. */
-  ranked(): number[] {
+  /** The admitted tools with a score, best first; equal scores by position. */
+  ranked(admits: Admits | undefined): number[] {
     const ids: number[] = [];
-    for (let id = 0; id < this.sum.length; id++) if (this.sum[id]! > 0) ids.push(id);
+    for (let id = 0; id < this.sum.length; id++) if (this.sum[id]! > 0 && (admits === undefined || admits[id] === 1)) ids.push(id);
     const scores = new Float64Array(this.sum.length);
     for (const id of ids) scores[id] = this.score(id);
     return ids.sort((a, b) => scores[b]! - scores[a]! || a - b);
@@ -329,8 +332,13 @@ export class ToolIndex {
    * sums over terms, so this ranks as one search with all of them would). Each tool's score is then
    * multiplied by what the task says of it as a whole: the server it names (NAMED_UPSTREAM), and a
    * change it does not ask for or a question put to a tool that changes (actionWeight).
+   *
+   * `admits`: the tools the caller may see (policy, pins, screening). Only those are returned, and only
+   * one of them gives the feedback words: a tool the caller may not see must not steer what it is shown
+   * (a query only a hidden tool matches would otherwise return that tool's neighbours, and so tell the
+   * caller the hidden tool exists and which words it has). Term statistics (idf) stay the catalogue's.
    */
-  search(query: string): number[] {
+  search(query: string, admits?: Admits): number[] {
     const expanded = expand(query);
     const tally = new Tally(this.#size, expanded.own);
     const question = isQuestion(query);
@@ -341,10 +349,12 @@ export class ToolIndex {
     }
     for (const [t, w] of expanded.boost) tally.add(this.#postingsOf(t), w, expanded.origin.get(t));
     let best = -1;
-    for (let id = 0; id < this.#size; id++) if (tally.sum[id]! > 0 && (best < 0 || tally.score(id) > tally.score(best))) best = id;
+    for (let id = 0; id < this.#size; id++) {
+      if (tally.sum[id]! > 0 && (admits === undefined || admits[id] === 1) && (best < 0 || tally.score(id) > tally.score(best))) best = id;
+    }
     if (best < 0) return [];
     for (const [t, w] of this.#feedback(expanded, best)) tally.add(this.#postingsOf(t), w, undefined);
-    return tally.ranked();
+    return tally.ranked(admits);
   }
 
   /** One term's scores in every tool, from MiniSearch on the term's first search (see the class comment). */

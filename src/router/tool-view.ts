@@ -2,7 +2,7 @@ import { isValidToolName, prefixed } from '../jsonrpc/names.js';
 import type { Curation } from './curation.js';
 import { assignNames, shortName, type NameRequest } from './short-names.js';
 import type { SemanticRanker } from './semantic-ranker.js';
-import { ToolIndex } from './tool-index.js';
+import { ToolIndex, type Admits } from './tool-index.js';
 import { words } from './search-terms.js';
 
 type Definition = Record<string, unknown>;
@@ -71,6 +71,11 @@ export class ToolView {
   #waited = false;
   #vectorsFailedAt = -Infinity;
 
+  /** Each upstream's tools as it listed them, before curation: what tool pinning's first sighting is made of. */
+  get catalogues(): ReadonlyMap<string, ReadonlyMap<string, Definition>> {
+    return this.#input.catalogues;
+  }
+
   constructor(input: ViewInput) {
     this.#input = input;
     this.upstreams = new Set(input.catalogues.keys());
@@ -119,9 +124,9 @@ export class ToolView {
     return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
   }
 
-  /** Every tool that matches the query's words, best first (the lexical index alone). */
-  search(query: string): ViewTool[] {
-    return this.index().search(query).map((i) => this.tools[i]!);
+  /** Every tool that matches the query's words, best first (the lexical index alone); `admits` as for rank. */
+  search(query: string, admits?: Admits): ViewTool[] {
+    return this.index().search(query, admits).map((i) => this.tools[i]!);
   }
 
   /**
@@ -129,15 +134,16 @@ export class ToolView {
    * has an embeddings provider and it answers within its timeout (else the lexical ranking alone). The
    * tools' vectors are fetched once per view; the first search waits for them at most the provider's
    * timeout, later ones do not wait, and each is lexical while they are not there. `scope` (the
-   * caller's tenant) keeps cached query vectors apart.
+   * caller's tenant) keeps cached query vectors apart. `admits` (by position in `tools`): the tools the
+   * caller may see, the only ones ranked, returned or learnt from (see ToolIndex.search); all when absent.
    */
-  async rank(query: string, scope = ''): Promise<ViewTool[]> {
-    const lexical = this.index().search(query);
+  async rank(query: string, scope = '', admits?: Admits): Promise<ViewTool[]> {
+    const lexical = this.index().search(query, admits);
     const semantic = this.#input.semantic;
     const vectors = semantic && (this.#ready ?? (await this.#firstWait(semantic.config.timeoutMs)));
     // Without the tools' vectors the query is not sent at all: it could not be used.
     const q = vectors && (await semantic.queryVector(query, scope));
-    const ids = q && vectors ? semantic!.fuse(lexical, q, vectors) : lexical;
+    const ids = q && vectors ? semantic!.fuse(lexical, q, vectors, admits) : lexical;
     return ids.map((i) => this.tools[i]!);
   }
 

@@ -15,8 +15,8 @@ const SEARCH_DECISION: Decision = Object.freeze({ allowed: true, rule: 'tools.se
 const MAX_QUERY = 1000;
 
 /** The tools of a view the caller may see: its tenant's policy on the canonical name, tool pinning, then hidden-text scanning. */
-export async function visibleTools(host: PipelineHost, tools: readonly ViewTool[]): Promise<ViewTool[]> {
-  const admitted = await host.router!.admit(tools.filter((t) => host.guard.allowsTool(t.canonical)));
+export async function visibleTools(host: PipelineHost, view: ToolView): Promise<ViewTool[]> {
+  const admitted = await host.router!.admit(view, view.tools.filter((t) => host.guard.allowsTool(t.canonical)));
   const screen = host.endpoint.hiddenText.for(host.guard.tenant);
   return screen === undefined || screen.definitions === 'off' ? admitted : screened(host, screen, admitted);
 }
@@ -55,7 +55,7 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
   // Never a cursor to continue: the list is one page.
   if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
   try {
-    const seen = await visibleTools(host, (await host.router!.toolView()).tools);
+    const seen = await visibleTools(host, await host.router!.toolView());
     const tools = metaToolDefinitions(seen);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
     if (ws) for (const t of seen) if (ws.has(t.name)) tools.push(t.definition);
@@ -93,10 +93,19 @@ export function found(t: ViewTool): Result {
   return out;
 }
 
-/** The best matches among the tools the caller may see: filtered first, then cut to the limit. */
+/**
+ * The best matches among the tools the caller may see. What it may see is decided first and ranked
+ * alone: a tool it may not see neither appears nor steers the ranking (see ToolIndex.search).
+ */
 export async function rankedFor(host: PipelineHost, view: ToolView, a: SearchArgs): Promise<ViewTool[]> {
-  const matches = (await view.rank(a.query, host.guard.tenant.name)).filter((t) => a.upstream === undefined || t.upstream === a.upstream);
-  return (await visibleTools(host, matches)).slice(0, a.limit);
+  // By canonical name: a screened tool comes back as a cleaned copy, which is what the caller is shown.
+  const shown = new Map((await visibleTools(host, view)).map((t) => [t.canonical, t]));
+  const admits = new Uint8Array(view.tools.length);
+  view.tools.forEach((t, i) => {
+    if (shown.has(t.canonical) && (a.upstream === undefined || t.upstream === a.upstream)) admits[i] = 1;
+  });
+  const ranked = await view.rank(a.query, host.guard.tenant.name, admits);
+  return ranked.slice(0, a.limit).map((t) => shown.get(t.canonical)!);
 }
 
 /** search_tools: answered by the gateway from the endpoint's index, for this caller only. */

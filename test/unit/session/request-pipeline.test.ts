@@ -293,7 +293,7 @@ describe('tools stage', () => {
   function toolsStub(exposure: 'all' | 'search', curated: boolean) {
     const s = stub();
     (s.host.endpoint as unknown as { tools: unknown }).tools = { searchMode: exposure === 'search', exposure, maxNameLength: 64 };
-    Object.assign(s.host.router!, { curation: { empty: !curated }, toolView: async () => view, admit: async (t: unknown[]) => t });
+    Object.assign(s.host.router!, { curation: { empty: !curated }, toolView: async () => view, admit: async (_v: unknown, t: unknown[]) => t });
     (s.host.guard as unknown as { allowsTool: () => boolean }).allowsTool = () => true;
     return s;
   }
