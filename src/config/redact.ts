@@ -3,7 +3,7 @@ import type { Config } from './schema.js';
 export const REDACTED = '[redacted]';
 
 /** A URL with its password (and any query, which may carry a key) replaced: the host stays readable. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = REDACTED;

@@ -47,6 +47,7 @@ export function serveModernPost(
   const res = reply.hijack().raw;
   const out = new ModernReply(res, o.hub, call);
   const cluster = o.cluster;
+  if (cluster?.forwarded(req)) out.holdForRelay();
   // A retry whose continuation another replica holds goes there (once: a forwarded request is not forwarded again).
   const forward: ForwardToReplica | undefined =
     cluster && !cluster.forwarded(req)

@@ -3,6 +3,7 @@ import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/type
 import type { AttemptOwner, AttemptSink } from '../modern/exchange.js';
 import type { ModernCall } from '../modern/modern-request.js';
 import { sseEvent } from '../jsonrpc/sse.js';
+import type { Held, HoldOwner } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { modernResponseBody } from '../modern/result-shape.js';
@@ -15,8 +16,12 @@ const NO_HEADERS: Record<string, string> = {};
  * notification that comes first (progress, a log line the request asked for) turns it into an SSE
  * stream scoped to the request. Closing it is the client's cancellation.
  */
-export class ModernReply implements AttemptSink {
+export class ModernReply implements AttemptSink, Held, HoldOwner {
   readonly id: RequestId;
+  /** Its own holder in the hub's answer holds (see holdForRelay; a hold needs no closure). */
+  readonly holder: HoldOwner = this;
+  holdTicket = 0;
+  holdSlot = 0;
   readonly call: ModernCall;
   readonly #res: ServerResponse;
   readonly #hub: SseHub;
@@ -38,8 +43,26 @@ export class ModernReply implements AttemptSink {
     this.#hub = hub;
     // 'close' comes once per response: `on` spares the wrapper `once` allocates per request.
     res.on('close', () => {
+      this.#hub.holds.release(this);
       if (!this.#done) this.owner?.detach(this);
     });
+  }
+
+  /**
+   * For a request another replica relays (a retry whose continuation this replica holds): an answer not
+   * complete within the hub's hold becomes an SSE stream, its headers out at once and keep-alives after,
+   * as `responseMode: auto` does. The relaying replica waits for headers only `forwardTimeoutMs`; a call
+   * that runs longer after its input round would otherwise be given up there (503, the used request
+   * state then refused) while it still runs here. A quick answer stays one JSON body, with its status.
+   */
+  holdForRelay(): void {
+    if (!this.#done && !this.#sse) this.#hub.holds.hold(this);
+  }
+
+  /** AnswerHolds: the hold ran out before the answer was complete. */
+  holdExpired(): void {
+    if (!this.open || this.#sse) return;
+    this.#sse = this.#hub.open(this.#res, {}, true);
   }
 
   /** False once the answer is out or the client has gone. */
@@ -49,12 +72,14 @@ export class ModernReply implements AttemptSink {
 
   notify(message: JsonRpcMessage): void {
     if (!this.open) return;
+    this.#hub.holds.release(this);
     this.#sse ??= this.#hub.open(this.#res, {}, false);
     this.#sse.write(sseEvent(JSON.stringify(message)));
   }
 
   /** The final response; `status` applies only when it is the whole answer (no stream began). */
   finish(response: JsonRpcResponse, status = 200): void {
+    this.#hub.holds.release(this);
     if (!this.open) return;
     this.#done = true;
     const body = modernResponseBody(response);

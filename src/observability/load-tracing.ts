@@ -1,4 +1,3 @@
-import { redactUrl } from '../config/redact.js';
 import { asyncContextOnHooks, HOOKED_CONTEXT_NOTE } from './async-context-mode.js';
 import type { Logger } from './logger.js';
 import { NO_TRACING, type Tracing, type TracingOptions } from './tracing.js';
@@ -19,6 +18,16 @@ export async function loadTracing(o: TracingOptions, logger: Logger, env: NodeJS
   if (asyncContextOnHooks()) logger.warn(HOOKED_CONTEXT_NOTE);
   const { startOtelTracing } = await import('./otel-tracing.js');
   const tracing = await startOtelTracing(resolved, logger);
-  logger.info({ protocol: resolved.protocol, endpoint: resolved.url === undefined ? '(OTEL_EXPORTER_OTLP_* or the default)' : redactUrl(resolved.url), sampleRatio: resolved.sampleRatio }, 'tracing on: OpenTelemetry spans exported over OTLP/HTTP');
+  logger.info({ protocol: resolved.protocol, endpoint: resolved.url === undefined ? '(OTEL_EXPORTER_OTLP_* or the default)' : shownEndpoint(resolved.url), sampleRatio: resolved.sampleRatio }, 'tracing on: OpenTelemetry spans exported over OTLP/HTTP');
   return tracing;
+}
+
+/** The collector's address as the log shows it: scheme, host and path, without a user, password or query (credentials go there). */
+function shownEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
 }

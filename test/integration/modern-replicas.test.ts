@@ -149,3 +149,38 @@ describe('modern retry when the holding replica is killed outright (kill -9)', {
     assert.equal(textOf(done.body.result), 'Hello, Alice!');
   });
 });
+
+describe('a modern retry relayed by another replica, slower than forwardTimeoutMs after its input round', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  const gws: RunningGateway[] = [];
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    for (const gw of gws) await gw.close();
+    await redis?.stop();
+  });
+
+  it('completes: the holding replica turns the answer into a stream (headers at once, keep-alives), not a 503 and a used-up state', async () => {
+    const requestStateKey = randomBytes(32).toString('base64url');
+    const start = async () => {
+      const gw = await startGateway({
+        // The relaying replica waits 500 ms for headers; the call runs 1.5 s after its answer.
+        store: { redis: { url: redis.url, keyPrefix: 'modernslow:', heartbeatMs: 200, replicaTtlMs: 1000, forwardTimeoutMs: 500 } },
+        modern: { requestStateKey },
+        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, env: { SWB_FIXTURE_AFTER_INPUT_MS: '1500' }, sharing: 'shared', pool: { size: 1 } }],
+        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+      });
+      gws.push(gw);
+      return gw;
+    };
+    const a = await start();
+    const b = await start();
+    const round = inputRound(await modernPost(a.url(), 'tools/call', ASKS_NAME));
+    const done = await modernPost(b.url(), 'tools/call', { ...ASKS_NAME, inputResponses: { [round.key]: ALICE }, requestState: round.state });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.result?.resultType, 'complete', JSON.stringify(done.body));
+    assert.equal(textOf(done.body.result), 'Hello, Alice!');
+    assert.equal(a.app.gateway.modern.held, 0);
+  });
+});
