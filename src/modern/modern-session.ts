@@ -48,6 +48,8 @@ export class ModernSession implements UpstreamCaller {
   readonly ends = new Set<() => void>();
   /** Resource URIs subscribed upstream on behalf of listen streams, each with how many streams want it. */
   readonly #uriRefs = new Map<string, number>();
+  /** The first subscription of a URI while it is on its way (see subscribe). */
+  readonly #subscribing = new Map<string, Promise<boolean>>();
   /** A burst of list_changed (an upstream restart) reaches the listen streams once per kind. */
   readonly #listChanged = new ListChangedCoalescer((method, params) => this.#announce(method, params));
   #router: Promise<RouterSession> | undefined;
@@ -102,15 +104,27 @@ export class ModernSession implements UpstreamCaller {
     return this.#router;
   }
 
-  /** One more listen stream wants updates of `uri`: the first one subscribes upstream. False when the upstream refused. */
+  /**
+   * One more listen stream wants updates of `uri`: the first one subscribes upstream. False when the
+   * upstream refused. Streams that ask while that first subscription is on its way wait for it and are
+   * each counted once it is in: counted from a count read before the wait, two streams asking at once
+   * both made it 1, and the first to close unsubscribed the other.
+   */
   async subscribe(uri: string): Promise<boolean> {
-    const n = this.#uriRefs.get(uri) ?? 0;
-    if (n === 0) {
-      const ctx = { signal: new Cancellation(), requestId: `${this.id}-subscribe` };
-      const ok = await this.#opened?.request('resources/subscribe', { uri }, ctx).then(() => true, () => false);
-      if (!ok) return false;
+    if (!this.#uriRefs.has(uri)) {
+      let first = this.#subscribing.get(uri);
+      if (!first) {
+        const ctx = { signal: new Cancellation(), requestId: `${this.id}-subscribe` };
+        first = this.#opened ? this.#opened.request('resources/subscribe', { uri }, ctx).then(() => true, () => false) : Promise.resolve(false);
+        this.#subscribing.set(uri, first);
+        const settled = first;
+        void settled.then(() => {
+          if (this.#subscribing.get(uri) === settled) this.#subscribing.delete(uri);
+        });
+      }
+      if (!(await first)) return false;
     }
-    this.#uriRefs.set(uri, n + 1);
+    this.#uriRefs.set(uri, (this.#uriRefs.get(uri) ?? 0) + 1);
     return true;
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { openListen } from '../helpers/modern-http.js';
 
 const V = '2026-07-28';
 const META = (caps: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/clientInfo': { name: 'modern-test', version: '1' } });
@@ -145,6 +146,26 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.deepEqual([removed.status, removed.body.error.code], [404, -32601]);
     const get = await fetch(gw.url(), { headers: { accept: 'text/event-stream', 'mcp-protocol-version': V } });
     assert.equal(get.status, 405);
+  });
+
+  it('two listen streams asking for one resource at once: closing one leaves the other subscribed', async () => {
+    const watched = { resourceSubscriptions: ['test://watched-resource'] };
+    const [first, second] = await Promise.all([openListen(gw.url('/mcp'), 'one', watched), openListen(gw.url('/mcp'), 'two', watched)]);
+    try {
+      assert.equal((await first.next()).method, 'notifications/subscriptions/acknowledged');
+      assert.equal((await second.next()).method, 'notifications/subscriptions/acknowledged');
+      first.close();
+      // The first stream's end is seen by the gateway (its unsubscribe, if any, is sent) before the change.
+      await new Promise((r) => setTimeout(r, 300));
+      const trigger = await modern(gw, 'tools/call', { name: 'test_trigger_resource_change', arguments: {} });
+      assert.match(String(trigger.body.result?.content?.[0]?.text), /resources\/updated sent/, 'the upstream still counts the URI as subscribed');
+      let note = await second.next();
+      while (note.method !== 'notifications/resources/updated') note = await second.next();
+      assert.equal(note.params.uri, 'test://watched-resource');
+    } finally {
+      first.close();
+      second.close();
+    }
   });
 
   it('counts modern requests under protocol_era="modern"', async () => {
