@@ -11,18 +11,19 @@ function targetOf(call: ModernCall): string {
   return typeof t === 'string' ? t : '';
 }
 
-/** Binds each exchange's requestState to its principal, its request (method, target, arguments) and its replica. */
+/** Binds each exchange's requestState to its principal, its request (method, target, arguments, endpoint) and its replica. */
 export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): StateSeal {
-  const expect = (principal: Principal, call: ModernCall) => ({
+  const expect = (principal: Principal, call: ModernCall, endpoint: string) => ({
     principal: { issuer: principal.issuer, subject: principal.subject, tenant: principal.tenant },
     method: call.method,
     target: targetOf(call),
+    endpoint,
     argumentsDigest: digestParams(call.params),
   });
   return {
-    seal: (x: Exchange, principal: Principal) => sealer.seal({ ...expect(principal, x.first), continuationId: x.id, replicaId }),
-    open: (token, principal, call) => {
-      const claims = sealer.open(token, expect(principal, call));
+    seal: (x: Exchange, principal: Principal, endpoint: string) => sealer.seal({ ...expect(principal, x.first, endpoint), continuationId: x.id, replicaId }),
+    open: (token, principal, call, endpoint) => {
+      const claims = sealer.open(token, expect(principal, call, endpoint));
       return { continuationId: claims.continuationId, replica: claims.replicaId, use: () => sealer.use(claims) };
     },
   };

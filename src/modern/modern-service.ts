@@ -18,13 +18,13 @@ function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
 
 /** What a sealed requestState binds, and what opening one gives back. */
 export interface StateSeal {
-  seal(exchange: Exchange, principal: Principal): string;
+  seal(exchange: Exchange, principal: Principal, endpoint: string): string;
   /**
    * The continuation a retry continues and the replica that holds it; throws a GatewayError when
    * refused. `use` spends the state (single use): only the replica that holds the continuation calls
    * it, so a retry handed on from another replica is not refused there as a replay.
    */
-  open(token: string, principal: Principal, call: ModernCall): { continuationId: string; replica: string; use(): Promise<void> };
+  open(token: string, principal: Principal, call: ModernCall, endpoint: string): { continuationId: string; replica: string; use(): Promise<void> };
 }
 
 export interface ModernServiceOptions {
@@ -81,7 +81,7 @@ export class ModernService {
     }
     if (call.method === 'subscriptions/listen') return listen(session, sink);
     const state = call.params.requestState;
-    if (call.spec.mrtr && typeof state === 'string') return this.#continue(principal, call, state, sink, forward);
+    if (call.spec.mrtr && typeof state === 'string') return this.#continue(session, principal, call, state, sink, forward);
     this.#start(session, call, sink);
     return undefined;
   }
@@ -104,11 +104,11 @@ export class ModernService {
     session.run(exchange);
   }
 
-  async #continue(principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
+  async #continue(session: ModernSession, principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
     const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), 400);
     let where: ReturnType<StateSeal['open']>;
     try {
-      where = this.#o.seal.open(token, principal, call);
+      where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);
       if (where.replica !== this.#o.replicaId) {
         if (forward && (await forward(where.replica))) return;
       } else {
@@ -136,7 +136,7 @@ export class ModernService {
         seal: (x) => {
           this.#exchanges.set(x.id, x);
           x.held = true;
-          return this.#o.seal.seal(x, session.principal);
+          return this.#o.seal.seal(x, session.principal, session.endpoint.config.path);
         },
         shape: (c, response, retried) => this.#shape(session, c, response, retried),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.

@@ -12,6 +12,8 @@ export interface RequestStateClaims {
   method: string;
   /** The tool name, resource URI or prompt name as the client sent it. */
   target: string;
+  /** The endpoint's path the request was made on: a state is not presented on another endpoint. */
+  endpoint: string;
   /** digestParams() of the original request's params. */
   argumentsDigest: string;
   /** The held upstream call this state continues. */
@@ -28,7 +30,7 @@ export interface RequestStateClaims {
 export type RequestStateInput = Omit<RequestStateClaims, 'issuedAt' | 'expiresAt' | 'stateId'> & { expiresAt?: number };
 
 /** What the retry must match: who presents the state, and which request it presents it on. */
-export type RequestStateExpectation = Pick<RequestStateClaims, 'principal' | 'method' | 'target' | 'argumentsDigest'>;
+export type RequestStateExpectation = Pick<RequestStateClaims, 'principal' | 'method' | 'target' | 'endpoint' | 'argumentsDigest'>;
 
 export interface RequestStateSealerOptions {
   keys: RequestStateKeyring;
@@ -51,7 +53,7 @@ const KEY_ID_CHARS = Math.ceil((KEY_ID_BYTES * 4) / 3);
 const IV_CHARS = Math.ceil((IV_BYTES * 4) / 3);
 const TAG_CHARS = Math.ceil((TAG_BYTES * 4) / 3);
 
-type Sealed = [string, string, string, string, string, string, string, string, number, number, string];
+type Sealed = [string, string, string, string, string, string, string, string, number, number, string, string];
 
 /**
  * The requestState the gateway mints when it turns a 2025 upstream's server→client requests into an
@@ -86,7 +88,7 @@ export class RequestStateSealer {
     if (!Number.isSafeInteger(expiresAt)) throw new Error('requestState needs an expiry in epoch milliseconds');
     const { principal: p } = input;
     const stateId = randomBytes(12).toString('base64url');
-    const sealed: Sealed = [p.issuer, p.subject, p.tenant, input.method, input.target, input.argumentsDigest, input.continuationId, input.replicaId, issuedAt, expiresAt, stateId];
+    const sealed: Sealed = [p.issuer, p.subject, p.tenant, input.method, input.target, input.argumentsDigest, input.continuationId, input.replicaId, issuedAt, expiresAt, stateId, input.endpoint];
     const key = this.#current;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key.aes, iv, { authTagLength: TAG_BYTES });
@@ -109,7 +111,7 @@ export class RequestStateSealer {
     if (p.issuer !== expect.principal.issuer || p.subject !== expect.principal.subject || p.tenant !== expect.principal.tenant) {
       throw new RequestStateError('wrong-principal');
     }
-    if (claims.method !== expect.method || claims.target !== expect.target || claims.argumentsDigest !== expect.argumentsDigest) {
+    if (claims.method !== expect.method || claims.target !== expect.target || claims.endpoint !== expect.endpoint || claims.argumentsDigest !== expect.argumentsDigest) {
       throw new RequestStateError('wrong-request');
     }
     return claims;
@@ -177,14 +179,15 @@ function parseSealed(text: string): RequestStateClaims | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(v) || v.length !== 11) return undefined;
-  const strings = [0, 1, 2, 3, 4, 5, 6, 7, 10].every((i) => typeof v[i] === 'string');
+  if (!Array.isArray(v) || v.length !== 12) return undefined;
+  const strings = [0, 1, 2, 3, 4, 5, 6, 7, 10, 11].every((i) => typeof v[i] === 'string');
   if (!strings || !Number.isSafeInteger(v[8]) || !Number.isSafeInteger(v[9])) return undefined;
   const s = v as Sealed;
   return {
     principal: { issuer: s[0], subject: s[1], tenant: s[2] },
     method: s[3],
     target: s[4],
+    endpoint: s[11],
     argumentsDigest: s[5],
     continuationId: s[6],
     replicaId: s[7],

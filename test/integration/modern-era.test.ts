@@ -43,6 +43,7 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
       endpoints: [
         { path: '/mcp', upstreams: ['fx'] },
         { path: '/legacy', upstreams: ['fx'], eras: ['legacy'] },
+        { path: '/other', upstreams: ['fx'] },
       ],
     });
   });
@@ -108,6 +109,12 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     const other = await modern(gw, 'tools/call', { ...params, arguments: { message: 'something else' }, inputResponses: {}, requestState: state }, { caps });
     assert.equal(other.status, 400);
     assert.equal(other.body.error.code, -32602);
+    // The same request on another endpoint of the gateway: refused, and the state is not used up.
+    const elsewhere = await modern(gw, 'tools/call', { ...params, inputResponses: {}, requestState: state }, { caps, path: '/other' });
+    assert.equal(elsewhere.status, 400, JSON.stringify(elsewhere.body));
+    assert.equal(elsewhere.body.error.data?.reason, 'wrong-request');
+    const here = await modern(gw, 'tools/call', { ...params, inputResponses: {}, requestState: state }, { caps });
+    assert.equal(here.status, 200, JSON.stringify(here.body));
   });
 
   it('a retry without the answers asks again for what is missing', async () => {

@@ -28,11 +28,11 @@ const params = {
 };
 
 function input(over: Partial<RequestStateInput> = {}): RequestStateInput {
-  return { principal, method: 'tools/call', target: 'github__create_issue', argumentsDigest: digestParams(params), continuationId: 'cont-1', replicaId: 'replica-a', ...over };
+  return { principal, method: 'tools/call', target: 'github__create_issue', endpoint: '/mcp', argumentsDigest: digestParams(params), continuationId: 'cont-1', replicaId: 'replica-a', ...over };
 }
 
 function expectation(over: Partial<RequestStateExpectation> = {}): RequestStateExpectation {
-  return { principal, method: 'tools/call', target: 'github__create_issue', argumentsDigest: digestParams(params), ...over };
+  return { principal, method: 'tools/call', target: 'github__create_issue', endpoint: '/mcp', argumentsDigest: digestParams(params), ...over };
 }
 
 /** open() must throw a RequestStateError with this reason. */
@@ -161,6 +161,8 @@ describe('RequestStateSealer: binding', () => {
     refused(s, token, 'wrong-request', expectation({ target: 'github__delete_repo' }));
     const changed = { ...params, arguments: { ...params.arguments, title: 'Other' } };
     refused(s, token, 'wrong-request', expectation({ argumentsDigest: digestParams(changed) }));
+    // Another endpoint of the gateway: the same request there is another request.
+    refused(s, token, 'wrong-request', expectation({ endpoint: '/other' }));
   });
 
   it('the principal is checked before the request: a stranger learns nothing about the request', () => {

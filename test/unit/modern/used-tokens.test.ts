@@ -38,8 +38,8 @@ function sharedCases(make: () => UsedTokens, now: () => number): void {
     const principal = { issuer: 'i', subject: 's', tenant: 't' };
     const argumentsDigest = digestParams({ name: 'x' });
     const sealer = new RequestStateSealer({ keys: { current: randomBytes(32).toString('hex'), previous: [] }, ttlMs: 60_000, used: make(), now });
-    const token = sealer.seal({ principal, method: 'tools/call', target: 'x', argumentsDigest, continuationId: 'c', replicaId: 'r' });
-    const expect = { principal, method: 'tools/call', target: 'x', argumentsDigest };
+    const token = sealer.seal({ principal, method: 'tools/call', target: 'x', endpoint: '/mcp', argumentsDigest, continuationId: 'c', replicaId: 'r' });
+    const expect = { principal, method: 'tools/call', target: 'x', endpoint: '/mcp', argumentsDigest };
     await sealer.redeem(token, expect);
     await assert.rejects(sealer.redeem(token, expect), (err: unknown) => err instanceof RequestStateError && err.reason === 'replayed');
   });
