@@ -24,6 +24,8 @@ export interface AttemptOwner {
 export interface AttemptSink {
   readonly id: RequestId;
   readonly call: ModernCall;
+  /** False once the answer is out or the client has gone. */
+  readonly open: boolean;
   owner: AttemptOwner | undefined;
   notify(message: JsonRpcMessage): void;
   finish(response: JsonRpcResponse, status?: number): void;

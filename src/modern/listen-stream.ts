@@ -46,6 +46,12 @@ export async function listen(session: ModernSession, sink: AttemptSink): Promise
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
   const filter = await honoured(session, asked);
+  // The client left while the subscriptions were made (its 'close' came before there was an owner to
+  // tell): undone, or the standing would count a listener for ever and never be swept.
+  if (!sink.open) {
+    for (const uri of filter.resourceSubscriptions ?? []) void session.unsubscribe(uri);
+    return;
+  }
   const tag = (params: Record<string, unknown> | undefined) => ({ ...params, _meta: { ...(params?._meta as object | undefined), [META_SUBSCRIPTION_ID]: id } });
   const send = (m: JsonRpcMessage) => sink.notify(m);
   const uris = new Set(filter.resourceSubscriptions ?? []);

@@ -96,6 +96,8 @@ export class ModernService {
   }
 
   #start(session: ModernSession, call: ModernCall, sink: AttemptSink): void {
+    // The client left while the standing opened (its 'close' came before there was an owner to tell): nothing to run.
+    if (!sink.open) return;
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const seq = ++this.#counter;
     const exchange = new Exchange(this.#idPrefix, seq, call, this.#hooksOf(session));
@@ -155,6 +157,9 @@ export class ModernService {
   #attach(exchange: Exchange, sink: AttemptSink, answers: Record<string, unknown> | undefined): void {
     sink.owner = exchange;
     exchange.attach(sink, answers);
+    // A retry whose client left while its state was checked: its 'close' came before there was an owner
+    // to tell, and closing is this era's cancellation.
+    if (!sink.open) exchange.detach(sink);
   }
 
   #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse {

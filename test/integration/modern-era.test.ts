@@ -235,3 +235,35 @@ describe('URL-mode elicitation and tenant-scoped discovery for modern clients', 
     assert.deepEqual(noUrl.body.error.data.requiredCapabilities, { elicitation: { url: {} } });
   });
 });
+
+describe('a subscriptions/listen whose client leaves while its standing opens', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      session: { idleTimeoutMs: 1000 },
+      // Per-session: the standing's first request starts the upstream, which takes a while.
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'per-session' }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('leaves no listener behind: the standing goes idle and is swept', async () => {
+    const ac = new AbortController();
+    const res = fetch(gw.url('/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'gone', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://watched-resource'] }, _meta: META() } }),
+      signal: ac.signal,
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    ac.abort();
+    await res;
+    const sessions = gw.app.gateway.modern.sessions;
+    // Opened (the upstream started), then idle: swept within a few idle periods.
+    const deadline = Date.now() + 10_000;
+    while (sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sessions.size, 0, 'the standing is still held: a listener was left behind');
+  });
+});
+
