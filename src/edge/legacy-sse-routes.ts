@@ -34,6 +34,9 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
       const conn = ctx.hub.open(res, {});
       return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
     });
+    // The client left while the session was made: its stream closed at once and ended the session,
+    // which a record written now would outlive (kept and re-published by this replica for ever).
+    if (session.state === 'SHUTDOWN') return;
     // The session lives exactly as long as its stream: never idle while it is open.
     session.activity.streamOpened();
     // Recorded so that POSTs landing on another replica are forwarded here.
