@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
+import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
 import { AdminEvents } from './admin-events.js';
 import type { AdminTarget, LinkFilter } from './admin-target.js';
 import { loadConsoleAssets, SECURITY_HEADERS, type Asset } from './console-assets.js';
@@ -91,7 +92,9 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
 }
 
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
-export async function buildAdminServer(target: AdminTarget, logger: Logger): Promise<FastifyInstance> {
+/** `listenHost`: the address it listens on (admin.host); a loopback one also checks the Host header (see admin-origin). */
+export async function buildAdminServer(target: AdminTarget, logger: Logger, listenHost = '127.0.0.1'): Promise<FastifyInstance> {
+  const loopback = isLoopbackName(listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost);
   // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
@@ -110,6 +113,11 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger): Pro
   });
   app.addHook('preClose', async () => events.close());
   app.addHook('onRequest', async (req, reply) => {
+    const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback);
+    if (crossSite) {
+      log.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
+      return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
+    }
     if (isConsoleFile(req.method, req.url)) return;
     const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
     if (!refusal) return;
@@ -133,7 +141,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger): Pro
 
 /** Starts the admin API on host:port; resolves with it and its URL. */
 export async function startAdminServer(target: AdminTarget, logger: Logger, host: string, port: number): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildAdminServer(target, logger);
+  const app = await buildAdminServer(target, logger, host);
   await app.listen({ host, port });
   const a = app.server.address() as { address: string; port: number };
   return { app, url: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
