@@ -58,7 +58,8 @@ export function checkDocument(doc: unknown, source = 'config', env: NodeJS.Proce
   const interpolated = interpolate(doc, env, '', problems);
   if (problems.length > 0) throw new ConfigError(source, problems);
   const result = configSchema.safeParse(interpolated ?? {});
-  if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, interpolated ?? {}));
+  // Described from the document as written: a value quoted in a problem shows `${VAR}`, not the secret it stands for.
+  if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, doc ?? {}));
   const cfg = result.data;
   const paths = resolveConfigPaths(cfg, baseDir);
   return { config: deepFreeze(cfg), warnings: configWarnings(cfg, paths) };

@@ -17,6 +17,12 @@ export function formatPath(path: Path): string {
 }
 
 const quoted = (v: unknown) => JSON.stringify(v);
+/**
+ * A value as a problem shows it: a scalar quoted, a mapping or list only named. A whole mapping quoted
+ * carried every value under it into the log, the reload answer and the console (an upstream's
+ * clientSecret with it), where the config view itself redacts them.
+ */
+const shown = (v: unknown): string => (Array.isArray(v) ? 'a list' : v !== null && typeof v === 'object' ? 'a mapping' : quoted(v));
 
 function valueAt(doc: unknown, path: Path): unknown {
   let v = doc;
@@ -66,7 +72,7 @@ function union(issue: Extract<Issue, { code: 'invalid_union' }>, path: Path, sch
   const options = (issue as { discriminator?: string; options?: unknown[] }).options;
   if (issue.discriminator !== undefined && options) {
     const choices = options.map(quoted).join(', ');
-    return [{ path, text: value === undefined ? `missing: one of ${choices}` : `${quoted(value)} is not one of ${choices}${suggestion(value, options)}` }];
+    return [{ path, text: value === undefined ? `missing: one of ${choices}` : `${shown(value)} is not one of ${choices}${suggestion(value, options)}` }];
   }
   // A message the schema wrote for this union says it best (zod's own is "Invalid input").
   if (issue.message !== 'Invalid input') return [{ path, text: issue.message }];
@@ -75,7 +81,7 @@ function union(issue: Extract<Issue, { code: 'invalid_union' }>, path: Path, sch
   const written = issue.errors.filter((b) => !kindMismatch(b));
   if (written.length === 1) return written[0]!.flatMap((i) => describe(i, path, schema, doc, meant));
   const expected = issue.errors.flatMap((b) => b.filter((i) => i.path.length === 0)).map((i) => (i.code === 'invalid_value' ? i.values.map(quoted).join(' or ') : i.code === 'invalid_type' ? `a${/^[aeiou]/.test(i.expected) ? 'n' : ''} ${i.expected}` : i.message));
-  return [{ path, text: expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}, got ${quoted(value)}` : issue.message }];
+  return [{ path, text: expected.length > 0 ? `expected ${[...new Set(expected)].join(' or ')}, got ${shown(value)}` : issue.message }];
 }
 
 function describe(issue: Issue, base: Path, schema: z.ZodType, doc: unknown, meant: Set<string>): Problem[] {

@@ -253,6 +253,16 @@ describe('parseConfig: errors name their path', () => {
     parseConfig(doc({ ...vault, upstreams: [up('s', { ...good, auth: { ...consent, authorizationServer: 'https://idp.example' } })], endpoints: [{ path: '/mcp', upstreams: ['s'] }] }), 'test.yaml', {}, '/base');
   });
 
+  it('a union no branch takes names a mapping, and shows ${VAR} and not the secret it stands for', () => {
+    const bad = (auth: Record<string, unknown>) =>
+      problems(doc({ upstreams: [{ name: 'r', transport: 'streamable-http', url: 'https://u.example/mcp', sharing: 'per-user', auth }], endpoints: [{ path: '/mcp', upstreams: ['r'] }] }), { S: 'TOPSECRET-123' });
+    // token_exchange, not token-exchange: every branch refuses it.
+    const list = bad({ type: 'token_exchange', tokenEndpoint: 'https://idp.example/t', clientId: 'c', clientSecret: '${S}' });
+    assert.ok(list.length > 0);
+    for (const line of list) assert.doesNotMatch(line, /TOPSECRET/, line);
+    assert.ok(list.some((l) => l.startsWith('upstreams[0].auth')), JSON.stringify(list));
+  });
+
   it('a nested bad value', () => {
     hasProblem(problems(doc({ upstreams: [up('a', { pool: { size: 0 } })] })), 'upstreams[0].pool.size');
     hasProblem(problems(doc({ upstreams: [up('a', { restart: { initialDelayMs: 1.5 } })] })), 'upstreams[0].restart.initialDelayMs');
