@@ -40,11 +40,26 @@ export class RedisLimitCounters implements LimitCounters {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #replica: string;
+  /**
+   * Releases the store did not take (it was unreachable), by key: given back once it is reachable
+   * again. Dropped, each would have counted a request in flight for as long as this replica lives (its
+   * own field is never swept), and a tenant whose concurrent-request limit they filled was refused every
+   * request after a short outage.
+   */
+  readonly #unreleased = new Map<string, number>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#replica = replica;
+    redis.on('ready', () => this.#giveBack());
+  }
+
+  /** How many releases wait for the store (the tests' view). */
+  get unreleased(): number {
+    let n = 0;
+    for (const c of this.#unreleased.values()) n += c;
+    return n;
   }
 
   async take(key: string, ratePerSec: number, burst: number): Promise<number> {
@@ -64,10 +79,22 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   release(key: string): void {
+    this.#decrement(key, 1);
+  }
+
+  #decrement(key: string, by: number): void {
     const k = `${this.#prefix}lim:${key}`;
     this.#redis
-      .hincrby(k, this.#replica, -1)
+      .hincrby(k, this.#replica, -by)
+      // At 0 or below (a store that lost the field while down, then took a late release) the field goes.
       .then((n) => (n <= 0 ? this.#redis.hdel(k, this.#replica) : 0))
-      .catch(() => {});
+      .catch(() => this.#unreleased.set(key, (this.#unreleased.get(key) ?? 0) + by));
+  }
+
+  /** The store is back: every release it missed, one decrement per key. */
+  #giveBack(): void {
+    const missed = [...this.#unreleased];
+    this.#unreleased.clear();
+    for (const [key, by] of missed) this.#decrement(key, by);
   }
 }

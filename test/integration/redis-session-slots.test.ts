@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisLimitCounters } from '../../src/cluster/redis-limit-counters.js';
+import { connectRedis } from '../../src/cluster/redis-connection.js';
 import { RedisSessionSlots } from '../../src/cluster/redis-session-slots.js';
+import { createLogger } from '../../src/observability/logger.js';
 import type { SlotAnswer } from '../../src/policy/session-slots.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PREFIX = 'slots-unit:';
 
@@ -81,5 +84,33 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
     for (let i = 0; i < 5; i++) assert.equal(await counters.take('rate:flushed', 100, 10), 0);
     assert.equal(await calls('eval'), eval0 + 1, 'never again in full');
     assert.equal(await calls('evalsha'), sha0 + 6, 'by its SHA every time (the first refused with NOSCRIPT)');
+  });
+});
+
+describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () => {
+  it('a request that ends while the store is down is released once it is back (its slot is not counted for ever)', async () => {
+    const redis = await startRedis({ persist: true });
+    // The gateway's own connection settings: no offline queue, so a command during the outage fails at once.
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const counters = new RedisLimitCounters(conn, PREFIX, 'r1');
+      assert.equal(await counters.acquire('inflight:t', 1), true);
+      assert.equal(await counters.acquire('inflight:t', 1), false, 'the one slot is taken');
+      await redis.stop();
+      counters.release('inflight:t');
+      await waitFor(() => counters.unreleased === 1, { timeoutMs: 5000 });
+      await redis.restart();
+      await ready();
+      // Given back: this replica's count (the store kept it, persisted) goes to nothing.
+      assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:t`, 'r1')) === null, { timeoutMs: 5000 }), 'the release the store missed is given back');
+      assert.equal(counters.unreleased, 0);
+      assert.equal(await counters.acquire('inflight:t', 1), true, 'the slot is free again after the outage');
+      assert.equal(await counters.acquire('inflight:t', 1), false, 'and counted again');
+    } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
   });
 });
