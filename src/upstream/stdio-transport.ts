@@ -67,6 +67,12 @@ export class StdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.#opts.preflight) await this.#preflight(this.#opts.preflight);
     const secret = this.#opts.secretEnv ? await this.#preflight(this.#opts.secretEnv) : undefined;
+    // Closed while it waited (a session ended, a reload retired the upstream): not started at all. A
+    // process started now would have no one left to stop it, with the user's token in its environment.
+    if (this.#closing) {
+      this.#neverStarted();
+      throw new Error('the upstream was stopped before its process started');
+    }
     const child = await this.#spawn(secret);
     const pid = child.pid!;
     this.#groups.add(pid);
@@ -218,6 +224,8 @@ export class StdioTransport implements Transport {
   /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
   async close(): Promise<void> {
     const child = this.#child;
+    // Not started yet (still in its preflight or fetching its token): start() sees this and does not spawn.
+    if (!child) this.#closing = true;
     if (!child || child.pid === undefined || this.#closed || this.#closing) return;
     this.#closing = true;
     const grace = this.#opts.stopGraceMs ?? 2000;

@@ -166,7 +166,11 @@ export class UpstreamInstance extends EventEmitter {
     } catch (err) {
       throw await this.#failedToStart(client, err as Error);
     }
-    if (this.#client !== client || this.#stopping) return;
+    if (this.#client !== client || this.#stopping) {
+      // Stopped (or replaced) while it started: nothing will stop it later, so it goes now.
+      await client.close().catch(() => {});
+      return;
+    }
     this.#state = 'ready';
     this.lastFailure = undefined;
     this.lastError = undefined;

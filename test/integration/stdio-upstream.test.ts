@@ -100,6 +100,27 @@ describe("a stdio server's stderr in the gateway's log", () => {
   });
 });
 
+describe('an upstream instance stopped while it starts', () => {
+  it('never starts a process that waited on its preflight or token (nothing would stop it later)', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
+    const cfg = parseConfig({ upstreams: [{ name: 'slow', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE] }], endpoints: [{ path: '/mcp', upstreams: ['slow'] }] });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let transport: StdioTransport | undefined;
+    // A per-user token fetched at start, or the sandbox's first check: a start that waits before it spawns.
+    const factory = () => (transport = new StdioTransport({ command: process.execPath, args: [FIXTURE], env: { PATH: process.env.PATH! }, maxLineBytes: 1 << 20, logger, stopGraceMs: 300, preflight: () => gate }));
+    const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, factory as never);
+    const started = inst.start().catch(() => {});
+    await waitFor(() => transport !== undefined);
+    await inst.stop();
+    open();
+    await started;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(transport!.pid, undefined, 'a process was started after its instance was stopped');
+  });
+});
+
 describe('upstream instance restarts', () => {
   it('backs off exponentially across quick crashes and resets only after sustained uptime', async () => {
     const { parseConfig } = await import('../../src/config/load.js');
