@@ -243,6 +243,10 @@ export class StreamableHttpClientTransport implements Transport {
   async #runGetStream(confirmed: () => void, failed: (e: Error) => void): Promise<void> {
     let lastEventId: string | undefined;
     let first = true;
+    // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
+    // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
+    // After a confirmation this is a no-op.
+    const gone = () => failed(new Error(`upstream "${this.#cfg.name}": the transport was closed`));
     for (let attempt = 0; !this.#closed; ) {
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
@@ -270,16 +274,17 @@ export class StreamableHttpClientTransport implements Transport {
           lastEventId = parser.lastEventId ?? lastEventId;
         }
       } catch (err) {
-        if (this.#closed) return;
+        if (this.#closed) return gone();
         if (first) {
           failed(err as Error);
           return;
         }
         this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
       }
-      if (this.#closed) return;
+      if (this.#closed) return gone();
       await delay(Math.min(30_000, 250 * 2 ** attempt++));
     }
+    gone();
   }
 
   /** Our session is gone upstream: close, so the instance re-initializes with a fresh one. */

@@ -68,3 +68,45 @@ describe('StreamableHttpClientTransport: the GET stream', () => {
     }
   });
 });
+
+describe('StreamableHttpClientTransport: closed while its GET stream is confirmed', () => {
+  it('the notifications/initialized waiting on the confirmation fails, and does not hang (found by a review)', async () => {
+    let getArrived!: () => void;
+    const arrived = new Promise<void>((r) => (getArrived = r));
+    // An upstream that answers initialize and never answers the GET (its headers never come).
+    const server = createServer((req: IncomingMessage, res) => {
+      if (req.method === 'GET') return void getArrived();
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        const m = JSON.parse(body) as { id?: number };
+        if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's2' }).end();
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's2' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const agent = new Agent();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, maxMessageBytes: 1 << 20 } } as unknown as RemoteUpstreamConfig;
+    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger);
+    try {
+      await t.start();
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      const initialized = t.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).then(
+        () => 'confirmed',
+        () => 'failed',
+      );
+      await arrived;
+      await t.close();
+      const outcome = await Promise.race([initialized, new Promise((r) => setTimeout(r, 5000, 'still waiting'))]);
+      assert.equal(outcome, 'failed');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+  });
+});
