@@ -232,6 +232,10 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
+    // A transport that closed itself (its process died, its remote session expired) is closed through its
+    // public door too: what wraps that door lets go there (a per-user remote's link, and with the user's
+    // last link their connection pool and token). Closing a closed transport does nothing else.
+    void client.close().catch(() => {});
     if (this.#stopping || this.#state === 'stopped') {
       this.#state = 'stopped';
       return;

@@ -121,6 +121,33 @@ describe('an upstream instance stopped while it starts', () => {
   });
 });
 
+describe('a transport that closes itself', () => {
+  it('is closed through its public close as well (what wraps it, a per-user link, lets go)', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
+    const cfg = parseConfig({ upstreams: [{ name: 'dies', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 60_000 } }], endpoints: [{ path: '/mcp', upstreams: ['dies'] }] });
+    let transport: StdioTransport | undefined;
+    let publicCloses = 0;
+    const factory = () => {
+      const t = new StdioTransport({ command: process.execPath, args: [FIXTURE], env: { PATH: process.env.PATH! }, maxLineBytes: 1 << 20, logger, stopGraceMs: 300 });
+      const close = t.close.bind(t);
+      t.close = async () => {
+        publicCloses++;
+        await close();
+      };
+      return (transport = t);
+    };
+    const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, factory as never);
+    try {
+      await inst.start();
+      process.kill(-transport!.pid!, 'SIGKILL'); // its process group: the child dies by itself, no close asked
+      assert.ok(await waitFor(() => publicCloses > 0, { timeoutMs: 5000 }), 'the dead transport was never closed through its public close');
+    } finally {
+      await inst.stop();
+    }
+  });
+});
+
 describe('upstream instance restarts', () => {
   it('backs off exponentially across quick crashes and resets only after sustained uptime', async () => {
     const { parseConfig } = await import('../../src/config/load.js');
