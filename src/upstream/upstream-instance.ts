@@ -166,11 +166,8 @@ export class UpstreamInstance extends EventEmitter {
     } catch (err) {
       throw await this.#failedToStart(client, err as Error);
     }
-    if (this.#client !== client || this.#stopping) {
-      // Stopped (or replaced) while it started: nothing will stop it later, so it goes now.
-      await client.close().catch(() => {});
-      return;
-    }
+    // Stopped (or replaced) while it started: nothing would stop it later, so it goes now.
+    if (this.#client !== client || this.#stopping) return void (await client.close().catch(() => {}));
     this.#state = 'ready';
     this.lastFailure = undefined;
     this.lastError = undefined;
@@ -181,8 +178,7 @@ export class UpstreamInstance extends EventEmitter {
     const restarted = this.restarts > 0;
     this.#health.start(client, () => this.#client);
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
-    // Subscriptions died with the old process; renew them for the sessions that still hold them (a modern
-    // upstream gets them on its listen stream).
+    // Subscriptions died with the old process: renewed for the sessions holding them (modern: on its listen stream).
     for (const uri of client.era === 'modern' ? [] : this.#subscriptions.uris()) {
       client.request('resources/subscribe', { uri }, { timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.requestTimeoutMs }).catch(() => {});
     }
@@ -232,9 +228,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
-    // A transport that closed itself (its process died, its remote session expired) is closed through its
-    // public door too: what wraps that door lets go there (a per-user remote's link, and with the user's
-    // last link their connection pool and token). Closing a closed transport does nothing else.
+    // Closed by itself (died, session expired): its public close too, where a per-user remote lets its link go.
     void client.close().catch(() => {});
     if (this.#stopping || this.#state === 'stopped') {
       this.#state = 'stopped';
@@ -403,4 +397,3 @@ export class UpstreamInstance extends EventEmitter {
     await client?.close();
   }
 }
-
