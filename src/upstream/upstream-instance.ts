@@ -228,8 +228,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
-    // Closed by itself (died, session expired): its public close too, where a per-user remote lets its link go.
-    void client.close().catch(() => {});
+    void client.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') {
       this.#state = 'stopped';
       return;
