@@ -17,8 +17,17 @@ export interface Walked {
 
 /** Nesting walked member by member; a deeper subtree is scanned as its JSON text. */
 export const MAX_DEPTH = 64;
-/** Never model-facing text: metadata, and base64 payloads (images, audio, blobs) that are long and cannot hide characters. */
-const SKIPPED = new Set(['_meta', 'data', 'blob']);
+/** Never model-facing text: metadata. */
+const META = '_meta';
+/** Members that carry base64 payloads (an image's or audio's `data`, a resource's `blob`). */
+const PAYLOADS = new Set(['data', 'blob']);
+/**
+ * A base64 (or base64url) string: long, and it cannot hide a character. Only such a string is skipped
+ * under `data` or `blob`: skipped whatever it held, a parameter named `data` in a tool's schema or a
+ * `structuredContent.data` object (GraphQL's shape) went unscanned.
+ */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const skipped = (key: string, value: unknown): boolean => key === META || (PAYLOADS.has(key) && typeof value === 'string' && BASE64.test(value));
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
 const IDENTIFIERS = new Set(['name', 'uri', 'uriTemplate']);
 const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'pattern'];
@@ -88,7 +97,7 @@ class Walk {
     const keys = Object.keys(v);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      if (SKIPPED.has(key)) {
+      if (skipped(key, v[key])) {
         if (out) put(out, key, v[key]);
         continue;
       }
