@@ -141,6 +141,13 @@ describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
     assert.equal(audit[0]!.pinnedSha256, V1);
     assert.equal(audit[0]!.sha256, V2);
     assert.match(audit[0]!.summary, /^Returns the weather for a city\. <IMPORTANT>/);
+    // The refused call itself is audited as the denial it is (it was "allow" with outcome "error").
+    const call = lines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.method === 'tools/call' && l.name === 'weather').at(-1);
+    assert.equal(call?.decision, 'deny', JSON.stringify(call));
+    assert.equal(call?.rule, 'pinning.withhold');
+    assert.equal(call?.outcome, 'denied');
+    const text = await (await fetch(gw.app.metricsUrl!)).text();
+    assert.match(text, /^switchboard_policy_denials_total\{reason="tool_pinning"\} 1$/m);
   });
 
   it('`switchboard pins list` shows the pending change; `pins approve` makes the tool visible again and clients re-list', async () => {

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors.js';
 import { NotFoundError } from '../../jsonrpc/not-found.js';
 import { elapsed, type RequestContext, type Stage } from '../request-pipeline.js';
 
@@ -16,12 +17,22 @@ function toolLabel(ctx: RequestContext, error: unknown): string | undefined {
   return error instanceof NotFoundError ? 'unknown' : ctx.decision.name;
 }
 
+/**
+ * The rule that withheld the routed name, if one did: hidden text (answered as an unknown name), or tool
+ * pinning (a changed or new definition not approved). Both are denials, audited and counted as such.
+ */
+function withheldBy(error: unknown): string | undefined {
+  if (error instanceof NotFoundError) return error.rule;
+  if (error instanceof GatewayError && error.code === 'SWB_TOOL_WITHHELD') return typeof error.details?.rule === 'string' ? error.details.rule : 'pinning.withhold';
+  return undefined;
+}
+
 /** Records what the routed request came to: the audit line and the request metrics. */
 export const observeStage: Stage = async (ctx, next) => {
   const answer = await next(ctx);
   const { req, host } = ctx;
-  // A name the gateway withholds (hidden text) was answered as unknown: audited as the denial it is.
-  const withheld = ctx.error instanceof NotFoundError ? ctx.error.rule : undefined;
+  // A name the gateway withholds (hidden text, tool pinning): audited as the denial it is.
+  const withheld = withheldBy(ctx.error);
   const outcome = outcomeOf(ctx, withheld);
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const response = ctx.response;
@@ -30,7 +41,7 @@ export const observeStage: Stage = async (ctx, next) => {
     const decision = withheld === undefined ? ctx.decision : { allowed: false, rule: withheld };
     host.guard.record(req.method, req.params, decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
   }
-  if (withheld !== undefined) host.observer.denied('hidden_text');
+  if (withheld !== undefined) host.observer.denied(withheld.startsWith('pinning.') ? 'tool_pinning' : 'hidden_text');
   host.observer.requestDone({
     method: ctx.spec?.metric ?? 'other',
     endpoint: host.endpoint.config.path,
