@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Cancellation } from './cancellation.js';
 import { JsonRpcError } from './json-rpc-error.js';
 import { isFailure, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
@@ -56,6 +57,15 @@ const NOTHING = () => {};
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * A first request id drawn at random, for a peer facing a client session: a session taken over by another
+ * replica gets a new peer, and a client still answering the previous owner's question (a confirmation
+ * asked as id 1) must not answer the new owner's request of the same id.
+ */
+export function randomFirstId(): number {
+  return randomInt(1, 2 ** 47);
+}
+
+/**
  * One side of a JSON-RPC link, as the MCP SDK's Protocol is: ids from its own counter, a timeout per
  * request that progress resets up to a maximum, notifications/cancelled when it gives up or its caller
  * does, and clean-up of all of it when the link closes. Both directions of the gateway use it: requests
@@ -79,8 +89,10 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   #timer: NodeJS.Timeout | undefined;
   #timerDue = Number.POSITIVE_INFINITY;
 
-  constructor(link: PeerLink) {
+  /** `firstId`: the id of its first request (a session restored on another replica must not reuse the ids its client saw). */
+  constructor(link: PeerLink, firstId = 1) {
     this.#link = link;
+    this.#nextId = firstId;
   }
 
   /** Outgoing requests still waiting for their answer. */

@@ -3,7 +3,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { tracedClientRequest } from './client-request-span.js';
-import { JsonRpcPeer } from '../jsonrpc/peer.js';
+import { JsonRpcPeer, randomFirstId } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../jsonrpc/types.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import type { Logger } from '../observability/logger.js';
@@ -99,7 +99,7 @@ export class ClientSession {
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
     this.#active = new Promise((resolve) => (this.#activate = resolve));
     this.#host = this.#pipelineHost();
-    this.#peer = new JsonRpcPeer(clientPeerLink((m, related) => this.#send(m, related), this.#clientRequestTimeoutMs));
+    this.#peer = new JsonRpcPeer(clientPeerLink((m, related) => this.#send(m, related), this.#clientRequestTimeoutMs), randomFirstId());
     this.#transport.onmessage = (m) => this.handle(m); // long-lived: one per session
     this.#transport.onclose = () => void this.close('transport closed'); // long-lived: one per session
   }

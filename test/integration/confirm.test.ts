@@ -35,6 +35,8 @@ interface Connected {
   client: Client;
   /** The elicitation requests this client was put. */
   asked: Array<ElicitRequest['params']>;
+  /** The JSON-RPC ids those requests came with. */
+  ids: Array<string | number>;
   /** How it answers the next ones (a test replaces it). */
   answer: Answer;
 }
@@ -45,10 +47,11 @@ const accept: Answer = async () => ({ action: 'accept', content: { confirm: true
 async function connect(gw: RunningGateway, o: { sse?: boolean; path?: string; elicits?: boolean } = {}): Promise<Connected> {
   const elicits = o.elicits ?? true;
   const client = new Client({ name: 'confirm-test', version: '1.0.0' }, { capabilities: elicits ? { elicitation: { form: {} } } : {} });
-  const c: Connected = { client, asked: [], answer: accept };
+  const c: Connected = { client, asked: [], ids: [], answer: accept };
   if (elicits) {
     client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
       c.asked.push(req.params);
+      c.ids.push(extra.requestId);
       return c.answer(req, extra.signal);
     });
   }
@@ -160,6 +163,21 @@ describe('confirmation rules in the 2025 session era (SDK v1)', { timeout: 120_0
       }
     });
   }
+
+  it("two sessions' questions do not share ids: a session taken over by another replica must not reuse the ids its client saw", async () => {
+    const [a, b] = [await connect(gw), await connect(gw)];
+    try {
+      await a.client.callTool({ name: 'fs__delete_repo', arguments: ARGS });
+      await b.client.callTool({ name: 'fs__delete_repo', arguments: ARGS });
+      assert.equal(a.ids.length, 1);
+      assert.equal(b.ids.length, 1);
+      // Each session's peer starts its ids at random (a restored session has a new peer, its ids from 1 before).
+      assert.notEqual(a.ids[0], 1);
+      assert.notEqual(a.ids[0], b.ids[0]);
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
 
   it('a client without the elicitation capability is refused, never silently let through', async () => {
     const c = await connect(gw, { elicits: false });
