@@ -116,8 +116,17 @@ describe('the standalone GET stream catching up on more than maxStreamBufferByte
     const started = await post(gw, { jsonrpc: '2.0', id: 'd', method: 'tools/call', params: { name: 'flood', arguments: { count: 100, bytes: 1024, doneFile: done, detached: true } } }, { sid: s.sid, version: s.version });
     assert.match(await started.text(), /flooding/);
     assert.ok(await waitFor(() => existsSync(done), { timeoutMs: 10_000 }));
-    await waitFor(async () => ((await gw.app.gateway.events.replay(s.sid, 0, 0)) ?? []).length >= 60, { timeoutMs: 10_000 });
-    const logged = ((await gw.app.gateway.events.replay(s.sid, 0, 0)) ?? []).length;
+    // The child has written everything when doneFile appears, but the gateway may still be logging the
+    // tail: wait until the log stops growing, so the count compared below is the final one.
+    const logLength = async () => ((await gw.app.gateway.events.replay(s.sid, 0, 0)) ?? []).length;
+    let previous = -1;
+    await waitFor(async () => {
+      const now = await logLength();
+      const settled = now >= 60 && now === previous;
+      previous = now;
+      return settled;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
+    const logged = await logLength();
     const headers = { accept: 'text/event-stream', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version };
     const seen: number[] = [];
     const how: string[] = [];
