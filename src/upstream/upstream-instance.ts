@@ -359,11 +359,9 @@ export class UpstreamInstance extends EventEmitter {
   async #whenReady(ms: number): Promise<void> {
     if (this.#state === 'ready') return;
     await new Promise<void>((resolve) => {
+      // Both ends let go: a wait that times out during a long outage must not leave its listener behind.
+      const done = () => (clearTimeout(timer), this.off('ready', done), resolve());
       const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
       this.once('ready', done);
     });
   }

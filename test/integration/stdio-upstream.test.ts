@@ -180,4 +180,29 @@ describe('upstream instance restarts', () => {
       await inst.stop();
     }
   });
+
+  it('a retry that gives up waiting for the restart leaves no listener behind', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
+    const { UpstreamTransports } = await import('../../src/upstream/transport-factory.js');
+    const cfg = parseConfig({
+      upstreams: [{ name: 'unruly', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], initTimeoutMs: 100, restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
+    });
+    const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, new UpstreamTransports().create);
+    await inst.start();
+    const before = inst.listenerCount('ready');
+    try {
+      // The child stops reading, a ping (idempotent: retried once) is sent, the child dies: the retry
+      // waits initTimeoutMs for a restart that is a minute away, then fails as unavailable.
+      process.kill(inst.pid!, 'SIGSTOP');
+      const ping = inst.request('ping', undefined, {});
+      await new Promise((r) => setTimeout(r, 50));
+      process.kill(inst.pid!, 'SIGKILL');
+      await assert.rejects(ping, (err: GatewayError) => err.code === 'SWB_UPSTREAM_UNAVAILABLE');
+      assert.equal(inst.listenerCount('ready'), before, 'every retry given up during an outage leaves a ready listener');
+    } finally {
+      await inst.stop();
+    }
+  });
 });
