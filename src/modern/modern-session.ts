@@ -164,6 +164,8 @@ export class ModernSession implements UpstreamCaller {
     }
     const done = (response: JsonRpcResponse | undefined): void => {
       this.#exchanges.delete(exchange.seq);
+      // A confirmed call refused after its confirmation (a limit) never reached the route that lets go of it.
+      this.#inflight.delete(exchange.seq);
       this.lastActivity = Date.now();
       exchange.settle(response);
     };

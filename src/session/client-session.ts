@@ -245,6 +245,7 @@ export class ClientSession {
       // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
       response = toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
+    if (ctx.cancel !== undefined && this.#inflight.get(req.id) === ctx.cancel) this.#inflight.delete(req.id); // refused before the route
     if (response) await this.#send(response);
     // Answered: the idle clock starts again now, not from when a long request arrived.
     this.activity.touch();

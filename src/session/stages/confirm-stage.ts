@@ -94,14 +94,14 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
     outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream), req.id, cancel, rule.timeoutMs));
   } catch (err) {
     outcome = err instanceof JsonRpcError && err.code === ErrorCode.RequestTimeout ? 'timeout' : 'cancelled';
-  } finally {
-    host.inflight.delete(req.id);
   }
   host.observer.confirmation(tenant, outcome);
   if (outcome === 'accepted') {
     ctx.confirmation = outcome;
     return next(ctx);
   }
+  // Not accepted: the request ends here (an accepted one stays in flight on its way to the route).
+  host.inflight.delete(req.id);
   if (!cancel.aborted) return refuse(ctx, rule, outcome, tool, upstream);
   // Cancelled by the client (it expects no answer) or by the session's end (answered already).
   host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream, 'cancelled');

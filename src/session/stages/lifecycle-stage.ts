@@ -1,3 +1,4 @@
+import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
@@ -30,6 +31,9 @@ export const lifecycleStage: Stage = (ctx, next) => {
 function inflightCheck(ctx: RequestContext, next: Next): Promise<JsonRpcResponse | undefined> {
   const { req, host } = ctx;
   if (host.inflight.has(req.id)) return refuse(ctx, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`);
+  // In flight from here, not only once routed: a request waiting on the way (a limit kept in Redis) is
+  // the client's to cancel and holds its id. The session lets go of it when the pipeline has answered.
+  host.inflight.set(req.id, (ctx.cancel ??= new Cancellation()));
   return next(ctx);
 }
 
