@@ -24,6 +24,7 @@ export interface LinkInfo {
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const KEY_ID_BYTES = 4;
 
 interface VaultKey {
@@ -80,9 +81,12 @@ export class CredentialVault {
     const key = id === undefined ? undefined : this.#keys.get(id);
     if (v !== VERSION || !key || iv === undefined || ct === undefined || tag === undefined) return undefined;
     try {
-      const d = createDecipheriv('aes-256-gcm', key.aes, Buffer.from(iv, 'base64url'));
+      // The tag's full 16 bytes, always: GCM accepts a tag cut to 4, which an entry forged in the store would be.
+      const authTag = Buffer.from(tag, 'base64url');
+      if (authTag.length !== TAG_BYTES) return undefined;
+      const d = createDecipheriv('aes-256-gcm', key.aes, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
       d.setAAD(aad(user, upstream));
-      d.setAuthTag(Buffer.from(tag, 'base64url'));
+      d.setAuthTag(authTag);
       const plain = Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
       return { tokens: JSON.parse(plain) as UserTokens, stale: key !== this.#current };
     } catch {

@@ -31,6 +31,15 @@ describe('credential vault', () => {
     assert.equal(v.open(alice, 'tickets', parts.join('.')), undefined, 'tampered');
   });
 
+  it('an entry whose tag was cut short does not open (GCM would check only the bytes it is given)', () => {
+    const v = new CredentialVault(randomBytes(32), [], new MemoryVaultStore());
+    const parts = v.seal(alice, 'tickets', tokens).split('.');
+    for (const bytes of [4, 8, 12, 15]) {
+      const cut = [...parts.slice(0, 4), Buffer.from(parts[4]!, 'base64url').subarray(0, bytes).toString('base64url')].join('.');
+      assert.equal(v.open(alice, 'tickets', cut), undefined, `a ${bytes}-byte tag opened the entry`);
+    }
+  });
+
   it('a stored entry copied under another user does not open', async () => {
     const store = new MemoryVaultStore();
     const v = new CredentialVault(randomBytes(32), [], store);
