@@ -150,7 +150,15 @@ export class AdminBus {
       });
     });
     const message: AdminMessage = { t: 'end', id, from: this.#o.me, session };
-    const receivers = await this.#o.pub.publish(AdminBus.channel(this.#o.prefix, owner), JSON.stringify(message));
+    let receivers: number;
+    try {
+      receivers = await this.#o.pub.publish(AdminBus.channel(this.#o.prefix, owner), JSON.stringify(message));
+    } catch (err) {
+      // The wait is settled and handled here: left to its timer, its rejection had no handler and ended the process.
+      this.#waiting.get(id)?.(false);
+      await answered.catch(() => {});
+      throw err;
+    }
     if (receivers === 0) {
       this.#waiting.get(id)?.(false);
       await answered.catch(() => {});
