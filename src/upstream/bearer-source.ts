@@ -8,3 +8,12 @@ export interface BearerSource {
   /** The upstream refused the token: fetch a new one next time. */
   invalidate(): void;
 }
+
+/**
+ * When a token living `ttlMs` from `now` is renewed: `skewMs` before it expires, but never earlier than
+ * half its life, so that a token shorter-lived than the skew is still used (it was fetched again for
+ * every request). A token that is already expired (ttl 0 or below) is not kept.
+ */
+export function renewAt(now: number, ttlMs: number, skewMs: number): number {
+  return now + ttlMs - Math.min(skewMs, Math.max(ttlMs, 0) / 2);
+}

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
-import type { BearerSource } from './bearer-source.js';
+import { renewAt, type BearerSource } from './bearer-source.js';
 import { readPrefix } from './read-body.js';
 
 type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'client-credentials' }>;
@@ -12,7 +12,7 @@ type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'clie
 export class ClientCredentials implements BearerSource {
   readonly #s: Settings;
   readonly #dispatcher: Dispatcher;
-  #token: { value: string; expiresAt: number } | undefined;
+  #token: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
 
   constructor(settings: Settings, dispatcher: Dispatcher) {
@@ -21,7 +21,7 @@ export class ClientCredentials implements BearerSource {
   }
 
   async token(): Promise<string> {
-    if (this.#token && Date.now() < this.#token.expiresAt - this.#s.refreshSkewMs) return this.#token.value;
+    if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
     this.#inflight ??= this.#fetch().finally(() => (this.#inflight = undefined));
     return this.#inflight;
   }
@@ -48,7 +48,8 @@ export class ClientCredentials implements BearerSource {
     const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
     if (typeof doc.access_token !== 'string') throw new Error('token endpoint sent no access_token');
     const ttl = typeof doc.expires_in === 'number' ? doc.expires_in * 1000 : 3600_000;
-    this.#token = { value: doc.access_token, expiresAt: Date.now() + ttl };
+    const now = Date.now();
+    this.#token = { value: doc.access_token, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#s.refreshSkewMs) };
     return doc.access_token;
   }
 }

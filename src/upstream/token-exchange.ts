@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import type { BearerSource } from './bearer-source.js';
+import { renewAt, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { readPrefix } from './read-body.js';
 import type { SubjectTokens } from './subject-tokens.js';
@@ -52,7 +52,7 @@ export class TokenExchange implements BearerSource {
   readonly #user: UpstreamUser;
   readonly #subjects: SubjectTokens;
   readonly #dispatcher: Dispatcher;
-  #token: { value: string; expiresAt: number } | undefined;
+  #token: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
 
   constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher) {
@@ -63,7 +63,7 @@ export class TokenExchange implements BearerSource {
   }
 
   async token(): Promise<string> {
-    if (this.#token && Date.now() < this.#token.expiresAt - this.#client.settings.refreshSkewMs) return this.#token.value;
+    if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
     this.#inflight ??= this.#exchange().finally(() => (this.#inflight = undefined));
     return this.#inflight;
   }
@@ -116,7 +116,8 @@ export class TokenExchange implements BearerSource {
     if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
     if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
     const ttl = typeof doc.expires_in === 'number' && doc.expires_in > 0 ? doc.expires_in * 1000 : 300_000;
-    this.#token = { value: doc.access_token, expiresAt: Date.now() + ttl };
+    const now = Date.now();
+    this.#token = { value: doc.access_token, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#client.settings.refreshSkewMs) };
     return doc.access_token;
   }
 
