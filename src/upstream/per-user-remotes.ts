@@ -35,7 +35,11 @@ export class PerUserRemotes {
   readonly #newAgent: (u: RemoteUpstreamConfig) => Agent;
   /** Per upstream: the client secret, the actor token, and the connections to the token endpoint. */
   readonly #clients = new Map<string, { client: TokenExchangeClient; agent: Agent }>();
+  /** Per upstream config and user: a reload that changes the upstream gives its new instances new links. */
   readonly #users = new Map<string, UserRemote>();
+  /** A number per upstream config object, for the keys above. */
+  readonly #versions = new WeakMap<UpstreamConfig, number>();
+  #nextVersion = 0;
 
   /** User consent (user-oauth upstreams), when the vault is configured. */
   consent: UserConsent | undefined;
@@ -47,7 +51,9 @@ export class PerUserRemotes {
 
   create(u: RemoteUpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser | undefined, logger: Logger): Transport {
     if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" has a per-user credential, so each of its instances needs the user it serves (sharing: per-user)`, { upstream: u.name });
-    const key = `${u.name}\n${userKey(owner)}`;
+    let version = this.#versions.get(u);
+    if (version === undefined) this.#versions.set(u, (version = this.#nextVersion++));
+    const key = `${version}\n${userKey(owner)}`;
     let r = this.#users.get(key);
     if (!r) {
       const agent = this.#newAgent(u);
@@ -87,8 +93,8 @@ export class PerUserRemotes {
   #client(u: UpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {
     let c = this.#clients.get(u.name);
     if (!c || c.client.settings !== auth) {
-      // A reload changed the settings: the old client's connections go.
-      void c?.agent.close().catch(() => {});
+      // A reload changed the settings. The old client is not closed: the links made before the reload
+      // still exchange through it until they close, and its idle connections end by their keep-alive.
       const agent = authServerAgent(u);
       c = { client: new TokenExchangeClient(u.name, auth, agent), agent };
       this.#clients.set(u.name, c);

@@ -16,6 +16,8 @@ import { StdioTransport } from './stdio-transport.js';
 interface Remote {
   agent: Agent;
   credentials: BearerSource | undefined;
+  /** Transports open on it: a remote a reload superseded closes with its last one. */
+  links: number;
 }
 
 /**
@@ -24,7 +26,13 @@ interface Remote {
  * per-user credential has them per user instead (see PerUserRemotes).
  */
 export class UpstreamTransports {
-  readonly #remotes = new Map<string, Remote>();
+  /**
+   * Per upstream config, not per name: a reload that changes an upstream (its URL, its credential) gives
+   * its new pool a config of its own, whose instances must not get the old settings' token or connections.
+   */
+  readonly #remotes = new Map<RemoteUpstreamConfig, Remote>();
+  /** Each upstream's newest config: the remotes of the others are closed with their last link. */
+  readonly #latest = new Map<string, RemoteUpstreamConfig>();
   /** Each user's latest validated token (the edge records them), for token exchange. */
   readonly subjectTokens: SubjectTokens;
   readonly #perUser: PerUserRemotes;
@@ -85,8 +93,19 @@ export class UpstreamTransports {
       });
     }
     if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
-    const { agent, credentials } = this.#remote(upstream);
-    return remoteTransport(upstream, agent, credentials, logger);
+    const remote = this.#remote(upstream);
+    const transport = remoteTransport(upstream, remote.agent, remote.credentials, logger);
+    const close = transport.close.bind(transport);
+    let closed = false;
+    // long-lived: one per remote instance's link
+    transport.close = async () => {
+      await close();
+      if (closed) return;
+      closed = true;
+      remote.links--;
+      this.#release(upstream);
+    };
+    return transport;
   };
 
   /**
@@ -103,18 +122,31 @@ export class UpstreamTransports {
   }
 
   #remote(u: RemoteUpstreamConfig): Remote {
-    let r = this.#remotes.get(u.name);
+    let r = this.#remotes.get(u);
     if (!r) {
       const agent = newAgent(u);
-      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent) : undefined };
-      this.#remotes.set(u.name, r);
+      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent) : undefined, links: 0 };
+      this.#remotes.set(u, r);
+      const before = this.#latest.get(u.name);
+      this.#latest.set(u.name, u);
+      if (before) this.#release(before);
     }
+    r.links++;
     return r;
+  }
+
+  /** A superseded config's remote goes once nothing uses it (a retiring pool finishes its calls on it). */
+  #release(u: RemoteUpstreamConfig): void {
+    const r = this.#remotes.get(u);
+    if (!r || r.links > 0 || this.#latest.get(u.name) === u) return;
+    this.#remotes.delete(u);
+    void r.agent.close().catch(() => {});
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#remotes.values()].map((r) => r.agent.close().catch(() => {})));
     this.#remotes.clear();
+    this.#latest.clear();
     await this.#perUser.close();
   }
 }

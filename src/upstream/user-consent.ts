@@ -123,8 +123,8 @@ export class UserConsent implements ConsentAsker {
   #client(u: UpstreamConfig, settings: UserOAuthSettings): UserOAuthClient {
     let c = this.#clients.get(u.name);
     if (!c || c.client.settings !== settings) {
-      // A reload changed the settings: the old client's connections go.
-      void c?.agent.close().catch(() => {});
+      // A reload changed the settings. The old client is not closed: the links made before the reload
+      // still refresh through it until they close, and its idle connections end by their keep-alive.
       const agent = authServerAgent(u);
       c = { client: new UserOAuthClient({ name: u.name, url: u.transport === 'stdio' ? undefined : u.url }, settings, agent), agent };
       this.#clients.set(u.name, c);

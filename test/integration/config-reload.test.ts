@@ -2,6 +2,8 @@
 // processes apart), the official SDK client, the app built from a file as `serve` builds it.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -322,6 +324,60 @@ describe('config reload: admin.watchConfig', () => {
     } finally {
       await app.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('config reload of a remote upstream with a credential', () => {
+  // A token endpoint and a minimal Streamable HTTP MCP server on one loopback port: /token/<name>
+  // issues `token-<name>`, /mcp/<name> answers as an MCP server whose one tool says which path and
+  // which bearer it was called with.
+  let server: Server;
+  let base: string;
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        const json = (status: number, doc: unknown) => (res.writeHead(status, { 'content-type': 'application/json' }), res.end(JSON.stringify(doc)));
+        if (req.url!.startsWith('/token/')) return json(200, { access_token: `token-${req.url!.slice(7)}`, token_type: 'Bearer', expires_in: 3600 });
+        if (req.method !== 'POST') return (res.writeHead(405), res.end());
+        const m = JSON.parse(body);
+        if (m.id === undefined) return (res.writeHead(202), res.end());
+        if (m.method === 'initialize') return json(200, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'where', version: '1' } } });
+        if (m.method === 'tools/list') return json(200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'where', inputSchema: { type: 'object' } }] } });
+        if (m.method === 'tools/call') return json(200, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `${req.url} ${req.headers.authorization ?? 'no bearer'}` }] } });
+        json(200, { jsonrpc: '2.0', id: m.id, result: {} });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  it('a reload that moves the upstream to another server and credential sends the new one its own token, never the old', async () => {
+    const remote = (name: string, withAuth: boolean) => ({
+      name: 'where',
+      transport: 'streamable-http',
+      url: `${base}/mcp/${name}`,
+      ...(withAuth ? { auth: { type: 'client-credentials', tokenUrl: `${base}/token/${name}`, clientId: name, clientSecret: `secret-${name}` } } : {}),
+    });
+    const doc = { ...baseDoc(), upstreams: [remote('a', true)], endpoints: [{ path: '/mcp', upstreams: ['where'] }] };
+    const g = await fileGateway('swb-reload-remote-', doc);
+    try {
+      const seen: string[] = [];
+      for (const [name, withAuth] of [['a', true], ['b', true], ['c', false]] as const) {
+        if (name !== 'a') {
+          g.write({ ...doc, upstreams: [remote(name, withAuth)] });
+          assert.equal((await g.app.reload('test')).report.result, 'applied');
+        }
+        const client = await connectClient(g.gw, 'streamable-http');
+        seen.push(textOf(await client.callTool({ name: 'where', arguments: {} })));
+        await client.close();
+      }
+      assert.deepEqual(seen, ['/mcp/a Bearer token-a', '/mcp/b Bearer token-b', '/mcp/c no bearer']);
+    } finally {
+      await g.close();
     }
   });
 });
