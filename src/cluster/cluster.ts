@@ -68,6 +68,7 @@ export class Cluster {
   readonly #forwarder: Forwarder;
   #admin: AdminBus | undefined;
   #started = false;
+  #keeping: NodeJS.Timeout | undefined;
   readonly #touched = new Map<string, number>();
   /** The records of the sessions this replica holds, to write again when the store lost them. */
   readonly #mine = new Map<string, SessionRecord>();
@@ -132,6 +133,11 @@ export class Cluster {
     await this.#forwarder.start();
     this.#started = true;
     await this.#heartbeat.start();
+    // A session held here lives as long as it is open here, not as long as requests name it: a legacy
+    // stream (its POSTs may land on other replicas) or a GET stream with no requests would otherwise
+    // outlive its record, and be answered 404 elsewhere and never taken over.
+    const every = Math.max(500, Math.floor(this.#cfg.sessionTtlMs / 3));
+    this.#keeping = setInterval(() => this.#keepRecords(every), every).unref();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
@@ -255,6 +261,16 @@ export class Cluster {
     this.store.touch(id);
   }
 
+  /** Renews the records of the sessions held here that no request renewed for `every` ms. */
+  #keepRecords(every: number): void {
+    const now = Date.now();
+    for (const id of this.#mine.keys()) {
+      if (now - (this.#touched.get(id) ?? 0) < every) continue;
+      this.#touched.set(id, now);
+      this.store.touch(id);
+    }
+  }
+
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
     this.#touched.delete(id);
@@ -352,6 +368,7 @@ export class Cluster {
 
   async stop(): Promise<void> {
     this.#started = false;
+    clearInterval(this.#keeping);
     await Promise.all(this.#writes);
     this.#tunnel?.close();
     await this.#forwarder.close();
