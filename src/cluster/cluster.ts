@@ -86,7 +86,7 @@ export class Cluster {
     this.redis = connectRedis(cfg.url, this.#logger, observer, { connectionName });
     // Subscriptions need a connection of their own; it may queue while Redis is away.
     this.#sub = connectSubscriber(cfg.url, this.#logger, connectionName);
-    this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger);
+    this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger, cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 
-/** Replica ids are random per process, so a dead one never comes back: remembered, up to this many. */
+/** Up to this many replicas are remembered as gone at once. */
 const REMEMBERED = 1024;
 
 /**
@@ -18,13 +18,22 @@ export class ReplicaDeaths {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #logger: Logger;
-  readonly #dead = new Set<string>();
+  /**
+   * Replicas found gone, until when the finding is believed. Not for ever: a replica whose two links
+   * dropped at once (a network blip, CLIENT KILL) looks exactly like a dead one while it reconnects, and
+   * remembered for ever it would stay dead to this replica, which would take over its sessions (new ones
+   * too) on their next request. A dead replica's heartbeat has lapsed by the time the finding is forgotten.
+   */
+  readonly #dead = new Map<string, number>();
+  readonly #believedMs: number;
   #clientList = true;
 
-  constructor(redis: Redis, prefix: string, logger: Logger) {
+  /** `believedMs`: how long a finding stands (at least the heartbeat's TTL: until a dead replica's key is gone too). */
+  constructor(redis: Redis, prefix: string, logger: Logger, believedMs: number) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#logger = logger;
+    this.#believedMs = believedMs;
   }
 
   /** The name both of a replica's connections carry (CLIENT SETNAME), so CLIENT LIST shows it alive. */
@@ -39,7 +48,7 @@ export class ReplicaDeaths {
 
   /** Which of `replicas` are gone. Throws when Redis cannot be asked (the caller then assumes nothing). */
   async gone(replicas: readonly string[]): Promise<Set<string>> {
-    const found = new Set(replicas.filter((r) => this.#dead.has(r)));
+    const found = new Set(replicas.filter((r) => this.knownGone(r)));
     const open = [...new Set(replicas.filter((r) => !found.has(r)))];
     if (open.length === 0) return found;
     const counts = (await this.#redis.pubsub('NUMSUB', ...open.map((r) => ReplicaDeaths.inbox(this.#prefix, r)))) as (string | number)[];
@@ -56,12 +65,16 @@ export class ReplicaDeaths {
 
   /** Whether `replica` is known gone without asking Redis. */
   knownGone(replica: string): boolean {
-    return this.#dead.has(replica);
+    const until = this.#dead.get(replica);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#dead.delete(replica);
+    return false;
   }
 
   #remember(replica: string): void {
-    if (this.#dead.size >= REMEMBERED) this.#dead.delete(this.#dead.values().next().value!);
-    this.#dead.add(replica);
+    if (this.#dead.size >= REMEMBERED) this.#dead.delete(this.#dead.keys().next().value!);
+    this.#dead.set(replica, Date.now() + this.#believedMs);
     this.#logger.warn({ replica }, 'a replica is gone (its Redis connections closed): its sessions are taken over on their next request');
   }
 

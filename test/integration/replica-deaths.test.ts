@@ -1,0 +1,53 @@
+// Finding a replica gone from Redis's own evidence (no subscriber on its inbox, no connection with its
+// name), against a real redis-server: a replica whose links dropped and came back (CLIENT KILL here, a
+// network blip in production) is alive again once the finding's time has passed, not dead for ever.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { connectRedis, connectSubscriber } from '../../src/cluster/redis-connection.js';
+import { ReplicaDeaths } from '../../src/cluster/replica-deaths.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
+
+const PREFIX = 'deaths-test:';
+
+describe('ReplicaDeaths', { timeout: 20_000 }, () => {
+  let redis: TestRedis;
+  const opened: Redis[] = [];
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    for (const r of opened) r.disconnect();
+    await redis?.stop();
+  });
+
+  it('a replica whose connections were killed is gone while they are down, and alive again after they reconnect', async () => {
+    const logger = createLogger('silent');
+    const name = ReplicaDeaths.connectionName(PREFIX, 'a');
+    const aMain = connectRedis(redis.url, logger, undefined, { connectionName: name });
+    const aSub = connectSubscriber(redis.url, logger, name);
+    const b = connectRedis(redis.url, logger);
+    const admin = new Redis(redis.url);
+    opened.push(aMain, aSub, b, admin);
+    await aSub.subscribe(ReplicaDeaths.inbox(PREFIX, 'a'));
+    await new Promise((resolve) => (b.status === 'ready' ? resolve(undefined) : b.once('ready', resolve)));
+    const deaths = new ReplicaDeaths(b, PREFIX, logger, 600);
+    assert.deepEqual([...(await deaths.gone(['a']))], []);
+
+    // Both of a's links drop at once; it is found gone before it reconnects.
+    const ids = [...String(await admin.client('LIST')).matchAll(/id=(\d+) .* name=(\S+)/g)].filter((m) => m[2] === name).map((m) => m[1]!);
+    assert.equal(ids.length, 2);
+    for (const id of ids) await admin.client('KILL', 'ID', id);
+    assert.deepEqual([...(await deaths.gone(['a']))], ['a']);
+    assert.equal(deaths.knownGone('a'), true);
+
+    // a reconnects and listens again: once the finding's time is over, it is alive to b.
+    await waitFor(async () => Number(((await b.pubsub('NUMSUB', ReplicaDeaths.inbox(PREFIX, 'a'))) as unknown[])[1]) === 1, { timeoutMs: 10_000 });
+    await sleep(700);
+    assert.equal(deaths.knownGone('a'), false, 'a replica judged gone once stays gone for ever');
+    assert.deepEqual([...(await deaths.gone(['a']))], []);
+  });
+});
