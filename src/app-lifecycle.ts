@@ -125,7 +125,8 @@ export class AppLifecycle {
     const { fastify, gateway, hub } = this.#parts;
     gateway.registry.refuseNew();
     const deadline = Date.now() + graceMs;
-    while (gateway.registry.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Both eras: a 2026-07-28 request has no session in the registry, only its principal's standing.
+    while ((gateway.registry.inflight > 0 || gateway.modern.sessions.inflight > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await gateway.stop();
     hub.close();
     await this.#admin?.close();

@@ -43,6 +43,13 @@ export class ModernSessions {
     return this.#sessions.size;
   }
 
+  /** Requests in flight across every standing (a graceful stop waits for them as for sessions'). */
+  get inflight(): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) n += s.inflight;
+    return n;
+  }
+
   /** The principal's standing on the endpoint; refused (a GatewayError) when its tenant may not use it. */
   for(endpoint: EndpointRouter, principal: Principal): ModernSession {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');

@@ -7,6 +7,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { signDevToken } from '../../src/auth/dev-token.js';
 import { everythingUpstream, startGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { modernPost } from '../helpers/modern-http.js';
 import { listeningAddress } from '../helpers/processes.js';
 import { writeEverythingConfig } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
@@ -122,6 +123,19 @@ describe('health and graceful shutdown', () => {
     // Every call finished: answered in full, none cut off.
     for (const r of results) assert.match(String(r), /Long running operation completed/);
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  });
+
+  it('a 2026-07-28 call in flight finishes within the grace period too', async () => {
+    const LABEL = resolve('test/fixtures/label-server.mjs');
+    const gw = await startGateway({
+      upstreams: [{ name: 'slow', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [LABEL, '--label', 'v1'], sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['slow'] }],
+    });
+    const pool = gw.app.gateway.pools.get('slow')!;
+    const call = modernPost(gw.url('/mcp'), 'tools/call', { name: 'sleep', arguments: { ms: 1500 } }).then((a) => JSON.stringify(a.body), (e: Error) => `${e.message} ${String(e.cause)}`);
+    assert.ok(await waitFor(() => pool.inflight === 1, { timeoutMs: 5000 }), 'the call never reached the upstream');
+    await gw.app.close(10_000);
+    assert.match(await call, /slept 1500 ms/);
   });
 
   it('past the grace period, what is still in flight is answered with an error', async () => {
