@@ -1,10 +1,10 @@
 import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import { samePrincipal, type Principal } from '../auth/principal.js';
-import type { GatewayError } from '../errors.js';
+import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
-import { isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
+import { HAND_BACK_REASON, isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
 import { sendError } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
@@ -44,7 +44,8 @@ export class SessionLocator {
     // A session held here is found without a promise (the hot path); elsewhere the store is asked. A store
     // that cannot be read proves nothing about the session: 503 and retry, never 404 (start over).
     const restoring = this.#restoring.size === 0 ? undefined : this.#restoring.get(id);
-    const local = restoring ? await restoring : this.#ctx.registry.get(id);
+    // A takeover that failed for now (rejected) leaves this request to locate the session afresh.
+    const local = restoring ? await restoring.catch(() => undefined) : this.#ctx.registry.get(id);
     const found =
       local !== undefined || !this.#ctx.cluster
         ? local
@@ -110,8 +111,12 @@ export class SessionLocator {
       await session.restore(record);
       await this.#ctx.cluster!.record(session.record());
       return session;
-    } catch {
-      await session.close('could not be taken over');
+    } catch (err) {
+      // A passing failure (the store, an upstream not ready yet) hands the session back, record and log
+      // kept, for the client's retry (503): a 404 would tell it to start over. Anything else ends it.
+      const passing = !(err instanceof GatewayError) || (err.status ?? 500) >= 500;
+      await session.close(passing ? HAND_BACK_REASON : 'could not be taken over');
+      if (passing) throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session could not be taken over just now; retry');
       return undefined;
     }
   }

@@ -27,6 +27,8 @@ export interface SessionRegistryOptions {
 
 /** The close reason of a gateway shutdown: such sessions may be taken over by another replica. */
 export const SHUTDOWN_REASON = 'the gateway is shutting down';
+/** A takeover that failed for a passing reason: handed back (record and event log kept) for the client's retry. */
+export const HAND_BACK_REASON = 'its takeover failed for now; handed back for a retry';
 
 /**
  * Sweeps at most this often: each one walks every session, and the next expiry may be a moment away
@@ -108,7 +110,7 @@ export class SessionRegistry {
       logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
       onClosed: (s, reason) => {
         this.#sessions.delete(s.id);
-        const handOver = reason === SHUTDOWN_REASON && s.record().movable;
+        const handOver = (reason === SHUTDOWN_REASON || reason === HAND_BACK_REASON) && s.record().movable;
         // A session handed over keeps its event log: the replica that takes it over replays from it.
         if (!handOver) this.#opts.events.dropSession(s.id);
         this.#opts.onEnded?.(s, handOver ? SHUTDOWN_REASON : reason);
