@@ -247,8 +247,7 @@ export class ClientSession {
     }
     if (ctx.cancel !== undefined && this.#inflight.get(req.id) === ctx.cancel) this.#inflight.delete(req.id); // refused before the route
     if (response) await this.#send(response);
-    // Answered: the idle clock starts again now, not from when a long request arrived.
-    this.activity.touch();
+    this.activity.touch(); // answered: the idle clock starts again now, not from when a long request arrived
   }
 
   /** True once the client has said notifications/initialized; false if it did not within the wait. */
