@@ -47,6 +47,12 @@ export class RedisLimitCounters implements LimitCounters {
    * request after a short outage.
    */
   readonly #unreleased = new Map<string, number>();
+  /**
+   * Acquisitions let through uncounted while the store was unreachable, by key: their releases must not
+   * reach the store, where they would take back another request's increment (the count would read low,
+   * and let a tenant past its limit for as long as its long calls run).
+   */
+  readonly #uncounted = new Map<string, number>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
@@ -74,12 +80,16 @@ export class RedisLimitCounters implements LimitCounters {
     try {
       return Number(await ACQUIRE.run(this.#redis, [`${this.#prefix}lim:${key}`], [this.#replica, max, `${this.#prefix}replica:`])) === 1;
     } catch {
+      this.#uncounted.set(key, (this.#uncounted.get(key) ?? 0) + 1);
       return true;
     }
   }
 
   release(key: string): void {
-    this.#decrement(key, 1);
+    const uncounted = this.#uncounted.get(key);
+    if (uncounted === undefined) return this.#decrement(key, 1);
+    if (uncounted > 1) this.#uncounted.set(key, uncounted - 1);
+    else this.#uncounted.delete(key);
   }
 
   #decrement(key: string, by: number): void {

@@ -113,4 +113,29 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
       await redis.stop();
     }
   });
+
+  it('a request let through uncounted during the outage does not take back a counted one when it ends', async () => {
+    const redis = await startRedis({ persist: true });
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const counters = new RedisLimitCounters(conn, PREFIX, 'r2');
+      // Two long calls hold the limit of 2; during an outage a short call is let through (uncounted) and ends.
+      assert.equal(await counters.acquire('inflight:u', 2), true);
+      assert.equal(await counters.acquire('inflight:u', 2), true);
+      await redis.stop();
+      await waitFor(() => conn.status !== 'ready', { timeoutMs: 5000 });
+      assert.equal(await counters.acquire('inflight:u', 2), true, 'fails open while the store is away');
+      counters.release('inflight:u');
+      await redis.restart();
+      await ready();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await conn.hget(`${PREFIX}lim:inflight:u`, 'r2'), '2', 'the two long calls still count');
+      assert.equal(await counters.acquire('inflight:u', 2), false, 'a third concurrent call was let past the limit');
+    } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
 });
