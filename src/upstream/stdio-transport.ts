@@ -7,6 +7,9 @@ import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
 import { killGroup, ProcessGroups } from './process-groups.js';
 
+/** How long the pipes may outlive the server's own exit (see #releasePipes); no longer than stopGraceMs. */
+const PIPE_LINGER_MS = 500;
+
 export interface StdioOptions {
   command: string;
   args: readonly string[];
@@ -97,7 +100,8 @@ export class StdioTransport implements Transport {
     const child = spawn(command, args, { cwd, env, uid, gid, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.#child = child;
     // 'close' (not 'exit'): it also fires when the program could not be started at all, and only
-    // after stdout is drained, so an answer written just before exiting is still read.
+    // after stdout is drained, so an answer written just before exiting is still read. Pipes a helper
+    // keeps open past the server's exit are let go after a short wait (#releasePipes).
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
 
     try {
@@ -161,6 +165,7 @@ export class StdioTransport implements Transport {
       this.#groups.delete(pid);
       // The leader may be gone while grandchildren linger in its group (and hold our pipes open).
       killGroup(pid);
+      this.#releasePipes(child);
     });
     child.once('close', (code, signal) => {
       this.#opts.onExit?.();
@@ -168,6 +173,24 @@ export class StdioTransport implements Transport {
       this.#closed = true;
       this.onclose?.(this.#closeReason);
     });
+  }
+
+  /**
+   * 'close' waits for every holder of the child's stdout and stderr. A helper the server started in a
+   * session of its own (setsid, Python's start_new_session, Node's detached spawn) with its stdio
+   * inherited is out of reach of the group kill and may hold them for ever: the server would never be
+   * seen gone (never restarted, its sandbox uid never given back, close() never returning). After a short
+   * wait, still long enough to read what the server wrote just before exiting, the pipes are let go; their
+   * closing is what lets 'close' fire, exit code and all.
+   */
+  #releasePipes(child: ChildProcessWithoutNullStreams): void {
+    const wait = Math.min(PIPE_LINGER_MS, this.#opts.stopGraceMs ?? PIPE_LINGER_MS);
+    const timer = setTimeout(() => {
+      child.stdin.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }, wait);
+    child.once('close', () => clearTimeout(timer));
   }
 
   #onLine(line: string, bytes: number): void {
