@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { renewAt, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { readPrefix } from './read-body.js';
+import { readSecretFile } from './secret-file.js';
 import type { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 
@@ -26,7 +26,7 @@ export class TokenExchangeClient {
   constructor(upstream: string, settings: TokenExchangeSettings, dispatcher: Dispatcher) {
     this.upstream = upstream;
     this.settings = settings;
-    this.#secret = settings.clientSecret ?? readFileSync(settings.clientSecretFile!, 'utf8').trim();
+    this.#secret = settings.clientSecret ?? readSecretFile(upstream, settings.clientSecretFile!);
     this.actor = settings.actorToken
       ? new ClientCredentials(
           { type: 'client-credentials', tokenUrl: settings.tokenEndpoint, clientId: settings.clientId, clientSecret: this.#secret, scope: undefined, audience: undefined, refreshSkewMs: settings.refreshSkewMs },

@@ -53,9 +53,13 @@ export class UpstreamTransports {
 
   create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
     if (upstream.transport === 'stdio') {
+      // First, as it may throw (no user to serve, a client secret file it cannot read): nothing is taken yet.
+      const userToken = this.#stdioToken(upstream, owner);
       let plan: LaunchPlan | undefined;
       let refusal: unknown;
-      // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits.
+      // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
+      // (onExit, which the transport calls also when it never starts). Nothing below throws before the
+      // transport exists to give it back.
       const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
       try {
         plan = planLaunch(upstream, undefined, pooled);
@@ -63,7 +67,6 @@ export class UpstreamTransports {
         refusal = err;
       }
       const name = upstream.name;
-      const userToken = this.#stdioToken(upstream, owner);
       return new StdioTransport({
         command: plan?.file ?? upstream.command,
         args: plan?.args ?? [],

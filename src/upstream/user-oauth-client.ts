@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { UserTokens } from './credential-vault.js';
 import { readPrefix } from './read-body.js';
+import { readSecretFile } from './secret-file.js';
 
 export type UserOAuthSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'user-oauth' }>;
 
@@ -44,7 +44,7 @@ export class UserOAuthClient {
     this.upstream = u.name;
     this.settings = settings;
     this.#upstreamUrl = u.url;
-    this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readFileSync(settings.clientSecretFile, 'utf8').trim() : undefined);
+    this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readSecretFile(u.name, settings.clientSecretFile) : undefined);
     this.#dispatcher = dispatcher;
   }
 
