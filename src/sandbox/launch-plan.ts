@@ -1,5 +1,5 @@
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfileConfig, StdioUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { childEnv } from './child-env.js';
@@ -215,20 +215,42 @@ function limitsPlan(c: Confined): LaunchPlan {
   };
 }
 
+/** Interpreters that run a directory given as their script: node its package (main, index.js), python its __main__.py. */
+const RUNS_DIRECTORIES = /^(node|nodejs|bun|python[0-9.]*|pypy[0-9.]*)$/;
+
+/**
+ * The arguments that are the program's code: every existing path but a directory (node /app/server.js),
+ * judged by where it leads (an npm bin link, data/bin/server) and by where it lies (a link the server
+ * could point elsewhere, or one whose target it has yet to write); and an interpreter's script that is a
+ * directory (node /app: a package). A directory given to any other program, or after the script, is
+ * its data (a filesystem server's root), which may well be writable.
+ */
+function codeArgs(c: Confined, host: HostFacts): Array<{ path: string; real: string; dir: boolean }> {
+  const interpreter = [c.program, host.realpath(c.program)].some((p) => RUNS_DIRECTORIES.test(basename(p)));
+  const operands = c.args.filter((a) => !a.startsWith('-')).map((a) => resolve(c.cwd, a));
+  return operands.flatMap((path, i) => {
+    if (!host.kind(path)) return [];
+    const real = host.realpath(path);
+    const dir = host.kind(real)?.type === 'dir';
+    return !dir || (interpreter && i === 0) ? [{ path, real, dir }] : [];
+  });
+}
+
 /** Refuses declared paths that do not exist, and a program the server could replace or could not see. */
 function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: string[]): void {
   const { u, program } = c;
   for (const p of [...readOnly, ...writable]) {
     if (!host.kind(p)) throw unavailable(u.name, `sandbox path "${p}" does not exist`);
   }
-  // The program itself must be visible and must not be replaceable by the server it is.
+  // The program itself must be visible and must not be replaceable by the server it is; nor its code.
   const programReal = host.realpath(program);
-  // Nor its code: an argument naming a file inside a writable path (node /data/server.js) is refused too.
-  const code = [program, ...c.args.filter((a) => !a.startsWith('-')).map((a) => resolve(c.cwd, a)).filter((a) => host.kind(a)?.type === 'file')];
+  const code = [{ path: program, real: programReal, dir: false }, ...codeArgs(c, host)];
   for (const w of writable) {
     const wReal = host.realpath(w);
     for (const f of code) {
-      if (within(host.realpath(f), wReal) || within(f, w)) throw unavailable(u.name, `${f === program ? 'its command' : 'its code'} ${f} lies inside the writable path ${w}: the server could replace its own program`);
+      const what = `${f.path === program ? 'its command' : 'its code'} ${f.path}${f.real === f.path ? '' : ` (${f.real})`}`;
+      if (within(f.real, wReal) || within(f.path, w)) throw unavailable(u.name, `${what} lies inside the writable path ${w}: the server could replace its own program`);
+      if (f.dir && (within(wReal, f.real) || within(w, f.path))) throw unavailable(u.name, `${what} holds the writable path ${w}: the server could replace its own program`);
     }
   }
   const visible = [...SYSTEM_TREES, ...readOnly];
