@@ -30,8 +30,8 @@ export interface ConfigDiff {
 }
 
 /** Sections a running gateway cannot change: listeners, stores and what was built from them at start. */
-// logging: pino's child loggers keep the level they were made with.
-const RESTART_SECTIONS = ['server', 'session', 'store', 'metrics', 'logging', 'modern', 'vault', 'pinning', 'audit'] as const;
+// logging: pino's child loggers keep the level they were made with; tracing: its SDK is loaded (or not) once, at start.
+const RESTART_SECTIONS = ['server', 'session', 'store', 'metrics', 'logging', 'tracing', 'modern', 'vault', 'pinning', 'audit'] as const;
 /** Parts of auth the edge published at start (RFC 9728 metadata) or built its routes around. */
 const RESTART_AUTH = ['mode', 'authorizationServers', 'scopesSupported'] as const;
 const RESTART_ADMIN = ['enabled', 'host', 'port', 'watchConfig'] as const;
