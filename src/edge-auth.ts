@@ -19,8 +19,12 @@ export function audiencesOf(config: Config): string[] {
 
 /** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */
 export interface ReloadableEdgeAuth extends EdgeAuth {
-  /** Token verification as `config` says, from the next request on (the mode itself needs a restart). */
-  reconfigure(config: Config): void;
+  /**
+   * Token verification as `config` says (the mode itself needs a restart): built now, reading its key
+   * files, which may throw; in use from the next request once the returned step runs. A reload builds
+   * it before it changes anything, so a key file gone missing leaves nothing half-applied.
+   */
+  prepare(config: Config): () => void;
 }
 
 function authenticatorFor(config: Config, metrics: Metrics): Authenticator | undefined {
@@ -47,9 +51,13 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     return p;
   };
   return {
-    reconfigure: (next) => {
-      authenticator = authenticatorFor(next, metrics);
-      exchanging = exchangesTokens(next);
+    prepare: (next) => {
+      const built = authenticatorFor(next, metrics);
+      const exchanges = exchangesTokens(next);
+      return () => {
+        authenticator = built;
+        exchanging = exchanges;
+      };
     },
     authenticate: (input) => {
       if (!authenticator) return ANONYMOUS;

@@ -117,7 +117,7 @@ export class ConfigReloader {
     // Key files may hold new keys under the same names: verification is rebuilt on every reload.
     this.#generation++;
     if (diff.empty) {
-      this.#p.auth.reconfigure(this.#p.gateway.config);
+      this.#p.auth.prepare(this.#p.gateway.config)();
       this.#p.metrics.configReloads.inc({ result: 'unchanged' });
       this.#log.info({ trigger, restartRequired: diff.restartRequired.length }, 'config reload: nothing to apply');
       return { report: { ...base, result: 'unchanged', changes, sessionsEnded: 0 }, drained: NOTHING_DRAINED };
@@ -147,17 +147,24 @@ export class ConfigReloader {
     const eff = diff.effective;
     const used = new Set(eff.endpoints.flatMap((e) => e.upstreams));
     const usedBefore = new Set(g.config.endpoints.flatMap((e) => e.upstreams));
+    // What can fail is done before anything changes: the token verification (its key files), the new pools' start.
+    const useAuth = this.#p.auth.prepare(eff);
     const fresh = [...diff.upstreams.added, ...diff.upstreams.changed].map((name) => g.newPool(eff, name));
     // Kept pools that no endpoint used (never started) and a new endpoint now uses start too.
     const woken = [...g.pools.values()].filter((p) => used.has(p.name) && !usedBefore.has(p.name) && !diff.upstreams.changed.includes(p.name));
-    await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));
+    try {
+      await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));
+    } catch (err) {
+      await Promise.all(fresh.map((p) => p.close().catch(() => {}))); // never listed: nothing else would stop them
+      throw err;
+    }
     // From here to the end: synchronous.
     const retired = [...diff.upstreams.removed, ...diff.upstreams.changed].map((n) => g.pools.get(n)!);
     for (const n of diff.upstreams.removed) g.pools.delete(n);
     for (const p of fresh) g.pools.set(p.name, p);
     g.policy.replace(eff);
     g.pins?.reconfigure(eff);
-    this.#p.auth.reconfigure(eff);
+    useAuth();
     g.config = Object.freeze(eff);
     const rebinding: RouterSession[] = [];
     const moved: EndpointRouter[] = [];

@@ -16,7 +16,8 @@ import { checkConfigFile } from '../../src/config-check.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { alive } from '../helpers/processes.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
-import type { RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ISSUER, makeKey } from '../helpers/tokens.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
@@ -378,6 +379,41 @@ describe('config reload of a remote upstream with a credential', () => {
       assert.deepEqual(seen, ['/mcp/a Bearer token-a', '/mcp/b Bearer token-b', '/mcp/c no bearer']);
     } finally {
       await g.close();
+    }
+  });
+});
+
+describe('an upstream restart that cannot be applied', () => {
+  it('changes nothing: the old pool keeps serving and is the one listed, no fresh pool is left running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-restart-keys-'));
+    const keyFile = join(dir, 'issuer.pem');
+    writeFileSync(keyFile, (await makeKey('k1')).spki);
+    const gw = await startGateway({
+      auth: { mode: 'jwt', issuer: ISSUER, keys: [keyFile] },
+      tenants: [{ name: 't', endpoints: ['/mcp'] }],
+      upstreams: [{ ...upstream('u', 'v1'), sharing: 'shared', pool: { size: 1 } } as never],
+      endpoints: [{ path: '/mcp', upstreams: ['u'] }],
+    });
+    try {
+      const g = gw.app.gateway;
+      const before = g.pools.get('u')!;
+      await until('the upstream is up', () => [...before.instances].some((i) => i.state === 'ready'));
+      const pools = new Set<unknown>();
+      const newPool = g.newPool.bind(g);
+      g.newPool = (...args: Parameters<typeof g.newPool>) => {
+        const p = newPool(...args);
+        pools.add(p);
+        return p;
+      };
+      rmSync(keyFile); // the key file is gone since the start: verification cannot be rebuilt
+      const { report } = await gw.app.reloader.restartUpstream('u');
+      assert.equal(report.result, 'failed');
+      assert.equal(g.pools.get('u'), before, 'the listed pool was replaced by one no endpoint uses');
+      assert.equal(g.routers[0]!.pools[0], before);
+      for (const p of pools as Set<typeof before>) assert.equal([...p.instances].filter((i) => i.state !== 'stopped').length, 0, 'a fresh pool was left running');
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
