@@ -72,6 +72,19 @@ export class UserConsent implements ConsentAsker {
     return new GatewayError('SWB_UPSTREAM_CONSENT_REQUIRED', message, { upstream, reason, elicitations: [{ mode: 'url', elicitationId: randomUUID(), url, message }] });
   }
 
+  clientRefused(user: UpstreamUser, upstream: string, refusal: GrantRefused): GatewayError {
+    // The user can do nothing about it (consenting again would not help): an operator must.
+    this.#logger.error(
+      { upstream, user: userLabel(user), reason: refusal.error, description: refusal.message },
+      "the authorization server refused the gateway's refresh request; the user's link is kept: check the upstream's auth settings (clientId, client secret, scope, token endpoint)",
+    );
+    return new GatewayError(
+      'SWB_UPSTREAM_CREDENTIAL_REFUSED',
+      `the authorization server of upstream "${upstream}" refused the gateway's own request (${refusal.error}): a gateway configuration problem, not your consent; your link is kept, retry once an operator has fixed it`,
+      { upstream, reason: refusal.error },
+    );
+  }
+
   /** /oauth/start: where the browser goes next and the binding cookie's value; undefined for a flow that is forged, used or expired. */
   async start(flowRef: string): Promise<{ location: string; browser: string; maxAgeMs: number } | undefined> {
     const flow = await this.#flows.take(flowRef);

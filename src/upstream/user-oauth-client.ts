@@ -16,7 +16,11 @@ interface Endpoints {
 const MAX_DESCRIPTION = 200;
 const DEFAULT_TTL_MS = 3_600_000;
 
-/** The token endpoint refused a grant: `error` is the OAuth error code (invalid_grant: consent again). */
+/**
+ * The token endpoint refused a request (4xx but 408 and 429): `error` is the OAuth error code, else
+ * `HTTP <status>`. Only invalid_grant is about the user's grant (consent again); any other (invalid_client,
+ * invalid_scope, a proxy's 403) is about the gateway's client or request.
+ */
 export class GrantRefused extends Error {
   readonly error: string;
   constructor(error: string, description: string) {
@@ -95,7 +99,8 @@ export class UserOAuthClient {
       throw this.#unavailable((err as Error).message);
     }
     const doc = parse(await readPrefix(res.body));
-    if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
+    // Throttled (429), timed out (408) or failing (5xx): the grant is not in question, only the moment.
+    if (res.statusCode >= 500 || res.statusCode === 429 || res.statusCode === 408) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
     if (res.statusCode !== 200) {
       const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
       throw new GrantRefused(error, typeof doc.error_description === 'string' ? doc.error_description.slice(0, MAX_DESCRIPTION) : error);

@@ -10,13 +10,16 @@ export type ConsentReason = 'not-linked' | 'expired';
 export interface ConsentAsker {
   /** The error that asks the user to consent: a -32042 with a fresh /oauth/start URL. */
   required(user: UpstreamUser, upstream: string, reason: ConsentReason): Promise<GatewayError>;
+  /** The authorization server refused the gateway's own client or request (not the user's grant): logged for an operator, and the error to answer. */
+  clientRefused(user: UpstreamUser, upstream: string, refusal: GrantRefused): GatewayError;
 }
 
 /**
  * One user's token for one user-oauth upstream, read from the vault at each use (the vault is the
  * truth: a revocation on any replica takes effect at the next request). Refreshed refreshSkewMs before
  * it expires, or at once after the upstream refused it (401); a refresh the authorization server
- * refuses (invalid_grant: the user revoked the grant there) removes the link and asks for consent again.
+ * refuses with invalid_grant (the user revoked the grant there) removes the link and asks for consent
+ * again. Any other failure keeps the link: the grant is not what failed.
  * Concurrent callers share one read-and-refresh.
  */
 export class UserOAuthCredential implements BearerSource {
@@ -66,10 +69,13 @@ export class UserOAuthCredential implements BearerSource {
     try {
       next = await this.#client.refresh(t.refreshToken!);
     } catch (err) {
-      if (!(err instanceof GrantRefused)) {
-        // The authorization server is down: a token still valid is still good.
+      if (!(err instanceof GrantRefused && err.error === 'invalid_grant')) {
+        // Not the user's grant: the authorization server is down or throttling, or it refuses the
+        // gateway's client (a mistyped secret after a reload). Deleting links for that would make every
+        // affected user consent again; the link stays, and a token still valid is still good.
+        const failure = err instanceof GrantRefused ? this.#consent.clientRefused(this.#user, upstream, err) : err;
         if (!refused && Date.now() < t.expiresAt) return t.accessToken;
-        throw err;
+        throw failure;
       }
       // Another replica may have refreshed first (a rotated refresh token is then spent): use its token.
       const now = await this.#vault.load(upstream, this.#user);
