@@ -124,6 +124,16 @@ export class CredentialVault {
     return this.#store.delete(upstream, user);
   }
 
+  /**
+   * Deletes the link only while it still holds `refreshToken` (the one the authorization server just
+   * refused): a token another replica's refresh stored meanwhile is kept. False when nothing was deleted.
+   */
+  async revokeIf(upstream: string, user: UpstreamUser, refreshToken: string): Promise<boolean> {
+    const entry = await this.#store.get(upstream, user);
+    if (!entry || this.open(user, upstream, entry.sealed)?.tokens.refreshToken !== refreshToken) return false;
+    return this.#store.deleteIf(upstream, user, entry.sealed);
+  }
+
   /** Links as metadata, optionally only those matching the filter. */
   async links(filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined } = {}): Promise<LinkInfo[]> {
     const entries = await this.#store.list();

@@ -4,6 +4,8 @@ import type { UpstreamUser } from './upstream-user.js';
 
 /** HSET only if the field exists, in one step: a revocation between a read and this write wins. */
 const REPLACE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
+/** HDEL only if the field still holds that sealed value, in one step: a refresh written between a read and this delete wins. */
+const DELETE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
 
 /**
  * The vault in Redis: every replica reads the same links, and they outlive a restart of the gateway
@@ -38,6 +40,10 @@ export class RedisVaultStore implements VaultStore {
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
     return (await this.#redis.hdel(this.#links, linkKey(upstream, user))) > 0;
+  }
+
+  async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
+    return (await this.#redis.eval(DELETE_IF, 1, this.#links, linkKey(upstream, user), sealed)) === 1;
   }
 
   async list(): Promise<VaultEntry[]> {

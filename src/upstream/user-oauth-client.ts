@@ -43,6 +43,11 @@ export class UserOAuthClient {
   readonly #secret: string | undefined;
   readonly #dispatcher: Dispatcher;
   #endpoints: Promise<Endpoints> | undefined;
+  /**
+   * Refreshes in flight, by refresh token: two credentials of one user in this process (per-session
+   * processes, each start its own) share one request, since a rotating server refuses the second.
+   */
+  readonly #refreshing = new Map<string, Promise<UserTokens>>();
 
   constructor(u: { name: string; url?: string | undefined }, settings: UserOAuthSettings, dispatcher: Dispatcher) {
     this.upstream = u.name;
@@ -79,10 +84,15 @@ export class UserOAuthClient {
   }
 
   refresh(refreshToken: string): Promise<UserTokens> {
-    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
-    if (this.#resource) form.resource = this.#resource;
-    if (this.settings.scope) form.scope = this.settings.scope;
-    return this.#grant(form);
+    let inflight = this.#refreshing.get(refreshToken);
+    if (!inflight) {
+      const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
+      if (this.#resource) form.resource = this.#resource;
+      if (this.settings.scope) form.scope = this.settings.scope;
+      inflight = this.#grant(form).finally(() => this.#refreshing.delete(refreshToken));
+      this.#refreshing.set(refreshToken, inflight);
+    }
+    return inflight;
   }
 
   async #grant(fields: Record<string, string>): Promise<UserTokens> {

@@ -1,8 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../errors.js';
 import type { BearerSource } from './bearer-source.js';
 import type { CredentialVault, UserTokens } from './credential-vault.js';
 import { GrantRefused, type UserOAuthClient } from './user-oauth-client.js';
 import type { UpstreamUser } from './upstream-user.js';
+
+/**
+ * How long a refresh token the authorization server refused waits for a concurrent refresh's token to
+ * reach the vault (a rotating server refuses the loser at once, and the winner's answer may take a
+ * while), and how often it looks. Only a grant that really ended pays the wait.
+ */
+const SUCCESSOR_WAIT_MS = 2000;
+const SUCCESSOR_POLL_MS = 50;
 
 /** Why consent is asked (again): never linked or revoked, or the grant ended at the authorization server. */
 export type ConsentReason = 'not-linked' | 'expired';
@@ -19,7 +28,9 @@ export interface ConsentAsker {
  * truth: a revocation on any replica takes effect at the next request). Refreshed refreshSkewMs before
  * it expires, or at once after the upstream refused it (401); a refresh the authorization server
  * refuses with invalid_grant (the user revoked the grant there) removes the link and asks for consent
- * again. Any other failure keeps the link: the grant is not what failed.
+ * again, unless another replica's refresh of the same token stored a new one meanwhile (a rotating server
+ * refuses the loser of that race), which is then used. Any other failure keeps the link: the grant is not
+ * what failed.
  * Concurrent callers share one read-and-refresh.
  */
 export class UserOAuthCredential implements BearerSource {
@@ -77,11 +88,12 @@ export class UserOAuthCredential implements BearerSource {
         if (!refused && Date.now() < t.expiresAt) return t.accessToken;
         throw failure;
       }
-      // Another replica may have refreshed first (a rotated refresh token is then spent): use its token.
-      const now = await this.#vault.load(upstream, this.#user);
-      if (now && now.accessToken !== t.accessToken && Date.now() < now.expiresAt) return now.accessToken;
-      await this.#vault.revoke(upstream, this.#user);
-      throw await this.#consent.required(this.#user, upstream, 'expired');
+      // Another replica (or another client of this process, after a reload) may be refreshing the same
+      // token: a rotating server refused us because it spent it. Its token is then ours too.
+      const successor = await this.#successor(t);
+      if (!successor) throw await this.#consent.required(this.#user, upstream, 'expired');
+      if (Date.now() < successor.expiresAt) return successor.accessToken;
+      throw this.#unavailable('a concurrent refresh stored a token that has already expired');
     }
     // A revocation between the read and now wins: the refreshed token is not stored (nor used).
     if (!(await this.#vault.update(upstream, this.#user, { ...next, refreshToken: next.refreshToken ?? t.refreshToken }))) {
@@ -89,6 +101,29 @@ export class UserOAuthCredential implements BearerSource {
     }
     this.#refused = undefined;
     return next.accessToken;
+  }
+
+  /**
+   * After invalid_grant for t's refresh token: the tokens a concurrent refresh stored in its place, or
+   * undefined when the link is gone. A refused token still stored after SUCCESSOR_WAIT_MS is a grant that
+   * ended: it is deleted then, and only while still stored (a refresh written meanwhile wins).
+   */
+  async #successor(t: UserTokens): Promise<UserTokens | undefined> {
+    const upstream = this.#client.upstream;
+    const deadline = Date.now() + SUCCESSOR_WAIT_MS;
+    // Bounded: each failed delete means the link changed meanwhile, which the next read shows.
+    for (let deletes = 0; deletes < 3; ) {
+      const now = await this.#vault.load(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+      if (!now) return undefined;
+      if (now.refreshToken !== t.refreshToken || now.accessToken !== t.accessToken) return now;
+      if (Date.now() < deadline) {
+        await sleep(SUCCESSOR_POLL_MS);
+        continue;
+      }
+      if (await this.#vault.revokeIf(upstream, this.#user, t.refreshToken!)) return undefined;
+      deletes++;
+    }
+    throw this.#unavailable('the link kept changing while its refused refresh token was being removed');
   }
 
   #unavailable(why: string): GatewayError {

@@ -28,6 +28,8 @@ export interface VaultStore {
   /** Writes the entry only if the link still exists (a refresh or reseal never undoes a revocation); false when it did not. */
   replace(entry: VaultEntry): Promise<boolean>;
   delete(upstream: string, user: UpstreamUser): Promise<boolean>;
+  /** Deletes the link only while it still holds `sealed`, in one step: a refresh written meanwhile wins. */
+  deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean>;
   list(): Promise<VaultEntry[]>;
   /** A record readable once, until ttlMs (consent flows and OAuth states). */
   putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number): Promise<void>;
@@ -64,6 +66,11 @@ export class MemoryVaultStore implements VaultStore {
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
     return this.#links.delete(linkKey(upstream, user));
+  }
+
+  async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
+    const k = linkKey(upstream, user);
+    return this.#links.get(k)?.sealed === sealed && this.#links.delete(k);
   }
 
   async list(): Promise<VaultEntry[]> {

@@ -1,0 +1,103 @@
+// Two credentials of one user refresh at once against a rotating authorization server (each refresh
+// token works once; the winner's answer takes 100 ms, the loser's reuse is refused at once): in one
+// process (per-session stdio processes, each start its own credential) and on two replicas sharing the
+// vault in a real redis-server. The loser used to read the vault before the winner had written it, take
+// its invalid_grant for a revoked grant and delete the link, and the winner then found no link: both
+// calls failed and the user had to consent again.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import type { GatewayError } from '../../src/errors.js';
+import { RedisVaultStore } from '../../src/upstream/redis-vault-store.js';
+import { MemoryVaultStore, type VaultStore } from '../../src/upstream/vault-store.js';
+import { ALICE, consentRig, rotating, startTokenEndpoint, type Rig, type TokenAnswer, type TokenEndpoint } from '../helpers/refresh-rig.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+describe('concurrent refreshes of one user’s link against a rotating authorization server', () => {
+  let redis: TestRedis;
+  const clients: Redis[] = [];
+  let endpoint: TokenEndpoint;
+  let answer: (form: URLSearchParams) => TokenAnswer;
+  const rigs: Rig[] = [];
+  before(async () => {
+    redis = await startRedis();
+    endpoint = await startTokenEndpoint((form) => answer(form));
+  });
+  afterEach(async () => {
+    await Promise.all(rigs.splice(0).map((r) => r.close()));
+    for (const c of clients) await c.flushall();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+    await endpoint?.close();
+    await redis?.stop();
+  });
+
+  const redisStore = (): VaultStore => {
+    const c = new Redis(redis.url);
+    clients.push(c);
+    return new RedisVaultStore(c, 'swb:');
+  };
+  const rig = (store: VaultStore): Rig => {
+    const r = consentRig(endpoint.url, store);
+    rigs.push(r);
+    return r;
+  };
+  /** Alice's link, her access token within the refresh skew: the next use refreshes. */
+  const link = (r: Rig, refreshToken = 'rt-1') => r.vault.save('tickets', ALICE, { accessToken: 'at-1', refreshToken, expiresAt: Date.now() + 5000 });
+  const outcome = (p: Promise<string>) => p.then((v) => v, (e: GatewayError) => `${e.code}: ${e.message}`);
+
+  it('one process, two credentials: both get the winner’s token, the link survives with the rotated refresh token', async () => {
+    const server = rotating('rt-1', 100);
+    answer = server.answer;
+    const r = rig(new MemoryVaultStore());
+    await link(r);
+    const got = await Promise.all([outcome(r.credential().token()), outcome(r.credential().token())]);
+    assert.deepEqual(got, ['at-2', 'at-2']);
+    const stored = await r.vault.load('tickets', ALICE);
+    assert.equal(stored?.accessToken, 'at-2');
+    assert.equal(stored?.refreshToken, 'rt-2');
+    assert.equal(server.issued(), 1, 'one rotation');
+  });
+
+  it('two replicas on one Redis vault: both get the winner’s token, the link survives with the rotated refresh token', async () => {
+    const server = rotating('rt-1', 100);
+    answer = server.answer;
+    const a = rig(redisStore());
+    const b = rig(redisStore());
+    await link(a);
+    const got = await Promise.all([outcome(a.credential().token()), outcome(b.credential().token())]);
+    assert.deepEqual(got, ['at-2', 'at-2']);
+    for (const r of [a, b]) {
+      const stored = await r.vault.load('tickets', ALICE);
+      assert.equal(stored?.accessToken, 'at-2');
+      assert.equal(stored?.refreshToken, 'rt-2');
+    }
+    assert.equal(server.issued(), 1, 'one rotation');
+  });
+
+  it('a grant revoked at the authorization server still ends the link when both replicas refresh at once', async () => {
+    answer = () => ({ status: 400, body: { error: 'invalid_grant' } });
+    const a = rig(redisStore());
+    const b = rig(redisStore());
+    await link(a);
+    const got = await Promise.all([outcome(a.credential().token()), outcome(b.credential().token())]);
+    for (const g of got) assert.match(g, /^SWB_UPSTREAM_CONSENT_REQUIRED: .*has ended/);
+    assert.equal(await a.vault.load('tickets', ALICE), undefined, 'the link is deleted');
+  });
+
+  for (const [name, store] of [
+    ['memory', () => new MemoryVaultStore()],
+    ['Redis', redisStore],
+  ] as const) {
+    it(`${name}: a refused refresh token deletes the link only while it is still the one stored`, async () => {
+      const r = rig(store());
+      await link(r, 'rt-old');
+      await r.vault.update('tickets', ALICE, { accessToken: 'at-new', refreshToken: 'rt-new', expiresAt: Date.now() + 3_600_000 });
+      assert.equal(await r.vault.revokeIf('tickets', ALICE, 'rt-old'), false, 'another refresh replaced it: kept');
+      assert.equal((await r.vault.load('tickets', ALICE))?.refreshToken, 'rt-new');
+      assert.equal(await r.vault.revokeIf('tickets', ALICE, 'rt-new'), true);
+      assert.equal(await r.vault.load('tickets', ALICE), undefined);
+    });
+  }
+});
