@@ -5,8 +5,11 @@
 export interface BearerSource {
   /** A token to send now (cached, refreshed before it expires). */
   token(): Promise<string>;
-  /** The upstream refused the token: fetch a new one next time. */
-  invalidate(): void;
+  /**
+   * The upstream refused `refused` (the token it was sent): fetch a new one next time, unless the token
+   * has been replaced meanwhile (by another request's refresh, or another replica's), which is then used.
+   */
+  invalidate(refused: string): void;
 }
 
 /**

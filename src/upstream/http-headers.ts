@@ -14,6 +14,11 @@ export async function upstreamHeaders(
   return headers;
 }
 
+/** The token a request made with upstreamHeaders carried: what a 401 to it refused. */
+export function sentBearer(headers: Record<string, string>): string {
+  return (headers.authorization ?? '').replace(/^Bearer /, '');
+}
+
 export function headerValue(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;

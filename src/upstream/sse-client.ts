@@ -8,7 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
 import { readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
-import { traceHeaders, upstreamHeaders } from './http-headers.js';
+import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
 
 /**
@@ -36,9 +36,10 @@ export class SseClientTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { accept: 'text/event-stream' });
     const res = await request(this.#cfg.url, {
       method: 'GET',
-      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { accept: 'text/event-stream' }),
+      headers,
       dispatcher: this.#dispatcher,
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
@@ -46,7 +47,7 @@ export class SseClientTransport implements Transport {
     });
     if (res.statusCode !== 200) {
       await res.body.dump();
-      if (res.statusCode === 401) this.#credentials?.invalidate();
+      if (res.statusCode === 401) this.#credentials?.invalidate(sentBearer(headers));
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
     }
     const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes));

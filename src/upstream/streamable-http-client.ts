@@ -7,7 +7,7 @@ import { isNotification, isRequest, isResponse, type JsonRpcMessage, type Reques
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
-import { headerValue, traceHeaders, upstreamHeaders } from './http-headers.js';
+import { headerValue, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { paramHeaders } from '../jsonrpc/param-headers.js';
@@ -65,10 +65,11 @@ export class StreamableHttpClientTransport implements Transport {
    * `o.signal`: a modern request's own cancellation (else the transport's); `o.stateless`: see #headers.
    */
   async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
+    const headers = await this.#headers(extra, o.stateless === true);
     const res = await request(this.#cfg.url, {
       method,
       body,
-      headers: await this.#headers(extra, o.stateless === true),
+      headers,
       dispatcher: this.#dispatcher,
       signal: o.signal ?? this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
@@ -77,7 +78,7 @@ export class StreamableHttpClientTransport implements Transport {
     });
     if (res.statusCode === 401 && this.#credentials && !retried) {
       await res.body.dump();
-      this.#credentials.invalidate();
+      this.#credentials.invalidate(sentBearer(headers));
       return this.#request(method, extra, body, o, true);
     }
     return res;

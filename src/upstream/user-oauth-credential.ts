@@ -38,7 +38,7 @@ export class UserOAuthCredential implements BearerSource {
   readonly #user: UpstreamUser;
   readonly #vault: CredentialVault;
   readonly #consent: ConsentAsker;
-  /** The upstream refused the last token (401): refresh before using it again. */
+  /** The token the upstream refused (401): refreshed before it is used again; any other stored token is not. */
   #refused: string | undefined;
   #inflight: Promise<string> | undefined;
 
@@ -54,17 +54,19 @@ export class UserOAuthCredential implements BearerSource {
     return this.#inflight;
   }
 
-  invalidate(): void {
-    // Which token was refused, so that a token another replica already refreshed is not refreshed again.
-    this.#refused = 'pending';
+  invalidate(refused: string): void {
+    // The token itself, not "whatever is stored next": another replica refused the same one may already
+    // have refreshed it, and its fresh token refreshed again would rotate for nothing (and race).
+    this.#refused = refused;
   }
 
   async #current(): Promise<string> {
     const upstream = this.#client.upstream;
     const t = await this.#vault.load(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
     if (!t) throw await this.#consent.required(this.#user, upstream, 'not-linked');
-    if (this.#refused === 'pending') this.#refused = t.accessToken;
     const refused = this.#refused === t.accessToken;
+    // The refused token is no longer stored: it cannot come back, so there is nothing left to refresh.
+    if (!refused) this.#refused = undefined;
     if (!refused && Date.now() < t.expiresAt - this.#client.settings.refreshSkewMs) return t.accessToken;
     if (!t.refreshToken) {
       if (!refused && Date.now() < t.expiresAt) return t.accessToken;
