@@ -2,7 +2,7 @@ import type { Config, EndpointConfig } from './config/schema.js';
 import type { Logger } from './observability/logger.js';
 import type { Tracing } from './observability/tracing.js';
 import { EndpointRouter } from './router/index.js';
-import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, type EventStore, type SessionObserver } from './session/index.js';
+import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON, type EventStore, type SessionObserver } from './session/index.js';
 import { Cluster } from './cluster/cluster.js';
 import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
@@ -102,6 +102,7 @@ export class Gateway {
       events: this.events,
       logger: deps.logger,
     });
+    if (this.cluster) this.cluster.onTaken = (ids) => ids.forEach((id) => void this.registry.get(id)?.close(TAKEN_OVER_REASON));
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
     this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));
     this.#transports.consent = this.consent;

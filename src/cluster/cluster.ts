@@ -68,6 +68,8 @@ export class Cluster {
   readonly #forwarder: Forwarder;
   #admin: AdminBus | undefined;
   #started = false;
+  /** Told the sessions another replica took over from this one (set by the gateway). */
+  onTaken: ((ids: string[]) => void) | undefined;
   #keeping: NodeJS.Timeout | undefined;
   readonly #touched = new Map<string, number>();
   /** The records of the sessions this replica holds, to write again when the store lost them. */
@@ -120,7 +122,6 @@ export class Cluster {
       if (this.#started) this.#heartbeat.reconnected();
     });
   }
-
 
   /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */
   get healthy(): boolean {
@@ -246,11 +247,19 @@ export class Cluster {
     return (await this.alive(replica)) && (await this.#tunnel!.listening(replica));
   }
 
-  /** Records a new session as owned here. Throws when Redis is unreachable (the caller answers 503). */
+  /** Records a session as owned here (throws when Redis is unreachable: the caller answers 503), or lets
+   *  it go when another replica owns it by now (taken over while this one was paused). */
   async record(record: SessionRecord): Promise<void> {
     this.#mine.set(record.id, record);
-    await this.store.save(record, this.replicaId);
-    this.#touched.set(record.id, Date.now());
+    if (await this.store.save(record, this.replicaId)) this.#touched.set(record.id, Date.now());
+    else this.#letGo([record.id]);
+  }
+
+  /** Sessions another replica took over: forgotten here, and the gateway ends its copies (record and log kept). */
+  #letGo(ids: string[]): void {
+    this.#logger.warn({ sessions: ids.length }, 'sessions held here are owned by another replica by now: ending the copies here');
+    for (const id of ids) void (this.#mine.delete(id), this.#touched.delete(id));
+    this.onTaken?.(ids);
   }
 
   /** Refreshes a session's TTL, at most every few seconds per session. */
@@ -320,7 +329,7 @@ export class Cluster {
     const records = [...this.#mine.values()];
     const taken = await this.store.republish(records, this.replicaId);
     // Claimed by another replica while this one could not beat: that one serves it from now on.
-    if (taken.length > 0) this.#logger.warn({ sessions: taken.length }, 'sessions held here are owned by another replica by now');
+    if (taken.length > 0) this.#letGo(taken);
     for (const id of [...this.#unremoved]) {
       await this.store.remove(id);
       this.#unremoved.delete(id);

@@ -7,14 +7,17 @@ import type { StoreHealth } from './store-health.js';
 // timestamp until it listens — and from versions before forwarding over HTTP), then the store's marker (created when absent).
 // The marker has no TTL, so it only changes when the store lost its data: a restart without
 // persistence, a flush, a fail-over to an empty replica.
+// Also answered: whether this replica's key had lapsed (a process paused past its TTL, whose sessions
+// other replicas may have taken over meanwhile).
 const BEAT = `
+local lapsed = redis.call('EXISTS', KEYS[1]) == 0 and 1 or 0
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 local m = redis.call('GET', KEYS[2])
 if not m then
   m = ARGV[3]
   redis.call('SET', KEYS[2], m)
 end
-return m`;
+return {m, lapsed}`;
 
 export interface HeartbeatOptions {
   prefix: string;
@@ -96,11 +99,16 @@ export class Heartbeat {
     }
     this.#busy = true;
     try {
-      const marker = String(await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID()));
+      const [answer, lapsed] = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID())) as [string, number];
+      const marker = String(answer);
       // A changed marker: the store lost its data (the first beat only learns the marker).
       if (this.#marker !== undefined && marker !== this.#marker && !this.#stale) {
         this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');
         this.#o.health.trouble();
+        this.#stale = true;
+      } else if (this.#marker !== undefined && Number(lapsed) === 1 && !this.#stale) {
+        // Seen dead while it could not beat: re-publishing finds the sessions taken over meanwhile.
+        this.#o.logger.warn('this replica\'s heartbeat had lapsed: checking which sessions it still holds');
         this.#stale = true;
       }
       if (this.#stale) {

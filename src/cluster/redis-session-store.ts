@@ -16,6 +16,15 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
+// Writes a session's record and owner, unless another replica owns it: a replica that was paused past its
+// heartbeat's TTL must not take back, on its next change, a session another replica took over meanwhile.
+const SAVE = `
+local cur = redis.call('GET', KEYS[2])
+if cur and cur ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 /** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
 export class RedisSessionStore {
   readonly #redis: Redis;
@@ -36,8 +45,9 @@ export class RedisSessionStore {
     return `${this.#prefix}owner:${id}`;
   }
 
-  async save(record: SessionRecord, owner: string): Promise<void> {
-    await this.#redis.multi().set(this.#rec(record.id), JSON.stringify(record), 'PX', this.#ttlMs).set(this.#own(record.id), owner, 'PX', this.#ttlMs).exec();
+  /** Writes the record as `owner`'s; false (nothing written) when another replica owns the session. */
+  async save(record: SessionRecord, owner: string): Promise<boolean> {
+    return Number(await this.#redis.eval(SAVE, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
   }
 
   /**

@@ -29,6 +29,8 @@ export interface SessionRegistryOptions {
 export const SHUTDOWN_REASON = 'the gateway is shutting down';
 /** A takeover that failed for a passing reason: handed back (record and event log kept) for the client's retry. */
 export const HAND_BACK_REASON = 'its takeover failed for now; handed back for a retry';
+/** Taken over by another replica while this one was paused: the copy here ends, record and event log kept. */
+export const TAKEN_OVER_REASON = 'another replica took the session over';
 
 /**
  * Sweeps at most this often: each one walks every session, and the next expiry may be a moment away
@@ -110,7 +112,7 @@ export class SessionRegistry {
       logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
       onClosed: (s, reason) => {
         this.#sessions.delete(s.id);
-        const handOver = (reason === SHUTDOWN_REASON || reason === HAND_BACK_REASON) && s.record().movable;
+        const handOver = (reason === SHUTDOWN_REASON || reason === HAND_BACK_REASON || reason === TAKEN_OVER_REASON) && s.record().movable;
         // A session handed over keeps its event log: the replica that takes it over replays from it.
         if (!handOver) this.#opts.events.dropSession(s.id);
         this.#opts.onEnded?.(s, handOver ? SHUTDOWN_REASON : reason);

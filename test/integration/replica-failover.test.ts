@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Redis } from 'ioredis';
+import { openSession, post } from '../helpers/http-edge.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { rotatingFetch, startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
@@ -146,6 +148,48 @@ describe('a takeover raced by the same session’s other requests', { timeout: 1
     } finally {
       for (const r of reps) r!.child.kill('SIGKILL');
       await redis.stop();
+    }
+  });
+});
+
+describe('an owner paused past its heartbeat, whose session another replica took over', { timeout: 120_000 }, () => {
+  let redis: TestRedis;
+  let replicas: Replica[] = [];
+  before(async () => {
+    redis = await startRedis();
+    replicas = await startReplicas(['p1', 'p2'].map((n) => startReplica(n, redis.url)));
+  });
+  after(async () => {
+    for (const r of replicas) {
+      r.child.kill('SIGCONT');
+      r.child.kill('SIGKILL');
+    }
+    await redis?.stop();
+  });
+
+  it('does not take the session back when it resumes: its copy ends and its requests go to the new owner', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const s = await openSession({ url: (p = '/mcp') => new URL(p, a.base) });
+    const owner = new Redis(redis.url);
+    try {
+      const ownerKey = `swb:owner:${s.sid}`;
+      const ownerA = await owner.get(ownerKey);
+      a.child.kill('SIGSTOP'); // paused (a long GC, a frozen VM): its heartbeat lapses, its sockets stay open
+      await sleep(1500);
+      const viaB = await post({ url: (p = '/mcp') => new URL(p, b.base) }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'b' } } }, { sid: s.sid, version: s.version });
+      assert.equal(viaB.status, 200, await viaB.text());
+      const ownerB = await owner.get(ownerKey);
+      assert.notEqual(ownerB, ownerA, 'b took the session over');
+      a.child.kill('SIGCONT');
+      // A request through the resumed a that changes the session's state (its record is written again).
+      const viaA = await post({ url: (p = '/mcp') => new URL(p, a.base) }, { jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'debug' } }, { sid: s.sid, version: s.version });
+      assert.equal(viaA.status, 200, await viaA.text());
+      await sleep(1000); // a's next beats
+      assert.equal(await owner.get(ownerKey), ownerB, 'the paused replica took the session back: two live copies');
+      const again = await post({ url: (p = '/mcp') => new URL(p, b.base) }, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { message: 'again' } } }, { sid: s.sid, version: s.version });
+      assert.match(await again.text(), /Echo: again/);
+    } finally {
+      owner.disconnect();
     }
   });
 });
