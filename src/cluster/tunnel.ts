@@ -114,8 +114,12 @@ export class Tunnel {
     return Number(subscribers) > 0;
   }
 
-  #send(replica: string, frame: Frame): void {
-    this.#o.pub.publish(this.#inbox(replica), JSON.stringify(frame)).catch((err: Error) => this.#o.logger.warn({ err: err.message }, 'tunnel publish failed'));
+  /** `unheard`: called when the frame reached no one (the replica's inbox has no subscriber: it is gone). */
+  #send(replica: string, frame: Frame, unheard?: () => void): void {
+    this.#o.pub
+      .publish(this.#inbox(replica), JSON.stringify(frame))
+      .then((receivers) => receivers === 0 && unheard?.())
+      .catch((err: Error) => this.#o.logger.warn({ err: err.message }, 'tunnel publish failed'));
   }
 
   /**
@@ -277,13 +281,16 @@ export class Tunnel {
   async #serve(id: string, from: string, req: TunnelRequest): Promise<void> {
     const ac = new AbortController();
     this.#serving.set(id, ac);
+    // The replica relaying it went away without a word (killed): a stream would be kept open for no one,
+    // holding its session for ever. Noticed at the next frame nobody hears (a keep-alive at the latest).
+    const gone = () => ac.abort();
     try {
       const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
-      this.#send(from, { t: 'head', id, status: r.status, headers: r.headers });
+      this.#send(from, { t: 'head', id, status: r.status, headers: r.headers }, gone);
       const decoder = new StringDecoder('utf8');
       for await (const chunk of r.body) {
         const text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
-        if (text) this.#send(from, { t: 'data', id, chunk: text });
+        if (text) this.#send(from, { t: 'data', id, chunk: text }, gone);
       }
       const rest = decoder.end();
       if (rest) this.#send(from, { t: 'data', id, chunk: rest });

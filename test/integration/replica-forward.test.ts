@@ -284,3 +284,34 @@ endpoints: [{ path: /mcp, upstreams: [flood] }]
     assert.match(after.text, /Echo: after the flood/);
   });
 });
+
+describe('a stream relayed over the tunnel whose relaying replica goes away', { timeout: 90_000 }, () => {
+  let redis: TestRedis;
+  let owner: RunningGateway;
+  let relay: RunningGateway;
+  before(async () => {
+    redis = await startRedis();
+    const config = (extra: Record<string, unknown> = {}) => ({ server: { keepAliveMs: 1000 }, store: { redis: { url: redis.url, ...extra } }, upstreams: [everythingUpstream('everything', 'shared')], endpoints: [{ path: '/mcp', upstreams: ['everything'] }] });
+    // The owner takes no HTTP forwards: the relay reaches it over the Redis tunnel.
+    owner = await startGateway(config({ advertiseUrl: 'http://127.0.0.1:1' }));
+    relay = await startGateway(config());
+  });
+  after(async () => {
+    await owner?.close();
+    await relay?.close();
+    await redis?.stop();
+  });
+
+  it('ends on the owner (the session is no longer held open by a stream nobody reads)', async () => {
+    const sid = await session(owner.base);
+    const s = owner.app.gateway.registry.get(sid)!;
+    const ac = new AbortController();
+    const res = await fetch(new URL('/mcp', relay.base), { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    assert.ok(await waitFor(() => s.activity.streams === 1, { timeoutMs: 5000 }), 'the relayed GET stream is open on the owner');
+    // The relaying replica goes away without a word to the owner (its inbox loses its subscriber).
+    await relay.close();
+    ac.abort();
+    assert.ok(await waitFor(() => s.activity.streams === 0, { timeoutMs: 8000 }), 'the owner kept the relayed stream open for a replica that is gone');
+  });
+});
