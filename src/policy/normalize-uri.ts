@@ -7,6 +7,8 @@
  * text the rules see is exactly the text the upstream gets (see `uriProblem`).
  */
 
+import { domainToASCII } from 'node:url';
+
 // RFC 3986 appendix B: splits any string into scheme, authority, path, query and fragment.
 const PARTS = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s;
 const PERCENT = /%([0-9A-Fa-f]{2})/g;
@@ -45,22 +47,44 @@ export function removeDotSegments(path: string): string {
   return output;
 }
 
-/** The URI in normal form: lower-case scheme and host, unreserved escapes decoded, dot-segments removed. */
+/** Schemes whose default port a URL parser drops (§6.2.3: `https://h:443/` is `https://h/`). */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', ws: '80', wss: '443', ftp: '21' };
+/** Schemes whose host a URL parser maps to ASCII (IDNA: full-width letters, upper case, punycode). */
+const DOMAIN_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
+
+/** A host as a URL parser reads it: IDNA-mapped to ASCII for the schemes that have domains, else lower case. */
+function normalHost(scheme: string, host: string): string {
+  if (!DOMAIN_SCHEMES.has(scheme) || host === '' || host.startsWith('[')) return host.toLowerCase();
+  const ascii = domainToASCII(host);
+  return ascii === '' ? host.toLowerCase() : ascii; // not a domain at all: uriProblem refuses a non-ASCII one
+}
+
+/**
+ * The URI in normal form: lower-case scheme and host, unreserved escapes decoded, dot-segments removed,
+ * and what a URL parser treats as the same (§6.2.3): a default port dropped, an IDNA host in ASCII, an
+ * empty query delimiter dropped, and for `file:` the `localhost` host and the missing `//` of `file:/x`.
+ */
 export function normalizeUri(uri: string): string {
   const m = PARTS.exec(uri)!;
-  const [, scheme, authority, path = '', query, fragment] = m;
-  let out = scheme === undefined ? '' : `${scheme.toLowerCase()}:`;
+  const [, rawScheme, rawAuthority, path = '', query, fragment] = m;
+  const scheme = rawScheme?.toLowerCase();
+  let authority = rawAuthority;
+  if (scheme === 'file' && authority === undefined && path.startsWith('/')) authority = '';
+  let out = scheme === undefined ? '' : `${scheme}:`;
   if (authority !== undefined) {
     // userinfo@host:port — only the host is case-insensitive (§6.2.2.1).
     const at = authority.lastIndexOf('@');
     const userinfo = at === -1 ? '' : normalizeEscapes(authority.slice(0, at + 1));
     const hostPort = normalizeEscapes(authority.slice(at + 1));
     const colon = hostPort.startsWith('[') ? hostPort.indexOf(':', hostPort.indexOf(']')) : hostPort.lastIndexOf(':');
-    const host = colon === -1 ? hostPort : hostPort.slice(0, colon);
-    out += `//${userinfo}${host.toLowerCase()}${colon === -1 ? '' : hostPort.slice(colon)}`;
+    let host = normalHost(scheme ?? '', colon === -1 ? hostPort : hostPort.slice(0, colon));
+    let port = colon === -1 ? '' : hostPort.slice(colon);
+    if (scheme !== undefined && (port === ':' || port === `:${DEFAULT_PORTS[scheme]}`)) port = '';
+    if (scheme === 'file' && host === 'localhost' && userinfo === '' && port === '') host = '';
+    out += `//${userinfo}${host}${port}`;
   }
   out += removeDotSegments(normalizeEscapes(path));
-  if (query !== undefined) out += `?${normalizeEscapes(query)}`;
+  if (query) out += `?${normalizeEscapes(query)}`;
   if (fragment !== undefined) out += `#${normalizeEscapes(fragment)}`;
   return out;
 }
@@ -76,15 +100,17 @@ export type UriProblem = 'not-normal' | 'ambiguous';
  * Why a URI cannot be matched safely, or undefined when it can.
  * - `not-normal`: it differs from its normal form (it would match rules as one text and reach the
  *   upstream as another).
- * - `ambiguous`: it is normal, but a server that also decodes reserved escapes (`%2F`, `%5C`) or treats
- *   `\` as a separator would see a "." or ".." segment in its path, or a NUL: a traversal the rules
- *   cannot see. Such a URI names no legitimate resource.
+ * - `ambiguous`: it is normal, but what it names depends on how the server reads it: an escaped `/` or
+ *   `\` (`%2F`, `%5C`: a separator to a server that decodes them), a `\`, an empty path segment (`//`,
+ *   which servers and file systems collapse), a NUL, a fragment (no part of the resource a server reads),
+ *   or a host that is no domain. The rules would see one resource where the server may read another.
  */
 export function uriProblem(uri: string): UriProblem | undefined {
   if (normalizeUri(uri) !== uri) return 'not-normal';
-  const path = PARTS.exec(uri)![3] ?? '';
+  const [, , authority = '', path = '', , fragment] = PARTS.exec(uri)!;
+  if (fragment !== undefined || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
   if (!path.includes('%') && !path.includes('\\')) return undefined;
-  const decoded = decodeAll(path);
-  if (decoded.includes('\0') || decoded.split(/[\\/]/).some((seg) => seg === '.' || seg === '..')) return 'ambiguous';
+  if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
+  if (decodeAll(path).includes('\0')) return 'ambiguous';
   return undefined;
 }

@@ -8,7 +8,7 @@ import { uriProblem, type UriProblem } from './normalize-uri.js';
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
   'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' as const }),
-  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL', reason: 'not_allowed' as const }),
+  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment)', reason: 'not_allowed' as const }),
 };
 
 /** Rules with their decisions built once: a call that is allowed allocates nothing here. */
@@ -84,17 +84,15 @@ export class TenantPolicy {
     const problem = asked && kind === 'resource' ? uriProblem(name) : undefined;
     if (problem) return ABNORMAL[problem];
     for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
-    let missing: string[] | undefined;
-    let missingRule = '';
     for (const a of rules.allow) {
       if (!globMatch(a.match, name)) continue;
+      // The first match decides: a broader rule after it (["github__delete_*" with scopes, "github__*"])
+      // must not grant what the narrower one asks scopes for.
       if (a.scopes.length === 0) return a.granted;
       const lacking = a.scopes.filter((s) => !scopes.has(s));
       if (lacking.length === 0) return a.granted;
-      missing ??= lacking;
-      missingRule ||= a.rule;
+      return { allowed: false, rule: `${a.rule} (missing scope ${lacking.join(' ')})`, reason: 'missing_scope', missingScopes: lacking };
     }
-    if (missing) return { allowed: false, rule: `${missingRule} (missing scope ${missing.join(' ')})`, reason: 'missing_scope', missingScopes: missing };
     return rules.none;
   }
 }

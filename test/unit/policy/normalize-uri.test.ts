@@ -27,7 +27,8 @@ describe('normalizeUri (RFC 3986 §6.2.2)', () => {
 
   it('lower-cases the scheme and the host, not the user, port or path', () => {
     assert.equal(normalizeUri('EVIL://Bob@Files.Example:8080/Secret'), 'evil://Bob@files.example:8080/Secret');
-    assert.equal(normalizeUri('HTTP://[::AB]:80/X'), 'http://[::ab]:80/X');
+    assert.equal(normalizeUri('HTTP://[::AB]:80/X'), 'http://[::ab]/X', 'the default port goes too');
+    assert.equal(normalizeUri('HTTP://[::AB]:8080/X'), 'http://[::ab]:8080/X');
   });
 
   it('decodes in query and fragment, but leaves their dots alone', () => {
@@ -56,9 +57,18 @@ describe('uriProblem', () => {
   });
 
   it('ordinary URIs have no problem', () => {
-    for (const u of ['test://static-text', 'test://template/{id}/data', 'file:///a/b.c/..d/e..', 'evil://files/a%2Fb', 'evil://files/x?q=../y', 'urn:x:..']) {
+    for (const u of ['test://static-text', 'test://template/{id}/data', 'file:///a/b.c/..d/e..', 'evil://files/x?q=../y', 'urn:x:..', 'https://api.example:8443/x', 'file:///etc/passwd', 'mail://inbox?unread=1']) {
       assert.equal(uriProblem(u), undefined, u);
     }
+  });
+});
+
+describe('spellings a URL parser or a server reads as another resource (found by a review)', () => {
+  it('are refused: not normal (empty query, default port, IDNA host, file: localhost or without //) or ambiguous', () => {
+    const notNormal = ['file:///etc/shadow?', 'file://localhost/etc/shadow', 'file:/home/u/.ssh/id_rsa', 'https://api.example:443/admin/x', 'http://api.example:80/x', 'https://\uff41\uff50\uff49.example/admin/x', 'https://API.example/x'];
+    for (const u of notNormal) assert.equal(uriProblem(u), 'not-normal', u);
+    const ambiguous = ['file:///etc/shadow#x', 'file:///etc//shadow', 'file:////home/u/.ssh/id_rsa', 'https://api.example/admin%2Fx', 'evil://files/a%2Fb', 'evil://files/a%5Cb'];
+    for (const u of ambiguous) assert.equal(uriProblem(u), 'ambiguous', u);
   });
 });
 
@@ -80,7 +90,7 @@ describe('TenantPolicy resource decisions', () => {
     assert.deepEqual(decide('evil://files/secret/b'), { allowed: false, rule: 'resources.deny:*secret*', reason: 'deny_rule' });
     assert.deepEqual(decide('evil://files/%2e%2e/%73ecret/b'), { allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' });
     assert.equal(decide('evil://files/public/..%2F%2e%2e%2Fx').allowed, false);
-    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI with an encoded dot-segment, backslash or NUL', reason: 'not_allowed' });
+    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment)', reason: 'not_allowed' });
   });
 
   it('tool and prompt names are not URIs: no normal-form check', () => {

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TenantConfig } from '../../../src/config/schema.js';
+import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
+
+const tenant = (tools: TenantConfig['tools']) =>
+  new TenantPolicy({ name: 't', endpoints: ['*'], tools, resources: { allow: ['*'], deny: [] }, prompts: { allow: ['*'], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+
+describe('TenantPolicy allow rules with scopes', () => {
+  it('the first allow pattern that matches decides: a broader rule after a scoped one does not grant what it asks scopes for', () => {
+    const t = tenant({ allow: [{ match: 'github__delete_*', scopes: ['admin'] }, 'github__*'], deny: [] });
+    assert.deepEqual(t.decide('tool', 'github__delete_repo', new Set()), { allowed: false, rule: 'tools.allow:github__delete_* (missing scope admin)', reason: 'missing_scope', missingScopes: ['admin'] });
+    assert.equal(t.decide('tool', 'github__delete_repo', new Set(['admin'])).allowed, true);
+    assert.deepEqual(t.decide('tool', 'github__get_issue', new Set()), { allowed: true, rule: 'tools.allow:github__*', reason: 'allowed' });
+  });
+
+  it('an unscoped rule first wins over a scoped one after it (order is the operator\'s)', () => {
+    const t = tenant({ allow: ['github__*', { match: 'github__delete_*', scopes: ['admin'] }], deny: [] });
+    assert.equal(t.decide('tool', 'github__delete_repo', new Set()).allowed, true);
+  });
+});
