@@ -69,7 +69,7 @@ export class ModernSessions {
       const tenant = this.#o.policy.tenant(principal);
       if (!tenant || !tenant.mayUseEndpoint(path)) throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
       const id = `modern-${randomUUID()}`;
-      const guard = new SessionGuard(principal, tenant, this.#o.policy, this.#o.audit, { session: id, endpoint: path });
+      const guard = new SessionGuard(principal, tenant, this.#o.policy, this.#o.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
       session = new ModernSession({ id, endpoint, guard, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
       this.#sessions.set(key, session);
     }

@@ -18,6 +18,11 @@ export { targetOf };
 export interface GuardIds {
   session: string;
   endpoint: string;
+  /**
+   * The one upstream the endpoint shows unprefixed, if it does: its tools and prompts are also judged by
+   * their prefixed names, which a tenant's patterns (written for the endpoints that prefix) may use.
+   */
+  unprefixed?: () => string | undefined;
 }
 
 /** Where a tenant's limits are counted (the Policy carries both). */
@@ -76,7 +81,7 @@ export class SessionGuard {
   check(method: string, params: Params): (Decision & Target) | undefined {
     const target = targetOf(method, params);
     if (!target) return undefined;
-    const d = this.tenant.decide(target.kind, target.name, this.principal.scopes);
+    const d = this.tenant.decide(target.kind, target.name, this.principal.scopes, true, this.#alias(target.kind, target.name));
     return { allowed: d.allowed, rule: d.rule, reason: d.reason, missingScopes: d.missingScopes, ...target };
   }
 
@@ -118,14 +123,21 @@ export class SessionGuard {
 
   /** Whether the caller may see and call a tool (by the canonical name its rules match), as a list would show it. */
   allowsTool(name: string): boolean {
-    return this.tenant.decide('tool', name, this.principal.scopes, false).allowed;
+    return this.tenant.decide('tool', name, this.principal.scopes, false, this.#alias('tool', name)).allowed;
+  }
+
+  /** The prefixed name of a tool or prompt on an endpoint that shows its one upstream unprefixed. */
+  #alias(kind: string, name: string): string | undefined {
+    if (kind === 'resource') return undefined;
+    const upstream = this.#ids.unprefixed?.();
+    return upstream === undefined ? undefined : prefixed(upstream, name);
   }
 
   filterList(method: string, result: Result): Result {
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
-    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes, false).allowed);
+    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes, false, this.#alias(f.item, String(item[f.field]))).allowed);
     return kept.length === items.length ? result : { ...result, [f.key]: kept };
   }
 

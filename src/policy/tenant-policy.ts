@@ -79,7 +79,18 @@ export class TenantPolicy {
    * patterns see it exactly as the upstream will (normalize-uri.ts); a URI an upstream listed is its own
    * spelling and is matched as it is (and listing it costs no normalisation per item).
    */
-  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked = true): Decision {
+  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked = true, alias?: string): Decision {
+    const d = this.#decide(kind, name, scopes, asked);
+    if (alias === undefined) return d;
+    // Two names for one tool (bare, and prefixed on an endpoint showing one upstream unprefixed): a deny
+    // of either wins, then an allow of either, then why the bare name was refused.
+    const a = this.#decide(kind, alias, scopes, asked);
+    if (d.reason === 'deny_rule') return d;
+    if (a.reason === 'deny_rule' || (a.allowed && !d.allowed)) return a;
+    return d.reason === 'not_allowed' && a.reason === 'missing_scope' ? a : d;
+  }
+
+  #decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean): Decision {
     const rules = this.#rules[kind];
     const problem = asked && kind === 'resource' ? uriProblem(name) : undefined;
     if (problem) return ABNORMAL[problem];

@@ -97,7 +97,7 @@ export class SessionRegistry {
       throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
     }
     const id = restoreId ?? randomUUID();
-    const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path });
+    const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
     await this.#openSlot(guard);
     const session = new ClientSession({
       id,

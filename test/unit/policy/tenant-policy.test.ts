@@ -19,3 +19,14 @@ describe('TenantPolicy allow rules with scopes', () => {
     assert.equal(t.decide('tool', 'github__delete_repo', new Set()).allowed, true);
   });
 });
+
+describe('TenantPolicy with a tool known by two names (an endpoint showing one upstream unprefixed)', () => {
+  it('a deny of the prefixed name applies to the bare one; an allow of either grants', () => {
+    const t = tenant({ allow: ['*'], deny: ['github__delete_*'] });
+    assert.deepEqual(t.decide('tool', 'delete_repo', new Set(), true, 'github__delete_repo'), { allowed: false, rule: 'tools.deny:github__delete_*', reason: 'deny_rule' });
+    assert.equal(t.decide('tool', 'get_issue', new Set(), true, 'github__get_issue').allowed, true);
+    const prefixedOnly = tenant({ allow: ['github__*'], deny: [] });
+    assert.equal(prefixedOnly.decide('tool', 'get_issue', new Set(), true, 'github__get_issue').allowed, true);
+    assert.equal(prefixedOnly.decide('tool', 'get_issue', new Set()).allowed, false);
+  });
+});
