@@ -189,7 +189,8 @@ export class EndpointRouter implements EndpointView {
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
     for (const s of this.#sessions.values()) if (pool.serves(s.caller, inst)) s.caller.clientNotify(method, undefined);
-    for (const c of this.changes) c(method, undefined);
+    // To the other replicas only what concerns everyone there: a tenant's, user's or session's own instance is theirs.
+    if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, undefined);
   }
 
   #onNotification(
@@ -210,7 +211,7 @@ export class EndpointRouter implements EndpointView {
       for (const caller of inst.subscribers(uri)) {
         if (this.#sessions.has(caller)) caller.clientNotify(method, params);
       }
-      for (const c of this.changes) c(method, { uri });
+      if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, { uri });
       return;
     }
     // Logging and anything else: only to the one session it can be attributed to, never broadcast.

@@ -25,12 +25,12 @@ describe('modern retries across replicas (Redis, shared requestStateKey)', { tim
   const requestStateKey = randomBytes(32).toString('base64url');
   const replicas: Array<{ gw: RunningGateway; journal: Journal; closed: boolean }> = [];
 
-  const startReplica = async () => {
+  const startReplica = async (sharing: 'shared' | 'per-session' = 'shared') => {
     const journal = new Journal();
     const gw = await startGateway({
       store: { redis: { url: redis.url, keyPrefix: 'modernrep:', heartbeatMs: 200, replicaTtlMs: 1000 } },
       modern: { requestStateKey },
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'shared', pool: { size: 1 } }],
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing, pool: { size: 1 } }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
     });
     const replica = { gw, journal, closed: false };
@@ -80,6 +80,25 @@ describe('modern retries across replicas (Redis, shared requestStateKey)', { tim
       assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'across');
     } finally {
       listen.close();
+    }
+  });
+
+  it("a list_changed of a session's own instance on replica B does not reach another's listen stream on replica A", async () => {
+    const a = await startReplica('per-session');
+    const b = await startReplica('per-session');
+    const listen = await openListen(a.gw.url(), 'private', { toolsListChanged: true });
+    try {
+      assert.equal((await listen.next()).method, 'notifications/subscriptions/acknowledged');
+      const trigger = await modernPost(b.gw.url(), 'tools/call', { name: 'test_trigger_tool_change', arguments: {} });
+      assert.equal(trigger.status, 200, JSON.stringify(trigger.body));
+      const heard = await Promise.race([listen.next(), new Promise((r) => setTimeout(r, 1500, 'nothing'))]);
+      assert.equal(heard, 'nothing', `a change of another session's own instance reached this stream: ${JSON.stringify(heard)}`);
+    } finally {
+      listen.close();
+      for (const r of [a, b]) {
+        await r.gw.close();
+        r.closed = true;
+      }
     }
   });
 
