@@ -102,7 +102,10 @@ export class Gateway {
       events: this.events,
       logger: deps.logger,
     });
-    if (this.cluster) this.cluster.onTaken = (ids) => ids.forEach((id) => void this.registry.get(id)?.close(TAKEN_OVER_REASON));
+    if (this.cluster) {
+      // long-lived: one per gateway
+      this.cluster.onTaken = (ids) => ids.forEach((id) => void this.registry.get(id)?.close(TAKEN_OVER_REASON));
+    }
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
     this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));
     this.#transports.consent = this.consent;
