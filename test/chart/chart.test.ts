@@ -25,19 +25,24 @@ const MODES: Array<{ name: string; files: string[]; kinds: string[] }> = [
   },
 ];
 
-/** The gateway container's environment as the pod would have it: its env values and the chart Secret's keys. */
-function podEnv(manifests: Json[]): Record<string, string> {
+/**
+ * The gateway container's environment as the pod would have it: the keys of the Secrets it takes envFrom
+ * (a Secret the chart does not render, such as secrets.existingSecret, contributes `external`), then its
+ * env values, which win over envFrom as in Kubernetes.
+ */
+function podEnv(manifests: Json[], external: Record<string, Record<string, string>> = {}): Record<string, string> {
   const gateway = manifests.find((m) => m.kind === 'Deployment' && !String(m.metadata.name).endsWith('-redis'))!;
   const spec = gateway.spec.template.spec;
   const container = [...(spec.initContainers ?? []), ...spec.containers].find((c: Json) => c.name === 'gateway');
   assert.ok(container, 'the gateway container');
   const env: Record<string, string> = {};
-  for (const e of container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
   for (const from of container.envFrom ?? []) {
-    const secret = manifests.find((m) => m.kind === 'Secret' && m.metadata.name === from.secretRef?.name);
-    assert.ok(secret, `envFrom names the chart's Secret ${from.secretRef?.name}`);
-    Object.assign(env, secret.stringData ?? {});
+    const name = from.secretRef?.name;
+    const secret = manifests.find((m) => m.kind === 'Secret' && m.metadata.name === name);
+    assert.ok(secret || external[name], `envFrom names the chart's Secret ${name}`);
+    Object.assign(env, secret?.stringData ?? external[name]);
   }
+  for (const e of container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
   return env;
 }
 
@@ -155,3 +160,24 @@ describe('values.schema.json refuses typos', { skip }, () => {
     });
   }
 });
+
+describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL', { skip }, () => {
+  const BUNDLED = 'redis://swb-switchboard-redis:6379/0';
+  it("with the chart's Secret, and with secrets.existingSecret (which the chart does not create)", async () => {
+    const own = await render([], ['redis.enabled=true', 'replicaCount=3', 'secrets.env.UPSTREAM_TOKEN=t']);
+    assert.equal(podEnv(own).REDIS_URL, BUNDLED);
+    const existing = await render([], ['redis.enabled=true', 'replicaCount=3', 'secrets.existingSecret=mysecret']);
+    assert.equal(existing.filter((m) => m.kind === 'Secret').length, 0);
+    assert.equal(podEnv(existing, { mysecret: { UPSTREAM_TOKEN: 't' } }).REDIS_URL, BUNDLED);
+    assert.ok(existing.some((m) => m.kind === 'Service' && m.metadata.name === 'swb-switchboard-redis'), 'the URL names the Redis Service');
+  });
+  it('a REDIS_URL in secrets.env or extraEnv is kept, once', async () => {
+    const env = await render([], ['redis.enabled=true', 'secrets.env.REDIS_URL=redis://mine:6379/1']);
+    assert.equal(podEnv(env).REDIS_URL, 'redis://mine:6379/1');
+    const extra = await render([], ['redis.enabled=true', 'extraEnv[0].name=REDIS_URL', 'extraEnv[0].value=redis://other:6379/2']);
+    assert.equal(podEnv(extra).REDIS_URL, 'redis://other:6379/2');
+    const gateway = extra.find((m) => m.kind === 'Deployment' && m.metadata.name === 'swb-switchboard')!;
+    assert.equal((gateway.spec.template.spec.containers[0].env as Json[]).filter((e) => e.name === 'REDIS_URL').length, 1);
+  });
+});
+

@@ -57,7 +57,17 @@ app.kubernetes.io/part-of: switchboard
 
 {{/* Whether the chart creates its env Secret. */}}
 {{- define "switchboard.createSecret" -}}
-{{- if and (not .Values.secrets.existingSecret) (or .Values.secrets.env .Values.redis.enabled) -}}true{{- end -}}
+{{- if and (not .Values.secrets.existingSecret) .Values.secrets.env -}}true{{- end -}}
+{{- end -}}
+
+{{/* The bundled Redis's URL (it has no password) when the gateway is to use it: redis.enabled, and no
+     REDIS_URL of the user's in secrets.env (when the chart's Secret is used) or extraEnv; else empty. */}}
+{{- define "switchboard.bundledRedisUrl" -}}
+{{- $own := and (not .Values.secrets.existingSecret) (hasKey .Values.secrets.env "REDIS_URL") -}}
+{{- range .Values.extraEnv -}}{{- if eq (toString .name) "REDIS_URL" -}}{{- $own = true -}}{{- end -}}{{- end -}}
+{{- if and .Values.redis.enabled (not $own) -}}
+{{- printf "redis://%s:6379/0" (include "switchboard.redisName" .) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The Secret holding key files, or empty when there is none. */}}
@@ -123,6 +133,12 @@ failureThreshold: {{ $p.failureThreshold }}
       valueFrom:
         fieldRef:
           fieldPath: status.podIP
+    {{- end }}
+    {{- with include "switchboard.bundledRedisUrl" . }}
+    # The bundled Redis: an env entry, not the Secret, so it is set whichever Secret is used (it wins over
+    # a REDIS_URL in secrets.existingSecret).
+    - name: REDIS_URL
+      value: {{ . | quote }}
     {{- end }}
     {{- with .Values.extraEnv }}
     {{- toYaml . | nindent 4 }}
