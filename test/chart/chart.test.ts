@@ -181,3 +181,11 @@ describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL',
   });
 });
 
+describe('the PodDisruptionBudget', { skip }, () => {
+  const pdbOf = async (sets: string[]) => (await render([], sets)).find((m) => m.kind === 'PodDisruptionBudget')!.spec;
+  it('keeps maxUnavailable: 0 (no voluntary eviction), 1 by default, and minAvailable when set', async () => {
+    assert.equal((await pdbOf(['pdb.maxUnavailable=0'])).maxUnavailable, 0);
+    assert.equal((await pdbOf([])).maxUnavailable, 1);
+    assert.deepEqual(await pdbOf(['pdb.minAvailable=2', 'pdb.maxUnavailable=null']).then((s) => [s.minAvailable, s.maxUnavailable]), [2, undefined]);
+  });
+});
