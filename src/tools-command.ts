@@ -3,6 +3,7 @@ import type { Config } from './config/schema.js';
 import { Gateway } from './gateway.js';
 import { createLogger } from './observability/logger.js';
 import type { Curation } from './router/curation.js';
+import type { EndpointRouter } from './router/endpoint-router.js';
 import type { ToolView } from './router/tool-view.js';
 import type { UpstreamCaller } from './upstream/index.js';
 
@@ -25,6 +26,12 @@ interface Row {
   how: 'as is' | 'renamed' | 'shortened';
 }
 
+/** An upstream of an endpoint whose tools could not be listed: it did not start, or its tools/list failed. */
+interface Failure {
+  upstream: string;
+  error: string;
+}
+
 /**
  * What the command starts: the config's upstreams, without anything a running gateway shares with its
  * replicas (no Redis: no heartbeat, no pins recorded) and without tool pinning (it would record first
@@ -44,6 +51,19 @@ function rowsOf(view: ToolView, curation: Curation): Row[] {
   }));
 }
 
+/** The endpoint's upstreams absent from the view (an upstream known to have no tools is not missing). */
+function failuresOf(router: EndpointRouter, view: ToolView): Failure[] {
+  return router.pools
+    .filter((p) => !view.catalogues.has(p.name) && (!p.identity || p.identity.capabilities.tools !== undefined))
+    .map((p) => ({ upstream: p.name, error: [...p.instances].find((i) => i.lastFailure)?.lastFailure ?? 'its tools could not be listed' }));
+}
+
+/** The tenants a request can be made as: the config's, and "anonymous" with auth off. */
+function tenantsOf(config: Config): string[] {
+  const names = config.tenants.map((t) => t.name);
+  return config.auth.mode === 'none' && !names.includes('anonymous') ? [...names, 'anonymous'] : names;
+}
+
 /** A caller for the command's own session on each endpoint: upstream requests to a client are refused. */
 function commandCaller(tenant: string): UpstreamCaller {
   return { id: 'switchboard-tools', tenant, clientRequest: async () => Promise.reject(new Error('no client')), clientNotify: () => {} };
@@ -59,16 +79,22 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
     return 2;
   }
   const config = offline(loadConfig(input.config));
+  const tenants = tenantsOf(config);
+  if (input.tenant !== undefined && !tenants.includes(input.tenant)) {
+    err.write(`switchboard tools: no tenant ${JSON.stringify(input.tenant)} in ${input.config} (tenants: ${tenants.join(', ') || 'none'})\n`);
+    return 2;
+  }
   const logger = createLogger('error', { write: (line: string) => void err.write(line) });
   const gateway = new Gateway(config, { logger });
-  const report: Array<{ endpoint: string; exposure: string; tools: Row[] }> = [];
+  const report: Array<{ endpoint: string; exposure: string; tools: Row[]; failed: Failure[] }> = [];
   try {
     await gateway.start();
     for (const router of gateway.routers) {
       // No tenant is named "": without --tenant, the endpoint's own curation.
       const session = await router.open(commandCaller(input.tenant ?? ''));
       try {
-        report.push({ endpoint: router.config.path, exposure: router.tools.exposure, tools: rowsOf(await session.toolView(), session.curation) });
+        const view = await session.toolView();
+        report.push({ endpoint: router.config.path, exposure: router.tools.exposure, tools: rowsOf(view, session.curation), failed: failuresOf(router, view) });
       } finally {
         await session.close();
       }
@@ -76,14 +102,17 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
   } finally {
     await gateway.stop();
   }
+  // Exit 1 when an upstream's tools are missing: the listing is then not what clients will see.
+  const failed = report.flatMap((e) => e.failed.map((f) => `switchboard tools: ${e.endpoint}: upstream "${f.upstream}" failed, its tools are not listed: ${f.error}\n`));
   if (input.json) {
     out.write(`${JSON.stringify(report, null, 2)}\n`);
-    return 0;
+  } else {
+    for (const e of report) {
+      out.write(`${e.endpoint} (exposure ${e.exposure}${e.exposure === 'all' ? '' : ': tools/list shows search_tools and call_tool'})\n`);
+      const width = Math.max(0, ...e.tools.map((t) => t.name.length));
+      for (const t of e.tools) out.write(`  ${t.name.padEnd(width)}  ${t.upstream}/${t.tool}${t.how === 'as is' ? '' : `  (${t.how})`}\n`);
+    }
   }
-  for (const e of report) {
-    out.write(`${e.endpoint} (exposure ${e.exposure}${e.exposure === 'all' ? '' : ': tools/list shows search_tools and call_tool'})\n`);
-    const width = Math.max(0, ...e.tools.map((t) => t.name.length));
-    for (const t of e.tools) out.write(`  ${t.name.padEnd(width)}  ${t.upstream}/${t.tool}${t.how === 'as is' ? '' : `  (${t.how})`}\n`);
-  }
-  return 0;
+  for (const line of failed) err.write(line);
+  return failed.length > 0 ? 1 : 0;
 }

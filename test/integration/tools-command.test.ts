@@ -60,6 +60,36 @@ describe('switchboard tools', () => {
     assert.deepEqual(endpoint.tools.find((t: { name: string }) => t.name === 'read'), { name: 'read', upstream: 'fs', tool: 'read_file', canonical: 'fs__read_file', how: 'renamed' });
   });
 
+  it('an upstream that fails to start: the others’ tools printed, the failed one named, exit 1', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'swb-tools-')), 'config.yaml');
+    writeFileSync(
+      file,
+      `upstreams:
+  - { name: fs, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${FIXTURE}, --set, files], initTimeoutMs: 5000 }
+  - { name: broken, transport: stdio, sandbox: none, command: /nonexistent/prog, initTimeoutMs: 5000 }
+endpoints:
+  - { path: /mcp, upstreams: [fs, broken] }
+`,
+    );
+    const r = run(['--config', file]);
+    assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /fs\/read_file/);
+    assert.match(r.stderr, /\/mcp: upstream "broken" failed/);
+    assert.doesNotMatch(r.stderr, /upstream "fs"/);
+    const json = run(['--config', file, '--json']);
+    assert.equal(json.status, 1);
+    const [endpoint] = JSON.parse(json.stdout);
+    assert.deepEqual(endpoint.failed.map((f: { upstream: string }) => f.upstream), ['broken']);
+    assert.ok(endpoint.tools.some((t: { upstream: string }) => t.upstream === 'fs'));
+  });
+
+  it('refuses a tenant the config does not have', () => {
+    const r = run(['--config', config(), '--tenant', 'nosuch']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /no tenant "nosuch" in .*config\.yaml \(tenants: anonymous\)/);
+    assert.equal(r.stdout, '');
+  });
+
   it('needs a config', () => {
     const r = run([]);
     assert.equal(r.status, 2);
