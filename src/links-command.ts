@@ -2,6 +2,7 @@ import { connectRedis } from './cluster/redis-connection.js';
 import { loadConfig } from './config/load.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
 import { createLogger } from './observability/logger.js';
+import { terminalJson, terminalText as shown } from './observability/terminal-text.js';
 import { CredentialVault, RedisVaultStore, type LinkInfo } from './upstream/index.js';
 
 export interface LinksCommandInput {
@@ -23,7 +24,7 @@ const NO_REDIS =
   "without Redis (store.redis or REDIS_URL) the vault lives in the running gateway's memory: list and revoke through its admin API (GET /links, DELETE /links/UPSTREAM?subject=…) or let the user DELETE /oauth/links/UPSTREAM";
 
 function line(l: LinkInfo): string {
-  return `${l.upstream}\t${l.subject}\t${l.tenant}\t${l.issuer}\tlinked ${l.linkedAt}\texpires ${l.expiresAt}${l.refreshable ? '\trefreshable' : ''}`;
+  return `${l.upstream}\t${shown(l.subject)}\t${shown(l.tenant)}\t${shown(l.issuer)}\tlinked ${l.linkedAt}\texpires ${l.expiresAt}${l.refreshable ? '\trefreshable' : ''}`;
 }
 
 /**
@@ -53,7 +54,7 @@ export async function linksCommand(input: LinksCommandInput, usage: string, out:
   try {
     const found = await vault.links(filter);
     if (input.action === 'list') {
-      if (input.json) out.write(`${JSON.stringify(found, null, 2)}\n`);
+      if (input.json) out.write(`${terminalJson(JSON.stringify(found, null, 2))}\n`);
       else if (found.length === 0) out.write('no links\n');
       else for (const l of found) out.write(`${line(l)}\n`);
       return 0;

@@ -3,6 +3,7 @@ import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { createLogger } from './observability/logger.js';
+import { terminalJson, terminalText as shown } from './observability/terminal-text.js';
 import { MemoryPinStore, type PendingPin, type PinStore, type PinTable } from './policy/index.js';
 import { emptyTable } from './policy/pin-store.js';
 
@@ -76,19 +77,20 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
   const table = opened ? await opened.store.table(config.upstreams.map((u) => u.name)) : {};
   const view = merged(config, table);
   if (input.json) {
-    out.write(`${JSON.stringify(view, null, 2)}\n`);
+    out.write(`${terminalJson(JSON.stringify(view, null, 2))}\n`);
     return 0;
   }
   let pending = 0;
   for (const [upstream, tools] of Object.entries(view)) {
     for (const [tool, e] of Object.entries(tools)) {
-      // No approved hash: a tool that appeared after the upstream was pinned.
-      out.write(`${upstream}\t${tool}\t${e.approved ?? 'none (new tool)'}\t${e.source}\n`);
+      // No approved hash: a tool that appeared after the upstream was pinned. Names and summaries come
+      // from upstreams: printed escaped (terminal-text.ts).
+      out.write(`${upstream}\t${shown(tool)}\t${e.approved === undefined ? 'none (new tool)' : shown(e.approved)}\t${e.source}\n`);
       if (e.pending) {
         if (!e.pending.rejected) pending++;
-        out.write(`  ${e.pending.rejected ? 'rejected' : 'pending'}\t${e.pending.hash}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${e.pending.firstSeen}\t${JSON.stringify(e.pending.summary)}\n`);
+        out.write(`  ${e.pending.rejected ? 'rejected' : 'pending'}\t${shown(e.pending.hash)}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${shown(e.pending.firstSeen)}\t${terminalJson(JSON.stringify(e.pending.summary))}\n`);
         // Hidden text in the pending definition: what to look for before approving it.
-        if (e.pending.findings) out.write(`  hidden text\t${e.pending.findings.map((f) => `${f.kind} ×${f.count} in ${f.path}`).join('; ')}\n`);
+        if (e.pending.findings) out.write(`  hidden text\t${e.pending.findings.map((f) => `${shown(f.kind)} ×${f.count} in ${shown(f.path)}`).join('; ')}\n`);
       }
     }
   }
@@ -126,13 +128,13 @@ function reviewed(config: Config, table: PinTable, u: string, named: string[], h
     const pending = entries[tool]?.pending;
     const fixed = fixedPins.get(tool);
     if (how === 'approve' && fixed !== undefined) {
-      err.write(`${u} ${tool}: pinned in the config (pinning.pins.${u}.${tool}); the config decides: to accept ${pending ? `the change, put ${pending.hash} there` : 'a change, update that pin'}\n`);
+      err.write(`${u} ${shown(tool)}: pinned in the config (pinning.pins.${u}.${shown(tool)}); the config decides: to accept ${pending ? `the change, put ${shown(pending.hash)} there` : 'a change, update that pin'}\n`);
       if (named.length > 0) failed = true;
     } else if (!pending) {
-      err.write(`${u} ${tool}: no change is pending\n`);
+      err.write(`${u} ${shown(tool)}: no change is pending\n`);
       failed = true;
     } else if (how === 'reject' && pending.rejected) {
-      err.write(`${u} ${tool}: its pending change ${pending.hash} is rejected already\n`);
+      err.write(`${u} ${shown(tool)}: its pending change ${shown(pending.hash)} is rejected already\n`);
       failed = true;
     } else {
       items.push({ tool, hash: pending.hash });
@@ -153,13 +155,13 @@ async function decide(config: Config, opened: OpenStore | undefined, input: Pins
     if (failed) code = 1;
     const done: Array<{ tool: string; line: string }> =
       how === 'approve'
-        ? (await opened.store.approve(u, items)).map((p) => ({ tool: p.tool, line: `approved ${u} ${p.tool} ${p.hash}${p.previous === undefined ? ' (new tool)' : ''} ${JSON.stringify(p.summary)}` }))
-        : (await opened.store.reject(u, items)).map((p) => ({ tool: p.tool, line: `rejected ${u} ${p.tool} ${p.hash}${p.approved === undefined ? ' (new tool: stays withheld)' : ` (stays held to ${p.approved})`} ${JSON.stringify(p.summary)}` }));
+        ? (await opened.store.approve(u, items)).map((p) => ({ tool: p.tool, line: `approved ${u} ${shown(p.tool)} ${shown(p.hash)}${p.previous === undefined ? ' (new tool)' : ''} ${terminalJson(JSON.stringify(p.summary))}` }))
+        : (await opened.store.reject(u, items)).map((p) => ({ tool: p.tool, line: `rejected ${u} ${shown(p.tool)} ${shown(p.hash)}${p.approved === undefined ? ' (new tool: stays withheld)' : ` (stays held to ${shown(p.approved)})`} ${terminalJson(JSON.stringify(p.summary))}` }));
     for (const d of done) out.write(`${d.line}\n`);
     count += done.length;
     for (const i of items) {
       if (done.some((d) => d.tool === i.tool)) continue;
-      err.write(`${u} ${i.tool}: its pending definition changed while deciding; run "switchboard pins list" and ${how} again\n`);
+      err.write(`${u} ${shown(i.tool)}: its pending definition changed while deciding; run "switchboard pins list" and ${how} again\n`);
       code = 1;
     }
   }

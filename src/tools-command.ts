@@ -2,6 +2,7 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { Gateway } from './gateway.js';
 import { createLogger } from './observability/logger.js';
+import { terminalJson, terminalLine, terminalText as shown } from './observability/terminal-text.js';
 import type { Curation } from './router/curation.js';
 import type { EndpointRouter } from './router/endpoint-router.js';
 import type { ToolView } from './router/tool-view.js';
@@ -103,14 +104,15 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
     await gateway.stop();
   }
   // Exit 1 when an upstream's tools are missing: the listing is then not what clients will see.
-  const failed = report.flatMap((e) => e.failed.map((f) => `switchboard tools: ${e.endpoint}: upstream "${f.upstream}" failed, its tools are not listed: ${f.error}\n`));
+  const failed = report.flatMap((e) => e.failed.map((f) => `switchboard tools: ${e.endpoint}: upstream "${f.upstream}" failed, its tools are not listed: ${terminalLine(f.error)}\n`));
   if (input.json) {
-    out.write(`${JSON.stringify(report, null, 2)}\n`);
+    out.write(`${terminalJson(JSON.stringify(report, null, 2))}\n`);
   } else {
     for (const e of report) {
       out.write(`${e.endpoint} (exposure ${e.exposure}${e.exposure === 'all' ? '' : ': tools/list shows search_tools and call_tool'})\n`);
-      const width = Math.max(0, ...e.tools.map((t) => t.name.length));
-      for (const t of e.tools) out.write(`  ${t.name.padEnd(width)}  ${t.upstream}/${t.tool}${t.how === 'as is' ? '' : `  (${t.how})`}\n`);
+      // Tool names come from upstreams: printed escaped (terminal-text.ts).
+      const width = Math.max(0, ...e.tools.map((t) => shown(t.name).length));
+      for (const t of e.tools) out.write(`  ${shown(t.name).padEnd(width)}  ${t.upstream}/${shown(t.tool)}${t.how === 'as is' ? '' : `  (${t.how})`}\n`);
     }
   }
   for (const line of failed) err.write(line);

@@ -68,6 +68,31 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], { SWITCHBOARD_CONFIG: file })), issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: '' })));
   });
 
+  it('pins list and pins approve print upstream-supplied names and text escaped: no raw control byte reaches the terminal', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-cli-'));
+    const pins = join(dir, 'pins.json');
+    const evil = 'weather\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e';
+    const pending = { hash: 'b'.repeat(64), summary: 'Returns \u001b[8mhidden', firstSeen: '2026-01-01T00:00:00.000Z', findings: [{ kind: 'tag-chars', path: 'inputSchema.\u001b[1m', count: 1 }] };
+    writeFileSync(pins, JSON.stringify({ version: 1, upstreams: { shifty: { [evil]: { approved: 'a'.repeat(64), pending }, plain: { approved: 'c'.repeat(64) } } } }));
+    const config = tempConfig(`upstreams:\n  - { name: shifty, transport: stdio, sandbox: none, command: node }\nendpoints:\n  - { path: /mcp, upstreams: [shifty] }\npinning: { file: ${pins} }\n`);
+    const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/;
+    const listed = run(['pins', 'list', '--config', config]);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.doesNotMatch(listed.stdout + listed.stderr, RAW);
+    assert.match(listed.stdout, /^shifty\t"weather\\u001b\]0;owned\\u0007\\u001b\[2J\\u009b31m\\u202e"\ta{64}\tstore$/m);
+    assert.match(listed.stdout, /^shifty\tplain\tc{64}\tstore$/m, 'an ordinary name is printed as it is');
+    const json = run(['pins', 'list', '--config', config, '--json']);
+    assert.doesNotMatch(json.stdout, RAW);
+    assert.deepEqual(Object.keys(JSON.parse(json.stdout).shifty).sort(), ['plain', evil].sort());
+    const approved = run(['pins', 'approve', '--config', config, 'shifty']);
+    assert.equal(approved.status, 0, approved.stderr);
+    assert.doesNotMatch(approved.stdout + approved.stderr, RAW);
+    assert.match(approved.stdout, /^approved shifty "weather\\u001b.*\\u202e" b{64} "Returns \\u001b\[8mhidden"$/m);
+    const named = run(['pins', 'reject', '--config', config, 'shifty', evil]);
+    assert.equal(named.status, 1);
+    assert.doesNotMatch(named.stdout + named.stderr, RAW);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = run(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
