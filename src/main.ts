@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
-import { parseTtl, signDevToken } from './auth/dev-token.js';
+import { devTokenRefusal, parseTtl, signDevToken } from './auth/dev-token.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { audiencesOf } from './edge-auth.js';
@@ -19,7 +19,8 @@ const USAGE = `usage:
   switchboard serve [--config FILE]     run the gateway (FILE also from SWITCHBOARD_CONFIG)
   switchboard check-config FILE         validate a config file and what it names (key files, programs); exit 1 on a problem
   switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
-                                        print a development JWT that FILE's gateway accepts
+                                        print a development JWT that FILE's gateway accepts (exit 1
+                                        when none of its auth.keys verifies the key's tokens)
                                         (key: deploy/dev-keys/dev-private.jwk.json of this package)
   switchboard pins list [--config FILE] [--json]
                                         tool pins: approved hashes, and changed definitions awaiting approval
@@ -58,14 +59,16 @@ async function token(values: Values): Promise<number> {
     process.stderr.write(`switchboard token: --tenant and --sub are required\n${USAGE}`);
     return 2;
   }
-  const config = loadConfig(configOf(values));
+  const file = configOf(values);
+  const config = loadConfig(file);
   if (config.auth.mode !== 'jwt' || !config.auth.issuer) {
     process.stderr.write('switchboard token: that config does not use jwt authentication; no token is needed\n');
     return 2;
   }
   const scopes = ((values.scope as string[] | undefined) ?? []).flatMap((s) => s.split(/[ ,]+/)).filter(Boolean);
+  const keyFile = (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json');
   const jwt = await signDevToken({
-    keyFile: (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json'),
+    keyFile,
     issuer: config.auth.issuer,
     audience: (values.audience as string | undefined) ?? audiencesOf(config)[0]!,
     tenant,
@@ -74,6 +77,12 @@ async function token(values: Values): Promise<number> {
     ttlSeconds: parseTtl((values.ttl as string | undefined) ?? '12h'),
     tenantClaim: config.auth.claims.tenant,
   });
+  // Only a token the gateway would verify: printing one it refuses sends the user chasing a 401.
+  const refusal = await devTokenRefusal(jwt, keyFile, config.auth);
+  if (refusal) {
+    process.stderr.write(`switchboard token: the gateway of ${file} does not trust ${keyFile}: ${refusal}. For development, add the key's public half to auth.keys\n`);
+    return 1;
+  }
   process.stdout.write(`${jwt}\n`);
   return 0;
 }

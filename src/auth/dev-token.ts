@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { importJWK, SignJWT, type JWK } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, importJWK, SignJWT, type JWK } from 'jose';
+import type { AuthConfig } from '../config/schema.js';
+import { readPublicJwks } from './key-source.js';
 
 export interface DevTokenOptions {
   keyFile: string;
@@ -25,6 +27,28 @@ export async function signDevToken(o: DevTokenOptions): Promise<string> {
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + o.ttlSeconds)
     .sign(key);
+}
+
+/**
+ * Why a gateway with this auth config would refuse `jwt` (from signDevToken with keyFile), as the end of a
+ * sentence; undefined when one of its static keys (auth.keys) verifies it under an allowed algorithm, as
+ * the gateway's own key source would. A JWKS (auth.jwksUrl) is the identity provider's: not fetched, and
+ * never taken to hold a development key.
+ */
+export async function devTokenRefusal(jwt: string, keyFile: string, cfg: Pick<AuthConfig, 'keys' | 'algorithms' | 'jwksUrl'>): Promise<string | undefined> {
+  const alg = decodeProtectedHeader(jwt).alg ?? '';
+  if (!(cfg.algorithms as readonly string[]).includes(alg)) return `the key signs ${alg}, which auth.algorithms (${cfg.algorithms.join(', ')}) does not allow`;
+  const keys = cfg.keys.flatMap(readPublicJwks);
+  if (keys.length > 0) {
+    try {
+      await compactVerify(jwt, createLocalJWKSet({ keys }), { algorithms: [alg] });
+      return undefined;
+    } catch {
+      // No key of the set verifies it: said below.
+    }
+  }
+  const own = keys.length > 0 ? "none of auth.keys is the key's public half" : 'it has no auth.keys';
+  return cfg.jwksUrl ? `${own}; it takes tokens signed by the identity provider whose keys are at auth.jwksUrl ${cfg.jwksUrl}: get one from there` : own;
 }
 
 /** "90s", "15m", "12h", "7d" or plain seconds. */

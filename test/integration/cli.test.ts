@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -45,6 +46,36 @@ describe('switchboard CLI', () => {
     const bad = run(['token', '--sub', 'me']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--tenant and --sub are required/);
+  });
+
+  it("token refuses a config whose gateway would not accept its token, and says none is needed with auth off", () => {
+    // The image's built-in config: JWT from an identity provider's JWKS, no static key.
+    const idp = run(['token', '--tenant', 'default', '--sub', 'me', '--config', join(ROOT, 'deploy', 'examples', 'image-default.yaml')], {
+      JWT_ISSUER: 'https://idp.example.com',
+      JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+    });
+    assert.equal(idp.status, 1, idp.stdout);
+    assert.equal(idp.stdout, '');
+    assert.match(idp.stderr, /does not trust .*dev-private\.jwk\.json.*auth\.jwksUrl https:\/\/idp\.example\.com\/\.well-known\/jwks\.json/);
+    // A static key that is not the signing key's public half, or an algorithm the gateway does not allow.
+    const otherKey = join(mkdtempSync(join(tmpdir(), 'swb-cli-')), 'other-public.jwk.json');
+    writeFileSync(otherKey, JSON.stringify(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' })));
+    const other = tempConfig(`auth: { mode: jwt, issuer: "https://x.example", keys: [${otherKey}] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const wrongKey = run(['token', '--tenant', 'dev', '--sub', 'me', '--config', other]);
+    assert.equal(wrongKey.status, 1, wrongKey.stdout);
+    assert.match(wrongKey.stderr, /does not trust .*none of auth\.keys/);
+    const rs = tempConfig(readFileSync(join(ROOT, 'deploy', 'quickstart.yaml'), 'utf8').replace('algorithms: [EdDSA]', 'algorithms: [RS256]').replaceAll('./dev-keys/', `${join(ROOT, 'deploy', 'dev-keys')}/`));
+    const wrongAlg = run(['token', '--tenant', 'dev', '--sub', 'me', '--config', rs]);
+    assert.equal(wrongAlg.status, 1, wrongAlg.stdout);
+    assert.match(wrongAlg.stderr, /EdDSA.*auth\.algorithms/);
+    const open = tempConfig('auth: { mode: none }\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n');
+    const none = run(['token', '--tenant', 'dev', '--sub', 'me', '--config', open]);
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /no token is needed/);
   });
 
   it('token and pins find their config alike: --config, else SWITCHBOARD_CONFIG, else the quick start', () => {
