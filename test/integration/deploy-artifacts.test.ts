@@ -389,6 +389,22 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     const app = (spec.containers as Obj[]).find((c) => c.name === 'app')!;
     assert.ok(JSON.stringify(app.env).includes('http://127.0.0.1:8080/mcp'));
   });
+
+  it("deploy/README.md's sidecar snippet: a config that sets watchConfig is mounted as a directory (never a subPath), and a startup probe gates the app", () => {
+    const text = readFileSync(join(ROOT, 'deploy', 'README.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Sidecar mode'), text.indexOf('\n## ', text.indexOf('## Sidecar mode') + 1));
+    const snippet = parseYaml(/```yaml\n([\s\S]*?)```/.exec(section)![1]!) as Obj;
+    const gw = (snippet.initContainers as Obj[]).find((c) => String(c.image).includes('switchboard'))!;
+    const configFile = /with the config from `(deploy\/examples\/[^`]+)`/.exec(section)![1]!;
+    const config = readYaml(join(ROOT, configFile)) as Obj;
+    assert.equal((config.admin as Obj | undefined)?.watchConfig, true, `${configFile} sets admin.watchConfig`);
+    const mounts = gw.volumeMounts as Obj[];
+    assert.deepEqual(mounts.filter((m) => m.subPath !== undefined), [], 'the config sets watchConfig: a subPath mount never receives ConfigMap updates');
+    const dir = mounts.find((m) => m.name === 'switchboard-config')!;
+    assert.ok((gw.env as Obj[] | undefined)?.some((e) => e.name === 'SWITCHBOARD_CONFIG' && e.value === `${dir.mountPath}/config.yaml`), 'SWITCHBOARD_CONFIG names the file in the mounted directory');
+    assert.equal(gw.restartPolicy, 'Always', 'a native sidecar');
+    assert.match(JSON.stringify(gw.startupProbe), /\/healthz/, 'a native sidecar holds back the next container until its startupProbe passes, not its readinessProbe');
+  });
 });
 
 describe('deployment artefacts: compose, Prometheus, Grafana', () => {
