@@ -23,7 +23,7 @@ export interface OutgoingOptions {
 }
 
 /** The link a peer talks over, and how its failures read in its owner's terms. */
-export interface PeerLink {
+export interface PeerLink<O extends OutgoingOptions = OutgoingOptions> {
   send(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void>;
   timeoutError(method: string, timeoutMs: number): Error;
   cancelledError(reason: unknown): Error;
@@ -35,6 +35,8 @@ export interface PeerLink {
   /** The reasons a notifications/cancelled gives: after a timeout, and for a cancel without a reason. */
   timeoutReason: string;
   cancelReason: string;
+  /** A request given up on (timed out, cancelled) and told so: the other side may still be at work on it. */
+  gaveUp?(id: number, opts: O): void;
 }
 
 interface Outgoing<O extends OutgoingOptions> {
@@ -79,7 +81,7 @@ export function randomFirstId(): number {
  * of a proxied call. When the timer fires early for requests long answered, it looks again.
  */
 export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
-  readonly #link: PeerLink;
+  readonly #link: PeerLink<O>;
   readonly #outgoing = new RequestTable<Outgoing<O>>();
   /** Requests the other side sent us, by its id, so its notifications/cancelled can stop them. */
   readonly #incoming = new RequestTable<Cancellation>();
@@ -90,7 +92,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   #timerDue = Number.POSITIVE_INFINITY;
 
   /** `firstId`: the id of its first request (a session restored on another replica must not reuse the ids its client saw). */
-  constructor(link: PeerLink, firstId = 1) {
+  constructor(link: PeerLink<O>, firstId = 1) {
     this.#link = link;
     this.#nextId = firstId;
   }
@@ -272,6 +274,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   }
 
   #notifyCancelled(p: Outgoing<O>, reason: string): void {
+    this.#link.gaveUp?.(p.id, p.opts);
     this.#link.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason } }, p.opts.relatedRequestId).catch(NOTHING);
   }
 }

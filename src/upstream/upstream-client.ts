@@ -11,6 +11,7 @@ import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamHttpError } from './remote-errors.js';
+import { EndedCalls } from './ended-calls.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
@@ -59,6 +60,8 @@ export class UpstreamClient {
   era: 'legacy' | 'modern' = 'legacy';
   /** What the gateway declares on each modern request (a shared connection is not told about roots). */
   #modernCapabilities: Record<string, unknown> = {};
+  /** Calls given up on that the upstream may still be working on (see #target). */
+  readonly #ended = new EndedCalls();
   /** The span attributes of this client's requests, with the identity and era they were read from. */
   #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
 
@@ -73,7 +76,7 @@ export class UpstreamClient {
     transport.onclose = (reason) => this.#onClose(reason); // long-lived: one per upstream connection
   }
 
-  #link(): PeerLink {
+  #link(): PeerLink<CallOptions> {
     const upstream = this.#name;
     return {
       send: (m) => this.#transport.send(m),
@@ -93,6 +96,7 @@ export class UpstreamClient {
       },
       timeoutReason: 'timed out at the gateway',
       cancelReason: 'cancelled by the client',
+      gaveUp: (id, o) => void (o.caller && this.#ended.add(id, o.caller)),
     };
   }
 
@@ -244,15 +248,26 @@ export class UpstreamClient {
     return this.#transport.close();
   }
 
-  /** The session a message belongs to when the transport says which of our requests carried it. */
-  #relatedTarget(related: RequestId | undefined): Target | undefined {
-    const o = this.#peer.options(related);
-    return o?.caller ? { caller: o.caller, relatedRequestId: o.callerRequestId } : undefined;
+  /**
+   * The session a message started by the upstream belongs to. The transport named the request that carried
+   * it (an HTTP POST's stream): that request's session, and nobody once it has ended (answered, cancelled,
+   * timed out) — a message for a call that is over is never put to another session. Named by nothing
+   * (stdio): the owner's guess, unless another session's call was given up on lately, which the upstream
+   * may still be working on (a request it sent before reading the cancel would reach the wrong session).
+   */
+  #target(related: RequestId | undefined): Target | undefined {
+    if (related !== undefined) {
+      const o = this.#peer.options(related);
+      if (!o) return undefined;
+      if (o.caller) return { caller: o.caller, relatedRequestId: o.callerRequestId };
+    }
+    const guess = this.#hooks.resolveCaller(this);
+    return guess && !this.#ended.otherThan(guess.caller) ? guess : undefined;
   }
 
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
     if (isRequest(m)) {
-      this.#onServerRequest(m, this.#relatedTarget(related));
+      this.#onServerRequest(m, related);
       return;
     }
     if (isNotification(m)) {
@@ -260,9 +275,9 @@ export class UpstreamClient {
       return;
     }
     // False for an answer after a cancellation or timeout (the race the spec warns about) and for ids never sent.
-    if (!this.#peer.response(m, bytes) && typeof m.id !== 'number') {
-      this.#logger.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
-    }
+    if (this.#peer.response(m, bytes)) return;
+    this.#ended.answered(m.id);
+    if (typeof m.id !== 'number') this.#logger.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
@@ -274,17 +289,17 @@ export class UpstreamClient {
       this.#peer.cancelled(params, 'cancelled by the upstream');
       return;
     }
-    this.#hooks.onNotification(method, params, () => this.#relatedTarget(related) ?? this.#hooks.resolveCaller(this));
+    this.#hooks.onNotification(method, params, () => this.#target(related));
   }
 
-  #onServerRequest(req: JsonRpcRequest, related: Target | undefined): void {
+  #onServerRequest(req: JsonRpcRequest, related: RequestId | undefined): void {
     if (req.method === 'ping') {
       this.#reply(req.id, {});
       return;
     }
-    const target = related ?? this.#hooks.resolveCaller(this);
+    const target = this.#target(related);
     if (!target) {
-      this.#unattributed(req);
+      this.#unattributed(req, related);
       return;
     }
     const cancel = this.#peer.accept(req.id);
@@ -312,12 +327,13 @@ export class UpstreamClient {
    * one user another's prompt. Said where the operator looks (a warning, a metric), with the fix: the
    * client only sees its tool call fail.
    */
-  #unattributed(req: JsonRpcRequest): void {
+  #unattributed(req: JsonRpcRequest, related: RequestId | undefined): void {
     const sessions = this.activeCallers().size;
-    this.#logger.warn(
-      { method: req.method, sessionsWithRequestsInFlight: sessions },
-      `refused "${req.method}" from upstream "${this.#name}": ${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`,
-    );
+    const why =
+      related !== undefined && !this.#peer.options(related) ? `the request it came with (${related}) has ended`
+      : sessions === 1 ? 'the one session with requests in flight here may not be the one: another session\'s call was given up on lately and the upstream may still be at work on it'
+      : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
+    this.#logger.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);
     this.#replyError(
       req.id,

@@ -1,0 +1,161 @@
+// A shared upstream's request for a call that has ended (cancelled, timed out) must not be put to another
+// session. Session A cancels a call; the upstream, which had not read the cancel yet, asks
+// sampling/createMessage for it; session B has exactly one call in flight. The gateway refuses it to the
+// upstream: B never sees A's prompt, and A's work never gets B's answer. On a real stdio process (no
+// relation on the wire) and on a real Streamable HTTP server (the request comes on the cancelled call's
+// stream).
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.js';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { EndedCalls } from '../../../src/upstream/ended-calls.js';
+import { UpstreamTransports } from '../../../src/upstream/transport-factory.js';
+import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { crossingConfig, crossingPool, heard, recordingCaller } from '../../helpers/crossing-upstream.js';
+import { until } from '../../helpers/wait.js';
+
+describe('a shared upstream asks for a call that has ended', () => {
+  it('stdio: refused to the upstream, not put to the one other session busy there', async () => {
+    const pool = crossingPool(crossingConfig('shared'));
+    await pool.start();
+    const A = recordingCaller('A');
+    const B = recordingCaller('B');
+    const C = recordingCaller('C');
+    try {
+      const inst = pool.instanceFor(A.caller);
+      const cancel = new Cancellation();
+      const callA = inst.request('tools/call', { name: 'summarize_my_mail', arguments: {} }, { caller: A.caller, callerRequestId: 1, signal: cancel });
+      const callB = inst.request('tools/call', { name: 'wait', arguments: {} }, { caller: B.caller, callerRequestId: 7 });
+      callB.catch(() => {});
+      await until('both calls reached the upstream', async () => (await heard(pool, C.caller)).filter((m) => m.name === 'summarize_my_mail' || m.name === 'wait').length === 2);
+      cancel.abort('user pressed stop');
+      await assert.rejects(callA);
+      // The upstream asks on reading the cancel: the gateway's answer to it is what it hears next.
+      await until('the upstream got an answer to its sampling request', async () => (await heard(pool, C.caller)).some((m) => m.answer === 'sample-1'));
+      const answer = (await heard(pool, C.caller)).find((m) => m.answer === 'sample-1')!;
+      assert.deepEqual(B.asked, [], 'B was never asked A’s question');
+      assert.deepEqual(A.asked, [], 'A’s call is over: nobody is asked');
+      assert.match(String(answer.error), /sampling\/createMessage/, 'refused with an error');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stdio: with no call of another session ended, the one busy session is still asked', async () => {
+    const pool = crossingPool(crossingConfig('shared'));
+    await pool.start();
+    const A = recordingCaller('A');
+    const C = recordingCaller('C');
+    try {
+      const inst = pool.instanceFor(A.caller);
+      const cancel = new Cancellation();
+      // A's own call ended: the upstream's question can only be A's, and A is the one busy here.
+      const first = inst.request('tools/call', { name: 'summarize_my_mail', arguments: {} }, { caller: A.caller, callerRequestId: 1, signal: cancel });
+      const second = inst.request('tools/call', { name: 'wait', arguments: {} }, { caller: A.caller, callerRequestId: 2 });
+      second.catch(() => {});
+      await until('both calls reached the upstream', async () => (await heard(pool, C.caller)).filter((m) => m.name === 'summarize_my_mail' || m.name === 'wait').length === 2);
+      cancel.abort('stop');
+      await assert.rejects(first);
+      await until('the upstream got an answer to its sampling request', async () => (await heard(pool, C.caller)).some((m) => m.answer === 'sample-1'));
+      assert.equal(A.asked.length, 1);
+      assert.equal((await heard(pool, C.caller)).find((m) => m.answer === 'sample-1')!.error, undefined);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('Streamable HTTP: a request on the stream of a cancelled call is refused, not put to the other session', async () => {
+    const up = await startCrossingHttp();
+    const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url: up.url, sharing: 'shared', healthCheck: { intervalMs: 0 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+    const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), new UpstreamTransports().create);
+    await pool.start();
+    const A = recordingCaller('A');
+    const B = recordingCaller('B');
+    try {
+      const inst = pool.instanceFor(A.caller);
+      const cancel = new Cancellation();
+      const callA = inst.request('tools/call', { name: 'summarize_my_mail', arguments: {} }, { caller: A.caller, callerRequestId: 1, signal: cancel });
+      const callB = inst.request('tools/call', { name: 'wait', arguments: {} }, { caller: B.caller, callerRequestId: 7 });
+      callB.catch(() => {});
+      await until('both calls reached the upstream', () => up.calls === 2);
+      cancel.abort('user pressed stop');
+      await assert.rejects(callA);
+      await until('the upstream got an answer to its sampling request', () => up.answers.length > 0);
+      assert.deepEqual(B.asked, [], 'B was never asked A’s question');
+      assert.ok('error' in up.answers[0]!, 'refused with an error');
+    } finally {
+      await pool.close();
+      await up.close();
+    }
+  });
+});
+
+/**
+ * A Streamable HTTP upstream written out by hand (an SDK server refuses to ask for a cancelled request
+ * itself): each tools/call gets an SSE stream and no answer; when `summarize_my_mail` is cancelled, the
+ * server asks sampling/createMessage on that call's stream, as one that sent it before the cancel arrived.
+ */
+async function startCrossingHttp() {
+  const state = { calls: 0, answers: [] as Array<Record<string, unknown>> };
+  const streams = new Map<number, http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const m = JSON.parse(body) as { id?: number | string; method?: string; params?: Record<string, any> };
+      const headers = { 'mcp-session-id': 'one' };
+      if (m.method === 'initialize') {
+        const result = { protocolVersion: m.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'crossing-http', version: '1' } };
+        return void res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+      }
+      if (m.method === undefined) state.answers.push(m as Record<string, unknown>);
+      if (m.method === 'notifications/cancelled') {
+        const stream = streams.get(m.params!.requestId);
+        const ask = { jsonrpc: '2.0', id: 'sample-1', method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: "A's private mail" } }], maxTokens: 10 } };
+        stream?.write(`event: message\ndata: ${JSON.stringify(ask)}\n\n`);
+      }
+      if (m.method !== 'tools/call') return void res.writeHead(202, headers).end();
+      state.calls++;
+      res.writeHead(200, { ...headers, 'content-type': 'text/event-stream' }).flushHeaders();
+      if (m.params!.name === 'summarize_my_mail') streams.set(m.id as number, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  });
+}
+
+describe('EndedCalls: what the gateway remembers of calls it gave up on', () => {
+  const a = recordingCaller('a').caller;
+  const b = recordingCaller('b').caller;
+
+  it('another session’s call given up lately makes a guess unsafe; its own, an answer, or time do not', () => {
+    let now = 1000;
+    const ended = new EndedCalls(() => now);
+    assert.equal(ended.otherThan(b), false);
+    ended.add(1, a);
+    assert.equal(ended.otherThan(a), false, 'its own call');
+    assert.equal(ended.otherThan(b), true);
+    ended.answered(1); // the upstream finished it after all: nothing more comes for it
+    assert.equal(ended.otherThan(b), false);
+    ended.add(2, a);
+    now += EndedCalls.WINDOW_MS + 1;
+    assert.equal(ended.otherThan(b), false, 'long enough ago');
+    assert.equal(ended.size, 0, 'and forgotten');
+  });
+
+  it('is bounded', () => {
+    const ended = new EndedCalls(() => 0);
+    for (let i = 0; i < EndedCalls.MAX + 10; i++) ended.add(i, a);
+    assert.equal(ended.size, EndedCalls.MAX);
+  });
+});
