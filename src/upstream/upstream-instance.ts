@@ -229,10 +229,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#health.stop();
     this.#client = undefined;
     void client.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
-    if (this.#stopping || this.#state === 'stopped') {
-      this.#state = 'stopped';
-      return;
-    }
+    if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
     if (!wasReady && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
       // Awaiting consent is no failure (the consent service logs it); only the user ends it: no timed restart.
@@ -373,6 +370,11 @@ export class UpstreamInstance extends EventEmitter {
 
   unsubscribe(uri: string, caller: UpstreamCaller, signal?: CallOptions['signal']): Promise<void> {
     return this.#subscriptions.unsubscribe(uri, caller, signal);
+  }
+
+  /** Sessions hold resource subscriptions here: it is in use though none of them sends a request. */
+  get subscribed(): boolean {
+    return this.#subscriptions.uris().length > 0;
   }
 
   /** The sessions subscribed to a resource here: who hears its notifications/resources/updated. */

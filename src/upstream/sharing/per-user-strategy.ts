@@ -13,7 +13,8 @@ interface UserPool {
 
 /**
  * `per-user`: each principal (issuer + subject + tenant) its own instances (`pool.size` of them),
- * started with the user's first session and stopped after `pool.userIdleMs` without a request, so
+ * started with the user's first session and stopped after `pool.userIdleMs` without a request (and
+ * without a resource subscription, whose updates a listening session waits for), so
  * two users never share an upstream session, a connection or a credential. Instances are created
  * with their owner, whose identity their transport presents (a per-user credential).
  */
@@ -99,11 +100,15 @@ export class PerUserStrategy implements SharingStrategy {
     return undefined;
   }
 
-  /** Stops the instances of users idle for pool.userIdleMs with nothing in flight. */
+  /**
+   * Stops the instances of users idle for pool.userIdleMs with nothing in flight. A session that only
+   * listens for a resource's updates sends no request, yet is no idle user: stopped, its instance would
+   * take the subscription with it (a new one never hears of it), and the updates would stop.
+   */
   async #sweep(): Promise<void> {
     const cutoff = Date.now() - this.#source.config.pool.userIdleMs;
     for (const [key, u] of this.#users) {
-      if (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0)) continue;
+      if (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0 || i.subscribed)) continue;
       this.#users.delete(key);
       for (const i of u.pool.instances) this.#source.forget(i);
       await u.pool.close().catch(() => {});
