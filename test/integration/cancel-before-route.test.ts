@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectClient } from '../helpers/sdk.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FLOOD = { name: 'flood', transport: 'stdio' as const, command: process.execPath, args: [resolve('test/fixtures/flood-server.mjs')], sandbox: 'none' as const, sharing: 'shared' as const };
 
@@ -43,10 +44,21 @@ describe('a request waiting on the Redis-kept concurrent-request limit', { timeo
         const call = client.callTool({ name: 'flood', arguments: { count: 1, bytes: 10, doneFile: done } }, undefined, { signal: ac.signal });
         call.catch(() => {});
         const session = gw.app.gateway.registry.list().at(-1)!.session;
-        await sleep(300); // it has reached the session and waits on the store
-        assert.equal(session.inflight, 1, 'a request waiting on the limit is not counted in flight');
-        ac.abort(); // the SDK sends notifications/cancelled
-        await sleep(300);
+        // Reached the session, waiting on the store (before the fix it was never counted: this times out).
+        assert.ok(await waitFor(() => session.inflight === 1, { timeoutMs: 5000 }), 'a request waiting on the limit is not counted in flight');
+        // The SDK sends notifications/cancelled; the store answers only once the gateway has taken it
+        // (its POST is answered after the session handled it).
+        const transport = client.transport!;
+        const send = transport.send.bind(transport);
+        let cancelSent: Promise<void> | undefined;
+        transport.send = (message, options) => {
+          const sent = send(message, options);
+          if ('method' in message && message.method === 'notifications/cancelled') cancelSent = sent;
+          return sent;
+        };
+        ac.abort();
+        assert.ok(await waitFor(() => cancelSent !== undefined, { timeoutMs: 5000 }), 'the client sent no notifications/cancelled');
+        await cancelSent;
         redis.resume();
         await assert.rejects(call);
         await sleep(1000);

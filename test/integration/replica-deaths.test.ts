@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { connectRedis, connectSubscriber } from '../../src/cluster/redis-connection.js';
+import { connectRedis } from '../../src/cluster/redis-connection.js';
 import { ReplicaDeaths } from '../../src/cluster/replica-deaths.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
@@ -27,8 +27,10 @@ describe('ReplicaDeaths', { timeout: 20_000 }, () => {
   it('a replica whose connections were killed is gone while they are down, and alive again after they reconnect', async () => {
     const logger = createLogger('silent');
     const name = ReplicaDeaths.connectionName(PREFIX, 'a');
-    const aMain = connectRedis(redis.url, logger, undefined, { connectionName: name });
-    const aSub = connectSubscriber(redis.url, logger, name);
+    // a's links come back 1.5 s after they drop (not the gateway's 100 ms): b's look happens while they are down.
+    const slowBack = { connectionName: name, retryStrategy: () => 1500 };
+    const aMain = connectRedis(redis.url, logger, undefined, slowBack);
+    const aSub = connectRedis(redis.url, logger, undefined, { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined, enableReadyCheck: false, ...slowBack });
     const b = connectRedis(redis.url, logger);
     const admin = new Redis(redis.url);
     opened.push(aMain, aSub, b, admin);

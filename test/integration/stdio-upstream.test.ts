@@ -186,7 +186,7 @@ describe('upstream instance restarts', () => {
     const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
     const { UpstreamTransports } = await import('../../src/upstream/transport-factory.js');
     const cfg = parseConfig({
-      upstreams: [{ name: 'unruly', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], initTimeoutMs: 100, restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 } }],
+      upstreams: [{ name: 'unruly', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], initTimeoutMs: 2000, restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 } }],
       endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
     });
     const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, new UpstreamTransports().create);
@@ -194,7 +194,8 @@ describe('upstream instance restarts', () => {
     const before = inst.listenerCount('ready');
     try {
       // The child stops reading, a ping (idempotent: retried once) is sent, the child dies: the retry
-      // waits initTimeoutMs for a restart that is a minute away, then fails as unavailable.
+      // waits initTimeoutMs (long enough for a loaded machine to start the child at first) for a restart
+      // that is a minute away, then fails as unavailable.
       process.kill(inst.pid!, 'SIGSTOP');
       const ping = inst.request('ping', undefined, {});
       await new Promise((r) => setTimeout(r, 50));
