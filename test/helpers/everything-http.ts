@@ -1,6 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
+/**
+ * A free loopback port below the kernel's ephemeral range (32768 and up on Linux), for a server a test
+ * kills and starts again on the same port: in the ephemeral range, another test's outgoing connection
+ * (or a listen on port 0) could take the port while the server is down, and the restart would fail.
+ */
+export async function stablePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  return freePort();
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -23,7 +41,7 @@ export interface RemoteEverything {
 
 /** server-everything in its Streamable HTTP (`/mcp`) or SSE (`/sse`) mode on a free loopback port. */
 export async function startRemoteEverything(mode: 'streamableHttp' | 'sse', port?: number): Promise<RemoteEverything> {
-  const p = port ?? (await freePort());
+  const p = port ?? (await stablePort()); // restarted on the same port: see stablePort
   const launch = async (): Promise<ChildProcess> => {
     const child = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', mode], {
       env: { PATH: process.env.PATH!, PORT: String(p) },

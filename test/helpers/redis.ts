@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './everything-http.js';
+import { stablePort } from './everything-http.js';
 
 export interface TestRedis {
   url: string;
@@ -19,7 +19,7 @@ export interface TestRedis {
  * `persist`: an append-only file synced at every write, so what was written survives a restart.
  */
 export async function startRedis(o: { persist?: boolean } = {}): Promise<TestRedis> {
-  const port = await freePort();
+  const port = await stablePort(); // restarted on the same port: see stablePort
   const dir = mkdtempSync(join(tmpdir(), 'swb-redis-'));
   let child: ChildProcess | undefined;
   const launch = async () => {

@@ -348,11 +348,12 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
       const c = await connect('conc', { sub: 'conc-1' });
       const c2 = await connect('conc', { sub: 'conc-2' });
       const sid = c.transport.sessionId!;
-      const slow = () => c.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 1.2, steps: 3 } });
+      // Long enough that the extra call lands while both still run on a loaded machine.
+      const slow = () => c.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 3, steps: 3 } });
       const inflight = [slow(), slow()];
       const session = gw.app.gateway.registry.get(sid);
       assert.ok(session);
-      await waitFor(() => session.inflight >= 2, { timeoutMs: 2000 });
+      assert.ok(await waitFor(() => session.inflight >= 2, { timeoutMs: 10_000 }), 'the two calls never were in flight together');
       assert.equal(session.inflight, 2, 'two calls in flight');
 
       const err = await wireError(c, () => c.client.callTool({ name: 'fixture__test_simple_text', arguments: {} }));
@@ -518,10 +519,10 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
       async () => {
         const c = await connect('conc', { sub: 'conc-audit' });
         const sid = c.transport.sessionId!;
-        const slow = () => c.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.6, steps: 2 } });
+        const slow = () => c.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 3, steps: 3 } });
         const inflight = [slow(), slow()];
         const session = gw.app.gateway.registry.get(sid)!;
-        await waitFor(() => session.inflight >= 2, { timeoutMs: 2000 });
+        assert.ok(await waitFor(() => session.inflight >= 2, { timeoutMs: 10_000 }), 'the two calls never were in flight together');
         const from = logLines.length;
         const err = await wireError(c, () => c.client.callTool({ name: 'fixture__test_simple_text', arguments: {} }));
         assert.equal(err.data?.code, 'SWB_RATE_LIMITED');

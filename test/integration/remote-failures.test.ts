@@ -73,7 +73,7 @@ describe('remote upstream failure cases', () => {
     });
     const log = await fx.log();
     const stalled = log.find((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === 'stall')!;
-    const cancelled = await waitFor(async () => (await fx.log()).find((m) => m.method === 'notifications/cancelled'), { timeoutMs: 1000 });
+    const cancelled = await waitFor(async () => (await fx.log()).find((m) => m.method === 'notifications/cancelled'), { timeoutMs: 10_000 });
     assert.equal(cancelled?.params?.requestId, stalled.id, 'the cancellation names the upstream id of the stalled call');
     await client.close();
   });

@@ -105,7 +105,9 @@ describe('requests in flight on an owner killed with SIGKILL', { timeout: 120_00
       owner!.child.kill('SIGSTOP');
       const list = rpc(other!.base, sid, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
       const call = rpc(other!.base, sid, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'once' } } });
-      await sleep(500);
+      // Both forwards must be on their way before the kill (else the call is simply taken over and
+      // run): the other replica is a process of its own, given time a loaded machine needs.
+      await sleep(2000);
       owner!.child.kill('SIGKILL');
       await owner!.exited;
       const [listed, called] = await Promise.all([list, call]);

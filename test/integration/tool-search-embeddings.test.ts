@@ -46,7 +46,8 @@ describe('hybrid tool search with an embeddings provider', () => {
           ...['/mcp', '/e1', '/e2', '/e3'].map((path) => ({
             path,
             upstreams: ['gh', 'fs', 'chat'],
-            tools: { exposure: 'search' as const, embeddings: { url: provider.url, model: 'concepts-1', headers: { authorization: 'Bearer provider-key' }, timeoutMs: 500, batchSize: 4 } },
+            // Generous where the provider is meant to answer (this process's own stalls must not time it out); /e2 is the slow case's (provider 3 s).
+            tools: { exposure: 'search' as const, embeddings: { url: provider.url, model: 'concepts-1', headers: { authorization: 'Bearer provider-key' }, timeoutMs: path === '/e2' ? 1000 : 5000, batchSize: 4 } },
           })),
           { path: '/words', upstreams: ['gh', 'fs', 'chat'], tools: { exposure: 'search' } },
         ],

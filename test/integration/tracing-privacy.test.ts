@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { textOf } from '../helpers/sdk.js';
+import { waitFor } from '../helpers/wait.js';
 
 const SERVER = 2;
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -32,7 +33,7 @@ describe('tracing: privacy and propagation', () => {
     gw = await startGateway({
       tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
       tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { concurrentRequests: 1 }, arguments: [{ name: 'secret-under-data', tools: ['*'], paths: { arguments: ['secret'], under: ['/srv/data'] } }] }],
-      upstreams: [{ name: 'traced', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/traced-server.mjs', receiver.url], sandbox: 'none' as const, requestTimeoutMs: 1500 }],
+      upstreams: [{ name: 'traced', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/traced-server.mjs', receiver.url], sandbox: 'none' as const, requestTimeoutMs: 15_000 }],
       endpoints: [{ path: '/mcp', upstreams: ['traced'] }],
     });
   });
@@ -66,8 +67,8 @@ describe('tracing: privacy and propagation', () => {
 
   it('without recordPrincipal no span names the tenant: a concurrent-request refusal (README: tenant only with recordPrincipal)', async () => {
     const holder = await connect(gw);
-    const hang = holder.callTool({ name: 'hang', arguments: {} }).catch(() => 'timed out');
-    await new Promise((r) => setTimeout(r, 300));
+    const hang = holder.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 60_000 }).catch(() => 'ended');
+    assert.ok(await waitFor(() => gw.app.gateway.pools.get('traced')!.inflight === 1, { timeoutMs: 10_000 }), 'the holding call never reached the upstream');
     const trace = hex(16);
     const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
     await assert.rejects(client.callTool({ name: 'echo-trace', arguments: {} }), /requests in flight/);
@@ -76,8 +77,9 @@ describe('tracing: privacy and propagation', () => {
     const server = spans.find((s) => s.kind === SERVER)!;
     assert.equal(server.attributes['switchboard.tenant'], undefined, 'recordPrincipal is off');
     assert.doesNotMatch(JSON.stringify(server), /anonymous/, `status: ${JSON.stringify(server.status)}`);
+    await holder.close(); // its session ends: the held call is cancelled and its slot given back
     await hang;
-    await Promise.all([holder.close(), client.close()]);
+    await client.close();
   });
   it('a refusal records its code as the status: the gateway code or the JSON-RPC name', async () => {
     const trace = hex(16);
