@@ -128,7 +128,8 @@ export class SessionGuard {
 
   /** The prefixed name of a tool or prompt on an endpoint that shows its one upstream unprefixed. */
   #alias(kind: string, name: string): string | undefined {
-    if (kind === 'resource') return undefined;
+    // A tenant that filters nothing decides both names alike: no second name to build on the hot path.
+    if (kind === 'resource' || this.tenant.filtersNothing) return undefined;
     const upstream = this.#ids.unprefixed?.();
     return upstream === undefined ? undefined : prefixed(upstream, name);
   }
