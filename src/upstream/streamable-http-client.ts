@@ -37,7 +37,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #modernInFlight = new RequestTable<AbortController>();
   #closed = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
-  /** With a 'session-expired' reason when the upstream forgot our session: re-initialize without backoff. */
+  /** With a 'session-expired' reason when the upstream forgot our session: re-initialize (see UpstreamInstance). */
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
   toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
@@ -251,9 +251,12 @@ export class StreamableHttpClientTransport implements Transport {
     for (let attempt = 0; !this.#closed; ) {
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
-        if (res.statusCode === 405) {
+        // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
+        // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
+        // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
+        if (res.statusCode === 405 || (res.statusCode === 404 && first)) {
           await res.body.dump();
-          confirmed(); // the upstream offers no standalone stream: nothing can be lost
+          confirmed();
           return;
         }
         if (res.statusCode === 404 && this.#sessionId) {

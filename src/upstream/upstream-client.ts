@@ -143,7 +143,14 @@ export class UpstreamClient {
     }
     this.identity = result as unknown as UpstreamIdentity;
     // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
-    await this.notify('notifications/initialized');
+    try {
+      await this.notify('notifications/initialized');
+    } catch (err) {
+      // The session was forgotten as soon as it was made: a failure to start (retried with the backoff),
+      // not a protocol the upstream does not speak.
+      if (err instanceof TransportError && err.code === 'session-expired') throw new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream: this.#name });
+      throw err;
+    }
     return this.identity;
   }
 

@@ -238,9 +238,11 @@ export class UpstreamInstance extends EventEmitter {
       return;
     }
     if (wasReady && Date.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
-    // The upstream merely forgot our session (HTTP 404): re-initialize at once, that is not a failure.
-    const expired = reason?.code === 'session-expired';
-    const delay = expired ? 0 : this.#backoff.next();
+    // The upstream forgot a session that had worked (HTTP 404): re-initialize at once, once. One never usable, or
+    // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
+    const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;
+    const backoff = this.#backoff.next(); // advanced either way: a second expiry soon after waits
+    const delay = atOnce ? 0 : backoff;
     this.#state = 'backoff';
     this.restarts++;
     this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt }, 'upstream down; restarting after backoff');
