@@ -16,6 +16,8 @@ import { readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 
 const MAX_RESUMES = 5;
+/** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
+const CANCEL_GRACE_MS = 1000;
 
 /**
  * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
@@ -35,6 +37,8 @@ export class StreamableHttpClientTransport implements Transport {
   #getStream: Promise<void> | undefined;
   /** Modern requests whose answer is still awaited: cancelling one closes its stream. */
   readonly #modernInFlight = new RequestTable<AbortController>();
+  /** 2025-era requests whose POST (with its stream and resumes) is open: giving one up closes it. */
+  readonly #legacyInFlight = new RequestTable<AbortController>();
   #closed = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize (see UpstreamInstance). */
@@ -95,13 +99,46 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #post(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
+    const cancelled = isNotification(message) && message.method === 'notifications/cancelled' ? (message.params?.requestId as RequestId) : undefined;
     // A modern request is cancelled by closing its stream; no notifications/cancelled goes over HTTP.
-    const cancelled = isNotification(message) && message.method === 'notifications/cancelled' ? this.#modernInFlight.get(message.params?.requestId as RequestId) : undefined;
-    if (cancelled) return cancelled.abort();
+    const modernStream = cancelled === undefined ? undefined : this.#modernInFlight.get(cancelled);
+    if (modernStream) return modernStream.abort();
     const modern = metaVersion((message as { params?: unknown }).params);
     if (modern) return this.#postModern(message, modern);
-    if (isRequest(message) && message.method === 'initialize') this.#initializeId = message.id;
-    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message));
+    const stream = cancelled === undefined ? undefined : this.#legacyInFlight.get(cancelled);
+    if (stream) return this.#cancel(message, stream);
+    if (!isRequest(message)) return void (await this.#postLegacy(message, undefined, undefined));
+    if (message.method === 'initialize') this.#initializeId = message.id;
+    const ac = new AbortController();
+    const release = () => this.#legacyInFlight.get(message.id) === ac && this.#legacyInFlight.delete(message.id);
+    this.#legacyInFlight.set(message.id, ac);
+    try {
+      if (!(await this.#postLegacy(message, AbortSignal.any([this.#closer.signal, ac.signal]), release))) release();
+    } catch (err) {
+      release();
+      if (ac.signal.aborted && !this.#closer.signal.aborted) return; // given up on: nothing more is expected
+      throw err;
+    }
+  }
+
+  /**
+   * The caller gave up on a 2025-era request (cancelled, timed out): the notification goes first, then
+   * its POST is let go. The upstream answers nothing more on that stream, and the SDK's never ends it:
+   * kept, each would hold one of the agent's connections for the session's life.
+   */
+  async #cancel(message: JsonRpcMessage, stream: AbortController): Promise<void> {
+    const sent = this.#postLegacy(message, undefined, undefined);
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded: with every connection held by such streams, the notification gets one only once this one goes.
+    await Promise.race([sent.catch(() => {}), new Promise((r) => (timer = setTimeout(r, CANCEL_GRACE_MS)))]);
+    clearTimeout(timer);
+    stream.abort();
+    await sent;
+  }
+
+  /** One 2025-era POST. True when its answer is read on from a stream (`signal` ends it), then `ended` is called. */
+  async #postLegacy(message: JsonRpcMessage, signal: AbortSignal | undefined, ended: (() => void) | undefined): Promise<boolean> {
+    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal && { signal });
     const sid = headerValue(res.headers, 'mcp-session-id');
     if (sid && !this.#sessionId) this.#sessionId = sid;
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
@@ -115,7 +152,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (res.statusCode === 202) {
       await res.body.dump();
-      return;
+      return false;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = (await readPrefix(res.body)).slice(0, 200);
@@ -125,13 +162,14 @@ export class StreamableHttpClientTransport implements Transport {
     const related = isRequest(message) ? message.id : undefined;
     if (type.startsWith('text/event-stream')) {
       // The answer comes later on this stream; send() is done once the upstream has accepted the POST.
-      void this.#readSse(res.body, related, 0);
-      return;
+      void this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
+      return true;
     }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
-    if (text.trim() === '') return;
+    if (text.trim() === '') return false;
     const doc = parseText(text);
     for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, Buffer.byteLength(text));
+    return false;
   }
 
   /**
@@ -167,7 +205,7 @@ export class StreamableHttpClientTransport implements Transport {
     const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true });
     if (res.statusCode === 202) return void (await res.body.dump());
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
-    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, MAX_RESUMES);
+    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, signal, false);
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
     let answer: JsonRpcMessage | undefined;
     try {
@@ -202,8 +240,11 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  /** Reads one SSE stream; when it drops before its answer, resumes it with Last-Event-ID. */
-  async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, attempt: number): Promise<void> {
+  /**
+   * Reads one SSE stream; when a `resumable` one drops before its answer, resumes it with Last-Event-ID.
+   * `signal`: the request was given up on (or the transport closed): the stream and its resumes end.
+   */
+  async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, signal: AbortSignal, resumable: boolean, attempt = 0): Promise<void> {
     let answered = false;
     const parser = new SseParser(this.#cfg.http.maxMessageBytes);
     try {
@@ -212,24 +253,24 @@ export class StreamableHttpClientTransport implements Transport {
         if (m && isResponse(m) && m.id === related) answered = true;
       }
     } catch (err) {
-      if (this.#closed) return;
+      if (this.#closed || signal.aborted) return;
       this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
     }
-    if (this.#closed || related === undefined || answered) return;
+    if (this.#closed || signal.aborted || related === undefined || answered || !resumable) return;
     if (!parser.lastEventId || attempt >= MAX_RESUMES) {
       this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
       return; // the request's own timeout will answer the caller
     }
     await delay(parser.retryMs ?? 100 * 2 ** attempt);
     try {
-      const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': parser.lastEventId });
+      const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': parser.lastEventId }, undefined, { signal });
       if (res.statusCode !== 200) {
         await res.body.dump();
         return;
       }
-      await this.#readSse(res.body, related, attempt + 1);
+      await this.#readSse(res.body, related, signal, true, attempt + 1);
     } catch (err) {
-      if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
+      if (!this.#closed && !signal.aborted) this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
     }
   }
 

@@ -1,0 +1,94 @@
+// A remote upstream made of the official SDK's Streamable HTTP server on loopback, and the gateway's side of
+// it without the rest of the gateway: one UpstreamPool whose instances speak to it over the real transport.
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Agent } from 'undici';
+import { parseConfig } from '../../src/config/load.js';
+import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../src/upstream/streamable-http-client.js';
+import { UpstreamPool } from '../../src/upstream/upstream-pool.js';
+import type { UpstreamInstance } from '../../src/upstream/upstream-instance.js';
+
+export interface SdkUpstream {
+  url: string;
+  /** POST responses the server has not finished or seen closed. */
+  openPosts(): number;
+  /** The methods of the messages it received, in order. */
+  received: string[];
+  close(): void;
+}
+
+/** One McpServer per session, its tools from `tools`; `options` go to each session's transport. */
+export async function startSdkUpstream(tools: (s: McpServer) => void, options: Partial<StreamableHTTPServerTransportOptions> = {}): Promise<SdkUpstream> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const received: string[] = [];
+  let open = 0;
+  const http = createServer(async (req, res) => {
+    if (req.method === 'POST') {
+      open++;
+      res.on('close', () => open--);
+    }
+    const sid = req.headers['mcp-session-id'] as string | undefined;
+    let t = sid ? sessions.get(sid) : undefined;
+    if (!t) {
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, created), ...options });
+      t = created;
+      const server = new McpServer({ name: 'sdk-upstream', version: '1' }, { capabilities: { logging: {} } });
+      tools(server);
+      await server.connect(t);
+      const inner = t.onmessage;
+      t.onmessage = (m, extra) => {
+        if ('method' in m) received.push(m.method);
+        inner?.(m, extra);
+      };
+    }
+    await t.handleRequest(req, res);
+  });
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    openPosts: () => open,
+    received,
+    close: () => {
+      http.closeAllConnections();
+      http.close();
+    },
+  };
+}
+
+export interface RemotePool {
+  pool: UpstreamPool;
+  instance: UpstreamInstance;
+  close(): Promise<void>;
+}
+
+/** The gateway's pool of one legacy-era remote upstream at `url`; `extra` is merged into its config. */
+export async function startRemotePool(url: string, extra: Record<string, unknown> = {}): Promise<RemotePool> {
+  const cfg = parseConfig(
+    { upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', sharing: 'shared', healthCheck: { intervalMs: 0 }, ...extra }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] },
+    'test',
+    {},
+  );
+  const u = cfg.upstreams[0] as RemoteUpstreamConfig;
+  // As the gateway builds it (transport-factory): the connection bound and the headers timeout.
+  const agent = new Agent({ connections: u.http.maxConnections, headersTimeout: u.http.headersTimeoutMs });
+  const pool = new UpstreamPool(u, createLogger('silent'), (up, log) => new StreamableHttpClientTransport(up as RemoteUpstreamConfig, agent, undefined, log));
+  await pool.start();
+  return {
+    pool,
+    instance: [...pool.instances][0]!,
+    close: async () => {
+      await pool.close();
+      await agent.close();
+    },
+  };
+}
+
+/** A caller (client session) for requests put to an instance directly. */
+export const testCaller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
