@@ -14,7 +14,9 @@ import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
+import { readAnswerStream, type StreamPosition } from './sse-answer.js';
 
+/** Resumes in a row that bring no event before a request's stream is given up (its timeout then answers). */
 const MAX_RESUMES = 5;
 /** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
 const CANCEL_GRACE_MS = 1000;
@@ -241,36 +243,39 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /**
-   * Reads one SSE stream; when a `resumable` one drops before its answer, resumes it with Last-Event-ID.
-   * `signal`: the request was given up on (or the transport closed): the stream and its resumes end.
+   * Reads a request's SSE answer; a `resumable` stream that drops before it is resumed with Last-Event-ID,
+   * from the newest id seen on any of its streams (a resume may close before sending one of its own).
+   * Only resumes in a row that bring nothing count towards MAX_RESUMES: an upstream that polls (closes the
+   * stream after each event) is followed as long as the call lasts. Between them: the upstream's `retry:`,
+   * else a doubling delay. `signal`: the request was given up on, or the transport closed.
    */
-  async #readSse(body: Dispatcher.ResponseData['body'], related: RequestId | undefined, signal: AbortSignal, resumable: boolean, attempt = 0): Promise<void> {
-    let answered = false;
-    const parser = new SseParser(this.#cfg.http.maxMessageBytes);
-    try {
-      for await (const e of readSse(body, parser)) {
-        const m = this.#deliverEvent(e, related);
-        if (m && isResponse(m) && m.id === related) answered = true;
+  async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<void> {
+    const at: StreamPosition = { lastEventId: undefined, retryMs: undefined };
+    const deliver = (e: SseMessage) => {
+      const m = this.#deliverEvent(e, related);
+      return m !== undefined && isResponse(m) && m.id === related;
+    };
+    const broke = (err: Error) => !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke');
+    for (let empty = 0; ; ) {
+      const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
+      if (got === 'answered' || this.#closed || signal.aborted || related === undefined || !resumable) return;
+      empty = got === 'events' ? 0 : empty + 1;
+      if (!at.lastEventId || empty >= MAX_RESUMES) {
+        this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
+        return; // the request's own timeout will answer the caller
       }
-    } catch (err) {
-      if (this.#closed || signal.aborted) return;
-      this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
-    }
-    if (this.#closed || signal.aborted || related === undefined || answered || !resumable) return;
-    if (!parser.lastEventId || attempt >= MAX_RESUMES) {
-      this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
-      return; // the request's own timeout will answer the caller
-    }
-    await delay(parser.retryMs ?? 100 * 2 ** attempt);
-    try {
-      const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': parser.lastEventId }, undefined, { signal });
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        return;
+      await delay(at.retryMs ?? 100 * 2 ** empty);
+      body = undefined;
+      try {
+        const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
+        if (res.statusCode === 200) body = res.body;
+        else await res.body.dump();
+        // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
+        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) return;
+      } catch (err) {
+        if (this.#closed || signal.aborted) return;
+        this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
-      await this.#readSse(res.body, related, signal, true, attempt + 1);
-    } catch (err) {
-      if (!this.#closed && !signal.aborted) this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
     }
   }
 

@@ -20,6 +20,8 @@ export interface SdkUpstream {
   openPosts(): number;
   /** The methods of the messages it received, in order. */
   received: string[];
+  /** GET requests with a Last-Event-ID: streams resumed. */
+  resumes(): number;
   close(): void;
 }
 
@@ -28,7 +30,9 @@ export async function startSdkUpstream(tools: (s: McpServer) => void, options: P
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const received: string[] = [];
   let open = 0;
+  let resumes = 0;
   const http = createServer(async (req, res) => {
+    if (req.method === 'GET' && req.headers['last-event-id']) resumes++;
     if (req.method === 'POST') {
       open++;
       res.on('close', () => open--);
@@ -54,6 +58,7 @@ export async function startSdkUpstream(tools: (s: McpServer) => void, options: P
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     openPosts: () => open,
+    resumes: () => resumes,
     received,
     close: () => {
       http.closeAllConnections();
