@@ -249,6 +249,7 @@ const remoteUpstream = {
   http: z
     .object({
       connectTimeoutMs: z.number().int().min(1).default(10_000),
+      /** For GETs, notifications and answers; a POST carrying a request waits for its headers as long as the request may run. */
       headersTimeoutMs: z.number().int().min(1).default(30_000),
       /** Idle limit on a JSON response body; SSE streams are exempt (they idle by design). */
       bodyTimeoutMs: z.number().int().min(1).default(60_000),

@@ -68,9 +68,12 @@ export class StreamableHttpClientTransport implements Transport {
 
   /**
    * One HTTP request to the upstream; a 401 with client credentials gets one retry with a fresh token.
-   * `o.signal`: a modern request's own cancellation (else the transport's); `o.stateless`: see #headers.
+   * `o.signal`: a request's own cancellation (else the transport's); `o.stateless`: see #headers.
+   * `o.request`: the POST carries a request, whose headers may come only with its answer (a JSON answer
+   * is sent whole): its own timeout bounds the wait, as giving up on it aborts the POST (see #cancel);
+   * headersTimeoutMs cut calls short as "unreachable", and sent no cancellation. A backstop stays.
    */
-  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
+  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean; request?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
     const headers = await this.#headers(extra, o.stateless === true);
     const res = await request(this.#cfg.url, {
       method,
@@ -78,7 +81,7 @@ export class StreamableHttpClientTransport implements Transport {
       headers,
       dispatcher: this.#dispatcher,
       signal: o.signal ?? this.#closer.signal,
-      headersTimeout: this.#cfg.http.headersTimeoutMs,
+      headersTimeout: o.request ? Math.max(this.#cfg.http.headersTimeoutMs, this.#cfg.maxRequestTimeoutMs ?? 0) : this.#cfg.http.headersTimeoutMs,
       // SSE bodies idle by design; JSON bodies are bounded by the configured timeout when read.
       bodyTimeout: 0,
     });
@@ -140,7 +143,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** One 2025-era POST. True when its answer is read on from a stream (`signal` ends it), then `ended` is called. */
   async #postLegacy(message: JsonRpcMessage, signal: AbortSignal | undefined, ended: (() => void) | undefined): Promise<boolean> {
-    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal && { signal });
+    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal ? { signal, request: true } : {});
     const sid = headerValue(res.headers, 'mcp-session-id');
     if (sid && !this.#sessionId) this.#sessionId = sid;
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
@@ -204,7 +207,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #sendModern(message: JsonRpcMessage, extra: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
     // The same request path as every other (credentials and their refresh on 401 included).
-    const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true });
+    const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined });
     if (res.statusCode === 202) return void (await res.body.dump());
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, signal, false);
