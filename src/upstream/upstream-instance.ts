@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { eventOrTimeout } from './event-or-timeout.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -241,8 +242,7 @@ export class UpstreamInstance extends EventEmitter {
     // The upstream forgot a session that had worked (HTTP 404): re-initialize at once, once. One never usable, or
     // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
     const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;
-    const backoff = this.#backoff.next(); // advanced either way: a second expiry soon after waits
-    const delay = atOnce ? 0 : backoff;
+    const delay = this.#backoff.next() * (atOnce ? 0 : 1); // advanced either way: a second expiry soon after waits
     this.#state = 'backoff';
     this.restarts++;
     this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt }, 'upstream down; restarting after backoff');
@@ -311,7 +311,7 @@ export class UpstreamInstance extends EventEmitter {
       // Only requests the method table calls idempotent: a retry after the upstream lost its session changes nothing.
       if (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
         this.#tracing.event('upstream.retry', { reason: code });
-        await this.#whenReady(this.config.initTimeoutMs);
+        if (this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs); // a transparent re-initialize
         return this.#requestOnce(method, params, opts);
       }
       throw err;
@@ -352,17 +352,6 @@ export class UpstreamInstance extends EventEmitter {
     } finally {
       this.#slots.release();
     }
-  }
-
-  /** Waits (bounded) until the instance is ready again, e.g. after a transparent re-initialize. */
-  async #whenReady(ms: number): Promise<void> {
-    if (this.#state === 'ready') return;
-    await new Promise<void>((resolve) => {
-      // Both ends let go: a wait that times out during a long outage must not leave its listener behind.
-      const done = () => (clearTimeout(timer), this.off('ready', done), resolve());
-      const timer = setTimeout(done, ms);
-      this.once('ready', done);
-    });
   }
 
   /** Subscribes a session to a resource here (see ResourceSubscriptions: counted across sessions). */
