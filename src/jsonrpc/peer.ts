@@ -35,8 +35,6 @@ export interface PeerLink<O extends OutgoingOptions = OutgoingOptions> {
   /** The reasons a notifications/cancelled gives: after a timeout, and for a cancel without a reason. */
   timeoutReason: string;
   cancelReason: string;
-  /** A request given up on (timed out, cancelled) and told so: the other side may still be at work on it. */
-  gaveUp?(id: number, opts: O): void;
 }
 
 interface Outgoing<O extends OutgoingOptions> {
@@ -274,7 +272,6 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   }
 
   #notifyCancelled(p: Outgoing<O>, reason: string): void {
-    this.#link.gaveUp?.(p.id, p.opts);
     this.#link.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason } }, p.opts.relatedRequestId).catch(NOTHING);
   }
 }

@@ -11,7 +11,6 @@ import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamHttpError } from './remote-errors.js';
-import { EndedCalls } from './ended-calls.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
@@ -60,8 +59,6 @@ export class UpstreamClient {
   era: 'legacy' | 'modern' = 'legacy';
   /** What the gateway declares on each modern request (a shared connection is not told about roots). */
   #modernCapabilities: Record<string, unknown> = {};
-  /** Calls given up on that the upstream may still be working on (see #target). */
-  readonly #ended = new EndedCalls();
   /** The span attributes of this client's requests, with the identity and era they were read from. */
   #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
 
@@ -96,7 +93,6 @@ export class UpstreamClient {
       },
       timeoutReason: 'timed out at the gateway',
       cancelReason: 'cancelled by the client',
-      gaveUp: (id, o) => void (o.caller && this.#ended.add(id, o.caller)),
     };
   }
 
@@ -259,8 +255,7 @@ export class UpstreamClient {
    * The session a message started by the upstream belongs to. The transport named the request that carried
    * it (an HTTP POST's stream): that request's session, and nobody once it has ended (answered, cancelled,
    * timed out) — a message for a call that is over is never put to another session. Named by nothing
-   * (stdio): the owner's guess, unless another session's call was given up on lately, which the upstream
-   * may still be working on (a request it sent before reading the cancel would reach the wrong session).
+   * (stdio): the owner's guess (the one session busy there; see the README on what it can misattribute).
    */
   #target(related: RequestId | undefined): Target | undefined {
     if (related !== undefined) {
@@ -268,8 +263,7 @@ export class UpstreamClient {
       if (!o) return undefined;
       if (o.caller) return { caller: o.caller, relatedRequestId: o.callerRequestId };
     }
-    const guess = this.#hooks.resolveCaller(this);
-    return guess && !this.#ended.otherThan(guess.caller) ? guess : undefined;
+    return this.#hooks.resolveCaller(this);
   }
 
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
@@ -283,7 +277,6 @@ export class UpstreamClient {
     }
     // False for an answer after a cancellation or timeout (the race the spec warns about) and for ids never sent.
     if (this.#peer.response(m, bytes)) return;
-    this.#ended.answered(m.id);
     if (typeof m.id !== 'number') this.#logger.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
   }
 
