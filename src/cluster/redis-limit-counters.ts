@@ -79,8 +79,10 @@ export class RedisLimitCounters implements LimitCounters {
   async acquire(key: string, max: number): Promise<boolean> {
     try {
       return Number(await ACQUIRE.run(this.#redis, [`${this.#prefix}lim:${key}`], [this.#replica, max, `${this.#prefix}replica:`])) === 1;
-    } catch {
-      this.#uncounted.set(key, (this.#uncounted.get(key) ?? 0) + 1);
+    } catch (err) {
+      // Uncounted only when the script never left: a command that timed out (a stalled store) still runs
+      // when the store wakes, and its release must then take the increment back.
+      if (neverSent(err)) this.#uncounted.set(key, (this.#uncounted.get(key) ?? 0) + 1);
       return true;
     }
   }
@@ -107,4 +109,9 @@ export class RedisLimitCounters implements LimitCounters {
     this.#unreleased.clear();
     for (const [key, by] of missed) this.#decrement(key, by);
   }
+}
+
+/** ioredis refused the command before writing it (no connection, and no offline queue). */
+function neverSent(err: unknown): boolean {
+  return err instanceof Error && /isn't writeable/.test(err.message);
 }

@@ -114,6 +114,29 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
     }
   });
 
+  it('a request whose count timed out on a stalled store (the script ran when it woke) is given back when it ends', async () => {
+    const redis = await startRedis();
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      await conn.set(`${PREFIX}replica:r3`, '1');
+      const counters = new RedisLimitCounters(conn, PREFIX, 'r3');
+      assert.equal(await counters.acquire('inflight:warm', 2), true); // the script is loaded: the stalled call is an EVALSHA that runs
+      counters.release('inflight:warm');
+      redis.pause(); // stalled, not gone: the command is written and waits
+      assert.equal(await counters.acquire('inflight:v', 2), true, 'fails open after the command timeout');
+      redis.resume();
+      assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:v`, 'r3')) === '1', { timeoutMs: 5000 }), 'the stalled script ran when the store woke');
+      counters.release('inflight:v');
+      assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:v`, 'r3')) === null, { timeoutMs: 5000 }), 'its slot was never given back: one fewer for the tenant until the replica restarts');
+    } finally {
+      redis.resume();
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
+
   it('a request let through uncounted during the outage does not take back a counted one when it ends', async () => {
     const redis = await startRedis({ persist: true });
     const conn = connectRedis(redis.url, createLogger('silent'));
