@@ -57,7 +57,12 @@ export class TenantPolicy {
     this.confirmRules = ConfirmRules.compile(config.confirm);
     this.#rules = { tool: compile('tool', config.tools), resource: compile('resource', config.resources), prompt: compile('prompt', config.prompts) };
     this.#scoped = Object.values(this.#rules).some((r) => r.allow.some((a) => a.scopes.length > 0));
-    this.filtersNothing = !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && r.allow.some((a) => a.match === '*' && a.scopes.length === 0));
+    // The first matching allow rule decides: an unscoped "*" admits everything only if no scoped rule comes before it.
+    const openFirst = (r: CompiledRules) => {
+      const star = r.allow.findIndex((a) => a.match === '*' && a.scopes.length === 0);
+      return star >= 0 && r.allow.slice(0, star).every((a) => a.scopes.length === 0);
+    };
+    this.filtersNothing = !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && openFirst(r));
   }
 
   /** Whether any name of this kind can be allowed at all (some allow pattern exists). */

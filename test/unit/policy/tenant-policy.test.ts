@@ -30,3 +30,12 @@ describe('TenantPolicy with a tool known by two names (an endpoint showing one u
     assert.equal(prefixedOnly.decide('tool', 'get_issue', new Set()).allowed, false);
   });
 });
+
+describe('TenantPolicy.filtersNothing (a modern answer it covers may be cached publicly)', () => {
+  it('is false when a scoped rule comes before "*": that tenant filters by scope (found by a review)', () => {
+    assert.equal(tenant({ allow: ['*'], deny: [] }).filtersNothing, true);
+    assert.equal(tenant({ allow: ['github__*', '*'], deny: [] }).filtersNothing, true);
+    assert.equal(tenant({ allow: [{ match: 'github__delete_*', scopes: ['admin'] }, '*'], deny: [] }).filtersNothing, false);
+    assert.equal(tenant({ allow: ['*', { match: 'github__delete_*', scopes: ['admin'] }], deny: [] }).filtersNothing, true);
+  });
+});
