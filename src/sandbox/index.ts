@@ -3,3 +3,4 @@ export { planLaunch, type LaunchPlan, type HostFacts } from './launch-plan.js';
 export { SandboxProbe } from './sandbox-probe.js';
 export { SandboxRefusal } from './sandbox-refusal.js';
 export { UidPool, SANDBOX_GID, UID_BASE } from './uid-pool.js';
+export { killProcessesOf } from './uid-reaper.js';

@@ -9,7 +9,7 @@ import { PerUserRemotes, remoteTransport } from './per-user-remotes.js';
 import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 import type { UserConsent } from './user-consent.js';
-import { planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { killProcessesOf, planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -90,7 +90,7 @@ export class UpstreamTransports {
         },
         secretEnv: userToken,
         maxLineBytes: upstream.maxLineBytes,
-        onExit: pooled ? () => this.#uids.release(pooled.uid) : undefined,
+        onExit: pooled ? () => (killProcessesOf(pooled.uid), this.#uids.release(pooled.uid)) : undefined, // a detached helper dies before its uid serves another
         groups: this.#groups,
         logger,
       });

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Kills every process running as `uid` (real or effective id, from /proc), and says how many it found.
+ * A pooled sandbox uid belongs to one instance; before it goes back to the pool, whatever still runs as it
+ * goes too: a helper the server started in a session of its own (setsid, a detached spawn) outlives the
+ * group kill, and a later instance given the same uid (another tenant's, another user's) would share a
+ * user with it: signals, ptrace, its /proc/<pid>/environ with that instance's token. Linux only; where
+ * /proc cannot be read, nothing is found.
+ */
+export function killProcessesOf(uid: number): number {
+  let found = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!ids || (Number(ids[1]) !== uid && Number(ids[2]) !== uid)) continue;
+    if (/^State:\s+Z/m.test(status)) continue; // dead already, waiting for its parent to reap it
+    found++;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // already gone, or not ours to kill (not root): nothing more to do here
+    }
+  }
+  return found;
+}
