@@ -8,17 +8,10 @@ if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-// Writes again a record this replica holds, unless another replica has claimed the session meanwhile.
-const REPUBLISH = `
-local cur = redis.call('GET', KEYS[2])
-if cur and cur ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-return 1`;
-
-// Writes a session's record and owner, unless another replica owns it: a replica that was paused past its
-// heartbeat's TTL must not take back, on its next change, a session another replica took over meanwhile.
-const SAVE = `
+// Writes a session's record and owner, unless another replica owns it by now: on every save (a replica
+// paused past its heartbeat's TTL must not take back a session taken over meanwhile) and when a replica
+// re-publishes what it holds after the store lost it.
+const WRITE_UNLESS_TAKEN = `
 local cur = redis.call('GET', KEYS[2])
 if cur and cur ~= ARGV[2] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
@@ -47,7 +40,7 @@ export class RedisSessionStore {
 
   /** Writes the record as `owner`'s; false (nothing written) when another replica owns the session. */
   async save(record: SessionRecord, owner: string): Promise<boolean> {
-    return Number(await this.#redis.eval(SAVE, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
+    return Number(await this.#redis.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
   }
 
   /**
@@ -57,7 +50,7 @@ export class RedisSessionStore {
   async republish(records: SessionRecord[], owner: string): Promise<string[]> {
     if (records.length === 0) return [];
     const pipe = this.#redis.pipeline();
-    for (const r of records) pipe.eval(REPUBLISH, 2, this.#rec(r.id), this.#own(r.id), JSON.stringify(r), owner, this.#ttlMs);
+    for (const r of records) pipe.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(r.id), this.#own(r.id), JSON.stringify(r), owner, this.#ttlMs);
     const results = (await pipe.exec()) ?? [];
     const taken: string[] = [];
     results.forEach(([err, written], i) => {
