@@ -5,6 +5,7 @@
 // from everyone until approved). Found by a review, 2026-12-04.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient } from '../helpers/sdk.js';
 
@@ -44,11 +45,14 @@ describe('search_tools and a denied tool', () => {
 });
 
 describe('search mode and tool pinning\'s first sighting', () => {
-  it('a first search_tools does not leave the rest of the catalogue pending approval', async () => {
+  const EVERY_TOOL = ['create_issue', 'delete_repository', 'get_issue_comments', 'list_pull_requests', 'merge_pull_request', 'searchCode'];
+
+  /** A search endpoint /s (with `searchTools` curation) and a plain one /all over one catalogue, pins withheld; `first` is /s's first request. */
+  async function firstSighting(searchTools: Record<string, unknown>, first: (s: Client) => Promise<void>): Promise<string[]> {
     const gw = await startGateway({
       upstreams: [catalogue('gh', '--set', 'issues')],
       endpoints: [
-        { path: '/s', upstreams: ['gh'], tools: { exposure: 'search' } },
+        { path: '/s', upstreams: ['gh'], tools: { exposure: 'search', ...searchTools } },
         { path: '/all', upstreams: ['gh'] },
       ],
       pinning: { mode: 'withhold' },
@@ -56,37 +60,26 @@ describe('search mode and tool pinning\'s first sighting', () => {
     const s = await connectClient(gw, 'streamable-http', { path: '/s' });
     const all = await connectClient(gw, 'streamable-http', { path: '/all' });
     try {
+      await first(s);
+      return (await all.listTools()).tools.map((t) => t.name).sort();
+    } finally {
+      await s.close();
+      await all.close();
+      await gw.close();
+    }
+  }
+
+  it('a first search_tools does not leave the rest of the catalogue pending approval', async () => {
+    const names = await firstSighting({}, async (s) => {
       // The session's first request: a search (no tools/list before it).
       const r = (await s.callTool({ name: 'search_tools', arguments: { query: 'merge a pull request', limit: 1 } })) as any;
       assert.equal(r.structuredContent.tools.length, 1);
-      const names = (await all.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['create_issue', 'delete_repository', 'get_issue_comments', 'list_pull_requests', 'merge_pull_request', 'searchCode']);
-    } finally {
-      await s.close();
-      await all.close();
-      await gw.close();
-    }
+    });
+    assert.deepEqual(names, EVERY_TOOL);
   });
 
   it('a first tools/list of a curated search endpoint does not leave the tools it leaves out pending approval', async () => {
-    const gw = await startGateway({
-      upstreams: [catalogue('gh', '--set', 'issues')],
-      endpoints: [
-        { path: '/s', upstreams: ['gh'], tools: { exposure: 'search', exclude: ['merge_*'] } },
-        { path: '/all', upstreams: ['gh'] },
-      ],
-      pinning: { mode: 'withhold' },
-    });
-    const s = await connectClient(gw, 'streamable-http', { path: '/s' });
-    const all = await connectClient(gw, 'streamable-http', { path: '/all' });
-    try {
-      await s.listTools();
-      const names = (await all.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['create_issue', 'delete_repository', 'get_issue_comments', 'list_pull_requests', 'merge_pull_request', 'searchCode']);
-    } finally {
-      await s.close();
-      await all.close();
-      await gw.close();
-    }
+    const names = await firstSighting({ exclude: ['merge_*'] }, async (s) => void (await s.listTools()));
+    assert.deepEqual(names, EVERY_TOOL);
   });
 });
