@@ -21,8 +21,6 @@ import { parseChannelObject } from './channel-message.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
-const TOUCH_EVERY_MS = 5_000;
-
 /**
  * This replica's membership in a group that shares sessions through Redis: a heartbeat that says it is
  * alive, the session records and their owners, forwarding to an owner that is alive, and taking over
@@ -71,7 +69,6 @@ export class Cluster {
   /** Told the sessions another replica took over from this one (set by the gateway). */
   onTaken: ((ids: string[]) => void) | undefined;
   #keeping: NodeJS.Timeout | undefined;
-  readonly #touched = new Map<string, number>();
   /** The records of the sessions this replica holds, to write again when the store lost them. */
   readonly #mine = new Map<string, SessionRecord>();
   /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
@@ -134,11 +131,11 @@ export class Cluster {
     await this.#forwarder.start();
     this.#started = true;
     await this.#heartbeat.start();
-    // A session held here lives as long as it is open here, not as long as requests name it: a legacy
-    // stream (its POSTs may land on other replicas) or a GET stream with no requests would otherwise
-    // outlive its record, and be answered 404 elsewhere and never taken over.
+    // A session's record lives as long as the session is open here (renewed three times a TTL), not as
+    // long as requests name it: a legacy stream (its POSTs may land on other replicas) or a GET stream
+    // with no requests would otherwise outlive its record, answered 404 elsewhere and never taken over.
     const every = Math.max(500, Math.floor(this.#cfg.sessionTtlMs / 3));
-    this.#keeping = setInterval(() => this.#keepRecords(every), every).unref();
+    this.#keeping = setInterval(() => this.#keepRecords(), every).unref();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
@@ -251,38 +248,23 @@ export class Cluster {
    *  it go when another replica owns it by now (taken over while this one was paused). */
   async record(record: SessionRecord): Promise<void> {
     this.#mine.set(record.id, record);
-    if (await this.store.save(record, this.replicaId)) this.#touched.set(record.id, Date.now());
-    else this.#letGo([record.id]);
+    if (!(await this.store.save(record, this.replicaId))) this.#letGo([record.id]);
   }
 
   /** Sessions another replica took over: forgotten here, and the gateway ends its copies (record and log kept). */
   #letGo(ids: string[]): void {
     this.#logger.warn({ sessions: ids.length }, 'sessions held here are owned by another replica by now: ending the copies here');
-    for (const id of ids) void (this.#mine.delete(id), this.#touched.delete(id));
+    for (const id of ids) this.#mine.delete(id);
     this.onTaken?.(ids);
   }
 
-  /** Refreshes a session's TTL, at most every few seconds per session. */
-  touched(id: string): void {
-    const now = Date.now();
-    if (now - (this.#touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
-    this.#touched.set(id, now);
-    this.store.touch(id);
-  }
-
-  /** Renews the records of the sessions held here that no request renewed for `every` ms. */
-  #keepRecords(every: number): void {
-    const now = Date.now();
-    for (const id of this.#mine.keys()) {
-      if (now - (this.#touched.get(id) ?? 0) < every) continue;
-      this.#touched.set(id, now);
-      this.store.touch(id);
-    }
+  /** Renews the records of the sessions held here (requests do not: they would pay a write each). */
+  #keepRecords(): void {
+    for (const id of this.#mine.keys()) this.store.touch(id);
   }
 
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
-    this.#touched.delete(id);
     this.#mine.delete(id);
     const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id))
       .catch((err: Error) => {

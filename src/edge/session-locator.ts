@@ -62,7 +62,6 @@ export class SessionLocator {
       return undefined;
     }
     s.guard.refresh(principal);
-    this.#ctx.cluster?.touched(s.id);
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
       sendError(reply, 400, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 32)}"`, { code: ErrorCode.InvalidRequest, id: requestId });
