@@ -162,9 +162,10 @@ export class ModernSession implements UpstreamCaller {
       const onRound = (asks: number) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
       exchange.onRound = onRound;
     }
+    // In flight (cancellable, counted by a graceful stop) from here to its answer, whichever stage answers it.
+    this.#inflight.set(exchange.seq, exchange.cancel);
     const done = (response: JsonRpcResponse | undefined): void => {
       this.#exchanges.delete(exchange.seq);
-      // A confirmed call refused after its confirmation (a limit) never reached the route that lets go of it.
       this.#inflight.delete(exchange.seq);
       this.lastActivity = Date.now();
       exchange.settle(response);
