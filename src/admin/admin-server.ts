@@ -94,7 +94,7 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
 /** `listenHost`: the address it listens on (admin.host); a loopback one also checks the Host header (see admin-origin). */
 export async function buildAdminServer(target: AdminTarget, logger: Logger, listenHost = '127.0.0.1'): Promise<FastifyInstance> {
-  const loopback = isLoopbackName(listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost);
+  const loopback = isLoopbackName(listenHost);
   // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });

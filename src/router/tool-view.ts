@@ -124,9 +124,9 @@ export class ToolView {
     return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
   }
 
-  /** Every tool that matches the query's words, best first (the lexical index alone); `admits` as for rank. */
-  search(query: string, admits?: Admits): ViewTool[] {
-    return this.index().search(query, admits).map((i) => this.tools[i]!);
+  /** Every tool that matches the query's words, best first (the lexical index alone). */
+  search(query: string): ViewTool[] {
+    return this.index().search(query).map((i) => this.tools[i]!);
   }
 
   /**

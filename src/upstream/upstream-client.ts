@@ -331,7 +331,6 @@ export class UpstreamClient {
     const sessions = this.activeCallers().size;
     const why =
       related !== undefined && !this.#peer.options(related) ? `the request it came with (${related}) has ended`
-      : sessions === 1 ? 'the one session with requests in flight here may not be the one: another session\'s call was given up on lately and the upstream may still be at work on it'
       : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
     this.#logger.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);
