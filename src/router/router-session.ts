@@ -335,7 +335,10 @@ export class RouterSession {
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
     await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal });
-    this.#subscriptions.set(uri, inst);
+    // Closed while this was on its way: close() undid only the subscriptions it knew of, so this one is
+    // undone here (the upstream told when no one else holds it), not kept for a session that is gone.
+    if (this.#closed) await inst.unsubscribe(uri, this.caller);
+    else this.#subscriptions.set(uri, inst);
     return {};
   }
 

@@ -19,6 +19,8 @@ export interface SubscriptionLink {
  */
 export class ResourceSubscriptions {
   readonly #map = new Map<string, Set<UpstreamCaller>>();
+  /** URI → the first subscribe to it still on its way upstream, which later subscribers join. */
+  readonly #first = new Map<string, Promise<void>>();
   readonly #link: SubscriptionLink;
 
   constructor(link: SubscriptionLink) {
@@ -34,6 +36,14 @@ export class ResourceSubscriptions {
   }
 
   async subscribe(uri: string, caller: UpstreamCaller, o: { callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined; params?: Record<string, unknown> | undefined }): Promise<void> {
+    for (let first = this.#first.get(uri); !this.#map.has(uri) && first; first = this.#first.get(uri)) {
+      // Another session's first subscribe to this URI is on its way: it is joined, not sent again. Two
+      // first subscribes in flight would each complete in either order, and the first subscriber's
+      // last-one-out unsubscribe could then reach the upstream after the other's subscribe, leaving a
+      // session that believes itself subscribed to a URI the upstream dropped. If that request fails
+      // (its own caller cancelled it, say), this one tries on its own.
+      await first.catch(() => {});
+    }
     const subscribers = this.#map.get(uri);
     if (subscribers) {
       subscribers.add(caller);
@@ -44,11 +54,14 @@ export class ResourceSubscriptions {
       this.#link.relisten();
       return;
     }
-    await this.#link.request('resources/subscribe', o.params ?? { uri }, { caller, callerRequestId: o.callerRequestId, signal: o.signal });
-    // Another session may have subscribed while this request was on its way.
-    const now = this.#map.get(uri) ?? new Set<UpstreamCaller>();
-    now.add(caller);
-    this.#map.set(uri, now);
+    const first = this.#link.request('resources/subscribe', o.params ?? { uri }, { caller, callerRequestId: o.callerRequestId, signal: o.signal })
+      .then(() => { this.#map.set(uri, new Set([caller])); });
+    this.#first.set(uri, first);
+    try {
+      await first;
+    } finally {
+      this.#first.delete(uri);
+    }
   }
 
   /** Drops a session's subscription; the last one out tells the upstream (best effort). */
