@@ -16,8 +16,18 @@ import { readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, type StreamPosition } from './sse-answer.js';
 
-/** Resumes in a row that bring no event before a request's stream is given up (its timeout then answers). */
-const MAX_RESUMES = 5;
+/**
+ * The wait before resuming a request's stream, `empty` resumes in a row having brought nothing. A stream
+ * is resumed for as long as its request lasts (its timeout or cancellation ends it), so an upstream that
+ * polls through a long call without a word between its closes is followed to the answer. The upstream's
+ * `retry:` is honoured (the spec's SHOULD), but not below 50 ms once resumes bring nothing (`retry: 0`
+ * and an empty stream every time would be a tight loop); without one, a delay doubling with every empty
+ * resume, up to 5 s.
+ */
+function resumeDelay(retryMs: number | undefined, empty: number): number {
+  if (retryMs !== undefined) return empty > 0 ? Math.max(retryMs, 50) : retryMs;
+  return Math.min(100 * 2 ** empty, 5000);
+}
 /** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
 const CANCEL_GRACE_MS = 1000;
 
@@ -225,6 +235,9 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
   #deliver(m: JsonRpcMessage, related: RequestId | undefined, size: number): void {
+    // A request answered on another stream (the GET stream, a resumed one): its own stream and resumes
+    // wait for nothing more.
+    if (isResponse(m) && m.id !== null && m.id !== related) this.#legacyInFlight.get(m.id)?.abort();
     // The negotiated version goes on every later request.
     if (isResponse(m) && m.id === this.#initializeId && 'result' in m && typeof m.result.protocolVersion === 'string') {
       this.#protocolVersion = m.result.protocolVersion;
@@ -248,9 +261,10 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * Reads a request's SSE answer; a `resumable` stream that drops before it is resumed with Last-Event-ID,
    * from the newest id seen on any of its streams (a resume may close before sending one of its own).
-   * Only resumes in a row that bring nothing count towards MAX_RESUMES: an upstream that polls (closes the
-   * stream after each event) is followed as long as the call lasts. Between them: the upstream's `retry:`,
-   * else a doubling delay. `signal`: the request was given up on, or the transport closed.
+   * It is followed as long as the request waits for its answer: an upstream that polls (closes the stream
+   * now and then, with or without an event before) is resumed until the answer comes, the request's timeout
+   * or cancellation aborts `signal`, or the answer arrives on another stream (see #deliver). Between
+   * resumes: see resumeDelay. `signal`: the request was given up on, or the transport closed.
    */
   async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<void> {
     const at: StreamPosition = { lastEventId: undefined, retryMs: undefined };
@@ -263,11 +277,11 @@ export class StreamableHttpClientTransport implements Transport {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
       if (got === 'answered' || this.#closed || signal.aborted || related === undefined || !resumable) return;
       empty = got === 'events' ? 0 : empty + 1;
-      if (!at.lastEventId || empty >= MAX_RESUMES) {
+      if (!at.lastEventId) {
         this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
         return; // the request's own timeout will answer the caller
       }
-      await delay(at.retryMs ?? 100 * 2 ** empty);
+      await delay(resumeDelay(at.retryMs, empty));
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });

@@ -34,8 +34,9 @@ describe('a call whose stream the upstream closes (SSE polling) is resumed until
   for (const [closes, progress] of [
     [2, false],
     [7, true],
+    [7, false],
   ] as const) {
-    it(`${closes} closes, ${progress ? 'each after a progress message' : 'the second on a resumed stream that carried no event'}`, async () => {
+    it(`${closes} closes, ${progress ? 'each after a progress message' : 'all but the first on resumed streams that carried no event'}`, async () => {
       const up = await pollingUpstream(closes, progress);
       const gw = await startRemotePool(up.url, { requestTimeoutMs: 8000 });
       try {
