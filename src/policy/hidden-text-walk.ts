@@ -22,12 +22,31 @@ const META = '_meta';
 /** Members that carry base64 payloads (an image's or audio's `data`, a resource's `blob`). */
 const PAYLOADS = new Set(['data', 'blob']);
 /**
- * A base64 (or base64url) string: long, and it cannot hide a character. Only such a string is skipped
- * under `data` or `blob`: skipped whatever it held, a parameter named `data` in a tool's schema or a
- * `structuredContent.data` object (GraphQL's shape) went unscanned.
+ * A base64 (or base64url) string: long, and the string itself cannot hide a character (what it decodes
+ * to can: see Walk.#payload). Only such a string is treated as a payload under `data` or `blob`: skipped
+ * whatever it held, a parameter named `data` in a tool's schema or a `structuredContent.data` object
+ * (GraphQL's shape) went unscanned.
  */
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const skipped = (key: string, value: unknown): boolean => key === META || (PAYLOADS.has(key) && typeof value === 'string' && BASE64.test(value));
+/**
+ * Media types whose payload is text a host may decode and hand to a model (a resource's `blob` of
+ * text/plain is still text): such a payload is scanned decoded, not skipped. An absent type counts too
+ * (a host guesses it); images, audio, video and other binary types are left alone.
+ */
+const TEXTUAL = /^(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
+const readsAsText = (mimeType: unknown): boolean => mimeType === undefined || (typeof mimeType === 'string' && TEXTUAL.test(mimeType.trim()));
+/** Decodes fatally: bytes that are not UTF-8 are no text (a binary payload under a wrong or absent type). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A base64 payload's bytes as UTF-8 text, or undefined when they are not text. */
+function decodedText(payload: string): string | undefined {
+  try {
+    return UTF8.decode(Buffer.from(payload, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
 const IDENTIFIERS = new Set(['name', 'uri', 'uriTemplate']);
 const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'pattern'];
@@ -98,7 +117,12 @@ class Walk {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (skipped(key, v[key])) {
-        if (out) put(out, key, v[key]);
+        const payload = key === META ? v[key] : this.#payload(key, v[key] as string, v.mimeType);
+        if (payload !== v[key] && !out) {
+          out = {};
+          for (let j = 0; j < i; j++) put(out, keys[j]!, v[keys[j]!]);
+        }
+        if (out) put(out, key, payload);
         continue;
       }
       this.#path.push(key);
@@ -114,6 +138,21 @@ class Walk {
       put(out, cleanKey, r);
     }
     return out ?? v;
+  }
+
+  /**
+   * A base64 payload (`data`, `blob`): skipped unless its media type says text, when it is scanned as the
+   * text it decodes to (base64 hides tag characters from a scan of the string as well as from a person)
+   * and, cleaned, encoded again.
+   */
+  #payload(key: string, payload: string, mimeType: unknown): string {
+    if (!readsAsText(mimeType)) return payload;
+    const text = decodedText(payload);
+    if (text === undefined) return payload;
+    this.#path.push(key);
+    const clean = this.#string(text, false, ' (base64-decoded)');
+    this.#path.pop();
+    return clean === text ? payload : Buffer.from(clean, 'utf8').toString('base64');
   }
 
   /** Deeper than MAX_DEPTH: the subtree's JSON text (hidden characters are never escaped there), scanned as one string. */

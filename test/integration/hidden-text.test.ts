@@ -244,4 +244,18 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     assert.match((await rejection(c.getPrompt({ name: 'reply_prompt', arguments: { kind: 'tag' } }))).message, /The result of prompt reply_prompt was withheld/);
     assert.match((await rejection(c.readResource({ uri: 'note:///bidi' }))).message, /The contents of resource note:\/\/\/bidi were withheld/);
   });
+
+  it('a text resource sent as a base64 blob is scanned as its text: strip cleans and re-encodes it, block withholds it (found by a review)', async () => {
+    const blobText = (read: { contents: unknown[] }) => Buffer.from((read.contents[0] as Json).blob as string, 'base64').toString('utf8');
+    assert.equal(blobText(await clients['/off']!.readResource({ uri: 'note:///blob.tag' })), F.samples.tag, 'the fixture hides tag characters in the blob');
+    for (const kind of KINDS) {
+      assert.equal(blobText(await clients['/strip']!.readResource({ uri: `note:///blob.${kind}` })), STRIPPED[kind], kind);
+      const err = await rejection(clients['/block']!.readResource({ uri: `note:///blob.${kind}` }));
+      assert.equal((err.data as Json).code, 'SWB_HIDDEN_TEXT_BLOCKED', kind);
+      assert.deepEqual((err.data as Json).findings.map((f: Json) => [f.kind, f.path]), [[kind, 'contents[0].blob (base64-decoded)']]);
+    }
+    const line = hiddenAudit(lines, '/audit', 'result').length;
+    await clients['/audit']!.readResource({ uri: 'note:///blob.bidi' });
+    assert.equal(hiddenAudit(lines, '/audit', 'result').length, line + 1, 'audited');
+  });
 });
