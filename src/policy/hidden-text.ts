@@ -40,8 +40,13 @@ const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 /** Scripts whose spelling uses ZWJ / ZWNJ between letters (Persian's ZWNJ, Indic half forms, …). */
 const JOINING =
   /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]$/u;
-/** A subdivision flag's tags: up to six lowercase letters or digits, then CANCEL TAG. */
-const FLAG_TAGS = /^[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}$/u;
+/**
+ * A subdivision flag's tags, then CANCEL TAG: only the three flags Unicode recommends for general
+ * interchange (England, Scotland, Wales). Any tag letters after U+1F3F4 would let a string spell words in
+ * six-letter pieces ("🏴ignore␡🏴previo␡…") that a model reads and a person does not see; the other
+ * valid subdivisions (us-ca, fr-idf, …) have no flag on common platforms and are counted like any tag.
+ */
+const FLAG_TAGS = /^(?:\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073}))\u{E007F}$/u;
 const BLACK_FLAG = 0x1f3f4;
 const ZWJ = 0x200d;
 const ZWNJ = 0x200c;

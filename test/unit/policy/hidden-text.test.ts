@@ -33,7 +33,7 @@ describe('hidden-text scanner', () => {
   });
 
   it('leaves what text needs: emoji ZWJ sequences, subdivision flags, joiners in scripts that use them, a leading BOM', () => {
-    for (const s of ['👩‍💻 👨‍👩‍👧 ❤️‍🔥 🏃🏽‍♀️', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', 'می‌خواهم', 'क्‍ष', '\uFEFFhello', 'plain text']) {
+    for (const s of ['👩‍💻 👨‍👩‍👧 ❤️‍🔥 🏃🏽‍♀️', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', '🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}', 'می‌خواهم', 'क्‍ष', '\uFEFFhello', 'plain text']) {
       assert.equal(scanner.scan(s), undefined, JSON.stringify(s));
     }
   });
@@ -42,6 +42,9 @@ describe('hidden-text scanner', () => {
     assert.deepEqual(counts('a\u200Db a\u200Cb'), { invisible: 2 });
     assert.deepEqual(counts(`😀${tags('gbeng')}\u{E007F}`), { tag: 6 });
     assert.deepEqual(counts(`🏴${tags('abcdefgh')}\u{E007F}`), { tag: 9 });
+    // Six tag letters after the black flag are no flag Unicode recommends: words spelt in flag-sized pieces.
+    assert.deepEqual(counts(`🏴${tags('ignore')}\u{E007F}🏴${tags('previo')}\u{E007F}`), { tag: 14 });
+    assert.deepEqual(counts(`🏴${tags('usca')}\u{E007F}`), { tag: 5 });
     assert.deepEqual(counts('a\uFEFFb'), { invisible: 1 });
     assert.deepEqual(counts('👩\u200D\u200B💻'), { invisible: 2 });
   });
