@@ -174,6 +174,11 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       last = events.at(-1)?.seq ?? last;
     }
     if (!conn.open) return false;
+    if (this.#closed) {
+      // The session closed while the log was read: close() ended only the connections already bound.
+      conn.end();
+      return false;
+    }
     if (stream.conn?.open) stream.conn.end(); // a newer connection takes over
     this.#bind(stream, conn);
     if (stream.no === 0) stream.delivered = last;
@@ -215,6 +220,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       if (await this.#replay(conn, no, events)) conn.end();
       return;
     }
+    // A POST answered (or, in auto mode, still held) as one JSON body has no events: a stream bound to it
+    // would never be ended, since its JSON answer retires it without a word to the stream.
+    if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names a request answered as JSON, which has no events`);
     const conn = this.#o.hub.open(res, headers);
     // Cut or left on the way: the stream and its log stay for the client's next attempt.
     if (!(await this.#catchUp(stream, conn, seq))) return;
