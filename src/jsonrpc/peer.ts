@@ -110,6 +110,11 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     return typeof id === 'number' ? this.#outgoing.get(id)?.opts : undefined;
   }
 
+  /** The method of an outgoing request in flight; undefined for any id not in flight. */
+  methodOf(id: RequestId | undefined): string | undefined {
+    return typeof id === 'number' ? this.#outgoing.get(id)?.method : undefined;
+  }
+
   /** The options of every outgoing request in flight, oldest first. */
   *inflightOptions(): Generator<O> {
     for (const p of this.#outgoing.values()) yield p.opts;

@@ -220,7 +220,13 @@ export class StreamableHttpClientTransport implements Transport {
     const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined });
     if (res.statusCode === 202) return void (await res.body.dump());
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
-    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) return this.#readSse(res.body, related, signal, false);
+    if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
+      // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
+      // a proxy's idle cut), so the request fails now rather than at its timeout, which for a listen
+      // stream is never (the instance then listens again).
+      if ((await this.#readSse(res.body, related, signal, false)) || related === undefined || signal.aborted) return;
+      throw new Error(`it closed the stream of request ${related} before answering it`);
+    }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
     let answer: JsonRpcMessage | undefined;
     try {
@@ -266,20 +272,25 @@ export class StreamableHttpClientTransport implements Transport {
    * or cancellation aborts `signal`, or the answer arrives on another stream (see #deliver). Between
    * resumes: see resumeDelay. `signal`: the request was given up on, or the transport closed.
    */
-  async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<void> {
+  async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<boolean> {
     const at: StreamPosition = { lastEventId: undefined, retryMs: undefined };
     const deliver = (e: SseMessage) => {
       const m = this.#deliverEvent(e, related);
+      // A modern server that tears down a listen cancels it on its stream: that ends the stream too.
+      if (m !== undefined && !resumable && related !== undefined && isNotification(m) && m.method === 'notifications/cancelled' && m.params?.requestId === related) {
+        this.#modernInFlight.get(related)?.abort();
+      }
       return m !== undefined && isResponse(m) && m.id === related;
     };
     const broke = (err: Error) => !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke');
     for (let empty = 0; ; ) {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
-      if (got === 'answered' || this.#closed || signal.aborted || related === undefined || !resumable) return;
+      if (got === 'answered') return true;
+      if (this.#closed || signal.aborted || related === undefined || !resumable) return false;
       empty = got === 'events' ? 0 : empty + 1;
       if (!at.lastEventId) {
         this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
-        return; // the request's own timeout will answer the caller
+        return false; // the request's own timeout will answer the caller
       }
       await delay(resumeDelay(at.retryMs, empty));
       body = undefined;
@@ -288,9 +299,9 @@ export class StreamableHttpClientTransport implements Transport {
         if (res.statusCode === 200) body = res.body;
         else await res.body.dump();
         // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
-        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) return;
+        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) return false;
       } catch (err) {
-        if (this.#closed || signal.aborted) return;
+        if (this.#closed || signal.aborted) return false;
         this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
     }

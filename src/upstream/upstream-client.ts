@@ -286,6 +286,10 @@ export class UpstreamClient {
       return;
     }
     if (method === 'notifications/cancelled') {
+      // A 2026-07-28 server tears down a subscription by cancelling its listen request (the one
+      // cancellation it may send): that listen has ended, as with its final result.
+      const id = params?.requestId as RequestId | undefined;
+      if (this.#peer.methodOf(id) === 'subscriptions/listen') return void this.#peer.response({ jsonrpc: '2.0', id: id!, result: { resultType: 'complete' } });
       this.#peer.cancelled(params, 'cancelled by the upstream');
       return;
     }

@@ -19,6 +19,7 @@ import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
 
@@ -214,14 +215,15 @@ export class UpstreamInstance extends EventEmitter {
     this.#listening?.abort('replaced');
     const mine = new Cancellation();
     this.#listening = mine;
-    void client.listen(this.#subscriptions.uris(), mine).then(
-      () => {
-        if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
-      },
-      (err: Error) => {
-        if (this.#client === client) this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
-      },
-    );
+    const again = () => {
+      if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
+    };
+    void client.listen(this.#subscriptions.uris(), mine).then(again, (err: Error) => {
+      if (this.#client !== client) return;
+      this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
+      // Refused (a JSON-RPC error): asking again would be refused again. Lost (its stream dropped): listened to again.
+      if (!(err instanceof JsonRpcError)) again();
+    });
   }
 
   /** Pings a ready instance; `failures` missed pings in a row mean it hangs: restart it. */
