@@ -302,6 +302,18 @@ export class Exchange implements AttemptOwner {
     this.#attempt?.notify(message);
   }
 
+  /**
+   * The upstream's progress, as the waiting attempt asked for it: under that attempt's own token (a
+   * retry's, after a round; the spec lets progress name only a token of an active request), and not at
+   * all when it brought none.
+   */
+  progress(params: Record<string, unknown>): void {
+    const attempt = this.#attempt;
+    const token = (attempt?.call.params._meta as Record<string, unknown> | undefined)?.progressToken;
+    if (token === undefined) return;
+    attempt!.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: token } });
+  }
+
   /** The input requests still unanswered, as the client sees them. */
   inputRequests(): Record<string, { method: string; params: Record<string, unknown> }> {
     const out: Record<string, { method: string; params: Record<string, unknown> }> = {};

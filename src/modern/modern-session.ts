@@ -217,7 +217,7 @@ export class ModernSession implements UpstreamCaller {
       inflight: this.#inflight,
       initialize: () => Promise.reject(new Error('initialize is not part of 2026-07-28')),
       whenActive: () => Promise.resolve(true),
-      progress: (params, id) => this.#exchanges.get(id)?.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
+      progress: (params, id) => this.#exchanges.get(id)?.progress(params),
       stateChanged: () => {},
       release: () => {},
       // Declared per request: the attempt now waiting says what its client can answer.
