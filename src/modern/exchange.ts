@@ -356,11 +356,22 @@ export class Exchange implements AttemptOwner {
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
   }
 
-  #fail(response: JsonRpcResponse, status: number): void {
+  /**
+   * The standing the call runs in ended under it (an operator, a reload, shutdown): the waiting attempt
+   * is answered with `err` (its POST would otherwise stay open for ever), then the call is stopped.
+   */
+  abandon(err: JsonRpcError): void {
+    if (this.#over) return;
+    const sink = this.#attempt;
+    if (sink) this.#fail(err.toResponse(sink.id), 200, err.message);
+    else this.#end(err.message);
+  }
+
+  #fail(response: JsonRpcResponse, status: number, reason = 'refused'): void {
     const sink = this.#attempt;
     this.#attempt = undefined;
     sink?.finish(response, status);
-    this.#end('refused');
+    this.#end(reason);
   }
 
   #end(reason: string): void {

@@ -4,7 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { toJsonRpcError } from '../errors.js';
+import { GatewayError, toJsonRpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
@@ -232,10 +232,16 @@ export class ModernSession implements UpstreamCaller {
     };
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the standing: its calls still running are answered with `cause` (shutdown by default) and
+   * stopped upstream, its listen streams end with their final result, its leases go back.
+   */
+  async close(cause = new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; send the request again')): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const c of this.#inflight.values()) c.abort('the gateway is shutting down');
+    const answer = toJsonRpcError(cause, this.#logger);
+    for (const x of [...this.#exchanges.values()]) x.abandon(answer);
+    for (const c of this.#inflight.values()) c.abort(cause.message);
     for (const end of [...this.ends]) end();
     this.listeners.clear();
     this.#listChanged.close();
