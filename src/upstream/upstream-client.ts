@@ -13,7 +13,7 @@ import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamHttpError } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
-import { META_SERVER_INFO } from '../jsonrpc/modern-meta.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
@@ -40,6 +40,15 @@ export interface UpstreamClientHooks {
   tracing?: Tracing | undefined;
   /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
   traceAttributes?(): TraceAttributes;
+}
+
+/** A notification's params without the subscription id a modern upstream tags its listen stream's messages with. */
+function untagged(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (meta === null || typeof meta !== 'object' || !(META_SUBSCRIPTION_ID in meta)) return params;
+  const { [META_SUBSCRIPTION_ID]: _id, ...kept } = meta;
+  const { _meta: _old, ...rest } = params!;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
 }
 
 /**
@@ -285,6 +294,10 @@ export class UpstreamClient {
       this.#peer.progress(params);
       return;
     }
+    // The acknowledgement of the gateway's own listen, and the subscription id tagging what comes on it,
+    // name a request no client sent: for the gateway alone (a 2025 client's revision has neither).
+    if (method === 'notifications/subscriptions/acknowledged') return;
+    params = untagged(params);
     if (method === 'notifications/cancelled') {
       // A 2026-07-28 server tears down a subscription by cancelling its listen request (the one
       // cancellation it may send): that listen has ended, as with its final result.
