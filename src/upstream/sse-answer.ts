@@ -35,3 +35,16 @@ export async function readAnswerStream(
   at.retryMs = parser.retryMs ?? at.retryMs;
   return got;
 }
+
+/**
+ * The wait before resuming a request's stream, `empty` resumes in a row having brought nothing. A stream
+ * is resumed for as long as its request lasts (its timeout or cancellation ends it), so an upstream that
+ * polls through a long call without a word between its closes is followed to the answer. The upstream's
+ * `retry:` is honoured (the spec's SHOULD), but not below 50 ms once resumes bring nothing (`retry: 0`
+ * and an empty stream every time would be a tight loop); without one, a delay doubling with every empty
+ * resume, up to 5 s.
+ */
+export function resumeDelay(retryMs: number | undefined, empty: number): number {
+  if (retryMs !== undefined) return empty > 0 ? Math.max(retryMs, 50) : retryMs;
+  return Math.min(100 * 2 ** empty, 5000);
+}
