@@ -53,6 +53,10 @@ export class AdminEvents {
     if (this.#streams.size >= MAX_STREAMS) return reply.code(503).send({ error: { code: 'busy', message: `at most ${MAX_STREAMS} console streams at once` } });
     reply.hijack();
     const res = reply.raw;
+    // The client may have left while the admin hook verified its token (a key set fetched from the
+    // identity provider takes a while): its 'close' has fired already and would never drop the stream,
+    // which would hold a slot for good.
+    if (res.destroyed || res.socket === null || res.socket.destroyed) return void res.destroy();
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
     const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now() };
     this.#streams.add(stream);
