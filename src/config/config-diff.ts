@@ -1,3 +1,4 @@
+import { adminProblems } from './admin-schema.js';
 import type { Config } from './schema.js';
 import { withTenantShare } from './tenant-share.js';
 
@@ -81,6 +82,13 @@ function restartSections(current: Config, next: Config, restart: string[]): Conf
   for (const k of RESTART_ADMIN) if (!sameValue(current.admin[k], next.admin[k])) restart.push(`admin.${k}: changes need a restart; left as it was`);
   eff.auth = { ...next.auth, ...pick(current.auth, RESTART_AUTH) };
   eff.admin = { ...next.admin, ...pick(current.admin, RESTART_ADMIN) };
+  // The new file was checked with its own admin address, but the listener keeps its old one until a
+  // restart: a file that turns the API off (or moves it to loopback) and drops its token in the same
+  // edit must not leave a listener off loopback open to every caller. Its credentials stay as they were.
+  if (adminProblems(eff).length > 0) {
+    restart.push(`admin.token: the admin API keeps listening on ${current.admin.host} until a restart, where it must authenticate its callers; its token was kept`);
+    eff.admin = { ...eff.admin, token: current.admin.token, tokenFile: current.admin.tokenFile };
+  }
   return eff;
 }
 
