@@ -56,10 +56,23 @@ function renderUpstreams({ items }) {
       h('td', { class: 'num' }, u.inflight),
       h('td', { class: 'num' }, u.queued),
       h('td', { class: 'num' }, u.restarts),
-      h('td', {}, u.replica !== replica ? '' : h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), async () => (await api('POST', `/upstreams/${encodeURIComponent(u.name)}/restart`), `Upstream ${u.name} restarted; the old instances drain.`)) }, 'Restart')),
+      h('td', {}, u.replica !== replica ? '' : h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), () => restart(u.name)) }, 'Restart')),
     ),
   );
   fill($('upstreams-body'), table('Upstreams', ['Name', ...(many ? ['Replica'] : []), 'Health', 'Transport', 'Instances', 'In flight', 'Queued', 'Restarts', ''], rows));
+}
+
+/**
+ * A restart answers with its report, as a reload does (200 either way): one that failed changed nothing,
+ * on this replica or, with Redis, on the others (each one's report under `replicas`).
+ */
+async function restart(name) {
+  const r = await api('POST', `/upstreams/${encodeURIComponent(name)}/restart`);
+  const reports = r.replicas ? Object.entries(r.replicas) : [[replica, r]];
+  const failed = reports.filter(([, x]) => x.error !== undefined || x.result === 'failed');
+  if (failed.length === 0) return `Upstream ${name} restarted; the old instances drain.`;
+  const where = r.replicas ? ` on ${failed.map(([id]) => id).join(', ')}` : '';
+  return `Upstream ${name} not restarted${where}: ${failed.map(([, x]) => x.error ?? x.problems.join('; ')).join('; ')}`;
 }
 
 function renderSessions({ items }) {
