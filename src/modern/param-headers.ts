@@ -4,9 +4,16 @@ import { cachedParamHeaderPaths, valueAt } from '../jsonrpc/param-headers.js';
 
 const HEADER_MISMATCH = -32020;
 
-/** A body value as its header carries it (integers compared as numbers, booleans in lower case). */
+/**
+ * A number as a header may write it: a JSON number literal, nothing else. Number() also reads hex,
+ * binary, a leading + and Infinity ("0x2A", "+42" would equal 42), and an intermediary that routes on
+ * the header could read those differently from the server that reads the body.
+ */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/** A body value as its header carries it (numbers compared as numbers, "42.0" = 42; booleans in lower case). */
 function matches(header: string, body: unknown): boolean {
-  if (typeof body === 'number') return header.trim() !== '' && Number(header) === body;
+  if (typeof body === 'number') return DECIMAL.test(header) && Number(header) === body;
   return header === String(body);
 }
 

@@ -34,6 +34,11 @@ describe('Mcp-Param-* headers of a 2026-07-28 tools/call, checked against the to
     assert.throws(() => checkOf({ region: 'eu-west' }, {})(DEFINITION), mismatch(/mcp-param-region header is required/));
     assert.throws(() => checkOf({ region: 'eu-west' }, { 'mcp-param-region': 'us-east' })(DEFINITION), mismatch(/does not match argument region/));
     assert.throws(() => checkOf({ limit: 5 }, { 'mcp-param-limit': '6' })(DEFINITION), mismatch(/does not match argument limit/));
+    // Numbers compare as numbers, written as JSON writes them: not hex, binary, a leading + or 0, or Infinity.
+    checkOf({ limit: 42 }, { 'mcp-param-limit': '42.0' })(DEFINITION);
+    for (const odd of ['0x2A', '+42', '0b101010', '042', '42.', 'Infinity']) {
+      assert.throws(() => checkOf({ limit: 42 }, { 'mcp-param-limit': odd })(DEFINITION), mismatch(/does not match argument limit/), odd);
+    }
     assert.throws(() => checkOf({ region: 'a' }, { 'mcp-param-region': '=?base64?not base64?=' })(DEFINITION), mismatch(/malformed/));
   });
 
