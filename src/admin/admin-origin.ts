@@ -22,9 +22,16 @@ export function isLoopbackName(name: string): boolean {
  * a loopback address. Clients that are not browsers send no Origin and name the listener as they
  * reached it.
  */
-export function refuseCrossSite(host: string | undefined, origin: string | undefined, loopback: boolean): string | undefined {
+export function refuseCrossSite(host: string | undefined, origin: string | undefined, loopback: boolean, fetchSite?: string): string | undefined {
   if (loopback && (host === undefined || !isLoopbackName(hostnameOf(host)))) {
     return `Host "${host ?? ''}" does not name this loopback listener (a page that rebound its name to this machine?)`;
+  }
+  // A browser sends no Origin with a GET another site's page makes (an <img>, a no-cors fetch, an
+  // EventSource): it cannot read the answer, but it could hold the console's event streams or load
+  // the API. Sec-Fetch-Site says where such a request comes from; "same-origin" and "none" (typed,
+  // bookmarked) are the console's own, and clients that are not browsers send none.
+  if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+    return `a request from another site (Sec-Fetch-Site: ${fetchSite.slice(0, 32)})`;
   }
   if (origin === undefined) return undefined;
   let from: URL;

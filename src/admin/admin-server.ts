@@ -113,7 +113,8 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
   });
   app.addHook('preClose', async () => events.close());
   app.addHook('onRequest', async (req, reply) => {
-    const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback);
+    const fetchSite = req.headers['sec-fetch-site'];
+    const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback, Array.isArray(fetchSite) ? fetchSite[0] : fetchSite);
     if (crossSite) {
       log.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });

@@ -53,4 +53,17 @@ describe('the admin API without admin auth, on loopback', () => {
       assert.equal(r.status, 403, `${origin}: ${r.body}`);
     }
   });
+
+  it('refuses GETs from another site, which carry no Origin (an <img>, a no-cors fetch, an EventSource holding a console stream)', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      for (const path of ['/events', '/sessions', '/']) {
+        const r = await send(new URL(path, base), 'GET', { host: base.host, 'sec-fetch-site': site });
+        assert.equal(r.status, 403, `${site} ${path}: ${r.body}`);
+      }
+    }
+    // The console itself (same-origin), an address typed into the browser (none), and clients that send none.
+    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}] as Array<Record<string, string>>) {
+      assert.equal((await send(new URL('/sessions', base), 'GET', { host: base.host, ...headers })).status, 200, JSON.stringify(headers));
+    }
+  });
 });
