@@ -2,16 +2,26 @@ import type { Config } from './schema.js';
 
 export const REDACTED = '[redacted]';
 
-/** A URL with its password (and any query, which may carry a key) replaced: the host stays readable. */
+/**
+ * A URL with its user information and any query (which may carry a key) replaced: the host stays
+ * readable. The user name goes too: a token is often given as one (https://TOKEN@host, or
+ * TOKEN:x-oauth-basic).
+ */
 function redactUrl(url: string): string {
   try {
     const u = new URL(url);
+    if (u.username) u.username = REDACTED;
     if (u.password) u.password = REDACTED;
     if (u.search) u.search = `?${REDACTED}`;
     return u.href;
   } catch {
     return REDACTED;
   }
+}
+
+/** An upstream's auth block: its endpoints' URLs (token, authorization, issuer, resource) as redactUrl shows them. */
+function redactUrls(o: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(o)) if (typeof v === 'string' && /(url|endpoint|server|resource)$/i.test(k)) o[k] = redactUrl(v);
 }
 
 const values = (o: Record<string, string>): Record<string, string> => Object.fromEntries(Object.keys(o).map((k) => [k, REDACTED]));
@@ -24,6 +34,8 @@ const values = (o: Record<string, string>): Record<string, string> => Object.fro
 export function redactConfig(config: Config): Config {
   const c = structuredClone(config) as Config;
   if (c.auth.hmacSecret !== undefined) c.auth.hmacSecret = REDACTED;
+  if (c.auth.jwksUrl !== undefined) c.auth.jwksUrl = redactUrl(c.auth.jwksUrl);
+  if (c.store.redis?.advertiseUrl !== undefined) c.store.redis.advertiseUrl = redactUrl(c.store.redis.advertiseUrl);
   if (c.admin.token !== undefined) c.admin.token = REDACTED;
   if (c.modern.requestStateKey !== undefined) c.modern.requestStateKey = REDACTED;
   c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
@@ -41,6 +53,7 @@ export function redactConfig(config: Config): Config {
   }
   for (const u of c.upstreams) {
     if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
+    if (u.auth) redactUrls(u.auth as unknown as Record<string, unknown>);
     if (u.transport === 'stdio') {
       u.env = values(u.env);
       continue;

@@ -198,7 +198,7 @@ describe('admin API', () => {
     const text = JSON.stringify(body);
     for (const [what, secret] of Object.entries({ ...SECRETS, admin: ADMIN_TOKEN })) assert.ok(!text.includes(secret), `${what} is shown`);
     assert.equal(body.upstreams[0].env.API_KEY, '[redacted]');
-    assert.equal(body.upstreams[1].url, 'https://user:%5Bredacted%5D@remote.test/mcp');
+    assert.equal(body.upstreams[1].url, 'https://%5Bredacted%5D:%5Bredacted%5D@remote.test/mcp');
     assert.equal(body.endpoints[0].path, '/mcp', 'the rest is shown as it is');
   });
 

@@ -66,4 +66,20 @@ describe('admin config', () => {
     for (const secret of ['url-s3cret', 'query-s3cret', 'header-s3cret']) assert.ok(!shown.includes(secret), secret);
     assert.match(shown, /embed\.example/);
   });
+
+  it('redaction: credentials given as a URL user name or query are hidden in every URL the config holds', () => {
+    const auth = { type: 'client-credentials', tokenUrl: 'https://idp.example/token?key=token-s3cret', clientId: 'c', clientSecret: 'x' };
+    const c = parseConfig(
+      minimal({}, {
+        auth: { jwksUrl: 'https://jwks-s3cret@idp.example/jwks?sig=jwks-query-s3cret' },
+        upstreams: [{ name: 'u', transport: 'streamable-http', url: 'https://gh-s3cret:x-oauth-basic@api.example/mcp', auth }],
+      }),
+      'test',
+      {},
+      '/tmp',
+    );
+    const shown = JSON.stringify(redactConfig(c));
+    for (const secret of ['jwks-s3cret', 'jwks-query-s3cret', 'gh-s3cret', 'token-s3cret']) assert.ok(!shown.includes(secret), secret);
+    for (const host of ['idp.example', 'api.example']) assert.match(shown, new RegExp(host.replace('.', '\\.')));
+  });
 });
