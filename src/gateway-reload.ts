@@ -154,6 +154,7 @@ export class ConfigReloader {
     const woken = [...g.pools.values()].filter((p) => used.has(p.name) && !usedBefore.has(p.name) && !diff.upstreams.changed.includes(p.name));
     try {
       await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));
+      refuseBroken(fresh.filter((p) => diff.upstreams.changed.includes(p.name) && used.has(p.name)), g.pools);
     } catch (err) {
       await Promise.all(fresh.map((p) => p.close().catch(() => {}))); // never listed: nothing else would stop them
       throw err;
@@ -252,6 +253,20 @@ export class ConfigReloader {
 function summary(c: NonNullable<ReloadReport['changes']>): Record<string, unknown> {
   const moved = (n: NamedChanges) => ({ added: n.added, removed: n.removed, changed: n.changed });
   return { upstreams: moved(c.upstreams), endpoints: moved(c.endpoints), tenants: moved(c.tenants), auth: c.auth };
+}
+
+/**
+ * A changed (or restarted) upstream whose fresh pool did not come up while the pool in force serves:
+ * swapping it in would turn a working upstream into a broken one (a typo in a command, a wrong URL or
+ * credential), so the reload fails and changes nothing, and says why. Only a pool with readiness of its
+ * own (shared instances) can tell; a new upstream that does not start breaks nothing that worked.
+ */
+function refuseBroken(fresh: readonly UpstreamPool[], inForce: ReadonlyMap<string, UpstreamPool>): void {
+  for (const p of fresh) {
+    if (p.ready || !inForce.get(p.name)?.ready) continue;
+    const why = [...p.instances].map((i) => i.lastFailure).find((f) => f !== undefined) ?? 'no instance became ready';
+    throw new Error(`upstream "${p.name}": its new configuration did not start (${why}); the one in force keeps serving`);
+  }
 }
 
 /** The config a reader of the file would get, for callers that already hold one (tests, restarts). */
