@@ -174,6 +174,12 @@ export class ModernSession implements UpstreamCaller {
     modernRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq)));
   }
 
+  /** The capabilities the attempt now waiting declared (each 2026-07-28 request declares its own). */
+  capabilitiesFor(related: RequestId | undefined): Record<string, unknown> | undefined {
+    const exchange = this.#exchangeFor(related);
+    return (exchange?.current ?? exchange?.first)?.capabilities;
+  }
+
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     const exchange = this.#exchangeFor(related);

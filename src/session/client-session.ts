@@ -16,7 +16,8 @@ import type { SessionRecord } from './session-store.js';
 import { negotiateVersion } from './protocol-versions.js';
 import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
-import { clientCapabilityNeeds, methodSpec } from '../jsonrpc/methods.js';
+import { methodSpec } from '../jsonrpc/methods.js';
+import { undeliverable } from './client-capability-check.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
@@ -24,9 +25,6 @@ import { ToolWorkingSet } from './tool-working-set.js';
 
 export type { SessionState };
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
-
-/** Which client capability a server→client request needs. */
-const NEEDS: Record<string, string> = clientCapabilityNeeds();
 
 export interface ClientSessionOptions {
   id: string;
@@ -334,13 +332,14 @@ export class ClientSession {
 
   // ---- UpstreamCaller: messages upstreams start, delivered to this client ----
 
+  capabilitiesFor(): Record<string, unknown> {
+    return this.clientCapabilities;
+  }
+
   clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
-    const need = NEEDS[method];
-    if (need && !this.clientCapabilities[need]) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the "${need}" capability, so "${method}" cannot be delivered`));
-    if (method === 'elicitation/create' && (params as any)?.mode === 'url' && !this.clientCapabilities.elicitation?.url) {
-      return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, 'the client did not declare URL-mode elicitation'));
-    }
+    const why = undeliverable(this.clientCapabilities, method, params);
+    if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
     return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#host.spans?.get(relatedRequestId)), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
   }
 

@@ -10,6 +10,31 @@ type Result = Record<string, unknown>;
 const MAX_ROUNDS = 16;
 export const MODERN_VERSION = '2026-07-28';
 
+/**
+ * The capabilities a 2026-07-28 upstream is told for a request: those the gateway relays (`gateway`) that
+ * the client behind it declared too. An upstream that adapts to them (skips a question, falls back) then
+ * asks nothing the gateway would have to refuse for the client. A bare `elicitation: {}` is form mode.
+ * No client (a health check, the gateway's own listen): the gateway's own.
+ */
+export function relayedCapabilities(gateway: Record<string, unknown>, client: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!client) return gateway;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(gateway)) {
+    const declared = client[k];
+    if (declared === null || typeof declared !== 'object') continue;
+    if (k !== 'elicitation') {
+      out[k] = v;
+      continue;
+    }
+    const modes = declared as Record<string, unknown>;
+    const elicitation: Record<string, unknown> = {};
+    if ('form' in modes || !('url' in modes)) elicitation.form = {};
+    if ('url' in modes) elicitation.url = {};
+    out.elicitation = elicitation;
+  }
+  return out;
+}
+
 /** What the gateway declares to a 2026-07-28 upstream on every request: its version, identity and capabilities. */
 export function withModernMeta(params: Params, capabilities: Record<string, unknown>): Record<string, unknown> {
   const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
@@ -44,8 +69,10 @@ export interface RoundOptions {
  * next round of a modern client's exchange), and the call is sent again with the answers and the
  * upstream's requestState exactly as it sent it.
  */
-export async function callWithRounds(send: (params: Record<string, unknown>) => Promise<Result>, params: Params, capabilities: Record<string, unknown>, o: RoundOptions): Promise<Result> {
-  let out = withModernMeta(params, capabilities);
+export async function callWithRounds(send: (params: Record<string, unknown>) => Promise<Result>, params: Params, gateway: Record<string, unknown>, o: RoundOptions): Promise<Result> {
+  // Asked again each round: a 2026-07-28 client's retry declares its capabilities anew.
+  const capabilities = () => relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId));
+  let out = withModernMeta(params, capabilities());
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await send(out);
     if (result.resultType !== 'input_required') return legacyResult(result);
@@ -59,7 +86,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
       if (typeof ask?.method !== 'string') continue;
       answers[key] = await o.caller!.clientRequest(ask.method, (ask.params ?? undefined) as Params, o.callerRequestId, o.signal ?? new Cancellation());
     }
-    out = { ...withModernMeta(params, capabilities), inputResponses: answers };
+    out = { ...withModernMeta(params, capabilities()), inputResponses: answers };
     if (typeof result.requestState === 'string') out.requestState = result.requestState;
   }
   throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input more than ${MAX_ROUNDS} times in one call`, { upstream: o.upstream });

@@ -20,6 +20,12 @@ export interface UpstreamCaller {
     relatedRequestId: RequestId | undefined,
     signal: Cancellation,
   ): Promise<Record<string, unknown>>;
+  /**
+   * What the client behind a request declared it can answer (its capabilities: for a session those of its
+   * initialize, for a 2026-07-28 request those of the attempt now waiting). A 2026-07-28 upstream is told
+   * these with each request, as far as the gateway relays them, so that it asks only what will be answered.
+   */
+  capabilitiesFor?(relatedRequestId: RequestId | undefined): Record<string, unknown> | undefined;
   /** A server→client notification for this session only. */
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;
 }

@@ -6,6 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startModernServer } from '../helpers/modern-server.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
@@ -54,6 +56,27 @@ for (const sharing of ['shared', 'per-session'] as const) {
         }
       });
     }
+
+    it('tells the upstream what the client behind the call declared: one that declared nothing is asked nothing', async () => {
+      const bare = new Client({ name: 'bare', version: '1.0.0' }, { capabilities: {} });
+      await bare.connect(new StreamableHTTPClientTransport(gw.url()));
+      try {
+        const r = await bare.callTool({ name: 'test_input_required_result_capabilities', arguments: {} });
+        assert.equal(textOf(r), 'No supported capabilities declared');
+      } finally {
+        await bare.close();
+      }
+      // A 2026-07-28 request declares its own, request by request.
+      const m = await modernPost(gw, 77, 'tools/call', { name: 'test_input_required_result_capabilities', arguments: {} }, {});
+      assert.equal(m.result?.content?.[0]?.text, 'No supported capabilities declared', JSON.stringify(m));
+      // The SDK helper's client declares sampling and form elicitation, and answers both.
+      const full = await connectClient(gw, 'streamable-http');
+      try {
+        assert.equal(textOf(await full.callTool({ name: 'test_input_required_result_capabilities', arguments: {} })), 'capabilities-ok: received elicit_input,sample_input');
+      } finally {
+        await full.close();
+      }
+    });
 
     it('mirrors x-mcp-header arguments into Mcp-Param-* for the upstream (which checks them), non-ASCII included', async () => {
       const client = await connectClient(gw, 'streamable-http');
