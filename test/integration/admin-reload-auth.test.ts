@@ -5,13 +5,9 @@
 // was valid, and applied: the running listener on 0.0.0.0 kept listening with no authentication at all
 // (end sessions, approve tools, read the config, from any machine). Real gateway from a real file.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildApp, type App } from '../../src/app.js';
-import { checkConfigFile } from '../../src/config-check.js';
-import { createLogger } from '../../src/observability/logger.js';
+import type { App } from '../../src/app.js';
+import { fileGateway, type FileGateway } from '../helpers/file-gateway.js';
 import { FIXTURE } from '../helpers/gateway.js';
 
 const TOKEN = 'admin-token-for-reload-tests-0123456789-abc';
@@ -28,24 +24,19 @@ function doc(admin: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe('a reload that drops the admin token while the listener stays off loopback', () => {
-  let dir: string;
-  let file: string;
+  let fg: FileGateway;
   let app: App;
   /** The admin listener as reached from this machine (it listens on every address). */
   let admin: URL;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-admin-reload-'));
-    file = join(dir, 'switchboard.json');
-    writeFileSync(file, JSON.stringify(doc({ enabled: true, host: '0.0.0.0', port: 0, token: TOKEN })));
-    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    await app.listen();
+    fg = await fileGateway('swb-admin-reload-', doc({ enabled: true, host: '0.0.0.0', port: 0, token: TOKEN }));
+    app = fg.app;
     admin = new URL(app.adminUrl!);
     admin.hostname = '127.0.0.1';
   });
   after(async () => {
-    await app?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await fg?.close();
   });
 
   const get = async (token: string | null) => (await fetch(new URL('/sessions', admin), { headers: token ? { authorization: `Bearer ${token}` } : {} })).status;
@@ -56,7 +47,7 @@ describe('a reload that drops the admin token while the listener stays off loopb
   ] as const) {
     it(`keeps asking for the token when the new file has the admin API ${what} and no token`, async () => {
       assert.equal(await get(null), 401, 'before the reload');
-      writeFileSync(file, JSON.stringify(doc({ ...next, port: 0 })));
+      fg.write(doc({ ...next, port: 0 }));
       try {
         const { report } = await app.reload('test');
         assert.notEqual(report.result, 'invalid', report.problems.join('; '));
@@ -65,7 +56,7 @@ describe('a reload that drops the admin token while the listener stays off loopb
         assert.ok(report.restartRequired.some((r) => r.startsWith('admin.token')), `the token kept is said: ${report.restartRequired.join('; ')}`);
       } finally {
         // Back to the file it started from, for the next case.
-        writeFileSync(file, JSON.stringify(doc({ enabled: true, host: '0.0.0.0', port: 0, token: TOKEN })));
+        fg.write(doc({ enabled: true, host: '0.0.0.0', port: 0, token: TOKEN }));
         await app.reload('test');
       }
     });

@@ -17,6 +17,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { alive } from '../helpers/processes.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { fileGateway } from '../helpers/file-gateway.js';
 import { ISSUER, makeKey } from '../helpers/tokens.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
@@ -52,18 +53,6 @@ async function counter(app: App, result: string): Promise<number> {
 }
 
 const pidOf = (text: string) => Number(text.split(' ')[1]);
-
-/** A gateway started from a config file in a folder of its own, as `serve` starts one (so that it can reload it). */
-async function fileGateway(prefix: string, doc: Doc): Promise<{ app: App; gw: RunningGateway; write: (d: Doc) => void; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const file = join(dir, 'switchboard.yaml');
-  const write = (d: Doc) => writeFileSync(file, JSON.stringify(d, null, 2));
-  write(doc);
-  const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-  const base = (await app.listen()).replace('localhost', '127.0.0.1');
-  const gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
-  return { app, gw, write, close: async () => (await app.close(), rmSync(dir, { recursive: true, force: true })) };
-}
 
 describe('config reload', () => {
   let app: App;

@@ -2,14 +2,11 @@
 // does not start fails and changes nothing: the pool in force keeps serving, the config in force stays,
 // and the answer says which upstream and why (found by a review: it was applied, an outage).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { buildApp, type App } from '../../src/app.js';
-import { checkConfigFile } from '../../src/config-check.js';
-import { createLogger } from '../../src/observability/logger.js';
+import type { App } from '../../src/app.js';
+import { fileGateway, type FileGateway } from '../helpers/file-gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
@@ -26,29 +23,24 @@ const doc = (u: Record<string, unknown>) => ({
 });
 
 describe('a reload to an upstream that does not start', () => {
-  let dir: string;
-  let file: string;
+  let fg: FileGateway;
   let app: App;
   let client: Client;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-broken-'));
-    file = join(dir, 'switchboard.yaml');
-    writeFileSync(file, JSON.stringify(doc(upstream('v1'))));
-    app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    const base = (await app.listen()).replace('localhost', '127.0.0.1');
-    client = await connectClient({ app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() }, 'streamable-http');
+    fg = await fileGateway('swb-broken-', doc(upstream('v1')));
+    app = fg.app;
+    client = await connectClient(fg.gw, 'streamable-http');
   });
   after(async () => {
     await client?.close().catch(() => {});
-    await app?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await fg?.close();
   });
 
   it('fails, names the upstream and its error, and the working pool keeps serving', async () => {
     const v1 = textOf(await client.callTool({ name: 'label', arguments: {} }));
     const pool = app.gateway.pools.get('u')!;
     const config = app.gateway.config;
-    writeFileSync(file, JSON.stringify(doc(upstream('v2', [join(dir, 'no-such-server.mjs')]))));
+    fg.write(doc(upstream('v2', [join(fg.file, '..', 'no-such-server.mjs')])));
     const { report } = await app.reload('test');
     assert.equal(report.result, 'failed', JSON.stringify(report));
     assert.match(report.problems.join('\n'), /upstream "u": its new configuration did not start/);
@@ -58,7 +50,7 @@ describe('a reload to an upstream that does not start', () => {
   });
 
   it('the file fixed, the next reload applies it', async () => {
-    writeFileSync(file, JSON.stringify(doc(upstream('v2'))));
+    fg.write(doc(upstream('v2')));
     const { report } = await app.reload('test');
     assert.equal(report.result, 'applied', JSON.stringify(report));
     await until('the new upstream answers', async () => /^v2 /.test(textOf(await client.callTool({ name: 'label', arguments: {} }))));
