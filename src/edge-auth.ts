@@ -50,6 +50,11 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     gateway.subjectTokens.remember(p, input.authorization[0]);
     return p;
   };
+  const counted = (wait: number | Promise<number>): number | Promise<number> => {
+    if (wait instanceof Promise) return wait.then(counted);
+    if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
+    return wait;
+  };
   return {
     prepare: (next) => {
       const built = authenticatorFor(next, metrics);
@@ -70,14 +75,8 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: (principal) => {
-      const counted = (wait: number) => {
-        if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
-        return wait;
-      };
-      const wait = gateway.policy.admit(principal);
-      return wait instanceof Promise ? wait.then(counted) : counted(wait);
-    },
+    admit: (principal) => counted(gateway.policy.admit(principal)),
+    admitRest: (principal, requests) => counted(gateway.policy.admitRest(principal, requests)),
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
     onFailure: (reason) => {
       metrics.authFailures.inc({ reason });

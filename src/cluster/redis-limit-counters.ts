@@ -9,12 +9,13 @@ local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local count = tonumber(ARGV[3]) or 1
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or t
 tokens = math.min(burst, tokens + (t - at) / 1000 * rate)
 local wait = 0
-if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
+if tokens >= count then tokens = tokens - count else wait = math.ceil((count - tokens) / rate * 1000) end
 redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', t)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return wait`);
@@ -68,9 +69,9 @@ export class RedisLimitCounters implements LimitCounters {
     return n;
   }
 
-  async take(key: string, ratePerSec: number, burst: number): Promise<number> {
+  async take(key: string, ratePerSec: number, burst: number, count = 1): Promise<number> {
     try {
-      return Number(await TAKE.run(this.#redis, [`${this.#prefix}lim:${key}`], [ratePerSec, burst]));
+      return Number(await TAKE.run(this.#redis, [`${this.#prefix}lim:${key}`], [ratePerSec, burst, count]));
     } catch {
       return 0; // Redis down: do not turn a store outage into a client-visible rate limit
     }

@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { ClientSession } from '../session/index.js';
-import { insufficientScope, type EdgeAuth } from './authorize-request.js';
+import { insufficientScope, rateRefusal, type EdgeAuth } from './authorize-request.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -27,8 +27,11 @@ export function readClientMessages(req: EdgeRequest, maxDepth: number | undefine
   }
 }
 
-/** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */
-export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
+/**
+ * The session's rules for a POST's messages; a refused scope is also recorded by the session's guard.
+ * A promise only for a batch of several requests (its rate), never for a single message.
+ */
+export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined | Promise<Refusal | undefined> {
   if (read.batch && session.protocolVersion !== '2025-03-26') {
     const version = session.protocolVersion ?? '(not initialized)';
     const first = read.messages.find(isRequest);
@@ -42,7 +45,24 @@ export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, s
       return { ...insufficientScope(auth, req, path, missing), id: m.id };
     }
   }
-  return undefined;
+  return read.batch ? batchRate(auth, session, read.messages) : undefined;
+}
+
+/**
+ * A batch's requests count against the tenant's rate one by one: the front door took one token for the
+ * POST before its body was read, the rest are taken here (all or none), so a batch is no way around
+ * requestsPerSecond.
+ */
+function batchRate(auth: EdgeAuth, session: ClientSession, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
+  let requests = 0;
+  for (const m of messages) if (isRequest(m)) requests++;
+  const principal = session.principal;
+  const refusal = (wait: number) => {
+    const r = rateRefusal(principal, wait, requests);
+    return r && { ...r, id: messages.find(isRequest)?.id ?? null };
+  };
+  const wait = auth.admitRest(principal, requests);
+  return wait instanceof Promise ? wait.then(refusal) : refusal(wait);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface EdgeAuth {
   forbidden(principal: Principal, path: string): string | undefined;
   /** 0, or milliseconds until the tenant's rate limit lets a request through. */
   admit(principal: Principal): number | Promise<number>;
+  /** The same for the rest of a batch of `requests` (admit counted the first); Infinity: more than the burst. */
+  admitRest(principal: Principal, requests: number): number | Promise<number>;
   /** The RFC 9728 metadata URL for an endpoint, as this request's client reaches the gateway. */
   metadataUrl(path: string, req: EdgeRequest): string;
   /** Seen on each refusal, for metrics and logs. */
@@ -88,9 +90,19 @@ function admitted(auth: EdgeAuth, principal: Principal, path: string): Principal
 }
 
 function rated(principal: Principal, waitMs: number): Principal | Refusal {
-  if (waitMs <= 0) return principal;
+  return rateRefusal(principal, waitMs) ?? principal;
+}
+
+/** The 429 for a request (or a batch of `requests`) the tenant's rate does not let through now; undefined: it does. */
+export function rateRefusal(principal: Principal, waitMs: number, requests = 1): Refusal | undefined {
+  if (waitMs <= 0) return undefined;
+  if (waitMs === Infinity) {
+    const message = `Too Many Requests: a batch of ${requests} requests is more than tenant "${principal.tenant}" may send at once (its burst); send them in smaller batches`;
+    return { status: 429, message, code: ErrorCode.ServerError, headers: {} };
+  }
   const s = Math.ceil(waitMs / 1000);
-  return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
+  const what = requests > 1 ? `; a batch of ${requests} requests counts as ${requests}` : '';
+  return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate${what}; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
 }
 
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */

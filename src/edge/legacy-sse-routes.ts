@@ -71,7 +71,9 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
   session.guard.refresh(principal);
   const read = readClientMessages(req, ctx.maxJsonDepth);
   if (isRefusal(read)) return sendRefusal(reply, read);
-  const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
+  const admitted = admitToSession(ctx.auth, req, router.config.path, session, read);
+  // A promise only for a batch: a single message's path stays synchronous.
+  const refused = admitted instanceof Promise ? await admitted : admitted;
   if (refused) return sendRefusal(reply, refused);
   // Written raw: one 202 per message is this transport's hot path, and Fastify's reply costs more than it.
   // With its length given it goes out in one buffer, not chunked (size line, text, terminating chunk).

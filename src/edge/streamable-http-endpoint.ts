@@ -75,7 +75,9 @@ export class StreamableHttpEndpoint {
     }
     const session = await this.#locator.find(req, reply, principal, first?.id ?? null);
     if (!session) return reply;
-    const refused = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
+    const admitted = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
+    // A promise only for a batch: a single message's path stays synchronous.
+    const refused = admitted instanceof Promise ? await admitted : admitted;
     if (refused) return sendRefusal(reply, refused);
     const transport = this.#sessions.transportOf(session);
     const ids: RequestId[] = [];

@@ -3,8 +3,11 @@
  * so limits hold across replicas.
  */
 export interface LimitCounters {
-  /** Takes one token from the tenant's bucket; returns 0, or how long until one is available (ms). */
-  take(key: string, ratePerSec: number, burst: number): number | Promise<number>;
+  /**
+   * Takes `count` tokens (default one) from the tenant's bucket, all or none; returns 0, or how long
+   * until that many are available (ms).
+   */
+  take(key: string, ratePerSec: number, burst: number, count?: number): number | Promise<number>;
   /** Increments a gauge unless it is at max; true when incremented. */
   acquire(key: string, max: number): boolean | Promise<boolean>;
   release(key: string): void;
@@ -14,17 +17,17 @@ export class MemoryLimitCounters implements LimitCounters {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #gauges = new Map<string, number>();
 
-  take(key: string, ratePerSec: number, burst: number): number {
+  take(key: string, ratePerSec: number, burst: number, count = 1): number {
     const now = Date.now();
     const b = this.#buckets.get(key) ?? { tokens: burst, at: now };
     b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * ratePerSec);
     b.at = now;
     this.#buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= count) {
+      b.tokens -= count;
       return 0;
     }
-    return Math.ceil(((1 - b.tokens) / ratePerSec) * 1000);
+    return Math.ceil(((count - b.tokens) / ratePerSec) * 1000);
   }
 
   acquire(key: string, max: number): boolean {

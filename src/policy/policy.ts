@@ -44,9 +44,23 @@ export class Policy {
 
   /** Request-rate limit, checked before a request is parsed: 0, or milliseconds to wait. */
   admit(principal: Principal): number | Promise<number> {
+    return this.#take(principal, 1);
+  }
+
+  /**
+   * The rest of a 2025-03-26 batch of `requests` JSON-RPC requests, whose first one `admit` counted
+   * before the body was read: each request is one against the rate, taken all or none. A batch of
+   * more requests than the burst can never be covered: Infinity.
+   */
+  admitRest(principal: Principal, requests: number): number | Promise<number> {
+    return requests <= 1 ? 0 : this.#take(principal, requests - 1, requests);
+  }
+
+  #take(principal: Principal, tokens: number, whole = tokens): number | Promise<number> {
     const t = this.tenant(principal);
     const rps = t?.config.limits.requestsPerSecond;
     if (!t || rps === undefined) return 0;
-    return this.counters.take(`rate:${t.name}`, rps, t.config.limits.burst ?? Math.max(1, Math.ceil(rps)));
+    const burst = t.config.limits.burst ?? Math.max(1, Math.ceil(rps));
+    return whole > burst ? Infinity : this.counters.take(`rate:${t.name}`, rps, burst, tokens);
   }
 }

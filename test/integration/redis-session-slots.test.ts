@@ -74,6 +74,17 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
     assert.ok(wait > 400 && wait <= 500, `waits ${wait} ms for a token at 2/s`);
   });
 
+  it('several tokens are taken at once, all or none (the rest of a batch)', async () => {
+    const counters = new RedisLimitCounters(client, PREFIX, 'r1');
+    // At 0.01/s nothing refills while the test runs: a bucket of 5.
+    assert.equal(await counters.take('rate:batch', 0.01, 5, 3), 0);
+    const wait = await counters.take('rate:batch', 0.01, 5, 3);
+    assert.ok(wait > 99_000 && wait <= 100_000, `waits ${wait} ms for the third token at 0.01/s`);
+    // The refused take took nothing: two tokens are still there.
+    assert.equal(await counters.take('rate:batch', 0.01, 5, 2), 0);
+    assert.ok((await counters.take('rate:batch', 0.01, 5)) > 0, 'the bucket is empty');
+  });
+
   it('the per-request script is run by its SHA, and sent in full again after the server lost it (SCRIPT FLUSH)', async () => {
     const counters = new RedisLimitCounters(client, PREFIX, 'r1');
     const calls = async (cmd: string) => Number(new RegExp(`^cmdstat_${cmd}:calls=(\\d+)`, 'm').exec(String(await client.info('commandstats')))?.[1] ?? 0);

@@ -1,0 +1,83 @@
+// A tenant's requestsPerSecond counts JSON-RPC requests, not HTTP requests: a 2025-03-26 batch of N
+// requests takes N tokens from the tenant's bucket, so a batch is no way around the limit. Before,
+// the front door took one token per POST and a batch of any size rode on it. A real gateway on a real
+// port in front of the catalogue stdio server; auth off, so the caller is tenant "anonymous", whose
+// limits these are. The bucket refills at one token per 100 s: nothing refills while the test runs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { initializeBody, post, type Json } from '../helpers/http-edge.js';
+
+const catalogue = { name: 'cat', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const, sharing: 'shared' as const };
+
+const BURST = 8;
+
+/** A batch of `n` tools/list requests, ids prefixed by `tag`. */
+function batch(tag: string, n: number): Json[] {
+  return Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `${tag}-${i}`, method: 'tools/list' }));
+}
+
+/** The JSON-RPC messages of a JSON or SSE answer. */
+async function messagesOf(res: Response): Promise<Json[]> {
+  const text = await res.text();
+  if ((res.headers.get('content-type') ?? '').startsWith('application/json')) {
+    const doc = JSON.parse(text) as Json | Json[];
+    return Array.isArray(doc) ? doc : [doc];
+  }
+  return text
+    .split(/\n\n/)
+    .map((block) => block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.replace(/^data: ?/, '')).join('\n'))
+    .filter((data) => data.startsWith('{'))
+    .map((data) => JSON.parse(data) as Json);
+}
+
+describe('requestsPerSecond and 2025-03-26 batches', { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  let sid: string;
+
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [catalogue],
+      endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: BURST } }],
+    });
+    // Two tokens: initialize and notifications/initialized (six are left).
+    const init = await post(gw, initializeBody('2025-03-26'));
+    assert.equal(init.status, 200, await init.text());
+    sid = init.headers.get('mcp-session-id')!;
+    assert.equal((await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  it('a batch of more requests than the burst is refused whatever is left in the bucket', async () => {
+    const refused = await post(gw, batch('c', BURST + 4), { sid });
+    assert.equal(refused.status, 429, `a batch of ${BURST + 4}: HTTP ${refused.status}`);
+    const body = (await refused.json()) as Json;
+    assert.match(String(body.error?.message), new RegExp(`a batch of ${BURST + 4} requests is more than tenant "anonymous" may send at once \\(its burst\\); send them in smaller batches`));
+    assert.equal(body.id, 'c-0');
+    assert.equal(refused.headers.get('retry-after'), null, 'no wait would let it through');
+  });
+
+  it('a batch takes one token per request: one the bucket covers is served, the next one is refused with 429', async () => {
+    // Five tokens are left (the refused batch's POST took one): a batch of three is served.
+    const served = await post(gw, batch('a', 3), { sid });
+    assert.equal(served.status, 200);
+    const answers = await messagesOf(served);
+    assert.deepEqual(answers.map((m) => m.id).sort(), ['a-0', 'a-1', 'a-2']);
+    assert.ok(answers.every((m) => Array.isArray(m.result?.tools)), JSON.stringify(answers));
+
+    // Two are left: a batch of three is over the tenant's rate, and refused whole.
+    const refused = await post(gw, batch('b', 3), { sid });
+    assert.equal(refused.status, 429, `a batch of 3 with 2 tokens left: HTTP ${refused.status} ${await refused.clone().text()}`);
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/, 'Retry-After in whole seconds');
+    const body = (await refused.json()) as Json;
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, 'b-0');
+    assert.match(String(body.error?.message), /Too Many Requests: tenant "anonymous" is over its request rate; a batch of 3 requests counts as 3/);
+    // Its POST took one token, its rest none: one request more is served.
+    const single = await post(gw, { jsonrpc: '2.0', id: 'd', method: 'tools/list' }, { sid });
+    assert.equal(single.status, 200, await single.clone().text());
+  });
+});
