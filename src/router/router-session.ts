@@ -17,6 +17,7 @@ import type { ToolBlock, ToolGate } from './tool-gate.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities } from './capabilities.js';
+import { resourceNotFound } from './resource-not-found.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -311,7 +312,8 @@ export class RouterSession {
   async #byUri(method: string, params: Params, ctx: RouteContext): Promise<Result> {
     const pool = (await this.#ownerOf(params?.uri, ctx)) ?? undefined;
     if (!pool) throw notFound('resource', String(params?.uri));
-    return this.#forward(pool, method, params, ctx);
+    // The upstream's "not found" in the gateway's words: a denied URI reads exactly like it.
+    return this.#forward(pool, method, params, ctx).catch((err: unknown) => Promise.reject(resourceNotFound(err, String(params?.uri)) ?? err));
   }
 
   /**
