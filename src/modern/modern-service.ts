@@ -171,12 +171,8 @@ export class ModernService {
   }
 
   #discover(session: ModernSession, call: ModernCall): JsonRpcResponse {
-    const caps = { ...session.capabilities() };
     // What the caller's tenant may see: a kind its rules allow nothing of is not offered at all.
-    const tenant = session.guard.tenant;
-    if (!tenant.allowsAny('tool')) delete caps.tools;
-    if (!tenant.allowsAny('prompt')) delete caps.prompts;
-    if (!tenant.allowsAny('resource')) delete caps.resources;
+    const caps = session.guard.tenant.shownCapabilities(session.capabilities());
     const result: Record<string, unknown> = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: caps };
     const instructions = session.instructions();
     if (instructions) result.instructions = instructions;

@@ -70,6 +70,18 @@ export class TenantPolicy {
     return this.#rules[kind].allow.length > 0;
   }
 
+  /**
+   * The endpoint's server capabilities as this tenant is told them (initialize, server/discover): a
+   * kind of the catalogue its rules allow nothing of is not offered at all, in either era.
+   */
+  shownCapabilities(caps: Record<string, unknown>): Record<string, unknown> {
+    const hidden = (['tool', 'prompt', 'resource'] as const).filter((kind) => !this.allowsAny(kind) && caps[`${kind}s`] !== undefined);
+    if (hidden.length === 0) return caps;
+    const shown = { ...caps };
+    for (const kind of hidden) delete shown[`${kind}s`];
+    return shown;
+  }
+
   /** Whether any allow rule needs scopes (else no request can ever need a step-up). */
   get hasScopedRules(): boolean {
     return this.#scoped;

@@ -167,7 +167,7 @@ export class ClientSession {
     this.activity.touch();
     const result: Record<string, unknown> = {
       protocolVersion: this.protocolVersion,
-      capabilities: this.#router.capabilities(),
+      capabilities: this.guard.tenant.shownCapabilities(this.#router.capabilities()),
       serverInfo: SERVER_INFO,
     };
     const instructions = this.#router.instructions();
