@@ -58,7 +58,8 @@ export async function listen(session: ModernSession, sink: AttemptSink): Promise
   send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: tag({ notifications: filter }) });
   const onNote = (method: string, params: Record<string, unknown> | undefined) => {
     const flag = FLAG_OF[method];
-    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri))) send({ jsonrpc: '2.0', method, params: tag(params) });
+    // A URI the tenant may no longer read (a reload narrowed its rules) is no longer reported either.
+    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri)) && session.guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
   };
   const stop = () => {
     session.listeners.delete(onNote);

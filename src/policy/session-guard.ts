@@ -86,6 +86,16 @@ export class SessionGuard {
   }
 
   /**
+   * Whether the tenant may read `uri` now. A resource update is delivered only while it may: a
+   * subscription made under rules a reload has since narrowed stops telling the client about the URI.
+   */
+  mayRead(uri: unknown): boolean {
+    if (typeof uri !== 'string') return false;
+    const d = this.check('resources/read', { uri });
+    return d === undefined || d.allowed;
+  }
+
+  /**
    * The tenant's argument rules for a tools/call the decision allowed, checked before it is routed so
    * that a refused call never reaches the upstream.
    */

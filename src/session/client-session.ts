@@ -367,6 +367,7 @@ export class ClientSession {
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
+    if (method === 'notifications/resources/updated' && !this.guard.mayRead(params?.uri)) return;
     if (!this.#listChanged.offer(method, params)) this.#notify(method, params, relatedRequestId);
   }
 
