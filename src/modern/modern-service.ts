@@ -166,7 +166,9 @@ export class ModernService {
     const endpoint = session.endpoint;
     // Only a cacheable result says for whom (a tools/call, the common case, never asks).
     // A tenant with its own tool curation sees a list of its own.
-    const publicScope = call.spec.cacheable && session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant);
+    // And only what every caller is served from the same instances: one of a user (its own credentials),
+    // a tenant or a session answers for that caller alone, which an intermediary must not give to another.
+    const publicScope = call.spec.cacheable && session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant) && endpoint.pools.every((p) => p.config.sharing === 'shared');
     return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
   }
 
