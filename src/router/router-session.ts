@@ -88,7 +88,9 @@ export class RouterSession {
     if (!spec?.attributed) return undefined;
     if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
-      return splitPrefixed(String(params?.name))?.upstream;
+      // The prefix is the client's: only one the endpoint has is an upstream (a metrics label, the audit line's).
+      const prefix = splitPrefixed(String(params?.name))?.upstream;
+      return prefix !== undefined && this.#endpoint.pool(prefix) ? prefix : undefined;
     }
     if (spec.route === 'uri') {
       const pools = this.#pools('resources');
