@@ -28,13 +28,21 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const VISIBLE = /^[\x20-\x7e]{1,8192}$/;
 
 /**
- * The trace context a request carries in params._meta, mirrored into W3C headers for a remote
- * upstream whose HTTP layer traces (the span that injected it is the gateway's, see upstream-span.ts).
- * Well-formed values only: a value that would break a header is left out, never sent.
+ * Marks a params._meta whose trace fields the gateway wrote (upstream-span.ts). A symbol: it goes with
+ * the object's copies (spreads) and never onto the wire. Without it the fields are the client's own, which
+ * pass upstream in _meta as any other _meta field does, but are no headers of the gateway's request.
+ */
+export const GATEWAY_TRACE_CONTEXT: unique symbol = Symbol('switchboard.gatewayTraceContext');
+
+/**
+ * The trace context the gateway put in a request's params._meta, mirrored into W3C headers for a remote
+ * upstream whose HTTP layer traces. Only the gateway's (see GATEWAY_TRACE_CONTEXT), and well-formed
+ * values only: a value that would break a header is left out, never sent.
  */
 export function traceHeaders(message: unknown): Record<string, string> | undefined {
-  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-  const parent = meta?.traceparent;
+  const meta = (message as { params?: { _meta?: Record<string | symbol, unknown> } }).params?._meta;
+  if (meta?.[GATEWAY_TRACE_CONTEXT] !== true) return undefined;
+  const parent = meta.traceparent;
   if (typeof parent !== 'string' || !TRACEPARENT.test(parent)) return undefined;
   const h: Record<string, string> = { traceparent: parent };
   if (typeof meta!.tracestate === 'string' && VISIBLE.test(meta!.tracestate)) h.tracestate = meta!.tracestate;

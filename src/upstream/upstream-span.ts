@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { GATEWAY_TRACE_CONTEXT } from './http-headers.js';
 import { ATTR, mcpSpanName, requestAttributes, statusText } from '../observability/trace-attributes.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { SpanFailure, TraceAttributes, Tracing } from '../observability/tracing.js';
@@ -26,7 +27,7 @@ export function tracedRequest(tracing: Tracing, method: string, params: Params, 
   if (!span) return send(params);
   // The instance's own attributes are set as they are (the caller keeps them for every request), not merged into a copy.
   span.set(attributes);
-  const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
+  const meta: Record<string | symbol, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
   // The client's own trace fields go: the gateway's context replaces them whole. Injection writes only
   // the fields its context has, so a client's tracestate or baggage would otherwise go upstream beside
   // a traceparent of another trace (the client's one in _meta may have been invalid, or absent).
@@ -34,6 +35,8 @@ export function tracedRequest(tracing: Tracing, method: string, params: Params, 
   delete meta.tracestate;
   delete meta.baggage;
   span.inject(meta);
+  // What an HTTP transport may also send as headers: this context, not a client's (http-headers.ts).
+  meta[GATEWAY_TRACE_CONTEXT] = true;
   return span.run(() => send({ ...params, _meta: meta })).then(
     (result) => {
       span.end(result.isError === true ? { type: 'tool_error' } : undefined);
