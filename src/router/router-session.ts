@@ -30,6 +30,8 @@ export interface RouteContext {
   resultBytes?: number | undefined;
   /** The caller's check of the definitions it is shown or calls (hidden text); undefined: none. */
   screen?: DefinitionScreen | undefined;
+  /** Set when the called tool's definition was found: the name is a tool (a bounded metrics label). */
+  toolFound?: boolean | undefined;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -88,8 +90,7 @@ export class RouterSession {
     if (!spec?.attributed) return undefined;
     if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
-      // The prefix is the client's: only one the endpoint has is an upstream (a metrics label, the audit line's).
-      const prefix = splitPrefixed(String(params?.name))?.upstream;
+      const prefix = splitPrefixed(String(params?.name))?.upstream; // the client's: an upstream only if the endpoint has it
       return prefix !== undefined && this.#endpoint.pool(prefix) ? prefix : undefined;
     }
     if (spec.route === 'uri') {
@@ -285,6 +286,7 @@ export class RouterSession {
     const catalogue = await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts');
     const definition = catalogue.get(name);
     if (!definition) throw notFound(kind, String(params?.name));
+    ctx.toolFound = kind === 'tool';
     if (kind === 'tool') ctx.checkDefinition?.(definition);
     // Withheld for its hidden text: answered exactly as an unknown name (the audit says why).
     if (ctx.screen && ctx.screen.show(kind, pool.name, definition) === undefined) throw withheld(kind, String(params?.name), ctx.screen.rule);

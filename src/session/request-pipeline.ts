@@ -87,6 +87,8 @@ export interface RequestContext {
   confirmation?: ConfirmationOutcome | undefined;
   /** The request's span, while tracing is on (set by the trace stage): for what happens outside its async context. */
   span?: TraceSpan | undefined;
+  /** Whether the router found the called tool's definition (set by the route stage): its name may be a label. */
+  toolFound?: boolean | undefined;
   /** What the route threw, as thrown (stages read its type and code, never its message). */
   error?: unknown;
   response?: JsonRpcResponse;

@@ -11,10 +11,15 @@ function outcomeOf(ctx: RequestContext, withheld: string | undefined): Outcome {
   return ctx.result.isError === true ? 'tool_error' : 'ok';
 }
 
-/** The tool label: only names that exist become label values, so a client cannot mint new series. */
+/**
+ * The tool label: only names that exist become label values, so a client cannot mint new series. A name
+ * exists when the call got a result or the router found its definition; a call that failed before that
+ * (its upstream down or restarting, its tools not listed) cannot tell, and is "unknown".
+ */
 function toolLabel(ctx: RequestContext, error: unknown): string | undefined {
   if (ctx.decision?.kind !== 'tool') return undefined;
-  return error instanceof NotFoundError ? 'unknown' : ctx.decision.name;
+  if (error instanceof NotFoundError) return 'unknown';
+  return ctx.result !== undefined || ctx.toolFound === true ? ctx.decision.name : 'unknown';
 }
 
 /**

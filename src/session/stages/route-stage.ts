@@ -18,7 +18,7 @@ export const routeStage: Stage = async (ctx) => {
   const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
   const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => host.progress(params, req.id);
   let response: JsonRpcResponse;
-  const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen };
+  const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false };
   try {
     const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route));
     ctx.result = result;
@@ -32,6 +32,7 @@ export const routeStage: Stage = async (ctx) => {
     response = toJsonRpcError(shown, host.logger).toResponse(req.id);
   } finally {
     host.inflight.delete(req.id);
+    ctx.toolFound = route.toolFound;
   }
   ctx.response = response;
   if (!cancel.aborted) return response;

@@ -46,7 +46,7 @@ interface StubOptions {
   decide?: (kind: string, name: string) => Decision;
   violation?: { rule: string; tool: string };
   slot?: boolean;
-  route?: (method: string, params: Params, signal: Cancellation) => Promise<Record<string, unknown>>;
+  route?: (method: string, params: Params, signal: Cancellation, ctx: { toolFound?: boolean | undefined }) => Promise<Record<string, unknown>>;
   /** The tenant's confirmation rule that matches every tools/call (none by default). */
   confirm?: ConfirmRule;
   /** Whether the client declared form elicitation (default yes), and how it answers. */
@@ -75,9 +75,9 @@ function stub(o: StubOptions = {}): Stub {
     tenant: { name: 't', config: { limits: { concurrentRequests: 1 } }, confirmRules: o.confirm ? {} : undefined },
   } as unknown as SessionGuard;
   const router = {
-    request: (method: string, params: Params, ctx: { signal: Cancellation }) => {
+    request: (method: string, params: Params, ctx: { signal: Cancellation; toolFound?: boolean | undefined }) => {
       s.routed.push(method);
-      return (o.route ?? (async () => ({ ok: true })))(method, params, ctx.signal);
+      return (o.route ?? (async () => ({ ok: true })))(method, params, ctx.signal, ctx);
     },
     upstreamOf: (method: string) => (methodSpec(method)?.attributed ? 'up' : undefined),
     curation: { empty: true },
@@ -246,9 +246,16 @@ describe('route and observe stages', () => {
   });
 
   it('an upstream error that merely says "not found" keeps the tool\'s label', async () => {
-    const s = stub({ route: async () => Promise.reject(new GatewayError('SWB_UPSTREAM_PROTOCOL', 'thing not found')) });
+    // The router found the definition (the tool exists), then the upstream failed.
+    const s = stub({ route: async (_m, _p, _s, ctx) => ((ctx.toolFound = true), Promise.reject(new GatewayError('SWB_UPSTREAM_PROTOCOL', 'thing not found'))) });
     await run(s, 'tools/call', { name: 'real' });
     assert.equal(s.done[0]!.tool, 'real');
+  });
+
+  it('a call that failed before its definition was found (the upstream unreachable) is labelled "unknown"', async () => {
+    const s = stub({ route: async () => Promise.reject(new GatewayError('SWB_UPSTREAM_UNAVAILABLE', 'upstream "up" could not be reached')) });
+    await run(s, 'tools/call', { name: 'made-up-7f3' });
+    assert.equal(s.done[0]!.tool, 'unknown');
   });
 
   it('labels lists "all" upstreams and other methods "none"', async () => {
