@@ -1,9 +1,10 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { wellFormedMember } from './baggage-grammar.js';
 import type { Logger } from './logger.js';
 import { EncodedSpanProcessor } from './encoded-span-processor.js';
 import { OtlpTraceSerializer } from './otlp-trace-serializer.js';
@@ -69,6 +70,23 @@ function reporting(exporter: SpanExporter, logger: Logger): SpanExporter {
   };
 }
 
+/**
+ * W3C baggage with each member held to the specification's grammar (baggage-grammar.ts says what the
+ * official propagator lets through): a member that is not is left out, the others kept. Checked only
+ * when a request brings baggage.
+ */
+class CheckedBaggagePropagator extends W3CBaggagePropagator {
+  override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
+    const extracted = super.extract(context, carrier, getter);
+    const baggage = extracted === context ? undefined : propagation.getBaggage(extracted);
+    if (baggage === undefined) return extracted;
+    let kept = baggage;
+    for (const [key, entry] of baggage.getAllEntries()) if (!wellFormedMember(key, entry.metadata?.toString())) kept = kept.removeEntry(key);
+    if (kept === baggage) return extracted;
+    return kept.getAllEntries().length > 0 ? propagation.setBaggage(context, kept) : context;
+  }
+}
+
 const PROPAGATED = ['traceparent', 'tracestate', 'baggage'] as const;
 
 /** The trace fields of a params._meta, as strings only: anything else in it is the client's business. */
@@ -126,7 +144,7 @@ class OtelTracing implements Tracing {
   readonly #provider: TracerProvider;
   readonly #tracer: Tracer;
   readonly #contexts = new AsyncLocalStorageContextManager();
-  readonly #propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
+  readonly #propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new CheckedBaggagePropagator()] });
 
   constructor(provider: TracerProvider, tracer: Tracer, recordPrincipal: boolean) {
     this.recordPrincipal = recordPrincipal;

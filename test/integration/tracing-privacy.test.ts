@@ -65,6 +65,17 @@ describe('tracing: privacy and propagation', () => {
     await client.close();
   });
 
+  it("the upstream gets no baggage member the W3C grammar refuses: a client's member with control characters in its properties is left out", async () => {
+    const client = await connect(gw);
+    // Properties (after ";") were passed on as the client wrote them: NUL, CR and LF included. Keys and values are re-encoded.
+    const baggage = 'good=1;prop=x,evil=2;\u0000meta\r\nx-injected: 1,paren(key)=3,also=4;p1;p2=v';
+    const result = await client.callTool({ name: 'echo-trace', arguments: {}, _meta: { traceparent: traceparent(hex(16), hex(8)), baggage } });
+    const received = JSON.parse(textOf(result)) as { baggage?: string };
+    const members = (received.baggage ?? '').split(',').sort();
+    assert.deepEqual(members, ['also=4;p1;p2=v', 'good=1;prop=x'], `baggage ${JSON.stringify(received.baggage)} went upstream`);
+    await client.close();
+  });
+
   it('without recordPrincipal no span names the tenant: a concurrent-request refusal (README: tenant only with recordPrincipal)', async () => {
     const holder = await connect(gw);
     const hang = holder.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 60_000 }).catch(() => 'ended');
