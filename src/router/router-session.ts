@@ -93,11 +93,9 @@ export class RouterSession {
       const prefix = splitPrefixed(String(params?.name))?.upstream; // the client's: an upstream only if the endpoint has it
       return prefix !== undefined && this.#endpoint.pool(prefix) ? prefix : undefined;
     }
-    if (spec.route === 'uri') {
-      const pools = this.#pools('resources');
-      return pools.length === 1 ? pools[0]!.name : this.#endpoint.ownerOfUri(String(params?.uri));
-    }
-    return undefined;
+    if (spec.route !== 'uri') return undefined;
+    const pools = this.#pools('resources');
+    return pools.length === 1 ? pools[0]!.name : this.#endpoint.ownerOfUri(String(params?.uri));
   }
 
   /** URIs this session is subscribed to (for its record, so another replica can renew them). */
@@ -341,8 +339,7 @@ export class RouterSession {
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
     await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal });
-    // Closed while this was on its way: close() undid only the subscriptions it knew of, so this one is
-    // undone here (the upstream told when no one else holds it), not kept for a session that is gone.
+    // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
     if (this.#closed) await inst.unsubscribe(uri, this.caller);
     else this.#subscriptions.set(uri, inst);
     return {};
