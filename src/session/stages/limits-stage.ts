@@ -1,5 +1,5 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
-import type { Stage } from '../request-pipeline.js';
+import { elapsed, type Stage } from '../request-pipeline.js';
 
 /**
  * The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it.
@@ -17,6 +17,8 @@ async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): R
   if (slot !== true && !(await slot)) {
     host.observer.rateLimited('concurrent_requests');
     guard.refused(req.method, req.params, 'limits.concurrentRequests');
+    // A request refused is a request answered: counted with its outcome, as the policy stage counts a denial.
+    host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'rate_limited', seconds: elapsed(ctx), tool: req.method === 'tools/call' ? 'unknown' : undefined, era: host.era });
     const max = guard.tenant.config.limits.concurrentRequests;
     return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`), host.logger).toResponse(req.id);
   }

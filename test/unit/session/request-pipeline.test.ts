@@ -220,6 +220,7 @@ describe('limits stage', () => {
     assert.equal((errorOf(r)?.data as Record<string, unknown>).code, 'SWB_RATE_LIMITED');
     assert.deepEqual(s.limited, ['concurrent_requests']);
     assert.deepEqual(s.refused, ['limits.concurrentRequests']);
+    assert.deepEqual(s.done.map((d) => [d.method, d.outcome, d.upstream]), [['tools/list', 'rate_limited', 'none']], 'counted in the request metrics');
     assert.equal(s.released, 0);
   });
 });
