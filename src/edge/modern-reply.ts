@@ -9,6 +9,8 @@ import { endJson } from './replies.js';
 import { modernResponseBody } from '../modern/result-shape.js';
 
 const NO_HEADERS: Record<string, string> = {};
+/** A 503 (the store away, shutting down) is a passing state: it says when to try again, as the session era's do. */
+const RETRY_SOON: Record<string, string> = { 'retry-after': '5' };
 
 /**
  * The answer to one 2026-07-28 POST. It stays undecided until something must be said: the final
@@ -87,6 +89,6 @@ export class ModernReply implements AttemptSink, Held, HoldOwner {
       this.#sse.end(sseEvent(body.text));
       return;
     }
-    endJson(this.#res, status, NO_HEADERS, body.text, body.bytes);
+    endJson(this.#res, status, status === 503 ? RETRY_SOON : NO_HEADERS, body.text, body.bytes);
   }
 }

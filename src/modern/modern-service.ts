@@ -107,7 +107,9 @@ export class ModernService {
   }
 
   async #continue(session: ModernSession, principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
-    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), 400);
+    // A refused state is 400; a check that could not be made (the single-use store unreachable) keeps its
+    // own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
+    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
     let where: ReturnType<StateSeal['open']>;
     try {
       where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);
