@@ -19,7 +19,9 @@ const FLAG_OF: Record<string, keyof Filter> = {
 
 /** What of the requested filter the upstreams behind the endpoint can honour, and the tenant may see. */
 async function honoured(session: ModernSession, asked: Filter): Promise<Filter> {
-  const caps = session.capabilities() as Record<string, any>;
+  // What server/discover offers this tenant: a kind its rules allow nothing of is not honoured either
+  // (an acknowledged promptsListChanged would tell it what discover does not).
+  const caps = session.guard.tenant.shownCapabilities(session.capabilities()) as Record<string, any>;
   const out: Filter = {};
   if (asked.toolsListChanged && caps.tools) out.toolsListChanged = true;
   if (asked.promptsListChanged && caps.prompts) out.promptsListChanged = true;

@@ -1,0 +1,34 @@
+// subscriptions/listen honours only the list kinds the caller's tenant may see: server/discover leaves out
+// a kind the tenant's rules allow nothing of (TenantPolicy.shownCapabilities), and the listen stream's
+// acknowledgement (and the notifications that follow it) must not say otherwise.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { modernPost, openListen } from '../helpers/modern-http.js';
+
+describe('subscriptions/listen for a tenant whose rules allow no prompts', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      pinning: { mode: 'off' },
+      tenants: [{ name: 'anonymous', endpoints: ['*'], prompts: { allow: [] } }],
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('acknowledges tools and resources list changes, not prompts, as server/discover offers them', async () => {
+    const discover = await modernPost(gw.url(), 'server/discover', {});
+    assert.equal(discover.body.result.capabilities.prompts, undefined, 'discover offers no prompts');
+    const listen = await openListen(gw.url(), 'tenant-listen', { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    try {
+      assert.equal(listen.status, 200);
+      const ack = await listen.next();
+      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack.params.notifications, { toolsListChanged: true, resourcesListChanged: true }, JSON.stringify(ack.params));
+    } finally {
+      listen.close();
+    }
+  });
+});
