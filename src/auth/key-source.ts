@@ -1,7 +1,8 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JWK, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
+import { cooledKeySetFetch } from './key-set-fetch.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
@@ -37,7 +38,8 @@ export function keptTokenMaxAgeMs(cfg: AuthConfig): number {
 /**
  * The verification key for a token: HMAC only when explicitly enabled, then the static keys, then the
  * issuer's JWKS. jose refreshes the JWKS when a token names an unknown kid, at most once per cooldown,
- * so keys rotate without a restart.
+ * so keys rotate without a restart; a fetch that failed is not tried again within the cooldown either
+ * (cooledKeySetFetch).
  */
 export function keySource(cfg: AuthConfig): JWTVerifyGetKey {
   const staticKeys = cfg.keys.flatMap(readPublicJwks);
@@ -47,6 +49,7 @@ export function keySource(cfg: AuthConfig): JWTVerifyGetKey {
         cooldownDuration: cfg.jwksCooldownMs,
         cacheMaxAge: cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg),
         timeoutDuration: cfg.jwksTimeoutMs,
+        [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs),
       })
     : undefined;
   const hmac: KeyObject | undefined = cfg.allowHmac && cfg.hmacSecret ? createSecretKey(Buffer.from(cfg.hmacSecret, 'utf8')) : undefined;

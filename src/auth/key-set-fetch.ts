@@ -1,0 +1,42 @@
+import { errors, type FetchImplementation } from 'jose';
+
+/** A body that jose can take as a key set: JSON with a "keys" array. */
+function isKeySet(text: string): boolean {
+  try {
+    const doc = JSON.parse(text) as unknown;
+    return doc !== null && typeof doc === 'object' && Array.isArray((doc as { keys?: unknown }).keys);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fetch behind the issuer's remote key set (jose's customFetch). jose's cooldown counts from the last
+ * fetch that succeeded, so while the key set failed to load (the issuer answering 5xx or an HTML page,
+ * timing out, a wrong URL) every token naming an unknown kid, and before the first success every token
+ * at all, fetched it again: any client, with no valid token, could make the gateway hit the issuer once per
+ * request. After a failed fetch this one goes out again only once `cooldownMs` has passed; until then it
+ * fails at once (the client is answered 503 with Retry-After, as for the failed fetch).
+ */
+export function cooledKeySetFetch(cooldownMs: number, fetchImpl: FetchImplementation = fetch): FetchImplementation {
+  let failedAt = -Infinity;
+  const failed = (): void => void (failedAt = performance.now());
+  return async (url, options) => {
+    if (performance.now() - failedAt < cooldownMs) {
+      throw new errors.JOSEError('the JSON Web Key Set is not fetched again yet: its last fetch failed less than auth.jwksCooldownMs ago');
+    }
+    try {
+      const res = await fetchImpl(url, options);
+      if (res.status !== 200) {
+        failed();
+        return res;
+      }
+      const text = await res.text();
+      if (!isKeySet(text)) failed();
+      return new Response(text, { status: 200, headers: res.headers });
+    } catch (err) {
+      failed();
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,65 @@
+// The issuer's key set failing to load: no client, with or without a valid token, can make the gateway
+// fetch it more than once per jwksCooldownMs (each unauthenticated request was a fetch while it failed).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ISSUER, JwksServer, PUBLIC_URL, initializeBody, makeKey, mcpRequest, signToken, type TestKey } from '../helpers/tokens.js';
+import { until } from '../helpers/wait.js';
+
+function gatewayConfig(jwksUrl: string, jwksCooldownMs: number) {
+  return {
+    server: { publicUrl: PUBLIC_URL },
+    auth: { mode: 'jwt' as const, issuer: ISSUER, audience: [PUBLIC_URL], jwksUrl, jwksCooldownMs },
+    tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
+    upstreams: [{ name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const }],
+    endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+  };
+}
+
+describe('auth: a key set that fails to load', () => {
+  let jwks: JwksServer;
+  let key: TestKey;
+  let stranger: TestKey;
+  /** A gateway for one test, closed whatever the test's outcome. */
+  async function withGateway(jwksUrl: string, cooldownMs: number, fn: (gw: RunningGateway) => Promise<void>): Promise<void> {
+    const gw = await startGateway(gatewayConfig(jwksUrl, cooldownMs));
+    try {
+      await fn(gw);
+    } finally {
+      await gw.close();
+    }
+  }
+
+  before(async () => {
+    key = await makeKey('outage');
+    stranger = await makeKey('never-published');
+    jwks = await JwksServer.start([key.publicJwk]);
+  });
+  after(async () => {
+    await jwks?.close();
+  });
+
+  it('is fetched at most once per jwksCooldownMs while it fails, however many requests carry tokens', async () => {
+    jwks.failWith = 500;
+    await withGateway(jwks.url, 60_000, async (gw) => {
+      const before = jwks.fetches;
+      // One after another (concurrent ones share one fetch anyway): valid tokens and unknown kids alike.
+      for (let i = 0; i < 8; i++) {
+        const r = await mcpRequest(gw, initializeBody(), { token: await signToken(i % 2 === 0 ? key : stranger) });
+        assert.equal(r.status, 503, `request ${i}: HTTP ${r.status} ${r.text}`);
+        assert.match(r.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      }
+      assert.equal(jwks.fetches - before, 1, `${jwks.fetches - before} fetches of a failing key set for 8 requests inside one cooldown`);
+    });
+  });
+
+  it('is fetched again once the cooldown after a failure has passed, and the token is then accepted', async () => {
+    jwks.failWith = 500;
+    await withGateway(jwks.url, 1_000, async (gw) => {
+      const token = await signToken(key);
+      assert.equal((await mcpRequest(gw, initializeBody(), { token })).status, 503);
+      jwks.failWith = undefined;
+      await until('the token is accepted once the key set is back', async () => (await mcpRequest(gw, initializeBody(), { token })).status === 200, 15_000);
+    });
+  });
+});
