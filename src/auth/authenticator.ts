@@ -79,7 +79,7 @@ export class Authenticator {
       }));
     } catch (err) {
       if (keySetUnavailable(err)) {
-        throw new AuthError(503, undefined, 'jwks_unavailable', `the issuer's key set cannot be fetched right now (${(err as Error).message}); retry shortly`);
+        throw new AuthError(503, undefined, 'jwks_unavailable', `the issuer's key set cannot be fetched right now (${unavailableDetail(err)}); retry shortly`);
       }
       throw new AuthError(401, 'invalid_token', reasonOf(err), `the access token is invalid: ${describe(err)}`);
     }
@@ -103,6 +103,17 @@ function keySetUnavailable(err: unknown): boolean {
   if (err instanceof errors.JWKSTimeout) return true;
   if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/i.test(err.message);
   return err instanceof Error; // fetch failures (connection refused, DNS) surface as plain errors
+}
+
+/**
+ * What a client is told of a failed key set fetch: jose's own fixed texts, else the system error code.
+ * Never a fetch error's message, which can quote auth.jwksUrl whole, user name and password included.
+ */
+function unavailableDetail(err: unknown): string {
+  if (err instanceof errors.JWKSTimeout) return 'the request timed out';
+  if (err instanceof errors.JOSEError) return err.message;
+  const code = (err as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? `the request failed: ${code}` : 'the request failed';
 }
 
 function reasonOf(err: unknown): string {

@@ -1,5 +1,7 @@
 // The issuer's key set failing to load: no client, with or without a valid token, can make the gateway
-// fetch it more than once per jwksCooldownMs (each unauthenticated request was a fetch while it failed).
+// fetch it more than once per jwksCooldownMs (each unauthenticated request was a fetch while it failed),
+// and the 503 a client gets never carries the failed fetch's text (which can name the key set's URL with
+// its credentials).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
@@ -60,6 +62,18 @@ describe('auth: a key set that fails to load', () => {
       assert.equal((await mcpRequest(gw, initializeBody(), { token })).status, 503);
       jwks.failWith = undefined;
       await until('the token is accepted once the key set is back', async () => (await mcpRequest(gw, initializeBody(), { token })).status === 200, 15_000);
+    });
+  });
+
+  it("never tells a client what the failed fetch said: a key set URL's credentials stay out of the 503", async () => {
+    const u = new URL(jwks.url);
+    u.username = 'jwks-reader';
+    u.password = 's3cret-pass';
+    await withGateway(u.href, 0, async (gw) => {
+      const r = await mcpRequest(gw, initializeBody(), { token: await signToken(stranger) });
+      assert.equal(r.status, 503, `HTTP ${r.status} ${r.text}`);
+      assert.doesNotMatch(r.text, /s3cret-pass|jwks-reader/);
+      assert.match(r.json?.error?.message ?? '', /key set cannot be fetched/);
     });
   });
 });
