@@ -21,7 +21,11 @@ export const FORWARDED_HEADER = 'x-switchboard-forwarded';
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
 const WATCH_MS = 250;
-const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+/**
+ * Headers of one hop, not carried. Host is carried: the owner runs the request through its own routes,
+ * whose Host guard (server.allowedHosts) and challenge URLs must see what the client sent, as over HTTP.
+ */
+const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /** What became of a forward: relayed (the response is the owner's, or an error), or not sent since the owner is gone. */
 export type ForwardOutcome = 'relayed' | 'owner-gone';
