@@ -1,9 +1,10 @@
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
 import { keptTokenMaxAgeMs, keySource } from './key-source.js';
 import type { Principal } from './principal.js';
 import { VerifiedTokens } from './verified-tokens.js';
+import { verifyJwt } from './verify-jwt.js';
 
 export interface CredentialInput {
   /** Every Authorization header line as received (duplicates included). */
@@ -70,7 +71,7 @@ export class Authenticator {
   async #verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.#getKey, {
+      ({ payload } = await verifyJwt(token, this.#getKey, {
         issuer: this.#cfg.issuer,
         audience: this.#audience,
         algorithms: this.#cfg.algorithms,

@@ -559,6 +559,37 @@ describe('auth: JWKS endpoint unavailable', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
+// Two static keys of one algorithm and tokens without a kid: an issuer rotating keys that names none
+// ---------------------------------------------------------------------------------------------------
+
+describe('auth: a token without a kid, two keys of its algorithm (found by a review)', () => {
+  let dir: string;
+  let keys: TestKey[];
+  let gw: RunningGateway;
+
+  before(async () => {
+    keys = [await makeKey('old'), await makeKey('new')];
+    dir = mkdtempSync(join(tmpdir(), 'swb-auth-rotate-'));
+    const files = keys.map((k, i) => {
+      const f = join(dir, `key-${i}.pem`);
+      writeFileSync(f, k.spki);
+      return f;
+    });
+    gw = await startGateway(gatewayConfig({ keys: files }));
+  });
+  after(async () => {
+    await gw?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is verified by whichever key signed it, and refused when neither did', async () => {
+    for (const key of keys) expectOk(await mcpRequest(gw, initializeBody(), { token: await signToken(key, { kid: null }) }), `signed by "${key.kid}"`);
+    const stranger = await makeKey('stranger');
+    expectChallenge(await mcpRequest(gw, initializeBody(), { token: await signToken(stranger, { kid: null }) }), 401, 'invalid_token');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
 // Static keys from a PEM file, with HMAC enabled: the public key's bytes never verify an HS token
 // ---------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,25 @@
+import type { webcrypto } from 'node:crypto';
+import { errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from 'jose';
+
+/**
+ * jwtVerify against a key set, trying each of its keys when a token names no `kid` and several keys of
+ * its algorithm qualify: an issuer that rotates keys without naming them has the old and the new one
+ * published at once. jose leaves that to the caller: its key sets throw JWKSMultipleMatchingKeys,
+ * iterable over the candidates. Only a bad signature moves on to the next key; any other refusal (the
+ * claims, an expiry) is the token's own and stands.
+ */
+export async function verifyJwt(token: string, getKey: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
+  try {
+    return await jwtVerify(token, getKey, options);
+  } catch (err) {
+    if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+    for await (const key of err as unknown as AsyncIterable<webcrypto.CryptoKey>) {
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
+}
