@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
+import { GatewayError } from './errors.js';
 import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, LinkFilter, LinkRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
 import { AuditRing, type AuditBatch } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
@@ -53,12 +54,26 @@ export class GatewayAdmin implements AdminTarget {
 
   credentials(): AdminCredentials {
     const c = this.#g.config;
-    const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : readFileSync(c.admin.tokenFile, 'utf8').trim());
+    const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : this.#fileToken(c.admin.tokenFile));
     if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
     const generation = this.#reloader.generation;
     if (this.#verifier?.auth !== c.auth || this.#verifier.generation !== generation) this.#verifier = { auth: c.auth, generation, authenticator: new Authenticator(c.auth, audiencesOf(c)) };
     const authenticator = this.#verifier.authenticator;
     return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
+  }
+
+  /**
+   * admin.tokenFile, read on each request (so a rotated file takes effect at once). One that cannot be
+   * read refuses the request: a 500 that says so without the file's path (the log has it), never an open
+   * API and never the server's file layout in an answer to any caller.
+   */
+  #fileToken(path: string): string {
+    try {
+      return readFileSync(path, 'utf8').trim();
+    } catch (err) {
+      this.#logger.warn({ path, err: (err as Error).message }, 'admin.tokenFile cannot be read: every admin request is refused until it can');
+      throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file cannot be read (see the gateway log)');
+    }
   }
 
   /**
