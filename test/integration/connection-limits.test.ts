@@ -304,6 +304,7 @@ describe('connection limits: a client slow to speak while unauthenticated connec
 describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 170_000 }, () => {
   let dir: string;
   let child: ChildProcess | undefined;
+  let attackProcess: ChildProcess | undefined;
   const fdLimit = descriptorLimit() ?? 0;
 
   before(() => {
@@ -312,6 +313,7 @@ describe('acceptance: 2,000 idle connections under ulimit -n 1024', { timeout: 1
 
   after(() => {
     child?.kill('SIGKILL');
+    attackProcess?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -338,13 +340,17 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
     const token = await signToken(key, { aud: PUBLIC_URL, kid: null });
 
     // 1,000 connections that send POST headers announcing a body and no token, and 1,000 that send
-    // nothing; each reopened when the gateway closes it, until the calls are done (bounded in count).
-    const stop = { now: false, budget: 30_000 };
+    // nothing; each reopened when the gateway closes it, until the calls are done (bounded in count), from
+    // a process of its own (test/helpers/idle-attack.mjs says why).
+    const slots = [{ head: postHead(undefined, 100), count: 1000 }, { head: '', count: 1000 }];
+    attackProcess = spawn(process.execPath, [resolve('test/helpers/idle-attack.mjs'), String(port), JSON.stringify({ slots, budget: 30_000, pauseMs: 1000 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const seen = { opened: 0, answered401: 0 };
-    const attack = [
-      ...Array.from({ length: 1000 }, () => attacker(port, postHead(undefined, 100), stop, seen)),
-      ...Array.from({ length: 1000 }, () => attacker(port, '', stop, seen)),
-    ];
+    attackProcess.on('message', (m: typeof seen) => Object.assign(seen, m));
+    const attackDone = new Promise<void>((done) => attackProcess!.once('exit', () => done()));
+    const stopAttack = async (): Promise<void> => {
+      if (attackProcess?.connected) attackProcess.send('stop');
+      await within(attackDone, 30_000, 'the attack to stop');
+    };
     await until(() => seen.opened >= 2000, 30_000, 'the attack to open 2,000 connections');
 
     const gw = { url: (p = '/mcp') => new URL(p, address) } as RunningGateway;
@@ -373,11 +379,10 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
       // the first of those closes (seen once in a quick run), so the attack goes on until one is counted
       // (bounded: the assertion below still fails if none comes).
       await until(() => seen.answered401 > 0, 15_000, 'a header-only connection to be answered 401').catch(() => {});
-      stop.now = true;
-      await Promise.all(attack);
+      await stopAttack();
       await Promise.all(clients.map((c) => c.client.close()));
     } finally {
-      stop.now = true;
+      await stopAttack().catch(() => attackProcess?.kill('SIGKILL'));
     }
     assert.equal(failures, 0, `failures: ${errors.slice(0, 5).join('; ')}`);
     assert.ok(seen.answered401 > 0, 'the header-only connections were answered 401');
