@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal.js';
 import type { EdgeRequest } from './edge-exchange.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -71,10 +72,12 @@ function batchRate(auth: EdgeAuth, session: ClientSession, messages: readonly Js
  * when the request carries its own context in params._meta).
  */
 export function deliverMessages(tracing: Tracing | undefined, req: EdgeRequest, session: ClientSession, messages: readonly JsonRpcMessage[]): void {
-  if (tracing?.enabled) return tracing.withHeaders(req.headers, () => deliver(session, messages));
-  deliver(session, messages);
+  // Each request is judged by this POST's token (the session's latest may be another client's by then).
+  const principal = req.principal ?? session.principal;
+  if (tracing?.enabled) return tracing.withHeaders(req.headers, () => deliver(session, messages, principal));
+  deliver(session, messages, principal);
 }
 
-function deliver(session: ClientSession, messages: readonly JsonRpcMessage[]): void {
-  for (const m of messages) session.handle(m);
+function deliver(session: ClientSession, messages: readonly JsonRpcMessage[], principal: Principal): void {
+  for (const m of messages) session.handle(m, principal);
 }

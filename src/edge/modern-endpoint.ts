@@ -39,9 +39,11 @@ export function serveModernPost(
     if (!(err instanceof GatewayError)) throw err;
     return sendError(reply, err.status, err.message, { id: call.id });
   }
-  const missing = session.guard.missingScopes(call.method, call.params);
+  // Judged by this request's own token, not the standing's latest (another client of the subject may share it).
+  const guard = session.guardFor(o.principal);
+  const missing = guard.missingScopes(call.method, call.params);
   if (missing) {
-    session.guard.refused(call.method, call.params, `missing scope ${missing.join(' ')}`);
+    guard.refused(call.method, call.params, `missing scope ${missing.join(' ')}`);
     return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
   }
   const res = reply.hijack().raw;

@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -109,6 +110,8 @@ export class Exchange implements AttemptOwner {
    */
   readonly seq: number;
   readonly first: ModernCall;
+  /** Whose request it is: its token's scopes judge it, in every round (see ModernSession.guardFor). */
+  readonly principal: Principal;
   readonly cancel = new Cancellation();
   readonly #hooks: ExchangeHooks;
   #asks = NO_ASKS;
@@ -138,10 +141,11 @@ export class Exchange implements AttemptOwner {
   onRound: ((asks: number) => void) | undefined;
 
   /** `idPrefix` and `seq` make the continuation id, which only a call that asks for input ever needs. */
-  constructor(idPrefix: string, seq: number, first: ModernCall, hooks: ExchangeHooks) {
+  constructor(idPrefix: string, seq: number, first: ModernCall, principal: Principal, hooks: ExchangeHooks) {
     this.#idPrefix = idPrefix;
     this.seq = seq;
     this.first = first;
+    this.principal = principal;
     this.#hooks = hooks;
   }
 

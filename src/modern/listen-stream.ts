@@ -1,4 +1,5 @@
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { SessionGuard } from '../policy/session-guard.js';
 import type { AttemptSink } from './exchange.js';
 import type { ModernSession } from './modern-session.js';
 
@@ -18,10 +19,10 @@ const FLAG_OF: Record<string, keyof Filter> = {
 };
 
 /** What of the requested filter the upstreams behind the endpoint can honour, and the tenant may see. */
-async function honoured(session: ModernSession, asked: Filter): Promise<Filter> {
+async function honoured(session: ModernSession, guard: SessionGuard, asked: Filter): Promise<Filter> {
   // What server/discover offers this tenant: a kind its rules allow nothing of is not honoured either
   // (an acknowledged promptsListChanged would tell it what discover does not).
-  const caps = session.guard.tenant.shownCapabilities(session.capabilities()) as Record<string, any>;
+  const caps = guard.tenant.shownCapabilities(session.capabilities()) as Record<string, any>;
   const out: Filter = {};
   if (asked.toolsListChanged && caps.tools) out.toolsListChanged = true;
   if (asked.promptsListChanged && caps.prompts) out.promptsListChanged = true;
@@ -30,7 +31,7 @@ async function honoured(session: ModernSession, asked: Filter): Promise<Filter> 
     const uris: string[] = [];
     for (const uri of new Set(asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string'))) {
       // A URI the tenant may not read is not honoured (and not told apart from one that does not exist).
-      if (session.guard.check('resources/read', { uri })?.allowed && (await session.subscribe(uri))) uris.push(uri);
+      if (guard.check('resources/read', { uri })?.allowed && (await session.subscribe(uri))) uris.push(uri);
     }
     out.resourceSubscriptions = uris;
   }
@@ -44,10 +45,10 @@ async function honoured(session: ModernSession, asked: Filter): Promise<Filter> 
  * resources/subscribe calls upstream. The client closing the stream ends it; so does shutdown, with
  * the graceful final result.
  */
-export async function listen(session: ModernSession, sink: AttemptSink): Promise<void> {
+export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink): Promise<void> {
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
-  const filter = await honoured(session, asked);
+  const filter = await honoured(session, guard, asked);
   // The client left while the subscriptions were made (its 'close' came before there was an owner to
   // tell): undone, or the standing would count a listener for ever and never be swept.
   if (!sink.open) {
@@ -61,7 +62,7 @@ export async function listen(session: ModernSession, sink: AttemptSink): Promise
   const onNote = (method: string, params: Record<string, unknown> | undefined) => {
     const flag = FLAG_OF[method];
     // A URI the tenant may no longer read (a reload narrowed its rules) is no longer reported either.
-    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri)) && session.guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
+    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri)) && guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
   };
   const stop = () => {
     session.listeners.delete(onNote);

@@ -79,10 +79,10 @@ export class ModernService {
       sink.finish(this.#discover(session, call));
       return undefined;
     }
-    if (call.method === 'subscriptions/listen') return listen(session, sink);
+    if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink);
     const state = call.params.requestState;
     if (call.spec.mrtr && typeof state === 'string') return this.#continue(session, principal, call, state, sink, forward);
-    this.#start(session, call, sink);
+    this.#start(session, principal, call, sink);
     return undefined;
   }
 
@@ -95,12 +95,12 @@ export class ModernService {
     return this.serve(session, principal, call, sink, forward);
   }
 
-  #start(session: ModernSession, call: ModernCall, sink: AttemptSink): void {
+  #start(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink): void {
     // The client left while the standing opened (its 'close' came before there was an owner to tell): nothing to run.
     if (!sink.open) return;
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const seq = ++this.#counter;
-    const exchange = new Exchange(this.#idPrefix, seq, call, this.#hooksOf(session));
+    const exchange = new Exchange(this.#idPrefix, seq, call, principal, this.#hooksOf(session));
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);

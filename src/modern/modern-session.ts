@@ -6,6 +6,7 @@ import type { JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { GuardViews } from '../policy/guard-views.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
@@ -41,7 +42,8 @@ export class ModernSession implements UpstreamCaller {
   readonly #logger: Logger;
   readonly #exchanges = new RequestTable<Exchange>();
   readonly #inflight = new RequestTable<Cancellation>();
-  readonly #host: PipelineHost;
+  /** The guard and pipeline host each token's requests run with (see guardFor). */
+  readonly #views: GuardViews<{ guard: SessionGuard; host: PipelineHost }>;
   /** Notifications that are not for one request (list_changed, resource updates): subscriptions/listen reads them. */
   readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
   /** How each open listen stream ends gracefully (shutdown). */
@@ -66,7 +68,11 @@ export class ModernSession implements UpstreamCaller {
     this.guard = o.guard;
     this.#observer = o.observer;
     this.#logger = o.logger;
-    this.#host = this.#pipelineHost();
+    // Never the standing's own guard, whose principal follows the latest token.
+    this.#views = new GuardViews((principal) => {
+      const guard = this.guard.as(principal);
+      return { guard, host: this.#pipelineHost(guard) };
+    });
   }
 
   get tenant(): string {
@@ -146,18 +152,29 @@ export class ModernSession implements UpstreamCaller {
     return this.#opened?.instructions();
   }
 
-  /** Runs the request through the stages; the exchange hears the outcome. */
+  /**
+   * The guard a request with `principal`'s token is judged by: the standing's limits, audit and tenant,
+   * that token's scopes. Every client of one subject shares the standing, each request with a token of its
+   * own: judged by the standing's latest token, a narrow token's request in flight was filtered by the
+   * scopes of a wide token's request that arrived meanwhile.
+   */
+  guardFor(principal: Principal): SessionGuard {
+    return this.#views.for(principal).guard;
+  }
+
+  /** Runs the request through the stages, judged by its own token (exchange.guard); the exchange hears the outcome. */
   run(exchange: Exchange): void {
     this.lastActivity = Date.now();
+    const host = this.#views.for(exchange.principal).host;
     this.#exchanges.set(exchange.seq, exchange);
     const { first } = exchange;
     const params = upstreamParams(first.params, first.spec.mrtr);
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method, params };
-    const ctx: RequestContext = { req, clientId: first.id, spec: first.spec, host: this.#host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
+    const ctx: RequestContext = { req, clientId: first.id, spec: first.spec, host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
     if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
     // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its
     // span. With tracing off, nothing is allocated for it.
-    if (this.#host.endpoint.tracing.enabled) {
+    if (this.endpoint.tracing.enabled) {
       // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
       const onRound = (asks: number) => ctx.span?.event('mcp.input_required', { 'mcp.input_requests': asks });
       exchange.onRound = onRound;
@@ -208,7 +225,7 @@ export class ModernSession implements UpstreamCaller {
     return this.#exchanges.size === 1 ? this.#exchanges.values().next().value : undefined;
   }
 
-  #pipelineHost(): PipelineHost {
+  #pipelineHost(guard: SessionGuard): PipelineHost {
     const session = this;
     return {
       state: 'ACTIVE',
@@ -216,7 +233,7 @@ export class ModernSession implements UpstreamCaller {
       get router() {
         return session.#opened;
       },
-      guard: this.guard,
+      guard,
       observer: this.#observer,
       endpoint: this.endpoint,
       logger: this.#logger,

@@ -73,7 +73,8 @@ export class ModernSessions {
       session = new ModernSession({ id, endpoint, guard, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
       this.#sessions.set(key, session);
     }
-    // Each request's token decides its scopes (step-up or downgrade takes effect at once).
+    // The standing's guard names its latest token (admin views, audit of what is not one request's);
+    // each request is judged by its own token's scopes (ModernSession.guardFor).
     session.guard.refresh(principal);
     let byEndpoint = this.#recent.get(principal);
     if (!byEndpoint) this.#recent.set(principal, (byEndpoint = new Map()));

@@ -32,32 +32,59 @@ export interface LimitStores {
 }
 
 /**
+ * What every guard of one session shares, whichever token's principal it judges by: the tenant (a
+ * reload retargets them all at once), the limit stores and slots held, the audit trail.
+ */
+class GuardState {
+  tenant: TenantPolicy;
+  readonly counters: LimitCounters;
+  readonly slots: SessionSlots;
+  readonly audit: AuditLog | undefined;
+  readonly ids: GuardIds;
+  holdsSession = false;
+  /** The counter keys of the concurrent-request slots held: released as taken, whatever a reload did to the limit since. */
+  readonly held: string[] = [];
+  /** How long the session lives unused, and when its slot was last written to expire (this clock). */
+  idleMs = 0;
+  due = 0;
+
+  constructor(tenant: TenantPolicy, stores: LimitStores, audit: AuditLog | undefined, ids: GuardIds) {
+    this.tenant = tenant;
+    this.counters = stores.counters;
+    this.slots = stores.slots;
+    this.audit = audit;
+    this.ids = ids;
+  }
+}
+
+/**
  * A session's policy, bound to its principal and tenant: what it may reach, what its lists show,
  * how many requests it may have in flight, and the audit trail of what it did.
  */
 export class SessionGuard {
   /** The latest verified token's principal: same issuer, subject and tenant; its scopes may change. */
   principal: Principal;
-  /** Replaced by a reload that changed the tenant's settings (retarget). */
-  tenant: TenantPolicy;
-  readonly #counters: LimitCounters;
-  readonly #slots: SessionSlots;
-  readonly #audit: AuditLog | undefined;
-  readonly #ids: GuardIds;
-  #holdsSession = false;
-  /** The counter keys of the concurrent-request slots held: released as taken, whatever a reload did to the limit since. */
-  readonly #held: string[] = [];
-  /** How long the session lives unused, and when its slot was last written to expire (this clock). */
-  #idleMs = 0;
-  #due = 0;
+  readonly #s: GuardState;
 
-  constructor(principal: Principal, tenant: TenantPolicy, stores: LimitStores, audit: AuditLog | undefined, ids: GuardIds) {
+  constructor(principal: Principal, tenant: TenantPolicy, stores: LimitStores, audit: AuditLog | undefined, ids: GuardIds);
+  constructor(principal: Principal, shared: GuardState);
+  constructor(principal: Principal, tenant: TenantPolicy | GuardState, stores?: LimitStores, audit?: AuditLog, ids?: GuardIds) {
     this.principal = principal;
-    this.tenant = tenant;
-    this.#counters = stores.counters;
-    this.#slots = stores.slots;
-    this.#audit = audit;
-    this.#ids = ids;
+    this.#s = tenant instanceof GuardState ? tenant : new GuardState(tenant, stores!, audit, ids!);
+  }
+
+  /** The tenant's policy in force (a reload that changed the tenant's settings replaces it: retarget). */
+  get tenant(): TenantPolicy {
+    return this.#s.tenant;
+  }
+
+  /**
+   * A guard of the same session that judges by `principal`'s scopes and shares everything else (tenant,
+   * limits, audit): for requests that must not be judged by whichever token came last (a 2026-07-28
+   * standing is shared by every client of one subject, each request with a token of its own).
+   */
+  as(principal: Principal): SessionGuard {
+    return new SessionGuard(principal, this.#s);
   }
 
   /**
@@ -68,14 +95,14 @@ export class SessionGuard {
     this.principal = principal;
   }
 
-  /** A reload changed the tenant's settings: the next request is judged by the new ones. */
+  /** A reload changed the tenant's settings: the next request is judged by the new ones, on every guard of the session. */
   retarget(tenant: TenantPolicy): void {
-    this.tenant = tenant;
+    this.#s.tenant = tenant;
   }
 
   /** The session its audit lines name (a 2026-07-28 standing's id for modern requests). */
   get session(): string {
-    return this.#ids.session;
+    return this.#s.ids.session;
   }
 
   check(method: string, params: Params): (Decision & Target) | undefined {
@@ -140,7 +167,7 @@ export class SessionGuard {
   #alias(kind: string, name: string): string | undefined {
     // A tenant that filters nothing decides both names alike: no second name to build on the hot path.
     if (kind === 'resource' || this.tenant.filtersNothing) return undefined;
-    const upstream = this.#ids.unprefixed?.();
+    const upstream = this.#s.ids.unprefixed?.();
     return upstream === undefined ? undefined : prefixed(upstream, name);
   }
 
@@ -159,20 +186,22 @@ export class SessionGuard {
   async openSession(idleMs: number): Promise<SlotAnswer> {
     const max = this.tenant.config.limits.sessions;
     if (max === undefined) return { opened: true };
-    this.#idleMs = idleMs;
-    const answer = await this.#slots.open(this.tenant.name, this.#ids.session, max, idleMs);
-    this.#holdsSession = answer.opened;
-    this.#due = Date.now() + idleMs;
+    const s = this.#s;
+    s.idleMs = idleMs;
+    const answer = await s.slots.open(this.tenant.name, s.ids.session, max, idleMs);
+    s.holdsSession = answer.opened;
+    s.due = Date.now() + idleMs;
     return answer;
   }
 
   /** The session was used: its slot expires a whole idle timeout from now (written once it moved enough to matter). */
   renewSession(): void {
-    if (!this.#holdsSession) return;
-    const due = Date.now() + this.#idleMs;
-    if (due - this.#due < Math.min(this.#slots.precisionMs, this.#idleMs / 4)) return;
-    this.#due = due;
-    this.#slots.renew(this.tenant.name, this.#ids.session, this.#idleMs);
+    const s = this.#s;
+    if (!s.holdsSession) return;
+    const due = Date.now() + s.idleMs;
+    if (due - s.due < Math.min(s.slots.precisionMs, s.idleMs / 4)) return;
+    s.due = due;
+    s.slots.renew(this.tenant.name, s.ids.session, s.idleMs);
   }
 
   /**
@@ -180,12 +209,14 @@ export class SessionGuard {
    * due to others. Renewed once half its time is gone, not on every sweep (each is a write in Redis).
    */
   keepSession(): void {
-    if (this.#holdsSession && this.#due - Date.now() < this.#idleMs / 2) this.renewSession();
+    const s = this.#s;
+    if (s.holdsSession && s.due - Date.now() < s.idleMs / 2) this.renewSession();
   }
 
   closeSession(): void {
-    if (this.#holdsSession) this.#slots.close(this.tenant.name, this.#ids.session);
-    this.#holdsSession = false;
+    const s = this.#s;
+    if (s.holdsSession) s.slots.close(this.tenant.name, s.ids.session);
+    s.holdsSession = false;
   }
 
   /** A slot among the tenant's concurrent requests; false at the limit. */
@@ -194,16 +225,16 @@ export class SessionGuard {
     if (max === undefined) return true;
     const key = `inflight:${this.tenant.name}`;
     const taken = (ok: boolean) => {
-      if (ok) this.#held.push(key);
+      if (ok) this.#s.held.push(key);
       return ok;
     };
-    const r = this.#counters.acquire(key, max);
+    const r = this.#s.counters.acquire(key, max);
     return r instanceof Promise ? r.then(taken) : taken(r);
   }
 
   releaseRequest(): void {
-    const key = this.#held.pop();
-    if (key !== undefined) this.#counters.release(key);
+    const key = this.#s.held.pop();
+    if (key !== undefined) this.#s.counters.release(key);
   }
 
   /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */
@@ -212,7 +243,7 @@ export class SessionGuard {
   }
 
   audits(method: string): boolean {
-    return this.#audit !== undefined && methodSpec(method)?.audited === true;
+    return this.#s.audit !== undefined && methodSpec(method)?.audited === true;
   }
 
   /**
@@ -220,13 +251,14 @@ export class SessionGuard {
    * `confirmation`: what came of asking the user, for a call a confirmation rule asked about.
    */
   record(method: string, params: Params, decision: Decision, outcome: 'ok' | 'error' | 'tool_error' | 'denied' | 'cancelled', startedAt: number, result: unknown, upstream: string | undefined, resultBytes?: number, confirmation?: ConfirmationOutcome): void {
-    if (!this.#audit || !this.audits(method)) return;
+    const audit = this.#s.audit;
+    if (!audit || !this.audits(method)) return;
     const target = targetOf(method, params)!;
     const event: AuditEvent = {
       tenant: this.tenant.name,
       subject: this.principal.subject,
-      session: this.#ids.session,
-      endpoint: this.#ids.endpoint,
+      session: this.#s.ids.session,
+      endpoint: this.#s.ids.endpoint,
       method,
       upstream,
       name: target.name,
@@ -237,6 +269,6 @@ export class SessionGuard {
       responseBytes: resultBytes ?? (result === undefined ? 0 : Buffer.byteLength(JSON.stringify(result))),
     };
     if (confirmation !== undefined) event.confirmation = confirmation;
-    this.#audit.record(event, method === 'tools/call' || method === 'prompts/get' ? params?.arguments : undefined);
+    audit.record(event, method === 'tools/call' || method === 'prompts/get' ? params?.arguments : undefined);
   }
 }

@@ -10,6 +10,8 @@ import type { Logger } from '../observability/logger.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { Transport } from '../transport/transport.js';
 import type { Principal } from '../auth/principal.js';
+import type { TraceSpan } from '../observability/tracing.js';
+import { GuardViews } from '../policy/guard-views.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { SessionObserver } from './session-observer.js';
 import type { SessionRecord } from './session-store.js';
@@ -22,6 +24,7 @@ import type { PipelineHost, RequestContext, SessionState } from './request-pipel
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
 import { ToolWorkingSet } from './tool-working-set.js';
+import { ActiveWait } from './active-wait.js';
 
 export type { SessionState };
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
@@ -60,9 +63,8 @@ export class ClientSession {
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
   readonly #initializedWaitMs: number;
-  /** Resolves when the client has said notifications/initialized: nothing is asked of it before. */
-  readonly #active: Promise<void>;
-  #activate!: () => void;
+  /** The client has said notifications/initialized: nothing is asked of it before. */
+  readonly #active = new ActiveWait();
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
   readonly #inflight = new RequestTable<Cancellation>();
@@ -80,7 +82,10 @@ export class ClientSession {
   #initializing = false;
   /** search+working-set: the tools it found, listed from then on (told with list_changed, kept in its record). */
   readonly #workingSet = new ToolWorkingSet(() => this.#toolsFound());
-  readonly #host: PipelineHost;
+  /** What the stages see of this session, per token (see GuardViews): the first token's, mostly. */
+  readonly #hosts: GuardViews<PipelineHost>;
+  /** The spans of its traced requests in flight (every view's host shares them). */
+  readonly #spans: RequestTable<TraceSpan> | undefined;
 
   constructor(opts: ClientSessionOptions) {
     this.id = opts.id;
@@ -95,8 +100,9 @@ export class ClientSession {
     this.#observer = opts.observer;
     this.#clientRequestTimeoutMs = opts.clientRequestTimeoutMs;
     this.#initializedWaitMs = opts.initializedWaitMs ?? 2000;
-    this.#active = new Promise((resolve) => (this.#activate = resolve));
-    this.#host = this.#pipelineHost();
+    this.#spans = this.endpoint.tracing.enabled ? new RequestTable() : undefined;
+    // Never the session's own guard, whose principal follows the latest token.
+    this.#hosts = new GuardViews((principal) => this.#pipelineHost(this.guard.as(principal)));
     this.#peer = new JsonRpcPeer(clientPeerLink((m, related) => this.#send(m, related), this.#clientRequestTimeoutMs), randomFirstId());
     this.#transport.onmessage = (m) => this.handle(m); // long-lived: one per session
     this.#transport.onclose = () => void this.close('transport closed'); // long-lived: one per session
@@ -123,12 +129,15 @@ export class ClientSession {
     return this.#inflight.has(id);
   }
 
-  /** Entry point for every message the client sends. */
-  handle(message: JsonRpcMessage): void {
+  /**
+   * Entry point for every message the client sends; a request is judged by the scopes of `principal`,
+   * the token of the HTTP request that carried it (by default the latest token the session saw).
+   */
+  handle(message: JsonRpcMessage, principal: Principal = this.guard.principal): void {
     this.activity.touch();
     if (this.#state === 'SHUTDOWN') return;
     if (isRequest(message)) {
-      void this.#onRequest(message);
+      void this.#onRequest(message, principal);
     } else if (isNotification(message)) {
       this.#onNotification(message.method, message.params);
     } else {
@@ -186,7 +195,7 @@ export class ClientSession {
     this.#workingSet.restore(record.workingSet ?? []);
     this.#router = await this.endpoint.open(this);
     this.#state = 'ACTIVE';
-    this.#activate();
+    this.#active.activate();
     // Renew what the previous owner had set up upstream for this client.
     const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
     for (const uri of record.subscriptions ?? []) await this.#router.request('resources/subscribe', { uri }, ctx).catch(() => {});
@@ -218,12 +227,12 @@ export class ClientSession {
     };
   }
 
-  async #onRequest(req: JsonRpcRequest): Promise<void> {
+  async #onRequest(req: JsonRpcRequest, principal: Principal): Promise<void> {
     // Every member written once here, so every request's context has the same shape (the stages fill them in).
     const ctx: RequestContext = {
       req,
       spec: methodSpec(req.method),
-      host: this.#host,
+      host: this.#hosts.for(principal),
       startedAt: Date.now(),
       t0: performance.now(),
       decision: undefined,
@@ -248,20 +257,8 @@ export class ClientSession {
     this.activity.touch(); // answered: the idle clock starts again now, not from when a long request arrived
   }
 
-  /** True once the client has said notifications/initialized; false if it did not within the wait. */
-  #whenActive(): Promise<boolean> {
-    if (this.#state === 'ACTIVE') return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.#initializedWaitMs);
-      void this.#active.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-  }
-
   /** What the request pipeline's stages see of this session. */
-  #pipelineHost(): PipelineHost {
+  #pipelineHost(guard: SessionGuard): PipelineHost {
     const session = this;
     return {
       era: 'legacy',
@@ -272,14 +269,14 @@ export class ClientSession {
       get router() {
         return session.#router;
       },
-      guard: this.guard,
+      guard,
       observer: this.#observer,
       endpoint: this.endpoint,
       logger: this.#logger,
       inflight: this.#inflight,
-      spans: this.endpoint.tracing.enabled ? new RequestTable() : undefined,
+      spans: this.#spans,
       initialize: (req) => this.initialize(req),
-      whenActive: () => this.#whenActive(),
+      whenActive: () => this.#active.within(this.#initializedWaitMs),
       progress: (params, id) => void this.#send({ jsonrpc: '2.0', method: 'notifications/progress', params }, id),
       stateChanged: (method, params) => {
         if (method === 'logging/setLevel') this.#logLevel = String(params?.level);
@@ -288,7 +285,7 @@ export class ClientSession {
       release: (id) => this.#transport.release?.(id),
       workingSet: this.#workingSet,
       canElicit: () => declaresFormElicitation(this.clientCapabilities),
-      elicit: (params, id, signal, timeoutMs) => tracedClientRequest(this.endpoint.tracing, this.#host.spans?.get(id), 'elicitation/create', this.id, () => this.#peer.request('elicitation/create', params, { timeoutMs, signal, relatedRequestId: id })),
+      elicit: (params, id, signal, timeoutMs) => tracedClientRequest(this.endpoint.tracing, this.#spans?.get(id), 'elicitation/create', this.id, () => this.#peer.request('elicitation/create', params, { timeoutMs, signal, relatedRequestId: id })),
     };
   }
 
@@ -302,7 +299,7 @@ export class ClientSession {
       case 'notifications/initialized':
         if (this.#state !== 'INITIALIZING') return;
         this.#state = 'ACTIVE';
-        this.#activate();
+        this.#active.activate();
         // A warm spare asked for roots before it had a session: let it ask again, now answerable.
         if (this.clientCapabilities.roots) this.#router?.notification('notifications/roots/list_changed', undefined);
         return;
@@ -340,30 +337,12 @@ export class ClientSession {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
-    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#host.spans?.get(relatedRequestId)), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
+    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId)), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
-    const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#untilActive(signal);
+    const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#active.forRequest(this.#clientRequestTimeoutMs, signal);
     return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId });
-  }
-
-  /**
-   * Before notifications/initialized the spec lets the server send only pings and logs: a request is
-   * held until the client is ready, within its timeout. Resolves with the part of the timeout left.
-   */
-  async #untilActive(signal: Cancellation): Promise<number> {
-    const started = Date.now();
-    if (!signal.aborted) {
-      let stop!: () => void;
-      const timer = setTimeout(() => stop(), this.#clientRequestTimeoutMs);
-      await Promise.race([this.#active, new Promise<void>((resolve) => signal.onAbort((stop = resolve)))]);
-      clearTimeout(timer);
-      signal.offAbort(stop);
-    }
-    const left = this.#clientRequestTimeoutMs - (Date.now() - started);
-    if (signal.aborted || left <= 0 || (this.#state as SessionState) !== 'ACTIVE') throw new JsonRpcError(ErrorCode.InternalError, 'the client session did not become active in time');
-    return left;
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {

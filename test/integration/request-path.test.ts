@@ -3,6 +3,7 @@
 // stdio, with auth off.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SessionGuard } from '../../src/policy/session-guard.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, mcpRequest } from '../helpers/tokens.js';
 
@@ -128,9 +129,9 @@ describe('internal errors', () => {
 
   it('a stage that throws still gets the client an answer, logged the same way', async () => {
     const sid = await openSession(gw);
-    const session = gw.app.gateway.registry.get(sid)!;
-    const check = session.guard.check;
-    session.guard.check = () => {
+    // Every guard's: a request runs with a guard of its own token's (SessionGuard.as), not the session's.
+    const check = SessionGuard.prototype.check;
+    SessionGuard.prototype.check = () => {
       throw new TypeError('injected fault in a stage');
     };
     try {
@@ -140,7 +141,7 @@ describe('internal errors', () => {
       assert.equal(logged.length, 1);
       assert.equal(logged[0]!.err.type, 'TypeError');
     } finally {
-      session.guard.check = check;
+      SessionGuard.prototype.check = check;
     }
   });
 });
