@@ -36,6 +36,8 @@ const CODES = {
   SWB_CONFIRMATION_TIMEOUT: { status: 408, rpc: ErrorCode.RequestTimeout },
   /** A confirmation rule needs to ask, and the client declared no form elicitation; nothing was forwarded. */
   SWB_CONFIRMATION_UNSUPPORTED: { status: 400, rpc: ErrorCode.InvalidRequest },
+  /** An upstream needs URLs visited before a call (-32042), and the 2026-07-28 client's user declined or cancelled (details.outcome). */
+  SWB_URL_ELICITATION_DECLINED: { status: 403, rpc: ErrorCode.ServerError },
   SWB_SANDBOX_UNAVAILABLE: { status: 503, rpc: ErrorCode.ServerError },
   SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
   /** An upstream's answer held hidden text and hidden-text scanning blocks results (details: the findings, never the text). */

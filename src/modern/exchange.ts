@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import { GatewayError, toJsonRpcError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -124,6 +125,8 @@ export class Exchange implements AttemptOwner {
   #retried = false;
   /** The upstream refused the call until URLs were visited (-32042): once they are, it is made again. */
   #rerun = false;
+  /** The user declined (or cancelled) one of those URLs: the call is not made again. */
+  #urlRefused: string | undefined;
   /** The final response, once the upstream call is over and no attempt was waiting for it. */
   #final: JsonRpcResponse | undefined;
   #flush: NodeJS.Timeout | undefined;
@@ -186,8 +189,10 @@ export class Exchange implements AttemptOwner {
     if (this.#final) return this.#deliver(this.#final);
     if (this.#asks.size > 0) return this.#scheduleRound();
     if (this.#rerun) {
-      // Every URL the upstream named was visited: its call is made again.
       this.#rerun = false;
+      // A URL the user would not open: the upstream still refuses the call, so it is not made again.
+      if (this.#urlRefused !== undefined) return this.#deliver(urlRefusal(this.#urlRefused, this.first.method));
+      // Every URL the upstream named was visited: its call is made again.
       this.#hooks.rerun(this);
     }
   }
@@ -220,10 +225,14 @@ export class Exchange implements AttemptOwner {
       this.#final = err.toResponse(this.first.id);
       return;
     }
+    // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
+    const answered = (answer: Record<string, unknown>) => {
+      if (answer.action !== 'accept') this.#urlRefused ??= answer.action === 'cancel' ? 'cancelled' : 'declined';
+    };
     for (const e of list) {
       const key = this.#newKey('elicitation', undefined);
       const params = { mode: 'url', message: String(e.message ?? 'Open this link to continue'), url: String(e.url ?? '') };
-      this.#asking().set(key, { method: 'elicitation/create', params, resolve: () => {}, reject: () => {} });
+      this.#asking().set(key, { method: 'elicitation/create', params, resolve: answered, reject: () => {} });
     }
     this.#rerun = true;
     this.#scheduleRound();
@@ -388,4 +397,10 @@ export class Exchange implements AttemptOwner {
     this.cancel.abort(reason);
     this.#hooks.ended(this, reason);
   }
+}
+
+/** The answer to a call whose upstream needs URLs visited that the user declined (or cancelled) to open. */
+function urlRefusal(outcome: string, method: string): JsonRpcResponse {
+  const err = new GatewayError('SWB_URL_ELICITATION_DECLINED', `The user ${outcome === 'cancelled' ? 'cancelled opening' : 'declined to open'} the URL the upstream needs visited first; the ${method} was not made again`, { outcome });
+  return toJsonRpcError(err).toResponse(0);
 }

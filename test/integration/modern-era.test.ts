@@ -220,7 +220,7 @@ describe('URL-mode elicitation and tenant-scoped discovery for modern clients', 
     assert.match(done.body.result.content[0].text, /URL elicitation finished: accept/);
   });
 
-  it('a 2025 upstream\'s -32042 becomes a URL round; once answered, the call is made again and completes', async () => {
+  it('a 2025 upstream\'s -32042 becomes a URL round; once accepted, the call is made again and completes; declined, it is not', async () => {
     const caps = { elicitation: { url: {} } };
     const params = { name: 'test_url_elicitation_required', arguments: { token: 't1' } };
     const first = await modern(gw, 'tools/call', params, { caps });
@@ -230,6 +230,12 @@ describe('URL-mode elicitation and tenant-scoped discovery for modern clients', 
     const done = await modern(gw, 'tools/call', { ...params, inputResponses: { [key]: { action: 'accept' } }, requestState: first.body.result.requestState }, { caps });
     assert.equal(done.body.result.resultType, 'complete');
     assert.match(done.body.result.content[0].text, /consent given for t1/);
+    const declinedParams = { name: 'test_url_elicitation_required', arguments: { token: 't3' } };
+    const asked = await modern(gw, 'tools/call', declinedParams, { caps });
+    const [declinedKey] = Object.keys(asked.body.result.inputRequests);
+    const declined = await modern(gw, 'tools/call', { ...declinedParams, inputResponses: { [declinedKey!]: { action: 'decline' } }, requestState: asked.body.result.requestState }, { caps });
+    assert.equal(declined.body.error?.data?.code, 'SWB_URL_ELICITATION_DECLINED', `a declined URL is not taken for a visited one: ${JSON.stringify(declined.body)}`);
+    assert.equal(declined.body.error.data.outcome, 'declined');
     const noUrl = await modern(gw, 'tools/call', { name: 'test_url_elicitation_required', arguments: { token: 't2' } }, { caps: { elicitation: { form: {} } } });
     assert.deepEqual([noUrl.status, noUrl.body.error.code], [400, -32021]);
     assert.deepEqual(noUrl.body.error.data.requiredCapabilities, { elicitation: { url: {} } });
