@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal.js';
-import { GatewayError, toJsonRpcError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
+import { INPUT_KEY_HINT, clientParams, requiredCapability, urlElicitations, urlRefusal } from './input-requests.js';
 import type { ModernCall } from './modern-request.js';
 
 /** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
@@ -48,12 +48,6 @@ export interface ExchangeHooks {
   ttlMs: number;
 }
 
-/**
- * A 2025 upstream may name the key its request should have in the input_required result
- * (`_meta["dev.switchboard/inputKey"]` on the server→client request): clients that know the tool can
- * then answer it on a first call. Used when it is a plain, unused key; never shown to the client.
- */
-export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 const NOTHING_OFFERED: Map<string, Record<string, unknown>> = new Map();
 /** Most calls ask nothing: they share this empty Map instead of one of their own (only #asking() adds). */
@@ -66,34 +60,6 @@ const CONFIRM_TIMEOUT = 'confirmation timeout';
 const ROUND_QUIET_MS = 20;
 /** ...and never later than this after its first one. */
 const ROUND_MAX_MS = 200;
-
-/** A 2025 server→client request's params as a modern client is shown them: no hint, no 2025 elicitationId (gone in 2026-07-28). */
-function clientParams(params: Record<string, unknown> | undefined): Record<string, unknown> {
-  const { elicitationId: _id, ...out } = params ?? {};
-  const meta = out._meta as Record<string, unknown> | undefined;
-  if (!meta || !(INPUT_KEY_HINT in meta)) return out;
-  const { [INPUT_KEY_HINT]: _hint, ...kept } = meta;
-  const { _meta: _old, ...rest } = out;
-  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
-}
-
-/** The URL elicitations of a -32042 (URLElicitationRequired) answer, if it is one. */
-function urlElicitations(response: JsonRpcResponse): Array<Record<string, unknown>> | undefined {
-  if (!('error' in response) || response.error.code !== ErrorCode.UrlElicitationRequired) return undefined;
-  const list = (response.error.data as { elicitations?: unknown } | undefined)?.elicitations;
-  return Array.isArray(list) && list.length > 0 ? list.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : undefined;
-}
-
-/** The client capability each input request needs, and for URL-mode elicitation the mode too. */
-function requiredCapability(method: string, params: Record<string, unknown> | undefined, caps: Record<string, any>): Record<string, unknown> | undefined {
-  if (method === 'elicitation/create') {
-    if (params?.mode === 'url') return caps.elicitation?.url ? undefined : { elicitation: { url: {} } };
-    return caps.elicitation ? undefined : { elicitation: { form: {} } };
-  }
-  if (method === 'sampling/createMessage') return caps.sampling ? undefined : { sampling: {} };
-  if (method === 'roots/list') return caps.roots ? undefined : { roots: {} };
-  return undefined;
-}
 
 /**
  * One modern request on its way through a 2025 upstream, across its multi round-trip rounds. The
@@ -399,8 +365,3 @@ export class Exchange implements AttemptOwner {
   }
 }
 
-/** The answer to a call whose upstream needs URLs visited that the user declined (or cancelled) to open. */
-function urlRefusal(outcome: string, method: string): JsonRpcResponse {
-  const err = new GatewayError('SWB_URL_ELICITATION_DECLINED', `The user ${outcome === 'cancelled' ? 'cancelled opening' : 'declined to open'} the URL the upstream needs visited first; the ${method} was not made again`, { outcome });
-  return toJsonRpcError(err).toResponse(0);
-}

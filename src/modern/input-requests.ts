@@ -1,0 +1,47 @@
+import { GatewayError, toJsonRpcError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { JsonRpcResponse } from '../jsonrpc/types.js';
+
+// What a 2025 upstream's questions to its client (elicitation, sampling, roots) and its -32042 look like
+// as a 2026-07-28 exchange's input requests, and what a modern client must have declared to answer them.
+
+/**
+ * A 2025 upstream may name the key its request should have in the input_required result
+ * (`_meta["dev.switchboard/inputKey"]` on the server→client request): clients that know the tool can
+ * then answer it on a first call. Used when it is a plain, unused key; never shown to the client.
+ */
+export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
+
+/** A 2025 server→client request's params as a modern client is shown them: no hint, no 2025 elicitationId (gone in 2026-07-28). */
+export function clientParams(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { elicitationId: _id, ...out } = params ?? {};
+  const meta = out._meta as Record<string, unknown> | undefined;
+  if (!meta || !(INPUT_KEY_HINT in meta)) return out;
+  const { [INPUT_KEY_HINT]: _hint, ...kept } = meta;
+  const { _meta: _old, ...rest } = out;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}
+
+/** The URL elicitations of a -32042 (URLElicitationRequired) answer, if it is one. */
+export function urlElicitations(response: JsonRpcResponse): Array<Record<string, unknown>> | undefined {
+  if (!('error' in response) || response.error.code !== ErrorCode.UrlElicitationRequired) return undefined;
+  const list = (response.error.data as { elicitations?: unknown } | undefined)?.elicitations;
+  return Array.isArray(list) && list.length > 0 ? list.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : undefined;
+}
+
+/** The client capability each input request needs, and for URL-mode elicitation the mode too. */
+export function requiredCapability(method: string, params: Record<string, unknown> | undefined, caps: Record<string, any>): Record<string, unknown> | undefined {
+  if (method === 'elicitation/create') {
+    if (params?.mode === 'url') return caps.elicitation?.url ? undefined : { elicitation: { url: {} } };
+    return caps.elicitation ? undefined : { elicitation: { form: {} } };
+  }
+  if (method === 'sampling/createMessage') return caps.sampling ? undefined : { sampling: {} };
+  if (method === 'roots/list') return caps.roots ? undefined : { roots: {} };
+  return undefined;
+}
+
+/** The answer to a call whose upstream needs URLs visited that the user declined (or cancelled) to open. */
+export function urlRefusal(outcome: string, method: string): JsonRpcResponse {
+  const err = new GatewayError('SWB_URL_ELICITATION_DECLINED', `The user ${outcome === 'cancelled' ? 'cancelled opening' : 'declined to open'} the URL the upstream needs visited first; the ${method} was not made again`, { outcome });
+  return toJsonRpcError(err).toResponse(0);
+}
