@@ -67,4 +67,27 @@ describe('a modern retry while the single-use store is down', { timeout: 60_000 
     assert.ok(statuses.every((s) => s === 503 || s === 200), `only 503 before the answer (saw ${statuses.join(',')})`);
     assert.equal(textOf(done.body.result), 'Hello, Alice!');
   });
+
+  it('a store that only paused: the claim it timed out on is undone, so the same retry completes once it answers again', async () => {
+    const round = inputRound(await modernPost(gw.url(), 'tools/call', ASKS_NAME));
+    const retry = { ...ASKS_NAME, inputResponses: { [round.key]: ALICE }, requestState: round.state };
+    // Frozen, not gone: the connection stays open, the claim waits in the server's socket and is carried
+    // out when it wakes, after the gateway gave up on it (its command timeout) and answered 503.
+    redis.pause();
+    let down;
+    try {
+      down = await retryPost(gw.url(), retry);
+    } finally {
+      redis.resume();
+    }
+    assert.equal(down.status, 503, JSON.stringify(down.body));
+    const statuses: number[] = [];
+    const done = await waitFor(async () => {
+      const a = await retryPost(gw.url(), retry);
+      statuses.push(a.status);
+      return a.status === 200 ? a : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    assert.ok(done, `the retry completes, its state not taken for used by the claim that timed out (saw ${statuses.join(',')})`);
+    assert.equal(textOf(done.body.result), 'Hello, Alice!');
+  });
 });
