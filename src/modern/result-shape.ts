@@ -14,10 +14,13 @@ export interface ShapeOptions {
  * A 2025 upstream's answer as a 2026-07-28 client must see it: every result says its resultType (an
  * upstream that omits it meant "complete") and who served it; the six cacheable results say for how
  * long and for whom they may be cached (never a retry's: it carried answers meant for one round).
- * Resource-not-found (-32002) is -32602 in this era.
+ * Resource-not-found (-32002) is -32602 in this era, and it has no -32042.
  */
 export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse, retried: boolean, o: ShapeOptions): JsonRpcResponse {
   if ('error' in response) {
+    // -32042 is not this era's: a call that can ask became a URL round before it got here; any other
+    // method (a list) keeps the message and data (the links in data.elicitations) under a code it has.
+    if (response.error.code === ErrorCode.UrlElicitationRequired) return { ...response, error: { ...response.error, code: ErrorCode.ServerError } };
     if (response.error.code !== ErrorCode.ResourceNotFound) return response;
     // Resource not found is -32602 in this era, with the URI in data.
     const data = response.error.data !== null && typeof response.error.data === 'object' ? response.error.data : {};

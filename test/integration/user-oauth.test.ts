@@ -238,6 +238,12 @@ describe('user consent: each user links their own account, and reaches the upstr
     assert.deepEqual([noUrl.status, noUrl.body.error?.code], [400, -32021], JSON.stringify(noUrl.body));
     assert.deepEqual(noUrl.body.error.data.requiredCapabilities, { elicitation: { url: {} } });
     assert.equal(upstream.calls.get('erin'), undefined);
+    // A method that cannot answer input_required (a list) is told with an error this era has (never -32042,
+    // which it does not define), still naming the consent link.
+    const list = await modernPost(gw.url('/mcp'), 'tools/list', {}, { token: tokens.frank!, caps });
+    assert.equal(list.body.error?.code, -32000, JSON.stringify(list.body));
+    assert.equal(list.body.error.data.code, 'SWB_UPSTREAM_CONSENT_REQUIRED');
+    assert.ok(String(list.body.error.data.elicitations?.[0]?.url).startsWith(`${PUBLIC_URL}/oauth/start?flow=`), JSON.stringify(list.body.error.data));
   });
 
   it('no token, code or consent link appears in a log line or in /metrics', async () => {
