@@ -4,6 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, MAX_TIMER_MS, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
+import { invalidParamHeaders } from '../jsonrpc/param-headers.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceAttributes, Tracing } from '../observability/tracing.js';
@@ -61,6 +62,8 @@ export class UpstreamClient {
   readonly #transport: Transport;
   readonly #name: string;
   readonly #logger: Logger;
+  /** Tools left out of a modern tools/list for their x-mcp-header annotations, and why: warned once each. */
+  readonly #leftOut = new Set<string>();
   readonly #hooks: UpstreamClientHooks;
   readonly #peer: JsonRpcPeer<CallOptions>;
   identity: UpstreamIdentity | undefined;
@@ -242,13 +245,14 @@ export class UpstreamClient {
     if (this.era === 'legacy') return this.#peer.request(method, params, opts);
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#modernCapabilities), opts);
-    return callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#modernCapabilities, {
+    const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#modernCapabilities, {
       caller: opts.caller,
       callerRequestId: opts.callerRequestId,
       signal: opts.signal,
       upstream: this.#name,
       onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });
+    return method === 'tools/list' ? answer.then((r) => withValidHeaderAnnotations(r, this.#name, this.#logger, this.#leftOut)) : answer;
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -369,4 +373,23 @@ export class UpstreamClient {
     const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     this.#peer.close(err, 'upstream closed');
   }
+}
+
+/**
+ * A modern upstream's tools/list without the tools whose x-mcp-header annotations break the era's rules:
+ * a client of it must leave them out (their arguments cannot be mirrored into headers), and says so.
+ */
+function withValidHeaderAnnotations(result: Record<string, unknown>, upstream: string, logger: Logger, warned: Set<string>): Record<string, unknown> {
+  const tools = result.tools;
+  if (!Array.isArray(tools)) return result;
+  const kept = tools.filter((t: Record<string, unknown> | null) => {
+    const why = t !== null && typeof t === 'object' ? invalidParamHeaders(t.inputSchema) : undefined;
+    // Said once per tool and reason, not on every list.
+    if (why && !warned.has(`${String(t!.name)}\n${why}`)) {
+      warned.add(`${String(t!.name)}\n${why}`);
+      logger.warn({ upstream, tool: String(t!.name), reason: why }, 'tool left out: its x-mcp-header annotations are invalid');
+    }
+    return why === undefined;
+  });
+  return kept.length === tools.length ? result : { ...result, tools: kept };
 }

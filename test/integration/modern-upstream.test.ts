@@ -157,3 +157,41 @@ describe('an upstream that speaks neither era', () => {
     }
   });
 });
+
+describe('a modern upstream that lists tools with invalid x-mcp-header annotations', () => {
+  let upstream: { child: ChildProcess; url: URL };
+  let gw: RunningGateway;
+  const logLines: string[] = [];
+  before(async () => {
+    upstream = await startModernServer({ MODERN_FIXTURE_INVALID_HEADERS: '1' });
+    gw = await startGateway(
+      {
+        pinning: { mode: 'off' },
+        upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
+        endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
+      },
+      { logLines },
+    );
+  });
+  after(async () => {
+    await gw.close();
+    upstream.child.kill('SIGTERM');
+  });
+
+  it('leaves those tools out of every list, keeps the valid ones, and says why once per tool', async () => {
+    const client = await connectClient(gw, 'streamable-http');
+    try {
+      for (let i = 0; i < 2; i++) {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        assert.ok(names.includes('test_x_mcp_header') && names.includes('test_simple_text'), names.join(','));
+        for (const bad of ['test_x_mcp_header_number', 'test_x_mcp_header_bad_name', 'test_x_mcp_header_twice']) assert.ok(!names.includes(bad), `${bad} is left out`);
+      }
+      const modern = await modernPost(gw, 90, 'tools/list', {});
+      assert.ok(!modern.result.tools.some((t: { name: string }) => t.name.startsWith('test_x_mcp_header_')), 'a modern client is not shown them either');
+    } finally {
+      await client.close();
+    }
+    const warned = logLines.filter((l) => l.includes('x-mcp-header annotations are invalid'));
+    assert.deepEqual(warned.map((l) => JSON.parse(l).tool).sort(), ['test_x_mcp_header_bad_name', 'test_x_mcp_header_number', 'test_x_mcp_header_twice'], warned.join('\n'));
+  });
+});

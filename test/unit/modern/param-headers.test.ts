@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { describe, it } from 'node:test';
 import { readModernRequest } from '../../../src/modern/modern-request.js';
 import { paramHeaderCheck } from '../../../src/modern/param-headers.js';
+import { invalidParamHeaders } from '../../../src/jsonrpc/param-headers.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const DEFINITION = {
@@ -50,5 +51,39 @@ describe('Mcp-Param-* headers of a 2026-07-28 tools/call, checked against the to
   it('reads no headers for other methods', () => {
     const call = readModernRequest({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', 'mcp-param-region': 'x' }, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META } });
     assert.deepEqual({ ...call.paramHeaders }, {});
+  });
+});
+
+describe('invalidParamHeaders: the x-mcp-header rules a tool definition must keep', () => {
+  const prop = (type: string, header?: unknown) => (header === undefined ? { type } : { type, 'x-mcp-header': header });
+  const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+
+  it('accepts strings, integers and booleans, nested through properties alone, and tools with no annotation', () => {
+    assert.equal(invalidParamHeaders(schema({ region: prop('string', 'Region'), n: prop('integer', 'N'), ok: prop('boolean', 'Ok') })), undefined);
+    assert.equal(invalidParamHeaders(schema({ outer: { type: 'object', properties: { inner: prop('string', 'Inner') } } })), undefined);
+    assert.equal(invalidParamHeaders(schema({ q: prop('string') })), undefined);
+    assert.equal(invalidParamHeaders(undefined), undefined);
+  });
+
+  it('refuses a number, an object or an untyped property', () => {
+    assert.match(String(invalidParamHeaders(schema({ count: prop('number', 'Count') }))), /"count".*not integer, string or boolean/);
+    assert.match(String(invalidParamHeaders(schema({ o: prop('object', 'O') }))), /not integer, string or boolean/);
+    assert.match(String(invalidParamHeaders(schema({ any: { 'x-mcp-header': 'Any' } }))), /null/);
+  });
+
+  it('refuses a name that is not an HTTP token: empty, spaces, CR/LF, non-ASCII, not a string', () => {
+    for (const bad of ['', 'Bad Name', 'A\r\nSet-Cookie: x', 'Zürich', 'a:b', 42]) assert.match(String(invalidParamHeaders(schema({ p: prop('string', bad) }))), /not an HTTP field-name token/, JSON.stringify(bad));
+  });
+
+  it('refuses one name twice, whatever the case', () => {
+    assert.match(String(invalidParamHeaders(schema({ a: prop('string', 'Zone'), b: prop('string', 'zone') }))), /used twice/);
+  });
+
+  it('refuses an annotation not reached through properties alone: items, compositions, $defs, the root', () => {
+    assert.match(String(invalidParamHeaders(schema({ list: { type: 'array', items: prop('string', 'Item') } }))), /not reached/);
+    assert.match(String(invalidParamHeaders(schema({ x: { anyOf: [prop('string', 'X')] } }))), /not reached/);
+    assert.match(String(invalidParamHeaders({ ...schema({}), $defs: { d: prop('string', 'D') } })), /not reached/);
+    assert.match(String(invalidParamHeaders({ ...schema({}), oneOf: [schema({ y: prop('string', 'Y') })] })), /not reached/);
+    assert.match(String(invalidParamHeaders({ type: 'object', 'x-mcp-header': 'Root' })), /root/);
   });
 });
