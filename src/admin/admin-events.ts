@@ -41,6 +41,8 @@ export class AdminEvents {
   #audit: unknown[] = [];
   #auditDropped = 0;
   #auditTimer: NodeJS.Timeout | undefined;
+  /** Views whose last computation failed (warned once until they recover). */
+  readonly #failing = new Set<View>();
   #ticking: Promise<void> | undefined;
 
   constructor(target: AdminTarget, log: Logger) {
@@ -63,7 +65,11 @@ export class AdminEvents {
     res.on('close', () => this.#drop(stream));
     this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn() })}\n\n`);
     await this.#ensureViews();
-    for (const view of VIEWS) this.#write(stream, frame(view, this.#last.get(view)!));
+    // A view that could not be computed (the store down) is left out: a later tick sends it once it can be.
+    for (const view of VIEWS) {
+      const json = this.#last.get(view);
+      if (json !== undefined) this.#write(stream, frame(view, json));
+    }
     this.#timer ??= setInterval(() => void this.poke(), TICK_MS).unref();
     return undefined;
   }
@@ -88,9 +94,12 @@ export class AdminEvents {
       try {
         json = JSON.stringify(await this.#view(view));
       } catch (err) {
-        this.#log.warn({ err: (err as Error).message, view }, 'console view could not be computed');
+        // Once per view until it can be computed again, not on every tick of an outage.
+        if (!this.#failing.has(view)) this.#log.warn({ err: (err as Error).message, view }, 'console view could not be computed');
+        this.#failing.add(view);
         continue;
       }
+      if (this.#failing.delete(view)) this.#log.info({ view }, 'console view computed again');
       if (this.#last.get(view) === json) continue;
       this.#last.set(view, json);
       for (const s of this.#streams) this.#write(s, frame(view, json));
