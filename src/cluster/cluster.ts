@@ -347,6 +347,11 @@ export class Cluster {
     }
   }
 
+  /** Whether a request says it was forwarded: proven by its headers, or a claim its body must prove (see Forwarder). */
+  forwardClaim(req: ArrivedRequest): 'proven' | 'claimed' | undefined {
+    return this.#tunnel === undefined ? undefined : this.#forwarder.forwardClaim(req);
+  }
+
   /** Whether a request was forwarded by a replica of the group (see Forwarder), not a client that says so. */
   forwarded(req: ArrivedRequest): boolean {
     return this.#tunnel !== undefined && this.#forwarder.forwarded(req);

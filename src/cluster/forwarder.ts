@@ -89,6 +89,15 @@ export class Forwarder {
   }
 
   /**
+   * What a request says of its forwarding before its body is read: 'proven' (the tunnel's mark, which
+   * this process set), 'claimed' (a signature header, which covers the body), or nothing.
+   */
+  forwardClaim(req: ArrivedRequest): 'proven' | 'claimed' | undefined {
+    if (req.headers[FORWARDED_HEADER] === this.#o.tunnel().mark) return 'proven';
+    return req.headers[FORWARD_HEADER] === undefined ? undefined : 'claimed';
+  }
+
+  /**
    * Whether a request was forwarded by a replica of the group, not sent by a client that says so: it
    * came through the tunnel (this process marked it), or over HTTP with a valid signature (see
    * ForwardSignature). A forward header that does not verify is ignored (the request is an ordinary

@@ -44,15 +44,15 @@ function quoted(s: string): string {
  * Retry-After, 503 when the key set cannot be fetched). Synchronous whenever every step is (no auth,
  * no rate limit): the hot path then costs no promise.
  */
-export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string): Principal | Refusal | Promise<Principal | Refusal> {
+export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string, forwarded = false): Principal | Refusal | Promise<Principal | Refusal> {
   let p: Principal | Promise<Principal>;
   try {
     p = auth.authenticate(credentials(req));
   } catch (err) {
     return authRefusal(auth, req, path, err);
   }
-  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path), (err: unknown) => authRefusal(auth, req, path, err));
-  return admitted(auth, p, path);
+  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, forwarded), (err: unknown) => authRefusal(auth, req, path, err));
+  return admitted(auth, p, path, forwarded);
 }
 
 /**
@@ -78,19 +78,33 @@ function authRefusal(auth: EdgeAuth, req: EdgeRequest, path: string, err: unknow
   return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
 }
 
-/** The endpoint grant, then the rate limit (which may need the shared counters: a promise then). */
-function admitted(auth: EdgeAuth, principal: Principal, path: string): Principal | Refusal | Promise<Principal | Refusal> {
+/**
+ * The endpoint grant, then the rate limit (which may need the shared counters: a promise then). A
+ * request another replica forwarded was counted there, by the front door the client knocked at: counted
+ * again here, every request to a session owned elsewhere took two of the tenant's tokens.
+ */
+function admitted(auth: EdgeAuth, principal: Principal, path: string, forwarded: boolean): Principal | Refusal | Promise<Principal | Refusal> {
   const why = auth.forbidden(principal, path);
   if (why) {
     auth.onFailure?.('forbidden');
     return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
+  if (forwarded) return principal;
   const wait = auth.admit(principal);
   return wait instanceof Promise ? wait.then((ms) => rated(principal, ms)) : rated(principal, wait);
 }
 
 function rated(principal: Principal, waitMs: number): Principal | Refusal {
   return rateRefusal(principal, waitMs) ?? principal;
+}
+
+/**
+ * The rate a request that claimed to be forwarded owes when its body does not prove it (see
+ * EdgeRequest.rateOwed): its 429, or undefined when the tenant's rate lets it through.
+ */
+export function owedRate(auth: EdgeAuth, principal: Principal): Refusal | undefined | Promise<Refusal | undefined> {
+  const wait = auth.admit(principal);
+  return wait instanceof Promise ? wait.then((ms) => rateRefusal(principal, ms)) : rateRefusal(principal, wait);
 }
 
 /** The 429 for a request (or a batch of `requests`) the tenant's rate does not let through now; undefined: it does. */

@@ -66,7 +66,7 @@ export class DirectPosts {
     const url = raw.url ?? '/';
     const hit = routes.find(pathOf(url));
     if (!hit || hit.route === 'sse') return false;
-    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null }, new DirectReply(res));
+    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null, rateOwed: false }, new DirectReply(res));
     return true;
   }
 

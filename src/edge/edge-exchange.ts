@@ -14,6 +14,11 @@ export interface EdgeRequest {
   body: unknown;
   /** Who is calling: set by the front door before the route runs. */
   principal: Principal | null;
+  /**
+   * The request says another replica forwarded it, which only its body can prove (a signed HTTP
+   * forward): the front door left the tenant's rate to the route, which counts it unless the proof holds.
+   */
+  rateOwed: boolean;
 }
 
 /** What the MCP routes do with a response: Fastify's reply, or a direct POST's (direct-reply.ts). */

@@ -4,7 +4,8 @@ import type { EndpointRouter } from '../router/index.js';
 import { frontDoor } from './front-door.js';
 import { EndpointTable, type EndpointHit } from './endpoint-table.js';
 import { openStream, postMessages } from './legacy-sse-routes.js';
-import { sendError } from './replies.js';
+import { sendError, sendRefusal } from './replies.js';
+import { owedRate } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { EdgeContext } from './edge-context.js';
 import { pathOf, type DirectPosts } from './direct-posts.js';
@@ -26,12 +27,14 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.decorateRequest('principal', null);
   app.decorateRequest('endpointHit', null);
+  app.decorateRequest('rateOwed', false);
   const table = new EndpointTable(opts.ctx);
   table.sync(opts.routers);
   // A reload that adds, removes or moves endpoints: the next request finds them.
   opts.watch?.(() => table.sync(opts.routers));
   // The front door, with its endpoint bound, one per endpoint path.
-  const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits });
+  const cluster = opts.ctx.cluster;
+  const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits, forwardClaim: cluster ? (req) => cluster.forwardClaim(req) : undefined });
   const doors = new Map<string, ReturnType<typeof door>>();
   const doorOf = (hit: EndpointHit) => {
     const path = hit.endpoint.router.config.path;
@@ -118,6 +121,16 @@ function routeFailed(err: unknown, reply: EdgeReply, app: FastifyInstance, reqId
 }
 
 function serve(req: EdgeRequest, reply: EdgeReply, hit: EndpointHit, ctx: EdgeContext): Promise<unknown> | EdgeReply {
+  // A forward only its body proves (read now): counted against the tenant's rate after all if it is not one.
+  if (req.rateOwed && !ctx.cluster?.forwarded(req)) {
+    const refused = owedRate(ctx.auth, req.principal!);
+    if (refused instanceof Promise) return refused.then((r) => (r ? sendRefusal(reply, r) : route(req, reply, hit, ctx)));
+    if (refused) return sendRefusal(reply, refused);
+  }
+  return route(req, reply, hit, ctx);
+}
+
+function route(req: EdgeRequest, reply: EdgeReply, hit: EndpointHit, ctx: EdgeContext): Promise<unknown> | EdgeReply {
   const { endpoint } = hit;
   if (hit.route === 'mcp') {
     if (req.method === 'POST') return endpoint.streamable.post(req, reply);

@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling: set by the front door on every MCP route before the route runs. */
     principal: Principal | null;
+    /** See EdgeRequest.rateOwed. */
+    rateOwed: boolean;
   }
 }
 
@@ -17,6 +19,11 @@ export interface FrontDoorOptions {
   auth: EdgeAuth;
   guard: GuardOptions;
   limits?: ConnectionLimits | undefined;
+  /**
+   * Whether the request says a replica of the group forwarded it (its rate was counted there): 'proven'
+   * by its headers alone (the tunnel's mark), 'claimed' when only its body can prove it (a signature).
+   */
+  forwardClaim?: ((req: EdgeRequest) => 'proven' | 'claimed' | undefined) | undefined;
 }
 
 /**
@@ -33,12 +40,14 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Edge
     const origin = req.headers.origin;
     const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
-    const r = authorizeRequest(o.auth, req, endpoint);
+    const claim = o.forwardClaim?.(req);
+    const r = authorizeRequest(o.auth, req, endpoint, claim !== undefined);
     // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
     // await on a plain value still costs a turn of the microtask queue on every request.
     const p = r instanceof Promise ? await r : r;
     if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
     req.principal = p;
+    if (claim === 'claimed') req.rateOwed = true;
     o.limits?.authenticated(socket);
     return undefined;
   };
