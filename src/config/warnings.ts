@@ -14,6 +14,12 @@ function authWarnings(cfg: Config): string[] {
       `auth.issuer: ${JSON.stringify(issuer)} is not a URL, so it cannot be the authorization server of the protected resource metadata (RFC 9728), which OAuth clients such as mcp-remote read first; use the issuer's URL (tokens must carry the same "iss"), or set auth.authorizationServers`,
     );
   }
+  if (cfg.server.publicUrl === undefined) {
+    const aud = cfg.auth.audience.length > 0 ? '' : `, and tokens must carry the audience http://${cfg.server.host}:${cfg.server.port} (or that plus an endpoint's path), a URL no client is given`;
+    out.push(
+      `server.publicUrl: not set, so the protected resource metadata (and the resource_metadata of every 401) names whatever Host a request carries${aud}; set server.publicUrl to the URL clients connect to`,
+    );
+  }
   authorizationServers.forEach((s, i) => {
     if (!isUrlIssuer(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there`);
   });

@@ -193,6 +193,7 @@ endpoints: [{ path: /mcp, upstreams: [files] }]
 
   it('check-config warns about a non-URL issuer and a missing program, and still exits 0', () => {
     const file = tempConfig(`
+server: { publicUrl: "https://mcp.example" }
 auth: { mode: jwt, issuer: my-gateway, keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA] }
 tenants: [{ name: dev, endpoints: ["*"] }]
 upstreams: [{ name: a, transport: stdio, sandbox: none, command: node, args: [./server.mjs] }]

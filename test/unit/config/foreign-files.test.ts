@@ -64,7 +64,7 @@ describe('a file that is not a gateway config says so, in one problem', () => {
 });
 
 describe('warnings: valid, but will not work as meant', () => {
-  const jwt = (auth: string) => `auth: ${auth}\ntenants: [{ name: t, endpoints: ["*"] }]\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`;
+  const jwt = (auth: string, server = 'server: { publicUrl: "https://mcp.example" }\n') => `${server}auth: ${auth}\ntenants: [{ name: t, endpoints: ["*"] }]\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`;
 
   it('a non-URL issuer, since the RFC 9728 metadata offers it to OAuth clients as the authorization server', () => {
     const { warnings } = readConfigFile(file('iss.yaml', jwt('{ mode: jwt, issuer: switchboard-dev, hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
@@ -74,6 +74,14 @@ describe('warnings: valid, but will not work as meant', () => {
     assert.deepEqual(url.warnings, []);
     const servers = readConfigFile(file('iss-as.yaml', jwt('{ mode: jwt, issuer: dev, authorizationServers: ["https://idp.example", "idp"], hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }')), {});
     assert.deepEqual(servers.warnings, ["auth.authorizationServers[1]: \"idp\" is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there"]);
+  });
+
+  it('jwt without server.publicUrl: the metadata would name any Host, the default audience a bind address', () => {
+    const { warnings } = readConfigFile(file('no-public.yaml', jwt('{ mode: jwt, issuer: "https://idp.example", hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }', '')), {});
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /^server\.publicUrl: not set, so the protected resource metadata .* names whatever Host a request carries, and tokens must carry the audience http:\/\/.*; set server\.publicUrl/);
+    const audience = readConfigFile(file('no-public-aud.yaml', jwt('{ mode: jwt, issuer: "https://idp.example", audience: ["api://mcp"], hmacSecret: "0123456789abcdef0123456789abcdef", allowHmac: true }', '')), {});
+    assert.ok(!audience.warnings[0]!.includes('audience'), 'an audience of its own: only the metadata is said');
   });
 
   it('a program or path argument that does not exist, named as written and as resolved', () => {
