@@ -64,6 +64,28 @@ export interface RoundOptions {
 }
 
 /**
+ * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
+ * in one round of its own (asked one after another, each became a round), a 2025 client as concurrent
+ * requests. The first to fail stops the others (their answers would be thrown away).
+ */
+async function answersOf(asks: Record<string, { method?: unknown; params?: unknown }>, o: RoundOptions): Promise<Record<string, unknown>> {
+  const round = new Cancellation();
+  const parent = o.signal;
+  const stop = () => round.abort(parent?.reason);
+  parent?.onAbort(stop);
+  try {
+    const asked = Object.entries(asks).filter(([, ask]) => typeof ask?.method === 'string');
+    const answers = await Promise.all(asked.map(([, ask]) => o.caller!.clientRequest(ask.method as string, (ask.params ?? undefined) as Params, o.callerRequestId, round))).catch((err: unknown) => {
+      round.abort((err as Error).message);
+      throw err;
+    });
+    return Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
+  } finally {
+    parent?.offAbort(stop);
+  }
+}
+
+/**
  * A call to a 2026-07-28 upstream, round by round: each input_required result's input requests are
  * put to the client behind the call (as the server→client requests a 2025 client knows, or as the
  * next round of a modern client's exchange), and the call is sent again with the answers and the
@@ -81,12 +103,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
     if (!o.caller && Object.keys(asks).length > 0) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
     }
-    const answers: Record<string, unknown> = {};
-    for (const [key, ask] of Object.entries(asks)) {
-      if (typeof ask?.method !== 'string') continue;
-      answers[key] = await o.caller!.clientRequest(ask.method, (ask.params ?? undefined) as Params, o.callerRequestId, o.signal ?? new Cancellation());
-    }
-    out = { ...withModernMeta(params, capabilities()), inputResponses: answers };
+    out = { ...withModernMeta(params, capabilities()), inputResponses: await answersOf(asks, o) };
     if (typeof result.requestState === 'string') out.requestState = result.requestState;
   }
   throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input more than ${MAX_ROUNDS} times in one call`, { upstream: o.upstream });

@@ -78,6 +78,28 @@ for (const sharing of ['shared', 'per-session'] as const) {
       }
     });
 
+    it("puts a round's input requests to a modern client in one round, not one round each", async () => {
+      const caps = { elicitation: { form: {} }, sampling: {}, roots: {} };
+      const params = { name: 'test_input_required_result_multiple_inputs', arguments: {} };
+      const first = await modernPost(gw, 80, 'tools/call', params, caps);
+      if (sharing === 'shared') {
+        // A shared instance serves many clients: it is never told of roots (whose would they be?), so
+        // the upstream itself refuses a tool that asks for them.
+        assert.deepEqual(first.error?.data?.requiredCapabilities, { roots: {} }, JSON.stringify(first));
+        return;
+      }
+      assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+      const asks = first.result.inputRequests as Record<string, { method: string }>;
+      assert.deepEqual(Object.values(asks).map((a) => a.method).sort(), ['elicitation/create', 'roots/list', 'sampling/createMessage'], JSON.stringify(asks));
+      const answerOf = (method: string) =>
+        method === 'elicitation/create' ? { action: 'accept', content: { name: 'Alice' } }
+        : method === 'sampling/createMessage' ? { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test' }
+        : { roots: [{ uri: 'file:///work' }] };
+      const inputResponses = Object.fromEntries(Object.entries(asks).map(([k, a]) => [k, answerOf(a.method)]));
+      const done = await modernPost(gw, 81, 'tools/call', { ...params, inputResponses, requestState: first.result.requestState }, caps);
+      assert.equal(done.result?.content?.[0]?.text, 'Name: Alice; Greeting: Paris; Roots: 1', JSON.stringify(done));
+    });
+
     it('mirrors x-mcp-header arguments into Mcp-Param-* for the upstream (which checks them), non-ASCII included', async () => {
       const client = await connectClient(gw, 'streamable-http');
       try {
