@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { descriptorLimit } from '../../src/edge/connection-limits.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { attacker } from '../helpers/idle-attacker.js';
 import { listeningAddress } from '../helpers/processes.js';
 import { ACCEPT_BOTH, ISSUER, PUBLIC_URL, connectWithToken, initializeBody, makeKey, openSession, signToken } from '../helpers/tokens.js';
 import { until as waitUntil } from '../helpers/wait.js';
@@ -216,33 +217,6 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * One attacker slot: opens a connection, writes `head` (or nothing), and opens another `pauseMs` (a
- * second) after the gateway closed it (paced, so the test measures held connections rather than a
- * connection flood).
- */
-async function attacker(port: number, head: string, stop: { now: boolean; budget: number }, seen: { opened: number; answered401: number }, pauseMs = 1000): Promise<void> {
-  while (!stop.now && stop.budget-- > 0) {
-    seen.opened++;
-    await new Promise<void>((done) => {
-      const s = connect(port, '127.0.0.1');
-      let data = '';
-      const end = () => {
-        clearInterval(poll);
-        if (/^HTTP\/1\.1 401 /.test(data)) seen.answered401++;
-        s.destroy();
-        done();
-      };
-      const poll = setInterval(() => stop.now && end(), 200);
-      s.on('connect', () => head && s.write(head));
-      s.on('data', (b: Buffer) => (data += b.toString()));
-      s.on('error', () => {});
-      s.on('close', end);
-    });
-    if (!stop.now) await new Promise((r) => setTimeout(r, pauseMs)); // attacker pacing, not a wait for an event
-  }
-}
-
-/**
  * A client slow to speak: connects, waits `delayMs` (its host busy, say), then writes `request`; resolves
  * with what the gateway sent, once it sent something or closed the connection.
  */
@@ -341,9 +315,9 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
 
     // 1,000 connections that send POST headers announcing a body and no token, and 1,000 that send
     // nothing; each reopened when the gateway closes it, until the calls are done (bounded in count), from
-    // a process of its own (test/helpers/idle-attack.mjs says why).
+    // a process of its own (test/helpers/idle-attack.ts says why).
     const slots = [{ head: postHead(undefined, 100), count: 1000 }, { head: '', count: 1000 }];
-    attackProcess = spawn(process.execPath, [resolve('test/helpers/idle-attack.mjs'), String(port), JSON.stringify({ slots, budget: 30_000, pauseMs: 1000 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    attackProcess = spawn(process.execPath, ['--import', 'tsx', resolve('test/helpers/idle-attack.ts'), String(port), JSON.stringify({ slots, budget: 30_000, pauseMs: 1000 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const seen = { opened: 0, answered401: 0 };
     attackProcess.on('message', (m: typeof seen) => Object.assign(seen, m));
     const attackDone = new Promise<void>((done) => attackProcess!.once('exit', () => done()));

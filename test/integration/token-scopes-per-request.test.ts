@@ -64,6 +64,12 @@ describe('2026-07-28 requests of one subject with tokens of different scopes', (
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The next tools/list the upstream gets waits until `open()`; `arrived` says it got there. */
+  const holdNextList = () => {
+    let open!: () => void;
+    gate = { opened: new Promise<void>((r) => (open = r)), open: () => open(), arrived: false };
+    return gate;
+  };
   const names = (a: { body: any }) => (a.body.result?.tools ?? []).map((t: { name: string }) => t.name).sort();
 
   it('each token sees the list its own scopes allow, alone', async () => {
@@ -72,9 +78,7 @@ describe('2026-07-28 requests of one subject with tokens of different scopes', (
   });
 
   it("a narrow token's list is not filtered by the scopes of a wide token's request that came while it was upstream", async () => {
-    let open!: () => void;
-    gate = { opened: new Promise<void>((r) => (open = r)), open: () => open(), arrived: false };
-    const held = gate;
+    const held = holdNextList();
     const narrowList = modernPost(gw.url(), 'tools/list', {}, { token: narrow });
     await until('the narrow list to reach the upstream', () => held.arrived, 10_000);
     // The wide token's request is served in full while the narrow one waits upstream.
@@ -84,9 +88,7 @@ describe('2026-07-28 requests of one subject with tokens of different scopes', (
   });
 
   it("a narrow token's call is refused even while the wide token's requests come and go", async () => {
-    let open!: () => void;
-    gate = { opened: new Promise<void>((r) => (open = r)), open: () => open(), arrived: false };
-    const held = gate;
+    const held = holdNextList();
     const wideList = modernPost(gw.url(), 'tools/list', {}, { token: wide });
     await until('the wide list to reach the upstream', () => held.arrived, 10_000);
     const call = await modernPost(gw.url(), 'tools/call', { name: 'secret', arguments: {} }, { token: narrow });
@@ -98,9 +100,7 @@ describe('2026-07-28 requests of one subject with tokens of different scopes', (
   it('a 2025 session: a request is judged by the token of the POST that carried it', async () => {
     const sid = await openSession(gw, wide);
     const list = (id: number, token: string) => mcpRequest(gw, { jsonrpc: '2.0', id, method: 'tools/list' }, { token, sid });
-    let open!: () => void;
-    gate = { opened: new Promise<void>((r) => (open = r)), open: () => open(), arrived: false };
-    const held = gate;
+    const held = holdNextList();
     const narrowList = list(11, narrow);
     await until('the narrow list to reach the upstream', () => held.arrived, 10_000);
     const wideList = await list(12, wide);
