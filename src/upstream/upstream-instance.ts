@@ -138,7 +138,14 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   async #spawn(): Promise<void> {
-    const transport = this.#factory(this.config, this.#logger, this.#owner);
+    let transport: Transport;
+    try {
+      transport = this.#factory(this.config, this.#logger, this.#owner);
+    } catch (err) {
+      // No link could be built (a client secret file not readable yet): a failed start, retried with the
+      // backoff. Uncaught, it left the instance 'starting' for ever, every call "unavailable (starting)".
+      throw await this.#failedToStart(undefined, err as Error);
+    }
     this.#transport = transport;
     transport.toolDefinition = (name) => this.#tools?.get(name); // long-lived: one per transport
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
@@ -188,11 +195,11 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   /** Why a start failed, recorded before the close that calls #onExit (consent alone: no timed restart). */
-  async #failedToStart(client: UpstreamClient, err: Error): Promise<GatewayError> {
+  async #failedToStart(client: UpstreamClient | undefined, err: Error): Promise<GatewayError> {
     if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: err.message }, 'upstream failed to start');
     const failure = err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name });
     [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
-    await client.close().catch(() => {});
+    await client?.close().catch(() => {});
     this.#onExit(client);
     return failure;
   }
@@ -226,12 +233,12 @@ export class UpstreamInstance extends EventEmitter {
     });
   }
 
-  /** Pings a ready instance; `failures` missed pings in a row mean it hangs: restart it. */
-  #onExit(client: UpstreamClient, reason?: TransportError): void {
+  /** Its client is gone (crashed, closed, failed to start, or none could be built): restart it with the backoff, unless stopping. */
+  #onExit(client: UpstreamClient | undefined, reason?: TransportError): void {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
-    void client.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
+    void client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
     if (!wasReady && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
