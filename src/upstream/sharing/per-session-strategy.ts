@@ -237,17 +237,22 @@ export class PerSessionStrategy implements SharingStrategy {
     while (this.#spares.length < this.#pool.warm && this.#instances.size + this.#stopping < this.#pool.max) this.#spare().start().catch(() => {});
   }
 
+  /**
+   * No new instances: the sessions waiting for one are answered now. Nothing could serve them any more
+   * (#serve stops here), and left waiting until acquireTimeoutMs, a 2026-07-28 standing whose close waits
+   * for its lease held up the gateway's stop (or a reload's retirement) for that long.
+   */
   drain(): void {
     this.#closed = true;
+    for (const w of this.#waiters.drain()) {
+      clearTimeout(w.timer);
+      w.reject(new GatewayError('SWB_SHUTTING_DOWN', `upstream "${this.#name}" is stopping (the gateway is shutting down, or a config reload replaced it); retry`, { upstream: this.#name }));
+    }
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
+    this.drain();
     clearTimeout(this.#replenishTimer);
-    for (const w of this.#waiters.drain()) {
-      clearTimeout(w.timer);
-      w.reject(new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down'));
-    }
     await Promise.all([...this.#instances].map((i) => i.stop()));
     this.#instances.clear();
     this.#spares.length = 0;
