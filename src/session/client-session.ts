@@ -120,6 +120,11 @@ export class ClientSession {
     return this.#state;
   }
 
+  /** Ended: an instance lease still waiting for it is given up (see UpstreamCaller.closed). */
+  get closed(): boolean {
+    return this.#state === 'SHUTDOWN';
+  }
+
   /** Requests in flight, an initialize being answered included (so the idle sweeper leaves it alone). */
   get inflight(): number {
     return this.#inflight.size + (this.#initializing ? 1 : 0);

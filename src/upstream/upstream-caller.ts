@@ -13,6 +13,8 @@ export interface UpstreamCaller {
   readonly tenant: string;
   /** per-user upstreams give each principal its own instances; a caller without one cannot use them. */
   readonly principal?: UpstreamUser | undefined;
+  /** The session has ended: a per-session pool drops its place in the queue rather than start an instance for it. */
+  readonly closed?: boolean;
   /** A server→client request (sampling/createMessage, elicitation/create, roots/list). */
   clientRequest(
     method: string,

@@ -42,6 +42,13 @@ export class FairQueue<W extends { readonly tenant: string }> {
     return true;
   }
 
+  /** Takes out every waiter `test` picks (sessions that ended while they waited), and returns them. */
+  removeWhere(test: (w: W) => boolean): W[] {
+    const out = [...this.#byTenant.values()].flat().filter(test);
+    for (const w of out) this.remove(w);
+    return out;
+  }
+
   /**
    * The waiter to serve next, taken out of the queue: the oldest waiter of the tenant that holds the
    * fewest (by `held`), skipping tenants `eligible` refuses (at their share); ties go to the tenant

@@ -84,6 +84,8 @@ export class PerSessionStrategy implements SharingStrategy {
     if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
     // Waiting sessions of tenants below their share come first: a newcomer queues behind them.
     if (this.#mayTake(caller.tenant) && !this.#waiters.anyTenant((t) => this.#mayTake(t))) return this.#take(caller);
+    // Sessions that ended while they waited hold no place (a client that gave up on its initialize).
+    if (this.#waiters.size >= this.#pool.queue) for (const w of this.#waiters.removeWhere((x) => x.caller.closed === true)) this.#giveUp(w);
     if (this.#waiters.size >= this.#pool.queue) {
       const out = this.#waiters.displace(caller.tenant);
       if (!out) throw this.#queueFull();
@@ -161,8 +163,16 @@ export class PerSessionStrategy implements SharingStrategy {
       );
       if (!w) return;
       clearTimeout(w.timer);
-      this.#take(w.caller).then(w.resolve, w.reject);
+      // Its session ended while it waited: no process is started for nobody, the next waiter is served.
+      if (w.caller.closed === true) this.#giveUp(w);
+      else this.#take(w.caller).then(w.resolve, w.reject);
     }
+  }
+
+  /** A waiter whose session ended: answered (no one reads it) without an instance. */
+  #giveUp(w: Waiter): void {
+    clearTimeout(w.timer);
+    w.reject(new GatewayError('SWB_SESSION_CLOSED', `the session ended while it waited for an instance of upstream "${this.#name}"`, { upstream: this.#name }));
   }
 
   #queueFull(): GatewayError {

@@ -90,6 +90,24 @@ describe('per-session pools shared by tenants', () => {
     }
   });
 
+  it('a session that ended while it waited is skipped: the freed instance goes to the next, none is started for it', async () => {
+    const pool = perSessionPool({ max: 1, queue: 4 });
+    try {
+      const a1 = await pool.lease(caller('a'));
+      const gone = { ...caller('b'), closed: false };
+      const left = pending(pool.lease(gone));
+      const live = pending(pool.lease(caller('c')));
+      await settle();
+      gone.closed = true;
+      await pool.release(a1!);
+      assert.equal((await live.promise)!.dedicatedTo?.tenant, 'c', 'the live waiter got the instance');
+      await assert.rejects(left.promise, (e: unknown) => e instanceof GatewayError && e.code === 'SWB_SESSION_CLOSED');
+      assert.equal(pool.instances.size, 1, 'no instance was started for the session that left');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('pool.perTenantMax above pool.max is refused by the config', () => {
     assert.throws(
       () => parseConfig({ upstreams: [{ name: 'u', transport: 'stdio', command: 'x', sharing: 'per-session', pool: { max: 2, perTenantMax: 3 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {}),
