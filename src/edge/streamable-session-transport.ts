@@ -167,6 +167,11 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
    * counts as delivered, so the log still serves the next attempt.
    */
   async #catchUp(stream: OutStream, conn: SseConnection, after: number): Promise<boolean> {
+    // A newer connection takes over before the replay, not after it: left bound during the (awaited)
+    // replay, the old one, which its client has given up on, took what arrived meanwhile live, and a
+    // POST stream's last answer went out on it alone, unlogged, and retired the stream: the resuming
+    // reader never got it. Unbound, everything that arrives is logged and the replay below picks it up.
+    if (stream.conn?.open) stream.conn.end();
     let last = after;
     for (let round = 0; this.#o.resumable && round < 10 && last < stream.seq; round++) {
       const events = (await this.#o.events.replay(this.#o.sessionId, stream.no, last)) ?? [];
@@ -179,7 +184,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       conn.end();
       return false;
     }
-    if (stream.conn?.open) stream.conn.end(); // a newer connection takes over
+    if (stream.conn?.open) stream.conn.end(); // another resume of it that finished its replay first: the later one takes over
     this.#bind(stream, conn);
     if (stream.no === 0) stream.delivered = last;
     return true;
