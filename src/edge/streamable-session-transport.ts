@@ -11,6 +11,9 @@ import { RequestTable } from '../jsonrpc/request-table.js';
 /** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
 export type ResponseMode = 'sse' | 'json' | 'auto';
 
+/** Reads of the log a resume makes to catch up with a stream that keeps growing, before it gives up. */
+const CATCH_UP_ROUNDS = 10;
+
 /** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
 interface OutStream extends Held {
   no: number;
@@ -163,8 +166,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /**
    * Writes what the log holds after `after`, again until nothing new arrived during the (possibly
    * remote) read, then binds the connection so that what follows goes out live, in order. False when
-   * the connection closed on the way (its client left, or it was cut): nothing is bound and nothing
-   * counts as delivered, so the log still serves the next attempt.
+   * the connection closed on the way (its client left, or it was cut, or it could not catch up and was
+   * ended): nothing is bound and nothing counts as delivered, so the log still serves the next attempt.
    */
   async #catchUp(stream: OutStream, conn: SseConnection, after: number): Promise<boolean> {
     // A newer connection takes over before the replay, not after it: left bound during the (awaited)
@@ -173,10 +176,21 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     // reader never got it. Unbound, everything that arrives is logged and the replay below picks it up.
     if (stream.conn?.open) stream.conn.end();
     let last = after;
-    for (let round = 0; this.#o.resumable && round < 10 && last < stream.seq; round++) {
+    // Every event up to `covered` was sent, or is not in the log (evicted by its bounds, or lost by its store).
+    let covered = after;
+    for (let round = 0; this.#o.resumable && covered < stream.seq; round++) {
+      if (round === CATCH_UP_ROUNDS) {
+        // Still behind after every round: the stream grows faster than its log is read. Bound now, the
+        // events logged since the last read would never reach this reader (they went to the log, not
+        // to it). Ended instead, its client resumes from the last event it got, and nothing is lost.
+        conn.end();
+        return false;
+      }
+      const appended = stream.seq; // all logged before the read below: what it does not return is not in the log
       const events = (await this.#o.events.replay(this.#o.sessionId, stream.no, last)) ?? [];
       if (!(await this.#replay(conn, stream.no, events))) return false;
       last = events.at(-1)?.seq ?? last;
+      covered = Math.max(appended, last);
     }
     if (!conn.open) return false;
     if (this.#closed) {

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { SseHub } from '../../../src/edge/sse-connection.js';
 import { StreamableSessionTransport } from '../../../src/edge/streamable-session-transport.js';
 import { MemoryEventStore } from '../../../src/session/memory-event-store.js';
+import type { EventStore } from '../../../src/session/event-store.js';
 
 const SSE = { 'content-type': 'text/event-stream' };
 
@@ -82,6 +83,111 @@ describe('StreamableSessionTransport: resuming GETs', () => {
     const { answer } = await json;
     await transport.send({ jsonrpc: '2.0', id: 'b', result: {} });
     assert.deepEqual(await (await answer).json(), { jsonrpc: '2.0', id: 'b', result: {} });
+    await transport.close();
+  });
+});
+
+describe('StreamableSessionTransport: a resume catching up with a stream that keeps growing', () => {
+  const hub = new SseHub(1 << 20, 60_000);
+  const server = createServer((req, res) => route(req, res));
+  let route: (req: IncomingMessage, res: ServerResponse) => void = () => {};
+  let base = '';
+  before(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    hub.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  /** One resume read event by event: the numbers it carried, the last id, and whether the gateway ended it. */
+  async function readResume(lastId: string, idle: () => boolean): Promise<{ data: number[]; lastId: string; ended: boolean }> {
+    const ac = new AbortController();
+    const res = await fetch(`${base}/`, { headers: { 'last-event-id': lastId }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    const data: number[] = [];
+    let buf = '';
+    const watch = setInterval(() => idle() && ac.abort(), 100);
+    try {
+      const dec = new TextDecoder();
+      for await (const chunk of res.body!) {
+        buf += dec.decode(chunk as Uint8Array, { stream: true });
+        let cut: number;
+        while ((cut = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, cut);
+          buf = buf.slice(cut + 2);
+          const id = /^id: (\S+)$/m.exec(block)?.[1];
+          const json = /^data: (.+)$/m.exec(block)?.[1];
+          if (id) lastId = id;
+          if (json) data.push(JSON.parse(json).params.data);
+        }
+      }
+      return { data, lastId, ended: true };
+    } catch {
+      return { data, lastId, ended: false };
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  it('binds no connection while behind: every event reaches the reader once, in order, across its resumes', async () => {
+    // A log whose reads take a moment to come back (Redis: the read is done, its answer on the way): the
+    // stream grows meanwhile, past what the read returns.
+    const memory = new MemoryEventStore(100_000);
+    const events: EventStore = {
+      append: (s, n, seq, d) => memory.append(s, n, seq, d),
+      replay: async (s, n, afterSeq) => {
+        const read = await memory.replay(s, n, afterSeq);
+        await new Promise((r) => setTimeout(r, 5));
+        return read;
+      },
+      dropStream: (s, n) => memory.dropStream(s, n),
+      dropSession: (s) => memory.dropSession(s),
+    };
+    const transport = new StreamableSessionTransport({ sessionId: 'busy', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    let sent = 0;
+    const note = () => transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: ++sent } });
+    for (let i = 0; i < 5; i++) await note();
+    // A message every millisecond for 400 ms: each read of the log finds a few more.
+    const producer = setInterval(() => void note(), 1);
+    let producing = true;
+    setTimeout(() => {
+      clearInterval(producer);
+      producing = false;
+    }, 400);
+    const got: number[] = [];
+    let lastId = '0_0';
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const r = await readResume(lastId, () => !producing);
+      got.push(...r.data);
+      lastId = r.lastId;
+      if (!r.ended) break; // bound and live, then idle once the producer stopped
+    }
+    const missing = Array.from({ length: sent }, (_, i) => i + 1).filter((n) => !got.includes(n));
+    assert.deepEqual(missing, [], `${missing.length} of ${sent} messages never reached the reader`);
+    assert.deepEqual(got, Array.from({ length: sent }, (_, i) => i + 1), 'each once, in order');
+    await transport.close();
+  });
+
+  it('a resume whose events the log no longer holds is bound at once, not ended (no endless resumes)', async () => {
+    const memory = new MemoryEventStore(1000);
+    // A store that lost what it was given (an outage, an eviction): nothing to replay, ever.
+    const events: EventStore = { append: () => {}, replay: (s, n, a) => memory.replay(s, n, a), dropStream: () => {}, dropSession: () => {} };
+    const transport = new StreamableSessionTransport({ sessionId: 'lost', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    for (let i = 1; i <= 3; i++) await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: i } });
+    let sentLive = false;
+    setTimeout(() => {
+      void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 4 } });
+      setTimeout(() => (sentLive = true), 100);
+    }, 200);
+    const r = await readResume('0_0', () => sentLive);
+    assert.equal(r.ended, false, 'bound and live, not ended');
+    assert.deepEqual(r.data, [4]);
     await transport.close();
   });
 });
