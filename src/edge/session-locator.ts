@@ -104,7 +104,16 @@ export class SessionLocator {
 
   /** Takes over a session whose owner is gone (Redis): rebuilt here from its record. */
   async #restore(record: SessionRecord, principal: Principal): Promise<ClientSession | undefined> {
-    const session = await this.#sessions.create(principal, record.id);
+    let session: ClientSession;
+    try {
+      session = await this.#sessions.create(principal, record.id);
+    } catch (err) {
+      // Refused here (this replica is full or shutting down, the tenant at its session limit): the claim
+      // is let go, or every replica would forward the session to this one and get the same refusal
+      // until a slot freed here or it exited. Released, the client's retry elsewhere takes it over.
+      await this.#ctx.cluster!.ended(record.id, true);
+      throw err;
+    }
     try {
       await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
       await session.restore(record);
