@@ -112,6 +112,7 @@ export class Cluster {
       observer,
       tunnel: () => this.#tunnel!,
       gone: (rs) => this.#gone(rs),
+      alive: (r) => this.alive(r),
       beat: () => this.#heartbeat.beatNow(),
     });
     this.redis.on('close', () => this.#health.trouble());

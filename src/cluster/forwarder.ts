@@ -34,6 +34,8 @@ export interface ForwarderOptions {
   tunnel: () => Tunnel;
   /** Which of these replicas are gone by the evidence in Redis (empty when that cannot be known now). */
   gone: (replicas: readonly string[]) => Promise<Set<string>>;
+  /** Whether a replica's heartbeat is current (asked while a forward's answer has not begun). */
+  alive: (replica: string) => Promise<boolean>;
   /** Publishes this replica's heartbeat now (its URL became known). */
   beat: () => void;
 }
@@ -162,7 +164,7 @@ export class Forwarder {
     const url = found !== this.#url ? found : undefined;
     if (!this.#signature) await this.#loadSecret();
     if (url && this.#signature && !this.#walled(owner)) {
-      const sent = await this.#http.send(url, owner, req, this.#signature, open);
+      const sent = await this.#http.send(url, owner, req, this.#signature, open, () => this.#o.alive(owner));
       if (sent === 'relayed') {
         this.#o.observer?.forwarded?.('http');
         return 'relayed';
@@ -191,7 +193,7 @@ export class Forwarder {
       }
     }
     this.#o.observer?.forwarded?.('redis');
-    return this.#o.tunnel().forward(owner, req, open, this.#o.timeoutMs);
+    return this.#o.tunnel().forward(owner, req, open, this.#o.timeoutMs, () => this.#o.alive(owner));
   }
 
   /** Whether `owner` was found unreachable over HTTP lately. */

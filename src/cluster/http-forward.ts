@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 import type { Logger } from '../observability/logger.js';
 import { FORWARD_HEADER, type ForwardSignature } from './forward-signature.js';
+import { watchSilence } from './silence-watch.js';
 import type { IncomingForward } from './tunnel.js';
 
 /** Headers that describe one hop, never passed on (the client's Host, Origin and Authorization are). */
@@ -15,7 +16,8 @@ const CONNECT_TIMEOUT_MS = 3_000;
  * What became of a forward over HTTP. 'relayed': the owner's answer went to the client (or its stream
  * ended early); 'unreached': no connection to the owner (refused, timed out): it certainly did not get
  * the request and nothing was answered; 'lost': the connection broke after the request went out and
- * before an answer (the owner may have run it): nothing was answered; 'silent': no answer in time.
+ * before an answer (the owner may have run it): nothing was answered; 'silent': no answer, and the
+ * owner's heartbeat lapsed meanwhile (see watchSilence).
  */
 export type HttpOutcome = 'relayed' | 'unreached' | 'lost' | 'silent';
 
@@ -33,17 +35,23 @@ export class HttpForward {
   readonly #agent: Agent;
   readonly #me: string;
   readonly #logger: Logger;
+  readonly #timeoutMs: number;
 
   constructor(me: string, timeoutMs: number, logger: Logger) {
     this.#me = me;
     this.#logger = logger;
     // Idle connections go before the owner's server drops them (Fastify keeps them 72 s, Node's default 5 s): a POST
     // sent on a socket the owner just closed would look 'lost' though it never arrived.
-    this.#agent = new Agent({ connect: { timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) }, headersTimeout: timeoutMs, bodyTimeout: 0, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
+    // No headers timeout: an owner slow to start its answer is given up on only when it is silent (watchSilence).
+    this.#agent = new Agent({ connect: { timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
+    this.#timeoutMs = timeoutMs;
   }
 
-  /** Sends `req` to the replica `owner` at `base`, signed; relays the answer on the response `open` gives (called only then). */
-  async send(base: string, owner: string, req: IncomingForward, signature: ForwardSignature, open: () => ServerResponse): Promise<HttpOutcome> {
+  /**
+   * Sends `req` to the replica `owner` at `base`, signed; relays the answer on the response `open` gives
+   * (called only then). `alive`: whether the owner's heartbeat is current, asked while its answer has not begun.
+   */
+  async send(base: string, owner: string, req: IncomingForward, signature: ForwardSignature, open: () => ServerResponse, alive: () => Promise<boolean>): Promise<HttpOutcome> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v === undefined || HOP_BY_HOP.has(k) || k === TUNNEL_MARK || k === FORWARD_HEADER) continue;
@@ -54,13 +62,21 @@ export class HttpForward {
     const target = new URL(req.url, base);
     headers[FORWARD_HEADER] = signature.sign(this.#me, owner, { method: req.method, url: target.pathname + target.search, session: typeof session === 'string' ? session : undefined, body: req.body });
     let answer: Awaited<ReturnType<typeof request>>;
+    let silent = false;
+    const ac = new AbortController();
+    const stop = watchSilence(this.#timeoutMs, alive, () => {
+      silent = true;
+      ac.abort();
+    });
     try {
-      answer = await request(target, { dispatcher: this.#agent, method: req.method as 'POST', headers, body: req.body });
+      answer = await request(target, { dispatcher: this.#agent, method: req.method as 'POST', headers, body: req.body, signal: ac.signal });
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
       this.#logger.debug({ err: (err as Error).message, code, owner: base }, 'forward over HTTP failed');
-      if (UNREACHED.has(code)) return 'unreached';
-      return code === 'UND_ERR_HEADERS_TIMEOUT' ? 'silent' : 'lost';
+      if (silent) return 'silent';
+      return UNREACHED.has(code) ? 'unreached' : 'lost';
+    } finally {
+      stop();
     }
     const res = open();
     // The client may have left while the owner was answering: its 'close' has fired already and never will again.

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { replayable } from './replayable.js';
+import { watchSilence } from './silence-watch.js';
 import { parseFrame, type Frame, type TunnelRequest } from './tunnel-frame.js';
 
 export type { TunnelRequest } from './tunnel-frame.js';
@@ -47,7 +48,8 @@ interface Waiting {
   res: ServerResponse;
   owner: string;
   req: TunnelRequest;
-  timer: NodeJS.Timeout | undefined;
+  /** Stops the watch that gives up on a silent owner (see watchSilence); undefined once its answer began. */
+  stopWatch: (() => void) | undefined;
   /** Some publish of it reached the owner's inbox: the owner may have run it. */
   received: boolean;
 }
@@ -130,7 +132,7 @@ export class Tunnel {
    * Forwards a request to its owner and relays the answer on the response `open` gives (called only when
    * the request goes out); a silent owner gets a 503. 'owner-gone': nothing was sent nor answered.
    */
-  async forward(owner: string, req: IncomingForward, open: () => ServerResponse, timeoutMs: number): Promise<ForwardOutcome> {
+  async forward(owner: string, req: IncomingForward, open: () => ServerResponse, timeoutMs: number, alive: () => Promise<boolean>): Promise<ForwardOutcome> {
     const id = randomUUID();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -159,8 +161,11 @@ export class Tunnel {
       return 'relayed';
     }
     const res = open();
-    const timer = setTimeout(() => this.#unanswered(id, 'the replica that owns this session did not answer; retry'), timeoutMs);
-    this.#waiting.set(id, { res, owner, req: plain, timer, received: listeners > 0 });
+    // A live owner slow to start its answer is waited for; only a silent one is given up on (see watchSilence),
+    // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
+    const received = async () => this.#waiting.get(id)?.received === true && (await alive());
+    const stopWatch = watchSilence(timeoutMs, received, () => this.#unanswered(id, 'the replica that owns this session did not answer; retry'));
+    this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0 });
     this.#watchOwners();
     const early = this.#pending.get(id) ?? [];
     this.#pending.delete(id);
@@ -168,7 +173,7 @@ export class Tunnel {
     if (losses !== this.#losses) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
     res.once('close', () => {
-      if (this.#waiting.delete(id)) this.#send(owner, { t: 'abort', id });
+      if (this.#forget(id)) this.#send(owner, { t: 'abort', id });
     });
     if (listeners === 0) this.#reoffer(id, owner, frame);
     return 'relayed';
@@ -217,8 +222,7 @@ export class Tunnel {
    * anything else fails, since it may have taken effect.
    */
   #ownerDied(id: string, w: Waiting): void {
-    clearTimeout(w.timer);
-    this.#waiting.delete(id);
+    this.#forget(id);
     if (w.res.headersSent) {
       w.res.end();
     } else if (!w.received || replayable(w.req.method, w.req.body)) {
@@ -249,10 +253,17 @@ export class Tunnel {
   #unanswered(id: string, message: string): void {
     const w = this.#waiting.get(id);
     if (!w) return;
-    clearTimeout(w.timer);
-    this.#waiting.delete(id);
+    this.#forget(id);
     if (!w.res.headersSent) replyUnavailable(w.res, message);
     else w.res.end();
+  }
+
+  /** A forward no longer waited for: removed, its watch stopped (else it would ask after its owner for ever). */
+  #forget(id: string): Waiting | undefined {
+    const w = this.#waiting.get(id);
+    this.#waiting.delete(id);
+    w?.stopWatch?.();
+    return w;
   }
 
   #onFrame(f: Frame): void {
@@ -270,14 +281,14 @@ export class Tunnel {
       return;
     }
     if (f.t === 'head') {
-      clearTimeout(w.timer);
-      w.timer = undefined;
+      w.stopWatch?.();
+      w.stopWatch = undefined;
       w.res.writeHead(f.status, withoutFraming(f.headers));
       w.res.flushHeaders();
     } else if (f.t === 'data') {
       w.res.write(f.chunk);
     } else if (f.t === 'end') {
-      this.#waiting.delete(f.id);
+      this.#forget(f.id);
       w.res.end();
     }
   }
@@ -311,8 +322,7 @@ export class Tunnel {
     clearInterval(this.#watch);
     for (const ac of this.#serving.values()) ac.abort();
     for (const [id, w] of this.#waiting) {
-      clearTimeout(w.timer);
-      this.#waiting.delete(id);
+      this.#forget(id);
       w.res.end();
     }
   }
