@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { RedisConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import { GatewayError } from '../errors.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { SessionRecord } from '../session/session-store.js';
@@ -295,9 +296,15 @@ export class Cluster {
       return { kind: 'missing' };
     }
     const { record, owner } = found;
-    // A forwarded request is never forwarded again (no loops); the owner that lost it takes it over.
-    if (owner && owner !== this.replicaId && !forwarded) {
-      if (await this.#health.read(() => this.alive(owner))) return { kind: 'forward', record, owner };
+    // A forwarded request is never forwarded again (no loops); the owner that lost it takes it over. One
+    // forwarded here while another live replica owns the session (its sender read an owner that moved on)
+    // is not taken from that owner: it would keep serving its own copy, never told, and two copies would
+    // live on (the old one's end removing the new one's record). 503: the client's retry finds the owner.
+    if (owner && owner !== this.replicaId) {
+      if (await this.#health.read(() => this.alive(owner))) {
+        if (!forwarded) return { kind: 'forward', record, owner };
+        throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session moved to another replica meanwhile; retry');
+      }
       if (!this.#health.settled) throw this.#health.recovering();
     }
     return { kind: 'restore', record, owner };

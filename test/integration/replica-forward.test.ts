@@ -102,12 +102,20 @@ describe('forwarding between replicas over HTTP', { timeout: 90_000 }, () => {
     assert.equal(await metric(other, 'switchboard_cluster_untrusted_forwards_total', 'reason="misdirected"'), 1);
     assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
 
-    // The same signature fresh is a forward: the replica that got it takes the session (as an owner does
-    // with a forward of a session it lost), which shows the two above were refused for their signature.
+    // The same signature fresh is a forward, which shows the three above were refused for their signature:
+    // believed, it is not forwarded again, and since the session's owner is alive elsewhere (its sender read
+    // an owner that has moved on) it is not taken from that owner either: a 503 to retry. It was taken over,
+    // and the owner, never told, kept serving its own copy: two live copies of one session, until the old
+    // one's idle end removed the record of the new one (404 on every other replica).
     const fresh = secret.sign(ownerId, otherId, { method: 'POST', url: '/mcp', session: sid, body: JSON.stringify(echo('fresh')) });
     const trusted = await post(other.base, echo('fresh'), sid, { 'x-switchboard-forward': fresh });
-    assert.match(trusted.text, /Echo: fresh/);
-    assert.equal(await raw.get(`swb:owner:${sid}`), other.app.gateway.cluster!.replicaId);
+    assert.equal(trusted.status, 503, trusted.text);
+    assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
+    assert.equal(other.app.gateway.registry.get(sid), undefined, 'no second copy of the session');
+    // The client's retry, an ordinary request, reaches the owner and its one copy of the session.
+    const retried = await post(other.base, echo('retried'), sid);
+    assert.match(retried.text, /Echo: retried/);
+    assert.equal(await raw.get(`swb:owner:${sid}`), ownerId);
   });
 
   it('an owner alive by Redis but unreachable at its advertised URL is reached over the Redis tunnel instead', async () => {
