@@ -150,7 +150,8 @@ export class ConfigReloader {
     // What can fail is done before anything changes: the token verification (its key files), the new pools' start.
     const useAuth = this.#p.auth.prepare(eff);
     const fresh = [...diff.upstreams.added, ...diff.upstreams.changed].map((name) => g.newPool(eff, name));
-    // Kept pools that no endpoint used (never started) and a new endpoint now uses start too.
+    // Kept pools that no endpoint used and a new endpoint now uses start too (a pool started once before,
+    // used and then unused, keeps the instances it has: UpstreamPool.start runs once per pool).
     const woken = [...g.pools.values()].filter((p) => used.has(p.name) && !usedBefore.has(p.name) && !diff.upstreams.changed.includes(p.name));
     try {
       await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));

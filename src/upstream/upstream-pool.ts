@@ -39,6 +39,8 @@ export class UpstreamPool extends EventEmitter {
   identity: UpstreamIdentity | undefined;
   /** Instances restarted after a failure since the pool started (operators' views). */
   restarts = 0;
+  /** The start, once begun (see start). */
+  #started: Promise<void> | undefined;
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, tracing?: Tracing) {
     super();
@@ -73,9 +75,14 @@ export class UpstreamPool extends EventEmitter {
     return this.#strategy.waiting;
   }
 
-  /** Starts shared instances and warm spares; resolves when each has started or failed once. */
+  /**
+   * Starts shared instances and warm spares; resolves when each has started or failed once. Once per
+   * pool: a reload starts a kept pool that an endpoint uses again (after one that no endpoint used), and
+   * a pool started before (used, then unused, then used again) must not start a second set of instances
+   * beside the first (pool.size processes more, each time, until a restart).
+   */
   start(): Promise<void> {
-    return this.#strategy.start();
+    return (this.#started ??= this.#strategy.start());
   }
 
   #create(context: Record<string, unknown>, dedicated: boolean, owner?: UpstreamUser): UpstreamInstance {
