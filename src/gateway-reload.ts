@@ -106,7 +106,7 @@ export class ConfigReloader {
       this.#log.error({ trigger, problems }, 'config reload refused: the file is invalid; nothing changed');
       return { report: { result: 'invalid', problems, warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
     }
-    const diff = diffConfig(this.#p.gateway.config, loaded.config);
+    const diff = diffConfig(this.#p.gateway.config, loaded.config, this.#p.gateway.pins !== undefined);
     for (const r of diff.restartRequired) this.#log.warn({ trigger }, `config reload: ${r}`);
     return this.#apply(diff, loaded.warnings, trigger);
   }

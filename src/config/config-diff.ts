@@ -92,10 +92,30 @@ function restartSections(current: Config, next: Config, restart: string[]): Conf
   return eff;
 }
 
-/** The diff between the running config and a validated new one (pure: nothing is started or stopped). */
-export function diffConfig(current: Config, next: Config): ConfigDiff {
+const pinMode = (c: Config, u: Config['upstreams'][number]) => u.pinning ?? c.pinning.mode;
+
+/**
+ * Tool pinning's checks (and their store) are built at start only when some upstream is pinned: with
+ * none built, an upstream the new file pins would be listed as pinned while nothing checks its tools
+ * (a rug pull passing under a config that says withhold). Such an upstream keeps pinning off until a restart.
+ */
+function pinningOff(current: Config, eff: Config, restart: string[]): void {
+  eff.upstreams = eff.upstreams.map((u, i) => {
+    if (pinMode(eff, u) === 'off') return u;
+    restart.push(`upstreams[${i}].pinning: tool pinning was off for every upstream at start; turning it on for "${u.name}" needs a restart; left off`);
+    const before = current.upstreams.find((c) => c.name === u.name);
+    return { ...u, pinning: before && pinMode(current, before) === 'off' ? before.pinning : 'off' };
+  });
+}
+
+/**
+ * The diff between the running config and a validated new one (pure: nothing is started or stopped).
+ * `pinsBuilt`: whether the gateway runs tool pinning's checks (default: some upstream of `current` is pinned).
+ */
+export function diffConfig(current: Config, next: Config, pinsBuilt = current.upstreams.some((u) => pinMode(current, u) !== 'off')): ConfigDiff {
   const restartRequired: string[] = [];
   const effective = restartSections(current, next, restartRequired);
+  if (!pinsBuilt) pinningOff(current, effective, restartRequired);
   // An upstream is compared as its pool runs it: the tenants reaching it can change its per-tenant share.
   const upstreams = named(current.upstreams, effective.upstreams, (u) => u.name, (a, b) => sameValue(withTenantShare(current, a), withTenantShare(effective, b)));
   const replaced = new Set(upstreams.changed);

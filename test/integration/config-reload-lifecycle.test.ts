@@ -57,3 +57,23 @@ describe('an upstream an endpoint stops using, then uses again', () => {
     }
   });
 });
+
+describe('tool pinning turned on for an upstream by a reload', () => {
+  it('when it was off for every upstream at start (no pin checks were built): reported as needing a restart, not applied in name only', async () => {
+    const off = doc([{ path: '/mcp', upstreams: ['steady'] }]);
+    const { app, write, close } = await fileGateway('swb-reload-pins-', off);
+    try {
+      assert.equal(app.gateway.pins, undefined, 'pinning is off for every upstream: nothing checks definitions');
+      const on = structuredClone(off);
+      on.upstreams[0].pinning = 'withhold';
+      write(on);
+      const { report } = await app.reload('test');
+      assert.match(report.restartRequired.join('\n'), /upstreams\[0\]\.pinning/, `the answer says nothing of pinning: ${JSON.stringify(report)}`);
+      const steady = app.gateway.config.upstreams.find((u) => u.name === 'steady')!;
+      assert.notEqual(steady.pinning ?? app.gateway.config.pinning.mode, 'withhold', 'the config in force says withhold while nothing withholds');
+      assert.equal(report.result, 'unchanged', 'nothing else changed: the upstream is not replaced for a setting left as it was');
+    } finally {
+      await close();
+    }
+  });
+});

@@ -125,6 +125,20 @@ describe('config diff: what a reload changes', () => {
     assert.match(off.restartRequired.join('\n'), /^auth\.mode/m);
   });
 
+  it('pinning turned on for an upstream: applied where pin checks run, left off (restart) where none were built', () => {
+    const off = (d: Doc) => (d.pinning = { mode: 'off' });
+    const cur = parse(edited(off));
+    const next = parse(edited((x) => { off(x); x.upstreams[1].pinning = 'warn'; }));
+    const built = diffConfig(cur, next, true);
+    assert.deepEqual(built.restartRequired, []);
+    assert.deepEqual(built.upstreams.changed, ['alter']);
+    const none = diffConfig(cur, next);
+    assert.match(none.restartRequired.join('\n'), /^upstreams\[1\]\.pinning: .*needs a restart/m);
+    assert.deepEqual(none.upstreams.changed, []);
+    assert.equal(none.effective.upstreams[1]!.pinning, undefined);
+    assert.equal(none.empty, true);
+  });
+
   it('sameValue ignores key order and undefined members, not array order', () => {
     assert.equal(sameValue({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1, c: undefined }), true);
     assert.equal(sameValue([1, 2], [2, 1]), false);
