@@ -99,6 +99,7 @@ export class SessionRegistry {
     const id = restoreId ?? randomUUID();
     const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
     await this.#openSlot(guard);
+    this.#followReload(guard, principal, path);
     const session = new ClientSession({
       id,
       guard,
@@ -141,6 +142,22 @@ export class SessionRegistry {
       `tenant "${name}" has its maximum of ${config.limits.sessions} open sessions; the first to expire does so in ${seconds} s (a session ends ${Math.round(idle / 1000)} s after its last use, or when its client sends DELETE); retry then`,
       { retryAfterSeconds: seconds },
     );
+  }
+
+  /**
+   * A reload that ran while the slot was asked for (a round trip to Redis) retargeted the sessions it
+   * found registered, not this one: without this, the session would keep the tenant's rules (and grant)
+   * as they were before the reload for its whole life. It follows the tenant as it is now, or is refused
+   * (its slot given back) when the tenant is gone or lost the endpoint.
+   */
+  #followReload(guard: SessionGuard, principal: Principal, path: string): void {
+    const now = this.#opts.policy.tenant(principal);
+    if (now === guard.tenant) return;
+    if (!now || !now.mayUseEndpoint(path)) {
+      guard.closeSession();
+      throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
+    }
+    guard.retarget(now);
   }
 
   /**

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileGateway } from '../helpers/file-gateway.js';
+import { startRedis } from '../helpers/redis.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
@@ -74,6 +75,36 @@ describe('tool pinning turned on for an upstream by a reload', () => {
       assert.equal(report.result, 'unchanged', 'nothing else changed: the upstream is not replaced for a setting left as it was');
     } finally {
       await close();
+    }
+  });
+});
+
+describe('a session opening while a reload changes its tenant', () => {
+  it('is judged by the tenant as the reload left it, not as it was when its slot was asked for', async () => {
+    const redis = await startRedis();
+    const tenant = (deny: string[]) => ({ name: 'anonymous', endpoints: ['*'], tools: { deny }, limits: { sessions: 50 } });
+    const base = { ...doc([{ path: '/mcp', upstreams: ['steady'] }]), store: { redis: { url: redis.url, keyPrefix: 'reload-open:' } }, tenants: [tenant([])] };
+    const { app, gw, write, close } = await fileGateway('swb-reload-open-', base);
+    let client: Awaited<ReturnType<typeof connectClient>> | undefined;
+    try {
+      await (await connectClient(gw, 'streamable-http')).close(); // everything warmed up, the slot script loaded
+      redis.pause(); // the next session's slot is asked for and waits
+      const opening = connectClient(gw, 'streamable-http');
+      await new Promise((r) => setTimeout(r, 300));
+      write({ ...base, tenants: [tenant(['label'])] });
+      assert.equal((await app.reload('test')).report.result, 'applied');
+      redis.resume();
+      client = await opening;
+      const denied = await client.callTool({ name: 'label', arguments: {} }).then(
+        (r) => `allowed: ${textOf(r)}`,
+        (err: Error) => err.message,
+      );
+      assert.doesNotMatch(denied, /^allowed/, 'a tool the tenant was denied by the reload is called by a session opened during it');
+    } finally {
+      redis.resume();
+      await client?.close().catch(() => {});
+      await close();
+      await redis.stop();
     }
   });
 });
