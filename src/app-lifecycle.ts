@@ -122,7 +122,9 @@ export class AppLifecycle {
     this.#closed = true;
     this.#shuttingDown = true;
     this.#unwatch?.();
-    const { fastify, gateway, hub } = this.#parts;
+    const { fastify, gateway, hub, reloader } = this.#parts;
+    // Before anything stops: a reload now would start pools that stop() no longer knows of.
+    await reloader.stop();
     gateway.registry.refuseNew();
     const deadline = Date.now() + graceMs;
     // Both eras: a 2026-07-28 request has no session in the registry, only its principal's standing.

@@ -44,6 +44,7 @@ export interface ReloaderParts {
 }
 
 const NOTHING_DRAINED: Promise<DrainReport> = Promise.resolve({ upstreams: [] });
+const STOPPING: ReloadOutcome = { report: { result: 'failed', problems: ['the gateway is shutting down: nothing was reloaded'], warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
 const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 
 /**
@@ -57,6 +58,8 @@ export class ConfigReloader {
   readonly #log: Logger;
   #queue: Promise<unknown> = Promise.resolve();
   #generation = 0;
+  /** The gateway is stopping: a reload would start pools that nothing stops any more. */
+  #stopped = false;
 
   constructor(parts: ReloaderParts) {
     this.#p = parts;
@@ -90,8 +93,19 @@ export class ConfigReloader {
     });
   }
 
-  #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
+  /**
+   * No reload or restart from now on, and the one running (if any) done: the gateway is stopping. One
+   * that came during the drain (SIGHUP, the admin API, the file watch) started pools after stop() had
+   * stopped the old ones, and their processes outlived the gateway.
+   */
+  stop(): Promise<void> {
+    this.#stopped = true;
+    return this.#queue.then(() => {});
+  }
+
+  #serial(fn: () => Promise<ReloadOutcome>): Promise<ReloadOutcome> {
+    const guarded = () => (this.#stopped ? Promise.resolve(STOPPING) : fn());
+    const run = this.#queue.then(guarded, guarded);
     this.#queue = run.catch(() => {});
     return run;
   }

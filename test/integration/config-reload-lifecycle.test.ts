@@ -9,6 +9,7 @@ import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
+const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
 
 type Doc = Record<string, any>;
 
@@ -105,6 +106,35 @@ describe('a session opening while a reload changes its tenant', () => {
       await client?.close().catch(() => {});
       await close();
       await redis.stop();
+    }
+  });
+});
+
+describe('a reload asked while the gateway stops', () => {
+  it('is refused, and starts nothing: pools started then were never stopped', async () => {
+    const held = { name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, '--set', 'hold'], sandbox: 'none', sharing: 'shared', pool: { size: 1 } };
+    const base = { ...doc([{ path: '/mcp', upstreams: ['held'] }]), upstreams: [held] };
+    const { app, gw, write, close } = await fileGateway('swb-reload-stop-', base);
+    const client = await connectClient(gw, 'streamable-http');
+    try {
+      // A call in flight keeps the gateway in its drain while the reload is asked.
+      const call = client.callTool({ name: 'hold', arguments: {} });
+      await until('the call to reach the upstream', () => [...app.gateway.pools.get('held')!.instances].some((i) => i.inflight > 0));
+      write({ ...base, upstreams: [held, upstream('late', 'l1', { sharing: 'shared', pool: { size: 1 } })], endpoints: [{ path: '/mcp', upstreams: ['held', 'late'] }] });
+      const closing = app.close(10_000);
+      const outcome = await app.reload('test');
+      assert.equal(outcome.report.result, 'failed', JSON.stringify(outcome.report));
+      assert.match(outcome.report.problems.join(' '), /shutting down/);
+      assert.equal(app.gateway.pools.has('late'), false, 'no pool was started for the new upstream');
+      const releaser = await connectClient(gw, 'streamable-http').catch(() => undefined);
+      // New sessions are refused while the gateway drains: the held call is released from its own session.
+      await (releaser ?? client).callTool({ name: 'release', arguments: {} }).catch(() => {});
+      await call.catch(() => {});
+      await closing;
+      await releaser?.close().catch(() => {});
+    } finally {
+      await client.close().catch(() => {});
+      await close();
     }
   });
 });
