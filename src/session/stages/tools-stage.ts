@@ -47,7 +47,12 @@ async function routeCall(ctx: RequestContext, next: Next): Promise<JsonRpcRespon
   };
   // A call_tool's own Mcp-Param-* headers were for call_tool, whose schema asks for none.
   const check = tool ? (wrapped ? undefined : ctx.checkDefinition) : hidden;
-  return next({ ...ctx, req: { ...req, params: { ...params, name: tool?.canonical ?? name } }, exposedName: name, checkDefinition: check });
+  const routed: RequestContext = { ...ctx, req: { ...req, params: { ...params, name: tool?.canonical ?? name } }, exposedName: name, checkDefinition: check };
+  const response = await next(routed);
+  // The stages after this one fill in `routed`, not `ctx`; the trace stage around this one reads the policy
+  // decision from `ctx` (a refusal's policy.denied event), which every call routed here lacked before.
+  ctx.decision = routed.decision;
+  return response;
 }
 
 /** A listed tool under its exposed name and curated texts; hidden ones left out. */
