@@ -121,6 +121,10 @@ class OtelSpan implements TraceSpan {
     this.#span.setAttributes(attributes);
   }
 
+  rename(name: string): void {
+    this.#span.updateName(name);
+  }
+
   end(failure?: SpanFailure): void {
     if (failure) {
       this.#span.setAttribute('error.type', failure.type);

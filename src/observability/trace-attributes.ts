@@ -23,6 +23,8 @@ export const ATTR = {
   tenant: 'switchboard.tenant',
   endpoint: 'switchboard.endpoint',
   era: 'switchboard.era',
+  /** The meta-tool a call came through (call_tool): the span is named after the tool it runs. */
+  metaTool: 'switchboard.meta_tool',
   errorCode: 'switchboard.error.code',
   upstream: 'switchboard.upstream.name',
   upstreamInstance: 'switchboard.upstream.instance',

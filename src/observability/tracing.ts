@@ -19,6 +19,8 @@ export interface TraceSpan {
   /** A point in the span's life (a policy refusal, a retry, an input_required round). */
   event(name: string, attributes?: TraceAttributes): void;
   set(attributes: Readonly<TraceAttributes>): void;
+  /** Names the span anew: its target was learnt after it started (the tool a call_tool runs). */
+  rename(name: string): void;
   /** Ends the span: a failure sets error.type and the error status. */
   end(failure?: SpanFailure): void;
   /** Runs fn with this span active: what fn starts (upstream calls, log lines) belongs to it. */
@@ -84,6 +86,7 @@ export const NO_TRACING: Tracing = {
 const NO_SPAN: TraceSpan = {
   event: () => {},
   set: () => {},
+  rename: () => {},
   end: () => {},
   run: (fn) => fn(),
   inject: () => {},

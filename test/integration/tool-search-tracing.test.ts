@@ -43,4 +43,18 @@ describe('search mode and tracing', () => {
       await client.close();
     }
   });
+
+  it("a call through call_tool names the tool it runs (gen_ai.tool.name), and the meta-tool it came through", async () => {
+    const trace = hex(16);
+    const client = new Client({ name: 'search-tracing', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(gw.url('/mcp'), { requestInit: { headers: { traceparent: `00-${trace}-${hex(8)}-01` } } }));
+    await client.callTool({ name: 'call_tool', arguments: { name: 'searchCode', arguments: { q: 'x' } } });
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER && x.name.startsWith('tools/call')));
+    const server = spans.find((s) => s.kind === SERVER && s.name.startsWith('tools/call'))!;
+    assert.equal(server.name, 'tools/call searchCode', JSON.stringify(server.attributes));
+    assert.equal(server.attributes['gen_ai.tool.name'], 'searchCode');
+    assert.equal(server.attributes['switchboard.meta_tool'], 'call_tool');
+    await client.close();
+  });
 });
