@@ -104,6 +104,14 @@ export class CredentialVault {
     return opened.tokens;
   }
 
+  /**
+   * When the user's link was made (their consent; a refresh keeps it, a new consent changes it), or
+   * undefined when there is none: which consent a token handed out earlier came from is still in force.
+   */
+  async linkedAt(upstream: string, user: UpstreamUser): Promise<number | undefined> {
+    return (await this.#store.get(upstream, user))?.linkedAt;
+  }
+
   async save(upstream: string, user: UpstreamUser, tokens: UserTokens, linkedAt = Date.now()): Promise<void> {
     // A new consent: the link is (re)made.
     const u = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };

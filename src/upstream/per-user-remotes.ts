@@ -9,7 +9,7 @@ import { SseClientTransport } from './sse-client.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
 import type { SubjectTokens } from './subject-tokens.js';
 import { TokenExchange, TokenExchangeClient, type TokenExchangeSettings } from './token-exchange.js';
-import type { UserConsent } from './user-consent.js';
+import type { ProcessCredential, UserConsent } from './user-consent.js';
 import type { UserOAuthSettings } from './user-oauth-client.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 
@@ -88,6 +88,15 @@ export class PerUserRemotes {
     }
     if (!this.consent) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" asks users for consent, which needs the vault (vault.key)`, { upstream: u.name });
     return this.consent.credential(u, auth, owner);
+  }
+
+  /**
+   * The token a stdio process is started with: exchanged (nothing to check later: no link), or consented,
+   * with the check that the consent still stands before each request (see UserConsent.processCredential).
+   */
+  processCredential(u: UpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): { token(): Promise<string>; check?: ProcessCredential['check'] } {
+    if (auth.type === 'user-oauth' && this.consent) return this.consent.processCredential(u, auth, owner);
+    return this.credentials(u, auth, owner);
   }
 
   #client(u: UpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {

@@ -8,7 +8,8 @@ import { ClientCredentials } from './client-credentials.js';
 import { PerUserRemotes, remoteTransport } from './per-user-remotes.js';
 import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
-import type { UserConsent } from './user-consent.js';
+import type { ProcessCredential, UserConsent } from './user-consent.js';
+import { isRequest } from '../jsonrpc/types.js';
 import { killProcessesOf, planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
@@ -54,7 +55,7 @@ export class UpstreamTransports {
   create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
     if (upstream.transport === 'stdio') {
       // First, as it may throw (no user to serve, a client secret file it cannot read): nothing is taken yet.
-      const userToken = this.#stdioToken(upstream, owner);
+      const user = this.#stdioToken(upstream, owner);
       let plan: LaunchPlan | undefined;
       let refusal: unknown;
       // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
@@ -67,7 +68,7 @@ export class UpstreamTransports {
         refusal = err;
       }
       const name = upstream.name;
-      return new StdioTransport({
+      return checkedRequests(new StdioTransport({
         command: plan?.file ?? upstream.command,
         args: plan?.args ?? [],
         cwd: plan?.cwd,
@@ -88,12 +89,12 @@ export class UpstreamTransports {
           logger.info(plan.summary, 'starting upstream process');
           logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
         },
-        secretEnv: userToken,
+        secretEnv: user?.env,
         maxLineBytes: upstream.maxLineBytes,
         onExit: pooled ? () => (killProcessesOf(pooled.uid), this.#uids.release(pooled.uid)) : undefined, // a detached helper dies before its uid serves another
         groups: this.#groups,
         logger,
-      });
+      }), user?.check);
     }
     if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
     const remote = this.#remote(upstream);
@@ -116,12 +117,12 @@ export class UpstreamTransports {
    * vault and refreshed) and put in the variable `tokenEnv`. Without consent the start fails with the
    * -32042 that asks for it, and no process is started.
    */
-  #stdioToken(u: StdioUpstreamConfig, owner: UpstreamUser | undefined): (() => Promise<Record<string, string>>) | undefined {
+  #stdioToken(u: StdioUpstreamConfig, owner: UpstreamUser | undefined): { env: () => Promise<Record<string, string>>; check?: ProcessCredential['check'] } | undefined {
     if (!u.auth || !u.tokenEnv) return undefined;
     if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" starts each process with its user's token, so each instance needs the user it serves (sharing: per-session)`, { upstream: u.name });
-    const source = this.#perUser.credentials(u, u.auth, owner);
+    const source = this.#perUser.processCredential(u, u.auth, owner);
     const variable = u.tokenEnv;
-    return async () => ({ [variable]: await source.token() });
+    return { env: async () => ({ [variable]: await source.token() }), check: source.check };
   }
 
   #remote(u: RemoteUpstreamConfig): Remote {
@@ -152,6 +153,31 @@ export class UpstreamTransports {
     this.#latest.clear();
     await this.#perUser.close();
   }
+}
+
+/**
+ * A process holding a consented token, whose every request first checks that the consent still stands:
+ * one revoked (or replaced) since the process started stops it, and the request is answered the check's
+ * error (-32042 with a new consent link after a revocation). Without this a revocation left the session's
+ * process running, and every later call still acted with the revoked account. The checks are chained so
+ * that messages reach the process in the order they were sent (a cancellation never before its request).
+ */
+function checkedRequests(transport: StdioTransport, check: ProcessCredential['check'] | undefined): StdioTransport {
+  if (!check) return transport;
+  const send = transport.send.bind(transport);
+  let checked: Promise<unknown> = Promise.resolve();
+  // long-lived: one per process holding a user's token
+  transport.send = (m) => {
+    const now = checked.then(async () => {
+      const refused = isRequest(m) ? await check() : undefined;
+      if (!refused) return;
+      void transport.close();
+      throw refused;
+    });
+    checked = now.catch(() => {});
+    return now.then(() => send(m));
+  };
+  return transport;
 }
 
 function newAgent(u: RemoteUpstreamConfig): Agent {

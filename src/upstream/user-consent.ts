@@ -21,6 +21,12 @@ export interface UserConsentOptions {
   logger: Logger;
 }
 
+/** A user's token for a process that keeps it, and whether the consent it came from still stands (see processCredential). */
+export interface ProcessCredential {
+  token(): Promise<string>;
+  check(): Promise<GatewayError | undefined>;
+}
+
 /** What the callback did: linked, or refused and why (shown to the user, never a token). */
 export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number };
 
@@ -57,6 +63,33 @@ export class UserConsent implements ConsentAsker {
 
   credential(u: UpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): BearerSource {
     return new UserOAuthCredential(this.#client(u, settings), owner, this.vault, this);
+  }
+
+  /**
+   * For a process given the user's token at its start (stdio tokenEnv), which keeps it for its life: the
+   * token, and a check to make before each request to the process. The check returns the error to answer
+   * when a revocation (by the user or an operator, on any replica) or a new consent came since the start:
+   * the process must then be stopped, or it would go on acting with the revoked account until the session
+   * ended. A vault it cannot read rejects (nothing is stopped for that). The consent's time is read before
+   * the token, so a consent in between fails the first check (a needless restart, never a stale token kept).
+   */
+  processCredential(u: UpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): ProcessCredential {
+    const source = this.credential(u, settings, owner);
+    const linkedAt = () =>
+      this.vault.linkedAt(u.name, owner).catch((err: Error) => Promise.reject(new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${u.name}": the vault could not be read: ${err.message}; retry shortly`, { upstream: u.name })));
+    let pinned: number | undefined;
+    return {
+      token: async () => {
+        pinned = await linkedAt();
+        return source.token();
+      },
+      check: async () => {
+        const now = await linkedAt();
+        if (now === pinned) return undefined;
+        if (now === undefined) return this.required(owner, u.name, 'not-linked');
+        return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `your link to upstream "${u.name}" changed: its process restarts with the new one; retry shortly`, { upstream: u.name });
+      },
+    };
   }
 
   async required(user: UpstreamUser, upstream: string, reason: ConsentReason): Promise<GatewayError> {

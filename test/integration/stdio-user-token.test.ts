@@ -100,6 +100,16 @@ describe("stdio upstreams started with their session's user's token (tokenEnv, s
     for (const k of ['TICKETS_TOKEN', 'NOTES_TOKEN']) if (env[k]) given.add(env[k]);
     return env;
   };
+  const retried = async <T>(f: () => Promise<T>): Promise<T> => {
+    for (let i = 0; ; i++) {
+      try {
+        return await f();
+      } catch (err) {
+        if (i >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
   /** The token's claims, once its signature, issuer and audience check out against the server that issued it. */
   const verified = async (token: string | undefined, issuer: string, keys: ReturnType<ExchangeServer['keys']>, audience: string) => {
     assert.ok(token, 'the process was given a token');
@@ -160,6 +170,30 @@ describe("stdio upstreams started with their session's user's token (tokenEnv, s
     // A new session of a user who consented starts with the stored token at once.
     const a2 = await connect('alice', '/notes');
     assert.equal((await verified((await environment(a2)).NOTES_TOKEN, cs.issuer, cs.keys(), NOTES)).sub, 'alice');
+  });
+
+  it("revocation stops the user's running processes: the next call asks for consent, never runs on the revoked token", async () => {
+    // Alice consented in the test above: two sessions of hers run processes holding her token.
+    const [a, a2] = [await connect('alice', '/notes'), await connect('alice', '/notes')];
+    const pid = async (c: Client) => (JSON.parse((await c.callTool({ name: 'whoami', arguments: {} }) as { content: Array<{ text: string }> }).content[0]!.text) as { pid: number }).pid;
+    assert.equal((await environment(a2)).NOTES_TOKEN, (await environment(a)).NOTES_TOKEN);
+    const before = await pid(a);
+    const del = await fetch(`${gw.base}/oauth/links/notes`, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.alice}` } });
+    assert.equal(del.status, 204);
+    const asked = async (c: Client) =>
+      c.callTool({ name: 'environment', arguments: {} }).then(
+        (r) => assert.fail(`the revoked link still served a call: ${JSON.stringify(r).slice(0, 80)}`),
+        (e: unknown) => consentUrlOf(e),
+      );
+    const url = await asked(a);
+    await asked(a2);
+    // Relinked, possibly to another account: the process restarts with the new token, not the revoked one.
+    cs.loginAs = 'alice';
+    assert.equal((await consent(gw.base, url)).status, 200);
+    // Its process was stopped on the revocation; the restart after consent may still be under way.
+    const env = await retried(() => environment(a));
+    assert.notEqual(await pid(a), before, 'a new process, started with the new consent');
+    assert.equal((await verified(env.NOTES_TOKEN, cs.issuer, cs.keys(), NOTES)).sub, 'alice');
   });
 
   it('no token or client secret appears in a log line', () => {
