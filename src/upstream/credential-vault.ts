@@ -96,12 +96,17 @@ export class CredentialVault {
 
   /** The user's tokens for the upstream, or undefined (never linked, revoked, or unopenable). */
   async load(upstream: string, user: UpstreamUser): Promise<UserTokens | undefined> {
+    return (await this.loadLink(upstream, user))?.tokens;
+  }
+
+  /** The same, with when the consent they came from was given (see linkedAt). */
+  async loadLink(upstream: string, user: UpstreamUser): Promise<{ tokens: UserTokens; linkedAt: number } | undefined> {
     const entry = await this.#store.get(upstream, user);
     if (!entry) return undefined;
     const opened = this.open(user, upstream, entry.sealed);
     if (!opened) return undefined;
     if (opened.stale) await this.#store.replace({ ...entry, sealed: this.seal(user, upstream, opened.tokens) });
-    return opened.tokens;
+    return { tokens: opened.tokens, linkedAt: entry.linkedAt };
   }
 
   /**

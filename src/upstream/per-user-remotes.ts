@@ -11,6 +11,7 @@ import type { SubjectTokens } from './subject-tokens.js';
 import { TokenExchange, TokenExchangeClient, type TokenExchangeSettings } from './token-exchange.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
 import type { UserOAuthSettings } from './user-oauth-client.js';
+import { ConsentPin, UserOAuthCredential } from './user-oauth-credential.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 
 /** One user's link state for one upstream: its own connection pool and its own credential. */
@@ -61,7 +62,9 @@ export class PerUserRemotes {
       this.#users.set(key, r);
     }
     r.links++;
-    const transport = remoteTransport(u, r.agent, r.credentials, logger);
+    // Each connection keeps to the consent it started with (see ConsentPin): a new one reconnects it.
+    const pin = r.credentials instanceof UserOAuthCredential ? new ConsentPin(r.credentials, () => void transport.close()) : undefined;
+    const transport = remoteTransport(u, r.agent, pin ?? r.credentials, logger);
     const close = transport.close.bind(transport);
     let closed = false;
     const user = r;

@@ -93,7 +93,8 @@ export class UpstreamClient {
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
       sendError: (err) =>
         // A per-user credential refused by the authorization server: the user hears that as it was said.
-        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')
+        // A link whose consent changed (details.unsent): the request never left, and is retried once reconnected.
+        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED' || err.details?.unsent === true)
           ? err
           : err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })

@@ -316,11 +316,11 @@ export class UpstreamInstance extends EventEmitter {
     try {
       return await this.#requestOnce(method, params, opts);
     } catch (err) {
-      const code = err instanceof GatewayError ? err.code : undefined;
-      // Only requests the method table calls idempotent: a retry after the upstream lost its session changes nothing.
-      if (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED') && !opts.signal?.aborted) {
+      const [code, unsent] = err instanceof GatewayError ? [err.code, err.details?.unsent === true] : [];
+      // Any request that never left (the user's consent changed, see ConsentPin); else only idempotent ones: a retry after the upstream lost its session changes nothing.
+      if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted) {
         this.#tracing.event('upstream.retry', { reason: code });
-        if (this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs); // a transparent re-initialize
+        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs); // a transparent re-initialize
         return this.#requestOnce(method, params, opts);
       }
       throw err;

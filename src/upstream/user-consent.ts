@@ -87,7 +87,8 @@ export class UserConsent implements ConsentAsker {
         const now = await linkedAt();
         if (now === pinned) return undefined;
         if (now === undefined) return this.required(owner, u.name, 'not-linked');
-        return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `your link to upstream "${u.name}" changed: its process restarts with the new one; retry shortly`, { upstream: u.name });
+        // Not sent: the call is retried once the process restarted with the new token (UpstreamInstance.request).
+        return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `your link to upstream "${u.name}" changed: its process restarts with the new one; retry shortly`, { upstream: u.name, unsent: true });
       },
     };
   }

@@ -13,6 +13,12 @@ import type { UpstreamUser } from './upstream-user.js';
 const SUCCESSOR_WAIT_MS = 2000;
 const SUCCESSOR_POLL_MS = 50;
 
+/** A token handed out, and when the consent it came from was given (CredentialVault.linkedAt). */
+export interface ConsentedToken {
+  token: string;
+  linkedAt: number;
+}
+
 /** Why consent is asked (again): never linked or revoked, or the grant ended at the authorization server. */
 export type ConsentReason = 'not-linked' | 'expired';
 
@@ -40,7 +46,7 @@ export class UserOAuthCredential implements BearerSource {
   readonly #consent: ConsentAsker;
   /** The token the upstream refused (401): refreshed before it is used again; any other stored token is not. */
   #refused: string | undefined;
-  #inflight: Promise<string> | undefined;
+  #inflight: Promise<ConsentedToken> | undefined;
 
   constructor(client: UserOAuthClient, user: UpstreamUser, vault: CredentialVault, consent: ConsentAsker) {
     this.#client = client;
@@ -49,7 +55,12 @@ export class UserOAuthCredential implements BearerSource {
     this.#consent = consent;
   }
 
-  token(): Promise<string> {
+  async token(): Promise<string> {
+    return (await this.grant()).token;
+  }
+
+  /** The token, with the time of the consent it came from: a new consent changes it, a refresh does not. */
+  grant(): Promise<ConsentedToken> {
     this.#inflight ??= this.#current().finally(() => (this.#inflight = undefined));
     return this.#inflight;
   }
@@ -60,10 +71,17 @@ export class UserOAuthCredential implements BearerSource {
     this.#refused = refused;
   }
 
-  async #current(): Promise<string> {
+  async #current(): Promise<ConsentedToken> {
     const upstream = this.#client.upstream;
-    const t = await this.#vault.load(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
-    if (!t) throw await this.#consent.required(this.#user, upstream, 'not-linked');
+    const link = await this.#vault.loadLink(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+    if (!link) throw await this.#consent.required(this.#user, upstream, 'not-linked');
+    const valid = await this.#valid(link.tokens);
+    return typeof valid === 'string' ? { token: valid, linkedAt: link.linkedAt } : valid;
+  }
+
+  /** The stored token t, else its refresh; a concurrent refresh's successor comes with its own consent time. */
+  async #valid(t: UserTokens): Promise<string | ConsentedToken> {
+    const upstream = this.#client.upstream;
     const refused = this.#refused === t.accessToken;
     // The refused token is no longer stored: it cannot come back, so there is nothing left to refresh.
     if (!refused) this.#refused = undefined;
@@ -76,7 +94,7 @@ export class UserOAuthCredential implements BearerSource {
     return this.#refresh(t, refused);
   }
 
-  async #refresh(t: UserTokens, refused: boolean): Promise<string> {
+  async #refresh(t: UserTokens, refused: boolean): Promise<string | ConsentedToken> {
     const upstream = this.#client.upstream;
     let next: UserTokens;
     try {
@@ -94,7 +112,7 @@ export class UserOAuthCredential implements BearerSource {
       // token: a rotating server refused us because it spent it. Its token is then ours too.
       const successor = await this.#successor(t);
       if (!successor) throw await this.#consent.required(this.#user, upstream, 'expired');
-      if (Date.now() < successor.expiresAt) return successor.accessToken;
+      if (Date.now() < successor.tokens.expiresAt) return { token: successor.tokens.accessToken, linkedAt: successor.linkedAt };
       throw this.#unavailable('a concurrent refresh stored a token that has already expired');
     }
     // A revocation between the read and now wins: the refreshed token is not stored (nor used).
@@ -110,14 +128,14 @@ export class UserOAuthCredential implements BearerSource {
    * undefined when the link is gone. A refused token still stored after SUCCESSOR_WAIT_MS is a grant that
    * ended: it is deleted then, and only while still stored (a refresh written meanwhile wins).
    */
-  async #successor(t: UserTokens): Promise<UserTokens | undefined> {
+  async #successor(t: UserTokens): Promise<{ tokens: UserTokens; linkedAt: number } | undefined> {
     const upstream = this.#client.upstream;
     const deadline = Date.now() + SUCCESSOR_WAIT_MS;
     // Bounded: each failed delete means the link changed meanwhile, which the next read shows.
     for (let deletes = 0; deletes < 3; ) {
-      const now = await this.#vault.load(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+      const now = await this.#vault.loadLink(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
       if (!now) return undefined;
-      if (now.refreshToken !== t.refreshToken || now.accessToken !== t.accessToken) return now;
+      if (now.tokens.refreshToken !== t.refreshToken || now.tokens.accessToken !== t.accessToken) return now;
       if (Date.now() < deadline) {
         await sleep(SUCCESSOR_POLL_MS);
         continue;
@@ -133,7 +151,44 @@ export class UserOAuthCredential implements BearerSource {
     return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}": ${why}; retry shortly`, { upstream });
   }
 
+  get upstream(): string {
+    return this.#client.upstream;
+  }
+
   toJSON(): Record<string, string> {
     return { upstream: this.#client.upstream };
+  }
+}
+
+/**
+ * One upstream connection's view of a user's consented token. Its upstream session was opened as the
+ * account of one consent. After a revocation and a new consent (perhaps another account there, or a grant
+ * that ended and was given again), that session went on under the new consent's token: two accounts in one
+ * upstream session, and an upstream that binds its sessions to their user refused every call (403) until
+ * the user's instance idled out, which an active user never let happen. A token of another consent than
+ * the one this connection started with now closes the connection (`changed`): the instance reconnects, as
+ * the newly linked account, and the call is retried there (details.unsent: it never left).
+ */
+export class ConsentPin implements BearerSource {
+  readonly #source: UserOAuthCredential;
+  readonly #changed: () => void;
+  #linkedAt: number | undefined;
+
+  constructor(source: UserOAuthCredential, changed: () => void) {
+    this.#source = source;
+    this.#changed = changed;
+  }
+
+  async token(): Promise<string> {
+    const g = await this.#source.grant();
+    this.#linkedAt ??= g.linkedAt;
+    if (g.linkedAt === this.#linkedAt) return g.token;
+    this.#changed();
+    const upstream = this.#source.upstream;
+    throw new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `your link to upstream "${upstream}" changed: the gateway reconnects to it as the account now linked; retry shortly`, { upstream, unsent: true });
+  }
+
+  invalidate(refused: string): void {
+    this.#source.invalidate(refused);
   }
 }

@@ -219,6 +219,19 @@ describe('user consent: each user links their own account, and reaches the upstr
     assert.equal(text(await whoami(await client('alice'), 'alice')), 'alice');
   });
 
+  it("relinking another account: the user's instance reconnects as it, never through the upstream session the old account opened", async () => {
+    const b = await client('bob');
+    assert.equal(text(await whoami(b, 'bob')), 'bob');
+    const crossed = upstream.crossed;
+    assert.equal((await fetch(`${gw.base}/oauth/links/tickets`, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.bob}` } })).status, 204);
+    as.loginAs = 'bob-personal';
+    assert.equal((await consent(gw.base, await askedConsent(b, 'bob-personal'))).status, 200);
+    // The call that finds the new consent waits for the instance to reconnect as the new account.
+    assert.equal(text(await whoami(b, 'bob-personal')), 'bob-personal');
+    assert.equal(upstream.crossed, crossed, "no call went through the old account's upstream session");
+    assert.equal(text(await whoami(b, 'bob-personal')), 'bob-personal');
+  });
+
   it('2026-07-28: a modern client gets input_required with a URL elicitation; after consent its retry completes as the user', async () => {
     const caps = { elicitation: { url: {} } };
     const params = { name: 'whoami', arguments: { claimed: 'dave' } };
