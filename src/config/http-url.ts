@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** A custom issue's param: the problem starts with the value as written in the file (never as interpolated). */
+export const WRITTEN_VALUE = 'quoteWrittenValue';
+
 /**
  * A URL the gateway fetches over HTTP. z.url() takes any scheme (ftp:, file:, mailto:), which passes
  * check-config and fails only when the gateway first uses it; this says at load what is wrong and why.
@@ -8,7 +11,9 @@ import { z } from 'zod';
 export function httpUrl(what: string) {
   return z.string().superRefine((s, ctx) => {
     if (!URL.canParse(s)) {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(s)} is not a URL; ${what} needs an http:// or https:// URL` });
+      // Not the value itself: it may have come from ${VAR} and carry a credential (https://user:TOKEN@host with a
+      // typo in the port). problems.ts puts the value as the file wrote it before the message (WRITTEN_VALUE).
+      ctx.addIssue({ code: 'custom', message: `is not a URL; ${what} needs an http:// or https:// URL`, params: { [WRITTEN_VALUE]: true } });
       return;
     }
     const { protocol } = new URL(s);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { closest } from './did-you-mean.js';
+import { WRITTEN_VALUE } from './http-url.js';
 import { keysAt } from './schema-keys.js';
 
 /**
@@ -95,6 +96,10 @@ function describe(issue: Issue, base: Path, schema: z.ZodType, doc: unknown, mea
       return [{ path, text: `${issue.message}${suggestion(valueAt(doc, path), issue.values)}` }];
     case 'invalid_type':
       if (valueAt(doc, path) === undefined) return [{ path, text: `missing (${issue.expected})` }];
+      return [{ path, text: issue.message }];
+    case 'custom':
+      // The value as written ("${MCP_URL}"), not as interpolated: the message itself never quotes a value that may be a secret.
+      if (issue.params?.[WRITTEN_VALUE] === true) return [{ path, text: `${shown(valueAt(doc, path))} ${issue.message}` }];
       return [{ path, text: issue.message }];
     default:
       return [{ path, text: issue.message }];

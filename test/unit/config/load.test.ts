@@ -263,6 +263,13 @@ describe('parseConfig: errors name their path', () => {
     assert.ok(list.some((l) => l.startsWith('upstreams[0].auth')), JSON.stringify(list));
   });
 
+  it('a URL from ${VAR} that does not parse is quoted as written, never with the credential it carries', () => {
+    const input = doc({ upstreams: [{ name: 'r', transport: 'streamable-http', url: '${MCP_URL}' }], endpoints: [{ path: '/mcp', upstreams: ['r'] }] });
+    // A typo in the port: the whole URL, password included, used to be quoted in the problem.
+    const list = problems(input, { MCP_URL: 'https://bot:TOPSECRET-123@mcp.example.com:44x3/mcp' });
+    assert.deepEqual(list, ['upstreams[0].url: "${MCP_URL}" is not a URL; the streamable-http transport needs an http:// or https:// URL']);
+  });
+
   it('a nested bad value', () => {
     hasProblem(problems(doc({ upstreams: [up('a', { pool: { size: 0 } })] })), 'upstreams[0].pool.size');
     hasProblem(problems(doc({ upstreams: [up('a', { restart: { initialDelayMs: 1.5 } })] })), 'upstreams[0].restart.initialDelayMs');
