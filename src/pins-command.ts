@@ -1,6 +1,7 @@
 import { connectRedis } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
 import { loadConfig } from './config/load.js';
+import { redactUrl } from './config/redact.js';
 import type { Config } from './config/schema.js';
 import { createLogger } from './observability/logger.js';
 import { terminalJson, terminalText as shown } from './observability/terminal-text.js';
@@ -37,9 +38,9 @@ function openStore(config: Config): OpenStore | undefined {
   if (redis) {
     // A one-shot client: queue commands until connected, give up after a few attempts.
     const conn = connectRedis(redis.url, logger, undefined, { enableOfflineQueue: true, retryStrategy: (n) => (n > 3 ? null : 200) });
-    const url = new URL(redis.url);
-    if (url.password) url.password = '***';
-    return { store: new RedisPinStore(conn, redis.keyPrefix, logger), where: `Redis ${url.href} (prefix "${redis.keyPrefix}")`, close: async () => conn.disconnect() };
+    // As GET /config shows it: ioredis also takes the password from the query (?password=) and a user name
+    // may be a token, so both go, not only the password.
+    return { store: new RedisPinStore(conn, redis.keyPrefix, logger), where: `Redis ${redactUrl(redis.url)} (prefix "${redis.keyPrefix}")`, close: async () => conn.disconnect() };
   }
   if (config.pinning.file) {
     const store = new MemoryPinStore(config.pinning.file, logger);

@@ -7,7 +7,7 @@ export const REDACTED = '[redacted]';
  * readable. The user name goes too: a token is often given as one (https://TOKEN@host, or
  * TOKEN:x-oauth-basic).
  */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.username) u.username = REDACTED;

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { listeningAddress } from '../helpers/processes.js';
+import { startRedis } from '../helpers/redis.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
@@ -97,6 +98,21 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     const issuerOf = (r: ReturnType<typeof run>) => JSON.parse(Buffer.from(r.stdout.trim().split('.')[1]!, 'base64url').toString()).iss;
     assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: file })), 'https://other.example');
     assert.equal(issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me', '--config', join(ROOT, 'deploy', 'quickstart.yaml')], { SWITCHBOARD_CONFIG: file })), issuerOf(run(['token', '--tenant', 'dev', '--sub', 'me'], { SWITCHBOARD_CONFIG: '' })));
+  });
+
+  it('pins names its Redis without the credentials in its URL (its password, also as a ?password= query, which ioredis honours)', async () => {
+    const redis = await startRedis();
+    try {
+      const file = tempConfig(`store: { redis: { url: "\${PINS_REDIS}" } }\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`);
+      for (const url of [`redis://127.0.0.1:${redis.port}/0?password=TOPSECRET-query`, `redis://default:TOPSECRET-pass@127.0.0.1:${redis.port}/0`]) {
+        const listed = run(['pins', 'list', '--config', file], { PINS_REDIS: url });
+        assert.equal(listed.status, 0, listed.stderr);
+        assert.match(listed.stdout, new RegExp(`^no tool pins yet in Redis redis://.*127\\.0\\.0\\.1:${redis.port}/0`));
+        assert.doesNotMatch(listed.stdout + listed.stderr, /TOPSECRET/);
+      }
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('pins list and pins approve print upstream-supplied names and text escaped: no raw control byte reaches the terminal', () => {
