@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { isScalar, parseAllDocuments } from 'yaml';
 import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
@@ -125,7 +125,10 @@ function decodeYaml(file: string, text: string): unknown {
   const docs = parseAllDocuments(text, { prettyErrors: true });
   const broken = docs.find((d) => d.errors.length > 0);
   if (broken) throw new ConfigError(file, [`not valid YAML: ${broken.errors[0]!.message}`]);
-  const values: unknown[] = docs.map((d) => d.toJS());
+  // An empty document (a "---" with nothing after it but comments, as editors and generators leave at the
+  // end of a file) is no second document: counting it refused a valid config as "2 YAML documents".
+  const written = docs.filter((d) => !(d.contents === null || (isScalar(d.contents) && d.contents.type === 'PLAIN' && d.contents.source === '')));
+  const values: unknown[] = (written.length > 0 ? written : docs.slice(0, 1)).map((d) => d.toJS());
   // Before the environment overrides add sections of their own to whatever the file is.
   const foreign = notAGatewayConfig(values);
   if (foreign) throw new ConfigError(file, [foreign]);

@@ -57,6 +57,15 @@ describe('a file that is not a gateway config says so, in one problem', () => {
     assert.deepEqual(p, ['the file holds 2 YAML documents; a gateway config is one mapping with upstreams and endpoints']);
   });
 
+  it('a document marker before or after the config (an empty document: nothing but "---" and comments) is no second document', () => {
+    const config = 'upstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n';
+    for (const text of [`---\n${config}`, `${config}---\n`, `# gateway\n---\n${config}---\n# end of file\n`]) {
+      assert.equal(loadConfig(file('marked.yaml', text), {}).upstreams[0]!.name, 'a', JSON.stringify(text));
+    }
+    // A second document with content is still refused.
+    assert.deepEqual(refused(file('null-doc.yaml', `${config}---\n~\n`)), ['the file holds 2 YAML documents; a gateway config is one mapping with upstreams and endpoints']);
+  });
+
   it('a config with mistakes is still reported as a config, each mistake by its path', () => {
     const p = refused(file('typos.yaml', 'sever: {}\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n'));
     assert.deepEqual(p, ['sever: unknown key; did you mean "server"?']);
