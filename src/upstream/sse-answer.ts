@@ -9,9 +9,10 @@ export interface StreamPosition {
 }
 
 /**
- * One of a request's SSE streams, read to its end (or until it breaks: `broke` hears why). `deliver`
- * hands on each event and says whether it was the answer. `at` is moved to where the stream got: a new
- * id alone (a priming event) counts as progress too, since the stream can now be resumed from later on.
+ * One of a request's SSE streams, read until its answer (or its end, or until it breaks: `broke` hears
+ * why). `deliver` hands on each event and says whether it was the answer. `at` is moved to where the
+ * stream got: a new id alone (a priming event) counts as progress too, since the stream can now be resumed
+ * from later on.
  */
 export async function readAnswerStream(
   body: Dispatcher.ResponseData['body'],
@@ -24,8 +25,13 @@ export async function readAnswerStream(
   let got: 'answered' | 'events' | 'nothing' = 'nothing';
   try {
     for await (const e of readSse(body, parser)) {
-      const answer = deliver(e);
-      if (got !== 'answered') got = answer ? 'answered' : 'events';
+      got = 'events';
+      if (!deliver(e)) continue;
+      // The answer is the stream's last message: the server SHOULD end it there. One that keeps it open
+      // would hold one of the upstream's http.maxConnections per call for ever, and once all were held no
+      // call left at all. Leaving the loop destroys the body, which gives the connection back.
+      got = 'answered';
+      break;
     }
   } catch (err) {
     broke(err as Error);

@@ -1,0 +1,81 @@
+// Remote upstreams that misbehave on the wire, each against a real loopback HTTP server: what they may
+// not do to the gateway is hold its connections for ever, hang its sends, or grow its memory unbounded.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { Agent } from 'undici';
+import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
+import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { until } from '../../helpers/wait.js';
+
+type Handler = (m: { id?: number; method: string }, res: ServerResponse, req: IncomingMessage) => void;
+
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } };
+
+/** A 2025-era upstream: initialize answered in JSON, no GET stream (405); every other POST goes to `onPost`. */
+async function upstream(onPost: Handler): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(405).end();
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const m = JSON.parse(body) as { id?: number; method: string };
+      if (m.method === 'initialize') {
+        return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: INIT_RESULT }));
+      }
+      onPost(m, res, req);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
+}
+
+function transport(url: string, agent: Agent, http: Record<string, number> = {}) {
+  const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 2000, bodyTimeoutMs: 500, maxMessageBytes: 64 * 1024, ...http } } as unknown as RemoteUpstreamConfig;
+  const t = new StreamableHttpClientTransport(cfg, agent, undefined, createLogger('silent'));
+  const received: JsonRpcMessage[] = [];
+  t.onmessage = (m) => received.push(m);
+  return { t, received };
+}
+
+async function initialize(t: StreamableHttpClientTransport): Promise<void> {
+  await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+}
+
+async function stop(t: StreamableHttpClientTransport, server: Server, agent: Agent): Promise<void> {
+  await t.close();
+  server.closeAllConnections();
+  server.close();
+  await agent.close();
+}
+
+const answered = (received: JsonRpcMessage[], id: number) => received.some((m) => 'id' in m && m.id === id && !('method' in m));
+
+describe('hostile remote upstream: an SSE answer stream left open after its answer', () => {
+  it('is let go once the answer came: later calls still get a connection (found by a review)', async () => {
+    // Each call is answered on an SSE stream the upstream never ends (the spec's SHOULD close, ignored).
+    const { server, url } = await upstream((m, res) => {
+      if (m.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } })}\n\n`);
+    });
+    const agent = new Agent({ connections: 2 });
+    const { t, received } = transport(url, agent);
+    try {
+      await initialize(t);
+      // Held open, each answered stream kept one of the two connections: the third call never left.
+      for (const id of [2, 3, 4, 5]) {
+        void t.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {} } }).catch(() => {});
+        await until(`call ${id} answered`, () => answered(received, id), 3000);
+      }
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+});
