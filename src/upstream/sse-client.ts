@@ -6,7 +6,7 @@ import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
-import { readPrefix } from './read-body.js';
+import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
@@ -46,7 +46,7 @@ export class SseClientTransport implements Transport {
       bodyTimeout: 0,
     });
     if (res.statusCode !== 200) {
-      await res.body.dump();
+      await discard(res.body, this.#cfg.http.bodyTimeoutMs); // this GET has no body timeout: a stalled refusal must not hang the start
       if (res.statusCode === 401) this.#credentials?.invalidate(sentBearer(headers));
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
     }

@@ -12,7 +12,7 @@ import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
-import { readBounded, readPrefix } from './read-body.js';
+import { discard, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
 
@@ -84,7 +84,7 @@ export class StreamableHttpClientTransport implements Transport {
       bodyTimeout: 0,
     });
     if (res.statusCode === 401 && this.#credentials && !retried) {
-      await res.body.dump();
+      await discard(res.body, this.#cfg.http.bodyTimeoutMs);
       this.#credentials.invalidate(sentBearer(headers));
       return this.#request(method, extra, body, o, true);
     }
@@ -147,18 +147,18 @@ export class StreamableHttpClientTransport implements Transport {
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
       // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say
       // 400 "No valid session ID" instead. Either way: a fresh session, not an error for the caller.
-      const text = await readPrefix(res.body);
+      const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
       if (res.statusCode === 404 || /session/i.test(text)) {
         throw this.#expired();
       }
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
     }
     if (res.statusCode === 202) {
-      await res.body.dump();
+      await discard(res.body, this.#cfg.http.bodyTimeoutMs);
       return false;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = (await readPrefix(res.body)).slice(0, 200);
+      const text = (await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs)).slice(0, 200);
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text);
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
@@ -206,7 +206,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #sendModern(message: JsonRpcMessage, extra: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
     // The same request path as every other (credentials and their refresh on 401 included).
     const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined });
-    if (res.statusCode === 202) return void (await res.body.dump());
+    if (res.statusCode === 202) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs));
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
       // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
@@ -285,7 +285,7 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
         if (res.statusCode === 200) body = res.body;
-        else await res.body.dump();
+        else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
         // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
         if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) return false;
       } catch (err) {
@@ -317,17 +317,17 @@ export class StreamableHttpClientTransport implements Transport {
         // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
         // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
         if (res.statusCode === 405 || (res.statusCode === 404 && first)) {
-          await res.body.dump();
+          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
           confirmed();
           return;
         }
         if (res.statusCode === 404 && this.#sessionId) {
-          await res.body.dump();
+          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
           failed(this.#expired());
           return;
         }
         if (res.statusCode !== 200) {
-          await res.body.dump();
+          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
           throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'on the GET stream');
         }
         if (first) confirmed();
@@ -379,7 +379,7 @@ export class StreamableHttpClientTransport implements Transport {
         dispatcher: this.#dispatcher,
         headersTimeout: 2000,
       })
-        .then((r) => r.body.dump())
+        .then((r) => discard(r.body, this.#cfg.http.bodyTimeoutMs))
         .catch(() => {});
     }
     this.onclose?.(reason);

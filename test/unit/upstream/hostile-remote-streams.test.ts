@@ -9,6 +9,7 @@ import { Agent } from 'undici';
 import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { SseClientTransport } from '../../../src/upstream/sse-client.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
 import { until } from '../../helpers/wait.js';
 
@@ -76,6 +77,66 @@ describe('hostile remote upstream: an SSE answer stream left open after its answ
       }
     } finally {
       await stop(t, server, agent);
+    }
+  });
+});
+
+describe('hostile remote upstream: a body that stalls after its headers', () => {
+  it('a notification answered 202 with a body that never ends does not hang its send (found by a review)', async () => {
+    const { server, url } = await upstream((m, res) => {
+      // Headers at once, then a body that never finishes.
+      res.writeHead(202, { 'mcp-session-id': 's1', 'content-type': 'text/plain' });
+      res.write('accepted');
+    });
+    const agent = new Agent();
+    const { t } = transport(url, agent);
+    try {
+      await initialize(t);
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'settled', () => 'settled');
+      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.equal(result, 'settled');
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+
+  it('a notification answered 500 with a body that never ends does not hang its send (found by a review)', async () => {
+    const { server, url } = await upstream((m, res) => {
+      res.writeHead(500, { 'mcp-session-id': 's1', 'content-type': 'text/plain' });
+      res.write('internal error, details follow');
+    });
+    const agent = new Agent();
+    const { t } = transport(url, agent);
+    try {
+      await initialize(t);
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'resolved', (e: Error) => e.message);
+      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.match(String(result), /HTTP 500/);
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+
+  it('a legacy HTTP+SSE upstream refusing its stream with a body that never ends fails the start, not hangs it (found by a review)', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.write('maintenance');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+    const agent = new Agent();
+    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 2000, bodyTimeoutMs: 500, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+    const t = new SseClientTransport(cfg, agent, undefined, createLogger('silent'));
+    try {
+      const started = t.start().then(() => 'started', (e: Error) => e.message);
+      const result = await Promise.race([started, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.match(String(result), /HTTP 503/);
+    } finally {
+      await t.close();
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
     }
   });
 });
