@@ -88,7 +88,9 @@ export class SseParser {
         this.#event = value;
         break;
       case 'data':
-        this.#dataBytes += value.length;
+        // The "\n" that joins it to the line before counts too: counted without it, empty data lines
+        // ("data:" again and again) weighed nothing, and a hostile upstream grew one event without bound.
+        this.#dataBytes += value.length + (this.#data.length > 0 ? 1 : 0);
         if (this.#dataBytes > this.#maxEventBytes) throw new Error(`SSE event exceeds ${this.#maxEventBytes} bytes`);
         this.#data.push(value);
         break;

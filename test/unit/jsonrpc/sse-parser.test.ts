@@ -26,6 +26,13 @@ describe('SseParser', () => {
     assert.throws(() => parse(['data: ', 'x'.repeat(600), 'y'.repeat(600)], 1000), /exceeds 1000 bytes/);
   });
 
+  it('empty data lines count towards the limit: an event of nothing but them is an error (found by a review)', () => {
+    // Each adds a "\n" to the event's data; counted as nothing, they grew the event without bound.
+    assert.throws(() => parse(['data:\n'.repeat(5000)], 1000), /exceeds 1000 bytes/);
+    assert.throws(() => parse(['data\n'.repeat(5000)], 1000), /exceeds 1000 bytes/);
+    assert.deepEqual(parse(['data:\n'.repeat(3) + 'data: x\n\n'], 1000).map((e) => e.data), ['\n\n\nx']);
+  });
+
   it('one huge event in small chunks is parsed in linear time (no rescanning of what it already saw)', () => {
     // 16 MiB in 64 KiB chunks: rescanning the buffer on every chunk took seconds; linear takes milliseconds.
     // Counted in work, not time: the parser must hand over exactly one event with all the bytes.

@@ -140,3 +140,37 @@ describe('hostile remote upstream: a body that stalls after its headers', () => 
     }
   });
 });
+
+describe('hostile remote upstream: an SSE event of nothing but empty data lines', () => {
+  it('is cut at maxMessageBytes like any other event, not read for ever (found by a review)', async () => {
+    // "data:\n" without end: each line adds nothing to the event's data but a line (and a "\n" when joined).
+    const CAP = 16 * 1024 * 1024;
+    let written = 0;
+    let closedAt: number | undefined;
+    const { server, url } = await upstream((m, res) => {
+      if (m.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      res.on('close', () => (closedAt ??= written));
+      const chunk = 'data:\n'.repeat(10_000);
+      const pump = () => {
+        while (closedAt === undefined && written < CAP) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (closedAt === undefined) res.end(`\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } })}\n\n`);
+      };
+      pump();
+    });
+    const agent = new Agent();
+    const { t } = transport(url, agent);
+    try {
+      await initialize(t);
+      await t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } });
+      await until('the stream closed by one side or the other', () => closedAt !== undefined, 20_000);
+      // 64 KiB of event is about 11,000 such lines (66 kB on the wire); socket buffers add a few MB at most.
+      assert.ok(closedAt! < 8 * 1024 * 1024, `the gateway read ${closedAt} bytes of one event before letting it go`);
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+});
