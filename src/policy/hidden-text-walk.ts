@@ -29,6 +29,14 @@ const PAYLOADS = new Set(['data', 'blob']);
  */
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const skipped = (key: string, value: unknown): boolean => key === META || (PAYLOADS.has(key) && typeof value === 'string' && BASE64.test(value));
+/** The ASCII whitespace atob (and Buffer) skip inside base64: a payload in lines (MIME, the base64 CLI) is read whole. */
+const WRAPS = /[\t\n\f\r ]+/g;
+/**
+ * A `data` or `blob` string that is base64 only once its line breaks are gone. Not skipped (it might be
+ * plain words, which the walk scans), but a host decodes it whole like any payload: without this second
+ * look, wrapping a text blob in lines carried its hidden text past strip and block.
+ */
+const wrappedPayload = (key: string, value: unknown): value is string => PAYLOADS.has(key) && typeof value === 'string' && /[\t\n\f\r ]/.test(value) && BASE64.test(value.replace(WRAPS, ''));
 /**
  * Media types whose payload is text a host may decode and hand to a model (a resource's `blob` of
  * text/plain is still text): such a payload is scanned decoded, not skipped. An absent type counts too
@@ -127,8 +135,10 @@ class Walk {
       }
       this.#path.push(key);
       const cleanKey = this.#string(key, this.#fixedNames, ' (name)');
-      const r = this.value(v[key], depth + 1, this.#fixedNames && IDENTIFIERS.has(key));
+      let r = this.value(v[key], depth + 1, this.#fixedNames && IDENTIFIERS.has(key));
       this.#path.pop();
+      // Scanned as text above; as the text it decodes to here (cleaned: encoded again, in one line).
+      if (r === v[key] && wrappedPayload(key, r)) r = this.#payload(key, r, v.mimeType);
       if (!out && r === v[key] && cleanKey === key) continue;
       if (!out) {
         // Copied up to here, in order: a renamed key keeps its place.

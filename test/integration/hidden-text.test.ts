@@ -258,4 +258,18 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     await clients['/audit']!.readResource({ uri: 'note:///blob.bidi' });
     assert.equal(hiddenAudit(lines, '/audit', 'result').length, line + 1, 'audited');
   });
+
+  it('a base64 blob in lines (MIME, the base64 CLI) is scanned as its text too: strip cleans it, block withholds it (found by a review)', async () => {
+    const blobOf = (read: { contents: unknown[] }) => (read.contents[0] as Json).blob as string;
+    for (const kind of ['tag', 'pattern'] as const) {
+      const sent = blobOf(await clients['/off']!.readResource({ uri: `note:///wrapped.${kind}` }));
+      assert.match(sent, /\n/, 'the fixture wraps the blob');
+      // What a host reads: atob and Buffer both skip the line breaks.
+      assert.equal(Buffer.from(sent, 'base64').toString('utf8'), F.samples[kind], kind);
+      assert.equal(Buffer.from(blobOf(await clients['/strip']!.readResource({ uri: `note:///wrapped.${kind}` })), 'base64').toString('utf8'), STRIPPED[kind], kind);
+      const err = await rejection(clients['/block']!.readResource({ uri: `note:///wrapped.${kind}` }));
+      assert.equal((err.data as Json).code, 'SWB_HIDDEN_TEXT_BLOCKED', kind);
+      assert.deepEqual((err.data as Json).findings.map((f: Json) => [f.kind, f.path]), [[kind, 'contents[0].blob (base64-decoded)']]);
+    }
+  });
 });
