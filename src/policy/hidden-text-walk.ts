@@ -55,6 +55,12 @@ function decodedText(payload: string): string | undefined {
     return undefined;
   }
 }
+/**
+ * Members whose value is JSON data (a schema, a tool's structured result), not protocol objects: a `_meta`
+ * inside them is a member like any other (an argument named _meta, a field of the result) that a model
+ * reads, so it is scanned. Skipped there too, hidden text under that name passed strip and block.
+ */
+const DATA = new Set(['inputSchema', 'outputSchema', 'structuredContent']);
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
 const IDENTIFIERS = new Set(['name', 'uri', 'uriTemplate']);
 const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'pattern'];
@@ -71,6 +77,8 @@ class Walk {
   /** Definitions: names and property names cannot be changed (the upstream would not know them). */
   readonly #fixedNames: boolean;
   readonly #path: Array<string | number> = [];
+  /** Inside a DATA member: `_meta` is data there. */
+  #inData = false;
 
   constructor(scanner: HiddenTextScanner, fixedNames: boolean) {
     this.#scanner = scanner;
@@ -124,7 +132,7 @@ class Walk {
     const keys = Object.keys(v);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      if (skipped(key, v[key])) {
+      if (key === META ? !this.#inData : skipped(key, v[key])) {
         const payload = key === META ? v[key] : this.#payload(key, v[key] as string, v.mimeType);
         if (payload !== v[key] && !out) {
           out = {};
@@ -135,7 +143,10 @@ class Walk {
       }
       this.#path.push(key);
       const cleanKey = this.#string(key, this.#fixedNames, ' (name)');
+      const entersData = !this.#inData && DATA.has(key);
+      if (entersData) this.#inData = true;
       let r = this.value(v[key], depth + 1, this.#fixedNames && IDENTIFIERS.has(key));
+      if (entersData) this.#inData = false;
       this.#path.pop();
       // Scanned as text above; as the text it decodes to here (cleaned: encoded again, in one line).
       if (r === v[key] && wrappedPayload(key, r)) r = this.#payload(key, r, v.mimeType);
