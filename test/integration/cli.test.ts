@@ -240,6 +240,14 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /invalid configuration/);
   });
 
+  it('serve refuses a pins file it cannot read, rather than trust every tool on first sight', () => {
+    const file = tempConfig(`server: { host: 127.0.0.1, port: 0 }\nmetrics: { enabled: false }\nupstreams:\n  - { name: a, transport: stdio, sandbox: none, command: node, args: [${join(ROOT, 'test', 'fixtures', 'conformance-server.mjs')}] }\nendpoints: [{ path: /mcp, upstreams: [a] }]\npinning: { file: ./pins.json }\n`);
+    writeFileSync(join(dirname(file), 'pins.json'), '{"version": 1, "upstreams": {"a": ');
+    const r = run(['serve', '--config', file]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /pinning\.file: pins file .*pins\.json is not valid JSON.*repair it, or move it away/);
+  });
+
   it('serve without a config explains how to pass one', () => {
     const r = run(['serve'], { SWITCHBOARD_CONFIG: '' });
     assert.equal(r.status, 2);

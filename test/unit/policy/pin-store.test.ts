@@ -364,7 +364,7 @@ describe('MemoryPinStore: the pins file', () => {
     await gateway.close();
   });
 
-  it('a file that is not a pins file is reported, and the store starts empty', async () => {
+  it('a file that is not a pins file is reported, and the store refuses to start (never trusts every tool anew)', async () => {
     const file = freshFile();
     await writePinFile(file, {});
     writeFileSync(file, '{"not": "pins"}');
@@ -372,9 +372,9 @@ describe('MemoryPinStore: the pins file', () => {
     writeFileSync(file, '{oops');
     await assert.rejects(readPinFile(file), /not valid JSON/);
     const s = new MemoryPinStore(file);
-    await s.start();
-    assert.deepEqual(plain(await s.table(['u'])), {});
+    await assert.rejects(s.start(), (err: Error & { code?: string }) => err.code === 'SWB_CONFIG_INVALID' && /pinning\.file: .*not valid JSON.*repair it/.test(err.message));
     await s.close();
+    assert.equal(readFileSync(file, 'utf8'), '{oops', 'the file is left for the operator to repair');
     assert.deepEqual(plain(await readPinFile(join(dir, 'absent.json'))), {});
   });
 });
