@@ -1,3 +1,5 @@
+import { withoutPassword } from '../policy/uri-password.js';
+
 /**
  * Attribute names of the OpenTelemetry semantic conventions the gateway's spans use: MCP
  * (gen-ai/mcp.md, status Development), GenAI tool execution, JSON-RPC, error, network. Written out
@@ -84,7 +86,7 @@ export function requestAttributes(method: string, params: Record<string, unknown
   } else if (method === 'prompts/get') {
     a[ATTR.promptName] = name;
   } else if (typeof params?.uri === 'string' && (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe')) {
-    a[ATTR.mcpResourceUri] = params.uri;
+    a[ATTR.mcpResourceUri] = withoutPassword(params.uri);
   }
   return a;
 }

@@ -8,6 +8,7 @@ import { prefixed } from '../jsonrpc/names.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
+import { withoutPassword } from './uri-password.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -261,7 +262,7 @@ export class SessionGuard {
       endpoint: this.#s.ids.endpoint,
       method,
       upstream,
-      name: target.name,
+      name: target.kind === 'resource' ? withoutPassword(target.name) : target.name,
       decision: decision.allowed ? 'allow' : 'deny',
       rule: decision.rule,
       outcome,
