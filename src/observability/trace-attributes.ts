@@ -1,4 +1,4 @@
-import { withoutPassword } from '../policy/uri-password.js';
+import { withoutPassword } from './uri-password.js';
 
 /**
  * Attribute names of the OpenTelemetry semantic conventions the gateway's spans use: MCP

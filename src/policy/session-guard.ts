@@ -8,7 +8,7 @@ import { prefixed } from '../jsonrpc/names.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
-import { withoutPassword } from './uri-password.js';
+import { withoutPassword } from '../observability/uri-password.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
