@@ -4,16 +4,10 @@ import { Redis } from 'ioredis';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
+import { rawPost as post } from '../helpers/raw-mcp.js';
 
 // Anything can be published on a Redis channel: a stray client, another version of the gateway, a bug.
 // A replica ignores what is not a message of its own kind, counts it, and goes on serving.
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function post(base: string, body: object, sid?: string, extra: Record<string, string> = {}): Promise<{ status: number; sid: string | null; text: string }> {
-  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}), ...extra }, body: JSON.stringify(body) });
-  return { status: r.status, sid: r.headers.get('mcp-session-id'), text: await r.text() };
-}
 
 async function malformedCount(gw: RunningGateway, channel: string): Promise<number> {
   const text = await (await fetch(gw.app.metricsUrl!)).text();

@@ -7,21 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-
-async function post(base: string, body: object, sid?: string): Promise<{ status: number; sid: string | null; text: string }> {
-  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}) }, body: JSON.stringify(body) });
-  return { status: r.status, sid: r.headers.get('mcp-session-id'), text: await r.text() };
-}
-
-async function session(base: string): Promise<string> {
-  const init = await post(base, INIT);
-  assert.equal(init.status, 200, init.text);
-  assert.equal((await post(base, { jsonrpc: '2.0', method: 'notifications/initialized' }, init.sid!)).status, 202);
-  return init.sid!;
-}
+import { rawPost as post, rawSession as session } from '../helpers/raw-mcp.js';
 
 const slow = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 2.5, steps: 1 } } });
 

@@ -10,25 +10,10 @@ import { everythingUpstream, startGateway, type RunningGateway } from '../helper
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplica, startReplicas, startReplicaFrom, type Replica } from '../helpers/replicas.js';
 import { waitFor } from '../helpers/wait.js';
+import { rawPost as post, rawSession as session, RAW_HEADERS as HEADERS } from '../helpers/raw-mcp.js';
 
 // Forwarding between replicas over HTTP (issue #17.2): a request for a session another replica owns goes
 // to the owner as a signed HTTP request, and its answer streams back with backpressure.
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-
-async function post(base: string, body: object, sid?: string, extra: Record<string, string> = {}): Promise<{ status: number; sid: string | null; text: string }> {
-  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}), ...extra }, body: JSON.stringify(body) });
-  return { status: r.status, sid: r.headers.get('mcp-session-id'), text: await r.text() };
-}
-
-/** A session opened on `base` (initialize + initialized), by id. */
-async function session(base: string): Promise<string> {
-  const init = await post(base, INIT);
-  assert.equal(init.status, 200, init.text);
-  assert.equal((await post(base, { jsonrpc: '2.0', method: 'notifications/initialized' }, init.sid!)).status, 202);
-  return init.sid!;
-}
 
 const echo = (message: string, id: number | string = 2) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { message } } });
 

@@ -6,14 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-
-async function post(base: string, body: object, sid?: string): Promise<{ status: number; sid: string | null; text: string }> {
-  const r = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...HEADERS, ...(sid ? { 'mcp-session-id': sid } : {}) }, body: JSON.stringify(body) });
-  return { status: r.status, sid: r.headers.get('mcp-session-id'), text: await r.text() };
-}
+import { rawPost as post, RAW_INIT as INIT } from '../helpers/raw-mcp.js';
 
 describe('the Redis tunnel keeps the client\'s Host', { timeout: 90_000 }, () => {
   let redis: TestRedis;
