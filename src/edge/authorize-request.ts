@@ -90,17 +90,14 @@ function admitted(auth: EdgeAuth, principal: Principal, path: string, forwarded:
     return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
   if (forwarded) return principal;
-  const wait = auth.admit(principal);
-  return wait instanceof Promise ? wait.then((ms) => rated(principal, ms)) : rated(principal, wait);
-}
-
-function rated(principal: Principal, waitMs: number): Principal | Refusal {
-  return rateRefusal(principal, waitMs) ?? principal;
+  const refused = owedRate(auth, principal);
+  return refused instanceof Promise ? refused.then((r) => r ?? principal) : (refused ?? principal);
 }
 
 /**
- * The rate a request that claimed to be forwarded owes when its body does not prove it (see
- * EdgeRequest.rateOwed): its 429, or undefined when the tenant's rate lets it through.
+ * One token of the tenant's rate: the 429 when it has none now, or undefined. The front door takes it;
+ * so does the route for a request that claimed to be forwarded and whose body did not prove it (see
+ * EdgeRequest.rateOwed).
  */
 export function owedRate(auth: EdgeAuth, principal: Principal): Refusal | undefined | Promise<Refusal | undefined> {
   const wait = auth.admit(principal);

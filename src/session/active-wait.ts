@@ -16,10 +16,6 @@ export class ActiveWait {
     this.#active = new Promise((resolve) => (this.#activate = resolve));
   }
 
-  get active(): boolean {
-    return this.#isActive;
-  }
-
   activate(): void {
     this.#isActive = true;
     this.#activate();
