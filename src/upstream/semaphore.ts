@@ -1,3 +1,5 @@
+import type { Cancellation } from '../jsonrpc/cancellation.js';
+
 /** At most `max` holders; up to `queue` more wait (each at most timeoutMs); beyond that, refused at once. */
 export class Semaphore {
   readonly #max: number;
@@ -18,23 +20,36 @@ export class Semaphore {
     return this.#waiting.length;
   }
 
-  /** Resolves true when acquired, false when the queue is full or the wait timed out. */
-  acquire(timeoutMs: number): Promise<boolean> | boolean {
+  /**
+   * Resolves true when acquired, false when the queue is full, the wait timed out or `signal` was
+   * cancelled. A cancelled waiter leaves the queue at once: kept there, it took a place a later request
+   * was refused for, and a freed slot went first to it (to be given back) before anyone still waiting.
+   */
+  acquire(timeoutMs: number, signal?: Cancellation): Promise<boolean> | boolean {
     if (this.#held < this.#max) {
       this.#held++;
       return true;
     }
-    if (this.#waiting.length >= this.#queue) return false;
+    if (this.#waiting.length >= this.#queue || signal?.aborted) return false;
     return new Promise((resolve) => {
+      const leave = (): void => {
+        const i = this.#waiting.indexOf(w);
+        if (i !== -1) this.#waiting.splice(i, 1);
+        clearTimeout(w.timer);
+        resolve(false);
+      };
       const w = {
-        grant: () => resolve(true),
+        grant: () => {
+          signal?.offAbort(leave);
+          resolve(true);
+        },
         timer: setTimeout(() => {
-          const i = this.#waiting.indexOf(w);
-          if (i !== -1) this.#waiting.splice(i, 1);
-          resolve(false);
+          signal?.offAbort(leave);
+          leave();
         }, timeoutMs),
       };
       this.#waiting.push(w);
+      signal?.onAbort(leave);
     });
   }
 

@@ -338,10 +338,8 @@ export class UpstreamInstance extends EventEmitter {
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }
-    const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs);
-    if (slot !== true && !(await queueWait(this.#tracing, this.config.name, slot))) {
-      throw new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${name}" has ${this.config.concurrency.max} requests in flight and its queue is full; retry later`, { upstream: name });
-    }
+    const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs, opts.signal);
+    if (slot !== true) await queueWait(this.#tracing, this.config, slot, opts.signal); // busy, or cancelled while it waited: throws
     try {
       if (!this.#breaker.allow()) {
         this.#tracing.event('upstream.circuit_open', { [ATTR.upstream]: name });

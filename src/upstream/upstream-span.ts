@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { GATEWAY_TRACE_CONTEXT } from './http-headers.js';
 import { ATTR, mcpSpanName, requestAttributes, statusText } from '../observability/trace-attributes.js';
@@ -50,14 +51,20 @@ export function tracedRequest(tracing: Tracing, method: string, params: Params, 
   );
 }
 
-/** A wait for a concurrency slot: an INTERNAL span while a traced request waits in the upstream's queue. */
-export async function queueWait(tracing: Tracing, upstream: string, slot: boolean | Promise<boolean>): Promise<boolean> {
-  if (typeof slot === 'boolean') return slot;
-  const span = tracing.internal('upstream queue', { [ATTR.upstream]: upstream });
-  if (!span) return slot;
-  const ok = await slot;
-  span.end(ok ? undefined : { type: 'SWB_UPSTREAM_BUSY', message: 'no slot within the queue timeout' });
-  return ok;
+/**
+ * A wait for one of an instance's concurrency slots (an INTERNAL span while a traced request waits in its
+ * queue); throws when none came: the queue was full or the wait timed out (SWB_UPSTREAM_BUSY), or the
+ * request was cancelled while it waited (it left the queue then, see Semaphore), as a cancelled call fails.
+ */
+export async function queueWait(tracing: Tracing, config: UpstreamConfig, slot: boolean | Promise<boolean>, signal: Cancellation | undefined): Promise<void> {
+  const span = typeof slot === 'boolean' ? undefined : tracing.internal('upstream queue', { [ATTR.upstream]: config.name });
+  if (await slot) return void span?.end();
+  const upstream = config.name;
+  const err = signal?.aborted
+    ? new GatewayError('SWB_SESSION_CLOSED', 'request cancelled', { upstream })
+    : new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" has ${config.concurrency.max} requests in flight and its queue is full; retry later`, { upstream });
+  span?.end({ type: err.code, message: signal?.aborted ? 'cancelled while queued' : 'no slot within the queue timeout' });
+  throw err;
 }
 
 /** The span attributes that name an instance: upstream, instance, transport, and a remote one's address. */
