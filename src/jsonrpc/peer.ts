@@ -18,6 +18,8 @@ export interface OutgoingOptions {
   relatedRequestId?: RequestId | undefined;
   /** Each progress notification's params, with the caller's own token put back. */
   onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+  /** The other side is working on the request and says so (a progress notification, a question asked for it: see pause). */
+  onAnswering?: (() => void) | undefined;
   /** Where the answer's size on the wire is written, when the transport told it (the audit log's figure). */
   receipt?: { resultBytes?: number | undefined } | undefined;
 }
@@ -173,13 +175,15 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     // A request sent without a token asked for no progress: whatever claims to be its progress is dropped.
     if (!p || p.token === undefined) return;
     this.#arm(p);
+    p.opts.onAnswering?.();
     p.opts.onProgress?.({ ...params, progressToken: p.token });
   }
 
   /**
    * The other side is waiting on an answer we relay for it (an upstream asked its client something):
    * the matching requests' timeouts stop counting — a person may take minutes to answer — and only their
-   * maximum still holds. The returned function starts their timeouts again.
+   * maximum still holds. Each is told the other side is answering it. The returned function starts their
+   * timeouts again.
    */
   pause(match: (opts: O) => boolean): () => void {
     const paused: Array<Outgoing<O>> = [];
@@ -189,6 +193,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
       p.due = p.deadline;
       paused.push(p);
     }
+    for (const p of paused) p.opts.onAnswering?.();
     return () => {
       for (const p of paused) if (this.#outgoing.get(p.id) === p) this.#arm(p);
     };

@@ -37,6 +37,16 @@ export class CircuitBreaker {
     return Math.max(0, this.#resetMs - (Date.now() - this.#openedAt));
   }
 
+  /**
+   * A call is being answered (a progress notification, a question the upstream put to the client for it):
+   * the upstream is alive, which decides a probe in flight as its success would. Else a probe waiting on a
+   * person (an elicitation) kept every other call refused, circuit open, for as long as the person took.
+   * A field, not a method: every call is handed this one function, none made per call.
+   */
+  readonly heard = (): void => {
+    if (this.#probing) this.success();
+  };
+
   /** The call ended without telling us anything (cancelled): let another probe through. */
   abandon(): void {
     this.#probing = false;

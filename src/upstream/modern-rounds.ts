@@ -61,6 +61,8 @@ export interface RoundOptions {
   upstream: string;
   /** Told of each input_required round (its number from 1, how many requests it puts to the client): a span event. */
   onRound?: ((round: number, asks: number) => void) | undefined;
+  /** Told of each input_required round too: the upstream has answered, what follows waits on the client. */
+  onAnswering?: (() => void) | undefined;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
     if (result.resultType !== 'input_required') return legacyResult(result);
     const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     o.onRound?.(round + 1, Object.keys(asks).length);
+    o.onAnswering?.();
     if (!o.caller && Object.keys(asks).length > 0) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
     }

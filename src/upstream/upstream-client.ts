@@ -251,6 +251,7 @@ export class UpstreamClient {
       callerRequestId: opts.callerRequestId,
       signal: opts.signal,
       upstream: this.#name,
+      onAnswering: opts.onAnswering,
       onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });
     return method === 'tools/list' ? answer.then((r) => withValidHeaderAnnotations(r, this.#name, this.#logger, this.#leftOut)) : answer;

@@ -347,7 +347,8 @@ export class UpstreamInstance extends EventEmitter {
       }
       const client = this.#client;
       if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
-      const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs });
+      // The upstream answering (progress, a question for the client) decides a half-open trial: a person may take minutes.
+      const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs, onAnswering: this.#breaker.heard });
       this.#breaker.success();
       return result;
     } catch (err) {
