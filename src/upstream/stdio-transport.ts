@@ -47,6 +47,8 @@ export class StdioTransport implements Transport {
   #exited: Promise<void> | undefined;
   #closing = false;
   #closed = false;
+  /** The stop sequence, once begun (see close). */
+  #stopped: Promise<void> | undefined;
   /** One wait for 'drain' shared by every writer, rather than a listener each. */
   #drain: Promise<unknown> | undefined;
   #batch: string[] = [];
@@ -244,12 +246,20 @@ export class StdioTransport implements Transport {
   }
 
 
-  /** stdin close → SIGTERM → SIGKILL, each to the whole process group. */
-  async close(): Promise<void> {
+  /**
+   * stdin close → SIGTERM → SIGKILL, each to the whole process group. Every call resolves once the process
+   * is gone: a second one (shutdown while a restart stops it) waits for the same exit, not returning while
+   * the child still runs.
+   */
+  close(): Promise<void> {
     const child = this.#child;
     // Not started yet (still in its preflight or fetching its token): start() sees this and does not spawn.
     if (!child) this.#closing = true;
-    if (!child || child.pid === undefined || this.#closed || this.#closing) return;
+    if (!child || child.pid === undefined || this.#closed) return Promise.resolve();
+    return (this.#stopped ??= this.#stop(child));
+  }
+
+  async #stop(child: ChildProcessWithoutNullStreams): Promise<void> {
     this.#closing = true;
     const grace = this.#opts.stopGraceMs ?? 2000;
     const exited = this.#exited!;
