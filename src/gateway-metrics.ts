@@ -58,11 +58,9 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
   let cut = 0;
   m.onScrape(() => {
     m.upstreamInstances.reset();
-    for (const pool of gateway.pools.values()) {
-      const counts: Record<string, number> = { starting: 0, ready: 0, backoff: 0, stopped: 0 };
-      for (const inst of pool.instances) counts[inst.state] = (counts[inst.state] ?? 0) + 1;
-      for (const [state, n] of Object.entries(counts)) m.upstreamInstances.set({ upstream: pool.name, state }, n);
-    }
+    for (const pool of gateway.pools.values()) countInstances(m, pool, false);
+    // A pool a reload replaced or removed runs its processes until its calls end: counted too, marked.
+    for (const pool of gateway.draining) countInstances(m, pool, true);
     if (gateway.events instanceof MemoryEventStore) {
       m.sseEventsBuffered.set(gateway.events.buffered);
       if (gateway.events.evicted > evicted) m.sseEventsDropped.inc({ cause: 'evicted' }, gateway.events.evicted - evicted);
@@ -71,6 +69,13 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
     if (hub.cut > cut) m.sseEventsDropped.inc({ cause: 'slow_reader' }, hub.cut - cut);
     cut = hub.cut;
   });
+}
+
+/** A pool's instances by state (every state, 0 included); a draining pool's with draining="true". */
+function countInstances(m: Metrics, pool: UpstreamPool, draining: boolean): void {
+  const counts: Record<string, number> = { starting: 0, ready: 0, backoff: 0, stopped: 0 };
+  for (const inst of pool.instances) counts[inst.state] = (counts[inst.state] ?? 0) + 1;
+  for (const [state, n] of Object.entries(counts)) m.upstreamInstances.set(draining ? { upstream: pool.name, state, draining: 'true' } : { upstream: pool.name, state }, n);
 }
 
 /** Open connections by state, read at scrape time. */

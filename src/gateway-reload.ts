@@ -176,6 +176,7 @@ export class ConfigReloader {
     }
     // From here to the end: synchronous.
     const retired = [...diff.upstreams.removed, ...diff.upstreams.changed].map((n) => g.pools.get(n)!);
+    for (const p of retired) g.draining.add(p); // listed there from the moment they leave g.pools (metrics count them)
     for (const n of diff.upstreams.removed) g.pools.delete(n);
     for (const p of fresh) g.pools.set(p.name, p);
     g.policy.replace(eff);
@@ -256,6 +257,7 @@ export class ConfigReloader {
     const upstreams = await Promise.all(
       retired.map(async (pool) => {
         const cutCalls = await pool.retire(graceMs);
+        this.#p.gateway.draining.delete(pool);
         (cutCalls > 0 ? this.#log.warn.bind(this.#log) : this.#log.info.bind(this.#log))({ upstream: pool.name, cutCalls }, 'retired upstream drained and stopped');
         return { name: pool.name, cutCalls };
       }),

@@ -41,6 +41,8 @@ export class Gateway {
   config: Config;
   /** By name; a reload adds, replaces and removes pools here (endpoint routers hold their own references). */
   readonly pools = new Map<string, UpstreamPool>();
+  /** Pools a reload replaced or removed, out of `pools` but finishing their calls until retired: their processes still run. */
+  readonly draining = new Set<UpstreamPool>();
   /** One per endpoint path; a reload adds and removes routers in place (the edge reads this array). */
   readonly routers: EndpointRouter[];
   readonly registry: SessionRegistry;

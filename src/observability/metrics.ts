@@ -23,7 +23,8 @@ export class Metrics {
   /** Read from the tally at every scrape: count with `tally.done`, not with these counters' own methods. */
   readonly requests: Counter<(typeof REQUEST_LABELS)[number]>;
   readonly toolCalls: Counter<'tool' | 'outcome'>;
-  readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state'] as const, registers: [this.registry] });
+  /** `draining` ("true", else absent): an instance of a pool a reload replaced or removed, finishing its calls. */
+  readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state', 'draining'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
   readonly unattributedRequests = new Counter({
     name: 'switchboard_unattributed_requests_total',
