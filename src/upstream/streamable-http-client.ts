@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
@@ -139,7 +140,7 @@ export class StreamableHttpClientTransport implements Transport {
     await sent;
   }
 
-  /** One 2025-era POST. True when its answer is read on from a stream (`signal` ends it), then `ended` is called. */
+  /** One 2025-era POST. True when its answer was read from a stream (`signal` ends it), which then called `ended`. */
   async #postLegacy(message: JsonRpcMessage, signal: AbortSignal | undefined, ended: (() => void) | undefined): Promise<boolean> {
     const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal ? { signal, request: true } : {});
     const sid = headerValue(res.headers, 'mcp-session-id');
@@ -164,8 +165,10 @@ export class StreamableHttpClientTransport implements Transport {
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
     if (type.startsWith('text/event-stream')) {
-      // The answer comes later on this stream; send() is done once the upstream has accepted the POST.
-      void this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
+      // A request's send lasts until its answer: it fails when none can come any more (see #readSse).
+      const read = this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
+      if (related === undefined) void read.catch(() => {});
+      else await read;
       return true;
     }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
@@ -258,7 +261,9 @@ export class StreamableHttpClientTransport implements Transport {
    * It is followed as long as the request waits for its answer: an upstream that polls (closes the stream
    * now and then, with or without an event before) is resumed until the answer comes, the request's timeout
    * or cancellation aborts `signal`, or the answer arrives on another stream (see #deliver). Between
-   * resumes: see resumeDelay. `signal`: the request was given up on, or the transport closed.
+   * resumes: see resumeDelay. `signal`: the request was given up on, or the transport closed. A stream
+   * that cannot be resumed (no event id, the resume refused) throws: no answer can come, and its request
+   * fails now rather than at its timeout.
    */
   async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<boolean> {
     const at: StreamPosition = { lastEventId: undefined, retryMs: undefined };
@@ -270,16 +275,14 @@ export class StreamableHttpClientTransport implements Transport {
       }
       return m !== undefined && isResponse(m) && m.id === related;
     };
-    const broke = (err: Error) => !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke');
-    for (let empty = 0; ; ) {
+    let why = '';
+    const broke = (err: Error) => ((why = ` (${err.message})`), !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke'));
+    for (let empty = 0; ; why = '') {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
       if (got === 'answered') return true;
       if (this.#closed || signal.aborted || related === undefined || !resumable) return false;
       empty = got === 'events' ? 0 : empty + 1;
-      if (!at.lastEventId) {
-        this.#logger.warn({ related }, 'upstream stream ended before its answer and cannot be resumed');
-        return false; // the request's own timeout will answer the caller
-      }
+      if (!at.lastEventId) throw new Error(`it ended the stream of request ${related} before answering it${why}, with no event id to resume it from`);
       await delay(resumeDelay(at.retryMs, empty));
       body = undefined;
       try {
@@ -287,9 +290,12 @@ export class StreamableHttpClientTransport implements Transport {
         if (res.statusCode === 200) body = res.body;
         else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
         // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
-        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) return false;
+        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) {
+          throw new UpstreamHttpError(this.#cfg.name, res.statusCode, `refused to resume the stream of request ${related}`);
+        }
       } catch (err) {
         if (this.#closed || signal.aborted) return false;
+        if (err instanceof UpstreamHttpError) throw err;
         this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
     }
@@ -384,9 +390,5 @@ export class StreamableHttpClientTransport implements Transport {
     }
     this.onclose?.(reason);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
