@@ -45,6 +45,15 @@ export async function discard(body: Dispatcher.ResponseData['body'], ms: number)
   await body.dump({ limit: 128 * 1024, signal: AbortSignal.timeout(ms) }).catch(() => {});
 }
 
+/**
+ * The stream a notification (or an answer) was accepted with, let go at once: the spec's acceptance is a
+ * 202 with no body, and nothing on such a stream is for anyone. Read on (or drained, as `discard` does),
+ * one the upstream never ended held a connection for good, and its notification's send with it.
+ */
+export function letGo(body: Dispatcher.ResponseData['body']): void {
+  body.destroy();
+}
+
 /** Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. */
 export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number): Promise<string> {
   const chunks: Buffer[] = [];

@@ -13,7 +13,7 @@ import { encodeHeaderValue } from '../jsonrpc/header-value.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
-import { discard, readBounded, readPrefix } from './read-body.js';
+import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
 
@@ -165,10 +165,12 @@ export class StreamableHttpClientTransport implements Transport {
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
     if (type.startsWith('text/event-stream')) {
+      if (related === undefined) {
+        letGo(res.body);
+        return false;
+      }
       // A request's send lasts until its answer: it fails when none can come any more (see #readSse).
-      const read = this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
-      if (related === undefined) void read.catch(() => {});
-      else await read;
+      await this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
       return true;
     }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
@@ -212,6 +214,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (res.statusCode === 202) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs));
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
+      if (related === undefined) return letGo(res.body);
       // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
       // a proxy's idle cut), so the request fails now rather than at its timeout, which for a listen
       // stream is never (the instance then listens again).
@@ -367,7 +370,6 @@ export class StreamableHttpClientTransport implements Transport {
     return reason;
   }
 
-
   close(): Promise<void> {
     return this.#close();
   }
@@ -391,4 +393,3 @@ export class StreamableHttpClientTransport implements Transport {
     this.onclose?.(reason);
   }
 }
-

@@ -81,6 +81,35 @@ describe('hostile remote upstream: an SSE answer stream left open after its answ
   });
 });
 
+describe('hostile remote upstream: a notification answered 200 with an SSE stream left open', () => {
+  it('the stream is let go at once: it holds no connection, and calls still get one (found by a review)', async () => {
+    // The spec's answer to a notification is 202 with no body; this one opens a stream and never ends it.
+    let [seen, open] = [0, 0];
+    const { server, url } = await upstream((m, res) => {
+      if (m.id !== undefined) {
+        return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } }));
+      }
+      seen++;
+      open++;
+      res.on('close', () => open--);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      res.write(': open\n\n');
+    });
+    const agent = new Agent({ connections: 2 });
+    const { t, received } = transport(url, agent);
+    try {
+      await initialize(t);
+      // Kept, two such streams held both connections: the third notification, and every call, waited for ever.
+      for (let i = 0; i < 3; i++) void t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).catch(() => {});
+      await until('the three notifications received and their streams closed', () => seen === 3 && open === 0, 3000);
+      void t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } }).catch(() => {});
+      await until('the call answered', () => answered(received, 2), 3000);
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+});
+
 describe('hostile remote upstream: a body that stalls after its headers', () => {
   it('a notification answered 202 with a body that never ends does not hang its send (found by a review)', async () => {
     const { server, url } = await upstream((m, res) => {
