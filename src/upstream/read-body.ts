@@ -3,18 +3,15 @@ import type { Dispatcher } from 'undici';
 /**
  * The first bytes of a body nobody needs in full (an error page, an "Accepted"): at most maxBytes are
  * kept and the rest is discarded unread, so a hostile upstream cannot make the gateway hold a huge body.
- * `idleMs`: for a request made without undici's body timeout (the Streamable HTTP client's, whose SSE
- * bodies idle by design), a body that stalls this long is cut: what arrived is the text, never a hang.
+ * `withinMs`: the body is cut that long after the read began, whatever arrived meanwhile: what arrived is
+ * the text, never a hang. A bound on the whole read, not on its pauses: a body that trickles a byte now
+ * and then (or stalls: these requests have no undici body timeout, their SSE bodies idle by design) held
+ * its send, and a connection, for ever.
  */
-export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes = 64 * 1024, idleMs?: number): Promise<string> {
+export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes = 64 * 1024, withinMs?: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    if (idleMs !== undefined) timer = setTimeout(() => body.destroy(new Error(`no data for ${idleMs} ms`)), idleMs);
-  };
-  arm();
+  const timer = withinMs === undefined ? undefined : setTimeout(() => body.destroy(new Error(`not read within ${withinMs} ms`)), withinMs);
   try {
     for await (const chunk of body) {
       const c = chunk as Buffer;
@@ -24,7 +21,6 @@ export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes
         body.destroy();
         break;
       }
-      arm();
     }
   } catch {
     /* what arrived is enough for an error message */
@@ -46,15 +42,21 @@ export async function discard(body: Dispatcher.ResponseData['body'], ms: number)
 }
 
 /**
- * The stream a notification (or an answer) was accepted with, let go at once: the spec's acceptance is a
- * 202 with no body, and nothing on such a stream is for anyone. Read on (or drained, as `discard` does),
- * one the upstream never ended held a connection for good, and its notification's send with it.
+ * The body a notification (or an answer) was accepted with, let go: the spec's acceptance is a 202 with no
+ * body, and nothing in one is for anyone. An SSE stream is closed at once (read on, one the upstream never
+ * ended held a connection for good); any other body is drained as `discard` does, so one that trickles
+ * for ever holds its send no longer than `ms`.
  */
-export function letGo(body: Dispatcher.ResponseData['body']): void {
-  body.destroy();
+export async function letGo(body: Dispatcher.ResponseData['body'], contentType: string, ms: number): Promise<void> {
+  if (contentType.startsWith('text/event-stream')) body.destroy();
+  else await discard(body, ms);
 }
 
-/** Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. */
+/**
+ * Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. For a
+ * request's answer only: the request's own timeout bounds the whole read (giving up on it aborts the body);
+ * a body no request waits on has no such bound, and goes to letGo instead.
+ */
 export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -164,11 +164,11 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
+    if (related === undefined) {
+      await letGo(res.body, type, this.#cfg.http.bodyTimeoutMs); // accepted: nothing in its body is for anyone
+      return false;
+    }
     if (type.startsWith('text/event-stream')) {
-      if (related === undefined) {
-        letGo(res.body);
-        return false;
-      }
       // A request's send lasts until its answer: it fails when none can come any more (see #readSse).
       await this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
       return true;
@@ -213,8 +213,8 @@ export class StreamableHttpClientTransport implements Transport {
     const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined });
     if (res.statusCode === 202) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs));
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
+    if (res.statusCode >= 200 && res.statusCode < 300 && related === undefined) return letGo(res.body, type, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
-      if (related === undefined) return letGo(res.body);
       // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
       // a proxy's idle cut), so the request fails now rather than at its timeout, which for a listen
       // stream is never (the instance then listens again).

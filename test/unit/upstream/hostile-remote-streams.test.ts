@@ -146,6 +146,42 @@ describe('hostile remote upstream: a body that stalls after its headers', () => 
     }
   });
 
+  /** A response whose body goes on for ever: a byte at a time, each well within the idle limit (bodyTimeoutMs 500). */
+  const trickle = (res: ServerResponse, status: number, type: string) => {
+    res.writeHead(status, { 'mcp-session-id': 's1', 'content-type': type });
+    const timer = setInterval(() => res.write(' '), 50);
+    res.on('close', () => clearInterval(timer));
+  };
+
+  it('a notification answered 200 with a JSON body that trickles for ever does not hang its send (found by a review)', async () => {
+    // notifications/initialized so answered kept its instance starting for good.
+    const { server, url } = await upstream((_m, res) => trickle(res, 200, 'application/json'));
+    const agent = new Agent();
+    const { t } = transport(url, agent);
+    try {
+      await initialize(t);
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'sent', (e: Error) => e.message);
+      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.equal(result, 'sent');
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+
+  it('a notification answered 500 with a body that trickles for ever does not hang its send (found by a review)', async () => {
+    const { server, url } = await upstream((_m, res) => trickle(res, 500, 'text/plain'));
+    const agent = new Agent();
+    const { t } = transport(url, agent);
+    try {
+      await initialize(t);
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'resolved', (e: Error) => e.message);
+      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.match(String(result), /HTTP 500/);
+    } finally {
+      await stop(t, server, agent);
+    }
+  });
+
   it('a legacy HTTP+SSE upstream refusing its stream with a body that never ends fails the start, not hangs it (found by a review)', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(503, { 'content-type': 'text/plain' });
