@@ -104,7 +104,8 @@ export class SseClientTransport implements Transport {
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: this.#cfg.http.bodyTimeoutMs,
     });
-    const text = await readPrefix(res.body);
+    // Bounded in all, not only between bytes (undici's bodyTimeout): a body that trickled held the send, and its connection, for ever.
+    const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) void this.close(); // the upstream forgot us: reconnect
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));

@@ -206,6 +206,40 @@ describe('hostile remote upstream: a body that stalls after its headers', () => 
   });
 });
 
+describe('hostile remote upstream: a legacy HTTP+SSE upstream whose POST answers trickle for ever', () => {
+  it('a message\'s send settles: its POST is cut once it has been read for bodyTimeoutMs (found by a review)', async () => {
+    // The stream names the endpoint; every POST is accepted (202) with an "Accepted" that never ends,
+    // each byte within the idle limit: kept, each send held a connection and never settled.
+    const server = createServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.write('event: endpoint\ndata: /messages\n\n');
+      }
+      req.resume();
+      res.writeHead(202, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('.'), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+    const agent = new Agent();
+    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 2000, bodyTimeoutMs: 500, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+    const t = new SseClientTransport(cfg, agent, undefined, createLogger('silent'));
+    try {
+      await t.start();
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'sent', (e: Error) => e.message);
+      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      assert.equal(result, 'sent');
+    } finally {
+      await t.close();
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+  });
+});
+
 describe('hostile remote upstream: an SSE event of nothing but empty data lines', () => {
   it('is cut at maxMessageBytes like any other event, not read for ever (found by a review)', async () => {
     // "data:\n" without end: each line adds nothing to the event's data but a line (and a "\n" when joined).
