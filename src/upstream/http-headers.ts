@@ -1,3 +1,6 @@
+import { encodeHeaderValue } from '../jsonrpc/header-value.js';
+import { paramHeaders } from '../jsonrpc/param-headers.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { BearerSource } from './bearer-source.js';
 
 /**
@@ -47,5 +50,22 @@ export function traceHeaders(message: unknown): Record<string, string> | undefin
   const h: Record<string, string> = { traceparent: parent };
   if (typeof meta!.tracestate === 'string' && VISIBLE.test(meta!.tracestate)) h.tracestate = meta!.tracestate;
   if (typeof meta!.baggage === 'string' && VISIBLE.test(meta!.baggage)) h.baggage = meta!.baggage;
+  return h;
+}
+
+/**
+ * The headers a 2026-07-28 request mirrors from its body: its version, Mcp-Method, Mcp-Name (the name
+ * the upstream itself uses), the trace context, and the tool's x-mcp-header arguments as the upstream's
+ * own definition of the tool (`tool`) says.
+ */
+export function modernHeaders(message: JsonRpcMessage, version: string, tool: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined): Record<string, string> {
+  const h: Record<string, string> = { 'mcp-protocol-version': version, ...traceHeaders(message) };
+  const method = (message as { method?: unknown }).method;
+  if (typeof method === 'string') h['mcp-method'] = method;
+  const params = (message as { params?: Record<string, unknown> }).params;
+  const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+  if (typeof name === 'string') h['mcp-name'] = encodeHeaderValue(name);
+  const definition = method === 'tools/call' && typeof name === 'string' ? tool?.(name) : undefined;
+  if (definition) Object.assign(h, paramHeaders(definition.inputSchema, params?.arguments));
   return h;
 }

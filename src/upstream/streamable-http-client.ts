@@ -8,10 +8,8 @@ import { isNotification, isRequest, isResponse, type JsonRpcMessage, type Reques
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
-import { headerValue, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
-import { encodeHeaderValue } from '../jsonrpc/header-value.js';
+import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
-import { paramHeaders } from '../jsonrpc/param-headers.js';
 import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -185,15 +183,7 @@ export class StreamableHttpClientTransport implements Transport {
    * name the upstream itself uses), and its refusals are JSON-RPC answers carried by 4xx statuses.
    */
   async #postModern(message: JsonRpcMessage, version: string): Promise<void> {
-    const extra: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, ...traceHeaders(message) };
-    const method = (message as { method?: unknown }).method;
-    if (typeof method === 'string') extra['mcp-method'] = method;
-    const params = (message as { params?: Record<string, unknown> }).params;
-    const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
-    if (typeof name === 'string') extra['mcp-name'] = encodeHeaderValue(name);
-    // The tool's x-mcp-header arguments, mirrored as the upstream's own definition says.
-    const tool = method === 'tools/call' && typeof name === 'string' ? this.toolDefinition?.(name) : undefined;
-    if (tool) Object.assign(extra, paramHeaders(tool.inputSchema, params?.arguments));
+    const extra = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders(message, version, this.toolDefinition) };
     const related = isRequest(message) ? message.id : undefined;
     const ac = new AbortController();
     if (related !== undefined) this.#modernInFlight.set(related, ac);
