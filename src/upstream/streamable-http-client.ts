@@ -17,6 +17,8 @@ import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer
 
 /** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
 const CANCEL_GRACE_MS = 1000;
+/** The longest wait before the GET stream is opened again. */
+const MAX_GET_WAIT_MS = 30_000;
 
 /**
  * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
@@ -331,12 +333,19 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (first) confirmed();
         first = false;
-        attempt = 0;
-        const parser = new SseParser(this.#cfg.http.maxMessageBytes);
+        const [parser, opened] = [new SseParser(this.#cfg.http.maxMessageBytes), performance.now()];
+        let brought = false;
         try {
-          for await (const e of readSse(res.body, parser)) this.#deliverEvent(e, undefined);
+          for await (const e of readSse(res.body, parser)) {
+            this.#deliverEvent(e, undefined);
+            brought = true;
+          }
         } finally {
+          brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
           lastEventId = parser.lastEventId ?? lastEventId;
+          // The waits start over after a stream that brought something, or lived as long as the longest wait. Not after
+          // any 200: one ended at once, empty (or replaying an event over maxMessageBytes), was reopened every 250 ms for ever.
+          if (brought || performance.now() - opened >= MAX_GET_WAIT_MS) attempt = 0;
         }
       } catch (err) {
         if (this.#closed) return gone();
@@ -347,7 +356,7 @@ export class StreamableHttpClientTransport implements Transport {
         this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
       }
       if (this.#closed) return gone();
-      await delay(Math.min(30_000, 250 * 2 ** attempt++));
+      await delay(Math.min(MAX_GET_WAIT_MS, 250 * 2 ** attempt++));
     }
     gone();
   }

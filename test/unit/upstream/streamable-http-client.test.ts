@@ -110,3 +110,51 @@ describe('StreamableHttpClientTransport: closed while its GET stream is confirme
     }
   });
 });
+
+describe('StreamableHttpClientTransport: a GET stream that brings nothing each time it is opened (found by a review)', () => {
+  // Each GET is answered 200 and ended at once, empty, or with one event over maxMessageBytes that every
+  // resume replays. Reconnected 250 ms after each such stream, for ever (and the event read in full each time).
+  for (const [what, body] of [
+    ['ended at once, empty', ''],
+    ['ended after an event over maxMessageBytes', `id: 1\ndata: ${'x'.repeat(70 * 1024)}\n\n`],
+  ] as const) {
+    it(`${what}: it is reopened after a wait that doubles each time, not every 250 ms`, async () => {
+      const gets: number[] = [];
+      const server = createServer((req: IncomingMessage, res) => {
+        if (req.method === 'GET') {
+          gets.push(performance.now());
+          return void res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's3' }).end(body);
+        }
+        if (req.method === 'DELETE') return void res.writeHead(200).end();
+        let text = '';
+        req.on('data', (c: Buffer) => (text += c));
+        req.on('end', () => {
+          const m = JSON.parse(text) as { id?: number };
+          if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's3' }).end();
+          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's3' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const agent = new Agent();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+      const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger);
+      try {
+        await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+        await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        for (let i = 0; i < 400 && gets.length < 5; i++) await new Promise((r) => setTimeout(r, 25));
+        assert.equal(gets.length, 5);
+        // The waits: 250, 500, 1000, 2000 ms (timers fire no earlier than asked; a little slack for rounding).
+        const gaps = gets.slice(1).map((at, i) => at - gets[i]!);
+        assert.ok(gaps[3]! >= 1900, `reopened after ${gaps.map(Math.round).join(', ')} ms`);
+      } finally {
+        await t.close();
+        server.closeAllConnections();
+        server.close();
+        await agent.close();
+      }
+    });
+  }
+});
