@@ -1,8 +1,9 @@
-import { errors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
 import { keptTokenMaxAgeMs, keySource } from './key-source.js';
 import type { Principal } from './principal.js';
+import { checkAccessToken } from './token-checks.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import { verifyJwt } from './verify-jwt.js';
 
@@ -70,8 +71,9 @@ export class Authenticator {
 
   async #verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
+    let protectedHeader: JWTHeaderParameters;
     try {
-      ({ payload } = await verifyJwt(token, this.#getKey, {
+      ({ payload, protectedHeader } = await verifyJwt(token, this.#getKey, {
         issuer: this.#cfg.issuer,
         audience: this.#audience,
         algorithms: this.#cfg.algorithms,
@@ -84,6 +86,7 @@ export class Authenticator {
       }
       throw new AuthError(401, 'invalid_token', reasonOf(err), `the access token is invalid: ${describe(err)}`);
     }
+    checkAccessToken(protectedHeader, payload, this.#cfg, Math.floor(Date.now() / 1000));
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       // RFC 7519: "sub" is a string. Anything else could never match its session again.
       throw new AuthError(401, 'invalid_token', 'claim_sub', 'the access token\'s "sub" claim must be a non-empty string');

@@ -20,7 +20,7 @@ export async function signDevToken(o: DevTokenOptions): Promise<string> {
   const alg = jwk.alg ?? (jwk.kty === 'OKP' ? 'EdDSA' : jwk.kty === 'EC' ? 'ES256' : 'RS256');
   const key = await importJWK(jwk, alg);
   return new SignJWT({ [o.tenantClaim]: o.tenant, ...(o.scopes.length > 0 ? { scope: o.scopes.join(' ') } : {}) })
-    .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: 'JWT' })
+    .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: 'at+jwt' })
     .setIssuer(o.issuer)
     .setAudience(o.audience)
     .setSubject(o.subject)

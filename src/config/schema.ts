@@ -60,6 +60,13 @@ const auth = z
     allowHmac: z.boolean().default(false),
     algorithms: z.array(z.enum(ALGORITHMS)).min(1).default(['RS256', 'PS256', 'ES256', 'EdDSA']),
     clockToleranceSec: z.number().int().min(0).max(300).default(30),
+    /**
+     * Accepted `typ` header values (RFC 7515 §4.1.9: case-insensitive, "application/" optional). RFC 9068 §4
+     * wants at+jwt only; JWT and untyped tokens are what most issuers sign, so they pass by default, while
+     * other JWTs of the same issuer (logout+jwt, secevent+jwt, …) never pass as access tokens.
+     */
+    tokenTypes: z.array(z.string().min(1)).min(1).default(['at+jwt', 'JWT']),
+    allowUntypedTokens: z.boolean().default(true),
     jwksCooldownMs: z.number().int().min(0).default(30_000),
     jwksCacheMaxAgeMs: z.number().int().min(0).default(600_000),
     jwksTimeoutMs: z.number().int().min(1).default(5_000),

@@ -51,6 +51,8 @@ export interface TokenOptions {
   claims?: Record<string, unknown>;
   /** Leave out the sub claim. */
   noSub?: boolean;
+  /** Header typ; default "JWT"; null: no typ. */
+  typ?: string | null;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -71,7 +73,8 @@ function payloadOf(o: TokenOptions): JWTPayload {
 /** A token signed with an asymmetric test key. */
 export async function signToken(key: TestKey, o: TokenOptions = {}): Promise<string> {
   const kid = o.kid === undefined ? key.kid : o.kid;
-  return new SignJWT(payloadOf(o)).setProtectedHeader({ alg: o.alg ?? key.alg, typ: 'JWT', ...(kid === null ? {} : { kid }) }).sign(key.privateKey);
+  const typ = o.typ === undefined ? 'JWT' : o.typ;
+  return new SignJWT(payloadOf(o)).setProtectedHeader({ alg: o.alg ?? key.alg, ...(typ === null ? {} : { typ }), ...(kid === null ? {} : { kid }) }).sign(key.privateKey);
 }
 
 /** An HS* token with the given secret bytes (a real secret, or an RS/HS-confusion "secret" such as a public key's PEM). */

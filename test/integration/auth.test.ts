@@ -190,6 +190,30 @@ describe('auth: bearer token attacks (JWKS)', () => {
     for (const t of [justExpired, almostValid]) expectOk(await mcpRequest(gw, initializeBody(), { token: t }), 'initialize');
   });
 
+  it('a token typed as another kind of JWT (RFC 9068 §4: logout, security event, DPoP proof) is refused: 401 invalid_token', async () => {
+    // The same issuer signs these with the same keys: without the typ check any of them passed as an access token.
+    for (const typ of ['logout+jwt', 'application/logout+jwt', 'secevent+jwt', 'dpop+jwt', 'id_token+jwt', 'JOSE']) {
+      const r = await mcpRequest(gw, initializeBody(), { token: await tok({ typ }) });
+      expectChallenge(r, 401, 'invalid_token');
+      assert.match(JSON.parse(r.text).error.message, /"typ"/, typ);
+    }
+  });
+
+  it('the access token types are accepted by default: at+jwt in any spelling, JWT, and no typ at all', async () => {
+    for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT', 'jwt', null]) {
+      expectOk(await mcpRequest(gw, initializeBody(), { token: await tok({ typ }) }), `typ ${typ}`);
+    }
+  });
+
+  it('an iat in the future beyond the clock tolerance is refused; within it, accepted', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const r = await mcpRequest(gw, initializeBody(), { token: await tok({ claims: { iat: now + 60 } }) });
+    expectChallenge(r, 401, 'invalid_token');
+    assert.match(JSON.parse(r.text).error.message, /"iat"/);
+    expectChallenge(await mcpRequest(gw, initializeBody(), { token: await tok({ claims: { iat: now + TOLERANCE + 2 } }) }), 401, 'invalid_token');
+    expectOk(await mcpRequest(gw, initializeBody(), { token: await tok({ claims: { iat: now + 1 } }) }), 'iat within the tolerance');
+  });
+
   it('just beyond the clock tolerance is refused', async () => {
     // exp = now - (tolerance + 1) is out, whatever the sub-second position of the clock.
     expectChallenge(await mcpRequest(gw, initializeBody(), { token: await tok({ expIn: -(TOLERANCE + 2) }) }), 401, 'invalid_token');
@@ -629,6 +653,37 @@ describe('auth: static PEM key with HMAC enabled', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
+// RFC 9068 strictly: at+jwt only
+// ---------------------------------------------------------------------------------------------------
+
+describe('auth: tokenTypes [at+jwt] without untyped tokens (RFC 9068 §4 as written)', () => {
+  let key: TestKey;
+  let dir: string;
+  let gw: RunningGateway;
+
+  before(async () => {
+    key = await makeKey('strict-key');
+    dir = mkdtempSync(join(tmpdir(), 'swb-auth-'));
+    const pem = join(dir, 'public.pem');
+    writeFileSync(pem, key.spki);
+    gw = await startGateway(gatewayConfig({ keys: [pem], tokenTypes: ['at+jwt'], allowUntypedTokens: false }));
+  });
+  after(async () => {
+    await gw?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('accepts at+jwt and application/at+jwt, refuses JWT and a token with no typ: 401 invalid_token', async () => {
+    for (const typ of ['at+jwt', 'application/at+jwt']) expectOk(await mcpRequest(gw, initializeBody(), { token: await signToken(key, { kid: null, typ }) }), typ);
+    for (const typ of ['JWT', null]) {
+      const r = await mcpRequest(gw, initializeBody(), { token: await signToken(key, { kid: null, typ }) });
+      expectChallenge(r, 401, 'invalid_token');
+      assert.match(JSON.parse(r.text).error.message, /"typ"/, String(typ));
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
 // Configuration
 // ---------------------------------------------------------------------------------------------------
 
@@ -652,6 +707,7 @@ describe('auth: configuration', () => {
     assert.throws(() => parseConfig({ ...base, auth: jwt }), /tenants/);
     assert.throws(() => parseConfig({ ...base, auth: { ...jwt, algorithms: ['HS256'] }, tenants: [{ name: 't', endpoints: ['*'] }] }), /allowHmac/);
     assert.throws(() => parseConfig({ ...base, auth: { ...jwt, algorithms: ['none'] }, tenants: [{ name: 't', endpoints: ['*'] }] }), /algorithms/);
+    assert.throws(() => parseConfig({ ...base, auth: { ...jwt, tokenTypes: [] }, tenants: [{ name: 't', endpoints: ['*'] }] }), /auth\.tokenTypes/);
   });
 
   it('publishes only URL issuers as authorization servers (RFC 9728), and warns about the others', async () => {
