@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isScalar, parseAllDocuments } from 'yaml';
+import { interpolate } from './interpolate.js';
 import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
@@ -15,25 +16,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
     this.problems = problems;
   }
-}
-
-/** Replaces ${NAME} (and ${NAME:-default}) in every string; an unset variable without default is an error. */
-function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: string[]): unknown {
-  if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
-      const v = env[name];
-      // As in shell: ":-" falls back when the variable is unset or empty.
-      if (v !== undefined && (v !== '' || def === undefined)) return v;
-      if (def !== undefined) return def;
-      problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
-      return '';
-    });
-  }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`, problems));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k, problems)]));
-  }
-  return value;
 }
 
 function deepFreeze<T>(o: T): T {

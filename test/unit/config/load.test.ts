@@ -381,6 +381,14 @@ describe('parseConfig: ${VAR} interpolation', () => {
     const cfg = parseConfig(doc({ upstreams: [up('a', { args: ['$HOME', '${1BAD}', 'cost: $5'] })] }), 'test', {});
     assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['$HOME', '${1BAD}', 'cost: $5']);
   });
+
+  it('$${NAME} is a literal ${NAME}, whether NAME is set or not (as docker compose writes it)', () => {
+    const args = ['$${NAME}', 'x-$${UNSET:-d}-$${NAME}', '$${NAME}/${NAME}', 'cost: $$5'];
+    const cfg = parseConfig(doc({ upstreams: [up('a', { args, env: { TEMPLATE: 'Bearer $${TOKEN}' } })] }), 'test', { NAME: 'value' });
+    const a = cfg.upstreams[0] as StdioUpstreamConfig;
+    assert.deepEqual(a.args, ['${NAME}', 'x-${UNSET:-d}-${NAME}', '${NAME}/value', 'cost: $$5']);
+    assert.equal(a.env.TEMPLATE, 'Bearer ${TOKEN}');
+  });
 });
 
 describe('loadConfig', () => {
