@@ -4,8 +4,12 @@
  */
 const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** Replaces ${NAME} (and ${NAME:-default}) in every string; an unset variable without default is an error. */
-export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: string[]): unknown {
+/**
+ * Replaces ${NAME} (and ${NAME:-default}) in every string; an unset variable without default is an error.
+ * The values at `verbatim` paths (and under them) came from the environment itself and are kept as they are.
+ */
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: string[], verbatim: ReadonlySet<string> = new Set()): unknown {
+  if (verbatim.has(path)) return value;
   if (typeof value === 'string') {
     return value.replace(REFERENCE, (m, name: string | undefined, def: string | undefined) => {
       if (name === undefined) return m.slice(1); // $${ → ${
@@ -17,9 +21,9 @@ export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string
       return '';
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`, problems));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`, problems, verbatim));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k, problems)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k, problems, verbatim)]));
   }
   return value;
 }

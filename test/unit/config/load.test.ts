@@ -524,4 +524,20 @@ describe('modern: the requestState key', () => {
     assert.equal(loadConfig(bare, { SWITCHBOARD_REQUEST_STATE_KEY: KEY }).modern.requestStateKey, KEY);
     assert.equal(loadConfig(bare, {}).modern.requestStateKey, undefined);
   });
+
+  it('a value from an environment override is taken as it is: a ${ in it is no reference (found by a review)', () => {
+    // A secret with "${" in it was mangled (or refused as naming an unset variable), and an override could pull in another variable.
+    const file = join(dir, 'override-verbatim.yaml');
+    writeFileSync(file, minimal);
+    const key = 'k3y-${NOT_SET}-and-${OTHER}-long-enough!';
+    const previous = 'p-${OTHER}-' + 'x'.repeat(32);
+    const env = { OTHER: 'pulled-in', SWITCHBOARD_REQUEST_STATE_KEY: key, SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS: previous, REDIS_URL: 'redis://:pa$${OTHER}@redis:6379/0' };
+    const cfg = loadConfig(file, env);
+    assert.equal(cfg.modern.requestStateKey, key);
+    assert.deepEqual(cfg.modern.requestStatePreviousKeys, [previous]);
+    assert.equal(cfg.store?.redis?.url, 'redis://:pa$${OTHER}@redis:6379/0');
+    // The file's own references are still replaced.
+    writeFileSync(file, `logging:\n  level: \${LEVEL}\n${minimal}`);
+    assert.equal(loadConfig(file, { LEVEL: 'debug', SWITCHBOARD_REQUEST_STATE_KEY: key }).logging.level, 'debug');
+  });
 });
