@@ -7,6 +7,7 @@ import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { configSchema, type Config } from './schema.js';
+import { typeReferences } from './typed-references.js';
 import { configWarnings } from './warnings.js';
 
 export class ConfigError extends Error {
@@ -36,10 +37,11 @@ export interface LoadedConfig {
 export function checkDocument(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), fromEnv: ReadonlySet<string> = new Set()): LoadedConfig {
   const foreign = notAGatewayConfig([doc]);
   if (foreign) throw new ConfigError(source, [foreign]);
-  const problems: string[] = [];
-  const interpolated = interpolate(doc, env, '', problems, fromEnv);
-  if (problems.length > 0) throw new ConfigError(source, problems);
-  const result = configSchema.safeParse(interpolated ?? {});
+  const interpolated = interpolate(doc, env, fromEnv);
+  if (interpolated.problems.length > 0) throw new ConfigError(source, interpolated.problems);
+  const typeProblems = typeReferences(interpolated.value, interpolated.wholeReferences, configSchema, doc);
+  if (typeProblems.length > 0) throw new ConfigError(source, typeProblems);
+  const result = configSchema.safeParse(interpolated.value ?? {});
   // Described from the document as written: a value quoted in a problem shows `${VAR}`, not the secret it stands for.
   if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, doc ?? {}));
   const cfg = result.data;

@@ -73,3 +73,20 @@ export function keysAt(schema: z.ZodType, doc: unknown, path: readonly PropertyK
   if (objects.length === 0) return undefined;
   return [...new Set(objects.flatMap((o) => Object.keys(defOf(o).shape ?? {})))];
 }
+
+/**
+ * The kinds of scalar the schema takes at `path` of `doc` ("number", "boolean", "string", "enum", …: zod's
+ * def types, each option of a union), or none when the path is not in the schema.
+ */
+export function scalarTypesAt(schema: z.ZodType, doc: unknown, path: readonly PropertyKey[]): Set<string> {
+  let s: z.ZodType | undefined = schema;
+  let value = doc;
+  for (const step of path) {
+    s = child(s, value, step);
+    if (!s) return new Set();
+    value = isPlainObject(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[step as string] : undefined;
+  }
+  const u = unwrap(s);
+  const d = defOf(u);
+  return new Set(d.type === 'union' && d.options ? d.options.map((o) => defOf(unwrap(o)).type) : [d.type]);
+}

@@ -382,6 +382,37 @@ describe('parseConfig: ${VAR} interpolation', () => {
     assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['$HOME', '${1BAD}', 'cost: $5']);
   });
 
+  it('a value that is exactly one ${VAR} fills a number or a boolean: port: ${PORT} (found by a review)', () => {
+    const env = { PORT: '9090', METRICS: 'false', HOLD: '75', ARG: '42' };
+    const cfg = parseConfig(
+      doc({
+        server: { port: '${PORT}', responseHoldMs: '${HOLD:-50}', maxJsonDepth: '${DEPTH:-32}' },
+        metrics: { enabled: '${METRICS}' },
+        upstreams: [up('a', { args: ['${ARG}'], env: { N: '${ARG}' } })],
+      }),
+      'test',
+      env,
+    );
+    assert.equal(cfg.server.port, 9090);
+    assert.equal(cfg.server.responseHoldMs, 75);
+    assert.equal(cfg.server.maxJsonDepth, 32);
+    assert.equal(cfg.metrics.enabled, false);
+    // Where the schema wants a string, the value stays one.
+    const a = cfg.upstreams[0] as StdioUpstreamConfig;
+    assert.deepEqual(a.args, ['42']);
+    assert.equal(a.env.N, '42');
+  });
+
+  it('a ${VAR} whose value does not read as the number or boolean wanted is one problem, quoting the value as written', () => {
+    const list = problems(doc({ server: { port: '${PORT}' }, metrics: { enabled: '${METRICS}' } }), { PORT: '80a-secret', METRICS: 'yes-secret' });
+    assert.deepEqual(list, [
+      'server.port: "${PORT}" is not a number: the variable\'s value must be one (digits, optionally with a sign and a decimal point)',
+      'metrics.enabled: "${METRICS}" is not a boolean: the variable\'s value must be true or false',
+    ]);
+    // A value mixing text and a reference is no number either: the schema says so, as for any string.
+    hasProblem(problems(doc({ server: { port: '80${PORT}' } }), { PORT: '80' }), 'server.port');
+  });
+
   it('$${NAME} is a literal ${NAME}, whether NAME is set or not (as docker compose writes it)', () => {
     const args = ['$${NAME}', 'x-$${UNSET:-d}-$${NAME}', '$${NAME}/${NAME}', 'cost: $$5'];
     const cfg = parseConfig(doc({ upstreams: [up('a', { args, env: { TEMPLATE: 'Bearer $${TOKEN}' } })] }), 'test', { NAME: 'value' });
@@ -423,6 +454,12 @@ describe('loadConfig', () => {
       assert.throws(() => loadConfig(file, { SWITCHBOARD_PORT: '9000' }), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.startsWith('server: ')));
     },
   );
+
+  it('port: ${PORT} written unquoted in YAML reads as the number', () => {
+    const file = join(dir, 'port-ref.yaml');
+    writeFileSync(file, 'server:\n  port: ${PORT}\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
+    assert.equal(loadConfig(file, { PORT: '8181' }).server.port, 8181);
+  });
 
   it('bad YAML gives a ConfigError naming the file', () => {
     const file = join(dir, 'bad.yaml');
