@@ -12,6 +12,7 @@ import { watchConfigFile } from './config/config-watch.js';
 import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
 import { advertiseUrl } from './cluster/advertise-url.js';
+import { listenOn } from './edge/listen-failure.js';
 
 /** The longest the last spans' export may hold a stopping gateway (see close). */
 const TRACING_SHUTDOWN_MS = 3000;
@@ -52,15 +53,24 @@ export class AppLifecycle {
     return this.#shuttingDown;
   }
 
-  /** Starts upstreams and listens; resolves with the bound address. */
+  /**
+   * Starts upstreams and listens; resolves with the bound address. A listener that cannot listen (see
+   * listenOn) stops what was started, upstream processes included, before the failure is thrown.
+   */
   async listen(): Promise<string> {
     const { config, fastify, gateway } = this.#parts;
-    await gateway.start();
-    await this.#startCluster();
-    if (config.metrics.enabled) await this.#startMetrics();
-    if (config.admin.enabled) await this.#startAdmin();
-    this.#watch();
-    const address = await fastify.listen({ host: config.server.host, port: config.server.port });
+    let address: string;
+    try {
+      await gateway.start();
+      await this.#startCluster();
+      if (config.metrics.enabled) await listenOn('metrics.port', config.metrics.host, config.metrics.port, () => this.#startMetrics());
+      if (config.admin.enabled) await listenOn('admin.port', config.admin.host, config.admin.port, () => this.#startAdmin());
+      this.#watch();
+      address = await listenOn('server.port', config.server.host, config.server.port, () => fastify.listen({ host: config.server.host, port: config.server.port }));
+    } catch (err) {
+      await this.close().catch(() => undefined);
+      throw err;
+    }
     // Other replicas forward to this one over HTTP from now on (until then, over the Redis tunnel).
     const redis = config.store.redis;
     if (gateway.cluster && redis) gateway.cluster.advertise(advertiseUrl(redis.advertiseUrl, config.server.host, boundPort(fastify, config.server.port)));

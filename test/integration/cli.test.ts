@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -246,6 +247,27 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     const r = run(['serve', '--config', file]);
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /pinning\.file: pins file .*pins\.json is not valid JSON.*repair it, or move it away/);
+  });
+
+  it('serve on an address it cannot listen on says so in one line (which address, what went wrong, which key) and exits 1', async () => {
+    // Each listener: the MCP port, the metrics port, the admin port, held by this test.
+    const held = createServer();
+    await new Promise<void>((r) => held.listen(0, '127.0.0.1', () => r()));
+    const port = (held.address() as AddressInfo).port;
+    try {
+      const upstream = `upstreams:\n  - { name: a, transport: stdio, sandbox: none, command: node, args: [${join(ROOT, 'test', 'fixtures', 'conformance-server.mjs')}] }\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`;
+      for (const [yaml, key] of [
+        [`server: { host: 127.0.0.1, port: ${port} }\nmetrics: { enabled: false }\n`, 'server.port'],
+        [`server: { host: 127.0.0.1, port: 0 }\nmetrics: { enabled: true, host: 127.0.0.1, port: ${port} }\n`, 'metrics.port'],
+        [`server: { host: 127.0.0.1, port: 0 }\nmetrics: { enabled: false }\nadmin: { enabled: true, host: 127.0.0.1, port: ${port} }\n`, 'admin.port'],
+      ] as const) {
+        const r = run(['serve', '--config', tempConfig(yaml + upstream)]);
+        assert.equal(r.status, 1, r.stderr);
+        assert.equal(r.stderr, `switchboard: cannot listen on 127.0.0.1:${port}: address already in use (${key})\n`);
+      }
+    } finally {
+      await new Promise((r) => held.close(r));
+    }
   });
 
   it('serve without a config explains how to pass one', () => {
