@@ -9,6 +9,7 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import { startAdminServer } from './admin/admin-server.js';
 import { GatewayAdmin } from './admin-target.js';
 import { watchConfigFile } from './config/config-watch.js';
+import { sourceDigest } from './config/source-digest.js';
 import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
 import { advertiseUrl } from './cluster/advertise-url.js';
@@ -92,7 +93,7 @@ export class AppLifecycle {
     const { config, configFile, logger, reloader } = this.#parts;
     if (!config.admin.watchConfig) return;
     if (!configFile) return void logger.warn('admin.watchConfig: the config did not come from a file; nothing to watch');
-    this.#unwatch = watchConfigFile(configFile, () => void reloader.reload('file watch'));
+    this.#unwatch = watchConfigFile(configFile, () => void reloader.reload('file watch'), sourceDigest(config));
     logger.info({ config: configFile }, 'watching the config file: a change reloads it');
   }
 

@@ -7,6 +7,7 @@ import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { configSchema, type Config } from './schema.js';
+import { recordSource } from './source-digest.js';
 import { typeReferences } from './typed-references.js';
 import { configWarnings } from './warnings.js';
 
@@ -56,15 +57,18 @@ export function parseConfig(doc: unknown, source = 'config', env: NodeJS.Process
 
 /** Reads, interpolates and validates a YAML config file, with the environment's overrides (env-overrides.ts). */
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     throw new ConfigError(file, [`cannot read the file: ${(err as Error).message}`]);
   }
-  const doc = decodeYaml(file, text);
+  const doc = decodeYaml(file, bytes.toString('utf8'));
   const fromEnv = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? applyEnvOverrides(doc as Record<string, any>, env) : new Set<string>();
-  return checkDocument(doc, file, env, dirname(resolve(file)), fromEnv);
+  const loaded = checkDocument(doc, file, env, dirname(resolve(file)), fromEnv);
+  // The file watch compares the file with this: an edit made before it started is a change too.
+  recordSource(loaded.config, bytes);
+  return loaded;
 }
 
 /** The config of a file, its warnings aside (commands that only need what it says). */

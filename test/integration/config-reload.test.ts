@@ -285,6 +285,26 @@ describe('config reload: admin.watchConfig', () => {
     }
   });
 
+  it('an edit made while the gateway starts (after the file was read, before the watch began) is loaded once it listens (found by a review)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
+    const file = join(dir, 'switchboard.yaml');
+    const doc = baseDoc();
+    doc.admin.watchConfig = true;
+    writeFileSync(file, JSON.stringify(doc));
+    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+    try {
+      // Upstreams starting take their time: a ConfigMap update or an editor may land meanwhile.
+      doc.tenants.push({ name: 'during-start', endpoints: ['/mcp'] });
+      writeFileSync(file, JSON.stringify(doc));
+      await app.listen();
+      await until('the watch loaded the edit made during the start', async () => (await counter(app, 'applied')) === 1);
+      assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'during-start']);
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a Kubernetes ConfigMap update (the kubelet's atomic swap of the ..data link in a directory mount) reloads it", async () => {
     // The layout the kubelet writes for a ConfigMap volume: config.yaml -> ..data/config.yaml, ..data -> a
     // timestamped directory; an update writes a new directory and renames a fresh link over ..data.
