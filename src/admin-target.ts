@@ -161,7 +161,9 @@ export class GatewayAdmin implements AdminTarget {
   /** Restarts the upstream here and, with Redis, on every other replica that runs it (`replicas`: each one's report). */
   async restartUpstream(name: string): Promise<Record<string, unknown> | undefined> {
     if (!this.#g.pools.has(name)) return undefined;
-    return this.#everywhere(reportOf(await this.#reloader.restartUpstream(name)), 'restart', name);
+    // Gone by the restart's turn (a reload removed it): as unknown as it was never there.
+    const outcome = await this.#reloader.restartUpstream(name);
+    return outcome && this.#everywhere(reportOf(outcome), 'restart', name);
   }
 
   async pins(): Promise<PinChangeRow[] | undefined> {
@@ -326,7 +328,10 @@ export class GatewayAdmin implements AdminTarget {
     if (what === 'usage') return this.#localUsage();
     if (what === 'reload') return reportOf(await this.#reloader.reload('admin API of another replica'));
     if (what === 'sessions') return this.#localSessions();
-    if (what === 'restart' && typeof arg === 'string') return this.#g.pools.has(arg) ? reportOf(await this.#reloader.restartUpstream(arg)) : { result: 'absent' };
+    if (what === 'restart' && typeof arg === 'string') {
+      const outcome = this.#g.pools.has(arg) ? await this.#reloader.restartUpstream(arg) : undefined;
+      return outcome ? reportOf(outcome) : { result: 'absent' };
+    }
     if (what === 'audit') return this.#auditRing.since(arg && typeof arg === 'object' ? (arg as Record<string, unknown>)[this.replica] : undefined) ?? { lines: [], next: 0, dropped: 0 };
     if (what === 'definitions' && Array.isArray(arg)) {
       const found: Record<string, unknown> = {};

@@ -79,10 +79,18 @@ export class ConfigReloader {
     return this.#serial(() => this.#reload(trigger));
   }
 
-  /** Replaces one upstream's pool by a fresh one, as a reload that changed it would (restart from the admin API). */
-  restartUpstream(name: string): Promise<ReloadOutcome> {
+  /**
+   * Replaces one upstream's pool by a fresh one, as a reload that changed it would (restart from the admin
+   * API). Undefined when, its turn come, no such upstream is configured: a reload queued before it may
+   * have removed the upstream it was asked for (restarting it threw a TypeError, answered as a failed reload).
+   */
+  restartUpstream(name: string): Promise<ReloadOutcome | undefined> {
     return this.#serial(async () => {
       const current = this.#p.gateway.config;
+      if (!current.upstreams.some((u) => u.name === name) || !this.#p.gateway.pools.has(name)) {
+        this.#log.info({ upstream: name }, 'restart skipped: the upstream is not configured (any more)');
+        return undefined;
+      }
       const diff = diffConfig(current, current);
       diff.upstreams = { ...diff.upstreams, changed: [name], unchanged: diff.upstreams.unchanged.filter((n) => n !== name) };
       const uses = new Set(current.endpoints.filter((e) => e.upstreams.includes(name)).map((e) => e.path));
@@ -103,8 +111,8 @@ export class ConfigReloader {
     return this.#queue.then(() => {});
   }
 
-  #serial(fn: () => Promise<ReloadOutcome>): Promise<ReloadOutcome> {
-    const guarded = () => (this.#stopped ? Promise.resolve(STOPPING) : fn());
+  #serial<T extends ReloadOutcome | undefined>(fn: () => Promise<T>): Promise<T | ReloadOutcome> {
+    const guarded = (): Promise<T | ReloadOutcome> => (this.#stopped ? Promise.resolve(STOPPING) : fn());
     const run = this.#queue.then(guarded, guarded);
     this.#queue = run.catch(() => {});
     return run;

@@ -392,6 +392,33 @@ describe('config reload of a remote upstream with a credential', () => {
   });
 });
 
+describe('an upstream restart queued behind the reload that removes the upstream (found by a review)', () => {
+  it('finds no upstream to restart: no TypeError, no failed reload, the removal stands', async () => {
+    const doc = (...names: string[]) => ({
+      ...baseDoc(),
+      upstreams: names.map((n) => upstream(n, 'v1')),
+      endpoints: names.map((n) => ({ path: `/${n}`, upstreams: [n] })),
+    });
+    const fg = await fileGateway('swb-restart-removed-', doc('steady', 'doomed'));
+    try {
+      fg.write(doc('steady'));
+      // The restart was asked for while "doomed" was still there; its turn comes after the reload.
+      const reload = fg.app.reload('test');
+      const restart = fg.app.reloader.restartUpstream('doomed');
+      assert.equal((await reload).report.result, 'applied');
+      const restarted = await restart;
+      assert.equal(restarted, undefined, `no restart of an upstream that is gone: ${JSON.stringify(restarted?.report)}`);
+      assert.equal(await counter(fg.app, 'failed'), 0);
+      assert.deepEqual([...fg.app.gateway.pools.keys()], ['steady']);
+      assert.deepEqual(fg.app.gateway.config.upstreams.map((u) => u.name), ['steady']);
+      // Asked once it is gone, likewise.
+      assert.equal(await fg.app.reloader.restartUpstream('doomed'), undefined);
+    } finally {
+      await fg.close();
+    }
+  });
+});
+
 describe('an upstream restart that cannot be applied', () => {
   it('changes nothing: the old pool keeps serving and is the one listed, no fresh pool is left running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'swb-restart-keys-'));
@@ -415,7 +442,7 @@ describe('an upstream restart that cannot be applied', () => {
         return p;
       };
       rmSync(keyFile); // the key file is gone since the start: verification cannot be rebuilt
-      const { report } = await gw.app.reloader.restartUpstream('u');
+      const { report } = (await gw.app.reloader.restartUpstream('u'))!;
       assert.equal(report.result, 'failed');
       assert.equal(g.pools.get('u'), before, 'the listed pool was replaced by one no endpoint uses');
       assert.equal(g.routers[0]!.pools[0], before);
