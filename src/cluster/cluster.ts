@@ -18,9 +18,17 @@ import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
 import { Forwarder, type ArrivedRequest } from './forwarder.js';
-import { parseChannelObject } from './channel-message.js';
+import { parseEndpointChange, type EndpointChange } from './endpoint-change.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
+
+/** A session in the store, with the replica that holds it and whether that replica is alive. */
+export interface StoredSession {
+  record: SessionRecord;
+  /** '' when released (its replica shut down): the next request's replica takes it over. */
+  owner: string;
+  alive: boolean;
+}
 
 /**
  * This replica's membership in a group that shares sessions through Redis: a heartbeat that says it is
@@ -32,21 +40,6 @@ export type Location = { kind: 'forward'; record: SessionRecord; owner: string }
  * absence right after an outage, is refused with SWB_STORE_UNAVAILABLE (503), never answered "missing";
  * and when the store comes back, this replica writes the records it holds again.
  */
-/** A change an upstream announced on one endpoint (see publishChange). */
-export interface EndpointChange {
-  endpoint: string;
-  method: string;
-  params: Record<string, unknown> | undefined;
-}
-
-/** A session in the store, with the replica that holds it and whether that replica is alive. */
-export interface StoredSession {
-  record: SessionRecord;
-  /** '' when released (its replica shut down): the next request's replica takes it over. */
-  owner: string;
-  alive: boolean;
-}
-
 export class Cluster {
   readonly replicaId = randomUUID().slice(0, 12);
   readonly redis: Redis;
@@ -176,7 +169,7 @@ export class Cluster {
   async onChanges(listener: (change: EndpointChange) => void): Promise<void> {
     this.#sub.on('message', (channel: string, text: string) => {
       if (channel !== this.#changes) return;
-      const c = parseChange(text);
+      const c = parseEndpointChange(text);
       if (!c) this.#malformed('changes');
       else if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
     });
@@ -213,7 +206,7 @@ export class Cluster {
    * released owner's record is removed here. Returns who ended it, or undefined when the store has no
    * such session. Throws SWB_STORE_UNAVAILABLE when the store cannot be read.
    */
-  async endElsewhere(id: string): Promise<{ endedBy: string; holder: string | null } | undefined> {
+  async endElsewhere(id: string, again = true): Promise<{ endedBy: string; holder: string | null } | undefined> {
     const found = await this.#health.read(() => this.store.load(id));
     if (!found) return undefined;
     const { owner } = found;
@@ -223,7 +216,11 @@ export class Cluster {
       // UNREACHABLE: gone though its heartbeat lingers; false: it holds no such session (a stale record). Either way, removed here.
       if (ended !== UNREACHABLE && !ended) this.#logger.info({ session: id, owner }, 'admin API: the owner did not hold the session; its record is removed');
     }
-    await this.#health.read(() => this.store.remove(id));
+    // Taken over since it was read: removed only by the owner read, so the new owner is asked (once more).
+    if (!(await this.#health.read(() => this.store.remove(id, owner)))) {
+      if (again) return this.endElsewhere(id, false);
+      throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session moved to another replica meanwhile; retry');
+    }
     return { endedBy: this.replicaId, holder: owner || null };
   }
 
@@ -268,11 +265,15 @@ export class Cluster {
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
     this.#mine.delete(id);
-    const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id))
-      .catch((err: Error) => {
-        if (!handOver) this.#unremoved.add(id);
-        this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
-      })
+    // Removed only while owned here: a copy that ended after another replica took the session over leaves its record.
+    const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id, this.replicaId))
+      .then(
+        () => {},
+        (err: Error) => {
+          if (!handOver) this.#unremoved.add(id);
+          this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
+        },
+      )
       .finally(() => this.#writes.delete(write));
     this.#writes.add(write);
     return write;
@@ -321,7 +322,7 @@ export class Cluster {
     // Claimed by another replica while this one could not beat: that one serves it from now on.
     if (taken.length > 0) this.#letGo(taken);
     for (const id of [...this.#unremoved]) {
-      await this.store.remove(id);
+      await this.store.remove(id, this.replicaId);
       this.#unremoved.delete(id);
     }
     return records.length - taken.length;
@@ -380,14 +381,4 @@ export class Cluster {
     this.redis.disconnect();
     this.#sub.disconnect();
   }
-}
-
-/** A change read from the bus, or undefined when the text is not one. */
-function parseChange(text: string): (EndpointChange & { from: string }) | undefined {
-  const c = parseChannelObject(text);
-  if (!c) return undefined;
-  const params = c.params;
-  if (typeof c.endpoint !== 'string' || typeof c.method !== 'string' || typeof c.from !== 'string') return undefined;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
-  return { endpoint: c.endpoint, method: c.method, params: params as Record<string, unknown> | undefined, from: c.from };
 }

@@ -18,6 +18,14 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
+// Removes a session's record and owner only while the owner is the one the caller names: a replica whose
+// copy ended (idle, a DELETE it served) after another took the session over, or the admin API ending a
+// session whose owner it read as gone, must not delete the record of the replica that holds it now.
+const REMOVE = `
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1`;
+
 /** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
 export class RedisSessionStore {
   readonly #redis: Redis;
@@ -102,7 +110,8 @@ export class RedisSessionStore {
     return out;
   }
 
-  async remove(id: string): Promise<void> {
-    await this.#redis.del(this.#rec(id), this.#own(id));
+  /** Removes the session's record while `owner` owns it ('' when released); false: another replica does (or none is stored). */
+  async remove(id: string, owner: string): Promise<boolean> {
+    return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.#own(id), owner)) === 1;
   }
 }

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { Cluster } from '../../src/cluster/cluster.js';
+import { createLogger } from '../../src/observability/logger.js';
+import type { SessionRecord } from '../../src/session/session-store.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+// Two replicas' Clusters on one redis-server of the test's own: what one of them writes or deletes about a
+// session must not undo what the other did since (took the session over, ended it).
+
+const record = (): SessionRecord => ({
+  id: randomUUID(),
+  kind: 'streamable-http',
+  endpoint: '/mcp',
+  principal: { issuer: 'i', subject: 's', tenant: 't' },
+  protocolVersion: '2025-11-25',
+  clientCapabilities: {},
+  clientInfo: { name: 'c', version: '1' },
+  movable: true,
+  createdAt: Date.now(),
+});
+
+describe('session records shared by two replicas', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  let a: Cluster;
+  let b: Cluster;
+  let raw: Redis;
+
+  before(async () => {
+    redis = await startRedis();
+    const cfg = { url: redis.url, keyPrefix: 'o:', sessionTtlMs: 60_000, heartbeatMs: 200, replicaTtlMs: 1000, forwardTimeoutMs: 2000 };
+    const noRoutes = async (): Promise<never> => {
+      throw new Error('no local routes in this test');
+    };
+    a = new Cluster(cfg, 10, createLogger('silent'));
+    b = new Cluster(cfg, 10, createLogger('silent'));
+    await a.start(noRoutes);
+    await b.start(noRoutes);
+    raw = new Redis(redis.url);
+  });
+  after(async () => {
+    raw?.disconnect();
+    await a?.stop();
+    await b?.stop();
+    await redis?.stop();
+  });
+
+  const stored = async (id: string) => ({ record: await raw.get(`o:session:${id}`), owner: await raw.get(`o:owner:${id}`) });
+
+  it('a replica whose copy of a session ends (idle, a DELETE it served) leaves the record of the replica that took it over', async () => {
+    const r = record();
+    await a.record(r);
+    assert.equal(await b.claim(r.id, a.replicaId), true, 'b takes the session over (a was paused past its heartbeat)');
+    await a.ended(r.id, false); // a resumes, and its stale copy ends
+    const after = await stored(r.id);
+    assert.equal(after.owner, b.replicaId, "b still owns the session: a's end deleted b's record");
+    assert.deepEqual(JSON.parse(after.record ?? 'null'), r);
+  });
+
+  it('removing a record names the owner it found: a replica that took the session over since keeps it (the admin API ending a dead owner\'s session)', async () => {
+    const r = record();
+    await a.record(r);
+    assert.equal(await b.claim(r.id, a.replicaId), true);
+    assert.equal(await b.store.remove(r.id, a.replicaId), false, 'nothing removed: a no longer owns it');
+    assert.equal((await stored(r.id)).owner, b.replicaId, 'the record of the new owner was removed');
+    assert.equal(await b.store.remove(r.id, b.replicaId), true);
+    assert.deepEqual(await stored(r.id), { record: null, owner: null });
+  });
+});
