@@ -106,7 +106,7 @@ export class Gateway {
     });
     if (this.cluster) {
       // long-lived: one per gateway
-      this.cluster.onTaken = (ids) => ids.forEach((id) => void this.registry.get(id)?.close(TAKEN_OVER_REASON));
+      this.cluster.onLost = (ids, why) => ids.forEach((id) => void this.registry.get(id)?.close(why === 'taken' ? TAKEN_OVER_REASON : 'ended on another replica (its record was removed)'));
     }
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
     this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));

@@ -14,6 +14,7 @@ import { RedisEventStore } from './redis-event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
+import { HeldSessions, type LostReason } from './held-sessions.js';
 import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
@@ -60,15 +61,8 @@ export class Cluster {
   readonly #forwarder: Forwarder;
   #admin: AdminBus | undefined;
   #started = false;
-  /** Told the sessions another replica took over from this one (set by the gateway). */
-  onTaken: ((ids: string[]) => void) | undefined;
   #keeping: NodeJS.Timeout | undefined;
-  /** The records of the sessions this replica holds, to write again when the store lost them. */
-  readonly #mine = new Map<string, SessionRecord>();
-  /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
-  readonly #unremoved = new Set<string>();
-  /** Record updates still on their way (shutdown waits for the hand-overs). */
-  readonly #writes = new Set<Promise<void>>();
+  readonly #held: HeldSessions;
 
   constructor(cfg: RedisConfig, eventsPerStream: number, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
@@ -81,6 +75,7 @@ export class Cluster {
     this.#sub = connectSubscriber(cfg.url, this.#logger, connectionName);
     this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger, cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
+    this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: () => this.#heartbeat.intact() });
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
     this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
@@ -93,7 +88,7 @@ export class Cluster {
       ttlMs: cfg.replicaTtlMs,
       health: this.#health,
       logger: this.#logger,
-      republish: () => this.#republish(),
+      republish: () => this.#held.republish(),
       url: () => this.#forwarder.url,
     });
     this.#forwarder = new Forwarder({
@@ -130,7 +125,7 @@ export class Cluster {
     // long as requests name it: a legacy stream (its POSTs may land on other replicas) or a GET stream
     // with no requests would otherwise outlive its record, answered 404 elsewhere and never taken over.
     const every = Math.max(500, Math.floor(this.#cfg.sessionTtlMs / 3));
-    this.#keeping = setInterval(() => this.#keepRecords(), every).unref();
+    this.#keeping = setInterval(() => this.#held.keep(), every).unref();
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
@@ -243,40 +238,24 @@ export class Cluster {
     return (await this.alive(replica)) && (await this.#tunnel!.listening(replica));
   }
 
-  /** Records a session as owned here (throws when Redis is unreachable: the caller answers 503), or lets
-   *  it go when another replica owns it by now (taken over while this one was paused). */
-  async record(record: SessionRecord): Promise<void> {
-    this.#mine.set(record.id, record);
-    if (!(await this.store.save(record, this.replicaId))) this.#letGo([record.id]);
+  /** A session opened or taken over here (see HeldSessions.hold; throws when Redis is unreachable). */
+  hold(record: SessionRecord): Promise<void> {
+    return this.#held.hold(record);
   }
 
-  /** Sessions another replica took over: forgotten here, and the gateway ends its copies (record and log kept). */
-  #letGo(ids: string[]): void {
-    this.#logger.warn({ sessions: ids.length }, 'sessions held here are owned by another replica by now: ending the copies here');
-    for (const id of ids) this.#mine.delete(id);
-    this.onTaken?.(ids);
-  }
-
-  /** Renews the records of the sessions held here (requests do not: they would pay a write each). */
-  #keepRecords(): void {
-    for (const id of this.#mine.keys()) this.store.touch(id);
+  /** A session held here changed: its record written while the store has it, owned here (see HeldSessions.record). */
+  record(record: SessionRecord): Promise<void> {
+    return this.#held.record(record);
   }
 
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
-    this.#mine.delete(id);
-    // Removed only while owned here: a copy that ended after another replica took the session over leaves its record.
-    const write = (handOver ? this.store.release(id, this.replicaId) : this.store.remove(id, this.replicaId))
-      .then(
-        () => {},
-        (err: Error) => {
-          if (!handOver) this.#unremoved.add(id);
-          this.#logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
-        },
-      )
-      .finally(() => this.#writes.delete(write));
-    this.#writes.add(write);
-    return write;
+    return this.#held.ended(id, handOver);
+  }
+
+  /** Told the sessions held here that another replica took over or ended (set by the gateway). */
+  set onLost(listener: (ids: string[], why: LostReason) => void) {
+    this.#held.onLost = listener;
   }
 
   /**
@@ -285,7 +264,7 @@ export class Cluster {
    * silent" too soon after an outage for that to be true (the owner may not have re-published or beaten yet).
    */
   async locate(id: string, forwarded: boolean): Promise<Location> {
-    if (this.#unremoved.has(id)) return { kind: 'missing' };
+    if (this.#held.knownGone(id)) return { kind: 'missing' };
     const found = await this.#health.read(() => this.store.load(id));
     if (!found) {
       // The marker first, then whether the store is settled: a beat that notices a flush between the two
@@ -314,18 +293,6 @@ export class Cluster {
   /** Takes a session over (compare-and-set on its owner). Throws SWB_STORE_UNAVAILABLE when the store cannot say. */
   claim(id: string, expectedOwner: string): Promise<boolean> {
     return this.#health.read(() => this.store.claim(id, expectedOwner, this.replicaId));
-  }
-
-  async #republish(): Promise<number> {
-    const records = [...this.#mine.values()];
-    const taken = await this.store.republish(records, this.replicaId);
-    // Claimed by another replica while this one could not beat: that one serves it from now on.
-    if (taken.length > 0) this.#letGo(taken);
-    for (const id of [...this.#unremoved]) {
-      await this.store.remove(id, this.replicaId);
-      this.#unremoved.delete(id);
-    }
-    return records.length - taken.length;
   }
 
   /**
@@ -374,7 +341,7 @@ export class Cluster {
   async stop(): Promise<void> {
     this.#started = false;
     clearInterval(this.#keeping);
-    await Promise.all(this.#writes);
+    await this.#held.settled();
     this.#tunnel?.close();
     await this.#forwarder.close();
     await this.#heartbeat.stop();

@@ -8,14 +8,24 @@ if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-// Writes a session's record and owner, unless another replica owns it by now: on every save (a replica
-// paused past its heartbeat's TTL must not take back a session taken over meanwhile) and when a replica
-// re-publishes what it holds after the store lost it.
+// Writes a session's record and owner, unless another replica owns it by now: when a session opens or is
+// taken over here, and when a replica re-publishes what it holds after the store lost it (a replica paused
+// past its heartbeat's TTL must not take back a session taken over meanwhile).
 const WRITE_UNLESS_TAKEN = `
 local cur = redis.call('GET', KEYS[2])
 if cur and cur ~= ARGV[2] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+// Writes the record of a session held here only while it is stored and owned by the writer: a write of a
+// session's state that arrives after it ended (removed here, or elsewhere while this replica was paused)
+// must not bring it back. 1: written; 0: another replica owns it; -1: no record (ended, expired or lost).
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1`;
 
 // Removes a session's record and owner only while the owner is the one the caller names: a replica whose
@@ -46,9 +56,15 @@ export class RedisSessionStore {
     return `${this.#prefix}owner:${id}`;
   }
 
-  /** Writes the record as `owner`'s; false (nothing written) when another replica owns the session. */
+  /** Writes the record of a session opened or claimed by `owner`; false (nothing written) when another replica owns it. */
   async save(record: SessionRecord, owner: string): Promise<boolean> {
     return Number(await this.#redis.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
+  }
+
+  /** Writes the changed record of a session `owner` holds: 'taken' (another owns it) and 'gone' (no record) write nothing. */
+  async update(record: SessionRecord, owner: string): Promise<'written' | 'taken' | 'gone'> {
+    const r = Number(await this.#redis.eval(UPDATE, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs));
+    return r === 1 ? 'written' : r === 0 ? 'taken' : 'gone';
   }
 
   /**

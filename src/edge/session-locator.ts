@@ -117,7 +117,7 @@ export class SessionLocator {
     try {
       await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
       await session.restore(record);
-      await this.#ctx.cluster!.record(session.record());
+      await this.#ctx.cluster!.hold(session.record());
       return session;
     } catch (err) {
       // A passing failure (the store, an upstream not ready yet) hands the session back, record and log

@@ -6,6 +6,7 @@ import { Cluster } from '../../src/cluster/cluster.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { until } from '../helpers/wait.js';
 
 // Two replicas' Clusters on one redis-server of the test's own: what one of them writes or deletes about a
 // session must not undo what the other did since (took the session over, ended it).
@@ -51,7 +52,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it('a replica whose copy of a session ends (idle, a DELETE it served) leaves the record of the replica that took it over', async () => {
     const r = record();
-    await a.record(r);
+    await a.hold(r);
     assert.equal(await b.claim(r.id, a.replicaId), true, 'b takes the session over (a was paused past its heartbeat)');
     await a.ended(r.id, false); // a resumes, and its stale copy ends
     const after = await stored(r.id);
@@ -61,11 +62,40 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it('removing a record names the owner it found: a replica that took the session over since keeps it (the admin API ending a dead owner\'s session)', async () => {
     const r = record();
-    await a.record(r);
+    await a.hold(r);
     assert.equal(await b.claim(r.id, a.replicaId), true);
     assert.equal(await b.store.remove(r.id, a.replicaId), false, 'nothing removed: a no longer owns it');
     assert.equal((await stored(r.id)).owner, b.replicaId, 'the record of the new owner was removed');
     assert.equal(await b.store.remove(r.id, b.replicaId), true);
     assert.deepEqual(await stored(r.id), { record: null, owner: null });
+  });
+
+  it('a write of a session\'s state after another replica ended it (the admin API, its owner read as gone) does not bring it back: the copy here ends', async () => {
+    const r = record();
+    const lost: string[] = [];
+    a.onLost = (ids) => lost.push(...ids);
+    await a.hold(r);
+    assert.deepEqual(await b.endElsewhere(r.id), { endedBy: b.replicaId, holder: a.replicaId });
+    await a.record({ ...r, subscriptions: ['file:///x'] });
+    assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the session ended elsewhere is stored again');
+    assert.deepEqual(lost, [r.id], 'the copy here is told its session ended');
+    a.onLost = () => {};
+  });
+
+  it('a write of a session\'s state that arrives after it ended here (a request that was in flight) does not bring its record back', async () => {
+    const r = record();
+    const witness = record();
+    await a.hold(r);
+    await a.hold(witness);
+    await a.record({ ...witness, logLevel: 'debug' });
+    assert.equal(JSON.parse((await stored(witness.id)).record ?? '{}').logLevel, 'debug', 'a live session held here is written');
+    await a.ended(r.id, false); // a DELETE, the idle expiry
+    await a.record({ ...r, logLevel: 'debug' }); // the late write of a logging/setLevel answered meanwhile
+    assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the ended session is stored again: resumable and listed');
+    // Nor is it kept among the sessions held here: a store that lost its data gets back only the live ones.
+    await raw.flushall();
+    await until('the witness re-published', async () => (await stored(witness.id)).owner === a.replicaId);
+    assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the ended session was re-published');
+    await a.ended(witness.id, false);
   });
 });

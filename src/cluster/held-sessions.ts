@@ -1,0 +1,113 @@
+import type { Logger } from '../observability/logger.js';
+import type { SessionRecord } from '../session/session-store.js';
+import type { RedisSessionStore } from './redis-session-store.js';
+
+export interface HeldSessionsOptions {
+  store: RedisSessionStore;
+  /** This replica's id: the owner it writes. */
+  me: string;
+  logger: Logger;
+  /** Whether the store still holds what this replica last saw in it (see Heartbeat.intact). */
+  intact: () => Promise<boolean>;
+}
+
+/** Why a session held here was let go: another replica took it over, or ended it (its record removed). */
+export type LostReason = 'taken' | 'ended';
+
+/**
+ * The sessions this replica holds, and what it writes of them to the store: their records when they
+ * open, change or come back after the store lost them, their renewals, and their ends (removed, or
+ * handed over on shutdown). Every write after the first is conditional on this replica owning the
+ * session still: another may have taken it over, or ended it, while this one was paused.
+ */
+export class HeldSessions {
+  readonly #o: HeldSessionsOptions;
+  /** Told the sessions held here that another replica took over or ended: the gateway ends its copies. */
+  onLost: ((ids: string[], why: LostReason) => void) | undefined;
+  /** The records of the sessions held here, to write again when the store lost them. */
+  readonly #mine = new Map<string, SessionRecord>();
+  /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
+  readonly #unremoved = new Set<string>();
+  /** Record updates still on their way (shutdown waits for the hand-overs). */
+  readonly #writes = new Set<Promise<void>>();
+
+  constructor(opts: HeldSessionsOptions) {
+    this.#o = opts;
+  }
+
+  /**
+   * A session opened or taken over here: its record written as this replica's (throws when Redis is
+   * unreachable: the caller answers 503), or let go when another replica owns it by now.
+   */
+  async hold(record: SessionRecord): Promise<void> {
+    this.#mine.set(record.id, record);
+    if (!(await this.#o.store.save(record, this.#o.me))) this.#letGo([record.id], 'taken');
+  }
+
+  /**
+   * A session held here changed (subscriptions, log level, working set): its record is written only
+   * while the store has it and it is owned here. A write that arrives after the session ended (a request
+   * in flight at its DELETE, a copy paused while another replica ended it) must not bring it back.
+   */
+  async record(record: SessionRecord): Promise<void> {
+    if (!this.#mine.has(record.id)) return; // ended here, or let go
+    this.#mine.set(record.id, record);
+    const written = await this.#o.store.update(record, this.#o.me);
+    if (written === 'taken') this.#letGo([record.id], 'taken');
+    // Gone from a store that still holds what this replica saw in it: removed or expired, not lost (then re-published).
+    else if (written === 'gone' && this.#mine.has(record.id) && (await this.#o.intact())) this.#letGo([record.id], 'ended');
+  }
+
+  #letGo(ids: string[], why: LostReason): void {
+    const whose = why === 'taken' ? 'are owned by another replica by now' : 'were ended elsewhere';
+    this.#o.logger.warn({ sessions: ids.length }, `sessions held here ${whose}: ending the copies here`);
+    for (const id of ids) this.#mine.delete(id);
+    this.onLost?.(ids, why);
+  }
+
+  /** Renews the records of the sessions held here (requests do not: they would pay a write each). */
+  keep(): void {
+    for (const id of this.#mine.keys()) this.#o.store.touch(id);
+  }
+
+  /** Ended here and not yet removed from the store (it was away): known gone without asking it. */
+  knownGone(id: string): boolean {
+    return this.#unremoved.has(id);
+  }
+
+  /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
+  ended(id: string, handOver: boolean): Promise<void> {
+    this.#mine.delete(id);
+    const { store, me } = this.#o;
+    // Removed only while owned here: a copy that ended after another replica took the session over leaves its record.
+    const write = (handOver ? store.release(id, me) : store.remove(id, me))
+      .then(
+        () => {},
+        (err: Error) => {
+          if (!handOver) this.#unremoved.add(id);
+          this.#o.logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
+        },
+      )
+      .finally(() => this.#writes.delete(write));
+    this.#writes.add(write);
+    return write;
+  }
+
+  /** Writes again the records of the sessions held here (the store lost them); resolves to how many were written. */
+  async republish(): Promise<number> {
+    const records = [...this.#mine.values()];
+    const taken = await this.#o.store.republish(records, this.#o.me);
+    // Claimed by another replica while this one could not beat: that one serves it from now on.
+    if (taken.length > 0) this.#letGo(taken, 'taken');
+    for (const id of [...this.#unremoved]) {
+      await this.#o.store.remove(id, this.#o.me);
+      this.#unremoved.delete(id);
+    }
+    return records.length - taken.length;
+  }
+
+  /** The hand-overs and removals still on their way (shutdown waits for them). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#writes);
+  }
+}
