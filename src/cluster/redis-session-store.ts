@@ -1,8 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { SessionRecord } from '../session/session-store.js';
 
-// Compare-and-set of a session's owner: only the owner we saw (a dead one, or none) can be replaced.
+// Compare-and-set of a session's owner: only the owner we saw (a dead one, or none) can be replaced, and
+// only while the session's record is there: a session ended since it was read (removed by the admin API,
+// expired) is not taken over, which would bring it back.
 const CLAIM = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local cur = redis.call('GET', KEYS[1])
 if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -95,12 +98,12 @@ export class RedisSessionStore {
   }
 
   async claim(id: string, expected: string, me: string): Promise<boolean> {
-    return Number(await this.#redis.eval(CLAIM, 1, this.#own(id), expected, me, this.#ttlMs)) === 1;
+    return Number(await this.#redis.eval(CLAIM, 2, this.#own(id), this.#rec(id), expected, me, this.#ttlMs)) === 1;
   }
 
   /** Hands a session over: any replica may claim it on its next request. */
   async release(id: string, me: string): Promise<void> {
-    await this.#redis.eval(CLAIM, 1, this.#own(id), me, '', this.#ttlMs);
+    await this.#redis.eval(CLAIM, 2, this.#own(id), this.#rec(id), me, '', this.#ttlMs);
   }
 
   /**

@@ -82,6 +82,15 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     a.onLost = () => {};
   });
 
+  it('a session ended after a replica read it as free (released on shutdown) cannot be claimed: its takeover would bring it back', async () => {
+    const r = record();
+    await a.hold(r);
+    await a.ended(r.id, true); // a shuts down and hands the session over: b reads it as free
+    assert.deepEqual(await b.endElsewhere(r.id), { endedBy: b.replicaId, holder: null }, 'the admin API ends it meanwhile');
+    assert.equal(await b.claim(r.id, ''), false, 'the ended session was claimed');
+    assert.deepEqual(await stored(r.id), { record: null, owner: null });
+  });
+
   it('a write of a session\'s state that arrives after it ended here (a request that was in flight) does not bring its record back', async () => {
     const r = record();
     const witness = record();
