@@ -55,18 +55,19 @@ export class RedisSessionStore {
     return `${this.#prefix}session:${id}`;
   }
 
-  #own(id: string): string {
+  /** The key that names a session's owner (the event log reads it before it drops a session's streams). */
+  ownerKey(id: string): string {
     return `${this.#prefix}owner:${id}`;
   }
 
   /** Writes the record of a session opened or claimed by `owner`; false (nothing written) when another replica owns it. */
   async save(record: SessionRecord, owner: string): Promise<boolean> {
-    return Number(await this.#redis.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
+    return Number(await this.#redis.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
   }
 
   /** Writes the changed record of a session `owner` holds: 'taken' (another owns it) and 'gone' (no record) write nothing. */
   async update(record: SessionRecord, owner: string): Promise<'written' | 'taken' | 'gone'> {
-    const r = Number(await this.#redis.eval(UPDATE, 2, this.#rec(record.id), this.#own(record.id), JSON.stringify(record), owner, this.#ttlMs));
+    const r = Number(await this.#redis.eval(UPDATE, 2, this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs));
     return r === 1 ? 'written' : r === 0 ? 'taken' : 'gone';
   }
 
@@ -77,7 +78,7 @@ export class RedisSessionStore {
   async republish(records: SessionRecord[], owner: string): Promise<string[]> {
     if (records.length === 0) return [];
     const pipe = this.#redis.pipeline();
-    for (const r of records) pipe.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(r.id), this.#own(r.id), JSON.stringify(r), owner, this.#ttlMs);
+    for (const r of records) pipe.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(r.id), this.ownerKey(r.id), JSON.stringify(r), owner, this.#ttlMs);
     const results = (await pipe.exec()) ?? [];
     const taken: string[] = [];
     results.forEach(([err, written], i) => {
@@ -88,22 +89,22 @@ export class RedisSessionStore {
   }
 
   async load(id: string): Promise<{ record: SessionRecord; owner: string } | undefined> {
-    const [rec, owner] = await this.#redis.mget(this.#rec(id), this.#own(id));
+    const [rec, owner] = await this.#redis.mget(this.#rec(id), this.ownerKey(id));
     if (!rec) return undefined;
     return { record: JSON.parse(rec) as SessionRecord, owner: owner ?? '' };
   }
 
   touch(id: string): void {
-    this.#redis.multi().pexpire(this.#rec(id), this.#ttlMs).pexpire(this.#own(id), this.#ttlMs).exec().catch(() => {});
+    this.#redis.multi().pexpire(this.#rec(id), this.#ttlMs).pexpire(this.ownerKey(id), this.#ttlMs).exec().catch(() => {});
   }
 
   async claim(id: string, expected: string, me: string): Promise<boolean> {
-    return Number(await this.#redis.eval(CLAIM, 2, this.#own(id), this.#rec(id), expected, me, this.#ttlMs)) === 1;
+    return Number(await this.#redis.eval(CLAIM, 2, this.ownerKey(id), this.#rec(id), expected, me, this.#ttlMs)) === 1;
   }
 
   /** Hands a session over: any replica may claim it on its next request. */
   async release(id: string, me: string): Promise<void> {
-    await this.#redis.eval(CLAIM, 2, this.#own(id), this.#rec(id), me, '', this.#ttlMs);
+    await this.#redis.eval(CLAIM, 2, this.ownerKey(id), this.#rec(id), me, '', this.#ttlMs);
   }
 
   /**
@@ -120,7 +121,7 @@ export class RedisSessionStore {
       cursor = next;
       const ids = keys.map((k) => k.slice(marker.length));
       if (ids.length === 0) continue;
-      const values = await this.#redis.mget(...ids.flatMap((id) => [this.#rec(id), this.#own(id)]));
+      const values = await this.#redis.mget(...ids.flatMap((id) => [this.#rec(id), this.ownerKey(id)]));
       ids.forEach((_id, i) => {
         const rec = values[2 * i];
         if (rec) out.push({ record: JSON.parse(rec) as SessionRecord, owner: values[2 * i + 1] ?? '' });
@@ -131,6 +132,6 @@ export class RedisSessionStore {
 
   /** Removes the session's record while `owner` owns it ('' when released); false: another replica does (or none is stored). */
   async remove(id: string, owner: string): Promise<boolean> {
-    return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.#own(id), owner)) === 1;
+    return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner)) === 1;
   }
 }

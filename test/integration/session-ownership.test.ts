@@ -91,6 +91,26 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     assert.deepEqual(await stored(r.id), { record: null, owner: null });
   });
 
+  it("a replica whose copy of a session ends leaves the event log of the replica that took it over; its own session's log goes", async () => {
+    const [r, mine] = [record(), record()];
+    await a.hold(r);
+    await a.hold(mine);
+    a.events.append(r.id, 0, 1, 'before the takeover');
+    a.events.append(mine.id, 0, 1, 'x');
+    assert.equal(await b.claim(r.id, a.replicaId), true);
+    b.events.append(r.id, 0, 2, 'after the takeover');
+    await b.redis.ping();
+    // a's stale copy ends (idle, a DELETE it served): the session registry drops its log, then the cluster forgets it.
+    for (const id of [r.id, mine.id]) {
+      a.events.dropSession(id);
+      await a.ended(id, false);
+    }
+    await a.redis.ping(); // what a sent before has been carried out (one connection, in order)
+    await a.redis.ping();
+    assert.deepEqual(await b.events.replay(r.id, 0, 0), [{ seq: 1, data: 'before the takeover' }, { seq: 2, data: 'after the takeover' }], "b's event log was dropped: its client cannot resume");
+    assert.equal(await a.events.replay(mine.id, 0, 0), undefined, 'the log of a session that ended where it was owned is dropped');
+  });
+
   it('a write of a session\'s state that arrives after it ended here (a request that was in flight) does not bring its record back', async () => {
     const r = record();
     const witness = record();
