@@ -75,7 +75,7 @@ export class Cluster {
     this.#sub = connectSubscriber(cfg.url, this.#logger, connectionName);
     this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger, cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
-    this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: () => this.#heartbeat.intact() });
+    this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: async () => this.#health.settled && !this.#heartbeat.stale && (await this.#heartbeat.intact()) });
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs, { me: this.replicaId, key: (id) => this.store.ownerKey(id) });
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
     this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
@@ -88,7 +88,7 @@ export class Cluster {
       ttlMs: cfg.replicaTtlMs,
       health: this.#health,
       logger: this.#logger,
-      republish: () => this.#held.republish(),
+      republish: (lost) => this.#held.republish(lost),
       url: () => this.#forwarder.url,
     });
     this.#forwarder = new Forwarder({

@@ -26,8 +26,12 @@ export interface HeartbeatOptions {
   ttlMs: number;
   health: StoreHealth;
   logger: Logger;
-  /** Writes again every record this replica holds; resolves to how many were written. */
-  republish: () => Promise<number>;
+  /**
+   * Writes again every record this replica holds; resolves to how many were written. `lost`: the store
+   * may have lost them (its marker changed, or the connection was re-made); else only this replica's
+   * heartbeat lapsed, and a record missing from the store was removed or expired meanwhile.
+   */
+  republish: (lost: boolean) => Promise<number>;
   /** Where other replicas forward to (the heartbeat's value), once this replica listens. */
   url: () => string | undefined;
 }
@@ -44,6 +48,8 @@ export class Heartbeat {
   #timer: NodeJS.Timeout | undefined;
   #marker: string | undefined;
   #stale = false;
+  /** The store may have lost this replica's records since it last wrote them (not just its heartbeat lapsing). */
+  #lost = false;
   #busy = false;
   #again = false;
 
@@ -76,6 +82,7 @@ export class Heartbeat {
   reconnected(): void {
     this.#o.health.trouble();
     this.#stale = true;
+    this.#lost = true;
     void this.#beat();
   }
 
@@ -102,18 +109,22 @@ export class Heartbeat {
       const [answer, lapsed] = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID())) as [string, number];
       const marker = String(answer);
       // A changed marker: the store lost its data (the first beat only learns the marker).
-      if (this.#marker !== undefined && marker !== this.#marker && !this.#stale) {
-        this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');
-        this.#o.health.trouble();
+      if (this.#marker !== undefined && marker !== this.#marker) {
+        if (!this.#stale) {
+          this.#o.logger.warn('the session store lost its data: re-publishing the sessions this replica holds');
+          this.#o.health.trouble();
+        }
         this.#stale = true;
+        this.#lost = true;
       } else if (this.#marker !== undefined && Number(lapsed) === 1 && !this.#stale) {
         // Seen dead while it could not beat: re-publishing finds the sessions taken over meanwhile.
         this.#o.logger.warn('this replica\'s heartbeat had lapsed: checking which sessions it still holds');
         this.#stale = true;
       }
       if (this.#stale) {
-        const n = await this.#o.republish();
+        const n = await this.#o.republish(this.#lost);
         this.#stale = false;
+        this.#lost = false;
         this.#o.logger.info({ sessions: n }, 'session records re-published');
       }
       this.#marker = marker;

@@ -93,17 +93,23 @@ export class HeldSessions {
     return write;
   }
 
-  /** Writes again the records of the sessions held here (the store lost them); resolves to how many were written. */
-  async republish(): Promise<number> {
+  /**
+   * Writes again the records of the sessions held here; resolves to how many were written. `lost`: the
+   * store may have lost them, so they are put back. Else only this replica's heartbeat lapsed (it was
+   * paused): a record missing from the store was removed meanwhile (the admin API, seeing this replica
+   * gone, ended the session) or expired, and is not brought back.
+   */
+  async republish(lost: boolean): Promise<number> {
     const records = [...this.#mine.values()];
-    const taken = await this.#o.store.republish(records, this.#o.me);
+    const { taken, gone } = await this.#o.store.republish(records, this.#o.me, lost);
     // Claimed by another replica while this one could not beat: that one serves it from now on.
     if (taken.length > 0) this.#letGo(taken, 'taken');
+    if (gone.length > 0) this.#letGo(gone, 'ended');
     for (const id of [...this.#unremoved]) {
       await this.#o.store.remove(id, this.#o.me);
       this.#unremoved.delete(id);
     }
-    return records.length - taken.length;
+    return records.length - taken.length - gone.length;
   }
 
   /** The hand-overs and removals still on their way (shutdown waits for them). */

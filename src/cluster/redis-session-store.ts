@@ -72,20 +72,23 @@ export class RedisSessionStore {
   }
 
   /**
-   * Puts back the records of sessions `owner` holds (after the store lost them), in one pipeline.
-   * Returns the ids another replica owns by now: those are not overwritten.
+   * Writes again the records of sessions `owner` holds, in one pipeline: put back when `lost` (the store
+   * may have lost them), else only those still stored (see update). Returns the ids another replica owns
+   * by now (taken) and those not put back for want of a record (gone): neither is written.
    */
-  async republish(records: SessionRecord[], owner: string): Promise<string[]> {
-    if (records.length === 0) return [];
+  async republish(records: SessionRecord[], owner: string, lost: boolean): Promise<{ taken: string[]; gone: string[] }> {
+    const out = { taken: [] as string[], gone: [] as string[] };
+    if (records.length === 0) return out;
     const pipe = this.#redis.pipeline();
-    for (const r of records) pipe.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(r.id), this.ownerKey(r.id), JSON.stringify(r), owner, this.#ttlMs);
+    for (const r of records) pipe.eval(lost ? WRITE_UNLESS_TAKEN : UPDATE, 2, this.#rec(r.id), this.ownerKey(r.id), JSON.stringify(r), owner, this.#ttlMs);
     const results = (await pipe.exec()) ?? [];
-    const taken: string[] = [];
     results.forEach(([err, written], i) => {
       if (err) throw err;
-      if (Number(written) !== 1) taken.push(records[i]!.id);
+      const n = Number(written);
+      if (n === 0) out.taken.push(records[i]!.id);
+      else if (n < 0) out.gone.push(records[i]!.id);
     });
-    return taken;
+    return out;
   }
 
   async load(id: string): Promise<{ record: SessionRecord; owner: string } | undefined> {

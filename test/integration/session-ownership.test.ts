@@ -68,6 +68,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     assert.equal((await stored(r.id)).owner, b.replicaId, 'the record of the new owner was removed');
     assert.equal(await b.store.remove(r.id, b.replicaId), true);
     assert.deepEqual(await stored(r.id), { record: null, owner: null });
+    await a.ended(r.id, false); // a's copy, for the tests after
   });
 
   it('a write of a session\'s state after another replica ended it (the admin API, its owner read as gone) does not bring it back: the copy here ends', async () => {
@@ -109,6 +110,23 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     await a.redis.ping();
     assert.deepEqual(await b.events.replay(r.id, 0, 0), [{ seq: 1, data: 'before the takeover' }, { seq: 2, data: 'after the takeover' }], "b's event log was dropped: its client cannot resume");
     assert.equal(await a.events.replay(mine.id, 0, 0), undefined, 'the log of a session that ended where it was owned is dropped');
+  });
+
+  it('a replica whose heartbeat lapsed does not write back a session another replica ended meanwhile: its copy ends', async () => {
+    const [r, kept] = [record(), record()];
+    const lost: string[] = [];
+    a.onLost = (ids, why) => lost.push(...ids.map((id) => `${id}: ${why}`));
+    await a.hold(r);
+    await a.hold(kept);
+    // A pause past the heartbeat, as Redis sees it: a's heartbeat lapsed, and another replica's admin API,
+    // finding a gone, ended r (removed its record). a beats again on its own timer.
+    await raw.multi().del(`o:replica:${a.replicaId}`).del(`o:session:${r.id}`, `o:owner:${r.id}`).exec();
+    await until('a re-published or let the session go', async () => lost.length > 0 || (await stored(r.id)).record !== null);
+    assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the session ended elsewhere was written back');
+    assert.deepEqual(lost, [`${r.id}: ended`]);
+    assert.equal((await stored(kept.id)).owner, a.replicaId, 'the sessions still its own stay');
+    a.onLost = () => {};
+    await a.ended(kept.id, false);
   });
 
   it('a write of a session\'s state that arrives after it ended here (a request that was in flight) does not bring its record back', async () => {
