@@ -238,8 +238,13 @@ export class Cluster {
     return (await this.alive(replica)) && (await this.#tunnel!.listening(replica));
   }
 
-  /** A session opened or taken over here (see HeldSessions.hold; throws when Redis is unreachable). */
-  hold(record: SessionRecord): Promise<void> {
+  /** A session opened here (see HeldSessions.open; throws when Redis is unreachable). */
+  open(record: SessionRecord): Promise<void> {
+    return this.#held.open(record);
+  }
+
+  /** A session claimed here, rebuilt: false when it ended meanwhile (see HeldSessions.hold). */
+  hold(record: SessionRecord): Promise<boolean> {
     return this.#held.hold(record);
   }
 

@@ -36,12 +36,24 @@ export class HeldSessions {
   }
 
   /**
-   * A session opened or taken over here: its record written as this replica's (throws when Redis is
-   * unreachable: the caller answers 503), or let go when another replica owns it by now.
+   * A session opened here: its record written as this replica's (throws when Redis is unreachable: the
+   * caller answers 503), or let go when another replica owns it by now.
    */
-  async hold(record: SessionRecord): Promise<void> {
+  async open(record: SessionRecord): Promise<void> {
     this.#mine.set(record.id, record);
     if (!(await this.#o.store.save(record, this.#o.me))) this.#letGo([record.id], 'taken');
+  }
+
+  /**
+   * A session taken over here (claimed, then rebuilt): its record written only while it is stored and
+   * owned here, as the claim left it. False: it ended since the claim (the admin API asked this replica,
+   * its owner now, while it renewed the upstream subscriptions), or moved on, and is not brought back.
+   */
+  async hold(record: SessionRecord): Promise<boolean> {
+    this.#mine.set(record.id, record); // before the write: an end that comes meanwhile forgets it for good
+    if ((await this.#o.store.update(record, this.#o.me)) === 'written') return true;
+    this.#mine.delete(record.id);
+    return false;
   }
 
   /**

@@ -40,7 +40,7 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
     // The session lives exactly as long as its stream: never idle while it is open.
     session.activity.streamOpened();
     // Recorded so that POSTs landing on another replica are forwarded here.
-    ctx.cluster?.hold(session.record()).catch(() => void session.close('the session store is unreachable'));
+    ctx.cluster?.open(session.record()).catch(() => void session.close('the session store is unreachable'));
   } catch (err) {
     const e = err as GatewayError;
     replyError(res, e.status ?? 503, e.message, { headers: retryHeaders(e, 5) });

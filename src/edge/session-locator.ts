@@ -117,8 +117,10 @@ export class SessionLocator {
     try {
       await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
       await session.restore(record);
-      await this.#ctx.cluster!.hold(session.record());
-      return session;
+      if (await this.#ctx.cluster!.hold(session.record())) return session;
+      // Ended while it was rebuilt (the admin API asked this replica, its owner since the claim): not found.
+      await session.close('ended while it was taken over');
+      return undefined;
     } catch (err) {
       // A passing failure (the store, an upstream not ready yet) hands the session back, record and log
       // kept, for the client's retry (503): a 404 would tell it to start over. Anything else ends it.

@@ -159,7 +159,7 @@ export class StreamableHttpEndpoint {
     }
     if (this.#ctx.cluster) {
       try {
-        await this.#ctx.cluster.hold(session.record());
+        await this.#ctx.cluster.open(session.record());
       } catch {
         // Without its record no other replica could serve this session: refuse it rather than half-work.
         void session.close('the session store is unreachable');

@@ -62,7 +62,7 @@ describe('a replica through a Redis outage', { timeout: 60_000 }, () => {
 
   it('Redis restarted empty: the sessions this replica holds are written again', async () => {
     const r = record();
-    await cluster.hold(r);
+    await cluster.open(r);
     await redis.restart();
     assert.ok(await until(async () => (await admin.get(`t:owner:${r.id}`)) === cluster.replicaId), 'owned here again');
     assert.ok(await until(() => cluster.healthy), 'healthy again');
@@ -71,7 +71,7 @@ describe('a replica through a Redis outage', { timeout: 60_000 }, () => {
 
   it('a session that ended while Redis was down stays ended: removed when a persisted store comes back', async () => {
     const r = record();
-    await cluster.hold(r);
+    await cluster.open(r);
     await admin.save(); // the store keeps this record across the restart (dump.rdb in its directory)
     await redis.stop();
     await cluster.ended(r.id, false);

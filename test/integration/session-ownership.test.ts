@@ -52,7 +52,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it('a replica whose copy of a session ends (idle, a DELETE it served) leaves the record of the replica that took it over', async () => {
     const r = record();
-    await a.hold(r);
+    await a.open(r);
     assert.equal(await b.claim(r.id, a.replicaId), true, 'b takes the session over (a was paused past its heartbeat)');
     await a.ended(r.id, false); // a resumes, and its stale copy ends
     const after = await stored(r.id);
@@ -62,7 +62,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it('removing a record names the owner it found: a replica that took the session over since keeps it (the admin API ending a dead owner\'s session)', async () => {
     const r = record();
-    await a.hold(r);
+    await a.open(r);
     assert.equal(await b.claim(r.id, a.replicaId), true);
     assert.equal(await b.store.remove(r.id, a.replicaId), false, 'nothing removed: a no longer owns it');
     assert.equal((await stored(r.id)).owner, b.replicaId, 'the record of the new owner was removed');
@@ -75,7 +75,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     const r = record();
     const lost: string[] = [];
     a.onLost = (ids) => lost.push(...ids);
-    await a.hold(r);
+    await a.open(r);
     assert.deepEqual(await b.endElsewhere(r.id), { endedBy: b.replicaId, holder: a.replicaId });
     await a.record({ ...r, subscriptions: ['file:///x'] });
     assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the session ended elsewhere is stored again');
@@ -85,7 +85,7 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it('a session ended after a replica read it as free (released on shutdown) cannot be claimed: its takeover would bring it back', async () => {
     const r = record();
-    await a.hold(r);
+    await a.open(r);
     await a.ended(r.id, true); // a shuts down and hands the session over: b reads it as free
     assert.deepEqual(await b.endElsewhere(r.id), { endedBy: b.replicaId, holder: null }, 'the admin API ends it meanwhile');
     assert.equal(await b.claim(r.id, ''), false, 'the ended session was claimed');
@@ -94,8 +94,8 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
 
   it("a replica whose copy of a session ends leaves the event log of the replica that took it over; its own session's log goes", async () => {
     const [r, mine] = [record(), record()];
-    await a.hold(r);
-    await a.hold(mine);
+    await a.open(r);
+    await a.open(mine);
     a.events.append(r.id, 0, 1, 'before the takeover');
     a.events.append(mine.id, 0, 1, 'x');
     assert.equal(await b.claim(r.id, a.replicaId), true);
@@ -116,8 +116,8 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     const [r, kept] = [record(), record()];
     const lost: string[] = [];
     a.onLost = (ids, why) => lost.push(...ids.map((id) => `${id}: ${why}`));
-    await a.hold(r);
-    await a.hold(kept);
+    await a.open(r);
+    await a.open(kept);
     // A pause past the heartbeat, as Redis sees it: a's heartbeat lapsed, and another replica's admin API,
     // finding a gone, ended r (removed its record). a beats again on its own timer.
     await raw.multi().del(`o:replica:${a.replicaId}`).del(`o:session:${r.id}`, `o:owner:${r.id}`).exec();
@@ -129,11 +129,29 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     await a.ended(kept.id, false);
   });
 
+  it('a session ended while another replica rebuilt it after its claim (the admin API ending it there) is not written back by that takeover', async () => {
+    const r = record();
+    await a.open(r);
+    assert.equal(await b.claim(r.id, a.replicaId), true, 'b takes the session over');
+    await b.ended(r.id, false); // ended on b (the admin API asked b, its owner now) while b renewed its upstream subscriptions
+    const held = await b.hold(r);
+    assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the takeover wrote the ended session back');
+    assert.equal(held, false, 'the takeover says the session is gone');
+    await a.ended(r.id, false);
+    const live = record();
+    await a.open(live);
+    assert.equal(await b.claim(live.id, a.replicaId), true);
+    assert.equal(await b.hold({ ...live, logLevel: 'info' }), true, 'a takeover of a live session writes its record');
+    assert.equal(JSON.parse((await stored(live.id)).record ?? '{}').logLevel, 'info');
+    await a.ended(live.id, false);
+    await b.ended(live.id, false);
+  });
+
   it('a write of a session\'s state that arrives after it ended here (a request that was in flight) does not bring its record back', async () => {
     const r = record();
     const witness = record();
-    await a.hold(r);
-    await a.hold(witness);
+    await a.open(r);
+    await a.open(witness);
     await a.record({ ...witness, logLevel: 'debug' });
     assert.equal(JSON.parse((await stored(witness.id)).record ?? '{}').logLevel, 'debug', 'a live session held here is written');
     await a.ended(r.id, false); // a DELETE, the idle expiry
