@@ -22,6 +22,18 @@ export interface LinkInfo {
   refreshable: boolean;
 }
 
+/**
+ * A link as read: its tokens, when its consent was given, and which stored record they came from
+ * (`version`, the record's sealed value: each seal has its own IV, so a later write never holds the same).
+ * A write made from what was read (a refresh, the removal of a link that ran out) names it, and happens
+ * only while that record is still the one stored.
+ */
+export interface StoredLink {
+  tokens: UserTokens;
+  linkedAt: number;
+  version: string;
+}
+
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -99,14 +111,18 @@ export class CredentialVault {
     return (await this.loadLink(upstream, user))?.tokens;
   }
 
-  /** The same, with when the consent they came from was given (see linkedAt). */
-  async loadLink(upstream: string, user: UpstreamUser): Promise<{ tokens: UserTokens; linkedAt: number } | undefined> {
+  /** The same, with when the consent they came from was given (see linkedAt) and the record's version. */
+  async loadLink(upstream: string, user: UpstreamUser): Promise<StoredLink | undefined> {
     const entry = await this.#store.get(upstream, user);
     if (!entry) return undefined;
     const opened = this.open(user, upstream, entry.sealed);
     if (!opened) return undefined;
-    if (opened.stale) await this.#store.replace({ ...entry, sealed: this.seal(user, upstream, opened.tokens) });
-    return { tokens: opened.tokens, linkedAt: entry.linkedAt };
+    let version = entry.sealed;
+    if (opened.stale) {
+      const resealed = this.seal(user, upstream, opened.tokens);
+      if (await this.#store.replace({ ...entry, sealed: resealed })) version = resealed;
+    }
+    return { tokens: opened.tokens, linkedAt: entry.linkedAt, version };
   }
 
   /**
@@ -124,17 +140,23 @@ export class CredentialVault {
   }
 
   /**
-   * Stores refreshed tokens in place of the link's, keeping its consent time; false (nothing written)
-   * when the link was revoked meanwhile, which wins.
+   * Stores tokens refreshed from `from` in its place, keeping its consent time; false (nothing written)
+   * when the link is no longer the one read: a revocation, a new consent (perhaps as another account) or
+   * another refresh stored meanwhile wins, and the old consent's tokens never overwrite it.
    */
-  async update(upstream: string, user: UpstreamUser, tokens: UserTokens): Promise<boolean> {
-    const entry = await this.#store.get(upstream, user);
-    if (!entry) return false;
-    return this.#store.replace({ ...entry, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed: this.seal(entry.user, upstream, tokens) });
+  update(upstream: string, user: UpstreamUser, from: StoredLink, tokens: UserTokens): Promise<boolean> {
+    const u = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };
+    const entry = { user: u, upstream, linkedAt: from.linkedAt, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed: this.seal(u, upstream, tokens) };
+    return this.#store.replaceIf(entry, from.version);
   }
 
   revoke(upstream: string, user: UpstreamUser): Promise<boolean> {
     return this.#store.delete(upstream, user);
+  }
+
+  /** Deletes the link only while it is still the one read (a link that ran out): a consent given since is kept. */
+  discard(upstream: string, user: UpstreamUser, link: StoredLink): Promise<boolean> {
+    return this.#store.deleteIf(upstream, user, link.version);
   }
 
   /**

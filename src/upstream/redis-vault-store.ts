@@ -4,6 +4,8 @@ import type { UpstreamUser } from './upstream-user.js';
 
 /** HSET only if the field exists, in one step: a revocation between a read and this write wins. */
 const REPLACE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
+/** HSET only if the field still holds that sealed value, in one step: whatever was written between a read and this write wins. */
+const REPLACE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 /** HDEL only if the field still holds that sealed value, in one step: a refresh written between a read and this delete wins. */
 const DELETE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
 
@@ -36,6 +38,10 @@ export class RedisVaultStore implements VaultStore {
   async replace(entry: VaultEntry): Promise<boolean> {
     const n = await this.#redis.eval(REPLACE, 1, this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
     return n === 1;
+  }
+
+  async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
+    return (await this.#redis.eval(REPLACE_IF, 1, this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry), expected)) === 1;
   }
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../errors.js';
 import type { BearerSource } from './bearer-source.js';
-import type { CredentialVault, UserTokens } from './credential-vault.js';
+import type { CredentialVault, StoredLink, UserTokens } from './credential-vault.js';
 import { GrantRefused, type UserOAuthClient } from './user-oauth-client.js';
 import type { UpstreamUser } from './upstream-user.js';
 
@@ -73,29 +73,41 @@ export class UserOAuthCredential implements BearerSource {
 
   async #current(): Promise<ConsentedToken> {
     const upstream = this.#client.upstream;
-    const link = await this.#vault.loadLink(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
-    if (!link) throw await this.#consent.required(this.#user, upstream, 'not-linked');
-    const valid = await this.#valid(link.tokens);
-    return typeof valid === 'string' ? { token: valid, linkedAt: link.linkedAt } : valid;
+    // Bounded: each turn means the link changed between its read and a write made from it (a new consent,
+    // a revocation, another replica's refresh), which the next read shows.
+    for (let turn = 0; turn < 3; turn++) {
+      const link = await this.#read();
+      if (!link) throw await this.#consent.required(this.#user, upstream, 'not-linked');
+      const got = await this.#valid(link);
+      if (got) return got;
+    }
+    throw this.#unavailable('the link kept changing while it was being refreshed');
   }
 
-  /** The stored token t, else its refresh; a concurrent refresh's successor comes with its own consent time. */
-  async #valid(t: UserTokens): Promise<string | ConsentedToken> {
+  #read(): Promise<StoredLink | undefined> {
+    return this.#vault.loadLink(this.#client.upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+  }
+
+  /** The stored token, else its refresh (a concurrent refresh's successor comes with its own consent time); undefined when the link changed meanwhile. */
+  async #valid(link: StoredLink): Promise<ConsentedToken | undefined> {
     const upstream = this.#client.upstream;
+    const t = link.tokens;
     const refused = this.#refused === t.accessToken;
     // The refused token is no longer stored: it cannot come back, so there is nothing left to refresh.
     if (!refused) this.#refused = undefined;
-    if (!refused && Date.now() < t.expiresAt - this.#client.settings.refreshSkewMs) return t.accessToken;
+    if (!refused && Date.now() < t.expiresAt - this.#client.settings.refreshSkewMs) return { token: t.accessToken, linkedAt: link.linkedAt };
     if (!t.refreshToken) {
-      if (!refused && Date.now() < t.expiresAt) return t.accessToken;
-      await this.#vault.revoke(upstream, this.#user);
+      if (!refused && Date.now() < t.expiresAt) return { token: t.accessToken, linkedAt: link.linkedAt };
+      // Only the link that ran out goes: a consent given since it was read is kept (and read next).
+      if (!(await this.#vault.discard(upstream, this.#user, link))) return undefined;
       throw await this.#consent.required(this.#user, upstream, 'expired');
     }
-    return this.#refresh(t, refused);
+    return this.#refresh(link, refused);
   }
 
-  async #refresh(t: UserTokens, refused: boolean): Promise<string | ConsentedToken> {
+  async #refresh(link: StoredLink, refused: boolean): Promise<ConsentedToken | undefined> {
     const upstream = this.#client.upstream;
+    const t = link.tokens;
     let next: UserTokens;
     try {
       next = await this.#client.refresh(t.refreshToken!);
@@ -105,7 +117,7 @@ export class UserOAuthCredential implements BearerSource {
         // gateway's client (a mistyped secret after a reload). Deleting links for that would make every
         // affected user consent again; the link stays, and a token still valid is still good.
         const failure = err instanceof GrantRefused ? this.#consent.clientRefused(this.#user, upstream, err) : err;
-        if (!refused && Date.now() < t.expiresAt) return t.accessToken;
+        if (!refused && Date.now() < t.expiresAt) return { token: t.accessToken, linkedAt: link.linkedAt };
         throw failure;
       }
       // Another replica (or another client of this process, after a reload) may be refreshing the same
@@ -115,12 +127,12 @@ export class UserOAuthCredential implements BearerSource {
       if (Date.now() < successor.tokens.expiresAt) return { token: successor.tokens.accessToken, linkedAt: successor.linkedAt };
       throw this.#unavailable('a concurrent refresh stored a token that has already expired');
     }
-    // A revocation between the read and now wins: the refreshed token is not stored (nor used).
-    if (!(await this.#vault.update(upstream, this.#user, { ...next, refreshToken: next.refreshToken ?? t.refreshToken }))) {
-      throw await this.#consent.required(this.#user, upstream, 'not-linked');
-    }
+    // Stored only over the link it was refreshed from: a revocation or a new consent (perhaps as another
+    // account) while the authorization server answered wins, and the refreshed token is neither stored
+    // nor used (the next read finds what is there now).
+    if (!(await this.#vault.update(upstream, this.#user, link, { ...next, refreshToken: next.refreshToken ?? t.refreshToken }))) return undefined;
     this.#refused = undefined;
-    return next.accessToken;
+    return { token: next.accessToken, linkedAt: link.linkedAt };
   }
 
   /**
@@ -128,12 +140,12 @@ export class UserOAuthCredential implements BearerSource {
    * undefined when the link is gone. A refused token still stored after SUCCESSOR_WAIT_MS is a grant that
    * ended: it is deleted then, and only while still stored (a refresh written meanwhile wins).
    */
-  async #successor(t: UserTokens): Promise<{ tokens: UserTokens; linkedAt: number } | undefined> {
+  async #successor(t: UserTokens): Promise<StoredLink | undefined> {
     const upstream = this.#client.upstream;
     const deadline = Date.now() + SUCCESSOR_WAIT_MS;
     // Bounded: each failed delete means the link changed meanwhile, which the next read shows.
     for (let deletes = 0; deletes < 3; ) {
-      const now = await this.#vault.loadLink(upstream, this.#user).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+      const now = await this.#read();
       if (!now) return undefined;
       if (now.tokens.refreshToken !== t.refreshToken || now.tokens.accessToken !== t.accessToken) return now;
       if (Date.now() < deadline) {

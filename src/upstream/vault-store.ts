@@ -25,8 +25,14 @@ export interface VaultEntry {
 export interface VaultStore {
   get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined>;
   put(entry: VaultEntry): Promise<void>;
-  /** Writes the entry only if the link still exists (a refresh or reseal never undoes a revocation); false when it did not. */
+  /** Writes the entry only if the link still exists (a reseal never undoes a revocation); false when it did not. */
   replace(entry: VaultEntry): Promise<boolean>;
+  /**
+   * Writes the entry only while the link still holds `expected` (the sealed value the entry was made
+   * from; each seal has its own IV, so no two writes hold the same), in one step: a revocation, a new
+   * consent or another refresh written since that read wins, and false is answered.
+   */
+  replaceIf(entry: VaultEntry, expected: string): Promise<boolean>;
   delete(upstream: string, user: UpstreamUser): Promise<boolean>;
   /** Deletes the link only while it still holds `sealed`, in one step: a refresh written meanwhile wins. */
   deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean>;
@@ -60,6 +66,13 @@ export class MemoryVaultStore implements VaultStore {
   async replace(entry: VaultEntry): Promise<boolean> {
     const k = linkKey(entry.upstream, entry.user);
     if (!this.#links.has(k)) return false;
+    this.#links.set(k, entry);
+    return true;
+  }
+
+  async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
+    const k = linkKey(entry.upstream, entry.user);
+    if (this.#links.get(k)?.sealed !== expected) return false;
     this.#links.set(k, entry);
     return true;
   }

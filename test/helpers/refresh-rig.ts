@@ -29,7 +29,8 @@ export interface TokenEndpoint {
   close(): Promise<void>;
 }
 
-export async function startTokenEndpoint(answer: (form: URLSearchParams) => TokenAnswer): Promise<TokenEndpoint> {
+/** `answer` may hold its answer back (a promise) until the test lets it go: a refresh in flight for as long as the test needs. */
+export async function startTokenEndpoint(answer: (form: URLSearchParams) => TokenAnswer | Promise<TokenAnswer>): Promise<TokenEndpoint> {
   const forms: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -37,11 +38,12 @@ export async function startTokenEndpoint(answer: (form: URLSearchParams) => Toke
     req.on('end', () => {
       const form = new URLSearchParams(body);
       forms.push(form);
-      const a = answer(form);
-      setTimeout(() => {
-        res.writeHead(a.status, { 'content-type': 'application/json' });
-        res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
-      }, a.delayMs ?? 0);
+      void Promise.resolve(answer(form)).then((a) =>
+        setTimeout(() => {
+          res.writeHead(a.status, { 'content-type': 'application/json' });
+          res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
+        }, a.delayMs ?? 0),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,6 +70,22 @@ export function rotating(first: string, winnerDelayMs: number): { answer: (form:
       n++;
       valid.add(`rt-${n + 1}`);
       return { status: 200, delayMs: winnerDelayMs, body: { access_token: `at-${n + 1}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `rt-${n + 1}` } };
+    },
+  };
+}
+
+/** An answer held back: `arrived` settles when the request reaches the endpoint, which answers once `release` is called. */
+export function held(): { answer: () => Promise<TokenAnswer>; arrived: Promise<void>; release(a: TokenAnswer): void } {
+  let arrive!: () => void;
+  let release!: (a: TokenAnswer) => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const answer = new Promise<TokenAnswer>((resolve) => (release = resolve));
+  return {
+    arrived,
+    release,
+    answer: () => {
+      arrive();
+      return answer;
     },
   };
 }

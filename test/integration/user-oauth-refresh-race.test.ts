@@ -3,21 +3,22 @@
 // process (per-session stdio processes, each start its own credential) and on two replicas sharing the
 // vault in a real redis-server. The loser used to read the vault before the winner had written it, take
 // its invalid_grant for a revoked grant and delete the link, and the winner then found no link: both
-// calls failed and the user had to consent again.
+// calls failed and the user had to consent again. Also: a refresh held at the token endpoint while the
+// link is revoked, or revoked and consented again, writes nothing back over what is stored by then.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { GatewayError } from '../../src/errors.js';
 import { RedisVaultStore } from '../../src/upstream/redis-vault-store.js';
 import { MemoryVaultStore, type VaultStore } from '../../src/upstream/vault-store.js';
-import { ALICE, consentRig, rotating, startTokenEndpoint, type Rig, type TokenAnswer, type TokenEndpoint } from '../helpers/refresh-rig.js';
+import { ALICE, consentRig, held, rotating, startTokenEndpoint, type Rig, type TokenAnswer, type TokenEndpoint } from '../helpers/refresh-rig.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
 describe('concurrent refreshes of one user’s link against a rotating authorization server', () => {
   let redis: TestRedis;
   const clients: Redis[] = [];
   let endpoint: TokenEndpoint;
-  let answer: (form: URLSearchParams) => TokenAnswer;
+  let answer: (form: URLSearchParams) => TokenAnswer | Promise<TokenAnswer>;
   const rigs: Rig[] = [];
   before(async () => {
     redis = await startRedis();
@@ -86,14 +87,61 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
     assert.equal(await a.vault.load('tickets', ALICE), undefined, 'the link is deleted');
   });
 
-  for (const [name, store] of [
+  const stores = [
     ['memory', () => new MemoryVaultStore()],
     ['Redis', redisStore],
-  ] as const) {
+  ] as const;
+  const refreshed = { status: 200, body: { access_token: 'at-old-account-refreshed', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-old-account-refreshed' } };
+  const newAccount = { accessToken: 'at-new-account', refreshToken: 'rt-new-account', expiresAt: Date.now() + 3_600_000 };
+
+  // A refresh slow to answer used to write the old consent's refreshed tokens over the new consent
+  // stored meanwhile (update checked only that a link existed): calls then went upstream as the old account.
+  for (const [name, store] of stores) {
+    it(`${name}: a link revoked and consented again (another account) while a refresh is in flight keeps the new consent`, async () => {
+      const slow = held();
+      answer = slow.answer;
+      const r = rig(store());
+      await link(r);
+      const call = outcome(r.credential().token());
+      await slow.arrived;
+      await r.vault.revoke('tickets', ALICE);
+      await r.vault.save('tickets', ALICE, newAccount);
+      slow.release(refreshed);
+      assert.equal(await call, 'at-new-account', 'the call uses the new consent');
+      const stored = await r.vault.load('tickets', ALICE);
+      assert.equal(stored?.accessToken, 'at-new-account', 'the refresh did not write over the new consent');
+      assert.equal(stored?.refreshToken, 'rt-new-account');
+    });
+
+    it(`${name}: a link revoked while a refresh is in flight stays revoked`, async () => {
+      const slow = held();
+      answer = slow.answer;
+      const r = rig(store());
+      await link(r);
+      const call = outcome(r.credential().token());
+      await slow.arrived;
+      await r.vault.revoke('tickets', ALICE);
+      slow.release(refreshed);
+      assert.match(await call, /^SWB_UPSTREAM_CONSENT_REQUIRED: /);
+      assert.equal(await r.vault.load('tickets', ALICE), undefined, 'the refresh did not bring the link back');
+    });
+
+    it(`${name}: a link whose token ran out with no refresh token is not deleted once consented again meanwhile`, async () => {
+      const r = rig(store());
+      await r.vault.save('tickets', ALICE, { accessToken: 'at-ran-out', expiresAt: Date.now() - 1000 });
+      // The credential reads the link, then the new consent is written, before the credential acts on what it read.
+      const call = outcome(r.credential().token());
+      await r.vault.save('tickets', ALICE, newAccount);
+      assert.equal(await call, 'at-new-account');
+      assert.equal((await r.vault.load('tickets', ALICE))?.accessToken, 'at-new-account', 'the new consent is kept');
+    });
+  }
+
+  for (const [name, store] of stores) {
     it(`${name}: a refused refresh token deletes the link only while it is still the one stored`, async () => {
       const r = rig(store());
       await link(r, 'rt-old');
-      await r.vault.update('tickets', ALICE, { accessToken: 'at-new', refreshToken: 'rt-new', expiresAt: Date.now() + 3_600_000 });
+      await r.vault.update('tickets', ALICE, (await r.vault.loadLink('tickets', ALICE))!, { accessToken: 'at-new', refreshToken: 'rt-new', expiresAt: Date.now() + 3_600_000 });
       assert.equal(await r.vault.revokeIf('tickets', ALICE, 'rt-old'), false, 'another refresh replaced it: kept');
       assert.equal((await r.vault.load('tickets', ALICE))?.refreshToken, 'rt-new');
       assert.equal(await r.vault.revokeIf('tickets', ALICE, 'rt-new'), true);

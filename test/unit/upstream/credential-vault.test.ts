@@ -64,16 +64,22 @@ describe('credential vault', () => {
     assert.equal(await new CredentialVault(k2, [], store).load('tickets', alice), undefined, 'the old key was dropped');
   });
 
-  it('a refresh never undoes a revocation: update writes only while the link exists', async () => {
+  it('a refresh is stored only over the link it was refreshed from: never over a revocation, a new consent or another refresh', async () => {
     const store = new MemoryVaultStore();
     const v = new CredentialVault(randomBytes(32), [], store);
     await v.save('tickets', alice, tokens);
-    const linkedAt = (await store.get('tickets', alice))!.linkedAt;
-    assert.equal(await v.update('tickets', alice, { ...tokens, accessToken: 'at-2' }), true);
+    const read = (await v.loadLink('tickets', alice))!;
+    assert.equal(await v.update('tickets', alice, read, { ...tokens, accessToken: 'at-2' }), true);
     assert.equal((await v.load('tickets', alice))?.accessToken, 'at-2');
-    assert.equal((await store.get('tickets', alice))!.linkedAt, linkedAt, 'the consent time is kept');
+    assert.equal((await v.loadLink('tickets', alice))!.linkedAt, read.linkedAt, 'the consent time is kept');
+    assert.equal(await v.update('tickets', alice, read, { ...tokens, accessToken: 'at-stale' }), false, 'another refresh was stored since');
+    const again = (await v.loadLink('tickets', alice))!;
+    await v.save('tickets', alice, { ...tokens, accessToken: 'at-new-consent' });
+    assert.equal(await v.update('tickets', alice, again, { ...tokens, accessToken: 'at-3' }), false, 'a new consent was stored since');
+    assert.equal((await v.load('tickets', alice))?.accessToken, 'at-new-consent');
+    const last = (await v.loadLink('tickets', alice))!;
     await v.revoke('tickets', alice);
-    assert.equal(await v.update('tickets', alice, { ...tokens, accessToken: 'at-3' }), false);
+    assert.equal(await v.update('tickets', alice, last, { ...tokens, accessToken: 'at-4' }), false);
     assert.equal(await v.load('tickets', alice), undefined);
   });
 

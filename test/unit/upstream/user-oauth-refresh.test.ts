@@ -108,7 +108,7 @@ describe('an upstream 401 refreshes only the token it refused', () => {
         const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
         bearers.push(bearer);
         if (bearer === 'at-1') {
-          await rig.vault.update('tickets', ALICE, { accessToken: 'at-2', refreshToken: 'rt-2', expiresAt: Date.now() + 3_600_000 });
+          await rig.vault.update('tickets', ALICE, (await rig.vault.loadLink('tickets', ALICE))!, { accessToken: 'at-2', refreshToken: 'rt-2', expiresAt: Date.now() + 3_600_000 });
           res.writeHead(401).end();
         } else if (req.method === 'GET') {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -141,7 +141,7 @@ describe('an upstream 401 refreshes only the token it refused', () => {
   it('the credential itself: the refused token, replaced meanwhile, is not refreshed; a refused token still stored is', async () => {
     const { credential } = await setUp();
     assert.equal(await credential.token(), 'at-1');
-    await rig.vault.update('tickets', ALICE, { accessToken: 'at-2', refreshToken: 'rt-2', expiresAt: Date.now() + 3_600_000 });
+    await rig.vault.update('tickets', ALICE, (await rig.vault.loadLink('tickets', ALICE))!, { accessToken: 'at-2', refreshToken: 'rt-2', expiresAt: Date.now() + 3_600_000 });
     credential.invalidate('at-1');
     assert.equal(await credential.token(), 'at-2');
     assert.equal(endpoint.forms.length, 0, 'no refresh');
