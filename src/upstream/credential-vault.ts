@@ -114,15 +114,16 @@ export class CredentialVault {
   /** The same, with when the consent they came from was given (see linkedAt) and the record's version. */
   async loadLink(upstream: string, user: UpstreamUser): Promise<StoredLink | undefined> {
     const entry = await this.#store.get(upstream, user);
-    if (!entry) return undefined;
-    const opened = this.open(user, upstream, entry.sealed);
-    if (!opened) return undefined;
-    let version = entry.sealed;
-    if (opened.stale) {
-      const resealed = this.seal(user, upstream, opened.tokens);
-      if (await this.#store.replace({ ...entry, sealed: resealed })) version = resealed;
-    }
-    return { tokens: opened.tokens, linkedAt: entry.linkedAt, version };
+    const opened = entry && this.open(user, upstream, entry.sealed);
+    if (!entry || !opened) return undefined;
+    if (!opened.stale) return { tokens: opened.tokens, linkedAt: entry.linkedAt, version: entry.sealed };
+    // Sealed again with the current key only over the entry read: a new consent, a refresh or a revocation
+    // stored since is newer (a reseal of the old tokens would bring the old account back), and is read instead.
+    const resealed = this.seal(user, upstream, opened.tokens);
+    if (await this.#store.replaceIf({ ...entry, sealed: resealed }, entry.sealed)) return { tokens: opened.tokens, linkedAt: entry.linkedAt, version: resealed };
+    const now = await this.#store.get(upstream, user);
+    const reopened = now && this.open(user, upstream, now.sealed);
+    return now && reopened ? { tokens: reopened.tokens, linkedAt: now.linkedAt, version: now.sealed } : undefined;
   }
 
   /**

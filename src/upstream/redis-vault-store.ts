@@ -2,8 +2,6 @@ import type { Redis } from 'ioredis';
 import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import type { UpstreamUser } from './upstream-user.js';
 
-/** HSET only if the field exists, in one step: a revocation between a read and this write wins. */
-const REPLACE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 /** HSET only if the field still holds that sealed value, in one step: whatever was written between a read and this write wins. */
 const REPLACE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 /** HDEL only if the field still holds that sealed value, in one step: a refresh written between a read and this delete wins. */
@@ -33,11 +31,6 @@ export class RedisVaultStore implements VaultStore {
 
   async put(entry: VaultEntry): Promise<void> {
     await this.#redis.hset(this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
-  }
-
-  async replace(entry: VaultEntry): Promise<boolean> {
-    const n = await this.#redis.eval(REPLACE, 1, this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
-    return n === 1;
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {

@@ -25,8 +25,6 @@ export interface VaultEntry {
 export interface VaultStore {
   get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined>;
   put(entry: VaultEntry): Promise<void>;
-  /** Writes the entry only if the link still exists (a reseal never undoes a revocation); false when it did not. */
-  replace(entry: VaultEntry): Promise<boolean>;
   /**
    * Writes the entry only while the link still holds `expected` (the sealed value the entry was made
    * from; each seal has its own IV, so no two writes hold the same), in one step: a revocation, a new
@@ -61,13 +59,6 @@ export class MemoryVaultStore implements VaultStore {
 
   async put(entry: VaultEntry): Promise<void> {
     this.#links.set(linkKey(entry.upstream, entry.user), entry);
-  }
-
-  async replace(entry: VaultEntry): Promise<boolean> {
-    const k = linkKey(entry.upstream, entry.user);
-    if (!this.#links.has(k)) return false;
-    this.#links.set(k, entry);
-    return true;
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {

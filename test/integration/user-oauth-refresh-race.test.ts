@@ -6,12 +6,14 @@
 // calls failed and the user had to consent again. Also: a refresh held at the token endpoint while the
 // link is revoked, or revoked and consented again, writes nothing back over what is stored by then.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { GatewayError } from '../../src/errors.js';
+import { CredentialVault } from '../../src/upstream/credential-vault.js';
 import { RedisVaultStore } from '../../src/upstream/redis-vault-store.js';
 import { MemoryVaultStore, type VaultStore } from '../../src/upstream/vault-store.js';
-import { ALICE, consentRig, held, rotating, startTokenEndpoint, type Rig, type TokenAnswer, type TokenEndpoint } from '../helpers/refresh-rig.js';
+import { ALICE, consentRig, held, rotating, VAULT_KEY, startTokenEndpoint, type Rig, type TokenAnswer, type TokenEndpoint } from '../helpers/refresh-rig.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
 describe('concurrent refreshes of one user’s link against a rotating authorization server', () => {
@@ -134,6 +136,23 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
       await r.vault.save('tickets', ALICE, newAccount);
       assert.equal(await call, 'at-new-account');
       assert.equal((await r.vault.load('tickets', ALICE))?.accessToken, 'at-new-account', 'the new consent is kept');
+    });
+  }
+
+  // Key rotation: a link read with a previous key was sealed again with the current one over whatever was
+  // stored by then (the write checked only that a link existed), bringing the old account back.
+  for (const [name, store] of stores) {
+    it(`${name}: a link read with a previous key is sealed again only while it is still the one stored`, async () => {
+      const s = store();
+      const previous = randomBytes(32);
+      await new CredentialVault(previous, [], s).save('tickets', ALICE, { accessToken: 'at-old-key', refreshToken: 'rt-old-key', expiresAt: Date.now() + 3_600_000 });
+      const rotated = new CredentialVault(VAULT_KEY, [previous], s);
+      // The read finds the old entry; a new consent is stored before the reseal of what was read.
+      const reading = rotated.loadLink('tickets', ALICE);
+      await rotated.save('tickets', ALICE, newAccount);
+      const read = await reading;
+      assert.equal((await rotated.load('tickets', ALICE))?.accessToken, 'at-new-account', 'the reseal did not write over the new consent');
+      assert.equal(read?.tokens.accessToken, 'at-new-account', 'the read answers what is stored now');
     });
   }
 

@@ -64,6 +64,20 @@ describe('credential vault', () => {
     assert.equal(await new CredentialVault(k2, [], store).load('tickets', alice), undefined, 'the old key was dropped');
   });
 
+  it('rotation: an entry read with a previous key is sealed again only while it is still the one stored', async () => {
+    const store = new MemoryVaultStore();
+    const [k1, k2] = [randomBytes(32), randomBytes(32)];
+    await new CredentialVault(k1, [], store).save('tickets', alice, tokens);
+    const rotated = new CredentialVault(k2, [k1], store);
+    // The read finds the old entry; a new consent is stored before the reseal of what was read.
+    const reading = rotated.loadLink('tickets', alice);
+    await rotated.save('tickets', alice, { ...tokens, accessToken: 'at-new-consent' });
+    const read = await reading;
+    assert.equal((await rotated.load('tickets', alice))?.accessToken, 'at-new-consent', 'the reseal did not write the old tokens over the new consent');
+    assert.equal(read?.tokens.accessToken, 'at-new-consent', 'what is stored now is what the read answers');
+    assert.equal(read?.version, (await store.get('tickets', alice))!.sealed);
+  });
+
   it('a refresh is stored only over the link it was refreshed from: never over a revocation, a new consent or another refresh', async () => {
     const store = new MemoryVaultStore();
     const v = new CredentialVault(randomBytes(32), [], store);
