@@ -170,9 +170,10 @@ export class CredentialVault {
     return this.#store.deleteIf(upstream, user, entry.sealed);
   }
 
-  /** Links as metadata, optionally only those matching the filter. */
+  /** Links as metadata, optionally only those matching the filter; a filter naming one user reads only theirs. */
   async links(filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined } = {}): Promise<LinkInfo[]> {
-    const entries = await this.#store.list();
+    const { issuer, subject, tenant } = filter;
+    const entries = issuer !== undefined && subject !== undefined && tenant !== undefined ? await this.#store.listUser({ issuer, subject, tenant }) : await this.#store.list();
     return entries
       .filter((e) => (filter.issuer === undefined || e.user.issuer === filter.issuer) && (filter.subject === undefined || e.user.subject === filter.subject) && (filter.tenant === undefined || e.user.tenant === filter.tenant) && (filter.upstream === undefined || e.upstream === filter.upstream))
       .map(info)

@@ -1,22 +1,30 @@
 import type { Redis } from 'ioredis';
 import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
-import type { UpstreamUser } from './upstream-user.js';
+import { userKey, type UpstreamUser } from './upstream-user.js';
 
-/** HSET only if the field still holds that sealed value, in one step: whatever was written between a read and this write wins. */
-const REPLACE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
-/** HDEL only if the field still holds that sealed value, in one step: a refresh written between a read and this delete wins. */
-const DELETE_IF = "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+// Each write to a link keeps the user's index with it, in one step. KEYS[1]: the links hash, KEYS[2]: the
+// user's index; ARGV[1]: the link's field, ARGV[2]: its upstream (the index's member).
+const PUT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) return 1";
+/** HSET only if the field still holds that sealed value (ARGV[4]): whatever was written between a read and this write wins. */
+const REPLACE_IF =
+  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[4] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) return 1 end return 0";
+const DELETE = "local n = redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('SREM', KEYS[2], ARGV[2]) return n";
+/** HDEL only if the field still holds that sealed value (ARGV[3]): a refresh written between a read and this delete wins. */
+const DELETE_IF =
+  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('SREM', KEYS[2], ARGV[2]) return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
 
 /**
  * The vault in Redis: every replica reads the same links, and they outlive a restart of the gateway
  * (and of Redis, when it persists). Links are fields of one hash (sealed: Redis never holds a token in
- * the clear); flow and state records are keys with a TTL, taken with GETDEL so only one replica (one
- * request) ever gets them.
+ * the clear), and each user's upstreams a set of their own (`vault:user:<user>`), so a user's listing
+ * reads their links and no one else's. Flow and state records are keys with a TTL, taken with GETDEL so
+ * only one replica (one request) ever gets them.
  */
 export class RedisVaultStore implements VaultStore {
   readonly #redis: Redis;
   readonly #links: string;
   readonly #prefix: string;
+  #indexing: Promise<void> | undefined;
 
   constructor(redis: Redis, keyPrefix: string) {
     this.#redis = redis;
@@ -30,23 +38,68 @@ export class RedisVaultStore implements VaultStore {
   }
 
   async put(entry: VaultEntry): Promise<void> {
-    await this.#redis.hset(this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry));
+    await this.#redis.eval(PUT, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry));
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
-    return (await this.#redis.eval(REPLACE_IF, 1, this.#links, linkKey(entry.upstream, entry.user), JSON.stringify(entry), expected)) === 1;
+    return (await this.#redis.eval(REPLACE_IF, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry), expected)) === 1;
   }
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
-    return (await this.#redis.hdel(this.#links, linkKey(upstream, user))) > 0;
+    return (await this.#redis.eval(DELETE, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream)) === 1;
   }
 
   async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
-    return (await this.#redis.eval(DELETE_IF, 1, this.#links, linkKey(upstream, user), sealed)) === 1;
+    return (await this.#redis.eval(DELETE_IF, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream, sealed)) === 1;
   }
 
   async list(): Promise<VaultEntry[]> {
     return Object.values(await this.#redis.hgetall(this.#links)).map((v) => JSON.parse(v) as VaultEntry);
+  }
+
+  async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
+    await this.#indexed();
+    const upstreams = await this.#redis.smembers(this.#index(user));
+    if (upstreams.length === 0) return [];
+    const values = await this.#redis.hmget(this.#links, ...upstreams.map((u) => linkKey(u, user)));
+    // A member whose link is gone (deleted by a replica of an earlier version) is passed over.
+    return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry);
+  }
+
+  #index(user: UpstreamUser): string {
+    return `${this.#prefix}user:${userKey(user)}`;
+  }
+
+  /**
+   * Links stored before the per-user index existed (by an earlier version) are indexed once per Redis,
+   * a marker key saying it was done: the only listing of a user's links that reads everyone's.
+   */
+  #indexed(): Promise<void> {
+    this.#indexing ??= this.#indexAll().catch((err: unknown) => {
+      this.#indexing = undefined;
+      throw err;
+    });
+    return this.#indexing;
+  }
+
+  async #indexAll(): Promise<void> {
+    const marker = `${this.#prefix}indexed`;
+    if ((await this.#redis.exists(marker)) === 1) return;
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
+      cursor = next;
+      const batch = this.#redis.pipeline();
+      for (let i = 0; i < flat.length; i += 2) {
+        // A field is "<upstream>\n<user key>" (linkKey); upstream names have no newline.
+        const field = flat[i]!;
+        const nl = field.indexOf('\n');
+        batch.sadd(`${this.#prefix}user:${field.slice(nl + 1)}`, field.slice(0, nl));
+      }
+      const failed = flat.length > 0 ? (await batch.exec())?.find(([err]) => err) : undefined;
+      if (failed) throw failed[0]!;
+    } while (cursor !== '0');
+    await this.#redis.set(marker, '1');
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number): Promise<void> {

@@ -34,7 +34,10 @@ export interface VaultStore {
   delete(upstream: string, user: UpstreamUser): Promise<boolean>;
   /** Deletes the link only while it still holds `sealed`, in one step: a refresh written meanwhile wins. */
   deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean>;
+  /** Every link (operators' listings). */
   list(): Promise<VaultEntry[]>;
+  /** One user's links, read without reading any other user's. */
+  listUser(user: UpstreamUser): Promise<VaultEntry[]>;
   /** A record readable once, until ttlMs (consent flows and OAuth states). */
   putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number): Promise<void>;
   /** Reads and removes it in one step: a second take gets nothing (replay). */
@@ -50,35 +53,48 @@ export function linkKey(upstream: string, user: UpstreamUser): string {
 const MAX_ONCE = 100_000;
 
 export class MemoryVaultStore implements VaultStore {
-  readonly #links = new Map<string, VaultEntry>();
+  /** Links by user, then upstream: a user's own links are found without going through anyone else's. */
+  readonly #links = new Map<string, Map<string, VaultEntry>>();
   readonly #once = new Map<string, { value: string; expiresAt: number }>();
 
   async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
-    return this.#links.get(linkKey(upstream, user));
+    return this.#links.get(userKey(user))?.get(upstream);
   }
 
   async put(entry: VaultEntry): Promise<void> {
-    this.#links.set(linkKey(entry.upstream, entry.user), entry);
+    const k = userKey(entry.user);
+    let mine = this.#links.get(k);
+    if (!mine) this.#links.set(k, (mine = new Map()));
+    mine.set(entry.upstream, entry);
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
-    const k = linkKey(entry.upstream, entry.user);
-    if (this.#links.get(k)?.sealed !== expected) return false;
-    this.#links.set(k, entry);
+    const mine = this.#links.get(userKey(entry.user));
+    if (mine?.get(entry.upstream)?.sealed !== expected) return false;
+    mine.set(entry.upstream, entry);
     return true;
   }
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
-    return this.#links.delete(linkKey(upstream, user));
+    const k = userKey(user);
+    const mine = this.#links.get(k);
+    if (!mine?.delete(upstream)) return false;
+    if (mine.size === 0) this.#links.delete(k);
+    return true;
   }
 
   async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
-    const k = linkKey(upstream, user);
-    return this.#links.get(k)?.sealed === sealed && this.#links.delete(k);
+    // Read and deleted in one step (no await between): a write cannot come in between.
+    if (this.#links.get(userKey(user))?.get(upstream)?.sealed !== sealed) return false;
+    return this.delete(upstream, user);
   }
 
   async list(): Promise<VaultEntry[]> {
-    return [...this.#links.values()];
+    return [...this.#links.values()].flatMap((mine) => [...mine.values()]);
+  }
+
+  async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
+    return [...(this.#links.get(userKey(user))?.values() ?? [])];
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number): Promise<void> {
@@ -98,6 +114,8 @@ export class MemoryVaultStore implements VaultStore {
   async close(): Promise<void> {}
 
   toJSON(): Record<string, number> {
-    return { links: this.#links.size };
+    let links = 0;
+    for (const mine of this.#links.values()) links += mine.size;
+    return { links };
   }
 }

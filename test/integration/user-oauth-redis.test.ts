@@ -145,6 +145,45 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.equal(text(await whoami(await client(a, 'alice'), 'alice')), 'alice', 'alice is untouched');
   });
 
+  // GET /oauth/links used to read the whole vault (every user's sealed records, HGETALL) to answer one
+  // user. Redis's MONITOR shows what the answer read: only the caller's own records.
+  it("GET /oauth/links reads only the caller's own records, and lists only them", async (t) => {
+    const a = gateways[0]!;
+    const vault = a.app.gateway.consent!.vault;
+    const others = ['bob', 'carol'].map((subject) => ({ issuer: ISSUER, subject, tenant: 'acme' }));
+    for (const u of others) await vault.save('tickets', u, { accessToken: `at-${u.subject}`, expiresAt: Date.now() + 60_000 });
+    // The next tests expect alice's link alone.
+    t.after(() => Promise.all(others.map((u) => vault.revoke('tickets', u))));
+    const list = async () => {
+      const res = await fetch(`${a.base}/oauth/links`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { links: Array<{ subject: string; upstream: string }> }).links;
+    };
+    // The first listing may index links stored before the index existed (once): the second is the one watched.
+    await list();
+    const monitor = await raw.monitor();
+    const seen: string[][] = [];
+    const marker = `end-of-listing-${Date.now()}`;
+    const ended = new Promise<void>((resolve) =>
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args.includes(marker)) resolve();
+        else if (args.some((x) => x.startsWith('vt:vault:'))) seen.push(args);
+      }),
+    );
+    try {
+      assert.deepEqual((await list()).map((l) => [l.subject, l.upstream]), [['alice', 'tickets']]);
+      await raw.echo(marker);
+      await ended;
+    } finally {
+      monitor.disconnect();
+    }
+    assert.ok(seen.length > 0, 'the listing read the vault');
+    const wholeHash = seen.filter((args) => /^(hgetall|hvals|hkeys|hscan|hlen)$/i.test(args[0]!));
+    assert.deepEqual(wholeHash, [], 'no read of the whole vault');
+    const others_ = seen.filter((args) => args.some((x) => others.some((u) => x.includes(JSON.stringify(u.subject)))));
+    assert.deepEqual(others_, [], "no read of another user's records");
+  });
+
   it('the CLI lists and revokes links in Redis', async () => {
     const file = join(dir, 'gw.yaml');
     writeFileSync(file, `store:\n  redis:\n    url: ${redis.url}\n    keyPrefix: "vt:"\nupstreams:\n  - name: tickets\n    transport: streamable-http\n    url: ${upstream.url}\nendpoints:\n  - path: /mcp\n    upstreams: [tickets]\nauth:\n  mode: none\nserver:\n  host: 127.0.0.1\n`);
