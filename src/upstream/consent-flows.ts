@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { UpstreamUser } from './upstream-user.js';
+import { userKey, type UpstreamUser } from './upstream-user.js';
 import type { VaultStore } from './vault-store.js';
 
 /** A consent link's subject: the principal who was asked and the upstream to link. */
@@ -48,7 +48,7 @@ export class ConsentFlows {
   async create(user: UpstreamUser, upstream: string): Promise<string> {
     const id = randomBytes(ID_BYTES).toString('base64url');
     const flow: ConsentFlow = { user: { issuer: user.issuer, subject: user.subject, tenant: user.tenant }, upstream };
-    await this.#store.putOnce('flow', id, JSON.stringify(flow), this.#ttlMs);
+    await this.#store.putOnce('flow', id, JSON.stringify(flow), this.#ttlMs, userKey(flow.user));
     return `${id}.${this.#sign(id)}`;
   }
 
@@ -69,7 +69,7 @@ export class ConsentFlows {
     const browser = randomBytes(ID_BYTES).toString('base64url');
     const verifier = randomBytes(ID_BYTES).toString('base64url');
     const record = { ...flow, verifier, browser: hash(browser) };
-    await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs);
+    await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs, userKey(flow.user));
     return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
 

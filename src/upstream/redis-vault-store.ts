@@ -102,7 +102,8 @@ export class RedisVaultStore implements VaultStore {
     await this.#redis.set(marker, '1');
   }
 
-  async putOnce(kind: string, id: string, value: string, ttlMs: number): Promise<void> {
+  /** The owner is not counted here: records expire by their TTL, and Redis's memory has its own limit (maxmemory). */
+  async putOnce(kind: string, id: string, value: string, ttlMs: number, _owner: string): Promise<void> {
     await this.#redis.set(`${this.#prefix}${kind}:${id}`, value, 'PX', ttlMs);
   }
 

@@ -16,6 +16,7 @@ import { UpstreamHttpError } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
+import { awaitsUser } from './upstream-user.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
@@ -94,7 +95,7 @@ export class UpstreamClient {
       sendError: (err) =>
         // A per-user credential refused by the authorization server: the user hears that as it was said.
         // A link whose consent changed (details.unsent): the request never left, and is retried once reconnected.
-        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED' || err.details?.unsent === true)
+        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(err) || err.details?.unsent === true)
           ? err
           : err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })

@@ -14,7 +14,7 @@ import { Semaphore } from './semaphore.js';
 import { StdioTransport } from './stdio-transport.js';
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
-import type { UpstreamUser } from './upstream-user.js';
+import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -117,7 +117,7 @@ export class UpstreamInstance extends EventEmitter {
 
   /** It failed to start only for want of its user's consent, and waits (no timed restart) for a request. */
   get awaitingConsent(): boolean {
-    return this.#state === 'backoff' && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED';
+    return this.#state === 'backoff' && awaitsUser(this.lastError);
   }
 
   /** Starts it now if it awaits consent (the user may just have consented); without a token it fails again at once. */
@@ -196,7 +196,7 @@ export class UpstreamInstance extends EventEmitter {
 
   /** Why a start failed, recorded before the close that calls #onExit (consent alone: no timed restart). */
   async #failedToStart(client: UpstreamClient | undefined, err: Error): Promise<GatewayError> {
-    if (!this.#stopping && !(err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED')) this.#logger.error({ err: err.message }, 'upstream failed to start');
+    if (!this.#stopping && !awaitsUser(err)) this.#logger.error({ err: err.message }, 'upstream failed to start');
     const failure = err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name });
     [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
     await client?.close().catch(() => {});
@@ -241,7 +241,7 @@ export class UpstreamInstance extends EventEmitter {
     void client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
-    if (!wasReady && this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') {
+    if (!wasReady && awaitsUser(this.lastError)) {
       // Awaiting consent is no failure (the consent service logs it); only the user ends it: no timed restart.
       this.#state = 'backoff';
       this.emit('down');
@@ -334,7 +334,7 @@ export class UpstreamInstance extends EventEmitter {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
       // Neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
       if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
-      if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || this.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') throw this.lastError;
+      if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(this.lastError)) throw this.lastError;
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { GatewayError } from '../errors.js';
 
 /** The principal a per-user instance or credential belongs to (issuer + subject + tenant, as sessions are bound). */
 export interface UpstreamUser {
@@ -18,4 +19,14 @@ export function userKey(u: UpstreamUser): string {
  */
 export function userLabel(u: UpstreamUser): string {
   return `u-${createHash('sha256').update(userKey(u)).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * A per-user credential's failure that only its user can end: no consent given (-32042 with the link to
+ * give it), or too many consent links of theirs pending (SWB_RATE_LIMITED with details.awaitsConsent:
+ * open one they were given). An instance that failed to start for it waits for the user's next request
+ * (no timed restart, nothing logged as an error), and the user is told it as it was said.
+ */
+export function awaitsUser(err: unknown): boolean {
+  return err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CONSENT_REQUIRED' || err.details?.awaitsConsent === true);
 }

@@ -98,6 +98,8 @@ export class UserConsent implements ConsentAsker {
     try {
       ref = await this.#flows.create(user, upstream);
     } catch (err) {
+      // Too many of the user's own links pending (SWB_RATE_LIMITED) is said as it is; anything else is the store failing.
+      if (err instanceof GatewayError) return new GatewayError(err.code, `upstream "${upstream}" needs your consent, but ${err.message}`, { ...err.details, upstream });
       return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" needs your consent, but the gateway could not record the request (${(err as Error).message}); retry shortly`, { upstream });
     }
     const message = MESSAGES[reason](upstream);

@@ -1,5 +1,6 @@
 import type { UpstreamUser } from './upstream-user.js';
 import { userKey } from './upstream-user.js';
+import { PendingRecords } from './pending-records.js';
 
 /**
  * One user's link to one upstream as stored: who and which upstream in the clear (operators list
@@ -38,8 +39,12 @@ export interface VaultStore {
   list(): Promise<VaultEntry[]>;
   /** One user's links, read without reading any other user's. */
   listUser(user: UpstreamUser): Promise<VaultEntry[]>;
-  /** A record readable once, until ttlMs (consent flows and OAuth states). */
-  putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * A record readable once, until ttlMs (consent flows and OAuth states), of the principal `owner`
+   * (userKey). In memory each principal has a bounded number pending (PendingRecords: beyond it,
+   * SWB_RATE_LIMITED); in Redis records are bounded by their TTL and Redis's own memory limit.
+   */
+  putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number, owner: string): Promise<void>;
   /** Reads and removes it in one step: a second take gets nothing (replay). */
   takeOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -49,13 +54,15 @@ export function linkKey(upstream: string, user: UpstreamUser): string {
   return `${upstream}\n${userKey(user)}`;
 }
 
-/** Most single-use records kept at once in memory: a flood of consent links cannot grow it without bound. */
-const MAX_ONCE = 100_000;
-
 export class MemoryVaultStore implements VaultStore {
   /** Links by user, then upstream: a user's own links are found without going through anyone else's. */
   readonly #links = new Map<string, Map<string, VaultEntry>>();
-  readonly #once = new Map<string, { value: string; expiresAt: number }>();
+  readonly #once: PendingRecords;
+
+  /** maxOnce, pendingPerUser: the bounds of the consent records (PendingRecords), smaller in tests. */
+  constructor(o: { maxOnce?: number; pendingPerUser?: number } = {}) {
+    this.#once = new PendingRecords({ max: o.maxOnce, perUser: o.pendingPerUser });
+  }
 
   async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
     return this.#links.get(userKey(user))?.get(upstream);
@@ -97,18 +104,12 @@ export class MemoryVaultStore implements VaultStore {
     return [...(this.#links.get(userKey(user))?.values() ?? [])];
   }
 
-  async putOnce(kind: string, id: string, value: string, ttlMs: number): Promise<void> {
-    const now = Date.now();
-    if (this.#once.size >= MAX_ONCE) for (const [k, r] of this.#once) if (r.expiresAt <= now) this.#once.delete(k);
-    if (this.#once.size >= MAX_ONCE) this.#once.delete(this.#once.keys().next().value!);
-    this.#once.set(`${kind}:${id}`, { value, expiresAt: now + ttlMs });
+  async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {
+    this.#once.put(`${kind}:${id}`, value, ttlMs, owner);
   }
 
   async takeOnce(kind: string, id: string): Promise<string | undefined> {
-    const k = `${kind}:${id}`;
-    const r = this.#once.get(k);
-    this.#once.delete(k);
-    return r && r.expiresAt > Date.now() ? r.value : undefined;
+    return this.#once.take(`${kind}:${id}`);
   }
 
   async close(): Promise<void> {}
@@ -116,6 +117,6 @@ export class MemoryVaultStore implements VaultStore {
   toJSON(): Record<string, number> {
     let links = 0;
     for (const mine of this.#links.values()) links += mine.size;
-    return { links };
+    return { links, pending: this.#once.size };
   }
 }

@@ -11,6 +11,7 @@ import { startConsentServer, type ConsentServer } from '../helpers/consent-serve
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
 import { modernPost } from '../helpers/modern-http.js';
+import { PENDING_PER_USER } from '../../src/upstream/pending-records.js';
 import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
 
 const AUDIENCE = 'https://tickets.test';
@@ -34,7 +35,7 @@ describe('user consent: each user links their own account, and reaches the upstr
     jwks = await JwksServer.start([key.publicJwk]);
     as = await startConsentServer({ audience: AUDIENCE });
     upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, keys: as.keys, authorizationServer: as.issuer });
-    for (const sub of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
+    for (const sub of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
     gw = await startGateway(
       {
         server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
@@ -257,6 +258,26 @@ describe('user consent: each user links their own account, and reaches the upstr
     assert.equal(list.body.error?.code, -32000, JSON.stringify(list.body));
     assert.equal(list.body.error.data.code, 'SWB_UPSTREAM_CONSENT_REQUIRED');
     assert.ok(String(list.body.error.data.elicitations?.[0]?.url).startsWith(`${PUBLIC_URL}/oauth/start?flow=`), JSON.stringify(list.body.error.data));
+  });
+
+  // Each call without consent makes a consent link; kept in memory, they were bounded by dropping the
+  // oldest of anyone's, so one user's loop pushed out every other user's pending link.
+  it(`a user whose calls ask for consent without end is told, past ${PENDING_PER_USER} pending links, to open one they were given; once they do, the next call works`, async () => {
+    const c = await client('gina');
+    const first = await askedConsent(c, 'gina');
+    // The session's start may have asked once already: the cap comes at the latest after as many calls.
+    let capped: (Error & { code: number }) | undefined;
+    for (let i = 1; i <= PENDING_PER_USER && !capped; i++) {
+      const err = await whoami(c, 'gina').then(() => assert.fail('a call without consent succeeded'), (e: unknown) => e as Error & { code: number });
+      if (err.code === -32042) consentUrls.push(consentUrlOf(err));
+      else capped = err;
+    }
+    assert.match(String(capped?.message), new RegExp(`${PENDING_PER_USER} consent links pending.*open one of the links you were given`));
+    assert.equal(capped?.code, -32000);
+    assert.ok(!logLines.some((l) => l.includes('upstream failed to start')), 'waiting for the user is no failure to log');
+    as.loginAs = 'gina';
+    assert.equal((await consent(gw.base, first)).status, 200);
+    assert.equal(text(await whoami(c, 'gina')), 'gina', 'the call after consent works at once (no timed restart to wait for)');
   });
 
   it('no token, code or consent link appears in a log line or in /metrics', async () => {

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { UpstreamInstance } from '../upstream-instance.js';
 import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
+import { awaitsUser } from '../upstream-user.js';
 
 /**
  * `shared`: `pool.size` instances started up front serve every session; each request goes to the
@@ -86,7 +87,8 @@ export class SharedStrategy implements SharingStrategy {
     // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
     if (failed?.incompatible) return new GatewayError('SWB_UPSTREAM_PROTOCOL', failed.lastFailure!, { upstream: name, incompatible: true });
     // A per-user credential the authorization server refused: the user hears that, not "restarting".
-    if (failed?.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || failed?.lastError?.code === 'SWB_UPSTREAM_CONSENT_REQUIRED') return failed.lastError;
+    const last = failed?.lastError;
+    if (last && (last.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(last))) return last;
     const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
