@@ -124,7 +124,15 @@ export class SseConnection implements Held, HoldOwner {
    * Content-Length, not chunked.
    */
   #headers: Record<string, string> | undefined;
+  /** The mark of the last event written (see write) that is still on its way to the socket. */
+  #mark = 0;
   onclose: (() => void) | undefined;
+  /**
+   * Told the mark of an event once the socket has taken it: only then is it delivered. What was still
+   * queued here or in the response when the stream was cut (or its client left) never reached the
+   * client, and must be replayed to it.
+   */
+  onsent: ((mark: number) => void) | undefined;
 
   constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
     this.#res = res;
@@ -176,7 +184,8 @@ export class SseConnection implements Held, HoldOwner {
     return this.#res;
   }
 
-  write(text: string): boolean {
+  /** `mark`: a number the caller gives the event, told to onsent once the socket has taken it (0: none). */
+  write(text: string, mark = 0): boolean {
     if (!this.#open) return false;
     this.#writeHead();
     if (this.#preface) {
@@ -186,10 +195,12 @@ export class SseConnection implements Held, HoldOwner {
     // Events written in one turn (answers to a burst of calls on a legacy stream) leave in one write.
     if (this.#pending === '') process.nextTick(() => this.#flush());
     this.#pending += text;
+    if (mark > 0) this.#mark = mark;
     // Counted in characters before encoding: a bound on memory, not an exact byte count.
     if (this.#res.writableLength + this.#pending.length > this.#hub.maxBufferBytes) {
       this.#hub.cut++;
       this.#pending = '';
+      this.#mark = 0;
       this.#res.destroy();
       this.#closed();
       return false;
@@ -202,6 +213,7 @@ export class SseConnection implements Held, HoldOwner {
     if (!this.#open) return;
     // What this turn wrote leaves with the end, in the same write.
     const text = this.#pending + this.#preface + (last ?? '');
+    const sent = this.#sent();
     this.#pending = '';
     this.#preface = '';
     if (this.#headers) {
@@ -209,8 +221,8 @@ export class SseConnection implements Held, HoldOwner {
       this.#headers['content-length'] = String(Buffer.byteLength(text));
       this.#writeHead();
     }
-    if (text === '') this.#res.end();
-    else this.#res.end(text);
+    if (text === '') this.#res.end(sent);
+    else this.#res.end(text, sent);
     this.#closed();
   }
 
@@ -223,6 +235,7 @@ export class SseConnection implements Held, HoldOwner {
     if (!this.#open || this.#res.destroyed) return Promise.resolve(false);
     const text = this.#pending;
     if (text === '') return Promise.resolve(true);
+    const sent = this.#sent();
     this.#pending = '';
     // The write's own callback, not 'drain': a response whose buffer stays under its high-water mark
     // (64 KB on Node 22, 16 KB on Node 20) never emits 'drain', and what it holds still counts against
@@ -233,7 +246,10 @@ export class SseConnection implements Held, HoldOwner {
         resolve(this.#open && !this.#res.destroyed);
       };
       this.#res.on('close', done);
-      this.#res.write(text, () => done());
+      this.#res.write(text, (error) => {
+        sent?.(error);
+        done();
+      });
     });
   }
 
@@ -241,8 +257,22 @@ export class SseConnection implements Held, HoldOwner {
     // A response destroyed in the meantime (its 'close' not emitted yet) takes no more writes.
     if (!this.#open || this.#pending === '' || this.#res.destroyed) return;
     const text = this.#pending;
+    const sent = this.#sent();
     this.#pending = '';
-    this.#res.write(text);
+    this.#res.write(text, sent);
+  }
+
+  /**
+   * For the write of what is pending: the callback that tells onsent its last mark once the socket has
+   * taken it (not when it failed: a response destroyed with writes queued calls them with an error).
+   */
+  #sent(): ((error?: Error | null) => void) | undefined {
+    const mark = this.#mark;
+    if (mark === 0 || this.onsent === undefined) return undefined;
+    this.#mark = 0;
+    return (error) => {
+      if (!error) this.onsent?.(mark);
+    };
   }
 
   /** The hub's header hold ran out before the first event: the headers (and a held preface) go now. */

@@ -27,7 +27,10 @@ interface OutStream extends Held {
    * is not an answer), when it becomes a stream.
    */
   json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: boolean } | undefined;
-  /** Standalone stream: the last event a live connection received, so a new GET gets what it missed. */
+  /**
+   * Standalone stream: the last event a connection's socket took, so a new GET gets what it missed
+   * (not the last one written: what a cut stream still held for its socket never went out).
+   */
   delivered: number;
   /** Whether any of its events went into the event log (so retiring it has a log to drop). */
   logged: boolean;
@@ -158,9 +161,21 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const stream = this.#streams.get(0)!;
     if (stream.conn?.open) throw new StreamConflictError('a standalone stream is already open for this session');
-    const conn = this.#o.hub.open(res, headers);
+    const conn = this.#open(stream, res, headers);
     if (this.#priming()) conn.write(ssePriming(`0_${stream.delivered}`));
     await this.#catchUp(stream, conn, stream.delivered);
+  }
+
+  /** A GET's connection to `stream`; on the standalone stream, what its socket takes counts as delivered. */
+  #open(stream: OutStream, res: ServerResponse, headers: Record<string, string>): SseConnection {
+    const conn = this.#o.hub.open(res, headers);
+    if (stream.no !== 0) return conn;
+    // Declared, then stored (see #bind). Events are numbered in order, so a later mark is a later event.
+    const sent = (seq: number) => {
+      if (seq > stream.delivered) stream.delivered = seq;
+    };
+    conn.onsent = sent;
+    return conn;
   }
 
   /**
@@ -200,7 +215,6 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     }
     if (stream.conn?.open) stream.conn.end(); // another resume of it that finished its replay first: the later one takes over
     this.#bind(stream, conn);
-    if (stream.no === 0) stream.delivered = last;
     return true;
   }
 
@@ -214,7 +228,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     let since = 0;
     for (const e of events) {
       const text = sseEvent(e.data, `${no}_${e.seq}`);
-      if (!conn.write(text)) return false;
+      if (!conn.write(text, e.seq)) return false;
       since += text.length;
       if (since >= slice) {
         since = 0;
@@ -242,7 +256,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     // A POST answered (or, in auto mode, still held) as one JSON body has no events: a stream bound to it
     // would never be ended, since its JSON answer retires it without a word to the stream.
     if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names a request answered as JSON, which has no events`);
-    const conn = this.#o.hub.open(res, headers);
+    // The client has what it names: a later GET without Last-Event-ID need not send it again.
+    if (no === 0 && seq <= stream.seq && seq > stream.delivered) stream.delivered = seq;
+    const conn = this.#open(stream, res, headers);
     // Cut or left on the way: the stream and its log stay for the client's next attempt.
     if (!(await this.#catchUp(stream, conn, seq))) return;
     if (no !== 0 && stream.pending.size === 0) {
@@ -284,11 +300,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       stream.logged = true;
     }
     if (!conn) return false;
-    let live = true;
-    if (last) conn.end(text);
-    else live = conn.write(text);
-    if (live && stream.no === 0) stream.delivered = seq;
-    return live;
+    if (!last) return conn.write(text, seq);
+    conn.end(text);
+    return true;
   }
 
   /** A cancelled request: its POST no longer waits for its answer (the response can end without it). */
