@@ -109,3 +109,36 @@ describe('MemoryEventStore', () => {
     assert.deepEqual((await s.replay('s', 2, 0))!.map((e) => e.seq), []);
   });
 });
+
+describe('MemoryEventStore eviction across streams', () => {
+  it('over bytesPerSession, the oldest events go first whichever stream holds them: newer standalone events outlive older answers', async () => {
+    const s = new MemoryEventStore(1000, 64, 200);
+    const big = 'x'.repeat(40);
+    s.append('s', 0, 1, big); // the standalone stream, opened first
+    s.append('s', 7, 1, big); // a request stream's events, kept for a reader that dropped
+    s.append('s', 7, 2, big);
+    s.append('s', 0, 2, big);
+    s.append('s', 0, 3, big); // 200 bytes: all kept
+    s.append('s', 0, 4, big); // 240: the oldest event (0_1) goes
+    assert.deepEqual((await s.replay('s', 0, 0))!.map((e) => e.seq), [2, 3, 4]);
+    assert.deepEqual((await s.replay('s', 7, 0))!.map((e) => e.seq), [1, 2]);
+    s.append('s', 0, 5, big); // the next oldest are the request stream's, not the newer standalone ones
+    s.append('s', 0, 6, big);
+    assert.deepEqual((await s.replay('s', 0, 0))!.map((e) => e.seq), [2, 3, 4, 5, 6]);
+    assert.equal(await s.replay('s', 7, 0), undefined, 'the emptied request stream is dropped');
+    assert.equal(s.buffered, 5);
+    assert.equal(s.evicted, 3);
+  });
+
+  it('the standalone stream does not count against streamsPerSession: request streams make room among themselves', async () => {
+    const s = new MemoryEventStore(10, 2);
+    s.append('s', 0, 1, 'list_changed');
+    s.append('s', 1, 1, 'one');
+    s.append('s', 2, 1, 'two');
+    s.append('s', 3, 1, 'three'); // a third request stream: the oldest request stream goes
+    assert.deepEqual(await s.replay('s', 0, 0), [{ seq: 1, data: 'list_changed' }]);
+    assert.equal(await s.replay('s', 1, 0), undefined);
+    assert.deepEqual((await s.replay('s', 2, 0))!.length, 1);
+    assert.deepEqual((await s.replay('s', 3, 0))!.length, 1);
+  });
+});
