@@ -303,10 +303,11 @@ export class RouterSession {
     return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
   }
 
-  #uriPool(uri: unknown): UpstreamPool | undefined {
+  /** `listed`: only an owner the lists named (a URI or template of it), also where one upstream serves all. */
+  #uriPool(uri: unknown, listed = false): UpstreamPool | undefined {
     if (typeof uri !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
     const candidates = this.#pools('resources');
-    if (candidates.length === 1) return candidates[0];
+    if (candidates.length === 1 && !listed) return candidates[0];
     const owner = this.#endpoint.ownerOfUri(uri);
     return owner ? this.#endpoint.pool(owner) : undefined;
   }
@@ -322,23 +323,24 @@ export class RouterSession {
    * The upstream that owns a URI. Unknown to the lists seen so far: list resources and templates once
    * more. The URI itself is never shown to an upstream that does not claim it.
    */
-  async #ownerOf(uri: unknown, ctx: RouteContext): Promise<UpstreamPool | undefined> {
-    const known = this.#uriPool(uri);
+  async #ownerOf(uri: unknown, ctx: RouteContext, listed = false): Promise<UpstreamPool | undefined> {
+    const known = this.#uriPool(uri, listed);
     if (known) return known;
     // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
     for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
       await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
     }
-    return this.#uriPool(uri);
+    return this.#uriPool(uri, listed);
   }
 
   async #subscribe(params: Params, ctx: RouteContext): Promise<Result> {
     const uri = params?.uri as string;
-    const pool = await this.#ownerOf(uri, ctx);
+    // A URI the lists show, with one upstream too: one nothing serves was forwarded, accepted, never honoured.
+    const pool = await this.#ownerOf(uri, ctx, true);
     if (!pool) throw notFound('resource', String(uri));
     if (this.#subscriptions.has(uri)) return {};
     const inst = this.#instance(pool);
-    await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal });
+    await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal }).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
     // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
     if (this.#closed) await inst.unsubscribe(uri, this.caller);
     else this.#subscriptions.set(uri, inst);

@@ -65,3 +65,43 @@ describe('a denied resource reads like an unknown one on a single-upstream endpo
     assert.deepEqual(unknown, { code: denied.code, message: denied.message.replace('test://template/secret/data', 'test://template/public/other'), data: { uri: 'test://template/public/other' } });
   });
 });
+
+describe('resources/subscribe to a URI nothing serves: one upstream or several, the same answer', { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  const clients: Client[] = [];
+
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [fixture, { ...fixture, name: 'other' }],
+      endpoints: [
+        { path: '/one', upstreams: ['fixture'] },
+        { path: '/two', upstreams: ['fixture', 'other'] },
+      ],
+    });
+  });
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => {});
+    await gw?.close();
+  });
+
+  async function subscribe(path: string, uri: string): Promise<unknown> {
+    const client = new Client({ name: 'subscribe-not-found-test', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(gw.url(path)));
+    return client.subscribeResource({ uri }).then(
+      (r) => ({ subscribed: r }),
+      (e: unknown) => {
+        assert.ok(e instanceof McpError, String(e));
+        return { code: e.code, message: e.message, data: e.data };
+      },
+    );
+  }
+
+  it('is refused with -32002 on a single-upstream endpoint as on a multi-upstream one (not forwarded and accepted)', async () => {
+    assert.deepEqual(await subscribe('/one', 'test://static-text'), { subscribed: {} }, 'control: a listed URI is subscribed');
+    assert.deepEqual(await subscribe('/one', 'test://template/public/data'), { subscribed: {} }, 'control: so is one a template describes');
+    const expected = { code: -32002, message: 'MCP error -32002: Resource test://no-such-resource not found', data: { uri: 'test://no-such-resource' } };
+    assert.deepEqual(await subscribe('/two', 'test://no-such-resource'), expected);
+    assert.deepEqual(await subscribe('/one', 'test://no-such-resource'), expected);
+  });
+});
