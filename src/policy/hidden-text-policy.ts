@@ -93,6 +93,8 @@ export class HiddenTextPolicy {
   readonly definitions: HiddenTextAction;
   readonly results: HiddenTextAction;
   readonly rule = DEFINITIONS_RULE;
+  /** What its clean copies depend on (the patterns): policies with one key strip every definition alike. */
+  readonly key: string;
   readonly #endpoint: string;
   readonly #scans: DefinitionScans;
   readonly #deps: HiddenTextDeps;
@@ -104,6 +106,7 @@ export class HiddenTextPolicy {
     this.#endpoint = o.endpoint;
     this.#scans = o.scans;
     this.#deps = o.deps;
+    this.key = o.scans.scanner.key;
   }
 
   /**

@@ -34,12 +34,39 @@ export interface ViewInput {
   semantic?: SemanticRanker | undefined;
 }
 
+/**
+ * Tools as a screen shows them to some callers (hidden text stripped from their texts): what a search
+ * for those callers must match and rank, not the texts they are never shown.
+ */
+export interface ShownTools {
+  /** Names the screen: one key, one way of showing every tool (what is built from it is kept under it). */
+  readonly key: string;
+  /** The tool's definition as shown (curated), or undefined when it is withheld. */
+  show(t: ViewTool): Definition | undefined;
+}
+
+/** Screens whose texts a view keeps an index (and vectors) of, at most: a tenant's override of the endpoint's is one more. */
+const SHOWN_KEPT = 8;
+
 /** After a failed attempt, a view's tools are embedded again no sooner than this. */
 const VECTORS_RETRY_MS = 60_000;
 
+/** One set of a view's tool texts (its own, or as a screen shows them) and what search builds of them. */
+class Searchable {
+  readonly definitions: readonly Definition[];
+  index: ToolIndex | undefined;
+  vectors: Promise<Float32Array[] | undefined> | undefined;
+  ready: Float32Array[] | undefined;
+  waited = false;
+  failedAt = -Infinity;
+
+  constructor(definitions: readonly Definition[]) {
+    this.definitions = definitions;
+  }
+}
+
 /** What of a tool is embedded: its server, the words of its name, its title, description and parameter names. */
-function embeddingText(t: ViewTool): string {
-  const d = t.definition;
+function embeddingText(t: ViewTool, d: Definition): string {
   const title = typeof d.title === 'string' ? ` (${d.title})` : '';
   const description = typeof d.description === 'string' ? d.description : '';
   const props = (d.inputSchema as { properties?: unknown } | undefined)?.properties;
@@ -65,11 +92,9 @@ export class ToolView {
   readonly #byName = new Map<string, ViewTool>();
   readonly #byCanonical = new Map<string, ViewTool>();
   readonly #input: ViewInput;
-  #index: ToolIndex | undefined;
-  #vectors: Promise<Float32Array[] | undefined> | undefined;
-  #ready: Float32Array[] | undefined;
-  #waited = false;
-  #vectorsFailedAt = -Infinity;
+  /** The tools' own (curated) texts, and those screens show, by the screen's key. */
+  readonly #own: Searchable;
+  readonly #shown = new Map<string, Searchable>();
 
   /** Each upstream's tools as it listed them, before curation: what tool pinning's first sighting is made of. */
   get catalogues(): ReadonlyMap<string, ReadonlyMap<string, Definition>> {
@@ -100,6 +125,21 @@ export class ToolView {
       this.#byName.set(t.name, t);
       this.#byCanonical.set(t.canonical, t);
     }
+    this.#own = new Searchable(this.tools.map((t) => t.definition));
+  }
+
+  /** The texts a search of these callers goes by: the tools' own, or as `shown` shows them (a withheld one: its names alone). */
+  #searchable(shown: ShownTools | undefined): Searchable {
+    if (shown === undefined) return this.#own;
+    let s = this.#shown.get(shown.key);
+    if (s === undefined) {
+      if (this.#shown.size >= SHOWN_KEPT) this.#shown.delete(this.#shown.keys().next().value!);
+      const definitions = this.tools.map((t) => shown.show(t) ?? {});
+      // Nothing the screen changes (the common case): the view's own index and vectors serve.
+      s = definitions.every((d, i) => d === this.tools[i]!.definition) ? this.#own : new Searchable(definitions);
+      this.#shown.set(shown.key, s);
+    }
+    return s;
   }
 
   /** The tool clients call by this name. */
@@ -136,54 +176,67 @@ export class ToolView {
    * timeout, later ones do not wait, and each is lexical while they are not there. `scope` (the
    * caller's tenant) keeps cached query vectors apart. `admits` (by position in `tools`): the tools the
    * caller may see, the only ones ranked, returned or learnt from (see ToolIndex.search); all when absent.
+   * `shown`: the tools as the caller is shown them, when a screen changes their texts; both rankings go by those.
    */
-  async rank(query: string, scope = '', admits?: Admits): Promise<ViewTool[]> {
-    const lexical = this.index().search(query, admits);
+  async rank(query: string, scope = '', admits?: Admits, shown?: ShownTools): Promise<ViewTool[]> {
+    const s = this.#searchable(shown);
+    const lexical = this.#index(s).search(query, admits);
     const semantic = this.#input.semantic;
-    const vectors = semantic && (this.#ready ?? (await this.#firstWait(semantic.config.timeoutMs)));
+    const vectors = semantic && (s.ready ?? (await this.#firstWait(s, semantic.config.timeoutMs)));
     // Without the tools' vectors the query is not sent at all: it could not be used.
     const q = vectors && (await semantic.queryVector(query, scope));
     const ids = q && vectors ? semantic!.fuse(lexical, q, vectors, admits) : lexical;
     return ids.map((i) => this.tools[i]!);
   }
 
-  /** Only the first search of a version waits for its tools' vectors; later ones use them once they are there. */
-  #firstWait(ms: number): Promise<Float32Array[] | undefined> {
-    const pending = this.vectors();
-    if (this.#waited) return Promise.resolve(undefined);
-    this.#waited = true;
+  /** Only the first search of a version (of its texts) waits for its tools' vectors; later ones use them once they are there. */
+  #firstWait(s: Searchable, ms: number): Promise<Float32Array[] | undefined> {
+    const pending = this.#vectorsOf(s);
+    if (s.waited) return Promise.resolve(undefined);
+    s.waited = true;
     return within(pending, ms);
   }
 
   /** This version's tool vectors (started ahead of the first search where the endpoint can); undefined while the provider fails. */
   vectors(): Promise<Float32Array[] | undefined> {
+    return this.#vectorsOf(this.#own);
+  }
+
+  #vectorsOf(s: Searchable): Promise<Float32Array[] | undefined> {
     const semantic = this.#input.semantic;
     if (!semantic) return Promise.resolve(undefined);
-    if (this.#vectors === undefined && Date.now() - this.#vectorsFailedAt >= VECTORS_RETRY_MS) {
-      this.#vectors = semantic.toolVectors(this.tools.map(embeddingText)).then((v) => {
-        if (v) this.#ready = v;
+    if (s.vectors === undefined && Date.now() - s.failedAt >= VECTORS_RETRY_MS) {
+      s.vectors = semantic.toolVectors(this.tools.map((t, i) => embeddingText(t, s.definitions[i]!))).then((v) => {
+        if (v) s.ready = v;
         else {
-          this.#vectors = undefined;
-          this.#vectorsFailedAt = Date.now();
+          s.vectors = undefined;
+          s.failedAt = Date.now();
         }
         return v;
       });
     }
-    return this.#vectors ?? Promise.resolve(undefined);
+    return s.vectors ?? Promise.resolve(undefined);
   }
 
   /** The search index of this version: built once, ahead of the first search where the endpoint can (see EndpointRouter.prepareTools). */
   index(): ToolIndex {
-    this.#index ??= new ToolIndex(
-      this.tools.map((t) => ({
-        names: [t.name, t.tool],
-        upstream: t.upstream,
-        title: typeof t.definition.title === 'string' ? t.definition.title : undefined,
-        description: typeof t.definition.description === 'string' ? t.definition.description : undefined,
-        inputSchema: t.definition.inputSchema,
-      })),
+    return this.#index(this.#own);
+  }
+
+  #index(s: Searchable): ToolIndex {
+    s.index ??= new ToolIndex(
+      this.tools.map((t, i) => {
+        const d = s.definitions[i]!;
+        return {
+          names: [t.name, t.tool],
+          upstream: t.upstream,
+          title: typeof d.title === 'string' ? d.title : undefined,
+          description: typeof d.description === 'string' ? d.description : undefined,
+          inputSchema: d.inputSchema,
+        };
+      }),
     );
-    return this.#index;
+    return s.index;
   }
 }
 

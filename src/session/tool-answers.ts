@@ -3,9 +3,10 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
+import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, metaToolDefinitions } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
-import type { ToolView, ViewTool } from '../router/tool-view.js';
+import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
 
 type Result = Record<string, unknown>;
@@ -25,11 +26,22 @@ export async function visibleTools(host: PipelineHost, view: ToolView): Promise<
 function screened(host: PipelineHost, screen: DefinitionScreen, tools: readonly ViewTool[]): ViewTool[] {
   const out: ViewTool[] = [];
   for (const t of tools) {
-    const shown = screen.show('tool', t.upstream, t.raw);
-    if (shown === undefined) continue;
-    out.push(shown === t.raw ? t : { ...t, definition: host.router!.curation.apply(shown, t.canonical, t.name) });
+    const definition = shownAs(host, screen, t);
+    if (definition !== undefined) out.push(definition === t.definition ? t : { ...t, definition });
   }
   return out;
+}
+
+/** A tool's curated definition as the screen shows it: its own, one made from the clean copy, or undefined (withheld). */
+function shownAs(host: PipelineHost, screen: DefinitionScreen, t: ViewTool): Record<string, unknown> | undefined {
+  const shown = screen.show('tool', t.upstream, t.raw);
+  return shown === t.raw ? t.definition : shown && host.router!.curation.apply(shown, t.canonical, t.name);
+}
+
+/** Under strip, the tools as the caller is shown them, which a search must go by (not the hidden text it never sees). */
+function shownTools(host: PipelineHost, screen: HiddenTextPolicy | undefined): ShownTools | undefined {
+  if (screen?.definitions !== 'strip') return undefined;
+  return { key: screen.key, show: (t) => shownAs(host, screen, t) };
 }
 
 /** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */
@@ -104,7 +116,7 @@ export async function rankedFor(host: PipelineHost, view: ToolView, a: SearchArg
   view.tools.forEach((t, i) => {
     if (shown.has(t.canonical) && (a.upstream === undefined || t.upstream === a.upstream)) admits[i] = 1;
   });
-  const ranked = await view.rank(a.query, host.guard.tenant.name, admits);
+  const ranked = await view.rank(a.query, host.guard.tenant.name, admits, shownTools(host, host.endpoint.hiddenText.for(host.guard.tenant)));
   return ranked.slice(0, a.limit).map((t) => shown.get(t.canonical)!);
 }
 
