@@ -87,6 +87,7 @@ export class Gateway {
     this.routers = config.endpoints.map((e) => this.#newRouter(e));
     // An approval makes withheld tools visible again: the sessions that can reach them re-list.
     this.pins?.onApproved((upstream) => {
+      this.pools.get(upstream)?.toolsApproved();
       for (const r of this.routers) r.toolsChanged(upstream);
     });
     this.policy = new Policy(config, deps.counters ?? this.cluster?.counters ?? new MemoryLimitCounters(), this.cluster?.slots ?? new MemorySessionSlots());

@@ -13,6 +13,7 @@ import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasToolNameChars, prefixed, splitPrefixed } from './names.js';
 import { admitByGate, gatherCatalogues } from './session-tools.js';
+import { noteListing, pinVerdict } from './pinned-call.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
@@ -192,7 +193,7 @@ export class RouterSession {
           signal: ctx.signal,
           onProgress: ctx.onProgress,
         });
-        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool.name, inst, page) } : page;
+        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool, inst, page) } : page;
       }),
     );
     const items: unknown[] = [];
@@ -223,7 +224,8 @@ export class RouterSession {
   }
 
   /** Leaves out the tools the gate withholds (tool pinning), before names are prefixed. */
-  async #admitTools(gate: ToolGate, upstream: string, inst: UpstreamInstance, page: Result): Promise<unknown[]> {
+  async #admitTools(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, page: Result): Promise<unknown[]> {
+    const upstream = pool.name;
     const tools = page.tools as unknown[];
     // The gate sees a first listing as one set (what it pins without asking an operator), and the checks
     // made in one synchronous loop form that set. A paginated list shows only part of it, so the whole
@@ -236,6 +238,7 @@ export class RouterSession {
     // Items without a usable name are not the gate's to judge: #exportItem drops them (and says so).
     const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (hasName(t) ? gate.check(upstream, t) : undefined));
     const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
+    noteListing(pool, inst, tools, settled); // pinning decides per upstream: what one instance lists counts for all
     if (!settled.some((v) => v !== undefined)) return tools;
     // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
     // must be checked against what this list saw.
@@ -291,13 +294,8 @@ export class RouterSession {
     const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
     if (gate) {
       // Cached per definition: on every call but the first this is answered synchronously.
-      let block = gate.check(pool.name, definition);
-      if (block instanceof Promise) {
-        // New to the gate, maybe a call before any list: the whole catalogue goes with it (same tick, one
-        // batch), so that an upstream's first sighting is all of its tools, not this one alone.
-        for (const d of catalogue.values()) if (d !== definition) void Promise.resolve(gate.check(pool.name, d)).catch(() => {});
-        block = await block;
-      }
+      let block = pinVerdict(gate, pool, inst, catalogue, definition);
+      if (block instanceof Promise) block = await block;
       if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
     }
     return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });

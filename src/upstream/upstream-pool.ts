@@ -11,6 +11,7 @@ import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import type { UpstreamUser } from './upstream-user.js';
 import { UpstreamInstance, type TransportFactory } from './upstream-instance.js';
 import { instanceAttributes } from './upstream-span.js';
+import { WithheldListings } from './withheld-listings.js';
 
 /** One strategy per sharing mode: the only place the mode is looked at. */
 const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => SharingStrategy> = {
@@ -39,6 +40,8 @@ export class UpstreamPool extends EventEmitter {
   identity: UpstreamIdentity | undefined;
   /** Instances restarted after a failure since the pool started (operators' views). */
   restarts = 0;
+  /** Its instances' latest tool listings that tool pinning withheld: pinning decides per upstream (see there). */
+  readonly withheld = new WithheldListings();
   /** The start, once begun (see start). */
   #started: Promise<void> | undefined;
 
@@ -48,11 +51,25 @@ export class UpstreamPool extends EventEmitter {
     this.config = config;
     this.#logger = logger.child({ upstream: config.name });
     this.#factory = factory;
-    this.#strategy = STRATEGIES[config.sharing]({ config, create: (context, dedicated = false, owner) => this.#create(context, dedicated, owner), forget: (inst) => inst.removeAllListeners() });
+    this.#strategy = STRATEGIES[config.sharing]({ config, create: (context, dedicated = false, owner) => this.#create(context, dedicated, owner), forget: (inst) => this.#forget(inst) });
   }
 
   get name(): string {
     return this.config.name;
+  }
+
+  /** An instance the strategy is done with: nothing of it is heard or held any more. */
+  #forget(inst: UpstreamInstance): void {
+    inst.removeAllListeners();
+    this.withheld.drop(inst);
+  }
+
+  /**
+   * Tools of this upstream were approved: every instance lists its tools afresh before its next call,
+   * so that none is judged by a catalogue from before the approval (an old definition, unapproved now).
+   */
+  toolsApproved(): void {
+    for (const inst of this.instances) inst.forgetCatalogue('tools');
   }
 
   /** Every instance alive, every tenant's and session's. */
