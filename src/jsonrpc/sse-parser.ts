@@ -1,5 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 
+/** A line or an event over the parser's limit: the stream cannot be read past it. */
+export class SseTooLargeError extends Error {}
+
 export interface SseMessage {
   event: string;
   data: string;
@@ -62,7 +65,7 @@ export class SseParser {
     if (start < chunk.length) {
       this.#pending.push(start === 0 ? chunk : chunk.slice(start));
       this.#pendingLength += chunk.length - start;
-      if (this.#pendingLength > this.#maxEventBytes) throw new Error(`SSE line exceeds ${this.#maxEventBytes} bytes`);
+      if (this.#pendingLength > this.#maxEventBytes) throw new SseTooLargeError(`SSE line exceeds ${this.#maxEventBytes} bytes`);
     }
   }
 
@@ -91,7 +94,7 @@ export class SseParser {
         // The "\n" that joins it to the line before counts too: counted without it, empty data lines
         // ("data:" again and again) weighed nothing, and a hostile upstream grew one event without bound.
         this.#dataBytes += value.length + (this.#data.length > 0 ? 1 : 0);
-        if (this.#dataBytes > this.#maxEventBytes) throw new Error(`SSE event exceeds ${this.#maxEventBytes} bytes`);
+        if (this.#dataBytes > this.#maxEventBytes) throw new SseTooLargeError(`SSE event exceeds ${this.#maxEventBytes} bytes`);
         this.#data.push(value);
         break;
       case 'id':

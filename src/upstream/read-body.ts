@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { answerTooLarge } from './remote-errors.js';
 
 /**
  * The first bytes of a body nobody needs in full (an error page, an "Accepted"): at most maxBytes are
@@ -53,11 +54,12 @@ export async function letGo(body: Dispatcher.ResponseData['body'], contentType: 
 }
 
 /**
- * Reads a whole body as text, refusing more than maxBytes and a body that stalls longer than idleMs. For a
- * request's answer only: the request's own timeout bounds the whole read (giving up on it aborts the body);
- * a body no request waits on has no such bound, and goes to letGo instead.
+ * Reads a whole body as text, refusing more than maxBytes (as `upstream`'s answer too large: see answerTooLarge)
+ * and a body that stalls longer than idleMs. For a request's answer only: the request's own timeout bounds the
+ * whole read (giving up on it aborts the body); a body no request waits on has no such bound, and goes to letGo
+ * instead.
  */
-export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number): Promise<string> {
+export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number, upstream: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -71,7 +73,7 @@ export async function readBounded(body: Dispatcher.ResponseData['body'], maxByte
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         body.destroy();
-        throw new Error(`response exceeds ${maxBytes} bytes`);
+        throw answerTooLarge(upstream, maxBytes);
       }
       chunks.push(chunk as Buffer);
       arm();

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { readSse } from '../jsonrpc/read-sse.js';
-import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
+import { SseParser, SseTooLargeError, type SseMessage } from '../jsonrpc/sse-parser.js';
 
 /** Where a request's SSE streams got to, over all of them: what a resume starts from, and how soon. */
 export interface StreamPosition {
@@ -12,7 +12,8 @@ export interface StreamPosition {
  * One of a request's SSE streams, read until its answer (or its end, or until it breaks: `broke` hears
  * why). `deliver` hands on each event and says whether it was the answer. `at` is moved to where the
  * stream got: a new id alone (a priming event) counts as progress too, since the stream can now be resumed
- * from later on.
+ * from later on. 'too large': an event over maxEventBytes came before the answer. A resume would replay it
+ * (its id is never read), so the stream cannot get past it: the request's answer is taken to be too large.
  */
 export async function readAnswerStream(
   body: Dispatcher.ResponseData['body'],
@@ -20,9 +21,9 @@ export async function readAnswerStream(
   deliver: (e: SseMessage) => boolean,
   at: StreamPosition,
   broke: (err: Error) => void,
-): Promise<'answered' | 'events' | 'nothing'> {
+): Promise<'answered' | 'events' | 'nothing' | 'too large'> {
   const parser = new SseParser(maxEventBytes);
-  let got: 'answered' | 'events' | 'nothing' = 'nothing';
+  let got: 'answered' | 'events' | 'nothing' | 'too large' = 'nothing';
   try {
     for await (const e of readSse(body, parser)) {
       got = 'events';
@@ -34,7 +35,8 @@ export async function readAnswerStream(
       break;
     }
   } catch (err) {
-    broke(err as Error);
+    if (err instanceof SseTooLargeError) got = 'too large';
+    else broke(err as Error);
   }
   if (got === 'nothing' && parser.lastEventId !== undefined && parser.lastEventId !== at.lastEventId) got = 'events';
   at.lastEventId = parser.lastEventId ?? at.lastEventId;

@@ -10,7 +10,7 @@ import type { MessageExtra, Transport, TransportError } from '../transport/trans
 import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
-import { sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
@@ -173,7 +173,7 @@ export class StreamableHttpClientTransport implements Transport {
       await this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
       return true;
     }
-    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
+    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name);
     if (text.trim() === '') return false;
     const doc = parseText(text);
     for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, Buffer.byteLength(text));
@@ -213,7 +213,7 @@ export class StreamableHttpClientTransport implements Transport {
       if ((await this.#readSse(res.body, related, signal, false)) || related === undefined || signal.aborted) return;
       throw new Error(`it closed the stream of request ${related} before answering it`);
     }
-    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs);
+    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name);
     let answer: JsonRpcMessage | undefined;
     try {
       answer = validateMessage(parseText(text));
@@ -275,6 +275,7 @@ export class StreamableHttpClientTransport implements Transport {
     for (let empty = 0; ; why = '') {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
       if (got === 'answered') return true;
+      if (got === 'too large') throw answerTooLarge(this.#cfg.name, this.#cfg.http.maxMessageBytes);
       if (this.#closed || signal.aborted || related === undefined || !resumable) return false;
       empty = got === 'events' ? 0 : empty + 1;
       if (!at.lastEventId) throw new Error(`it ended the stream of request ${related} before answering it${why}, with no event id to resume it from`);

@@ -11,7 +11,7 @@ import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
-import { UpstreamHttpError } from './remote-errors.js';
+import { KEPT_AS_IS, UpstreamHttpError } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
@@ -93,9 +93,9 @@ export class UpstreamClient {
       timeoutError: (_method, ms) => new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${upstream}" did not answer within ${ms} ms`, { upstream }),
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
       sendError: (err) =>
-        // A per-user credential refused by the authorization server: the user hears that as it was said.
+        // A credential refused, an answer over http.maxMessageBytes: the caller hears that as it was said (KEPT_AS_IS).
         // A link whose consent changed (details.unsent): the request never left, and is retried once reconnected.
-        err instanceof GatewayError && (err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(err) || err.details?.unsent === true)
+        err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)
           ? err
           : err instanceof TransportError && err.code === 'session-expired'
           ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })
