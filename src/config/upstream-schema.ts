@@ -251,7 +251,11 @@ const remoteUpstream = {
       connectTimeoutMs: z.number().int().min(1).default(10_000),
       /** For GETs, notifications and answers; a POST carrying a request waits for its headers as long as the request may run. */
       headersTimeoutMs: z.number().int().min(1).default(30_000),
-      /** Idle limit on a JSON response body; SSE streams are exempt (they idle by design). */
+      /**
+       * Idle limit on a request's JSON answer (whose whole read its request timeout bounds); the deadline for the
+       * whole read of an error's, a 202's or a notification's body, and of a token endpoint's (or authorization
+       * server's) answer. SSE streams are exempt (they idle by design).
+       */
       bodyTimeoutMs: z.number().int().min(1).default(60_000),
       maxConnections: z.number().int().min(1).default(64),
       keepAliveTimeoutMs: z.number().int().min(1).default(30_000),

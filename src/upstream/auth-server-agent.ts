@@ -9,7 +9,7 @@ const STDIO_DEFAULTS = { connectTimeoutMs: 10_000, headersTimeoutMs: 30_000, bod
  * refresh): a remote upstream's own http timeouts, or the defaults for a stdio one.
  */
 export function authServerAgent(u: UpstreamConfig): Agent {
-  const http = u.transport === 'stdio' ? STDIO_DEFAULTS : u.http;
+  const http = authServerHttp(u);
   return new Agent({
     connect: { timeout: http.connectTimeoutMs },
     connections: http.maxConnections,
@@ -17,4 +17,9 @@ export function authServerAgent(u: UpstreamConfig): Agent {
     headersTimeout: http.headersTimeoutMs,
     bodyTimeout: http.bodyTimeoutMs,
   });
+}
+
+/** The http settings of the connections to an upstream's authorization server (bodyTimeoutMs: how long its answer may take to read in all). */
+export function authServerHttp(u: UpstreamConfig): typeof STDIO_DEFAULTS {
+  return u.transport === 'stdio' ? STDIO_DEFAULTS : u.http;
 }

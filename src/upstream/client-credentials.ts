@@ -1,23 +1,26 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { renewAt, type BearerSource } from './bearer-source.js';
-import { readPrefix } from './read-body.js';
+import { readWithin } from './read-body.js';
 
 type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'client-credentials' }>;
 
 /**
  * The gateway's own OAuth 2 identity towards an upstream (client-credentials grant). The token is
- * cached and refreshed refreshSkewMs before it expires; concurrent callers share one fetch.
+ * cached and refreshed refreshSkewMs before it expires; concurrent callers share one fetch, whose answer
+ * is read for at most `withinMs` (the upstream's http.bodyTimeoutMs) in all: see readWithin.
  */
 export class ClientCredentials implements BearerSource {
   readonly #s: Settings;
   readonly #dispatcher: Dispatcher;
+  readonly #withinMs: number;
   #token: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
 
-  constructor(settings: Settings, dispatcher: Dispatcher) {
+  constructor(settings: Settings, dispatcher: Dispatcher, withinMs: number) {
     this.#s = settings;
     this.#dispatcher = dispatcher;
+    this.#withinMs = withinMs;
   }
 
   async token(): Promise<string> {
@@ -43,7 +46,7 @@ export class ClientCredentials implements BearerSource {
       body: form.toString(),
     });
     // A token response is small; anything beyond 64 KiB is not one (and is not held in memory).
-    const text = await readPrefix(res.body);
+    const text = await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(new Error(`the token endpoint's answer: ${err.message}`)));
     if (res.statusCode !== 200) throw new Error(`token endpoint answered HTTP ${res.statusCode}`);
     const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
     if (typeof doc.access_token !== 'string') throw new Error('token endpoint sent no access_token');

@@ -3,7 +3,7 @@ import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
-import { authServerAgent } from './auth-server-agent.js';
+import { authServerAgent, authServerHttp } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
 import { SseClientTransport } from './sse-client.js';
 import { StreamableHttpClientTransport } from './streamable-http-client.js';
@@ -108,7 +108,7 @@ export class PerUserRemotes {
       // A reload changed the settings. The old client is not closed: the links made before the reload
       // still exchange through it until they close, and its idle connections end by their keep-alive.
       const agent = authServerAgent(u);
-      c = { client: new TokenExchangeClient(u.name, auth, agent), agent };
+      c = { client: new TokenExchangeClient(u.name, auth, agent, authServerHttp(u).bodyTimeoutMs), agent };
       this.#clients.set(u.name, c);
     }
     return c;

@@ -10,9 +10,28 @@ import { answerTooLarge } from './remote-errors.js';
  * its send, and a connection, for ever.
  */
 export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes = 64 * 1024, withinMs?: number): Promise<string> {
+  return (await collect(body, maxBytes, withinMs)).text;
+}
+
+/**
+ * A small body needed whole (a token endpoint's answer, an authorization server's metadata), read as
+ * readPrefix reads, for at most `withinMs` in all. Not read whole by then, or broken, it throws saying
+ * so: what arrived would be misread (cut JSON as "no access_token"). Without the deadline a token
+ * endpoint that trickled its body, a byte within each of undici's idle periods, held the token request,
+ * and every call waiting for that token, for ever.
+ */
+export async function readWithin(body: Dispatcher.ResponseData['body'], withinMs: number, maxBytes = 64 * 1024): Promise<string> {
+  const { text, error } = await collect(body, maxBytes, withinMs);
+  if (error) throw error;
+  return text;
+}
+
+/** Up to maxBytes of a body, cut `withinMs` after the read began; `error`: why it ended early (cut, broken). */
+async function collect(body: Dispatcher.ResponseData['body'], maxBytes: number, withinMs: number | undefined): Promise<{ text: string; error?: Error }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  const timer = withinMs === undefined ? undefined : setTimeout(() => body.destroy(new Error(`not read within ${withinMs} ms`)), withinMs);
+  let error: Error | undefined;
+  const timer = withinMs === undefined ? undefined : setTimeout(() => body.destroy(new Error(`not read whole within ${withinMs} ms (http.bodyTimeoutMs)`)), withinMs);
   try {
     for await (const chunk of body) {
       const c = chunk as Buffer;
@@ -23,12 +42,13 @@ export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes
         break;
       }
     }
-  } catch {
-    /* what arrived is enough for an error message */
+  } catch (err) {
+    // readPrefix: what arrived is enough for an error message; readWithin: the reason it failed.
+    error = err as Error;
   } finally {
     clearTimeout(timer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8'), error };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { renewAt, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
-import { readPrefix } from './read-body.js';
+import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
 import type { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
@@ -22,15 +22,19 @@ export class TokenExchangeClient {
   readonly #secret: string;
   /** The gateway's own client-credentials token, sent as actor_token (one for all users). */
   readonly actor: ClientCredentials | undefined;
+  /** How long the token endpoint's answer may take to read in all (http.bodyTimeoutMs): see readWithin. */
+  readonly withinMs: number;
 
-  constructor(upstream: string, settings: TokenExchangeSettings, dispatcher: Dispatcher) {
+  constructor(upstream: string, settings: TokenExchangeSettings, dispatcher: Dispatcher, withinMs: number) {
     this.upstream = upstream;
     this.settings = settings;
+    this.withinMs = withinMs;
     this.#secret = settings.clientSecret ?? readSecretFile(upstream, settings.clientSecretFile!);
     this.actor = settings.actorToken
       ? new ClientCredentials(
           { type: 'client-credentials', tokenUrl: settings.tokenEndpoint, clientId: settings.clientId, clientSecret: this.#secret, scope: undefined, audience: undefined, refreshSkewMs: settings.refreshSkewMs },
           dispatcher,
+          withinMs,
         )
       : undefined;
   }
@@ -105,7 +109,7 @@ export class TokenExchange implements BearerSource {
     } catch (err) {
       throw this.#unavailable((err as Error).message);
     }
-    const text = await readPrefix(res.body);
+    const text = await readWithin(res.body, this.#client.withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer: ${err.message}`)));
     const doc = parse(text);
     if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
     if (res.statusCode !== 200) {

@@ -129,7 +129,7 @@ export class UpstreamTransports {
     let r = this.#remotes.get(u);
     if (!r) {
       const agent = newAgent(u);
-      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent) : undefined, links: 0 };
+      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent, u.http.bodyTimeoutMs) : undefined, links: 0 };
       this.#remotes.set(u, r);
       const before = this.#latest.get(u.name);
       this.#latest.set(u.name, u);

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { authServerAgent } from './auth-server-agent.js';
+import { authServerAgent, authServerHttp } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
 import type { ConsentFlows } from './consent-flows.js';
 import type { CredentialVault, LinkInfo } from './credential-vault.js';
@@ -175,7 +175,7 @@ export class UserConsent implements ConsentAsker {
       // A reload changed the settings. The old client is not closed: the links made before the reload
       // still refresh through it until they close, and its idle connections end by their keep-alive.
       const agent = authServerAgent(u);
-      c = { client: new UserOAuthClient({ name: u.name, url: u.transport === 'stdio' ? undefined : u.url }, settings, agent), agent };
+      c = { client: new UserOAuthClient({ name: u.name, url: u.transport === 'stdio' ? undefined : u.url }, settings, agent, authServerHttp(u).bodyTimeoutMs), agent };
       this.#clients.set(u.name, c);
     }
     return c.client;

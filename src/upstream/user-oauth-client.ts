@@ -2,7 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { UserTokens } from './credential-vault.js';
-import { readPrefix } from './read-body.js';
+import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
 
 export type UserOAuthSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'user-oauth' }>;
@@ -42,6 +42,8 @@ export class UserOAuthClient {
   readonly #upstreamUrl: string | undefined;
   readonly #secret: string | undefined;
   readonly #dispatcher: Dispatcher;
+  /** How long an answer of the authorization server may take to read in all (http.bodyTimeoutMs): see readWithin. */
+  readonly #withinMs: number;
   #endpoints: Promise<Endpoints> | undefined;
   /**
    * Refreshes in flight, by refresh token: two credentials of one user in this process (per-session
@@ -49,12 +51,13 @@ export class UserOAuthClient {
    */
   readonly #refreshing = new Map<string, Promise<UserTokens>>();
 
-  constructor(u: { name: string; url?: string | undefined }, settings: UserOAuthSettings, dispatcher: Dispatcher) {
+  constructor(u: { name: string; url?: string | undefined }, settings: UserOAuthSettings, dispatcher: Dispatcher, withinMs: number) {
     this.upstream = u.name;
     this.settings = settings;
     this.#upstreamUrl = u.url;
     this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readSecretFile(u.name, settings.clientSecretFile) : undefined);
     this.#dispatcher = dispatcher;
+    this.#withinMs = withinMs;
   }
 
   /** RFC 8707: the configured resource, else the upstream's URL; none for a stdio upstream without one. */
@@ -108,7 +111,7 @@ export class UserOAuthClient {
     } catch (err) {
       throw this.#unavailable((err as Error).message);
     }
-    const doc = parse(await readPrefix(res.body));
+    const doc = parse(await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer: ${err.message}`))));
     // Throttled (429), timed out (408) or failing (5xx): the grant is not in question, only the moment.
     if (res.statusCode >= 500 || res.statusCode === 429 || res.statusCode === 408) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
     if (res.statusCode !== 200) {
@@ -169,7 +172,7 @@ export class UserOAuthClient {
   async #getJson(url: string): Promise<Record<string, unknown> | undefined> {
     try {
       const res = await request(url, { dispatcher: this.#dispatcher, headers: { accept: 'application/json' } });
-      const text = await readPrefix(res.body);
+      const text = await readWithin(res.body, this.#withinMs);
       return res.statusCode === 200 ? parse(text) : undefined;
     } catch {
       return undefined;

@@ -44,7 +44,7 @@ describe('ClientCredentials against a token endpoint', () => {
   it('a token living exactly the skew (60 s, the default) is fetched once for several requests', async () => {
     fetches = 0;
     expiresIn = 60;
-    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent);
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
     const tokens = [await cc.token(), await cc.token(), await cc.token()];
     assert.deepEqual(tokens, ['t1', 't1', 't1']);
     assert.equal(fetches, 1);
@@ -53,7 +53,7 @@ describe('ClientCredentials against a token endpoint', () => {
   it('a token already expired (expires_in 0) is not reused', async () => {
     fetches = 0;
     expiresIn = 0;
-    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent);
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
     await cc.token();
     await cc.token();
     assert.equal(fetches, 2);

@@ -67,7 +67,7 @@ describe('a per-session stdio upstream whose token source cannot be built', () =
     const settings = { type: 'user-oauth', clientId: 'gw', clientSecretFile: MISSING, authorizationEndpoint: 'https://as.test/authorize', tokenEndpoint: 'https://as.test/token' } as never;
     const agent = new Agent();
     assert.throws(
-      () => new UserOAuthClient({ name: 'notes' }, settings, agent),
+      () => new UserOAuthClient({ name: 'notes' }, settings, agent, 60_000),
       (err: unknown) => err instanceof GatewayError && /upstream "notes".*clientSecretFile.*ENOENT/.test(err.message) && !err.message.includes(dir),
     );
     void agent.close();
