@@ -13,14 +13,31 @@ for _, s in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('DEL', ARGV[2]
 redis.call('DEL', KEYS[2])
 return 1`;
 
+// Logs one event, unless another replica owns the session by now: a copy that has not yet learned it
+// was taken over (paused past its heartbeat) numbers its standalone stream on from where it was, as the
+// new owner does from the log (continueFrom), so its events would share their ids with the new owner's
+// (a resume after one would skip the other's, or replay the stale copy's). Checked in the same script as
+// the append, so an append lands either before a claim (the new owner's numbering counts it) or not at
+// all. No owner yet (a session still opening) or any more (the store lost it) logs as before.
+// replicate_commands: XADD '*' is not deterministic; Redis before 7 refuses writes after it otherwise.
+const APPEND = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+if redis.replicate_commands then redis.replicate_commands() end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 's', ARGV[3], 'd', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('SADD', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+return 1`;
+
 /**
  * The resumability log in Redis Streams, one stream per SSE stream, trimmed to about `perStream`
- * entries: any replica can replay a stream after Last-Event-ID. Appends are pipelined and not awaited
- * (the live write already went out); a lost append costs only resumability of that event — which is
- * what a Redis outage costs: the events sent while it was away (or that it lost) cannot be replayed. A
- * replay that cannot read the log fails with SWB_STORE_UNAVAILABLE (503: retry), not "unknown event".
+ * entries: any replica can replay a stream after Last-Event-ID. Appends are sent and not awaited (the
+ * live write already went out), and only the session's owner's are logged (see APPEND); a lost append
+ * costs only resumability of that event — which is what a Redis outage costs: the events sent while it
+ * was away (or that it lost) cannot be replayed. A replay that cannot read the log fails with SWB_STORE_UNAVAILABLE (503: retry), not "unknown event".
  */
-/** Whose sessions this replica's log may drop: this replica's id, and where the store keeps a session's owner. */
+/** Whose sessions this replica's log may write and drop: this replica's id, and where the store keeps a session's owner. */
 export interface SessionOwner {
   me: string;
   key: (sessionId: string) => string;
@@ -47,15 +64,9 @@ export class RedisEventStore implements EventStore {
 
   append(sessionId: string, stream: number, seq: number, data: string): void {
     if (this.#perStream === 0) return;
-    const key = this.#key(sessionId, stream);
-    this.#redis
-      .multi()
-      .xadd(key, 'MAXLEN', '~', String(this.#perStream), '*', 's', String(seq), 'd', data)
-      .pexpire(key, this.#ttlMs)
-      .sadd(`${this.#prefix}evs:${sessionId}`, String(stream))
-      .pexpire(`${this.#prefix}evs:${sessionId}`, this.#ttlMs)
-      .exec()
-      .catch(() => {});
+    // EVAL, not by SHA: not awaited, and a stream's appends must reach Redis in the order they were sent.
+    const keys = [this.#owner.key(sessionId), this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`];
+    this.#redis.eval(APPEND, 3, ...keys, this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream).catch(() => {});
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {

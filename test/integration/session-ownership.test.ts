@@ -112,6 +112,27 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     assert.equal(await a.events.replay(mine.id, 0, 0), undefined, 'the log of a session that ended where it was owned is dropped');
   });
 
+  it("a replica that has not yet learned its session was taken over does not log events into it: the new owner's event ids name the new owner's events", async () => {
+    const r = record();
+    await a.open(r);
+    a.events.append(r.id, 0, 1, 'a: 0_1, before the takeover');
+    await a.redis.ping(); // logged (one connection, in order)
+    assert.equal(await b.claim(r.id, a.replicaId), true, 'b takes the session over (a was paused past its heartbeat)');
+    // b's standalone stream continues after what the log holds (StreamableSessionTransport.continueFrom).
+    const from = await b.events.lastSeq!(r.id, 0);
+    assert.equal(from, 1);
+    b.events.append(r.id, 0, from + 1, 'b: 0_2');
+    // a resumes and, until it learns the session moved, its copy goes on numbering its own standalone stream.
+    a.events.append(r.id, 0, 2, 'a, stale: 0_2');
+    a.events.append(r.id, 0, 3, 'a, stale: 0_3');
+    await a.redis.ping();
+    await b.redis.ping();
+    assert.deepEqual(await b.events.replay(r.id, 0, 0), [{ seq: 1, data: 'a: 0_1, before the takeover' }, { seq: 2, data: 'b: 0_2' }], "the stale copy's events are in the new owner's log, under ids the new owner gives its own");
+    assert.equal(await b.events.lastSeq!(r.id, 0), 2, "a client resuming after b's 0_2 would skip b's next events, or get a's");
+    await a.ended(r.id, false);
+    await b.ended(r.id, false);
+  });
+
   it('a replica whose heartbeat lapsed does not write back a session another replica ended meanwhile: its copy ends', async () => {
     const [r, kept] = [record(), record()];
     const lost: string[] = [];
