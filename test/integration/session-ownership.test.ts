@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Cluster } from '../../src/cluster/cluster.js';
+import type { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
@@ -183,5 +184,84 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     await until('the witness re-published', async () => (await stored(witness.id)).owner === a.replicaId);
     assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the ended session was re-published');
     await a.ended(witness.id, false);
+  });
+});
+
+// The admin API of one replica ending a session another holds (Cluster.endElsewhere): it reads the owner,
+// asks it, and removes the record only while that owner still owns it. The session moving on between the
+// read and the removal is made deterministic by the owners' own answers: each one's admin-channel hook
+// (what the gateway answers with, ending its local copy) lets another replica claim the session before it
+// answers, as a replica paused past its heartbeat finds its copy taken over when it resumes.
+describe('the admin API ending a session that moves between replicas meanwhile', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  let a: Cluster;
+  let b: Cluster;
+  let c: Cluster;
+  let raw: Redis;
+  /** What each replica does when another's admin API asks it to end a session (per test). */
+  const hooks = new Map<Cluster, (id: string) => Promise<boolean>>();
+  const asked: string[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    const cfg = { url: redis.url, keyPrefix: 'm:', sessionTtlMs: 60_000, heartbeatMs: 200, replicaTtlMs: 1000, forwardTimeoutMs: 5000 };
+    const noRoutes = async (): Promise<never> => {
+      throw new Error('no local routes in this test');
+    };
+    [a, b, c] = [0, 1, 2].map(() => new Cluster(cfg, 10, createLogger('silent'))) as [Cluster, Cluster, Cluster];
+    for (const [name, replica] of [['a', a], ['b', b], ['c', c]] as const) {
+      await replica.start(noRoutes);
+      await replica.onAdminEnd(async (id) => {
+        asked.push(name);
+        return (await hooks.get(replica)?.(id)) ?? false;
+      });
+    }
+    raw = new Redis(redis.url);
+  });
+  after(async () => {
+    raw?.disconnect();
+    for (const replica of [a, b, c]) await replica?.stop();
+    await redis?.stop();
+  });
+
+  const stored = async (id: string) => ({ record: await raw.get(`m:session:${id}`), owner: await raw.get(`m:owner:${id}`) });
+
+  it('asks the new owner when the owner it read no longer holds the session (taken over meanwhile): the new owner ends it', async () => {
+    const r = record();
+    asked.length = 0;
+    await a.open(r);
+    // a answers that it holds no such session: c took it over before a's answer (a's copy was let go).
+    hooks.set(a, async (id) => {
+      assert.equal(await c.claim(id, a.replicaId), true);
+      assert.equal(await c.hold(r), true);
+      return false;
+    });
+    hooks.set(c, async (id) => {
+      await c.ended(id, false);
+      return true;
+    });
+    assert.deepEqual(await b.endElsewhere(r.id), { endedBy: c.replicaId, holder: c.replicaId }, 'the new owner ended it');
+    assert.deepEqual(asked, ['a', 'c']);
+    assert.deepEqual(await stored(r.id), { record: null, owner: null });
+  });
+
+  it('answers 503 (retry) when the session moved again before the second removal, and leaves its owner the record', async () => {
+    const r = record();
+    asked.length = 0;
+    await a.open(r);
+    hooks.set(a, async (id) => {
+      assert.equal(await c.claim(id, a.replicaId), true);
+      return false;
+    });
+    // c too answers that it no longer holds it: a took it back (each one's copy moved on before it answered).
+    hooks.set(c, async (id) => {
+      assert.equal(await a.claim(id, c.replicaId), true);
+      return false;
+    });
+    await assert.rejects(b.endElsewhere(r.id), (err: GatewayError) => err.code === 'SWB_STORE_UNAVAILABLE' && err.status === 503 && /retry/.test(err.message));
+    assert.deepEqual(asked, ['a', 'c'], 'asked the owner read first, then the one read on the retry, and no more');
+    assert.equal((await stored(r.id)).owner, a.replicaId, 'the record of the replica that owns the session now was removed');
+    hooks.clear();
+    await a.ended(r.id, false);
   });
 });
