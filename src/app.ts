@@ -74,7 +74,10 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   });
   announceAuth(fastify, config, logger, () => gateway.config.endpoints.map((e) => e.path));
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
-  if (gateway.consent) registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:') });
+  if (gateway.consent) {
+    const unavailable = () => metrics.consentUnavailable.inc();
+    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:'), unavailable });
+  }
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {
     fastify,

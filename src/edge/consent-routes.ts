@@ -12,7 +12,8 @@ export interface LinkOwner {
 
 /** What the consent routes need of user consent (src/upstream/user-consent.ts implements it). */
 export interface ConsentService {
-  start(flow: string): Promise<{ location: string; browser: string; maxAgeMs: number } | undefined>;
+  /** undefined: the link is unknown, expired or used; `unavailable`: the sign-in could not be recorded now. */
+  start(flow: string): Promise<{ location: string; browser: string; maxAgeMs: number } | { unavailable: string; retryAfterSeconds: number } | undefined>;
   callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number }>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
@@ -26,13 +27,18 @@ const UPSTREAM = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
  * The gateway's consent routes. /oauth/start and /oauth/callback are for a user's browser: no bearer
  * token reaches them, so what authorizes them is the single-use flow reference (start) and the state
  * with its browser cookie (callback), both checked by the consent service. /oauth/links lists and
- * revokes the caller's own links with the same bearer token the MCP routes take.
+ * revokes the caller's own links with the same bearer token the MCP routes take. `unavailable` is told
+ * of each /oauth/start answered 503 (switchboard_consent_unavailable_total).
  */
-export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: ConsentService; auth: EdgeAuth; secure: boolean }): void {
+export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: ConsentService; auth: EdgeAuth; secure: boolean; unavailable?: () => void }): void {
   fastify.get('/oauth/start', async (req, reply) => {
     const flow = query(req, 'flow');
     const started = flow === undefined ? undefined : await o.consent.start(flow);
     if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
+    if ('unavailable' in started) {
+      o.unavailable?.();
+      return page(reply.header('retry-after', String(started.retryAfterSeconds)), 503, 'Try again shortly', started.unavailable);
+    }
     const cookie = `${COOKIE}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
     return reply.code(302).header('set-cookie', cookie).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
   });

@@ -84,6 +84,11 @@ export class Metrics {
   readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly clusterForwards = new Counter({ name: 'switchboard_cluster_forwards_total', help: 'Requests forwarded to the replica that owns their session, by how: http (replica to replica), redis (the tunnel: an owner without an advertised URL, or unreachable over HTTP)', labelNames: ['via'] as const, registers: [this.registry] });
   readonly clusterUntrustedForwards = new Counter({ name: 'switchboard_cluster_untrusted_forwards_total', help: 'Requests that claimed to be forwarded by a replica but whose signature did not verify (served as ordinary client requests), by reason', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly consentUnavailable = new Counter({
+    name: 'switchboard_consent_unavailable_total',
+    help: 'Consent links opened (/oauth/start) answered 503: the sign-in could not be recorded (pending consent records full, or their store failing); the log says why',
+    registers: [this.registry],
+  });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   /** The same metrics in the OpenMetrics format, which alone carries exemplars; set when exemplars are on. */

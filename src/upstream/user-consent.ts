@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { authServerAgent, authServerHttp } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
-import type { ConsentFlows } from './consent-flows.js';
+import type { ConsentFlow, ConsentFlows } from './consent-flows.js';
 import type { CredentialVault, LinkInfo } from './credential-vault.js';
 import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oauth-client.js';
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
@@ -26,6 +26,14 @@ export interface ProcessCredential {
   token(): Promise<string>;
   check(): Promise<GatewayError | undefined>;
 }
+
+/** What /oauth/start did: the authorization server's URL and the browser's binding, or why it cannot now (503). */
+export type StartOutcome = { location: string; browser: string; maxAgeMs: number } | { unavailable: string; retryAfterSeconds: number };
+
+type ConsentingUpstream = UpstreamConfig & { auth: UserOAuthSettings };
+
+/** Retry-After of a sign-in that could not be recorded, when the store said nothing better (a failing store). */
+const START_RETRY_SECONDS = 30;
 
 /** What the callback did: linked, or refused and why (shown to the user, never a token). */
 export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number };
@@ -121,15 +129,43 @@ export class UserConsent implements ConsentAsker {
     );
   }
 
-  /** /oauth/start: where the browser goes next and the binding cookie's value; undefined for a flow that is forged, used or expired. */
-  async start(flowRef: string): Promise<{ location: string; browser: string; maxAgeMs: number } | undefined> {
-    const flow = await this.#flows.take(flowRef);
-    if (!flow) return undefined;
-    const u = this.#consenting(flow.upstream);
-    if (!u) return undefined;
-    const { state, browser, challenge } = await this.#flows.begin(flow);
-    const location = await this.#client(u, u.auth).authorizeUrl({ state, challenge, redirectUri: this.redirectUri });
-    return { location, browser, maxAgeMs: this.#flows.ttlMs };
+  /**
+   * /oauth/start: where the browser goes next and the binding cookie's value; undefined for a flow that is
+   * forged, used or expired; `unavailable` when the sign-in could not be recorded (see #unrecorded).
+   */
+  async start(flowRef: string): Promise<StartOutcome | undefined> {
+    let flow: ConsentFlow | undefined;
+    let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
+    let u: ConsentingUpstream | undefined;
+    try {
+      flow = await this.#flows.take(flowRef);
+      if (!flow) return undefined;
+      u = this.#consenting(flow.upstream);
+      if (!u) return undefined;
+      begun = await this.#flows.begin(flow);
+    } catch (err) {
+      return this.#unrecorded(err, flow);
+    }
+    const location = await this.#client(u, u.auth).authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: this.redirectUri });
+    return { location, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
+  }
+
+  /**
+   * The store refused or failed the records of a sign-in: Redis at its memory limit (it lets the flow be
+   * taken, GETDEL, and refuses the state, SET) or unreachable. The browser is told to try again with a new
+   * link (the one opened may be spent), not shown a bare 500.
+   */
+  #unrecorded(err: unknown, flow: ConsentFlow | undefined): StartOutcome {
+    const given = err instanceof GatewayError ? err.details?.retryAfterSeconds : undefined;
+    const seconds = typeof given === 'number' ? given : START_RETRY_SECONDS;
+    this.#logger.warn(
+      { upstream: flow?.upstream, user: flow && userLabel(flow.user), reason: (err as Error).message },
+      'a consent link was opened but the sign-in could not be recorded (pending consent records full, or their store failing): answered 503',
+    );
+    return {
+      unavailable: `The gateway has too many sign-ins in progress, or cannot record yours right now. Try again in ${seconds} seconds: retry the call in your client for a new link.`,
+      retryAfterSeconds: seconds,
+    };
   }
 
   /** /oauth/callback: the state strictly checked (known, unused, unexpired, same browser), then the code redeemed and sealed. */
@@ -164,9 +200,9 @@ export class UserConsent implements ConsentAsker {
   }
 
   /** The upstream by that name if it still asks for consent (remote, or stdio with the token in its environment). */
-  #consenting(name: string): (UpstreamConfig & { auth: UserOAuthSettings }) | undefined {
+  #consenting(name: string): ConsentingUpstream | undefined {
     const u = this.#upstream(name);
-    return u?.auth?.type === 'user-oauth' ? (u as UpstreamConfig & { auth: UserOAuthSettings }) : undefined;
+    return u?.auth?.type === 'user-oauth' ? (u as ConsentingUpstream) : undefined;
   }
 
   #client(u: UpstreamConfig, settings: UserOAuthSettings): UserOAuthClient {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Redis } from 'ioredis';
 import { linksCommand } from '../../src/links-command.js';
-import { authorize, consentUrlOf, hop, urlClient } from '../helpers/consent-browser.js';
+import { authorize, consentUrlOf, hop, local, urlClient } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -221,6 +221,29 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.equal(text(await whoami(await client(onlyNew, 'alice'), 'alice')), 'alice', 'the new key alone opens it now');
     const unrelated = await start({ key: KEY3 });
     await consentUrl(await client(unrelated, 'alice'), 'alice');
+  });
+
+  // /oauth/start takes the flow (GETDEL, which Redis allows at its memory limit) and then records the
+  // sign-in (SET, which it refuses there): the refusal used to end the route in a bare 500.
+  it('a consent link opened while its sign-in cannot be recorded (Redis at maxmemory) answers 503 with Retry-After and a page, counted', async () => {
+    const a = gateways[0]!;
+    const url = await consentUrl(await client(a, 'bob'), 'bob');
+    await raw.config('SET', 'maxmemory', '1');
+    let res: Response;
+    try {
+      res = await fetch(local(url, a.base), { redirect: 'manual' });
+    } finally {
+      await raw.config('SET', 'maxmemory', '0');
+    }
+    const page = await res.text();
+    assert.equal(res.status, 503, page);
+    assert.ok(Number(res.headers.get('retry-after')) > 0, `Retry-After: ${res.headers.get('retry-after')}`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page, /too many sign-ins in progress/);
+    assert.match(page, /retry the call in your client for a new link/);
+    assert.equal(res.headers.get('set-cookie'), null, 'no consent cookie');
+    assert.ok(logLines.some((l) => l.includes('the sign-in could not be recorded')), 'logged');
+    assert.match(await (await fetch(a.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total 1$/m);
   });
 
   it('no token, refresh token or vault key appears in a log line, /metrics or an admin API answer', async () => {
