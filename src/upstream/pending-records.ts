@@ -73,16 +73,21 @@ export class PendingRecords {
   #tooMany(mine: Set<string>, now: number): GatewayError {
     let first = Infinity;
     for (const k of mine) first = Math.min(first, this.#records.get(k)!.expiresAt);
-    const seconds = Math.max(1, Math.ceil((first - now) / 1000));
-    return new GatewayError(
-      'SWB_RATE_LIMITED',
-      `you have ${this.#perUser} consent links pending (not yet opened, or their sign-in not completed), the most the gateway keeps for one user: open one of the links you were given, or retry in ${seconds} s, when the first of them expires`,
-      // Only the user ends it (awaitsUser): an instance that failed to start for it waits for their next request.
-      { retryAfterSeconds: seconds, awaitsConsent: true },
-    );
+    return tooManyPending(this.#perUser, first - now);
   }
 
   toJSON(): Record<string, number> {
     return { records: this.#records.size, users: this.#byOwner.size };
   }
+}
+
+/** A principal's refusal at their cap (memory and Redis alike), `firstInMs` until the first of theirs expires. */
+export function tooManyPending(perUser: number, firstInMs: number): GatewayError {
+  const seconds = Math.max(1, Math.ceil(firstInMs / 1000));
+  return new GatewayError(
+    'SWB_RATE_LIMITED',
+    `you have ${perUser} consent links pending (not yet opened, or their sign-in not completed), the most the gateway keeps for one user: open one of the links you were given, or retry in ${seconds} s, when the first of them expires`,
+    // Only the user ends it (awaitsUser): an instance that failed to start for it waits for their next request.
+    { retryAfterSeconds: seconds, awaitsConsent: true },
+  );
 }

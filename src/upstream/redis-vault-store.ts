@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
+import { PENDING_PER_USER, tooManyPending } from './pending-records.js';
 
 // Each write to a link keeps the user's index with it, in one step. KEYS[1]: the links hash, KEYS[2]: the
 // user's index; ARGV[1]: the link's field, ARGV[2]: its upstream (the index's member).
@@ -14,11 +15,43 @@ const DELETE_IF =
   "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('SREM', KEYS[2], ARGV[2]) return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
 
 /**
+ * A consent record (KEYS[1], a string with a TTL, taken by GETDEL) put only while its principal has fewer
+ * than ARGV[4] pending, counted in their set (KEYS[2], member: the record's key less ARGV[5], the prefix;
+ * score: when it expires, by Redis's clock, which every replica shares). Members expired or whose record
+ * is gone (taken: GETDEL does not know whose it was) are not counted, and dropped once the record is put:
+ * the SET is the script's first write, so Redis at its maxmemory refuses it (a script that has written
+ * once is let through to its end). The set holds at most the cap, so the check is cheap, and it expires
+ * with its last member. The records are read by name (ARGV[5] .. m), not in KEYS: the gateway's Redis is
+ * one server, not a cluster. Answers 0 when put, else the milliseconds until the first pending expires.
+ */
+const PUT_ONCE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local all = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+local stale, live, first = {}, 0, nil
+for i = 1, #all, 2 do
+  local at = tonumber(all[i + 1])
+  if at <= now or redis.call('EXISTS', ARGV[5] .. all[i]) == 0 then
+    stale[#stale + 1] = all[i]
+  else
+    live = live + 1
+    first = first or at
+  end
+end
+if live >= tonumber(ARGV[4]) then return math.max(1, first - now) end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if #stale > 0 then redis.call('ZREM', KEYS[2], unpack(stale)) end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIREAT', KEYS[2], redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2])
+return 0`;
+
+/**
  * The vault in Redis: every replica reads the same links, and they outlive a restart of the gateway
  * (and of Redis, when it persists). Links are fields of one hash (sealed: Redis never holds a token in
  * the clear), and each user's upstreams a set of their own (`vault:user:<user>`), so a user's listing
  * reads their links and no one else's. Flow and state records are keys with a TTL, taken with GETDEL so
- * only one replica (one request) ever gets them.
+ * only one replica (one request) ever gets them; each principal has at most PENDING_PER_USER pending, on
+ * all replicas together (PUT_ONCE), as in memory: one user's loop cannot grow Redis without bound.
  */
 export class RedisVaultStore implements VaultStore {
   readonly #redis: Redis;
@@ -102,9 +135,11 @@ export class RedisVaultStore implements VaultStore {
     await this.#redis.set(marker, '1');
   }
 
-  /** The owner is not counted here: records expire by their TTL, and Redis's memory has its own limit (maxmemory). */
-  async putOnce(kind: string, id: string, value: string, ttlMs: number, _owner: string): Promise<void> {
-    await this.#redis.set(`${this.#prefix}${kind}:${id}`, value, 'PX', ttlMs);
+  async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {
+    const member = `${kind}:${id}`;
+    const pending = `${this.#prefix}pending:${owner}`;
+    const wait = await this.#redis.eval(PUT_ONCE, 2, `${this.#prefix}${member}`, pending, member, value, ttlMs, PENDING_PER_USER, this.#prefix);
+    if (wait !== 0) throw tooManyPending(PENDING_PER_USER, Number(wait));
   }
 
   async takeOnce(kind: string, id: string): Promise<string | undefined> {

@@ -152,8 +152,9 @@ export class UserConsent implements ConsentAsker {
 
   /**
    * The store refused or failed the records of a sign-in: Redis at its memory limit (it lets the flow be
-   * taken, GETDEL, and refuses the state, SET) or unreachable. The browser is told to try again with a new
-   * link (the one opened may be spent), not shown a bare 500.
+   * taken, GETDEL, and refuses the state, SET) or unreachable, or the user's own calls on another replica
+   * took the place the flow left before its state was put (SWB_RATE_LIMITED, saying when to retry). The
+   * browser is told to try again with a new link (the one opened may be spent), not shown a bare 500.
    */
   #unrecorded(err: unknown, flow: ConsentFlow | undefined): StartOutcome {
     const given = err instanceof GatewayError ? err.details?.retryAfterSeconds : undefined;

@@ -41,8 +41,8 @@ export interface VaultStore {
   listUser(user: UpstreamUser): Promise<VaultEntry[]>;
   /**
    * A record readable once, until ttlMs (consent flows and OAuth states), of the principal `owner`
-   * (userKey). In memory each principal has a bounded number pending (PendingRecords: beyond it,
-   * SWB_RATE_LIMITED); in Redis records are bounded by their TTL and Redis's own memory limit.
+   * (userKey). Each principal has at most PENDING_PER_USER pending (beyond it, SWB_RATE_LIMITED): in
+   * memory PendingRecords counts them, in Redis a set of each principal's (RedisVaultStore).
    */
   putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number, owner: string): Promise<void>;
   /** Reads and removes it in one step: a second take gets nothing (replay). */
