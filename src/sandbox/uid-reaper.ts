@@ -25,7 +25,10 @@ export function killProcessesOf(uid: number): number {
     }
     const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
     if (!ids || (Number(ids[1]) !== uid && Number(ids[2]) !== uid)) continue;
-    if (/^State:\s+Z/m.test(status)) continue; // dead already, waiting for its parent to reap it
+    // A zombie with no thread left is dead, waiting for its parent to reap it. One whose main thread ended
+    // on its own (the exit system call, not exit_group) reads as a zombie too, while its other threads run on.
+    const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+    if (/^State:\s+Z/m.test(status) && threads <= 1) continue;
     found++;
     try {
       process.kill(Number(pid), 'SIGKILL');
