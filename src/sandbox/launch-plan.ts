@@ -242,6 +242,7 @@ function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: 
   for (const p of [...readOnly, ...writable]) {
     if (!host.kind(p)) throw unavailable(u.name, `sandbox path "${p}" does not exist`);
   }
+  checkNested(c, host, readOnly, writable);
   // The program itself must be visible and must not be replaceable by the server it is; nor its code.
   const programReal = host.realpath(program);
   const code = [{ path: program, real: programReal, dir: false }, ...codeArgs(c, host)];
@@ -256,6 +257,22 @@ function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: 
   const visible = [...SYSTEM_TREES, ...readOnly];
   if (!visible.some((root) => within(programReal, host.realpath(root)) || within(program, root))) {
     throw unavailable(u.name, `its command ${program} is outside the sandbox: add its directory to sandbox.readOnly`);
+  }
+}
+
+/**
+ * A declared path inside a writable host folder is the server's to replace, by a link (../../../etc), and
+ * bubblewrap follows links when it binds the path at the next start: the host's /etc, or its whole root,
+ * in the sandbox. Private tmpfs writable paths (writableSizeMb) leave the host folder out of its reach.
+ */
+function checkNested(c: Confined, host: HostFacts, readOnly: string[], writable: string[]): void {
+  if (c.profile.writableSizeMb !== undefined) return;
+  for (const w of writable) {
+    const wReal = host.realpath(w);
+    for (const p of [...readOnly, ...writable]) {
+      if (p === w || !(within(p, w) || within(host.realpath(p), wReal))) continue;
+      throw unavailable(c.u.name, `sandbox path ${p} lies inside the writable path ${w}: the server could replace it with a link to any host folder`);
+    }
   }
 }
 
