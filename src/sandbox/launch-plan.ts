@@ -177,8 +177,9 @@ interface Confined {
  * Decides how a stdio server starts. `none` runs it as configured; `limits` wraps it in prlimit as a
  * non-root user; `bubblewrap` additionally gives it private namespaces and a filesystem made only of
  * the system trees, a few /etc files, a private /tmp and the declared paths. Every refusal names why.
+ * `home`: with `limits`, the instance's own folder (PrivateHome), its HOME, TMPDIR and working directory.
  */
-export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost(), pooled?: { uid: number; gid: number }): LaunchPlan {
+export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost(), pooled?: { uid: number; gid: number }, home?: string): LaunchPlan {
   const cwd = resolve(host.cwd, u.cwd ?? '.');
   const program = resolveCommand(u, cwd, host);
   if (u.sandbox === 'none') {
@@ -188,13 +189,16 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
   const { uid, gid } = userOf(u, profile, host, pooled);
   const prlimit = host.systemTool('prlimit');
   if (!prlimit) throw unavailable(u.name, 'its sandbox needs prlimit (util-linux) to set resource limits, and it is not on PATH');
-  const workdir = u.cwd !== undefined ? cwd : '/tmp';
+  // Its own folder: the private /tmp of bubblewrap; with limits, the one the gateway made for this instance
+  // (PrivateHome), never the host's /tmp that every instance writes.
+  const own = profile.type === 'bubblewrap' ? '/tmp' : (home ?? '/tmp');
+  const workdir = u.cwd !== undefined ? cwd : own;
   // A fixed PATH: the gateway's own tells the server where the host keeps its tools (and whose they are).
   const env: Record<string, string> = { ...childEnv(u.env, host.env), PATH: u.env.PATH ?? sandboxPath(program) };
-  // A user of its own has no business with the gateway's home; a private /tmp is its home in bubblewrap.
-  if (uid !== undefined || profile.type === 'bubblewrap') {
-    if (u.env.HOME === undefined) env.HOME = '/tmp';
-    if (u.env.TMPDIR === undefined) env.TMPDIR = '/tmp';
+  // A user of its own has no business with the gateway's home, nor a server with another's.
+  if (uid !== undefined || profile.type === 'bubblewrap' || home !== undefined) {
+    if (u.env.HOME === undefined) env.HOME = own;
+    if (u.env.TMPDIR === undefined) env.TMPDIR = own;
   }
   const c: Confined = { u, profile, program, args: absoluteArgs(u, cwd, host), cwd, workdir, env, uid, gid, who: { uid: uid ?? host.uid, gid: gid ?? host.gid }, prlimit, limits: prlimitArgs(profile.limits) };
   return profile.type === 'limits' ? limitsPlan(c) : bubblewrapPlan(c, host);

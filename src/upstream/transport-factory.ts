@@ -10,7 +10,7 @@ import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
 import { isRequest } from '../jsonrpc/types.js';
-import { killProcessesOf, planLaunch, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -53,49 +53,7 @@ export class UpstreamTransports {
   }
 
   create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
-    if (upstream.transport === 'stdio') {
-      // First, as it may throw (no user to serve, a client secret file it cannot read): nothing is taken yet.
-      const user = this.#stdioToken(upstream, owner);
-      let plan: LaunchPlan | undefined;
-      let refusal: unknown;
-      // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
-      // (onExit, which the transport calls also when it never starts). Nothing below throws before the
-      // transport exists to give it back.
-      const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
-      try {
-        plan = planLaunch(upstream, undefined, pooled);
-      } catch (err) {
-        refusal = err;
-      }
-      const name = upstream.name;
-      return checkedRequests(new StdioTransport({
-        command: plan?.file ?? upstream.command,
-        args: plan?.args ?? [],
-        cwd: plan?.cwd,
-        env: plan?.env ?? {},
-        uid: plan?.uid,
-        gid: plan?.gid,
-        // Fail closed: a refused plan or a sandbox the host cannot build never starts the program.
-        preflight: async () => {
-          try {
-            if (!plan) throw refusal;
-            await this.#probe.check(plan);
-          } catch (err) {
-            // The client hears the name and an incident id; the reason (host paths, bwrap's words) is logged.
-            const refused = new SandboxRefusal(name, err);
-            logger.error({ incident: refused.incident, reason: refused.reason }, 'upstream sandbox refused');
-            throw refused;
-          }
-          logger.info(plan.summary, 'starting upstream process');
-          logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
-        },
-        secretEnv: user?.env,
-        maxLineBytes: upstream.maxLineBytes,
-        onExit: pooled ? () => (killProcessesOf(pooled.uid), this.#uids.release(pooled.uid)) : undefined, // a detached helper dies before its uid serves another
-        groups: this.#groups,
-        logger,
-      }), user?.check);
-    }
+    if (upstream.transport === 'stdio') return this.#stdio(upstream, logger, owner);
     if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
     const remote = this.#remote(upstream);
     const transport = remoteTransport(upstream, remote.agent, remote.credentials, logger);
@@ -111,6 +69,54 @@ export class UpstreamTransports {
     };
     return transport;
   };
+
+  /** A stdio upstream's process, in the sandbox its profile describes; refused plans fail at its start. */
+  #stdio(upstream: StdioUpstreamConfig, logger: Logger, owner: UpstreamUser | undefined): Transport {
+    // First, as it may throw (no user to serve, a client secret file it cannot read): nothing is taken yet.
+    const user = this.#stdioToken(upstream, owner);
+    let plan: LaunchPlan | undefined;
+    let refusal: unknown;
+    let home: PrivateHome | undefined;
+    // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
+    // (onExit, which the transport calls also when it never starts). Nothing below throws before the
+    // transport exists to give it back.
+    const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
+    try {
+      if (upstream.sandbox !== 'none' && upstream.sandbox.type === 'limits') home = new PrivateHome(pooled ?? configuredUser(upstream.sandbox.user));
+      plan = planLaunch(upstream, undefined, pooled, home?.path);
+    } catch (err) {
+      refusal = err;
+    }
+    const name = upstream.name;
+    return checkedRequests(new StdioTransport({
+      command: plan?.file ?? upstream.command,
+      args: plan?.args ?? [],
+      cwd: plan?.cwd,
+      env: plan?.env ?? {},
+      uid: plan?.uid,
+      gid: plan?.gid,
+      // Fail closed: a refused plan or a sandbox the host cannot build never starts the program.
+      preflight: async () => {
+        try {
+          if (!plan) throw refusal;
+          await this.#probe.check(plan);
+        } catch (err) {
+          // The client hears the name and an incident id; the reason (host paths, bwrap's words) is logged.
+          const refused = new SandboxRefusal(name, err);
+          logger.error({ incident: refused.incident, reason: refused.reason }, 'upstream sandbox refused');
+          throw refused;
+        }
+        logger.info(plan.summary, 'starting upstream process');
+        logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
+      },
+      secretEnv: user?.env,
+      maxLineBytes: upstream.maxLineBytes,
+      // A detached helper dies before its uid serves another, and before its home goes.
+      onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
+      groups: this.#groups,
+      logger,
+    }), user?.check);
+  }
 
   /**
    * A stdio upstream with `auth`: its user's token, taken afresh at each start (exchanged, or read from the
@@ -187,4 +193,9 @@ function newAgent(u: RemoteUpstreamConfig): Agent {
     keepAliveTimeout: u.http.keepAliveTimeoutMs,
     headersTimeout: u.http.headersTimeoutMs,
   });
+}
+
+/** The user a root gateway starts a configured `sandbox.user` as; a gateway that is not root starts its own. */
+function configuredUser(user: { uid: number; gid: number } | undefined): { uid: number; gid: number } | undefined {
+  return user && process.getuid?.() === 0 ? user : undefined;
 }
