@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
+import { NoiseLog } from './noise-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
@@ -55,6 +56,8 @@ export class StdioTransport implements Transport {
   #batchDone: Promise<void> | undefined;
   #closeReason: TransportError | undefined;
   readonly #groups: ProcessGroups;
+  /** Warnings about stdout lines that are not JSON-RPC, at a bounded rate. */
+  readonly #noise: NoiseLog;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
@@ -62,6 +65,7 @@ export class StdioTransport implements Transport {
   constructor(opts: StdioOptions) {
     this.#opts = opts;
     this.#groups = opts.groups ?? new ProcessGroups();
+    this.#noise = new NoiseLog(opts.logger);
   }
 
   /** The child's process id (the leader of its process group), once it runs. */
@@ -170,6 +174,7 @@ export class StdioTransport implements Transport {
       this.#releasePipes(child);
     });
     child.once('close', (code, signal) => {
+      this.#noise.close();
       this.#opts.onExit?.();
       if (!this.#closing) logger.warn({ code, signal, pid }, 'upstream process exited');
       this.#closed = true;
@@ -201,7 +206,7 @@ export class StdioTransport implements Transport {
       message = validateMessage(parseText(line));
     } catch (err) {
       const kind = line.trimStart().startsWith('{') ? 'invalid-message' : 'non-json';
-      this.#opts.logger.warn({ kind, line: line.slice(0, 200) }, 'upstream wrote a line that is not a JSON-RPC message; ignored');
+      this.#noise.line(kind, line);
       this.#opts.onProtocolViolation?.(kind);
       return;
     }
