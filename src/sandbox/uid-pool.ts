@@ -1,3 +1,6 @@
+import { randomInt } from 'node:crypto';
+import { runsAs } from './uid-reaper.js';
+
 /**
  * User ids for sandboxed servers of a gateway running as root: one per running instance, so that no two
  * servers share a user. Two processes of one user can signal and ptrace each other, read each other's
@@ -13,17 +16,29 @@ export const SANDBOX_GID = 65534;
 
 export class UidPool {
   readonly #inUse = new Set<number>();
-  #next = 0;
+  #next: number;
 
+  /**
+   * `first`: where in the range this pool starts, at random, so that two gateways on one host seldom try
+   * the same ids (they do not know each other's; see acquire).
+   */
+  constructor(first: number = randomInt(UID_COUNT)) {
+    this.#next = first;
+  }
+
+  /**
+   * An id no instance of this gateway has, and that no process runs as: a server a crashed gateway left
+   * behind (the limits profile does not die with the gateway), or another gateway's on the same host.
+   */
   acquire(): number {
     if (this.#inUse.size >= UID_COUNT) throw new Error(`all ${UID_COUNT} sandbox user ids are in use`);
-    for (;;) {
+    for (let tried = 0; tried < UID_COUNT; tried++) {
       const uid = UID_BASE + (this.#next++ % UID_COUNT);
-      if (!this.#inUse.has(uid)) {
-        this.#inUse.add(uid);
-        return uid;
-      }
+      if (this.#inUse.has(uid) || runsAs(uid)) continue;
+      this.#inUse.add(uid);
+      return uid;
     }
+    throw new Error(`all ${UID_COUNT} sandbox user ids are in use or run a process`);
   }
 
   release(uid: number): void {

@@ -9,6 +9,22 @@ import { readdirSync, readFileSync } from 'node:fs';
  * /proc cannot be read, nothing is found.
  */
 export function killProcessesOf(uid: number): number {
+  return processesOf(uid, (pid) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone, or not ours to kill (not root): nothing more to do here
+    }
+  });
+}
+
+/** Whether any process runs as `uid` (see killProcessesOf for which). */
+export function runsAs(uid: number): boolean {
+  return processesOf(uid, () => true) > 0;
+}
+
+/** Calls `each` with the pid of every live process of `uid`, until it returns true; says how many it saw. */
+function processesOf(uid: number, each: (pid: number) => boolean | void): number {
   let found = 0;
   let pids: string[];
   try {
@@ -30,11 +46,7 @@ export function killProcessesOf(uid: number): number {
     const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
     if (/^State:\s+Z/m.test(status) && threads <= 1) continue;
     found++;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // already gone, or not ours to kill (not root): nothing more to do here
-    }
+    if (each(Number(pid)) === true) break;
   }
   return found;
 }

@@ -1,0 +1,38 @@
+// A pooled uid must be one no process runs as. The pool knows only its own gateway's instances: a server
+// a crashed gateway left running (the limits profile has no --die-with-parent), or one of another gateway
+// on the same host, may run as a uid this pool thinks free. Real processes; changing a child's uid needs
+// root, so the test runs only as root (the gateway pools uids only then).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { UID_BASE, UidPool } from '../../../src/sandbox/uid-pool.js';
+import { alive } from '../../helpers/processes.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const root = process.getuid?.() === 0;
+
+describe('UidPool', () => {
+  it('passes over a uid that a process runs as already (a crashed gateway\'s server, another gateway\'s)', { skip: !root && 'needs root' }, async () => {
+    // Far from where other gateways on this host (tests running beside this one) start handing out ids.
+    const index = 60_000 + Math.floor(Math.random() * 5000);
+    const orphan = spawn('sleep', ['60'], { uid: UID_BASE + index, gid: 65534, detached: true, stdio: 'ignore' });
+    try {
+      assert.ok(await waitFor(() => orphan.pid !== undefined && alive(orphan.pid)), 'the orphan runs');
+      const pool = new UidPool(index);
+      const uid = pool.acquire();
+      assert.notEqual(uid, UID_BASE + index, "handed out the uid an orphan still runs as: the new instance would share a user with it");
+      assert.equal(uid, UID_BASE + index + 1, 'the next one instead');
+      // Once that process is gone, the uid is handed out again.
+      orphan.kill('SIGKILL');
+      assert.ok(await waitFor(() => orphan.exitCode !== null || orphan.signalCode !== null));
+      assert.equal(new UidPool(index).acquire(), UID_BASE + index);
+    } finally {
+      if (orphan.exitCode === null && orphan.signalCode === null) orphan.kill('SIGKILL');
+    }
+  });
+
+  it('two pools (two gateways on one host) start at different places in the range', () => {
+    const starts = new Set(Array.from({ length: 8 }, () => new UidPool().acquire()));
+    assert.ok(starts.size > 1, `eight pools all started at ${[...starts].join()}`);
+  });
+});
