@@ -204,11 +204,15 @@ export class Gateway {
   async stop(reason = SHUTDOWN_REASON): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    for (const p of this.pools.values()) p.drain();
+    // Pools a reload replaced that still finish their calls stop with the others: left to their drain's
+    // grace, their processes outlived the gateway's stop (and the exit hook killed them).
+    const pools = [...this.pools.values(), ...this.draining];
+    for (const p of pools) p.drain();
     await this.registry.closeAll(reason);
     await this.modern.close();
     await Promise.all(this.routers.map((r) => r.close()));
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    await Promise.all(pools.map((p) => p.close()));
+    this.draining.clear();
     await this.#transports.close();
     await this.pins?.close();
     await this.consent?.close();

@@ -44,6 +44,8 @@ export class UpstreamPool extends EventEmitter {
   readonly withheld = new WithheldListings();
   /** The start, once begun (see start). */
   #started: Promise<void> | undefined;
+  /** The close, once begun (see close). */
+  #closed: Promise<void> | undefined;
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, tracing?: Tracing) {
     super();
@@ -150,8 +152,13 @@ export class UpstreamPool extends EventEmitter {
     this.#strategy.drain();
   }
 
+  /**
+   * Stops every instance. Once per pool: a retiring pool is closed by its drain and by the gateway's stop,
+   * whichever comes first, and the second must wait for the processes too (an instance's second stop
+   * returns at once, its process still exiting).
+   */
   close(): Promise<void> {
-    return this.#strategy.close();
+    return (this.#closed ??= this.#strategy.close());
   }
 
   /** Calls in flight on every instance. */
@@ -164,11 +171,12 @@ export class UpstreamPool extends EventEmitter {
   /**
    * Retires the pool as a reload does (it was removed or replaced): no new instances, the calls in flight
    * get up to graceMs to finish, then every instance is stopped. Resolves with how many calls were cut.
+   * The gateway's stop cuts the wait short (it closes the pool itself).
    */
   async retire(graceMs: number): Promise<number> {
     this.drain();
     const deadline = Date.now() + graceMs;
-    while (this.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (this.inflight > 0 && Date.now() < deadline && !this.#closed) await new Promise((r) => setTimeout(r, 50));
     const cut = this.inflight;
     await this.close();
     return cut;
