@@ -144,6 +144,7 @@ export class ConfigReloader {
       this.#log.info({ trigger, restartRequired: diff.restartRequired.length }, 'config reload: nothing to apply');
       return { report: { ...base, result: 'unchanged', changes, sessionsEnded: 0 }, drained: NOTHING_DRAINED };
     }
+    const drainingBefore = new Set(this.#p.gateway.draining);
     try {
       const { retired, rebinding, added, removed, moved, sessionsEnded: retargeted } = await this.#swap(diff);
       const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
@@ -156,8 +157,20 @@ export class ConfigReloader {
     } catch (err) {
       this.#p.metrics.configReloads.inc({ result: 'failed' });
       this.#log.error({ trigger, err }, 'config reload failed while applying');
-      return { report: { ...base, result: 'failed', problems: [(err as Error).message], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
+      const left = this.#leftBehind(drainingBefore);
+      const drained = left.length > 0 ? this.#drain(left, [], diff.effective.admin.drainGraceMs) : NOTHING_DRAINED;
+      return { report: { ...base, result: 'failed', problems: [(err as Error).message], sessionsEnded: 0 }, drained };
     }
+  }
+
+  /**
+   * The pools a failed reload took out of service before it failed (after its swap): retired as a
+   * reload that went through retires them, else nothing stops their processes. One an endpoint still
+   * serves from (the failure came before that endpoint was reconfigured) keeps serving, listed as draining.
+   */
+  #leftBehind(drainingBefore: ReadonlySet<UpstreamPool>): UpstreamPool[] {
+    const g = this.#p.gateway;
+    return [...g.draining].filter((p) => !drainingBefore.has(p) && !g.routers.some((r) => r.pools.includes(p)));
   }
 
   /**
