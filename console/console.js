@@ -50,13 +50,14 @@ function renderUpstreams({ items }) {
     h('tr', {},
       h('th', { scope: 'row' }, u.name),
       many ? h('td', {}, u.replica === replica ? `${u.replica} (this one)` : u.replica) : null,
-      h('td', {}, badge(u.ready ? 'ready' : 'not ready', u.ready ? 'ok' : 'bad')),
+      // A pool a reload or restart replaced, finishing its calls: its processes still run, no new call reaches it.
+      h('td', {}, u.draining ? badge('draining', 'warn') : badge(u.ready ? 'ready' : 'not ready', u.ready ? 'ok' : 'bad')),
       h('td', {}, `${u.transport}, ${u.sharing}`),
       h('td', {}, u.instances.length ? h('ul', { class: 'plain' }, u.instances.map(instance)) : '–'),
       h('td', { class: 'num' }, u.inflight),
       h('td', { class: 'num' }, u.queued),
       h('td', { class: 'num' }, u.restarts),
-      h('td', {}, u.replica !== replica ? '' : h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), () => restart(u.name)) }, 'Restart')),
+      h('td', {}, u.replica !== replica || u.draining ? '' : h('button', { type: 'button', id: `restart-${u.name}`, 'aria-label': `Restart upstream ${u.name}`, onclick: (e) => act(e.currentTarget, $('upstreams-result'), () => restart(u.name)) }, 'Restart')),
     ),
   );
   fill($('upstreams-body'), table('Upstreams', ['Name', ...(many ? ['Replica'] : []), 'Health', 'Transport', 'Instances', 'In flight', 'Queued', 'Restarts', ''], rows));

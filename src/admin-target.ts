@@ -142,20 +142,26 @@ export class GatewayAdmin implements AdminTarget {
     return rows;
   }
 
+  /** The pools in force and, marked, those a reload took out of service that still run their processes. */
   #localUpstreams(): UpstreamRow[] {
     const c = this.#g.config;
-    return [...this.#g.pools.values()].map((p) => ({
+    const row = (p: UpstreamPool, draining: boolean, endpoints: string[]): UpstreamRow => ({
       replica: this.replica,
       name: p.name,
       transport: p.config.transport,
       sharing: p.config.sharing,
       ready: p.ready,
+      draining,
       restarts: p.restarts,
       queued: p.waiting,
       inflight: p.inflight,
-      endpoints: c.endpoints.filter((e) => e.upstreams.includes(p.name)).map((e) => e.path),
+      endpoints,
       instances: instances(p),
-    }));
+    });
+    const live = [...this.#g.pools.values()].map((p) => row(p, false, c.endpoints.filter((e) => e.upstreams.includes(p.name)).map((e) => e.path)));
+    // Their endpoints: those still routing to them (none once a reload went through).
+    const draining = [...this.#g.draining].map((p) => row(p, true, this.#g.routers.filter((r) => r.pools.includes(p)).map((r) => r.config.path)));
+    return [...live, ...draining];
   }
 
   /** Restarts the upstream here and, with Redis, on every other replica that runs it (`replicas`: each one's report). */

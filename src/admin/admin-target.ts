@@ -44,6 +44,11 @@ export interface UpstreamRow {
   transport: string;
   sharing: string;
   ready: boolean;
+  /**
+   * A pool a reload replaced or removed (or a restart replaced), finishing its calls: no new call reaches
+   * it, its processes stop once its calls end (admin.drainGraceMs). Listed beside the pool in force.
+   */
+  draining: boolean;
   restarts: number;
   /** Sessions waiting for an instance (per-session pools). */
   queued: number;

@@ -52,8 +52,8 @@ const schemas = {
   },
   Upstream: {
     type: 'object',
-    required: ['replica', 'name', 'transport', 'sharing', 'ready', 'restarts', 'queued', 'inflight', 'endpoints', 'instances'],
-    properties: { replica: { ...str, description: 'the replica running these instances (each replica runs its own)' }, name: str, transport: str, sharing: str, ready: { type: 'boolean' }, restarts: int, queued: int, inflight: int, endpoints: strings, instances: { type: 'array', items: ref('Instance') } },
+    required: ['replica', 'name', 'transport', 'sharing', 'ready', 'draining', 'restarts', 'queued', 'inflight', 'endpoints', 'instances'],
+    properties: { replica: { ...str, description: 'the replica running these instances (each replica runs its own)' }, name: str, transport: str, sharing: str, ready: { type: 'boolean' }, draining: { type: 'boolean', description: 'a pool a reload or restart replaced or removed, finishing its calls beside the one in force; its processes stop once they end' }, restarts: int, queued: int, inflight: int, endpoints: strings, instances: { type: 'array', items: ref('Instance') } },
   },
   PinChange: {
     type: 'object',

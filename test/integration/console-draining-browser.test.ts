@@ -1,0 +1,70 @@
+// The console's Upstreams panel in Chromium while a reload drains a replaced upstream (found by a review):
+// the old pool's process runs until its call ends, so it is shown, marked draining, beside the pool in
+// force, with no Restart button of its own (a restart acts on the pool in force); once stopped, it goes.
+// Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { chromium } from 'playwright-core';
+import { fileGateway } from '../helpers/file-gateway.js';
+import { connectClient } from '../helpers/sdk.js';
+import { until } from '../helpers/wait.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
+const TOKEN = 'browser-draining-token-0123456789-abcdefgh';
+
+function doc(sets: string[]): Record<string, unknown> {
+  return {
+    server: { host: '127.0.0.1', port: 0 },
+    metrics: { enabled: false },
+    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
+    admin: { enabled: true, port: 0, token: TOKEN, drainGraceMs: 120_000 },
+    pinning: { mode: 'off' },
+    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+    upstreams: [{ name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, ...sets.flatMap((s) => ['--set', s])], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
+    endpoints: [{ path: '/mcp', upstreams: ['held'] }],
+  };
+}
+
+describe('console: an upstream draining after a reload', { skip }, () => {
+  it('shows the draining pool, marked, without a Restart button, until it stopped', async () => {
+    const { app, gw, write, close } = await fileGateway('swb-console-drain-', doc(['hold']));
+    const client = await connectClient(gw, 'streamable-http');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(app.adminUrl!);
+      const token = page.getByLabel('Admin token, or a JWT with the admin scope');
+      await token.fill(TOKEN);
+      await token.press('Enter');
+      await page.getByRole('status').filter({ hasText: /^Live · replica / }).waitFor();
+      const old = app.gateway.pools.get('held')!;
+      const oldPid = [...old.instances][0]!.pid!;
+      const stop = new AbortController();
+      const call = client.callTool({ name: 'hold', arguments: {} }, undefined, { signal: stop.signal });
+      call.catch(() => {});
+      await until('the call runs on the upstream', () => old.inflight === 1);
+      write(doc(['hold', 'chat']));
+      const { report, drained } = await app.reload('test');
+      assert.equal(report.result, 'applied');
+      const rows = page.locator('#upstreams-body tbody tr');
+      const draining = rows.filter({ hasText: 'draining' });
+      await draining.waitFor();
+      assert.equal(await rows.count(), 2, 'the pool in force and the draining one');
+      assert.match((await draining.textContent()) ?? '', new RegExp(`pid ${oldPid}\\b`), 'the draining row shows the old process');
+      assert.equal(await draining.getByRole('button').count(), 0, 'a draining pool has no Restart button');
+      assert.equal(await page.getByRole('button', { name: 'Restart upstream held' }).count(), 1, 'the pool in force keeps its button');
+      stop.abort();
+      await drained;
+      await until('the stopped pool leaves the panel', async () => (await rows.count()) === 1);
+      assert.equal(await draining.count(), 0);
+    } finally {
+      await browser.close();
+      await client.close().catch(() => {});
+      await close();
+    }
+  });
+});
