@@ -1,7 +1,20 @@
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /**
- * Consecutive failures open the circuit: calls fail fast for resetTimeoutMs, then one probe call is let
+ * A call the breaker let through, handed back when the call ends (success, failure, abandon). The
+ * half-open trial has one of its own: only its end decides the trial, whatever else ends meanwhile.
+ * A call the breaker refused has none (undefined) and settles nothing: its end once cleared the trial's
+ * flag, and the next call went through as a second trial beside the first.
+ */
+export interface BreakerPass {
+  readonly trial: boolean;
+}
+
+/** Every call let through while the circuit is closed: one object, none made per call. */
+const ORDINARY: BreakerPass = Object.freeze({ trial: false });
+
+/**
+ * Consecutive failures open the circuit: calls fail fast for resetTimeoutMs, then one trial call is let
  * through (half-open); its success closes the circuit, its failure opens it again.
  */
 export class CircuitBreaker {
@@ -10,7 +23,8 @@ export class CircuitBreaker {
   #state: BreakerState = 'closed';
   #failures = 0;
   #openedAt = 0;
-  #probing = false;
+  /** The half-open trial in flight, if any. */
+  #trial: BreakerPass | undefined;
   onchange: ((state: BreakerState) => void) | undefined;
 
   constructor(failureThreshold: number, resetTimeoutMs: number) {
@@ -23,48 +37,62 @@ export class CircuitBreaker {
     return this.#state;
   }
 
-  /** Whether a call may go now; in half-open only one probe at a time. */
-  allow(): boolean {
+  /** The pass of a call that may go now, to settle it with; undefined: refused. In half-open, one trial at a time. */
+  allow(): BreakerPass | undefined {
     const s = this.state;
-    if (s === 'closed') return true;
-    if (s === 'open' || this.#probing) return false;
-    this.#probing = true;
-    return true;
+    if (s === 'closed') return ORDINARY;
+    if (s === 'open' || this.#trial) return undefined;
+    return (this.#trial = { trial: true });
   }
 
-  /** ms until a probe is allowed. */
+  /** ms until a trial is allowed. */
   retryAfterMs(): number {
     return Math.max(0, this.#resetMs - (Date.now() - this.#openedAt));
   }
 
   /**
    * A call is being answered (a progress notification, a question the upstream put to the client for it):
-   * the upstream is alive, which decides a probe in flight as its success would. Else a probe waiting on a
+   * the upstream is alive, which decides a trial in flight as its success would. Else a trial waiting on a
    * person (an elicitation) kept every other call refused, circuit open, for as long as the person took.
    * A field, not a method: every call is handed this one function, none made per call.
    */
   readonly heard = (): void => {
-    if (this.#probing) this.success();
+    if (this.#trial) this.#close();
   };
 
-  /** The call ended without telling us anything (cancelled): let another probe through. */
-  abandon(): void {
-    this.#probing = false;
+  /** The call ended without telling us anything (cancelled): if it was the trial, another one may go. */
+  abandon(pass: BreakerPass | undefined): void {
+    if (pass && pass === this.#trial) this.#trial = undefined;
   }
 
-  success(): void {
-    this.#failures = 0;
-    this.#probing = false;
-    if (this.#state !== 'closed') this.#set('closed');
+  /** The upstream answered: any call's answer shows it alive, a call let through before it opened too. */
+  success(pass: BreakerPass | undefined): void {
+    if (pass) this.#close();
   }
 
-  failure(): void {
-    this.#probing = false;
-    this.#failures++;
-    if (this.#state === 'half-open' || (this.#state === 'closed' && this.#failures >= this.#threshold)) {
-      this.#openedAt = Date.now();
-      this.#set('open');
+  /**
+   * The trial's failure opens the circuit again. A call let through before the circuit opened that fails
+   * now tells nothing the failures that opened it did not: it neither ends the trial nor reopens the circuit.
+   */
+  failure(pass: BreakerPass | undefined): void {
+    if (!pass) return;
+    if (pass === this.#trial) {
+      this.#trial = undefined;
+      return this.#open();
     }
+    if (this.#state !== 'closed') return;
+    if (++this.#failures >= this.#threshold) this.#open();
+  }
+
+  #open(): void {
+    this.#openedAt = Date.now();
+    this.#set('open');
+  }
+
+  #close(): void {
+    this.#failures = 0;
+    this.#trial = undefined;
+    if (this.#state !== 'closed') this.#set('closed');
   }
 
   #set(s: BreakerState): void {

@@ -340,8 +340,9 @@ export class UpstreamInstance extends EventEmitter {
     }
     const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs, opts.signal);
     if (slot !== true) await queueWait(this.#tracing, this.config, slot, opts.signal); // busy, or cancelled while it waited: throws
+    const pass = this.#breaker.allow(); // handed back when the call ends: only the trial's own end decides the trial
     try {
-      if (!this.#breaker.allow()) {
+      if (!pass) {
         this.#tracing.event('upstream.circuit_open', { [ATTR.upstream]: name });
         throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; calls are paused for ${Math.ceil(this.#breaker.retryAfterMs() / 1000)} s`, { upstream: name });
       }
@@ -349,13 +350,13 @@ export class UpstreamInstance extends EventEmitter {
       if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
       // The upstream answering (progress, a question for the client) decides a half-open trial: a person may take minutes.
       const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs, onAnswering: this.#breaker.heard });
-      this.#breaker.success();
+      this.#breaker.success(pass);
       return result;
     } catch (err) {
       const code = err instanceof GatewayError ? err.code : undefined;
-      if (code === 'SWB_UPSTREAM_TIMEOUT' || code === 'SWB_UPSTREAM_UNAVAILABLE' || code === 'SWB_UPSTREAM_CRASHED') this.#breaker.failure();
-      else if (code === undefined) this.#breaker.success(); // a JSON-RPC error: the upstream is alive and answering
-      else this.#breaker.abandon();
+      if (code === 'SWB_UPSTREAM_TIMEOUT' || code === 'SWB_UPSTREAM_UNAVAILABLE' || code === 'SWB_UPSTREAM_CRASHED') this.#breaker.failure(pass);
+      else if (code === undefined) this.#breaker.success(pass); // a JSON-RPC error: the upstream is alive and answering
+      else this.#breaker.abandon(pass);
       throw err;
     } finally {
       this.#slots.release();

@@ -91,4 +91,33 @@ describe("the circuit breaker's half-open trial (found by a review)", () => {
       up.close();
     }
   });
+
+  it('stays one call: a call refused while the trial runs does not let a second trial through', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const up = await startSdkUpstream((s) => {
+      s.tool('stall', {}, async () => new Promise<never>(() => {}));
+      s.tool('quick', {}, async () => ({ content: [{ type: 'text', text: 'quick' }] }));
+      s.tool('gated', {}, async () => (await gate, { content: [{ type: 'text', text: 'gated done' }] }));
+    });
+    const gw = await startRemotePool(up.url, { requestTimeoutMs: 1500, maxRequestTimeoutMs: 120_000, circuitBreaker: { failureThreshold: 1, resetTimeoutMs: 100 } });
+    try {
+      const inst = gw.instance;
+      const outcome = (name: string) => inst.request('tools/call', { name, arguments: {} }, { caller: testCaller }).then((r) => r.content, (err: { code?: string }) => err.code);
+      await assert.rejects(inst.request('tools/call', { name: 'stall', arguments: {} }, { caller: testCaller }), (err: { code?: string }) => err.code === 'SWB_UPSTREAM_TIMEOUT');
+      assert.ok(await waitFor(() => inst.circuit === 'half-open'), `the circuit is ${inst.circuit}`);
+      // The trial: the upstream says nothing about it until the gate opens.
+      const trial = outcome('gated');
+      assert.equal(await outcome('quick'), 'SWB_CIRCUIT_OPEN', 'a call beside the trial went through');
+      assert.equal(await outcome('quick'), 'SWB_CIRCUIT_OPEN', 'after one refused call, a second trial went through beside the first');
+      assert.equal(inst.circuit, 'half-open');
+      release();
+      assert.deepEqual(await trial, [{ type: 'text', text: 'gated done' }]);
+      assert.equal(inst.circuit, 'closed');
+    } finally {
+      release();
+      await gw.close();
+      up.close();
+    }
+  });
 });
