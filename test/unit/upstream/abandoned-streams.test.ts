@@ -6,22 +6,27 @@ import { waitFor } from '../../helpers/wait.js';
 
 // The SDK server answers nothing to a cancelled request, so it never ends that request's POST stream: the
 // gateway must let go of it itself, or each call it gave up on holds one of maxConnections for ever.
-async function upstream(): Promise<{ up: SdkUpstream; started: () => number }> {
+// A slow call ends only when the test releases it: until then, only the gateway can end its stream.
+async function upstream(): Promise<{ up: SdkUpstream; started: () => number; returned: () => number; release: () => void }> {
   let started = 0;
+  let returned = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
   const up = await startSdkUpstream((s) => {
     s.tool('slow', {}, async () => {
       started++;
-      await new Promise((r) => setTimeout(r, 60_000).unref()); // ignores its cancellation, as many tools do
+      await gate; // ignores its cancellation, as many tools do
+      returned++;
       return { content: [{ type: 'text', text: 'slow' }] };
     });
     s.tool('fast', {}, async () => ({ content: [{ type: 'text', text: 'fast' }] }));
   });
-  return { up, started: () => started };
+  return { up, started: () => started, returned: () => returned, release };
 }
 
 describe('2025-era calls the gateway gives up on release their HTTP streams (found by a review)', () => {
-  it('cancelled calls: more of them than maxConnections, then a quick call answers at once and no POST stays open', async () => {
-    const { up, started } = await upstream();
+  it('cancelled calls: more of them than maxConnections, then a quick call is answered while they all still run upstream, and no POST stays open', async () => {
+    const { up, started, returned, release } = await upstream();
     const gw = await startRemotePool(up.url, { requestTimeoutMs: 10_000, http: { maxConnections: 4 } });
     try {
       for (let i = 0; i < 6; i++) {
@@ -34,19 +39,21 @@ describe('2025-era calls the gateway gives up on release their HTTP streams (fou
         await assert.rejects(p);
       }
       assert.ok(await waitFor(() => up.received.filter((m) => m === 'notifications/cancelled').length === 6), 'every cancellation reached the upstream');
-      const t0 = performance.now();
+      // Held streams would leave the quick call no connection until a slow call ended, and none can
+      // before release(): it would time out (requestTimeoutMs) instead of being answered.
       const r = await gw.instance.request('tools/call', { name: 'fast', arguments: {} }, { caller: testCaller });
       assert.deepEqual(r.content, [{ type: 'text', text: 'fast' }]);
-      assert.ok(performance.now() - t0 < 1000, `the quick call took ${Math.round(performance.now() - t0)} ms`);
+      assert.equal(returned(), 0, 'the quick call was answered only once a slow call had ended');
       assert.ok(await waitFor(() => up.openPosts() === 0), `${up.openPosts()} POST responses still open`);
     } finally {
+      release();
       await gw.close();
       up.close();
     }
   });
 
   it('calls that time out: their streams are closed too, after the notifications/cancelled', async () => {
-    const { up, started } = await upstream();
+    const { up, started, release } = await upstream();
     const gw = await startRemotePool(up.url, { requestTimeoutMs: 300, http: { maxConnections: 4 }, circuitBreaker: { failureThreshold: 100 } });
     try {
       for (let i = 0; i < 6; i++) {
@@ -58,6 +65,7 @@ describe('2025-era calls the gateway gives up on release their HTTP streams (fou
       const r = await gw.instance.request('tools/call', { name: 'fast', arguments: {} }, { caller: testCaller });
       assert.deepEqual(r.content, [{ type: 'text', text: 'fast' }]);
     } finally {
+      release();
       await gw.close();
       up.close();
     }
