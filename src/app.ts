@@ -17,7 +17,7 @@ import { AppLifecycle } from './app-lifecycle.js';
 import { edgeAuth, publicUrlOf } from './edge-auth.js';
 import { metricsObservers, observeConnections, observeGateway } from './gateway-metrics.js';
 import { registerHealthRoutes } from './edge/health-routes.js';
-import { registerConsentRoutes } from './edge/consent-routes.js';
+import { registerConsentRoutes, type UnavailableReason } from './edge/consent-routes.js';
 import { createHttpServer } from './edge/http-server.js';
 import { DirectPosts } from './edge/direct-posts.js';
 import { ConfigReloader, type ReloadOutcome } from './gateway-reload.js';
@@ -75,7 +75,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   announceAuth(fastify, config, logger, () => gateway.config.endpoints.map((e) => e.path));
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
   if (gateway.consent) {
-    const unavailable = () => metrics.consentUnavailable.inc();
+    const unavailable = (reason: UnavailableReason) => metrics.consentUnavailable.inc({ reason });
     registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:'), unavailable });
   }
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });

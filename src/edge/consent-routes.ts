@@ -10,10 +10,19 @@ export interface LinkOwner {
   tenant: string;
 }
 
+/** Why /oauth/start could not send the browser on: the sign-in not recorded (503), the authorization server not reached (502). */
+export type UnavailableReason = 'store' | 'authorization-server';
+
+/** Where /oauth/start sends the browser, or why it cannot. */
+export type StartOutcome =
+  | { location: string; browser: string; maxAgeMs: number }
+  | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
+  | { unavailable: string; reason: 'authorization-server' };
+
 /** What the consent routes need of user consent (src/upstream/user-consent.ts implements it). */
 export interface ConsentService {
   /** undefined: the link is unknown, expired or used; `unavailable`: the sign-in could not be recorded now. */
-  start(flow: string): Promise<{ location: string; browser: string; maxAgeMs: number } | { unavailable: string; retryAfterSeconds: number } | undefined>;
+  start(flow: string): Promise<StartOutcome | undefined>;
   callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number }>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
@@ -28,15 +37,16 @@ const UPSTREAM = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
  * token reaches them, so what authorizes them is the single-use flow reference (start) and the state
  * with its browser cookie (callback), both checked by the consent service. /oauth/links lists and
  * revokes the caller's own links with the same bearer token the MCP routes take. `unavailable` is told
- * of each /oauth/start answered 503 (switchboard_consent_unavailable_total).
+ * of each /oauth/start answered 503 or 502, and why (switchboard_consent_unavailable_total).
  */
-export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: ConsentService; auth: EdgeAuth; secure: boolean; unavailable?: () => void }): void {
+export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: ConsentService; auth: EdgeAuth; secure: boolean; unavailable?: (reason: UnavailableReason) => void }): void {
   fastify.get('/oauth/start', async (req, reply) => {
     const flow = query(req, 'flow');
     const started = flow === undefined ? undefined : await o.consent.start(flow);
     if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
     if ('unavailable' in started) {
-      o.unavailable?.();
+      o.unavailable?.(started.reason);
+      if (started.reason === 'authorization-server') return page(reply, 502, 'Try again shortly', started.unavailable);
       return page(reply.header('retry-after', String(started.retryAfterSeconds)), 503, 'Try again shortly', started.unavailable);
     }
     const cookie = `${COOKIE}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;

@@ -86,7 +86,8 @@ export class Metrics {
   readonly clusterUntrustedForwards = new Counter({ name: 'switchboard_cluster_untrusted_forwards_total', help: 'Requests that claimed to be forwarded by a replica but whose signature did not verify (served as ordinary client requests), by reason', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly consentUnavailable = new Counter({
     name: 'switchboard_consent_unavailable_total',
-    help: 'Consent links opened (/oauth/start) answered 503: the sign-in could not be recorded (pending consent records full, or their store failing); the log says why',
+    help: 'Consent links opened (/oauth/start) that could not send the browser on, by reason: store (503: the sign-in could not be recorded, pending consent records full or their store failing), authorization-server (502: its metadata could not be read); the log says why',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });

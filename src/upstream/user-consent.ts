@@ -27,8 +27,14 @@ export interface ProcessCredential {
   check(): Promise<GatewayError | undefined>;
 }
 
-/** What /oauth/start did: the authorization server's URL and the browser's binding, or why it cannot now (503). */
-export type StartOutcome = { location: string; browser: string; maxAgeMs: number } | { unavailable: string; retryAfterSeconds: number };
+/**
+ * What /oauth/start did: the authorization server's URL and the browser's binding, or why it cannot now:
+ * the sign-in could not be recorded (`store`, 503) or the authorization server could not be reached (502).
+ */
+export type StartOutcome =
+  | { location: string; browser: string; maxAgeMs: number }
+  | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
+  | { unavailable: string; reason: 'authorization-server' };
 
 type ConsentingUpstream = UpstreamConfig & { auth: UserOAuthSettings };
 
@@ -135,19 +141,45 @@ export class UserConsent implements ConsentAsker {
    */
   async start(flowRef: string): Promise<StartOutcome | undefined> {
     let flow: ConsentFlow | undefined;
-    let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
     let u: ConsentingUpstream | undefined;
     try {
       flow = await this.#flows.take(flowRef);
       if (!flow) return undefined;
       u = this.#consenting(flow.upstream);
       if (!u) return undefined;
+    } catch (err) {
+      return this.#unrecorded(err, flow);
+    }
+    const client = this.#client(u, u.auth);
+    // Its endpoints are found before the sign-in is recorded: one that cannot be reached leaves no state pending.
+    const unreachable = await client.discover().then(
+      () => undefined,
+      (err: unknown) => this.#unreachable(err, flow),
+    );
+    if (unreachable) return unreachable;
+    let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
+    try {
       begun = await this.#flows.begin(flow);
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
-    const location = await this.#client(u, u.auth).authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: this.redirectUri });
+    const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: this.redirectUri });
     return { location, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
+  }
+
+  /**
+   * The authorization server's metadata could not be read (unreachable, failing, or not usable): the browser
+   * is told so, and to retry with a new link (the one opened is spent), not shown the error's JSON.
+   */
+  #unreachable(err: unknown, flow: ConsentFlow): StartOutcome {
+    this.#logger.warn(
+      { upstream: flow.upstream, user: userLabel(flow.user), reason: (err as Error).message },
+      'a consent link was opened but the authorization server could not be reached: answered 502',
+    );
+    return {
+      unavailable: `The authorization server of upstream "${flow.upstream}" could not be reached. Try again shortly: retry the call in your client for a new link.`,
+      reason: 'authorization-server',
+    };
   }
 
   /**
@@ -165,6 +197,7 @@ export class UserConsent implements ConsentAsker {
     );
     return {
       unavailable: `The gateway has too many sign-ins in progress, or cannot record yours right now. Try again in ${seconds} seconds: retry the call in your client for a new link.`,
+      reason: 'store',
       retryAfterSeconds: seconds,
     };
   }

@@ -65,6 +65,14 @@ export class UserOAuthClient {
     return this.settings.resource ?? this.#upstreamUrl;
   }
 
+  /**
+   * The authorization server's endpoints, found now if they were not: rejects with SWB_UPSTREAM_UNAVAILABLE
+   * when its metadata cannot be read or is unusable. /oauth/start asks before it records the sign-in.
+   */
+  async discover(): Promise<void> {
+    await this.#discover();
+  }
+
   /** Where the user's browser goes to consent. */
   async authorizeUrl(o: { state: string; challenge: string; redirectUri: string }): Promise<string> {
     const url = new URL((await this.#discover()).authorization);
@@ -149,7 +157,7 @@ export class UserOAuthClient {
       const doc = await this.#getJson(url);
       if (!doc) continue;
       if (doc.issuer !== issuer.replace(/\/$/, '') && doc.issuer !== issuer) throw this.#unavailable(`the metadata at ${url} names issuer ${String(doc.issuer)}, not ${issuer}`);
-      if (typeof doc.authorization_endpoint !== 'string' || typeof doc.token_endpoint !== 'string') throw this.#unavailable(`the metadata at ${url} has no authorization_endpoint or token_endpoint`);
+      if (typeof doc.authorization_endpoint !== 'string' || !URL.canParse(doc.authorization_endpoint) || typeof doc.token_endpoint !== 'string') throw this.#unavailable(`the metadata at ${url} has no authorization_endpoint or token_endpoint`);
       return { authorization: doc.authorization_endpoint, token: doc.token_endpoint };
     }
     throw this.#unavailable(`no authorization server metadata at ${issuer}`);

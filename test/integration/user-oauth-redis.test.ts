@@ -243,7 +243,7 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.match(page, /retry the call in your client for a new link/);
     assert.equal(res.headers.get('set-cookie'), null, 'no consent cookie');
     assert.ok(logLines.some((l) => l.includes('the sign-in could not be recorded')), 'logged');
-    assert.match(await (await fetch(a.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total 1$/m);
+    assert.match(await (await fetch(a.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total\{reason="store"\} 1$/m);
   });
 
   it('no token, refresh token or vault key appears in a log line, /metrics or an admin API answer', async () => {

@@ -4,6 +4,7 @@
 // the user's browser: it takes the URL from the -32042, follows /oauth/start → /authorize → /oauth/callback,
 // and the client's retry then reaches the upstream as that user.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { authorize, consent, consentUrlOf, hop, local, urlClient } from '../helpers/consent-browser.js';
@@ -29,13 +30,16 @@ describe('user consent: each user links their own account, and reaches the upstr
   const tokens: Record<string, string> = {};
   const clients: Record<string, Client> = {};
   const consentUrls: string[] = [];
+  /** A loopback port nothing listens on: the authorization server of upstream "ledger". */
+  let closedPort: number;
 
   before(async () => {
+    closedPort = await freedPort();
     key = await makeKey('k1');
     jwks = await JwksServer.start([key.publicJwk]);
     as = await startConsentServer({ audience: AUDIENCE });
     upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, keys: as.keys, authorizationServer: as.issuer });
-    for (const sub of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
+    for (const sub of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'gina', 'hank']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
     gw = await startGateway(
       {
         server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
@@ -53,10 +57,13 @@ describe('user consent: each user links their own account, and reaches the upstr
             sharing: 'per-user',
             auth: { type: 'user-oauth', clientId: 'switchboard', authorizationEndpoint: as.authorizationEndpoint, tokenEndpoint: as.tokenEndpoint, refreshSkewMs: 3_600_000 },
           },
+          // An authorization server that cannot be reached: its metadata cannot be read at /oauth/start.
+          { name: 'ledger', transport: 'streamable-http', url: upstream.url.replace('/mcp', '/ledger'), sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: `http://127.0.0.1:${closedPort}` } },
         ],
         endpoints: [
           { path: '/mcp', upstreams: ['tickets'] },
           { path: '/notes', upstreams: ['notes'] },
+          { path: '/ledger', upstreams: ['ledger'] },
         ],
       },
       { logLines },
@@ -280,6 +287,18 @@ describe('user consent: each user links their own account, and reaches the upstr
     assert.equal(text(await whoami(c, 'gina')), 'gina', 'the call after consent works at once (no timed restart to wait for)');
   });
 
+  it('a consent link whose authorization server cannot be reached answers 502 with a page saying so, logged and counted', async () => {
+    const url = await askedConsent(await client('hank', '/ledger'), 'hank');
+    const res = await hop(local(url, gw.base));
+    assert.equal(res.status, 502, res.text);
+    assert.match(res.text, /^<!doctype html>/);
+    assert.match(res.text, /authorization server of upstream &quot;ledger&quot; could not be reached/);
+    assert.match(res.text, /retry the call in your client for a new link/);
+    assert.equal(res.cookie, undefined, 'no consent cookie');
+    assert.ok(logLines.some((l) => l.includes('"level":40') && l.includes('the authorization server could not be reached')), 'logged at warn');
+    assert.match(await (await fetch(gw.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total\{reason="authorization-server"\} 1$/m);
+  });
+
   it('no token, code or consent link appears in a log line or in /metrics', async () => {
     const metrics = await (await fetch(gw.app.metricsUrl!)).text();
     const secrets = [...as.issued, ...upstream.bearers, ...Object.values(tokens), ...consentUrls.map((u) => new URL(u).searchParams.get('flow')!)];
@@ -291,3 +310,14 @@ describe('user consent: each user links their own account, and reaches the upstr
     for (const t of Object.values(tokens)) assert.ok(!upstream.bearers.has(t), 'a client token was sent upstream');
   });
 });
+
+/** A loopback port that was free a moment ago and that nothing listens on now. */
+function freedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
