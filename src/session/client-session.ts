@@ -168,7 +168,8 @@ export class ClientSession {
       this.#router = await this.endpoint.open(this);
     } catch (err) {
       this.#initializing = false;
-      this.#state = 'UNINITIALIZED';
+      // A session ended meanwhile stays ended: its close has run, and the edge's close after this failure must find it so.
+      if ((this.#state as SessionState) !== 'SHUTDOWN') this.#state = 'UNINITIALIZED';
       this.#logger.warn({ err: (err as Error).message }, 'initialize failed');
       return toJsonRpcError(err, this.#logger).toResponse(req.id);
     }
