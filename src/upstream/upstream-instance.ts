@@ -13,7 +13,6 @@ import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
 import { StdioTransport } from './stdio-transport.js';
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
-import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
@@ -22,11 +21,12 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
+import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
+import { stoppingError } from './stopping-error.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 
-/** An instance's tools or prompts: name → definition as the upstream reported it. */
-export type Catalogue = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+export type { Catalogue } from './instance-catalogues.js';
 
 /** `owner`: the user a per-user instance serves (its credentials are that user's). */
 export type TransportFactory = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser) => Transport;
@@ -48,6 +48,8 @@ export class UpstreamInstance extends EventEmitter {
   #startedAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #stopping = false;
+  /** Aborted by stop (a fresh one for the next start): ends a retry's wait for a restart that will not come. */
+  #halted = new AbortController();
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
   dedicatedTo: UpstreamCaller | undefined;
   /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
@@ -61,9 +63,7 @@ export class UpstreamInstance extends EventEmitter {
   });
   /** Stops the current modern listen stream (a new one replaces it). */
   #listening: Cancellation | undefined;
-  readonly #catalogues = new Map<'tools' | 'prompts', Promise<Catalogue>>();
-  /** The tools as last listed (what a call's arguments are mirrored into headers by, for modern HTTP upstreams). */
-  #tools: Catalogue | undefined;
+  readonly #catalogues = new InstanceCatalogues((method, params) => this.request(method, params, {}));
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
@@ -130,6 +130,7 @@ export class UpstreamInstance extends EventEmitter {
   /** Starts the process and resolves once it is initialized (or rejects with why it failed). */
   start(): Promise<void> {
     this.#stopping = false;
+    if (this.#halted.signal.aborted) this.#halted = new AbortController();
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
     this.#state = 'starting';
     this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
@@ -147,7 +148,7 @@ export class UpstreamInstance extends EventEmitter {
       throw await this.#failedToStart(undefined, err as Error);
     }
     this.#transport = transport;
-    transport.toolDefinition = (name) => this.#tools?.get(name); // long-lived: one per transport
+    transport.toolDefinition = (name) => this.#catalogues.tools?.get(name); // long-lived: one per transport
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
       maxResultBytes: this.config.maxResultBytes,
       tracing: this.#tracing,
@@ -156,8 +157,8 @@ export class UpstreamInstance extends EventEmitter {
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
       onNotification: (method, params, target) => {
-        if (method === 'notifications/tools/list_changed') this.#catalogues.delete('tools');
-        if (method === 'notifications/prompts/list_changed') this.#catalogues.delete('prompts');
+        if (method === 'notifications/tools/list_changed') this.#catalogues.forget('tools');
+        if (method === 'notifications/prompts/list_changed') this.#catalogues.forget('prompts');
         this.emit('notification', method, params, target);
       },
     });
@@ -267,15 +268,7 @@ export class UpstreamInstance extends EventEmitter {
    * upstream says its list changed or restarts. The definitions are kept for tool pinning.
    */
   catalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
-    let cached = this.#catalogues.get(kind);
-    if (!cached) {
-      cached = this.#listCatalogue(kind);
-      this.#catalogues.set(kind, cached);
-      if (kind === 'tools') void cached.then((c) => (this.#tools = c), () => {});
-      const mine = cached;
-      mine.catch(() => this.#catalogues.get(kind) === mine && this.#catalogues.delete(kind)); // a failed listing is retried next time
-    }
-    return cached;
+    return this.#catalogues.get(kind);
   }
 
   /**
@@ -283,19 +276,7 @@ export class UpstreamInstance extends EventEmitter {
    * without a list_changed notification), and calls must be checked against what the list saw.
    */
   forgetCatalogue(kind: 'tools' | 'prompts'): void {
-    this.#catalogues.delete(kind);
-  }
-
-  async #listCatalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
-    const names = new Map<string, Record<string, unknown>>();
-    await forEachPage(
-      (cursor) => this.request(`${kind}/list`, pageParams(cursor), {}),
-      (r) => {
-        for (const item of (r[kind] as Array<Record<string, unknown>> | undefined) ?? []) if (typeof item?.name === 'string') names.set(item.name, item);
-      },
-      1000,
-    );
-    return names;
+    this.#catalogues.forget(kind);
   }
 
   /** Ready, and its circuit is not open: worth sending a request to. */
@@ -318,9 +299,11 @@ export class UpstreamInstance extends EventEmitter {
     } catch (err) {
       const [code, unsent] = err instanceof GatewayError ? [err.code, err.details?.unsent === true] : [];
       // Any request that never left (the user's consent changed, see ConsentPin); else only idempotent ones: a retry after the upstream lost its session changes nothing.
-      if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted) {
+      // Not on an instance stopped on purpose: it comes back ready never, and the wait held the client initTimeoutMs.
+      if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted && !this.#stopping) {
         this.#tracing.event('upstream.retry', { reason: code });
-        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs); // a transparent re-initialize
+        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs, this.#halted.signal); // a transparent re-initialize
+        if (this.#stopping) throw stoppingError(this.config.name);
         return this.#requestOnce(method, params, opts);
       }
       throw err;
@@ -352,7 +335,9 @@ export class UpstreamInstance extends EventEmitter {
       const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs, onAnswering: this.#breaker.heard });
       this.#breaker.success(pass);
       return result;
-    } catch (err) {
+    } catch (caught) {
+      // Cut by a deliberate stop (the gateway's, or a retired pool's at its grace): no crash of the upstream's.
+      const err = this.#stopping && caught instanceof GatewayError && caught.code === 'SWB_UPSTREAM_CRASHED' ? stoppingError(name) : caught;
       const code = err instanceof GatewayError ? err.code : undefined;
       if (code === 'SWB_UPSTREAM_TIMEOUT' || code === 'SWB_UPSTREAM_UNAVAILABLE' || code === 'SWB_UPSTREAM_CRASHED') this.#breaker.failure(pass);
       else if (code === undefined) this.#breaker.success(pass); // a JSON-RPC error: the upstream is alive and answering
@@ -391,6 +376,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#health.stop();
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     this.#state = 'stopped';
+    this.#halted.abort(); // a retry waiting for a restart gives up
     const client = this.#client;
     this.#client = undefined;
     await client?.close();
