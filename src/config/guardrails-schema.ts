@@ -31,7 +31,41 @@ const pattern = z
     if (re.test('')) ctx.addIssue({ code: 'custom', message: 'matches the empty string, so it would match everywhere: make it match some text' });
   });
 
-const patterns = z.array(pattern).max(100);
+/** The patterns as the scanner matches them: one expression, each pattern a group of its own. */
+export function joinPatterns(list: readonly string[]): string {
+  return list.map((p) => `(?:${p})`).join('|');
+}
+
+/** Why `list` cannot be matched as one expression, if it cannot: patterns that each compile may not together (a group name twice). */
+function joinedError(list: readonly string[]): string | undefined {
+  try {
+    new RegExp(joinPatterns(list), PATTERN_FLAGS);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** The first pattern of `list` that the ones before it cannot be joined with (one that fails alone is reported as such). */
+function firstUnjoinable(before: readonly string[], list: readonly string[]): { index: number; error: string } | undefined {
+  if (joinedError([...before, ...list]) === undefined) return undefined;
+  const kept = [...before];
+  for (const [index, p] of list.entries()) {
+    if (joinedError([p]) !== undefined) continue;
+    const error = joinedError([...kept, p]);
+    if (error !== undefined) return { index, error };
+    kept.push(p);
+  }
+  return undefined;
+}
+
+const patterns = z
+  .array(pattern)
+  .max(100)
+  .superRefine((list, ctx) => {
+    const bad = firstUnjoinable([], list);
+    if (bad) ctx.addIssue({ code: 'custom', path: [bad.index], message: `cannot be matched together with the patterns before it in this list (they are joined into one expression): ${bad.error}` });
+  });
 
 /** An endpoint's hidden-text scanning: every key optional, all off by default. */
 const hiddenText = z
@@ -61,3 +95,40 @@ export const tenantGuardrailsSchema = z
 export type HiddenTextAction = z.output<typeof hiddenTextAction>;
 export type HiddenTextConfig = z.output<typeof hiddenText>;
 export type TenantHiddenTextConfig = NonNullable<NonNullable<z.output<typeof tenantGuardrailsSchema>>['hiddenText']>;
+
+type PatternSources = {
+  endpoints?: ReadonlyArray<{ guardrails: { hiddenText: { patterns: readonly string[] } } }>;
+  tenants?: ReadonlyArray<{ guardrails?: { hiddenText?: { patterns?: readonly string[] | undefined } | undefined } | undefined }>;
+};
+
+/** Every pattern configured anywhere, endpoints' first, once each: what a pin review scans with (see reviewScanner). */
+export function reviewPatterns(config: PatternSources): string[] {
+  return [...new Set(patternLists(config).flatMap((l) => l.list))];
+}
+
+function patternLists(config: PatternSources): Array<{ path: Array<string | number>; list: readonly string[] }> {
+  return [
+    ...(config.endpoints ?? []).map((e, i) => ({ path: ['endpoints', i, 'guardrails', 'hiddenText', 'patterns'], list: e.guardrails.hiddenText.patterns })),
+    ...(config.tenants ?? []).map((t, i) => ({ path: ['tenants', i, 'guardrails', 'hiddenText', 'patterns'], list: t.guardrails?.hiddenText?.patterns ?? [] })),
+  ];
+}
+
+/**
+ * Patterns of different lists that cannot be joined into the pin review's one expression (each list's own
+ * join is checked with it): refused here, at the later one's path, or the gateway fails at start or reload.
+ */
+export function reviewPatternProblems(config: PatternSources): Array<{ path: Array<string | number>; message: string }> {
+  const problems: Array<{ path: Array<string | number>; message: string }> = [];
+  const kept: string[] = [];
+  for (const { path, list } of patternLists(config)) {
+    if (firstUnjoinable([], list)) continue; // reported as its own list's problem
+    const fresh = list.filter((p) => !kept.includes(p));
+    const bad = firstUnjoinable(kept, fresh);
+    if (bad) {
+      const message = `cannot be matched together with a pattern configured elsewhere (a pin review joins every endpoint's and tenant's patterns into one expression): ${bad.error}`;
+      problems.push({ path: [...path, list.indexOf(fresh[bad.index]!)], message });
+    }
+    kept.push(...fresh.filter((p, i) => !bad || i < bad.index));
+  }
+  return problems;
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
-import { guardrailsSchema } from './guardrails-schema.js';
+import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
@@ -325,6 +325,7 @@ export const configSchema = z
     });
     checkEndpointPaths(cfg.endpoints, ctx);
     for (const p of adminProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+    for (const p of reviewPatternProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     cfg.endpoints.forEach((e, i) => {
       e.upstreams.forEach((u, j) => {
         if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams', j], message: `unknown upstream "${u}"` });

@@ -1,4 +1,4 @@
-import { PATTERN_FLAGS, type HiddenTextConfig, type TenantHiddenTextConfig } from '../config/guardrails-schema.js';
+import { PATTERN_FLAGS, reviewPatterns, type HiddenTextConfig, type TenantHiddenTextConfig } from '../config/guardrails-schema.js';
 import { HiddenTextScanner } from './hidden-text.js';
 import { DefinitionScans, HiddenTextPolicy, type HiddenTextDeps } from './hidden-text-policy.js';
 import type { TenantPolicy } from './tenant-policy.js';
@@ -11,10 +11,7 @@ type PatternSources = { endpoints?: ReadonlyArray<{ guardrails: { hiddenText: Hi
  * would find.
  */
 export function reviewScanner(config: PatternSources): HiddenTextScanner {
-  const patterns = new Set<string>();
-  for (const e of config.endpoints ?? []) for (const p of e.guardrails.hiddenText.patterns) patterns.add(p);
-  for (const t of config.tenants ?? []) for (const p of t.guardrails?.hiddenText?.patterns ?? []) patterns.add(p);
-  return new HiddenTextScanner([...patterns], PATTERN_FLAGS);
+  return new HiddenTextScanner(reviewPatterns(config), PATTERN_FLAGS);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { joinPatterns } from '../config/guardrails-schema.js';
+
 /**
  * Hidden text: characters a model reads and a person reviewing the text does not see, and configured
  * phrases. Four kinds, each one a metric label:
@@ -127,7 +129,7 @@ export class HiddenTextScanner {
 
   constructor(patterns: readonly string[], flags = 'iu') {
     this.key = JSON.stringify(patterns);
-    const source = patterns.map((p) => `(?:${p})`).join('|');
+    const source = joinPatterns(patterns); // as the config check joins them: a set it passed compiles here
     this.#test = patterns.length > 0 ? new RegExp(source, flags) : undefined;
     this.#all = patterns.length > 0 ? new RegExp(source, `${flags}g`) : undefined;
   }
