@@ -8,6 +8,12 @@ import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
 import { killGroup, ProcessGroups } from './process-groups.js';
 
+/**
+ * How much of what a server has not read of its stdin the gateway keeps, in multiples of maxLineBytes: room
+ * for several calls of the largest size to wait out a server busy for a moment (see #backlog).
+ */
+const STDIN_BACKLOG_LINES = 4;
+
 /** How long the pipes may outlive the server's own exit (see #releasePipes); no longer than stopGraceMs. */
 const PIPE_LINGER_MS = 500;
 
@@ -53,6 +59,10 @@ export class StdioTransport implements Transport {
   /** One wait for 'drain' shared by every writer, rather than a listener each. */
   #drain: Promise<unknown> | undefined;
   #batch: string[] = [];
+  /** The batch's size in characters (as many bytes but for non-ASCII text; close enough for a bound). */
+  #batchChars = 0;
+  /** Sends are being refused for a stdin the server does not read (warned once per episode). */
+  #backlogged = false;
   #batchDone: Promise<void> | undefined;
   #closeReason: TransportError | undefined;
   readonly #groups: ProcessGroups;
@@ -221,16 +231,39 @@ export class StdioTransport implements Transport {
   send(message: JsonRpcMessage): Promise<void> {
     const child = this.#child;
     if (!child || this.#closed || this.#closing) return Promise.reject(new Error('upstream process is not running'));
-    this.#batch.push(`${JSON.stringify(message)}\n`);
+    const backlog = this.#backlog(child);
+    if (backlog) return Promise.reject(backlog);
+    const line = `${JSON.stringify(message)}\n`;
+    this.#batch.push(line);
+    this.#batchChars += line.length;
     if (!this.#batchDone) {
       this.#batchDone = new Promise<void>((resolve) => setImmediate(() => resolve(this.#flush())));
     }
     return this.#batchDone;
   }
 
+  /**
+   * What the server has not read yet stays in the gateway's memory: a server that never reads its stdin
+   * (stuck, or not reading on purpose) would have every message sent to it kept, without bound. Past
+   * 4 × maxLineBytes of them, new ones are refused (the call fails with SWB_UPSTREAM_UNAVAILABLE) rather than
+   * the server killed as a stdout flood is: one busy with a long call still answers the calls it has read.
+   */
+  #backlog(child: ChildProcessWithoutNullStreams): Error | undefined {
+    const queued = child.stdin.writableLength + this.#batchChars;
+    const limit = STDIN_BACKLOG_LINES * this.#opts.maxLineBytes;
+    if (queued <= limit) {
+      this.#backlogged = false;
+      return undefined;
+    }
+    if (!this.#backlogged) this.#opts.logger.warn({ queued, limit, pid: child.pid }, 'upstream is not reading its stdin; refusing messages past 4 × maxLineBytes');
+    this.#backlogged = true;
+    return new Error(`upstream process has not read ${queued} bytes of what the gateway sent it, more than ${STDIN_BACKLOG_LINES} × maxLineBytes (${limit}): it is not reading its stdin, and the message was not sent`);
+  }
+
   async #flush(): Promise<void> {
     const lines = this.#batch;
     this.#batch = [];
+    this.#batchChars = 0;
     this.#batchDone = undefined;
     const child = this.#child;
     if (!child || this.#closed || this.#closing || lines.length === 0) return;
