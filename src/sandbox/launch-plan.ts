@@ -13,7 +13,7 @@ export interface HostFacts {
   env: NodeJS.ProcessEnv;
   /** Absolute path of an executable found on PATH, or undefined. */
   which(name: string): string | undefined;
-  /** Absolute path of a system tool (bwrap, prlimit) from the system directories only, never from PATH. */
+  /** Absolute path of a system tool (bwrap, prlimit, setpriv) from the system directories only, never from PATH. */
   systemTool(name: string): string | undefined;
   /** A path's kind without following a final symlink; undefined when it does not exist. */
   kind(path: string): { type: 'dir' | 'file' | 'symlink' | 'other'; target?: string } | undefined;
@@ -201,20 +201,33 @@ export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost
     if (u.env.TMPDIR === undefined) env.TMPDIR = own;
   }
   const c: Confined = { u, profile, program, args: absoluteArgs(u, cwd, host), cwd, workdir, env, uid, gid, who: { uid: uid ?? host.uid, gid: gid ?? host.gid }, prlimit, limits: prlimitArgs(profile.limits) };
-  return profile.type === 'limits' ? limitsPlan(c) : bubblewrapPlan(c, host);
+  return profile.type === 'limits' ? limitsPlan(c, host) : bubblewrapPlan(c, host);
 }
 
-function limitsPlan(c: Confined): LaunchPlan {
+/**
+ * What bubblewrap's --die-with-parent and the capability drop give the other profile: no_new_privs (no
+ * setuid program, no file capability raises its privileges) and SIGKILL when the gateway dies, crash
+ * included (a server left running would keep its user's token, and its pooled uid). The parent death
+ * signal fires when the thread that started it ends: Node spawns from its main thread (libuv's uv_spawn,
+ * called synchronously by child_process.spawn), which ends only with the gateway. It holds across prlimit's
+ * exec and the server's (neither setuid, and no_new_privs forbids it); spawn sets the user before setpriv.
+ */
+const SETPRIV_ARGS = ['--no-new-privs', '--pdeathsig', 'KILL', '--'];
+
+function limitsPlan(c: Confined, host: HostFacts): LaunchPlan {
+  const setpriv = host.systemTool('setpriv');
+  if (!setpriv) throw unavailable(c.u.name, 'its sandbox profile limits needs setpriv (util-linux) to set no_new_privs and die with the gateway, and it is not installed');
+  const wrap = [...SETPRIV_ARGS, c.prlimit, ...c.limits, '--'];
   return {
     profile: 'limits',
-    file: c.prlimit,
-    args: [...c.limits, '--', c.program, ...c.args],
+    file: setpriv,
+    args: [...wrap, c.program, ...c.args],
     env: c.env,
     cwd: c.workdir,
     uid: c.uid,
     gid: c.gid,
     pooledUser: !c.profile.user && c.uid !== undefined,
-    probe: { file: c.prlimit, args: [...c.limits, '--', c.prlimit, '--version'] },
+    probe: { file: setpriv, args: [...wrap, c.prlimit, '--version'] },
     summary: { sandbox: 'limits', program: c.program, user: c.who, cwd: c.workdir, limits: c.profile.limits },
   };
 }

@@ -28,7 +28,7 @@ export class UidPool {
 
   /**
    * An id no instance of this gateway has, and that no process runs as: a server a crashed gateway left
-   * behind (the limits profile does not die with the gateway), or another gateway's on the same host.
+   * behind (started by a version whose limits profile did not die with it), or another gateway's on the same host.
    */
   acquire(): number {
     if (this.#inUse.size >= UID_COUNT) throw new Error(`all ${UID_COUNT} sandbox user ids are in use`);

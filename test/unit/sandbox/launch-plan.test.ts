@@ -9,7 +9,7 @@ import { planLaunch as planWith, type HostFacts } from '../../../src/sandbox/lau
 const POOLED = { uid: 1_900_000_007, gid: 65534 };
 const planLaunch = (u: StdioUpstreamConfig, h: HostFacts, pooled: { uid: number; gid: number } | null = POOLED) => planWith(u, h, pooled ?? undefined);
 
-const BIN: Record<string, string> = { node: '/usr/bin/node', prlimit: '/usr/bin/prlimit', bwrap: '/usr/bin/bwrap' };
+const BIN: Record<string, string> = { node: '/usr/bin/node', prlimit: '/usr/bin/prlimit', bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv' };
 const FS: Record<string, { type: 'dir' | 'file' | 'symlink'; target?: string }> = {
   '/usr': { type: 'dir' },
   '/bin': { type: 'symlink', target: 'usr/bin' },
@@ -144,12 +144,16 @@ describe('planLaunch', () => {
   it('fails closed without bubblewrap or prlimit, and never falls back to running unconfined', () => {
     refused(() => planLaunch(upstream({ sandbox: {} }), host({}, ['bwrap'])), /needs bubblewrap \(bwrap\), which is not installed/);
     refused(() => planLaunch(upstream({ sandbox: { type: 'limits' } }), host({}, ['prlimit'])), /needs prlimit/);
+    refused(() => planLaunch(upstream({ sandbox: { type: 'limits' } }), host({}, ['setpriv'])), /needs setpriv \(util-linux\) to set no_new_privs and die with the gateway/);
   });
 
   it('the limits profile: prlimit as a non-root user, no namespaces', () => {
     const p = planLaunch(upstream({ sandbox: { type: 'limits', user: { uid: 1000, gid: 1000 } } }), host());
     assert.equal(p.profile, 'limits');
-    assert.equal(p.file, '/usr/bin/prlimit');
+    // no_new_privs and death with the gateway (setpriv), then the rlimits (prlimit), then the server.
+    assert.equal(p.file, '/usr/bin/setpriv');
+    assert.deepEqual(p.args.slice(0, 5), ['--no-new-privs', '--pdeathsig', 'KILL', '--', '/usr/bin/prlimit']);
+    assert.deepEqual(p.probe, { file: '/usr/bin/setpriv', args: [...p.args.slice(0, -2), '/usr/bin/prlimit', '--version'] });
     assert.equal(p.uid, 1000);
     assert.deepEqual(p.args.slice(-3), ['--', '/usr/bin/node', '/srv/app/server.js']);
     // A non-root gateway keeps its own user and cannot pick another.
