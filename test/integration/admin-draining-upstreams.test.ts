@@ -2,27 +2,14 @@
 // process running until the call ends. GET /upstreams must show it (marked draining) beside the pool in
 // force, or operators see fewer processes than run; once it stopped, it is gone from the list.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileGateway } from '../helpers/file-gateway.js';
+import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
-
-function doc(sets: string[]): Record<string, unknown> {
-  return {
-    server: { host: '127.0.0.1', port: 0 },
-    metrics: { enabled: false },
-    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
-    // Loopback without a token: the test's requests need none. Long grace: the call ends because the client cancels it.
-    admin: { enabled: true, port: 0, drainGraceMs: 120_000 },
-    pinning: { mode: 'off' },
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, ...sets.flatMap((s) => ['--set', s])], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['held'] }],
-  };
-}
+// Loopback without a token: the test's requests need none.
+const doc = (names: string[]) => heldDoc(sets(...names), { admin: { enabled: true, port: 0, drainGraceMs: 120_000 } });
 
 type Row = { name: string; draining: boolean; ready: boolean; inflight: number; endpoints: string[]; instances: Array<{ pid: number | null }> };
 
@@ -32,12 +19,7 @@ describe('GET /upstreams while a reload drains a replaced upstream (found by a r
     const client = await connectClient(gw, 'streamable-http');
     try {
       const rows = async (): Promise<Row[]> => ((await (await fetch(new URL('/upstreams', app.adminUrl))).json()) as { items: Row[] }).items;
-      const old = app.gateway.pools.get('held')!;
-      const oldPid = [...old.instances][0]!.pid!;
-      const stop = new AbortController();
-      const call = client.callTool({ name: 'hold', arguments: {} }, undefined, { signal: stop.signal });
-      call.catch(() => {});
-      await until('the call runs on the upstream', () => old.inflight === 1);
+      const { oldPid, stop } = await holdCall(app, client);
       write(doc(['hold', 'chat']));
       const { report, drained } = await app.reload('test');
       assert.equal(report.result, 'applied');

@@ -4,30 +4,18 @@
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { fileGateway } from '../helpers/file-gateway.js';
+import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
-const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
 const TOKEN = 'browser-draining-token-0123456789-abcdefgh';
 
-function doc(sets: string[]): Record<string, unknown> {
-  return {
-    server: { host: '127.0.0.1', port: 0 },
-    metrics: { enabled: false },
-    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
-    admin: { enabled: true, port: 0, token: TOKEN, drainGraceMs: 120_000 },
-    pinning: { mode: 'off' },
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, ...sets.flatMap((s) => ['--set', s])], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['held'] }],
-  };
-}
+const doc = (names: string[]) => heldDoc(sets(...names), { admin: { enabled: true, port: 0, token: TOKEN, drainGraceMs: 120_000 } });
 
 describe('console: an upstream draining after a reload', { skip }, () => {
   it('shows the draining pool, marked, without a Restart button, until it stopped', async () => {
@@ -41,12 +29,7 @@ describe('console: an upstream draining after a reload', { skip }, () => {
       await token.fill(TOKEN);
       await token.press('Enter');
       await page.getByRole('status').filter({ hasText: /^Live · replica / }).waitFor();
-      const old = app.gateway.pools.get('held')!;
-      const oldPid = [...old.instances][0]!.pid!;
-      const stop = new AbortController();
-      const call = client.callTool({ name: 'hold', arguments: {} }, undefined, { signal: stop.signal });
-      call.catch(() => {});
-      await until('the call runs on the upstream', () => old.inflight === 1);
+      const { oldPid, stop } = await holdCall(app, client);
       write(doc(['hold', 'chat']));
       const { report, drained } = await app.reload('test');
       assert.equal(report.result, 'applied');

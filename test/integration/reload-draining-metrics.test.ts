@@ -2,29 +2,13 @@
 // call) beside the new one. switchboard_upstream_instances must still count the old pool's instances, or
 // operators see fewer processes than run.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileGateway } from '../helpers/file-gateway.js';
+import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
-
-type Doc = Record<string, any>;
-
-function doc(sets: string[]): Doc {
-  return {
-    server: { host: '127.0.0.1', port: 0 },
-    metrics: { port: 0 },
-    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
-    // Long: the call ends because the client cancels it, not because the grace ran out.
-    admin: { drainGraceMs: 120_000 },
-    pinning: { mode: 'off' },
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, ...sets.flatMap((s) => ['--set', s])], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['held'] }],
-  };
-}
+const doc = (names: string[]) => heldDoc(sets(...names), { metrics: { port: 0 } });
 
 /** The series of `name`, each as its labels (sorted, as written) and value. */
 function series(text: string, name: string): Map<string, number> {
@@ -42,11 +26,7 @@ describe('switchboard_upstream_instances while a reload drains a replaced upstre
     const client = await connectClient(gw, 'streamable-http');
     try {
       const scrape = async () => series(await (await fetch(app.metricsUrl!)).text(), 'switchboard_upstream_instances');
-      const old = app.gateway.pools.get('held')!;
-      const stop = new AbortController();
-      const call = client.callTool({ name: 'hold', arguments: {} }, undefined, { signal: stop.signal });
-      call.catch(() => {});
-      await until('the call runs on the upstream', () => old.inflight === 1);
+      const { old, stop } = await holdCall(app, client);
       write(doc(['hold', 'chat']));
       const { report, drained } = await app.reload('test');
       assert.equal(report.result, 'applied');

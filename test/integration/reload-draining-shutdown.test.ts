@@ -4,40 +4,20 @@
 // The old process lingers once its stdin closes (until its SIGTERM): stop() resolving before it is gone
 // shows, whatever the order in which the drain and the stop reach it.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileGateway } from '../helpers/file-gateway.js';
+import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { alive } from '../helpers/processes.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
-
-function doc(flags: string[]): Record<string, unknown> {
-  return {
-    server: { host: '127.0.0.1', port: 0 },
-    metrics: { enabled: false },
-    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
-    // Long: only the shutdown can end the drain within the test.
-    admin: { drainGraceMs: 120_000 },
-    pinning: { mode: 'off' },
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'held', transport: 'stdio', command: process.execPath, args: [CATALOGUE, ...flags], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['held'] }],
-  };
-}
-
 describe('shutdown while a reload drains a replaced upstream (found by a review)', () => {
   it("stops the draining pool's process before stop resolves", async () => {
-    const { app, gw, write, close } = await fileGateway('swb-drain-stop-', doc(['--set', 'hold', '--linger']));
+    const { app, gw, write, close } = await fileGateway('swb-drain-stop-', heldDoc([...sets('hold'), '--linger']));
     const client = await connectClient(gw, 'streamable-http');
-    const old = app.gateway.pools.get('held')!;
-    const pid = [...old.instances][0]!.pid!;
+    const { old, oldPid: pid } = await holdCall(app, client);
     assert.ok(pid > 0 && alive(pid), 'the first pool runs a process');
-    const call = client.callTool({ name: 'hold', arguments: {} });
-    call.catch(() => {});
-    await until('the call runs on the upstream', () => old.inflight === 1);
-    write(doc(['--set', 'hold', '--set', 'chat']));
+    write(heldDoc(sets('hold', 'chat')));
     const { report, drained } = await app.reload('test');
     assert.equal(report.result, 'applied');
     assert.ok(app.gateway.draining.has(old), 'the replaced pool drains');
