@@ -29,7 +29,28 @@ const pattern = z
       return;
     }
     if (re.test('')) ctx.addIssue({ code: 'custom', message: 'matches the empty string, so it would match everywhere: make it match some text' });
+    if (hasNumberedBackreference(p)) {
+      ctx.addIssue({ code: 'custom', message: 'has a numbered backreference (\\1 …): the patterns are joined into one expression, where it would name another pattern\'s group; name the group and refer to it as \\k<name>' });
+    }
   });
+
+/**
+ * A `\1`…`\9` outside a character class (with the "u" flag one inside a class does not compile). Joined
+ * after a pattern with groups, it would count theirs: `(\w)\1` after `(ignore) all` names "ignore"'s
+ * group, unset in its own alternative, so it matches any letter.
+ */
+function hasNumberedBackreference(p: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') {
+      if (!inClass && /[1-9]/.test(p[i + 1] ?? '')) return true;
+      i++; // the escaped character, whatever it is
+    } else if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+  }
+  return false;
+}
 
 /** The patterns as the scanner matches them: one expression, each pattern a group of its own. */
 export function joinPatterns(list: readonly string[]): string {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../../src/config/load.js';
+import { joinPatterns } from '../../../src/config/guardrails-schema.js';
 import { HiddenTextScanner, shown } from '../../../src/policy/hidden-text.js';
 import { HiddenTextGuard } from '../../../src/policy/hidden-text-guard.js';
 import { walkDefinition, walkResult, MAX_DEPTH } from '../../../src/policy/hidden-text-walk.js';
@@ -192,6 +193,14 @@ describe('hidden-text settings', () => {
     assert.deepEqual(problems({ hiddenText: { results: 'deny' } }), ['endpoints[0].guardrails.hiddenText.results: Invalid option: expected one of "off"|"audit"|"strip"|"block"']);
     assert.match(problems({ hiddenText: { patterns: ['a('] } })[0]!, /^endpoints\[0\]\.guardrails\.hiddenText\.patterns\[0\]: not a usable regular expression/);
     assert.match(problems({ hiddenText: { patterns: ['x*'] } })[0]!, /matches the empty string/);
+    // A numbered backreference counts the groups of the patterns joined before it: after '(ignore) all',
+    // '(\\w)\\1' names the first pattern's group, which its own alternative never sets, so it matches
+    // nothing there and '(\\w)' finds any letter: a block rule would block every text (found by a review).
+    assert.equal(new RegExp('(\\w)\\1', 'iu').test('ab'), false, 'premise: alone, a doubled letter');
+    assert.equal(new RegExp(joinPatterns(['(ignore) all', '(\\w)\\1']), 'iu').test('ab'), true, 'premise: joined, any letter');
+    assert.match(problems({ hiddenText: { patterns: ['(ignore) all', '(\\w)\\1'] } })[0]!, /^endpoints\[0\]\.guardrails\.hiddenText\.patterns\[1\]: .*numbered backreference.*\\k<name>/);
+    assert.match(problems({ hiddenText: { patterns: ['(\\w)\\1'] } })[0]!, /numbered backreference/, 'refused alone too: a pattern added before it later would change it');
+    assert.deepEqual(problems({ hiddenText: { patterns: ['(ignore) all', '(?<twice>\\w)\\k<twice>', '\\\\1', '[a\\]1]'] } }), [], 'a named one, an escaped backslash before a digit, a digit after a class');
     assert.match(problems({ hiddenText: { result: 'audit' } })[0]!, /result.*results/);
     assert.deepEqual(problems({}, { hiddenText: { results: 'audit' } }), []);
     assert.match(problems({}, { hiddenText: { definition: 'audit' } })[0]!, /^tenants\[0\]\.guardrails\.hiddenText/);
