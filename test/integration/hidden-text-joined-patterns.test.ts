@@ -37,7 +37,19 @@ function refusedByBoth(file: string, path: string): void {
   }
 }
 
-describe('hidden-text patterns that fail only when joined (found by a review)', () => {
+// Node 24's V8 takes one group name in two alternatives (ES2025 duplicate named groups), and the patterns
+// are joined as alternatives: there the joined set compiles, nothing crashes, and nothing is refused.
+const joinedDuplicatesCompile = (() => {
+  try {
+    new RegExp('(?:(?<w>a))|(?:(?<w>b))', 'iu');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const skip = joinedDuplicatesCompile ? `Node.js ${process.version} compiles a group name repeated in two alternatives: the joined patterns are valid here` : false;
+
+describe('hidden-text patterns that fail only when joined (found by a review)', { skip }, () => {
   it("one endpoint's two patterns with the same named group: check-config and serve refuse the second", () => {
     const file = configFile(
       'one-list.yaml',
