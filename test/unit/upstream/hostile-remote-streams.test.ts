@@ -58,6 +58,26 @@ async function stop(t: StreamableHttpClientTransport, server: Server, agent: Age
 
 const answered = (received: JsonRpcMessage[], id: number) => received.some((m) => 'id' in m && m.id === id && !('method' in m));
 
+/** How a send (or a start) ends within 3 s: `ok` when it resolves, its error's message when it fails, 'hung' when neither. */
+function settles(p: Promise<unknown>, ok = 'resolved'): Promise<string> {
+  return Promise.race([p.then(() => ok, (e: Error) => e.message), new Promise<string>((r) => setTimeout(() => r('hung'), 3000))]);
+}
+
+const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' } as const;
+
+/** How a notification sent to a 2025-era upstream that answers its POST with `onPost` ends (see settles). */
+async function notificationOutcome(onPost: Handler): Promise<string> {
+  const { server, url } = await upstream(onPost);
+  const agent = new Agent();
+  const { t } = transport(url, agent);
+  try {
+    await initialize(t);
+    return await settles(t.send(LIST_CHANGED), 'sent');
+  } finally {
+    await stop(t, server, agent);
+  }
+}
+
 describe('hostile remote upstream: an SSE answer stream left open after its answer', () => {
   it('is let go once the answer came: later calls still get a connection (found by a review)', async () => {
     // Each call is answered on an SSE stream the upstream never ends (the spec's SHOULD close, ignored).
@@ -112,38 +132,20 @@ describe('hostile remote upstream: a notification answered 200 with an SSE strea
 
 describe('hostile remote upstream: a body that stalls after its headers', () => {
   it('a notification answered 202 with a body that never ends does not hang its send (found by a review)', async () => {
-    const { server, url } = await upstream((m, res) => {
+    const result = await notificationOutcome((m, res) => {
       // Headers at once, then a body that never finishes.
       res.writeHead(202, { 'mcp-session-id': 's1', 'content-type': 'text/plain' });
       res.write('accepted');
     });
-    const agent = new Agent();
-    const { t } = transport(url, agent);
-    try {
-      await initialize(t);
-      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'settled', () => 'settled');
-      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
-      assert.equal(result, 'settled');
-    } finally {
-      await stop(t, server, agent);
-    }
+    assert.notEqual(result, 'hung');
   });
 
   it('a notification answered 500 with a body that never ends does not hang its send (found by a review)', async () => {
-    const { server, url } = await upstream((m, res) => {
+    const result = await notificationOutcome((m, res) => {
       res.writeHead(500, { 'mcp-session-id': 's1', 'content-type': 'text/plain' });
       res.write('internal error, details follow');
     });
-    const agent = new Agent();
-    const { t } = transport(url, agent);
-    try {
-      await initialize(t);
-      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'resolved', (e: Error) => e.message);
-      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
-      assert.match(String(result), /HTTP 500/);
-    } finally {
-      await stop(t, server, agent);
-    }
+    assert.match(String(result), /HTTP 500/);
   });
 
   /** A response whose body goes on for ever: a byte at a time, each well within the idle limit (bodyTimeoutMs 500). */
@@ -155,31 +157,13 @@ describe('hostile remote upstream: a body that stalls after its headers', () => 
 
   it('a notification answered 200 with a JSON body that trickles for ever does not hang its send (found by a review)', async () => {
     // notifications/initialized so answered kept its instance starting for good.
-    const { server, url } = await upstream((_m, res) => trickle(res, 200, 'application/json'));
-    const agent = new Agent();
-    const { t } = transport(url, agent);
-    try {
-      await initialize(t);
-      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'sent', (e: Error) => e.message);
-      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
-      assert.equal(result, 'sent');
-    } finally {
-      await stop(t, server, agent);
-    }
+    const result = await notificationOutcome((_m, res) => trickle(res, 200, 'application/json'));
+    assert.equal(result, 'sent');
   });
 
   it('a notification answered 500 with a body that trickles for ever does not hang its send (found by a review)', async () => {
-    const { server, url } = await upstream((_m, res) => trickle(res, 500, 'text/plain'));
-    const agent = new Agent();
-    const { t } = transport(url, agent);
-    try {
-      await initialize(t);
-      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'resolved', (e: Error) => e.message);
-      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
-      assert.match(String(result), /HTTP 500/);
-    } finally {
-      await stop(t, server, agent);
-    }
+    const result = await notificationOutcome((_m, res) => trickle(res, 500, 'text/plain'));
+    assert.match(String(result), /HTTP 500/);
   });
 
   it('a legacy HTTP+SSE upstream refusing its stream with a body that never ends fails the start, not hangs it (found by a review)', async () => {
@@ -194,8 +178,7 @@ describe('hostile remote upstream: a body that stalls after its headers', () => 
     const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 2000, bodyTimeoutMs: 500, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
     const t = new SseClientTransport(cfg, agent, undefined, createLogger('silent'));
     try {
-      const started = t.start().then(() => 'started', (e: Error) => e.message);
-      const result = await Promise.race([started, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      const result = await settles(t.start(), 'started');
       assert.match(String(result), /HTTP 503/);
     } finally {
       await t.close();
@@ -228,8 +211,7 @@ describe('hostile remote upstream: a legacy HTTP+SSE upstream whose POST answers
     const t = new SseClientTransport(cfg, agent, undefined, createLogger('silent'));
     try {
       await t.start();
-      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }).then(() => 'sent', (e: Error) => e.message);
-      const result = await Promise.race([sent, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      const result = await settles(t.send(LIST_CHANGED), 'sent');
       assert.equal(result, 'sent');
     } finally {
       await t.close();
