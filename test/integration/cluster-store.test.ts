@@ -5,23 +5,13 @@ import { Redis } from 'ioredis';
 import { Cluster } from '../../src/cluster/cluster.js';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
-import type { SessionRecord } from '../../src/session/session-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { sessionRecord } from '../helpers/session-record.js';
 import { waitFor } from '../helpers/wait.js';
 
 // One replica's Cluster against a redis-server of the test's own, stopped and restarted under it.
 
-const record = (): SessionRecord => ({
-  id: randomUUID(),
-  kind: 'streamable-http',
-  endpoint: '/mcp',
-  principal: { issuer: 'i', subject: 's', tenant: 't' },
-  protocolVersion: '2025-11-25',
-  clientCapabilities: {},
-  clientInfo: { name: 'c', version: '1' },
-  movable: true,
-  createdAt: Date.now(),
-});
+const record = sessionRecord;
 
 const until = (check: () => boolean | Promise<boolean>, tries = 100): Promise<boolean> => waitFor(check, { timeoutMs: tries * 100, intervalMs: 100 });
 

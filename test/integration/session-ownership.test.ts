@@ -1,28 +1,17 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/observability/logger.js';
-import type { SessionRecord } from '../../src/session/session-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { sessionRecord } from '../helpers/session-record.js';
 import { until } from '../helpers/wait.js';
 
 // Two replicas' Clusters on one redis-server of the test's own: what one of them writes or deletes about a
 // session must not undo what the other did since (took the session over, ended it).
 
-const record = (): SessionRecord => ({
-  id: randomUUID(),
-  kind: 'streamable-http',
-  endpoint: '/mcp',
-  principal: { issuer: 'i', subject: 's', tenant: 't' },
-  protocolVersion: '2025-11-25',
-  clientCapabilities: {},
-  clientInfo: { name: 'c', version: '1' },
-  movable: true,
-  createdAt: Date.now(),
-});
+const record = sessionRecord;
 
 describe('session records shared by two replicas', { timeout: 60_000 }, () => {
   let redis: TestRedis;
