@@ -263,15 +263,28 @@ describe('config reload: endpoints added, removed and moved without a restart', 
   });
 });
 
+/**
+ * Runs `body` against a gateway built from a config file of its own that it watches (admin.watchConfig),
+ * not yet listening; the gateway is closed and the file's folder removed after.
+ */
+async function watchingGateway(body: (w: { app: Awaited<ReturnType<typeof buildApp>>; file: string; doc: ReturnType<typeof baseDoc> }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
+  const file = join(dir, 'switchboard.yaml');
+  const doc = baseDoc();
+  doc.admin.watchConfig = true;
+  writeFileSync(file, JSON.stringify(doc));
+  const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+  try {
+    await body({ app, file, doc });
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('config reload: admin.watchConfig', () => {
   it('a change of the file content reloads it; a write of the same content does not', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
-    const file = join(dir, 'switchboard.yaml');
-    const doc = baseDoc();
-    doc.admin.watchConfig = true;
-    writeFileSync(file, JSON.stringify(doc));
-    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    try {
+    await watchingGateway(async ({ app, file, doc }) => {
       await app.listen();
       writeFileSync(file, JSON.stringify(doc));
       doc.tenants.push({ name: 'late', endpoints: ['/mcp'] });
@@ -279,30 +292,18 @@ describe('config reload: admin.watchConfig', () => {
       await until('the watch reloaded the file', async () => (await counter(app, 'applied')) === 1);
       assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'late']);
       assert.equal(await counter(app, 'unchanged'), 0, 'rewriting the same content is not a change');
-    } finally {
-      await app.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('an edit made while the gateway starts (after the file was read, before the watch began) is loaded once it listens (found by a review)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'swb-watch-'));
-    const file = join(dir, 'switchboard.yaml');
-    const doc = baseDoc();
-    doc.admin.watchConfig = true;
-    writeFileSync(file, JSON.stringify(doc));
-    const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
-    try {
+    await watchingGateway(async ({ app, file, doc }) => {
       // Upstreams starting take their time: a ConfigMap update or an editor may land meanwhile.
       doc.tenants.push({ name: 'during-start', endpoints: ['/mcp'] });
       writeFileSync(file, JSON.stringify(doc));
       await app.listen();
       await until('the watch loaded the edit made during the start', async () => (await counter(app, 'applied')) === 1);
       assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'during-start']);
-    } finally {
-      await app.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a Kubernetes ConfigMap update (the kubelet's atomic swap of the ..data link in a directory mount) reloads it", async () => {
