@@ -93,6 +93,16 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
     ['memory', () => new MemoryVaultStore()],
     ['Redis', redisStore],
   ] as const;
+  /** Alice's call on a rig over `store`, its refresh arrived at the authorization server and held there. */
+  const refreshWaiting = async (store: VaultStore) => {
+    const slow = held();
+    answer = slow.answer;
+    const r = rig(store);
+    await link(r);
+    const call = outcome(r.credential().token());
+    await slow.arrived;
+    return { r, call, slow };
+  };
   const refreshed = { status: 200, body: { access_token: 'at-old-account-refreshed', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-old-account-refreshed' } };
   const newAccount = { accessToken: 'at-new-account', refreshToken: 'rt-new-account', expiresAt: Date.now() + 3_600_000 };
 
@@ -100,12 +110,7 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
   // stored meanwhile (update checked only that a link existed): calls then went upstream as the old account.
   for (const [name, store] of stores) {
     it(`${name}: a link revoked and consented again (another account) while a refresh is in flight keeps the new consent`, async () => {
-      const slow = held();
-      answer = slow.answer;
-      const r = rig(store());
-      await link(r);
-      const call = outcome(r.credential().token());
-      await slow.arrived;
+      const { r, call, slow } = await refreshWaiting(store());
       await r.vault.revoke('tickets', ALICE);
       await r.vault.save('tickets', ALICE, newAccount);
       slow.release(refreshed);
@@ -116,12 +121,7 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
     });
 
     it(`${name}: a link revoked while a refresh is in flight stays revoked`, async () => {
-      const slow = held();
-      answer = slow.answer;
-      const r = rig(store());
-      await link(r);
-      const call = outcome(r.credential().token());
-      await slow.arrived;
+      const { r, call, slow } = await refreshWaiting(store());
       await r.vault.revoke('tickets', ALICE);
       slow.release(refreshed);
       assert.match(await call, /^SWB_UPSTREAM_CONSENT_REQUIRED: /);
