@@ -12,6 +12,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { sessionPost } from '../../helpers/session-post.js';
 import { until } from '../../helpers/wait.js';
 
 /**
@@ -36,15 +37,7 @@ function startUpstream() {
       return;
     }
     if (req.method === 'DELETE') return void res.writeHead(200).end();
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's1' }).end();
-      if (m.method === 'initialize') {
-        return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' })
-          .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
-      }
+    sessionPost(req, res, (m) => {
       callId = m.id;
       res.writeHead(200, head).end('id: call-1\nretry: 20\ndata: \n\n');
     });

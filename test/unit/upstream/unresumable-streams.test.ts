@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors.js';
 import { startRemotePool, testCaller } from '../../helpers/sdk-http-upstream.js';
+import { sessionPost } from '../../helpers/session-post.js';
 
 const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
@@ -23,17 +24,10 @@ async function upstream(cut: (res: ServerResponse, id: number) => void, resumeSt
       return void res.writeHead(req.headers['last-event-id'] !== undefined ? resumeStatus : 405).end();
     }
     if (req.method === 'DELETE') return void res.writeHead(200).end();
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's1' }).end();
-      if (m.method === 'initialize') {
-        return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: INIT_RESULT }));
-      }
+    sessionPost(req, res, (m) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
       cut(res, m.id);
-    });
+    }, INIT_RESULT);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
