@@ -48,6 +48,8 @@ export class UpstreamInstance extends EventEmitter {
   #startedAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #stopping = false;
+  /** The stop under way, once begun (see stop); a start begins anew. */
+  #stopped: Promise<void> | undefined;
   /** Aborted by stop (a fresh one for the next start): ends a retry's wait for a restart that will not come. */
   #halted = new AbortController();
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
@@ -130,6 +132,7 @@ export class UpstreamInstance extends EventEmitter {
   /** Starts the process and resolves once it is initialized (or rejects with why it failed). */
   start(): Promise<void> {
     this.#stopping = false;
+    this.#stopped = undefined;
     if (this.#halted.signal.aborted) this.#halted = new AbortController();
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
     this.#state = 'starting';
@@ -371,7 +374,16 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#state === 'ready') this.#client?.notify(method, params).catch(() => {});
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops it; resolves once its process is gone. Once per start: a second stop (the gateway's, while an idle
+   * sweep, a release or a retired pool's drain stops it) waits for the same exit, not returning at once
+   * (the client already let go) while the process still runs.
+   */
+  stop(): Promise<void> {
+    return (this.#stopped ??= this.#stop());
+  }
+
+  async #stop(): Promise<void> {
     this.#stopping = true;
     this.#health.stop();
     if (this.#restartTimer) clearTimeout(this.#restartTimer);

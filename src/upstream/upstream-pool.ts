@@ -154,8 +154,7 @@ export class UpstreamPool extends EventEmitter {
 
   /**
    * Stops every instance. Once per pool: a retiring pool is closed by its drain and by the gateway's stop,
-   * whichever comes first, and the second must wait for the processes too (an instance's second stop
-   * returns at once, its process still exiting).
+   * whichever comes first, and the second waits for the same stop (its strategy forgets what it stopped).
    */
   close(): Promise<void> {
     return (this.#closed ??= this.#strategy.close());

@@ -28,8 +28,8 @@ export class PerSessionStrategy implements SharingStrategy {
   readonly #waiters = new FairQueue<Waiter>();
   /** Instances leased per tenant (counted from the lease until the process is released). */
   readonly #held = new Map<string, number>();
-  /** Released processes still stopping: they count against pool.max until they are gone. */
-  #stopping = 0;
+  /** Released instances still stopping: they count against pool.max until they are gone, and close waits for them. */
+  readonly #stopping = new Set<UpstreamInstance>();
   #replenishTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -119,7 +119,7 @@ export class PerSessionStrategy implements SharingStrategy {
 
   /** Below its share, and an instance is free (a spare, or room for one more process). */
   #mayTake(tenant: string): boolean {
-    return this.#heldBy(tenant) < this.#share && (this.#spares.length > 0 || this.#instances.size + this.#stopping < this.#pool.max);
+    return this.#heldBy(tenant) < this.#share && (this.#spares.length > 0 || this.#instances.size + this.#stopping.size < this.#pool.max);
   }
 
   /**
@@ -196,11 +196,11 @@ export class PerSessionStrategy implements SharingStrategy {
     }
     inst.dedicatedTo = undefined;
     this.#source.forget(inst);
-    this.#stopping++;
+    this.#stopping.add(inst);
     try {
       await inst.stop();
     } finally {
-      this.#stopping--;
+      this.#stopping.delete(inst);
     }
     this.#serve();
     this.#replenishSoon();
@@ -244,7 +244,7 @@ export class PerSessionStrategy implements SharingStrategy {
 
   #replenish(): void {
     if (this.#closed) return;
-    while (this.#spares.length < this.#pool.warm && this.#instances.size + this.#stopping < this.#pool.max) this.#spare().start().catch(() => {});
+    while (this.#spares.length < this.#pool.warm && this.#instances.size + this.#stopping.size < this.#pool.max) this.#spare().start().catch(() => {});
   }
 
   /**
@@ -263,7 +263,8 @@ export class PerSessionStrategy implements SharingStrategy {
   async close(): Promise<void> {
     this.drain();
     clearTimeout(this.#replenishTimer);
-    await Promise.all([...this.#instances].map((i) => i.stop()));
+    // Released ones too (a stale lease a reload let go, not awaited): their second stop waits for the exit.
+    await Promise.all([...this.#instances, ...this.#stopping].map((i) => i.stop()));
     this.#instances.clear();
     this.#spares.length = 0;
     this.#leases.clear();

@@ -22,6 +22,8 @@ export class PerUserStrategy implements SharingStrategy {
   readonly #source: InstanceSource;
   readonly #users = new Map<string, UserPool>();
   readonly #sweeper: NodeJS.Timeout;
+  /** Idle users' instances the sweep is stopping: out of #users already, yet close waits for them too. */
+  readonly #sweeping = new Set<SharedStrategy>();
   #closed = false;
 
   constructor(source: InstanceSource) {
@@ -111,7 +113,9 @@ export class PerUserStrategy implements SharingStrategy {
       if (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0 || i.subscribed)) continue;
       this.#users.delete(key);
       for (const i of u.pool.instances) this.#source.forget(i);
+      this.#sweeping.add(u.pool);
       await u.pool.close().catch(() => {});
+      this.#sweeping.delete(u.pool);
     }
   }
 
@@ -122,7 +126,9 @@ export class PerUserStrategy implements SharingStrategy {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
-    await Promise.all([...this.#users.values()].map((u) => u.pool.close()));
+    // A pool the sweep is closing closes again: its instances' second stop waits for their processes' exit.
+    const pools = [...[...this.#users.values()].map((u) => u.pool), ...this.#sweeping];
+    await Promise.all(pools.map((p) => p.close()));
     this.#users.clear();
   }
 }
