@@ -17,7 +17,7 @@ const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.
 const dir = mkdtempSync(join(tmpdir(), 'swb-stopped-cut-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function doc(hold: string, set: string): Record<string, unknown> {
+function doc(hold: string, set: string, name = 'cat'): Record<string, unknown> {
   return {
     server: { host: '127.0.0.1', port: 0 },
     metrics: { enabled: false },
@@ -25,8 +25,8 @@ function doc(hold: string, set: string): Record<string, unknown> {
     admin: { drainGraceMs: 0 },
     pinning: { mode: 'off' },
     tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'cat', transport: 'stdio', command: process.execPath, args: [CATALOGUE, '--set', set, '--hold-lists', hold], sandbox: 'none', sharing: 'shared', pool: { size: 1 }, initTimeoutMs: 60_000 }],
-    endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
+    upstreams: [{ name, transport: 'stdio', command: process.execPath, args: [CATALOGUE, '--set', set, '--hold-lists', hold], sandbox: 'none', sharing: 'shared', pool: { size: 1 }, initTimeoutMs: 60_000 }],
+    endpoints: [{ path: '/mcp', upstreams: [name] }],
   };
 }
 
@@ -72,6 +72,23 @@ describe('a listing cut by a deliberate stop (found by a review)', () => {
     assert.ok(shuttingDown(listing()), `the listing after its pool was retired: ${String(listing())}`);
     await assert.rejects(fromClient, /SWB_SHUTTING_DOWN|is stopping/);
     await client.close().catch(() => {});
+    await close();
+  });
+
+  it('a reload that removed the upstream: the cut listing says it was removed, not replaced', async () => {
+    const hold = join(dir, 'hold-remove');
+    const { app, write, close } = await fileGateway('swb-stopped-cut-', doc(hold, 'chat'));
+    const inst = [...app.gateway.pools.get('cat')!.instances][0]!;
+    writeFileSync(hold, '');
+    const listing = watch(inst.request('tools/list', {}, {}));
+    await until('the listing reaches the upstream', () => inst.inflight === 1);
+    write(doc(join(dir, 'no-hold'), 'chat', 'other')); // `cat` is gone from the config: its pool retired with no grace
+    const { report, drained } = await app.reload('test');
+    assert.equal(report.result, 'applied');
+    await drained;
+    await new Promise((r) => setImmediate(r));
+    assert.ok(shuttingDown(listing()), `the listing after its pool was retired: ${String(listing())}`);
+    assert.match((listing() as Error).message, /removed/);
     await close();
   });
 });

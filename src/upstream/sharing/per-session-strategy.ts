@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { UpstreamCaller } from '../upstream-caller.js';
 import type { UpstreamInstance } from '../upstream-instance.js';
+import { stoppingError } from '../stopping-error.js';
 import { FairQueue } from './fair-queue.js';
 import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
 
@@ -256,7 +257,7 @@ export class PerSessionStrategy implements SharingStrategy {
     this.#closed = true;
     for (const w of this.#waiters.drain()) {
       clearTimeout(w.timer);
-      w.reject(new GatewayError('SWB_SHUTTING_DOWN', `upstream "${this.#name}" is stopping (the gateway is shutting down, or a config reload replaced it); retry`, { upstream: this.#name }));
+      w.reject(stoppingError(this.#name));
     }
   }
 
