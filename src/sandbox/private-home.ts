@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentHost } from './launch-plan.js';
 
@@ -14,16 +15,29 @@ import { currentHost } from './launch-plan.js';
 export class PrivateHome {
   readonly path: string;
   readonly #owner: { uid: number; gid: number } | undefined;
+  #made = false;
 
-  /** `owner`: the instance's user where it is not the gateway's (a root gateway's). */
+  /**
+   * `owner`: the instance's user where it is not the gateway's (a root gateway's). Only names the folder:
+   * an instance may never start (its user's token refused), and a folder made for it then cost a removal,
+   * as root a fork, for each refused call. make() makes it once the server is really to be spawned.
+   */
   constructor(owner: { uid: number; gid: number } | undefined) {
-    // Beside the host's /tmp, where the server ran before: every user can reach it.
-    this.path = mkdtempSync(join('/tmp', 'switchboard-home-'));
+    // Beside the host's /tmp, where the server ran before: every user can reach it. The name is random and
+    // made exclusively (mkdir fails on anything already there, a link included), as mkdtemp's would be.
+    this.path = join('/tmp', `switchboard-home-${randomBytes(9).toString('base64url')}`);
     this.#owner = owner;
+  }
+
+  /** Just before the spawn: the folder, 0700, its user's. Throws when it cannot be made (the start fails). */
+  make(): void {
+    mkdirSync(this.path, { mode: 0o700 });
+    this.#made = true;
     try {
-      if (owner) chownSync(this.path, owner.uid, owner.gid);
+      if (this.#owner) chownSync(this.path, this.#owner.uid, this.#owner.gid);
     } catch (err) {
       rmSync(this.path, { recursive: true, force: true });
+      this.#made = false;
       throw err;
     }
   }
@@ -32,8 +46,12 @@ export class PrivateHome {
    * Once the instance is gone. Removed by its own user, never by root: a process of that user still
    * running (a configured `sandbox.user` is shared) could swap a folder in it for a link while root
    * walks the tree, and have root delete what the link leads to. A gateway's own user has nothing to gain.
+   * An empty one (a server that wrote nothing) goes without a fork: rmdir never follows a link and
+   * removes only an empty folder, so root risks nothing with it.
    */
   remove(): void {
+    if (!this.#made) return;
+    this.#made = false;
     if (!this.#owner) {
       try {
         rmSync(this.path, { recursive: true, force: true });
@@ -41,6 +59,12 @@ export class PrivateHome {
         // a folder the server made unwritable: what is left stays, as with any file it wrote in /tmp before
       }
       return;
+    }
+    try {
+      rmdirSync(this.path);
+      return;
+    } catch {
+      // not empty (or no longer a folder): its user removes it
     }
     const rm = currentHost().systemTool('rm');
     if (!rm) return;

@@ -33,6 +33,12 @@ export interface StdioOptions {
    * that a restart gets a current one. A rejection means the child must not start (no consent yet).
    */
   secretEnv?: (() => Promise<Record<string, string>>) | undefined;
+  /**
+   * Runs last, once the child is really to be spawned (the preflight passed, the secrets are there): what
+   * only a started process needs (its private home) is made here, not for every start that is refused.
+   * A throw means the child does not start.
+   */
+  prepare?: (() => void) | undefined;
   /** Called once when the process is gone, or when it never started (to give back what was reserved for it). */
   onExit?: (() => void) | undefined;
   maxLineBytes: number;
@@ -91,6 +97,13 @@ export class StdioTransport implements Transport {
     if (this.#closing) {
       this.#neverStarted();
       throw new Error('the upstream was stopped before its process started');
+    }
+    // No await from the check above to the spawn: a close() in between would leave the child unstopped.
+    try {
+      this.#opts.prepare?.();
+    } catch (err) {
+      this.#neverStarted();
+      throw err;
     }
     const child = await this.#spawn(secret);
     const pid = child.pid!;

@@ -76,13 +76,13 @@ export class UpstreamTransports {
     const user = this.#stdioToken(upstream, owner);
     let plan: LaunchPlan | undefined;
     let refusal: unknown;
-    let home: PrivateHome | undefined;
     // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
     // (onExit, which the transport calls also when it never starts). Nothing below throws before the
     // transport exists to give it back.
     const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
+    // Named now, made only when its process is spawned (prepare): a start refused before that costs nothing.
+    const home = upstream.sandbox !== 'none' && upstream.sandbox.type === 'limits' ? new PrivateHome(pooled ?? configuredUser(upstream.sandbox.user)) : undefined;
     try {
-      if (upstream.sandbox !== 'none' && upstream.sandbox.type === 'limits') home = new PrivateHome(pooled ?? configuredUser(upstream.sandbox.user));
       plan = planLaunch(upstream, undefined, pooled, home?.path);
     } catch (err) {
       refusal = err;
@@ -110,6 +110,7 @@ export class UpstreamTransports {
         logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
       },
       secretEnv: user?.env,
+      prepare: home && (() => home.make()),
       maxLineBytes: upstream.maxLineBytes,
       // A detached helper dies before its uid serves another, and before its home goes.
       onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,

@@ -4,19 +4,24 @@
 // processes through the real transport factory (a root gateway gives each a user of its own).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
+import { GatewayError } from '../../../src/errors.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { PrivateHome } from '../../../src/sandbox/private-home.js';
 import { UpstreamTransports } from '../../../src/upstream/transport-factory.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const MARK = `.swb-planted-${randomBytes(6).toString('hex')}`;
 // Where a server sharing the host's /tmp would plant: cleaned up whatever the outcome.
+const secrets = mkdtempSync(join(tmpdir(), 'swb-secret-'));
 after(() => {
   for (const p of [join('/tmp', MARK), join('/tmp', `${MARK}.py`)]) rmSync(p, { force: true });
+  rmSync(secrets, { recursive: true, force: true });
 });
 
 /** Plants (ROLE=plant) a file in its HOME and a module in its working directory, then says what it sees there. */
@@ -60,5 +65,44 @@ describe('the limits profile', () => {
     }
     // Gone with its instance, with what the server left in it.
     assert.ok(await waitFor(() => !existsSync(a.seen.home) && !existsSync(b.seen.home)), 'the folders were removed');
+  });
+});
+
+/** A per-session server started with its user's token (exchanged), for a user the gateway holds no token of. */
+function tokenUpstream() {
+  const secret = join(secrets, 'client-secret');
+  writeFileSync(secret, 's');
+  const doc = {
+    upstreams: [
+      {
+        name: 'gh', transport: 'stdio', command: process.execPath, args: ['-e', SERVER], sharing: 'per-session', tokenEnv: 'GITHUB_TOKEN', sandbox: { type: 'limits' },
+        auth: { type: 'token-exchange', tokenEndpoint: 'https://as.test/token', clientId: 'gw', clientSecretFile: secret, audience: 'gh' },
+      },
+    ],
+    endpoints: [{ path: '/mcp', upstreams: ['gh'] }],
+  };
+  return parseConfig(doc, 'test', {}, '/').upstreams[0]!;
+}
+
+describe('a limits server whose token is refused', () => {
+  it('makes no home for it (a client looping on refused calls cost a folder and, as root, a fork to remove it, each)', async () => {
+    const made: string[] = [];
+    const remove = PrivateHome.prototype.remove;
+    // Whether the home is on disk when the instance gives it back: a home made for nothing.
+    mock.method(PrivateHome.prototype, 'remove', function (this: PrivateHome) {
+      if (existsSync(this.path)) made.push(this.path);
+      return remove.call(this);
+    });
+    try {
+      const transports = new UpstreamTransports();
+      const owner = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme', scopes: [] };
+      for (let i = 0; i < 5; i++) {
+        const t = transports.create(tokenUpstream(), createLogger('silent'), owner);
+        await assert.rejects(t.start(), (err: unknown) => err instanceof GatewayError && err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED', 'refused for want of the user\'s token');
+      }
+      assert.deepEqual(made, [], 'a home was made for a server that was never to start');
+    } finally {
+      mock.restoreAll();
+    }
   });
 });
