@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { runsAs } from './uid-reaper.js';
+import { runningUids } from './uid-reaper.js';
 
 /**
  * User ids for sandboxed servers of a gateway running as root: one per running instance, so that no two
@@ -17,24 +17,28 @@ export const SANDBOX_GID = 65534;
 export class UidPool {
   readonly #inUse = new Set<number>();
   #next: number;
+  readonly #running: () => ReadonlySet<number>;
 
   /**
    * `first`: where in the range this pool starts, at random, so that two gateways on one host seldom try
-   * the same ids (they do not know each other's; see acquire).
+   * the same ids (they do not know each other's; see acquire). `running`: the user ids processes run as.
    */
-  constructor(first: number = randomInt(UID_COUNT)) {
+  constructor(first: number = randomInt(UID_COUNT), running: () => ReadonlySet<number> = runningUids) {
     this.#next = first;
+    this.#running = running;
   }
 
   /**
    * An id no instance of this gateway has, and that no process runs as: a server a crashed gateway left
    * behind (started by a version whose limits profile did not die with it), or another gateway's on the same host.
+   * The processes are read once (a walk of /proc, on the event loop), however many ids are passed over.
    */
   acquire(): number {
     if (this.#inUse.size >= UID_COUNT) throw new Error(`all ${UID_COUNT} sandbox user ids are in use`);
+    const running = this.#running();
     for (let tried = 0; tried < UID_COUNT; tried++) {
       const uid = UID_BASE + (this.#next++ % UID_COUNT);
-      if (this.#inUse.has(uid) || runsAs(uid)) continue;
+      if (this.#inUse.has(uid) || running.has(uid)) continue;
       this.#inUse.add(uid);
       return uid;
     }

@@ -18,19 +18,34 @@ export function killProcessesOf(uid: number): number {
   });
 }
 
-/** Whether any process runs as `uid` (see killProcessesOf for which). */
-export function runsAs(uid: number): boolean {
-  return processesOf(uid, () => true) > 0;
+/**
+ * Every user id a live process runs as (real or effective; see killProcessesOf for which), from one walk
+ * of /proc: the pool reads it once per acquire, rather than once per id it passes over.
+ */
+export function runningUids(): Set<number> {
+  const uids = new Set<number>();
+  eachProcess((pid, real, effective) => void uids.add(real).add(effective));
+  return uids;
 }
 
 /** Calls `each` with the pid of every live process of `uid`, until it returns true; says how many it saw. */
 function processesOf(uid: number, each: (pid: number) => boolean | void): number {
   let found = 0;
+  eachProcess((pid, real, effective) => {
+    if (real !== uid && effective !== uid) return false;
+    found++;
+    return each(pid) === true;
+  });
+  return found;
+}
+
+/** Calls `visit` with every live process and its real and effective user ids, until it returns true. */
+function eachProcess(visit: (pid: number, real: number, effective: number) => boolean | void): void {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return 0;
+    return;
   }
   for (const pid of pids) {
     let status: string;
@@ -40,13 +55,11 @@ function processesOf(uid: number, each: (pid: number) => boolean | void): number
       continue; // gone meanwhile
     }
     const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
-    if (!ids || (Number(ids[1]) !== uid && Number(ids[2]) !== uid)) continue;
+    if (!ids) continue;
     // A zombie with no thread left is dead, waiting for its parent to reap it. One whose main thread ended
     // on its own (the exit system call, not exit_group) reads as a zombie too, while its other threads run on.
     const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
     if (/^State:\s+Z/m.test(status) && threads <= 1) continue;
-    found++;
-    if (each(Number(pid)) === true) break;
+    if (visit(Number(pid), Number(ids[1]), Number(ids[2])) === true) return;
   }
-  return found;
 }

@@ -31,6 +31,18 @@ describe('UidPool', () => {
     }
   });
 
+  it('reads which users run a process once per acquire, however many ids it passes over', () => {
+    // Another gateway's block of busy ids where this pool starts: each used to cost a walk of /proc.
+    const index = 1000;
+    const busy = new Set([0, 1, 2, 3, 4].map((i) => UID_BASE + index + i));
+    let scans = 0;
+    const pool = new UidPool(index, () => (scans++, busy));
+    assert.equal(pool.acquire(), UID_BASE + index + 5, 'the first id no process runs as');
+    assert.equal(scans, 1, `one scan of the running processes, not one per busy id: ${scans}`);
+    assert.equal(pool.acquire(), UID_BASE + index + 6);
+    assert.equal(scans, 2);
+  });
+
   it('two pools (two gateways on one host) start at different places in the range', () => {
     const starts = new Set(Array.from({ length: 8 }, () => new UidPool().acquire()));
     assert.ok(starts.size > 1, `eight pools all started at ${[...starts].join()}`);
