@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { chownSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentHost } from './launch-plan.js';
+
+/** Where every home is made, and how its name begins (leftovers are found by it). */
+const PARENT = '/tmp';
+const PREFIX = 'switchboard-home-';
 
 /**
  * A folder of one `limits` instance's own on the host (0700, owned by its user): its HOME, TMPDIR and,
@@ -25,7 +29,7 @@ export class PrivateHome {
   constructor(owner: { uid: number; gid: number } | undefined) {
     // Beside the host's /tmp, where the server ran before: every user can reach it. The name is random and
     // made exclusively (mkdir fails on anything already there, a link included), as mkdtemp's would be.
-    this.path = join('/tmp', `switchboard-home-${randomBytes(9).toString('base64url')}`);
+    this.path = join(PARENT, `${PREFIX}${randomBytes(9).toString('base64url')}`);
     this.#owner = owner;
   }
 
@@ -62,14 +66,53 @@ export class PrivateHome {
     }
     try {
       rmdirSync(this.path);
-      return;
     } catch {
       // not empty (or no longer a folder): its user removes it
+      PrivateHome.removeAs(this.path, this.#owner);
     }
-    const rm = currentHost().systemTool('rm');
+  }
+
+  /**
+   * Every home in the host's /tmp, by the user that owns it: its direct children named like one that are
+   * folders (lstat: a link is not followed, nor counted). What a pool must not hand out while it is there.
+   */
+  static owners(): Map<number, string[]> {
+    const owners = new Map<number, string[]>();
+    let names: string[];
+    try {
+      names = readdirSync(PARENT).filter((n) => n.startsWith(PREFIX));
+    } catch {
+      return owners;
+    }
+    for (const name of names) {
+      const path = join(PARENT, name);
+      try {
+        const st = lstatSync(path);
+        if (st.isDirectory()) owners.set(st.uid, [...(owners.get(st.uid) ?? []), path]);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return owners;
+  }
+
+  /**
+   * Removes a home as its user, never as root (see remove), in the background. Its folders are made
+   * writable by that user first: a tool's read-only cache (Go's module cache) would stop rm -rf, and the
+   * home would stay, readable by the next instance given the same user. chmod -R follows no link, and as
+   * that user it can change nothing the user could not.
+   */
+  static removeAs(path: string, owner: { uid: number; gid: number }): void {
+    const [chmod, rm] = [currentHost().systemTool('chmod'), currentHost().systemTool('rm')];
     if (!rm) return;
-    spawn(rm, ['-rf', '--', this.path], { uid: this.#owner.uid, gid: this.#owner.gid, stdio: 'ignore', env: {} })
-      .once('error', () => {})
-      .unref();
+    const as = { uid: owner.uid, gid: owner.gid, stdio: 'ignore', env: {} } as const;
+    let removing = false;
+    const remove = () => {
+      if (removing) return;
+      removing = true;
+      spawn(rm, ['-rf', '--', path], as).once('error', () => {}).unref();
+    };
+    if (!chmod) return remove();
+    spawn(chmod, ['-R', 'u+rwx', '--', path], as).once('error', remove).once('close', remove).unref();
   }
 }
