@@ -1,5 +1,7 @@
 import type { Catalogue, UpstreamInstance } from '../upstream/upstream-instance.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
+import { MAX_MARKS_PER_INSTANCE, TOO_MANY_WITHHELD } from '../upstream/withheld-listings.js';
+import { hasName } from './names.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 
 type Definition = Readonly<Record<string, unknown>>;
@@ -35,19 +37,71 @@ function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, defi
 /** The first of other instances' withheld listings that is withheld still (an approval may have come since). */
 async function elsewhere(gate: ToolGate, pool: UpstreamPool, name: string, others: Array<[object, Definition]>): Promise<ToolBlock | undefined> {
   for (const [other, d] of others) {
-    const block = pool.instances.has(other as UpstreamInstance) ? await gate.check(pool.name, d) : undefined;
+    if (!pool.instances.has(other as UpstreamInstance)) {
+      pool.withheld.drop(other);
+      continue;
+    }
+    const block = d === TOO_MANY_WITHHELD ? tooMany(pool.name, name) : await gate.check(pool.name, d);
     if (block !== undefined) return block;
     pool.withheld.clear(other, name);
   }
   return undefined;
 }
 
-/** What a list page showed of `inst`'s tools, and the gate's verdict on each (items without a name were not judged). */
-export function noteListing(pool: UpstreamPool, inst: UpstreamInstance, tools: readonly unknown[], verdicts: ReadonlyArray<ToolBlock | undefined>): void {
+function tooMany(upstream: string, tool: string): ToolBlock {
+  return {
+    message: `Tool "${tool}" of upstream "${upstream}" is withheld: an instance of the upstream listed more than ${MAX_MARKS_PER_INSTANCE} tools that tool pinning withholds, more than the gateway keeps track of, so this may be one it changed; calls are refused until that instance lists fewer or restarts (review the upstream)`,
+    details: { upstream, tool, rule: 'pinning.limit' },
+  };
+}
+
+/**
+ * The tools of a tools/list page that tool pinning lets through, before names are prefixed. `complete`:
+ * the page is the whole listing (a first page with no next one).
+ */
+export async function admitListing(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, page: Record<string, unknown>, complete: boolean): Promise<unknown[]> {
+  const upstream = pool.name;
+  const tools = page.tools as unknown[];
+  // The gate sees a first listing as one set (what it pins without asking an operator), and the checks
+  // made in one synchronous loop form that set. A paginated list shows only part of it, so the whole
+  // catalogue (every page) is checked first, in one loop of its own.
+  if (typeof page.nextCursor === 'string') {
+    const all = await inst.catalogue('tools').catch(() => undefined);
+    // Only to make the set complete: this page's own checks below decide what is listed.
+    if (all) await Promise.all([...all.values()].map((t) => gate.check(upstream, t))).catch(() => {});
+  }
+  // Items without a usable name are not the gate's to judge: the router drops them (and says so).
+  const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (hasName(t) ? gate.check(upstream, t) : undefined));
+  const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
+  noteListing(pool, inst, tools, settled, complete); // pinning decides per upstream: what one instance lists counts for all
+  if (!settled.some((v) => v !== undefined)) return tools;
+  // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
+  // must be checked against what this list saw.
+  inst.forgetCatalogue('tools');
+  return tools.filter((_t, i) => settled[i] === undefined);
+}
+
+/**
+ * What a list page showed of `inst`'s tools, and the gate's verdict on each (items without a name were
+ * not judged). A complete listing replaces the instance's marks: a tool it no longer lists is no longer
+ * one it withholds (an upstream naming a new tool on every list would otherwise pile them up).
+ */
+function noteListing(pool: UpstreamPool, inst: UpstreamInstance, tools: readonly unknown[], verdicts: ReadonlyArray<ToolBlock | undefined>, complete: boolean): void {
+  // A name listed twice counts as its later listing says, as it did when each was noted in turn.
+  const withheld = new Map<string, Definition>();
+  const passed = new Set<string>();
   tools.forEach((t, i) => {
     const name = (t as Definition | null)?.name;
     if (typeof name !== 'string') return;
-    if (verdicts[i] === undefined) pool.withheld.clear(inst, name);
-    else pool.withheld.mark(inst, name, t as Definition);
+    if (verdicts[i] === undefined) {
+      withheld.delete(name);
+      passed.add(name);
+    } else {
+      passed.delete(name);
+      withheld.set(name, t as Definition);
+    }
   });
+  if (complete) return pool.withheld.replace(inst, withheld);
+  for (const name of passed) pool.withheld.clear(inst, name);
+  for (const [name, definition] of withheld) pool.withheld.mark(inst, name, definition);
 }

@@ -11,10 +11,9 @@ import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
 import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
-import { hasToolNameChars, prefixed, splitPrefixed } from './names.js';
+import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
 import { admitByGate, gatherCatalogues } from './session-tools.js';
-import { noteListing, pinVerdict } from './pinned-call.js';
-import type { ToolBlock, ToolGate } from './tool-gate.js';
+import { admitListing, pinVerdict } from './pinned-call.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities } from './capabilities.js';
@@ -37,11 +36,6 @@ export interface RouteContext {
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
-
-/** A list item with a usable name: a non-empty string (anything else is a protocol violation). */
-function hasName(item: unknown): item is Record<string, unknown> & { name: string } {
-  return item !== null && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' && (item as { name: string }).name !== '';
-}
 
 /** Upstreams (their pools) already logged for listing unnamed items: one line each, not one per list. */
 const badNamesLogged = new WeakSet<object>();
@@ -193,7 +187,8 @@ export class RouterSession {
           signal: ctx.signal,
           onProgress: ctx.onProgress,
         });
-        return gate && Array.isArray(page.tools) ? { ...page, tools: await this.#admitTools(gate, pool, inst, page) } : page;
+        // A first page with no next one is the whole listing: what tool pinning withheld of it replaces what it knew.
+        return gate && Array.isArray(page.tools) ? { ...page, tools: await admitListing(gate, pool, inst, page, cursor === undefined && typeof page.nextCursor !== 'string') } : page;
       }),
     );
     const items: unknown[] = [];
@@ -221,29 +216,6 @@ export class RouterSession {
     const next = encodeCursor(method, remaining);
     if (next !== undefined) out.nextCursor = next;
     return out;
-  }
-
-  /** Leaves out the tools the gate withholds (tool pinning), before names are prefixed. */
-  async #admitTools(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, page: Result): Promise<unknown[]> {
-    const upstream = pool.name;
-    const tools = page.tools as unknown[];
-    // The gate sees a first listing as one set (what it pins without asking an operator), and the checks
-    // made in one synchronous loop form that set. A paginated list shows only part of it, so the whole
-    // catalogue (every page) is checked first, in one loop of its own.
-    if (typeof page.nextCursor === 'string') {
-      const all = await inst.catalogue('tools').catch(() => undefined);
-      // Only to make the set complete: this page's own checks below decide what is listed.
-      if (all) await Promise.all([...all.values()].map((t) => gate.check(upstream, t))).catch(() => {});
-    }
-    // Items without a usable name are not the gate's to judge: #exportItem drops them (and says so).
-    const verdicts: Array<ToolBlock | undefined | Promise<ToolBlock | undefined>> = tools.map((t) => (hasName(t) ? gate.check(upstream, t) : undefined));
-    const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
-    noteListing(pool, inst, tools, settled); // pinning decides per upstream: what one instance lists counts for all
-    if (!settled.some((v) => v !== undefined)) return tools;
-    // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
-    // must be checked against what this list saw.
-    inst.forgetCatalogue('tools');
-    return tools.filter((_t, i) => settled[i] === undefined);
   }
 
   #exportItem(upstream: string, spec: ListSpec, item: any): unknown {

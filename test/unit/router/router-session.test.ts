@@ -8,6 +8,7 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { encodeCursor } from '../../../src/router/cursor.js';
 import { EndpointRouter } from '../../../src/router/endpoint-router.js';
 import type { RouteContext, RouterSession } from '../../../src/router/router-session.js';
+import type { ToolGate } from '../../../src/router/tool-gate.js';
 import { MemoryTransport } from '../../../src/transport/memory-pair.js';
 import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import type { TransportFactory } from '../../../src/upstream/upstream-instance.js';
@@ -138,7 +139,7 @@ interface Built {
 
 let nextRequestId = 1;
 
-async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never'): Promise<Built> {
+async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', gate?: ToolGate): Promise<Built> {
   const cfg = parseConfig(
     {
       upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run', ...(s.sharing ? { sharing: s.sharing } : {}) })),
@@ -156,7 +157,7 @@ async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never'):
   const pools = new Map<string, UpstreamPool>();
   for (const u of cfg.upstreams) pools.set(u.name, new UpstreamPool(u, logger, factory));
   await Promise.all([...pools.values()].map((p) => p.start()));
-  const router = new EndpointRouter(cfg.endpoints[0]!, pools, logger);
+  const router = new EndpointRouter(cfg.endpoints[0]!, pools, logger, gate);
   const { caller, notes } = fakeCaller();
   const session = await router.open(caller);
   return {
@@ -525,6 +526,29 @@ describe('per-tenant sharing', () => {
       assert.equal(b.server('a').requests('initialize').length, 2);
       await sameTenant.close();
       await otherTenant.close();
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe('tool pinning over repeated listings', () => {
+  // Withholds every tool named run_*: new tools, never approved.
+  const gate: ToolGate = { check: (_u, t) => (String(t.name).startsWith('run_') ? { message: 'a new tool', details: { rule: 'pinning.new' } } : undefined) };
+
+  it('keeps of an instance\'s withheld listings only what its latest complete listing withholds: an upstream naming a new tool on every list holds no more', async () => {
+    const spec: ServerSpec = { name: 'a', capabilities: { tools: {} }, tools: [tool('keep')], pageSize: 10 };
+    const b = await build([spec], undefined, gate);
+    try {
+      const pool = b.router.pool('a')!;
+      for (let i = 0; i < 10_000; i++) {
+        spec.tools = [tool('keep'), tool(`run_${i}`)];
+        assert.deepEqual(names(await b.request('tools/list')), ['keep']);
+      }
+      const other = {}; // an instance other than the one listing: what calls through it are checked against
+      assert.equal(pool.withheld.others('run_0', other).length, 0, 'a tool the upstream no longer lists is still marked withheld');
+      assert.equal(pool.withheld.others('run_9999', other).length, 1, 'the tool the latest listing withheld is marked');
+      assert.equal(pool.withheld.size, 1);
     } finally {
       await b.close();
     }
