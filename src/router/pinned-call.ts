@@ -9,9 +9,9 @@ type Verdict = ToolBlock | undefined | Promise<ToolBlock | undefined>;
 
 /**
  * Tool pinning's verdict on a call of `definition`, the tool as `inst`'s catalogue holds it. Per
- * upstream, not per instance: the call is refused too while another instance's latest listing of the
- * tool is withheld (see WithheldListings), since the instance called may not have listed since the
- * upstream changed the tool. Synchronous when the gate knows every definition involved (every call but
+ * upstream, not per instance: the call is refused too while any instance's latest listing of the tool
+ * is withheld (see WithheldListings), since the instance called may not have listed since the upstream
+ * changed the tool, or its catalogue may be older than its own latest listing. Synchronous when the gate knows every definition involved (every call but
  * the first, and no listing withheld: one lookup).
  */
 export function pinVerdict(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, catalogue: Catalogue, definition: Definition): Verdict {
@@ -29,14 +29,16 @@ function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, defi
     pool.withheld.mark(inst, name, definition);
     return block;
   }
-  pool.withheld.clear(inst, name);
-  const others = pool.withheld.others(name, inst);
-  return others.length === 0 ? undefined : elsewhere(gate, pool, name, others);
+  // Not a clear of this instance's own mark: the definition that passed may be older than the one it
+  // marks (a call that took the catalogue before a listing withheld a newer one and forgot it), and the
+  // instance, and every other, would then run the newer unchecked. The mark goes when what it holds passes.
+  const marks = pool.withheld.against(name, inst);
+  return marks.length === 0 ? undefined : stillWithheld(gate, pool, name, marks);
 }
 
-/** The first of other instances' withheld listings that is withheld still (an approval may have come since). */
-async function elsewhere(gate: ToolGate, pool: UpstreamPool, name: string, others: Array<[object, Definition]>): Promise<ToolBlock | undefined> {
-  for (const [other, d] of others) {
+/** The first of the withheld listings that is withheld still (an approval may have come since). */
+async function stillWithheld(gate: ToolGate, pool: UpstreamPool, name: string, marks: Array<[object, Definition]>): Promise<ToolBlock | undefined> {
+  for (const [other, d] of marks) {
     if (!pool.instances.has(other as UpstreamInstance)) {
       pool.withheld.drop(other);
       continue;

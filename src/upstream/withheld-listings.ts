@@ -9,7 +9,7 @@ type Definition = Readonly<Record<string, unknown>>;
 export const MAX_MARKS_PER_INSTANCE = 2000;
 
 /**
- * What others() answers, as the definition, for an instance that withheld more tools than
+ * What against() answers, as the definition, for an instance that withheld more tools than
  * MAX_MARKS_PER_INSTANCE: its marks were let go, so any tool may be one it withheld.
  */
 export const TOO_MANY_WITHHELD: Definition = Object.freeze({});
@@ -21,7 +21,8 @@ export const TOO_MANY_WITHHELD: Definition = Object.freeze({});
  * instance that has not listed since (its catalogue still holds the approved one) must not run it. So a
  * call through any instance is checked against these too (src/router/pinned-call.ts). An instance's
  * mark goes when its own later listing of the tool passes, or leaves the tool out (a complete listing
- * replaces the instance's marks), or when the instance goes.
+ * replaces the instance's marks), when the definition marked passes (an approval), or when the instance
+ * goes; not when a call passes another definition of the tool (one from before the listing).
  */
 export class WithheldListings {
   readonly #byName = new Map<string, Map<object, Definition>>();
@@ -71,10 +72,15 @@ export class WithheldListings {
     for (const [name, definition] of withheld) this.mark(instance, name, definition);
   }
 
-  /** The withheld listings of `name` by instances other than `instance` (none: the common case, one lookup). */
-  others(name: string, instance: object): Array<[object, Definition]> {
+  /**
+   * The withheld listings a call of `name` through `instance` is checked against (none: the common
+   * case, one lookup): every instance's, its own included, since the catalogue the call holds may be
+   * older than its latest listing; and every other instance past MAX_MARKS_PER_INSTANCE (its own calls
+   * are judged by its catalogue, which a withholding listing made it fetch afresh).
+   */
+  against(name: string, instance: object): Array<[object, Definition]> {
     const marks = this.#byName.get(name);
-    const found: Array<[object, Definition]> = marks === undefined ? [] : [...marks].filter(([i]) => i !== instance);
+    const found: Array<[object, Definition]> = marks === undefined ? [] : [...marks];
     for (const i of this.#overflowing) if (i !== instance) found.push([i, TOO_MANY_WITHHELD]);
     return found;
   }

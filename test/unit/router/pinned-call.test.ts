@@ -70,6 +70,29 @@ describe('pinned calls over a pool of instances', () => {
     assert.deepEqual(await admitListing(gate, pool, a, { tools: [keep, { name: 'run_x' }] }, true), [keep]);
     assert.equal(pool.withheld.size, 1);
     assert.equal(await verdict(pool, b, keep), undefined);
-    assert.equal(pool.withheld.others('run_x', b).length, 1, 'what the complete listing withheld is marked');
+    assert.equal(pool.withheld.against('run_x', b).length, 1, 'what the complete listing withheld is marked');
+  });
+});
+
+describe('a call that took its catalogue before a listing withheld a newer definition', () => {
+  after(() => Promise.all(pools.map((p) => p.close())));
+
+  it('is refused, and its older definition passing clears nothing: calls through another instance stay refused', async () => {
+    const { pool, a, b } = await twoInstances();
+    const v1 = { name: 'weather', version: 'v1' };
+    const v2 = { name: 'weather', version: 'v2' };
+    // A's list shows v2 (withheld; A's catalogue is forgotten), while a call through A already holds v1.
+    assert.deepEqual(await admitListing(gate, pool, a, { tools: [v2] }, true), []);
+    assert.equal(rule(await verdict(pool, a, v1)), 'pinning.changed', 'the call through A ran A\'s older catalogue');
+    assert.equal(pool.withheld.against('weather', b).length, 1, 'A\'s mark was cleared by a definition other than the one marked');
+    assert.equal(rule(await verdict(pool, b, v1)), 'pinning.changed', 'B (its catalogue from before the change) ran the tool');
+
+    approved.add('v2'); // the change is approved: A's mark goes, through either instance
+    try {
+      assert.equal(await verdict(pool, b, v1), undefined);
+      assert.equal(pool.withheld.size, 0);
+    } finally {
+      approved.delete('v2');
+    }
   });
 });

@@ -546,8 +546,8 @@ describe('tool pinning over repeated listings', () => {
         assert.deepEqual(names(await b.request('tools/list')), ['keep']);
       }
       const other = {}; // an instance other than the one listing: what calls through it are checked against
-      assert.equal(pool.withheld.others('run_0', other).length, 0, 'a tool the upstream no longer lists is still marked withheld');
-      assert.equal(pool.withheld.others('run_9999', other).length, 1, 'the tool the latest listing withheld is marked');
+      assert.equal(pool.withheld.against('run_0', other).length, 0, 'a tool the upstream no longer lists is still marked withheld');
+      assert.equal(pool.withheld.against('run_9999', other).length, 1, 'the tool the latest listing withheld is marked');
       assert.equal(pool.withheld.size, 1);
     } finally {
       await b.close();
