@@ -37,7 +37,7 @@ function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, defi
 }
 
 /** The first of the withheld listings that is withheld still (an approval may have come since). */
-async function stillWithheld(gate: ToolGate, pool: UpstreamPool, name: string, marks: Array<[object, Definition]>): Promise<ToolBlock | undefined> {
+async function stillWithheld(gate: ToolGate, pool: UpstreamPool, name: string, marks: ReadonlyArray<readonly [object, Definition]>): Promise<ToolBlock | undefined> {
   for (const [other, d] of marks) {
     if (!pool.instances.has(other as UpstreamInstance)) {
       pool.withheld.drop(other);

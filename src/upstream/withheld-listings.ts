@@ -14,6 +14,8 @@ export const MAX_MARKS_PER_INSTANCE = 2000;
  */
 export const TOO_MANY_WITHHELD: Definition = Object.freeze({});
 
+const NONE: ReadonlyArray<readonly [object, Definition]> = Object.freeze([]);
+
 /**
  * The tool definitions an upstream's instances last listed that tool pinning withheld (a changed or
  * new definition not approved), per tool name and instance. Pinning decides per upstream, not per
@@ -78,8 +80,10 @@ export class WithheldListings {
    * older than its latest listing; and every other instance past MAX_MARKS_PER_INSTANCE (its own calls
    * are judged by its catalogue, which a withholding listing made it fetch afresh).
    */
-  against(name: string, instance: object): Array<[object, Definition]> {
+  against(name: string, instance: object): ReadonlyArray<readonly [object, Definition]> {
     const marks = this.#byName.get(name);
+    // Asked on every pinned call: nothing withheld (nearly always) costs no allocation.
+    if (marks === undefined && this.#overflowing.size === 0) return NONE;
     const found: Array<[object, Definition]> = marks === undefined ? [] : [...marks];
     for (const i of this.#overflowing) if (i !== instance) found.push([i, TOO_MANY_WITHHELD]);
     return found;
