@@ -103,7 +103,12 @@ export class EndpointRouter implements EndpointView {
     this.#templates.clear();
     this.#attach();
     const sessions = [...this.#sessions.values()];
-    for (const s of sessions) for (const m of LIST_CHANGED) s.caller.clientNotify(m, undefined);
+    for (const s of sessions) {
+      for (const m of LIST_CHANGED) {
+        s.listChanged(m);
+        s.caller.clientNotify(m, undefined);
+      }
+    }
     return sessions;
   }
 
@@ -188,7 +193,11 @@ export class EndpointRouter implements EndpointView {
   }
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
-    for (const s of this.#sessions.values()) if (pool.serves(s.caller, inst)) s.caller.clientNotify(method, undefined);
+    for (const s of this.#sessions.values()) {
+      if (!pool.serves(s.caller, inst)) continue;
+      s.listChanged(method);
+      s.caller.clientNotify(method, undefined);
+    }
     // To the other replicas only what concerns everyone there: a tenant's, user's or session's own instance is theirs.
     if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, undefined);
   }

@@ -18,6 +18,7 @@ import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
+import { OwnershipListing } from './ownership-listing.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -50,6 +51,8 @@ export class RouterSession {
   readonly #leases: SessionLeases;
   /** uri → instance it was subscribed on. */
   readonly #subscriptions = new Map<string, UpstreamInstance>();
+  /** The listing that tells who owns a URI no list has named, kept a while (see there). */
+  readonly #ownership = new OwnershipListing();
   #closed = false;
 
   /** `from`: the pool of each lease (default: the endpoint's pool of that name now). */
@@ -149,6 +152,11 @@ export class RouterSession {
         // Deny by default: a method the gateway does not understand could carry state across sessions.
         throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
+  }
+
+  /** An upstream this session uses announced that a list changed (or restarted, or a reload changed the endpoint). */
+  listChanged(method: string): void {
+    if (method === 'notifications/resources/list_changed') this.#ownership.changed();
   }
 
   /** Client notifications that concern upstreams (cancellation is handled by the session). */
@@ -291,15 +299,19 @@ export class RouterSession {
 
   /**
    * The upstream that owns a URI. Unknown to the lists seen so far: list resources and templates once
-   * more. The URI itself is never shown to an upstream that does not claim it.
+   * more, unless this session did a moment ago (OwnershipListing). The URI itself is never shown to an
+   * upstream that does not claim it.
    */
   async #ownerOf(uri: unknown, ctx: RouteContext, listed = false): Promise<UpstreamPool | undefined> {
     const known = this.#uriPool(uri, listed);
     if (known) return known;
     // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
-    for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
-      await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
-    }
+    // Shared with requests that come while it runs: they wait for it rather than list too.
+    await this.#ownership.run(async () => {
+      for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
+        await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
+      }
+    });
     return this.#uriPool(uri, listed);
   }
 

@@ -554,3 +554,34 @@ describe('tool pinning over repeated listings', () => {
     }
   });
 });
+
+describe('URIs no list names', () => {
+  it('cost one listing of resources and templates while nothing changed, however many are asked about, and one more after resources/list_changed', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      const listings = () => ['a', 'b'].flatMap((n) => g.server(n).log).filter((r) => r.method === 'resources/list' || r.method === 'resources/templates/list').length;
+      for (let i = 0; i < 50; i++) {
+        await assert.rejects(g.request('resources/subscribe', { uri: `file:///a/random-${i}.txt` }), rpcError(-32002));
+      }
+      const once = listings();
+      assert.ok(once > 0 && once <= 4, `${once} list requests for 50 subscribes`);
+      await assert.rejects(g.request('resources/read', { uri: 'file:///a/random-50.txt' }), rpcError(-32002));
+      assert.equal(listings(), once, 'a read of a URI no list names lists again');
+      // Learned from that one listing: a URI the upstream lists is subscribed to at once.
+      assert.deepEqual(await g.request('resources/subscribe', { uri: 'file:///a/two.txt' }), {});
+
+      // The upstream says its resources changed: the next unknown URI lists again (once).
+      A.resources!.push({ uri: 'file:///a/three.txt', name: 'three' });
+      try {
+        g.server('a').notify('notifications/resources/list_changed');
+        await settle();
+        assert.deepEqual(await g.request('resources/subscribe', { uri: 'file:///a/three.txt' }), {});
+        const twice = listings();
+        assert.ok(twice > once);
+        await assert.rejects(g.request('resources/subscribe', { uri: 'file:///a/random-51.txt' }), rpcError(-32002));
+        assert.equal(listings(), twice);
+      } finally {
+        A.resources!.pop();
+      }
+    });
+  });
+});
