@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
-import { HAND_BACK_REASON, isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
+import { HAND_BACK_REASON, handedOver, isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
 import { sendError } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
@@ -114,13 +114,11 @@ export class SessionLocator {
       await this.#ctx.cluster!.ended(record.id, true);
       throw err;
     }
+    let restored = false;
     try {
       await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
-      await session.restore(record);
-      if (await this.#ctx.cluster!.hold(session.record())) return session;
-      // Ended while it was rebuilt (the admin API asked this replica, its owner since the claim): not found.
-      await session.close('ended while it was taken over');
-      return undefined;
+      restored = await session.restore(record);
+      if (restored && (await this.#ctx.cluster!.hold(session.record()))) return session;
     } catch (err) {
       // A passing failure (the store, an upstream not ready yet) hands the session back, record and log
       // kept, for the client's retry (503): a 404 would tell it to start over. Anything else ends it.
@@ -129,5 +127,14 @@ export class SessionLocator {
       if (passing) throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session could not be taken over just now; retry');
       return undefined;
     }
+    if (!restored) {
+      // Closed here while it was rebuilt (its close has run): by a shutdown, handed over for another
+      // replica to take over on the client's retry (503); by an operator, ended (not found).
+      if (handedOver(session, session.closeReason)) throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session was handed to another replica while it was taken over here; retry');
+      return undefined;
+    }
+    // Ended while it was rebuilt (the admin API asked this replica, its owner since the claim): not found.
+    await session.close('ended while it was taken over');
+    return undefined;
   }
 }

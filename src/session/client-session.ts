@@ -80,6 +80,7 @@ export class ClientSession {
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
+  #closeReason: string | undefined;
   /** search+working-set: the tools it found, listed from then on (told with list_changed, kept in its record). */
   readonly #workingSet = new ToolWorkingSet(() => this.#toolsFound());
   /** What the stages see of this session, per token (see GuardViews): the first token's, mostly. */
@@ -123,6 +124,11 @@ export class ClientSession {
   /** Ended: an instance lease still waiting for it is given up (see UpstreamCaller.closed). */
   get closed(): boolean {
     return this.#state === 'SHUTDOWN';
+  }
+
+  /** Why it was closed: the edge tells a hand-over (a shutdown) from an end. */
+  get closeReason(): string | undefined {
+    return this.#closeReason;
   }
 
   /** Requests in flight, an initialize being answered included (so the idle sweeper leaves it alone). */
@@ -193,25 +199,32 @@ export class ClientSession {
     return { jsonrpc: '2.0', id: req.id, result };
   }
 
-  /** A session another replica owned, rebuilt from its record: ACTIVE at once, with this replica's upstreams. */
-  async restore(record: SessionRecord): Promise<void> {
+  /** A session another replica owned, rebuilt from its record: ACTIVE, with this replica's upstreams. False: closed meanwhile. */
+  async restore(record: SessionRecord): Promise<boolean> {
+    if (this.closed) return false;
     this.protocolVersion = record.protocolVersion;
     this.clientCapabilities = record.clientCapabilities as Record<string, any>;
     this.clientInfo = record.clientInfo;
+    this.#logLevel = record.logLevel;
     this.#workingSet.restore(record.workingSet ?? []);
-    this.#router = await this.endpoint.open(this);
+    const router = await this.endpoint.open(this);
+    if (this.closed) return router.close().then(() => false); // its close found no router to close (as in initialize)
+    this.#router = router;
     this.#state = 'ACTIVE';
     this.#active.activate();
-    // Renew what the previous owner had set up upstream for this client.
-    const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
-    for (const uri of record.subscriptions ?? []) await this.#router.request('resources/subscribe', { uri }, ctx).catch(() => {});
-    if (record.logLevel) {
-      this.#logLevel = record.logLevel;
-      await this.#router.request('logging/setLevel', { level: record.logLevel }, ctx).catch(() => {});
-    }
+    // Counted from ACTIVE on: a close during the renewals below counts it closed.
     this.#counted = true;
     this.#observer.sessionOpened(this.kind, this.tenant);
+    // Renew what the previous owner had set up upstream for this client, unless it is closed meanwhile.
+    const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
+    const renewals = (record.subscriptions ?? []).map((uri): [string, Record<string, unknown>] => ['resources/subscribe', { uri }]);
+    if (record.logLevel) renewals.push(['logging/setLevel', { level: record.logLevel }]);
+    for (const [method, params] of renewals) {
+      await router.request(method, params, ctx).catch(() => {});
+      if (this.closed) return false;
+    }
     this.#logger.info({ protocolVersion: this.protocolVersion }, 'session taken over from another replica');
+    return true;
   }
 
   /** What another replica needs to take this session over. */
@@ -365,6 +378,7 @@ export class ClientSession {
   async close(reason: string): Promise<void> {
     if (this.#state === 'SHUTDOWN') return;
     this.#state = 'SHUTDOWN';
+    this.#closeReason = reason;
     this.#listChanged.close();
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {

@@ -1,5 +1,5 @@
 export { ClientSession, SERVER_INFO, type SessionState } from './client-session.js';
-export { HAND_BACK_REASON, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON } from './session-registry.js';
+export { HAND_BACK_REASON, handedOver, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON } from './session-registry.js';
 export type { SessionRecord } from './session-store.js';
 export { principalOf } from './session-store.js';
 export { STREAMS_KEPT_PER_SESSION, type EventStore, type StoredEvent } from './event-store.js';

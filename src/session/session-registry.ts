@@ -32,6 +32,11 @@ export const HAND_BACK_REASON = 'its takeover failed for now; handed back for a 
 /** Taken over by another replica while this one was paused: the copy here ends, record and event log kept. */
 export const TAKEN_OVER_REASON = 'another replica took the session over';
 
+/** Whether a session closed for `reason` is handed over (its record and event log kept) for another replica to take over. */
+export function handedOver(session: ClientSession, reason: string | undefined): boolean {
+  return (reason === SHUTDOWN_REASON || reason === HAND_BACK_REASON || reason === TAKEN_OVER_REASON) && session.record().movable;
+}
+
 /**
  * Sweeps at most this often: each one walks every session, and the next expiry may be a moment away
  * again and again. So a session ends at most this late.
@@ -113,7 +118,7 @@ export class SessionRegistry {
       logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
       onClosed: (s, reason) => {
         this.#sessions.delete(s.id);
-        const handOver = (reason === SHUTDOWN_REASON || reason === HAND_BACK_REASON || reason === TAKEN_OVER_REASON) && s.record().movable;
+        const handOver = handedOver(s, reason);
         // A session handed over keeps its event log: the replica that takes it over replays from it.
         if (!handOver) this.#opts.events.dropSession(s.id);
         this.#opts.onEnded?.(s, handOver ? SHUTDOWN_REASON : reason);

@@ -12,7 +12,7 @@ import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, mcpRequest } from '../helpers/tokens.js';
 import { until } from '../helpers/wait.js';
 
-const GATED = join(import.meta.dirname, '..', 'fixtures', 'gated-init-server.mjs');
+const GATED = join(import.meta.dirname, '..', 'fixtures', 'gated-server.mjs');
 
 describe('a session closed during its initialize (found by a review)', () => {
   let dir: string;
