@@ -243,8 +243,8 @@ export class Cluster {
     return this.#held.open(record);
   }
 
-  /** A session claimed here, rebuilt: false when it ended meanwhile (see HeldSessions.hold). */
-  hold(record: SessionRecord): Promise<boolean> {
+  /** A session claimed here, rebuilt: held here, or ended or taken by another replica meanwhile (see HeldSessions.hold). */
+  hold(record: SessionRecord): Promise<'held' | 'ended' | 'taken'> {
     return this.#held.hold(record);
   }
 

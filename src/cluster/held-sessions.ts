@@ -46,14 +46,20 @@ export class HeldSessions {
 
   /**
    * A session taken over here (claimed, then rebuilt): its record written only while it is stored and
-   * owned here, as the claim left it. False: it ended since the claim (the admin API asked this replica,
-   * its owner now, while it renewed the upstream subscriptions), or moved on, and is not brought back.
+   * owned here, as the claim left it. 'ended': removed since the claim (the admin API of a replica that
+   * read this one as gone), not brought back; 'taken': another replica owns it by now, or it was released.
+   * A record missing from a store that may have lost it since (flushed, restarted empty) is written back,
+   * as the re-publish of a lost store does: the session lives on here, and the beat that notices the loss
+   * may have re-published before it was held.
    */
-  async hold(record: SessionRecord): Promise<boolean> {
+  async hold(record: SessionRecord): Promise<'held' | 'ended' | 'taken'> {
+    const { store, me } = this.#o;
     this.#mine.set(record.id, record); // before the write: an end that comes meanwhile forgets it for good
-    if ((await this.#o.store.update(record, this.#o.me)) === 'written') return true;
+    let written = await store.update(record, me);
+    if (written === 'gone' && !(await this.#o.intact()) && this.#mine.has(record.id)) written = (await store.save(record, me)) ? 'written' : 'taken';
+    if (written === 'written') return 'held';
     this.#mine.delete(record.id);
-    return false;
+    return written === 'taken' ? 'taken' : 'ended';
   }
 
   /**

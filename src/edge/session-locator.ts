@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
-import { HAND_BACK_REASON, handedOver, isSupportedVersion, principalOf, type ClientSession, type SessionRecord } from '../session/index.js';
+import { HAND_BACK_REASON, handedOver, isSupportedVersion, principalOf, TAKEN_OVER_REASON, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
 import { sendError } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
@@ -114,11 +114,10 @@ export class SessionLocator {
       await this.#ctx.cluster!.ended(record.id, true);
       throw err;
     }
-    let restored = false;
+    let held: 'held' | 'ended' | 'taken' | 'closed';
     try {
       await this.#sessions.transportOf(session).continueFrom(this.#ctx.registry.events);
-      restored = await session.restore(record);
-      if (restored && (await this.#ctx.cluster!.hold(session.record()))) return session;
+      held = (await session.restore(record)) ? await this.#ctx.cluster!.hold(session.record()) : 'closed';
     } catch (err) {
       // A passing failure (the store, an upstream not ready yet) hands the session back, record and log
       // kept, for the client's retry (503): a 404 would tell it to start over. Anything else ends it.
@@ -127,14 +126,18 @@ export class SessionLocator {
       if (passing) throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session could not be taken over just now; retry');
       return undefined;
     }
-    if (!restored) {
+    if (held === 'held') return session;
+    if (held === 'closed') {
       // Closed here while it was rebuilt (its close has run): by a shutdown, handed over for another
       // replica to take over on the client's retry (503); by an operator, ended (not found).
       if (handedOver(session, session.closeReason)) throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session was handed to another replica while it was taken over here; retry');
       return undefined;
     }
-    // Ended while it was rebuilt (the admin API asked this replica, its owner since the claim): not found.
-    await session.close('ended while it was taken over');
+    // Owned by another replica by now (it took the session over while this one looked gone): the copy here
+    // ends, record and log left to that one, which the client's retry finds (503). Its record removed since
+    // the claim (the admin API of a replica that read this one as gone): ended, not found.
+    await session.close(held === 'taken' ? TAKEN_OVER_REASON : 'ended while it was taken over');
+    if (held === 'taken') throw new GatewayError('SWB_STORE_UNAVAILABLE', 'Service Unavailable: the session moved to another replica meanwhile; retry');
     return undefined;
   }
 }

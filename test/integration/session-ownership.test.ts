@@ -147,12 +147,12 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     await b.ended(r.id, false); // ended on b (the admin API asked b, its owner now) while b renewed its upstream subscriptions
     const held = await b.hold(r);
     assert.deepEqual(await stored(r.id), { record: null, owner: null }, 'the takeover wrote the ended session back');
-    assert.equal(held, false, 'the takeover says the session is gone');
+    assert.equal(held, 'ended', 'the takeover says the session is gone');
     await a.ended(r.id, false);
     const live = record();
     await a.open(live);
     assert.equal(await b.claim(live.id, a.replicaId), true);
-    assert.equal(await b.hold({ ...live, logLevel: 'info' }), true, 'a takeover of a live session writes its record');
+    assert.equal(await b.hold({ ...live, logLevel: 'info' }), 'held', 'a takeover of a live session writes its record');
     assert.equal(JSON.parse((await stored(live.id)).record ?? '{}').logLevel, 'info');
     await a.ended(live.id, false);
     await b.ended(live.id, false);
@@ -222,7 +222,7 @@ describe('the admin API ending a session that moves between replicas meanwhile',
     // a answers that it holds no such session: c took it over before a's answer (a's copy was let go).
     hooks.set(a, async (id) => {
       assert.equal(await c.claim(id, a.replicaId), true);
-      assert.equal(await c.hold(r), true);
+      assert.equal(await c.hold(r), 'held');
       return false;
     });
     hooks.set(c, async (id) => {
