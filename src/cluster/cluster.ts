@@ -9,6 +9,7 @@ import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { SessionRecord } from '../session/session-store.js';
 import { AdminBus, UNREACHABLE, type AdminAnswerer, type ClusterAnswers } from './admin-bus.js';
 import { Heartbeat } from './heartbeat.js';
+import { warnIfEvicting } from './eviction-policy.js';
 import { connectRedis, connectSubscriber, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
@@ -126,6 +127,7 @@ export class Cluster {
     // with no requests would otherwise outlive its record, answered 404 elsewhere and never taken over.
     const every = Math.max(500, Math.floor(this.#cfg.sessionTtlMs / 3));
     this.#keeping = setInterval(() => this.#held.keep(), every).unref();
+    await warnIfEvicting(this.redis, this.#logger);
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
