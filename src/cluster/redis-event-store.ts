@@ -30,6 +30,10 @@ redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
 return 1`;
 
+/** The name APPEND is defined under on the store's connection (see RedisEventStore). */
+const APPEND_COMMAND = 'swbEventAppend';
+type Appending = Redis & Record<typeof APPEND_COMMAND, (...keysAndArgs: Array<string | number>) => Promise<unknown>>;
+
 /**
  * The resumability log in Redis Streams, one stream per SSE stream, trimmed to about `perStream`
  * entries: any replica can replay a stream after Last-Event-ID. Appends are sent and not awaited (the
@@ -56,6 +60,9 @@ export class RedisEventStore implements EventStore {
     this.#perStream = perStream;
     this.#ttlMs = ttlMs;
     this.#owner = owner;
+    // A command, so ioredis sends APPEND's text once per connection (EVAL) and its SHA from then on: a
+    // logged event carries its data, not the script's text as well.
+    redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 3, lua: APPEND });
   }
 
   #key(sessionId: string, stream: number): string {
@@ -64,9 +71,11 @@ export class RedisEventStore implements EventStore {
 
   append(sessionId: string, stream: number, seq: number, data: string): void {
     if (this.#perStream === 0) return;
-    // EVAL, not by SHA: not awaited, and a stream's appends must reach Redis in the order they were sent.
+    // Not awaited, and a stream's appends must reach Redis in the order they were sent: they do, since the
+    // SHA goes only to a connection that has run the text. A SCRIPT FLUSH on a live connection is the one
+    // exception: an append refused NOSCRIPT is sent again (as EVAL), and one sent meanwhile may overtake it.
     const keys = [this.#owner.key(sessionId), this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`];
-    this.#redis.eval(APPEND, 3, ...keys, this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream).catch(() => {});
+    (this.#redis as Appending)[APPEND_COMMAND](...keys, this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream).catch(() => {});
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {

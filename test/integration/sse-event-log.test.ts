@@ -66,4 +66,13 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
     for (let i = 0; i < 50 && (await redis.keys('*ev:*')).length > 0; i++) await new Promise((res) => setTimeout(res, 20));
     assert.deepEqual(await redis.keys('*ev:*'), []);
   });
+
+  it("sends each logged event by its script's SHA (EVALSHA), not the script's text (EVAL) every time", async () => {
+    const [xadds, shas] = [await commandCalls(redis, 'xadd'), await commandCalls(redis, 'evalsha')];
+    const r = await post(gw, { jsonrpc: '2.0', id: 'steps', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.5, steps: 10 }, _meta: { progressToken: 'q' } } }, { sid });
+    assert.equal(((await r.text()).match(/notifications\/progress/g) ?? []).length, 10);
+    assert.equal(await commandCalls(redis, 'xadd'), xadds + 10, 'each progress notification was logged');
+    // The script's text goes once per connection (ioredis sends EVAL to a connection that has not run it yet).
+    assert.ok((await commandCalls(redis, 'evalsha')) - shas >= 9, `appends sent as EVALSHA: ${(await commandCalls(redis, 'evalsha')) - shas} of 10`);
+  });
 });
