@@ -16,7 +16,9 @@ export type TransportErrorCode =
   /** The far end no longer knows our session (Streamable HTTP 404): start a fresh one at once. */
   | 'session-expired'
   /** The far end wrote a message past the link's size limit (a flood): the link was cut. */
-  | 'message-too-large';
+  | 'message-too-large'
+  /** The far end is not reading what it is sent (busy, or stuck): this message was refused, not sent; the link stays. */
+  | 'backlogged';
 
 export class TransportError extends Error {
   readonly code: TransportErrorCode;

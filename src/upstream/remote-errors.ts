@@ -1,5 +1,6 @@
 import { GatewayError, type GatewayErrorCode } from '../errors.js';
 import { TransportError } from '../transport/transport.js';
+import { awaitsUser } from './upstream-user.js';
 
 /** The upstream no longer knows our MCP session (HTTP 404): re-initialize. */
 export function sessionExpired(upstream: string): TransportError {
@@ -26,3 +27,17 @@ export function answerTooLarge(upstream: string, limit: number): GatewayError {
 
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
 export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE']);
+
+/**
+ * What a request whose send failed fails with. A credential refused, an answer over http.maxMessageBytes: as
+ * it was said (KEPT_AS_IS). A link whose consent changed (details.unsent): the request never left, and is
+ * retried once reconnected. A server not reading what it was sent (busy on a long call): SWB_UPSTREAM_BUSY,
+ * which its circuit does not count, as it does not count a full queue: the upstream is alive, and a few
+ * refusals must not pause every call for resetTimeoutMs. Anything else: it could not be reached.
+ */
+export function sendFailure(upstream: string, err: Error): Error {
+  if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)) return err;
+  if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
+  if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
+  return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
+}

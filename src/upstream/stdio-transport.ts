@@ -14,6 +14,11 @@ import { killGroup, ProcessGroups } from './process-groups.js';
  */
 const STDIN_BACKLOG_LINES = 4;
 
+/** A message the server waits for, which the gateway owes it: an answer to its request, a call's cancellation. */
+function owed(message: JsonRpcMessage): boolean {
+  return !('method' in message) || message.method === 'notifications/cancelled';
+}
+
 /** How long the pipes may outlive the server's own exit (see #releasePipes); no longer than stopGraceMs. */
 const PIPE_LINGER_MS = 500;
 
@@ -69,6 +74,8 @@ export class StdioTransport implements Transport {
   #batchChars = 0;
   /** Sends are being refused for a stdin the server does not read (warned once per episode). */
   #backlogged = false;
+  /** What the gateway owed the server and queued past the limit in this episode (see #backlog). */
+  #owedPastLimit = 0;
   #batchDone: Promise<void> | undefined;
   #closeReason: TransportError | undefined;
   readonly #groups: ProcessGroups;
@@ -244,9 +251,9 @@ export class StdioTransport implements Transport {
   send(message: JsonRpcMessage): Promise<void> {
     const child = this.#child;
     if (!child || this.#closed || this.#closing) return Promise.reject(new Error('upstream process is not running'));
-    const backlog = this.#backlog(child);
-    if (backlog) return Promise.reject(backlog);
     const line = `${JSON.stringify(message)}\n`;
+    const backlog = this.#backlog(child, owed(message) ? line.length : 0);
+    if (backlog) return Promise.reject(backlog);
     this.#batch.push(line);
     this.#batchChars += line.length;
     if (!this.#batchDone) {
@@ -258,19 +265,27 @@ export class StdioTransport implements Transport {
   /**
    * What the server has not read yet stays in the gateway's memory: a server that never reads its stdin
    * (stuck, or not reading on purpose) would have every message sent to it kept, without bound. Past
-   * 4 × maxLineBytes of them, new ones are refused (the call fails with SWB_UPSTREAM_UNAVAILABLE) rather than
-   * the server killed as a stdout flood is: one busy with a long call still answers the calls it has read.
+   * 4 × maxLineBytes of them, new requests are refused (the call fails with SWB_UPSTREAM_BUSY, which its
+   * circuit does not count) rather than the server killed as a stdout flood is: one busy with a long call
+   * still answers the calls it has read. What the gateway owes it (`owedChars`: an answer to its own
+   * request, a call's cancellation) still goes, up to as much again: dropped, the server would wait for it
+   * for ever; capped, one asking without reading (pings in a loop) cannot grow it without bound either.
    */
-  #backlog(child: ChildProcessWithoutNullStreams): Error | undefined {
+  #backlog(child: ChildProcessWithoutNullStreams, owedChars: number): TransportError | undefined {
     const queued = child.stdin.writableLength + this.#batchChars;
     const limit = STDIN_BACKLOG_LINES * this.#opts.maxLineBytes;
     if (queued <= limit) {
       this.#backlogged = false;
+      this.#owedPastLimit = 0;
+      return undefined;
+    }
+    if (owedChars > 0 && this.#owedPastLimit + owedChars <= limit) {
+      this.#owedPastLimit += owedChars;
       return undefined;
     }
     if (!this.#backlogged) this.#opts.logger.warn({ queued, limit, pid: child.pid }, 'upstream is not reading its stdin; refusing messages past 4 × maxLineBytes');
     this.#backlogged = true;
-    return new Error(`upstream process has not read ${queued} bytes of what the gateway sent it, more than ${STDIN_BACKLOG_LINES} × maxLineBytes (${limit}): it is not reading its stdin, and the message was not sent`);
+    return new TransportError('backlogged', `its process has not read ${queued} bytes of what the gateway sent it, more than ${STDIN_BACKLOG_LINES} × maxLineBytes (${limit}): it is not reading its stdin, and the message was not sent`);
   }
 
   async #flush(): Promise<void> {

@@ -11,12 +11,11 @@ import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
-import { KEPT_AS_IS, UpstreamHttpError } from './remote-errors.js';
+import { sendFailure } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
-import { awaitsUser } from './upstream-user.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
@@ -92,14 +91,7 @@ export class UpstreamClient {
       send: (m) => this.#transport.send(m),
       timeoutError: (_method, ms) => new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${upstream}" did not answer within ${ms} ms`, { upstream }),
       cancelledError: () => new GatewayError('SWB_SESSION_CLOSED', 'request cancelled'),
-      sendError: (err) =>
-        // A credential refused, an answer over http.maxMessageBytes: the caller hears that as it was said (KEPT_AS_IS).
-        // A link whose consent changed (details.unsent): the request never left, and is retried once reconnected.
-        err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)
-          ? err
-          : err instanceof TransportError && err.code === 'session-expired'
-          ? new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream })
-          : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream }),
+      sendError: (err) => sendFailure(upstream, err),
       maxResultBytes: this.#hooks.maxResultBytes,
       tooLargeError: (bytes, limit, isError) => {
         this.#logger.warn({ bytes, limit }, 'upstream answer over maxResultBytes; the call fails');
