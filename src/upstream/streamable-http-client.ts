@@ -14,11 +14,10 @@ import { answerTooLarge, sessionExpired, UpstreamHttpError } from './remote-erro
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
+import { ReopenWaits } from './reopen-waits.js';
 
 /** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
 const CANCEL_GRACE_MS = 1000;
-/** The longest wait before the GET stream is opened again. */
-const MAX_GET_WAIT_MS = 30_000;
 
 /**
  * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
@@ -31,6 +30,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #dispatcher: Dispatcher;
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
+  /** The monotonic clock GET streams are timed by (see ReopenWaits). */
+  readonly #now: () => number;
   readonly #closer = new AbortController();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -47,11 +48,12 @@ export class StreamableHttpClientTransport implements Transport {
   onerror?: (error: Error) => void;
   toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
 
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger) {
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger, now: () => number = () => performance.now()) {
     this.#cfg = cfg;
     this.#dispatcher = dispatcher;
     this.#credentials = credentials;
     this.#logger = logger;
+    this.#now = now;
   }
 
   async start(): Promise<void> {}
@@ -308,11 +310,12 @@ export class StreamableHttpClientTransport implements Transport {
   async #runGetStream(confirmed: () => void, failed: (e: Error) => void): Promise<void> {
     let lastEventId: string | undefined;
     let first = true;
+    const waits = new ReopenWaits(this.#now);
     // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
     // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
     // After a confirmation this is a no-op.
     const gone = () => failed(new Error(`upstream "${this.#cfg.name}": the transport was closed`));
-    for (let attempt = 0; !this.#closed; ) {
+    while (!this.#closed) {
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
         // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
@@ -334,7 +337,8 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (first) confirmed();
         first = false;
-        const [parser, opened] = [new SseParser(this.#cfg.http.maxMessageBytes), performance.now()];
+        const parser = new SseParser(this.#cfg.http.maxMessageBytes);
+        waits.opened();
         let brought = false;
         try {
           for await (const e of readSse(res.body, parser)) {
@@ -344,9 +348,7 @@ export class StreamableHttpClientTransport implements Transport {
         } finally {
           brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
           lastEventId = parser.lastEventId ?? lastEventId;
-          // The waits start over after a stream that brought something, or lived as long as the longest wait. Not after
-          // any 200: one ended at once, empty (or replaying an event over maxMessageBytes), was reopened every 250 ms for ever.
-          if (brought || performance.now() - opened >= MAX_GET_WAIT_MS) attempt = 0;
+          waits.ended(brought);
         }
       } catch (err) {
         if (this.#closed) return gone();
@@ -357,7 +359,7 @@ export class StreamableHttpClientTransport implements Transport {
         this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
       }
       if (this.#closed) return gone();
-      await delay(Math.min(MAX_GET_WAIT_MS, 250 * 2 ** attempt++));
+      await delay(waits.next());
     }
     gone();
   }

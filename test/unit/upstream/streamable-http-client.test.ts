@@ -158,3 +158,43 @@ describe('StreamableHttpClientTransport: a GET stream that brings nothing each t
     });
   }
 });
+
+describe('StreamableHttpClientTransport: a GET stream a proxy cuts, idle, each time before 30 s (found by a review)', () => {
+  // AWS API Gateway ends idle streams at 29 s: on a quiet session each GET stream lives 29 s and brings
+  // nothing. Its waits climbed to the 30 s maximum and stayed there: the stream was closed half the time.
+  // The transport's clock is injected: each stream lives 29 s by it (the server ends it at once).
+  it('is opened again soon after each cut, not after waits that climb to 30 s', async () => {
+    let gets = 0;
+    const server = createServer((req: IncomingMessage, res) => {
+      if (req.method === 'GET') return void (gets++, res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's4' }).end());
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c));
+      req.on('end', () => {
+        const m = JSON.parse(text) as { id?: number };
+        if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's4' }).end();
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's4' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const agent = new Agent();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+    let clock = 0;
+    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger, () => (clock += 29_000));
+    try {
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // 8 streams: after waits of 250 ms each some 2 s; after waits doubling from 250 ms, more than a minute.
+      for (let i = 0; i < 600 && gets < 8; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(gets, 8, `${gets} GET streams opened in 15 s`);
+    } finally {
+      await t.close();
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+  });
+});
