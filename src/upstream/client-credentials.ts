@@ -46,7 +46,7 @@ export class ClientCredentials implements BearerSource {
       body: form.toString(),
     });
     // A token response is small; anything beyond 64 KiB is not one (and is not held in memory).
-    const text = await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(new Error(`the token endpoint's answer: ${err.message}`)));
+    const text = await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(new Error(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));
     if (res.statusCode !== 200) throw new Error(`token endpoint answered HTTP ${res.statusCode}`);
     const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
     if (typeof doc.access_token !== 'string') throw new Error('token endpoint sent no access_token');

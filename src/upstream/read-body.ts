@@ -15,29 +15,35 @@ export async function readPrefix(body: Dispatcher.ResponseData['body'], maxBytes
 
 /**
  * A small body needed whole (a token endpoint's answer, an authorization server's metadata), read as
- * readPrefix reads, for at most `withinMs` in all. Not read whole by then, or broken, it throws saying
- * so: what arrived would be misread (cut JSON as "no access_token"). Without the deadline a token
- * endpoint that trickled its body, a byte within each of undici's idle periods, held the token request,
- * and every call waiting for that token, for ever.
+ * readPrefix reads, for at most `withinMs` in all. Not read whole by then, longer than maxBytes, or
+ * broken, it throws saying so: what arrived would be misread (cut JSON as "no access_token"). Without the
+ * deadline a token endpoint that trickled its body, a byte within each of undici's idle periods, held the
+ * token request, and every call waiting for that token, for ever.
  */
 export async function readWithin(body: Dispatcher.ResponseData['body'], withinMs: number, maxBytes = 64 * 1024): Promise<string> {
-  const { text, error } = await collect(body, maxBytes, withinMs);
+  const { text, error, cut } = await collect(body, maxBytes, withinMs);
   if (error) throw error;
+  if (cut) throw new Error(`more than ${maxBytes} bytes, too large for such an answer`);
   return text;
 }
 
-/** Up to maxBytes of a body, cut `withinMs` after the read began; `error`: why it ended early (cut, broken). */
-async function collect(body: Dispatcher.ResponseData['body'], maxBytes: number, withinMs: number | undefined): Promise<{ text: string; error?: Error }> {
+/**
+ * Up to maxBytes of a body, cut `withinMs` after the read began; `error`: why it ended early (cut, broken);
+ * `cut`: there was more than maxBytes (one byte more is read to know it).
+ */
+async function collect(body: Dispatcher.ResponseData['body'], maxBytes: number, withinMs: number | undefined): Promise<{ text: string; error?: Error; cut?: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let error: Error | undefined;
+  let cut = false;
   const timer = withinMs === undefined ? undefined : setTimeout(() => body.destroy(new Error(`not read whole within ${withinMs} ms (http.bodyTimeoutMs)`)), withinMs);
   try {
     for await (const chunk of body) {
       const c = chunk as Buffer;
       chunks.push(size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c);
       size += c.length;
-      if (size >= maxBytes) {
+      if (size > maxBytes) {
+        cut = true;
         body.destroy();
         break;
       }
@@ -48,7 +54,7 @@ async function collect(body: Dispatcher.ResponseData['body'], maxBytes: number, 
   } finally {
     clearTimeout(timer);
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), error };
+  return { text: Buffer.concat(chunks).toString('utf8'), error, cut };
 }
 
 /**

@@ -109,7 +109,7 @@ export class TokenExchange implements BearerSource {
     } catch (err) {
       throw this.#unavailable((err as Error).message);
     }
-    const text = await readWithin(res.body, this.#client.withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer: ${err.message}`)));
+    const text = await readWithin(res.body, this.#client.withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));
     const doc = parse(text);
     if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
     if (res.statusCode !== 200) {

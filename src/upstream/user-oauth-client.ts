@@ -119,7 +119,7 @@ export class UserOAuthClient {
     } catch (err) {
       throw this.#unavailable((err as Error).message);
     }
-    const doc = parse(await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer: ${err.message}`))));
+    const doc = parse(await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`))));
     // Throttled (429), timed out (408) or failing (5xx): the grant is not in question, only the moment.
     if (res.statusCode >= 500 || res.statusCode === 429 || res.statusCode === 408) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
     if (res.statusCode !== 200) {

@@ -91,3 +91,40 @@ describe('a token endpoint that trickles its answer for ever', () => {
     assert.equal(err.code, 'SWB_UPSTREAM_UNAVAILABLE', err.message);
   });
 });
+
+describe('a token endpoint whose answer is over 64 KiB (found by a review)', () => {
+  // The answer is read up to 64 KiB (a token response is small; a larger body is not held). One over it was
+  // cut there without a word, and the cut text misread (here: as JSON with a syntax error).
+  let server: Server;
+  let url: string;
+  const agent = new Agent();
+  /** A token response padded (inside a field before access_token) to `bytes` bytes in all. */
+  const answer = (bytes: number) => {
+    const shell = '{"padding":"","access_token":"t","token_type":"Bearer","expires_in":3600}';
+    return shell.replace('"padding":""', `"padding":"${'x'.repeat(bytes - shell.length)}"`);
+  };
+  before(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer(Number(new URL(req.url!, 'http://x').searchParams.get('bytes')))));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await agent.close();
+  });
+
+  const credentials = (bytes: number) => new ClientCredentials({ type: 'client-credentials', tokenUrl: `${url}/token?bytes=${bytes}`, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 5000);
+
+  it('fails saying the answer is too large, not as whatever its first 64 KiB read as', GUARD, async () => {
+    const err = await credentials(64 * 1024 + 1).token().then((v) => assert.fail(`expected a failure, got ${v}`), (e: unknown) => e as Error);
+    assert.match(err.message, /the token endpoint's answer \(HTTP 200\): more than 65536 bytes, too large for such an answer/);
+  });
+
+  it('reads an answer of exactly 64 KiB', GUARD, async () => {
+    assert.equal(await credentials(64 * 1024).token(), 't');
+  });
+});
