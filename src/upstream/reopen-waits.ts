@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /** The first wait before the GET stream is opened again; it doubles while streams keep failing. */
 const FIRST_WAIT_MS = 250;
 /** The longest wait before the GET stream is opened again. */
@@ -32,8 +34,12 @@ export class ReopenWaits {
     if (brought || this.#now() - this.#openedAt >= WORKED_MS) this.#attempt = 0;
   }
 
-  /** The wait before the next GET, in ms. */
-  next(): number {
-    return Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** this.#attempt++);
+  /**
+   * The wait before the next GET. `signal` (the transport's close) cuts it short: a closed transport's
+   * loop slept on up to 30 s, holding the transport, all it reaches, and the process.
+   */
+  async wait(signal: AbortSignal): Promise<void> {
+    const ms = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** this.#attempt++);
+    await delay(ms, undefined, { signal }).catch(() => {});
   }
 }

@@ -281,7 +281,8 @@ export class StreamableHttpClientTransport implements Transport {
       if (this.#closed || signal.aborted || related === undefined || !resumable) return false;
       empty = got === 'events' ? 0 : empty + 1;
       if (!at.lastEventId) throw new Error(`it ended the stream of request ${related} before answering it${why}, with no event id to resume it from`);
-      await delay(resumeDelay(at.retryMs, empty));
+      // Cut short once the request is given up on or the transport closes: an upstream's retry: may say minutes.
+      if (!(await delay(resumeDelay(at.retryMs, empty), true, { signal }).catch(() => false))) return false;
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
@@ -359,7 +360,7 @@ export class StreamableHttpClientTransport implements Transport {
         this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
       }
       if (this.#closed) return gone();
-      await delay(waits.next());
+      await waits.wait(this.#closer.signal);
     }
     gone();
   }

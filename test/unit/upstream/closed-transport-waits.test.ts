@@ -1,0 +1,61 @@
+// A Streamable HTTP transport's waits (before its GET stream is opened again, up to 30 s; before a call's
+// stream is resumed, as long as the upstream's retry: says) end when it is closed: they held the transport
+// and all it reaches, and the process, that long after it was closed.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { Agent } from 'undici';
+import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { until } from '../../helpers/wait.js';
+
+/** Settles with `value` after `ms`: the bound of a race against something that should settle much sooner. */
+const guard = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(r, ms, value).unref());
+
+describe('a closed Streamable HTTP transport does not sleep on (found by a review)', () => {
+  it("a call's stream waiting out the upstream's retry: (60 s) before its resume: the send ends when the transport closes", async () => {
+    // The call's stream brings one event (id 1, retry: 60000) and breaks: a resume is due in 60 s.
+    const server = createServer((req, res) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's' });
+      res.write('id: 1\nretry: 60000\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n', () => res.socket?.destroy());
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const agent = new Agent();
+    const cfg = { name: 'u', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+    let broke = false;
+    const logger = createLogger('debug', { write: (line: string) => void (broke ||= line.includes('upstream SSE stream broke')) });
+    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger);
+    try {
+      const sent = t.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }).then(() => 'ended', () => 'ended');
+      await until('the stream broke, its resume due in 60 s', () => broke);
+      await new Promise((r) => setImmediate(r));
+      await t.close();
+      assert.equal(await Promise.race([sent, guard(5000, 'still waiting')]), 'ended');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+  });
+
+  it('the GET stream waiting to be opened again: the process exits once the transport is closed', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/get-wait-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = once(child, 'exit').then(() => 'exited');
+    try {
+      let out = '';
+      child.stdout.on('data', (b: Buffer) => (out += b));
+      await until('the child closed its transport while it waited', () => out.includes('closed'), 30_000);
+      // Nothing is left to keep it: it exits now, not once the 4 s wait is over.
+      assert.equal(await Promise.race([exited, guard(2500, 'still running')]), 'exited');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
