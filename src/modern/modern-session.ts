@@ -201,7 +201,8 @@ export class ModernSession implements UpstreamCaller {
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
-    return exchange.ask(method, params, signal);
+    // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
+    return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, params, signal));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {

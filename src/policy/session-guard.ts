@@ -5,6 +5,8 @@ import type { ConfirmRule } from './confirm-rules.js';
 import type { Decision } from './decision.js';
 import { listOf, methodSpec, targetOf, type Target } from '../jsonrpc/methods.js';
 import { prefixed } from '../jsonrpc/names.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
+import type { RequestId } from '../jsonrpc/types.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
@@ -43,8 +45,16 @@ class GuardState {
   readonly audit: AuditLog | undefined;
   readonly ids: GuardIds;
   holdsSession = false;
-  /** The counter keys of the concurrent-request slots held: released as taken, whatever a reload did to the limit since. */
-  readonly held: string[] = [];
+  /**
+   * The concurrent-request slots held, by request id, each with its counter key: released as taken,
+   * whatever a reload did to the limit since. Made with the first slot (most tenants set no limit).
+   */
+  held: RequestTable<string> | undefined;
+  /**
+   * Requests that gave their slot back while they wait on their client, by id: how many questions each
+   * has open (0: its slot is being taken back). Made with the first such question.
+   */
+  waiting: RequestTable<number> | undefined;
   /** How long the session lives unused, and when its slot was last written to expire (this clock). */
   idleMs = 0;
   due = 0;
@@ -220,22 +230,77 @@ export class SessionGuard {
     s.holdsSession = false;
   }
 
-  /** A slot among the tenant's concurrent requests; false at the limit. */
-  acquireRequest(): boolean | Promise<boolean> {
+  /** A slot among the tenant's concurrent requests for request `id`; false at the limit. */
+  acquireRequest(id: RequestId): boolean | Promise<boolean> {
     const max = this.tenant.config.limits.concurrentRequests;
     if (max === undefined) return true;
     const key = `inflight:${this.tenant.name}`;
     const taken = (ok: boolean) => {
-      if (ok) this.#s.held.push(key);
+      if (ok) (this.#s.held ??= new RequestTable()).set(id, key);
       return ok;
     };
     const r = this.#s.counters.acquire(key, max);
     return r instanceof Promise ? r.then(taken) : taken(r);
   }
 
-  releaseRequest(): void {
-    const key = this.#s.held.pop();
-    if (key !== undefined) this.#s.counters.release(key);
+  /** Request `id` is over: its slot, if it holds one, is given back. */
+  releaseRequest(id: RequestId): void {
+    const s = this.#s;
+    // Ended while its client was asked: its slot was given back then (one being taken back is let go when it lands).
+    if (s.waiting !== undefined && s.waiting.size > 0) s.waiting.delete(id);
+    const key = s.held?.get(id);
+    if (key === undefined) return;
+    s.held!.delete(id);
+    s.counters.release(key);
+  }
+
+  /**
+   * `answer`: the client's answer to a question request `id` put to it for its upstream (elicitation,
+   * sampling, roots), awaited without the request's slot. A person thinking holds no slot, and a
+   * 2026-07-28 client may never retry: held, the slot locked the tenant out until the round expired.
+   * The answer (or the question's end) takes the slot back before the upstream hears it, at the limit
+   * too: a call already at its upstream is not refused halfway, and it counts again while it runs.
+   */
+  whileAsking<T>(id: RequestId | undefined, answer: () => Promise<T>): Promise<T> {
+    if (id === undefined || !this.#lend(id)) return answer();
+    return answer().finally(() => this.#retake(id));
+  }
+
+  /** Gives request `id`'s slot back for one more open question; false when it holds none (no limit). */
+  #lend(id: RequestId): boolean {
+    const s = this.#s;
+    const open = s.waiting?.get(id);
+    if (open !== undefined) {
+      s.waiting!.set(id, open + 1);
+      return true;
+    }
+    const key = s.held?.get(id);
+    if (key === undefined) return false;
+    s.held!.delete(id);
+    (s.waiting ??= new RequestTable()).set(id, 1);
+    s.counters.release(key);
+    return true;
+  }
+
+  /** One of request `id`'s questions is over: with the last, its slot is taken back (unless the request ended). */
+  #retake(id: RequestId): void {
+    const s = this.#s;
+    const open = s.waiting?.get(id);
+    if (open === undefined || open === 0) return;
+    if (open > 1) return void s.waiting!.set(id, open - 1);
+    const key = `inflight:${this.tenant.name}`;
+    // Counted past the limit (a maximum never reached): this acquisition is never refused.
+    const r = s.counters.acquire(key, Number.MAX_SAFE_INTEGER);
+    if (!(r instanceof Promise)) return this.#holds(id, key);
+    // Held only if, once the store took it, the request still waits for it (not ended, nor asking again).
+    s.waiting!.set(id, 0);
+    void r.then(() => (s.waiting?.get(id) === 0 ? this.#holds(id, key) : s.counters.release(key)));
+  }
+
+  #holds(id: RequestId, key: string): void {
+    const s = this.#s;
+    s.waiting!.delete(id);
+    (s.held ??= new RequestTable()).set(id, key);
   }
 
   /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */

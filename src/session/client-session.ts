@@ -356,7 +356,9 @@ export class ClientSession {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
-    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId)), method, this.id, () => this.#relay(method, params, relatedRequestId, signal));
+    // While the client answers, the call holds none of its tenant's concurrent-request slots.
+    const ask = () => this.#relay(method, params, relatedRequestId, signal);
+    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId)), method, this.id, () => this.guard.whileAsking(relatedRequestId, ask));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {

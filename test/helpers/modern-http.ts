@@ -21,6 +21,8 @@ export interface ModernPostOptions {
   caps?: Record<string, unknown>;
   /** More HTTP headers (a traceparent). */
   headers?: Record<string, string>;
+  /** Aborts the POST (closing it is this era's cancellation). */
+  signal?: AbortSignal;
 }
 
 let nextId = 1;
@@ -38,7 +40,7 @@ export async function modernPost(url: URL | string, method: string, params: Reco
     'io.modelcontextprotocol/clientCapabilities': o.caps ?? { elicitation: { form: {} }, sampling: {} },
     'io.modelcontextprotocol/clientInfo': { name: 'modern-http-test', version: '1' },
   };
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }) });
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }), signal: o.signal });
   const text = await res.text();
   const sse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
   const body = sse ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).pop()!.slice(6)) : text ? JSON.parse(text) : undefined;

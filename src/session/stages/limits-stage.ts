@@ -2,7 +2,8 @@ import { GatewayError, toJsonRpcError } from '../../errors.js';
 import { elapsed, type Stage } from '../request-pipeline.js';
 
 /**
- * The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it.
+ * The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it,
+ * except while the request waits on its client for its upstream (SessionGuard.whileAsking).
  * A tenant without the limit passes straight on (no promise of this stage's own on the hot path).
  */
 export const limitsStage: Stage = (ctx, next) => {
@@ -13,7 +14,7 @@ export const limitsStage: Stage = (ctx, next) => {
 async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): ReturnType<Stage> {
   const { req, host } = ctx;
   const { guard } = host;
-  const slot = guard.acquireRequest();
+  const slot = guard.acquireRequest(req.id);
   if (slot !== true && !(await slot)) {
     host.observer.rateLimited('concurrent_requests');
     guard.refused(req.method, req.params, 'limits.concurrentRequests');
@@ -25,6 +26,6 @@ async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): R
   try {
     return await next(ctx);
   } finally {
-    guard.releaseRequest();
+    guard.releaseRequest(req.id);
   }
 }

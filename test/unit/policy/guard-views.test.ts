@@ -31,9 +31,9 @@ describe('SessionGuard.as', () => {
   it("follows the session's retarget and shares its concurrent-request slots", async () => {
     const session = guardOf(principal(), tenant({ concurrentRequests: 1 }));
     const view = session.as(principal('admin'));
-    assert.equal(await view.acquireRequest(), true);
-    assert.equal(await session.acquireRequest(), false, 'one slot for the session, whichever guard took it');
-    view.releaseRequest();
+    assert.equal(await view.acquireRequest(1), true);
+    assert.equal(await session.acquireRequest(2), false, 'one slot for the session, whichever guard took it');
+    view.releaseRequest(1);
     session.retarget(tenant({ concurrentRequests: 2 }));
     assert.equal(view.tenant.config.limits.concurrentRequests, 2);
   });
