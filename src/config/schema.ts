@@ -259,6 +259,11 @@ export const configSchema = z
         requestStatePreviousKeys: z.array(requestStateKey).default([]),
         /** How long an input_required round waits for the client's retry; then its requestState expires and the held upstream call is cancelled. */
         continuationTtlMs: z.number().int().min(1000).default(300_000),
+        /**
+         * Rounds one principal may leave waiting for a retry on a replica (each holds an upstream call open):
+         * one more gives up its oldest, cancelled upstream. A client need never retry a round.
+         */
+        continuationsPerPrincipal: z.number().int().min(1).default(16),
       })
       .strict()
       .refine((m) => m.requestStatePreviousKeys.length === 0 || m.requestStateKey !== undefined, {

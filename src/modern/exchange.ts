@@ -130,6 +130,11 @@ export class Exchange implements AttemptOwner {
     return this.#over;
   }
 
+  /** Waiting for the client's retry: a round went out (or the answer is kept for one) and no attempt is here. */
+  get waiting(): boolean {
+    return !this.#over && this.#attempt === undefined;
+  }
+
   /** The capabilities and log level of the attempt now waiting (declared per request, never inherited). */
   get current(): ModernCall | undefined {
     return this.#attempt?.call;

@@ -11,6 +11,7 @@ import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
 import { shapeModernResponse } from './result-shape.js';
+import { WaitingRounds } from './waiting-rounds.js';
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
   return isJsonObject(v) ? v : undefined;
@@ -33,6 +34,8 @@ export interface ModernServiceOptions {
   replicaId: string;
   /** How long a held upstream call waits for the client's retry. */
   continuationTtlMs: number;
+  /** How many rounds one principal may leave waiting for a retry here; one more gives up its oldest. */
+  continuationsPerPrincipal: number;
   logger: Logger;
 }
 
@@ -47,6 +50,7 @@ export type ForwardToReplica = (replica: string) => Promise<boolean>;
 export class ModernService {
   readonly #o: ModernServiceOptions;
   readonly #exchanges = new Map<string, Exchange>();
+  readonly #waiting: WaitingRounds;
   /**
    * Exchange ids: a per-process random prefix and a counter. Nothing needs them unguessable (a client
    * only ever sees them sealed inside requestState), and a UUID per request costs more than it gives.
@@ -56,6 +60,7 @@ export class ModernService {
 
   constructor(o: ModernServiceOptions) {
     this.#o = o;
+    this.#waiting = new WaitingRounds(o.continuationsPerPrincipal);
   }
 
   get sessions(): ModernSessions {
@@ -123,7 +128,7 @@ export class ModernService {
     }
     const exchange = this.#exchanges.get(where.continuationId);
     if (!exchange || exchange.over || where.replica !== this.#o.replicaId) {
-      const why = where.replica === this.#o.replicaId ? 'it has ended (expired, or its upstream call finished)' : 'the gateway replica that held it is gone';
+      const why = where.replica === this.#o.replicaId ? 'it has ended (expired, given up for newer rounds of the same caller, or its upstream call finished)' : 'the gateway replica that held it is gone';
       return refuse(new GatewayError('SWB_REQUEST_STATE_INVALID', `Invalid params: requestState names a request that cannot be continued: ${why}; send the request again without requestState`, { reason: 'gone' }));
     }
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
@@ -140,13 +145,16 @@ export class ModernService {
         seal: (x) => {
           this.#exchanges.set(x.id, x);
           x.held = true;
+          this.#waiting.sent(x);
           return this.#o.seal.seal(x, session.principal, session.endpoint.config.path);
         },
         shape: (c, response, retried) => this.#shape(session, c, response, retried),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
         // (Only a sealed one was ever kept: the others have no id to look up.)
         ended: (x) => {
-          if (x.held) this.#exchanges.delete(x.id);
+          if (!x.held) return;
+          this.#exchanges.delete(x.id);
+          this.#waiting.ended(x);
         },
         rerun: (x) => session.run(x),
         ttlMs: this.#o.continuationTtlMs,

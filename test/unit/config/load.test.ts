@@ -533,8 +533,8 @@ describe('modern: the requestState key', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   const minimal = 'upstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n';
 
-  it('defaults: no key (a random one per process), no previous keys, five minutes to retry', () => {
-    assert.deepEqual(parseConfig(doc(), 'test', {}).modern, { requestStatePreviousKeys: [], continuationTtlMs: 300_000 });
+  it('defaults: no key (a random one per process), no previous keys, five minutes to retry, 16 rounds waiting per principal', () => {
+    assert.deepEqual(parseConfig(doc(), 'test', {}).modern, { requestStatePreviousKeys: [], continuationTtlMs: 300_000, continuationsPerPrincipal: 16 });
   });
 
   it('a key shorter than 32 characters is refused, and the problem never repeats it', () => {
@@ -555,7 +555,7 @@ describe('modern: the requestState key', () => {
     const a = 'a'.repeat(32);
     const b = 'b'.repeat(32);
     const cfg = loadConfig(file, { SWITCHBOARD_REQUEST_STATE_KEY: KEY, SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS: ` ${a}, ${b} ,` });
-    assert.deepEqual(cfg.modern, { requestStateKey: KEY, requestStatePreviousKeys: [a, b], continuationTtlMs: 60_000 });
+    assert.deepEqual(cfg.modern, { requestStateKey: KEY, requestStatePreviousKeys: [a, b], continuationTtlMs: 60_000, continuationsPerPrincipal: 16 });
     const bare = join(dir, 'bare.yaml');
     writeFileSync(bare, minimal);
     assert.equal(loadConfig(bare, { SWITCHBOARD_REQUEST_STATE_KEY: KEY }).modern.requestStateKey, KEY);
