@@ -70,7 +70,7 @@ export class AdminEvents {
       const json = this.#last.get(view);
       if (json !== undefined) this.#write(stream, frame(view, json));
     }
-    this.#timer ??= setInterval(() => void this.poke(), TICK_MS).unref();
+    this.#timer ??= setInterval(() => this.nudge(), TICK_MS).unref();
     return undefined;
   }
 
@@ -119,12 +119,34 @@ export class AdminEvents {
     for (const s of this.#streams) {
       if (now - s.checkedAt < REAUTH_MS) continue;
       s.checkedAt = now;
-      const refusal = await refuseAdmin(s.authorization, this.#target.credentials());
+      const refusal = await this.#refusal(s);
       if (!refusal) continue;
       this.#write(s, frame('denied', JSON.stringify({ status: refusal.status, message: refusal.message })));
       s.res.end();
       this.#drop(s);
     }
+  }
+
+  /**
+   * Credentials that cannot be checked (the token file unreadable, a key file gone) end the stream as a
+   * request would be refused (500): thrown out of the tick timer they were an unhandled rejection that
+   * ended the whole gateway.
+   */
+  async #refusal(s: Stream): Promise<{ status: number; message: string } | undefined> {
+    try {
+      return await refuseAdmin(s.authorization, this.#target.credentials());
+    } catch (err) {
+      this.#log.warn({ err: (err as Error).message }, 'console stream ended: its credentials could not be checked');
+      return { status: 500, message: (err as Error).message };
+    }
+  }
+
+  /**
+   * poke() for callers that do not wait (the tick timer, the admin listener's hooks): nobody is there to
+   * answer, so a failure is logged, never left as an unhandled rejection (which ends the process).
+   */
+  nudge(): void {
+    void this.poke().catch((err: Error) => this.#log.error({ err: err.message }, 'console views could not be updated'));
   }
 
   /** Subscribes to the audit log while any console is open; false when the audit log is off. */

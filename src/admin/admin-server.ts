@@ -109,7 +109,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
   });
   // An operator's action shows at once in every open console, not at the next tick.
   app.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') void events.poke();
+    if (req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
   });
   app.addHook('preClose', async () => events.close());
   app.addHook('onRequest', async (req, reply) => {

@@ -1,12 +1,16 @@
 // admin.tokenFile is read on every request (a rotated file takes effect at once). A file that cannot be
 // read refuses every admin request without telling the caller where the server keeps it: the answer had
-// the error's text, with the file's path (found by a review).
+// the error's text, with the file's path (found by a review). A console's /events stream open when the file
+// goes: its once-a-minute re-check threw out of the tick timer, an unhandled rejection that ended the whole
+// gateway (exit code 1) instead of that one stream (found by a review).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { events } from '../helpers/admin-events.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { moveClockAhead, restoreClock, until } from '../helpers/wait.js';
 
 const TOKEN = 'admin-token-from-a-file-0123456789-abcdef';
 
@@ -14,6 +18,7 @@ describe('admin.tokenFile that goes missing', () => {
   let dir: string;
   let file: string;
   let gw: RunningGateway;
+  const logLines: string[] = [];
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-admin-token-'));
     file = join(dir, 'admin-token');
@@ -22,7 +27,7 @@ describe('admin.tokenFile that goes missing', () => {
       admin: { enabled: true, host: '127.0.0.1', port: 0, tokenFile: file },
       upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    }, { logLines });
   });
   after(async () => {
     await gw?.close();
@@ -40,6 +45,30 @@ describe('admin.tokenFile that goes missing', () => {
       assert.equal(r.status, 500, text);
       assert.ok(!text.includes(dir), `the answer names the file: ${text}`);
       assert.match(text, /token file cannot be read/);
+    }
+  });
+
+  it('ends an open console stream with denied 500 at its re-check, and the gateway keeps running', async () => {
+    writeFileSync(file, `${TOKEN}\n`);
+    const rejections: unknown[] = [];
+    const record = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', record);
+    const { status, stream } = await events(gw.app.adminUrl!, TOKEN);
+    try {
+      assert.equal(status, 200);
+      await until('the views on connect', () => stream!.seen.some((e) => e.event === 'pins'));
+      rmSync(file);
+      // The stream is due for its re-check (once a minute); the tick timer runs on real time.
+      moveClockAhead(61_000);
+      await until('the stream to be denied', () => stream!.seen.some((e) => e.event === 'denied'));
+      assert.deepEqual(stream!.seen.find((e) => e.event === 'denied')!.data, { status: 500, message: 'the admin API cannot check credentials: its token file cannot be read (see the gateway log)' });
+      assert.ok(logLines.some((l) => l.includes('console stream ended: its credentials could not be checked')), 'a log line says why');
+      assert.deepEqual(rejections, []);
+      assert.equal((await fetch(gw.url('/healthz'))).status, 200, 'the gateway still answers');
+    } finally {
+      restoreClock();
+      stream?.close();
+      process.off('unhandledRejection', record);
     }
   });
 });
