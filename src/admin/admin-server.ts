@@ -107,9 +107,12 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
-  // An operator's action shows at once in every open console, not at the next tick.
-  app.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
+  // An operator's action shows at once in every open console, not at the next tick. Only one that
+  // succeeded (2xx: authenticated, and it did something): refused or unknown requests recomputed every
+  // view too, so anyone reaching the port could keep every replica and the store busy without a token.
+  app.addHook('onResponse', async (req, reply) => {
+    const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
+    if (succeeded && req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
   });
   app.addHook('preClose', async () => events.close());
   app.addHook('onRequest', async (req, reply) => {
