@@ -112,14 +112,21 @@ function decide(how, p) {
   };
 }
 
+/**
+ * A pin card's element id, one per (upstream, tool): the names are encoded and joined with ":", which
+ * neither encoding holds. Joined with "-" (which both names may hold), upstream "a" with tool "b-c" and
+ * upstream "a-b" with tool "c" shared their ids, and a re-render put focus on the other card's button.
+ */
+const pinId = (kind, p) => `pin-${kind}:${encodeURIComponent(p.upstream)}:${encodeURIComponent(p.tool)}`;
+
 function renderPins({ items, off }) {
   if (off) return fill($('pins-body'), empty('Tool pinning is off for every upstream.'));
   if (items.length === 0) return fill($('pins-body'), empty('No tool definition changes are waiting.'));
   const card = (p) => {
-    const id = `pin-${p.upstream}-${p.tool}`;
-    const button = (how, label, cls) => h('button', { type: 'button', class: cls, id: `${how}-${id}`, 'aria-describedby': `${id}-h`, onclick: (e) => act(e.currentTarget, $('pins-result'), decide(how, p)) }, label);
-    return h('article', { class: 'pin', 'aria-labelledby': `${id}-h` },
-      h('h3', { id: `${id}-h` }, `${p.upstream} / ${p.tool} `, p.approvedHash === null ? badge('new tool', 'warn') : null, p.rejected ? badge('rejected', 'bad') : null),
+    const heading = pinId('heading', p);
+    const button = (how, label, cls) => h('button', { type: 'button', class: cls, id: pinId(how, p), 'aria-describedby': heading, onclick: (e) => act(e.currentTarget, $('pins-result'), decide(how, p)) }, label);
+    return h('article', { class: 'pin', 'aria-labelledby': heading },
+      h('h3', { id: heading }, `${p.upstream} / ${p.tool} `, p.approvedHash === null ? badge('new tool', 'warn') : null, p.rejected ? badge('rejected', 'bad') : null),
       h('p', { class: 'meta' }, `First seen ${new Date(p.firstSeen).toLocaleString()} · pending ${p.pendingHash.slice(0, 12)}…`),
       p.old === null && p.approvedHash !== null ? h('p', { class: 'hint' }, 'This replica did not see the approved definition; only the pending one is shown.') : null,
       p.findings?.length ? h('p', { class: 'error' }, `Hidden text: ${p.findings.map((f) => `${f.kind} ×${f.count} in ${f.path}`).join('; ')}`) : null,
