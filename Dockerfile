@@ -69,9 +69,13 @@ COPY deploy/examples/image-default.yaml /etc/switchboard/config.yaml
 ENV SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml
 USER 10001:10001
 EXPOSE 8080 9464
-# No curl in the slim image: node's fetch. Uses SWITCHBOARD_PORT when set, else 8080.
+# No curl in the slim image: node's fetch. The gateway writes the URL it listens on (server.host and .port of
+# whatever config is mounted, a wildcard host as loopback) to SWITCHBOARD_ADDRESS_FILE once it listens; before
+# that, or where /tmp is not writable, the check tries SWITCHBOARD_PORT, else 8080. Plain node -e, not the
+# gateway's CLI: the check runs every 15 s and stays as cheap as node's start.
+ENV SWITCHBOARD_ADDRESS_FILE=/tmp/switchboard-address
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SWITCHBOARD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "let u='http://127.0.0.1:'+(process.env.SWITCHBOARD_PORT||8080);try{u=require('fs').readFileSync(process.env.SWITCHBOARD_ADDRESS_FILE,'utf8').trim()}catch{}fetch(u+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM drains and exits 0 (server.shutdownGraceMs, default 25 s): give it at least 30 s to stop.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/main.js"]

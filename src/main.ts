@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // First: it sets a V8 flag that must be in place before the other modules are evaluated.
 import './heap-tuning.js';
+import { renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,6 +121,27 @@ async function serve(file: string): Promise<void> {
   const address = await app.listen();
   const paths = config.endpoints.map((e) => e.path);
   logger.info({ address, endpoints: paths }, `switchboard listening on ${address}`);
+  writeAddressFile(address, logger);
+}
+
+/**
+ * SWITCHBOARD_ADDRESS_FILE (the image sets it): the URL this gateway listens on, written once it does, for
+ * the image's HEALTHCHECK to probe. Guessing 127.0.0.1:${SWITCHBOARD_PORT||8080} left a container whose
+ * mounted config chose another port or host unhealthy for good. A wildcard host is written as loopback.
+ */
+function writeAddressFile(address: string, logger: { warn(o: object, m: string): void }): void {
+  const file = process.env.SWITCHBOARD_ADDRESS_FILE;
+  if (!file) return;
+  const url = new URL(address);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  try {
+    // Whole or not at all: the check may read it at any moment.
+    writeFileSync(`${file}.new`, `${url.origin}\n`);
+    renameSync(`${file}.new`, file);
+  } catch (err) {
+    logger.warn({ file, err: (err as Error).message }, 'SWITCHBOARD_ADDRESS_FILE cannot be written: a health check that reads it falls back to port SWITCHBOARD_PORT, else 8080');
+  }
 }
 
 const OPTIONS = {
