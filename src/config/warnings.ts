@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { WrittenPath } from './relative-paths.js';
 import type { Config } from './schema.js';
 import { isUrlIssuer } from './issuer-url.js';
+import { stdioReachWarnings } from './stdio-reach-warnings.js';
 
 
 /** Authorization servers that clients cannot use for OAuth discovery (RFC 9728 metadata): the same rule app.ts applies when it leaves them out. */
@@ -41,7 +42,7 @@ function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => bool
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
 export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env)];
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg)];
 }
 
 /** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */
