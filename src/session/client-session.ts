@@ -357,8 +357,8 @@ export class ClientSession {
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
-    const ask = () => this.#relay(method, params, relatedRequestId, signal);
-    return tracedClientRequest(this.endpoint.tracing, (relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId)), method, this.id, () => this.guard.whileAsking(relatedRequestId, ask));
+    const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);
+    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, params, relatedRequestId, signal)));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
