@@ -75,8 +75,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: (principal) => counted(gateway.policy.admit(principal)),
-    admitRest: (principal, requests) => counted(gateway.policy.admitRest(principal, requests)),
+    admit: (principal, requests) => counted(gateway.policy.admit(principal, requests)),
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
     onFailure: (reason) => {
       metrics.authFailures.inc({ reason });

@@ -5,7 +5,8 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { ClientSession } from '../session/index.js';
-import { insufficientScope, rateRefusal, type EdgeAuth } from './authorize-request.js';
+import { insufficientScope, owedRate, type EdgeAuth } from './authorize-request.js';
+import type { Cluster } from '../cluster/cluster.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -29,10 +30,29 @@ export function readClientMessages(req: EdgeRequest, maxDepth: number | undefine
 }
 
 /**
- * The session's rules for a POST's messages; a refused scope is also recorded by the session's guard.
- * A promise only for a batch of several requests (its rate), never for a single message.
+ * The tenant's rate for a POST's messages, once its body is read and before anything acts on them: a
+ * token per JSON-RPC request (a 2025-03-26 batch of N takes N, all or none, so a batch is no way around
+ * requestsPerSecond). A client's answer to a question put to it (elicitation, sampling, roots, a
+ * confirmation) and its notifications take none: refused, the answer would be lost and the call that
+ * asked would wait for it until it failed. A request another replica forwarded was counted there, by
+ * the edge the client sent it to (see EdgeRequest.rateOwed).
  */
-export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined | Promise<Refusal | undefined> {
+export function chargeRate(auth: EdgeAuth, cluster: Cluster | undefined, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
+  if (!req.rateOwed) return undefined;
+  let requests = 0;
+  let first: RequestId | null = null;
+  for (const m of messages) {
+    if (!isRequest(m)) continue;
+    if (requests++ === 0) first = m.id;
+  }
+  if (requests === 0 || cluster?.forwarded(req)) return undefined;
+  const refused = owedRate(auth, req.principal!, requests);
+  if (refused instanceof Promise) return refused.then((r) => r && { ...r, id: first });
+  return refused && { ...refused, id: first };
+}
+
+/** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */
+export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, session: ClientSession, read: ReadMessages): Refusal | undefined {
   if (read.batch && session.protocolVersion !== '2025-03-26') {
     const version = session.protocolVersion ?? '(not initialized)';
     const first = read.messages.find(isRequest);
@@ -46,24 +66,7 @@ export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, s
       return { ...insufficientScope(auth, req, path, missing), id: m.id };
     }
   }
-  return read.batch ? batchRate(auth, session, read.messages) : undefined;
-}
-
-/**
- * A batch's requests count against the tenant's rate one by one: the front door took one token for the
- * POST before its body was read, the rest are taken here (all or none), so a batch is no way around
- * requestsPerSecond.
- */
-function batchRate(auth: EdgeAuth, session: ClientSession, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
-  let requests = 0;
-  for (const m of messages) if (isRequest(m)) requests++;
-  const principal = session.principal;
-  const refusal = (wait: number) => {
-    const r = rateRefusal(principal, wait, requests);
-    return r && { ...r, id: messages.find(isRequest)?.id ?? null };
-  };
-  const wait = auth.admitRest(principal, requests);
-  return wait instanceof Promise ? wait.then(refusal) : refusal(wait);
+  return undefined;
 }
 
 /**

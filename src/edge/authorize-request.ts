@@ -11,10 +11,11 @@ export interface EdgeAuth {
   authenticate(input: CredentialInput): Principal | Promise<Principal>;
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
-  /** 0, or milliseconds until the tenant's rate limit lets a request through. */
-  admit(principal: Principal): number | Promise<number>;
-  /** The same for the rest of a batch of `requests` (admit counted the first); Infinity: more than the burst. */
-  admitRest(principal: Principal, requests: number): number | Promise<number>;
+  /**
+   * 0 (their tokens taken), or milliseconds until the tenant's rate limit lets `requests` requests
+   * through together (all or none); Infinity: more than the burst, never.
+   */
+  admit(principal: Principal, requests: number): number | Promise<number>;
   /** The RFC 9728 metadata URL for an endpoint, as this request's client reaches the gateway. */
   metadataUrl(path: string, req: EdgeRequest): string;
   /** Seen on each refusal, for metrics and logs. */
@@ -39,20 +40,20 @@ function quoted(s: string): string {
 }
 
 /**
- * Authenticates a request from its headers alone and applies the tenant's endpoint grant and rate
- * limit. Returns the principal, or the refusal to answer (401/400/403 with WWW-Authenticate, 429 with
- * Retry-After, 503 when the key set cannot be fetched). Synchronous whenever every step is (no auth,
- * no rate limit): the hot path then costs no promise.
+ * Authenticates a request from its headers alone and applies the tenant's endpoint grant and, unless
+ * `rateLater` (its route counts it), its rate limit. Returns the principal, or the refusal to answer
+ * (401/400/403 with WWW-Authenticate, 429 with Retry-After, 503 when the key set cannot be fetched).
+ * Synchronous whenever every step is (no auth, no rate limit): the hot path then costs no promise.
  */
-export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string, forwarded = false): Principal | Refusal | Promise<Principal | Refusal> {
+export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string, rateLater = false): Principal | Refusal | Promise<Principal | Refusal> {
   let p: Principal | Promise<Principal>;
   try {
     p = auth.authenticate(credentials(req));
   } catch (err) {
     return authRefusal(auth, req, path, err);
   }
-  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, forwarded), (err: unknown) => authRefusal(auth, req, path, err));
-  return admitted(auth, p, path, forwarded);
+  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, rateLater), (err: unknown) => authRefusal(auth, req, path, err));
+  return admitted(auth, p, path, rateLater);
 }
 
 /**
@@ -78,30 +79,26 @@ function authRefusal(auth: EdgeAuth, req: EdgeRequest, path: string, err: unknow
   return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
 }
 
-/**
- * The endpoint grant, then the rate limit (which may need the shared counters: a promise then). A
- * request another replica forwarded was counted there, by the front door the client knocked at: counted
- * again here, every request to a session owned elsewhere took two of the tenant's tokens.
- */
-function admitted(auth: EdgeAuth, principal: Principal, path: string, forwarded: boolean): Principal | Refusal | Promise<Principal | Refusal> {
+/** The endpoint grant, then (unless `rateLater`) the rate limit, which may need the shared counters: a promise then. */
+function admitted(auth: EdgeAuth, principal: Principal, path: string, rateLater: boolean): Principal | Refusal | Promise<Principal | Refusal> {
   const why = auth.forbidden(principal, path);
   if (why) {
     auth.onFailure?.('forbidden');
     return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
-  if (forwarded) return principal;
+  if (rateLater) return principal;
   const refused = owedRate(auth, principal);
   return refused instanceof Promise ? refused.then((r) => r ?? principal) : (refused ?? principal);
 }
 
 /**
- * One token of the tenant's rate: the 429 when it has none now, or undefined. The front door takes it;
- * so does the route for a request that claimed to be forwarded and whose body did not prove it (see
- * EdgeRequest.rateOwed).
+ * The tenant's rate for `requests` requests (all or none): the 429 when it does not cover them now, or
+ * undefined. The front door takes one for a GET or DELETE; a POST's route takes one per JSON-RPC request
+ * of its body (see EdgeRequest.rateOwed).
  */
-export function owedRate(auth: EdgeAuth, principal: Principal): Refusal | undefined | Promise<Refusal | undefined> {
-  const wait = auth.admit(principal);
-  return wait instanceof Promise ? wait.then((ms) => rateRefusal(principal, ms)) : rateRefusal(principal, wait);
+export function owedRate(auth: EdgeAuth, principal: Principal, requests = 1): Refusal | undefined | Promise<Refusal | undefined> {
+  const wait = auth.admit(principal, requests);
+  return wait instanceof Promise ? wait.then((ms) => rateRefusal(principal, ms, requests)) : rateRefusal(principal, wait, requests);
 }
 
 /** The 429 for a request (or a batch of `requests`) the tenant's rate does not let through now; undefined: it does. */

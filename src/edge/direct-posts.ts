@@ -36,10 +36,10 @@ function declaredLength(v: string | undefined): number | undefined {
  * Fastify's own handling of a request (its request and reply objects, hooks, routing and body parser)
  * cost about 10 µs of CPU per proxied call here, more than the thin proxy's whole share of a call's
  * HTTP work (README, Performance). Everything a route does is the same code as on the Fastify route:
- * the front door (Host/Origin, authentication, the tenant's grant and rate limit) before a byte of the
- * body is read, the connection limits' body timer, the route, its errors. Anything else (another method,
- * chunked or oversized bodies, other media types, a path no endpoint serves, the server closing) goes
- * to Fastify as before, whose answers (413, 415, 404, 503) stay the only ones.
+ * the front door (Host/Origin, authentication, the tenant's grant) before a byte of the body is read,
+ * the connection limits' body timer, the route (which takes the tenant's rate), its errors. Anything
+ * else (another method, chunked or oversized bodies, other media types, a path no endpoint serves, the
+ * server closing) goes to Fastify as before, whose answers (413, 415, 404, 503) stay the only ones.
  */
 export class DirectPosts {
   #routes: DirectRoutes | undefined;

@@ -15,8 +15,10 @@ export interface EdgeRequest {
   /** Who is calling: set by the front door before the route runs. */
   principal: Principal | null;
   /**
-   * The request says another replica forwarded it, which only its body can prove (a signed HTTP
-   * forward): the front door left the tenant's rate to the route, which counts it unless the proof holds.
+   * The front door left the tenant's rate to the route: a POST's, counted once its body is read (a
+   * token per JSON-RPC request in it), or a request that says another replica forwarded it, which only
+   * its body can prove (a signed HTTP forward). Either is counted unless that proof holds; a request
+   * the tunnel's mark proves forwarded was counted by the replica the client sent it to.
    */
   rateOwed: boolean;
 }

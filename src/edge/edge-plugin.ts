@@ -121,8 +121,9 @@ function routeFailed(err: unknown, reply: EdgeReply, app: FastifyInstance, reqId
 }
 
 function serve(req: EdgeRequest, reply: EdgeReply, hit: EndpointHit, ctx: EdgeContext): Promise<unknown> | EdgeReply {
-  // A forward only its body proves (read now): counted against the tenant's rate after all if it is not one.
-  if (req.rateOwed && !ctx.cluster?.forwarded(req)) {
+  // A forward only its body proves (read now): counted against the tenant's rate after all if it is not
+  // one. A POST's route counts its own, a token per JSON-RPC request of its body (chargeRate).
+  if (req.rateOwed && req.method !== 'POST' && !ctx.cluster?.forwarded(req)) {
     const refused = owedRate(ctx.auth, req.principal!);
     if (refused instanceof Promise) return refused.then((r) => (r ? sendRefusal(reply, r) : route(req, reply, hit, ctx)));
     if (refused) return sendRefusal(reply, refused);

@@ -27,10 +27,12 @@ export interface FrontDoorOptions {
 }
 
 /**
- * The one front door of every MCP route, an onRequest hook: the Host/Origin guard, authentication, the
- * tenant's endpoint grant and its rate limit, all from the headers alone, before a byte of the body is
- * read. A refused request is answered at once and its connection closed, so a client without a valid
- * token can neither make the gateway wait for a body nor keep the socket.
+ * The one front door of every MCP route, an onRequest hook: the Host/Origin guard, authentication and
+ * the tenant's endpoint grant, all from the headers alone, before a byte of the body is read. A refused
+ * request is answered at once and its connection closed, so a client without a valid token can neither
+ * make the gateway wait for a body nor keep the socket. The tenant's rate is taken here too, except for
+ * a POST: only its body says how many JSON-RPC requests it carries (an answer to a question the gateway
+ * put to the client, or a notification, carries none), so its route takes it (see EdgeRequest.rateOwed).
  */
 export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: EdgeRequest, reply: EdgeReply) => Promise<EdgeReply | undefined> {
   // One hook per endpoint, with its path bound (the edge plugin keeps them by path).
@@ -41,13 +43,14 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Edge
     const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
     const claim = o.forwardClaim?.(req);
-    const r = authorizeRequest(o.auth, req, endpoint, claim !== undefined);
+    const rateLater = claim !== undefined || req.method === 'POST';
+    const r = authorizeRequest(o.auth, req, endpoint, rateLater);
     // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
     // await on a plain value still costs a turn of the microtask queue on every request.
     const p = r instanceof Promise ? await r : r;
     if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
     req.principal = p;
-    if (claim === 'claimed') req.rateOwed = true;
+    if (rateLater && claim !== 'proven') req.rateOwed = true;
     o.limits?.authenticated(socket);
     return undefined;
   };

@@ -4,7 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
-import { admitToSession, deliverMessages, readClientMessages } from './accept-messages.js';
+import { admitToSession, chargeRate, deliverMessages, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import type { EdgeContext } from './edge-context.js';
@@ -51,6 +51,12 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
   const principal = requestPrincipal(req);
   const id = sessionIdOf(req.url);
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
+  const read = readClientMessages(req, ctx.maxJsonDepth);
+  if (isRefusal(read)) return sendRefusal(reply, read);
+  // The tenant's rate, a token per request of the body, before the message is forwarded or delivered.
+  const charged = chargeRate(ctx.auth, ctx.cluster, req, read.messages);
+  const overRate = charged instanceof Promise ? await charged : charged;
+  if (overRate) return sendRefusal(reply, overRate);
   const session = ctx.registry.get(id);
   if (!session && ctx.cluster && !ctx.cluster.forwarded(req)) {
     // The stream is open on another replica: the message goes there.
@@ -69,11 +75,7 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
     return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
   }
   session.guard.refresh(principal);
-  const read = readClientMessages(req, ctx.maxJsonDepth);
-  if (isRefusal(read)) return sendRefusal(reply, read);
-  const admitted = admitToSession(ctx.auth, req, router.config.path, session, read);
-  // A promise only for a batch: a single message's path stays synchronous.
-  const refused = admitted instanceof Promise ? await admitted : admitted;
+  const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
   if (refused) return sendRefusal(reply, refused);
   // Written raw: one 202 per message is this transport's hot path, and Fastify's reply costs more than it.
   // With its length given it goes out in one buffer, not chunked (size line, text, terminating chunk).

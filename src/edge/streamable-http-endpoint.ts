@@ -5,7 +5,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import type { ClientSession } from '../session/index.js';
-import { admitToSession, deliverMessages, readClientMessages } from './accept-messages.js';
+import { admitToSession, chargeRate, deliverMessages, readClientMessages } from './accept-messages.js';
 import type { EdgeContext } from './edge-context.js';
 import { requestPrincipal } from './front-door.js';
 import { acceptsBoth, acceptsSse, isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
@@ -55,6 +55,10 @@ export class StreamableHttpEndpoint {
     const read = readClientMessages(req, this.#ctx.maxJsonDepth);
     if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
+    // Before anything acts on them (a session located, forwarded or taken over, an upstream asked).
+    const charged = chargeRate(this.#ctx.auth, this.#ctx.cluster, req, messages);
+    const overRate = charged instanceof Promise ? await charged : charged;
+    if (overRate) return sendRefusal(reply, overRate);
     // One message (nearly every POST) is looked at without a callback per element.
     const single = batch ? undefined : messages[0];
     const first = single === undefined ? messages.find(isRequest) : isRequest(single) ? single : undefined;
@@ -75,9 +79,7 @@ export class StreamableHttpEndpoint {
     }
     const session = await this.#locator.find(req, reply, principal, first?.id ?? null);
     if (!session) return reply;
-    const admitted = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
-    // A promise only for a batch: a single message's path stays synchronous.
-    const refused = admitted instanceof Promise ? await admitted : admitted;
+    const refused = admitToSession(this.#ctx.auth, req, this.#router.config.path, session, read);
     if (refused) return sendRefusal(reply, refused);
     const transport = this.#sessions.transportOf(session);
     const ids: RequestId[] = [];

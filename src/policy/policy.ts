@@ -42,25 +42,15 @@ export class Policy {
     return this.#tenants.get(principal.tenant) ?? this.#open;
   }
 
-  /** Request-rate limit, checked before a request is parsed: 0, or milliseconds to wait. */
-  admit(principal: Principal): number | Promise<number> {
-    return this.#take(principal, 1);
-  }
-
   /**
-   * The rest of a 2025-03-26 batch of `requests` JSON-RPC requests, whose first one `admit` counted
-   * before the body was read: each request is one against the rate, taken all or none. A batch of
-   * more requests than the burst can never be covered: Infinity.
+   * Request-rate limit for `requests` JSON-RPC requests (a 2025-03-26 batch counts each), taken all or
+   * none: 0, or milliseconds to wait. More requests than the burst can never be covered: Infinity.
    */
-  admitRest(principal: Principal, requests: number): number | Promise<number> {
-    return requests <= 1 ? 0 : this.#take(principal, requests - 1, requests);
-  }
-
-  #take(principal: Principal, tokens: number, whole = tokens): number | Promise<number> {
+  admit(principal: Principal, requests = 1): number | Promise<number> {
     const t = this.tenant(principal);
     const rps = t?.config.limits.requestsPerSecond;
     if (!t || rps === undefined) return 0;
     const burst = t.config.limits.burst ?? Math.max(1, Math.ceil(rps));
-    return whole > burst ? Infinity : this.counters.take(`rate:${t.name}`, rps, burst, tokens);
+    return requests > burst ? Infinity : this.counters.take(`rate:${t.name}`, rps, burst, requests);
   }
 }

@@ -1,6 +1,7 @@
 // A tenant's requestsPerSecond counts JSON-RPC requests, not HTTP requests: a 2025-03-26 batch of N
-// requests takes N tokens from the tenant's bucket, so a batch is no way around the limit. Before,
-// the front door took one token per POST and a batch of any size rode on it. A real gateway on a real
+// requests takes N tokens from the tenant's bucket, so a batch is no way around the limit (a
+// notification takes none). Before, the front door took one token per POST and a batch of any size
+// rode on it. A real gateway on a real
 // port in front of the catalogue stdio server; auth off, so the caller is tenant "anonymous", whose
 // limits these are. The bucket refills at one token per 100 s: nothing refills while the test runs.
 import assert from 'node:assert/strict';
@@ -41,7 +42,7 @@ describe('requestsPerSecond and 2025-03-26 batches', { timeout: 60_000 }, () => 
       endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
       tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: BURST } }],
     });
-    // Two tokens: initialize and notifications/initialized (six are left).
+    // One token: initialize (a notification takes none; seven are left).
     const init = await post(gw, initializeBody('2025-03-26'));
     assert.equal(init.status, 200, await init.text());
     sid = init.headers.get('mcp-session-id')!;
@@ -61,22 +62,22 @@ describe('requestsPerSecond and 2025-03-26 batches', { timeout: 60_000 }, () => 
   });
 
   it('a batch takes one token per request: one the bucket covers is served, the next one is refused with 429', async () => {
-    // Five tokens are left (the refused batch's POST took one): a batch of three is served.
+    // Seven tokens are left (the refused batch took none): a batch of three is served.
     const served = await post(gw, batch('a', 3), { sid });
     assert.equal(served.status, 200);
     const answers = await messagesOf(served);
     assert.deepEqual(answers.map((m) => m.id).sort(), ['a-0', 'a-1', 'a-2']);
     assert.ok(answers.every((m) => Array.isArray(m.result?.tools)), JSON.stringify(answers));
 
-    // Two are left: a batch of three is over the tenant's rate, and refused whole.
-    const refused = await post(gw, batch('b', 3), { sid });
-    assert.equal(refused.status, 429, `a batch of 3 with 2 tokens left: HTTP ${refused.status} ${await refused.clone().text()}`);
+    // Four are left: a batch of five is over the tenant's rate, and refused whole.
+    const refused = await post(gw, batch('b', 5), { sid });
+    assert.equal(refused.status, 429, `a batch of 5 with 4 tokens left: HTTP ${refused.status} ${await refused.clone().text()}`);
     assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/, 'Retry-After in whole seconds');
     const body = (await refused.json()) as Json;
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.id, 'b-0');
-    assert.match(String(body.error?.message), /Too Many Requests: tenant "anonymous" is over its request rate; a batch of 3 requests counts as 3/);
-    // Its POST took one token, its rest none: one request more is served.
+    assert.match(String(body.error?.message), /Too Many Requests: tenant "anonymous" is over its request rate; a batch of 5 requests counts as 5/);
+    // It took no token: a request more is served.
     const single = await post(gw, { jsonrpc: '2.0', id: 'd', method: 'tools/list' }, { sid });
     assert.equal(single.status, 200, await single.clone().text());
   });

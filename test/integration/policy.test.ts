@@ -310,7 +310,7 @@ describe('policy through the SDK client (everything + fixture on one endpoint)',
   describe('limits', () => {
     it('requestsPerSecond + burst: HTTP 429 with Retry-After, then recovers after waiting', async () => {
       const t = await token('rate');
-      const sid = await openSession(gw, t); // two requests of the burst of 4
+      const sid = await openSession(gw, t); // one request of the burst of 4 (initialize; a notification takes none)
       let refused: Awaited<ReturnType<typeof mcpRequest>> | undefined;
       let accepted = 0;
       for (let i = 0; i < 8 && !refused; i++) {
