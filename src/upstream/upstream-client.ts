@@ -4,7 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, MAX_TIMER_MS, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
-import { invalidParamHeaders } from '../jsonrpc/param-headers.js';
+import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceAttributes, Tracing } from '../observability/tracing.js';
@@ -16,6 +16,7 @@ import { sendFailure } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
+import { withValidHeaderAnnotations } from './header-annotations.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
@@ -69,8 +70,11 @@ export class UpstreamClient {
   identity: UpstreamIdentity | undefined;
   /** Which era the upstream is spoken to in: legacy (a session from initialize) or modern (per-request _meta). */
   era: 'legacy' | 'modern' = 'legacy';
-  /** What the gateway declares on each modern request (a shared connection is not told about roots). */
-  #modernCapabilities: Record<string, unknown> = {};
+  /**
+   * The client capabilities the gateway declared to this connection (a shared one is not told about
+   * roots): at initialize, or on each modern request. What the upstream asks that they do not cover is refused.
+   */
+  #declared: Record<string, unknown> = {};
   /** The span attributes of this client's requests, with the identity and era they were read from. */
   #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
 
@@ -125,6 +129,7 @@ export class UpstreamClient {
   async initialize(timeoutMs: number, dedicated = true): Promise<UpstreamIdentity> {
     const capabilities: Record<string, unknown> = { sampling: {}, elicitation: { form: {}, url: {} } };
     if (dedicated) capabilities.roots = { listChanged: true };
+    this.#declared = capabilities;
     const result = await this.request(
       'initialize',
       {
@@ -188,7 +193,7 @@ export class UpstreamClient {
   listen(resourceSubscriptions: string[], signal: Cancellation): Promise<unknown> {
     const forever = MAX_TIMER_MS;
     const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
-    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#modernCapabilities), { timeoutMs: forever, maxTimeoutMs: forever, signal });
+    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal });
   }
 
   /** server/discover: the upstream speaks 2026-07-28, statelessly; nothing else is set up. */
@@ -211,7 +216,7 @@ export class UpstreamClient {
     const identity: UpstreamIdentity = { protocolVersion: MODERN_VERSION, serverInfo, capabilities: (result.capabilities ?? {}) as Record<string, any> };
     if (typeof result.instructions === 'string') identity.instructions = result.instructions;
     this.era = 'modern';
-    this.#modernCapabilities = capabilities;
+    this.#declared = capabilities;
     this.identity = identity;
     return identity;
   }
@@ -238,8 +243,8 @@ export class UpstreamClient {
   #request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
     if (this.era === 'legacy') return this.#peer.request(method, params, opts);
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
-    if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#modernCapabilities), opts);
-    const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#modernCapabilities, {
+    if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#declared), opts);
+    const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#declared, {
       caller: opts.caller,
       callerRequestId: opts.callerRequestId,
       signal: opts.signal,
@@ -313,6 +318,8 @@ export class UpstreamClient {
       this.#reply(req.id, {});
       return;
     }
+    const missing = missingCapability(this.#declared, req.method, req.params);
+    if (missing) return this.#undeclared(req, capabilityName(missing));
     const target = this.#target(related);
     if (!target) {
       this.#unattributed(req, related);
@@ -356,6 +363,16 @@ export class UpstreamClient {
     );
   }
 
+  /**
+   * Refused as a client refuses what it did not declare (-32601), never relayed: a shared server asking
+   * for roots would otherwise learn the workspace of whichever user the routing guess picked.
+   */
+  #undeclared(req: JsonRpcRequest, capability: string): void {
+    const fix = req.method === 'roots/list' ? `; a shared connection is not offered roots: set sharing: per-session on upstream "${this.#name}" if it needs them` : '';
+    this.#logger.warn({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": the gateway did not declare ${capability} to it${fix}`);
+    this.#replyError(req.id, new JsonRpcError(ErrorCode.MethodNotFound, `the gateway did not declare ${capability} to this connection, so "${req.method}" is not relayed`));
+  }
+
   #reply(id: RequestId, result: Record<string, unknown>): void {
     this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
   }
@@ -368,23 +385,4 @@ export class UpstreamClient {
     const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     this.#peer.close(err, 'upstream closed');
   }
-}
-
-/**
- * A modern upstream's tools/list without the tools whose x-mcp-header annotations break the era's rules:
- * a client of it must leave them out (their arguments cannot be mirrored into headers), and says so.
- */
-function withValidHeaderAnnotations(result: Record<string, unknown>, upstream: string, logger: Logger, warned: Set<string>): Record<string, unknown> {
-  const tools = result.tools;
-  if (!Array.isArray(tools)) return result;
-  const kept = tools.filter((t: Record<string, unknown> | null) => {
-    const why = t !== null && typeof t === 'object' ? invalidParamHeaders(t.inputSchema) : undefined;
-    // Said once per tool and reason, not on every list.
-    if (why && !warned.has(`${String(t!.name)}\n${why}`)) {
-      warned.add(`${String(t!.name)}\n${why}`);
-      logger.warn({ upstream, tool: String(t!.name), reason: why }, 'tool left out: its x-mcp-header annotations are invalid');
-    }
-    return why === undefined;
-  });
-  return kept.length === tools.length ? result : { ...result, tools: kept };
 }

@@ -60,6 +60,19 @@ function setup(hooks: Partial<UpstreamClientHooks> = {}, name = 'fake') {
   return { client, upstream, notes, gw };
 }
 
+/**
+ * `setup`, then initialize, as every connection is before the upstream asks anything: the gateway relays
+ * only what it declared there (a dedicated connection is offered roots too).
+ */
+async function ready(hooks: Partial<UpstreamClientHooks> = {}, dedicated = true) {
+  const s = setup(hooks);
+  s.upstream.handler = (req, up) => up.reply(req.id, { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake', version: '1' } });
+  await s.client.initialize(1000, dedicated);
+  s.upstream.handler = undefined;
+  s.upstream.received.length = 0;
+  return s;
+}
+
 const OPTS = { timeoutMs: 5000, maxTimeoutMs: 5000 };
 
 function fakeCaller(id: string, impl?: UpstreamCaller['clientRequest']) {
@@ -361,7 +374,7 @@ describe('UpstreamClient: server→client requests', () => {
   it('routes a request through hooks.resolveCaller and answers with the upstream\'s id', async () => {
     const { caller, calls } = fakeCaller('session-1', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }));
     let resolvedFor: UpstreamClient | undefined;
-    const { client, upstream } = setup({
+    const { client, upstream } = await ready({
       resolveCaller: (c) => {
         resolvedFor = c;
         return { caller, relatedRequestId: 'client-req-9' };
@@ -382,7 +395,7 @@ describe('UpstreamClient: server→client requests', () => {
     const { caller } = fakeCaller('s', async () => {
       throw new JsonRpcError(-32601, 'Client does not support sampling');
     });
-    const { upstream } = setup({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
+    const { upstream } = await ready({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
     upstream.send({ jsonrpc: '2.0', id: 'u1', method: 'sampling/createMessage', params: {} });
     await settle();
     await settle();
@@ -390,7 +403,7 @@ describe('UpstreamClient: server→client requests', () => {
   });
 
   it('answers with an error when resolveCaller returns undefined', async () => {
-    const { upstream } = setup({ resolveCaller: () => undefined });
+    const { upstream } = await ready({ resolveCaller: () => undefined });
     upstream.send({ jsonrpc: '2.0', id: 5, method: 'elicitation/create', params: {} });
     await settle();
     const res = upstream.responses();
@@ -407,7 +420,7 @@ describe('UpstreamClient: server→client requests', () => {
       signal = sig;
       return new Promise((_resolve, reject) => sig.onAbort(() => reject(new Error('aborted'))));
     });
-    const { upstream } = setup({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
+    const { upstream } = await ready({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
     upstream.send({ jsonrpc: '2.0', id: 'e1', method: 'elicitation/create', params: {} });
     await settle();
     assert.ok(signal);
@@ -425,7 +438,7 @@ describe('UpstreamClient: server→client requests', () => {
     async () => {
       let finish: ((r: Record<string, unknown>) => void) | undefined;
       const { caller } = fakeCaller('s', () => new Promise((resolve) => (finish = resolve)));
-      const { upstream } = setup({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
+      const { upstream } = await ready({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
       upstream.send({ jsonrpc: '2.0', id: 'c1', method: 'sampling/createMessage', params: {} });
       await settle();
       upstream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } });
@@ -442,7 +455,7 @@ describe('UpstreamClient: server→client requests', () => {
       signal = sig;
       return new Promise(() => {});
     });
-    const { upstream } = setup({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
+    const { upstream } = await ready({ resolveCaller: () => ({ caller, relatedRequestId: undefined }) });
     upstream.send({ jsonrpc: '2.0', id: 'r1', method: 'roots/list' });
     await settle();
     await upstream.transport.close();
