@@ -1,9 +1,10 @@
 import type { Principal } from '../auth/principal.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
+import { missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
-import { INPUT_KEY_HINT, clientParams, requiredCapability, urlElicitations, urlRefusal } from './input-requests.js';
+import { INPUT_KEY_HINT, clientParams, urlElicitations, urlRefusal } from './input-requests.js';
 import type { ModernCall } from './modern-request.js';
 
 /** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
@@ -214,7 +215,7 @@ export class Exchange implements AttemptOwner {
     // Only tools/call, prompts/get and resources/read may answer input_required; a list cannot ask.
     if (!this.first.spec.mrtr || this.#over) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
     const caps = this.#attempt?.call.capabilities ?? this.first.capabilities;
-    const missing = requiredCapability(method, params, caps);
+    const missing = missingCapability(caps, method, params);
     if (missing) {
       const err = new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${Object.keys(missing).join(', ')}`, { requiredCapabilities: missing });
       this.#fail(err.toResponse(this.#attempt?.id ?? this.first.id), 400);

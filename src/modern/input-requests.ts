@@ -3,7 +3,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 
 // What a 2025 upstream's questions to its client (elicitation, sampling, roots) and its -32042 look like
-// as a 2026-07-28 exchange's input requests, and what a modern client must have declared to answer them.
+// as a 2026-07-28 exchange's input requests.
 
 /**
  * A 2025 upstream may name the key its request should have in the input_required result
@@ -27,17 +27,6 @@ export function urlElicitations(response: JsonRpcResponse): Array<Record<string,
   if (!('error' in response) || response.error.code !== ErrorCode.UrlElicitationRequired) return undefined;
   const list = (response.error.data as { elicitations?: unknown } | undefined)?.elicitations;
   return Array.isArray(list) && list.length > 0 ? list.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : undefined;
-}
-
-/** The client capability each input request needs, and for URL-mode elicitation the mode too. */
-export function requiredCapability(method: string, params: Record<string, unknown> | undefined, caps: Record<string, any>): Record<string, unknown> | undefined {
-  if (method === 'elicitation/create') {
-    if (params?.mode === 'url') return caps.elicitation?.url ? undefined : { elicitation: { url: {} } };
-    return caps.elicitation ? undefined : { elicitation: { form: {} } };
-  }
-  if (method === 'sampling/createMessage') return caps.sampling ? undefined : { sampling: {} };
-  if (method === 'roots/list') return caps.roots ? undefined : { roots: {} };
-  return undefined;
 }
 
 /** The answer to a call whose upstream needs URLs visited that the user declined (or cancelled) to open. */
