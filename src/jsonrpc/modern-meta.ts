@@ -17,3 +17,12 @@ export function metaVersion(params: unknown): string | undefined {
   const v = metaOf(params)?.[META_VERSION];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** A notification's params without the subscription id a modern upstream tags its listen stream's messages with. */
+export function untagged(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (meta === null || typeof meta !== 'object' || !(META_SUBSCRIPTION_ID in meta)) return params;
+  const { [META_SUBSCRIPTION_ID]: _id, ...kept } = meta;
+  const { _meta: _old, ...rest } = params!;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}

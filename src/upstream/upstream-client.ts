@@ -14,7 +14,7 @@ import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { sendFailure } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
-import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
+import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
@@ -30,8 +30,11 @@ export interface CallOptions extends OutgoingOptions {
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
 export interface UpstreamClientHooks {
-  /** Decides which session a message started by the upstream belongs to. */
-  resolveCaller(client: UpstreamClient): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
+  /**
+   * Decides which session a message started by the upstream belongs to. `ownRequest`: it came with a
+   * request of the gateway's own, which no session sent (another session busy there did not ask it).
+   */
+  resolveCaller(client: UpstreamClient, ownRequest?: boolean): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
   /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
   onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
   /** A result larger than this (on the wire) fails its call instead of reaching the client. */
@@ -42,15 +45,6 @@ export interface UpstreamClientHooks {
   tracing?: Tracing | undefined;
   /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
   traceAttributes?(): TraceAttributes;
-}
-
-/** A notification's params without the subscription id a modern upstream tags its listen stream's messages with. */
-function untagged(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  if (meta === null || typeof meta !== 'object' || !(META_SUBSCRIPTION_ID in meta)) return params;
-  const { [META_SUBSCRIPTION_ID]: _id, ...kept } = meta;
-  const { _meta: _old, ...rest } = params!;
-  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
 }
 
 /**
@@ -267,7 +261,8 @@ export class UpstreamClient {
   /**
    * The session a message started by the upstream belongs to. The transport named the request that carried
    * it (an HTTP POST's stream): that request's session, and nobody once it has ended (answered, cancelled,
-   * timed out) — a message for a call that is over is never put to another session. Named by nothing
+   * timed out) — a message for a call that is over is never put to another session — or when no session
+   * sent it (only a dedicated connection's one session may hear what comes with it). Named by nothing
    * (stdio): the owner's guess (the one session busy there; see the README on what it can misattribute).
    */
   #target(related: RequestId | undefined): Target | undefined {
@@ -275,6 +270,8 @@ export class UpstreamClient {
       const o = this.#peer.options(related);
       if (!o) return undefined;
       if (o.caller) return { caller: o.caller, relatedRequestId: o.callerRequestId };
+      // The gateway's own request (its catalogue's list, a health ping, a resubscribe): no session sent it.
+      return this.#hooks.resolveCaller(this, true);
     }
     return this.#hooks.resolveCaller(this);
   }
@@ -352,8 +349,10 @@ export class UpstreamClient {
    */
   #unattributed(req: JsonRpcRequest, related: RequestId | undefined): void {
     const sessions = this.activeCallers().size;
+    const o = related === undefined ? undefined : this.#peer.options(related);
     const why =
-      related !== undefined && !this.#peer.options(related) ? `the request it came with (${related}) has ended`
+      related !== undefined && !o ? `the request it came with (${related}) has ended`
+      : o ? `it came with the gateway's own ${this.#peer.methodOf(related)}, which no client session sent`
       : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
     this.#logger.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);

@@ -156,7 +156,7 @@ export class UpstreamInstance extends EventEmitter {
       maxResultBytes: this.config.maxResultBytes,
       tracing: this.#tracing,
       traceAttributes: () => ({ ...this.#traceAttributes, [ATTR.processPid]: transport instanceof StdioTransport ? transport.pid : undefined }),
-      resolveCaller: (c) => this.#resolveCaller(c),
+      resolveCaller: (c, ownRequest) => this.#resolveCaller(c, ownRequest),
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
       onNotification: (method, params, target) => {
@@ -213,10 +213,11 @@ export class UpstreamInstance extends EventEmitter {
    * instance says nothing about it; it is only knowable when exactly one session has requests in
    * flight there. Guessing could hand one user's data to another.
    */
-  #resolveCaller(c: UpstreamClient): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined {
+  #resolveCaller(c: UpstreamClient, ownRequest = false): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined {
     const active = c.activeCallers();
     if (this.dedicatedTo) return { caller: this.dedicatedTo, relatedRequestId: active.get(this.dedicatedTo) };
-    if (active.size !== 1) return undefined;
+    // What came with the gateway's own request is no busy session's: the guess would pick one that did not ask.
+    if (ownRequest || active.size !== 1) return undefined;
     const [[caller, relatedRequestId]] = [...active];
     return { caller, relatedRequestId };
   }
