@@ -50,6 +50,8 @@ interface Outgoing<O extends OutgoingOptions> {
   readonly token: string | number | undefined;
   /** When it times out (epoch ms): progress moves it on, never past the deadline. */
   due: number;
+  /** Pauses not yet resumed (see pause): while any is open, only the deadline holds. */
+  paused: number;
   /** Registered on opts.signal; kept to remove it again once the request is settled. */
   abort: (() => void) | undefined;
 }
@@ -133,7 +135,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     const message: JsonRpcRequest = out === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: out };
     return new Promise<Result>((resolve, reject) => {
       const deadline = Date.now() + (opts.maxTimeoutMs ?? opts.timeoutMs);
-      const p: Outgoing<O> = { id, method, opts, resolve, reject, deadline, token, due: deadline, abort: undefined };
+      const p: Outgoing<O> = { id, method, opts, resolve, reject, deadline, token, due: deadline, paused: 0, abort: undefined };
       this.#outgoing.set(id, p);
       // Held loosely while nothing is in flight (see #settle): in flight, it keeps the process up.
       if (this.#outgoing.size === 1) this.#timer?.ref();
@@ -168,13 +170,16 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     return true;
   }
 
-  /** notifications/progress: restarts its request's timer (the maximum still holds) and tells the caller. */
+  /**
+   * notifications/progress: restarts its request's timer (the maximum still holds) and tells the caller. A
+   * paused request's timer stays stopped: restarted, the short timeout would run while the person answers.
+   */
   progress(params: Params): void {
     const token = params?.progressToken;
     const p = typeof token === 'number' ? this.#outgoing.get(token) : undefined;
     // A request sent without a token asked for no progress: whatever claims to be its progress is dropped.
     if (!p || p.token === undefined) return;
-    this.#arm(p);
+    if (p.paused === 0) this.#arm(p);
     p.opts.onAnswering?.();
     p.opts.onProgress?.({ ...params, progressToken: p.token });
   }
@@ -182,8 +187,9 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   /**
    * The other side is waiting on an answer we relay for it (an upstream asked its client something):
    * the matching requests' timeouts stop counting — a person may take minutes to answer — and only their
-   * maximum still holds. Each is told the other side is answering it. The returned function starts their
-   * timeouts again.
+   * maximum still holds. Each is told the other side is answering it. The returned function ends this
+   * pause (once, however often called); a request's timeout starts again when its last pause ends, not
+   * while another question is open (a quick roots/list answered while the user still reads an elicitation).
    */
   pause(match: (opts: O) => boolean): () => void {
     const paused: Array<Outgoing<O>> = [];
@@ -191,11 +197,15 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
       if (!match(p.opts)) continue;
       // Later than before: the timer, set for the earliest, needs no change.
       p.due = p.deadline;
+      p.paused++;
       paused.push(p);
     }
     for (const p of paused) p.opts.onAnswering?.();
+    let ended = false;
     return () => {
-      for (const p of paused) if (this.#outgoing.get(p.id) === p) this.#arm(p);
+      if (ended) return;
+      ended = true;
+      for (const p of paused) if (this.#outgoing.get(p.id) === p && --p.paused === 0) this.#arm(p);
     };
   }
 

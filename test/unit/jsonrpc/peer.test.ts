@@ -238,6 +238,60 @@ describe('JsonRpcPeer: progress and timeouts (mocked clock)', () => {
     }
   });
 
+  it('pauses are counted: a request\'s timeout starts again only when the last of its pauses ends', async () => {
+    // A call waits on an elicitation the user is reading (one pause); the upstream asks roots/list too, answered
+    // at once (a second pause, resumed): the call must not time out while the user is still answering.
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer, notices } = setup();
+      let outcome: unknown = 'pending';
+      peer.request('tools/call', {}, { timeoutMs: 60, maxTimeoutMs: 5000, tag: 'A' }).catch((e: unknown) => (outcome = e));
+      const elicitationAnswered = peer.pause((o) => o.tag === 'A');
+      const rootsAnswered = peer.pause((o) => o.tag === 'A');
+      mock.timers.tick(10);
+      rootsAnswered();
+      rootsAnswered(); // a second call of the same resume counts once
+      mock.timers.tick(1000);
+      await settle();
+      assert.equal(outcome, 'pending', 'the elicitation is still open: no timeout');
+      assert.deepEqual(notices(), []);
+      elicitationAnswered();
+      mock.timers.tick(59);
+      await settle();
+      assert.equal(outcome, 'pending', 'its timeout starts again from the last resume');
+      mock.timers.tick(1);
+      await settle();
+      assert.ok((outcome as unknown) instanceof Timeout); // widened again: assert.equal narrowed it
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('progress on a paused request does not start its timeout again', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      let outcome: unknown = 'pending';
+      const progressed: unknown[] = [];
+      peer
+        .request('tools/call', { _meta: { progressToken: 'p' } }, { timeoutMs: 60, maxTimeoutMs: 5000, onProgress: (p) => progressed.push(p) })
+        .catch((e: unknown) => (outcome = e));
+      const resume = peer.pause(() => true);
+      mock.timers.tick(10);
+      peer.progress({ progressToken: 1, progress: 1 });
+      mock.timers.tick(1000);
+      await settle();
+      assert.equal(outcome, 'pending', 'still paused: no timeout');
+      assert.deepEqual(progressed, [{ progressToken: 'p', progress: 1 }], 'the progress still reaches its caller');
+      resume();
+      mock.timers.tick(60);
+      await settle();
+      assert.ok((outcome as unknown) instanceof Timeout);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('every request keeps its own timeout under the one shared timer: a shorter one sent later, one sent while the timer waits', async () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
