@@ -212,8 +212,7 @@ export class ClientSession {
     this.#router = router;
     this.#state = 'ACTIVE';
     this.#active.activate();
-    // Counted from ACTIVE on: a close during the renewals below counts it closed.
-    this.#counted = true;
+    this.#counted = true; // from ACTIVE on: a close during the renewals below counts it closed
     this.#observer.sessionOpened(this.kind, this.tenant);
     // Renew what the previous owner had set up upstream for this client, unless it is closed meanwhile.
     const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
