@@ -1,3 +1,5 @@
+import { clipped } from './clipped.js';
+import { DEFAULT_ATTRIBUTE_VALUE_LENGTH } from './tracing-options.js';
 import { withoutPassword } from './uri-password.js';
 
 /**
@@ -39,13 +41,14 @@ export const ATTR = {
 } as const;
 
 /**
- * The longest tool or prompt name a span carries, in its name and attributes. The name is the client's
- * (the span starts before routing, so an unknown one too): uncut, a client could make every span as
- * large as its request body, and the export queue bounds spans by count, not bytes. MCP names are at
- * most 128 characters (SEP-986); a longer one is cut here and marked.
+ * The longest method, tool or prompt name a span carries, in its name and attributes. They are the
+ * client's (the span starts before routing, so an unknown one too): uncut, a client could make every
+ * span as large as its request body, and the export queue bounds spans by count, not bytes. The SDK's
+ * attribute limit cuts no span name, and keeps its cut attribute as a view into the whole value. MCP
+ * names are at most 128 characters (SEP-986); a longer one is cut here and marked.
  */
 const MAX_TARGET = 256;
-const target = (name: string): string => (name.length <= MAX_TARGET ? name : `${name.slice(0, MAX_TARGET)}…`);
+const target = (name: string): string => clipped(name, MAX_TARGET);
 
 /** The span name the conventions ask for: "{mcp.method.name} {target}", the target a tool or prompt name. */
 export function mcpSpanName(method: string, params: Record<string, unknown> | undefined): string {
@@ -53,7 +56,7 @@ export function mcpSpanName(method: string, params: Record<string, unknown> | un
     const name = params?.name;
     if (typeof name === 'string') return `${method} ${target(name)}`;
   }
-  return method;
+  return target(method);
 }
 
 /** The JSON-RPC codes' standard names: what a span's status says of an error (see statusText). */
@@ -78,7 +81,7 @@ export function statusText(code: number, gatewayCode?: string): string {
 
 /** The attributes every MCP span of a request carries that follow from the request itself. */
 export function requestAttributes(method: string, params: Record<string, unknown> | undefined): Record<string, string | undefined> {
-  const a: Record<string, string | undefined> = { [ATTR.mcpMethod]: method };
+  const a: Record<string, string | undefined> = { [ATTR.mcpMethod]: target(method) };
   const name = typeof params?.name === 'string' ? target(params.name) : undefined;
   if (method === 'tools/call') {
     a[ATTR.toolName] = name;
@@ -86,7 +89,8 @@ export function requestAttributes(method: string, params: Record<string, unknown
   } else if (method === 'prompts/get') {
     a[ATTR.promptName] = name;
   } else if (typeof params?.uri === 'string' && (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe')) {
-    a[ATTR.mcpResourceUri] = withoutPassword(params.uri);
+    // Cut here too: the SDK's own cut at its attribute limit would keep the whole URI alive (see MAX_TARGET).
+    a[ATTR.mcpResourceUri] = clipped(withoutPassword(params.uri), DEFAULT_ATTRIBUTE_VALUE_LENGTH);
   }
   return a;
 }

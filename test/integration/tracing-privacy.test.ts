@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { textOf } from '../helpers/sdk.js';
@@ -73,6 +74,22 @@ describe('tracing: privacy and propagation', () => {
     const received = JSON.parse(textOf(result)) as { baggage?: string };
     const members = (received.baggage ?? '').split(',').sort();
     assert.deepEqual(members, ['also=4;p1;p2=v', 'good=1;prop=x'], `baggage ${JSON.stringify(received.baggage)} went upstream`);
+    await client.close();
+  });
+
+  // Before the concurrent-request test: an unknown method takes a slot, and that test's held call keeps
+  // one until its upstream timeout (closing an SDK client ends no session).
+  it('a client-sized method is cut in the span name and mcp.method.name (the SDK cuts attribute values, not span names)', async () => {
+    const trace = hex(16);
+    const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+    await assert.rejects(client.request({ method: `m/${'m'.repeat(200_000)}`, params: {} }, EmptyResultSchema), (err: { code?: number }) => err.code === -32601);
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER));
+    const server = spans.find((s) => s.kind === SERVER)!;
+    assert.ok(server.name.length <= 300, `span name of ${server.name.length} characters`);
+    const method = String(server.attributes['mcp.method.name']);
+    assert.ok(method.length <= 300, `mcp.method.name of ${method.length} characters`);
+    assert.ok(server.name.startsWith('m/mmm') && server.name.endsWith('…'), 'a cut method is marked');
     await client.close();
   });
 
