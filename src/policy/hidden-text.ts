@@ -1,4 +1,5 @@
 import { joinPatterns } from '../config/guardrails-schema.js';
+import { clipped } from '../observability/clipped.js';
 
 /**
  * Hidden text: characters a model reads and a person reviewing the text does not see, and configured
@@ -161,5 +162,6 @@ export class HiddenTextScanner {
 /** A string with its hidden characters removed (patterns aside) and cut to `max`: for paths and names in audit lines. */
 export function shown(s: string, max = 64): string {
   const clean = ANY.test(s) ? (hiddenCharacters(s)?.clean ?? s) : s;
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+  // A copy when cut (clipped): a slice would keep the whole string alive in the audit ring.
+  return clipped(clean, max);
 }

@@ -10,6 +10,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import type { LimitCounters } from './limit-counters.js';
 import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
+import { clipped } from '../observability/clipped.js';
 import { withoutPassword } from '../observability/uri-password.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -17,6 +18,17 @@ type Result = Record<string, unknown>;
 
 /** What a request reaches in the catalogue, when it reaches anything (read from the method table). */
 export { targetOf };
+
+/**
+ * The longest name and URI an audit line carries, marked `…` when cut. The client chooses them (a call
+ * to an unknown tool is audited too): uncut, every line could be as large as a request body, and the
+ * audit ring and the console's batches keep hundreds of lines. MCP names are at most 128 characters;
+ * URIs get the length browsers and servers commonly accept, as it is what tells resources apart.
+ */
+const MAX_NAME = 256;
+const MAX_URI = 2048;
+
+const auditedName = (target: Target): string => (target.kind === 'resource' ? clipped(withoutPassword(target.name), MAX_URI) : clipped(target.name, MAX_NAME));
 
 export interface GuardIds {
   session: string;
@@ -327,7 +339,7 @@ export class SessionGuard {
       endpoint: this.#s.ids.endpoint,
       method,
       upstream,
-      name: target.kind === 'resource' ? withoutPassword(target.name) : target.name,
+      name: auditedName(target),
       decision: decision.allowed ? 'allow' : 'deny',
       rule: decision.rule,
       outcome,
