@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HiddenTextAction } from '../config/guardrails-schema.js';
+import { withoutPassword } from '../observability/uri-password.js';
 import type { AuditLog, HiddenTextAuditEvent } from './audit-log.js';
 import { shown, type HiddenKind, type HiddenTextScanner } from './hidden-text.js';
 import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-text-walk.js';
@@ -23,6 +24,7 @@ export interface HiddenTextDeps {
 /** Who a result was for (the audit line's caller fields). */
 export interface ResultCaller {
   upstream: string | undefined;
+  /** The tool or prompt name, or the resource URI, as the client sent it. */
   name: string;
   tenant: string;
   subject: string;
@@ -149,7 +151,9 @@ export class HiddenTextPolicy {
   settleResult(item: ResultKind, walked: Walked, result: Record<string, unknown>, caller: ResultCaller): ResultVerdict {
     const action: Acted = this.results === 'block' || (this.results === 'strip' && walked.stuck) ? 'block' : this.results === 'strip' ? 'strip' : 'audit';
     const { upstream, tenant, subject, session } = caller;
-    this.#report({ where: 'result', action, endpoint: this.#endpoint, upstream, item, name: shown(caller.name, 256), findings: walked.findings, tenant, subject, session });
+    // A resource is named by its URI with the password replaced, as on the per-call audit line.
+    const name = shown(item === 'resource' ? withoutPassword(caller.name) : caller.name, 256);
+    this.#report({ where: 'result', action, endpoint: this.#endpoint, upstream, item, name, findings: walked.findings, tenant, subject, session });
     if (action === 'block') return { blocked: walked.findings, action };
     return { result: action === 'strip' ? (walked.clean as Record<string, unknown>) : result };
   }

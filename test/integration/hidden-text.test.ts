@@ -164,6 +164,16 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     assert.deepEqual(last.map((l) => [l.item, l.findings[0].path]), [['prompt', 'messages[0].content.text'], ['resource', 'contents[0].text']]);
   });
 
+  it('audit: a resource read through a URI with a password is audited with the password replaced, as on the per-call line (found by a review)', async () => {
+    const c = clients['/audit']!;
+    const read = await c.readResource({ uri: 'note://app:s3cret-4e1@db/invisible' });
+    assert.equal((read.contents[0] as Json).text, F.samples.invisible);
+    const line = hiddenAudit(lines, '/audit', 'result').pop()!;
+    assert.equal(line.item, 'resource');
+    assert.equal(line.name, 'note://app:[redacted]@db/invisible');
+    assert.ok(!lines.some((l) => l.includes('s3cret-4e1')), 'the password is in no log line');
+  });
+
   it('strip: definitions are listed without their hidden text; a property name that carries it withholds the tool', async () => {
     const c = clients['/strip']!;
     const tools = (await c.listTools()).tools;
