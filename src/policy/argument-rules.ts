@@ -29,6 +29,14 @@ export function quote(value: string): string {
 
 const cut = (s: string) => (s.length > QUOTE_MAX ? `${s.slice(0, QUOTE_MAX)}…` : s);
 
+/**
+ * The violation as the client is told it: naming the tool as it called it. Rules match the canonical
+ * name, but a renamed or shortened tool must not give that name away (nor a name the client never sent).
+ */
+export function asCalled(v: ArgumentViolation, calledName: string): ArgumentViolation {
+  return { ...v, tool: cut(calledName) };
+}
+
 function violation(rule: string, tool: string, argument: string | undefined, reason: string): ArgumentViolation {
   const v: ArgumentViolation = { rule, tool: cut(tool), reason };
   if (argument !== undefined) v.argument = cut(argument);

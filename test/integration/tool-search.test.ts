@@ -83,7 +83,10 @@ describe('tool search, curation and short names (gh + fs + chat on one endpoint)
             name: 'anonymous',
             endpoints: ['*'],
             tools: { allow: ['*'], deny: ['gh__delete_*'] },
-            arguments: [{ name: 'short-titles', tools: ['gh__create_issue'], schema: { properties: { title: { type: 'string', maxLength: 20 } } } }],
+            arguments: [
+              { name: 'short-titles', tools: ['gh__create_issue'], schema: { properties: { title: { type: 'string', maxLength: 20 } } } },
+              { name: 'no-force', tools: ['fs__read_file', 'gh__create_pull_request_review_comment_*'], schema: { properties: { force: { const: false } } } },
+            ],
           },
         ],
       },
@@ -232,6 +235,26 @@ describe('tool search, curation and short names (gh + fs + chat on one endpoint)
       }
       const viaModern = await modernPost(gw.url('/all'), 'tools/call', { name: 'read', arguments: { path: '/x' } });
       assert.equal(viaModern.body.result.content[0].text, 'read_file {"path":"/x"}');
+    });
+
+    it('an argument rule refuses a renamed or shortened tool by the name it was called by; the audit line keeps the canonical name (found by a review)', async () => {
+      const c = await connect('/all');
+      const short = (await c.listTools()).tools.map((t) => t.name).find((n) => n.length === 64)!;
+      const canonical = /fs__read_file|gh__create_pull_request_review_comment_reply_in_thread_for_(enterprise|community)/;
+      for (const called of ['read', short]) {
+        const err = await c.callTool({ name: called, arguments: { path: '/a', body: 'b', force: true } }).then(
+          () => assert.fail(`${called}: expected a refusal`),
+          (e: unknown) => e as McpError,
+        );
+        assert.ok(err instanceof McpError && err.code === -32602, String(err));
+        assert.match(err.message, new RegExp(`Argument rule "no-force" refused tool "${called}"`));
+        assert.equal((err.data as Json).tool, called);
+        assert.doesNotMatch(`${err.message} ${JSON.stringify(err.data)}`, canonical, called);
+      }
+      const audited = auditLines(logLines).filter((l) => l.rule === 'arguments:no-force');
+      assert.equal(audited.length, 2);
+      assert.equal(audited[0]!.name, 'fs__read_file');
+      assert.match(audited[1]!.name, canonical);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
-import { violationMessage } from '../../policy/argument-rules.js';
+import { asCalled, violationMessage } from '../../policy/argument-rules.js';
 import { elapsed, type Stage } from '../request-pipeline.js';
 
 /** The tenant's argument rules, checked before anything is routed: a refused call never reaches an upstream. */
@@ -11,7 +11,9 @@ export const argumentsStage: Stage = (ctx, next) => {
   host.observer.denied('argument_rule');
   // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
   host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
-  const { rule, tool, argument } = violation;
-  const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(violation), argument === undefined ? { rule, tool } : { rule, tool, argument });
+  // The audit line above keeps the canonical name; the client is told the name it called.
+  const told = ctx.exposedName === undefined ? violation : asCalled(violation, ctx.exposedName);
+  const { rule, tool, argument } = told;
+  const err = new GatewayError('SWB_ARGUMENT_REFUSED', violationMessage(told), argument === undefined ? { rule, tool } : { rule, tool, argument });
   return Promise.resolve(toJsonRpcError(err, host.logger).toResponse(req.id));
 };
