@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, metaToolDefinitions } from '../router/meta-tools.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
@@ -13,6 +13,8 @@ type Result = Record<string, unknown>;
 
 /** How a search is recorded in the audit log: allowed by no pattern, it only reveals what the caller may see. */
 const SEARCH_DECISION: Decision = Object.freeze({ allowed: true, rule: 'tools.search' });
+/** A call refused here, before policy saw a tool (a call_tool that names none): the meta-tool itself, allowed to all. */
+const CALL_DECISION: Decision = Object.freeze({ allowed: true, rule: 'tools.call' });
 const MAX_QUERY = 1000;
 
 /** The tools of a view the caller may see: its tenant's policy on the canonical name, tool pinning, then hidden-text scanning. */
@@ -53,10 +55,12 @@ export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
   return { jsonrpc: '2.0', id: req.id, result };
 }
 
-/** The same, for a refusal: the error the client gets, counted as one. */
+/** The same, for a refusal: the error the client gets, counted and (for a call) audited as one. */
 export function failed(ctx: RequestContext, err: unknown): JsonRpcResponse {
   const { req, host } = ctx;
   const call = req.method === 'tools/call';
+  // Answered before the observe stage: without this, the call would have no audit line at all.
+  if (call) host.guard.record(req.method, req.params, req.params?.name === SEARCH_TOOLS ? SEARCH_DECISION : CALL_DECISION, 'error', ctx.startedAt, undefined, undefined);
   host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'error', seconds: elapsed(ctx), tool: call ? String(req.params?.name) : undefined, era: host.era });
   return toJsonRpcError(err, host.logger).toResponse(req.id);
 }

@@ -174,6 +174,25 @@ describe('tool search, curation and short names (gh + fs + chat on one endpoint)
       assert.deepEqual(wrappedRefusal, directRefusal);
     });
 
+    it('a search_tools without query and a call_tool without name are refused with one audit line each (found by a review)', async () => {
+      const c = await connect('/mcp');
+      for (const [name, rule] of [['search_tools', 'tools.search'], ['call_tool', 'tools.call']] as const) {
+        const from = logLines.length;
+        const err = await c.callTool({ name, arguments: {} }).then(
+          () => assert.fail(`${name}: expected a refusal`),
+          (e: unknown) => e as McpError,
+        );
+        assert.ok(err instanceof McpError && err.code === -32602, String(err));
+        const lines = await waitFor(() => {
+          const a = auditLines(logLines.slice(from));
+          return a.length > 0 ? a : undefined;
+        });
+        assert.ok(lines, `${name}: no audit line`);
+        assert.equal(lines.length, 1, JSON.stringify(lines));
+        assert.deepEqual([lines[0]!.name, lines[0]!.rule, lines[0]!.decision, lines[0]!.outcome], [name, rule, 'allow', 'error']);
+      }
+    });
+
     it('a 2026-07-28 client (SDK v2) finds and calls a tool through the meta-tools; the denied one stays invisible', async () => {
       const c = await connectModern('/mcp');
       assert.equal(c.getProtocolEra(), 'modern');
