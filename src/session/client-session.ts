@@ -24,6 +24,7 @@ import type { PipelineHost, RequestContext, SessionState } from './request-pipel
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
 import { ToolWorkingSet } from './tool-working-set.js';
+import { keptClientInfo } from './client-info.js';
 import { ActiveWait } from './active-wait.js';
 
 export type { SessionState };
@@ -63,8 +64,7 @@ export class ClientSession {
   readonly #observer: SessionObserver;
   readonly #clientRequestTimeoutMs: number;
   readonly #initializedWaitMs: number;
-  /** The client has said notifications/initialized: nothing is asked of it before. */
-  readonly #active = new ActiveWait();
+  readonly #active = new ActiveWait(); // the client has said notifications/initialized: nothing is asked of it before
   #state: SessionState = 'UNINITIALIZED';
   #router: RouterSession | undefined;
   readonly #inflight = new RequestTable<Cancellation>();
@@ -169,7 +169,7 @@ export class ClientSession {
     this.#initializing = true;
     this.protocolVersion = negotiateVersion(p.protocolVersion);
     this.clientCapabilities = p.capabilities as Record<string, any>;
-    this.clientInfo = p.clientInfo as Record<string, unknown>;
+    this.clientInfo = keptClientInfo(p.clientInfo);
     try {
       this.#router = await this.endpoint.open(this);
     } catch (err) {
@@ -204,7 +204,7 @@ export class ClientSession {
     if (this.closed) return false;
     this.protocolVersion = record.protocolVersion;
     this.clientCapabilities = record.clientCapabilities as Record<string, any>;
-    this.clientInfo = record.clientInfo;
+    this.clientInfo = keptClientInfo(record.clientInfo);
     this.#logLevel = record.logLevel;
     this.#workingSet.restore(record.workingSet ?? []);
     const router = await this.endpoint.open(this);

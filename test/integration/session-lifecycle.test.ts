@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { FIXTURE, everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { waitFor, withClockAhead } from '../helpers/wait.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-async function initialize(gw: RunningGateway): Promise<string> {
+async function initialize(gw: RunningGateway, clientInfo: Record<string, unknown> = { name: 't', version: '1' }): Promise<string> {
   const res = await fetch(gw.url(), {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo } }),
   });
   assert.equal(res.status, 200);
   await res.text();
@@ -76,5 +76,27 @@ describe('session lifecycle', () => {
     assert.match(text, /: keepalive\n\n/);
     assert.ok(gw.app.gateway.registry.get(sid), 'not reaped while its stream is open');
     ac.abort();
+  });
+});
+
+describe('a client-sized clientInfo (found by a review)', () => {
+  it('is logged and kept in the session record bounded: known fields, each cut, the rest left out', async () => {
+    const logLines: string[] = [];
+    const gw = await startGateway({ upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE }], endpoints: [{ path: '/mcp', upstreams: ['fx'] }] }, { logLines });
+    try {
+      const sid = await initialize(gw, { name: `n${'n'.repeat(100_000)}`, version: '1.2.3', title: 'Client', junk: 'j'.repeat(100_000), icons: [{ src: 'x'.repeat(50_000) }] });
+      const record = gw.app.gateway.registry.get(sid)!.record();
+      const kept = JSON.stringify(record.clientInfo);
+      assert.ok(kept.length <= 2000, `the record keeps a clientInfo of ${kept.length} characters`);
+      assert.equal(record.clientInfo?.version, '1.2.3');
+      assert.equal(record.clientInfo?.title, 'Client');
+      assert.match(String(record.clientInfo?.name), /^nnnn.*…$/);
+      assert.equal(record.clientInfo?.junk, undefined);
+      const logged = logLines.find((l) => l.includes('"session initialized"'));
+      assert.ok(logged, 'the session was logged');
+      assert.ok(logged.length <= 3000, `a log line of ${logged.length} characters`);
+    } finally {
+      await gw.close();
+    }
   });
 });
