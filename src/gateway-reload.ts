@@ -1,6 +1,6 @@
 import { ConfigError, type LoadedConfig } from './config/load.js';
 import { diffConfig, type ConfigDiff, type NamedChanges } from './config/config-diff.js';
-import { messagesPathOf, type Config } from './config/schema.js';
+import { messagesPathOf, type Config, type EndpointConfig } from './config/schema.js';
 import type { ReloadableEdgeAuth } from './edge-auth.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './observability/logger.js';
@@ -46,6 +46,23 @@ export interface ReloaderParts {
 const NOTHING_DRAINED: Promise<DrainReport> = Promise.resolve({ upstreams: [] });
 const STOPPING: ReloadOutcome = { report: { result: 'failed', problems: ['the gateway is shutting down: nothing was reloaded'], warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
 const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+
+/** Sessions a reload ends on an endpoint it keeps: its legacy SSE ones, its 2025 ones, or its 2026-07-28 standings. */
+type Ending = { router: EndpointRouter; which: 'sse' | 'legacy'; reason: string } | { router: EndpointRouter; which: 'modern' };
+
+/**
+ * What a change of an endpoint ends of its sessions, read before its router takes the new config: an era
+ * switched off, that era's (the endpoint would no longer answer them); else, a moved SSE path, the
+ * legacy SSE sessions (the message URL they were given is gone; their client opens a new stream).
+ */
+function endingOn(router: EndpointRouter, next: EndpointConfig): Ending[] {
+  const off = (era: 'legacy' | 'modern') => router.config.eras.includes(era) && !next.eras.includes(era);
+  const out: Ending[] = [];
+  if (off('legacy')) out.push({ router, which: 'legacy', reason: 'this endpoint no longer serves the 2025 era (config reload): send 2026-07-28 requests' });
+  else if (messagesPathOf(next) !== messagesPathOf(router.config)) out.push({ router, which: 'sse', reason: 'the legacy SSE path of this endpoint moved (config reload): open a new stream' });
+  if (off('modern')) out.push({ router, which: 'modern' });
+  return out;
+}
 
 /**
  * Applies a new config to a running gateway as a diff (config-diff.ts): new and replaced upstreams are
@@ -146,10 +163,10 @@ export class ConfigReloader {
     }
     const drainingBefore = new Set(this.#p.gateway.draining);
     try {
-      const { retired, rebinding, added, removed, moved, sessionsEnded: retargeted } = await this.#swap(diff);
+      const { retired, rebinding, added, removed, ending, sessionsEnded: retargeted } = await this.#swap(diff);
       const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
       for (const r of this.#p.gateway.routers) if (diff.endpoints.changed.includes(r.config.path)) void r.prepareTools();
-      const sessionsEnded = retargeted + (await this.#settleEndpoints(added, removed, moved));
+      const sessionsEnded = retargeted + (await this.#settleEndpoints(added, removed, ending));
       this.#p.metrics.configReloads.inc({ result: 'applied' });
       this.#log.info({ trigger, ...summary(changes), sessionsEnded, restartRequired: diff.restartRequired }, 'config reloaded');
       const grace = diff.effective.admin.drainGraceMs;
@@ -180,7 +197,7 @@ export class ConfigReloader {
    * Starts the new pools (warm spares ready before they are listed), then swaps everything requests
    * read, with no await in between: the next request sees all of the new config or none of it.
    */
-  async #swap(diff: ConfigDiff): Promise<{ retired: UpstreamPool[]; rebinding: RouterSession[]; added: EndpointRouter[]; removed: EndpointRouter[]; moved: EndpointRouter[]; sessionsEnded: number }> {
+  async #swap(diff: ConfigDiff): Promise<{ retired: UpstreamPool[]; rebinding: RouterSession[]; added: EndpointRouter[]; removed: EndpointRouter[]; ending: Ending[]; sessionsEnded: number }> {
     const g = this.#p.gateway;
     const eff = diff.effective;
     const used = new Set(eff.endpoints.flatMap((e) => e.upstreams));
@@ -208,11 +225,11 @@ export class ConfigReloader {
     useAuth();
     g.config = Object.freeze(eff);
     const rebinding: RouterSession[] = [];
-    const moved: EndpointRouter[] = [];
+    const ending: Ending[] = [];
     for (const r of g.routers) {
       if (!diff.endpoints.changed.includes(r.config.path)) continue;
       const next = eff.endpoints.find((e) => e.path === r.config.path)!;
-      if (messagesPathOf(next) !== messagesPathOf(r.config)) moved.push(r);
+      ending.push(...endingOn(r, next));
       rebinding.push(...r.reconfigure(next, g.pools));
     }
     // The edge serves the new endpoints, and no longer finds removed ones, from the next request on.
@@ -220,15 +237,14 @@ export class ConfigReloader {
       eff.endpoints.filter((e) => diff.endpoints.added.includes(e.path)),
       diff.endpoints.removed,
     );
-    return { retired, rebinding, added, removed, moved, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
+    return { retired, rebinding, added, removed, ending, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
   }
 
   /**
-   * After the swap: sessions of removed endpoints end (both eras) and their routers close; legacy SSE
-   * sessions of an endpoint whose SSE path moved end (the message URL they were given is gone; their
-   * client opens a new stream on the new path); new endpoints check their catalogue and prepare tools.
+   * After the swap: sessions of removed endpoints end (both eras) and their routers close; those a kept
+   * endpoint's change ends (endingOn) end too; new endpoints check their catalogue and prepare tools.
    */
-  async #settleEndpoints(added: EndpointRouter[], removed: EndpointRouter[], moved: EndpointRouter[]): Promise<number> {
+  async #settleEndpoints(added: EndpointRouter[], removed: EndpointRouter[], ending: Ending[]): Promise<number> {
     const g = this.#p.gateway;
     for (const r of added) {
       void (async () => {
@@ -237,9 +253,18 @@ export class ConfigReloader {
       })().catch((err: Error) => this.#log.warn({ endpoint: r.config.path, err: err.message }, 'a new endpoint could not list its upstreams yet'));
     }
     const ended = await g.retireEndpoints(removed, 'the endpoint was removed by a config reload');
-    const sse = g.registry.list().filter(({ session }) => session.kind === 'sse' && moved.includes(session.endpoint));
-    await Promise.all(sse.map(({ session }) => session.close('the legacy SSE path of this endpoint moved (config reload): open a new stream')));
-    return ended + sse.length;
+    const closing: Array<Promise<unknown>> = [];
+    for (const e of ending) {
+      if (e.which === 'modern') {
+        for (const s of g.modern.sessions.list()) if (s.endpoint === e.router) closing.push(g.modern.sessions.end(s.id));
+        continue;
+      }
+      for (const { session } of g.registry.list()) {
+        if (session.endpoint === e.router && (e.which === 'legacy' || session.kind === 'sse')) closing.push(session.close(e.reason));
+      }
+    }
+    await Promise.all(closing);
+    return ended + closing.length;
   }
 
   /**

@@ -27,7 +27,8 @@ const endpoint = z
     failureMode: z.enum(['open', 'closed']).default('open'),
     /**
      * The protocol eras served: legacy (initialize and a session, 2024-11-05 … 2025-11-25) and modern
-     * (2026-07-28, stateless). A legacy-only endpoint answers modern requests as a legacy server would.
+     * (2026-07-28, stateless). A legacy-only endpoint answers modern requests as a legacy server would,
+     * a modern-only one 2025 requests as a 2026-07-28-only server would (edge/legacy-refusal.ts).
      */
     eras: z
       .array(z.enum(['legacy', 'modern']))

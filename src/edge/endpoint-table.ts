@@ -34,7 +34,10 @@ export class EndpointTable {
   }
 
   find(path: string): EndpointHit | undefined {
-    return this.#byPath.get(path);
+    const hit = this.#byPath.get(path);
+    // The HTTP+SSE paths exist only while the endpoint serves the 2025 era (read live: a reload may change it).
+    if (hit !== undefined && hit.route !== 'mcp' && !hit.endpoint.router.config.eras.includes('legacy')) return undefined;
+    return hit;
   }
 
   /** Serves exactly these routers: new ones get their handlers, gone ones lose theirs, moved paths follow. */

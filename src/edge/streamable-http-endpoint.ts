@@ -16,8 +16,9 @@ import { StreamableSessions } from './streamable-sessions.js';
 import { isModernHeader, isModernMessage } from '../modern/modern-request.js';
 import type { ModernService } from '../modern/modern-service.js';
 import { serveModernPost } from './modern-endpoint.js';
+import { refuseLegacyPost } from './legacy-refusal.js';
 
-/** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session). */
+/** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session): a modern request's, or any on a modern-only endpoint. */
 function modernNotAllowed(reply: EdgeReply): EdgeReply {
   return sendError(reply, 405, 'Method Not Allowed: 2026-07-28 uses POST only (subscriptions/listen replaces the GET stream)', { headers: { allow: 'POST' } });
 }
@@ -31,13 +32,17 @@ export class StreamableHttpEndpoint {
   readonly #ctx: EdgeContext;
   readonly #sessions: StreamableSessions;
   readonly #locator: SessionLocator;
-  /** The 2026-07-28 era, when this endpoint serves it. */
   /**
    * The modern era, while the endpoint serves it (a reload may change its eras). A legacy-only endpoint
    * answers modern requests exactly as a legacy server would, so dual-era clients fall back.
    */
   get #modern(): ModernService | undefined {
     return this.#router.config.eras.includes('modern') ? this.#ctx.modern : undefined;
+  }
+
+  /** Whether the endpoint serves the 2025 era (sessions); a modern-only one answers it as a 2026-07-28-only server. */
+  get #legacy(): boolean {
+    return this.#router.config.eras.includes('legacy');
   }
 
   constructor(router: EndpointRouter, ctx: EdgeContext) {
@@ -71,6 +76,7 @@ export class StreamableHttpEndpoint {
         return this.#modernPost(req, reply, messages[0]!, principal);
       }
     }
+    if (!this.#legacy) return refuseLegacyPost(req, reply, messages, batch);
     const init = messages.find((m) => isRequest(m) && m.method === 'initialize') as JsonRpcRequest | undefined;
     if (init) {
       if (batch) return sendError(reply, 400, 'Invalid Request: initialize must be sent alone, not in a batch', { code: ErrorCode.InvalidRequest, id: init.id });
@@ -107,7 +113,7 @@ export class StreamableHttpEndpoint {
   }
 
   async get(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
-    if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
+    if (!this.#legacy || (this.#modern && isModernHeader(req.headers))) return modernNotAllowed(reply);
     const principal = requestPrincipal(req);
     if (!acceptsSse(header(req, 'accept'))) return sendError(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
     const session = await this.#locator.find(req, reply, principal);
@@ -130,7 +136,7 @@ export class StreamableHttpEndpoint {
   }
 
   async delete(req: EdgeRequest, reply: EdgeReply): Promise<EdgeReply> {
-    if (this.#modern && isModernHeader(req.headers)) return modernNotAllowed(reply);
+    if (!this.#legacy || (this.#modern && isModernHeader(req.headers))) return modernNotAllowed(reply);
     const session = await this.#locator.find(req, reply, requestPrincipal(req));
     if (!session) return reply;
     await session.close('deleted by the client');
