@@ -190,6 +190,11 @@ export const configSchema = z
         eventsPerStream: z.number().int().min(0).default(1000),
         /** Bytes of events kept per session for resumption (memory store); the oldest go first. */
         eventBytesPerSession: z.number().int().min(65536).default(8 * 1024 * 1024),
+        /**
+         * How long (at least; at most twice it) a POST stream whose answer went to a connected reader stays
+         * resumable, its answer kept in memory: written is not received. 0: let go as it is written.
+         */
+        answerGraceMs: z.number().int().min(0).max(300_000).default(10_000),
       })
       .strict()
       .prefault({}),

@@ -14,8 +14,9 @@ export interface Held {
 
 /**
  * Things held back for a moment, on one coarse timer instead of a timer per request: the answers held
- * as JSON under `responseMode: auto`, and the headers of SSE answers waiting for their first event.
- * Most are done long before the hold ends. Two generations, swapped every hold:
+ * as JSON under `responseMode: auto`, the headers of SSE answers waiting for their first event, and POST
+ * streams answered to a live reader, kept resumable for a grace. Most of the first two are done long
+ * before the hold ends. Two generations, swapped every hold:
  * an answer still held when its generation is swapped out a second time has been held at least the
  * hold and at most twice that, and is told to stream. Per request this costs an array push and a
  * number written on the answer, with no timestamp or closure to allocate (this runs on every call).

@@ -35,11 +35,14 @@ export class SseHub {
   readonly holds: AnswerHolds;
   /** POST streams whose headers wait for their first event: one coarse timer for all, not one each. */
   readonly headerHolds = new AnswerHolds(HEADERS_DELAY_MS);
+  /** POST streams answered to a live reader, kept resumable for a grace (none with 0): one coarse timer for all. */
+  readonly answered: AnswerHolds | undefined;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50) {
+  constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50, o: { answerGraceMs?: number } = {}) {
     this.maxBufferBytes = maxBufferBytes;
     this.holds = new AnswerHolds(holdMs);
+    this.answered = o.answerGraceMs ? new AnswerHolds(o.answerGraceMs) : undefined;
     // A comment line keeps idle proxies and load balancers from cutting quiet streams.
     this.#timer = setInterval(() => {
       // The next one is read first: a write may cut this one (a reader too far behind) and unlist it.
@@ -89,6 +92,7 @@ export class SseHub {
     clearInterval(this.#timer);
     this.holds.close();
     this.headerHolds.close();
+    this.answered?.close();
     const all: SseConnection[] = [];
     for (let c = this.#first; c !== undefined; c = c.liveNext) all.push(c);
     for (const c of all) c.end();

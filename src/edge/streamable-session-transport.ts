@@ -3,7 +3,7 @@ import { isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/type
 import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
 import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-store.js';
 import type { SendOptions, Transport } from '../transport/transport.js';
-import type { Held, HoldOwner } from './answer-holds.js';
+import type { AnswerHolds, Held, HoldOwner } from './answer-holds.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -34,6 +34,8 @@ interface OutStream extends Held {
   delivered: number;
   /** Whether any of its events went into the event log (so retiring it has a log to drop). */
   logged: boolean;
+  /** A POST stream whose last answer went to a live reader, unlogged: that answer (see #keepAnswered). */
+  final: string | undefined;
 }
 
 export interface StreamableTransportOptions {
@@ -62,6 +64,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #byRequest = new RequestTable<OutStream>();
   /** Answered streams kept for resumption, oldest first. */
   readonly #done: number[] = [];
+  /** Streams answered to a live reader, kept for their grace, oldest first (bounded like #done). */
+  readonly #graced: number[] = [];
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
   #nextNo = Date.now() * 1000;
   #closed = false;
@@ -71,7 +75,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { holder: this, holdTicket: 0, holdSlot: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false });
+    this.#streams.set(0, { holder: this, holdTicket: 0, holdSlot: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false, final: undefined });
   }
 
   async start(): Promise<void> {}
@@ -111,7 +115,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { holder: this, holdTicket: 0, holdSlot: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false };
+    const stream: OutStream = { holder: this, holdTicket: 0, holdSlot: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false, final: undefined };
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {
@@ -135,9 +139,11 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     return conn;
   }
 
-  /** AnswerHolds: the answer's hold ran out before it was complete. */
+  /** AnswerHolds: the answer's hold ran out before it was complete, or an answered stream's grace did. */
   holdExpired(held: Held): void {
-    this.#toStream(held as OutStream, true);
+    const stream = held as OutStream;
+    if (stream.final !== undefined) this.#retire(stream);
+    else this.#toStream(stream, true);
   }
 
   /**
@@ -245,6 +251,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     const no = Number(m[1]);
     const seq = Number(m[2]);
     const stream = this.#streams.get(no);
+    if (stream?.final !== undefined) return this.#resumeAnswered(stream, seq, res, headers);
     if (!stream) {
       // Already complete: replay what the log still has of it, then end.
       const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
@@ -292,12 +299,14 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     const conn = stream.conn?.open ? stream.conn : undefined;
     // The last answer of a POST stream goes out with the end of the response, in one write.
     const last = conn !== undefined && isResponse(message) && stream.pending.size === 1 && message.id !== null && stream.pending.has(message.id);
-    // Logged for resumption, except that last answer to a live reader: the stream is retired as it
-    // leaves (see #answered), so nothing could ever replay it, and logging it cost an append and a drop
-    // per call (with Redis, a MULTI and a DEL).
-    if (this.#o.resumable && !last) {
-      this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
-      stream.logged = true;
+    // Logged for resumption, except that last answer to a live reader: kept on the stream (#keepAnswered),
+    // since logging it cost an append and a drop per call (with Redis, a MULTI and a DEL).
+    if (this.#o.resumable) {
+      if (last) stream.final = data;
+      else {
+        this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
+        stream.logged = true;
+      }
     }
     if (!conn) return false;
     if (!last) return conn.write(text, seq);
@@ -330,8 +339,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     }
     if (live || stream.conn?.open || !this.#o.resumable) {
       stream.conn?.end();
-      // Delivered in full to a live reader (or never resumable): the stream is no longer needed.
-      this.#retire(stream);
+      if (stream.final !== undefined && this.#o.hub.answered) this.#keepAnswered(stream, this.#o.hub.answered);
+      else this.#retire(stream); // never resumable, or a cancelled request's stream: no longer needed
       return;
     }
     // The reader dropped: keep the stream's events for a resuming GET, up to a bound.
@@ -342,8 +351,32 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     }
   }
 
+  /**
+   * Written to a live reader is only handed to the kernel, or a proxy: a client whose network dropped
+   * resumes with the last id it got and must get the answer. The stream (its log, its last answer, not its
+   * connection) stays for the hub's grace, dropped by its coarse timer; at most STREAMS_KEPT_PER_SESSION.
+   */
+  #keepAnswered(stream: OutStream, grace: AnswerHolds): void {
+    stream.conn = undefined;
+    grace.hold(stream);
+    this.#graced.push(stream.no);
+    while (this.#graced.length > STREAMS_KEPT_PER_SESSION) {
+      const old = this.#streams.get(this.#graced.shift()!);
+      if (old?.final !== undefined) this.#retire(old);
+    }
+  }
+
+  /** A resume of a stream answered live, within its grace: what the log has after `seq`, its last answer, the end. */
+  async #resumeAnswered(stream: OutStream, seq: number, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const conn = this.#o.hub.open(res, headers);
+    const logged = stream.logged && seq < stream.seq - 1 ? await this.#o.events.replay(this.#o.sessionId, stream.no, seq) : undefined;
+    if (!(await this.#replay(conn, stream.no, logged ?? []))) return;
+    conn.end(seq < stream.seq ? sseEvent(stream.final!, `${stream.no}_${stream.seq}`) : undefined);
+  }
+
   #retire(stream: OutStream): void {
     if (stream.json?.held) this.#o.hub.holds.release(stream);
+    if (stream.final !== undefined) this.#o.hub.answered?.release(stream);
     for (const id of stream.pending) this.#byRequest.delete(id);
     this.#streams.delete(stream.no);
     if (stream.logged) this.#o.events.dropStream(this.#o.sessionId, stream.no);
@@ -355,6 +388,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     for (const s of this.#streams.values()) {
       s.conn?.end();
       if (s.json?.held) this.#o.hub.holds.release(s);
+      if (s.final !== undefined) this.#o.hub.answered?.release(s);
       if (s.json && !s.json.res.writableEnded) s.json.res.writeHead(404).end();
     }
     this.#streams.clear();

@@ -8,8 +8,8 @@ import { startReplicaFrom, writeEverythingConfig, type Replica } from '../helper
 
 // What the event log (kept for Last-Event-ID resumption) costs an SSE answer, counted in a real
 // redis-server's command statistics: an answer that ends its POST stream while the client reads it is
-// never logged (the stream is retired as it leaves, so nothing could replay it); what comes before it
-// on the stream (progress) is, until the stream ends. Resumption itself: http-edge.test.ts.
+// never logged (kept in the gateway's memory for session.answerGraceMs, in case it never arrived); what
+// comes before it on the stream (progress) is, until that grace ends. Resumption itself: http-edge.test.ts.
 
 /** Calls of each Redis command the server has answered so far (INFO commandstats). */
 async function commandCalls(redis: Redis, command: string): Promise<number> {
@@ -27,7 +27,7 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
   before(async () => {
     server = await startRedis();
     redis = new Redis(server.url);
-    const file = writeEverythingConfig('sse-log', { store: `{ redis: { url: "${server.url}" } }` });
+    const file = writeEverythingConfig('sse-log', { store: `{ redis: { url: "${server.url}" } }`, extraYaml: 'session: { answerGraceMs: 200 }\n' });
     writeFileSync(file, readFileSync(file, 'utf8').replace('shutdownGraceMs: 5000 }', 'shutdownGraceMs: 5000, responseMode: sse }'));
     replica = await startReplicaFrom('sse-log', file);
     gw = { url: (path = '/mcp') => new URL(path, replica.base) };
@@ -55,15 +55,15 @@ describe('the SSE event log', { timeout: 120_000 }, () => {
     assert.deepEqual(await redis.keys('*ev:*'), []);
   });
 
-  it('logs what precedes the answer on a stream (progress) and drops it when the stream ends', async () => {
+  it("logs what precedes the answer on a stream (progress) and drops it once the ended stream's grace is over", async () => {
     const before = await commandCalls(redis, 'xadd');
     const r = await post(gw, { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p' } } }, { sid });
     const text = await r.text();
     assert.equal((text.match(/notifications\/progress/g) ?? []).length, 3);
     assert.match(text, /"id":"slow"/);
     assert.equal(await commandCalls(redis, 'xadd'), before + 3, 'each progress notification was logged, the answer was not');
-    // The DEL that drops the finished stream's log goes out as it ends.
-    for (let i = 0; i < 50 && (await redis.keys('*ev:*')).length > 0; i++) await new Promise((res) => setTimeout(res, 20));
+    // The DEL that drops the finished stream's log goes out when its grace (200 to 400 ms) is over.
+    for (let i = 0; i < 150 && (await redis.keys('*ev:*')).length > 0; i++) await new Promise((res) => setTimeout(res, 20));
     assert.deepEqual(await redis.keys('*ev:*'), []);
   });
 

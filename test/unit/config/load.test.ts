@@ -48,7 +48,7 @@ describe('parseConfig: defaults', () => {
       bodyIdleTimeoutMs: 5_000,
       maxJsonDepth: 64,
     });
-    assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, clientRequestTimeoutMs: 300_000, eventsPerStream: 1000, eventBytesPerSession: 8 * 1024 * 1024 });
+    assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, clientRequestTimeoutMs: 300_000, eventsPerStream: 1000, eventBytesPerSession: 8 * 1024 * 1024, answerGraceMs: 10_000 });
     assert.deepEqual(cfg.logging, { level: 'info' });
     assert.deepEqual(cfg.upstreams[0], {
       name: 'a',
