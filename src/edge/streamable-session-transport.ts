@@ -4,6 +4,7 @@ import { sseEvent, ssePriming } from '../jsonrpc/sse.js';
 import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-store.js';
 import type { SendOptions, Transport } from '../transport/transport.js';
 import type { AnswerHolds, Held, HoldOwner } from './answer-holds.js';
+import { outStream, type OutStream } from './out-stream.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -13,30 +14,6 @@ export type ResponseMode = 'sse' | 'json' | 'auto';
 
 /** Reads of the log a resume makes to catch up with a stream that keeps growing, before it gives up. */
 const CATCH_UP_ROUNDS = 10;
-
-/** A logical outgoing stream: the standalone GET stream (no 0) or one POST's response stream. */
-interface OutStream extends Held {
-  no: number;
-  seq: number;
-  conn: SseConnection | undefined;
-  /** Requests of this POST still owed a response; empty for the standalone stream. */
-  pending: Set<RequestId>;
-  /**
-   * JSON mode, or auto mode still holding: the HTTP response waiting for every answer of its POST.
-   * `held`: auto mode, held in the hub's AnswerHolds until its hold runs out (or the first message that
-   * is not an answer), when it becomes a stream.
-   */
-  json: { res: ServerResponse; headers: Record<string, string>; batch: boolean; out: JsonRpcMessage[]; held: boolean } | undefined;
-  /**
-   * Standalone stream: the last event a connection's socket took, so a new GET gets what it missed
-   * (not the last one written: what a cut stream still held for its socket never went out).
-   */
-  delivered: number;
-  /** Whether any of its events went into the event log (so retiring it has a log to drop). */
-  logged: boolean;
-  /** A POST stream whose last answer went to a live reader, unlogged: that answer (see #keepAnswered). */
-  final: string | undefined;
-}
 
 export interface StreamableTransportOptions {
   sessionId: string;
@@ -66,6 +43,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #done: number[] = [];
   /** Streams answered to a live reader, kept for their grace, oldest first (bounded like #done). */
   readonly #graced: number[] = [];
+  /** A standalone GET still catching up with the log (not bound yet): the slot is taken all the same. */
+  #opening: SseConnection | undefined;
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
   #nextNo = Date.now() * 1000;
   #closed = false;
@@ -75,7 +54,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   constructor(o: StreamableTransportOptions) {
     this.#o = o;
-    this.#streams.set(0, { holder: this, holdTicket: 0, holdSlot: 0, no: 0, seq: 0, conn: undefined, pending: new Set(), json: undefined, delivered: 0, logged: false, final: undefined });
+    this.#streams.set(0, outStream(this, 0, []));
   }
 
   async start(): Promise<void> {}
@@ -115,7 +94,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   /** A POST that carried requests: its answers go back on this response, as SSE or as one JSON body. */
   openPost(ids: RequestId[], res: ServerResponse, headers: Record<string, string>, mode: ResponseMode, batch: boolean): void {
-    const stream: OutStream = { holder: this, holdTicket: 0, holdSlot: 0, no: this.#nextNo++, seq: 0, conn: undefined, pending: new Set(ids), json: undefined, delivered: 0, logged: false, final: undefined };
+    const stream = outStream(this, this.#nextNo++, ids);
     for (const id of ids) this.#byRequest.set(id, stream);
     this.#streams.set(stream.no, stream);
     if (mode === 'sse') {
@@ -166,10 +145,14 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** GET without Last-Event-ID: the standalone stream for messages that relate to no request. */
   async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const stream = this.#streams.get(0)!;
-    if (stream.conn?.open) throw new StreamConflictError('a standalone stream is already open for this session');
-    const conn = this.#open(stream, res, headers);
+    if (stream.conn?.open || this.#opening?.open) throw new StreamConflictError('a standalone stream is already open for this session');
+    const conn = (this.#opening = this.#open(stream, res, headers));
     if (this.#priming()) conn.write(ssePriming(`0_${stream.delivered}`));
-    await this.#catchUp(stream, conn, stream.delivered);
+    try {
+      await this.#catchUp(stream, conn, stream.delivered);
+    } finally {
+      if (this.#opening === conn) this.#opening = undefined;
+    }
   }
 
   /** A GET's connection to `stream`; on the standalone stream, what its socket takes counts as delivered. */

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SseHub } from '../../../src/edge/sse-connection.js';
-import { StreamableSessionTransport } from '../../../src/edge/streamable-session-transport.js';
+import { StreamableSessionTransport, StreamConflictError } from '../../../src/edge/streamable-session-transport.js';
 import { MemoryEventStore } from '../../../src/session/memory-event-store.js';
 import type { EventStore } from '../../../src/session/event-store.js';
 
@@ -188,6 +188,62 @@ describe('StreamableSessionTransport: a resume catching up with a stream that ke
     const r = await readResume('0_0', () => sentLive);
     assert.equal(r.ended, false, 'bound and live, not ended');
     assert.deepEqual(r.data, [4]);
+    await transport.close();
+  });
+});
+
+describe('StreamableSessionTransport: two standalone GETs at once', () => {
+  const hub = new SseHub(1 << 20, 60_000);
+  const server = createServer((req, res) => route(req, res));
+  let route: (req: IncomingMessage, res: ServerResponse) => void = () => {};
+  let base = '';
+  before(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    hub.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('the second, arriving while the first catches up with the log (a Redis round trip), gets a conflict, not the stream', async () => {
+    const memory = new MemoryEventStore(1000);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // A log whose read waits until the test lets it answer: both GETs are inside it at once.
+    const events: EventStore = {
+      append: (s, n, seq, d) => memory.append(s, n, seq, d),
+      replay: async (s, n, afterSeq) => (await gate, memory.replay(s, n, afterSeq)),
+      dropStream: (s, n) => memory.dropStream(s, n),
+      dropSession: (s) => memory.dropSession(s),
+    };
+    const transport = new StreamableSessionTransport({ sessionId: 'two', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'undelivered' } });
+    const opened: Array<Promise<void>> = [];
+    route = (req, res) => {
+      const p = transport.openStandalone(res, SSE);
+      opened.push(p);
+      p.catch((err: Error) => void res.writeHead(409).end(err.message));
+    };
+    const first = await fetch(`${base}/`, { signal: AbortSignal.timeout(5000) });
+    const second = fetch(`${base}/`, { signal: AbortSignal.timeout(5000) });
+    for (let i = 0; i < 200 && opened.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(opened.length, 2, 'both GETs reached the transport');
+    release();
+    const results = await Promise.allSettled(opened);
+    assert.equal(results[0]!.status, 'fulfilled');
+    assert.equal(results[1]!.status, 'rejected', 'the second GET is refused');
+    assert.ok((results[1] as PromiseRejectedResult).reason instanceof StreamConflictError);
+    assert.equal((await second).status, 409);
+    // The first is the session's standalone stream: the event it missed, then what comes live.
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'live' } });
+    const reader = first.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    for (let i = 0; i < 10 && !text.includes('live'); i++) text += (await reader.read()).value ?? '';
+    assert.match(text, /undelivered[\s\S]*live/);
+    await reader.cancel();
     await transport.close();
   });
 });
