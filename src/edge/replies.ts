@@ -4,6 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { GatewayError } from '../errors.js';
+import { acceptsMedia } from './accept-header.js';
 
 /**
  * Ends a response with a whole JSON body. Its length is given, so Node sends it with Content-Length in
@@ -57,14 +58,18 @@ export function retryHeaders(err: GatewayError, fallbackS: number): Record<strin
   return { 'retry-after': String(typeof computed === 'number' ? computed : fallbackS) };
 }
 
+/**
+ * Whether a POST's Accept lets it be answered both as JSON and as an SSE stream. The headers clients
+ * send (the SDK's first) are recognised as they are, since this runs on every POST; any other is parsed.
+ */
 export function acceptsBoth(accept: string | undefined): boolean {
   if (!accept) return false;
-  const a = accept.toLowerCase();
-  return (a.includes('application/json') || a.includes('*/*')) && (a.includes('text/event-stream') || a.includes('*/*'));
+  if (accept === 'application/json, text/event-stream' || accept === 'text/event-stream, application/json') return true;
+  return acceptsMedia(accept, 'application', 'json') && acceptsMedia(accept, 'text', 'event-stream');
 }
 
+/** Whether a GET's Accept lets it be answered with an SSE stream. */
 export function acceptsSse(accept: string | undefined): boolean {
   if (!accept) return false;
-  const a = accept.toLowerCase();
-  return a.includes('text/event-stream') || a.includes('*/*');
+  return accept === 'text/event-stream' || acceptsMedia(accept, 'text', 'event-stream');
 }

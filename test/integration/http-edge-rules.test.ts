@@ -123,6 +123,13 @@ describe('Streamable HTTP edge rules (inject)', () => {
       await expectRpcError(res, 406);
     });
 
+    it('406 when Accept names JSON only as a look-alike or with q=0', async () => {
+      for (const accept of ['application/json-seq, text/event-stream', 'application/json;q=0, text/event-stream', '*/*, text/event-stream;q=0']) {
+        const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, accept });
+        await expectRpcError(res, 406);
+      }
+    });
+
     it('406 when Accept is missing', async () => {
       // fetch would add "Accept: */*"; node:http sends no Accept at all.
       const r = await rawRequest(gw, {
