@@ -8,6 +8,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { getStreamUpstream, remoteConfig } from '../../helpers/get-stream-upstream.js';
 
 const logger = createLogger('silent');
 
@@ -120,26 +121,12 @@ describe('StreamableHttpClientTransport: a GET stream that brings nothing each t
   ] as const) {
     it(`${what}: it is reopened after a wait that doubles each time, not every 250 ms`, async () => {
       const gets: number[] = [];
-      const server = createServer((req: IncomingMessage, res) => {
-        if (req.method === 'GET') {
-          gets.push(performance.now());
-          return void res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's3' }).end(body);
-        }
-        if (req.method === 'DELETE') return void res.writeHead(200).end();
-        let text = '';
-        req.on('data', (c: Buffer) => (text += c));
-        req.on('end', () => {
-          const m = JSON.parse(text) as { id?: number };
-          if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's3' }).end();
-          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's3' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
-        });
+      const { server, url } = await getStreamUpstream((_req, res) => {
+        gets.push(performance.now());
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' }).end(body);
       });
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
       const agent = new Agent();
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-      const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+      const cfg = remoteConfig(url);
       const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger);
       try {
         await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
@@ -165,23 +152,9 @@ describe('StreamableHttpClientTransport: a GET stream a proxy cuts, idle, each t
   // The transport's clock is injected: each stream lives 29 s by it (the server ends it at once).
   it('is opened again soon after each cut, not after waits that climb to 30 s', async () => {
     let gets = 0;
-    const server = createServer((req: IncomingMessage, res) => {
-      if (req.method === 'GET') return void (gets++, res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's4' }).end());
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      let text = '';
-      req.on('data', (c: Buffer) => (text += c));
-      req.on('end', () => {
-        const m = JSON.parse(text) as { id?: number };
-        if (m.id === undefined) return void res.writeHead(202, { 'mcp-session-id': 's4' }).end();
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's4' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'u', version: '1' } } }));
-      });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    const { server, url } = await getStreamUpstream((_req, res) => void (gets++, res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' }).end()));
     const agent = new Agent();
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const cfg = { name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } } as unknown as RemoteUpstreamConfig;
+    const cfg = remoteConfig(url);
     let clock = 0;
     const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger, () => (clock += 29_000));
     try {
