@@ -12,6 +12,27 @@ import type { EventStore } from '../../../src/session/event-store.js';
 
 const SSE = { 'content-type': 'text/event-stream' };
 
+/**
+ * For one describe block: an SSE hub and a loopback server whose requests go to `at.route` (each test
+ * sets its own), listening from before the block's tests to after them; `at.base` is its URL.
+ */
+function routedServer(): { hub: SseHub; at: { route: (req: IncomingMessage, res: ServerResponse) => void; base: string } } {
+  const hub = new SseHub(1 << 20, 60_000);
+  const at = { route: (_req: IncomingMessage, _res: ServerResponse): void => {}, base: '' };
+  const server = createServer((req, res) => at.route(req, res));
+  before(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    at.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    hub.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  return { hub, at };
+}
+
 describe('StreamableSessionTransport: resuming GETs', () => {
   const hub = new SseHub(1 << 20, 60_000);
   let transport: StreamableSessionTransport;
@@ -88,25 +109,12 @@ describe('StreamableSessionTransport: resuming GETs', () => {
 });
 
 describe('StreamableSessionTransport: a resume catching up with a stream that keeps growing', () => {
-  const hub = new SseHub(1 << 20, 60_000);
-  const server = createServer((req, res) => route(req, res));
-  let route: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-  let base = '';
-  before(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    hub.close();
-    server.closeAllConnections();
-    server.close();
-  });
+  const { hub, at } = routedServer();
 
   /** One resume read event by event: the numbers it carried, the last id, and whether the gateway ended it. */
   async function readResume(lastId: string, idle: () => boolean): Promise<{ data: number[]; lastId: string; ended: boolean }> {
     const ac = new AbortController();
-    const res = await fetch(`${base}/`, { headers: { 'last-event-id': lastId }, signal: ac.signal });
+    const res = await fetch(`${at.base}/`, { headers: { 'last-event-id': lastId }, signal: ac.signal });
     assert.equal(res.status, 200);
     const data: number[] = [];
     let buf = '';
@@ -148,7 +156,7 @@ describe('StreamableSessionTransport: a resume catching up with a stream that ke
       dropSession: (s) => memory.dropSession(s),
     };
     const transport = new StreamableSessionTransport({ sessionId: 'busy', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
-    route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    at.route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
     let sent = 0;
     const note = () => transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: ++sent } });
     for (let i = 0; i < 5; i++) await note();
@@ -178,7 +186,7 @@ describe('StreamableSessionTransport: a resume catching up with a stream that ke
     // A store that lost what it was given (an outage, an eviction): nothing to replay, ever.
     const events: EventStore = { append: () => {}, replay: (s, n, a) => memory.replay(s, n, a), dropStream: () => {}, dropSession: () => {} };
     const transport = new StreamableSessionTransport({ sessionId: 'lost', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
-    route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    at.route = (req, res) => void transport.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
     for (let i = 1; i <= 3; i++) await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: i } });
     let sentLive = false;
     setTimeout(() => {
@@ -193,20 +201,7 @@ describe('StreamableSessionTransport: a resume catching up with a stream that ke
 });
 
 describe('StreamableSessionTransport: two standalone GETs at once', () => {
-  const hub = new SseHub(1 << 20, 60_000);
-  const server = createServer((req, res) => route(req, res));
-  let route: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-  let base = '';
-  before(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    hub.close();
-    server.closeAllConnections();
-    server.close();
-  });
+  const { hub, at } = routedServer();
 
   it('the second, arriving while the first catches up with the log (a Redis round trip), gets a conflict, not the stream', async () => {
     const memory = new MemoryEventStore(1000);
@@ -222,13 +217,13 @@ describe('StreamableSessionTransport: two standalone GETs at once', () => {
     const transport = new StreamableSessionTransport({ sessionId: 'two', hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
     await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'undelivered' } });
     const opened: Array<Promise<void>> = [];
-    route = (req, res) => {
+    at.route = (req, res) => {
       const p = transport.openStandalone(res, SSE);
       opened.push(p);
       p.catch((err: Error) => void res.writeHead(409).end(err.message));
     };
-    const first = await fetch(`${base}/`, { signal: AbortSignal.timeout(5000) });
-    const second = fetch(`${base}/`, { signal: AbortSignal.timeout(5000) });
+    const first = await fetch(`${at.base}/`, { signal: AbortSignal.timeout(5000) });
+    const second = fetch(`${at.base}/`, { signal: AbortSignal.timeout(5000) });
     for (let i = 0; i < 200 && opened.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
     assert.equal(opened.length, 2, 'both GETs reached the transport');
     release();
