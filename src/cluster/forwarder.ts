@@ -20,6 +20,8 @@ export interface ArrivedRequest {
 const UNREACHABLE_MS = 60_000;
 /** How long, at most, a forward that found no connection to its owner waits for Redis to show the owner gone. */
 const GONE_WAIT_MS = 1_500;
+/** How often, at most, the secret kept in Redis is read again while one is held. */
+const SECRET_RECHECK_MS = 1_000;
 
 export interface ForwarderOptions {
   redis: Redis;
@@ -52,6 +54,9 @@ export class Forwarder {
   readonly #http: HttpForward;
   #signature: ForwardSignature | undefined;
   #loadingSecret: Promise<void> | undefined;
+  /** The secret kept in Redis that #signature holds (none when store.redis.forwardSecret is set). */
+  #secretText: string | undefined;
+  #checkedAt = 0;
   /** Where this replica takes forwards (known once it listens). */
   #url: string | undefined;
   /** Where each other replica takes forwards, from its heartbeat (a replica's URL never changes). */
@@ -124,6 +129,7 @@ export class Forwarder {
     if (v && 'replica' in v) return true;
     const reason: Untrusted = v ? v.untrusted : 'bad-signature';
     if (!this.#signature) void this.#loadSecret();
+    else if (reason === 'bad-signature') this.#recheckSecret();
     this.#o.observer?.untrusted?.(reason);
     this.#logger.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
     return false;
@@ -132,18 +138,35 @@ export class Forwarder {
   /**
    * The secret that signs forwards: store.redis.forwardSecret, else one random secret kept in Redis
    * (created by the first replica, SET NX, read by every other). Retried later while Redis is away.
+   * Read again too while one is held (#recheckSecret): Redis may have lost it (a restart without
+   * persistence, a flush), and a replica started since then made another, which no replica holding the
+   * old one would believe, nor it them. A replica writes back the secret it holds, SET NX: the first
+   * writer wins and every other adopts its secret when it reads it, so the group converges.
    */
   #loadSecret(): Promise<void> {
-    if (this.#signature) return Promise.resolve();
+    if (this.#o.secret) return Promise.resolve();
     this.#loadingSecret ??= (async () => {
       const key = `${this.#o.prefix}forward-secret`;
-      await this.#o.redis.set(key, randomBytes(32).toString('hex'), 'NX');
+      await this.#o.redis.set(key, this.#secretText ?? randomBytes(32).toString('hex'), 'NX');
       const secret = await this.#o.redis.get(key);
-      if (secret) this.#signature = new ForwardSignature(secret);
+      if (!secret || secret === this.#secretText) return;
+      if (this.#secretText) this.#logger.warn('the forward secret in redis changed (it lost its data): adopting the one there');
+      this.#secretText = secret;
+      this.#signature = new ForwardSignature(secret);
     })()
       .catch((err: Error) => this.#logger.debug({ err: err.message }, 'the forward secret could not be read from redis yet'))
       .finally(() => (this.#loadingSecret = undefined));
     return this.#loadingSecret;
+  }
+
+  /**
+   * Reads the shared secret again, at most once a second: when a forward's signature did not verify
+   * here, and when this replica signs one (the owner cannot tell it that its signature failed).
+   */
+  #recheckSecret(): void {
+    if (this.#o.secret || !this.#signature || Date.now() - this.#checkedAt < SECRET_RECHECK_MS) return;
+    this.#checkedAt = Date.now();
+    void this.#loadSecret();
   }
 
   /** This replica listens: other replicas forward to `url` from now on (published with the heartbeat). */
@@ -163,6 +186,7 @@ export class Forwarder {
     const found = this.#urls.get(owner);
     const url = found !== this.#url ? found : undefined;
     if (!this.#signature) await this.#loadSecret();
+    else this.#recheckSecret();
     if (url && this.#signature && !this.#walled(owner)) {
       const sent = await this.#http.send(url, owner, req, this.#signature, open, () => this.#o.alive(owner));
       if (sent === 'relayed') {
