@@ -209,10 +209,12 @@ export class Forwarder {
         this.#unreachable.set(owner, Date.now() + UNREACHABLE_MS);
         this.#logger.warn({ owner, advertiseUrl: url }, 'a replica is alive but its advertised URL cannot be reached: forwarding to it over Redis for a minute, then trying again (check store.redis.advertiseUrl and the network policy)');
       } else {
-        // It may have run the request before it died: run again here only what is harmless twice.
-        if (gone && replayable(req.method, req.body)) return 'owner-gone';
+        // It may have run the request (dead or alive): run again here, or invite a retry of, only what is harmless twice.
+        const twice = replayable(req.method, req.body);
+        if (gone && twice) return 'owner-gone';
         if (gone) replyUnavailable(open(), 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
-        else replyUnavailable(open(), 'the connection to the replica that owns this session broke; retry');
+        else if (twice) replyUnavailable(open(), 'the connection to the replica that owns this session broke; retry');
+        else replyUnavailable(open(), 'the connection to the replica that owns this session broke while it handled this request, which may have taken effect: not retried; send it again if that is safe', false);
         return 'relayed';
       }
     }

@@ -115,4 +115,25 @@ describe('Forwarder', { timeout: 60_000 }, () => {
       await b.close();
     }
   });
+
+  it('a live owner whose connection breaks after it got a tools/call: no invitation to send it again', async () => {
+    const a = forwarder(link(), 'A');
+    await a.start();
+    // Takes the whole request, then the connection breaks before any answer: it may have run the call.
+    const owner = await listen((req) => void readBody(req).then(() => req.socket.destroy()));
+    try {
+      const call = await through(a, 'B', owner.url);
+      assert.equal(call.status, 503);
+      assert.equal(call.headers.get('retry-after'), null, 'no Retry-After for a call that may have taken effect');
+      assert.match(call.text, /may have taken effect/);
+      // What is harmless twice is still worth a retry.
+      const list = await through(a, 'B', owner.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+      assert.equal(list.status, 503);
+      assert.equal(list.headers.get('retry-after'), '1');
+    } finally {
+      owner.server.closeAllConnections();
+      owner.server.close();
+      await a.close();
+    }
+  });
 });
