@@ -90,7 +90,7 @@ export class Cluster {
       health: this.#health,
       logger: this.#logger,
       republish: (lost) => this.#held.republish(lost),
-      url: () => this.#forwarder.url,
+      url: () => this.#forwarder.advertisement,
     });
     this.#forwarder = new Forwarder({
       redis: this.redis,

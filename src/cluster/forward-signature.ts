@@ -45,6 +45,22 @@ export class ForwardSignature {
     return to === me ? { replica: from } : { untrusted: 'misdirected' };
   }
 
+  /**
+   * A MAC over the address `replica` advertises for forwards, so that one planted in Redis (a made-up
+   * replica whose heartbeat names any host) is not where a client's request and its credentials go.
+   */
+  advert(replica: string, url: string): string {
+    return this.#advertMac(replica, url).toString('hex');
+  }
+
+  advertOk(replica: string, url: string, mac: string): boolean {
+    return /^[0-9a-f]{64}$/.test(mac) && timingSafeEqual(this.#advertMac(replica, url), Buffer.from(mac, 'hex'));
+  }
+
+  #advertMac(replica: string, url: string): Buffer {
+    return createHmac('sha256', this.#secret).update(`advert|${replica}|${url}`).digest();
+  }
+
   #mac(from: string, to: string, at: string, r: SignedRequest): Buffer {
     const body = createHash('sha256')
       .update(r.body ?? '')

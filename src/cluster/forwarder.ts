@@ -22,6 +22,8 @@ const UNREACHABLE_MS = 60_000;
 const GONE_WAIT_MS = 1_500;
 /** How often, at most, the secret kept in Redis is read again while one is held. */
 const SECRET_RECHECK_MS = 1_000;
+/** What follows an advertised URL in a heartbeat: its MAC (see ForwardSignature.advert); a fragment, so never sent. */
+const ADVERT_MAC = '#swb-sig=';
 
 export interface ForwarderOptions {
   redis: Redis;
@@ -79,9 +81,25 @@ export class Forwarder {
     return this.#url;
   }
 
-  /** A replica's heartbeat value: its URL when it advertises one. */
-  learn(replica: string, beat: string): void {
+  /**
+   * The heartbeat's value: this replica's URL once it listens, with a MAC over it when
+   * store.redis.forwardSecret is set (a fragment: versions before it never send it on).
+   */
+  get advertisement(): string | undefined {
+    const url = this.#url;
+    return url && this.#o.secret ? `${url}${ADVERT_MAC}${this.#signature!.advert(this.#o.me, url)}` : url;
+  }
+
+  /**
+   * A replica's heartbeat value: its URL when it advertises one. With store.redis.forwardSecret set, only
+   * one whose MAC verifies: Redis access alone must not decide where clients' requests go; a replica
+   * without one (an older version, a planted heartbeat) is reached over the tunnel, which only replicas hear.
+   */
+  learn(replica: string, value: string): void {
+    const at = value.indexOf(ADVERT_MAC);
+    const beat = at < 0 ? value : value.slice(0, at);
     if (!/^https?:\/\//.test(beat) || this.#urls.get(replica) === beat) return;
+    if (this.#o.secret && (at < 0 || !this.#signature!.advertOk(replica, beat, value.slice(at + ADVERT_MAC.length)))) return;
     // Replica ids are random per process: bounded, so years of restarts do not pile up (refilled on use).
     if (this.#urls.size >= 1024) this.#urls.clear();
     this.#urls.set(replica, beat);
