@@ -104,7 +104,7 @@ export class AppLifecycle {
   }
 
   async #startCluster(): Promise<void> {
-    const { fastify, gateway } = this.#parts;
+    const { config, fastify, gateway } = this.#parts;
     // Other replicas' admin APIs ask this one for its upstreams, usage and reloads, admin listener or not.
     gateway.cluster?.answerAdmin((what, arg) => this.#target().answer(what, arg));
     // Requests forwarded by other replicas run through these very routes.
@@ -112,7 +112,7 @@ export class AppLifecycle {
       const res = await fastify.inject({ method: r.method as 'POST', url: r.url, headers: r.headers, payload: r.body, payloadAsStream: true, signal });
       signal.addEventListener('abort', () => res.raw.res.destroy(), { once: true });
       return { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: res.stream() };
-    });
+    }, config.server.maxStreamBufferBytes);
   }
 
   async #startMetrics(): Promise<void> {

@@ -116,8 +116,10 @@ export class Cluster {
     return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale;
   }
 
-  async start(dispatch: LocalDispatch): Promise<void> {
-    this.#tunnel = new Tunnel({ pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, dispatch, gone: (rs) => this.#gone(rs), malformed: () => this.#malformed('inbox') });
+  /** `maxBufferBytes`: server.maxStreamBufferBytes, the bound on a stream relayed over the tunnel too. */
+  async start(dispatch: LocalDispatch, maxBufferBytes: number): Promise<void> {
+    const tunnel = { pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, maxBufferBytes };
+    this.#tunnel = new Tunnel({ ...tunnel, dispatch, gone: (rs) => this.#gone(rs), malformed: () => this.#malformed('inbox') });
     await this.#tunnel.start();
     await this.#forwarder.start();
     this.#started = true;

@@ -42,6 +42,8 @@ export interface TunnelOptions {
   gone: (replicas: readonly string[]) => Promise<Set<string>>;
   /** A message on the inbox that is not a frame: ignored, and counted here. */
   malformed: () => void;
+  /** server.maxStreamBufferBytes: the most a relayed response may hold for a client that does not read. */
+  maxBufferBytes: number;
 }
 
 interface Waiting {
@@ -287,6 +289,14 @@ export class Tunnel {
       w.res.flushHeaders();
     } else if (f.t === 'data') {
       w.res.write(f.chunk);
+      // The owner publishes its stream as it comes (no backpressure crosses Redis), so its own cut fires
+      // only for bursts: a client that stops reading is cut here at the same bound (it reconnects with
+      // Last-Event-ID), and the owner told to stop, as its own streams are.
+      if (w.res.writableLength > this.#o.maxBufferBytes) {
+        this.#forget(f.id);
+        this.#send(w.owner, { t: 'abort', id: f.id });
+        w.res.destroy();
+      }
     } else if (f.t === 'end') {
       this.#forget(f.id);
       w.res.end();

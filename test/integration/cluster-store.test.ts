@@ -28,7 +28,7 @@ describe('a replica through a Redis outage', { timeout: 60_000 }, () => {
     cluster = new Cluster(cfg, 10, createLogger('silent'));
     await cluster.start(async () => {
       throw new Error('no local routes in this test');
-    });
+    }, 65536);
     admin = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     admin.on('error', () => {}); // refused while the test has Redis stopped: expected
     await admin.connect();

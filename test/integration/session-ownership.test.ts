@@ -27,8 +27,8 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     };
     a = new Cluster(cfg, 10, createLogger('silent'));
     b = new Cluster(cfg, 10, createLogger('silent'));
-    await a.start(noRoutes);
-    await b.start(noRoutes);
+    await a.start(noRoutes, 65536);
+    await b.start(noRoutes, 65536);
     raw = new Redis(redis.url);
   });
   after(async () => {
@@ -199,7 +199,7 @@ describe('the admin API ending a session that moves between replicas meanwhile',
     };
     [a, b, c] = [0, 1, 2].map(() => new Cluster(cfg, 10, createLogger('silent'))) as [Cluster, Cluster, Cluster];
     for (const [name, replica] of [['a', a], ['b', b], ['c', c]] as const) {
-      await replica.start(noRoutes);
+      await replica.start(noRoutes, 65536);
       await replica.onAdminEnd(async (id) => {
         asked.push(name);
         return (await hooks.get(replica)?.(id)) ?? false;
