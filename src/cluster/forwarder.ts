@@ -38,7 +38,7 @@ export interface ForwarderOptions {
   tunnel: () => Tunnel;
   /** Which of these replicas are gone by the evidence in Redis (empty when that cannot be known now). */
   gone: (replicas: readonly string[]) => Promise<Set<string>>;
-  /** Whether a replica's heartbeat is current (asked while a forward's answer has not begun). */
+  /** Whether a replica's heartbeat is current (asked while a forward waits for its answer, and while it streams over HTTP). */
   alive: (replica: string) => Promise<boolean>;
   /** Publishes this replica's heartbeat now (its URL became known). */
   beat: () => void;

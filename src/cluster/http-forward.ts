@@ -49,7 +49,7 @@ export class HttpForward {
 
   /**
    * Sends `req` to the replica `owner` at `base`, signed; relays the answer on the response `open` gives
-   * (called only then). `alive`: whether the owner's heartbeat is current, asked while its answer has not begun.
+   * (called only then). `alive`: whether the owner's heartbeat is current, asked every timeoutMs until its answer ends.
    */
   async send(base: string, owner: string, req: IncomingForward, signature: ForwardSignature, open: () => ServerResponse, alive: () => Promise<boolean>): Promise<HttpOutcome> {
     const headers: Record<string, string> = {};
@@ -91,6 +91,11 @@ export class HttpForward {
     // client leaving destroys undici's body: the owner sees its connection close (for a Streamable HTTP
     // stream that is not a cancellation).
     const body = answer.body;
+    // The owner's heartbeat is still asked while its answer runs: a frozen owner (SIGSTOP, a stalled VM)
+    // keeps its connection open and silent, undici's body has no idle timeout (a quiet stream is normal),
+    // and the client, its stream open, would never reconnect to the replica that takes the session over.
+    const unwatch = watchSilence(this.#timeoutMs, alive, () => body.destroy(new Error('the owner is gone (its heartbeat lapsed)')));
+    body.once('close', unwatch);
     res.once('close', () => body.destroy());
     body.once('error', (err) => {
       this.#logger.debug({ err: err.message }, 'forwarded response ended early');
