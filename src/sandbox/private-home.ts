@@ -29,7 +29,7 @@ export class PrivateHome {
   constructor(owner: { uid: number; gid: number } | undefined) {
     // Beside the host's /tmp, where the server ran before: every user can reach it. The name is random and
     // made exclusively (mkdir fails on anything already there, a link included), as mkdtemp's would be.
-    this.path = join(PARENT, `${PREFIX}${randomBytes(9).toString('base64url')}`);
+    this.path = join(PARENT, `${PREFIX}${randomBytes(9).toString('hex')}`);
     this.#owner = owner;
   }
 
