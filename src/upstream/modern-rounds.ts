@@ -1,5 +1,8 @@
 import { GatewayError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
+import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
@@ -68,13 +71,15 @@ export interface RoundOptions {
 /**
  * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
  * in one round of its own (asked one after another, each became a round), a 2025 client as concurrent
- * requests. The first to fail stops the others (their answers would be thrown away). Unlike a 2025
- * upstream's requests, they are not held to what the gateway declared to the connection: an input request
- * belongs to one call and goes to that call's own client, judged by that client's capabilities (a shared
- * connection is not told about roots, yet the official conformance suite's servers ask for them and
- * expect them from the client behind the call).
+ * requests. The first to fail stops the others (their answers would be thrown away).
  */
-async function answersOf(asks: Record<string, { method?: unknown; params?: unknown }>, o: RoundOptions): Promise<Record<string, unknown>> {
+async function answersOf(asks: Record<string, { method?: unknown; params?: unknown }>, gateway: Record<string, unknown>, o: RoundOptions): Promise<Record<string, unknown>> {
+  // What the gateway did not declare to the upstream is not put to the client (a shared connection's roots):
+  // refused as a 2025 request of it is (-32601), and the call fails.
+  for (const ask of Object.values(asks)) {
+    const missing = typeof ask?.method === 'string' ? missingCapability(gateway, ask.method, (ask.params ?? undefined) as Params) : undefined;
+    if (missing) throw new JsonRpcError(ErrorCode.MethodNotFound, `upstream "${o.upstream}" asked for "${ask.method as string}", but the gateway did not declare ${capabilityName(missing)} to it`);
+  }
   const round = new Cancellation();
   const parent = o.signal;
   const stop = () => round.abort(parent?.reason);
@@ -110,7 +115,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
     if (!o.caller && Object.keys(asks).length > 0) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
     }
-    out = { ...withModernMeta(params, capabilities()), inputResponses: await answersOf(asks, o) };
+    out = { ...withModernMeta(params, capabilities()), inputResponses: await answersOf(asks, gateway, o) };
     if (typeof result.requestState === 'string') out.requestState = result.requestState;
   }
   throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input more than ${MAX_ROUNDS} times in one call`, { upstream: o.upstream });

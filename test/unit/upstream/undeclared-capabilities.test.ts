@@ -2,11 +2,11 @@
 // shared connection is not offered roots (they are one client's workspace, and no single client stands
 // behind a shared process). A roots/list it sends anyway used to be relayed to whichever session the
 // routing guess picked, and the answer went back: a shared server could collect its users' workspace
-// paths. A 2025 upstream's request is now refused (-32601, as a client refuses a request it did not
-// declare). A 2026-07-28 upstream's input request belongs to one call and goes to that call's own client
-// (no guess), judged by that client's capabilities, as the official conformance suite expects.
+// paths. It is now refused (-32601, as a client refuses a request it did not declare) in both eras: a
+// 2025 upstream's request, and a 2026-07-28 upstream's input request (the call then fails).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
 import { callWithRounds } from '../../../src/upstream/modern-rounds.js';
 import { crossingConfig, crossingPool, heard, recordingCaller } from '../../helpers/crossing-upstream.js';
 import { until } from '../../helpers/wait.js';
@@ -34,16 +34,14 @@ describe('a request of the upstream needing a capability the gateway did not dec
     }
   });
 
-  it("2026-07-28: an input request for roots goes to the call's own client, not refused", async () => {
+  it('2026-07-28: an input request for roots fails the call, and its client is never asked', async () => {
     const A = recordingCaller('A');
-    const rounds: Array<Record<string, unknown>> = [];
-    const send = async (params: Record<string, unknown>) => {
-      rounds.push(params);
-      return rounds.length === 1 ? { resultType: 'input_required', inputRequests: { where: { method: 'roots/list' } }, requestState: 's1' } : { content: [] };
-    };
-    await callWithRounds(send, { name: 'peek' }, SHARED, { caller: A.caller, callerRequestId: 1, signal: undefined, upstream: 'u' });
-    assert.deepEqual(A.asked.map((a) => a.method), ['roots/list']);
-    assert.ok((rounds[1]!.inputResponses as Record<string, unknown>).where);
+    let sent = 0;
+    const send = async () => (sent++, { resultType: 'input_required', inputRequests: { where: { method: 'roots/list' } }, requestState: 's1' });
+    const call = callWithRounds(send, { name: 'peek' }, SHARED, { caller: A.caller, callerRequestId: 1, signal: undefined, upstream: 'u' });
+    await assert.rejects(call, (err: unknown) => err instanceof JsonRpcError && err.code === -32601 && /roots/.test(err.message));
+    assert.deepEqual(A.asked, []);
+    assert.equal(sent, 1, 'the call is not sent again with an answer');
   });
 
   it('2026-07-28: what the gateway declared is still relayed (sampling)', async () => {
