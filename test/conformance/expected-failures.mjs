@@ -5,9 +5,10 @@
 // SHOULD-level gaps; this list judges FAILURE checks only, like the suite's own exit code.)
 import { readFileSync } from 'node:fs';
 
-export function loadExpectedFailures(file) {
+/** `sharing`: the gateway's sharing mode; `server-<sharing>` lists what fails in that mode alone. */
+export function loadExpectedFailures(file, sharing) {
   const json = JSON.parse(readFileSync(file, 'utf8'));
-  const server = json.server ?? {};
+  const server = { ...(json.server ?? {}), ...((sharing && json[`server-${sharing}`]) ?? {}) };
   for (const [name, reason] of Object.entries(server)) {
     if (typeof reason !== 'string' || reason.trim() === '') throw new Error(`${file}: "${name}" needs a reason (a non-empty string)`);
   }

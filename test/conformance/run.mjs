@@ -90,7 +90,7 @@ async function modern(sharing) {
     runSuite({ node, suite: suiteOf('@modelcontextprotocol/conformance-modern'), url, args: [...args, '-o', results], logFile, cwd: root, verbose, single: one }),
   );
   const expectedFile = join(here, 'modern-expected-failures.json');
-  const expected = loadExpectedFailures(expectedFile);
+  const expected = loadExpectedFailures(expectedFile, sharing);
   const v = judge(run.scenarios, one ? new Map([...expected].filter(([n]) => n === one)) : expected);
   const missing = one ? [] : v.missing;
   const listFile = relative(root, expectedFile);
