@@ -197,6 +197,12 @@ export class ModernSession implements UpstreamCaller {
     return (exchange?.current ?? exchange?.first)?.capabilities;
   }
 
+  /** The log level the attempt now waiting asked for in its `_meta` (none: no log messages for it). */
+  logLevelFor(related: RequestId | undefined): string | undefined {
+    const exchange = this.#exchangeFor(related);
+    return (exchange?.current ?? exchange?.first)?.logLevel;
+  }
+
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     const exchange = this.#exchangeFor(related);

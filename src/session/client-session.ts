@@ -136,8 +136,8 @@ export class ClientSession {
     return this.#inflight.size + (this.#initializing ? 1 : 0);
   }
 
-  hasInflight(id: RequestId): boolean {
-    return this.#inflight.has(id);
+  logLevelFor(): string | undefined {
+    return this.#logLevel;
   }
 
   /**

@@ -3,7 +3,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
+import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -38,10 +38,16 @@ export function relayedCapabilities(gateway: Record<string, unknown>, client: Re
   return out;
 }
 
-/** What the gateway declares to a 2026-07-28 upstream on every request: its version, identity and capabilities. */
-export function withModernMeta(params: Params, capabilities: Record<string, unknown>): Record<string, unknown> {
+/**
+ * What the gateway declares to a 2026-07-28 upstream on every request: its version, identity and
+ * capabilities, and the log level the client behind it wants (the era has no logging/setLevel: without
+ * a level in the request the upstream sends it no log messages).
+ */
+export function withModernMeta(params: Params, capabilities: Record<string, unknown>, logLevel?: string): Record<string, unknown> {
   const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
-  return { ...params, _meta: { ...meta, [META_VERSION]: MODERN_VERSION, [META_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: 'switchboard', version: '0.1.0' } } };
+  const out: Record<string, unknown> = { ...meta, [META_VERSION]: MODERN_VERSION, [META_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: 'switchboard', version: '0.1.0' } };
+  if (logLevel !== undefined) out[META_LOG_LEVEL] = logLevel;
+  return { ...params, _meta: out };
 }
 
 /** A modern result as a 2025 client knows results: without the era's own fields (the gateway adds its own for modern clients). */
@@ -103,9 +109,9 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
  * upstream's requestState exactly as it sent it.
  */
 export async function callWithRounds(send: (params: Record<string, unknown>) => Promise<Result>, params: Params, gateway: Record<string, unknown>, o: RoundOptions): Promise<Result> {
-  // Asked again each round: a 2026-07-28 client's retry declares its capabilities anew.
-  const capabilities = () => relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId));
-  let out = withModernMeta(params, capabilities());
+  // Asked again each round: a 2026-07-28 client's retry declares its capabilities (and log level) anew.
+  const meta = () => withModernMeta(params, relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId)), o.caller?.logLevelFor?.(o.callerRequestId));
+  let out = meta();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await send(out);
     if (result.resultType !== 'input_required') return legacyResult(result);
@@ -115,7 +121,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
     if (!o.caller && Object.keys(asks).length > 0) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input on a request no client stands behind`, { upstream: o.upstream });
     }
-    out = { ...withModernMeta(params, capabilities()), inputResponses: await answersOf(asks, gateway, o) };
+    out = { ...meta(), inputResponses: await answersOf(asks, gateway, o) };
     if (typeof result.requestState === 'string') out.requestState = result.requestState;
   }
   throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked for input more than ${MAX_ROUNDS} times in one call`, { upstream: o.upstream });

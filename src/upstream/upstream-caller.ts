@@ -28,6 +28,12 @@ export interface UpstreamCaller {
    * these with each request, as far as the gateway relays them, so that it asks only what will be answered.
    */
   capabilitiesFor?(relatedRequestId: RequestId | undefined): Record<string, unknown> | undefined;
+  /**
+   * The least severe log level the client behind a request wants messages of (a session's logging/setLevel,
+   * a 2026-07-28 request's own `_meta`), or none. A 2026-07-28 upstream has no logging/setLevel: it is told
+   * the level with each request, and sends no log messages for a request that names none.
+   */
+  logLevelFor?(relatedRequestId: RequestId | undefined): string | undefined;
   /** A server→client notification for this session only. */
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;
 }

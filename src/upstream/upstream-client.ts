@@ -238,6 +238,8 @@ export class UpstreamClient {
     if (this.era === 'legacy') return this.#peer.request(method, params, opts);
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#declared), opts);
+    // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
+    if (method === 'logging/setLevel') return Promise.resolve({});
     const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#declared, {
       caller: opts.caller,
       callerRequestId: opts.callerRequestId,
