@@ -106,6 +106,8 @@ export class Exchange implements AttemptOwner {
 
   /** Kept by the service under its id, to be continued by a retry (once it sealed a state). */
   held = false;
+  /** A tools/call's definition, once its route checked the Mcp-Param-* headers against it: each retry's are too. */
+  toolDefinition: Record<string, unknown> | undefined;
 
   /** Told of each input_required round with its number of questions (the request's span records it). */
   onRound: ((asks: number) => void) | undefined;

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { Logger } from '../observability/logger.js';
 import { SERVER_INFO } from '../session/client-session.js';
 import { Exchange, type AttemptSink, type ExchangeHooks } from './exchange.js';
@@ -10,8 +11,12 @@ import type { ModernCall } from './modern-request.js';
 import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
+import { paramHeaderCheck } from './param-headers.js';
 import { shapeModernResponse } from './result-shape.js';
 import { WaitingRounds } from './waiting-rounds.js';
+
+/** HeaderMismatch: HTTP 400 in this era, wherever it arises. */
+const HEADER_MISMATCH = -32020;
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
   return isJsonObject(v) ? v : undefined;
@@ -112,15 +117,19 @@ export class ModernService {
   }
 
   async #continue(session: ModernSession, principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
-    // A refused state is 400; a check that could not be made (the single-use store unreachable) keeps its
-    // own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
-    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
+    // A refused state (or header) is 400; a check that could not be made (the single-use store unreachable)
+    // keeps its own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
+    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === HEADER_MISMATCH ? 400 : 500);
     let where: ReturnType<StateSeal['open']>;
     try {
       where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);
       if (where.replica !== this.#o.replicaId) {
         if (forward && (await forward(where.replica))) return;
       } else {
+        // The retry's Mcp-Param-* headers against its body (the same arguments as the call's, by the state's
+        // digest), before its state is used up: a refused retry leaves it for a corrected one.
+        const definition = this.#exchanges.get(where.continuationId)?.toolDefinition;
+        if (definition) paramHeaderCheck(call.paramHeaders, call.params.arguments)(definition);
         await where.use();
       }
     } catch (err) {

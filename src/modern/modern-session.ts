@@ -15,7 +15,7 @@ import { declaresFormElicitation, modernRequestPipeline } from '../session/stage
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
-import { paramHeaderCheck } from './param-headers.js';
+import { attemptHeaderCheck } from './param-headers.js';
 import { upstreamParams } from './upstream-params.js';
 
 const SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -171,7 +171,7 @@ export class ModernSession implements UpstreamCaller {
     const params = upstreamParams(first.params, first.spec.mrtr);
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method, params };
     const ctx: RequestContext = { req, clientId: first.id, spec: first.spec, host, startedAt: Date.now(), t0: performance.now(), cancel: exchange.cancel };
-    if (first.method === 'tools/call') ctx.checkDefinition = paramHeaderCheck(first.paramHeaders, first.params.arguments);
+    if (first.method === 'tools/call') ctx.checkDefinition = attemptHeaderCheck(exchange);
     // Its rounds happen outside the request's async context (an upstream's question, a timer): told to its
     // span. With tracing off, nothing is allocated for it.
     if (this.endpoint.tracing.enabled) {

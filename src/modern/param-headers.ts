@@ -1,4 +1,5 @@
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { Exchange } from './exchange.js';
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { cachedParamHeaderPaths, valueAt } from '../jsonrpc/param-headers.js';
 
@@ -35,5 +36,18 @@ export function paramHeaderCheck(headers: Readonly<Record<string, string | strin
       if (value === undefined) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: the ${header} header is malformed`);
       if (!matches(value, body)) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: ${header} header value does not match argument ${path.join('.')}`);
     }
+  };
+}
+
+/**
+ * The check a modern tools/call's route makes, against the headers of the attempt now waiting: a retry
+ * is a POST of its own, whose headers must match the body as the first POST's did (a confirmation
+ * round's retry reaches the route itself). The definition is kept for the retries of later rounds,
+ * which are checked before they continue the call (ModernService).
+ */
+export function attemptHeaderCheck(exchange: Exchange): (definition: Record<string, unknown>) => void {
+  return (definition) => {
+    exchange.toolDefinition = definition;
+    paramHeaderCheck((exchange.current ?? exchange.first).paramHeaders, exchange.first.params.arguments)(definition);
   };
 }
