@@ -6,6 +6,9 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/** The log levels (RFC 5424 severities) of logging/setLevel and `_meta` logLevel, least severe first. */
+export const LOG_LEVELS: readonly string[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
 /** A request's or notification's `params._meta` object, if it has one. */
 export function metaOf(params: unknown): Record<string, unknown> | undefined {
   const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;

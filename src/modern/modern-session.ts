@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { LOG_LEVELS } from '../jsonrpc/modern-meta.js';
 import type { JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
@@ -17,8 +18,6 @@ import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
 import { attemptHeaderCheck } from './param-headers.js';
 import { upstreamParams } from './upstream-params.js';
-
-const SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export interface ModernSessionOptions {
   id: string;
@@ -216,7 +215,7 @@ export class ModernSession implements UpstreamCaller {
       const exchange = this.#exchangeFor(related);
       const wanted = exchange?.current?.logLevel;
       // No level in the request's _meta: no log messages for it.
-      if (wanted !== undefined && SEVERITY.indexOf(String(params?.level)) >= SEVERITY.indexOf(wanted)) exchange!.notify({ jsonrpc: '2.0', method, params });
+      if (wanted !== undefined && LOG_LEVELS.indexOf(String(params?.level)) >= LOG_LEVELS.indexOf(wanted)) exchange!.notify({ jsonrpc: '2.0', method, params });
       return;
     }
     if (method === 'notifications/progress') return;

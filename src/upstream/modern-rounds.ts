@@ -3,7 +3,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
+import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -46,8 +46,17 @@ export function relayedCapabilities(gateway: Record<string, unknown>, client: Re
 export function withModernMeta(params: Params, capabilities: Record<string, unknown>, logLevel?: string): Record<string, unknown> {
   const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
   const out: Record<string, unknown> = { ...meta, [META_VERSION]: MODERN_VERSION, [META_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: 'switchboard', version: '0.1.0' } };
-  if (logLevel !== undefined) out[META_LOG_LEVEL] = logLevel;
+  if (logLevel !== undefined && LOG_LEVELS.includes(logLevel)) out[META_LOG_LEVEL] = logLevel;
   return { ...params, _meta: out };
+}
+
+/**
+ * A 2025 client's logging/setLevel, for a 2026-07-28 upstream (whose era has no such method): answered
+ * here, the level checked as a 2025 server checks it; its session keeps it and sends it with each request.
+ */
+export function setLevelLocally(params: Params): Promise<Result> {
+  if (LOG_LEVELS.includes(String(params?.level))) return Promise.resolve({});
+  return Promise.reject(new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`));
 }
 
 /** A modern result as a 2025 client knows results: without the era's own fields (the gateway adds its own for modern clients). */

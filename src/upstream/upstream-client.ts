@@ -15,7 +15,7 @@ import { sendFailure } from './remote-errors.js';
 
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
-import { callWithRounds, MODERN_VERSION, withModernMeta } from './modern-rounds.js';
+import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
@@ -239,7 +239,7 @@ export class UpstreamClient {
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#declared), opts);
     // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
-    if (method === 'logging/setLevel') return Promise.resolve({});
+    if (method === 'logging/setLevel') return setLevelLocally(params);
     const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#declared, {
       caller: opts.caller,
       callerRequestId: opts.callerRequestId,

@@ -54,6 +54,9 @@ for (const sharing of ['shared', 'per-session'] as const) {
         await client.setLoggingLevel('error');
         assert.equal(textOf(await client.callTool({ name: 'test_tool_with_logging', arguments: {} })), 'Logging evaluated');
         assert.deepEqual(logs, []);
+        // A level that is none of the eight is refused, as a 2025 server refuses it, and spoils no later call.
+        await assert.rejects(client.request({ method: 'logging/setLevel', params: { level: 'verbose' } }, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema), (e: any) => e.code === -32602);
+        assert.equal(textOf(await client.callTool({ name: 'test_tool_with_logging', arguments: {} })), 'Logging evaluated');
       } finally {
         await client.close();
       }
