@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AdminCredentials } from './admin-target.js';
 
 export interface AdminRefusal {
-  status: 401 | 403;
+  /** 503: the token could not be checked now (the issuer's key set unreachable), which refuses nothing. */
+  status: 401 | 403 | 503;
   message: string;
 }
 
@@ -30,6 +31,9 @@ export async function refuseAdmin(authorization: string | undefined, creds: Admi
   try {
     scopes = await creds.verifyJwt(bearer);
   } catch (err) {
+    // The key set out of reach says nothing of the token: told as the edge tells it (503, retry), not as a
+    // bad token, which an operator would replace for nothing and a console would take as its end.
+    if ((err as { status?: unknown }).status === 503) return { status: 503, message: `the token cannot be checked right now: ${(err as Error).message}` };
     return { status: 401, message: `the token is not valid for the admin API: ${(err as Error).message}` };
   }
   if (!scopes.has(creds.scope)) return { status: 403, message: `the token lacks the admin scope "${creds.scope}"` };

@@ -120,7 +120,8 @@ export class AdminEvents {
       if (now - s.checkedAt < REAUTH_MS) continue;
       s.checkedAt = now;
       const refusal = await this.#refusal(s);
-      if (!refusal) continue;
+      // Not checkable now (the issuer's key set unreachable) is not refused: checked again at the next minute.
+      if (!refusal || refusal.status === 503) continue;
       this.#write(s, frame('denied', JSON.stringify({ status: refusal.status, message: refusal.message })));
       s.res.end();
       this.#drop(s);

@@ -126,8 +126,9 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
     if (!refusal) return;
     log.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
-    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : {};
-    return reply.code(refusal.status).headers(headers).send({ error: { code: refusal.status === 401 ? 'unauthorized' : 'forbidden', message: refusal.message } });
+    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
+    const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
+    return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
   });
   app.setErrorHandler((err: Error & { statusCode?: number; status?: number }, _req, reply) => {
     if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);

@@ -114,7 +114,10 @@ export interface AdminCredentials {
   /** The static token, if one is configured (read from tokenFile at each request). */
   token: string | undefined;
   scope: string;
-  /** Verifies a JWT as the gateway's edge does and returns its scopes; undefined when auth.mode is none. */
+  /**
+   * Verifies a JWT as the gateway's edge does and returns its scopes; undefined when auth.mode is none. Rejects
+   * with an error whose `status` is 503 when the token cannot be checked now (the issuer's key set unreachable).
+   */
   verifyJwt: ((bearer: string) => Promise<ReadonlySet<string>>) | undefined;
 }
 

@@ -12,7 +12,8 @@ const nullable = (t: string) => ({ type: [t, 'null'] });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
 const error = json(ref('Error'), 'refused or failed; see error.message');
-const refusals = { '401': error, '403': error };
+/** 503 among them: a JWT that cannot be checked now (the issuer's key set unreachable). */
+const refusals = { '401': error, '403': error, '503': error };
 
 const named = { type: 'object', required: ['added', 'removed', 'changed', 'unchanged'], properties: { added: strings, removed: strings, changed: strings, unchanged: strings } };
 
@@ -137,21 +138,21 @@ export const OPENAPI = {
         summary: 'Live updates for the console (Server-Sent Events): sessions, upstreams, tenants, pins when they change, audit lines as written',
         description:
           "Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, the whole cluster's with Redis, sent on connect and when changed); audit {lines, dropped}, each line naming its replica (with Redis, the other replicas' lines are read once a second); denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).",
-        responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, '503': error, ...refusals },
+        responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, ...refusals },
       },
     },
     '/sessions': {
       get: {
         summary: "Open sessions (both protocol eras); with Redis, every replica's",
         description: "Every other replica is asked for its sessions (both eras, with what is in flight); sessions in the store whose holder did not answer (dead, or slow) come from their records, with inflight null. 503 when the store cannot be read.",
-        responses: { '200': list('Session', 'sessions, with the replica holding each and whether it is alive'), '503': error, ...refusals },
+        responses: { '200': list('Session', 'sessions, with the replica holding each and whether it is alive'), ...refusals },
       },
     },
     '/sessions/{id}': {
       delete: {
         summary: "End a session: here, or (Redis) on the replica holding it; a dead holder's record is removed",
         parameters: [pathParam('id')],
-        responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, '503': error, ...refusals },
+        responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, ...refusals },
       },
     },
     '/upstreams': { get: { summary: 'Upstreams and their instances, on every replica (with Redis)', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
