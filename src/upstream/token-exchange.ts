@@ -84,7 +84,9 @@ export class TokenExchange implements BearerSource {
   async #form(): Promise<URLSearchParams> {
     const s = this.#client.settings;
     const subject = this.#subjects.current(this.#user);
-    if (!subject) throw this.#refused('no_subject_token', 'the gateway holds no unexpired token of yours to exchange; send the request again with a valid token');
+    // Only the user's next request can bring one (awaitsUser): an instance that failed to start for it waits
+    // for that request, which starts it at once, rather than a backoff timer that would refuse it meanwhile.
+    if (!subject) throw this.#refused('no_subject_token', 'the gateway holds no unexpired token of yours to exchange; send the request again with a valid token', { awaitsConsent: true });
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
     if (s.audience) form.set('audience', s.audience);
     if (s.resource) form.set('resource', s.resource);
@@ -125,8 +127,8 @@ export class TokenExchange implements BearerSource {
     return doc.access_token;
   }
 
-  #refused(reason: string, message: string): GatewayError {
-    return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream: this.#client.upstream, reason });
+  #refused(reason: string, message: string, more?: Record<string, unknown>): GatewayError {
+    return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream: this.#client.upstream, reason, ...more });
   }
 
   #unavailable(why: string): GatewayError {

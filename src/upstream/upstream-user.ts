@@ -23,8 +23,9 @@ export function userLabel(u: UpstreamUser): string {
 
 /**
  * A per-user credential's failure that only its user can end: no consent given (-32042 with the link to
- * give it), or too many consent links of theirs pending (SWB_RATE_LIMITED with details.awaitsConsent:
- * open one they were given). An instance that failed to start for it waits for the user's next request
+ * give it), too many consent links of theirs pending (SWB_RATE_LIMITED with details.awaitsConsent: open
+ * one they were given), or no unexpired token of theirs to exchange (no_subject_token, details.awaitsConsent:
+ * their next request brings one). An instance that failed to start for it waits for the user's next request
  * (no timed restart, nothing logged as an error), and the user is told it as it was said.
  */
 export function awaitsUser(err: unknown): boolean {
