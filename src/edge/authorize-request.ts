@@ -43,18 +43,27 @@ function quoted(s: string): string {
  * Authenticates a request from its headers alone and applies the tenant's endpoint grant and, unless
  * `rateLater` (its route counts it), its rate limit. Returns the principal, or the refusal to answer
  * (401/400/403 with WWW-Authenticate, 429 with Retry-After, 503 when the key set cannot be fetched).
+ * `metadataPath`: whose protected resource metadata a challenge names (see LEGACY_METADATA).
  * Synchronous whenever every step is (no auth, no rate limit): the hot path then costs no promise.
  */
-export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string, rateLater = false): Principal | Refusal | Promise<Principal | Refusal> {
+export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string, rateLater = false, metadataPath = path): Principal | Refusal | Promise<Principal | Refusal> {
   let p: Principal | Promise<Principal>;
   try {
     p = auth.authenticate(credentials(req));
   } catch (err) {
-    return authRefusal(auth, req, path, err);
+    return authRefusal(auth, req, metadataPath, err);
   }
-  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, rateLater), (err: unknown) => authRefusal(auth, req, path, err));
+  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, rateLater), (err: unknown) => authRefusal(auth, req, metadataPath, err));
   return admitted(auth, p, path, rateLater);
 }
+
+/**
+ * The metadata a challenge on the legacy HTTP+SSE paths names: the gateway's own (resource: the public
+ * URL). A client checks that the resource it is told covers the URL it connects to before it asks for a
+ * token (RFC 9728 §7.3; the SDK's selectResourceURL), and /sse or /messages is not under the endpoint's
+ * <publicUrl>/mcp: named that one, every SDK-based client failed its sign-in on the legacy transport.
+ */
+export const LEGACY_METADATA = '';
 
 /**
  * Authentication alone, for the gateway's own routes that belong to no endpoint (a user's links):

@@ -5,7 +5,7 @@ import { frontDoor } from './front-door.js';
 import { EndpointTable, type EndpointHit } from './endpoint-table.js';
 import { openStream, postMessages } from './legacy-sse-routes.js';
 import { sendError, sendRefusal } from './replies.js';
-import { owedRate } from './authorize-request.js';
+import { LEGACY_METADATA, owedRate } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { EdgeContext } from './edge-context.js';
 import { pathOf, type DirectPosts } from './direct-posts.js';
@@ -38,8 +38,11 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   const doors = new Map<string, ReturnType<typeof door>>();
   const doorOf = (hit: EndpointHit) => {
     const path = hit.endpoint.router.config.path;
-    let d = doors.get(path);
-    if (!d) doors.set(path, (d = door(path)));
+    // The legacy paths' challenges name the gateway's own metadata, which covers them (LEGACY_METADATA).
+    const legacy = hit.route !== 'mcp';
+    const key = legacy ? `${path}\n${LEGACY_METADATA}` : path;
+    let d = doors.get(key);
+    if (!d) doors.set(key, (d = door(path, legacy ? LEGACY_METADATA : path)));
     return d;
   };
   const limits = opts.ctx.limits;

@@ -34,9 +34,9 @@ export interface FrontDoorOptions {
  * a POST: only its body says how many JSON-RPC requests it carries (an answer to a question the gateway
  * put to the client, or a notification, carries none), so its route takes it (see EdgeRequest.rateOwed).
  */
-export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: EdgeRequest, reply: EdgeReply) => Promise<EdgeReply | undefined> {
-  // One hook per endpoint, with its path bound (the edge plugin keeps them by path).
-  return (endpoint) => async (req, reply) => {
+export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?: string) => (req: EdgeRequest, reply: EdgeReply) => Promise<EdgeReply | undefined> {
+  // One hook per endpoint and metadata (see LEGACY_METADATA), bound (the edge plugin keeps them by both).
+  return (endpoint, metadataPath = endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
     o.limits?.requestArrived(socket);
     const origin = req.headers.origin;
@@ -44,7 +44,7 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string) => (req: Edge
     if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
     const claim = o.forwardClaim?.(req);
     const rateLater = claim !== undefined || req.method === 'POST';
-    const r = authorizeRequest(o.auth, req, endpoint, rateLater);
+    const r = authorizeRequest(o.auth, req, endpoint, rateLater, metadataPath);
     // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
     // await on a plain value still costs a turn of the microtask queue on every request.
     const p = r instanceof Promise ? await r : r;

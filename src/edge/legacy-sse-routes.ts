@@ -7,6 +7,7 @@ import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './r
 import { admitToSession, chargeRate, deliverMessages, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
+import { LEGACY_METADATA } from './authorize-request.js';
 import type { EdgeContext } from './edge-context.js';
 
 /** The answer to every accepted POST of this transport: its length known, so it leaves unchunked. */
@@ -75,7 +76,8 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
     return sendError(reply, 404, 'Session not found: open a new stream on the SSE path', { code: ErrorCode.InvalidRequest });
   }
   session.guard.refresh(principal);
-  const refused = admitToSession(ctx.auth, req, router.config.path, session, read);
+  // A step-up challenge names the metadata that covers this transport's paths (LEGACY_METADATA).
+  const refused = admitToSession(ctx.auth, req, LEGACY_METADATA, session, read);
   if (refused) return sendRefusal(reply, refused);
   // Written raw: one 202 per message is this transport's hot path, and Fastify's reply costs more than it.
   // With its length given it goes out in one buffer, not chunked (size line, text, terminating chunk).

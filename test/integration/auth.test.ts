@@ -42,6 +42,8 @@ import { moveClockAhead, restoreClock, withClockAhead } from '../helpers/wait.js
 // ---------------------------------------------------------------------------------------------------
 
 const METADATA_MCP = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
+/** What the legacy HTTP+SSE paths (/sse, /messages) name: the gateway's own metadata, whose resource covers them. */
+const METADATA_ROOT = `${PUBLIC_URL}/.well-known/oauth-protected-resource`;
 const TOLERANCE = 2;
 /** Configured on the main gateway with allowHmac off: it must never verify anything. */
 const UNUSED_HMAC_SECRET = 'a-real-hmac-secret-of-32-chars-or-more!!';
@@ -269,7 +271,8 @@ describe('auth: bearer token attacks (JWKS)', () => {
     expectChallenge(await mcpRequest(gw, listTools(), { token: t, sid, query: `?access_token=${t}` }), 400, 'invalid_request');
     expectChallenge(await mcpRequest(gw, undefined, { method: 'GET', token: t, sid, query: `?access_token=${t}` }), 400, 'invalid_request');
     const sse = await fetch(`${gw.base}/sse?access_token=${t}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${t}` }, signal: AbortSignal.timeout(5000) });
-    expectChallenge({ status: sse.status, headers: sse.headers, text: await sse.text() }, 400, 'invalid_request');
+    // The legacy transport's paths name the gateway's own metadata, which covers them (see legacy-sse-oauth-discovery).
+    expectChallenge({ status: sse.status, headers: sse.headers, text: await sse.text() }, 400, 'invalid_request', METADATA_ROOT);
   });
 
   it('serves protected resource metadata (RFC 9728) without a token', async () => {
@@ -375,9 +378,9 @@ describe('auth: bearer token attacks (JWKS)', () => {
 
   it('legacy /sse: no token → 401; another subject posting to the session → 404; the owner → 202', async () => {
     const noToken = await fetch(`${gw.base}/sse`, { headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(5000) });
-    expectChallenge({ status: noToken.status, headers: noToken.headers, text: await noToken.text() }, 401, undefined);
+    expectChallenge({ status: noToken.status, headers: noToken.headers, text: await noToken.text() }, 401, undefined, METADATA_ROOT);
     const bad = await fetch(`${gw.base}/sse`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${unsignedToken()}` }, signal: AbortSignal.timeout(5000) });
-    expectChallenge({ status: bad.status, headers: bad.headers, text: await bad.text() }, 401, 'invalid_token');
+    expectChallenge({ status: bad.status, headers: bad.headers, text: await bad.text() }, 401, 'invalid_token', METADATA_ROOT);
 
     const alice = await tok({ sub: 'alice' });
     const ac = new AbortController();
@@ -409,7 +412,7 @@ describe('auth: bearer token attacks (JWKS)', () => {
       const otherTenant = await postAs(await tok({ sub: 'alice', tenant: 'globex' }));
       assert.equal(otherTenant.status, 404, await otherTenant.text());
       const anonymous = await postAs(undefined);
-      expectChallenge({ status: anonymous.status, headers: anonymous.headers, text: await anonymous.text() }, 401, undefined);
+      expectChallenge({ status: anonymous.status, headers: anonymous.headers, text: await anonymous.text() }, 401, undefined, METADATA_ROOT);
       const owner = await postAs(alice);
       assert.equal(owner.status, 202, await owner.text());
       await reader.cancel().catch(() => {});
