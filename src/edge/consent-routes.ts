@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { authenticateRequest, type EdgeAuth } from './authorize-request.js';
@@ -13,9 +14,9 @@ export interface LinkOwner {
 /** Why /oauth/start could not send the browser on: the sign-in not recorded (503), the authorization server not reached (502). */
 export type UnavailableReason = 'store' | 'authorization-server';
 
-/** Where /oauth/start sends the browser, or why it cannot. */
+/** Where /oauth/start sends the browser (with the OAuth state it carries), or why it cannot. */
 export type StartOutcome =
-  | { location: string; browser: string; maxAgeMs: number }
+  | { location: string; state: string; browser: string; maxAgeMs: number }
   | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
   | { unavailable: string; reason: 'authorization-server' };
 
@@ -28,8 +29,14 @@ export interface ConsentService {
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
 
-/** The cookie binding a consent to the browser that started it (only /oauth/callback ever receives it). */
-const COOKIE = 'swb_consent';
+/**
+ * The cookie binding a consent to the browser that started it (only /oauth/callback ever receives it), one
+ * per sign-in, named after its state: with one name for all, a second link opened before the first sign-in
+ * ended replaced the first's binding, and the first callback was refused as from another browser.
+ */
+function cookieName(state: string): string {
+  return `swb_consent_${createHash('sha256').update(state).digest('base64url').slice(0, 16)}`;
+}
 const UPSTREAM = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 /**
@@ -49,14 +56,16 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: Co
       if (started.reason === 'authorization-server') return page(reply, 502, 'Try again shortly', started.unavailable);
       return page(reply.header('retry-after', String(started.retryAfterSeconds)), 503, 'Try again shortly', started.unavailable);
     }
-    const cookie = `${COOKIE}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
+    const cookie = `${cookieName(started.state)}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
     return reply.code(302).header('set-cookie', cookie).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
   });
 
   fastify.get('/oauth/callback', async (req, reply) => {
-    const outcome = await o.consent.callback({ state: query(req, 'state'), code: query(req, 'code'), error: query(req, 'error') }, cookie(req, COOKIE));
+    const state = query(req, 'state');
+    const name = state === undefined ? undefined : cookieName(state);
+    const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error') }, name && cookie(req, name));
     // The cookie has done its work either way.
-    reply.header('set-cookie', `${COOKIE}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`);
+    if (name) reply.header('set-cookie', `${name}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`);
     if ('refused' in outcome) return page(reply, outcome.status, 'Not linked', outcome.refused);
     // Naming the gateway user the account now serves lets someone who opened another's link see it.
     return page(reply, 200, 'Linked', `Your account at "${outcome.linked}" is linked to the gateway user "${outcome.subject}". Return to your client: its retry will now succeed. Not you? Tell your administrator.`);

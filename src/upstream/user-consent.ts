@@ -32,7 +32,7 @@ export interface ProcessCredential {
  * the sign-in could not be recorded (`store`, 503) or the authorization server could not be reached (502).
  */
 export type StartOutcome =
-  | { location: string; browser: string; maxAgeMs: number }
+  | { location: string; state: string; browser: string; maxAgeMs: number }
   | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
   | { unavailable: string; reason: 'authorization-server' };
 
@@ -164,7 +164,7 @@ export class UserConsent implements ConsentAsker {
       return this.#unrecorded(err, flow);
     }
     const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: this.redirectUri });
-    return { location, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
+    return { location, state: begun.state, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
   }
 
   /**

@@ -159,7 +159,8 @@ describe('user consent: each user links their own account, and reaches the upstr
     as.loginAs = 'mallory';
     const first = await authorize(gw.base, url);
     assert.equal((await hop(local(url, gw.base))).status, 400, 'a flow is single-use');
-    const elsewhere = await hop(first.callback, 'swb_consent=another-browser');
+    // The sign-in's own cookie (named after its state), holding another browser's binding.
+    const elsewhere = await hop(first.callback, `${first.cookie!.split('=')[0]}=another-browser`);
     assert.equal(elsewhere.status, 400);
     assert.match(elsewhere.text, /another browser/);
     assert.equal((await hop(first.callback, first.cookie)).status, 400, 'the refused state is spent');
