@@ -104,7 +104,8 @@ export class Authenticator {
 
 /** A failure on our side (key set unreachable, timed out, answered non-200), not a bad token. */
 function keySetUnavailable(err: unknown): boolean {
-  if (err instanceof errors.JWKSTimeout) return true;
+  // JWKSInvalid: the issuer's set is unusable (static keys are read at start): its fault, not the token's.
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
   if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/i.test(err.message);
   return err instanceof Error; // fetch failures (connection refused, DNS) surface as plain errors
 }

@@ -1,10 +1,17 @@
 import { errors, type FetchImplementation } from 'jose';
 
-/** A body that jose can take as a key set: JSON with a "keys" array. */
+const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A body that jose can take as a key set: JSON with a "keys" array of objects. One whose array holds
+ * anything else jose refuses (JWKSInvalid) without counting a fetch: taken as good here, it was fetched
+ * again by every request.
+ */
 function isKeySet(text: string): boolean {
   try {
     const doc = JSON.parse(text) as unknown;
-    return doc !== null && typeof doc === 'object' && Array.isArray((doc as { keys?: unknown }).keys);
+    const keys = isObject(doc) ? (doc as { keys?: unknown }).keys : undefined;
+    return Array.isArray(keys) && keys.every(isObject);
   } catch {
     return false;
   }

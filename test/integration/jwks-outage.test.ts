@@ -65,6 +65,26 @@ describe('auth: a key set that fails to load', () => {
     });
   });
 
+  // A key set whose "keys" array holds something other than keys (found by a review): JSON with a "keys"
+  // array passed as a good fetch, jose then refused the set (JWKSInvalid) without counting a fetch, so every
+  // request fetched it again (no cooldown at all) and each client was told its token was invalid (401).
+  it('a key set whose keys are not all keys is a failed fetch: 503, fetched at most once per cooldown', async () => {
+    jwks.failWith = undefined;
+    jwks.setKeys([key.publicJwk, null as never]);
+    try {
+      await withGateway(jwks.url, 60_000, async (gw) => {
+        const before = jwks.fetches;
+        for (let i = 0; i < 6; i++) {
+          const r = await mcpRequest(gw, initializeBody(), { token: await signToken(key) });
+          assert.equal(r.status, 503, `request ${i}: HTTP ${r.status} ${r.text}`);
+        }
+        assert.equal(jwks.fetches - before, 1, `${jwks.fetches - before} fetches of an unusable key set for 6 requests inside one cooldown`);
+      });
+    } finally {
+      jwks.setKeys([key.publicJwk]);
+    }
+  });
+
   it("never tells a client what the failed fetch said: a key set URL's credentials stay out of the 503", async () => {
     const u = new URL(jwks.url);
     u.username = 'jwks-reader';
