@@ -24,7 +24,7 @@ export type StartOutcome =
 export interface ConsentService {
   /** undefined: the link is unknown, expired or used; `unavailable`: the sign-in could not be recorded now. */
   start(flow: string): Promise<StartOutcome | undefined>;
-  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number }>;
+  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number }>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
@@ -66,7 +66,14 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: Co
     const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error') }, name && cookie(req, name));
     // The cookie has done its work either way.
     if (name) reply.header('set-cookie', `${name}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`);
-    if ('refused' in outcome) return page(reply, outcome.status, 'Not linked', outcome.refused);
+    if ('refused' in outcome) {
+      if (outcome.retryAfterSeconds !== undefined) {
+        // The link could not be stored (its store failing or full): counted as /oauth/start's are.
+        o.unavailable?.('store');
+        reply.header('retry-after', String(outcome.retryAfterSeconds));
+      }
+      return page(reply, outcome.status, 'Not linked', outcome.refused);
+    }
     // Naming the gateway user the account now serves lets someone who opened another's link see it.
     return page(reply, 200, 'Linked', `Your account at "${outcome.linked}" is linked to the gateway user "${outcome.subject}". Return to your client: its retry will now succeed. Not you? Tell your administrator.`);
   });

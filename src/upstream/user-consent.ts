@@ -5,8 +5,8 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { authServerAgent, authServerHttp } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
-import type { ConsentFlow, ConsentFlows } from './consent-flows.js';
-import type { CredentialVault, LinkInfo } from './credential-vault.js';
+import type { ConsentFlow, ConsentFlows, ConsentState, StateRefusal } from './consent-flows.js';
+import type { CredentialVault, LinkInfo, UserTokens } from './credential-vault.js';
 import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oauth-client.js';
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
 import { userLabel, type UpstreamUser } from './upstream-user.js';
@@ -41,8 +41,8 @@ type ConsentingUpstream = UpstreamConfig & { auth: UserOAuthSettings };
 /** Retry-After of a sign-in that could not be recorded, when the store said nothing better (a failing store). */
 const START_RETRY_SECONDS = 30;
 
-/** What the callback did: linked, or refused and why (shown to the user, never a token). */
-export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number };
+/** What the callback did: linked, or refused and why (shown to the user, never a token); 503 with when to retry. */
+export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number };
 
 const MESSAGES: Record<ConsentReason, (u: string) => string> = {
   'not-linked': (u) => `Upstream "${u}" acts with your own account there: open the link to sign in and consent, then retry.`,
@@ -205,22 +205,42 @@ export class UserConsent implements ConsentAsker {
   /** /oauth/callback: the state strictly checked (known, unused, unexpired, same browser), then the code redeemed and sealed. */
   async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome> {
     if (!q.state) return { refused: 'The authorization server sent no state: this is not the answer to a consent the gateway started.', status: 400 };
-    const s = await this.#flows.complete(q.state, browser);
+    let s: ConsentState | StateRefusal;
+    try {
+      s = await this.#flows.complete(q.state, browser);
+    } catch (err) {
+      return this.#unstored(err, undefined);
+    }
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
+    let tokens: UserTokens;
     try {
-      const tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
-      await this.vault.save(s.upstream, s.user, tokens);
+      tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
     } catch (err) {
       const why = err instanceof GrantRefused ? `the authorization server refused the code (${err.error})` : 'the authorization server could not be reached';
       this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, 'consent callback failed');
       return { refused: `Linking failed: ${why}. Retry the call in your client for a new link.`, status: 502 };
     }
+    try {
+      await this.vault.save(s.upstream, s.user, tokens);
+    } catch (err) {
+      return this.#unstored(err, s);
+    }
     this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'user linked an upstream account');
     return { linked: s.upstream, subject: s.user.subject };
+  }
+
+  /**
+   * The store failed or refused the callback's records (unreachable; Redis at its memory limit lets the state
+   * be taken, GETDEL, and refuses the link, HSET): said as that, 503, not as the authorization server failing.
+   */
+  #unstored(err: unknown, s: ConsentState | undefined): CallbackOutcome {
+    this.#logger.warn({ upstream: s?.upstream, user: s && userLabel(s.user), reason: (err as Error).message }, 'consent callback: the link could not be stored (its store failing or full): answered 503');
+    const refused = `The gateway could not store your link right now. Try again in ${START_RETRY_SECONDS} seconds: retry the call in your client for a new link.`;
+    return { refused, status: 503, retryAfterSeconds: START_RETRY_SECONDS };
   }
 
   links(user: UpstreamUser): Promise<LinkInfo[]> {

@@ -246,6 +246,32 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.match(await (await fetch(a.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total\{reason="store"\} 1$/m);
   });
 
+  // /oauth/callback takes the state (GETDEL, allowed at the memory limit), redeems the code, then stores the
+  // link (HSET, refused there) (found by a review): the refusal was told to the user as "the authorization
+  // server could not be reached" (502), which sent them, and their operator, after the wrong service; a
+  // store that could not be read at all ended the route in a bare 500.
+  it('a callback whose link cannot be stored (Redis at maxmemory) answers 503 with Retry-After and says why', async () => {
+    const a = gateways[0]!;
+    as.loginAs = 'bob';
+    const f = await authorize(a.base, await consentUrl(await client(a, 'bob'), 'bob'));
+    await raw.config('SET', 'maxmemory', '1');
+    let res: Response;
+    try {
+      res = await fetch(f.callback, { redirect: 'manual', headers: f.cookie ? { cookie: f.cookie } : {} });
+    } finally {
+      await raw.config('SET', 'maxmemory', '0');
+    }
+    const page = await res.text();
+    assert.equal(res.status, 503, page);
+    assert.ok(Number(res.headers.get('retry-after')) > 0, `Retry-After: ${res.headers.get('retry-after')}`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.doesNotMatch(page, /authorization server could not be reached/);
+    assert.match(page, /could not store your link/);
+    assert.match(page, /retry the call in your client for a new link/);
+    assert.ok(logLines.some((l) => l.includes('the link could not be stored')), 'logged');
+    assert.match(await (await fetch(a.app.metricsUrl!)).text(), /^switchboard_consent_unavailable_total\{reason="store"\} 2$/m);
+  });
+
   it('no token, refresh token or vault key appears in a log line, /metrics or an admin API answer', async () => {
     const a = gateways[0]!;
     adminAnswers.push(JSON.stringify((await admin(a, 'GET', '/config')).body));
