@@ -72,7 +72,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
     exhausted: () => limits.exhausted(),
     gatewayReady: () => gateway.ready(),
   });
-  announceAuth(fastify, config, logger, () => gateway.config.endpoints.map((e) => e.path));
+  announceAuth(fastify, config, logger, () => gateway.config);
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
   if (gateway.consent) {
     const unavailable = (reason: UnavailableReason) => metrics.consentUnavailable.inc({ reason });
@@ -113,10 +113,19 @@ function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimi
   });
 }
 
-/** With JWT, where clients discover the authorization server (RFC 9728); without, a loud warning. */
-function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, paths: () => readonly string[]): void {
+/** The authorization servers the protected resource metadata may name: configured, else the issuer. */
+function serverCandidates(auth: Config['auth']): string[] {
+  return auth.authorizationServers.length > 0 ? auth.authorizationServers : [auth.issuer!];
+}
+
+/**
+ * With JWT, where clients discover the authorization server (RFC 9728); without, a loud warning. `current`:
+ * the config in force, read at each request: a reload applies auth.issuer to verification, and metadata that
+ * kept the start's issuer sent every client discovering the gateway to sign in where its tokens are refused.
+ */
+function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, current: () => Config): void {
   if (config.auth.mode === 'jwt') {
-    const candidates = config.auth.authorizationServers.length > 0 ? config.auth.authorizationServers : [config.auth.issuer!];
+    const candidates = serverCandidates(config.auth);
     const dropped = candidates.filter((s) => !isUrlIssuer(s));
     if (dropped.length > 0) {
       logger.warn(
@@ -125,9 +134,9 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, 
       );
     }
     registerResourceMetadata(fastify, {
-      paths,
+      paths: () => current().endpoints.map((e) => e.path),
       publicUrl: (req) => publicUrlOf(config, req.headers.host),
-      authorizationServers: candidates.filter(isUrlIssuer),
+      authorizationServers: () => serverCandidates(current().auth).filter(isUrlIssuer),
       scopesSupported: config.auth.scopesSupported,
     });
   } else {
