@@ -32,8 +32,10 @@ describe('token exchange: an instance restarted after its user\'s token expired'
   before(async () => {
     key = await makeKey('k1');
     jwks = await JwksServer.start([key.publicJwk]);
-    // Exchanged tokens live 1 s: the instance's health pings need a new exchange every half second.
-    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL, ttlSec: 1 });
+    // Exchanged tokens live 3 s: the instance's health pings need a new exchange every second and a half.
+    // Not 1 s: the server's tokens count whole seconds (exp = floor(now) + ttl), so a 1 s token could be
+    // issued with a few milliseconds left, and the gateway's own (the actor_token) be refused as expired.
+    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL, ttlSec: 3 });
     upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
     gw = await startGateway(
       {
@@ -78,7 +80,7 @@ describe('token exchange: an instance restarted after its user\'s token expired'
   };
 
   it('is started at once by the request that brings a fresh token, and its failure is no error line', async () => {
-    const first = await signToken(key, { sub: 'alice', expIn: 2 });
+    const first = await signToken(key, { sub: 'alice', expIn: 5 });
     const sid = await openSession(gw, first);
     const r1 = await whoami(first, sid, 2);
     assert.equal(r1.json?.error, undefined, r1.text);
