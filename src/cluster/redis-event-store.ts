@@ -99,7 +99,10 @@ export class RedisEventStore implements EventStore {
   }
 
   dropStream(sessionId: string, stream: number): void {
-    this.#redis.del(this.#key(sessionId, stream)).catch(() => {});
+    // Out of the session's index too: a session that lives for hours logs a stream per request whose
+    // reader dropped, and its index (refreshed by every append) grew by one name each, for as long as the
+    // session lived, all of them deleted one by one in the script that ends the session.
+    this.#redis.multi().del(this.#key(sessionId, stream)).srem(`${this.#prefix}evs:${sessionId}`, String(stream)).exec().catch(() => {});
   }
 
   /** The session ended on this replica: its log goes, unless another replica owns the session by now. */
