@@ -89,7 +89,22 @@ function restartSections(current: Config, next: Config, restart: string[]): Conf
     restart.push(`admin.token: the admin API keeps listening on ${current.admin.host} until a restart, where it must authenticate its callers; its token was kept`);
     eff.admin = { ...eff.admin, token: current.admin.token, tokenFile: current.admin.tokenFile };
   }
+  keepAnonymous(current, next, eff, restart);
   return eff;
+}
+
+/**
+ * auth.mode none kept until a restart while the file turns jwt on: every request is still the tenant
+ * "anonymous", which a file written for jwt has no reason to name, and an anonymous tenant nobody names
+ * may do everything (policy.ts). A local caller limited to a few tools would get them all until the
+ * restart: the anonymous tenant in force stays as it was.
+ */
+function keepAnonymous(current: Config, next: Config, eff: Config, restart: string[]): void {
+  if (eff.auth.mode !== 'none' || next.auth.mode === 'none' || next.tenants.some((t) => t.name === 'anonymous')) return;
+  const kept = current.tenants.find((t) => t.name === 'anonymous');
+  if (!kept) return; // allowed everything before too
+  eff.tenants = [...next.tenants, kept];
+  restart.push('tenants: "anonymous" is every caller while auth.mode stays none; its rules are kept as they were until a restart');
 }
 
 const pinMode = (c: Config, u: Config['upstreams'][number]) => u.pinning ?? c.pinning.mode;

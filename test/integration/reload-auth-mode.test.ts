@@ -1,0 +1,67 @@
+// A reload whose file changes auth.mode, which needs a restart: until then the gateway authenticates as
+// it did, and the tenants it serves must not gain anything the file in force before did not grant them.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { App } from '../../src/app.js';
+import { fileGateway } from '../helpers/file-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { connectClient, textOf } from '../helpers/sdk.js';
+import { ISSUER, makeKey } from '../helpers/tokens.js';
+
+const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
+
+function baseDoc(): Record<string, any> {
+  return {
+    server: { host: '127.0.0.1', port: 0 },
+    metrics: { enabled: false },
+    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
+    pinning: { mode: 'off' },
+    auth: { mode: 'none' },
+    // Everyone on this machine is "anonymous": it may list and call label, never sleep.
+    tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['*'], deny: ['sleep'] } }],
+    upstreams: [{ name: 'steady', transport: 'stdio', command: process.execPath, args: [LABEL, '--label', 'v1'], sandbox: 'none' }],
+    endpoints: [{ path: '/mcp', upstreams: ['steady'] }],
+  };
+}
+
+describe('a reload that switches auth.mode from none to jwt (a restart applies it)', () => {
+  let app: App;
+  let gw: RunningGateway;
+  let file: string;
+  let write: (doc: Record<string, unknown>) => void;
+  let close: () => Promise<void>;
+  const clients: Client[] = [];
+
+  before(async () => {
+    ({ app, gw, file, write, close } = await fileGateway('swb-reload-mode-', baseDoc()));
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await close();
+  });
+
+  it('leaves the anonymous tenant as restricted as it was, though the new file (for jwt) no longer names it', async () => {
+    const before = await connectClient(gw, 'streamable-http');
+    clients.push(before);
+    await assert.rejects(before.callTool({ name: 'sleep', arguments: { ms: 1 } }), /not found|denied|not allowed/i);
+    const key = await makeKey('reload-mode');
+    const keyFile = join(file, '..', 'key.pem');
+    writeFileSync(keyFile, key.spki);
+    const next = baseDoc();
+    next.auth = { mode: 'jwt', issuer: ISSUER, keys: [keyFile] };
+    next.tenants = [{ name: 'acme', endpoints: ['*'] }];
+    write(next);
+    const { report } = await app.reload('test');
+    assert.ok(report.restartRequired.some((r) => r.startsWith('auth.mode')), JSON.stringify(report.restartRequired));
+    // Still unauthenticated until the restart: every local caller is still "anonymous".
+    const after = await connectClient(gw, 'streamable-http');
+    clients.push(after);
+    assert.match(textOf(await after.callTool({ name: 'label', arguments: {} })), /^v1 /);
+    const listed = (await after.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(listed, ['label'], 'sleep stays hidden from the anonymous tenant');
+    await assert.rejects(after.callTool({ name: 'sleep', arguments: { ms: 1 } }), /not found|denied|not allowed/i);
+  });
+});
