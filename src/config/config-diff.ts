@@ -80,7 +80,10 @@ function restartSections(current: Config, next: Config, restart: string[]): Conf
   }
   for (const k of RESTART_AUTH) if (!sameValue(current.auth[k], next.auth[k])) restart.push(`auth.${k}: changes need a restart; left as it was`);
   for (const k of RESTART_ADMIN) if (!sameValue(current.admin[k], next.admin[k])) restart.push(`admin.${k}: changes need a restart; left as it was`);
-  eff.auth = { ...next.auth, ...pick(current.auth, RESTART_AUTH) };
+  // A file that changes the mode wrote the rest of auth for the other mode (jwt without an issuer, when
+  // written for none, would take any issuer's token its keys verify): all of auth waits for the restart.
+  eff.auth = next.auth.mode === current.auth.mode ? { ...next.auth, ...pick(current.auth, RESTART_AUTH) } : current.auth;
+  if (eff.auth === current.auth && !sameValue(omit(current.auth, RESTART_AUTH), omit(next.auth, RESTART_AUTH))) restart.push('auth: the file changes auth.mode, so none of its auth settings apply before a restart; left as they were');
   eff.admin = { ...next.admin, ...pick(current.admin, RESTART_ADMIN) };
   // The new file was checked with its own admin address, but the listener keeps its old one until a
   // restart: a file that turns the API off (or moves it to loopback) and drops its token in the same

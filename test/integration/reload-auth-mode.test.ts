@@ -1,7 +1,8 @@
 // A reload whose file changes auth.mode, which needs a restart: until then the gateway authenticates as
 // it did, and the tenants it serves must not gain anything the file in force before did not grant them.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,7 +10,7 @@ import type { App } from '../../src/app.js';
 import { fileGateway } from '../helpers/file-gateway.js';
 import type { RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
-import { ISSUER, makeKey } from '../helpers/tokens.js';
+import { ISSUER, makeKey, PUBLIC_URL, signToken } from '../helpers/tokens.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
 
@@ -63,5 +64,56 @@ describe('a reload that switches auth.mode from none to jwt (a restart applies i
     const listed = (await after.listTools()).tools.map((t) => t.name);
     assert.deepEqual(listed, ['label'], 'sleep stays hidden from the anonymous tenant');
     await assert.rejects(after.callTool({ name: 'sleep', arguments: { ms: 1 } }), /not found|denied|not allowed/i);
+  });
+});
+
+describe('a reload that switches auth.mode from jwt to none (a restart applies it)', () => {
+  let app: App;
+  let gw: RunningGateway;
+  let write: (doc: Record<string, unknown>) => void;
+  let close: () => Promise<void>;
+  let keyDir: string;
+  let keyFile: string;
+  let key: Awaited<ReturnType<typeof makeKey>>;
+
+  const jwtDoc = () => ({
+    ...baseDoc(),
+    server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
+    auth: { mode: 'jwt', issuer: ISSUER, keys: [keyFile] },
+    tenants: [{ name: 'acme', endpoints: ['*'] }],
+  });
+  const initialize = async (token: string) =>
+    (
+      await fetch(gw.url('/mcp'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      })
+    ).status;
+
+  before(async () => {
+    keyDir = mkdtempSync(join(tmpdir(), 'swb-reload-mode-key-'));
+    keyFile = join(keyDir, 'key.json');
+    key = await makeKey('mode-key');
+    writeFileSync(keyFile, JSON.stringify(key.publicJwk));
+    ({ app, gw, write, close } = await fileGateway('swb-reload-mode-', jwtDoc()));
+  });
+  after(async () => {
+    await close();
+    rmSync(keyDir, { recursive: true, force: true });
+  });
+
+  it("keeps checking tokens as the file in force said: a token of another issuer stays refused, though the new file (for none) names no issuer", async () => {
+    assert.equal(await initialize(await signToken(key)), 200);
+    const foreign = await signToken(key, { iss: 'https://another-issuer.example' });
+    assert.equal(await initialize(foreign), 401);
+    const next = jwtDoc();
+    // Written for mode none: no issuer; the key list left in place.
+    next.auth = { mode: 'none', keys: [keyFile] } as typeof next.auth;
+    write(next);
+    const { report } = await app.reload('test');
+    assert.ok(report.restartRequired.some((r) => r.startsWith('auth.mode')), JSON.stringify(report.restartRequired));
+    assert.equal(await initialize(await signToken(key)), 200, 'the tokens it took it still takes');
+    assert.equal(await initialize(foreign), 401, 'a token of an issuer it never trusted is still refused');
   });
 });
