@@ -80,7 +80,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
 function decodeYaml(file: string, text: string): unknown {
   const docs = parseAllDocuments(text, { prettyErrors: true });
   const broken = docs.find((d) => d.errors.length > 0);
-  if (broken) throw new ConfigError(file, [`not valid YAML: ${broken.errors[0]!.message}`]);
+  // Where, not what: the pretty message goes on with the text of the line, which may hold a secret
+  // written there (a token, a password), and problems reach the log, the reload answer and the console.
+  if (broken) throw new ConfigError(file, [`not valid YAML: ${broken.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`]);
   // An empty document (a "---" with nothing after it but comments, as editors and generators leave at the
   // end of a file) is no second document: counting it refused a valid config as "2 YAML documents".
   const written = docs.filter((d) => !(d.contents === null || (isScalar(d.contents) && d.contents.type === 'PLAIN' && d.contents.source === '')));

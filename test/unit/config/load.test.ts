@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -468,6 +468,27 @@ describe('loadConfig', () => {
       () => loadConfig(file, {}),
       (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith('not valid YAML: ') && err.message.includes(file),
     );
+  });
+
+  it('bad YAML is described by line and column, never by the text of the line: a secret written there stays out of the log and the reload answer', () => {
+    const file = join(dir, 'bad-secret.yaml');
+    writeFileSync(file, 'admin:\n  token: s3cr3t-admin-token-0123456789abcdef\n   enabled: true\nupstreams:\n  - name: a\n    env:\n      TOKEN: s3cr3t-env-value: oops\n');
+    for (const [text, line] of [
+      [readFileSync(file, 'utf8'), 2],
+      ['upstreams:\n  - name: a\n    transport: stdio\n    env:\n      TOKEN: s3cr3t-env-value: oops\n', 5],
+    ] as const) {
+      writeFileSync(file, text);
+      assert.throws(
+        () => loadConfig(file, {}),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError);
+          assert.equal(err.problems.length, 1);
+          assert.match(err.problems[0]!, new RegExp(`^not valid YAML: .+ at line ${line}, column \\d+$`));
+          assert.doesNotMatch(err.message, /s3cr3t/);
+          return true;
+        },
+      );
+    }
   });
 
   it('a missing file gives a ConfigError', () => {
