@@ -55,11 +55,23 @@ export class RedisSessionSlots implements SessionSlots {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #replica: string;
+  /**
+   * Closes the store did not take (it was unreachable), as [tenant, session id]: sent again once it is
+   * reachable. Lost, each slot counted against its tenant until its expiry (the idle timeout, 30 minutes
+   * by default) and a minute more: a tenant whose sessions ended during a short outage was refused new
+   * ones all that while. A ZREM is idempotent, so one that did reach a stalled store does no harm sent again.
+   */
+  readonly #unclosed = new Map<string, [string, string]>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#replica = replica;
+    redis.on('ready', () => {
+      const missed = [...this.#unclosed.values()];
+      this.#unclosed.clear();
+      for (const [tenant, id] of missed) this.close(tenant, id);
+    });
   }
 
   #key(tenant: string): string {
@@ -86,6 +98,6 @@ export class RedisSessionSlots implements SessionSlots {
   }
 
   close(tenant: string, id: string): void {
-    this.#redis.zrem(this.#key(tenant), this.#member(id)).catch(() => {});
+    this.#redis.zrem(this.#key(tenant), this.#member(id)).catch(() => this.#unclosed.set(`${tenant}/${id}`, [tenant, id]));
   }
 }

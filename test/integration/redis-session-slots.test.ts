@@ -173,3 +173,28 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
     }
   });
 });
+
+describe('RedisSessionSlots through a store outage', { timeout: 30_000 }, () => {
+  it("a session that ends while the store is down gives its slot back once the store is back (the tenant is not kept at its limit until the slot's expiry)", async () => {
+    const redis = await startRedis({ persist: true });
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const slots = new RedisSessionSlots(conn, PREFIX, 'r4');
+      // A tenant allowed one session: it holds it, for the idle timeout (30 minutes) unless closed.
+      assert.deepEqual(await slots.open('w', 'ended-in-outage', 1, 1_800_000), { opened: true });
+      assertWait(await slots.open('w', 'next', 1, 1_800_000), 1_800_000);
+      await redis.stop();
+      await waitFor(() => conn.status !== 'ready', { timeoutMs: 5000 });
+      slots.close('w', 'ended-in-outage'); // the client's DELETE, during the outage
+      await redis.restart();
+      await ready();
+      assert.ok(await waitFor(async () => (await conn.zscore(`${PREFIX}slots:w`, 'r4/ended-in-outage')) === null, { timeoutMs: 5000 }), 'the close the store missed reaches it');
+      assert.deepEqual(await slots.open('w', 'next', 1, 1_800_000), { opened: true }, 'the next session of the tenant opens');
+    } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
+});
