@@ -135,7 +135,10 @@ export class Gateway {
   setEndpoints(added: readonly EndpointConfig[], removed: readonly string[]): { added: EndpointRouter[]; removed: EndpointRouter[] } {
     const gone = this.routers.filter((r) => removed.includes(r.config.path));
     const fresh = added.map((e) => this.#newRouter(e));
-    for (const r of gone) this.routers.splice(this.routers.indexOf(r), 1);
+    for (const r of gone) {
+      r.retire();
+      this.routers.splice(this.routers.indexOf(r), 1);
+    }
     this.routers.push(...fresh);
     for (const l of this.#endpointListeners) l();
     return { added: fresh, removed: gone };

@@ -66,6 +66,8 @@ export class ModernSessions {
     let session = this.#sessions.get(key);
     if (!session) {
       const path = endpoint.config.path;
+      // The edge found the endpoint before the body arrived; a reload may have removed it since (and ended its standings).
+      if (endpoint.retired) throw new GatewayError('SWB_SESSION_CLOSED', `the endpoint ${path} was removed by a config reload`);
       const tenant = this.#o.policy.tenant(principal);
       if (!tenant || !tenant.mayUseEndpoint(path)) throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
       const id = `modern-${randomUUID()}`;

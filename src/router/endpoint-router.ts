@@ -52,6 +52,16 @@ export class EndpointRouter implements EndpointView {
    * per announcement: what other replicas' subscribers must hear too (their instances are other processes).
    */
   readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
+  #retired = false;
+
+  /** A reload removed this endpoint: the edge no longer finds it, and a session still opening on it is refused. */
+  get retired(): boolean {
+    return this.#retired;
+  }
+
+  retire(): void {
+    this.#retired = true;
+  }
 
   constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}, embeddings?: EmbeddingsObserver) {
     this.config = config;

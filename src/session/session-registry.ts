@@ -104,7 +104,7 @@ export class SessionRegistry {
     const id = restoreId ?? randomUUID();
     const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
     await this.#openSlot(guard);
-    this.#followReload(guard, principal, path);
+    this.#followReload(guard, principal, endpoint);
     const session = new ClientSession({
       id,
       guard,
@@ -153,9 +153,16 @@ export class SessionRegistry {
    * A reload that ran while the slot was asked for (a round trip to Redis) retargeted the sessions it
    * found registered, not this one: without this, the session would keep the tenant's rules (and grant)
    * as they were before the reload for its whole life. It follows the tenant as it is now, or is refused
-   * (its slot given back) when the tenant is gone or lost the endpoint.
+   * (its slot given back) when the tenant is gone or lost the endpoint, or the endpoint itself is gone:
+   * the reload ended the sessions it found there, and this one would have lived on a closed router (its
+   * initialize answered 200, its later requests 404, its slot held until its idle timeout).
    */
-  #followReload(guard: SessionGuard, principal: Principal, path: string): void {
+  #followReload(guard: SessionGuard, principal: Principal, endpoint: EndpointRouter): void {
+    const path = endpoint.config.path;
+    if (endpoint.retired) {
+      guard.closeSession();
+      throw new GatewayError('SWB_SESSION_CLOSED', `the endpoint ${path} was removed by a config reload`);
+    }
     const now = this.#opts.policy.tenant(principal);
     if (now === guard.tenant) return;
     if (!now || !now.mayUseEndpoint(path)) {
