@@ -224,6 +224,9 @@ export const configSchema = z
             forwardSecret: z.string().min(32, 'at least 32 characters').optional(),
           })
           .strict()
+          // A proof that outlasts no more than the gap to the next beat lapses at every late one: the
+          // replica looks dead meanwhile, and others take over the sessions it is serving.
+          .refine((r) => r.replicaTtlMs >= 2 * r.heartbeatMs, { message: 'must be at least twice heartbeatMs (raise it with heartbeatMs): a heartbeat that lapses before the next beat makes this replica look dead, and other replicas take its sessions over', path: ['replicaTtlMs'] })
           .optional(),
       })
       .strict()
