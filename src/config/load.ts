@@ -86,7 +86,13 @@ function decodeYaml(file: string, text: string): unknown {
   // An empty document (a "---" with nothing after it but comments, as editors and generators leave at the
   // end of a file) is no second document: counting it refused a valid config as "2 YAML documents".
   const written = docs.filter((d) => !(d.contents === null || (isScalar(d.contents) && d.contents.type === 'PLAIN' && d.contents.source === '')));
-  const values: unknown[] = (written.length > 0 ? written : docs.slice(0, 1)).map((d) => d.toJS());
+  let values: unknown[];
+  try {
+    values = (written.length > 0 ? written : docs.slice(0, 1)).map((d) => d.toJS());
+  } catch (err) {
+    // Aliases that expand past the parser's bound (a "billion laughs" file): a problem like any other, not a stack trace.
+    throw new ConfigError(file, [`not valid YAML: ${(err as Error).message}`]);
+  }
   // Before the environment overrides add sections of their own to whatever the file is.
   const foreign = notAGatewayConfig(values);
   if (foreign) throw new ConfigError(file, [foreign]);

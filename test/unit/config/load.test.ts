@@ -500,6 +500,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('aliases that expand past the parser\'s bound (a "billion laughs" file) are a problem of the file, not a crash', () => {
+    const file = join(dir, 'aliases.yaml');
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+    for (const [prev, name] of [['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'e']]) levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(',')}]`);
+    writeFileSync(file, `${levels.join('\n')}\nupstreams: *e\n`);
+    assert.throws(
+      () => loadConfig(file, {}),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && /^not valid YAML: .*alias/i.test(err.problems[0]!),
+    );
+  });
+
   it('a missing file gives a ConfigError', () => {
     const file = join(dir, 'absent.yaml');
     assert.throws(
