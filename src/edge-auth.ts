@@ -27,12 +27,12 @@ export interface ReloadableEdgeAuth extends EdgeAuth {
   prepare(config: Config): () => void;
 }
 
-function authenticatorFor(config: Config, metrics: Metrics): Authenticator | undefined {
+function authenticatorFor(config: Config, metrics: Metrics, previous?: Authenticator): Authenticator | undefined {
   if (config.auth.mode !== 'jwt') return undefined;
   // Prebuilt children: a label lookup per request would cost more than the count.
   const cached = metrics.authTokens.labels('cached');
   const verified = metrics.authTokens.labels('verified');
-  return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc());
+  return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc(), previous);
 }
 
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
@@ -57,7 +57,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   };
   return {
     prepare: (next) => {
-      const built = authenticatorFor(next, metrics);
+      const built = authenticatorFor(next, metrics, authenticator);
       const exchanges = exchangesTokens(next);
       return () => {
         authenticator = built;

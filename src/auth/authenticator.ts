@@ -1,7 +1,7 @@
 import { errors, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
-import { keptTokenMaxAgeMs, keySource } from './key-source.js';
+import { keptTokenMaxAgeMs, keySource, remoteKeySet, type RemoteKeySet } from './key-source.js';
 import type { Principal } from './principal.js';
 import { checkAccessToken } from './token-checks.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -37,10 +37,15 @@ export class Authenticator {
   /** Told of each request's token: whether it was verified before (a hit) or checked now. */
   readonly #onLookup: ((hit: boolean) => void) | undefined;
 
-  constructor(cfg: AuthConfig, audience: string[], onLookup?: (hit: boolean) => void) {
+  /** The issuer's key set this one fetches from (a reload's Authenticator takes it over: see remoteKeySet). */
+  readonly remoteKeys: RemoteKeySet | undefined;
+
+  /** `previous`: the one it replaces (a reload), whose fetched key set it keeps when the settings are the same. */
+  constructor(cfg: AuthConfig, audience: string[], onLookup?: (hit: boolean) => void, previous?: Authenticator) {
     this.#cfg = cfg;
     this.#audience = audience;
-    this.#getKey = keySource(cfg);
+    this.remoteKeys = remoteKeySet(cfg, previous?.remoteKeys);
+    this.#getKey = keySource(cfg, this.remoteKeys);
     this.#verified = new VerifiedTokens({ maxEntries: cfg.tokenCache.maxEntries, maxAgeMs: keptTokenMaxAgeMs(cfg) });
     this.#onLookup = onLookup;
   }

@@ -35,23 +35,42 @@ export function keptTokenMaxAgeMs(cfg: AuthConfig): number {
   return cfg.jwksUrl ? Math.min(cfg.tokenCache.maxAgeMs, Math.floor(cfg.jwksCacheMaxAgeMs / 2)) : cfg.tokenCache.maxAgeMs;
 }
 
+/** The issuer's key set as fetched (and cached) for some settings: what `settings` names. */
+export interface RemoteKeySet {
+  readonly settings: string;
+  readonly get: JWTVerifyGetKey;
+}
+
+/**
+ * The issuer's key set (auth.jwksUrl), or `reuse` when it was made for the same URL and settings: a
+ * reload (every one builds verification anew, for key files) keeps the keys it fetched. A fresh set held
+ * none, so a reload while the issuer was unreachable turned every client away (503) until it was back,
+ * where the set in hand had kept them served. The issuer's rotations reach it as before (unknown kid).
+ */
+export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet): RemoteKeySet | undefined {
+  if (!cfg.jwksUrl) return undefined;
+  const cacheMaxAge = cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg);
+  const settings = JSON.stringify([cfg.jwksUrl, cfg.jwksCooldownMs, cacheMaxAge, cfg.jwksTimeoutMs]);
+  if (reuse?.settings === settings) return reuse;
+  const get = createRemoteJWKSet(new URL(cfg.jwksUrl), {
+    cooldownDuration: cfg.jwksCooldownMs,
+    cacheMaxAge,
+    timeoutDuration: cfg.jwksTimeoutMs,
+    [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs),
+  });
+  return { settings, get };
+}
+
 /**
  * The verification key for a token: HMAC only when explicitly enabled, then the static keys, then the
  * issuer's JWKS. jose refreshes the JWKS when a token names an unknown kid, at most once per cooldown,
  * so keys rotate without a restart; a fetch that failed is not tried again within the cooldown either
  * (cooledKeySetFetch).
  */
-export function keySource(cfg: AuthConfig): JWTVerifyGetKey {
+export function keySource(cfg: AuthConfig, remoteSet: RemoteKeySet | undefined = remoteKeySet(cfg)): JWTVerifyGetKey {
   const staticKeys = cfg.keys.flatMap(readPublicJwks);
   const local = staticKeys.length > 0 ? createLocalJWKSet({ keys: staticKeys }) : undefined;
-  const remote = cfg.jwksUrl
-    ? createRemoteJWKSet(new URL(cfg.jwksUrl), {
-        cooldownDuration: cfg.jwksCooldownMs,
-        cacheMaxAge: cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg),
-        timeoutDuration: cfg.jwksTimeoutMs,
-        [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs),
-      })
-    : undefined;
+  const remote = remoteSet?.get;
   const hmac: KeyObject | undefined = cfg.allowHmac && cfg.hmacSecret ? createSecretKey(Buffer.from(cfg.hmacSecret, 'utf8')) : undefined;
 
   return async (header, token) => {
