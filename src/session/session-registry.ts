@@ -159,9 +159,11 @@ export class SessionRegistry {
    */
   #followReload(guard: SessionGuard, principal: Principal, endpoint: EndpointRouter): void {
     const path = endpoint.config.path;
-    if (endpoint.retired) {
+    // Its 2025 era switched off is the same for the sessions of that era (the reload ended those it found).
+    const gone = endpoint.retired ? 'was removed by a config reload' : endpoint.config.eras.includes('legacy') ? undefined : 'no longer serves the 2025 era (config reload): send 2026-07-28 requests';
+    if (gone) {
       guard.closeSession();
-      throw new GatewayError('SWB_SESSION_CLOSED', `the endpoint ${path} was removed by a config reload`);
+      throw new GatewayError('SWB_SESSION_CLOSED', `the endpoint ${path} ${gone}`);
     }
     const now = this.#opts.policy.tenant(principal);
     if (now === guard.tenant) return;

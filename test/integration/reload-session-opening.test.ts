@@ -14,7 +14,7 @@ import { until } from '../helpers/wait.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
 
-function doc(paths: string[]): Record<string, unknown> {
+function doc(paths: string[], eras: Record<string, string[]> = {}): Record<string, unknown> {
   return {
     server: { host: '127.0.0.1', port: 0 },
     metrics: { enabled: false },
@@ -22,8 +22,22 @@ function doc(paths: string[]): Record<string, unknown> {
     pinning: { mode: 'off' },
     tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { sessions: 10 } }],
     upstreams: [{ name: 'steady', transport: 'stdio', command: process.execPath, args: [LABEL, '--label', 'v1'], sandbox: 'none' }],
-    endpoints: paths.map((path) => ({ path, upstreams: ['steady'] })),
+    endpoints: paths.map((path) => ({ path, upstreams: ['steady'], ...(eras[path] ? { eras: eras[path] } : {}) })),
   };
+}
+
+/** Holds the store's answer for the next session slot asked (as a slow Redis round trip would): returns when it was asked, and the release. */
+function holdNextSlot(app: App): { asked: () => boolean; release: () => void } {
+  const slots = app.gateway.policy.slots;
+  const open = slots.open.bind(slots);
+  let asked = false;
+  let answer: (() => void) | undefined;
+  slots.open = (...args: Parameters<typeof open>) => {
+    asked = true;
+    slots.open = open;
+    return new Promise<SlotAnswer>((resolve) => (answer = () => resolve(open(...args))));
+  };
+  return { asked: () => asked, release: () => answer!() };
 }
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
@@ -73,5 +87,20 @@ describe('a session opening on an endpoint that a reload removes meanwhile', () 
     assert.deepEqual((await app.reload('test')).report.changes!.endpoints.removed, ['/later']);
     assert.throws(() => app.gateway.modern.sessions.for(found, ANONYMOUS), (err: Error & { code?: string }) => err.code === 'SWB_SESSION_CLOSED' && /removed by a config reload/.test(err.message));
     assert.equal(app.gateway.modern.sessions.list().filter((s) => s.endpoint === found).length, 0);
+  });
+
+  it('a 2025 session opening on an endpoint whose 2025 era a reload switches off meanwhile is refused, and holds no session there', async () => {
+    write(doc(['/mcp', '/dual'], { '/dual': ['legacy', 'modern'] }));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    const held = holdNextSlot(app);
+    const response = fetch(gw.url('/dual'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
+    await until('the session slot is asked for', held.asked);
+    write(doc(['/mcp', '/dual'], { '/dual': ['modern'] }));
+    assert.deepEqual((await app.reload('test')).report.changes!.endpoints.changed, ['/dual']);
+    held.release();
+    const res = await response;
+    await res.body?.cancel();
+    assert.notEqual(res.status, 200, 'no 2025 session is opened on an endpoint that no longer serves 2025');
+    assert.equal(app.gateway.registry.list().filter(({ session }) => session.endpoint.config.path === '/dual').length, 0);
   });
 });
