@@ -225,8 +225,9 @@ export const configSchema = z
           })
           .strict()
           // A proof that outlasts no more than the gap to the next beat lapses at every late one: the
-          // replica looks dead meanwhile, and others take over the sessions it is serving.
-          .refine((r) => r.replicaTtlMs >= 2 * r.heartbeatMs, { message: 'must be at least twice heartbeatMs (raise it with heartbeatMs): a heartbeat that lapses before the next beat makes this replica look dead, and other replicas take its sessions over', path: ['replicaTtlMs'] })
+          // replica looks dead meanwhile, and others take over the sessions it is serving. Half a beat of
+          // slack (a GC pause, a slow answer): what it refuses could not work, and nothing that did.
+          .refine((r) => r.replicaTtlMs >= 1.5 * r.heartbeatMs, { message: 'must be at least 1.5 × heartbeatMs (raise it with heartbeatMs): a heartbeat that lapses before the next beat makes this replica look dead, and other replicas take its sessions over', path: ['replicaTtlMs'] })
           .optional(),
       })
       .strict()

@@ -159,12 +159,13 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(p, 'endpoints');
   });
 
-  it("a replica's heartbeat that lasts no longer than two beats apart is refused: its replica would look dead at every late beat", () => {
+  it("a replica's heartbeat that lapses before (or about when) the next beat comes is refused: its replica would look dead at every beat", () => {
     const redis = (r: Record<string, unknown>) => doc({ store: { redis: { url: 'redis://127.0.0.1:6379', ...r } } });
     // heartbeatMs raised to spare Redis, replicaTtlMs left at its default (5000): the key expires before the next beat.
     hasProblem(problems(redis({ heartbeatMs: 10_000 })), 'store.redis.replicaTtlMs', 'heartbeatMs');
-    hasProblem(problems(redis({ heartbeatMs: 3_000, replicaTtlMs: 5_000 })), 'store.redis.replicaTtlMs', 'heartbeatMs');
-    assert.equal(parseConfig(redis({ heartbeatMs: 2_500 }), 'test.yaml', {}, '/base').store.redis?.replicaTtlMs, 5_000);
+    hasProblem(problems(redis({ heartbeatMs: 5_000 })), 'store.redis.replicaTtlMs', 'heartbeatMs');
+    hasProblem(problems(redis({ heartbeatMs: 4_500, replicaTtlMs: 5_000 })), 'store.redis.replicaTtlMs', 'heartbeatMs');
+    assert.equal(parseConfig(redis({ heartbeatMs: 3_000 }), 'test.yaml', {}, '/base').store.redis?.replicaTtlMs, 5_000);
     assert.equal(parseConfig(redis({ heartbeatMs: 200, replicaTtlMs: 1_000 }), 'test.yaml', {}, '/base').store.redis?.heartbeatMs, 200);
   });
 
