@@ -122,8 +122,16 @@ export class ToolPins {
   /** A reload's upstreams: each one's mode from the next check on (the config's fixed pins need a restart). */
   reconfigure(config: PinsConfig): void {
     this.#scanner = reviewScanner(config);
+    const before = new Map(this.#modes);
     this.#modes.clear();
     for (const u of config.upstreams) this.#modes.set(u.name, u.pinning ?? config.pinning.mode);
+    // A verdict is given under its upstream's mode, and one that lets a tool through is kept until the
+    // definition changes: a changed definition passed under warn went on passing once a reload switched
+    // the upstream to withhold. Its upstream's verdicts go with the mode (and any decision under way).
+    const moved = new Set([...before.keys(), ...this.#modes.keys()].filter((u) => before.get(u) !== this.#modes.get(u)));
+    if (moved.size === 0) return;
+    this.#generation++;
+    for (const key of [...this.#verdicts.keys()]) if (moved.has(key.slice(0, key.indexOf('\0')))) this.#verdicts.delete(key);
   }
 
   modeOf(upstream: string): PinMode {
