@@ -117,10 +117,37 @@ function hiddenCharacters(s: string): TextScan | undefined {
   return found ? { counts, clean: clean + s.slice(from) } : undefined;
 }
 
+/** Code points that render as nothing: what patterns must not see, counted or not (see asRead). */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/** `text` without its default-ignorable code points, and for each UTF-16 unit left, where it was in `text`. */
+function asRead(text: string): { text: string; at: number[] } {
+  let out = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const width = text.codePointAt(i)! > 0xffff ? 2 : 1;
+    const c = text.slice(i, i + width);
+    if (!IGNORABLE.test(c)) {
+      out += c;
+      at.push(i);
+      if (width === 2) at.push(i + 1);
+    }
+    i += width;
+  }
+  return { text: out, at };
+}
+
+/** A string with its hidden characters removed (patterns aside) and cut to `max`: for paths and names in audit lines. */
+export function shown(s: string, max = 64): string {
+  const clean = ANY.test(s) ? (hiddenCharacters(s)?.clean ?? s) : s;
+  // A copy when cut (clipped): a slice would keep the whole string alive in the audit ring.
+  return clipped(clean, max);
+}
+
 /**
  * Finds hidden text in strings: the character classes above, and the configured patterns. Patterns are
- * matched on the text with its hidden characters removed, so "ignore\u200Bprevious" cannot slip past
- * "ignore previous". Stateless apart from its compiled expressions: one instance serves every caller.
+ * matched on the text with its hidden characters (and every other invisible one) removed, so
+ * "ignore\u200Bprevious" cannot slip past "ignore previous". Stateless apart from its compiled expressions: one instance serves every caller.
  */
 export class HiddenTextScanner {
   /** Tells pattern sets apart (caches of scans are per set). */
@@ -135,33 +162,44 @@ export class HiddenTextScanner {
     this.#all = patterns.length > 0 ? new RegExp(source, `${flags}g`) : undefined;
   }
 
-  /** undefined: nothing hidden (the common case, one or two regex tests). */
+  /** undefined: nothing hidden (the common case, one regex test; three with patterns). */
   scan(s: string): TextScan | undefined {
     const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
     const text = chars ? chars.clean : s;
-    const matches = this.#test?.test(text) ? this.#matches(text) : 0;
-    if (matches === 0) return chars;
+    const found = this.#test === undefined ? undefined : this.#patterns(text);
+    if (found === undefined) return chars;
     const counts = chars?.counts ?? { tag: 0, bidi: 0, invisible: 0, pattern: 0 };
-    counts.pattern = matches;
-    return { counts, clean: text.replace(this.#all!, REMOVED) };
+    counts.pattern = found.matches;
+    return { counts, clean: found.clean };
   }
 
-  #matches(text: string): number {
+  /**
+   * The pattern matches in `text`, and `text` with each replaced by REMOVED. Matched on the text as read:
+   * without the invisible characters left in it (one variation selector after a letter, a Mongolian
+   * selector, an unassigned ignorable, a joiner text needs), any of which split "ignore\uFE0F previous" past
+   * the pattern; what lies outside a match is kept as it was.
+   */
+  #patterns(text: string): { matches: number; clean: string } | undefined {
+    const read = IGNORABLE.test(text) ? asRead(text) : undefined;
+    const target = read?.text ?? text;
+    if (!this.#test!.test(target)) return undefined;
     const re = this.#all!;
     re.lastIndex = 0;
-    let n = 0;
+    let matches = 0;
+    let clean = '';
+    let from = 0;
     // Bounded by the text: every match advances (the config refuses patterns that match "").
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      n++;
-      if (m[0] === '') re.lastIndex++;
+    for (let m = re.exec(target); m !== null; m = re.exec(target)) {
+      matches++;
+      if (m[0] === '') {
+        re.lastIndex++;
+        continue;
+      }
+      const start = read ? read.at[m.index]! : m.index;
+      const end = read ? read.at[m.index + m[0].length - 1]! + 1 : m.index + m[0].length;
+      clean += text.slice(from, start) + REMOVED;
+      from = end;
     }
-    return n;
+    return { matches, clean: clean + text.slice(from) };
   }
-}
-
-/** A string with its hidden characters removed (patterns aside) and cut to `max`: for paths and names in audit lines. */
-export function shown(s: string, max = 64): string {
-  const clean = ANY.test(s) ? (hiddenCharacters(s)?.clean ?? s) : s;
-  // A copy when cut (clipped): a slice would keep the whole string alive in the audit ring.
-  return clipped(clean, max);
 }
