@@ -52,8 +52,26 @@ const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '44
 /** Schemes whose host a URL parser maps to ASCII (IDNA: full-width letters, upper case, punycode). */
 const DOMAIN_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
 
-/** A host as a URL parser reads it: IDNA-mapped to ASCII for the schemes that have domains, else lower case. */
+/** An IPv6 literal as a URL parser writes it (lower case, zeros compressed); anything else in brackets lower-cased. */
+function normalIpv6(host: string): string {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return host.toLowerCase(); // no IPv6 address (IPvFuture, a template): a parser reads it as written
+  }
+}
+
+/**
+ * A port as a URL parser reads it: its leading zeros dropped (`:0443` is port 443, the default of
+ * https, and `:08443` is `:8443`); one that is not all digits (a template's `{port}`) as written.
+ */
+function normalPort(port: string): string {
+  return /^:\d+$/.test(port) ? `:${port.slice(1).replace(/^0+(?=\d)/, '')}` : port;
+}
+
+/** A host as a URL parser reads it: IDNA-mapped to ASCII for the schemes that have domains, an IPv6 literal in its canonical form, else lower case. */
 function normalHost(scheme: string, host: string): string {
+  if (host.startsWith('[') && host.endsWith(']')) return normalIpv6(host);
   if (!DOMAIN_SCHEMES.has(scheme) || host === '' || host.startsWith('[')) return host.toLowerCase();
   const ascii = domainToASCII(host);
   return ascii === '' ? host.toLowerCase() : ascii; // not a domain at all: uriProblem refuses a non-ASCII one
@@ -61,8 +79,8 @@ function normalHost(scheme: string, host: string): string {
 
 /**
  * The URI in normal form: lower-case scheme and host, unreserved escapes decoded, dot-segments removed,
- * and what a URL parser treats as the same (§6.2.3): a default port dropped, an IDNA host in ASCII, an
- * empty query delimiter dropped, and for `file:` the `localhost` host and the missing `//` of `file:/x`.
+ * and what a URL parser treats as the same (§6.2.3): a default port dropped (and a port's leading zeros),
+ * an IDNA host in ASCII, an IPv6 host in its canonical form, an empty query delimiter dropped, and for `file:` the `localhost` host and the missing `//` of `file:/x`.
  */
 export function normalizeUri(uri: string): string {
   const m = PARTS.exec(uri)!;
@@ -78,7 +96,7 @@ export function normalizeUri(uri: string): string {
     const hostPort = normalizeEscapes(authority.slice(at + 1));
     const colon = hostPort.startsWith('[') ? hostPort.indexOf(':', hostPort.indexOf(']')) : hostPort.lastIndexOf(':');
     let host = normalHost(scheme ?? '', colon === -1 ? hostPort : hostPort.slice(0, colon));
-    let port = colon === -1 ? '' : hostPort.slice(colon);
+    let port = normalPort(colon === -1 ? '' : hostPort.slice(colon));
     if (scheme !== undefined && (port === ':' || port === `:${DEFAULT_PORTS[scheme]}`)) port = '';
     if (scheme === 'file' && host === 'localhost' && userinfo === '' && port === '') host = '';
     out += `//${userinfo}${host}${port}`;

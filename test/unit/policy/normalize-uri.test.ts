@@ -70,6 +70,27 @@ describe('spellings a URL parser or a server reads as another resource (found by
     const ambiguous = ['file:///etc/shadow#x', 'file:///etc//shadow', 'file:////home/u/.ssh/id_rsa', 'https://api.example/admin%2Fx', 'evil://files/a%2Fb', 'evil://files/a%5Cb'];
     for (const u of ambiguous) assert.equal(uriProblem(u), 'ambiguous', u);
   });
+
+  it('a port with leading zeros and an IPv6 host not in its canonical form are not normal (found by a review)', () => {
+    // A URL parser reads each as the right-hand spelling: a deny of that spelling did not see them.
+    const same: Array<[string, string]> = [
+      ['https://api.example:0443/admin/x', 'https://api.example/admin/x'],
+      ['http://api.example:00080/x', 'http://api.example/x'],
+      ['https://internal.example:08443/x', 'https://internal.example:8443/x'],
+      ['http://[0:0:0:0:0:0:0:1]/admin', 'http://[::1]/admin'],
+      ['http://[::FFFF:127.0.0.1]:8080/admin', 'http://[::ffff:7f00:1]:8080/admin'],
+      ['evil://[0::1]:007/x', 'evil://[::1]:7/x'],
+    ];
+    for (const [u, normal] of same) {
+      assert.equal(normalizeUri(u), normal, u);
+      assert.equal(uriProblem(u), 'not-normal', u);
+      assert.equal(uriProblem(normal), undefined, normal);
+    }
+    // A port of zero, a template's placeholder and a bracketed host that is no IPv6 address stay as written.
+    for (const u of ['evil://h:0/x', 'http://h:{port}/x', 'evil://[v1.x]/y']) assert.equal(normalizeUri(u), u, u);
+    const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['http*'], deny: ['https://internal.example:8443/*', 'http://[::1]/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+    for (const u of ['https://internal.example:08443/admin', 'http://[0:0:0:0:0:0:0:1]/admin']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, u);
+  });
 });
 
 describe('TenantPolicy resource decisions', () => {
