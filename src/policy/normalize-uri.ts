@@ -47,6 +47,12 @@ export function removeDotSegments(path: string): string {
   return output;
 }
 
+/**
+ * What a URL parser (WHATWG: Node's URL, fetch) removes before it reads a URI: every tab and newline,
+ * and controls and spaces before or after it. "ht\ttps://h/ad\nmin" is https://h/admin to it.
+ */
+const STRIPPED = /[\t\n\r]|^[\x00-\x20]+|[\x00-\x20]+$/g;
+
 /** Schemes whose default port a URL parser drops (§6.2.3: `https://h:443/` is `https://h/`). */
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', ws: '80', wss: '443', ftp: '21' };
 /** Schemes whose host a URL parser maps to ASCII (IDNA: full-width letters, upper case, punycode). */
@@ -80,19 +86,35 @@ function normalHost(scheme: string, host: string): string {
 /**
  * The URI in normal form: lower-case scheme and host, unreserved escapes decoded, dot-segments removed,
  * and what a URL parser treats as the same (§6.2.3): a default port dropped (and a port's leading zeros),
- * an IDNA host in ASCII, an IPv6 host in its canonical form, an empty query delimiter dropped, and for `file:` the `localhost` host and the missing `//` of `file:/x`.
+ * an IDNA host in ASCII, an IPv6 host in its canonical form, an empty query delimiter dropped, for `file:`
+ * the `localhost` host and the missing `//` of `file:/x`, for the other special schemes a host written
+ * without `//` (`https:h/x`), and the tabs, newlines and surrounding controls a parser removes.
  */
 export function normalizeUri(uri: string): string {
-  const m = PARTS.exec(uri)!;
-  const [, rawScheme, rawAuthority, path = '', query, fragment] = m;
+  const read = uri.replace(STRIPPED, '');
+  const m = PARTS.exec(read)!;
+  const [, rawScheme, rawAuthority, rawPath = '', query, fragment] = m;
   const scheme = rawScheme?.toLowerCase();
+  const special = scheme !== undefined && Object.hasOwn(DEFAULT_PORTS, scheme);
+  if (special && !rawAuthority) {
+    // A special scheme's host is read without its "//" too: "https:h/x", "https:/h/x" and "https:///h/x" are https://h/x.
+    const rest = read.slice(rawScheme!.length + 1).replace(/^[/\\]+/, '');
+    if (rest !== '' && !'?#'.includes(rest[0]!)) return normalizeUri(`${scheme}://${rest}`);
+  }
   let authority = rawAuthority;
-  if (scheme === 'file' && authority === undefined && path.startsWith('/')) authority = '';
+  let path = rawPath;
+  if (scheme === 'file' && authority === undefined) {
+    // "file:/x" and "file:x" are file:///x to a URL parser.
+    authority = '';
+    if (!path.startsWith('/')) path = `/${path}`;
+  }
   let out = scheme === undefined ? '' : `${scheme}:`;
   if (authority !== undefined) {
     // userinfo@host:port — only the host is case-insensitive (§6.2.2.1).
     const at = authority.lastIndexOf('@');
-    const userinfo = at === -1 ? '' : normalizeEscapes(authority.slice(0, at + 1));
+    let userinfo = at === -1 ? '' : normalizeEscapes(authority.slice(0, at + 1));
+    // A parser drops an empty password, and empty credentials altogether ("https://@h/" is https://h/).
+    if (special) userinfo = userinfo === '@' || userinfo === ':@' ? '' : userinfo.replace(/:@$/, '@');
     const hostPort = normalizeEscapes(authority.slice(at + 1));
     const colon = hostPort.startsWith('[') ? hostPort.indexOf(':', hostPort.indexOf(']')) : hostPort.lastIndexOf(':');
     let host = normalHost(scheme ?? '', colon === -1 ? hostPort : hostPort.slice(0, colon));

@@ -93,6 +93,35 @@ describe('spellings a URL parser or a server reads as another resource (found by
   });
 });
 
+describe('what a URL parser strips or supplies (found by a review)', () => {
+  it('tabs and newlines anywhere, controls and spaces around, the "//" of a special scheme, the "/" of file: are not normal', () => {
+    // A URL parser (WHATWG, as servers built on Node, browsers' fetch) reads each as the right-hand spelling.
+    const same: Array<[string, string]> = [
+      ['https:internal.example/admin', 'https://internal.example/admin'],
+      ['https:/internal.example/admin', 'https://internal.example/admin'],
+      ['https:///internal.example/admin', 'https://internal.example/admin'],
+      ['WS:h/x', 'ws://h/x'],
+      ['https://internal.example/ad\tmin', 'https://internal.example/admin'],
+      ['https://internal.example/ad\nmin?q=\r1', 'https://internal.example/admin?q=1'],
+      ['ht\ttps://internal.example/admin', 'https://internal.example/admin'],
+      [' https://internal.example/admin\u0000', 'https://internal.example/admin'],
+      ['file:etc/passwd', 'file:///etc/passwd'],
+      ['https://@internal.example/admin', 'https://internal.example/admin'],
+      ['https://:@internal.example/admin', 'https://internal.example/admin'],
+      ['https://u:@internal.example/admin', 'https://u@internal.example/admin'],
+      ['evil://files/se\tcret', 'evil://files/secret'],
+    ];
+    for (const [u, normal] of same) {
+      assert.equal(normalizeUri(u), normal, JSON.stringify(u));
+      assert.equal(uriProblem(u), 'not-normal', JSON.stringify(u));
+    }
+    // Schemes a parser gives no authority of its own keep their form: a URN, a mail query, an opaque path.
+    for (const u of ['urn:isbn:0451450523', 'mailto:a@b.example', 'evil:files/x', 'https://h']) assert.equal(uriProblem(u), undefined, u);
+    const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['*'], deny: ['https://internal.example/*', 'file:///etc/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+    for (const u of ['https:internal.example/admin', 'https://@internal.example/admin', 'https://internal.example/ad\tmin', ' https://internal.example/admin', 'file:etc/passwd']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, JSON.stringify(u));
+  });
+});
+
 describe('TenantPolicy resource decisions', () => {
   const tenant = new TenantPolicy({
     name: 't',
