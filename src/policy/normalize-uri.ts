@@ -154,3 +154,16 @@ export function uriProblem(uri: string): UriProblem | undefined {
   if (decodeAll(path).includes('\0')) return 'ambiguous';
   return undefined;
 }
+
+/** A URI template's expressions (RFC 6570: `{userId}`, `{+path}`, `{?limit,offset}`). */
+const EXPRESSIONS = /\{[^{}]*\}/g;
+
+/**
+ * Why a URI template (completion/complete's `ref/resource`) cannot be matched safely, or undefined when
+ * it can: its written parts are held to a URI's normal form, each expression standing for one
+ * unreserved character. An expression is no URI text: `users://{userId}/profile` (a variable in
+ * camelCase where the host goes, as servers write them) is not a URI with an upper-case host.
+ */
+export function templateProblem(template: string): UriProblem | undefined {
+  return uriProblem(template.replace(EXPRESSIONS, 'x'));
+}

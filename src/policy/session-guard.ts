@@ -131,7 +131,8 @@ export class SessionGuard {
   check(method: string, params: Params): (Decision & Target) | undefined {
     const target = targetOf(method, params);
     if (!target) return undefined;
-    const d = this.tenant.decide(target.kind, target.name, this.principal.scopes, true, this.#alias(target.kind, target.name));
+    // A completion names a resource template, not a URI: its {expressions} are no URI text (TenantPolicy.decide).
+    const d = this.tenant.decide(target.kind, target.name, this.principal.scopes, target.absent === 'template' ? 'template' : true, this.#alias(target.kind, target.name));
     return { allowed: d.allowed, rule: d.rule, reason: d.reason, missingScopes: d.missingScopes, ...target };
   }
 

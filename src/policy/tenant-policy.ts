@@ -3,7 +3,7 @@ import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
-import { uriProblem, type UriProblem } from './normalize-uri.js';
+import { templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
@@ -94,9 +94,10 @@ export class TenantPolicy {
   /**
    * `asked`: the name comes from a client's request. Such a URI must already be in normal form, so the
    * patterns see it exactly as the upstream will (normalize-uri.ts); a URI an upstream listed is its own
-   * spelling and is matched as it is (and listing it costs no normalisation per item).
+   * spelling and is matched as it is (and listing it costs no normalisation per item). `"template"`: a
+   * URI template a client names (completion/complete), whose written parts must be in normal form.
    */
-  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked = true, alias?: string): Decision {
+  decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template' = true, alias?: string): Decision {
     const d = this.#decide(kind, name, scopes, asked);
     if (alias === undefined) return d;
     // Two names for one tool (bare, and prefixed on an endpoint showing one upstream unprefixed): a deny
@@ -107,9 +108,9 @@ export class TenantPolicy {
     return d.reason === 'not_allowed' && a.reason === 'missing_scope' ? a : d;
   }
 
-  #decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean): Decision {
+  #decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template'): Decision {
     const rules = this.#rules[kind];
-    const problem = asked && kind === 'resource' ? uriProblem(name) : undefined;
+    const problem = asked === false || kind !== 'resource' ? undefined : asked === 'template' ? templateProblem(name) : uriProblem(name);
     if (problem) return ABNORMAL[problem];
     for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
     for (const a of rules.allow) {

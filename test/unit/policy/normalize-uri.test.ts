@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeUri, removeDotSegments, uriProblem } from '../../../src/policy/normalize-uri.js';
+import { normalizeUri, removeDotSegments, templateProblem, uriProblem } from '../../../src/policy/normalize-uri.js';
 import { TenantPolicy } from '../../../src/policy/tenant-policy.js';
 import type { TenantConfig } from '../../../src/config/schema.js';
 
@@ -119,6 +119,14 @@ describe('what a URL parser strips or supplies (found by a review)', () => {
     for (const u of ['urn:isbn:0451450523', 'mailto:a@b.example', 'evil:files/x', 'https://h']) assert.equal(uriProblem(u), undefined, u);
     const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['*'], deny: ['https://internal.example/*', 'file:///etc/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
     for (const u of ['https:internal.example/admin', 'https://@internal.example/admin', 'https://internal.example/ad\tmin', ' https://internal.example/admin', 'file:etc/passwd']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, JSON.stringify(u));
+  });
+});
+
+describe('templateProblem', () => {
+  it('holds what is written around the expressions to normal form, not the expressions (found by a review)', () => {
+    for (const t of ['users://{userId}/profile', 'db://{Table}/rows{?limit,offset}', 'file:///{+path}', 'note:{#section}', 'https://{Host}/x']) assert.equal(templateProblem(t), undefined, t);
+    for (const t of ['Users://{userId}/profile', 'file:///a/../{path}', 'https://h:443/{x}', 'https:h/{x}']) assert.equal(templateProblem(t), 'not-normal', t);
+    assert.equal(templateProblem('file:///{a}%2F{b}'), 'ambiguous');
   });
 });
 

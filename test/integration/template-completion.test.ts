@@ -1,0 +1,57 @@
+// completion/complete on a resource template through the gateway, with a tenant whose resource rules
+// allow it: the template is a URI template, not a URI, so its {expressions} (users://{userId}/profile,
+// a variable in camelCase where the host goes) are not held to a URI's normal form, while what is
+// written around them still is. A real stdio upstream (test/fixtures/template-server.mjs).
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { connectClient } from '../helpers/sdk.js';
+
+const FIXTURE = resolve('test/fixtures/template-server.mjs');
+const UPSTREAM = { name: 'tpl', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
+
+async function refusal(p: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof McpError, String(err));
+    return { code: err.code, message: err.message };
+  }
+  assert.fail('expected the request to be refused');
+}
+
+describe('completion/complete on a resource template', () => {
+  let gw: RunningGateway;
+  let client: Client;
+
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [UPSTREAM],
+      endpoints: [{ path: '/mcp', upstreams: ['tpl'] }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], resources: { allow: ['*'], deny: ['notes://*'] } }],
+    });
+    client = await connectClient(gw, 'streamable-http');
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.close();
+  });
+
+  const complete = (uri: string) => client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'userId', value: 'al' } });
+
+  it('completes a listed, allowed template whose variable stands where the host goes (found by a review)', async () => {
+    const listed = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    assert.deepEqual(listed, ['users://{userId}/profile']);
+    // Before: refused as a URI not in normal form ("{userId}" is no lower-case host), answered as an unknown template.
+    assert.deepEqual((await complete('users://{userId}/profile')).completion.values, ['users://{userId}/profile:al']);
+  });
+
+  it('still refuses a denied template, and one whose written parts are not in normal form, as unknown', async () => {
+    assert.deepEqual(await refusal(complete('notes://all/{id}')), { code: -32602, message: 'MCP error -32602: Resource template notes://all/{id} not found' });
+    assert.deepEqual(await refusal(complete('Users://{userId}/profile')), { code: -32602, message: 'MCP error -32602: Resource template Users://{userId}/profile not found' });
+    assert.deepEqual(await refusal(complete('notes://all/%7Bid%7D/../{id}')), { code: -32602, message: 'MCP error -32602: Resource template notes://all/%7Bid%7D/../{id} not found' });
+  });
+});
