@@ -108,6 +108,8 @@ export function normalizeUri(uri: string): string {
     authority = '';
     if (!path.startsWith('/')) path = `/${path}`;
   }
+  // A Windows drive written "c|" is "c:" to a URL parser (file:///c|/x is file:///c:/x).
+  if (scheme === 'file' && /^\/[A-Za-z]\|(?:\/|$)/.test(path)) path = `${path.slice(0, 2)}:${path.slice(3)}`;
   let out = scheme === undefined ? '' : `${scheme}:`;
   if (authority !== undefined) {
     // userinfo@host:port — only the host is case-insensitive (§6.2.2.1).
@@ -143,12 +145,14 @@ export type UriProblem = 'not-normal' | 'ambiguous';
  * - `ambiguous`: it is normal, but what it names depends on how the server reads it: an escaped `/` or
  *   `\` (`%2F`, `%5C`: a separator to a server that decodes them), a `\`, an empty path segment (`//`,
  *   which servers and file systems collapse), a NUL, a fragment (no part of the resource a server reads),
- *   or a host that is no domain. The rules would see one resource where the server may read another.
+ *   a host that is no domain, or a domain ending in its root's dot (`internal.example.`). The rules would see one resource where the server may read another.
  */
 export function uriProblem(uri: string): UriProblem | undefined {
   if (normalizeUri(uri) !== uri) return 'not-normal';
-  const [, , authority = '', path = '', , fragment] = PARTS.exec(uri)!;
+  const [, scheme = '', authority = '', path = '', , fragment] = PARTS.exec(uri)!;
   if (fragment !== undefined || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
+  // A domain with its root's dot ("internal.example.") is the same host to DNS, and another text to the rules.
+  if (DOMAIN_SCHEMES.has(scheme) && /\.(?::\d*)?$/.test(authority)) return 'ambiguous';
   if (!path.includes('%') && !path.includes('\\')) return undefined;
   if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
   if (decodeAll(path).includes('\0')) return 'ambiguous';

@@ -122,6 +122,18 @@ describe('what a URL parser strips or supplies (found by a review)', () => {
   });
 });
 
+describe('a host with a trailing dot, a Windows drive written with "|" (found by a review)', () => {
+  it('are refused: the same host to DNS, the same file to a URL parser', () => {
+    for (const u of ['https://internal.example./admin', 'http://u@internal.example.:8080/x', 'file://server./share/x']) assert.equal(uriProblem(u), 'ambiguous', u);
+    assert.equal(normalizeUri('file:///c|/secret/x'), 'file:///c:/secret/x');
+    assert.equal(uriProblem('file:///C|/secret/x'), 'not-normal');
+    // Neither is touched elsewhere: a dot ending a path, a "|" in a path that is no drive, a custom scheme's authority.
+    for (const u of ['https://h/x.', 'file:///srv/a|b', 'evil://files./x']) assert.equal(uriProblem(u), undefined, u);
+    const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['*'], deny: ['https://internal.example/*', 'file:///c:/secret/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+    for (const u of ['https://internal.example./admin', 'file:///c|/secret/x']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, u);
+  });
+});
+
 describe('templateProblem', () => {
   it('holds what is written around the expressions to normal form, not the expressions (found by a review)', () => {
     for (const t of ['users://{userId}/profile', 'db://{Table}/rows{?limit,offset}', 'file:///{+path}', 'note:{#section}', 'https://{Host}/x']) assert.equal(templateProblem(t), undefined, t);
