@@ -119,21 +119,35 @@ function hiddenCharacters(s: string): TextScan | undefined {
 
 /** Code points that render as nothing: what patterns must not see, counted or not (see asRead). */
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+const IGNORABLE_RUNS = /\p{Default_Ignorable_Code_Point}+/gu;
 
-/** `text` without its default-ignorable code points, and for each UTF-16 unit left, where it was in `text`. */
-function asRead(text: string): { text: string; at: number[] } {
+/** `text` without its default-ignorable code points, and where each of its indices was in `text`. */
+function asRead(text: string): { text: string; at: (i: number) => number } {
   let out = '';
-  const at: number[] = [];
-  for (let i = 0; i < text.length; ) {
-    const width = text.codePointAt(i)! > 0xffff ? 2 : 1;
-    const c = text.slice(i, i + width);
-    if (!IGNORABLE.test(c)) {
-      out += c;
-      at.push(i);
-      if (width === 2) at.push(i + 1);
-    }
-    i += width;
+  let from = 0;
+  let removed = 0;
+  // Per run removed: where it was cut out of `out`, and how many units were removed up to there.
+  const cuts: number[] = [];
+  const shifts: number[] = [];
+  for (const m of text.matchAll(IGNORABLE_RUNS)) {
+    out += text.slice(from, m.index);
+    removed += m[0].length;
+    cuts.push(out.length);
+    shifts.push(removed);
+    from = m.index + m[0].length;
   }
+  out += text.slice(from);
+  const at = (i: number): number => {
+    // The last run cut out at or before `i` (a binary search: runs are few, strings may be long).
+    let lo = 0;
+    let hi = cuts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cuts[mid]! <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return i + (lo === 0 ? 0 : shifts[lo - 1]!);
+  };
   return { text: out, at };
 }
 
@@ -195,8 +209,8 @@ export class HiddenTextScanner {
         re.lastIndex++;
         continue;
       }
-      const start = read ? read.at[m.index]! : m.index;
-      const end = read ? read.at[m.index + m[0].length - 1]! + 1 : m.index + m[0].length;
+      const start = read ? read.at(m.index) : m.index;
+      const end = read ? read.at(m.index + m[0].length - 1) + 1 : m.index + m[0].length;
       clean += text.slice(from, start) + REMOVED;
       from = end;
     }
