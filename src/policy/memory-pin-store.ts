@@ -61,7 +61,8 @@ export class MemoryPinStore implements PinStore {
   async #reload(): Promise<void> {
     const epoch = this.#epoch;
     try {
-      const table = await readPinFile(this.#file!);
+      // Removed: the pins in memory stand (adopted as they are, nothing changes) until the next write restores the file.
+      const table = await readPinFile(this.#file!, () => copyTable(this.#table));
       // A write of ours adopted a fresher read meanwhile; a later change of the file polls again.
       if (epoch === this.#epoch) this.#adopt(table);
     } catch (err) {
@@ -101,12 +102,27 @@ export class MemoryPinStore implements PinStore {
     this.#flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#flush());
   }
 
+  /**
+   * The file as it is now, for a read-modify-write under its lock. A file removed while the gateway runs
+   * is the gateway's pins in memory, not an empty table: adopted, that emptied every upstream of its
+   * approvals, and the next listing of each was a first sighting that approved whatever it held (a
+   * changed definition included). A store that is not running (the CLI) reads a missing file as empty.
+   */
+  #readForWrite(): Promise<PinTable> {
+    if (!this.#watching) return readPinFile(this.#file!);
+    return readPinFile(this.#file!, () => {
+      this.#logger?.warn({ file: this.#file }, 'the pins file was removed while the gateway runs; writing it again from the pins in memory');
+      return copyTable(this.#table);
+    });
+  }
+
   async #flush(): Promise<void> {
     const file = this.#file!;
     try {
       await withPinFileLock(file, async () => {
         const batch = this.#unsaved.length;
-        const table = await readPinFile(file);
+        // What is unsaved is in the table in memory too: replayed on it, it changes nothing.
+        const table = await this.#readForWrite();
         for (const b of this.#unsaved.slice(0, batch)) observeIn(table, b.upstream, b.sightings, b.pinnedInConfig, b.at);
         await writePinFile(file, table);
         this.#unsaved.splice(0, batch);
@@ -130,7 +146,7 @@ export class MemoryPinStore implements PinStore {
       return done;
     }
     return withPinFileLock(this.#file, async () => {
-      const table = await readPinFile(this.#file!);
+      const table = await this.#readForWrite();
       const done = approveIn(table, upstream, items);
       if (done.length > 0) await writePinFile(this.#file!, table);
       this.#adopt(table);
@@ -146,7 +162,7 @@ export class MemoryPinStore implements PinStore {
     }
     // As approve: under the lock, on the file as it is now; #adopt reports it (here and in every reader).
     return withPinFileLock(this.#file, async () => {
-      const table = await readPinFile(this.#file!);
+      const table = await this.#readForWrite();
       const done = rejectIn(table, upstream, items);
       if (done.length > 0) await writePinFile(this.#file!, table);
       this.#adopt(table);

@@ -9,13 +9,16 @@ const VERSION = 1;
 const STALE_LOCK_MS = 10_000;
 const LOCK_WAIT_MS = 5_000;
 
-/** The pins file: `{ "version": 1, "upstreams": { upstream: { tool: { approved, pending } } } }`; absent means empty. */
-export async function readPinFile(file: string): Promise<PinTable> {
+/**
+ * The pins file: `{ "version": 1, "upstreams": { upstream: { tool: { approved, pending } } } }`; absent
+ * means empty, or what `absent` gives (a running gateway's pins: see MemoryPinStore).
+ */
+export async function readPinFile(file: string, absent: () => PinTable = emptyTable): Promise<PinTable> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyTable();
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return absent();
     throw err;
   }
   let doc: unknown;

@@ -364,6 +364,28 @@ describe('MemoryPinStore: the pins file', () => {
     await gateway.close();
   });
 
+  it('a pins file removed while the gateway runs is written again from the pins in memory, never started anew (found by a review)', async () => {
+    const file = freshFile();
+    const { gateway, seen } = await watchingGateway(file);
+    await see(gateway, 'u', 't', H1, 'v1', undefined);
+    await gateway.flushed();
+    rmSync(file);
+    // Long enough for the store's poll of the file (every 250 ms) to see it gone: that too must keep the pins.
+    await sleep(800);
+    assert.equal((await gateway.table(['u'])).u?.t?.approved, H1, 'kept in memory');
+    // The upstream then changes its tool: a change for review, not the first sighting of an upstream without pins.
+    assert.equal((await see(gateway, 'u', 't', H2, 'v2', undefined)).newChange, true);
+    await gateway.flushed();
+    assert.deepEqual(seen, [], 'nothing approved');
+    const again = await see(gateway, 'u', 't', H2, 'v2', undefined);
+    assert.equal(again.approved, H1, 'still held to its pin');
+    assert.equal(again.pending?.hash, H2);
+    const onDisk = await readPinFile(file);
+    assert.equal(onDisk.u!.t!.approved, H1, 'the approval written again');
+    assert.equal(onDisk.u!.t!.pending!.hash, H2);
+    await gateway.close();
+  });
+
   it('a file that is not a pins file is reported, and the store refuses to start (never trusts every tool anew)', async () => {
     const file = freshFile();
     await writePinFile(file, {});
