@@ -1,3 +1,5 @@
+import type { Cancellation } from '../jsonrpc/cancellation.js';
+
 /**
  * How long one listing of a session's resources and templates answers for URIs no list has named. An
  * upstream that adds resources without saying so (no resources/list_changed) has them found within
@@ -24,14 +26,25 @@ export class OwnershipListing {
   /**
    * Runs `list`, unless a listing ran (or runs) within OWNERSHIP_LISTING_MS and the lists have not
    * changed since: then that one answers. A failed listing counts as made (what it learned is learned):
-   * one failing at page 99 must not be walked again on each unknown URI.
+   * one failing at page 99 must not be walked again on each unknown URI. So `list` runs under a
+   * cancellation of its own, never the request's that started it: a client cancelling that request would
+   * end the listing the others wait on, and leave it counted as made. `signal` stops only this wait.
    */
-  run(list: () => Promise<void>): Promise<void> {
+  run(list: () => Promise<void>, signal?: Cancellation): Promise<void> {
     if (this.#last === undefined || this.#now() - this.#at >= OWNERSHIP_LISTING_MS) {
       this.#at = this.#now();
       this.#last = list().catch(() => {});
     }
-    return this.#last;
+    const listing = this.#last;
+    if (!signal) return listing;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      signal.onAbort(resolve);
+      void listing.then(() => {
+        signal.offAbort(resolve);
+        resolve();
+      });
+    });
   }
 
   /** An upstream's resources changed (resources/list_changed, a restart, a reload): the next unknown URI lists again. */

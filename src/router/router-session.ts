@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound, withheld } from '../jsonrpc/not-found.js';
-import type { Cancellation } from '../jsonrpc/cancellation.js';
+import { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
@@ -306,12 +306,14 @@ export class RouterSession {
     const known = this.#uriPool(uri, listed);
     if (known) return known;
     // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
-    // Shared with requests that come while it runs: they wait for it rather than list too.
+    // Shared with requests that come while it runs: they wait for it rather than list too. Its own
+    // cancellation: this request's (a client's cancel) must not end what the others wait on.
+    const own: RouteContext = { signal: new Cancellation(), requestId: ctx.requestId, screen: ctx.screen };
     await this.#ownership.run(async () => {
       for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
-        await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), ctx), () => {}, 100).catch(() => {});
+        await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), own), () => {}, 100).catch(() => {});
       }
-    });
+    }, ctx.signal);
     return this.#uriPool(uri, listed);
   }
 

@@ -41,6 +41,9 @@ interface ServerSpec {
 class FakeServer {
   readonly log: JsonRpcRequest[] = [];
   transport: MemoryTransport | undefined;
+  /** Methods whose answers wait for release(); the answers held so far. */
+  readonly held = new Set<string>();
+  #waiting: Array<() => void> = [];
 
   constructor(readonly spec: ServerSpec) {}
 
@@ -51,8 +54,16 @@ class FakeServer {
       const req = m as JsonRpcRequest;
       this.log.push(req);
       const answer = this.#answer(req);
-      void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result });
+      const send = () => void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result });
+      if (this.held.has(req.method)) this.#waiting.push(send);
+      else send();
     };
+  }
+
+  /** Answers every held request now, and the ones that come later at once. */
+  release(): void {
+    this.held.clear();
+    for (const send of this.#waiting.splice(0)) send();
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
@@ -582,6 +593,25 @@ describe('URIs no list names', () => {
       } finally {
         A.resources!.pop();
       }
+    });
+  });
+});
+
+describe('the listing that finds a URI\'s owner', () => {
+  it('is not ended by the cancellation of the request that started it: a request sharing it, and the next one, still find the URI', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      g.server('a').held.add('resources/list');
+      const first = new Cancellation();
+      const cancelled = g.session.request('resources/read', { uri: 'file:///a/two.txt' }, { signal: first, requestId: 'r1' });
+      const sharing = g.session.request('resources/read', { uri: 'file:///a/two.txt' }, { signal: new Cancellation(), requestId: 'r2' });
+      for (let i = 0; i < 20 && g.server('a').requests('resources/list').length === 0; i++) await settle();
+      assert.equal(g.server('a').requests('resources/list').length, 1, 'the listing is on its way');
+      first.abort('the client cancelled r1');
+      await assert.rejects(cancelled);
+      g.server('a').release();
+      assert.deepEqual(await sharing, { contents: [{ uri: 'file:///a/two.txt', text: 'a read file:///a/two.txt' }] });
+      const later = await g.request('resources/read', { uri: 'file:///a/one.txt' });
+      assert.deepEqual(later, { contents: [{ uri: 'file:///a/one.txt', text: 'a read file:///a/one.txt' }] });
     });
   });
 });
