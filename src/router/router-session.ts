@@ -358,7 +358,8 @@ export class RouterSession {
       return inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
     }
     if (ref?.type === 'ref/resource') {
-      const pool = this.#uriPool(ref.uri) ?? this.#templatePool(String(ref.uri));
+      // The exact template first: a URI prefix two upstreams' templates share names only the last one listed.
+      const pool = this.#templatePool(String(ref.uri)) ?? this.#uriPool(ref.uri);
       if (!pool) throw notFound('template', String(ref.uri));
       if (ctx.screen?.withholds(pool.name, String(ref.uri))) throw withheld('template', String(ref.uri), ctx.screen.rule);
       return this.#forward(pool, 'completion/complete', params, ctx);

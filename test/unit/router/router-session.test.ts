@@ -29,6 +29,7 @@ interface ServerSpec {
   capabilities: Record<string, unknown>;
   tools?: Item[];
   resources?: Item[];
+  resourceTemplates?: Item[];
   prompts?: Item[];
   instructions?: string;
   pageSize?: number;
@@ -108,6 +109,10 @@ class FakeServer {
         return { result: { content: [{ type: 'text', text: `${s.name}:${String(p.name)}` }], args: p.arguments ?? null } };
       case 'resources/list':
         return this.#page('resources', s.resources, p.cursor);
+      case 'resources/templates/list':
+        return this.#page('resourceTemplates', s.resourceTemplates, p.cursor);
+      case 'completion/complete':
+        return { result: { completion: { values: [`${s.name}:${String((p.ref as Item | undefined)?.uri)}`], hasMore: false } } };
       case 'resources/read': {
         const r = s.resources?.find((x) => x.uri === p.uri);
         if (!r) return { error: { code: -32002, message: `Resource not found: ${String(p.uri)}` } };
@@ -612,6 +617,21 @@ describe('the listing that finds a URI\'s owner', () => {
       assert.deepEqual(await sharing, { contents: [{ uri: 'file:///a/two.txt', text: 'a read file:///a/two.txt' }] });
       const later = await g.request('resources/read', { uri: 'file:///a/one.txt' });
       assert.deepEqual(later, { contents: [{ uri: 'file:///a/one.txt', text: 'a read file:///a/one.txt' }] });
+    });
+  });
+});
+
+describe('completion/complete on a resource template', () => {
+  const T1: ServerSpec = { name: 'a', capabilities: { resources: {}, completions: {} }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note' }] };
+  const T2: ServerSpec = { name: 'b', capabilities: { resources: {}, completions: {} }, resourceTemplates: [{ uriTemplate: 'notes://{owner}/{id}', name: 'owned' }] };
+
+  it('goes to the upstream that lists the template, though another lists one with the same text before its first "{"', async () => {
+    await withGateway([T1, T2], undefined, async (g) => {
+      await g.request('resources/templates/list');
+      const a = await g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } });
+      assert.deepEqual(a, { completion: { values: ['a:notes://{id}'], hasMore: false } });
+      const b = await g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{owner}/{id}' }, argument: { name: 'id', value: '' } });
+      assert.deepEqual(b, { completion: { values: ['b:notes://{owner}/{id}'], hasMore: false } });
     });
   });
 });
