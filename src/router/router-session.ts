@@ -359,7 +359,9 @@ export class RouterSession {
     }
     if (ref?.type === 'ref/resource') {
       // The exact template first: a URI prefix two upstreams' templates share names only the last one listed.
-      const pool = this.#templatePool(String(ref.uri)) ?? this.#uriPool(ref.uri);
+      // Not known here (listed on another replica, or before a reload): listed again, as for a read.
+      const template = String(ref.uri);
+      const pool = this.#templatePool(template) ?? (await this.#ownerOf(ref.uri, ctx).then((p) => this.#templatePool(template) ?? p));
       if (!pool) throw notFound('template', String(ref.uri));
       if (ctx.screen?.withholds(pool.name, String(ref.uri))) throw withheld('template', String(ref.uri), ctx.screen.rule);
       return this.#forward(pool, 'completion/complete', params, ctx);

@@ -634,4 +634,13 @@ describe('completion/complete on a resource template', () => {
       assert.deepEqual(b, { completion: { values: ['b:notes://{owner}/{id}'], hasMore: false } });
     });
   });
+
+  it('on a template this endpoint has not seen listed yet (its lists were made on another replica, or before a reload) lists again, as a read does', async () => {
+    await withGateway([T1, T2], undefined, async (g) => {
+      const a = await g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } });
+      assert.deepEqual(a, { completion: { values: ['a:notes://{id}'], hasMore: false } });
+      await assert.rejects(g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'other://{x}' }, argument: { name: 'x', value: '' } }), rpcError(-32602, 'Resource template other://{x} not found'));
+      assert.equal(g.server('b').requests('completion/complete').length, 0, 'b was never asked');
+    });
+  });
 });
