@@ -21,6 +21,17 @@ const LIST_CHANGED = listChangedNotifications();
 const MAX_LEARNED_URIS = 10_000;
 
 /**
+ * Learned from a list: kept newest last, and at the bound the one listed longest ago makes room. A bound
+ * that only refused (as templates had) left whatever an upstream listed after 10,000 others, over a long
+ * life, unroutable until a reload; one that kept a re-listed entry in its old place evicted live ones first.
+ */
+function learn(map: Map<string, string>, key: string, upstream: string): void {
+  map.delete(key);
+  if (map.size >= MAX_LEARNED_URIS) map.delete(map.keys().next().value!);
+  map.set(key, upstream);
+}
+
+/**
  * One endpoint (virtual server): the upstreams it exposes, how names are prefixed, which sessions are
  * open on it, and the delivery of upstream-initiated notifications to those sessions only.
  */
@@ -163,8 +174,7 @@ export class EndpointRouter implements EndpointView {
   }
 
   learnUri(uri: string, upstream: string): void {
-    if (this.#uriOwner.size >= MAX_LEARNED_URIS) this.#uriOwner.delete(this.#uriOwner.keys().next().value!);
-    this.#uriOwner.set(uri, upstream);
+    learn(this.#uriOwner, uri, upstream);
   }
 
   ownerOfTemplate(template: string): string | undefined {
@@ -172,10 +182,10 @@ export class EndpointRouter implements EndpointView {
   }
 
   learnTemplate(template: string, upstream: string): void {
-    if (this.#templates.size < MAX_LEARNED_URIS) this.#templates.set(template, upstream);
+    learn(this.#templates, template, upstream);
     const i = template.indexOf('{');
     const prefix = i === -1 ? template : template.slice(0, i);
-    if (prefix.length > 0 && this.#templateOwner.size < MAX_LEARNED_URIS) this.#templateOwner.set(prefix, upstream);
+    if (prefix.length > 0) learn(this.#templateOwner, prefix, upstream);
   }
 
   /** The upstream that owns a URI, if the lists have told us. */

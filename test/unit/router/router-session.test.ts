@@ -644,3 +644,19 @@ describe('completion/complete on a resource template', () => {
     });
   });
 });
+
+describe('what an endpoint learns of URI templates', () => {
+  it('makes room for templates listed after 10,000 others: the newest are routed, not left "not found" for the endpoint\'s life', async () => {
+    const T1: ServerSpec = { name: 'a', capabilities: { resources: {}, completions: {} }, resourceTemplates: [{ uriTemplate: 'fresh://{id}', name: 'fresh' }] };
+    const T2: ServerSpec = { name: 'b', capabilities: { resources: {}, completions: {} }, resourceTemplates: [] };
+    await withGateway([T1, T2], undefined, async (g) => {
+      // Templates an upstream listed over a long life and no longer lists (a reload alone forgets them).
+      for (let i = 0; i < 10_000; i++) g.router.learnTemplate(`old${i}://{x}`, 'b');
+      await g.request('resources/templates/list');
+      assert.equal(g.router.ownerOfTemplate('fresh://{id}'), 'a');
+      assert.equal(g.router.ownerOfUri('fresh://42'), 'a');
+      const r = await g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'fresh://{id}' }, argument: { name: 'id', value: '' } });
+      assert.deepEqual(r, { completion: { values: ['a:fresh://{id}'], hasMore: false } });
+    });
+  });
+});
