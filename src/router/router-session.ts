@@ -19,6 +19,7 @@ import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
+import { SessionSubscriptions } from './session-subscriptions.js';
 
 export interface RouteContext {
   signal: Cancellation;
@@ -49,8 +50,7 @@ export class RouterSession {
   readonly #endpoint: EndpointView;
   readonly caller: UpstreamCaller;
   readonly #leases: SessionLeases;
-  /** uri → instance it was subscribed on. */
-  readonly #subscriptions = new Map<string, UpstreamInstance>();
+  readonly #subscriptions: SessionSubscriptions;
   /** The listing that tells who owns a URI no list has named, kept a while (see there). */
   readonly #ownership = new OwnershipListing();
   #closed = false;
@@ -60,6 +60,7 @@ export class RouterSession {
     this.#endpoint = endpoint;
     this.caller = caller;
     this.#leases = new SessionLeases(endpoint, caller, leases, from);
+    this.#subscriptions = new SessionSubscriptions(endpoint, caller, () => this.#closed);
   }
 
   /** What this session's tenant sees of the tools (the endpoint's curation, or the tenant's own), as configured now. */
@@ -67,9 +68,12 @@ export class RouterSession {
     return this.#endpoint.tools.curationFor(this.caller.tenant);
   }
 
-  /** The endpoint was reconfigured by a reload: see SessionLeases.rebind. */
-  rebind(): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
-    return this.#leases.rebind(() => this.#closed);
+  /** The endpoint was reconfigured by a reload: see SessionLeases.rebind and SessionSubscriptions.follow. */
+  async rebind(): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
+    const stale = await this.#leases.rebind(() => this.#closed);
+    // Before the stale leases are handed back: a subscription on one is dropped there first.
+    await this.#subscriptions.follow((pool) => this.#instance(pool));
+    return stale;
   }
 
   /** The endpoint's tools as this session's instances list them, curated for its tenant. */
@@ -98,7 +102,7 @@ export class RouterSession {
 
   /** URIs this session is subscribed to (for its record, so another replica can renew them). */
   subscribedUris(): string[] {
-    return [...this.#subscriptions.keys()];
+    return this.#subscriptions.uris();
   }
 
   capabilities(): Result {
@@ -323,20 +327,12 @@ export class RouterSession {
     const pool = await this.#ownerOf(uri, ctx, true);
     if (!pool) throw notFound('resource', String(uri));
     if (this.#subscriptions.has(uri)) return {};
-    const inst = this.#instance(pool);
-    await inst.subscribe(uri, this.caller, { params, callerRequestId: ctx.requestId, signal: ctx.signal }).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
-    // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
-    if (this.#closed) await inst.unsubscribe(uri, this.caller);
-    else this.#subscriptions.set(uri, inst);
+    await this.#subscriptions.subscribe(uri, this.#instance(pool), { params, callerRequestId: ctx.requestId, signal: ctx.signal });
     return {};
   }
 
-  async #unsubscribe(params: Params, ctx?: RouteContext): Promise<Result> {
-    const uri = params?.uri as string;
-    const inst = this.#subscriptions.get(uri);
-    if (!inst) return {};
-    this.#subscriptions.delete(uri);
-    await inst.unsubscribe(uri, this.caller, ctx?.signal);
+  async #unsubscribe(params: Params, ctx: RouteContext): Promise<Result> {
+    await this.#subscriptions.unsubscribe(params?.uri as string, ctx.signal);
     return {};
   }
 
@@ -379,7 +375,7 @@ export class RouterSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#endpoint.forget(this.caller);
-    await Promise.all([...this.#subscriptions.keys()].map((uri) => this.#unsubscribe({ uri })));
+    await this.#subscriptions.closeAll();
     await this.#leases.releaseAll();
   }
 }

@@ -146,6 +146,9 @@ function fakeCaller(id = 'session-1', tenant = 't1') {
 interface Built {
   session: RouterSession;
   router: EndpointRouter;
+  /** The pools by name; a test may replace one (a reload's changed upstream) with `replace`. */
+  pools: Map<string, UpstreamPool>;
+  replace(spec: ServerSpec): Promise<UpstreamPool>;
   servers: Map<string, FakeServer>;
   server(name: string): FakeServer;
   notes: Array<[string, Record<string, unknown> | undefined]>;
@@ -176,9 +179,19 @@ async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', 
   const router = new EndpointRouter(cfg.endpoints[0]!, pools, logger, gate);
   const { caller, notes } = fakeCaller();
   const session = await router.open(caller);
+  const retired: UpstreamPool[] = [];
   return {
     session,
     router,
+    pools,
+    replace: async (spec) => {
+      servers.set(spec.name, new FakeServer(spec));
+      const pool = new UpstreamPool(cfg.upstreams.find((u) => u.name === spec.name)!, logger, factory);
+      await pool.start();
+      retired.push(pools.get(spec.name)!);
+      pools.set(spec.name, pool);
+      return pool;
+    },
     servers,
     server: (name) => servers.get(name)!,
     notes,
@@ -189,7 +202,7 @@ async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', 
     close: async () => {
       await session.close();
       await router.close();
-      await Promise.all([...pools.values()].map((p) => p.close()));
+      await Promise.all([...pools.values(), ...retired].map((p) => p.close()));
     },
   };
 }
@@ -657,6 +670,30 @@ describe('what an endpoint learns of URI templates', () => {
       assert.equal(g.router.ownerOfUri('fresh://42'), 'a');
       const r = await g.request('completion/complete', { ref: { type: 'ref/resource', uri: 'fresh://{id}' }, argument: { name: 'id', value: '' } });
       assert.deepEqual(r, { completion: { values: ['a:fresh://{id}'], hasMore: false } });
+    });
+  });
+});
+
+describe('resource subscriptions across a reload', () => {
+  it('follow an upstream a reload replaced to its new pool: the new instance is subscribed and its updates reach the session', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await g.request('resources/list');
+      assert.deepEqual(await g.request('resources/subscribe', { uri: 'file:///a/one.txt' }), {});
+      // A reload changed upstream a (its command, its env): a new pool, the old one drains and stops.
+      const old = g.pools.get('a')!;
+      await g.replace({ ...A });
+      const stale = g.router.reconfigure(g.router.config, g.pools).map((s) => s.rebind());
+      assert.deepEqual((await Promise.all(stale)).flat(), []);
+      await old.close();
+      for (let i = 0; i < 20 && g.server('a').requests('resources/subscribe').length === 0; i++) await settle();
+      assert.equal(g.server('a').requests('resources/subscribe').length, 1, 'the new instance was subscribed');
+      g.notes.length = 0;
+      g.server('a').notify('notifications/resources/updated', { uri: 'file:///a/one.txt' });
+      for (let i = 0; i < 20 && g.notes.length === 0; i++) await settle();
+      assert.deepEqual(g.notes, [['notifications/resources/updated', { uri: 'file:///a/one.txt' }]]);
+      // And the session's unsubscribe reaches the instance that holds the subscription now.
+      assert.deepEqual(await g.request('resources/unsubscribe', { uri: 'file:///a/one.txt' }), {});
+      assert.equal(g.server('a').requests('resources/unsubscribe').length, 1);
     });
   });
 });

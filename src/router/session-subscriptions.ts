@@ -1,0 +1,73 @@
+import type { Cancellation } from '../jsonrpc/cancellation.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import type { EndpointView } from './endpoint-view.js';
+import { resourceNotFound } from './resource-not-found.js';
+
+type Params = Record<string, unknown> | undefined;
+
+/**
+ * One session's resource subscriptions: each URI with the instance it was subscribed on (the one whose
+ * notifications/resources/updated reach the session, and the one told when it is dropped).
+ */
+export class SessionSubscriptions {
+  readonly #endpoint: EndpointView;
+  readonly #caller: UpstreamCaller;
+  readonly #closed: () => boolean;
+  /** uri → instance it was subscribed on. */
+  readonly #byUri = new Map<string, UpstreamInstance>();
+
+  constructor(endpoint: EndpointView, caller: UpstreamCaller, closed: () => boolean) {
+    this.#endpoint = endpoint;
+    this.#caller = caller;
+    this.#closed = closed;
+  }
+
+  uris(): string[] {
+    return [...this.#byUri.keys()];
+  }
+
+  has(uri: string): boolean {
+    return this.#byUri.has(uri);
+  }
+
+  async subscribe(uri: string, inst: UpstreamInstance, o: { params?: Params; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<void> {
+    await inst.subscribe(uri, this.#caller, o).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
+    // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
+    if (this.#closed()) await inst.unsubscribe(uri, this.#caller);
+    else this.#byUri.set(uri, inst);
+  }
+
+  async unsubscribe(uri: string, signal?: Cancellation): Promise<void> {
+    const inst = this.#byUri.get(uri);
+    if (!inst) return;
+    this.#byUri.delete(uri);
+    await inst.unsubscribe(uri, this.#caller, signal);
+  }
+
+  /**
+   * A reload rebound the session: a subscription held on an instance the endpoint's pool of that name no
+   * longer serves it with (the upstream was replaced, or removed from the endpoint) is dropped there and,
+   * where the upstream is still the endpoint's, made again on the instance that serves the session now.
+   * Left as it was, the old instance drained and stopped, nothing told the new one, and the client, whose
+   * subscribe again was answered {} as already done, heard no update for the rest of the session.
+   */
+  async follow(instanceOf: (pool: UpstreamPool) => UpstreamInstance): Promise<void> {
+    const moved = [...this.#byUri].filter(([, inst]) => !this.#endpoint.pool(inst.config.name)?.serves(this.#caller, inst));
+    await Promise.all(
+      moved.map(async ([uri, inst]) => {
+        this.#byUri.delete(uri);
+        await inst.unsubscribe(uri, this.#caller).catch(() => {});
+        const pool = this.#endpoint.pool(inst.config.name);
+        if (!pool || this.#closed()) return;
+        await this.subscribe(uri, instanceOf(pool), {}).catch((err: Error) => {
+          this.#endpoint.logger.warn({ upstream: pool.name, uri, err: err.message }, 'reload: a resource subscription could not be made on the new instance; its updates are lost');
+        });
+      }),
+    );
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.uris().map((uri) => this.unsubscribe(uri)));
+  }
+}
