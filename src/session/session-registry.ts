@@ -92,10 +92,8 @@ export class SessionRegistry {
 
   /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
   async create(kind: 'streamable-http' | 'sse', endpoint: EndpointRouter, principal: Principal, makeTransport: (id: string) => Transport, restoreId?: string): Promise<ClientSession> {
-    if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
-    if (this.#sessions.size >= this.#opts.maxSessions) {
-      throw new GatewayError('SWB_POOL_EXHAUSTED', `the gateway holds its maximum of ${this.#opts.maxSessions} sessions; retry later`);
-    }
+    const refused = this.#refusal();
+    if (refused) throw refused;
     const path = endpoint.config.path;
     const tenant = this.#opts.policy.tenant(principal);
     if (!tenant || !tenant.mayUseEndpoint(path)) {
@@ -104,6 +102,13 @@ export class SessionRegistry {
     const id = restoreId ?? randomUUID();
     const guard = new SessionGuard(principal, tenant, this.#opts.policy, this.#opts.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
     await this.#openSlot(guard);
+    // Asked again: the slot may be a round trip (Redis), in which other sessions were registered (past
+    // maxSessions, the bound on this replica's memory) or shutdown began (closeAll would never see this one).
+    const meanwhile = this.#refusal();
+    if (meanwhile) {
+      guard.closeSession();
+      throw meanwhile;
+    }
     this.#followReload(guard, principal, endpoint);
     const session = new ClientSession({
       id,
@@ -127,6 +132,13 @@ export class SessionRegistry {
     this.#sessions.set(id, session);
     this.#openedAt.set(session, Date.now());
     return session;
+  }
+
+  /** Why no session can be added now (shutdown, or the replica's maximum), if it cannot. */
+  #refusal(): GatewayError | undefined {
+    if (this.#closing) return new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; reconnect to another replica');
+    if (this.#sessions.size >= this.#opts.maxSessions) return new GatewayError('SWB_POOL_EXHAUSTED', `the gateway holds its maximum of ${this.#opts.maxSessions} sessions; retry later`);
+    return undefined;
   }
 
   /**
