@@ -16,6 +16,8 @@ export class SessionSubscriptions {
   readonly #closed: () => boolean;
   /** uri → instance it was subscribed on. */
   readonly #byUri = new Map<string, UpstreamInstance>();
+  /** uri → a subscribe to it still on its way upstream, which an unsubscribe of the URI waits for. */
+  readonly #making = new Map<string, Promise<void>>();
 
   constructor(endpoint: EndpointView, caller: UpstreamCaller, closed: () => boolean) {
     this.#endpoint = endpoint;
@@ -31,14 +33,26 @@ export class SessionSubscriptions {
     return this.#byUri.has(uri);
   }
 
-  async subscribe(uri: string, inst: UpstreamInstance, o: { params?: Params; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<void> {
-    await inst.subscribe(uri, this.#caller, o).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
-    // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
-    if (this.#closed()) await inst.unsubscribe(uri, this.#caller);
-    else this.#byUri.set(uri, inst);
+  subscribe(uri: string, inst: UpstreamInstance, o: { params?: Params; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<void> {
+    const making = (async () => {
+      await inst.subscribe(uri, this.#caller, o).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
+      // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.
+      if (this.#closed()) await inst.unsubscribe(uri, this.#caller);
+      else this.#byUri.set(uri, inst);
+    })();
+    this.#making.set(uri, making);
+    const done = () => void (this.#making.get(uri) === making && this.#making.delete(uri));
+    making.then(done, done);
+    return making;
   }
 
+  /**
+   * Drops the session's subscription to `uri`. One still being made is waited for first: answered {} at
+   * once, the unsubscribe let that subscribe land afterwards, and the client that had dropped the URI got
+   * its updates for the rest of the session.
+   */
   async unsubscribe(uri: string, signal?: Cancellation): Promise<void> {
+    await this.#making.get(uri)?.catch(() => {});
     const inst = this.#byUri.get(uri);
     if (!inst) return;
     this.#byUri.delete(uri);

@@ -697,3 +697,25 @@ describe('resource subscriptions across a reload', () => {
     });
   });
 });
+
+describe('an unsubscribe sent while the subscribe to the URI is on its way', () => {
+  it('undoes that subscribe: no update reaches the session after both are answered, and the upstream is told to drop it', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await g.request('resources/list');
+      g.server('a').held.add('resources/subscribe');
+      const subscribing = g.request('resources/subscribe', { uri: 'file:///a/one.txt' });
+      for (let i = 0; i < 20 && g.server('a').requests('resources/subscribe').length === 0; i++) await settle();
+      const unsubscribing = g.request('resources/unsubscribe', { uri: 'file:///a/one.txt' });
+      await settle();
+      g.server('a').release();
+      assert.deepEqual(await subscribing, {});
+      assert.deepEqual(await unsubscribing, {});
+      assert.deepEqual(g.session.subscribedUris(), []);
+      assert.equal(g.server('a').requests('resources/unsubscribe').length, 1, 'the upstream was told to drop it');
+      g.notes.length = 0;
+      g.server('a').notify('notifications/resources/updated', { uri: 'file:///a/one.txt' });
+      for (let i = 0; i < 5; i++) await settle();
+      assert.deepEqual(g.notes, []);
+    });
+  });
+});
