@@ -14,7 +14,7 @@ import type { TraceSpan } from '../observability/tracing.js';
 import { GuardViews } from '../policy/guard-views.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { SessionObserver } from './session-observer.js';
-import type { SessionRecord } from './session-store.js';
+import { recordOf, type SessionRecord } from './session-store.js';
 import { negotiateVersion } from './protocol-versions.js';
 import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
@@ -228,21 +228,7 @@ export class ClientSession {
 
   /** What another replica needs to take this session over. */
   record(): SessionRecord {
-    return {
-      id: this.id,
-      kind: this.kind,
-      endpoint: this.endpoint.config.path,
-      principal: { issuer: this.principal.issuer, subject: this.principal.subject, tenant: this.principal.tenant },
-      protocolVersion: this.protocolVersion ?? '2025-03-26',
-      clientCapabilities: this.clientCapabilities,
-      clientInfo: this.clientInfo,
-      // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
-      movable: this.kind === 'streamable-http' && this.endpoint.pools.every((p) => p.movable),
-      subscriptions: this.#router?.subscribedUris() ?? [],
-      logLevel: this.#logLevel,
-      workingSet: this.#workingSet.names,
-      createdAt: Date.now(),
-    };
+    return recordOf(this, { subscriptions: this.#router?.subscribedUris() ?? [], logLevel: this.#logLevel, workingSet: this.#workingSet.names });
   }
 
   async #onRequest(req: JsonRpcRequest, principal: Principal): Promise<void> {
@@ -321,6 +307,9 @@ export class ClientSession {
         // A warm spare asked for roots before it had a session: let it ask again, now answerable.
         if (this.clientCapabilities.roots) this.#router?.notification('notifications/roots/list_changed', undefined);
         return;
+      case 'notifications/progress':
+        // On a request the gateway put to the client: restarts its timeout, and goes on to the upstream that asked.
+        return this.#peer.progress(params);
       case 'notifications/cancelled': {
         const id = params?.requestId as RequestId | undefined;
         // initialize is never cancelled; an id we do not know (already answered) is the benign race.
@@ -351,18 +340,18 @@ export class ClientSession {
     return this.clientCapabilities;
   }
 
-  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);
-    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, params, relatedRequestId, signal)));
+    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, params, relatedRequestId, signal, onProgress)));
   }
 
-  async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+  async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
     const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#active.forRequest(this.#clientRequestTimeoutMs, signal);
-    return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId });
+    return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId, onProgress });
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {

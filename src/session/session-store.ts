@@ -22,3 +22,31 @@ export interface SessionRecord {
 export function principalOf(r: SessionRecord): Principal {
   return { ...r.principal, scopes: new Set() };
 }
+
+/** The parts of a 2025 session (ClientSession) its record is made of, besides what it keeps privately. */
+export interface RecordedSession {
+  readonly id: string;
+  readonly kind: 'streamable-http' | 'sse';
+  readonly endpoint: { readonly config: { readonly path: string }; readonly pools: ReadonlyArray<{ readonly movable: boolean }> };
+  readonly principal: Principal;
+  readonly protocolVersion: string | undefined;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly clientInfo: Record<string, unknown> | undefined;
+}
+
+/** What another replica needs to take session `s` over. */
+export function recordOf(s: RecordedSession, kept: Pick<SessionRecord, 'subscriptions' | 'logLevel' | 'workingSet'>): SessionRecord {
+  return {
+    id: s.id,
+    kind: s.kind,
+    endpoint: s.endpoint.config.path,
+    principal: { issuer: s.principal.issuer, subject: s.principal.subject, tenant: s.principal.tenant },
+    protocolVersion: s.protocolVersion ?? '2025-03-26',
+    clientCapabilities: s.clientCapabilities,
+    clientInfo: s.clientInfo,
+    // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
+    movable: s.kind === 'streamable-http' && s.endpoint.pools.every((p) => p.movable),
+    ...kept,
+    createdAt: Date.now(),
+  };
+}

@@ -15,12 +15,16 @@ export interface UpstreamCaller {
   readonly principal?: UpstreamUser | undefined;
   /** The session has ended: a per-session pool drops its place in the queue rather than start an instance for it. */
   readonly closed?: boolean;
-  /** A server→client request (sampling/createMessage, elicitation/create, roots/list). */
+  /**
+   * A server→client request (sampling/createMessage, elicitation/create, roots/list). `onProgress`: told
+   * each notifications/progress the client reports on it, under the upstream's own token (when it gave one).
+   */
   clientRequest(
     method: string,
     params: Record<string, unknown> | undefined,
     relatedRequestId: RequestId | undefined,
     signal: Cancellation,
+    onProgress?: (params: Record<string, unknown>) => void,
   ): Promise<Record<string, unknown>>;
   /**
    * What the client behind a request declared it can answer (its capabilities: for a session those of its

@@ -327,8 +327,10 @@ export class UpstreamClient {
     const cancel = this.#peer.accept(req.id);
     // The upstream waits on the client (maybe a person): the caller's calls here do not time out meanwhile.
     const resume = this.#peer.pause((o) => o.caller === target.caller);
+    // The client's progress on it goes back to the upstream that asked for it (the spec's either-way progress).
+    const progress = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken === undefined ? undefined : (params: Record<string, unknown>) => void (cancel.aborted || this.#transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params }).catch(() => {}));
     target.caller
-      .clientRequest(req.method, req.params, target.relatedRequestId, cancel)
+      .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress)
       .then(
         (result) => {
           if (!cancel.aborted) this.#reply(req.id, result); // the upstream cancelled it: it expects no answer
