@@ -351,7 +351,17 @@ export class ClientSession {
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
     const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#active.forRequest(this.#clientRequestTimeoutMs, signal);
-    return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId, onProgress });
+    // Withdrawn when the client cancels the call it is asked for, too: the upstream may not cancel it (the
+    // SDK's servers do not), and the client would be left with a question nobody waits for, answered into nothing.
+    const call = relatedRequestId === undefined ? undefined : this.#inflight.get(relatedRequestId);
+    if (!call) return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId, onProgress });
+    const either = new Cancellation();
+    const upstream = () => either.abort(signal.reason);
+    const client = () => either.abort('the client cancelled the request this was asked for');
+    signal.onAbort(upstream);
+    call.onAbort(client);
+    if (signal.aborted || call.aborted) either.abort(signal.reason ?? call.reason);
+    return this.#peer.request(method, params, { timeoutMs, signal: either, relatedRequestId, onProgress }).finally(() => (signal.offAbort(upstream), call.offAbort(client)));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
