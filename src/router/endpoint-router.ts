@@ -58,6 +58,9 @@ export class EndpointRouter implements EndpointView {
   readonly #templates = new Map<string, string>();
   readonly #detach: Array<() => void> = [];
   readonly #embeddings: EmbeddingsObserver | undefined;
+  /** The preparation a tools/list_changed started, while it runs, and whether another came meanwhile. */
+  #preparing: Promise<void> | undefined;
+  #prepareAgain = false;
   /**
    * Told of every change an upstream announced on this endpoint (list_changed, resources/updated), once
    * per announcement: what other replicas' subscribers must hear too (their instances are other processes).
@@ -231,7 +234,7 @@ export class EndpointRouter implements EndpointView {
   ): void {
     if (LIST_CHANGED.includes(method)) {
       this.#broadcast(pool, inst, method);
-      if (method === 'notifications/tools/list_changed') void this.prepareTools();
+      if (method === 'notifications/tools/list_changed') this.#toolsListChanged();
       return;
     }
     if (method === 'notifications/resources/updated') {
@@ -250,6 +253,22 @@ export class EndpointRouter implements EndpointView {
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
     }
+  }
+
+  /**
+   * One preparation at a time: a burst of tools/list_changed (a restarting server sends five or six) made
+   * one whole listing of the upstream, and in search mode one index, per notification. One that comes
+   * while a preparation runs makes one more after it, so the last change is always prepared for.
+   */
+  #toolsListChanged(): void {
+    if (this.#preparing) return void (this.#prepareAgain = true);
+    this.#preparing = this.prepareTools().finally(() => {
+      this.#preparing = undefined;
+      if (this.#prepareAgain) {
+        this.#prepareAgain = false;
+        this.#toolsListChanged();
+      }
+    });
   }
 
   /**

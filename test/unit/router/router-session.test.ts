@@ -719,3 +719,18 @@ describe('an unsubscribe sent while the subscribe to the URI is on its way', () 
     });
   });
 });
+
+describe('a burst of tools/list_changed from a shared upstream', () => {
+  it('lists that upstream\'s tools again once or twice, not once per notification', async () => {
+    await withGateway([A, B], undefined, async (g) => {
+      await g.router.prepareTools();
+      // Listings, not pages: each starts with a request without a cursor.
+      const listings = () => g.server('b').requests('tools/list').filter((r) => r.params?.cursor === undefined).length;
+      const before = listings();
+      for (let i = 0; i < 6; i++) g.server('b').notify('notifications/tools/list_changed');
+      for (let i = 0; i < 50; i++) await settle();
+      const after = listings() - before;
+      assert.ok(after >= 1 && after <= 2, `${after} listings for a burst of 6`);
+    });
+  });
+});
