@@ -1,4 +1,5 @@
 import type { Agent, Dispatcher } from 'undici';
+import type { RemoteAgents, RemoteDispatchers } from './remote-agents.js';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -16,13 +17,13 @@ import { userKey, type UpstreamUser } from './upstream-user.js';
 
 /** One user's link state for one upstream: its own connection pool and its own credential. */
 interface UserRemote {
-  agent: Agent;
+  agents: RemoteAgents;
   credentials: BearerSource;
   /** Transports open on it; the pool closes with the last one. */
   links: number;
 }
 
-export function remoteTransport(u: RemoteUpstreamConfig, agent: Dispatcher, credentials: BearerSource | undefined, logger: Logger): Transport {
+export function remoteTransport(u: RemoteUpstreamConfig, agent: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger): Transport {
   return u.transport === 'sse' ? new SseClientTransport(u, agent, credentials, logger) : new StreamableHttpClientTransport(u, agent, credentials, logger);
 }
 
@@ -33,7 +34,7 @@ export function remoteTransport(u: RemoteUpstreamConfig, agent: Dispatcher, cred
  */
 export class PerUserRemotes {
   readonly #subjects: SubjectTokens;
-  readonly #newAgent: (u: RemoteUpstreamConfig) => Agent;
+  readonly #newAgents: (u: RemoteUpstreamConfig) => RemoteAgents;
   /** Per upstream: the client secret, the actor token, and the connections to the token endpoint. */
   readonly #clients = new Map<string, { client: TokenExchangeClient; agent: Agent }>();
   /** Per upstream config and user: a reload that changes the upstream gives its new instances new links. */
@@ -45,9 +46,9 @@ export class PerUserRemotes {
   /** User consent (user-oauth upstreams), when the vault is configured. */
   consent: UserConsent | undefined;
 
-  constructor(subjects: SubjectTokens, newAgent: (u: RemoteUpstreamConfig) => Agent) {
+  constructor(subjects: SubjectTokens, newAgents: (u: RemoteUpstreamConfig) => RemoteAgents) {
     this.#subjects = subjects;
-    this.#newAgent = newAgent;
+    this.#newAgents = newAgents;
   }
 
   create(u: RemoteUpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser | undefined, logger: Logger): Transport {
@@ -57,14 +58,13 @@ export class PerUserRemotes {
     const key = `${version}\n${userKey(owner)}`;
     let r = this.#users.get(key);
     if (!r) {
-      const agent = this.#newAgent(u);
-      r = { agent, credentials: this.credentials(u, auth, owner), links: 0 };
+      r = { agents: this.#newAgents(u), credentials: this.credentials(u, auth, owner), links: 0 };
       this.#users.set(key, r);
     }
     r.links++;
     // Each connection keeps to the consent it started with (see ConsentPin): a new one reconnects it.
     const pin = r.credentials instanceof UserOAuthCredential ? new ConsentPin(r.credentials, () => void transport.close()) : undefined;
-    const transport = remoteTransport(u, r.agent, pin ?? r.credentials, logger);
+    const transport = remoteTransport(u, r.agents, pin ?? r.credentials, logger);
     const close = transport.close.bind(transport);
     let closed = false;
     const user = r;
@@ -75,7 +75,7 @@ export class PerUserRemotes {
       closed = true;
       if (--user.links > 0 || this.#users.get(key) !== user) return;
       this.#users.delete(key);
-      await user.agent.close().catch(() => {});
+      await user.agents.close();
     };
     return transport;
   }
@@ -115,7 +115,7 @@ export class PerUserRemotes {
   }
 
   async close(): Promise<void> {
-    const agents = [...this.#users.values(), ...this.#clients.values()].map((r) => r.agent);
+    const agents = [...[...this.#users.values()].map((r) => r.agents), ...[...this.#clients.values()].map((r) => r.agent)];
     this.#users.clear();
     this.#clients.clear();
     await Promise.all(agents.map((a) => a.close().catch(() => {})));

@@ -10,6 +10,7 @@ import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { UpstreamHttpError } from './remote-errors.js';
+import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
 /**
  * The gateway as a legacy HTTP+SSE (2024-11-05) client: GET opens the stream, whose `endpoint` event
@@ -18,7 +19,7 @@ import { UpstreamHttpError } from './remote-errors.js';
  */
 export class SseClientTransport implements Transport {
   readonly #cfg: RemoteUpstreamConfig;
-  readonly #dispatcher: Dispatcher;
+  readonly #http: RemoteDispatchers;
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
   readonly #closer = new AbortController();
@@ -28,9 +29,10 @@ export class SseClientTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger) {
+  /** `dispatcher`: a RemoteAgents, whose streams never take the connections POSTs need; one Dispatcher serves both. */
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger) {
     this.#cfg = cfg;
-    this.#dispatcher = dispatcher;
+    this.#http = dispatchersOf(dispatcher);
     this.#credentials = credentials;
     this.#logger = logger;
   }
@@ -40,7 +42,7 @@ export class SseClientTransport implements Transport {
     const res = await request(this.#cfg.url, {
       method: 'GET',
       headers,
-      dispatcher: this.#dispatcher,
+      dispatcher: this.#http.streams, // open for the link's life: see RemoteDispatchers
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: 0,
@@ -99,7 +101,7 @@ export class SseClientTransport implements Transport {
       method: 'POST',
       body: JSON.stringify(message),
       headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) }),
-      dispatcher: this.#dispatcher,
+      dispatcher: this.#http.requests,
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: this.#cfg.http.bodyTimeoutMs,

@@ -15,6 +15,8 @@ import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
 import { ReopenWaits } from './reopen-waits.js';
+import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
+import { endSession } from './end-session.js';
 
 /** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
 const CANCEL_GRACE_MS = 1000;
@@ -27,7 +29,7 @@ const CANCEL_GRACE_MS = 1000;
  */
 export class StreamableHttpClientTransport implements Transport {
   readonly #cfg: RemoteUpstreamConfig;
-  readonly #dispatcher: Dispatcher;
+  readonly #http: RemoteDispatchers;
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
   /** The monotonic clock GET streams are timed by (see ReopenWaits). */
@@ -48,9 +50,10 @@ export class StreamableHttpClientTransport implements Transport {
   onerror?: (error: Error) => void;
   toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
 
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher, credentials: BearerSource | undefined, logger: Logger, now: () => number = () => performance.now()) {
+  /** `dispatcher`: a RemoteAgents, whose streams never take the connections calls need; one Dispatcher serves both. */
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger, now: () => number = () => performance.now()) {
     this.#cfg = cfg;
-    this.#dispatcher = dispatcher;
+    this.#http = dispatchersOf(dispatcher);
     this.#credentials = credentials;
     this.#logger = logger;
     this.#now = now;
@@ -73,14 +76,15 @@ export class StreamableHttpClientTransport implements Transport {
    * `o.request`: the POST carries a request, whose headers may come only with its answer (a JSON answer
    * is sent whole): its own timeout bounds the wait, as giving up on it aborts the POST (see #cancel);
    * headersTimeoutMs cut calls short as "unreachable", and sent no cancellation. A backstop stays.
+   * `o.stream`: the instance's lasting stream (GET, listen), which goes on a connection of its own (see RemoteDispatchers).
    */
-  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean; request?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
+  async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean; request?: boolean; stream?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
     const headers = await this.#headers(extra, o.stateless === true);
     const res = await request(this.#cfg.url, {
       method,
       body,
       headers,
-      dispatcher: this.#dispatcher,
+      dispatcher: o.stream ? this.#http.streams : this.#http.requests,
       signal: o.signal ?? this.#closer.signal,
       headersTimeout: o.request ? Math.max(this.#cfg.http.headersTimeoutMs, this.#cfg.maxRequestTimeoutMs ?? 0) : this.#cfg.http.headersTimeoutMs,
       // SSE bodies idle by design; JSON bodies are bounded by the configured timeout when read.
@@ -204,7 +208,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #sendModern(message: JsonRpcMessage, extra: Record<string, string>, related: RequestId | undefined, signal: AbortSignal): Promise<void> {
     // The same request path as every other (credentials and their refresh on 401 included).
-    const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined });
+    const stream = isRequest(message) && message.method === 'subscriptions/listen';
+    const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined, stream });
     if (res.statusCode === 202) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs));
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && related === undefined) return letGo(res.body, type, this.#cfg.http.bodyTimeoutMs);
@@ -318,7 +323,7 @@ export class StreamableHttpClientTransport implements Transport {
     const gone = () => failed(new Error(`upstream "${this.#cfg.name}": the transport was closed`));
     while (!this.#closed) {
       try {
-        const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
+        const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, undefined, { stream: true });
         // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
         // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
         // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
@@ -382,17 +387,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#closed = true;
     const sid = this.#sessionId;
     this.#closer.abort();
-    if (sid) {
-      // Best effort: tell the upstream the session is over.
-      request(this.#cfg.url, {
-        method: 'DELETE',
-        headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'mcp-session-id': sid, ...(this.#protocolVersion ? { 'mcp-protocol-version': this.#protocolVersion } : {}) }).catch(() => ({})),
-        dispatcher: this.#dispatcher,
-        headersTimeout: 2000,
-      })
-        .then((r) => discard(r.body, this.#cfg.http.bodyTimeoutMs))
-        .catch(() => {});
-    }
+    if (sid) await endSession(this.#cfg, this.#http.requests, this.#credentials, sid, this.#protocolVersion);
     this.onclose?.(reason);
   }
 }

@@ -1,4 +1,3 @@
-import { Agent } from 'undici';
 import type { RemoteUpstreamConfig, StdioUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -6,6 +5,7 @@ import type { Transport } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { PerUserRemotes, remoteTransport } from './per-user-remotes.js';
+import { RemoteAgents } from './remote-agents.js';
 import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
@@ -15,15 +15,15 @@ import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
 
 interface Remote {
-  agent: Agent;
+  agents: RemoteAgents;
   credentials: BearerSource | undefined;
   /** Transports open on it: a remote a reload superseded closes with its last one. */
   links: number;
 }
 
 /**
- * Builds the link for each upstream instance. Remote upstreams share one undici Agent per upstream
- * (keep-alive, timeouts, a bounded number of connections) and one token cache; an upstream with a
+ * Builds the link for each upstream instance. Remote upstreams share their connection pools per upstream
+ * (RemoteAgents: keep-alive, timeouts, a bounded number of connections for requests) and one token cache; an upstream with a
  * per-user credential has them per user instead (see PerUserRemotes).
  */
 export class UpstreamTransports {
@@ -49,14 +49,14 @@ export class UpstreamTransports {
 
   constructor(subjectTokens = new SubjectTokens()) {
     this.subjectTokens = subjectTokens;
-    this.#perUser = new PerUserRemotes(subjectTokens, (u) => newAgent(u));
+    this.#perUser = new PerUserRemotes(subjectTokens, (u) => new RemoteAgents(u));
   }
 
   create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
     if (upstream.transport === 'stdio') return this.#stdio(upstream, logger, owner);
     if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
     const remote = this.#remote(upstream);
-    const transport = remoteTransport(upstream, remote.agent, remote.credentials, logger);
+    const transport = remoteTransport(upstream, remote.agents, remote.credentials, logger);
     const close = transport.close.bind(transport);
     let closed = false;
     // long-lived: one per remote instance's link
@@ -135,8 +135,8 @@ export class UpstreamTransports {
   #remote(u: RemoteUpstreamConfig): Remote {
     let r = this.#remotes.get(u);
     if (!r) {
-      const agent = newAgent(u);
-      r = { agent, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agent, u.http.bodyTimeoutMs) : undefined, links: 0 };
+      const agents = new RemoteAgents(u);
+      r = { agents, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agents.requests, u.http.bodyTimeoutMs) : undefined, links: 0 };
       this.#remotes.set(u, r);
       const before = this.#latest.get(u.name);
       this.#latest.set(u.name, u);
@@ -151,11 +151,11 @@ export class UpstreamTransports {
     const r = this.#remotes.get(u);
     if (!r || r.links > 0 || this.#latest.get(u.name) === u) return;
     this.#remotes.delete(u);
-    void r.agent.close().catch(() => {});
+    void r.agents.close();
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#remotes.values()].map((r) => r.agent.close().catch(() => {})));
+    await Promise.all([...this.#remotes.values()].map((r) => r.agents.close()));
     this.#remotes.clear();
     this.#latest.clear();
     await this.#perUser.close();
@@ -185,15 +185,6 @@ function checkedRequests(transport: StdioTransport, check: ProcessCredential['ch
     return now.then(() => send(m));
   };
   return transport;
-}
-
-function newAgent(u: RemoteUpstreamConfig): Agent {
-  return new Agent({
-    connect: { timeout: u.http.connectTimeoutMs },
-    connections: u.http.maxConnections,
-    keepAliveTimeout: u.http.keepAliveTimeoutMs,
-    headersTimeout: u.http.headersTimeoutMs,
-  });
 }
 
 /** The user a root gateway starts a configured `sandbox.user` as; a gateway that is not root starts its own. */
