@@ -95,17 +95,32 @@ export class SseClientTransport implements Transport {
     }
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  /**
+   * A POST refused with 401 is sent once more with a fresh token, as over Streamable HTTP: the token was
+   * revoked or rotated before its expiry. Without it every message failed with the 401 until the cached
+   * token's renewal (an hour), while the stream, opened with the old token, stayed up.
+   */
+  send(message: JsonRpcMessage): Promise<void> {
+    return this.#post(message, false);
+  }
+
+  async #post(message: JsonRpcMessage, retried: boolean): Promise<void> {
     if (this.#closed || !this.#endpoint) throw new Error('transport closed');
+    const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) });
     const res = await request(this.#endpoint, {
       method: 'POST',
       body: JSON.stringify(message),
-      headers: await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) }),
+      headers,
       dispatcher: this.#http.requests,
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: this.#cfg.http.bodyTimeoutMs,
     });
+    if (res.statusCode === 401 && this.#credentials && !retried) {
+      await discard(res.body, this.#cfg.http.bodyTimeoutMs);
+      this.#credentials.invalidate(sentBearer(headers));
+      return this.#post(message, true);
+    }
     // Bounded in all, not only between bytes (undici's bodyTimeout): a body that trickled held the send, and its connection, for ever.
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
