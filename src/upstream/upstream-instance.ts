@@ -65,7 +65,7 @@ export class UpstreamInstance extends EventEmitter {
   });
   /** Stops the current modern listen stream (a new one replaces it). */
   #listening: Cancellation | undefined;
-  readonly #catalogues = new InstanceCatalogues((method, params) => this.request(method, params, {}));
+  readonly #catalogues = new InstanceCatalogues((method, params, receipt) => this.request(method, params, { receipt }), () => this.config);
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
