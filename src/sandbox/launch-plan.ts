@@ -240,16 +240,19 @@ const RUNS_DIRECTORIES = /^(node|nodejs|bun|python[0-9.]*|pypy[0-9.]*)$/;
  * judged by where it leads (an npm bin link, data/bin/server) and by where it lies (a link the server
  * could point elsewhere, or one whose target it has yet to write); and an interpreter's script that is a
  * directory (node /app: a package). A directory given to any other program, or after the script, is
- * its data (a filesystem server's root), which may well be writable.
+ * its data (a filesystem server's root), which may well be writable. An option's own value is judged as
+ * the same path given as an operand after the script: `--require=/srv/data/hook.js` (node loads it before
+ * its script) passed unchecked, where `--require /srv/data/hook.js` was refused.
  */
 function codeArgs(c: Confined, host: HostFacts): Array<{ path: string; real: string; dir: boolean }> {
   const interpreter = [c.program, host.realpath(c.program)].some((p) => RUNS_DIRECTORIES.test(basename(p)));
   const operands = c.args.filter((a) => !a.startsWith('-')).map((a) => resolve(c.cwd, a));
-  return operands.flatMap((path, i) => {
+  const values = c.args.filter((a) => a.startsWith('-') && a.includes('=')).map((a) => resolve(c.cwd, a.slice(a.indexOf('=') + 1)));
+  return [...operands.map((path, i) => ({ path, script: interpreter && i === 0 })), ...values.map((path) => ({ path, script: false }))].flatMap(({ path, script }) => {
     if (!host.kind(path)) return [];
     const real = host.realpath(path);
     const dir = host.kind(real)?.type === 'dir';
-    return !dir || (interpreter && i === 0) ? [{ path, real, dir }] : [];
+    return !dir || script ? [{ path, real, dir }] : [];
   });
 }
 

@@ -52,6 +52,15 @@ describe('code inside a writable path is refused, through symlinks and directori
     refused(['--enable-source-maps', app], /its code .*app holds the writable path .*app\/node_modules/);
   });
 
+  it("an option's own value (--require=file, --import=file): judged as the same file given as an operand is (found by a review)", () => {
+    // node loads it before its script: a server that rewrote it ran its code at the next start.
+    refused([`--require=${join(data, 'real.js')}`, join(code, 'server.js')], /its code .*real\.js lies inside the writable path/);
+    refused([`--import=${join(data, 'bin', 'server')}`, join(code, 'server.js')], /its code .*data\/bin\/server .*lies inside the writable path/);
+    // A directory as an option's value is data (a root to serve), as an operand after the script is.
+    assert.equal(plan([`--root=${data}`, join(code, 'server.js')]).profile, 'bubblewrap');
+    assert.equal(plan([`--require=${join(code, 'server.js')}`, join(code, 'alias.js')]).profile, 'bubblewrap');
+  });
+
   it('allows code outside them, and a writable directory given as data', () => {
     assert.equal(plan([join(code, 'server.js'), data]).profile, 'bubblewrap');
     assert.equal(plan([join(code, 'alias.js')]).profile, 'bubblewrap');
