@@ -183,10 +183,12 @@ export class StdioTransport implements Transport {
   #logStderr(child: ChildProcessWithoutNullStreams): void {
     const { logger } = this.#opts;
     const stderrLog = new StderrLog(logger);
+    // A line over the limit is left out and said so as a line of its own, within the same rate: a warning
+    // each, a server writing nothing but such lines put thousands a second into the log.
     const stderr = new LineSplitter(
       64 * 1024,
       (line) => stderrLog.line(line),
-      () => logger.warn({ stream: 'stderr' }, 'oversized stderr line discarded'),
+      (bytes) => stderrLog.line(`(a stderr line of ${bytes} bytes, over 64 KiB, was left out)`),
     );
     child.once('close', () => stderrLog.close());
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));

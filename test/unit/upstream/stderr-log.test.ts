@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StderrLog } from '../../../src/upstream/stderr-log.js';
+import { StdioTransport } from '../../../src/upstream/stdio-transport.js';
 
 function capture() {
   const entries: Array<{ level: number; msg: string; lines?: number; dropped?: number }> = [];
@@ -45,5 +46,21 @@ describe('StderrLog', () => {
     const warn = entries.filter((e) => e.level === 40);
     assert.equal(warn.length, 1);
     assert.equal(warn[0]!.dropped, 200);
+  });
+});
+
+describe('stderr lines over 64 KiB (found by a review)', () => {
+  it('are left out and said so within the same rate as other lines: a flood of them is not a warning each', async () => {
+    const { entries, logger } = capture();
+    const LINES = 700;
+    // Each line just over the limit, written as fast as the pipe takes it; then the server exits.
+    const server = `const l = 'x'.repeat(64 * 1024 + 1) + '\\n'; for (let i = 0; i < ${LINES}; i++) process.stderr.write(l);`;
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', server], env: {}, maxLineBytes: 1 << 20, logger, stopGraceMs: 2000 });
+    const exited = new Promise<void>((resolve) => (t.onclose = () => resolve()));
+    await t.start();
+    await exited;
+    const said = entries.filter((e) => /over 64 KiB|oversized stderr line/.test(e.msg)).length;
+    assert.ok(said > 0, 'the operator hears of them');
+    assert.ok(entries.length < 50, `${entries.length} log entries for ${LINES} oversized stderr lines`);
   });
 });
