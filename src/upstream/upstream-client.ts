@@ -71,6 +71,7 @@ export class UpstreamClient {
   #declared: Record<string, unknown> = {};
   /** The span attributes of this client's requests, with the identity and era they were read from. */
   #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
+  #listens = 0; // listen requests in flight (see inflight)
 
   constructor(name: string, transport: Transport, logger: Logger, hooks: UpstreamClientHooks) {
     this.#name = name;
@@ -100,8 +101,12 @@ export class UpstreamClient {
     };
   }
 
+  /**
+   * Calls in flight; not the connection's own listen (2026-07-28), open for its life: counted, a per-user
+   * instance was never idle (never stopped), and a retired pool waited out its whole grace every time.
+   */
   get inflight(): number {
-    return this.#peer.inflight;
+    return this.#peer.inflight - this.#listens;
   }
 
   get closed(): boolean {
@@ -187,7 +192,13 @@ export class UpstreamClient {
   listen(resourceSubscriptions: string[], signal: Cancellation): Promise<unknown> {
     const forever = MAX_TIMER_MS;
     const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
-    return this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal });
+    const before = this.#peer.inflight;
+    const listening = this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal });
+    if (this.#peer.inflight === before) return listening; // refused at once (closed, cancelled): never in flight
+    this.#listens++;
+    const ended = () => void this.#listens--;
+    listening.then(ended, ended);
+    return listening;
   }
 
   /** server/discover: the upstream speaks 2026-07-28, statelessly; nothing else is set up. */
