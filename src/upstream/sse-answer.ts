@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { MAX_TIMER_MS } from '../jsonrpc/peer.js';
 import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, SseTooLargeError, type SseMessage } from '../jsonrpc/sse-parser.js';
 
@@ -53,6 +54,8 @@ export async function readAnswerStream(
  * resume, up to 5 s.
  */
 export function resumeDelay(retryMs: number | undefined, empty: number): number {
-  if (retryMs !== undefined) return empty > 0 ? Math.max(retryMs, 50) : retryMs;
+  // At most what a timer can wait: Node fires a longer delay after 1 ms, and `retry: 99999999999` was a
+  // resume every millisecond for as long as the call lasted.
+  if (retryMs !== undefined) return Math.min(MAX_TIMER_MS, empty > 0 ? Math.max(retryMs, 50) : retryMs);
   return Math.min(100 * 2 ** empty, 5000);
 }
