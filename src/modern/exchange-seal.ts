@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Exchange } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
@@ -21,10 +22,15 @@ export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): Sta
     argumentsDigest: digestParams(call.params),
   });
   return {
-    seal: (x: Exchange, principal: Principal, endpoint: string) => sealer.seal({ ...expect(principal, x.first, endpoint), continuationId: x.id, replicaId }),
+    seal: (x: Exchange, principal: Principal, endpoint: string) => {
+      // The exchange learns its round's state id: it accepts a retry with that state alone, once.
+      const stateId = randomBytes(12).toString('base64url');
+      x.sealedState(stateId);
+      return sealer.seal({ ...expect(principal, x.first, endpoint), continuationId: x.id, replicaId, stateId });
+    },
     open: (token, principal, call, endpoint) => {
       const claims = sealer.open(token, expect(principal, call, endpoint));
-      return { continuationId: claims.continuationId, replica: claims.replicaId, use: () => sealer.use(claims) };
+      return { continuationId: claims.continuationId, replica: claims.replicaId, stateId: claims.stateId, use: () => sealer.use(claims) };
     },
   };
 }

@@ -103,6 +103,8 @@ export class Exchange implements AttemptOwner {
   #over = false;
   /** The answer to the gateway's own confirmation question, once a retry gave it. */
   #confirmed: Record<string, unknown> | undefined;
+  /** The id of the state sealed for the round now out, until a retry presents it: the only one accepted. */
+  #roundState: string | undefined;
 
   /** Kept by the service under its id, to be continued by a retry (once it sealed a state). */
   held = false;
@@ -141,6 +143,21 @@ export class Exchange implements AttemptOwner {
   /** The capabilities and log level of the attempt now waiting (declared per request, never inherited). */
   get current(): ModernCall | undefined {
     return this.#attempt?.call;
+  }
+
+  /** The state just sealed for the round going out: a retry continues this exchange only with it. */
+  sealedState(stateId: string): void {
+    this.#roundState = stateId;
+  }
+
+  /**
+   * Whether a retry's state is the current round's, used up if so: what makes a state single use, on the
+   * replica holding the call (a retry is always handed there), with no record that outlives the exchange.
+   */
+  takeState(stateId: string): boolean {
+    if (this.#over || this.#roundState === undefined || this.#roundState !== stateId) return false;
+    this.#roundState = undefined;
+    return true;
   }
 
   /** An attempt arrived (the first POST, or a retry with inputResponses): it waits for the next thing to say. */

@@ -1,8 +1,7 @@
-import { GatewayError } from '../errors.js';
 import type { UsedTokens } from './used-tokens.js';
 
 export interface MemoryUsedTokensOptions {
-  /** Claims remembered at most (default 100,000); beyond it, new claims are refused until some expire. */
+  /** Claims remembered at most (default 100,000); beyond it, the oldest is forgotten. */
   max?: number;
   /** Epoch milliseconds, the clock the sealer judges expiry by. */
   now?: () => number;
@@ -11,15 +10,16 @@ export interface MemoryUsedTokensOptions {
 /**
  * Used requestState ids in this process (one replica). Bounded two ways: an id is forgotten once its
  * state has expired (a map in claim order, trimmed from the front on every claim), and at most `max`
- * are held. When that many live claims exist, a new claim is refused (503, retryable) rather than an
- * unexpired id dropped: dropping one would let that state be replayed.
+ * are held. When that many live claims exist, the oldest is forgotten to make room. Refusing new claims
+ * instead (503 until some expired, up to a continuation's lifetime) let one caller's rounds deny every
+ * other caller's retries on the replica. Forgetting one lets nothing be replayed: the exchange a state
+ * continues accepts only its current round's state, once (Exchange.takeState); this record only names
+ * a replay of a finished exchange's state as such, rather than as a continuation that is gone.
  */
 export class MemoryUsedTokens implements UsedTokens {
   readonly #claims = new Map<string, number>();
   readonly #max: number;
   readonly #now: () => number;
-  /** After a full sweep found no room: nothing can expire before this, so no sweep is tried before it. */
-  #fullUntil = 0;
 
   constructor(options: MemoryUsedTokensOptions = {}) {
     this.#max = options.max ?? 100_000;
@@ -36,7 +36,7 @@ export class MemoryUsedTokens implements UsedTokens {
     this.#trimFront(now);
     const held = this.#claims.get(id);
     if (held !== undefined && held > now) return false;
-    if (held === undefined && this.#claims.size >= this.#max) this.#sweep(now);
+    if (held === undefined && this.#claims.size >= this.#max) this.#forgetOldest();
     // Deleted first so that the map stays in claim order (the front is the oldest claim).
     this.#claims.delete(id);
     this.#claims.set(id, expiresAt);
@@ -51,17 +51,11 @@ export class MemoryUsedTokens implements UsedTokens {
     }
   }
 
-  /** Full sweep for the stragglers #trimFront stops before; at most once per "nothing can expire yet". */
-  #sweep(now: number): void {
-    if (now >= this.#fullUntil) {
-      let soonest = Number.POSITIVE_INFINITY;
-      for (const [id, expiresAt] of this.#claims) {
-        if (expiresAt <= now) this.#claims.delete(id);
-        else soonest = Math.min(soonest, expiresAt);
-      }
-      if (this.#claims.size < this.#max) return;
-      this.#fullUntil = soonest;
+  /** The front is the oldest claim (claim order), all of whose rounds' exchanges refuse it anyway. */
+  #forgetOldest(): void {
+    for (const id of this.#claims.keys()) {
+      this.#claims.delete(id);
+      return;
     }
-    throw new GatewayError('SWB_STORE_UNAVAILABLE', `more than ${this.#max} input_required rounds await their retry on this replica; retry shortly`);
   }
 }

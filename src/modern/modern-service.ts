@@ -12,6 +12,7 @@ import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
 import { paramHeaderCheck } from './param-headers.js';
+import { RequestStateError } from './request-state-error.js';
 import { shapeModernResponse } from './result-shape.js';
 import { WaitingRounds } from './waiting-rounds.js';
 
@@ -30,7 +31,7 @@ export interface StateSeal {
    * refused. `use` spends the state (single use): only the replica that holds the continuation calls
    * it, so a retry handed on from another replica is not refused there as a replay.
    */
-  open(token: string, principal: Principal, call: ModernCall, endpoint: string): { continuationId: string; replica: string; use(): Promise<void> };
+  open(token: string, principal: Principal, call: ModernCall, endpoint: string): { continuationId: string; replica: string; stateId: string; use(): Promise<void> };
 }
 
 export interface ModernServiceOptions {
@@ -140,6 +141,9 @@ export class ModernService {
       const why = where.replica === this.#o.replicaId ? 'it has ended (expired, given up for newer rounds of the same caller, or its upstream call finished)' : 'the gateway replica that held it is gone';
       return refuse(new GatewayError('SWB_REQUEST_STATE_INVALID', `Invalid params: requestState names a request that cannot be continued: ${why}; send the request again without requestState`, { reason: 'gone' }));
     }
+    // Single use whatever the record remembers (a bounded one forgets its oldest claims): the exchange
+    // takes only its current round's state, and only once.
+    if (!exchange.takeState(where.stateId)) return refuse(new RequestStateError('replayed'));
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
   }
 

@@ -26,8 +26,8 @@ export interface RequestStateClaims {
   stateId: string;
 }
 
-/** What the caller seals; the sealer adds issuedAt, stateId and (unless given) expiresAt = now + ttlMs. */
-export type RequestStateInput = Omit<RequestStateClaims, 'issuedAt' | 'expiresAt' | 'stateId'> & { expiresAt?: number };
+/** What the caller seals; the sealer adds issuedAt and (unless given) stateId and expiresAt = now + ttlMs. */
+export type RequestStateInput = Omit<RequestStateClaims, 'issuedAt' | 'expiresAt' | 'stateId'> & { expiresAt?: number; stateId?: string };
 
 /** What the retry must match: who presents the state, and which request it presents it on. */
 export type RequestStateExpectation = Pick<RequestStateClaims, 'principal' | 'method' | 'target' | 'endpoint' | 'argumentsDigest'>;
@@ -87,7 +87,7 @@ export class RequestStateSealer {
     const expiresAt = Math.floor(input.expiresAt ?? issuedAt + this.#ttlMs);
     if (!Number.isSafeInteger(expiresAt)) throw new Error('requestState needs an expiry in epoch milliseconds');
     const { principal: p } = input;
-    const stateId = randomBytes(12).toString('base64url');
+    const stateId = input.stateId ?? randomBytes(12).toString('base64url');
     const sealed: Sealed = [p.issuer, p.subject, p.tenant, input.method, input.target, input.argumentsDigest, input.continuationId, input.replicaId, issuedAt, expiresAt, stateId, input.endpoint];
     const key = this.#current;
     const iv = randomBytes(IV_BYTES);

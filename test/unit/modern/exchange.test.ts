@@ -1,0 +1,92 @@
+// The exchange's own rules, driven directly: which retry continues it, and what it may ask of a retry.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import type { JsonRpcMessage, JsonRpcResponse } from '../../../src/jsonrpc/types.js';
+import { Exchange, type AttemptOwner, type AttemptSink, type ExchangeHooks } from '../../../src/modern/exchange.js';
+import { readModernRequest, type ModernCall } from '../../../src/modern/modern-request.js';
+import { until } from '../../helpers/wait.js';
+
+const VERSION = '2026-07-28';
+const principal = { issuer: 'i', subject: 's', tenant: 't', scopes: new Set<string>() };
+
+function call(id: string, capabilities: Record<string, unknown>): ModernCall {
+  const headers = { 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'ask' };
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+  return readModernRequest(headers, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta } });
+}
+
+class Sink implements AttemptSink {
+  readonly id: string;
+  readonly call: ModernCall;
+  owner: AttemptOwner | undefined;
+  answer: { response: JsonRpcResponse; status: number } | undefined;
+  #closed = false;
+
+  constructor(c: ModernCall) {
+    this.id = String(c.id);
+    this.call = c;
+  }
+
+  get open(): boolean {
+    return !this.#closed && this.answer === undefined;
+  }
+
+  notify(_m: JsonRpcMessage): void {}
+
+  finish(response: JsonRpcResponse, status = 200): void {
+    if (this.open) this.answer = { response, status };
+  }
+
+  /** The client's socket closed: as ModernReply, the owner hears it unless the answer is out. */
+  close(): void {
+    this.#closed = true;
+    if (this.answer === undefined) this.owner?.detach(this);
+  }
+}
+
+function exchange(first: ModernCall): { x: Exchange; ended: string[]; states: string[] } {
+  const ended: string[] = [];
+  const states: string[] = [];
+  const hooks: ExchangeHooks = {
+    seal: (x) => {
+      const id = `state-${states.length + 1}`;
+      states.push(id);
+      x.sealedState(id);
+      return id;
+    },
+    shape: (_c, response) => response,
+    ended: (_x, reason) => ended.push(reason),
+    rerun: () => {},
+    ttlMs: 60_000,
+  };
+  return { x: new Exchange('t-', 1, first, principal, hooks), ended, states };
+}
+
+function attach(x: Exchange, c: ModernCall, answers?: Record<string, unknown>): Sink {
+  const sink = new Sink(c);
+  sink.owner = x;
+  x.attach(sink, answers);
+  return sink;
+}
+
+const ELICIT = { elicitation: { form: {} } };
+
+describe('Exchange', () => {
+  it("accepts only its current round's state, once: an earlier round's or a used one is refused", async () => {
+    const first = call('1', ELICIT);
+    const { x, states } = exchange(first);
+    const sink = attach(x, first);
+    void x.ask('elicitation/create', { message: 'one?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).catch(() => {});
+    await until('round 1 out', () => sink.answer !== undefined, 2000);
+    assert.equal(states.length, 1);
+    assert.equal(x.takeState('state-0'), false, 'a state it never sealed');
+    assert.equal(x.takeState(states[0]!), true);
+    assert.equal(x.takeState(states[0]!), false, 'the same state a second time (a replay the record forgot)');
+    const retry = attach(x, call('2', ELICIT), { 'elicitation-1': { action: 'accept', content: {} } });
+    void x.ask('elicitation/create', { message: 'two?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).catch(() => {});
+    await until('round 2 out', () => retry.answer !== undefined, 2000);
+    assert.equal(x.takeState(states[0]!), false, "round 1's state on round 2");
+    assert.equal(x.takeState(states[1]!), true);
+  });
+});
