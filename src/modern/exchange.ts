@@ -1,10 +1,10 @@
 import type { Principal } from '../auth/principal.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
-import { missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/types.js';
-import { INPUT_KEY_HINT, clientParams, urlElicitations, urlRefusal } from './input-requests.js';
+import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
+import { INPUT_KEY_HINT, capabilityRefusal, clientParams, urlElicitations, urlRefusal } from './input-requests.js';
+import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
 
 /** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
@@ -15,24 +15,7 @@ interface Ask {
   readonly reject: (err: Error) => void;
 }
 
-/** Where an attempt's answer goes: the HTTP reply of the POST that is waiting. */
-/**
- * Told when an attempt's client goes before its answer (the exchange, or a listen stream): an object,
- * so that no request stores a function literal in a property (see ModernReply.owner).
- */
-export interface AttemptOwner {
-  detach(sink: AttemptSink): void;
-}
-
-export interface AttemptSink {
-  readonly id: RequestId;
-  readonly call: ModernCall;
-  /** False once the answer is out or the client has gone. */
-  readonly open: boolean;
-  owner: AttemptOwner | undefined;
-  notify(message: JsonRpcMessage): void;
-  finish(response: JsonRpcResponse, status?: number): void;
-}
+export type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 
 export interface ExchangeHooks {
   /** Seals the state a retry must echo for the rounds asked so far. */
@@ -165,7 +148,7 @@ export class Exchange implements AttemptOwner {
     clearTimeout(this.#expiry);
     if (this.#attempt && this.#attempt !== sink) this.#attempt.finish(new JsonRpcError(ErrorCode.InvalidRequest, 'superseded by a later retry of the same request').toResponse(this.#attempt.id), 409);
     this.#attempt = sink;
-    if (sink !== undefined && sink.call !== this.first) this.#retried = true;
+    if (sink.call !== this.first) this.#retried = true;
     // Only objects can be answers (ElicitResult, CreateMessageResult, ListRootsResult); anything else is ignored and asked again.
     // (Most calls bring none and ask nothing: nothing is allocated for them.)
     this.#offered = inputResponses === undefined ? NOTHING_OFFERED : new Map(Object.entries(inputResponses).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1])));
@@ -178,7 +161,11 @@ export class Exchange implements AttemptOwner {
       ask.resolve(answer);
     }
     if (this.#final) return this.#deliver(this.#final);
-    if (this.#asks.size > 0) return this.#scheduleRound();
+    if (this.#asks.size > 0) {
+      // Asked while no attempt was here: each request declares its own capabilities, and this one may declare fewer.
+      const refusal = this.#unanswerable(sink.call);
+      return refusal ? this.#fail(refusal.toResponse(sink.id), 400) : this.#scheduleRound();
+    }
     if (this.#rerun) {
       this.#rerun = false;
       // A URL the user would not open: the upstream still refuses the call, so it is not made again.
@@ -209,12 +196,10 @@ export class Exchange implements AttemptOwner {
    * becomes a round of URL-mode elicitations; once the retry answers them all, the call is made again.
    */
   #urlRound(list: Array<Record<string, unknown>>): void {
-    const caps = this.#attempt?.call.capabilities ?? this.first.capabilities;
-    if (!caps.elicitation?.url) {
+    // With no attempt here, the retry that comes is checked for URL mode when it arrives (#unanswerable).
+    if (this.#attempt && !this.#attempt.call.capabilities.elicitation?.url) {
       const err = new JsonRpcError(-32021, 'Missing required client capability: the upstream needs URL-mode elicitation', { requiredCapabilities: { elicitation: { url: {} } } });
-      if (this.#attempt) return this.#fail(err.toResponse(this.#attempt.id), 400);
-      this.#final = err.toResponse(this.first.id);
-      return;
+      return this.#fail(err.toResponse(this.#attempt.id), 400);
     }
     // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
     const answered = (answer: Record<string, unknown>) => {
@@ -233,11 +218,10 @@ export class Exchange implements AttemptOwner {
   ask(method: string, params: Record<string, unknown> | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     // Only tools/call, prompts/get and resources/read may answer input_required; a list cannot ask.
     if (!this.first.spec.mrtr || this.#over) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
-    const caps = this.#attempt?.call.capabilities ?? this.first.capabilities;
-    const missing = missingCapability(caps, method, params);
-    if (missing) {
-      const err = new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${Object.keys(missing).join(', ')}`, { requiredCapabilities: missing });
-      this.#fail(err.toResponse(this.#attempt?.id ?? this.first.id), 400);
+    // Each request declares its own: with no attempt here, the retry that comes is checked when it arrives (#unanswerable).
+    const err = this.#attempt && capabilityRefusal(this.#attempt.call.capabilities, method, params);
+    if (err) {
+      this.#fail(err.toResponse(this.#attempt!.id), 400);
       return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `the client did not declare the capability "${method}" needs`));
     }
     const key = this.#newKey(method.split('/')[0]!, (params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_HINT]);
@@ -284,6 +268,15 @@ export class Exchange implements AttemptOwner {
       });
       this.#scheduleRound();
     });
+  }
+
+  /** The refusal for the first held question `call` did not declare it can answer, if any. */
+  #unanswerable(call: ModernCall): JsonRpcError | undefined {
+    for (const a of this.#asks.values()) {
+      const err = capabilityRefusal(call.capabilities, a.method, a.params);
+      if (err) return err;
+    }
+    return undefined;
   }
 
   /** The exchange's own map of questions, made on its first question. */

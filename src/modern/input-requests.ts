@@ -1,5 +1,7 @@
 import { GatewayError, toJsonRpcError } from '../errors.js';
+import { missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 
 // What a 2025 upstream's questions to its client (elicitation, sampling, roots) and its -32042 look like
@@ -33,4 +35,11 @@ export function urlElicitations(response: JsonRpcResponse): Array<Record<string,
 export function urlRefusal(outcome: string, method: string): JsonRpcResponse {
   const err = new GatewayError('SWB_URL_ELICITATION_DECLINED', `The user ${outcome === 'cancelled' ? 'cancelled opening' : 'declined to open'} the URL the upstream needs visited first; the ${method} was not made again`, { outcome });
   return toJsonRpcError(err).toResponse(0);
+}
+
+/** -32021 (MissingRequiredClientCapability) when a request declaring `capabilities` cannot be asked `method`. */
+export function capabilityRefusal(capabilities: Record<string, any>, method: string, params: Record<string, unknown> | undefined): JsonRpcError | undefined {
+  const missing = missingCapability(capabilities, method, params);
+  if (!missing) return undefined;
+  return new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${Object.keys(missing).join(', ')}`, { requiredCapabilities: missing });
 }

@@ -89,4 +89,43 @@ describe('Exchange', () => {
     assert.equal(x.takeState(states[0]!), false, "round 1's state on round 2");
     assert.equal(x.takeState(states[1]!), true);
   });
+
+  it('a question asked while the call waits for its retry is checked against what that retry declares: one declaring fewer gets 400 -32021, and the call ends', async () => {
+    const first = call('1', ELICIT);
+    const { x, ended } = exchange(first);
+    const sink = attach(x, first);
+    void x.ask('elicitation/create', { message: 'one?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).catch(() => {});
+    await until('round 1 out', () => sink.answer !== undefined, 2000);
+    // The upstream asks for more while no attempt is here: the first request declared elicitation.
+    const asked = x.ask('elicitation/create', { message: 'two?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation());
+    asked.catch(() => {});
+    // The retry answers round 1 but declares no elicitation: it cannot be asked the second question.
+    const retry = attach(x, call('2', {}), { 'elicitation-1': { action: 'accept', content: {} } });
+    await until('the retry answered', () => retry.answer !== undefined, 2000);
+    assert.equal(retry.answer!.status, 400, JSON.stringify(retry.answer));
+    const error = (retry.answer!.response as { error: { code: number; data: unknown } }).error;
+    assert.equal(error.code, -32021);
+    assert.deepEqual(error.data, { requiredCapabilities: { elicitation: { form: {} } } });
+    await assert.rejects(asked);
+    assert.equal(x.over, true);
+    assert.equal(ended.length, 1);
+  });
+
+  it('a question asked while the call waits is put to a retry that declares what it needs, though the first request did not', async () => {
+    const first = call('1', ELICIT);
+    const { x } = exchange(first);
+    const sink = attach(x, first);
+    void x.ask('elicitation/create', { message: 'one?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).catch(() => {});
+    await until('round 1 out', () => sink.answer !== undefined, 2000);
+    // Sampling, which the first request did not declare: held for the retry, not refused for the first's sake.
+    const asked = x.ask('sampling/createMessage', { messages: [], maxTokens: 1 }, new Cancellation());
+    asked.catch(() => {});
+    const retry = attach(x, call('2', { ...ELICIT, sampling: {} }), { 'elicitation-1': { action: 'accept', content: {} } });
+    await until('round 2 out', () => retry.answer !== undefined, 2000);
+    assert.equal(retry.answer!.status, 200, JSON.stringify(retry.answer));
+    const result = (retry.answer!.response as unknown as { result: { resultType: string; inputRequests: Record<string, { method: string }> } }).result;
+    assert.equal(result.resultType, 'input_required');
+    assert.deepEqual(Object.values(result.inputRequests).map((r) => r.method), ['sampling/createMessage']);
+    assert.equal(x.over, false);
+  });
 });
