@@ -387,13 +387,9 @@ export class UpstreamClient {
     this.#replyError(req.id, new JsonRpcError(ErrorCode.MethodNotFound, `the gateway did not declare ${capability} to this connection, so "${req.method}" is not relayed`));
   }
 
-  #reply(id: RequestId, result: Record<string, unknown>): void {
-    this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
-  }
-
-  #replyError(id: RequestId, err: JsonRpcError): void {
-    this.#transport.send(err.toResponse(id)).catch(() => {});
-  }
+  // Answers to the upstream's own requests: a connection that closes meanwhile has nobody to tell.
+  #reply = (id: RequestId, result: Record<string, unknown>): void => void this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
+  #replyError = (id: RequestId, err: JsonRpcError): void => void this.#transport.send(err.toResponse(id)).catch(() => {});
 
   #onClose(reason: TransportError | undefined): void {
     const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
