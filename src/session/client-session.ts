@@ -188,7 +188,7 @@ export class ClientSession {
     this.activity.touch();
     const result: Record<string, unknown> = {
       protocolVersion: this.protocolVersion,
-      capabilities: this.guard.tenant.shownCapabilities(this.#router.capabilities()),
+      capabilities: this.#listChanged.declare(this.guard.tenant.shownCapabilities(this.#router.capabilities())),
       serverInfo: SERVER_INFO,
     };
     const instructions = this.#router.instructions();

@@ -45,6 +45,8 @@ export class ListChangedCoalescer {
   readonly #now: () => number;
   /** Kinds whose window is open. */
   readonly #open = new Map<string, Window>();
+  /** The list_changed methods the session was offered (declare); undefined: every kind (nothing was declared). */
+  #declared: ReadonlySet<string> | undefined;
 
   constructor(send: (method: string, params: Record<string, unknown> | undefined) => void, o: { windowMs?: number; maxMs?: number; schedule?: Schedule; now?: () => number } = {}) {
     this.#send = send;
@@ -54,9 +56,21 @@ export class ListChangedCoalescer {
     this.#now = o.now ?? (() => performance.now());
   }
 
-  /** True when `method` is a list_changed, taken care of here; false: the caller sends it as usual. */
+  /**
+   * The capabilities the session was offered (a 2025 initialize answer), returned as given. A list_changed
+   * of a kind they do not declare with listChanged is dropped from then on: MCP servers send one only for a
+   * kind they declared so (a reload or an upstream would otherwise tell a client of prompts it never had).
+   */
+  declare(caps: Record<string, unknown>): Record<string, unknown> {
+    const kinds = ['tools', 'prompts', 'resources'].filter((k) => (caps[k] as { listChanged?: unknown } | undefined)?.listChanged === true);
+    this.#declared = new Set(kinds.map((k) => `notifications/${k}/list_changed`));
+    return caps;
+  }
+
+  /** True when `method` is a list_changed, taken care of here (or dropped, undeclared); false: the caller sends it as usual. */
   offer(method: string, params: Record<string, unknown> | undefined): boolean {
     if (!LIST_CHANGED.has(method)) return false;
+    if (this.#declared && !this.#declared.has(method)) return true;
     const now = this.#now();
     const open = this.#open.get(method);
     if (open) {
