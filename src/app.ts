@@ -152,6 +152,7 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
     registry: gateway.registry,
     cluster: gateway.cluster,
     modern: gateway.modern,
+    audit: gateway.audit,
     ...parts,
     guard: {
       boundToLoopback: isLoopbackHost(config.server.host),

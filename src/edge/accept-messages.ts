@@ -6,7 +6,8 @@ import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types
 import type { Tracing } from '../observability/tracing.js';
 import type { ClientSession } from '../session/index.js';
 import { insufficientScope, owedRate, type EdgeAuth } from './authorize-request.js';
-import type { Cluster } from '../cluster/cluster.js';
+import type { EdgeContext } from './edge-context.js';
+import { auditRateRefused } from '../policy/rate-audit.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -37,8 +38,9 @@ export function readClientMessages(req: EdgeRequest, maxDepth: number | undefine
  * asked would wait for it until it failed. A request another replica forwarded was counted there, by
  * the edge the client sent it to (see EdgeRequest.rateOwed).
  */
-export function chargeRate(auth: EdgeAuth, cluster: Cluster | undefined, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
+export function chargeRate(ctx: EdgeContext, endpoint: string, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
   if (!req.rateOwed) return undefined;
+  const { auth, cluster, audit } = ctx;
   let requests = 0;
   let first: RequestId | null = null;
   for (const m of messages) {
@@ -46,9 +48,15 @@ export function chargeRate(auth: EdgeAuth, cluster: Cluster | undefined, req: Ed
     if (requests++ === 0) first = m.id;
   }
   if (requests === 0 || cluster?.forwarded(req)) return undefined;
-  const refused = owedRate(auth, req.principal!, requests);
-  if (refused instanceof Promise) return refused.then((r) => r && { ...r, id: first });
-  return refused && { ...refused, id: first };
+  const principal = req.principal!;
+  // Refused: its audited calls get their denial lines (the audit covers a refused call, whatever refused it).
+  const refusal = (r: Refusal | undefined): Refusal | undefined => {
+    if (!r) return undefined;
+    if (audit) auditRateRefused(audit, endpoint, principal, messages);
+    return { ...r, id: first };
+  };
+  const refused = owedRate(auth, principal, requests);
+  return refused instanceof Promise ? refused.then(refusal) : refusal(refused);
 }
 
 /** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */

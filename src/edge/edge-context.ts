@@ -2,6 +2,7 @@ import type { ResponseMode } from './streamable-session-transport.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { ModernService } from '../modern/modern-service.js';
 import type { Tracing } from '../observability/tracing.js';
+import type { AuditLog } from '../policy/audit-log.js';
 import type { SessionRegistry } from '../session/index.js';
 import type { EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
@@ -24,6 +25,8 @@ export interface EdgeContext {
   resumable: boolean;
   /** The 2026-07-28 era (stateless requests), served on endpoints whose eras include it. */
   modern?: ModernService | undefined;
+  /** The audit log (audit.enabled): a call refused at the edge for its tenant's rate is audited here. */
+  audit?: AuditLog | undefined;
   /** Trace context taken from each POST's headers when tracing is on. */
   tracing?: Tracing | undefined;
 }

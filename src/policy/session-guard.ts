@@ -28,7 +28,7 @@ export { targetOf };
 const MAX_NAME = 256;
 const MAX_URI = 2048;
 
-const auditedName = (target: Target): string => (target.kind === 'resource' ? clipped(withoutPassword(target.name), MAX_URI) : clipped(target.name, MAX_NAME));
+export const auditedName = (target: Target): string => (target.kind === 'resource' ? clipped(withoutPassword(target.name), MAX_URI) : clipped(target.name, MAX_NAME));
 
 export interface GuardIds {
   session: string;
