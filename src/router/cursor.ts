@@ -3,20 +3,24 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 
 /**
  * The gateway's own pagination cursor over a fan-out list: for each upstream that has more pages,
- * that upstream's opaque cursor. Tagged with the list method so a cursor cannot be replayed elsewhere.
+ * that upstream's opaque cursor, or undefined for one to be listed from its start (deferred: see
+ * planPage). Tagged with the list method so a cursor cannot be replayed elsewhere.
  */
-export type CompositeCursor = Record<string, string>;
+export type CompositeCursor = Record<string, string | undefined>;
 
 /**
- * The longest cursor taken back. Ample for what the gateway itself writes (each upstream's cursor, base64:
- * three upstreams' 2 KB cursors already made 8.8 KB, which a bound of 8192 refused, so the rest of the
- * list could never be fetched), and still a bound on what a client makes it parse.
+ * The longest cursor taken back, and so the longest the gateway hands out (planPage): a bound on what a
+ * client makes it parse. Three upstreams' 2 KB cursors already made 8.8 KB.
  */
-const MAX_CURSOR_CHARS = 65_536;
+export const MAX_CURSOR_CHARS = 65_536;
 
-export function encodeCursor(method: string, remaining: CompositeCursor): string | undefined {
-  if (Object.keys(remaining).length === 0) return undefined;
-  return Buffer.from(JSON.stringify({ m: method, c: remaining })).toString('base64url');
+/** The JSON a cursor of MAX_CURSOR_CHARS base64url characters holds. */
+const MAX_JSON_BYTES = Math.floor((MAX_CURSOR_CHARS * 3) / 4);
+
+/** `fresh`: upstreams to be listed from their start on the next page. */
+export function encodeCursor(method: string, remaining: Readonly<Record<string, string>>, fresh: readonly string[] = []): string | undefined {
+  if (Object.keys(remaining).length === 0 && fresh.length === 0) return undefined;
+  return Buffer.from(JSON.stringify(fresh.length > 0 ? { m: method, c: remaining, f: fresh } : { m: method, c: remaining })).toString('base64url');
 }
 
 export function decodeCursor(method: string, cursor: unknown, upstreams: readonly string[]): CompositeCursor {
@@ -29,11 +33,64 @@ export function decodeCursor(method: string, cursor: unknown, upstreams: readonl
     throw bad();
   }
   if (!doc || doc.m !== method || !doc.c || typeof doc.c !== 'object' || Array.isArray(doc.c)) throw bad();
+  if (doc.f !== undefined && !Array.isArray(doc.f)) throw bad();
   const out: CompositeCursor = {};
   for (const [k, v] of Object.entries(doc.c)) {
     if (!upstreams.includes(k) || typeof v !== 'string') throw bad();
     out[k] = v;
   }
+  for (const k of (doc.f ?? []) as unknown[]) {
+    if (typeof k !== 'string' || !upstreams.includes(k) || Object.hasOwn(out, k)) throw bad();
+    out[k] = undefined;
+  }
   if (Object.keys(out).length === 0) throw bad();
   return out;
+}
+
+/** One upstream's page of a fan-out list: whether it was asked from its start, and its next cursor. */
+export interface PagePart {
+  name: string;
+  fresh: boolean;
+  next: string | undefined;
+}
+
+export interface PagePlan {
+  cursor: string | undefined;
+  /** Listed from their start, their page not shown now: no room for their cursors yet (a later page has it). */
+  deferred: ReadonlySet<string>;
+  /** An upstream whose next cursor cannot fit in a cursor at all: the rest of its list is left out (as a failed one). */
+  dropped: ReadonlySet<string>;
+}
+
+const bytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) + 1;
+
+/**
+ * The cursor of a page, never longer than decodeCursor takes back. An upstream already past its first
+ * page always goes on (its next cursor replaces the one it was asked with), so every page makes progress;
+ * one asked from its start takes room only if there is some: else its page waits, and it is listed from
+ * its start again once the others are done (its name is all the cursor keeps of it). An upstream's cursor
+ * that alone cannot fit (tens of KB) has no way through: left out, as an upstream whose list fails.
+ */
+export function planPage(method: string, parts: readonly PagePart[]): PagePlan {
+  const deferred = new Set<string>();
+  const dropped = new Set<string>();
+  const waiting = parts.filter((p) => p.fresh && p.next !== undefined);
+  const going = parts.filter((p) => !p.fresh && p.next !== undefined).sort((a, b) => a.next!.length - b.next!.length);
+  // Each entry counted with a separator; the names of all that may wait counted first.
+  let size = Buffer.byteLength(JSON.stringify({ m: method, c: {}, f: [] })) + waiting.reduce((n, p) => n + bytes(p.name), 0);
+  const floor = size;
+  const c: Record<string, string> = {};
+  for (const p of going) {
+    const cost = bytes(p.name) + bytes(p.next!);
+    if (size + cost <= MAX_JSON_BYTES) (c[p.name] = p.next!), (size += cost);
+    else dropped.add(p.name);
+  }
+  for (const p of waiting) {
+    const cost = bytes(p.next!);
+    if (floor + cost > MAX_JSON_BYTES) dropped.add(p.name);
+    else if (size + cost <= MAX_JSON_BYTES) (c[p.name] = p.next!), (size += cost);
+    else deferred.add(p.name);
+  }
+  const fresh = waiting.filter((p) => deferred.has(p.name)).map((p) => p.name);
+  return { cursor: encodeCursor(method, c, fresh), deferred, dropped };
 }

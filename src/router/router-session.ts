@@ -7,7 +7,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
-import { decodeCursor, encodeCursor, type CompositeCursor } from './cursor.js';
+import { decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
 import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
@@ -204,29 +204,32 @@ export class RouterSession {
       }),
     );
     const items: unknown[] = [];
-    const remaining: CompositeCursor = {};
     let firstError: unknown;
+    const leftOut = (pool: UpstreamPool, err: unknown) => {
+      firstError ??= err;
+      this.#endpoint.logger.warn({ upstream: pool.name, method, err: (err as Error).message }, 'upstream left out of an aggregated list');
+    };
+    const pages = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ pool: targets[i]![0], fresh: targets[i]![1] === undefined, page: s.value }] : (leftOut(targets[i]![0], s.reason), [])));
+    // What fits in the cursor the client is to send back: the rest waits for a later page (planPage).
+    const plan = planPage(method, pages.map((p) => ({ name: p.pool.name, fresh: p.fresh, next: typeof p.page.nextCursor === 'string' ? p.page.nextCursor : undefined })));
     let okCount = 0;
-    settled.forEach((s, i) => {
-      const pool = targets[i]![0];
-      if (s.status === 'rejected') {
-        firstError ??= s.reason;
-        this.#endpoint.logger.warn({ upstream: pool.name, method, err: (s.reason as Error).message }, 'upstream left out of an aggregated list');
-        return;
+    for (const { pool, page } of pages) {
+      if (plan.dropped.has(pool.name)) {
+        leftOut(pool, new JsonRpcError(ErrorCode.InternalError, `the upstream's list cursor is longer than a gateway cursor may be (${MAX_CURSOR_CHARS} characters)`));
+        continue;
       }
       okCount++;
-      const page = s.value[spec.key];
+      if (plan.deferred.has(pool.name)) continue;
+      const list = page[spec.key];
       const screened = ctx.screen && SCREENED[spec.key];
-      if (Array.isArray(page)) {
-        for (const item of page) items.push(this.#exportItem(pool.name, spec, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
+      if (Array.isArray(list)) {
+        for (const item of list) items.push(this.#exportItem(pool.name, spec, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
       }
-      if (typeof s.value.nextCursor === 'string') remaining[pool.name] = s.value.nextCursor;
-    });
+    }
     // failureMode closed: a list that would silently miss an upstream's part fails instead.
     if (firstError !== undefined && (okCount === 0 || this.#endpoint.config.failureMode === 'closed')) throw firstError;
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
-    const next = encodeCursor(method, remaining);
-    if (next !== undefined) out.nextCursor = next;
+    if (plan.cursor !== undefined) out.nextCursor = plan.cursor;
     return out;
   }
 

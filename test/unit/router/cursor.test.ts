@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
-import { decodeCursor, encodeCursor } from '../../../src/router/cursor.js';
+import { decodeCursor, encodeCursor, MAX_CURSOR_CHARS, planPage } from '../../../src/router/cursor.js';
 
 const UPSTREAMS = ['a', 'b', 'c'];
 
@@ -73,5 +73,27 @@ describe('composite cursor', () => {
     const cursor = encodeCursor('tools/list', remaining)!;
     assert.ok(cursor.length > 8192);
     assert.deepEqual(decodeCursor('tools/list', cursor, UPSTREAMS), remaining);
+  });
+
+  it('plans a page whose cursor always fits: upstreams past their first page go on, new ones wait for room', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `u${i}`);
+    const first = planPage('tools/list', many.map((name) => ({ name, fresh: true, next: 'x'.repeat(3000) })));
+    assert.ok(first.cursor!.length <= MAX_CURSOR_CHARS, `${first.cursor!.length} characters`);
+    assert.ok(first.deferred.size > 0 && first.deferred.size < 40, 'some wait, some go on');
+    assert.equal(first.dropped.size, 0);
+    const back = decodeCursor('tools/list', first.cursor, many);
+    for (const name of first.deferred) assert.equal(back[name], undefined, `${name}: listed from its start`);
+    assert.equal(Object.keys(back).length, 40, 'every upstream is still in the cursor');
+    // One upstream's cursor alone too long: left out, not handed out.
+    const huge = planPage('tools/list', [{ name: 'a', fresh: false, next: 'x'.repeat(70_000) }, { name: 'b', fresh: true, next: '1' }]);
+    assert.deepEqual([...huge.dropped], ['a']);
+    assert.deepEqual(decodeCursor('tools/list', huge.cursor, UPSTREAMS), { b: '1' });
+  });
+
+  it('refuses a forged list of upstreams to list from their start', () => {
+    for (const f of ['a', [1], ['z'], ['a'], {}]) {
+      assert.throws(() => decodeCursor('tools/list', raw({ m: 'tools/list', c: { a: '1' }, f }), UPSTREAMS), isBadCursor, `accepted f=${JSON.stringify(f)}`);
+    }
+    assert.deepEqual(decodeCursor('tools/list', raw({ m: 'tools/list', c: {}, f: ['b'] }), UPSTREAMS), { b: undefined });
   });
 });

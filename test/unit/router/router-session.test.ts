@@ -33,6 +33,8 @@ interface ServerSpec {
   prompts?: Item[];
   instructions?: string;
   pageSize?: number;
+  /** Characters of padding after each cursor it hands out (a server whose cursors are large). */
+  cursorPad?: number;
   /** Methods this server answers with an internal error. */
   failing?: string[];
   sharing?: 'shared' | 'per-tenant' | 'per-session';
@@ -80,11 +82,12 @@ class FakeServer {
     const size = this.spec.pageSize ?? 2;
     let offset = 0;
     if (cursor !== undefined) {
-      offset = typeof cursor === 'string' && /^off:\d+$/.test(cursor) ? Number(cursor.slice(4)) : -1;
+      const m = typeof cursor === 'string' ? /^off:(\d+)(?::x*)?$/.exec(cursor) : null;
+      offset = m ? Number(m[1]) : -1;
       if (offset < 0 || offset >= all.length) return { error: { code: -32602, message: `bad cursor ${String(cursor)}` } };
     }
     const result: Record<string, unknown> = { [key]: all.slice(offset, offset + size) };
-    if (offset + size < all.length) result.nextCursor = `off:${offset + size}`;
+    if (offset + size < all.length) result.nextCursor = `off:${offset + size}${this.spec.cursorPad ? `:${'x'.repeat(this.spec.cursorPad)}` : ''}`;
     return { result };
   }
 
@@ -276,6 +279,42 @@ describe('RouterSession with two upstreams', () => {
       // Each upstream got back exactly its own cursors, and b was not asked again once it was done.
       assert.deepEqual(g.server('a').requests('tools/list').map((r) => r.params?.cursor), [undefined, 'off:2', 'off:4']);
       assert.deepEqual(g.server('b').requests('tools/list').map((r) => r.params?.cursor), [undefined, 'off:2']);
+    });
+  });
+
+  it('a cursor over many upstreams with large cursors is always taken back: every page, every tool once', async () => {
+    // 40 upstreams with 3 tools each, one a page, each cursor 3 KB: all cursors together are far longer
+    // than the 64 KiB the gateway takes back. Each page holds what fits; the rest follows on later pages.
+    const specs: ServerSpec[] = Array.from({ length: 40 }, (_, i) => ({ name: `u${i}`, capabilities: { tools: {} }, tools: ['t1', 't2', 't3'].map((n) => tool(n)), pageSize: 1, cursorPad: 3000 }));
+    await withGateway(specs, undefined, async (g) => {
+      const seen: string[] = [];
+      let cursor: unknown;
+      for (let page = 0; page < 400; page++) {
+        const r = await g.request('tools/list', cursor === undefined ? undefined : { cursor });
+        seen.push(...(names(r) as string[]));
+        cursor = r.nextCursor;
+        if (cursor === undefined) break;
+        assert.ok(String(cursor).length <= 65_536, `page ${page}: a cursor of ${String(cursor).length} characters`);
+      }
+      assert.equal(cursor, undefined, 'pagination ended');
+      assert.equal(new Set(seen).size, seen.length, 'no duplicates');
+      assert.equal(seen.length, 120, 'every tool of every upstream');
+    });
+  });
+
+  it('an upstream whose one cursor is longer than a cursor may be is left out of the rest of the list, like a failing one', async () => {
+    const huge: ServerSpec = { name: 'huge', capabilities: { tools: {} }, tools: ['h1', 'h2'].map((n) => tool(n)), pageSize: 1, cursorPad: 70_000 };
+    await withGateway([A, huge], undefined, async (g) => {
+      const seen: string[] = [];
+      let cursor: unknown;
+      for (let page = 0; page < 10; page++) {
+        const r = await g.request('tools/list', cursor === undefined ? undefined : { cursor });
+        seen.push(...(names(r) as string[]));
+        cursor = r.nextCursor;
+        if (cursor === undefined) break;
+      }
+      assert.equal(cursor, undefined, 'pagination ended');
+      assert.deepEqual(seen.sort(), ['a__a1', 'a__a2', 'a__a3', 'a__a4', 'a__a5']);
     });
   });
 
