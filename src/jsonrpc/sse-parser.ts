@@ -13,7 +13,9 @@ export interface SseMessage {
  * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
  * and retry; comment lines ignored; an event is dispatched at a blank line. Bounded: an event larger
  * than maxEventBytes is an error rather than unbounded growth. Without `onEvent`, completed events wait
- * for `take()` (what readSse uses).
+ * for `take()` (what readSse uses). With `onSkipped`, such an event is skipped instead: its data (and any
+ * line over the limit) is dropped unread into memory, its id still taken, and onSkipped hears of it once
+ * it ends. For a stream resumed with Last-Event-ID: without the id a resume replays the event for ever.
  *
  * Kept rather than eventsource-parser (3.x, evaluated): that one is as linear and as bounded, but it
  * drops an event that has an id and no data, so the last event id a resumption needs would be lost.
@@ -33,10 +35,24 @@ export class SseParser {
   readonly #maxEventBytes: number;
   readonly #onEvent: (e: SseMessage) => void;
   #ready: SseMessage[] | undefined;
+  readonly #onSkipped: ((id: string | undefined) => void) | undefined;
+  /** The event being read is over the limit and is being skipped (onSkipped only). */
+  #skipping = false;
+  /** The rest of the current line is over the limit: dropped up to its newline (onSkipped only). */
+  #cutLine = false;
 
-  constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void) {
+  constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void, onSkipped?: (id: string | undefined) => void) {
     this.#maxEventBytes = maxEventBytes;
     this.#onEvent = onEvent ?? ((e) => (this.#ready ??= []).push(e));
+    this.#onSkipped = onSkipped;
+  }
+
+  /** The event being read went over the limit: an error, or (onSkipped) the start of its skipping. */
+  #tooLarge(what: string): void {
+    if (!this.#onSkipped) throw new SseTooLargeError(`SSE ${what} exceeds ${this.#maxEventBytes} bytes`);
+    this.#skipping = true;
+    this.#data = [];
+    this.#dataBytes = 0;
   }
 
   /** The events completed since the last call, when no onEvent was given; undefined when there are none. */
@@ -58,14 +74,23 @@ export class SseParser {
         this.#pending = [];
         this.#pendingLength = 0;
       }
-      if (line.endsWith('\r')) line = line.slice(0, -1);
       start = nl + 1;
+      if (this.#cutLine) {
+        this.#cutLine = false; // the end of a line over the limit, dropped with the rest of it
+        continue;
+      }
+      if (line.endsWith('\r')) line = line.slice(0, -1);
       this.#line(line);
     }
-    if (start < chunk.length) {
+    if (start < chunk.length && !this.#cutLine) {
       this.#pending.push(start === 0 ? chunk : chunk.slice(start));
       this.#pendingLength += chunk.length - start;
-      if (this.#pendingLength > this.#maxEventBytes) throw new SseTooLargeError(`SSE line exceeds ${this.#maxEventBytes} bytes`);
+      if (this.#pendingLength > this.#maxEventBytes) {
+        this.#tooLarge('line');
+        this.#pending = [];
+        this.#pendingLength = 0;
+        this.#cutLine = true;
+      }
     }
   }
 
@@ -74,7 +99,9 @@ export class SseParser {
       if (this.#id !== undefined) this.lastEventId = this.#id;
       const data = this.#data.join('\n');
       // An event with empty data (a priming event, a bare id) only moves lastEventId.
-      if (data !== '') this.#onEvent({ event: this.#event || 'message', data, id: this.#id });
+      if (this.#skipping) this.#onSkipped?.(this.#id);
+      else if (data !== '') this.#onEvent({ event: this.#event || 'message', data, id: this.#id });
+      this.#skipping = false;
       this.#event = '';
       this.#data = [];
       this.#dataBytes = 0;
@@ -93,9 +120,10 @@ export class SseParser {
       case 'data':
         // The "\n" that joins it to the line before counts too: counted without it, empty data lines
         // ("data:" again and again) weighed nothing, and a hostile upstream grew one event without bound.
+        if (this.#skipping) break;
         this.#dataBytes += value.length + (this.#data.length > 0 ? 1 : 0);
-        if (this.#dataBytes > this.#maxEventBytes) throw new SseTooLargeError(`SSE event exceeds ${this.#maxEventBytes} bytes`);
-        this.#data.push(value);
+        if (this.#dataBytes > this.#maxEventBytes) this.#tooLarge('event');
+        else this.#data.push(value);
         break;
       case 'id':
         if (!value.includes('\0')) this.#id = value;

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { MAX_TIMER_MS } from '../jsonrpc/peer.js';
+import type { Logger } from '../observability/logger.js';
 import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, SseTooLargeError, type SseMessage } from '../jsonrpc/sse-parser.js';
 
@@ -58,4 +59,19 @@ export function resumeDelay(retryMs: number | undefined, empty: number): number 
   // resume every millisecond for as long as the call lasted.
   if (retryMs !== undefined) return Math.min(MAX_TIMER_MS, empty > 0 ? Math.max(retryMs, 50) : retryMs);
   return Math.min(100 * 2 ** empty, 5000);
+}
+
+/**
+ * What the GET stream's parsers do with an event over maxMessageBytes: skip it, its id taken (see
+ * SseParser), and warn. Read to the error instead, its id was never taken: every resume, from before it,
+ * replayed it, and the upstream's notifications stopped for good, its reconnects waiting up to 30 s.
+ * One warning per event, not one per replay (an upstream may ignore Last-Event-ID).
+ */
+export function skippedEvents(logger: Logger, upstream: string, maxBytes: number): (id: string | undefined) => void {
+  let said: string | undefined | null = null;
+  return (id) => {
+    if (id !== undefined && id === said) return;
+    said = id;
+    logger.warn({ upstream, eventId: id, maxMessageBytes: maxBytes }, 'upstream sent an event over http.maxMessageBytes on its GET stream; skipped');
+  };
 }

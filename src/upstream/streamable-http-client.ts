@@ -13,7 +13,7 @@ import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { answerTooLarge, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
+import { readAnswerStream, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
@@ -317,6 +317,7 @@ export class StreamableHttpClientTransport implements Transport {
     let lastEventId: string | undefined;
     let first = true;
     const waits = new ReopenWaits(this.#now);
+    const skipped = skippedEvents(this.#logger, this.#cfg.name, this.#cfg.http.maxMessageBytes);
     // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
     // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
     // After a confirmation this is a no-op.
@@ -343,7 +344,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (first) confirmed();
         first = false;
-        const parser = new SseParser(this.#cfg.http.maxMessageBytes);
+        const parser = new SseParser(this.#cfg.http.maxMessageBytes, undefined, skipped);
         waits.opened();
         let brought = false;
         try {

@@ -44,6 +44,22 @@ describe('SseParser', () => {
   });
 });
 
+describe('SseParser with onSkipped (the GET stream: found by a review)', () => {
+  it('skips an event over the limit, however it is chunked, takes its id, and reads on', () => {
+    // One long line (cut mid-line, its id after it) and one of many data lines, each skipped whole.
+    const text = `data: ${'x'.repeat(1500)}\nid: 7\n\nid: 8\n${'data: y\n'.repeat(600)}\nid: 9\ndata: ok\n\n`;
+    for (const size of [1, 7, 100, 999, text.length]) {
+      const out: SseMessage[] = [];
+      const skipped: Array<string | undefined> = [];
+      const p = new SseParser(1000, (e) => out.push(e), (id) => skipped.push(id));
+      for (let i = 0; i < text.length; i += size) p.push(text.slice(i, i + size));
+      assert.deepEqual(skipped, ['7', '8'], `chunk size ${size}`);
+      assert.deepEqual(out, [{ event: 'message', data: 'ok', id: '9' }], `chunk size ${size}`);
+      assert.equal(p.lastEventId, '9');
+    }
+  });
+});
+
 describe('SseParser with bytes', () => {
   it('takes Buffers, and a character split between two chunks arrives whole', () => {
     const bytes = Buffer.from('data: {"text":"héllo wörld €"}\n\n');

@@ -171,3 +171,40 @@ describe('StreamableHttpClientTransport: a GET stream a proxy cuts, idle, each t
     }
   });
 });
+
+describe('StreamableHttpClientTransport: an event over maxMessageBytes on the GET stream (found by a review)', () => {
+  // The upstream replays from Last-Event-ID: a stream resumed from before the oversized event (id 1)
+  // brings it again, every time. Its id was never taken, so every reconnect replayed it and the
+  // upstream's notifications after it never came, with waits growing to 30 s.
+  it('is skipped (its id taken, one warning), and the notifications after it arrive', async () => {
+    const gets: Array<string | undefined> = [];
+    const note = (id: number) => `id: ${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+    const { server, url } = await getStreamUpstream((req, res) => {
+      const from = req.headers['last-event-id'] as string | undefined;
+      gets.push(from);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      if (from === '1') return void res.write(note(2)); // past it: the next event, the stream kept open
+      res.end(`id: 1\ndata: ${'x'.repeat(70 * 1024)}\n\n`); // replayed from the start, then ended
+    });
+    const agent = new Agent();
+    const warnings: string[] = [];
+    const log = createLogger('debug', { write: (line: string) => void (line.includes('maxMessageBytes') && warnings.push(line)) });
+    const t = new StreamableHttpClientTransport(remoteConfig(url), agent, undefined, log);
+    const received: JsonRpcMessage[] = [];
+    t.onmessage = (m) => received.push(m);
+    try {
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (let i = 0; i < 200 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(received.map((m) => ('method' in m ? m.method : 'response')), ['response', 'notifications/tools/list_changed']);
+      assert.deepEqual(gets, [undefined, '1']);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /"eventId":"1"/);
+    } finally {
+      await t.close();
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+  });
+});
