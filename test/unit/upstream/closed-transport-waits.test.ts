@@ -10,7 +10,9 @@ import { describe, it } from 'node:test';
 import { Agent } from 'undici';
 import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { getStreamUpstream, remoteConfig } from '../../helpers/get-stream-upstream.js';
 import { until } from '../../helpers/wait.js';
 
 /** Settles with `value` after `ms`: the bound of a race against something that should settle much sooner. */
@@ -56,6 +58,47 @@ describe('a closed Streamable HTTP transport does not sleep on (found by a revie
       assert.equal(await Promise.race([exited, guard(2500, 'still running')]), 'exited');
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+});
+
+describe("a closing Streamable HTTP transport whose session DELETE waits for a token (found by a review)", () => {
+  it('the close (and the instance hearing of it) waits a bounded time, and the DELETE still goes once the token comes', async () => {
+    // The token endpoint answers the first request (expires_in 0: every request fetches again) and holds the next.
+    const held: Array<import('node:http').ServerResponse> = [];
+    let tokens = 0;
+    const tokenServer = createServer((req, res) => {
+      req.resume();
+      if (tokens++ === 0) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t1","expires_in":0}');
+      held.push(res);
+    });
+    tokenServer.listen(0, '127.0.0.1');
+    await once(tokenServer, 'listening');
+    const deletes: Array<string | undefined> = [];
+    const { server, url } = await getStreamUpstream((_req, res) => void res.writeHead(405).end());
+    server.prependListener('request', (req) => void (req.method === 'DELETE' && deletes.push(req.headers.authorization)));
+    const agent = new Agent();
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token`, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 5000);
+    const t = new StreamableHttpClientTransport(remoteConfig(url), agent, cc, createLogger('silent'));
+    let closed = false;
+    t.onclose = () => void (closed = true);
+    try {
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      const closing = t.close().then(() => 'closed');
+      await until('the DELETE asked for its token', () => held.length === 1);
+      // Before: it waited as long as the authorization server held the token (here: for good).
+      assert.equal(await Promise.race([closing, guard(10_000, 'still closing')]), 'closed');
+      assert.equal(closed, true);
+      held[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t2","expires_in":0}');
+      await until('the DELETE went with the token that came late', () => deletes.length === 1);
+      assert.deepEqual(deletes, ['Bearer t2']);
+    } finally {
+      for (const r of held) r.destroy();
+      server.closeAllConnections();
+      server.close();
+      tokenServer.closeAllConnections();
+      tokenServer.close();
+      await agent.close();
     }
   });
 });
