@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { eventOrTimeout } from './event-or-timeout.js';
+import { eventOrTimeout, settledOrCancelled } from './event-or-timeout.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -306,7 +306,7 @@ export class UpstreamInstance extends EventEmitter {
       // Not on an instance stopped on purpose: it comes back ready never, and the wait held the client initTimeoutMs.
       if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted && !this.#stopping) {
         this.#tracing.event('upstream.retry', { reason: code });
-        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs, this.#halted.signal); // a transparent re-initialize
+        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs, this.#halted.signal, opts.signal); // a transparent re-initialize
         if (this.#stopping) throw stoppingError(this.config.name);
         return this.#requestOnce(method, params, opts);
       }
@@ -315,7 +315,8 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   async #requestOnce(method: string, params: Record<string, unknown> | undefined, opts: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>): Promise<Record<string, unknown>> {
-    if (this.#state === 'starting') await this.#ready!.catch(() => {});
+    if (this.#state === 'starting') await settledOrCancelled(this.#ready!, opts.signal);
+    if (opts.signal?.aborted) throw new GatewayError('SWB_SESSION_CLOSED', 'request cancelled', { upstream: this.config.name }); // as a cancelled call fails
     const name = this.config.name;
     if (this.#state !== 'ready' || !this.#client) {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).

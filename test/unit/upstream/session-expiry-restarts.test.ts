@@ -10,6 +10,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const logger = createLogger('silent');
@@ -39,9 +40,9 @@ async function upstream(handle: Handler): Promise<{ server: Server; url: string;
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, inits: () => inits };
 }
 
-async function gatewaySide(url: string, restart: Record<string, number> = {}) {
+async function gatewaySide(url: string, restart: Record<string, number> = {}, initTimeoutMs = 3000) {
   // initTimeoutMs also bounds how long a retried request waits for a restart (no test waits on that timer).
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs: 3000, healthCheck: { intervalMs: 0 }, restart }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs, healthCheck: { intervalMs: 0 }, restart }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
   const agent = new Agent();
   const pool = new UpstreamPool(cfg.upstreams[0]!, logger, (u, log) => new StreamableHttpClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
   return { pool, close: async () => (await pool.close(), await agent.close()) };
@@ -121,6 +122,61 @@ describe('an upstream that answers 404 is not re-initialized in a loop (found by
       await sleep(1000);
       assert.equal(up.inits(), 2, 'a session that expires again soon after an immediate re-initialize is not re-initialized at once');
     } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+});
+
+describe('an idempotent request retried after its upstream lost its session (found by a review)', () => {
+  it('ends when its client cancels it while it waits for the restart, not after initTimeoutMs', async () => {
+    let restarting = false;
+    const held: ServerResponse[] = [];
+    const up = await upstream((req, res, m) => {
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      if (m.id === undefined) return void res.writeHead(202).end();
+      restarting = true; // the session is forgotten: the call fails 404, and the next initialize never ends
+      res.writeHead(404).end();
+    });
+    // Every initialize after the first is held: the restart takes as long as initTimeoutMs (60 s).
+    const [answer] = up.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    up.server.removeAllListeners('request');
+    up.server.on('request', (req: IncomingMessage, res: ServerResponse) => (restarting && req.method === 'POST' ? held.push(res) : answer!(req, res)));
+    const gw = await gatewaySide(up.url, {}, 60_000);
+    try {
+      await gw.pool.start();
+      const inst = [...gw.pool.instances][0]!;
+      const cancel = new Cancellation();
+      const call = inst.request('tools/list', {}, { caller: caller as never, signal: cancel }).then(() => 'answered', (e: Error & { code?: string }) => e.code ?? e.message);
+      assert.equal(await waitFor(() => held.length > 0 && inst.state === 'starting'), true, 'the restart began');
+      cancel.abort('cancelled by the client');
+      const guard = sleep(10_000, 'still waiting', { ref: false });
+      assert.equal(await Promise.race([call, guard]), 'SWB_SESSION_CLOSED');
+    } finally {
+      for (const r of held) r.destroy();
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+
+  it('and so does one that arrives while the instance starts (its initialize held)', async () => {
+    const held: ServerResponse[] = [];
+    const up = await upstream(() => {});
+    up.server.removeAllListeners('request');
+    up.server.on('request', (_req: IncomingMessage, res: ServerResponse) => void held.push(res));
+    const gw = await gatewaySide(up.url, {}, 60_000);
+    try {
+      void gw.pool.start().catch(() => {});
+      assert.equal(await waitFor(() => held.length > 0), true, 'the start began');
+      const inst = [...gw.pool.instances][0]!;
+      const cancel = new Cancellation();
+      const call = inst.request('tools/list', {}, { caller: caller as never, signal: cancel }).then(() => 'answered', (e: Error & { code?: string }) => e.code ?? e.message);
+      cancel.abort('cancelled by the client');
+      assert.equal(await Promise.race([call, sleep(10_000, 'still waiting', { ref: false })]), 'SWB_SESSION_CLOSED');
+    } finally {
+      for (const r of held) r.destroy();
       await gw.close();
       up.server.closeAllConnections();
       up.server.close();
