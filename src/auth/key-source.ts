@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWK, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type CompactJWSHeaderParameters, type FlattenedJWSInput, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { cooledKeySetFetch } from './key-set-fetch.js';
 
@@ -79,6 +79,8 @@ export function keySource(cfg: AuthConfig, remoteSet: RemoteKeySet | undefined =
       if (!hmac) throw new errors.JOSEAlgNotAllowed('HMAC tokens are not accepted');
       return hmac;
     }
+    // No kid: a static key of its type says nothing of whether the issuer signed it (verifyJwt tries each).
+    if (local && remote && header.kid === undefined) throw everyCandidate([local, remote], header, token);
     if (local) {
       try {
         return await local(header, token);
@@ -89,4 +91,33 @@ export function keySource(cfg: AuthConfig, remoteSet: RemoteKeySet | undefined =
     if (remote) return remote(header, token);
     throw new errors.JWKSNoMatchingKey();
   };
+}
+
+type Key = Awaited<ReturnType<JWTVerifyGetKey>>;
+
+/** The keys of one set that qualify for a token: none, one, or the several jose names (JWKSMultipleMatchingKeys). */
+async function* candidatesOf(set: JWTVerifyGetKey, header: CompactJWSHeaderParameters, token: FlattenedJWSInput): AsyncGenerator<Key> {
+  let key: Key;
+  try {
+    key = await set(header, token);
+  } catch (err) {
+    if (err instanceof errors.JWKSMultipleMatchingKeys) return yield* err as unknown as AsyncIterable<Key>;
+    if (err instanceof errors.JWKSNoMatchingKey) return;
+    throw err;
+  }
+  yield key;
+}
+
+/**
+ * The candidates of every set in turn, as jose's JWKSMultipleMatchingKeys (verifyJwt tries them, within
+ * its bound). Lazily: the issuer's set is asked (and, at most once per cooldown, fetched as for an unknown
+ * kid: only when none of its keys qualifies) only once the static keys have failed.
+ */
+function everyCandidate(sets: JWTVerifyGetKey[], header: CompactJWSHeaderParameters, token: FlattenedJWSInput): errors.JWKSMultipleMatchingKeys {
+  const all = new errors.JWKSMultipleMatchingKeys();
+  const keys = async function* (): AsyncGenerator<Key> {
+    for (const set of sets) yield* candidatesOf(set, header, token);
+  };
+  (all as unknown as AsyncIterable<Key>)[Symbol.asyncIterator] = keys;
+  return all;
 }
