@@ -22,7 +22,7 @@ describe('ClientCredentials against a token endpoint', () => {
   let server: Server;
   let url: string;
   let fetches = 0;
-  let expiresIn = 60;
+  let expiresIn: unknown = 60;
   const agent = new Agent();
   before(async () => {
     server = createServer((req, res) => {
@@ -50,12 +50,36 @@ describe('ClientCredentials against a token endpoint', () => {
     assert.equal(fetches, 1);
   });
 
-  it('a token already expired (expires_in 0) is not reused', async () => {
+  // expires_in 0 or below, unreadable, or a tiny fraction of a second: the token was fetched again for
+  // every request to the upstream. Each is kept for the floor (30 s, renewed after half of it).
+  for (const [what, value] of [['0', 0], ['-30', -30], ['0.001', 0.001], ['"soon"', 'soon'], ['null', null]] as const) {
+    it(`a token with expires_in ${what} is fetched once for several requests`, async () => {
+      fetches = 0;
+      expiresIn = value as never;
+      const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
+      const tokens = [await cc.token(), await cc.token(), await cc.token()];
+      assert.deepEqual(tokens, ['t1', 't1', 't1']);
+      assert.equal(fetches, 1);
+    });
+  }
+
+  it('a token given as a numeric string (expires_in "3599") lives as long as it says', async () => {
+    fetches = 0;
+    expiresIn = '3599' as never;
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
+    const before = Date.now();
+    await cc.token();
+    const life = cc.expiresAt! - before;
+    assert.ok(life > 3_500_000 && life <= 3_600_000, `kept ${life} ms`);
+  });
+
+  it('a token the upstream refused is fetched again, whatever its stated life', async () => {
     fetches = 0;
     expiresIn = 0;
     const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
-    await cc.token();
-    await cc.token();
+    assert.equal(await cc.token(), 't1');
+    cc.invalidate();
+    assert.equal(await cc.token(), 't2');
     assert.equal(fetches, 2);
   });
 });
