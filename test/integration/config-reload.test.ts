@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -303,6 +303,21 @@ describe('config reload: admin.watchConfig', () => {
       await app.listen();
       await until('the watch loaded the edit made during the start', async () => (await counter(app, 'applied')) === 1);
       assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'during-start']);
+    });
+  });
+
+  it('its directory removed and made again (a remount): the watch says it is down, comes back, and applies the file (found by a review)', async () => {
+    await watchingGateway(async ({ app, file, doc }) => {
+      await app.listen();
+      const up = async () => (await app.metrics.configWatchUp.get()).values[0]?.value;
+      assert.equal(await up(), 1);
+      rmSync(dirname(file), { recursive: true });
+      await until('the watch reported down', async () => (await up()) === 0);
+      mkdirSync(dirname(file));
+      doc.tenants.push({ name: 'after-remount', endpoints: ['/mcp'] });
+      writeFileSync(file, JSON.stringify(doc));
+      await until('the watch came back and applied the file', async () => (await counter(app, 'applied')) === 1 && (await up()) === 1);
+      assert.deepEqual(app.gateway.policy.tenants().map((t) => t.name), ['anonymous', 'after-remount']);
     });
   });
 

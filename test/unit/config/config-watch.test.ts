@@ -1,0 +1,82 @@
+// The config file watch on a real directory: removed and made again (a ConfigMap remount, an rm -r and
+// a restore), the watch ended silently, and every later edit was never applied.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { watchConfigFile } from '../../../src/config/config-watch.js';
+import { until } from '../../helpers/wait.js';
+
+describe('the config file watch', () => {
+  const roots: string[] = [];
+  after(() => {
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
+  });
+  const layout = () => {
+    const root = mkdtempSync(join(tmpdir(), 'swb-watch-'));
+    roots.push(root);
+    const dir = join(root, 'config');
+    mkdirSync(dir);
+    const file = join(dir, 'switchboard.yaml');
+    writeFileSync(file, 'one');
+    return { dir, file };
+  };
+
+  it('comes back when its directory is removed and made again, and applies the file as it then is', async () => {
+    const { dir, file } = layout();
+    let changes = 0;
+    const stop = watchConfigFile(file, () => changes++);
+    try {
+      await new Promise((r) => setTimeout(r, 400)); // the first comparison (nothing changed)
+      rmSync(dir, { recursive: true });
+      await new Promise((r) => setTimeout(r, 200)); // the watcher sees its directory go
+      mkdirSync(dir);
+      writeFileSync(file, 'two');
+      await until('the file written in the new directory was applied', () => changes === 1);
+      writeFileSync(file, 'three');
+      await until('a later edit was applied too', () => changes === 2);
+    } finally {
+      stop();
+    }
+  });
+
+  it('says when it is down and when it is back, and keeps trying while the directory is missing', async () => {
+    const { dir, file } = layout();
+    const states: boolean[] = [];
+    const logged: string[] = [];
+    const log = { warn: (_o: object, msg: string) => logged.push(`warn ${msg}`), info: (_o: object, msg: string) => logged.push(`info ${msg}`) };
+    let changes = 0;
+    const stop = watchConfigFile(file, () => changes++, { log, onState: (up) => states.push(up), retryMs: { first: 20, max: 80 } });
+    try {
+      await until('the watch is up', () => states.length === 1);
+      rmSync(dir, { recursive: true });
+      await until('the watch is down', () => states.length === 2);
+      await new Promise((r) => setTimeout(r, 300)); // several attempts find no directory
+      assert.deepEqual(states, [true, false], 'one outage is reported once');
+      mkdirSync(dir);
+      writeFileSync(file, 'two');
+      await until('the watch is back and applied the file', () => states.length === 3 && changes === 1);
+      assert.deepEqual(states, [true, false, true]);
+      assert.equal(logged.filter((l) => l.startsWith('warn')).length, 1);
+      assert.match(logged[0]!, /config file watch stopped/);
+      assert.match(logged.at(-1)!, /^info watching the config file again/);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a directory missing when the watch starts is watched once it appears', async () => {
+    const { dir, file } = layout();
+    rmSync(dir, { recursive: true });
+    let changes = 0;
+    const stop = watchConfigFile(file, () => changes++, { loaded: 'what was loaded', retryMs: { first: 20, max: 80 } });
+    try {
+      mkdirSync(dir);
+      writeFileSync(file, 'two');
+      await until('the file was applied', () => changes === 1);
+    } finally {
+      stop();
+    }
+  });
+});
