@@ -39,12 +39,14 @@ export async function devTokenRefusal(jwt: string, keyFile: string, cfg: Pick<Au
   const alg = decodeProtectedHeader(jwt).alg ?? '';
   if (!(cfg.algorithms as readonly string[]).includes(alg)) return `the key signs ${alg}, which auth.algorithms (${cfg.algorithms.join(', ')}) does not allow`;
   const keys = cfg.keys.flatMap(readPublicJwks);
-  if (keys.length > 0) {
+  // One key at a time: a token naming no kid matches every key of its type, which a set refuses as
+  // ambiguous (JWKSMultipleMatchingKeys) where the gateway tries each (verifyJwt).
+  for (const key of keys) {
     try {
-      await compactVerify(jwt, createLocalJWKSet({ keys }), { algorithms: [alg] });
+      await compactVerify(jwt, createLocalJWKSet({ keys: [key] }), { algorithms: [alg] });
       return undefined;
     } catch {
-      // No key of the set verifies it: said below.
+      // Not this key (or not its kid): the next; none verifies it: said below.
     }
   }
   const own = keys.length > 0 ? "none of auth.keys is the key's public half" : 'it has no auth.keys';
