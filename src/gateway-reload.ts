@@ -156,7 +156,13 @@ export class ConfigReloader {
     // Key files may hold new keys under the same names: verification is rebuilt on every reload.
     this.#generation++;
     if (diff.empty) {
-      this.#p.auth.prepare(this.#p.gateway.config)();
+      try {
+        this.#p.auth.prepare(this.#p.gateway.config)();
+      } catch (err) {
+        // The key files in force, unreadable now (not checked with the file: a restart-only auth change
+        // leaves them in force). Thrown, it rejected reload(), which SIGHUP and the watch do not await.
+        return this.#failed(err, base, trigger, NOTHING_DRAINED);
+      }
       this.#p.metrics.configReloads.inc({ result: 'unchanged' });
       this.#log.info({ trigger, restartRequired: diff.restartRequired.length }, 'config reload: nothing to apply');
       return { report: { ...base, result: 'unchanged', changes, sessionsEnded: 0 }, drained: NOTHING_DRAINED };
@@ -172,12 +178,15 @@ export class ConfigReloader {
       const grace = diff.effective.admin.drainGraceMs;
       return { report: { ...base, result: 'applied', changes, sessionsEnded }, drained: this.#drain(retired, stale, grace) };
     } catch (err) {
-      this.#p.metrics.configReloads.inc({ result: 'failed' });
-      this.#log.error({ trigger, err }, 'config reload failed while applying');
       const left = this.#leftBehind(drainingBefore);
-      const drained = left.length > 0 ? this.#drain(left, [], diff.effective.admin.drainGraceMs) : NOTHING_DRAINED;
-      return { report: { ...base, result: 'failed', problems: [(err as Error).message], sessionsEnded: 0 }, drained };
+      return this.#failed(err, base, trigger, left.length > 0 ? this.#drain(left, [], diff.effective.admin.drainGraceMs) : NOTHING_DRAINED);
     }
+  }
+
+  #failed(err: unknown, base: Pick<ReloadReport, 'warnings' | 'restartRequired'>, trigger: string, drained: Promise<DrainReport>): ReloadOutcome {
+    this.#p.metrics.configReloads.inc({ result: 'failed' });
+    this.#log.error({ trigger, err }, 'config reload failed while applying');
+    return { report: { ...base, result: 'failed', problems: [(err as Error).message], sessionsEnded: 0 }, drained };
   }
 
   /**

@@ -117,3 +117,36 @@ describe('a reload that switches auth.mode from jwt to none (a restart applies i
     assert.equal(await initialize(foreign), 401, 'a token of an issuer it never trusted is still refused');
   });
 });
+
+// The same switch, with the key file in force gone by then (moved away with the auth change): the
+// rebuild of token verification from the config in force, which a reload that changes nothing else does,
+// threw out of reload(), and SIGHUP and the file watch call it unawaited (the process died of the
+// unhandled rejection; the admin API answered 500). Found by a review.
+describe('a reload that changes nothing applicable while a key file in force is gone', () => {
+  it('fails, saying why, and keeps checking tokens with the keys in force', async () => {
+    const keyDir = mkdtempSync(join(tmpdir(), 'swb-reload-gone-key-'));
+    const keyFile = join(keyDir, 'key.json');
+    const key = await makeKey('gone-key');
+    writeFileSync(keyFile, JSON.stringify(key.publicJwk));
+    const jwtDoc = { ...baseDoc(), server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL }, auth: { mode: 'jwt', issuer: ISSUER, keys: [keyFile] }, tenants: [{ name: 'acme', endpoints: ['*'] }] };
+    const { app, gw, write, close } = await fileGateway('swb-reload-gone-key-', jwtDoc);
+    try {
+      write({ ...jwtDoc, auth: { mode: 'none' } });
+      rmSync(keyDir, { recursive: true, force: true });
+      const { report } = await app.reload('test');
+      assert.equal(report.result, 'failed');
+      assert.match(report.problems.join(' '), /key\.json/);
+      const status = (
+        await fetch(gw.url('/mcp'), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await signToken(key)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        })
+      ).status;
+      assert.equal(status, 200, 'the keys in force still verify tokens');
+    } finally {
+      await close();
+      rmSync(keyDir, { recursive: true, force: true });
+    }
+  });
+});
