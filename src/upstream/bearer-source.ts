@@ -20,3 +20,21 @@ export interface BearerSource {
 export function renewAt(now: number, ttlMs: number, skewMs: number): number {
   return now + ttlMs - Math.min(skewMs, Math.max(ttlMs, 0) / 2);
 }
+
+/**
+ * The shortest life a token is kept for (renewed after half of it: at most one fetch per 15 s). An
+ * expires_in of 0 or below, unreadable, or a fraction of a second made the token be fetched (or
+ * exchanged, or refreshed) again for every request to the upstream; one that is really expired is
+ * refused by the upstream, and a 401 fetches a new one at once (invalidate).
+ */
+const MIN_LIFE_MS = 30_000;
+
+/**
+ * A token endpoint's expires_in (seconds, a number or a numeric string as some servers send it) as a
+ * life in ms, at least MIN_LIFE_MS; `unstatedMs` when the answer has none (RFC 6749 §5.1 makes it optional).
+ */
+export function tokenLifeMs(expiresIn: unknown, unstatedMs: number): number {
+  if (expiresIn === undefined || expiresIn === null) return unstatedMs;
+  const sec = typeof expiresIn === 'string' && expiresIn.trim() !== '' ? Number(expiresIn) : expiresIn;
+  return typeof sec === 'number' && Number.isFinite(sec) ? Math.max(sec * 1000, MIN_LIFE_MS) : MIN_LIFE_MS;
+}

@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import { renewAt, type BearerSource } from './bearer-source.js';
+import { renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
@@ -14,6 +14,8 @@ const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 /** An authorization server's words in a refusal are shown to the user, bounded. */
 const MAX_DESCRIPTION = 200;
+/** An exchanged token's life when the answer states none (RFC 8693 §2.2.1 makes expires_in optional). */
+const UNSTATED_LIFE_MS = 300_000;
 
 /** What one upstream's exchanges share: its settings, the gateway's client secret and actor token. */
 export class TokenExchangeClient {
@@ -49,7 +51,8 @@ export class TokenExchangeClient {
  * One user's token for one upstream (RFC 8693 token exchange): the user's validated access token is
  * the subject_token, the gateway's client credentials authenticate the request (and, by default, its
  * own token is the actor_token), and the answer is a token whose audience is the upstream. Cached
- * until refreshSkewMs before it expires; concurrent callers share one exchange.
+ * until refreshSkewMs before it expires (never less than half its life, which is at least MIN_LIFE_MS);
+ * concurrent callers share one exchange.
  */
 export class TokenExchange implements BearerSource {
   readonly #client: TokenExchangeClient;
@@ -121,7 +124,8 @@ export class TokenExchange implements BearerSource {
     }
     if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
     if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
-    const ttl = typeof doc.expires_in === 'number' && doc.expires_in > 0 ? doc.expires_in * 1000 : 300_000;
+    // At least MIN_LIFE_MS: a tiny expires_in made every request to the upstream exchange a token.
+    const ttl = tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS);
     const now = Date.now();
     this.#token = { value: doc.access_token, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#client.settings.refreshSkewMs) };
     return doc.access_token;

@@ -4,9 +4,14 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { renewAt } from '../../../src/upstream/bearer-source.js';
 import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
+import { SubjectTokens } from '../../../src/upstream/subject-tokens.js';
+import { TokenExchange, TokenExchangeClient } from '../../../src/upstream/token-exchange.js';
+
+const ALICE = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme' };
 
 describe('renewAt', () => {
   it('renews skewMs before expiry, never earlier than half the life, and keeps no expired token', () => {
@@ -80,6 +85,89 @@ describe('ClientCredentials against a token endpoint', () => {
     assert.equal(await cc.token(), 't1');
     cc.invalidate();
     assert.equal(await cc.token(), 't2');
+    assert.equal(fetches, 2);
+  });
+});
+
+// A user's exchanged token (RFC 8693) had neither the floor nor the reading: an expires_in of a fraction
+// of a second made the gateway exchange a token for every request to the upstream (a request storm on
+// the authorization server), and a numeric string was ignored for the 5-minute default.
+describe('TokenExchange against a token endpoint', () => {
+  let server: Server;
+  let url: string;
+  let fetches = 0;
+  let expiresIn: unknown = 60;
+  const agent = new Agent();
+  const subjects = new SubjectTokens();
+  const jwt = (claims: object) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.x`;
+  before(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        fetches++;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ access_token: `x${fetches}`, token_type: 'Bearer', expires_in: expiresIn }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+    subjects.remember(ALICE, `Bearer ${jwt({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 })}`);
+  });
+  after(async () => {
+    await agent.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const exchange = () => {
+    const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: false, refreshSkewMs: 30_000 } as never;
+    return new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent);
+  };
+
+  for (const [what, value] of [['0.001', 0.001], ['0', 0], ['-30', -30], ['"soon"', 'soon']] as const) {
+    it(`a token with expires_in ${what} is exchanged once for several requests, and kept at least 30 s`, async () => {
+      fetches = 0;
+      expiresIn = value as never;
+      const te = exchange();
+      const before = Date.now();
+      // Requests a few ms apart, as a user's calls are: a token living 1 ms was due again by each.
+      const tokens: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        tokens.push(await te.token());
+        await sleep(5);
+      }
+      assert.deepEqual(tokens, ['x1', 'x1', 'x1']);
+      assert.equal(fetches, 1);
+      assert.ok(te.expiresAt! - before >= 30_000, `kept ${te.expiresAt! - before} ms`);
+    });
+  }
+
+  it('a token given as a numeric string (expires_in "3599") lives as long as it says', async () => {
+    fetches = 0;
+    expiresIn = '3599' as never;
+    const te = exchange();
+    const before = Date.now();
+    await te.token();
+    const life = te.expiresAt! - before;
+    assert.ok(life > 3_500_000 && life <= 3_600_000, `kept ${life} ms`);
+  });
+
+  it('a token with no expires_in lives the 5-minute default', async () => {
+    fetches = 0;
+    expiresIn = undefined;
+    const te = exchange();
+    const before = Date.now();
+    await te.token();
+    const life = te.expiresAt! - before;
+    assert.ok(life >= 300_000 && life < 360_000, `kept ${life} ms`);
+  });
+
+  it('a token the upstream refused is exchanged again at once, whatever its stated life', async () => {
+    fetches = 0;
+    expiresIn = 0.001;
+    const te = exchange();
+    assert.equal(await te.token(), 'x1');
+    te.invalidate();
+    assert.equal(await te.token(), 'x2');
     assert.equal(fetches, 2);
   });
 });
