@@ -8,6 +8,12 @@ export interface UserTokens {
   refreshToken?: string | undefined;
   /** ms since the epoch. */
   expiresAt: number;
+  /**
+   * When it is refreshed (ms since the epoch): refreshSkewMs before expiresAt, never before half its life
+   * (renewAt), written at issuance. A link stored before this field existed is refreshed at
+   * expiresAt - refreshSkewMs.
+   */
+  renewAt?: number | undefined;
   scope?: string | undefined;
 }
 

@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import { renewAt, tokenLifeMs } from './bearer-source.js';
 import type { UserTokens } from './credential-vault.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
@@ -14,6 +15,7 @@ interface Endpoints {
 
 /** An authorization server's words in a refusal are shown to the user, bounded. */
 const MAX_DESCRIPTION = 200;
+/** A token's life when the token endpoint states none (RFC 6749 §5.1 makes expires_in optional). */
 const DEFAULT_TTL_MS = 3_600_000;
 
 /**
@@ -128,11 +130,15 @@ export class UserOAuthClient {
     }
     if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
     if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
-    const ttl = typeof doc.expires_in === 'number' && doc.expires_in > 0 ? doc.expires_in * 1000 : DEFAULT_TTL_MS;
+    // At least 30 s, and refreshed no earlier than half its life: a token living no longer than the skew
+    // (or a fraction of a second) was refreshed for every request, spending a rotating refresh token each time.
+    const ttl = tokenLifeMs(doc.expires_in, DEFAULT_TTL_MS);
+    const now = Date.now();
     return {
       accessToken: doc.access_token,
       refreshToken: typeof doc.refresh_token === 'string' && doc.refresh_token !== '' ? doc.refresh_token : undefined,
-      expiresAt: Date.now() + ttl,
+      expiresAt: now + ttl,
+      renewAt: renewAt(now, ttl, this.settings.refreshSkewMs),
       scope: typeof doc.scope === 'string' ? doc.scope : undefined,
     };
   }

@@ -32,7 +32,7 @@ export interface ConsentAsker {
 /**
  * One user's token for one user-oauth upstream, read from the vault at each use (the vault is the
  * truth: a revocation on any replica takes effect at the next request). Refreshed refreshSkewMs before
- * it expires, or at once after the upstream refused it (401); a refresh the authorization server
+ * it expires but never before half its life (UserTokens.renewAt), or at once after the upstream refused it (401); a refresh the authorization server
  * refuses with invalid_grant (the user revoked the grant there) removes the link and asks for consent
  * again, unless another replica's refresh of the same token stored a new one meanwhile (a rotating server
  * refuses the loser of that race), which is then used. Any other failure keeps the link: the grant is not
@@ -95,7 +95,9 @@ export class UserOAuthCredential implements BearerSource {
     const refused = this.#refused === t.accessToken;
     // The refused token is no longer stored: it cannot come back, so there is nothing left to refresh.
     if (!refused) this.#refused = undefined;
-    if (!refused && Date.now() < t.expiresAt - this.#client.settings.refreshSkewMs) return { token: t.accessToken, linkedAt: link.linkedAt };
+    // When it was issued said when it is due (never before half its life); a link stored without that keeps the skew rule.
+    const due = t.renewAt ?? t.expiresAt - this.#client.settings.refreshSkewMs;
+    if (!refused && Date.now() < due) return { token: t.accessToken, linkedAt: link.linkedAt };
     if (!t.refreshToken) {
       if (!refused && Date.now() < t.expiresAt) return { token: t.accessToken, linkedAt: link.linkedAt };
       // Only the link that ran out goes: a consent given since it was read is kept (and read next).

@@ -3,15 +3,17 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { renewAt } from '../../../src/upstream/bearer-source.js';
 import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
 import { SubjectTokens } from '../../../src/upstream/subject-tokens.js';
 import { TokenExchange, TokenExchangeClient } from '../../../src/upstream/token-exchange.js';
+import { UserOAuthClient } from '../../../src/upstream/user-oauth-client.js';
+import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
+import { ALICE, consentRig, startTokenEndpoint, type Rig, type TokenEndpoint } from '../../helpers/refresh-rig.js';
 
-const ALICE = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme' };
 
 describe('renewAt', () => {
   it('renews skewMs before expiry, never earlier than half the life, and keeps no expired token', () => {
@@ -169,5 +171,84 @@ describe('TokenExchange against a token endpoint', () => {
     te.invalidate();
     assert.equal(await te.token(), 'x2');
     assert.equal(fetches, 2);
+  });
+});
+
+// A user's consented token (user-oauth) was refreshed whenever less than refreshSkewMs was left, without
+// the "never before half its life" rule: one living no longer than the skew (60 s by default) was
+// refreshed for every request to the upstream, and with a rotating refresh token each refresh spent one.
+// Nor had its expires_in the floor or the reading of the others.
+describe('a user-oauth token against a token endpoint', () => {
+  let endpoint: TokenEndpoint;
+  let expiresIn: unknown = 60;
+  let rig: Rig;
+  before(async () => {
+    endpoint = await startTokenEndpoint(() => {
+      // The form is counted before it is answered: the first request's answer is at-1.
+      const n = endpoint.forms.length;
+      return { status: 200, body: { access_token: `at-${n}`, token_type: 'Bearer', expires_in: expiresIn, refresh_token: `rt-${n}` } };
+    });
+  });
+  after(() => endpoint.close());
+  afterEach(() => rig?.close());
+
+  /** Alice's link, its token expired: the first request refreshes it (as it always did). */
+  const linked = async () => {
+    endpoint.forms.length = 0;
+    rig = consentRig(endpoint.url, new MemoryVaultStore());
+    await rig.vault.save('tickets', ALICE, { accessToken: 'at-0', refreshToken: 'rt-0', expiresAt: Date.now() - 1000 });
+  };
+  /** Three requests a few ms apart, each with a new credential (the vault is the truth). */
+  const three = async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      tokens.push(await rig.credential().token());
+      await sleep(5);
+    }
+    return tokens;
+  };
+
+  for (const [what, value] of [['60 (the skew)', 60], ['0.001', 0.001], ['0', 0], ['"soon"', 'soon']] as const) {
+    it(`a refreshed token with expires_in ${what} is refreshed once for several requests, and kept at least 30 s`, async () => {
+      expiresIn = value as never;
+      await linked();
+      const before = Date.now();
+      assert.deepEqual(await three(), ['at-1', 'at-1', 'at-1']);
+      assert.equal(endpoint.forms.length, 1, 'one refresh');
+      assert.ok((await rig.vault.load('tickets', ALICE))!.expiresAt - before >= 30_000);
+    });
+  }
+
+  it('a refreshed token given as a numeric string (expires_in "3599") lives as long as it says', async () => {
+    expiresIn = '3599';
+    await linked();
+    const before = Date.now();
+    await rig.credential().token();
+    const life = (await rig.vault.load('tickets', ALICE))!.expiresAt - before;
+    assert.ok(life > 3_500_000 && life <= 3_600_000, `kept ${life} ms`);
+  });
+
+  it('a token redeemed at consent with expires_in 60 is not refreshed for several requests', async () => {
+    expiresIn = 60;
+    endpoint.forms.length = 0;
+    rig = consentRig(endpoint.url, new MemoryVaultStore());
+    const agent = new Agent();
+    try {
+      const client = new UserOAuthClient({ name: 'tickets', url: 'http://127.0.0.1:9/mcp' }, rig.upstream.auth, agent, 60_000);
+      await rig.vault.save('tickets', ALICE, await client.redeem('code', 'verifier', 'https://gw.test/oauth/callback'));
+    } finally {
+      await agent.close();
+    }
+    assert.deepEqual(await three(), ['at-1', 'at-1', 'at-1']);
+    assert.equal(endpoint.forms.length, 1, 'the redeem only');
+  });
+
+  it('a link stored without its renewal time (before this change) keeps the skew rule: refreshed within refreshSkewMs of expiry', async () => {
+    expiresIn = 3600;
+    endpoint.forms.length = 0;
+    rig = consentRig(endpoint.url, new MemoryVaultStore());
+    await rig.vault.save('tickets', ALICE, { accessToken: 'at-0', refreshToken: 'rt-0', expiresAt: Date.now() + 50_000 });
+    assert.equal(await rig.credential().token(), 'at-1');
+    assert.equal(endpoint.forms.length, 1);
   });
 });
