@@ -37,9 +37,13 @@ export class ClientCredentials implements BearerSource {
     return this.#token?.expiresAt;
   }
 
-  /** The upstream refused the token: fetch a new one next time. */
-  invalidate(): void {
-    this.#token = undefined;
+  /**
+   * The upstream refused `refused`: fetch a new one next time, unless it was replaced meanwhile. Every
+   * call in flight with the refused token gets its own 401, and each discarded the token the first one's
+   * retry had just fetched: one token request per call in flight, and the retries sent refused tokens.
+   */
+  invalidate(refused: string): void {
+    if (this.#token?.value === refused) this.#token = undefined;
   }
 
   async #fetch(): Promise<string> {

@@ -75,8 +75,9 @@ export class TokenExchange implements BearerSource {
     return this.#inflight;
   }
 
-  invalidate(): void {
-    this.#token = undefined;
+  /** As ClientCredentials.invalidate: a late 401 for a token already replaced keeps the new one. */
+  invalidate(refused: string): void {
+    if (this.#token?.value === refused) this.#token = undefined;
   }
 
   /** The expiry of the cached token (operators' views), if one is held. */

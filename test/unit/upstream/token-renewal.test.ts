@@ -85,7 +85,23 @@ describe('ClientCredentials against a token endpoint', () => {
     expiresIn = 0;
     const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
     assert.equal(await cc.token(), 't1');
-    cc.invalidate();
+    cc.invalidate('t1');
+    assert.equal(await cc.token(), 't2');
+    assert.equal(fetches, 2);
+  });
+
+  // Concurrent requests sent with one token that the upstream refuses each answer 401: the first 401
+  // fetched a new token, and every later 401 for the old one threw that new token away and fetched
+  // another (one token request per call in flight).
+  it('a late 401 for a token already replaced keeps the new token', async () => {
+    fetches = 0;
+    expiresIn = 3600;
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
+    assert.equal(await cc.token(), 't1');
+    cc.invalidate('t1');
+    assert.equal(await cc.token(), 't2');
+    cc.invalidate('t1');
+    cc.invalidate('t1');
     assert.equal(await cc.token(), 't2');
     assert.equal(fetches, 2);
   });
@@ -168,7 +184,20 @@ describe('TokenExchange against a token endpoint', () => {
     expiresIn = 0.001;
     const te = exchange();
     assert.equal(await te.token(), 'x1');
-    te.invalidate();
+    te.invalidate('x1');
+    assert.equal(await te.token(), 'x2');
+    assert.equal(fetches, 2);
+  });
+
+  it('a late 401 for a token already replaced keeps the new token', async () => {
+    fetches = 0;
+    expiresIn = 3600;
+    const te = exchange();
+    assert.equal(await te.token(), 'x1');
+    te.invalidate('x1');
+    assert.equal(await te.token(), 'x2');
+    te.invalidate('x1');
+    te.invalidate('x1');
     assert.equal(await te.token(), 'x2');
     assert.equal(fetches, 2);
   });
