@@ -64,7 +64,7 @@ describe('a closed Streamable HTTP transport does not sleep on (found by a revie
 
 describe("a closing Streamable HTTP transport whose session DELETE waits for a token (found by a review)", () => {
   it('the close (and the instance hearing of it) waits a bounded time, and the DELETE still goes once the token comes', async () => {
-    // The token endpoint answers the first request (expires_in 0: every request fetches again) and holds the next.
+    // The token endpoint answers the first request and holds the next (the DELETE's, once t1 was refused).
     const held: Array<import('node:http').ServerResponse> = [];
     let tokens = 0;
     const tokenServer = createServer((req, res) => {
@@ -84,6 +84,8 @@ describe("a closing Streamable HTTP transport whose session DELETE waits for a t
     t.onclose = () => void (closed = true);
     try {
       await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      // A token is kept at least 30 s whatever its expires_in: refused (as a 401 does), the next request fetches one.
+      cc.invalidate('t1');
       const closing = t.close().then(() => 'closed');
       await until('the DELETE asked for its token', () => held.length === 1);
       // Before: it waited as long as the authorization server held the token (here: for good).
