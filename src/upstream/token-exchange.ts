@@ -102,7 +102,8 @@ export class TokenExchange implements BearerSource {
     return form;
   }
 
-  async #exchange(): Promise<string> {
+  /** `retried`: the actor token was fetched again after a refusal (see below); a second refusal stands. */
+  async #exchange(retried = false): Promise<string> {
     const form = await this.#form();
     let res: Dispatcher.ResponseData;
     try {
@@ -118,6 +119,13 @@ export class TokenExchange implements BearerSource {
     const text = await readWithin(res.body, this.#client.withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));
     const doc = parse(text);
     if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
+    const actor = form.get('actor_token');
+    if (res.statusCode !== 200 && actor !== null && !retried) {
+      // The actor token may be what was refused: kept at least MIN_LIFE_MS (or revoked), it can be sent past
+      // its real expiry, and no upstream 401 renews it here. Every exchange was refused until it was renewed.
+      this.#client.actor!.invalidate(actor);
+      return this.#exchange(true);
+    }
     if (res.statusCode !== 200) {
       const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
       const why = typeof doc.error_description === 'string' ? `: ${doc.error_description.slice(0, MAX_DESCRIPTION)}` : '';

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
+import type { GatewayError } from '../../../src/errors.js';
 import { renewAt } from '../../../src/upstream/bearer-source.js';
 import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
 import { SubjectTokens } from '../../../src/upstream/subject-tokens.js';
@@ -279,5 +280,69 @@ describe('a user-oauth token against a token endpoint', () => {
     await rig.vault.save('tickets', ALICE, { accessToken: 'at-0', refreshToken: 'rt-0', expiresAt: Date.now() + 50_000 });
     assert.equal(await rig.credential().token(), 'at-1');
     assert.equal(endpoint.forms.length, 1);
+  });
+});
+
+// The gateway's own token sent as actor_token is kept at least 30 s whatever its expires_in (the floor
+// above): one the authorization server issued for less, or revoked, was sent expired, and no 401 renews a
+// token the token endpoint itself refuses: every exchange was refused (SWB_UPSTREAM_CREDENTIAL_REFUSED)
+// until the floor ran out. A refused exchange now fetches the actor token again once and retries.
+describe('TokenExchange with an actor token the authorization server no longer accepts', () => {
+  let server: Server;
+  let url: string;
+  const grants: string[] = [];
+  /** The actor tokens the server still accepts. */
+  const live = new Set<string>();
+  /** The subject's grant refused, whatever the actor token. */
+  let refuseAll = false;
+  const agent = new Agent();
+  const subjects = new SubjectTokens();
+  const jwt = (claims: object) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.x`;
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        grants.push(form.get('grant_type')!);
+        res.setHeader('content-type', 'application/json');
+        if (form.get('grant_type') === 'client_credentials') {
+          const actor = `a${grants.length}`;
+          live.add(actor);
+          return void res.end(JSON.stringify({ access_token: actor, token_type: 'Bearer', expires_in: 3 }));
+        }
+        if (refuseAll || !live.has(form.get('actor_token') ?? '')) return void res.writeHead(400).end(JSON.stringify({ error: 'invalid_grant', error_description: 'actor_token: expired' }));
+        res.end(JSON.stringify({ access_token: `x${grants.length}`, token_type: 'Bearer', expires_in: 3600 }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+    subjects.remember(ALICE, `Bearer ${jwt({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 })}`);
+  });
+  after(async () => {
+    await agent.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('the exchange refused for it fetches the actor token again once, and succeeds', async () => {
+    const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
+    const client = new TokenExchangeClient('u', settings, agent, 60_000);
+    const first = await new TokenExchange(client, ALICE, subjects, agent).token();
+    assert.deepEqual(grants, ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
+    assert.ok(first);
+    live.clear(); // a1 expired at the authorization server (3 s), still held by the gateway (30 s)
+    const second = await new TokenExchange(client, ALICE, subjects, agent).token();
+    assert.match(second, /^x/);
+    assert.equal(grants.filter((g) => g === 'client_credentials').length, 2, 'the actor token fetched again once');
+  });
+
+  it('a refusal that is not about the actor token is retried once, then answered as refused', async () => {
+    refuseAll = true;
+    grants.length = 0;
+    const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
+    const te = new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent);
+    const err = await te.token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
+    assert.equal(err.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED');
+    assert.equal(grants.filter((g) => g !== 'client_credentials').length, 2, 'two exchanges, no more');
   });
 });
