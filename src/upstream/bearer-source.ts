@@ -30,11 +30,18 @@ export function renewAt(now: number, ttlMs: number, skewMs: number): number {
 const MIN_LIFE_MS = 30_000;
 
 /**
+ * The longest: a life past what a Date holds (expires_in 1e13) broke every listing of links (RangeError),
+ * and an infinite one (1e308) was stored as null, so the token was refreshed at every request.
+ */
+const MAX_LIFE_MS = 10 * 365 * 86_400_000;
+
+/**
  * A token endpoint's expires_in (seconds, a number or a numeric string as some servers send it) as a
- * life in ms, at least MIN_LIFE_MS; `unstatedMs` when the answer has none (RFC 6749 §5.1 makes it optional).
+ * life in ms, at least MIN_LIFE_MS and at most MAX_LIFE_MS; `unstatedMs` when the answer has none (RFC 6749
+ * §5.1 makes it optional).
  */
 export function tokenLifeMs(expiresIn: unknown, unstatedMs: number): number {
   if (expiresIn === undefined || expiresIn === null) return unstatedMs;
   const sec = typeof expiresIn === 'string' && expiresIn.trim() !== '' ? Number(expiresIn) : expiresIn;
-  return typeof sec === 'number' && Number.isFinite(sec) ? Math.max(sec * 1000, MIN_LIFE_MS) : MIN_LIFE_MS;
+  return typeof sec === 'number' && Number.isFinite(sec) ? Math.min(Math.max(sec * 1000, MIN_LIFE_MS), MAX_LIFE_MS) : MIN_LIFE_MS;
 }

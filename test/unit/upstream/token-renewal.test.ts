@@ -258,6 +258,20 @@ describe('a user-oauth token against a token endpoint', () => {
     assert.ok(life > 3_500_000 && life <= 3_600_000, `kept ${life} ms`);
   });
 
+  // A life past what a Date can hold (expires_in 1e13 s, or more) was stored as given: listing links threw
+  // RangeError (Invalid time value), so GET /oauth/links and the operators' list of every user's links failed
+  // because of one authorization server's answer. A life is now at most 10 years.
+  for (const [what, value] of [['1e13', 1e13], ['1e308', 1e308]] as const) {
+    it(`a refreshed token with expires_in ${what} leaves the links listable, and is still used`, async () => {
+      expiresIn = value;
+      await linked();
+      assert.deepEqual(await three(), ['at-1', 'at-1', 'at-1']);
+      const links = await rig.vault.links();
+      assert.equal(links.length, 1);
+      assert.ok(Date.parse(links[0]!.expiresAt) > Date.now() + 365 * 86_400_000, links[0]!.expiresAt);
+    });
+  }
+
   it('a token redeemed at consent with expires_in 60 is not refreshed for several requests', async () => {
     expiresIn = 60;
     endpoint.forms.length = 0;
