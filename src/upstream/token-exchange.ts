@@ -119,17 +119,18 @@ export class TokenExchange implements BearerSource {
     const text = await readWithin(res.body, this.#client.withinMs).catch((err: Error) => Promise.reject(this.#unavailable(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));
     const doc = parse(text);
     if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
-    const actor = form.get('actor_token');
-    if (res.statusCode !== 200 && actor !== null && !retried) {
-      // The actor token may be what was refused: kept at least MIN_LIFE_MS (or revoked), it can be sent past
-      // its real expiry, and no upstream 401 renews it here. Every exchange was refused until it was renewed.
-      this.#client.actor!.invalidate(actor);
-      return this.#exchange(true);
-    }
     if (res.statusCode !== 200) {
       const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
       const why = typeof doc.error_description === 'string' ? `: ${doc.error_description.slice(0, MAX_DESCRIPTION)}` : '';
-      throw this.#refused(error, `the authorization server refused to exchange your token for upstream "${this.#client.upstream}" (${error}${why})`);
+      const refusal = this.#refused(error, `the authorization server refused to exchange your token for upstream "${this.#client.upstream}" (${error}${why})`);
+      const actor = form.get('actor_token');
+      if (actor === null || retried) throw refusal;
+      // The actor token may be what was refused: kept at least MIN_LIFE_MS (or revoked), it can be sent past
+      // its real expiry, and no upstream 401 renews it here. Every exchange was refused until it was renewed.
+      // A new one that cannot be had (the client itself refused) leaves the refusal as it was.
+      this.#client.actor!.invalidate(actor);
+      await this.#client.actor!.token().catch(() => Promise.reject(refusal));
+      return this.#exchange(true);
     }
     if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
     if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);

@@ -309,6 +309,8 @@ describe('TokenExchange with an actor token the authorization server no longer a
   const live = new Set<string>();
   /** The subject's grant refused, whatever the actor token. */
   let refuseAll = false;
+  /** The gateway's client secret no longer accepted (changed at the authorization server). */
+  let secretChanged = false;
   const agent = new Agent();
   const subjects = new SubjectTokens();
   const jwt = (claims: object) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.x`;
@@ -320,6 +322,7 @@ describe('TokenExchange with an actor token the authorization server no longer a
         const form = new URLSearchParams(body);
         grants.push(form.get('grant_type')!);
         res.setHeader('content-type', 'application/json');
+        if (secretChanged) return void res.writeHead(401).end(JSON.stringify({ error: 'invalid_client' }));
         if (form.get('grant_type') === 'client_credentials') {
           const actor = `a${grants.length}`;
           live.add(actor);
@@ -358,5 +361,20 @@ describe('TokenExchange with an actor token the authorization server no longer a
     const err = await te.token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
     assert.equal(err.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED');
     assert.equal(grants.filter((g) => g !== 'client_credentials').length, 2, 'two exchanges, no more');
+  });
+
+  it('a retry that cannot get a new actor token answers the exchange\'s own refusal (invalid_client), not the actor\'s failure', async () => {
+    refuseAll = false;
+    const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
+    const client = new TokenExchangeClient('u', settings, agent, 60_000);
+    await new TokenExchange(client, ALICE, subjects, agent).token();
+    secretChanged = true;
+    try {
+      const err = await new TokenExchange(client, ALICE, subjects, agent).token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
+      assert.equal(err.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED', err.message);
+      assert.equal(err.details?.reason, 'invalid_client');
+    } finally {
+      secretChanged = false;
+    }
   });
 });
