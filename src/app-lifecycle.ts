@@ -139,8 +139,10 @@ export class AppLifecycle {
     await reloader.stop();
     gateway.registry.refuseNew();
     const deadline = Date.now() + graceMs;
-    // Both eras: a 2026-07-28 request has no session in the registry, only its principal's standing.
-    while ((gateway.registry.inflight > 0 || gateway.modern.sessions.inflight > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Both eras (a 2026-07-28 request has no session in the registry, only its principal's standing), and
+    // the requests relayed to other replicas, whose answers the listener closed below would cut.
+    const busy = () => gateway.registry.inflight > 0 || gateway.modern.sessions.inflight > 0 || (gateway.cluster?.relaying ?? 0) > 0;
+    while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await gateway.stop();
     hub.close();
     await this.#admin?.close();

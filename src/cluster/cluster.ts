@@ -20,6 +20,7 @@ import { StoreHealth } from './store-health.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch } from './tunnel.js';
 import { Forwarder, type ArrivedRequest } from './forwarder.js';
+import { Relays } from './relays.js';
 import { parseEndpointChange, type EndpointChange } from './endpoint-change.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
@@ -60,6 +61,7 @@ export class Cluster {
   readonly #observer: RedisObserver | undefined;
   #tunnel: Tunnel | undefined;
   readonly #forwarder: Forwarder;
+  readonly #relays = new Relays();
   #admin: AdminBus | undefined;
   #started = false;
   #keeping: NodeJS.Timeout | undefined;
@@ -309,8 +311,12 @@ export class Cluster {
    * 'owner-gone': the owner is dead and did not get it (or it is harmless twice) — take the session over (claim) instead.
    */
   forward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
-    if (!this.tracing.enabled) return this.#forwarder.forward(owner, req, open);
-    return this.#tracedForward(owner, req, open);
+    return this.#relays.track(req.method, open, (counted) => (this.tracing.enabled ? this.#tracedForward(owner, req, counted) : this.#forwarder.forward(owner, req, counted)));
+  }
+
+  /** Requests relayed to other replicas whose answers are still running here (a graceful stop waits for them). */
+  get relaying(): number {
+    return this.#relays.inflight;
   }
 
   /** A forward in its own span, whose context the owner receives in place of the client's trace headers. */
