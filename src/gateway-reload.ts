@@ -77,6 +77,8 @@ export class ConfigReloader {
   #generation = 0;
   /** The gateway is stopping: a reload would start pools that nothing stops any more. */
   #stopped = false;
+  /** The pools the running reload is starting (new ones, not yet listed, and kept ones woken): a stop ends their start (see stop). */
+  readonly #starting = new Set<UpstreamPool>();
 
   constructor(parts: ReloaderParts) {
     this.#p = parts;
@@ -125,6 +127,10 @@ export class ConfigReloader {
    */
   stop(): Promise<void> {
     this.#stopped = true;
+    // Waiting for them to start would hold the stop up to their initTimeoutMs (30 s by default: past its
+    // grace, and past an orchestrator's SIGKILL) for an upstream that does not answer: closed now, the
+    // reload fails (changing nothing) and the stop goes on.
+    for (const p of this.#starting) void p.close().catch(() => {});
     return this.#queue.then(() => {});
   }
 
@@ -217,12 +223,16 @@ export class ConfigReloader {
     // Kept pools that no endpoint used and a new endpoint now uses start too (a pool started once before,
     // used and then unused, keeps the instances it has: UpstreamPool.start runs once per pool).
     const woken = [...g.pools.values()].filter((p) => used.has(p.name) && !usedBefore.has(p.name) && !diff.upstreams.changed.includes(p.name));
+    for (const p of [...fresh, ...woken]) this.#starting.add(p);
     try {
       await Promise.all([...fresh.filter((p) => used.has(p.name)), ...woken].map((p) => p.start()));
+      if (this.#stopped) throw new Error('the gateway is shutting down');
       refuseBroken(fresh.filter((p) => diff.upstreams.changed.includes(p.name) && used.has(p.name)), g.pools);
     } catch (err) {
       await Promise.all(fresh.map((p) => p.close().catch(() => {}))); // never listed: nothing else would stop them
       throw err;
+    } finally {
+      this.#starting.clear();
     }
     // From here to the end: synchronous.
     const retired = [...diff.upstreams.removed, ...diff.upstreams.changed].map((n) => g.pools.get(n)!);
