@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
+import { redactUrl } from '../config/redact.js';
 
 /** The longest pause between reconnection attempts: how late a replica may notice that Redis is back. */
 export const RECONNECT_MAX_MS = 2000;
@@ -30,12 +31,20 @@ export function connectRedis(url: string, logger: Logger, observer?: RedisObserv
     ...extra,
   });
   let wasUp = false;
+  let everUp = false;
+  let saidUnreachable = false;
   redis.on('ready', () => {
-    wasUp = true;
+    wasUp = everUp = true;
     logger.info('redis connected');
   });
   redis.on('error', (err: Error) => {
     if (wasUp) logger.warn({ err: err.message }, 'redis error');
+    // Never connected yet: said once. A gateway starting waits for Redis before it listens, and that wait
+    // was silent (no line at all while it retried), so a replica that never came up never said why.
+    else if (!everUp && !saidUnreachable) {
+      saidUnreachable = true;
+      logger.warn({ redis: redactUrl(url), err: err.message }, 'redis cannot be reached: retrying until it answers (a starting gateway listens only once it has)');
+    }
   });
   redis.on('end', () => logger.warn('redis connection ended'));
   redis.on('reconnecting', () => {
