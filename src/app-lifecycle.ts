@@ -14,6 +14,7 @@ import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
 import { advertiseUrl } from './cluster/advertise-url.js';
 import { listenOn } from './edge/listen-failure.js';
+import { GatewayError } from './errors.js';
 
 /** The longest the last spans' export may hold a stopping gateway (see close). */
 const TRACING_SHUTDOWN_MS = 3000;
@@ -63,9 +64,13 @@ export class AppLifecycle {
     let address: string;
     try {
       await gateway.start();
+      this.#stillStarting();
       await this.#startCluster();
+      this.#stillStarting();
       if (config.metrics.enabled) await listenOn('metrics.port', config.metrics.host, config.metrics.port, () => this.#startMetrics());
+      this.#stillStarting();
       if (config.admin.enabled) await listenOn('admin.port', config.admin.host, config.admin.port, () => this.#startAdmin());
+      this.#stillStarting();
       this.#watch();
       address = await listenOn('server.port', config.server.host, config.server.port, () => fastify.listen({ host: config.server.host, port: config.server.port }));
     } catch (err) {
@@ -76,6 +81,15 @@ export class AppLifecycle {
     const redis = config.store.redis;
     if (gateway.cluster && redis) gateway.cluster.advertise(advertiseUrl(redis.advertiseUrl, config.server.host, boundPort(fastify, config.server.port)));
     return address;
+  }
+
+  /**
+   * Throws once close() was called: the start (upstreams, Redis) can take long, and a stop (SIGTERM) that
+   * came meanwhile had already closed the listeners, which the start then opened: left listening, and
+   * "switchboard listening" logged after "shutting down".
+   */
+  #stillStarting(): void {
+    if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway was stopped while it was starting');
   }
 
   async #startAdmin(): Promise<void> {

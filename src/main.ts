@@ -118,7 +118,14 @@ async function serve(file: string): Promise<void> {
   process.on('SIGHUP', () => void app.reload('SIGHUP'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  const address = await app.listen();
+  let address: string;
+  try {
+    address = await app.listen();
+  } catch (err) {
+    // Stopped while starting: the stop's handler ends the process (exit 0), not this failure.
+    if (stopping) return;
+    throw err;
+  }
   const paths = config.endpoints.map((e) => e.path);
   logger.info({ address, endpoints: paths }, `switchboard listening on ${address}`);
   writeAddressFile(address, logger);

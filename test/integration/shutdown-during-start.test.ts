@@ -1,0 +1,69 @@
+// A stop that comes while the gateway is still starting (SIGTERM while an upstream is slow to answer
+// its initialize): the start must not go on to open its listeners after the stop closed them.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * A stdio upstream that never answers initialize, and lingers after its stdin closes (until its SIGTERM):
+ * its start fails while the stop is still stopping it, and the start goes on meanwhile.
+ */
+function stuckServer(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'swb-slow-start-')), 'stuck.mjs');
+  writeFileSync(file, 'process.stdin.resume();\nsetInterval(() => {}, 1000);\n');
+  return file;
+}
+
+describe('a stop while the gateway starts', { timeout: 90_000 }, () => {
+  it('in process: listen() does not open the listeners after close()', async () => {
+    const config = parseConfig({
+      server: { host: '127.0.0.1', port: 0 },
+      metrics: { port: 0 },
+      auth: { mode: 'none' },
+      upstreams: [{ name: 'stuck', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [stuckServer()], sharing: 'shared', initTimeoutMs: 60_000 }],
+      endpoints: [{ path: '/mcp', upstreams: ['stuck'] }],
+    });
+    const app = await buildApp(config, { logger: createLogger('silent') });
+    const listening = app.listen().then((a) => a, (e: Error) => e);
+    assert.ok(await waitFor(() => app.gateway.pools.get('stuck')!.instances.size > 0, { timeoutMs: 20_000 }), 'the upstream never started');
+    await app.close(0);
+    const outcome = await listening;
+    assert.ok(outcome instanceof Error, `listen() resolved with ${String(outcome)} after close()`);
+    assert.equal(app.fastify.server.listening, false, 'the MCP listener was opened after close()');
+    assert.equal(app.metricsUrl, undefined, 'the metrics listener was opened after close()');
+  });
+
+  it('serve: SIGTERM during start exits 0 without ever saying it listens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-term-start-'));
+    const file = join(dir, 'config.yaml');
+    writeFileSync(
+      file,
+      `server: { host: 127.0.0.1, port: 0 }
+metrics: { enabled: false }
+auth: { mode: none }
+upstreams:
+  - { name: stuck, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${stuckServer()}], sharing: shared, initTimeoutMs: 60000 }
+endpoints: [{ path: /mcp, upstreams: [stuck] }]
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      assert.ok(await waitFor(() => log.includes('starting upstream process'), { timeoutMs: 30_000 }), log);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0, log);
+    assert.doesNotMatch(log, /switchboard listening|Server listening/, 'it listened after the stop began');
+  });
+});
