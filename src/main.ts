@@ -60,6 +60,13 @@ async function token(values: Values): Promise<number> {
     process.stderr.write(`switchboard token: --tenant and --sub are required\n${USAGE}`);
     return 2;
   }
+  // A usage error like a missing --tenant (it came out as a stack trace), checked before the config is read.
+  const ttl = (values.ttl as string | undefined) ?? '12h';
+  const ttlSeconds = parseTtl(ttl);
+  if (ttlSeconds === undefined) {
+    process.stderr.write(`switchboard token: bad --ttl ${JSON.stringify(ttl)}: use e.g. 900, 15m, 12h or 7d\n${USAGE}`);
+    return 2;
+  }
   const file = configOf(values);
   const config = loadConfig(file);
   if (config.auth.mode !== 'jwt' || !config.auth.issuer) {
@@ -75,7 +82,7 @@ async function token(values: Values): Promise<number> {
     tenant,
     subject: sub,
     scopes,
-    ttlSeconds: parseTtl((values.ttl as string | undefined) ?? '12h'),
+    ttlSeconds,
     tenantClaim: config.auth.claims.tenant,
   });
   // Only a token the gateway would verify: printing one it refuses sends the user chasing a 401.

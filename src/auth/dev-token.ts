@@ -53,9 +53,12 @@ export async function devTokenRefusal(jwt: string, keyFile: string, cfg: Pick<Au
   return cfg.jwksUrl ? `${own}; it takes tokens signed by the identity provider whose keys are at auth.jwksUrl ${cfg.jwksUrl}: get one from there` : own;
 }
 
-/** "90s", "15m", "12h", "7d" or plain seconds. */
-export function parseTtl(text: string): number {
+/**
+ * "90s", "15m", "12h", "7d" or plain seconds; undefined for anything else, and for zero (a token expired
+ * as it is issued, which the gateway refuses).
+ */
+export function parseTtl(text: string): number | undefined {
   const m = /^(\d+)([smhd]?)$/.exec(text.trim());
-  if (!m) throw new Error(`bad --ttl "${text}": use e.g. 900, 15m, 12h or 7d`);
-  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = m ? Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'] : 0;
+  return seconds > 0 ? seconds : undefined;
 }
