@@ -170,6 +170,14 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     return true;
   }
 
+  /** An answer that came but could not be read (too large for the link): its request fails with `err`. Nothing is cancelled: it was answered. */
+  fail(id: RequestId, err: Error): boolean {
+    const p = typeof id === 'number' ? this.#outgoing.get(id) : undefined;
+    if (!p || !this.#settle(p)) return false;
+    p.reject(err);
+    return true;
+  }
+
   /**
    * notifications/progress: restarts its request's timer (the maximum still holds) and tells the caller. A
    * paused request's timer stays stopped: restarted, the short timeout would run while the person answers.

@@ -9,6 +9,15 @@ export interface SseMessage {
   id: string | undefined;
 }
 
+/** How much of a skipped event's data onSkipped is shown, from its start and from its end. */
+export const SKIPPED_EXCERPT_CHARS = 1024;
+
+/** The start and the end of a skipped event's data (at most SKIPPED_EXCERPT_CHARS each): what it was, read without holding it. */
+export interface SkippedExcerpt {
+  head: string;
+  tail: string;
+}
+
 /**
  * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
  * and retry; comment lines ignored; an event is dispatched at a blank line. Bounded: an event larger
@@ -16,6 +25,8 @@ export interface SseMessage {
  * for `take()` (what readSse uses). With `onSkipped`, such an event is skipped instead: its data (and any
  * line over the limit) is dropped unread into memory, its id still taken, and onSkipped hears of it once
  * it ends. For a stream resumed with Last-Event-ID: without the id a resume replays the event for ever.
+ * onSkipped is shown the start and the end of its data too (SkippedExcerpt), bounded: where a message's
+ * id is (a legacy SSE stream carries every answer, and only the call answered must fail).
  *
  * Kept rather than eventsource-parser (3.x, evaluated): that one is as linear and as bounded, but it
  * drops an event that has an id and no data, so the last event id a resumption needs would be lost.
@@ -35,13 +46,18 @@ export class SseParser {
   readonly #maxEventBytes: number;
   readonly #onEvent: (e: SseMessage) => void;
   #ready: SseMessage[] | undefined;
-  readonly #onSkipped: ((id: string | undefined) => void) | undefined;
+  readonly #onSkipped: ((id: string | undefined, data: SkippedExcerpt) => void) | undefined;
   /** The event being read is over the limit and is being skipped (onSkipped only). */
   #skipping = false;
   /** The rest of the current line is over the limit: dropped up to its newline (onSkipped only). */
   #cutLine = false;
+  /** The line being cut is a data line: the rest of it still goes to the excerpt's end. */
+  #cutData = false;
+  /** The skipped event's data, its start and its end (see SkippedExcerpt). */
+  #head = '';
+  #tail = '';
 
-  constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void, onSkipped?: (id: string | undefined) => void) {
+  constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void, onSkipped?: (id: string | undefined, data: SkippedExcerpt) => void) {
     this.#maxEventBytes = maxEventBytes;
     this.#onEvent = onEvent ?? ((e) => (this.#ready ??= []).push(e));
     this.#onSkipped = onSkipped;
@@ -50,9 +66,31 @@ export class SseParser {
   /** The event being read went over the limit: an error, or (onSkipped) the start of its skipping. */
   #tooLarge(what: string): void {
     if (!this.#onSkipped) throw new SseTooLargeError(`SSE ${what} exceeds ${this.#maxEventBytes} bytes`);
+    if (!this.#skipping) this.#keep(this.#data.join('\n'), false);
     this.#skipping = true;
     this.#data = [];
     this.#dataBytes = 0;
+  }
+
+  /** More of a skipped event's data (`joined`: a line of its own, after a "\n"): only its start and end are kept. */
+  #keep(text: string, joined: boolean): void {
+    if (joined && this.#head !== '') text = `\n${text}`;
+    if (this.#head.length < SKIPPED_EXCERPT_CHARS) this.#head += text.slice(0, SKIPPED_EXCERPT_CHARS - this.#head.length);
+    this.#tail = text.length >= SKIPPED_EXCERPT_CHARS ? text.slice(-SKIPPED_EXCERPT_CHARS) : (this.#tail + text).slice(-SKIPPED_EXCERPT_CHARS);
+  }
+
+  /**
+   * A line over the limit, `pieces` what came of it (`length` chars): the event is skipped and the rest of
+   * the line dropped. Only its start and end are read: joining the pieces would copy a line as long as the limit.
+   */
+  #cut(pieces: string[], length: number): void {
+    this.#tooLarge('line');
+    this.#cutLine = true;
+    const start = startOf(pieces, SKIPPED_EXCERPT_CHARS + 6);
+    this.#cutData = start.startsWith('data:');
+    if (!this.#cutData) return;
+    this.#keep(start.slice(start.startsWith('data: ') ? 6 : 5), true);
+    if (length > start.length) this.#tail = endOf(pieces, SKIPPED_EXCERPT_CHARS);
   }
 
   /** The events completed since the last call, when no onEvent was given; undefined when there are none. */
@@ -77,19 +115,21 @@ export class SseParser {
       start = nl + 1;
       if (this.#cutLine) {
         this.#cutLine = false; // the end of a line over the limit, dropped with the rest of it
+        if (this.#cutData) this.#keep(line, false);
         continue;
       }
       if (line.endsWith('\r')) line = line.slice(0, -1);
       this.#line(line);
     }
-    if (start < chunk.length && !this.#cutLine) {
+    if (start < chunk.length && this.#cutLine) {
+      if (this.#cutData) this.#keep(chunk.slice(start), false);
+    } else if (start < chunk.length) {
       this.#pending.push(start === 0 ? chunk : chunk.slice(start));
       this.#pendingLength += chunk.length - start;
       if (this.#pendingLength > this.#maxEventBytes) {
-        this.#tooLarge('line');
+        this.#cut(this.#pending, this.#pendingLength);
         this.#pending = [];
         this.#pendingLength = 0;
-        this.#cutLine = true;
       }
     }
   }
@@ -99,9 +139,10 @@ export class SseParser {
       if (this.#id !== undefined) this.lastEventId = this.#id;
       const data = this.#data.join('\n');
       // An event with empty data (a priming event, a bare id) only moves lastEventId.
-      if (this.#skipping) this.#onSkipped?.(this.#id);
+      if (this.#skipping) this.#onSkipped?.(this.#id, { head: this.#head, tail: this.#tail });
       else if (data !== '') this.#onEvent({ event: this.#event || 'message', data, id: this.#id });
       this.#skipping = false;
+      this.#head = this.#tail = '';
       this.#event = '';
       this.#data = [];
       this.#dataBytes = 0;
@@ -120,10 +161,13 @@ export class SseParser {
       case 'data':
         // The "\n" that joins it to the line before counts too: counted without it, empty data lines
         // ("data:" again and again) weighed nothing, and a hostile upstream grew one event without bound.
-        if (this.#skipping) break;
+        if (this.#skipping) {
+          this.#keep(value, true);
+          break;
+        }
         this.#dataBytes += value.length + (this.#data.length > 0 ? 1 : 0);
+        this.#data.push(value);
         if (this.#dataBytes > this.#maxEventBytes) this.#tooLarge('event');
-        else this.#data.push(value);
         break;
       case 'id':
         if (!value.includes('\0')) this.#id = value;
@@ -133,4 +177,21 @@ export class SseParser {
         break;
     }
   }
+}
+
+/** The first `n` chars of the text in `pieces`. */
+function startOf(pieces: readonly string[], n: number): string {
+  let s = '';
+  for (const p of pieces) {
+    if (s.length >= n) break;
+    s += p.slice(0, n - s.length);
+  }
+  return s;
+}
+
+/** The last `n` chars of the text in `pieces`. */
+function endOf(pieces: readonly string[], n: number): string {
+  let s = '';
+  for (let i = pieces.length - 1; i >= 0 && s.length < n; i--) s = pieces[i]!.slice(-(n - s.length)) + s;
+  return s;
 }

@@ -54,6 +54,12 @@ export interface Transport {
    * message, when the transport knows it (Streamable HTTP does; stdio cannot).
    */
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
+  /**
+   * An answer came that the link could not hand on (over its size limit, so unread): only the request it
+   * answers (`requestId`, in this link's own id space) fails, with `error`; the link stays up. Links that
+   * fail such a request otherwise (its send does, over Streamable HTTP) leave it unset.
+   */
+  onanswerlost?: (requestId: RequestId, error: Error) => void;
   /** `reason`: why the link closed, when it was for a reason the owner should hear (not a plain exit). */
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;

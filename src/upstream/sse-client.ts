@@ -2,20 +2,22 @@ import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { readSse } from '../jsonrpc/read-sse.js';
-import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
-import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import { SseParser, type SkippedExcerpt, type SseMessage } from '../jsonrpc/sse-parser.js';
+import { answeredId } from '../jsonrpc/answer-id.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
 import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
-import { UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, UpstreamHttpError } from './remote-errors.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
 /**
  * The gateway as a legacy HTTP+SSE (2024-11-05) client: GET opens the stream, whose `endpoint` event
  * names the URL to POST to. The protocol has no resumption, so a dropped stream closes the transport
- * and the instance reconnects and re-initializes.
+ * and the instance reconnects and re-initializes. That one stream carries every answer: one over
+ * http.maxMessageBytes is skipped (never held), and only the call it answers fails (see #skipped).
  */
 export class SseClientTransport implements Transport {
   readonly #cfg: RemoteUpstreamConfig;
@@ -26,6 +28,7 @@ export class SseClientTransport implements Transport {
   #endpoint: string | undefined;
   #closed = false;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
+  onanswerlost?: (requestId: RequestId, error: Error) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -52,7 +55,7 @@ export class SseClientTransport implements Transport {
       if (res.statusCode === 401) this.#credentials?.invalidate(sentBearer(headers));
       throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
     }
-    const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes));
+    const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes, undefined, (_id, data) => this.#skipped(data)));
     const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event`);
     const timer = setTimeout(() => res.body.destroy(silent), this.#cfg.http.headersTimeoutMs);
     try {
@@ -85,6 +88,19 @@ export class SseClientTransport implements Transport {
       if (!this.#closed) this.#logger.debug({ err: (err as Error).message }, 'upstream SSE stream broke');
     }
     void this.close();
+  }
+
+  /**
+   * An event over http.maxMessageBytes, skipped: read to the error instead, it broke the stream, and every
+   * call in flight on the connection (other sessions' too, shared) failed as crashed, the upstream
+   * restarted. The call it answers fails alone, with SWB_RESULT_TOO_LARGE, as over Streamable HTTP. Its id
+   * unreadable (or not an answer), it is only warned of: a call it answered times out.
+   */
+  #skipped(data: SkippedExcerpt): void {
+    const id = answeredId(data.head, data.tail);
+    const max = this.#cfg.http.maxMessageBytes;
+    if (id !== undefined && this.onanswerlost) return this.onanswerlost(id, answerTooLarge(this.#cfg.name, max));
+    this.#logger.warn({ upstream: this.#cfg.name, maxMessageBytes: max }, 'upstream sent a message over http.maxMessageBytes on its SSE stream, answering no request the gateway could tell; skipped');
   }
 
   #deliver(e: SseMessage): void {

@@ -12,7 +12,6 @@ import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { sendFailure } from './remote-errors.js';
-
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta } from './modern-rounds.js';
@@ -82,6 +81,7 @@ export class UpstreamClient {
     // long-lived: one per upstream connection
     transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
     transport.onclose = (reason) => this.#onClose(reason); // long-lived: one per upstream connection
+    transport.onanswerlost = (id, err) => void this.#peer.fail(id, err); // long-lived: one per upstream connection
   }
 
   #link(): PeerLink<CallOptions> {

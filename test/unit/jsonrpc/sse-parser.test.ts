@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SseParser, type SseMessage } from '../../../src/jsonrpc/sse-parser.js';
+import { SKIPPED_EXCERPT_CHARS, SseParser, type SkippedExcerpt, type SseMessage } from '../../../src/jsonrpc/sse-parser.js';
 
 function parse(chunks: string[], max = 1 << 20): SseMessage[] {
   const out: SseMessage[] = [];
@@ -56,6 +56,19 @@ describe('SseParser with onSkipped (the GET stream: found by a review)', () => {
       assert.deepEqual(skipped, ['7', '8'], `chunk size ${size}`);
       assert.deepEqual(out, [{ event: 'message', data: 'ok', id: '9' }], `chunk size ${size}`);
       assert.equal(p.lastEventId, '9');
+    }
+  });
+
+  it("shows onSkipped the start and the end of the skipped data (bounded), however it is chunked: where a message's id is", () => {
+    const long = `{"result":{"text":"${'x'.repeat(5000)}"},"jsonrpc":"2.0","id":42}`;
+    const lines = `{"a":1,\n"b":"${'y'.repeat(2000)}",\n"id":43}`;
+    const text = `data: ${long}\n\n${lines.split('\n').map((l) => `data: ${l}\n`).join('')}\n`;
+    for (const size of [1, 7, 100, 999, text.length]) {
+      const seen: SkippedExcerpt[] = [];
+      const p = new SseParser(1500, () => {}, (_id, data) => seen.push(data));
+      for (let i = 0; i < text.length; i += size) p.push(text.slice(i, i + size));
+      const want = (s: string) => ({ head: s.slice(0, SKIPPED_EXCERPT_CHARS), tail: s.slice(-SKIPPED_EXCERPT_CHARS) });
+      assert.deepEqual(seen, [want(long), want(lines)], `chunk size ${size}`);
     }
   });
 });
