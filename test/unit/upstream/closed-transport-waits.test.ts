@@ -69,7 +69,7 @@ describe("a closing Streamable HTTP transport whose session DELETE waits for a t
     let tokens = 0;
     const tokenServer = createServer((req, res) => {
       req.resume();
-      if (tokens++ === 0) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t1","expires_in":0}');
+      if (tokens++ === 0) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t1","token_type":"Bearer","expires_in":0}');
       held.push(res);
     });
     tokenServer.listen(0, '127.0.0.1');
@@ -91,7 +91,7 @@ describe("a closing Streamable HTTP transport whose session DELETE waits for a t
       // Before: it waited as long as the authorization server held the token (here: for good).
       assert.equal(await Promise.race([closing, guard(10_000, 'still closing')]), 'closed');
       assert.equal(closed, true);
-      held[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t2","expires_in":0}');
+      held[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t2","token_type":"Bearer","expires_in":0}');
       await until('the DELETE went with the token that came late', () => deletes.length === 1);
       assert.deepEqual(deletes, ['Bearer t2']);
     } finally {

@@ -31,6 +31,8 @@ describe('ClientCredentials against a token endpoint', () => {
   let url: string;
   let fetches = 0;
   let expiresIn: unknown = 60;
+  /** What the endpoint answers instead of a fresh bearer token. */
+  let answer: Record<string, unknown> | undefined;
   const agent = new Agent();
   before(async () => {
     server = createServer((req, res) => {
@@ -38,7 +40,7 @@ describe('ClientCredentials against a token endpoint', () => {
       req.on('end', () => {
         fetches++;
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ access_token: `t${fetches}`, token_type: 'Bearer', expires_in: expiresIn }));
+        res.end(JSON.stringify(answer ?? { access_token: `t${fetches}`, token_type: 'Bearer', expires_in: expiresIn }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -105,6 +107,37 @@ describe('ClientCredentials against a token endpoint', () => {
     cc.invalidate('t1');
     assert.equal(await cc.token(), 't2');
     assert.equal(fetches, 2);
+  });
+
+  // As the token exchange and the user-oauth client refuse them: taken, an empty token was sent upstream as
+  // "Bearer " and a token of another kind (a DPoP- or MAC-bound one, or one of no stated type) as a bearer
+  // token, every call then failing with the upstream's 401 for as long as the token was cached.
+  const refused: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['an empty access_token', { access_token: '', token_type: 'Bearer', expires_in: 3600 }, /no access_token/],
+    ['a DPoP token', { access_token: 'd1', token_type: 'DPoP', expires_in: 3600 }, /of type DPoP, not a bearer token/],
+    ['a token of no stated type', { access_token: 'n1', expires_in: 3600 }, /of type undefined, not a bearer token/],
+  ];
+  for (const [what, body, reason] of refused) {
+    it(`${what} is refused, not sent upstream`, async () => {
+      answer = body;
+      try {
+        const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
+        await assert.rejects(cc.token(), reason);
+        assert.equal(cc.expiresAt, undefined, 'nothing cached');
+      } finally {
+        answer = undefined;
+      }
+    });
+  }
+
+  it('a token type is read as the RFC says, without regard to case ("bearer")', async () => {
+    answer = { access_token: 'lower', token_type: 'bearer', expires_in: 3600 };
+    try {
+      const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 60_000 } as never, agent, 60_000);
+      assert.equal(await cc.token(), 'lower');
+    } finally {
+      answer = undefined;
+    }
   });
 });
 
