@@ -57,7 +57,7 @@ export class GatewayAdmin implements AdminTarget {
     const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : this.#fileToken(c.admin.tokenFile));
     if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
     const generation = this.#reloader.generation;
-    if (this.#verifier?.auth !== c.auth || this.#verifier.generation !== generation) this.#verifier = { auth: c.auth, generation, authenticator: new Authenticator(c.auth, audiencesOf(c), undefined, this.#verifier?.authenticator) };
+    if (this.#verifier?.auth !== c.auth || this.#verifier.generation !== generation) this.#verifier = { auth: c.auth, generation, authenticator: new Authenticator(c.auth, audiencesOf(c), undefined, this.#verifier?.authenticator, this.#logger) };
     const authenticator = this.#verifier.authenticator;
     return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
   }

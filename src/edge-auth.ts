@@ -27,12 +27,12 @@ export interface ReloadableEdgeAuth extends EdgeAuth {
   prepare(config: Config): () => void;
 }
 
-function authenticatorFor(config: Config, metrics: Metrics, previous?: Authenticator): Authenticator | undefined {
+function authenticatorFor(config: Config, metrics: Metrics, log: Logger, previous?: Authenticator): Authenticator | undefined {
   if (config.auth.mode !== 'jwt') return undefined;
   // Prebuilt children: a label lookup per request would cost more than the count.
   const cached = metrics.authTokens.labels('cached');
   const verified = metrics.authTokens.labels('verified');
-  return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc(), previous);
+  return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc(), previous, log);
 }
 
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
@@ -42,9 +42,9 @@ function exchangesTokens(config: Config): boolean {
 
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */
 export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
-  let authenticator = authenticatorFor(config, metrics);
-  let exchanging = exchangesTokens(config);
   const log = logger.child({ component: 'auth' });
+  let authenticator = authenticatorFor(config, metrics, log);
+  let exchanging = exchangesTokens(config);
   const remember = (p: Principal | Promise<Principal>, input: CredentialInput): Principal | Promise<Principal> => {
     if (p instanceof Promise) return p.then((principal) => remember(principal, input));
     gateway.subjectTokens.remember(p, input.authorization[0]);
@@ -57,7 +57,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   };
   return {
     prepare: (next) => {
-      const built = authenticatorFor(next, metrics, authenticator);
+      const built = authenticatorFor(next, metrics, log, authenticator);
       const exchanges = exchangesTokens(next);
       return () => {
         authenticator = built;

@@ -1,6 +1,7 @@
 import { errors, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
+import type { KeySetFetchLog } from './key-set-fetch.js';
 import { keptTokenMaxAgeMs, keySource, remoteKeySet, type RemoteKeySet } from './key-source.js';
 import type { Principal } from './principal.js';
 import { checkAccessToken } from './token-checks.js';
@@ -40,11 +41,14 @@ export class Authenticator {
   /** The issuer's key set this one fetches from (a reload's Authenticator takes it over: see remoteKeySet). */
   readonly remoteKeys: RemoteKeySet | undefined;
 
-  /** `previous`: the one it replaces (a reload), whose fetched key set it keeps when the settings are the same. */
-  constructor(cfg: AuthConfig, audience: string[], onLookup?: (hit: boolean) => void, previous?: Authenticator) {
+  /**
+   * `previous`: the one it replaces (a reload), whose fetched key set it keeps when the settings are the
+   * same. `log`: where a key set fetch refused on our side (an answer past its size bound) is told.
+   */
+  constructor(cfg: AuthConfig, audience: string[], onLookup?: (hit: boolean) => void, previous?: Authenticator, log?: KeySetFetchLog) {
     this.#cfg = cfg;
     this.#audience = audience;
-    this.remoteKeys = remoteKeySet(cfg, previous?.remoteKeys);
+    this.remoteKeys = remoteKeySet(cfg, previous?.remoteKeys, log);
     this.#getKey = keySource(cfg, this.remoteKeys);
     this.#verified = new VerifiedTokens({ maxEntries: cfg.tokenCache.maxEntries, maxAgeMs: keptTokenMaxAgeMs(cfg) });
     this.#onLookup = onLookup;

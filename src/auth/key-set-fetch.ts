@@ -1,5 +1,39 @@
 import { errors, type FetchImplementation } from 'jose';
 
+/**
+ * The most of a key set answer that is read (a real set is a few kB). The read had a time limit only
+ * (jwksTimeoutMs): a URL that answered without end was buffered whole, hundreds of MB within the timeout.
+ */
+export const KEY_SET_MAX_BYTES = 1024 * 1024;
+
+/** Where a failed fetch is told (once per fetch, so at most once per cooldown). Never the URL: it can carry credentials. */
+export interface KeySetFetchLog {
+  warn(obj: object, msg: string): void;
+}
+
+/** The body as text, or undefined (the rest left unread, the connection dropped) once it passes `maxBytes`. */
+async function boundedText(res: Response, maxBytes: number): Promise<string | undefined> {
+  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
@@ -25,7 +59,7 @@ function isKeySet(text: string): boolean {
  * request. After a failed fetch this one goes out again only once `cooldownMs` has passed; until then it
  * fails at once (the client is answered 503 with Retry-After, as for the failed fetch).
  */
-export function cooledKeySetFetch(cooldownMs: number, fetchImpl: FetchImplementation = fetch): FetchImplementation {
+export function cooledKeySetFetch(cooldownMs: number, log?: KeySetFetchLog, fetchImpl: FetchImplementation = fetch, maxBytes = KEY_SET_MAX_BYTES): FetchImplementation {
   let failedAt = -Infinity;
   const failed = (): void => void (failedAt = performance.now());
   return async (url, options) => {
@@ -38,7 +72,13 @@ export function cooledKeySetFetch(cooldownMs: number, fetchImpl: FetchImplementa
         failed();
         return res;
       }
-      const text = await res.text();
+      const text = await boundedText(res, maxBytes);
+      if (text === undefined) {
+        failed();
+        const msg = `the JSON Web Key Set HTTP response is larger than ${maxBytes} bytes`;
+        log?.warn({ maxBytes, cooldownMs }, `auth.jwksUrl: ${msg}; the fetch counts as failed, tried again after auth.jwksCooldownMs`);
+        throw new errors.JOSEError(msg);
+      }
       if (!isKeySet(text)) failed();
       return new Response(text, { status: 200, headers: res.headers });
     } catch (err) {

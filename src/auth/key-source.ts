@@ -2,7 +2,7 @@ import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type CompactJWSHeaderParameters, type FlattenedJWSInput, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
-import { cooledKeySetFetch } from './key-set-fetch.js';
+import { cooledKeySetFetch, type KeySetFetchLog } from './key-set-fetch.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
@@ -47,7 +47,7 @@ export interface RemoteKeySet {
  * none, so a reload while the issuer was unreachable turned every client away (503) until it was back,
  * where the set in hand had kept them served. The issuer's rotations reach it as before (unknown kid).
  */
-export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet): RemoteKeySet | undefined {
+export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySetFetchLog): RemoteKeySet | undefined {
   if (!cfg.jwksUrl) return undefined;
   const cacheMaxAge = cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg);
   const settings = JSON.stringify([cfg.jwksUrl, cfg.jwksCooldownMs, cacheMaxAge, cfg.jwksTimeoutMs]);
@@ -56,7 +56,7 @@ export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet): RemoteKeySe
     cooldownDuration: cfg.jwksCooldownMs,
     cacheMaxAge,
     timeoutDuration: cfg.jwksTimeoutMs,
-    [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs),
+    [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs, log),
   });
   return { settings, get };
 }
