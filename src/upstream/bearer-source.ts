@@ -13,6 +13,17 @@ export interface BearerSource {
 }
 
 /**
+ * The bearer token of a token endpoint's 200 answer, or `fail`'s error when it holds none: an error-shaped
+ * 200 would go upstream as "Bearer ", a DPoP or MAC token as the wrong kind (RFC 6749 §5.1 requires
+ * token_type). One rule for the three token clients, each failing in its own terms.
+ */
+export function bearerTokenOf(doc: { access_token?: unknown; token_type?: unknown }, fail: (why: string) => Error): string {
+  if (typeof doc.access_token !== 'string' || doc.access_token === '') throw fail('the token endpoint sent no access_token');
+  if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw fail(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+  return doc.access_token;
+}
+
+/**
  * When a token living `ttlMs` from `now` is renewed: `skewMs` before it expires, but never earlier than
  * half its life, so that a token shorter-lived than the skew is still used (it was fetched again for
  * every request). A token that is already expired (ttl 0 or below) is not kept.

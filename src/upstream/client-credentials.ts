@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
-import { renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
+import { bearerTokenOf, renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
 import { readWithin } from './read-body.js';
 
 type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'client-credentials' }>;
@@ -61,14 +61,12 @@ export class ClientCredentials implements BearerSource {
     const text = await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(new Error(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));
     if (res.statusCode !== 200) throw new Error(`token endpoint answered HTTP ${res.statusCode}`);
     const doc = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown; token_type?: unknown };
-    // As the token exchange and the user-oauth client read theirs: an empty token went upstream as "Bearer ",
-    // and one of another type (DPoP- or MAC-bound, or of no stated type: RFC 6749 §5.1 requires it) as a
-    // bearer token, each refused by the upstream with 401 on every call while it was cached.
-    if (typeof doc.access_token !== 'string' || doc.access_token === '') throw new Error('token endpoint sent no access_token');
-    if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw new Error(`token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+    // As the token exchange and the user-oauth client read theirs: an empty or non-bearer token was sent,
+    // and refused by the upstream with 401 on every call while it was cached.
+    const value = bearerTokenOf(doc, (why) => new Error(why));
     const ttl = tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS);
     const now = Date.now();
-    this.#token = { value: doc.access_token, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#s.refreshSkewMs) };
-    return doc.access_token;
+    this.#token = { value, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#s.refreshSkewMs) };
+    return value;
   }
 }

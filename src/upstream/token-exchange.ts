@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import { renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
+import { bearerTokenOf, renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
@@ -132,13 +132,12 @@ export class TokenExchange implements BearerSource {
       await this.#client.actor!.token().catch(() => Promise.reject(refusal));
       return this.#exchange(true);
     }
-    if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
-    if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+    const value = bearerTokenOf(doc, (why) => this.#unavailable(why));
     // At least MIN_LIFE_MS: a tiny expires_in made every request to the upstream exchange a token.
     const ttl = tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS);
     const now = Date.now();
-    this.#token = { value: doc.access_token, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#client.settings.refreshSkewMs) };
-    return doc.access_token;
+    this.#token = { value, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#client.settings.refreshSkewMs) };
+    return value;
   }
 
   #refused(reason: string, message: string, more?: Record<string, unknown>): GatewayError {

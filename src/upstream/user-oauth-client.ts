@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import { renewAt, tokenLifeMs } from './bearer-source.js';
+import { bearerTokenOf, renewAt, tokenLifeMs } from './bearer-source.js';
 import type { UserTokens } from './credential-vault.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
@@ -128,14 +128,13 @@ export class UserOAuthClient {
       const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
       throw new GrantRefused(error, typeof doc.error_description === 'string' ? doc.error_description.slice(0, MAX_DESCRIPTION) : error);
     }
-    if (typeof doc.access_token !== 'string' || doc.access_token === '') throw this.#unavailable('the token endpoint sent no access_token');
-    if (typeof doc.token_type !== 'string' || doc.token_type.toLowerCase() !== 'bearer') throw this.#unavailable(`the token endpoint issued a token of type ${String(doc.token_type)}, not a bearer token`);
+    const accessToken = bearerTokenOf(doc, (why) => this.#unavailable(why));
     // At least 30 s, and refreshed no earlier than half its life: a token living no longer than the skew
     // (or a fraction of a second) was refreshed for every request, spending a rotating refresh token each time.
     const ttl = tokenLifeMs(doc.expires_in, DEFAULT_TTL_MS);
     const now = Date.now();
     return {
-      accessToken: doc.access_token,
+      accessToken,
       refreshToken: typeof doc.refresh_token === 'string' && doc.refresh_token !== '' ? doc.refresh_token : undefined,
       expiresAt: now + ttl,
       renewAt: renewAt(now, ttl, this.settings.refreshSkewMs),
