@@ -48,15 +48,16 @@ export function chargeRate(ctx: EdgeContext, endpoint: string, req: EdgeRequest,
     if (requests++ === 0) first = m.id;
   }
   if (requests === 0 || cluster?.forwarded(req)) return undefined;
-  const principal = req.principal!;
-  // Refused: its audited calls get their denial lines (the audit covers a refused call, whatever refused it).
-  const refusal = (r: Refusal | undefined): Refusal | undefined => {
-    if (!r) return undefined;
-    if (audit) auditRateRefused(audit, endpoint, principal, messages);
-    return { ...r, id: first };
-  };
-  const refused = owedRate(auth, principal, requests);
-  return refused instanceof Promise ? refused.then(refusal) : refusal(refused);
+  const refused = owedRate(auth, req.principal!, requests);
+  // No closure for a POST the rate lets through synchronously (every one, with the memory store).
+  if (refused instanceof Promise) return refused.then((r) => r && rateRefusal(r, audit, endpoint, req, messages, first));
+  return refused && rateRefusal(refused, audit, endpoint, req, messages, first);
+}
+
+/** A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused call, whatever refused it). */
+function rateRefusal(r: Refusal, audit: EdgeContext['audit'], endpoint: string, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
+  if (audit) auditRateRefused(audit, endpoint, req.principal!, messages);
+  return { ...r, id };
 }
 
 /** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */
