@@ -13,7 +13,7 @@ export interface PinsCommandInput {
   action: string | undefined;
   /** approve, reject: UPSTREAM [TOOL]... */
   args: string[];
-  /** The config file: --config, SWITCHBOARD_CONFIG or the quick start, as for `token` (main.ts decides). */
+  /** The config file: --config, SWITCHBOARD_CONFIG or the quick start, as for `token` (cli.ts decides). */
   config: string;
   all: boolean;
   json: boolean;

@@ -43,7 +43,11 @@ const ROOT: Record<string, string[]> = {
   'admin-target': ['admin', 'auth', 'config', 'edge-auth', 'gateway', 'gateway-reload', 'policy', 'upstream'],
   'edge-auth': ['auth', 'config', 'edge', 'gateway', 'observability'],
   'gateway-metrics': ['edge', 'gateway', 'observability', 'session', 'upstream'],
-  main: ['*'],
+  // The entry: the V8 flag and the early signal handlers first, then the command line (dynamically).
+  main: ['heap-tuning', 'early-signals', 'cli'],
+  cli: ['*'],
+  // Handlers for signals that come while the modules load, before serve has its own (no imports).
+  'early-signals': [],
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
   // Lists and revokes users' links in the shared vault (Redis), as the admin API does in memory.
   'links-command': ['cluster', 'config', 'observability', 'upstream'],
