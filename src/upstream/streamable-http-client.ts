@@ -180,10 +180,12 @@ export class StreamableHttpClientTransport implements Transport {
       return true;
     }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name);
-    if (text.trim() === '') return false;
-    const doc = parseText(text);
-    for (const m of Array.isArray(doc) ? doc : [doc]) this.#deliver(validateMessage(m), related, Buffer.byteLength(text));
-    return false;
+    const doc = text.trim() === '' ? [] : parseText(text);
+    const messages = (Array.isArray(doc) ? doc : [doc]).map(validateMessage);
+    for (const m of messages) this.#deliver(m, related, Buffer.byteLength(text));
+    // A JSON body is the request's answer or nothing: it is not resumed, and no other stream carries it.
+    if (messages.some((m) => isResponse(m) && m.id === related)) return false;
+    throw new Error(`it answered request ${related} with a JSON body that is not its answer (${text.trim() === '' ? 'empty' : 'no response with that id'})`);
   }
 
   /**

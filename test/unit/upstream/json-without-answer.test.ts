@@ -1,0 +1,69 @@
+// A 2025-era Streamable HTTP upstream must answer a request's POST with its answer: an SSE stream that
+// carries it, or a JSON body that is it. One that answered 200 application/json with no answer to the
+// request in the body (empty, a notification only, another request's answer) left the call waiting for an
+// answer that cannot come (a JSON body is not resumed, and the GET stream carries no answers) until its
+// request timeout. Now the call fails at once, saying what the upstream sent.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { GatewayError } from '../../../src/errors.js';
+import { startRemotePool, testCaller } from '../../helpers/sdk-http-upstream.js';
+import { sessionPost } from '../../helpers/session-post.js';
+
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
+
+/** An upstream (no GET stream) that answers every request but initialize 200 application/json with `body(id)`. */
+async function upstream(body: (id: number) => string): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(405).end();
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    sessionPost(req, res, (m) => res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(body(m.id)), INIT_RESULT);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** The call's failure; a request timeout long enough that a call left to it says SWB_UPSTREAM_TIMEOUT. */
+async function failure(url: string): Promise<{ code: string; message: string }> {
+  const gw = await startRemotePool(url, { requestTimeoutMs: 4000, circuitBreaker: { failureThreshold: 100 } });
+  try {
+    await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller: testCaller });
+    throw new Error('the call was answered');
+  } catch (err) {
+    assert.ok(err instanceof GatewayError, String(err));
+    return { code: err.code, message: err.message };
+  } finally {
+    await gw.close();
+  }
+}
+
+const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } });
+
+describe('a 2025-era request answered 200 application/json without its answer (found by a review)', () => {
+  const cases: [string, (id: number) => string][] = [
+    ['an empty body', () => ''],
+    ['a notification only', () => note],
+    ['another request’s answer', (id) => JSON.stringify({ jsonrpc: '2.0', id: id + 1000, result: {} })],
+  ];
+  for (const [what, body] of cases) {
+    it(`${what}: the call fails at once with SWB_UPSTREAM_UNAVAILABLE, not at its timeout`, async () => {
+      const up = await upstream(body);
+      try {
+        const f = await failure(up.url);
+        assert.equal(f.code, 'SWB_UPSTREAM_UNAVAILABLE', f.message);
+        assert.match(f.message, /answered request \S+ with a JSON body that is not its answer/);
+      } finally {
+        up.close();
+      }
+    });
+  }
+});
