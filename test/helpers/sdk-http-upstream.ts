@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Agent } from 'undici';
+import { GatewayError } from '../../src/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -97,3 +98,20 @@ export async function startRemotePool(url: string, extra: Record<string, unknown
 
 /** A caller (client session) for requests put to an instance directly. */
 export const testCaller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
+
+/**
+ * How a tools/call put to a remote pool on `url` fails, as code, message and details. The request timeout is
+ * long enough (4 s) that a call left waiting for an answer says SWB_UPSTREAM_TIMEOUT; the circuit stays closed.
+ */
+export async function callFailure(url: string): Promise<{ code: string; message: string; details: Record<string, unknown> | undefined }> {
+  const gw = await startRemotePool(url, { requestTimeoutMs: 4000, circuitBreaker: { failureThreshold: 100 } });
+  try {
+    await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller: testCaller });
+    throw new Error('the call was answered');
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    return { code: err.code, message: err.message, details: err.details };
+  } finally {
+    await gw.close();
+  }
+}

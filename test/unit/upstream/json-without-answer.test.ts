@@ -8,8 +8,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../src/errors.js';
-import { startRemotePool, testCaller } from '../../helpers/sdk-http-upstream.js';
+import { callFailure as failure } from '../../helpers/sdk-http-upstream.js';
 import { sessionPost } from '../../helpers/session-post.js';
 
 const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
@@ -32,19 +31,6 @@ async function upstream(body: (id: number) => string): Promise<{ url: string; cl
   };
 }
 
-/** The call's failure; a request timeout long enough that a call left to it says SWB_UPSTREAM_TIMEOUT. */
-async function failure(url: string): Promise<{ code: string; message: string }> {
-  const gw = await startRemotePool(url, { requestTimeoutMs: 4000, circuitBreaker: { failureThreshold: 100 } });
-  try {
-    await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller: testCaller });
-    throw new Error('the call was answered');
-  } catch (err) {
-    assert.ok(err instanceof GatewayError, String(err));
-    return { code: err.code, message: err.message };
-  } finally {
-    await gw.close();
-  }
-}
 
 const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } });
 

@@ -6,8 +6,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../src/errors.js';
-import { startRemotePool, testCaller } from '../../helpers/sdk-http-upstream.js';
+import { callFailure as failure } from '../../helpers/sdk-http-upstream.js';
 import { sessionPost } from '../../helpers/session-post.js';
 
 const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
@@ -42,20 +41,6 @@ async function upstream(cut: (res: ServerResponse, id: number) => void, resumeSt
 }
 
 const progress = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } });
-
-/** The call's failure, by code and message; a long request timeout, so a call left to it says SWB_UPSTREAM_TIMEOUT. */
-async function failure(url: string): Promise<{ code: string; message: string; details: Record<string, unknown> | undefined }> {
-  const gw = await startRemotePool(url, { requestTimeoutMs: 4000, circuitBreaker: { failureThreshold: 100 } });
-  try {
-    await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller: testCaller });
-    throw new Error('the call was answered');
-  } catch (err) {
-    assert.ok(err instanceof GatewayError, String(err));
-    return { code: err.code, message: err.message, details: err.details };
-  } finally {
-    await gw.close();
-  }
-}
 
 describe('a 2025-era call whose POST stream ends before its answer and cannot be resumed (found by a review)', () => {
   it('a stream that carried no event id: the call fails at once with SWB_UPSTREAM_UNAVAILABLE, not at its timeout', async () => {
