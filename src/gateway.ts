@@ -77,7 +77,7 @@ export class Gateway {
     this.#tracing = deps.tracing;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory, deps.tracing));
     const redis = config.store.redis;
-    this.cluster = redis ? new Cluster(redis, config.session.eventsPerStream, deps.logger, deps.redisObserver) : undefined;
+    this.cluster = redis ? new Cluster(redis, { perStream: config.session.eventsPerStream, bytesPerSession: config.session.eventBytesPerSession }, deps.logger, deps.redisObserver) : undefined;
     if (this.cluster && deps.tracing) this.cluster.tracing = deps.tracing;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
     this.audit = audit;

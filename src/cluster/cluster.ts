@@ -12,6 +12,7 @@ import { Heartbeat } from './heartbeat.js';
 import { warnIfEvicting } from './eviction-policy.js';
 import { connectRedis, connectSubscriber, RECONNECT_MAX_MS, type RedisObserver } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
+import type { EventBounds } from '../session/event-store.js';
 import { RedisLimitCounters } from './redis-limit-counters.js';
 import { RedisSessionSlots } from './redis-session-slots.js';
 import { RedisSessionStore } from './redis-session-store.js';
@@ -67,7 +68,7 @@ export class Cluster {
   #keeping: NodeJS.Timeout | undefined;
   readonly #held: HeldSessions;
 
-  constructor(cfg: RedisConfig, eventsPerStream: number, logger: Logger, observer?: RedisObserver) {
+  constructor(cfg: RedisConfig, events: EventBounds, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
     this.#logger = logger.child({ component: 'cluster' });
     this.#observer = observer;
@@ -79,7 +80,7 @@ export class Cluster {
     this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger, cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: async () => this.#health.settled && !this.#heartbeat.stale && (await this.#heartbeat.intact()) });
-    this.events = new RedisEventStore(this.redis, cfg.keyPrefix, eventsPerStream, cfg.sessionTtlMs, { me: this.replicaId, key: (id) => this.store.ownerKey(id) });
+    this.events = new RedisEventStore(this.redis, cfg.keyPrefix, events, cfg.sessionTtlMs, { me: this.replicaId, key: (id) => this.store.ownerKey(id) });
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
     this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
     // Settled once every live owner has had time to reconnect (at worst one backoff later) and beat again.

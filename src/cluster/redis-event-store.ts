@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { GatewayError } from '../errors.js';
-import type { EventStore, StoredEvent } from '../session/event-store.js';
+import type { EventBounds, EventStore, StoredEvent } from '../session/event-store.js';
 
 // Drops a session's log only while no other replica owns the session: the copy of one that ended on a
 // replica after another took it over (paused past its heartbeat, then idle, or a DELETE it served) must
@@ -10,7 +10,16 @@ const DROP_SESSION = `
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
 for _, s in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('DEL', ARGV[2] .. s) end
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
+return 1`;
+
+// One stream's log out, with its bytes out of the session's count (KEYS: the stream, the index, the sizes).
+const DROP_STREAM = `
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+local size = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+if size > 0 then redis.call('HINCRBY', KEYS[3], 't', -size) end
+redis.call('HDEL', KEYS[3], ARGV[1])
 return 1`;
 
 // Logs one event, unless another replica owns the session by now: a copy that has not yet learned it
@@ -20,6 +29,11 @@ return 1`;
 // the append, so an append lands either before a claim (the new owner's numbering counts it) or not at
 // all. No owner yet (a session still opening) or any more (the store lost it) logs as before.
 // replicate_commands: XADD '*' is not deterministic; Redis before 7 refuses writes after it otherwise.
+// The session's bytes are counted per stream (KEYS[4], with the total in 't'): over the budget (ARGV[7]),
+// whole streams go, the oldest request stream first, the standalone one (0) only when no other is left,
+// never the one appended to: as the memory log does, so that a client that takes large answers and drops
+// its connections cannot fill Redis for sessionTtlMs. Events XADD trims by count stay counted (the count
+// errs high: streams go early, never late).
 const APPEND = `
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
@@ -28,6 +42,26 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 's', ARGV[3], 'd', ARGV
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
+local n = string.len(ARGV[4])
+redis.call('HINCRBY', KEYS[4], ARGV[6], n)
+local total = redis.call('HINCRBY', KEYS[4], 't', n)
+redis.call('PEXPIRE', KEYS[4], ARGV[5])
+local budget = tonumber(ARGV[7])
+while total > budget do
+  local oldest
+  for _, f in ipairs(redis.call('HKEYS', KEYS[4])) do
+    if f ~= 't' and f ~= ARGV[6] then
+      local no = tonumber(f)
+      if oldest == nil or (no ~= 0 and (oldest == 0 or no < oldest)) then oldest = no end
+    end
+  end
+  if oldest == nil then break end
+  local name = tostring(oldest)
+  redis.call('DEL', ARGV[8] .. name)
+  redis.call('SREM', KEYS[3], name)
+  total = redis.call('HINCRBY', KEYS[4], 't', -tonumber(redis.call('HGET', KEYS[4], name)))
+  redis.call('HDEL', KEYS[4], name)
+end
 return 1`;
 
 /** The name APPEND is defined under on the store's connection (see RedisEventStore). */
@@ -53,16 +87,18 @@ export class RedisEventStore implements EventStore {
   readonly #perStream: number;
   readonly #ttlMs: number;
   readonly #owner: SessionOwner;
+  readonly #bytesPerSession: number;
 
-  constructor(redis: Redis, prefix: string, perStream: number, ttlMs: number, owner: SessionOwner) {
+  constructor(redis: Redis, prefix: string, bounds: EventBounds, ttlMs: number, owner: SessionOwner) {
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#perStream = perStream;
+    this.#perStream = bounds.perStream;
+    this.#bytesPerSession = bounds.bytesPerSession;
     this.#ttlMs = ttlMs;
     this.#owner = owner;
     // A command, so ioredis sends APPEND's text once per connection (EVAL) and its SHA from then on: a
     // logged event carries its data, not the script's text as well.
-    redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 3, lua: APPEND });
+    redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 4, lua: APPEND });
   }
 
   #key(sessionId: string, stream: number): string {
@@ -74,8 +110,9 @@ export class RedisEventStore implements EventStore {
     // Not awaited, and a stream's appends must reach Redis in the order they were sent: they do, since the
     // SHA goes only to a connection that has run the text. A SCRIPT FLUSH on a live connection is the one
     // exception: an append refused NOSCRIPT is sent again (as EVAL), and one sent meanwhile may overtake it.
-    const keys = [this.#owner.key(sessionId), this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`];
-    (this.#redis as Appending)[APPEND_COMMAND](...keys, this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream).catch(() => {});
+    const keys = [this.#owner.key(sessionId), this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`, `${this.#prefix}evb:${sessionId}`];
+    const args = [this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream, this.#bytesPerSession, `${this.#prefix}ev:${sessionId}:`];
+    (this.#redis as Appending)[APPEND_COMMAND](...keys, ...args).catch(() => {});
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {
@@ -102,12 +139,12 @@ export class RedisEventStore implements EventStore {
     // Out of the session's index too: a session that lives for hours logs a stream per request whose
     // reader dropped, and its index (refreshed by every append) grew by one name each, for as long as the
     // session lived, all of them deleted one by one in the script that ends the session.
-    this.#redis.multi().del(this.#key(sessionId, stream)).srem(`${this.#prefix}evs:${sessionId}`, String(stream)).exec().catch(() => {});
+    this.#redis.eval(DROP_STREAM, 3, this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`, `${this.#prefix}evb:${sessionId}`, String(stream)).catch(() => {});
   }
 
   /** The session ended on this replica: its log goes, unless another replica owns the session by now. */
   dropSession(sessionId: string): void {
     // EVAL, not by SHA: not awaited, and the session's record is removed by the command sent after it.
-    this.#redis.eval(DROP_SESSION, 2, this.#owner.key(sessionId), `${this.#prefix}evs:${sessionId}`, this.#owner.me, `${this.#prefix}ev:${sessionId}:`).catch(() => {});
+    this.#redis.eval(DROP_SESSION, 3, this.#owner.key(sessionId), `${this.#prefix}evs:${sessionId}`, `${this.#prefix}evb:${sessionId}`, this.#owner.me, `${this.#prefix}ev:${sessionId}:`).catch(() => {});
   }
 }

@@ -188,7 +188,7 @@ export const configSchema = z
         initializedWaitMs: z.number().int().min(0).max(60_000).optional(),
         /** Events kept per SSE stream for Last-Event-ID resumption. */
         eventsPerStream: z.number().int().min(0).default(1000),
-        /** Bytes of events kept per session for resumption (memory store); the oldest go first. */
+        /** Bytes of events kept per session for resumption (memory and Redis store); the oldest go first. */
         eventBytesPerSession: z.number().int().min(65536).default(8 * 1024 * 1024),
         /**
          * How long (at least; at most twice it) a POST stream whose answer went to a connected reader stays

@@ -9,6 +9,12 @@
  */
 export const STREAMS_KEPT_PER_SESSION = 64;
 
+/** What a session's log keeps: events per stream (0: none, no resumption) and bytes of them in all. */
+export interface EventBounds {
+  perStream: number;
+  bytesPerSession: number;
+}
+
 export interface StoredEvent {
   seq: number;
   data: string;

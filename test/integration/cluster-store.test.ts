@@ -25,7 +25,7 @@ describe('a replica through a Redis outage', { timeout: 60_000 }, () => {
   before(async () => {
     redis = await startRedis();
     const cfg = { url: redis.url, keyPrefix: 't:', sessionTtlMs: 60_000, heartbeatMs: 200, replicaTtlMs: 1000, forwardTimeoutMs: 2000 };
-    cluster = new Cluster(cfg, 10, createLogger('silent'));
+    cluster = new Cluster(cfg, { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
     await cluster.start(async () => {
       throw new Error('no local routes in this test');
     }, 65536);

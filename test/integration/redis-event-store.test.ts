@@ -23,7 +23,7 @@ describe('RedisEventStore against redis-server, beside MemoryEventStore', { time
   });
 
   const owned = async (sid: string) => client.set(`${PREFIX}owner:${sid}`, ME);
-  const redisStore = () => new RedisEventStore(client, PREFIX, 100, 60_000, { me: ME, key: (id) => `${PREFIX}owner:${id}` });
+  const redisStore = (bytesPerSession = 1 << 20) => new RedisEventStore(client, PREFIX, { perStream: 100, bytesPerSession }, 60_000, { me: ME, key: (id) => `${PREFIX}owner:${id}` });
 
   it('keeps nothing of the streams a long session dropped: its index of streams does not grow with every request', async () => {
     // A session that lives for hours logs one stream per request whose reader dropped; the transport
@@ -54,6 +54,40 @@ describe('RedisEventStore against redis-server, beside MemoryEventStore', { time
     store.dropStream(sid, 2);
     await client.ping();
     assert.deepEqual((await client.smembers(`${PREFIX}evs:${sid}`)).sort(), ['1', '3']);
+    store.dropSession(sid);
+    await client.ping();
+    assert.deepEqual(await client.keys(`${PREFIX}ev*:${sid}*`), []);
+  });
+
+  it('holds a session to its byte budget as the memory log does: the oldest request streams go, not the one appended to', async () => {
+    // A client that takes large answers and drops its connections before reading them leaves each answer
+    // logged (resumable) for sessionTtlMs: in memory at most eventBytesPerSession per session, in Redis without end.
+    const sid = 'large-answers';
+    await owned(sid);
+    const BUDGET = 100_000;
+    const store = redisStore(BUDGET);
+    const memory = new MemoryEventStore(100, undefined, BUDGET);
+    const answer = 'x'.repeat(30_000);
+    for (const s of [store, memory]) s.append(sid, 0, 1, '{"list_changed":1}');
+    for (let no = 1; no <= 10; no++) for (const s of [store, memory]) s.append(sid, no, 1, answer);
+    await client.ping();
+    const streams = (await client.smembers(`${PREFIX}evs:${sid}`)).map(Number).sort((a, b) => a - b);
+    let bytes = 0;
+    for (const no of streams) for (const e of (await store.replay(sid, no, 0)) ?? []) bytes += e.data.length;
+    assert.ok(bytes <= BUDGET, `Redis keeps ${bytes} bytes of events for the session, over its budget of ${BUDGET}`);
+    assert.deepEqual(streams, [0, 8, 9, 10], 'the newest answers and the standalone stream stay');
+    assert.deepEqual(await client.keys(`${PREFIX}ev:${sid}:*`).then((k) => k.length), streams.length, 'no stream key outlives the index');
+    // The newest answers as in memory; the standalone stream's small notifications stay in Redis, which
+    // lets whole streams go (memory, the oldest events of any stream).
+    for (const no of [8, 9, 10]) assert.deepEqual((await store.replay(sid, no, 0))?.length, (await memory.replay(sid, no, 0))?.length, `stream ${no}`);
+    assert.equal((await store.replay(sid, 0, 0))?.length, 1);
+    assert.equal(await store.replay(sid, 7, 0), undefined);
+    assert.equal(await memory.replay(sid, 7, 0), undefined);
+    // A stream dropped (delivered) gives its bytes back: another answer fits without evicting.
+    store.dropStream(sid, 8);
+    store.append(sid, 11, 1, answer);
+    await client.ping();
+    assert.deepEqual((await client.smembers(`${PREFIX}evs:${sid}`)).map(Number).sort((a, b) => a - b), [0, 9, 10, 11]);
     store.dropSession(sid);
     await client.ping();
     assert.deepEqual(await client.keys(`${PREFIX}ev*:${sid}*`), []);

@@ -25,8 +25,8 @@ describe('session records shared by two replicas', { timeout: 60_000 }, () => {
     const noRoutes = async (): Promise<never> => {
       throw new Error('no local routes in this test');
     };
-    a = new Cluster(cfg, 10, createLogger('silent'));
-    b = new Cluster(cfg, 10, createLogger('silent'));
+    a = new Cluster(cfg, { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
+    b = new Cluster(cfg, { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
     await a.start(noRoutes, 65536);
     await b.start(noRoutes, 65536);
     raw = new Redis(redis.url);
@@ -197,7 +197,7 @@ describe('the admin API ending a session that moves between replicas meanwhile',
     const noRoutes = async (): Promise<never> => {
       throw new Error('no local routes in this test');
     };
-    [a, b, c] = [0, 1, 2].map(() => new Cluster(cfg, 10, createLogger('silent'))) as [Cluster, Cluster, Cluster];
+    [a, b, c] = [0, 1, 2].map(() => new Cluster(cfg, { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'))) as [Cluster, Cluster, Cluster];
     for (const [name, replica] of [['a', a], ['b', b], ['c', c]] as const) {
       await replica.start(noRoutes, 65536);
       await replica.onAdminEnd(async (id) => {
