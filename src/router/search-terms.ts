@@ -13,7 +13,10 @@ const STOP = new Set(
 export function words(text: string): string[] {
   const spaced = text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    // A lookahead, not "([A-Z]+)([A-Z][a-z])": that backtracks through every capital run, quadratic in
+    // its length, and upstream texts are indexed (a 2 MB description of capitals held the event loop for
+    // most of an hour while the index was built).
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .replace(/([A-Za-z])([0-9])|([0-9])([A-Za-z])/g, (_m, a, b, c, d) => (a !== undefined ? `${a} ${b}` : `${c} ${d}`));
   return spaced.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
 }
