@@ -67,6 +67,12 @@ export class Curation {
     return this.#overrides.get(canonical)?.name;
   }
 
+  /** The canonical name a rename stands for (overrides are few: a config's, read on a call by name). */
+  canonicalOf(exposed: string): string | undefined {
+    for (const [canonical, o] of this.#overrides) if (o.name === exposed) return canonical;
+    return undefined;
+  }
+
   /** The tool as clients see it: its exposed name and overridden texts; schemas untouched. */
   apply(definition: Record<string, unknown>, canonical: string, exposed: string): Record<string, unknown> {
     const o = this.#overrides.get(canonical);

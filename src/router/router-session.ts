@@ -76,9 +76,16 @@ export class RouterSession {
     return stale;
   }
 
-  /** The endpoint's tools as this session's instances list them, curated for its tenant. */
-  async toolView(): Promise<ToolView> {
-    const catalogues = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p));
+  /**
+   * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the
+   * name a call is made by; on an endpoint that prefixes, only its own upstream's listing (read from the
+   * name, or from the rename that gives it) is waited for. Names of different upstreams never meet, so
+   * its tools are named the same without the others'.
+   */
+  async toolView(calling?: string): Promise<ToolView> {
+    const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
+    const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
+    const catalogues = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
     return this.#endpoint.tools.view(this.curation, catalogues);
   }
 

@@ -5,12 +5,23 @@ import type { ViewTool } from './tool-view.js';
 /**
  * Each upstream's tools as the session's own instances know them (cached by each instance until its
  * list changes). An upstream whose list fails is left out: its tools cannot be called now anyway.
+ * `waitFor`: the upstreams whose listing is waited for (all when absent); any other is taken only when
+ * its catalogue is at hand, else left out while its listing goes on for a later request. A call needs
+ * its own upstream's tools, not a slow listing of another's (see RouterSession.toolView).
  */
-export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceOf: (pool: UpstreamPool) => UpstreamInstance): Promise<Map<string, Catalogue>> {
-  const settled = await Promise.allSettled(pools.map(async (p) => instanceOf(p).catalogue('tools')));
+export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceOf: (pool: UpstreamPool) => UpstreamInstance, waitFor?: (pool: UpstreamPool) => boolean): Promise<Map<string, Catalogue>> {
+  const settled = await Promise.allSettled(
+    pools.map(async (p) => {
+      const listing = instanceOf(p).catalogue('tools');
+      if (waitFor === undefined || waitFor(p)) return listing;
+      listing.catch(() => {});
+      // A listing already settled wins the race: its reaction is queued before the placeholder's.
+      return Promise.race([listing, Promise.resolve(undefined)]);
+    }),
+  );
   const out = new Map<string, Catalogue>();
   settled.forEach((s, i) => {
-    if (s.status === 'fulfilled') out.set(pools[i]!.name, s.value);
+    if (s.status === 'fulfilled' && s.value !== undefined) out.set(pools[i]!.name, s.value);
   });
   return out;
 }

@@ -47,7 +47,7 @@ async function routeCall(ctx: RequestContext, next: Next): Promise<JsonRpcRespon
     ctx.span.set({ [ATTR.toolName]: name, [ATTR.metaTool]: CALL_TOOL });
   }
   const meta = search && (name === SEARCH_TOOLS || name === CALL_TOOL);
-  const tool = meta ? undefined : (await host.router!.toolView()).named(name);
+  const tool = meta ? undefined : (await host.router!.toolView(name)).named(name);
   const hidden = () => {
     throw notFound('tool', name);
   };
