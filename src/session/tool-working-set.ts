@@ -1,4 +1,4 @@
-/** At most this many found tools are kept: past it the oldest finds make room (a list must stay small). */
+/** At most this many found tools are kept: past it the tools found longest ago make room (a list must stay small). */
 const MAX_TOOLS = 64;
 
 /**
@@ -27,11 +27,18 @@ export class ToolWorkingSet {
     return [...this.#names];
   }
 
-  /** Adds what a search found; tells the session when its list changed. */
+  /**
+   * Adds what a search found; tells the session when its list changed. A tool found again becomes the
+   * newest (the set's order is the order of finds), which changes nothing listed: a session that keeps
+   * finding a tool keeps it, over one it found once and longer ago.
+   */
   add(found: readonly string[]): void {
     let changed = false;
     for (const name of found) {
-      if (this.#names.has(name)) continue;
+      if (this.#names.delete(name)) {
+        this.#names.add(name);
+        continue;
+      }
       this.#names.add(name);
       changed = true;
       if (this.#names.size > MAX_TOOLS) this.#names.delete(this.#names.values().next().value!);
