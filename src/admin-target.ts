@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
 import { GatewayError } from './errors.js';
 import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, LinkFilter, LinkRow, PinChangeRow, PinDecision, SessionRow, TenantRow, UpstreamRow } from './admin/admin-target.js';
-import { AuditRing, type AuditBatch } from './admin/audit-ring.js';
+import { pollReplicasAudit } from './admin/audit-poll.js';
+import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
@@ -28,6 +29,7 @@ function instances(pool: UpstreamPool): InstanceRow[] {
 /** Where a replica that does not answer is reported (the gateway's logger). */
 interface WarnLog {
   warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
 }
 
 /** The admin API over the running gateway (src/admin/ knows only the AdminTarget interface). */
@@ -284,26 +286,9 @@ export class GatewayAdmin implements AdminTarget {
     const untail = this.#g.audit?.tail((line) => listener({ ...line, replica: this.replica }));
     const cluster = this.#g.cluster;
     if (!untail || !cluster) return untail;
-    const cursors: Record<string, number> = {};
-    let asking = false;
-    const poll = setInterval(() => {
-      if (asking) return;
-      asking = true;
-      void cluster
-        .askReplicas('audit', cursors, AUDIT_POLL_MS)
-        .then(({ answers }) => {
-          for (const [replica, a] of answers) {
-            const batch = a.value as AuditBatch | undefined;
-            if (a.error !== undefined || !batch || !Array.isArray(batch.lines)) continue;
-            cursors[replica] = batch.next;
-            for (const line of batch.lines) listener({ ...line, replica });
-            if (batch.dropped > 0) this.#logger.warn({ replica, dropped: batch.dropped }, 'admin console: audit lines of another replica were dropped before they were read');
-          }
-        })
-        .finally(() => (asking = false));
-    }, AUDIT_POLL_MS).unref();
+    const unpoll = pollReplicasAudit((what, cursors, ms) => cluster.askReplicas(what, cursors, ms), listener, this.#logger, AUDIT_POLL_MS);
     return () => {
-      clearInterval(poll);
+      unpoll();
       untail();
     };
   }
