@@ -304,8 +304,11 @@ export class GatewayAdmin implements AdminTarget {
    */
   async #everywhere(here: Record<string, unknown>, what: string, arg?: unknown): Promise<Record<string, unknown>> {
     if (!this.#g.cluster) return here;
-    const { answers, unanswered } = await this.#g.cluster.askReplicas(what, arg, RELOAD_ANSWER_MS);
     const replicas: Record<string, unknown> = { [this.replica]: here };
+    const asked = await this.#g.cluster.askReplicas(what, arg, RELOAD_ANSWER_MS).catch((err: Error) => err);
+    // Done here already: thrown, a reload that went through was answered as a failure (500).
+    if (asked instanceof Error) return { ...here, replicas, replicasError: `the other replicas were not asked: ${asked.message}` };
+    const { answers, unanswered } = asked;
     for (const [replica, a] of answers) replicas[replica] = a.error === undefined ? a.value : { error: a.error };
     return { ...here, replicas, ...(unanswered > 0 ? { unansweredReplicas: unanswered } : {}) };
   }

@@ -110,6 +110,7 @@ const schemas = {
       sessionsEnded: int,
       replicas: { type: 'object', description: 'with Redis: each replica reloads its own file; its report (or { error }) by replica id, this one included', additionalProperties: { type: 'object' } },
       unansweredReplicas: { ...int, description: 'replicas that took the request and did not answer in time' },
+      replicasError: { ...str, description: 'with Redis unreachable: why the other replicas were not asked (this replica applied it; replicas holds its report alone)' },
       changes: {
         type: 'object',
         required: ['upstreams', 'endpoints', 'tenants', 'auth', 'admin'],

@@ -189,10 +189,14 @@ export class Cluster {
     if (this.#admin) this.#admin.answerer = answerer;
   }
 
-  /** Asks every other replica's admin side `what` (no answers when the admin channels are not up). */
+  /**
+   * Asks every other replica's admin side `what` (no answers when the admin channels are not up). Throws
+   * SWB_STORE_UNAVAILABLE when the question cannot be put (Redis unreachable), as the store's reads do.
+   */
   askReplicas(what: string, arg?: unknown, timeoutMs = this.#cfg.forwardTimeoutMs): Promise<ClusterAnswers> {
-    if (!this.#admin) return Promise.resolve({ answers: new Map(), unanswered: 0 });
-    return this.#admin.askAll(what, arg, timeoutMs);
+    const admin = this.#admin;
+    if (!admin) return Promise.resolve({ answers: new Map(), unanswered: 0 });
+    return this.#health.read(() => admin.askAll(what, arg, timeoutMs));
   }
 
   /** Every session in the store, each with its owner and whether it is alive (one check per owner). */
