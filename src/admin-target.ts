@@ -135,7 +135,10 @@ export class GatewayAdmin implements AdminTarget {
     }
     if (await this.#g.modern.sessions.end(id)) return { id, endedBy: this.replica, holder: this.replica };
     const elsewhere = await this.#g.cluster?.endElsewhere(id);
-    return elsewhere && { id, ...elsewhere };
+    if (elsewhere) return { id, ...elsewhere };
+    // A 2026-07-28 standing lives on its replica alone, with no record in the store: its holder is asked.
+    for (const [replica, ended] of await this.#ask('end-modern', id)) if (ended === true) return { id, endedBy: replica, holder: replica };
+    return undefined;
   }
 
   async upstreams(): Promise<UpstreamRow[]> {
@@ -315,13 +318,14 @@ export class GatewayAdmin implements AdminTarget {
 
   /**
    * What other replicas' admin APIs ask this one (cluster.answerAdmin): its own upstreams, its tenants'
-   * usage, a reload of its own file, the definitions it saw for pending pins.
+   * usage, a reload of its own file, the definitions it saw for pending pins, the end of a 2026-07-28 standing held here.
    */
   async answer(what: string, arg: unknown): Promise<unknown> {
     if (what === 'upstreams') return this.#localUpstreams();
     if (what === 'usage') return this.#localUsage();
     if (what === 'reload') return reportOf(await this.#reloader.reload('admin API of another replica'));
     if (what === 'sessions') return this.#localSessions();
+    if (what === 'end-modern' && typeof arg === 'string') return this.#g.modern.sessions.end(arg);
     if (what === 'restart' && typeof arg === 'string') {
       const outcome = this.#g.pools.has(arg) ? await this.#reloader.restartUpstream(arg) : undefined;
       return outcome ? reportOf(outcome) : { result: 'absent' };
