@@ -1,25 +1,60 @@
 /**
- * A line diff (longest common subsequence): "  " kept, "- " only in `a`, "+ " only in `b`. Tool
- * definitions are a few hundred lines at most, so the quadratic table is small.
+ * The most edits the diff aligns (removed plus added lines, past the lines both ends share). Tool
+ * definitions come from upstreams, whatever their size: the alignment costs time in (lines × edits) and
+ * memory in edits², so a change beyond this is shown whole (every line of one side removed, every line
+ * of the other added) rather than hold the event loop and the heap (GET /pins, each console tick).
+ */
+const MAX_EDITS = 400;
+
+/**
+ * A line diff: "  " kept, "- " only in `a`, "+ " only in `b`. The shortest edit script (Myers' O(ND)
+ * algorithm): a change of a few lines in a definition of thousands costs a few passes, not a table
+ * of one cell per pair of lines (which took gigabytes for a 10,000-line definition).
  */
 export function lineDiff(a: readonly string[], b: readonly string[]): string[] {
-  const n = a.length;
-  const m = b.length;
-  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) (endA--, endB--);
+  const oldMiddle = a.slice(start, endA);
+  const newMiddle = b.slice(start, endB);
+  const middle = editScript(oldMiddle, newMiddle) ?? [...oldMiddle.map((l) => `- ${l}`), ...newMiddle.map((l) => `+ ${l}`)];
+  return [...a.slice(0, start).map((l) => `  ${l}`), ...middle, ...a.slice(endA).map((l) => `  ${l}`)];
+}
+
+/** Myers' greedy search for the shortest edit script, then its path back; undefined past MAX_EDITS. */
+function editScript(a: readonly string[], b: readonly string[]): string[] | undefined {
+  const max = Math.min(a.length + b.length, MAX_EDITS);
+  const off = max + 1;
+  // v[k + off]: the furthest x reached on diagonal k (y = x - k); trace[d]: v as round d found it.
+  const v = new Int32Array(2 * max + 3);
+  const trace: Int32Array[] = [];
+  for (let d = 0; d <= max; d++) {
+    trace.push(v.slice());
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && v[k - 1 + off]! < v[k + 1 + off]!) ? v[k + 1 + off]! : v[k - 1 + off]! + 1;
+      let y = x - k;
+      while (x < a.length && y < b.length && a[x] === b[y]) (x++, y++);
+      v[k + off] = x;
+      if (x >= a.length && y >= b.length) return pathBack(trace, a, b, off);
+    }
   }
+  return undefined;
+}
+
+function pathBack(trace: readonly Int32Array[], a: readonly string[], b: readonly string[], off: number): string[] {
   const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      out.push(`  ${a[i++]}`);
-      j++;
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) out.push(`- ${a[i++]}`);
-    else out.push(`+ ${b[j++]}`);
+  let x = a.length;
+  let y = b.length;
+  for (let d = trace.length - 1; d >= 0; d--) {
+    const v = trace[d]!;
+    const k = x - y;
+    const prevK = k === -d || (k !== d && v[k - 1 + off]! < v[k + 1 + off]!) ? k + 1 : k - 1;
+    const prevX = v[prevK + off]!;
+    const prevY = prevX - prevK;
+    for (; x > prevX && y > prevY; y--) out.push(`  ${a[--x]}`);
+    if (d > 0) out.push(x === prevX ? `+ ${b[--y]}` : `- ${a[--x]}`);
   }
-  while (i < n) out.push(`- ${a[i++]}`);
-  while (j < m) out.push(`+ ${b[j++]}`);
-  return out;
+  return out.reverse();
 }
