@@ -6,6 +6,7 @@ import type { AdminCredentials, AdminTarget, EndedSession, InstanceRow, LinkFilt
 import { pollReplicasAudit } from './admin/audit-poll.js';
 import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
+import { ADMIN_TOKEN_MIN_LENGTH } from './config/admin-schema.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
 import { audiencesOf } from './edge-auth.js';
@@ -70,12 +71,17 @@ export class GatewayAdmin implements AdminTarget {
    * API and never the server's file layout in an answer to any caller.
    */
   #fileToken(path: string): string {
+    let token: string;
     try {
-      return readFileSync(path, 'utf8').trim();
+      token = readFileSync(path, 'utf8').trim();
     } catch (err) {
       this.#logger.warn({ path, err: (err as Error).message }, 'admin.tokenFile cannot be read: every admin request is refused until it can');
       throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file cannot be read (see the gateway log)');
     }
+    // Held to admin.token's minimum: taken as it came, a file holding "admin" was a guessable token.
+    if (token.length >= ADMIN_TOKEN_MIN_LENGTH) return token;
+    this.#logger.warn({ path }, `admin.tokenFile holds fewer than ${ADMIN_TOKEN_MIN_LENGTH} characters: every admin request is refused until it holds a longer token (openssl rand -base64 32)`);
+    throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file holds no usable token (see the gateway log)');
   }
 
   /**

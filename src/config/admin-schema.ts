@@ -5,13 +5,16 @@ import { isLoopbackHost } from './loopback.js';
  * The admin section: the operator's API on a listener of its own (like metrics), and how reloads
  * happen. Off by default; loopback by default when on.
  */
+/** The shortest static token: nothing limits how often a caller of the admin API guesses. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
 export const adminSchema = z
   .object({
     enabled: z.boolean().default(false),
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(9465),
     /** A static bearer token (write it as ${ENV} or use tokenFile: never commit it). */
-    token: z.string().min(32, 'at least 32 characters (openssl rand -base64 32)').optional(),
+    token: z.string().min(ADMIN_TOKEN_MIN_LENGTH, `at least ${ADMIN_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32)`).optional(),
     /** A file holding the token (a mounted secret); relative to the config file. Re-read on reload. */
     tokenFile: z.string().min(1).optional(),
     /** A JWT from auth.issuer carrying this scope is also accepted (auth.mode jwt). */

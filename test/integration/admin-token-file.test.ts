@@ -72,3 +72,43 @@ describe('admin.tokenFile that goes missing', () => {
     }
   });
 });
+
+// admin.token must be at least 32 characters (a config error otherwise), since the admin API may listen
+// off loopback and nothing limits how often a caller guesses; a token file was taken whatever it held,
+// so a Secret holding "admin" (or an empty one, which no request matched, silently) was the API's token.
+describe('admin.tokenFile holding a token shorter than admin.token may be', () => {
+  let dir: string;
+  let file: string;
+  let gw: RunningGateway;
+  const logLines: string[] = [];
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swb-admin-token-short-'));
+    file = join(dir, 'admin-token');
+    writeFileSync(file, 'admin\n');
+    gw = await startGateway({
+      admin: { enabled: true, host: '127.0.0.1', port: 0, tokenFile: file },
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    }, { logLines });
+  });
+  after(async () => {
+    await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (token: string) => fetch(new URL('/sessions', gw.app.adminUrl!), { headers: { authorization: `Bearer ${token}` } });
+
+  it('is refused as a token at all: every request answered 500 and logged, until the file holds a long one', async () => {
+    for (const content of ['admin\n', '\n']) {
+      writeFileSync(file, content);
+      const r = await get(content.trim() || 'x');
+      const text = await r.text();
+      assert.equal(r.status, 500, `${JSON.stringify(content)}: ${text}`);
+      assert.match(text, /token file holds no usable token/);
+      assert.ok(!text.includes(dir), `the answer names the file: ${text}`);
+    }
+    assert.ok(logLines.some((l) => l.includes('admin.tokenFile holds fewer than 32 characters')), 'a log line says why');
+    writeFileSync(file, `${TOKEN}\n`);
+    assert.equal((await get(TOKEN)).status, 200);
+  });
+});
