@@ -14,7 +14,8 @@ export const adminSchema = z
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(9465),
     /** A static bearer token (write it as ${ENV} or use tokenFile: never commit it). */
-    token: z.string().min(ADMIN_TOKEN_MIN_LENGTH, `at least ${ADMIN_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32)`).optional(),
+    // Trimmed before its length is checked: no header carries the newline a Secret written with `echo` leaves.
+    token: z.string().trim().min(ADMIN_TOKEN_MIN_LENGTH, `at least ${ADMIN_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32)`).optional(),
     /** A file holding the token (a mounted secret); relative to the config file. Re-read on reload. */
     tokenFile: z.string().min(1).optional(),
     /** A JWT from auth.issuer carrying this scope is also accepted (auth.mode jwt). */
