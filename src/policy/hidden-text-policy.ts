@@ -80,10 +80,10 @@ export class DefinitionScans {
   }
 }
 
-/** Per kind, the number of fields holding it. */
+/** Per kind, the number of fields holding it (a summary finding stands for its `fields`). */
 function byKind(findings: readonly Finding[]): Map<HiddenKind, number> {
   const out = new Map<HiddenKind, number>();
-  for (const f of findings) out.set(f.kind, (out.get(f.kind) ?? 0) + 1);
+  for (const f of findings) out.set(f.kind, (out.get(f.kind) ?? 0) + (f.fields ?? 1));
   return out;
 }
 

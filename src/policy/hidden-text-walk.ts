@@ -1,3 +1,4 @@
+import { clipped } from '../observability/clipped.js';
 import { shown, type HiddenKind, type HiddenTextScanner, type TextScan } from './hidden-text.js';
 
 /** Hidden text of one kind in one field: where (a path such as "inputSchema.properties.city.description"), how much. Never the text. */
@@ -5,7 +6,18 @@ export interface Finding {
   kind: HiddenKind;
   path: string;
   count: number;
+  /** A summary of the fields past MAX_FINDINGS holding this kind: how many (absent: the one field at `path`). */
+  fields?: number;
 }
+
+/**
+ * Fields listed one by one; past them, one summary per kind. The findings go to audit lines, the
+ * SWB_HIDDEN_TEXT_BLOCKED error and pending pins: unbounded, an answer of one zero-width space per field
+ * under long member names made a finding of up to 4 kB per 6 bytes (a 2 MB answer exhausted the heap).
+ */
+export const MAX_FINDINGS = 100;
+/** A path longer than this is cut (64 levels of 64-character names would be 4 kB). */
+const MAX_PATH = 256;
 
 export interface Walked {
   findings: Finding[];
@@ -73,6 +85,8 @@ function put(o: Record<string, unknown>, key: string, value: unknown): void {
 class Walk {
   readonly findings: Finding[] = [];
   stuck = false;
+  /** Per kind, the fields past MAX_FINDINGS and their characters. */
+  readonly #more = new Map<HiddenKind, { fields: number; count: number }>();
   readonly #scanner: HiddenTextScanner;
   /** Definitions: names and property names cannot be changed (the upstream would not know them). */
   readonly #fixedNames: boolean;
@@ -93,8 +107,27 @@ class Walk {
   }
 
   #record(scan: TextScan, suffix?: string): void {
-    const path = this.#where(suffix);
-    for (const kind of KINDS) if (scan.counts[kind] > 0) this.findings.push({ kind, path, count: scan.counts[kind] });
+    // No path made for a field that will not be listed: that is where the memory went.
+    const path = this.findings.length < MAX_FINDINGS ? clipped(this.#where(suffix), MAX_PATH) : '';
+    for (const kind of KINDS) {
+      const count = scan.counts[kind];
+      if (count === 0) continue;
+      if (this.findings.length < MAX_FINDINGS) {
+        this.findings.push({ kind, path, count });
+        continue;
+      }
+      const more = this.#more.get(kind) ?? { fields: 0, count: 0 };
+      more.fields += 1;
+      more.count += count;
+      this.#more.set(kind, more);
+    }
+  }
+
+  /** The findings listed, then a summary per kind of the fields past them. */
+  done(clean: unknown): Walked {
+    const findings = this.findings;
+    for (const [kind, { fields, count }] of this.#more) findings.push({ kind, path: `(${fields} more field${fields === 1 ? '' : 's'})`, count, fields });
+    return { findings, clean, stuck: this.stuck };
   }
 
   #string(s: string, fixed: boolean, suffix?: string): string {
@@ -209,13 +242,11 @@ class Walk {
  */
 export function walkDefinition(scanner: HiddenTextScanner, definition: Record<string, unknown>): Walked {
   const w = new Walk(scanner, true);
-  const clean = w.value(definition, 0);
-  return { findings: w.findings, clean, stuck: w.stuck };
+  return w.done(w.value(definition, 0));
 }
 
 /** A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are cleaned too. */
 export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>): Walked {
   const w = new Walk(scanner, false);
-  const clean = w.value(result, 0);
-  return { findings: w.findings, clean, stuck: w.stuck };
+  return w.done(w.value(result, 0));
 }

@@ -64,6 +64,6 @@ function blocked(item: ResultKind, name: string, findings: readonly Finding[]): 
   const what = item === 'tool' ? `Tool ${name} ran, but its result was` : item === 'prompt' ? `The result of prompt ${name} was` : `The contents of resource ${name} were`;
   const kinds = [...new Set(findings.map((f) => f.kind))].join(', ');
   return new GatewayError('SWB_HIDDEN_TEXT_BLOCKED', `${what} withheld by the gateway: hidden text (${kinds}) that hidden-text scanning blocks`, {
-    findings: findings.map((f) => ({ kind: f.kind, path: f.path, count: f.count })),
+    findings: findings.map((f) => (f.fields === undefined ? { kind: f.kind, path: f.path, count: f.count } : { kind: f.kind, path: f.path, count: f.count, fields: f.fields })),
   });
 }
