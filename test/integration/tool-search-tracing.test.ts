@@ -57,4 +57,17 @@ describe('search mode and tracing', () => {
     assert.equal(server.attributes['switchboard.meta_tool'], 'call_tool');
     await client.close();
   });
+
+  it('a client-sized tool name given to call_tool is cut in gen_ai.tool.name, as a direct call\'s is (the SDK\'s own cut keeps the whole name alive in the export queue)', async () => {
+    const trace = hex(16);
+    const client = new Client({ name: 'search-tracing', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(gw.url('/mcp'), { requestInit: { headers: { traceparent: `00-${trace}-${hex(8)}-01` } } }));
+    await assert.rejects(client.callTool({ name: 'call_tool', arguments: { name: 'n'.repeat(200_000), arguments: {} } }), /not found/);
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER && x.name.startsWith('tools/call')));
+    const server = spans.find((s) => s.kind === SERVER && s.name.startsWith('tools/call'))!;
+    const name = String(server.attributes['gen_ai.tool.name']);
+    assert.ok(name.length <= 300 && name.endsWith('…'), `gen_ai.tool.name of ${name.length} characters`);
+    await client.close();
+  });
 });

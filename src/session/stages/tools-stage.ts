@@ -2,7 +2,7 @@ import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { notFound } from '../../jsonrpc/not-found.js';
 import { isJsonObject, type JsonRpcResponse } from '../../jsonrpc/types.js';
-import { ATTR, mcpSpanName } from '../../observability/trace-attributes.js';
+import { ATTR, mcpSpanName, requestAttributes } from '../../observability/trace-attributes.js';
 import { CALL_TOOL, SEARCH_TOOLS } from '../../router/meta-tools.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 import { failed, listMetaTools, searchTools } from '../tool-answers.js';
@@ -44,7 +44,8 @@ async function routeCall(ctx: RequestContext, next: Next): Promise<JsonRpcRespon
   // Traced as the call it runs ("tools/call searchCode"), not as "tools/call call_tool".
   if (wrapped && ctx.span) {
     ctx.span.rename(mcpSpanName('tools/call', params));
-    ctx.span.set({ [ATTR.toolName]: name, [ATTR.metaTool]: CALL_TOOL });
+    // The name cut as a direct call's is (requestAttributes): the SDK's cut would keep the whole of it alive.
+    ctx.span.set({ ...requestAttributes('tools/call', params), [ATTR.metaTool]: CALL_TOOL });
   }
   const meta = search && (name === SEARCH_TOOLS || name === CALL_TOOL);
   const tool = meta ? undefined : (await host.router!.toolView(name)).named(name);
