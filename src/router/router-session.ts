@@ -12,6 +12,7 @@ import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
+import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues } from './session-tools.js';
 import { admitListing, pinVerdict } from './pinned-call.js';
 import type { ToolView, ViewTool } from './tool-view.js';
@@ -256,7 +257,7 @@ export class RouterSession {
     const name = prefixed(upstream, item.name);
     // A name too long is shortened later (tools.maxToolNameLength); a character outside the rule cannot be.
     if (spec.key === 'tools' && !hasToolNameChars(name)) {
-      this.#endpoint.logger.warn({ upstream, tool: item.name }, 'tool left out: its prefixed name breaks the MCP name rule (only [A-Za-z0-9_.-])');
+      warnBadToolName(this.#endpoint.logger, this.#endpoint.pool(upstream) ?? this, upstream, item.name);
       return undefined;
     }
     // Only the name changes: schemas, annotations and icons pass through untouched.
