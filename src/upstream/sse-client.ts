@@ -10,6 +10,7 @@ import type { MessageExtra, Transport } from '../transport/transport.js';
 import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
+import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, UpstreamHttpError } from './remote-errors.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
@@ -24,6 +25,7 @@ export class SseClientTransport implements Transport {
   readonly #http: RemoteDispatchers;
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
+  readonly #noise: NoiseLog;
   readonly #closer = new AbortController();
   #endpoint: string | undefined;
   #closed = false;
@@ -38,6 +40,7 @@ export class SseClientTransport implements Transport {
     this.#http = dispatchersOf(dispatcher);
     this.#credentials = credentials;
     this.#logger = logger;
+    this.#noise = new NoiseLog(logger, Date.now, 'SSE event');
   }
 
   async start(): Promise<void> {
@@ -107,7 +110,7 @@ export class SseClientTransport implements Transport {
     try {
       this.onmessage?.(validateMessage(parseText(e.data)), { bytes: Buffer.byteLength(e.data) });
     } catch (err) {
-      this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message; ignored');
+      this.#noise.line('invalid-message', e.data, (err as Error).message);
     }
   }
 
@@ -150,6 +153,7 @@ export class SseClientTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#closer.abort();
+    this.#noise.close();
     this.onclose?.();
   }
 }

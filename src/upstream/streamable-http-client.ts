@@ -10,6 +10,7 @@ import type { MessageExtra, Transport, TransportError } from '../transport/trans
 import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
+import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -32,6 +33,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #http: RemoteDispatchers;
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
+  readonly #noise: NoiseLog;
   /** The monotonic clock GET streams are timed by (see ReopenWaits). */
   readonly #now: () => number;
   readonly #closer = new AbortController();
@@ -56,6 +58,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#http = dispatchersOf(dispatcher);
     this.#credentials = credentials;
     this.#logger = logger;
+    this.#noise = new NoiseLog(logger, Date.now, 'SSE event');
     this.#now = now;
   }
 
@@ -254,7 +257,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#deliver(m, related, Buffer.byteLength(e.data));
       return m;
     } catch (err) {
-      this.#logger.warn({ err: (err as Error).message }, 'upstream sent an invalid message on an SSE stream; ignored');
+      this.#noise.line('invalid-message', e.data, (err as Error).message);
       return undefined;
     }
   }
@@ -390,6 +393,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#closed = true;
     const sid = this.#sessionId;
     this.#closer.abort();
+    this.#noise.close();
     if (sid) await endSession(this.#cfg, this.#http.requests, this.#credentials, sid, this.#protocolVersion);
     this.onclose?.(reason);
   }

@@ -208,3 +208,39 @@ describe('StreamableHttpClientTransport: an event over maxMessageBytes on the GE
     }
   });
 });
+
+describe('StreamableHttpClientTransport: invalid messages on an SSE stream', () => {
+  // Each was a warning of its own, at whatever rate the upstream sent them: "data: x" and a blank line,
+  // 9 bytes, made a warning of some 250 bytes, without bound (a stdio server's junk lines are held to
+  // 10 warnings a second, burst 100).
+  it('are warned about at a bounded rate, the rest counted in one warning', async () => {
+    const INVALID = 2000;
+    const { server, url } = await getStreamUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      res.write('data: x\n\n'.repeat(INVALID));
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+    });
+    const agent = new Agent();
+    const lines: string[] = [];
+    const log = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    const t = new StreamableHttpClientTransport(remoteConfig(url), agent, undefined, log);
+    const received: JsonRpcMessage[] = [];
+    t.onmessage = (m) => received.push(m);
+    try {
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (let i = 0; i < 400 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(received.length, 2, 'the notification after them arrived');
+    } finally {
+      await t.close();
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    }
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; dropped?: number }).filter((l) => l.level === 40);
+    const each = warnings.filter((w) => w.dropped === undefined);
+    // A burst of 100, then 10 a second: far fewer than the messages, whatever time the test takes.
+    assert.ok(each.length < INVALID / 10, `${each.length} warnings for ${INVALID} invalid messages`);
+    assert.equal(each.length + warnings.reduce((n, w) => n + (w.dropped ?? 0), 0), INVALID, 'every invalid message is warned about or counted');
+  });
+});
