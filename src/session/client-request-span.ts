@@ -4,6 +4,9 @@ import type { TraceSpan, Tracing } from '../observability/tracing.js';
 
 type Result = Record<string, unknown>;
 
+/** The actions an elicitation answer has (ElicitResult); anything else the client wrote is recorded as _OTHER. */
+const ACTIONS: ReadonlySet<unknown> = new Set(['accept', 'decline', 'cancel']);
+
 /**
  * A request the gateway sends to its client (an upstream's elicitation, sampling or roots request it
  * relays, or a confirmation rule's question) as a CLIENT span, child of the client's request that
@@ -17,8 +20,9 @@ export function tracedClientRequest(tracing: Tracing, parent: TraceSpan | undefi
   return send().then(
     (result) => {
       // An elicitation the user declined or cancelled is an answer, not a failure: its action is recorded.
+      // The client's own string otherwise, of any size (the SDK's cut would keep all of it alive in the export queue).
       const action = (result as { action?: unknown }).action;
-      if (typeof action === 'string') span.set({ 'mcp.elicitation.action': action });
+      if (typeof action === 'string') span.set({ 'mcp.elicitation.action': ACTIONS.has(action) ? action : '_OTHER' });
       span.end();
       return result;
     },

@@ -320,6 +320,31 @@ describe("tracing: a 2025 session's client asked mid-call", () => {
       await receiver.close();
     }
   });
+
+  it("a client's answer with an action of its own making is recorded as _OTHER, not as the client wrote it (found by a review)", async () => {
+    // The action is the client's: recorded as sent, a megabyte of it was a span attribute (the SDK's cut
+    // at 4096 characters keeps the whole string alive for as long as the span waits to be exported).
+    const { receiver, gw } = await fixtureGateway();
+    const trace = hex(16);
+    const client = new Client({ name: 'tracing-test', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    try {
+      const transport = new StreamableHTTPClientTransport(gw.url('/mcp'), { requestInit: { headers: { traceparent: traceparent(trace, hex(8)) } } });
+      await client.connect(transport);
+      // The SDK client sends only the actions the schema knows: its answer is rewritten on the way out.
+      const send = transport.send.bind(transport);
+      transport.send = (m, o) => send('result' in m && (m.result as { action?: unknown }).action === 'decline' ? { ...m, result: { action: 'x'.repeat(100_000) } } : m, o);
+      await client.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } }).catch(() => undefined);
+      await gw.app.tracing.flush();
+      const spans = await receiver.trace(trace, (x) => x.some((y) => y.name === 'elicitation/create'));
+      const asked = only(spans, (x) => x.name === 'elicitation/create', 'elicitation span');
+      assert.equal(asked.attributes['mcp.elicitation.action'], '_OTHER');
+    } finally {
+      await client.close();
+      await gw.close();
+      await receiver.close();
+    }
+  });
 });
 
 describe('tracing: a call forwarded to the replica that owns its session', () => {
