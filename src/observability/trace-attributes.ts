@@ -50,6 +50,9 @@ export const ATTR = {
 const MAX_TARGET = 256;
 const target = (name: string): string => clipped(name, MAX_TARGET);
 
+/** A client's JSON-RPC request id as jsonrpc.request.id: a string id is the client's, of any length, so cut as a name is. */
+export const requestIdAttribute = (id: string | number): string => target(String(id));
+
 /** The span name the conventions ask for: "{mcp.method.name} {target}", the target a tool or prompt name. */
 export function mcpSpanName(method: string, params: Record<string, unknown> | undefined): string {
   if (method === 'tools/call' || method === 'prompts/get') {

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { rawPost, rawSession } from '../helpers/raw-mcp.js';
 import { textOf } from '../helpers/sdk.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -137,6 +138,17 @@ describe('tracing: privacy and propagation', () => {
     const tool = spans.find((s) => s.attributes['gen_ai.tool.name'] !== undefined);
     assert.ok(String(tool?.attributes['gen_ai.tool.name']).endsWith('…'), 'a cut name is marked');
     await client.close();
+  });
+
+  it('a client-sized request id is cut in jsonrpc.request.id, as a name is (found by a review)', async () => {
+    const trace = hex(16);
+    const sid = await rawSession(gw.base);
+    const answer = await rawPost(gw.base, { jsonrpc: '2.0', id: 'i'.repeat(200_000), method: 'tools/list' }, sid, { traceparent: traceparent(trace, hex(8)) });
+    assert.equal(answer.status, 200);
+    await gw.app.tracing.flush();
+    const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER));
+    const id = String(spans.find((s) => s.kind === SERVER)!.attributes['jsonrpc.request.id']);
+    assert.ok(id.length <= 300 && id.endsWith('…'), `jsonrpc.request.id of ${id.length} characters`);
   });
 });
 

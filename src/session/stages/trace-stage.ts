@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { ATTR, mcpSpanName, requestAttributes, statusText } from '../../observability/trace-attributes.js';
+import { ATTR, mcpSpanName, requestAttributes, requestIdAttribute, statusText } from '../../observability/trace-attributes.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../../observability/tracing.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 
@@ -38,7 +38,7 @@ function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<Json
 function serverAttributes(ctx: RequestContext, recordPrincipal: boolean): TraceAttributes {
   const { req, host } = ctx;
   const a: TraceAttributes = requestAttributes(req.method, req.params);
-  a[ATTR.jsonrpcRequestId] = String(ctx.clientId ?? req.id);
+  a[ATTR.jsonrpcRequestId] = requestIdAttribute(ctx.clientId ?? req.id);
   a[ATTR.mcpSession] = host.session?.id;
   a[ATTR.mcpProtocolVersion] = host.era === 'modern' ? '2026-07-28' : host.session?.protocolVersion;
   a[ATTR.networkTransport] = 'tcp';
