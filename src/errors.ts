@@ -50,6 +50,9 @@ const CODES = {
 
 export type GatewayErrorCode = keyof typeof CODES;
 
+/** Whether a value (an error's data.code, which an upstream's error has too) is one of the gateway's own codes. */
+export const isGatewayErrorCode = (value: unknown): value is GatewayErrorCode => typeof value === 'string' && Object.hasOwn(CODES, value);
+
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode;
   readonly status: number;

@@ -152,6 +152,33 @@ describe('tracing: privacy and propagation', () => {
   });
 });
 
+describe("tracing: an upstream's error data", () => {
+  it("an upstream's own data.code is neither the span's status nor switchboard.error.code (the gateway's SWB_ codes are; found by a review)", async () => {
+    // Read as the gateway's code, a hostile upstream's megabyte data.code was the span's status message,
+    // which no attribute limit cuts: every such call exported a span that large.
+    const receiver = await startOtlpReceiver();
+    const gw = await startGateway({
+      tracing: { enabled: true, endpoint: receiver.url, protocol: 'http/json' },
+      upstreams: [{ name: 'bad', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/error-data-server.mjs'], sandbox: 'none' as const }],
+      endpoints: [{ path: '/mcp', upstreams: ['bad'] }],
+    });
+    try {
+      const trace = hex(16);
+      const client = await connect(gw, { traceparent: traceparent(trace, hex(8)) });
+      await assert.rejects(client.callTool({ name: 'fail', arguments: { size: 100_000 } }));
+      await gw.app.tracing.flush();
+      const spans = await receiver.trace(trace, (s) => s.some((x) => x.kind === SERVER));
+      const server = spans.find((s) => s.kind === SERVER)!;
+      assert.ok(JSON.stringify(server).length < 10_000, `a span of ${JSON.stringify(server).length} bytes; status ${String(server.status.message).slice(0, 40)}…`);
+      assert.equal(server.attributes['switchboard.error.code'], undefined);
+      await client.close();
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('tracing: a collector that never answers', () => {
   it('holds a stopping gateway for at most a few seconds, not the exporter\'s whole timeout', async () => {
     const server = createServer(() => {});

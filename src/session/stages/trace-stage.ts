@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, isGatewayErrorCode } from '../../errors.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import { ATTR, mcpSpanName, requestAttributes, requestIdAttribute, statusText } from '../../observability/trace-attributes.js';
 import type { TraceAttributes, TraceSpan, Tracing } from '../../observability/tracing.js';
@@ -60,8 +60,10 @@ function finish(span: TraceSpan, ctx: RequestContext, answer: JsonRpcResponse | 
   if (answer === undefined && ctx.cancel?.aborted) return span.end({ type: 'cancelled', message: 'cancelled by the client' });
   if (response && 'error' in response) {
     const { code, data } = response.error;
+    // The gateway's own codes only: an upstream's error passes through with its data, whose code (any
+    // string, of any size) would otherwise be the span's status message, which no attribute limit cuts.
     const raw = (data as { code?: unknown } | undefined)?.code;
-    const gatewayCode = typeof raw === 'string' ? raw : undefined;
+    const gatewayCode = isGatewayErrorCode(raw) ? raw : undefined;
     span.set({ [ATTR.rpcStatusCode]: String(code), [ATTR.errorCode]: gatewayCode });
     // The code, not the message: messages quote arguments and name tenants (see statusText).
     return span.end({ type: String(code), message: statusText(code, gatewayCode) });
