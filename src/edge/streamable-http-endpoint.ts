@@ -89,12 +89,16 @@ export class StreamableHttpEndpoint {
     if (refused) return sendRefusal(reply, refused);
     const transport = this.#sessions.transportOf(session);
     const ids: RequestId[] = [];
+    // A batch's ids are told apart by a set: looked up in the list, a batch of n requests cost n²/2
+    // comparisons (a 4 MiB batch of 90,000 pings held the event loop for seconds).
+    const seen = batch ? new Set<RequestId>() : undefined;
     for (const m of messages) {
       if (!isRequest(m)) continue;
-      if (transport.hasPending(m.id) || ids.includes(m.id)) {
+      if (transport.hasPending(m.id) || seen?.has(m.id)) {
         return sendError(reply, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
       }
       ids.push(m.id);
+      seen?.add(m.id);
     }
     const headers = { [SESSION_HEADER]: session.id };
     if (ids.length === 0) {

@@ -14,11 +14,38 @@ function isWhole(id: number): boolean {
   return Math.floor(id) === id && id !== GONE;
 }
 
+/** This process's key for mixed slot numbers (see slotOf): a client cannot know which of its ids collide. */
+const SEED = (Math.random() * 0x1_0000_0000) | 0;
+
+/**
+ * Probes one lookup may take before its table switches to mixed slot numbers. Ids that rise one by one
+ * never come near it; ids a client chose to collide (multiples of 2^32, or of the table's size) reach it
+ * at once.
+ */
+const LONG_PROBE = 64;
+
+/**
+ * A mixed first slot for a whole-number id: its low and high 32 bits, keyed and scrambled. A table starts
+ * with an id's low bits alone (`id & mask`: ids that rise one by one then never collide, the cheapest
+ * case and the usual one), and switches to this once a probe runs long. A client picks its request ids:
+ * by their low bits alone, ids that are multiples of 2^32 all landed on one slot, so a 2025-03-26 batch
+ * of 90,000 of them cost about 4·10^9 probes, holding the event loop for minutes; and a table left with a
+ * long run of GONE marks (a batch of ids rising one by one, answered) made every later id near them probe
+ * through the whole run.
+ */
+function slotOf(id: number, mask: number): number {
+  let h = Math.imul((id | 0) ^ SEED, 0x9e3779b1) ^ Math.imul((id / 0x1_0000_0000) | 0, 0x85ebca77);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  return h & mask;
+}
+
 /**
  * What is in flight, by request id: the few operations of a Map the request path needs. Whole-number ids
  * (the gateway's own, and nearly every client's) live in an open-addressing table (the ids in a
- * Float64Array, the values in an array), hashed by their low 32 bits (ids that rise one by one never
- * collide); other ids in dictionary objects, numbers apart from strings (`1` and `"1"` are different
+ * Float64Array, the values in an array), at the slot of their low bits, or of slotOf once a probe ran
+ * long; other ids in dictionary objects, numbers apart from strings (`1` and `"1"` are different
  * requests). Values are never undefined.
  *
  * Why not a Map: a V8 Map that outgrows or rehashes its table leaves, in the table it replaced, a link to
@@ -39,6 +66,8 @@ export class RequestTable<V> {
   /** Slots that are not empty: live ids and GONE marks (probing stops only at an empty one). */
   #used = 0;
   #size = 0;
+  /** Whether slots are mixed (slotOf), for good: a probe ran past LONG_PROBE. */
+  #mixed = false;
   #others: Record<number, V> = Object.create(null);
   #strings: Record<string, V> = Object.create(null);
 
@@ -71,7 +100,8 @@ export class RequestTable<V> {
     const keys = this.#keys;
     const mask = this.#mask;
     let free = -1;
-    for (let i = id & mask; ; i = (i + 1) & mask) {
+    let probes = 0;
+    for (let i = this.#home(id, mask); ; i = (i + 1) & mask, probes++) {
       const k = keys[i];
       if (k === id) {
         this.#values[i] = value;
@@ -92,6 +122,7 @@ export class RequestTable<V> {
     this.#size++;
     // At three quarters full (GONE marks count: they lengthen probes), rebuilt at a quarter of live ids.
     if (this.#used * 4 >= keys.length * 3) this.#rebuild();
+    else if (probes > LONG_PROBE) this.#mix();
     return this;
   }
 
@@ -149,11 +180,25 @@ export class RequestTable<V> {
   #find(id: number): number {
     const keys = this.#keys;
     const mask = this.#mask;
-    for (let i = id & mask; ; i = (i + 1) & mask) {
+    for (let i = this.#home(id, mask), probes = 0; ; i = (i + 1) & mask, probes++) {
       const k = keys[i];
       if (k === id) return i;
-      if (k !== k) return -1;
+      if (k !== k) {
+        if (probes > LONG_PROBE) this.#mix();
+        return -1;
+      }
     }
+  }
+
+  #home(id: number, mask: number): number {
+    return this.#mixed ? slotOf(id, mask) : id & mask;
+  }
+
+  /** A probe ran long: ids chosen to collide, or a run of GONE marks. Slots are mixed from now on. */
+  #mix(): void {
+    if (this.#mixed) return;
+    this.#mixed = true;
+    this.#rebuild();
   }
 
   #rebuild(): void {
@@ -170,7 +215,7 @@ export class RequestTable<V> {
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]!;
       if (k !== k || k === GONE) continue;
-      let i = k & mask;
+      let i = this.#home(k, mask);
       while (nk[i] === nk[i]) i = (i + 1) & mask;
       nk[i] = k;
       nv[i] = values[j];

@@ -104,3 +104,41 @@ describe('RequestTable against a Map, random operations', () => {
     assert.deepEqual(new Set([...t].map(([k, v]) => `${key(k)}=${v}`)), new Set([...m.values()].map(([k, v]) => `${key(k)}=${v}`)));
   });
 });
+
+describe('RequestTable with ids a client chose to collide', () => {
+  // Placed by their low 32 bits, every multiple of 2^32 landed on one slot (and multiples of 2^20 on one
+  // slot of any table up to that size): 150,000 of them cost ~10^10 probes, minutes of a blocked event
+  // loop. The bound separates linear from quadratic work (under a second against minutes), nothing finer.
+  for (const step of [2 ** 32, 2 ** 20]) {
+    it(`sets, finds and deletes 150,000 multiples of ${step} in linear time`, () => {
+      const t = new RequestTable<number>();
+      const n = 150_000;
+      const t0 = performance.now();
+      for (let k = 0; k < n; k++) {
+        assert.equal(t.has(k * step), false);
+        t.set(k * step, k);
+      }
+      for (let k = 0; k < n; k += 1000) assert.equal(t.get(k * step), k);
+      for (let k = 0; k < n; k++) assert.equal(t.delete(k * step), true);
+      assert.equal(t.size, 0);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 10_000, `took ${Math.round(ms)} ms`);
+    });
+  }
+
+  it('a table left with a long run of deleted ids rising one by one stays quick for the ids after it', () => {
+    // A batch of 100,000 ids 0…99,999, answered: ids reused after it probed through every GONE mark.
+    const t = new RequestTable<number>();
+    const n = 100_000;
+    for (let k = 0; k < n; k++) t.set(k, k);
+    for (let k = 0; k < n; k++) t.delete(k);
+    const t0 = performance.now();
+    for (let k = 0; k < n; k++) {
+      t.set(k, k);
+      t.delete(k);
+    }
+    const ms = performance.now() - t0;
+    assert.equal(t.size, 0);
+    assert.ok(ms < 10_000, `took ${Math.round(ms)} ms`);
+  });
+});
