@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { RequestTable } from '../../../src/jsonrpc/request-table.js';
 
 describe('RequestTable', () => {
@@ -140,5 +142,29 @@ describe('RequestTable with ids a client chose to collide', () => {
     const ms = performance.now() - t0;
     assert.equal(t.size, 0);
     assert.ok(ms < 10_000, `took ${Math.round(ms)} ms`);
+  });
+});
+
+describe('RequestTable after a burst', () => {
+  it('gives back the memory a batch of 70,000 ids grew it to, once they are deleted', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const tables: Array<RequestTable<number>> = [];
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let n = 0; n < 10; n++) {
+      const t = new RequestTable<number>();
+      for (let id = 0; id < 70_000; id++) t.set(id, id);
+      for (let id = 0; id < 70_000; id++) t.delete(id);
+      // The client's next request, as after an answered batch.
+      t.set(70_000, 1);
+      assert.equal(t.get(70_000), 1);
+      tables.push(t);
+    }
+    gc();
+    const held = process.memoryUsage().arrayBuffers - before;
+    // Grown, each table's ids alone took 2 MB (a Float64Array of 262,144 slots); emptied, 16 slots.
+    assert.ok(held < 1_000_000, `10 emptied tables still hold ${held} bytes of ids`);
+    assert.equal(tables.length, 10);
   });
 });
