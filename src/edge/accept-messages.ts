@@ -18,6 +18,13 @@ import type { Refusal } from './replies.js';
  * depth), then the session's rules (batches only on 2025-03-26; every request's scopes).
  */
 export function readClientMessages(req: EdgeRequest, maxDepth: number | undefined): ReadMessages | Refusal {
+  const coding = req.headers['content-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+    // Bodies are read as they come, never decoded (no gzip bomb to inflate): a compressed body would be
+    // answered as malformed JSON quoting its bytes, telling its client nothing of what to change.
+    const message = `Unsupported Media Type: Content-Encoding ${coding.slice(0, 32)} is not supported; send the body uncompressed`;
+    return { status: 415, message, code: ErrorCode.ServerError, headers: { 'accept-encoding': 'identity' } };
+  }
   const ct = req.headers['content-type'];
   if (!isJsonContentType(ct)) {
     return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json (UTF-8)', code: ErrorCode.ServerError, headers: {} };

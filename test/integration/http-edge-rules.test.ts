@@ -4,6 +4,7 @@
 // gateway that never listens (the conformance fixture behind it, started on first use), so these run
 // in milliseconds; test/integration/http-edge.test.ts keeps what needs real streams and real sockets.
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import {
   ACCEPT_BOTH,
@@ -143,6 +144,18 @@ describe('Streamable HTTP edge rules (inject)', () => {
     it('415 for Content-Type text/plain', async () => {
       const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sid: s.sid, version: s.version, contentType: 'text/plain' });
       await expectRpcError(res, 415);
+    });
+
+    it('415 naming the coding for a gzip-compressed body (Content-Encoding is not decoded), with Accept-Encoding: identity', async () => {
+      const body = gzipSync(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      const res = await gw.fetch(gw.url('/mcp'), {
+        method: 'POST',
+        headers: { ...HOST_HEADERS(gw), accept: ACCEPT_BOTH, 'content-type': 'application/json', 'content-encoding': 'gzip', 'mcp-session-id': s.sid, 'mcp-protocol-version': s.version },
+        body,
+      });
+      assert.equal(res.headers.get('accept-encoding'), 'identity');
+      const err = await expectRpcError(res, 415);
+      assert.match(err.error.message, /Content-Encoding gzip/);
     });
 
     it('413 for a body over server.maxBodyBytes (2048)', async () => {
