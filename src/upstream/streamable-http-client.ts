@@ -364,10 +364,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
       } catch (err) {
         if (this.#closed) return gone();
-        if (first) {
-          failed(err as Error);
-          return;
-        }
+        if (first) return failed(err as Error);
         this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
       }
       if (this.#closed) return gone();
