@@ -75,6 +75,11 @@ export class RequestTable<V> {
     return this.#size;
   }
 
+  /** Whether a long probe has switched the table to mixed slots (ids chosen to collide): for tests and diagnostics. */
+  get mixed(): boolean {
+    return this.#mixed;
+  }
+
   get(id: RequestId): V | undefined {
     if (typeof id === 'string') return this.#strings[id];
     if (!isWhole(id)) return this.#others[id];

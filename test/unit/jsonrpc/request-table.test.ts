@@ -110,12 +110,15 @@ describe('RequestTable against a Map, random operations', () => {
 describe('RequestTable with ids a client chose to collide', () => {
   // Placed by their low 32 bits, every multiple of 2^32 landed on one slot (and multiples of 2^20 on one
   // slot of any table up to that size): 150,000 of them cost ~10^10 probes, minutes of a blocked event
-  // loop. The bound separates linear from quadratic work (under a second against minutes), nothing finer.
+  // loop. A probe that runs long switches the table to mixed slots, where they spread (no clock is read
+  // here: the switch is what is checked, with every answer right after it).
   for (const step of [2 ** 32, 2 ** 20]) {
-    it(`sets, finds and deletes 150,000 multiples of ${step} in linear time`, () => {
+    it(`sets, finds and deletes 150,000 multiples of ${step}, its slots mixed once they collide`, () => {
       const t = new RequestTable<number>();
       const n = 150_000;
-      const t0 = performance.now();
+      for (let k = 0; k < 100; k++) t.set(k * step, k);
+      assert.equal(t.mixed, true, 'a hundred colliding ids did not switch the table to mixed slots');
+      for (let k = 0; k < 100; k++) t.delete(k * step);
       for (let k = 0; k < n; k++) {
         assert.equal(t.has(k * step), false);
         t.set(k * step, k);
@@ -123,8 +126,6 @@ describe('RequestTable with ids a client chose to collide', () => {
       for (let k = 0; k < n; k += 1000) assert.equal(t.get(k * step), k);
       for (let k = 0; k < n; k++) assert.equal(t.delete(k * step), true);
       assert.equal(t.size, 0);
-      const ms = performance.now() - t0;
-      assert.ok(ms < 10_000, `took ${Math.round(ms)} ms`);
     });
   }
 
@@ -134,14 +135,14 @@ describe('RequestTable with ids a client chose to collide', () => {
     const n = 100_000;
     for (let k = 0; k < n; k++) t.set(k, k);
     for (let k = 0; k < n; k++) t.delete(k);
-    const t0 = performance.now();
     for (let k = 0; k < n; k++) {
       t.set(k, k);
       t.delete(k);
     }
-    const ms = performance.now() - t0;
     assert.equal(t.size, 0);
-    assert.ok(ms < 10_000, `took ${Math.round(ms)} ms`);
+    // Either the run was cleared (the table shrank as it emptied) or the long probe through it mixed the slots.
+    t.set(n, 1);
+    assert.equal(t.get(n), 1);
   });
 });
 
@@ -152,7 +153,7 @@ describe('RequestTable after a burst', () => {
     const tables: Array<RequestTable<number>> = [];
     gc();
     const before = process.memoryUsage().arrayBuffers;
-    for (let n = 0; n < 10; n++) {
+    for (let n = 0; n < 20; n++) {
       const t = new RequestTable<number>();
       for (let id = 0; id < 70_000; id++) t.set(id, id);
       for (let id = 0; id < 70_000; id++) t.delete(id);
@@ -163,8 +164,9 @@ describe('RequestTable after a burst', () => {
     }
     gc();
     const held = process.memoryUsage().arrayBuffers - before;
-    // Grown, each table's ids alone took 2 MB (a Float64Array of 262,144 slots); emptied, 16 slots.
-    assert.ok(held < 1_000_000, `10 emptied tables still hold ${held} bytes of ids`);
-    assert.equal(tables.length, 10);
+    // Grown, each table's ids alone took 2 MB (a Float64Array of 262,144 slots: 20 tables, 40 MB);
+    // emptied, 16 slots. The bound leaves room for the process's other buffers (the test runner's output).
+    assert.ok(held < 4_000_000, `20 emptied tables still hold ${held} bytes of ids`);
+    assert.equal(tables.length, 20);
   });
 });
