@@ -80,6 +80,11 @@ export class RequestTable<V> {
     return this.#mixed;
   }
 
+  /** Slots the whole-number table holds now (ids and values): for tests and diagnostics. */
+  get capacity(): number {
+    return this.#keys.length;
+  }
+
   get(id: RequestId): V | undefined {
     if (typeof id === 'string') return this.#strings[id];
     if (!isWhole(id)) return this.#others[id];
