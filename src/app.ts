@@ -161,6 +161,7 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
     },
     responseMode: config.server.responseMode,
     maxJsonDepth: config.server.maxJsonDepth,
+    maxBatchMessages: config.server.maxBatchMessages,
     resumable: config.session.eventsPerStream > 0,
   };
 }

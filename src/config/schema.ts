@@ -160,6 +160,11 @@ export const configSchema = z
         bodyTimeoutMs: z.number().int().min(100).default(30_000),
         /** Client messages nesting arrays and objects deeper than this are refused with -32600. */
         maxJsonDepth: z.number().int().min(8).max(1000).default(64),
+        /**
+         * Messages one 2025-03-26 batch may hold; a longer one is refused with -32600 before any of it is
+         * handled (every message costs a request's work on the event loop: 90,000 pings held it for seconds).
+         */
+        maxBatchMessages: z.number().int().min(1).max(100_000).default(100),
         /** A request body with no bytes arriving for this long is cut. */
         bodyIdleTimeoutMs: z.number().int().min(100).default(5_000),
         /** Open connections at most; further ones are closed at once. Default: from the descriptor limit (RLIMIT_NOFILE). */

@@ -17,7 +17,7 @@ import type { Refusal } from './replies.js';
  * must be before its messages reach a session. First the body (media type, JSON, JSON-RPC, nesting
  * depth), then the session's rules (batches only on 2025-03-26; every request's scopes).
  */
-export function readClientMessages(req: EdgeRequest, maxDepth: number | undefined): ReadMessages | Refusal {
+export function readClientMessages(req: EdgeRequest, limits: Pick<EdgeContext, 'maxJsonDepth' | 'maxBatchMessages'>): ReadMessages | Refusal {
   const coding = req.headers['content-encoding'];
   if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
     // Bodies are read as they come, never decoded (no gzip bomb to inflate): a compressed body would be
@@ -30,7 +30,7 @@ export function readClientMessages(req: EdgeRequest, maxDepth: number | undefine
     return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json (UTF-8)', code: ErrorCode.ServerError, headers: {} };
   }
   try {
-    return readMessages(req.body, maxDepth);
+    return readMessages(req.body, limits.maxJsonDepth, limits.maxBatchMessages);
   } catch (err) {
     if (!(err instanceof JsonRpcError)) throw err;
     return { status: 400, message: err.message, code: err.code, headers: {}, id: (err.data as { id?: RequestId } | undefined)?.id ?? null };

@@ -22,6 +22,8 @@ export interface EdgeContext {
   responseMode: ResponseMode;
   /** Client messages nesting deeper are refused with -32600. */
   maxJsonDepth?: number | undefined;
+  /** A batch holding more messages is refused with -32600 (absent: no bound, in tests that build the routes alone). */
+  maxBatchMessages?: number | undefined;
   resumable: boolean;
   /** The 2026-07-28 era (stateless requests), served on endpoints whose eras include it. */
   modern?: ModernService | undefined;

@@ -52,7 +52,7 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
   const principal = requestPrincipal(req);
   const id = sessionIdOf(req.url);
   if (!id) return sendError(reply, 400, 'Bad Request: the sessionId query parameter is required', { code: ErrorCode.InvalidRequest });
-  const read = readClientMessages(req, ctx.maxJsonDepth);
+  const read = readClientMessages(req, ctx);
   if (isRefusal(read)) return sendRefusal(reply, read);
   // The tenant's rate, a token per request of the body, before the message is forwarded or delivered.
   const charged = chargeRate(ctx, router.config.path, req, read.messages);

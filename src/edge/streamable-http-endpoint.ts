@@ -57,7 +57,7 @@ export class StreamableHttpEndpoint {
     if (!acceptsBoth(header(req, 'accept'))) {
       return sendError(reply, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     }
-    const read = readClientMessages(req, this.#ctx.maxJsonDepth);
+    const read = readClientMessages(req, this.#ctx);
     if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
     // Before anything acts on them (a session located, forwarded or taken over, an upstream asked).

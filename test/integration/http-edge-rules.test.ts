@@ -56,7 +56,7 @@ describe('Streamable HTTP edge rules (inject)', () => {
   let gw: InjectedGateway;
 
   before(async () => {
-    gw = await injectGateway(fixtureConfig({ maxBodyBytes: 2048 }));
+    gw = await injectGateway(fixtureConfig({ maxBodyBytes: 2048, maxBatchMessages: 3 }));
   });
   after(async () => {
     await gw?.close();
@@ -197,6 +197,18 @@ describe('Streamable HTTP edge rules (inject)', () => {
     it('400 / -32600 for a batch on a session negotiated at 2025-06-18', async () => {
       const res = await post(gw, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { sid: s.sid, version: s.version });
       await expectRpcError(res, 400, { code: -32600, id: 1 }); // the first request's id: every refusal carries one when it can be read
+    });
+
+    it('400 / -32600 for a 2025-03-26 batch longer than server.maxBatchMessages (3); one of 3 is answered', async () => {
+      const s25 = await openSession(gw, '2025-03-26');
+      const pings = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `p${i}`, method: 'ping' }));
+      const refused = await expectRpcError(await post(gw, pings(4), { sid: s25.sid }), 400, { code: -32600, id: null });
+      assert.match(String(refused.error.message), /a batch of 4 messages; at most 3 per POST/);
+      const res = await post(gw, pings(3), { sid: s25.sid });
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      const answers = (text.startsWith('[') ? JSON.parse(text) : text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)))) as Json[];
+      assert.deepEqual(answers.map((a) => a.id).sort(), ['p0', 'p1', 'p2']);
     });
 
     it('405 with an Allow header for PUT', async () => {
@@ -364,6 +376,12 @@ describe('legacy HTTP+SSE edge rules (inject)', () => {
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   }
+
+  it('a batch over the default server.maxBatchMessages (100) gets 400 / -32600 before its session is looked up', async () => {
+    const pings = Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+    const body = await expectRpcError(await postLegacy('/messages?sessionId=no-such-session', pings), 400, { code: -32600, id: null });
+    assert.match(String(body.error.message), /a batch of 101 messages; at most 100 per POST \(server\.maxBatchMessages\)/);
+  });
 
   it('POST with an unknown sessionId gets 404', async () => {
     const res = await postLegacy('/messages?sessionId=no-such-session', { jsonrpc: '2.0', id: 1, method: 'ping' });

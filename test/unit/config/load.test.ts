@@ -47,6 +47,7 @@ describe('parseConfig: defaults', () => {
       bodyTimeoutMs: 30_000,
       bodyIdleTimeoutMs: 5_000,
       maxJsonDepth: 64,
+      maxBatchMessages: 100,
     });
     assert.deepEqual(cfg.session, { idleTimeoutMs: 30 * 60_000, maxSessions: 100_000, clientRequestTimeoutMs: 300_000, eventsPerStream: 1000, eventBytesPerSession: 8 * 1024 * 1024, answerGraceMs: 10_000 });
     assert.deepEqual(cfg.logging, { level: 'info' });
