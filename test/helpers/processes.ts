@@ -1,4 +1,9 @@
-import { spawn } from 'node:child_process';
+// Child processes in tests: whether one is alive, a gateway's listening line, a command run to its end,
+// and `serve` started from a config file of its own.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Whether a process exists (signal 0 probes without touching it). */
 export function alive(pid: number): boolean {
@@ -49,4 +54,34 @@ export function runToExit(
       done({ code, stdout, stderr, out });
     });
   });
+}
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Its stdout and stderr so far, interleaved as they came. */
+  log: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * `serve` from src/ (through tsx, LOG_LEVEL info) in a child process, its config file written in a new
+ * folder named from `prefix`: a listener on a free loopback port, no metrics listener, no auth, then
+ * `yaml` (upstreams, endpoints and whatever else the test needs). `nodeArgs` go after tsx's import (a
+ * loader hook given there sees what tsx made of a module); `env` is added to this process's.
+ */
+export function startServe(prefix: string, yaml: string, o: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): ServeProcess {
+  const file = join(mkdtempSync(join(tmpdir(), prefix)), 'config.yaml');
+  writeFileSync(file, `server: { host: 127.0.0.1, port: 0 }\nmetrics: { enabled: false }\nauth: { mode: none }\n${yaml}`);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(o.nodeArgs ?? []), 'src/main.ts', 'serve', '--config', file], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  return { child, log: () => log, exited };
 }

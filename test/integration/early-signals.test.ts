@@ -4,47 +4,33 @@
 // stop exits 0. The load of the app module is held (test/helpers/module-gate.mjs) so the signal lands in
 // that window every time.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { startServe, type ServeProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const GATE = join(ROOT, 'test', 'helpers', 'module-gate.mjs');
 
-interface Started {
-  child: ChildProcess;
+interface Started extends ServeProcess {
+  /** The gate's folder (SWB_GATE_DIR). */
   gate: string;
-  log: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** serve with a fixture upstream, its app module held at the gate until the test opens it. */
 function startHeld(): Started {
-  const dir = mkdtempSync(join(tmpdir(), 'swb-early-signal-'));
-  const file = join(dir, 'config.yaml');
-  writeFileSync(
-    file,
-    `server: { host: 127.0.0.1, port: 0 }
-metrics: { enabled: false }
-auth: { mode: none }
-upstreams:
+  const gate = mkdtempSync(join(tmpdir(), 'swb-early-signal-gate-'));
+  const serve = startServe(
+    'swb-early-signal-',
+    `upstreams:
   - { name: fixture, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${join(ROOT, 'test', 'fixtures', 'conformance-server.mjs')}], sharing: shared }
 endpoints: [{ path: /mcp, upstreams: [fixture] }]
 `,
+    { nodeArgs: ['--import', GATE], env: { SWB_GATE_DIR: gate } },
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', GATE, 'src/main.ts', 'serve', '--config', file], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', SWB_GATE_DIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  return { child, gate: dir, log: () => log, exited };
+  return { ...serve, gate };
 }
 
 async function atGate(s: Started): Promise<void> {

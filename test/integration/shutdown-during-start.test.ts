@@ -1,7 +1,6 @@
 // A stop that comes while the gateway is still starting (SIGTERM while an upstream is slow to answer
 // its initialize): the start must not go on to open its listeners after the stop closed them.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { startServe } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -41,29 +41,19 @@ describe('a stop while the gateway starts', { timeout: 90_000 }, () => {
   });
 
   it('serve: SIGTERM during start exits 0 without ever saying it listens', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'swb-term-start-'));
-    const file = join(dir, 'config.yaml');
-    writeFileSync(
-      file,
-      `server: { host: 127.0.0.1, port: 0 }
-metrics: { enabled: false }
-auth: { mode: none }
-upstreams:
+    const s = startServe(
+      'swb-term-start-',
+      `upstreams:
   - { name: stuck, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${stuckServer()}], sharing: shared, initTimeoutMs: 60000 }
 endpoints: [{ path: /mcp, upstreams: [stuck] }]
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--config', file], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-    child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
-      assert.ok(await waitFor(() => log.includes('starting upstream process'), { timeoutMs: 30_000 }), log);
+      assert.ok(await waitFor(() => s.log().includes('starting upstream process'), { timeoutMs: 30_000 }), s.log());
     } finally {
-      child.kill('SIGTERM');
+      s.child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0, log);
-    assert.doesNotMatch(log, /switchboard listening|Server listening/, 'it listened after the stop began');
+    assert.equal((await s.exited).code, 0, s.log());
+    assert.doesNotMatch(s.log(), /switchboard listening|Server listening/, 'it listened after the stop began');
   });
 });
