@@ -3,11 +3,10 @@
 // (one zero-width space per field, under long member names) became megabytes of log per call.
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectClient } from '../helpers/sdk.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
 
 type Json = Record<string, any>;
 
@@ -23,27 +22,14 @@ async function invisibleFields(gw: RunningGateway, action: string): Promise<numb
 }
 
 describe('hidden-text findings of one answer are bounded', () => {
-  const lines: string[] = [];
-  let gw: RunningGateway;
-  const clients: Record<string, Client> = {};
-
-  before(async () => {
-    gw = await startGateway(
-      {
-        upstreams: [UPSTREAM],
-        endpoints: [
-          { path: '/audit', upstreams: ['many'], ...scanning('audit') },
-          { path: '/block', upstreams: ['many'], ...scanning('block') },
-        ],
-      },
-      { logLines: lines },
-    );
-    for (const p of ['/audit', '/block']) clients[p] = await connectClient(gw, 'streamable-http', { path: p });
+  const rig = gatewayWithClients({
+    upstreams: [UPSTREAM],
+    endpoints: [
+      { path: '/audit', upstreams: ['many'], ...scanning('audit') },
+      { path: '/block', upstreams: ['many'], ...scanning('block') },
+    ],
   });
-  after(async () => {
-    for (const c of Object.values(clients)) await c.close();
-    await gw?.close();
-  });
+  const { lines, clients } = rig;
 
   it('audit: the line lists the first fields and sums up the rest; the metric still counts every field', async () => {
     await clients['/audit']!.callTool({ name: 'many', arguments: { fields: FIELDS, depth: DEPTH } });
@@ -53,7 +39,7 @@ describe('hidden-text findings of one answer are bounded', () => {
     const counted = (line.findings as Json[]).reduce((n, f) => n + (f.fields ?? 1), 0);
     assert.equal(counted, FIELDS, 'the findings account for every field');
     assert.equal((line.findings as Json[]).reduce((n, f) => n + f.count, 0), FIELDS, 'and every character');
-    assert.equal(await invisibleFields(gw, 'audit'), FIELDS);
+    assert.equal(await invisibleFields(rig.gw, 'audit'), FIELDS);
   });
 
   it('block: the error the client gets is bounded the same way', async () => {
@@ -67,6 +53,6 @@ describe('hidden-text findings of one answer are bounded', () => {
     assert.match(err.message, /hidden text \(invisible\)/);
     const size = JSON.stringify(err.data).length;
     assert.ok(size < 64 * 1024, `an error of ${size} bytes`);
-    assert.equal(await invisibleFields(gw, 'block'), FIELDS);
+    assert.equal(await invisibleFields(rig.gw, 'block'), FIELDS);
   });
 });

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectClient, textOf } from '../helpers/sdk.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { textOf } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
 
@@ -65,29 +65,16 @@ function structured(result: unknown): string {
 }
 
 describe('hidden-text scanning (off, audit, strip, block)', () => {
-  const lines: string[] = [];
-  let gw: RunningGateway;
-  const clients: Record<string, Client> = {};
-
-  before(async () => {
-    gw = await startGateway(
-      {
-        upstreams: [UPSTREAM],
-        endpoints: [
-          { path: '/off', upstreams: ['ht'] },
-          { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
-          { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
-          { path: '/block', upstreams: ['ht'], ...scanning('block') },
-        ],
-      },
-      { logLines: lines },
-    );
-    for (const p of ['/off', '/audit', '/strip', '/block']) clients[p] = await connectClient(gw, 'streamable-http', { path: p });
+  const rig = gatewayWithClients({
+    upstreams: [UPSTREAM],
+    endpoints: [
+      { path: '/off', upstreams: ['ht'] },
+      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
+      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
+      { path: '/block', upstreams: ['ht'], ...scanning('block') },
+    ],
   });
-  after(async () => {
-    for (const c of Object.values(clients)) await c.close();
-    await gw?.close();
-  });
+  const { lines, clients } = rig;
 
   it('off: the fixture carries every kind, and the gateway passes it on untouched, unscanned', async () => {
     const c = clients['/off']!;
@@ -131,13 +118,13 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     assert.equal(of('hidden:///{id}')[0]!.item, 'template');
     assert.ok(!HIDDEN_CHARS.test(JSON.stringify(audit)), 'no hidden text in the audit lines');
     assert.ok(!JSON.stringify(audit).includes('eliforp'), 'never the text itself');
-    for (const kind of KINDS) assert.ok((await findingsMetric(gw, kind, 'definition', 'audit')) >= 1, kind);
+    for (const kind of KINDS) assert.ok((await findingsMetric(rig.gw, kind, 'definition', 'audit')) >= 1, kind);
   });
 
   it('audit: each kind is found in results (text content and nested structured content), audited per call and passed on unchanged', async () => {
     const c = clients['/audit']!;
     for (const kind of KINDS) {
-      const before = await findingsMetric(gw, kind, 'result', 'audit');
+      const before = await findingsMetric(rig.gw, kind, 'result', 'audit');
       const r = await c.callTool({ name: 'reply', arguments: { kind } });
       assert.equal(textOf(r), F.samples[kind]);
       assert.equal(structured(r), F.samples[kind]);
@@ -151,7 +138,7 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
       assert.equal(line.name, 'reply');
       assert.equal(line.tenant, 'anonymous');
       assert.equal(typeof line.session, 'string');
-      assert.equal(await findingsMetric(gw, kind, 'result', 'audit'), before + 2);
+      assert.equal(await findingsMetric(rig.gw, kind, 'result', 'audit'), before + 2);
     }
     const quiet = hiddenAudit(lines, '/audit', 'result').length;
     assert.equal(textOf(await c.callTool({ name: 'reply', arguments: { kind: 'none' } })), F.samples.none);
@@ -211,7 +198,7 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     assert.equal((prompt.messages[0]!.content as Json).text, STRIPPED.tag);
     const read = await c.readResource({ uri: 'note:///pattern' });
     assert.equal((read.contents[0] as Json).text, STRIPPED.pattern);
-    assert.ok((await findingsMetric(gw, 'pattern', 'result', 'strip')) >= 3);
+    assert.ok((await findingsMetric(rig.gw, 'pattern', 'result', 'strip')) >= 3);
   });
 
   it('block: definitions with hidden text are left out of lists, and calls to them are answered as unknown names', async () => {
@@ -235,7 +222,7 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     const templateRef = await rejection(c.complete({ ref: { type: 'ref/resource', uri: 'hidden:///{id}' }, argument: { name: 'id', value: '' } }));
     assert.match(templateRef.message, /Resource template hidden:\/\/\/\{id\} not found/);
     assert.deepEqual((await c.complete({ ref: { type: 'ref/resource', uri: 'note:///{kind}' }, argument: { name: 'kind', value: '' } })).completion.values.length, 5);
-    assert.ok((await findingsMetric(gw, 'tag', 'definition', 'block')) >= 2);
+    assert.ok((await findingsMetric(rig.gw, 'tag', 'definition', 'block')) >= 2);
   });
 
   it('block: a result with hidden text is refused with SWB_HIDDEN_TEXT_BLOCKED, naming kinds and places, never the text', async () => {
