@@ -1,9 +1,14 @@
+// Gateway processes sharing sessions through Redis (replicas), fronting server-everything over stdio:
+// their config, starting one, several or a pair with the admin API on, a fetch that rotates among
+// them, and their heartbeats.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { listeningAddress } from './processes.js';
+import { startRedis, type TestRedis } from './redis.js';
 
 export interface Replica {
   name: string;
@@ -89,6 +94,24 @@ export async function startReplicas<R extends Replica>(starts: readonly Promise<
   if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
   for (const s of settled) if (s.status === 'fulfilled') s.value.child.kill('SIGKILL');
   throw failed.reason;
+}
+
+/**
+ * For a describe: a redis-server of its own and two replicas on it, `a` and `b` (a shared upstream), with
+ * the admin API on and `token` as its bearer token. Started before the describe's tests (the fields are
+ * set then) and killed after them.
+ */
+export function adminReplicaPair(token: string): { redis: TestRedis; a: Replica; b: Replica } {
+  const pair = {} as { redis: TestRedis; a: Replica; b: Replica };
+  before(async () => {
+    pair.redis = await startRedis();
+    [pair.a, pair.b] = await startReplicas(['a', 'b'].map((n) => startReplica(n, pair.redis.url, 'shared', `admin: { enabled: true, port: 0, token: "${token}" }\n`)));
+  });
+  after(async () => {
+    for (const r of [pair.a, pair.b]) r?.child.kill('SIGKILL');
+    await pair.redis?.stop();
+  });
+  return pair;
 }
 
 /**

@@ -2,18 +2,16 @@
 // the test's own; a session opened on A is listed by B's admin API with A as its holder, B's DELETE has
 // A end it (A's client gets 404 next), and once A is dead B removes A's record itself.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
+import { adminReplicaPair, type Replica } from '../helpers/replicas.js';
 import { textOf } from '../helpers/sdk.js';
 import { events } from '../helpers/admin-events.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { until, waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'admin-token-for-cluster-tests-0123456789';
-const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
 
 async function admin(r: Replica, method: string, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(new URL(path, r.admin), { method, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -40,21 +38,11 @@ async function nextRequestStatus(r: Replica, id: string): Promise<number> {
 }
 
 describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
-  let redis: TestRedis;
-  let a: Replica;
-  let b: Replica;
-
-  before(async () => {
-    redis = await startRedis();
-    [a, b] = await startReplicas(['a', 'b'].map((n) => startReplica(n, redis.url, 'shared', ADMIN)));
-    assert.ok(a!.admin && b!.admin, 'both replicas log their admin URL');
-  });
-  after(async () => {
-    for (const r of [a, b]) r?.child.kill('SIGKILL');
-    await redis?.stop();
-  });
+  const pair = adminReplicaPair(TOKEN);
+  before(() => assert.ok(pair.a.admin && pair.b.admin, 'both replicas log their admin URL'));
 
   it("upstreams, tenants' usage and reload answer for every replica: B shows A's instances and sessions, and has A reload its file", async () => {
+    const { a, b } = pair;
     const one = await openOn(a);
     try {
       const fromB = (await admin(b, 'GET', '/upstreams')).body.items as Array<{ replica: string; name: string; instances: unknown[] }>;
@@ -82,6 +70,7 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
   });
 
   it("B lists A's modern-era session, restarts the upstream on both replicas, and tails A's audit lines", async () => {
+    const { a, b } = pair;
     const call = await modernPost(new URL('/mcp', a.base), 'tools/call', { name: 'echo', arguments: { message: 'modern' } });
     assert.equal(call.status, 200, JSON.stringify(call.body));
     const modern = (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.era === 'modern');
@@ -122,6 +111,7 @@ describe('admin API across replicas (Redis)', { timeout: 120_000 }, () => {
   });
 
   it("B lists A's sessions with A as their holder; B's DELETE has A end one; with A dead, B removes the record", async () => {
+    const { a, b } = pair;
     const one = await openOn(a);
     const two = await openOn(a);
     const holder = (await admin(a, 'GET', '/sessions')).body.items.find((s: any) => s.id === one.id)?.replica;

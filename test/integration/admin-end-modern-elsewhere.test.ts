@@ -4,13 +4,11 @@
 // answer) and the console offered to end it: an operator behind a port-forward (one pod) could not end
 // a client's standing held by another pod. Two gateway processes on a redis-server of the test's own.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { modernPost } from '../helpers/modern-http.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplica, startReplicas, type Replica } from '../helpers/replicas.js';
+import { adminReplicaPair, type Replica } from '../helpers/replicas.js';
 
 const TOKEN = 'admin-token-end-modern-elsewhere-0123456789';
-const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
 
 async function admin(r: Replica, method: string, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(new URL(path, r.admin), { method, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -18,20 +16,10 @@ async function admin(r: Replica, method: string, path: string): Promise<{ status
 }
 
 describe("ending another replica's 2026-07-28 standing", { timeout: 120_000 }, () => {
-  let redis: TestRedis;
-  let a: Replica;
-  let b: Replica;
-
-  before(async () => {
-    redis = await startRedis();
-    [a, b] = await startReplicas(['a', 'b'].map((n) => startReplica(n, redis.url, 'shared', ADMIN)));
-  });
-  after(async () => {
-    for (const r of [a, b]) r?.child.kill('SIGKILL');
-    await redis?.stop();
-  });
+  const pair = adminReplicaPair(TOKEN);
 
   it("B's DELETE has A end the standing B lists; then nobody lists it, and a second DELETE is 404", async () => {
+    const { a, b } = pair;
     const call = await modernPost(new URL('/mcp', a.base), 'tools/call', { name: 'echo', arguments: { message: 'modern' } });
     assert.equal(call.status, 200, JSON.stringify(call.body));
     const modern = (await admin(b, 'GET', '/sessions')).body.items.find((s: any) => s.era === 'modern');
