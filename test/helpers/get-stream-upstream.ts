@@ -1,7 +1,13 @@
+// A fake upstream for tests of the Streamable HTTP client transport's GET stream, its remote config,
+// and a transport to it that has initialized its session.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
 import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
+import type { JsonRpcMessage } from '../../src/jsonrpc/types.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../src/upstream/streamable-http-client.js';
 import { sessionPost } from './session-post.js';
 
 /**
@@ -23,3 +29,29 @@ export async function getStreamUpstream(onGet: (req: IncomingMessage, res: Serve
 /** A remote upstream's config for `url`, with limits no test here reaches (5 s for headers and body, 64 KiB a message). */
 export const remoteConfig = (url: string): RemoteUpstreamConfig =>
   ({ name: 'u', url, headers: {}, http: { headersTimeoutMs: 5000, bodyTimeoutMs: 5000, maxMessageBytes: 64 * 1024 } }) as unknown as RemoteUpstreamConfig;
+
+/**
+ * A transport to the upstream `up` (remoteConfig, an agent of its own, logging to `log`) that has sent
+ * initialize and notifications/initialized, so its GET stream opens; what it receives is kept in
+ * `received`. `close` closes the transport, then the upstream's server, then the agent.
+ */
+export async function initializedTransport(up: { server: Server; url: string }, log: Logger): Promise<{ t: StreamableHttpClientTransport; received: JsonRpcMessage[]; close: () => Promise<void> }> {
+  const agent = new Agent();
+  const t = new StreamableHttpClientTransport(remoteConfig(up.url), agent, undefined, log);
+  const received: JsonRpcMessage[] = [];
+  t.onmessage = (m) => received.push(m);
+  const close = async () => {
+    await t.close();
+    up.server.closeAllConnections();
+    up.server.close();
+    await agent.close();
+  };
+  try {
+    await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { t, received, close };
+}

@@ -8,7 +8,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
-import { getStreamUpstream, remoteConfig } from '../../helpers/get-stream-upstream.js';
+import { getStreamUpstream, initializedTransport, remoteConfig } from '../../helpers/get-stream-upstream.js';
 
 const logger = createLogger('silent');
 
@@ -179,32 +179,24 @@ describe('StreamableHttpClientTransport: an event over maxMessageBytes on the GE
   it('is skipped (its id taken, one warning), and the notifications after it arrive', async () => {
     const gets: Array<string | undefined> = [];
     const note = (id: number) => `id: ${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
-    const { server, url } = await getStreamUpstream((req, res) => {
+    const up = await getStreamUpstream((req, res) => {
       const from = req.headers['last-event-id'] as string | undefined;
       gets.push(from);
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
       if (from === '1') return void res.write(note(2)); // past it: the next event, the stream kept open
       res.end(`id: 1\ndata: ${'x'.repeat(70 * 1024)}\n\n`); // replayed from the start, then ended
     });
-    const agent = new Agent();
     const warnings: string[] = [];
     const log = createLogger('debug', { write: (line: string) => void (line.includes('maxMessageBytes') && warnings.push(line)) });
-    const t = new StreamableHttpClientTransport(remoteConfig(url), agent, undefined, log);
-    const received: JsonRpcMessage[] = [];
-    t.onmessage = (m) => received.push(m);
+    const { received, close } = await initializedTransport(up, log);
     try {
-      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
-      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       for (let i = 0; i < 200 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
       assert.deepEqual(received.map((m) => ('method' in m ? m.method : 'response')), ['response', 'notifications/tools/list_changed']);
       assert.deepEqual(gets, [undefined, '1']);
       assert.equal(warnings.length, 1);
       assert.match(warnings[0]!, /"eventId":"1"/);
     } finally {
-      await t.close();
-      server.closeAllConnections();
-      server.close();
-      await agent.close();
+      await close();
     }
   });
 });
@@ -215,27 +207,19 @@ describe('StreamableHttpClientTransport: invalid messages on an SSE stream', () 
   // 10 warnings a second, burst 100).
   it('are warned about at a bounded rate, the rest counted in one warning', async () => {
     const INVALID = 2000;
-    const { server, url } = await getStreamUpstream((_req, res) => {
+    const up = await getStreamUpstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
       res.write('data: x\n\n'.repeat(INVALID));
       res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
     });
-    const agent = new Agent();
     const lines: string[] = [];
     const log = createLogger('debug', { write: (line: string) => void lines.push(line) });
-    const t = new StreamableHttpClientTransport(remoteConfig(url), agent, undefined, log);
-    const received: JsonRpcMessage[] = [];
-    t.onmessage = (m) => received.push(m);
+    const { received, close } = await initializedTransport(up, log);
     try {
-      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
-      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       for (let i = 0; i < 400 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
       assert.equal(received.length, 2, 'the notification after them arrived');
     } finally {
-      await t.close();
-      server.closeAllConnections();
-      server.close();
-      await agent.close();
+      await close();
     }
     const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; dropped?: number }).filter((l) => l.level === 40);
     const each = warnings.filter((w) => w.dropped === undefined);
