@@ -86,7 +86,7 @@ export class EndpointRouter implements EndpointView {
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
     this.#embeddings = embeddings;
-    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, embeddings);
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, { embeddings, live: () => this.pools });
     this.#attach();
   }
 
@@ -119,7 +119,7 @@ export class EndpointRouter implements EndpointView {
     this.config = config;
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
-    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, this.#embeddings, this.tools);
+    this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, { embeddings: this.#embeddings, previous: this.tools, live: () => this.pools });
     this.hiddenText = this.hiddenText.with(config.guardrails.hiddenText);
     // What was learned of URIs may name an upstream that is gone: learn again from the next lists.
     this.#uriOwner.clear();
@@ -281,8 +281,8 @@ export class EndpointRouter implements EndpointView {
     const pools = this.pools.filter((p) => p.identity?.capabilities.tools);
     if (pools.length === 0 || pools.some((p) => !p.commonInstance())) return;
     try {
-      const catalogues = await gatherCatalogues(pools, (p) => p.commonInstance()!);
-      const view = this.tools.view(this.tools.curationFor(''), catalogues);
+      const { catalogues, sources } = await gatherCatalogues(pools, (p) => p.commonInstance()!);
+      const view = this.tools.view(this.tools.curationFor(''), catalogues, sources);
       if (this.tools.searchMode) {
         view.index();
         // Fetched in the background (a provider's failure is logged and counted where it happens).

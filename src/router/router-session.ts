@@ -86,8 +86,8 @@ export class RouterSession {
   async toolView(calling?: string): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
-    const catalogues = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    return this.#endpoint.tools.view(this.curation, catalogues);
+    const { catalogues, sources } = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
+    return this.#endpoint.tools.view(this.curation, catalogues, sources);
   }
 
   /** The tools of `view` tool pinning lets through (`tools`: those of them asked about; see admitByGate). */

@@ -2,6 +2,12 @@ import type { Catalogue, UpstreamInstance, UpstreamPool } from '../upstream/inde
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 import type { ViewTool } from './tool-view.js';
 
+/** Each upstream's tools, and the instance that listed them (what keeps a view of them live: see ViewCache). */
+export interface Gathered {
+  catalogues: Map<string, Catalogue>;
+  sources: Map<string, UpstreamInstance>;
+}
+
 /**
  * Each upstream's tools as the session's own instances know them (cached by each instance until its
  * list changes). An upstream whose list fails is left out: its tools cannot be called now anyway.
@@ -9,19 +15,23 @@ import type { ViewTool } from './tool-view.js';
  * its catalogue is at hand, else left out while its listing goes on for a later request. A call needs
  * its own upstream's tools, not a slow listing of another's (see RouterSession.toolView).
  */
-export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceOf: (pool: UpstreamPool) => UpstreamInstance, waitFor?: (pool: UpstreamPool) => boolean): Promise<Map<string, Catalogue>> {
+export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceOf: (pool: UpstreamPool) => UpstreamInstance, waitFor?: (pool: UpstreamPool) => boolean): Promise<Gathered> {
+  const instances: UpstreamInstance[] = [];
   const settled = await Promise.allSettled(
-    pools.map(async (p) => {
-      const listing = instanceOf(p).catalogue('tools');
+    // async: an upstream with no instance to give (none running) is that upstream's failure, not the whole view's.
+    pools.map(async (p, i) => {
+      const listing = (instances[i] = instanceOf(p)).catalogue('tools');
       if (waitFor === undefined || waitFor(p)) return listing;
       listing.catch(() => {});
       // A listing already settled wins the race: its reaction is queued before the placeholder's.
       return Promise.race([listing, Promise.resolve(undefined)]);
     }),
   );
-  const out = new Map<string, Catalogue>();
+  const out: Gathered = { catalogues: new Map(), sources: new Map() };
   settled.forEach((s, i) => {
-    if (s.status === 'fulfilled' && s.value !== undefined) out.set(pools[i]!.name, s.value);
+    if (s.status !== 'fulfilled' || s.value === undefined) return;
+    out.catalogues.set(pools[i]!.name, s.value);
+    out.sources.set(pools[i]!.name, instances[i]!);
   });
   return out;
 }

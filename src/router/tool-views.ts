@@ -5,18 +5,26 @@ import { Curation } from './curation.js';
 import { CALL_TOOL, SEARCH_TOOLS } from './meta-tools.js';
 import { SemanticRanker, type EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolView } from './tool-view.js';
+import { ViewCache, type LiveInstances } from './view-cache.js';
 
 type Catalogue = ReadonlyMap<string, Record<string, unknown>>;
 
-/** Views kept per curation: more than one only when instances disagree (per-tenant upstreams that differ). */
-const VIEWS_PER_CURATION = 4;
+export interface ToolViewsOptions {
+  /** Hybrid search's observer (tools.embeddings). */
+  embeddings?: EmbeddingsObserver | undefined;
+  /** The views a reload replaces: the vectors already fetched are kept when the provider's URL, model and dimensions did not change. */
+  previous?: ToolViews | undefined;
+  /** The endpoint's upstreams and their instances now: what tells a live view from a stale one (see ViewCache). */
+  live?: LiveInstances | undefined;
+}
 
 /**
  * An endpoint's tool views, one per catalogue version and curation, shared by every session and
  * request on this endpoint. A version is the content of each upstream's catalogue: instances that list
  * the same tools (a shared pool's connections, every replica) give the same digest, so the view (and
- * its index) is built once per catalogue change, never per session or per request. Whatever a caller
- * may see is decided on the view's results, not in it: one view serves every tenant.
+ * its index) is built once per catalogue change, never per session or per request, and kept as long
+ * as some instance lists that version (however many tenants' or sessions' versions there are). Whatever
+ * a caller may see is decided on the view's results, not in it: one view serves every tenant.
  */
 export class ToolViews {
   readonly exposure: ToolsConfig['exposure'];
@@ -27,19 +35,16 @@ export class ToolViews {
   readonly #tenants: Map<string, Curation>;
   /** Each catalogue object's digest, computed once per object (an instance keeps its object until the list changes). */
   readonly #digests = new WeakMap<Catalogue, string>();
-  readonly #views = new Map<string, Map<string, ToolView>>();
+  readonly #views: ViewCache<ToolView>;
   /** Hybrid search's embeddings (tools.embeddings), shared by every view of the endpoint. */
   readonly semantic: SemanticRanker | undefined;
 
-  /**
-   * `previous`: the views a reload replaces; the vectors already fetched are kept when the provider's
-   * URL, model and dimensions did not change.
-   */
-  constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger, embeddings?: EmbeddingsObserver, previous?: ToolViews) {
+  constructor(tools: ToolsConfig, prefixNames: boolean, logger: Logger, { embeddings, previous, live }: ToolViewsOptions = {}) {
     this.exposure = tools.exposure;
     const e = tools.embeddings;
     const kept = previous?.semantic;
     this.semantic = e === undefined || tools.exposure === 'all' ? undefined : new SemanticRanker(e, logger, embeddings, kept);
+    this.#views = new ViewCache(live);
     this.maxNameLength = tools.maxToolNameLength;
     this.#prefixNames = prefixNames;
     this.#logger = logger;
@@ -74,17 +79,29 @@ export class ToolViews {
     return d;
   }
 
-  /** The view of these catalogues (upstream → its tools) under a curation: cached by their content. */
-  view(curation: Curation, catalogues: ReadonlyMap<string, Catalogue>): ToolView {
-    const version = [...catalogues].map(([u, c]) => `${u}:${this.#digest(c)}`).join(',');
-    let views = this.#views.get(curation.key);
-    if (!views) this.#views.set(curation.key, (views = new Map()));
-    const cached = views.get(version);
+  /** Views held now (live ones, and stale ones until the next sweep). */
+  get size(): number {
+    return this.#views.size;
+  }
+
+  /**
+   * The view of these catalogues (upstream → its tools) under a curation: cached by their content.
+   * `sources`: the instance each catalogue came from (upstream → instance), what keeps its view live.
+   */
+  view(curation: Curation, catalogues: ReadonlyMap<string, Catalogue>, sources?: ReadonlyMap<string, object>): ToolView {
+    const parts: string[] = [];
+    for (const [u, c] of catalogues) {
+      const part = `${u}:${this.#digest(c)}`;
+      parts.push(part);
+      const inst = sources?.get(u);
+      if (inst) this.#views.saw(inst, part);
+    }
+    const key = `${JSON.stringify(curation.key)}${parts.join(',')}`;
+    const cached = this.#views.get(key);
     if (cached) return cached;
     const started = performance.now();
     const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [], semantic: this.semantic });
-    if (views.size >= VIEWS_PER_CURATION) views.delete(views.keys().next().value!);
-    views.set(version, view);
+    this.#views.set(key, parts, view);
     const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);
     this.#logger.info({ curation: curation.key || undefined, tools: view.tools.length, renamed: renamed.length > 0 ? renamed : undefined, ms: Math.round((performance.now() - started) * 100) / 100 }, 'tool catalogue view built');
     if (view.shadowed.length > 0) this.#logger.warn({ curation: curation.key || undefined, tools: view.shadowed }, 'tools left out: their exposed name is taken by a rename or a search meta-tool');
