@@ -89,6 +89,8 @@ export class ToolView {
   readonly upstreams: ReadonlySet<string>;
   /** Tools that got no name (a rename or a meta-tool took it). */
   readonly shadowed: readonly string[];
+  /** Tools curation admits that are left out for a name that breaks the MCP name rule (their canonical names, as listed). */
+  readonly misnamed: readonly string[];
   readonly #byName = new Map<string, ViewTool>();
   readonly #byCanonical = new Map<string, ViewTool>();
   readonly #input: ViewInput;
@@ -105,15 +107,21 @@ export class ToolView {
     this.#input = input;
     this.upstreams = new Set(input.catalogues.keys());
     const entries: Array<{ upstream: string; tool: string; raw: Definition } & NameRequest> = [];
+    const misnamed: string[] = [];
     for (const [upstream, catalogue] of input.catalogues) {
       for (const [tool, raw] of catalogue) {
         const canonical = input.prefixNames ? prefixed(upstream, tool) : tool;
-        if (!NAME_CHARS.test(canonical) || !input.curation.admits(canonical)) continue;
+        if (!input.curation.admits(canonical)) continue;
+        if (!NAME_CHARS.test(canonical)) {
+          misnamed.push(canonical);
+          continue;
+        }
         entries.push({ upstream, tool, raw, canonical, rename: input.curation.renameOf(canonical), keep: input.prefixNames ? upstream.length + 3 : 1 });
       }
     }
     const { names, shadowed } = assignNames(entries, input.maxNameLength, input.reserved);
     this.shadowed = shadowed;
+    this.misnamed = misnamed;
     this.tools = entries
       .filter((e) => names.has(e.canonical))
       .sort((a, b) => (a.canonical < b.canonical ? -1 : 1))

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ToolsConfig } from '../config/tools-schema.js';
+import { clipped } from '../observability/clipped.js';
 import type { Logger } from '../observability/logger.js';
 import { Curation } from './curation.js';
 import { CALL_TOOL, SEARCH_TOOLS } from './meta-tools.js';
@@ -8,6 +9,10 @@ import { ToolView } from './tool-view.js';
 import { ViewCache, type LiveInstances } from './view-cache.js';
 
 type Catalogue = ReadonlyMap<string, Record<string, unknown>>;
+
+/** Misnamed tools one warning quotes by name (the rest are counted), and the longest name it quotes (MCP's limit). */
+const MAX_MISNAMED_QUOTED = 100;
+const MAX_NAME = 128;
 
 export interface ToolViewsOptions {
   /** Hybrid search's observer (tools.embeddings). */
@@ -79,6 +84,13 @@ export class ToolViews {
     return d;
   }
 
+  /** The names are the upstream's, as many and as long as it lists: the warning quotes a bounded part of them. */
+  #warnMisnamed(curation: Curation, misnamed: readonly string[]): void {
+    const tools = misnamed.slice(0, MAX_MISNAMED_QUOTED).map((n) => clipped(n, MAX_NAME));
+    const more = misnamed.length > tools.length ? misnamed.length - tools.length : undefined;
+    this.#logger.warn({ curation: curation.key || undefined, tools, more }, 'tools left out of search: their name breaks the MCP name rule (only [A-Za-z0-9_.-])');
+  }
+
   /** Views held now (live ones, and stale ones until the next sweep). */
   get size(): number {
     return this.#views.size;
@@ -105,6 +117,8 @@ export class ToolViews {
     const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);
     this.#logger.info({ curation: curation.key || undefined, tools: view.tools.length, renamed: renamed.length > 0 ? renamed : undefined, ms: Math.round((performance.now() - started) * 100) / 100 }, 'tool catalogue view built');
     if (view.shadowed.length > 0) this.#logger.warn({ curation: curation.key || undefined, tools: view.shadowed }, 'tools left out: their exposed name is taken by a rename or a search meta-tool');
+    // Exposure all says so per tool as it lists (warnBadToolName); a search-mode endpoint never lists an upstream's tools, so its views do, once per version.
+    if (this.searchMode && view.misnamed.length > 0) this.#warnMisnamed(curation, view.misnamed);
     return view;
   }
 }
