@@ -24,6 +24,24 @@ export interface ClusterAnswers {
 /** The owner did not take the message (no subscriber on its channel): it is gone, whatever its heartbeat says. */
 export const UNREACHABLE = 'unreachable';
 
+/**
+ * The owner took the message (its subscriber is there, its heartbeat current) and did not answer in
+ * time: frozen (SIGSTOP, a stalled VM) or overloaded. The record is not removed here: the owner still
+ * holds the session, and the message waits in its connection, so it ends the session if it runs again.
+ * `status` 504 and `code` let the admin API answer it as what it is rather than as a 500.
+ */
+export class ReplicaTimeout extends Error {
+  readonly status = 504;
+  readonly code = 'replica_timeout';
+  readonly replica: string;
+
+  constructor(replica: string, message: string) {
+    super(message);
+    this.name = 'ReplicaTimeout';
+    this.replica = replica;
+  }
+}
+
 export interface AdminBusOptions {
   pub: Redis;
   sub: Redis;
@@ -134,14 +152,15 @@ export class AdminBus {
 
   /**
    * Asks `owner` to end `session`: true when it did, false when it holds no such session, UNREACHABLE
-   * when nothing listens on its channel. Rejects when the owner takes the message but does not answer in time.
+   * when nothing listens on its channel. Rejects with ReplicaTimeout when the owner takes the message but does not answer in time.
    */
   async end(owner: string, session: string, timeoutMs: number): Promise<boolean | typeof UNREACHABLE> {
     const id = randomUUID();
     const answered = new Promise<boolean>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(id);
-        reject(new Error(`replica ${owner} did not answer within ${timeoutMs} ms`));
+        const hint = 'it has the request and ends the session when it runs again; see GET /sessions, and retry (once its heartbeat lapses, store.redis.replicaTtlMs, any replica removes the record)';
+        reject(new ReplicaTimeout(owner, `replica ${owner} holds session ${session} and did not answer within ${timeoutMs} ms (frozen or overloaded?): not known to be ended; ${hint}`));
       }, timeoutMs);
       this.#waiting.set(id, (ended) => {
         clearTimeout(timer);
