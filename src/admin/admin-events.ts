@@ -15,6 +15,8 @@ const AUDIT_BATCH_MAX = 100;
 export const MAX_STREAMS = 16;
 /** A console that reads slower than this much buffered output is cut (it reconnects and gets fresh views). */
 const MAX_BUFFERED_BYTES = 1 << 20;
+/** An SSE comment: the console's reader skips it (no data line). */
+const KEEPALIVE = ': keepalive\n\n';
 
 interface Stream {
   res: ServerResponse;
@@ -44,10 +46,18 @@ export class AdminEvents {
   /** Views whose last computation failed (warned once until they recover). */
   readonly #failing = new Set<View>();
   #ticking: Promise<void> | undefined;
+  readonly #keepAliveMs: number;
+  #beat: NodeJS.Timeout | undefined;
 
-  constructor(target: AdminTarget, log: Logger) {
+  /**
+   * `keepAliveMs`: how often every open stream gets a comment line (server.keepAliveMs, as the MCP
+   * streams). Views go out only when they change, so a quiet gateway sent nothing for as long as it
+   * stayed quiet, and a proxy's idle timeout in front of the console (nginx's 60 s) cut the stream.
+   */
+  constructor(target: AdminTarget, log: Logger, keepAliveMs = 15_000) {
     this.#target = target;
     this.#log = log;
+    this.#keepAliveMs = keepAliveMs;
   }
 
   /** GET /events (already authenticated by the admin hook): takes the response over as an event stream. */
@@ -71,6 +81,8 @@ export class AdminEvents {
       if (json !== undefined) this.#write(stream, frame(view, json));
     }
     this.#timer ??= setInterval(() => this.nudge(), TICK_MS).unref();
+    // A copy: a write may cut a slow stream, which unlists it.
+    this.#beat ??= setInterval(() => [...this.#streams].forEach((s) => this.#write(s, KEEPALIVE)), this.#keepAliveMs).unref();
     return undefined;
   }
 
@@ -183,6 +195,8 @@ export class AdminEvents {
     // Nobody watching: no ticks, no audit tail, and the next console starts from fresh views.
     clearInterval(this.#timer);
     this.#timer = undefined;
+    clearInterval(this.#beat);
+    this.#beat = undefined;
     this.#untail?.();
     this.#untail = undefined;
     this.#last.clear();

@@ -91,15 +91,21 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
   return req.headers['if-none-match'] === asset.etag ? reply.code(304).send() : reply.send(asset.body);
 }
 
+/** How the admin listener runs (from the config; defaults for tests that build it alone). */
+export interface AdminListenerOptions {
+  /** The console stream's keep-alive comment interval (server.keepAliveMs). */
+  keepAliveMs?: number;
+}
+
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
 /** `listenHost`: the address it listens on (admin.host); a loopback one also checks the Host header (see admin-origin). */
-export async function buildAdminServer(target: AdminTarget, logger: Logger, listenHost = '127.0.0.1'): Promise<FastifyInstance> {
+export async function buildAdminServer(target: AdminTarget, logger: Logger, listenHost = '127.0.0.1', o: AdminListenerOptions = {}): Promise<FastifyInstance> {
   const loopback = isLoopbackName(listenHost);
   // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
   const log = logger.child({ component: 'admin' });
-  const events = new AdminEvents(target, log);
+  const events = new AdminEvents(target, log, o.keepAliveMs);
   const { assets, problem } = loadConsoleAssets();
   if (problem) log.warn(problem);
   app.addHook('onSend', async (_req, reply, payload) => {
@@ -150,8 +156,8 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
 }
 
 /** Starts the admin API on host:port; resolves with it and its URL. */
-export async function startAdminServer(target: AdminTarget, logger: Logger, host: string, port: number): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildAdminServer(target, logger, host);
+export async function startAdminServer(target: AdminTarget, logger: Logger, host: string, port: number, o: AdminListenerOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildAdminServer(target, logger, host, o);
   await app.listen({ host, port });
   const a = app.server.address() as { address: string; port: number };
   return { app, url: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
