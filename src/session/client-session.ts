@@ -25,6 +25,7 @@ import { clientRequestPipeline, declaresFormElicitation } from './stages/index.j
 import { clientPeerLink } from './client-peer-link.js';
 import { ToolWorkingSet } from './tool-working-set.js';
 import { keptClientInfo } from './client-info.js';
+import { initializeParamsProblem } from './initialize-params.js';
 import { ActiveWait } from './active-wait.js';
 
 export type { SessionState };
@@ -162,9 +163,8 @@ export class ClientSession {
       return new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is already initialized').toResponse(req.id);
     }
     const p = req.params ?? {};
-    if (typeof p.protocolVersion !== 'string' || !p.capabilities || typeof p.capabilities !== 'object' || !p.clientInfo || typeof p.clientInfo !== 'object') {
-      return new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo').toResponse(req.id);
-    }
+    const problem = initializeParamsProblem(p);
+    if (problem) return new JsonRpcError(ErrorCode.InvalidParams, problem).toResponse(req.id);
     this.#state = 'INITIALIZING';
     this.#initializing = true;
     this.protocolVersion = negotiateVersion(p.protocolVersion);
