@@ -94,7 +94,12 @@ export class AppLifecycle {
 
   async #startAdmin(): Promise<void> {
     const { config, logger } = this.#parts;
-    const { app, url } = await startAdminServer(this.#target(), logger, config.admin.host, config.admin.port, { keepAliveMs: config.server.keepAliveMs });
+    const { app, url } = await startAdminServer(this.#target(), logger, config.admin.host, config.admin.port, {
+      keepAliveMs: config.server.keepAliveMs,
+      maxConnections: config.admin.maxConnections,
+      headersTimeoutMs: config.server.headersTimeoutMs,
+      requestTimeoutMs: config.server.bodyTimeoutMs,
+    });
     this.#admin = app;
     this.adminUrl = url;
     const auth = [config.admin.token || config.admin.tokenFile ? 'static token' : '', config.auth.mode === 'jwt' ? `JWT with scope "${config.admin.scope}"` : ''].filter(Boolean);

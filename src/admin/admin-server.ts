@@ -95,6 +95,38 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
 export interface AdminListenerOptions {
   /** The console stream's keep-alive comment interval (server.keepAliveMs). */
   keepAliveMs?: number;
+  /** Open connections at most (admin.maxConnections); more are closed at accept. */
+  maxConnections?: number;
+  /** Complete request headers within this long of the accept (server.headersTimeoutMs). */
+  headersTimeoutMs?: number;
+  /** The whole request, headers and body, within this long (server.bodyTimeoutMs); responses (the console's stream) are not limited. */
+  requestTimeoutMs?: number;
+}
+
+/** A warning about connections refused over the cap at most this often (a flood must not flood the log). */
+const DROP_WARN_MS = 60_000;
+
+/**
+ * The MCP listener's deadlines and a cap of its own: without them, node kept a silent connection 60 s
+ * (checked every 30 s) and took any number, so anyone reaching the port could hold connections without
+ * a token until the process ran out of descriptors, which the MCP listener shares.
+ */
+function limitsOf(o: AdminListenerOptions): { requestTimeout: number; http: { headersTimeout: number; connectionsCheckingInterval: number } } {
+  const headersTimeout = o.headersTimeoutMs ?? 10_000;
+  return { requestTimeout: Math.max(headersTimeout, o.requestTimeoutMs ?? 30_000), http: { headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout / 4)) } };
+}
+
+function capConnections(app: FastifyInstance, maxConnections: number, log: Logger): void {
+  app.server.maxConnections = maxConnections;
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  let dropped = 0;
+  app.server.on('drop', () => {
+    dropped++;
+    if (Date.now() - warnedAt < DROP_WARN_MS) return;
+    warnedAt = Date.now();
+    log.warn({ maxConnections, dropped }, 'admin listener full (admin.maxConnections): further connections are closed at accept');
+    dropped = 0;
+  });
 }
 
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
@@ -103,8 +135,9 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
   const loopback = isLoopbackName(listenHost);
   // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true, ...limitsOf(o) });
   const log = logger.child({ component: 'admin' });
+  capConnections(app, o.maxConnections ?? 64, log);
   const events = new AdminEvents(target, log, o.keepAliveMs);
   const { assets, problem } = loadConsoleAssets();
   if (problem) log.warn(problem);

@@ -24,6 +24,12 @@ export const adminSchema = z
     watchConfig: z.boolean().default(false),
     /** On reload, how long calls in flight on a removed or replaced upstream may take before it is stopped. */
     drainGraceMs: z.number().int().min(0).max(600_000).default(30_000),
+    /**
+     * Open connections to the admin listener at most; more are closed at accept. Its callers are a few
+     * operators, consoles (16 streams at most) and scripts; without a cap, anyone reaching the port could
+     * hold connections until the process ran out of descriptors, which the MCP listener shares.
+     */
+    maxConnections: z.number().int().min(1).default(64),
   })
   .strict()
   .refine((a) => a.token === undefined || a.tokenFile === undefined, { message: 'set token or tokenFile, not both', path: ['tokenFile'] })

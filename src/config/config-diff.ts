@@ -35,7 +35,7 @@ export interface ConfigDiff {
 const RESTART_SECTIONS = ['server', 'session', 'store', 'metrics', 'logging', 'tracing', 'modern', 'vault', 'pinning', 'audit'] as const;
 /** Parts of auth the edge published at start (RFC 9728 metadata) or built its routes around. */
 const RESTART_AUTH = ['mode', 'authorizationServers', 'scopesSupported'] as const;
-const RESTART_ADMIN = ['enabled', 'host', 'port', 'watchConfig'] as const;
+const RESTART_ADMIN = ['enabled', 'host', 'port', 'watchConfig', 'maxConnections'] as const;
 
 /** Deep equality of plain config data (key order does not matter, array order does). */
 export function sameValue(a: unknown, b: unknown): boolean {

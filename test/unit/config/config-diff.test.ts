@@ -84,7 +84,7 @@ describe('config diff: what a reload changes', () => {
       d.server = { port: 9999 };
       d.metrics = { port: 9998 };
       d.store = { redis: { url: 'redis://127.0.0.1:1' } };
-      d.admin = { enabled: true, port: 9997, drainGraceMs: 5 };
+      d.admin = { enabled: true, port: 9997, drainGraceMs: 5, maxConnections: 8 };
       d.tracing = { enabled: true, endpoint: 'http://127.0.0.1:4318', headers: { 'x-api-key': 'k' } };
     });
     const cur = parse(base());
@@ -95,8 +95,9 @@ describe('config diff: what a reload changes', () => {
     assert.equal(d.effective.admin.enabled, false);
     assert.equal(d.effective.admin.port, cur.admin.port);
     assert.equal(d.effective.admin.drainGraceMs, 5, 'the drain grace is not a start-time setting');
+    assert.equal(d.effective.admin.maxConnections, cur.admin.maxConnections, "the admin listener's cap is set when it starts");
     assert.equal(d.effective.tracing.enabled, false, 'the running tracing is what the config view shows');
-    assert.deepEqual(d.restartRequired.map((l) => l.split(':')[0]).sort(), ['admin.enabled', 'admin.port', 'metrics', 'server', 'store', 'tracing']);
+    assert.deepEqual(d.restartRequired.map((l) => l.split(':')[0]).sort(), ['admin.enabled', 'admin.maxConnections', 'admin.port', 'metrics', 'server', 'store', 'tracing']);
     assert.equal(d.admin, true);
   });
 
