@@ -137,7 +137,12 @@ export class AppLifecycle {
 
   async #startMetrics(): Promise<void> {
     const { config, logger, metrics } = this.#parts;
-    const m = await startMetricsServer(metrics, config.metrics.host, config.metrics.port, config.metrics.path);
+    const m = await startMetricsServer(metrics, config.metrics.host, config.metrics.port, config.metrics.path, {
+      maxConnections: config.metrics.maxConnections,
+      headersTimeoutMs: config.server.headersTimeoutMs,
+      requestTimeoutMs: config.server.bodyTimeoutMs,
+      log: logger.child({ component: 'metrics' }),
+    });
     this.#metricsServer = m.server;
     this.metricsUrl = m.address;
     logger.info({ metrics: m.address }, 'metrics endpoint listening');

@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
+import { ConnectionCap } from '../listener/connection-cap.js';
+import { httpDeadlines } from '../listener/http-deadlines.js';
 import { refuseAdmin } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
 import { AdminEvents } from './admin-events.js';
@@ -103,30 +105,10 @@ export interface AdminListenerOptions {
   requestTimeoutMs?: number;
 }
 
-/** A warning about connections refused over the cap at most this often (a flood must not flood the log). */
-const DROP_WARN_MS = 60_000;
-
-/**
- * The MCP listener's deadlines and a cap of its own: without them, node kept a silent connection 60 s
- * (checked every 30 s) and took any number, so anyone reaching the port could hold connections without
- * a token until the process ran out of descriptors, which the MCP listener shares.
- */
-function limitsOf(o: AdminListenerOptions): { requestTimeout: number; http: { headersTimeout: number; connectionsCheckingInterval: number } } {
-  const headersTimeout = o.headersTimeoutMs ?? 10_000;
-  return { requestTimeout: Math.max(headersTimeout, o.requestTimeoutMs ?? 30_000), http: { headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout / 4)) } };
-}
-
+/** A cap of its own: its callers are a few operators, consoles and scripts (see ConnectionCap). */
 function capConnections(app: FastifyInstance, maxConnections: number, log: Logger): void {
-  app.server.maxConnections = maxConnections;
-  let warnedAt = Number.NEGATIVE_INFINITY;
-  let dropped = 0;
-  app.server.on('drop', () => {
-    dropped++;
-    if (Date.now() - warnedAt < DROP_WARN_MS) return;
-    warnedAt = Date.now();
-    log.warn({ maxConnections, dropped }, 'admin listener full (admin.maxConnections): further connections are closed at accept');
-    dropped = 0;
-  });
+  const warn = (dropped: number): void => log.warn({ maxConnections, dropped }, 'admin listener full (admin.maxConnections): further connections are closed at accept');
+  new ConnectionCap({ max: maxConnections, warn }).attach(app.server);
 }
 
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
@@ -135,7 +117,9 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
   const loopback = isLoopbackName(listenHost);
   // Closing cuts every connection: a console's event stream or a keep-alive socket must not hold a
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true, ...limitsOf(o) });
+  // The MCP listener's deadlines: node's own kept a silent connection 60 s (checked every 30 s).
+  const deadlines = httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000);
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true, requestTimeout: deadlines.requestTimeout, http: deadlines });
   const log = logger.child({ component: 'admin' });
   capConnections(app, o.maxConnections ?? 64, log);
   const events = new AdminEvents(target, log, o.keepAliveMs);

@@ -3,6 +3,7 @@ import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
 import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
 import { isLoopbackHost } from './loopback.js';
+import { metricsSchema } from './metrics-schema.js';
 import { tenant } from './tenant-schema.js';
 import { toolsProblems, toolsSchema } from './tools-schema.js';
 import { tracingSchema } from './tracing-schema.js';
@@ -237,15 +238,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    metrics: z
-      .object({
-        enabled: z.boolean().default(true),
-        host: z.string().default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(9464),
-        path: z.string().regex(/^\//).default('/metrics'),
-      })
-      .strict()
-      .prefault({}),
+    /** The Prometheus listener (metrics-schema.ts). */
+    metrics: metricsSchema,
     /** The admin API and reloads (admin-schema.ts). */
     admin: adminSchema,
     logging: z

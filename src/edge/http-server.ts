@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import { httpDeadlines } from '../listener/http-deadlines.js';
 import type { DirectPosts } from './direct-posts.js';
 
 /**
@@ -9,6 +10,7 @@ import type { DirectPosts } from './direct-posts.js';
  * With `direct`, its node:http server offers each request to the direct path first (direct-posts.ts).
  */
 export function createHttpServer(s: Config['server'], logger: Logger, direct?: DirectPosts): FastifyInstance {
+  const deadlines = httpDeadlines(s.headersTimeoutMs, s.bodyTimeoutMs);
   const app = Fastify({
     loggerInstance: selfChildLogger(logger.child({ component: 'http' })),
     // Per-request access logs would cost every proxied message; the audit log covers what matters.
@@ -16,9 +18,9 @@ export function createHttpServer(s: Config['server'], logger: Logger, direct?: D
     bodyLimit: s.maxBodyBytes,
     // Receiving a request (headers and body) has a deadline; the response does not: node stops timing a
     // request once its body is in, so SSE streams stay open for hours.
-    requestTimeout: s.bodyTimeoutMs,
+    requestTimeout: deadlines.requestTimeout,
     // A connection that sends no complete headers in time is closed (node counts from the accept).
-    http: { headersTimeout: s.headersTimeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, s.headersTimeoutMs / 4)) },
+    http: deadlines,
     forceCloseConnections: true,
     return503OnClosing: true,
   });

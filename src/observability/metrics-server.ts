@@ -1,12 +1,30 @@
 import { createServer, type Server } from 'node:http';
+import { ConnectionCap } from '../listener/connection-cap.js';
+import { httpDeadlines } from '../listener/http-deadlines.js';
+import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+
+/** How the metrics listener runs (from the config; defaults for a caller that builds it alone). */
+export interface MetricsListenerOptions {
+  /** Open connections at most (metrics.maxConnections); more are closed at accept. */
+  maxConnections?: number;
+  /** Complete request headers within this long of the accept (server.headersTimeoutMs). */
+  headersTimeoutMs?: number;
+  /** The whole request within this long (server.bodyTimeoutMs). */
+  requestTimeoutMs?: number;
+  /** Where a full listener is reported (at most once a minute). */
+  log?: Logger;
+}
 
 /**
  * /metrics on its own port, so scraping never competes with MCP traffic and the port can stay inside
- * the cluster while the gateway's own port faces clients.
+ * the cluster while the gateway's own port faces clients. With the admin listener's treatment: a small
+ * cap and the MCP listener's deadlines. Node's defaults took any number of connections and kept a
+ * silent one 60 s, so anyone reaching the port could hold connections until the process ran out of
+ * descriptors, which the MCP listener shares; its callers are a few scrapers.
  */
-export async function startMetricsServer(metrics: Metrics, host: string, port: number, path: string): Promise<{ server: Server; address: string }> {
-  const server = createServer((req, res) => {
+export async function startMetricsServer(metrics: Metrics, host: string, port: number, path: string, o: MetricsListenerOptions = {}): Promise<{ server: Server; address: string }> {
+  const server = createServer(httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000), (req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
@@ -16,6 +34,8 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
       (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
     );
   });
+  const maxConnections = o.maxConnections ?? 16;
+  new ConnectionCap({ max: maxConnections, warn: (dropped) => o.log?.warn({ maxConnections, dropped }, 'metrics listener full (metrics.maxConnections): further connections are closed at accept') }).attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

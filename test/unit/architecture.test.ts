@@ -12,7 +12,9 @@ const SRC = join(import.meta.dirname, '..', '..', 'src');
 const ALLOWED: Record<string, string[]> = {
   config: [],
   jsonrpc: [],
-  observability: [],
+  // The caps and deadlines every listener (MCP, admin, metrics) applies to what it accepts: node:http only.
+  listener: [],
+  observability: ['listener'],
   transport: ['jsonrpc'],
   auth: ['config', 'errors', 'jsonrpc', 'observability'],
   sandbox: ['config', 'errors'],
@@ -25,9 +27,9 @@ const ALLOWED: Record<string, string[]> = {
   modern: ['auth', 'config', 'errors', 'jsonrpc', 'observability', 'policy', 'router', 'session', 'upstream'],
   // Redis-backed stores implement session, policy and modern (used requestState) interfaces.
   cluster: ['auth', 'config', 'errors', 'jsonrpc', 'modern', 'observability', 'policy', 'session', 'transport'],
-  edge: ['auth', 'cluster', 'config', 'errors', 'jsonrpc', 'modern', 'observability', 'policy', 'router', 'session', 'transport'],
+  edge: ['auth', 'cluster', 'config', 'errors', 'jsonrpc', 'listener', 'modern', 'observability', 'policy', 'router', 'session', 'transport'],
   // The admin API: its own Fastify listener over an AdminTarget interface (src/admin-target.ts implements it).
-  admin: ['observability'],
+  admin: ['listener', 'observability'],
 };
 
 // The files at the root of src/: the error family every folder shares, the composition root (gateway,

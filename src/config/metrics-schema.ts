@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** The metrics section: Prometheus /metrics on a listener of its own (like admin). */
+export const metricsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(9464),
+    path: z.string().regex(/^\//).default('/metrics'),
+    /**
+     * Open connections to the metrics listener at most; more are closed at accept. Its callers are a few
+     * scrapers; without a cap, anyone reaching the port could hold connections until the process ran out
+     * of descriptors, which the MCP listener shares.
+     */
+    maxConnections: z.number().int().min(1).default(16),
+  })
+  .strict()
+  .prefault({});
