@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { ConnectionCap } from '../listener/connection-cap.js';
+import { furtherServers } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
 import { refuseAdmin } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
@@ -105,10 +106,22 @@ export interface AdminListenerOptions {
   requestTimeoutMs?: number;
 }
 
-/** A cap of its own: its callers are a few operators, consoles and scripts (see ConnectionCap). */
+/**
+ * A cap of its own: its callers are a few operators, consoles and scripts (see ConnectionCap). Counted
+ * over the server for ::1 too, which Fastify opens once it listens on `localhost`.
+ */
 function capConnections(app: FastifyInstance, maxConnections: number, log: Logger): void {
   const warn = (dropped: number): void => log.warn({ maxConnections, dropped }, 'admin listener full (admin.maxConnections): further connections are closed at accept');
-  new ConnectionCap({ max: maxConnections, warn }).attach(app.server);
+  const cap = new ConnectionCap({ max: maxConnections, warn });
+  cap.attach(app.server);
+  app.addHook('onListen', (done) => {
+    try {
+      for (const server of furtherServers(app)) cap.attach(server);
+    } catch (err) {
+      log.error({ err }, 'admin listener: a server for one of its addresses is not capped');
+    }
+    done();
+  });
 }
 
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */

@@ -109,6 +109,12 @@ export class ConnectionLimits {
     return this.#o.maxConnections;
   }
 
+  /**
+   * Counts `server`'s connections: every server of the listener is attached (Fastify opens one for ::1
+   * on `localhost`), and the caps hold over all of them together. Node's maxConnections refuses at accept
+   * (no socket made) what one server alone takes past the cap; #accepted closes what they take together.
+   * The 'error' listener matters on each: an accept failure on a server without one ends the process.
+   */
   attach(server: Server): void {
     server.maxConnections = this.#o.maxConnections;
     server.on('drop', () => this.#o.onRefused?.('max_connections'));
@@ -171,6 +177,11 @@ export class ConnectionLimits {
   }
 
   #accepted(socket: Socket): void {
+    if (this.#open >= this.#o.maxConnections) {
+      this.#o.onRefused?.('max_connections');
+      socket.destroy();
+      return;
+    }
     this.#known.add(socket);
     this.#open++;
     this.#idle.set(socket, { turn: this.#turn, at: this.#now() });

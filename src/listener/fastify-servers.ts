@@ -1,0 +1,24 @@
+import type { Server } from 'node:http';
+
+/** What Fastify's instance shows of its servers (structural: this folder does not import Fastify). */
+interface Listening {
+  server: Server;
+  addresses(): unknown[];
+}
+
+/**
+ * The servers a listening Fastify instance opened besides `server`: on `localhost` it listens on the
+ * first address and opens a server of its own for each further one (::1), built from the same options
+ * (so the deadlines hold there) but without what was set on `server` afterwards: maxConnections, the
+ * caps' listeners. Fastify keeps them under a symbol only (addresses() reads it); a Fastify that no
+ * longer does throws here rather than leaving them uncapped.
+ */
+export function furtherServers(app: Listening): Server[] {
+  const key = Object.getOwnPropertySymbols(app).find((s) => s.description === 'fastify.serverBindings');
+  const found = key === undefined ? undefined : (app as unknown as Record<symbol, unknown>)[key];
+  const servers = Array.isArray(found) ? (found as Server[]) : [];
+  if (servers.length < app.addresses().length - 1) {
+    throw new Error(`Fastify listens on ${app.addresses().length} addresses, and the servers of ${app.addresses().length - 1 - servers.length} of them were not found: their connections would not count against the listener's cap`);
+  }
+  return servers;
+}
