@@ -125,7 +125,10 @@ export interface AdminTarget {
   readonly replica: string;
   credentials(): AdminCredentials;
   sessions(): Promise<SessionRow[]>;
-  /** undefined: no such session (on this replica, or, with Redis, in the cluster). */
+  /**
+   * undefined: no such session (on this replica, or, with Redis, in the cluster). Rejects with a 504
+   * `replica_timeout` when the replica that holds it, or one that may, took the request and did not answer.
+   */
   endSession(id: string): Promise<EndedSession | undefined>;
   /** Every replica's upstreams (with Redis: the others are asked; one that does not answer is left out and logged). */
   upstreams(): Promise<UpstreamRow[]>;
@@ -147,4 +150,27 @@ export interface AdminTarget {
   reload(): Promise<Record<string, unknown>>;
   /** Every audit line from now on (the console's live tail); returns the way to stop, or undefined when the audit log is off. */
   tailAudit(listener: (line: Readonly<Record<string, unknown>>) => void): (() => void) | undefined;
+}
+
+/**
+ * A 2026-07-28 standing (no record in the store: every replica is asked) that no replica that answered
+ * holds, while some took the question and did not answer in time (frozen, overloaded): one of them may
+ * hold it, so "no session" would send the operator away from a standing that is still there. Answered
+ * 504 `replica_timeout`, as a 2025 session whose holder did not answer; the question waits in the silent
+ * replica's connection, so one that holds the standing ends it once it runs again.
+ */
+export class UnansweredReplicas extends Error {
+  readonly status = 504;
+  readonly code = 'replica_timeout';
+  readonly unanswered: number;
+
+  constructor(id: string, unanswered: number) {
+    const replicas = unanswered === 1 ? '1 replica did not answer' : `${unanswered} replicas did not answer`;
+    super(
+      `no replica that answered holds "${id}", and ${replicas} in time (store.redis.forwardTimeoutMs; frozen or overloaded?): one of them may hold it, so it is not known to be ended; ` +
+        'one that holds it has the request and ends it when it runs again; see GET /sessions, and retry (once its heartbeat lapses, store.redis.replicaTtlMs, it is no longer asked)',
+    );
+    this.name = 'UnansweredReplicas';
+    this.unanswered = unanswered;
+  }
 }
