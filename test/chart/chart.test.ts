@@ -189,3 +189,18 @@ describe('the PodDisruptionBudget', { skip }, () => {
     assert.deepEqual(await pdbOf(['pdb.minAvailable=2', 'pdb.maxUnavailable=null']).then((s) => [s.minAvailable, s.maxUnavailable]), [2, undefined]);
   });
 });
+
+describe('values the pod cannot run with fail at render, saying what to change', { skip }, () => {
+  const refused = async (sets: string[], message: RegExp) => {
+    const r = await helm(['template', 'swb', CHART, ...sets.flatMap((s) => ['--set', s])]);
+    assert.notEqual(r.code, 0, `rendered: ${r.out.slice(0, 300)}`);
+    assert.match(r.out, message);
+  };
+  it('a drain (config.server.shutdownGraceMs) that does not fit in terminationGracePeriodSeconds after preStop', async () => {
+    await refused(['config.server.shutdownGraceMs=60000'], /shutdownGraceMs \(60000\).*terminationGracePeriodSeconds \(35\)/);
+    await refused(['config.server.shutdownGraceMs=30000', 'preStopSleepSeconds=10'], /terminationGracePeriodSeconds \(35\)/);
+    // What fits renders: the defaults (3 s + 25 s + 5 s of tail within 35 s), and a longer drain with a longer period.
+    await render([], ['config.server.shutdownGraceMs=60000', 'terminationGracePeriodSeconds=70']);
+    await render([], ['config.server.shutdownGraceMs=27000']);
+  });
+});

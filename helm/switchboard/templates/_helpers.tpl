@@ -195,3 +195,20 @@ failureThreshold: {{ $p.failureThreshold }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
 {{- end -}}
+
+{{/* Values the pod cannot run with: fail at render, saying what to change, rather than at runtime.
+     The drain: preStop, then server.shutdownGraceMs for requests in flight, then up to a few seconds to stop
+     upstreams (stdin, SIGTERM, SIGKILL: 2 s each step) and write the last log lines; the kubelet SIGKILLs
+     the pod at terminationGracePeriodSeconds, cutting whatever was still draining. */}}
+{{- define "switchboard.checkValues" -}}
+{{- $server := default (dict) .Values.config.server -}}
+{{- $grace := 25000 -}}
+{{- if and (hasKey $server "shutdownGraceMs") (or (kindIs "float64" $server.shutdownGraceMs) (kindIs "int64" $server.shutdownGraceMs) (kindIs "int" $server.shutdownGraceMs)) -}}
+{{- $grace = int $server.shutdownGraceMs -}}
+{{- end -}}
+{{- $needed := add (mul (int .Values.preStopSleepSeconds) 1000) $grace 5000 -}}
+{{- $period := int .Values.terminationGracePeriodSeconds -}}
+{{- if gt $needed (mul $period 1000) -}}
+{{- fail (printf "preStopSleepSeconds (%d s) + config.server.shutdownGraceMs (%d) + 5 s to stop upstreams and write the last logs need %d s, more than terminationGracePeriodSeconds (%d): the kubelet would kill the gateway mid-drain. Raise terminationGracePeriodSeconds to at least %d, or lower shutdownGraceMs" (int .Values.preStopSleepSeconds) $grace (div (add $needed 999) 1000) $period (div (add $needed 999) 1000)) -}}
+{{- end -}}
+{{- end -}}
