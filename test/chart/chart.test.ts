@@ -203,4 +203,12 @@ describe('values the pod cannot run with fail at render, saying what to change',
     await render([], ['config.server.shutdownGraceMs=60000', 'terminationGracePeriodSeconds=70']);
     await render([], ['config.server.shutdownGraceMs=27000']);
   });
+  it('two listeners on one port: metrics.port or an enabled config.admin.port equal to containerPort, or to each other', async () => {
+    await refused(['metrics.port=8080'], /metrics\.port \(8080\).*containerPort/);
+    await refused(['config.admin.enabled=true', 'config.admin.port=8080'], /config\.admin\.port \(8080\).*containerPort/);
+    await refused(['config.admin.enabled=true', 'config.admin.port=9464'], /config\.admin\.port \(9464\).*metrics\.port/);
+    // Metrics off, or the admin listener off, take no port.
+    await render([], ['metrics.enabled=false', 'metrics.port=8080']);
+    await render([], ['config.admin.port=8080']);
+  });
 });

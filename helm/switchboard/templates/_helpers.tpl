@@ -211,4 +211,26 @@ failureThreshold: {{ $p.failureThreshold }}
 {{- if gt $needed (mul $period 1000) -}}
 {{- fail (printf "preStopSleepSeconds (%d s) + config.server.shutdownGraceMs (%d) + 5 s to stop upstreams and write the last logs need %d s, more than terminationGracePeriodSeconds (%d): the kubelet would kill the gateway mid-drain. Raise terminationGracePeriodSeconds to at least %d, or lower shutdownGraceMs" (int .Values.preStopSleepSeconds) $grace (div (add $needed 999) 1000) $period (div (add $needed 999) 1000)) -}}
 {{- end -}}
+{{- include "switchboard.checkPorts" . -}}
+{{- end -}}
+
+{{/* The gateway's listeners each need a port of their own (the second to bind one fails with EADDRINUSE and the
+     gateway exits; a Service listing one port twice is refused by the API server): the MCP port
+     (containerPort), metrics.port when metrics are on, config.admin.port when the admin API is on. */}}
+{{- define "switchboard.checkPorts" -}}
+{{- $port := int .Values.containerPort -}}
+{{- if and .Values.metrics.enabled (eq (int .Values.metrics.port) $port) -}}
+{{- fail (printf "metrics.port (%d) is containerPort, the gateway's MCP port: the metrics listener cannot bind it. Choose another metrics.port (default 9464)" $port) -}}
+{{- end -}}
+{{- $admin := default (dict) (index .Values.config "admin") -}}
+{{- if $admin.enabled -}}
+{{- $adminPort := 9465 -}}
+{{- if hasKey $admin "port" -}}{{- $adminPort = int $admin.port -}}{{- end -}}
+{{- if eq $adminPort $port -}}
+{{- fail (printf "config.admin.port (%d) is containerPort, the gateway's MCP port: the admin listener cannot bind it. Choose another config.admin.port (default 9465)" $adminPort) -}}
+{{- end -}}
+{{- if and .Values.metrics.enabled (eq $adminPort (int .Values.metrics.port)) -}}
+{{- fail (printf "config.admin.port (%d) is metrics.port: the admin listener cannot bind it. Choose another config.admin.port (default 9465)" $adminPort) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
