@@ -171,6 +171,26 @@ describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL',
     assert.equal(podEnv(existing, { mysecret: { UPSTREAM_TOKEN: 't' } }).REDIS_URL, BUNDLED);
     assert.ok(existing.some((m) => m.kind === 'Service' && m.metadata.name === 'swb-switchboard-redis'), 'the URL names the Redis Service');
   });
+  it('only the release\'s gateway pods reach it (it has no password), NetworkPolicy on or off', async () => {
+    for (const sets of [['redis.enabled=true'], ['redis.enabled=true', 'networkPolicy.enabled=true'], ['redis.enabled=true', 'mode=sidecar', 'extraContainers[0].name=app', 'extraContainers[0].image=app:1']]) {
+      const manifests = await render([], sets);
+      const redisPods = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'swb-switchboard-redis')!.spec.template.metadata.labels;
+      const gatewayPods = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'swb-switchboard')!.spec.template.metadata.labels;
+      const policy = manifests.find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === 'swb-switchboard-redis');
+      assert.ok(policy, `${sets.join(' ')}: a NetworkPolicy for the bundled Redis`);
+      const selects = (sel: Json, labels: Json) => Object.entries(sel.matchLabels).every(([k, v]) => labels[k] === v);
+      assert.ok(selects(policy.spec.podSelector, redisPods), 'it selects the Redis pods');
+      assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+      assert.equal(policy.spec.ingress.length, 1);
+      const [rule] = policy.spec.ingress;
+      assert.deepEqual(rule.ports, [{ port: 6379, protocol: 'TCP' }]);
+      assert.equal(rule.from.length, 1);
+      assert.ok(selects(rule.from[0].podSelector, gatewayPods) && !rule.from[0].namespaceSelector, 'from the gateway pods of this release only');
+      assert.ok(!selects(rule.from[0].podSelector, redisPods));
+      assert.deepEqual(await validate(manifests), []);
+    }
+    assert.ok(!(await render([], ['networkPolicy.enabled=true'])).some((m) => m.kind === 'NetworkPolicy' && m.metadata.name.endsWith('-redis')), 'no Redis, no policy for it');
+  });
   it('a REDIS_URL in secrets.env or extraEnv is kept, once', async () => {
     const env = await render([], ['redis.enabled=true', 'secrets.env.REDIS_URL=redis://mine:6379/1']);
     assert.equal(podEnv(env).REDIS_URL, 'redis://mine:6379/1');
