@@ -161,6 +161,18 @@ describe('values.schema.json refuses typos', { skip }, () => {
   }
 });
 
+describe('tracing.sampleRatio from --set (which passes a fraction as a string)', { skip }, () => {
+  it('--set tracing.sampleRatio=0.25 renders sampleRatio 0.25, a number, in the config; out of range or not a number is refused', async () => {
+    const cm = (await render([], ['tracing.enabled=true', 'tracing.endpoint=http://otel:4318', 'tracing.sampleRatio=0.25'])).find((m) => m.kind === 'ConfigMap')!;
+    assert.match(cm.data['config.yaml'], /^ {2}sampleRatio: 0\.25$/m);
+    for (const bad of ['1.5', 'half', '-0.1']) {
+      const r = await helm(['template', 'swb', CHART, '--set', 'tracing.enabled=true', '--set', `tracing.sampleRatio=${bad}`]);
+      assert.notEqual(r.code, 0, `${bad}: ${r.out.slice(0, 200)}`);
+      assert.match(r.out, /sampleRatio/);
+    }
+  });
+});
+
 describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL', { skip }, () => {
   const BUNDLED = 'redis://swb-switchboard-redis:6379/0';
   it("with the chart's Secret, and with secrets.existingSecret (which the chart does not create)", async () => {
