@@ -52,6 +52,34 @@ describe('Prometheus config and alert rules, with promtool', { skip: !hasPromtoo
     assert.match(r.out, /SUCCESS: \d+ rules found/);
   });
 
+  it('SwitchboardUpstreamNoReadyInstance fires for an upstream failing to come up, not for an idle per-session one (promtool test rules)', async () => {
+    // "scratch": per-session (or per-user, per-tenant) with no session now: no instance at all, every state 0, as
+    // the gateway reports it (and /readyz counts it ready). "tickets": shared, crashing: its one instance in backoff.
+    const states = (upstream: string, counts: Record<string, number>) =>
+      ['starting', 'ready', 'backoff', 'stopped'].map((state) => ({ series: `switchboard_upstream_instances{job="switchboard",upstream="${upstream}",state="${state}"}`, values: `${counts[state] ?? 0}x20` }));
+    const tests = {
+      rule_files: [resolve('deploy/prometheus/alerts.yml')],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series: [...states('scratch', {}), ...states('tickets', { backoff: 1 }), ...states('echo', { ready: 2 })],
+          alert_rule_test: [
+            {
+              eval_time: '15m',
+              alertname: 'SwitchboardUpstreamNoReadyInstance',
+              exp_alerts: [{ exp_labels: { severity: 'critical', upstream: 'tickets' }, exp_annotations: { summary: 'Upstream tickets has no ready instance' } }],
+            },
+          ],
+        },
+      ],
+    };
+    const file = join(tmp, 'alerts.test.yml');
+    writeFileSync(file, JSON.stringify(tests));
+    const r = await runToExit('promtool', ['test', 'rules', file]);
+    assert.equal(r.code, 0, r.out);
+  });
+
   it('deploy/prometheus/prometheus.yml passes promtool check config (rule_files read from the repository)', async () => {
     // The compose file mounts alerts.yml at /etc/prometheus/alerts.yml; promtool reads rule files from disk.
     const text = readFileSync('deploy/prometheus/prometheus.yml', 'utf8');
