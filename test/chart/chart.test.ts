@@ -3,7 +3,7 @@
 // `switchboard check-config` with the pod's environment, and values.schema.json refusing typos.
 // Started by `npm run chart:test` (test/chart/run.ts), which sets SWB_HELM and SWB_CHART_MODULES.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -242,5 +242,31 @@ describe('values the pod cannot run with fail at render, saying what to change',
     // Metrics off, or the admin listener off, take no port.
     await render([], ['metrics.enabled=false', 'metrics.port=8080']);
     await render([], ['config.admin.port=8080']);
+  });
+});
+
+describe("NOTES.txt's advice on several replicas", { skip }, () => {
+  /**
+   * The notes `helm install` prints, rendered without a cluster: `helm template` leaves NOTES.txt out, so a
+   * copy of the chart renders it through tpl into a ConfigMap of its own.
+   */
+  async function notes(sets: string[]): Promise<string> {
+    const chart = join(tmp, 'notes-chart');
+    rmSync(chart, { recursive: true, force: true });
+    cpSync(CHART, chart, { recursive: true });
+    cpSync(join(chart, 'templates', 'NOTES.txt'), join(chart, 'notes.txt'));
+    writeFileSync(join(chart, 'templates', 'notes-probe.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: notes }\ndata:\n  notes: {{ tpl (.Files.Get "notes.txt") . | quote }}\n');
+    const r = await helm(['template', 'swb', chart, '--show-only', 'templates/notes-probe.yaml', ...sets.flatMap((x) => ['--set', x])]);
+    assert.equal(r.code, 0, r.out);
+    return String((await import('yaml')).parse(r.stdout).data.notes);
+  }
+  const AFFINITY = /route each\s+client to one pod/;
+  it('asks for session affinity with several replicas and no Redis, and not when the gateway has Redis', async () => {
+    assert.match(await notes(['replicaCount=3']), AFFINITY);
+    assert.match(await notes(['autoscaling.enabled=true']), AFFINITY, 'the HPA (2 to 10 pods) counts, not replicaCount');
+    assert.doesNotMatch(await notes(['replicaCount=3', 'redis.enabled=true']), AFFINITY);
+    assert.doesNotMatch(await notes(['replicaCount=3', 'secrets.env.REDIS_URL=redis://mine:6379/0']), AFFINITY);
+    assert.doesNotMatch(await notes(['replicaCount=3', 'config.store.redis.url=redis://mine:6379/0']), AFFINITY);
+    assert.doesNotMatch(await notes(['replicaCount=1']), AFFINITY);
   });
 });

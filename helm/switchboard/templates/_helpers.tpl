@@ -70,6 +70,17 @@ app.kubernetes.io/part-of: switchboard
 {{- end -}}
 {{- end -}}
 
+{{/* "true" when the values give the gateway Redis (then any replica serves any session): the bundled one,
+     REDIS_URL in secrets.env or extraEnv, or config.store.redis. A REDIS_URL in secrets.existingSecret is not
+     known here. */}}
+{{- define "switchboard.usesRedis" -}}
+{{- $redis := or .Values.redis.enabled (and (not .Values.secrets.existingSecret) (hasKey .Values.secrets.env "REDIS_URL")) -}}
+{{- range .Values.extraEnv -}}{{- if eq (toString .name) "REDIS_URL" -}}{{- $redis = true -}}{{- end -}}{{- end -}}
+{{- $store := index .Values.config "store" -}}
+{{- if and (kindIs "map" $store) (index $store "redis") -}}{{- $redis = true -}}{{- end -}}
+{{- if $redis -}}true{{- end -}}
+{{- end -}}
+
 {{/* The Secret holding key files, or empty when there is none. */}}
 {{- define "switchboard.keysSecretName" -}}
 {{- if .Values.secrets.keysExistingSecret -}}
