@@ -203,6 +203,17 @@ describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL',
     }
     assert.ok(!(await render([], ['networkPolicy.enabled=true'])).some((m) => m.kind === 'NetworkPolicy' && m.metadata.name.endsWith('-redis')), 'no Redis, no policy for it');
   });
+  it('is held under its memory limit by maxmemory (3/4 of it, noeviction), so that a full Redis refuses writes instead of being OOM-killed with every session', async () => {
+    const argsOf = async (sets: string[]) =>
+      (await render([], ['redis.enabled=true', ...sets])).find((m) => m.kind === 'Deployment' && m.metadata.name === 'swb-switchboard-redis')!.spec.template.spec.containers[0].args as string[];
+    const maxmemory = (args: string[]) => (args.includes('--maxmemory') ? args[args.indexOf('--maxmemory') + 1] : undefined);
+    const byDefault = await argsOf([]);
+    assert.equal(maxmemory(byDefault), String(256 * 1024 * 1024 * 0.75));
+    assert.equal(byDefault[byDefault.indexOf('--maxmemory-policy') + 1], 'noeviction');
+    assert.equal(maxmemory(await argsOf(['redis.resources.limits.memory=1Gi'])), String(768 * 1024 * 1024));
+    assert.equal(maxmemory(await argsOf(['redis.resources.limits.memory=500M'])), String(375_000_000));
+    assert.equal(maxmemory(await argsOf(['redis.resources.limits=null'])), undefined, 'no limit, no maxmemory');
+  });
   it('a REDIS_URL in secrets.env or extraEnv is kept, once', async () => {
     const env = await render([], ['redis.enabled=true', 'secrets.env.REDIS_URL=redis://mine:6379/1']);
     assert.equal(podEnv(env).REDIS_URL, 'redis://mine:6379/1');

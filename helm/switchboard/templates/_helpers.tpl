@@ -94,6 +94,20 @@ app.kubernetes.io/part-of: switchboard
 {{- printf "%s-redis" (include "switchboard.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The bundled Redis's maxmemory in bytes: 3/4 of redis.resources.limits.memory (the rest for Redis's own
+     overhead and fragmentation), or empty without a limit in plain bytes or a k/M/G/T/Ki/Mi/Gi/Ti quantity.
+     Without it a Redis filling up to its limit is OOM-killed, and having no persistence it comes back empty:
+     every session of every replica gone. With it (and noeviction) it refuses writes instead. */}}
+{{- define "switchboard.redisMaxmemory" -}}
+{{- $limits := default (dict) .Values.redis.resources.limits -}}
+{{- $m := toString (default "" (index $limits "memory")) -}}
+{{- if regexMatch "^[0-9]+(k|M|G|T|Ki|Mi|Gi|Ti)?$" $m -}}
+{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}
+{{- $bytes := mul (int64 (regexReplaceAll "[^0-9]+$" $m "")) (index $units (regexReplaceAll "^[0-9]+" $m "")) -}}
+{{- div (mul $bytes 3) 4 -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Loopback in sidecar mode: only the pod's own containers reach the gateway. */}}
 {{- define "switchboard.listenHost" -}}
 {{- if eq .Values.mode "sidecar" -}}127.0.0.1{{- else -}}0.0.0.0{{- end -}}
