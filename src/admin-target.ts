@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Authenticator } from './auth/index.js';
 import { GatewayError } from './errors.js';
-import { UnansweredReplicas, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
+import { modernEnded, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
 import { pollReplicasAudit } from './admin/audit-poll.js';
 import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
@@ -143,11 +143,8 @@ export class GatewayAdmin implements AdminTarget {
     const elsewhere = await this.#g.cluster?.endElsewhere(id);
     if (elsewhere) return { id, ...elsewhere };
     // A 2026-07-28 standing lives on its replica alone, with no record in the store: its holder is asked.
-    const { answers, unanswered } = await this.#askEach('end-modern', id);
-    for (const [replica, ended] of answers) if (ended === true) return { id, endedBy: replica, holder: replica };
-    // A replica that took the question and did not answer may be the holder: not a 404.
-    if (unanswered > 0) throw new UnansweredReplicas(id, unanswered);
-    return undefined;
+    // One that answered with an error or did not answer in time may be the holder: not a 404.
+    return modernEnded(id, await this.#askEach('end-modern', id));
   }
 
   async upstreams(): Promise<UpstreamRow[]> {
@@ -348,22 +345,19 @@ export class GatewayAdmin implements AdminTarget {
     throw new Error(`unknown admin question "${what.slice(0, 40)}"`);
   }
 
-  /** Every other replica's answer to `what`, by replica (none without Redis); a replica that did not answer is logged. */
+  /** Every other replica's answer to `what`, by replica (none without Redis); one that did not answer, or failed, is logged. */
   async #ask(what: string, arg?: unknown): Promise<Map<string, unknown>> {
-    return (await this.#askEach(what, arg)).answers;
+    const out = new Map<string, unknown>();
+    for (const [replica, a] of (await this.#askEach(what, arg)).answers) if (a.error === undefined) out.set(replica, a.value);
+    return out;
   }
 
-  /** #ask, with how many replicas took the question and did not answer in time. */
-  async #askEach(what: string, arg?: unknown): Promise<{ answers: Map<string, unknown>; unanswered: number }> {
-    const out = new Map<string, unknown>();
-    if (!this.#g.cluster) return { answers: out, unanswered: 0 };
-    const { answers, unanswered } = await this.#g.cluster.askReplicas(what, arg);
-    for (const [replica, a] of answers) {
-      if (a.error === undefined) out.set(replica, a.value);
-      else this.#logger.warn({ replica, what, err: a.error }, 'admin API: a replica could not answer');
-    }
-    if (unanswered > 0) this.#logger.warn({ what, unanswered }, 'admin API: replicas did not answer in time; their rows are missing');
-    return { answers: out, unanswered };
+  /** Every other replica's answer or error, and how many took the question and did not answer in time; both logged. */
+  async #askEach(what: string, arg?: unknown): Promise<ReplicaAnswers> {
+    const asked = (await this.#g.cluster?.askReplicas(what, arg)) ?? { answers: new Map(), unanswered: 0 };
+    for (const [replica, a] of asked.answers) if (a.error !== undefined) this.#logger.warn({ replica, what, err: a.error }, 'admin API: a replica could not answer');
+    if (asked.unanswered > 0) this.#logger.warn({ what, unanswered: asked.unanswered }, 'admin API: replicas did not answer in time; their rows are missing');
+    return asked;
   }
 }
 

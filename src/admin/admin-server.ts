@@ -166,14 +166,14 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
     return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
   });
-  app.setErrorHandler((err: Error & { statusCode?: number; status?: number; code?: unknown; replica?: unknown }, req, reply) => {
+  app.setErrorHandler((err: Error & { statusCode?: number; status?: number; code?: unknown; replica?: unknown; replicas?: unknown }, req, reply) => {
     if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);
     // The session store unreachable (SWB_STORE_UNAVAILABLE): the cluster-wide answers cannot be given now.
     if (err.status === 503) return fail(reply, 503, 'unavailable', err.message);
-    // Another replica took the request and did not answer (frozen, overloaded): a gateway timeout, not a fault of this one.
-    if (err.status === 504 && err.code === 'replica_timeout') {
-      log.warn({ method: req.method, url: req.url, replica: err.replica, code: err.code }, `admin API: ${err.message}`);
-      return fail(reply, 504, 'replica_timeout', err.message);
+    // Another replica took the request and did not answer (frozen, overloaded), or answered with an error: not a fault of this one.
+    if ((err.status === 504 && err.code === 'replica_timeout') || (err.status === 502 && err.code === 'replica_error')) {
+      log.warn({ method: req.method, url: req.url, replica: err.replica ?? err.replicas, code: err.code }, `admin API: ${err.message}`);
+      return fail(reply, err.status, err.code, err.message);
     }
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);

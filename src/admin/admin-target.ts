@@ -127,7 +127,8 @@ export interface AdminTarget {
   sessions(): Promise<SessionRow[]>;
   /**
    * undefined: no such session (on this replica, or, with Redis, in the cluster). Rejects with a 504
-   * `replica_timeout` when the replica that holds it, or one that may, took the request and did not answer.
+   * `replica_timeout` when the replica that holds it, or one that may, took the request and did not answer;
+   * with a 502 `replica_error` when one that may hold a 2026-07-28 standing answered with an error.
    */
   endSession(id: string): Promise<EndedSession | undefined>;
   /** Every replica's upstreams (with Redis: the others are asked; one that does not answer is left out and logged). */
@@ -173,4 +174,50 @@ export class UnansweredReplicas extends Error {
     this.name = 'UnansweredReplicas';
     this.unanswered = unanswered;
   }
+}
+
+/** Every other replica's answer to a question to all, or its error, and how many took it and did not answer in time. */
+export interface ReplicaAnswers {
+  answers: ReadonlyMap<string, { value?: unknown; error?: string }>;
+  unanswered: number;
+}
+
+/**
+ * A 2026-07-28 standing (no record in the store: every replica is asked) that no replica that answered
+ * ended, while some answered with an error (a replica on a release that knows no end-modern question,
+ * one whose end of it failed): one of them may hold it, so "no session" would send the operator away
+ * from a standing that may still be there. Answered 502 `replica_error`, naming them and what they said.
+ */
+export class ReplicaErrors extends Error {
+  readonly status = 502;
+  readonly code = 'replica_error';
+  readonly replicas: string[];
+
+  constructor(id: string, failed: ReadonlyMap<string, string>, unanswered: number) {
+    const named = [...failed].slice(0, 5).map(([replica, error]) => `${replica} ("${error.slice(0, 200)}")`);
+    const more = failed.size > named.length ? ` and ${failed.size - named.length} more` : '';
+    const silent = unanswered > 0 ? `, and ${unanswered} did not answer in time` : '';
+    super(
+      `no replica that answered holds "${id}", and ${failed.size === 1 ? 'replica' : 'replicas'} ${named.join(', ')}${more} answered with an error${silent}: ` +
+        'one of them may hold it, so it is not known to be ended; see their log and GET /sessions, and retry, or end it on the admin API of the replica that lists it (one on a release that knows no end-modern question ends it only there)',
+    );
+    this.name = 'ReplicaErrors';
+    this.replicas = [...failed.keys()];
+  }
+}
+
+/**
+ * How every other replica's answer to end-modern ends a 2026-07-28 standing: the one that held it ended
+ * it; else, when one may hold it and did not say (an error, no answer in time), it is not known to be
+ * ended (502, 504); else no replica holds it (undefined: 404).
+ */
+export function modernEnded(id: string, asked: ReplicaAnswers): EndedSession | undefined {
+  const failed = new Map<string, string>();
+  for (const [replica, a] of asked.answers) {
+    if (a.error !== undefined) failed.set(replica, a.error);
+    else if (a.value === true) return { id, endedBy: replica, holder: replica };
+  }
+  if (failed.size > 0) throw new ReplicaErrors(id, failed, asked.unanswered);
+  if (asked.unanswered > 0) throw new UnansweredReplicas(id, asked.unanswered);
+  return undefined;
 }

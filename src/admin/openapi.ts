@@ -153,7 +153,7 @@ export const OPENAPI = {
       delete: {
         summary: "End a session: here, or (Redis) on the replica holding it; a dead holder's record is removed",
         parameters: [pathParam('id')],
-        responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, '504': { ...error, description: 'replica_timeout: the replica holding it (a 2026-07-28 standing: one that may hold it) took the request and did not answer in time (not known to be ended)' }, ...refusals },
+        responses: { '200': json(ref('EndedSession'), 'ended, and by which replica'), '404': error, '502': { ...error, description: 'replica_error: a 2026-07-28 standing no replica ended while one that may hold it answered with an error (named in the message; not known to be ended)' }, '504': { ...error, description: 'replica_timeout: the replica holding it (a 2026-07-28 standing: one that may hold it) took the request and did not answer in time (not known to be ended)' }, ...refusals },
       },
     },
     '/upstreams': { get: { summary: 'Upstreams and their instances, on every replica (with Redis)', responses: { '200': list('Upstream', 'upstream pools'), ...refusals } } },
