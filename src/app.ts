@@ -4,7 +4,8 @@ import { edgePlugin } from './edge/edge-plugin.js';
 import { isLoopbackHost } from './config/loopback.js';
 import { isUrlIssuer } from './config/issuer-url.js';
 import { SseHub } from './edge/sse-connection.js';
-import { ConnectionLimits, connectionCaps, speakGraceMs } from './edge/connection-limits.js';
+import { ConnectionLimits, connectionCaps, descriptorLimit, speakGraceMs } from './edge/connection-limits.js';
+import { DescriptorWatch } from './edge/descriptor-watch.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import { registerResourceMetadata } from './edge/resource-metadata.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
@@ -73,9 +74,10 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   const auth = edgeAuth(config, gateway, logger, metrics);
   const reloader = new ConfigReloader({ gateway, auth, logger, metrics, read: configReader(deps.configFile) });
   const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, tracing, reloader, configFile: deps.configFile });
+  const descriptors = new DescriptorWatch({ limit: descriptorLimit() });
   registerHealthRoutes(fastify, {
     shuttingDown: () => lifecycle.shuttingDown,
-    exhausted: () => limits.exhausted(),
+    exhausted: () => limits.exhausted() ?? descriptors.exhausted(),
     gatewayReady: () => gateway.ready(),
   });
   announceAuth(fastify, config, logger, () => gateway.config);

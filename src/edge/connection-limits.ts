@@ -119,8 +119,10 @@ export class ConnectionLimits {
     server.maxConnections = this.#o.maxConnections;
     server.on('drop', () => this.#o.onRefused?.('max_connections'));
     server.on('connection', (socket: Socket) => this.#accepted(socket));
-    // An accept that failed for want of descriptors is reported here (libuv has already closed the
-    // connection); without a listener it would be thrown and end the process.
+    // An accept that failed for want of descriptors was reported here by libuv before 1.45; Node 20 and
+    // later never emit it (libuv closes the connection on a spare descriptor, or leaves it in the backlog),
+    // so running out is watched by counting descriptors (DescriptorWatch). Kept for a runtime that does:
+    // on a server without an 'error' listener it would be thrown and end the process.
     server.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EMFILE' || err.code === 'ENFILE') {
         this.#emfileAt = this.#now();
