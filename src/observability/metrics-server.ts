@@ -16,16 +16,28 @@ export interface MetricsListenerOptions {
   log?: Logger;
 }
 
+/** What GET /healthz answers on the MCP listener (Fastify's JSON of `{ status: 'ok' }`), answered here too. */
+const HEALTHZ_BODY = JSON.stringify({ status: 'ok' });
+
 /**
- * /metrics on its own port, so scraping never competes with MCP traffic and the port can stay inside
- * the cluster while the gateway's own port faces clients. With the admin listener's treatment: a small
- * cap and the MCP listener's deadlines. Node's defaults took any number of connections and kept a
- * silent one 60 s, so anyone reaching the port could hold connections until the process ran out of
- * descriptors, which the MCP listener shares; its callers are a few scrapers.
+ * /metrics (and /healthz, for the kubelet's liveness and startup probes) on its own port, so scraping and
+ * probing never compete with MCP traffic and the port can stay inside the cluster while the gateway's own
+ * port faces clients. With the admin listener's treatment: a small cap and the MCP listener's deadlines.
+ * Node's defaults took any number of connections and kept a silent one 60 s, so anyone reaching the port
+ * could hold connections until the process ran out of descriptors, which the MCP listener shares; its
+ * callers are a few scrapers and the kubelet.
  */
 export async function startMetricsServer(metrics: Metrics, host: string, port: number, path: string, o: MetricsListenerOptions = {}): Promise<{ server: Server; address: string }> {
   const server = createServer(httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000), (req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== path) {
+    const url = (req.url ?? '').split('?')[0];
+    if ((req.method === 'GET' || req.method === 'HEAD') && url === '/healthz') {
+      // The liveness probe's door: the MCP listener's /healthz (same answer) closes connections at accept
+      // once server.maxConnections are open, so a healthy pod held at its cap by SSE streams or a flood
+      // failed liveness and was restarted with every session. This port has a cap of its own.
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : HEALTHZ_BODY);
+      return;
+    }
+    if (req.method !== 'GET' || url !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }

@@ -224,6 +224,36 @@ describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL',
   });
 });
 
+describe('the probes: liveness and startup on the metrics listener, readiness on the MCP port', { skip }, () => {
+  /** The gateway container (a native sidecar is an init container). */
+  const gatewayOf = (manifests: Json[]): Json => {
+    const spec = manifests.find((m) => m.kind === 'Deployment' && !String(m.metadata.name).endsWith('-redis'))!.spec.template.spec;
+    return [...(spec.initContainers ?? []), ...spec.containers].find((c: Json) => c.name === 'gateway');
+  };
+  // A flood or many SSE streams at server.maxConnections close new MCP connections at accept, a probe
+  // among them: liveness there restarted a healthy pod with every session it held.
+  it('httpGet /healthz on metrics.port for liveness and startup, /readyz on containerPort; containerPort for all when metrics are off', async () => {
+    const on = gatewayOf(await render([], ['metrics.port=9500']));
+    for (const p of [on.livenessProbe, on.startupProbe]) assert.deepEqual(p.httpGet, { path: '/healthz', port: 9500 });
+    assert.deepEqual(on.readinessProbe.httpGet, { path: '/readyz', port: 8080 });
+    const off = gatewayOf(await render([], ['metrics.enabled=false']));
+    for (const p of [off.livenessProbe, off.startupProbe]) assert.deepEqual(p.httpGet, { path: '/healthz', port: 8080 });
+    assert.deepEqual(off.readinessProbe.httpGet, { path: '/readyz', port: 8080 });
+  });
+  it('sidecar mode: exec probes of 127.0.0.1, liveness and startup on the metrics port (bound on 0.0.0.0 by the chart)', async () => {
+    const rendered = await render([`${CHART}/values-sidecar.yaml`]);
+    const gw = gatewayOf(rendered);
+    const target = (p: Json) => String(p.exec.command.at(-1)).match(/http:\/\/127\.0\.0\.1:\d+\/\w+/)?.[0];
+    assert.equal(target(gw.livenessProbe), 'http://127.0.0.1:9464/healthz');
+    assert.equal(target(gw.startupProbe), 'http://127.0.0.1:9464/healthz');
+    assert.equal(target(gw.readinessProbe), 'http://127.0.0.1:8080/readyz');
+    const config = (await import('yaml')).parse(rendered.find((m) => m.kind === 'ConfigMap' && !String(m.metadata.name).endsWith('-redis'))!.data['config.yaml']);
+    assert.equal(config.metrics.host, '0.0.0.0', 'the metrics listener is reachable from the probe');
+    const off = gatewayOf(await render([`${CHART}/values-sidecar.yaml`], ['metrics.enabled=false']));
+    assert.equal(target(off.livenessProbe), 'http://127.0.0.1:8080/healthz');
+  });
+});
+
 describe('the PodDisruptionBudget', { skip }, () => {
   const pdbOf = async (sets: string[]) => (await render([], sets)).find((m) => m.kind === 'PodDisruptionBudget')!.spec;
   it('keeps maxUnavailable: 0 (no voluntary eviction), 1 by default, and minAvailable when set', async () => {

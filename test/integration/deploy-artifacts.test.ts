@@ -371,6 +371,10 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     const preStop = Number(((((gw.lifecycle as Obj).preStop as Obj).exec as Obj).command as string[])[1]);
     assert.ok((spec.terminationGracePeriodSeconds as number) * 1000 >= graceMs + preStop * 1000 + 2000, 'grace period covers preStop + shutdownGraceMs');
     assert.equal((cfg.metrics as Obj).host, '0.0.0.0', 'metrics reachable on the pod IP');
+    // Liveness on the metrics listener: the MCP port at server.maxConnections closes the probe at accept.
+    assert.ok((gw.ports as Obj[]).some((p) => p.name === 'metrics' && p.containerPort === (cfg.metrics as Obj).port), 'the metrics port is named');
+    for (const probe of ['startupProbe', 'livenessProbe']) assert.deepEqual((gw[probe] as Obj).httpGet, { path: '/healthz', port: 'metrics' }, probe);
+    assert.deepEqual((gw.readinessProbe as Obj).httpGet, { path: '/readyz', port: 'http' });
     const ports = ((byKind('Service')[0]!.spec as Obj).ports as Obj[]).map((p) => p.port);
     assert.deepEqual(ports, [8080, 9464]);
     const kustomization = readYaml(join(dir, 'kustomization.yaml')) as Obj;

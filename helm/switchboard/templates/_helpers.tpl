@@ -113,21 +113,24 @@ app.kubernetes.io/part-of: switchboard
 {{- if eq .Values.mode "sidecar" -}}127.0.0.1{{- else -}}0.0.0.0{{- end -}}
 {{- end -}}
 
-{{/* A probe of path: httpGet, or in sidecar mode (loopback only, which the kubelet cannot reach) an exec of node's fetch. */}}
+{{/* A probe of path on a port (the 4th argument; default containerPort): httpGet, or in sidecar mode (loopback
+     only, which the kubelet cannot reach) an exec of node's fetch. */}}
 {{- define "switchboard.probe" -}}
 {{- $root := index . 0 -}}
 {{- $path := index . 1 -}}
 {{- $p := index . 2 -}}
+{{- $port := $root.Values.containerPort -}}
+{{- if gt (len .) 3 }}{{ $port = index . 3 }}{{ end -}}
 {{- if eq $root.Values.mode "sidecar" }}
 exec:
   command:
     - node
     - -e
-    - {{ printf "fetch('http://127.0.0.1:%v%s').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" $root.Values.containerPort $path | quote }}
+    - {{ printf "fetch('http://127.0.0.1:%v%s').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" $port $path | quote }}
 {{- else }}
 httpGet:
   path: {{ $path }}
-  port: {{ $root.Values.containerPort }}
+  port: {{ $port }}
 {{- end }}
 periodSeconds: {{ $p.periodSeconds }}
 timeoutSeconds: {{ $p.timeoutSeconds }}
@@ -187,10 +190,15 @@ failureThreshold: {{ $p.failureThreshold }}
       containerPort: {{ .Values.metrics.port }}
       protocol: TCP
     {{- end }}
+  {{- /* Liveness asks whether the process answers, on the metrics listener (0.0.0.0, its own port and
+       cap): the MCP listener closes new connections at accept once server.maxConnections are open (SSE
+       streams, a flood), the probe among them, and a healthy pod at its cap was restarted with every
+       session. Readiness stays on the MCP port: a pod that cannot take connections gets none. */}}
+  {{- $livePort := ternary .Values.metrics.port .Values.containerPort .Values.metrics.enabled }}
   startupProbe:
-    {{- include "switchboard.probe" (list . "/healthz" .Values.startupProbe) | trim | nindent 4 }}
+    {{- include "switchboard.probe" (list . "/healthz" .Values.startupProbe $livePort) | trim | nindent 4 }}
   livenessProbe:
-    {{- include "switchboard.probe" (list . "/healthz" .Values.livenessProbe) | trim | nindent 4 }}
+    {{- include "switchboard.probe" (list . "/healthz" .Values.livenessProbe $livePort) | trim | nindent 4 }}
   readinessProbe:
     {{- include "switchboard.probe" (list . "/readyz" .Values.readinessProbe) | trim | nindent 4 }}
   {{- if gt (int .Values.preStopSleepSeconds) 0 }}

@@ -298,6 +298,11 @@ describe('parseConfig: errors name their path', () => {
     parseConfig(doc({ endpoints: [{ path: '/healthz-mcp', upstreams: ['a'] }] }), 'test.yaml', {}, '/base');
   });
 
+  it('metrics.path /healthz is refused: the metrics listener answers the liveness probe there', () => {
+    hasProblem(problems(doc({ metrics: { path: '/healthz' } })), 'metrics.path', 'liveness probe');
+    parseConfig(doc({ metrics: { path: '/healthz-metrics' } }), 'test.yaml', {}, '/base');
+  });
+
   it('an endpoint naming an unknown upstream', () => {
     const p = problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a', 'ghost'] }] }));
     hasProblem(p, 'endpoints[0].upstreams[1]', 'unknown upstream "ghost"');
