@@ -254,6 +254,17 @@ describe('the probes: liveness and startup on the metrics listener, readiness on
   });
 });
 
+describe('the ServiceMonitor', { skip }, () => {
+  it('labels its series app_kubernetes_io_part_of (targetLabels), which SwitchboardDown matches whatever the release is called', async () => {
+    const manifests = await render(['test/chart/values-all-features.yaml'], ['fullnameOverride=mcp-prod']);
+    const sm = manifests.find((m) => m.kind === 'ServiceMonitor')!;
+    assert.deepEqual(sm.spec.targetLabels, ['app.kubernetes.io/part-of']);
+    const service = manifests.find((m) => m.kind === 'Service' && m.metadata.name === sm.metadata.name)!;
+    assert.equal(service.metadata.labels['app.kubernetes.io/part-of'], 'switchboard');
+    assert.match(readFileSync('deploy/prometheus/alerts.yml', 'utf8'), /up\{app_kubernetes_io_part_of="switchboard"\} == 0/);
+  });
+});
+
 describe('the PodDisruptionBudget', { skip }, () => {
   const pdbOf = async (sets: string[]) => (await render([], sets)).find((m) => m.kind === 'PodDisruptionBudget')!.spec;
   it('keeps maxUnavailable: 0 (no voluntary eviction), 1 by default, and minAvailable when set', async () => {

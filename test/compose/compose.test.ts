@@ -80,6 +80,43 @@ describe('Prometheus config and alert rules, with promtool', { skip: !hasPromtoo
     assert.equal(r.code, 0, r.out);
   });
 
+  it('SwitchboardDown fires for a gateway whatever the release is called, not for another job (promtool test rules)', async () => {
+    // Compose's scrape job is "switchboard"; the chart's ServiceMonitor names the job after the Service
+    // (<release>-switchboard) and adds app_kubernetes_io_part_of from the Service's labels (targetLabels).
+    const down = (labels: string) => ({ series: `up{${labels}}`, values: '0x10' });
+    const tests = {
+      rule_files: [resolve('deploy/prometheus/alerts.yml')],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series: [
+            down('job="switchboard",instance="gateway:9464"'),
+            down('job="mcp-prod-switchboard",namespace="mcp",instance="10.0.0.5:9464",app_kubernetes_io_part_of="switchboard"'),
+            down('job="other",instance="10.0.0.9:9100"'),
+          ],
+          alert_rule_test: [
+            {
+              eval_time: '5m',
+              alertname: 'SwitchboardDown',
+              exp_alerts: [
+                { exp_labels: { severity: 'critical', job: 'switchboard', instance: 'gateway:9464' }, exp_annotations: { summary: 'Switchboard gateway:9464 is not being scraped' } },
+                {
+                  exp_labels: { severity: 'critical', job: 'mcp-prod-switchboard', namespace: 'mcp', instance: '10.0.0.5:9464', app_kubernetes_io_part_of: 'switchboard' },
+                  exp_annotations: { summary: 'Switchboard 10.0.0.5:9464 is not being scraped' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const file = join(tmp, 'alerts-down.test.yml');
+    writeFileSync(file, JSON.stringify(tests));
+    const r = await runToExit('promtool', ['test', 'rules', file]);
+    assert.equal(r.code, 0, r.out);
+  });
+
   it('deploy/prometheus/prometheus.yml passes promtool check config (rule_files read from the repository)', async () => {
     // The compose file mounts alerts.yml at /etc/prometheus/alerts.yml; promtool reads rule files from disk.
     const text = readFileSync('deploy/prometheus/prometheus.yml', 'utf8');
