@@ -76,6 +76,17 @@ const upstreamCommon = {
     .object({ failureThreshold: z.number().int().min(1).default(5), resetTimeoutMs: z.number().int().min(100).default(10_000) })
     .strict()
     .prefault({}),
+  /**
+   * Listing again an upstream that changes its tools or prompts without a list_changed notification.
+   * unknownToolMs: a call of a name the catalogue does not know lists it afresh before answering
+   * "not found", at most once per this long per instance.
+   */
+  relist: z
+    .object({
+      unknownToolMs: z.number().int().min(1000).default(5_000),
+    })
+    .strict()
+    .prefault({}),
   /** Tool pinning for this upstream; default: the top-level pinning.mode. */
   pinning: z.enum(['withhold', 'warn', 'off']).optional(),
 };

@@ -13,7 +13,7 @@ import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
-import { admitByGate, gatherCatalogues } from './session-tools.js';
+import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinVerdict } from './pinned-call.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
@@ -78,16 +78,19 @@ export class RouterSession {
   }
 
   /**
-   * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the
-   * name a call is made by; on an endpoint that prefixes, only its own upstream's listing (read from the
-   * name, or from the rename that gives it) is waited for. Names of different upstreams never meet, so
-   * its tools are named the same without the others'.
+   * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the name a call is
+   * made by; on an endpoint that prefixes, only its own upstream's listing (read from the name, or from the rename
+   * that gives it) is waited for. Names of different upstreams never meet: its tools are named the same without the others'.
    */
   async toolView(calling?: string): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
     const { catalogues, sources } = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    return this.#endpoint.tools.view(this.curation, catalogues, sources);
+    const view = this.#endpoint.tools.view(this.curation, catalogues, sources);
+    if (calling === undefined || view.named(calling) !== undefined) return view; // else maybe added silently: re-listed (bounded)
+    const pool = target !== undefined ? this.#endpoint.pool(target) : this.#endpoint.prefixNames ? undefined : this.#endpoint.pools[0];
+    const own = this.curation.canonicalOf(calling) ?? calling, tool = this.#endpoint.prefixNames ? splitPrefixed(own)?.name : own;
+    return pool && tool !== undefined && (await relistedFor(this.#instance(pool), tool)) ? this.toolView(calling) : view;
   }
 
   /** The tools of `view` tool pinning lets through (`tools`: those of them asked about; see admitByGate). */
@@ -207,8 +210,11 @@ export class RouterSession {
           signal: ctx.signal,
           onProgress: ctx.onProgress,
         });
-        // A first page with no next one is the whole listing: what tool pinning withheld of it replaces what it knew.
-        return gate && Array.isArray(page.tools) ? { ...page, tools: await admitListing(gate, pool, inst, page, cursor === undefined && typeof page.nextCursor !== 'string') } : page;
+        // A first page with no next one is the whole listing: it replaces the cached catalogue when it differs (what
+        // a client is shown is what it can call), and what tool pinning withheld of it replaces what it knew.
+        const complete = cursor === undefined && typeof page.nextCursor !== 'string';
+        if (spec.key === 'tools' || spec.key === 'prompts') inst.catalogues.saw(spec.key, page[spec.key], complete);
+        return gate && Array.isArray(page.tools) ? { ...page, tools: await admitListing(gate, pool, inst, page, complete) } : page;
       }),
     );
     const items: unknown[] = [];
@@ -278,8 +284,8 @@ export class RouterSession {
     const kind = methodSpec(method)!.target!(params)!.kind as 'tool' | 'prompt';
     const { pool, name } = this.#resolveName(params?.name, kind);
     const inst = this.#instance(pool);
-    // The gateway answers unknown names itself, the same way it answers names policy hides.
-    const catalogue = await inst.catalogue(kind === 'tool' ? 'tools' : 'prompts');
+    // The gateway answers unknown names itself, the same way it answers names policy hides (after one re-list: findFor).
+    const catalogue = await inst.catalogues.findFor(kind === 'tool' ? 'tools' : 'prompts', name);
     const definition = catalogue.get(name);
     if (!definition) throw notFound(kind, String(params?.name));
     ctx.toolFound = kind === 'tool';

@@ -55,3 +55,13 @@ export async function admitByGate(gate: ToolGate | undefined, tools: readonly Vi
   const settled = pending ? await Promise.all(verdicts) : (verdicts as Array<ToolBlock | undefined>);
   return tools.filter((_t, i) => settled[i] === undefined);
 }
+
+/**
+ * A called name the view lacks: when its upstream's catalogue lacks it too, that catalogue is listed
+ * afresh (InstanceCatalogues.findFor: bounded per instance). Whether that changed it (the view is then built again).
+ */
+export async function relistedFor(inst: UpstreamInstance, name: string): Promise<boolean> {
+  const before = await inst.catalogue('tools').catch(() => undefined);
+  if (before === undefined || before.has(name)) return false;
+  return (await inst.catalogues.findFor('tools', name).catch(() => before)) !== before;
+}

@@ -65,7 +65,10 @@ export class UpstreamInstance extends EventEmitter {
   });
   /** Stops the current modern listen stream (a new one replaces it). */
   #listening: Cancellation | undefined;
-  readonly #catalogues = new InstanceCatalogues((method, params, receipt) => this.request(method, params, { receipt }), () => this.config);
+  // A change the gateway found itself (no list_changed came) is told as that notification would be.
+  readonly #catalogues = new InstanceCatalogues((method, params, receipt) => this.request(method, params, { receipt }), () => this.config, {
+    onChanged: (kind) => this.emit('notification', `notifications/${kind}/list_changed`, undefined, () => undefined),
+  });
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
@@ -267,18 +270,15 @@ export class UpstreamInstance extends EventEmitter {
     }, delay);
   }
 
-  /**
-   * What this instance offers, by name (all pages of tools/list or prompts/list), cached until the
-   * upstream says its list changed or restarts. The definitions are kept for tool pinning.
-   */
+  /** What this instance offers, by name, and what keeps it current (see InstanceCatalogues). */
+  get catalogues(): InstanceCatalogues {
+    return this.#catalogues;
+  }
   catalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
     return this.#catalogues.get(kind);
   }
 
-  /**
-   * Drops the cached catalogue: a list showed a definition the cache may not hold (a tool changed
-   * without a list_changed notification), and calls must be checked against what the list saw.
-   */
+  /** Drops the cached catalogue: the next use lists afresh (tool pinning withheld what a list showed, an approval). */
   forgetCatalogue(kind: 'tools' | 'prompts'): void {
     this.#catalogues.forget(kind);
   }

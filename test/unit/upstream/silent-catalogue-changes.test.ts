@@ -1,0 +1,52 @@
+// InstanceCatalogues against an upstream that changes its tools without list_changed: a complete listing
+// seen passing through replaces the cache (told once per change, not for an equal one), and a name the
+// cache does not know re-lists at most once per relist.unknownToolMs, on an injected clock (no timing).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InstanceCatalogues } from '../../../src/upstream/instance-catalogues.js';
+
+function setup() {
+  let tools = [{ name: 'a', description: 'A' }];
+  let now = 0;
+  let lists = 0;
+  const changed: string[] = [];
+  const c = new InstanceCatalogues(
+    async () => {
+      lists++;
+      return { tools: structuredClone(tools) };
+    },
+    () => ({ name: 'u', maxResultBytes: 1 << 20, relist: { unknownToolMs: 5000 } }),
+    { onChanged: (k) => changed.push(k), now: () => now },
+  );
+  return { c, changed, lists: () => lists, set: (t: typeof tools) => (tools = t), tick: (ms: number) => (now += ms) };
+}
+
+describe('silent catalogue changes', () => {
+  it('a complete listing that differs replaces the cache and is told once; an equal one keeps the object', async () => {
+    const s = setup();
+    const first = await s.c.get('tools');
+    s.c.saw('tools', [{ name: 'a', description: 'A' }], true);
+    assert.equal(await s.c.get('tools'), first);
+    assert.deepEqual(s.changed, []);
+    s.c.saw('tools', [{ name: 'a', description: 'A' }, { name: 'b' }], true);
+    assert.ok((await s.c.get('tools')).has('b'));
+    assert.deepEqual(s.changed, ['tools']);
+    assert.equal(s.lists(), 1, 'adopted from the listing, not listed again');
+  });
+
+  it('unknown names re-list once per bound; concurrent ones share it', async () => {
+    const s = setup();
+    await s.c.get('tools');
+    s.set([{ name: 'a', description: 'A' }, { name: 'b', description: 'B' }]);
+    const found = await Promise.all(Array.from({ length: 10 }, () => s.c.findFor('tools', 'b')));
+    assert.ok(found.every((f) => f.has('b')));
+    assert.equal(s.lists(), 2);
+    assert.deepEqual(s.changed, ['tools']);
+    for (let i = 0; i < 50; i++) assert.ok(!(await s.c.findFor('tools', `x${i}`)).has(`x${i}`));
+    assert.equal(s.lists(), 2, 'a flood of unknown names within the bound lists nothing');
+    s.tick(5000);
+    await s.c.findFor('tools', 'y');
+    assert.equal(s.lists(), 3, 'once the bound has passed, one more');
+    assert.deepEqual(s.changed, ['tools'], 'an unchanged re-list tells nothing');
+  });
+});
