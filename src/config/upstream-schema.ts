@@ -78,11 +78,13 @@ const upstreamCommon = {
     .prefault({}),
   /**
    * Listing again an upstream that changes its tools or prompts without a list_changed notification.
-   * unknownToolMs: a call of a name the catalogue does not know lists it afresh before answering
-   * "not found", at most once per this long per instance.
+   * intervalMs: a catalogue in use that was listed longer ago than this is listed afresh in the background
+   * (one list per instance per interval, only while requests use it; 0: never). unknownToolMs: a call of
+   * a name the catalogue does not know lists it afresh before answering "not found", at most once per this long per instance.
    */
   relist: z
     .object({
+      intervalMs: z.union([z.literal(0), z.number().int().min(1000)]).default(60_000),
       unknownToolMs: z.number().int().min(1000).default(5_000),
     })
     .strict()

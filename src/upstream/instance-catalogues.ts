@@ -12,7 +12,7 @@ type List = (method: string, params: Record<string, unknown> | undefined, receip
 interface UpstreamSettings {
   name: string;
   maxResultBytes: number;
-  relist: { unknownToolMs: number };
+  relist: { intervalMs: number; unknownToolMs: number };
 }
 
 export interface CatalogueOptions {
@@ -49,6 +49,8 @@ export class InstanceCatalogues {
   readonly #cached = new Map<Kind, Promise<Catalogue>>();
   /** The catalogue last listed (by the gateway or a client), what a new listing is compared with. */
   readonly #settled = new Map<Kind, Catalogue>();
+  /** When it was listed (relist.intervalMs runs from there). */
+  readonly #settledAt = new Map<Kind, number>();
   /** A re-list under way: callers that come meanwhile wait for it rather than list too. */
   readonly #relisting = new Map<Kind, Promise<Catalogue>>();
   /** When an unknown name last made a re-list (the bound: relist.unknownToolMs). */
@@ -73,12 +75,23 @@ export class InstanceCatalogues {
         (c) => this.#cached.get(kind) === mine && this.#settle(kind, c),
         () => this.#cached.get(kind) === mine && this.#cached.delete(kind), // a failed listing is retried next time
       );
+    } else if (this.#due(kind)) {
+      // Answered from the cache meanwhile: a change found is told as list_changed, and the next request sees it.
+      void this.#relist(kind).catch(() => {});
     }
     return cached;
   }
 
+  /** In use, and listed longer ago than relist.intervalMs (an upstream may change without a word). */
+  #due(kind: Kind): boolean {
+    const every = this.#upstream().relist.intervalMs;
+    const at = this.#settledAt.get(kind);
+    return every > 0 && at !== undefined && !this.#relisting.has(kind) && this.#now() - at >= every;
+  }
+
   #settle(kind: Kind, c: Catalogue): void {
     this.#settled.set(kind, c);
+    this.#settledAt.set(kind, this.#now());
     if (kind === 'tools') this.tools = c;
   }
 
@@ -127,6 +140,7 @@ export class InstanceCatalogues {
   }
 
   #relist(kind: Kind): Promise<Catalogue> {
+    this.#settledAt.set(kind, this.#now()); // a failed re-list waits its interval too: a failing upstream is not asked on every request
     const p = this.#fetch(kind).then((fresh) => this.#replace(kind, fresh));
     this.#relisting.set(kind, p);
     void p.finally(() => this.#relisting.get(kind) === p && this.#relisting.delete(kind)).catch(() => {});
@@ -141,6 +155,7 @@ export class InstanceCatalogues {
   clear(): void {
     this.#cached.clear();
     this.#settled.clear();
+    this.#settledAt.clear();
     this.#relisting.clear();
     this.#unknownAt.clear();
   }

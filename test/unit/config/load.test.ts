@@ -78,7 +78,7 @@ describe('parseConfig: defaults', () => {
       concurrency: { max: 256, queue: 1024, queueTimeoutMs: 30_000 },
       healthCheck: { intervalMs: 30_000, timeoutMs: 5_000, failures: 3 },
       circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
-      relist: { unknownToolMs: 5_000 },
+      relist: { intervalMs: 60_000, unknownToolMs: 5_000 },
     });
     assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [] } } });
   });

@@ -1,6 +1,7 @@
 // InstanceCatalogues against an upstream that changes its tools without list_changed: a complete listing
 // seen passing through replaces the cache (told once per change, not for an equal one), and a name the
-// cache does not know re-lists at most once per relist.unknownToolMs, on an injected clock (no timing).
+// cache does not know re-lists at most once per relist.unknownToolMs, and a catalogue in use is listed
+// afresh once per relist.intervalMs (a search endpoint's only way to see such a change), on an injected clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InstanceCatalogues } from '../../../src/upstream/instance-catalogues.js';
@@ -15,7 +16,7 @@ function setup() {
       lists++;
       return { tools: structuredClone(tools) };
     },
-    () => ({ name: 'u', maxResultBytes: 1 << 20, relist: { unknownToolMs: 5000 } }),
+    () => ({ name: 'u', maxResultBytes: 1 << 20, relist: { intervalMs: 60_000, unknownToolMs: 5000 } }),
     { onChanged: (k) => changed.push(k), now: () => now },
   );
   return { c, changed, lists: () => lists, set: (t: typeof tools) => (tools = t), tick: (ms: number) => (now += ms) };
@@ -48,5 +49,22 @@ describe('silent catalogue changes', () => {
     await s.c.findFor('tools', 'y');
     assert.equal(s.lists(), 3, 'once the bound has passed, one more');
     assert.deepEqual(s.changed, ['tools'], 'an unchanged re-list tells nothing');
+  });
+
+  it('a catalogue in use is listed afresh once per relist.intervalMs, in the background, and a change is told', async () => {
+    const s = setup();
+    const first = await s.c.get('tools');
+    s.tick(59_999);
+    await s.c.get('tools');
+    assert.equal(s.lists(), 1, 'not before the interval');
+    s.set([{ name: 'a', description: 'A' }, { name: 'b', description: 'B' }]);
+    s.tick(1);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => s.c.get('tools')));
+    assert.ok(answers.every((a) => a === first), 'answered from the cache meanwhile');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(s.lists(), 2, 'one listing for many requests');
+    assert.deepEqual(s.changed, ['tools']);
+    assert.ok((await s.c.get('tools')).has('b'));
+    assert.equal(s.lists(), 2, 'the interval runs again from that listing');
   });
 });
