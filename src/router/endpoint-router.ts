@@ -96,8 +96,10 @@ export class EndpointRouter implements EndpointView {
         this.#onNotification(pool, inst, method, params, target);
       const onReady = (inst: UpstreamInstance, identity: UpstreamIdentity, restarted: boolean) => {
         if (!restarted) return;
-        // A restarted upstream may expose a different catalogue: let clients re-list.
+        // A restarted upstream may expose a different catalogue: let clients re-list, and prepare its view
+        // and index as a tools/list_changed does (the first search after a restart built them before).
         for (const m of LIST_CHANGED) this.#broadcast(pool, inst, m);
+        this.#toolsListChanged();
       };
       pool.on('notification', onNote);
       pool.on('ready', onReady);
@@ -273,7 +275,7 @@ export class EndpointRouter implements EndpointView {
 
   /**
    * Builds the tool view (its exposed names, logged) and, in search mode, its index ahead of the first
-   * request: at start, and when an upstream says its tools changed. Only from instances every session
+   * request: at start, and when an upstream says its tools changed or restarted. Only from instances every session
    * sees (shared upstreams); with a per-session or per-tenant upstream the first request builds them. A
    * failure here costs nothing: the first request tries again.
    */
