@@ -6,42 +6,19 @@
 // (the holder has the request and acts on it when it runs again), logged as a warning.
 // Two gateway processes on a redis-server of the test's own.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { rawSession } from '../helpers/raw-mcp.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplicaFrom, startReplicas, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
+import { frozenHolderPair } from '../helpers/frozen-holder.js';
 import { until } from '../helpers/wait.js';
 
 const TOKEN = 'admin-token-end-frozen-owner-0123456789';
-const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
-
-async function admin(r: Replica, method: string, path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(new URL(path, r.admin), { method, headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(30_000) });
-  return { status: res.status, body: await res.json() };
-}
 
 describe('ending a session whose holder is frozen', { timeout: 120_000 }, () => {
-  let redis: TestRedis;
-  let replicas: Replica[] = [];
-  let log = '';
-
-  before(async () => {
-    redis = await startRedis();
-    // The holder's heartbeat outlives the test (a minute), the admin message's wait is short (500 ms).
-    const store = `{ redis: { url: "${redis.url}", heartbeatMs: 200, replicaTtlMs: 60000, forwardTimeoutMs: 500 } }`;
-    replicas = await startReplicas(['fr-holder', 'fr-asker'].map((n) => startReplicaFrom(n, writeEverythingConfig(n, { store, extraYaml: ADMIN }))));
-    replicas[1]!.child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-  });
-  after(async () => {
-    for (const r of replicas) {
-      r.child.kill('SIGCONT');
-      r.child.kill('SIGKILL');
-    }
-    await redis?.stop();
-  });
+  const pair = frozenHolderPair('fr', TOKEN);
+  const { admin } = pair;
 
   it('answers 504 replica_timeout naming the holder and logs a warning; the holder ends it once resumed', async () => {
-    const [holder, asker] = replicas as [Replica, Replica];
+    const { holder, asker } = pair;
     const sid = await rawSession(holder.base);
     const row = (await admin(asker, 'GET', '/sessions')).body.items.find((s: any) => s.id === sid);
     assert.ok(row, "the asker lists the holder's session");
@@ -56,8 +33,8 @@ describe('ending a session whose holder is frozen', { timeout: 120_000 }, () => 
     assert.equal(ended.body.error.code, 'replica_timeout');
     assert.match(ended.body.error.message, new RegExp(`replica ${row.replica}`));
     assert.match(ended.body.error.message, /not known to be ended/);
-    await until('the warning in the log', () => /"level":40[^\n]*replica_timeout|replica_timeout[^\n]*"level":40/.test(log));
-    assert.doesNotMatch(log, /admin API route failed/);
+    await until('the warning in the log', () => /"level":40[^\n]*replica_timeout|replica_timeout[^\n]*"level":40/.test(pair.log()));
+    assert.doesNotMatch(pair.log(), /admin API route failed/);
     // The holder, running again, finds the request waiting in its connection and ends the session.
     await until('the session no longer listed', async () => !(await admin(asker, 'GET', '/sessions')).body.items.some((s: any) => s.id === sid));
     assert.equal((await admin(asker, 'DELETE', `/sessions/${encodeURIComponent(sid)}`)).status, 404);

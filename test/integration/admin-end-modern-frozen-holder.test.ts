@@ -7,42 +7,19 @@
 // waits in the holder's connection: it ends the standing once it runs again), as for a 2025 session.
 // Two gateway processes on a redis-server of the test's own.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { modernPost } from '../helpers/modern-http.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { startReplicaFrom, startReplicas, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
+import { frozenHolderPair } from '../helpers/frozen-holder.js';
 import { until } from '../helpers/wait.js';
 
 const TOKEN = 'admin-token-end-modern-frozen-0123456789';
-const ADMIN = `admin: { enabled: true, port: 0, token: "${TOKEN}" }\n`;
-
-async function admin(r: Replica, method: string, path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(new URL(path, r.admin), { method, headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(30_000) });
-  return { status: res.status, body: await res.json() };
-}
 
 describe('ending a 2026-07-28 standing whose holder is frozen', { timeout: 120_000 }, () => {
-  let redis: TestRedis;
-  let replicas: Replica[] = [];
-  let log = '';
-
-  before(async () => {
-    redis = await startRedis();
-    // The holder's heartbeat outlives the test (a minute), the wait for replicas' answers is short (500 ms).
-    const store = `{ redis: { url: "${redis.url}", heartbeatMs: 200, replicaTtlMs: 60000, forwardTimeoutMs: 500 } }`;
-    replicas = await startReplicas(['fm-holder', 'fm-asker'].map((n) => startReplicaFrom(n, writeEverythingConfig(n, { store, extraYaml: ADMIN }))));
-    replicas[1]!.child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-  });
-  after(async () => {
-    for (const r of replicas) {
-      r.child.kill('SIGCONT');
-      r.child.kill('SIGKILL');
-    }
-    await redis?.stop();
-  });
+  const pair = frozenHolderPair('fm', TOKEN);
+  const { admin } = pair;
 
   it('answers 504 replica_timeout, not 404; the holder ends it once resumed', async () => {
-    const [holder, asker] = replicas as [Replica, Replica];
+    const { holder, asker } = pair;
     const call = await modernPost(new URL('/mcp', holder.base), 'tools/call', { name: 'echo', arguments: { message: 'modern' } });
     assert.equal(call.status, 200, JSON.stringify(call.body));
     const row = (await admin(asker, 'GET', '/sessions')).body.items.find((s: any) => s.era === 'modern');
@@ -58,15 +35,15 @@ describe('ending a 2026-07-28 standing whose holder is frozen', { timeout: 120_0
     assert.equal(ended.body.error.code, 'replica_timeout');
     assert.match(ended.body.error.message, /1 replica did not answer/);
     assert.match(ended.body.error.message, /not known to be ended/);
-    await until('the warning in the log', () => /"level":40[^\n]*replica_timeout|replica_timeout[^\n]*"level":40/.test(log));
-    assert.doesNotMatch(log, /admin API route failed/);
+    await until('the warning in the log', () => /"level":40[^\n]*replica_timeout|replica_timeout[^\n]*"level":40/.test(pair.log()));
+    assert.doesNotMatch(pair.log(), /admin API route failed/);
     // The holder, running again, finds the question waiting in its connection and ends the standing.
     await until('the standing no longer listed', async () => !(await admin(asker, 'GET', '/sessions')).body.items.some((s: any) => s.id === row.id));
     assert.equal((await admin(asker, 'DELETE', `/sessions/${encodeURIComponent(row.id)}`)).status, 404);
   });
 
   it('an id no replica holds is still 404 while every replica answers', async () => {
-    const [, asker] = replicas as [Replica, Replica];
+    const { asker } = pair;
     const res = await admin(asker, 'DELETE', '/sessions/no-such-standing');
     assert.equal(res.status, 404, JSON.stringify(res.body));
   });

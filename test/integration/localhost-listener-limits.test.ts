@@ -8,28 +8,13 @@
 // `localhost` with both, as those do, when asked for every address; the sockets are real, over ::1.
 import assert from 'node:assert/strict';
 import dns from 'node:dns';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
+import { openRawSocket as open, type RawConnection as Conn } from '../helpers/raw-socket.js';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
 const TOKEN = 'localhost-admin-token-0123456789-abcdefghij';
-
-type Conn = { socket: Socket; received: () => string; closed: () => boolean };
-
-/** A connection to host:port, with what it received and whether it closed. */
-function open(host: string, port: number): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, host);
-    let text = '';
-    let closed = false;
-    socket.on('data', (b) => (text += b.toString()));
-    socket.on('error', () => {}); // a reset at accept is what a cap looks like from here
-    socket.on('close', () => (closed = true));
-    socket.once('connect', () => resolve({ socket, received: () => text, closed: () => closed }));
-    socket.once('error', reject);
-  });
-}
 
 const portOf = (url: string): number => Number(new URL(url).port);
 const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
