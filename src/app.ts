@@ -21,7 +21,7 @@ import { registerHealthRoutes } from './edge/health-routes.js';
 import { registerConsentRoutes, type UnavailableReason } from './edge/consent-routes.js';
 import { createHttpServer } from './edge/http-server.js';
 import { DirectPosts } from './edge/direct-posts.js';
-import { furtherServers } from './listener/fastify-servers.js';
+import { attachEveryServer } from './listener/fastify-servers.js';
 import { ConfigReloader, type ReloadOutcome } from './gateway-reload.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError } from './config/load.js';
@@ -64,12 +64,8 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   const direct = new DirectPosts();
   const fastify = createHttpServer(config.server, logger, direct);
   const limits = connectionLimits(config.server, metrics);
-  limits.attach(fastify.server);
   // On `localhost` Fastify opens a server of its own for ::1 once it listens: it counts against the same caps.
-  fastify.addHook('onListen', (done) => {
-    for (const server of furtherServers(fastify)) limits.attach(server);
-    done();
-  });
+  attachEveryServer(fastify, (server) => limits.attach(server), (err) => logger.error({ err }, 'MCP listener: a server for one of its addresses is not capped'));
   observeConnections(metrics, limits);
   const auth = edgeAuth(config, gateway, logger, metrics);
   const reloader = new ConfigReloader({ gateway, auth, logger, metrics, read: configReader(deps.configFile) });

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { ConnectionCap } from '../listener/connection-cap.js';
-import { furtherServers } from '../listener/fastify-servers.js';
+import { attachEveryServer } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
 import { refuseAdmin } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
@@ -113,15 +113,7 @@ export interface AdminListenerOptions {
 function capConnections(app: FastifyInstance, maxConnections: number, log: Logger): void {
   const warn = (dropped: number): void => log.warn({ maxConnections, dropped }, 'admin listener full (admin.maxConnections): further connections are closed at accept');
   const cap = new ConnectionCap({ max: maxConnections, warn });
-  cap.attach(app.server);
-  app.addHook('onListen', (done) => {
-    try {
-      for (const server of furtherServers(app)) cap.attach(server);
-    } catch (err) {
-      log.error({ err }, 'admin listener: a server for one of its addresses is not capped');
-    }
-    done();
-  });
+  attachEveryServer(app, (server) => cap.attach(server), (err) => log.error({ err }, 'admin listener: a server for one of its addresses is not capped'));
 }
 
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */

@@ -13,7 +13,7 @@ interface Listening {
  * caps' listeners. Fastify keeps them under a symbol only (addresses() reads it); a Fastify that no
  * longer does throws here rather than leaving them uncapped.
  */
-export function furtherServers(app: Listening): Server[] {
+function furtherServers(app: Listening): Server[] {
   const key = Object.getOwnPropertySymbols(app).find((s) => s.description === 'fastify.serverBindings');
   const found = key === undefined ? undefined : (app as unknown as Record<symbol, unknown>)[key];
   const servers = Array.isArray(found) ? (found as Server[]) : [];
@@ -21,4 +21,21 @@ export function furtherServers(app: Listening): Server[] {
     throw new Error(`Fastify listens on ${app.addresses().length} addresses, and the servers of ${app.addresses().length - 1 - servers.length} of them were not found: their connections would not count against the listener's cap`);
   }
   return servers;
+}
+
+/**
+ * `attach` on the instance's server now and on each further server once it listens: one place for every
+ * listener that caps its connections (MCP, admin). A further server that cannot be found is reported to
+ * `missing` (it stays uncapped) and the listen goes on: an onListen hook that threw never called done().
+ */
+export function attachEveryServer(app: Listening & { addHook(name: 'onListen', hook: (done: () => void) => void): unknown }, attach: (server: Server) => void, missing: (err: unknown) => void): void {
+  attach(app.server);
+  app.addHook('onListen', (done) => {
+    try {
+      for (const server of furtherServers(app)) attach(server);
+    } catch (err) {
+      missing(err);
+    }
+    done();
+  });
 }
