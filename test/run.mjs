@@ -3,11 +3,13 @@
 // test/clients) and runs them with node's test runner through tsx. Node 20's runner does not expand
 // globs itself.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const record = process.argv.includes('--record-durations');
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--') && a !== '--record-durations');
 const dirs = roots.length > 0 ? roots : ['test/unit', 'test/integration', 'test/clients'];
 
 function walk(dir, out) {
@@ -25,7 +27,20 @@ function walk(dir, out) {
   return out;
 }
 
-const files = dirs.flatMap((d) => (d.endsWith('.test.ts') ? [d] : walk(d, [])));
+// Longest first: the runner starts files in the order given, two at a time, so a long file started last
+// is run alone while the other slot idles (test/clients, last by path, held several of the longest).
+// test/durations.json holds each file's time from a recorded run (`--record-durations` rewrites it);
+// a file it does not know yet goes first, since it may be long.
+const DURATIONS = 'test/durations.json';
+// SWB_TEST_SKIP: comma-separated folders or files left out (.ci/run runs the client matrix on one Node line).
+const skipped = (process.env.SWB_TEST_SKIP ?? '').split(',').filter(Boolean);
+if (skipped.length > 0) console.log(`leaving out (SWB_TEST_SKIP): ${skipped.join(' ')}`);
+const known = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
+const files = dirs
+  .flatMap((d) => (d.endsWith('.test.ts') ? [d] : walk(d, [])))
+  .map((f) => relative('.', f))
+  .filter((f) => !skipped.some((prefix) => f.startsWith(prefix)))
+  .sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity) || (a < b ? -1 : 1));
 if (files.length === 0) {
   console.error(`no test files under ${dirs.join(', ')}`);
   process.exit(1);
@@ -34,16 +49,27 @@ if (files.length === 0) {
 // run alone, after the rest: beside another suite on a 2-core machine their figures say more about the
 // neighbour than about the gateway.
 const SOLO = new Set(['test/integration/connection-limits.test.ts']);
-const shared = files.filter((f) => !SOLO.has(relative('.', f)));
-const solo = files.filter((f) => SOLO.has(relative('.', f)));
-console.log(`running ${files.length} test files: ${files.map((f) => relative('.', f)).join(' ')}`);
+const shared = files.filter((f) => !SOLO.has(f));
+const solo = files.filter((f) => SOLO.has(f));
+console.log(`running ${files.length} test files: ${files.join(' ')}`);
+const out = join(tmpdir(), `swb-durations-${process.pid}.jsonl`);
+const reporters = record
+  ? ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./test/helpers/durations-reporter.mjs', '--test-reporter-destination=stdout']
+  : [];
 const run = (list, concurrency) =>
   list.length === 0
     ? 0
-    : (spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...flags, ...list], {
+    : (spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...reporters, ...flags, ...list], {
         stdio: 'inherit',
-        env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+        env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', SWB_DURATIONS_OUT: out },
       }).status ?? 1);
 const first = run(shared, 2);
 const second = run(solo, 1);
+if (record && existsSync(out)) {
+  const measured = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l)));
+  const merged = Object.entries({ ...known, ...measured }).filter(([f]) => existsSync(f)).sort((a, b) => b[1] - a[1]);
+  writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(merged), null, 1)}\n`);
+  rmSync(out);
+  console.log(`wrote ${DURATIONS}: ${Object.keys(measured).length} files measured`);
+}
 process.exit(first !== 0 ? first : second);
