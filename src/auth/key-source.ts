@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type CompactJWSHeaderParameters, type FlattenedJWSInput, type JWK, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwksCache, type CompactJWSHeaderParameters, type ExportedJWKSCache, type FlattenedJWSInput, type JWK, type JWTVerifyGetKey, type RemoteJWKSet as JoseRemoteSet } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { cooledKeySetFetch, type KeySetFetchLog } from './key-set-fetch.js';
 
@@ -50,15 +50,49 @@ export interface RemoteKeySet {
 export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySetFetchLog): RemoteKeySet | undefined {
   if (!cfg.jwksUrl) return undefined;
   const cacheMaxAge = cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg);
-  const settings = JSON.stringify([cfg.jwksUrl, cfg.jwksCooldownMs, cacheMaxAge, cfg.jwksTimeoutMs]);
+  const settings = JSON.stringify([cfg.jwksUrl, cfg.jwksCooldownMs, cacheMaxAge, cfg.jwksTimeoutMs, cfg.jwksStaleIfErrorMs]);
   if (reuse?.settings === settings) return reuse;
-  const get = createRemoteJWKSet(new URL(cfg.jwksUrl), {
+  // jose writes each set it fetched here, with the time (uat): what heldWhileFailing falls back on.
+  const held: Partial<ExportedJWKSCache> = {};
+  const remote = createRemoteJWKSet(new URL(cfg.jwksUrl), {
     cooldownDuration: cfg.jwksCooldownMs,
     cacheMaxAge,
     timeoutDuration: cfg.jwksTimeoutMs,
     [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs, log),
+    [jwksCache]: held as ExportedJWKSCache,
   });
-  return { settings, get };
+  return { settings, get: heldWhileFailing(remote, held, cacheMaxAge + cfg.jwksStaleIfErrorMs, log) };
+}
+
+/**
+ * jose's remote set, whose keys stay in use while refetching them fails, up to `usableMs` after their
+ * fetch (auth.jwksStaleIfErrorMs past their age). Once the set in hand is older than its cacheMaxAge,
+ * jose refetches it for every token and throws when that fails; with the failed fetch not tried again
+ * within jwksCooldownMs (cooledKeySetFetch), one failed refetch (a 502 from the issuer, a timeout) turned
+ * every token not kept verified away (503) for the cooldown, and all of them for as long as the issuer
+ * stayed down. Only a set that is not fresh falls back: a kid unknown to a fresh set whose refetch
+ * failed, or one the held keys lack, is still the fetch's failure (503), never a bad token (401).
+ */
+function heldWhileFailing(remote: JoseRemoteSet, held: Partial<ExportedJWKSCache>, usableMs: number, log?: KeySetFetchLog): JWTVerifyGetKey {
+  let fallback: { uat: number; get: JWTVerifyGetKey } | undefined;
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (err) {
+      const { uat, jwks } = held;
+      if (remote.fresh || uat === undefined || jwks === undefined || !(Date.now() < uat + usableMs)) throw err;
+      if (fallback?.uat !== uat) {
+        fallback = { uat, get: createLocalJWKSet(jwks) };
+        const until = new Date(uat + usableMs).toISOString();
+        log?.warn({ fetchedAt: new Date(uat).toISOString(), until }, 'auth.jwksUrl: refetching the key set failed; the keys last fetched stay in use until it succeeds, at most until auth.jwksStaleIfErrorMs past their age');
+      }
+      try {
+        return await fallback.get(header, token);
+      } catch (inner) {
+        throw inner instanceof errors.JWKSNoMatchingKey ? err : inner;
+      }
+    }
+  };
 }
 
 /**

@@ -73,6 +73,11 @@ const auth = z
     jwksCacheMaxAgeMs: z.number().int().min(0).default(600_000),
     jwksTimeoutMs: z.number().int().min(1).default(5_000),
     /**
+     * While refetching the key set fails, the keys last fetched stay in use this long past
+     * jwksCacheMaxAgeMs (a blip or an outage at the issuer is not one here); 0: never past it.
+     */
+    jwksStaleIfErrorMs: z.number().int().min(0).default(3_600_000),
+    /**
      * Tokens already verified are kept by their exact text (a signature check costs more CPU than the
      * rest of a call): used until the token's exp, and at most maxAgeMs after its check. maxEntries 0: none kept.
      */

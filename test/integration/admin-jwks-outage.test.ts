@@ -20,8 +20,9 @@ describe('admin API: a JWT while the key set cannot be fetched', () => {
     gw = await startGateway({
       admin: { enabled: true, host: '127.0.0.1', port: 0 },
       server: { publicUrl: PUBLIC_URL },
-      // Every check asks the key set (nothing kept, no cooldown), so the outage and its end show at once.
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url, jwksCacheMaxAgeMs: 0, jwksCooldownMs: 0, tokenCache: { maxEntries: 0 } },
+      // Every check asks the key set (nothing kept, no cooldown, the keys in hand not used once a refetch
+      // fails), so the outage and its end show at once.
+      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url, jwksCacheMaxAgeMs: 0, jwksCooldownMs: 0, jwksStaleIfErrorMs: 0, tokenCache: { maxEntries: 0 } },
       tenants: [{ name: 'ops', endpoints: ['*'] }],
       upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ISSUER, JwksServer, PUBLIC_URL, initializeBody, makeKey, mcpRequest, signToken, type TestKey } from '../helpers/tokens.js';
-import { until } from '../helpers/wait.js';
+import { moveClockAhead, restoreClock, until } from '../helpers/wait.js';
 
-function gatewayConfig(jwksUrl: string, jwksCooldownMs: number) {
+function gatewayConfig(jwksUrl: string, jwksCooldownMs: number, extra: Record<string, unknown> = {}) {
   return {
     server: { publicUrl: PUBLIC_URL },
-    auth: { mode: 'jwt' as const, issuer: ISSUER, audience: [PUBLIC_URL], jwksUrl, jwksCooldownMs },
+    auth: { mode: 'jwt' as const, issuer: ISSUER, audience: [PUBLIC_URL], jwksUrl, jwksCooldownMs, ...extra },
     tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
     upstreams: [{ name: 'fixture', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const }],
     endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
@@ -23,8 +23,8 @@ describe('auth: a key set that fails to load', () => {
   let key: TestKey;
   let stranger: TestKey;
   /** A gateway for one test, closed whatever the test's outcome. */
-  async function withGateway(jwksUrl: string, cooldownMs: number, fn: (gw: RunningGateway) => Promise<void>): Promise<void> {
-    const gw = await startGateway(gatewayConfig(jwksUrl, cooldownMs));
+  async function withGateway(jwksUrl: string, cooldownMs: number, fn: (gw: RunningGateway) => Promise<void>, extra?: Record<string, unknown>): Promise<void> {
+    const gw = await startGateway(gatewayConfig(jwksUrl, cooldownMs, extra));
     try {
       await fn(gw);
     } finally {
@@ -95,5 +95,39 @@ describe('auth: a key set that fails to load', () => {
       assert.doesNotMatch(r.text, /s3cret-pass|jwks-reader/);
       assert.match(r.json?.error?.message ?? '', /key set cannot be fetched/);
     });
+  });
+
+  // Found by a review: once the key set in hand was older than jwksCacheMaxAgeMs, jose refetched it for
+  // every token, and one failed refetch (a 502 from the issuer's CDN, a timeout) made every token that was
+  // not already kept 503 for jwksCooldownMs (the failed fetch is not tried again within it), and all of
+  // them for as long as the issuer stayed down: a blip at the issuer every ten minutes was an outage here.
+  it('keeps using the keys it holds while refetching them fails, for jwksStaleIfErrorMs past their age', async () => {
+    jwks.failWith = undefined;
+    // No verified tokens kept (each request's token is checked against the key set) and the default ages.
+    await withGateway(jwks.url, 60_000, async (gw) => {
+      const ok = await mcpRequest(gw, initializeBody(), { token: await signToken(key) });
+      assert.equal(ok.status, 200, `HTTP ${ok.status} ${ok.text}`);
+      jwks.failWith = 502;
+      try {
+        const before = jwks.fetches;
+        // Past jwksCacheMaxAgeMs (default 10 min): the next token refetches the set, which fails.
+        moveClockAhead(600_000 + 1_000);
+        for (let i = 0; i < 4; i++) {
+          const r = await mcpRequest(gw, initializeBody(), { token: await signToken(key, { sub: `held-${i}` }) });
+          assert.equal(r.status, 200, `request ${i} with the issuer failing: HTTP ${r.status} ${r.text}`);
+        }
+        assert.equal(jwks.fetches - before, 1, 'one refetch in the cooldown');
+        // A key the set in hand does not hold cannot be judged: still 503, not 401.
+        const unknown = await mcpRequest(gw, initializeBody(), { token: await signToken(stranger) });
+        assert.equal(unknown.status, 503, `unknown kid: HTTP ${unknown.status} ${unknown.text}`);
+        // Past jwksStaleIfErrorMs (default 1 h) beyond that age, the keys are no longer trusted unconfirmed.
+        moveClockAhead(3_600_000);
+        const late = await mcpRequest(gw, initializeBody(), { token: await signToken(key, { sub: 'late' }) });
+        assert.equal(late.status, 503, `keys past their use: HTTP ${late.status} ${late.text}`);
+      } finally {
+        restoreClock();
+        jwks.failWith = undefined;
+      }
+    }, { tokenCache: { maxEntries: 0 } });
   });
 });
