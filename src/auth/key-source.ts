@@ -61,7 +61,15 @@ export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySet
     [customFetch]: cooledKeySetFetch(cfg.jwksCooldownMs, log),
     [jwksCache]: held as ExportedJWKSCache,
   });
-  return { settings, get: heldWhileFailing(remote, held, cacheMaxAge + cfg.jwksStaleIfErrorMs, log) };
+  return { settings, get: heldWhileFailing(remote, held, { usableMs: cacheMaxAge + cfg.jwksStaleIfErrorMs, cooldownMs: cfg.jwksCooldownMs }, log) };
+}
+
+/** The keys of one fetch (jose's uat), as a local set; whether a refetch of them failed, and when one goes out again. */
+interface HeldKeys {
+  uat: number;
+  get: JWTVerifyGetKey;
+  failed: boolean;
+  retryAt: number;
 }
 
 /**
@@ -70,29 +78,54 @@ export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySet
  * jose refetches it for every token and throws when that fails; with the failed fetch not tried again
  * within jwksCooldownMs (cooledKeySetFetch), one failed refetch (a 502 from the issuer, a timeout) turned
  * every token not kept verified away (503) for the cooldown, and all of them for as long as the issuer
- * stayed down. Only a set that is not fresh falls back: a kid unknown to a fresh set whose refetch
- * failed, or one the held keys lack, is still the fetch's failure (503), never a bad token (401).
+ * stayed down. Once a refetch of them failed, the next ones go in the background (one at a time, at most
+ * once per cooldown) while they answer: each waited up to jwksTimeoutMs, every cooldown, for a hung
+ * issuer. Only a set past its age falls back: a kid unknown to a fresh set whose refetch failed, or one
+ * the held keys lack, is still the fetch's failure (503), never a bad token (401).
  */
-function heldWhileFailing(remote: JoseRemoteSet, held: Partial<ExportedJWKSCache>, usableMs: number, log?: KeySetFetchLog): JWTVerifyGetKey {
-  let fallback: { uat: number; get: JWTVerifyGetKey } | undefined;
+function heldWhileFailing(remote: JoseRemoteSet, held: Partial<ExportedJWKSCache>, o: { usableMs: number; cooldownMs: number }, log?: KeySetFetchLog): JWTVerifyGetKey {
+  const { usableMs, cooldownMs } = o;
+  let kept: HeldKeys | undefined;
+  /** The keys in hand when the set is past its age and they may still be used, else undefined. */
+  const pastAge = (): HeldKeys | undefined => {
+    const { uat, jwks } = held;
+    if (remote.fresh || uat === undefined || jwks === undefined || !(Date.now() < uat + usableMs)) return undefined;
+    if (kept?.uat !== uat) kept = { uat, get: createLocalJWKSet(jwks), failed: false, retryAt: -Infinity };
+    return kept;
+  };
+  const failed = (k: HeldKeys): void => {
+    k.retryAt = performance.now() + cooldownMs;
+    if (k.failed) return;
+    k.failed = true;
+    const fields = { fetchedAt: new Date(k.uat).toISOString(), until: new Date(k.uat + usableMs).toISOString() };
+    log?.warn(fields, 'auth.jwksUrl: refetching the key set failed; the keys last fetched stay in use until it succeeds, at most until auth.jwksStaleIfErrorMs past their age');
+  };
   return async (header, token) => {
+    const keys = pastAge();
+    if (keys?.failed) {
+      if (!remote.reloading && performance.now() >= keys.retryAt) void remote.reload().catch(() => failed(keys));
+      return fromHeld(keys, header, token, () => remote(header, token));
+    }
     try {
       return await remote(header, token);
     } catch (err) {
-      const { uat, jwks } = held;
-      if (remote.fresh || uat === undefined || jwks === undefined || !(Date.now() < uat + usableMs)) throw err;
-      if (fallback?.uat !== uat) {
-        fallback = { uat, get: createLocalJWKSet(jwks) };
-        const until = new Date(uat + usableMs).toISOString();
-        log?.warn({ fetchedAt: new Date(uat).toISOString(), until }, 'auth.jwksUrl: refetching the key set failed; the keys last fetched stay in use until it succeeds, at most until auth.jwksStaleIfErrorMs past their age');
-      }
-      try {
-        return await fallback.get(header, token);
-      } catch (inner) {
-        throw inner instanceof errors.JWKSNoMatchingKey ? err : inner;
-      }
+      // Still past its age: its refetch failed (one that succeeded made it fresh).
+      const stale = pastAge();
+      if (!stale) throw err;
+      failed(stale);
+      return fromHeld(stale, header, token, () => Promise.reject(err));
     }
   };
+}
+
+/** The key from the keys in hand, or what `otherwise` says when they hold none for the token. */
+async function fromHeld(keys: HeldKeys, header: CompactJWSHeaderParameters, token: FlattenedJWSInput, otherwise: () => Promise<Key>): Promise<Key> {
+  try {
+    return await keys.get(header, token);
+  } catch (err) {
+    if (err instanceof errors.JWKSNoMatchingKey) return otherwise();
+    throw err;
+  }
 }
 
 /**

@@ -111,6 +111,9 @@ export class JwksServer {
   fetches = 0;
   /** When set, every fetch is answered with this HTTP status and no key set. */
   failWith: number | undefined;
+  /** When true, fetches are held unanswered (counted in `held`) until release(). */
+  hold = false;
+  #held: (() => void)[] = [];
   #keys: JWK[];
   readonly #server: http.Server;
 
@@ -124,9 +127,10 @@ export class JwksServer {
     let self: JwksServer | undefined;
     const server = http.createServer((req, res) => {
       if (req.method === 'GET' && req.url === '/jwks.json' && self) {
-        self.fetches++;
-        if (self.failWith !== undefined) return void res.writeHead(self.failWith, { 'content-type': 'text/plain' }).end('unavailable');
-        res.writeHead(200, { 'content-type': 'application/jwk-set+json', 'cache-control': 'no-store' }).end(JSON.stringify({ keys: self.#keys }));
+        const jwks = self;
+        jwks.fetches++;
+        if (jwks.hold) return void jwks.#held.push(() => jwks.#answer(res));
+        jwks.#answer(res);
       } else {
         res.writeHead(404).end();
       }
@@ -138,6 +142,22 @@ export class JwksServer {
     const { port } = server.address() as AddressInfo;
     self = new JwksServer(server, `http://${host}:${port}/jwks.json`, keys);
     return self;
+  }
+
+  /** Fetches held unanswered now (see hold). */
+  get held(): number {
+    return this.#held.length;
+  }
+
+  /** Stops holding fetches and answers those held, as failWith and the keys say now. */
+  release(): void {
+    this.hold = false;
+    for (const answer of this.#held.splice(0)) answer();
+  }
+
+  #answer(res: http.ServerResponse): void {
+    if (this.failWith !== undefined) return void res.writeHead(this.failWith, { 'content-type': 'text/plain' }).end('unavailable');
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json', 'cache-control': 'no-store' }).end(JSON.stringify({ keys: this.#keys }));
   }
 
   setKeys(keys: JWK[]): void {

@@ -4,6 +4,7 @@
 // its credentials).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ISSUER, JwksServer, PUBLIC_URL, initializeBody, makeKey, mcpRequest, signToken, type TestKey } from '../helpers/tokens.js';
 import { moveClockAhead, restoreClock, until } from '../helpers/wait.js';
@@ -129,5 +130,40 @@ describe('auth: a key set that fails to load', () => {
         jwks.failWith = undefined;
       }
     }, { tokenCache: { maxEntries: 0 } });
+  });
+
+  // Found by the same review: with the keys in hand past their age and a refetch of them failed, each
+  // later refetch (one per jwksCooldownMs) went out before the token was checked, so a hung issuer held
+  // every request whose token was not kept for up to jwksTimeoutMs (5 s by default), every cooldown.
+  it('once a refetch failed, answers from the keys it holds while the next one is under way (a hung issuer)', async () => {
+    jwks.failWith = undefined;
+    await withGateway(jwks.url, 1_000, async (gw) => {
+      const ok = await mcpRequest(gw, initializeBody(), { token: await signToken(key) });
+      assert.equal(ok.status, 200, `HTTP ${ok.status} ${ok.text}`);
+      jwks.failWith = 502;
+      try {
+        moveClockAhead(600_000 + 1_000);
+        const failedRefetch = await mcpRequest(gw, initializeBody(), { token: await signToken(key, { sub: 'refetch-failed' }) });
+        assert.equal(failedRefetch.status, 200, `HTTP ${failedRefetch.status} ${failedRefetch.text}`);
+        // The issuer now hangs: once the cooldown (1 s) has passed, a request sends the next refetch.
+        jwks.failWith = undefined;
+        jwks.hold = true;
+        const statuses: (number | undefined)[] = [];
+        for (let i = 0; jwks.held === 0; i++) {
+          assert.ok(i < 400, 'no refetch went out after the cooldown');
+          const at = statuses.push(undefined) - 1;
+          const token = await signToken(key, { sub: `hung-${i}` });
+          void mcpRequest(gw, initializeBody(), { token }).then((r) => (statuses[at] = r.status), () => (statuses[at] = -1));
+          await sleep(25);
+        }
+        await until('every request answered while the refetch is held (jwksTimeoutMs is 60 s)', () => statuses.every((s) => s !== undefined));
+        // -1: not answered before mcpRequest gave up on it.
+        assert.ok(statuses.every((s) => s === 200), `answers while the refetch is held: ${statuses.join(', ')}`);
+        assert.equal(jwks.held, 1, 'the refetch is still under way');
+      } finally {
+        jwks.release();
+        restoreClock();
+      }
+    }, { tokenCache: { maxEntries: 0 }, jwksTimeoutMs: 60_000 });
   });
 });
