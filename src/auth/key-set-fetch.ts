@@ -51,39 +51,63 @@ function isKeySet(text: string): boolean {
   }
 }
 
+/** What the log says of a failed fetch: the HTTP status or the system error code, never a message (it can quote the URL). */
+function failureOf(err: unknown): { what: string; fields: object } {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return { what: 'it timed out (auth.jwksTimeoutMs)', fields: {} };
+  const code = (err as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? { what: `it failed: ${code}`, fields: { code } } : { what: 'it failed', fields: {} };
+}
+
 /**
  * The fetch behind the issuer's remote key set (jose's customFetch). jose's cooldown counts from the last
  * fetch that succeeded, so while the key set failed to load (the issuer answering 5xx or an HTML page,
  * timing out, a wrong URL) every token naming an unknown kid, and before the first success every token
  * at all, fetched it again: any client, with no valid token, could make the gateway hit the issuer once per
  * request. After a failed fetch this one goes out again only once `cooldownMs` has passed; until then it
- * fails at once (the client is answered 503 with Retry-After, as for the failed fetch).
+ * fails at once (the client is answered 503 with Retry-After, as for the failed fetch). Each failed fetch
+ * is a warn line saying why (an operator saw only jwks_unavailable per refused request).
  */
 export function cooledKeySetFetch(cooldownMs: number, log?: KeySetFetchLog, fetchImpl: FetchImplementation = fetch, maxBytes = KEY_SET_MAX_BYTES): FetchImplementation {
   let failedAt = -Infinity;
-  const failed = (): void => void (failedAt = performance.now());
+  const failed = (what: string, fields: object = {}): void => {
+    failedAt = performance.now();
+    log?.warn({ ...fields, cooldownMs }, `auth.jwksUrl: the key set fetch failed: ${what}; tried again after auth.jwksCooldownMs`);
+  };
   return async (url, options) => {
     if (performance.now() - failedAt < cooldownMs) {
       throw new errors.JOSEError('the JSON Web Key Set is not fetched again yet: its last fetch failed less than auth.jwksCooldownMs ago');
     }
+    let res: Response;
     try {
-      const res = await fetchImpl(url, options);
-      if (res.status !== 200) {
-        failed();
-        return res;
-      }
-      const text = await boundedText(res, maxBytes);
-      if (text === undefined) {
-        failed();
-        const msg = `the JSON Web Key Set HTTP response is larger than ${maxBytes} bytes`;
-        log?.warn({ maxBytes, cooldownMs }, `auth.jwksUrl: ${msg}; the fetch counts as failed, tried again after auth.jwksCooldownMs`);
-        throw new errors.JOSEError(msg);
-      }
-      if (!isKeySet(text)) failed();
-      return new Response(text, { status: 200, headers: res.headers });
+      res = await fetchImpl(url, options);
     } catch (err) {
-      failed();
+      const { what, fields } = failureOf(err);
+      failed(what, fields);
       throw err;
     }
+    if (res.status !== 200) {
+      const redirect = res.status >= 300 && res.status < 400 ? ' (a redirect, which is not followed: set auth.jwksUrl to the URL it names)' : '';
+      failed(`answered HTTP ${res.status}${redirect}`, { status: res.status });
+      return res;
+    }
+    return checkedBody(res, maxBytes, failed);
   };
+}
+
+/** The answer as jose will read it, its body read within `maxBytes`; `failed` told when it is no key set. */
+async function checkedBody(res: Response, maxBytes: number, failed: (what: string, fields?: object) => void): Promise<Response> {
+  let text: string | undefined;
+  try {
+    text = await boundedText(res, maxBytes);
+  } catch (err) {
+    failed(`its answer could not be read: ${failureOf(err).what}`);
+    throw err;
+  }
+  if (text === undefined) {
+    const msg = `the JSON Web Key Set HTTP response is larger than ${maxBytes} bytes`;
+    failed(msg, { maxBytes });
+    throw new errors.JOSEError(msg);
+  }
+  if (!isKeySet(text)) failed('its answer is not a JSON Web Key Set (JSON with a "keys" array of keys)', { contentType: res.headers.get('content-type')?.slice(0, 64) });
+  return new Response(text, { status: 200, headers: res.headers });
 }
