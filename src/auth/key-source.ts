@@ -54,7 +54,9 @@ export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySet
   if (reuse?.settings === settings) return reuse;
   // jose writes each set it fetched here, with the time (uat): what heldWhileFailing falls back on.
   const held: Partial<ExportedJWKSCache> = {};
-  const remote = createRemoteJWKSet(new URL(cfg.jwksUrl), {
+  const { url, headers } = withoutCredentials(cfg.jwksUrl);
+  const remote = createRemoteJWKSet(url, {
+    headers,
     cooldownDuration: cfg.jwksCooldownMs,
     cacheMaxAge,
     timeoutDuration: cfg.jwksTimeoutMs,
@@ -62,6 +64,29 @@ export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySet
     [jwksCache]: held as ExportedJWKSCache,
   });
   return { settings, get: heldWhileFailing(remote, held, { usableMs: cacheMaxAge + cfg.jwksStaleIfErrorMs, cooldownMs: cfg.jwksCooldownMs }, log) };
+}
+
+/**
+ * The key set URL without its user name and password, which go as HTTP Basic credentials (RFC 7617:
+ * user-id ":" password, as they read percent-decoded): Node's fetch refuses to build a request from a
+ * URL that carries them (a TypeError), so every fetch of such a jwksUrl failed before it left the gateway.
+ */
+function withoutCredentials(jwksUrl: string): { url: URL; headers: Record<string, string> } {
+  const url = new URL(jwksUrl);
+  if (url.username === '' && url.password === '') return { url, headers: {} };
+  const basic = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
+  url.username = '';
+  url.password = '';
+  return { url, headers: { authorization: `Basic ${basic}` } };
+}
+
+/** Percent-decoded, or as written when that is no valid escape (a stray "%"). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** The keys of one fetch (jose's uat), as a local set; whether a refetch of them failed, and when one goes out again. */

@@ -90,12 +90,18 @@ describe('auth: a key set that fails to load', () => {
     const u = new URL(jwks.url);
     u.username = 'jwks-reader';
     u.password = 's3cret-pass';
-    await withGateway(u.href, 0, async (gw) => {
-      const r = await mcpRequest(gw, initializeBody(), { token: await signToken(stranger) });
-      assert.equal(r.status, 503, `HTTP ${r.status} ${r.text}`);
-      assert.doesNotMatch(r.text, /s3cret-pass|jwks-reader/);
-      assert.match(r.json?.error?.message ?? '', /key set cannot be fetched/);
-    });
+    // The credentials go as Basic (key-set-credentials.test.ts), so the issuer fails the fetch itself.
+    jwks.failWith = 500;
+    try {
+      await withGateway(u.href, 0, async (gw) => {
+        const r = await mcpRequest(gw, initializeBody(), { token: await signToken(stranger) });
+        assert.equal(r.status, 503, `HTTP ${r.status} ${r.text}`);
+        assert.doesNotMatch(r.text, /s3cret-pass|jwks-reader/);
+        assert.match(r.json?.error?.message ?? '', /key set cannot be fetched/);
+      });
+    } finally {
+      jwks.failWith = undefined;
+    }
   });
 
   // Found by a review: once the key set in hand was older than jwksCacheMaxAgeMs, jose refetched it for
