@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
@@ -7,6 +8,7 @@ import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
 import { killGroup, ProcessGroups } from './process-groups.js';
+import { childStdio, InheritedDescriptors } from './inherited-descriptors.js';
 
 /**
  * How much of what a server has not read of its stdin the gateway keeps, in multiples of maxLineBytes: room
@@ -53,6 +55,8 @@ export interface StdioOptions {
   onProtocolViolation?: (kind: 'non-json' | 'invalid-message' | 'oversized-line') => void;
   /** Where the child's group is registered to die with the gateway; a transport built alone keeps its own. */
   groups?: ProcessGroups | undefined;
+  /** What the gateway holds open that every child would get (see InheritedDescriptors); a transport built alone looks itself. */
+  inherited?: InheritedDescriptors | undefined;
 }
 
 /**
@@ -79,6 +83,7 @@ export class StdioTransport implements Transport {
   #batchDone: Promise<void> | undefined;
   #closeReason: TransportError | undefined;
   readonly #groups: ProcessGroups;
+  readonly #inherited: InheritedDescriptors;
   /** Warnings about stdout lines that are not JSON-RPC, at a bounded rate. */
   readonly #noise: NoiseLog;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
@@ -88,6 +93,7 @@ export class StdioTransport implements Transport {
   constructor(opts: StdioOptions) {
     this.#opts = opts;
     this.#groups = opts.groups ?? new ProcessGroups();
+    this.#inherited = opts.inherited ?? new InheritedDescriptors();
     this.#noise = new NoiseLog(opts.logger);
   }
 
@@ -133,7 +139,15 @@ export class StdioTransport implements Transport {
   async #spawn(secret: Record<string, string> | undefined): Promise<ChildProcessWithoutNullStreams> {
     const { command, args, cwd, uid, gid } = this.#opts;
     const env = secret ? { ...this.#opts.env, ...secret } : this.#opts.env;
-    const child = spawn(command, args, { cwd, env, uid, gid, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    // Only its stdio: a descriptor the gateway inherited reaches it as /dev/null, never as what it leads to.
+    const inherited = this.#inherited.current();
+    const nul = inherited.length > 0 ? openSync('/dev/null', 'r') : undefined;
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(command, args, { cwd, env, uid, gid, stdio: childStdio(inherited, nul), detached: true, windowsHide: true }) as ChildProcessWithoutNullStreams;
+    } finally {
+      if (nul !== undefined) closeSync(nul); // the child has its copies once spawn returns
+    }
     this.#child = child;
     // 'close' (not 'exit'): it also fires when the program could not be started at all, and only
     // after stdout is drained, so an answer written just before exiting is still read. Pipes a helper

@@ -11,6 +11,7 @@ import type { UpstreamUser } from './upstream-user.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
 import { isRequest } from '../jsonrpc/types.js';
 import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { InheritedDescriptors } from './inherited-descriptors.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -41,6 +42,8 @@ export class UpstreamTransports {
   readonly #uids = new UidPool();
   /** Every child's process group dies with the gateway. */
   readonly #groups = new ProcessGroups();
+  /** What the gateway was started with open, which no child gets. */
+  readonly #inherited = new InheritedDescriptors();
 
   /** User consent for user-oauth upstreams (the gateway sets it when the vault is configured). */
   set consent(c: UserConsent | undefined) {
@@ -115,6 +118,7 @@ export class UpstreamTransports {
       // A detached helper dies before its uid serves another, and before its home goes.
       onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
       groups: this.#groups,
+      inherited: this.#inherited,
       logger,
     }), user?.check);
   }

@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** O_CLOEXEC among a descriptor's flags as /proc/<pid>/fdinfo shows them (octal). */
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * Descriptors the gateway holds without close-on-exec, which every child would get beyond its stdio. Node
+ * opens its own close-on-exec (files, sockets, pipes), so these are what the gateway was started with: a
+ * wrapper script's `40<key.pem`, a supervisor's or a CI runner's pipe. Passed on, they led out of any
+ * sandbox (bubblewrap closes nothing it inherits): a server read the file, or wrote into the pipe.
+ * Found once, at the first start (a busy gateway holds thousands of sockets, all close-on-exec); each
+ * start checks again only those, some of which the gateway may have closed since. Linux: elsewhere
+ * /proc cannot be read and none are found.
+ */
+export class InheritedDescriptors {
+  #candidates: number[] | undefined;
+
+  /** The descriptors a child started now would inherit, beyond 0, 1 and 2. */
+  current(): number[] {
+    this.#candidates ??= listed();
+    this.#candidates = this.#candidates.filter(inheritable);
+    return this.#candidates;
+  }
+}
+
+function listed(): number[] {
+  try {
+    return readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2);
+  } catch {
+    return [];
+  }
+}
+
+function inheritable(fd: number): boolean {
+  try {
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+    return flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0;
+  } catch {
+    return false; // closed meanwhile (the directory's own descriptor among them)
+  }
+}
+
+/**
+ * A child's stdio: its three pipes, and `nul` (an open /dev/null) at the number of each inherited
+ * descriptor, which the child then gets in its place (spawn dup2s it there); the rest left as they are.
+ */
+export function childStdio(inherited: readonly number[], nul: number | undefined): Array<'pipe' | 'ignore' | number> {
+  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe'];
+  if (nul === undefined || inherited.length === 0) return stdio;
+  const last = Math.max(...inherited);
+  for (let fd = 3; fd <= last; fd++) stdio.push(inherited.includes(fd) ? nul : 'ignore');
+  return stdio;
+}
