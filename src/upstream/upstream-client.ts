@@ -16,6 +16,7 @@ import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
+import { BoundedWarnings } from './noise-log.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 
@@ -56,6 +57,8 @@ export class UpstreamClient {
   readonly #transport: Transport;
   readonly #name: string;
   readonly #logger: Logger;
+  /** What the upstream sends that is ignored or refused, warned about at a bounded rate (a server may send nothing else). */
+  readonly #warnings: BoundedWarnings;
   /** Tools left out of a modern tools/list for their x-mcp-header annotations, and why: warned once each. */
   readonly #leftOut = new Set<string>();
   readonly #hooks: UpstreamClientHooks;
@@ -76,6 +79,7 @@ export class UpstreamClient {
     this.#name = name;
     this.#transport = transport;
     this.#logger = logger;
+    this.#warnings = new BoundedWarnings(logger, 'upstream messages ignored or refused without a warning each: the server sends more than the log takes');
     this.#hooks = hooks;
     this.#peer = new JsonRpcPeer(this.#link());
     // long-lived: one per upstream connection
@@ -290,17 +294,11 @@ export class UpstreamClient {
   }
 
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
-    if (isRequest(m)) {
-      this.#onServerRequest(m, related);
-      return;
-    }
-    if (isNotification(m)) {
-      this.#onNotification(m.method, m.params, related);
-      return;
-    }
+    if (isRequest(m)) return this.#onServerRequest(m, related);
+    if (isNotification(m)) return this.#onNotification(m.method, m.params, related);
     // False for an answer after a cancellation or timeout (the race the spec warns about) and for ids never sent.
     if (this.#peer.response(m, bytes)) return;
-    if (typeof m.id !== 'number') this.#logger.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
+    if (typeof m.id !== 'number') this.#warnings.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
@@ -369,7 +367,7 @@ export class UpstreamClient {
       related !== undefined && !o ? `the request it came with (${related}) has ended`
       : o ? `it came with the gateway's own ${this.#peer.methodOf(related)}, which no client session sent`
       : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
-    this.#logger.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
+    this.#warnings.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);
     this.#replyError(
       req.id,
@@ -383,7 +381,7 @@ export class UpstreamClient {
    */
   #undeclared(req: JsonRpcRequest, capability: string): void {
     const fix = req.method === 'roots/list' ? `; a shared connection is not offered roots: set sharing: per-session on upstream "${this.#name}" if it needs them` : '';
-    this.#logger.warn({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": the gateway did not declare ${capability} to it${fix}`);
+    this.#warnings.warn({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": the gateway did not declare ${capability} to it${fix}`);
     this.#replyError(req.id, new JsonRpcError(ErrorCode.MethodNotFound, `the gateway did not declare ${capability} to this connection, so "${req.method}" is not relayed`));
   }
 
@@ -394,5 +392,6 @@ export class UpstreamClient {
   #onClose(reason: TransportError | undefined): void {
     const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     this.#peer.close(err, 'upstream closed');
+    this.#warnings.close();
   }
 }
