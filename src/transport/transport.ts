@@ -17,6 +17,8 @@ export type TransportErrorCode =
   | 'session-expired'
   /** The far end wrote a message past the link's size limit (a flood): the link was cut. */
   | 'message-too-large'
+  /** The far end closed its output but runs on, so it can answer nothing: the link was cut. */
+  | 'output-closed'
   /** The far end is not reading what it is sent (busy, or stuck): this message was refused, not sent; the link stays. */
   | 'backlogged';
 

@@ -179,6 +179,24 @@ export class StdioTransport implements Transport {
       (bytes) => this.#onFlood(child, pid, bytes),
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    child.stdout.once('end', () => this.#onOutputClosed(child, pid));
+  }
+
+  /**
+   * Its stdout ended. A server that exits closes it too, a moment before its exit is seen: it gets the
+   * pipes' linger to be seen gone. One still running then closed its stdout and runs on: it can answer
+   * nothing (each call waited out requestTimeoutMs, and the health checks found it a minute or more
+   * later), so it is stopped as a crash, and its instance restarts it. In a bubblewrap sandbox the
+   * sandbox's own processes hold the pipe: there it is the health checks that find it.
+   */
+  #onOutputClosed(child: ChildProcessWithoutNullStreams, pid: number): void {
+    const wait = Math.min(PIPE_LINGER_MS, this.#opts.stopGraceMs ?? PIPE_LINGER_MS);
+    setTimeout(() => {
+      if (this.#closeReason || this.#closing || this.#closed || child.exitCode !== null || child.signalCode !== null) return;
+      this.#closeReason = new TransportError('output-closed', 'upstream process closed its stdout but kept running; it was stopped and will be restarted');
+      this.#opts.logger.error({ pid }, 'upstream closed its stdout but kept running; killing it');
+      this.#signal('SIGKILL');
+    }, wait).unref();
   }
 
   /**
