@@ -151,6 +151,12 @@ export class InstanceCatalogues {
     this.#cached.delete(kind);
   }
 
+  /** A notification of the upstream's: a tools or prompts list_changed makes that kind listed afresh at next use. */
+  heard(method: string): void {
+    if (method === 'notifications/tools/list_changed') this.forget('tools');
+    if (method === 'notifications/prompts/list_changed') this.forget('prompts');
+  }
+
   /** A new process (a restart): nothing of the old one's listings is compared with or bounds it. */
   clear(): void {
     this.#cached.clear();

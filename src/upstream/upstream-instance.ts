@@ -21,11 +21,11 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
+import { ListChangedThrottle } from './list-changed-throttle.js';
 import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
-
 export type { Catalogue } from './instance-catalogues.js';
 
 /** `owner`: the user a per-user instance serves (its credentials are that user's). */
@@ -69,6 +69,7 @@ export class UpstreamInstance extends EventEmitter {
   readonly #catalogues = new InstanceCatalogues((method, params, receipt) => this.request(method, params, { receipt }), () => this.config, {
     onChanged: (kind) => this.emit('notification', `notifications/${kind}/list_changed`, undefined, () => undefined),
   });
+  readonly #listChanged = new ListChangedThrottle((method) => this.emit('notification', method, undefined, () => undefined)); // at most one a second of each kind
   restarts = 0;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
@@ -163,9 +164,8 @@ export class UpstreamInstance extends EventEmitter {
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
       onNotification: (method, params, target) => {
-        if (method === 'notifications/tools/list_changed') this.#catalogues.forget('tools');
-        if (method === 'notifications/prompts/list_changed') this.#catalogues.forget('prompts');
-        this.emit('notification', method, params, target);
+        this.#catalogues.heard(method); // at once, though the notification may be held back: the next use lists afresh
+        if (!this.#listChanged.offer(method)) this.emit('notification', method, params, target);
       },
     });
     this.#client = client;
