@@ -141,10 +141,15 @@ export class StdioTransport implements Transport {
     const env = secret ? { ...this.#opts.env, ...secret } : this.#opts.env;
     // Only its stdio: a descriptor the gateway inherited reaches it as /dev/null, never as what it leads to.
     const inherited = this.#inherited.current();
-    const nul = inherited.length > 0 ? openSync('/dev/null', 'r') : undefined;
+    let nul: number | undefined;
     let child: ChildProcessWithoutNullStreams;
     try {
+      nul = inherited.length > 0 ? openSync('/dev/null', 'r') : undefined;
       child = spawn(command, args, { cwd, env, uid, gid, stdio: childStdio(inherited, nul), detached: true, windowsHide: true }) as ChildProcessWithoutNullStreams;
+    } catch (err) {
+      // No process (out of descriptors): what was reserved for it goes back, as when its program cannot start.
+      this.#neverStarted();
+      throw new Error(`cannot start "${command}": ${(err as Error).message}`);
     } finally {
       if (nul !== undefined) closeSync(nul); // the child has its copies once spawn returns
     }
