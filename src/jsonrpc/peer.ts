@@ -104,6 +104,16 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     return this.#outgoing.size;
   }
 
+  /** Incoming requests accepted and not yet finished (answered or dropped). */
+  get accepted(): number {
+    return this.#incoming.size;
+  }
+
+  /** An incoming request of this id is accepted and not finished: another of the same id is not the same request. */
+  accepting(id: RequestId): boolean {
+    return this.#incoming.has(id);
+  }
+
   /** Why the link closed, once it has: later requests fail with it. */
   get closedError(): Error | undefined {
     return this.#closedError;

@@ -19,6 +19,8 @@ import { withValidHeaderAnnotations } from './header-annotations.js';
 import { BoundedWarnings } from './noise-log.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
+/** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
+export const MAX_ASKING = 32;
 
 export interface CallOptions extends OutgoingOptions {
   caller?: UpstreamCaller | undefined;
@@ -322,17 +324,13 @@ export class UpstreamClient {
   }
 
   #onServerRequest(req: JsonRpcRequest, related: RequestId | undefined): void {
-    if (req.method === 'ping') {
-      this.#reply(req.id, {});
-      return;
-    }
+    if (req.method === 'ping') return this.#reply(req.id, {});
     const missing = missingCapability(this.#declared, req.method, req.params);
     if (missing) return this.#undeclared(req, capabilityName(missing));
     const target = this.#target(related);
-    if (!target) {
-      this.#unattributed(req, related);
-      return;
-    }
+    if (!target) return this.#unattributed(req, related);
+    // Each waits for a client (maybe a person, for minutes): one asking without end (or reusing an id) is refused, not relayed.
+    if (this.#peer.accepted >= MAX_ASKING || this.#peer.accepting(req.id)) return this.#tooMany(req);
     const cancel = this.#peer.accept(req.id);
     // The upstream waits on the client (maybe a person): the caller's calls here do not time out meanwhile.
     const resume = this.#peer.pause((o) => o.caller === target.caller);
@@ -369,10 +367,12 @@ export class UpstreamClient {
       : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
     this.#warnings.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);
-    this.#replyError(
-      req.id,
-      new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`),
-    );
+    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`));
+  }
+
+  #tooMany(req: JsonRpcRequest): void {
+    this.#warnings.warn({ method: req.method, limit: MAX_ASKING }, `refused "${req.method}" from upstream "${this.#name}": ${MAX_ASKING} of its requests already await a client's answer`);
+    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `${MAX_ASKING} of this connection's requests already await a client's answer; ask again once they are answered`));
   }
 
   /**
