@@ -6,7 +6,7 @@ import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
 
-import { META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION, metaOf } from '../jsonrpc/modern-meta.js';
+import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION, metaOf } from '../jsonrpc/modern-meta.js';
 
 /** The newest legacy revision: a header above it (or modern _meta in the body) makes a request modern. */
 const NEWEST_LEGACY = '2025-11-25';
@@ -96,6 +96,11 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
   const info = meta![META_CLIENT_INFO];
   const level = meta![META_LOG_LEVEL];
+  // Not a level ("warn", a number): refused, as the spec's logging page says, rather than read as "every
+  // message" (an unknown level ranked below debug) or as none.
+  if (level !== undefined && !LOG_LEVELS.includes(level as string)) {
+    throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of ${LOG_LEVELS.join(', ')}`, id);
+  }
   return {
     id,
     method,
@@ -104,7 +109,7 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     version: bodyVersion,
     capabilities: capabilities as Record<string, any>,
     clientInfo: info !== null && typeof info === 'object' ? (info as Record<string, unknown>) : undefined,
-    logLevel: typeof level === 'string' ? level : undefined,
+    logLevel: level as string | undefined,
     // Only a tools/call can carry Mcp-Param-* headers worth reading. Not copied out: the check looks up
     // just the names the tool's definition annotates (most annotate none), so no walk over every header.
     paramHeaders: method === 'tools/call' ? headers : NO_PARAM_HEADERS,

@@ -155,6 +155,21 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.equal(get.status, 405);
   });
 
+  it('a logLevel that is not a log level is -32602 (HTTP 400), not every message of the call', async () => {
+    const call = { name: 'test_tool_with_logging', arguments: {} };
+    for (const level of ['warn', 'verbose', 5]) {
+      const r = await modern(gw, 'tools/call', call, { meta: { ...META(), 'io.modelcontextprotocol/logLevel': level } });
+      assert.equal(r.status, 400, `logLevel ${JSON.stringify(level)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error?.code, -32602);
+      assert.match(r.body.error.message, /logLevel/);
+      assert.equal(r.headers.get('content-type')?.includes('text/event-stream'), false, 'no log message went out before the refusal');
+    }
+    // A real level still filters: the fixture logs at info, so "error" asks for none of them.
+    const quiet = await modern(gw, 'tools/call', call, { meta: { ...META(), 'io.modelcontextprotocol/logLevel': 'error' } });
+    assert.equal(quiet.status, 200);
+    assert.equal(quiet.headers.get('content-type')?.includes('application/json'), true, 'no notifications/message below the level asked for');
+  });
+
   it('two listen streams asking for one resource at once: closing one leaves the other subscribed', async () => {
     const watched = { resourceSubscriptions: ['test://watched-resource'] };
     const [first, second] = await Promise.all([openListen(gw.url('/mcp'), 'one', watched), openListen(gw.url('/mcp'), 'two', watched)]);
