@@ -278,6 +278,11 @@ export const configSchema = z
          * one more gives up its oldest, cancelled upstream. A client need never retry a round.
          */
         continuationsPerPrincipal: z.number().int().min(1).default(16),
+        /**
+         * Resource URIs one subscriptions/listen may subscribe to (each a resources/subscribe upstream); the
+         * rest of its resourceSubscriptions are not honoured (left out of its acknowledgement).
+         */
+        listenUrisMax: z.number().int().min(1).max(10_000).default(100),
       })
       .strict()
       .refine((m) => m.requestStatePreviousKeys.length === 0 || m.requestStateKey !== undefined, {

@@ -18,8 +18,21 @@ const FLAG_OF: Record<string, keyof Filter> = {
   'notifications/resources/list_changed': 'resourcesListChanged',
 };
 
+/**
+ * The first `max` distinct URIs of a filter's resourceSubscriptions: each may cost a resources/subscribe
+ * upstream, and one POST (one request of the tenant's rate) must not make tens of thousands of them.
+ */
+function firstUris(list: unknown[], max: number): Set<string> {
+  const out = new Set<string>();
+  for (const u of list) {
+    if (out.size >= max) break;
+    if (typeof u === 'string') out.add(u);
+  }
+  return out;
+}
+
 /** What of the requested filter the upstreams behind the endpoint can honour, and the tenant may see. */
-async function honoured(session: ModernSession, guard: SessionGuard, asked: Filter): Promise<Filter> {
+async function honoured(session: ModernSession, guard: SessionGuard, asked: Filter, maxUris: number): Promise<Filter> {
   // What server/discover offers this tenant: a kind its rules allow nothing of is not honoured either
   // (an acknowledged promptsListChanged would tell it what discover does not).
   const caps = guard.tenant.shownCapabilities(session.capabilities()) as Record<string, any>;
@@ -29,7 +42,7 @@ async function honoured(session: ModernSession, guard: SessionGuard, asked: Filt
   if (asked.resourcesListChanged && caps.resources) out.resourcesListChanged = true;
   if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
     const uris: string[] = [];
-    for (const uri of new Set(asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string'))) {
+    for (const uri of firstUris(asked.resourceSubscriptions, maxUris)) {
       // A URI the tenant may not read is not honoured (and not told apart from one that does not exist).
       if (guard.check('resources/read', { uri })?.allowed && (await session.subscribe(uri))) uris.push(uri);
     }
@@ -42,13 +55,13 @@ async function honoured(session: ModernSession, guard: SessionGuard, asked: Filt
  * subscriptions/listen, built from what 2025 upstreams send: the acknowledgement first (with the
  * subset the gateway can honour), then each requested list_changed and resources/updated, tagged with
  * the subscription id (the listen request's id). Resource subscriptions become reference-counted
- * resources/subscribe calls upstream. The client closing the stream ends it; so does shutdown, with
+ * resources/subscribe calls upstream, for at most `maxUris` URIs (the rest are not honoured). The client closing the stream ends it; so does shutdown, with
  * the graceful final result.
  */
-export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink): Promise<void> {
+export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink, maxUris: number): Promise<void> {
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
-  const filter = await honoured(session, guard, asked);
+  const filter = await honoured(session, guard, asked, maxUris);
   // The client left while the subscriptions were made (its 'close' came before there was an owner to
   // tell): undone, or the standing would count a listener for ever and never be swept.
   if (!sink.open) {

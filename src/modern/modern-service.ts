@@ -42,6 +42,8 @@ export interface ModernServiceOptions {
   continuationTtlMs: number;
   /** How many rounds one principal may leave waiting for a retry here; one more gives up its oldest. */
   continuationsPerPrincipal: number;
+  /** Resource URIs one subscriptions/listen may subscribe to upstream (modern.listenUrisMax). */
+  listenUrisMax: number;
   logger: Logger;
 }
 
@@ -90,7 +92,7 @@ export class ModernService {
       sink.finish(this.#discover(session, call));
       return undefined;
     }
-    if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink);
+    if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink, this.#o.listenUrisMax);
     const state = call.params.requestState;
     if (call.spec.mrtr && typeof state === 'string') return this.#continue(session, principal, call, state, sink, forward);
     this.#start(session, principal, call, sink);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { openListen } from '../helpers/modern-http.js';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { Journal, openListen } from '../helpers/modern-http.js';
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -37,5 +37,33 @@ describe('subscriptions/listen from a 2025 upstream', () => {
     assert.equal(changed.method, 'notifications/tools/list_changed');
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'listen-1');
     listen.close();
+  });
+});
+
+describe('subscriptions/listen asking for more resource URIs than one listen may subscribe to', () => {
+  const journal = new Journal();
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [{ name: 'fx', transport: 'stdio', command: FIXTURE.command, args: [...FIXTURE.args, '--journal', journal.file], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('subscribes upstream to the first modern.listenUrisMax (100) of them and acknowledges just those', async () => {
+    // URIs the fixture's template describes: each one the tenant may read, and each a resources/subscribe upstream.
+    const uris = Array.from({ length: 250 }, (_, i) => `test://template/${i}/data`);
+    const mark = journal.mark();
+    const listen = await openListen(gw.url(), 'many', { resourceSubscriptions: [...uris, uris[0]] });
+    try {
+      const ack = await listen.next();
+      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack.params.notifications.resourceSubscriptions, uris.slice(0, 100));
+      const subscribes = journal.since(mark).filter((m) => m.method === 'resources/subscribe');
+      assert.equal(subscribes.length, 100, 'one request of the tenant\'s rate makes at most 100 upstream subscriptions');
+    } finally {
+      listen.close();
+    }
   });
 });
