@@ -3,7 +3,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
-import { INPUT_KEY_HINT, capabilityRefusal, clientParams, urlElicitations, urlRefusal } from './input-requests.js';
+import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, urlElicitations, urlRefusal } from './input-requests.js';
 import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
 
@@ -218,6 +218,8 @@ export class Exchange implements AttemptOwner {
   ask(method: string, params: Record<string, unknown> | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     // Only tools/call, prompts/get and resources/read may answer input_required; a list cannot ask.
     if (!this.first.spec.mrtr || this.#over) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
+    const stray = notAnInputRequest(method);
+    if (stray) return Promise.reject(stray);
     // Each request declares its own: with no attempt here, the retry that comes is checked when it arrives (#unanswerable).
     const err = this.#attempt && capabilityRefusal(this.#attempt.call.capabilities, method, params);
     if (err) {

@@ -2,6 +2,7 @@ import { GatewayError, toJsonRpcError } from '../errors.js';
 import { missingCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { clientCapabilityNeeds } from '../jsonrpc/methods.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 
 // What a 2025 upstream's questions to its client (elicitation, sampling, roots) and its -32042 look like
@@ -35,6 +36,19 @@ export function urlElicitations(response: JsonRpcResponse): Array<Record<string,
 export function urlRefusal(outcome: string, method: string): JsonRpcResponse {
   const err = new GatewayError('SWB_URL_ELICITATION_DECLINED', `The user ${outcome === 'cancelled' ? 'cancelled opening' : 'declined to open'} the URL the upstream needs visited first; the ${method} was not made again`, { outcome });
   return toJsonRpcError(err).toResponse(0);
+}
+
+/** The requests an input round may carry: those a client capability answers (elicitation, sampling, roots). */
+const INPUT_METHODS: Readonly<Record<string, string>> = clientCapabilityNeeds();
+
+/**
+ * -32601 for a server→client request no input round may carry (a 2025-11-25 client's tasks/*, anything
+ * else): the spec allows elicitation/create, sampling/createMessage and roots/list alone, and a client
+ * refuses a whole InputRequiredResult that names another. Refused as a client that lacks the method would.
+ */
+export function notAnInputRequest(method: string): JsonRpcError | undefined {
+  if (Object.hasOwn(INPUT_METHODS, method)) return undefined;
+  return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" cannot be put to a 2026-07-28 client (an input round carries only ${Object.keys(INPUT_METHODS).join(', ')})`);
 }
 
 /** -32021 (MissingRequiredClientCapability) when a request declaring `capabilities` cannot be asked `method`. */

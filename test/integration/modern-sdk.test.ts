@@ -120,3 +120,27 @@ for (const sharing of ['shared', 'per-session'] as const) {
     });
   });
 }
+
+describe('SDK v2 client (pinned to 2026-07-28), a 2025 upstream that asks its client something no input request can be', () => {
+  let gw: RunningGateway;
+  let client: Client | undefined;
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [{ name: 'unruly', transport: 'stdio', command: process.execPath, args: ['test/fixtures/unruly-server.mjs', '--stray-tool'], sandbox: 'none', sharing: 'per-session', pool: { size: 1, warm: 0, max: 4 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
+    });
+  });
+  after(async () => {
+    await client?.close();
+    await gw.close();
+  });
+
+  it('the upstream is refused (-32601) as a client would refuse it, and the call completes; no input round names it', async () => {
+    client = new Client({ name: 'modern-sdk-test', version: '1.0.0' }, { capabilities: CAPS, ...PIN });
+    await client.connect(new StreamableHTTPClientTransport(gw.url()));
+    // tasks/list is a 2025-11-25 client-side request; an InputRequiredResult may only carry elicitation,
+    // sampling and roots (the SDK refuses the whole result otherwise).
+    assert.equal(textOf(await client.callTool({ name: 'stray-request', arguments: {} })), 'stray refused -32601');
+    assert.equal(textOf(await client.callTool({ name: 'stray-request', arguments: { method: 'tools/call' } })), 'stray refused -32601');
+  });
+});
