@@ -57,11 +57,16 @@ export function isModernHeader(headers: IncomingHttpHeaders): boolean {
 
 const NO_PARAM_HEADERS: Readonly<Record<string, string | string[] | undefined>> = Object.freeze({});
 
-/** A header that must mirror a body value, compared after decoding (names case-insensitively, values exactly). */
-function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: RequestId, display: string): void {
+/**
+ * A header that must mirror a body value (names case-insensitively, values exactly). Only Mcp-Name (and
+ * Mcp-Param-*) may use the `=?base64?…?=` form, decoded before the comparison; Mcp-Method is compared as
+ * sent, as an intermediary that routes or filters on it reads it (a sentinel there would pass a rule on
+ * `tools/call` and still be served as one).
+ */
+function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: RequestId, display: string, sentinel: boolean): void {
   const raw = headerOf(headers, name);
   if (raw === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is required`, id);
-  const value = decodeHeaderValue(raw);
+  const value = sentinel ? decodeHeaderValue(raw) : raw;
   if (value === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is malformed`, id);
   if (value !== body) throw new ModernError(400, -32020, `Header mismatch: ${display} header value does not match the request body`, id);
 }
@@ -81,10 +86,10 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   if (typeof bodyVersion === 'string' && headerVersion !== bodyVersion) {
     throw new ModernError(400, -32020, `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocolVersion '${bodyVersion}'`, id);
   }
-  mirrored(headers, 'mcp-method', method, id, 'Mcp-Method');
+  mirrored(headers, 'mcp-method', method, id, 'Mcp-Method', false);
   const spec = methodSpec(method);
   const target = spec?.route === 'name' ? params.name : spec?.route === 'uri' ? params.uri : undefined;
-  if (spec?.mrtr && typeof target === 'string') mirrored(headers, 'mcp-name', target, id, 'Mcp-Name');
+  if (spec?.mrtr && typeof target === 'string') mirrored(headers, 'mcp-name', target, id, 'Mcp-Name', true);
   if (typeof bodyVersion !== 'string') throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_VERSION}"] is required`, id);
   const capabilities = meta![META_CAPABILITIES];
   if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {

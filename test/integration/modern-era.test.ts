@@ -142,6 +142,10 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.deepEqual([wrongName.status, wrongName.body.error.code], [400, -32020]);
     const b64 = await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} }, { headers: { 'mcp-name': `=?base64?${Buffer.from('test_simple_text').toString('base64')}?=` } });
     assert.equal(b64.status, 200, 'a base64-sentinel Mcp-Name is decoded before comparison');
+    // Mcp-Method has no sentinel form: an intermediary that routes or filters on it reads it as sent, so a
+    // sentinel there is a value that does not match the body (else "=?base64?…?=" passes a rule on tools/call).
+    const b64Method = await modern(gw, 'tools/call', { name: 'test_simple_text', arguments: {} }, { headers: { 'mcp-method': `=?base64?${Buffer.from('tools/call').toString('base64')}?=` } });
+    assert.deepEqual([b64Method.status, b64Method.body.error?.code], [400, -32020], JSON.stringify(b64Method.body));
     const versionMismatch = await modern(gw, 'tools/list', {}, { headers: { 'mcp-protocol-version': '2027-01-01' } });
     assert.deepEqual([versionMismatch.status, versionMismatch.body.error.code], [400, -32020]);
     const noCaps = await modern(gw, 'tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': V } });
