@@ -5,6 +5,7 @@ import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { Logger } from '../observability/logger.js';
+import type { TenantPolicy } from '../policy/index.js';
 import { SERVER_INFO } from '../session/client-session.js';
 import { Exchange, type AttemptSink, type ExchangeHooks } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
@@ -193,7 +194,10 @@ export class ModernService {
     // A tenant with its own tool curation sees a list of its own.
     // And only what every caller is served from the same instances: one of a user (its own credentials),
     // a tenant or a session answers for that caller alone, which an intermediary must not give to another.
-    const publicScope = call.spec.cacheable && session.guard.tenant.filtersNothing && endpoint.gate === undefined && !endpoint.tools.curatesFor(session.tenant) && endpoint.hiddenText.sameForAll(session.guard.tenant) && endpoint.pools.every((p) => p.config.sharing === 'shared');
+    // Public only if every tenant of the endpoint is shown the same: an unfiltered tenant's full list,
+    // given by a shared cache to a tenant with rules, would name the tools those rules hide from it.
+    const alike = (t: TenantPolicy) => t.filtersNothing && !endpoint.tools.curatesFor(t.name) && endpoint.hiddenText.sameForAll(t);
+    const publicScope = call.spec.cacheable && endpoint.gate === undefined && endpoint.pools.every((p) => p.config.sharing === 'shared') && alike(session.guard.tenant) && this.#o.sessions.everyTenantOf(endpoint.config.path, alike);
     return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
   }
 

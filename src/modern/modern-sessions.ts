@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
+import { SessionGuard, type AuditLog, type Policy, type TenantPolicy } from '../policy/index.js';
 import type { EndpointRouter } from '../router/index.js';
 import { NO_OBSERVER, type SessionObserver } from '../session/session-observer.js';
 import { ModernSession } from './modern-session.js';
@@ -83,6 +83,15 @@ export class ModernSessions {
     byEndpoint.set(endpoint, session);
     this.#last = { principal, endpoint, session };
     return session;
+  }
+
+  /**
+   * Whether `alike` holds for every configured tenant granted the endpoint: what one caller of it is
+   * shown, every caller is (a tenant granted only other endpoints plays no part).
+   */
+  everyTenantOf(path: string, alike: (tenant: TenantPolicy) => boolean): boolean {
+    for (const t of this.#o.policy.tenants()) if (t.mayUseEndpoint(path) && !alike(t)) return false;
+    return true;
   }
 
   /** Every standing on this replica (operators' views, reloads). */

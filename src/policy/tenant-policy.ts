@@ -41,7 +41,8 @@ export class TenantPolicy {
   readonly #scoped: boolean;
   /**
    * Sees the whole catalogue: every kind allowed by "*" without scopes, nothing denied, no argument
-   * rules. What such a tenant is shown is what anyone is shown (a modern result may be cached publicly).
+   * rules. What such a tenant is shown is the whole catalogue (a modern result may be cached publicly
+   * only if every tenant granted the endpoint is such a tenant).
    * Decided once: every modern answer asks.
    */
   readonly filtersNothing: boolean;
