@@ -23,6 +23,13 @@ export interface CatalogueOptions {
 }
 
 /** Same names, same definitions: a listing that changes nothing keeps the catalogue object (and the views built from it). */
+/** A definition without its x-mcp-header annotations (what else of it changed). */
+function unannotated(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(unannotated);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'x-mcp-header').map(([k, x]) => [k, unannotated(x)]));
+}
+
 function sameCatalogue(a: Catalogue, b: Catalogue): boolean {
   if (a.size !== b.size) return false;
   for (const [name, d] of a) if (!isDeepStrictEqual(d, b.get(name))) return false;
@@ -128,6 +135,20 @@ export class InstanceCatalogues {
     const catalogue = await this.get(kind);
     if (catalogue.has(name)) return catalogue;
     return (await this.#relistBounded(kind)?.catch(() => undefined)) ?? catalogue;
+  }
+
+  /**
+   * A modern upstream refused a call of tool `name` for its Mcp-Param-* headers (-32020): the definition
+   * they were mirrored from may be out of date (a parameter annotated since, with no list_changed). Listed
+   * afresh, bounded as findFor; true when the tool's definition changed in its x-mcp-header annotations
+   * alone, so that the call (checked against the old one, pins included) may be made again with fresh
+   * headers. Any other change (a description, a schema) is the tool's pins' and policy's to judge first.
+   */
+  async headersChangedOnRelist(name: unknown): Promise<boolean> {
+    const before = typeof name === 'string' ? this.#settled.get('tools')?.get(name) : undefined;
+    if (before === undefined) return false;
+    const after = (await this.#relistBounded('tools')?.catch(() => undefined))?.get(name as string);
+    return after !== undefined && !isDeepStrictEqual(before, after) && isDeepStrictEqual(unannotated(before), unannotated(after));
   }
 
   #relistBounded(kind: Kind): Promise<Catalogue> | undefined {

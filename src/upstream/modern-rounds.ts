@@ -81,7 +81,12 @@ export interface RoundOptions {
   onRound?: ((round: number, asks: number) => void) | undefined;
   /** Told of each input_required round too: the upstream has answered, what follows waits on the client. */
   onAnswering?: (() => void) | undefined;
+  /** The upstream refused the request's headers (-32020): true when the definitions they come from were out of date and are fresh now. */
+  refresh?: (() => Promise<boolean> | undefined) | undefined;
 }
+
+/** HeaderMismatch: the upstream found the request's mirrored headers (Mcp-Param-*) at odds with its body. */
+const HEADER_MISMATCH = -32020;
 
 /**
  * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
@@ -121,8 +126,15 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
   // Asked again each round: a 2026-07-28 client's retry declares its capabilities (and log level) anew.
   const meta = () => withModernMeta(params, relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId)), o.caller?.logLevelFor?.(o.callerRequestId));
   let out = meta();
+  let refreshed = false;
+  // Refused before it ran (the headers are checked first): made again, once, if the tool's definition was stale.
+  const retried = async (err: unknown): Promise<Result> => {
+    if (refreshed || (err as { code?: unknown } | undefined)?.code !== HEADER_MISMATCH || !(await o.refresh?.())) throw err;
+    refreshed = true;
+    return send(out);
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const result = await send(out);
+    const result = await send(out).catch(retried);
     if (result.resultType !== 'input_required') return legacyResult(result);
     const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     o.onRound?.(round + 1, Object.keys(asks).length);

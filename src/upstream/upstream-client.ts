@@ -43,6 +43,8 @@ export interface UpstreamClientHooks {
   maxResultBytes?: number | undefined;
   /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */
   onUnattributed?(method: string): void;
+  /** A modern upstream refused a call of tool `name` for its headers (-32020): true once the tools, listed afresh, show its annotations changed (it is then made again). */
+  toolHeadersChanged?(name: unknown): Promise<boolean>;
   /** Client spans for requests made while a traced request is served; absent or off: none. */
   tracing?: Tracing | undefined;
   /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
@@ -68,10 +70,7 @@ export class UpstreamClient {
   identity: UpstreamIdentity | undefined;
   /** Which era the upstream is spoken to in: legacy (a session from initialize) or modern (per-request _meta). */
   era: 'legacy' | 'modern' = 'legacy';
-  /**
-   * The client capabilities the gateway declared to this connection (a shared one is not told about
-   * roots): at initialize, or on each modern request. What the upstream asks that they do not cover is refused.
-   */
+  /** The client capabilities the gateway declared to this connection (a shared one is not told about roots), at initialize or per modern request: what the upstream asks beyond them is refused. */
   #declared: Record<string, unknown> = {};
   /** The span attributes of this client's requests, with the identity and era they were read from. */
   #spanAttributes: { of: UpstreamIdentity | undefined; era: UpstreamClient['era']; attributes: Readonly<TraceAttributes> } | undefined;
@@ -262,6 +261,7 @@ export class UpstreamClient {
       callerRequestId: opts.callerRequestId,
       signal: opts.signal,
       upstream: this.#name,
+      refresh: method === 'tools/call' ? () => this.#hooks.toolHeadersChanged?.(params?.name) : undefined,
       onAnswering: opts.onAnswering,
       onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });

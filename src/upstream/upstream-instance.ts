@@ -150,8 +150,7 @@ export class UpstreamInstance extends EventEmitter {
     try {
       transport = this.#factory(this.config, this.#logger, this.#owner);
     } catch (err) {
-      // No link could be built (a client secret file not readable yet): a failed start, retried with the
-      // backoff. Uncaught, it left the instance 'starting' for ever, every call "unavailable (starting)".
+      // No link could be built (a client secret file not readable yet): a failed start, retried with the backoff (uncaught: 'starting' for ever).
       throw await this.#failedToStart(undefined, err as Error);
     }
     this.#transport = transport;
@@ -163,6 +162,7 @@ export class UpstreamInstance extends EventEmitter {
       resolveCaller: (c, ownRequest) => this.#resolveCaller(c, ownRequest),
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
+      toolHeadersChanged: (name) => this.#catalogues.headersChangedOnRelist(name),
       onNotification: (method, params, target) => {
         this.#catalogues.heard(method); // at once, though the notification may be held back: the next use lists afresh
         if (!this.#listChanged.offer(method)) this.emit('notification', method, params, target);

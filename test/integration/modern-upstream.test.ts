@@ -217,3 +217,36 @@ describe('a modern upstream that lists tools with invalid x-mcp-header annotatio
     assert.deepEqual(warned.map((l) => JSON.parse(l).tool).sort(), ['test_x_mcp_header_bad_name', 'test_x_mcp_header_number', 'test_x_mcp_header_twice'], warned.join('\n'));
   });
 });
+
+describe('a modern upstream that annotates a tool parameter with x-mcp-header without a list_changed', () => {
+  let upstream: { child: ChildProcess; url: URL };
+  let gw: RunningGateway;
+  before(async () => {
+    upstream = await startModernServer({ MODERN_FIXTURE_ANNOTATE_LATER: '1' });
+    gw = await startGateway({
+      pinning: { mode: 'off' },
+      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    upstream.child.kill('SIGTERM');
+  });
+
+  it('a call it refuses with -32020 (no Mcp-Param-Region) is made again after the tools are listed afresh', async () => {
+    const client = await connectClient(gw, 'streamable-http');
+    try {
+      // The first call annotates the parameter upstream; the gateway still holds the definition without it.
+      assert.equal(textOf(await client.callTool({ name: 'test_x_mcp_header_later', arguments: { region: 'eu-west' } })), 'Region later: eu-west');
+      const second = await client.callTool({ name: 'test_x_mcp_header_later', arguments: { region: 'us-east' } });
+      assert.equal(second.isError, undefined, JSON.stringify(second));
+      assert.equal(textOf(second), 'Region later: us-east');
+      // The gateway holds the annotated definition now: what its clients are listed says so.
+      const listed = (await client.listTools()).tools.find((t) => t.name === 'test_x_mcp_header_later');
+      assert.equal((listed?.inputSchema.properties?.region as Record<string, unknown> | undefined)?.['x-mcp-header'], 'Region', JSON.stringify(listed));
+    } finally {
+      await client.close();
+    }
+  });
+});
