@@ -21,9 +21,27 @@ export function missingCapability(capabilities: Record<string, any>, method: str
   return has ? undefined : { elicitation: { [mode]: {} } };
 }
 
+/**
+ * What a client's declared capabilities lack for a request put to it: missingCapability, and tool use in
+ * sampling (`sampling.tools`) for a sampling request that offers tools, which a server must not send a
+ * client that did not declare it. Not asked of what the gateway declared to an upstream (`sampling: {}`):
+ * an upstream's tool-enabled sampling still reaches the clients that can answer it.
+ */
+export function missingClientCapability(capabilities: Record<string, any>, method: string, params: Record<string, unknown> | undefined): Record<string, Record<string, unknown>> | undefined {
+  const missing = missingCapability(capabilities, method, params);
+  if (missing || method !== 'sampling/createMessage' || !offersTools(params)) return missing;
+  const sampling = capabilities.sampling;
+  return sampling !== null && typeof sampling === 'object' && sampling.tools !== undefined && sampling.tools !== null ? undefined : { sampling: { tools: {} } };
+}
+
+function offersTools(params: Record<string, unknown> | undefined): boolean {
+  return (Array.isArray(params?.tools) && params.tools.length > 0) || (params?.toolChoice !== undefined && params.toolChoice !== null);
+}
+
 /** A missing capability as a sentence names it: `the "roots" capability`, `URL-mode elicitation`. */
 export function capabilityName(missing: Record<string, Record<string, unknown>>): string {
   const [name, modes] = Object.entries(missing)[0]!;
+  if (name === 'sampling' && 'tools' in modes) return 'tool use in sampling (sampling.tools)';
   if (name !== 'elicitation') return `the "${name}" capability`;
   return 'url' in modes ? 'URL-mode elicitation' : 'the "elicitation" capability (form mode)';
 }

@@ -1,5 +1,5 @@
 import { GatewayError, toJsonRpcError } from '../errors.js';
-import { missingCapability } from '../jsonrpc/client-capabilities.js';
+import { capabilityName, missingClientCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { clientCapabilityNeeds } from '../jsonrpc/methods.js';
@@ -53,7 +53,7 @@ export function notAnInputRequest(method: string): JsonRpcError | undefined {
 
 /** -32021 (MissingRequiredClientCapability) when a request declaring `capabilities` cannot be asked `method`. */
 export function capabilityRefusal(capabilities: Record<string, any>, method: string, params: Record<string, unknown> | undefined): JsonRpcError | undefined {
-  const missing = missingCapability(capabilities, method, params);
+  const missing = missingClientCapability(capabilities, method, params);
   if (!missing) return undefined;
-  return new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${Object.keys(missing).join(', ')}`, { requiredCapabilities: missing });
+  return new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${capabilityName(missing)}`, { requiredCapabilities: missing });
 }

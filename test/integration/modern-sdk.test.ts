@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
+import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
 type Options = NonNullable<ConstructorParameters<typeof Client>[1]>;
@@ -142,5 +143,24 @@ describe('SDK v2 client (pinned to 2026-07-28), a 2025 upstream that asks its cl
     // sampling and roots (the SDK refuses the whole result otherwise).
     assert.equal(textOf(await client.callTool({ name: 'stray-request', arguments: {} })), 'stray refused -32601');
     assert.equal(textOf(await client.callTool({ name: 'stray-request', arguments: { method: 'tools/call' } })), 'stray refused -32601');
+  });
+
+  it('a sampling request that offers tools reaches only a client that declared sampling.tools; another gets -32021', async () => {
+    const sampling = { messages: [{ role: 'user', content: { type: 'text', text: 'Weather?' } }], maxTokens: 10, tools: [{ name: 'get_weather', inputSchema: { type: 'object' } }] };
+    const call = { name: 'stray-request', arguments: { method: 'sampling/createMessage', params: sampling } };
+    const plain = await modernPost(gw.url(), 'tools/call', call, { caps: { sampling: {} } });
+    assert.equal(plain.status, 400, JSON.stringify(plain.body));
+    assert.equal(plain.body.error?.code, -32021);
+    assert.deepEqual(plain.body.error.data?.requiredCapabilities, { sampling: { tools: {} } });
+    const withTools = inputRound(await modernPost(gw.url(), 'tools/call', call, { caps: { sampling: { tools: {} } } }));
+    assert.equal(withTools.method, 'sampling/createMessage');
+    assert.equal(withTools.params.tools[0].name, 'get_weather');
+    // A 2025 session that declared sampling without tools: the upstream is refused, as that client would be.
+    const legacy = await connectClient(gw, 'streamable-http');
+    try {
+      assert.equal(textOf(await legacy.callTool(call)), 'stray refused -32601');
+    } finally {
+      await legacy.close();
+    }
   });
 });
