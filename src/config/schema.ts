@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
+import { authSchema } from './auth-schema.js';
 import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { metricsSchema } from './metrics-schema.js';
@@ -44,57 +45,6 @@ const endpoint = z
     guardrails: guardrailsSchema,
   })
   .strict();
-
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512'] as const;
-
-const auth = z
-  .object({
-    /** jwt: every request needs a valid bearer token. none: only allowed when bound to loopback. */
-    mode: z.enum(['jwt', 'none']).default('none'),
-    issuer: z.string().min(1).optional(),
-    /** Accepted `aud` values; default: server.publicUrl and publicUrl + each endpoint path. */
-    audience: z.array(z.string().min(1)).default([]),
-    jwksUrl: httpUrl('auth.jwksUrl (the key set is fetched)').optional(),
-    /** Static verification keys: PEM (SPKI) or JWK / JWKS JSON files. */
-    keys: z.array(z.string().min(1)).default([]),
-    /** HMAC secret; honoured only with allowHmac, so an RS/HS confusion cannot arise by accident. */
-    hmacSecret: z.string().min(32, 'at least 32 characters').optional(),
-    allowHmac: z.boolean().default(false),
-    algorithms: z.array(z.enum(ALGORITHMS)).min(1).default(['RS256', 'PS256', 'ES256', 'EdDSA']),
-    clockToleranceSec: z.number().int().min(0).max(300).default(30),
-    /**
-     * Accepted `typ` header values (RFC 7515 §4.1.9: case-insensitive, "application/" optional). RFC 9068 §4
-     * wants at+jwt only; JWT and untyped tokens are what most issuers sign, so they pass by default, while
-     * other JWTs of the same issuer (logout+jwt, secevent+jwt, …) never pass as access tokens.
-     */
-    tokenTypes: z.array(z.string().min(1)).min(1).default(['at+jwt', 'JWT']),
-    allowUntypedTokens: z.boolean().default(true),
-    jwksCooldownMs: z.number().int().min(0).default(30_000),
-    jwksCacheMaxAgeMs: z.number().int().min(0).default(600_000),
-    jwksTimeoutMs: z.number().int().min(1).default(5_000),
-    /**
-     * While refetching the key set fails, the keys last fetched stay in use this long past
-     * jwksCacheMaxAgeMs (a blip or an outage at the issuer is not one here); 0: never past it.
-     */
-    jwksStaleIfErrorMs: z.number().int().min(0).default(3_600_000),
-    /**
-     * Tokens already verified are kept by their exact text (a signature check costs more CPU than the
-     * rest of a call): used until the token's exp, and at most maxAgeMs after its check. maxEntries 0: none kept.
-     */
-    tokenCache: z
-      .object({ maxEntries: z.number().int().min(0).max(1_000_000).default(10_000), maxAgeMs: z.number().int().min(0).max(600_000).default(60_000) })
-      .strict()
-      .prefault({}),
-    claims: z
-      .object({ tenant: z.string().min(1).default('tenant'), scopes: z.string().min(1).default('scope') })
-      .strict()
-      .prefault({}),
-    /** Published in the protected resource metadata (RFC 9728); default: [issuer]. */
-    authorizationServers: z.array(z.string()).default([]),
-    scopesSupported: z.array(z.string()).default([]),
-  })
-  .strict()
-  .prefault({});
 
 /** 32 bytes as 64 hex digits or 43/44 base64(url) characters, or a passphrase (src/modern/request-state-keys.ts). The value is never echoed. */
 const requestStateKey = z.string().min(32, 'at least 32 characters: 32 random bytes as hex or base64 (openssl rand -base64 32), or a long passphrase');
@@ -253,7 +203,7 @@ export const configSchema = z
       .prefault({}),
     /** OpenTelemetry traces, off by default (tracing-schema.ts). */
     tracing: tracingSchema,
-    auth,
+    auth: authSchema,
     /** Who may use what. With auth mode none, every request is tenant "anonymous" and uses these rules if one is named so. */
     tenants: z.array(tenant).default([]),
     audit: z
