@@ -80,7 +80,8 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.
   if (gateway.consent) {
     const unavailable = (reason: UnavailableReason) => metrics.consentUnavailable.inc({ reason });
-    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: (config.server.publicUrl ?? '').startsWith('https:'), unavailable });
+    const publicUrl = new URL(gateway.consent.publicUrl);
+    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, unavailable });
   }
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { authenticateRequest, type EdgeAuth } from './authorize-request.js';
 import { isRefusal, sendRefusal } from './replies.js';
+import { confirmPage, page } from './consent-pages.js';
 
 /** Who a link belongs to (issuer + subject + tenant, as sessions are bound). */
 export interface LinkOwner {
@@ -14,19 +15,32 @@ export interface LinkOwner {
 /** Why /oauth/start could not send the browser on: the sign-in not recorded (503), the authorization server not reached (502). */
 export type UnavailableReason = 'store' | 'authorization-server';
 
-/** Where /oauth/start sends the browser (with the OAuth state it carries), or why it cannot. */
-export type StartOutcome =
-  | { location: string; state: string; browser: string; maxAgeMs: number }
-  | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
-  | { unavailable: string; reason: 'authorization-server' };
+type Unavailable = { unavailable: string; reason: 'store'; retryAfterSeconds: number } | { unavailable: string; reason: 'authorization-server' };
+
+/** Where /oauth/start's POST sends the browser (with the OAuth state it carries), or why it cannot. */
+export type StartOutcome = { location: string; state: string; browser: string; maxAgeMs: number } | Unavailable | { refused: string; status: number };
+
+/** What GET /oauth/start shows: whose link, to which upstream, and the page's confirmation (cookie and form value). */
+export type PreviewOutcome = { upstream: string; user: LinkOwner; browser: string; form: string; maxAgeMs: number } | Extract<Unavailable, { reason: 'store' }>;
 
 /** What the consent routes need of user consent (src/upstream/user-consent.ts implements it). */
 export interface ConsentService {
-  /** undefined: the link is unknown, expired or used; `unavailable`: the sign-in could not be recorded now. */
-  start(flow: string): Promise<StartOutcome | undefined>;
+  /** undefined: the link is unknown, expired or used; `unavailable`: the flow could not be read now. */
+  preview(flow: string): Promise<PreviewOutcome | undefined>;
+  /** undefined: the link is unknown, expired or used; `refused`: no confirmation from this link's page in this browser. */
+  start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
   callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number }>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
+}
+
+export interface ConsentRouteOptions {
+  consent: ConsentService;
+  auth: EdgeAuth;
+  secure: boolean;
+  /** The origin of server.publicUrl: the only one the confirmation's POST may come from. */
+  origin: string;
+  unavailable?: (reason: UnavailableReason) => void;
 }
 
 /**
@@ -37,27 +51,35 @@ export interface ConsentService {
 function cookieName(state: string): string {
   return `swb_consent_${createHash('sha256').update(state).digest('base64url').slice(0, 16)}`;
 }
+/** The confirmation page's cookie, one per link (several may be open in tabs), sent only back to /oauth/start and only same-site. */
+function confirmCookie(flow: string): string {
+  return `swb_confirm_${createHash('sha256').update(flow).digest('base64url').slice(0, 16)}`;
+}
 const UPSTREAM = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 /**
  * The gateway's consent routes. /oauth/start and /oauth/callback are for a user's browser: no bearer
- * token reaches them, so what authorizes them is the single-use flow reference (start) and the state
- * with its browser cookie (callback), both checked by the consent service. /oauth/links lists and
- * revokes the caller's own links with the same bearer token the MCP routes take. `unavailable` is told
- * of each /oauth/start answered 503 or 502, and why (switchboard_consent_unavailable_total).
+ * token reaches them. GET /oauth/start only shows whose link it is (the flow read, not taken) and asks to
+ * confirm; its form's POST, same-origin, with the page's value and cookie, takes the single-use flow and
+ * sends the browser to the authorization server. The callback is authorized by the state with its browser
+ * cookie, checked by the consent service. /oauth/links lists and revokes the caller's own links with the
+ * same bearer token the MCP routes take. `unavailable` is told of each /oauth/start answered 503 or 502,
+ * and why (switchboard_consent_unavailable_total).
  */
-export function registerConsentRoutes(fastify: FastifyInstance, o: { consent: ConsentService; auth: EdgeAuth; secure: boolean; unavailable?: (reason: UnavailableReason) => void }): void {
+export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteOptions): void {
   fastify.get('/oauth/start', async (req, reply) => {
     const flow = query(req, 'flow');
-    const started = flow === undefined ? undefined : await o.consent.start(flow);
-    if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
-    if ('unavailable' in started) {
-      o.unavailable?.(started.reason);
-      if (started.reason === 'authorization-server') return page(reply, 502, 'Try again shortly', started.unavailable);
-      return page(reply.header('retry-after', String(started.retryAfterSeconds)), 503, 'Try again shortly', started.unavailable);
-    }
-    const cookie = `${cookieName(started.state)}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
-    return reply.code(302).header('set-cookie', cookie).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    const shown = flow === undefined ? undefined : await o.consent.preview(flow);
+    if (!shown) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
+    if ('unavailable' in shown) return unavailable(reply, shown, o);
+    reply.header('set-cookie', `${confirmCookie(flow!)}=${shown.browser}; Path=/oauth/start; Max-Age=${Math.ceil(shown.maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`);
+    return confirmPage(reply, { flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
+  });
+
+  // The confirmation's POST: a form body, parsed here only (the MCP routes keep their own parsers).
+  void fastify.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
+    scope.post('/oauth/start', async (req, reply) => postStart(req, reply, o));
   });
 
   fastify.get('/oauth/callback', async (req, reply) => {
@@ -116,16 +138,47 @@ function cookie(req: FastifyRequest, name: string): string | undefined {
   return undefined;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** The confirmation's POST: same-origin only, with the page's value and cookie; then on to the authorization server. */
+async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions): Promise<FastifyReply> {
+  const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
+  const flow = field(form, 'flow');
+  const foreign = crossOrigin(req, o.origin);
+  if (foreign) {
+    req.log.warn({ origin: req.headers.origin, fetchSite: req.headers['sec-fetch-site'] }, `consent confirmation refused: ${foreign}`);
+    return page(reply, 403, 'Not linked', `This confirmation did not come from the gateway's own page (${foreign}). Open the link from your own client and confirm there.`);
+  }
+  const name = flow === undefined ? undefined : confirmCookie(flow);
+  const started = flow === undefined ? undefined : await o.consent.start(flow, { browser: name && cookie(req, name), form: field(form, 'confirm') });
+  if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
+  if ('refused' in started) return page(reply, started.status, 'Not linked', started.refused);
+  if ('unavailable' in started) return unavailable(reply, started, o);
+  const secure = o.secure ? '; Secure' : '';
+  const binding = `${cookieName(started.state)}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure}`;
+  const spent = `${name!}=; Path=/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${secure}`;
+  // 303: the browser follows with a GET, never re-posting the form to the authorization server.
+  return reply.code(303).header('set-cookie', [binding, spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+}
 
-function page(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
-  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · Switchboard</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>`;
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('content-security-policy', "default-src 'none'")
-    .header('referrer-policy', 'no-referrer')
-    .send(html);
+/**
+ * Why a POST is not the gateway's own page submitted by the user: a browser says where a request comes
+ * from (Sec-Fetch-Site; Origin on every POST), and neither may name another site. Absent headers (an old
+ * browser, a non-browser client) leave the page's value and its same-site cookie to decide.
+ */
+function crossOrigin(req: FastifyRequest, origin: string): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return `Sec-Fetch-Site: ${String(site)}`;
+  const from = req.headers.origin;
+  if (from !== undefined && from !== origin) return `from origin ${from.slice(0, 200)}`;
+  return undefined;
+}
+
+function unavailable(reply: FastifyReply, u: Unavailable, o: ConsentRouteOptions): FastifyReply {
+  o.unavailable?.(u.reason);
+  if (u.reason === 'authorization-server') return page(reply, 502, 'Try again shortly', u.unavailable);
+  return page(reply.header('retry-after', String(u.retryAfterSeconds)), 503, 'Try again shortly', u.unavailable);
+}
+
+function field(form: URLSearchParams, name: string): string | undefined {
+  const v = form.get(name);
+  return v !== null && v.length <= 4096 ? v : undefined;
 }

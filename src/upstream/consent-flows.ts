@@ -24,7 +24,8 @@ const REF = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
  *
  * - the flow: made when a call finds no token for its user; its reference, HMAC-signed with a key
  *   derived from the vault key, is the `flow` of the /oauth/start URL the user is sent to. The URL
- *   reaches only that principal (in the answer to its own authenticated call); it works once.
+ *   reaches only that principal (in the answer to its own authenticated call); it works once. Opening it
+ *   shows a confirmation page (the flow read, not taken); only that page's POST takes it (confirmation).
  * - the state: made by /oauth/start from the flow, 32 random bytes, sent to the authorization server
  *   and expected back at /oauth/callback exactly once, from the browser that started it (a cookie holds
  *   a second random value whose hash the state record keeps). The principal comes from the record,
@@ -32,11 +33,13 @@ const REF = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
  */
 export class ConsentFlows {
   readonly #mac: Buffer;
+  readonly #confirmKey: Buffer;
   readonly #store: VaultStore;
   readonly #ttlMs: number;
 
   constructor(vaultKey: Buffer, store: VaultStore, ttlMs: number) {
     this.#mac = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: consent flow', 32));
+    this.#confirmKey = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: consent confirmation', 32));
     this.#store = store;
     this.#ttlMs = ttlMs;
   }
@@ -54,13 +57,47 @@ export class ConsentFlows {
 
   /** The flow a reference names, once; undefined when forged, expired or used. */
   async take(ref: string): Promise<ConsentFlow | undefined> {
+    const id = this.#verified(ref);
+    const v = id === undefined ? undefined : await this.#store.takeOnce('flow', id);
+    return v === undefined ? undefined : (JSON.parse(v) as ConsentFlow);
+  }
+
+  /** The flow a reference names, left in place (the confirmation page shows it); undefined when forged, expired or used. */
+  async peek(ref: string): Promise<ConsentFlow | undefined> {
+    const id = this.#verified(ref);
+    const v = id === undefined ? undefined : await this.#store.peekOnce('flow', id);
+    return v === undefined ? undefined : (JSON.parse(v) as ConsentFlow);
+  }
+
+  /**
+   * What the confirmation page of a flow hands the browser: a random value for a cookie of its own and,
+   * for the page's form, a MAC over the flow and that value. Only a POST that brings both, from the
+   * browser that was shown the page, continues the flow (see confirmed): a link alone, a prefetch or a
+   * form another site makes (it can read neither the cookie nor this page) cannot.
+   */
+  confirmation(ref: string): { browser: string; form: string } {
+    const browser = randomBytes(ID_BYTES).toString('base64url');
+    return { browser, form: this.#confirmMac(ref, browser) };
+  }
+
+  confirmed(ref: string, browser: string | undefined, form: string | undefined): boolean {
+    if (!browser || !form || this.#verified(ref) === undefined) return false;
+    const expected = Buffer.from(this.#confirmMac(ref, browser));
+    const given = Buffer.from(form);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  /** The flow id of a reference whose signature holds. */
+  #verified(ref: string): string | undefined {
     const m = REF.exec(ref);
     if (!m) return undefined;
     const expected = Buffer.from(this.#sign(m[1]!));
     const given = Buffer.from(m[2]!);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
-    const v = await this.#store.takeOnce('flow', m[1]!);
-    return v === undefined ? undefined : (JSON.parse(v) as ConsentFlow);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? m[1]! : undefined;
+  }
+
+  #confirmMac(ref: string, browser: string): string {
+    return createHmac('sha256', this.#confirmKey).update(`${ref}\n${browser}`).digest('base64url');
   }
 
   /** A state for the flow and the browser's binding (set as a cookie); the verifier stays here. */

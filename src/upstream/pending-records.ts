@@ -57,6 +57,12 @@ export class PendingRecords {
     return r.expiresAt > Date.now() ? r.value : undefined;
   }
 
+  /** The record's value, left in place, if it has not expired. */
+  peek(key: string): string | undefined {
+    const r = this.#records.get(key);
+    return r && r.expiresAt > Date.now() ? r.value : undefined;
+  }
+
   get size(): number {
     return this.#records.size;
   }

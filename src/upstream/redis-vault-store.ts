@@ -146,5 +146,9 @@ export class RedisVaultStore implements VaultStore {
     return (await this.#redis.getdel(`${this.#prefix}${kind}:${id}`)) ?? undefined;
   }
 
+  async peekOnce(kind: string, id: string): Promise<string | undefined> {
+    return (await this.#redis.get(`${this.#prefix}${kind}:${id}`)) ?? undefined;
+  }
+
   async close(): Promise<void> {}
 }

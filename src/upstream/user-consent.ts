@@ -34,7 +34,22 @@ export interface ProcessCredential {
 export type StartOutcome =
   | { location: string; state: string; browser: string; maxAgeMs: number }
   | { unavailable: string; reason: 'store'; retryAfterSeconds: number }
-  | { unavailable: string; reason: 'authorization-server' };
+  | { unavailable: string; reason: 'authorization-server' }
+  | { refused: string; status: number };
+
+/**
+ * What opening a consent link shows: whose link it is and to which upstream, and the confirmation its
+ * form and cookie carry (ConsentFlows.confirmation); or that the flow could not be read now.
+ */
+export type PreviewOutcome =
+  | { upstream: string; user: UpstreamUser; browser: string; form: string; maxAgeMs: number }
+  | { unavailable: string; reason: 'store'; retryAfterSeconds: number };
+
+/** The confirmation a POST to /oauth/start brings: the page's cookie and its form's value. */
+export interface StartProof {
+  browser: string | undefined;
+  form: string | undefined;
+}
 
 type ConsentingUpstream = UpstreamConfig & { auth: UserOAuthSettings };
 
@@ -69,6 +84,11 @@ export class UserConsent implements ConsentAsker {
     this.#publicUrl = o.publicUrl.replace(/\/$/, '');
     this.#upstream = o.upstream;
     this.#logger = o.logger.child({ component: 'consent' });
+  }
+
+  /** Where browsers reach the gateway: the consent pages' POST must come from its origin. */
+  get publicUrl(): string {
+    return this.#publicUrl;
   }
 
   get redirectUri(): string {
@@ -136,10 +156,30 @@ export class UserConsent implements ConsentAsker {
   }
 
   /**
-   * /oauth/start: where the browser goes next and the binding cookie's value; undefined for a flow that is
-   * forged, used or expired; `unavailable` when the sign-in could not be recorded (see #unrecorded).
+   * GET /oauth/start: the flow read, not taken (a link preview or a prefetch spends nothing), for the page
+   * that asks the person who opened it to confirm; undefined for a flow that is forged, used or expired.
    */
-  async start(flowRef: string): Promise<StartOutcome | undefined> {
+  async preview(flowRef: string): Promise<PreviewOutcome | undefined> {
+    let flow: ConsentFlow | undefined;
+    try {
+      flow = await this.#flows.peek(flowRef);
+    } catch (err) {
+      return this.#unrecorded(err, undefined);
+    }
+    if (!flow || !this.#consenting(flow.upstream)) return undefined;
+    return { upstream: flow.upstream, user: flow.user, ...this.#flows.confirmation(flowRef), maxAgeMs: this.#flows.ttlMs };
+  }
+
+  /**
+   * POST /oauth/start, from the confirmation page: where the browser goes next and the binding cookie's
+   * value; refused (403) without that page's confirmation, the flow left for its owner; undefined for a
+   * flow that is forged, used or expired; `unavailable` when the sign-in could not be recorded (see #unrecorded).
+   */
+  async start(flowRef: string, proof: StartProof): Promise<StartOutcome | undefined> {
+    if (!this.#flows.confirmed(flowRef, proof.browser, proof.form)) {
+      this.#logger.warn('a consent link was posted without its confirmation page (no page value, or another browser): refused');
+      return { refused: 'This request did not come from the confirmation page of this consent link in this browser. Open the link from your own client and confirm there.', status: 403 };
+    }
     let flow: ConsentFlow | undefined;
     let u: ConsentingUpstream | undefined;
     try {
@@ -188,7 +228,7 @@ export class UserConsent implements ConsentAsker {
    * took the place the flow left before its state was put (SWB_RATE_LIMITED, saying when to retry). The
    * browser is told to try again with a new link (the one opened may be spent), not shown a bare 500.
    */
-  #unrecorded(err: unknown, flow: ConsentFlow | undefined): StartOutcome {
+  #unrecorded(err: unknown, flow: ConsentFlow | undefined): Extract<StartOutcome, { reason: 'store' }> {
     const given = err instanceof GatewayError ? err.details?.retryAfterSeconds : undefined;
     const seconds = typeof given === 'number' ? given : START_RETRY_SECONDS;
     this.#logger.warn(

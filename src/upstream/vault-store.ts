@@ -47,6 +47,8 @@ export interface VaultStore {
   putOnce(kind: 'flow' | 'state', id: string, value: string, ttlMs: number, owner: string): Promise<void>;
   /** Reads and removes it in one step: a second take gets nothing (replay). */
   takeOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
+  /** Reads it and leaves it in place (a consent link's confirmation page). */
+  peekOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,10 @@ export class MemoryVaultStore implements VaultStore {
 
   async takeOnce(kind: string, id: string): Promise<string | undefined> {
     return this.#once.take(`${kind}:${id}`);
+  }
+
+  async peekOnce(kind: string, id: string): Promise<string | undefined> {
+    return this.#once.peek(`${kind}:${id}`);
   }
 
   async close(): Promise<void> {}

@@ -1,6 +1,7 @@
 // The user's browser in the user-consent suites: follows a consent URL from a -32042 through the
-// gateway's /oauth/start, the authorization server's /authorize (which redirects at once) and back to the
-// gateway's /oauth/callback, keeping the cookie /oauth/start set. The gateway's public URL (what the
+// gateway's /oauth/start (its confirmation page, then the page's form POSTed as a browser does: same
+// origin, with the page's cookie), the authorization server's /authorize (which redirects at once) and
+// back to the gateway's /oauth/callback, keeping the cookie the POST set. The gateway's public URL (what the
 // links name) is mapped to the address the test gateway really listens on.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,10 +24,51 @@ export async function hop(url: string, cookie?: string): Promise<Hop> {
   return { status: res.status, location: res.headers.get('location') ?? undefined, cookie: set?.split(';')[0], text: await res.text() };
 }
 
-/** Start and authorize: the callback URL the authorization server sent the browser to, and the browser's cookie. */
+/** The confirmation page of a consent link: its form's values and the cookie it set, as a browser keeps them. */
+export interface ConfirmPage {
+  status: number;
+  text: string;
+  flow: string | undefined;
+  confirm: string | undefined;
+  cookie: string | undefined;
+}
+
+/** Opens a consent link (GET /oauth/start): the confirmation page. */
+export async function openLink(base: string, consentUrl: string): Promise<ConfirmPage> {
+  const res = await fetch(local(consentUrl, base), { redirect: 'manual' });
+  const text = await res.text();
+  const value = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1]?.replace(/&amp;/g, '&');
+  return { status: res.status, text, flow: value('flow'), confirm: value('confirm'), cookie: res.headers.getSetCookie()[0]?.split(';')[0] };
+}
+
+/** What a POST to /oauth/start sends: by default, the page's own form from the page's browser, same-origin. */
+export interface Submit {
+  flow?: string | undefined;
+  confirm?: string | undefined;
+  cookie?: string | undefined;
+  headers?: Record<string, string>;
+}
+
+/** Submits the confirmation (POST /oauth/start): the answer, with the consent cookie it set. */
+export async function submit(base: string, page: ConfirmPage, over: Submit = {}): Promise<Hop> {
+  const form = new URLSearchParams();
+  const flow = 'flow' in over ? over.flow : page.flow;
+  const confirm = 'confirm' in over ? over.confirm : page.confirm;
+  if (flow !== undefined) form.set('flow', flow);
+  if (confirm !== undefined) form.set('confirm', confirm);
+  const cookie = 'cookie' in over ? over.cookie : page.cookie;
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(PUBLIC_URL).origin, 'sec-fetch-site': 'same-origin', ...(cookie ? { cookie } : {}), ...over.headers };
+  const res = await fetch(`${base}/oauth/start`, { method: 'POST', redirect: 'manual', headers, body: form.toString() });
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('swb_consent_'));
+  return { status: res.status, location: res.headers.get('location') ?? undefined, cookie: set?.split(';')[0], text: await res.text() };
+}
+
+/** Start (the page, then its POST) and authorize: the callback URL the authorization server sent the browser to, and the browser's cookie. */
 export async function authorize(base: string, consentUrl: string): Promise<{ callback: string; cookie: string | undefined; authorizeUrl: string }> {
-  const start = await hop(local(consentUrl, base));
-  if (start.status !== 302 || !start.location) throw new Error(`/oauth/start answered ${start.status}: ${start.text}`);
+  const page = await openLink(base, consentUrl);
+  if (page.status !== 200) throw new Error(`/oauth/start answered ${page.status}: ${page.text}`);
+  const start = await submit(base, page);
+  if (start.status !== 303 || !start.location) throw new Error(`POST /oauth/start answered ${start.status}: ${start.text}`);
   const as = await hop(start.location);
   if (as.status !== 302 || !as.location) throw new Error(`/authorize answered ${as.status}: ${as.text}`);
   return { callback: local(as.location, base), cookie: start.cookie, authorizeUrl: start.location };

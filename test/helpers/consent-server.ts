@@ -16,6 +16,8 @@ export interface ConsentServer {
   loginAs: string;
   /** Lifetime (expires_in) of the access tokens issued from now on. */
   ttlSec: number;
+  /** Requests that reached /authorize (each issued a code). */
+  authorizes: number;
   /** Authorization codes redeemed, per user. */
   codes: Map<string, number>;
   /** Refreshes granted, per user. */
@@ -47,6 +49,7 @@ export async function startConsentServer(o: { audience: string; ttlSec?: number 
     tokenEndpoint: `${issuer}/token`,
     loginAs: 'nobody',
     ttlSec: o.ttlSec ?? 300,
+    authorizes: 0,
     codes: new Map(),
     refreshes: new Map(),
     refused: [],
@@ -61,6 +64,7 @@ export async function startConsentServer(o: { audience: string; ttlSec?: number 
 
   server.service.on('beforeAuthorizeRedirect', (redirect: { url: URL }) => {
     const code = redirect.url.searchParams.get('code');
+    s.authorizes++;
     if (code) codeUser.set(code, s.loginAs);
   });
   server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }, req: TokenRequest) => {

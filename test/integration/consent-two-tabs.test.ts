@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { consentUrlOf, local, urlClient } from '../helpers/consent-browser.js';
+import { consentUrlOf, local, openLink, submit, urlClient } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -22,6 +22,12 @@ class CookieJar {
   readonly #cookies = new Map<string, string>();
 
   /** Follows one hop: the request with the jar's cookies, its Set-Cookie lines kept. */
+  /** Keeps a cookie the test's own request was given (a form's POST, made with the helper). */
+  keep(cookie: string): void {
+    const eq = cookie.indexOf('=');
+    this.#cookies.set(cookie.slice(0, eq), cookie.slice(eq + 1));
+  }
+
   async hop(url: string): Promise<{ status: number; location: string | undefined; text: string }> {
     const cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
@@ -88,10 +94,16 @@ describe('user consent: two sign-ins under way in one browser', () => {
     as.loginAs = 'alice';
     // Both links opened (two tabs), then each sign-in at the authorization server, in that order.
     const starts = [];
-    for (const url of urls) starts.push(await browser.hop(local(url, gw.base)));
+    for (const url of urls) {
+      const page = await openLink(gw.base, url);
+      assert.equal(page.status, 200, page.text);
+      const s = await submit(gw.base, page);
+      if (s.cookie) browser.keep(s.cookie);
+      starts.push(s);
+    }
     const callbacks: string[] = [];
     for (const s of starts) {
-      assert.equal(s.status, 302, s.text);
+      assert.equal(s.status, 303, s.text);
       const authorized = await browser.hop(s.location!);
       assert.equal(authorized.status, 302, authorized.text);
       callbacks.push(local(authorized.location!, gw.base));

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Redis } from 'ioredis';
 import { linksCommand } from '../../src/links-command.js';
-import { authorize, consentUrlOf, hop, local, urlClient } from '../helpers/consent-browser.js';
+import { authorize, consentUrlOf, hop, openLink, urlClient } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -228,10 +228,14 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
   it('a consent link opened while its sign-in cannot be recorded (Redis at maxmemory) answers 503 with Retry-After and a page, counted', async () => {
     const a = gateways[0]!;
     const url = await consentUrl(await client(a, 'bob'), 'bob');
+    const shown = await openLink(a.base, url);
+    assert.equal(shown.status, 200, shown.text);
     await raw.config('SET', 'maxmemory', '1');
     let res: Response;
     try {
-      res = await fetch(local(url, a.base), { redirect: 'manual' });
+      const body = new URLSearchParams({ flow: shown.flow!, confirm: shown.confirm! }).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin', cookie: shown.cookie! };
+      res = await fetch(`${a.base}/oauth/start`, { method: 'POST', redirect: 'manual', headers, body });
     } finally {
       await raw.config('SET', 'maxmemory', '0');
     }

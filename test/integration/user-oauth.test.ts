@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { authorize, consent, consentUrlOf, hop, local, urlClient } from '../helpers/consent-browser.js';
+import { authorize, consent, consentUrlOf, hop, local, openLink, submit, urlClient } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -300,7 +300,10 @@ describe('user consent: each user links their own account, and reaches the upstr
 
   it('a consent link whose authorization server cannot be reached answers 502 with a page saying so, logged and counted', async () => {
     const url = await askedConsent(await client('hank', '/ledger'), 'hank');
-    const res = await hop(local(url, gw.base));
+    // The page is shown without the authorization server; its confirmation is what needs it.
+    const shown = await openLink(gw.base, url);
+    assert.equal(shown.status, 200, shown.text);
+    const res = await submit(gw.base, shown);
     assert.equal(res.status, 502, res.text);
     assert.match(res.text, /^<!doctype html>/);
     assert.match(res.text, /authorization server of upstream &quot;ledger&quot; could not be reached/);
