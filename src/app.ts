@@ -81,7 +81,13 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   if (gateway.consent) {
     const unavailable = (reason: UnavailableReason) => metrics.consentUnavailable.inc({ reason });
     const publicUrl = new URL(gateway.consent.publicUrl);
-    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, unavailable });
+    // vault.verifyUser: a consent's sign-in token is checked as the MCP routes check a client's (same principal mapping).
+    gateway.consent.checkUsersWith(async (token) => {
+      const p = await auth.authenticate({ authorization: [`Bearer ${token}`], tokenInQuery: false });
+      return { issuer: p.issuer, subject: p.subject, tenant: p.tenant };
+    });
+    const otherUser = () => metrics.consentOtherUser.inc();
+    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, unavailable, otherUser });
   }
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {

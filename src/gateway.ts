@@ -6,7 +6,7 @@ import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON, 
 import { Cluster } from './cluster/cluster.js';
 import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
-import { ConsentFlows, CredentialVault, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, type TransportFactory } from './upstream/index.js';
+import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, type TransportFactory } from './upstream/index.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
@@ -236,7 +236,7 @@ function modernService(config: Config, cluster: Cluster | undefined, o: { policy
 
 /** The vault in Redis when replicas share state (every replica opens every link), else in memory. */
 function userConsent(config: Config, cluster: Cluster | undefined, logger: Logger, upstream: (name: string) => Config['upstreams'][number] | undefined): UserConsent | undefined {
-  const { key, previousKeys, flowTtlMs } = config.vault;
+  const { key, previousKeys, flowTtlMs, verifyUser } = config.vault;
   if (key === undefined) return undefined;
   const redis = config.store.redis;
   const store = cluster && redis ? new RedisVaultStore(cluster.redis, redis.keyPrefix) : new MemoryVaultStore();
@@ -244,7 +244,8 @@ function userConsent(config: Config, cluster: Cluster | undefined, logger: Logge
   const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store);
   // Without a public URL no upstream uses consent (the schema requires it with user-oauth); links still list and revoke.
   const publicUrl = config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`;
-  return new UserConsent({ vault, flows: new ConsentFlows(bytes, store, flowTtlMs), publicUrl, upstream, logger });
+  const signIn = verifyUser && new GatewaySignIn(verifyUser);
+  return new UserConsent({ vault, flows: new ConsentFlows(bytes, store, flowTtlMs), publicUrl, upstream, logger, signIn });
 }
 
 /** Pins in Redis when replicas share state, else in memory (and pinning.file when set). */

@@ -15,7 +15,7 @@ export interface WrittenPath {
  * Relative paths in a config file mean the same thing wherever the gateway is started from: they are
  * made absolute once, at load, against the config file's directory. The rule (README "Configuration
  * reference", "Paths"):
- * - `auth.keys`, `pinning.file`, `admin.tokenFile`, an upstream's `cwd` and `auth.clientSecretFile`: always paths.
+ * - `auth.keys`, `pinning.file`, `admin.tokenFile`, `vault.verifyUser.clientSecretFile`, an upstream's `cwd` and `auth.clientSecretFile`: always paths.
  * - an upstream's `command`: a path when it contains a "/" (`./server`, `bin/server`); a bare name
  *   (`node`, `npx`) is looked up on PATH when the server starts.
  * - an upstream's `args`: only `.`, `..` and what starts with `./` or `../` — an argument is often not a
@@ -30,6 +30,8 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
   cfg.auth.keys = cfg.auth.keys.map((k) => abs(k, baseDir));
   if (cfg.pinning.file !== undefined) cfg.pinning.file = abs(cfg.pinning.file, baseDir);
   if (cfg.admin.tokenFile !== undefined) cfg.admin.tokenFile = abs(cfg.admin.tokenFile, baseDir);
+  const verify = cfg.vault.verifyUser;
+  if (verify?.clientSecretFile !== undefined) verify.clientSecretFile = abs(verify.clientSecretFile, baseDir);
   const written: WrittenPath[] = [];
   cfg.upstreams.forEach((u, i) => {
     if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);

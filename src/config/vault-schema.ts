@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from './http-url.js';
 
 // The sealed vault of per-user upstream tokens (auth type user-oauth), a part of the config schema.
 
@@ -8,6 +9,31 @@ const HEX_32 = /^[0-9a-fA-F]{64}$/;
 /** Exactly 32 random bytes: a vault key is never a passphrase (a guessable phrase would open every token). */
 const vaultKey = z.string().refine((s) => BASE64_32.test(s) || HEX_32.test(s), '32 random bytes as base64 or hex (openssl rand -base64 32)');
 
+/**
+ * The gateway's own identity provider, for checking who completes a consent link: the browser signs in
+ * there (authorization code + PKCE) and the token it gets must authenticate, with the gateway's own auth,
+ * as the principal the link was made for.
+ */
+const verifyUserSchema = z
+  .object({
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1).optional(),
+    clientSecretFile: z.string().min(1).optional(),
+    /** Its issuer URL (RFC 8414 or OpenID metadata gives the endpoints), or both endpoints written out. */
+    authorizationServer: httpUrl('an authorization server issuer').optional(),
+    authorizationEndpoint: httpUrl('an authorization endpoint').optional(),
+    tokenEndpoint: httpUrl('a token endpoint').optional(),
+    scope: z.string().optional(),
+    /** RFC 8707 resource indicator, so the token is issued for the gateway (the audience auth.jwt expects). */
+    resource: httpUrl('a resource indicator').optional(),
+  })
+  .strict()
+  .refine((a) => a.clientSecret === undefined || a.clientSecretFile === undefined, { message: 'set clientSecret or clientSecretFile, not both', path: ['clientSecret'] })
+  .refine((a) => (a.authorizationEndpoint === undefined) === (a.tokenEndpoint === undefined), { message: 'set both authorizationEndpoint and tokenEndpoint, or neither (discovery)', path: ['tokenEndpoint'] })
+  .refine((a) => a.authorizationServer !== undefined || a.authorizationEndpoint !== undefined, { message: "set authorizationServer (the gateway's identity provider), or authorizationEndpoint and tokenEndpoint", path: ['authorizationServer'] });
+
+export type VerifyUserConfig = z.infer<typeof verifyUserSchema>;
+
 export const vaultSchema = z
   .object({
     /** Seals every stored token (AES-256-GCM). Write it as ${SWITCHBOARD_VAULT_KEY}; every replica needs the same. */
@@ -16,6 +42,8 @@ export const vaultSchema = z
     previousKeys: z.array(vaultKey).default([]),
     /** How long a consent link (/oauth/start?flow=…) and the authorization that follows may take. */
     flowTtlMs: z.number().int().min(10_000).max(3_600_000).default(600_000),
+    /** Opt-in: who completes a consent link must first sign in at the gateway's identity provider as the link's principal. */
+    verifyUser: verifyUserSchema.optional(),
   })
   .strict()
   .refine((v) => v.previousKeys.length === 0 || v.key !== undefined, { message: 'previous keys only open tokens sealed before a rotation: set key too', path: ['previousKeys'] })

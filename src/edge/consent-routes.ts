@@ -18,7 +18,10 @@ export type UnavailableReason = 'store' | 'authorization-server';
 type Unavailable = { unavailable: string; reason: 'store'; retryAfterSeconds: number } | { unavailable: string; reason: 'authorization-server' };
 
 /** Where /oauth/start's POST sends the browser (with the OAuth state it carries), or why it cannot. */
-export type StartOutcome = { location: string; state: string; browser: string; maxAgeMs: number } | Unavailable | { refused: string; status: number };
+export type StartOutcome = Started | Unavailable | { refused: string; status: number };
+
+type Started = { location: string; state: string; browser: string; maxAgeMs: number };
+type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number; otherUser?: boolean } | Started | Unavailable;
 
 /** What GET /oauth/start shows: whose link, to which upstream, and the page's confirmation (cookie and form value). */
 export type PreviewOutcome = { upstream: string; user: LinkOwner; browser: string; form: string; maxAgeMs: number } | Extract<Unavailable, { reason: 'store' }>;
@@ -29,7 +32,8 @@ export interface ConsentService {
   preview(flow: string): Promise<PreviewOutcome | undefined>;
   /** undefined: the link is unknown, expired or used; `refused`: no confirmation from this link's page in this browser. */
   start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
-  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<{ linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number }>;
+  /** With vault.verifyUser the first callback (the gateway's own sign-in) goes on to the upstream's authorization server (`location`). */
+  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
@@ -41,6 +45,8 @@ export interface ConsentRouteOptions {
   /** The origin of server.publicUrl: the only one the confirmation's POST may come from. */
   origin: string;
   unavailable?: (reason: UnavailableReason) => void;
+  /** vault.verifyUser refused a browser signed in to the gateway as another user than the link's (switchboard_consent_other_user_total). */
+  otherUser?: () => void;
 }
 
 /**
@@ -86,9 +92,13 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     const state = query(req, 'state');
     const name = state === undefined ? undefined : cookieName(state);
     const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error') }, name && cookie(req, name));
-    // The cookie has done its work either way.
-    if (name) reply.header('set-cookie', `${name}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`);
+    // The cookie has done its work either way (a further Set-Cookie adds to this one).
+    const spentBinding = name && `${name}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
+    if (spentBinding) reply.header('set-cookie', spentBinding);
+    if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o.secure)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    if ('unavailable' in outcome) return unavailable(reply, outcome, o);
     if ('refused' in outcome) {
+      if (outcome.otherUser) o.otherUser?.();
       if (outcome.retryAfterSeconds !== undefined) {
         // The link could not be stored (its store failing or full): counted as /oauth/start's are.
         o.unavailable?.('store');
@@ -152,11 +162,9 @@ async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRou
   if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
   if ('refused' in started) return page(reply, started.status, 'Not linked', started.refused);
   if ('unavailable' in started) return unavailable(reply, started, o);
-  const secure = o.secure ? '; Secure' : '';
-  const binding = `${cookieName(started.state)}=${started.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(started.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure}`;
-  const spent = `${name!}=; Path=/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${secure}`;
+  const spent = `${name!}=; Path=/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`;
   // 303: the browser follows with a GET, never re-posting the form to the authorization server.
-  return reply.code(303).header('set-cookie', [binding, spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+  return reply.code(303).header('set-cookie', [binding(started, o.secure), spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 }
 
 /**
@@ -170,6 +178,11 @@ function crossOrigin(req: FastifyRequest, origin: string): string | undefined {
   const from = req.headers.origin;
   if (from !== undefined && from !== origin) return `from origin ${from.slice(0, 200)}`;
   return undefined;
+}
+
+/** The cookie binding a sign-in's state to this browser (see cookieName). */
+function binding(s: Started, secure: boolean): string {
+  return `${cookieName(s.state)}=${s.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(s.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 function unavailable(reply: FastifyReply, u: Unavailable, o: ConsentRouteOptions): FastifyReply {

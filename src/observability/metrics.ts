@@ -91,6 +91,11 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly consentOtherUser = new Counter({
+    name: 'switchboard_consent_other_user_total',
+    help: "With vault.verifyUser: consent links refused (403) because the browser signed in to the gateway as another user than the one the link was made for (a link sent to someone else); the warn log names both by pseudonym",
+    registers: [this.registry],
+  });
   readonly redisErrors = new Counter({ name: 'switchboard_redis_errors_total', help: 'Redis commands that failed', labelNames: ['command'] as const, registers: [this.registry] });
 
   /** The same metrics in the OpenMetrics format, which alone carries exemplars; set when exemplars are on. */

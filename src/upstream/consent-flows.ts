@@ -8,9 +8,13 @@ export interface ConsentFlow {
   upstream: string;
 }
 
-/** An authorization in progress (one OAuth `state`): whose, for which upstream, its PKCE verifier. */
+/**
+ * An authorization in progress (one OAuth `state`): whose, for which upstream, its PKCE verifier; stage
+ * `verify`: the sign-in at the gateway's own identity provider that comes first with vault.verifyUser.
+ */
 export interface ConsentState extends ConsentFlow {
   verifier: string;
+  stage?: 'verify' | undefined;
 }
 
 /** Why a callback's state was refused (each is a different attack or accident; all end the flow). */
@@ -101,11 +105,11 @@ export class ConsentFlows {
   }
 
   /** A state for the flow and the browser's binding (set as a cookie); the verifier stays here. */
-  async begin(flow: ConsentFlow): Promise<{ state: string; browser: string; challenge: string }> {
+  async begin(flow: ConsentFlow, stage?: 'verify'): Promise<{ state: string; browser: string; challenge: string }> {
     const state = randomBytes(ID_BYTES).toString('base64url');
     const browser = randomBytes(ID_BYTES).toString('base64url');
     const verifier = randomBytes(ID_BYTES).toString('base64url');
-    const record = { ...flow, verifier, browser: hash(browser) };
+    const record = { user: flow.user, upstream: flow.upstream, verifier, browser: hash(browser), ...(stage ? { stage } : {}) };
     await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs, userKey(flow.user));
     return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
@@ -118,7 +122,7 @@ export class ConsentFlows {
     const r = JSON.parse(v) as ConsentState & { browser: string };
     const given = Buffer.from(hash(browser ?? ''));
     if (browser === undefined || !timingSafeEqual(given, Buffer.from(r.browser))) return 'other-browser';
-    return { user: r.user, upstream: r.upstream, verifier: r.verifier };
+    return { user: r.user, upstream: r.upstream, verifier: r.verifier, stage: r.stage };
   }
 
   #sign(id: string): string {

@@ -4,6 +4,7 @@ export { UpstreamInstance, type TransportFactory, type Catalogue } from './upstr
 export { StdioTransport } from './stdio-transport.js';
 export { UpstreamTransports } from './transport-factory.js';
 export { UserConsent, type CallbackOutcome } from './user-consent.js';
+export { GatewaySignIn } from './gateway-sign-in.js';
 export { CredentialVault, type LinkInfo } from './credential-vault.js';
 export { ConsentFlows } from './consent-flows.js';
 export { MemoryVaultStore, type VaultStore } from './vault-store.js';

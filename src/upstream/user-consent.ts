@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { authServerAgent, authServerHttp } from './auth-server-agent.js';
 import type { BearerSource } from './bearer-source.js';
+import type { GatewaySignIn, UserCheck } from './gateway-sign-in.js';
 import type { ConsentFlow, ConsentFlows, ConsentState, StateRefusal } from './consent-flows.js';
 import type { CredentialVault, LinkInfo, UserTokens } from './credential-vault.js';
 import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oauth-client.js';
@@ -19,6 +20,8 @@ export interface UserConsentOptions {
   /** The upstream's config in force (a reload may change it). */
   upstream(name: string): UpstreamConfig | undefined;
   logger: Logger;
+  /** vault.verifyUser: who completes a link signs in at the gateway's identity provider first. */
+  signIn?: GatewaySignIn | undefined;
 }
 
 /** A user's token for a process that keeps it, and whether the consent it came from still stands (see processCredential). */
@@ -57,7 +60,11 @@ type ConsentingUpstream = UpstreamConfig & { auth: UserOAuthSettings };
 const START_RETRY_SECONDS = 30;
 
 /** What the callback did: linked, or refused and why (shown to the user, never a token); 503 with when to retry. */
-export type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number };
+export type CallbackOutcome =
+  | { linked: string; subject: string }
+  | { refused: string; status: number; retryAfterSeconds?: number; otherUser?: boolean }
+  // vault.verifyUser: the gateway's sign-in checked, on to the upstream's authorization server (or why not now).
+  | Exclude<StartOutcome, { refused: string }>;
 
 const MESSAGES: Record<ConsentReason, (u: string) => string> = {
   'not-linked': (u) => `Upstream "${u}" acts with your own account there: open the link to sign in and consent, then retry.`,
@@ -77,6 +84,7 @@ export class UserConsent implements ConsentAsker {
   readonly #upstream: (name: string) => UpstreamConfig | undefined;
   readonly #logger: Logger;
   readonly #clients = new Map<string, { client: UserOAuthClient; agent: Agent }>();
+  readonly #signIn: GatewaySignIn | undefined;
 
   constructor(o: UserConsentOptions) {
     this.vault = o.vault;
@@ -84,6 +92,12 @@ export class UserConsent implements ConsentAsker {
     this.#publicUrl = o.publicUrl.replace(/\/$/, '');
     this.#upstream = o.upstream;
     this.#logger = o.logger.child({ component: 'consent' });
+    this.#signIn = o.signIn;
+  }
+
+  /** With vault.verifyUser: the gateway's own authentication, which checks the sign-in's token (app.ts gives the MCP routes' one). */
+  checkUsersWith(check: UserCheck): void {
+    this.#signIn?.checkWith(check);
   }
 
   /** Where browsers reach the gateway: the consent pages' POST must come from its origin. */
@@ -190,16 +204,21 @@ export class UserConsent implements ConsentAsker {
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
-    const client = this.#client(u, u.auth);
+    // With vault.verifyUser the browser first signs in at the gateway's own identity provider (see #signedIn).
+    return this.#signIn ? this.#send(flow, this.#signIn.client, 'verify') : this.#send(flow, this.#client(u, u.auth));
+  }
+
+  /** The browser sent to an authorization server (the upstream's, or with `verify` the gateway's own) with a new state. */
+  async #send(flow: ConsentFlow, client: UserOAuthClient, stage?: 'verify'): Promise<StartOutcome> {
     // Its endpoints are found before the sign-in is recorded: one that cannot be reached leaves no state pending.
     const unreachable = await client.discover().then(
       () => undefined,
-      (err: unknown) => this.#unreachable(err, flow),
+      (err: unknown) => this.#unreachable(err, flow, stage),
     );
     if (unreachable) return unreachable;
     let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
     try {
-      begun = await this.#flows.begin(flow);
+      begun = await this.#flows.begin(flow, stage);
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
@@ -208,16 +227,44 @@ export class UserConsent implements ConsentAsker {
   }
 
   /**
+   * vault.verifyUser, the gateway's sign-in done: its token authenticated as the MCP routes authenticate a
+   * client's, and the browser sent on to the upstream's authorization server only if that is the principal
+   * the link was made for; anyone else (the link sent to them) is refused, logged and counted (`otherUser`).
+   */
+  async #signedIn(s: ConsentState, code: string | undefined): Promise<CallbackOutcome> {
+    const signIn = this.#signIn!;
+    if (!code) return { refused: 'You did not sign in to the gateway, so the link was not continued.', status: 403 };
+    let who: UpstreamUser;
+    try {
+      who = await signIn.user(code, s.verifier, this.redirectUri);
+    } catch (err) {
+      this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, "consent: the gateway's own sign-in failed or its token was not accepted");
+      return { refused: 'Your sign-in to the gateway could not be checked. Retry the call in your client for a new link.', status: 403 };
+    }
+    if (who.issuer !== s.user.issuer || who.subject !== s.user.subject || who.tenant !== s.user.tenant) {
+      this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), signedIn: userLabel(who) }, 'consent refused: the browser signed in to the gateway as another user than the one the link was made for (a link sent to someone else?)');
+      const refused = `You signed in to the gateway as "${who.subject}", but this link was made for the gateway user "${s.user.subject}": nothing was linked. A link someone sent you would have given them your account at "${s.upstream}"; use the links your own client shows you.`;
+      return { refused, status: 403, otherUser: true };
+    }
+    const u = this.#consenting(s.upstream);
+    if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
+    const sent = await this.#send(s, this.#client(u, u.auth));
+    if ('location' in sent) this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'consent: the gateway user who opened the link is the one it was made for');
+    return sent as CallbackOutcome;
+  }
+
+  /**
    * The authorization server's metadata could not be read (unreachable, failing, or not usable): the browser
    * is told so, and to retry with a new link (the one opened is spent), not shown the error's JSON.
    */
-  #unreachable(err: unknown, flow: ConsentFlow): StartOutcome {
+  #unreachable(err: unknown, flow: ConsentFlow, stage?: 'verify'): StartOutcome {
     this.#logger.warn(
-      { upstream: flow.upstream, user: userLabel(flow.user), reason: (err as Error).message },
+      { upstream: flow.upstream, user: userLabel(flow.user), reason: (err as Error).message, server: stage ? 'gateway sign-in' : 'upstream' },
       'a consent link was opened but the authorization server could not be reached: answered 502',
     );
+    const server = stage ? "The gateway's own sign-in (vault.verifyUser)" : `The authorization server of upstream "${flow.upstream}"`;
     return {
-      unavailable: `The authorization server of upstream "${flow.upstream}" could not be reached. Try again shortly: retry the call in your client for a new link.`,
+      unavailable: `${server} could not be reached. Try again shortly: retry the call in your client for a new link.`,
       reason: 'authorization-server',
     };
   }
@@ -253,6 +300,7 @@ export class UserConsent implements ConsentAsker {
     }
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
+    if (s.stage === 'verify') return q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code);
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
@@ -314,7 +362,7 @@ export class UserConsent implements ConsentAsker {
   async close(): Promise<void> {
     const agents = [...this.#clients.values()].map((c) => c.agent);
     this.#clients.clear();
-    await Promise.all(agents.map((a) => a.close().catch(() => {})));
+    await Promise.all([...agents.map((a) => a.close().catch(() => {})), this.#signIn?.close()]);
     await this.vault.store.close();
   }
 

@@ -20,8 +20,9 @@ export function local(url: string, base: string): string {
 
 export async function hop(url: string, cookie?: string): Promise<Hop> {
   const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-  const set = res.headers.get('set-cookie') ?? undefined;
-  return { status: res.status, location: res.headers.get('location') ?? undefined, cookie: set?.split(';')[0], text: await res.text() };
+  // The cookie set, not one cleared (a callback that goes on clears its own and sets the next sign-in's).
+  const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => !c.endsWith('='));
+  return { status: res.status, location: res.headers.get('location') ?? undefined, cookie: set, text: await res.text() };
 }
 
 /** The confirmation page of a consent link: its form's values and the cookie it set, as a browser keeps them. */
