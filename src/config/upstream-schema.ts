@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { httpUrl } from './http-url.js';
+import { oauthClientChecks, oauthClientFields } from './oauth-client-schema.js';
 
 // The upstreams part of the config schema (src/config/schema.ts puts the parts together).
 
@@ -195,27 +196,20 @@ const tokenExchange = z
  * upstream's authorization server; a user without a token is sent to /oauth/start by a URL elicitation,
  * and the tokens the callback receives are sealed in the vault (top-level `vault`).
  */
-const userOAuth = z
-  .object({
-    type: z.literal('user-oauth'),
-    clientId: z.string().min(1),
-    /** A confidential client's secret (write it as ${ENV}) or clientSecretFile; neither: a public client. */
-    clientSecret: z.string().min(1).optional(),
-    clientSecretFile: z.string().min(1).optional(),
-    /** The authorization server's issuer URL (RFC 8414 metadata). Absent with no endpoints: found from the upstream's RFC 9728 metadata. */
-    authorizationServer: httpUrl('an authorization server issuer').optional(),
-    /** Both endpoints written out: no discovery at all. */
-    authorizationEndpoint: httpUrl('an authorization endpoint').optional(),
-    tokenEndpoint: httpUrl('a token endpoint').optional(),
-    scope: z.string().optional(),
-    /** RFC 8707 resource indicator; default: the upstream's URL (a stdio upstream: none unless set). */
-    resource: httpUrl('a resource indicator').optional(),
-    /** Refresh a stored token this long before it expires. */
-    refreshSkewMs: z.number().int().min(0).default(60_000),
-  })
-  .strict()
-  .refine((a) => a.clientSecret === undefined || a.clientSecretFile === undefined, { message: 'set clientSecret or clientSecretFile, not both', path: ['clientSecret'] })
-  .refine((a) => (a.authorizationEndpoint === undefined) === (a.tokenEndpoint === undefined), { message: 'set both authorizationEndpoint and tokenEndpoint, or neither (discovery)', path: ['tokenEndpoint'] });
+const userOAuth = oauthClientChecks(
+  z
+    .object({
+      type: z.literal('user-oauth'),
+      ...oauthClientFields,
+      /** Absent with no endpoints: found from the upstream's RFC 9728 metadata. */
+      authorizationServer: oauthClientFields.authorizationServer,
+      /** RFC 8707 resource indicator; default: the upstream's URL (a stdio upstream: none unless set). */
+      resource: oauthClientFields.resource,
+      /** Refresh a stored token this long before it expires. */
+      refreshSkewMs: z.number().int().min(0).default(60_000),
+    })
+    .strict(),
+);
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

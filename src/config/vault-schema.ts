@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from './http-url.js';
+import { oauthClientChecks, oauthClientFields } from './oauth-client-schema.js';
 
 // The sealed vault of per-user upstream tokens (auth type user-oauth), a part of the config schema.
 
@@ -14,23 +14,18 @@ const vaultKey = z.string().refine((s) => BASE64_32.test(s) || HEX_32.test(s), '
  * there (authorization code + PKCE) and the token it gets must authenticate, with the gateway's own auth,
  * as the principal the link was made for.
  */
-const verifyUserSchema = z
-  .object({
-    clientId: z.string().min(1),
-    clientSecret: z.string().min(1).optional(),
-    clientSecretFile: z.string().min(1).optional(),
-    /** Its issuer URL (RFC 8414 or OpenID metadata gives the endpoints), or both endpoints written out. */
-    authorizationServer: httpUrl('an authorization server issuer').optional(),
-    authorizationEndpoint: httpUrl('an authorization endpoint').optional(),
-    tokenEndpoint: httpUrl('a token endpoint').optional(),
-    scope: z.string().optional(),
-    /** RFC 8707 resource indicator, so the token is issued for the gateway (the audience auth.jwt expects). */
-    resource: httpUrl('a resource indicator').optional(),
-  })
-  .strict()
-  .refine((a) => a.clientSecret === undefined || a.clientSecretFile === undefined, { message: 'set clientSecret or clientSecretFile, not both', path: ['clientSecret'] })
-  .refine((a) => (a.authorizationEndpoint === undefined) === (a.tokenEndpoint === undefined), { message: 'set both authorizationEndpoint and tokenEndpoint, or neither (discovery)', path: ['tokenEndpoint'] })
-  .refine((a) => a.authorizationServer !== undefined || a.authorizationEndpoint !== undefined, { message: "set authorizationServer (the gateway's identity provider), or authorizationEndpoint and tokenEndpoint", path: ['authorizationServer'] });
+const verifyUserSchema = oauthClientChecks(
+  z
+    .object({
+      ...oauthClientFields,
+      /** RFC 8707 resource indicator, so the token is issued for the gateway (the audience auth.jwt expects). */
+      resource: oauthClientFields.resource,
+    })
+    .strict(),
+).refine((a) => a.authorizationServer !== undefined || a.authorizationEndpoint !== undefined, {
+  message: "set authorizationServer (the gateway's identity provider), or authorizationEndpoint and tokenEndpoint",
+  path: ['authorizationServer'],
+});
 
 export type VerifyUserConfig = z.infer<typeof verifyUserSchema>;
 
