@@ -23,6 +23,7 @@ import { Tunnel, type ForwardOutcome, type IncomingForward, type LocalDispatch }
 import { Forwarder, type ArrivedRequest } from './forwarder.js';
 import { Relays } from './relays.js';
 import { parseEndpointChange, type EndpointChange } from './endpoint-change.js';
+import { ChangePublisher } from './change-publisher.js';
 
 export type Location = { kind: 'forward'; record: SessionRecord; owner: string } | { kind: 'restore'; record: SessionRecord; owner: string } | { kind: 'missing' };
 
@@ -67,6 +68,7 @@ export class Cluster {
   #started = false;
   #keeping: NodeJS.Timeout | undefined;
   readonly #held: HeldSessions;
+  readonly #changesOut: ChangePublisher;
 
   constructor(cfg: RedisConfig, events: EventBounds, logger: Logger, observer?: RedisObserver) {
     this.#cfg = cfg;
@@ -108,6 +110,11 @@ export class Cluster {
       alive: (r) => this.alive(r),
       beat: () => this.#heartbeat.beatNow(),
     });
+    this.#changesOut = new ChangePublisher(
+      (text) => this.redis.publish(this.#changes, text),
+      (err) => this.#logger.debug({ err: err.message }, 'change not published'),
+      () => this.#logger.debug('change not published: too many distinct changes waiting on redis'),
+    );
     this.redis.on('close', () => this.#health.trouble());
     this.redis.on('ready', () => {
       if (this.#started) this.#heartbeat.reconnected();
@@ -162,10 +169,11 @@ export class Cluster {
   /**
    * The change bus: what an upstream announced on one replica (an endpoint's list_changed or resource
    * update), heard by the others, whose subscribers' streams are theirs. Best effort: a change lost
-   * while Redis is away is as lost as a notification on a dropped stream.
+   * while Redis is away is as lost as a notification on a dropped stream. Coalesced (ChangePublisher):
+   * a burst of the same change is one publish, and one more after it.
    */
   publishChange(change: EndpointChange): void {
-    this.redis.publish(this.#changes, JSON.stringify({ ...change, from: this.replicaId })).catch((err: Error) => this.#logger.debug({ err: err.message }, 'change not published'));
+    this.#changesOut.publish(change, JSON.stringify({ ...change, from: this.replicaId }));
   }
 
   async onChanges(listener: (change: EndpointChange) => void): Promise<void> {
