@@ -195,11 +195,17 @@ export class SessionGuard {
     return upstream === undefined ? undefined : prefixed(upstream, name);
   }
 
+  /**
+   * The list as the tenant may see it. A listed URI or template is held to the normal form a read or a
+   * completion of it is: an upstream that spells a URI otherwise (`NOTES://all/1`, `https://h:443/x`)
+   * must not show the tenant what a deny pattern written in normal form hides, nor a URI it cannot read.
+   */
   filterList(method: string, result: Result): Result {
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
-    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes, false, this.#alias(f.item, String(item[f.field]))).allowed);
+    const asked = f.field === 'uriTemplate' ? 'template' : f.field === 'uri';
+    const kept = items.filter((item: Record<string, unknown>) => this.tenant.decide(f.item, String(item[f.field]), this.principal.scopes, asked, this.#alias(f.item, String(item[f.field]))).allowed);
     return kept.length === items.length ? result : { ...result, [f.key]: kept };
   }
 

@@ -93,10 +93,10 @@ export class TenantPolicy {
   }
 
   /**
-   * `asked`: the name comes from a client's request. Such a URI must already be in normal form, so the
-   * patterns see it exactly as the upstream will (normalize-uri.ts); a URI an upstream listed is its own
-   * spelling and is matched as it is (and listing it costs no normalisation per item). `"template"`: a
-   * URI template a client names (completion/complete), whose written parts must be in normal form.
+   * `asked`: the URI must be in normal form, so the patterns see it exactly as the upstream will
+   * (normalize-uri.ts): a URI a client names, and one an upstream lists (a list shows only what can be
+   * read). `"template"`: a URI template (completion/complete, resources/templates/list), whose written
+   * parts must be in normal form. `false`: a tool or prompt name, matched as it is.
    */
   decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template' = true, alias?: string): Decision {
     const d = this.#decide(kind, name, scopes, asked);

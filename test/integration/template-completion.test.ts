@@ -31,7 +31,7 @@ describe('completion/complete on a resource template', () => {
     gw = await startGateway({
       upstreams: [UPSTREAM],
       endpoints: [{ path: '/mcp', upstreams: ['tpl'] }],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], resources: { allow: ['*'], deny: ['notes://*'] } }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], resources: { allow: ['*'], deny: ['notes://*', 'https://notes.example/*'] } }],
     });
     client = await connectClient(gw, 'streamable-http');
   });
@@ -47,6 +47,16 @@ describe('completion/complete on a resource template', () => {
     assert.deepEqual(listed, ['users://{userId}/profile']);
     // Before: refused as a URI not in normal form ("{userId}" is no lower-case host), answered as an unknown template.
     assert.deepEqual((await complete('users://{userId}/profile')).completion.values, ['users://{userId}/profile:al']);
+  });
+
+  it('lists no resource or template a deny pattern hides by another spelling of its URI (found by a review)', async () => {
+    // Before: "NOTES://all/2", "https://notes.example:443/3" and "NOTES://all/{id}" were listed, past the
+    // deny patterns written for their normal form, though a read or completion of each is refused.
+    const resources = (await client.listResources()).resources.map((r) => r.uri);
+    assert.deepEqual(resources, ['users://alice/profile']);
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    assert.deepEqual(templates, ['users://{userId}/profile']);
+    assert.deepEqual(await refusal(client.readResource({ uri: 'NOTES://all/2' })), { code: -32002, message: 'MCP error -32002: Resource NOTES://all/2 not found' });
   });
 
   it('still refuses a denied template, and one whose written parts are not in normal form, as unknown', async () => {
