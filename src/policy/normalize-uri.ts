@@ -88,7 +88,8 @@ function normalHost(scheme: string, host: string): string {
  * and what a URL parser treats as the same (§6.2.3): a default port dropped (and a port's leading zeros),
  * an IDNA host in ASCII, an IPv6 host in its canonical form, an empty query delimiter dropped, for `file:`
  * the `localhost` host and the missing `//` of `file:/x`, for the other special schemes a host written
- * without `//` (`https:h/x`), and the tabs, newlines and surrounding controls a parser removes.
+ * without `//` (`https:h/x`), the empty path a parser reads as `/` (`https://h?x`), and the tabs,
+ * newlines and surrounding controls a parser removes.
  */
 export function normalizeUri(uri: string): string {
   const read = uri.replace(STRIPPED, '');
@@ -125,7 +126,10 @@ export function normalizeUri(uri: string): string {
     if (scheme === 'file' && host === 'localhost' && userinfo === '' && port === '') host = '';
     out += `//${userinfo}${host}${port}`;
   }
-  out += removeDotSegments(normalizeEscapes(path));
+  path = removeDotSegments(normalizeEscapes(path));
+  // A special scheme's or file:'s path is never empty to a URL parser (§6.2.3): "https://h?x" is https://h/?x.
+  if (path === '' && authority !== undefined && (special || scheme === 'file')) path = '/';
+  out += path;
   if (query) out += `?${normalizeEscapes(query)}`;
   if (fragment !== undefined) out += `#${normalizeEscapes(fragment)}`;
   return out;
@@ -169,5 +173,6 @@ const EXPRESSIONS = /\{[^{}]*\}/g;
  * camelCase where the host goes, as servers write them) is not a URI with an upper-case host.
  */
 export function templateProblem(template: string): UriProblem | undefined {
-  return uriProblem(template.replace(EXPRESSIONS, 'x'));
+  // A path expansion ({/segments}) starts with its "/": "https://{host}{/path}" has a path.
+  return uriProblem(template.replace(EXPRESSIONS, (e) => (e.startsWith('{/') ? '/x' : 'x')));
 }

@@ -59,6 +59,15 @@ describe('completion/complete on a resource template', () => {
     assert.deepEqual(await refusal(client.readResource({ uri: 'NOTES://all/2' })), { code: -32002, message: 'MCP error -32002: Resource NOTES://all/2 not found' });
   });
 
+  it('reads no URI past a deny pattern by leaving out the path a URL parser supplies (found by a review)', async () => {
+    // "https://notes.example?x" is https://notes.example/?x to a URL parser; before, it passed the deny of
+    // "https://notes.example/*" and was forwarded (this fixture reads any URI as "read").
+    for (const uri of ['https://notes.example?x', 'https://notes.example']) {
+      assert.deepEqual(await refusal(client.readResource({ uri })), { code: -32002, message: `MCP error -32002: Resource ${uri} not found` }, uri);
+    }
+    assert.equal((await client.readResource({ uri: 'users://alice/profile' })).contents[0]?.uri, 'users://alice/profile', 'control: an allowed URI is read');
+  });
+
   it('still refuses a denied template, and one whose written parts are not in normal form, as unknown', async () => {
     assert.deepEqual(await refusal(complete('notes://all/{id}')), { code: -32602, message: 'MCP error -32602: Resource template notes://all/{id} not found' });
     assert.deepEqual(await refusal(complete('Users://{userId}/profile')), { code: -32602, message: 'MCP error -32602: Resource template Users://{userId}/profile not found' });

@@ -110,15 +110,20 @@ describe('what a URL parser strips or supplies (found by a review)', () => {
       ['https://:@internal.example/admin', 'https://internal.example/admin'],
       ['https://u:@internal.example/admin', 'https://u@internal.example/admin'],
       ['evil://files/se\tcret', 'evil://files/secret'],
+      // An empty path is "/" to a parser: before, these passed a deny of "https://internal.example/*".
+      ['https://internal.example', 'https://internal.example/'],
+      ['https://internal.example?token=x', 'https://internal.example/?token=x'],
+      ['HTTPS://internal.example:443', 'https://internal.example/'],
+      ['file://server?x', 'file://server/?x'],
     ];
     for (const [u, normal] of same) {
       assert.equal(normalizeUri(u), normal, JSON.stringify(u));
       assert.equal(uriProblem(u), 'not-normal', JSON.stringify(u));
     }
     // Schemes a parser gives no authority of its own keep their form: a URN, a mail query, an opaque path.
-    for (const u of ['urn:isbn:0451450523', 'mailto:a@b.example', 'evil:files/x', 'https://h']) assert.equal(uriProblem(u), undefined, u);
+    for (const u of ['urn:isbn:0451450523', 'mailto:a@b.example', 'evil:files/x', 'evil://files', 'https://h/']) assert.equal(uriProblem(u), undefined, u);
     const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['*'], deny: ['https://internal.example/*', 'file:///etc/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
-    for (const u of ['https:internal.example/admin', 'https://@internal.example/admin', 'https://internal.example/ad\tmin', ' https://internal.example/admin', 'file:etc/passwd']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, JSON.stringify(u));
+    for (const u of ['https://internal.example?token=x', 'https://internal.example', 'https:internal.example/admin', 'https://@internal.example/admin', 'https://internal.example/ad\tmin', ' https://internal.example/admin', 'file:etc/passwd']) assert.equal(tenant.decide('resource', u, new Set()).allowed, false, JSON.stringify(u));
   });
 });
 
@@ -136,7 +141,7 @@ describe('a host with a trailing dot, a Windows drive written with "|" (found by
 
 describe('templateProblem', () => {
   it('holds what is written around the expressions to normal form, not the expressions (found by a review)', () => {
-    for (const t of ['users://{userId}/profile', 'db://{Table}/rows{?limit,offset}', 'file:///{+path}', 'note:{#section}', 'https://{Host}/x']) assert.equal(templateProblem(t), undefined, t);
+    for (const t of ['users://{userId}/profile', 'db://{Table}/rows{?limit,offset}', 'file:///{+path}', 'note:{#section}', 'https://{Host}/x', 'https://{host}{/path*}']) assert.equal(templateProblem(t), undefined, t);
     for (const t of ['Users://{userId}/profile', 'file:///a/../{path}', 'https://h:443/{x}', 'https:h/{x}']) assert.equal(templateProblem(t), 'not-normal', t);
     assert.equal(templateProblem('file:///{a}%2F{b}'), 'ambiguous');
   });
