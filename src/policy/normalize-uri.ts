@@ -57,6 +57,8 @@ const STRIPPED = /[\t\n\r]|^[\x00-\x20]+|[\x00-\x20]+$/g;
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', ws: '80', wss: '443', ftp: '21' };
 /** Schemes whose host a URL parser maps to ASCII (IDNA: full-width letters, upper case, punycode). */
 const DOMAIN_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
+/** Schemes whose URIs carry no user information (RFC 9110 §4.2.4, RFC 6455 §3): one that does is refused. */
+const NO_USERINFO = new Set(['http', 'https', 'ws', 'wss']);
 
 /** An IPv6 literal as a URL parser writes it (lower case, zeros compressed); anything else in brackets lower-cased. */
 function normalIpv6(host: string): string {
@@ -149,7 +151,8 @@ export type UriProblem = 'not-normal' | 'ambiguous';
  * - `ambiguous`: it is normal, but what it names depends on how the server reads it: an escaped `/` or
  *   `\` (`%2F`, `%5C`: a separator to a server that decodes them), a `\`, an empty path segment (`//`,
  *   which servers and file systems collapse), a NUL, a fragment (no part of the resource a server reads),
- *   a host that is no domain, or a domain ending in its root's dot (`internal.example.`). The rules would see one resource where the server may read another.
+ *   a host that is no domain, a domain ending in its root's dot (`internal.example.`), or user information
+ *   in an http(s) or ws(s) URI (`https://x@internal.example/`). The rules would see one resource where the server may read another.
  */
 export function uriProblem(uri: string): UriProblem | undefined {
   if (normalizeUri(uri) !== uri) return 'not-normal';
@@ -157,6 +160,9 @@ export function uriProblem(uri: string): UriProblem | undefined {
   if (fragment !== undefined || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
   // A domain with its root's dot ("internal.example.") is the same host to DNS, and another text to the rules.
   if (DOMAIN_SCHEMES.has(scheme) && /\.(?::\d*)?$/.test(authority)) return 'ambiguous';
+  // User information in an http(s) or ws(s) URI (RFC 9110 §4.2.4: never sent, an error to a recipient):
+  // "https://x@internal.example/a" is internal.example to a server that reads it, another text to the rules.
+  if (NO_USERINFO.has(scheme) && authority.includes('@')) return 'ambiguous';
   if (!path.includes('%') && !path.includes('\\')) return undefined;
   if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
   if (decodeAll(path).includes('\0')) return 'ambiguous';

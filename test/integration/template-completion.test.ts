@@ -68,6 +68,12 @@ describe('completion/complete on a resource template', () => {
     assert.equal((await client.readResource({ uri: 'users://alice/profile' })).contents[0]?.uri, 'users://alice/profile', 'control: an allowed URI is read');
   });
 
+  it('reads no URI past a deny pattern by user information before its host (found by a review)', async () => {
+    // Before: "https://x@notes.example/3" passed the deny of "https://notes.example/*" and was forwarded.
+    const uri = 'https://x@notes.example/3';
+    assert.deepEqual(await refusal(client.readResource({ uri })), { code: -32002, message: `MCP error -32002: Resource ${uri} not found` });
+  });
+
   it('still refuses a denied template, and one whose written parts are not in normal form, as unknown', async () => {
     assert.deepEqual(await refusal(complete('notes://all/{id}')), { code: -32602, message: 'MCP error -32602: Resource template notes://all/{id} not found' });
     assert.deepEqual(await refusal(complete('Users://{userId}/profile')), { code: -32602, message: 'MCP error -32602: Resource template Users://{userId}/profile not found' });

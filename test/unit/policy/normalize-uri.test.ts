@@ -139,6 +139,17 @@ describe('a host with a trailing dot, a Windows drive written with "|" (found by
   });
 });
 
+describe('user information in an http(s) or ws(s) URI (found by a review)', () => {
+  it('is refused: the server reads the host after it, the rules the whole text', () => {
+    // Before: normal, and past a deny of "https://internal.example/*" (a server fetching it reaches that host).
+    for (const u of ['https://x@internal.example/admin', 'http://u:p@internal.example/x', 'wss://a@internal.example/s', 'https://docs.example@evil.example/x']) assert.equal(uriProblem(u), 'ambiguous', u);
+    // Schemes whose URIs name users keep them: connection strings, ftp, mail.
+    for (const u of ['postgres://app:pw@db/orders', 'ftp://anon@ftp.example/pub/x', 'mailto:a@b.example', 'https://internal.example/users/@me']) assert.equal(uriProblem(u), undefined, u);
+    const tenant = new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: [], deny: [] }, resources: { allow: ['*'], deny: ['https://internal.example/*'] }, prompts: { allow: [], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+    assert.equal(tenant.decide('resource', 'https://x@internal.example/admin', new Set()).allowed, false);
+  });
+});
+
 describe('templateProblem', () => {
   it('holds what is written around the expressions to normal form, not the expressions (found by a review)', () => {
     for (const t of ['users://{userId}/profile', 'db://{Table}/rows{?limit,offset}', 'file:///{+path}', 'note:{#section}', 'https://{Host}/x', 'https://{host}{/path*}']) assert.equal(templateProblem(t), undefined, t);
