@@ -351,7 +351,7 @@ export class Exchange implements AttemptOwner {
     // The response is this exchange's own: it takes the answering attempt's id in place.
     response.id = sink.id;
     const shaped = this.#hooks.shape(sink.call, response, this.#retried);
-    // The era's own refusals (headers, capabilities, version) are HTTP 400 wherever they arise.
+    // The era's own refusals (headers, capabilities, version) are HTTP 400: the gateway's of the client's request, and an upstream's -32021 for what the client lacks (upstreamRefusal makes the rest an upstream failure).
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
   }
 

@@ -35,6 +35,7 @@ export interface ModernSessionOptions {
  */
 export class ModernSession implements UpstreamCaller {
   readonly id: string;
+  readonly era = 'modern';
   readonly endpoint: EndpointRouter;
   readonly guard: SessionGuard;
   readonly #observer: SessionObserver;

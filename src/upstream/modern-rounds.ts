@@ -83,10 +83,51 @@ export interface RoundOptions {
   onAnswering?: (() => void) | undefined;
   /** The upstream refused the request's headers (-32020): true when the definitions they come from were out of date and are fresh now. */
   refresh?: (() => Promise<boolean> | undefined) | undefined;
+  /** Where an upstream's refusal of what the gateway sent it (-32020, -32021, -32022) is logged at warn. */
+  warnings?: { warn(fields: object, message: string): void } | undefined;
 }
 
 /** HeaderMismatch: the upstream found the request's mirrored headers (Mcp-Param-*) at odds with its body. */
 const HEADER_MISMATCH = -32020;
+
+/** The era's refusals, when an upstream sends them: of what the gateway sent it, never of what the client sent the gateway. */
+const REFUSED: Readonly<Record<number, string>> = {
+  [HEADER_MISMATCH]: 'the headers the gateway sent it',
+  [-32021]: 'the client capabilities the gateway declared to it',
+  [-32022]: 'the protocol version the gateway sent it',
+};
+
+/** Whether a client's declared capabilities lack every one of `required` (each mode of elicitation on its own; a bare `elicitation: {}` is form mode). */
+function lacksAll(declared: Record<string, unknown>, required: unknown): boolean {
+  if (required === null || typeof required !== 'object' || Object.keys(required).length === 0) return false;
+  return Object.entries(required as Record<string, unknown>).every(([name, subs]) => {
+    const has = declared[name];
+    if (has === null || typeof has !== 'object') return true;
+    const modes = has as Record<string, unknown>;
+    return Object.keys((subs ?? {}) as object).some((sub) => (name === 'elicitation' && sub === 'form' ? modes.form === undefined && modes.url !== undefined : modes[sub] === undefined));
+  });
+}
+
+/**
+ * An upstream's -32020 (left after the one re-listing retry) or -32022 refuses the gateway's request to it,
+ * not the client's: passed on as it was, a 2026-07-28 client got HTTP 400 saying that its own headers or
+ * version were wrong, and a 2025 client a code its era does not have. It is the gateway's upstream failure
+ * (SWB_UPSTREAM_PROTOCOL, answered a modern client with HTTP 200 like every upstream failure), logged at warn.
+ * A -32021 is kept for a 2026-07-28 client that declared none of what the upstream requires: the gateway
+ * tells the upstream what the client declared, so the client really lacks it, and the spec's answer (400
+ * -32021 with requiredCapabilities, which the gateway itself sends when an input round needs what a request
+ * lacks) lets it retry declaring it. When the client did declare it (the gateway does not relay it: roots on
+ * a shared instance), or is a 2025 client (whose era has no such code), it is the gateway's failure too.
+ */
+export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
+  if (!(err instanceof JsonRpcError) || !Object.hasOwn(REFUSED, err.code)) return err;
+  const data = (err.data !== null && typeof err.data === 'object' ? err.data : {}) as Record<string, unknown>;
+  if (err.code === -32021 && o.caller?.era === 'modern' && lacksAll(o.caller.capabilitiesFor?.(o.callerRequestId) ?? {}, data.requiredCapabilities)) return err;
+  const details: Record<string, unknown> = { upstream: o.upstream, upstreamCode: err.code };
+  for (const k of ['requiredCapabilities', 'supported', 'requested']) if (data[k] !== undefined) details[k] = data[k];
+  o.warnings?.warn({ ...details, upstreamMessage: err.message.slice(0, 200) }, 'upstream refused what the gateway sent it; answered as an upstream failure');
+  return new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" refused ${REFUSED[err.code]} (${err.code}: ${err.message.slice(0, 200)})`, details);
+}
 
 /**
  * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
@@ -129,9 +170,11 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
   let refreshed = false;
   // Refused before it ran (the headers are checked first): made again, once, if the tool's definition was stale.
   const retried = async (err: unknown): Promise<Result> => {
-    if (refreshed || (err as { code?: unknown } | undefined)?.code !== HEADER_MISMATCH || !(await o.refresh?.())) throw err;
+    if (refreshed || (err as { code?: unknown } | undefined)?.code !== HEADER_MISMATCH || !(await o.refresh?.())) throw upstreamRefusal(err, o);
     refreshed = true;
-    return send(out);
+    return send(out).catch((again: unknown) => {
+      throw upstreamRefusal(again, o);
+    });
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await send(out).catch(retried);

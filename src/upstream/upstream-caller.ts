@@ -15,6 +15,8 @@ export interface UpstreamCaller {
   readonly principal?: UpstreamUser | undefined;
   /** The session has ended: a per-session pool drops its place in the queue rather than start an instance for it. */
   readonly closed?: boolean;
+  /** A 2026-07-28 request's standing (its era's codes reach it); absent: a 2025 session. */
+  readonly era?: 'modern';
   /**
    * A server→client request (sampling/createMessage, elicitation/create, roots/list). `onProgress`: told
    * each notifications/progress the client reports on it, under the upstream's own token (when it gave one).

@@ -262,6 +262,7 @@ export class UpstreamClient {
       signal: opts.signal,
       upstream: this.#name,
       refresh: method === 'tools/call' ? () => this.#hooks.toolHeadersChanged?.(params?.name) : undefined,
+      warnings: this.#warnings,
       onAnswering: opts.onAnswering,
       onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });
