@@ -55,7 +55,13 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
     child.stderr!.resume();
     const base = await listeningAddress(child, 60_000);
     const port = Number(new URL(base).port);
-    assert.equal((await readyz(base)).status, 200);
+    // Ready once its upstream is (listening comes first: on a loaded machine the fixture takes a while).
+    let first = await readyz(base);
+    for (let i = 0; i < 120 && first.status !== 200; i++) {
+      await sleep(500);
+      first = await readyz(base);
+    }
+    assert.equal(first.status, 200, first.body);
 
     // Idle connections, ten at a time, until /readyz turns (bounded: never more than the limit).
     let last = await readyz(base);
