@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { GatewayError } from '../errors.js';
 import type { EventBounds, EventStore, StoredEvent } from '../session/event-store.js';
+import type { Logger } from '../observability/logger.js';
 
 // Drops a session's log only while no other replica owns the session: the copy of one that ended on a
 // replica after another took it over (paused past its heartbeat, then idle, or a DELETE it served) must
@@ -64,6 +65,13 @@ while total > budget do
 end
 return 1`;
 
+/**
+ * Bytes of appends sent and not yet answered, at most (per replica). Redis answers in a millisecond, so
+ * only one that takes commands and answers none (frozen, a partition that leaves the connection open)
+ * comes near it: each append waits in ioredis's queue and the socket's buffer until it answers.
+ */
+export const APPENDS_WAITING_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The name APPEND is defined under on the store's connection (see RedisEventStore). */
 const APPEND_COMMAND = 'swbEventAppend';
 type Appending = Redis & Record<typeof APPEND_COMMAND, (...keysAndArgs: Array<string | number>) => Promise<unknown>>;
@@ -88,14 +96,22 @@ export class RedisEventStore implements EventStore {
   readonly #ttlMs: number;
   readonly #owner: SessionOwner;
   readonly #bytesPerSession: number;
+  readonly #logger: Logger | undefined;
+  /** Bytes (string lengths, near enough) of appends Redis has not answered yet (see APPENDS_WAITING_MAX_BYTES). */
+  #waiting = 0;
+  /** Bytes of appends that timed out and are still in ioredis's queue (see #holdUntilDrained). */
+  #unanswered = 0;
+  #drainWatch: NodeJS.Timeout | undefined;
+  #skipping = false;
 
-  constructor(redis: Redis, prefix: string, bounds: EventBounds, ttlMs: number, owner: SessionOwner) {
+  constructor(redis: Redis, prefix: string, bounds: EventBounds, ttlMs: number, owner: SessionOwner, logger?: Logger) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#perStream = bounds.perStream;
     this.#bytesPerSession = bounds.bytesPerSession;
     this.#ttlMs = ttlMs;
     this.#owner = owner;
+    this.#logger = logger;
     // A command, so ioredis sends APPEND's text once per connection (EVAL) and its SHA from then on: a
     // logged event carries its data, not the script's text as well.
     redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 4, lua: APPEND });
@@ -110,9 +126,50 @@ export class RedisEventStore implements EventStore {
     // Not awaited, and a stream's appends must reach Redis in the order they were sent: they do, since the
     // SHA goes only to a connection that has run the text. A SCRIPT FLUSH on a live connection is the one
     // exception: an append refused NOSCRIPT is sent again (as EVAL), and one sent meanwhile may overtake it.
+    if (!this.#admit(data.length)) return;
     const keys = [this.#owner.key(sessionId), this.#key(sessionId, stream), `${this.#prefix}evs:${sessionId}`, `${this.#prefix}evb:${sessionId}`];
     const args = [this.#owner.me, this.#perStream, seq, data, this.#ttlMs, stream, this.#bytesPerSession, `${this.#prefix}ev:${sessionId}:`];
-    (this.#redis as Appending)[APPEND_COMMAND](...keys, ...args).catch(() => {});
+    const n = data.length;
+    (this.#redis as Appending)[APPEND_COMMAND](...keys, ...args).then(
+      () => (this.#waiting -= n),
+      (err: Error) => {
+        this.#waiting -= n;
+        if (err.message === 'Command timed out') this.#holdUntilDrained(n);
+      },
+    );
+  }
+
+  /**
+   * An append ioredis stopped waiting for (its commandTimeout) is still in its queue, data and all, until
+   * Redis answers or the connection closes: counted until that queue is empty, or a Redis frozen for longer
+   * than the timeout would have the bound let through all it was meant to hold back.
+   */
+  #holdUntilDrained(n: number): void {
+    this.#unanswered += n;
+    this.#drainWatch ??= setInterval(() => {
+      if (this.#redis.commandQueue.length > 0) return;
+      this.#unanswered = 0;
+      clearInterval(this.#drainWatch);
+      this.#drainWatch = undefined;
+    }, 100).unref();
+  }
+
+  /**
+   * Whether an append of `n` bytes is sent: not while those waiting for Redis's answer would pass the
+   * bound (one alone always goes). Not sent, the event cannot be replayed, as one sent while Redis is away.
+   * Before this bound the owner of a busy session kept every event it sent while Redis was frozen.
+   */
+  #admit(n: number): boolean {
+    const held = this.#waiting + this.#unanswered;
+    if (held > 0 && held + n > APPENDS_WAITING_MAX_BYTES) {
+      if (!this.#skipping) this.#logger?.warn({ waitingBytes: held }, 'redis is not answering the event log\'s appends: events are not logged (not replayable after Last-Event-ID) until it does');
+      this.#skipping = true;
+      return false;
+    }
+    if (this.#skipping && held === 0) this.#logger?.info('redis answers the event log\'s appends again: events are logged');
+    if (held === 0) this.#skipping = false;
+    this.#waiting += n;
+    return true;
   }
 
   async replay(sessionId: string, stream: number, afterSeq: number): Promise<StoredEvent[] | undefined> {
