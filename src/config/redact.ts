@@ -41,6 +41,10 @@ export function redactConfig(config: Config): Config {
   c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
   if (c.vault.key !== undefined) c.vault.key = REDACTED;
   c.vault.previousKeys = c.vault.previousKeys.map(() => REDACTED);
+  if (c.vault.verifyUser) {
+    if (c.vault.verifyUser.clientSecret !== undefined) c.vault.verifyUser.clientSecret = REDACTED;
+    redactUrls(c.vault.verifyUser as unknown as Record<string, unknown>);
+  }
   if (c.store.redis) c.store.redis.url = redactUrl(c.store.redis.url);
   // The collector's credentials: headers (an API key) and a user:password or key in the endpoint's URL.
   c.tracing.headers = values(c.tracing.headers);

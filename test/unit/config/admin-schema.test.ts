@@ -59,6 +59,16 @@ describe('admin config', () => {
     assert.ok(!JSON.stringify(redactConfig(c)).includes('exchange-s3cret'));
   });
 
+  it("redaction: the consent check's own sign-in (vault.verifyUser) has its client secret and URL credentials hidden", () => {
+    const verifyUser = { clientId: 'gateway-console', clientSecret: 'verify-s3cret', authorizationServer: 'https://idp.example/?key=issuer-s3cret' };
+    const vault = { key: Buffer.alloc(32, 7).toString('base64'), verifyUser };
+    const c = parseConfig(minimal({}, { vault }), 'test', {}, '/tmp');
+    const shown = JSON.stringify(redactConfig(c));
+    for (const secret of ['verify-s3cret', 'issuer-s3cret']) assert.ok(!shown.includes(secret), secret);
+    assert.match(shown, /gateway-console/);
+    assert.equal(c.vault.verifyUser!.clientSecret, 'verify-s3cret', 'the running config is not touched');
+  });
+
   it("redaction: a tool-search embeddings provider's headers and URL credentials are hidden", () => {
     const embeddings = { url: 'https://user:url-s3cret@embed.example/v1/embeddings?key=query-s3cret', model: 'm', headers: { authorization: 'Bearer header-s3cret' } };
     const c = parseConfig(minimal({}, { endpoints: [{ path: '/mcp', upstreams: ['u'], tools: { exposure: 'search', embeddings } }] }), 'test', {}, '/tmp');
