@@ -79,7 +79,7 @@ export class Gateway {
     const redis = config.store.redis;
     this.cluster = redis ? new Cluster(redis, { perStream: config.session.eventsPerStream, bytesPerSession: config.session.eventBytesPerSession }, deps.logger, deps.redisObserver) : undefined;
     if (this.cluster && deps.tracing) this.cluster.tracing = deps.tracing;
-    const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments) : undefined;
+    const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments, config.audit.hashKey) : undefined;
     this.audit = audit;
     this.pins = toolPinsFor(config, this.cluster, deps.logger, audit, deps.pinObserver);
     this.#hiddenTextObserver = deps.hiddenTextObserver;

@@ -39,6 +39,7 @@ export function redactConfig(config: Config): Config {
   if (c.admin.token !== undefined) c.admin.token = REDACTED;
   if (c.modern.requestStateKey !== undefined) c.modern.requestStateKey = REDACTED;
   c.modern.requestStatePreviousKeys = c.modern.requestStatePreviousKeys.map(() => REDACTED);
+  if (c.audit.hashKey !== undefined) c.audit.hashKey = REDACTED;
   if (c.vault.key !== undefined) c.vault.key = REDACTED;
   c.vault.previousKeys = c.vault.previousKeys.map(() => REDACTED);
   if (c.vault.verifyUser) {

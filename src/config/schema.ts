@@ -211,6 +211,8 @@ export const configSchema = z
         enabled: z.boolean().default(true),
         /** Log a SHA-256 of each call's arguments (never the arguments themselves). */
         hashArguments: z.boolean().default(false),
+        /** With hashArguments: the hash is an HMAC-SHA256 under this key (argumentsHmacSha256), the same on every replica. */
+        hashKey: z.string().min(32, 'at least 32 characters: openssl rand -base64 32').optional(),
       })
       .strict()
       .prefault({}),

@@ -42,7 +42,7 @@ function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => bool
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
 export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg)];
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...auditWarnings(cfg)];
 }
 
 /** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */
@@ -50,4 +50,12 @@ function tracingWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
   const t = cfg.tracing;
   if (!t.enabled || t.endpoint !== undefined || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) return [];
   return ['tracing.endpoint: not set (nor OTEL_EXPORTER_OTLP_ENDPOINT): spans go to http://localhost:4318/v1/traces, where a collector must listen; set the collector\'s URL'];
+}
+
+/** A plain hash of the arguments in the audit log: a short or guessable one is found by hashing guesses. */
+function auditWarnings(cfg: Config): string[] {
+  if (!cfg.audit.enabled || !cfg.audit.hashArguments || cfg.audit.hashKey !== undefined) return [];
+  return [
+    'audit.hashArguments: without audit.hashKey the log holds a plain SHA-256 of each call\'s arguments, and a short or guessable one (a PIN, an account number, a name) is found by hashing guesses; set audit.hashKey (${SWITCHBOARD_AUDIT_HASH_KEY}, openssl rand -base64 32) for an HMAC only its holders can test',
+  ];
 }

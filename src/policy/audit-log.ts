@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
 import { PlainLines } from '../observability/plain-lines.js';
 
@@ -67,14 +67,17 @@ export class AuditLog {
   /** The per-call lines: pino's bytes, serialized in one JSON.stringify (plain-lines.ts). */
   readonly #lines: PlainLines;
   readonly #hashArguments: boolean;
+  readonly #hashKey: string | undefined;
   readonly #tails = new Set<(line: AuditLine) => void>();
 
-  constructor(logger: Logger, hashArguments: boolean) {
+  /** `hashKey` (audit.hashKey): the arguments' hash is an HMAC under it, which nobody without it can test guesses against. */
+  constructor(logger: Logger, hashArguments: boolean, hashKey?: string) {
     // Audit lines have a fixed, credential-free shape: no per-line redaction (the costliest part of a
     // log line, and the audit log writes one per call).
     this.#logger = logger.child({ audit: true }, { redact: [] });
     this.#lines = new PlainLines(this.#logger);
     this.#hashArguments = hashArguments;
+    this.#hashKey = hashKey;
   }
 
   /**
@@ -82,9 +85,18 @@ export class AuditLog {
    * come apart from the event, so that the event itself is the line (no copy of it per call).
    */
   record(e: AuditEvent, args?: unknown): void {
-    const line: AuditEvent | (AuditEvent & { argumentsSha256: string }) = this.#hashArguments && args !== undefined ? { ...e, argumentsSha256: createHash('sha256').update(JSON.stringify(args)).digest('hex') } : e;
+    const line: AuditEvent | (AuditEvent & Record<string, string>) = this.#hashArguments && args !== undefined ? { ...e, ...this.#hash(JSON.stringify(args)) } : e;
     this.#lines.info(line, 'audit');
     if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
+  }
+
+  /**
+   * A plain SHA-256 of a short or guessable argument (a PIN, an account number) is undone by hashing
+   * guesses, by anyone who reads the log; an HMAC under audit.hashKey is not. Both compare equal arguments.
+   */
+  #hash(json: string): Record<string, string> {
+    if (this.#hashKey === undefined) return { argumentsSha256: createHash('sha256').update(json).digest('hex') };
+    return { argumentsHmacSha256: createHmac('sha256', this.#hashKey).update(json).digest('hex') };
   }
 
   /**
