@@ -1,5 +1,6 @@
 import { clipped } from '../observability/clipped.js';
 import { shown, type HiddenKind, type HiddenTextScanner, type TextScan } from './hidden-text.js';
+import { acrossItems } from './hidden-text-joined.js';
 
 /** Hidden text of one kind in one field: where (a path such as "inputSchema.properties.city.description"), how much. Never the text. */
 export interface Finding {
@@ -109,18 +110,19 @@ class Walk {
   #record(scan: TextScan, suffix?: string): void {
     // No path made for a field that will not be listed: that is where the memory went.
     const path = this.findings.length < MAX_FINDINGS ? clipped(this.#where(suffix), MAX_PATH) : '';
-    for (const kind of KINDS) {
-      const count = scan.counts[kind];
-      if (count === 0) continue;
-      if (this.findings.length < MAX_FINDINGS) {
-        this.findings.push({ kind, path, count });
-        continue;
-      }
-      const more = this.#more.get(kind) ?? { fields: 0, count: 0 };
-      more.fields += 1;
-      more.count += count;
-      this.#more.set(kind, more);
+    for (const kind of KINDS) if (scan.counts[kind] !== 0) this.count(kind, path, scan.counts[kind]);
+  }
+
+  /** A finding: listed, or past MAX_FINDINGS summed up in its kind's summary. */
+  count(kind: HiddenKind, path: string, count: number): void {
+    if (this.findings.length < MAX_FINDINGS) {
+      this.findings.push({ kind, path, count });
+      return;
     }
+    const more = this.#more.get(kind) ?? { fields: 0, count: 0 };
+    more.fields += 1;
+    more.count += count;
+    this.#more.set(kind, more);
   }
 
   /** The findings listed, then a summary per kind of the fields past them. */
@@ -245,8 +247,13 @@ export function walkDefinition(scanner: HiddenTextScanner, definition: Record<st
   return w.done(w.value(definition, 0));
 }
 
-/** A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are cleaned too. */
+/**
+ * A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are
+ * cleaned too. Then the patterns across adjacent text items, on their cleaned text (see acrossItems).
+ */
 export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>): Walked {
   const w = new Walk(scanner, false);
-  return w.done(w.value(result, 0));
+  const joined = acrossItems(scanner, w.value(result, 0));
+  for (const f of joined.found) w.count('pattern', f.path, f.count);
+  return w.done(joined.clean);
 }

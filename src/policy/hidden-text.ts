@@ -176,6 +176,11 @@ export class HiddenTextScanner {
     this.#all = patterns.length > 0 ? new RegExp(source, `${flags}g`) : undefined;
   }
 
+  /** Whether any pattern is configured (else nothing is matched across strings either). */
+  get patterned(): boolean {
+    return this.#test !== undefined;
+  }
+
   /** undefined: nothing hidden (the common case, one regex test; three with patterns). */
   scan(s: string): TextScan | undefined {
     const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
@@ -194,26 +199,38 @@ export class HiddenTextScanner {
    * the pattern; what lies outside a match is kept as it was.
    */
   #patterns(text: string): { matches: number; clean: string } | undefined {
-    const read = IGNORABLE.test(text) ? asRead(text) : undefined;
-    const target = read?.text ?? text;
-    if (!this.#test!.test(target)) return undefined;
-    const re = this.#all!;
-    re.lastIndex = 0;
-    let matches = 0;
+    const found = this.matches(text);
+    if (found === undefined) return undefined;
     let clean = '';
     let from = 0;
+    for (const [start, end] of found) {
+      if (start === end) continue;
+      clean += text.slice(from, start) + REMOVED;
+      from = end;
+    }
+    return { matches: found.length, clean: clean + text.slice(from) };
+  }
+
+  /** Where in `text` the patterns match, as read (see #patterns): [start, end) pairs in order; undefined when none do. */
+  matches(text: string): Array<[number, number]> | undefined {
+    if (this.#test === undefined) return undefined;
+    const read = IGNORABLE.test(text) ? asRead(text) : undefined;
+    const target = read?.text ?? text;
+    if (!this.#test.test(target)) return undefined;
+    const re = this.#all!;
+    re.lastIndex = 0;
+    const out: Array<[number, number]> = [];
     // Bounded by the text: every match advances (the config refuses patterns that match "").
     for (let m = re.exec(target); m !== null; m = re.exec(target)) {
-      matches++;
       if (m[0] === '') {
+        out.push([m.index, m.index]);
         re.lastIndex++;
         continue;
       }
       const start = read ? read.at(m.index) : m.index;
       const end = read ? read.at(m.index + m[0].length - 1) + 1 : m.index + m[0].length;
-      clean += text.slice(from, start) + REMOVED;
-      from = end;
+      out.push([start, end]);
     }
-    return { matches, clean: clean + text.slice(from) };
+    return out;
   }
 }

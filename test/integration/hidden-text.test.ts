@@ -256,6 +256,17 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     assert.deepEqual((err.data as Json).findings.map((f: Json) => f.path), ['structuredContent.answer._meta.note']);
   });
 
+  it('a phrase split across two text items of a result is matched as read, one after the other: strip cuts it out of both, block refuses (found by a review)', async () => {
+    const r = await clients['/strip']!.callTool({ name: 'reply', arguments: { kind: 'pattern', where: 'split' } });
+    const texts = (r.content as Json[]).map((c) => c.text as string);
+    assert.equal(texts.length, 2);
+    assert.equal(texts.join(''), STRIPPED.pattern);
+    assert.deepEqual(hiddenAudit(lines, '/strip', 'result').pop()?.findings, [{ kind: 'pattern', path: 'content (text items read as one)', count: 1 }]);
+    const err = await rejection(clients['/block']!.callTool({ name: 'reply', arguments: { kind: 'pattern', where: 'split' } }));
+    assert.equal((err.data as Json).code, 'SWB_HIDDEN_TEXT_BLOCKED');
+    assert.deepEqual((err.data as Json).findings.map((f: Json) => f.path), ['content (text items read as one)']);
+  });
+
   it('a text resource sent as a base64 blob is scanned as its text: strip cleans and re-encodes it, block withholds it (found by a review)', async () => {
     const blobText = (read: { contents: unknown[] }) => Buffer.from((read.contents[0] as Json).blob as string, 'base64').toString('utf8');
     assert.equal(blobText(await clients['/off']!.readResource({ uri: 'note:///blob.tag' })), F.samples.tag, 'the fixture hides tag characters in the blob');
