@@ -23,12 +23,25 @@ export class InheritedDescriptors {
   }
 }
 
+/**
+ * Those below the open-file limit: spawn cannot put /dev/null at a number past it (dup2 refuses, and the
+ * start failed with EINVAL, every start, for a gateway given a descriptor before its limit was lowered:
+ * `9<file; ulimit -n 1024` in a wrapper whose shell held descriptor 2xx). Those past it are still inherited,
+ * as before this class; a gateway started that way has more open than it may open.
+ */
 function listed(): number[] {
   try {
-    return readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2);
+    const limit = openFileLimit();
+    return readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2 && fd < limit);
   } catch {
     return [];
   }
+}
+
+/** The soft RLIMIT_NOFILE (/proc/self/limits; Node has no getrlimit). */
+function openFileLimit(): number {
+  const soft = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+  return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
 }
 
 function inheritable(fd: number): boolean {

@@ -29,17 +29,18 @@ const NODE_DIR = dirname(process.execPath);
 const NODE_MOUNT = ['/usr/', '/bin/'].some((tree) => NODE_DIR.startsWith(tree)) ? [] : [NODE_DIR];
 
 /** What the server found at its fd 40, its gateway started with `secret` open there. */
-async function seenAt40(sandbox: Record<string, unknown>): Promise<string> {
-  const secret = join(dir, `key-${String(sandbox.type)}.pem`);
+async function seenAt40(sandbox: Record<string, unknown> | 'none', wrapper = 'exec "$@" 40<"$SECRET_FILE"'): Promise<string> {
+  const secret = join(dir, `key-${typeof sandbox === 'string' ? sandbox : String(sandbox.type)}.pem`);
   writeFileSync(secret, SECRET);
   const upstream = { name: 'inherits', transport: 'stdio', command: process.execPath, args: ['-e', SERVER], sandbox };
   // A wrapper script that opens a file for the gateway: the shell opens it without close-on-exec. (Node
   // itself marks the lowest few close-on-exec at its start, so 40, as a supervisor's or a CI runner's.)
-  const wrapper = 'exec "$@" 40<"$SECRET_FILE"';
   const gateway = spawn('bash', ['-c', wrapper, 'sh', process.execPath, '--import', 'tsx', PARENT, JSON.stringify(upstream)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SECRET_FILE: secret } });
   const exited = new Promise<void>((resolve) => gateway.once('exit', () => resolve()));
   try {
-    const { value } = await createInterface({ input: gateway.stdout })[Symbol.asyncIterator]().next();
+    const line = createInterface({ input: gateway.stdout })[Symbol.asyncIterator]().next();
+    const { value } = await Promise.race([line, exited.then(() => ({ value: undefined }))]);
+    assert.ok(value !== undefined, 'the server never started: its gateway exited');
     return (JSON.parse(value as string) as { fd40: string }).fd40;
   } finally {
     gateway.kill('SIGKILL');
@@ -58,5 +59,11 @@ describe('descriptors the gateway inherited without close-on-exec (found by a re
     const seen = await seenAt40({ type: 'limits' });
     assert.doesNotMatch(seen, new RegExp(SECRET), 'the server read the file its gateway had open');
     assert.equal(seen, '', 'its fd 40 is /dev/null');
+  });
+
+  it('a descriptor past the open-file limit (opened before the limit was lowered) does not stop servers starting', async () => {
+    // spawn cannot put /dev/null at 200 under a limit of 160 (every start failed with EINVAL): it is left.
+    const seen = await seenAt40('none', 'exec 200<"$SECRET_FILE"; ulimit -n 160; exec "$@"');
+    assert.equal(seen, 'EBADF', 'the server started, and has nothing at 40');
   });
 });
