@@ -23,6 +23,6 @@ export function refuseLegacyPost(req: EdgeRequest, reply: EdgeReply, messages: r
   const requested = typeof named === 'string' ? named : undefined;
   const supported = [...MODERN_PROTOCOL_VERSIONS];
   const message = `Unsupported protocol version: this endpoint serves only ${supported.join(', ')} (per-request _meta, no initialize and no session)`;
-  const err = new ModernError(400, -32022, message, m.id, requested === undefined ? { supported } : { supported, requested });
+  const err = new ModernError(400, ErrorCode.UnsupportedProtocolVersion, message, m.id, requested === undefined ? { supported } : { supported, requested });
   return reply.code(400).header('content-type', 'application/json').send(JSON.stringify(err.toResponse()));
 }

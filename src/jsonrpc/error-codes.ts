@@ -11,4 +11,10 @@ export const ErrorCode = {
   ServerError: -32000,
   ResourceNotFound: -32002,
   UrlElicitationRequired: -32042,
+  /** 2026-07-28: a mirrored header (Mcp-Method, Mcp-Name, Mcp-Param-*, MCP-Protocol-Version) is missing, malformed or differs from the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request's declared client capabilities lack one the server needs to serve it. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the protocol version in `_meta` is not one the server speaks. */
+  UnsupportedProtocolVersion: -32022,
 } as const;

@@ -198,7 +198,7 @@ export class Exchange implements AttemptOwner {
   #urlRound(list: Array<Record<string, unknown>>): void {
     // With no attempt here, the retry that comes is checked for URL mode when it arrives (#unanswerable).
     if (this.#attempt && !this.#attempt.call.capabilities.elicitation?.url) {
-      const err = new JsonRpcError(-32021, 'Missing required client capability: the upstream needs URL-mode elicitation', { requiredCapabilities: { elicitation: { url: {} } } });
+      const err = new JsonRpcError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: the upstream needs URL-mode elicitation', { requiredCapabilities: { elicitation: { url: {} } } });
       return this.#fail(err.toResponse(this.#attempt.id), 400);
     }
     // Declared, then stored: a function literal written straight into a property is allocated old (see Peer.request).
@@ -352,7 +352,7 @@ export class Exchange implements AttemptOwner {
     response.id = sink.id;
     const shaped = this.#hooks.shape(sink.call, response, this.#retried);
     // The era's own refusals (headers, capabilities, version) are HTTP 400: the gateway's of the client's request, and an upstream's -32021 for what the client lacks (upstreamRefusal makes the rest an upstream failure).
-    sink.finish(shaped, 'error' in shaped && shaped.error.code <= -32020 && shaped.error.code >= -32022 ? 400 : 200);
+    sink.finish(shaped, 'error' in shaped && shaped.error.code <= ErrorCode.HeaderMismatch && shaped.error.code >= ErrorCode.UnsupportedProtocolVersion ? 400 : 200);
   }
 
   /**

@@ -55,5 +55,5 @@ export function notAnInputRequest(method: string): JsonRpcError | undefined {
 export function capabilityRefusal(capabilities: Record<string, any>, method: string, params: Record<string, unknown> | undefined): JsonRpcError | undefined {
   const missing = missingClientCapability(capabilities, method, params);
   if (!missing) return undefined;
-  return new JsonRpcError(-32021, `Missing required client capability: "${method}" needs ${capabilityName(missing)}`, { requiredCapabilities: missing });
+  return new JsonRpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: "${method}" needs ${capabilityName(missing)}`, { requiredCapabilities: missing });
 }

@@ -65,10 +65,10 @@ const NO_PARAM_HEADERS: Readonly<Record<string, string | string[] | undefined>> 
  */
 function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: RequestId, display: string, sentinel: boolean): void {
   const raw = headerOf(headers, name);
-  if (raw === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is required`, id);
+  if (raw === undefined) throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: the ${display} header is required`, id);
   const value = sentinel ? decodeHeaderValue(raw) : raw;
-  if (value === undefined) throw new ModernError(400, -32020, `Header mismatch: the ${display} header is malformed`, id);
-  if (value !== body) throw new ModernError(400, -32020, `Header mismatch: ${display} header value does not match the request body`, id);
+  if (value === undefined) throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: the ${display} header is malformed`, id);
+  if (value !== body) throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: ${display} header value does not match the request body`, id);
 }
 
 /**
@@ -82,9 +82,9 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   const meta = metaOf((m as { params?: unknown }).params);
   const bodyVersion = meta?.[META_VERSION];
   const headerVersion = headerOf(headers, 'mcp-protocol-version');
-  if (headerVersion === undefined) throw new ModernError(400, -32020, 'Header mismatch: the MCP-Protocol-Version header is required', id);
+  if (headerVersion === undefined) throw new ModernError(400, ErrorCode.HeaderMismatch, 'Header mismatch: the MCP-Protocol-Version header is required', id);
   if (typeof bodyVersion === 'string' && headerVersion !== bodyVersion) {
-    throw new ModernError(400, -32020, `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocolVersion '${bodyVersion}'`, id);
+    throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocolVersion '${bodyVersion}'`, id);
   }
   mirrored(headers, 'mcp-method', method, id, 'Mcp-Method', false);
   const spec = methodSpec(method);
@@ -96,7 +96,7 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_CAPABILITIES}"] is required (an empty object declares none)`, id);
   }
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(bodyVersion)) {
-    throw new ModernError(400, -32022, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
+    throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
   }
   if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
   const info = meta![META_CLIENT_INFO];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -16,9 +17,6 @@ import { paramHeaderCheck } from './param-headers.js';
 import { RequestStateError } from './request-state-error.js';
 import { shapeModernResponse } from './result-shape.js';
 import { WaitingRounds } from './waiting-rounds.js';
-
-/** HeaderMismatch: HTTP 400 in this era, wherever it arises. */
-const HEADER_MISMATCH = -32020;
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
   return isJsonObject(v) ? v : undefined;
@@ -123,7 +121,7 @@ export class ModernService {
   async #continue(session: ModernSession, principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
     // A refused state (or header) is 400; a check that could not be made (the single-use store unreachable)
     // keeps its own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
-    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === HEADER_MISMATCH ? 400 : 500);
+    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === ErrorCode.HeaderMismatch ? 400 : 500);
     let where: ReturnType<StateSeal['open']>;
     try {
       where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);

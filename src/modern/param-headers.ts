@@ -2,8 +2,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { Exchange } from './exchange.js';
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { cachedParamHeaderPaths, valueAt } from '../jsonrpc/param-headers.js';
-
-const HEADER_MISMATCH = -32020;
+import { ErrorCode } from '../jsonrpc/error-codes.js';
 
 /**
  * A number as a header may write it: a JSON number literal, nothing else. Number() also reads hex,
@@ -31,10 +30,10 @@ export function paramHeaderCheck(headers: Readonly<Record<string, string | strin
       const given = headers[header];
       // A repeated header: its first value (as the value the client meant; Node joins most repeats itself).
       const raw = Array.isArray(given) ? given[0] : given;
-      if (raw === undefined) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: the ${header} header is required (argument ${path.join('.')} is in the body)`);
+      if (raw === undefined) throw new JsonRpcError(ErrorCode.HeaderMismatch, `Header mismatch: the ${header} header is required (argument ${path.join('.')} is in the body)`);
       const value = decodeHeaderValue(raw);
-      if (value === undefined) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: the ${header} header is malformed`);
-      if (!matches(value, body)) throw new JsonRpcError(HEADER_MISMATCH, `Header mismatch: ${header} header value does not match argument ${path.join('.')}`);
+      if (value === undefined) throw new JsonRpcError(ErrorCode.HeaderMismatch, `Header mismatch: the ${header} header is malformed`);
+      if (!matches(value, body)) throw new JsonRpcError(ErrorCode.HeaderMismatch, `Header mismatch: ${header} header value does not match argument ${path.join('.')}`);
     }
   };
 }

@@ -87,14 +87,11 @@ export interface RoundOptions {
   warnings?: { warn(fields: object, message: string): void } | undefined;
 }
 
-/** HeaderMismatch: the upstream found the request's mirrored headers (Mcp-Param-*) at odds with its body. */
-const HEADER_MISMATCH = -32020;
-
 /** The era's refusals, when an upstream sends them: of what the gateway sent it, never of what the client sent the gateway. */
 const REFUSED: Readonly<Record<number, string>> = {
-  [HEADER_MISMATCH]: 'the headers the gateway sent it',
-  [-32021]: 'the client capabilities the gateway declared to it',
-  [-32022]: 'the protocol version the gateway sent it',
+  [ErrorCode.HeaderMismatch]: 'the headers the gateway sent it',
+  [ErrorCode.MissingRequiredClientCapability]: 'the client capabilities the gateway declared to it',
+  [ErrorCode.UnsupportedProtocolVersion]: 'the protocol version the gateway sent it',
 };
 
 /** Whether a client's declared capabilities lack every one of `required` (each mode of elicitation on its own; a bare `elicitation: {}` is form mode). */
@@ -122,7 +119,7 @@ function lacksAll(declared: Record<string, unknown>, required: unknown): boolean
 export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
   if (!(err instanceof JsonRpcError) || !Object.hasOwn(REFUSED, err.code)) return err;
   const data = (err.data !== null && typeof err.data === 'object' ? err.data : {}) as Record<string, unknown>;
-  if (err.code === -32021 && o.caller?.era === 'modern' && lacksAll(o.caller.capabilitiesFor?.(o.callerRequestId) ?? {}, data.requiredCapabilities)) return err;
+  if (err.code === ErrorCode.MissingRequiredClientCapability && o.caller?.era === 'modern' && lacksAll(o.caller.capabilitiesFor?.(o.callerRequestId) ?? {}, data.requiredCapabilities)) return err;
   const details: Record<string, unknown> = { upstream: o.upstream, upstreamCode: err.code };
   for (const k of ['requiredCapabilities', 'supported', 'requested']) if (data[k] !== undefined) details[k] = data[k];
   o.warnings?.warn({ ...details, upstreamMessage: err.message.slice(0, 200) }, 'upstream refused what the gateway sent it; answered as an upstream failure');
@@ -170,7 +167,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
   let refreshed = false;
   // Refused before it ran (the headers are checked first): made again, once, if the tool's definition was stale.
   const retried = async (err: unknown): Promise<Result> => {
-    if (refreshed || (err as { code?: unknown } | undefined)?.code !== HEADER_MISMATCH || !(await o.refresh?.())) throw upstreamRefusal(err, o);
+    if (refreshed || (err as { code?: unknown } | undefined)?.code !== ErrorCode.HeaderMismatch || !(await o.refresh?.())) throw upstreamRefusal(err, o);
     refreshed = true;
     return send(out).catch((again: unknown) => {
       throw upstreamRefusal(again, o);

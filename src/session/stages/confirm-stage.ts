@@ -71,7 +71,7 @@ function refuse(ctx: RequestContext, rule: ConfirmRule, outcome: Exclude<Confirm
   if (upstream !== undefined) data.upstream = upstream;
   const wire = toJsonRpcError(new GatewayError(code, message, data), host.logger);
   // The 2026-07-28 era has its own answer for a capability the request did not declare (HTTP 400).
-  if (outcome === 'unsupported' && host.era === 'modern') return new JsonRpcError(-32021, message, { ...(wire.data as object), requiredCapabilities: { elicitation: { form: {} } } }).toResponse(req.id);
+  if (outcome === 'unsupported' && host.era === 'modern') return new JsonRpcError(ErrorCode.MissingRequiredClientCapability, message, { ...(wire.data as object), requiredCapabilities: { elicitation: { form: {} } } }).toResponse(req.id);
   return wire.toResponse(req.id);
 }
 
