@@ -1,4 +1,5 @@
 import { listChangedNotifications } from '../jsonrpc/methods.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** List_changed of one kind passed on as they come (a restarting server sends five or six), then one a second. */
 const BURST = 10;
@@ -7,8 +8,7 @@ const PER_SECOND = 1;
 const LIST_CHANGED = new Set(listChangedNotifications());
 
 interface Kind {
-  tokens: number;
-  refilledAt: number;
+  bucket: TokenBucket;
   /** One came over the rate: it goes when the rate allows (a timer is set for it). */
   held: boolean;
 }
@@ -34,28 +34,20 @@ export class ListChangedThrottle {
   offer(method: string): boolean {
     if (!LIST_CHANGED.has(method)) return false;
     let kind = this.#kinds.get(method);
-    if (!kind) this.#kinds.set(method, (kind = { tokens: BURST, refilledAt: this.#now(), held: false }));
+    if (!kind) this.#kinds.set(method, (kind = { bucket: new TokenBucket(PER_SECOND, BURST, this.#now), held: false }));
     if (kind.held) return true;
-    this.#refill(kind);
-    if (kind.tokens >= 1) {
-      kind.tokens--;
+    const wait = kind.bucket.msUntilOne();
+    if (wait === 0) {
+      kind.bucket.take();
       this.#pass(method);
       return true;
     }
     kind.held = true;
-    const wait = Math.ceil(((1 - kind.tokens) * 1000) / PER_SECOND);
     setTimeout(() => {
       kind.held = false;
-      this.#refill(kind);
-      kind.tokens = Math.max(0, kind.tokens - 1);
+      kind.bucket.spend();
       this.#pass(method);
     }, wait).unref();
     return true;
-  }
-
-  #refill(kind: Kind): void {
-    const now = this.#now();
-    kind.tokens = Math.min(BURST, kind.tokens + ((now - kind.refilledAt) * PER_SECOND) / 1000);
-    kind.refilledAt = now;
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** Warnings per second a server's messages may cause, and the burst above that. */
 const PER_SECOND = 10;
@@ -14,26 +15,19 @@ const EXCERPT_CHARS = 200;
  */
 export class BoundedWarnings {
   readonly #logger: Logger;
-  readonly #now: () => number;
   readonly #droppedMessage: string;
-  #tokens = BURST;
-  #refilledAt: number;
+  readonly #bucket: TokenBucket;
   #dropped = 0;
   #report: NodeJS.Timeout | undefined;
 
   constructor(logger: Logger, dropped: string, now: () => number = Date.now) {
     this.#logger = logger;
-    this.#now = now;
     this.#droppedMessage = dropped;
-    this.#refilledAt = now();
+    this.#bucket = new TokenBucket(PER_SECOND, BURST, now);
   }
 
   warn(fields: object, message: string): void {
-    const now = this.#now();
-    this.#tokens = Math.min(BURST, this.#tokens + ((now - this.#refilledAt) * PER_SECOND) / 1000);
-    this.#refilledAt = now;
-    if (this.#tokens >= 1) {
-      this.#tokens--;
+    if (this.#bucket.take() === 1) {
       this.#logger.warn(fields, message);
       return;
     }

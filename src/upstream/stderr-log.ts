@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** Lines per second a server's stderr may put into the gateway's log, and the burst above that. */
 const LINES_PER_SECOND = 100;
@@ -30,9 +31,7 @@ export interface StderrLogOptions {
 export class StderrLog {
   readonly #logger: Logger;
   readonly #windowMs: number;
-  readonly #now: () => number;
-  #tokens = BURST;
-  #refilledAt: number;
+  readonly #bucket: TokenBucket;
   #dropped = 0;
   #report: NodeJS.Timeout | undefined;
   #group: string[] = [];
@@ -42,8 +41,7 @@ export class StderrLog {
   constructor(logger: Logger, opts: StderrLogOptions = {}) {
     this.#logger = logger;
     this.#windowMs = opts.windowMs ?? GROUP_WINDOW_MS;
-    this.#now = opts.now ?? Date.now;
-    this.#refilledAt = this.#now();
+    this.#bucket = new TokenBucket(LINES_PER_SECOND, BURST, opts.now);
   }
 
   line(text: string): void {
@@ -61,11 +59,7 @@ export class StderrLog {
     this.#group = [];
     this.#groupChars = 0;
     if (lines.length === 0) return;
-    const now = this.#now();
-    this.#tokens = Math.min(BURST, this.#tokens + ((now - this.#refilledAt) * LINES_PER_SECOND) / 1000);
-    this.#refilledAt = now;
-    const allowed = Math.min(lines.length, Math.floor(this.#tokens));
-    this.#tokens -= allowed;
+    const allowed = this.#bucket.take(lines.length);
     if (allowed > 0) {
       const kept = allowed === lines.length ? lines : lines.slice(0, allowed);
       this.#logger.info(kept.length > 1 ? { stream: 'stderr', lines: kept.length } : { stream: 'stderr' }, kept.join('\n'));
