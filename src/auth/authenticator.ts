@@ -17,6 +17,8 @@ export interface CredentialInput {
 
 // The scheme name is case-insensitive (RFC 7235 §2.1).
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+/** The scheme alone (RFC 7235: case-insensitive), followed by whitespace or nothing. */
+const BEARER_SCHEME = /^Bearer(?:\s|$)/i;
 
 function claimAt(payload: JWTPayload, path: string): unknown {
   if (path in payload) return payload[path];
@@ -73,9 +75,14 @@ export class Authenticator {
     }
     if (input.authorization.length === 0) throw new AuthError(401, undefined, 'missing', 'an Authorization: Bearer token is required');
     if (input.authorization.length > 1) throw new AuthError(400, 'invalid_request', 'duplicate_header', 'more than one Authorization header');
-    const m = BEARER.exec(input.authorization[0]!.trim());
-    if (!m) throw new AuthError(400, 'invalid_request', 'malformed_header', 'the Authorization header must be "Bearer <token>"');
-    return m[1]!;
+    const value = input.authorization[0]!.trim();
+    const m = BEARER.exec(value);
+    if (m) return m[1]!;
+    // RFC 6750 §3: another scheme (Basic, Token, an API key) is a request without bearer authentication,
+    // answered as one with no header (401, the challenge, no error code), so the client finds the resource
+    // metadata and can sign in; only a Bearer header whose token is malformed is invalid_request.
+    if (!BEARER_SCHEME.test(value)) throw new AuthError(401, undefined, 'other_scheme', 'an Authorization: Bearer token is required (the header uses another scheme)');
+    throw new AuthError(400, 'invalid_request', 'malformed_header', 'the Authorization header must be "Bearer <token>"');
   }
 
   async #verify(token: string): Promise<Principal> {

@@ -222,10 +222,20 @@ describe('auth: bearer token attacks (JWKS)', () => {
     expectChallenge(await mcpRequest(gw, initializeBody(), { token: await tok({ nbfIn: TOLERANCE + 2 }) }), 401, 'invalid_token');
   });
 
-  for (const header of ['Bearer', 'Bearer ', 'Basic xyz', 'Bearer a b', 'Token abc', 'Bearer a,b']) {
-    it(`garbage Authorization header ${JSON.stringify(header)}: 400 invalid_request`, async () => {
+  for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer a,b', 'Bearer\ta']) {
+    it(`malformed Bearer Authorization header ${JSON.stringify(header)}: 400 invalid_request`, async () => {
       const r = await mcpRequest(gw, initializeBody(), { headers: { authorization: header } });
       expectChallenge(r, 400, 'invalid_request');
+    });
+  }
+
+  // RFC 6750 §3: a request that "attempted using an unsupported authentication method" lacks authentication
+  // information: 401 with the challenge and no error code, as with no header, so a client configured with
+  // another scheme (an API key as Basic, a "Token" header) still finds the resource metadata and signs in.
+  for (const header of ['Basic xyz', 'Token abc', 'ApiKey k-123', 'Negotiate', 'basic']) {
+    it(`another scheme ${JSON.stringify(header)}: 401 with the challenge and no error code`, async () => {
+      const r = await mcpRequest(gw, initializeBody(), { headers: { authorization: header } });
+      expectChallenge(r, 401, undefined);
     });
   }
 

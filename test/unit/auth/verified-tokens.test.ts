@@ -168,7 +168,8 @@ describe('verified tokens are kept', () => {
 
   it('a malformed header or a token in the query is refused before any lookup', async () => {
     const { auth, lookups } = authenticator();
-    assert.throws(() => auth.authenticate({ authorization: ['Basic x'], tokenInQuery: false }), (e: unknown) => e instanceof AuthError && e.reason === 'malformed_header');
+    assert.throws(() => auth.authenticate({ authorization: ['Bearer a b'], tokenInQuery: false }), (e: unknown) => e instanceof AuthError && e.reason === 'malformed_header');
+    assert.throws(() => auth.authenticate({ authorization: ['Basic x'], tokenInQuery: false }), (e: unknown) => e instanceof AuthError && e.status === 401 && e.reason === 'other_scheme');
     assert.throws(() => auth.authenticate({ authorization: [], tokenInQuery: true }), (e: unknown) => e instanceof AuthError && e.reason === 'token_in_query');
     assert.deepEqual(lookups, []);
   });
