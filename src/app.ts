@@ -87,7 +87,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
       return { issuer: p.issuer, subject: p.subject, tenant: p.tenant };
     });
     const otherUser = () => metrics.consentOtherUser.inc();
-    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, unavailable, otherUser });
+    registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, basePath: publicUrl.pathname.replace(/\/$/, ''), unavailable, otherUser });
   }
   await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {

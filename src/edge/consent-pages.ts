@@ -30,6 +30,8 @@ export function page(reply: FastifyReply, status: number, title: string, text: s
 
 /** What the confirmation page names and carries. */
 export interface Confirmation {
+  /** Where the form posts: /oauth/start under server.publicUrl's path. */
+  action: string;
   flow: string;
   form: string;
   upstream: string;
@@ -47,7 +49,7 @@ export function confirmPage(reply: FastifyReply, c: Confirmation): FastifyReply 
     `<p>You are about to link your account at the upstream <strong>${esc(c.upstream)}</strong> to the gateway user ${who}.</p>`,
     `<p>Whoever is that gateway user will act at <strong>${esc(c.upstream)}</strong> with the account you sign in with next.</p>`,
     `<p><strong>Do not continue</strong> unless you are ${esc(c.user.subject)} and started this just now from your own MCP client. If someone sent you this link, close this page: continuing would give them your account.</p>`,
-    '<form method="post" action="/oauth/start">',
+    `<form method="post" action="${esc(c.action)}">`,
     `<input type="hidden" name="flow" value="${esc(c.flow)}">`,
     `<input type="hidden" name="confirm" value="${esc(c.form)}">`,
     `<button type="submit">I am ${esc(c.user.subject)}: link my ${esc(c.upstream)} account</button>`,

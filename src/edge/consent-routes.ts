@@ -44,6 +44,12 @@ export interface ConsentRouteOptions {
   secure: boolean;
   /** The origin of server.publicUrl: the only one the confirmation's POST may come from. */
   origin: string;
+  /**
+   * The path of server.publicUrl ('' or '/prefix', no trailing slash): a gateway served under a prefix (a
+   * proxy passing /prefix/oauth/... on as /oauth/...) sets its cookies' Path and its form's action under it,
+   * or the browser never sends them back.
+   */
+  basePath?: string;
   unavailable?: (reason: UnavailableReason) => void;
   /** vault.verifyUser refused a browser signed in to the gateway as another user than the link's (switchboard_consent_other_user_total). */
   otherUser?: () => void;
@@ -78,8 +84,8 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     const shown = flow === undefined ? undefined : await o.consent.preview(flow);
     if (!shown) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
     if ('unavailable' in shown) return unavailable(reply, shown, o);
-    reply.header('set-cookie', `${confirmCookie(flow!)}=${shown.browser}; Path=/oauth/start; Max-Age=${Math.ceil(shown.maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`);
-    return confirmPage(reply, { flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
+    reply.header('set-cookie', `${confirmCookie(flow!)}=${shown.browser}; Path=${o.basePath ?? ''}/oauth/start; Max-Age=${Math.ceil(shown.maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`);
+    return confirmPage(reply, { action: `${o.basePath ?? ''}/oauth/start`, flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
   });
 
   // The confirmation's POST: a form body, parsed here only (the MCP routes keep their own parsers).
@@ -93,9 +99,9 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     const name = state === undefined ? undefined : cookieName(state);
     const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error') }, name && cookie(req, name));
     // The cookie has done its work either way (a further Set-Cookie adds to this one).
-    const spentBinding = name && `${name}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
+    const spentBinding = name && `${name}=; Path=${o.basePath ?? ''}/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
     if (spentBinding) reply.header('set-cookie', spentBinding);
-    if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o.secure)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     if ('unavailable' in outcome) return unavailable(reply, outcome, o);
     if ('refused' in outcome) {
       if (outcome.otherUser) o.otherUser?.();
@@ -162,9 +168,9 @@ async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRou
   if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
   if ('refused' in started) return page(reply, started.status, 'Not linked', started.refused);
   if ('unavailable' in started) return unavailable(reply, started, o);
-  const spent = `${name!}=; Path=/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`;
+  const spent = `${name!}=; Path=${o.basePath ?? ''}/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`;
   // 303: the browser follows with a GET, never re-posting the form to the authorization server.
-  return reply.code(303).header('set-cookie', [binding(started, o.secure), spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+  return reply.code(303).header('set-cookie', [binding(started, o), spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 }
 
 /**
@@ -181,8 +187,8 @@ function crossOrigin(req: FastifyRequest, origin: string): string | undefined {
 }
 
 /** The cookie binding a sign-in's state to this browser (see cookieName). */
-function binding(s: Started, secure: boolean): string {
-  return `${cookieName(s.state)}=${s.browser}; Path=/oauth/callback; Max-Age=${Math.ceil(s.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+function binding(s: Started, o: ConsentRouteOptions): string {
+  return `${cookieName(s.state)}=${s.browser}; Path=${o.basePath ?? ''}/oauth/callback; Max-Age=${Math.ceil(s.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
 }
 
 function unavailable(reply: FastifyReply, u: Unavailable, o: ConsentRouteOptions): FastifyReply {
