@@ -21,7 +21,9 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return wait`);
 
 // A gauge kept per replica (hash field = replica id): fields of replicas whose heartbeat expired are
-// dropped before counting, so a dead replica's sessions and requests stop counting against the limit.
+// dropped before counting, with the set of slots they held, so a dead replica's requests stop counting
+// against the limit. Each slot taken is a member of its replica's set (KEYS[2]), and counts only while it
+// is: a slot taken again counts once, and a release counts only for a slot still held (RELEASE).
 const ACQUIRE = new RedisScript(`
 local total = 0
 local fields = redis.call('HGETALL', KEYS[1])
@@ -30,10 +32,19 @@ for i = 1, #fields, 2 do
     total = total + tonumber(fields[i + 1])
   else
     redis.call('HDEL', KEYS[1], fields[i])
+    redis.call('DEL', KEYS[1] .. ':held:' .. fields[i])
   end
 end
 if total >= tonumber(ARGV[2]) then return 0 end
-redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+if redis.call('SADD', KEYS[2], ARGV[4]) == 1 then redis.call('HINCRBY', KEYS[1], ARGV[1], 1) end
+return 1`);
+
+// A slot given back, once: a release sent again (its first try timed out on a frozen store that then ran
+// it) or for a slot never counted (let through while the store was away) takes nothing. At 0 or below (a
+// store that lost the field while down) the field goes.
+const RELEASE = new RedisScript(`
+if redis.call('SREM', KEYS[2], ARGV[2]) == 0 then return 0 end
+if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 1`);
 
 /** Per-tenant limits shared by every replica (atomic Lua), for the policy layer. */
@@ -42,18 +53,13 @@ export class RedisLimitCounters implements LimitCounters {
   readonly #prefix: string;
   readonly #replica: string;
   /**
-   * Releases the store did not take (it was unreachable), by key: given back once it is reachable
-   * again. Dropped, each would have counted a request in flight for as long as this replica lives (its
-   * own field is never swept), and a tenant whose concurrent-request limit they filled was refused every
-   * request after a short outage.
+   * Releases the store did not take (it was unreachable, or did not answer in time), by key, with the
+   * slots they give back: sent again once it is reachable again. Dropped, each would have counted a
+   * request in flight for as long as this replica lives (its own field is never swept), and a tenant whose
+   * concurrent-request limit they filled was refused every request after a short outage. Sent again, one
+   * the store did run (a frozen store that woke) takes nothing twice: a release names its slot.
    */
-  readonly #unreleased = new Map<string, number>();
-  /**
-   * Acquisitions let through uncounted while the store was unreachable, by key: their releases must not
-   * reach the store, where they would take back another request's increment (the count would read low,
-   * and let a tenant past its limit for as long as its long calls run).
-   */
-  readonly #uncounted = new Map<string, number>();
+  readonly #unreleased = new Map<string, Set<string>>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
@@ -65,7 +71,7 @@ export class RedisLimitCounters implements LimitCounters {
   /** How many releases wait for the store (the tests' view). */
   get unreleased(): number {
     let n = 0;
-    for (const c of this.#unreleased.values()) n += c;
+    for (const slots of this.#unreleased.values()) n += slots.size;
     return n;
   }
 
@@ -77,42 +83,32 @@ export class RedisLimitCounters implements LimitCounters {
     }
   }
 
-  async acquire(key: string, max: number): Promise<boolean> {
+  async acquire(key: string, max: number, slot: string): Promise<boolean> {
     try {
-      return Number(await ACQUIRE.run(this.#redis, [`${this.#prefix}lim:${key}`], [this.#replica, max, `${this.#prefix}replica:`])) === 1;
-    } catch (err) {
-      // Uncounted only when the script never left: a command that timed out (a stalled store) still runs
-      // when the store wakes, and its release must then take the increment back.
-      if (neverSent(err)) this.#uncounted.set(key, (this.#uncounted.get(key) ?? 0) + 1);
+      return Number(await ACQUIRE.run(this.#redis, this.#keys(key), [this.#replica, max, `${this.#prefix}replica:`, slot])) === 1;
+    } catch {
+      // Fails open. Counted or not (a command that timed out on a stalled store still runs when it
+      // wakes; one never sent does not), its release takes back only what it took.
       return true;
     }
   }
 
-  release(key: string): void {
-    const uncounted = this.#uncounted.get(key);
-    if (uncounted === undefined) return this.#decrement(key, 1);
-    if (uncounted > 1) this.#uncounted.set(key, uncounted - 1);
-    else this.#uncounted.delete(key);
+  release(key: string, slot: string): void {
+    RELEASE.run(this.#redis, this.#keys(key), [this.#replica, slot]).catch(() => {
+      const slots = this.#unreleased.get(key) ?? new Set<string>();
+      this.#unreleased.set(key, slots.add(slot));
+    });
   }
 
-  #decrement(key: string, by: number): void {
+  #keys(key: string): [string, string] {
     const k = `${this.#prefix}lim:${key}`;
-    this.#redis
-      .hincrby(k, this.#replica, -by)
-      // At 0 or below (a store that lost the field while down, then took a late release) the field goes.
-      .then((n) => (n <= 0 ? this.#redis.hdel(k, this.#replica) : 0))
-      .catch(() => this.#unreleased.set(key, (this.#unreleased.get(key) ?? 0) + by));
+    return [k, `${k}:held:${this.#replica}`];
   }
 
-  /** The store is back: every release it missed, one decrement per key. */
+  /** The store is back: every release it may have missed. */
   #giveBack(): void {
     const missed = [...this.#unreleased];
     this.#unreleased.clear();
-    for (const [key, by] of missed) this.#decrement(key, by);
+    for (const [key, slots] of missed) for (const slot of slots) this.release(key, slot);
   }
-}
-
-/** ioredis refused the command before writing it (no connection, and no offline queue). */
-function neverSent(err: unknown): boolean {
-  return err instanceof Error && /isn't writeable/.test(err.message);
 }

@@ -8,9 +8,12 @@ export interface LimitCounters {
    * until that many are available (ms).
    */
   take(key: string, ratePerSec: number, burst: number, count?: number): number | Promise<number>;
-  /** Increments a gauge unless it is at max; true when incremented. */
-  acquire(key: string, max: number): boolean | Promise<boolean>;
-  release(key: string): void;
+  /**
+   * Increments a gauge unless it is at max; true when incremented. `slot` names this acquisition (unique
+   * among the key's): its release gives back only what it took, however often it is sent.
+   */
+  acquire(key: string, max: number, slot: string): boolean | Promise<boolean>;
+  release(key: string, slot: string): void;
 }
 
 export class MemoryLimitCounters implements LimitCounters {

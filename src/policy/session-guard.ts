@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { ArgumentViolation } from './argument-rules.js';
 import type { AuditEvent, AuditLog, ConfirmationOutcome } from './audit-log.js';
@@ -18,6 +19,17 @@ type Result = Record<string, unknown>;
 
 /** What a request reaches in the catalogue, when it reaches anything (read from the method table). */
 export { targetOf };
+
+/** A concurrent-request slot held: its counter key and the name of this acquisition (see LimitCounters). */
+interface Held {
+  key: string;
+  slot: string;
+}
+
+/** Names of this process's acquisitions: unique among every process's (a restarted replica may keep its id). */
+const SLOT_TAG = randomBytes(9).toString('base64url');
+let slotSeq = 0;
+const nextSlot = (): string => `${SLOT_TAG}.${++slotSeq}`;
 
 /**
  * The longest name and URI an audit line carries, marked `…` when cut. The client chooses them (a call
@@ -61,7 +73,7 @@ class GuardState {
    * The concurrent-request slots held, by request id, each with its counter key: released as taken,
    * whatever a reload did to the limit since. Made with the first slot (most tenants set no limit).
    */
-  held: RequestTable<string> | undefined;
+  held: RequestTable<Held> | undefined;
   /**
    * Requests that gave their slot back while they wait on their client, by id: how many questions each
    * has open (0: its slot is being taken back). Made with the first such question.
@@ -253,12 +265,12 @@ export class SessionGuard {
   acquireRequest(id: RequestId): boolean | Promise<boolean> {
     const max = this.tenant.config.limits.concurrentRequests;
     if (max === undefined) return true;
-    const key = `inflight:${this.tenant.name}`;
+    const held = { key: `inflight:${this.tenant.name}`, slot: nextSlot() };
     const taken = (ok: boolean) => {
-      if (ok) (this.#s.held ??= new RequestTable()).set(id, key);
+      if (ok) (this.#s.held ??= new RequestTable()).set(id, held);
       return ok;
     };
-    const r = this.#s.counters.acquire(key, max);
+    const r = this.#s.counters.acquire(held.key, max, held.slot);
     return r instanceof Promise ? r.then(taken) : taken(r);
   }
 
@@ -267,10 +279,10 @@ export class SessionGuard {
     const s = this.#s;
     // Ended while its client was asked: its slot was given back then (one being taken back is let go when it lands).
     if (s.waiting !== undefined && s.waiting.size > 0) s.waiting.delete(id);
-    const key = s.held?.get(id);
-    if (key === undefined) return;
+    const held = s.held?.get(id);
+    if (held === undefined) return;
     s.held!.delete(id);
-    s.counters.release(key);
+    s.counters.release(held.key, held.slot);
   }
 
   /**
@@ -293,11 +305,11 @@ export class SessionGuard {
       s.waiting!.set(id, open + 1);
       return true;
     }
-    const key = s.held?.get(id);
-    if (key === undefined) return false;
+    const held = s.held?.get(id);
+    if (held === undefined) return false;
     s.held!.delete(id);
     (s.waiting ??= new RequestTable()).set(id, 1);
-    s.counters.release(key);
+    s.counters.release(held.key, held.slot);
     return true;
   }
 
@@ -307,19 +319,19 @@ export class SessionGuard {
     const open = s.waiting?.get(id);
     if (open === undefined || open === 0) return;
     if (open > 1) return void s.waiting!.set(id, open - 1);
-    const key = `inflight:${this.tenant.name}`;
+    const held = { key: `inflight:${this.tenant.name}`, slot: nextSlot() };
     // Counted past the limit (a maximum never reached): this acquisition is never refused.
-    const r = s.counters.acquire(key, Number.MAX_SAFE_INTEGER);
-    if (!(r instanceof Promise)) return this.#holds(id, key);
+    const r = s.counters.acquire(held.key, Number.MAX_SAFE_INTEGER, held.slot);
+    if (!(r instanceof Promise)) return this.#holds(id, held);
     // Held only if, once the store took it, the request still waits for it (not ended, nor asking again).
     s.waiting!.set(id, 0);
-    void r.then(() => (s.waiting?.get(id) === 0 ? this.#holds(id, key) : s.counters.release(key)));
+    void r.then(() => (s.waiting?.get(id) === 0 ? this.#holds(id, held) : s.counters.release(held.key, held.slot)));
   }
 
-  #holds(id: RequestId, key: string): void {
+  #holds(id: RequestId, held: Held): void {
     const s = this.#s;
     s.waiting!.delete(id);
-    (s.held ??= new RequestTable()).set(id, key);
+    (s.held ??= new RequestTable()).set(id, held);
   }
 
   /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */

@@ -107,18 +107,18 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
     try {
       await ready();
       const counters = new RedisLimitCounters(conn, PREFIX, 'r1');
-      assert.equal(await counters.acquire('inflight:t', 1), true);
-      assert.equal(await counters.acquire('inflight:t', 1), false, 'the one slot is taken');
+      assert.equal(await counters.acquire('inflight:t', 1, 't1'), true);
+      assert.equal(await counters.acquire('inflight:t', 1, 't2'), false, 'the one slot is taken');
       await redis.stop();
-      counters.release('inflight:t');
+      counters.release('inflight:t', 't1');
       await waitFor(() => counters.unreleased === 1, { timeoutMs: 5000 });
       await redis.restart();
       await ready();
       // Given back: this replica's count (the store kept it, persisted) goes to nothing.
       assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:t`, 'r1')) === null, { timeoutMs: 5000 }), 'the release the store missed is given back');
       assert.equal(counters.unreleased, 0);
-      assert.equal(await counters.acquire('inflight:t', 1), true, 'the slot is free again after the outage');
-      assert.equal(await counters.acquire('inflight:t', 1), false, 'and counted again');
+      assert.equal(await counters.acquire('inflight:t', 1, 't3'), true, 'the slot is free again after the outage');
+      assert.equal(await counters.acquire('inflight:t', 1, 't4'), false, 'and counted again');
     } finally {
       conn.disconnect();
       await redis.stop();
@@ -133,13 +133,13 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
       await ready();
       await conn.set(`${PREFIX}replica:r3`, '1');
       const counters = new RedisLimitCounters(conn, PREFIX, 'r3');
-      assert.equal(await counters.acquire('inflight:warm', 2), true); // the script is loaded: the stalled call is an EVALSHA that runs
-      counters.release('inflight:warm');
+      assert.equal(await counters.acquire('inflight:warm', 2, 'w'), true); // the script is loaded: the stalled call is an EVALSHA that runs
+      counters.release('inflight:warm', 'w');
       redis.pause(); // stalled, not gone: the command is written and waits
-      assert.equal(await counters.acquire('inflight:v', 2), true, 'fails open after the command timeout');
+      assert.equal(await counters.acquire('inflight:v', 2, 'v'), true, 'fails open after the command timeout');
       redis.resume();
       assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:v`, 'r3')) === '1', { timeoutMs: 5000 }), 'the stalled script ran when the store woke');
-      counters.release('inflight:v');
+      counters.release('inflight:v', 'v');
       assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:v`, 'r3')) === null, { timeoutMs: 5000 }), 'its slot was never given back: one fewer for the tenant until the replica restarts');
     } finally {
       redis.resume();
@@ -156,18 +156,56 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
       await ready();
       const counters = new RedisLimitCounters(conn, PREFIX, 'r2');
       // Two long calls hold the limit of 2; during an outage a short call is let through (uncounted) and ends.
-      assert.equal(await counters.acquire('inflight:u', 2), true);
-      assert.equal(await counters.acquire('inflight:u', 2), true);
+      assert.equal(await counters.acquire('inflight:u', 2, 'u1'), true);
+      assert.equal(await counters.acquire('inflight:u', 2, 'u2'), true);
       await redis.stop();
       await waitFor(() => conn.status !== 'ready', { timeoutMs: 5000 });
-      assert.equal(await counters.acquire('inflight:u', 2), true, 'fails open while the store is away');
-      counters.release('inflight:u');
+      assert.equal(await counters.acquire('inflight:u', 2, 'u3'), true, 'fails open while the store is away');
+      counters.release('inflight:u', 'u3');
       await redis.restart();
       await ready();
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(await conn.hget(`${PREFIX}lim:inflight:u`, 'r2'), '2', 'the two long calls still count');
-      assert.equal(await counters.acquire('inflight:u', 2), false, 'a third concurrent call was let past the limit');
+      assert.equal(await counters.acquire('inflight:u', 2, 'u4'), false, 'a third concurrent call was let past the limit');
     } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
+});
+
+describe('RedisLimitCounters: a release that timed out on a frozen store', { timeout: 30_000 }, () => {
+  it('is not taken twice when it is given back again after a reconnect (the count never reads below the requests in flight)', async () => {
+    const redis = await startRedis({ persist: true });
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const counters = new RedisLimitCounters(conn, PREFIX, 'r5');
+      // The scripts are loaded: the stalled calls are EVALSHAs that run when the store wakes.
+      assert.equal(await counters.acquire('inflight:warm', 2, 'warm'), true);
+      counters.release('inflight:warm', 'warm');
+      // A tenant allowed two concurrent requests: calls a and b are in flight.
+      assert.equal(await counters.acquire('inflight:x', 2, 'a'), true);
+      assert.equal(await counters.acquire('inflight:x', 2, 'b'), true);
+      redis.pause(); // frozen: a's release is written, and times out
+      counters.release('inflight:x', 'a');
+      await waitFor(() => counters.unreleased === 1, { timeoutMs: 5000 });
+      redis.resume();
+      assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:x`, 'r5')) === '1', { timeoutMs: 5000 }), "a's release ran when the store woke");
+      // The connection is made again (here: Redis restarted, its data kept): the release that timed out is given back again.
+      await redis.restart();
+      await ready();
+      await waitFor(() => counters.unreleased === 0, { timeoutMs: 5000 });
+      assert.equal(await conn.hget(`${PREFIX}lim:inflight:x`, 'r5'), '1', 'b still counts');
+      assert.equal(await counters.acquire('inflight:x', 2, 'c'), true);
+      assert.equal(await counters.acquire('inflight:x', 2, 'd'), false, 'a third concurrent request (b, c, d) is refused');
+      counters.release('inflight:x', 'b');
+      counters.release('inflight:x', 'b'); // b's release given twice: taken once
+      assert.equal(await counters.acquire('inflight:x', 2, 'e'), true);
+      assert.equal(await counters.acquire('inflight:x', 2, 'f'), false, 'c and e hold the two');
+    } finally {
+      redis.resume();
       conn.disconnect();
       await redis.stop();
     }
