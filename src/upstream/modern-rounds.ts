@@ -38,6 +38,27 @@ export function relayedCapabilities(gateway: Record<string, unknown>, client: Re
   return out;
 }
 
+/** The client capabilities an upstream's own requests need (sampling, elicitation, roots): what the gateway relays or refuses. */
+const ASKED_OF_CLIENT: readonly string[] = ['sampling', 'elicitation', 'roots'];
+
+/**
+ * A request to a 2025 upstream as it is sent: the client capabilities a 2026-07-28 client's request carries
+ * in `_meta` (kept for an upstream that reads them; see upstreamParams) without those the gateway did not
+ * declare to this connection (roots on a shared one), whose requests it would refuse: told of them, an
+ * upstream that adapts asked, and failed. The rest as the client declared them (its sampling.tools, its
+ * elicitation modes). Unchanged (not copied) when nothing is left out.
+ */
+export function withRelayedCapabilities(params: Params, gateway: Record<string, unknown>): Params {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const client = meta?.[META_CAPABILITIES] as Record<string, unknown> | undefined;
+  if (client === null || typeof client !== 'object') return params;
+  const dropped = ASKED_OF_CLIENT.filter((k) => k in client && (gateway[k] === null || typeof gateway[k] !== 'object'));
+  if (dropped.length === 0) return params;
+  const kept = { ...client };
+  for (const k of dropped) delete kept[k];
+  return { ...params, _meta: { ...meta, [META_CAPABILITIES]: kept } };
+}
+
 /**
  * What the gateway declares to a 2026-07-28 upstream on every request: its version, identity and
  * capabilities, and the log level the client behind it wants (the era has no logging/setLevel: without

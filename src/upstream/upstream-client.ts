@@ -14,7 +14,7 @@ import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { sendFailure } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
-import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta } from './modern-rounds.js';
+import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
 import { BoundedWarnings } from './noise-log.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
@@ -251,7 +251,7 @@ export class UpstreamClient {
   }
 
   #request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
-    if (this.era === 'legacy') return this.#peer.request(method, params, opts);
+    if (this.era === 'legacy') return this.#peer.request(method, withRelayedCapabilities(params, this.#declared), opts);
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#declared), opts);
     // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
