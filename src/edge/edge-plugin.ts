@@ -9,6 +9,7 @@ import { LEGACY_METADATA, owedRate } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { EdgeContext } from './edge-context.js';
 import { pathOf, type DirectPosts } from './direct-posts.js';
+import { answerPreflight } from './cors.js';
 import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 
 declare module 'fastify' {
@@ -66,12 +67,14 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
 
   // Every path that is not the gateway's own (health, metadata, consent: static routes, matched first).
   app.route({
-    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
+    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: '/*',
-    // Before a byte of the body is read: a path no endpoint serves is 404, any other goes through its front door.
+    // Before a byte of the body is read: a path no endpoint serves is 404, a browser's preflight is answered
+    // by the Host/Origin guard alone (it carries no credentials), any other goes through its front door.
     onRequest: (req, reply) => {
       const hit = table.find(pathOf(req.url));
       if (!hit) return notFound(req, reply);
+      if (req.method === 'OPTIONS') return answerPreflight(req, reply, opts.ctx.guard);
       req.endpointHit = hit;
       return doorOf(hit)(req, reply);
     },

@@ -5,6 +5,7 @@ import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { isRefusal, sendError } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
+import { allowOrigin } from './cors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,9 +40,12 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?
   return (endpoint, metadataPath = endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
     o.limits?.requestArrived(socket);
-    const origin = req.headers.origin;
-    const why = checkHostAndOrigin(o.guard, req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    const header = req.headers.origin;
+    const origin = Array.isArray(header) ? header[0] : header;
+    const why = checkHostAndOrigin(o.guard, req.headers.host, origin);
     if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
+    // A browser's request from an allowed origin: every answer, a refusal included, is one it may read.
+    if (origin !== undefined) allowOrigin(reply.raw, origin);
     const claim = o.forwardClaim?.(req);
     const rateLater = claim !== undefined || req.method === 'POST';
     const r = authorizeRequest(o.auth, req, endpoint, rateLater, metadataPath);
