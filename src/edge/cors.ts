@@ -37,12 +37,17 @@ export async function answerPreflight(req: EdgeRequest, reply: EdgeReply, guard:
   reply.header('allow', METHODS);
   if (origin !== undefined) {
     allowOrigin(reply.raw, origin);
-    const asked = h['access-control-request-headers'];
-    reply.headers({
-      'access-control-allow-methods': METHODS,
-      'access-control-allow-headers': typeof asked === 'string' && NAMES.test(asked.trim()) ? asked.trim() : REQUEST_HEADERS,
-      'access-control-max-age': '600',
-    });
+    reply.headers(preflightHeaders(METHODS, h['access-control-request-headers'], REQUEST_HEADERS));
   }
   return reply.code(204).send();
+}
+
+/** A preflight's answer: the methods, the request headers it asked for (when they are header names, else `fallback`), for ten minutes. */
+export function preflightHeaders(methods: string, asked: string | undefined, fallback: string): Record<string, string> {
+  const names = asked?.trim();
+  return {
+    'access-control-allow-methods': methods,
+    'access-control-allow-headers': names !== undefined && NAMES.test(names) ? names : fallback,
+    'access-control-max-age': '600',
+  };
 }

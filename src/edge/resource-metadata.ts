@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { preflightHeaders } from './cors.js';
 
 export interface ResourceMetadataOptions {
   /** The endpoint paths served now (a reload may add or remove some). */
@@ -24,10 +25,27 @@ export function registerResourceMetadata(app: FastifyInstance, o: ResourceMetada
       resource_name: 'Switchboard MCP gateway',
     };
   };
-  app.get('/.well-known/oauth-protected-resource', async (req) => doc(req, ''));
+  app.get('/.well-known/oauth-protected-resource', async (req, reply) => {
+    reply.header('access-control-allow-origin', '*');
+    return doc(req, '');
+  });
   app.get<{ Params: { '*': string } }>('/.well-known/oauth-protected-resource/*', async (req, reply) => {
+    reply.header('access-control-allow-origin', '*');
     const path = `/${req.params['*']}`;
     if (!o.paths().includes(path)) return reply.code(404).send({ message: `Route GET:${req.url} not found`, error: 'Not Found', statusCode: 404 });
     return doc(req, path);
   });
+  app.options('/.well-known/oauth-protected-resource', preflight);
+  app.options('/.well-known/oauth-protected-resource/*', preflight);
+}
+
+/**
+ * The documents are public and carry no credentials: any page may read them (`*`), and a browser's MCP
+ * client must, to find its authorization server (its discovery sends MCP-Protocol-Version, so the browser
+ * asks first). The MCP routes themselves still admit only the origins the guard allows.
+ */
+async function preflight(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const asked = req.headers['access-control-request-headers'];
+  const headers = preflightHeaders('GET', typeof asked === 'string' ? asked : undefined, 'MCP-Protocol-Version');
+  return reply.code(204).headers({ 'access-control-allow-origin': '*', allow: 'GET', ...headers }).send();
 }

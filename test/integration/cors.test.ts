@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ACCEPT_BOTH, fixtureConfig, initializeBody } from '../helpers/http-edge.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL } from '../helpers/tokens.js';
 
 const APP = 'https://app.example.com';
 
@@ -153,5 +154,44 @@ describe('CORS for a loopback page on a loopback gateway (the MCP Inspector)', {
     const init = await send(gw, 'POST', '/mcp', { origin: inspector, accept: ACCEPT_BOTH, 'content-type': 'application/json' }, JSON.stringify(initializeBody('2025-11-25')));
     assert.equal(init.status, 200, init.text);
     expectReadable(init, inspector);
+  });
+});
+
+describe('CORS for OAuth discovery from a browser (protected resource metadata, auth.mode jwt)', { timeout: 60_000 }, () => {
+  let jwks: JwksServer;
+  let gw: RunningGateway;
+  before(async () => {
+    jwks = await JwksServer.start([(await makeKey('cors-k1')).publicJwk]);
+    gw = await startGateway({
+      server: { publicUrl: PUBLIC_URL, allowedOrigins: [APP] },
+      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+      tenants: [{ name: 'acme', endpoints: ['*'] }],
+      upstreams: [{ name: 'fixture', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
+      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await jwks?.close();
+  });
+
+  it('the 401 names the metadata, which the browser may fetch (preflight included) and read', async () => {
+    const refused = await send(gw, 'POST', '/mcp', { origin: APP, accept: ACCEPT_BOTH, 'content-type': 'application/json' }, JSON.stringify(initializeBody('2025-06-18')));
+    assert.equal(refused.status, 401, refused.text);
+    expectReadable(refused, APP);
+    const named = /resource_metadata="([^"]+)"/.exec(String(refused.headers['www-authenticate']))?.[1];
+    assert.ok(named, String(refused.headers['www-authenticate']));
+    for (const path of [new URL(named).pathname, '/.well-known/oauth-protected-resource']) {
+      // The SDK's discovery sends MCP-Protocol-Version: a header that needs a preflight.
+      const pre = await preflight(gw, path, APP, 'GET', 'mcp-protocol-version');
+      assert.equal(pre.status, 204, `${path}: ${pre.text}`);
+      assert.equal(pre.headers['access-control-allow-origin'], '*', path);
+      assert.ok(listOf(pre.headers['access-control-allow-methods']).includes('get'), path);
+      assert.ok(listOf(pre.headers['access-control-allow-headers']).includes('mcp-protocol-version'), path);
+      const doc = await send(gw, 'GET', path, { origin: APP, 'mcp-protocol-version': '2025-06-18' });
+      assert.equal(doc.status, 200, `${path}: ${doc.text}`);
+      assert.equal(doc.headers['access-control-allow-origin'], '*', path);
+      assert.deepEqual(JSON.parse(doc.text).authorization_servers, [ISSUER]);
+    }
   });
 });
