@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
 import { authSchema } from './auth-schema.js';
+import { browserOrigin, hostHeaderName } from './browser-origin.js';
 import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
 import { isLoopbackHost } from './loopback.js';
 import { metricsSchema } from './metrics-schema.js';
@@ -92,9 +93,9 @@ export const configSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8080),
         /** Origins allowed to call the gateway from a browser; requests with any other Origin get 403. */
-        allowedOrigins: z.array(z.string()).default([]),
+        allowedOrigins: z.array(browserOrigin).default([]),
         /** Host header values accepted; empty means loopback names when bound to loopback, anything otherwise. */
-        allowedHosts: z.array(z.string()).default([]),
+        allowedHosts: z.array(hostHeaderName).default([]),
         maxBodyBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
         /**
          * How a POST carrying requests is answered: an SSE stream, one JSON body, or auto: JSON when every

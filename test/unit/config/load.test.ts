@@ -627,3 +627,19 @@ describe('modern: the requestState key', () => {
     assert.equal(loadConfig(file, { LEVEL: 'debug', SWITCHBOARD_REQUEST_STATE_KEY: key }).logging.level, 'debug');
   });
 });
+
+// A browser's Origin header is its serialized origin (scheme://host[:port], lower case, default port left
+// out, no slash): an allowedOrigins entry written any other way never matched, and refused every browser
+// request with 403. They are put in that form at load, and an entry that is no origin is a problem.
+describe('parseConfig: server.allowedOrigins and allowedHosts as the headers spell them', () => {
+  it('writes each origin as a browser sends it', () => {
+    const cfg = parseConfig(doc({ server: { allowedOrigins: ['https://App.Example.com/', 'http://localhost:5173', 'https://x.example:443', '*', 'null'], allowedHosts: ['GW.Example.com', 'gw.example.com:8443'] } }), 'test', {}, '/base');
+    assert.deepEqual(cfg.server.allowedOrigins, ['https://app.example.com', 'http://localhost:5173', 'https://x.example', '*', 'null']);
+    assert.deepEqual(cfg.server.allowedHosts, ['gw.example.com', 'gw.example.com:8443']);
+  });
+
+  it('refuses an entry that is no origin: a path, a query, credentials, not a URL', () => {
+    const list = problems(doc({ server: { allowedOrigins: ['https://app.example.com/ui', 'https://app.example.com?x=1', 'https://u:p@app.example.com', 'app.example.com'] } }));
+    for (const i of [0, 1, 2, 3]) hasProblem(list, `server.allowedOrigins[${i}]`, 'origin');
+  });
+});
