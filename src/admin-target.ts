@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { Authenticator } from './auth/index.js';
 import { GatewayError } from './errors.js';
 import { modernEnded, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
 import { pollReplicasAudit } from './admin/audit-poll.js';
@@ -9,7 +8,7 @@ import { lineDiff } from './admin/line-diff.js';
 import { ADMIN_TOKEN_MIN_LENGTH } from './config/admin-schema.js';
 import { redactConfig } from './config/redact.js';
 import type { Config } from './config/schema.js';
-import { audiencesOf } from './edge-auth.js';
+import { AdminJwtCheck } from './edge-auth.js';
 import type { Gateway } from './gateway.js';
 import type { ConfigReloader, ReloadOutcome } from './gateway-reload.js';
 import { canonicalJson } from './policy/tool-pin-hash.js';
@@ -41,16 +40,14 @@ export class GatewayAdmin implements AdminTarget {
   readonly #logger: WarnLog;
   /** The audit lines other replicas' consoles read from this one. */
   readonly #auditRing: AuditRing;
-  /**
-   * The admin API's token verifier, rebuilt after every reload (as the edge's is): key files may hold new
-   * keys under the same names, and its key set and verified tokens must not outlive the keys they came from.
-   */
-  #verifier: { auth: Config['auth']; generation: number; authenticator: Authenticator } | undefined;
+  /** The admin API's JWT check, built again after every reload (as the edge's is). */
+  readonly #jwt: AdminJwtCheck;
 
   constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog) {
     this.#g = gateway;
     this.#reloader = reloader;
     this.#logger = logger;
+    this.#jwt = new AdminJwtCheck(logger);
     this.replica = gateway.cluster?.replicaId ?? hostname();
     this.#auditRing = new AuditRing((listener) => this.#g.audit?.tail(listener));
   }
@@ -59,10 +56,7 @@ export class GatewayAdmin implements AdminTarget {
     const c = this.#g.config;
     const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : this.#fileToken(c.admin.tokenFile));
     if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
-    const generation = this.#reloader.generation;
-    if (this.#verifier?.auth !== c.auth || this.#verifier.generation !== generation) this.#verifier = { auth: c.auth, generation, authenticator: new Authenticator(c.auth, audiencesOf(c), undefined, this.#verifier?.authenticator, this.#logger) };
-    const authenticator = this.#verifier.authenticator;
-    return { token, scope: c.admin.scope, verifyJwt: async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes };
+    return { token, scope: c.admin.scope, verifyJwt: this.#jwt.verifier(c, this.#reloader.generation) };
   }
 
   /**

@@ -83,3 +83,47 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     },
   };
 }
+
+/**
+ * The admin API's check of a JWT: the config in force's verification, built again after every reload
+ * (`generation`: key files may hold new keys under the same names, and a key set and verified tokens must
+ * not outlive the keys they came from). While a key file cannot be read, a JWT
+ * is not checkable now (rejected with status 503, as with the issuer's key set out of reach) and the log
+ * says why, once a reload: built where the admin API read its credentials, the error failed every admin
+ * request, the static token's too, with a 500 naming the file to any caller.
+ */
+export class AdminJwtCheck {
+  readonly #log: { warn(obj: object, msg: string): void };
+  #built: { auth: Config['auth']; generation: number; authenticator: Authenticator } | undefined;
+  /** The generation whose key files could not be read (said once). */
+  #unreadableAt: number | undefined;
+
+  constructor(log: { warn(obj: object, msg: string): void }) {
+    this.#log = log;
+  }
+
+  /** How a bearer JWT's scopes are found under `config` (auth.mode jwt). */
+  verifier(config: Config, generation: number): (bearer: string) => Promise<ReadonlySet<string>> {
+    const authenticator = this.#authenticator(config, generation);
+    if (!authenticator) return KEYS_UNREADABLE;
+    return async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes;
+  }
+
+  #authenticator(config: Config, generation: number): Authenticator | undefined {
+    const built = this.#built;
+    if (built?.auth === config.auth && built.generation === generation) return built.authenticator;
+    try {
+      const authenticator = new Authenticator(config.auth, audiencesOf(config), undefined, built?.authenticator, this.#log);
+      this.#built = { auth: config.auth, generation, authenticator };
+      return authenticator;
+    } catch (err) {
+      if (this.#unreadableAt !== generation) this.#log.warn({ err: (err as Error).message }, 'the admin API cannot check JWTs: a key file of auth.keys cannot be read (answered 503 until it can; the static token still works)');
+      this.#unreadableAt = generation;
+      return undefined;
+    }
+  }
+}
+
+const KEYS_UNREADABLE = async (): Promise<never> => {
+  throw Object.assign(new Error('the gateway cannot read its verification keys (auth.keys; see its log)'), { status: 503 });
+};
