@@ -176,7 +176,7 @@ export class ConfigReloader {
     const drainingBefore = new Set(this.#p.gateway.draining);
     try {
       const { retired, rebinding, added, removed, ending, sessionsEnded: retargeted } = await this.#swap(diff);
-      const stale = (await Promise.all(rebinding.map((s) => s.rebind()))).flat();
+      const stale = await this.#rebind(rebinding);
       for (const r of this.#p.gateway.routers) if (diff.endpoints.changed.includes(r.config.path)) void r.prepareTools();
       const sessionsEnded = retargeted + (await this.#settleEndpoints(added, removed, ending));
       this.#p.metrics.configReloads.inc({ result: 'applied' });
@@ -187,6 +187,20 @@ export class ConfigReloader {
       const left = this.#leftBehind(drainingBefore);
       return this.#failed(err, base, trigger, left.length > 0 ? this.#drain(left, [], diff.effective.admin.drainGraceMs) : NOTHING_DRAINED);
     }
+  }
+
+  /**
+   * Each session of a changed endpoint moves to the new pools (their stale leases returned to drain). After
+   * the swap the config is in force: one session that cannot move (logged) must not fail the reload, which
+   * left what follows the swap undone (removed endpoints' sessions open, the report "failed").
+   */
+  async #rebind(sessions: readonly RouterSession[]): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
+    const settled = await Promise.allSettled(sessions.map((s) => s.rebind()));
+    return settled.flatMap((r) => {
+      if (r.status === 'fulfilled') return r.value;
+      this.#log.warn({ err: (r.reason as Error).message }, 'config reload: a session could not move to the new upstreams; its calls to them fail');
+      return [];
+    });
   }
 
   #failed(err: unknown, base: Pick<ReloadReport, 'warnings' | 'restartRequired'>, trigger: string, drained: Promise<DrainReport>): ReloadOutcome {

@@ -74,9 +74,12 @@ export class SessionSubscriptions {
         await inst.unsubscribe(uri, this.#caller).catch(() => {});
         const pool = this.#endpoint.pool(inst.config.name);
         if (!pool || this.#closed()) return;
-        await this.subscribe(uri, instanceOf(pool), {}).catch((err: Error) => {
-          this.#endpoint.logger.warn({ upstream: pool.name, uri, err: err.message }, 'reload: a resource subscription could not be made on the new instance; its updates are lost');
-        });
+        // instanceOf throws when the session has no instance there (its lease failed): dropped as one that cannot be made.
+        await Promise.resolve()
+          .then(() => this.subscribe(uri, instanceOf(pool), {}))
+          .catch((err: Error) => {
+            this.#endpoint.logger.warn({ upstream: pool.name, uri, err: err.message }, 'reload: a resource subscription could not be made on the new instance; its updates are lost');
+          });
       }),
     );
   }
