@@ -270,7 +270,7 @@ export class ConfigReloader {
       eff.endpoints.filter((e) => diff.endpoints.added.includes(e.path)),
       diff.endpoints.removed,
     );
-    return { retired, rebinding, added, removed, ending, sessionsEnded: this.#retarget(new Set(diff.tenants.changed)) };
+    return { retired, rebinding, added, removed, ending, sessionsEnded: this.#retarget() };
   }
 
   /**
@@ -302,9 +302,9 @@ export class ConfigReloader {
 
   /**
    * Every session's guard follows its tenant's new settings; a session whose tenant is gone or no longer
-   * granted its endpoint ends. Sessions of a changed tenant re-list (their rules may show other tools).
+   * granted its endpoint ends. Sessions whose rules changed re-list (they may show other tools).
    */
-  #retarget(changedTenants: ReadonlySet<string>): number {
+  #retarget(): number {
     const g = this.#p.gateway;
     let ended = 0;
     const follow = (guard: SessionGuard, path: string, notify: (m: string) => void, end: () => Promise<unknown>) => {
@@ -314,9 +314,11 @@ export class ConfigReloader {
         void end().catch(() => {});
         return;
       }
+      // A tenant whose settings did not change keeps its policy object (Policy.replace): another one means
+      // other rules, a tenant the file changed or one it named or stopped naming ("anonymous" with auth off).
       if (t === guard.tenant) return;
       guard.retarget(t);
-      if (changedTenants.has(t.name)) for (const m of LIST_CHANGED) notify(m);
+      for (const m of LIST_CHANGED) notify(m);
     };
     // Sessions of removed endpoints are ended after the swap (#settleEndpoints), not here.
     const live = new Set(g.routers);
