@@ -1,6 +1,7 @@
 import { GatewayError, type GatewayErrorCode } from '../errors.js';
 import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
+import { headerValue } from './http-headers.js';
 
 /** The upstream no longer knows our MCP session (HTTP 404): re-initialize. */
 export function sessionExpired(upstream: string): TransportError {
@@ -14,6 +15,22 @@ export class UpstreamHttpError extends Error {
     this.name = 'UpstreamHttpError';
     this.status = status;
   }
+}
+
+/**
+ * An upstream's refusal of a request to `url` as an error. Remote requests follow no redirect (a POST's body
+ * and the gateway's headers and token would go wherever the upstream says, another origin included), so a
+ * 3xx names where it points, origin and path only (a query may carry a key): it failed as a bare "HTTP 307",
+ * and a Python server mounted at /mcp answers every request to /mcp so. `configured`: `url` is the upstream's
+ * own url, which the operator can set to where it points.
+ */
+export function httpRefusal(upstream: string, res: { statusCode: number; headers: Record<string, string | string[] | undefined> }, url: string, detail: string, configured = true): UpstreamHttpError {
+  if (res.statusCode < 300 || res.statusCode >= 400) return new UpstreamHttpError(upstream, res.statusCode, detail);
+  const location = headerValue(res.headers, 'location');
+  const to = location !== undefined && URL.canParse(location, url) ? new URL(location, url) : undefined;
+  const where = to ? `a redirect to ${to.origin}${to.pathname}` : 'a redirect';
+  const note = `${where}, which the gateway does not follow${to && configured ? ": set the upstream's url to it" : ''}`;
+  return new UpstreamHttpError(upstream, res.statusCode, detail ? `${note}; ${detail}` : note);
 }
 
 /**

@@ -11,7 +11,7 @@ import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, httpRefusal } from './remote-errors.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
 /**
@@ -56,7 +56,7 @@ export class SseClientTransport implements Transport {
     if (res.statusCode !== 200) {
       await discard(res.body, this.#cfg.http.bodyTimeoutMs); // this GET has no body timeout: a stalled refusal must not hang the start
       if (res.statusCode === 401) this.#credentials?.invalidate(sentBearer(headers));
-      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'opening the SSE stream');
+      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, 'opening the SSE stream');
     }
     const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes, undefined, (_id, data) => this.#skipped(data)));
     const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event`);
@@ -144,7 +144,7 @@ export class SseClientTransport implements Transport {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) void this.close(); // the upstream forgot us: reconnect
-      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+      throw httpRefusal(this.#cfg.name, res, this.#endpoint, text.slice(0, 200), false);
     }
   }
 

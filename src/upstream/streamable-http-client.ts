@@ -11,7 +11,7 @@ import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, httpRefusal, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
@@ -169,7 +169,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = (await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs)).slice(0, 200);
-      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text);
+      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, text);
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
@@ -234,7 +234,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
     if (answer && isResponse(answer) && answer.id === related && related !== undefined) return this.#deliver(answer, related, Buffer.byteLength(text));
-    throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, text.slice(0, 200));
   }
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
@@ -345,7 +345,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (res.statusCode !== 200) {
           await discard(res.body, this.#cfg.http.bodyTimeoutMs);
-          throw new UpstreamHttpError(this.#cfg.name, res.statusCode, 'on the GET stream');
+          throw httpRefusal(this.#cfg.name, res, this.#cfg.url, 'on the GET stream');
         }
         if (first) confirmed();
         first = false;
