@@ -37,6 +37,16 @@ export class CircuitBreaker {
     return this.#state;
   }
 
+  /**
+   * A call would be let through now: closed, or half-open with no trial in flight. What a pool asks before
+   * it sends a call here: half-open with its trial out, the instance refuses every other call, and a pool that
+   * took it for available sent it calls (fewest in flight: its trial alone) to fail while its siblings served.
+   */
+  get admitting(): boolean {
+    const s = this.state;
+    return s === 'closed' || (s === 'half-open' && this.#trial === undefined);
+  }
+
   /** The pass of a call that may go now, to settle it with; undefined: refused. In half-open, one trial at a time. */
   allow(): BreakerPass | undefined {
     const s = this.state;

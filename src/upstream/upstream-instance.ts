@@ -283,9 +283,9 @@ export class UpstreamInstance extends EventEmitter {
     this.#catalogues.forget(kind);
   }
 
-  /** Ready, and its circuit is not open: worth sending a request to. */
+  /** Ready, and its circuit admits a call (not open, nor half-open with its trial out): worth sending a request to. */
   get available(): boolean {
-    return this.#state === 'ready' && this.#breaker.state !== 'open';
+    return this.#state === 'ready' && this.#breaker.admitting;
   }
 
   get circuit(): BreakerState {
