@@ -6,7 +6,7 @@ import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import { isNotification, isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
+import { type MessageExtra, type Transport, TransportError } from '../transport/transport.js';
 import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
@@ -298,12 +298,13 @@ export class StreamableHttpClientTransport implements Transport {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
         if (res.statusCode === 200) body = res.body;
         else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
+        if (res.statusCode === 404 && this.#sessionId) throw this.#expired(); // forgotten (it restarted): a new session, as for a POST
         // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
         if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 409 && res.statusCode !== 429) {
           throw new UpstreamHttpError(this.#cfg.name, res.statusCode, `refused to resume the stream of request ${related}`);
         }
       } catch (err) {
-        if (this.#closed || signal.aborted) return false;
+        if ((this.#closed || signal.aborted) && !(err instanceof TransportError)) return false;
         if (err instanceof UpstreamHttpError) throw err;
         this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
