@@ -25,15 +25,21 @@ export class CircuitBreaker {
   #openedAt = 0;
   /** The half-open trial in flight, if any. */
   #trial: BreakerPass | undefined;
+  /**
+   * The clock the open circuit is timed by (ms): monotonic. By the wall clock, a step back (NTP, a VM
+   * resumed) kept the circuit open, every call refused, for as long as the step.
+   */
+  readonly #now: () => number;
   onchange: ((state: BreakerState) => void) | undefined;
 
-  constructor(failureThreshold: number, resetTimeoutMs: number) {
+  constructor(failureThreshold: number, resetTimeoutMs: number, now: () => number = () => performance.now()) {
     this.#threshold = failureThreshold;
     this.#resetMs = resetTimeoutMs;
+    this.#now = now;
   }
 
   get state(): BreakerState {
-    if (this.#state === 'open' && Date.now() - this.#openedAt >= this.#resetMs) this.#set('half-open');
+    if (this.#state === 'open' && this.#now() - this.#openedAt >= this.#resetMs) this.#set('half-open');
     return this.#state;
   }
 
@@ -57,7 +63,7 @@ export class CircuitBreaker {
 
   /** ms until a trial is allowed. */
   retryAfterMs(): number {
-    return Math.max(0, this.#resetMs - (Date.now() - this.#openedAt));
+    return Math.max(0, this.#resetMs - (this.#now() - this.#openedAt));
   }
 
   /**
@@ -95,7 +101,7 @@ export class CircuitBreaker {
   }
 
   #open(): void {
-    this.#openedAt = Date.now();
+    this.#openedAt = this.#now();
     this.#set('open');
   }
 

@@ -54,3 +54,18 @@ export async function withClockAhead<T>(ms: number, fn: () => Promise<T>): Promi
     restoreClock();
   }
 }
+
+/**
+ * Holds the monotonic clock (performance.now()) where it is until `restore`; `advance` moves it ahead. For
+ * behaviour timed by it (an open circuit's reset): the test moves it instead of sleeping, and a loaded
+ * machine cannot outlast a wait between two steps. Timers and the wall clock keep real time.
+ */
+export function holdMonotonicClock(): { advance(ms: number): void; restore(): void } {
+  const real = performance.now;
+  let at = real.call(performance);
+  performance.now = () => at;
+  return {
+    advance: (ms) => void (at += ms),
+    restore: () => void (performance.now = real),
+  };
+}

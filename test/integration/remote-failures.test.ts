@@ -7,7 +7,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { startRemoteEverything } from '../helpers/everything-http.js';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
-import { moveClockAhead, restoreClock, waitFor } from '../helpers/wait.js';
+import { holdMonotonicClock, waitFor } from '../helpers/wait.js';
 
 interface Fixture {
   base: string;
@@ -92,9 +92,9 @@ describe('remote upstream failure cases', () => {
 
   it('a flapping upstream opens the circuit (calls fail fast, unsent), and a probe closes it again', async () => {
     const client = await connectClient(gw, 'streamable-http');
-    // The wall clock is held while the circuit is open (a loaded machine could outlast resetTimeoutMs
-    // between two steps), then moved past resetTimeoutMs instead of the test waiting it out.
-    moveClockAhead(0);
+    // The circuit's clock (monotonic) is held while the circuit is open (a loaded machine could outlast
+    // resetTimeoutMs between two steps), then moved past resetTimeoutMs instead of the test waiting it out.
+    const clock = holdMonotonicClock();
     try {
       await fx.control('error500');
       for (let i = 0; i < 3; i++) {
@@ -106,12 +106,12 @@ describe('remote upstream failure cases', () => {
       const seen = (await fx.log()).length;
       await assert.rejects(client.callTool({ name: 'echo', arguments: {} }), (err: unknown) => errorCode(err) === 'SWB_CIRCUIT_OPEN');
       assert.equal((await fx.log()).length, seen, 'an open circuit sends nothing upstream');
-      moveClockAhead(600);
+      clock.advance(600);
       assert.equal(inst.circuit, 'half-open');
       assert.match(textOf(await client.callTool({ name: 'echo', arguments: {} })), /echo/);
       assert.equal(inst.circuit, 'closed');
     } finally {
-      restoreClock();
+      clock.restore();
     }
     await client.close();
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CircuitBreaker } from '../../../src/upstream/circuit-breaker.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // The half-open trial is one identified call: only that call's end decides it or lets another trial
 // through. Calls let through before the circuit opened end later, cancelled or failed; the breaker did
@@ -53,5 +54,24 @@ describe('CircuitBreaker: the half-open trial is identified', () => {
     b.success(third);
     assert.equal(b.state, 'closed');
     assert.ok(b.allow() && b.allow(), 'closed: every call goes');
+  });
+});
+
+// The wall clock can step back (NTP, a VM resumed): timed by it, an open circuit stayed open for as long
+// as the step (an hour back: every call refused for an hour and 10 s, "paused for 3610 s"). Found by a review.
+describe('CircuitBreaker: timed by a monotonic clock', () => {
+  it('an open circuit becomes half-open after resetTimeoutMs though the wall clock stepped back an hour', async () => {
+    const b = new CircuitBreaker(1, 50);
+    b.failure(b.allow());
+    assert.equal(b.state, 'open');
+    const wall = Date.now;
+    Date.now = () => wall() - 3_600_000;
+    try {
+      assert.ok(b.retryAfterMs() <= 50, `retry after ${b.retryAfterMs()} ms`);
+      assert.ok(await waitFor(() => b.state === 'half-open'), `the circuit is ${b.state}`);
+      assert.ok(b.allow()?.trial, 'the trial is let through');
+    } finally {
+      Date.now = wall;
+    }
   });
 });
