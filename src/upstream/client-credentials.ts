@@ -7,6 +7,8 @@ type Settings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'clie
 
 /** A token's life when the token endpoint states none (RFC 6749 §5.1 makes expires_in optional). */
 const UNSTATED_LIFE_MS = 3600_000;
+/** After a failed renewal, how long the token held (still valid) is used before the next try. */
+const RENEW_RETRY_MS = 5000;
 
 /**
  * The gateway's own OAuth 2 identity towards an upstream (client-credentials grant). The token is
@@ -17,19 +19,41 @@ export class ClientCredentials implements BearerSource {
   readonly #s: Settings;
   readonly #dispatcher: Dispatcher;
   readonly #withinMs: number;
+  /** Hears of a renewal that failed while the token held was still used: nothing else would say so until it expired. */
+  readonly #renewalFailed: ((err: Error) => void) | undefined;
   #token: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
 
-  constructor(settings: Settings, dispatcher: Dispatcher, withinMs: number) {
+  constructor(settings: Settings, dispatcher: Dispatcher, withinMs: number, renewalFailed?: (err: Error) => void) {
     this.#s = settings;
     this.#dispatcher = dispatcher;
     this.#withinMs = withinMs;
+    this.#renewalFailed = renewalFailed;
   }
 
   async token(): Promise<string> {
     if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
-    this.#inflight ??= this.#fetch().finally(() => (this.#inflight = undefined));
+    this.#inflight ??= this.#renew().finally(() => (this.#inflight = undefined));
     return this.#inflight;
+  }
+
+  /**
+   * A new token; when none can be had (the token endpoint down, failing), the one held while it has not
+   * expired, tried again RENEW_RETRY_MS later. Renewal starts refreshSkewMs before expiry: an outage then
+   * failed every call for up to that long, the token still good (user-oauth keeps a valid token so too).
+   * A token the upstream refused (invalidate) is not held: that one is never used again.
+   */
+  async #renew(): Promise<string> {
+    try {
+      return await this.#fetch();
+    } catch (err) {
+      const held = this.#token;
+      const now = Date.now();
+      if (!held || now >= held.expiresAt) throw err;
+      held.renewAt = Math.min(held.expiresAt, now + RENEW_RETRY_MS);
+      this.#renewalFailed?.(err as Error);
+      return held.value;
+    }
   }
 
   /** The expiry of the cached token, if one is held. */

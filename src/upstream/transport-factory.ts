@@ -58,7 +58,7 @@ export class UpstreamTransports {
   create = (upstream: UpstreamConfig, logger: Logger, owner?: UpstreamUser): Transport => {
     if (upstream.transport === 'stdio') return this.#stdio(upstream, logger, owner);
     if (upstream.auth?.type === 'token-exchange' || upstream.auth?.type === 'user-oauth') return this.#perUser.create(upstream, upstream.auth, owner, logger);
-    const remote = this.#remote(upstream);
+    const remote = this.#remote(upstream, logger);
     const transport = remoteTransport(upstream, remote.agents, remote.credentials, logger);
     const close = transport.close.bind(transport);
     let closed = false;
@@ -136,11 +136,12 @@ export class UpstreamTransports {
     return { env: async () => ({ [variable]: await source.token() }), check: source.check };
   }
 
-  #remote(u: RemoteUpstreamConfig): Remote {
+  #remote(u: RemoteUpstreamConfig, logger: Logger): Remote {
     let r = this.#remotes.get(u);
     if (!r) {
       const agents = new RemoteAgents(u);
-      r = { agents, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agents.requests, u.http.bodyTimeoutMs) : undefined, links: 0 };
+      const renewalFailed = (err: Error) => logger.warn({ err: err.message }, 'renewing the upstream token failed; the one held is used until it expires');
+      r = { agents, credentials: u.auth?.type === 'client-credentials' ? new ClientCredentials(u.auth, agents.requests, u.http.bodyTimeoutMs, renewalFailed) : undefined, links: 0 };
       this.#remotes.set(u, r);
       const before = this.#latest.get(u.name);
       this.#latest.set(u.name, u);

@@ -14,6 +14,7 @@ import { TokenExchange, TokenExchangeClient } from '../../../src/upstream/token-
 import { UserOAuthClient } from '../../../src/upstream/user-oauth-client.js';
 import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
 import { ALICE, consentRig, startTokenEndpoint, type Rig, type TokenEndpoint } from '../../helpers/refresh-rig.js';
+import { withClockAhead } from '../../helpers/wait.js';
 
 
 describe('renewAt', () => {
@@ -33,12 +34,15 @@ describe('ClientCredentials against a token endpoint', () => {
   let expiresIn: unknown = 60;
   /** What the endpoint answers instead of a fresh bearer token. */
   let answer: Record<string, unknown> | undefined;
+  /** Its HTTP status (503: down). */
+  let status = 200;
   const agent = new Agent();
   before(async () => {
     server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         fetches++;
+        res.statusCode = status;
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(answer ?? { access_token: `t${fetches}`, token_type: 'Bearer', expires_in: expiresIn }));
       });
@@ -72,6 +76,35 @@ describe('ClientCredentials against a token endpoint', () => {
       assert.equal(fetches, 1);
     });
   }
+
+  // A token endpoint down when the token was due (refreshSkewMs before it expires) failed every call to the
+  // upstream until it came back, though the token held was good for up to refreshSkewMs more (user-oauth
+  // keeps using a still-valid token). Found by a review.
+  it('a renewal that fails while the token held is still valid keeps using it, tried again at most every 5 s', async () => {
+    fetches = 0;
+    expiresIn = 60;
+    const warned: string[] = [];
+    const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 20_000 } as never, agent, 60_000, (err) => warned.push(err.message));
+    assert.equal(await cc.token(), 't1');
+    status = 503;
+    try {
+      // Due at 40 s (60 s - 20 s).
+      await withClockAhead(45_000, async () => {
+        assert.equal(await cc.token(), 't1');
+        assert.equal(await cc.token(), 't1');
+      });
+      assert.equal(fetches, 2, 'one failed renewal, not one per request');
+      assert.equal(warned.length, 1);
+      assert.match(warned[0]!, /HTTP 503/);
+      await withClockAhead(51_000, async () => assert.equal(await cc.token(), 't1'));
+      assert.equal(fetches, 3, 'tried again 5 s later');
+      await withClockAhead(61_000, () => assert.rejects(cc.token(), /HTTP 503/));
+      status = 200;
+      await withClockAhead(61_000, async () => assert.equal(await cc.token(), 't5'));
+    } finally {
+      status = 200;
+    }
+  });
 
   it('a token given as a numeric string (expires_in "3599") lives as long as it says', async () => {
     fetches = 0;
