@@ -61,6 +61,15 @@ export class CircuitBreaker {
     return (this.#trial = { trial: true });
   }
 
+  /**
+   * Why a call is refused now, for its error: while open, how long calls stay paused; half-open, that a
+   * probe call is out (the reset time is over: it said "paused for 0 s", and a retry at once was refused too).
+   */
+  get refusal(): string {
+    if (this.state === 'open') return `calls are paused for ${Math.ceil(this.retryAfterMs() / 1000)} s`;
+    return 'one probe call is testing whether it is back, and calls wait for its answer; retry shortly';
+  }
+
   /** ms until a trial is allowed. */
   retryAfterMs(): number {
     return Math.max(0, this.#resetMs - (this.#now() - this.#openedAt));

@@ -332,7 +332,7 @@ export class UpstreamInstance extends EventEmitter {
     try {
       if (!pass) {
         this.#tracing.event('upstream.circuit_open', { [ATTR.upstream]: name });
-        throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; calls are paused for ${Math.ceil(this.#breaker.retryAfterMs() / 1000)} s`, { upstream: name });
+        throw new GatewayError('SWB_CIRCUIT_OPEN', `upstream "${name}" is failing; ${this.#breaker.refusal}`, { upstream: name });
       }
       const client = this.#client;
       if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });

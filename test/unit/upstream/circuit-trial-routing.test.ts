@@ -39,6 +39,10 @@ describe("a pool whose instance's circuit is half-open with its trial in flight 
       const picked = gw.pool.instanceFor(testCaller);
       assert.equal(await call(picked, 'quick'), JSON.stringify([{ type: 'text', text: 'quick' }]), 'a call the pool could have served was refused');
       assert.equal(picked, b);
+      // Sent there all the same, a call is refused saying why, not "paused for 0 s" (the reset is over).
+      const refused = await a.request('tools/call', { name: 'quick', arguments: {} }, { caller: testCaller }).then(() => 'answered', (err: Error) => err.message);
+      assert.match(refused, /probe/);
+      assert.doesNotMatch(refused, /paused for 0 s/);
       release();
       assert.deepEqual(await Promise.all(held), [JSON.stringify([{ type: 'text', text: 'held' }]), JSON.stringify([{ type: 'text', text: 'held' }])]);
       assert.equal(await trial, 'SWB_UPSTREAM_TIMEOUT');
