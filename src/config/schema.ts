@@ -4,6 +4,7 @@ import { adminProblems, adminSchema } from './admin-schema.js';
 import { authSchema } from './auth-schema.js';
 import { browserOrigin, hostHeaderName } from './browser-origin.js';
 import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
+import { listenerProblems } from './listener-clash.js';
 import { isLoopbackHost } from './loopback.js';
 import { metricsSchema } from './metrics-schema.js';
 import { tenant } from './tenant-schema.js';
@@ -302,6 +303,7 @@ export const configSchema = z
     });
     checkEndpointPaths(cfg.endpoints, ctx);
     for (const p of adminProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+    for (const p of listenerProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     for (const p of reviewPatternProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     cfg.endpoints.forEach((e, i) => {
       e.upstreams.forEach((u, j) => {

@@ -643,3 +643,18 @@ describe('parseConfig: server.allowedOrigins and allowedHosts as the headers spe
     for (const i of [0, 1, 2, 3]) hasProblem(list, `server.allowedOrigins[${i}]`, 'origin');
   });
 });
+
+// Two listeners given one port on overlapping addresses started the MCP listener and the upstreams, then
+// failed "address already in use"; check-config now says so.
+describe('parseConfig: listeners on one port', () => {
+  it('refuses admin.port or metrics.port equal to another listener on an overlapping address', () => {
+    hasProblem(problems(doc({ admin: { enabled: true, port: 8080 } })), 'admin.port', 'server.port');
+    hasProblem(problems(doc({ server: { host: '0.0.0.0', port: 9000 }, auth: { mode: 'jwt', issuer: 'https://i.example', jwksUrl: 'https://i.example/jwks' }, tenants: [{ name: 't', endpoints: ['*'] }], metrics: { host: '127.0.0.1', port: 9000 } })), 'metrics.port', 'server.port');
+  });
+
+  it('accepts one port on two distinct addresses, port 0 twice, and a disabled listener', () => {
+    parseConfig(doc({ metrics: { host: '127.0.0.2', port: 8080 } }), 'test', {}, '/base');
+    parseConfig(doc({ server: { port: 0 }, metrics: { port: 0 }, admin: { enabled: true, port: 0 } }), 'test', {}, '/base');
+    parseConfig(doc({ metrics: { enabled: false, port: 8080 } }), 'test', {}, '/base');
+  });
+});
