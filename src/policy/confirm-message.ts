@@ -47,6 +47,24 @@ export function maskSecrets(text: string): string {
   return out.replace(OPAQUE, (m) => (looksRandom(m) ? MASK : m));
 }
 
+/**
+ * What JSON.stringify leaves as it is but a reader does not see as it is: DEL and C1 controls (a terminal
+ * client's escape sequences), format and other default-ignorable characters (bidi overrides and isolates
+ * that reorder what follows them, zero-width and tag characters, fillers that render as nothing), and
+ * line and paragraph separators (a line break of their own). A call's arguments are the model's, so an
+ * injected instruction may write them to be read otherwise than they are sent (Trojan Source: text moved
+ * into or out of a comment, a line that seems to end the JSON). Written as \uXXXX escapes, the JSON
+ * still says exactly what is sent.
+ */
+const UNSEEN = /[\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+const escaped = (c: string): string => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/** JSON text with every character in UNSEEN escaped: the same JSON, every character of it visible. */
+function visible(json: string): string {
+  return json.replace(UNSEEN, escaped);
+}
+
 function cut(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
 }
@@ -74,7 +92,7 @@ export function shownValue(value: unknown, depth = 0): unknown {
 /** The arguments as the user reads them: indented JSON of shownValue(), at most MAX_ARGUMENTS_CHARS. */
 export function shownArguments(args: unknown): string {
   if (args === undefined) return '(none)';
-  const text = JSON.stringify(shownValue(args), null, 2) ?? String(args);
+  const text = visible(JSON.stringify(shownValue(args), null, 2) ?? String(args));
   return text.length > MAX_ARGUMENTS_CHARS ? `${text.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${text.length - MAX_ARGUMENTS_CHARS} more characters not shown)` : text;
 }
 
@@ -91,8 +109,8 @@ export interface ConfirmationText {
 export function confirmationMessage(t: ConfirmationText): string {
   const lines = ['Switchboard asks you to confirm this tool call before it is sent.'];
   if (t.message) lines.push(t.message);
-  lines.push('', `Tool: ${JSON.stringify(cut(t.tool, MAX_NAME))}`);
-  if (t.upstream !== undefined) lines.push(`Upstream: ${JSON.stringify(cut(t.upstream, MAX_NAME))}`);
+  lines.push('', `Tool: ${visible(JSON.stringify(cut(t.tool, MAX_NAME)))}`);
+  if (t.upstream !== undefined) lines.push(`Upstream: ${visible(JSON.stringify(cut(t.upstream, MAX_NAME)))}`);
   lines.push('Arguments:', shownArguments(t.arguments));
   return lines.join('\n');
 }

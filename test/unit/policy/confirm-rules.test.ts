@@ -146,6 +146,29 @@ describe('the confirmation message', () => {
     assert.equal(shownArguments(undefined), '(none)');
   });
 
+  it('writes characters that reorder or hide text as \\u escapes, so the user reads what is sent (found by a review)', () => {
+    // Bidi overrides and isolates reorder what a client renders (Trojan Source: a statement seems to sit in a
+    // comment); a line separator fakes a line; a zero-width space, a tag character or a filler hides a
+    // difference; a C1 CSI (U+009B) is a terminal client's escape sequence.
+    const sql = 'SELECT 1; DROP TABLE users; /*\u202E\u2066 comment \u2069\u2066*/';
+    const m = confirmationMessage({
+      tool: 'db__run\u200Bsql',
+      upstream: 'db',
+      message: undefined,
+      arguments: { sql, ['pa\u202Eth']: '/tmp/scratch/a.txt\u2028\u2028Upstream: "safe"', note: 'ok\u{E0041}\u{E0042}\u009b2J\u007f\u00ad\u3164' },
+    });
+    assert.doesNotMatch(m, /[\u007f-\u009f\u00ad\u200b\u2028\u2029\u202e\u2066\u2069\u3164\u{E0041}\u{E0042}]/u, m);
+    assert.match(m, /Tool: "db__run\\u200bsql"/);
+    assert.match(m, /"pa\\u202eth": "\/tmp\/scratch\/a\.txt\\u2028\\u2028Upstream: \\"safe\\""/);
+    assert.match(m, /"sql": "SELECT 1; DROP TABLE users; \/\*\\u202e\\u2066 comment \\u2069\\u2066\*\/"/);
+    assert.match(m, /"note": "ok\\udb40\\udc41\\udb40\\udc42\\u009b2J\\u007f\\u00ad\\u3164"/);
+    // Still the JSON of what is sent: read back, it is the arguments themselves.
+    const json = m.slice(m.indexOf('Arguments:\n') + 'Arguments:\n'.length);
+    assert.deepEqual(JSON.parse(json), { sql, ['pa\u202Eth']: '/tmp/scratch/a.txt\u2028\u2028Upstream: "safe"', note: 'ok\u{E0041}\u{E0042}\u009b2J\u007f\u00ad\u3164' });
+    // Ordinary text, accents and emoji included, is left as it is.
+    assert.match(confirmationMessage({ tool: 't', upstream: undefined, message: undefined, arguments: { text: 'Grüße 👋 ✅' } }), /"text": "Grüße 👋 ✅"/);
+  });
+
   it('keeps a "__proto__" key as a key', () => {
     const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
     assert.match(shownArguments(args), /"__proto__": \{\n\s+"polluted": true/);
