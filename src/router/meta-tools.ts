@@ -8,7 +8,10 @@ export const MAX_LIMIT = 50;
 /** What a meta-tool description is generated from: the tools the caller may see. */
 export interface SeenTool {
   readonly upstream: string;
+  /** The upstream's own name for it. */
   readonly tool: string;
+  /** The name the caller is shown, when curation renamed it: its words are the ones to describe it by. */
+  readonly rename?: string | undefined;
 }
 
 /** Name words that say what a tool does, not what it is about: left out of the "kinds of tools". */
@@ -28,7 +31,9 @@ export function catalogueSummary(tools: readonly SeenTool[], topics = 6): string
     let u = by.get(t.upstream);
     if (!u) by.set(t.upstream, (u = { count: 0, words: new Map(), shown: new Map() }));
     u.count++;
-    for (const w of new Set(words(t.tool))) {
+    // Not the upstream's own name when curation gave it another: the caller is shown the curated view only.
+    // (A shortened name is the start of the own name: its words, less the hash's.)
+    for (const w of new Set(words(t.rename ?? t.tool))) {
       if (w.length <= 2 || GENERIC.has(w) || /^[0-9]+$/.test(w)) continue;
       const s = stem(w);
       u.words.set(s, (u.words.get(s) ?? 0) + 1);

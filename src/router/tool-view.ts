@@ -16,6 +16,8 @@ export interface ViewTool {
   readonly upstream: string;
   /** The upstream's own name for it. */
   readonly tool: string;
+  /** The name curation gave it (then `name`), if it gave one. */
+  readonly rename: string | undefined;
   /** The curated definition (exposed name, overridden texts, the upstream's schemas). */
   readonly definition: Definition;
   /** The definition as the upstream reported it: what tool pins hash. */
@@ -127,7 +129,8 @@ export class ToolView {
       .sort((a, b) => (a.canonical < b.canonical ? -1 : 1))
       .map((e) => {
         const name = names.get(e.canonical)!;
-        return { name, canonical: e.canonical, upstream: e.upstream, tool: e.tool, raw: e.raw, definition: input.curation.apply(e.raw, e.canonical, name) };
+        const rename = e.rename === name ? name : undefined;
+        return { name, canonical: e.canonical, upstream: e.upstream, tool: e.tool, rename, raw: e.raw, definition: input.curation.apply(e.raw, e.canonical, name) };
       });
     for (const t of this.tools) {
       this.#byName.set(t.name, t);

@@ -194,6 +194,13 @@ describe('meta-tool descriptions', () => {
     assert.deepEqual((search!.inputSchema as any).properties.upstream.enum, ['fs', 'gh']);
     assert.equal(call!.name, 'call_tool');
   });
+
+  it('take their words from a renamed tool\'s new name, not the upstream\'s own (found by a review)', () => {
+    const renamed = new Curation('', [{ exclude: [], overrides: { gh__searchCode: { name: 'find_snippets' } } }]);
+    const gh = view({ curation: renamed }).tools.filter((t) => t.upstream === 'gh');
+    assert.equal(catalogueSummary(gh), 'gh (5 tools: issue, comments, pull, repository, requests, snippets)');
+    assert.doesNotMatch(String(metaToolDefinitions(gh)[0]!.description), /code/);
+  });
 });
 
 function top(v: ToolView, q: string): string | undefined {
