@@ -82,17 +82,38 @@ export function shownValue(value: unknown, depth = 0): unknown {
     if (value.length > MAX_ENTRIES) items.push(`… ${value.length - MAX_ENTRIES} more items`);
     return items;
   }
-  const entries = Object.entries(value);
   // Built with defineProperty semantics (entries, not assignment): a "__proto__" key stays a key.
-  const out: Array<[string, unknown]> = entries.slice(0, MAX_ENTRIES).map(([k, v]) => [cut(k, MAX_STRING), isSecretKey(k) && v !== null && v !== undefined ? MASK : shownValue(v, depth + 1)]);
-  if (entries.length > MAX_ENTRIES) out.push(['…', `${entries.length - MAX_ENTRIES} more keys`]);
-  return Object.fromEntries(out);
+  return Object.fromEntries(shownEntries(Object.entries(value), depth));
 }
 
-/** The arguments as the user reads them: indented JSON of shownValue(), at most MAX_ARGUMENTS_CHARS. */
-export function shownArguments(args: unknown): string {
+/** An object's members fit to be shown, at most MAX_ENTRIES of them in the order given (and how many more there are). */
+function shownEntries(entries: ReadonlyArray<[string, unknown]>, depth: number): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = entries.slice(0, MAX_ENTRIES).map(([k, v]) => [cut(k, MAX_STRING), isSecretKey(k) && v !== null && v !== undefined ? MASK : shownValue(v, depth + 1)]);
+  if (entries.length > MAX_ENTRIES) out.push(['…', `${entries.length - MAX_ENTRIES} more keys`]);
+  return out;
+}
+
+/**
+ * The arguments object as indented JSON, the tool's declared parameters first (in its schema's order),
+ * then the keys it does not declare. Written member by member: an object would list integer-like keys
+ * ("0", "1", …) before every other whatever the order, and keys a call adds (an injected instruction
+ * can have a model add 25 long ones) would push the arguments that matter past the bounds unseen.
+ */
+function objectText(args: object, declared: readonly string[]): string {
+  const rank = new Map(declared.map((k, i) => [k, i]));
+  const entries = Object.entries(args)
+    .map((e, i) => ({ e, r: rank.get(e[0]) ?? declared.length + i }))
+    .sort((a, b) => a.r - b.r)
+    .map(({ e }) => e);
+  const members = shownEntries(entries, 0).map(([k, v]) => `  ${JSON.stringify(k)}: ${(JSON.stringify(v, null, 2) ?? 'null').replace(/\n/g, '\n  ')}`);
+  return members.length === 0 ? '{}' : `{\n${members.join(',\n')}\n}`;
+}
+
+/** The arguments as the user reads them: indented JSON of shownValue() (declared parameters first), at most MAX_ARGUMENTS_CHARS. */
+export function shownArguments(args: unknown, declared: readonly string[] = []): string {
   if (args === undefined) return '(none)';
-  const text = visible(JSON.stringify(shownValue(args), null, 2) ?? String(args));
+  const plain = args !== null && typeof args === 'object' && !Array.isArray(args);
+  const text = visible(plain ? objectText(args, declared) : (JSON.stringify(shownValue(args), null, 2) ?? String(args)));
   return text.length > MAX_ARGUMENTS_CHARS ? `${text.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${text.length - MAX_ARGUMENTS_CHARS} more characters not shown)` : text;
 }
 
@@ -103,6 +124,8 @@ export interface ConfirmationText {
   /** The rule's own message, if it has one. */
   message: string | undefined;
   arguments: unknown;
+  /** The called tool's declared parameters (its input schema's properties), shown first; absent when the name finds no tool. */
+  declared?: readonly string[] | undefined;
 }
 
 /** The elicitation message: why the user is asked, then exactly what will be sent where. */
@@ -111,6 +134,6 @@ export function confirmationMessage(t: ConfirmationText): string {
   if (t.message) lines.push(t.message);
   lines.push('', `Tool: ${visible(JSON.stringify(cut(t.tool, MAX_NAME)))}`);
   if (t.upstream !== undefined) lines.push(`Upstream: ${visible(JSON.stringify(cut(t.upstream, MAX_NAME)))}`);
-  lines.push('Arguments:', shownArguments(t.arguments));
+  lines.push('Arguments:', shownArguments(t.arguments, t.declared));
   return lines.join('\n');
 }

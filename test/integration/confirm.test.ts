@@ -134,6 +134,21 @@ describe('confirmation rules in the 2025 session era (SDK v1)', { timeout: 120_0
     }
   });
 
+  it("the tool's declared arguments are shown first: keys the call adds do not push them out of the question (found by a review)", async () => {
+    const c = await connect(gw);
+    try {
+      // 25 keys of the caller's own before the destination, each near the 200-character cut: shown in the
+      // order sent, the 20-key and 2000-character bounds left the destination out of the question.
+      const padding = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [String(i), 'x'.repeat(199)]));
+      const args = { ...padding, source: '/tmp/scratch/a', destination: '/etc/passwd' };
+      await c.client.callTool({ name: 'fs__move_file', arguments: args });
+      assert.equal(c.asked.length, 1);
+      assert.match(String(c.asked[0]!.message), /\{\n {2}"source": "\/tmp\/scratch\/a",\n {2}"destination": "\/etc\/passwd",/);
+    } finally {
+      await c.client.close();
+    }
+  });
+
   const refusals: Array<[string, Answer, number, string, string]> = [
     ['decline', async () => ({ action: 'decline' }), -32000, 'SWB_CONFIRMATION_DECLINED', 'declined'],
     ['accept with the box unticked', async () => ({ action: 'accept', content: { confirm: false } }), -32000, 'SWB_CONFIRMATION_DECLINED', 'declined'],

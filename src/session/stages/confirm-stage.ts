@@ -33,9 +33,25 @@ function outcomeOf(answer: Record<string, unknown>): ConfirmationOutcome {
   return answer.action === 'decline' ? 'declined' : 'cancelled';
 }
 
-function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined): Record<string, unknown> {
+/**
+ * The called tool's declared parameters, in its input schema's order: shown first in the question. From
+ * the caller's view of the tools (the name is canonical here); undefined when it finds no such tool.
+ */
+async function declaredParameters(ctx: RequestContext): Promise<string[] | undefined> {
+  const name = ctx.req.params?.name;
+  if (typeof name !== 'string') return undefined;
+  try {
+    const view = await ctx.host.router!.toolView(ctx.exposedName ?? name);
+    const properties = (view.byCanonical(name)?.raw.inputSchema as { properties?: unknown } | undefined)?.properties;
+    return properties !== null && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : undefined;
+  } catch {
+    return undefined; // the question is asked all the same, its arguments in the order sent
+  }
+}
+
+function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined, declared: string[] | undefined): Record<string, unknown> {
   const { host, req } = ctx;
-  const message = confirmationMessage({ tool, upstream, message: rule.message, arguments: req.params?.arguments });
+  const message = confirmationMessage({ tool, upstream, message: rule.message, arguments: req.params?.arguments, declared });
   const params: Record<string, unknown> = { message, requestedSchema: REQUESTED_SCHEMA };
   // `mode` exists from 2025-11-25 on (absent means form); older clients are not shown a field they do not know.
   if (host.era === 'modern' || (host.session?.protocolVersion ?? '') >= '2025-11-25') params.mode = 'form';
@@ -91,7 +107,8 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   host.inflight.set(req.id, cancel);
   let outcome: ConfirmationOutcome;
   try {
-    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream), req.id, cancel, rule.timeoutMs));
+    const declared = await declaredParameters(ctx);
+    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declared), req.id, cancel, rule.timeoutMs));
   } catch (err) {
     outcome = err instanceof JsonRpcError && err.code === ErrorCode.RequestTimeout ? 'timeout' : 'cancelled';
   }

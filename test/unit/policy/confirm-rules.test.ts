@@ -169,6 +169,19 @@ describe('the confirmation message', () => {
     assert.match(confirmationMessage({ tool: 't', upstream: undefined, message: undefined, arguments: { text: 'Grüße 👋 ✅' } }), /"text": "Grüße 👋 ✅"/);
   });
 
+  it('shows the tool\'s declared parameters first: keys a call adds cannot push them out of view (found by a review)', () => {
+    // What an injected instruction can make a model send: 25 keys of its own, integer-like ones (which a JSON
+    // object lists before any other) with long values, before the argument that matters.
+    const padding = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [String(i), 'x'.repeat(199)]));
+    const args = { ...padding, source: '/tmp/scratch/a', destination: '/etc/passwd' };
+    const m = confirmationMessage({ tool: 'fs__move_file', upstream: 'fs', message: undefined, arguments: args, declared: ['source', 'destination'] });
+    assert.match(m, /Arguments:\n\{\n {2}"source": "\/tmp\/scratch\/a",\n {2}"destination": "\/etc\/passwd",\n {2}"0": "x{199}",/);
+    assert.match(m, /more characters not shown\)$/);
+    // Without declared parameters (a name that finds no tool), the keys as JSON lists them; nested values indent as before.
+    assert.equal(shownArguments({ a: { b: [1, 'two'] }, c: null }), '{\n  "a": {\n    "b": [\n      1,\n      "two"\n    ]\n  },\n  "c": null\n}');
+    assert.equal(shownArguments({}), '{}');
+  });
+
   it('keeps a "__proto__" key as a key', () => {
     const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
     assert.match(shownArguments(args), /"__proto__": \{\n\s+"polluted": true/);
