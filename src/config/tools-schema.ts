@@ -113,5 +113,26 @@ export function toolsProblems(tools: ToolsConfig, upstreams: readonly string[], 
       seen.set(o.name, canonical);
     }
   }
+  if (!prefixes && upstreams.length === 1) problems.push(...unprefixedProblems(sets, upstreams[0]!));
   return problems;
+}
+
+/**
+ * An endpoint that shows its one upstream unprefixed: curation matches the upstream's own names there
+ * (delete_repository), so a glob or override key written "<upstream>__…" (for an endpoint that prefixes,
+ * or left from one a reload took down to one upstream) matches nothing: an exclude meant to hide a tool
+ * would leave it exposed, without a word.
+ */
+function unprefixedProblems(sets: ReadonlyArray<[Array<string | number>, CurationConfig]>, upstream: string): Array<{ path: Array<string | number>; message: string }> {
+  const prefix = `${upstream}__`;
+  const problem = (path: Array<string | number>, written: string) => ({
+    path,
+    message: `"${written}" can match no tool: this endpoint shows upstream "${upstream}" unprefixed, so the names curation matches are the upstream's own; write it without "${prefix}"`,
+  });
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  for (const [base, c] of sets) {
+    for (const key of ['include', 'exclude'] as const) (c[key] ?? []).forEach((g, i) => g.startsWith(prefix) && out.push(problem([...base, key, i], g)));
+    for (const canonical of Object.keys(c.overrides)) if (canonical.startsWith(prefix)) out.push(problem([...base, 'overrides', canonical], canonical));
+  }
+  return out;
 }

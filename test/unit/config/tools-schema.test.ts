@@ -40,4 +40,19 @@ describe('endpoint tools config', () => {
     const long = 'a'.repeat(20);
     assert.deepEqual(problems({ maxToolNameLength: 32 }, { upstreams: [long, 'fs'] }), [`endpoints[0].tools.maxToolNameLength: 32 leaves no room for a shortened name of upstream "${long}" (needs at least 34)`]);
   });
+
+  it('refuses a prefixed pattern or override on an endpoint that shows its one upstream unprefixed: it would match no tool (found by a review)', () => {
+    // Curation matches the names the endpoint gives (here the upstream's own, delete_repository): an exclude
+    // written gh__delete_* (as for an endpoint of several upstreams, or left from one) excluded nothing.
+    const tools = { exclude: ['gh__delete_*', 'admin_*'], include: ['gh__*'], overrides: { gh__create_issue: { name: 'new_issue' } }, tenants: { anonymous: { exclude: ['gh__merge_*'] } } };
+    assert.deepEqual(problems(tools, { upstreams: ['gh'] }), [
+      'endpoints[0].tools.include[0]: "gh__*" can match no tool: this endpoint shows upstream "gh" unprefixed, so the names curation matches are the upstream\'s own; write it without "gh__"',
+      'endpoints[0].tools.exclude[0]: "gh__delete_*" can match no tool: this endpoint shows upstream "gh" unprefixed, so the names curation matches are the upstream\'s own; write it without "gh__"',
+      'endpoints[0].tools.overrides.gh__create_issue: "gh__create_issue" can match no tool: this endpoint shows upstream "gh" unprefixed, so the names curation matches are the upstream\'s own; write it without "gh__"',
+      'endpoints[0].tools.tenants.anonymous.exclude[0]: "gh__merge_*" can match no tool: this endpoint shows upstream "gh" unprefixed, so the names curation matches are the upstream\'s own; write it without "gh__"',
+    ]);
+    // The same section is right where the endpoint prefixes, and bare names are right unprefixed.
+    assert.deepEqual(problems(tools, { upstreams: ['gh', 'fs'], tenants: [{ name: 'anonymous', endpoints: ['*'] }] }), []);
+    assert.deepEqual(problems({ exclude: ['delete_*', '*__x'], overrides: { create_issue: { name: 'new_issue' } } }, { upstreams: ['gh'] }), []);
+  });
 });

@@ -147,7 +147,8 @@ describe('ranking beyond the query words', () => {
 });
 
 describe('curation', () => {
-  const cfg = (tools: Record<string, unknown>) => parseConfig({ upstreams: [{ name: 'gh', transport: 'stdio', command: 'x' }], endpoints: [{ path: '/mcp', upstreams: ['gh'], tools }] }, 'test', {}).endpoints[0]!.tools;
+  // prefix always: the views here prefix (an endpoint showing gh unprefixed refuses gh__ patterns).
+  const cfg = (tools: Record<string, unknown>) => parseConfig({ upstreams: [{ name: 'gh', transport: 'stdio', command: 'x' }], endpoints: [{ path: '/mcp', upstreams: ['gh'], prefix: 'always', tools }] }, 'test', {}).endpoints[0]!.tools;
 
   it('includes, excludes, renames and overrides by canonical name; schemas and the raw definition stay the upstream’s', () => {
     const { common } = Curation.forEndpoint(
