@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions } from '../router/meta-tools.js';
+import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
@@ -55,13 +55,21 @@ export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
   return { jsonrpc: '2.0', id: req.id, result };
 }
 
+/**
+ * A failed call's tool label: a meta-tool's name, else "unknown". A direct call fails here when the name's
+ * lookup did (its upstream down): whether the tool exists is not known, and the client chooses the name.
+ */
+function failedToolLabel(name: unknown): string {
+  return name === SEARCH_TOOLS || name === CALL_TOOL ? name : 'unknown';
+}
+
 /** The same, for a refusal: the error the client gets, counted and (for a call) audited as one. */
 export function failed(ctx: RequestContext, err: unknown): JsonRpcResponse {
   const { req, host } = ctx;
   const call = req.method === 'tools/call';
   // Answered before the observe stage: without this, the call would have no audit line at all.
   if (call) host.guard.record(req.method, req.params, req.params?.name === SEARCH_TOOLS ? SEARCH_DECISION : CALL_DECISION, 'error', ctx.startedAt, undefined, undefined);
-  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'error', seconds: elapsed(ctx), tool: call ? String(req.params?.name) : undefined, era: host.era });
+  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'error', seconds: elapsed(ctx), tool: call ? failedToolLabel(req.params?.name) : undefined, era: host.era });
   return toJsonRpcError(err, host.logger).toResponse(req.id);
 }
 

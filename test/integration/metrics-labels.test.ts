@@ -56,4 +56,23 @@ describe('metrics: label values a client chooses', () => {
       await gw.close();
     }
   });
+
+  it('nor a long one, or one on an endpoint with renames (named at the tools stage, which failed apart)', async () => {
+    const gw = await startGateway({
+      tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+      upstreams: [{ name: 'remote', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', sharing: 'shared', era: 'legacy', healthCheck: { intervalMs: 0 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['remote'] }],
+    });
+    try {
+      const client = await connectClient(gw, 'streamable-http');
+      // At maxToolNameLength (64) or longer, a name goes through the tools stage's own lookup of exposed names.
+      for (let i = 0; i < 3; i++) await assert.rejects(client.callTool({ name: `made-up-tool-${i}-${'x'.repeat(64)}`, arguments: {} }), /could not be reached|no running instance/);
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      assert.match(text, /switchboard_tool_calls_total\{tool="unknown",outcome="error"\} 3/, text);
+      assert.doesNotMatch(text, /made-up-tool/, 'a client-chosen tool name became a label value');
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
 });
