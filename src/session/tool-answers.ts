@@ -56,8 +56,8 @@ export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
 }
 
 /**
- * A failed call's tool label: a meta-tool's name, else "unknown". A direct call fails here when the name's
- * lookup did (its upstream down): whether the tool exists is not known, and the client chooses the name.
+ * A failed call's tool label: a meta-tool's name, else "unknown". A direct call that fails here was not
+ * routed: whether the tool exists is not known, and the client chooses the name (of any length).
  */
 function failedToolLabel(name: unknown): string {
   return name === SEARCH_TOOLS || name === CALL_TOOL ? name : 'unknown';

@@ -4,6 +4,7 @@ import { notFound } from '../../jsonrpc/not-found.js';
 import { isJsonObject, type JsonRpcResponse } from '../../jsonrpc/types.js';
 import { ATTR, mcpSpanName, requestAttributes } from '../../observability/trace-attributes.js';
 import { CALL_TOOL, SEARCH_TOOLS } from '../../router/meta-tools.js';
+import type { ViewTool } from '../../router/tool-view.js';
 import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 import { failed, listMetaTools, searchTools } from '../tool-answers.js';
 
@@ -17,6 +18,18 @@ function unwrapCallTool(params: Params): Params {
   }
   if (args.arguments !== undefined && !isJsonObject(args.arguments)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${CALL_TOOL} "arguments" must be an object`);
   return { ...params, name: args.name, arguments: args.arguments ?? {} };
+}
+
+/**
+ * The tool an exposed name names; null when the view could not be made (an upstream with no instance to
+ * ask: down, restarting). Such a call still goes through policy, argument rules, audit and metrics, by the
+ * canonical name its rename gives (else as sent), and fails at the route as any call to that upstream does.
+ */
+function lookUp(ctx: RequestContext, name: string): Promise<ViewTool | undefined | null> {
+  return ctx.host.router!.toolView(name).then(
+    (view) => view.named(name),
+    () => null,
+  );
 }
 
 /**
@@ -48,13 +61,14 @@ async function routeCall(ctx: RequestContext, next: Next): Promise<JsonRpcRespon
     ctx.span.set({ ...requestAttributes('tools/call', params), [ATTR.metaTool]: CALL_TOOL });
   }
   const meta = search && (name === SEARCH_TOOLS || name === CALL_TOOL);
-  const tool = meta ? undefined : (await host.router!.toolView(name)).named(name);
+  const tool = meta ? undefined : await lookUp(ctx, name);
   const hidden = () => {
     throw notFound('tool', name);
   };
   // A call_tool's own Mcp-Param-* headers were for call_tool, whose schema asks for none.
   const check = tool ? (wrapped ? undefined : ctx.checkDefinition) : hidden;
-  const routed: RequestContext = { ...ctx, req: { ...req, params: { ...params, name: tool?.canonical ?? name } }, exposedName: name, checkDefinition: check };
+  const canonical = tool === null ? (host.router!.curation.canonicalOf(name) ?? name) : (tool?.canonical ?? name);
+  const routed: RequestContext = { ...ctx, req: { ...req, params: { ...params, name: canonical } }, exposedName: name, checkDefinition: check };
   const response = await next(routed);
   // The stages after this one fill in `routed`, not `ctx`; the trace stage around this one reads the policy
   // decision from `ctx` (a refusal's policy.denied event), which every call routed here lacked before.
