@@ -11,3 +11,11 @@ export function withoutPassword(uri: string): string {
   // Most URIs have no user information: a character check before the expression.
   return uri.includes('@') ? uri.replace(USERINFO_PASSWORD, '$1:[redacted]@') : uri;
 }
+
+/** `scheme://user:password@` anywhere in a text (no white space inside): an error message that quotes a URI. */
+const ANY_USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^/?#@:\s]*):[^/?#@\s]*@/gi;
+
+/** A text (an upstream's error message) with the password of every URI in it replaced, as withoutPassword does. */
+export function withoutPasswords(text: string): string {
+  return text.includes('@') ? text.replace(ANY_USERINFO_PASSWORD, '$1:[redacted]@') : text;
+}

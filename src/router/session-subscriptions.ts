@@ -1,6 +1,8 @@
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { clipped } from '../observability/clipped.js';
+import { withoutPassword, withoutPasswords } from '../observability/uri-password.js';
 import type { EndpointView } from './endpoint-view.js';
 import { resourceNotFound } from './resource-not-found.js';
 
@@ -78,7 +80,8 @@ export class SessionSubscriptions {
         await Promise.resolve()
           .then(() => this.subscribe(uri, instanceOf(pool), {}))
           .catch((err: Error) => {
-            this.#endpoint.logger.warn({ upstream: pool.name, uri, err: err.message }, 'reload: a resource subscription could not be made on the new instance; its updates are lost');
+            // The URI as the audit line records it (servers name resources by connection strings), in the error too.
+            this.#endpoint.logger.warn({ upstream: pool.name, uri: clipped(withoutPassword(uri), 2048), err: withoutPasswords(err.message) }, 'reload: a resource subscription could not be made on the new instance; its updates are lost');
           });
       }),
     );
