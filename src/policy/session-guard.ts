@@ -334,9 +334,13 @@ export class SessionGuard {
     (s.held ??= new RequestTable()).set(id, held);
   }
 
-  /** A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule. */
-  refused(method: string, params: Params, rule: string): void {
-    this.record(method, params, { allowed: false, rule }, 'denied', Date.now(), undefined, undefined);
+  /**
+   * A request refused before it was routed (scope step-up, a limit): audited as a denial with its rule.
+   * `startedAt`: when the request began (its latency); `confirmation`: what the user answered, when a
+   * confirmation rule asked before the refusal (the concurrent-request limit comes after it).
+   */
+  refused(method: string, params: Params, rule: string, startedAt = Date.now(), confirmation?: ConfirmationOutcome): void {
+    this.record(method, params, { allowed: false, rule }, 'denied', startedAt, undefined, undefined, undefined, confirmation);
   }
 
   audits(method: string): boolean {

@@ -17,7 +17,8 @@ async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): R
   const slot = guard.acquireRequest(req.id);
   if (slot !== true && !(await slot)) {
     host.observer.rateLimited('concurrent_requests');
-    guard.refused(req.method, req.params, 'limits.concurrentRequests');
+    // Its audit line as any call's: the time since it began (a user's confirmation included) and what the user answered.
+    guard.refused(req.method, req.params, 'limits.concurrentRequests', ctx.startedAt, ctx.confirmation);
     // A request refused is a request answered: counted with its outcome, as the policy stage counts a denial.
     host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'rate_limited', seconds: elapsed(ctx), tool: req.method === 'tools/call' ? 'unknown' : undefined, era: host.era });
     const max = guard.tenant.config.limits.concurrentRequests;
