@@ -2,12 +2,14 @@ import type { Principal } from '../auth/principal.js';
 import type { EdgeRequest } from './edge-exchange.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import { isJsonObject, isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { ClientSession } from '../session/index.js';
 import { insufficientScope, owedRate, type EdgeAuth } from './authorize-request.js';
 import type { EdgeContext } from './edge-context.js';
-import { auditRateRefused } from '../policy/rate-audit.js';
+import { auditRateRefused, type CallAs } from '../policy/rate-audit.js';
+import type { EndpointRouter } from '../router/index.js';
+import { CALL_TOOL } from '../router/meta-tools.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -45,7 +47,7 @@ export function readClientMessages(req: EdgeRequest, limits: Pick<EdgeContext, '
  * asked would wait for it until it failed. A request another replica forwarded was counted there, by
  * the edge the client sent it to (see EdgeRequest.rateOwed).
  */
-export function chargeRate(ctx: EdgeContext, endpoint: string, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
+export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
   if (!req.rateOwed) return undefined;
   const { auth, cluster, audit } = ctx;
   let requests = 0;
@@ -57,14 +59,29 @@ export function chargeRate(ctx: EdgeContext, endpoint: string, req: EdgeRequest,
   if (requests === 0 || cluster?.forwarded(req)) return undefined;
   const refused = owedRate(auth, req.principal!, requests);
   // No closure for a POST the rate lets through synchronously (every one, with the memory store).
-  if (refused instanceof Promise) return refused.then((r) => r && rateRefusal(r, audit, endpoint, req, messages, first));
-  return refused && rateRefusal(refused, audit, endpoint, req, messages, first);
+  if (refused instanceof Promise) return refused.then((r) => r && rateRefusal(r, audit, router, req, messages, first));
+  return refused && rateRefusal(refused, audit, router, req, messages, first);
 }
 
 /** A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused call, whatever refused it). */
-function rateRefusal(r: Refusal, audit: EdgeContext['audit'], endpoint: string, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
-  if (audit) auditRateRefused(audit, endpoint, req.principal!, messages);
+function rateRefusal(r: Refusal, audit: EdgeContext['audit'], router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
+  if (audit) auditRateRefused(audit, router.config.path, req.principal!, messages, calledAs(router, req.principal!.tenant));
   return { ...r, id };
+}
+
+/**
+ * A refused tools/call as the audit names every call (the tools stage, which it never reached, would have
+ * rewritten it so): on a search-mode endpoint a call_tool as the call it wraps, a renamed tool by its
+ * canonical name. A shortened name stays as sent: only the catalogue knows what it stands for.
+ */
+function calledAs(router: EndpointRouter, tenant: string): CallAs {
+  return (params) => {
+    let p = params;
+    const wrapped = p?.arguments;
+    if (router.tools.searchMode && p?.name === CALL_TOOL && isJsonObject(wrapped) && typeof wrapped.name === 'string') p = { ...p, name: wrapped.name, arguments: wrapped.arguments ?? {} };
+    const canonical = typeof p?.name === 'string' ? router.tools.curationFor(tenant).canonicalOf(p.name) : undefined;
+    return canonical === undefined ? p : { ...p, name: canonical };
+  };
 }
 
 /** The session's rules for a POST's messages; a refused scope is also recorded by the session's guard. */

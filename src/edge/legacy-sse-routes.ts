@@ -55,7 +55,7 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
   const read = readClientMessages(req, ctx);
   if (isRefusal(read)) return sendRefusal(reply, read);
   // The tenant's rate, a token per request of the body, before the message is forwarded or delivered.
-  const charged = chargeRate(ctx, router.config.path, req, read.messages);
+  const charged = chargeRate(ctx, router, req, read.messages);
   const overRate = charged instanceof Promise ? await charged : charged;
   if (overRate) return sendRefusal(reply, overRate);
   const session = ctx.registry.get(id);

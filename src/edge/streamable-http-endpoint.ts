@@ -61,7 +61,7 @@ export class StreamableHttpEndpoint {
     if (isRefusal(read)) return sendRefusal(reply, read);
     const { messages, batch } = read;
     // Before anything acts on them (a session located, forwarded or taken over, an upstream asked).
-    const charged = chargeRate(this.#ctx, this.#router.config.path, req, messages);
+    const charged = chargeRate(this.#ctx, this.#router, req, messages);
     const overRate = charged instanceof Promise ? await charged : charged;
     if (overRate) return sendRefusal(reply, overRate);
     // One message (nearly every POST) is looked at without a callback per element.

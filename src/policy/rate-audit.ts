@@ -7,6 +7,9 @@ import { auditedName } from './session-guard.js';
 /** The rule an audit line names for a request refused over the tenant's requestsPerSecond. */
 export const RATE_RULE = 'limits.requestsPerSecond';
 
+/** A tools/call's params as the audit names the call: the call a call_tool wraps, a renamed tool by its canonical name. */
+export type CallAs = (params: Record<string, unknown> | undefined) => Record<string, unknown> | undefined;
+
 /**
  * The audit lines of a POST's requests refused with 429 for the tenant's request rate: one per audited
  * request (tools/call, prompts/get, resources/read), a denial like one refused for the concurrent-request
@@ -14,10 +17,11 @@ export const RATE_RULE = 'limits.requestsPerSecond';
  * names is not its until the session is found), `upstream` unknown. Only called once the rate refused, so
  * a request let through costs nothing here, and nothing is charged again.
  */
-export function auditRateRefused(audit: AuditLog, endpoint: string, principal: Principal, messages: readonly JsonRpcMessage[]): void {
+export function auditRateRefused(audit: AuditLog, endpoint: string, principal: Principal, messages: readonly JsonRpcMessage[], callAs?: CallAs): void {
   for (const m of messages) {
     if (!isRequest(m) || methodSpec(m.method)?.audited !== true) continue;
-    const params = m.params as Record<string, unknown> | undefined;
+    const sent = m.params as Record<string, unknown> | undefined;
+    const params = callAs && m.method === 'tools/call' ? callAs(sent) : sent;
     const target = targetOf(m.method, params);
     if (!target) continue;
     const event = {

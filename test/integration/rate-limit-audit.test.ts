@@ -57,4 +57,35 @@ describe('a tools/call refused for the request rate is audited', { timeout: 30_0
     assert.equal(line.rule, 'limits.requestsPerSecond');
     assert.equal(line.outcome, 'denied');
   });
+
+  // The audit names a call by its canonical name, and a call_tool by the call it wraps (README, Audit log):
+  // refused at the edge, before the tools stage, the line named what the client sent instead.
+  it('a renamed tool and a call_tool are audited under the canonical name of the tool called', async () => {
+    const lines: string[] = [];
+    const search = await startGateway(
+      {
+        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
+        endpoints: [{ path: '/mcp', upstreams: ['fx'], tools: { exposure: 'search', overrides: { test_simple_text: { name: 'simple' } } } }],
+        tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: 1 } }],
+      },
+      { logLines: lines },
+    );
+    try {
+      const init = await post(search, initializeBody('2025-06-18', 1));
+      assert.equal(init.status, 200, await init.text());
+      const sid = init.headers.get('mcp-session-id')!;
+      const calls = [
+        { name: 'simple', arguments: {} },
+        { name: 'call_tool', arguments: { name: 'simple', arguments: {} } },
+      ];
+      for (const [i, params] of calls.entries()) assert.equal((await post(search, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params }, { sid })).status, 429);
+      const names = lines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit').map((l) => [l.name, l.rule]);
+      assert.deepEqual(names, [
+        ['test_simple_text', 'limits.requestsPerSecond'],
+        ['test_simple_text', 'limits.requestsPerSecond'],
+      ]);
+    } finally {
+      await search.close();
+    }
+  });
 });
