@@ -59,7 +59,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   tracing = deps.tracing ?? (await loadTracing(config.tracing, logger));
   const metrics = new Metrics(true, tracing.enabled);
   const gateway = new Gateway(config, { ...deps, logger, tracing, ...metricsObservers(metrics, deps, tracing) });
-  const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs, config.server.responseHoldMs, { answerGraceMs: config.session.answerGraceMs });
+  const hub = new SseHub(config.server.maxStreamBufferBytes, config.server.keepAliveMs, config.server.responseHoldMs, { answerGraceMs: config.session.answerGraceMs, answerGraceBytes: config.session.eventBytesPerSession });
   observeGateway(metrics, gateway, hub);
   const direct = new DirectPosts();
   const fastify = createHttpServer(config.server, logger, direct);

@@ -56,6 +56,7 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
   gateway.onPool(wire);
   let evicted = 0;
   let cut = 0;
+  let answersEvicted = 0;
   m.onScrape(() => {
     m.upstreamInstances.reset();
     for (const pool of gateway.pools.values()) countInstances(m, pool, false);
@@ -66,6 +67,9 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
       if (gateway.events.evicted > evicted) m.sseEventsDropped.inc({ cause: 'evicted' }, gateway.events.evicted - evicted);
       evicted = gateway.events.evicted;
     }
+    // Answers kept for a resuming reader and let go by a session's bounds: evicted as the log's events are.
+    if (hub.answersEvicted > answersEvicted) m.sseEventsDropped.inc({ cause: 'evicted' }, hub.answersEvicted - answersEvicted);
+    answersEvicted = hub.answersEvicted;
     if (hub.cut > cut) m.sseEventsDropped.inc({ cause: 'slow_reader' }, hub.cut - cut);
     cut = hub.cut;
   });

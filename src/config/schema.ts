@@ -155,7 +155,8 @@ export const configSchema = z
         eventBytesPerSession: z.number().int().min(65536).default(8 * 1024 * 1024),
         /**
          * How long (at least; at most twice it) a POST stream whose answer went to a connected reader stays
-         * resumable, its answer kept in memory: written is not received. 0: let go as it is written.
+         * resumable, its answer kept in memory: written is not received. 0: let go as it is written. Such
+         * answers are kept up to eventBytesPerSession bytes a session (their own budget), the oldest let go first.
          */
         answerGraceMs: z.number().int().min(0).max(300_000).default(10_000),
       })

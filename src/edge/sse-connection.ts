@@ -37,12 +37,17 @@ export class SseHub {
   readonly headerHolds = new AnswerHolds(HEADERS_DELAY_MS);
   /** POST streams answered to a live reader, kept resumable for a grace (none with 0): one coarse timer for all. */
   readonly answered: AnswerHolds | undefined;
+  /** Bytes of those answers one session keeps at most (the oldest go first); beyond it, even one is not kept. */
+  readonly answeredBytesPerSession: number;
+  /** Answers kept for a grace that a session's bounds let go before it ended (for metrics). */
+  answersEvicted = 0;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50, o: { answerGraceMs?: number } = {}) {
+  constructor(maxBufferBytes: number, keepAliveMs: number, holdMs = 50, o: { answerGraceMs?: number; answerGraceBytes?: number } = {}) {
     this.maxBufferBytes = maxBufferBytes;
     this.holds = new AnswerHolds(holdMs);
     this.answered = o.answerGraceMs ? new AnswerHolds(o.answerGraceMs) : undefined;
+    this.answeredBytesPerSession = o.answerGraceBytes ?? 8 * 1024 * 1024;
     // A comment line keeps idle proxies and load balancers from cutting quiet streams.
     this.#timer = setInterval(() => {
       // The next one is read first: a write may cut this one (a reader too far behind) and unlist it.

@@ -43,6 +43,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #done: number[] = [];
   /** Streams answered to a live reader, kept for their grace, oldest first (bounded like #done). */
   readonly #graced: number[] = [];
+  /** Bytes of the answers kept on streams (their `final`): bounded by the hub's answeredBytesPerSession. */
+  #finalBytes = 0;
   /** A standalone GET still catching up with the log (not bound yet): the slot is taken all the same. */
   #opening: SseConnection | undefined;
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
@@ -285,8 +287,10 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     // Logged for resumption, except that last answer to a live reader: kept on the stream (#keepAnswered),
     // since logging it cost an append and a drop per call (with Redis, a MULTI and a DEL).
     if (this.#o.resumable) {
-      if (last) stream.final = data;
-      else {
+      if (last) {
+        stream.final = data;
+        this.#finalBytes += data.length;
+      } else {
         this.#o.events.append(this.#o.sessionId, stream.no, seq, data);
         stream.logged = true;
       }
@@ -337,29 +341,40 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /**
    * Written to a live reader is only handed to the kernel, or a proxy: a client whose network dropped
    * resumes with the last id it got and must get the answer. The stream (its log, its last answer, not its
-   * connection) stays for the hub's grace, dropped by its coarse timer; at most STREAMS_KEPT_PER_SESSION.
+   * connection) stays for the hub's grace, dropped by its coarse timer; at most STREAMS_KEPT_PER_SESSION,
+   * and answers of at most the hub's answeredBytesPerSession: past either the oldest go first (one larger
+   * than the bytes alone is not kept), as evicted. Bounded by count alone, 64 answers of up to 8 MiB each
+   * were kept a session.
    */
   #keepAnswered(stream: OutStream, grace: AnswerHolds): void {
     stream.conn = undefined;
     grace.hold(stream);
     this.#graced.push(stream.no);
-    while (this.#graced.length > STREAMS_KEPT_PER_SESSION) {
+    const hub = this.#o.hub;
+    while (this.#graced.length > 0 && (this.#graced.length > STREAMS_KEPT_PER_SESSION || this.#finalBytes > hub.answeredBytesPerSession)) {
       const old = this.#streams.get(this.#graced.shift()!);
-      if (old?.final !== undefined) this.#retire(old);
+      if (old?.final === undefined) continue;
+      this.#retire(old);
+      hub.answersEvicted++;
     }
   }
 
   /** A resume of a stream answered live, within its grace: what the log has after `seq`, its last answer, the end. */
   async #resumeAnswered(stream: OutStream, seq: number, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const final = stream.final!; // the stream may be let go during the replay below
     const conn = this.#o.hub.open(res, headers);
     const logged = stream.logged && seq < stream.seq - 1 ? await this.#o.events.replay(this.#o.sessionId, stream.no, seq) : undefined;
     if (!(await this.#replay(conn, stream.no, logged ?? []))) return;
-    conn.end(seq < stream.seq ? sseEvent(stream.final!, `${stream.no}_${stream.seq}`) : undefined);
+    conn.end(seq < stream.seq ? sseEvent(final, `${stream.no}_${stream.seq}`) : undefined);
   }
 
   #retire(stream: OutStream): void {
     if (stream.json?.held) this.#o.hub.holds.release(stream);
-    if (stream.final !== undefined) this.#o.hub.answered?.release(stream);
+    if (stream.final !== undefined) {
+      this.#o.hub.answered?.release(stream);
+      this.#finalBytes -= stream.final.length;
+      stream.final = undefined;
+    }
     for (const id of stream.pending) this.#byRequest.delete(id);
     this.#streams.delete(stream.no);
     if (stream.logged) this.#o.events.dropStream(this.#o.sessionId, stream.no);
