@@ -58,7 +58,7 @@ export class PerUserRemotes {
     const key = `${version}\n${userKey(owner)}`;
     let r = this.#users.get(key);
     if (!r) {
-      r = { agents: this.#newAgents(u), credentials: this.credentials(u, auth, owner), links: 0 };
+      r = { agents: this.#newAgents(u), credentials: this.credentials(u, auth, owner, logger), links: 0 };
       this.#users.set(key, r);
     }
     r.links++;
@@ -82,12 +82,14 @@ export class PerUserRemotes {
 
   /**
    * One user's token source for an upstream: an exchange of their token, or their consented token from
-   * the vault. A stdio upstream (sharing: per-session) takes one when its process starts.
+   * the vault. A stdio upstream (sharing: per-session) takes one when its process starts. `logger` hears of
+   * an exchange that failed while the token held, still valid, was used instead (at most one per 5 s).
    */
-  credentials(u: UpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): BearerSource {
+  credentials(u: UpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser, logger?: Logger): BearerSource {
     if (auth.type === 'token-exchange') {
       const c = this.#client(u, auth);
-      return new TokenExchange(c.client, owner, this.#subjects, c.agent);
+      const renewalFailed = logger && ((err: Error) => logger.warn({ err: err.message }, "exchanging the user's token for the upstream failed; the one held is used until it expires"));
+      return new TokenExchange(c.client, owner, this.#subjects, c.agent, renewalFailed);
     }
     if (!this.consent) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" asks users for consent, which needs the vault (vault.key)`, { upstream: u.name });
     return this.consent.credential(u, auth, owner);

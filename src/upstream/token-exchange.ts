@@ -16,6 +16,8 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const MAX_DESCRIPTION = 200;
 /** An exchanged token's life when the answer states none (RFC 8693 §2.2.1 makes expires_in optional). */
 const UNSTATED_LIFE_MS = 300_000;
+/** After an exchange that failed for want of the authorization server, how long the token held (still valid) is used before the next try. */
+const RENEW_RETRY_MS = 5000;
 
 /** What one upstream's exchanges share: its settings, the gateway's client secret and actor token. */
 export class TokenExchangeClient {
@@ -59,20 +61,43 @@ export class TokenExchange implements BearerSource {
   readonly #user: UpstreamUser;
   readonly #subjects: SubjectTokens;
   readonly #dispatcher: Dispatcher;
+  /** Hears of a renewal that failed while the token held was still used: nothing else would say so until it expired. */
+  readonly #renewalFailed: ((err: Error) => void) | undefined;
   #token: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
 
-  constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher) {
+  constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher, renewalFailed?: (err: Error) => void) {
     this.#client = client;
     this.#user = user;
     this.#subjects = subjects;
     this.#dispatcher = dispatcher;
+    this.#renewalFailed = renewalFailed;
   }
 
   async token(): Promise<string> {
     if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
-    this.#inflight ??= this.#exchange().finally(() => (this.#inflight = undefined));
+    this.#inflight ??= this.#renew().finally(() => (this.#inflight = undefined));
     return this.#inflight;
+  }
+
+  /**
+   * A new exchange; when the authorization server cannot give one (down, failing: SWB_UPSTREAM_UNAVAILABLE),
+   * the token held while it has not expired, tried again RENEW_RETRY_MS later, as ClientCredentials does.
+   * Renewal starts refreshSkewMs before expiry: an outage then failed every call of the user for up to that
+   * long, the token still good. A refusal (the user's token, the gateway's client) is not outlived so, nor is
+   * a token the upstream refused (invalidate): that one is never used again.
+   */
+  async #renew(): Promise<string> {
+    try {
+      return await this.#exchange();
+    } catch (err) {
+      const held = this.#token;
+      const now = Date.now();
+      if (!held || now >= held.expiresAt || (err as GatewayError).code !== 'SWB_UPSTREAM_UNAVAILABLE') throw err;
+      held.renewAt = Math.min(held.expiresAt, now + RENEW_RETRY_MS);
+      this.#renewalFailed?.(err as Error);
+      return held.value;
+    }
   }
 
   /** As ClientCredentials.invalidate: a late 401 for a token already replaced keeps the new one. */

@@ -182,6 +182,8 @@ describe('TokenExchange against a token endpoint', () => {
   let url: string;
   let fetches = 0;
   let expiresIn: unknown = 60;
+  /** The endpoint's HTTP status (503: down; 400: the exchange refused). */
+  let status = 200;
   const agent = new Agent();
   const subjects = new SubjectTokens();
   const jwt = (claims: object) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.x`;
@@ -190,7 +192,9 @@ describe('TokenExchange against a token endpoint', () => {
       req.resume();
       req.on('end', () => {
         fetches++;
+        res.statusCode = status;
         res.setHeader('content-type', 'application/json');
+        if (status === 400) return void res.end(JSON.stringify({ error: 'invalid_grant' }));
         res.end(JSON.stringify({ access_token: `x${fetches}`, token_type: 'Bearer', expires_in: expiresIn }));
       });
     });
@@ -203,10 +207,57 @@ describe('TokenExchange against a token endpoint', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const exchange = () => {
+  const exchange = (renewalFailed?: (err: Error) => void) => {
     const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: false, refreshSkewMs: 30_000 } as never;
-    return new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent);
+    return new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent, renewalFailed);
   };
+
+  // An authorization server down when a user's exchanged token was due (refreshSkewMs before it expires)
+  // failed every call of that user to the upstream, though the token held was good for up to refreshSkewMs
+  // more (client credentials and user-oauth keep using a still-valid token). Found by a review.
+  it('an exchange that fails while the token held is still valid keeps using it, tried again at most every 5 s', async () => {
+    fetches = 0;
+    expiresIn = 60;
+    const warned: string[] = [];
+    const te = exchange((err) => warned.push(err.message));
+    assert.equal(await te.token(), 'x1');
+    status = 503;
+    try {
+      // Due at 30 s (60 s - 30 s).
+      await withClockAhead(35_000, async () => {
+        assert.equal(await te.token(), 'x1');
+        assert.equal(await te.token(), 'x1');
+      });
+      assert.equal(fetches, 2, 'one failed exchange, not one per request');
+      assert.equal(warned.length, 1);
+      assert.match(warned[0]!, /HTTP 503/);
+      await withClockAhead(41_000, async () => assert.equal(await te.token(), 'x1'));
+      assert.equal(fetches, 3, 'tried again 5 s later');
+      await withClockAhead(61_000, () => assert.rejects(te.token(), /HTTP 503/));
+      status = 200;
+      await withClockAhead(61_000, async () => assert.equal(await te.token(), 'x5'));
+    } finally {
+      status = 200;
+    }
+  });
+
+  it('a token the upstream refused, or an exchange the authorization server refused, is not kept', async () => {
+    fetches = 0;
+    expiresIn = 60;
+    const te = exchange();
+    assert.equal(await te.token(), 'x1');
+    status = 503;
+    try {
+      te.invalidate('x1');
+      await assert.rejects(te.token(), /HTTP 503/);
+      status = 200;
+      assert.equal(await te.token(), 'x3');
+      status = 400;
+      await withClockAhead(35_000, () => assert.rejects(te.token(), (err: GatewayError) => err.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED'));
+    } finally {
+      status = 200;
+    }
+  });
 
   for (const [what, value] of [['0.001', 0.001], ['0', 0], ['-30', -30], ['"soon"', 'soon']] as const) {
     it(`a token with expires_in ${what} is exchanged once for several requests, and kept at least 30 s`, async () => {
