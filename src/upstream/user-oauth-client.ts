@@ -3,6 +3,7 @@ import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { bearerTokenOf, renewAt, tokenLifeMs } from './bearer-source.js';
 import type { UserTokens } from './credential-vault.js';
+import { discoveredUrlProblem, withoutTrailingSlash } from './discovered-urls.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
 
@@ -161,25 +162,49 @@ export class UserOAuthClient {
     for (const url of [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}${path}/.well-known/openid-configuration`]) {
       const doc = await this.#getJson(url);
       if (!doc) continue;
-      if (doc.issuer !== issuer.replace(/\/$/, '') && doc.issuer !== issuer) throw this.#unavailable(`the metadata at ${url} names issuer ${String(doc.issuer)}, not ${issuer}`);
+      if (doc.issuer !== issuer.replace(/\/$/, '') && doc.issuer !== issuer) throw this.#unavailable(`the metadata at ${url} names issuer ${bounded(doc.issuer)}, not ${issuer}`);
       if (typeof doc.authorization_endpoint !== 'string' || !URL.canParse(doc.authorization_endpoint) || typeof doc.token_endpoint !== 'string') throw this.#unavailable(`the metadata at ${url} has no authorization_endpoint or token_endpoint`);
+      // Whoever runs the issuer says where its endpoints are, but not anywhere: see discoveredUrlProblem.
+      for (const key of ['authorization_endpoint', 'token_endpoint'] as const) {
+        const problem = discoveredUrlProblem(doc[key] as string, this.#operatorOrigins);
+        if (problem) throw this.#unavailable(`the metadata at ${url} lists ${key} ${bounded(doc[key])}, which ${problem}; not used`);
+      }
       return { authorization: doc.authorization_endpoint, token: doc.token_endpoint };
     }
     throw this.#unavailable(`no authorization server metadata at ${issuer}`);
   }
 
-  /** RFC 9728: the upstream names its authorization server in its protected resource metadata. */
+  /** The origins the operator wrote (the upstream's URL, authorizationServer): plain http there is their choice. */
+  get #operatorOrigins(): string[] {
+    return [this.#upstreamUrl, this.settings.authorizationServer].flatMap((v) => (v !== undefined && URL.canParse(v) ? [new URL(v).origin] : []));
+  }
+
+  /**
+   * RFC 9728: the upstream names its authorization server in its protected resource metadata, which is used
+   * only when its `resource` is the upstream (§3.3: the URL the well-known was made from; or the upstream's URL,
+   * or auth.resource, which root metadata may name), and only a server discoveredUrlProblem allows.
+   */
   async #protectedResourceIssuer(): Promise<string> {
     // The schema asks a stdio upstream (no URL) for its authorization server; a reload cannot skip that.
     if (this.#upstreamUrl === undefined) throw this.#unavailable('a stdio upstream has no URL to discover from; configure auth.authorizationServer or the endpoints');
     const u = new URL(this.#upstreamUrl);
     const path = u.pathname === '/' ? '' : u.pathname;
-    for (const url of [`${u.origin}/.well-known/oauth-protected-resource${path}`, `${u.origin}/.well-known/oauth-protected-resource`]) {
+    let other: string | undefined;
+    for (const [url, resource] of [[`${u.origin}/.well-known/oauth-protected-resource${path}`, `${u.origin}${path}`], [`${u.origin}/.well-known/oauth-protected-resource`, u.origin]] as const) {
       const doc = await this.#getJson(url);
-      const first = Array.isArray(doc?.authorization_servers) ? doc.authorization_servers[0] : undefined;
-      if (typeof first === 'string' && URL.canParse(first)) return first;
+      if (!doc) continue;
+      const ours = [resource, this.#upstreamUrl, this.settings.resource].flatMap((r) => (r === undefined ? [] : [withoutTrailingSlash(r)]));
+      if (typeof doc.resource !== 'string' || !ours.includes(withoutTrailingSlash(doc.resource))) {
+        other ??= `the protected resource metadata at ${url} describes ${bounded(doc.resource)}, not ${resource}`;
+        continue;
+      }
+      const first = Array.isArray(doc.authorization_servers) ? doc.authorization_servers[0] : undefined;
+      if (typeof first !== 'string') continue;
+      const problem = discoveredUrlProblem(first, this.#operatorOrigins);
+      if (problem) throw this.#unavailable(`the upstream names the authorization server ${bounded(first)} (${url}), which ${problem}; not used (configure auth.authorizationServer)`);
+      return first;
     }
-    throw this.#unavailable('the upstream publishes no authorization server (RFC 9728); configure auth.authorizationServer or the endpoints');
+    throw this.#unavailable(`${other ?? 'the upstream publishes no authorization server (RFC 9728)'}; configure auth.authorizationServer or the endpoints`);
   }
 
   async #getJson(url: string): Promise<Record<string, unknown> | undefined> {
@@ -195,6 +220,11 @@ export class UserOAuthClient {
   #unavailable(why: string): GatewayError {
     return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `the authorization server of upstream "${this.upstream}" failed (${why}); retry shortly`, { upstream: this.upstream });
   }
+}
+
+/** A value from a metadata document, for a message: a string as it is (bounded), anything else as JSON. */
+function bounded(v: unknown): string {
+  return (typeof v === 'string' ? v : String(JSON.stringify(v))).slice(0, MAX_DESCRIPTION);
 }
 
 function parse(text: string): Record<string, unknown> {
