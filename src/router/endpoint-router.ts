@@ -14,6 +14,7 @@ import type { ToolGate } from './tool-gate.js';
 import { gatherCatalogues } from './session-tools.js';
 import type { EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolViews } from './tool-views.js';
+import { matchesTemplate, templateMatcher, type TemplateMatcher } from './uri-template.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
@@ -25,7 +26,7 @@ const MAX_LEARNED_URIS = 10_000;
  * that only refused (as templates had) left whatever an upstream listed after 10,000 others, over a long
  * life, unroutable until a reload; one that kept a re-listed entry in its old place evicted live ones first.
  */
-function learn(map: Map<string, string>, key: string, upstream: string): void {
+function learn<V>(map: Map<string, V>, key: string, upstream: V): void {
   map.delete(key);
   if (map.size >= MAX_LEARNED_URIS) map.delete(map.keys().next().value!);
   map.set(key, upstream);
@@ -56,6 +57,8 @@ export class EndpointRouter implements EndpointView {
   readonly #templateOwner = new Map<string, string>();
   /** Exact uriTemplate → upstream, for completion/complete on a template. */
   readonly #templates = new Map<string, string>();
+  /** Exact uriTemplate → the URIs it describes and its upstream: a URI goes where a template matches it. */
+  readonly #matchers = new Map<string, TemplateMatcher & { upstream: string }>();
   readonly #detach: Array<() => void> = [];
   readonly #embeddings: EmbeddingsObserver | undefined;
   /** The preparation a tools/list_changed started, while it runs, and whether another came meanwhile. */
@@ -127,6 +130,7 @@ export class EndpointRouter implements EndpointView {
     this.#uriOwner.clear();
     this.#templateOwner.clear();
     this.#templates.clear();
+    this.#matchers.clear();
     this.#attach();
     const sessions = [...this.#sessions.values()];
     for (const s of sessions) {
@@ -188,15 +192,26 @@ export class EndpointRouter implements EndpointView {
 
   learnTemplate(template: string, upstream: string): void {
     learn(this.#templates, template, upstream);
+    const matcher = templateMatcher(template);
+    if (matcher) learn(this.#matchers, template, { ...matcher, upstream });
+    else this.#matchers.delete(template);
     const i = template.indexOf('{');
     const prefix = i === -1 ? template : template.slice(0, i);
     if (prefix.length > 0) learn(this.#templateOwner, prefix, upstream);
   }
 
-  /** The upstream that owns a URI, if the lists have told us. */
+  /**
+   * The upstream that owns a URI, if the lists have told us: one that lists it, else the one whose template
+   * matches it (the most literal text wins), else the one whose template's text before its first "{" is the
+   * longest start of it. Two upstreams' templates often share that start (`notes://{id}`, `notes://{owner}/{id}`):
+   * by it alone, every URI of both went to whichever was listed last, and the other's were read "not found".
+   */
   ownerOfUri(uri: string): string | undefined {
     const exact = this.#uriOwner.get(uri);
     if (exact) return exact;
+    let matched: (TemplateMatcher & { upstream: string }) | undefined;
+    for (const m of this.#matchers.values()) if ((!matched || m.literal >= matched.literal) && matchesTemplate(m, uri)) matched = m;
+    if (matched) return matched.upstream;
     let best: string | undefined;
     let bestLen = 0;
     for (const [prefix, upstream] of this.#templateOwner) {

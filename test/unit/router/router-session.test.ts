@@ -698,6 +698,21 @@ describe('completion/complete on a resource template', () => {
 });
 
 describe('what an endpoint learns of URI templates', () => {
+  it('routes a read to the upstream whose template the URI matches, though another upstream\'s template has the same text before its first "{"', async () => {
+    const T1: ServerSpec = { name: 'a', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note' }] };
+    const T2: ServerSpec = { name: 'b', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{owner}/{id}', name: 'owned' }] };
+    await withGateway([T1, T2], undefined, async (g) => {
+      await g.request('resources/templates/list');
+      const reads = (n: string) => g.server(n).requests('resources/read').map((r) => r.params?.uri);
+      await g.request('resources/read', { uri: 'notes://7' }).catch(() => {});
+      await g.request('resources/read', { uri: 'notes://alice/7' }).catch(() => {});
+      assert.deepEqual(reads('a'), ['notes://7']);
+      assert.deepEqual(reads('b'), ['notes://alice/7']);
+      assert.equal(g.router.ownerOfUri('notes://7'), 'a');
+      assert.equal(g.router.ownerOfUri('notes://alice/7'), 'b');
+    });
+  });
+
   it('makes room for templates listed after 10,000 others: the newest are routed, not left "not found" for the endpoint\'s life', async () => {
     const T1: ServerSpec = { name: 'a', capabilities: { resources: {}, completions: {} }, resourceTemplates: [{ uriTemplate: 'fresh://{id}', name: 'fresh' }] };
     const T2: ServerSpec = { name: 'b', capabilities: { resources: {}, completions: {} }, resourceTemplates: [] };
