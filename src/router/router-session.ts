@@ -237,7 +237,7 @@ export class RouterSession {
       const list = page[spec.key];
       const screened = ctx.screen && SCREENED[spec.key];
       if (Array.isArray(list)) {
-        for (const item of list) items.push(this.#exportItem(pool.name, spec, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
+        for (const item of list) items.push(this.#exportItem(pool.name, spec, item, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
       }
     }
     // failureMode closed: a list that would silently miss an upstream's part fails instead.
@@ -247,10 +247,11 @@ export class RouterSession {
     return out;
   }
 
-  #exportItem(upstream: string, spec: ListSpec, item: any): unknown {
+  #exportItem(upstream: string, spec: ListSpec, listed: any, item: any): unknown {
+    // Who owns a URI: learned from what the upstream listed (`listed`), also a template the screen withholds (`item`: what is shown).
+    if (spec.key === 'resources' && typeof listed?.uri === 'string') this.#endpoint.learnUri(listed.uri, upstream);
+    if (spec.key === 'resourceTemplates' && typeof listed?.uriTemplate === 'string') this.#endpoint.learnTemplate(listed.uriTemplate, upstream);
     if (item === null || typeof item !== 'object') return undefined;
-    if (spec.key === 'resources' && typeof item.uri === 'string') this.#endpoint.learnUri(item.uri, upstream);
-    if (spec.key === 'resourceTemplates' && typeof item.uriTemplate === 'string') this.#endpoint.learnTemplate(item.uriTemplate, upstream);
     if (spec.named && !hasName(item)) {
       // String(["summarize"]) is "summarize": such an item would be listed under a name it does not have.
       if (!badNamesLogged.has(this.#endpoint.pool(upstream) ?? this)) {
@@ -348,9 +349,8 @@ export class RouterSession {
     return {};
   }
 
-  async #unsubscribe(params: Params, ctx: RouteContext): Promise<Result> {
-    await this.#subscriptions.unsubscribe(params?.uri as string, ctx.signal);
-    return {};
+  #unsubscribe(params: Params, ctx: RouteContext): Promise<Result> {
+    return this.#subscriptions.unsubscribe(params?.uri as string, ctx.signal).then(() => ({}));
   }
 
   /** A completion names a template by its exact uriTemplate. */

@@ -14,6 +14,8 @@ import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import type { TransportFactory } from '../../../src/upstream/upstream-instance.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
+import { HiddenTextGuard } from '../../../src/policy/hidden-text-guard.js';
+import { TenantPolicy, ALLOW_ALL } from '../../../src/policy/tenant-policy.js';
 
 const logger = createLogger('silent');
 const settle = () => new Promise<void>((r) => setImmediate(r));
@@ -698,6 +700,19 @@ describe('completion/complete on a resource template', () => {
 });
 
 describe('what an endpoint learns of URI templates', () => {
+  it('a URI of a template withheld for its hidden text is still read from that template\'s upstream, on an endpoint of several as of one (its contents are scanned as a result)', async () => {
+    const T1: ServerSpec = { name: 'a', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note', description: 'Notes.\u200b' }] };
+    const T2: ServerSpec = { name: 'b', capabilities: { resources: {} }, resources: [{ uri: 'mem://b/x', name: 'x' }] };
+    const screen = new HiddenTextGuard({ definitions: 'block', results: 'off', patterns: [] }, '/mcp').for(new TenantPolicy({ ...ALLOW_ALL, name: 't1' } as never))!;
+    await withGateway([T1, T2], undefined, async (g) => {
+      const ask = (method: string, params?: Record<string, unknown>) => g.session.request(method, params, { signal: new Cancellation(), requestId: nextRequestId++, screen });
+      assert.deepEqual(await ask('resources/templates/list'), { resourceTemplates: [] }, 'the template is withheld');
+      await ask('resources/read', { uri: 'notes://7' }).catch(() => {});
+      assert.deepEqual(g.server('a').requests('resources/read').map((r) => r.params?.uri), ['notes://7']);
+      assert.equal(g.server('b').requests('resources/read').length, 0);
+    });
+  });
+
   it('routes a read to the upstream whose template the URI matches, though another upstream\'s template has the same text before its first "{"', async () => {
     const T1: ServerSpec = { name: 'a', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note' }] };
     const T2: ServerSpec = { name: 'b', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{owner}/{id}', name: 'owned' }] };
