@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 
 /**
  * The gateway's own pagination cursor over a fan-out list: for each upstream that has more pages,
@@ -94,3 +96,42 @@ export function planPage(method: string, parts: readonly PagePart[]): PagePlan {
   const fresh = waiting.filter((p) => deferred.has(p.name)).map((p) => p.name);
   return { cursor: encodeCursor(method, c, fresh), deferred, dropped };
 }
+
+/** Cursors a session remembers the issuer of: a client walks a list or two at once, not dozens. */
+const MAX_ISSUED = 32;
+
+/**
+ * Which instance of a pool handed out each upstream cursor a session was given. A shared upstream of
+ * several processes (pool.size) sends each request to the least busy one, and so the next page of a list
+ * went to whichever that was: a process whose cursors are its own (pages kept in memory, an upstream
+ * session's) refused the other's, and the rest of its list was silently left out. The next page is now
+ * asked of the process that gave the cursor, while it runs and serves the session. Keyed by a digest (an
+ * upstream's cursor may take tens of KB); a cursor it does not know (another session's, another replica's)
+ * goes to any instance, as before.
+ */
+export class CursorIssuers {
+  readonly #issued = new Map<string, UpstreamInstance>();
+
+  /**
+   * The instance for a request: the one that gave `cursor` while it is ready and serves `caller`, else the
+   * pool's pick (made either way: a per-user pool counts its user's use by it).
+   */
+  instanceFor(pool: UpstreamPool, cursor: string | undefined, caller: UpstreamCaller): UpstreamInstance {
+    const picked = pool.instanceFor(caller);
+    if (cursor === undefined || this.#issued.size === 0) return picked;
+    const inst = this.#issued.get(key(pool.name, cursor));
+    return inst && inst.state === 'ready' && pool.serves(caller, inst) ? inst : picked;
+  }
+
+  /** `page` came from `inst`: its next cursor, if any, is remembered as that instance's. Returns the page. */
+  note<P extends Record<string, unknown>>(pool: UpstreamPool, inst: UpstreamInstance, page: P): P {
+    if (typeof page.nextCursor !== 'string' || pool.instances.size < 2) return page;
+    const k = key(pool.name, page.nextCursor);
+    this.#issued.delete(k);
+    if (this.#issued.size >= MAX_ISSUED) this.#issued.delete(this.#issued.keys().next().value!);
+    this.#issued.set(k, inst);
+    return page;
+  }
+}
+
+const key = (upstream: string, cursor: string) => createHash('sha256').update(upstream).update('\0').update(cursor).digest('base64');

@@ -7,7 +7,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
-import { decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
+import { CursorIssuers, decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
 import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
@@ -54,6 +54,7 @@ export class RouterSession {
   readonly #subscriptions: SessionSubscriptions;
   /** The listing that tells who owns a URI no list has named, kept a while (see there). */
   readonly #ownership = new OwnershipListing();
+  readonly #cursors = new CursorIssuers(); // which process gave each list cursor: its next page is asked of it
   #closed = false;
 
   /** `from`: the pool of each lease (default: the endpoint's pool of that name now). */
@@ -129,9 +130,9 @@ export class RouterSession {
     return parts.length > 0 ? parts.join('\n\n') : undefined;
   }
 
-  #instance(pool: UpstreamPool): UpstreamInstance {
+  #instance(pool: UpstreamPool, cursor?: string): UpstreamInstance {
     if (this.#closed) throw new GatewayError('SWB_SESSION_CLOSED', 'the session has ended');
-    return pool.instanceFor(this.caller);
+    return this.#cursors.instanceFor(pool, cursor, this.caller);
   }
 
   #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
@@ -203,13 +204,13 @@ export class RouterSession {
       // async: a pool with no running instance throws from pick(); that must count as this upstream's failure.
       targets.map(async ([pool, cursor]) => {
         const { cursor: _drop, ...rest } = params ?? {};
-        const inst = this.#instance(pool);
-        const page = await inst.request(method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, {
+        const inst = this.#instance(pool, cursor);
+        const page = this.#cursors.note(pool, inst, await inst.request(method, cursor === undefined ? (Object.keys(rest).length ? rest : undefined) : { ...rest, cursor }, {
           caller: this.caller,
           callerRequestId: ctx.requestId,
           signal: ctx.signal,
           onProgress: ctx.onProgress,
-        });
+        }));
         // A first page with no next one is the whole listing: it replaces the cached catalogue when it differs (what
         // a client is shown is what it can call), and what tool pinning withheld of it replaces what it knew.
         const complete = cursor === undefined && typeof page.nextCursor !== 'string';
@@ -382,10 +383,9 @@ export class RouterSession {
     throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');
   }
 
-  async #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
+  #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
     const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
-    await Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal })));
-    return {};
+    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal }))).then(() => ({}));
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,10 @@ interface ServerSpec {
   /** Methods this server answers with an internal error. */
   failing?: string[];
   sharing?: 'shared' | 'per-tenant' | 'per-session';
+  /** pool.size: processes a shared upstream's requests are spread over. */
+  poolSize?: number;
+  /** Its cursors are its process's own (a server keeping its pages in memory): another process refuses them. */
+  processCursors?: boolean;
 }
 
 /** A small MCP server on the far end of a memory pair; records every request it receives. */
@@ -49,15 +53,20 @@ class FakeServer {
   /** Methods whose answers wait for release(); the answers held so far. */
   readonly held = new Set<string>();
   #waiting: Array<() => void> = [];
+  /** Processes (connections) attached so far, and the one whose request is being answered. */
+  #attached = 0;
+  #process = 0;
 
   constructor(readonly spec: ServerSpec) {}
 
   attach(t: MemoryTransport): void {
     this.transport = t;
+    const process = ++this.#attached;
     t.onmessage = (m) => {
       if (!('method' in m) || !('id' in m)) return;
       const req = m as JsonRpcRequest;
       this.log.push(req);
+      this.#process = process;
       const answer = this.#answer(req);
       const send = () => void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result });
       if (this.held.has(req.method)) this.#waiting.push(send);
@@ -82,14 +91,15 @@ class FakeServer {
   #page(key: string, items: Item[] | undefined, cursor: unknown): { result: Record<string, unknown> } | { error: { code: number; message: string } } {
     const all = items ?? [];
     const size = this.spec.pageSize ?? 2;
+    const own = this.spec.processCursors ? `@${this.#process}` : '';
     let offset = 0;
     if (cursor !== undefined) {
-      const m = typeof cursor === 'string' ? /^off:(\d+)(?::x*)?$/.exec(cursor) : null;
-      offset = m ? Number(m[1]) : -1;
+      const m = typeof cursor === 'string' ? /^off:(\d+)(@\d+)?(?::x*)?$/.exec(cursor) : null;
+      offset = m && (m[2] ?? '') === own ? Number(m[1]) : -1;
       if (offset < 0 || offset >= all.length) return { error: { code: -32602, message: `bad cursor ${String(cursor)}` } };
     }
     const result: Record<string, unknown> = { [key]: all.slice(offset, offset + size) };
-    if (offset + size < all.length) result.nextCursor = `off:${offset + size}${this.spec.cursorPad ? `:${'x'.repeat(this.spec.cursorPad)}` : ''}`;
+    if (offset + size < all.length) result.nextCursor = `off:${offset + size}${own}${this.spec.cursorPad ? `:${'x'.repeat(this.spec.cursorPad)}` : ''}`;
     return { result };
   }
 
@@ -166,7 +176,7 @@ let nextRequestId = 1;
 async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', gate?: ToolGate): Promise<Built> {
   const cfg = parseConfig(
     {
-      upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run', ...(s.sharing ? { sharing: s.sharing } : {}) })),
+      upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run', ...(s.sharing ? { sharing: s.sharing } : {}), ...(s.poolSize ? { pool: { size: s.poolSize } } : {}) })),
       endpoints: [{ path: '/mcp', upstreams: specs.map((s) => s.name), ...(prefix ? { prefix } : {}) }],
     },
     'test',
@@ -573,6 +583,22 @@ describe('resource subscriptions on a shared instance', () => {
     } finally {
       await b.close();
     }
+  });
+});
+
+describe('a shared upstream of several processes', () => {
+  it('asks for each next page the process that handed out its cursor: a cursor of one process\'s own is not sent to another', async () => {
+    const P: ServerSpec = { ...A, name: 'p', tools: ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'].map((n) => tool(n)), poolSize: 2, processCursors: true };
+    await withGateway([P, B], undefined, async (g) => {
+      const seen: string[] = [];
+      let page = await g.request('tools/list');
+      seen.push(...names(page).map(String));
+      for (let i = 0; i < 10 && page.nextCursor !== undefined; i++) {
+        page = await g.request('tools/list', { cursor: page.nextCursor });
+        seen.push(...names(page).map(String));
+      }
+      assert.deepEqual(seen.filter((n) => n.startsWith('p__')).sort(), ['p__p1', 'p__p2', 'p__p3', 'p__p4', 'p__p5', 'p__p6']);
+    });
   });
 });
 
