@@ -3,12 +3,11 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound, withheld } from '../jsonrpc/not-found.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
-import type { RequestId } from '../jsonrpc/types.js';
 import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { CursorIssuers, decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
-import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
+import { SCREENED, screenItem } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
@@ -21,21 +20,9 @@ import { mergeCapabilities } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
+import type { RouteContext } from './route-context.js';
 
-export interface RouteContext {
-  signal: Cancellation;
-  /** The client's id for this request. */
-  requestId: RequestId;
-  onProgress?: ((params: Record<string, unknown>) => void) | undefined;
-  /** Checks a tool's definition before the call is forwarded (throws to refuse it). */
-  checkDefinition?: ((definition: Record<string, unknown>) => void) | undefined;
-  /** The size on the wire of the upstream answer passed on unchanged, when known (written by the upstream side). */
-  resultBytes?: number | undefined;
-  /** The caller's check of the definitions it is shown or calls (hidden text); undefined: none. */
-  screen?: DefinitionScreen | undefined;
-  /** Set when the called tool's definition was found: the name is a tool (a bounded metrics label). */
-  toolFound?: boolean | undefined;
-}
+export type { RouteContext } from './route-context.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -242,7 +229,7 @@ export class RouterSession {
       }
     }
     // failureMode closed: a list that would silently miss an upstream's part fails instead.
-    if (firstError !== undefined && (okCount === 0 || this.#endpoint.config.failureMode === 'closed')) throw firstError;
+    if (firstError !== undefined && (okCount === 0 || (this.#endpoint.config.failureMode === 'closed' && !ctx.partial))) throw firstError;
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
     if (plan.cursor !== undefined) out.nextCursor = plan.cursor;
     return out;
@@ -331,7 +318,7 @@ export class RouterSession {
     // The unnamed lists (resources, templates): listing them teaches the endpoint who owns which URIs.
     // Shared with requests that come while it runs: they wait for it rather than list too. Its own
     // cancellation: this request's (a client's cancel) must not end what the others wait on.
-    const own: RouteContext = { signal: new Cancellation(), requestId: ctx.requestId, screen: ctx.screen };
+    const own: RouteContext = { signal: new Cancellation(), requestId: ctx.requestId, screen: ctx.screen, partial: true };
     await this.#ownership.run(async () => {
       for (const { method, list } of listMethods().filter((s) => !s.list.named)) {
         await forEachPage((cursor) => this.#list(method, list, pageParams(cursor), own), () => {}, 100).catch(() => {});

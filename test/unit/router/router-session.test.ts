@@ -173,11 +173,11 @@ interface Built {
 
 let nextRequestId = 1;
 
-async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', gate?: ToolGate): Promise<Built> {
+async function build(specs: ServerSpec[], prefix?: 'auto' | 'always' | 'never', gate?: ToolGate, endpoint: Record<string, unknown> = {}): Promise<Built> {
   const cfg = parseConfig(
     {
       upstreams: specs.map((s) => ({ name: s.name, transport: 'stdio', command: 'never-run', ...(s.sharing ? { sharing: s.sharing } : {}), ...(s.poolSize ? { pool: { size: s.poolSize } } : {}) })),
-      endpoints: [{ path: '/mcp', upstreams: specs.map((s) => s.name), ...(prefix ? { prefix } : {}) }],
+      endpoints: [{ path: '/mcp', upstreams: specs.map((s) => s.name), ...(prefix ? { prefix } : {}), ...endpoint }],
     },
     'test',
     {},
@@ -683,6 +683,18 @@ describe('URIs no list names', () => {
 });
 
 describe('the listing that finds a URI\'s owner', () => {
+  it('learns every page of the upstreams that answer, with failureMode closed too: an upstream that is down does not make another\'s resources "not found"', async () => {
+    const three: ServerSpec = { ...A, resources: [...A.resources!, { uri: 'file:///a/three.txt', name: 'three' }] };
+    const b = await build([three, { ...B, failing: ['resources/list', 'resources/templates/list'] }], undefined, undefined, { failureMode: 'closed' });
+    try {
+      await assert.rejects(b.request('resources/list'), 'the list itself fails, as failureMode closed says');
+      const read = await b.request('resources/read', { uri: 'file:///a/three.txt' });
+      assert.deepEqual(read, { contents: [{ uri: 'file:///a/three.txt', text: 'a read file:///a/three.txt' }] });
+    } finally {
+      await b.close();
+    }
+  });
+
   it('is not ended by the cancellation of the request that started it: a request sharing it, and the next one, still find the URI', async () => {
     await withGateway([A, B], undefined, async (g) => {
       g.server('a').held.add('resources/list');
