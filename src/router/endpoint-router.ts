@@ -20,6 +20,8 @@ type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined 
 
 const LIST_CHANGED = listChangedNotifications();
 const MAX_LEARNED_URIS = 10_000;
+/** The longest URI matched against the templates (see ownerOfUri); real URIs are far shorter. */
+export const MAX_MATCHED_URI_CHARS = 8192;
 
 /**
  * Learned from a list: kept newest last, and at the bound the one listed longest ago makes room. A bound
@@ -210,7 +212,9 @@ export class EndpointRouter implements EndpointView {
     const exact = this.#uriOwner.get(uri);
     if (exact) return exact;
     let matched: (TemplateMatcher & { upstream: string }) | undefined;
-    for (const m of this.#matchers.values()) if ((!matched || m.literal >= matched.literal) && matchesTemplate(m, uri)) matched = m;
+    // Matching costs the URI's length times the template's, per template: a client's URI of megabytes (the
+    // body limit allows 4 MiB) cost half a second a template. Longer ones go by the prefix alone.
+    if (uri.length <= MAX_MATCHED_URI_CHARS) for (const m of this.#matchers.values()) if ((!matched || m.literal >= matched.literal) && matchesTemplate(m, uri)) matched = m;
     if (matched) return matched.upstream;
     let best: string | undefined;
     let bestLen = 0;

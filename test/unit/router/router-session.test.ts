@@ -6,7 +6,7 @@ import { JsonRpcError } from '../../../src/jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { encodeCursor } from '../../../src/router/cursor.js';
-import { EndpointRouter } from '../../../src/router/endpoint-router.js';
+import { EndpointRouter, MAX_MATCHED_URI_CHARS } from '../../../src/router/endpoint-router.js';
 import type { RouteContext, RouterSession } from '../../../src/router/router-session.js';
 import type { ToolGate } from '../../../src/router/tool-gate.js';
 import { MemoryTransport } from '../../../src/transport/memory-pair.js';
@@ -763,6 +763,9 @@ describe('what an endpoint learns of URI templates', () => {
       assert.deepEqual(reads('b'), ['notes://alice/7']);
       assert.equal(g.router.ownerOfUri('notes://7'), 'a');
       assert.equal(g.router.ownerOfUri('notes://alice/7'), 'b');
+      // A URI past MAX_MATCHED_URI_CHARS is not matched against templates (megabytes cost seconds): the prefix rule, which the last listed of equal prefixes holds.
+      assert.equal(g.router.ownerOfUri(`notes://${'7'.repeat(MAX_MATCHED_URI_CHARS - 100)}`), 'a');
+      assert.equal(g.router.ownerOfUri(`notes://${'7'.repeat(MAX_MATCHED_URI_CHARS)}`), 'b');
     });
   });
 
