@@ -137,12 +137,29 @@ function renderPins({ items, off }) {
   fill($('pins-body'), items.map(card));
 }
 
-function renderReload(r) {
-  const list = (title, xs) => (xs?.length ? [h('h3', {}, title), h('ul', {}, xs.map((x) => h('li', {}, x)))] : []);
+/** One replica's reload report: its outcome, then its problems, changes and warnings. */
+function reloadReport(r, who) {
+  const list = (title, xs) => (xs?.length ? [h('h3', {}, `${who}${title}`), h('ul', {}, xs.map((x) => h('li', {}, x)))] : []);
+  if (r.error !== undefined) return h('p', { class: 'error' }, `${who}no report: ${r.error}`);
   const changes = r.changes ? Object.entries(r.changes.upstreams).filter(([k, v]) => k !== 'unchanged' && v.length).map(([k, v]) => `${k}: ${v.join(', ')}`) : [];
   const unchanged = r.restartRequired?.length ? 'Nothing applied: what changed needs a restart.' : 'Unchanged: the file is the config in force.';
   const head = { applied: 'Applied.', unchanged, invalid: 'Invalid: nothing was changed.', failed: 'Failed: see the problems.' }[r.result] ?? r.result;
-  fill($('reload-result'), h('p', { class: r.result === 'invalid' || r.result === 'failed' ? 'error' : 'ok' }, head), list('Problems', r.problems), list('Upstreams', changes), list('Needs a restart', r.restartRequired), list('Warnings', r.warnings));
+  return [h('p', { class: r.result === 'invalid' || r.result === 'failed' ? 'error' : 'ok' }, `${who}${head}`), list('Problems', r.problems), list('Upstreams', changes), list('Needs a restart', r.restartRequired), list('Warnings', r.warnings)];
+}
+
+/**
+ * With Redis every replica reloads its own file: each one's report is under `replicas` (this one's is
+ * also the top level), and one that refused or failed must show, not only the replica this page talks to.
+ */
+function renderReload(r) {
+  if (!r.replicas) return fill($('reload-result'), reloadReport(r, ''));
+  const others = Object.entries(r.replicas).filter(([id]) => id !== replica);
+  fill($('reload-result'),
+    reloadReport(r, `Replica ${replica} (this one): `),
+    others.map(([id, x]) => reloadReport(x, `Replica ${id}: `)),
+    r.replicasError ? h('p', { class: 'error' }, `Other replicas: ${r.replicasError}`) : null,
+    r.unansweredReplicas ? h('p', { class: 'error' }, `${r.unansweredReplicas} more replica(s) took the reload and did not answer: see their logs.`) : null,
+  );
 }
 
 function auditText(l) {
