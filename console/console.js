@@ -37,6 +37,8 @@ async function act(button, status, run) {
   }
 }
 
+/** The gateway's clock minus this browser's (from its `hello`): a session's age is counted on the gateway's clock. */
+let skew = 0;
 const age = (s) => (s < 60 ? `${Math.round(s)} s` : s < 3600 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`);
 const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
 const empty = (text) => h('p', { class: 'empty' }, text);
@@ -76,6 +78,22 @@ async function restart(name) {
   return `Upstream ${name} not restarted${where}: ${failed.map(([, x]) => x.error ?? x.problems.join('; ')).join('; ')}`;
 }
 
+/**
+ * When a session opened, in ms on the gateway's clock: its `openedAt`, which the sessions view carries
+ * instead of the age so that it does not change (and the table is not rebuilt) at every tick; a replica
+ * on an older release sends the age.
+ */
+const opened = (s) => (s.openedAt ? Date.parse(s.openedAt) : Date.now() + skew - s.ageSeconds * 1000);
+const sinceOpened = (ms) => Math.max(0, (Date.now() + skew - ms) / 1000);
+
+/** Counts the shown ages on, in place: only the text of a cell whose age changed. */
+function refreshAges() {
+  for (const td of document.querySelectorAll('#sessions-body [data-opened]')) {
+    const text = age(sinceOpened(Number(td.dataset.opened)));
+    if (td.textContent !== text) td.textContent = text;
+  }
+}
+
 function renderSessions({ items }) {
   if (items.length === 0) return fill($('sessions-body'), empty('No open sessions.'));
   const rows = items.map((s) =>
@@ -85,7 +103,7 @@ function renderSessions({ items }) {
       h('td', {}, s.tenant),
       h('td', {}, s.endpoint),
       h('td', {}, `${s.transport}${s.protocolVersion ? ` ${s.protocolVersion}` : ''}`),
-      h('td', { class: 'num' }, age(s.ageSeconds)),
+      h('td', { class: 'num', 'data-opened': opened(s) }, age(sinceOpened(opened(s)))),
       h('td', { class: 'num', title: s.inflight === null ? 'known to the replica holding it' : '' }, s.inflight ?? '—'),
       h('td', {}, `${s.replica ?? 'released'}${s.replica !== null && !s.replicaAlive ? ' (not alive)' : ''}`),
       h('td', {}, h('button', { type: 'button', class: 'danger', id: `end-${s.id}`, 'aria-label': `End session ${s.id.slice(0, 8)} of ${s.subject}`, onclick: (e) => act(e.currentTarget, $('sessions-result'), async () => `Session ${s.id.slice(0, 8)} ended by replica ${(await api('DELETE', `/sessions/${encodeURIComponent(s.id)}`)).endedBy}.`) }, 'End')),
@@ -189,6 +207,7 @@ function connect() {
         $('panels').hidden = false;
         $('signout').hidden = !sessionStorage.getItem(TOKEN);
         replica = data.replica;
+        skew = typeof data.time === 'number' ? data.time - Date.now() : 0;
         $('status').textContent = `Live · replica ${data.replica}`;
         $('audit-state').textContent = data.audit ? 'New lines appear as they are written (the last 200 are kept).' : 'The audit log is off (audit.enabled).';
       } else VIEWS[event]?.(data);
@@ -222,4 +241,5 @@ $('signout').addEventListener('click', () => {
   signIn();
 });
 $('reload-button').addEventListener('click', (e) => act(e.currentTarget, $('reload-result'), async () => (renderReload(await api('POST', '/reload')), undefined)));
+setInterval(refreshAges, 5000);
 connect();

@@ -108,6 +108,7 @@ export class GatewayAdmin implements AdminTarget {
       tenant: s.tenant,
       endpoint: s.endpoint.config.path,
       ageSeconds: (now - openedAt) / 1000,
+      openedAt: new Date(openedAt).toISOString(),
       inflight: s.inflight,
     }));
     const modern = this.#g.modern.sessions.list().map((s) => ({
@@ -122,6 +123,7 @@ export class GatewayAdmin implements AdminTarget {
       tenant: s.tenant,
       endpoint: s.endpoint.config.path,
       ageSeconds: (now - s.openedAt) / 1000,
+      openedAt: new Date(s.openedAt).toISOString(),
       inflight: s.inflight,
     }));
     return [...legacy, ...modern];
@@ -377,6 +379,7 @@ function remoteRow({ record: r, owner, alive }: StoredSession, now: number): Ses
     tenant: r.principal.tenant,
     endpoint: r.endpoint,
     ageSeconds: Math.max(0, (now - r.createdAt) / 1000),
+    openedAt: new Date(r.createdAt).toISOString(),
     inflight: null,
   };
 }

@@ -73,7 +73,7 @@ export class AdminEvents {
     const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now() };
     this.#streams.add(stream);
     res.on('close', () => this.#drop(stream));
-    this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn() })}\n\n`);
+    this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn(), time: Date.now() })}\n\n`);
     await this.#ensureViews();
     // A view that could not be computed (the store down) is left out: a later tick sends it once it can be.
     for (const view of VIEWS) {
@@ -119,7 +119,9 @@ export class AdminEvents {
   }
 
   async #view(view: View): Promise<unknown> {
-    if (view === 'sessions') return { items: await this.#target.sessions() };
+    // The age is left out where the opening time is there: it changed at every tick, so the whole table
+    // went out every 2 s and the console rebuilt it (a selection, a tooltip, a click in progress lost).
+    if (view === 'sessions') return { items: (await this.#target.sessions()).map(({ ageSeconds, ...s }) => (s.openedAt === undefined ? { ...s, ageSeconds } : s)) };
     if (view === 'upstreams') return { items: await this.#target.upstreams() };
     if (view === 'tenants') return { items: await this.#target.tenants() };
     const pins = await this.#target.pins();

@@ -17,6 +17,11 @@ export interface SessionRow {
   tenant: string;
   endpoint: string;
   ageSeconds: number;
+  /**
+   * When it opened (ISO time): unlike the age, the same at every look, so the console's view of the
+   * sessions changes only when they do (absent in the rows of a replica on an older release).
+   */
+  openedAt?: string;
   /** Requests in flight; null for a session held by another replica (only its holder knows). */
   inflight: number | null;
 }

@@ -34,6 +34,7 @@ const schemas = {
       tenant: str,
       endpoint: str,
       ageSeconds: { type: 'number', minimum: 0 },
+      openedAt: { type: 'string', format: 'date-time', description: 'when it opened (absent in the rows of a replica on an older release)' },
       inflight: { type: ['integer', 'null'], minimum: 0, description: 'null for a session whose holder did not answer (dead, or slow): only its holder knows' },
     },
   },
