@@ -230,9 +230,22 @@ function signIn(message) {
   $('token').focus();
 }
 
+/**
+ * A header carries Latin-1 alone: a token with any other character (an ellipsis or a typographic quote
+ * pasted with it) made every request throw in the browser before it went out, so no refusal ever came
+ * back, and the page, kept in the tab's storage, said "Reconnecting" for good, even after a reload.
+ */
+const BAD_CHAR = /[^\x20-\x7e\xa0-\xff]/u;
+
 $('login-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  sessionStorage.setItem(TOKEN, $('token').value.trim());
+  const token = $('token').value.trim();
+  const bad = BAD_CHAR.exec(token);
+  if (bad) {
+    $('login-error').textContent = `The token holds a character no header can carry (U+${bad[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')} at position ${bad.index + 1}): paste it again.`;
+    return;
+  }
+  sessionStorage.setItem(TOKEN, token);
   $('token').value = '';
   connect();
 });
