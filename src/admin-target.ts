@@ -256,7 +256,8 @@ export class GatewayAdmin implements AdminTarget {
 
   /** Sessions and requests in flight per tenant on this replica. */
   #localUsage(): Record<string, Usage> {
-    const usage: Record<string, Usage> = {};
+    // Keyed by tenant name, which may be "constructor" or "__proto__": no inherited members to count onto.
+    const usage = Object.create(null) as Record<string, Usage>;
     const count = (tenant: string, inflight: number) => {
       const u = (usage[tenant] ??= { sessions: 0, inflight: 0 });
       u.sessions++;
