@@ -379,7 +379,7 @@ export class RouterSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#endpoint.forget(this.caller);
-    await this.#subscriptions.closeAll();
+    this.#subscriptions.closeAll();
     await this.#leases.releaseAll();
   }
 }

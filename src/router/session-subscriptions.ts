@@ -54,7 +54,9 @@ export class SessionSubscriptions {
    * its updates for the rest of the session.
    */
   async unsubscribe(uri: string, signal?: Cancellation): Promise<void> {
-    await this.#making.get(uri)?.catch(() => {});
+    // Not awaited when none is being made: closeAll counts on the session being let go of synchronously.
+    const making = this.#making.get(uri);
+    if (making) await making.catch(() => {});
     const inst = this.#byUri.get(uri);
     if (!inst) return;
     this.#byUri.delete(uri);
@@ -87,7 +89,12 @@ export class SessionSubscriptions {
     );
   }
 
-  async closeAll(): Promise<void> {
-    await Promise.all(this.uris().map((uri) => this.unsubscribe(uri)));
+  /**
+   * The session ended: it stops counting as a subscriber at once, and the upstream is told (the last one
+   * out) without waiting for its answer, which is best effort. Awaited, an upstream that had stopped
+   * answering held the client's DELETE and the gateway's stop for its requestTimeoutMs.
+   */
+  closeAll(): void {
+    for (const uri of this.uris()) this.unsubscribe(uri).catch(() => {});
   }
 }
