@@ -81,6 +81,8 @@ export class ClientSession {
   /** Whether sessionOpened was reported (only initialized sessions count as active). */
   #counted = false;
   #initializing = false;
+  /** A takeover's renewals upstream (restore): given up when the session closes, not waited out. */
+  readonly #renewing = new Cancellation();
   #closeReason: string | undefined;
   /** search+working-set: the tools it found, listed from then on (told with list_changed, kept in its record). */
   readonly #workingSet = new ToolWorkingSet(() => this.#toolsFound());
@@ -148,13 +150,9 @@ export class ClientSession {
   handle(message: JsonRpcMessage, principal: Principal = this.guard.principal): void {
     this.activity.touch();
     if (this.#state === 'SHUTDOWN') return;
-    if (isRequest(message)) {
-      void this.#onRequest(message, principal);
-    } else if (isNotification(message)) {
-      this.#onNotification(message.method, message.params);
-    } else {
-      this.#onResponse(message);
-    }
+    if (isRequest(message)) void this.#onRequest(message, principal);
+    else if (isNotification(message)) this.#onNotification(message.method, message.params);
+    else this.#onResponse(message);
   }
 
   /** Runs initialize and returns the response; Streamable HTTP needs it before it can send headers. */
@@ -215,7 +213,7 @@ export class ClientSession {
     this.#counted = true; // from ACTIVE on: a close during the renewals below counts it closed
     this.#observer.sessionOpened(this.kind, this.tenant);
     // Renew what the previous owner had set up upstream for this client, unless it is closed meanwhile.
-    const ctx = { signal: new Cancellation(), requestId: `restore-${this.id}` };
+    const ctx = { signal: this.#renewing, requestId: `restore-${this.id}` };
     const renewals = (record.subscriptions ?? []).map((uri): [string, Record<string, unknown>] => ['resources/subscribe', { uri }]);
     if (record.logLevel) renewals.push(['logging/setLevel', { level: record.logLevel }]);
     for (const [method, params] of renewals) {
@@ -380,6 +378,7 @@ export class ClientSession {
     this.#state = 'SHUTDOWN';
     this.#closeReason = reason;
     this.#listChanged.close();
+    this.#renewing.abort(reason);
     const err = new GatewayError('SWB_SESSION_CLOSED', `the session ended (${reason}) before this request was answered`);
     for (const [id, ac] of this.#inflight) {
       ac.abort(reason);

@@ -49,4 +49,14 @@ describe('a session ended while another replica rebuilds it', { timeout: 60_000 
     const retried = await post(c, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { sid: s.sid, version: s.version });
     assert.equal(retried.status, 200, await retried.text());
   });
+
+  it('while its upstream never answers the renewal: the request that took it over is answered 404 at once', async () => {
+    // The gate stays shut: the upstream holds the renewal for its requestTimeoutMs (60 s, the suite's
+    // timeout). The rebuild of a session that ended has nothing left to wait for.
+    const { b, s, answer } = await group.heldTakeover();
+    const ended = await fetch(new URL(`/sessions/${s.sid}`, b.app.adminUrl), { method: 'DELETE' });
+    assert.ok(ended.ok, `DELETE /sessions/${s.sid}: HTTP ${ended.status}`);
+    const res = await answer;
+    assert.equal(res.status, 404, await res.text());
+  });
 });
