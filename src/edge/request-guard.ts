@@ -32,7 +32,8 @@ export function checkHostAndOrigin(o: GuardOptions, host: string | undefined, or
     if (!host) return 'missing Host header';
     if (host !== lastAllowed.host || o !== lastAllowed.options) {
       const name = hostnameOf(host);
-      const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host) : isLoopbackHost(name);
+      // Entries are lower case (config); a host name is case-insensitive, so the header is compared lowered.
+      const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host.toLowerCase()) : isLoopbackHost(name);
       if (!ok) return `Host "${host}" is not allowed`;
       lastAllowed.host = host;
       lastAllowed.options = o;

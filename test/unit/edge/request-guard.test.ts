@@ -50,6 +50,7 @@ describe('checkHostAndOrigin', () => {
     ['allowedHosts: listed name with port', { ...open, allowedHosts: ['mcp.example.com'] }, 'mcp.example.com:443', undefined, undefined],
     ['allowedHosts: listed name, uppercase Host', { ...open, allowedHosts: ['mcp.example.com'] }, 'MCP.Example.com', undefined, undefined],
     ['allowedHosts: listed host:port exactly', { ...open, allowedHosts: ['mcp.example.com:8443'] }, 'mcp.example.com:8443', undefined, undefined],
+    ['allowedHosts: listed host:port, Host in capitals (names are case-insensitive)', { ...open, allowedHosts: ['mcp.example.com:8443'] }, 'MCP.Example.com:8443', undefined, undefined],
     ['allowedHosts: unlisted Host', { ...open, allowedHosts: ['mcp.example.com'] }, 'evil.example', undefined, 'Host "evil.example" is not allowed'],
     ['allowedHosts: missing Host', { ...open, allowedHosts: ['mcp.example.com'] }, undefined, undefined, 'missing Host header'],
     ['allowedHosts replaces the loopback default', { ...loopback, allowedHosts: ['mcp.example.com'] }, 'localhost:8080', undefined, 'Host "localhost:8080" is not allowed'],
