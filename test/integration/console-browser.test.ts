@@ -7,19 +7,19 @@
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import type { RunningGateway } from '../helpers/gateway.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const ARTIFACTS = resolve('test-results', 'console');
 const TOKEN = 'browser-console-token-0123456789-abcdefgh';
 const FIXTURE = resolve('test/fixtures/shifty-server.mjs');
@@ -88,7 +88,7 @@ describe('web console in Chromium', { skip }, () => {
     writeFileSync(join(dir, 'shift'), '');
     await until('list_changed from the upstream', () => relisted > 0);
     assert.deepEqual(await toolNames(), ['echo', 'weather'], 'the new tool is withheld');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1180, height: 900 } });
     page.on('console', (m) => {
       if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(m.text());

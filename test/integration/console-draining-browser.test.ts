@@ -3,16 +3,14 @@
 // force, with no Restart button of its own (a restart acts on the pool in force); once stopped, it goes.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { chromium } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { fileGateway } from '../helpers/file-gateway.js';
 import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-draining-token-0123456789-abcdefgh';
 
 const doc = (names: string[]) => heldDoc(sets(...names), { admin: { enabled: true, port: 0, token: TOKEN, drainGraceMs: 120_000 } });
@@ -21,7 +19,7 @@ describe('console: an upstream draining after a reload', { skip }, () => {
   it('shows the draining pool, marked, without a Restart button, until it stopped', async () => {
     const { app, gw, write, close } = await fileGateway('swb-console-drain-', doc(['hold']));
     const client = await connectClient(gw, 'streamable-http');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(app.adminUrl!);

@@ -6,17 +6,17 @@
 // not match their config pins, so both are pending from the first listing.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient } from '../helpers/sdk.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-pin-ids-token-0123456789-abcdefgh';
 const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
 /** A hash no definition has: the tool is pending from its first sighting. */
@@ -43,7 +43,7 @@ describe('console: pin cards whose upstream and tool names join alike', { skip }
     });
     client = await connectClient(gw, 'streamable-http');
     await client.listTools();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(gw.app.adminUrl!);
     const token = page.getByLabel('Admin token, or a JWT with the admin scope');

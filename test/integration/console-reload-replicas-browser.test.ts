@@ -5,16 +5,16 @@
 // outcome must be shown, with its problems.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { events } from '../helpers/admin-events.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplicaFrom, startReplicas, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
 import { until } from '../helpers/wait.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-reload-replicas-token-0123456789';
 
 /** The replica's id, as its own event stream says it (`hello`). */
@@ -45,7 +45,7 @@ describe('console: a reload that another replica refuses', { skip, timeout: 120_
       });
     fileB = config('b');
     [a, b] = await startReplicas([startReplicaFrom('a', config('a')), startReplicaFrom('b', fileB)]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
   });
   after(async () => {

@@ -5,17 +5,17 @@
 // is gone), so the restart fails; the page must say so, with the problem.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ISSUER, makeKey } from '../helpers/tokens.js';
 import { until } from '../helpers/wait.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-restart-token-0123456789-abcdefgh';
 
 describe('console: an upstream restart that fails', { skip }, () => {
@@ -35,7 +35,7 @@ describe('console: an upstream restart that fails', { skip }, () => {
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
     });
     await until('the upstream is up', () => gw.app.gateway.pools.get('fx')!.ready);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
   });
   after(async () => {

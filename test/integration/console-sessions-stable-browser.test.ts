@@ -7,16 +7,15 @@
 // same tick before it did, must not have rebuilt the unchanged table.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-sessions-token-0123456789-abcdefgh';
 
 describe('console: the sessions table while the sessions stay the same', { skip }, () => {
@@ -33,7 +32,7 @@ describe('console: the sessions table while the sessions stay the same', { skip 
     });
     await until('the upstream is up', () => gw.app.gateway.pools.get('fx')!.ready);
     client = await connectClient(gw, 'streamable-http');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
   });
   after(async () => {

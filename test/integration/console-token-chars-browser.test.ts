@@ -6,13 +6,12 @@
 // the tab's storage again. The form must refuse such a token and say why.
 // Skipped, saying why, when Chromium is not installed (CHROMIUM_PATH, default /usr/bin/chromium).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+const skip = chromiumSkip;
 const TOKEN = 'browser-token-chars-token-0123456789-abcdefgh';
 
 describe('console: a token with a character no header can carry', { skip }, () => {
@@ -26,7 +25,7 @@ describe('console: a token with a character no header can carry', { skip }, () =
       upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
   });
   after(async () => {
