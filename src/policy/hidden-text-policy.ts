@@ -48,8 +48,8 @@ interface DefinitionScan {
 
 /** Definitions remembered by content, per pattern set: every tool of a large gateway, old and new version. */
 const KEPT = 4000;
-/** Templates withheld from lists, remembered for completion/complete. */
-const WITHHELD = 10_000;
+/** Templates screened in lists (withheld or shown), remembered for completion/complete. */
+const TEMPLATES = 10_000;
 
 /**
  * Definition scans for one pattern set, cached by content: a catalogue's objects are looked up by
@@ -100,7 +100,8 @@ export class HiddenTextPolicy {
   readonly #endpoint: string;
   readonly #scans: DefinitionScans;
   readonly #deps: HiddenTextDeps;
-  readonly #withheld = new Set<string>();
+  /** Templates a list screened, by upstream and uriTemplate: true when withheld (completion/complete goes by it). */
+  readonly #templates = new Map<string, boolean>();
 
   constructor(o: { definitions: HiddenTextAction; results: HiddenTextAction; endpoint: string; scans: DefinitionScans; deps: HiddenTextDeps }) {
     this.definitions = o.definitions;
@@ -117,28 +118,35 @@ export class HiddenTextPolicy {
    */
   show(kind: DefinitionKind, upstream: string, definition: Definition): Definition | undefined {
     if (this.definitions === 'off') return definition;
+    const out = this.#show(this.definitions, kind, upstream, definition);
+    if (kind === 'template') this.#judged(upstream, String(definition.uriTemplate), out === undefined);
+    return out;
+  }
+
+  #show(definitions: Acted, kind: DefinitionKind, upstream: string, definition: Definition): Definition | undefined {
     const scan = this.#scans.of(definition);
     if (scan.findings.length === 0) return definition;
-    const action: Acted = this.definitions === 'strip' && scan.clean === undefined ? 'block' : this.definitions;
+    const action: Acted = definitions === 'strip' && scan.clean === undefined ? 'block' : definitions;
     if (!scan.reported?.has(action)) {
       (scan.reported ??= new Set()).add(action);
       const name = String(kind === 'template' ? definition.uriTemplate : definition.name);
       this.#report({ where: 'definition', action, endpoint: this.#endpoint, upstream, item: kind, name: shown(name, 128), findings: scan.findings });
     }
     if (action === 'audit') return definition;
-    if (action === 'strip') return scan.clean;
-    if (kind === 'template') this.#withhold(upstream, String(definition.uriTemplate));
-    return undefined;
+    return action === 'strip' ? scan.clean : undefined;
   }
 
-  /** Whether a list withheld this template (completion/complete on it is then refused too). */
-  withholds(upstream: string, uriTemplate: string): boolean {
-    return this.#withheld.has(`${upstream}\0${uriTemplate}`);
+  /**
+   * Whether a list withheld this template (completion/complete on it is then refused too), or showed it;
+   * undefined when no list has shown it to this policy (this process, since its start or the last clear).
+   */
+  withholds(upstream: string, uriTemplate: string): boolean | undefined {
+    return this.#templates.get(`${upstream}\0${uriTemplate}`);
   }
 
-  #withhold(upstream: string, uriTemplate: string): void {
-    if (this.#withheld.size >= WITHHELD) this.#withheld.clear();
-    this.#withheld.add(`${upstream}\0${uriTemplate}`);
+  #judged(upstream: string, uriTemplate: string, withheld: boolean): void {
+    if (this.#templates.size >= TEMPLATES) this.#templates.clear();
+    this.#templates.set(`${upstream}\0${uriTemplate}`, withheld);
   }
 
   /** A result's hidden text; undefined when it has none (results scanning must be on). */

@@ -12,8 +12,11 @@ export type ScreenedKind = 'tool' | 'prompt' | 'template';
 export interface DefinitionScreen {
   /** What clients are shown: the definition itself, a clean copy, or undefined (withheld: left out of lists, calls refused as unknown). */
   show(kind: ScreenedKind, upstream: string, definition: Record<string, unknown>): Record<string, unknown> | undefined;
-  /** Whether a list withheld this template (by its uriTemplate): completion/complete on it is refused as unknown. */
-  withholds(upstream: string, uriTemplate: string): boolean;
+  /**
+   * Whether a list withheld this template (by its uriTemplate): completion/complete on it is refused as
+   * unknown. undefined: no list has shown it to this screen yet (the router lists the templates then).
+   */
+  withholds(upstream: string, uriTemplate: string): boolean | undefined;
   /** The audit rule a refused call is recorded with. */
   readonly rule: string;
 }

@@ -3,11 +3,11 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound, withheld } from '../jsonrpc/not-found.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
-import { listMethods, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
+import { listMethods, listOf, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { CursorIssuers, decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
-import { SCREENED, screenItem } from './definition-screen.js';
+import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
 import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
@@ -364,10 +364,19 @@ export class RouterSession {
       const template = String(ref.uri);
       const pool = this.#templatePool(template) ?? (await this.#ownerOf(ref.uri, ctx).then((p) => this.#templatePool(template) ?? p));
       if (!pool) throw notFound('template', String(ref.uri));
-      if (ctx.screen?.withholds(pool.name, String(ref.uri))) throw withheld('template', String(ref.uri), ctx.screen.rule);
+      if (ctx.screen && (await this.#withheldTemplate(ctx.screen, pool.name, template, ctx))) throw withheld('template', template, ctx.screen.rule);
       return this.#forward(pool, 'completion/complete', params, ctx);
     }
     throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');
+  }
+
+  /** Whether the screen withholds a template; one no list has shown it yet (a list on another replica, before a restart, none) is listed first. */
+  async #withheldTemplate(screen: DefinitionScreen, upstream: string, template: string, ctx: RouteContext): Promise<boolean> {
+    if (screen.withholds(upstream, template) === undefined) {
+      const own: RouteContext = { signal: ctx.signal, requestId: ctx.requestId, screen, partial: true };
+      await forEachPage((cursor) => this.#list('resources/templates/list', listOf('resources/templates/list')!, pageParams(cursor), own), () => {}, 100).catch(() => {});
+    }
+    return screen.withholds(upstream, template) === true;
   }
 
   #setLevel(params: Params, ctx: RouteContext): Promise<Result> {

@@ -295,3 +295,16 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     }
   });
 });
+
+describe('hidden-text block: completion on a withheld template no list has shown (found by a review)', () => {
+  const rig = gatewayWithClients({ upstreams: [UPSTREAM], endpoints: [{ path: '/fresh', upstreams: ['ht'], ...scanning('block') }] });
+
+  it('is answered as an unknown template though the client never listed the templates (another replica did, or none since a restart)', async () => {
+    const c = rig.clients['/fresh']!;
+    const templateRef = await rejection(c.complete({ ref: { type: 'ref/resource', uri: 'hidden:///{id}' }, argument: { name: 'id', value: '' } }));
+    assert.match(templateRef.message, /Resource template hidden:\/\/\/\{id\} not found/);
+    // A clean template still completes, and the templates list withholds the same one.
+    assert.equal((await c.complete({ ref: { type: 'ref/resource', uri: 'note:///{kind}' }, argument: { name: 'kind', value: '' } })).completion.values.length, 5);
+    assert.deepEqual((await c.listResourceTemplates()).resourceTemplates.map((t) => t.name), ['note']);
+  });
+});
