@@ -1,5 +1,10 @@
-/** `scheme://user:password@` at a URI's start: the password is what is kept out of logs. */
-const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i;
+/**
+ * `scheme://user:password@` at a URI's start: the password is what is kept out of logs. The user
+ * information ends at the authority's last "@" and the password starts at its first ":", as a URL
+ * parser reads them: stopped at the first "@", a password with one unescaped (`app:p@ss@db`) left its
+ * tail in the line, and a user name with one (`me@corp:pw@host`) the whole password.
+ */
+const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#:]*):[^/?#]*@/i;
 
 /**
  * A resource URI as the audit log and traces record it: with the password of its user information
@@ -13,7 +18,7 @@ export function withoutPassword(uri: string): string {
 }
 
 /** `scheme://user:password@` anywhere in a text (no white space inside): an error message that quotes a URI. */
-const ANY_USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^/?#@:\s]*):[^/?#@\s]*@/gi;
+const ANY_USERINFO_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^/?#:\s]*):[^/?#\s]*@/gi;
 
 /** A text (an upstream's error message) with the password of every URI in it replaced, as withoutPassword does. */
 export function withoutPasswords(text: string): string {
