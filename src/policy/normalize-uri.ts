@@ -182,3 +182,16 @@ export function templateProblem(template: string): UriProblem | undefined {
   // A path expansion ({/segments}) starts with its "/": "https://{host}{/path}" has a path.
   return uriProblem(template.replace(EXPRESSIONS, (e) => (e.startsWith('{/') ? '/x' : 'x')));
 }
+
+/** RFC 6570 operators whose expansion starts with their own character (`{/id}` → "/1", `{?q}` → "?q=x"). */
+const SEPARATED = /\{([/.;?&#])/g;
+
+/**
+ * A template as patterns also see it: each expression that expands with a separator has it written
+ * before it (`notes://secret{/id}` → `notes://secret/{/id}`), so that a deny of `notes://secret/*`, the
+ * URIs it gives, hides it too. Undefined when no expression does (the template is matched as written).
+ */
+export function separatedTemplate(template: string): string | undefined {
+  const out = template.replace(SEPARATED, '$1{$1');
+  return out === template ? undefined : out;
+}

@@ -3,7 +3,7 @@ import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
-import { templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
+import { separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
@@ -113,9 +113,11 @@ export class TenantPolicy {
     const rules = this.#rules[kind];
     const problem = asked === false || kind !== 'resource' ? undefined : asked === 'template' ? templateProblem(name) : uriProblem(name);
     if (problem) return ABNORMAL[problem];
-    for (const d of rules.deny) if (globMatch(d.match, name)) return d.denied;
+    // A template is matched as written and as it expands (separatedTemplate): a deny of either wins, then an allow of either.
+    const also = asked === 'template' && kind === 'resource' ? separatedTemplate(name) : undefined;
+    for (const d of rules.deny) if (globMatch(d.match, name) || (also !== undefined && globMatch(d.match, also))) return d.denied;
     for (const a of rules.allow) {
-      if (!globMatch(a.match, name)) continue;
+      if (!globMatch(a.match, name) && (also === undefined || !globMatch(a.match, also))) continue;
       // The first match decides: a broader rule after it (["github__delete_*" with scopes, "github__*"])
       // must not grant what the narrower one asks scopes for.
       if (a.scopes.length === 0) return a.granted;

@@ -39,3 +39,19 @@ describe('TenantPolicy.filtersNothing (a modern answer it covers may be cached p
     assert.equal(tenant({ allow: ['*', { match: 'github__delete_*', scopes: ['admin'] }], deny: [] }).filtersNothing, true);
   });
 });
+
+describe('TenantPolicy on a resource template (found by a review)', () => {
+  const resources = (allow: string[], deny: string[]) =>
+    new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: ['*'], deny: [] }, resources: { allow, deny }, prompts: { allow: ['*'], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+
+  it('an expression that expands with a separator ({/id}, {?q}) is matched with it: a deny of the URIs it gives hides the template and its completions', () => {
+    const t = resources(['*'], ['notes://secret/*', 'search://items?*']);
+    assert.equal(t.decide('resource', 'notes://secret/1', new Set()).allowed, false, 'what the template gives is denied');
+    assert.deepEqual(t.decide('resource', 'notes://secret{/id}', new Set(), 'template'), { allowed: false, rule: 'resources.deny:notes://secret/*', reason: 'deny_rule' });
+    assert.equal(t.decide('resource', 'search://items{?q}', new Set(), 'template').allowed, false);
+    assert.equal(t.decide('resource', 'notes://public{/id}', new Set(), 'template').allowed, true);
+    // An allow of the URIs it gives grants it too; one written as the template still does.
+    assert.equal(resources(['notes://public/*'], []).decide('resource', 'notes://public{/id}', new Set(), 'template').allowed, true);
+    assert.equal(resources(['notes://public{/id}'], []).decide('resource', 'notes://public{/id}', new Set(), 'template').allowed, true);
+  });
+});
