@@ -204,7 +204,8 @@ class Walk {
   #payload(key: string, payload: string, mimeType: unknown): string {
     if (!readsAsText(mimeType)) return payload;
     const text = decodedText(payload);
-    if (text === undefined) return payload;
+    // Untyped bytes with a NUL are binary to a host that guesses (as to file(1) and git), never text it gives a model.
+    if (text === undefined || (mimeType === undefined && text.includes('\0'))) return payload;
     this.#path.push(key);
     const clean = this.#string(text, false, ' (base64-decoded)');
     this.#path.pop();

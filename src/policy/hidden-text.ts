@@ -10,7 +10,8 @@ import { clipped } from '../observability/clipped.js';
  * - invisible: zero-width and other invisible format characters (general category Cf and look-alikes:
  *   U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B–200D, U+2060–2064, U+206A–206F,
  *   U+3164, U+FEFF, U+FFA0, U+FFF9–FFFB, U+13430–1343F, U+1BCA0–1BCA3, U+1D173–1D17A, and the unassigned
- *   default-ignorables U+2065, U+FFF0–FFF8, U+E0080–E00FF, U+E01F0–E0FFF), and runs of two or more
+ *   default-ignorables U+2065, U+FFF0–FFF8, U+E0080–E00FF, U+E01F0–E0FFF, and the control characters
+ *   but tab, line breaks and form feed: ANSI escapes hide text in a terminal), and runs of two or more
  *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes).
  * - pattern: a match of one of the configured regular expressions.
  * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
@@ -35,7 +36,10 @@ const BIDI = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 // show them as nothing, and U+E0080–E00FF mirror ASCII right after the Tags block.
 const INVISIBLE =
   '\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u200B-\\u200D\\u2060-\\u2064\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{13430}-\\u{1343F}\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}' +
-  '\\u2065\\uFFF0-\\uFFF8\\u{E0080}-\\u{E00FF}\\u{E01F0}-\\u{E0FFF}';
+  '\\u2065\\uFFF0-\\uFFF8\\u{E0080}-\\u{E00FF}\\u{E01F0}-\\u{E0FFF}' +
+  // Controls but tab, line feed, vertical tab, form feed and carriage return (text layout): a terminal
+  // client acts on them, and an ANSI escape (ESC [8m, or C1 CSI U+009B) conceals text or writes over it.
+  '\\x00-\\x08\\x0E-\\x1F\\x7F-\\x9F';
 /** Variation selectors, the Mongolian ones included (U+180B–180D, U+180F): one chooses a form, a run encodes bytes. */
 const SELECTORS = '\\u180B-\\u180D\\u180F\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}';
 
