@@ -3,7 +3,9 @@ import type { LimitCounters } from '../policy/limit-counters.js';
 import { RedisScript } from './redis-script.js';
 
 // Token bucket in one atomic step, on Redis's clock so replicas with skewed clocks agree. Run on every
-// request of a tenant with a rate limit: by its SHA (RedisScript).
+// request of a tenant with a rate limit: by its SHA (RedisScript). A Redis clock set back (NTP, a
+// failover to a replica whose clock is behind) takes no tokens away: before, it locked the tenant out
+// for as long as the clock went back.
 const TAKE = new RedisScript(`
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -13,7 +15,7 @@ local count = tonumber(ARGV[3]) or 1
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or t
-tokens = math.min(burst, tokens + (t - at) / 1000 * rate)
+tokens = math.min(burst, tokens + math.max(0, t - at) / 1000 * rate)
 local wait = 0
 if tokens >= count then tokens = tokens - count else wait = math.ceil((count - tokens) / rate * 1000) end
 redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', t)

@@ -19,11 +19,18 @@ export interface LimitCounters {
 export class MemoryLimitCounters implements LimitCounters {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #gauges = new Map<string, number>();
+  readonly #now: () => number;
+
+  /** `now`: a clock in ms (injected by tests); monotonic by default, so a wall clock set back changes nothing. */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
 
   take(key: string, ratePerSec: number, burst: number, count = 1): number {
-    const now = Date.now();
+    const now = this.#now();
     const b = this.#buckets.get(key) ?? { tokens: burst, at: now };
-    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * ratePerSec);
+    // Time never runs back here: a clock set back (an injected wall clock, the store's) refills nothing and takes nothing.
+    b.tokens = Math.min(burst, b.tokens + (Math.max(0, now - b.at) / 1000) * ratePerSec);
     b.at = now;
     this.#buckets.set(key, b);
     if (b.tokens >= count) {

@@ -74,6 +74,14 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
     assert.ok(wait > 400 && wait <= 500, `waits ${wait} ms for a token at 2/s`);
   });
 
+  it('a Redis clock set back (NTP, a failover to a server whose clock is behind) takes no tokens away (found by a review)', async () => {
+    const counters = new RedisLimitCounters(client, PREFIX, 'r1');
+    // The bucket as a server whose clock ran an hour ahead left it: full, last taken "an hour from now".
+    const [seconds] = (await client.time()) as [number | string, number | string];
+    await client.hset(`${PREFIX}lim:rate:back`, 'tokens', 10, 'at', Number(seconds) * 1000 + 3_600_000);
+    assert.equal(await counters.take('rate:back', 10, 10), 0, 'the tokens left are still there');
+  });
+
   it('several tokens are taken at once, all or none (the rest of a batch)', async () => {
     const counters = new RedisLimitCounters(client, PREFIX, 'r1');
     // At 0.01/s nothing refills while the test runs: a bucket of 5.
