@@ -203,6 +203,23 @@ export class ModernSession implements UpstreamCaller {
     return (exchange?.current ?? exchange?.first)?.logLevel;
   }
 
+  /**
+   * Of several of this standing's calls in flight on a stdio connection (nothing there says which call a
+   * question is for), the one still running: a call whose round is out waiting for a retry (one the client
+   * may never send) has asked already. Two running: none (the question is refused rather than put in the
+   * round of the call sent last, which was then refused -32021 and cancelled for a capability it never needed).
+   */
+  relatedOf(candidates: readonly RequestId[]): RequestId | undefined {
+    let running: RequestId | undefined;
+    for (const id of candidates) {
+      const exchange = this.#exchanges.get(id);
+      if (!exchange || exchange.waiting) continue;
+      if (running !== undefined) return undefined;
+      running = id;
+    }
+    return running;
+  }
+
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     const exchange = this.#exchangeFor(related);

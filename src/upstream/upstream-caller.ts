@@ -40,6 +40,12 @@ export interface UpstreamCaller {
    * the level with each request, and sends no log messages for a request that names none.
    */
   logLevelFor?(relatedRequestId: RequestId | undefined): string | undefined;
+  /**
+   * Of several of this caller's requests in flight on one connection that says nothing of which a message is
+   * for (stdio), the one it is for, if the caller can tell; undefined when it cannot. A 2026-07-28 standing
+   * answers each call on its own POST: a guess put one call's question in another call's round.
+   */
+  relatedOf?(candidates: readonly RequestId[]): RequestId | undefined;
   /** A server→client notification for this session only. */
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;
 }
@@ -50,4 +56,28 @@ export interface UpstreamIdentity {
   serverInfo: { name: string; version: string; [k: string]: unknown };
   capabilities: Record<string, any>;
   instructions?: string;
+}
+
+/**
+ * The callers with requests in flight on one connection, each with the client request id a message that
+ * names none is for: the caller's one request there; of several, the one the caller tells (relatedOf), else
+ * its most recent (a 2025 session is asked on one of its own streams either way).
+ */
+export function activeCallersOf(inflight: Iterable<{ caller?: UpstreamCaller | undefined; callerRequestId?: RequestId | undefined }>): Map<UpstreamCaller, RequestId | undefined> {
+  const ids = new Map<UpstreamCaller, RequestId[]>();
+  for (const { caller, callerRequestId } of inflight) {
+    if (!caller) continue;
+    const list = ids.get(caller);
+    if (!list) {
+      ids.set(caller, [callerRequestId as RequestId]);
+      continue;
+    }
+    // Each id once, the one seen last at the end (the most recent, as before relatedOf).
+    const at = list.indexOf(callerRequestId as RequestId);
+    if (at !== -1) list.splice(at, 1);
+    list.push(callerRequestId as RequestId);
+  }
+  const out = new Map<UpstreamCaller, RequestId | undefined>();
+  for (const [caller, list] of ids) out.set(caller, list.length === 1 || !caller.relatedOf ? list[list.length - 1] : caller.relatedOf(list));
+  return out;
 }

@@ -10,7 +10,7 @@ import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
-import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
+import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';
 import { sendFailure } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
@@ -118,11 +118,9 @@ export class UpstreamClient {
     return this.#peer.closedError !== undefined;
   }
 
-  /** Callers with requests in flight here, each with its most recent client request id. */
+  /** Callers with requests in flight here, each with the client request id its messages are for (see activeCallersOf). */
   activeCallers(): Map<UpstreamCaller, RequestId | undefined> {
-    const out = new Map<UpstreamCaller, RequestId | undefined>();
-    for (const o of this.#peer.inflightOptions()) if (o.caller) out.set(o.caller, o.callerRequestId);
-    return out;
+    return activeCallersOf(this.#peer.inflightOptions());
   }
 
   /**

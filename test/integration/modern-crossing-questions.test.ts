@@ -1,0 +1,35 @@
+// A question a stdio upstream asks while two 2026-07-28 calls of one client are in flight there: nothing on
+// stdio says which call it is for, and each call is answered on its own POST, so the question must not be
+// put in the round of whichever call happened to be sent last. Real gateway, the crossing fixture (stdio,
+// per-session: the process knows its client, not the call), raw modern POSTs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { modernPost } from '../helpers/modern-http.js';
+import { until } from '../helpers/wait.js';
+
+const text = (a: { body: any }) => String(a.body?.result?.content?.[0]?.text ?? JSON.stringify(a.body));
+
+describe('2026-07-28: an upstream question no call can be told for', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      pinning: { mode: 'off' },
+      upstreams: [{ name: 'u', transport: 'stdio', command: process.execPath, args: ['test/fixtures/crossing-server.mjs'], sandbox: 'none', sharing: 'per-session' }],
+      endpoints: [{ path: '/mcp', upstreams: ['u'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('is not put in the round of another call in flight, which goes on', async () => {
+    // The call the question is for declares elicitation; the other declares nothing it could be asked.
+    const first = modernPost(gw.url(), 'tools/call', { name: 'ask_later', arguments: {} }, { caps: { elicitation: { form: {} } } });
+    await until('ask_later reached the upstream', async () => text(await modernPost(gw.url(), 'tools/call', { name: 'heard', arguments: {} }, { caps: {} })).includes('ask_later'));
+    const second = await modernPost(gw.url(), 'tools/call', { name: 'second', arguments: {} }, { caps: {} });
+    assert.equal(second.status, 200, `the second call was not refused for the other call's question: ${JSON.stringify(second.body)}`);
+    assert.equal(text(second), 'second done');
+    const asked = await first;
+    assert.equal(asked.status, 200);
+    assert.match(text(asked), /cannot tell which/, 'the upstream is told the gateway cannot tell whose question it is');
+  });
+});
