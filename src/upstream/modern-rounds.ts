@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
@@ -148,6 +149,18 @@ export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
 }
 
 /**
+ * An input request's params as the client behind the call is asked them. A URL-mode elicitation has no
+ * elicitationId in 2026-07-28 (correlation lives in requestState), but a 2025-11-25 client's schema
+ * requires one: without it the official SDK refused the request as invalid and the upstream's call
+ * failed. A 2025 client is given one of the gateway's (no notifications/elicitation/complete follows: a
+ * modern upstream sends none); a 2026-07-28 client is asked as the upstream asked.
+ */
+function forCaller(method: string, params: Params, caller: UpstreamCaller): Params {
+  if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.elicitationId === 'string' || caller.era === 'modern') return params ?? undefined;
+  return { ...params, elicitationId: randomUUID() };
+}
+
+/**
  * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
  * in one round of its own (asked one after another, each became a round), a 2025 client as concurrent
  * requests. The first to fail stops the others (their answers would be thrown away).
@@ -165,7 +178,7 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
   parent?.onAbort(stop);
   try {
     const asked = Object.entries(asks).filter(([, ask]) => typeof ask?.method === 'string');
-    const answers = await Promise.all(asked.map(([, ask]) => o.caller!.clientRequest(ask.method as string, (ask.params ?? undefined) as Params, o.callerRequestId, round))).catch((err: unknown) => {
+    const answers = await Promise.all(asked.map(([, ask]) => o.caller!.clientRequest(ask.method as string, forCaller(ask.method as string, ask.params as Params, o.caller!), o.callerRequestId, round))).catch((err: unknown) => {
       round.abort((err as Error).message);
       throw err;
     });

@@ -8,7 +8,7 @@ import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startModernServer } from '../helpers/modern-server.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
@@ -56,6 +56,21 @@ for (const sharing of ['shared', 'per-session'] as const) {
         }
       });
     }
+
+    it("an SDK 1.x client gets the upstream's URL-mode input request with the elicitationId its revision requires", async () => {
+      const client = new Client({ name: 'url-mode', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+      const asked: Array<Record<string, unknown>> = [];
+      client.setRequestHandler(ElicitRequestSchema, async (req) => (asked.push(req.params), { action: 'accept' }));
+      await client.connect(new StreamableHTTPClientTransport(gw.url()));
+      try {
+        const r = await client.callTool({ name: 'test_elicitation_url', arguments: {} });
+        assert.match(textOf(r), /URL elicitation finished: accept/, JSON.stringify(r));
+        assert.equal(asked[0]?.url, 'https://example.com/consent');
+        assert.equal(typeof asked[0]?.elicitationId, 'string');
+      } finally {
+        await client.close();
+      }
+    });
 
     it('tells the upstream what the client behind the call declared: one that declared nothing is asked nothing', async () => {
       const bare = new Client({ name: 'bare', version: '1.0.0' }, { capabilities: {} });
