@@ -244,9 +244,14 @@ export class ModernSession implements UpstreamCaller {
     for (const l of this.listeners) l(method, params);
   }
 
+  /**
+   * The exchange of the request a message came with. Named by nothing, none: the upstream sent it while none
+   * of this standing's calls ran there (each connection names the call when it can, see relatedOf), so the
+   * one call the standing had running elsewhere was no better a guess, and was refused -32021 and cancelled
+   * for another upstream's question (one asked for a call just cancelled) when it declared nothing to answer it.
+   */
   #exchangeFor(related: RequestId | undefined): Exchange | undefined {
-    if (related !== undefined) return this.#exchanges.get(related);
-    return this.#exchanges.size === 1 ? this.#exchanges.values().next().value : undefined;
+    return related === undefined ? undefined : this.#exchanges.get(related);
   }
 
   #pipelineHost(guard: SessionGuard): PipelineHost {

@@ -33,3 +33,31 @@ describe('2026-07-28: an upstream question no call can be told for', () => {
     assert.match(text(asked), /cannot tell which/, 'the upstream is told the gateway cannot tell whose question it is');
   });
 });
+
+describe('2026-07-28: a question from an upstream none of the standing\'s calls is running on', () => {
+  let gw: RunningGateway;
+  const crossing = (name: string) => ({ name, transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/crossing-server.mjs'], sandbox: 'none' as const, sharing: 'per-session' as const });
+  before(async () => {
+    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [crossing('a'), crossing('b')], endpoints: [{ path: '/mcp', upstreams: ['a', 'b'] }] });
+  });
+  after(() => gw.close());
+
+  it('is not put to the one call running on another upstream, which goes on', async () => {
+    const heard = async (upstream: string) => JSON.parse(text(await modernPost(gw.url(), 'tools/call', { name: `${upstream}__heard`, arguments: {} }, { caps: {} }))) as Array<Record<string, unknown>>;
+    const running = new AbortController();
+    const other = modernPost(gw.url(), 'tools/call', { name: 'b__wait', arguments: {} }, { caps: {}, signal: running.signal }).catch(() => undefined);
+    await until('b__wait reached b', async () => (await heard('b')).some((h) => h.name === 'wait'));
+    // A call on a that the client gives up: a asks sampling for it after reading the cancel (nothing says for which call).
+    const stop = new AbortController();
+    const mail = modernPost(gw.url(), 'tools/call', { name: 'a__summarize_my_mail', arguments: {} }, { caps: {}, signal: stop.signal }).catch(() => undefined);
+    await until('a__summarize_my_mail reached a', async () => (await heard('a')).some((h) => h.name === 'summarize_my_mail'));
+    stop.abort();
+    await mail;
+    let answer: Record<string, unknown> | undefined;
+    await until('a had its question answered', async () => (answer = (await heard('a')).find((h) => h.answer === 'sample-1')) !== undefined);
+    assert.match(String(answer!.error), /cannot tell which 2026-07-28 request/, `not put to b__wait's call: ${JSON.stringify(answer)}`);
+    assert.ok(!(await heard('b')).some((h) => h.method === 'notifications/cancelled'), 'b__wait was not cancelled');
+    running.abort();
+    await other;
+  });
+});
