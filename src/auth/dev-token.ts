@@ -43,7 +43,9 @@ export async function devTokenRefusal(jwt: string, keyFile: string, cfg: Pick<Au
   // ambiguous (JWKSMultipleMatchingKeys) where the gateway tries each (verifyJwt).
   for (const key of keys) {
     try {
-      await compactVerify(jwt, createLocalJWKSet({ keys: [key] }), { algorithms: [alg] });
+      // A key naming no kid (a PEM file) is a candidate whatever kid the token names, as in keySource.
+      const set = createLocalJWKSet({ keys: [key] });
+      await compactVerify(jwt, (header, token) => set(key.kid === undefined ? { ...header, kid: undefined } : header, token), { algorithms: [alg] });
       return undefined;
     } catch {
       // Not this key (or not its kid): the next; none verifies it: said below.

@@ -154,14 +154,15 @@ async function fromHeld(keys: HeldKeys, header: CompactJWSHeaderParameters, toke
 }
 
 /**
- * The verification key for a token: HMAC only when explicitly enabled, then the static keys, then the
- * issuer's JWKS. jose refreshes the JWKS when a token names an unknown kid, at most once per cooldown,
+ * The verification key for a token: HMAC only when explicitly enabled, then the static keys (those naming
+ * no kid for any kid: anyKid), then the issuer's JWKS. jose refreshes the JWKS when a token names an unknown kid, at most once per cooldown,
  * so keys rotate without a restart; a fetch that failed is not tried again within the cooldown either
  * (cooledKeySetFetch).
  */
 export function keySource(cfg: AuthConfig, remoteSet: RemoteKeySet | undefined = remoteKeySet(cfg)): JWTVerifyGetKey {
   const staticKeys = cfg.keys.flatMap(readPublicJwks);
   const local = staticKeys.length > 0 ? createLocalJWKSet({ keys: staticKeys }) : undefined;
+  const unnamed = anyKid(staticKeys.filter((k) => k.kid === undefined));
   const remote = remoteSet?.get;
   const hmac: KeyObject | undefined = cfg.allowHmac && cfg.hmacSecret ? createSecretKey(Buffer.from(cfg.hmacSecret, 'utf8')) : undefined;
 
@@ -177,12 +178,25 @@ export function keySource(cfg: AuthConfig, remoteSet: RemoteKeySet | undefined =
       try {
         return await local(header, token);
       } catch (err) {
-        if (!remote || !(err instanceof errors.JWKSNoMatchingKey)) throw err;
+        if (!(err instanceof errors.JWKSNoMatchingKey) || !(remote || unnamed)) throw err;
       }
     }
+    // A kid no static key names: the unnamed ones may have signed it (verifyJwt tries each), then the issuer's.
+    if (unnamed) throw everyCandidate(remote ? [unnamed, remote] : [unnamed], header, token);
     if (remote) return remote(header, token);
     throw new errors.JWKSNoMatchingKey();
   };
+}
+
+/**
+ * The static keys that name no kid (a PEM file cannot name one), as candidates for a token whatever kid it
+ * names: jose matches a token's kid only against keys carrying it, so a PEM key verified no token naming a
+ * kid, which nearly every issuer's do. Undefined when every static key names its kid.
+ */
+function anyKid(keys: JWK[]): JWTVerifyGetKey | undefined {
+  if (keys.length === 0) return undefined;
+  const set = createLocalJWKSet({ keys });
+  return (header, token) => set({ ...header, kid: undefined }, token);
 }
 
 type Key = Awaited<ReturnType<JWTVerifyGetKey>>;
