@@ -33,7 +33,7 @@ export interface ConsentService {
   /** undefined: the link is unknown, expired or used; `refused`: no confirmation from this link's page in this browser. */
   start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
   /** With vault.verifyUser the first callback (the gateway's own sign-in) goes on to the upstream's authorization server (`location`). */
-  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome>;
+  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
@@ -97,7 +97,7 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
   fastify.get('/oauth/callback', async (req, reply) => {
     const state = query(req, 'state');
     const name = state === undefined ? undefined : cookieName(state);
-    const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error') }, name && cookie(req, name));
+    const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error'), iss: query(req, 'iss') }, name && cookie(req, name));
     // The cookie has done its work either way (a further Set-Cookie adds to this one).
     const spentBinding = name && `${name}=; Path=${o.basePath ?? ''}/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
     if (spentBinding) reply.header('set-cookie', spentBinding);

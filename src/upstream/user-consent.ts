@@ -231,9 +231,11 @@ export class UserConsent implements ConsentAsker {
    * client's, and the browser sent on to the upstream's authorization server only if that is the principal
    * the link was made for; anyone else (the link sent to them) is refused, logged and counted (`otherUser`).
    */
-  async #signedIn(s: ConsentState, code: string | undefined): Promise<CallbackOutcome> {
+  async #signedIn(s: ConsentState, code: string | undefined, iss: string | undefined): Promise<CallbackOutcome> {
     const signIn = this.#signIn!;
     if (!code) return { refused: 'You did not sign in to the gateway, so the link was not continued.', status: 403 };
+    const elsewhere = await this.#fromElsewhere(signIn.client, iss, s);
+    if (elsewhere) return elsewhere;
     let who: UpstreamUser;
     try {
       who = await signIn.user(code, s.verifier, this.redirectUri);
@@ -290,7 +292,7 @@ export class UserConsent implements ConsentAsker {
   }
 
   /** /oauth/callback: the state strictly checked (known, unused, unexpired, same browser), then the code redeemed and sealed. */
-  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome> {
+  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome> {
     if (!q.state) return { refused: 'The authorization server sent no state: this is not the answer to a consent the gateway started.', status: 400 };
     let s: ConsentState | StateRefusal;
     try {
@@ -300,10 +302,12 @@ export class UserConsent implements ConsentAsker {
     }
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
-    if (s.stage === 'verify') return q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code);
+    if (s.stage === 'verify') return q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code, q.iss);
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
+    const elsewhere = await this.#fromElsewhere(this.#client(u, u.auth), q.iss, s);
+    if (elsewhere) return elsewhere;
     let tokens: UserTokens;
     try {
       tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
@@ -319,6 +323,18 @@ export class UserConsent implements ConsentAsker {
     }
     this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'user linked an upstream account');
     return { linked: s.upstream, subject: s.user.subject };
+  }
+
+  /**
+   * The refusal of an authorization response another server than the state's sent (RFC 9207 `iss`: the
+   * mix-up attack, see UserOAuthClient.answerProblem): its code is sent nowhere. A server that cannot be
+   * reached now is left to the redemption, which fails before anything is sent.
+   */
+  async #fromElsewhere(client: UserOAuthClient, iss: string | undefined, s: ConsentState): Promise<CallbackOutcome | undefined> {
+    const problem = await client.answerProblem(iss).catch(() => undefined);
+    if (problem === undefined) return undefined;
+    this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: problem }, 'consent callback refused: the authorization response is not from the server the consent was sent to (a mix-up attack?); its code was not redeemed');
+    return { refused: `Nothing was linked: the answer ${problem}. Retry the call in your client for a new link.`, status: 400 };
   }
 
   /**

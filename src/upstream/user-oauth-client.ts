@@ -12,6 +12,10 @@ export type UserOAuthSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']
 interface Endpoints {
   authorization: string;
   token: string;
+  /** The server's issuer identifier, when discovery found it (its metadata's, checked): what its answers' RFC 9207 `iss` must be. */
+  issuer?: string | undefined;
+  /** Its metadata says it names itself in every authorization response (RFC 9207 §3). */
+  issInAnswers?: boolean;
 }
 
 /** An authorization server's words in a refusal are shown to the user, bounded. */
@@ -91,6 +95,19 @@ export class UserOAuthClient {
     return url.toString();
   }
 
+  /**
+   * Why an authorization response naming issuer `iss` (RFC 9207) is not this server's, or undefined. Every
+   * server sends the browser back to the one callback, so a malicious one, given a state and PKCE challenge,
+   * can send the browser on to another server with them (the mix-up attack, RFC 9700 §4.4): that server's
+   * code then came back with this server's state, and was redeemed here, verifier included.
+   */
+  async answerProblem(iss: string | undefined): Promise<string | undefined> {
+    const e = await this.#discover();
+    if (iss === undefined) return e.issInAnswers ? 'it names no issuer, which this authorization server always does (RFC 9207)' : undefined;
+    if (e.issuer === undefined || withoutTrailingSlash(iss) === withoutTrailingSlash(e.issuer)) return undefined;
+    return `it comes from another authorization server (${bounded(iss)}) than the one it was sent to (${e.issuer})`;
+  }
+
   redeem(code: string, verifier: string, redirectUri: string): Promise<UserTokens> {
     const form: Record<string, string> = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri };
     if (this.#resource) form.resource = this.#resource;
@@ -145,6 +162,7 @@ export class UserOAuthClient {
 
   #discover(): Promise<Endpoints> {
     const s = this.settings;
+    // Endpoints configured: no issuer is known (authorizationServer beside them was never checked as one).
     if (s.authorizationEndpoint && s.tokenEndpoint) return Promise.resolve({ authorization: s.authorizationEndpoint, token: s.tokenEndpoint });
     // Found once; a failure is not kept (the next consent tries again).
     this.#endpoints ??= this.#find().catch((err: unknown) => {
@@ -169,7 +187,7 @@ export class UserOAuthClient {
         const problem = discoveredUrlProblem(doc[key] as string, this.#operatorOrigins);
         if (problem) throw this.#unavailable(`the metadata at ${url} lists ${key} ${bounded(doc[key])}, which ${problem}; not used`);
       }
-      return { authorization: doc.authorization_endpoint, token: doc.token_endpoint };
+      return { authorization: doc.authorization_endpoint, token: doc.token_endpoint, issuer: doc.issuer as string, issInAnswers: doc.authorization_response_iss_parameter_supported === true };
     }
     throw this.#unavailable(`no authorization server metadata at ${issuer}`);
   }

@@ -35,7 +35,8 @@ export interface ConsentServer {
 type TokenRequest = IncomingMessage & { body: Record<string, string> };
 type Mutable = { body: Record<string, unknown>; statusCode: number };
 
-export async function startConsentServer(o: { audience: string; ttlSec?: number }): Promise<ConsentServer> {
+/** `issInRedirect`: the server names itself in its authorization responses (RFC 9207 `iss`), as Keycloak and others do. */
+export async function startConsentServer(o: { audience: string; ttlSec?: number; issInRedirect?: boolean }): Promise<ConsentServer> {
   const server = new OAuth2Server();
   await server.issuer.keys.generate('RS256');
   await server.start(0, '127.0.0.1');
@@ -66,6 +67,7 @@ export async function startConsentServer(o: { audience: string; ttlSec?: number 
     const code = redirect.url.searchParams.get('code');
     s.authorizes++;
     if (code) codeUser.set(code, s.loginAs);
+    if (o.issInRedirect) redirect.url.searchParams.set('iss', issuer);
   });
   server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }, req: TokenRequest) => {
     Object.assign(token.payload, { sub: userOf(req), aud: o.audience });

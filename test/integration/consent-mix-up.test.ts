@@ -1,0 +1,93 @@
+// The OAuth mix-up attack (RFC 9700 §4.4) against user consent. Every user-oauth upstream's authorization
+// server sends the browser back to the same <publicUrl>/oauth/callback. A malicious upstream's server
+// ("evil"), given a consent's state and PKCE challenge at its /authorize, sends the browser on to another
+// upstream's honest server with them and the gateway's client_id there; the user consents there, and the
+// honest server's code comes back with that state. The gateway redeemed it, with the PKCE verifier, at the
+// token endpoint the state named: evil's, which got the code and verifier of the user's account at the
+// honest server. An authorization server that names itself in its answers (RFC 9207 `iss`) now gives it
+// away: an answer naming another server than the state's is refused and its code sent nowhere.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { consent, consentUrlOf, hop, local, openLink, submit, urlClient } from '../helpers/consent-browser.js';
+import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import { ISSUER, JwksServer, makeKey, signToken } from '../helpers/tokens.js';
+
+const AUDIENCE = 'https://tickets.test';
+
+describe('user consent: an authorization response from another server than the consent was sent to (mix-up)', () => {
+  let jwks: JwksServer;
+  let honest: ConsentServer;
+  let evil: ConsentServer;
+  let upstream: IdentityUpstream;
+  let gw: RunningGateway;
+  let token: string;
+
+  before(async () => {
+    const key = await makeKey('k1');
+    jwks = await JwksServer.start([key.publicJwk]);
+    honest = await startConsentServer({ audience: AUDIENCE, issInRedirect: true });
+    evil = await startConsentServer({ audience: AUDIENCE });
+    upstream = await startIdentityUpstream({ issuer: honest.issuer, audience: AUDIENCE, keys: honest.keys, authorizationServer: honest.issuer });
+    token = await signToken(key, { sub: 'alice', expIn: 600 });
+    gw = await startGateway({
+      server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
+      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+      tenants: [{ name: 'acme', endpoints: ['*'] }],
+      vault: { key: Buffer.alloc(32, 9).toString('base64') },
+      upstreams: [
+        { name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: honest.issuer } },
+        { name: 'evil', transport: 'streamable-http', url: upstream.url.replace('/mcp', '/evil'), sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: evil.issuer } },
+      ],
+      endpoints: [
+        { path: '/mcp', upstreams: ['tickets'] },
+        { path: '/evil', upstreams: ['evil'] },
+      ],
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await upstream?.close();
+    await honest?.close();
+    await evil?.close();
+    await jwks?.close();
+  });
+
+  const consentLink = async (path: string): Promise<string> => {
+    const c = await urlClient(gw.base, token, 'alice', path);
+    try {
+      const err = await c.callTool({ name: 'whoami', arguments: { claimed: 'alice' } }).then(
+        (r) => assert.fail(`expected -32042, got ${JSON.stringify(r)}`),
+        (e: unknown) => e,
+      );
+      return consentUrlOf(err);
+    } finally {
+      await c.close();
+    }
+  };
+
+  it("a code of the honest server, come back with the evil server's state, is refused and never reaches the evil server", async () => {
+    honest.loginAs = 'alice';
+    const page = await openLink(gw.base, await consentLink('/evil'));
+    const start = await submit(gw.base, page);
+    assert.equal(start.status, 303, start.text);
+    const sent = new URL(start.location!);
+    assert.equal(sent.origin, new URL(evil.issuer).origin);
+    // What evil's /authorize does: the same request, to the honest server.
+    const mixed = await hop(`${honest.authorizationEndpoint}${sent.search}`);
+    assert.equal(mixed.status, 302, mixed.text);
+    const done = await hop(local(mixed.location!, gw.base), start.cookie);
+    assert.equal(done.status, 400, done.text);
+    assert.match(done.text, /another authorization server/);
+    assert.equal(evil.codes.size + evil.refused.length, 0, `the evil token endpoint was sent the code: ${evil.refused.join(', ')}`);
+    assert.equal(await gw.app.gateway.consent!.vault.load('evil', { issuer: ISSUER, subject: 'alice', tenant: 'acme' }), undefined);
+  });
+
+  it("the honest server's own answer, naming itself, links the account", async () => {
+    honest.loginAs = 'alice';
+    const done = await consent(gw.base, await consentLink('/mcp'));
+    assert.equal(done.status, 200, done.text);
+    assert.equal(honest.codes.get('alice'), 1);
+  });
+});
