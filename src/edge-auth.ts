@@ -10,11 +10,17 @@ export function publicUrlOf(config: Config, host: string | undefined): string {
   return config.server.publicUrl?.replace(/\/$/, '') ?? `http://${host ?? `${config.server.host}:${config.server.port}`}`;
 }
 
-/** Accepted token audiences: what is configured, else the public URL and each endpoint's URL. */
+/**
+ * Accepted token audiences: what is configured, else the public URL and each endpoint's URL. A public URL
+ * with no path is also accepted as its URL's href, with the "/" an empty path is (RFC 3986 §6.2.3): the
+ * SDK asks the authorization server for that (resource=https://gw.example/, RFC 8707), which makes it the
+ * token's aud, for the legacy paths whose metadata names the gateway's own resource.
+ */
 export function audiencesOf(config: Config): string[] {
   if (config.auth.audience.length > 0) return config.auth.audience;
   const base = publicUrlOf(config, undefined);
-  return [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
+  const href = URL.canParse(base) ? new URL(base).href : base;
+  return [...new Set([base, href]), ...config.endpoints.map((e) => `${base}${e.path}`)];
 }
 
 /** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */

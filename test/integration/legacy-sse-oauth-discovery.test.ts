@@ -66,6 +66,20 @@ describe('legacy HTTP+SSE: OAuth discovery from a refused request', () => {
     });
   }
 
+  // The SDK sends the resource as its URL's href, with the slash an empty path gets ("https://…/"), to the
+  // authorization server (resource=, RFC 8707), which makes it the token's aud: the default audiences had
+  // the public URL without that slash only, so every token a client got this way was refused (401, aud).
+  it('a token whose aud is the resource exactly as the SDK asks for it (its href, "<publicUrl>/") is accepted', async () => {
+    const server = `${PUBLIC_URL}/sse`;
+    const metadata = await discoverOAuthProtectedResourceMetadata(server, { resourceMetadataUrl: new URL(`${PUBLIC_URL}/.well-known/oauth-protected-resource`) }, viaGateway);
+    const resource = await selectResourceURL(server, {} as OAuthClientProvider, metadata);
+    assert.equal(resource?.href, `${PUBLIC_URL}/`);
+    const token = await signToken(key, { aud: resource.href });
+    const sse = await fetch(new URL('/sse', gw.base), { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
+    await sse.body?.cancel();
+    assert.equal(sse.status, 200, `the legacy stream opens with that token: HTTP ${sse.status}`);
+  });
+
   it('a Streamable HTTP endpoint still names its own metadata', async () => {
     const refused = await fetch(new URL('/mcp', gw.base), { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body: '{}' });
     await refused.body?.cancel();
