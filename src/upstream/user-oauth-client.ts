@@ -229,7 +229,10 @@ export class UserOAuthClient {
     try {
       const res = await request(url, { dispatcher: this.#dispatcher, headers: { accept: 'application/json' } });
       const text = await readWithin(res.body, this.#withinMs);
-      return res.statusCode === 200 ? parse(text) : undefined;
+      // Only a JSON object is a document: a page (a web app answering every path with 200) is none, and the
+      // next URL is tried; taken as metadata naming no issuer, it failed discovery at the first URL.
+      const doc: unknown = res.statusCode === 200 ? JSON.parse(text) : undefined;
+      return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
     } catch {
       return undefined;
     }

@@ -20,7 +20,7 @@ describe('user-oauth discovery: which servers and endpoints are used', () => {
   let server: Server;
   let port: number;
   /** Documents by path; a function gets the origin the request was sent to (its Host). */
-  let docs: Map<string, (origin: string) => object>;
+  let docs: Map<string, (origin: string) => object | string>;
   /** Requests seen, as `http://host/path`. */
   const seen: string[] = [];
   const agent = new Agent({ connect: { lookup } });
@@ -30,7 +30,10 @@ describe('user-oauth discovery: which servers and endpoints are used', () => {
       seen.push(`${origin}${req.url}`);
       const doc = docs.get(req.url ?? '');
       if (!doc) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc(origin)));
+      const body = doc(origin);
+      // A string is a page (a web app answering every path), not JSON.
+      if (typeof body === 'string') return void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -110,6 +113,16 @@ describe('user-oauth discovery: which servers and endpoints are used', () => {
     docs.delete('/.well-known/oauth-protected-resource/mcp');
     docs.set('/.well-known/oauth-protected-resource', (origin) => ({ resource: origin, authorization_servers: [loopback()] }));
     assert.match(await authorizeUrl(client()), /^https:\/\/accounts\.example\//);
+  });
+
+  // A server whose host answers every unknown path with a 200 page (a web app's catch-all) at the RFC 8414
+  // URL: that page was taken for metadata naming no issuer, and OpenID discovery, where the server's real
+  // metadata is, was never tried (consent answered 502).
+  it('a page that is no JSON at the RFC 8414 URL is passed over for OpenID discovery', async () => {
+    upstreamNames(loopback());
+    docs.set('/.well-known/oauth-authorization-server', () => '<!doctype html><html><body>Welcome</body></html>');
+    docs.set('/.well-known/openid-configuration', (origin) => ({ issuer: origin, authorization_endpoint: `${origin}/oidc/authorize`, token_endpoint: `${origin}/oidc/token` }));
+    assert.match(await authorizeUrl(client()), new RegExp(`^${loopback()}/oidc/authorize\\?`));
   });
 
   it("still used: plain http on the origin the operator configured (the upstream's or the authorization server's)", async () => {
