@@ -17,7 +17,7 @@ export interface DevTokenOptions {
 /** Signs a token with a development private key (JWK), for the quick start and tests. */
 export async function signDevToken(o: DevTokenOptions): Promise<string> {
   const jwk = JSON.parse(readFileSync(o.keyFile, 'utf8')) as JWK;
-  const alg = jwk.alg ?? (jwk.kty === 'OKP' ? 'EdDSA' : jwk.kty === 'EC' ? 'ES256' : 'RS256');
+  const alg = jwk.alg ?? algorithmOf(jwk);
   const key = await importJWK(jwk, alg);
   return new SignJWT({ [o.tenantClaim]: o.tenant, ...(o.scopes.length > 0 ? { scope: o.scopes.join(' ') } : {}) })
     .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: 'at+jwt' })
@@ -27,6 +27,13 @@ export async function signDevToken(o: DevTokenOptions): Promise<string> {
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + o.ttlSeconds)
     .sign(key);
+}
+
+/** The algorithm a key without "alg" signs: an EC key's is its curve's (a P-384 key cannot sign ES256). */
+function algorithmOf(jwk: JWK): string {
+  if (jwk.kty === 'OKP') return 'EdDSA';
+  if (jwk.kty === 'EC') return { 'P-384': 'ES384', 'P-521': 'ES512' }[jwk.crv ?? ''] ?? 'ES256';
+  return 'RS256';
 }
 
 /**

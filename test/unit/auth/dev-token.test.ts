@@ -29,6 +29,20 @@ describe('devTokenRefusal', () => {
     }
   });
 
+  // The key's algorithm was guessed from its type alone (every EC key ES256): `switchboard token --key` with a
+  // P-384 or P-521 key failed with jose's 'JWK "crv" does not match the requested algorithm'.
+  it('signs with an EC key of any curve, by the algorithm its curve names', async () => {
+    for (const [curve, alg] of [['P-384', 'ES384'], ['P-521', 'ES512'], ['P-256', 'ES256']] as const) {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: curve });
+      const privateFile = join(dir, `ec-${curve}-private.jwk.json`);
+      const publicFile = join(dir, `ec-${curve}-public.jwk.json`);
+      writeFileSync(privateFile, JSON.stringify(privateKey.export({ format: 'jwk' })));
+      writeFileSync(publicFile, JSON.stringify(publicKey.export({ format: 'jwk' })));
+      const jwt = await sign(privateFile);
+      assert.equal(await devTokenRefusal(jwt, privateFile, { keys: [publicFile], algorithms: [alg], jwksUrl: undefined }), undefined, curve);
+    }
+  });
+
   it('still refuses when none of them is its public half', async () => {
     const mine = pair('mine2');
     const jwt = await sign(mine.privateFile);
