@@ -13,7 +13,11 @@ export async function upstreamHeaders(
   extra: Record<string, string>,
 ): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...base, ...extra };
-  if (credentials) headers.authorization = `Bearer ${await credentials.token()}`;
+  if (!credentials) return headers;
+  // A static Authorization in `headers`, in whatever case it was written, would go out too (undici sends
+  // both), first: a server reading the first took every user's call for that one shared identity.
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
+  headers.authorization = `Bearer ${await credentials.token()}`;
   return headers;
 }
 
