@@ -176,13 +176,16 @@ async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRou
 /**
  * Why a POST is not the gateway's own page submitted by the user: a browser says where a request comes
  * from (Sec-Fetch-Site; Origin on every POST), and neither may name another site. Absent headers (an old
- * browser, a non-browser client) leave the page's value and its same-site cookie to decide.
+ * browser, a non-browser client) leave the page's value and its same-site cookie to decide, and so does
+ * "Origin: null": a browser sends that for every form POST from a page whose referrer policy is
+ * no-referrer, as the confirmation page's is (Fetch §3.1), so the page's own form came with it. An opaque
+ * origin elsewhere (a sandboxed frame) is cross-site by Sec-Fetch-Site, and without it has no cookie.
  */
 function crossOrigin(req: FastifyRequest, origin: string): string | undefined {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return `Sec-Fetch-Site: ${String(site)}`;
   const from = req.headers.origin;
-  if (from !== undefined && from !== origin) return `from origin ${from.slice(0, 200)}`;
+  if (from !== undefined && from !== 'null' && from !== origin) return `from origin ${from.slice(0, 200)}`;
   return undefined;
 }
 

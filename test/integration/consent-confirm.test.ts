@@ -85,7 +85,8 @@ describe('user consent: a link opened by someone else does not reach the authori
       'no cookie': await submit(gw.base, page, { cookie: undefined }),
       "another link's value and cookie": await submit(gw.base, page, { confirm: other.confirm, cookie: other.cookie!.replace(/^[^=]+/, page.cookie!.split('=')[0]!) }),
       'another origin': await submit(gw.base, page, { headers: { origin: 'https://attacker.test' } }),
-      'an opaque origin': await submit(gw.base, page, { headers: { origin: 'null' } }),
+      // A sandboxed frame on another site: an opaque origin, cross-site.
+      'an opaque origin, cross-site': await submit(gw.base, page, { headers: { origin: 'null', 'sec-fetch-site': 'cross-site' } }),
       'cross-site': await submit(gw.base, page, { headers: { 'sec-fetch-site': 'cross-site' } }),
       'same-site, not same-origin': await submit(gw.base, page, { headers: { 'sec-fetch-site': 'same-site' } }),
     };
@@ -99,6 +100,24 @@ describe('user consent: a link opened by someone else does not reach the authori
     const ok = await submit(gw.base, page);
     assert.equal(ok.status, 303, ok.text);
     assert.ok(ok.location?.startsWith(`${as.issuer}/authorize?`), ok.location);
+  });
+
+  // The page's Referrer-Policy is no-referrer, and a form POST from such a page carries "Origin: null"
+  // (Fetch §3.1, as Chrome and Firefox send it): that was refused as a foreign origin, so no real browser
+  // could ever confirm a link. The browser still says same-origin (Sec-Fetch-Site), and the page's value
+  // and cookie decide, as when no Origin is sent.
+  it('the page\'s own form as a browser posts it (Origin: null under its no-referrer policy, Sec-Fetch-Site: same-origin) goes on', async () => {
+    const url = await malloryLink();
+    const shown = await fetch(local(url, gw.base));
+    await shown.body?.cancel();
+    assert.equal(shown.headers.get('referrer-policy'), 'no-referrer', 'the page a browser posts from');
+    const page = await openLink(gw.base, url);
+    const start = await submit(gw.base, page, { headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } });
+    assert.equal(start.status, 303, start.text);
+    assert.ok(start.location?.startsWith(`${as.issuer}/authorize?`), start.location);
+    // Without the page's cookie, the same headers are refused.
+    const other = await openLink(gw.base, await malloryLink());
+    assert.equal((await submit(gw.base, other, { cookie: undefined, headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } })).status, 403);
   });
 
   it('confirming on the page (its form POSTed, same origin) goes on to the authorization server and links; the link then works no more', async () => {
