@@ -11,16 +11,16 @@ export function publicUrlOf(config: Config, host: string | undefined): string {
 }
 
 /**
- * Accepted token audiences: what is configured, else the public URL and each endpoint's URL. A public URL
- * with no path is also accepted as its URL's href, with the "/" an empty path is (RFC 3986 §6.2.3): the
- * SDK asks the authorization server for that (resource=https://gw.example/, RFC 8707), which makes it the
- * token's aud, for the legacy paths whose metadata names the gateway's own resource.
+ * Accepted token audiences: what is configured, else the public URL and each endpoint's URL, as written
+ * (the public URL first) and as their URL's href (RFC 3986 §6.2: the host lower-cased, no default port,
+ * "/" for an empty path). A client asks the authorization server for the resource its discovery found
+ * as that href (the SDK: resource=https://gw.example/, RFC 8707), which makes it the token's aud.
  */
 export function audiencesOf(config: Config): string[] {
   if (config.auth.audience.length > 0) return config.auth.audience;
   const base = publicUrlOf(config, undefined);
-  const href = URL.canParse(base) ? new URL(base).href : base;
-  return [...new Set([base, href]), ...config.endpoints.map((e) => `${base}${e.path}`)];
+  const written = [base, ...config.endpoints.map((e) => `${base}${e.path}`)];
+  return [...new Set(written.flatMap((a) => [a, URL.canParse(a) ? new URL(a).href : a]))];
 }
 
 /** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */
