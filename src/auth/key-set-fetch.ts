@@ -88,7 +88,9 @@ export function cooledKeySetFetch(cooldownMs: number, log?: KeySetFetchLog, fetc
     if (res.status !== 200) {
       const redirect = res.status >= 300 && res.status < 400 ? ' (a redirect, which is not followed: set auth.jwksUrl to the URL it names)' : '';
       failed(`answered HTTP ${res.status}${redirect}`, { status: res.status });
-      return res;
+      // jose reads only the status of such an answer: its body, left unread, held the connection until collected.
+      await res.body?.cancel().catch(() => {});
+      return new Response(null, { status: res.status, headers: res.headers });
     }
     return checkedBody(res, maxBytes, failed);
   };

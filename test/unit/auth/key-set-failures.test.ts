@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AuthError } from '../../../src/auth/auth-error.js';
+import { cooledKeySetFetch } from '../../../src/auth/key-set-fetch.js';
 import { Authenticator } from '../../../src/auth/authenticator.js';
 import { parseConfig } from '../../../src/config/index.js';
 import { ISSUER, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
@@ -85,5 +86,16 @@ describe('a key set fetch that fails is logged', () => {
     const free = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     assert.match(await linesFor(url('/keys.json', free)), /ECONNREFUSED/);
+  });
+});
+
+describe('a key set answer other than 200', () => {
+  it("has its body let go, not left holding the connection until it is collected (jose reads only the status; found by a review)", async () => {
+    let cancelled = false;
+    const body = new ReadableStream({ pull: (c) => c.enqueue(new TextEncoder().encode('x'.repeat(1024))), cancel: () => void (cancelled = true) });
+    const fetchImpl = async () => new Response(body, { status: 503 });
+    const res = await cooledKeySetFetch(60_000, undefined, fetchImpl)('http://127.0.0.1:1/keys.json', { headers: new Headers(), method: 'GET', redirect: 'manual', signal: new AbortController().signal });
+    assert.equal(res.status, 503, 'jose is still told the status');
+    assert.equal(cancelled, true, 'the body was cancelled');
   });
 });
