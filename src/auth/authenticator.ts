@@ -7,6 +7,7 @@ import type { Principal } from './principal.js';
 import { checkAccessToken } from './token-checks.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import { verifyJwt } from './verify-jwt.js';
+import { BEARER_CREDENTIALS as BEARER } from './bearer-header.js';
 
 export interface CredentialInput {
   /** Every Authorization header line as received (duplicates included). */
@@ -15,8 +16,6 @@ export interface CredentialInput {
   tokenInQuery: boolean;
 }
 
-// The scheme name is case-insensitive (RFC 7235 §2.1).
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 /** The scheme alone (RFC 7235: case-insensitive), followed by whitespace or nothing. */
 const BEARER_SCHEME = /^Bearer(?:\s|$)/i;
 

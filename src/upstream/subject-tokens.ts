@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { userKey, type UpstreamUser } from './upstream-user.js';
+import { BEARER_CREDENTIALS as BEARER } from '../auth/bearer-header.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 /** Expired entries are swept every this many writes, so users who left do not stay in memory. */
 const SWEEP_EVERY = 1024;
 

@@ -166,6 +166,12 @@ describe('verified tokens are kept', () => {
     assert.deepEqual(lookups, [false, false]);
   });
 
+  it('takes a token after more than one space (RFC 6750 §2.1: "Bearer" 1*SP b64token; found by a review)', async () => {
+    const { auth } = authenticator();
+    const t = await token();
+    assert.equal((await auth.authenticate({ authorization: [`Bearer  ${t}`], tokenInQuery: false })).subject, (await auth.authenticate(bearer(t))).subject);
+  });
+
   it('a malformed header or a token in the query is refused before any lookup', async () => {
     const { auth, lookups } = authenticator();
     assert.throws(() => auth.authenticate({ authorization: ['Bearer a b'], tokenInQuery: false }), (e: unknown) => e instanceof AuthError && e.reason === 'malformed_header');
