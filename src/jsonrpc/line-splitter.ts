@@ -34,6 +34,14 @@ export class LineSplitter {
     }
   }
 
+  /**
+   * The stream ended: a last line without its newline is still a line. Only for streams where a partial
+   * line means something (a server's stderr: the reason it exited, written without a newline).
+   */
+  end(): void {
+    if (this.#size > 0 || this.#discarding) this.#flush();
+  }
+
   #append(part: Buffer): void {
     if (part.length === 0) return;
     if (this.#discarding) {

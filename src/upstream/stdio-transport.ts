@@ -227,7 +227,8 @@ export class StdioTransport implements Transport {
       (line) => stderrLog.line(line),
       (bytes) => stderrLog.line(`(a stderr line of ${bytes} bytes, over 64 KiB, was left out)`),
     );
-    child.once('close', () => stderrLog.close());
+    // What it wrote last without a newline is often why it exited (printf "fatal: …" >&2; exit 1).
+    child.once('close', () => (stderr.end(), stderrLog.close()));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   }
 

@@ -64,3 +64,18 @@ describe('stderr lines over 64 KiB (found by a review)', () => {
     assert.ok(entries.length < 50, `${entries.length} log entries for ${LINES} oversized stderr lines`);
   });
 });
+
+describe('a stderr line without its newline when the server exits (found by a review)', () => {
+  it('is logged: it is often why the server exited', async () => {
+    const { entries, logger } = capture();
+    // Two lines, the last without a newline (printf, a Go log.Print to a closed pipe, process.stderr.write).
+    const server = `process.stderr.write('loading config\\nfatal: config file /srv/x.yaml missing'); process.exit(3);`;
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', server], env: {}, maxLineBytes: 1 << 20, logger, stopGraceMs: 2000 });
+    const exited = new Promise<void>((resolve) => (t.onclose = () => resolve()));
+    await t.start();
+    await exited;
+    const stderr = entries.filter((e) => e.level === 30).map((e) => e.msg).join('\n');
+    assert.match(stderr, /loading config/);
+    assert.match(stderr, /fatal: config file \/srv\/x\.yaml missing/, 'the last line, without its newline, was never logged');
+  });
+});
