@@ -19,6 +19,8 @@ export type TransportErrorCode =
   | 'message-too-large'
   /** The far end closed its output but runs on, so it can answer nothing: the link was cut. */
   | 'output-closed'
+  /** The far end closed its input but runs on, so it is sent nothing: the link was cut. */
+  | 'input-closed'
   /** The far end is not reading what it is sent (busy, or stuck): this message was refused, not sent; the link stays. */
   | 'backlogged';
 

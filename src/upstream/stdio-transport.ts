@@ -195,11 +195,25 @@ export class StdioTransport implements Transport {
    * sandbox's own processes hold the pipe: there it is the health checks that find it.
    */
   #onOutputClosed(child: ChildProcessWithoutNullStreams, pid: number): void {
+    this.#cutIfRunning(child, pid, 'output-closed', 'stdout');
+  }
+
+  /**
+   * Writing to its stdin failed (EPIPE): expected of a server that is exiting, but one that closed its stdin
+   * and runs on is sent nothing more (each write lost, each call waiting out requestTimeoutMs until the health
+   * checks noticed): stopped as a crash, as one that closed its stdout.
+   */
+  #onInputError(child: ChildProcessWithoutNullStreams, pid: number, err: Error): void {
+    this.#opts.logger.debug({ err }, 'upstream stdin error');
+    this.#cutIfRunning(child, pid, 'input-closed', 'stdin');
+  }
+
+  #cutIfRunning(child: ChildProcessWithoutNullStreams, pid: number, code: 'output-closed' | 'input-closed', pipe: 'stdout' | 'stdin'): void {
     const wait = Math.min(PIPE_LINGER_MS, this.#opts.stopGraceMs ?? PIPE_LINGER_MS);
     setTimeout(() => {
       if (this.#closeReason || this.#closing || this.#closed || child.exitCode !== null || child.signalCode !== null) return;
-      this.#closeReason = new TransportError('output-closed', 'upstream process closed its stdout but kept running; it was stopped and will be restarted');
-      this.#opts.logger.error({ pid }, 'upstream closed its stdout but kept running; killing it');
+      this.#closeReason = new TransportError(code, `upstream process closed its ${pipe} but kept running; it was stopped and will be restarted`);
+      this.#opts.logger.error({ pid }, `upstream closed its ${pipe} but kept running; killing it`);
       this.#signal('SIGKILL');
     }, wait).unref();
   }
@@ -235,7 +249,7 @@ export class StdioTransport implements Transport {
   #watchExit(child: ChildProcessWithoutNullStreams, pid: number): void {
     const { logger } = this.#opts;
     // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
-    child.stdin.on('error', (err) => logger.debug({ err }, 'upstream stdin error'));
+    child.stdin.on('error', (err) => this.#onInputError(child, pid, err));
     child.on('error', (err) => this.onerror?.(err));
     child.once('exit', () => {
       this.#groups.delete(pid);
@@ -350,7 +364,6 @@ export class StdioTransport implements Transport {
       await this.#drain;
     }
   }
-
 
   /**
    * stdin close → SIGTERM → SIGKILL, each to the whole process group. Every call resolves once the process
