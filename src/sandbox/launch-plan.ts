@@ -111,6 +111,17 @@ function resolveCommand(u: StdioUpstreamConfig, cwd: string, host: HostFacts): s
 }
 
 /**
+ * A configured working directory the server is started in on the host (`none`, `limits`) must be there:
+ * spawn reports a missing one as the program's ENOENT ("spawn /usr/bin/setpriv ENOENT"), which sent the
+ * operator looking for a program that is installed. Bubblewrap makes one in the sandbox (see bubblewrapPlan).
+ */
+function checkCwd(u: StdioUpstreamConfig, cwd: string, host: HostFacts): void {
+  if (u.cwd === undefined) return;
+  const kind = host.kind(host.realpath(cwd));
+  if (kind?.type !== 'dir') throw unavailable(u.name, `its cwd ${cwd} ${kind ? 'is not a directory' : 'does not exist'}`);
+}
+
+/**
  * `pooled`: the user a root gateway gives this instance when the profile names none (one of its own,
  * see UidPool). A configured user is used as is; a non-root gateway cannot start anyone but itself.
  */
@@ -182,6 +193,7 @@ interface Confined {
 export function planLaunch(u: StdioUpstreamConfig, host: HostFacts = currentHost(), pooled?: { uid: number; gid: number }, home?: string): LaunchPlan {
   const cwd = resolve(host.cwd, u.cwd ?? '.');
   const program = resolveCommand(u, cwd, host);
+  if (u.sandbox === 'none' || u.sandbox.type === 'limits') checkCwd(u, cwd, host);
   if (u.sandbox === 'none') {
     return { profile: 'none', file: program, args: [...u.args], env: childEnv(u.env, host.env), cwd, uid: undefined, gid: undefined, pooledUser: false, probe: undefined, summary: { sandbox: 'none', program } };
   }

@@ -162,6 +162,16 @@ describe('planLaunch', () => {
     refused(() => planLaunch(upstream({ sandbox: { type: 'limits', user: { uid: 1, gid: 1 } } }), host({ uid: 10001, gid: 10001 })), /needs a gateway running as root/);
   });
 
+  it('a configured cwd that is not there is refused by name, not left to spawn to blame the program (found by a review)', () => {
+    // Started there, the program was reported missing: "cannot start "/usr/bin/setpriv": spawn /usr/bin/setpriv ENOENT".
+    refused(() => planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/gone', sandbox: 'none' }), host()), /its cwd \/srv\/gone does not exist/);
+    refused(() => planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/gone', sandbox: { type: 'limits' } }), host()), /its cwd \/srv\/gone does not exist/);
+    refused(() => planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/app/server.js', sandbox: { type: 'limits' } }), host()), /its cwd \/srv\/app\/server.js is not a directory/);
+    // An existing one is used; bubblewrap makes one inside the sandbox when it is not among the shared paths.
+    assert.equal(planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/app/data', sandbox: { type: 'limits' } }), host()).cwd, '/srv/app/data');
+    assert.ok(planLaunch(upstream({ command: '/usr/bin/node', cwd: '/srv/gone', sandbox: {} }), host()).args.includes('--chdir'));
+  });
+
   it('config: limits cannot claim filesystem or network confinement; none must be written out', () => {
     assert.throws(() => upstream({ sandbox: { type: 'limits', readOnly: ['/x'] } }), /readOnly: needs type bubblewrap/);
     assert.throws(() => upstream({ sandbox: { type: 'limits', network: false } }), /network: needs type bubblewrap/);
