@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * The process groups of running children, killed when the gateway itself exits so that its death
  * leaves no orphans behind. The exit hook is installed while a group is alive and removed when the
@@ -25,5 +27,14 @@ export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void
     process.kill(-pid, signal);
   } catch {
     /* already gone */
+  }
+}
+
+/** A process's children (Linux /proc, its main thread's); none where that cannot be read. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }

@@ -7,7 +7,7 @@ import { NoiseLog } from './noise-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
-import { killGroup, ProcessGroups } from './process-groups.js';
+import { childrenOf, killGroup, ProcessGroups } from './process-groups.js';
 import { childStdio, InheritedDescriptors } from './inherited-descriptors.js';
 
 /**
@@ -51,6 +51,11 @@ export interface StdioOptions {
   maxLineBytes: number;
   /** How long each step of the stop sequence (stdin close, SIGTERM) waits before the next. */
   stopGraceMs?: number;
+  /**
+   * The program is bubblewrap: SIGTERM kills it, and it the server with SIGKILL (--die-with-parent), whose
+   * processes are in a group of their own (--new-session). The stop's SIGTERM goes to its children's groups.
+   */
+  wrapped?: boolean | undefined;
   logger: Logger;
   onProtocolViolation?: (kind: 'non-json' | 'invalid-message' | 'oversized-line') => void;
   /** Where the child's group is registered to die with the gateway; a transport built alone keeps its own. */
@@ -184,30 +189,16 @@ export class StdioTransport implements Transport {
       (bytes) => this.#onFlood(child, pid, bytes),
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
-    child.stdout.once('end', () => this.#onOutputClosed(child, pid));
+    child.stdout.once('end', () => this.#cutIfRunning(child, pid, 'output-closed', 'stdout'));
   }
 
   /**
-   * Its stdout ended. A server that exits closes it too, a moment before its exit is seen: it gets the
-   * pipes' linger to be seen gone. One still running then closed its stdout and runs on: it can answer
-   * nothing (each call waited out requestTimeoutMs, and the health checks found it a minute or more
-   * later), so it is stopped as a crash, and its instance restarts it. In a bubblewrap sandbox the
-   * sandbox's own processes hold the pipe: there it is the health checks that find it.
+   * Its stdout ended, or writing to its stdin failed (EPIPE). A server that exits does both, a moment before
+   * its exit is seen: it gets the pipes' linger to be seen gone. One still running then closed that pipe and
+   * runs on: it can answer nothing, or is sent nothing (each call waited out requestTimeoutMs, and the health
+   * checks found it a minute or more later), so it is stopped as a crash, and its instance restarts it. In a
+   * bubblewrap sandbox the sandbox's own processes hold the pipes: there it is the health checks that find it.
    */
-  #onOutputClosed(child: ChildProcessWithoutNullStreams, pid: number): void {
-    this.#cutIfRunning(child, pid, 'output-closed', 'stdout');
-  }
-
-  /**
-   * Writing to its stdin failed (EPIPE): expected of a server that is exiting, but one that closed its stdin
-   * and runs on is sent nothing more (each write lost, each call waiting out requestTimeoutMs until the health
-   * checks noticed): stopped as a crash, as one that closed its stdout.
-   */
-  #onInputError(child: ChildProcessWithoutNullStreams, pid: number, err: Error): void {
-    this.#opts.logger.debug({ err }, 'upstream stdin error');
-    this.#cutIfRunning(child, pid, 'input-closed', 'stdin');
-  }
-
   #cutIfRunning(child: ChildProcessWithoutNullStreams, pid: number, code: 'output-closed' | 'input-closed', pipe: 'stdout' | 'stdin'): void {
     const wait = Math.min(PIPE_LINGER_MS, this.#opts.stopGraceMs ?? PIPE_LINGER_MS);
     setTimeout(() => {
@@ -249,7 +240,7 @@ export class StdioTransport implements Transport {
   #watchExit(child: ChildProcessWithoutNullStreams, pid: number): void {
     const { logger } = this.#opts;
     // EPIPE when the child dies with writes pending is expected; the exit handler reports the death.
-    child.stdin.on('error', (err) => this.#onInputError(child, pid, err));
+    child.stdin.on('error', (err) => (logger.debug({ err }, 'upstream stdin error'), this.#cutIfRunning(child, pid, 'input-closed', 'stdin')));
     child.on('error', (err) => this.onerror?.(err));
     child.once('exit', () => {
       this.#groups.delete(pid);
@@ -386,10 +377,17 @@ export class StdioTransport implements Transport {
       Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     child.stdin.end();
     if (await waitExit(grace)) return;
-    this.#signal('SIGTERM');
+    this.#terminate(child.pid!);
     if (await waitExit(grace)) return;
     this.#signal('SIGKILL');
     await exited;
+  }
+
+  /** SIGTERM to the server's group; in bubblewrap, to the sandbox's (its init ignores it, the server does not). */
+  #terminate(pid: number): void {
+    const inner = this.#opts.wrapped ? childrenOf(pid) : [];
+    if (inner.length === 0) return this.#signal('SIGTERM');
+    for (const child of inner) killGroup(child, 'SIGTERM');
   }
 
   #signal(sig: NodeJS.Signals): void {

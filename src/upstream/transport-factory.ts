@@ -115,6 +115,7 @@ export class UpstreamTransports {
       secretEnv: user?.env,
       prepare: home && (() => home.make()),
       maxLineBytes: upstream.maxLineBytes,
+      wrapped: plan?.profile === 'bubblewrap',
       // A detached helper dies before its uid serves another, and before its home goes.
       onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
       groups: this.#groups,
