@@ -69,6 +69,11 @@ export function parseText(text: string, maxDepth?: number): unknown {
   return doc;
 }
 
+/** Whether a parsed document nests deeper than `limit` levels; its text clears nearly every one at the cost of a scan. */
+export function nestsDeeper(text: string, doc: unknown, limit: number): boolean {
+  return bracketsExceed(text, limit) && nestedDeeperThan(doc, limit);
+}
+
 /**
  * Whether the text has more than `limit` opening brackets (strings included): an upper bound on its
  * nesting, so nearly every message is cleared by a scan of the text and only the rare one with many

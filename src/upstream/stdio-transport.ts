@@ -5,7 +5,8 @@ import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
 import { NoiseLog } from './noise-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
-import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import { tooDeep } from './deep-messages.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
 import { childrenOf, killGroup, ProcessGroups } from './process-groups.js';
 import { childStdio, InheritedDescriptors } from './inherited-descriptors.js';
@@ -17,9 +18,7 @@ import { childStdio, InheritedDescriptors } from './inherited-descriptors.js';
 const STDIN_BACKLOG_LINES = 4;
 
 /** A message the server waits for, which the gateway owes it: an answer to its request, a call's cancellation. */
-function owed(message: JsonRpcMessage): boolean {
-  return !('method' in message) || message.method === 'notifications/cancelled';
-}
+const owed = (message: JsonRpcMessage): boolean => !('method' in message) || message.method === 'notifications/cancelled';
 
 /** How long the pipes may outlive the server's own exit (see #releasePipes); no longer than stopGraceMs. */
 const PIPE_LINGER_MS = 500;
@@ -94,6 +93,7 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
+  onanswerlost?: (requestId: RequestId, error: Error) => void;
 
   constructor(opts: StdioOptions) {
     this.#opts = opts;
@@ -285,6 +285,8 @@ export class StdioTransport implements Transport {
       this.#opts.onProtocolViolation?.(kind);
       return;
     }
+    const deep = tooDeep(line, message); // the call it answers fails; nothing of it is relayed
+    if (deep) return void (this.#noise.line('invalid-message', line, deep.error.message), this.#opts.onProtocolViolation?.('invalid-message'), deep.id !== undefined && this.onanswerlost?.(deep.id, deep.error));
     this.onmessage?.(message, { bytes });
   }
 
