@@ -188,7 +188,7 @@ export class UpstreamInstance extends EventEmitter {
     this.lastFailure = undefined;
     this.lastError = undefined;
     this.incompatible = false;
-    this.#startedAt = Date.now();
+    this.#startedAt = performance.now(); // monotonic: a wall clock stepped back kept the backoff from resetting
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
     const restarted = this.restarts > 0;
@@ -255,7 +255,7 @@ export class UpstreamInstance extends EventEmitter {
       this.emit('down');
       return;
     }
-    if (wasReady && Date.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
+    if (wasReady && performance.now() - this.#startedAt >= this.config.restart.resetAfterMs) this.#backoff.reset();
     // The upstream forgot a session that had worked (HTTP 404): re-initialize at once, once. One never usable, or
     // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
     const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 import { UpstreamClient } from '../../src/upstream/upstream-client.js';
 import { alive } from '../helpers/processes.js';
-import { waitFor, withClockAhead } from '../helpers/wait.js';
+import { holdMonotonicClock, waitFor, withClockAhead } from '../helpers/wait.js';
 
 const logger = createLogger('silent');
 const FIXTURE = 'test/fixtures/unruly-server.mjs';
@@ -168,14 +168,54 @@ describe('upstream instance restarts', () => {
         await back;
         assert.equal(inst.backoffAttempt, crash, `attempt after crash ${crash}`);
       }
-      // Sustained uptime: the clock moves past resetAfterMs instead of the test waiting it out.
-      await withClockAhead(1600, async () => {
+      // Sustained uptime: the (monotonic) clock moves past resetAfterMs instead of the test waiting it out.
+      const clock = holdMonotonicClock();
+      try {
+        clock.advance(1600);
         const back = ready();
         process.kill(inst.pid!, 'SIGKILL');
         await back;
-      });
+      } finally {
+        clock.restore();
+      }
       assert.equal(inst.backoffAttempt, 1, 'the backoff started over');
       assert.equal(inst.restarts, 4);
+    } finally {
+      await inst.stop();
+    }
+  });
+
+  it('a wall clock stepped back (NTP, a resumed VM) does not keep the backoff from resetting after sustained uptime (found by a review)', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { UpstreamInstance } = await import('../../src/upstream/upstream-instance.js');
+    const { UpstreamTransports } = await import('../../src/upstream/transport-factory.js');
+    const cfg = parseConfig({
+      upstreams: [{ name: 'unruly', transport: 'stdio', sandbox: 'none', command: process.execPath, args: [FIXTURE], restart: { initialDelayMs: 20, maxDelayMs: 200, resetAfterMs: 1500 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['unruly'] }],
+    });
+    const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, new UpstreamTransports().create);
+    const ready = () => new Promise<void>((r) => inst.once('ready', () => r()));
+    await inst.start();
+    try {
+      for (let crash = 1; crash <= 2; crash++) {
+        const back = ready();
+        process.kill(inst.pid!, 'SIGKILL');
+        await back;
+      }
+      assert.equal(inst.backoffAttempt, 2);
+      // Up for longer than resetAfterMs by the monotonic clock, while the wall clock went an hour back.
+      const clock = holdMonotonicClock();
+      try {
+        clock.advance(1600);
+        await withClockAhead(-3_600_000, async () => {
+          const back = ready();
+          process.kill(inst.pid!, 'SIGKILL');
+          await back;
+        });
+      } finally {
+        clock.restore();
+      }
+      assert.equal(inst.backoffAttempt, 1, 'the backoff did not start over: the crash was taken for one right after a start');
     } finally {
       await inst.stop();
     }
