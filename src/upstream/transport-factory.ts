@@ -91,7 +91,8 @@ export class UpstreamTransports {
       refusal = err;
     }
     const name = upstream.name;
-    return checkedRequests(new StdioTransport({
+    let spawning = false; // past the preflight and the token: what fails now is the program's start (see hostPathsHidden)
+    return hostPathsHidden(checkedRequests(new StdioTransport({
       command: plan?.file ?? upstream.command,
       args: plan?.args ?? [],
       cwd: plan?.cwd,
@@ -113,7 +114,7 @@ export class UpstreamTransports {
         logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
       },
       secretEnv: user?.env,
-      prepare: home && (() => home.make()),
+      prepare: () => ((spawning = true), home?.make()),
       maxLineBytes: upstream.maxLineBytes,
       wrapped: plan?.profile === 'bubblewrap',
       // A detached helper dies before its uid serves another, and before its home goes.
@@ -121,7 +122,7 @@ export class UpstreamTransports {
       groups: this.#groups,
       inherited: this.#inherited,
       logger,
-    }), user?.check);
+    }), user?.check), name, () => spawning, logger);
   }
 
   /**
@@ -190,6 +191,24 @@ function checkedRequests(transport: StdioTransport, check: ProcessCredential['ch
     checked = now.catch(() => {});
     return now.then(() => send(m));
   };
+  return transport;
+}
+
+/**
+ * A process that could not be started (spawn's EACCES or ENOENT, its home not made) fails with the host's
+ * paths in its words, which reached every client of the upstream as the instance's last failure. Clients
+ * hear the upstream and an incident id, as for a sandbox refusal; the log has the reason.
+ */
+function hostPathsHidden(transport: StdioTransport, name: string, spawning: () => boolean, logger: Logger): StdioTransport {
+  const start = transport.start.bind(transport);
+  // long-lived: one per process
+  transport.start = () =>
+    start().catch((err: unknown) => {
+      if (!spawning() || err instanceof GatewayError) throw err;
+      const refused = new SandboxRefusal(name, err);
+      logger.error({ incident: refused.incident, reason: refused.reason }, 'upstream process could not be started');
+      throw refused;
+    });
   return transport;
 }
 

@@ -18,3 +18,36 @@ describe('a stdio start refused for want of descriptors', () => {
     assert.equal(exits, 1, 'onExit was not called: the pooled uid and the home stay taken');
   });
 });
+
+describe('a stdio program that cannot be executed (found by a review)', () => {
+  it("tells clients the upstream and an incident id, never the host's paths; the log has the reason", async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { parseConfig } = await import('../../../src/config/load.js');
+    const { createLogger } = await import('../../../src/observability/logger.js');
+    const { UpstreamInstance } = await import('../../../src/upstream/upstream-instance.js');
+    const { UpstreamTransports } = await import('../../../src/upstream/transport-factory.js');
+    const dir = mkdtempSync(join(tmpdir(), 'swb-noexec-'));
+    try {
+      // There (the plan finds it), but not executable: spawn fails with EACCES naming the file.
+      const program = join(dir, 'server.sh');
+      writeFileSync(program, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+      const cfg = parseConfig({ upstreams: [{ name: 'noexec', transport: 'stdio', command: program, sandbox: 'none' }], endpoints: [{ path: '/mcp', upstreams: ['noexec'] }] }, 'test', {}, dir);
+      const logged: Array<Record<string, unknown>> = [];
+      const logger = createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line)) });
+      const inst = new UpstreamInstance(cfg.upstreams[0]!, logger, new UpstreamTransports().create);
+      try {
+        await assert.rejects(inst.start());
+        const err = await inst.request('tools/list', undefined, {}).then(() => undefined, (e: Error) => e);
+        assert.ok(err, 'the request succeeded');
+        assert.doesNotMatch(err.message, new RegExp(dir), `a client hears the host's path: ${err.message}`);
+        assert.match(err.message, /upstream "noexec".*incident [0-9a-f]{12}/);
+        assert.ok(logged.some((l) => JSON.stringify(l).includes(`${program}`) && /EACCES/.test(JSON.stringify(l))), 'the log does not say why');
+      } finally {
+        await inst.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
