@@ -7,7 +7,7 @@ import type { Principal } from './principal.js';
 import { checkAccessToken } from './token-checks.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import { verifyJwt } from './verify-jwt.js';
-import { BEARER_CREDENTIALS as BEARER } from './bearer-header.js';
+import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
 
 export interface CredentialInput {
   /** Every Authorization header line as received (duplicates included). */

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { userKey, type UpstreamUser } from './upstream-user.js';
-import { BEARER_CREDENTIALS as BEARER } from '../auth/bearer-header.js';
+import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
 
 /** Expired entries are swept every this many writes, so users who left do not stay in memory. */
 const SWEEP_EVERY = 1024;
