@@ -65,7 +65,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   async continueFrom(events: EventStore): Promise<void> {
     if (!this.#o.resumable || !events.lastSeq) return;
     const stream = this.#streams.get(0)!;
-    stream.seq = await events.lastSeq(this.#o.sessionId, 0);
+    // None logged (expired while quiet, evicted, lost by the store): above any count the old owner reached, as
+    // request streams are numbered. From 1 again, a resume from the client's last id skipped what is logged here.
+    stream.seq = (await events.lastSeq(this.#o.sessionId, 0)) || Date.now() * 1000;
     stream.delivered = stream.seq;
   }
 

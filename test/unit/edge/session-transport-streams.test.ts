@@ -242,3 +242,46 @@ describe('StreamableSessionTransport: two standalone GETs at once', () => {
     await transport.close();
   });
 });
+
+describe('StreamableSessionTransport: a session taken over after its standalone stream\'s log was lost', () => {
+  const { hub, at } = routedServer();
+
+  it('a client resuming with the id the previous owner gave it gets what the new owner sent before it came back', async () => {
+    const sessionId = 'moved';
+    // The previous owner's copy: the client got its standalone events up to 0_3.
+    const before = new MemoryEventStore(1000);
+    const old = new StreamableSessionTransport({ sessionId, hub, events: before, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    for (let i = 1; i <= 3; i++) await old.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `old ${i}` } });
+    await old.close();
+    // The shared log no longer has that stream (its keys expired while the stream was quiet longer than
+    // sessionTtlMs, the session's byte budget evicted it, or Redis lost its data) when a replica takes over.
+    const memory = new MemoryEventStore(1000);
+    const events: EventStore = {
+      append: (s, n, seq, d) => memory.append(s, n, seq, d),
+      replay: (s, n, a) => memory.replay(s, n, a),
+      dropStream: (s, n) => memory.dropStream(s, n),
+      dropSession: (s) => memory.dropSession(s),
+      lastSeq: async (s, n) => (await memory.replay(s, n, 0))?.at(-1)?.seq ?? 0,
+    };
+    const taken = new StreamableSessionTransport({ sessionId, hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    await taken.continueFrom(events);
+    // The request that took the session over made the new owner's upstream say something before the client's GET came back.
+    await taken.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after the takeover' } });
+    at.route = (req, res) => void taken.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    const ac = new AbortController();
+    const res = await fetch(`${at.base}/`, { headers: { 'last-event-id': '0_3' }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const timer = setTimeout(() => ac.abort(), 3000);
+    try {
+      while (!text.includes('after the takeover')) text += (await reader.read()).value ?? '';
+    } catch {
+      // aborted: what it holds is what it got
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.match(text, /after the takeover/, 'the event the new owner logged before the resume never reached the client');
+    await taken.close();
+  });
+});
