@@ -62,6 +62,12 @@ export class RedisLimitCounters implements LimitCounters {
    * the store did run (a frozen store that woke) takes nothing twice: a release names its slot.
    */
   readonly #unreleased = new Map<string, Set<string>>();
+  /**
+   * Slots let through while the connection was down: nothing was sent (no offline queue), so nothing was
+   * counted, and their releases take nothing. Kept for later like the others, every request of a long
+   * outage grew this replica's memory, and all of them were sent at once when the store came back.
+   */
+  readonly #uncounted = new Set<string>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
@@ -86,6 +92,10 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   async acquire(key: string, max: number, slot: string): Promise<boolean> {
+    if (this.#redis.status !== 'ready') {
+      this.#uncounted.add(slot);
+      return true; // fails open, as below
+    }
     try {
       return Number(await ACQUIRE.run(this.#redis, this.#keys(key), [this.#replica, max, `${this.#prefix}replica:`, slot])) === 1;
     } catch {
@@ -96,6 +106,7 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   release(key: string, slot: string): void {
+    if (this.#uncounted.delete(slot)) return;
     RELEASE.run(this.#redis, this.#keys(key), [this.#replica, slot]).catch(() => {
       const slots = this.#unreleased.get(key) ?? new Set<string>();
       this.#unreleased.set(key, slots.add(slot));

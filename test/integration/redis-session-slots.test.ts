@@ -182,6 +182,35 @@ describe('RedisLimitCounters through a store outage', { timeout: 30_000 }, () =>
   });
 });
 
+describe('RedisLimitCounters: requests that start and end during an outage', { timeout: 30_000 }, () => {
+  it('leave nothing to give back: only a slot the store may have counted is kept for it (memory grew with every request of a long outage)', async () => {
+    const redis = await startRedis({ persist: true });
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const counters = new RedisLimitCounters(conn, PREFIX, 'r6');
+      assert.equal(await counters.acquire('inflight:y', 5, 'before'), true, 'a long call, counted before the outage');
+      await redis.stop();
+      await waitFor(() => conn.status !== 'ready', { timeoutMs: 5000 });
+      // Short calls let through (uncounted: nothing can be sent) and ended, all during the outage.
+      for (let i = 0; i < 1000; i++) {
+        assert.equal(await counters.acquire('inflight:y', 5, `during-${i}`), true);
+        counters.release('inflight:y', `during-${i}`);
+      }
+      counters.release('inflight:y', 'before'); // the long call ends: its release must wait for the store
+      assert.ok(await waitFor(() => counters.unreleased > 0, { timeoutMs: 5000 }));
+      assert.equal(counters.unreleased, 1, 'only the counted call waits to be given back');
+      await redis.restart();
+      await ready();
+      assert.ok(await waitFor(async () => (await conn.hget(`${PREFIX}lim:inflight:y`, 'r6')) === null, { timeoutMs: 5000 }), 'the counted call is given back');
+    } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
+});
+
 describe('RedisLimitCounters: a release that timed out on a frozen store', { timeout: 30_000 }, () => {
   it('is not taken twice when it is given back again after a reconnect (the count never reads below the requests in flight)', async () => {
     const redis = await startRedis({ persist: true });
