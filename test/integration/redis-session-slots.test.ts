@@ -273,3 +273,32 @@ describe('RedisSessionSlots through a store outage', { timeout: 30_000 }, () => 
     }
   });
 });
+
+describe('RedisSessionSlots: sessions opened and ended during an outage', { timeout: 30_000 }, () => {
+  it('leave nothing to close later: only a slot the store may hold is kept for it (memory grew with every initialize refused during the outage)', async () => {
+    const redis = await startRedis({ persist: true });
+    const conn = connectRedis(redis.url, createLogger('silent'));
+    const ready = () => new Promise<void>((r) => (conn.status === 'ready' ? r() : conn.once('ready', () => r())));
+    try {
+      await ready();
+      const slots = new RedisSessionSlots(conn, PREFIX, 'r7');
+      assert.deepEqual(await slots.open('z', 'before', 5, 1_800_000), { opened: true });
+      await redis.stop();
+      await waitFor(() => conn.status !== 'ready', { timeoutMs: 5000 });
+      // Initializes during the outage: the slot is let through (nothing can be sent), the session refused (503) and closed.
+      for (let i = 0; i < 1000; i++) {
+        assert.deepEqual(await slots.open('z', `during-${i}`, 5, 1_800_000), { opened: true });
+        slots.close('z', `during-${i}`);
+      }
+      slots.close('z', 'before'); // a session opened before the outage ends: its close must wait for the store
+      assert.ok(await waitFor(() => slots.unclosed > 0, { timeoutMs: 5000 }));
+      assert.equal(slots.unclosed, 1, 'only the stored slot waits to be closed');
+      await redis.restart();
+      await ready();
+      assert.ok(await waitFor(async () => (await conn.zscore(`${PREFIX}slots:z`, 'r7/before')) === null, { timeoutMs: 5000 }), 'the stored slot is closed');
+    } finally {
+      conn.disconnect();
+      await redis.stop();
+    }
+  });
+});
