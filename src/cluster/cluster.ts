@@ -126,6 +126,11 @@ export class Cluster {
     return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale;
   }
 
+  /** Whether commands can reach the store now: while its connection is down each one fails at once. */
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   /** `maxBufferBytes`: server.maxStreamBufferBytes, the bound on a stream relayed over the tunnel too. */
   async start(dispatch: LocalDispatch, maxBufferBytes: number): Promise<void> {
     const tunnel = { pub: this.redis, sub: this.#sub, prefix: this.#cfg.keyPrefix, me: this.replicaId, logger: this.#logger, maxBufferBytes };
