@@ -16,7 +16,10 @@ const STALE_MS = 60_000;
 
 // One sorted set per tenant: member "<replica>/<session>", score = when it expires on Redis's clock (so
 // replicas with skewed clocks agree). Slots of replicas whose heartbeat expired are dropped before
-// counting, as are stale ones; at the limit the answer is how long until the first one is due.
+// counting, as are stale ones; at the limit the answer is how long until the first one is due. Another
+// replica's slot of this very session (ARGV[7]) is dropped too: the session is being taken over from it
+// (dead with its heartbeat not lapsed yet, or paused), and counted, a tenant at its limit was refused
+// (429) the takeover of its own session.
 const OPEN = new RedisScript(`
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -30,7 +33,9 @@ for i = 1, #members, 2 do
   local m = members[i]
   local replica = string.match(m, '^([^/]*)/') or ''
   if alive[replica] == nil then alive[replica] = replica == ARGV[5] or redis.call('EXISTS', ARGV[4] .. replica) == 1 end
-  if alive[replica] then
+  if m ~= ARGV[1] and string.sub(m, #replica + 2) == ARGV[7] then
+    redis.call('ZREM', KEYS[1], m)
+  elseif alive[replica] then
     count = count + 1
     if first == nil then first = tonumber(members[i + 1]) end
     if m == ARGV[1] then held = true end
@@ -99,7 +104,7 @@ export class RedisSessionSlots implements SessionSlots {
       return { opened: true }; // fails open, as below
     }
     try {
-      const r = Number(await OPEN.run(this.#redis, [this.#key(tenant)], [this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS]));
+      const r = Number(await OPEN.run(this.#redis, [this.#key(tenant)], [this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS, id]));
       return r < 0 ? { opened: true } : { opened: false, retryAfterMs: r };
     } catch {
       return { opened: true }; // Redis down: do not turn a store outage into a client-visible limit

@@ -67,6 +67,18 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
     r1.close('v', 'b');
   });
 
+  it('a session taken over by another replica is the same session: its slot there does not count against its takeover', async () => {
+    const r1 = new RedisSessionSlots(client, PREFIX, 'r1');
+    const r2 = new RedisSessionSlots(client, PREFIX, 'r2');
+    // A tenant allowed one session holds it on r1; r1 dies (or pauses), and its heartbeat has not lapsed yet.
+    assert.deepEqual(await r1.open('moved', 'sid', 1, 60_000), { opened: true });
+    assert.deepEqual(await r2.open('moved', 'sid', 1, 60_000), { opened: true }, 'the takeover was refused for the session it takes over (429 at the limit)');
+    assertWait(await r2.open('moved', 'another', 1, 60_000), 60_000);
+    r1.close('moved', 'sid'); // the old copy ends later: the new owner's slot stays
+    assertWait(await r1.open('moved', 'another', 1, 60_000), 60_000);
+    r2.close('moved', 'sid');
+  });
+
   it("the request-rate limit's wait is the time until the bucket holds a token again", async () => {
     const counters = new RedisLimitCounters(client, PREFIX, 'r1');
     assert.equal(await counters.take('rate:t', 2, 1), 0);
