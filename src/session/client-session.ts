@@ -205,6 +205,7 @@ export class ClientSession {
     this.clientInfo = keptClientInfo(record.clientInfo);
     this.#logLevel = record.logLevel;
     this.#workingSet.restore(record.workingSet ?? []);
+    this.activity.openedSince(record.createdAt);
     const router = await this.endpoint.open(this);
     if (this.closed) return router.close().then(() => false); // its close found no router to close (as in initialize)
     this.#router = router;

@@ -5,13 +5,24 @@
  * it goes quiet, and a client that vanished without DELETE frees its slot one idle timeout after.
  */
 export class SessionActivity {
-  #last = Date.now();
+  #openedAt = Date.now();
+  #last = this.#openedAt;
   #streams = 0;
   readonly #onTouched: () => void;
 
   /** `onTouched`: told on every touch (the session's slot expires later now). */
   constructor(onTouched: () => void) {
     this.#onTouched = onTouched;
+  }
+
+  /** Epoch ms of when the session opened: on its first replica, for one taken over (see openedSince). */
+  get openedAt(): number {
+    return this.#openedAt;
+  }
+
+  /** A session taken over opened when its record says, not when this replica rebuilt it. */
+  openedSince(at: number): void {
+    if (Number.isFinite(at)) this.#openedAt = at;
   }
 
   /** Epoch ms of the last use. */

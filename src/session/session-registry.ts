@@ -46,8 +46,6 @@ const MIN_SWEEP_GAP_MS = 100;
 /** Every live client session on this replica, by id, and the idle sweeper that ends forgotten ones. */
 export class SessionRegistry {
   readonly #sessions = new Map<string, ClientSession>();
-  /** When each session opened (operators see its age). */
-  readonly #openedAt = new WeakMap<ClientSession, number>();
   readonly #opts: SessionRegistryOptions;
   /** The longest wait between sweeps: busy sessions are looked at (their slots kept) this often. */
   readonly #every: number;
@@ -87,7 +85,7 @@ export class SessionRegistry {
 
   /** Every session on this replica, with when it opened (operators' views, reloads). */
   list(): Array<{ session: ClientSession; openedAt: number }> {
-    return [...this.#sessions.values()].map((session) => ({ session, openedAt: this.#openedAt.get(session) ?? Date.now() }));
+    return [...this.#sessions.values()].map((session) => ({ session, openedAt: session.activity.openedAt }));
   }
 
   /** Session ids are random UUIDs: unguessable, and visible ASCII as the spec requires. */
@@ -130,7 +128,6 @@ export class SessionRegistry {
       },
     });
     this.#sessions.set(id, session);
-    this.#openedAt.set(session, Date.now());
     return session;
   }
 

@@ -32,6 +32,7 @@ export interface RecordedSession {
   readonly protocolVersion: string | undefined;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown> | undefined;
+  readonly activity: { readonly openedAt: number };
 }
 
 /** What another replica needs to take session `s` over. */
@@ -47,6 +48,7 @@ export function recordOf(s: RecordedSession, kept: Pick<SessionRecord, 'subscrip
     // A legacy session lives and dies with its one stream; a per-session upstream's state cannot move.
     movable: s.kind === 'streamable-http' && s.endpoint.pools.every((p) => p.movable),
     ...kept,
-    createdAt: Date.now(),
+    // When it opened, not when this record was written: the admin API shows its age from it.
+    createdAt: s.activity.openedAt,
   };
 }
