@@ -299,7 +299,11 @@ export class Tunnel {
       }
     } else if (f.t === 'end') {
       this.#forget(f.id);
-      w.res.end();
+      // Ended with no head: the owner's run failed or was cut before its answer began. Ended here as it is,
+      // the client got an empty 200 for its request; it may have taken effect, so a retry is invited only when harmless.
+      if (w.res.headersSent) w.res.end();
+      else if (replayable(w.req.method, w.req.body)) replyUnavailable(w.res, 'the replica that owns this session ended this request without an answer; retry');
+      else replyUnavailable(w.res, 'the replica that owns this session ended this request without an answer, and it may have taken effect: not retried; send it again if that is safe', false);
     }
   }
 

@@ -1,0 +1,58 @@
+// A request forwarded over the Redis tunnel that the owner could not run to an answer (its run through
+// its own routes failed or was cut before a response began: its inbox link dropped, the relay told it to
+// stop): the owner sends the end of the relay with no head. The relaying replica ended its client's
+// response there, an empty 200, which a client reads as an answer it cannot parse. Found by a review:
+// it is answered 503 now, as every other relay that gets no answer.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { after, before, describe, it } from 'node:test';
+import { Tunnel } from '../../src/cluster/tunnel.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { once } from '../helpers/wait.js';
+
+describe('a forward the owner ends without an answer', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  let server: Server;
+  const conns: Redis[] = [];
+  const tunnels: Tunnel[] = [];
+
+  function tunnel(me: string): Tunnel {
+    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
+    conns.push(pub, sub);
+    const dispatch = async () => {
+      throw new Error('the run through the owner\'s routes was cut before its answer began');
+    };
+    const t = new Tunnel({ pub, sub, prefix: 'noanswer:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
+    tunnels.push(t);
+    return t;
+  }
+
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    for (const t of tunnels) t.close();
+    for (const c of conns) c.disconnect();
+    server?.closeAllConnections();
+    server?.close();
+    await redis?.stop();
+  });
+
+  it('is answered 503 (a JSON-RPC error), not an empty 200', async () => {
+    const [owner, relay] = [tunnel('owner'), tunnel('relay')];
+    await Promise.all([owner.start(), relay.start()]);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
+    server = createServer((_req, r) => {
+      void relay.forward('owner', { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, body }, () => r, 5000, async () => true);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    assert.equal(res.status, 503, `answered ${res.status}: ${JSON.stringify(text)}`);
+    assert.match(text, /"error"/);
+  });
+});
