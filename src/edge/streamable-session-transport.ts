@@ -65,9 +65,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   async continueFrom(events: EventStore): Promise<void> {
     if (!this.#o.resumable || !events.lastSeq) return;
     const stream = this.#streams.get(0)!;
-    // None logged (expired while quiet, evicted, lost by the store): above any count the old owner reached, as
-    // request streams are numbered. From 1 again, a resume from the client's last id skipped what is logged here.
-    stream.seq = (await events.lastSeq(this.#o.sessionId, 0)) || Date.now() * 1000;
+    // Above any id the old owner gave, as request streams are numbered (the log may lack its last ones: expired,
+    // evicted, appends lost): numbered on from the log, a resume from the client's last id skipped what is logged here.
+    stream.seq = Math.max(await events.lastSeq(this.#o.sessionId, 0), Date.now() * 1000);
     stream.delivered = stream.seq;
   }
 

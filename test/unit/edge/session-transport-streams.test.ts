@@ -284,4 +284,46 @@ describe('StreamableSessionTransport: a session taken over after its standalone 
     assert.match(text, /after the takeover/, 'the event the new owner logged before the resume never reached the client');
     await taken.close();
   });
+
+  it('a client holding ids past what the log kept (appends lost while Redis was away) gets what the new owner sent', async () => {
+    const sessionId = 'moved-behind';
+    // The shared log: it took the previous owner's first 3 events, not the 2 after (sent live while Redis was away).
+    const memory = new MemoryEventStore(1000);
+    let logging = true;
+    const events: EventStore = {
+      append: (s, n, seq, d) => void (logging && memory.append(s, n, seq, d)),
+      replay: (s, n, a) => memory.replay(s, n, a),
+      dropStream: (s, n) => memory.dropStream(s, n),
+      dropSession: (s) => memory.dropSession(s),
+      lastSeq: async (s, n) => (await memory.replay(s, n, 0))?.at(-1)?.seq ?? 0,
+    };
+    const old = new StreamableSessionTransport({ sessionId, hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    for (let i = 1; i <= 5; i++) {
+      if (i === 4) logging = false;
+      await old.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `old ${i}` } });
+    }
+    await old.close(); // the client got 0_5; the owner dies
+    logging = true;
+    const taken = new StreamableSessionTransport({ sessionId, hub, events, resumable: true, retryMs: 100, protocolVersion: () => '2025-11-25', onStreamsChanged: () => {} });
+    await taken.continueFrom(events);
+    await taken.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'new 1' } });
+    await taken.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'new 2' } });
+    at.route = (req, res) => void taken.resume(String(req.headers['last-event-id']), res, SSE).catch((err: Error) => res.writeHead(400).end(err.message));
+    const ac = new AbortController();
+    const res = await fetch(`${at.base}/`, { headers: { 'last-event-id': '0_5' }, signal: ac.signal });
+    assert.equal(res.status, 200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const timer = setTimeout(() => ac.abort(), 3000);
+    try {
+      while (!text.includes('new 2')) text += (await reader.read()).value ?? '';
+    } catch {
+      // aborted: what it holds is what it got
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.match(text, /new 1[\s\S]*new 2/, `the new owner's events numbered under ids the client already had were skipped: ${JSON.stringify(text)}`);
+    assert.doesNotMatch(text, /old \d/, 'what the client had is not sent again');
+    await taken.close();
+  });
 });
