@@ -6,7 +6,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import { HAND_BACK_REASON, handedOver, isSupportedVersion, principalOf, TAKEN_OVER_REASON, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
-import { sendError } from './replies.js';
+import { retryHeaders, sendError } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
 import type { StreamableSessions } from './streamable-sessions.js';
 
@@ -50,7 +50,8 @@ export class SessionLocator {
       local !== undefined || !this.#ctx.cluster
         ? local
         : await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
-            sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: err.status === 403 ? {} : { 'retry-after': '2' } });
+            // The wait a refusal computed (a takeover at the tenant's session limit), else a moment.
+            sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: retryHeaders(err, 2) });
             return 'forwarded' as const; // answered
           });
     if (found === 'forwarded') return undefined;
