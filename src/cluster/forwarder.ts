@@ -6,7 +6,7 @@ import { FORWARD_HEADER, ForwardSignature, type Untrusted } from './forward-sign
 import { HttpForward } from './http-forward.js';
 import type { RedisObserver } from './redis-connection.js';
 import { replayable } from './replayable.js';
-import { FORWARDED_HEADER, replyUnavailable, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
+import { FORWARDED_HEADER, replyUnavailable, SILENT_HOLDER, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
 
 /** A request as the edge has it, for the check that it was forwarded by a replica of the group. */
 export interface ArrivedRequest {
@@ -212,7 +212,9 @@ export class Forwarder {
         return 'relayed';
       }
       if (sent === 'silent') {
-        replyUnavailable(open(), 'the replica that owns this session did not answer; retry');
+        // It has the request (dead, or frozen: it runs it when it wakes): invited back only when harmless twice.
+        if (replayable(req.method, req.body)) replyUnavailable(open(), 'the replica that owns this session did not answer; retry');
+        else replyUnavailable(open(), SILENT_HOLDER, false);
         return 'relayed';
       }
       // No connection, or it broke before an answer: a killed owner's Redis links close with it, and

@@ -18,6 +18,8 @@ export type LocalDispatch = (r: TunnelRequest, signal: AbortSignal) => Promise<{
 export type IncomingForward = Omit<TunnelRequest, 'headers'> & { headers: Record<string, string | string[] | undefined> };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+/** The answer to a request its session's owner took and then fell silent on, when it is not harmless twice. */
+export const SILENT_HOLDER = 'the replica that owns this session stopped answering while it held this request, which may have taken effect (or take effect when it resumes): not retried; send it again if that is safe';
 /** How often a forwarded request nobody received is offered again. */
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
@@ -166,7 +168,7 @@ export class Tunnel {
     // A live owner slow to start its answer is waited for; only a silent one is given up on (see watchSilence),
     // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
     const received = async () => this.#waiting.get(id)?.received === true && (await alive());
-    const stopWatch = watchSilence(timeoutMs, received, () => this.#unanswered(id, 'the replica that owns this session did not answer; retry'));
+    const stopWatch = watchSilence(timeoutMs, received, () => this.#silent(id));
     this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0 });
     this.#watchOwners();
     const early = this.#pending.get(id) ?? [];
@@ -249,6 +251,18 @@ export class Tunnel {
       if (res.headersSent) res.end();
       else replyUnavailable(res, 'the replica that owned this session died; retry');
     }
+  }
+
+  /**
+   * Its owner fell silent (heartbeat lapsed) or never took it: one it took (dead, or frozen: it runs it
+   * when it wakes) is invited back only when harmless twice, as when its owner dies with it.
+   */
+  #silent(id: string): void {
+    const w = this.#waiting.get(id);
+    if (!w) return;
+    if (!w.received || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, 'the replica that owns this session did not answer; retry');
+    this.#forget(id);
+    replyUnavailable(w.res, SILENT_HOLDER, false);
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */

@@ -17,11 +17,13 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
   let server: Server;
   const conns: Redis[] = [];
   const tunnels: Tunnel[] = [];
+  let hang = false;
 
   function tunnel(me: string): Tunnel {
     const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
     conns.push(pub, sub);
-    const dispatch = async () => {
+    const dispatch = async (): Promise<never> => {
+      if (hang) return new Promise<never>(() => {}); // frozen: it has the request and never answers
       throw new Error('the run through the owner\'s routes was cut before its answer began');
     };
     const t = new Tunnel({ pub, sub, prefix: 'noanswer:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
@@ -54,5 +56,34 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
     const text = await res.text();
     assert.equal(res.status, 503, `answered ${res.status}: ${JSON.stringify(text)}`);
     assert.match(text, /"error"/);
+  });
+
+  it('taken by an owner that then fell silent (its heartbeat lapsed): a tools/call is not invited back, a tools/list is', async () => {
+    hang = true;
+    const [owner, relay] = [tunnel('owner2'), tunnel('relay2')];
+    await Promise.all([owner.start(), relay.start()]);
+    const bodies: Record<string, string> = {
+      '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
+      '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    };
+    const silent = createServer((req, r) => {
+      void relay.forward('owner2', { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, body: bodies[req.url!] }, () => r, 200, async () => false);
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const call = await fetch(`http://127.0.0.1:${port}/call`, { signal: AbortSignal.timeout(10_000) });
+      const text = await call.text();
+      assert.equal(call.status, 503, text);
+      assert.equal(call.headers.get('retry-after'), null, `a tools/call the silent owner holds is invited back: ${text}`);
+      assert.match(text, /may have taken effect/);
+      const list = await fetch(`http://127.0.0.1:${port}/list`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(list.status, 503, await list.text());
+      assert.ok(list.headers.get('retry-after'));
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
