@@ -18,8 +18,8 @@ export type LocalDispatch = (r: TunnelRequest, signal: AbortSignal) => Promise<{
 export type IncomingForward = Omit<TunnelRequest, 'headers'> & { headers: Record<string, string | string[] | undefined> };
 
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
-/** The answer to a request its session's owner took and then fell silent on, when it is not harmless twice. */
-export const SILENT_HOLDER = 'the replica that owns this session stopped answering while it held this request, which may have taken effect (or take effect when it resumes): not retried; send it again if that is safe';
+/** The answer to a request its session's owner took and whose answer is lost, when it is not harmless twice. */
+export const SILENT_HOLDER = 'the replica that owns this session took this request and its answer is lost (it stopped answering, or the link back failed): it may have taken effect, or take effect when that replica resumes: not retried; send it again if that is safe';
 /** How often a forwarded request nobody received is offered again. */
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
@@ -115,7 +115,7 @@ export class Tunnel {
   #lost(): void {
     this.#losses++;
     for (const ac of this.#serving.values()) ac.abort();
-    for (const id of [...this.#waiting.keys()]) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
+    for (const id of [...this.#waiting.keys()]) this.#heldUnanswered(id, 'the link to the replica that owns this session was lost; retry');
   }
 
   /** Whether `replica` receives forwarded requests right now (its inbox has a subscriber). */
@@ -168,13 +168,13 @@ export class Tunnel {
     // A live owner slow to start its answer is waited for; only a silent one is given up on (see watchSilence),
     // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
     const received = async () => this.#waiting.get(id)?.received === true && (await alive());
-    const stopWatch = watchSilence(timeoutMs, received, () => this.#silent(id));
+    const stopWatch = watchSilence(timeoutMs, received, () => this.#heldUnanswered(id, 'the replica that owns this session did not answer; retry'));
     this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0 });
     this.#watchOwners();
     const early = this.#pending.get(id) ?? [];
     this.#pending.delete(id);
     for (const f of early) this.#onFrame(f);
-    if (losses !== this.#losses) this.#unanswered(id, 'the link to the replica that owns this session was lost; retry');
+    if (losses !== this.#losses) this.#heldUnanswered(id, 'the link to the replica that owns this session was lost; retry');
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
     res.once('close', () => {
       if (this.#forget(id)) this.#send(owner, { t: 'abort', id });
@@ -254,13 +254,14 @@ export class Tunnel {
   }
 
   /**
-   * Its owner fell silent (heartbeat lapsed) or never took it: one it took (dead, or frozen: it runs it
-   * when it wakes) is invited back only when harmless twice, as when its owner dies with it.
+   * A forward given up on: its owner fell silent (heartbeat lapsed), or the link its answer comes back on
+   * was lost. One the owner took (it runs it, or a frozen one will when it wakes) is invited back only when
+   * harmless twice, as when its owner dies with it; `retry` is the answer otherwise.
    */
-  #silent(id: string): void {
+  #heldUnanswered(id: string, retry: string): void {
     const w = this.#waiting.get(id);
     if (!w) return;
-    if (!w.received || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, 'the replica that owns this session did not answer; retry');
+    if (!w.received || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, retry);
     this.#forget(id);
     replyUnavailable(w.res, SILENT_HOLDER, false);
   }

@@ -86,4 +86,36 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
       silent.close();
     }
   });
+
+  it('taken by the owner when the relaying replica\'s link to Redis drops: a tools/call is not invited back, a tools/list is', async () => {
+    hang = true;
+    const [owner, relay] = [tunnel('owner3'), tunnel('relay3')];
+    const relaySub = conns.at(-1)!; // the relay's subscriber, made last
+    await Promise.all([owner.start(), relay.start()]);
+    const answers: Array<Promise<Response>> = [];
+    let forwarded = 0;
+    const lossy = createServer((req, r) => {
+      const body = req.url === '/call' ? { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } } : { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+      void relay.forward('owner3', { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, () => r, 60_000, async () => true).then(() => forwarded++);
+    });
+    lossy.listen(0, '127.0.0.1');
+    await once(lossy, 'listening');
+    const port = (lossy.address() as { port: number }).port;
+    try {
+      for (const path of ['/call', '/list']) answers.push(fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(10_000) }));
+      for (let i = 0; i < 200 && forwarded < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(forwarded, 2, 'both went out to the owner');
+      relaySub.disconnect(); // the link that carries the answers back is lost
+      const [call, list] = await Promise.all(answers);
+      const text = await call.text();
+      assert.equal(call.status, 503, text);
+      assert.equal(call.headers.get('retry-after'), null, `a tools/call the owner holds is invited back: ${text}`);
+      assert.match(text, /may have taken effect/);
+      assert.equal(list.status, 503, await list.text());
+      assert.ok(list.headers.get('retry-after'));
+    } finally {
+      lossy.closeAllConnections();
+      lossy.close();
+    }
+  });
 });
