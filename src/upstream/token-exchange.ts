@@ -1,9 +1,10 @@
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import { bearerTokenOf, renewAt, tokenLifeMs, type BearerSource } from './bearer-source.js';
+import { bearerTokenOf, tokenLifeMs, type BearerSource } from './bearer-source.js';
 import { ClientCredentials } from './client-credentials.js';
 import { readWithin } from './read-body.js';
+import { RenewedToken, type IssuedToken } from './renewed-token.js';
 import { readSecretFile } from './secret-file.js';
 import type { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
@@ -16,8 +17,6 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const MAX_DESCRIPTION = 200;
 /** An exchanged token's life when the answer states none (RFC 8693 §2.2.1 makes expires_in optional). */
 const UNSTATED_LIFE_MS = 300_000;
-/** After an exchange that failed for want of the authorization server, how long the token held (still valid) is used before the next try. */
-const RENEW_RETRY_MS = 5000;
 
 /** What one upstream's exchanges share: its settings, the gateway's client secret and actor token. */
 export class TokenExchangeClient {
@@ -61,53 +60,32 @@ export class TokenExchange implements BearerSource {
   readonly #user: UpstreamUser;
   readonly #subjects: SubjectTokens;
   readonly #dispatcher: Dispatcher;
-  /** Hears of a renewal that failed while the token held was still used: nothing else would say so until it expired. */
-  readonly #renewalFailed: ((err: Error) => void) | undefined;
-  #token: { value: string; expiresAt: number; renewAt: number } | undefined;
-  #inflight: Promise<string> | undefined;
+  readonly #token: RenewedToken;
 
   constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher, renewalFailed?: (err: Error) => void) {
     this.#client = client;
     this.#user = user;
     this.#subjects = subjects;
     this.#dispatcher = dispatcher;
-    this.#renewalFailed = renewalFailed;
+    // Outlived only for want of the authorization server (down, failing: SWB_UPSTREAM_UNAVAILABLE): a
+    // refusal (the user's token, the gateway's client) is not, nor is a token the upstream refused.
+    const outlives = (err: unknown) => (err as GatewayError).code === 'SWB_UPSTREAM_UNAVAILABLE';
+    this.#token = new RenewedToken(() => this.#exchange(), { skewMs: client.settings.refreshSkewMs, outlives, renewalFailed });
   }
 
-  async token(): Promise<string> {
-    if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
-    this.#inflight ??= this.#renew().finally(() => (this.#inflight = undefined));
-    return this.#inflight;
-  }
-
-  /**
-   * A new exchange; when the authorization server cannot give one (down, failing: SWB_UPSTREAM_UNAVAILABLE),
-   * the token held while it has not expired, tried again RENEW_RETRY_MS later, as ClientCredentials does.
-   * Renewal starts refreshSkewMs before expiry: an outage then failed every call of the user for up to that
-   * long, the token still good. A refusal (the user's token, the gateway's client) is not outlived so, nor is
-   * a token the upstream refused (invalidate): that one is never used again.
-   */
-  async #renew(): Promise<string> {
-    try {
-      return await this.#exchange();
-    } catch (err) {
-      const held = this.#token;
-      const now = Date.now();
-      if (!held || now >= held.expiresAt || (err as GatewayError).code !== 'SWB_UPSTREAM_UNAVAILABLE') throw err;
-      held.renewAt = Math.min(held.expiresAt, now + RENEW_RETRY_MS);
-      this.#renewalFailed?.(err as Error);
-      return held.value;
-    }
+  /** A token to send; through an outage of the authorization server, the one held while it has not expired (RenewedToken). */
+  token(): Promise<string> {
+    return this.#token.token();
   }
 
   /** As ClientCredentials.invalidate: a late 401 for a token already replaced keeps the new one. */
   invalidate(refused: string): void {
-    if (this.#token?.value === refused) this.#token = undefined;
+    this.#token.invalidate(refused);
   }
 
   /** The expiry of the cached token (operators' views), if one is held. */
   get expiresAt(): number | undefined {
-    return this.#token?.expiresAt;
+    return this.#token.expiresAt;
   }
 
   async #form(): Promise<URLSearchParams> {
@@ -128,7 +106,7 @@ export class TokenExchange implements BearerSource {
   }
 
   /** `retried`: the actor token was fetched again after a refusal (see below); a second refusal stands. */
-  async #exchange(retried = false): Promise<string> {
+  async #exchange(retried = false): Promise<IssuedToken> {
     const form = await this.#form();
     let res: Dispatcher.ResponseData;
     try {
@@ -157,12 +135,8 @@ export class TokenExchange implements BearerSource {
       await this.#client.actor!.token().catch(() => Promise.reject(refusal));
       return this.#exchange(true);
     }
-    const value = bearerTokenOf(doc, (why) => this.#unavailable(why));
     // At least MIN_LIFE_MS: a tiny expires_in made every request to the upstream exchange a token.
-    const ttl = tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS);
-    const now = Date.now();
-    this.#token = { value, expiresAt: now + ttl, renewAt: renewAt(now, ttl, this.#client.settings.refreshSkewMs) };
-    return value;
+    return { value: bearerTokenOf(doc, (why) => this.#unavailable(why)), lifeMs: tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS) };
   }
 
   #refused(reason: string, message: string, more?: Record<string, unknown>): GatewayError {
