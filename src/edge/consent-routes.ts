@@ -84,8 +84,8 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     const shown = flow === undefined ? undefined : await o.consent.preview(flow);
     if (!shown) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
     if ('unavailable' in shown) return unavailable(reply, shown, o);
-    reply.header('set-cookie', `${confirmCookie(flow!)}=${shown.browser}; Path=${o.basePath ?? ''}/oauth/start; Max-Age=${Math.ceil(shown.maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`);
-    return confirmPage(reply, { action: `${o.basePath ?? ''}/oauth/start`, flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
+    reply.header('set-cookie', consentCookie(o, 'start', confirmCookie(flow!), shown.browser, shown.maxAgeMs));
+    return confirmPage(reply, { action: routePath(o, 'start'), flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
   });
 
   // The confirmation's POST: a form body, parsed here only (the MCP routes keep their own parsers).
@@ -99,7 +99,7 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     const name = state === undefined ? undefined : cookieName(state);
     const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error'), iss: query(req, 'iss') }, name && cookie(req, name));
     // The cookie has done its work either way (a further Set-Cookie adds to this one).
-    const spentBinding = name && `${name}=; Path=${o.basePath ?? ''}/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
+    const spentBinding = name && consentCookie(o, 'callback', name, '', 0);
     if (spentBinding) reply.header('set-cookie', spentBinding);
     if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     if ('unavailable' in outcome) return unavailable(reply, outcome, o);
@@ -168,7 +168,7 @@ async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRou
   if (!started) return page(reply, 400, 'Link expired', 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.');
   if ('refused' in started) return page(reply, started.status, 'Not linked', started.refused);
   if ('unavailable' in started) return unavailable(reply, started, o);
-  const spent = `${name!}=; Path=${o.basePath ?? ''}/oauth/start; Max-Age=0; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`;
+  const spent = consentCookie(o, 'start', name!, '', 0);
   // 303: the browser follows with a GET, never re-posting the form to the authorization server.
   return reply.code(303).header('set-cookie', [binding(started, o), spent]).header('location', started.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
 }
@@ -191,7 +191,21 @@ function crossOrigin(req: FastifyRequest, origin: string): string | undefined {
 
 /** The cookie binding a sign-in's state to this browser (see cookieName). */
 function binding(s: Started, o: ConsentRouteOptions): string {
-  return `${cookieName(s.state)}=${s.browser}; Path=${o.basePath ?? ''}/oauth/callback; Max-Age=${Math.ceil(s.maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
+  return consentCookie(o, 'callback', cookieName(s.state), s.browser, s.maxAgeMs);
+}
+
+/** A consent route's path under server.publicUrl's (see ConsentRouteOptions.basePath). */
+function routePath(o: ConsentRouteOptions, route: 'start' | 'callback'): string {
+  return `${o.basePath ?? ''}/oauth/${route}`;
+}
+
+/**
+ * A consent cookie (`maxAgeMs` 0: spent), sent back to its route only. The confirmation's is Strict (only the
+ * gateway's own page posts it); the callback's Lax, as the authorization server's redirect to it is a
+ * cross-site top-level GET that a Strict cookie would not come with.
+ */
+function consentCookie(o: ConsentRouteOptions, route: 'start' | 'callback', name: string, value: string, maxAgeMs: number): string {
+  return `${name}=${value}; Path=${routePath(o, route)}; Max-Age=${Math.ceil(maxAgeMs / 1000)}; HttpOnly; SameSite=${route === 'start' ? 'Strict' : 'Lax'}${o.secure ? '; Secure' : ''}`;
 }
 
 function unavailable(reply: FastifyReply, u: Unavailable, o: ConsentRouteOptions): FastifyReply {
