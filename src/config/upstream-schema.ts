@@ -222,7 +222,13 @@ const stdioUpstream = z
     args: z.array(z.string()).default([]),
     cwd: z.string().optional(),
     /** Only these variables reach the child (plus PATH/HOME/LANG defaults); never the gateway's environment. */
-    env: z.record(z.string(), z.string()).default({}),
+    // Names and values as a spawn takes them: Node refuses a NUL, and the kernel reads "A=B" as the name A.
+    env: z
+      .record(z.string(), z.string().regex(/^[^\0]*$/, 'a value without NUL'))
+      .superRefine((env, ctx) => {
+        for (const name of Object.keys(env)) if (!/^[^=\0]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'a variable name: not empty, no "=" or NUL' });
+      })
+      .default({}),
     maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
     /**
      * The session's user's own token for the service the server acts on (token exchange or user consent),

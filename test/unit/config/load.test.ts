@@ -258,6 +258,9 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(at({ ...good, tokenEnv: 'GITHUB-TOKEN' }), 'upstreams[0].tokenEnv', 'an environment variable name');
     hasProblem(at({ sharing: 'per-session', tokenEnv: 'X' }), 'upstreams[0].tokenEnv', 'set auth');
     hasProblem(at({ ...good, env: { GITHUB_TOKEN: 'static' } }), 'upstreams[0].env.GITHUB_TOKEN', 'cannot be set here too');
+    // Refused by every spawn (Node: NUL; the kernel reads "A=B" as A): said at load, not as a start failing for ever (found by a review).
+    hasProblem(at({ env: { 'A=B': 'x' } }), 'upstreams[0].env.A=B', 'no "=" or NUL');
+    hasProblem(at({ env: { A: 'x\u0000y' } }), 'upstreams[0].env.A', 'NUL');
     hasProblem(at({ ...good, pool: { warm: 1 } }), 'upstreams[0].pool.warm', 'set warm to 0');
     hasProblem(at({ ...good, auth: { type: 'client-credentials', tokenUrl: 'https://idp.example/t', clientId: 'c', clientSecret: 's' } }), 'upstreams[0].auth');
     hasProblem(at({ ...good, auth: consent }, vault), 'upstreams[0].auth.authorizationServer', 'no URL to discover');
