@@ -19,3 +19,16 @@ export function tooDeep(text: string, message: JsonRpcMessage): { id: RequestId 
   const error = new GatewayError('SWB_UPSTREAM_PROTOCOL', `the upstream answered with a message nesting arrays and objects deeper than ${UPSTREAM_MAX_DEPTH} levels; the gateway does not relay it`);
   return { id, error };
 }
+
+/**
+ * A remote link's messages (a JSON body's, an SSE event's) with those nested past UPSTREAM_MAX_DEPTH taken
+ * out, `lost` told of each (the request it answers, if any, and the error that request fails with): it may
+ * throw, so that the read fails. The messages themselves when none is (nearly every time: a bracket count).
+ */
+export function withoutDeep(text: string, messages: JsonRpcMessage[], lost: (id: RequestId | undefined, error: GatewayError) => void): JsonRpcMessage[] {
+  return messages.filter((m) => {
+    const deep = tooDeep(text, m);
+    if (deep) lost(deep.id, deep.error);
+    return deep === undefined;
+  });
+}

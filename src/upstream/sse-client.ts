@@ -12,6 +12,7 @@ import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, httpRefusal } from './remote-errors.js';
+import { withoutDeep } from './deep-messages.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
 /**
@@ -106,9 +107,16 @@ export class SseClientTransport implements Transport {
     this.#logger.warn({ upstream: this.#cfg.name, maxMessageBytes: max }, 'upstream sent a message over http.maxMessageBytes on its SSE stream, answering no request the gateway could tell; skipped');
   }
 
+  readonly #lostAnswer = (id: RequestId | undefined, err: Error): never => {
+    if (id !== undefined) this.onanswerlost?.(id, err);
+    throw err;
+  };
+
   #deliver(e: SseMessage): void {
     try {
-      this.onmessage?.(validateMessage(parseText(e.data)), { bytes: Buffer.byteLength(e.data) });
+      // One nested too deep to relay: the call it answers fails now, saying why (it went unanswered), and it is logged.
+      const [m] = withoutDeep(e.data, [validateMessage(parseText(e.data))], this.#lostAnswer);
+      this.onmessage?.(m!, { bytes: Buffer.byteLength(e.data) });
     } catch (err) {
       this.#noise.line('invalid-message', e.data, (err as Error).message);
     }

@@ -12,15 +12,14 @@ import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders }
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, httpRefusal, sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { withoutDeep } from './deep-messages.js';
+import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
-
-/** How long a notifications/cancelled may take before the stream of the request it names is let go anyway. */
-const CANCEL_GRACE_MS = 1000;
 
 /**
  * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
@@ -51,6 +50,13 @@ export class StreamableHttpClientTransport implements Transport {
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
   toolDefinition?: ((name: string) => Readonly<Record<string, unknown>> | undefined) | undefined;
+  onanswerlost?: (requestId: RequestId, error: Error) => void;
+  /** An event too deep to relay (withoutDeep): the request it answers fails now, its stream let go, and the event is logged. */
+  readonly #lostAnswer = (id: RequestId | undefined, err: Error): never => {
+    if (id !== undefined) this.onanswerlost?.(id, err);
+    if (id !== undefined) (this.#legacyInFlight.get(id) ?? this.#modernInFlight.get(id))?.abort();
+    throw err;
+  };
 
   /** `dispatcher`: a RemoteAgents, whose streams never take the connections calls need; one Dispatcher serves both. */
   constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger, now: () => number = () => performance.now()) {
@@ -77,7 +83,7 @@ export class StreamableHttpClientTransport implements Transport {
    * One HTTP request to the upstream; a 401 with client credentials gets one retry with a fresh token.
    * `o.signal`: a request's own cancellation (else the transport's); `o.stateless`: see #headers.
    * `o.request`: the POST carries a request, whose headers may come only with its answer (a JSON answer
-   * is sent whole): its own timeout bounds the wait, as giving up on it aborts the POST (see #cancel);
+   * is sent whole): its own timeout bounds the wait, as giving up on it aborts the POST (see cancelThenLetGo);
    * headersTimeoutMs cut calls short as "unreachable", and sent no cancellation. A backstop stays.
    * `o.stream`: the instance's lasting stream (GET, listen), which goes on a connection of its own (see RemoteDispatchers).
    */
@@ -119,7 +125,7 @@ export class StreamableHttpClientTransport implements Transport {
     const modern = metaVersion((message as { params?: unknown }).params);
     if (modern) return this.#postModern(message, modern);
     const stream = cancelled === undefined ? undefined : this.#legacyInFlight.get(cancelled);
-    if (stream) return this.#cancel(message, stream);
+    if (stream) return cancelThenLetGo(this.#postLegacy(message, undefined, undefined), stream);
     if (!isRequest(message)) return void (await this.#postLegacy(message, undefined, undefined));
     if (message.method === 'initialize') this.#initializeId = message.id;
     const ac = new AbortController();
@@ -132,21 +138,6 @@ export class StreamableHttpClientTransport implements Transport {
       if (ac.signal.aborted && !this.#closer.signal.aborted) return; // given up on: nothing more is expected
       throw err;
     }
-  }
-
-  /**
-   * The caller gave up on a 2025-era request (cancelled, timed out): the notification goes first, then
-   * its POST is let go. The upstream answers nothing more on that stream, and the SDK's never ends it:
-   * kept, each would hold one of the agent's connections for the session's life.
-   */
-  async #cancel(message: JsonRpcMessage, stream: AbortController): Promise<void> {
-    const sent = this.#postLegacy(message, undefined, undefined);
-    let timer: NodeJS.Timeout | undefined;
-    // Bounded: with every connection held by such streams, the notification gets one only once this one goes.
-    await Promise.race([sent.catch(() => {}), new Promise((r) => (timer = setTimeout(r, CANCEL_GRACE_MS)))]);
-    clearTimeout(timer);
-    stream.abort();
-    await sent;
   }
 
   /** One 2025-era POST. True when its answer was read from a stream (`signal` ends it), which then called `ended`. */
@@ -184,7 +175,10 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name);
     const doc = text.trim() === '' ? [] : parseText(text);
-    const messages = (Array.isArray(doc) ? doc : [doc]).map(validateMessage);
+    // Its own answer nested too deep to relay fails the request, saying why (it went unanswered); any other such is dropped.
+    const messages = withoutDeep(text, (Array.isArray(doc) ? doc : [doc]).map(validateMessage), (id, err) => {
+      if (id === related) throw err;
+    });
     for (const m of messages) this.#deliver(m, related, Buffer.byteLength(text));
     // A JSON body is the request's answer or nothing: it is not resumed, and no other stream carries it.
     if (messages.some((m) => isResponse(m) && m.id === related)) return false;
@@ -253,7 +247,7 @@ export class StreamableHttpClientTransport implements Transport {
   #deliverEvent(e: SseMessage, related: RequestId | undefined): JsonRpcMessage | undefined {
     if (e.event !== 'message') return undefined;
     try {
-      const m = validateMessage(parseText(e.data));
+      const m = withoutDeep(e.data, [validateMessage(parseText(e.data))], this.#lostAnswer)[0]!;
       this.#deliver(m, related, Buffer.byteLength(e.data));
       return m;
     } catch (err) {
