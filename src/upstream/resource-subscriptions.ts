@@ -1,4 +1,7 @@
+import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
@@ -9,8 +12,13 @@ export interface SubscriptionLink {
   request(method: string, params: Record<string, unknown>, o: { caller?: UpstreamCaller | undefined; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<unknown>;
   /** A 2026-07-28 upstream has no such requests: its subscriptions/listen stream is opened again with the new set. */
   isModern(): boolean;
+  /** Opens it again with uris() and listening(); its acknowledgement is told to acknowledged(). */
   relisten(): void;
+  /** The upstream's name, and how long its acknowledgement is waited for (its requestTimeoutMs). */
+  upstream(): { name: string; requestTimeoutMs: number };
 }
+
+type Acknowledgement = (honoured: ReadonlySet<string> | Error) => void;
 
 /**
  * One instance's resource subscriptions: URI → the sessions subscribed, reference-counted across the
@@ -21,6 +29,10 @@ export class ResourceSubscriptions {
   readonly #map = new Map<string, Set<UpstreamCaller>>();
   /** URI → the first subscribe to it still on its way upstream, which later subscribers join. */
   readonly #first = new Map<string, Promise<void>>();
+  /** A modern upstream's: URIs asked on the listen stream whose acknowledgement is awaited (see #acknowledged). */
+  readonly #asking = new Set<string>();
+  /** Waiting for the acknowledgement of the listen stream opened last (one opened since replaced the one they asked on). */
+  #waiting: Acknowledgement[] = [];
   readonly #link: SubscriptionLink;
 
   constructor(link: SubscriptionLink) {
@@ -29,6 +41,23 @@ export class ResourceSubscriptions {
 
   uris(): string[] {
     return [...this.#map.keys()];
+  }
+
+  /** What a modern upstream's listen stream asks for: the subscribed URIs and those still being asked. */
+  listening(): string[] {
+    return [...new Set([...this.#map.keys(), ...this.#asking])];
+  }
+
+  /** The current listen stream's acknowledgement: its `resourceSubscriptions` are the URIs honoured. */
+  acknowledged(notifications: Record<string, unknown>): void {
+    const uris = notifications.resourceSubscriptions;
+    const honoured = new Set(Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : []);
+    for (const settle of this.#waiting.splice(0)) settle(honoured);
+  }
+
+  /** The current listen stream was refused (or failed) before its acknowledgement. */
+  refused(err: Error): void {
+    for (const settle of this.#waiting.splice(0)) settle(err);
   }
 
   subscribers(uri: string): ReadonlySet<UpstreamCaller> {
@@ -49,18 +78,41 @@ export class ResourceSubscriptions {
       subscribers.add(caller);
       return;
     }
-    if (this.#link.isModern()) {
-      this.#map.set(uri, new Set([caller]));
-      this.#link.relisten();
-      return;
-    }
-    const first = this.#link.request('resources/subscribe', o.params ?? { uri }, { caller, callerRequestId: o.callerRequestId, signal: o.signal })
-      .then(() => { this.#map.set(uri, new Set([caller])); });
+    const first = this.#link.isModern()
+      ? this.#acknowledged(uri, caller)
+      : this.#link.request('resources/subscribe', o.params ?? { uri }, { caller, callerRequestId: o.callerRequestId, signal: o.signal }).then(() => void this.#map.set(uri, new Set([caller])));
     this.#first.set(uri, first);
     try {
       await first;
     } finally {
       this.#first.delete(uri);
+    }
+  }
+
+  /**
+   * A modern upstream hears of `uri` on a listen stream opened again, and honours it or not in that
+   * stream's acknowledgement: left out, the subscribe fails (the client would wait for updates that never
+   * come). Bounded by the upstream's requestTimeoutMs, as a 2025 upstream's resources/subscribe is.
+   */
+  async #acknowledged(uri: string, caller: UpstreamCaller): Promise<void> {
+    const { name, requestTimeoutMs } = this.#link.upstream();
+    this.#asking.add(uri);
+    try {
+      const honoured = await new Promise<ReadonlySet<string>>((resolve, reject) => {
+        const timer = setTimeout(() => settle(new GatewayError('SWB_UPSTREAM_TIMEOUT', `upstream "${name}" did not acknowledge its subscriptions/listen within ${requestTimeoutMs} ms`, { upstream: name })), requestTimeoutMs);
+        const settle: Acknowledgement = (r) => {
+          clearTimeout(timer);
+          this.#waiting = this.#waiting.filter((w) => w !== settle);
+          if (r instanceof Error) reject(r);
+          else resolve(r);
+        };
+        this.#waiting.push(settle);
+        this.#link.relisten();
+      });
+      if (!honoured.has(uri)) throw new JsonRpcError(ErrorCode.InvalidParams, `upstream "${name}" did not accept a subscription to ${uri}: its updates would never come; read the resource instead`, { upstream: name, uri });
+      this.#map.set(uri, new Set([caller]));
+    } finally {
+      this.#asking.delete(uri);
     }
   }
 

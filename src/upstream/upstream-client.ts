@@ -13,7 +13,7 @@ import { TransportError, type Transport } from '../transport/transport.js';
 import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';
 import { sendFailure } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
-import { META_SERVER_INFO, untagged } from '../jsonrpc/modern-meta.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
 import { BoundedWarnings } from './noise-log.js';
@@ -27,6 +27,7 @@ export interface CallOptions extends OutgoingOptions {
   /** The client's own id for the request, so messages it causes go to the client on the right stream. */
   callerRequestId?: RequestId | undefined;
   maxTimeoutMs: number;
+  acknowledged?: ((notifications: Record<string, unknown>) => void) | undefined; // a subscriptions/listen's: the filter the upstream honours
 }
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
@@ -132,17 +133,10 @@ export class UpstreamClient {
     const capabilities: Record<string, unknown> = { sampling: {}, elicitation: { form: {}, url: {} } };
     if (dedicated) capabilities.roots = { listChanged: true };
     this.#declared = capabilities;
-    const result = await this.request(
-      'initialize',
-      {
-        protocolVersion: GATEWAY_PROTOCOL_VERSION,
-        // Sampling and elicitation go to the client session whose request caused them; a session whose
-        // client lacks the capability answers the upstream with an error instead.
-        capabilities,
-        clientInfo: { name: 'switchboard', version: '0.1.0' },
-      },
-      { timeoutMs, maxTimeoutMs: timeoutMs },
-    );
+    // Sampling and elicitation go to the client session whose request caused them; a session whose
+    // client lacks the capability answers the upstream with an error instead.
+    const params = { protocolVersion: GATEWAY_PROTOCOL_VERSION, capabilities, clientInfo: { name: 'switchboard', version: '0.1.0' } };
+    const result = await this.request('initialize', params, { timeoutMs, maxTimeoutMs: timeoutMs });
     const version = result.protocolVersion;
     if (typeof version !== 'string' || !UPSTREAM_PROTOCOL_VERSIONS.includes(version)) {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" answered initialize with unsupported protocol version ${JSON.stringify(version)}`, { upstream: this.#name });
@@ -190,13 +184,12 @@ export class UpstreamClient {
   /**
    * A modern upstream's notifications (list_changed, updates of the subscribed resources) come on a
    * subscriptions/listen stream, not a GET stream: one per connection. Resolves when the upstream ends it;
-   * `signal` closes it (to open another with a new set of resources).
+   * `signal` closes it (to open another with a new set of resources); `acknowledged` hears what it honours.
    */
-  listen(resourceSubscriptions: string[], signal: Cancellation): Promise<unknown> {
-    const forever = MAX_TIMER_MS;
+  listen(resourceSubscriptions: string[], signal: Cancellation, acknowledged?: CallOptions['acknowledged']): Promise<unknown> {
+    const [forever, before] = [MAX_TIMER_MS, this.#peer.inflight];
     const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
-    const before = this.#peer.inflight;
-    const listening = this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal });
+    const listening = this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal, acknowledged });
     if (this.#peer.inflight === before) return listening; // refused at once (closed, cancelled): never in flight
     this.#listens++;
     const ended = () => void this.#listens--;
@@ -255,10 +248,7 @@ export class UpstreamClient {
     // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
     if (method === 'logging/setLevel') return setLevelLocally(params);
     const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#declared, {
-      caller: opts.caller,
-      callerRequestId: opts.callerRequestId,
-      signal: opts.signal,
-      upstream: this.#name,
+      ...{ caller: opts.caller, callerRequestId: opts.callerRequestId, signal: opts.signal, upstream: this.#name },
       refresh: method === 'tools/call' ? () => this.#hooks.toolHeadersChanged?.(params?.name) : undefined,
       warnings: this.#warnings,
       onAnswering: opts.onAnswering,
@@ -309,7 +299,7 @@ export class UpstreamClient {
     }
     // The acknowledgement of the gateway's own listen, and the subscription id tagging what comes on it,
     // name a request no client sent: for the gateway alone (a 2025 client's revision has neither).
-    if (method === 'notifications/subscriptions/acknowledged') return;
+    if (method === 'notifications/subscriptions/acknowledged') return this.#acknowledged(params, related);
     params = untagged(params);
     if (method === 'notifications/cancelled') {
       // A 2026-07-28 server tears down a subscription by cancelling its listen request (the one
@@ -320,6 +310,13 @@ export class UpstreamClient {
       return;
     }
     this.#hooks.onNotification(method, params, () => this.#target(related));
+  }
+
+  /** Its listen is named by the subscription id it is tagged with (stdio), or else the stream it came on (HTTP). */
+  #acknowledged(params: Record<string, unknown> | undefined, related: RequestId | undefined): void {
+    const id = ((params?._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID] ?? related) as RequestId | undefined;
+    const notifications = params?.notifications;
+    if (this.#peer.methodOf(id) === 'subscriptions/listen' && notifications !== null && typeof notifications === 'object') this.#peer.options(id)?.acknowledged?.(notifications as Record<string, unknown>);
   }
 
   #onServerRequest(req: JsonRpcRequest, related: RequestId | undefined): void {

@@ -62,6 +62,7 @@ export class UpstreamInstance extends EventEmitter {
     request: (method, params, o) => this.request(method, params, o),
     isModern: () => this.#client?.era === 'modern',
     relisten: () => this.#client && this.#listen(this.#client),
+    upstream: () => this.config,
   });
   /** Stops the current modern listen stream (a new one replaces it). */
   #listening: Cancellation | undefined;
@@ -233,11 +234,11 @@ export class UpstreamInstance extends EventEmitter {
     const again = () => {
       if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
     };
-    void client.listen(this.#subscriptions.uris(), mine).then(again, (err: Error) => {
+    void client.listen(this.#subscriptions.listening(), mine, (n) => this.#listening === mine && this.#subscriptions.acknowledged(n)).then(again, (err: Error) => {
       if (this.#client !== client) return;
       this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
-      // Refused (a JSON-RPC error): asking again would be refused again. Lost (its stream dropped): listened to again.
-      if (!(err instanceof JsonRpcError)) again();
+      // Refused (a JSON-RPC error): asking again would be refused again (nor is a subscription honoured). Lost (its stream dropped): listened to again.
+      if (!(err instanceof JsonRpcError)) again(); else if (this.#listening === mine) this.#subscriptions.refused(err);
     });
   }
 
@@ -377,9 +378,8 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   /**
-   * Stops it; resolves once its process is gone. Once per start: a second stop (the gateway's, while an idle
-   * sweep, a release or a retired pool's drain stops it) waits for the same exit, not returning at once
-   * (the client already let go) while the process still runs.
+   * Stops it; resolves once its process is gone. Once per start: a second stop (the gateway's, while an idle sweep,
+   * a release or a retired pool's drain stops it) waits for the same exit, not returning at once while it runs.
    */
   stop(): Promise<void> {
     return (this.#stopped ??= this.#stop());
