@@ -18,6 +18,8 @@ export const MODERN_VERSION = '2026-07-28';
  * The capabilities a 2026-07-28 upstream is told for a request: those the gateway relays (`gateway`) that
  * the client behind it declared too. An upstream that adapts to them (skips a question, falls back) then
  * asks nothing the gateway would have to refuse for the client. A bare `elicitation: {}` is form mode.
+ * The client's `sampling.tools` goes with sampling: the gateway relays a sampling request's tools as they
+ * come, and an upstream keeping the spec's rule offers tools only to a client that declared them.
  * No client (a health check, the gateway's own listen): the gateway's own.
  */
 export function relayedCapabilities(gateway: Record<string, unknown>, client: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -27,7 +29,8 @@ export function relayedCapabilities(gateway: Record<string, unknown>, client: Re
     const declared = client[k];
     if (declared === null || typeof declared !== 'object') continue;
     if (k !== 'elicitation') {
-      out[k] = v;
+      const tools = (declared as Record<string, unknown>).tools;
+      out[k] = k === 'sampling' && tools !== null && typeof tools === 'object' ? { ...(v as object), tools } : v;
       continue;
     }
     const modes = declared as Record<string, unknown>;
