@@ -17,6 +17,7 @@ import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/mod
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
 import { BoundedWarnings } from './noise-log.js';
+import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 /** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
@@ -258,7 +259,8 @@ export class UpstreamClient {
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    if (this.closed) return;
+    // A modern upstream has no roots/list_changed (it asks for roots in an input round, put to the client live): not sent.
+    if (this.closed || (this.era === 'modern' && !existsIn(methodSpec(method), MODERN_VERSION))) return;
     await this.#transport.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
