@@ -6,6 +6,7 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
 import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, urlElicitations, urlRefusal } from './input-requests.js';
 import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
+import { CacheLimit } from './result-shape.js';
 
 /** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
 interface Ask {
@@ -21,7 +22,7 @@ export interface ExchangeHooks {
   /** Seals the state a retry must echo for the rounds asked so far. */
   seal(exchange: Exchange): string;
   /** Shapes a complete result for a modern client (resultType, serverInfo, caching). */
-  shape(call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse;
+  shape(call: ModernCall, response: JsonRpcResponse, retried: boolean, limit: CacheLimit | undefined): JsonRpcResponse;
   /**
    * The exchange is over: answered, or abandoned (no retry came within the continuation's lifetime, the
    * client left, a refusal), in which case the upstream call was stopped. Nothing continues it any more.
@@ -88,6 +89,8 @@ export class Exchange implements AttemptOwner {
   #confirmed: Record<string, unknown> | undefined;
   /** The id of the state sealed for the round now out, until a retry presents it: the only one accepted. */
   #roundState: string | undefined;
+  /** What modern upstreams said of caching their answers to it; made on the first such answer (most calls have none). */
+  #cache: CacheLimit | undefined;
 
   /** Kept by the service under its id, to be continued by a retry (once it sealed a state). */
   held = false;
@@ -126,6 +129,11 @@ export class Exchange implements AttemptOwner {
   /** The capabilities and log level of the attempt now waiting (declared per request, never inherited). */
   get current(): ModernCall | undefined {
     return this.#attempt?.call;
+  }
+
+  /** A 2026-07-28 upstream's ttlMs and cacheScope on its answer: the result a modern client gets claims no more. */
+  narrowCache(ttlMs: unknown, cacheScope: unknown): void {
+    (this.#cache ??= new CacheLimit()).narrow(ttlMs, cacheScope);
   }
 
   /** The state just sealed for the round going out: a retry continues this exchange only with it. */
@@ -350,7 +358,7 @@ export class Exchange implements AttemptOwner {
     this.#hooks.ended(this, 'answered');
     // The response is this exchange's own: it takes the answering attempt's id in place.
     response.id = sink.id;
-    const shaped = this.#hooks.shape(sink.call, response, this.#retried);
+    const shaped = this.#hooks.shape(sink.call, response, this.#retried, this.#cache);
     // The era's own refusals (headers, capabilities, version) are HTTP 400: the gateway's of the client's request, and an upstream's -32021 for what the client lacks (upstreamRefusal makes the rest an upstream failure).
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= ErrorCode.HeaderMismatch && shaped.error.code >= ErrorCode.UnsupportedProtocolVersion ? 400 : 200);
   }

@@ -15,7 +15,7 @@ import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
 import { paramHeaderCheck } from './param-headers.js';
 import { RequestStateError } from './request-state-error.js';
-import { shapeModernResponse } from './result-shape.js';
+import { shapeModernResponse, type CacheLimit } from './result-shape.js';
 import { WaitingRounds } from './waiting-rounds.js';
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
@@ -162,7 +162,7 @@ export class ModernService {
           this.#waiting.sent(x);
           return this.#o.seal.seal(x, session.principal, session.endpoint.config.path);
         },
-        shape: (c, response, retried) => this.#shape(session, c, response, retried),
+        shape: (c, response, retried, limit) => this.#shape(session, c, response, retried, limit),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
         // (Only a sealed one was ever kept: the others have no id to look up.)
         ended: (x) => {
@@ -186,7 +186,7 @@ export class ModernService {
     if (!sink.open) exchange.detach(sink);
   }
 
-  #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean): JsonRpcResponse {
+  #shape(session: ModernSession, call: ModernCall, response: JsonRpcResponse, retried: boolean, limit?: CacheLimit): JsonRpcResponse {
     const endpoint = session.endpoint;
     // Only a cacheable result says for whom (a tools/call, the common case, never asks).
     // A tenant with its own tool curation sees a list of its own.
@@ -196,7 +196,7 @@ export class ModernService {
     // given by a shared cache to a tenant with rules, would name the tools those rules hide from it.
     const alike = (t: TenantPolicy) => t.filtersNothing && !endpoint.tools.curatesFor(t.name) && endpoint.hiddenText.sameForAll(t);
     const publicScope = call.spec.cacheable && endpoint.gate === undefined && endpoint.pools.every((p) => p.config.sharing === 'shared') && alike(session.guard.tenant) && this.#o.sessions.everyTenantOf(endpoint.config.path, alike);
-    return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private' });
+    return shapeModernResponse(call, response, retried, { serverInfo: SERVER_INFO, ttlMs: endpoint.config.cacheTtlMs, cacheScope: publicScope ? 'public' : 'private', limit });
   }
 
   #discover(session: ModernSession, call: ModernCall): JsonRpcResponse {

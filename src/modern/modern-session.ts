@@ -203,6 +203,11 @@ export class ModernSession implements UpstreamCaller {
     return (exchange?.current ?? exchange?.first)?.logLevel;
   }
 
+  /** A 2026-07-28 upstream's cache hints on its answer to one of this standing's calls: they bound the call's own. */
+  cacheHint(related: RequestId | undefined, ttlMs: unknown, cacheScope: unknown): void {
+    this.#exchangeFor(related)?.narrowCache(ttlMs, cacheScope);
+  }
+
   /**
    * Of several of this standing's calls in flight on a stdio connection (nothing there says which call a
    * question is for), the one still running: a call whose round is out waiting for a retry (one the client

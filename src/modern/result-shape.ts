@@ -8,12 +8,38 @@ export interface ShapeOptions {
   serverInfo: Record<string, unknown>;
   ttlMs: number;
   cacheScope: 'public' | 'private';
+  /** What the 2026-07-28 upstreams that answered said: the result claims no longer life nor wider scope. */
+  limit?: CacheLimit | undefined;
+}
+
+/**
+ * The cache hints 2026-07-28 upstreams put on their answers to one call (a list may have several): the
+ * shortest ttlMs and the narrowest scope. A hint that is present but not the era's (a negative or
+ * fractional ttlMs, an unknown scope) is read as the strictest, 0 and private; an absent one says nothing.
+ */
+export class CacheLimit {
+  #ttlMs = Number.POSITIVE_INFINITY;
+  #private = false;
+
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  get private(): boolean {
+    return this.#private;
+  }
+
+  narrow(ttlMs: unknown, cacheScope: unknown): void {
+    if (ttlMs !== undefined) this.#ttlMs = Math.min(this.#ttlMs, Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0 ? (ttlMs as number) : 0);
+    if (cacheScope !== undefined && cacheScope !== 'public') this.#private = true;
+  }
 }
 
 /**
  * A 2025 upstream's answer as a 2026-07-28 client must see it: every result says its resultType (an
  * upstream that omits it meant "complete") and who served it; the six cacheable results say for how
- * long and for whom they may be cached (never a retry's: it carried answers meant for one round).
+ * long and for whom they may be cached (never a retry's: it carried answers meant for one round), never
+ * longer nor wider than a 2026-07-28 upstream said of its own answer (`o.limit`).
  * Resource-not-found (-32002) is -32602 in this era, and it has no -32042.
  */
 export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse, retried: boolean, o: ShapeOptions): JsonRpcResponse {
@@ -34,8 +60,8 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) (meta as Record<string, unknown>)[META_SERVER_INFO] = o.serverInfo;
   else result._meta = servedMeta(o.serverInfo);
   if (call.spec.cacheable && result.resultType === 'complete') {
-    result.ttlMs = retried ? 0 : o.ttlMs;
-    result.cacheScope = o.cacheScope;
+    result.ttlMs = retried ? 0 : Math.min(o.ttlMs, o.limit?.ttlMs ?? o.ttlMs);
+    result.cacheScope = o.limit?.private ? 'private' : o.cacheScope;
   }
   return response;
 }

@@ -212,7 +212,10 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await send(out).catch(retried);
-    if (result.resultType !== 'input_required') return legacyResult(result);
+    if (result.resultType !== 'input_required') {
+      o.caller?.cacheHint?.(o.callerRequestId, result.ttlMs, result.cacheScope);
+      return legacyResult(result);
+    }
     const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     o.onRound?.(round + 1, Object.keys(asks).length);
     o.onAnswering?.();

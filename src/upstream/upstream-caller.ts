@@ -41,6 +41,12 @@ export interface UpstreamCaller {
    */
   logLevelFor?(relatedRequestId: RequestId | undefined): string | undefined;
   /**
+   * A 2026-07-28 upstream's cache hints on its complete answer to a request (its `ttlMs`, `cacheScope`),
+   * taken from the result before a 2025 client could see them: a modern client's answer must claim no
+   * longer life and no wider scope than the upstream's.
+   */
+  cacheHint?(relatedRequestId: RequestId | undefined, ttlMs: unknown, cacheScope: unknown): void;
+  /**
    * Of several of this caller's requests in flight on one connection that says nothing of which a message is
    * for (stdio), the one it is for, if the caller can tell; undefined when it cannot. A 2026-07-28 standing
    * answers each call on its own POST: a guess put one call's question in another call's round.

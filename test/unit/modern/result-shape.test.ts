@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodSpec } from '../../../src/jsonrpc/methods.js';
 import type { ModernCall } from '../../../src/modern/modern-request.js';
-import { modernResponseBody, shapeModernResponse } from '../../../src/modern/result-shape.js';
+import { CacheLimit, modernResponseBody, shapeModernResponse } from '../../../src/modern/result-shape.js';
 import { upstreamParams } from '../../../src/modern/upstream-params.js';
 
 const call = (method: string, params: Record<string, unknown> = {}): ModernCall => ({
@@ -94,3 +94,26 @@ describe('shapeModernResponse', () => {
   });
 });
 
+
+describe("shapeModernResponse: a 2026-07-28 upstream's own cache hints bound the gateway's", () => {
+  const shaped = (limit: CacheLimit, o = { ...O, cacheScope: 'public' as const }) => {
+    const r = shapeModernResponse(call('tools/list'), { jsonrpc: '2.0', id: 1, result: { tools: [] } }, false, { ...o, limit }) as { result: Record<string, unknown> };
+    return [r.result.ttlMs, r.result.cacheScope];
+  };
+  it('the shortest ttlMs and the narrowest scope win; a hint that is not the era\'s reads as the strictest', () => {
+    const limit = new CacheLimit();
+    assert.deepEqual(shaped(limit), [5000, 'public'], 'no hint: the gateway\'s own');
+    limit.narrow(60_000, 'public');
+    assert.deepEqual(shaped(limit), [5000, 'public']);
+    limit.narrow(1000, undefined);
+    assert.deepEqual(shaped(limit), [1000, 'public']);
+    limit.narrow(undefined, 'private');
+    assert.deepEqual(shaped(limit), [1000, 'private']);
+    const odd = new CacheLimit();
+    odd.narrow(-5, 'shared');
+    assert.deepEqual(shaped(odd), [0, 'private']);
+    const fractional = new CacheLimit();
+    fractional.narrow(1.5, undefined);
+    assert.deepEqual(shaped(fractional), [0, 'public']);
+  });
+});
