@@ -343,7 +343,8 @@ export class Exchange implements AttemptOwner {
       this.#attempt = undefined;
       const result = { resultType: 'input_required', inputRequests: this.inputRequests(), requestState: this.#hooks.seal(this) };
       this.onRound?.(this.#asks.size);
-      sink.finish({ jsonrpc: '2.0', id: sink.id, result });
+      // Shaped as a complete result is, for its serverInfo (an input_required result gets no cache hints).
+      sink.finish(this.#hooks.shape(sink.call, { jsonrpc: '2.0', id: sink.id, result }, this.#retried, undefined));
       // Never assume the client retries: the held upstream call ends with the continuation's lifetime.
       this.#expiry = setTimeout(() => this.#end('no retry came before the request state expired'), this.#hooks.ttlMs);
       this.#expiry.unref();

@@ -145,6 +145,19 @@ describe('SDK v2 client (pinned to 2026-07-28), a 2025 upstream that asks its cl
     assert.equal(textOf(await client.callTool({ name: 'stray-request', arguments: { method: 'tools/call' } })), 'stray refused -32601');
   });
 
+  it('an input_required round says who served it (_meta serverInfo, as every result should) and nothing of caching', async () => {
+    const sampling = { messages: [{ role: 'user', content: { type: 'text', text: 'Capital?' } }], maxTokens: 10 };
+    const r = await modernPost(gw.url(), 'tools/call', { name: 'stray-request', arguments: { method: 'sampling/createMessage', params: sampling } }, { caps: { sampling: {} } });
+    assert.equal(r.body.result?.resultType, 'input_required', JSON.stringify(r.body));
+    assert.equal(r.body.result._meta?.['io.modelcontextprotocol/serverInfo']?.name, 'switchboard', JSON.stringify(r.body.result));
+    assert.equal('ttlMs' in r.body.result || 'cacheScope' in r.body.result, false);
+    // Answered, so that no call of this standing stays held for the next test.
+    const { key, state } = inputRound(r);
+    const answer = { role: 'assistant', model: 'm', content: { type: 'text', text: 'Paris' } };
+    const done = await modernPost(gw.url(), 'tools/call', { name: 'stray-request', arguments: { method: 'sampling/createMessage', params: sampling }, inputResponses: { [key]: answer }, requestState: state }, { caps: { sampling: {} } });
+    assert.equal(done.body.result?.resultType, 'complete', JSON.stringify(done.body));
+  });
+
   it('a sampling request that offers tools reaches only a client that declared sampling.tools; another gets -32021', async () => {
     const sampling = { messages: [{ role: 'user', content: { type: 'text', text: 'Weather?' } }], maxTokens: 10, tools: [{ name: 'get_weather', inputSchema: { type: 'object' } }] };
     const call = { name: 'stray-request', arguments: { method: 'sampling/createMessage', params: sampling } };
