@@ -235,10 +235,10 @@ export class UpstreamInstance extends EventEmitter {
       if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
     };
     void client.listen(this.#subscriptions.listening(), mine, (n) => this.#listening === mine && this.#subscriptions.acknowledged(n)).then(again, (err: Error) => {
+      if (this.#listening === mine) this.#subscriptions.refused(err); // ended unacknowledged (refused, dropped, stopped): nothing it asked is honoured
       if (this.#client !== client) return;
       this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
-      // Refused (a JSON-RPC error): asking again would be refused again (nor is a subscription honoured). Lost (its stream dropped): listened to again.
-      if (!(err instanceof JsonRpcError)) again(); else if (this.#listening === mine) this.#subscriptions.refused(err);
+      if (!(err instanceof JsonRpcError)) again(); // refused (a JSON-RPC error) it would be again; lost (its stream dropped): listened to again
     });
   }
 

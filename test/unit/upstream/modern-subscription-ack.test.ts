@@ -16,14 +16,15 @@ import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 const alice = { issuer: 'https://idp', subject: 'alice', tenant: 't' };
 const caller = () => ({ id: 's', tenant: 't', principal: alice, clientRequest: async () => ({}), clientNotify: () => {} });
 
-/** A modern upstream that honours resource subscriptions to `test://ok*` only, as its acknowledgement says. */
-async function modernUpstream(): Promise<{ url: string; close: () => void }> {
+/** A modern upstream that honours resource subscriptions to `test://ok*` only, as its acknowledgement says (`silent`: it never acknowledges). */
+async function modernUpstream(silent = false): Promise<{ url: string; close: () => void }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       const m = JSON.parse(body) as { id?: number; method?: string; params?: { notifications?: { resourceSubscriptions?: string[] } } };
       if (m.method === 'subscriptions/listen') {
+        if (silent) return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': no acknowledgement\n\n');
         const asked = m.params?.notifications?.resourceSubscriptions ?? [];
         const notifications = { ...m.params?.notifications, resourceSubscriptions: asked.filter((u) => u.startsWith('test://ok')) };
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -40,7 +41,31 @@ async function modernUpstream(): Promise<{ url: string; close: () => void }> {
   return { url, close: () => (server.closeAllConnections(), server.close()) };
 }
 
+async function modernPool(url: string, requestTimeoutMs: number) {
+  const cfg = parseConfig({ upstreams: [{ name: 'm', transport: 'streamable-http', url, era: 'modern', sharing: 'shared', healthCheck: { intervalMs: 0 }, requestTimeoutMs }], endpoints: [{ path: '/mcp', upstreams: ['m'] }] }, 'test', {});
+  const transports = new UpstreamTransports();
+  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), transports.create);
+  return { pool, close: async () => (await pool.close(), await transports.close()) };
+}
+
 describe("a resource subscription on a modern upstream follows its listen stream's acknowledgement (found by a review)", () => {
+  it('one waiting for an acknowledgement fails with the instance stopped, not at its timeout', async () => {
+    const up = await modernUpstream(true);
+    const { pool, close } = await modernPool(up.url, 30_000);
+    try {
+      await pool.start();
+      const caller_ = caller();
+      const waiting = pool.instanceFor(caller_).subscribe('test://ok', caller_, {}).then(() => 'subscribed', (e: unknown) => e);
+      await close();
+      const err = await waiting;
+      assert.ok(err instanceof Error, String(err));
+      assert.notEqual((err as { code?: unknown }).code, 'SWB_UPSTREAM_TIMEOUT', err.message);
+    } finally {
+      await close();
+      up.close();
+    }
+  });
+
   it('a URI the upstream did not acknowledge is refused and records nobody; one it did is subscribed', async () => {
     const up = await modernUpstream();
     const cfg = parseConfig({ upstreams: [{ name: 'm', transport: 'streamable-http', url: up.url, era: 'modern', sharing: 'shared', healthCheck: { intervalMs: 0 }, requestTimeoutMs: 10_000 }], endpoints: [{ path: '/mcp', upstreams: ['m'] }] }, 'test', {});
