@@ -21,8 +21,12 @@ export class MemoryLimitCounters implements LimitCounters {
   readonly #gauges = new Map<string, number>();
   readonly #now: () => number;
 
-  /** `now`: a clock in ms (injected by tests); monotonic by default, so a wall clock set back changes nothing. */
-  constructor(now: () => number = () => performance.now()) {
+  /**
+   * `now`: a clock in ms (injected by tests); the wall clock by default, as the Redis store counts on Redis's:
+   * one set back refills nothing and takes nothing (see take), one set forward refills early, which costs
+   * nothing but a burst. (The policy suite moves the wall clock rather than sleeping through a refill.)
+   */
+  constructor(now: () => number = () => Date.now()) {
     this.#now = now;
   }
 
