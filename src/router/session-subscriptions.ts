@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
@@ -7,6 +8,14 @@ import type { EndpointView } from './endpoint-view.js';
 import { resourceNotFound } from './resource-not-found.js';
 
 type Params = Record<string, unknown> | undefined;
+
+/**
+ * The most resources one session may be subscribed to. Each is a URI in the session's record (in Redis,
+ * rewritten on every subscribe), an entry in its instance's subscribers, and one resubscription at a
+ * takeover: without a bound a client could grow all three for ever. A 2026-07-28 listen has its own
+ * (modern.listenUrisMax).
+ */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
 /**
  * One session's resource subscriptions: each URI with the instance it was subscribed on (the one whose
@@ -36,6 +45,10 @@ export class SessionSubscriptions {
   }
 
   subscribe(uri: string, inst: UpstreamInstance, o: { params?: Params; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<void> {
+    if (this.#byUri.size + this.#making.size >= MAX_SUBSCRIPTIONS_PER_SESSION && !this.#making.has(uri)) {
+      const message = `this session is subscribed to ${MAX_SUBSCRIPTIONS_PER_SESSION} resources, the most a session may be; unsubscribe from one first`;
+      return Promise.reject(new GatewayError('SWB_SUBSCRIPTION_LIMIT', message, { max: MAX_SUBSCRIPTIONS_PER_SESSION }));
+    }
     const making = (async () => {
       await inst.subscribe(uri, this.#caller, o).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
       // Closed meanwhile: close() undid only the subscriptions it knew of; this one is undone here.

@@ -13,6 +13,8 @@ import { MemoryTransport } from '../../../src/transport/memory-pair.js';
 import type { UpstreamCaller } from '../../../src/upstream/upstream-caller.js';
 import type { TransportFactory } from '../../../src/upstream/upstream-instance.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { GatewayError } from '../../../src/errors.js';
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../../../src/router/session-subscriptions.js';
 import { Cancellation } from '../../../src/jsonrpc/cancellation.js';
 import { HiddenTextGuard } from '../../../src/policy/hidden-text-guard.js';
 import { TenantPolicy, ALLOW_ALL } from '../../../src/policy/tenant-policy.js';
@@ -68,7 +70,8 @@ class FakeServer {
       this.log.push(req);
       this.#process = process;
       const answer = this.#answer(req);
-      const send = () => void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result });
+      // An answer after the gateway closed the link (an unsubscribe sent as a session ends) goes nowhere.
+      const send = () => void t.send('error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer.result }).catch(() => {});
       if (this.held.has(req.method)) this.#waiting.push(send);
       else send();
     };
@@ -841,6 +844,21 @@ describe('a burst of tools/list_changed from a shared upstream', () => {
       for (let i = 0; i < 50; i++) await settle();
       const after = listings() - before;
       assert.ok(after >= 1 && after <= 2, `${after} listings for a burst of 6`);
+    });
+  });
+});
+
+describe('resource subscriptions of one session', () => {
+  it(`are bounded (MAX_SUBSCRIPTIONS_PER_SESSION): one more is refused saying so, one held is still {}, and room made by an unsubscribe is used (found by a review)`, async () => {
+    const T: ServerSpec = { name: 'a', capabilities: { resources: { subscribe: true } }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note' }] };
+    await withGateway([T, B], undefined, async (g) => {
+      await g.request('resources/templates/list');
+      for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION; i++) assert.deepEqual(await g.request('resources/subscribe', { uri: `notes://${i}` }), {});
+      await assert.rejects(g.request('resources/subscribe', { uri: 'notes://one-more' }), (e: unknown) => e instanceof GatewayError && e.code === 'SWB_SUBSCRIPTION_LIMIT' && /unsubscribe from one first/.test(e.message));
+      assert.equal(g.server('a').requests('resources/subscribe').length, MAX_SUBSCRIPTIONS_PER_SESSION, 'the refused one never went upstream');
+      assert.deepEqual(await g.request('resources/subscribe', { uri: 'notes://7' }), {}, 'one it holds already');
+      await g.request('resources/unsubscribe', { uri: 'notes://7' });
+      assert.deepEqual(await g.request('resources/subscribe', { uri: 'notes://one-more' }), {});
     });
   });
 });
