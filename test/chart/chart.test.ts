@@ -322,3 +322,34 @@ describe("NOTES.txt's advice on several replicas", { skip }, () => {
     assert.doesNotMatch(await notes(['replicaCount=1']), AFFINITY);
   });
 });
+
+describe('the metrics port stays inside the cluster', { skip }, () => {
+  // The metrics listener also answers the liveness probe and takes metrics.maxConnections (16) connections:
+  // on a LoadBalancer or NodePort Service anyone on the internet read /metrics (tenants, tools, traffic) and,
+  // holding 16 connections, failed the probe, so the kubelet restarted a healthy pod with every session.
+  const services = (manifests: Json[]) => manifests.filter((m) => m.kind === 'Service' && !String(m.metadata.name).endsWith('-redis'));
+  const portsOf = (s: Json) => s.spec.ports.map((p: Json) => p.name).sort();
+  for (const type of ['LoadBalancer', 'NodePort']) {
+    it(`service.type ${type}: the MCP port only on it, metrics on a ClusterIP Service the ServiceMonitor scrapes`, async () => {
+      const manifests = await render(['test/chart/values-all-features.yaml'], [`service.type=${type}`, 'fullnameOverride=gw']);
+      const [main, metrics, ...more] = services(manifests).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+      assert.equal(more.length, 0);
+      assert.deepEqual([main!.metadata.name, main!.spec.type, portsOf(main!)], ['gw', type, ['http']]);
+      assert.deepEqual([metrics!.metadata.name, metrics!.spec.type, portsOf(metrics!)], ['gw-metrics', 'ClusterIP', ['metrics']]);
+      assert.deepEqual(metrics!.spec.selector, main!.spec.selector);
+      const sm = manifests.find((m) => m.kind === 'ServiceMonitor')!;
+      for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) assert.equal(metrics!.metadata.labels[k], v, `the ServiceMonitor selects the metrics Service (${k})`);
+      assert.deepEqual(await validate(manifests), []);
+    });
+  }
+  it('service.type ClusterIP (the default): one Service with both ports, as before', async () => {
+    const [only, ...more] = services(await render([]));
+    assert.equal(more.length, 0);
+    assert.deepEqual(portsOf(only!), ['http', 'metrics']);
+  });
+  it('sidecar mode with a LoadBalancer for the application: its ports public, metrics on the ClusterIP Service', async () => {
+    const manifests = await render([`${CHART}/values-sidecar.yaml`], ['service.type=LoadBalancer']);
+    const byType = Object.fromEntries(services(manifests).map((s) => [s.spec.type, portsOf(s)]));
+    assert.deepEqual(byType, { LoadBalancer: ['app'], ClusterIP: ['metrics'] });
+  });
+});
