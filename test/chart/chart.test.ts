@@ -353,3 +353,44 @@ describe('the metrics port stays inside the cluster', { skip }, () => {
     assert.deepEqual(byType, { LoadBalancer: ['app'], ClusterIP: ['metrics'] });
   });
 });
+
+describe('what the kubelet runs in the gateway container cannot leak its environment', { skip }, () => {
+  // An exec probe or preStop hook runs with the container's environment: the Secrets the pod passes as
+  // variables. A server under the `limits` sandbox runs as the same uid, and reads the /proc/<pid>/environ of
+  // any process of that uid whose program it can read: `sleep 3` in preStop handed it every secret at each
+  // pod stop. The Dockerfile makes node (and tini) executable but not readable (0711): a process running it is
+  // not dumpable, and its environ stays closed (README "Security", Known limits).
+  const unreadable = new Set(['node', '/usr/bin/tini']);
+  const execs = (c: Json): Array<[string, string]> =>
+    [['startupProbe', c.startupProbe], ['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['preStop', c.lifecycle?.preStop]]
+      .filter(([, h]) => h?.exec)
+      .map(([name, h]) => [name as string, String(h.exec.command[0])]);
+  const gatewayOf = (manifests: Json[]): Json => {
+    const spec = manifests.find((m) => m.kind === 'Deployment' && !String(m.metadata.name).endsWith('-redis'))!.spec.template.spec;
+    return [...(spec.initContainers ?? []), ...spec.containers].find((c: Json) => c.name === 'gateway' || c.name === 'switchboard');
+  };
+  it('the Dockerfile makes node and tini 0711', () => {
+    assert.match(readFileSync('Dockerfile', 'utf8'), /chmod 0711 "\$\(command -v node\)" \/usr\/bin\/tini/);
+  });
+  for (const [name, files, sets] of [
+    ['chart, standalone', [], []],
+    ['chart, sidecar mode', [`${CHART}/values-sidecar.yaml`], []],
+    ['chart, preStopSleepSeconds 7', [], ['preStopSleepSeconds=7', 'terminationGracePeriodSeconds=40']],
+  ] as Array<[string, string[], string[]]>) {
+    it(`${name}: every exec (probes, preStop) runs node, and preStop still waits preStopSleepSeconds`, async () => {
+      const gw = gatewayOf(await render(files, sets));
+      const found = execs(gw);
+      assert.ok(found.some(([n]) => n === 'preStop'), 'a preStop hook');
+      for (const [hook, program] of found) assert.ok(unreadable.has(program), `${hook} runs ${program}, a program the gateway's user can read`);
+      const wait = Number(/setTimeout\(\(\) => \{\}, (\d+)\)/.exec(gw.lifecycle.preStop.exec.command.at(-1))?.[1]);
+      assert.equal(wait, 1000 * (sets.includes('preStopSleepSeconds=7') ? 7 : 3));
+    });
+  }
+  it('deploy/kubernetes/deployment.yaml and deploy/examples/sidecar/deployment.yaml: likewise', async () => {
+    const { parseAllDocuments } = await import('yaml');
+    for (const file of ['deploy/kubernetes/deployment.yaml', 'deploy/examples/sidecar/deployment.yaml']) {
+      const manifests = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Json);
+      for (const [hook, program] of execs(gatewayOf(manifests))) assert.ok(unreadable.has(program), `${file}: ${hook} runs ${program}`);
+    }
+  });
+});

@@ -377,7 +377,7 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     const cfg = parseYaml((byKind('ConfigMap')[0]!.data as Obj)['config.yaml'] as string) as Obj;
     const graceMs = ((cfg.server as Obj | undefined)?.shutdownGraceMs as number | undefined) ?? 25_000;
     const gw = (spec.containers as Obj[])[0]!;
-    const preStop = Number(((((gw.lifecycle as Obj).preStop as Obj).exec as Obj).command as string[])[1]);
+    const preStop = Number(/setTimeout\(\(\) => \{\}, (\d+)\)/.exec(((((gw.lifecycle as Obj).preStop as Obj).exec as Obj).command as string[]).at(-1)!)?.[1]) / 1000;
     assert.ok((spec.terminationGracePeriodSeconds as number) * 1000 >= graceMs + preStop * 1000 + 2000, 'grace period covers preStop + shutdownGraceMs');
     assert.equal((cfg.metrics as Obj).host, '0.0.0.0', 'metrics reachable on the pod IP');
     // Liveness on the metrics listener: the MCP port at server.maxConnections closes the probe at accept.

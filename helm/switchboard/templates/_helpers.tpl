@@ -201,11 +201,14 @@ failureThreshold: {{ $p.failureThreshold }}
     {{- include "switchboard.probe" (list . "/healthz" .Values.livenessProbe $livePort) | trim | nindent 4 }}
   readinessProbe:
     {{- include "switchboard.probe" (list . "/readyz" .Values.readinessProbe) | trim | nindent 4 }}
+  {{- /* The wait is node's, not sleep's: a hook runs with the container's environment (the pod's Secrets), and
+       a `limits`-sandboxed server (the same uid) reads the /proc/<pid>/environ of any process whose program
+       its user can read. The image makes node unreadable (0711): its processes are not dumpable. */}}
   {{- if gt (int .Values.preStopSleepSeconds) 0 }}
   lifecycle:
     preStop:
       exec:
-        command: [sleep, {{ .Values.preStopSleepSeconds | quote }}]
+        command: [node, -e, {{ printf "setTimeout(() => {}, %d)" (mul (int .Values.preStopSleepSeconds) 1000) | quote }}]
   {{- end }}
   resources:
     {{- toYaml .Values.resources | nindent 4 }}
