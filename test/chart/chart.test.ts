@@ -394,3 +394,26 @@ describe('what the kubelet runs in the gateway container cannot leak its environ
     }
   });
 });
+
+describe('several replicas are spread over nodes unless the values place them', { skip }, () => {
+  // With no affinity and no topologySpreadConstraints, the scheduler's defaults (maxSkew 3 per node) let three
+  // replicas land on one node: its loss took every replica at once, Redis or not.
+  const podSpec = async (sets: string[], files: string[] = []) =>
+    (await render(files, sets)).find((m) => m.kind === 'Deployment' && !String(m.metadata.name).endsWith('-redis'))!.spec.template.spec;
+  it('by default: a soft spread over kubernetes.io/hostname, selecting the release\'s gateway pods', async () => {
+    for (const sets of [['replicaCount=3', 'redis.enabled=true'], ['autoscaling.enabled=true']]) {
+      const spec = await podSpec(sets);
+      assert.deepEqual(spec.topologySpreadConstraints, [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/instance': 'swb' } } },
+      ]);
+    }
+  });
+  it('values of the operator\'s own (topologySpreadConstraints or affinity) replace it', async () => {
+    const own = await podSpec([], ['test/chart/values-all-features.yaml']);
+    assert.equal(own.topologySpreadConstraints.length, 1);
+    assert.equal(own.topologySpreadConstraints[0].labelSelector.matchLabels['app.kubernetes.io/instance'], undefined, 'the values\' own constraint, not the default');
+    const affinity = await podSpec(['replicaCount=3', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists']);
+    assert.equal(affinity.topologySpreadConstraints, undefined);
+    assert.ok(affinity.affinity.nodeAffinity);
+  });
+});
