@@ -417,3 +417,20 @@ describe('several replicas are spread over nodes unless the values place them', 
     assert.ok(affinity.affinity.nodeAffinity);
   });
 });
+
+describe("the ServiceMonitor keeps the gateway's own labels", { skip }, () => {
+  // The Prometheus Operator labels every target with namespace, service, pod, container, endpoint (the port's
+  // name), job and instance; a series' label of the same name is renamed exported_<name> unless honorLabels is
+  // set. switchboard_requests_total has an `endpoint` label (/mcp): under the ServiceMonitor every series read
+  // endpoint="metrics", and "Request rate by endpoint" showed one line named metrics.
+  const TARGET_LABELS = ['namespace', 'service', 'pod', 'container', 'endpoint', 'job', 'instance'];
+  it('honorLabels, since the gateway exports a label the operator sets on targets', async () => {
+    const src = readFileSync('src/observability/metrics.ts', 'utf8');
+    const exported = new Set([...src.matchAll(/\[((?:\s*'[a-z_]+',?)+)\s*\](?: as const)?/g)].flatMap((m) => [...m[1]!.matchAll(/'([a-z_]+)'/g)].map((x) => x[1]!)));
+    assert.ok(exported.has('tenant') && exported.has('outcome'), 'the label names were read from src');
+    const clash = TARGET_LABELS.filter((l) => exported.has(l));
+    assert.deepEqual(clash, ['endpoint']);
+    const sm = (await render(['test/chart/values-all-features.yaml'])).find((m) => m.kind === 'ServiceMonitor')!;
+    for (const e of sm.spec.endpoints) assert.equal(e.honorLabels, true, `the scraped ${clash.join(', ')} label wins over the target's`);
+  });
+});
