@@ -117,6 +117,33 @@ describe('Prometheus config and alert rules, with promtool', { skip: !hasPromtoo
     assert.equal(r.code, 0, r.out);
   });
 
+  it('SwitchboardAbsent fires once no gateway target is left at all, not while one is scraped (promtool test rules)', async () => {
+    // SwitchboardDown needs an `up` series at 0: a Deployment scaled to 0, pods that cannot be scheduled (no IP,
+    // so no endpoint) or a deleted release leave no target, no `up`, and nothing fired while every gateway was gone.
+    const alert = (name: string, input: Array<{ series: string; values: string }>, at: string, exp: object[]) => ({
+      interval: '1m',
+      input_series: input,
+      alert_rule_test: [{ eval_time: at, alertname: name, exp_alerts: exp }],
+    });
+    const k8s = 'up{job="mcp-prod-switchboard",instance="10.0.0.5:9464",app_kubernetes_io_part_of="switchboard"}';
+    const other = { series: 'up{job="other",instance="10.0.0.9:9100"}', values: '1x40' };
+    const fired = [{ exp_labels: { severity: 'critical', job: 'switchboard' }, exp_annotations: { summary: 'No Switchboard gateway is being scraped' } }];
+    const tests = {
+      rule_files: [resolve('deploy/prometheus/alerts.yml')],
+      evaluation_interval: '1m',
+      tests: [
+        alert('SwitchboardAbsent', [other, { series: k8s, values: '1x4 _x36' }], '3m', []),
+        alert('SwitchboardAbsent', [other, { series: k8s, values: '1x4 _x36' }], '25m', fired),
+        alert('SwitchboardAbsent', [other, { series: 'up{job="switchboard",instance="gateway:9464"}', values: '1x40' }], '25m', []),
+        alert('SwitchboardAbsent', [other, { series: k8s, values: '0x40' }], '25m', []),
+      ],
+    };
+    const file = join(tmp, 'alerts-absent.test.yml');
+    writeFileSync(file, JSON.stringify(tests));
+    const r = await runToExit('promtool', ['test', 'rules', file]);
+    assert.equal(r.code, 0, r.out);
+  });
+
   it('deploy/prometheus/prometheus.yml passes promtool check config (rule_files read from the repository)', async () => {
     // The compose file mounts alerts.yml at /etc/prometheus/alerts.yml; promtool reads rule files from disk.
     const text = readFileSync('deploy/prometheus/prometheus.yml', 'utf8');
