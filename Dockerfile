@@ -69,9 +69,11 @@ COPY deploy/examples/image-default.yaml /etc/switchboard/config.yaml
 ENV SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml
 USER 10001:10001
 EXPOSE 8080 9464
-# No curl in the slim image: node's fetch. The gateway writes the URL it listens on (server.host and .port of
-# whatever config is mounted, a wildcard host as loopback) to SWITCHBOARD_ADDRESS_FILE once it listens; before
-# that, or where /tmp is not writable, the check tries SWITCHBOARD_PORT, else 8080. Plain node -e, not the
+# No curl in the slim image: node's fetch. The gateway writes where it answers /healthz (the metrics listener's
+# host and port of whatever config is mounted, or server.host and .port with metrics off; a wildcard host as
+# loopback) to SWITCHBOARD_ADDRESS_FILE once it listens: not the MCP port, which closes new connections at
+# accept once server.maxConnections are open. Before that, or where /tmp is not writable, the check tries
+# SWITCHBOARD_PORT, else 8080. Plain node -e, not the
 # gateway's CLI: the check runs every 15 s and stays as cheap as node's start.
 ENV SWITCHBOARD_ADDRESS_FILE=/tmp/switchboard-address
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \

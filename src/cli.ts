@@ -136,7 +136,8 @@ async function serve(file: string): Promise<void> {
   }
   const paths = config.endpoints.map((e) => e.path);
   logger.info({ address, endpoints: paths }, `switchboard listening on ${address}`);
-  writeAddressFile(address, logger);
+  // The liveness address: the metrics listener's when it runs (its own port and cap), else the MCP one's.
+  writeAddressFile(app.metricsUrl ?? address, logger);
   // The file may have changed after it was read above and before our handler was in place: read it again,
   // once, now that the gateway is up (an unchanged file is "nothing to apply").
   if (hupWhileStarting) {
@@ -146,9 +147,11 @@ async function serve(file: string): Promise<void> {
 }
 
 /**
- * SWITCHBOARD_ADDRESS_FILE (the image sets it): the URL this gateway listens on, written once it does, for
- * the image's HEALTHCHECK to probe. Guessing 127.0.0.1:${SWITCHBOARD_PORT||8080} left a container whose
- * mounted config chose another port or host unhealthy for good. A wildcard host is written as loopback.
+ * SWITCHBOARD_ADDRESS_FILE (the image sets it): where this gateway answers /healthz, written once it listens,
+ * for the image's HEALTHCHECK to probe. Guessing 127.0.0.1:${SWITCHBOARD_PORT||8080} left a container whose
+ * mounted config chose another port or host unhealthy for good. The metrics listener when it runs: the MCP
+ * one closes new connections at accept once server.maxConnections are open, and a check refused there had a
+ * healthy gateway at its cap replaced (Swarm, autoheal). A wildcard host is written as loopback; a path dropped.
  */
 function writeAddressFile(address: string, logger: { warn(o: object, m: string): void }): void {
   const file = process.env.SWITCHBOARD_ADDRESS_FILE;
