@@ -321,6 +321,25 @@ describe("NOTES.txt's advice on several replicas", { skip }, () => {
     assert.doesNotMatch(await notes(['replicaCount=3', 'config.store.redis.url=redis://mine:6379/0']), AFFINITY);
     assert.doesNotMatch(await notes(['replicaCount=1']), AFFINITY);
   });
+  // Every endpoint serves the 2026-07-28 era, whose input_required rounds carry a requestState sealed with a
+  // key that is random per process unless one is configured: a client's retry that lands on another replica is
+  // refused, with Redis too ("any replica serves any session" said nothing of it).
+  const STATE_KEY = /SWITCHBOARD_REQUEST_STATE_KEY/;
+  it('asks for a shared SWITCHBOARD_REQUEST_STATE_KEY with several replicas, unless the values set one', async () => {
+    assert.match(await notes(['replicaCount=3', 'redis.enabled=true']), STATE_KEY);
+    assert.match(await notes(['autoscaling.enabled=true']), STATE_KEY);
+    assert.match(await notes(['replicaCount=3', 'secrets.existingSecret=mine']), /unless secrets\.existingSecret\s+holds it/);
+    assert.doesNotMatch(await notes(['replicaCount=3', 'secrets.env.SWITCHBOARD_REQUEST_STATE_KEY=dGVzdC1rZXktdGVzdC1rZXktdGVzdC1rZXktdGVzdC0xMjM=']), STATE_KEY);
+    assert.doesNotMatch(await notes(['replicaCount=3', 'extraEnv[0].name=SWITCHBOARD_REQUEST_STATE_KEY', 'extraEnv[0].valueFrom.secretKeyRef.name=k', 'extraEnv[0].valueFrom.secretKeyRef.key=k']), STATE_KEY);
+    assert.doesNotMatch(await notes(['replicaCount=3', 'config.modern.requestStateKey=${STATE}']), STATE_KEY);
+    assert.doesNotMatch(await notes(['replicaCount=1']), STATE_KEY);
+  });
+  it('deploy/kubernetes (an HPA from 2 pods): the example Secret and the command that creates it carry the key', () => {
+    assert.ok(Number(/minReplicas: (\d+)/.exec(readFileSync('deploy/kubernetes/hpa.yaml', 'utf8'))?.[1]) > 1);
+    const example = readFileSync('deploy/kubernetes/secret.example.yaml', 'utf8');
+    assert.match(example, /^\s+SWITCHBOARD_REQUEST_STATE_KEY: /m);
+    assert.match(example, /--from-literal=SWITCHBOARD_REQUEST_STATE_KEY=/);
+  });
 });
 
 describe('the metrics port stays inside the cluster', { skip }, () => {
