@@ -102,7 +102,8 @@ describe('the Grafana dashboard against Prometheus scraping a real gateway', { s
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
     const config = join(dir, 'prometheus.yml');
-    writeFileSync(config, `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: switchboard\n    metrics_path: ${target.pathname}\n    static_configs: [{ targets: ["${target.host}"] }]\n`);
+    // Prometheus scrapes itself too, as most do: the dashboard's job variable must not offer that job.
+    writeFileSync(config, `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: switchboard\n    metrics_path: ${target.pathname}\n    static_configs: [{ targets: ["${target.host}"] }]\n  - job_name: prometheus\n    static_configs: [{ targets: ["127.0.0.1:${port}"] }]\n`);
     prometheus = spawn('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
     const ready = await waitFor(async () => (await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.ok, { timeoutMs: 30_000, intervalMs: 250 });
     assert.ok(ready, 'prometheus is ready');
@@ -145,6 +146,23 @@ describe('the Grafana dashboard against Prometheus scraping a real gateway', { s
         assert.ok(names.has(m[1]!), `${title}: ${m[1]} is not a metric the gateway exposes`);
       }
     }
+  });
+
+  // Under the chart's ServiceMonitor the job is the Service's name (<release>-switchboard), not the default
+  // "switchboard": a job variable listing every job (label_values(up, job)) opened the dashboard on another
+  // one (Grafana takes the first option), every panel "No data".
+  it("the job variable offers the gateways' jobs only", async () => {
+    const board = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { templating: { list: Array<{ name: string; definition?: string }> } };
+    const definition = board.templating.list.find((v) => v.name === 'job')!.definition!;
+    const m = /^label_values\((.+), job\)$/.exec(definition);
+    assert.ok(m, `label_values(<series>, job): ${definition}`);
+    const all = await waitFor(async () => {
+      const r = (await (await fetch(`${promUrl}/api/v1/label/job/values`)).json()) as { data: string[] };
+      return r.data.includes('prometheus') ? r.data : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    assert.deepEqual(all.sort(), ['prometheus', 'switchboard'], 'both jobs are scraped');
+    const offered = (await (await fetch(`${promUrl}/api/v1/label/job/values?match[]=${encodeURIComponent(m[1]!)}`)).json()) as { data: string[] };
+    assert.deepEqual(offered.data, ['switchboard']);
   });
 
   it('the panels this traffic feeds show data', async () => {
