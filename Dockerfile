@@ -3,7 +3,7 @@
 # Switchboard gateway image.
 #
 #   docker build -t switchboard .
-#   docker run --rm -p 8080:8080 -p 9464:9464 \
+#   docker run --rm -p 8080:8080 -p 127.0.0.1:9464:9464 \
 #     -v "$PWD/my-config.yaml:/etc/switchboard/config.yaml:ro" -e UPSTREAM_TOKEN=... switchboard
 #
 # Config: the gateway reads SWITCHBOARD_CONFIG=/etc/switchboard/config.yaml. The image ships a default
