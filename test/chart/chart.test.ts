@@ -453,3 +453,18 @@ describe("the ServiceMonitor keeps the gateway's own labels", { skip }, () => {
     for (const e of sm.spec.endpoints) assert.equal(e.honorLabels, true, `the scraped ${clash.join(', ')} label wins over the target's`);
   });
 });
+
+describe('config.logging.level reaches the gateway', { skip }, () => {
+  // The chart sets LOG_LEVEL from logLevel (default info), and LOG_LEVEL overrides config.logging.level:
+  // a config asking for debug logged at info, silently.
+  const logLevelOf = async (sets: string[]) => {
+    const spec = (await render([], sets)).find((m) => m.kind === 'Deployment')!.spec.template.spec;
+    return spec.containers.find((c: Json) => c.name === 'gateway').env.find((e: Json) => e.name === 'LOG_LEVEL').value;
+  };
+  it('LOG_LEVEL is config.logging.level when the config sets one, else logLevel', async () => {
+    assert.equal(await logLevelOf(['config.logging.level=debug']), 'debug');
+    assert.equal(await logLevelOf(['config.logging.level=warn', 'logLevel=info']), 'warn');
+    assert.equal(await logLevelOf(['logLevel=error']), 'error');
+    assert.equal(await logLevelOf([]), 'info');
+  });
+});

@@ -153,8 +153,9 @@ failureThreshold: {{ $p.failureThreshold }}
       value: {{ include "switchboard.listenHost" . | quote }}
     - name: SWITCHBOARD_PORT
       value: {{ .Values.containerPort | quote }}
+    # LOG_LEVEL overrides config.logging.level: a level the config names is passed on, else logLevel.
     - name: LOG_LEVEL
-      value: {{ .Values.logLevel | quote }}
+      value: {{ (dig "logging" "level" .Values.logLevel .Values.config) | quote }}
     {{- if ne .Values.mode "sidecar" }}
     # Where other replicas forward this pod's sessions (store.redis.advertiseUrl's default host).
     - name: POD_IP
