@@ -155,7 +155,8 @@ failureThreshold: {{ $p.failureThreshold }}
       value: {{ .Values.containerPort | quote }}
     # LOG_LEVEL overrides config.logging.level: a level the config names is passed on, else logLevel.
     - name: LOG_LEVEL
-      value: {{ (dig "logging" "level" .Values.logLevel .Values.config) | quote }}
+      {{- $logging := index .Values.config "logging" }}
+      value: {{ (and (kindIs "map" $logging) (index $logging "level")) | default .Values.logLevel | quote }}
     {{- if ne .Values.mode "sidecar" }}
     # Where other replicas forward this pod's sessions (store.redis.advertiseUrl's default host).
     - name: POD_IP
