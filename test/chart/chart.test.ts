@@ -222,6 +222,13 @@ describe('the bundled Redis (redis.enabled) reaches every replica as REDIS_URL',
     const gateway = extra.find((m) => m.kind === 'Deployment' && m.metadata.name === 'swb-switchboard')!;
     assert.equal((gateway.spec.template.spec.containers[0].env as Json[]).filter((e) => e.name === 'REDIS_URL').length, 1);
   });
+  // REDIS_URL overrides config.store.redis.url: the bundled one silently replaced a URL the config named.
+  it('a config.store.redis.url is kept: no REDIS_URL over it', async () => {
+    const manifests = await render([], ['redis.enabled=true', 'config.store.redis.url=redis://mine:6379/3']);
+    assert.equal(podEnv(manifests).REDIS_URL, undefined);
+    const config = (await import('yaml')).parse(manifests.find((m) => m.kind === 'ConfigMap')!.data['config.yaml']);
+    assert.equal(config.store.redis.url, 'redis://mine:6379/3');
+  });
 });
 
 describe('the probes: liveness and startup on the metrics listener, readiness on the MCP port', { skip }, () => {

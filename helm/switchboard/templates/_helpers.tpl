@@ -61,10 +61,13 @@ app.kubernetes.io/part-of: switchboard
 {{- end -}}
 
 {{/* The bundled Redis's URL (it has no password) when the gateway is to use it: redis.enabled, and no
-     REDIS_URL of the user's in secrets.env (when the chart's Secret is used) or extraEnv; else empty. */}}
+     REDIS_URL of the user's in secrets.env (when the chart's Secret is used) or extraEnv, nor a
+     config.store.redis.url (REDIS_URL would override it); else empty. */}}
 {{- define "switchboard.bundledRedisUrl" -}}
 {{- $own := and (not .Values.secrets.existingSecret) (hasKey .Values.secrets.env "REDIS_URL") -}}
 {{- range .Values.extraEnv -}}{{- if eq (toString .name) "REDIS_URL" -}}{{- $own = true -}}{{- end -}}{{- end -}}
+{{- $store := index .Values.config "store" -}}
+{{- if kindIs "map" $store -}}{{- $r := index $store "redis" -}}{{- if and (kindIs "map" $r) (index $r "url") -}}{{- $own = true -}}{{- end -}}{{- end -}}
 {{- if and .Values.redis.enabled (not $own) -}}
 {{- printf "redis://%s:6379/0" (include "switchboard.redisName" .) -}}
 {{- end -}}
