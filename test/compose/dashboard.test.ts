@@ -160,7 +160,7 @@ describe('the Grafana dashboard against Prometheus scraping a real gateway', { s
       const r = (await (await fetch(`${promUrl}/api/v1/label/job/values`)).json()) as { data: string[] };
       return r.data.includes('prometheus') ? r.data : undefined;
     }, { timeoutMs: 30_000, intervalMs: 250 });
-    assert.deepEqual(all.sort(), ['prometheus', 'switchboard'], 'both jobs are scraped');
+    assert.deepEqual([...(all ?? [])].sort(), ['prometheus', 'switchboard'], 'both jobs are scraped');
     const offered = (await (await fetch(`${promUrl}/api/v1/label/job/values?match[]=${encodeURIComponent(m[1]!)}`)).json()) as { data: string[] };
     assert.deepEqual(offered.data, ['switchboard']);
   });
