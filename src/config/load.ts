@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isScalar, parseAllDocuments } from 'yaml';
-import { applyEnvOverrides } from './env-overrides.js';
+import { applyEnvOverrides, overrideSource } from './env-overrides.js';
 import { interpolate } from './interpolate.js';
 import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
@@ -44,7 +44,7 @@ export function checkDocument(doc: unknown, source = 'config', env: NodeJS.Proce
   if (typeProblems.length > 0) throw new ConfigError(source, typeProblems);
   const result = configSchema.safeParse(interpolated.value ?? {});
   // Described from the document as written: a value quoted in a problem shows `${VAR}`, not the secret it stands for.
-  if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, doc ?? {}));
+  if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, doc ?? {}).map((p) => overrideSource(p, fromEnv)));
   const cfg = result.data;
   const paths = resolveConfigPaths(cfg, baseDir);
   return { config: deepFreeze(cfg), warnings: configWarnings(cfg, paths) };

@@ -463,6 +463,19 @@ describe('loadConfig', () => {
     assert.equal(cfg.logging.level, 'debug');
   });
 
+  it('a bad value from an environment override is reported naming the variable, never quoting it', () => {
+    const file = join(dir, 'env-bad.yaml');
+    writeFileSync(file, 'server:\n  port: 1234\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
+    const env = { SWITCHBOARD_PORT: '80a', SWITCHBOARD_VAULT_KEY: 'not-a-vault-key-secret', SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS: 'short-secret', SWITCHBOARD_REQUEST_STATE_KEY: 'k'.repeat(32) };
+    let list: string[] = [];
+    assert.throws(() => loadConfig(file, env), (err: unknown) => err instanceof ConfigError && (list = err.problems).length > 0);
+    // The file says port: 1234 and has no vault at all: a problem that does not name the variable sends the operator to the wrong place.
+    hasProblem(list, 'server.port', 'SWITCHBOARD_PORT');
+    hasProblem(list, 'vault.key', 'SWITCHBOARD_VAULT_KEY');
+    hasProblem(list, 'modern.requestStatePreviousKeys[0]', 'SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS');
+    assert.ok(!list.some((p) => p.includes('NaN') || p.includes('secret') || p.includes('80a')), JSON.stringify(list));
+  });
+
   it(
     'a scalar "server" with an environment override still gives a ConfigError naming "server"',
     () => {
