@@ -83,6 +83,7 @@ async function token(values: Values): Promise<number> {
     scopes,
     ttlSeconds,
     tenantClaim: config.auth.claims.tenant,
+    scopesClaim: config.auth.claims.scopes,
   });
   // Only a token the gateway would verify: printing one it refuses sends the user chasing a 401.
   const refusal = await devTokenRefusal(jwt, keyFile, config.auth);

@@ -12,6 +12,8 @@ export interface DevTokenOptions {
   scopes: string[];
   ttlSeconds: number;
   tenantClaim: string;
+  /** Where the gateway reads scopes (auth.claims.scopes): in "scope" whatever it said, they were no scopes to it. */
+  scopesClaim?: string;
 }
 
 /** Signs a token with a development private key (JWK), for the quick start and tests. */
@@ -19,7 +21,7 @@ export async function signDevToken(o: DevTokenOptions): Promise<string> {
   const jwk = JSON.parse(readFileSync(o.keyFile, 'utf8')) as JWK;
   const alg = jwk.alg ?? algorithmOf(jwk);
   const key = await importJWK(jwk, alg);
-  return new SignJWT({ [o.tenantClaim]: o.tenant, ...(o.scopes.length > 0 ? { scope: o.scopes.join(' ') } : {}) })
+  return new SignJWT({ [o.tenantClaim]: o.tenant, ...(o.scopes.length > 0 ? { [o.scopesClaim ?? 'scope']: o.scopes.join(' ') } : {}) })
     .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: 'at+jwt' })
     .setIssuer(o.issuer)
     .setAudience(o.audience)

@@ -80,6 +80,22 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(none.stderr, /no token is needed/);
   });
 
+  it("token puts the tenant and the scopes in the claims the config's auth.claims names", () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://idp.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA], claims: { tenant: org_id, scopes: scp } }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const r = run(['token', '--tenant', 'dev', '--sub', 'me', '--scope', 'files:read', '--scope', 'files:write', '--config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    const payload = JSON.parse(Buffer.from(r.stdout.trim().split('.')[1]!, 'base64url').toString());
+    assert.equal(payload.org_id, 'dev');
+    // The gateway reads scopes from "scp" here: in "scope" the --scope values were no scopes at all.
+    assert.equal(payload.scp, 'files:read files:write');
+    assert.equal(payload.scope, undefined);
+  });
+
   it('token and pins find their config alike: --config, else SWITCHBOARD_CONFIG, else the quick start', () => {
     const quick = run(['pins', 'list'], { SWITCHBOARD_CONFIG: '' });
     assert.equal(quick.status, 0, quick.stderr);
