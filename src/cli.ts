@@ -97,7 +97,7 @@ async function token(values: Values): Promise<number> {
 
 async function serve(file: string): Promise<void> {
   // The same checks as check-config: what it calls a problem stops serve here, before anything starts.
-  const { config, warnings } = checkConfigFile(file);
+  const { config, warnings } = checkConfigFile(file, process.env, true);
   const app = await buildApp(config, { configFile: file });
   const { logger } = app;
   for (const w of warnings) logger.warn({ config: file }, `config: ${w}`);
@@ -184,7 +184,7 @@ const OPTIONS = {
 } as const;
 
 function checkConfig(file: string): number {
-  const { config, warnings } = checkConfigFile(file);
+  const { config, warnings } = checkConfigFile(file, process.env, true);
   for (const w of warnings) process.stderr.write(`${file}: warning: ${w}\n`);
   const counts = `${config.upstreams.length} upstreams, ${config.endpoints.length} endpoints`;
   const note = warnings.length === 0 ? '' : `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'} above`;

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { readPublicJwks } from './auth/key-source.js';
 import { ConfigError, readConfigFile, type LoadedConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { parsePinFile, pinsFileProblem } from './policy/pin-file.js';
 
 /** Why a key file cannot serve, in the words of someone who has to fix it. */
 function keyFileProblem(file: string, err: unknown): string {
@@ -35,13 +37,31 @@ function adminTokenProblems(file: string | undefined): string[] {
 }
 
 /**
+ * The pins file, read as serve reads it at start (when pins are on and kept there, not in Redis): one it
+ * cannot parse stops serve, so check-config says so too rather than "ok". An absent file is no pins yet.
+ */
+function pinsFileProblems(config: Config): string[] {
+  const file = config.pinning.file;
+  if (!file || config.store.redis || config.upstreams.every((u) => (u.pinning ?? config.pinning.mode) === 'off')) return [];
+  try {
+    parsePinFile(file, readFileSync(file, 'utf8'));
+    return [];
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? [] : [pinsFileProblem((err as Error).message)];
+  }
+}
+
+/**
  * What `check-config` reports and what `serve` starts from, so that the two agree: the file's schema
  * problems and the files it names that serve would fail to read (ConfigError), and its warnings
  * (valid, but will not work as meant).
+ *
+ * `start`: also the pins file a starting gateway reads (serve, check-config). Not on a reload: the running
+ * gateway keeps its pins in memory through a bad edit of that file, and an unrelated change still applies.
  */
-export function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, start = false): LoadedConfig {
   const loaded = readConfigFile(file, env);
-  const problems = [...keyProblems(loaded.config.auth.keys), ...adminTokenProblems(loaded.config.admin.tokenFile)];
+  const problems = [...keyProblems(loaded.config.auth.keys), ...adminTokenProblems(loaded.config.admin.tokenFile), ...(start ? pinsFileProblems(loaded.config) : [])];
   if (problems.length > 0) throw new ConfigError(file, problems);
   return loaded;
 }

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { readPinFile, withPinFileLock, writePinFile } from './pin-file.js';
+import { pinsFileProblem, readPinFile, withPinFileLock, writePinFile } from './pin-file.js';
 import { approvalsBetween, approveIn, copyTable, emptyTable, observeIn, rejectIn, rejectionsBetween, type ApprovedPin, type Observation, type PinStore, type PinTable, type RejectedPin, type Sighting } from './pin-store.js';
 
 /** How often the gateway looks at the pins file for the CLI's approvals. */
@@ -47,7 +47,7 @@ export class MemoryPinStore implements PinStore {
     } catch (err) {
       // Refused, not started without its pins: every tool would then be trusted on first sight (a changed
       // definition approved with no review), and the next write would replace the operator's approvals.
-      throw new GatewayError('SWB_CONFIG_INVALID', `pinning.file: ${(err as Error).message}; repair it, or move it away to start from no pins (every tool is then pinned as first seen)`, { file: this.#file });
+      throw new GatewayError('SWB_CONFIG_INVALID', pinsFileProblem((err as Error).message), { file: this.#file });
     }
     watchFile(this.#file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.#onFileChange);
     this.#watching = true;

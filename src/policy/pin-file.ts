@@ -21,6 +21,16 @@ export async function readPinFile(file: string, absent: () => PinTable = emptyTa
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return absent();
     throw err;
   }
+  return parsePinFile(file, text);
+}
+
+/** How serve and check-config word a pins file they cannot start from: the same line from both. */
+export function pinsFileProblem(why: string): string {
+  return `pinning.file: ${why}; repair it, or move it away to start from no pins (every tool is then pinned as first seen)`;
+}
+
+/** The table of a pins file's text; throws saying what is wrong (read at start, and by check-config). */
+export function parsePinFile(file: string, text: string): PinTable {
   let doc: unknown;
   try {
     doc = JSON.parse(text);

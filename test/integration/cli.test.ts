@@ -263,6 +263,12 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     const r = run(['serve', '--config', file]);
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /pinning\.file: pins file .*pins\.json is not valid JSON.*repair it, or move it away/);
+    // check-config makes the same checks as serve: it passed this file (exit 0) that serve then refused.
+    const check = run(['check-config', file]);
+    assert.equal(check.status, 1, check.stdout);
+    assert.match(check.stderr, /\n {2}- pinning\.file: pins file .*pins\.json is not valid JSON.*repair it, or move it away/);
+    writeFileSync(join(dirname(file), 'pins.json'), '{"version": 1, "upstreams": {}}\n');
+    assert.equal(run(['check-config', file]).status, 0);
   });
 
   it('serve on an address it cannot listen on says so in one line (which address, what went wrong, which key) and exits 1', async () => {

@@ -53,8 +53,9 @@ const ROOT: Record<string, string[]> = {
   'pins-command': ['cluster', 'config', 'errors', 'observability', 'policy'],
   // Lists and revokes users' links in the shared vault (Redis), as the admin API does in memory.
   'links-command': ['cluster', 'config', 'observability', 'upstream'],
-  // check-config reads the key files as serve's authenticator does (config/ may not import auth/).
-  'config-check': ['auth', 'config'],
+  // check-config reads the key files as serve's authenticator does (config/ may not import auth/), and
+  // the pins file as serve's pin store does.
+  'config-check': ['auth', 'config', 'policy'],
   // Starts a config's upstreams to print the exposed tool names (a Gateway without its edge).
   'tools-command': ['config', 'gateway', 'observability', 'router', 'upstream'],
   // Sets a V8 flag for the gateway process before anything else loads (main.ts imports it first).
