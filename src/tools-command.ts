@@ -70,6 +70,30 @@ function commandCaller(tenant: string): UpstreamCaller {
   return { id: 'switchboard-tools', tenant, clientRequest: async () => Promise.reject(new Error('no client')), clientNotify: () => {} };
 }
 
+/** The exit code of a process ended by the signal (128 + its number), which the command still exits with. */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * Ctrl-C or a SIGTERM while the upstreams start or list their tools: they are stopped before the command
+ * exits. Each runs in a process group of its own, which the terminal's signal never reaches: the command
+ * died alone and left them running (one that outlives its stdin's end for good). A second signal exits at once.
+ * Returns the function that removes the handlers.
+ */
+function stopOnSignal(gateway: Gateway, err: Output): () => void {
+  let stopping = false;
+  const on = (signal: keyof typeof SIGNAL_EXIT): void => {
+    if (stopping) process.exit(SIGNAL_EXIT[signal]);
+    stopping = true;
+    err.write(`switchboard tools: ${signal}: stopping the upstreams\n`);
+    void gateway.stop().finally(() => process.exit(SIGNAL_EXIT[signal]));
+  };
+  const handlers = (Object.keys(SIGNAL_EXIT) as Array<keyof typeof SIGNAL_EXIT>).map((signal) => [signal, () => on(signal)] as const);
+  for (const [signal, h] of handlers) process.on(signal, h);
+  return () => {
+    for (const [signal, h] of handlers) process.off(signal, h);
+  };
+}
+
 /**
  * `switchboard tools`: starts the upstreams of a config, and prints for each endpoint the tool names
  * clients see and the upstream tool each one reaches (renamed and shortened names marked).
@@ -88,6 +112,7 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
   const logger = createLogger('error', { write: (line: string) => void err.write(line) });
   const gateway = new Gateway(config, { logger });
   const report: Array<{ endpoint: string; exposure: string; tools: Row[]; failed: Failure[] }> = [];
+  const unhandle = stopOnSignal(gateway, err);
   try {
     await gateway.start();
     for (const router of gateway.routers) {
@@ -102,6 +127,7 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
     }
   } finally {
     await gateway.stop();
+    unhandle();
   }
   // Exit 1 when an upstream's tools are missing: the listing is then not what clients will see.
   const failed = report.flatMap((e) => e.failed.map((f) => `switchboard tools: ${e.endpoint}: upstream "${f.upstream}" failed, its tools are not listed: ${terminalLine(f.error)}\n`));

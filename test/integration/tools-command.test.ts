@@ -1,10 +1,11 @@
 // `switchboard tools`: starts a config's upstreams (real child processes) and prints each endpoint's
 // exposed tool names with the upstream tool they reach: renamed and shortened names marked.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 
 const FIXTURE = resolve('test/fixtures/catalogue-server.mjs');
@@ -81,6 +82,36 @@ endpoints:
     const [endpoint] = JSON.parse(json.stdout);
     assert.deepEqual(endpoint.failed.map((f: { upstream: string }) => f.upstream), ['broken']);
     assert.ok(endpoint.tools.some((t: { upstream: string }) => t.upstream === 'fs'));
+  });
+
+  it('Ctrl-C (SIGINT) while an upstream is starting stops that upstream, not only the command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-tools-'));
+    const pidFile = join(dir, 'pid');
+    // Never answers initialize, and outlives its stdin's end (as a slow or careless server does); its own process group.
+    const script = "require('fs').writeFileSync(process.argv[1], String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)";
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, `upstreams:\n  - { name: slow, transport: stdio, sandbox: none, command: ${process.execPath}, args: [-e, ${JSON.stringify(script)}, ${pidFile}] }\nendpoints: [{ path: /mcp, upstreams: [slow] }]\n`);
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'tools', '--config', file], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((r) => cli.on('exit', (code) => r(code)));
+    for (let i = 0; i < 300 && !existsSync(pidFile); i++) await sleep(100);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      assert.ok(alive());
+      cli.kill('SIGINT');
+      assert.notEqual(await exited, 0);
+      for (let i = 0; i < 50 && alive(); i++) await sleep(100);
+      assert.equal(alive(), false, 'the upstream outlived the command');
+    } finally {
+      if (alive()) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('refuses a tenant the config does not have', () => {
