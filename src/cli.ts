@@ -20,7 +20,8 @@ const USAGE = `usage:
   switchboard check-config FILE         validate a config file and what it names (key files, programs); exit 1 on a problem
   switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
                                         print a development JWT that FILE's gateway accepts (exit 1
-                                        when none of its auth.keys verifies the key's tokens)
+                                        when none of its auth.keys verifies the key's tokens, or FILE
+                                        has no tenant T)
                                         (key: deploy/dev-keys/dev-private.jwk.json of this package)
   switchboard pins list [--config FILE] [--json]
                                         tool pins: approved hashes, and changed definitions awaiting approval
@@ -71,6 +72,12 @@ async function token(values: Values): Promise<number> {
   if (config.auth.mode !== 'jwt' || !config.auth.issuer) {
     process.stderr.write('switchboard token: that config does not use jwt authentication; no token is needed\n');
     return 2;
+  }
+  // With jwt, a tenant the config does not name is refused at every endpoint (403): a typo found here, not there.
+  const tenants = config.tenants.map((t) => t.name);
+  if (!tenants.includes(tenant)) {
+    process.stderr.write(`switchboard token: ${file} has no tenant ${JSON.stringify(tenant)} (tenants: ${tenants.join(', ') || 'none'}); its gateway refuses every request of such a token\n`);
+    return 1;
   }
   const scopes = ((values.scope as string[] | undefined) ?? []).flatMap((s) => s.split(/[ ,]+/)).filter(Boolean);
   const keyFile = (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json');

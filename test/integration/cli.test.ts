@@ -80,6 +80,13 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(none.stderr, /no token is needed/);
   });
 
+  it('token refuses a tenant the config does not have: the gateway would answer every request with 403', () => {
+    const r = run(['token', '--tenant', 'deV', '--sub', 'me']);
+    assert.equal(r.status, 1, r.stdout);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /no tenant "deV".*\(tenants: dev\)/);
+  });
+
   it("token puts the tenant and the scopes in the claims the config's auth.claims names", () => {
     const file = tempConfig(`
 auth: { mode: jwt, issuer: "https://idp.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA], claims: { tenant: org_id, scopes: scp } }
