@@ -78,7 +78,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
 
 /** The file's one YAML document; several (a Kubernetes manifest) are refused saying what the file is. */
 function decodeYaml(file: string, text: string): unknown {
-  const docs = parseAllDocuments(text, { prettyErrors: true });
+  // merge: `<<: *anchor` as compose files, Kubernetes manifests and most YAML tools read it (YAML 1.1);
+  // without it the key "<<" was a key like any other, and the settings it brings were reported missing.
+  const docs = parseAllDocuments(text, { prettyErrors: true, merge: true });
   const broken = docs.find((d) => d.errors.length > 0);
   // Where, not what: the pretty message goes on with the text of the line, which may hold a secret
   // written there (a token, a password), and problems reach the log, the reload answer and the console.

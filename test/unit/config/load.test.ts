@@ -524,6 +524,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('a YAML merge key (<<: *anchor, as compose files and Kubernetes manifests use it) shares settings between upstreams', () => {
+    const file = join(dir, 'merge.yaml');
+    writeFileSync(file, 'upstreams:\n  - &stdio { name: a, transport: stdio, command: node, sandbox: none }\n  - <<: *stdio\n    name: b\nendpoints: [{ path: /mcp, upstreams: [a, b] }]\n');
+    const cfg = loadConfig(file, {});
+    const b = cfg.upstreams[1] as StdioUpstreamConfig;
+    assert.equal(b.name, 'b');
+    assert.equal(b.transport, 'stdio');
+    assert.equal(b.command, 'node');
+    assert.equal(b.sandbox, 'none');
+  });
+
   it('aliases that expand past the parser\'s bound (a "billion laughs" file) are a problem of the file, not a crash', () => {
     const file = join(dir, 'aliases.yaml');
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
