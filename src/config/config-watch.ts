@@ -1,5 +1,5 @@
-import { existsSync, watch, readFileSync, statSync, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, watch, readFileSync, realpathSync, statSync, type FSWatcher } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { contentDigest } from './source-digest.js';
 
 /** How long the file must be quiet before a change counts: editors and ConfigMap updates write in steps. */
@@ -68,6 +68,8 @@ class ConfigWatch {
   #settle: NodeJS.Timeout | undefined;
   #again: NodeJS.Timeout | undefined;
   #delay: number;
+  /** The directory of the file the path links to, when that is elsewhere (followTarget), and its watcher. */
+  #target: { real: string; watcher: FSWatcher } | undefined;
   /** Why the watch is down (undefined while it is up, or before its first start). */
   #down: string | undefined;
   #stopped = false;
@@ -100,6 +102,7 @@ class ConfigWatch {
     if (this.#down !== undefined) this.#o.log?.info({ config: this.#file }, 'watching the config file again');
     this.#down = undefined;
     this.#o.onState?.(true);
+    this.#followTarget();
     this.#settle = setTimeout(() => this.#check(), SETTLE_MS);
   }
 
@@ -108,6 +111,46 @@ class ConfigWatch {
     clearTimeout(this.#settle);
     clearTimeout(this.#again);
     this.#watcher?.close();
+    this.#target?.watcher.close();
+  }
+
+  /**
+   * A path that is a symlink to a file elsewhere (/etc/switchboard/gateway.yaml into a checkout of a config
+   * repository): an edit of that file, or a new one renamed over it, happens in the target's directory and
+   * raised no event in the path's, so it was never loaded. That directory is watched too, as it is now
+   * (a link pointed elsewhere is followed at the next check). Not a ConfigMap's timestamped directory
+   * (..2026_…): its ..data swap is seen in the path's own directory, and the old one is deleted.
+   */
+  #followTarget(): void {
+    let real: string;
+    try {
+      real = realpathSync(this.#file);
+    } catch {
+      return; // gone for a moment: the next check follows it
+    }
+    const dir = dirname(real);
+    const own = real === resolve(this.#file) || basename(dir).startsWith('..');
+    if (this.#target?.real === real && !own) return;
+    this.#target?.watcher.close();
+    this.#target = undefined;
+    if (own || this.#stopped) return;
+    const name = basename(real);
+    try {
+      const watcher = watch(dir, (_event, changed) => {
+        if (this.#target?.watcher !== watcher || (changed !== null && changed !== name)) return;
+        clearTimeout(this.#settle);
+        this.#settle = setTimeout(() => this.#check(), SETTLE_MS);
+      });
+      watcher.on('error', () => {
+        // Its directory gone: the path's own watch goes on; the next check follows the link again.
+        if (this.#target?.watcher !== watcher) return;
+        watcher.close();
+        this.#target = undefined;
+      });
+      this.#target = { real, watcher };
+    } catch {
+      // Not watchable: the path's own directory still is.
+    }
   }
 
   #event(from: FSWatcher, changed: string | null): void {
@@ -122,6 +165,7 @@ class ConfigWatch {
   }
 
   #check(): void {
+    this.#followTarget();
     const now = digest(this.#file);
     if (now === undefined || now === this.#last) return;
     this.#last = now;

@@ -1,7 +1,7 @@
 // The config file watch on a real directory: removed and made again (a ConfigMap remount, an rm -r and
 // a restore), the watch ended silently, and every later edit was never applied.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -22,6 +22,29 @@ describe('the config file watch', () => {
     writeFileSync(file, 'one');
     return { dir, file };
   };
+
+  it('follows a config path that is a symlink to a file elsewhere (a checkout of a config repository): edits there reload it', async () => {
+    const { dir } = layout();
+    const repo = mkdtempSync(join(tmpdir(), 'swb-watch-repo-'));
+    roots.push(repo);
+    const target = join(repo, 'gateway.yaml');
+    writeFileSync(target, 'one');
+    const file = join(dir, 'gateway.yaml');
+    symlinkSync(target, file);
+    let changes = 0;
+    const stop = watchConfigFile(file, () => changes++);
+    try {
+      await new Promise((r) => setTimeout(r, 400)); // the first comparison (nothing changed)
+      writeFileSync(target, 'two');
+      await until('an edit of the link target was applied', () => changes === 1);
+      // As git and editors write it: a new file renamed over the old one.
+      writeFileSync(`${target}.tmp`, 'three');
+      renameSync(`${target}.tmp`, target);
+      await until('a rename over the link target was applied too', () => changes === 2);
+    } finally {
+      stop();
+    }
+  });
 
   it('comes back when its directory is removed and made again, and applies the file as it then is', async () => {
     const { dir, file } = layout();
