@@ -53,6 +53,19 @@ function configOf(values: Values): string {
   return (values.config as string | undefined) ?? (process.env.SWITCHBOARD_CONFIG || QUICKSTART);
 }
 
+/**
+ * Why a --key file cannot sign, in one line: it came out as a stack trace. Nothing of the file is quoted
+ * (a JSON error's message may show its text, and the file holds a private key).
+ */
+function keyFileUnusable(keyFile: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `${keyFile} does not exist`;
+  if (code === 'EACCES') return `${keyFile} cannot be read: permission denied`;
+  if (code === 'EISDIR') return `${keyFile} is a directory, not a key file`;
+  if (err instanceof SyntaxError) return `${keyFile} is not a JSON Web Key (not valid JSON)`;
+  return `${keyFile} cannot sign a token: it must be a private JWK, as deploy/dev-keys/dev-private.jwk.json is (${(err as Error).message})`;
+}
+
 async function token(values: Values): Promise<number> {
   const tenant = values.tenant as string | undefined;
   const sub = values.sub as string | undefined;
@@ -81,17 +94,13 @@ async function token(values: Values): Promise<number> {
   }
   const scopes = ((values.scope as string[] | undefined) ?? []).flatMap((s) => s.split(/[ ,]+/)).filter(Boolean);
   const keyFile = (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json');
-  const jwt = await signDevToken({
-    keyFile,
-    issuer: config.auth.issuer,
-    audience: (values.audience as string | undefined) ?? audiencesOf(config)[0]!,
-    tenant,
-    subject: sub,
-    scopes,
-    ttlSeconds,
-    tenantClaim: config.auth.claims.tenant,
-    scopesClaim: config.auth.claims.scopes,
+  const audience = (values.audience as string | undefined) ?? audiencesOf(config)[0]!;
+  const { claims } = config.auth;
+  const jwt = await signDevToken({ keyFile, issuer: config.auth.issuer, audience, tenant, subject: sub, scopes, ttlSeconds, tenantClaim: claims.tenant, scopesClaim: claims.scopes }).catch((err: unknown) => {
+    process.stderr.write(`switchboard token: --key ${keyFileUnusable(keyFile, err)}\n`);
+    return undefined;
   });
+  if (jwt === undefined) return 1;
   // Only a token the gateway would verify: printing one it refuses sends the user chasing a 401.
   const refusal = await devTokenRefusal(jwt, keyFile, config.auth);
   if (refusal) {

@@ -80,6 +80,24 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(none.stderr, /no token is needed/);
   });
 
+  it('token with a --key it cannot sign with says why in one line (no stack trace, nothing of the file quoted)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-cli-'));
+    const broken = join(dir, 'broken.jwk.json');
+    writeFileSync(broken, '{"kty":"OKP","crv":"Ed25519","d":"c2VjcmV0LXNlY3JldA"');
+    for (const [key, why] of [
+      [join(dir, 'absent.jwk.json'), /does not exist/],
+      [broken, /not a JSON Web Key/],
+      [join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json'), /private/],
+    ] as const) {
+      const r = run(['token', '--tenant', 'dev', '--sub', 'me', '--key', key]);
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.doesNotMatch(r.stderr, /c2Vj|    at /);
+    }
+  });
+
   it('token refuses a tenant the config does not have: the gateway would answer every request with 403', () => {
     const r = run(['token', '--tenant', 'deV', '--sub', 'me']);
     assert.equal(r.status, 1, r.stdout);
