@@ -9,6 +9,8 @@ export interface WrittenPath {
   absolute: string;
   /** What a relative path was resolved against: the upstream's cwd, or the config file's directory. */
   base: 'cwd' | 'config';
+  /** What a missing file means, when not "this upstream cannot start". */
+  consequence?: string;
 }
 
 /**
@@ -32,15 +34,20 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
   if (cfg.admin.tokenFile !== undefined) cfg.admin.tokenFile = abs(cfg.admin.tokenFile, baseDir);
   const verify = cfg.vault.verifyUser;
   if (verify?.clientSecretFile !== undefined) verify.clientSecretFile = abs(verify.clientSecretFile, baseDir);
-  const written: WrittenPath[] = [];
+  const paths: WrittenPath[] = [];
   cfg.upstreams.forEach((u, i) => {
-    if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) u.auth.clientSecretFile = abs(u.auth.clientSecretFile, baseDir);
+    if ((u.auth?.type === 'token-exchange' || u.auth?.type === 'user-oauth') && u.auth.clientSecretFile !== undefined) {
+      // Read at a user's first start, not at load: checked here so that check-config names a missing one.
+      const written = u.auth.clientSecretFile;
+      u.auth.clientSecretFile = abs(written, baseDir);
+      paths.push({ at: `upstreams[${i}].auth.clientSecretFile`, written, absolute: u.auth.clientSecretFile, base: 'config', consequence: 'this upstream cannot get a token' });
+    }
     if (u.transport !== 'stdio') return;
     if (u.cwd !== undefined) u.cwd = abs(u.cwd, baseDir);
     const base = u.cwd ?? baseDir;
     const note = (at: string, p: string) => {
       const absolute = abs(p, base);
-      written.push({ at: `upstreams[${i}].${at}`, written: p, absolute, base: u.cwd === undefined ? 'config' : 'cwd' });
+      paths.push({ at: `upstreams[${i}].${at}`, written: p, absolute, base: u.cwd === undefined ? 'config' : 'cwd' });
       return absolute;
     };
     if (u.command.includes('/')) u.command = note('command', u.command);
@@ -50,7 +57,7 @@ export function resolveConfigPaths(cfg: Config, baseDir: string): WrittenPath[] 
       u.sandbox.writable = u.sandbox.writable.map((p, j) => note(`sandbox.writable[${j}]`, p));
     }
   });
-  return written;
+  return paths;
 }
 
 /** An argument the config marks as a relative path: ".", "..", "./…" or "../…". */

@@ -33,7 +33,7 @@ function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => bool
     .filter((p) => !exists(p.absolute))
     .map((p) => {
       const how = p.written === p.absolute ? '' : ` (${JSON.stringify(p.written)}, relative to ${p.base === 'cwd' ? 'the upstream\'s cwd' : 'the config file\'s directory'})`;
-      return `${p.at}: ${p.absolute}${how} does not exist; this upstream cannot start`;
+      return `${p.at}: ${p.absolute}${how} does not exist; ${p.consequence ?? 'this upstream cannot start'}`;
     });
 }
 

@@ -93,6 +93,16 @@ describe('warnings: valid, but will not work as meant', () => {
     assert.ok(!audience.warnings[0]!.includes('audience'), 'an audience of its own: only the metadata is said');
   });
 
+  it("an upstream's auth.clientSecretFile that does not exist: a warning, as for a missing program", () => {
+    const auth = '{ type: token-exchange, tokenEndpoint: "https://idp.example/token", clientId: c, clientSecretFile: ./secrets/exchange, audience: "https://mcp.example" }';
+    const cfg = file('secret-file.yaml', `upstreams:\n  - { name: a, transport: streamable-http, url: "https://mcp.example/mcp", sharing: per-user, auth: ${auth} }\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`);
+    const { warnings } = readConfigFile(cfg, {});
+    assert.ok(
+      warnings.includes(`upstreams[0].auth.clientSecretFile: ${join(dir, 'secrets', 'exchange')} ("./secrets/exchange", relative to the config file's directory) does not exist; this upstream cannot get a token`),
+      warnings.join('\n'),
+    );
+  });
+
   it('a program or path argument that does not exist, named as written and as resolved', () => {
     const cfg = file('paths.yaml', 'upstreams:\n  - { name: a, transport: stdio, sandbox: none, command: ./bin/server, args: [./server.js, stdio, dist/x.js] }\nendpoints: [{ path: /mcp, upstreams: [a] }]\n');
     const { warnings } = readConfigFile(cfg, {});
