@@ -53,7 +53,8 @@ export function applyEnvOverrides(d: Record<string, any>, env: NodeJS.ProcessEnv
     if (env.SWITCHBOARD_HOST) set(server, 'host', env.SWITCHBOARD_HOST, 'server.host');
     if (env.SWITCHBOARD_PORT) set(server, 'port', portOf(env.SWITCHBOARD_PORT), 'server.port');
   }
-  if (env.LOG_LEVEL && (d.logging == null || isPlainObject(d.logging))) set((d.logging ??= {}), 'level', env.LOG_LEVEL, 'logging.level');
+  // In any case (LOG_LEVEL=DEBUG, as images and platforms often set it for every program): the levels are lower case.
+  if (env.LOG_LEVEL && (d.logging == null || isPlainObject(d.logging))) set((d.logging ??= {}), 'level', env.LOG_LEVEL.trim().toLowerCase(), 'logging.level');
   if (env.SWITCHBOARD_METRICS_PORT && (d.metrics == null || isPlainObject(d.metrics))) set((d.metrics ??= {}), 'port', portOf(env.SWITCHBOARD_METRICS_PORT), 'metrics.port');
   if (env.REDIS_URL && (d.store == null || isPlainObject(d.store))) {
     const store = (d.store ??= {});

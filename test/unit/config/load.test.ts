@@ -463,6 +463,13 @@ describe('loadConfig', () => {
     assert.equal(cfg.logging.level, 'debug');
   });
 
+  it('LOG_LEVEL in capitals (LOG_LEVEL=DEBUG, as many images and platforms set it) is the same level', () => {
+    const file = join(dir, 'env-level.yaml');
+    writeFileSync(file, 'upstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
+    assert.equal(loadConfig(file, { LOG_LEVEL: 'DEBUG' }).logging.level, 'debug');
+    assert.equal(loadConfig(file, { LOG_LEVEL: 'Warn' }).logging.level, 'warn');
+  });
+
   it('a bad value from an environment override is reported naming the variable, never quoting it', () => {
     const file = join(dir, 'env-bad.yaml');
     writeFileSync(file, 'server:\n  port: 1234\nupstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n');
