@@ -237,6 +237,11 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
         process.stderr.write(USAGE);
         return 2;
       }
+      // `check-config configs/*.yaml` checked the first file alone and said ok (exit 0) for all of them.
+      if (positionals.length + (values.config === undefined ? 0 : 1) > 1) {
+        process.stderr.write(`switchboard check-config: one FILE at a time (got ${positionals.length + (values.config === undefined ? 0 : 1)}); for several: for f in FILES; do switchboard check-config "$f"; done\n`);
+        return 2;
+      }
       return checkConfig(file);
     }
     default:

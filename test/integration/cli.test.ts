@@ -182,6 +182,14 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.doesNotMatch(named.stdout + named.stderr, RAW);
   });
 
+  it('check-config given several files (a shell glob) refuses rather than check the first alone and say ok', () => {
+    const bad = tempConfig('upstreams: []\n');
+    const r = run(['check-config', join(ROOT, 'deploy', 'quickstart.yaml'), bad]);
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /one FILE at a time/);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = run(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
