@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
-import { devTokenRefusal, parseTtl, signDevToken } from './auth/dev-token.js';
+import { devTokenRefusal, devTokenType, parseTtl, signDevToken } from './auth/dev-token.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { releaseEarlySignals } from './early-signals.js';
@@ -96,7 +96,7 @@ async function token(values: Values): Promise<number> {
   const keyFile = (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json');
   const audience = (values.audience as string | undefined) ?? audiencesOf(config)[0]!;
   const { claims } = config.auth;
-  const jwt = await signDevToken({ keyFile, issuer: config.auth.issuer, audience, tenant, subject: sub, scopes, ttlSeconds, tenantClaim: claims.tenant, scopesClaim: claims.scopes }).catch((err: unknown) => {
+  const jwt = await signDevToken({ keyFile, issuer: config.auth.issuer, audience, tenant, subject: sub, scopes, ttlSeconds, tenantClaim: claims.tenant, scopesClaim: claims.scopes, typ: devTokenType(config.auth.tokenTypes) }).catch((err: unknown) => {
     process.stderr.write(`switchboard token: --key ${keyFileUnusable(keyFile, err)}\n`);
     return undefined;
   });

@@ -14,6 +14,14 @@ export interface DevTokenOptions {
   tenantClaim: string;
   /** Where the gateway reads scopes (auth.claims.scopes): in "scope" whatever it said, they were no scopes to it. */
   scopesClaim?: string;
+  /** The "typ" header (default at+jwt, RFC 9068): one the gateway's auth.tokenTypes accepts (devTokenType). */
+  typ?: string;
+}
+
+/** at+jwt where auth.tokenTypes takes it (the default does), else the first type it names. */
+export function devTokenType(tokenTypes: readonly string[]): string {
+  const at = tokenTypes.find((t) => ['at+jwt', 'application/at+jwt'].includes(t.toLowerCase()));
+  return at ?? tokenTypes[0] ?? 'at+jwt';
 }
 
 /** Signs a token with a development private key (JWK), for the quick start and tests. */
@@ -22,7 +30,7 @@ export async function signDevToken(o: DevTokenOptions): Promise<string> {
   const alg = jwk.alg ?? algorithmOf(jwk);
   const key = await importJWK(jwk, alg);
   return new SignJWT({ [o.tenantClaim]: o.tenant, ...(o.scopes.length > 0 ? { [o.scopesClaim ?? 'scope']: o.scopes.join(' ') } : {}) })
-    .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: 'at+jwt' })
+    .setProtectedHeader({ alg, ...(jwk.kid ? { kid: jwk.kid } : {}), typ: o.typ ?? 'at+jwt' })
     .setIssuer(o.issuer)
     .setAudience(o.audience)
     .setSubject(o.subject)

@@ -105,6 +105,19 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /no tenant "deV".*\(tenants: dev\)/);
   });
 
+  it('token signs a "typ" that auth.tokenTypes accepts', () => {
+    const file = tempConfig(`
+auth: { mode: jwt, issuer: "https://idp.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA], tokenTypes: [JWT] }
+tenants: [{ name: dev, endpoints: ["*"] }]
+upstreams: [{ name: a, transport: stdio, command: node }]
+endpoints: [{ path: /mcp, upstreams: [a] }]
+`);
+    const r = run(['token', '--tenant', 'dev', '--sub', 'me', '--config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    // at+jwt, which this gateway refuses ("its typ header is not one of auth.tokenTypes").
+    assert.equal(JSON.parse(Buffer.from(r.stdout.split('.')[0]!, 'base64url').toString()).typ, 'JWT');
+  });
+
   it("token puts the tenant and the scopes in the claims the config's auth.claims names", () => {
     const file = tempConfig(`
 auth: { mode: jwt, issuer: "https://idp.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA], claims: { tenant: org_id, scopes: scp } }
