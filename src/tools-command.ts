@@ -71,10 +71,10 @@ function commandCaller(tenant: string): UpstreamCaller {
 }
 
 /** The exit code of a process ended by the signal (128 + its number), which the command still exits with. */
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
- * Ctrl-C or a SIGTERM while the upstreams start or list their tools: they are stopped before the command
+ * Ctrl-C, a SIGTERM or a closed terminal (SIGHUP) while the upstreams start or list their tools: they are stopped before the command
  * exits. Each runs in a process group of its own, which the terminal's signal never reaches: the command
  * died alone and left them running (one that outlives its stdin's end for good). A second signal exits at once.
  * Returns the function that removes the handlers.

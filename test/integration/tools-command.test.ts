@@ -84,7 +84,8 @@ endpoints:
     assert.ok(endpoint.tools.some((t: { upstream: string }) => t.upstream === 'fs'));
   });
 
-  it('Ctrl-C (SIGINT) while an upstream is starting stops that upstream, not only the command', async () => {
+  for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+  it(`${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : 'a closed terminal (SIGHUP)'} while an upstream is starting stops that upstream, not only the command`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'swb-tools-'));
     const pidFile = join(dir, 'pid');
     // Never answers initialize, and outlives its stdin's end (as a slow or careless server does); its own process group.
@@ -105,7 +106,7 @@ endpoints:
     };
     try {
       assert.ok(alive());
-      cli.kill('SIGINT');
+      cli.kill(signal);
       assert.notEqual(await exited, 0);
       for (let i = 0; i < 50 && alive(); i++) await sleep(100);
       assert.equal(alive(), false, 'the upstream outlived the command');
@@ -113,6 +114,7 @@ endpoints:
       if (alive()) process.kill(pid, 'SIGKILL');
     }
   });
+  }
 
   it('refuses a tenant the config does not have', () => {
     const r = run(['--config', config(), '--tenant', 'nosuch']);
