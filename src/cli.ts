@@ -224,6 +224,11 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return await toolsCommand({ config: values.config ?? positionals[0], tenant: values.tenant, json: values.json === true });
     case 'serve': {
       const file = values.config ?? positionals[0] ?? process.env.SWITCHBOARD_CONFIG;
+      // `serve a.yaml b.yaml` served a.yaml alone, saying nothing of b.yaml (and --config beside a FILE, the FILE).
+      if (positionals.length + (values.config === undefined ? 0 : 1) > 1) {
+        process.stderr.write(`switchboard serve: one config file (got ${positionals.length + (values.config === undefined ? 0 : 1)}): one gateway serves one file\n${USAGE}`);
+        return 2;
+      }
       if (!file) {
         process.stderr.write(`switchboard: no config file; pass --config FILE or set SWITCHBOARD_CONFIG\n${USAGE}`);
         return 2;

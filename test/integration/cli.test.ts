@@ -203,6 +203,12 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /one FILE at a time/);
   });
 
+  it('serve given two config files refuses rather than serve the first and say nothing of the second (found by a review)', () => {
+    const r = run(['serve', join(ROOT, 'deploy', 'quickstart.yaml'), tempConfig('upstreams: []\n')]);
+    assert.equal(r.status, 2, r.stdout);
+    assert.match(r.stderr, /one config file \(got 2\)/);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = run(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
