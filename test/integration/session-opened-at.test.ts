@@ -4,12 +4,12 @@
 // that took a session over listed it as opened at the takeover: an operator saw every session young
 // after a failover.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { post } from '../helpers/http-edge.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { ANONYMOUS, plantOrphan, sessionRecord } from '../helpers/session-record.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
 
 const PREFIX = 'opened-at:';
@@ -36,20 +36,9 @@ describe('when a session opened, across record writes and a takeover', { timeout
 
   it('a session taken over from a dead replica keeps the time it opened there, in the list and in its record', async () => {
     const openedAt = Date.now() - 3_600_000;
-    const record: SessionRecord = {
-      id: randomUUID(),
-      kind: 'streamable-http',
-      endpoint: '/mcp',
-      principal: { issuer: 'local', subject: 'anonymous', tenant: 'anonymous' },
-      protocolVersion: '2025-11-25',
-      clientCapabilities: {},
-      clientInfo: { name: 'c', version: '1' },
-      movable: true,
-      createdAt: openedAt,
-    };
+    const record = { ...sessionRecord(), principal: ANONYMOUS, createdAt: openedAt };
     // Opened an hour ago on a replica that is gone (no heartbeat).
-    await raw.set(`${PREFIX}session:${record.id}`, JSON.stringify(record), 'PX', 60_000);
-    await raw.set(`${PREFIX}owner:${record.id}`, 'ghost', 'PX', 60_000);
+    await plantOrphan(raw, PREFIX, record);
     const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sid: record.id, version: '2025-11-25' });
     assert.equal(res.status, 200, await res.text());
     const listed = gw.app.gateway.registry.list().find((s) => s.session.id === record.id);

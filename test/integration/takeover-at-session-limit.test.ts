@@ -3,13 +3,12 @@
 // first session expires), as a new session's is. It said 2 s, whatever the wait: a client that honours it
 // came back every 2 s for as long as the tenant stayed at its limit, each time a claim, a refusal and a release.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { openSession, post } from '../helpers/http-edge.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import type { SessionRecord } from '../../src/session/session-store.js';
+import { ANONYMOUS, plantOrphan, sessionRecord } from '../helpers/session-record.js';
 
 const PREFIX = 'limit-takeover:';
 
@@ -37,20 +36,9 @@ describe('a takeover refused at the tenant\'s session limit', { timeout: 60_000 
 
   it('says when the tenant\'s first session expires, not 2 s', async () => {
     await openSession(gw); // the tenant's one session, for the next ten minutes
-    const record: SessionRecord = {
-      id: randomUUID(),
-      kind: 'streamable-http',
-      endpoint: '/mcp',
-      principal: { issuer: 'local', subject: 'anonymous', tenant: 'anonymous' },
-      protocolVersion: '2025-11-25',
-      clientCapabilities: {},
-      clientInfo: { name: 'c', version: '1' },
-      movable: true,
-      createdAt: Date.now(),
-    };
+    const record = { ...sessionRecord(), principal: ANONYMOUS, createdAt: Date.now() };
     // Another session of the tenant, on a replica that is gone (no heartbeat).
-    await raw.set(`${PREFIX}session:${record.id}`, JSON.stringify(record), 'PX', 60_000);
-    await raw.set(`${PREFIX}owner:${record.id}`, 'ghost', 'PX', 60_000);
+    await plantOrphan(raw, PREFIX, record);
     const res = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sid: record.id, version: '2025-11-25' });
     const text = await res.text();
     assert.equal(res.status, 429, text);
