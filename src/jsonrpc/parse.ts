@@ -81,6 +81,9 @@ export function nestsDeeper(text: string, doc: unknown, limit: number): boolean 
  * ten times as much on a 220-byte request, a hundred times on a 100 kB one (it ran on every request).
  */
 function bracketsExceed(text: string, limit: number): boolean {
+  // No text shorter than the limit holds more brackets: every message of ordinary size (each one a stdio or
+  // remote upstream sends is asked about) is cleared without a scan.
+  if (text.length <= limit) return false;
   let n = 0;
   for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++n > limit) return true;
   for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++n > limit) return true;

@@ -26,6 +26,8 @@ export function tooDeep(text: string, message: JsonRpcMessage): { id: RequestId 
  * throw, so that the read fails. The messages themselves when none is (nearly every time: a bracket count).
  */
 export function withoutDeep(text: string, messages: JsonRpcMessage[], lost: (id: RequestId | undefined, error: GatewayError) => void): JsonRpcMessage[] {
+  // The common case allocates nothing: the messages as they came.
+  if (messages.every((m) => tooDeep(text, m) === undefined)) return messages;
   return messages.filter((m) => {
     const deep = tooDeep(text, m);
     if (deep) lost(deep.id, deep.error);
