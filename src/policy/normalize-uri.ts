@@ -15,7 +15,7 @@ const PERCENT = /%([0-9A-Fa-f]{2})/g;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /** §6.2.2.1 and §6.2.2.2: escapes of unreserved characters decoded, every other escape in upper-case hex. */
-function normalizeEscapes(part: string): string {
+export function normalizeEscapes(part: string): string {
   if (!part.includes('%')) return part;
   return part.replace(PERCENT, (_, hex: string) => {
     const c = String.fromCharCode(parseInt(hex, 16));
@@ -142,6 +142,9 @@ function decodeAll(part: string): string {
   return part.replace(PERCENT, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
+/** A UTF-16 surrogate without its pair: a URI holding one has no UTF-8 spelling for the rules to see. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export type UriProblem = 'not-normal' | 'ambiguous';
 
 /**
@@ -158,6 +161,7 @@ export function uriProblem(uri: string): UriProblem | undefined {
   if (normalizeUri(uri) !== uri) return 'not-normal';
   const [, scheme = '', authority = '', path = '', , fragment] = PARTS.exec(uri)!;
   if (fragment !== undefined || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
+  if (LONE_SURROGATE.test(uri)) return 'ambiguous';
   // A domain with its root's dot ("internal.example.") is the same host to DNS, and another text to the rules.
   if (DOMAIN_SCHEMES.has(scheme) && /\.(?::\d*)?$/.test(authority)) return 'ambiguous';
   // User information in an http(s) or ws(s) URI (RFC 9110 §4.2.4: never sent, an error to a recipient):
@@ -167,6 +171,27 @@ export function uriProblem(uri: string): UriProblem | undefined {
   if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
   if (decodeAll(path).includes('\0')) return 'ambiguous';
   return undefined;
+}
+
+/** Characters no URI holds as written (RFC 3986 §2; RFC 3987 §3.1 maps them from an IRI): non-ASCII, controls, space, `"<>^`|`. */
+const OUTSIDE_URI = /[\x00-\x20\x7f"<>^`|\u0080-\uffff]/;
+const OUTSIDE_URI_RUNS = new RegExp(OUTSIDE_URI.source + '+', 'g');
+
+/**
+ * The text tenant patterns and URIs are compared as: every character outside URI syntax written as
+ * its UTF-8 escapes (RFC 3987 §3.1, how an IRI becomes a URI). `notes://x/sécret` and
+ * `notes://x/s%C3%A9cret` name one resource to a server that decodes escapes, and both are in normal
+ * form (an upstream may list either: refusing one would hide IRIs), so the rules must see them as one
+ * text or a deny written one way is passed the other. `{` and `}` stay: they delimit a template's
+ * expressions. A lone surrogate (no UTF-8 spelling) is refused before this (`uriProblem`).
+ */
+export function matchForm(text: string): string {
+  if (!OUTSIDE_URI.test(text)) return text;
+  return text.replace(OUTSIDE_URI_RUNS, (run) => {
+    let out = '';
+    for (const byte of Buffer.from(run, 'utf8')) out += `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
+    return out;
+  });
 }
 
 /** A URI template's expressions (RFC 6570: `{userId}`, `{+path}`, `{?limit,offset}`). */

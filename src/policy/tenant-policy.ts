@@ -3,7 +3,7 @@ import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
-import { separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
+import { matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
@@ -18,14 +18,21 @@ interface CompiledRules {
   none: Decision;
 }
 
+/**
+ * A resource pattern as URIs are compared (matchForm): escapes in upper-case hex, and characters outside
+ * URI syntax escaped, so `notes://x/sécret/*` and `notes://x/s%c3%a9cret/*` match the same URIs.
+ */
+const resourcePattern = (p: string) => matchForm(normalizeEscapes(p));
+
 function compile(kind: CatalogueKind, r: RuleSetConfig): CompiledRules {
+  const form = kind === 'resource' ? resourcePattern : (p: string) => p;
   return {
     allow: r.allow.map((a) => {
       const { match, scopes } = typeof a === 'string' ? { match: a, scopes: [] } : a;
       const rule = `${kind}s.allow:${match}`;
-      return { match, scopes, rule, granted: Object.freeze({ allowed: true, rule, reason: 'allowed' as const }) };
+      return { match: form(match), scopes, rule, granted: Object.freeze({ allowed: true, rule, reason: 'allowed' as const }) };
     }),
-    deny: r.deny.map((match) => ({ match, denied: Object.freeze({ allowed: false, rule: `${kind}s.deny:${match}`, reason: 'deny_rule' as const }) })),
+    deny: r.deny.map((match) => ({ match: form(match), denied: Object.freeze({ allowed: false, rule: `${kind}s.deny:${match}`, reason: 'deny_rule' as const }) })),
     none: Object.freeze({ allowed: false, rule: `${kind}s: no allow pattern matches`, reason: 'not_allowed' as const }),
   };
 }
@@ -113,6 +120,8 @@ export class TenantPolicy {
     const rules = this.#rules[kind];
     const problem = asked === false || kind !== 'resource' ? undefined : asked === 'template' ? templateProblem(name) : uriProblem(name);
     if (problem) return ABNORMAL[problem];
+    // A URI is compared in matchForm: its IRI and percent-encoded spellings are one text to the patterns.
+    if (kind === 'resource' && asked !== false) name = matchForm(name);
     // A template is matched as written and as it expands (separatedTemplate): a deny of either wins, then an allow of either.
     const also = asked === 'template' && kind === 'resource' ? separatedTemplate(name) : undefined;
     for (const d of rules.deny) if (globMatch(d.match, name) || (also !== undefined && globMatch(d.match, also))) return d.denied;

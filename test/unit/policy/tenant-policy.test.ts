@@ -55,3 +55,36 @@ describe('TenantPolicy on a resource template (found by a review)', () => {
     assert.equal(resources(['notes://public{/id}'], []).decide('resource', 'notes://public{/id}', new Set(), 'template').allowed, true);
   });
 });
+
+describe('TenantPolicy on URIs with characters outside URI syntax (found by a review)', () => {
+  const resources = (allow: string[], deny: string[]) =>
+    new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: ['*'], deny: [] }, resources: { allow, deny }, prompts: { allow: ['*'], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+  const none = new Set<string>();
+
+  it('an IRI and its percent-encoded URI are one resource to the rules, whichever way the deny is written (RFC 3987 §3.1)', () => {
+    for (const deny of ['notes://x/sécret', 'notes://x/s%C3%A9cret', 'notes://x/s%c3%a9cret', 'notes://x/s*cret']) {
+      const t = resources(['*'], [deny]);
+      assert.equal(t.decide('resource', 'notes://x/sécret', none).allowed, false, `${deny}: raw`);
+      assert.equal(t.decide('resource', 'notes://x/s%C3%A9cret', none).allowed, false, `${deny}: encoded`);
+      assert.equal(t.decide('resource', 'notes://x/public', none).allowed, true, `${deny}: others pass`);
+    }
+    const spaced = resources(['*'], ['notes://x/my secret/*']);
+    assert.equal(spaced.decide('resource', 'notes://x/my%20secret/1', none).allowed, false, 'a raw space in the deny covers %20');
+    assert.equal(resources(['*'], ['notes://x/my%20secret/*']).decide('resource', 'notes://x/my secret/1', none).allowed, false, '%20 in the deny covers a raw space');
+    const emoji = resources(['*'], ['notes://x/📁/*']);
+    assert.equal(emoji.decide('resource', 'notes://x/%F0%9F%93%81/a', none).allowed, false, 'a character beyond the BMP');
+  });
+
+  it('an allow written either way grants both spellings; a template is matched the same way', () => {
+    const t = resources(['notes://café/*'], []);
+    assert.equal(t.decide('resource', 'notes://café/menu', none).allowed, false, 'a non-ASCII host is still refused (ambiguous)');
+    const p = resources(['notes://x/café/*'], []);
+    assert.equal(p.decide('resource', 'notes://x/caf%C3%A9/menu', none).allowed, true);
+    assert.equal(p.decide('resource', 'notes://x/café/menu', none).allowed, true);
+    assert.equal(resources(['*'], ['notes://x/café/*']).decide('resource', 'notes://x/caf%C3%A9{/id}', none, 'template').allowed, false);
+  });
+
+  it('a URI holding a lone surrogate is refused (no UTF-8 spelling names it)', () => {
+    assert.equal(resources(['*'], []).decide('resource', 'notes://x/\ud800', none).allowed, false);
+  });
+});
