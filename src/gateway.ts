@@ -231,7 +231,7 @@ function modernService(config: Config, cluster: Cluster | undefined, o: { policy
   const ttlMs = config.modern.continuationTtlMs;
   const sealer = new RequestStateSealer({ keys: resolveRequestStateKeys(config, o.logger), ttlMs, used });
   const sessions = new ModernSessions({ ...o, idleTimeoutMs: config.session.idleTimeoutMs });
-  return new ModernService({ sessions, seal: exchangeSeal(sealer, replicaId), replicaId, continuationTtlMs: ttlMs, continuationsPerPrincipal: config.modern.continuationsPerPrincipal, listenUrisMax: config.modern.listenUrisMax, logger: o.logger });
+  return new ModernService({ sessions, seal: exchangeSeal(sealer, replicaId), replicaId, continuationTtlMs: ttlMs, continuationsPerPrincipal: config.modern.continuationsPerPrincipal, listenUrisMax: config.modern.listenUrisMax, listensPerPrincipal: config.modern.listensPerPrincipal, logger: o.logger });
 }
 
 /** The vault in Redis when replicas share state (every replica opens every link), else in memory. */

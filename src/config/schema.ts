@@ -238,6 +238,11 @@ export const configSchema = z
          * rest of its resourceSubscriptions are not honoured (left out of its acknowledgement).
          */
         listenUrisMax: z.number().int().min(1).max(10_000).default(100),
+        /**
+         * subscriptions/listen streams one principal may hold open on an endpoint of a replica; one more
+         * ends its oldest (each holds a connection, upstream subscriptions and a listener on every notification).
+         */
+        listensPerPrincipal: z.number().int().min(1).max(100_000).default(64),
       })
       .strict()
       .refine((m) => m.requestStatePreviousKeys.length === 0 || m.requestStateKey !== undefined, {

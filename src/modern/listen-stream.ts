@@ -3,7 +3,15 @@ import type { SessionGuard } from '../policy/session-guard.js';
 import type { AttemptSink } from './exchange.js';
 import type { ModernSession } from './modern-session.js';
 
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
+
+/** The bounds of one listen (ModernServiceOptions). */
+export interface ListenLimits {
+  listenUrisMax: number;
+  listensPerPrincipal: number;
+}
 
 interface Filter {
   toolsListChanged?: boolean;
@@ -55,13 +63,13 @@ async function honoured(session: ModernSession, guard: SessionGuard, asked: Filt
  * subscriptions/listen, built from what 2025 upstreams send: the acknowledgement first (with the
  * subset the gateway can honour), then each requested list_changed and resources/updated, tagged with
  * the subscription id (the listen request's id). Resource subscriptions become reference-counted
- * resources/subscribe calls upstream, for at most `maxUris` URIs (the rest are not honoured). The client closing the stream ends it; so does shutdown, with
- * the graceful final result.
+ * resources/subscribe calls upstream, for at most `listenUrisMax` URIs (the rest are not honoured). The client closing the stream ends it; so does shutdown, with
+ * the graceful final result. A standing holds at most `listensPerPrincipal` of them: one more ends its oldest.
  */
-export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink, maxUris: number): Promise<void> {
+export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink, limits: ListenLimits): Promise<void> {
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
-  const filter = await honoured(session, guard, asked, maxUris);
+  const filter = await honoured(session, guard, asked, limits.listenUrisMax);
   // The client left while the subscriptions were made (its 'close' came before there was an owner to
   // tell): undone, or the standing would count a listener for ever and never be swept.
   if (!sink.open) {
@@ -82,11 +90,26 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
     session.ends.delete(end);
     for (const uri of uris) void session.unsubscribe(uri);
   };
-  const end = () => {
+  const end = (reason?: JsonRpcError) => {
     stop();
-    sink.finish({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
+    sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
   };
+  endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);
   session.ends.add(end);
   sink.owner = { detach: stop };
+}
+
+/**
+ * Ends the standing's oldest listens until at most `keep` stay: each holds a connection, a listener every
+ * notification of the endpoint reaches and its upstream subscriptions, and a client that opens them and
+ * never closes one (or loses them half-open) must not pile them up. The oldest is the likeliest forgotten.
+ */
+function endOldest(session: ModernSession, keep: number): void {
+  if (session.ends.size <= keep) return;
+  const reason = new JsonRpcError(ErrorCode.InternalError, `ended: the same caller opened more than ${keep + 1} subscriptions/listen streams on this endpoint (modern.listensPerPrincipal)`);
+  for (const end of session.ends) {
+    if (session.ends.size <= keep) break;
+    end(reason);
+  }
 }

@@ -43,6 +43,8 @@ export interface ModernServiceOptions {
   continuationsPerPrincipal: number;
   /** Resource URIs one subscriptions/listen may subscribe to upstream (modern.listenUrisMax). */
   listenUrisMax: number;
+  /** Listen streams one standing (principal and endpoint) may hold open; one more ends its oldest (modern.listensPerPrincipal). */
+  listensPerPrincipal: number;
   logger: Logger;
 }
 
@@ -91,7 +93,7 @@ export class ModernService {
       sink.finish(this.#discover(session, call));
       return undefined;
     }
-    if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink, this.#o.listenUrisMax);
+    if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink, this.#o);
     const state = call.params.requestState;
     if (call.spec.mrtr && typeof state === 'string') return this.#continue(session, principal, call, state, sink, forward);
     this.#start(session, principal, call, sink);

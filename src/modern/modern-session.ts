@@ -47,7 +47,7 @@ export class ModernSession implements UpstreamCaller {
   /** Notifications that are not for one request (list_changed, resource updates): subscriptions/listen reads them. */
   readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
   /** How each open listen stream ends gracefully (shutdown). */
-  readonly ends = new Set<() => void>();
+  readonly ends = new Set<(reason?: JsonRpcError) => void>();
   /** Resource URIs subscribed upstream on behalf of listen streams, each with how many streams want it. */
   readonly #uriRefs = new Map<string, number>();
   /** The first subscription of a URI while it is on its way (see subscribe). */

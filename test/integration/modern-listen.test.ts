@@ -67,3 +67,43 @@ describe('subscriptions/listen asking for more resource URIs than one listen may
     }
   });
 });
+
+describe('subscriptions/listen streams past modern.listensPerPrincipal (found by a review)', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      modern: { listensPerPrincipal: 2 },
+      pinning: { mode: 'off' },
+      upstreams: [{ name: 'shifty', transport: 'stdio', command: process.execPath, args: ['test/fixtures/shifty-server.mjs', '--shift-after-call'], sandbox: 'none', sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['shifty'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('one more than the bound ends the oldest with an error naming the setting; the newer ones keep delivering', async () => {
+    const streams = [];
+    for (const id of ['a', 'b', 'c']) {
+      const l = await openListen(gw.url(), id, { toolsListChanged: true });
+      assert.equal(l.status, 200);
+      assert.equal((await l.next()).method, 'notifications/subscriptions/acknowledged');
+      streams.push(l);
+    }
+    try {
+      const [a, b, c] = streams as [(typeof streams)[0], (typeof streams)[0], (typeof streams)[0]];
+      const ended = await a.next();
+      assert.equal(ended.id, 'a');
+      assert.match(ended.error.message, /modern\.listensPerPrincipal/);
+      await assert.rejects(a.next(), /the listen stream ended/);
+      const call = await fetch(gw.url(), {
+        method: 'POST',
+        headers: { ...HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'weather' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'weather', arguments: { city: 'Oslo' }, _meta: META } }),
+      });
+      await call.text();
+      assert.equal((await b.next()).method, 'notifications/tools/list_changed');
+      assert.equal((await c.next()).method, 'notifications/tools/list_changed');
+    } finally {
+      for (const l of streams) l.close();
+    }
+  });
+});

@@ -617,7 +617,7 @@ describe('modern: the requestState key', () => {
   const minimal = 'upstreams:\n  - {name: a, transport: stdio, command: node}\nendpoints:\n  - {path: /mcp, upstreams: [a]}\n';
 
   it('defaults: no key (a random one per process), no previous keys, five minutes to retry, 16 rounds waiting per principal', () => {
-    assert.deepEqual(parseConfig(doc(), 'test', {}).modern, { requestStatePreviousKeys: [], continuationTtlMs: 300_000, continuationsPerPrincipal: 16, listenUrisMax: 100 });
+    assert.deepEqual(parseConfig(doc(), 'test', {}).modern, { requestStatePreviousKeys: [], continuationTtlMs: 300_000, continuationsPerPrincipal: 16, listenUrisMax: 100, listensPerPrincipal: 64 });
   });
 
   it('a key shorter than 32 characters is refused, and the problem never repeats it', () => {
@@ -638,7 +638,7 @@ describe('modern: the requestState key', () => {
     const a = 'a'.repeat(32);
     const b = 'b'.repeat(32);
     const cfg = loadConfig(file, { SWITCHBOARD_REQUEST_STATE_KEY: KEY, SWITCHBOARD_REQUEST_STATE_PREVIOUS_KEYS: ` ${a}, ${b} ,` });
-    assert.deepEqual(cfg.modern, { requestStateKey: KEY, requestStatePreviousKeys: [a, b], continuationTtlMs: 60_000, continuationsPerPrincipal: 16, listenUrisMax: 100 });
+    assert.deepEqual(cfg.modern, { requestStateKey: KEY, requestStatePreviousKeys: [a, b], continuationTtlMs: 60_000, continuationsPerPrincipal: 16, listenUrisMax: 100, listensPerPrincipal: 64 });
     const bare = join(dir, 'bare.yaml');
     writeFileSync(bare, minimal);
     assert.equal(loadConfig(bare, { SWITCHBOARD_REQUEST_STATE_KEY: KEY }).modern.requestStateKey, KEY);

@@ -303,7 +303,7 @@ describe('resolveRequestStateKeys', () => {
     const log = (level: string) => (...args: unknown[]) => void lines.push({ level, text: JSON.stringify(args) });
     return { lines, logger: { warn: log('warn'), info: log('info') } as never };
   }
-  const modern = (over: object = {}) => ({ requestStatePreviousKeys: [], continuationTtlMs: TTL, continuationsPerPrincipal: 16, listenUrisMax: 100, ...over });
+  const modern = (over: object = {}) => ({ requestStatePreviousKeys: [], continuationTtlMs: TTL, continuationsPerPrincipal: 16, listenUrisMax: 100, listensPerPrincipal: 64, ...over });
 
   it('returns the configured keys and logs nothing', () => {
     const { lines, logger } = recorder();
