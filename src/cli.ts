@@ -199,6 +199,29 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+type Option = keyof typeof OPTIONS;
+
+/**
+ * The options each command reads. One parser serves them all, so an option another command takes was
+ * accepted and ignored: `pins approve --all --upstream github` approved every upstream's definitions.
+ */
+const TAKES: Readonly<Record<string, readonly Option[]>> = {
+  serve: ['config'],
+  'check-config': ['config'],
+  token: ['config', 'tenant', 'sub', 'scope', 'ttl', 'key', 'audience'],
+  pins: ['config', 'all', 'json'],
+  links: ['config', 'sub', 'upstream', 'tenant', 'issuer', 'json'],
+  tools: ['config', 'tenant', 'json'],
+};
+
+/** The first option given that `command` does not read, as written (`--upstream`), or undefined. */
+function foreignOption(command: string, values: Values): string | undefined {
+  const takes = TAKES[command];
+  if (!takes) return undefined;
+  const foreign = Object.keys(values).find((k) => values[k] !== undefined && !takes.includes(k as Option));
+  return foreign === undefined ? undefined : `--${foreign}`;
+}
+
 function checkConfig(file: string): number {
   const { config, warnings } = checkConfigFile(file, process.env, true);
   for (const w of warnings) process.stderr.write(`${file}: warning: ${w}\n`);
@@ -210,6 +233,11 @@ function checkConfig(file: string): number {
 
 async function run(command: string | undefined, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
+  const foreign = command === undefined ? undefined : foreignOption(command, values);
+  if (foreign) {
+    process.stderr.write(`switchboard ${command}: ${foreign} is not an option of this command\n${USAGE}`);
+    return 2;
+  }
   switch (command) {
     case 'token':
       return await token(values);

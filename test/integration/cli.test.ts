@@ -209,6 +209,19 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /one config file \(got 2\)/);
   });
 
+  it('an option the command does not take is refused, not ignored (found by a review)', () => {
+    // `pins approve --all --upstream github` approved every upstream's pending definitions: --upstream is links', not pins'.
+    const pins = run(['pins', 'approve', '--all', '--upstream', 'github', '--config', 'deploy/quickstart.yaml']);
+    assert.equal(pins.status, 2, pins.stdout);
+    assert.match(pins.stderr, /switchboard pins: --upstream is not an option of this command/);
+    const check = run(['check-config', 'deploy/quickstart.yaml', '--tenant', 'x']);
+    assert.equal(check.status, 2, check.stdout);
+    assert.match(check.stderr, /switchboard check-config: --tenant is not an option of this command/);
+    const tools = run(['tools', '--config', 'deploy/quickstart.yaml', '--sub', 'alice']);
+    assert.equal(tools.status, 2, tools.stdout);
+    assert.match(tools.stderr, /--sub is not an option/);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = run(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
