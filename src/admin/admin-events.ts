@@ -13,7 +13,11 @@ const AUDIT_FLUSH_MS = 250;
 const AUDIT_BATCH_MAX = 100;
 /** Consoles open at once; more get 503 (each costs a view computation per tick). */
 export const MAX_STREAMS = 16;
-/** A console that reads slower than this much buffered output is cut (it reconnects and gets fresh views). */
+/**
+ * A console that falls this far behind is cut (it reconnects and gets fresh views): counted beyond one
+ * full set of the current views, which a console that just opened has not read yet. Held to this alone,
+ * a sessions view over 1 MiB (some 3,000 sessions) cut every console as it opened, for good.
+ */
 const MAX_BUFFERED_BYTES = 1 << 20;
 /** An SSE comment: the console's reader skips it (no data line). */
 const KEEPALIVE = ': keepalive\n\n';
@@ -22,6 +26,8 @@ interface Stream {
   res: ServerResponse;
   authorization: string | undefined;
   checkedAt: number;
+  /** It has had the views (at open): until then a tick sends it none, which open() would send again. */
+  ready: boolean;
 }
 
 type View = 'sessions' | 'upstreams' | 'tenants' | 'pins';
@@ -38,6 +44,8 @@ export class AdminEvents {
   readonly #log: Logger;
   readonly #streams = new Set<Stream>();
   readonly #last = new Map<View, string>();
+  /** The bytes of the views in #last: what a console's buffer may hold beyond MAX_BUFFERED_BYTES. */
+  #viewBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #untail: (() => void) | undefined;
   #audit: unknown[] = [];
@@ -70,12 +78,13 @@ export class AdminEvents {
     // which would hold a slot for good.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return void res.destroy();
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
-    const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now() };
+    const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now(), ready: false };
     this.#streams.add(stream);
     res.on('close', () => this.#drop(stream));
     this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn(), time: Date.now() })}\n\n`);
     await this.#ensureViews();
     // A view that could not be computed (the store down) is left out: a later tick sends it once it can be.
+    stream.ready = true;
     for (const view of VIEWS) {
       const json = this.#last.get(view);
       if (json !== undefined) this.#write(stream, frame(view, json));
@@ -112,9 +121,13 @@ export class AdminEvents {
         continue;
       }
       if (this.#failing.delete(view)) this.#log.info({ view }, 'console view computed again');
-      if (this.#last.get(view) === json) continue;
+      const before = this.#last.get(view);
+      if (before === json) continue;
+      this.#viewBytes += Buffer.byteLength(json) - (before === undefined ? 0 : Buffer.byteLength(before));
       this.#last.set(view, json);
-      for (const s of this.#streams) this.#write(s, frame(view, json));
+      // A console still opening gets every view from open() once they are all there: sent here too, it got
+      // each one twice (twice the bytes, over the cut for a large sessions view).
+      for (const s of this.#streams) if (s.ready) this.#write(s, frame(view, json));
     }
   }
 
@@ -183,7 +196,7 @@ export class AdminEvents {
   }
 
   #write(s: Stream, text: string): void {
-    if (s.res.writableLength > MAX_BUFFERED_BYTES) {
+    if (s.res.writableLength > MAX_BUFFERED_BYTES + this.#viewBytes) {
       this.#log.warn('a console stream reads too slowly: cut (it reconnects)');
       s.res.destroy();
       this.#drop(s);
@@ -202,6 +215,7 @@ export class AdminEvents {
     this.#untail?.();
     this.#untail = undefined;
     this.#last.clear();
+    this.#viewBytes = 0;
   }
 
   /** Ends every stream (the admin listener is closing: its connections must not hold the close up). */
