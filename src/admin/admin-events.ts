@@ -19,6 +19,7 @@ export const MAX_STREAMS = 16;
  * a sessions view over 1 MiB (some 3,000 sessions) cut every console as it opened, for good.
  */
 const MAX_BUFFERED_BYTES = 1 << 20;
+const STREAM_TYPE = 'text/event-stream; charset=utf-8';
 /** An SSE comment: the console's reader skips it (no data line). */
 const KEEPALIVE = ': keepalive\n\n';
 
@@ -70,6 +71,10 @@ export class AdminEvents {
 
   /** GET /events (already authenticated by the admin hook): takes the response over as an event stream. */
   async open(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    // HEAD (a monitor's probe, curl -I): Fastify serves it with this handler, and Node sends a HEAD no body,
+    // so a stream's headers, held for its first byte, never went out: the probe was never answered and
+    // held a console slot while it stayed. Its headers are the stream's, with nothing opened.
+    if (req.method === 'HEAD') return reply.code(200).type(STREAM_TYPE).send();
     if (this.#streams.size >= MAX_STREAMS) return reply.code(503).send({ error: { code: 'busy', message: `at most ${MAX_STREAMS} console streams at once` } });
     reply.hijack();
     const res = reply.raw;
@@ -77,7 +82,7 @@ export class AdminEvents {
     // identity provider takes a while): its 'close' has fired already and would never drop the stream,
     // which would hold a slot for good.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return void res.destroy();
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, { 'content-type': STREAM_TYPE, 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
     const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now(), ready: false };
     this.#streams.add(stream);
     res.on('close', () => this.#drop(stream));
