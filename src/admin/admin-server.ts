@@ -47,7 +47,9 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
     method: 'GET',
     url: '/links',
     handler: async (t, req, reply) => {
-      const items = await t.links(linkFilter(req));
+      const filter = linkFilter(req);
+      if (typeof filter === 'string') return fail(reply, 400, 'bad_request', filter);
+      const items = await t.links(filter);
       return items ? { items } : fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
     },
   },
@@ -55,9 +57,11 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
     method: 'DELETE',
     url: '/links/:upstream',
     handler: async (t, req, reply) => {
-      const subject = linkFilter(req).subject;
+      const filter = linkFilter(req);
+      if (typeof filter === 'string') return fail(reply, 400, 'bad_request', filter);
+      const subject = filter.subject;
       if (subject === undefined) return fail(reply, 400, 'bad_request', 'name the user: ?subject=SUBJECT (and issuer=, tenant= when subjects repeat across them)');
-      const items = await t.revokeLinks({ ...linkFilter(req), subject, upstream: req.params.upstream! });
+      const items = await t.revokeLinks({ ...filter, subject, upstream: req.params.upstream! });
       if (!items) return fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
       return items.length > 0 ? { items } : fail(reply, 404, 'not_found', `no link of "${subject}" to upstream "${req.params.upstream}"`);
     },
@@ -66,8 +70,15 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
   { method: 'POST', url: '/reload', handler: async (t) => t.reload() },
 ];
 
-function linkFilter(req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>): LinkFilter {
+/**
+ * The links filter of the query, or why it cannot be read. A filter given twice (?tenant=a&tenant=b) is
+ * refused: read as absent, it widened what it was meant to narrow, and a revocation reached the
+ * subject's links in every tenant.
+ */
+function linkFilter(req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>): LinkFilter | string {
   const q = (req.query ?? {}) as Record<string, unknown>;
+  const repeated = ['issuer', 'subject', 'tenant', 'upstream'].find((k) => Array.isArray(q[k]));
+  if (repeated !== undefined) return `?${repeated}= is given more than once: name one ${repeated} per request`;
   const one = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
   return { issuer: one('issuer'), subject: one('subject'), tenant: one('tenant'), upstream: one('upstream') };
 }

@@ -183,7 +183,7 @@ export const OPENAPI = {
       get: {
         summary: "Users' links to user-oauth upstreams (which upstreams each user linked, until when): never a token",
         parameters: ['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: str })),
-        responses: { '200': list('Link', 'links'), '404': error, ...refusals },
+        responses: { '200': list('Link', 'links'), '400': error, '404': error, ...refusals },
       },
     },
     '/links/{upstream}': {

@@ -137,6 +137,9 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.deepEqual(listed.body.items.map((l: { subject: string }) => l.subject).sort(), ['alice', 'bob']);
     assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['expiresAt', 'issuer', 'linkedAt', 'refreshable', 'subject', 'tenant', 'upstream']);
     assert.equal((await admin(a, 'DELETE', '/links/tickets')).status, 400, 'the user must be named');
+    // A narrowing filter given twice is refused (2026-12-06): read as absent, it revoked bob's links in every tenant.
+    assert.equal((await admin(a, 'DELETE', '/links/tickets?subject=bob&tenant=other&tenant=elsewhere')).status, 400);
+    assert.equal((await admin(a, 'GET', '/links?subject=bob&subject=alice')).status, 400);
     const revoked = await admin(a, 'DELETE', '/links/tickets?subject=bob');
     assert.equal(revoked.status, 200);
     assert.equal(revoked.body.items.length, 1);
