@@ -1,5 +1,5 @@
 import { listChangedNotifications } from '../jsonrpc/methods.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket } from '../observability/token-bucket.js';
 
 /** List_changed of one kind passed on as they come (a restarting server sends five or six), then one a second. */
 const BURST = 10;

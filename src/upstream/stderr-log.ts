@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket } from '../observability/token-bucket.js';
 
 /** Lines per second a server's stderr may put into the gateway's log, and the burst above that. */
 const LINES_PER_SECOND = 100;

@@ -16,7 +16,7 @@ import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { withValidHeaderAnnotations } from './header-annotations.js';
-import { BoundedWarnings } from './noise-log.js';
+import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;

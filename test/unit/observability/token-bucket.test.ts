@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TokenBucket } from '../../../src/upstream/token-bucket.js';
+import { TokenBucket } from '../../../src/observability/token-bucket.js';
 
 describe('TokenBucket', () => {
   it('starts full, takes what there is, refills at the rate and never past the burst', () => {
