@@ -5,6 +5,7 @@ import { attachEveryServer } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
 import { refuseAdmin } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
+import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { AdminEvents } from './admin-events.js';
 import type { AdminTarget, LinkFilter } from './admin-target.js';
 import { loadConsoleAssets, SECURITY_HEADERS, type Asset } from './console-assets.js';
@@ -153,18 +154,24 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
     if (succeeded && req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
   });
-  app.addHook('preClose', async () => events.close());
+  // A refusal's warning is written at a bounded rate: a page open in an operator's browser, or a
+  // scanner, sends requests as fast as it likes, and each was a log line of its own.
+  const refusals = new BoundedWarnings(log, 'admin API requests refused without a warning each (more than the log takes); their count');
+  app.addHook('preClose', async () => {
+    refusals.close();
+    events.close();
+  });
   app.addHook('onRequest', async (req, reply) => {
     const fetchSite = req.headers['sec-fetch-site'];
     const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback, Array.isArray(fetchSite) ? fetchSite[0] : fetchSite);
     if (crossSite) {
-      log.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
+      refusals.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
     }
     if (isConsoleFile(req.method, req.url)) return;
     const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
     if (!refusal) return;
-    log.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
+    refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
     const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
     const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
     return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
