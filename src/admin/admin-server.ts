@@ -106,6 +106,16 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
   return req.headers['if-none-match'] === asset.etag ? reply.code(304).send() : reply.send(asset.body);
 }
 
+/**
+ * What the router refuses before any route or hook runs (a path that is no URL, a parameter over its
+ * length), in the API's error shape: Fastify's own ({message, error, statusCode}) is read by no client
+ * of this API. The path is not echoed (it may be long).
+ */
+function frameworkErrors(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void fail(reply, 414, 'uri_too_long', 'a path parameter is longer than 100 characters');
+  else void fail(reply, 400, 'bad_request', err.code === 'FST_ERR_BAD_URL' ? 'the path is not a valid URL (a malformed percent-escape)' : err.message);
+}
+
 /** How the admin listener runs (from the config; defaults for tests that build it alone). */
 export interface AdminListenerOptions {
   /** The console stream's keep-alive comment interval (server.keepAliveMs). */
@@ -136,7 +146,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
   // shutdown up (Node's idle tracking missed sockets after a stream the browser dropped: a 72 s wait).
   // The MCP listener's deadlines: node's own kept a silent connection 60 s (checked every 30 s).
   const deadlines = httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000);
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true, requestTimeout: deadlines.requestTimeout, http: deadlines });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true, requestTimeout: deadlines.requestTimeout, http: deadlines, frameworkErrors });
   const log = logger.child({ component: 'admin' });
   capConnections(app, o.maxConnections ?? 64, log);
   const events = new AdminEvents(target, log, o.keepAliveMs);
@@ -188,6 +198,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);
   });
+  app.setNotFoundHandler((req, reply) => fail(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}: see /openapi.json`));
   for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply, events) });
   app.get('/', (req, reply) => serveAsset(assets.get('index.html'), req, reply));
   app.get<{ Params: { file: string } }>('/console/:file', (req, reply) => serveAsset(req.params.file === 'index.html' ? undefined : assets.get(req.params.file), req, reply));
