@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { CompositePropagator, ExportResultCode, TraceState, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
@@ -87,6 +87,28 @@ class CheckedBaggagePropagator extends W3CBaggagePropagator {
   }
 }
 
+/** What OpenTelemetry's TraceState keeps of a tracestate at most (its MAX_TRACE_STATE_LEN, the W3C's 512). */
+const KEPT_TRACE_STATE = 512;
+
+/**
+ * W3C trace context whose tracestate holds only the list OpenTelemetry keeps of it (at most 512
+ * characters), not the client's text. The SDK's TraceState keeps its raw text for as long as it lives,
+ * and it lives on every span of the request: a params._meta tracestate as large as the body, on spans
+ * waiting in the export queue (OTLP/JSON queues spans, by count), would hold megabytes per span.
+ */
+class CompactTraceContextPropagator extends W3CTraceContextPropagator {
+  override extract(context: Context, carrier: unknown, getter: TextMapGetter): Context {
+    const extracted = super.extract(context, carrier, getter);
+    const raw = getter.get(carrier, 'tracestate');
+    const length = Array.isArray(raw) ? raw.reduce((n, s) => n + s.length + 1, 0) : (raw?.length ?? 0);
+    const sc = length > KEPT_TRACE_STATE && extracted !== context ? trace.getSpanContext(extracted) : undefined;
+    if (!sc?.traceState) return extracted;
+    // A copy, not the serialized text: that is made of slices of the raw text (V8 keeps a slice as a view into it).
+    const kept = Buffer.from(sc.traceState.serialize(), 'utf16le').toString('utf16le');
+    return trace.setSpanContext(context, { ...sc, traceState: new TraceState(kept) });
+  }
+}
+
 const PROPAGATED = ['traceparent', 'tracestate', 'baggage'] as const;
 
 /** The trace fields of a params._meta, as strings only: anything else in it is the client's business. */
@@ -148,7 +170,7 @@ class OtelTracing implements Tracing {
   readonly #provider: TracerProvider;
   readonly #tracer: Tracer;
   readonly #contexts = new AsyncLocalStorageContextManager();
-  readonly #propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new CheckedBaggagePropagator()] });
+  readonly #propagator = new CompositePropagator({ propagators: [new CompactTraceContextPropagator(), new CheckedBaggagePropagator()] });
 
   constructor(provider: TracerProvider, tracer: Tracer, recordPrincipal: boolean) {
     this.recordPrincipal = recordPrincipal;
