@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTe
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, ExportResultCode, TraceState, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { wellFormedMember } from './baggage-grammar.js';
 import type { Logger } from './logger.js';
@@ -24,16 +24,21 @@ export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Prom
   const batch = new BatchSpanProcessor({ exporter, ...o.batch });
   const provider = new TracerProvider({
     resource,
-    // A client's sampled flag is followed; the ratio decides for the traces the gateway starts. Neither
+    // A client's sampled flag is followed (unless OTEL_TRACES_SAMPLER names a sampler that is not
+    // parentbased_); the ratio decides for the traces the gateway starts. Neither
     // sampler reads attributes, nor does the batch processor's onStart: spans get theirs after starting
     // (see #start), so a sampler or processor that needs them at start cannot simply be added here.
     // At 1 every trace id the SDK makes is sampled, at 0 none: AlwaysOn and AlwaysOff say so without
     // reading the id (the ratio sampler hashes its 32 characters for every trace the gateway starts).
-    sampler: new ParentBasedSampler({ root: o.sampleRatio >= 1 ? new AlwaysOnSampler() : o.sampleRatio <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(o.sampleRatio) }),
+    sampler: o.parentBased ? new ParentBasedSampler({ root: ratioSampler(o.sampleRatio) }) : ratioSampler(o.sampleRatio),
     spanLimits: o.limits,
     spanProcessors: [o.protocol === 'http/json' ? batch : new EncodedSpanProcessor(batch)],
   });
   return new OtelTracing(provider, provider.getTracer('switchboard', '0.1.0'), o.recordPrincipal);
+}
+
+function ratioSampler(ratio: number): Sampler {
+  return ratio >= 1 ? new AlwaysOnSampler() : ratio <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
 }
 
 async function exporterFor(o: ResolvedTracing): Promise<SpanExporter> {

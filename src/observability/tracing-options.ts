@@ -6,6 +6,12 @@ export interface ResolvedTracing {
   url: string | undefined;
   protocol: 'http/protobuf' | 'http/json';
   sampleRatio: number;
+  /**
+   * Whether a caller's sampled flag decides for the traces it continues (the ratio only for new ones):
+   * the config file's sampleRatio and the parentbased_ samplers; OTEL_TRACES_SAMPLER=always_on,
+   * always_off or traceidratio decide every trace alone, as the specification defines them.
+   */
+  parentBased: boolean;
   /** undefined: OTEL_SERVICE_NAME, else "switchboard". */
   serviceName: string | undefined;
   headers: Record<string, string>;
@@ -36,17 +42,25 @@ export interface SpanLimitSettings {
 
 const PROTOCOLS = new Set(['http/protobuf', 'http/json']);
 
-/** OTEL_TRACES_SAMPLER (+ _ARG) as a ratio: always_on, always_off, traceidratio and their parentbased_ forms. */
-function envRatio(env: NodeJS.ProcessEnv, notes: string[]): number | undefined {
+/** The samplers that decide alone: what a caller's sampled flag says does not count. */
+const ALONE: ReadonlySet<string> = new Set(['always_on', 'always_off', 'traceidratio']);
+
+/**
+ * OTEL_TRACES_SAMPLER (+ _ARG) as a ratio: always_on, always_off, traceidratio and their parentbased_
+ * forms; only those follow a caller's sampled flag (an operator's always_off is not turned on by a client).
+ */
+function envSampler(env: NodeJS.ProcessEnv, notes: string[]): { ratio: number | undefined; parentBased: boolean } {
   const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
-  if (sampler === 'always_on' || sampler === 'parentbased_always_on') return 1;
-  if (sampler === 'always_off' || sampler === 'parentbased_always_off') return 0;
+  // Unset (or one not supported here): the default, parentbased_always_on (its ratio from _ARG, as before).
+  const parentBased = sampler === undefined || !ALONE.has(sampler);
+  if (sampler === 'always_on' || sampler === 'parentbased_always_on') return { ratio: 1, parentBased };
+  if (sampler === 'always_off' || sampler === 'parentbased_always_off') return { ratio: 0, parentBased };
   const arg = env.OTEL_TRACES_SAMPLER_ARG;
-  if (arg === undefined || arg.trim() === '') return undefined;
+  if (arg === undefined || arg.trim() === '') return { ratio: undefined, parentBased };
   const n = Number(arg);
-  if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
+  if (Number.isFinite(n) && n >= 0 && n <= 1) return { ratio: n, parentBased };
   notes.push(`OTEL_TRACES_SAMPLER_ARG=${JSON.stringify(arg)} is not a ratio between 0 and 1; ignored`);
-  return undefined;
+  return { ratio: undefined, parentBased };
 }
 
 /** The SDK's batch defaults (BatchSpanProcessorBase), which a batch or queue variable is weighed against. */
@@ -154,13 +168,16 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
   }
   const batch = envBatch(env, notes);
   const limits = envLimits(env, notes);
+  // The file's sampleRatio wins over the variables, and follows a caller's flag (README "Tracing").
+  const sampler = o.sampleRatio === undefined ? envSampler(env, notes) : { ratio: o.sampleRatio, parentBased: true };
   // Unset, the SDK keeps values whole: a resource URI (the client's) could make a span as large as its
   // request. OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT still decides where it is set.
   limits.attributeValueLengthLimit ??= DEFAULT_ATTRIBUTE_VALUE_LENGTH;
   return {
     url: o.endpoint === undefined ? undefined : `${o.endpoint.replace(/\/+$/, '')}/v1/traces`,
     protocol: protocol ?? 'http/protobuf',
-    sampleRatio: o.sampleRatio ?? envRatio(env, notes) ?? 1,
+    sampleRatio: sampler.ratio ?? 1,
+    parentBased: sampler.parentBased,
     serviceName: o.serviceName,
     headers: { ...o.headers },
     recordPrincipal: o.recordPrincipal,

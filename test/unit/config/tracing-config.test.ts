@@ -47,7 +47,7 @@ describe('tracing config', () => {
   it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
-    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH }, notes: [] });
+    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, parentBased: true, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH }, notes: [] });
     const r = resolveTracing({ ...o, endpoint: 'http://c:4318/', protocol: 'http/protobuf', sampleRatio: 1 }, env);
     assert.equal(r.url, 'http://c:4318/v1/traces');
     assert.equal(r.protocol, 'http/protobuf');

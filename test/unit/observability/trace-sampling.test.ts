@@ -13,9 +13,9 @@ const PARENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const sampledParent = { traceparent: `00-${PARENT_TRACE}-b7ad6b7169203331-01` };
 const unsampledParent = { traceparent: `00-${PARENT_TRACE}-b7ad6b7169203331-00` };
 
-async function withTracing(sampleRatio: number, fn: (t: Tracing) => void): Promise<void> {
+async function withTracing(sampleRatio: number | undefined, fn: (t: Tracing) => void, env: NodeJS.ProcessEnv = {}): Promise<void> {
   // Port 9 (discard): what is exported fails quietly; only the sampling decisions are looked at.
-  const tracing = await loadTracing({ enabled: true, endpoint: 'http://127.0.0.1:9/', protocol: 'http/protobuf', sampleRatio, headers: {}, recordPrincipal: false }, createLogger('silent'), {});
+  const tracing = await loadTracing({ enabled: true, endpoint: 'http://127.0.0.1:9/', protocol: 'http/protobuf', sampleRatio, headers: {}, recordPrincipal: false }, createLogger('silent'), env);
   try {
     fn(tracing);
   } finally {
@@ -67,5 +67,17 @@ describe('trace sampling', () => {
       // Binomial(200, 0.5): outside 60–140 with a probability below 1e-8.
       assert.ok(recorded > 60 && recorded < 140, `${recorded} of 200 recorded`);
     });
+  });
+
+  it("OTEL_TRACES_SAMPLER without parentbased_ decides alone: a caller's sampled flag does not turn always_off on, nor its unsampled flag always_on off (found by a review)", async () => {
+    await withTracing(undefined, (t) => {
+      assert.equal(decide(t, sampledParent).recorded, false, 'always_off, sampled parent');
+      assert.equal(decide(t, undefined).recorded, false, 'always_off, new trace');
+    }, { OTEL_TRACES_SAMPLER: 'always_off' });
+    await withTracing(undefined, (t) => assert.equal(decide(t, unsampledParent).recorded, true, 'always_on, unsampled parent'), { OTEL_TRACES_SAMPLER: 'always_on' });
+    await withTracing(undefined, (t) => assert.equal(decide(t, sampledParent).recorded, false, 'traceidratio 0, sampled parent'), { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    // The parentbased_ forms, and a ratio the config file sets, follow the caller.
+    await withTracing(undefined, (t) => assert.equal(decide(t, sampledParent).recorded, true, 'parentbased_always_off, sampled parent'), { OTEL_TRACES_SAMPLER: 'parentbased_always_off' });
+    await withTracing(0, (t) => assert.equal(decide(t, sampledParent).recorded, true, 'sampleRatio 0 in the file, sampled parent'), { OTEL_TRACES_SAMPLER: 'always_off' });
   });
 });
