@@ -154,6 +154,16 @@ function envLimits(env: NodeJS.ProcessEnv, notes: string[]): SpanLimitSettings {
 }
 
 /**
+ * The endpoint's path + /v1/traces. Its query (a collector's key) stays the query: appended to as text,
+ * the path went into the query (`/?key=abc/v1/traces`). The schema has checked it is a URL.
+ */
+function tracesUrl(endpoint: string): string {
+  const url = new URL(endpoint);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`;
+  return url.href;
+}
+
+/**
  * The config file wins; a key it leaves out falls back to its OTEL_* variable, then to the default.
  * The exporter itself also reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT / _HEADERS / _TIMEOUT /
  * _COMPRESSION, and the resource OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
@@ -174,7 +184,7 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
   // request. OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT still decides where it is set.
   limits.attributeValueLengthLimit ??= DEFAULT_ATTRIBUTE_VALUE_LENGTH;
   return {
-    url: o.endpoint === undefined ? undefined : `${o.endpoint.replace(/\/+$/, '')}/v1/traces`,
+    url: o.endpoint === undefined ? undefined : tracesUrl(o.endpoint),
     protocol: protocol ?? 'http/protobuf',
     sampleRatio: sampler.ratio ?? 1,
     parentBased: sampler.parentBased,
