@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, createNoopMeter, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Attributes, type Context, type Link, type Meter, type MeterProvider, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, ExportResultCode, TraceState, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -21,7 +21,7 @@ export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Prom
   const detected = detectResources({ detectors: [envDetector] });
   let resource = defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'switchboard', [ATTR_SERVICE_VERSION]: '0.1.0' })).merge(detected);
   if (o.serviceName) resource = resource.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: o.serviceName }));
-  const batch = new BatchSpanProcessor({ exporter, ...o.batch });
+  const batch = new BatchSpanProcessor({ exporter, ...o.batch, selfObsMeterProvider: droppedSpans(logger) });
   const provider = new TracerProvider({
     resource,
     // A client's sampled flag is followed (unless OTEL_TRACES_SAMPLER names a sampler that is not
@@ -73,6 +73,35 @@ function reporting(exporter: SpanExporter, logger: Logger): SpanExporter {
     shutdown: () => exporter.shutdown(),
     forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
   };
+}
+
+/** The batch processor's count of finished spans (otel.sdk.processor.span.processed); queue_full marks the dropped. */
+const PROCESSED = 'otel.sdk.processor.span.processed';
+
+/**
+ * Spans the batch processor dropped because its queue was full (a collector slower than the gateway
+ * makes spans): said in the log at most once a minute, with how many since the last line. The SDK tells
+ * only its diagnostic logger, which is global (nothing is registered here), and its self-observability
+ * meter (an experimental option of the pinned release), given this one counter.
+ */
+function droppedSpans(logger: Logger): MeterProvider {
+  let dropped = 0;
+  let lastWarned = 0;
+  const noop = createNoopMeter();
+  const counted = {
+    add(n: number, attributes?: Attributes): void {
+      if (attributes?.['error.type'] !== 'queue_full') return;
+      dropped += n;
+      if (Date.now() - lastWarned <= 60_000) return;
+      lastWarned = Date.now();
+      logger.warn({ dropped }, 'tracing: spans dropped, the export queue was full (the collector takes spans slower than they are made; see OTEL_BSP_MAX_QUEUE_SIZE; said at most once a minute)');
+      dropped = 0;
+    },
+  };
+  const meter: Meter = Object.assign(Object.create(noop) as Meter, {
+    createCounter: (name: string, options?: Parameters<Meter['createCounter']>[1]) => (name === PROCESSED ? counted : noop.createCounter(name, options)),
+  });
+  return { getMeter: () => meter };
 }
 
 /**
