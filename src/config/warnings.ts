@@ -49,6 +49,8 @@ export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exist
 function tracingWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
   const t = cfg.tracing;
   if (!t.enabled || t.endpoint !== undefined || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) return [];
+  // OTEL_SDK_DISABLED=true turns tracing off whatever the file says (load-tracing.ts): no spans go anywhere.
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return [];
   return ['tracing.endpoint: not set (nor OTEL_EXPORTER_OTLP_ENDPOINT): spans go to http://localhost:4318/v1/traces, where a collector must listen; set the collector\'s URL'];
 }
 

@@ -44,14 +44,20 @@ const PROTOCOLS = new Set(['http/protobuf', 'http/json']);
 
 /** The samplers that decide alone: what a caller's sampled flag says does not count. */
 const ALONE: ReadonlySet<string> = new Set(['always_on', 'always_off', 'traceidratio']);
+const KNOWN_SAMPLERS: ReadonlySet<string> = new Set([...ALONE, ...[...ALONE].map((s) => `parentbased_${s}`)]);
 
 /**
  * OTEL_TRACES_SAMPLER (+ _ARG) as a ratio: always_on, always_off, traceidratio and their parentbased_
  * forms; only those follow a caller's sampled flag (an operator's always_off is not turned on by a client).
  */
 function envSampler(env: NodeJS.ProcessEnv, notes: string[]): { ratio: number | undefined; parentBased: boolean } {
-  const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
-  // Unset (or one not supported here): the default, parentbased_always_on (its ratio from _ARG, as before).
+  let sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || undefined;
+  // One not supported here (jaeger_remote, xray): said, and the default used, parentbased_always_on.
+  if (sampler !== undefined && !KNOWN_SAMPLERS.has(sampler)) {
+    notes.push(`OTEL_TRACES_SAMPLER=${JSON.stringify(env.OTEL_TRACES_SAMPLER)} is not supported (always_on, always_off, traceidratio and their parentbased_ forms); using parentbased_always_on`);
+    sampler = undefined;
+  }
+  // Unset: the default, parentbased_always_on (its ratio from _ARG, as before).
   const parentBased = sampler === undefined || !ALONE.has(sampler);
   if (sampler === 'always_on' || sampler === 'parentbased_always_on') return { ratio: 1, parentBased };
   if (sampler === 'always_off' || sampler === 'parentbased_always_off') return { ratio: 0, parentBased };

@@ -44,6 +44,28 @@ describe('tracing config', () => {
     }
   });
 
+  it('no warning about the endpoint when OTEL_SDK_DISABLED=true turns tracing off (found by a review)', () => {
+    const on = { ...base, tracing: { enabled: true } };
+    const saved = process.env.OTEL_SDK_DISABLED;
+    process.env.OTEL_SDK_DISABLED = 'true';
+    try {
+      assert.ok(!checkDocument(on, 'test.yaml', {}, '/base').warnings.some((w) => w.startsWith('tracing.endpoint')));
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_SDK_DISABLED;
+      else process.env.OTEL_SDK_DISABLED = saved;
+    }
+  });
+
+  it('an OTEL_TRACES_SAMPLER it does not know is said, and the default used (found by a review)', () => {
+    const o = { enabled: true, headers: {}, recordPrincipal: false };
+    const r = resolveTracing(o, { OTEL_TRACES_SAMPLER: 'jaeger_remote' });
+    assert.equal(r.sampleRatio, 1);
+    assert.equal(r.parentBased, true);
+    assert.equal(r.notes.length, 1);
+    assert.match(r.notes[0]!, /OTEL_TRACES_SAMPLER="jaeger_remote" is not supported.*parentbased_always_on/);
+    assert.deepEqual(resolveTracing(o, { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }).notes, []);
+  });
+
   it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
