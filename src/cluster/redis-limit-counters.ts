@@ -68,12 +68,24 @@ export class RedisLimitCounters implements LimitCounters {
    * outage grew this replica's memory, and all of them were sent at once when the store came back.
    */
   readonly #uncounted = new Set<string>();
+  /**
+   * Set when a limit command failed (a frozen store, or one slower than the 2 s command timeout): the
+   * limits then fail open at once, without asking, until the store answers a PING (one at a time, sent by
+   * the next request) or the connection is made again. Before, every request of a tenant with limits asked
+   * and waited for its own commands to time out, 2 s for the rate and 2 s for the concurrency slot, for as
+   * long as the store stayed frozen: the outage the limits fail open for was paid on each request anyway.
+   */
+  #stalled = false;
+  #probing = false;
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#replica = replica;
-    redis.on('ready', () => this.#giveBack());
+    redis.on('ready', () => {
+      this.#stalled = false;
+      this.#giveBack();
+    });
   }
 
   /** How many releases wait for the store (the tests' view). */
@@ -84,15 +96,18 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   async take(key: string, ratePerSec: number, burst: number, count = 1): Promise<number> {
+    if (this.#stalled) return this.#probe(), 0;
     try {
       return Number(await TAKE.run(this.#redis, [`${this.#prefix}lim:${key}`], [ratePerSec, burst, count]));
     } catch {
+      this.#stalled = true;
       return 0; // Redis down: do not turn a store outage into a client-visible rate limit
     }
   }
 
   async acquire(key: string, max: number, slot: string): Promise<boolean> {
-    if (this.#redis.status !== 'ready') {
+    if (this.#redis.status !== 'ready' || this.#stalled) {
+      if (this.#stalled) this.#probe();
       this.#uncounted.add(slot);
       return true; // fails open, as below
     }
@@ -101,8 +116,23 @@ export class RedisLimitCounters implements LimitCounters {
     } catch {
       // Fails open. Counted or not (a command that timed out on a stalled store still runs when it
       // wakes; one never sent does not), its release takes back only what it took.
+      this.#stalled = true;
       return true;
     }
+  }
+
+  /** Whether the silent store answers again: then the limits ask it again, and get the releases it missed. */
+  #probe(): void {
+    if (this.#probing) return;
+    this.#probing = true;
+    this.#redis.ping().then(
+      () => {
+        this.#probing = false;
+        this.#stalled = false;
+        this.#giveBack();
+      },
+      () => (this.#probing = false),
+    );
   }
 
   release(key: string, slot: string): void {
