@@ -291,9 +291,11 @@ export class ModernSession implements UpstreamCaller {
 
   /**
    * Ends the standing: its calls still running are answered with `cause` (shutdown by default) and
-   * stopped upstream, its listen streams end with their final result, its leases go back.
+   * stopped upstream, its listen streams end with their final result, its leases go back. The calls it
+   * cuts ran upstream, so their answer does not invite a plain resend (a tools/call run twice), as a
+   * forward cut by a dying owner does not.
    */
-  async close(cause = new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; send the request again')): Promise<void> {
+  async close(cause = new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down and stopped this request before its answer; it may have taken effect: send it again (another replica takes it) only if that is safe')): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const answer = toJsonRpcError(cause, this.#logger);

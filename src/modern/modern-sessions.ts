@@ -105,7 +105,7 @@ export class ModernSessions {
       if (s.id !== id) continue;
       this.#sessions.delete(key);
       this.#forget(s);
-      await s.close(new GatewayError('SWB_SESSION_CLOSED', 'the gateway ended this client\'s standing (an operator, or a configuration change) while the request ran; send it again'));
+      await s.close(new GatewayError('SWB_SESSION_CLOSED', 'the gateway ended this client\'s standing (an operator, or a configuration change) while the request ran, and it may have taken effect: send it again only if that is safe'));
       return true;
     }
     return false;

@@ -1,7 +1,8 @@
 // A 2026-07-28 client's standing can end while its calls run: an operator ends it (admin API), a reload
 // takes its tenant's grant away or removes the endpoint, the gateway stops. A 2025 session's requests
 // in flight are then answered with an error; a modern call must be answered too, not left with an open
-// POST that never gets its response.
+// POST that never gets its response, and one that does not invite a plain resend of a call that ran (before
+// 2026-12-06 both answers said "send it again").
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -54,6 +55,9 @@ describe('2026-07-28: a standing ended while a call runs', () => {
       const response = responseOf(answered);
       assert.equal(response.id, 'long-1', answered.text);
       assert.equal(response.error?.data?.code, 'SWB_SESSION_CLOSED', answered.text);
+      // The call ran upstream: the answer must not tell the client to send it again as if it had not (a
+      // tools/call that sent a payment, run twice).
+      assert.match(response.error.message, /may have taken effect/, answered.text);
       await until('the upstream call ended', () => pool.inflight === 0, 10_000);
     } finally {
       ac.abort();
@@ -73,6 +77,7 @@ describe('2026-07-28: the gateway stops while a call runs', () => {
       const response = responseOf(answered);
       assert.equal(response.id, 'long-1', answered.text);
       assert.equal(response.error?.data?.code, 'SWB_SHUTTING_DOWN', answered.text);
+      assert.match(response.error.message, /may have taken effect/, answered.text);
     } finally {
       ac.abort();
     }
