@@ -121,9 +121,12 @@ export class Cluster {
     });
   }
 
-  /** Ready: both connections up, and this replica's sessions are in the store (re-published after an outage). */
+  /**
+   * Ready: both connections up, the store answering (its last heartbeat answered: a frozen store keeps the
+   * connection up), and this replica's sessions in it (re-published after an outage).
+   */
   get healthy(): boolean {
-    return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale;
+    return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale && !this.#heartbeat.unanswered;
   }
 
   /** Whether commands can reach the store now: while its connection is down each one fails at once. */

@@ -52,6 +52,12 @@ export class Heartbeat {
   #lost = false;
   #busy = false;
   #again = false;
+  /**
+   * The last beat went unanswered (a frozen store, or a partition that leaves the connection open: no
+   * reset comes, so the connection is not re-made for the minutes TCP takes to give up). Every new
+   * session is refused meanwhile (its record cannot be written), so the replica must not say it is ready.
+   */
+  #unanswered = false;
 
   constructor(redis: Redis, opts: HeartbeatOptions) {
     this.#redis = redis;
@@ -65,6 +71,11 @@ export class Heartbeat {
   /** True from a reconnect (or a lost store) until this replica's sessions are back in the store. */
   get stale(): boolean {
     return this.#stale;
+  }
+
+  /** True from a beat the store did not answer until one it answers. */
+  get unanswered(): boolean {
+    return this.#unanswered;
   }
 
   async start(): Promise<void> {
@@ -106,7 +117,15 @@ export class Heartbeat {
     }
     this.#busy = true;
     try {
-      const [answer, lapsed] = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID())) as [string, number];
+      let beat: [string, number];
+      try {
+        beat = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID())) as [string, number];
+      } catch (err) {
+        this.#unanswered = true;
+        throw err;
+      }
+      this.#unanswered = false;
+      const [answer, lapsed] = beat;
       const marker = String(answer);
       // A changed marker: the store lost its data (the first beat only learns the marker).
       if (this.#marker !== undefined && marker !== this.#marker) {

@@ -1,0 +1,45 @@
+// /readyz while Redis takes commands but answers none: frozen (SIGSTOP), or a partition that leaves the
+// connection open (no reset reaches the replica, so the connection is not re-made for the many minutes
+// TCP takes to give up). Every new session is refused then (503: its record cannot be written), yet the
+// replica said it was ready, so a load balancer kept sending it new sessions while replicas that could
+// reach Redis took none. It says not ready from the first heartbeat the store leaves unanswered until one
+// is answered again, as it does while the connection is down.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('readiness while Redis answers nothing', { timeout: 60_000 }, () => {
+  let server: TestRedis;
+  let gw: RunningGateway;
+
+  before(async () => {
+    server = await startRedis();
+    gw = await startGateway({
+      store: { redis: { url: server.url, keyPrefix: 'frozen-ready:', heartbeatMs: 200, replicaTtlMs: 1000 } },
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+
+  after(async () => {
+    server?.resume();
+    await gw?.close();
+    await server?.stop();
+  });
+
+  const readyz = async () => (await fetch(new URL('/readyz', gw.base))).status;
+
+  it('is 503 while the store is frozen, and 200 again once it answers', async () => {
+    assert.equal(await readyz(), 200);
+    server.pause();
+    try {
+      // Bounded: several heartbeats' command timeouts (2 s each).
+      assert.ok(await waitFor(async () => (await readyz()) === 503, { timeoutMs: 15_000, intervalMs: 200 }), 'still ready while Redis answered nothing');
+    } finally {
+      server.resume();
+    }
+    assert.ok(await waitFor(async () => (await readyz()) === 200, { timeoutMs: 15_000, intervalMs: 200 }), 'not ready again after Redis answered');
+  });
+});
