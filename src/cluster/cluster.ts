@@ -129,9 +129,13 @@ export class Cluster {
     return this.redis.status === 'ready' && this.#sub.status === 'ready' && !this.#heartbeat.stale && !this.#heartbeat.unanswered;
   }
 
-  /** Whether commands can reach the store now: while its connection is down each one fails at once. */
-  get connected(): boolean {
-    return this.redis.status === 'ready';
+  /**
+   * Whether the store answers now: while its connection is down each command fails at once, and while it
+   * left the last heartbeat unanswered (frozen, a partition that keeps the connection open) each waits
+   * for its timeout and fails.
+   */
+  get answering(): boolean {
+    return this.redis.status === 'ready' && !this.#heartbeat.unanswered;
   }
 
   /** `maxBufferBytes`: server.maxStreamBufferBytes, the bound on a stream relayed over the tunnel too. */

@@ -3,7 +3,9 @@
 // TCP takes to give up). Every new session is refused then (503: its record cannot be written), yet the
 // replica said it was ready, so a load balancer kept sending it new sessions while replicas that could
 // reach Redis took none. It says not ready from the first heartbeat the store leaves unanswered until one
-// is answered again, as it does while the connection is down.
+// is answered again, as it does while the connection is down. A legacy /sse stream asked for then is refused
+// (503) before it opens, as while the connection is down: it was answered 200 with its endpoint event, and
+// ended a moment later when its record could not be written, which tells its client nothing of retrying.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
@@ -19,7 +21,7 @@ describe('readiness while Redis answers nothing', { timeout: 60_000 }, () => {
     gw = await startGateway({
       store: { redis: { url: server.url, keyPrefix: 'frozen-ready:', heartbeatMs: 200, replicaTtlMs: 1000 } },
       upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+      endpoints: [{ path: '/mcp', ssePath: '/sse', upstreams: ['fx'] }],
     });
   });
 
@@ -41,5 +43,22 @@ describe('readiness while Redis answers nothing', { timeout: 60_000 }, () => {
       server.resume();
     }
     assert.ok(await waitFor(async () => (await readyz()) === 200, { timeoutMs: 15_000, intervalMs: 200 }), 'not ready again after Redis answered');
+  });
+
+  it('refuses a legacy /sse stream before it opens once the store has left a heartbeat unanswered', async () => {
+    server.pause();
+    try {
+      assert.ok(await waitFor(async () => (await readyz()) === 503, { timeoutMs: 15_000, intervalMs: 200 }), 'still ready while Redis answered nothing');
+      const ac = new AbortController();
+      const res = await fetch(new URL('/sse', gw.base), { headers: { accept: 'text/event-stream' }, signal: ac.signal });
+      const status = res.status;
+      const retry = res.headers.get('retry-after');
+      ac.abort();
+      assert.equal(status, 503, 'the stream was opened (its endpoint event sent) though its record could not be written');
+      assert.ok(retry, 'Retry-After');
+    } finally {
+      server.resume();
+    }
+    assert.ok(await waitFor(async () => (await readyz()) === 200, { timeoutMs: 15_000, intervalMs: 200 }));
   });
 });
