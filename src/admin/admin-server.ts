@@ -138,6 +138,35 @@ function capConnections(app: FastifyInstance, maxConnections: number, log: Logge
   attachEveryServer(app, (server) => cap.attach(server), (err) => log.error({ err }, 'admin listener: a server for one of its addresses is not capped'));
 }
 
+/**
+ * Every request's checks before its route: another site's page or a rebound name refused (admin-origin),
+ * then the token (every route but the console's files).
+ */
+function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: boolean, log: Logger, events: AdminEvents): void {
+  // A refusal's warning is written at a bounded rate: a page open in an operator's browser, or a
+  // scanner, sends requests as fast as it likes, and each was a log line of its own.
+  const refusals = new BoundedWarnings(log, 'admin API requests refused without a warning each (more than the log takes); their count');
+  app.addHook('preClose', async () => {
+    refusals.close();
+    events.close();
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    const fetchSite = req.headers['sec-fetch-site'];
+    const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback, Array.isArray(fetchSite) ? fetchSite[0] : fetchSite);
+    if (crossSite) {
+      refusals.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
+      return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
+    }
+    if (isConsoleFile(req.method, req.url)) return;
+    const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
+    if (!refusal) return;
+    refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
+    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
+    const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
+    return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
+  });
+}
+
 /** The admin API and the web console as a Fastify instance of its own (not listening): its own port, never the MCP one. */
 /** `listenHost`: the address it listens on (admin.host); a loopback one also checks the Host header (see admin-origin). */
 export async function buildAdminServer(target: AdminTarget, logger: Logger, listenHost = '127.0.0.1', o: AdminListenerOptions = {}): Promise<FastifyInstance> {
@@ -164,28 +193,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
     if (succeeded && req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
   });
-  // A refusal's warning is written at a bounded rate: a page open in an operator's browser, or a
-  // scanner, sends requests as fast as it likes, and each was a log line of its own.
-  const refusals = new BoundedWarnings(log, 'admin API requests refused without a warning each (more than the log takes); their count');
-  app.addHook('preClose', async () => {
-    refusals.close();
-    events.close();
-  });
-  app.addHook('onRequest', async (req, reply) => {
-    const fetchSite = req.headers['sec-fetch-site'];
-    const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback, Array.isArray(fetchSite) ? fetchSite[0] : fetchSite);
-    if (crossSite) {
-      refusals.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
-      return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
-    }
-    if (isConsoleFile(req.method, req.url)) return;
-    const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
-    if (!refusal) return;
-    refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
-    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
-    const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
-    return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
-  });
+  guardRequests(app, target, loopback, log, events);
   app.setErrorHandler((err: Error & { statusCode?: number; status?: number; code?: unknown; replica?: unknown; replicas?: unknown }, req, reply) => {
     if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);
     // The session store unreachable (SWB_STORE_UNAVAILABLE): the cluster-wide answers cannot be given now.
