@@ -148,6 +148,10 @@ export class StreamableHttpEndpoint {
   }
 
   async #initialize(init: JsonRpcRequest, reply: EdgeReply, principal: Principal): Promise<EdgeReply> {
+    // The store answers nothing (its connection down, or a heartbeat left unanswered): the session's
+    // record could not be written, so it is refused now, before its upstreams start, not after a
+    // per-session instance was started and the record's write had waited out its timeout.
+    if (this.#ctx.cluster && !this.#ctx.cluster.answering) return sendError(reply, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { id: init.id, headers: { 'retry-after': '2' } });
     let session: ClientSession;
     try {
       session = await this.#sessions.create(principal);

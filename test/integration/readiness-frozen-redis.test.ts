@@ -9,19 +9,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { Journal } from '../helpers/modern-http.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('readiness while Redis answers nothing', { timeout: 60_000 }, () => {
   let server: TestRedis;
   let gw: RunningGateway;
+  const journal = new Journal();
 
   before(async () => {
     server = await startRedis();
     gw = await startGateway({
       store: { redis: { url: server.url, keyPrefix: 'frozen-ready:', heartbeatMs: 200, replicaTtlMs: 1000 } },
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-      endpoints: [{ path: '/mcp', ssePath: '/sse', upstreams: ['fx'] }],
+      upstreams: [
+        { name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' },
+        { name: 'own', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'per-session' },
+      ],
+      endpoints: [
+        { path: '/mcp', ssePath: '/sse', upstreams: ['fx'] },
+        { path: '/own', upstreams: ['own'] },
+      ],
     });
   });
 
@@ -56,6 +64,27 @@ describe('readiness while Redis answers nothing', { timeout: 60_000 }, () => {
       ac.abort();
       assert.equal(status, 503, 'the stream was opened (its endpoint event sent) though its record could not be written');
       assert.ok(retry, 'Retry-After');
+    } finally {
+      server.resume();
+    }
+    assert.ok(await waitFor(async () => (await readyz()) === 200, { timeoutMs: 15_000, intervalMs: 200 }));
+  });
+
+  it('refuses an initialize at once once the store has left a heartbeat unanswered: no upstream is started for a session it cannot record', async () => {
+    server.pause();
+    try {
+      assert.ok(await waitFor(async () => (await readyz()) === 503, { timeoutMs: 15_000, intervalMs: 200 }), 'still ready while Redis answered nothing');
+      const mark = journal.mark();
+      const res = await fetch(new URL('/own', gw.base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      const body = (await res.json()) as { id?: unknown; error?: { message: string } };
+      assert.equal(res.status, 503, JSON.stringify(body));
+      assert.equal(body.id, 1);
+      assert.ok(res.headers.get('retry-after'), 'Retry-After');
+      assert.deepEqual(journal.since(mark).map((m) => m.method), [], 'a per-session upstream was started and initialized for a session refused anyway');
     } finally {
       server.resume();
     }
