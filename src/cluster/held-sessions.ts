@@ -1,3 +1,4 @@
+import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionRecord } from '../session/session-store.js';
 import type { RedisSessionStore } from './redis-session-store.js';
@@ -31,8 +32,15 @@ export class HeldSessions {
   /** Record updates still on their way (shutdown waits for the hand-overs). */
   readonly #writes = new Set<Promise<void>>();
 
+  /**
+   * Failed record writes, said at a bounded rate: a shutdown with the store away hands every session
+   * over at once, and a line each was 10,000 lines for 10,000 sessions.
+   */
+  readonly #writeWarnings: BoundedWarnings;
+
   constructor(opts: HeldSessionsOptions) {
     this.#o = opts;
+    this.#writeWarnings = new BoundedWarnings(opts.logger, 'session records not updated in redis without a warning each (the store is unreachable); their count');
   }
 
   /**
@@ -103,7 +111,7 @@ export class HeldSessions {
         () => {},
         (err: Error) => {
           if (!handOver) this.#unremoved.add(id);
-          this.#o.logger.warn({ err: err.message, session: id }, 'could not update a session record in redis');
+          this.#writeWarnings.warn({ err: err.message, session: id }, 'could not update a session record in redis');
         },
       )
       .finally(() => this.#writes.delete(write));
@@ -133,5 +141,6 @@ export class HeldSessions {
   /** The hand-overs and removals still on their way (shutdown waits for them). */
   async settled(): Promise<void> {
     await Promise.all(this.#writes);
+    this.#writeWarnings.close(); // the count of the unsaid, now: the process may exit before its timer
   }
 }
