@@ -108,10 +108,7 @@ export class UpstreamClient {
     };
   }
 
-  /**
-   * Calls in flight; not the connection's own listen (2026-07-28), open for its life: counted, a per-user
-   * instance was never idle (never stopped), and a retired pool waited out its whole grace every time.
-   */
+  /** Calls in flight, not the connection's own listen (2026-07-28): counted, a per-user instance was never idle, a retired pool waited out its grace. */
   get inflight(): number {
     return this.#peer.inflight - this.#listens;
   }
@@ -159,9 +156,8 @@ export class UpstreamClient {
   }
 
   /**
-   * The era, found out: `order` says which to try first. A modern upstream answers server/discover
-   * with its versions; a legacy one answers initialize. Whatever the first refuses, the other is
-   * tried; an upstream that serves neither is incompatible (SWB_UPSTREAM_PROTOCOL, with both reasons).
+   * The era, found out: `order` says which to try first. A modern upstream answers server/discover, a legacy one initialize; what the
+   * first refuses, the other is tried; one that serves neither is incompatible (SWB_UPSTREAM_PROTOCOL, with both reasons).
    */
   async connect(timeoutMs: number, dedicated: boolean, order: readonly ('legacy' | 'modern')[], probeMs = timeoutMs): Promise<UpstreamIdentity> {
     const reasons: string[] = [];
@@ -171,8 +167,7 @@ export class UpstreamClient {
         if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
         return await this.initialize(timeoutMs, dedicated);
       } catch (err) {
-        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
-        // of the request is one (a legacy server refuses server/discover, a modern one initialize).
+        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP 4xx is one (a legacy server refuses server/discover).
         const refused = err instanceof GatewayError && err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;
         const probeTimedOut = err instanceof GatewayError && err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1;
         if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !refused && !probeTimedOut) throw err;
@@ -183,9 +178,8 @@ export class UpstreamClient {
   }
 
   /**
-   * A modern upstream's notifications (list_changed, updates of the subscribed resources) come on a
-   * subscriptions/listen stream, not a GET stream: one per connection. Resolves when the upstream ends it;
-   * `signal` closes it (to open another with a new set of resources); `acknowledged` hears what it honours.
+   * A modern upstream's notifications (list_changed, resource updates) come on one subscriptions/listen stream per connection, not a
+   * GET stream. Resolves when the upstream ends it; `signal` closes it (to open another); `acknowledged` hears what it honours.
    */
   listen(resourceSubscriptions: string[], signal: Cancellation, acknowledged?: CallOptions['acknowledged']): Promise<unknown> {
     const [forever, before] = [MAX_TIMER_MS, this.#peer.inflight];
@@ -229,11 +223,7 @@ export class UpstreamClient {
     return tracedRequest(tracing, method, params, this.#attributes(), (p) => this.#request(method, p, opts));
   }
 
-  /**
-   * What every span of this client's requests names: the instance, its process, the era and version it
-   * speaks. Read once per identity (they change only when the upstream is initialized or discovered),
-   * not copied per request.
-   */
+  /** What every span of this client's requests names (instance, process, era, version): read once per identity, not copied per request. */
   #attributes(): Readonly<TraceAttributes> {
     const kept = this.#spanAttributes;
     if (kept && kept.of === this.identity && kept.era === this.era) return kept.attributes;
@@ -357,8 +347,9 @@ export class UpstreamClient {
    * client only sees its tool call fail.
    */
   #unattributed(req: JsonRpcRequest, related: RequestId | undefined): void {
-    const sessions = this.activeCallers().size;
     const o = related === undefined ? undefined : this.#peer.options(related);
+    if (this.#declared.roots !== undefined) return this.#notYetOwned(req, related !== undefined && !o ? related : undefined);
+    const sessions = this.activeCallers().size;
     const why =
       related !== undefined && !o ? `the request it came with (${related}) has ended`
       : o ? `it came with the gateway's own ${this.#peer.methodOf(related)}, which no client session sent`
@@ -366,6 +357,17 @@ export class UpstreamClient {
     this.#warnings.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
     this.#hooks.onUnattributed?.(req.method);
     this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`));
+  }
+
+  /**
+   * A dedicated (per-session) connection with no session to ask: a warm spare before its session (server-everything asks for roots
+   * as it starts; roots/list_changed tells it when its session is ready), or an ended call. No config to fix: no warning to set the
+   * per-session sharing it has, and not a shared upstream's unattributed request (the metric).
+   */
+  #notYetOwned(req: JsonRpcRequest, ended: RequestId | undefined): void {
+    const why = ended !== undefined ? `the request it came with (${ended}) has ended` : 'no client session is attached to this instance yet';
+    this.#logger.debug({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": ${why}`);
+    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `${why}; "${req.method}" has no client to go to`));
   }
 
   #tooMany(req: JsonRpcRequest): void {
