@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { WrittenPath } from './relative-paths.js';
 import type { Config } from './schema.js';
 import { isUrlIssuer } from './issuer-url.js';
@@ -37,12 +38,31 @@ function pathWarnings(paths: readonly WrittenPath[], exists: (p: string) => bool
     });
 }
 
+const executable = (p: string): boolean => {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** A bare command is looked up on the gateway's PATH at each start (src/sandbox/launch-plan.ts): a typo there never starts. */
+function commandWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
+  const dirs = (env.PATH ?? '').split(delimiter).filter((d) => d !== '');
+  return cfg.upstreams.flatMap((u, i) =>
+    u.transport !== 'stdio' || u.command.includes('/') || dirs.some((d) => executable(join(d, u.command)))
+      ? []
+      : [`upstreams[${i}].command: ${JSON.stringify(u.command)} is not on the gateway's PATH; this upstream cannot start (install it, or write its path)`],
+  );
+}
+
 /**
  * What is valid but will not work as meant: reported by check-config and logged by serve at start,
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
 export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...auditWarnings(cfg)];
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...commandWarnings(cfg, env), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...auditWarnings(cfg)];
 }
 
 /** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */

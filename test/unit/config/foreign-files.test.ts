@@ -113,4 +113,11 @@ describe('warnings: valid, but will not work as meant', () => {
     writeFileSync(join(dir, 'server.js'), '');
     assert.equal(readConfigFile(cfg, {}).warnings.length, 1, 'only the command is missing now');
   });
+
+  it('a bare command that is not on PATH (a typo): a warning, as for a missing path; one that is, none', () => {
+    // The gateway looks a bare name up on its own PATH at each start (src/sandbox/launch-plan.ts): not there, the upstream never starts.
+    const config = (command: string) => file(`bare-${command}.yaml`, `upstreams:\n  - { name: a, transport: stdio, sandbox: none, command: ${command} }\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`);
+    assert.deepEqual(readConfigFile(config('nodee-not-installed'), {}).warnings, ['upstreams[0].command: "nodee-not-installed" is not on the gateway\'s PATH; this upstream cannot start (install it, or write its path)']);
+    assert.deepEqual(readConfigFile(config('node'), {}).warnings, []);
+  });
 });
