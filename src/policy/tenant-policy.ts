@@ -109,11 +109,12 @@ export class TenantPolicy {
     const d = this.#decide(kind, name, scopes, asked);
     if (alias === undefined) return d;
     // Two names for one tool (bare, and prefixed on an endpoint showing one upstream unprefixed): a deny
-    // of either wins, then an allow of either, then why the bare name was refused.
+    // of either wins, then a scope the rule matching either first asks and the token lacks (a broader
+    // "*" after it, matching the other name, granted the tool to every token), then an allow of either.
     const a = this.#decide(kind, alias, scopes, asked);
-    if (d.reason === 'deny_rule') return d;
-    if (a.reason === 'deny_rule' || (a.allowed && !d.allowed)) return a;
-    return d.reason === 'not_allowed' && a.reason === 'missing_scope' ? a : d;
+    for (const x of [d, a]) if (x.reason === 'deny_rule') return x;
+    for (const x of [d, a]) if (x.reason === 'missing_scope') return x;
+    return a.allowed && !d.allowed ? a : d;
   }
 
   #decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template'): Decision {

@@ -29,6 +29,16 @@ describe('TenantPolicy with a tool known by two names (an endpoint showing one u
     assert.equal(prefixedOnly.decide('tool', 'get_issue', new Set(), true, 'github__get_issue').allowed, true);
     assert.equal(prefixedOnly.decide('tool', 'get_issue', new Set()).allowed, false);
   });
+
+  it('a scope a first-matching rule asks of either name holds: "*" after it, matching the other name, does not grant the tool', () => {
+    // Before: [{echo, scopes: [admin]}, "*"] let any token call echo on such an endpoint, "*" matching echo__echo.
+    const bare = tenant({ allow: [{ match: 'delete_*', scopes: ['admin'] }, '*'], deny: [] });
+    assert.deepEqual(bare.decide('tool', 'delete_repo', new Set(), true, 'github__delete_repo'), { allowed: false, rule: 'tools.allow:delete_* (missing scope admin)', reason: 'missing_scope', missingScopes: ['admin'] });
+    assert.equal(bare.decide('tool', 'delete_repo', new Set(['admin']), true, 'github__delete_repo').allowed, true);
+    const prefixed = tenant({ allow: [{ match: 'github__delete_*', scopes: ['admin'] }, '*'], deny: [] });
+    assert.equal(prefixed.decide('tool', 'delete_repo', new Set(), true, 'github__delete_repo').reason, 'missing_scope');
+    assert.equal(prefixed.decide('tool', 'get_issue', new Set(), true, 'github__get_issue').allowed, true, 'the rest needs no scope');
+  });
 });
 
 describe('TenantPolicy.filtersNothing (a modern answer it covers may be cached publicly)', () => {
