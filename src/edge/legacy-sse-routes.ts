@@ -1,9 +1,8 @@
 import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
-import type { GatewayError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
-import { isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
+import { isRefusal, replyError, sendError, sendRefusal, sessionRefusal } from './replies.js';
 import { admitToSession, chargeRate, deliverMessages, readClientMessages } from './accept-messages.js';
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
@@ -46,8 +45,8 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
     // Recorded so that POSTs landing on another replica are forwarded here.
     ctx.cluster?.open(session.record()).catch(() => void session.close('the session store is unreachable'));
   } catch (err) {
-    const e = err as GatewayError;
-    replyError(res, e.status ?? 503, e.message, { headers: retryHeaders(e, 5) });
+    const r = sessionRefusal(err, 5);
+    replyError(res, r.status, r.message, r.opts);
   }
 }
 

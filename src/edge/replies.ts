@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { RequestId } from '../jsonrpc/types.js';
-import type { GatewayError } from '../errors.js';
+import { GatewayError, toJsonRpcError } from '../errors.js';
 import { acceptsMedia } from './accept-header.js';
 
 /**
@@ -16,12 +16,12 @@ export function endJson(res: ServerResponse, status: number, headers: Record<str
 }
 
 /** An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. */
-export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): void {
+export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string>; data?: unknown } = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
+  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message, opts.data).toResponse(opts.id ?? null));
   endJson(res, status, opts.headers ?? {}, body);
 }
 
@@ -43,8 +43,8 @@ export function sendRefusal(reply: EdgeReply, r: Refusal): EdgeReply {
 }
 
 /** The same refusal, answered through the reply (Fastify's, or a direct post's; one not hijacked). */
-export function sendError(reply: EdgeReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string> } = {}): EdgeReply {
-  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message).toResponse(opts.id ?? null));
+export function sendError(reply: EdgeReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string>; data?: unknown } = {}): EdgeReply {
+  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message, opts.data).toResponse(opts.id ?? null));
   return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
 }
 
@@ -56,6 +56,17 @@ export function retryHeaders(err: GatewayError, fallbackS: number): Record<strin
   if (err.status === 403) return {};
   const computed = err.details?.retryAfterSeconds;
   return { 'retry-after': String(typeof computed === 'number' ? computed : fallbackS) };
+}
+
+/**
+ * The HTTP refusal of a session start or takeover (status, Retry-After, and for a GatewayError its
+ * JSON-RPC code and data.code, as every other local failure carries on the wire: the body had only the
+ * message, so a client could not tell maxSessions from the tenant's limit but by its English).
+ */
+export function sessionRefusal(err: unknown, fallbackS: number): { status: number; message: string; opts: { code?: number; data?: unknown; headers: Record<string, string> } } {
+  const e = err as GatewayError;
+  const wire = err instanceof GatewayError ? toJsonRpcError(err) : undefined;
+  return { status: e.status ?? 503, message: e.message, opts: { code: wire?.code, data: wire?.data, headers: retryHeaders(e, fallbackS) } };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import type { EndpointRouter } from '../router/index.js';
 import { HAND_BACK_REASON, handedOver, isSupportedVersion, principalOf, TAKEN_OVER_REASON, type ClientSession, type SessionRecord } from '../session/index.js';
 import type { EdgeContext } from './edge-context.js';
-import { retryHeaders, sendError } from './replies.js';
+import { sendError, sessionRefusal } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
 import type { StreamableSessions } from './streamable-sessions.js';
 
@@ -51,7 +51,8 @@ export class SessionLocator {
         ? local
         : await this.#locate(req, reply, id, principal).catch((err: GatewayError) => {
             // The wait a refusal computed (a takeover at the tenant's session limit), else a moment.
-            sendError(reply, err.status ?? 503, err.message, { id: requestId, headers: retryHeaders(err, 2) });
+            const r = sessionRefusal(err, 2);
+            sendError(reply, r.status, r.message, { ...r.opts, id: requestId });
             return 'forwarded' as const; // answered
           });
     if (found === 'forwarded') return undefined;

@@ -8,7 +8,7 @@ import type { ClientSession } from '../session/index.js';
 import { admitToSession, chargeRate, deliverMessages, readClientMessages } from './accept-messages.js';
 import type { EdgeContext } from './edge-context.js';
 import { requestPrincipal } from './front-door.js';
-import { acceptsBoth, acceptsSse, isRefusal, replyError, retryHeaders, sendError, sendRefusal } from './replies.js';
+import { acceptsBoth, acceptsSse, isRefusal, replyError, sendError, sendRefusal, sessionRefusal } from './replies.js';
 import { header, SESSION_HEADER } from './request-header.js';
 import { SessionLocator } from './session-locator.js';
 import { StreamConflictError, UnknownEventIdError } from './streamable-session-transport.js';
@@ -156,8 +156,8 @@ export class StreamableHttpEndpoint {
     try {
       session = await this.#sessions.create(principal);
     } catch (err) {
-      const e = err as GatewayError;
-      return sendError(reply, e.status ?? 503, e.message, { id: init.id, headers: retryHeaders(e, 5) });
+      const r = sessionRefusal(err, 5);
+      return sendError(reply, r.status, r.message, { ...r.opts, id: init.id });
     }
     // A client that gives up before the answer would leave a session nobody knows the id of.
     const res = reply.raw;
