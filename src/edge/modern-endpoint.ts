@@ -9,7 +9,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { EndpointRouter } from '../router/index.js';
 import { insufficientScope, type EdgeAuth } from './authorize-request.js';
 import { ModernReply } from './modern-reply.js';
-import { sendError, sendRefusal } from './replies.js';
+import { sendError, sendRefusal, sessionRefusal } from './replies.js';
 import type { SseHub } from './sse-connection.js';
 
 /**
@@ -37,7 +37,9 @@ export function serveModernPost(
     session = o.service.sessions.for(o.router, o.principal);
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
-    return sendError(reply, err.status, err.message, { id: call.id });
+    // As a refused 2025 session start: data.code and a Retry-After (the gateway is draining: retry elsewhere).
+    const r = sessionRefusal(err, 5);
+    return sendError(reply, r.status, r.message, { ...r.opts, id: call.id });
   }
   // Judged by this request's own token, not the standing's latest (another client of the subject may share it).
   const guard = session.guardFor(o.principal);
