@@ -112,8 +112,11 @@ export class TenantPolicy {
     // of either wins, then a scope the rule matching either first asks and the token lacks (a broader
     // "*" after it, matching the other name, granted the tool to every token), then an allow of either.
     const a = this.#decide(kind, alias, scopes, asked);
-    for (const x of [d, a]) if (x.reason === 'deny_rule') return x;
-    for (const x of [d, a]) if (x.reason === 'missing_scope') return x;
+    // Written out, not looped over [d, a]: every tools/call of such an endpoint comes here.
+    if (d.reason === 'deny_rule') return d;
+    if (a.reason === 'deny_rule') return a;
+    if (d.reason === 'missing_scope') return d;
+    if (a.reason === 'missing_scope') return a;
     return a.allowed && !d.allowed ? a : d;
   }
 
