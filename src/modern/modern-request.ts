@@ -45,14 +45,21 @@ export function isModernMessage(headers: IncomingHttpHeaders, m: JsonRpcMessage)
   if (metaOf((m as { params?: unknown }).params)?.[META_VERSION] !== undefined) return true;
   // initialize opens a legacy session, whatever the header says; with modern _meta it is a removed method (404).
   if (isRequest(m) && m.method === 'initialize') return false;
-  const v = headerOf(headers, 'mcp-protocol-version');
-  return v !== undefined && v > NEWEST_LEGACY;
+  return newerThanLegacy(headerOf(headers, 'mcp-protocol-version'));
 }
 
 /** Whether a GET or DELETE says it is modern (then 405: the era has neither). */
 export function isModernHeader(headers: IncomingHttpHeaders): boolean {
-  const v = headerOf(headers, 'mcp-protocol-version');
-  return v !== undefined && v > NEWEST_LEGACY;
+  return newerThanLegacy(headerOf(headers, 'mcp-protocol-version'));
+}
+
+/**
+ * A revision (a date) after every legacy one. Compared as text alone, "garbage" or "v2" came after
+ * 2025-11-25 and was served as a 2026-07-28 request (a header required, -32020) rather than refused as
+ * the unsupported version it is (400, -32600). The common case, a legacy date, is decided by the comparison.
+ */
+function newerThanLegacy(v: string | undefined): boolean {
+  return v !== undefined && v > NEWEST_LEGACY && /^\d{4}-\d{2}-\d{2}$/.test(v);
 }
 
 const NO_PARAM_HEADERS: Readonly<Record<string, string | string[] | undefined>> = Object.freeze({});

@@ -110,6 +110,12 @@ describe('Streamable HTTP edge rules (inject)', () => {
       const s = await openSession(gw);
       const res = await post(gw, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sid: s.sid, version: '1999-01-01' });
       await expectRpcError(res, 400, { code: -32600, id: 3 });
+      // One that is no revision at all is the same (found by a review): compared as text, "garbage" came
+      // after every 2025 revision and was served as a 2026-07-28 request (-32020, a header required).
+      for (const version of ['garbage', 'v2', '2025-11-25x']) {
+        const bad = await post(gw, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { sid: s.sid, version });
+        await expectRpcError(bad, 400, { code: -32600, id: 4 });
+      }
     });
   });
 
