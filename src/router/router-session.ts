@@ -4,6 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { notFound, withheld } from '../jsonrpc/not-found.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { listMethods, listOf, methodSpec, type ListSpec } from '../jsonrpc/methods.js';
+import { checkParamsShape } from '../jsonrpc/params-shape.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 import { CursorIssuers, decodeCursor, MAX_CURSOR_CHARS, planPage } from './cursor.js';
@@ -136,6 +137,7 @@ export class RouterSession {
     // The method table says how each method is served; a method without a route (or with a name the
     // table does not hold, "__proto__" included) is never forwarded.
     const spec = methodSpec(method);
+    if (spec?.route !== undefined) checkParamsShape(method, params);
     switch (spec?.from === 'server' ? undefined : spec?.route) {
       case 'list':
         return this.#list(method, spec!.list!, params, ctx);
