@@ -5,6 +5,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, MAX_TIMER_MS, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
+import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceAttributes, Tracing } from '../observability/tracing.js';
@@ -328,7 +329,7 @@ export class UpstreamClient {
       .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress)
       .then(
         (result) => {
-          if (!cancel.aborted) this.#reply(req.id, result); // the upstream cancelled it: it expects no answer
+          if (!cancel.aborted) this.#answer(req.id, req.method, result); // the upstream cancelled it: it expects no answer
         },
         (err: unknown) => {
           if (cancel.aborted) return; // the upstream cancelled it: it expects no answer
@@ -387,6 +388,7 @@ export class UpstreamClient {
 
   // Answers to the upstream's own requests: a connection that closes meanwhile has nobody to tell.
   #reply = (id: RequestId, result: Record<string, unknown>): void => void this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
+  #answer = (id: RequestId, method: string, result: Record<string, unknown>): void => { const bad = invalidClientAnswer(method, result); return bad ? this.#replyError(id, bad) : this.#reply(id, result); };
   #replyError = (id: RequestId, err: JsonRpcError): void => void this.#transport.send(err.toResponse(id)).catch(() => {});
 
   #onClose(reason: TransportError | undefined): void {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, mcpRequest, type Json } from '../helpers/tokens.js';
+import { inputRound, modernPost } from '../helpers/modern-http.js';
 
 const UPSTREAM = { name: 'rec', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/params-recording-server.mjs'], sandbox: 'none' as const, sharing: 'shared' as const };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -70,5 +71,88 @@ describe('params that break the schema are refused -32602 and never reach the up
       assert.equal(r.json?.error?.code, -32602, `${method} ${JSON.stringify(params)}: ${r.text}`);
     }
     assert.equal((await seen()).length, before);
+  });
+});
+
+/** Calls the fixture's `ask` tool for `method` in session `sid`, answers what it asks with `answer`, and returns what the fixture was relayed. */
+async function askThrough(gw: RunningGateway, sid: string, method: string, answer: Json): Promise<{ relayed: Json; answerStatus: number }> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  const res = await fetch(gw.url(), { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 'ask', method: 'tools/call', params: { name: 'ask', arguments: { method } } }), signal: AbortSignal.timeout(20_000) });
+  assert.equal(res.headers.get('content-type'), 'text/event-stream');
+  const reader = res.body!.getReader();
+  let text = '';
+  let answerStatus = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    assert.ok(!done, `the stream ended before the call's answer: ${text}`);
+    text += Buffer.from(value).toString();
+    const messages = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as Json);
+    const asked = messages.find((m) => m.method === method);
+    if (asked && answerStatus === 0) {
+      const r = await fetch(gw.url(), { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: asked.id, ...answer }) });
+      answerStatus = r.status;
+    }
+    const done2 = messages.find((m) => m.id === 'ask');
+    if (done2) return { relayed: JSON.parse(done2.result.content[0].text) as Json, answerStatus };
+  }
+}
+
+describe("a client's answer that breaks the schema of the request it answers is not relayed to the upstream", () => {
+  let gw: RunningGateway;
+  let sid: string;
+  before(async () => {
+    // per-session: the gateway declares roots to a dedicated process only.
+    gw = await startGateway({ upstreams: [{ ...UPSTREAM, sharing: 'per-session', pool: { warm: 0, max: 2 } }], endpoints: [{ path: '/mcp', upstreams: ['rec'] }] });
+    const init = await mcpRequest(gw, { ...initializeBody(), params: { ...initializeBody().params, capabilities: { elicitation: {}, sampling: {}, roots: {} } } });
+    sid = init.headers.get('mcp-session-id')!;
+    assert.equal((await mcpRequest(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+  });
+  after(() => gw.close());
+
+  const BAD_ANSWERS: Array<[string, Json]> = [
+    ['elicitation/create', { action: 5 }],
+    ['elicitation/create', {}],
+    ['elicitation/create', { action: 'accept', content: 'x' }],
+    ['elicitation/create', { action: 'accept', content: { x: { deep: 1 } } }],
+    ['sampling/createMessage', { role: 'user', content: { type: 'text', text: 'a' } }],
+    ['sampling/createMessage', { role: 'robot', model: 'm', content: { type: 'text', text: 'a' } }],
+    ['sampling/createMessage', { role: 'assistant', model: 'm', content: 'a' }],
+    ['roots/list', { roots: 'x' }],
+    ['roots/list', { roots: [{ name: 'no uri' }] }],
+  ];
+  for (const [method, result] of BAD_ANSWERS) {
+    it(`${method} answered ${JSON.stringify(result)}: the upstream is answered an error`, async () => {
+      const { relayed, answerStatus } = await askThrough(gw, sid, method, { result });
+      assert.equal(answerStatus, 202);
+      assert.equal(relayed.result, undefined, JSON.stringify(relayed));
+      assert.equal(relayed.error?.code, -32603, JSON.stringify(relayed));
+      assert.match(relayed.error?.message, new RegExp(`answer to "${method}" is invalid`));
+    });
+  }
+
+  it('well-formed answers are relayed as they came', async () => {
+    for (const [method, result] of [
+      ['elicitation/create', { action: 'accept', content: { x: 'y', n: 1, b: true, list: ['a'] } }],
+      ['elicitation/create', { action: 'decline' }],
+      ['sampling/createMessage', { role: 'assistant', model: 'm', content: { type: 'text', text: 'a' }, stopReason: 'endTurn' }],
+      ['roots/list', { roots: [{ uri: 'file:///tmp', name: 't' }] }],
+    ] as Array<[string, Json]>) {
+      const { relayed } = await askThrough(gw, sid, method, { result });
+      assert.deepEqual(relayed.result, result, JSON.stringify(relayed));
+    }
+  });
+
+  it('a 2026-07-28 retry whose input response breaks the schema: the upstream is answered an error', async () => {
+    const shared = await startGateway({ upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['rec'] }] });
+    try {
+      const params = { name: 'ask', arguments: { method: 'elicitation/create' } };
+      const round = inputRound(await modernPost(shared.url(), 'tools/call', params));
+      const retry = await modernPost(shared.url(), 'tools/call', { ...params, inputResponses: { [round.key]: { action: 5 } }, requestState: round.state });
+      const relayed = JSON.parse(retry.body.result.content[0].text) as Json;
+      assert.equal(relayed.error?.code, -32603, JSON.stringify(relayed));
+      assert.match(relayed.error?.message, /answer to "elicitation\/create" is invalid/);
+    } finally {
+      await shared.close();
+    }
   });
 });

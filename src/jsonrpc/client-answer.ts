@@ -1,0 +1,48 @@
+import { ErrorCode } from './error-codes.js';
+import { JsonRpcError } from './json-rpc-error.js';
+
+type Result = Record<string, unknown>;
+
+function isObject(v: unknown): v is Result {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** An elicitation's content: each value a string, number, boolean or list of strings (the schema's primitives). */
+function isElicitContent(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  for (const k in v) {
+    const x = v[k];
+    if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') continue;
+    if (!Array.isArray(x) || !x.every((s) => typeof s === 'string')) return false;
+  }
+  return true;
+}
+
+/** What is wrong with a client's result for a server→client request, by the schema of its method; undefined when nothing is. */
+function problem(method: string, r: Result): string | undefined {
+  switch (method) {
+    case 'elicitation/create':
+      if (r.action !== 'accept' && r.action !== 'decline' && r.action !== 'cancel') return '"action" is not accept, decline or cancel';
+      return r.content === undefined || isElicitContent(r.content) ? undefined : '"content" is not an object of strings, numbers, booleans and lists of strings';
+    case 'sampling/createMessage':
+      if (r.role !== 'user' && r.role !== 'assistant') return '"role" is not user or assistant';
+      if (typeof r.model !== 'string') return '"model" is not a string';
+      // One content block, or (2025-11-25, with tools) a list of them.
+      return isObject(r.content) || (Array.isArray(r.content) && r.content.every(isObject)) ? undefined : '"content" is not a content block';
+    case 'roots/list':
+      return Array.isArray(r.roots) && r.roots.every((root) => isObject(root) && typeof root.uri === 'string') ? undefined : '"roots" is not a list of roots with a string "uri"';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The error an upstream is answered instead of a client's result that breaks the schema of the request it
+ * answers (an elicitation's `"action": 5`, a sampling result without a model), or undefined to relay it.
+ * Relayed, such a result reached the server that asked, which trusts the schema: a shared process met one
+ * client's garbage. The upstream learns its request failed, as when a client answers an error.
+ */
+export function invalidClientAnswer(method: string, result: Result): JsonRpcError | undefined {
+  const why = problem(method, result);
+  return why === undefined ? undefined : new JsonRpcError(ErrorCode.InternalError, `the client's answer to "${method}" is invalid: ${why}`);
+}
