@@ -45,3 +45,20 @@ export function capabilityName(missing: Record<string, Record<string, unknown>>)
   if (name !== 'elicitation') return `the "${name}" capability`;
   return 'url' in modes ? 'URL-mode elicitation' : 'the "elicitation" capability (form mode)';
 }
+
+/** The members of ClientCapabilities the schema defines: each is an object when present. */
+const CAPABILITY_MEMBERS: readonly string[] = ['experimental', 'roots', 'sampling', 'elicitation', 'tasks', 'extensions'];
+
+/**
+ * Why declared client capabilities break the schema (not an object, or a member of it that is not one), or
+ * undefined. Kept as they came, `"sampling": "x"` read as declared (the gateway put sampling to that client)
+ * and, in a 2026-07-28 request, went on to the upstreams in `_meta`.
+ */
+export function capabilitiesProblem(caps: unknown): string | undefined {
+  if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return 'must be an object';
+  for (const k of CAPABILITY_MEMBERS) {
+    const v = (caps as Record<string, unknown>)[k];
+    if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) return `"${k}" must be an object`;
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
+import { capabilitiesProblem } from '../jsonrpc/client-capabilities.js';
 
 import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION, metaOf } from '../jsonrpc/modern-meta.js';
 
@@ -102,6 +103,8 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   if (capabilities === null || typeof capabilities !== 'object' || Array.isArray(capabilities)) {
     throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_CAPABILITIES}"] is required (an empty object declares none)`, id);
   }
+  const capsProblem = capabilitiesProblem(capabilities);
+  if (capsProblem) throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_CAPABILITIES}"]: ${capsProblem}`, id);
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(bodyVersion)) {
     throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
   }

@@ -1,3 +1,5 @@
+import { capabilitiesProblem } from '../jsonrpc/client-capabilities.js';
+
 /**
  * The most a client's initialize capabilities may take, as JSON: 16 KiB. They are kept for the session's
  * life, in memory and (with Redis) in the session record every replica reads; only the body limit
@@ -12,6 +14,8 @@ export function initializeParamsProblem(p: Record<string, unknown>): string | un
   if (typeof p.protocolVersion !== 'string' || !p.capabilities || typeof p.capabilities !== 'object' || !p.clientInfo || typeof p.clientInfo !== 'object') {
     return 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo';
   }
+  const caps = capabilitiesProblem(p.capabilities);
+  if (caps) return `Invalid params: initialize's capabilities: ${caps}`;
   const bytes = Buffer.byteLength(JSON.stringify(p.capabilities));
   if (bytes <= MAX_CLIENT_CAPABILITIES_BYTES) return undefined;
   return `Invalid params: initialize's capabilities are ${bytes} bytes as JSON, more than the ${MAX_CLIENT_CAPABILITIES_BYTES} bytes a session keeps; declare only the capabilities the client has`;

@@ -156,3 +156,32 @@ describe("a client's answer that breaks the schema of the request it answers is 
     }
   });
 });
+
+describe('client capabilities that break the schema are refused -32602', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({ upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['rec'] }] });
+  });
+  after(() => gw.close());
+
+  const BAD_CAPS: Json[] = [{ sampling: 'x' }, { elicitation: 5 }, { roots: [] }, { roots: null }, { experimental: true }];
+
+  it("by initialize, which opens no session", async () => {
+    for (const capabilities of [...BAD_CAPS, []]) {
+      const r = await mcpRequest(gw, { ...initializeBody(), params: { ...initializeBody().params, capabilities } });
+      assert.equal(r.json?.error?.code, -32602, `${JSON.stringify(capabilities)}: ${r.text}`);
+      assert.match(r.json?.error?.message, /^Invalid params: initialize's capabilities: /);
+      assert.equal(r.headers.get('mcp-session-id'), null);
+    }
+  });
+
+  it('in a 2026-07-28 request, which reaches no upstream', async () => {
+    for (const caps of [...BAD_CAPS, { extensions: 'x' }]) {
+      const r = await modernPost(gw.url(), 'tools/call', { name: 'echo', arguments: {} }, { caps });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.error?.code, -32602, `${JSON.stringify(caps)}: ${JSON.stringify(r.body)}`);
+    }
+    const seen = await modernPost(gw.url(), 'tools/call', { name: 'seen', arguments: {} }, { caps: {} });
+    assert.deepEqual(JSON.parse(seen.body.result.content[0].text), []);
+  });
+});
