@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
+import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
@@ -164,6 +165,17 @@ function forCaller(method: string, params: Params, caller: UpstreamCaller): Para
 }
 
 /**
+ * A client's answer as the upstream is sent it. One that breaks the schema of what it answers fails the
+ * call (-32602, the client's input was invalid): an input response cannot be an error, and sent on, the
+ * upstream met it as it came.
+ */
+function checkedAnswer(method: string, answer: Record<string, unknown>): Record<string, unknown> {
+  const bad = invalidClientAnswer(method, answer);
+  if (bad) throw new JsonRpcError(ErrorCode.InvalidParams, bad.message);
+  return answer;
+}
+
+/**
  * A round's input requests put to the client all at once: a 2026-07-28 client behind the call gets them
  * in one round of its own (asked one after another, each became a round), a 2025 client as concurrent
  * requests. The first to fail stops the others (their answers would be thrown away).
@@ -185,7 +197,7 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
       round.abort((err as Error).message);
       throw err;
     });
-    return Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
+    return Object.fromEntries(asked.map(([key, ask], i) => [key, checkedAnswer(ask.method as string, answers[i]!)]));
   } finally {
     parent?.offAbort(stop);
   }

@@ -185,3 +185,31 @@ describe('client capabilities that break the schema are refused -32602', () => {
     assert.deepEqual(JSON.parse(seen.body.result.content[0].text), []);
   });
 });
+
+describe("a client's input response that breaks the schema is not sent on to a 2026-07-28 upstream", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({ upstreams: [{ ...UPSTREAM, args: [...UPSTREAM.args, '--modern'], era: 'modern' }], endpoints: [{ path: '/mcp', upstreams: ['rec'] }] });
+  });
+  after(() => gw.close());
+
+  const ask = async (method: string, result: Json) => {
+    const params = { name: 'ask', arguments: { method } };
+    const round = inputRound(await modernPost(gw.url(), 'tools/call', params));
+    return modernPost(gw.url(), 'tools/call', { ...params, inputResponses: { [round.key]: result }, requestState: round.state });
+  };
+
+  it('the call fails -32602 naming the bad answer; well-formed answers reach the upstream', async () => {
+    for (const [method, result] of [
+      ['elicitation/create', { action: 5 }],
+      ['sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'a' } }],
+    ] as Array<[string, Json]>) {
+      const retry = await ask(method, result);
+      assert.equal(retry.body.result, undefined, JSON.stringify(retry.body));
+      assert.equal(retry.body.error?.code, -32602, JSON.stringify(retry.body));
+      assert.match(retry.body.error?.message, new RegExp(`answer to "${method}" is invalid`));
+    }
+    const ok = await ask('elicitation/create', { action: 'accept', content: { x: 'y' } });
+    assert.deepEqual(JSON.parse(ok.body.result.content[0].text), { k: { action: 'accept', content: { x: 'y' } } });
+  });
+});
