@@ -2,7 +2,8 @@ import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { JsonRpcPeer, MAX_TIMER_MS, type OutgoingOptions, type PeerLink } from '../jsonrpc/peer.js';
+import { JsonRpcPeer, MAX_TIMER_MS, type PeerLink } from '../jsonrpc/peer.js';
+import type { CallOptions, Target, UpstreamClientHooks } from './upstream-client-hooks.js';
 import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
 import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
@@ -24,35 +25,7 @@ export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VE
 /** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
 export const MAX_ASKING = 32;
 
-export interface CallOptions extends OutgoingOptions {
-  caller?: UpstreamCaller | undefined;
-  /** The client's own id for the request, so messages it causes go to the client on the right stream. */
-  callerRequestId?: RequestId | undefined;
-  maxTimeoutMs: number;
-  acknowledged?: ((notifications: Record<string, unknown>) => void) | undefined; // a subscriptions/listen's: the filter the upstream honours
-}
-
-type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
-
-export interface UpstreamClientHooks {
-  /**
-   * Decides which session a message started by the upstream belongs to. `ownRequest`: it came with a
-   * request of the gateway's own, which no session sent (another session busy there did not ask it).
-   */
-  resolveCaller(client: UpstreamClient, ownRequest?: boolean): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
-  /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
-  onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
-  /** A result larger than this (on the wire) fails its call instead of reaching the client. */
-  maxResultBytes?: number | undefined;
-  /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */
-  onUnattributed?(method: string): void;
-  /** A modern upstream refused a call of tool `name` for its headers (-32020): true once the tools, listed afresh, show its annotations changed (it is then made again). */
-  toolHeadersChanged?(name: unknown): Promise<boolean>;
-  /** Client spans for requests made while a traced request is served; absent or off: none. */
-  tracing?: Tracing | undefined;
-  /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
-  traceAttributes?(): TraceAttributes;
-}
+export type { CallersOf, CallOptions, UpstreamClientHooks } from './upstream-client-hooks.js';
 
 /**
  * The gateway as an MCP client of one upstream connection. Every request gets an id from this
@@ -109,7 +82,10 @@ export class UpstreamClient {
     };
   }
 
-  /** Calls in flight, not the connection's own listen (2026-07-28): counted, a per-user instance was never idle, a retired pool waited out its grace. */
+  /**
+   * Calls in flight; not the connection's own listen (2026-07-28), open for its life: counted, a per-user
+   * instance was never idle (never stopped), and a retired pool waited out its whole grace every time.
+   */
   get inflight(): number {
     return this.#peer.inflight - this.#listens;
   }
@@ -157,8 +133,9 @@ export class UpstreamClient {
   }
 
   /**
-   * The era, found out: `order` says which to try first. A modern upstream answers server/discover, a legacy one initialize; what the
-   * first refuses, the other is tried; one that serves neither is incompatible (SWB_UPSTREAM_PROTOCOL, with both reasons).
+   * The era, found out: `order` says which to try first. A modern upstream answers server/discover
+   * with its versions; a legacy one answers initialize. Whatever the first refuses, the other is
+   * tried; an upstream that serves neither is incompatible (SWB_UPSTREAM_PROTOCOL, with both reasons).
    */
   async connect(timeoutMs: number, dedicated: boolean, order: readonly ('legacy' | 'modern')[], probeMs = timeoutMs): Promise<UpstreamIdentity> {
     const reasons: string[] = [];
@@ -168,7 +145,8 @@ export class UpstreamClient {
         if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
         return await this.initialize(timeoutMs, dedicated);
       } catch (err) {
-        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP 4xx is one (a legacy server refuses server/discover).
+        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
+        // of the request is one (a legacy server refuses server/discover, a modern one initialize).
         const refused = err instanceof GatewayError && err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;
         const probeTimedOut = err instanceof GatewayError && err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1;
         if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !refused && !probeTimedOut) throw err;
@@ -179,8 +157,9 @@ export class UpstreamClient {
   }
 
   /**
-   * A modern upstream's notifications (list_changed, resource updates) come on one subscriptions/listen stream per connection, not a
-   * GET stream. Resolves when the upstream ends it; `signal` closes it (to open another); `acknowledged` hears what it honours.
+   * A modern upstream's notifications (list_changed, updates of the subscribed resources) come on a
+   * subscriptions/listen stream, not a GET stream: one per connection. Resolves when the upstream ends it;
+   * `signal` closes it (to open another with a new set of resources); `acknowledged` hears what it honours.
    */
   listen(resourceSubscriptions: string[], signal: Cancellation, acknowledged?: CallOptions['acknowledged']): Promise<unknown> {
     const [forever, before] = [MAX_TIMER_MS, this.#peer.inflight];
@@ -224,7 +203,11 @@ export class UpstreamClient {
     return tracedRequest(tracing, method, params, this.#attributes(), (p) => this.#request(method, p, opts));
   }
 
-  /** What every span of this client's requests names (instance, process, era, version): read once per identity, not copied per request. */
+  /**
+   * What every span of this client's requests names: the instance, its process, the era and version it
+   * speaks. Read once per identity (they change only when the upstream is initialized or discovered),
+   * not copied per request.
+   */
   #attributes(): Readonly<TraceAttributes> {
     const kept = this.#spanAttributes;
     if (kept && kept.of === this.identity && kept.era === this.era) return kept.attributes;
@@ -388,7 +371,11 @@ export class UpstreamClient {
 
   // Answers to the upstream's own requests: a connection that closes meanwhile has nobody to tell.
   #reply = (id: RequestId, result: Record<string, unknown>): void => void this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
-  #answer = (id: RequestId, method: string, result: Record<string, unknown>): void => { const bad = invalidClientAnswer(method, result); return bad ? this.#replyError(id, bad) : this.#reply(id, result); };
+  /** A client's answer to the upstream's request; one that breaks the schema of what it answers is refused instead (client-answer.ts). */
+  #answer = (id: RequestId, method: string, result: Record<string, unknown>): void => {
+    const bad = invalidClientAnswer(method, result);
+    return bad ? this.#replyError(id, bad) : this.#reply(id, result);
+  };
   #replyError = (id: RequestId, err: JsonRpcError): void => void this.#transport.send(err.toResponse(id)).catch(() => {});
 
   #onClose(reason: TransportError | undefined): void {

@@ -15,7 +15,7 @@ import { StdioTransport } from './stdio-transport.js';
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
-import { UpstreamClient, type CallOptions } from './upstream-client.js';
+import { UpstreamClient, type CallersOf, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -217,7 +217,7 @@ export class UpstreamInstance extends EventEmitter {
    * instance says nothing about it; it is only knowable when exactly one session has requests in
    * flight there. Guessing could hand one user's data to another.
    */
-  #resolveCaller(c: UpstreamClient, ownRequest = false): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined {
+  #resolveCaller(c: CallersOf, ownRequest = false): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined {
     const active = c.activeCallers();
     if (this.dedicatedTo) return { caller: this.dedicatedTo, relatedRequestId: active.get(this.dedicatedTo) };
     // What came with the gateway's own request is no busy session's: the guess would pick one that did not ask.

@@ -373,7 +373,7 @@ describe('UpstreamClient: server→client requests', () => {
 
   it('routes a request through hooks.resolveCaller and answers with the upstream\'s id', async () => {
     const { caller, calls } = fakeCaller('session-1', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }));
-    let resolvedFor: UpstreamClient | undefined;
+    let resolvedFor: unknown;
     const { client, upstream } = await ready({
       resolveCaller: (c) => {
         resolvedFor = c;

@@ -1,0 +1,41 @@
+import type { OutgoingOptions } from '../jsonrpc/peer.js';
+import type { RequestId } from '../jsonrpc/types.js';
+import type { TraceAttributes, Tracing } from '../observability/tracing.js';
+import type { UpstreamCaller } from './upstream-caller.js';
+
+// What an UpstreamClient is given and asked with: the options of each request, and the hooks of its owner (the instance).
+
+export interface CallOptions extends OutgoingOptions {
+  caller?: UpstreamCaller | undefined;
+  /** The client's own id for the request, so messages it causes go to the client on the right stream. */
+  callerRequestId?: RequestId | undefined;
+  maxTimeoutMs: number;
+  acknowledged?: ((notifications: Record<string, unknown>) => void) | undefined; // a subscriptions/listen's: the filter the upstream honours
+}
+
+/** What a client tells of itself to its owner's resolveCaller: the sessions with requests in flight on it (UpstreamClient). */
+export interface CallersOf {
+  activeCallers(): Map<UpstreamCaller, RequestId | undefined>;
+}
+
+export type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
+
+export interface UpstreamClientHooks {
+  /**
+   * Decides which session a message started by the upstream belongs to. `ownRequest`: it came with a
+   * request of the gateway's own, which no session sent (another session busy there did not ask it).
+   */
+  resolveCaller(client: CallersOf, ownRequest?: boolean): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
+  /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
+  onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
+  /** A result larger than this (on the wire) fails its call instead of reaching the client. */
+  maxResultBytes?: number | undefined;
+  /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */
+  onUnattributed?(method: string): void;
+  /** A modern upstream refused a call of tool `name` for its headers (-32020): true once the tools, listed afresh, show its annotations changed (it is then made again). */
+  toolHeadersChanged?(name: unknown): Promise<boolean>;
+  /** Client spans for requests made while a traced request is served; absent or off: none. */
+  tracing?: Tracing | undefined;
+  /** Who this connection is, for its spans (upstream, instance, transport, address): fixed for the client's life (it is read once per identity). */
+  traceAttributes?(): TraceAttributes;
+}
