@@ -174,5 +174,6 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
     maxJsonDepth: config.server.maxJsonDepth,
     maxBatchMessages: config.server.maxBatchMessages,
     resumable: config.session.eventsPerStream > 0,
+    basePath: config.server.publicUrl === undefined ? '' : new URL(config.server.publicUrl).pathname.replace(/\/$/, ''),
   };
 }

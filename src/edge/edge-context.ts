@@ -25,6 +25,12 @@ export interface EdgeContext {
   /** A batch holding more messages is refused with -32600 (absent: no bound, in tests that build the routes alone). */
   maxBatchMessages?: number | undefined;
   resumable: boolean;
+  /**
+   * The path of server.publicUrl ('' or '/prefix', no trailing slash). Behind a proxy serving the gateway
+   * under it (passing /prefix/... on as /...), the legacy endpoint event must name the messages path with it:
+   * the client resolves that event against its own URL, and /messages alone left the prefix.
+   */
+  basePath?: string | undefined;
   /** The 2026-07-28 era (stateless requests), served on endpoints whose eras include it. */
   modern?: ModernService | undefined;
   /** The audit log (audit.enabled): a call refused at the edge for its tenant's rate is audited here. */

@@ -35,7 +35,8 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
   try {
     const session = await ctx.registry.create('sse', router, principal, (id) => {
       const conn = ctx.hub.open(res, {});
-      return new LegacySseTransport(conn, `${messagesPath}?sessionId=${encodeURIComponent(id)}`);
+      // Under the public URL's path: a proxy serving the gateway under a prefix takes only that back to it.
+      return new LegacySseTransport(conn, `${ctx.basePath ?? ''}${messagesPath}?sessionId=${encodeURIComponent(id)}`);
     });
     // The client left while the session was made: its stream closed at once and ended the session,
     // which a record written now would outlive (kept and re-published by this replica for ever).
