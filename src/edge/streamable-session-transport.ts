@@ -150,8 +150,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const stream = this.#streams.get(0)!;
     if (stream.conn?.open || this.#opening?.open) throw new StreamConflictError('a standalone stream is already open for this session');
-    const conn = (this.#opening = this.#open(stream, res, headers));
-    if (this.#priming()) conn.write(ssePriming(`0_${stream.delivered}`));
+    const conn = (this.#opening = this.#open(stream, res, headers, `0_${stream.delivered}`));
     try {
       await this.#catchUp(stream, conn, stream.delivered);
     } finally {
@@ -159,10 +158,13 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     }
   }
 
-  /** A GET's connection to `stream`; on the standalone stream, what its socket takes counts as delivered. */
-  #open(stream: OutStream, res: ServerResponse, headers: Record<string, string>): SseConnection {
+  /** A GET's connection (to `stream` while held), primed with where it starts: a reader dropped before its next event resumes there,
+   * not from nothing (the SDK's client then opened the GET stream; primed, it polls a stream for as long as its answer may come).
+   * On the GET stream, what its socket takes counts as delivered. */
+  #open(stream: OutStream | undefined, res: ServerResponse, headers: Record<string, string>, primeId: string): SseConnection {
     const conn = this.#o.hub.open(res, headers);
-    if (stream.no !== 0) return conn;
+    if (this.#priming()) conn.write(ssePriming(primeId));
+    if (stream?.no !== 0) return conn;
     // Declared, then stored (see #bind). Events are numbered in order, so a later mark is a later event.
     const sent = (seq: number) => {
       if (seq > stream.delivered) stream.delivered = seq;
@@ -235,12 +237,11 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const m = /^(\d+)_(\d+)$/.exec(lastEventId);
     if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${lastEventId.slice(0, 64)}"`);
-    const no = Number(m[1]);
-    const seq = Number(m[2]);
+    const [no, seq] = [Number(m[1]), Number(m[2])];
     const stream = this.#streams.get(no);
     if (stream?.final !== undefined) return this.#resumeAnswered(stream, seq, res, headers);
     if (!stream) {
-      // Already complete: replay what the log still has of it, then end.
+      // Not held here (taken over; its request may have died with the old owner): the log's rest, the end, unprimed (see #open).
       const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
       if (!events) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
       const conn = this.#o.hub.open(res, headers);
@@ -252,7 +253,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names a request answered as JSON, which has no events`);
     // The client has what it names: a later GET without Last-Event-ID need not send it again.
     if (no === 0 && seq <= stream.seq && seq > stream.delivered) stream.delivered = seq;
-    const conn = this.#open(stream, res, headers);
+    const conn = this.#open(stream, res, headers, `${no}_${seq}`);
     // Cut or left on the way: the stream and its log stay for the client's next attempt.
     if (!(await this.#catchUp(stream, conn, seq))) return;
     if (no !== 0 && stream.pending.size === 0) {
@@ -364,7 +365,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** A resume of a stream answered live, within its grace: what the log has after `seq`, its last answer, the end. */
   async #resumeAnswered(stream: OutStream, seq: number, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const final = stream.final!; // the stream may be let go during the replay below
-    const conn = this.#o.hub.open(res, headers);
+    const conn = this.#open(undefined, res, headers, `${stream.no}_${seq}`);
     const logged = stream.logged && seq < stream.seq - 1 ? await this.#o.events.replay(this.#o.sessionId, stream.no, seq) : undefined;
     if (!(await this.#replay(conn, stream.no, logged ?? []))) return;
     conn.end(seq < stream.seq ? sseEvent(final, `${stream.no}_${stream.seq}`) : undefined);
