@@ -20,7 +20,7 @@ export interface StreamableTransportOptions {
   hub: SseHub;
   events: EventStore;
   resumable: boolean;
-  retryMs: number;
+  retryMs: number; // the priming event's retry: a stream the gateway closes early is polled again after it
   protocolVersion: () => string | undefined;
   onStreamsChanged: (delta: number) => void;
 }
@@ -118,7 +118,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** The POST's answer as an SSE stream (opening with the priming event where the client takes one). */
   #stream(stream: OutStream, res: ServerResponse, headers: Record<string, string>, flush: boolean): SseConnection {
     const conn = this.#bind(stream, this.#o.hub.open(res, headers, flush));
-    if (this.#priming()) conn.preface(ssePriming(`${stream.no}_0`));
+    if (this.#priming()) conn.preface(ssePriming(`${stream.no}_0`, this.#o.retryMs));
     return conn;
   }
 
@@ -163,7 +163,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
    * On the GET stream, what its socket takes counts as delivered. */
   #open(stream: OutStream | undefined, res: ServerResponse, headers: Record<string, string>, primeId: string): SseConnection {
     const conn = this.#o.hub.open(res, headers);
-    if (this.#priming()) conn.write(ssePriming(primeId));
+    if (this.#priming()) conn.write(ssePriming(primeId, this.#o.retryMs));
     if (stream?.no !== 0) return conn;
     // Declared, then stored (see #bind). Events are numbered in order, so a later mark is a later event.
     const sent = (seq: number) => {

@@ -272,6 +272,9 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
         assert.ok(priming.id, 'the priming event carries an id');
         assert.match(priming.id, VISIBLE_ASCII);
         assert.equal(priming.data, '');
+        // The reconnection delay the spec asks a server that may close a stream early to send (found by a
+        // review: session.retryMs was passed to the transport and never written).
+        assert.equal(priming.retry, 1000, 'the priming event carries a retry field');
         const answer = await st.sse.next();
         assert.ok(answer);
         const msg = parseData(answer);
