@@ -358,7 +358,9 @@ export class Cluster {
       span.end();
       return outcome;
     } catch (err) {
-      span.end({ type: (err as { code?: string }).code ?? (err as Error).name, message: (err as Error).message });
+      // The code as the status description too, never the message (README "Tracing": messages may quote what was sent).
+      const type = (err as { code?: string }).code ?? (err as Error).name;
+      span.end({ type, message: type });
       throw err;
     }
   }
