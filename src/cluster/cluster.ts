@@ -94,7 +94,12 @@ export class Cluster {
       ttlMs: cfg.replicaTtlMs,
       health: this.#health,
       logger: this.#logger,
-      republish: (lost) => this.#held.republish(lost),
+      // The tenants' session slots too: lost with the records, only a new session would write them again.
+      republish: async (lost) => {
+        const n = await this.#held.republish(lost);
+        await this.slots.republish();
+        return n;
+      },
       url: () => this.#forwarder.advertisement,
     });
     this.#forwarder = new Forwarder({

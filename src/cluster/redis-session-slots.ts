@@ -54,6 +54,13 @@ local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], 'XX', t + tonumber(ARGV[2]), ARGV[1])
 return 1`;
 
+// A slot written again after the store lost it (see republish): without XX, due when it was due here.
+const REWRITE = `
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[1])
+return 1`;
+
 /** Every replica's session slots in Redis, per tenant, with their expiries (the session limit's Retry-After). */
 export class RedisSessionSlots implements SessionSlots {
   readonly precisionMs = PRECISION_MS;
@@ -73,6 +80,14 @@ export class RedisSessionSlots implements SessionSlots {
    * outage (each refused with 503 and closed) grew this replica's memory until the store came back.
    */
   readonly #unstored = new Set<string>();
+  /**
+   * The slots the store took (or may have) for sessions still open here, by "tenant/session", with when
+   * each is due (this clock): written again when the store lost them (republish). Only a renewal wrote a
+   * slot, and a renewal updates a slot still there, so after Redis restarted empty (or this replica's
+   * heartbeat lapsed and another replica dropped its slots) a tenant's open sessions no longer counted,
+   * and a tenant at its limit could open as many again.
+   */
+  readonly #held = new Map<string, { tenant: string; id: string; due: number }>();
 
   constructor(redis: Redis, prefix: string, replica: string) {
     this.#redis = redis;
@@ -105,20 +120,39 @@ export class RedisSessionSlots implements SessionSlots {
     }
     try {
       const r = Number(await OPEN.run(this.#redis, [this.#key(tenant)], [this.#member(id), max, expiresInMs, `${this.#prefix}replica:`, this.#replica, STALE_MS, id]));
-      return r < 0 ? { opened: true } : { opened: false, retryAfterMs: r };
+      if (r >= 0) return { opened: false, retryAfterMs: r };
     } catch {
-      return { opened: true }; // Redis down: do not turn a store outage into a client-visible limit
+      // Redis down: do not turn a store outage into a client-visible limit (the script may have run: held).
     }
+    this.#held.set(`${tenant}/${id}`, { tenant, id, due: Date.now() + expiresInMs });
+    return { opened: true };
   }
 
   renew(tenant: string, id: string, expiresInMs: number): void {
+    const held = this.#held.get(`${tenant}/${id}`);
+    if (held) held.due = Date.now() + expiresInMs;
     // EVAL, not by SHA: not awaited, and a NOSCRIPT retry would reach Redis after commands sent later
     // (a close, an open); a renewal is written at most once per PRECISION_MS per session.
     this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs).catch(() => {});
   }
 
   close(tenant: string, id: string): void {
+    this.#held.delete(`${tenant}/${id}`);
     if (this.#unstored.delete(`${tenant}/${id}`)) return;
     this.#redis.zrem(this.#key(tenant), this.#member(id)).catch(() => this.#unclosed.set(`${tenant}/${id}`, [tenant, id]));
+  }
+
+  /**
+   * The store may no longer hold this replica's slots (it lost its data, or this replica's heartbeat
+   * lapsed and another replica dropped them): every session still open here is written again, due when
+   * it is due here. Called by the heartbeat that re-publishes the session records; rejects when the store
+   * failed, for the next beat to try again. A close sent meanwhile follows on the same connection.
+   */
+  async republish(): Promise<void> {
+    if (this.#held.size === 0) return;
+    const now = Date.now();
+    const batch = this.#redis.pipeline();
+    for (const s of this.#held.values()) batch.eval(REWRITE, 1, this.#key(s.tenant), this.#member(s.id), Math.max(0, s.due - now));
+    for (const [err] of (await batch.exec()) ?? []) if (err) throw err;
   }
 }
