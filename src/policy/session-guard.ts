@@ -79,7 +79,7 @@ class GuardState {
    * has open (0: its slot is being taken back). Made with the first such question.
    */
   waiting: RequestTable<number> | undefined;
-  /** How long the session lives unused, and when its slot was last written to expire (this clock). */
+  /** How long the session lives unused (0: no open 2025 session), and when its slot was last written to expire (this clock). */
   idleMs = 0;
   due = 0;
 
@@ -130,9 +130,18 @@ export class SessionGuard {
     this.principal = principal;
   }
 
-  /** A reload changed the tenant's settings: the next request is judged by the new ones, on every guard of the session. */
+  /**
+   * A reload changed the tenant's settings: the next request is judged by the new ones, on every guard of the
+   * session. A limits.sessions the tenant did not have counts this open session from now on, past the limit
+   * too (it is open): uncounted, a tenant with many sessions open was let open as many more as the limit said.
+   */
   retarget(tenant: TenantPolicy): void {
-    this.#s.tenant = tenant;
+    const s = this.#s;
+    s.tenant = tenant;
+    if (s.idleMs === 0 || s.holdsSession || tenant.config.limits.sessions === undefined) return;
+    s.holdsSession = true;
+    s.due = Date.now() + s.idleMs;
+    void s.slots.open(tenant.name, s.ids.session, Number.MAX_SAFE_INTEGER, s.idleMs);
   }
 
   /** The session its audit lines name (a 2026-07-28 standing's id for modern requests). */
@@ -226,10 +235,11 @@ export class SessionGuard {
    * session limit with how long until the first slot it holds expires.
    */
   async openSession(idleMs: number): Promise<SlotAnswer> {
+    const s = this.#s;
+    // Set without a limit too: it marks a 2025 session's guard, which a reload that sets one counts (retarget).
+    s.idleMs = idleMs;
     const max = this.tenant.config.limits.sessions;
     if (max === undefined) return { opened: true };
-    const s = this.#s;
-    s.idleMs = idleMs;
     const answer = await s.slots.open(this.tenant.name, s.ids.session, max, idleMs);
     s.holdsSession = answer.opened;
     s.due = Date.now() + idleMs;
@@ -259,6 +269,7 @@ export class SessionGuard {
     const s = this.#s;
     if (s.holdsSession) s.slots.close(this.tenant.name, s.ids.session);
     s.holdsSession = false;
+    s.idleMs = 0; // ended: a reload after this opens no slot for it
   }
 
   /** A slot among the tenant's concurrent requests for request `id`; false at the limit. */
