@@ -24,10 +24,13 @@ export class ModernSessions {
   readonly #o: ModernSessionsOptions;
   readonly #sessions = new Map<string, ModernSession>();
   /**
-   * Principal object → its standings: a verified token's principal is one object per token while the
-   * token is kept (auth.tokenCache), auth off's is one for all; a new object finds its standing by key.
+   * Principal object → its standings' keys in #sessions: a verified token's principal is one object per
+   * token while the token is kept (auth.tokenCache), auth off's is one for all; a new object finds its
+   * standing by key. Keys, not the standings: the token cache keeps a principal up to maxEntries tokens
+   * after its standing was swept, and each held a whole ended standing (its router session, guard and
+   * logger, about 12 kB) for as long.
    */
-  readonly #recent = new WeakMap<Principal, Map<EndpointRouter, ModernSession>>();
+  readonly #recent = new WeakMap<Principal, Map<EndpointRouter, string>>();
   /** The standing found last, with what found it: a client sending one request after another finds it here. */
   #last: { principal: Principal; endpoint: EndpointRouter; session: ModernSession } | undefined;
   readonly #sweeper: NodeJS.Timeout;
@@ -56,13 +59,15 @@ export class ModernSessions {
     // The same principal object (auth off: always) finds its standing without building the key; the
     // last one found, without a lookup at all.
     const last = this.#last;
-    const recent = last !== undefined && last.principal === principal && last.endpoint === endpoint ? last.session : this.#recent.get(principal)?.get(endpoint);
+    const sameAsLast = last !== undefined && last.principal === principal && last.endpoint === endpoint;
+    const known = sameAsLast ? undefined : this.#recent.get(principal)?.get(endpoint);
+    const recent = sameAsLast ? last.session : known === undefined ? undefined : this.#sessions.get(known);
     if (recent && !recent.closed) {
       recent.guard.refresh(principal);
       if (last?.session !== recent) this.#last = { principal, endpoint, session: recent };
       return recent;
     }
-    const key = JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
+    const key = known ?? JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
     let session = this.#sessions.get(key);
     if (!session) {
       const path = endpoint.config.path;
@@ -80,7 +85,7 @@ export class ModernSessions {
     session.guard.refresh(principal);
     let byEndpoint = this.#recent.get(principal);
     if (!byEndpoint) this.#recent.set(principal, (byEndpoint = new Map()));
-    byEndpoint.set(endpoint, session);
+    byEndpoint.set(endpoint, key);
     this.#last = { principal, endpoint, session };
     return session;
   }
