@@ -27,6 +27,7 @@ import { ToolWorkingSet } from './tool-working-set.js';
 import { keptClientInfo } from './client-info.js';
 import { initializeParamsProblem } from './initialize-params.js';
 import { ActiveWait } from './active-wait.js';
+import { countedInitialize } from './counted-initialize.js';
 
 export type { SessionState };
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
@@ -155,8 +156,12 @@ export class ClientSession {
     else this.#onResponse(message);
   }
 
-  /** Runs initialize and returns the response; Streamable HTTP needs it before it can send headers. */
-  async initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
+  /** Runs initialize and returns the response; Streamable HTTP needs it before it can send headers. Counted, answered or not. */
+  initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
+    return countedInitialize(this.#observer, this.endpoint.config.path, () => this.#initialize(req));
+  }
+
+  async #initialize(req: JsonRpcRequest): Promise<JsonRpcResponse> {
     if (this.#state !== 'UNINITIALIZED') {
       return new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is already initialized').toResponse(req.id);
     }
@@ -184,11 +189,7 @@ export class ClientSession {
     this.#initializing = false;
     // Acquiring upstream instances can take a while; the idle clock starts when the answer goes out.
     this.activity.touch();
-    const result: Record<string, unknown> = {
-      protocolVersion: this.protocolVersion,
-      capabilities: this.#listChanged.declare(this.guard.tenant.shownCapabilities(this.#router.capabilities())),
-      serverInfo: SERVER_INFO,
-    };
+    const result: Record<string, unknown> = { protocolVersion: this.protocolVersion, capabilities: this.#listChanged.declare(this.guard.tenant.shownCapabilities(this.#router.capabilities())), serverInfo: SERVER_INFO };
     const instructions = this.#router.instructions();
     if (instructions) result.instructions = instructions;
     this.#logger.info({ protocolVersion: this.protocolVersion, client: this.clientInfo }, 'session initialized');

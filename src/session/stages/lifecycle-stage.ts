@@ -2,7 +2,7 @@ import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import type { Next, RequestContext, Stage } from '../request-pipeline.js';
+import { elapsed, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
 
 /**
  * The session's lifecycle: initialize and ping are answered here; anything else needs an initialized
@@ -13,7 +13,7 @@ import type { Next, RequestContext, Stage } from '../request-pipeline.js';
 export const lifecycleStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   if (req.method === 'initialize') return host.initialize(req);
-  if (req.method === 'ping') return Promise.resolve({ jsonrpc: '2.0', id: req.id, result: {} });
+  if (req.method === 'ping') return Promise.resolve(counted(ctx, 'ok', { jsonrpc: '2.0', id: req.id, result: {} }));
   if (host.state === 'UNINITIALIZED' || !host.router) {
     return refuse(ctx, `Invalid Request: "${req.method}" before initialize; send initialize first`);
   }
@@ -38,5 +38,15 @@ function inflightCheck(ctx: RequestContext, next: Next): Promise<JsonRpcResponse
 }
 
 function refuse(ctx: RequestContext, message: string): Promise<JsonRpcResponse> {
-  return Promise.resolve(new JsonRpcError(ErrorCode.InvalidRequest, message).toResponse(ctx.req.id));
+  return Promise.resolve(counted(ctx, 'error', new JsonRpcError(ErrorCode.InvalidRequest, message).toResponse(ctx.req.id)));
+}
+
+/**
+ * Answered here, before the observe stage: counted here, as every refusal before it reports its own
+ * metrics (a tools/call's name is not known to exist: "unknown").
+ */
+function counted(ctx: RequestContext, outcome: 'ok' | 'error', response: JsonRpcResponse): JsonRpcResponse {
+  const { req, host } = ctx;
+  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome, seconds: elapsed(ctx), tool: req.method === 'tools/call' ? 'unknown' : undefined, era: host.era });
+  return response;
 }
