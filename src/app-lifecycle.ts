@@ -110,7 +110,7 @@ export class AppLifecycle {
   /** admin.watchConfig: a change of the file's content reloads it (a ConfigMap update reaches each replica). */
   #watch(): void {
     const { config, configFile, logger, metrics, reloader } = this.#parts;
-    if (!config.admin.watchConfig) return;
+    if (!config.admin.watchConfig) return metrics.dropConfigWatch();
     if (!configFile) return void logger.warn('admin.watchConfig: the config did not come from a file; nothing to watch');
     const onState = (up: boolean): void => metrics.configWatchUp.set(up ? 1 : 0);
     this.#unwatch = watchConfigFile(configFile, () => void reloader.reload('file watch'), { loaded: sourceDigest(config), log: logger.child({ component: 'reload' }), onState });

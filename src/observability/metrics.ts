@@ -135,6 +135,15 @@ export class Metrics {
     }
   }
 
+  /**
+   * Without admin.watchConfig there is no watch to be up or down: the gauge's 0 read as "the watch is
+   * down, edits are not applied" on every gateway that never watched (an alert on it always firing).
+   */
+  dropConfigWatch(): void {
+    this.registry.removeSingleMetric('switchboard_config_watch_up');
+    this.#openMetrics?.removeSingleMetric('switchboard_config_watch_up');
+  }
+
   /** Called at every scrape to refresh gauges that are cheaper to read than to track. */
   onScrape(fn: () => void): void {
     this.#collectors.push(fn);
