@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-export type ConnectionRefusal = 'max_connections' | 'unauthenticated' | 'body_idle' | 'emfile';
+export type ConnectionRefusal = 'max_connections' | 'unauthenticated' | 'body_idle' | 'request_timeout' | 'emfile';
 
 export interface ConnectionLimitOptions {
   maxConnections: number;
@@ -119,6 +119,11 @@ export class ConnectionLimits {
     server.maxConnections = this.#o.maxConnections;
     server.on('drop', () => this.#o.onRefused?.('max_connections'));
     server.on('connection', (socket: Socket) => this.#accepted(socket));
+    // Headers or a body not in by their deadline (server.headersTimeoutMs, bodyTimeoutMs): node reports
+    // it here, and Fastify's own listener answers 408 and closes the connection. Cut, so counted as the rest.
+    server.on('clientError', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') this.#o.onRefused?.('request_timeout');
+    });
     // An accept that failed for want of descriptors was reported here by libuv before 1.45; Node 20 and
     // later never emit it (libuv closes the connection on a spare descriptor, or leaves it in the backlog),
     // so running out is watched by counting descriptors (DescriptorWatch). Kept for a runtime that does:

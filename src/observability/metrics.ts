@@ -70,7 +70,7 @@ export class Metrics {
   });
   readonly connectionsRefused = new Counter({
     name: 'switchboard_connections_refused_total',
-    help: 'Client connections refused or cut at the edge: over max_connections, unauthenticated (oldest idle evicted), body_idle, body_timeout, descriptor exhaustion (emfile)',
+    help: 'Client connections refused or cut at the edge: over max_connections, unauthenticated (oldest idle evicted), body_idle, request_timeout (headers or body not in by their deadline: 408), descriptor exhaustion (emfile)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
