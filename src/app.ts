@@ -89,7 +89,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
     const otherUser = () => metrics.consentOtherUser.inc();
     registerConsentRoutes(fastify, { consent: gateway.consent, auth, secure: publicUrl.protocol === 'https:', origin: publicUrl.origin, basePath: publicUrl.pathname.replace(/\/$/, ''), unavailable, otherUser });
   }
-  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }), watch: (changed) => gateway.onEndpoints(changed), direct });
+  await fastify.register(edgePlugin, { routers: gateway.routers, ctx: edgeContext(config, gateway, { auth, hub, limits, tracing }, metrics, logger), watch: (changed) => gateway.onEndpoints(changed), direct });
   return {
     fastify,
     gateway,
@@ -158,8 +158,14 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, 
 type EdgeContext = Parameters<typeof edgePlugin>[1]['ctx'];
 
 /** What every edge route shares. */
-function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; hub: SseHub; limits: ConnectionLimits; tracing: Tracing }): EdgeContext {
+function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; hub: SseHub; limits: ConnectionLimits; tracing: Tracing }, metrics: Metrics, logger: Logger): EdgeContext {
+  const log = logger.child({ component: 'edge' });
   return {
+    // Labels from the gateway's own answers (status, code), never from what the client sent.
+    refused: (status, code, message) => {
+      metrics.httpRefusals.inc({ status: String(status), code: String(code) });
+      log.info({ status, code, err: message }, 'request refused');
+    },
     registry: gateway.registry,
     cluster: gateway.cluster,
     modern: gateway.modern,

@@ -17,6 +17,8 @@ export interface DirectRoutes {
   failed(err: unknown, reply: EdgeReply): void;
   readonly limits: ConnectionLimits | undefined;
   readonly bodyLimit: number;
+  /** Each refusal the edge answers (EdgeContext.refused), as on the Fastify route. */
+  readonly refused?: ((status: number, code: number, message: string) => void) | undefined;
 }
 
 /** The path of a request URL (its query string dropped), as the endpoint table matches it. */
@@ -66,7 +68,7 @@ export class DirectPosts {
     const url = raw.url ?? '/';
     const hit = routes.find(pathOf(url));
     if (!hit || hit.route === 'sse') return false;
-    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null, rateOwed: false }, new DirectReply(res));
+    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null, rateOwed: false }, new DirectReply(res, routes.refused));
     return true;
   }
 

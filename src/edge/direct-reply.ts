@@ -9,10 +9,12 @@ import type { EdgeReply } from './edge-exchange.js';
  */
 export class DirectReply implements EdgeReply {
   readonly raw: ServerResponse;
+  readonly refused: ((status: number, code: number, message: string) => void) | undefined;
   #status = 200;
 
-  constructor(raw: ServerResponse) {
+  constructor(raw: ServerResponse, refused?: (status: number, code: number, message: string) => void) {
     this.raw = raw;
+    this.refused = refused;
   }
 
   code(status: number): this {

@@ -35,6 +35,8 @@ export interface EdgeContext {
   modern?: ModernService | undefined;
   /** The audit log (audit.enabled): a call refused at the edge for its tenant's rate is audited here. */
   audit?: AuditLog | undefined;
+  /** Each HTTP refusal of the MCP routes (status, JSON-RPC code, message): counted and logged by the app. */
+  refused?: ((status: number, code: number, message: string) => void) | undefined;
   /** Trace context taken from each POST's headers when tracing is on. */
   tracing?: Tracing | undefined;
 }

@@ -33,4 +33,9 @@ export interface EdgeReply {
   send(payload?: string): EdgeReply;
   /** The route writes the response itself, on `raw`. */
   hijack(): EdgeReply;
+  /**
+   * Reports an HTTP refusal the edge answers (sendError): counted and logged by whoever built the edge
+   * (EdgeContext.refused). Absent on replies of routes outside the MCP endpoints' plugin.
+   */
+  refused?(status: number, code: number, message: string): void;
 }

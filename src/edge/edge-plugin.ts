@@ -29,6 +29,8 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   app.decorateRequest('principal', null);
   app.decorateRequest('endpointHit', null);
   app.decorateRequest('rateOwed', false);
+  // On the reply's prototype (no cost per request): sendError reports each refusal through it.
+  if (opts.ctx.refused) app.decorateReply('refused', opts.ctx.refused);
   const table = new EndpointTable(opts.ctx);
   table.sync(opts.routers);
   // A reload that adds, removes or moves endpoints: the next request finds them.
@@ -59,11 +61,9 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
     failed: (err, reply) => void routeFailed(err, reply, app),
     limits,
     bodyLimit: app.initialConfig.bodyLimit ?? 1_048_576,
+    refused: opts.ctx.refused,
   });
-  app.addHook('preClose', (done) => {
-    opts.direct?.close();
-    done();
-  });
+  app.addHook('preClose', (done) => (opts.direct?.close(), done()));
 
   // Every path that is not the gateway's own (health, metadata, consent: static routes, matched first).
   app.route({

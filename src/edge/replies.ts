@@ -44,7 +44,9 @@ export function sendRefusal(reply: EdgeReply, r: Refusal): EdgeReply {
 
 /** The same refusal, answered through the reply (Fastify's, or a direct post's; one not hijacked). */
 export function sendError(reply: EdgeReply, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string>; data?: unknown } = {}): EdgeReply {
-  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message, opts.data).toResponse(opts.id ?? null));
+  const code = opts.code ?? ErrorCode.ServerError;
+  const body = JSON.stringify(new JsonRpcError(code, message, opts.data).toResponse(opts.id ?? null));
+  reply.refused?.(status, code, message);
   return reply.code(status).headers({ 'content-type': 'application/json', ...opts.headers }).send(body);
 }
 

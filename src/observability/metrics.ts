@@ -74,6 +74,12 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly httpRefusals = new Counter({
+    name: 'switchboard_http_refusals_total',
+    help: 'Requests the MCP listener refused at HTTP level before a session or the request pipeline answered them (malformed JSON, invalid JSON-RPC, unknown session, oversized body, wrong media type, auth, rate), by HTTP status and JSON-RPC error code',
+    labelNames: ['status', 'code'] as const,
+    registers: [this.registry],
+  });
   readonly connectionsOpen = new Gauge({ name: 'switchboard_connections_open', help: 'Open client connections, by whether one of their requests was authenticated', labelNames: ['state'] as const, registers: [this.registry] });
   readonly configReloads = new Counter({
     name: 'switchboard_config_reloads_total',

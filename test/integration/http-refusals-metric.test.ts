@@ -1,0 +1,50 @@
+// What the edge refuses before a message reaches a session (malformed JSON, invalid JSON-RPC, an unknown
+// or missing session, an oversized body, a wrong Content-Type or Accept) was answered, but counted in
+// no metric and written to no log line: a client sending garbage, or a fleet of clients whose sessions a
+// restart lost (404 after 404), left the gateway's metrics and log as if nothing arrived. Found by a review.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FIXTURE, startGateway } from '../helpers/gateway.js';
+import { until } from '../helpers/wait.js';
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function sample(text: string, labels: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`switchboard_http_refusals_total{${labels}}`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('metrics: HTTP refusals at the edge', () => {
+  it('malformed JSON, invalid JSON-RPC, unknown session, oversized body, wrong media type: counted by status and code, and logged', async () => {
+    const lines: string[] = [];
+    const gw = await startGateway(
+      {
+        server: { maxBodyBytes: 4096 },
+        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
+        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
+      },
+      { logLines: lines },
+    );
+    try {
+      const post = (body: string, headers: Record<string, string> = {}) => fetch(gw.url(), { method: 'POST', headers: { ...HEADERS, ...headers }, body }).then((r) => r.status);
+      assert.equal(await post('{bad'), 400);
+      assert.equal(await post('{bad'), 400);
+      assert.equal(await post('{"jsonrpc":"2.0","id":1}'), 400);
+      assert.equal(await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-06-18' }), 404);
+      assert.equal(await post(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(8000)}"}}`), 413);
+      assert.equal(await post('{}', { 'content-type': 'text/plain' }), 415);
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      assert.equal(sample(text, 'status="400",code="-32700"'), 2, text);
+      assert.equal(sample(text, 'status="400",code="-32600"'), 1, text);
+      assert.equal(sample(text, 'status="404",code="-32600"'), 1, text);
+      assert.equal(sample(text, 'status="413",code="-32600"'), 1, text);
+      assert.equal(sample(text, 'status="415",code="-32000"'), 1, text);
+      await until('the refusals were logged', () => lines.filter((l) => l.includes('"msg":"request refused"')).length >= 6);
+      const notFound = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request refused' && l.status === 404);
+      assert.ok(notFound && typeof notFound.err === 'string' && /Session not found/.test(notFound.err), JSON.stringify(notFound));
+    } finally {
+      await gw.close();
+    }
+  });
+});
