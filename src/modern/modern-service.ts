@@ -101,9 +101,11 @@ export class ModernService {
   }
 
   async #opening(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
+    const t0 = performance.now();
     try {
       await session.router();
     } catch (err) {
+      this.#refused(session, call, err, t0, 'request refused: its upstreams could not be opened');
       return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
     }
     return this.serve(session, principal, call, sink, forward);
@@ -123,7 +125,8 @@ export class ModernService {
   async #continue(session: ModernSession, principal: Principal, call: ModernCall, token: string, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
     // A refused state (or header) is 400; a check that could not be made (the single-use store unreachable)
     // keeps its own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
-    const refuse = (err: unknown) => sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === ErrorCode.HeaderMismatch ? 400 : 500);
+    const t0 = performance.now();
+    const refuse = (err: unknown) => (this.#refused(session, call, err, t0, 'requestState refused'), sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === ErrorCode.HeaderMismatch ? 400 : 500));
     let where: ReturnType<StateSeal['open']>;
     try {
       where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);
@@ -148,6 +151,19 @@ export class ModernService {
     // takes only its current round's state, and only once.
     if (!exchange.takeState(where.stateId)) return refuse(new RequestStateError('replayed'));
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
+  }
+
+  /**
+   * A request answered here, before the pipeline (a refused requestState: what a forging or replaying
+   * client sends; a standing whose upstreams could not be opened): counted and logged as the pipeline's
+   * refusals are, else it was in no metric and no log line. Never a client-chosen label: a call is "unknown".
+   */
+  #refused(session: ModernSession, call: ModernCall, err: unknown, t0: number, msg: string): void {
+    const endpoint = session.endpoint.config.path;
+    const seconds = (performance.now() - t0) / 1000;
+    session.observer.requestDone({ method: call.spec.metric, endpoint, upstream: 'none', outcome: 'error', seconds, tool: call.method === 'tools/call' ? 'unknown' : undefined, era: 'modern' });
+    const coded = err instanceof GatewayError ? { code: err.code, reason: err.details?.reason } : {};
+    this.#o.logger.info({ endpoint, tenant: session.tenant, method: call.method, ...coded, err: (err as Error).message }, msg);
   }
 
   /**

@@ -79,6 +79,11 @@ export class ModernSession implements UpstreamCaller {
     return this.guard.tenant.name;
   }
 
+  /** Where its requests are counted (the modern service counts there the ones it refuses itself). */
+  get observer(): SessionObserver {
+    return this.#observer;
+  }
+
   get principal(): Principal {
     return this.guard.principal;
   }
