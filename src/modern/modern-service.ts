@@ -90,7 +90,10 @@ export class ModernService {
     // their own (a new call is started synchronously; only a retry's continuation may wait).
     if (!session.opened) return this.#opening(session, principal, call, sink, forward);
     if (call.method === 'server/discover') {
+      const t0 = performance.now();
       sink.finish(this.#discover(session, call));
+      // Answered here, before the pipeline that counts the rest: counted here (the method table labels it).
+      session.observer.requestDone({ method: call.spec.metric, endpoint: session.endpoint.config.path, upstream: 'none', outcome: 'ok', seconds: (performance.now() - t0) / 1000, tool: undefined, era: 'modern' });
       return undefined;
     }
     if (call.method === 'subscriptions/listen') return listen(session, session.guardFor(principal), sink, this.#o);
