@@ -31,7 +31,7 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
   const res = reply.hijack().raw;
   // Refused before the stream opens, as an initialize is: its record could not be written, and a stream
   // already open can only be ended, which tells the client nothing of retrying.
-  if (ctx.cluster && !ctx.cluster.answering) return replyError(res, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { headers: { 'retry-after': '2' } });
+  if (ctx.cluster && !ctx.cluster.answering) return replyError(res, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { headers: { 'retry-after': '2' } }, reply.refused);
   try {
     const session = await ctx.registry.create('sse', router, principal, (id) => {
       const conn = ctx.hub.open(res, {});
@@ -47,7 +47,7 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
     ctx.cluster?.open(session.record()).catch(() => void session.close('the session store is unreachable'));
   } catch (err) {
     const r = sessionRefusal(err, 5);
-    replyError(res, r.status, r.message, r.opts);
+    replyError(res, r.status, r.message, r.opts, reply.refused);
   }
 }
 

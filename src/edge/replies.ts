@@ -15,13 +15,18 @@ export function endJson(res: ServerResponse, status: number, headers: Record<str
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(bytes) }).end(body);
 }
 
-/** An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. */
-export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string>; data?: unknown } = {}): void {
+/**
+ * An HTTP-level refusal with a JSON-RPC error body, so SDK clients show a readable message. `refused`:
+ * the hijacked reply's report (EdgeReply.refused), so that it is counted and logged as sendError's are.
+ */
+export function replyError(res: ServerResponse, status: number, message: string, opts: { code?: number; id?: RequestId | null; headers?: Record<string, string>; data?: unknown } = {}, refused?: EdgeReply['refused']): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify(new JsonRpcError(opts.code ?? ErrorCode.ServerError, message, opts.data).toResponse(opts.id ?? null));
+  const code = opts.code ?? ErrorCode.ServerError;
+  refused?.(status, code, message);
+  const body = JSON.stringify(new JsonRpcError(code, message, opts.data).toResponse(opts.id ?? null));
   endJson(res, status, opts.headers ?? {}, body);
 }
 

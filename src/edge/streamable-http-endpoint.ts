@@ -131,9 +131,9 @@ export class StreamableHttpEndpoint {
       if (lastEventId) await transport.resume(lastEventId, res, headers);
       else await transport.openStandalone(res, headers);
     } catch (err) {
-      if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`);
-      else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
-      else if (err instanceof GatewayError) replyError(res, err.status, err.message, { headers: { 'retry-after': '2' } });
+      if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`, {}, reply.refused);
+      else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest }, reply.refused);
+      else if (err instanceof GatewayError) replyError(res, err.status, err.message, { headers: { 'retry-after': '2' } }, reply.refused);
       else throw err;
     }
     return reply;

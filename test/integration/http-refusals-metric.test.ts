@@ -47,4 +47,25 @@ describe('metrics: HTTP refusals at the edge', () => {
       await gw.close();
     }
   });
+
+  it('a GET stream refused after its reply was taken over (an unknown Last-Event-ID) is counted too', async () => {
+    const gw = await startGateway({
+      tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+      upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
+      endpoints: [{ path: '/mcp', upstreams: ['one'] }],
+    });
+    try {
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+      const started = await fetch(gw.url(), { method: 'POST', headers: HEADERS, body: JSON.stringify(init) });
+      const session = started.headers.get('mcp-session-id')!;
+      await started.text();
+      const headers = { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', 'last-event-id': 'no-such-event' };
+      const resumed = await fetch(gw.url(), { headers });
+      assert.equal(resumed.status, 400, await resumed.text());
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      assert.equal(sample(text, 'status="400",code="-32600"'), 1, text);
+    } finally {
+      await gw.close();
+    }
+  });
 });
