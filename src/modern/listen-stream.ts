@@ -67,6 +67,7 @@ async function honoured(session: ModernSession, guard: SessionGuard, asked: Filt
  * the graceful final result. A standing holds at most `listensPerPrincipal` of them: one more ends its oldest.
  */
 export async function listen(session: ModernSession, guard: SessionGuard, sink: AttemptSink, limits: ListenLimits): Promise<void> {
+  const t0 = performance.now();
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
   const filter = await honoured(session, guard, asked, limits.listenUrisMax);
@@ -85,19 +86,21 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
     // A URI the tenant may no longer read (a reload narrowed its rules) is no longer reported either.
     if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri)) && guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
   };
-  const stop = () => {
+  const stop = (outcome: 'ok' | 'error' | 'cancelled' = 'cancelled') => {
+    if (!session.ends.delete(end)) return; // ended once: counted once
     session.listeners.delete(onNote);
-    session.ends.delete(end);
     for (const uri of uris) void session.unsubscribe(uri);
+    // Answered here, not by the pipeline: counted when it ends (the client closing it is its cancellation).
+    session.observer.requestDone({ method: 'subscriptions/listen', endpoint: session.endpoint.config.path, upstream: 'none', outcome, seconds: (performance.now() - t0) / 1000, tool: undefined, era: 'modern' });
   };
   const end = (reason?: JsonRpcError) => {
-    stop();
+    stop(reason ? 'error' : 'ok');
     sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
   };
   endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);
   session.ends.add(end);
-  sink.owner = { detach: stop };
+  sink.owner = { detach: () => stop() };
 }
 
 /**
