@@ -164,7 +164,8 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
     // Labels from the gateway's own answers (status, code), never from what the client sent.
     refused: (status, code, message) => {
       metrics.httpRefusals.inc({ status: String(status), code: String(code) });
-      log.info({ status, code, err: message }, 'request refused');
+      // A 401 has its line already, with its reason (edge-auth's onFailure): a token flood writes one line a request, not two.
+      if (status !== 401) log.info({ status, code, err: message }, 'request refused');
     },
     registry: gateway.registry,
     cluster: gateway.cluster,
