@@ -121,8 +121,11 @@ export class ConnectionLimits {
     server.on('connection', (socket: Socket) => this.#accepted(socket));
     // Headers or a body not in by their deadline (server.headersTimeoutMs, bodyTimeoutMs): node reports
     // it here, and Fastify's own listener answers 408 and closes the connection. Cut, so counted as the rest.
-    server.on('clientError', (err: NodeJS.ErrnoException) => {
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') this.#o.onRefused?.('request_timeout');
+      // A 'clientError' listener takes node's own answer and close away. Fastify adds none to the ::1 server
+      // of a `localhost` listener, where this one alone would have left a silent connection open for good.
+      if (server.listenerCount('clientError') === 1) answerClientError(err, socket);
     });
     // An accept that failed for want of descriptors was reported here by libuv before 1.45; Node 20 and
     // later never emit it (libuv closes the connection on a spare descriptor, or leaves it in the backlog),
@@ -245,4 +248,12 @@ export class ConnectionLimits {
   #now(): number {
     return this.#o.now?.() ?? Date.now();
   }
+}
+
+/** What node does with a client error when no 'clientError' listener is there: an answer if it can, then the close. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+  socket.destroy();
 }
