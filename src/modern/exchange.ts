@@ -73,6 +73,7 @@ export class Exchange implements AttemptOwner {
   #usedKeys: Set<string> | undefined;
   #nextKey = 1;
   #attempt: AttemptSink | undefined;
+  /** A retry came, or an attempt brought inputResponses: the result is not to be cached (ttlMs 0). */
   #retried = false;
   /** The upstream refused the call until URLs were visited (-32042): once they are, it is made again. */
   #rerun = false;
@@ -156,7 +157,8 @@ export class Exchange implements AttemptOwner {
     clearTimeout(this.#expiry);
     if (this.#attempt && this.#attempt !== sink) this.#attempt.finish(new JsonRpcError(ErrorCode.InvalidRequest, 'superseded by a later retry of the same request').toResponse(this.#attempt.id), 409);
     this.#attempt = sink;
-    if (sink.call !== this.first) this.#retried = true;
+    // Answers brought along (even on a first request) may make the result: no cache may give it to anyone else.
+    if (sink.call !== this.first || inputResponses !== undefined) this.#retried = true;
     // Only objects can be answers (ElicitResult, CreateMessageResult, ListRootsResult); anything else is ignored and asked again.
     // (Most calls bring none and ask nothing: nothing is allocated for them.)
     this.#offered = inputResponses === undefined ? NOTHING_OFFERED : new Map(Object.entries(inputResponses).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1])));
