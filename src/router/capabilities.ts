@@ -1,4 +1,4 @@
-import type { UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
 
 /** What the gateway advertises for an endpoint: the union of what its upstreams really offer. */
 export function mergeCapabilities(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>): Record<string, unknown> {
@@ -15,4 +15,27 @@ export function mergeCapabilities(pools: readonly UpstreamPool[], leases: Readon
     if (known.completions) caps.completions = {};
   }
   return caps;
+}
+
+/**
+ * The instructions the endpoint's upstreams give this caller, each from an instance that serves it. The
+ * last identity of a per-user or per-tenant pool (or a per-session one) is whichever instance became
+ * ready last, another user's or tenant's, whose instructions may name them ("connected as alice@…"):
+ * an upstream with no instance running for the caller yet gives none.
+ */
+export function mergeInstructions(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller): string | undefined {
+  const parts: string[] = [];
+  for (const p of pools) {
+    const text = identityFor(p, leases, caller)?.instructions;
+    if (text) parts.push(pools.length > 1 ? `## ${p.name}\n${text}` : text);
+  }
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+function identityFor(p: UpstreamPool, leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller): UpstreamIdentity | undefined {
+  const leased = leases.get(p.name);
+  if (leased) return leased.identity;
+  if (p.config.sharing === 'shared') return p.identity;
+  for (const inst of p.instances) if (inst.identity && p.serves(caller, inst)) return inst.identity;
+  return undefined;
 }

@@ -17,7 +17,7 @@ import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinVerdict } from './pinned-call.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
-import { mergeCapabilities } from './capabilities.js';
+import { mergeCapabilities, mergeInstructions } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
@@ -110,12 +110,7 @@ export class RouterSession {
   }
 
   instructions(): string | undefined {
-    const parts: string[] = [];
-    for (const p of this.#endpoint.pools) {
-      const text = (this.#leases.get(p.name)?.identity ?? p.identity)?.instructions;
-      if (text) parts.push(this.#endpoint.pools.length > 1 ? `## ${p.name}\n${text}` : text);
-    }
-    return parts.length > 0 ? parts.join('\n\n') : undefined;
+    return mergeInstructions(this.#endpoint.pools, this.#leases.instances, this.caller);
   }
 
   #instance(pool: UpstreamPool, cursor?: string): UpstreamInstance {
