@@ -42,8 +42,18 @@ export function answerTooLarge(upstream: string, limit: number): GatewayError {
   return new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${upstream}" sent an answer of more than ${limit} bytes (http.maxMessageBytes)`, { upstream, limit });
 }
 
+/**
+ * A 2026-07-28 request whose headers its server refused as too large (HTTP 431). Their size is the
+ * client's: an argument mirrored into an Mcp-Param-* header (x-mcp-header), a resource URI in Mcp-Name. That
+ * call fails as its arguments' fault, and the upstream's circuit does not count it: counted as "could not be
+ * reached", a few such calls of one client paused the upstream for every other client and tenant.
+ */
+export function headersTooLarge(upstream: string): GatewayError {
+  return new GatewayError('SWB_ARGUMENT_REFUSED', `upstream "${upstream}" refused the request's headers as too large (HTTP 431): an argument mirrored into an Mcp-Param-* header (x-mcp-header), or the name or URI in Mcp-Name, is longer than its server takes`, { upstream, httpStatus: 431 });
+}
+
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
-export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE']);
+export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE', 'SWB_ARGUMENT_REFUSED']);
 
 /**
  * What a request whose send failed fails with. A credential refused, an answer over http.maxMessageBytes: as

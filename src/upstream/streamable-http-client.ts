@@ -11,7 +11,7 @@ import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, httpRefusal, sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, headersTooLarge, httpRefusal, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
@@ -210,6 +210,10 @@ export class StreamableHttpClientTransport implements Transport {
     const stream = isRequest(message) && message.method === 'subscriptions/listen';
     const res = await this.#request('POST', extra, JSON.stringify(message), { signal, stateless: true, request: related !== undefined, stream });
     if (res.statusCode === 202) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs));
+    if (res.statusCode === 431) {
+      await discard(res.body, this.#cfg.http.bodyTimeoutMs);
+      throw headersTooLarge(this.#cfg.name);
+    }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && related === undefined) return letGo(res.body, type, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
