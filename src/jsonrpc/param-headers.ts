@@ -86,10 +86,14 @@ export function cachedParamHeaderPaths(schema: unknown): Map<string, string[]> {
   return paths;
 }
 
-/** The argument at a property path (undefined when absent). */
+/**
+ * The argument at a property path (undefined when absent). Own properties only: an absent `constructor`
+ * or `toString` read as the inherited function, which the gateway then required a header for from a
+ * client that sent none, and sent the upstream as `Mcp-Param-…: function Object() { [native code] }`.
+ */
 export function valueAt(args: unknown, path: readonly string[]): unknown {
   let v = args;
-  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  for (const k of path) v = v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
   return v;
 }
 
