@@ -122,7 +122,9 @@ export class StreamableHttpClientTransport implements Transport {
     // A modern request is cancelled by closing its stream; no notifications/cancelled goes over HTTP.
     const modernStream = cancelled === undefined ? undefined : this.#modernInFlight.get(cancelled);
     if (modernStream) return modernStream.abort();
-    const modern = metaVersion((message as { params?: unknown }).params);
+    // In an open 2025 session a `_meta` version is its client's (it went sessionless, with the client's
+    // MCP-Protocol-Version: refused, and counted against the circuit all clients share).
+    const modern = this.#protocolVersion === undefined ? metaVersion((message as { params?: unknown }).params) : undefined;
     if (modern) return this.#postModern(message, modern);
     const stream = cancelled === undefined ? undefined : this.#legacyInFlight.get(cancelled);
     if (stream) return cancelThenLetGo(this.#postLegacy(message, undefined, undefined), stream);
