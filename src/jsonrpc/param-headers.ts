@@ -102,7 +102,9 @@ export function paramHeaders(inputSchema: unknown, args: unknown): Record<string
   const out: Record<string, string> = {};
   for (const [header, path] of cachedParamHeaderPaths(inputSchema)) {
     const v = valueAt(args, path);
-    if (v !== undefined && v !== null) out[header] = encodeHeaderValue(String(v));
+    // Primitives only (an annotation is on an integer, string or boolean): String() of an object the client
+    // wrote, `{"toString": 1}`, threw, and the call failed as "could not be reached", counted by the circuit.
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[header] = encodeHeaderValue(String(v));
   }
   return out;
 }

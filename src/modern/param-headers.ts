@@ -11,10 +11,14 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
  */
 const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
-/** A body value as its header carries it (numbers compared as numbers, "42.0" = 42; booleans in lower case). */
+/**
+ * A body value as its header carries it (numbers compared as numbers, "42.0" = 42; booleans in lower case).
+ * An object or array is no value a header mirrors: String() of one threw (`{"toString": 1}`, an internal
+ * error) or read `["a"]` as "a".
+ */
 function matches(header: string, body: unknown): boolean {
   if (typeof body === 'number') return DECIMAL.test(header) && Number(header) === body;
-  return header === String(body);
+  return (typeof body === 'string' || typeof body === 'boolean') && header === String(body);
 }
 
 /**
