@@ -80,12 +80,17 @@ const SINCE_2025_06: readonly ProtocolRevision[] = ['2025-06-18', '2025-11-25', 
 const ONLY_2025_11: readonly ProtocolRevision[] = ['2025-11-25'];
 const MODERN: readonly ProtocolRevision[] = ['2026-07-28'];
 
-const byName = (kind: 'tool' | 'prompt') => (p: Params): Target => ({ kind, name: String(p?.name), absent: kind });
-const byUri = (p: Params): Target => ({ kind: 'resource', name: String(p?.uri), absent: 'resource' });
+/**
+ * A client's name or URI as text. Not String() of an object: the client writes it, and its own `toString`
+ * (`{"toString": 1}`) made String() throw, an internal error with an incident instead of the refusal.
+ */
+const text = (v: unknown): string => (v !== null && typeof v === 'object' ? Object.prototype.toString.call(v) : String(v));
+const byName = (kind: 'tool' | 'prompt') => (p: Params): Target => ({ kind, name: text(p?.name), absent: kind });
+const byUri = (p: Params): Target => ({ kind: 'resource', name: text(p?.uri), absent: 'resource' });
 function byRef(p: Params): Target | undefined {
   const ref = p?.ref as Record<string, unknown> | undefined;
-  if (ref?.type === 'ref/prompt') return { kind: 'prompt', name: String(ref.name), absent: 'prompt' };
-  if (ref?.type === 'ref/resource') return { kind: 'resource', name: String(ref.uri), absent: 'template' };
+  if (ref?.type === 'ref/prompt') return { kind: 'prompt', name: text(ref.name), absent: 'prompt' };
+  if (ref?.type === 'ref/resource') return { kind: 'resource', name: text(ref.uri), absent: 'template' };
   return undefined;
 }
 

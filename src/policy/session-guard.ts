@@ -174,7 +174,10 @@ export class SessionGuard {
   checkArguments(method: string, params: Params, upstreamWhenUnprefixed?: string): ArgumentViolation | undefined {
     const rules = this.tenant.argumentRules;
     if (!rules || method !== 'tools/call') return undefined; // tenants without rules pay nothing more
-    const name = String(params?.name);
+    // A name that is no string matches no rule, and the router refuses it (-32602): String() of the
+    // client's `{"toString": 1}` threw here, an internal error logged with an incident.
+    const name = params?.name;
+    if (typeof name !== 'string') return undefined;
     return rules.check(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
   }
 
@@ -185,7 +188,8 @@ export class SessionGuard {
   confirmRule(params: Params, upstreamWhenUnprefixed?: string): ConfirmRule | undefined {
     const rules = this.tenant.confirmRules;
     if (!rules) return undefined;
-    const name = String(params?.name);
+    const name = params?.name;
+    if (typeof name !== 'string') return undefined; // as in checkArguments
     return rules.find(name, params?.arguments, upstreamWhenUnprefixed === undefined ? undefined : prefixed(upstreamWhenUnprefixed, name));
   }
 
