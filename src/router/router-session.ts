@@ -92,12 +92,14 @@ export class RouterSession {
     if (!spec?.attributed) return undefined;
     if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
-      const prefix = splitPrefixed(String(params?.name))?.upstream; // the client's: an upstream only if the endpoint has it
+      // The client's: an upstream only if the endpoint has it. Not String() of an object, whose own
+      // `toString` (`{"toString": 1}`) threw here: an internal error rather than the router's -32602.
+      const prefix = typeof params?.name === 'string' ? splitPrefixed(params.name)?.upstream : undefined;
       return prefix !== undefined && this.#endpoint.pool(prefix) ? prefix : undefined;
     }
     if (spec.route !== 'uri') return undefined;
     const pools = this.#pools('resources');
-    return pools.length === 1 ? pools[0]!.name : this.#endpoint.ownerOfUri(String(params?.uri));
+    return pools.length === 1 ? pools[0]!.name : typeof params?.uri === 'string' ? this.#endpoint.ownerOfUri(params.uri) : undefined;
   }
 
   /** URIs this session is subscribed to (for its record, so another replica can renew them). */

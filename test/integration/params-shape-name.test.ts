@@ -30,3 +30,26 @@ describe('a call whose name is an object, under a tenant with rules', () => {
     }
   });
 });
+
+describe('a call whose name or URI is an object, on an endpoint of two upstreams', () => {
+  let gw: RunningGateway;
+  let sid: string;
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [UPSTREAM, { ...UPSTREAM, name: 'rec2' }],
+      endpoints: [{ path: '/mcp', upstreams: ['rec', 'rec2'] }],
+    });
+    const init = await mcpRequest(gw, initializeBody());
+    sid = init.headers.get('mcp-session-id')!;
+    assert.equal((await mcpRequest(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+  });
+  after(() => gw.close());
+
+  it('is refused -32602', async () => {
+    const hostile = { toString: 1 };
+    for (const [method, params] of [['tools/call', { name: hostile, arguments: {} }], ['prompts/get', { name: hostile }], ['resources/read', { uri: hostile }]] as const) {
+      const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 1, method, params }, { sid });
+      assert.equal(r.json?.error?.code, -32602, `${method}: ${r.text}`);
+    }
+  });
+});
