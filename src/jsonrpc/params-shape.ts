@@ -28,6 +28,9 @@ function problem(method: string, params: Params): string | undefined {
     case 'resources/unsubscribe':
       return typeof params?.uri === 'string' ? undefined : '"uri" must be a string';
     case 'completion/complete': {
+      // A ref whose name or uri is no string: String() of the client's `{"toString": 1}` threw (-32603).
+      const ref = params?.ref;
+      if (isObject(ref) && ((ref.type === 'ref/prompt' && typeof ref.name !== 'string') || (ref.type === 'ref/resource' && typeof ref.uri !== 'string'))) return '"ref" must have a string "name" (ref/prompt) or "uri" (ref/resource)';
       const arg = params?.argument;
       if (!isObject(arg) || typeof arg.name !== 'string' || typeof arg.value !== 'string') return '"argument" must be an object with a string "name" and "value"';
       const context = params?.context;

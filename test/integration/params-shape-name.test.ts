@@ -31,7 +31,7 @@ describe('a call whose name is an object, under a tenant with rules', () => {
   });
 });
 
-describe('a call whose name or URI is an object, on an endpoint of two upstreams', () => {
+describe('a call whose name or URI (a completion\'s ref too) is an object, on an endpoint of two upstreams', () => {
   let gw: RunningGateway;
   let sid: string;
   before(async () => {
@@ -47,7 +47,7 @@ describe('a call whose name or URI is an object, on an endpoint of two upstreams
 
   it('is refused -32602', async () => {
     const hostile = { toString: 1 };
-    for (const [method, params] of [['tools/call', { name: hostile, arguments: {} }], ['prompts/get', { name: hostile }], ['resources/read', { uri: hostile }]] as const) {
+    for (const [method, params] of [['tools/call', { name: hostile, arguments: {} }], ['prompts/get', { name: hostile }], ['resources/read', { uri: hostile }], ['completion/complete', { ref: { type: 'ref/resource', uri: hostile }, argument: { name: 'a', value: 'b' } }], ['completion/complete', { ref: { type: 'ref/prompt', name: hostile }, argument: { name: 'a', value: 'b' } }]] as const) {
       const r = await mcpRequest(gw, { jsonrpc: '2.0', id: 1, method, params }, { sid });
       assert.equal(r.json?.error?.code, -32602, `${method}: ${r.text}`);
     }
