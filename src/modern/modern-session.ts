@@ -309,6 +309,7 @@ export class ModernSession implements UpstreamCaller {
     for (const end of [...this.ends]) end();
     this.listeners.clear();
     this.#listChanged.close();
+    this.endpoint.abandon(this); // a lease still waiting for an instance: its wait would hold this close up
     const router = await this.#router?.catch(() => undefined);
     await router?.close();
   }

@@ -53,6 +53,8 @@ export class EndpointRouter implements EndpointView {
   /** Hidden-text scanning of definitions and results, per tenant (guardrails.hiddenText). */
   hiddenText: HiddenTextGuard;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
+  /** Sessions whose leases are being taken, with the pools asked (see abandon). */
+  readonly #opening = new Map<UpstreamCaller, readonly UpstreamPool[]>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
   /** URI template prefixes (text before the first "{") → upstream. */
@@ -163,7 +165,9 @@ export class EndpointRouter implements EndpointView {
     // The pools as they are now: a reload may swap them while the leases are taken.
     const pools = this.pools;
     // allSettled: when one lease fails, every other one must have finished before it is released.
+    this.#opening.set(caller, pools);
     const settled = await Promise.allSettled(pools.map((p) => p.lease(caller)));
+    this.#opening.delete(caller);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) {
       await Promise.all(settled.map((r, i) => (r.status === 'fulfilled' && r.value ? pools[i]!.release(r.value) : undefined)));
@@ -178,6 +182,11 @@ export class EndpointRouter implements EndpointView {
     // Reconfigured meanwhile: this session missed the rebinding every other one got.
     if (pools !== this.pools) void session.rebind().then((stale) => Promise.all(stale.map((l) => l.pool.release(l.inst))));
     return session;
+  }
+
+  /** The session ended while its leases were being taken: a lease still waiting in a pool's queue stops waiting. */
+  abandon(caller: UpstreamCaller): void {
+    for (const p of this.#opening.get(caller) ?? []) p.abandon(caller);
   }
 
   forget(caller: UpstreamCaller): void {

@@ -121,6 +121,7 @@ export class SessionRegistry {
       logger: this.#opts.logger.child({ session: id, endpoint: endpoint.config.path, transport: kind }),
       onClosed: (s, reason) => {
         this.#sessions.delete(s.id);
+        endpoint.abandon(s); // a lease it still waited for (its client gave up on its initialize) waits no more
         const handOver = handedOver(s, reason);
         // A session handed over keeps its event log: the replica that takes it over replays from it.
         if (!handOver) this.#opts.events.dropSession(s.id);

@@ -42,3 +42,28 @@ describe('per-session pool: a session that left while waiting for an instance', 
     }
   });
 });
+
+describe('per-session pool: a waiting client that leaves while the queue has room', () => {
+  it('ends its wait at once: not counted waiting, its initialize not held until acquireTimeoutMs', async () => {
+    const gw = await startGateway({
+      upstreams: [{ name: 'solo', transport: 'stdio', ...FIXTURE, sharing: 'per-session', pool: { warm: 0, max: 1, queue: 5, acquireTimeoutMs: 60_000 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['solo'] }],
+    });
+    try {
+      const pool = gw.app.gateway.pools.get('solo')!;
+      const a = await mcpRequest(gw, initializeBody());
+      assert.ok(a.headers.get('mcp-session-id'), `the first session holds the only instance: ${a.text}`);
+      const ac = new AbortController();
+      const gaveUp = fetch(gw.url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH }, body: JSON.stringify(initializeBody()), signal: ac.signal }).catch(() => 'aborted');
+      await until('the second session to wait in the queue', () => pool.waiting === 1, 5000);
+      ac.abort();
+      assert.equal(await gaveUp, 'aborted');
+      await until('the gateway to see the client leave', () => gw.app.gateway.registry.list().length === 1, 5000);
+      // The operator's view (the queued count on /upstreams and in metrics) drops with it: nobody waits.
+      await until('the departed session to leave the queue', () => pool.waiting === 0, 5000);
+      assert.equal(pool.instances.size, 1, 'no instance was started for the departed session');
+    } finally {
+      await gw.close();
+    }
+  });
+});

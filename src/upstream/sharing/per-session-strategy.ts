@@ -170,6 +170,15 @@ export class PerSessionStrategy implements SharingStrategy {
     }
   }
 
+  /**
+   * The session ended while it waited (its client gave up on its initialize). Left in the queue until
+   * acquireTimeoutMs, it was counted waiting on /upstreams and in metrics and held its initialize open
+   * for nobody; only a full queue or a freed instance looked at it sooner.
+   */
+  abandon(caller: UpstreamCaller): void {
+    for (const w of this.#waiters.removeWhere((x) => x.caller === caller)) this.#giveUp(w);
+  }
+
   /** A waiter whose session ended: answered (no one reads it) without an instance. */
   #giveUp(w: Waiter): void {
     clearTimeout(w.timer);

@@ -23,6 +23,8 @@ export interface SharingStrategy {
   lease(caller: UpstreamCaller): Promise<UpstreamInstance | undefined>;
   /** A session that held `inst` is over. */
   release(inst: UpstreamInstance): Promise<void>;
+  /** A session ended while its lease may still be waiting (modes that queue sessions): that wait ends now. */
+  abandon?(caller: UpstreamCaller): void;
   /** The instance for a session's next request; throws a GatewayError when none can serve it. */
   pick(caller: UpstreamCaller): UpstreamInstance;
   /** The instances a request for all of a session's upstream state reaches (logging/setLevel). */
