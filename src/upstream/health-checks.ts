@@ -4,8 +4,8 @@ import type { UpstreamClient } from './upstream-client.js';
 
 /**
  * An instance's health checks: a ping on an interval to the client it runs now; after
- * `healthCheck.failures` missed pings in a row the client is closed, and the instance's exit handling
- * restarts it as after a crash. A ping answered late by a client already replaced counts for nothing.
+ * `healthCheck.failures` missed pings in a row the instance is told (`unhealthy`): it lets the client go
+ * and restarts it as after a crash. A ping answered late by a client already replaced counts for nothing.
  */
 export class HealthChecks {
   readonly #config: UpstreamConfig['healthCheck'];
@@ -19,7 +19,7 @@ export class HealthChecks {
   }
 
   /** Checks `client` from now on, for as long as `current()` says it is the instance's client. */
-  start(client: UpstreamClient, current: () => UpstreamClient | undefined): void {
+  start(client: UpstreamClient, current: () => UpstreamClient | undefined, unhealthy: () => void): void {
     this.stop();
     const hc = this.#config;
     if (hc.intervalMs === 0) return;
@@ -36,7 +36,9 @@ export class HealthChecks {
           this.#logger.warn({ missed: this.#missed, err: err.message }, 'upstream missed a health-check ping');
           if (this.#missed >= hc.failures) {
             this.#logger.error('upstream failed its health checks; restarting it');
-            void client.close();
+            // Down now: a hung process takes the stop's whole escalation (stdin, SIGTERM, SIGKILL) to go, and
+            // left "ready" until then it was handed calls that failed while another instance could serve them.
+            unhealthy();
           }
         },
       );

@@ -48,8 +48,8 @@ export class UpstreamInstance extends EventEmitter {
   #startedAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #stopping = false;
-  /** The stop under way, once begun (see stop); a start begins anew. */
-  #stopped: Promise<void> | undefined;
+  #stopped: Promise<void> | undefined; // the stop under way, once begun (see stop); a start begins anew
+  #lettingGo: Promise<void> | undefined; // a client let go whose process may still run (failed its health checks): a stop waits for it
   /** Aborted by stop (a fresh one for the next start): ends a retry's wait for a restart that will not come. */
   #halted = new AbortController();
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
@@ -193,7 +193,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
     const restarted = this.restarts > 0;
-    this.#health.start(client, () => this.#client);
+    this.#health.start(client, () => this.#client, () => this.#onExit(client)); // unhealthy: down at once, not once its hung process is killed
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
     // Subscriptions died with the old process: renewed for the sessions holding them (modern: on its listen stream).
     for (const uri of client.era === 'modern' ? [] : this.#subscriptions.uris()) {
@@ -247,7 +247,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
-    void client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
+    this.#lettingGo = client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
     if (!wasReady && awaitsUser(this.lastError)) {
@@ -393,6 +393,6 @@ export class UpstreamInstance extends EventEmitter {
     this.#halted.abort(); // a retry waiting for a restart gives up
     const client = this.#client;
     this.#client = undefined;
-    await client?.close();
+    await Promise.all([client?.close(), this.#lettingGo]);
   }
 }
