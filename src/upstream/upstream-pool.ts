@@ -122,12 +122,12 @@ export class UpstreamPool extends EventEmitter {
     return this.#strategy.lease(caller);
   }
 
-  /** The session that held `inst` is over (its process is stopped). */
   /** A session ended while it may still wait for its lease: its place in the queue is given up now. */
   abandon(caller: UpstreamCaller): void {
     this.#strategy.abandon?.(caller);
   }
 
+  /** The session that held `inst` is over (its process is stopped). */
   release(inst: UpstreamInstance): Promise<void> {
     return this.#strategy.release(inst);
   }
