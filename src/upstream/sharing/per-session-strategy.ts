@@ -190,7 +190,8 @@ export class PerSessionStrategy implements SharingStrategy {
   }
 
   #timedOut(tenant: string): GatewayError {
-    const why = this.#heldBy(tenant) >= this.#share ? `tenant "${tenant}" holds its share of ${this.#share} per-session instances and none of them` : 'no per-session instance';
+    // A share below max is a limit of the tenant's; one of max (a single tenant, perTenantMax unset) is the pool's.
+    const why = this.#share < this.#pool.max && this.#heldBy(tenant) >= this.#share ? `tenant "${tenant}" holds its share of ${this.#share} per-session instances and none of them` : 'no per-session instance';
     return new GatewayError('SWB_POOL_EXHAUSTED', `${why} of upstream "${this.#name}" became free within ${this.#pool.acquireTimeoutMs} ms; retry later`, { upstream: this.#name });
   }
 
