@@ -1,11 +1,8 @@
 import { ErrorCode } from './error-codes.js';
 import { JsonRpcError } from './json-rpc-error.js';
+import { isJsonObject as isObject } from './types.js';
 
 type Result = Record<string, unknown>;
-
-function isObject(v: unknown): v is Result {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** An elicitation's content: each value a string, number, boolean or list of strings (the schema's primitives). */
 function isElicitContent(v: unknown): boolean {

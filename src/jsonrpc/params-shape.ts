@@ -1,12 +1,9 @@
 import { ErrorCode } from './error-codes.js';
 import { JsonRpcError } from './json-rpc-error.js';
 import { LOG_LEVELS } from './modern-meta.js';
+import { isJsonObject as isObject } from './types.js';
 
 type Params = Record<string, unknown> | undefined;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** An object whose every value is a string (prompt arguments, a completion's context arguments). */
 function isStringMap(v: unknown): boolean {

@@ -1,11 +1,7 @@
-import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { isJsonObject as isObject, type JsonRpcResponse } from '../../jsonrpc/types.js';
 import type { Stage } from '../request-pipeline.js';
 
 type Result = Record<string, unknown>;
-
-function isObject(v: unknown): v is Result {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** An output schema a 2025 revision can hold: an object schema (`type: "object"`), as 2025-06-18 and 2025-11-25 define it. */
 function legacyOutputSchema(schema: unknown): boolean {
