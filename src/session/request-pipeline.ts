@@ -115,3 +115,12 @@ export function compose(stages: readonly Stage[]): Next {
 export function elapsed(ctx: RequestContext): number {
   return (performance.now() - ctx.t0) / 1000;
 }
+
+/**
+ * Counts a request the gateway answered itself, before any upstream (a refusal, a meta-tool's own
+ * answer): one place builds the duration metric's labels for every such answer, so they cannot drift.
+ */
+export function countUnrouted(ctx: RequestContext, outcome: string, tool: string | undefined): void {
+  const { host } = ctx;
+  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome, seconds: elapsed(ctx), tool, era: host.era });
+}

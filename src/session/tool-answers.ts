@@ -7,7 +7,7 @@ import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
 import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
-import { elapsed, type PipelineHost, type RequestContext } from './request-pipeline.js';
+import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
 
 type Result = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
   const { req, host } = ctx;
   const call = req.method === 'tools/call';
   if (call) host.guard.record(req.method, req.params, SEARCH_DECISION, 'ok', ctx.startedAt, result, undefined);
-  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'ok', seconds: elapsed(ctx), tool: call ? String(req.params?.name) : undefined, era: host.era });
+  countUnrouted(ctx, 'ok', call ? String(req.params?.name) : undefined);
   return { jsonrpc: '2.0', id: req.id, result };
 }
 
@@ -69,7 +69,7 @@ export function failed(ctx: RequestContext, err: unknown): JsonRpcResponse {
   const call = req.method === 'tools/call';
   // Answered before the observe stage: without this, the call would have no audit line at all.
   if (call) host.guard.record(req.method, req.params, req.params?.name === SEARCH_TOOLS ? SEARCH_DECISION : CALL_DECISION, 'error', ctx.startedAt, undefined, undefined);
-  host.observer.requestDone({ method: ctx.spec!.metric, endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'error', seconds: elapsed(ctx), tool: call ? failedToolLabel(req.params?.name) : undefined, era: host.era });
+  countUnrouted(ctx, 'error', call ? failedToolLabel(req.params?.name) : undefined);
   return toJsonRpcError(err, host.logger).toResponse(req.id);
 }
 

@@ -1,6 +1,6 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
 import { asCalled, violationMessage } from '../../policy/argument-rules.js';
-import { elapsed, type Stage } from '../request-pipeline.js';
+import { countUnrouted, type Stage } from '../request-pipeline.js';
 
 /** The tenant's argument rules, checked before anything is routed: a refused call never reaches an upstream. */
 export const argumentsStage: Stage = (ctx, next) => {
@@ -10,7 +10,7 @@ export const argumentsStage: Stage = (ctx, next) => {
   host.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
   host.observer.denied('argument_rule');
   // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
-  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
+  countUnrouted(ctx, 'denied', 'unknown');
   // The audit line above keeps the canonical name; the client is told the name it called.
   const told = ctx.exposedName === undefined ? violation : asCalled(violation, ctx.exposedName);
   const { rule, tool, argument } = told;

@@ -7,7 +7,7 @@ import { quote } from '../../policy/argument-rules.js';
 import type { ConfirmationOutcome } from '../../policy/audit-log.js';
 import { confirmationMessage } from '../../policy/confirm-message.js';
 import type { ConfirmRule } from '../../policy/confirm-rules.js';
-import { elapsed, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
+import { countUnrouted, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
 
 /**
  * Whether declared client capabilities include form-mode elicitation. An empty `elicitation` object is
@@ -81,7 +81,7 @@ function refusal(outcome: Exclude<ConfirmationOutcome, 'accepted'>, rule: Confir
 function refuse(ctx: RequestContext, rule: ConfirmRule, outcome: Exclude<ConfirmationOutcome, 'accepted'>, tool: string, upstream: string | undefined): JsonRpcResponse {
   const { req, host } = ctx;
   host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream);
-  host.observer.requestDone({ method: 'tools/call', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'denied', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
+  countUnrouted(ctx, 'denied', 'unknown');
   const { code, message } = refusal(outcome, rule, tool);
   const data: Record<string, unknown> = { rule: rule.match, tool, outcome };
   if (upstream !== undefined) data.upstream = upstream;
@@ -122,7 +122,7 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   if (!cancel.aborted) return refuse(ctx, rule, outcome, tool, upstream);
   // Cancelled by the client (it expects no answer) or by the session's end (answered already).
   host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream, 'cancelled');
-  host.observer.requestDone({ method: 'tools/call', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'cancelled', seconds: elapsed(ctx), tool: 'unknown', era: host.era });
+  countUnrouted(ctx, 'cancelled', 'unknown');
   host.release(req.id);
   return undefined;
 }

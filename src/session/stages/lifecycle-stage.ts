@@ -2,7 +2,7 @@ import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { elapsed, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
+import { countUnrouted, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
 
 /**
  * The session's lifecycle: initialize and ping are answered here; anything else needs an initialized
@@ -47,6 +47,6 @@ function refuse(ctx: RequestContext, message: string): Promise<JsonRpcResponse> 
  */
 function counted(ctx: RequestContext, outcome: 'ok' | 'error', response: JsonRpcResponse): JsonRpcResponse {
   const { req, host } = ctx;
-  host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome, seconds: elapsed(ctx), tool: req.method === 'tools/call' ? 'unknown' : undefined, era: host.era });
+  countUnrouted(ctx, outcome, req.method === 'tools/call' ? 'unknown' : undefined);
   return response;
 }

@@ -1,5 +1,5 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
-import { elapsed, type Stage } from '../request-pipeline.js';
+import { countUnrouted, type Stage } from '../request-pipeline.js';
 
 /**
  * The tenant's concurrent-request limit: a slot is held for the rest of the path and released after it,
@@ -20,7 +20,7 @@ async function limited(ctx: Parameters<Stage>[0], next: Parameters<Stage>[1]): R
     // Its audit line as any call's: the time since it began (a user's confirmation included) and what the user answered.
     guard.refused(req.method, req.params, 'limits.concurrentRequests', ctx.startedAt, ctx.confirmation);
     // A request refused is a request answered: counted with its outcome, as the policy stage counts a denial.
-    host.observer.requestDone({ method: ctx.spec?.metric ?? 'other', endpoint: host.endpoint.config.path, upstream: 'none', outcome: 'rate_limited', seconds: elapsed(ctx), tool: req.method === 'tools/call' ? 'unknown' : undefined, era: host.era });
+    countUnrouted(ctx, 'rate_limited', req.method === 'tools/call' ? 'unknown' : undefined);
     const max = guard.tenant.config.limits.concurrentRequests;
     return toJsonRpcError(new GatewayError('SWB_RATE_LIMITED', `tenant "${guard.tenant.name}" has its maximum of ${max} requests in flight; retry when one completes`), host.logger).toResponse(req.id);
   }

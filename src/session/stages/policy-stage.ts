@@ -1,5 +1,5 @@
 import { notFound } from '../../jsonrpc/not-found.js';
-import { elapsed, type Stage } from '../request-pipeline.js';
+import { countUnrouted, type Stage } from '../request-pipeline.js';
 
 /**
  * Tenant policy on the request's target (tool, resource, prompt). Denied looks exactly like absent:
@@ -12,16 +12,8 @@ export const policyStage: Stage = (ctx, next) => {
   if (!decision || decision.allowed) return next(ctx);
   host.guard.record(req.method, req.params, decision, 'denied', ctx.startedAt, undefined, undefined);
   host.observer.denied(decision.reason ?? 'not_allowed');
-  host.observer.requestDone({
-    method: ctx.spec!.metric,
-    endpoint: host.endpoint.config.path,
-    upstream: 'none',
-    outcome: 'denied',
-    seconds: elapsed(ctx),
-    // Only names that exist become label values: a denied name is "unknown".
-    tool: decision.kind === 'tool' ? 'unknown' : undefined,
-    era: host.era,
-  });
+  // Only names that exist become label values: a denied name is "unknown".
+  countUnrouted(ctx, 'denied', decision.kind === 'tool' ? 'unknown' : undefined);
   // Named as the client named it: a renamed or shortened name must not give its canonical name away.
   return Promise.resolve(notFound(decision.absent, ctx.exposedName ?? decision.name).toResponse(req.id));
 };
