@@ -3,28 +3,20 @@
  * out of a call: it has no header, for a client's POST to the gateway nor for the gateway's to the upstream.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 
 describe('a call leaving out an annotated parameter named constructor', () => {
-  let upstream: { child: ChildProcess; url: URL };
+  let rig: ModernRig;
   let gw: RunningGateway;
   before(async () => {
-    upstream = await startModernServer({ MODERN_FIXTURE_INHERITED_NAMES: '1' });
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-    });
+    rig = await startModernRig({ env: { MODERN_FIXTURE_INHERITED_NAMES: '1' } });
+    gw = rig.gw;
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('reaches the upstream from an SDK 1.x client', async () => {
     const client = await connectClient(gw, 'streamable-http');

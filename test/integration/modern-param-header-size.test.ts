@@ -5,27 +5,19 @@
  * client and tenant shares.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 
 describe('a client sending an x-mcp-header argument too long for a header', () => {
-  let upstream: { child: ChildProcess; url: URL };
+  let rig: ModernRig;
   let gw: RunningGateway;
   before(async () => {
-    upstream = await startModernServer();
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 }, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 600_000 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-    });
+    rig = await startModernRig({ upstream: { circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 600_000 } } });
+    gw = rig.gw;
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('fails its own calls, and opens no circuit for the other clients', async () => {
     const hostile = await connectClient(gw, 'streamable-http');

@@ -4,30 +4,21 @@
 // tenant tells the URIs its policy denies from the ones that do not exist. A 2025 client gets the
 // 2025 code (-32002), a 2026-07-28 client the era's (-32602 with data.uri), each the same for both.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/modern-http.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 import { connectClient } from '../helpers/sdk.js';
 
 describe('a 2026-07-28 upstream\'s "resource not found" reads like a denied URI', () => {
-  let upstream: { child: ChildProcess; url: URL };
+  let rig: ModernRig;
   let gw: RunningGateway;
   before(async () => {
-    upstream = await startModernServer();
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], resources: { allow: ['test://*'], deny: ['test://template/666/*'] } }],
-    });
+    rig = await startModernRig({ config: { tenants: [{ name: 'anonymous', endpoints: ['*'], resources: { allow: ['test://*'], deny: ['test://template/666/*'] } }] } });
+    gw = rig.gw;
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('to a 2025 client: -32002 for both', async () => {
     const client = await connectClient(gw, 'streamable-http');

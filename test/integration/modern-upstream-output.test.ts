@@ -3,28 +3,20 @@
 // objects: the official SDK 1.x refuses a whole tools/list with one such tool. Real gateway, the modern
 // fixture (SDK v2, MODERN_FIXTURE_ARRAY_OUTPUT), the SDK 1.x client and a raw modern POST.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 
 describe('a modern upstream tool with array output, for both eras of clients', () => {
-  let upstream: { child: ChildProcess; url: URL };
+  let rig: ModernRig;
   let gw: RunningGateway;
   before(async () => {
-    upstream = await startModernServer({ MODERN_FIXTURE_ARRAY_OUTPUT: '1' });
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-    });
+    rig = await startModernRig({ env: { MODERN_FIXTURE_ARRAY_OUTPUT: '1' } });
+    gw = rig.gw;
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('an SDK 1.x client lists every tool and calls it, shown the output as content', async () => {
     const client = await connectClient(gw, 'streamable-http');
