@@ -21,6 +21,7 @@ import { mergeCapabilities, mergeInstructions } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
+import { upstreamCall } from './upstream-call.js';
 import type { RouteContext } from './route-context.js';
 
 export type { RouteContext } from './route-context.js';
@@ -287,7 +288,7 @@ export class RouterSession {
       if (block instanceof Promise) block = await block;
       if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
     }
-    return inst.request(method, { ...params, name }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
+    return inst.request(method, upstreamCall(params, name), { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
   }
 
   /** `listed`: only an owner the lists named (a URI or template of it), also where one upstream serves all. */
