@@ -6,6 +6,14 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/**
+ * The key an input request should have in a 2026-07-28 client's input_required result
+ * (`_meta["dev.switchboard/inputKey"]` on the server→client request), used when it is a plain, unused key
+ * and never shown to the client. A 2025 upstream may name it, so that clients that know the tool can answer
+ * it on a first call; the gateway names it for a 2026-07-28 upstream's input requests: the key that upstream gave.
+ */
+export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
+
 /** The log levels (RFC 5424 severities) of logging/setLevel and `_meta` logLevel, least severe first. */
 export const LOG_LEVELS: readonly string[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 

@@ -4,16 +4,12 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { clientCapabilityNeeds } from '../jsonrpc/methods.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import { INPUT_KEY_HINT } from '../jsonrpc/modern-meta.js';
 
 // What a 2025 upstream's questions to its client (elicitation, sampling, roots) and its -32042 look like
 // as a 2026-07-28 exchange's input requests.
 
-/**
- * A 2025 upstream may name the key its request should have in the input_required result
- * (`_meta["dev.switchboard/inputKey"]` on the server→client request): clients that know the tool can
- * then answer it on a first call. Used when it is a plain, unused key; never shown to the client.
- */
-export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
+export { INPUT_KEY_HINT };
 
 /** A 2025 server→client request's params as a modern client is shown them: no hint, no 2025 elicitationId (gone in 2026-07-28). */
 export function clientParams(params: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { capabilityName, missingCapability } from '../jsonrpc/client-capabilitie
 import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
+import { INPUT_KEY_HINT, LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -153,14 +153,17 @@ export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
 }
 
 /**
- * An input request's params as the client behind the call is asked them. A URL-mode elicitation has no
- * elicitationId in 2026-07-28 (correlation lives in requestState), but a 2025-11-25 client's schema
- * requires one: without it the official SDK refused the request as invalid and the upstream's call
- * failed. A 2025 client is given one of the gateway's (no notifications/elicitation/complete follows: a
- * modern upstream sends none); a 2026-07-28 client is asked as the upstream asked.
+ * An input request's params as the client behind the call is asked them. A 2026-07-28 client is asked as the
+ * upstream asked, under the upstream's own key (`key`, named by the hint its exchange reads and strips):
+ * renamed `elicitation-1`, a client that knew the tool's questions could not answer them on its first request.
+ * A URL-mode elicitation has no elicitationId in 2026-07-28 (correlation lives in requestState), but a
+ * 2025-11-25 client's schema requires one: without it the official SDK refused the request as invalid and the
+ * upstream's call failed. A 2025 client is given one of the gateway's (no notifications/elicitation/complete
+ * follows: a modern upstream sends none).
  */
-function forCaller(method: string, params: Params, caller: UpstreamCaller): Params {
-  if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.elicitationId === 'string' || caller.era === 'modern') return params ?? undefined;
+function forCaller(method: string, params: Params, caller: UpstreamCaller, key: string): Params {
+  if (caller.era === 'modern') return { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), [INPUT_KEY_HINT]: key } };
+  if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.elicitationId === 'string') return params ?? undefined;
   return { ...params, elicitationId: randomUUID() };
 }
 
@@ -193,7 +196,7 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
   parent?.onAbort(stop);
   try {
     const asked = Object.entries(asks).filter(([, ask]) => typeof ask?.method === 'string');
-    const answers = await Promise.all(asked.map(([, ask]) => o.caller!.clientRequest(ask.method as string, forCaller(ask.method as string, ask.params as Params, o.caller!), o.callerRequestId, round))).catch((err: unknown) => {
+    const answers = await Promise.all(asked.map(([key, ask]) => o.caller!.clientRequest(ask.method as string, forCaller(ask.method as string, ask.params as Params, o.caller!, key), o.callerRequestId, round))).catch((err: unknown) => {
       round.abort((err as Error).message);
       throw err;
     });
