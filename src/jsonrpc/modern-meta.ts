@@ -17,6 +17,11 @@ export const INPUT_KEY_HINT = 'dev.switchboard/inputKey';
 /** The log levels (RFC 5424 severities) of logging/setLevel and `_meta` logLevel, least severe first. */
 export const LOG_LEVELS: readonly string[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
+/** Whether a log message's `level` is below the level a client asked for (`wanted`; none asked: nothing is). */
+export function belowLevel(level: unknown, wanted: string | undefined): boolean {
+  return wanted !== undefined && LOG_LEVELS.indexOf(String(level)) < LOG_LEVELS.indexOf(wanted);
+}
+
 /** A request's or notification's `params._meta` object, if it has one. */
 export function metaOf(params: unknown): Record<string, unknown> | undefined {
   const meta = params !== null && typeof params === 'object' ? (params as { _meta?: unknown })._meta : undefined;

@@ -4,6 +4,7 @@ import { NO_TRACING, type Tracing } from '../observability/tracing.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { listChangedNotifications, listMethods } from '../jsonrpc/methods.js';
 import { forEachPage, pageParams } from '../jsonrpc/paging.js';
+import { belowLevel } from '../jsonrpc/modern-meta.js';
 import { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { HiddenTextDeps } from '../policy/hidden-text-policy.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
@@ -279,6 +280,8 @@ export class EndpointRouter implements EndpointView {
     // Logging and anything else: only to the one session it can be attributed to, never broadcast.
     const target = resolve();
     if (target && this.#sessions.has(target.caller)) {
+      // Each session's own level (a shared upstream is set to debug for all of them: see RouterSession's setLevel).
+      if (method === 'notifications/message' && belowLevel(params?.level, target.caller.logLevelFor?.(target.relatedRequestId))) return;
       target.caller.clientNotify(method, params, target.relatedRequestId);
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');

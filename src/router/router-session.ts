@@ -21,12 +21,11 @@ import { mergeCapabilities, mergeInstructions } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
-import { upstreamCall } from './upstream-call.js';
+import { upstreamCall, type Params } from './upstream-call.js';
 import type { RouteContext } from './route-context.js';
 
 export type { RouteContext } from './route-context.js';
 
-type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
 
 /** Upstreams (their pools) already logged for listing unnamed items: one line each, not one per list. */
@@ -379,9 +378,14 @@ export class RouterSession {
     return screen.withholds(upstream, template) === true;
   }
 
+  /**
+   * The client's level to its own instances (leases). One other sessions use has one level for them all, whoever
+   * set it last (an errors-only session got info lines, a debug one none): it is set to debug, and each session
+   * is sent only what its own level lets through (EndpointRouter's notifications). */
   #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
     const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
-    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal }))).then(() => ({}));
+    const shared = { ...params, level: 'debug' }, opts = { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal };
+    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : shared, opts))).then(() => ({}));
   }
 
   async close(): Promise<void> {

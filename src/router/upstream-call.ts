@@ -1,4 +1,5 @@
-type Params = Record<string, unknown> | undefined;
+/** A request's params, as the router passes them. */
+export type Params = Record<string, unknown> | undefined;
 
 /**
  * A call's params as its upstream is sent them: by the upstream's own name, and without a `task`. The gateway
