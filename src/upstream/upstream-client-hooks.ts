@@ -28,6 +28,8 @@ export interface UpstreamClientHooks {
   resolveCaller(client: CallersOf, ownRequest?: boolean): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined;
   /** `target` resolves the session lazily: most notifications (list_changed, updates) never need it. */
   onNotification(method: string, params: Record<string, unknown> | undefined, target: () => ReturnType<UpstreamClientHooks['resolveCaller']>): void;
+  /** The tools left out of its lists already warned about (shared by the upstream's connections); absent: the connection's own. */
+  leftOut?: Set<string> | undefined;
   /** A result larger than this (on the wire) fails its call instead of reaching the client. */
   maxResultBytes?: number | undefined;
   /** A request of the upstream's (sampling, elicitation, roots) that no single session could be found for: refused. */

@@ -17,7 +17,8 @@ import { sendFailure } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
-import { withValidHeaderAnnotations } from './header-annotations.js';
+import { invalidHeaderAnnotations } from './header-annotations.js';
+import { taskOnly, withoutTools } from './left-out-tools.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
@@ -39,8 +40,8 @@ export class UpstreamClient {
   readonly #logger: Logger;
   /** What the upstream sends that is ignored or refused, warned about at a bounded rate (a server may send nothing else). */
   readonly #warnings: BoundedWarnings;
-  /** Tools left out of a modern tools/list for their x-mcp-header annotations, and why: warned once each. */
-  readonly #leftOut = new Set<string>();
+  /** Tools left out of its tools/list (task-only; a modern one's for its x-mcp-header annotations), and why: warned once each. */
+  readonly #leftOut: Set<string>;
   readonly #hooks: UpstreamClientHooks;
   readonly #peer: JsonRpcPeer<CallOptions>;
   identity: UpstreamIdentity | undefined;
@@ -58,6 +59,7 @@ export class UpstreamClient {
     this.#logger = logger;
     this.#warnings = new BoundedWarnings(logger, 'upstream messages ignored or refused without a warning each: the server sends more than the log takes');
     this.#hooks = hooks;
+    this.#leftOut = hooks.leftOut ?? new Set();
     this.#peer = new JsonRpcPeer(this.#link());
     // long-lived: one per upstream connection
     transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
@@ -217,7 +219,10 @@ export class UpstreamClient {
   }
 
   #request(method: string, params: Record<string, unknown> | undefined, opts: CallOptions): Promise<Record<string, unknown>> {
-    if (this.era === 'legacy') return this.#peer.request(method, withRelayedCapabilities(params, this.#declared), opts);
+    if (this.era === 'legacy') {
+      const answer = this.#peer.request(method, withRelayedCapabilities(params, this.#declared), opts);
+      return method === 'tools/list' ? answer.then((r) => withoutTools(r, this.#name, this.#logger, this.#leftOut, taskOnly)) : answer;
+    }
     // Health checks ping; the modern era has no ping, and server/discover is what any modern server answers.
     if (method === 'ping') return this.#peer.request('server/discover', withModernMeta(undefined, this.#declared), opts);
     // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
@@ -229,7 +234,7 @@ export class UpstreamClient {
       onAnswering: opts.onAnswering,
       onRound: this.#hooks.tracing?.enabled ? (round, asks) => this.#hooks.tracing!.event('mcp.input_required', { round, 'mcp.input_requests': asks }) : undefined,
     });
-    return method === 'tools/list' ? answer.then((r) => withValidHeaderAnnotations(r, this.#name, this.#logger, this.#leftOut)) : answer;
+    return method === 'tools/list' ? answer.then((r) => withoutTools(r, this.#name, this.#logger, this.#leftOut, invalidHeaderAnnotations)) : answer;
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {

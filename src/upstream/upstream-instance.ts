@@ -24,6 +24,7 @@ import { HealthChecks } from './health-checks.js';
 import { ListChangedThrottle } from './list-changed-throttle.js';
 import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
+import { leftOutOf } from './left-out-tools.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 export type { Catalogue } from './instance-catalogues.js';
@@ -157,7 +158,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#transport = transport;
     transport.toolDefinition = (name) => this.#catalogues.tools?.get(name); // long-lived: one per transport
     const client: UpstreamClient = new UpstreamClient(this.config.name, transport, this.#logger, {
-      maxResultBytes: this.config.maxResultBytes,
+      maxResultBytes: this.config.maxResultBytes, leftOut: leftOutOf(this.config), // warned once per upstream, not per process
       tracing: this.#tracing,
       traceAttributes: () => ({ ...this.#traceAttributes, [ATTR.processPid]: transport instanceof StdioTransport ? transport.pid : undefined }),
       resolveCaller: (c, ownRequest) => this.#resolveCaller(c, ownRequest),
@@ -320,8 +321,7 @@ export class UpstreamInstance extends EventEmitter {
     if (opts.signal?.aborted) throw new GatewayError('SWB_SESSION_CLOSED', 'request cancelled', { upstream: this.config.name }); // as a cancelled call fails
     const name = this.config.name;
     if (this.#state !== 'ready' || !this.#client) {
-      // The start that just failed says why (a sandbox that cannot be built, a crash at start-up).
-      // Neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
+      // The start that just failed says why (a sandbox that cannot be built, a crash at start-up); neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
       if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
       if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(this.lastError)) throw this.lastError;
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
