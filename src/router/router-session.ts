@@ -21,7 +21,7 @@ import { mergeCapabilities, mergeInstructions } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
-import { upstreamCall, type Params } from './upstream-call.js';
+import { noCompletions, upstreamCall, type Params } from './upstream-call.js';
 import type { RouteContext } from './route-context.js';
 
 export type { RouteContext } from './route-context.js';
@@ -355,7 +355,7 @@ export class RouterSession {
       const definition = (await inst.catalogue('prompts')).get(name);
       if (!definition) throw notFound('prompt', String(ref.name));
       if (ctx.screen && ctx.screen.show('prompt', pool.name, definition) === undefined) throw withheld('prompt', String(ref.name), ctx.screen.rule);
-      return inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal });
+      return this.#pools('completions').includes(pool) ? inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal }) : noCompletions();
     }
     if (ref?.type === 'ref/resource') {
       // The exact template first: a URI prefix two upstreams' templates share names only the last one listed.
@@ -364,7 +364,7 @@ export class RouterSession {
       const pool = this.#templatePool(template) ?? (await this.#ownerOf(ref.uri, ctx).then((p) => this.#templatePool(template) ?? p));
       if (!pool) throw notFound('template', String(ref.uri));
       if (ctx.screen && (await this.#withheldTemplate(ctx.screen, pool.name, template, ctx))) throw withheld('template', template, ctx.screen.rule);
-      return this.#forward(pool, 'completion/complete', params, ctx);
+      return this.#pools('completions').includes(pool) ? this.#forward(pool, 'completion/complete', params, ctx) : noCompletions();
     }
     throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt or ref/resource');
   }

@@ -12,3 +12,13 @@ export function upstreamCall(params: Params, name: string): Record<string, unkno
   const { task: _ignored, ...rest } = params;
   return { ...rest, name };
 }
+
+/**
+ * The answer to a completion asked of an upstream that offers none (declares no `completions`): nothing to
+ * offer. The endpoint advertises completions when any of its upstreams has them, so a client asks them of
+ * every prompt and template it is shown; sent on, the request was one that upstream never declared, refused
+ * -32601 on every keystroke. A new object each time: a 2026-07-28 answer is shaped in place.
+ */
+export function noCompletions(): Record<string, unknown> {
+  return { completion: { values: [], hasMore: false } };
+}
