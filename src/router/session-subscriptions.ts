@@ -1,4 +1,6 @@
 import { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
@@ -48,6 +50,14 @@ export class SessionSubscriptions {
     if (this.#byUri.size + this.#making.size >= MAX_SUBSCRIPTIONS_PER_SESSION && !this.#making.has(uri)) {
       const message = `this session is subscribed to ${MAX_SUBSCRIPTIONS_PER_SESSION} resources, the most a session may be; unsubscribe from one first`;
       return Promise.reject(new GatewayError('SWB_SUBSCRIPTION_LIMIT', message, { max: MAX_SUBSCRIPTIONS_PER_SESSION }));
+    }
+    // The endpoint offers subscriptions when any upstream does: one that offers none is not sent a request it did
+    // not declare (it refused it -32601, as if the gateway had no resources/subscribe), and is refused as a 2026-07-28
+    // upstream's unacknowledged URI is. An upstream not known yet (not started) is asked.
+    const identity = inst.identity;
+    if (identity && !(identity.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe) {
+      const upstream = inst.config.name;
+      return Promise.reject(new JsonRpcError(ErrorCode.InvalidParams, `upstream "${upstream}" offers no subscriptions to its resources: updates of ${uri} would never come; read the resource instead`, { upstream, uri }));
     }
     const making = (async () => {
       await inst.subscribe(uri, this.#caller, o).catch((err: unknown) => Promise.reject(resourceNotFound(err, uri) ?? err));
