@@ -38,7 +38,8 @@ const USAGE = `usage:
                                         delete a user's sealed tokens: their next call asks for consent
   switchboard tools --config FILE [--tenant T] [--json]
                                         start FILE's upstreams and print each endpoint's tool names
-                                        (renamed, shortened) and the upstream tool each one reaches;
+                                        (renamed, shortened) and the upstream tool each one reaches,
+                                        and the tools left out (a name taken, or against the MCP rule);
                                         exit 1 naming an upstream whose tools could not be listed
 token, pins and links without --config: SWITCHBOARD_CONFIG, else this package's deploy/quickstart.yaml
 `;

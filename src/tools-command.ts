@@ -5,6 +5,7 @@ import { createLogger } from './observability/logger.js';
 import { terminalJson, terminalLine, terminalText as shown } from './observability/terminal-text.js';
 import type { Curation } from './router/curation.js';
 import type { EndpointRouter } from './router/endpoint-router.js';
+import { splitPrefixed } from './router/names.js';
 import type { ToolView } from './router/tool-view.js';
 import type { UpstreamCaller } from './upstream/index.js';
 
@@ -25,6 +26,29 @@ interface Row {
   tool: string;
   canonical: string;
   how: 'as is' | 'renamed' | 'shortened';
+}
+
+/**
+ * A tool of the endpoint's curated view that clients are not shown at all: its name is taken by a rename or
+ * a search meta-tool (a rename wins over a tool's own name), or breaks the MCP name rule. Only the running
+ * gateway's warnings said so, and the command prints errors only: it listed the mapping without a word of them.
+ */
+interface LeftOut {
+  upstream: string;
+  tool: string;
+  canonical: string;
+  why: 'name taken' | 'name rule';
+}
+
+const LEFT_OUT_WHY: Record<LeftOut['why'], string> = { 'name taken': 'its name is taken by a rename or a search meta-tool', 'name rule': 'its name breaks the MCP name rule' };
+
+function leftOutOf(router: EndpointRouter, view: ToolView): LeftOut[] {
+  // Shown as upstream/tool, as the exposed names are: a canonical name alone may be another tool's exposed one.
+  const row = (canonical: string, why: LeftOut['why']): LeftOut => {
+    const own = router.prefixNames ? splitPrefixed(canonical) : undefined;
+    return { upstream: own?.upstream ?? router.pools[0]!.name, tool: own?.name ?? canonical, canonical, why };
+  };
+  return [...view.shadowed.map((c) => row(c, 'name taken')), ...view.misnamed.map((c) => row(c, 'name rule'))];
 }
 
 /** An upstream of an endpoint whose tools could not be listed: it did not start, or its tools/list failed. */
@@ -111,7 +135,7 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
   }
   const logger = createLogger('error', { write: (line: string) => void err.write(line) });
   const gateway = new Gateway(config, { logger });
-  const report: Array<{ endpoint: string; exposure: string; tools: Row[]; failed: Failure[] }> = [];
+  const report: Array<{ endpoint: string; exposure: string; tools: Row[]; leftOut: LeftOut[]; failed: Failure[] }> = [];
   const unhandle = stopOnSignal(gateway, err);
   try {
     await gateway.start();
@@ -120,7 +144,7 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
       const session = await router.open(commandCaller(input.tenant ?? ''));
       try {
         const view = await session.toolView();
-        report.push({ endpoint: router.config.path, exposure: router.tools.exposure, tools: rowsOf(view, session.curation), failed: failuresOf(router, view) });
+        report.push({ endpoint: router.config.path, exposure: router.tools.exposure, tools: rowsOf(view, session.curation), leftOut: leftOutOf(router, view), failed: failuresOf(router, view) });
       } finally {
         await session.close();
       }
@@ -139,6 +163,7 @@ export async function toolsCommand(input: ToolsCommandInput, out: Output = proce
       // Tool names come from upstreams: printed escaped (terminal-text.ts).
       const width = Math.max(0, ...e.tools.map((t) => shown(t.name).length));
       for (const t of e.tools) out.write(`  ${shown(t.name).padEnd(width)}  ${t.upstream}/${shown(t.tool)}${t.how === 'as is' ? '' : `  (${t.how})`}\n`);
+      for (const l of e.leftOut) out.write(`  left out: ${l.upstream}/${shown(l.tool)} (${LEFT_OUT_WHY[l.why]})\n`);
     }
   }
   for (const line of failed) err.write(line);

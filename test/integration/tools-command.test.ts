@@ -84,6 +84,30 @@ endpoints:
     assert.ok(endpoint.tools.some((t: { upstream: string }) => t.upstream === 'fs'));
   });
 
+  it('names the tools left out: a name a rename or a meta-tool took, a name that breaks the MCP rule (found by a review)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swb-tools-'));
+    const tools = join(dir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ name: 'search_tools', inputSchema: { type: 'object' } }, { name: 'bad name', inputSchema: { type: 'object' } }]));
+    const file = join(dir, 'config.yaml');
+    // One upstream, unprefixed: read_file's rename takes move_file's own name.
+    writeFileSync(
+      file,
+      `upstreams:\n  - { name: fs, transport: stdio, sandbox: none, command: ${process.execPath}, args: [${FIXTURE}, --set, files, --tools, ${tools}] }\nendpoints:\n  - { path: /mcp, upstreams: [fs], tools: { exposure: search, overrides: { read_file: { name: move_file } } } }\n`,
+    );
+    const r = run(['--config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}move_file +fs\/read_file +\(renamed\)$/m);
+    assert.match(r.stdout, /^ {2}left out: fs\/move_file \(its name is taken by a rename or a search meta-tool\)$/m);
+    assert.match(r.stdout, /^ {2}left out: fs\/search_tools \(its name is taken by a rename or a search meta-tool\)$/m);
+    assert.match(r.stdout, /^ {2}left out: fs\/"bad name" \(its name breaks the MCP name rule\)$/m);
+    const [endpoint] = JSON.parse(run(['--config', file, '--json']).stdout);
+    assert.deepEqual(endpoint.leftOut, [
+      { upstream: 'fs', tool: 'move_file', canonical: 'move_file', why: 'name taken' },
+      { upstream: 'fs', tool: 'search_tools', canonical: 'search_tools', why: 'name taken' },
+      { upstream: 'fs', tool: 'bad name', canonical: 'bad name', why: 'name rule' },
+    ]);
+  });
+
   for (const signal of ['SIGINT', 'SIGHUP'] as const) {
   it(`${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : 'a closed terminal (SIGHUP)'} while an upstream is starting stops that upstream, not only the command`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'swb-tools-'));
