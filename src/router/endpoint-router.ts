@@ -352,7 +352,8 @@ export class EndpointRouter implements EndpointView {
           if (other !== undefined) problems.push(`${kind.key.slice(0, -1)} "${exposed}" is offered by ${other === pool.name ? `upstream "${other}" twice` : `upstreams "${other}" and "${pool.name}"`}`);
           seen.set(exposed, pool.name);
           // Too long is not a problem: such a name is shortened (tools.maxToolNameLength).
-          if (kind.key === 'tools' && !hasToolNameChars(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
+          // A name the endpoint's curation renames is exposed by its rename (a tenant's own rename keeps it for that tenant alone).
+          if (kind.key === 'tools' && !hasToolNameChars(exposed) && this.tools.curationFor('').renameOf(exposed) === undefined) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
         }
       }
     }

@@ -249,8 +249,9 @@ export class RouterSession {
     }
     if (!this.#endpoint.prefixNames) return item;
     const name = prefixed(upstream, item.name);
-    // A name too long is shortened later (tools.maxToolNameLength); a character outside the rule cannot be.
-    if (spec.key === 'tools' && !hasToolNameChars(name)) {
+    // A name too long is shortened later (tools.maxToolNameLength); a character outside the rule cannot be,
+    // but a rename replaces the whole name (the tools stage exposes it by that).
+    if (spec.key === 'tools' && !hasToolNameChars(name) && this.curation.renameOf(name) === undefined) {
       warnBadToolName(this.#endpoint.logger, this.#endpoint.pool(upstream) ?? this, upstream, item.name);
       return undefined;
     }

@@ -76,7 +76,7 @@ function embeddingText(t: ViewTool, d: Definition): string {
   return `${t.upstream}: ${words(t.tool).join(' ')}${title}. ${description}${params}`.slice(0, 4000);
 }
 
-/** Every character of a canonical name is allowed in a tool name (its length is what shortening fixes). */
+/** Every character of a canonical name is allowed in a tool name (its length is what shortening fixes); else only a rename exposes it. */
 const NAME_CHARS = /^[A-Za-z0-9_.-]+$/;
 
 /**
@@ -91,7 +91,7 @@ export class ToolView {
   readonly upstreams: ReadonlySet<string>;
   /** Tools that got no name (a rename or a meta-tool took it). */
   readonly shadowed: readonly string[];
-  /** Tools curation admits that are left out for a name that breaks the MCP name rule (their canonical names, as listed). */
+  /** Tools curation admits but does not rename that are left out for a name that breaks the MCP name rule (their canonical names, as listed). */
   readonly misnamed: readonly string[];
   readonly #byName = new Map<string, ViewTool>();
   readonly #byCanonical = new Map<string, ViewTool>();
@@ -114,11 +114,13 @@ export class ToolView {
       for (const [tool, raw] of catalogue) {
         const canonical = input.prefixNames ? prefixed(upstream, tool) : tool;
         if (!input.curation.admits(canonical)) continue;
-        if (!NAME_CHARS.test(canonical)) {
+        // A rename (always a valid name: the config schema's rule) is how an operator keeps such a tool.
+        const rename = input.curation.renameOf(canonical);
+        if (rename === undefined && !NAME_CHARS.test(canonical)) {
           misnamed.push(canonical);
           continue;
         }
-        entries.push({ upstream, tool, raw, canonical, rename: input.curation.renameOf(canonical), keep: input.prefixNames ? upstream.length + 3 : 1 });
+        entries.push({ upstream, tool, raw, canonical, rename, keep: input.prefixNames ? upstream.length + 3 : 1 });
       }
     }
     const { names, shadowed } = assignNames(entries, input.maxNameLength, input.reserved);
@@ -170,8 +172,9 @@ export class ToolView {
     const known = this.#byCanonical.get(canonical);
     if (known) return known.name;
     const { curation, maxNameLength } = this.#input;
-    if (!NAME_CHARS.test(canonical) || !curation.admits(canonical)) return undefined;
-    const name = curation.renameOf(canonical) ?? (canonical.length <= maxNameLength ? canonical : shortName(canonical, maxNameLength));
+    const rename = curation.renameOf(canonical);
+    if ((rename === undefined && !NAME_CHARS.test(canonical)) || !curation.admits(canonical)) return undefined;
+    const name = rename ?? (canonical.length <= maxNameLength ? canonical : shortName(canonical, maxNameLength));
     return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
   }
 
