@@ -67,9 +67,13 @@ export class Curation {
     return this.#overrides.get(canonical)?.name;
   }
 
-  /** The canonical name a rename stands for (overrides are few: a config's, read on a call by name). */
+  /**
+   * The canonical name a rename stands for (overrides are few: a config's, read on a call by name). Not one
+   * this curation leaves out (the endpoint's rename of a tool a tenant's layer excludes): that name is no
+   * name of this audience's view, and a call by it must be judged, routed and audited as the unknown name it is.
+   */
   canonicalOf(exposed: string): string | undefined {
-    for (const [canonical, o] of this.#overrides) if (o.name === exposed) return canonical;
+    for (const [canonical, o] of this.#overrides) if (o.name === exposed) return this.admits(canonical) ? canonical : undefined;
     return undefined;
   }
 

@@ -45,6 +45,28 @@ describe('a tools/call whose name could not be looked up (its upstream down) is 
     }
   });
 
+  it("the endpoint's rename of a tool the tenant's own curation leaves out is an unknown name, as when the upstream is up", async () => {
+    const lines: string[] = [];
+    const gw = await startGateway(
+      {
+        upstreams: [{ name: 'remote', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', sharing: 'shared', era: 'legacy', healthCheck: { intervalMs: 0 } }],
+        endpoints: [{ path: '/mcp', upstreams: ['remote'], prefix: 'always', tools: { overrides: { remote__read_repo: { name: 'look' } }, tenants: { anonymous: { exclude: ['remote__read_repo'] } } } }],
+      },
+      { logLines: lines },
+    );
+    try {
+      const client = await connectClient(gw, 'streamable-http');
+      // Not "could not be reached": that told the caller "look" is a name on this endpoint, in another tenant's view.
+      await assert.rejects(client.callTool({ name: 'look', arguments: {} }), /Tool look not found/);
+      const audit = (): Line[] => lines.filter((l) => l.includes('"audit":true')).map((l) => JSON.parse(l) as Line);
+      await until('the audit line', () => audit().length >= 1);
+      assert.equal(audit()[0]!.name, 'look', 'audited as sent: not as a tool its view does not have');
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('a call_tool naming a denied tool is audited as that tool, denied', async () => {
     const lines: string[] = [];
     const gw = await startGateway(
