@@ -32,6 +32,12 @@ export interface ViewInput {
   prefixNames: boolean;
   /** Names the endpoint gives to something else (the search meta-tools). */
   reserved: readonly string[];
+  /**
+   * Names are passed on as the upstream gives them, whatever their characters: an unprefixed endpoint that
+   * lists its catalogue (exposure all) does so uncurated, and curation must not change it (a tool left out
+   * for its name, without a word, because an exclude glob named another). Elsewhere such a name is left out.
+   */
+  passNames?: boolean | undefined;
   /** Hybrid search (tools.embeddings); absent: searches rank by the lexical index alone. */
   semantic?: SemanticRanker | undefined;
 }
@@ -116,7 +122,7 @@ export class ToolView {
         if (!input.curation.admits(canonical)) continue;
         // A rename (always a valid name: the config schema's rule) is how an operator keeps such a tool.
         const rename = input.curation.renameOf(canonical);
-        if (rename === undefined && !NAME_CHARS.test(canonical)) {
+        if (rename === undefined && !input.passNames && !NAME_CHARS.test(canonical)) {
           misnamed.push(canonical);
           continue;
         }
@@ -171,11 +177,11 @@ export class ToolView {
   exposedName(canonical: string): string | undefined {
     const known = this.#byCanonical.get(canonical);
     if (known) return known.name;
-    const { curation, maxNameLength } = this.#input;
+    const { curation, maxNameLength, passNames } = this.#input;
     const rename = curation.renameOf(canonical);
-    if ((rename === undefined && !NAME_CHARS.test(canonical)) || !curation.admits(canonical)) return undefined;
+    if ((rename === undefined && !passNames && !NAME_CHARS.test(canonical)) || !curation.admits(canonical)) return undefined;
     const name = rename ?? (canonical.length <= maxNameLength ? canonical : shortName(canonical, maxNameLength));
-    return this.#byName.has(name) || this.#input.reserved.includes(name) || !isValidToolName(name) ? undefined : name;
+    return this.#byName.has(name) || this.#input.reserved.includes(name) || (!passNames && !isValidToolName(name)) ? undefined : name;
   }
 
   /** Every tool that matches the query's words, best first (the lexical index alone). */

@@ -112,7 +112,7 @@ export class ToolViews {
     const cached = this.#views.get(key);
     if (cached) return cached;
     const started = performance.now();
-    const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [], semantic: this.semantic });
+    const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [], passNames: !this.#prefixNames && !this.searchMode, semantic: this.semantic });
     this.#views.set(key, parts, view);
     const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);
     this.#logger.info({ curation: curation.key || undefined, tools: view.tools.length, renamed: renamed.length > 0 ? renamed : undefined, ms: Math.round((performance.now() - started) * 100) / 100 }, 'tool catalogue view built');

@@ -59,3 +59,29 @@ describe('a rename of a tool whose own name breaks the MCP name rule (found by a
     assert.ok(logLines.some((l) => l.includes('zip_folder → fs__archive/zip folder')), 'the view says it renamed the tool');
   });
 });
+
+describe('an endpoint that shows its one upstream unprefixed passes its tool names on as they are, curated or not (found by a review)', { timeout: 60_000 }, () => {
+  it('an exclude glob for another tool does not make a tool with a space or a slash in its name vanish', async () => {
+    const gw = await startGateway({
+      upstreams: [upstream('fs', '--set', 'files', '--tools', file)],
+      endpoints: [
+        { path: '/plain', upstreams: ['fs'] },
+        { path: '/curated', upstreams: ['fs'], tools: { exclude: ['move_file'] } },
+      ],
+    });
+    try {
+      for (const path of ['/plain', '/curated']) {
+        const c = await connectClient(gw, 'streamable-http', { path });
+        try {
+          const names = (await c.listTools()).tools.map((t) => t.name);
+          assert.ok(names.includes('archive/zip folder'), `${path}: ${names.join(', ')}`);
+          assert.equal(textOf(await c.callTool({ name: 'archive/zip folder', arguments: {} })), 'archive/zip folder {}', path);
+        } finally {
+          await c.close();
+        }
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+});
