@@ -6,6 +6,8 @@ import type { ViewTool } from './tool-view.js';
 export interface Gathered {
   catalogues: Map<string, Catalogue>;
   sources: Map<string, UpstreamInstance>;
+  /** Why the first upstream waited for could not list its tools, if one could not (what failureMode closed fails with). */
+  failed?: unknown;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceO
   );
   const out: Gathered = { catalogues: new Map(), sources: new Map() };
   settled.forEach((s, i) => {
+    if (s.status === 'rejected' && !('failed' in out)) out.failed = s.reason;
     if (s.status !== 'fulfilled' || s.value === undefined) return;
     out.catalogues.set(pools[i]!.name, s.value);
     out.sources.set(pools[i]!.name, instances[i]!);

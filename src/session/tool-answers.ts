@@ -79,7 +79,7 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
   // Never a cursor to continue: the list is one page.
   if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
   try {
-    const seen = await visibleTools(host, await host.router!.toolView());
+    const seen = await visibleTools(host, await host.router!.toolView(undefined, true));
     const tools = metaToolDefinitions(seen);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
     if (ws) for (const t of seen) if (ws.has(t.name)) tools.push(t.definition);
@@ -137,7 +137,7 @@ export async function searchTools(ctx: RequestContext): Promise<JsonRpcResponse>
   const { host } = ctx;
   try {
     const a = searchArgs(ctx.req.params?.arguments);
-    const best = await rankedFor(host, await host.router!.toolView(), a);
+    const best = await rankedFor(host, await host.router!.toolView(undefined, true), a);
     const tools = best.map(found);
     if (host.endpoint.tools.exposure === 'search+working-set') host.workingSet?.add(best.map((t) => t.name));
     const text = tools.length > 0 ? JSON.stringify({ tools }) : `No tool matches "${a.query}". Try other words for the task, or fewer of them.`;
