@@ -70,14 +70,14 @@ export class RouterSession {
    * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the name a call is
    * made by; on an endpoint that prefixes, only its own upstream's listing (read from the name, or from the rename
    * that gives it) is waited for. Names of different upstreams never meet: its tools are named the same without the others'.
-   * `failClosed`: what a search-mode tools/list or search_tools answers from, which failureMode closed fails when an
-   * upstream could not list its tools, as it fails an aggregated list (else that upstream is left out).
+   * `failClosed`: a search-mode tools/list or search_tools, failed as an aggregated list is when an upstream could not list
+   * its tools: under failureMode closed, or when none could (not "no tools here"); else that upstream is left out.
    */
   async toolView(calling?: string, failClosed = false): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
     const gathered = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    if (failClosed && 'failed' in gathered && this.#endpoint.config.failureMode === 'closed') throw gathered.failed;
+    if (failClosed && 'failed' in gathered && (gathered.catalogues.size === 0 || this.#endpoint.config.failureMode === 'closed')) throw gathered.failed;
     const { catalogues, sources } = gathered;
     const view = this.#endpoint.tools.view(this.curation, catalogues, sources);
     if (calling === undefined || view.named(calling) !== undefined) return view; // else maybe added silently: re-listed (bounded)

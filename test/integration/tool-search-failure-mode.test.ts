@@ -1,7 +1,8 @@
 // failureMode: closed promises that a list never silently misses a down upstream's part: it fails instead.
 // A search-mode endpoint's tools/list (the meta-tools, described from the catalogue) and its search_tools
 // left the down upstream out in either mode: a model told "no tool matches" concluded the tool did not
-// exist, where the operator had asked for an error. Found by a review.
+// exist, where the operator had asked for an error. So did one whose every upstream was down, in either
+// mode ("no tools are available to you here"), where exposure all fails its list. Found by a review.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -37,6 +38,8 @@ describe('a search-mode endpoint with a down upstream', { timeout: 60_000 }, () 
         { path: '/closed', upstreams: ['fs', 'gh'], failureMode: 'closed', tools: { exposure: 'search' } },
         { path: '/open', upstreams: ['fs', 'gh'], tools: { exposure: 'search' } },
         { path: '/closed-all', upstreams: ['fs', 'gh'], failureMode: 'closed' },
+        { path: '/only', upstreams: ['gh'], tools: { exposure: 'search' } },
+        { path: '/only-all', upstreams: ['gh'] },
       ],
     });
   });
@@ -60,5 +63,12 @@ describe('a search-mode endpoint with a down upstream', { timeout: 60_000 }, () 
     assert.match(tools[0]!.description!, /from: fs \(4 tools/);
     const r = (await c.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })) as unknown as { structuredContent: { tools: Array<{ name: string }> } };
     assert.equal(r.structuredContent.tools[0]?.name, 'fs__read_file');
+  });
+
+  it('failureMode open, every upstream down: tools/list and search_tools fail as a list does, not "no tools here"', async () => {
+    assert.equal(await failure((await connect('/only-all')).listTools()), FAILED, 'exposure all fails its list');
+    const c = await connect('/only');
+    assert.equal(await failure(c.listTools()), FAILED);
+    assert.equal(await failure(c.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })), FAILED);
   });
 });
