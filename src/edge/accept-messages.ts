@@ -93,9 +93,11 @@ export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, s
   }
   for (const m of read.messages) {
     if (!isRequest(m)) continue;
-    const missing = session.guard.missingScopes(m.method, m.params);
+    // Judged by the tool a call runs (call_tool's, a rename's), as the policy stage will judge it.
+    const params = m.method === 'tools/call' && session.guard.tenant.hasScopedRules ? session.endpoint.tools.judged(session.guard.tenant.name, m.params) : m.params;
+    const missing = session.guard.missingScopes(m.method, params);
     if (missing) {
-      session.guard.refused(m.method, m.params, `missing scope ${missing.join(' ')}`);
+      session.guard.refused(m.method, params, `missing scope ${missing.join(' ')}`);
       return { ...insufficientScope(auth, req, path, missing), id: m.id };
     }
   }

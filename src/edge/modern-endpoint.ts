@@ -43,9 +43,11 @@ export function serveModernPost(
   }
   // Judged by this request's own token, not the standing's latest (another client of the subject may share it).
   const guard = session.guardFor(o.principal);
-  const missing = guard.missingScopes(call.method, call.params);
+  // Judged by the tool a call runs (call_tool's, a rename's), as the policy stage will judge it.
+  const judged = call.method === 'tools/call' && guard.tenant.hasScopedRules ? o.router.tools.judged(guard.tenant.name, call.params) : call.params;
+  const missing = guard.missingScopes(call.method, judged);
   if (missing) {
-    guard.refused(call.method, call.params, `missing scope ${missing.join(' ')}`);
+    guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
     return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
   }
   const res = reply.hijack().raw;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ToolsConfig } from '../config/tools-schema.js';
+import { isJsonObject } from '../jsonrpc/types.js';
 import { clipped } from '../observability/clipped.js';
 import type { Logger } from '../observability/logger.js';
 import { Curation } from './curation.js';
@@ -66,6 +67,21 @@ export class ToolViews {
   /** What a tenant's sessions see of the catalogue. */
   curationFor(tenant: string): Curation {
     return this.#tenants.get(tenant) ?? this.#common;
+  }
+
+  /**
+   * The tools/call params tenant policy judges, as far as the name tells without the tool list: on a search-mode
+   * endpoint call_tool's inner name, and a rename's canonical name (a shortened name needs the list: judged as
+   * sent). What the edge's step-up check (403 insufficient_scope) must judge, as the policy stage will.
+   */
+  judged(tenant: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const wrapped = this.searchMode && params?.name === CALL_TOOL ? params.arguments : undefined;
+    const name = wrapped === undefined ? params?.name : isJsonObject(wrapped) ? wrapped.name : undefined;
+    if (typeof name !== 'string') return params;
+    const canonical = this.curationFor(tenant).canonicalOf(name) ?? name;
+    if (canonical === params!.name) return params;
+    // With the arguments the call runs with: a refusal's audit line is the direct call's (their hash included).
+    return { name: canonical, arguments: wrapped === undefined ? params!.arguments : (wrapped as Record<string, unknown>).arguments };
   }
 
   /** Whether a tenant's view differs from what everyone else on this endpoint sees (then no public caching). */
