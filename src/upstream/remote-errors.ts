@@ -3,9 +3,18 @@ import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
 import { headerValue } from './http-headers.js';
 
-/** The upstream no longer knows our MCP session (HTTP 404): re-initialize. */
-export function sessionExpired(upstream: string): TransportError {
-  return new TransportError('session-expired', `upstream "${upstream}" no longer knows the gateway's session (HTTP 404); re-initializing`);
+/** The upstream no longer knows our MCP session (HTTP 404, or a 400 that says so): re-initialize. */
+export function sessionExpired(upstream: string, status = 404): TransportError {
+  return new TransportError('session-expired', `upstream "${upstream}" no longer knows the gateway's session (HTTP ${status}); re-initializing`);
+}
+
+/**
+ * A request's POST refused for the session it named (see sessionExpired): the upstream did not take it, so it
+ * never ran. It fails as never sent (details.unsent): UpstreamInstance sends it again once re-initialized,
+ * once, whatever its method; the circuit does not count it.
+ */
+export function refusedForSession(upstream: string, status: number): GatewayError {
+  return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `upstream "${upstream}" no longer knows the gateway's session (HTTP ${status}), and did not take the request; re-initializing`, { upstream, unsent: true });
 }
 
 export class UpstreamHttpError extends Error {

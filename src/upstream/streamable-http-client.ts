@@ -11,7 +11,7 @@ import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, headersTooLarge, httpRefusal, sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, headersTooLarge, httpRefusal, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
@@ -148,13 +148,13 @@ export class StreamableHttpClientTransport implements Transport {
     const sid = headerValue(res.headers, 'mcp-session-id');
     if (sid && !this.#sessionId) this.#sessionId = sid;
     if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
-      // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say
-      // 400 "No valid session ID" instead. Either way: a fresh session, not an error for the caller.
+      // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say 400 "No valid
+      // session ID" instead. Either way a fresh session, and the request was not taken: it fails as never sent (sent
+      // again on the new session), ahead of the close that fails the calls in flight (a tools/call was lost as "crashed").
       const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-      if (res.statusCode === 404 || /session/i.test(text)) {
-        throw this.#expired();
-      }
-      throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+      if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+      if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
+      throw this.#expired(res.statusCode);
     }
     if (res.statusCode === 202) {
       await discard(res.body, this.#cfg.http.bodyTimeoutMs);
@@ -375,8 +375,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Our session is gone upstream: close, so the instance re-initializes with a fresh one. */
-  #expired(): TransportError {
-    const reason = sessionExpired(this.#cfg.name);
+  #expired(status = 404): TransportError {
+    const reason = sessionExpired(this.#cfg.name, status);
     this.#sessionId = undefined;
     void this.#close(reason);
     return reason;

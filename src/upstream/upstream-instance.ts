@@ -304,7 +304,7 @@ export class UpstreamInstance extends EventEmitter {
       return await this.#requestOnce(method, params, opts);
     } catch (err) {
       const [code, unsent] = err instanceof GatewayError ? [err.code, err.details?.unsent === true] : [];
-      // Any request that never left (the user's consent changed, see ConsentPin); else only idempotent ones: a retry after the upstream lost its session changes nothing.
+      // Any request that never left or was not taken (the user's consent changed, see ConsentPin; refused for a session the upstream forgot); else only idempotent ones: a retry after the upstream lost its session changes nothing.
       // Not on an instance stopped on purpose: it comes back ready never, and the wait held the client initTimeoutMs.
       if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted && !this.#stopping) {
         this.#tracing.event('upstream.retry', { reason: code });

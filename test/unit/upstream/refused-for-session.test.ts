@@ -1,0 +1,96 @@
+// A 2025-era Streamable HTTP upstream that forgot the gateway's session (it restarted, or a load balancer
+// without sticky sessions sent the POST elsewhere) refuses the next request's POST with 404 (or the 400 "No
+// valid session ID" the SDK's examples send): the spec's word that it did not take the request. Such a
+// request never ran, so it is sent again once the session is re-initialized, a tools/call too. It failed as
+// SWB_UPSTREAM_CRASHED (which the circuit counts), so the first call after every upstream restart was lost.
+// Real loopback HTTP, the real pool and transport.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { Agent } from 'undici';
+import { parseConfig } from '../../../src/config/load.js';
+import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+
+const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
+
+/** `refuse`: how a session it forgot is refused; `forget(n)`: whether session n is forgotten once a call comes. */
+async function upstream(refuse: (res: ServerResponse) => void, forget: (session: number) => boolean) {
+  let inits = 0;
+  const ran: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      const m = JSON.parse(body) as { id?: number; method: string };
+      if (m.method === 'initialize') {
+        inits++;
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': `s${inits}` });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } } }));
+      }
+      if (m.id === undefined) return void res.writeHead(202).end();
+      const session = Number(String(req.headers['mcp-session-id']).slice(1));
+      if (forget(session)) return refuse(res);
+      ran.push(`${m.method}@s${session}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ran' }] } }));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, ran, inits: () => inits };
+}
+
+async function gatewaySide(url: string) {
+  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+  const agent = new Agent();
+  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new StreamableHttpClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
+  await pool.start();
+  return { instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
+}
+
+const refusals: [string, (res: ServerResponse) => void][] = [
+  ['404 (the spec)', (res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Session not found')],
+  ['400 "No valid session ID" (the SDK\'s examples)', (res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }))],
+];
+
+describe("a request refused for a session the upstream forgot never ran: it is sent again on the new session (found by a review)", () => {
+  for (const [what, refuse] of refusals) {
+    it(`${what}: a tools/call is answered once, on the new session, and the circuit stays closed`, async () => {
+      const up = await upstream(refuse, (s) => s === 1);
+      const gw = await gatewaySide(up.url);
+      try {
+        const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
+        assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+        assert.deepEqual(up.ran, ['tools/call@s2']);
+        assert.equal(gw.instance.circuit, 'closed');
+      } finally {
+        await gw.close();
+        up.server.closeAllConnections();
+        up.server.close();
+      }
+    });
+  }
+
+  it('refused again on the new session: it fails once, as the session lost (SWB_UPSTREAM_SESSION_EXPIRED), and is not counted by the circuit', async () => {
+    const up = await upstream(refusals[0]![1], (s) => s >= 1);
+    const gw = await gatewaySide(up.url);
+    try {
+      const failed = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then(() => undefined, (err: { code?: string; message: string }) => err);
+      assert.equal(failed?.code, 'SWB_UPSTREAM_SESSION_EXPIRED', failed?.message);
+      assert.match(failed!.message, /^upstream "u" no longer knows the gateway's session/);
+      assert.deepEqual(up.ran, []);
+      assert.equal(up.inits() <= 3, true, `${up.inits()} sessions`);
+      assert.equal(gw.instance.circuit, 'closed');
+    } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+});
