@@ -4,14 +4,14 @@ import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, type SkippedExcerpt, type SseMessage } from '../jsonrpc/sse-parser.js';
 import { answeredId } from '../jsonrpc/answer-id.js';
-import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
+import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { MessageExtra, Transport } from '../transport/transport.js';
 import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, httpRefusal } from './remote-errors.js';
+import { answerTooLarge, httpRefusal, refusedForSession } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
@@ -151,11 +151,20 @@ export class SseClientTransport implements Transport {
     // Bounded in all, not only between bytes (undici's bodyTimeout): a body that trickled held the send, and its connection, for ever.
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      if (res.statusCode === 404) void this.close(); // the upstream forgot us: reconnect
+      if (res.statusCode === 404) this.#forgotten(message); // the upstream forgot us: reconnect
       throw httpRefusal(this.#cfg.name, res, this.#endpoint, text.slice(0, 200), false);
     }
   }
 
+  /**
+   * A POST refused 404: the upstream forgot the session (a restart, a replica without its stream). A request so
+   * refused was not taken: it fails as never sent, sent again once reconnected (see refusedForSession), before the
+   * close fails the calls in flight (it was lost as "crashed", counted by the circuit).
+   */
+  #forgotten(message: JsonRpcMessage): void {
+    if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, 404));
+    void this.close();
+  }
 
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -1,0 +1,89 @@
+// A legacy HTTP+SSE (2024-11-05) upstream whose endpoint refuses a POST with 404 for the session it names
+// (the SDK's and FastMCP's "Session not found": it restarted, or a load balancer without sticky sessions sent
+// the POST to a replica that does not hold the stream). The request was not taken, so it never ran: it is sent
+// again once the gateway has reconnected. It failed as SWB_UPSTREAM_CRASHED, which the circuit counts.
+// Real loopback HTTP, the real pool and transport.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { Agent } from 'undici';
+import { parseConfig } from '../../../src/config/load.js';
+import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { SseClientTransport } from '../../../src/upstream/sse-client.js';
+import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+
+const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
+const INIT = { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
+
+/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with 404. */
+async function upstream(forgets: (session: number) => boolean) {
+  const streams = new Map<number, ServerResponse>();
+  const ran: string[] = [];
+  let sessions = 0;
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      const n = ++sessions;
+      streams.set(n, res);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void res.write(`event: endpoint\ndata: /messages?s=${n}\n\n`);
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const n = Number(new URL(req.url!, 'http://h').searchParams.get('s'));
+      const m = JSON.parse(body) as { id?: number; method: string };
+      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void res.writeHead(404).end('Session not found');
+      res.writeHead(202).end('Accepted');
+      if (m.id === undefined) return;
+      if (m.method !== 'initialize') ran.push(`${m.method}@s${n}`);
+      const result = m.method === 'initialize' ? INIT : { content: [{ type: 'text', text: 'ran' }] };
+      streams.get(n)?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, ran, sessions: () => sessions };
+}
+
+async function gatewaySide(url: string) {
+  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+  const agent = new Agent();
+  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new SseClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
+  await pool.start();
+  return { instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
+}
+
+describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session never ran (found by a review)', () => {
+  it('it is sent again once reconnected, and answered once; the circuit stays closed', async () => {
+    const up = await upstream((n) => n === 1);
+    const gw = await gatewaySide(up.url);
+    try {
+      const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
+      assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+      assert.deepEqual(up.ran, ['tools/call@s2']);
+      assert.equal(gw.instance.circuit, 'closed');
+    } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+
+  it('refused again after reconnecting: it fails once as the session lost (SWB_UPSTREAM_SESSION_EXPIRED), not counted by the circuit', async () => {
+    const up = await upstream(() => true);
+    const gw = await gatewaySide(up.url);
+    try {
+      const failed = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then(() => undefined, (err: { code?: string; message: string }) => err);
+      assert.equal(failed?.code, 'SWB_UPSTREAM_SESSION_EXPIRED', failed?.message);
+      assert.deepEqual(up.ran, []);
+      assert.equal(gw.instance.circuit, 'closed');
+    } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+});
