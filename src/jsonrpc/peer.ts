@@ -88,6 +88,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   /** Requests the other side sent us, by its id, so its notifications/cancelled can stop them. */
   readonly #incoming = new RequestTable<Cancellation>();
   #nextId = 1;
+  readonly #firstId: number;
   #closedError: Error | undefined;
   /** The one timer for every request's timeout, and when it fires (Infinity: none set). */
   #timer: NodeJS.Timeout | undefined;
@@ -97,6 +98,12 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   constructor(link: PeerLink<O>, firstId = 1) {
     this.#link = link;
     this.#nextId = firstId;
+    this.#firstId = firstId;
+  }
+
+  /** An id this peer sent a request with, answered or not: an answer to any other is to nothing it asked. */
+  sent(id: RequestId): boolean {
+    return typeof id === 'number' && Number.isInteger(id) && id >= this.#firstId && id < this.#nextId;
   }
 
   /** Outgoing requests still waiting for their answer. */

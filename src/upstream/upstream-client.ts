@@ -268,9 +268,10 @@ export class UpstreamClient {
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
     if (isRequest(m)) return this.#onServerRequest(m, related);
     if (isNotification(m)) return this.#onNotification(m.method, m.params, related);
-    // False for an answer after a cancellation or timeout (the race the spec warns about) and for ids never sent.
+    // False for an answer after a cancellation or timeout (the race the spec warns about: quietly) and for ids never
+    // sent, numbers too (a server answering id+1, a proxy renumbering: its calls time out, and the log says why).
     if (this.#peer.response(m, bytes)) return;
-    if (typeof m.id !== 'number') this.#warnings.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
+    if (m.id === null || !this.#peer.sent(m.id)) this.#warnings.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
