@@ -41,7 +41,7 @@ export async function readAnswerStream(
     else broke(err as Error);
   }
   if (got === 'nothing' && parser.lastEventId !== undefined && parser.lastEventId !== at.lastEventId) got = 'events';
-  at.lastEventId = parser.lastEventId ?? at.lastEventId;
+  at.lastEventId = resumableId(parser.lastEventId, at.lastEventId);
   at.retryMs = parser.retryMs ?? at.retryMs;
   return got;
 }
@@ -74,4 +74,26 @@ export function skippedEvents(logger: Logger, upstream: string, maxBytes: number
     said = id;
     logger.warn({ upstream, eventId: id, maxMessageBytes: maxBytes }, 'upstream sent an event over http.maxMessageBytes on its GET stream; skipped');
   };
+}
+
+/** What a Last-Event-ID header can carry: visible ASCII and spaces, at most 8 KiB (what proxies take in a header line). */
+const SENDABLE_ID = /^[\x20-\x7e]{1,8192}$/;
+
+/**
+ * The id a stream is resumed from after one that carried `newest` (undefined: none, `previous` stands). The SSE
+ * format allows any character but NUL in an id; one no Last-Event-ID header can carry (undici refuses what is not
+ * Latin-1 or is a control character; a server refuses a header of tens of KiB) cannot be resumed from: none, and
+ * `unsendable` hears of it. Kept, every resume from it failed before it left, or was refused, for ever: the GET
+ * stream was never open again (the upstream's notifications lost), a call's stream was retried to its timeout.
+ */
+export function resumableId(newest: string | undefined, previous: string | undefined, unsendable?: (id: string) => void): string | undefined {
+  if (newest === undefined || newest === previous) return previous;
+  if (SENDABLE_ID.test(newest)) return newest;
+  if (newest !== '') unsendable?.(newest);
+  return undefined;
+}
+
+/** What the GET stream does with an event id it cannot resume from (see resumableId): it is opened again without one, and says so. */
+export function unsendableIds(logger: Logger, upstream: string): (id: string) => void {
+  return (id) => logger.warn({ upstream, eventId: id.slice(0, 100), length: id.length }, "upstream's GET stream ended after an event id no Last-Event-ID header can carry (not visible ASCII, or over 8192 characters); opened again without one: what it sent meanwhile may be missed");
 }

@@ -16,7 +16,7 @@ import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { readAnswerStream, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
+import { readAnswerStream, resumableId, resumeDelay, skippedEvents, unsendableIds, type StreamPosition } from './sse-answer.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
@@ -324,6 +324,7 @@ export class StreamableHttpClientTransport implements Transport {
     let first = true;
     const waits = new ReopenWaits(this.#now);
     const skipped = skippedEvents(this.#logger, this.#cfg.name, this.#cfg.http.maxMessageBytes);
+    const unsendable = unsendableIds(this.#logger, this.#cfg.name);
     // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
     // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
     // After a confirmation this is a no-op.
@@ -334,11 +335,7 @@ export class StreamableHttpClientTransport implements Transport {
         // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
         // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
         // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
-        if (res.statusCode === 405 || (res.statusCode === 404 && first)) {
-          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
-          confirmed();
-          return;
-        }
+        if (res.statusCode === 405 || (res.statusCode === 404 && first)) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs), confirmed());
         if (res.statusCode === 404 && this.#sessionId) {
           await discard(res.body, this.#cfg.http.bodyTimeoutMs);
           failed(this.#expired());
@@ -360,7 +357,7 @@ export class StreamableHttpClientTransport implements Transport {
           }
         } finally {
           brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
-          lastEventId = parser.lastEventId ?? lastEventId;
+          lastEventId = resumableId(parser.lastEventId, lastEventId, unsendable);
           waits.ended(brought);
         }
       } catch (err) {
