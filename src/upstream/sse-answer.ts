@@ -93,7 +93,24 @@ export function resumableId(newest: string | undefined, previous: string | undef
   return undefined;
 }
 
-/** What the GET stream does with an event id it cannot resume from (see resumableId): it is opened again without one, and says so. */
-export function unsendableIds(logger: Logger, upstream: string): (id: string) => void {
-  return (id) => logger.warn({ upstream, eventId: id.slice(0, 100), length: id.length }, "upstream's GET stream ended after an event id no Last-Event-ID header can carry (not visible ASCII, or over 8192 characters); opened again without one: what it sent meanwhile may be missed");
+/**
+ * What the GET stream does with an event id it cannot resume from: one no header can carry (see resumableId), or
+ * one whose resume the upstream refused (`refusedWith`, see refusesTheId). It says so, and is opened again
+ * without one (undefined): what the upstream sent meanwhile may be missed, but what it sends next is heard.
+ */
+export function lostPositions(logger: Logger, upstream: string): (id: string, refusedWith?: number) => undefined {
+  return (id, refusedWith) => {
+    const why = refusedWith === undefined ? 'an event id no Last-Event-ID header can carry (not visible ASCII, or over 8192 characters)' : `a resume refused with HTTP ${refusedWith}`;
+    logger.warn({ upstream, eventId: id.slice(0, 100), length: id.length }, `upstream's GET stream: ${why}; opened again without Last-Event-ID, so what it sent meanwhile may be missed`);
+    return undefined;
+  };
+}
+
+/**
+ * A resume (a GET with Last-Event-ID) refused with this status was refused for the id it resumes from: unknown,
+ * evicted from the event store, too long (431), or no event store at all (the SDK's server: 400). Not a refusal a
+ * later try may get past (408, 409, 429) or one about credentials (401, 403).
+ */
+export function refusesTheId(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 408 && status !== 409 && status !== 429;
 }

@@ -16,7 +16,7 @@ import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { readAnswerStream, resumableId, resumeDelay, skippedEvents, unsendableIds, type StreamPosition } from './sse-answer.js';
+import { lostPositions, readAnswerStream, refusesTheId, resumableId, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
@@ -324,7 +324,7 @@ export class StreamableHttpClientTransport implements Transport {
     let first = true;
     const waits = new ReopenWaits(this.#now);
     const skipped = skippedEvents(this.#logger, this.#cfg.name, this.#cfg.http.maxMessageBytes);
-    const unsendable = unsendableIds(this.#logger, this.#cfg.name);
+    const lost = lostPositions(this.#logger, this.#cfg.name);
     // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
     // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
     // After a confirmation this is a no-op.
@@ -343,6 +343,8 @@ export class StreamableHttpClientTransport implements Transport {
         }
         if (res.statusCode !== 200) {
           await discard(res.body, this.#cfg.http.bodyTimeoutMs);
+          // Reopened from that id, it was refused for ever: the upstream's notifications were lost for the session's life.
+          if (lastEventId && refusesTheId(res.statusCode)) lastEventId = lost(lastEventId, res.statusCode);
           throw httpRefusal(this.#cfg.name, res, this.#cfg.url, 'on the GET stream');
         }
         if (first) confirmed();
@@ -357,7 +359,7 @@ export class StreamableHttpClientTransport implements Transport {
           }
         } finally {
           brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
-          lastEventId = resumableId(parser.lastEventId, lastEventId, unsendable);
+          lastEventId = resumableId(parser.lastEventId, lastEventId, lost);
           waits.ended(brought);
         }
       } catch (err) {
