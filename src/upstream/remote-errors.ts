@@ -19,10 +19,13 @@ export function refusedForSession(upstream: string, status: number): GatewayErro
 
 export class UpstreamHttpError extends Error {
   readonly status: number;
+  /** What the upstream said (the start of its body), or where its redirect points. */
+  readonly detail: string;
   constructor(upstream: string, status: number, detail: string) {
     super(`upstream "${upstream}" answered HTTP ${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'UpstreamHttpError';
     this.status = status;
+    this.detail = detail;
   }
 }
 
@@ -61,6 +64,16 @@ export function headersTooLarge(upstream: string): GatewayError {
   return new GatewayError('SWB_ARGUMENT_REFUSED', `upstream "${upstream}" refused the request's headers as too large (HTTP 431): an argument mirrored into an Mcp-Param-* header (x-mcp-header), or the name or URI in Mcp-Name, is longer than its server takes`, { upstream, httpStatus: 431 });
 }
 
+/**
+ * A request whose body its server refused as too large (HTTP 413: the official SDK's server over 4 MiB, Express's
+ * json() over 100 KiB). Its size is the client's (its arguments): that call fails as its arguments' fault, and the
+ * circuit does not count it, as for headersTooLarge. Counted as "could not be reached", a few such calls of one
+ * client paused the upstream for every other client and tenant.
+ */
+export function bodyTooLarge(upstream: string, detail: string): GatewayError {
+  return new GatewayError('SWB_ARGUMENT_REFUSED', `upstream "${upstream}" refused the request as too large (HTTP 413): its arguments are more than its server takes${detail ? ` (${detail})` : ''}`, { upstream, httpStatus: 413 });
+}
+
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
 export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE', 'SWB_ARGUMENT_REFUSED']);
 
@@ -69,11 +82,13 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
  * it was said (KEPT_AS_IS). A link whose consent changed (details.unsent): the request never left, and is
  * retried once reconnected. A server not reading what it was sent (busy on a long call): SWB_UPSTREAM_BUSY,
  * which its circuit does not count, as it does not count a full queue: the upstream is alive, and a few
- * refusals must not pause every call for resetTimeoutMs. Anything else: it could not be reached.
+ * refusals must not pause every call for resetTimeoutMs. A body too large (413): the arguments' fault (see
+ * bodyTooLarge). Anything else: it could not be reached.
  */
 export function sendFailure(upstream: string, err: Error): Error {
   if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)) return err;
   if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
+  if (err instanceof UpstreamHttpError && err.status === 413) return bodyTooLarge(upstream, err.detail);
   if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
   return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
 }
