@@ -385,7 +385,10 @@ export class UpstreamClient {
   #replyError = (id: RequestId, err: JsonRpcError): void => void this.#transport.send(err.toResponse(id)).catch(() => {});
 
   #onClose(reason: TransportError | undefined): void {
-    const err = new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
+    // The session forgotten (a restart): the upstream is alive and answering, so its circuit must not count the calls
+    // in flight (counted as crashed, a restart under a few calls paused it once it was back); idempotent ones are retried.
+    const err = reason?.code === 'session-expired' ? sendFailure(this.#name, reason)
+      : new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
     this.#peer.close(err, 'upstream closed');
     this.#warnings.close();
   }
