@@ -70,8 +70,13 @@ export function headersTooLarge(upstream: string): GatewayError {
  * circuit does not count it, as for headersTooLarge. Counted as "could not be reached", a few such calls of one
  * client paused the upstream for every other client and tenant.
  */
-export function bodyTooLarge(upstream: string, detail: string): GatewayError {
-  return new GatewayError('SWB_ARGUMENT_REFUSED', `upstream "${upstream}" refused the request as too large (HTTP 413): its arguments are more than its server takes${detail ? ` (${detail})` : ''}`, { upstream, httpStatus: 413 });
+export function bodyTooLarge(upstream: string, status: number, detail: string): GatewayError {
+  return new GatewayError('SWB_ARGUMENT_REFUSED', `upstream "${upstream}" refused the request as too large (HTTP ${status}): its arguments are more than its server takes${detail ? ` (${detail})` : ''}`, { upstream, httpStatus: status });
+}
+
+/** HTTP 413; or a 400 saying so, as the official SDK's legacy HTTP+SSE server answers ("PayloadTooLargeError: request entity too large"). */
+function refusedAsTooLarge(err: UpstreamHttpError): boolean {
+  return err.status === 413 || (err.status === 400 && /too large/i.test(err.detail));
 }
 
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
@@ -88,7 +93,7 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
 export function sendFailure(upstream: string, err: Error): Error {
   if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)) return err;
   if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
-  if (err instanceof UpstreamHttpError && err.status === 413) return bodyTooLarge(upstream, err.detail);
+  if (err instanceof UpstreamHttpError && refusedAsTooLarge(err)) return bodyTooLarge(upstream, err.status, err.detail);
   if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
   return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
 }
