@@ -57,13 +57,21 @@ const wrappedPayload = (key: string, value: unknown): value is string => PAYLOAD
  */
 const TEXTUAL = /^(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
 const readsAsText = (mimeType: unknown): boolean => mimeType === undefined || (typeof mimeType === 'string' && TEXTUAL.test(mimeType.trim()));
-/** Decodes fatally: bytes that are not UTF-8 are no text (a binary payload under a wrong or absent type). */
+/** Decodes fatally: untyped bytes that are not UTF-8 are no text (a host guessing the type reads them as binary). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/**
+ * Decodes as a host does a payload declared text (TextDecoder's default, Buffer's toString): a byte that
+ * is not UTF-8 becomes U+FFFD and the rest is read. Decoded fatally, one stray 0xFF byte at its end
+ * carried a text/plain blob's hidden text past strip and block.
+ */
+const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** A base64 payload's bytes as UTF-8 text, or undefined when they are not text. */
-function decodedText(payload: string): string | undefined {
+/** A base64 payload's bytes as UTF-8 text (declared text: leniently), or undefined when they are not text. */
+function decodedText(payload: string, declared: boolean): string | undefined {
+  const bytes = Buffer.from(payload, 'base64');
+  if (declared) return LENIENT.decode(bytes);
   try {
-    return UTF8.decode(Buffer.from(payload, 'base64'));
+    return UTF8.decode(bytes);
   } catch {
     return undefined;
   }
@@ -203,7 +211,7 @@ class Walk {
    */
   #payload(key: string, payload: string, mimeType: unknown): string {
     if (!readsAsText(mimeType)) return payload;
-    const text = decodedText(payload);
+    const text = decodedText(payload, mimeType !== undefined);
     // Untyped bytes with a NUL are binary to a host that guesses (as to file(1) and git), never text it gives a model.
     if (text === undefined || (mimeType === undefined && text.includes('\0'))) return payload;
     this.#path.push(key);
