@@ -294,6 +294,27 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
       assert.deepEqual((err.data as Json).findings.map((f: Json) => [f.kind, f.path]), [[kind, 'contents[0].blob (base64-decoded)']]);
     }
   });
+
+  it("an upstream's JSON-RPC error is scanned as its result would be: a host shows its message and data to the model (found by a review)", async () => {
+    const call = (path: string, kind: string) => rejection(clients[path]!.callTool({ name: 'reply', arguments: { kind, where: 'error' } }));
+    const raw = await call('/off', 'tag');
+    assert.ok(raw.message.includes(F.samples.tag) && (raw.data as Json).detail === F.samples.tag, 'the fixture hides tag characters in its error');
+    const before = hiddenAudit(lines, '/audit', 'result').length;
+    assert.ok((await call('/audit', 'tag')).message.includes(F.samples.tag), 'audit passes it on');
+    assert.deepEqual(hiddenAudit(lines, '/audit', 'result').slice(before).map((l) => l.findings.map((f: Json) => [f.kind, f.path])), [[['tag', 'error.message'], ['tag', 'error.data.detail']]]);
+    for (const kind of KINDS) {
+      const stripped = await call('/strip', kind);
+      assert.equal(stripped.code, -32000, kind);
+      assert.ok(stripped.message.endsWith(STRIPPED[kind]), `${kind}: ${stripped.message}`);
+      assert.equal((stripped.data as Json).detail, STRIPPED[kind], kind);
+      const err = await call('/block', kind);
+      assert.equal((err.data as Json).code, 'SWB_HIDDEN_TEXT_BLOCKED', kind);
+      assert.match(err.message, new RegExp(`The error upstream ht answered tool reply with was withheld by the gateway: hidden text \\(${kind}\\)`));
+      assert.ok(!HIDDEN_CHARS.test(JSON.stringify(err)) && !JSON.stringify(err).includes('eliforp'), kind);
+    }
+    // An error without hidden text is passed on as it was.
+    assert.ok((await call('/block', 'none')).message.endsWith(F.samples.none));
+  });
 });
 
 describe('hidden-text block: completion on a withheld template no list has shown (found by a review)', () => {
