@@ -1,5 +1,6 @@
 import { joinPatterns } from '../config/guardrails-schema.js';
 import { clipped } from '../observability/clipped.js';
+import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js';
 
 /**
  * Hidden text: characters a model reads and a person reviewing the text does not see, and configured
@@ -128,6 +129,8 @@ function hiddenCharacters(s: string): TextScan | undefined {
 
 /** Code points that render as nothing: what patterns must not see, counted or not (see asRead). */
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+/** Either those or a compatibility form: one test says whether a string is read otherwise than it is written. */
+const UNREAD = new RegExp(`[\\p{Default_Ignorable_Code_Point}${COMPATIBILITY_CLASS}]`, 'u');
 const IGNORABLE_RUNS = /\p{Default_Ignorable_Code_Point}+/gu;
 
 /** `text` without its default-ignorable code points, and where each of its indices was in `text`. */
@@ -169,8 +172,9 @@ export function shown(s: string, max = 64): string {
 
 /**
  * Finds hidden text in strings: the character classes above, and the configured patterns. Patterns are
- * matched on the text with its hidden characters (and every other invisible one) removed, so
- * "ignore\u200Bprevious" cannot slip past "ignore previous". Stateless apart from its compiled expressions: one instance serves every caller.
+ * matched on the text with its hidden characters (and every other invisible one) removed and its
+ * compatibility forms folded (compatibility-forms.ts), so neither "ignore\u200Bprevious" nor "ｉｇｎｏｒｅ
+ * ｐｒｅｖｉｏｕｓ" slips past "ignore previous". Stateless apart from its compiled expressions: one instance serves every caller.
  */
 export class HiddenTextScanner {
   /** Tells pattern sets apart (caches of scans are per set). */
@@ -220,11 +224,16 @@ export class HiddenTextScanner {
     return { matches: found.length, clean: clean + text.slice(from) };
   }
 
-  /** Where in `text` the patterns match, as read (see #patterns): [start, end) pairs in order; undefined when none do. */
+  /**
+   * Where in `text` the patterns match, as read (see #patterns; compatibility forms folded to what they
+   * stand for): [start, end) pairs in order; undefined when none do.
+   */
   matches(text: string): Array<[number, number]> | undefined {
     if (this.#test === undefined) return undefined;
-    const read = IGNORABLE.test(text) ? asRead(text) : undefined;
-    const target = read?.text ?? text;
+    const unread = UNREAD.test(text);
+    const read = unread && IGNORABLE.test(text) ? asRead(text) : undefined;
+    const fold = unread ? foldCompatibility(read?.text ?? text) : undefined;
+    const target = fold?.text ?? read?.text ?? text;
     if (!this.#test.test(target)) return undefined;
     const re = this.#all!;
     re.lastIndex = 0;
@@ -236,8 +245,11 @@ export class HiddenTextScanner {
         re.lastIndex++;
         continue;
       }
-      const start = read ? read.at(m.index) : m.index;
-      const end = read ? read.at(m.index + m[0].length - 1) + 1 : m.index + m[0].length;
+      // As read, then without the ignorables: each step maps the match back to the text before it.
+      const from = fold ? fold.start(m.index) : m.index;
+      const to = fold ? fold.end(m.index + m[0].length) : m.index + m[0].length;
+      const start = read ? read.at(from) : from;
+      const end = read ? read.at(to - 1) + 1 : to;
       out.push([start, end]);
     }
     return out;
