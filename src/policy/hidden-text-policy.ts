@@ -5,7 +5,8 @@ import type { AuditLog, HiddenTextAuditEvent } from './audit-log.js';
 import { shown, type HiddenKind, type HiddenTextScanner } from './hidden-text.js';
 import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-text-walk.js';
 
-export type DefinitionKind = 'tool' | 'prompt' | 'template';
+/** A listed resource is a definition too (its name, description, title): a host gives a model the list. */
+export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource';
 export type ResultKind = 'tool' | 'prompt' | 'resource';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;

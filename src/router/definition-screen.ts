@@ -1,10 +1,10 @@
 import type { ListSpec } from '../jsonrpc/methods.js';
 
 /** What a screen judges: the definitions a client reads before it calls anything. */
-export type ScreenedKind = 'tool' | 'prompt' | 'template';
+export type ScreenedKind = 'tool' | 'prompt' | 'template' | 'resource';
 
 /**
- * A check of each tool, prompt and resource-template definition an upstream reports, before a client
+ * A check of each tool, prompt, resource and resource-template definition an upstream reports, before a client
  * sees or calls it (hidden-text scanning: src/policy/hidden-text-policy.ts). Per request, for the
  * caller's tenant: the route stage hands it over in the RouteContext, undefined when scanning of
  * definitions is off, so that the router asks nothing then.
@@ -22,7 +22,8 @@ export interface DefinitionScreen {
 }
 
 /** The lists whose items a screen judges, and what their items are. */
-export const SCREENED: Partial<Record<ListSpec['key'], ScreenedKind>> = { tools: 'tool', prompts: 'prompt', resourceTemplates: 'template' };
+// resources/list too: a host gives a model the list to pick from (before 2026-12-06 its items were not screened).
+export const SCREENED: Partial<Record<ListSpec['key'], ScreenedKind>> = { tools: 'tool', prompts: 'prompt', resourceTemplates: 'template', resources: 'resource' };
 
 /** A list item as the screen lets clients see it (undefined: withheld); what is not an object is left as it is (the router drops it). */
 export function screenItem(screen: DefinitionScreen, kind: ScreenedKind, upstream: string, item: unknown): unknown {

@@ -295,6 +295,22 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     }
   });
 
+  it('resources/list items are definitions too: audited, stripped, or withheld, as a template is (found by a review)', async () => {
+    const listed = async (path: string) => (await clients[path]!.listResources()).resources;
+    const raw = await listed('/off');
+    assert.ok(HIDDEN_CHARS.test(raw.find((r) => r.name === 'listed note')!.description!), 'the fixture hides tag characters in a description');
+    assert.equal((await listed('/audit')).find((r) => r.name === 'listed note')?.description, raw.find((r) => r.name === 'listed note')!.description);
+    assert.deepEqual(
+      hiddenAudit(lines, '/audit', 'definition').filter((l) => l.item === 'resource').map((l) => [l.name, l.findings.map((f: Json) => [f.kind, f.path])]),
+      [['listed note', [['tag', 'description']]], ['odd uri', [['invisible', 'uri']]]],
+    );
+    const stripped = await listed('/strip');
+    assert.deepEqual(stripped.map((r) => [r.name, r.description]), [['clean note', 'A note.'], ['listed note', 'A note.']], 'a URI with hidden text cannot be cleaned: withheld');
+    assert.deepEqual((await listed('/block')).map((r) => r.name), ['clean note']);
+    // Reading a withheld resource is not refused (a URI names no definition): its contents are scanned as a result.
+    assert.equal((await clients['/block']!.readResource({ uri: 'note:///none' })).contents.length, 1);
+  });
+
   it("an upstream's JSON-RPC error is scanned as its result would be: a host shows its message and data to the model (found by a review)", async () => {
     const call = (path: string, kind: string) => rejection(clients[path]!.callTool({ name: 'reply', arguments: { kind, where: 'error' } }));
     const raw = await call('/off', 'tag');
