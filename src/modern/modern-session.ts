@@ -154,7 +154,7 @@ export class ModernSession implements UpstreamCaller {
   }
 
   instructions(): string | undefined {
-    return this.#opened?.instructions();
+    return this.#opened?.instructions(this.endpoint.hiddenText.definitionsFor(this.guard.tenant));
   }
 
   /**

@@ -54,6 +54,12 @@ export class HiddenTextGuard {
     return p ?? undefined;
   }
 
+  /** What screens a tenant's definitions here (its policy when scanning of definitions is on): for what is not a list, such as instructions. */
+  definitionsFor(tenant: TenantPolicy): HiddenTextPolicy | undefined {
+    const p = this.for(tenant);
+    return p?.definitions === 'off' ? undefined : p;
+  }
+
   /** Whether a tenant is shown what every tenant without an override is (a modern list may then be cached publicly). */
   sameForAll(tenant: TenantPolicy): boolean {
     return tenant.config.guardrails?.hiddenText === undefined;

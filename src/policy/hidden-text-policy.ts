@@ -5,8 +5,8 @@ import type { AuditLog, HiddenTextAuditEvent } from './audit-log.js';
 import { shown, type HiddenKind, type HiddenTextScanner } from './hidden-text.js';
 import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-text-walk.js';
 
-/** A listed resource is a definition too (its name, description, title): a host gives a model the list. */
-export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource';
+/** A listed resource is a definition too (its name, description, title): a host gives a model the list; and so are an upstream's instructions. */
+export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource' | 'instructions';
 export type ResultKind = 'tool' | 'prompt' | 'resource';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { screenInstructions, type DefinitionScreen } from './definition-screen.js';
 
 /** What the gateway advertises for an endpoint: the union of what its upstreams really offer. */
 export function mergeCapabilities(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>): Record<string, unknown> {
@@ -23,10 +24,12 @@ export function mergeCapabilities(pools: readonly UpstreamPool[], leases: Readon
  * ready last, another user's or tenant's, whose instructions may name them ("connected as alice@…"):
  * an upstream with no instance running for the caller yet gives none.
  */
-export function mergeInstructions(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller): string | undefined {
+export function mergeInstructions(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller, screen?: DefinitionScreen): string | undefined {
   const parts: string[] = [];
   for (const p of pools) {
-    const text = identityFor(p, leases, caller)?.instructions;
+    const own = identityFor(p, leases, caller)?.instructions;
+    // Screened (hidden-text scanning of definitions): a host reads them as its system prompt.
+    const text = own && screen ? screenInstructions(screen, p.name, own) : own;
     if (text) parts.push(pools.length > 1 ? `## ${p.name}\n${text}` : text);
   }
   return parts.length > 0 ? parts.join('\n\n') : undefined;

@@ -1,7 +1,7 @@
 import type { ListSpec } from '../jsonrpc/methods.js';
 
 /** What a screen judges: the definitions a client reads before it calls anything. */
-export type ScreenedKind = 'tool' | 'prompt' | 'template' | 'resource';
+export type ScreenedKind = 'tool' | 'prompt' | 'template' | 'resource' | 'instructions';
 
 /**
  * A check of each tool, prompt, resource and resource-template definition an upstream reports, before a client
@@ -28,4 +28,14 @@ export const SCREENED: Partial<Record<ListSpec['key'], ScreenedKind>> = { tools:
 /** A list item as the screen lets clients see it (undefined: withheld); what is not an object is left as it is (the router drops it). */
 export function screenItem(screen: DefinitionScreen, kind: ScreenedKind, upstream: string, item: unknown): unknown {
   return item !== null && typeof item === 'object' && !Array.isArray(item) ? screen.show(kind, upstream, item as Record<string, unknown>) : item;
+}
+
+/**
+ * An upstream's instructions as the screen lets clients see them: a host puts them in the model's system
+ * prompt, so they are a definition like a tool's description (before 2026-12-06 they went out unscanned).
+ * undefined: withheld (block).
+ */
+export function screenInstructions(screen: DefinitionScreen, upstream: string, text: string): string | undefined {
+  const shown = screen.show('instructions', upstream, { name: 'instructions', instructions: text });
+  return typeof shown?.instructions === 'string' ? shown.instructions : undefined;
 }

@@ -115,8 +115,9 @@ export class RouterSession {
     return mergeCapabilities(this.#endpoint.pools, this.#leases.instances);
   }
 
-  instructions(): string | undefined {
-    return mergeInstructions(this.#endpoint.pools, this.#leases.instances, this.caller);
+  /** The upstreams' instructions, each as `screen` (the caller's hidden-text scanning of definitions, if on) shows it. */
+  instructions(screen?: DefinitionScreen): string | undefined {
+    return mergeInstructions(this.#endpoint.pools, this.#leases.instances, this.caller, screen);
   }
 
   #instance(pool: UpstreamPool, cursor?: string): UpstreamInstance {

@@ -295,6 +295,17 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     }
   });
 
+  it("an upstream's instructions (a host puts them in the system prompt) are screened as a definition: audited, stripped, or left out (found by a review)", async () => {
+    assert.ok(HIDDEN_CHARS.test(clients['/off']!.getInstructions() ?? ''), 'the fixture hides tag characters in its instructions');
+    assert.equal(clients['/audit']!.getInstructions(), clients['/off']!.getInstructions());
+    assert.deepEqual(
+      hiddenAudit(lines, '/audit', 'definition').filter((l) => l.item === 'instructions').map((l) => [l.upstream, l.findings.map((f: Json) => [f.kind, f.path])]),
+      [['ht', [['tag', 'instructions']]]],
+    );
+    assert.equal(clients['/strip']!.getInstructions(), 'Use reply for the weather.');
+    assert.equal(clients['/block']!.getInstructions(), undefined);
+  });
+
   it('resources/list items are definitions too: audited, stripped, or withheld, as a template is (found by a review)', async () => {
     const listed = async (path: string) => (await clients[path]!.listResources()).resources;
     const raw = await listed('/off');
