@@ -97,6 +97,17 @@ describe('hidden-text scanning: 2026-07-28 requests and the pin review', () => {
     assert.ok(!tools.some((t) => t.name === 'hidden_property'));
   });
 
+  it("2026-07-28: an upstream's error, its listed resources and its instructions are screened as for a session (found by a review)", async () => {
+    const error = await modernPost(gw.url('/mcp'), 'tools/call', { name: 'reply', arguments: { kind: 'tag', where: 'error' } });
+    assert.equal(error.body.error?.data?.code, 'SWB_HIDDEN_TEXT_BLOCKED', JSON.stringify(error.body));
+    const strippedError = await modernPost(gw.url('/strip'), 'tools/call', { name: 'reply', arguments: { kind: 'tag', where: 'error' } });
+    assert.equal(strippedError.body.error?.data?.detail, 'Sunny, 21 degrees.', JSON.stringify(strippedError.body));
+    const resources = await modernPost(gw.url('/strip'), 'resources/list', {});
+    assert.equal((resources.body.result.resources as Json[]).find((r) => r.name === 'listed note')?.description, 'A note.');
+    const discover = await modernPost(gw.url('/strip'), 'server/discover', {});
+    assert.equal(discover.body.result.instructions, 'Use reply for the weather.', JSON.stringify(discover.body));
+  });
+
   it('a changed tool definition with hidden text: its pending pin shows the findings (admin API, pins file, CLI)', async () => {
     const c = await connectClient(gw, 'streamable-http');
     try {
