@@ -20,8 +20,17 @@ const MAX_NAME = 128;
 const SECRET_WORDS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'authorization', 'credential', 'cookie', 'apikey', 'privatekey', 'accesskey', 'signature'];
 const SECRET_NAMES = new Set(['pwd', 'pass', 'auth', 'sessionid']);
 
+/**
+ * Names ending in "key" that say what a call acts on, not a credential: an S3 object's key, a Redis or
+ * cache key, a table's primary or sort key. Masked by name, a confirmation of "delete this object" showed
+ * `"key": "[masked]"`, and the user could not see what they were approving. A credential-looking value
+ * under one of them is still masked by its look (SECRET_VALUES, OPAQUE).
+ */
+const TARGET_KEYS = new Set(['key', 'keys', 'objectkey', 'objectkeys', 'cachekey', 'primarykey', 'partitionkey', 'sortkey', 'rangekey', 'hashkey', 'rowkey', 'itemkey', 'recordkey', 'entrykey', 'filekey', 'sourcekey', 'targetkey', 'destkey', 'destinationkey', 'foreignkey', 'lookupkey']);
+
 export function isSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_ .]/g, '');
+  if (TARGET_KEYS.has(k)) return false;
   return SECRET_NAMES.has(k) || k.endsWith('key') || k.endsWith('keys') || SECRET_WORDS.some((w) => k.includes(w));
 }
 

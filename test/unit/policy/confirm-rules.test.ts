@@ -93,7 +93,7 @@ describe('the confirmation message', () => {
   });
 
   it('masks values under secret-like keys, at any depth', () => {
-    for (const k of ['password', 'Password', 'db_password', 'passwd', 'token', 'accessToken', 'refresh_token', 'secret', 'clientSecret', 'key', 'apiKey', 'api-key', 'private_key', 'Authorization', 'cookie', 'credentials']) {
+    for (const k of ['password', 'Password', 'db_password', 'passwd', 'token', 'accessToken', 'refresh_token', 'secret', 'clientSecret', 'apiKey', 'api-key', 'private_key', 'signingKey', 'Authorization', 'cookie', 'credentials']) {
       assert.ok(isSecretKey(k), `${k} is secret-like`);
     }
     for (const k of ['repo', 'path', 'name', 'message', 'count', 'owner']) assert.equal(isSecretKey(k), false, `${k} is not`);
@@ -101,6 +101,16 @@ describe('the confirmation message', () => {
     assert.doesNotMatch(shown, /p4ss|"abc"|"x"/);
     assert.equal(shown.split(MASK).length - 1, 3, shown);
     assert.match(shown, /"repo": "acme\/site"/);
+  });
+
+  it('shows keys that name what a call acts on: an S3 object key, a Redis key, a primary key (found by a review)', () => {
+    // Masked by name, "delete this object: [masked]" left the user nothing to judge; an injected call chose the target unseen.
+    for (const k of ['key', 'keys', 'Key', 'objectKey', 'object_key', 'cacheKey', 'primaryKey', 'partitionKey', 'sortKey', 'rowKey', 'sourceKey', 'destinationKey']) assert.equal(isSecretKey(k), false, `${k} names a target`);
+    const shown = shownArguments({ bucket: 'prod-backups', key: 'db/2026-12-05.dump', keys: ['a.txt', 'b.txt'] });
+    assert.match(shown, /"key": "db\/2026-12-05\.dump"/);
+    assert.match(shown, /"a\.txt"/);
+    // A credential-looking value under such a name is still masked by its look.
+    assert.ok(shownArguments({ key: 'sk-abcdefghijklmnopqrstuvwx' }).includes(MASK));
   });
 
   it('masks values that look like credentials wherever they appear', () => {
