@@ -66,14 +66,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** A base64 payload's bytes as UTF-8 text (declared text: leniently), or undefined when they are not text. */
-function decodedText(payload: string, declared: boolean): string | undefined {
+/**
+ * A base64 payload's bytes as UTF-8 text, or undefined when they are not text. `lossy`: declared text
+ * whose bytes are not all UTF-8, decoded leniently: it can be scanned, not cleaned (re-encoded, the bytes
+ * that are not UTF-8 would be changed: a mislabelled binary corrupted in silence), so strip withholds it.
+ */
+function decodedText(payload: string, declared: boolean): { text: string; lossy: boolean } | undefined {
   const bytes = Buffer.from(payload, 'base64');
-  if (declared) return LENIENT.decode(bytes);
   try {
-    return UTF8.decode(bytes);
+    return { text: UTF8.decode(bytes), lossy: false };
   } catch {
-    return undefined;
+    return declared ? { text: LENIENT.decode(bytes), lossy: true } : undefined;
   }
 }
 /**
@@ -211,11 +214,12 @@ class Walk {
    */
   #payload(key: string, payload: string, mimeType: unknown): string {
     if (!readsAsText(mimeType)) return payload;
-    const text = decodedText(payload, mimeType !== undefined);
+    const decoded = decodedText(payload, mimeType !== undefined);
     // Untyped bytes with a NUL are binary to a host that guesses (as to file(1) and git), never text it gives a model.
-    if (text === undefined || (mimeType === undefined && text.includes('\0'))) return payload;
+    if (decoded === undefined || (mimeType === undefined && decoded.text.includes('\0'))) return payload;
+    const text = decoded.text;
     this.#path.push(key);
-    const clean = this.#string(text, false, ' (base64-decoded)');
+    const clean = this.#string(text, decoded.lossy, ' (base64-decoded)');
     this.#path.pop();
     return clean === text ? payload : Buffer.from(clean, 'utf8').toString('base64');
   }
