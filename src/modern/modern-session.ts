@@ -14,6 +14,7 @@ import type { PipelineHost, RequestContext } from '../session/request-pipeline.j
 import type { SessionObserver } from '../session/session-observer.js';
 import { declaresFormElicitation, modernRequestPipeline } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
+import { screenedAsk } from '../session/screened-asks.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
 import { attemptHeaderCheck } from './param-headers.js';
@@ -234,8 +235,10 @@ export class ModernSession implements UpstreamCaller {
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
+    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling request's hidden text
+    if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
-    return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, params, signal));
+    return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, asked, signal));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {

@@ -7,7 +7,8 @@ import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-
 
 /** A listed resource is a definition too (its name, description, title): a host gives a model the list; and so are an upstream's instructions. */
 export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource' | 'instructions';
-export type ResultKind = 'tool' | 'prompt' | 'resource';
+/** What a scanned answer is, or `sampling`: a sampling request's messages, which the client's model reads. */
+export type ResultKind = 'tool' | 'prompt' | 'resource' | 'sampling';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;
 

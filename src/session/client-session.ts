@@ -20,6 +20,7 @@ import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { methodSpec } from '../jsonrpc/methods.js';
 import { undeliverable } from './client-capability-check.js';
+import { screenedAsk } from './screened-asks.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
@@ -50,8 +51,7 @@ export interface ClientSessionOptions {
 
 /**
  * One client's MCP session: the lifecycle state machine, the requests it has in flight (each with an
- * Cancellation), and the requests the gateway has sent it on behalf of upstreams.
- * It is the upstream side's `UpstreamCaller` for everything this client causes.
+ * Cancellation), and the requests the gateway has sent it on behalf of upstreams. It is the upstream side's `UpstreamCaller` for everything this client causes.
  */
 export class ClientSession {
   readonly id: string;
@@ -144,10 +144,7 @@ export class ClientSession {
     return this.#logLevel;
   }
 
-  /**
-   * Entry point for every message the client sends; a request is judged by the scopes of `principal`,
-   * the token of the HTTP request that carried it (by default the latest token the session saw).
-   */
+  /** Entry point for every message the client sends; a request is judged by the scopes of `principal`, the token of the HTTP request that carried it (by default the latest token the session saw). */
   handle(message: JsonRpcMessage, principal: Principal = this.guard.principal): void {
     this.activity.touch();
     if (this.#state === 'SHUTDOWN') return;
@@ -344,15 +341,16 @@ export class ClientSession {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
+    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling request's hidden text
+    if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);
-    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, params, relatedRequestId, signal, onProgress)));
+    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, asked, relatedRequestId, signal, onProgress)));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
     const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#active.forRequest(this.#clientRequestTimeoutMs, signal);
-    // Withdrawn when the client cancels the call it is asked for, too: the upstream may not cancel it (the
-    // SDK's servers do not), and the client would be left with a question nobody waits for, answered into nothing.
+    // Withdrawn when the client cancels the call it is asked for, too: the upstream may not cancel it (the SDK's servers do not), and the client would be left with a question nobody waits for, answered into nothing.
     const call = relatedRequestId === undefined ? undefined : this.#inflight.get(relatedRequestId);
     if (!call) return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId, onProgress });
     const either = new Cancellation();

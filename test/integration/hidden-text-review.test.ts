@@ -14,7 +14,7 @@ import { buildApp } from '../../src/app.js';
 import { checkConfigFile } from '../../src/config-check.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { modernPost } from '../helpers/modern-http.js';
+import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { runToExit } from '../helpers/processes.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
@@ -106,6 +106,14 @@ describe('hidden-text scanning: 2026-07-28 requests and the pin review', () => {
     assert.equal((resources.body.result.resources as Json[]).find((r) => r.name === 'listed note')?.description, 'A note.');
     const discover = await modernPost(gw.url('/strip'), 'server/discover', {});
     assert.equal(discover.body.result.instructions, 'Use reply for the weather.', JSON.stringify(discover.body));
+    // A sampling request the upstream makes is refused to it (block), or becomes an input request, cleaned (strip; left
+    // unanswered, last: the shared stdio upstream's requests are told apart only while one call is in flight).
+    const refused = await modernPost(gw.url('/mcp'), 'tools/call', { name: 'reply', arguments: { kind: 'tag', where: 'sampling' } });
+    assert.equal(refused.body.result?.content?.[0]?.text, 'sampling refused: -32000 SWB_HIDDEN_TEXT_BLOCKED', JSON.stringify(refused.body));
+    const round = inputRound(await modernPost(gw.url('/strip'), 'tools/call', { name: 'reply', arguments: { kind: 'tag', where: 'sampling' } }));
+    assert.equal(round.method, 'sampling/createMessage');
+    assert.equal(round.params.messages[0].content.text, 'Sunny, 21 degrees.');
+    assert.equal(round.params.systemPrompt, 'Sunny, 21 degrees.');
   });
 
   it('a changed tool definition with hidden text: its pending pin shows the findings (admin API, pins file, CLI)', async () => {

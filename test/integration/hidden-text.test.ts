@@ -295,6 +295,20 @@ describe('hidden-text scanning (off, audit, strip, block)', () => {
     }
   });
 
+  it("a sampling request's messages are what a model reads: scanned with the results' action, cleaned or refused to the upstream (found by a review)", async () => {
+    const sample = async (path: string, kind: string) => textOf(await clients[path]!.callTool({ name: 'reply', arguments: { kind, where: 'sampling' } }));
+    assert.equal(await sample('/off', 'tag'), 'the model was given the sample');
+    const before = hiddenAudit(lines, '/audit', 'result').length;
+    assert.equal(await sample('/audit', 'tag'), 'the model was given the sample');
+    const audited = hiddenAudit(lines, '/audit', 'result').slice(before);
+    assert.deepEqual(audited.map((l) => [l.item, l.name, l.findings.map((f: Json) => f.path)]), [['sampling', 'sampling/createMessage', ['messages[0].content.text', 'systemPrompt']]]);
+    for (const kind of KINDS) {
+      assert.equal(await sample('/strip', kind), 'the model was given other text', kind);
+      assert.equal(await sample('/block', kind), 'sampling refused: -32000 SWB_HIDDEN_TEXT_BLOCKED', kind);
+    }
+    assert.equal(await sample('/block', 'none'), 'the model was given the sample');
+  });
+
   it("an upstream's instructions (a host puts them in the system prompt) are screened as a definition: audited, stripped, or left out (found by a review)", async () => {
     assert.ok(HIDDEN_CHARS.test(clients['/off']!.getInstructions() ?? ''), 'the fixture hides tag characters in its instructions');
     assert.equal(clients['/audit']!.getInstructions(), clients['/off']!.getInstructions());

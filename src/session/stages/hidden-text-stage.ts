@@ -97,7 +97,7 @@ function refused(ctx: RequestContext, answer: JsonRpcResponse, err: GatewayError
 }
 
 /** The error a blocked answer becomes: what it was, that it was withheld and why, in kinds and places (never the text). */
-function blocked(what: string, findings: readonly Finding[]): GatewayError {
+export function blocked(what: string, findings: readonly Finding[]): GatewayError {
   const kinds = [...new Set(findings.map((f) => f.kind))].join(', ');
   return new GatewayError('SWB_HIDDEN_TEXT_BLOCKED', `${what} withheld by the gateway: hidden text (${kinds}) that hidden-text scanning blocks`, {
     findings: findings.map((f) => (f.fields === undefined ? { kind: f.kind, path: f.path, count: f.count } : { kind: f.kind, path: f.path, count: f.count, fields: f.fields })),
