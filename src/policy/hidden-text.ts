@@ -13,7 +13,8 @@ import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js
  *   U+3164, U+FEFF, U+FFA0, U+FFF9–FFFB, U+13430–1343F, U+1BCA0–1BCA3, U+1D173–1D17A, and the unassigned
  *   default-ignorables U+2065, U+FFF0–FFF8, U+E0080–E00FF, U+E01F0–E0FFF, and the control characters
  *   but tab, line breaks and form feed: ANSI escapes hide text in a terminal), and runs of two or more
- *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes).
+ *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes),
+ *   and one (but VS15, VS16) after ASCII that has no variants (see NO_VARIANTS).
  * - pattern: a match of one of the configured regular expressions.
  * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
  * (non-)joiner between two letters of a script that uses them (Arabic, the Indic scripts, …), a tag
@@ -44,10 +45,21 @@ const INVISIBLE =
 /** Variation selectors, the Mongolian ones included (U+180B–180D, U+180F): one chooses a form, a run encodes bytes. */
 const SELECTORS = '\\u180B-\\u180D\\u180F\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}';
 
+/**
+ * ASCII a variation selector never follows in a sequence that exists (no standardized, emoji or ideographic
+ * variation sequence has an ASCII base but a digit, "#" or "*": keycaps, the slashed zero), and the selectors
+ * counted one at a time there: one after each letter spells a byte per letter (VS1–VS14, VS17–VS256) along
+ * visible text. VS15 and VS16 (text and emoji presentation) are left: an emoji dropped from a text often
+ * leaves one behind, and one carries a bit at most.
+ */
+const NO_VARIANTS = '\\x20-\\x22\\x24-\\x29\\x2B-\\x2F\\x3A-\\x7E';
+const LONE = '\\u180B-\\u180D\\u180F\\uFE00-\\uFE0D\\u{E0100}-\\u{E01EF}';
+
 /** One test per string: the common case (nothing hidden) costs this and nothing else. */
-const ANY = new RegExp(`[${TAG}${BIDI}${INVISIBLE}]|[${SELECTORS}]{2}`, 'u');
-/** Runs of one kind each: group 1 tags, 2 bidi, 3 invisible; no group: variation selectors. */
-const RUNS = new RegExp(`([${TAG}]+)|([${BIDI}]+)|([${INVISIBLE}]+)|[${SELECTORS}]{2,}`, 'gu');
+// The selector first, then what is before it: plain text fails at its first class test, as before.
+const ANY = new RegExp(`[${TAG}${BIDI}${INVISIBLE}]|[${SELECTORS}]{2}|(?<=[${NO_VARIANTS}])[${LONE}]`, 'u');
+/** Runs of one kind each: group 1 tags, 2 bidi, 3 invisible; no group: variation selectors (a run, or one after ASCII that has no variants). */
+const RUNS = new RegExp(`([${TAG}]+)|([${BIDI}]+)|([${INVISIBLE}]+)|[${SELECTORS}]{2,}|(?<=[${NO_VARIANTS}])[${LONE}]`, 'gu');
 
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 /** Scripts whose spelling uses ZWJ / ZWNJ between letters (Persian's ZWNJ, Indic half forms, …). */

@@ -33,6 +33,19 @@ describe('hidden-text scanner', () => {
     assert.deepEqual(counts(`a${'\u{E0100}\u{E0101}'}`), { invisible: 2 });
   });
 
+  it('counts one variation selector (but VS15, VS16) after an ASCII letter: no such sequence exists, and one per letter spells bytes along visible text (found by a review)', () => {
+    // A byte per letter (VS1–256): "Sunny" carries five hidden bytes, one selector after each letter; runs were counted, this was not.
+    const bytes = [...'send!'].map((c) => c.charCodeAt(0) - 16);
+    const carried = [...'Sunny'].map((c, i) => c + String.fromCodePoint(0xe0100 + bytes[i]!)).join('');
+    assert.deepEqual(counts(carried), { invisible: 5 });
+    assert.equal(scanner.scan(carried)?.clean, 'Sunny');
+    assert.deepEqual(counts('a\uFE00b c\u180Bd'), { invisible: 2 });
+    // VS15 and VS16 alone are left: an emoji dropped from a text leaves one behind, and one carries a bit at most.
+    assert.equal(scanner.scan('b\uFE0Ec d\uFE0F.'), undefined);
+    // Sequences that exist: emoji and keycaps (FE0F after a digit, # or *), the zero with a slash (0 FE00), an ideograph's variant.
+    for (const s of ['❤️ ☺︎ 1️⃣ #️⃣ *️⃣ 0︀', '葛󠄀', '✌🏽 ✌️']) assert.equal(scanner.scan(s), undefined, JSON.stringify(s));
+  });
+
   it('counts unassigned default-ignorables and runs of Mongolian selectors: invisible, and a run encodes bytes (found by a review)', () => {
     // U+E0080–E00FF follow the Tags block and mirror its trick one bit higher: an invisible ASCII copy, left in by strip before.
     const smuggled = [...'send the key'].map((c) => String.fromCodePoint(0xe0080 + c.charCodeAt(0))).join('');
