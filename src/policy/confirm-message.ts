@@ -39,8 +39,17 @@ const SECRET_VALUES: readonly RegExp[] = [
   /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // an Authorization header's value
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, // a JWT (its header is base64url of '{"')
   /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16})/g, // well-known token prefixes
-  /\b[0-9a-fA-F]{32,}\b/g, // long hex (keys, secrets, digests)
 ];
+/**
+ * Long hex (keys, secrets), but not a digest that names its algorithm (`sha256:…`, an image's): a content
+ * address, never a secret. See also REVISION_KEYS.
+ */
+const HEX = /(?<!\bsha(?:1|224|256|384|512):)\b[0-9a-fA-F]{32,}\b/g;
+/**
+ * Names whose hex value is a commit, a digest or a revision: what a reset, a merge or a deploy acts on. Masked
+ * as a long hex, "reset main to [masked]" hid the target; any other credential look is still masked.
+ */
+const REVISION_KEYS = new Set(['sha', 'commit', 'commitsha', 'commitid', 'commithash', 'ref', 'revision', 'rev', 'digest', 'hash', 'head', 'headsha', 'base', 'basesha', 'parent', 'parentsha', 'oid', 'treesha', 'blobsha', 'expectedsha', 'checksum']);
 /** A long run of base64 / base64url characters: masked when it mixes digits, upper and lower case (a key, not a word or a path). */
 const OPAQUE = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
 
@@ -50,10 +59,16 @@ function looksRandom(s: string): boolean {
   return /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && slashes <= 2;
 }
 
-export function maskSecrets(text: string): string {
+/** `text` with credential-looking values masked; `revision`: its key names a commit or digest (REVISION_KEYS), whose hex is shown. */
+export function maskSecrets(text: string, revision = false): string {
   let out = text;
   for (const re of SECRET_VALUES) out = out.replace(re, (m) => (/^bearer/i.test(m) ? `${m.slice(0, 6)} ${MASK}` : MASK));
+  if (!revision) out = out.replace(HEX, MASK);
   return out.replace(OPAQUE, (m) => (looksRandom(m) ? MASK : m));
+}
+
+function isRevisionKey(key: string): boolean {
+  return REVISION_KEYS.has(key.toLowerCase().replace(/[-_ .]/g, ''));
 }
 
 /**
@@ -79,9 +94,9 @@ function cut(s: string, max: number): string {
 }
 
 /** A copy of `value` fit to be shown: secrets masked, long strings cut, wide or deep structures elided. */
-export function shownValue(value: unknown, depth = 0): unknown {
+export function shownValue(value: unknown, depth = 0, revision = false): unknown {
   if (typeof value === 'string') {
-    const shown = maskSecrets(value.slice(0, SCAN_CHARS));
+    const shown = maskSecrets(value.slice(0, SCAN_CHARS), revision);
     return shown.length > MAX_STRING || value.length > SCAN_CHARS ? `${shown.slice(0, MAX_STRING)}… (${value.length} characters in all)` : shown;
   }
   if (value === null || typeof value !== 'object') return value;
@@ -97,7 +112,7 @@ export function shownValue(value: unknown, depth = 0): unknown {
 
 /** An object's members fit to be shown, at most MAX_ENTRIES of them in the order given (and how many more there are). */
 function shownEntries(entries: ReadonlyArray<[string, unknown]>, depth: number): Array<[string, unknown]> {
-  const out: Array<[string, unknown]> = entries.slice(0, MAX_ENTRIES).map(([k, v]) => [cut(k, MAX_STRING), isSecretKey(k) && v !== null && v !== undefined ? MASK : shownValue(v, depth + 1)]);
+  const out: Array<[string, unknown]> = entries.slice(0, MAX_ENTRIES).map(([k, v]) => [cut(k, MAX_STRING), isSecretKey(k) && v !== null && v !== undefined ? MASK : shownValue(v, depth + 1, isRevisionKey(k))]);
   if (entries.length > MAX_ENTRIES) out.push(['…', `${entries.length - MAX_ENTRIES} more keys`]);
   return out;
 }

@@ -139,6 +139,17 @@ describe('the confirmation message', () => {
     }
   });
 
+  it('shows a commit or digest under a name that says so: the target of a reset or a deploy, not a key (found by a review)', () => {
+    // Masked as "32+ hex characters", a confirmation of "reset main to <commit>" or "run image@sha256:<digest>" hid what would be run.
+    const sha = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';
+    const digest = `sha256:${'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'}`;
+    const shown = shownArguments({ branch: 'main', commit: sha, sha, image: `registry.example/app@${digest}`, digest, ref: sha, revision: sha });
+    assert.ok(!shown.includes(MASK), shown);
+    // Under any other name, 32+ hex characters are still masked (an API secret), and so is a token under a commit-like name.
+    assert.ok(shownArguments({ value: sha }).includes(MASK));
+    assert.ok(shownArguments({ commit: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }).includes(MASK));
+  });
+
   it('is bounded: long strings cut, wide and deep structures elided, the whole at most ~2000 characters', () => {
     const long = shownArguments({ text: 'x'.repeat(10_000) });
     assert.ok(long.length < 300, String(long.length));
