@@ -6,7 +6,7 @@ import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON, 
 import { Cluster } from './cluster/cluster.js';
 import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
-import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, type TransportFactory } from './upstream/index.js';
+import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, vaultAudience, type TransportFactory } from './upstream/index.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
@@ -241,7 +241,7 @@ function userConsent(config: Config, cluster: Cluster | undefined, logger: Logge
   const redis = config.store.redis;
   const store = cluster && redis ? new RedisVaultStore(cluster.redis, redis.keyPrefix) : new MemoryVaultStore();
   const bytes = vaultKeyBytes(key);
-  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store);
+  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store, (name) => vaultAudience(upstream(name)));
   // Without a public URL no upstream uses consent (the schema requires it with user-oauth); links still list and revoke.
   const publicUrl = config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`;
   const signIn = verifyUser && new GatewaySignIn(verifyUser);

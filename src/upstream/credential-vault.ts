@@ -40,7 +40,10 @@ export interface StoredLink {
   version: string;
 }
 
-const VERSION = 'v1';
+// v2 binds a link to what its upstream is (see vault-audience.ts); v1, written before, opens as before
+// and is sealed again as v2 at its next use, bound to the upstream as configured then.
+const VERSION = 'v2';
+const VERSION_UNBOUND = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_ID_BYTES = 4;
@@ -59,9 +62,11 @@ function vaultKey(bytes: Buffer): VaultKey {
   return { id, aes };
 }
 
-/** The associated data: an entry opens only as the user and upstream it was sealed for. */
-function aad(user: UpstreamUser, upstream: string): Buffer {
-  return Buffer.from(JSON.stringify([user.issuer, user.subject, user.tenant, upstream]), 'utf8');
+/** The associated data: an entry opens only as the user and upstream (and, v2, its audience) it was sealed for. */
+function aad(user: UpstreamUser, upstream: string, audience?: string): Buffer {
+  const bound = [user.issuer, user.subject, user.tenant, upstream];
+  if (audience !== undefined) bound.push(audience);
+  return Buffer.from(JSON.stringify(bound), 'utf8');
 }
 
 /**
@@ -74,11 +79,14 @@ export class CredentialVault {
   readonly #current: VaultKey;
   readonly #keys = new Map<string, VaultKey>();
   readonly #store: VaultStore;
+  readonly #audience: (upstream: string) => string | undefined;
 
-  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore) {
+  /** `audience`: what each upstream name stands for now (vaultAudience of its config, read live: reloads change it). */
+  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore, audience: (upstream: string) => string | undefined = () => '') {
     this.#current = vaultKey(key);
     for (const k of [this.#current, ...previous.map(vaultKey)]) if (!this.#keys.has(k.id)) this.#keys.set(k.id, k);
     this.#store = store;
+    this.#audience = audience;
   }
 
   get store(): VaultStore {
@@ -86,27 +94,33 @@ export class CredentialVault {
   }
 
   seal(user: UpstreamUser, upstream: string, tokens: UserTokens): string {
+    const audience = this.#audience(upstream);
+    if (audience === undefined) throw new Error(`upstream "${upstream}" takes no user links`);
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#current.aes, iv);
-    cipher.setAAD(aad(user, upstream));
+    cipher.setAAD(aad(user, upstream, audience));
     const ct = Buffer.concat([cipher.update(JSON.stringify(tokens), 'utf8'), cipher.final()]);
     return [VERSION, this.#current.id, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
   }
 
-  /** The tokens, or undefined when no configured key opens them (a key dropped, or the entry moved). */
+  /**
+   * The tokens, or undefined when no configured key opens them (a key dropped, the entry moved, or its
+   * upstream now another server). `stale`: to be sealed again (a previous key's, or a v1 entry).
+   */
   open(user: UpstreamUser, upstream: string, sealed: string): { tokens: UserTokens; stale: boolean } | undefined {
     const [v, id, iv, ct, tag] = sealed.split('.');
     const key = id === undefined ? undefined : this.#keys.get(id);
-    if (v !== VERSION || !key || iv === undefined || ct === undefined || tag === undefined) return undefined;
+    const audience = v === VERSION ? this.#audience(upstream) : undefined;
+    if ((v === VERSION ? audience === undefined : v !== VERSION_UNBOUND) || !key || iv === undefined || ct === undefined || tag === undefined) return undefined;
     try {
       // The tag's full 16 bytes, always: GCM accepts a tag cut to 4, which an entry forged in the store would be.
       const authTag = Buffer.from(tag, 'base64url');
       if (authTag.length !== TAG_BYTES) return undefined;
       const d = createDecipheriv('aes-256-gcm', key.aes, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
-      d.setAAD(aad(user, upstream));
+      d.setAAD(aad(user, upstream, audience));
       d.setAuthTag(authTag);
       const plain = Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
-      return { tokens: JSON.parse(plain) as UserTokens, stale: key !== this.#current };
+      return { tokens: JSON.parse(plain) as UserTokens, stale: key !== this.#current || v !== VERSION };
     } catch {
       return undefined;
     }

@@ -1,11 +1,13 @@
 // The sealed vault: AES-256-GCM with a random IV, the principal and upstream as associated data, key
 // rotation (previous keys open and the entry is sealed again), and the single-use consent records.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConsentFlows } from '../../../src/upstream/consent-flows.js';
 import { CredentialVault } from '../../../src/upstream/credential-vault.js';
 import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
+import { vaultAudience } from '../../../src/upstream/vault-audience.js';
+import type { UpstreamConfig } from '../../../src/config/schema.js';
 import { parseConfig } from '../../../src/config/load.js';
 
 const alice = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme' };
@@ -95,6 +97,45 @@ describe('credential vault', () => {
     await v.revoke('tickets', alice);
     assert.equal(await v.update('tickets', alice, last, { ...tokens, accessToken: 'at-4' }), false);
     assert.equal(await v.load('tickets', alice), undefined);
+  });
+
+  it('a link opens only while its upstream name stands for the server it was given for (URL, token endpoint)', async () => {
+    const store = new MemoryVaultStore();
+    const key = randomBytes(32);
+    const config = (url: string, tokenEndpoint?: string) =>
+      ({ name: 'tickets', transport: 'streamable-http', url, auth: { type: 'user-oauth', clientId: 'c', ...(tokenEndpoint && { authorizationEndpoint: 'https://as.test/authorize', tokenEndpoint }) } }) as unknown as UpstreamConfig;
+    let now = config('https://tickets.test/mcp');
+    const v = new CredentialVault(key, [], store, (name) => (name === 'tickets' ? vaultAudience(now) : undefined));
+    await v.save('tickets', alice, tokens);
+    assert.deepEqual(await v.load('tickets', alice), tokens);
+    // A reload points the name at another server: its tokens are not handed over; the user consents again.
+    now = config('https://elsewhere.test/mcp');
+    assert.equal(await v.load('tickets', alice), undefined, 'opened for another URL');
+    now = config('https://tickets.test/mcp', 'https://other-as.test/token');
+    assert.equal(await v.load('tickets', alice), undefined, 'opened for another token endpoint');
+    now = { ...config('https://tickets.test/mcp'), auth: undefined } as unknown as UpstreamConfig;
+    assert.equal(await v.load('tickets', alice), undefined, 'opened for an upstream that takes no user links');
+    now = config('https://tickets.test/mcp');
+    assert.deepEqual(await v.load('tickets', alice), tokens, 'back as it was: opens again');
+  });
+
+  it('a link sealed before links were bound (v1) opens, and is sealed again bound to the upstream as configured', async () => {
+    const store = new MemoryVaultStore();
+    const key = randomBytes(32);
+    const upstream = { name: 'tickets', transport: 'streamable-http', url: 'https://tickets.test/mcp', auth: { type: 'user-oauth', clientId: 'c' } } as unknown as UpstreamConfig;
+    // A v1 entry, as the vault wrote it before: the user, tenant and upstream name as associated data.
+    const iv = randomBytes(12);
+    const aes = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'switchboard vault v1: aes-256-gcm', 32));
+    const id = createHash('sha256').update('switchboard vault v1: key id').update(key).digest().subarray(0, 4).toString('base64url');
+    const c = createCipheriv('aes-256-gcm', aes, iv);
+    c.setAAD(Buffer.from(JSON.stringify([alice.issuer, alice.subject, alice.tenant, 'tickets'])));
+    const ct = Buffer.concat([c.update(JSON.stringify(tokens)), c.final()]);
+    const v1 = ['v1', id, iv.toString('base64url'), ct.toString('base64url'), c.getAuthTag().toString('base64url')].join('.');
+    await store.put({ user: alice, upstream: 'tickets', linkedAt: 1, expiresAt: tokens.expiresAt, refreshable: true, sealed: v1 });
+    const v = new CredentialVault(key, [], store, () => vaultAudience(upstream));
+    assert.deepEqual(await v.load('tickets', alice), tokens);
+    assert.equal((await store.get('tickets', alice))!.sealed.split('.')[0], 'v2', 'sealed again, bound');
+    assert.deepEqual(await v.load('tickets', alice), tokens);
   });
 
   it('links are metadata only, filtered', async () => {
