@@ -21,7 +21,7 @@ import { mergeCapabilities, mergeInstructions } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
-import { noCompletions, upstreamCall, type Params } from './upstream-call.js';
+import { noCompletions, sharedLevel, upstreamCall, type Params } from './upstream-call.js';
 import type { RouteContext } from './route-context.js';
 
 export type { RouteContext } from './route-context.js';
@@ -70,8 +70,7 @@ export class RouterSession {
    * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the name a call is
    * made by; on an endpoint that prefixes, only its own upstream's listing (read from the name, or from the rename
    * that gives it) is waited for. Names of different upstreams never meet: its tools are named the same without the others'.
-   * `failClosed`: a search-mode tools/list or search_tools, failed as an aggregated list is when an upstream could not list
-   * its tools: under failureMode closed, or when none could (not "no tools here"); else that upstream is left out.
+   * `failClosed` (search mode): fails as an aggregated list does, under failureMode closed or when no upstream could list.
    */
   async toolView(calling?: string, failClosed = false): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
@@ -96,8 +95,7 @@ export class RouterSession {
     if (!spec?.attributed) return undefined;
     if (spec.route === 'name') {
       if (!this.#endpoint.prefixNames) return this.#endpoint.pools[0]?.name;
-      // The client's: an upstream only if the endpoint has it. Not String() of an object, whose own
-      // `toString` (`{"toString": 1}`) threw here: an internal error rather than the router's -32602.
+      // The client's: an upstream only if the endpoint has it (not String() of `{"toString": 1}`: it throws).
       const prefix = typeof params?.name === 'string' ? splitPrefixed(params.name)?.upstream : undefined;
       return prefix !== undefined && this.#endpoint.pool(prefix) ? prefix : undefined;
     }
@@ -254,8 +252,7 @@ export class RouterSession {
     }
     if (!this.#endpoint.prefixNames) return item;
     const name = prefixed(upstream, item.name);
-    // A name too long is shortened later (tools.maxToolNameLength); a character outside the rule cannot be,
-    // but a rename replaces the whole name (the tools stage exposes it by that).
+    // Too long is shortened later (maxToolNameLength); a character outside the rule is not, unless a rename replaces the name.
     if (spec.key === 'tools' && !hasToolNameChars(name) && this.curation.renameOf(name) === undefined) {
       warnBadToolName(this.#endpoint.logger, this.#endpoint.pool(upstream) ?? this, upstream, item.name);
       return undefined;
@@ -384,14 +381,11 @@ export class RouterSession {
     return screen.withholds(upstream, template) === true;
   }
 
-  /**
-   * The client's level to its own instances (leases). One other sessions use has one level for them all, whoever
-   * set it last (an errors-only session got info lines, a debug one none): it is set to debug, and each session
-   * is sent only what its own level lets through (EndpointRouter's notifications). */
+  /** The level to the session's own instances; one it shares is set to debug (see sharedLevel). */
   #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
     const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
-    const shared = { ...params, level: 'debug' }, opts = { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal };
-    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : shared, opts))).then(() => ({}));
+    const opts = { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal };
+    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : sharedLevel(params), opts))).then(() => ({}));
   }
 
   async close(): Promise<void> {

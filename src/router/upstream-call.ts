@@ -22,3 +22,12 @@ export function upstreamCall(params: Params, name: string): Record<string, unkno
 export function noCompletions(): Record<string, unknown> {
   return { completion: { values: [], hasMore: false } };
 }
+
+/**
+ * logging/setLevel as an instance other sessions share is sent it: debug. One instance has one level for
+ * all its sessions, whoever set it last (an errors-only session got info lines, a debug one none); at
+ * debug, each session is sent only what its own level lets through (EndpointRouter's notifications).
+ */
+export function sharedLevel(params: Params): Record<string, unknown> {
+  return { ...params, level: 'debug' };
+}
