@@ -38,12 +38,14 @@ const REF = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
 export class ConsentFlows {
   readonly #mac: Buffer;
   readonly #confirmKey: Buffer;
+  readonly #verifierKey: Buffer;
   readonly #store: VaultStore;
   readonly #ttlMs: number;
 
   constructor(vaultKey: Buffer, store: VaultStore, ttlMs: number) {
     this.#mac = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: consent flow', 32));
     this.#confirmKey = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: consent confirmation', 32));
+    this.#verifierKey = Buffer.from(hkdfSync('sha256', vaultKey, Buffer.alloc(0), 'switchboard vault v1: pkce verifier', 32));
     this.#store = store;
     this.#ttlMs = ttlMs;
   }
@@ -104,12 +106,16 @@ export class ConsentFlows {
     return createHmac('sha256', this.#confirmKey).update(`${ref}\n${browser}`).digest('base64url');
   }
 
-  /** A state for the flow and the browser's binding (set as a cookie); the verifier stays here. */
+  /**
+   * A state for the flow and the browser's binding (set as a cookie). The PKCE verifier is the state's MAC
+   * under a key derived from the vault key, made again at the callback: never stored, so one who reads the
+   * store (Redis) and sees an authorization code cannot redeem it.
+   */
   async begin(flow: ConsentFlow, stage?: 'verify'): Promise<{ state: string; browser: string; challenge: string }> {
     const state = randomBytes(ID_BYTES).toString('base64url');
     const browser = randomBytes(ID_BYTES).toString('base64url');
-    const verifier = randomBytes(ID_BYTES).toString('base64url');
-    const record = { user: flow.user, upstream: flow.upstream, verifier, browser: hash(browser), ...(stage ? { stage } : {}) };
+    const verifier = this.#verifier(state);
+    const record = { user: flow.user, upstream: flow.upstream, browser: hash(browser), ...(stage ? { stage } : {}) };
     await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs, userKey(flow.user));
     return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
@@ -119,10 +125,16 @@ export class ConsentFlows {
     if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return 'unknown';
     const v = await this.#store.takeOnce('state', state);
     if (v === undefined) return 'unknown';
-    const r = JSON.parse(v) as ConsentState & { browser: string };
+    const r = JSON.parse(v) as Partial<ConsentState> & ConsentFlow & { browser: string };
     const given = Buffer.from(hash(browser ?? ''));
     if (browser === undefined || !timingSafeEqual(given, Buffer.from(r.browser))) return 'other-browser';
-    return { user: r.user, upstream: r.upstream, verifier: r.verifier, stage: r.stage };
+    // A record an earlier version stored (it kept the verifier) completes as it began.
+    return { user: r.user, upstream: r.upstream, verifier: r.verifier ?? this.#verifier(state), stage: r.stage };
+  }
+
+  /** 32 bytes as base64url: 43 characters, what RFC 7636 §4.1 asks of a verifier. */
+  #verifier(state: string): string {
+    return createHmac('sha256', this.#verifierKey).update(state).digest('base64url');
   }
 
   #sign(id: string): string {

@@ -170,6 +170,20 @@ describe('consent flows', () => {
   });
 });
 
+describe('a consent state record', () => {
+  it('holds no PKCE verifier (Redis readers cannot redeem a code they see): it is derived again from the state at the callback', async () => {
+    const store = new MemoryVaultStore();
+    const f = new ConsentFlows(randomBytes(32), store, 60_000);
+    const s = await f.begin({ user: alice, upstream: 'tickets' });
+    const stored = (await store.peekOnce('state', s.state))!;
+    const done = await f.complete(s.state, s.browser);
+    assert.ok(typeof done === 'object');
+    assert.ok(!stored.includes(done.verifier), `the verifier is stored: ${stored}`);
+    assert.match(done.verifier, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(createHash('sha256').update(done.verifier).digest('base64url'), s.challenge, 'the verifier of the challenge sent');
+  });
+});
+
 describe('consent flows expire', () => {
   it('a flow or a state past its TTL is gone', async () => {
     const f = new ConsentFlows(randomBytes(32), new MemoryVaultStore(), 1);
