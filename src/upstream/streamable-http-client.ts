@@ -2,8 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
-import { readSse } from '../jsonrpc/read-sse.js';
-import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
+import type { SseMessage } from '../jsonrpc/sse-parser.js';
 import { isNotification, isRequest, isResponse, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import { type MessageExtra, type Transport, TransportError } from '../transport/transport.js';
@@ -16,8 +15,8 @@ import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { lostPositions, readAnswerStream, refusesTheId, resumableId, resumeDelay, skippedEvents, type StreamPosition } from './sse-answer.js';
-import { ReopenWaits } from './reopen-waits.js';
+import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
+import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
 
@@ -313,65 +312,26 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** Opens the GET stream after notifications/initialized and resolves when it is confirmed (or refused with 405). */
   #standalone(): Promise<void> {
-    this.#getStream ??= new Promise<void>((resolve, reject) => {
-      void this.#runGetStream(resolve, reject);
-    });
+    this.#getStream ??= new Promise<void>((resolve, reject) => void runGetStream(this.#getStreamLink(), resolve, reject));
     return this.#getStream;
   }
 
-  async #runGetStream(confirmed: () => void, failed: (e: Error) => void): Promise<void> {
-    let lastEventId: string | undefined;
-    let first = true;
-    const waits = new ReopenWaits(this.#now);
-    const skipped = skippedEvents(this.#logger, this.#cfg.name, this.#cfg.http.maxMessageBytes);
-    const lost = lostPositions(this.#logger, this.#cfg.name);
-    // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
-    // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
-    // After a confirmation this is a no-op.
-    const gone = () => failed(new Error(`upstream "${this.#cfg.name}": the transport was closed`));
-    while (!this.#closed) {
-      try {
-        const res = await this.#request('GET', { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, undefined, { stream: true });
-        // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
-        // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
-        // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
-        if (res.statusCode === 405 || (res.statusCode === 404 && first)) return void (await discard(res.body, this.#cfg.http.bodyTimeoutMs), confirmed());
-        if (res.statusCode === 404 && this.#sessionId) {
-          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
-          failed(this.#expired());
-          return;
-        }
-        if (res.statusCode !== 200) {
-          await discard(res.body, this.#cfg.http.bodyTimeoutMs);
-          // Reopened from that id, it was refused for ever: the upstream's notifications were lost for the session's life.
-          if (lastEventId && refusesTheId(res.statusCode)) lastEventId = lost(lastEventId, res.statusCode);
-          throw httpRefusal(this.#cfg.name, res, this.#cfg.url, 'on the GET stream');
-        }
-        if (first) confirmed();
-        first = false;
-        const parser = new SseParser(this.#cfg.http.maxMessageBytes, undefined, skipped);
-        waits.opened();
-        let brought = false;
-        try {
-          for await (const e of readSse(res.body, parser)) {
-            this.#deliverEvent(e, undefined);
-            brought = true;
-          }
-        } finally {
-          brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
-          lastEventId = resumableId(parser.lastEventId, lastEventId, lost);
-          waits.ended(brought);
-        }
-      } catch (err) {
-        if (this.#closed) return gone();
-        if (first) return failed(err as Error);
-        this.#logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
-      }
-      if (this.#closed) return gone();
-      await waits.wait(this.#closer.signal);
-    }
-    gone();
+  #getStreamLink(): GetStreamLink {
+    const self = this; // the getters read its private state
+    return {
+      ...{ cfg: this.#cfg, logger: this.#logger, now: this.#now, signal: this.#closer.signal },
+      get closed() {
+        return self.#closed;
+      },
+      get inSession() {
+        return self.#sessionId !== undefined;
+      },
+      open: (id) => this.#request('GET', { accept: 'text/event-stream', ...(id ? { 'last-event-id': id } : {}) }, undefined, { stream: true }),
+      deliver: (e) => void this.#deliverEvent(e, undefined),
+      expired: () => this.#expired(),
+    };
   }
+
 
   /** Our session is gone upstream: close, so the instance re-initializes with a fresh one. */
   #expired(status = 404): TransportError {

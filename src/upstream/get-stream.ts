@@ -1,0 +1,84 @@
+import type { Dispatcher } from 'undici';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { readSse } from '../jsonrpc/read-sse.js';
+import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
+import type { Logger } from '../observability/logger.js';
+import { discard } from './read-body.js';
+import { httpRefusal } from './remote-errors.js';
+import { ReopenWaits } from './reopen-waits.js';
+import { lostPositions, refusesTheId, resumableId, skippedEvents } from './sse-answer.js';
+
+/** What a 2025-era session's GET stream needs of its Streamable HTTP transport. */
+export interface GetStreamLink {
+  readonly cfg: RemoteUpstreamConfig;
+  readonly logger: Logger;
+  /** The monotonic clock streams are timed by (see ReopenWaits). */
+  readonly now: () => number;
+  /** The transport's close: it ends the waits between streams. */
+  readonly signal: AbortSignal;
+  /** The transport is closed (or closing): no stream is opened again. */
+  readonly closed: boolean;
+  /** The gateway holds a session with the upstream, which a 404 ends. */
+  readonly inSession: boolean;
+  /** A GET, resuming from `lastEventId` when there is one. */
+  open(lastEventId: string | undefined): Promise<Dispatcher.ResponseData>;
+  deliver(e: SseMessage): void;
+  /** The upstream forgot the session: the transport closes (see StreamableHttpClientTransport), and says why. */
+  expired(): Error;
+}
+
+/**
+ * The GET stream for server-initiated messages, opened after notifications/initialized: `confirmed` once it is
+ * open (or refused with 405: the upstream offers none), `failed` when it cannot be (the first GET refused, the
+ * transport closed before). Reopened with Last-Event-ID while the transport lasts, after the waits of ReopenWaits.
+ */
+export async function runGetStream(link: GetStreamLink, confirmed: () => void, failed: (e: Error) => void): Promise<void> {
+  const { cfg, logger } = link;
+  let lastEventId: string | undefined;
+  let first = true;
+  const waits = new ReopenWaits(link.now);
+  const skipped = skippedEvents(logger, cfg.name, cfg.http.maxMessageBytes);
+  const lost = lostPositions(logger, cfg.name);
+  // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
+  // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
+  // After a confirmation this is a no-op.
+  const gone = () => failed(new Error(`upstream "${cfg.name}": the transport was closed`));
+  while (!link.closed) {
+    try {
+      const res = await link.open(lastEventId);
+      // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
+      // after the session's initialize and initialized were accepted, says the same in practice (a POST-only
+      // route, e.g. Express's default 404): read as an expired session it restarted the upstream in a loop.
+      if (res.statusCode === 405 || (res.statusCode === 404 && first)) return void (await discard(res.body, cfg.http.bodyTimeoutMs), confirmed());
+      if (res.statusCode === 404 && link.inSession) return void (await discard(res.body, cfg.http.bodyTimeoutMs), failed(link.expired()));
+      if (res.statusCode !== 200) {
+        await discard(res.body, cfg.http.bodyTimeoutMs);
+        // Reopened from that id, it was refused for ever: the upstream's notifications were lost for the session's life.
+        if (lastEventId && refusesTheId(res.statusCode)) lastEventId = lost(lastEventId, res.statusCode);
+        throw httpRefusal(cfg.name, res, cfg.url, 'on the GET stream');
+      }
+      if (first) confirmed();
+      first = false;
+      const parser = new SseParser(cfg.http.maxMessageBytes, undefined, skipped);
+      waits.opened();
+      let brought = false;
+      try {
+        for await (const e of readSse(res.body, parser)) {
+          link.deliver(e);
+          brought = true;
+        }
+      } finally {
+        brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
+        lastEventId = resumableId(parser.lastEventId, lastEventId, lost);
+        waits.ended(brought);
+      }
+    } catch (err) {
+      if (link.closed) return gone();
+      if (first) return failed(err as Error);
+      logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
+    }
+    if (link.closed) return gone();
+    await waits.wait(link.signal);
+  }
+  gone();
+}
