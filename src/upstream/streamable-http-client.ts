@@ -19,6 +19,8 @@ import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer
 import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
+import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
+import type { GatewayError } from '../errors.js';
 
 /**
  * The gateway as a Streamable HTTP client of one remote upstream session: POST per message (JSON or
@@ -44,6 +46,9 @@ export class StreamableHttpClientTransport implements Transport {
   /** 2025-era requests whose POST (with its stream and resumes) is open: giving one up closes it. */
   readonly #legacyInFlight = new RequestTable<AbortController>();
   #closed = false;
+  /** The POSTs whose answer has not yet said whether they were taken; and what a send fails with once the session is forgotten. */
+  readonly #unanswered = new UnansweredPosts();
+  #unsent: GatewayError | undefined;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize (see UpstreamInstance). */
   onclose?: (reason?: TransportError) => void;
@@ -116,7 +121,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #post(message: JsonRpcMessage): Promise<void> {
-    if (this.#closed) throw new Error('transport closed');
+    if (this.#closed) throw this.#unsent ?? new Error('transport closed'); // closing as the session was forgotten: never sent
     const cancelled = isNotification(message) && message.method === 'notifications/cancelled' ? (message.params?.requestId as RequestId) : undefined;
     // A modern request is cancelled by closing its stream; no notifications/cancelled goes over HTTP.
     const modernStream = cancelled === undefined ? undefined : this.#modernInFlight.get(cancelled);
@@ -143,17 +148,16 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** One 2025-era POST. True when its answer was read from a stream (`signal` ends it), which then called `ended`. */
   async #postLegacy(message: JsonRpcMessage, signal: AbortSignal | undefined, ended: (() => void) | undefined): Promise<boolean> {
-    const res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal ? { signal, request: true } : {});
-    const sid = headerValue(res.headers, 'mcp-session-id');
-    if (sid && !this.#sessionId) this.#sessionId = sid;
-    if ((res.statusCode === 404 || res.statusCode === 400) && this.#sessionId && !(isRequest(message) && message.method === 'initialize')) {
-      // 404 is the spec's answer for an unknown session; many servers (the SDK's own examples) say 400 "No valid
-      // session ID" instead. Either way a fresh session, and the request was not taken: it fails as never sent (sent
-      // again on the new session), ahead of the close that fails the calls in flight (a tools/call was lost as "crashed").
-      const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-      if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
-      if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
-      throw this.#expired(res.statusCode);
+    const named = this.#sessionId; // what a refusal refuses: another POST's refusal may have ended it meanwhile
+    let res: Dispatcher.ResponseData;
+    this.#unanswered.begin();
+    try {
+      res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal ? { signal, request: true } : {});
+      const sid = headerValue(res.headers, 'mcp-session-id');
+      if (sid && !this.#sessionId && !this.#closed) this.#sessionId = sid;
+      if ((res.statusCode === 404 || res.statusCode === 400) && (named ?? this.#sessionId) && !(isRequest(message) && message.method === 'initialize')) await this.#refused(message, res);
+    } finally {
+      this.#unanswered.end();
     }
     if (res.statusCode === 202) {
       await discard(res.body, this.#cfg.http.bodyTimeoutMs);
@@ -333,10 +337,24 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
 
+  /**
+   * A POST refused for its session: 404 is the spec's answer for an unknown session; many servers (the SDK's own
+   * examples) say 400 "No valid session ID" instead. Either way a fresh session, and the request was not taken: it
+   * fails as never sent (sent again on the new session), ahead of the close that fails the calls in flight (a
+   * tools/call was lost as "crashed"). Throws; another 400 as what it is.
+   */
+  async #refused(message: JsonRpcMessage, res: Dispatcher.ResponseData): Promise<never> {
+    const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
+    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+    if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
+    throw this.#expired(res.statusCode);
+  }
+
   /** Our session is gone upstream: close, so the instance re-initializes with a fresh one. */
   #expired(status = 404): TransportError {
     const reason = sessionExpired(this.#cfg.name, status);
     this.#sessionId = undefined;
+    this.#unsent ??= refusedForSession(this.#cfg.name, status);
     void this.#close(reason);
     return reason;
   }
@@ -348,6 +366,8 @@ export class StreamableHttpClientTransport implements Transport {
   async #close(reason?: TransportError): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // The session forgotten: its POSTs still unanswered may each be refused too (see UnansweredPosts).
+    if (reason) await this.#unanswered.settled(UNANSWERED_GRACE_MS);
     const sid = this.#sessionId;
     this.#closer.abort();
     this.#noise.close();

@@ -18,8 +18,8 @@ import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
 
-/** `refuse`: how a session it forgot is refused; `forget(n)`: whether session n is forgotten once a call comes. */
-async function upstream(refuse: (res: ServerResponse) => void, forget: (session: number) => boolean) {
+/** `refuse`: how a session it forgot is refused (after `delayMs`); `forget(n)`: whether session n is forgotten once a call comes. */
+async function upstream(refuse: (res: ServerResponse) => void, forget: (session: number) => boolean, delayMs = 0) {
   let inits = 0;
   const ran: string[] = [];
   const server = createServer((req, res) => {
@@ -36,8 +36,8 @@ async function upstream(refuse: (res: ServerResponse) => void, forget: (session:
       }
       if (m.id === undefined) return void res.writeHead(202).end();
       const session = Number(String(req.headers['mcp-session-id']).slice(1));
-      if (forget(session)) return refuse(res);
-      ran.push(`${m.method}@s${session}`);
+      if (forget(session)) return void setTimeout(() => refuse(res), delayMs);
+      ran.push(`${m.method}${(m as { params?: { arguments?: { n?: number } } }).params?.arguments?.n ?? ''}@s${session}`);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ran' }] } }));
     });
   });
@@ -47,7 +47,7 @@ async function upstream(refuse: (res: ServerResponse) => void, forget: (session:
 }
 
 async function gatewaySide(url: string) {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
   const agent = new Agent();
   const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new StreamableHttpClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
   await pool.start();
@@ -93,4 +93,24 @@ describe("a request refused for a session the upstream forgot never ran: it is s
       up.server.close();
     }
   });
+
+  for (const [what, refuse] of refusals) {
+    it(`${what}, to several calls sent at once: each is answered once, on the new session`, async () => {
+      // The upstream restarted under four calls: each POST is refused. The first refusal ended the session and
+      // failed the other three with it, as if they might have run: they were lost.
+      const up = await upstream(refuse, (s) => s === 1, 20);
+      const gw = await gatewaySide(up.url);
+      try {
+        const calls = [1, 2, 3, 4].map((n) => gw.instance.request('tools/call', { name: 'x', arguments: { n } }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`));
+        for (const r of await Promise.all(calls)) assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+        assert.deepEqual([...up.ran].sort(), ['tools/call1@s2', 'tools/call2@s2', 'tools/call3@s2', 'tools/call4@s2']);
+        assert.equal(up.inits(), 2);
+        assert.equal(gw.instance.circuit, 'closed');
+      } finally {
+        await gw.close();
+        up.server.closeAllConnections();
+        up.server.close();
+      }
+    });
+  }
 });
