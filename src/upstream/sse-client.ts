@@ -6,12 +6,14 @@ import { SseParser, type SkippedExcerpt, type SseMessage } from '../jsonrpc/sse-
 import { answeredId } from '../jsonrpc/answer-id.js';
 import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { MessageExtra, Transport } from '../transport/transport.js';
+import type { MessageExtra, Transport, TransportError } from '../transport/transport.js';
 import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, httpRefusal, refusedForSession } from './remote-errors.js';
+import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
+import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
+import type { GatewayError } from '../errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
@@ -30,9 +32,12 @@ export class SseClientTransport implements Transport {
   readonly #closer = new AbortController();
   #endpoint: string | undefined;
   #closed = false;
+  /** The POSTs whose answer has not yet said whether they were taken; and what a send fails with once the session is forgotten. */
+  readonly #unanswered = new UnansweredPosts();
+  #unsent: GatewayError | undefined;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onanswerlost?: (requestId: RequestId, error: Error) => void;
-  onclose?: () => void;
+  onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
 
   /** `dispatcher`: a RemoteAgents, whose streams never take the connections POSTs need; one Dispatcher serves both. */
@@ -132,9 +137,18 @@ export class SseClientTransport implements Transport {
   }
 
   async #post(message: JsonRpcMessage, retried: boolean): Promise<void> {
-    if (this.#closed || !this.#endpoint) throw new Error('transport closed');
+    if (this.#closed || !this.#endpoint) throw this.#unsent ?? new Error('transport closed'); // closing as the session was forgotten: never sent
+    this.#unanswered.begin();
+    try {
+      await this.#postOnce(message, retried, this.#endpoint);
+    } finally {
+      this.#unanswered.end();
+    }
+  }
+
+  async #postOnce(message: JsonRpcMessage, retried: boolean, endpoint: string): Promise<void> {
     const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) });
-    const res = await request(this.#endpoint, {
+    const res = await request(endpoint, {
       method: 'POST',
       body: JSON.stringify(message),
       headers,
@@ -152,25 +166,33 @@ export class SseClientTransport implements Transport {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) this.#forgotten(message); // the upstream forgot us: reconnect
-      throw httpRefusal(this.#cfg.name, res, this.#endpoint, text.slice(0, 200), false);
+      throw httpRefusal(this.#cfg.name, res, endpoint, text.slice(0, 200), false);
     }
   }
 
   /**
    * A POST refused 404: the upstream forgot the session (a restart, a replica without its stream). A request so
    * refused was not taken: it fails as never sent, sent again once reconnected (see refusedForSession), before the
-   * close fails the calls in flight (it was lost as "crashed", counted by the circuit).
+   * close fails the calls in flight (it was lost as "crashed", counted by the circuit). The close waits for the
+   * POSTs still unanswered, which may be refused too (see UnansweredPosts); the calls it fails, which may have run,
+   * fail as the session lost, which the circuit does not count.
    */
   #forgotten(message: JsonRpcMessage): void {
     if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, 404));
-    void this.close();
+    this.#unsent ??= refusedForSession(this.#cfg.name, 404);
+    void this.#close(sessionExpired(this.#cfg.name, 404));
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  async #close(reason?: TransportError): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (reason) await this.#unanswered.settled(UNANSWERED_GRACE_MS);
     this.#closer.abort();
     this.#noise.close();
-    this.onclose?.();
+    this.onclose?.(reason);
   }
 }

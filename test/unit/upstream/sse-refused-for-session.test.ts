@@ -18,8 +18,8 @@ import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
 const INIT = { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
-/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with 404. */
-async function upstream(forgets: (session: number) => boolean) {
+/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with 404 (after `delayMs`). */
+async function upstream(forgets: (session: number) => boolean, delayMs = 0) {
   const streams = new Map<number, ServerResponse>();
   const ran: string[] = [];
   let sessions = 0;
@@ -35,10 +35,10 @@ async function upstream(forgets: (session: number) => boolean) {
     req.on('end', () => {
       const n = Number(new URL(req.url!, 'http://h').searchParams.get('s'));
       const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void res.writeHead(404).end('Session not found');
+      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void setTimeout(() => res.writeHead(404).end('Session not found'), delayMs);
       res.writeHead(202).end('Accepted');
       if (m.id === undefined) return;
-      if (m.method !== 'initialize') ran.push(`${m.method}@s${n}`);
+      if (m.method !== 'initialize') ran.push(`${m.method}${(m as { params?: { arguments?: { n?: number } } }).params?.arguments?.n ?? ''}@s${n}`);
       const result = m.method === 'initialize' ? INIT : { content: [{ type: 'text', text: 'ran' }] };
       streams.get(n)?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
     });
@@ -49,7 +49,7 @@ async function upstream(forgets: (session: number) => boolean) {
 }
 
 async function gatewaySide(url: string) {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
   const agent = new Agent();
   const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new SseClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
   await pool.start();
@@ -79,6 +79,21 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
       const failed = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then(() => undefined, (err: { code?: string; message: string }) => err);
       assert.equal(failed?.code, 'SWB_UPSTREAM_SESSION_EXPIRED', failed?.message);
       assert.deepEqual(up.ran, []);
+      assert.equal(gw.instance.circuit, 'closed');
+    } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+
+  it('several calls refused at once (a restart under load): each is sent again once reconnected, and answered once', async () => {
+    const up = await upstream((n) => n === 1, 20);
+    const gw = await gatewaySide(up.url);
+    try {
+      const calls = [1, 2, 3, 4].map((n) => gw.instance.request('tools/call', { name: 'x', arguments: { n } }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`));
+      for (const r of await Promise.all(calls)) assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+      assert.deepEqual([...up.ran].sort(), ['tools/call1@s2', 'tools/call2@s2', 'tools/call3@s2', 'tools/call4@s2']);
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
