@@ -20,6 +20,7 @@ import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
+import { abortWith, sharedAbortSignal } from './abort-link.js';
 import type { GatewayError } from '../errors.js';
 
 /**
@@ -36,7 +37,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #noise: NoiseLog;
   /** The monotonic clock GET streams are timed by (see ReopenWaits). */
   readonly #now: () => number;
-  readonly #closer = new AbortController();
+  readonly #closer = sharedAbortSignal(new AbortController());
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #initializeId: RequestId | undefined;
@@ -137,12 +138,15 @@ export class StreamableHttpClientTransport implements Transport {
     const ac = new AbortController();
     const release = () => this.#legacyInFlight.get(message.id) === ac && this.#legacyInFlight.delete(message.id);
     this.#legacyInFlight.set(message.id, ac);
+    const unlink = abortWith(this.#closer.signal, ac);
     try {
-      if (!(await this.#postLegacy(message, AbortSignal.any([this.#closer.signal, ac.signal]), release))) release();
+      if (!(await this.#postLegacy(message, ac.signal, release))) release();
     } catch (err) {
       release();
       if (ac.signal.aborted && !this.#closer.signal.aborted) return; // given up on: nothing more is expected
       throw err;
+    } finally {
+      unlink();
     }
   }
 
@@ -199,13 +203,15 @@ export class StreamableHttpClientTransport implements Transport {
     const related = isRequest(message) ? message.id : undefined;
     const ac = new AbortController();
     if (related !== undefined) this.#modernInFlight.set(related, ac);
+    const unlink = abortWith(this.#closer.signal, ac);
     try {
-      await this.#sendModern(message, extra, related, AbortSignal.any([this.#closer.signal, ac.signal]));
+      await this.#sendModern(message, extra, related, ac.signal);
     } catch (err) {
       // Cancelled by the caller: it expects no answer, and none will come.
       if (ac.signal.aborted && !this.#closer.signal.aborted) return;
       throw err;
     } finally {
+      unlink();
       if (related !== undefined && this.#modernInFlight.get(related) === ac) this.#modernInFlight.delete(related);
     }
   }
