@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { eventOrTimeout, settledOrCancelled } from './event-or-timeout.js';
+import { sharedAbortSignal } from './abort-link.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -52,7 +53,7 @@ export class UpstreamInstance extends EventEmitter {
   #stopped: Promise<void> | undefined; // the stop under way, once begun (see stop); a start begins anew
   #lettingGo: Promise<void> | undefined; // a client let go whose process may still run (failed its health checks): a stop waits for it
   /** Aborted by stop (a fresh one for the next start): ends a retry's wait for a restart that will not come. */
-  #halted = new AbortController();
+  #halted = sharedAbortSignal(new AbortController());
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
   dedicatedTo: UpstreamCaller | undefined;
   /** Serves one session at a time (its sharing strategy says so): the upstream is offered that client's roots. */
@@ -87,6 +88,7 @@ export class UpstreamInstance extends EventEmitter {
 
   constructor(config: UpstreamConfig, logger: Logger, factory: TransportFactory, opts: { dedicated?: boolean; owner?: UpstreamUser | undefined; tracing?: Tracing | undefined; traceAttributes?: TraceAttributes } = {}) {
     super();
+    this.setMaxListeners(0); // every call waiting for a restart listens for 'ready' (eventOrTimeout): any number
     this.#dedicated = opts.dedicated ?? false;
     this.#owner = opts.owner;
     this.#tracing = opts.tracing ?? NO_TRACING;
@@ -139,7 +141,7 @@ export class UpstreamInstance extends EventEmitter {
   start(): Promise<void> {
     this.#stopping = false;
     this.#stopped = undefined;
-    if (this.#halted.signal.aborted) this.#halted = new AbortController();
+    if (this.#halted.signal.aborted) this.#halted = sharedAbortSignal(new AbortController());
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
     this.#state = 'starting';
     this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
@@ -377,10 +379,8 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#state === 'ready') this.#client?.notify(method, params).catch(() => {});
   }
 
-  /**
-   * Stops it; resolves once its process is gone. Once per start: a second stop (the gateway's, while an idle sweep,
-   * a release or a retired pool's drain stops it) waits for the same exit, not returning at once while it runs.
-   */
+  /** Stops it; resolves once its process is gone. Once per start: a second stop (the gateway's, while an idle sweep,
+   * a release or a retired pool's drain stops it) waits for the same exit, not returning at once while it runs. */
   stop(): Promise<void> {
     return (this.#stopped ??= this.#stop());
   }
