@@ -12,6 +12,7 @@ import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
+import { errorBodyDetail } from './error-body-detail.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import type { GatewayError } from '../errors.js';
 import { withoutDeep } from './deep-messages.js';
@@ -166,7 +167,7 @@ export class SseClientTransport implements Transport {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) this.#forgotten(message); // the upstream forgot us: reconnect
-      throw httpRefusal(this.#cfg.name, res, endpoint, text.slice(0, 200), false);
+      throw httpRefusal(this.#cfg.name, res, endpoint, errorBodyDetail(text, this.#cfg.headers), false);
     }
   }
 

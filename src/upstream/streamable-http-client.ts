@@ -21,6 +21,7 @@ import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import { abortWith, sharedAbortSignal } from './abort-link.js';
+import { errorBodyDetail } from './error-body-detail.js';
 import type { GatewayError } from '../errors.js';
 
 /**
@@ -168,8 +169,8 @@ export class StreamableHttpClientTransport implements Transport {
       return false;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = (await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs)).slice(0, 200);
-      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, text);
+      const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
+      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, errorBodyDetail(text, this.#cfg.headers));
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
@@ -243,7 +244,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
     if (answer && isResponse(answer) && answer.id === related && related !== undefined) return this.#deliver(answer, related, Buffer.byteLength(text));
-    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, text.slice(0, 200));
+    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, errorBodyDetail(text, this.#cfg.headers));
   }
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
@@ -351,7 +352,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   async #refused(message: JsonRpcMessage, res: Dispatcher.ResponseData): Promise<never> {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, text.slice(0, 200));
+    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, errorBodyDetail(text, this.#cfg.headers));
     if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
     throw this.#expired(res.statusCode);
   }
