@@ -5,54 +5,24 @@
 // SWB_UPSTREAM_CRASHED (which the circuit counts), so the first call after every upstream restart was lost.
 // Real loopback HTTP, the real pool and transport.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import { Agent } from 'undici';
-import { parseConfig } from '../../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
-import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { legacyHttpPool, startLegacyHttpUpstream } from '../../helpers/legacy-http-upstream.js';
 
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
 
 /** `refuse`: how a session it forgot is refused (after `delayMs`); `forget(n)`: whether session n is forgotten once a call comes. */
 async function upstream(refuse: (res: ServerResponse) => void, forget: (session: number) => boolean, delayMs = 0) {
-  let inits = 0;
   const ran: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      if (req.method === 'DELETE') return void res.writeHead(200).end();
-      if (req.method === 'GET') return void res.writeHead(405).end();
-      const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.method === 'initialize') {
-        inits++;
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': `s${inits}` });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } } }));
-      }
-      if (m.id === undefined) return void res.writeHead(202).end();
-      const session = Number(String(req.headers['mcp-session-id']).slice(1));
-      if (forget(session)) return void setTimeout(() => refuse(res), delayMs);
-      ran.push(`${m.method}${(m as { params?: { arguments?: { n?: number } } }).params?.arguments?.n ?? ''}@s${session}`);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ran' }] } }));
-    });
+  const up = await startLegacyHttpUpstream((_req, res, m, session) => {
+    if (forget(session)) return void setTimeout(() => refuse(res), delayMs);
+    ran.push(`${m.method}${(m.params?.arguments?.n as number | undefined) ?? ''}@s${session}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ran' }] } }));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, ran, inits: () => inits };
+  return { ...up, ran };
 }
 
-async function gatewaySide(url: string) {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
-  const agent = new Agent();
-  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new StreamableHttpClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
-  await pool.start();
-  return { instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
-}
+const gatewaySide = (url: string) => legacyHttpPool(url, { initTimeoutMs: 5000, requestTimeoutMs: 5000, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } });
 
 const refusals: [string, (res: ServerResponse) => void][] = [
   ['404 (the spec)', (res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Session not found')],
@@ -71,8 +41,7 @@ describe("a request refused for a session the upstream forgot never ran: it is s
         assert.equal(gw.instance.circuit, 'closed');
       } finally {
         await gw.close();
-        up.server.closeAllConnections();
-        up.server.close();
+        up.close();
       }
     });
   }
@@ -89,8 +58,7 @@ describe("a request refused for a session the upstream forgot never ran: it is s
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
-      up.server.closeAllConnections();
-      up.server.close();
+      up.close();
     }
   });
 
@@ -108,8 +76,7 @@ describe("a request refused for a session the upstream forgot never ran: it is s
         assert.equal(gw.instance.circuit, 'closed');
       } finally {
         await gw.close();
-        up.server.closeAllConnections();
-        up.server.close();
+        up.close();
       }
     });
   }
