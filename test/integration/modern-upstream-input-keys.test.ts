@@ -3,39 +3,28 @@
 // `user_name`), a client that knows a tool's questions could not answer them on its first request, and one
 // matching the keys it is asked by (the modern conformance suite does) found none of them.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/modern-http.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 
 describe("a 2026-07-28 upstream's input request keys, through the gateway", () => {
-  let upstream: { child: ChildProcess; url: URL };
-  let gw: RunningGateway;
+  let rig: ModernRig;
   before(async () => {
-    upstream = await startModernServer();
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-    });
+    rig = await startModernRig();
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('a round names each input request by the key the upstream gave it', async () => {
-    const a = await modernPost(gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {} });
+    const a = await modernPost(rig.gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {} });
     assert.equal(a.body.result?.resultType, 'input_required', JSON.stringify(a.body));
     assert.deepEqual(Object.keys(a.body.result.inputRequests), ['user_name']);
     assert.equal(a.body.result.inputRequests.user_name.params._meta, undefined, 'no gateway-internal _meta reaches the client');
-    const b = await modernPost(gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } }, requestState: a.body.result.requestState });
+    const b = await modernPost(rig.gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } }, requestState: a.body.result.requestState });
     assert.equal(b.body.result?.content?.[0]?.text, 'Hello, Ada!', JSON.stringify(b.body));
   });
 
   it('an answer a first request brings under that key is taken: no round', async () => {
-    const a = await modernPost(gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } } });
+    const a = await modernPost(rig.gw.url(), 'tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } } });
     assert.equal(a.body.result?.resultType, 'complete', JSON.stringify(a.body));
     assert.equal(a.body.result.content?.[0]?.text, 'Hello, Alice!');
   });

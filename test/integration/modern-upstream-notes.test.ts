@@ -4,31 +4,20 @@
 // (resources/updated with its uri), never notifications/subscriptions/acknowledged, a method its
 // revision does not have.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startModernServer } from '../helpers/modern-server.js';
+import { startModernRig, type ModernRig } from '../helpers/modern-server.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
 describe("a modern upstream's listen stream, seen by a 2025 client (per-session)", () => {
-  let upstream: { child: ChildProcess; url: URL };
-  let gw: RunningGateway;
+  let rig: ModernRig;
   before(async () => {
-    upstream = await startModernServer();
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      upstreams: [{ name: 'modern', transport: 'streamable-http', url: upstream.url.href, sharing: 'per-session', pool: { size: 1, warm: 0, max: 10 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['modern'] }],
-    });
+    rig = await startModernRig({ upstream: { sharing: 'per-session', pool: { size: 1, warm: 0, max: 10 } } });
   });
-  after(async () => {
-    await gw.close();
-    upstream.child.kill('SIGTERM');
-  });
+  after(() => rig.close());
 
   it('carries no acknowledgement and no subscription id of the gateway\'s listen', async () => {
-    const client = await connectClient(gw, 'streamable-http');
+    const client = await connectClient(rig.gw, 'streamable-http');
     const seen: Array<{ method: string; params?: any }> = [];
     client.fallbackNotificationHandler = async (n) => void seen.push(n);
     const updates: any[] = [];
