@@ -261,13 +261,13 @@ export class RouterSession {
     return { ...item, name };
   }
 
-  /** Maps an exposed name to its upstream; unknown names are answered as the upstream would. */
+  /** Maps an exposed name to its upstream; unknown names, and a tool's no list shows for its characters (#exportItem), answered as unknown. */
   #resolveName(exposed: unknown, kind: 'tool' | 'prompt'): { pool: UpstreamPool; name: string } {
     if (typeof exposed !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: "name" must be a string`);
     if (!this.#endpoint.prefixNames) return { pool: this.#endpoint.pools[0]!, name: exposed };
     const split = splitPrefixed(exposed);
     const pool = split && this.#endpoint.pool(split.upstream);
-    if (!split || !pool) throw notFound(kind, exposed);
+    if (!split || !pool || (kind === 'tool' && !hasToolNameChars(exposed) && this.curation.renameOf(exposed) === undefined)) throw notFound(kind, exposed);
     return { pool, name: split.name };
   }
 
