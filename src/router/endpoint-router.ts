@@ -305,8 +305,10 @@ export class EndpointRouter implements EndpointView {
   }
 
   /**
-   * Builds the tool view (its exposed names, logged) and, in search mode, its index ahead of the first
-   * request: at start, and when an upstream says its tools changed or restarted. Only from instances every session
+   * Builds the tool views (their exposed names, logged) and, in search mode, their indexes ahead of the first
+   * request: at start, at a reload that changed the endpoint, and when an upstream says its tools changed or
+   * restarted. One per curation: the endpoint's, and each tenant's own layer (left to that tenant's first
+   * search, a reload's curation change was paid for on a request). Only from instances every session
    * sees (shared upstreams); with a per-session or per-tenant upstream the first request builds them. A
    * failure here costs nothing: the first request tries again.
    */
@@ -315,8 +317,10 @@ export class EndpointRouter implements EndpointView {
     if (pools.length === 0 || pools.some((p) => !p.commonInstance())) return;
     try {
       const { catalogues, sources } = await gatherCatalogues(pools, (p) => p.commonInstance()!);
-      const view = this.tools.view(this.tools.curationFor(''), catalogues, sources);
-      if (this.tools.searchMode) {
+      const tools = this.tools;
+      for (const curation of tools.curations) {
+        const view = tools.view(curation, catalogues, sources);
+        if (!tools.searchMode) continue;
         view.index();
         // Fetched in the background (a provider's failure is logged and counted where it happens).
         void view.vectors();

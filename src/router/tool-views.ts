@@ -84,6 +84,11 @@ export class ToolViews {
     return { name: canonical, arguments: wrapped === undefined ? params!.arguments : (wrapped as Record<string, unknown>).arguments };
   }
 
+  /** Every curation of the endpoint: its own, and each tenant's that has a layer of its own (what a catalogue change prepares). */
+  get curations(): Curation[] {
+    return [this.#common, ...this.#tenants.values()];
+  }
+
   /** Whether a tenant's view differs from what everyone else on this endpoint sees (then no public caching). */
   curatesFor(tenant: string): boolean {
     return this.#tenants.has(tenant);

@@ -20,12 +20,18 @@ export interface FileGateway {
   close: () => Promise<void>;
 }
 
-export async function fileGateway(prefix: string, doc: Record<string, unknown>): Promise<FileGateway> {
+/** `opts.logLines`: the gateway's log lines (at info) are pushed there, as startGateway's are. */
+export async function fileGateway(prefix: string, doc: Record<string, unknown>, opts: { logLines?: string[] } = {}): Promise<FileGateway> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const file = join(dir, 'switchboard.yaml');
   const write = (d: Record<string, unknown>) => writeFileSync(file, JSON.stringify(d, null, 2));
   write(doc);
-  const app = await buildApp(checkConfigFile(file).config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
+  const sink = opts.logLines;
+  const config = checkConfigFile(file).config;
+  // At info whatever LOG_LEVEL says (the runner sets silent); a reload keeps the level (a restart-only setting).
+  const app = sink
+    ? await buildApp({ ...config, logging: { ...config.logging, level: 'info' } }, { configFile: file, logDestination: { write: (line: string) => void sink.push(line) } })
+    : await buildApp(config, { configFile: file, logger: createLogger(process.env.LOG_LEVEL ?? 'silent') });
   const base = (await app.listen()).replace('localhost', '127.0.0.1');
   const gw = { app, base, url: (p = '/mcp') => new URL(p, base), close: () => app.close() };
   return { app, gw, file, write, close: async () => (await app.close(), rmSync(dir, { recursive: true, force: true })) };
