@@ -64,6 +64,8 @@ export const toolsSchema = z
     exposure: z.enum(['all', 'search', 'search+working-set']).default('all'),
     /** Exposed names longer than this are shortened to a readable stem and a stable hash of the full name. */
     maxToolNameLength: z.number().int().min(32).max(128).default(64),
+    /** The longest search_tools answer (its JSON text, in characters): matches that do not fit lose their input schemas, then are left out. */
+    maxSearchAnswerChars: z.number().int().min(4096).max(4_194_304).default(65_536),
     ...curation,
     /** Hybrid search with an embeddings provider (search modes only); absent: the lexical index alone. */
     embeddings: embeddingsSchema.optional(),

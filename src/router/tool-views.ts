@@ -35,6 +35,8 @@ export interface ToolViewsOptions {
 export class ToolViews {
   readonly exposure: ToolsConfig['exposure'];
   readonly maxNameLength: number;
+  /** tools.maxSearchAnswerChars: the longest search_tools answer (see session/search-answer.ts). */
+  readonly maxSearchAnswerChars: number;
   readonly #prefixNames: boolean;
   readonly #logger: Logger;
   readonly #common: Curation;
@@ -52,6 +54,7 @@ export class ToolViews {
     this.semantic = e === undefined || tools.exposure === 'all' ? undefined : new SemanticRanker(e, logger, embeddings, kept);
     this.#views = new ViewCache(live);
     this.maxNameLength = tools.maxToolNameLength;
+    this.maxSearchAnswerChars = tools.maxSearchAnswerChars;
     this.#prefixNames = prefixNames;
     this.#logger = logger;
     const { common, tenants } = Curation.forEndpoint(tools);

@@ -8,6 +8,7 @@ import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions 
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
+import { searchAnswer } from './search-answer.js';
 
 type Result = Record<string, unknown>;
 
@@ -138,10 +139,11 @@ export async function searchTools(ctx: RequestContext): Promise<JsonRpcResponse>
   try {
     const a = searchArgs(ctx.req.params?.arguments);
     const best = await rankedFor(host, await host.router!.toolView(undefined, true), a);
-    const tools = best.map(found);
-    if (host.endpoint.tools.exposure === 'search+working-set') host.workingSet?.add(best.map((t) => t.name));
-    const text = tools.length > 0 ? JSON.stringify({ tools }) : `No tool matches "${a.query}". Try other words for the task, or fewer of them.`;
-    return answered(ctx, { content: [{ type: 'text', text }], structuredContent: { tools } });
+    const { tools, note, text } = searchAnswer(best.map(found), host.endpoint.tools.maxSearchAnswerChars);
+    // What the answer names (a match left out for its size is not found).
+    if (host.endpoint.tools.exposure === 'search+working-set') host.workingSet?.add(tools.map((t) => t.name as string));
+    const shown = best.length > 0 ? text : `No tool matches "${a.query}". Try other words for the task, or fewer of them.`;
+    return answered(ctx, { content: [{ type: 'text', text: shown }], structuredContent: note === undefined ? { tools } : { tools, note } });
   } catch (err) {
     return failed(ctx, err);
   }

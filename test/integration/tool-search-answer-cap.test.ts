@@ -1,0 +1,85 @@
+// search_tools answered with every match in full, however large: a few tools with huge input schemas (an
+// upstream's generated API wrappers) made one answer hundreds of kilobytes, twice over (the JSON text and
+// structuredContent), all of it read by the model. The answer's JSON text is now held to
+// tools.maxSearchAnswerChars (default 65,536): the best matches in full while they fit, a match that does not
+// fit without its input schema (marked), the rest left out, and a note that says so.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { connectClient } from '../helpers/sdk.js';
+
+const CATALOGUE = join(import.meta.dirname, '..', 'fixtures', 'catalogue-server.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'swb-answer-cap-'));
+
+/** An input schema of about 28,000 characters of JSON. */
+const hugeSchema = (tag: string) => ({
+  type: 'object',
+  properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${tag}_${i}`, { type: 'string', description: `${tag} `.repeat(150) }])),
+});
+const BIG = ['zqbb_report_alpha', 'zqbb_report_beta', 'zqbb_report_gamma'];
+const TOOLS = [
+  ...BIG.map((name) => ({ name, description: `Makes the zqbb report (${name.slice(12)}).`, inputSchema: hugeSchema(name.slice(12)) })),
+  { name: 'zqbb_report_small', description: 'Makes the small zqbb report.', inputSchema: { type: 'object', properties: { day: { type: 'string' } } } },
+];
+
+type Answer = { content: Array<{ text: string }>; structuredContent: { tools: Array<Record<string, any>>; note?: string } };
+
+describe('search_tools answers have a size cap (found by a review)', { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  const clients: Client[] = [];
+  const search = async (path: string, query: string) => {
+    const c = await connectClient(gw, 'streamable-http', { path });
+    clients.push(c);
+    return (await c.callTool({ name: 'search_tools', arguments: { query, limit: 10 } })) as unknown as Answer;
+  };
+  before(async () => {
+    writeFileSync(join(dir, 'tools.json'), JSON.stringify(TOOLS));
+    const upstream = { name: 'zq', transport: 'stdio' as const, command: process.execPath, args: [CATALOGUE, '--set', 'files', '--tools', join(dir, 'tools.json')], sandbox: 'none' as const };
+    gw = await startGateway({
+      upstreams: [upstream],
+      endpoints: [
+        { path: '/default', upstreams: ['zq'], tools: { exposure: 'search' } },
+        { path: '/small', upstreams: ['zq'], tools: { exposure: 'search', maxSearchAnswerChars: 8192 } as Record<string, unknown> },
+      ],
+    });
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('by default: at most 65,536 characters, what fits in full, the rest without schemas, and a note', async () => {
+    const r = await search('/default', 'zqbb report');
+    const text = r.content[0]!.text;
+    assert.ok(text.length <= 65_536, `${text.length} characters`);
+    assert.deepEqual(JSON.parse(text), r.structuredContent);
+    const { tools, note } = r.structuredContent;
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...BIG, 'zqbb_report_small'].sort(), 'two big ones fit: every match is named');
+    const trimmed = tools.filter((t) => t.inputSchema === undefined);
+    assert.equal(trimmed.length, 1, 'one big match does not fit in full');
+    assert.equal(trimmed[0]!.schemaOmitted, true);
+    for (const t of tools.filter((t) => t.inputSchema !== undefined)) assert.deepEqual(t.inputSchema, TOOLS.find((d) => d.name === t.name)!.inputSchema, 'a tool in full is whole');
+    assert.match(note ?? '', /65536 characters/);
+  });
+
+  it('configured smaller: each big match without its schema, the small one whole', async () => {
+    const r = await search('/small', 'zqbb report');
+    const text = r.content[0]!.text;
+    assert.ok(text.length <= 8192, `${text.length} characters`);
+    const byName = new Map(r.structuredContent.tools.map((t) => [t.name, t]));
+    for (const name of BIG) assert.equal(byName.get(name)?.schemaOmitted, true, name);
+    assert.deepEqual(byName.get('zqbb_report_small')?.inputSchema, TOOLS[3]!.inputSchema);
+    assert.match(r.structuredContent.note ?? '', /8192 characters/);
+  });
+
+  it('an answer that fits is as before: no note, nothing marked', async () => {
+    const r = await search('/small', 'move a file');
+    assert.equal(r.structuredContent.note, undefined);
+    assert.ok(r.structuredContent.tools.every((t) => t.inputSchema !== undefined && t.schemaOmitted === undefined));
+  });
+});
