@@ -225,7 +225,7 @@ export class ClientSession {
 
   /** What another replica needs to take this session over. */
   record(): SessionRecord {
-    return recordOf(this, { subscriptions: this.#router?.subscribedUris() ?? [], logLevel: this.#logLevel, workingSet: this.#workingSet.names });
+    return recordOf(this, { subscriptions: this.#router?.subscribedUris() ?? [], logLevel: this.#logLevel, workingSet: this.#workingSet.keys });
   }
 
   async #onRequest(req: JsonRpcRequest, principal: Principal): Promise<void> {

@@ -14,7 +14,7 @@ export interface SessionRecord {
   /** Resource subscriptions and log level, renewed upstream by a replica that takes the session over. */
   subscriptions?: string[];
   logLevel?: string | undefined;
-  /** search+working-set: the tools the session found, still listed after a takeover. */
+  /** search+working-set: the tools the session found ("<upstream>__<tool>", see ToolWorkingSet), still listed after a takeover. */
   workingSet?: string[];
   createdAt: number;
 }

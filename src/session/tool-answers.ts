@@ -83,7 +83,7 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
     const seen = await visibleTools(host, await host.router!.toolView(undefined, true));
     const tools = metaToolDefinitions(seen);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
-    if (ws) for (const t of seen) if (ws.has(t.name)) tools.push(t.definition);
+    if (ws) for (const t of seen) if (ws.has(t)) tools.push(t.definition);
     return answered(ctx, { tools });
   } catch (err) {
     return failed(ctx, err);
@@ -141,7 +141,10 @@ export async function searchTools(ctx: RequestContext): Promise<JsonRpcResponse>
     const best = await rankedFor(host, await host.router!.toolView(undefined, true), a);
     const { tools, note, text } = searchAnswer(best.map(found), host.endpoint.tools.maxSearchAnswerChars);
     // What the answer names (a match left out for its size is not found).
-    if (host.endpoint.tools.exposure === 'search+working-set') host.workingSet?.add(tools.map((t) => t.name as string));
+    if (host.endpoint.tools.exposure === 'search+working-set') {
+      const named = new Set(tools.map((t) => t.name));
+      host.workingSet?.add(best.filter((t) => named.has(t.name)));
+    }
     const shown = best.length > 0 ? text : `No tool matches "${a.query}". Try other words for the task, or fewer of them.`;
     return answered(ctx, { content: [{ type: 'text', text: shown }], structuredContent: note === undefined ? { tools } : { tools, note } });
   } catch (err) {
