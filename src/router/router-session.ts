@@ -15,6 +15,7 @@ import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinVerdict } from './pinned-call.js';
+import { listFails } from './list-failure.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities, mergeInstructions } from './capabilities.js';
@@ -70,13 +71,13 @@ export class RouterSession {
    * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the name a call is
    * made by; on an endpoint that prefixes, only its own upstream's listing (read from the name, or from the rename
    * that gives it) is waited for. Names of different upstreams never meet: its tools are named the same without the others'.
-   * `failClosed` (search mode): fails as an aggregated list does, under failureMode closed or when no upstream could list.
+   * `asList` (search mode's answers): fails where an aggregated list fails (listFails); else a view of the upstreams that listed.
    */
-  async toolView(calling?: string, failClosed = false): Promise<ToolView> {
+  async toolView(calling?: string, asList = false): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
     const gathered = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    if (failClosed && 'failed' in gathered && (gathered.catalogues.size === 0 || this.#endpoint.config.failureMode === 'closed')) throw gathered.failed;
+    if (asList && 'failed' in gathered && listFails(this.#endpoint.config.failureMode, gathered.catalogues.size, false)) throw gathered.failed;
     const { catalogues, sources } = gathered;
     const view = this.#endpoint.tools.view(this.curation, catalogues, sources);
     if (calling === undefined || view.named(calling) !== undefined) return view; // else maybe added silently: re-listed (bounded)
@@ -230,8 +231,7 @@ export class RouterSession {
         for (const item of list) items.push(this.#exportItem(pool.name, spec, item, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
       }
     }
-    // failureMode closed: a list that would silently miss an upstream's part fails instead.
-    if (firstError !== undefined && (okCount === 0 || (this.#endpoint.config.failureMode === 'closed' && !ctx.partial))) throw firstError;
+    if (firstError !== undefined && listFails(this.#endpoint.config.failureMode, okCount, ctx.partial === true)) throw firstError;
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
     if (plan.cursor !== undefined) out.nextCursor = plan.cursor;
     return out;
