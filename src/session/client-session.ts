@@ -19,6 +19,7 @@ import { negotiateVersion } from './protocol-versions.js';
 import { SessionActivity } from './session-activity.js';
 import { ListChangedCoalescer } from './list-changed-coalescer.js';
 import { methodSpec } from '../jsonrpc/methods.js';
+import { sendableIn } from './revision-methods.js';
 import { undeliverable } from './client-capability-check.js';
 import { screenedAsk } from './screened-asks.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
@@ -368,7 +369,7 @@ export class ClientSession {
   }
 
   #notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined): void {
-    if (this.#state !== 'ACTIVE' && this.#state !== 'INITIALIZING') return;
+    if ((this.#state !== 'ACTIVE' && this.#state !== 'INITIALIZING') || !sendableIn(method, this.protocolVersion)) return;
     void this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
   }
 
