@@ -18,6 +18,7 @@ import { screenedAsk } from '../session/screened-asks.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
 import { attemptHeaderCheck } from './param-headers.js';
+import { StandingRoots } from './standing-roots.js';
 import { upstreamParams } from './upstream-params.js';
 
 export interface ModernSessionOptions {
@@ -57,6 +58,8 @@ export class ModernSession implements UpstreamCaller {
   readonly #listChanged = new ListChangedCoalescer((method, params) => this.#announce(method, params));
   #router: Promise<RouterSession> | undefined;
   #opened: RouterSession | undefined;
+  /** The roots its client gave, for per-session upstreams that cache them. */
+  readonly #roots = new StandingRoots(() => this.#opened?.notification('notifications/roots/list_changed', undefined));
   lastActivity = Date.now();
   readonly openedAt = Date.now();
   /** What the modern service's exchanges of this standing call back (the service's to set, once). */
@@ -173,6 +176,7 @@ export class ModernSession implements UpstreamCaller {
     this.lastActivity = Date.now();
     const host = this.#views.for(exchange.principal).host;
     this.#exchanges.set(exchange.seq, exchange);
+    this.#roots.starting(exchange);
     const { first } = exchange;
     const params = upstreamParams(first.params, first.spec.mrtr);
     const req = params === undefined ? { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method } : { jsonrpc: '2.0' as const, id: exchange.seq, method: first.method, params };
@@ -233,12 +237,23 @@ export class ModernSession implements UpstreamCaller {
 
   /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
   clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+    if (method === 'roots/list') return this.#rootsList(params, related, signal);
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
     const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling request's hidden text
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
     return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, asked, signal));
+  }
+
+  /** An upstream's roots/list: answered with the roots the client gave when no client is needed (StandingRoots), else put to it. */
+  #rootsList(params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+    const named = this.#exchangeFor(related);
+    const known = this.#roots.known(named);
+    if (known) return Promise.resolve(known);
+    const exchange = named ?? this.#roots.carrier();
+    if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the gateway cannot tell which 2026-07-28 request "roots/list" belongs to, and its client has given no roots yet'));
+    return this.guard.whileAsking(exchange.seq, () => exchange.ask('roots/list', params, signal)).then((r) => this.#roots.given(r, exchange));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
