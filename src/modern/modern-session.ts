@@ -18,6 +18,7 @@ import { screenedAsk } from '../session/screened-asks.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
 import { attemptHeaderCheck } from './param-headers.js';
+import { StandingLogLevel } from './standing-log-level.js';
 import { StandingRoots } from './standing-roots.js';
 import { upstreamParams } from './upstream-params.js';
 
@@ -60,6 +61,8 @@ export class ModernSession implements UpstreamCaller {
   #opened: RouterSession | undefined;
   /** The roots its client gave, for per-session upstreams that cache them. */
   readonly #roots = new StandingRoots(() => this.#opened?.notification('notifications/roots/list_changed', undefined));
+  /** The log level its upstreams are set to, from what its requests name. */
+  readonly #logLevel = new StandingLogLevel((level) => this.#opened?.request('logging/setLevel', { level }, { signal: new Cancellation(), requestId: `${this.id}-setLevel` }) ?? Promise.resolve());
   lastActivity = Date.now();
   readonly openedAt = Date.now();
   /** What the modern service's exchanges of this standing call back (the service's to set, once). */
@@ -198,7 +201,10 @@ export class ModernSession implements UpstreamCaller {
       exchange.settle(response);
     };
     // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.
-    modernRequestPipeline(ctx).then(done, (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq)));
+    const failed = (err: unknown) => done(toJsonRpcError(err, this.#logger).toResponse(exchange.seq));
+    const levelSet = this.#logLevel.before(first.logLevel);
+    if (levelSet) void levelSet.then(() => modernRequestPipeline(ctx)).then(done, failed);
+    else modernRequestPipeline(ctx).then(done, failed);
   }
 
   /** The capabilities the attempt now waiting declared (each 2026-07-28 request declares its own). */
