@@ -80,13 +80,18 @@ export class TenantPolicy {
 
   /**
    * The endpoint's server capabilities as this tenant is told them (initialize, server/discover): a
-   * kind of the catalogue its rules allow nothing of is not offered at all, in either era.
+   * kind of the catalogue its rules allow nothing of is not offered at all, in either era. Nor are
+   * completions when neither prompts nor resources are offered: they complete a prompt's or a resource
+   * template's arguments, and there is none to complete (they stayed advertised, for nothing).
    */
   shownCapabilities(caps: Record<string, unknown>): Record<string, unknown> {
     const hidden = (['tool', 'prompt', 'resource'] as const).filter((kind) => !this.allowsAny(kind) && caps[`${kind}s`] !== undefined);
-    if (hidden.length === 0) return caps;
+    const offered = (kind: 'prompt' | 'resource') => caps[`${kind}s`] !== undefined && !hidden.includes(kind);
+    const noCompletions = caps.completions !== undefined && !offered('prompt') && !offered('resource');
+    if (hidden.length === 0 && !noCompletions) return caps;
     const shown = { ...caps };
     for (const kind of hidden) delete shown[`${kind}s`];
+    if (noCompletions) delete shown.completions;
     return shown;
   }
 
