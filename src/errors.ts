@@ -14,6 +14,7 @@ const CODES = {
   SWB_UPSTREAM_PROTOCOL: { status: 502, rpc: ErrorCode.ServerError },
   SWB_UPSTREAM_SESSION_EXPIRED: { status: 502, rpc: ErrorCode.ServerError },
   SWB_UPSTREAM_BUSY: { status: 503, rpc: ErrorCode.ServerError },
+  SWB_UPSTREAM_THROTTLED: { status: 503, rpc: ErrorCode.ServerError },
   SWB_CIRCUIT_OPEN: { status: 503, rpc: ErrorCode.ServerError },
   SWB_POOL_EXHAUSTED: { status: 503, rpc: ErrorCode.ServerError },
   SWB_SESSION_CLOSED: { status: 404, rpc: ErrorCode.ServerError },

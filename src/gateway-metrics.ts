@@ -51,6 +51,7 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
       if (restarted) m.upstreamRestarts.inc({ upstream: pool.name });
     });
     pool.on('unattributed', (_inst: unknown, method: string) => m.unattributedRequests.inc({ upstream: pool.name, method }));
+    pool.on('throttled', (_inst: unknown, status: number) => m.upstreamThrottled.inc({ upstream: pool.name, status: String(status) }));
   };
   for (const pool of gateway.pools.values()) wire(pool);
   gateway.onPool(wire);

@@ -26,6 +26,12 @@ export class Metrics {
   /** `draining` ("true", else absent): an instance of a pool a reload replaced or removed, finishing its calls. */
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state', 'draining'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
+  readonly upstreamThrottled = new Counter({
+    name: 'switchboard_upstream_throttled_total',
+    help: 'Calls a remote upstream refused as overloaded (HTTP 429, or 503 with Retry-After): SWB_UPSTREAM_THROTTLED, not counted by its circuit; calls after one are deferred until its Retry-After',
+    labelNames: ['upstream', 'status'] as const,
+    registers: [this.registry],
+  });
   readonly unattributedRequests = new Counter({
     name: 'switchboard_unattributed_requests_total',
     help: 'Server-to-client requests (sampling, elicitation, roots) of a shared upstream refused because no single client session owned them: run that upstream per-session',

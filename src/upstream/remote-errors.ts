@@ -2,6 +2,7 @@ import { GatewayError, type GatewayErrorCode } from '../errors.js';
 import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
 import { headerValue } from './http-headers.js';
+import { retryAfterMs, throttledError } from './upstream-throttle.js';
 
 /** The upstream no longer knows our MCP session (HTTP 404, or a 400 that says so): re-initialize. */
 export function sessionExpired(upstream: string, status = 404): TransportError {
@@ -21,11 +22,14 @@ export class UpstreamHttpError extends Error {
   readonly status: number;
   /** What the upstream said (the start of its body), or where its redirect points. */
   readonly detail: string;
-  constructor(upstream: string, status: number, detail: string) {
+  /** A 429's or 503's Retry-After, in ms (see retryAfterMs): the upstream is overloaded, and says for how long. */
+  readonly retryAfterMs: number | undefined;
+  constructor(upstream: string, status: number, detail: string, retryAfter?: number) {
     super(`upstream "${upstream}" answered HTTP ${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'UpstreamHttpError';
     this.status = status;
     this.detail = detail;
+    this.retryAfterMs = retryAfter;
   }
 }
 
@@ -37,7 +41,8 @@ export class UpstreamHttpError extends Error {
  * own url, which the operator can set to where it points.
  */
 export function httpRefusal(upstream: string, res: { statusCode: number; headers: Record<string, string | string[] | undefined> }, url: string, detail: string, configured = true): UpstreamHttpError {
-  if (res.statusCode < 300 || res.statusCode >= 400) return new UpstreamHttpError(upstream, res.statusCode, detail);
+  const overload = res.statusCode === 429 || res.statusCode === 503 ? retryAfterMs(headerValue(res.headers, 'retry-after')) : undefined;
+  if (res.statusCode < 300 || res.statusCode >= 400) return new UpstreamHttpError(upstream, res.statusCode, detail, overload);
   const location = headerValue(res.headers, 'location');
   const to = location !== undefined && URL.canParse(location, url) ? new URL(location, url) : undefined;
   const where = to ? `a redirect to ${to.origin}${to.pathname}` : 'a redirect';
@@ -79,6 +84,14 @@ function refusedAsTooLarge(err: UpstreamHttpError): boolean {
   return err.status === 413 || (err.status === 400 && /too large/i.test(err.detail));
 }
 
+/**
+ * An upstream overloaded: 429 (Too Many Requests), or 503 with a Retry-After. A 503 without one stays "could not be
+ * reached", counted by the circuit: what a proxy or load balancer with no live backend answers.
+ */
+function overloaded(err: UpstreamHttpError): boolean {
+  return err.status === 429 || (err.status === 503 && err.retryAfterMs !== undefined);
+}
+
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
 export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE', 'SWB_ARGUMENT_REFUSED']);
 
@@ -87,13 +100,15 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
  * it was said (KEPT_AS_IS). A link whose consent changed (details.unsent): the request never left, and is
  * retried once reconnected. A server not reading what it was sent (busy on a long call): SWB_UPSTREAM_BUSY,
  * which its circuit does not count, as it does not count a full queue: the upstream is alive, and a few
- * refusals must not pause every call for resetTimeoutMs. A body too large (413): the arguments' fault (see
+ * refusals must not pause every call for resetTimeoutMs. Throttled (see overloaded): SWB_UPSTREAM_THROTTLED, not
+ * counted either, with its Retry-After (see UpstreamThrottle). A body too large (413): the arguments' fault (see
  * bodyTooLarge). Anything else: it could not be reached.
  */
 export function sendFailure(upstream: string, err: Error): Error {
   if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)) return err;
   if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
   if (err instanceof UpstreamHttpError && refusedAsTooLarge(err)) return bodyTooLarge(upstream, err.status, err.detail);
+  if (err instanceof UpstreamHttpError && overloaded(err)) return throttledError(upstream, err.status, err.retryAfterMs ?? 0);
   if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
   return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
 }

@@ -8,7 +8,6 @@ import { ATTR } from '../observability/trace-attributes.js';
 import { NO_TRACING, type TraceAttributes, type Tracing } from '../observability/tracing.js';
 import { queueWait } from './upstream-span.js';
 import type { Transport, TransportError } from '../transport/transport.js';
-import type { RequestId } from '../jsonrpc/types.js';
 import { Backoff } from './backoff.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { Semaphore } from './semaphore.js';
@@ -16,7 +15,7 @@ import { StdioTransport } from './stdio-transport.js';
 import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
-import { UpstreamClient, type CallersOf, type CallOptions } from './upstream-client.js';
+import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -26,6 +25,8 @@ import { ListChangedThrottle } from './list-changed-throttle.js';
 import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
 import { leftOutOf } from './left-out-tools.js';
+import { messageOwner } from './message-owner.js';
+import { UpstreamThrottle } from './upstream-throttle.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 export type { Catalogue } from './instance-catalogues.js';
@@ -36,7 +37,8 @@ export type TransportFactory = (upstream: UpstreamConfig, logger: Logger, owner?
 /**
  * One upstream process (or connection) and its lifecycle: start, initialize, serve, and after a crash
  * restart with exponential backoff that resets only once the process has stayed up for resetAfterMs.
- * Events: 'ready' (identity, restarted), 'down', 'notification' (method, params), 'unattributed' (method's metrics label).
+ * Events: 'ready' (identity, restarted), 'down', 'notification' (method, params), 'unattributed' (method's metrics label),
+ * 'throttled' (the HTTP status of a call the upstream refused as overloaded: see UpstreamThrottle).
  */
 export class UpstreamInstance extends EventEmitter {
   readonly config: UpstreamConfig;
@@ -81,6 +83,8 @@ export class UpstreamInstance extends EventEmitter {
   /** Why the last start failed, as its coded error (a refused per-user credential is answered as such). */
   lastError: GatewayError | undefined;
   readonly #breaker: CircuitBreaker;
+  /** Calls deferred after the upstream throttled one (429, or 503 with Retry-After): not sent until its Retry-After. */
+  readonly #throttle: UpstreamThrottle;
   readonly #slots: Semaphore;
   readonly #health: HealthChecks;
   readonly #tracing: Tracing;
@@ -99,6 +103,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#backoff = new Backoff(config.restart.initialDelayMs, config.restart.maxDelayMs);
     this.#breaker = new CircuitBreaker(config.circuitBreaker.failureThreshold, config.circuitBreaker.resetTimeoutMs);
     this.#breaker.onchange = (state) => this.#logger.warn({ circuit: state }, `upstream circuit ${state}`); // long-lived: per instance
+    this.#throttle = new UpstreamThrottle(config.name, logger, (status) => this.emit('throttled', status));
     this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
     this.#health = new HealthChecks(config.healthCheck, logger);
   }
@@ -163,7 +168,7 @@ export class UpstreamInstance extends EventEmitter {
       maxResultBytes: this.config.maxResultBytes, leftOut: leftOutOf(this.config), // warned once per upstream, not per process
       tracing: this.#tracing,
       traceAttributes: () => ({ ...this.#traceAttributes, [ATTR.processPid]: transport instanceof StdioTransport ? transport.pid : undefined }),
-      resolveCaller: (c, ownRequest) => this.#resolveCaller(c, ownRequest),
+      resolveCaller: (c, ownRequest) => messageOwner(c, this.dedicatedTo, ownRequest),
       // As its metrics label: an upstream may send any method name, a label must stay bounded.
       onUnattributed: (method) => this.emit('unattributed', metricLabel(method)),
       toolHeadersChanged: (name) => this.#catalogues.headersChangedOnRelist(name),
@@ -213,20 +218,6 @@ export class UpstreamInstance extends EventEmitter {
     await client?.close().catch(() => {});
     this.#onExit(client);
     return failure;
-  }
-
-  /**
-   * Whom a message started by the upstream is for. A dedicated instance has one session. A shared
-   * instance says nothing about it; it is only knowable when exactly one session has requests in
-   * flight there. Guessing could hand one user's data to another.
-   */
-  #resolveCaller(c: CallersOf, ownRequest = false): { caller: UpstreamCaller; relatedRequestId: RequestId | undefined } | undefined {
-    const active = c.activeCallers();
-    if (this.dedicatedTo) return { caller: this.dedicatedTo, relatedRequestId: active.get(this.dedicatedTo) };
-    // What came with the gateway's own request is no busy session's: the guess would pick one that did not ask.
-    if (ownRequest || active.size !== 1) return undefined;
-    const [[caller, relatedRequestId]] = [...active];
-    return { caller, relatedRequestId };
   }
 
   /** A modern upstream's list_changed stream, reopened while the connection lasts (the upstream may end it). */
@@ -329,6 +320,8 @@ export class UpstreamInstance extends EventEmitter {
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';
       throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state})${why}; retry shortly`, { upstream: name });
     }
+    const deferred = this.#throttle.refusal(); // the upstream asked for quiet (Retry-After): neither sent nor counted
+    if (deferred) throw deferred;
     const slot = this.#slots.acquire(this.config.concurrency.queueTimeoutMs, opts.signal);
     if (slot !== true) await queueWait(this.#tracing, this.config, slot, opts.signal); // busy, or cancelled while it waited: throws
     const pass = this.#breaker.allow(); // handed back when the call ends: only the trial's own end decides the trial
@@ -347,6 +340,7 @@ export class UpstreamInstance extends EventEmitter {
       // Cut by a deliberate stop (the gateway's, or a retired pool's at its grace): no crash of the upstream's.
       const err = this.#stopping && caught instanceof GatewayError && caught.code === 'SWB_UPSTREAM_CRASHED' ? stoppingError(name) : caught;
       const code = err instanceof GatewayError ? err.code : undefined;
+      this.#throttle.heard(err); // SWB_UPSTREAM_THROTTLED: abandoned below, not a failure (the upstream is alive)
       if (code === 'SWB_UPSTREAM_TIMEOUT' || code === 'SWB_UPSTREAM_UNAVAILABLE' || code === 'SWB_UPSTREAM_CRASHED') this.#breaker.failure(pass);
       else if (code === undefined) this.#breaker.success(pass); // a JSON-RPC error: the upstream is alive and answering
       else this.#breaker.abandon(pass);

@@ -27,6 +27,7 @@ const STRATEGIES: Record<UpstreamConfig['sharing'], (source: InstanceSource) => 
  * serves, and never looks at the mode itself.
  * Events: 'notification' (instance, method, params, target), 'ready' (instance, identity, restarted),
  * 'unattributed' (instance, method): a request of the upstream's refused because no one session owned it.
+ * 'throttled' (instance, status): the upstream refused a call as overloaded (429, or 503 with Retry-After).
  */
 export class UpstreamPool extends EventEmitter {
   readonly config: UpstreamConfig;
@@ -114,6 +115,7 @@ export class UpstreamPool extends EventEmitter {
     });
     inst.on('notification', (method: string, params: Record<string, unknown> | undefined, target: unknown) => this.emit('notification', inst, method, params, target));
     inst.on('unattributed', (method: string) => this.emit('unattributed', inst, method));
+    inst.on('throttled', (status: number) => this.emit('throttled', inst, status));
     return inst;
   }
 
