@@ -9,6 +9,8 @@ export interface SseMessage {
   id: string | undefined;
 }
 
+const LF = 0x0a;
+
 /** How much of a skipped event's data onSkipped is shown, from its start and from its end. */
 export const SKIPPED_EXCERPT_CHARS = 1024;
 
@@ -20,7 +22,8 @@ export interface SkippedExcerpt {
 
 /**
  * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
- * and retry; comment lines ignored; an event is dispatched at a blank line. Bounded: an event larger
+ * and retry; comment lines ignored; an event is dispatched at a blank line. CRLF, LF and a bare CR each end a
+ * line (before 2026-12-06 a bare CR did not: a server ending its lines so was one endless line, no event read). Bounded: an event larger
  * than maxEventBytes is an error rather than unbounded growth. Without `onEvent`, completed events wait
  * for `take()` (what readSse uses). With `onSkipped`, such an event is skipped instead: its data (and any
  * line over the limit) is dropped unread into memory, its id still taken, and onSkipped hears of it once
@@ -56,6 +59,8 @@ export class SseParser {
   /** The skipped event's data, its start and its end (see SkippedExcerpt). */
   #head = '';
   #tail = '';
+  /** The last chunk ended with a CR: an LF first in the next one is that CRLF's end, not a blank line. */
+  #afterCR = false;
 
   constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void, onSkipped?: (id: string | undefined, data: SkippedExcerpt) => void) {
     this.#maxEventBytes = maxEventBytes;
@@ -103,24 +108,38 @@ export class SseParser {
   push(input: string | Uint8Array): void {
     const chunk = typeof input === 'string' ? input : (this.#decoder ??= new StringDecoder('utf8')).write(input as Buffer);
     let start = 0;
+    // The LF of a CRLF whose CR ended the last chunk: that line has ended already (not a blank line after it).
+    if (this.#afterCR && chunk.length > 0) start = chunk.charCodeAt(0) === LF ? 1 : 0;
+    if (chunk.length > 0) this.#afterCR = false;
+    // The next CR and LF at or after `start`, each searched again only once passed: linear, whichever the stream uses.
+    let cr = -2;
+    let lf = -2;
     for (;;) {
-      const nl = chunk.indexOf('\n', start);
-      if (nl === -1) break;
-      let line = chunk.slice(start, nl);
+      if (cr !== -1 && cr < start) cr = chunk.indexOf('\r', start);
+      if (lf !== -1 && lf < start) lf = chunk.indexOf('\n', start);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (end === -1) break;
+      let line = chunk.slice(start, end);
       if (this.#pending.length > 0) {
         line = this.#pending.join('') + line;
         this.#pending = [];
         this.#pendingLength = 0;
       }
-      start = nl + 1;
+      // CRLF, LF or a bare CR each end a line (the SSE spec); a CR last in the chunk may have its LF in the next.
+      start = end === cr && lf === cr + 1 ? end + 2 : end + 1;
+      if (end === cr && end === chunk.length - 1) this.#afterCR = true;
       if (this.#cutLine) {
         this.#cutLine = false; // the end of a line over the limit, dropped with the rest of it
         if (this.#cutData) this.#keep(line, false);
         continue;
       }
-      if (line.endsWith('\r')) line = line.slice(0, -1);
       this.#line(line);
     }
+    this.#rest(chunk, start);
+  }
+
+  /** What follows the chunk's last line end: the start of a line, kept (bounded) until its end comes. */
+  #rest(chunk: string, start: number): void {
     if (start < chunk.length && this.#cutLine) {
       if (this.#cutData) this.#keep(chunk.slice(start), false);
     } else if (start < chunk.length) {

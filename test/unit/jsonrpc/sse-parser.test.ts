@@ -82,3 +82,37 @@ describe('SseParser with bytes', () => {
     assert.deepEqual(out.map((e) => e.data), ['{"text":"héllo wörld €"}']);
   });
 });
+
+describe('SseParser line ends: CRLF, LF and a bare CR each end a line (the SSE spec)', () => {
+  const expected = [
+    { event: 'message', data: '{"a":\n1}', id: '7' },
+    { event: 'message', data: 'two', id: undefined },
+  ];
+  const chunked = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+  it('an upstream ending its lines with a bare CR is read as one ending them with LF, however it is chunked', () => {
+    // Before: CR was no line end, the whole stream one line, and no event was ever dispatched (the call timed out).
+    const text = 'id: 7\revent: message\rdata: {"a":\rdata: 1}\r\r: comment\r\rdata: two\r\r';
+    for (let size = 1; size <= text.length; size++) assert.deepEqual(parse(chunked(text, size)), expected, `chunk size ${size}`);
+  });
+
+  it('a CRLF split between two chunks is one line end, not a CR and then an empty line (which dispatched too early)', () => {
+    // "data: {\"a\":\r" | "\ndata: 1}": read as CR + LF, the LF would be a blank line, dispatching '{"a":' alone.
+    assert.deepEqual(parse(['id: 7\r', '\nevent: message\r', '\ndata: {"a":\r', '\ndata: 1}\r', '\n\r', '\n', 'data: two\r\n\r', '\n']), expected);
+    // Mixed in one stream, and the same through Buffers.
+    const mixed = 'id: 7\r\nevent: message\rdata: {"a":\ndata: 1}\r\n\r: c\n\rdata: two\n\r';
+    for (let size = 1; size <= mixed.length; size++) {
+      const out: SseMessage[] = [];
+      const p = new SseParser(1 << 20, (e) => out.push(e));
+      for (const c of chunked(mixed, size)) p.push(Buffer.from(c));
+      assert.deepEqual(out, expected, `chunk size ${size}`);
+    }
+  });
+
+  it('CR-separated lines stay linear: a long stream of them in small chunks is one pass', () => {
+    // Counted in work, not time: every event comes out once, whole.
+    const n = 20_000;
+    const out = parse(chunked('data: x\r\r'.repeat(n), 4096));
+    assert.equal(out.length, n);
+  });
+});
