@@ -4,6 +4,7 @@ import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import type { Logger } from '../observability/logger.js';
 import { discard } from './read-body.js';
+import { encodedAnswer, foreignEncoding } from './content-encoding.js';
 import { httpRefusal } from './remote-errors.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { lostPositions, refusesTheId, resumableId, skippedEvents } from './sse-answer.js';
@@ -57,6 +58,8 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
         if (lastEventId && refusesTheId(res.statusCode)) lastEventId = lost(lastEventId, res.statusCode);
         throw httpRefusal(cfg.name, res, cfg.url, 'on the GET stream');
       }
+      const coding = foreignEncoding(res.headers);
+      if (coding !== undefined) throw (res.body.destroy(), encodedAnswer(cfg.name, coding, 'its GET stream'));
       if (first) confirmed();
       first = false;
       const parser = new SseParser(cfg.http.maxMessageBytes, undefined, skipped);

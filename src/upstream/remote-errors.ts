@@ -3,6 +3,7 @@ import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
 import { headerValue } from './http-headers.js';
 import { retryAfterMs, throttledError } from './upstream-throttle.js';
+import { isEncodedAnswer } from './content-encoding.js';
 
 /** The upstream no longer knows our MCP session (HTTP 404, or a 400 that says so): re-initialize. */
 export function sessionExpired(upstream: string, status = 404): TransportError {
@@ -97,7 +98,7 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
 
 /**
  * What a request whose send failed fails with. A credential refused, an answer over http.maxMessageBytes: as
- * it was said (KEPT_AS_IS). A link whose consent changed (details.unsent): the request never left, and is
+ * it was said (KEPT_AS_IS), as is an answer in a Content-Encoding never asked for (see encodedAnswer). A link whose consent changed (details.unsent): the request never left, and is
  * retried once reconnected. A server not reading what it was sent (busy on a long call): SWB_UPSTREAM_BUSY,
  * which its circuit does not count, as it does not count a full queue: the upstream is alive, and a few
  * refusals must not pause every call for resetTimeoutMs. Throttled (see overloaded): SWB_UPSTREAM_THROTTLED, not
@@ -105,7 +106,7 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
  * bodyTooLarge). Anything else: it could not be reached.
  */
 export function sendFailure(upstream: string, err: Error): Error {
-  if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true)) return err;
+  if (err instanceof GatewayError && (KEPT_AS_IS.has(err.code) || awaitsUser(err) || err.details?.unsent === true || isEncodedAnswer(err))) return err;
   if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
   if (err instanceof UpstreamHttpError && refusedAsTooLarge(err)) return bodyTooLarge(upstream, err.status, err.detail);
   if (err instanceof UpstreamHttpError && overloaded(err)) return throttledError(upstream, err.status, err.retryAfterMs ?? 0);

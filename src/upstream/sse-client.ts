@@ -12,7 +12,7 @@ import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
-import { errorBodyDetail } from './error-body-detail.js';
+import { encodedAnswer, foreignEncoding, refusalDetail } from './content-encoding.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import type { GatewayError } from '../errors.js';
 import { withoutDeep } from './deep-messages.js';
@@ -65,6 +65,8 @@ export class SseClientTransport implements Transport {
       if (res.statusCode === 401) this.#credentials?.invalidate(sentBearer(headers));
       throw httpRefusal(this.#cfg.name, res, this.#cfg.url, 'opening the SSE stream');
     }
+    const coding = foreignEncoding(res.headers); // its events unreadable: said at once, not as "no endpoint event" later
+    if (coding !== undefined) throw (res.body.destroy(), encodedAnswer(this.#cfg.name, coding, 'its SSE stream'));
     const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes, undefined, (_id, data) => this.#skipped(data)));
     const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event`);
     const timer = setTimeout(() => res.body.destroy(silent), this.#cfg.http.headersTimeoutMs);
@@ -167,7 +169,7 @@ export class SseClientTransport implements Transport {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       if (res.statusCode === 404) this.#forgotten(message); // the upstream forgot us: reconnect
-      throw httpRefusal(this.#cfg.name, res, endpoint, errorBodyDetail(text, this.#cfg.headers), false);
+      throw httpRefusal(this.#cfg.name, res, endpoint, refusalDetail(res.headers, text, this.#cfg.headers), false);
     }
   }
 

@@ -21,7 +21,7 @@ import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import { abortWith, sharedAbortSignal } from './abort-link.js';
-import { errorBodyDetail } from './error-body-detail.js';
+import { encodedAnswer, foreignEncoding, isEncodedAnswer, refusalDetail } from './content-encoding.js';
 import type { GatewayError } from '../errors.js';
 
 /**
@@ -170,7 +170,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, errorBodyDetail(text, this.#cfg.headers));
+      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res.headers, text, this.#cfg.headers));
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
@@ -178,6 +178,7 @@ export class StreamableHttpClientTransport implements Transport {
       await letGo(res.body, type, this.#cfg.http.bodyTimeoutMs); // accepted: nothing in its body is for anyone
       return false;
     }
+    await this.#readable(res, 'its answer');
     if (type.startsWith('text/event-stream')) {
       // A request's send lasts until its answer: it fails when none can come any more (see #readSse).
       await this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
@@ -228,6 +229,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && related === undefined) return letGo(res.body, type, this.#cfg.http.bodyTimeoutMs);
+    await this.#readable(res, 'its answer');
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
       // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
       // a proxy's idle cut), so the request fails now rather than at its timeout, which for a listen
@@ -244,7 +246,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
     if (answer && isResponse(answer) && answer.id === related && related !== undefined) return this.#deliver(answer, related, Buffer.byteLength(text));
-    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, errorBodyDetail(text, this.#cfg.headers));
+    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res.headers, text, this.#cfg.headers));
   }
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
@@ -306,6 +308,7 @@ export class StreamableHttpClientTransport implements Transport {
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
+        if (res.statusCode === 200) await this.#readable(res, `the resumed stream of request ${related}`);
         if (res.statusCode === 200) body = res.body;
         else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
         if (res.statusCode === 404 && this.#sessionId) throw this.#expired(); // forgotten (it restarted): a new session, as for a POST
@@ -315,10 +318,18 @@ export class StreamableHttpClientTransport implements Transport {
         }
       } catch (err) {
         if ((this.#closed || signal.aborted) && !(err instanceof TransportError)) return false;
-        if (err instanceof UpstreamHttpError) throw err;
+        if (err instanceof UpstreamHttpError || isEncodedAnswer(err)) throw err;
         this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
     }
+  }
+
+  /** A body in a Content-Encoding never asked for (see foreignEncoding) is let go, and `what` fails naming it. */
+  async #readable(res: Dispatcher.ResponseData, what: string): Promise<void> {
+    const coding = foreignEncoding(res.headers);
+    if (coding === undefined) return;
+    await discard(res.body, this.#cfg.http.bodyTimeoutMs);
+    throw encodedAnswer(this.#cfg.name, coding, what);
   }
 
   /** Opens the GET stream after notifications/initialized and resolves when it is confirmed (or refused with 405). */
@@ -352,7 +363,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   async #refused(message: JsonRpcMessage, res: Dispatcher.ResponseData): Promise<never> {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, errorBodyDetail(text, this.#cfg.headers));
+    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, refusalDetail(res.headers, text, this.#cfg.headers));
     if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
     throw this.#expired(res.statusCode);
   }
