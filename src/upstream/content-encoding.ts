@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { errorBodyDetail } from './error-body-detail.js';
 import { headerValue } from './http-headers.js';
+import { discard } from './read-body.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -33,7 +34,10 @@ export function refusalDetail(headers: Headers, text: string, configured: Record
   return coding ? `a body with Content-Encoding: ${coding}, not shown` : errorBodyDetail(text, configured);
 }
 
-/** A failure encodedAnswer made: it reaches its caller as it is, not as "could not be reached". */
-export function isEncodedAnswer(err: unknown): boolean {
-  return err instanceof GatewayError && err.code === 'SWB_UPSTREAM_PROTOCOL' && typeof err.details?.contentEncoding === 'string';
+/** A response whose body is in a Content-Encoding never asked for (see foreignEncoding): let go, and `what` fails naming it. */
+export async function refuseEncoded(res: { headers: Headers; body: Parameters<typeof discard>[0] }, upstream: { name: string; http: { bodyTimeoutMs: number } }, what: string): Promise<void> {
+  const coding = foreignEncoding(res.headers);
+  if (coding === undefined) return;
+  await discard(res.body, upstream.http.bodyTimeoutMs);
+  throw encodedAnswer(upstream.name, coding, what);
 }

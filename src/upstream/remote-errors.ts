@@ -3,7 +3,6 @@ import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
 import { headerValue } from './http-headers.js';
 import { retryAfterMs, throttledError } from './upstream-throttle.js';
-import { isEncodedAnswer } from './content-encoding.js';
 
 /** The upstream no longer knows our MCP session (HTTP 404, or a 400 that says so): re-initialize. */
 export function sessionExpired(upstream: string, status = 404): TransportError {
@@ -91,6 +90,11 @@ function refusedAsTooLarge(err: UpstreamHttpError): boolean {
  */
 function overloaded(err: UpstreamHttpError): boolean {
   return err.status === 429 || (err.status === 503 && err.retryAfterMs !== undefined);
+}
+
+/** A failure encodedAnswer made (content-encoding.ts): it reaches its caller as it is, not as "could not be reached". */
+export function isEncodedAnswer(err: unknown): boolean {
+  return err instanceof GatewayError && err.code === 'SWB_UPSTREAM_PROTOCOL' && typeof err.details?.contentEncoding === 'string';
 }
 
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */

@@ -10,7 +10,7 @@ import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
-import { answerTooLarge, headersTooLarge, httpRefusal, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
+import { answerTooLarge, headersTooLarge, httpRefusal, isEncodedAnswer, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
@@ -21,7 +21,7 @@ import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import { abortWith, sharedAbortSignal } from './abort-link.js';
-import { encodedAnswer, foreignEncoding, isEncodedAnswer, refusalDetail } from './content-encoding.js';
+import { refuseEncoded, refusalDetail } from './content-encoding.js';
 import type { GatewayError } from '../errors.js';
 
 /**
@@ -178,7 +178,7 @@ export class StreamableHttpClientTransport implements Transport {
       await letGo(res.body, type, this.#cfg.http.bodyTimeoutMs); // accepted: nothing in its body is for anyone
       return false;
     }
-    await this.#readable(res, 'its answer');
+    await refuseEncoded(res, this.#cfg, 'its answer');
     if (type.startsWith('text/event-stream')) {
       // A request's send lasts until its answer: it fails when none can come any more (see #readSse).
       await this.#readSse(res.body, related, signal ?? this.#closer.signal, true).finally(ended);
@@ -229,7 +229,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     if (res.statusCode >= 200 && res.statusCode < 300 && related === undefined) return letGo(res.body, type, this.#cfg.http.bodyTimeoutMs);
-    await this.#readable(res, 'its answer');
+    await refuseEncoded(res, this.#cfg, 'its answer');
     if (res.statusCode >= 200 && res.statusCode < 300 && type.startsWith('text/event-stream')) {
       // A modern stream is never resumed: one that ends without its answer will not bring it (a restart,
       // a proxy's idle cut), so the request fails now rather than at its timeout, which for a listen
@@ -254,11 +254,19 @@ export class StreamableHttpClientTransport implements Transport {
     // A request answered on another stream (the GET stream, a resumed one): its own stream and resumes
     // wait for nothing more.
     if (isResponse(m) && m.id !== null && m.id !== related) this.#legacyInFlight.get(m.id)?.abort();
-    // The negotiated version goes on every later request.
+    // The negotiated version goes on every later request: the first answer's, the one the client negotiated. A
+    // duplicate (a batch of two, a replay on the GET stream) replaced it, and later requests named a version never agreed.
     if (isResponse(m) && m.id === this.#initializeId && 'result' in m && typeof m.result.protocolVersion === 'string') {
-      this.#protocolVersion = m.result.protocolVersion;
+      if (this.#protocolVersion === undefined) this.#protocolVersion = m.result.protocolVersion;
+      else this.#duplicateInitialize(m.result.protocolVersion);
     }
     this.onmessage?.(m, related === undefined ? { bytes: size } : { relatedRequestId: related, bytes: size });
+  }
+
+  /** A second answer to initialize: ignored, warned of once (no more are looked for: a hostile upstream may repeat it). */
+  #duplicateInitialize(version: string): void {
+    this.#initializeId = undefined;
+    this.#logger.warn({ upstream: this.#cfg.name, kept: this.#protocolVersion, ignored: version }, 'upstream answered initialize more than once; the first answer\'s protocol version is kept');
   }
 
   /** A `message` event's JSON-RPC message, delivered; undefined (and logged) when it is not one. */
@@ -308,7 +316,7 @@ export class StreamableHttpClientTransport implements Transport {
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
-        if (res.statusCode === 200) await this.#readable(res, `the resumed stream of request ${related}`);
+        if (res.statusCode === 200) await refuseEncoded(res, this.#cfg, `the resumed stream of request ${related}`);
         if (res.statusCode === 200) body = res.body;
         else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
         if (res.statusCode === 404 && this.#sessionId) throw this.#expired(); // forgotten (it restarted): a new session, as for a POST
@@ -322,14 +330,6 @@ export class StreamableHttpClientTransport implements Transport {
         this.#logger.debug({ err: (err as Error).message }, 'resuming an upstream stream failed');
       }
     }
-  }
-
-  /** A body in a Content-Encoding never asked for (see foreignEncoding) is let go, and `what` fails naming it. */
-  async #readable(res: Dispatcher.ResponseData, what: string): Promise<void> {
-    const coding = foreignEncoding(res.headers);
-    if (coding === undefined) return;
-    await discard(res.body, this.#cfg.http.bodyTimeoutMs);
-    throw encodedAnswer(this.#cfg.name, coding, what);
   }
 
   /** Opens the GET stream after notifications/initialized and resolves when it is confirmed (or refused with 405). */
