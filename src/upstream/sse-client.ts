@@ -50,8 +50,13 @@ export class SseClientTransport implements Transport {
     this.#noise = new NoiseLog(logger, Date.now, 'SSE event');
   }
 
+  /**
+   * Opens the stream and reads up to its endpoint event, all within http.headersTimeoutMs: the headers had that
+   * bound and the endpoint event another, so an upstream slow at both held the start for twice the bound.
+   */
   async start(): Promise<void> {
     const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { accept: 'text/event-stream' });
+    const deadline = performance.now() + this.#cfg.http.headersTimeoutMs; // monotonic, as every bound here
     const res = await request(this.#cfg.url, {
       method: 'GET',
       headers,
@@ -68,8 +73,8 @@ export class SseClientTransport implements Transport {
     const coding = foreignEncoding(res.headers); // its events unreadable: said at once, not as "no endpoint event" later
     if (coding !== undefined) throw (res.body.destroy(), encodedAnswer(this.#cfg.name, coding, 'its SSE stream'));
     const events = readSse(res.body, new SseParser(this.#cfg.http.maxMessageBytes, undefined, (_id, data) => this.#skipped(data)));
-    const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event`);
-    const timer = setTimeout(() => res.body.destroy(silent), this.#cfg.http.headersTimeoutMs);
+    const silent = new Error(`upstream "${this.#cfg.name}" sent no endpoint event within http.headersTimeoutMs (${this.#cfg.http.headersTimeoutMs} ms)`);
+    const timer = setTimeout(() => res.body.destroy(silent), Math.max(0, deadline - performance.now()));
     try {
       this.#endpoint = await this.#endpointOf(events);
     } finally {
