@@ -173,22 +173,24 @@ export class SseClientTransport implements Transport {
     // Bounded in all, not only between bytes (undici's bodyTimeout): a body that trickled held the send, and its connection, for ever.
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      if (res.statusCode === 404) this.#forgotten(message); // the upstream forgot us: reconnect
+      // The upstream forgot us: reconnect. 404, or a 400 that says so: the SDK's documented server answers 400 "No
+      // transport found for sessionId", which failed the call as unreachable, counted, and the lost session was kept.
+      if (res.statusCode === 404 || (res.statusCode === 400 && /session/i.test(text))) this.#forgotten(message, res.statusCode);
       throw httpRefusal(this.#cfg.name, res, endpoint, refusalDetail(res.headers, text, this.#cfg.headers), false);
     }
   }
 
   /**
-   * A POST refused 404: the upstream forgot the session (a restart, a replica without its stream). A request so
+   * A POST refused 404 (or 400 naming the session): the upstream forgot the session (a restart, a replica without its stream). A request so
    * refused was not taken: it fails as never sent, sent again once reconnected (see refusedForSession), before the
    * close fails the calls in flight (it was lost as "crashed", counted by the circuit). The close waits for the
    * POSTs still unanswered, which may be refused too (see UnansweredPosts); the calls it fails, which may have run,
    * fail as the session lost, which the circuit does not count.
    */
-  #forgotten(message: JsonRpcMessage): void {
-    if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, 404));
-    this.#unsent ??= refusedForSession(this.#cfg.name, 404);
-    void this.#close(sessionExpired(this.#cfg.name, 404));
+  #forgotten(message: JsonRpcMessage, status: number): void {
+    if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, status));
+    this.#unsent ??= refusedForSession(this.#cfg.name, status);
+    void this.#close(sessionExpired(this.#cfg.name, status));
   }
 
   close(): Promise<void> {

@@ -18,8 +18,8 @@ import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
 const INIT = { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
-/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with 404 (after `delayMs`). */
-async function upstream(forgets: (session: number) => boolean, delayMs = 0) {
+/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with `refusal` (after `delayMs`). */
+async function upstream(forgets: (session: number) => boolean, delayMs = 0, refusal = { status: 404, body: 'Session not found' }) {
   const streams = new Map<number, ServerResponse>();
   const ran: string[] = [];
   let sessions = 0;
@@ -35,7 +35,7 @@ async function upstream(forgets: (session: number) => boolean, delayMs = 0) {
     req.on('end', () => {
       const n = Number(new URL(req.url!, 'http://h').searchParams.get('s'));
       const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void setTimeout(() => res.writeHead(404).end('Session not found'), delayMs);
+      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void setTimeout(() => res.writeHead(refusal.status).end(refusal.body), delayMs);
       res.writeHead(202).end('Accepted');
       if (m.id === undefined) return;
       if (m.method !== 'initialize') ran.push(`${m.method}${(m as { params?: { arguments?: { n?: number } } }).params?.arguments?.n ?? ''}@s${n}`);
@@ -94,6 +94,29 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
       const calls = [1, 2, 3, 4].map((n) => gw.instance.request('tools/call', { name: 'x', arguments: { n } }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`));
       for (const r of await Promise.all(calls)) assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
       assert.deepEqual([...up.ran].sort(), ['tools/call1@s2', 'tools/call2@s2', 'tools/call3@s2', 'tools/call4@s2']);
+      assert.equal(gw.instance.circuit, 'closed');
+    } finally {
+      await gw.close();
+      up.server.closeAllConnections();
+      up.server.close();
+    }
+  });
+});
+
+// The official SDK's documented HTTP+SSE server (its README's Express example, and many servers copied from it)
+// answers a POST naming a session it does not hold 400 "No transport found for sessionId", not 404. Streamable
+// HTTP read such a 400 as the session forgotten already; over HTTP+SSE it failed the call as "could not be
+// reached" (SWB_UPSTREAM_UNAVAILABLE), counted by the circuit, and the gateway kept posting to the lost session.
+describe('legacy HTTP+SSE: a call whose POST is refused 400 "No transport found for sessionId" (the SDK example\'s answer)', () => {
+  const refusal = { status: 400, body: 'No transport found for sessionId' };
+
+  it('is read as the session forgotten: sent again once reconnected, and answered once; the circuit stays closed', async () => {
+    const up = await upstream((n) => n === 1, 0, refusal);
+    const gw = await gatewaySide(up.url);
+    try {
+      const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
+      assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+      assert.deepEqual(up.ran, ['tools/call@s2']);
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
