@@ -1,10 +1,11 @@
 import { joinPatterns } from '../config/guardrails-schema.js';
 import { clipped } from '../observability/clipped.js';
 import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js';
+import { hiddenMarkup, mayHoldMarkup } from './hidden-markup.js';
 
 /**
- * Hidden text: characters a model reads and a person reviewing the text does not see, and configured
- * phrases. Four kinds, each one a metric label:
+ * Hidden text: characters a model reads and a person reviewing the text does not see, markup a rendered
+ * text does not show, and configured phrases. Five kinds, each one a metric label:
  * - tag: the Unicode Tags block (U+E0000–E007F), which mirrors ASCII invisibly ("ASCII smuggling").
  * - bidi: directional embeddings, overrides and isolates (U+202A–202E, U+2066–2069) and the directional
  *   marks (U+200E, U+200F, U+061C), which reorder what is shown ("Trojan Source").
@@ -15,17 +16,18 @@ import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js
  *   but tab, line breaks and form feed: ANSI escapes hide text in a terminal), and runs of two or more
  *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes),
  *   and one (but VS15, VS16) after ASCII that has no variants (see NO_VARIANTS).
+ * - markup: an HTML comment or an element hidden by its attributes (hidden-markup.ts), one per piece.
  * - pattern: a match of one of the configured regular expressions.
  * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
  * (non-)joiner between two letters of a script that uses them (Arabic, the Indic scripts, …), a tag
  * sequence spelling a subdivision flag after U+1F3F4 (🏴 England), U+FEFF as a string's first character.
  */
-export type HiddenKind = 'tag' | 'bidi' | 'invisible' | 'pattern';
+export type HiddenKind = 'tag' | 'bidi' | 'invisible' | 'markup' | 'pattern';
 
 /** Per kind, how many characters (patterns: matches) one string holds, and the string without them. */
 export interface TextScan {
   counts: Record<HiddenKind, number>;
-  /** Hidden characters removed, pattern matches replaced with REMOVED. */
+  /** Hidden characters and markup removed, pattern matches replaced with REMOVED. */
   clean: string;
 }
 
@@ -120,9 +122,13 @@ function codePoints(run: string): number {
   return n;
 }
 
+function noCounts(): Record<HiddenKind, number> {
+  return { tag: 0, bidi: 0, invisible: 0, markup: 0, pattern: 0 };
+}
+
 /** The hidden characters of a string (ANY matched it), counted and removed; undefined when all were needed. */
 function hiddenCharacters(s: string): TextScan | undefined {
-  const counts: Record<HiddenKind, number> = { tag: 0, bidi: 0, invisible: 0, pattern: 0 };
+  const counts = noCounts();
   let clean = '';
   let from = 0;
   let found = false;
@@ -206,15 +212,28 @@ export class HiddenTextScanner {
     return this.#test !== undefined;
   }
 
-  /** undefined: nothing hidden (the common case, one regex test; three with patterns). */
+  /**
+   * undefined: nothing hidden (the common case, one regex test and one search for "<"; two more with
+   * patterns). Markup is looked for once hidden characters are out (they would split `<!--`), patterns
+   * once markup is out (what a comment holds is counted as markup, not twice).
+   */
   scan(s: string): TextScan | undefined {
     const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
-    const text = chars ? chars.clean : s;
+    let text = chars ? chars.clean : s;
+    let counts = chars?.counts;
+    const markup = mayHoldMarkup(text) ? hiddenMarkup(text) : undefined;
+    if (markup !== undefined) {
+      counts ??= noCounts();
+      counts.markup = markup.count;
+      text = markup.clean;
+    }
     const found = this.#test === undefined ? undefined : this.#patterns(text);
-    if (found === undefined) return chars;
-    const counts = chars?.counts ?? { tag: 0, bidi: 0, invisible: 0, pattern: 0 };
-    counts.pattern = found.matches;
-    return { counts, clean: found.clean };
+    if (found !== undefined) {
+      counts ??= noCounts();
+      counts.pattern = found.matches;
+      text = found.clean;
+    }
+    return counts === undefined ? undefined : { counts, clean: text };
   }
 
   /**

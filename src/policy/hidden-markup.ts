@@ -1,0 +1,63 @@
+/**
+ * Markup a rendered text does not show and a model reads: HTML comments (`<!-- … -->`, in HTML and in
+ * Markdown, which passes HTML through: a host rendering an answer shows nothing of them) and elements
+ * hidden by their own attributes (`hidden`, `style="display:none"` or `visibility:hidden`, an
+ * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
+ * injection has to write. Before 2026-12-06 such text passed every action unless a pattern named it.
+ */
+
+/** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
+const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
+/** An opening tag: group 1 its name, group 2 its attributes. `[^<>]` stops at the next tag, so a scan is linear. */
+const OPEN = '<([a-zA-Z][a-zA-Z0-9-]*)(\\s[^<>]*)?>';
+const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
+/** The attributes that hide an element (and what it holds). */
+const HIDING = /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*:\s*none|visibility\s*:\s*hidden|(?:^|\s)type\s*=\s*["']?hidden\b/i;
+/** Elements that hold nothing: hidden, only the tag itself is (an input's value). */
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+
+/** How many hidden pieces of markup a string holds, and the string without them. */
+export interface MarkupScan {
+  count: number;
+  clean: string;
+}
+
+/** One test per string, no allocation: only text with a `<` can hold markup. */
+export function mayHoldMarkup(s: string): boolean {
+  return s.includes('<');
+}
+
+/** The index after the element opened at `from` (its name `name`) closes: nested ones of its name counted; the text's end when unclosed. */
+function elementEnd(s: string, name: string, from: number): number {
+  const tags = new RegExp(`<(/?)${name}(?=[\\s/>])[^<>]*>`, 'gi');
+  tags.lastIndex = from;
+  let depth = 1;
+  for (let m = tags.exec(s); m !== null; m = tags.exec(s)) {
+    if (m[1] === '') {
+      if (!m[0].endsWith('/>')) depth++;
+    } else if (--depth === 0) return m.index + m[0].length;
+  }
+  return s.length;
+}
+
+/** The hidden comments and elements of `s`, counted and removed; undefined when it has none. */
+export function hiddenMarkup(s: string): MarkupScan | undefined {
+  let clean = '';
+  let from = 0;
+  let count = 0;
+  MARKUP.lastIndex = 0;
+  for (let m = MARKUP.exec(s); m !== null; m = MARKUP.exec(s)) {
+    let end: number;
+    if (m[1] === undefined) end = m.index + m[0].length;
+    else {
+      if (m[2] === undefined || !HIDING.test(m[2])) continue;
+      const name = m[1].toLowerCase();
+      end = VOID.has(name) || m[0].endsWith('/>') ? m.index + m[0].length : elementEnd(s, m[1], m.index + m[0].length);
+    }
+    clean += s.slice(from, m.index);
+    from = end;
+    count++;
+    MARKUP.lastIndex = Math.max(end, m.index + 1);
+  }
+  return count === 0 ? undefined : { count, clean: clean + s.slice(from) };
+}
