@@ -88,6 +88,14 @@ const patterns = z
     if (bad) ctx.addIssue({ code: 'custom', path: [bad.index], message: `cannot be matched together with the patterns before it in this list (they are joined into one expression): ${bad.error}` });
   });
 
+/**
+ * Hosts a result's or definition's images may come from (see outside-images.ts): a host name
+ * (`img.example.com`), a domain's hosts (`*.example.com`), or `*` for any (no image is then found).
+ */
+const imageHosts = z
+  .array(z.string().regex(/^(?:\*|(?:\*\.)?[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])$/i, 'a host name (img.example.com), *.domain (every host under it), or *'))
+  .max(1000);
+
 /** An endpoint's hidden-text scanning: every key optional, all off by default. */
 const hiddenText = z
   .object({
@@ -96,6 +104,8 @@ const hiddenText = z
     /** Results of tools/call (text content, structured content), prompts/get and resources/read, scanned per call. */
     results: hiddenTextAction.default('off'),
     patterns: patterns.default([]),
+    /** With scanning on, an image from any other host is found (kind image); empty by default: every outside host. */
+    imageHosts: imageHosts.default([]),
   })
   .strict()
   .prefault({});
@@ -106,7 +116,7 @@ export const guardrailsSchema = z.object({ hiddenText }).strict().prefault({});
 export const tenantGuardrailsSchema = z
   .object({
     hiddenText: z
-      .object({ definitions: hiddenTextAction.optional(), results: hiddenTextAction.optional(), patterns: patterns.optional() })
+      .object({ definitions: hiddenTextAction.optional(), results: hiddenTextAction.optional(), patterns: patterns.optional(), imageHosts: imageHosts.optional() })
       .strict()
       .optional(),
   })

@@ -7,8 +7,8 @@ type PatternSources = { endpoints?: ReadonlyArray<{ guardrails: { hiddenText: Hi
 
 /**
  * What a pin review is scanned with (tool pinning is per upstream, not per endpoint or tenant): the
- * character classes, and every pattern configured anywhere, so a reviewer sees whatever any endpoint
- * would find.
+ * character classes, every pattern configured anywhere, and no allowed image host, so a reviewer sees
+ * whatever any endpoint would find.
  */
 export function reviewScanner(config: PatternSources): HiddenTextScanner {
   return new HiddenTextScanner(reviewPatterns(config), PATTERN_FLAGS);
@@ -48,7 +48,7 @@ export class HiddenTextGuard {
     let p = this.#tenants.get(o);
     if (p === undefined) {
       const s = this.settings;
-      p = this.#policy({ definitions: o.definitions ?? s.definitions, results: o.results ?? s.results, patterns: o.patterns ?? s.patterns }) ?? null;
+      p = this.#policy({ definitions: o.definitions ?? s.definitions, results: o.results ?? s.results, patterns: o.patterns ?? s.patterns, imageHosts: o.imageHosts ?? s.imageHosts }) ?? null;
       this.#tenants.set(o, p);
     }
     return p ?? undefined;
@@ -67,9 +67,9 @@ export class HiddenTextGuard {
 
   #policy(s: HiddenTextConfig): HiddenTextPolicy | undefined {
     if (s.definitions === 'off' && s.results === 'off') return undefined;
-    const key = JSON.stringify(s.patterns);
+    const key = JSON.stringify([s.patterns, s.imageHosts]);
     let scans = this.#scans.get(key);
-    if (!scans) this.#scans.set(key, (scans = new DefinitionScans(new HiddenTextScanner(s.patterns, PATTERN_FLAGS))));
+    if (!scans) this.#scans.set(key, (scans = new DefinitionScans(new HiddenTextScanner(s.patterns, PATTERN_FLAGS, s.imageHosts))));
     return new HiddenTextPolicy({ definitions: s.definitions, results: s.results, endpoint: this.#endpoint, scans, deps: this.#deps });
   }
 }

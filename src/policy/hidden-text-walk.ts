@@ -87,7 +87,7 @@ function decodedText(payload: string, declared: boolean): { text: string; lossy:
 const DATA = new Set(['inputSchema', 'outputSchema', 'structuredContent']);
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
 const IDENTIFIERS = new Set(['name', 'uri', 'uriTemplate']);
-const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'markup', 'pattern'];
+const KINDS: readonly HiddenKind[] = ['tag', 'bidi', 'invisible', 'markup', 'image', 'pattern'];
 
 /** An own member whatever its name ("__proto__" from a parsed message is data, not the prototype). */
 function put(o: Record<string, unknown>, key: string, value: unknown): void {

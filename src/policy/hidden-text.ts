@@ -2,10 +2,12 @@ import { joinPatterns } from '../config/guardrails-schema.js';
 import { clipped } from '../observability/clipped.js';
 import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js';
 import { hiddenMarkup, mayHoldMarkup } from './hidden-markup.js';
+import { mayHoldImage, outsideImages } from './outside-images.js';
 
 /**
  * Hidden text: characters a model reads and a person reviewing the text does not see, markup a rendered
- * text does not show, and configured phrases. Five kinds, each one a metric label:
+ * text does not show, images that send what their URL holds to another host, and configured phrases.
+ * Six kinds, each one a metric label:
  * - tag: the Unicode Tags block (U+E0000–E007F), which mirrors ASCII invisibly ("ASCII smuggling").
  * - bidi: directional embeddings, overrides and isolates (U+202A–202E, U+2066–2069) and the directional
  *   marks (U+200E, U+200F, U+061C), which reorder what is shown ("Trojan Source").
@@ -17,17 +19,18 @@ import { hiddenMarkup, mayHoldMarkup } from './hidden-markup.js';
  *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes),
  *   and one (but VS15, VS16) after ASCII that has no variants (see NO_VARIANTS).
  * - markup: an HTML comment or an element hidden by its attributes (hidden-markup.ts), one per piece.
+ * - image: a Markdown or HTML image from a host not allowed (outside-images.ts), one per image.
  * - pattern: a match of one of the configured regular expressions.
  * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
  * (non-)joiner between two letters of a script that uses them (Arabic, the Indic scripts, …), a tag
  * sequence spelling a subdivision flag after U+1F3F4 (🏴 England), U+FEFF as a string's first character.
  */
-export type HiddenKind = 'tag' | 'bidi' | 'invisible' | 'markup' | 'pattern';
+export type HiddenKind = 'tag' | 'bidi' | 'invisible' | 'markup' | 'image' | 'pattern';
 
 /** Per kind, how many characters (patterns: matches) one string holds, and the string without them. */
 export interface TextScan {
   counts: Record<HiddenKind, number>;
-  /** Hidden characters and markup removed, pattern matches replaced with REMOVED. */
+  /** Hidden characters and markup removed, images from outside hosts and pattern matches replaced with REMOVED. */
   clean: string;
 }
 
@@ -123,7 +126,7 @@ function codePoints(run: string): number {
 }
 
 function noCounts(): Record<HiddenKind, number> {
-  return { tag: 0, bidi: 0, invisible: 0, markup: 0, pattern: 0 };
+  return { tag: 0, bidi: 0, invisible: 0, markup: 0, image: 0, pattern: 0 };
 }
 
 /** The hidden characters of a string (ANY matched it), counted and removed; undefined when all were needed. */
@@ -181,6 +184,18 @@ function asRead(text: string): { text: string; at: (i: number) => number } {
   return { text: out, at };
 }
 
+/** `text` with each of `spans` (in order, not overlapping; empty ones left) replaced by REMOVED. */
+function replaced(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
+  let clean = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (start === end) continue;
+    clean += text.slice(from, start) + REMOVED;
+    from = end;
+  }
+  return clean + text.slice(from);
+}
+
 /** A string with its hidden characters removed (patterns aside) and cut to `max`: for paths and names in audit lines. */
 export function shown(s: string, max = 64): string {
   const clean = ANY.test(s) ? (hiddenCharacters(s)?.clean ?? s) : s;
@@ -199,9 +214,12 @@ export class HiddenTextScanner {
   readonly key: string;
   readonly #test: RegExp | undefined;
   readonly #all: RegExp | undefined;
+  /** The hosts images may come from (guardrails.hiddenText.imageHosts); any other's is found. */
+  readonly #imageHosts: readonly string[];
 
-  constructor(patterns: readonly string[], flags = 'iu') {
-    this.key = JSON.stringify(patterns);
+  constructor(patterns: readonly string[], flags = 'iu', imageHosts: readonly string[] = []) {
+    this.key = JSON.stringify(imageHosts.length === 0 ? patterns : { patterns, imageHosts });
+    this.#imageHosts = imageHosts.map((h) => h.toLowerCase());
     const source = joinPatterns(patterns); // as the config check joins them: a set it passed compiles here
     this.#test = patterns.length > 0 ? new RegExp(source, flags) : undefined;
     this.#all = patterns.length > 0 ? new RegExp(source, `${flags}g`) : undefined;
@@ -227,6 +245,12 @@ export class HiddenTextScanner {
       counts.markup = markup.count;
       text = markup.clean;
     }
+    const images = mayHoldImage(text) ? outsideImages(text, this.#imageHosts) : undefined;
+    if (images !== undefined) {
+      counts ??= noCounts();
+      counts.image = images.length;
+      text = replaced(text, images);
+    }
     const found = this.#test === undefined ? undefined : this.#patterns(text);
     if (found !== undefined) {
       counts ??= noCounts();
@@ -244,15 +268,7 @@ export class HiddenTextScanner {
    */
   #patterns(text: string): { matches: number; clean: string } | undefined {
     const found = this.matches(text);
-    if (found === undefined) return undefined;
-    let clean = '';
-    let from = 0;
-    for (const [start, end] of found) {
-      if (start === end) continue;
-      clean += text.slice(from, start) + REMOVED;
-      from = end;
-    }
-    return { matches: found.length, clean: clean + text.slice(from) };
+    return found === undefined ? undefined : { matches: found.length, clean: replaced(text, found) };
   }
 
   /**

@@ -80,7 +80,7 @@ describe('parseConfig: defaults', () => {
       circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
       relist: { intervalMs: 60_000, unknownToolMs: 5_000 },
     });
-    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, maxSearchAnswerChars: 65_536, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [] } } });
+    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, maxSearchAnswerChars: 65_536, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [], imageHosts: [] } } });
   });
 
   it('keeps given values over defaults', () => {

@@ -56,7 +56,7 @@ describe('hidden markup', () => {
     const tenant = new TenantPolicy({ ...ALLOW_ALL, name: 't' } as never);
     const caller = { upstream: 'u', name: 'x:/page', tenant: 't', subject: 's', session: undefined };
     for (const [action, expected] of [['audit', result], ['strip', w.clean], ['block', undefined]] as const) {
-      const policy = new HiddenTextGuard({ definitions: 'off', results: action, patterns: [] }, '/mcp').for(tenant)!;
+      const policy = new HiddenTextGuard({ definitions: 'off', results: action, patterns: [], imageHosts: [] }, '/mcp').for(tenant)!;
       const walked = policy.scanResult(result)!;
       const verdict = policy.settleResult('resource', walked, result, caller);
       if (expected === undefined) assert.deepEqual((verdict as any).blocked.map((f: any) => f.kind), ['markup']);

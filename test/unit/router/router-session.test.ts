@@ -744,7 +744,7 @@ describe('what an endpoint learns of URI templates', () => {
   it('a URI of a template withheld for its hidden text is still read from that template\'s upstream, on an endpoint of several as of one (its contents are scanned as a result)', async () => {
     const T1: ServerSpec = { name: 'a', capabilities: { resources: {} }, resourceTemplates: [{ uriTemplate: 'notes://{id}', name: 'note', description: 'Notes.\u200b' }] };
     const T2: ServerSpec = { name: 'b', capabilities: { resources: {} }, resources: [{ uri: 'mem://b/x', name: 'x' }] };
-    const screen = new HiddenTextGuard({ definitions: 'block', results: 'off', patterns: [] }, '/mcp').for(new TenantPolicy({ ...ALLOW_ALL, name: 't1' } as never))!;
+    const screen = new HiddenTextGuard({ definitions: 'block', results: 'off', patterns: [], imageHosts: [] }, '/mcp').for(new TenantPolicy({ ...ALLOW_ALL, name: 't1' } as never))!;
     await withGateway([T1, T2], undefined, async (g) => {
       const ask = (method: string, params?: Record<string, unknown>) => g.session.request(method, params, { signal: new Cancellation(), requestId: nextRequestId++, screen });
       assert.deepEqual(await ask('resources/templates/list'), { resourceTemplates: [] }, 'the template is withheld');
