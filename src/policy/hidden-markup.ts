@@ -11,8 +11,8 @@ const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
 /** An opening tag: group 1 its name, group 2 its attributes. `[^<>]` stops at the next tag, so a scan is linear. */
 const OPEN = '<([a-zA-Z][a-zA-Z0-9-]*)(\\s[^<>]*)?>';
 const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
-/** The attributes that hide an element (and what it holds). */
-const HIDING = /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*:\s*none|visibility\s*:\s*hidden|(?:^|\s)type\s*=\s*["']?hidden\b/i;
+/** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
+const HIDING = /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b/i;
 /** Elements that hold nothing: hidden, only the tag itself is (an input's value). */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 

@@ -1,5 +1,6 @@
 import { clipped } from '../observability/clipped.js';
 import { shown, type HiddenKind, type HiddenTextScanner, type TextScan } from './hidden-text.js';
+import { charsetOf, decodeAs, type Decoded } from './charsets.js';
 import { acrossItems } from './hidden-text-joined.js';
 
 /** Hidden text of one kind in one field: where (a path such as "inputSchema.properties.city.description"), how much. Never the text. */
@@ -53,9 +54,11 @@ const wrappedPayload = (key: string, value: unknown): value is string => PAYLOAD
 /**
  * Media types whose payload is text a host may decode and hand to a model (a resource's `blob` of
  * text/plain is still text): such a payload is scanned decoded, not skipped. An absent type counts too
- * (a host guesses it); images, audio, video and other binary types are left alone.
+ * (a host guesses it); images, audio, video and other binary types are left alone, but SVG, which is XML
+ * (its <text>, <desc> and <title> are text a model reads, and hidden ones are markup): before 2026-12-06
+ * skipped as an image.
  */
-const TEXTUAL = /^(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
+const TEXTUAL = /^(?:text\/|image\/svg\+xml\b|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
 const readsAsText = (mimeType: unknown): boolean => mimeType === undefined || (typeof mimeType === 'string' && TEXTUAL.test(mimeType.trim()));
 /** Decodes fatally: untyped bytes that are not UTF-8 are no text (a host guessing the type reads them as binary). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -65,14 +68,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * carried a text/plain blob's hidden text past strip and block.
  */
 const LENIENT = new TextDecoder('utf-8', { ignoreBOM: true });
+const UTF8_BYTES = (text: string): Buffer => Buffer.from(text, 'utf8');
 
 /**
  * A base64 payload's bytes as UTF-8 text, or undefined when they are not text. `lossy`: declared text
  * whose bytes are not all UTF-8, decoded leniently: it can be scanned, not cleaned (re-encoded, the bytes
  * that are not UTF-8 would be changed: a mislabelled binary corrupted in silence), so strip withholds it.
+ * A `charset` other than UTF-8 is decoded as it says (see charsets.ts).
  */
-function decodedText(payload: string, declared: boolean): { text: string; lossy: boolean } | undefined {
+function decodedText(payload: string, declared: boolean, charset: string | undefined): Decoded | undefined {
   const bytes = Buffer.from(payload, 'base64');
+  if (charset !== undefined) return decodeAs(bytes, charset);
   try {
     return { text: UTF8.decode(bytes), lossy: false };
   } catch {
@@ -214,14 +220,16 @@ class Walk {
    */
   #payload(key: string, payload: string, mimeType: unknown): string {
     if (!readsAsText(mimeType)) return payload;
-    const decoded = decodedText(payload, mimeType !== undefined);
+    const charset = typeof mimeType === 'string' ? charsetOf(mimeType) : undefined;
+    const decoded = decodedText(payload, mimeType !== undefined, charset);
     // Untyped bytes with a NUL are binary to a host that guesses (as to file(1) and git), never text it gives a model.
     if (decoded === undefined || (mimeType === undefined && decoded.text.includes('\0'))) return payload;
     const text = decoded.text;
     this.#path.push(key);
     const clean = this.#string(text, decoded.lossy, ' (base64-decoded)');
     this.#path.pop();
-    return clean === text ? payload : Buffer.from(clean, 'utf8').toString('base64');
+    if (clean === text) return payload;
+    return (decoded.encode ?? UTF8_BYTES)(clean).toString('base64');
   }
 
   /** Deeper than MAX_DEPTH: the subtree's JSON text (hidden characters are never escaped there), scanned as one string. */
