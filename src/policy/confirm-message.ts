@@ -9,10 +9,15 @@ export const MASK = '[masked]';
 
 /** Limits on the arguments as shown (the call itself is forwarded whole and unchanged). */
 const MAX_STRING = 200;
+/** A longer string: its first and last characters (what follows padding is what an injection hides). */
+const HEAD = 120;
+const TAIL = 80;
+/** A run of one character this long, in a long string, is shown by its count: padding takes no room. */
+const RUN = /(.)\1{15,}/gsu;
 const MAX_ENTRIES = 20;
 const MAX_DEPTH = 5;
 const MAX_ARGUMENTS_CHARS = 2000;
-/** A string is looked at for secrets up to here (before it is cut to MAX_STRING). */
+/** A string's head and its tail are each looked at for secrets up to here (before they are cut). */
 const SCAN_CHARS = 4096;
 const MAX_NAME = 128;
 
@@ -93,12 +98,31 @@ function cut(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
 }
 
+/** A run of one character as its code point and count: `[U+0020 ×400]`. */
+function counted(run: string, c: string): string {
+  return `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} ×${run.length / c.length}]`;
+}
+
+/**
+ * A string fit to be shown: secrets masked; longer than MAX_STRING, runs of one character written by
+ * count, then, if still long, its first HEAD and last TAIL characters with how much of the middle is
+ * left out. Cut at its first 200 characters before 2026-12-06, "ls" + 400 spaces + "; curl … | sh" showed
+ * the user "ls" and spaces: an injected argument's end, past padding, was never shown.
+ */
+function shownString(value: string, revision: boolean): string {
+  const short = value.length <= MAX_STRING ? maskSecrets(value, revision) : undefined;
+  if (short !== undefined && short.length <= MAX_STRING) return short;
+  const text = value.replace(RUN, counted);
+  const head = maskSecrets(text.slice(0, SCAN_CHARS), revision);
+  if (text.length <= SCAN_CHARS && head.length <= MAX_STRING) return head;
+  const tail = text.length <= SCAN_CHARS ? head : maskSecrets(text.slice(-SCAN_CHARS), revision);
+  const left = text.length - HEAD - TAIL;
+  return `${head.slice(0, HEAD)}… (${value.length} characters in all, ${left} in the middle not shown) …${tail.slice(-TAIL)}`;
+}
+
 /** A copy of `value` fit to be shown: secrets masked, long strings cut, wide or deep structures elided. */
 export function shownValue(value: unknown, depth = 0, revision = false): unknown {
-  if (typeof value === 'string') {
-    const shown = maskSecrets(value.slice(0, SCAN_CHARS), revision);
-    return shown.length > MAX_STRING || value.length > SCAN_CHARS ? `${shown.slice(0, MAX_STRING)}… (${value.length} characters in all)` : shown;
-  }
+  if (typeof value === 'string') return shownString(value, revision);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[…]' : '{…}';
   if (Array.isArray(value)) {

@@ -151,9 +151,10 @@ describe('the confirmation message', () => {
   });
 
   it('is bounded: long strings cut, wide and deep structures elided, the whole at most ~2000 characters', () => {
-    const long = shownArguments({ text: 'x'.repeat(10_000) });
+    const long = shownArguments({ text: 'xy'.repeat(5_000) });
     assert.ok(long.length < 300, String(long.length));
-    assert.match(long, /… \(10000 characters in all\)/);
+    assert.match(long, /… \(10000 characters in all, 9800 in the middle not shown\) …/);
+    assert.equal(shownArguments({ text: 'x'.repeat(10_000) }), '{\n  "text": "[U+0078 ×10000]"\n}');
     const wide = shownArguments(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])));
     assert.match(wide, /"…": "30 more keys"/);
     const list = shownArguments({ items: Array.from({ length: 50 }, (_, i) => i) });
