@@ -1,7 +1,7 @@
 import { GatewayError, toJsonRpcError } from '../../errors.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { NotFoundError } from '../../jsonrpc/not-found.js';
-import type { JsonRpcErrorObject, JsonRpcFailure, JsonRpcResponse } from '../../jsonrpc/types.js';
+import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
 import type { HiddenTextPolicy, ResultCaller, ResultKind } from '../../policy/hidden-text-policy.js';
 import type { Finding } from '../../policy/hidden-text-walk.js';
 import type { RequestContext, Stage } from '../request-pipeline.js';
@@ -39,54 +39,58 @@ function callerOf(ctx: RequestContext, item: ResultKind): ResultCaller {
   return { upstream: host.router?.upstreamOf(req.method, req.params, ctx.spec), name: String(name), tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
 }
 
+/**
+ * An answer scanned on its way back: a result, or an upstream's JSON-RPC error (a host shows its message,
+ * and often its data, to the model as the call's outcome, so it is scanned as a result is; unscanned, a
+ * server whose result strip or block would have cleaned or refused put the same text in an error instead,
+ * before 2026-12-06). The gateway's own errors are not an upstream's text: a GatewayError, and "not found",
+ * which names what the client asked for. Passed on, cleaned, or replaced by SWB_HIDDEN_TEXT_BLOCKED.
+ */
 function scanned(ctx: RequestContext, policy: HiddenTextPolicy, item: ResultKind, answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
-  if (answer !== undefined && 'error' in answer) return scannedError(ctx, policy, item, answer);
-  const result = ctx.result;
-  if (answer === undefined || result === undefined || !('result' in answer)) return answer;
-  const walked = policy.scanResult(result);
+  const payload = payloadOf(ctx, answer);
+  if (answer === undefined || payload === undefined) return answer;
+  const walked = policy.scanResult(payload);
   if (walked === undefined) return answer;
   const caller = callerOf(ctx, item);
-  const verdict = policy.settleResult(item, walked, result, caller);
+  const verdict = policy.settleResult(item, walked, payload, caller);
   let response: JsonRpcResponse;
   if ('result' in verdict) {
-    if (verdict.result === result) return answer;
-    ctx.result = verdict.result;
-    response = { jsonrpc: '2.0', id: answer.id, result: verdict.result };
+    if (verdict.result === payload) return answer;
+    response = 'error' in answer ? cleanError(ctx, verdict.result, answer.id) : cleanResult(ctx, verdict.result, answer.id);
   } else {
-    const what = item === 'tool' ? `Tool ${ctx.exposedName ?? caller.name} ran, but its result was` : item === 'prompt' ? `The result of prompt ${caller.name} was` : `The contents of resource ${caller.name} were`;
-    response = refused(ctx, answer, blocked(what, verdict.blocked));
+    response = refused(ctx, answer, blocked(whatWas(ctx, item, caller, 'error' in answer), verdict.blocked));
   }
   ctx.response = response;
   return response;
 }
 
-/**
- * An upstream's JSON-RPC error: a host shows its message (and often its data) to the model as the call's
- * outcome, so it is scanned as a result is. Unscanned, a server whose result strip or block would have
- * cleaned or refused put the same text in an error instead (before 2026-12-06). The gateway's own errors
- * are not an upstream's text: a GatewayError, and "not found", which names what the client asked for.
- */
-function scannedError(ctx: RequestContext, policy: HiddenTextPolicy, item: ResultKind, answer: JsonRpcFailure): JsonRpcResponse {
-  const err = ctx.error;
-  if (!(err instanceof JsonRpcError) || err instanceof NotFoundError) return answer;
-  const wire = { error: answer.error };
-  const walked = policy.scanResult(wire);
-  if (walked === undefined) return answer;
-  const caller = callerOf(ctx, item);
-  const verdict = policy.settleResult(item, walked, wire, caller);
-  let response: JsonRpcResponse;
-  if ('result' in verdict) {
-    if (verdict.result === wire) return answer;
-    const clean = JsonRpcError.from(verdict.result.error as JsonRpcErrorObject);
-    ctx.error = clean;
-    response = clean.toResponse(answer.id);
-  } else {
-    const named = item === 'tool' ? `tool ${ctx.exposedName ?? caller.name}` : item === 'prompt' ? `prompt ${caller.name}` : `resource ${caller.name}`;
-    const by = caller.upstream === undefined ? 'the upstream' : `upstream ${caller.upstream}`;
-    response = refused(ctx, answer, blocked(`The error ${by} answered ${named} with was`, verdict.blocked));
+/** What of an answer is scanned: its result, or an upstream's error as `{error}`; undefined when nothing is. */
+function payloadOf(ctx: RequestContext, answer: JsonRpcResponse | undefined): Record<string, unknown> | undefined {
+  if (answer === undefined) return undefined;
+  if ('error' in answer) {
+    const err = ctx.error;
+    return err instanceof JsonRpcError && !(err instanceof NotFoundError) ? { error: answer.error } : undefined;
   }
-  ctx.response = response;
-  return response;
+  return 'result' in answer ? ctx.result : undefined;
+}
+
+function cleanResult(ctx: RequestContext, result: Record<string, unknown>, id: RequestId): JsonRpcResponse {
+  ctx.result = result;
+  return { jsonrpc: '2.0', id, result };
+}
+
+function cleanError(ctx: RequestContext, wire: Record<string, unknown>, id: JsonRpcResponse['id']): JsonRpcResponse {
+  const clean = JsonRpcError.from(wire.error as JsonRpcErrorObject);
+  ctx.error = clean;
+  return clean.toResponse(id);
+}
+
+/** What a blocked answer was, for its SWB_HIDDEN_TEXT_BLOCKED message. */
+function whatWas(ctx: RequestContext, item: ResultKind, caller: ResultCaller, failed: boolean): string {
+  if (!failed) return item === 'tool' ? `Tool ${ctx.exposedName ?? caller.name} ran, but its result was` : item === 'prompt' ? `The result of prompt ${caller.name} was` : `The contents of resource ${caller.name} were`;
+  const named = item === 'tool' ? `tool ${ctx.exposedName ?? caller.name}` : item === 'prompt' ? `prompt ${caller.name}` : `resource ${caller.name}`;
+  const by = caller.upstream === undefined ? 'the upstream' : `upstream ${caller.upstream}`;
+  return `The error ${by} answered ${named} with was`;
 }
 
 /** The answer replaced by SWB_HIDDEN_TEXT_BLOCKED. */
