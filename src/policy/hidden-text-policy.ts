@@ -7,8 +7,8 @@ import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-
 
 /** A listed resource is a definition too (its name, description, title): a host gives a model the list; and so are an upstream's instructions. */
 export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource' | 'instructions';
-/** What a scanned answer is, or `sampling`: a sampling request's messages, which the client's model reads. */
-export type ResultKind = 'tool' | 'prompt' | 'resource' | 'sampling';
+/** What a scanned answer is (`completion`: values offered for a prompt's or template's argument), or `sampling`: a sampling request's messages, which the client's model reads. */
+export type ResultKind = 'tool' | 'prompt' | 'resource' | 'completion' | 'sampling';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;
 

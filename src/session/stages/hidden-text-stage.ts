@@ -11,6 +11,9 @@ const RESULTS: ReadonlyMap<string, ResultKind> = new Map([
   ['tools/call', 'tool'],
   ['prompts/get', 'prompt'],
   ['resources/read', 'resource'],
+  // Values a client offers its user (and its model) to fill an argument with, picked and sent on as they
+  // are: before 2026-12-06 they passed unscanned.
+  ['completion/complete', 'completion'],
 ]);
 
 /**
@@ -35,7 +38,8 @@ export const hiddenTextStage: Stage = (ctx, next) => {
 function callerOf(ctx: RequestContext, item: ResultKind): ResultCaller {
   const { req, host } = ctx;
   const guard = host.guard;
-  const name = item === 'resource' ? req.params?.uri : req.params?.name;
+  const ref = item === 'completion' ? (req.params?.ref as { name?: unknown; uri?: unknown } | undefined) : undefined;
+  const name = item === 'resource' ? req.params?.uri : item === 'completion' ? (ref?.name ?? ref?.uri) : req.params?.name;
   return { upstream: host.router?.upstreamOf(req.method, req.params, ctx.spec), name: String(name), tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
 }
 
@@ -87,10 +91,14 @@ function cleanError(ctx: RequestContext, wire: Record<string, unknown>, id: Json
 
 /** What a blocked answer was, for its SWB_HIDDEN_TEXT_BLOCKED message. */
 function whatWas(ctx: RequestContext, item: ResultKind, caller: ResultCaller, failed: boolean): string {
-  if (!failed) return item === 'tool' ? `Tool ${ctx.exposedName ?? caller.name} ran, but its result was` : item === 'prompt' ? `The result of prompt ${caller.name} was` : `The contents of resource ${caller.name} were`;
-  const named = item === 'tool' ? `tool ${ctx.exposedName ?? caller.name}` : item === 'prompt' ? `prompt ${caller.name}` : `resource ${caller.name}`;
-  const by = caller.upstream === undefined ? 'the upstream' : `upstream ${caller.upstream}`;
-  return `The error ${by} answered ${named} with was`;
+  const name = item === 'tool' ? (ctx.exposedName ?? caller.name) : caller.name;
+  if (failed) {
+    const by = caller.upstream === undefined ? 'the upstream' : `upstream ${caller.upstream}`;
+    return `The error ${by} answered ${item === 'completion' ? `a completion for ${name}` : `${item} ${name}`} with was`;
+  }
+  if (item === 'tool') return `Tool ${name} ran, but its result was`;
+  if (item === 'prompt') return `The result of prompt ${name} was`;
+  return item === 'completion' ? `The completion values for ${name} were` : `The contents of resource ${name} were`;
 }
 
 /** The answer replaced by SWB_HIDDEN_TEXT_BLOCKED. */
