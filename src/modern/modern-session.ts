@@ -246,7 +246,7 @@ export class ModernSession implements UpstreamCaller {
     if (method === 'roots/list') return this.#rootsList(params, related, signal);
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
-    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling request's hidden text
+    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling or elicitation request's hidden text
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
     return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, asked, signal));

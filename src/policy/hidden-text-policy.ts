@@ -7,8 +7,12 @@ import { walkDefinition, walkResult, type Finding, type Walked } from './hidden-
 
 /** A listed resource is a definition too (its name, description, title): a host gives a model the list; and so are an upstream's instructions. */
 export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource' | 'instructions';
-/** What a scanned answer is (`completion`: values offered for a prompt's or template's argument), or `sampling`: a sampling request's messages, which the client's model reads. */
-export type ResultKind = 'tool' | 'prompt' | 'resource' | 'completion' | 'sampling';
+/**
+ * What a scanned answer is (`completion`: values offered for a prompt's or template's argument), or what an
+ * upstream asks the client: `sampling`, a sampling request's messages, which the client's model reads;
+ * `elicitation`, the question and form a person is asked to answer.
+ */
+export type ResultKind = 'tool' | 'prompt' | 'resource' | 'completion' | 'sampling' | 'elicitation';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;
 

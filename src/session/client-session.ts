@@ -342,7 +342,7 @@ export class ClientSession {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
-    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling request's hidden text
+    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling or elicitation request's hidden text
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);

@@ -1,0 +1,57 @@
+// An upstream's elicitation (elicitation/create) is text a client renders for its user, or hands to its
+// model: before 2026-12-06 relayed unscanned, so an outside image in its message, a bidi override in a
+// field's description or tag characters passed whatever hidden-text scanning said. Now scanned with the
+// results' action: relayed as it is (audit), cleaned (strip), or refused to the upstream (block).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { textOf } from '../helpers/sdk.js';
+
+type Json = Record<string, any>;
+const FIXTURE = resolve('test/fixtures/hidden-text-server.mjs');
+const F = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print'], { encoding: 'utf8' }).stdout) as { samples: Record<string, string>; pattern: string };
+const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
+const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
+
+describe('hidden-text scanning of elicitation requests', () => {
+  const { lines, clients } = gatewayWithClients({
+    upstreams: [UPSTREAM],
+    endpoints: [
+      { path: '/off', upstreams: ['ht'] },
+      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
+      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
+      { path: '/block', upstreams: ['ht'], ...scanning('block') },
+    ],
+  });
+  /** What each endpoint's client was asked (message, the field's description), and what the tool said of it. */
+  const asked: Record<string, Array<[string, string]>> = {};
+  const ask = async (path: string, kind: string) => {
+    const c = clients[path]!;
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const p = req.params as Json;
+      (asked[path] ??= []).push([p.message, p.requestedSchema.properties.ok.description]);
+      return { action: 'decline' };
+    });
+    return textOf(await c.callTool({ name: 'reply', arguments: { kind, where: 'elicitation' } }));
+  };
+  const audited = (path: string) => lines.map((l) => JSON.parse(l) as Json).filter((l) => l.event === 'hidden_text' && l.endpoint === path && l.item === 'elicitation');
+
+  it('off and audit relay it as it is; audit writes a line naming each field', async () => {
+    assert.equal(await ask('/off', 'tag'), 'elicitation answered: decline');
+    assert.deepEqual(asked['/off'], [[F.samples.tag, F.samples.tag]]);
+    assert.equal(await ask('/audit', 'bidi'), 'elicitation answered: decline');
+    assert.deepEqual(asked['/audit'], [[F.samples.bidi, F.samples.bidi]]);
+    assert.deepEqual(audited('/audit').map((l) => [l.action, l.name, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]), [['audit', 'elicitation/create', ['bidi message', 'bidi requestedSchema.properties.ok.description']]]);
+  });
+
+  it('strip relays it cleaned; block refuses it to the upstream and asks the user nothing', async () => {
+    assert.equal(await ask('/strip', 'tag'), 'elicitation answered: decline');
+    assert.deepEqual(asked['/strip'], [['Sunny, 21 degrees.', 'Sunny, 21 degrees.']]);
+    assert.equal(await ask('/block', 'invisible'), 'elicitation refused: -32000 SWB_HIDDEN_TEXT_BLOCKED');
+    assert.equal(asked['/block'], undefined);
+    assert.equal(await ask('/block', 'none'), 'elicitation answered: decline');
+  });
+});
