@@ -15,6 +15,7 @@ import type { SessionObserver } from '../session/session-observer.js';
 import { declaresFormElicitation, modernRequestPipeline } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import { screenedAsk } from '../session/screened-asks.js';
+import { screenedNotice, WITHHELD } from '../session/screened-notices.js';
 import type { UpstreamCaller } from '../upstream/index.js';
 import type { Exchange, ExchangeHooks } from './exchange.js';
 import { attemptHeaderCheck } from './param-headers.js';
@@ -267,7 +268,9 @@ export class ModernSession implements UpstreamCaller {
       const exchange = this.#exchangeFor(related);
       const wanted = exchange?.current?.logLevel;
       // No level in the request's _meta: no log messages for it.
-      if (wanted !== undefined && LOG_LEVELS.indexOf(String(params?.level)) >= LOG_LEVELS.indexOf(wanted)) exchange!.notify({ jsonrpc: '2.0', method, params });
+      if (wanted === undefined || LOG_LEVELS.indexOf(String(params?.level)) < LOG_LEVELS.indexOf(wanted)) return;
+      const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params); // a log line's hidden text
+      if (shown !== WITHHELD) exchange!.notify({ jsonrpc: '2.0', method, params: shown });
       return;
     }
     if (method === 'notifications/progress') return;

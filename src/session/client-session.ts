@@ -22,6 +22,7 @@ import { methodSpec } from '../jsonrpc/methods.js';
 import { sendableIn } from './revision-methods.js';
 import { undeliverable } from './client-capability-check.js';
 import { screenedAsk } from './screened-asks.js';
+import { screenedNotice, WITHHELD } from './screened-notices.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
@@ -365,7 +366,8 @@ export class ClientSession {
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
     if (method === 'notifications/resources/updated' && !this.guard.mayRead(params?.uri)) return;
-    if (!this.#listChanged.offer(method, params)) this.#notify(method, params, relatedRequestId);
+    const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params); // a log line's hidden text
+    if (shown !== WITHHELD && !this.#listChanged.offer(method, shown)) this.#notify(method, shown, relatedRequestId);
   }
 
   #notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined): void {

@@ -4,6 +4,7 @@ import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
+import { screenedNotice, WITHHELD } from '../screened-notices.js';
 
 /**
  * Sends the request on through the router (which refuses any method the table gives no route) with a
@@ -16,7 +17,10 @@ export const routeStage: Stage = async (ctx) => {
   ctx.cancel = cancel;
   host.inflight.set(req.id, cancel);
   const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
-  const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => host.progress(params, req.id);
+  const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => {
+    const shown = screenedNotice(host.endpoint.hiddenText, host.guard, 'notifications/progress', params); // a progress message's hidden text
+    if (shown !== WITHHELD) host.progress(shown!, req.id);
+  };
   let response: JsonRpcResponse;
   const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false };
   try {

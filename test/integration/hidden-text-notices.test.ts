@@ -1,0 +1,55 @@
+// An upstream's log lines (notifications/message) and progress messages are text a host shows its user
+// and may give its model: before 2026-12-06 they passed hidden-text scanning unscanned. Now scanned with
+// the results' action: relayed as they are (audit), cleaned (strip), or withheld (block).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { textOf } from '../helpers/sdk.js';
+
+type Json = Record<string, any>;
+const FIXTURE = resolve('test/fixtures/hidden-text-server.mjs');
+const F = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print'], { encoding: 'utf8' }).stdout) as { samples: Record<string, string>; pattern: string };
+const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
+const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
+
+describe('hidden-text scanning of log lines and progress messages', () => {
+  const { lines, clients } = gatewayWithClients({
+    upstreams: [UPSTREAM],
+    endpoints: [
+      { path: '/off', upstreams: ['ht'] },
+      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
+      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
+      { path: '/block', upstreams: ['ht'], ...scanning('block') },
+    ],
+  });
+  /** The log data and progress messages one call on `path` brought its client. */
+  const notices = async (path: string, kind: string) => {
+    const c = clients[path]!;
+    const logs: unknown[] = [];
+    const progress: unknown[] = [];
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    await c.setLoggingLevel('debug');
+    const r = await c.callTool({ name: 'reply', arguments: { kind, where: 'notices' } }, undefined, { onprogress: (p) => void progress.push(p.message) });
+    assert.equal(textOf(r), 'noticed');
+    return { logs, progress };
+  };
+  const audited = (path: string) => lines.map((l) => JSON.parse(l) as Json).filter((l) => l.event === 'hidden_text' && l.endpoint === path && (l.item === 'log' || l.item === 'progress'));
+
+  it('off and audit relay them as they are; audit writes a line for each', async () => {
+    assert.deepEqual(await notices('/off', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
+    assert.deepEqual(await notices('/audit', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
+    assert.deepEqual(audited('/audit').map((l) => [l.item, l.action, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
+      ['log', 'audit', ['tag data']],
+      ['progress', 'audit', ['tag message']],
+    ]);
+  });
+
+  it('strip relays them cleaned; block withholds them, and the call itself is answered', async () => {
+    assert.deepEqual(await notices('/strip', 'tag'), { logs: ['Sunny, 21 degrees.'], progress: ['Sunny, 21 degrees.'] });
+    assert.deepEqual(await notices('/block', 'bidi'), { logs: [], progress: [] });
+    assert.deepEqual(await notices('/block', 'none'), { logs: [F.samples.none], progress: [F.samples.none] });
+  });
+});
