@@ -73,7 +73,7 @@ const schemas = {
       diff: strings,
       findings: {
         type: 'array',
-        description: 'Hidden text in the pending definition: kind (tag, bidi, invisible, pattern), field path, count; never the text',
+        description: 'Hidden text in the pending definition: kind (tag, bidi, invisible, markup, image, pattern), field path, count; never the text',
         items: { type: 'object', required: ['kind', 'path', 'count'], properties: { kind: str, path: str, count: { type: 'integer' } } },
       },
     },

@@ -64,7 +64,7 @@ export class Metrics {
   });
   readonly hiddenTextFindings = new Counter({
     name: 'switchboard_hidden_text_findings_total',
-    help: 'Fields of definitions (once per definition) and results (per call) holding hidden text, by kind (tag, bidi, invisible, pattern), where (definition, result) and the action taken (audit, strip, block)',
+    help: 'Fields of definitions (once per definition) and results (per call) holding hidden text, by kind (tag, bidi, invisible, markup, image, pattern), where (definition, result) and the action taken (audit, strip, block)',
     labelNames: ['kind', 'where', 'action'] as const,
     registers: [this.registry],
   });
