@@ -3,18 +3,12 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
+import { refuseHeld, type HeldAsk as Ask } from './held-ask.js';
 import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, urlElicitations, urlRefusal } from './input-requests.js';
 import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
 import { CacheLimit } from './result-shape.js';
 
-/** One question an upstream put to the client (elicitation, sampling, roots), held until a retry answers it. */
-interface Ask {
-  readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
-  readonly resolve: (result: Record<string, unknown>) => void;
-  readonly reject: (err: Error) => void;
-}
 
 export type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 
@@ -196,6 +190,8 @@ export class Exchange implements AttemptOwner {
   settle(response: JsonRpcResponse | undefined): void {
     if (this.#over) return;
     if (!response) return this.#end('cancelled');
+    // The upstream's call is over: a question of it still held (a round being gathered, or out) is refused now.
+    refuseHeld(this.#asks, 'the upstream answered the call before this question was');
     if (urlElicitations(response) && this.first.spec.mrtr) return this.#urlRound(urlElicitations(response)!);
     if (this.#attempt) return this.#deliver(response);
     this.#final = response;
@@ -227,7 +223,8 @@ export class Exchange implements AttemptOwner {
   /** A server→client request from the upstream during this call: it becomes an input request. */
   ask(method: string, params: Record<string, unknown> | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
     // Only tools/call, prompts/get and resources/read may answer input_required; a list cannot ask.
-    if (!this.first.spec.mrtr || this.#over) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
+    // Nor once the call is answered (#final): a question sent after its own answer would never leave.
+    if (!this.first.spec.mrtr || this.#over || this.#final) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, `"${method}" cannot reach a 2026-07-28 client during ${this.first.method}`));
     const stray = notAnInputRequest(method);
     if (stray) return Promise.reject(stray);
     // Each request declares its own: with no attempt here, the retry that comes is checked when it arrives (#unanswerable).
@@ -389,8 +386,7 @@ export class Exchange implements AttemptOwner {
     this.#over = true;
     clearTimeout(this.#expiry);
     if (this.#flush) clearTimeout(this.#flush);
-    for (const a of this.#asks.values()) a.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${reason})`));
-    this.#asks.clear();
+    refuseHeld(this.#asks, `the client request ended (${reason})`);
     this.cancel.abort(reason);
     this.#hooks.ended(this, reason);
   }

@@ -128,4 +128,35 @@ describe('Exchange', () => {
     assert.deepEqual(Object.values(result.inputRequests).map((r) => r.method), ['sampling/createMessage']);
     assert.equal(x.over, false);
   });
+
+  it("the upstream's answer while one of its questions is still gathered into a round: the question is refused at once, not left to the upstream's timeout", async () => {
+    const first = call('1', ELICIT);
+    const { x } = exchange(first);
+    const sink = attach(x, first);
+    let refused: unknown;
+    x.ask('elicitation/create', { message: 'one?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).then(() => (refused = 'answered'), (e: unknown) => (refused = e));
+    x.settle({ jsonrpc: '2.0', id: 1, result: { content: [] } });
+    await until('the question is refused', () => refused !== undefined, 2000);
+    assert.equal((refused as { code: number }).code, -32603, String(refused));
+    assert.equal(sink.answer!.status, 200);
+    assert.ok('result' in sink.answer!.response, 'the client gets the answer');
+    assert.equal(x.over, true);
+  });
+
+  it("the upstream's answer while its round waits for a retry: the held question is refused at once, a later one too, and the retry gets the answer", async () => {
+    const first = call('1', ELICIT);
+    const { x } = exchange(first);
+    const sink = attach(x, first);
+    let refused: unknown;
+    x.ask('elicitation/create', { message: 'one?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()).then(() => (refused = 'answered'), (e: unknown) => (refused = e));
+    await until('round 1 out', () => sink.answer !== undefined, 2000);
+    x.settle({ jsonrpc: '2.0', id: 1, result: { content: [] } });
+    await until('the held question is refused', () => refused !== undefined, 2000);
+    assert.notEqual(refused, 'answered');
+    // A question the upstream sends after its own answer (out of order) is refused, not held for a retry.
+    await assert.rejects(x.ask('elicitation/create', { message: 'late?', requestedSchema: { type: 'object', properties: {} } }, new Cancellation()));
+    const retry = attach(x, call('2', ELICIT), { 'elicitation-1': { action: 'accept', content: {} } });
+    assert.ok(retry.answer && 'result' in retry.answer.response, JSON.stringify(retry.answer));
+    assert.equal(x.over, true);
+  });
 });
