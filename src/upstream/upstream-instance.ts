@@ -27,6 +27,7 @@ import { stoppingError } from './stopping-error.js';
 import { leftOutOf } from './left-out-tools.js';
 import { messageOwner } from './message-owner.js';
 import { UpstreamThrottle } from './upstream-throttle.js';
+import { renewUpstreamState } from './instance-renewals.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 export type { Catalogue } from './instance-catalogues.js';
@@ -76,6 +77,8 @@ export class UpstreamInstance extends EventEmitter {
   });
   readonly #listChanged = new ListChangedThrottle((method) => this.emit('notification', method, undefined, () => undefined)); // at most one a second of each kind
   restarts = 0;
+  /** The params of the last logging/setLevel sent here (a session's, a standing's, or a shared instance's debug). */
+  #logLevel: Record<string, unknown> | undefined;
   /** Why the last start failed (cleared once ready): what a client hears while the instance is down. */
   lastFailure: string | undefined;
   /** The last start found the upstream speaks no era the gateway does (kept until a start succeeds). */
@@ -194,19 +197,15 @@ export class UpstreamInstance extends EventEmitter {
     // Stopped (or replaced) while it started: nothing would stop it later, so it goes now.
     if (this.#client !== client || this.#stopping) return void (await client.close().catch(() => {}));
     this.#state = 'ready';
-    this.lastFailure = undefined;
-    this.lastError = undefined;
-    this.incompatible = false;
+    [this.lastFailure, this.lastError, this.incompatible] = [undefined, undefined, false];
     this.#startedAt = performance.now(); // monotonic: a wall clock stepped back kept the backoff from resetting
     this.#catalogues.clear();
     // Back after any failure, a first start that failed included: clients should re-list.
     const restarted = this.restarts > 0;
     this.#health.start(client, () => this.#client, () => this.#onExit(client)); // unhealthy: down at once, not once its hung process is killed
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
-    // Subscriptions died with the old process: renewed for the sessions holding them (modern: on its listen stream).
-    for (const uri of client.era === 'modern' ? [] : this.#subscriptions.uris()) {
-      client.request('resources/subscribe', { uri }, { timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.requestTimeoutMs }).catch(() => {});
-    }
+    // Subscriptions and the log level died with the old process: renewed for the sessions that set them.
+    renewUpstreamState(client, this.config, this.#subscriptions.uris(), this.#logLevel);
     this.emit('ready', client.identity, restarted);
   }
 
@@ -293,6 +292,7 @@ export class UpstreamInstance extends EventEmitter {
    * upstream lost its session or restarted underneath it.
    */
   async request(method: string, params: Record<string, unknown> | undefined, opts: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>): Promise<Record<string, unknown>> {
+    if (method === 'logging/setLevel') this.#logLevel = params; // kept for a restart: the level in force, though this one fails
     try {
       return await this.#requestOnce(method, params, opts);
     } catch (err) {
