@@ -26,9 +26,13 @@ export class StandingRoots {
     this.#tell = tell;
   }
 
-  /** A call starts: the first one that declares roots and may ask (tools/call, prompts/get, resources/read) prompts the ask. */
+  /**
+   * A call starts: the first one that declares roots and may ask (tools/call, prompts/get, resources/read)
+   * prompts the ask. So does the next such call while the client has given none: a prompted call that
+   * ended with the ask unanswered (no retry came, the client left) left the server with none, for good.
+   */
   starting(exchange: Exchange): void {
-    if (this.#prompted !== undefined || !exchange.first.spec.mrtr || exchange.first.capabilities.roots === undefined) return;
+    if ((this.#prompted !== undefined && (this.#roots !== undefined || !this.#prompted.over)) || !exchange.first.spec.mrtr || exchange.first.capabilities.roots === undefined) return;
     this.#prompted = exchange;
     this.#tell();
   }
