@@ -44,6 +44,8 @@ export class RouterSession {
   /** The listing that tells who owns a URI no list has named, kept a while (see there). */
   readonly #ownership = new OwnershipListing();
   readonly #cursors = new CursorIssuers(); // which process gave each list cursor: its next page is asked of it
+  /** The params of the session's last logging/setLevel: the instances a reload gives it are set to it too. */
+  #level: Params;
   #closed = false;
 
   /** `from`: the pool of each lease (default: the endpoint's pool of that name now). */
@@ -64,6 +66,8 @@ export class RouterSession {
     const stale = await this.#leases.rebind(() => this.#closed);
     // Before the stale leases are handed back: a subscription on one is dropped there first.
     await this.#subscriptions.follow((pool) => this.#instance(pool));
+    // New servers know no level, and send what they choose (often warnings and worse): not waited for.
+    if (this.#level !== undefined) this.#setLevel(this.#level, { signal: new Cancellation(), requestId: 'rebind-setLevel' }).catch(() => {});
     return stale;
   }
 
@@ -125,13 +129,7 @@ export class RouterSession {
   }
 
   #forward(pool: UpstreamPool, method: string, params: Params, ctx: RouteContext): Promise<Result> {
-    return this.#instance(pool).request(method, params, {
-      caller: this.caller,
-      callerRequestId: ctx.requestId,
-      signal: ctx.signal,
-      onProgress: ctx.onProgress,
-      receipt: ctx,
-    });
+    return this.#instance(pool).request(method, params, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
   }
 
   async request(method: string, params: Params, ctx: RouteContext): Promise<Result> {
@@ -383,6 +381,7 @@ export class RouterSession {
 
   /** The level to the session's own instances; one it shares is set to debug (see sharedLevel). */
   #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
+    this.#level = params;
     const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
     const opts = { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal };
     return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : sharedLevel(params), opts))).then(() => ({}));

@@ -1,0 +1,63 @@
+// A reload that replaces an upstream's pool (its settings changed) gives a session new instances: new servers,
+// which know no logging/setLevel and send what they choose by default (the fixture: warnings and worse). Its
+// subscriptions followed it there, its log level did not: a 2025 session that had asked for debug got only
+// warnings and errors from then on. Now the session's level is set on the instances a reload gives it.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fileGateway, type FileGateway } from '../helpers/file-gateway.js';
+import { connectClient } from '../helpers/sdk.js';
+
+const ALL = ['debug', 'info', 'warning', 'error'];
+const doc = (sharing: 'shared' | 'per-session', generation: string) => ({
+  server: { host: '127.0.0.1', port: 0 },
+  metrics: { enabled: false },
+  logging: { level: process.env.LOG_LEVEL ?? 'silent' },
+  pinning: { mode: 'off' },
+  upstreams: [
+    {
+      name: 'u',
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['test/fixtures/leveled-log-server.mjs'],
+      env: { GENERATION: generation },
+      sandbox: 'none',
+      sharing,
+      pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 },
+    },
+  ],
+  endpoints: [{ path: '/mcp', upstreams: ['u'] }],
+});
+
+/** The levels of the log messages a 2025 session's call of log_each gets. */
+async function sessionLevels(client: Client): Promise<string[]> {
+  const levels: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void levels.push(n.params.level));
+  await client.callTool({ name: 'log_each', arguments: {} });
+  return levels;
+}
+
+describe('a session’s log level, across a reload that replaces its upstream’s pool', () => {
+  const open: Array<{ fg: FileGateway; client: Client }> = [];
+  after(async () => {
+    for (const { fg, client } of open) {
+      await client.close().catch(() => {});
+      await fg.close();
+    }
+  });
+
+  for (const sharing of ['per-session', 'shared'] as const) {
+    it(`${sharing}: the new instances are set to the level the session asked for`, { timeout: 60_000 }, async () => {
+      const fg = await fileGateway('swb-reload-level-', doc(sharing, '1'));
+      const client = await connectClient(fg.gw, 'streamable-http');
+      open.push({ fg, client });
+      await client.setLoggingLevel('debug');
+      assert.deepEqual(await sessionLevels(client), ALL);
+      fg.write(doc(sharing, '2'));
+      const { report } = await fg.app.reload('test');
+      assert.equal(report.result, 'applied', JSON.stringify(report));
+      assert.deepEqual(await sessionLevels(client), ALL, 'the new instance was set to debug');
+    });
+  }
+});
