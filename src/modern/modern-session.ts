@@ -260,7 +260,7 @@ export class ModernSession implements UpstreamCaller {
     if (known) return Promise.resolve(known);
     const exchange = named ?? this.#roots.carrier();
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the gateway cannot tell which 2026-07-28 request "roots/list" belongs to, and its client has given no roots yet'));
-    return this.guard.whileAsking(exchange.seq, () => exchange.ask('roots/list', params, signal)).then((r) => this.#roots.given(r, exchange));
+    return this.#roots.ask(exchange, () => this.guard.whileAsking(exchange.seq, () => exchange.ask('roots/list', params, signal)));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {

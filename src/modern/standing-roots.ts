@@ -19,6 +19,8 @@ export class StandingRoots {
   #from: Exchange | undefined;
   /** The call the instances were first told list_changed for: their ask goes in its round. */
   #prompted: Exchange | undefined;
+  /** The client's answer a call's round waits for, and that call: another ask in it meanwhile shares it. */
+  #asking: { exchange: Exchange; answer: Promise<Record<string, unknown>> } | undefined;
   /** Tells the standing's per-session instances notifications/roots/list_changed. */
   readonly #tell: () => void;
 
@@ -49,6 +51,20 @@ export class StandingRoots {
   /** The call a roots/list no call carries goes to: the prompted one, while it lasts (the gateway's own list_changed made it ask). */
   carrier(): Exchange | undefined {
     return this.#prompted !== undefined && !this.#prompted.over ? this.#prompted : undefined;
+  }
+
+  /**
+   * A roots/list put to the client in `exchange` (`put`), its answer kept (given). One already waiting there
+   * is shared: a server started for the standing asks when told notifications/initialized and again when
+   * the first call's list_changed reaches it, and the round put the same question to the client twice.
+   */
+  ask(exchange: Exchange, put: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    if (this.#asking?.exchange === exchange) return this.#asking.answer;
+    const asking = { exchange, answer: put().then((r) => this.given(r, exchange)) };
+    this.#asking = asking;
+    const done = () => void (this.#asking === asking && (this.#asking = undefined));
+    asking.answer.then(done, done);
+    return asking.answer;
   }
 
   /** The client answered a roots/list in `exchange`: kept (a valid one), and the instances told when they changed. */
