@@ -31,6 +31,7 @@ import { keptClientInfo } from './client-info.js';
 import { initializeParamsProblem } from './initialize-params.js';
 import { ActiveWait } from './active-wait.js';
 import { countedInitialize } from './counted-initialize.js';
+import { callBoundAsk } from './call-bound-ask.js';
 
 export type { SessionState };
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard MCP gateway', version: '0.1.0' };
@@ -352,16 +353,8 @@ export class ClientSession {
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
     const timeoutMs = this.#state === 'ACTIVE' ? this.#clientRequestTimeoutMs : await this.#active.forRequest(this.#clientRequestTimeoutMs, signal);
-    // Withdrawn when the client cancels the call it is asked for, too: the upstream may not cancel it (the SDK's servers do not), and the client would be left with a question nobody waits for, answered into nothing.
     const call = relatedRequestId === undefined ? undefined : this.#inflight.get(relatedRequestId);
-    if (!call) return this.#peer.request(method, params, { timeoutMs, signal, relatedRequestId, onProgress });
-    const either = new Cancellation();
-    const upstream = () => either.abort(signal.reason);
-    const client = () => either.abort('the client cancelled the request this was asked for');
-    signal.onAbort(upstream);
-    call.onAbort(client);
-    if (signal.aborted || call.aborted) either.abort(signal.reason ?? call.reason);
-    return this.#peer.request(method, params, { timeoutMs, signal: either, relatedRequestId, onProgress }).finally(() => (signal.offAbort(upstream), call.offAbort(client)));
+    return callBoundAsk(signal, call, (either) => this.#peer.request(method, params, { timeoutMs, signal: either, relatedRequestId, onProgress }));
   }
 
   clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
