@@ -10,6 +10,7 @@ export interface SseMessage {
 }
 
 const LF = 0x0a;
+const BOM = 0xfeff;
 
 /** How much of a skipped event's data onSkipped is shown, from its start and from its end. */
 export const SKIPPED_EXCERPT_CHARS = 1024;
@@ -23,7 +24,8 @@ export interface SkippedExcerpt {
 /**
  * Incremental text/event-stream parser (the WHATWG rules that matter for MCP): fields event, data, id
  * and retry; comment lines ignored; an event is dispatched at a blank line. CRLF, LF and a bare CR each end a
- * line (before 2026-12-06 a bare CR did not: a server ending its lines so was one endless line, no event read). Bounded: an event larger
+ * line (before 2026-12-06 a bare CR did not: a server ending its lines so was one endless line, no event read);
+ * a byte-order mark first in the stream is dropped. Bounded: an event larger
  * than maxEventBytes is an error rather than unbounded growth. Without `onEvent`, completed events wait
  * for `take()` (what readSse uses). With `onSkipped`, such an event is skipped instead: its data (and any
  * line over the limit) is dropped unread into memory, its id still taken, and onSkipped hears of it once
@@ -61,6 +63,8 @@ export class SseParser {
   #tail = '';
   /** The last chunk ended with a CR: an LF first in the next one is that CRLF's end, not a blank line. */
   #afterCR = false;
+  /** No text read yet: a byte-order mark first in the stream is dropped (see push). */
+  #atStart = true;
 
   constructor(maxEventBytes: number, onEvent?: (e: SseMessage) => void, onSkipped?: (id: string | undefined, data: SkippedExcerpt) => void) {
     this.#maxEventBytes = maxEventBytes;
@@ -111,6 +115,12 @@ export class SseParser {
     // The LF of a CRLF whose CR ended the last chunk: that line has ended already (not a blank line after it).
     if (this.#afterCR && chunk.length > 0) start = chunk.charCodeAt(0) === LF ? 1 : 0;
     if (chunk.length > 0) this.#afterCR = false;
+    // The SSE spec drops one U+FEFF first in the stream (bytes split over chunks come whole from the decoder): read
+    // as text, the first field was "\uFEFFevent", unknown, and a legacy stream's endpoint event was lost.
+    if (this.#atStart && chunk.length > 0) {
+      this.#atStart = false;
+      if (chunk.charCodeAt(0) === BOM) start = 1;
+    }
     // The next CR and LF at or after `start`, each searched again only once passed: linear, whichever the stream uses.
     let cr = -2;
     let lf = -2;

@@ -116,3 +116,27 @@ describe('SseParser line ends: CRLF, LF and a bare CR each end a line (the SSE s
     assert.equal(out.length, n);
   });
 });
+
+describe('SseParser and a byte-order mark (the SSE spec: one leading U+FEFF is dropped)', () => {
+  const expected = [{ event: 'endpoint', data: '/messages?s=1', id: undefined }];
+
+  it('a stream starting with one reads its first field (before: "\\uFEFFevent" was no field, the endpoint event lost)', () => {
+    assert.deepEqual(parse(['\uFEFFevent: endpoint\ndata: /messages?s=1\n\n']), expected);
+    // In bytes, the mark's three split over chunks however they come.
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('event: endpoint\ndata: /messages?s=1\n\n')]);
+    for (let size = 1; size <= 5; size++) {
+      const out: SseMessage[] = [];
+      const p = new SseParser(1 << 20, (e) => out.push(e));
+      for (let i = 0; i < bytes.length; i += size) p.push(bytes.subarray(i, i + size));
+      assert.deepEqual(out, expected, `chunk size ${size}`);
+    }
+    // An empty chunk first is not the start of the text.
+    assert.deepEqual(parse(['', '\uFEFF', 'event: endpoint\ndata: /messages?s=1\n\n']), expected);
+  });
+
+  it('only at the very start: one later, or a second one, is part of the text', () => {
+    assert.deepEqual(parse(['data: a\n\n', '\uFEFFdata: b\n\n']), [{ event: 'message', data: 'a', id: undefined }]);
+    assert.deepEqual(parse(['\uFEFF\uFEFFdata: b\n\n']), []);
+    assert.deepEqual(parse(['data: \uFEFFb\n\n']), [{ event: 'message', data: '\uFEFFb', id: undefined }]);
+  });
+});
