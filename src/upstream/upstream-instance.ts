@@ -277,9 +277,12 @@ export class UpstreamInstance extends EventEmitter {
     this.#catalogues.forget(kind);
   }
 
-  /** Ready, and its circuit admits a call (not open, nor half-open with its trial out): worth sending a request to. */
+  /**
+   * Ready, its circuit admits a call (not open, nor half-open with its trial out), and not deferring calls after a
+   * Retry-After: worth sending a request to. A pool took a deferring instance for available, and sent it calls it refused.
+   */
   get available(): boolean {
-    return this.#state === 'ready' && this.#breaker.admitting;
+    return this.#state === 'ready' && this.#breaker.admitting && !this.#throttle.deferring;
   }
 
   get circuit(): BreakerState {

@@ -54,6 +54,11 @@ export class UpstreamThrottle {
     return left > 0 ? throttledError(this.#upstream, this.#status, left, true) : undefined;
   }
 
+  /** Calls are being deferred now: what a pool asks before it picks the instance (no allocation, unlike refusal). */
+  get deferring(): boolean {
+    return this.#until > this.#now();
+  }
+
   /** A call failed: if the upstream throttled it, later calls are deferred for as long as it asked. */
   heard(err: unknown): void {
     if (!(err instanceof GatewayError) || err.code !== 'SWB_UPSTREAM_THROTTLED') return;

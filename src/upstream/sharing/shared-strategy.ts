@@ -61,7 +61,8 @@ export class SharedStrategy implements SharingStrategy {
     for (const inst of this.#instances) {
       const rotated = k++ < start;
       if (inst.state !== 'ready' && inst.state !== 'starting') continue;
-      // Prefer ready instances whose circuit is closed; fall back to starting or open-circuit ones.
+      // Prefer available instances (ready, circuit admitting, not deferring after a Retry-After); fall back to the others,
+      // which refuse with their reason (a pool throttled everywhere: SWB_UPSTREAM_THROTTLED).
       if (
         !best ||
         (!best.available && inst.available) ||

@@ -107,3 +107,34 @@ describe('a remote upstream answering 429 or 503 with Retry-After (overloaded, n
     assert.equal(retryAfterMs(undefined, now), undefined);
   });
 });
+
+describe('a pool of shared instances, one of them deferring its calls after a Retry-After', () => {
+  it("sends the calls to a sibling that is not throttled; throttled everywhere, they are refused unsent", async () => {
+    // Before: pick took the deferring instance for available (ready, circuit closed), and by turns sent it calls
+    // it refused with SWB_UPSTREAM_THROTTLED while its sibling was idle.
+    let throttle = true;
+    const hits = new Map<number, number>();
+    const up = await startLegacyHttpUpstream((_req, res, m, session) => {
+      hits.set(session, (hits.get(session) ?? 0) + 1);
+      if (throttle) return void res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '60' }).end('slow down');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `s${session}` }] } }));
+    });
+    const gw = await legacyHttpPool(up.url, { pool: { size: 2 }, requestTimeoutMs: 5000 });
+    const call = () => gw.pool.instanceFor(testCaller).request('tools/call', { name: 'echo', arguments: {} }, { caller: testCaller });
+    try {
+      await assert.rejects(call(), throttled(429, 60, 60)); // one instance now defers for 60 s
+      const [[first]] = [...hits];
+      throttle = false;
+      for (let i = 0; i < 6; i++) assert.notDeepEqual((await call()).content, [{ type: 'text', text: `s${first}` }], `call ${i}`);
+      assert.equal(hits.get(first), 1, 'the throttled instance was sent a call');
+      throttle = true;
+      await assert.rejects(call(), throttled(429, 60, 60)); // the sibling defers now too
+      const sent = [...hits.values()].reduce((a, b) => a + b);
+      for (let i = 0; i < 4; i++) await assert.rejects(call(), throttled(429, 59, 60));
+      assert.equal([...hits.values()].reduce((a, b) => a + b), sent, 'a call was sent while both deferred');
+    } finally {
+      await gw.close();
+      up.close();
+    }
+  });
+});
