@@ -5,7 +5,7 @@ import { SseParser, type SseMessage } from '../jsonrpc/sse-parser.js';
 import type { Logger } from '../observability/logger.js';
 import { discard } from './read-body.js';
 import { encodedAnswer, foreignEncoding } from './content-encoding.js';
-import { httpRefusal } from './remote-errors.js';
+import { httpRefusal, UpstreamHttpError } from './remote-errors.js';
 import { ReopenWaits } from './reopen-waits.js';
 import { lostPositions, refusesTheId, resumableId, skippedEvents } from './sse-answer.js';
 
@@ -45,6 +45,7 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
   // After a confirmation this is a no-op.
   const gone = () => failed(new Error(`upstream "${cfg.name}": the transport was closed`));
   while (!link.closed) {
+    let retryAfter = 0;
     try {
       const res = await link.open(lastEventId);
       // 405: the upstream offers no standalone stream, so nothing can be lost. A 404 to the first GET, right
@@ -78,10 +79,21 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
     } catch (err) {
       if (link.closed) return gone();
       if (first) return failed(err as Error);
-      logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
+      retryAfter = throttledReopen(logger, cfg.name, err);
     }
     if (link.closed) return gone();
-    await waits.wait(link.signal);
+    await waits.wait(link.signal, retryAfter);
   }
   gone();
+}
+
+/**
+ * A GET stream that broke, or was refused reopening: how long its next GET waits at least (ms). Refused as overloaded
+ * (429, or 503 with Retry-After), its Retry-After, logged: at ReopenWaits' 250 ms, doubling, it was back within it.
+ */
+function throttledReopen(logger: Logger, upstream: string, err: unknown): number {
+  const retryAfterMs = err instanceof UpstreamHttpError ? (err.retryAfterMs ?? 0) : 0;
+  if (retryAfterMs > 0) logger.warn({ upstream, httpStatus: (err as UpstreamHttpError).status, retryAfterMs }, 'upstream throttled its GET stream; reopening it after its Retry-After');
+  else logger.debug({ err: (err as Error).message }, 'upstream GET stream broke; reconnecting');
+  return retryAfterMs;
 }

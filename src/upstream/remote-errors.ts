@@ -97,6 +97,16 @@ export function isEncodedAnswer(err: unknown): boolean {
   return err instanceof GatewayError && err.code === 'SWB_UPSTREAM_PROTOCOL' && typeof err.details?.contentEncoding === 'string';
 }
 
+/**
+ * A start refused as overloaded (429, or 503 with Retry-After): initialize's answer (already SWB_UPSTREAM_THROTTLED),
+ * or the GET of its stream, raw. No protocol answer (it was tried in the other era, then called incompatible), and
+ * what its restart waits for (see startRetryAfterMs). undefined: any other failure.
+ */
+export function throttledStart(upstream: string, err: unknown): GatewayError | undefined {
+  if (err instanceof GatewayError) return err.code === 'SWB_UPSTREAM_THROTTLED' ? err : undefined;
+  return err instanceof UpstreamHttpError && overloaded(err) ? throttledError(upstream, err.status, err.retryAfterMs ?? 0, 'start') : undefined;
+}
+
 /** The failures of a send that reach its caller as they are, not as "could not be reached". */
 export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_CREDENTIAL_REFUSED', 'SWB_UPSTREAM_CONSENT_REQUIRED', 'SWB_RESULT_TOO_LARGE', 'SWB_ARGUMENT_REFUSED']);
 

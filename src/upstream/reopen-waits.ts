@@ -36,10 +36,11 @@ export class ReopenWaits {
 
   /**
    * The wait before the next GET. `signal` (the transport's close) cuts it short: a closed transport's
-   * loop slept on up to 30 s, holding the transport, all it reaches, and the process.
+   * loop slept on up to 30 s, holding the transport, all it reaches, and the process. `atLeastMs`: the upstream's
+   * Retry-After, when it refused the last GET as overloaded.
    */
-  async wait(signal: AbortSignal): Promise<void> {
-    const ms = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** this.#attempt++);
+  async wait(signal: AbortSignal, atLeastMs = 0): Promise<void> {
+    const ms = Math.max(atLeastMs, Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** this.#attempt++));
     await delay(ms, undefined, { signal }).catch(() => {});
   }
 }

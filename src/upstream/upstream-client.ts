@@ -13,7 +13,7 @@ import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';
-import { sendFailure } from './remote-errors.js';
+import { sendFailure, throttledStart } from './remote-errors.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
@@ -147,6 +147,7 @@ export class UpstreamClient {
         if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
         return await this.initialize(timeoutMs, dedicated);
       } catch (err) {
+        if (throttledStart(this.#name, err)) throw err; // overloaded (429, 503 + Retry-After): its restart waits (see UpstreamInstance)
         // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
         // of the request is one (a legacy server refuses server/discover, a modern one initialize).
         const refused = err instanceof GatewayError && err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;

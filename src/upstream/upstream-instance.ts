@@ -26,7 +26,8 @@ import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
 import { leftOutOf } from './left-out-tools.js';
 import { messageOwner } from './message-owner.js';
-import { UpstreamThrottle } from './upstream-throttle.js';
+import { startRetryAfterMs, UpstreamThrottle } from './upstream-throttle.js';
+import { throttledStart } from './remote-errors.js';
 import { renewUpstreamState } from './instance-renewals.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
@@ -212,7 +213,7 @@ export class UpstreamInstance extends EventEmitter {
   /** Why a start failed, recorded before the close that calls #onExit (consent alone: no timed restart). */
   async #failedToStart(client: UpstreamClient | undefined, err: Error): Promise<GatewayError> {
     if (!this.#stopping && !awaitsUser(err)) this.#logger.error({ err: err.message }, 'upstream failed to start');
-    const failure = err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name });
+    const failure = throttledStart(this.config.name, err) ?? (err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name }));
     [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
     await client?.close().catch(() => {});
     this.#onExit(client);
@@ -253,10 +254,11 @@ export class UpstreamInstance extends EventEmitter {
     // The upstream forgot a session that had worked (HTTP 404): re-initialize at once, once. One never usable, or
     // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
     const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;
-    const delay = this.#backoff.next() * (atOnce ? 0 : 1); // advanced either way: a second expiry soon after waits
-    this.#state = 'backoff';
-    this.restarts++;
-    this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt }, 'upstream down; restarting after backoff');
+    // A start refused as overloaded waits at least its Retry-After: at the backoff alone, it was back many times within it.
+    const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.lastError);
+    const delay = Math.max(this.#backoff.next() * (atOnce ? 0 : 1), retryAfterMs); // advanced either way: a second expiry soon after waits
+    [this.#state, this.restarts] = ['backoff', this.restarts + 1];
+    this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt, ...(retryAfterMs > 0 && { retryAfterMs }) }, retryAfterMs > 0 ? 'upstream throttled its start; restarting after its Retry-After' : 'upstream down; restarting after backoff');
     this.emit('down');
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined;

@@ -21,11 +21,19 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
  * The upstream refused a call as overloaded (`status` 429, or 503 with Retry-After): alive, and asking for
  * quiet. Not "could not be reached", which its circuit counts: a burst of throttled calls paused it for every client.
  */
-export function throttledError(upstream: string, status: number, waitMs: number, deferred = false): GatewayError {
+export function throttledError(upstream: string, status: number, waitMs: number, refused: 'call' | 'deferred' | 'start' = 'call'): GatewayError {
   const seconds = Math.ceil(waitMs / 1000);
   const when = seconds > 0 ? `; retry in ${seconds} s` : '; retry later';
-  const what = deferred ? 'calls to it are deferred until then (Retry-After)' : 'it refused the call as overloaded';
+  const what = refused === 'deferred' ? 'calls to it are deferred until then (Retry-After)' : `it refused the ${refused === 'start' ? "gateway's start" : 'call'} as overloaded`;
   return new GatewayError('SWB_UPSTREAM_THROTTLED', `upstream "${upstream}" is throttling the gateway (HTTP ${status}): ${what}${when}`, { upstream, httpStatus: status, retryAfterSeconds: seconds });
+}
+
+/**
+ * How long a start refused as overloaded (`failure`: SWB_UPSTREAM_THROTTLED, its initialize, its GET stream, a legacy
+ * stream's GET) asked the restart to wait, in ms (its Retry-After, capped as a call's); 0 for any other failure.
+ */
+export function startRetryAfterMs(failure: GatewayError | undefined): number {
+  return failure?.code === 'SWB_UPSTREAM_THROTTLED' ? Number(failure.details?.retryAfterSeconds ?? 0) * 1000 : 0;
 }
 
 /**
@@ -51,7 +59,7 @@ export class UpstreamThrottle {
   /** Why a call may not go now (deferred), or undefined. One comparison on the way of every call. */
   refusal(): GatewayError | undefined {
     const left = this.#until - this.#now();
-    return left > 0 ? throttledError(this.#upstream, this.#status, left, true) : undefined;
+    return left > 0 ? throttledError(this.#upstream, this.#status, left, 'deferred') : undefined;
   }
 
   /** Calls are being deferred now: what a pool asks before it picks the instance (no allocation, unlike refusal). */
