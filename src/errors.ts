@@ -15,6 +15,8 @@ const CODES = {
   SWB_UPSTREAM_SESSION_EXPIRED: { status: 502, rpc: ErrorCode.ServerError },
   SWB_UPSTREAM_BUSY: { status: 503, rpc: ErrorCode.ServerError },
   SWB_UPSTREAM_THROTTLED: { status: 503, rpc: ErrorCode.ServerError },
+  /** A remote upstream refused this one request as malformed (HTTP 400 about its body): alive, not counted by its circuit. */
+  SWB_UPSTREAM_REQUEST_REFUSED: { status: 502, rpc: ErrorCode.ServerError },
   SWB_CIRCUIT_OPEN: { status: 503, rpc: ErrorCode.ServerError },
   SWB_POOL_EXHAUSTED: { status: 503, rpc: ErrorCode.ServerError },
   SWB_SESSION_CLOSED: { status: 404, rpc: ErrorCode.ServerError },

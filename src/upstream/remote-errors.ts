@@ -85,6 +85,16 @@ function refusedAsTooLarge(err: UpstreamHttpError): boolean {
 }
 
 /**
+ * A 400 about this request's body, which differs from request to request: the SDK's "Parse error" (-32700), "Invalid
+ * Request" (-32600), "Invalid params" (-32602), the legacy HTTP+SSE server's "Invalid message: …". The upstream is
+ * alive and read it. Not a 400 every request would get (its content type, the protocol version, "Server not
+ * initialized": the same on each one): that signals a broken upstream, counted as unreachable, as is a bare 400.
+ */
+function refusedAsMalformed(err: UpstreamHttpError): boolean {
+  return err.status === 400 && (/^\s*\{[^]*"code"\s*:\s*-32(?:700|600|602)\b/.test(err.detail) || /^\s*(?:Parse error|Invalid (?:message|request|params))\b/i.test(err.detail));
+}
+
+/**
  * An upstream overloaded: 429 (Too Many Requests), or 503 with a Retry-After. A 503 without one stays "could not be
  * reached", counted by the circuit: what a proxy or load balancer with no live backend answers.
  */
@@ -116,7 +126,8 @@ export const KEPT_AS_IS: ReadonlySet<GatewayErrorCode> = new Set(['SWB_UPSTREAM_
  * retried once reconnected. A server not reading what it was sent (busy on a long call): SWB_UPSTREAM_BUSY,
  * which its circuit does not count, as it does not count a full queue: the upstream is alive, and a few
  * refusals must not pause every call for resetTimeoutMs. Throttled (see overloaded): SWB_UPSTREAM_THROTTLED, not
- * counted either, with its Retry-After (see UpstreamThrottle). A body too large (413): the arguments' fault (see
+ * counted either, with its Retry-After (see UpstreamThrottle). A 400 about this request (see refusedAsMalformed):
+ * SWB_UPSTREAM_REQUEST_REFUSED, not counted either (one client's odd request paused the upstream for all). A body too large (413): the arguments' fault (see
  * bodyTooLarge). Anything else: it could not be reached.
  */
 export function sendFailure(upstream: string, err: Error): Error {
@@ -124,6 +135,7 @@ export function sendFailure(upstream: string, err: Error): Error {
   if (err instanceof TransportError && err.code === 'session-expired') return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', err.message, { upstream });
   if (err instanceof UpstreamHttpError && refusedAsTooLarge(err)) return bodyTooLarge(upstream, err.status, err.detail);
   if (err instanceof UpstreamHttpError && overloaded(err)) return throttledError(upstream, err.status, err.retryAfterMs ?? 0);
+  if (err instanceof UpstreamHttpError && refusedAsMalformed(err)) return new GatewayError('SWB_UPSTREAM_REQUEST_REFUSED', `upstream "${upstream}" refused the request (HTTP 400): ${err.detail}`, { upstream, httpStatus: 400 });
   if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
   return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
 }
