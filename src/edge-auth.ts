@@ -56,9 +56,10 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     gateway.subjectTokens.remember(p, input.authorization[0]);
     return p;
   };
-  const counted = (wait: number | Promise<number>): number | Promise<number> => {
-    if (wait instanceof Promise) return wait.then(counted);
-    if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' });
+  // Each request refused counts, as each is audited: a batch refused whole is as many as it holds.
+  const counted = (wait: number | Promise<number>, requests: number): number | Promise<number> => {
+    if (wait instanceof Promise) return wait.then((ms) => counted(ms, requests));
+    if (wait > 0) metrics.rateLimited.inc({ limit: 'requests_per_second' }, requests);
     return wait;
   };
   return {
@@ -81,7 +82,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
-    admit: (principal, requests) => counted(gateway.policy.admit(principal, requests)),
+    admit: (principal, requests) => counted(gateway.policy.admit(principal, requests), requests),
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
     onFailure: (reason) => {
       metrics.authFailures.inc({ reason });

@@ -1,0 +1,60 @@
+// switchboard_rate_limited_total{limit="requests_per_second"} counts requests refused for the tenant's
+// requestsPerSecond, as its help says ("Requests refused by a limit") and as the audit does: a 2025-03-26
+// batch refused whole is as many refused requests as it holds (each audited call of it gets its line).
+// Before, a refusal counted one whatever the batch held, so a client sending its calls in batches showed
+// a fraction of its refused requests to an operator's alert. A real gateway on a real port in front of
+// the catalogue stdio server; auth off, so the caller is tenant "anonymous". The bucket refills at one
+// token per 100 s: nothing refills while the test runs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { initializeBody, post, type Json } from '../helpers/http-edge.js';
+
+const catalogue = { name: 'cat', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const, sharing: 'shared' as const };
+const BURST = 4;
+
+function batch(tag: string, n: number): Json[] {
+  return Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `${tag}-${i}`, method: 'tools/list' }));
+}
+
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+describe('requests refused for the tenant request rate in metrics', { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  let sid: string;
+  const refusedSoFar = async () => sample(await (await fetch(gw.app.metricsUrl!)).text(), 'switchboard_rate_limited_total', { limit: 'requests_per_second' });
+
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [catalogue],
+      endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: BURST } }],
+    });
+    // One token: initialize (three are left).
+    const init = await post(gw, initializeBody('2025-03-26'));
+    assert.equal(init.status, 200, await init.text());
+    sid = init.headers.get('mcp-session-id')!;
+    assert.equal((await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  it('a batch refused whole counts each of its requests in switchboard_rate_limited_total', async () => {
+    const before = await refusedSoFar();
+    const refused = await post(gw, batch('b', BURST), { sid });
+    assert.equal(refused.status, 429, await refused.clone().text());
+    await refused.text();
+    assert.equal((await refusedSoFar()) - before, BURST, 'a batch of four refused requests');
+    const over = await post(gw, batch('o', BURST + 2), { sid });
+    assert.equal(over.status, 429);
+    await over.text();
+    assert.equal((await refusedSoFar()) - before, BURST + BURST + 2, 'and one larger than the burst: six more');
+  });
+});
