@@ -115,11 +115,13 @@ export function rateRefusal(principal: Principal, waitMs: number, requests = 1):
   if (waitMs <= 0) return undefined;
   if (waitMs === Infinity) {
     const message = `Too Many Requests: a batch of ${requests} requests is more than tenant "${principal.tenant}" may send at once (its burst); send them in smaller batches`;
-    return { status: 429, message, code: ErrorCode.ServerError, headers: {} };
+    return { status: 429, message, code: ErrorCode.ServerError, headers: {}, data: { code: 'SWB_RATE_LIMITED' } };
   }
   const s = Math.ceil(waitMs / 1000);
   const what = requests > 1 ? `; a batch of ${requests} requests counts as ${requests}` : '';
-  return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate${what}; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) } };
+  // The wait in the body too, as a session limit's 429 says it: a client may see only the JSON-RPC error.
+  const data = { code: 'SWB_RATE_LIMITED', retryAfterSeconds: s };
+  return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate${what}; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) }, data };
 }
 
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { authorizeRequest, type EdgeAuth } from './authorize-request.js';
 import type { ConnectionLimits } from './connection-limits.js';
-import { isRefusal, sendError } from './replies.js';
+import { isRefusal, sendError, type Refusal } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 import { allowOrigin } from './cors.js';
 
@@ -43,7 +43,7 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?
     const header = req.headers.origin;
     const origin = Array.isArray(header) ? header[0] : header;
     const why = checkHostAndOrigin(o.guard, req.headers.host, origin);
-    if (why) return refuse(reply, 403, `Forbidden: ${why}`, ErrorCode.ServerError, {});
+    if (why) return refuse(reply, { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.ServerError, headers: {} });
     // A browser's request from an allowed origin: every answer, a refusal included, is one it may read.
     if (origin !== undefined) allowOrigin(reply.raw, origin);
     const claim = o.forwardClaim?.(req);
@@ -52,7 +52,7 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?
     // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
     // await on a plain value still costs a turn of the microtask queue on every request.
     const p = r instanceof Promise ? await r : r;
-    if (isRefusal(p)) return refuse(reply, p.status, p.message, p.code, p.headers);
+    if (isRefusal(p)) return refuse(reply, p);
     req.principal = p;
     if (rateLater && claim !== 'proven') req.rateOwed = true;
     o.limits?.authenticated(socket);
@@ -66,7 +66,7 @@ export function requestPrincipal(req: EdgeRequest): Principal {
   return req.principal;
 }
 
-function refuse(reply: EdgeReply, status: number, message: string, code: number, headers: Record<string, string>): EdgeReply {
+function refuse(reply: EdgeReply, r: Refusal): EdgeReply {
   // The body (if any) is never read: the connection cannot be reused, and must not be held.
-  return sendError(reply, status, message, { code, headers: { ...headers, connection: 'close' } });
+  return sendError(reply, r.status, r.message, { code: r.code, headers: { ...r.headers, connection: 'close' }, data: r.data });
 }

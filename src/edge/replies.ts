@@ -37,6 +37,8 @@ export interface Refusal {
   code: number;
   headers: Record<string, string>;
   id?: RequestId | null;
+  /** The JSON-RPC error's data (a gateway code and what to do: SWB_RATE_LIMITED's wait). */
+  data?: Record<string, unknown>;
 }
 
 export function isRefusal<T extends object>(r: T | Refusal): r is Refusal {
@@ -44,7 +46,7 @@ export function isRefusal<T extends object>(r: T | Refusal): r is Refusal {
 }
 
 export function sendRefusal(reply: EdgeReply, r: Refusal): EdgeReply {
-  return sendError(reply, r.status, r.message, { code: r.code, headers: r.headers, id: r.id ?? null });
+  return sendError(reply, r.status, r.message, { code: r.code, headers: r.headers, id: r.id ?? null, data: r.data });
 }
 
 /** The same refusal, answered through the reply (Fastify's, or a direct post's; one not hijacked). */
