@@ -10,6 +10,8 @@ import type { EdgeContext } from './edge-context.js';
 import { auditRateRefused, type CallAs } from '../policy/rate-audit.js';
 import type { EndpointRouter } from '../router/index.js';
 import { CALL_TOOL } from '../router/meta-tools.js';
+import { methodSpec } from '../jsonrpc/methods.js';
+import { isModernMessage } from '../modern/modern-request.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -63,10 +65,21 @@ export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRe
   return refused && rateRefusal(refused, audit, router, req, messages, first);
 }
 
-/** A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused call, whatever refused it). */
+/**
+ * A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused
+ * call, whatever refused it). A 2026-07-28 retry answering a call's input_required round is no call of its
+ * own: the call goes on waiting for a retry the rate lets through, and has its one line when it ends.
+ */
 function rateRefusal(r: Refusal, audit: EdgeContext['audit'], router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
-  if (audit) auditRateRefused(audit, router.config.path, req.principal!, messages, calledAs(router, req.principal!.tenant));
+  const calls = messages.filter((m) => !isModernRetry(req, m));
+  if (audit) auditRateRefused(audit, router.config.path, req.principal!, calls, calledAs(router, req.principal!.tenant));
   return { ...r, id };
+}
+
+/** A 2026-07-28 retry of a call (its requestState names the round it answers), as the modern service tells one. */
+function isModernRetry(req: EdgeRequest, m: JsonRpcMessage): boolean {
+  if (!isRequest(m) || methodSpec(m.method)?.mrtr !== true || !isJsonObject(m.params) || typeof m.params.requestState !== 'string') return false;
+  return isModernMessage(req.headers, m);
 }
 
 /**
