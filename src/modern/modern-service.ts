@@ -48,6 +48,20 @@ export interface ModernServiceOptions {
   logger: Logger;
 }
 
+/**
+ * The audit line of a call that failed because its standing could not open its upstreams, before the
+ * pipeline that writes every other: a 2025 client meets that failure at its initialize, a 2026-07-28 one
+ * at its call, which must leave its trace. Judged as the policy stage would judge it (call_tool as the
+ * call it wraps, a rename by its canonical name): allowed, its outcome is "error"; denied, the denial.
+ */
+function auditUnopened(session: ModernSession, principal: Principal, call: ModernCall, startedAt: number): void {
+  const guard = session.guardFor(principal);
+  if (!guard.audits(call.method)) return;
+  const params = call.method === 'tools/call' ? session.endpoint.tools.judged(guard.tenant.name, call.params) : call.params;
+  const decision = guard.check(call.method, params);
+  if (decision) guard.record(call.method, params, decision, decision.allowed ? 'error' : 'denied', startedAt, undefined, undefined);
+}
+
 /** Hands the HTTP request to the replica that holds its continuation; false when it cannot (one replica, or gone). */
 export type ForwardToReplica = (replica: string) => Promise<boolean>;
 
@@ -105,10 +119,12 @@ export class ModernService {
 
   async #opening(session: ModernSession, principal: Principal, call: ModernCall, sink: AttemptSink, forward: ForwardToReplica | undefined): Promise<void> {
     const t0 = performance.now();
+    const startedAt = Date.now();
     try {
       await session.router();
     } catch (err) {
       this.#refused(session, call, err, t0, 'request refused: its upstreams could not be opened');
+      auditUnopened(session, principal, call, startedAt);
       return sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : 500);
     }
     return this.serve(session, principal, call, sink, forward);
