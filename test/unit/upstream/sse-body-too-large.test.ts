@@ -36,7 +36,7 @@ describe('legacy HTTP+SSE: a call refused as too large by the SDK\'s server (400
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
-    const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, healthCheck: { intervalMs: 0 }, requestTimeoutMs: 5000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
+    const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, healthCheck: { intervalMs: 0 }, requestTimeoutMs: 30_000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
     const factory = new UpstreamTransports();
     const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), factory.create);
     try {
