@@ -13,7 +13,8 @@ import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';
-import { sendFailure, throttledStart } from './remote-errors.js';
+import { sendFailure } from './remote-errors.js';
+import { eraRefused } from './era-refusal.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
 import { callWithRounds, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
@@ -147,12 +148,7 @@ export class UpstreamClient {
         if (era === 'modern') return await this.discover(order.length > 1 ? Math.min(probeMs, timeoutMs) : timeoutMs, dedicated);
         return await this.initialize(timeoutMs, dedicated);
       } catch (err) {
-        if (throttledStart(this.#name, err)) throw err; // overloaded (429, 503 + Retry-After): its restart waits (see UpstreamInstance)
-        // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
-        // of the request is one (a legacy server refuses server/discover, a modern one initialize).
-        const refused = err instanceof GatewayError && err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;
-        const probeTimedOut = err instanceof GatewayError && err.code === 'SWB_UPSTREAM_TIMEOUT' && era === 'modern' && order.length > 1;
-        if (err instanceof GatewayError && err.code !== 'SWB_UPSTREAM_PROTOCOL' && !refused && !probeTimedOut) throw err;
+        if (!eraRefused(this.#name, err, era, order.length > 1)) throw err; // not the upstream's answer (see eraRefused): its restart retries
         reasons.push(`${era}: ${(err as Error).message}`);
       }
     }

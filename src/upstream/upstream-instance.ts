@@ -17,8 +17,6 @@ import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { Cancellation } from '../jsonrpc/cancellation.js';
-import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
 import { ListChangedThrottle } from './list-changed-throttle.js';
@@ -29,6 +27,7 @@ import { messageOwner } from './message-owner.js';
 import { startRetryAfterMs, UpstreamThrottle } from './upstream-throttle.js';
 import { throttledStart } from './remote-errors.js';
 import { renewUpstreamState } from './instance-renewals.js';
+import { ModernListener } from './modern-listener.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 export type { Catalogue } from './instance-catalogues.js';
@@ -67,11 +66,11 @@ export class UpstreamInstance extends EventEmitter {
   readonly #subscriptions = new ResourceSubscriptions({
     request: (method, params, o) => this.request(method, params, o),
     isModern: () => this.#client?.era === 'modern',
-    relisten: () => this.#client && this.#listen(this.#client),
+    relisten: () => this.#client && this.#listener.listen(this.#client),
     upstream: () => this.config,
   });
-  /** Stops the current modern listen stream (a new one replaces it). */
-  #listening: Cancellation | undefined;
+  /** A modern upstream's list_changed stream, reopened while its connection lasts. */
+  readonly #listener: ModernListener;
   // A change the gateway found itself (no list_changed came) is told as that notification would be.
   readonly #catalogues = new InstanceCatalogues((method, params, receipt) => this.request(method, params, { receipt }), () => this.config, {
     onChanged: (kind) => this.emit('notification', `notifications/${kind}/list_changed`, undefined, () => undefined),
@@ -110,6 +109,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#throttle = new UpstreamThrottle(config.name, logger, (status) => this.emit('throttled', status));
     this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
     this.#health = new HealthChecks(config.healthCheck, logger);
+    this.#listener = new ModernListener(this.#subscriptions, logger, () => this.#client);
   }
 
   get state(): InstanceState {
@@ -191,7 +191,7 @@ export class UpstreamInstance extends EventEmitter {
       await transport.start();
       await client.connect(this.config.initTimeoutMs, this.#dedicated, eraOrder(this.config), this.config.eraProbeMs);
       learnEra(this.config, client.era);
-      if (client.era === 'modern') this.#listen(client);
+      if (client.era === 'modern') this.#listener.listen(client);
     } catch (err) {
       throw await this.#failedToStart(client, err as Error);
     }
@@ -218,22 +218,6 @@ export class UpstreamInstance extends EventEmitter {
     await client?.close().catch(() => {});
     this.#onExit(client);
     return failure;
-  }
-
-  /** A modern upstream's list_changed stream, reopened while the connection lasts (the upstream may end it). */
-  #listen(client: UpstreamClient): void {
-    this.#listening?.abort('replaced');
-    const mine = new Cancellation();
-    this.#listening = mine;
-    const again = () => {
-      if (this.#client === client && this.#listening === mine) setTimeout(() => this.#client === client && this.#listening === mine && this.#listen(client), 1000).unref();
-    };
-    void client.listen(this.#subscriptions.listening(), mine, (n) => this.#listening === mine && this.#subscriptions.acknowledged(n)).then(again, (err: Error) => {
-      if (this.#listening === mine) this.#subscriptions.refused(err); // ended unacknowledged (refused, dropped, stopped): nothing it asked is honoured
-      if (this.#client !== client) return;
-      this.#logger.debug({ err: err.message }, 'upstream subscriptions/listen ended');
-      if (!(err instanceof JsonRpcError)) again(); // refused (a JSON-RPC error) it would be again; lost (its stream dropped): listened to again
-    });
   }
 
   /** Its client is gone (crashed, closed, failed to start, or none could be built): restart it with the backoff, unless stopping. */
