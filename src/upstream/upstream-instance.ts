@@ -85,6 +85,8 @@ export class UpstreamInstance extends EventEmitter {
   incompatible = false;
   /** Why the last start failed, as its coded error (a refused per-user credential is answered as such). */
   lastError: GatewayError | undefined;
+  /** The current start's failure if the upstream throttled it (its restart waits its Retry-After). Per start, not lastError: a start whose close was heard before its failure was recorded waited the previous one's Retry-After. */
+  #startThrottled: GatewayError | undefined;
   readonly #breaker: CircuitBreaker;
   /** Calls deferred after the upstream throttled one (429, or 503 with Retry-After): not sent until its Retry-After. */
   readonly #throttle: UpstreamThrottle;
@@ -152,7 +154,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#stopped = undefined;
     if (this.#halted.signal.aborted) this.#halted = sharedAbortSignal(new AbortController());
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
-    this.#state = 'starting';
+    [this.#state, this.#startThrottled] = ['starting', undefined];
     this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
     this.#ready.catch(() => {}); // failures are handled by the restart logic; waiters see them too
     return this.#ready;
@@ -215,6 +217,7 @@ export class UpstreamInstance extends EventEmitter {
     if (!this.#stopping && !awaitsUser(err)) this.#logger.error({ err: err.message }, 'upstream failed to start');
     const failure = throttledStart(this.config.name, err) ?? (err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name }));
     [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
+    this.#startThrottled = throttledStart(this.config.name, failure);
     await client?.close().catch(() => {});
     this.#onExit(client);
     return failure;
@@ -239,7 +242,7 @@ export class UpstreamInstance extends EventEmitter {
     // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
     const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;
     // A start refused as overloaded waits at least its Retry-After: at the backoff alone, it was back many times within it.
-    const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.lastError);
+    const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.#startThrottled);
     const delay = Math.max(this.#backoff.next() * (atOnce ? 0 : 1), retryAfterMs); // advanced either way: a second expiry soon after waits
     [this.#state, this.restarts] = ['backoff', this.restarts + 1];
     this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt, ...(retryAfterMs > 0 && { retryAfterMs }) }, retryAfterMs > 0 ? 'upstream throttled its start; restarting after its Retry-After' : 'upstream down; restarting after backoff');
