@@ -24,7 +24,7 @@ import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
 import { leftOutOf } from './left-out-tools.js';
 import { messageOwner } from './message-owner.js';
-import { startRetryAfterMs, UpstreamThrottle } from './upstream-throttle.js';
+import { startRetryAfterMs, throttledError, UpstreamThrottle } from './upstream-throttle.js';
 import { throttledStart } from './remote-errors.js';
 import { renewUpstreamState } from './instance-renewals.js';
 import { ModernListener } from './modern-listener.js';
@@ -87,6 +87,8 @@ export class UpstreamInstance extends EventEmitter {
   lastError: GatewayError | undefined;
   /** The current start's failure if the upstream throttled it (its restart waits its Retry-After). Per start, not lastError: a start whose close was heard before its failure was recorded waited the previous one's Retry-After. */
   #startThrottled: GatewayError | undefined;
+  /** When the restart after a start the upstream throttled is due (monotonic; 0: none): what calls until then are told. */
+  #throttledUntil = 0;
   readonly #breaker: CircuitBreaker;
   /** Calls deferred after the upstream throttled one (429, or 503 with Retry-After): not sent until its Retry-After. */
   readonly #throttle: UpstreamThrottle;
@@ -244,6 +246,7 @@ export class UpstreamInstance extends EventEmitter {
     // A start refused as overloaded waits at least its Retry-After: at the backoff alone, it was back many times within it.
     const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.#startThrottled);
     const delay = Math.max(this.#backoff.next() * (atOnce ? 0 : 1), retryAfterMs); // advanced either way: a second expiry soon after waits
+    this.#throttledUntil = retryAfterMs > 0 ? performance.now() + delay : 0;
     [this.#state, this.restarts] = ['backoff', this.restarts + 1];
     this.#logger.warn({ delayMs: delay, attempt: this.#backoff.attempt, ...(retryAfterMs > 0 && { retryAfterMs }) }, retryAfterMs > 0 ? 'upstream throttled its start; restarting after its Retry-After' : 'upstream down; restarting after backoff');
     this.emit('down');
@@ -251,6 +254,12 @@ export class UpstreamInstance extends EventEmitter {
       this.#restartTimer = undefined;
       if (this.#state === 'backoff') this.start().catch(() => {});
     }, delay);
+  }
+
+  /** Waiting out a start the upstream throttled: what calls hear (here, or a pool's with none up), the time left to the restart (not UNAVAILABLE's "retry shortly"). */
+  startThrottling(): GatewayError | undefined {
+    const left = this.#throttledUntil - performance.now();
+    return this.#state === 'backoff' && left > 0 ? throttledError(this.config.name, Number(this.#startThrottled?.details?.httpStatus ?? 429), left, 'start') : undefined;
   }
 
   /** What this instance offers, by name, and what keeps it current (see InstanceCatalogues). */
@@ -307,6 +316,8 @@ export class UpstreamInstance extends EventEmitter {
     const name = this.config.name;
     if (this.#state !== 'ready' || !this.#client) {
       // The start that just failed says why (a sandbox that cannot be built, a crash at start-up); neither era works: say so, not "restarting" (a restart will not change the upstream's protocol).
+      const throttled = this.startThrottling(); // throttled: when to retry, as a throttled call is told
+      if (throttled) throw throttled;
       if (this.incompatible) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', this.lastFailure!, { upstream: name, incompatible: true });
       if (this.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(this.lastError)) throw this.lastError;
       const why = this.lastFailure ? `: ${this.lastFailure}` : '';

@@ -90,6 +90,11 @@ export class SharedStrategy implements SharingStrategy {
     // A per-user credential the authorization server refused: the user hears that, not "restarting".
     const last = failed?.lastError;
     if (last && (last.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(last))) return last;
+    // One waiting out a start its upstream throttled: when to retry, as a throttled call is told (not "retry shortly").
+    for (const inst of this.#instances) {
+      const throttled = inst.startThrottling();
+      if (throttled) return throttled;
+    }
     const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
