@@ -3,6 +3,7 @@
 // action says. Before 2026-12-06 such text passed every action unless a pattern named it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { hiddenMarkup } from '../../../src/policy/hidden-markup.js';
 import { HiddenTextScanner } from '../../../src/policy/hidden-text.js';
 import { HiddenTextGuard } from '../../../src/policy/hidden-text-guard.js';
 import { walkDefinition, walkResult } from '../../../src/policy/hidden-text-walk.js';
@@ -62,5 +63,38 @@ describe('hidden markup', () => {
       if (expected === undefined) assert.deepEqual((verdict as any).blocked.map((f: any) => f.kind), ['markup']);
       else assert.deepEqual((verdict as any).result, expected, action);
     }
+  });
+
+  it('20,000 hidden elements: each found, all removed, with no regular expression compiled per element', () => {
+    // A RegExp built while scanning is counted: before 2026-12-06 each hidden element compiled one (its
+    // closing tag's), about 50 ms for 20,000. Literals and module constants are built at load, not here.
+    const Native = RegExp;
+    let compiled = 0;
+    globalThis.RegExp = new Proxy(Native, {
+      construct(target, args, newTarget) {
+        compiled++;
+        return Reflect.construct(target, args, newTarget === globalThis.RegExp ? target : newTarget);
+      },
+      apply(target, self, args) {
+        compiled++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const shown = [];
+    let html = '';
+    for (let i = 0; i < 20_000; i++) {
+      const tag = ['span', 'div', 'P', 'section'][i % 4]!;
+      html += `<p>visible ${i}</p><${tag} hidden>secret <${tag}>${i}</${tag}></${tag.toUpperCase()}>`;
+      shown.push(`<p>visible ${i}</p>`);
+    }
+    let scan;
+    try {
+      scan = hiddenMarkup(html);
+    } finally {
+      globalThis.RegExp = Native;
+    }
+    assert.equal(compiled, 0);
+    assert.equal(scan?.count, 20_000);
+    assert.equal(scan?.clean, shown.join(''));
   });
 });
