@@ -12,6 +12,8 @@ export interface ModernAnswer {
   status: number;
   /** The JSON-RPC response (the last message of an SSE answer). */
   body: any;
+  /** Every message of the answer in order (an SSE answer's notifications, then `body`). */
+  messages: any[];
 }
 
 export interface ModernPostOptions {
@@ -23,6 +25,8 @@ export interface ModernPostOptions {
   headers?: Record<string, string>;
   /** Aborts the POST (closing it is this era's cancellation). */
   signal?: AbortSignal;
+  /** More `_meta` members (a log level, a progress token). */
+  meta?: Record<string, unknown>;
 }
 
 let nextId = 1;
@@ -39,13 +43,15 @@ export async function modernPost(url: URL | string, method: string, params: Reco
     'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
     'io.modelcontextprotocol/clientCapabilities': o.caps ?? { elicitation: { form: {} }, sampling: {} },
     'io.modelcontextprotocol/clientInfo': { name: 'modern-http-test', version: '1' },
+    ...o.meta,
   };
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }), signal: o.signal });
   const text = await res.text();
   const sse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
-  const body = sse ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).pop()!.slice(6)) : text ? JSON.parse(text) : undefined;
+  const messages = sse ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6))) : text ? [JSON.parse(text)] : [];
+  const body = messages.at(-1);
   assert.equal(body?.id, id, `the answer carries the request id: ${text}`);
-  return { status: res.status, body };
+  return { status: res.status, body, messages };
 }
 
 /** Asserts a refused requestState: HTTP 400, JSON-RPC -32602, and the refusal's category. */

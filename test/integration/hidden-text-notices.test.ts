@@ -1,12 +1,14 @@
 // An upstream's log lines (notifications/message) and progress messages are text a host shows its user
 // and may give its model: before 2026-12-06 they passed hidden-text scanning unscanned. Now scanned with
-// the results' action: relayed as they are (audit), cleaned (strip), or withheld (block).
+// the results' action: relayed as they are (audit), cleaned (strip), or withheld (block), for a 2025 session
+// and for a 2026-07-28 client alike.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { modernPost } from '../helpers/modern-http.js';
 import { textOf } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
@@ -16,7 +18,7 @@ const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.exe
 const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
 
 describe('hidden-text scanning of log lines and progress messages', () => {
-  const { lines, clients } = gatewayWithClients({
+  const rig = gatewayWithClients({
     upstreams: [UPSTREAM],
     endpoints: [
       { path: '/off', upstreams: ['ht'] },
@@ -25,6 +27,7 @@ describe('hidden-text scanning of log lines and progress messages', () => {
       { path: '/block', upstreams: ['ht'], ...scanning('block') },
     ],
   });
+  const { lines, clients } = rig;
   /** The log data and progress messages one call on `path` brought its client. */
   const notices = async (path: string, kind: string) => {
     const c = clients[path]!;
@@ -51,5 +54,30 @@ describe('hidden-text scanning of log lines and progress messages', () => {
     assert.deepEqual(await notices('/strip', 'tag'), { logs: ['Sunny, 21 degrees.'], progress: ['Sunny, 21 degrees.'] });
     assert.deepEqual(await notices('/block', 'bidi'), { logs: [], progress: [] });
     assert.deepEqual(await notices('/block', 'none'), { logs: [F.samples.none], progress: [F.samples.none] });
+  });
+
+  // A 2026-07-28 client names its log level and progress token per request (_meta); the gateway relays
+  // the upstream's log lines and progress on that request's stream, screened as a 2025 session's are.
+  /** The log data and progress messages a 2026-07-28 call on `path` brought on its answer's stream. */
+  const modernNotices = async (path: string, kind: string) => {
+    const meta = { 'io.modelcontextprotocol/logLevel': 'debug', progressToken: `p-${path}-${kind}` };
+    const a = await modernPost(rig.gw.url(path), 'tools/call', { name: 'reply', arguments: { kind, where: 'notices' } }, { meta });
+    assert.equal(a.body.result?.content?.[0]?.text, 'noticed', JSON.stringify(a.messages));
+    const of = (method: string) => a.messages.filter((m) => m.method === method);
+    for (const p of of('notifications/progress')) assert.equal(p.params.progressToken, meta.progressToken);
+    return { logs: of('notifications/message').map((m) => m.params.data), progress: of('notifications/progress').map((m) => m.params.message) };
+  };
+
+  it('a 2026-07-28 client: off and audit relay them as they are, strip cleans them, block withholds them', async () => {
+    const before = audited('/audit').length;
+    assert.deepEqual(await modernNotices('/off', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
+    assert.deepEqual(await modernNotices('/audit', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
+    assert.deepEqual(audited('/audit').slice(before).map((l) => [l.item, l.action, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
+      ['log', 'audit', ['tag data']],
+      ['progress', 'audit', ['tag message']],
+    ]);
+    assert.deepEqual(await modernNotices('/strip', 'tag'), { logs: ['Sunny, 21 degrees.'], progress: ['Sunny, 21 degrees.'] });
+    assert.deepEqual(await modernNotices('/block', 'bidi'), { logs: [], progress: [] });
+    assert.deepEqual(await modernNotices('/block', 'none'), { logs: [F.samples.none], progress: [F.samples.none] });
   });
 });
