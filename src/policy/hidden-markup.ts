@@ -4,7 +4,11 @@
  * hidden by their own attributes (`hidden`, `style="display:none"` or `visibility:hidden`, an
  * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
  * injection has to write. Before 2026-12-06 such text passed every action unless a pattern named it.
+ * Markup in Markdown's code (a fenced block, a code span: markdown-code.ts) shows as written, so it is
+ * not hidden; in text declared HTML (`html`) there is no such code.
  */
+import { markdownCode, type CodeSpans } from './markdown-code.js';
+
 
 /** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
 const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
@@ -47,11 +51,13 @@ function elementEnd(s: string, name: string, from: number): number {
   return s.length;
 }
 
-/** The hidden comments and elements of `s`, counted and removed; undefined when it has none. */
-export function hiddenMarkup(s: string): MarkupScan | undefined {
+/** The hidden comments and elements of `s`, counted and removed; undefined when it has none. `html`: `s` is HTML, not Markdown. */
+export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
   let clean = '';
   let from = 0;
   let count = 0;
+  let code: CodeSpans | undefined;
+  let k = 0; // the first code span not yet passed
   MARKUP.lastIndex = 0;
   for (let m = MARKUP.exec(s); m !== null; m = MARKUP.exec(s)) {
     let end: number;
@@ -60,6 +66,13 @@ export function hiddenMarkup(s: string): MarkupScan | undefined {
       if (m[2] === undefined || !HIDING.test(m[2])) continue;
       const name = m[1].toLowerCase();
       end = VOID.has(name) || m[0].endsWith('/>') ? m.index + m[0].length : elementEnd(s, name, m.index + m[0].length);
+    }
+    // Found only now (most text with "<" has no hidden markup): the code a renderer shows as written.
+    code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s);
+    while (k < code.length && code[k]![1] <= m.index) k++;
+    if (k < code.length && code[k]![0] <= m.index) {
+      MARKUP.lastIndex = code[k]![1];
+      continue;
     }
     clean += s.slice(from, m.index);
     from = end;

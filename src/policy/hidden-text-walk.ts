@@ -59,6 +59,9 @@ const wrappedPayload = (key: string, value: unknown): value is string => PAYLOAD
  * skipped as an image.
  */
 const TEXTUAL = /^(?:text\/|image\/svg\+xml\b|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
+/** Media types rendered as markup, not Markdown: a fence or backticks there hold no code, and a comment in them is hidden. */
+const MARKUP_TYPES = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|(?:application|text)\/(?:[\w.-]+\+)?xml)\b/i;
+const readsAsMarkup = (mimeType: unknown): boolean => typeof mimeType === 'string' && MARKUP_TYPES.test(mimeType.trim());
 const readsAsText = (mimeType: unknown): boolean => mimeType === undefined || (typeof mimeType === 'string' && TEXTUAL.test(mimeType.trim()));
 /** Decodes fatally: untyped bytes that are not UTF-8 are no text (a host guessing the type reads them as binary). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -111,6 +114,8 @@ class Walk {
   readonly #path: Array<string | number> = [];
   /** Inside a DATA member: `_meta` is data there. */
   #inData = false;
+  /** A member of an object declared HTML or XML (its mimeType): its text is read as markup, not Markdown. */
+  #html = false;
 
   constructor(scanner: HiddenTextScanner, fixedNames: boolean) {
     this.#scanner = scanner;
@@ -150,7 +155,7 @@ class Walk {
   }
 
   #string(s: string, fixed: boolean, suffix?: string): string {
-    const scan = this.#scanner.scan(s);
+    const scan = this.#scanner.scan(s, this.#html);
     if (!scan) return s;
     this.#record(scan, suffix);
     if (fixed) {
@@ -182,6 +187,9 @@ class Walk {
   #object(v: Record<string, unknown>, depth: number): Record<string, unknown> {
     let out: Record<string, unknown> | undefined;
     const keys = Object.keys(v);
+    const outer = this.#html;
+    const html = readsAsMarkup(v.mimeType);
+    this.#html = html;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (key === META ? !this.#inData : skipped(key, v[key])) {
@@ -198,6 +206,7 @@ class Walk {
       const entersData = !this.#inData && DATA.has(key);
       if (entersData) this.#inData = true;
       let r = this.value(v[key], depth + 1, this.#fixedNames && IDENTIFIERS.has(key));
+      this.#html = html; // a member object read its own
       if (entersData) this.#inData = false;
       this.#path.pop();
       // Scanned as text above; as the text it decodes to here (cleaned: encoded again, in one line).
@@ -210,6 +219,7 @@ class Walk {
       }
       put(out, cleanKey, r);
     }
+    this.#html = outer;
     return out ?? v;
   }
 

@@ -233,13 +233,14 @@ export class HiddenTextScanner {
   /**
    * undefined: nothing hidden (the common case, one regex test and one search for "<"; two more with
    * patterns). Markup is looked for once hidden characters are out (they would split `<!--`), patterns
-   * once markup is out (what a comment holds is counted as markup, not twice).
+   * once markup is out (what a comment holds is counted as markup, not twice). `html`: the text is declared
+   * HTML or XML, where Markdown's code (whose markup shows as written) is no code.
    */
-  scan(s: string): TextScan | undefined {
+  scan(s: string, html = false): TextScan | undefined {
     const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
     let text = chars ? chars.clean : s;
     let counts = chars?.counts;
-    const markup = mayHoldMarkup(text) ? hiddenMarkup(text) : undefined;
+    const markup = mayHoldMarkup(text) ? hiddenMarkup(text, html) : undefined;
     if (markup !== undefined) {
       counts ??= noCounts();
       counts.markup = markup.count;
