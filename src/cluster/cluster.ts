@@ -83,7 +83,7 @@ export class Cluster {
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
     this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: async () => this.#health.settled && !this.#heartbeat.stale && (await this.#heartbeat.intact()) });
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, events, cfg.sessionTtlMs, { me: this.replicaId, key: (id) => this.store.ownerKey(id) }, this.#logger);
-    this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId);
+    this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId, Math.max(60_000, 3 * cfg.replicaTtlMs));
     this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
     // Settled once every live owner has had time to reconnect (at worst one backoff later) and beat again.
     this.#health = new StoreHealth(cfg.replicaTtlMs + RECONNECT_MAX_MS);

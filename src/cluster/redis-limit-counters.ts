@@ -25,7 +25,9 @@ return wait`);
 // A gauge kept per replica (hash field = replica id): fields of replicas whose heartbeat expired are
 // dropped before counting, with the set of slots they held, so a dead replica's requests stop counting
 // against the limit. Each slot taken is a member of its replica's set (KEYS[2]), and counts only while it
-// is: a slot taken again counts once, and a release counts only for a slot still held (RELEASE).
+// is: a slot taken again counts once, and a release counts only for a slot still held (RELEASE). Both keys
+// live ARGV[5] ms, renewed while a replica holding a slot lives (KEEP): the keys of replicas that all
+// stopped, of a tenant that never comes back, went only with the next slot it took, so never.
 const ACQUIRE = new RedisScript(`
 local total = 0
 local fields = redis.call('HGETALL', KEYS[1])
@@ -39,6 +41,8 @@ for i = 1, #fields, 2 do
 end
 if total >= tonumber(ARGV[2]) then return 0 end
 if redis.call('SADD', KEYS[2], ARGV[4]) == 1 then redis.call('HINCRBY', KEYS[1], ARGV[1], 1) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1`);
 
 // A slot given back, once: a release sent again (its first try timed out on a frozen store that then ran
@@ -48,6 +52,20 @@ const RELEASE = new RedisScript(`
 if redis.call('SREM', KEYS[2], ARGV[2]) == 0 then return 0 end
 if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 1`);
+
+// A live replica's counters renewed, for every tenant it holds slots of: KEYS in pairs (the gauge, this
+// replica's set). A gauge the store lost meanwhile (evicted, expired during a pause) gets this replica's
+// field back from its set, so what it holds counts again.
+const KEEP = new RedisScript(`
+for i = 1, #KEYS, 2 do
+  local held = redis.call('SCARD', KEYS[i + 1])
+  if held > 0 then
+    redis.call('HSET', KEYS[i], ARGV[1], held)
+    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    redis.call('PEXPIRE', KEYS[i + 1], ARGV[2])
+  end
+end
+return 0`);
 
 /** Per-tenant limits shared by every replica (atomic Lua), for the policy layer. */
 export class RedisLimitCounters implements LimitCounters {
@@ -77,15 +95,29 @@ export class RedisLimitCounters implements LimitCounters {
    */
   #stalled = false;
   #probing = false;
+  /** How long the counters live unrenewed (ms). */
+  readonly #lifetimeMs: number;
+  /** Slots this replica holds, by key: the keys it renews (KEEP) a third of a lifetime apart. */
+  readonly #holding = new Map<string, number>();
+  readonly #keeping: NodeJS.Timeout;
 
-  constructor(redis: Redis, prefix: string, replica: string) {
+  /** `lifetimeMs`: how long a tenant's concurrency counters outlive the last replica renewing them. */
+  constructor(redis: Redis, prefix: string, replica: string, lifetimeMs = 60_000) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#replica = replica;
+    this.#lifetimeMs = lifetimeMs;
     redis.on('ready', () => {
       this.#stalled = false;
       this.#giveBack();
     });
+    this.#keeping = setInterval(() => this.#keep(), Math.max(100, Math.floor(lifetimeMs / 3))).unref();
+    redis.once('end', () => this.stop()); // the replica left: what it still holds goes a lifetime later
+  }
+
+  /** Stops renewing (the replica leaves): what it still holds goes a lifetime later. */
+  stop(): void {
+    clearInterval(this.#keeping);
   }
 
   /** How many releases wait for the store (the tests' view). */
@@ -112,7 +144,9 @@ export class RedisLimitCounters implements LimitCounters {
       return true; // fails open, as below
     }
     try {
-      return Number(await ACQUIRE.run(this.#redis, this.#keys(key), [this.#replica, max, `${this.#prefix}replica:`, slot])) === 1;
+      const taken = Number(await ACQUIRE.run(this.#redis, this.#keys(key), [this.#replica, max, `${this.#prefix}replica:`, slot, this.#lifetimeMs])) === 1;
+      if (taken) this.#holding.set(key, (this.#holding.get(key) ?? 0) + 1);
+      return taken;
     } catch {
       // Fails open. Counted or not (a command that timed out on a stalled store still runs when it
       // wakes; one never sent does not), its release takes back only what it took.
@@ -137,6 +171,13 @@ export class RedisLimitCounters implements LimitCounters {
 
   release(key: string, slot: string): void {
     if (this.#uncounted.delete(slot)) return;
+    const n = this.#holding.get(key);
+    if (n !== undefined) n > 1 ? this.#holding.set(key, n - 1) : this.#holding.delete(key);
+    this.#send(key, slot);
+  }
+
+  /** A release sent; one the store did not take waits for it to answer again. */
+  #send(key: string, slot: string): void {
     RELEASE.run(this.#redis, this.#keys(key), [this.#replica, slot]).catch(() => {
       const slots = this.#unreleased.get(key) ?? new Set<string>();
       this.#unreleased.set(key, slots.add(slot));
@@ -152,6 +193,14 @@ export class RedisLimitCounters implements LimitCounters {
   #giveBack(): void {
     const missed = [...this.#unreleased];
     this.#unreleased.clear();
-    for (const [key, slots] of missed) for (const slot of slots) this.release(key, slot);
+    for (const [key, slots] of missed) for (const slot of slots) this.#send(key, slot);
+  }
+
+  /** Renews the keys of every tenant this replica holds slots of; a failure waits for the next turn. */
+  #keep(): void {
+    if (this.#holding.size === 0 || this.#redis.status !== 'ready') return;
+    const keys: string[] = [];
+    for (const key of this.#holding.keys()) keys.push(...this.#keys(key));
+    KEEP.run(this.#redis, keys, [this.#replica, this.#lifetimeMs]).catch(() => undefined);
   }
 }
