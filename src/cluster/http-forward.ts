@@ -81,7 +81,8 @@ export class HttpForward {
     const res = open();
     // The client may have left while the owner was answering: its 'close' has fired already and never will again.
     if (res.destroyed || !res.socket || res.socket.destroyed) {
-      answer.body.destroy();
+      // Destroyed unread, undici's body emits RequestAbortedError: unheard, an uncaught exception.
+      answer.body.once('error', () => undefined).destroy();
       return 'relayed';
     }
     res.writeHead(answer.statusCode, withoutFraming(answer.headers));

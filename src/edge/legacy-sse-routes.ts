@@ -7,6 +7,7 @@ import { admitToSession, chargeRate, deliverMessages, readClientMessages } from 
 import { requestPrincipal } from './front-door.js';
 import { samePrincipal } from '../auth/principal.js';
 import { LEGACY_METADATA } from './authorize-request.js';
+import { refuseRequestsOnly } from './rate-refused-answers.js';
 import type { EdgeContext } from './edge-context.js';
 
 /** The answer to every accepted POST of this transport: its length known, so it leaves unchunked. */
@@ -60,7 +61,7 @@ export async function postMessages(req: EdgeRequest, reply: EdgeReply, router: E
   // The tenant's rate, a token per request of the body, before the message is forwarded or delivered.
   const charged = chargeRate(ctx, router, req, read.messages);
   const overRate = charged instanceof Promise ? await charged : charged;
-  if (overRate) return sendRefusal(reply, overRate);
+  if (overRate) return read.batch && (await refuseRequestsOnly(ctx, router, req, reply, { id, kind: 'sse' }, read.messages, overRate)) ? reply : sendRefusal(reply, overRate);
   const session = ctx.registry.get(id);
   if (!session && ctx.cluster && !ctx.cluster.forwarded(req)) {
     // The stream is open on another replica: the message goes there.

@@ -17,6 +17,7 @@ import { isModernHeader, isModernMessage } from '../modern/modern-request.js';
 import type { ModernService } from '../modern/modern-service.js';
 import { serveModernPost } from './modern-endpoint.js';
 import { refuseLegacyPost } from './legacy-refusal.js';
+import { refuseRequestsOnly } from './rate-refused-answers.js';
 
 /** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session): a modern request's, or any on a modern-only endpoint. */
 function modernNotAllowed(reply: EdgeReply): EdgeReply {
@@ -63,7 +64,7 @@ export class StreamableHttpEndpoint {
     // Before anything acts on them (a session located, forwarded or taken over, an upstream asked).
     const charged = chargeRate(this.#ctx, this.#router, req, messages);
     const overRate = charged instanceof Promise ? await charged : charged;
-    if (overRate) return sendRefusal(reply, overRate);
+    if (overRate) return batch && (await refuseRequestsOnly(this.#ctx, this.#router, req, reply, { id: header(req, SESSION_HEADER), kind: 'streamable-http' }, messages, overRate)) ? reply : sendRefusal(reply, overRate);
     // One message (nearly every POST) is looked at without a callback per element.
     const single = batch ? undefined : messages[0];
     const first = single === undefined ? messages.find(isRequest) : isRequest(single) ? single : undefined;
