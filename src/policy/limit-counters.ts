@@ -14,6 +14,11 @@ export interface LimitCounters {
    */
   acquire(key: string, max: number, slot: string): boolean | Promise<boolean>;
   release(key: string, slot: string): void;
+  /**
+   * Drops a request-rate bucket nobody will take from again (its tenant removed by a reload, or its rate).
+   * Only memory needs it: the store's buckets expire by themselves once full again.
+   */
+  forget?(key: string): void;
 }
 
 export class MemoryLimitCounters implements LimitCounters {
@@ -42,6 +47,15 @@ export class MemoryLimitCounters implements LimitCounters {
       return 0;
     }
     return Math.ceil(((count - b.tokens) / ratePerSec) * 1000);
+  }
+
+  /** How many buckets are held (the tests' view). */
+  get buckets(): number {
+    return this.#buckets.size;
+  }
+
+  forget(key: string): void {
+    this.#buckets.delete(key);
   }
 
   acquire(key: string, max: number): boolean {

@@ -29,7 +29,13 @@ export class Policy {
     }
     // Auth off: one anonymous tenant; unconfigured, it may do everything (loopback only, warned at start).
     this.#open = config.auth.mode === 'none' && !tenants.has('anonymous') ? (this.#open ?? new TenantPolicy(ALLOW_ALL)) : undefined;
+    const before = this.#tenants;
     this.#tenants = tenants;
+    // A tenant removed, or its rate: its bucket would be kept for the process's life (a tenant added back
+    // later starts full, as a new one does).
+    for (const [name, t] of before) {
+      if (t.config.limits.requestsPerSecond !== undefined && tenants.get(name)?.config.limits.requestsPerSecond === undefined) this.counters.forget?.(`rate:${name}`);
+    }
   }
 
   /** Every configured tenant's policy (operators' views). */
