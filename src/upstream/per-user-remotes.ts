@@ -55,7 +55,8 @@ export class PerUserRemotes {
     if (!owner) throw new GatewayError('SWB_CONFIG_INVALID', `upstream "${u.name}" has a per-user credential, so each of its instances needs the user it serves (sharing: per-user)`, { upstream: u.name });
     let version = this.#versions.get(u);
     if (version === undefined) this.#versions.set(u, (version = this.#nextVersion++));
-    const key = `${version}\n${userKey(owner)}`;
+    // An exchanged token is its session's (see UpstreamUser.session): a session's links share it with no other session.
+    const key = `${version}\n${userKey(owner)}${auth.type === 'token-exchange' && owner.session ? `\n${owner.session.id}` : ''}`;
     let r = this.#users.get(key);
     if (!r) {
       r = { agents: this.#newAgents(u), credentials: this.credentials(u, auth, owner, logger), links: 0 };

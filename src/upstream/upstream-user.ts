@@ -6,6 +6,12 @@ export interface UpstreamUser {
   readonly issuer: string;
   readonly subject: string;
   readonly tenant: string;
+  /**
+   * The client session an instance serves, for token exchange: its latest verified token (`principal`, as
+   * the edge recorded it) is the subject_token, never a token another session of the same user presented.
+   * Not part of userKey: the vault's links and consent are the user's, whichever session.
+   */
+  readonly session?: { readonly id: string; readonly principal?: object | undefined } | undefined;
 }
 
 /** An unambiguous map key for a user (a subject may contain any character). */

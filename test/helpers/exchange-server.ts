@@ -77,7 +77,9 @@ export async function startExchangeServer(o: ExchangeServerOptions): Promise<Exc
     if (refuse.has(subject.sub!)) return send(res, 400, { error: 'invalid_grant', error_description: 'this user may not use the requested audience' });
     if (!body.audience) return send(res, 400, { error: 'invalid_target', error_description: 'audience required' });
     exchanges.set(subject.sub!, (exchanges.get(subject.sub!) ?? 0) + 1);
-    const claims: JWTPayload = { sub: subject.sub, tenant: subject.tenant, aud: body.audience, scope: body.scope, ...(act ? { act: { sub: act.sub } } : {}) };
+    // subject_scope: what the exchanged token was issued on (a real server narrows the grant to it), so an
+    // upstream can tell which of a user's tokens a call was made with.
+    const claims: JWTPayload = { sub: subject.sub, tenant: subject.tenant, aud: body.audience, scope: body.scope, subject_scope: subject.scope, ...(act ? { act: { sub: act.sub } } : {}) };
     return send(res, 200, { access_token: await sign(claims), issued_token_type: ACCESS, token_type: 'Bearer', expires_in: ttl });
   });
 

@@ -24,13 +24,15 @@ export interface IdentityUpstream {
   bearers: Set<string>;
   /** Upstream sessions opened, per subject. */
   sessions: Map<string, number>;
+  /** Each whoami call's `claimed` and its token's `subject_scope` (the user's token it was exchanged from), in order. */
+  seen: Array<{ claimed: string; subjectScope: unknown }>;
   close(): Promise<void>;
 }
 
 /** `actor`: the `act` every token must name (token exchange); absent, tokens are the user's own (user consent). `authorizationServer`: published as RFC 9728 metadata. */
 export async function startIdentityUpstream(o: { issuer: string; audience: string; actor?: string; keys: () => JWK[]; authorizationServer?: string }): Promise<IdentityUpstream> {
   const transports = new Map<string, { transport: StreamableHTTPServerTransport; sub: string }>();
-  const state: Omit<IdentityUpstream, 'url' | 'close'> = { calls: new Map(), crossed: 0, rejected: [], bearers: new Set(), sessions: new Map() };
+  const state: Omit<IdentityUpstream, 'url' | 'close'> = { calls: new Map(), crossed: 0, rejected: [], bearers: new Set(), sessions: new Map(), seen: [] };
 
   const verify = async (req: http.IncomingMessage): Promise<{ token: string; claims: JWTPayload } | string> => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -49,6 +51,7 @@ export async function startIdentityUpstream(o: { issuer: string; audience: strin
     const server = new McpServer({ name: 'identity-upstream', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Who the upstream sees', inputSchema: { claimed: z.string() } }, async ({ claimed }, extra) => {
       const sub = String(extra.authInfo?.extra?.sub);
+      state.seen.push({ claimed, subjectScope: extra.authInfo?.extra?.subjectScope });
       state.calls.set(sub, (state.calls.get(sub) ?? 0) + 1);
       if (sub !== claimed) state.crossed++;
       return { content: [{ type: 'text', text: sub }] };
@@ -67,7 +70,7 @@ export async function startIdentityUpstream(o: { issuer: string; audience: strin
       return void res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end();
     }
     const sub = v.claims.sub!;
-    (req as http.IncomingMessage & { auth?: unknown }).auth = { token: v.token, clientId: 'switchboard', scopes: [], extra: { sub } };
+    (req as http.IncomingMessage & { auth?: unknown }).auth = { token: v.token, clientId: 'switchboard', scopes: [], extra: { sub, subjectScope: v.claims.subject_scope } };
     const sid = req.headers['mcp-session-id'] as string | undefined;
     let entry = sid ? transports.get(sid) : undefined;
     if (sid && !entry) return void res.writeHead(404).end();

@@ -136,8 +136,10 @@ export class PerSessionStrategy implements SharingStrategy {
     if (this.#personal && !caller.principal) {
       throw new GatewayError('SWB_FORBIDDEN', `upstream "${this.#name}" runs with each user's own token; this caller has no user identity`, { upstream: this.#name });
     }
-    const inst = this.#personal
-      ? this.#source.create({ instance: this.#instances.size }, true, caller.principal)
+    // The session itself goes with its user: a token exchange for its process uses this session's latest token.
+    const p = caller.principal;
+    const inst = this.#personal && p
+      ? this.#source.create({ instance: this.#instances.size }, true, { issuer: p.issuer, subject: p.subject, tenant: p.tenant, session: caller })
       : (this.#spares.shift() ?? this.#source.create({ instance: this.#instances.size }, true));
     this.#instances.add(inst);
     inst.dedicatedTo = caller;

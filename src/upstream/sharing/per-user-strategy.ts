@@ -7,6 +7,8 @@ import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
 
 interface UserPool {
   user: UpstreamUser;
+  /** The session served alone (token exchange: see #keyOf); its pool goes at the first sweep after it closed. */
+  session: UpstreamCaller | undefined;
   pool: SharedStrategy;
   lastUsed: number;
 }
@@ -16,7 +18,8 @@ interface UserPool {
  * started with the user's first session and stopped after `pool.userIdleMs` without a request (and
  * without a resource subscription, whose updates a listening session waits for), so
  * two users never share an upstream session, a connection or a credential. Instances are created
- * with their owner, whose identity their transport presents (a per-user credential).
+ * with their owner, whose identity their transport presents (a per-user credential). With token exchange
+ * each session of a user has its own (see #keyOf).
  */
 export class PerUserStrategy implements SharingStrategy {
   readonly #source: InstanceSource;
@@ -61,18 +64,33 @@ export class PerUserStrategy implements SharingStrategy {
   #of(caller: UpstreamCaller): UserPool {
     const user = caller.principal;
     if (!user) throw new GatewayError('SWB_FORBIDDEN', `upstream "${this.#source.config.name}" serves each user with their own identity; this caller has none`, { upstream: this.#source.config.name });
-    const key = userKey(user);
+    const key = this.#keyOf(caller, user);
     let own = this.#users.get(key);
     if (!own) {
       if (this.#closed) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down');
-      const owner = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };
+      const session = this.#bySession ? caller : undefined;
+      const owner = { issuer: user.issuer, subject: user.subject, tenant: user.tenant, session };
       const source: InstanceSource = { config: this.#source.config, forget: this.#source.forget, create: (context) => this.#source.create(context, false, owner) };
-      own = { user: owner, pool: new SharedStrategy(source, { tenant: user.tenant, user: userLabel(owner) }), lastUsed: Date.now() };
+      own = { user: owner, session, pool: new SharedStrategy(source, { tenant: user.tenant, user: userLabel(owner) }), lastUsed: Date.now() };
       this.#users.set(key, own);
       void own.pool.start();
     }
     own.lastUsed = Date.now();
     return own;
+  }
+
+  /**
+   * Token exchange sends the token of the session a call serves (its subject_token), and an instance holds
+   * one exchanged token for all it serves: so each session has instances of its own. Shared by a user's
+   * sessions, the first exchange's token served them all (a session opened with a narrow token called with
+   * the grant of a broader one another session presented, or the reverse).
+   */
+  get #bySession(): boolean {
+    return this.#source.config.auth?.type === 'token-exchange';
+  }
+
+  #keyOf(caller: UpstreamCaller, user: UpstreamUser): string {
+    return this.#bySession ? `${userKey(user)}\n${caller.id}` : userKey(user);
   }
 
   /** A session holds no instance of its own, but its user's start now, while it initializes. */
@@ -94,7 +112,7 @@ export class PerUserStrategy implements SharingStrategy {
   /** Only the caller's own instances concern it: another user's list_changed or restart never reaches it. */
   serves(caller: UpstreamCaller, inst: UpstreamInstance): boolean {
     if (!caller.principal) return false;
-    return this.#users.get(userKey(caller.principal))?.pool.instances.has(inst) ?? false;
+    return this.#users.get(this.#keyOf(caller, caller.principal))?.pool.instances.has(inst) ?? false;
   }
 
   /** No catalogue is every user's: each user's instances start only with their sessions. */
@@ -110,7 +128,8 @@ export class PerUserStrategy implements SharingStrategy {
   async #sweep(): Promise<void> {
     const cutoff = Date.now() - this.#source.config.pool.userIdleMs;
     for (const [key, u] of this.#users) {
-      if (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0 || i.subscribed)) continue;
+      const gone = u.session?.closed === true && ![...u.pool.instances].some((i) => i.inflight > 0);
+      if (!gone && (u.lastUsed > cutoff || [...u.pool.instances].some((i) => i.inflight > 0 || i.subscribed))) continue;
       this.#users.delete(key);
       for (const i of u.pool.instances) this.#source.forget(i);
       this.#sweeping.add(u.pool);

@@ -67,7 +67,7 @@ describe('a token endpoint that trickles its answer for ever', () => {
     subjects.remember(ALICE, `Bearer ${jwt({ sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 })}`);
     for (const actorToken of [false, true]) {
       const settings = { type: 'token-exchange', tokenEndpoint: `${url}/token`, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken, refreshSkewMs: 60_000 } as never;
-      const exchange = new TokenExchange(new TokenExchangeClient('u', settings, agent, WITHIN_MS), ALICE, subjects, agent);
+      const exchange = new TokenExchange(new TokenExchangeClient('u', settings, agent, WITHIN_MS), { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent);
       const err = await failure(exchange.token());
       assert.equal(err.code, 'SWB_UPSTREAM_UNAVAILABLE', err.message);
       assert.match(err.message, cut, `actorToken: ${actorToken}`);

@@ -209,7 +209,7 @@ describe('TokenExchange against a token endpoint', () => {
 
   const exchange = (renewalFailed?: (err: Error) => void) => {
     const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: false, refreshSkewMs: 30_000 } as never;
-    return new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent, renewalFailed);
+    return new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent, renewalFailed);
   };
 
   // An authorization server down when a user's exchanged token was due (refreshSkewMs before it expires)
@@ -461,11 +461,11 @@ describe('TokenExchange with an actor token the authorization server no longer a
   it('the exchange refused for it fetches the actor token again once, and succeeds', async () => {
     const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
     const client = new TokenExchangeClient('u', settings, agent, 60_000);
-    const first = await new TokenExchange(client, ALICE, subjects, agent).token();
+    const first = await new TokenExchange(client, { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent).token();
     assert.deepEqual(grants, ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
     assert.ok(first);
     live.clear(); // a1 expired at the authorization server (3 s), still held by the gateway (30 s)
-    const second = await new TokenExchange(client, ALICE, subjects, agent).token();
+    const second = await new TokenExchange(client, { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent).token();
     assert.match(second, /^x/);
     assert.equal(grants.filter((g) => g === 'client_credentials').length, 2, 'the actor token fetched again once');
   });
@@ -474,7 +474,7 @@ describe('TokenExchange with an actor token the authorization server no longer a
     refuseAll = true;
     grants.length = 0;
     const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
-    const te = new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), ALICE, subjects, agent);
+    const te = new TokenExchange(new TokenExchangeClient('u', settings, agent, 60_000), { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent);
     const err = await te.token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
     assert.equal(err.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED');
     assert.equal(grants.filter((g) => g !== 'client_credentials').length, 2, 'two exchanges, no more');
@@ -484,10 +484,10 @@ describe('TokenExchange with an actor token the authorization server no longer a
     refuseAll = false;
     const settings = { type: 'token-exchange', tokenEndpoint: url, clientId: 'gw', clientSecret: 's', audience: 'u', actorToken: true, refreshSkewMs: 30_000 } as never;
     const client = new TokenExchangeClient('u', settings, agent, 60_000);
-    await new TokenExchange(client, ALICE, subjects, agent).token();
+    await new TokenExchange(client, { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent).token();
     secretChanged = true;
     try {
-      const err = await new TokenExchange(client, ALICE, subjects, agent).token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
+      const err = await new TokenExchange(client, { ...ALICE, session: { id: 's1', principal: ALICE } }, subjects, agent).token().then(() => assert.fail('expected a refusal'), (e: unknown) => e as GatewayError);
       assert.equal(err.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED', err.message);
       assert.equal(err.details?.reason, 'invalid_client');
     } finally {

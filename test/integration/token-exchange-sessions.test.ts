@@ -1,0 +1,80 @@
+// Token exchange with two sessions of one user: each session's calls are exchanged from the token that
+// session presented, never from one another session of the same user presented (before, the user's latest
+// token, whichever session brought it, was the subject_token of every exchange, and one cached exchanged
+// token served all their sessions: a session opened with a narrow token could call with a broader grant).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import { connectWithToken, ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
+
+const CLIENT_ID = 'switchboard';
+const CLIENT_SECRET = 'gateway-client-secret-never-shown';
+const AUDIENCE = 'https://tickets.test';
+const NARROW = 'tickets:read';
+const BROAD = 'tickets:read tickets:write';
+
+describe('token exchange: each session of a user is served with its own token', () => {
+  let key: TestKey;
+  let jwks: JwksServer;
+  let as: ExchangeServer;
+  let upstream: IdentityUpstream;
+  let gw: RunningGateway;
+  const clients: TokenClient[] = [];
+
+  before(async () => {
+    key = await makeKey('k1');
+    jwks = await JwksServer.start([key.publicJwk]);
+    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL });
+    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
+    gw = await startGateway({
+      server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
+      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+      tenants: [{ name: 'acme', endpoints: ['*'] }],
+      upstreams: [
+        {
+          name: 'tickets',
+          transport: 'streamable-http',
+          url: upstream.url,
+          sharing: 'per-user',
+          auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
+        },
+      ],
+      endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
+    });
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await gw?.close();
+    await upstream?.close();
+    await as?.close();
+    await jwks?.close();
+  });
+
+  const connect = async (scope: string) => {
+    const c = await connectWithToken(gw, 'streamable-http', await signToken(key, { sub: 'alice', scope, expIn: 600 }), { name: scope });
+    clients.push(c);
+    return c;
+  };
+
+  const whoamiAs = async (c: TokenClient, label: string): Promise<unknown> => {
+    const r = await c.client.callTool({ name: 'whoami', arguments: { claimed: 'alice' } });
+    assert.equal((r.content as Array<{ text: string }>)[0]!.text, 'alice', label);
+    return upstream.seen.at(-1)!.subjectScope;
+  };
+
+  it('a narrow session and a broad one of the same user: each call is exchanged from its own session\'s token', async () => {
+    const narrow = await connect(NARROW);
+    assert.equal(await whoamiAs(narrow, 'narrow first'), NARROW);
+    const broad = await connect(BROAD);
+    // Before: the broad session's calls went with the token exchanged for the narrow one (cached per user).
+    assert.equal(await whoamiAs(broad, 'broad'), BROAD, "the broad session's call was made with the narrow session's token");
+    // And the narrow session never gets the broad grant, whichever session spoke last.
+    assert.equal(await whoamiAs(narrow, 'narrow again'), NARROW, "the narrow session's call was made with the broad session's token");
+    assert.equal(await whoamiAs(broad, 'broad again'), BROAD);
+    assert.equal(upstream.crossed, 0);
+    assert.deepEqual(upstream.rejected, []);
+  });
+});
