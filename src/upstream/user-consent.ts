@@ -11,6 +11,8 @@ import type { CredentialVault, LinkInfo, UserTokens } from './credential-vault.j
 import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oauth-client.js';
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
 import { userLabel, type UpstreamUser } from './upstream-user.js';
+import { vaultAudience } from './vault-audience.js';
+import { changedBinding } from './consent-binding.js';
 
 export interface UserConsentOptions {
   vault: CredentialVault;
@@ -205,11 +207,14 @@ export class UserConsent implements ConsentAsker {
       return this.#unrecorded(err, flow);
     }
     // With vault.verifyUser the browser first signs in at the gateway's own identity provider (see #signedIn).
-    return this.#signIn ? this.#send(flow, this.#signIn.client, 'verify') : this.#send(flow, this.#client(u, u.auth));
+    return this.#signIn ? this.#send(flow, this.#signIn.client, 'verify') : this.#send(flow, this.#client(u, u.auth), undefined, vaultAudience(u));
   }
 
-  /** The browser sent to an authorization server (the upstream's, or with `verify` the gateway's own) with a new state. */
-  async #send(flow: ConsentFlow, client: UserOAuthClient, stage?: 'verify'): Promise<StartOutcome> {
+  /**
+   * The browser sent to an authorization server (the upstream's, or with `verify` the gateway's own) with a
+   * new state; `audience`: what the upstream is now (vaultAudience), the consent's binding (see changedBinding).
+   */
+  async #send(flow: ConsentFlow, client: UserOAuthClient, stage?: 'verify', audience?: string): Promise<StartOutcome> {
     // Its endpoints are found before the sign-in is recorded: one that cannot be reached leaves no state pending.
     const unreachable = await client.discover().then(
       () => undefined,
@@ -218,7 +223,7 @@ export class UserConsent implements ConsentAsker {
     if (unreachable) return unreachable;
     let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
     try {
-      begun = await this.#flows.begin(flow, stage);
+      begun = await this.#flows.begin(flow, stage, audience);
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
@@ -250,7 +255,7 @@ export class UserConsent implements ConsentAsker {
     }
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
-    const sent = await this.#send(s, this.#client(u, u.auth));
+    const sent = await this.#send(s, this.#client(u, u.auth), undefined, vaultAudience(u));
     if ('location' in sent) this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'consent: the gateway user who opened the link is the one it was made for');
     return sent as CallbackOutcome;
   }
@@ -306,6 +311,8 @@ export class UserConsent implements ConsentAsker {
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
+    const rebound = changedBinding(s, u, this.#logger);
+    if (rebound) return rebound;
     const elsewhere = await this.#fromElsewhere(this.#client(u, u.auth), q.iss, s);
     if (elsewhere) return elsewhere;
     let tokens: UserTokens;
@@ -316,6 +323,9 @@ export class UserConsent implements ConsentAsker {
       this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, 'consent callback failed');
       return { refused: `Linking failed: ${why}. Retry the call in your client for a new link.`, status: 502 };
     }
+    // A reload during the redemption: the tokens are the old server's, never sealed for the new one.
+    const changed = changedBinding(s, this.#consenting(s.upstream), this.#logger);
+    if (changed) return changed;
     try {
       await this.vault.save(s.upstream, s.user, tokens);
     } catch (err) {
