@@ -37,7 +37,8 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
   opts.watch?.(() => table.sync(opts.routers));
   // The front door, with its endpoint bound, one per endpoint path.
   const cluster = opts.ctx.cluster;
-  const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits, forwardClaim: cluster ? (req) => cluster.forwardClaim(req) : undefined });
+  const forwardClaim = cluster ? (req: EdgeRequest) => cluster.forwardClaim(req) : undefined;
+  const door = frontDoor({ auth: opts.ctx.auth, guard: opts.ctx.guard, limits: opts.ctx.limits, forwardClaim, maxBodyBytes: app.initialConfig.bodyLimit ?? 1_048_576 });
   const doors = new Map<string, ReturnType<typeof door>>();
   const doorOf = (hit: EndpointHit) => {
     const path = hit.endpoint.router.config.path;

@@ -6,6 +6,7 @@ import type { ConnectionLimits } from './connection-limits.js';
 import { isRefusal, sendError, type Refusal } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 import { allowOrigin } from './cors.js';
+import { lingerAfterRefusal } from './linger-after-refusal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,13 +26,16 @@ export interface FrontDoorOptions {
    * by its headers alone (the tunnel's mark), 'claimed' when only its body can prove it (a signature).
    */
   forwardClaim?: ((req: EdgeRequest) => 'proven' | 'claimed' | undefined) | undefined;
+  /** server.maxBodyBytes: a refused request's body up to this size is read after the refusal (linger-after-refusal.ts). */
+  maxBodyBytes: number;
 }
 
 /**
  * The one front door of every MCP route, an onRequest hook: the Host/Origin guard, authentication and
  * the tenant's endpoint grant, all from the headers alone, before a byte of the body is read. A refused
  * request is answered at once and its connection closed, so a client without a valid token can neither
- * make the gateway wait for a body nor keep the socket. The tenant's rate is taken here too, except for
+ * make the gateway wait for a body nor keep the socket (a body within maxBodyBytes still being uploaded
+ * is read and dropped for a few seconds after the answer, so that its client reads it: linger-after-refusal.ts). The tenant's rate is taken here too, except for
  * a POST: only its body says how many JSON-RPC requests it carries (an answer to a question the gateway
  * put to the client, or a notification, carries none), so its route takes it (see EdgeRequest.rateOwed).
  */
@@ -43,7 +47,7 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?
     const header = req.headers.origin;
     const origin = Array.isArray(header) ? header[0] : header;
     const why = checkHostAndOrigin(o.guard, req.headers.host, origin);
-    if (why) return refuse(reply, { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.ServerError, headers: {} });
+    if (why) return refuse(req, reply, o.maxBodyBytes, { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.ServerError, headers: {} });
     // A browser's request from an allowed origin: every answer, a refusal included, is one it may read.
     if (origin !== undefined) allowOrigin(reply.raw, origin);
     const claim = o.forwardClaim?.(req);
@@ -52,7 +56,7 @@ export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?
     // Awaited only when it is a promise: without a token to verify or a shared counter it is not, and an
     // await on a plain value still costs a turn of the microtask queue on every request.
     const p = r instanceof Promise ? await r : r;
-    if (isRefusal(p)) return refuse(reply, p);
+    if (isRefusal(p)) return refuse(req, reply, o.maxBodyBytes, p);
     req.principal = p;
     if (rateLater && claim !== 'proven') req.rateOwed = true;
     o.limits?.authenticated(socket);
@@ -66,7 +70,8 @@ export function requestPrincipal(req: EdgeRequest): Principal {
   return req.principal;
 }
 
-function refuse(reply: EdgeReply, r: Refusal): EdgeReply {
-  // The body (if any) is never read: the connection cannot be reused, and must not be held.
+function refuse(req: EdgeRequest, reply: EdgeReply, maxBodyBytes: number, r: Refusal): EdgeReply {
+  lingerAfterRefusal(req.raw, maxBodyBytes);
+  // The body (if any) is never used: the connection cannot be reused, and must not be held.
   return sendError(reply, r.status, r.message, { code: r.code, headers: { ...r.headers, connection: 'close' }, data: r.data });
 }
