@@ -26,13 +26,15 @@ export interface IdentityUpstream {
   sessions: Map<string, number>;
   /** Each whoami call's `claimed` and its token's `subject_scope` (the user's token it was exchanged from), in order. */
   seen: Array<{ claimed: string; subjectScope: unknown }>;
+  /** Upstream sessions open now (ended by the gateway's DELETE). */
+  open(): number;
   close(): Promise<void>;
 }
 
 /** `actor`: the `act` every token must name (token exchange); absent, tokens are the user's own (user consent). `authorizationServer`: published as RFC 9728 metadata. */
 export async function startIdentityUpstream(o: { issuer: string; audience: string; actor?: string; keys: () => JWK[]; authorizationServer?: string }): Promise<IdentityUpstream> {
   const transports = new Map<string, { transport: StreamableHTTPServerTransport; sub: string }>();
-  const state: Omit<IdentityUpstream, 'url' | 'close'> = { calls: new Map(), crossed: 0, rejected: [], bearers: new Set(), sessions: new Map(), seen: [] };
+  const state: Omit<IdentityUpstream, 'url' | 'close' | 'open'> = { calls: new Map(), crossed: 0, rejected: [], bearers: new Set(), sessions: new Map(), seen: [] };
 
   const verify = async (req: http.IncomingMessage): Promise<{ token: string; claims: JWTPayload } | string> => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -97,6 +99,7 @@ export async function startIdentityUpstream(o: { issuer: string; audience: strin
   const { port } = httpServer.address() as AddressInfo;
   return Object.assign(state, {
     url: `http://127.0.0.1:${port}/mcp`,
+    open: () => transports.size,
     close: async () => {
       httpServer.closeAllConnections();
       await new Promise<void>((r) => httpServer.close(() => r()));

@@ -8,6 +8,7 @@ import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-se
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
 import { connectWithToken, ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
+import { until } from '../helpers/wait.js';
 
 const CLIENT_ID = 'switchboard';
 const CLIENT_SECRET = 'gateway-client-secret-never-shown';
@@ -38,6 +39,8 @@ describe('token exchange: each session of a user is served with its own token', 
           transport: 'streamable-http',
           url: upstream.url,
           sharing: 'per-user',
+          // Swept every 500 ms: a closed session's instance goes at the next sweep.
+          pool: { userIdleMs: 2000 },
           auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
         },
       ],
@@ -76,5 +79,15 @@ describe('token exchange: each session of a user is served with its own token', 
     assert.equal(await whoamiAs(broad, 'broad again'), BROAD);
     assert.equal(upstream.crossed, 0);
     assert.deepEqual(upstream.rejected, []);
+    // Each session its own upstream session; the closed one's ends (its instance stopped by the sweep) while
+    // the other, busy, keeps its own and its grant.
+    assert.equal(upstream.open(), 2);
+    await narrow.close();
+    let busy = true;
+    const calls = (async () => {
+      while (busy) assert.equal(await whoamiAs(broad, 'broad while the narrow one ends'), BROAD);
+    })();
+    await until('the closed session\'s upstream session ended', () => upstream.open() === 1).finally(() => (busy = false));
+    await calls;
   });
 });
