@@ -109,7 +109,8 @@ export class Gateway {
       // long-lived: one per gateway
       this.cluster.onLost = (ids, why) => ids.forEach((id) => void this.registry.get(id)?.close(why === 'taken' ? TAKEN_OVER_REASON : 'ended on another replica (its record was removed)'));
     }
-    this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger });
+    const tokenIdentity = (principal: object) => this.subjectTokens.identity(principal);
+    this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger, tokenIdentity });
     this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));
     this.#transports.consent = this.consent;
   }
@@ -224,7 +225,7 @@ export class Gateway {
 }
 
 /** The modern era's service: its requestState sealed with the replicas' shared key, used up in Redis when they share state. */
-function modernService(config: Config, cluster: Cluster | undefined, o: { policy: Policy; audit: AuditLog | undefined; observer: SessionObserver | undefined; logger: Logger }): ModernService {
+function modernService(config: Config, cluster: Cluster | undefined, o: { policy: Policy; audit: AuditLog | undefined; observer: SessionObserver | undefined; logger: Logger; tokenIdentity: (principal: object) => string | undefined }): ModernService {
   const replicaId = cluster?.replicaId ?? randomUUID().slice(0, 12);
   const redis = config.store.redis;
   const used = cluster && redis ? new RedisUsedTokens(cluster.redis, redis.keyPrefix) : new MemoryUsedTokens();

@@ -14,6 +14,11 @@ export interface ModernSessionsOptions {
   logger: Logger;
   /** A principal's standing ends after this long without a request (its per-session instances are released). */
   idleTimeoutMs: number;
+  /**
+   * What tells a verified token from another (SubjectTokens.identity), for endpoints whose upstreams
+   * exchange the client's token: there each token has a standing of its own (see #keyOf).
+   */
+  tokenIdentity?: ((principal: Principal) => string | undefined) | undefined;
 }
 
 /**
@@ -67,7 +72,7 @@ export class ModernSessions {
       if (last?.session !== recent) this.#last = { principal, endpoint, session: recent };
       return recent;
     }
-    const key = known ?? JSON.stringify([endpoint.config.path, principal.issuer, principal.subject, principal.tenant]);
+    const key = known ?? this.#keyOf(endpoint, principal);
     let session = this.#sessions.get(key);
     if (!session) {
       const path = endpoint.config.path;
@@ -88,6 +93,23 @@ export class ModernSessions {
     byEndpoint.set(endpoint, key);
     this.#last = { principal, endpoint, session };
     return session;
+  }
+
+  /**
+   * A standing's key: its endpoint and principal, and with token exchange its token too. A standing's
+   * per-user instances hold the token exchanged for its guard's principal, which follows the latest token:
+   * shared by a subject's tokens, a request made with a narrow token was served with the exchange of a
+   * broader one another client presented (or the reverse). Each token its own standing (and instances),
+   * idle ones ended by the sweep as any. A principal with no token kept has one of its own: it is served
+   * by no other token's exchange (and its own fails as having no token).
+   */
+  #keyOf(endpoint: EndpointRouter, principal: Principal): string {
+    const path = endpoint.config.path;
+    if (!this.#o.tokenIdentity || !endpoint.pools.some((p) => p.config.auth?.type === 'token-exchange')) {
+      return JSON.stringify([path, principal.issuer, principal.subject, principal.tenant]);
+    }
+    const token = this.#o.tokenIdentity(principal) ?? `unkept-${randomUUID()}`;
+    return JSON.stringify([path, principal.issuer, principal.subject, principal.tenant, token]);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { UpstreamUser } from './upstream-user.js';
 import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
@@ -13,7 +14,7 @@ import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
  * a stray log of this object shows nothing), and never sent anywhere but the configured token endpoint.
  */
 export class SubjectTokens {
-  readonly #tokens = new WeakMap<object, { token: string; expiresAt: number }>();
+  readonly #tokens = new WeakMap<object, { token: string; expiresAt: number; identity?: string }>();
 
   /** After the request's token verified: `principal` is what it verified to, `authorization` the header it came in. */
   remember(principal: object, authorization: string | undefined): void {
@@ -42,6 +43,17 @@ export class SubjectTokens {
     if (Date.now() < t.expiresAt) return t.token;
     this.#tokens.delete(principal!);
     return undefined;
+  }
+
+  /**
+   * What tells the principal's token from any other, never the token itself (a SHA-256 digest, made once per
+   * principal): a modern standing of an endpoint that exchanges tokens is one token's (see ModernSessions).
+   * Undefined when no token is kept for it (none of the gateway's upstreams exchanges tokens, or it expired).
+   */
+  identity(principal: object): string | undefined {
+    const t = this.#tokens.get(principal);
+    if (!t) return undefined;
+    return (t.identity ??= createHash('sha256').update(t.token).digest('base64url'));
   }
 
   toJSON(): Record<string, never> {
