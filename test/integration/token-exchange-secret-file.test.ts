@@ -7,59 +7,33 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
-import { ISSUER, JwksServer, makeKey, mcpRequest, openSession, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
+import { startExchangeRig, type ExchangeRig } from '../helpers/exchange-rig.js';
+import { mcpRequest, openSession, signToken } from '../helpers/tokens.js';
 
-const CLIENT_ID = 'switchboard';
 const CLIENT_SECRET = 'gateway-client-secret-from-a-file';
-const AUDIENCE = 'https://tickets.test';
 
 describe('token exchange with a client secret file that appears after the gateway started', () => {
-  let key: TestKey;
-  let jwks: JwksServer;
-  let as: ExchangeServer;
-  let upstream: IdentityUpstream;
-  let gw: RunningGateway;
+  let rig: ExchangeRig;
   const dir = mkdtempSync(join(tmpdir(), 'swb-late-secret-'));
   const secretFile = join(dir, 'client-secret');
 
   before(async () => {
-    key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
-    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL });
-    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
-    gw = await startGateway({
-      server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [
-        {
-          name: 'tickets',
-          transport: 'streamable-http',
-          url: upstream.url,
-          sharing: 'per-user',
-          restart: { initialDelayMs: 50, maxDelayMs: 200 },
-          auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecretFile: secretFile, audience: AUDIENCE, scope: 'tickets' },
-        },
-      ],
-      endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
+    rig = await startExchangeRig({
+      clientSecret: CLIENT_SECRET,
+      upstream: { restart: { initialDelayMs: 50, maxDelayMs: 200 } },
+      exchange: { clientSecretFile: secretFile, scope: 'tickets' },
     });
   });
 
   after(async () => {
-    await gw?.close();
-    await upstream?.close();
-    await as?.close();
-    await jwks?.close();
+    await rig?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('the user hears why, and is served once the file can be read', async () => {
-    const token = await signToken(key, { sub: 'alice', expIn: 600 });
-    const sid = await openSession(gw, token);
-    const call = (id: number) => mcpRequest(gw, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: { claimed: 'alice' } } }, { token, sid });
+    const token = await signToken(rig.key, { sub: 'alice', expIn: 600 });
+    const sid = await openSession(rig.gw, token);
+    const call = (id: number) => mcpRequest(rig.gw, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: { claimed: 'alice' } } }, { token, sid });
 
     const first = await call(2);
     const err = first.json?.error;

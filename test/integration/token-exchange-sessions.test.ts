@@ -4,60 +4,29 @@
 // token served all their sessions: a session opened with a narrow token could call with a broader grant).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
-import { connectWithToken, ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
+import { startExchangeRig, type ExchangeRig } from '../helpers/exchange-rig.js';
+import { connectWithToken, signToken, type TokenClient } from '../helpers/tokens.js';
 import { until } from '../helpers/wait.js';
 
-const CLIENT_ID = 'switchboard';
-const CLIENT_SECRET = 'gateway-client-secret-never-shown';
-const AUDIENCE = 'https://tickets.test';
 const NARROW = 'tickets:read';
 const BROAD = 'tickets:read tickets:write';
 
 describe('token exchange: each session of a user is served with its own token', () => {
-  let key: TestKey;
-  let jwks: JwksServer;
-  let as: ExchangeServer;
-  let upstream: IdentityUpstream;
-  let gw: RunningGateway;
+  let rig: ExchangeRig;
   const clients: TokenClient[] = [];
 
+  // Swept every 500 ms: a closed session's instance goes at the next sweep.
   before(async () => {
-    key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
-    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL });
-    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
-    gw = await startGateway({
-      server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [
-        {
-          name: 'tickets',
-          transport: 'streamable-http',
-          url: upstream.url,
-          sharing: 'per-user',
-          // Swept every 500 ms: a closed session's instance goes at the next sweep.
-          pool: { userIdleMs: 2000 },
-          auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
-        },
-      ],
-      endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
-    });
+    rig = await startExchangeRig({ upstream: { pool: { userIdleMs: 2000 } } });
   });
 
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await gw?.close();
-    await upstream?.close();
-    await as?.close();
-    await jwks?.close();
+    await rig?.close();
   });
 
   const connect = async (scope: string) => {
-    const c = await connectWithToken(gw, 'streamable-http', await signToken(key, { sub: 'alice', scope, expIn: 600 }), { name: scope });
+    const c = await connectWithToken(rig.gw, 'streamable-http', await signToken(rig.key, { sub: 'alice', scope, expIn: 600 }), { name: scope });
     clients.push(c);
     return c;
   };
@@ -65,7 +34,7 @@ describe('token exchange: each session of a user is served with its own token', 
   const whoamiAs = async (c: TokenClient, label: string): Promise<unknown> => {
     const r = await c.client.callTool({ name: 'whoami', arguments: { claimed: 'alice' } });
     assert.equal((r.content as Array<{ text: string }>)[0]!.text, 'alice', label);
-    return upstream.seen.at(-1)!.subjectScope;
+    return rig.upstream.seen.at(-1)!.subjectScope;
   };
 
   it('a narrow session and a broad one of the same user: each call is exchanged from its own session\'s token', async () => {
@@ -77,17 +46,17 @@ describe('token exchange: each session of a user is served with its own token', 
     // And the narrow session never gets the broad grant, whichever session spoke last.
     assert.equal(await whoamiAs(narrow, 'narrow again'), NARROW, "the narrow session's call was made with the broad session's token");
     assert.equal(await whoamiAs(broad, 'broad again'), BROAD);
-    assert.equal(upstream.crossed, 0);
-    assert.deepEqual(upstream.rejected, []);
+    assert.equal(rig.upstream.crossed, 0);
+    assert.deepEqual(rig.upstream.rejected, []);
     // Each session its own upstream session; the closed one's ends (its instance stopped by the sweep) while
     // the other, busy, keeps its own and its grant.
-    assert.equal(upstream.open(), 2);
+    assert.equal(rig.upstream.open(), 2);
     await narrow.close();
     let busy = true;
     const calls = (async () => {
       while (busy) assert.equal(await whoamiAs(broad, 'broad while the narrow one ends'), BROAD);
     })();
-    await until('the closed session\'s upstream session ended', () => upstream.open() === 1).finally(() => (busy = false));
+    await until('the closed session\'s upstream session ended', () => rig.upstream.open() === 1).finally(() => (busy = false));
     await calls;
   });
 });
