@@ -6,31 +6,20 @@
 // client gives later (another round) reach it too, as a list_changed answered with them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ROOTS_CAPS as CAPS, resultText as text, SHOW_ROOTS, startCachingRootsGateway } from '../helpers/caching-roots.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { waitFor } from '../helpers/wait.js';
-
-const UPSTREAM = {
-  name: 'roots',
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['test/fixtures/caching-roots-server.mjs'],
-  sandbox: 'none' as const,
-  sharing: 'per-session' as const,
-  pool: { size: 1, warm: 1, max: 10 },
-};
-const CAPS = { roots: {} };
-const text = (body: any): string => body.result?.content?.[0]?.text ?? JSON.stringify(body);
 
 describe('a 2026-07-28 client and a per-session 2025 server that caches roots', () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['roots'] }] });
+    gw = await startCachingRootsGateway(1);
   });
   after(() => gw.close());
 
   it('the roots it supplies reach the server: in the first call that declares them, and later ones too', async () => {
-    const show = { name: 'show_roots', arguments: {} };
+    const show = SHOW_ROOTS;
     // A call that declares no roots is not asked for them (nor refused for them).
     const plain = await modernPost(gw.url(), 'tools/call', show, { caps: {} });
     assert.equal(text(plain.body), 'none');

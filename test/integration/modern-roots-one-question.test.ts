@@ -5,26 +5,14 @@
 // client share its answer: the round asks once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ROOTS_CAPS as CAPS, resultText as text, SHOW_ROOTS as SHOW, startCachingRootsGateway } from '../helpers/caching-roots.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
-
-const UPSTREAM = {
-  name: 'roots',
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['test/fixtures/caching-roots-server.mjs'],
-  sandbox: 'none' as const,
-  sharing: 'per-session' as const,
-  pool: { size: 1, warm: 0, max: 10 },
-};
-const CAPS = { roots: {} };
-const SHOW = { name: 'show_roots', arguments: {} };
-const text = (body: any): string => body.result?.content?.[0]?.text ?? JSON.stringify(body);
 
 describe('a per-session server that caches roots, started for a 2026-07-28 standing', () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['roots'] }] });
+    gw = await startCachingRootsGateway(0);
   });
   after(() => gw.close());
 
