@@ -7,7 +7,6 @@ import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
 import { ADMIN_TOKEN_MIN_LENGTH } from './config/admin-schema.js';
 import { redactConfig } from './config/redact.js';
-import type { Config } from './config/schema.js';
 import { AdminJwtCheck } from './edge-auth.js';
 import type { Gateway } from './gateway.js';
 import type { ConfigReloader, ReloadOutcome } from './gateway-reload.js';

@@ -9,7 +9,7 @@ import { capabilityName, missingCapability } from '../jsonrpc/client-capabilitie
 import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
-import type { TraceAttributes, Tracing } from '../observability/tracing.js';
+import type { TraceAttributes } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';

@@ -7,7 +7,6 @@
  * Prints the functions whose share grew or shrank the most, then GC and program totals.
  */
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }

@@ -9,7 +9,6 @@ import { fileGateway } from '../helpers/file-gateway.js';
 import { heldDoc, holdCall, sets } from '../helpers/held-upstream.js';
 import { alive } from '../helpers/processes.js';
 import { connectClient } from '../helpers/sdk.js';
-import { until } from '../helpers/wait.js';
 
 describe('shutdown while a reload drains a replaced upstream (found by a review)', () => {
   it("stops the draining pool's process before stop resolves", async () => {

@@ -46,7 +46,7 @@ function refuse(ctx: RequestContext, message: string): Promise<JsonRpcResponse> 
  * metrics (a tools/call's name is not known to exist: "unknown").
  */
 function counted(ctx: RequestContext, outcome: 'ok' | 'error', response: JsonRpcResponse): JsonRpcResponse {
-  const { req, host } = ctx;
+  const { req } = ctx;
   countUnrouted(ctx, outcome, req.method === 'tools/call' ? 'unknown' : undefined);
   return response;
 }
