@@ -2,27 +2,18 @@
 // as picked: before 2026-12-06 they passed hidden-text scanning unscanned. Now scanned with the results'
 // action: audited, cleaned (strip) or refused with SWB_HIDDEN_TEXT_BLOCKED (block).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { HIDDEN_TEXT, HIDDEN_TEXT_UPSTREAM, RESULTS_ENDPOINTS } from '../helpers/hidden-text-fixture.js';
 
 type Json = Record<string, any>;
-const FIXTURE = resolve('test/fixtures/hidden-text-server.mjs');
-const F = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print'], { encoding: 'utf8' }).stdout) as { samples: Record<string, string>; pattern: string };
-const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
-const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
+const F = HIDDEN_TEXT;
 
 describe('hidden-text scanning of completion values', () => {
   const { lines, clients } = gatewayWithClients({
-    upstreams: [UPSTREAM],
-    endpoints: [
-      { path: '/off', upstreams: ['ht'] },
-      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
-      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
-      { path: '/block', upstreams: ['ht'], ...scanning('block') },
-    ],
+    upstreams: [HIDDEN_TEXT_UPSTREAM],
+    endpoints: RESULTS_ENDPOINTS,
   });
   const complete = (path: string, value: string) => clients[path]!.complete({ ref: { type: 'ref/resource', uri: 'note:///{kind}' }, argument: { name: 'kind', value } });
   const audited = (path: string) => lines.map((l) => JSON.parse(l) as Json).filter((l) => l.event === 'hidden_text' && l.endpoint === path && l.item === 'completion');

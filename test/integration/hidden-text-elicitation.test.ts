@@ -3,28 +3,19 @@
 // field's description or tag characters passed whatever hidden-text scanning said. Now scanned with the
 // results' action: relayed as it is (audit), cleaned (strip), or refused to the upstream (block).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { HIDDEN_TEXT, HIDDEN_TEXT_UPSTREAM, RESULTS_ENDPOINTS } from '../helpers/hidden-text-fixture.js';
 import { textOf } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
-const FIXTURE = resolve('test/fixtures/hidden-text-server.mjs');
-const F = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print'], { encoding: 'utf8' }).stdout) as { samples: Record<string, string>; pattern: string };
-const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
-const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
+const F = HIDDEN_TEXT;
 
 describe('hidden-text scanning of elicitation requests', () => {
   const { lines, clients } = gatewayWithClients({
-    upstreams: [UPSTREAM],
-    endpoints: [
-      { path: '/off', upstreams: ['ht'] },
-      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
-      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
-      { path: '/block', upstreams: ['ht'], ...scanning('block') },
-    ],
+    upstreams: [HIDDEN_TEXT_UPSTREAM],
+    endpoints: RESULTS_ENDPOINTS,
   });
   /** What each endpoint's client was asked (message, the field's description), and what the tool said of it. */
   const asked: Record<string, Array<[string, string]>> = {};

@@ -3,29 +3,20 @@
 // the results' action: relayed as they are (audit), cleaned (strip), or withheld (block), for a 2025 session
 // and for a 2026-07-28 client alike.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { HIDDEN_TEXT, HIDDEN_TEXT_UPSTREAM, RESULTS_ENDPOINTS } from '../helpers/hidden-text-fixture.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { textOf } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
-const FIXTURE = resolve('test/fixtures/hidden-text-server.mjs');
-const F = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print'], { encoding: 'utf8' }).stdout) as { samples: Record<string, string>; pattern: string };
-const UPSTREAM = { name: 'ht', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
-const scanning = (action: 'audit' | 'strip' | 'block') => ({ guardrails: { hiddenText: { results: action, patterns: [F.pattern] } } });
+const F = HIDDEN_TEXT;
 
 describe('hidden-text scanning of log lines and progress messages', () => {
   const rig = gatewayWithClients({
-    upstreams: [UPSTREAM],
-    endpoints: [
-      { path: '/off', upstreams: ['ht'] },
-      { path: '/audit', upstreams: ['ht'], ...scanning('audit') },
-      { path: '/strip', upstreams: ['ht'], ...scanning('strip') },
-      { path: '/block', upstreams: ['ht'], ...scanning('block') },
-    ],
+    upstreams: [HIDDEN_TEXT_UPSTREAM],
+    endpoints: RESULTS_ENDPOINTS,
   });
   const { lines, clients } = rig;
   /** The log data and progress messages one call on `path` brought its client. */
