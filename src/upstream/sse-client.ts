@@ -11,6 +11,7 @@ import { discard, readPrefix } from './read-body.js';
 import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
+import { upstreamRequest } from './upstream-request.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
 import { encodedAnswer, foreignEncoding, refusalDetail } from './content-encoding.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
@@ -156,7 +157,7 @@ export class SseClientTransport implements Transport {
 
   async #postOnce(message: JsonRpcMessage, retried: boolean, endpoint: string): Promise<void> {
     const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) });
-    const res = await request(endpoint, {
+    const res = await upstreamRequest(this.#cfg.name, endpoint, {
       method: 'POST',
       body: JSON.stringify(message),
       headers,

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import type { SseMessage } from '../jsonrpc/sse-parser.js';
@@ -10,6 +10,7 @@ import type { BearerSource } from './bearer-source.js';
 import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
+import { upstreamRequest } from './upstream-request.js';
 import { answerTooLarge, headersTooLarge, httpRefusal, isEncodedAnswer, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
@@ -95,7 +96,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean; request?: boolean; stream?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
     const headers = await this.#headers(extra, o.stateless === true);
-    const res = await request(this.#cfg.url, {
+    const res = await upstreamRequest(this.#cfg.name, this.#cfg.url, {
       method,
       body,
       headers,

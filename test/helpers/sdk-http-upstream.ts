@@ -26,14 +26,19 @@ export interface SdkUpstream {
   close(): void;
 }
 
-/** One McpServer per session, its tools from `tools`; `options` go to each session's transport. */
-export async function startSdkUpstream(tools: (s: McpServer) => void, options: Partial<StreamableHTTPServerTransportOptions> = {}): Promise<SdkUpstream> {
+/**
+ * One McpServer per session, its tools from `tools`; `options` go to each session's transport. `resetPost`: a POST
+ * of that many bytes (Content-Length) has its connection reset (RST) at once, unanswered, as a server that stops
+ * reading a body too large and closes resets it when the rest arrives.
+ */
+export async function startSdkUpstream(tools: (s: McpServer) => void, options: Partial<StreamableHTTPServerTransportOptions> = {}, resetPost?: (bytes: number) => boolean): Promise<SdkUpstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const received: string[] = [];
   let open = 0;
   let resumes = 0;
   const http = createServer(async (req, res) => {
     if (req.method === 'GET' && req.headers['last-event-id']) resumes++;
+    if (req.method === 'POST' && resetPost?.(Number(req.headers['content-length']))) return void req.socket.resetAndDestroy();
     if (req.method === 'POST') {
       open++;
       res.on('close', () => open--);
