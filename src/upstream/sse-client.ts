@@ -157,7 +157,7 @@ export class SseClientTransport implements Transport {
 
   async #postOnce(message: JsonRpcMessage, retried: boolean, endpoint: string): Promise<void> {
     const headers = await upstreamHeaders(this.#cfg.headers, this.#credentials, { 'content-type': 'application/json', ...traceHeaders(message) });
-    const res = await upstreamRequest(this.#cfg.name, endpoint, {
+    const res = await upstreamRequest(endpoint, {
       method: 'POST',
       body: JSON.stringify(message),
       headers,

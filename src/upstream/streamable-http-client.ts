@@ -96,7 +96,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   async #request(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, body?: string, o: { signal?: AbortSignal; stateless?: boolean; request?: boolean; stream?: boolean } = {}, retried = false): Promise<Dispatcher.ResponseData> {
     const headers = await this.#headers(extra, o.stateless === true);
-    const res = await upstreamRequest(this.#cfg.name, this.#cfg.url, {
+    const res = await upstreamRequest(this.#cfg.url, {
       method,
       body,
       headers,

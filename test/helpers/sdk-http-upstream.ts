@@ -2,7 +2,7 @@
 // it without the rest of the gateway: one UpstreamPool whose instances speak to it over the real transport.
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -27,18 +27,17 @@ export interface SdkUpstream {
 }
 
 /**
- * One McpServer per session, its tools from `tools`; `options` go to each session's transport. `resetPost`: a POST
- * of that many bytes (Content-Length) has its connection reset (RST) at once, unanswered, as a server that stops
- * reading a body too large and closes resets it when the rest arrives.
+ * One McpServer per session, its tools from `tools`; `options` go to each session's transport. `intercept`: sees
+ * each request first, and takes it (true) or leaves it to the SDK's transport (false).
  */
-export async function startSdkUpstream(tools: (s: McpServer) => void, options: Partial<StreamableHTTPServerTransportOptions> = {}, resetPost?: (bytes: number) => boolean): Promise<SdkUpstream> {
+export async function startSdkUpstream(tools: (s: McpServer) => void, options: Partial<StreamableHTTPServerTransportOptions> = {}, intercept?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<SdkUpstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const received: string[] = [];
   let open = 0;
   let resumes = 0;
   const http = createServer(async (req, res) => {
     if (req.method === 'GET' && req.headers['last-event-id']) resumes++;
-    if (req.method === 'POST' && resetPost?.(Number(req.headers['content-length']))) return void req.socket.resetAndDestroy();
+    if (intercept?.(req, res)) return;
     if (req.method === 'POST') {
       open++;
       res.on('close', () => open--);
