@@ -85,8 +85,8 @@ export class UpstreamInstance extends EventEmitter {
   incompatible = false;
   /** Why the last start failed, as its coded error (a refused per-user credential is answered as such). */
   lastError: GatewayError | undefined;
-  /** The current start's failure if the upstream throttled it (its restart waits its Retry-After). Per start, not lastError: a start whose close was heard before its failure was recorded waited the previous one's Retry-After. */
-  #startThrottled: GatewayError | undefined;
+  /** The current start's failure (throttled: its restart waits its Retry-After; awaiting consent: none). Per start, not lastError: a start whose close was heard before its failure was recorded was decided by the previous one's (its Retry-After waited again, its consent awaited though given). */
+  #startFailure: GatewayError | undefined;
   /** When the restart after a start the upstream throttled is due (monotonic; 0: none): what calls until then are told. */
   #throttledUntil = 0;
   readonly #breaker: CircuitBreaker;
@@ -156,7 +156,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#stopped = undefined;
     if (this.#halted.signal.aborted) this.#halted = sharedAbortSignal(new AbortController());
     if (this.#state === 'starting' || this.#state === 'ready') return this.#ready!;
-    [this.#state, this.#startThrottled] = ['starting', undefined];
+    [this.#state, this.#startFailure] = ['starting', undefined];
     this.#ready = this.#tracing.detached(() => this.#spawn()); // its timers and restarts belong to no request's trace
     this.#ready.catch(() => {}); // failures are handled by the restart logic; waiters see them too
     return this.#ready;
@@ -219,7 +219,7 @@ export class UpstreamInstance extends EventEmitter {
     if (!this.#stopping && !awaitsUser(err)) this.#logger.error({ err: err.message }, 'upstream failed to start');
     const failure = throttledStart(this.config.name, err) ?? (err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${this.config.name}" failed to start: ${err.message}`, { upstream: this.config.name }));
     [this.lastFailure, this.lastError, this.incompatible] = [failure.message, failure, failure.details?.incompatible === true];
-    this.#startThrottled = throttledStart(this.config.name, failure);
+    this.#startFailure = failure;
     await client?.close().catch(() => {});
     this.#onExit(client);
     return failure;
@@ -233,7 +233,7 @@ export class UpstreamInstance extends EventEmitter {
     this.#lettingGo = client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
-    if (!wasReady && awaitsUser(this.lastError)) {
+    if (!wasReady && awaitsUser(this.#startFailure)) {
       // Awaiting consent is no failure (the consent service logs it); only the user ends it: no timed restart.
       this.#state = 'backoff';
       this.emit('down');
@@ -244,7 +244,7 @@ export class UpstreamInstance extends EventEmitter {
     // forgotten again before the backoff resets (no sticky sessions), waits like a crash: not hundreds a second.
     const atOnce = reason?.code === 'session-expired' && wasReady && this.#backoff.attempt === 0;
     // A start refused as overloaded waits at least its Retry-After: at the backoff alone, it was back many times within it.
-    const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.#startThrottled);
+    const retryAfterMs = wasReady ? 0 : startRetryAfterMs(this.#startFailure);
     const delay = Math.max(this.#backoff.next() * (atOnce ? 0 : 1), retryAfterMs); // advanced either way: a second expiry soon after waits
     this.#throttledUntil = retryAfterMs > 0 ? performance.now() + delay : 0;
     [this.#state, this.restarts] = ['backoff', this.restarts + 1];
@@ -259,7 +259,7 @@ export class UpstreamInstance extends EventEmitter {
   /** Waiting out a start the upstream throttled: what calls hear (here, or a pool's with none up), the time left to the restart (not UNAVAILABLE's "retry shortly"). */
   startThrottling(): GatewayError | undefined {
     const left = this.#throttledUntil - performance.now();
-    return this.#state === 'backoff' && left > 0 ? throttledError(this.config.name, Number(this.#startThrottled?.details?.httpStatus ?? 429), left, 'start') : undefined;
+    return this.#state === 'backoff' && left > 0 ? throttledError(this.config.name, Number(this.#startFailure?.details?.httpStatus ?? 429), left, 'start') : undefined;
   }
 
   /** What this instance offers, by name, and what keeps it current (see InstanceCatalogues). */
