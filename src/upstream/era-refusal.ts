@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { throttledStart } from './remote-errors.js';
+import { isEncodedAnswer, throttledStart } from './remote-errors.js';
 
 /**
  * Whether a start's failure in one era is the upstream's answer that it does not speak that era (then the other is
@@ -13,6 +13,9 @@ export function eraRefused(upstream: string, err: unknown, era: 'legacy' | 'mode
   // GET stream refused (HTTP 500) or a connection reset, once initialize had been answered, made it "incompatible".
   if (!(err instanceof GatewayError)) return err instanceof JsonRpcError;
   if (throttledStart(upstream, err)) return false; // overloaded (429, 503 + Retry-After): its restart waits (see UpstreamInstance)
+  // In a Content-Encoding never asked for (a compressing proxy): the answer was never read, so it refused nothing. Counted,
+  // both eras so answered made the upstream "incompatible" instead of naming the encoding to turn off.
+  if (isEncodedAnswer(err)) return false;
   // A dead or hanging upstream is not a protocol answer: try nothing else. An HTTP refusal (4xx)
   // of the request is one (a legacy server refuses server/discover, a modern one initialize).
   const refused = err.details?.httpStatus !== undefined && Number(err.details.httpStatus) >= 400 && Number(err.details.httpStatus) < 500;
