@@ -275,12 +275,14 @@ export class UpstreamInstance extends EventEmitter {
     this.#catalogues.forget(kind);
   }
 
-  /**
-   * Ready, its circuit admits a call (not open, nor half-open with its trial out), and not deferring calls after a
-   * Retry-After: worth sending a request to. A pool took a deferring instance for available, and sent it calls it refused.
-   */
+  /** Ready, its circuit admits a call (not open, nor half-open with its trial out), and not deferring calls after a Retry-After: worth sending a request to. A pool took a deferring instance for available, and sent it calls it refused. */
   get available(): boolean {
     return this.#state === 'ready' && this.#breaker.admitting && !this.#throttle.deferring;
+  }
+
+  /** When its calls' deferral after a Retry-After ends (performance.now(); past: none): a pool throttled everywhere picks the soonest. */
+  get deferredUntil(): number {
+    return this.#throttle.until;
   }
 
   get circuit(): BreakerState {

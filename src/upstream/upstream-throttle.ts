@@ -67,6 +67,11 @@ export class UpstreamThrottle {
     return this.#until > this.#now();
   }
 
+  /** When the deferral ends (monotonic, as `now`; past: none): a pool with every instance deferring tells the soonest. */
+  get until(): number {
+    return this.#until;
+  }
+
   /** A call failed: if the upstream throttled it, later calls are deferred for as long as it asked. */
   heard(err: unknown): void {
     if (!(err instanceof GatewayError) || err.code !== 'SWB_UPSTREAM_THROTTLED') return;

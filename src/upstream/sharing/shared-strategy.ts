@@ -62,11 +62,11 @@ export class SharedStrategy implements SharingStrategy {
       const rotated = k++ < start;
       if (inst.state !== 'ready' && inst.state !== 'starting') continue;
       // Prefer available instances (ready, circuit admitting, not deferring after a Retry-After); fall back to the others,
-      // which refuse with their reason (a pool throttled everywhere: SWB_UPSTREAM_THROTTLED).
+      // which refuse with their reason (a pool throttled everywhere: SWB_UPSTREAM_THROTTLED, the soonest deferral's).
       if (
         !best ||
         (!best.available && inst.available) ||
-        (inst.available === best.available && (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated)))
+        (inst.available === best.available && ((inst.available ? undefined : deferredSooner(inst, best)) ?? (inst.inflight < best.inflight || (inst.inflight === best.inflight && !rotated && bestRotated))))
       ) {
         best = inst;
         bestRotated = rotated;
@@ -90,11 +90,14 @@ export class SharedStrategy implements SharingStrategy {
     // A per-user credential the authorization server refused: the user hears that, not "restarting".
     const last = failed?.lastError;
     if (last && (last.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(last))) return last;
-    // One waiting out a start its upstream throttled: when to retry, as a throttled call is told (not "retry shortly").
+    // Those waiting out a start their upstream throttled: when to retry, as a throttled call is told (not "retry shortly"),
+    // the soonest restart's (the first instance's was told, "retry in 30 s" while another was back in 2).
+    let soonest: GatewayError | undefined;
     for (const inst of this.#instances) {
       const throttled = inst.startThrottling();
-      if (throttled) return throttled;
+      if (throttled && !(Number(soonest?.details?.retryAfterSeconds) <= Number(throttled.details?.retryAfterSeconds))) soonest = throttled;
     }
+    if (soonest) return soonest;
     const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
@@ -124,6 +127,12 @@ export class SharedStrategy implements SharingStrategy {
     await Promise.all([...this.#instances].map((i) => i.stop()));
     this.#instances.clear();
   }
+}
+
+/** Both deferring calls after a Retry-After: whether `a`'s deferral ends first (what the caller is told). undefined: not both. */
+function deferredSooner(a: UpstreamInstance, b: UpstreamInstance): boolean | undefined {
+  const now = performance.now();
+  return a.deferredUntil > now && b.deferredUntil > now ? a.deferredUntil < b.deferredUntil : undefined;
 }
 
 function throwError(err: Error): never {
