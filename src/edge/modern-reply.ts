@@ -89,6 +89,17 @@ export class ModernReply implements AttemptSink, Held, HoldOwner {
       this.#sse.end(sseEvent(body.text));
       return;
     }
-    endJson(this.#res, status, status === 503 ? RETRY_SOON : NO_HEADERS, body.text, body.bytes);
+    endJson(this.#res, status, status === 503 || status === 429 ? retryAfter(response, status) : NO_HEADERS, body.text, body.bytes);
   }
+}
+
+/**
+ * A refusal's Retry-After: the seconds its error names (data.retryAfterSeconds: an upstream's Retry-After that
+ * SWB_UPSTREAM_THROTTLED passes on, a limit's wait), as the rate limiter's 429 says them; else a 503's short wait.
+ * Before, a 503 said 5 s whatever the upstream had asked for.
+ */
+function retryAfter(response: JsonRpcResponse, status: number): Record<string, string> {
+  const seconds = 'error' in response ? (response.error.data as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds : undefined;
+  if (typeof seconds === 'number') return { 'retry-after': String(seconds) };
+  return status === 503 ? RETRY_SOON : NO_HEADERS;
 }
