@@ -8,8 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { MODERN_VERSION } from '../helpers/modern-http.js';
 
-const upstream = (name: string, sharing: 'shared' | 'per-session') => ({
+const upstream = (name: string, sharing: 'shared' | 'per-session', env?: Record<string, string>) => ({
   name,
+  ...(env && { env }),
   transport: 'stdio' as const,
   command: process.execPath,
   args: ['test/fixtures/leveled-log-server.mjs'],
@@ -38,10 +39,11 @@ describe('a 2026-07-28 request\'s log level, through a 2025 upstream', () => {
   before(async () => {
     gw = await startGateway({
       pinning: { mode: 'off' },
-      upstreams: [upstream('own', 'per-session'), upstream('common', 'shared')],
+      upstreams: [upstream('own', 'per-session'), upstream('common', 'shared'), upstream('flaky', 'per-session', { FAIL_SET_LEVEL: '1' })],
       endpoints: [
         { path: '/own', upstreams: ['own'] },
         { path: '/common', upstreams: ['common'] },
+        { path: '/flaky', upstreams: ['flaky'] },
       ],
     });
   });
@@ -55,4 +57,11 @@ describe('a 2026-07-28 request\'s log level, through a 2025 upstream', () => {
       assert.deepEqual(await logged(gw, path, undefined), { levels: [], text: 'logged' });
     });
   }
+
+  // The standing remembered a level as set when its setLevel failed: no later request tried again, so the
+  // upstream stayed at its default until a restart or a reload.
+  it('a setLevel the upstream refused is tried again by the next request naming that level', async () => {
+    assert.deepEqual(await logged(gw, '/flaky', 'debug'), { levels: ['warning', 'error'], text: 'logged' }, 'the first setLevel is refused: the default level');
+    assert.deepEqual(await logged(gw, '/flaky', 'debug'), { levels: ['debug', 'info', 'warning', 'error'], text: 'logged' });
+  });
 });
