@@ -199,6 +199,8 @@ export class UpstreamInstance extends EventEmitter {
     } catch (err) {
       throw await this.#failedToStart(client, err as Error);
     }
+    // Subscriptions and the log level died with the old process: renewed for the sessions that set them, before the calls waiting for it go.
+    await renewUpstreamState(client, this.config, this.#subscriptions.uris(), this.#logLevel);
     // Stopped (or replaced) while it started: nothing would stop it later, so it goes now.
     if (this.#client !== client || this.#stopping) return void (await client.close().catch(() => {}));
     this.#state = 'ready';
@@ -209,8 +211,6 @@ export class UpstreamInstance extends EventEmitter {
     const restarted = this.restarts > 0;
     this.#health.start(client, () => this.#client, () => this.#onExit(client)); // unhealthy: down at once, not once its hung process is killed
     this.#logger.info({ server: client.identity?.serverInfo, protocolVersion: client.identity?.protocolVersion, restarted }, 'upstream ready');
-    // Subscriptions and the log level died with the old process: renewed for the sessions that set them.
-    renewUpstreamState(client, this.config, this.#subscriptions.uris(), this.#logLevel);
     this.emit('ready', client.identity, restarted);
   }
 
