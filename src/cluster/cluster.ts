@@ -91,7 +91,7 @@ export class Cluster {
       prefix: cfg.keyPrefix,
       replicaId: this.replicaId,
       everyMs: cfg.heartbeatMs,
-      ttlMs: cfg.replicaTtlMs,
+      ttlMs: cfg.replicaTtlMs, markerTtlMs: 2 * cfg.sessionTtlMs, // the marker outlives every record (see Heartbeat)
       health: this.#health,
       logger: this.#logger,
       // The tenants' session slots too: lost with the records, only a new session would write them again.

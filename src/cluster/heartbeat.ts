@@ -5,8 +5,10 @@ import type { StoreHealth } from './store-health.js';
 
 // One round trip per beat: this replica's liveness key (its value: the URL it takes forwards at, or a
 // timestamp until it listens — and from versions before forwarding over HTTP), then the store's marker (created when absent).
-// The marker has no TTL, so it only changes when the store lost its data: a restart without
-// persistence, a flush, a fail-over to an empty replica.
+// The marker only changes when the store lost its data (a restart without persistence, a flush, a
+// fail-over to an empty replica), or when no replica beat for its whole lifetime (ARGV[4], renewed by
+// every beat): then every session record it vouched for has expired too. Without a TTL, the marker of a
+// key prefix no replica uses any more stayed for ever.
 // Also answered: whether this replica's key had lapsed (a process paused past its TTL, whose sessions
 // other replicas may have taken over meanwhile).
 const BEAT = `
@@ -15,7 +17,9 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 local m = redis.call('GET', KEYS[2])
 if not m then
   m = ARGV[3]
-  redis.call('SET', KEYS[2], m)
+  redis.call('SET', KEYS[2], m, 'PX', ARGV[4])
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
 return {m, lapsed}`;
 
@@ -24,6 +28,11 @@ export interface HeartbeatOptions {
   replicaId: string;
   everyMs: number;
   ttlMs: number;
+  /**
+   * How long the store's marker outlives the last beat of any replica: longer than a session record's TTL,
+   * so that a marker gone by itself cannot make a record still there read as the store's loss.
+   */
+  markerTtlMs: number;
   health: StoreHealth;
   logger: Logger;
   /**
@@ -119,7 +128,7 @@ export class Heartbeat {
     try {
       let beat: [string, number];
       try {
-        beat = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID())) as [string, number];
+        beat = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID(), this.#o.markerTtlMs)) as [string, number];
       } catch (err) {
         this.#unanswered = true;
         throw err;

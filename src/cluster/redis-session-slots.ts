@@ -14,13 +14,24 @@ const PRECISION_MS = 5_000;
  */
 const STALE_MS = 60_000;
 
+// A tenant's set lives as long as the latest-due slot written to it could still count (its due and
+// STALE_MS more), lengthened by every slot written, by any replica, and never shortened by one due sooner:
+// without a TTL, the set of a tenant whose sessions' closes never came (a replica that died) stayed for
+// ever unless the tenant opened another session. A set without a TTL (written before it had one) gets one.
+const LENGTHEN = `
+local function lengthen(key, life)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -1 or ttl < life then redis.call('PEXPIRE', key, math.max(1, life)) end
+end
+`;
+
 // One sorted set per tenant: member "<replica>/<session>", score = when it expires on Redis's clock (so
 // replicas with skewed clocks agree). Slots of replicas whose heartbeat expired are dropped before
 // counting, as are stale ones; at the limit the answer is how long until the first one is due. Another
 // replica's slot of this very session (ARGV[7]) is dropped too: the session is being taken over from it
 // (dead with its heartbeat not lapsed yet, or paused), and counted, a tenant at its limit was refused
 // (429) the takeover of its own session.
-const OPEN = new RedisScript(`
+const OPEN = new RedisScript(`${LENGTHEN}
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[6]))
@@ -45,20 +56,24 @@ for i = 1, #members, 2 do
 end
 if not held and count >= tonumber(ARGV[2]) then return math.max(0, first - t) end
 redis.call('ZADD', KEYS[1], t + tonumber(ARGV[3]), ARGV[1])
+lengthen(KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[6]))
 return -1`);
 
-// XX: a renewal that arrives after the close must not bring the slot back.
-const RENEW = `
+// A renewal that arrives after the close must not bring the slot back, nor lengthen the set's life.
+const RENEW = `${LENGTHEN}
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], 'XX', t + tonumber(ARGV[2]), ARGV[1])
+lengthen(KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
 return 1`;
 
 // A slot written again after the store lost it (see republish): without XX, due when it was due here.
-const REWRITE = `
+const REWRITE = `${LENGTHEN}
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[1])
+lengthen(KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
 return 1`;
 
 /** Every replica's session slots in Redis, per tenant, with their expiries (the session limit's Retry-After). */
@@ -133,7 +148,7 @@ export class RedisSessionSlots implements SessionSlots {
     if (held) held.due = Date.now() + expiresInMs;
     // EVAL, not by SHA: not awaited, and a NOSCRIPT retry would reach Redis after commands sent later
     // (a close, an open); a renewal is written at most once per PRECISION_MS per session.
-    this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs).catch(() => {});
+    this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs, STALE_MS).catch(() => {});
   }
 
   close(tenant: string, id: string): void {
@@ -152,7 +167,7 @@ export class RedisSessionSlots implements SessionSlots {
     if (this.#held.size === 0) return;
     const now = Date.now();
     const batch = this.#redis.pipeline();
-    for (const s of this.#held.values()) batch.eval(REWRITE, 1, this.#key(s.tenant), this.#member(s.id), Math.max(0, s.due - now));
+    for (const s of this.#held.values()) batch.eval(REWRITE, 1, this.#key(s.tenant), this.#member(s.id), Math.max(0, s.due - now), STALE_MS);
     for (const [err] of (await batch.exec()) ?? []) if (err) throw err;
   }
 }
