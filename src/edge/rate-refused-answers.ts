@@ -11,17 +11,19 @@ import type { Refusal } from './replies.js';
 
 /**
  * A 2025-03-26 batch the tenant's request rate refused, when it also carries the client's answers to
- * questions the gateway put to it (sampling, roots, elicitation): the answers take no token and are
- * never refused for the requests around them, so they are passed on to their session (held here, or
- * forwarded to its owner, which answers nothing back: a POST of answers alone gets a bare 202), and only
- * the requests are refused: the 429 (its Retry-After kept) answers each of them in a batch response.
+ * questions the gateway put to it (sampling, roots, elicitation) or its notifications (a cancellation,
+ * roots/list_changed): neither takes a token, and neither is refused for the requests around them, so
+ * they are passed on to their session in the order sent (held here, or forwarded to its owner, which
+ * answers nothing back: a POST of answers and notifications alone gets a bare 202), and only the
+ * requests are refused: the 429 (its Retry-After kept) answers each of them in a batch response.
  * Before, the whole batch was refused and the answers thrown away: the call that asked waited until it
- * failed. Returns false when the batch holds no answer (the plain refusal then applies).
+ * failed (and, until 2026-12-06, a cancellation: the call it cancelled went on). Returns false when the
+ * batch holds only requests (the plain refusal then applies).
  */
 export async function refuseRequestsOnly(ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, reply: EdgeReply, to: AnsweredSession, messages: readonly JsonRpcMessage[], refusal: Refusal): Promise<boolean> {
-  const answers = messages.filter((m) => !isRequest(m) && !('method' in m));
-  if (answers.length === 0) return false;
-  await passOn(ctx, router, req, to, answers);
+  const passed = messages.filter((m) => !isRequest(m));
+  if (passed.length === 0) return false;
+  await passOn(ctx, router, req, to, passed);
   const errors = messages.filter(isRequest).map((m) => new JsonRpcError(refusal.code, refusal.message, refusal.data).toResponse(m.id));
   reply.refused?.(refusal.status, refusal.code, refusal.message);
   reply.code(refusal.status).headers({ 'content-type': 'application/json', ...refusal.headers }).send(JSON.stringify(errors));
@@ -34,7 +36,7 @@ export interface AnsweredSession {
   kind: 'streamable-http' | 'sse';
 }
 
-/** The answers to the session the POST names: delivered here, or forwarded to its live owner. */
+/** The answers and notifications to the session the POST names: delivered here, or forwarded to its live owner. */
 async function passOn(ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, { id, kind }: AnsweredSession, answers: JsonRpcMessage[]): Promise<void> {
   if (id === undefined) return;
   const local = ctx.registry.get(id);

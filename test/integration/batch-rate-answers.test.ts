@@ -130,3 +130,41 @@ describe('the same batch sent to a replica that does not hold the session', { ti
 
   it("forwards the answer to the session's owner, and refuses only the requests", () => answerInRefusedBatch(a, b));
 });
+
+// The same for the client's notifications (found by a review): a notifications/cancelled (or
+// roots/list_changed) in the refused batch is no request the rate counts, and was thrown away with it, so
+// the call it cancelled went on waiting for its sampling answer. Now it is passed on as the answers are.
+describe('requestsPerSecond and a 2025-03-26 batch carrying a notification', { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [UPSTREAM],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: LIMITS }],
+    });
+  });
+  after(() => gw?.close());
+
+  it('passes a cancellation on: the call it names ends, and only the requests are refused', async () => {
+    const s = await openSession(gw, '2025-03-26', { sampling: {} }); // one token: two left
+    const ac = new AbortController();
+    const call = await post(gw, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }, { sid: s.sid, version: s.version, signal: ac.signal });
+    assert.equal(call.status, 200); // one token more: one left
+    const rest = new SseMessages(call.body!);
+    try {
+      await rest.until((m) => m.method === 'sampling/createMessage');
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'call', reason: 'changed my mind' } };
+      const batch = [cancel, { jsonrpc: '2.0', id: 'x1', method: 'tools/list' }, { jsonrpc: '2.0', id: 'x2', method: 'ping' }];
+      const refused = await post(gw, batch, { sid: s.sid, version: s.version });
+      const text = await refused.text();
+      assert.equal(refused.status, 429, text);
+      assert.deepEqual((JSON.parse(text) as Json[]).map((e) => e.id), ['x1', 'x2'], text);
+      const ended = await Promise.race([rest.until(() => false).then(() => 'ended'), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 8000).unref())]);
+      assert.equal(ended, 'ended', 'the cancellation was thrown away: the call still waits for its sampling answer');
+    } finally {
+      await rest.cancel();
+      ac.abort();
+    }
+  });
+});
