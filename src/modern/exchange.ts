@@ -89,6 +89,8 @@ export class Exchange implements AttemptOwner {
 
   /** Kept by the service under its id, to be continued by a retry (once it sealed a state). */
   held = false;
+  /** When the call began, while its upstream's -32042 awaits a URL round and has no audit line (see ModernSession.run). */
+  unaudited: number | undefined;
   /** A tools/call's definition, once its route checked the Mcp-Param-* headers against it: each retry's are too. */
   toolDefinition: Record<string, unknown> | undefined;
 

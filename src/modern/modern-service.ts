@@ -52,14 +52,15 @@ export interface ModernServiceOptions {
  * The audit line of a call that failed because its standing could not open its upstreams, before the
  * pipeline that writes every other: a 2025 client meets that failure at its initialize, a 2026-07-28 one
  * at its call, which must leave its trace. Judged as the policy stage would judge it (call_tool as the
- * call it wraps, a rename by its canonical name): allowed, its outcome is "error"; denied, the denial.
+ * call it wraps, a rename by its canonical name): allowed, its outcome is `outcome`; denied, the denial.
+ * Also the line of a call that ended in its URL round (declined, abandoned), whose -32042 had none.
  */
-function auditUnopened(session: ModernSession, principal: Principal, call: ModernCall, startedAt: number): void {
+function auditUnopened(session: ModernSession, principal: Principal, call: ModernCall, startedAt: number, outcome: 'error' | 'cancelled' = 'error'): void {
   const guard = session.guardFor(principal);
   if (!guard.audits(call.method)) return;
   const params = call.method === 'tools/call' ? session.endpoint.tools.judged(guard.tenant.name, call.params) : call.params;
   const decision = guard.check(call.method, params);
-  if (decision) guard.record(call.method, params, decision, decision.allowed ? 'error' : 'denied', startedAt, undefined, undefined);
+  if (decision) guard.record(call.method, params, decision, decision.allowed ? outcome : 'denied', startedAt, undefined, undefined);
 }
 
 /** Hands the HTTP request to the replica that holds its continuation; false when it cannot (one replica, or gone). */
@@ -202,7 +203,9 @@ export class ModernService {
         shape: (c, response, retried, limit) => this.#shape(session, c, response, retried, limit),
         // Answered or abandoned, it is forgotten: a retry naming it is then refused as gone.
         // (Only a sealed one was ever kept: the others have no id to look up.)
-        ended: (x) => {
+        ended: (x, reason) => {
+          // Declined in its URL round (answered SWB_URL_ELICITATION_DECLINED), or abandoned there.
+          if (x.unaudited !== undefined) auditUnopened(session, x.principal, x.first, x.unaudited, reason === 'answered' || reason === 'refused' ? 'error' : 'cancelled');
           if (!x.held) return;
           this.#exchanges.delete(x.id);
           this.#waiting.ended(x);

@@ -22,6 +22,7 @@ import { attemptHeaderCheck } from './param-headers.js';
 import { StandingLogLevel } from './standing-log-level.js';
 import { StandingRoots } from './standing-roots.js';
 import { upstreamParams } from './upstream-params.js';
+import { urlElicitations } from './input-requests.js';
 
 export interface ModernSessionOptions {
   id: string;
@@ -199,6 +200,9 @@ export class ModernSession implements UpstreamCaller {
       this.#exchanges.delete(exchange.seq);
       this.#inflight.delete(exchange.seq);
       this.lastActivity = Date.now();
+      // A -32042 that becomes a URL round is no answer (the observe stage wrote no line): the call has its
+      // one line when it ends, from the run made after the URLs were visited, else from the service.
+      exchange.unaudited = response && first.spec.mrtr && urlElicitations(response) ? (exchange.unaudited ?? ctx.startedAt) : undefined;
       exchange.settle(response);
     };
     // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.

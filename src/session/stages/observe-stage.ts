@@ -1,5 +1,7 @@
 import { GatewayError } from '../../errors.js';
+import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { NotFoundError } from '../../jsonrpc/not-found.js';
+import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import { elapsed, type RequestContext, type Stage } from '../request-pipeline.js';
 
 type Outcome = 'ok' | 'error' | 'tool_error' | 'cancelled' | 'denied';
@@ -32,6 +34,17 @@ function withheldBy(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A 2026-07-28 call's upstream -32042 naming URLs to open: no answer but a URL round (see Exchange), after
+ * which the call is made again. The call's one audit line is that later run's, or written when it ends
+ * in the round (ModernSession.run); before, each run had a line, and a call made again had two.
+ */
+function urlRound(ctx: RequestContext, response: JsonRpcResponse): boolean {
+  if (ctx.host.era !== 'modern' || ctx.spec?.mrtr !== true || !('error' in response) || response.error.code !== ErrorCode.UrlElicitationRequired) return false;
+  const list = (response.error.data as { elicitations?: unknown } | undefined)?.elicitations;
+  return Array.isArray(list) && list.length > 0;
+}
+
 /** Records what the routed request came to: the audit line and the request metrics. */
 export const observeStage: Stage = async (ctx, next) => {
   const answer = await next(ctx);
@@ -41,7 +54,7 @@ export const observeStage: Stage = async (ctx, next) => {
   const outcome = outcomeOf(ctx, withheld);
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const response = ctx.response;
-  if (ctx.decision && host.guard.audits(req.method)) {
+  if (ctx.decision && host.guard.audits(req.method) && !(response !== undefined && urlRound(ctx, response))) {
     const failed = response !== undefined && 'error' in response;
     const decision = withheld === undefined ? ctx.decision : { allowed: false, rule: withheld };
     host.guard.record(req.method, req.params, decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
