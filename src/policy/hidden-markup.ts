@@ -1,9 +1,11 @@
 /**
  * Markup a rendered text does not show and a model reads: HTML comments (`<!-- … -->`, in HTML and in
- * Markdown, which passes HTML through: a host rendering an answer shows nothing of them) and elements
- * hidden by their own attributes (`hidden`, `style="display:none"` or `visibility:hidden`, an
+ * Markdown, which passes HTML through: a host rendering an answer shows nothing of them), what `<script>`,
+ * `<style>` and `<template>` hold (a browser renders none of it), and elements hidden by their own
+ * attributes (`hidden`, `style="display:none"`, `visibility:hidden`, `opacity:0` or `font-size:0`, an
  * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
- * injection has to write. Before 2026-12-06 such text passed every action unless a pattern named it.
+ * injection has to write; a class or a stylesheet that hides an element cannot be known without the CSS.
+ * Before 2026-12-06 such text passed every action unless a pattern named it.
  * Markup in Markdown's code (a fenced block, a code span: markdown-code.ts) shows as written, so it is
  * not hidden; in text declared HTML (`html`) there is no such code.
  */
@@ -16,7 +18,12 @@ const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
 const OPEN = '<([a-zA-Z][a-zA-Z0-9-]*)(\\s[^<>]*)?>';
 const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
 /** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
-const HIDING = /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b/i;
+const HIDING =
+  /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
+/** Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script copies it). */
+const UNRENDERED = /^(?:script|style|template)$/i;
+/** Of those, the ones whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing). */
+const RAW_TEXT = /^(?:script|style)$/i;
 /** Elements that hold nothing: hidden, only the tag itself is (an input's value). */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 
@@ -41,11 +48,12 @@ const TAGS = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])[^<>]*>/g;
 function elementEnd(s: string, name: string, from: number): number {
   TAGS.lastIndex = from;
   let depth = 1;
+  const raw = RAW_TEXT.test(name);
   for (let m = TAGS.exec(s); m !== null; m = TAGS.exec(s)) {
     const tag = m[2]!;
     if (tag.length !== name.length || tag.toLowerCase() !== name) continue;
     if (m[1] === '') {
-      if (!m[0].endsWith('/>')) depth++;
+      if (!raw && !m[0].endsWith('/>')) depth++;
     } else if (--depth === 0) return m.index + m[0].length;
   }
   return s.length;
@@ -63,7 +71,7 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
     let end: number;
     if (m[1] === undefined) end = m.index + m[0].length;
     else {
-      if (m[2] === undefined || !HIDING.test(m[2])) continue;
+      if (!UNRENDERED.test(m[1]) && (m[2] === undefined || !HIDING.test(m[2]))) continue;
       const name = m[1].toLowerCase();
       end = VOID.has(name) || m[0].endsWith('/>') ? m.index + m[0].length : elementEnd(s, name, m.index + m[0].length);
     }
