@@ -246,7 +246,7 @@ export class HiddenTextScanner {
       counts.markup = markup.count;
       text = markup.clean;
     }
-    const images = mayHoldImage(text) ? outsideImages(text, this.#imageHosts) : undefined;
+    const images = mayHoldImage(text) ? outsideImages(text, this.#imageHosts, html) : undefined;
     if (images !== undefined) {
       counts ??= noCounts();
       counts.image = images.length;

@@ -4,7 +4,10 @@
  * src>`. A host that renders the answer fetches it at once, no click needed, so a model led to put
  * the conversation's secrets into its URL sends them to that host: the exfiltration step of an indirect
  * prompt injection. Before 2026-12-06 such an image passed every action.
+ * An image in Markdown's code (a fenced block, a code span: markdown-code.ts) is shown as written and
+ * fetches nothing, as markup there hides nothing (hidden-markup.ts); before 2026-12-06 it was found.
  */
+import { markdownCode, type CodeSpans } from './markdown-code.js';
 
 /** An inline Markdown image: group 1 its URL (in <…> or bare). */
 const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([^\s()]*\)[^\s()]*)*))(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
@@ -41,15 +44,21 @@ export function mayHoldImage(s: string): boolean {
   return s.includes('![') || /<img/i.test(s);
 }
 
-/** The [start, end) spans of the images from outside hosts in `s`, in order, not overlapping; undefined when none. */
-export function outsideImages(s: string, allowed: readonly string[]): Array<[number, number]> | undefined {
+/**
+ * The [start, end) spans of the images from outside hosts in `s`, in order, not overlapping; undefined when
+ * none. `html`: `s` is declared HTML or XML, where Markdown's code is no code (its <img> is fetched).
+ */
+export function outsideImages(s: string, allowed: readonly string[], html = false): Array<[number, number]> | undefined {
+  // Found only once something looks like an image (most text with "![" or "<img" has none from outside).
+  let code: CodeSpans | undefined;
+  const shownAsCode = (at: number): boolean => within((code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s)), at);
   const spans: Array<[number, number]> = [];
-  for (const m of s.matchAll(INLINE)) if (outsideImage(m[1] ?? m[2] ?? '', allowed)) spans.push([m.index, m.index + m[0].length]);
-  for (const m of s.matchAll(IMG)) if (outsideImage(m[1] ?? m[2] ?? m[3] ?? '', allowed)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of s.matchAll(INLINE)) if (outsideImage(m[1] ?? m[2] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of s.matchAll(IMG)) if (outsideImage(m[1] ?? m[2] ?? m[3] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
   const labels = new Set<string>();
-  for (const m of s.matchAll(REFERENCE)) labels.add(label(m[2] || m[1]!));
+  for (const m of s.matchAll(REFERENCE)) if (!shownAsCode(m.index)) labels.add(label(m[2] || m[1]!));
   if (labels.size > 0) {
-    for (const m of s.matchAll(DEFINITION)) if (labels.has(label(m[1]!)) && outsideImage(m[2]!, allowed)) spans.push([m.index, m.index + m[0].length]);
+    for (const m of s.matchAll(DEFINITION)) if (labels.has(label(m[1]!)) && outsideImage(m[2]!, allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
   }
   if (spans.length === 0) return undefined;
   spans.sort((a, b) => a[0] - b[0]);
@@ -60,6 +69,18 @@ export function outsideImages(s: string, allowed: readonly string[]): Array<[num
     else out.push(span);
   }
   return out;
+}
+
+/** Whether `at` lies in one of `code`'s spans (in order, not overlapping): a binary search. */
+function within(code: CodeSpans, at: number): boolean {
+  let lo = 0;
+  let hi = code.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (code[mid]![0] <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && at < code[lo - 1]![1];
 }
 
 /** A reference label as Markdown matches it: case-insensitive, whitespace collapsed. */

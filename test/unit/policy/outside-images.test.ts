@@ -34,6 +34,30 @@ describe('images from outside hosts', () => {
     assert.equal(images('![b](https://evil.example/x)', new HiddenTextScanner([], 'iu', ['*'])), 0);
   });
 
+  it('an image in Markdown\'s code is shown as written, not fetched: no finding; where a renderer may read HTML it still is', () => {
+    // Before 2026-12-06 each was a finding (strip cut the sample out of the answer), though markup there was not.
+    const shownAsCode = [
+      'Embed it with `![logo](https://evil.example/l.png)`.',
+      'Use ``<img src="https://evil.example/p.png">`` in the page.',
+      '```md\n![chart](https://evil.example/c.png)\n<img src=https://evil.example/z>\n```\nDone.',
+      '~~~\nSee ![chart][c].\n\n[c]: https://evil.example/?q=1\n~~~',
+      // The reference in code is no image, so its definition outside fetches nothing; nor does a definition in code.
+      'Write `![chart][c]` for it.\n\n[c]: https://evil.example/?q=1',
+      'See ![chart][c].\n\n```\n[c]: https://evil.example/?q=1\n```',
+    ];
+    for (const s of shownAsCode) assert.equal(scanner.scan(s), undefined, s);
+    const fetched = [
+      '`code` ![x](https://evil.example/a)',
+      '```\ncode\n```\n![x](https://evil.example/a)',
+      '<div>\n```\n<img src="https://evil.example/a">\n```\n</div>',
+      'Write ![chart][c] and `[c]: x`.\n\n[c]: https://evil.example/?q=1',
+    ];
+    for (const s of fetched) assert.equal(images(s), 1, s);
+    // Text declared HTML has no Markdown code: its <img> in backticks is fetched.
+    const page = { content: [{ type: 'resource', resource: { uri: 'x:/p.html', mimeType: 'text/html', text: '`<img src="https://evil.example/a">`' } }] };
+    assert.deepEqual(walkResult(scanner, page).findings.map((f) => f.kind), ['image']);
+  });
+
   it('an image inside an HTML comment is markup (not fetched), counted once', () => {
     assert.deepEqual(scanner.scan('a <!-- ![x](https://evil.example/) --> b')?.counts.image, 0);
   });
