@@ -116,10 +116,13 @@ class Walk {
   #inData = false;
   /** A member of an object declared HTML or XML (its mimeType): its text is read as markup, not Markdown. */
   #html = false;
+  /** Whether a `data` or `blob` is a payload only in an object that declares its `mimeType` (see walkResult's `typedPayloads`). */
+  readonly #typedPayloads: boolean;
 
-  constructor(scanner: HiddenTextScanner, fixedNames: boolean) {
+  constructor(scanner: HiddenTextScanner, fixedNames: boolean, typedPayloads = false) {
     this.#scanner = scanner;
     this.#fixedNames = fixedNames;
+    this.#typedPayloads = typedPayloads;
   }
 
   /** The path as a reader would write it; hidden characters in keys left out, long keys cut. */
@@ -190,9 +193,10 @@ class Walk {
     const outer = this.#html;
     const html = readsAsMarkup(v.mimeType);
     this.#html = html;
+    const payloads = !this.#typedPayloads || v.mimeType !== undefined;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      if (key === META ? !this.#inData : skipped(key, v[key])) {
+      if (key === META ? !this.#inData : payloads && skipped(key, v[key])) {
         const payload = key === META ? v[key] : this.#payload(key, v[key] as string, v.mimeType);
         if (payload !== v[key] && !out) {
           out = {};
@@ -210,7 +214,7 @@ class Walk {
       if (entersData) this.#inData = false;
       this.#path.pop();
       // Scanned as text above; as the text it decodes to here (cleaned: encoded again, in one line).
-      if (r === v[key] && wrappedPayload(key, r)) r = this.#payload(key, r, v.mimeType);
+      if (r === v[key] && payloads && wrappedPayload(key, r)) r = this.#payload(key, r, v.mimeType);
       if (!out && r === v[key] && cleanKey === key) continue;
       if (!out) {
         // Copied up to here, in order: a renamed key keeps its place.
@@ -281,9 +285,13 @@ export function walkDefinition(scanner: HiddenTextScanner, definition: Record<st
 /**
  * A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are
  * cleaned too. Then the patterns across adjacent text items, on their cleaned text (see acrossItems).
+ * `typedPayloads`: the result is free-form JSON a host shows as it is (a log line's data), where a `data`
+ * or `blob` is a payload only beside a `mimeType` (a content block or resource logged as it was): no host
+ * decodes any other, and read as base64, a word ("GET") decoded to control characters, found as
+ * invisible and replaced by strip (before 2026-12-06).
  */
-export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>): Walked {
-  const w = new Walk(scanner, false);
+export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>, typedPayloads = false): Walked {
+  const w = new Walk(scanner, false, typedPayloads);
   const joined = acrossItems(scanner, w.value(result, 0));
   for (const f of joined.found) w.count('pattern', f.path, f.count);
   return w.done(joined.clean);

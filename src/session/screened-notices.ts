@@ -24,7 +24,8 @@ export function screenedNotice(hiddenText: HiddenTextGuard, guard: SessionGuard,
   if (policy === undefined || policy.results === 'off') return params;
   const read: Record<string, unknown> = {};
   for (const m of texts.members) if (params![m] !== undefined) read[m] = params![m];
-  const walked = policy.scanResult(read);
+  // Free-form JSON a host shows as it is: a `data` member in it is no base64 payload unless typed (see walkResult).
+  const walked = policy.scanResult(read, true);
   if (walked === undefined) return params;
   const caller = { upstream: undefined, name: method, tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
   const verdict = policy.settleResult(texts.kind, walked, read, caller);
