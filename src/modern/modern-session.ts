@@ -267,13 +267,13 @@ export class ModernSession implements UpstreamCaller {
     return this.#roots.ask(exchange, () => this.guard.whileAsking(exchange.seq, () => exchange.ask('roots/list', params, signal)));
   }
 
-  clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
+  clientNotify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, upstream?: string): void {
     if (method === 'notifications/message') {
       const exchange = this.#exchangeFor(related);
       const wanted = exchange?.current?.logLevel;
       // No level in the request's _meta: no log messages for it.
       if (wanted === undefined || LOG_LEVELS.indexOf(String(params?.level)) < LOG_LEVELS.indexOf(wanted)) return;
-      const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params); // a log line's hidden text
+      const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params, upstream); // a log line's hidden text
       if (shown !== WITHHELD) exchange!.notify({ jsonrpc: '2.0', method, params: shown });
       return;
     }

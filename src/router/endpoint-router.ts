@@ -282,7 +282,7 @@ export class EndpointRouter implements EndpointView {
     if (target && this.#sessions.has(target.caller)) {
       // Each session's own level (a shared upstream is set to debug for all of them: see RouterSession's setLevel).
       if (method === 'notifications/message' && belowLevel(params?.level, target.caller.logLevelFor?.(target.relatedRequestId))) return;
-      target.caller.clientNotify(method, params, target.relatedRequestId);
+      target.caller.clientNotify(method, params, target.relatedRequestId, pool.name);
     } else if (!target) {
       this.logger.debug({ upstream: pool.name, method }, 'dropped an upstream notification that no single session owns');
     }

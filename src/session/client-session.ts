@@ -357,9 +357,9 @@ export class ClientSession {
     return callBoundAsk(signal, call, (either) => this.#peer.request(method, params, { timeoutMs, signal: either, relatedRequestId, onProgress }));
   }
 
-  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void {
+  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId, upstream?: string): void {
     if (method === 'notifications/resources/updated' && !this.guard.mayRead(params?.uri)) return;
-    const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params); // a log line's hidden text
+    const shown = screenedNotice(this.endpoint.hiddenText, this.guard, method, params, upstream); // a log line's hidden text
     if (shown !== WITHHELD && !this.#listChanged.offer(method, shown)) this.#notify(method, shown, relatedRequestId);
   }
 

@@ -1,5 +1,6 @@
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
+import type { RequestContext } from './request-pipeline.js';
 
 /** A notice withheld (block): not relayed. */
 export const WITHHELD = null;
@@ -16,8 +17,16 @@ const TEXTS: ReadonlyMap<string, { kind: 'log' | 'progress'; members: readonly s
  * call's status): before 2026-12-06 they passed hidden-text scanning unscanned. Scanned with the results'
  * action: relayed as it is (audit), cleaned (strip), or withheld (block: a notice cannot be refused, so
  * it is not relayed; the audit line says so). Any other notification, and scanning off, is `params` itself.
+ * `from`: the upstream that sent it, by name, or the request it came for (a progress message), whose
+ * upstream is looked up only when something was found; the audit line names it (before 2026-12-06 none did).
  */
-export function screenedNotice(hiddenText: HiddenTextGuard, guard: SessionGuard, method: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined | typeof WITHHELD {
+export function screenedNotice(
+  hiddenText: HiddenTextGuard,
+  guard: SessionGuard,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  from: string | RequestContext | undefined,
+): Record<string, unknown> | undefined | typeof WITHHELD {
   const texts = params === undefined ? undefined : TEXTS.get(method);
   if (texts === undefined) return params;
   const policy = hiddenText.for(guard.tenant);
@@ -27,7 +36,8 @@ export function screenedNotice(hiddenText: HiddenTextGuard, guard: SessionGuard,
   // Free-form JSON a host shows as it is: a `data` member in it is no base64 payload unless typed (see walkResult).
   const walked = policy.scanResult(read, true);
   if (walked === undefined) return params;
-  const caller = { upstream: undefined, name: method, tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
+  const upstream = typeof from === 'object' ? from.host.router?.upstreamOf(from.req.method, from.req.params, from.spec) : from;
+  const caller = { upstream, name: method, tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
   const verdict = policy.settleResult(texts.kind, walked, read, caller);
   return 'result' in verdict ? { ...params, ...verdict.result } : WITHHELD;
 }

@@ -52,8 +52,8 @@ export interface UpstreamCaller {
    * answers each call on its own POST: a guess put one call's question in another call's round.
    */
   relatedOf?(candidates: readonly RequestId[]): RequestId | undefined;
-  /** A server→client notification for this session only. */
-  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): void;
+  /** A server→client notification for this session only; `upstream`: the one that sent it, when one did (audit lines name it). */
+  clientNotify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId, upstream?: string): void;
 }
 
 /** What an upstream said about itself in its initialize result. */

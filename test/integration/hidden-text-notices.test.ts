@@ -32,12 +32,13 @@ describe('hidden-text scanning of log lines and progress messages', () => {
   };
   const audited = (path: string) => lines.map((l) => JSON.parse(l) as Json).filter((l) => l.event === 'hidden_text' && l.endpoint === path && (l.item === 'log' || l.item === 'progress'));
 
-  it('off and audit relay them as they are; audit writes a line for each', async () => {
+  // Each audit line names the upstream that sent the notice (before 2026-12-06 none did: `upstream` was absent).
+  it('off and audit relay them as they are; audit writes a line for each, naming the upstream', async () => {
     assert.deepEqual(await notices('/off', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
     assert.deepEqual(await notices('/audit', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
-    assert.deepEqual(audited('/audit').map((l) => [l.item, l.action, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
-      ['log', 'audit', ['tag data']],
-      ['progress', 'audit', ['tag message']],
+    assert.deepEqual(audited('/audit').map((l) => [l.item, l.action, l.upstream, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
+      ['log', 'audit', 'ht', ['tag data']],
+      ['progress', 'audit', 'ht', ['tag message']],
     ]);
   });
 
@@ -63,9 +64,9 @@ describe('hidden-text scanning of log lines and progress messages', () => {
     const before = audited('/audit').length;
     assert.deepEqual(await modernNotices('/off', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
     assert.deepEqual(await modernNotices('/audit', 'tag'), { logs: [F.samples.tag], progress: [F.samples.tag] });
-    assert.deepEqual(audited('/audit').slice(before).map((l) => [l.item, l.action, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
-      ['log', 'audit', ['tag data']],
-      ['progress', 'audit', ['tag message']],
+    assert.deepEqual(audited('/audit').slice(before).map((l) => [l.item, l.action, l.upstream, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]).sort(), [
+      ['log', 'audit', 'ht', ['tag data']],
+      ['progress', 'audit', 'ht', ['tag message']],
     ]);
     assert.deepEqual(await modernNotices('/strip', 'tag'), { logs: ['Sunny, 21 degrees.'], progress: ['Sunny, 21 degrees.'] });
     assert.deepEqual(await modernNotices('/block', 'bidi'), { logs: [], progress: [] });

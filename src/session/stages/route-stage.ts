@@ -18,7 +18,7 @@ export const routeStage: Stage = async (ctx) => {
   host.inflight.set(req.id, cancel);
   const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
   const onProgress = token === undefined ? undefined : (params: Record<string, unknown>) => {
-    const shown = screenedNotice(host.endpoint.hiddenText, host.guard, 'notifications/progress', params); // a progress message's hidden text
+    const shown = screenedNotice(host.endpoint.hiddenText, host.guard, 'notifications/progress', params, ctx); // a progress message's hidden text
     if (shown !== WITHHELD) host.progress(shown!, req.id);
   };
   let response: JsonRpcResponse;
