@@ -142,27 +142,69 @@ function shownEntries(entries: ReadonlyArray<[string, unknown]>, depth: number):
 }
 
 /**
- * The arguments object as indented JSON, the tool's declared parameters first (in its schema's order),
- * then the keys it does not declare. Written member by member: an object would list integer-like keys
- * ("0", "1", …) before every other whatever the order, and keys a call adds (an injected instruction
- * can have a model add 25 long ones) would push the arguments that matter past the bounds unseen.
+ * The arguments object's members as indented JSON lines, the tool's declared parameters first (in its
+ * schema's order), then the keys it does not declare. Written member by member: an object would list
+ * integer-like keys ("0", "1", …) before every other whatever the order, and keys a call adds (an injected
+ * instruction can have a model add 25 long ones) would push the arguments that matter past the bounds unseen.
  */
-function objectText(args: object, declared: readonly string[]): string {
+function objectMembers(args: object, declared: readonly string[]): string[] {
   const rank = new Map(declared.map((k, i) => [k, i]));
   const entries = Object.entries(args)
     .map((e, i) => ({ e, r: rank.get(e[0]) ?? declared.length + i }))
     .sort((a, b) => a.r - b.r)
     .map(({ e }) => e);
-  const members = shownEntries(entries, 0).map(([k, v]) => `  ${JSON.stringify(k)}: ${(JSON.stringify(v, null, 2) ?? 'null').replace(/\n/g, '\n  ')}`);
-  return members.length === 0 ? '{}' : `{\n${members.join(',\n')}\n}`;
+  return shownEntries(entries, 0).map(([k, v]) => visible(`  ${JSON.stringify(k)}: ${(JSON.stringify(v, null, 2) ?? 'null').replace(/\n/g, '\n  ')}`));
 }
 
-/** The arguments as the user reads them: indented JSON of shownValue() (declared parameters first), at most MAX_ARGUMENTS_CHARS. */
+const objectText = (members: readonly string[]): string => (members.length === 0 ? '{}' : `{\n${members.join(',\n')}\n}`);
+
+/** The room `… (N not shown) …` takes. */
+const NOTE = 24;
+
+/** Where a cut at `at` falls without splitting a surrogate pair (half an emoji shown as "�"). */
+function cutAt(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
+}
+
+/**
+ * `text` in at most about `max` characters: its start and its end around how much of the middle is left
+ * out, as a long string is shown (what an injected argument puts last is what matters).
+ */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = Math.max(max - NOTE, 16); // the note's room kept: the whole stays within its bound
+  const head = cutAt(text, Math.ceil(room * 0.6));
+  const tail = cutAt(text, text.length - (room - Math.ceil(room * 0.6)));
+  return `${text.slice(0, head)}… (${tail - head} not shown) …${text.slice(tail)}`;
+}
+
+/**
+ * The arguments as the user reads them: indented JSON of shownValue() (declared parameters first), about
+ * MAX_ARGUMENTS_CHARS at most. Longer, each argument gets its share and shows its start and its end:
+ * before 2026-12-06 the whole was cut after its first MAX_ARGUMENTS_CHARS, so a list of long commands, or
+ * long arguments before the one that matters, hid the end of the call from the person asked.
+ */
 export function shownArguments(args: unknown, declared: readonly string[] = []): string {
   if (args === undefined) return '(none)';
-  const plain = args !== null && typeof args === 'object' && !Array.isArray(args);
-  const text = visible(plain ? objectText(args, declared) : (JSON.stringify(shownValue(args), null, 2) ?? String(args)));
-  return text.length > MAX_ARGUMENTS_CHARS ? `${text.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${text.length - MAX_ARGUMENTS_CHARS} more characters not shown)` : text;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return bounded(visible(JSON.stringify(shownValue(args), null, 2) ?? String(args)), MAX_ARGUMENTS_CHARS);
+  const members = objectMembers(args, declared);
+  const text = objectText(members);
+  if (text.length <= MAX_ARGUMENTS_CHARS) return text;
+  const cap = fairShare(members.map((m) => m.length), MAX_ARGUMENTS_CHARS);
+  return objectText(members.map((m) => bounded(m, cap)));
+}
+
+/** The largest length `cap` such that the lengths, each cut to `cap`, sum to `total` at most: short arguments leave their room to long ones. */
+function fairShare(lengths: number[], total: number): number {
+  const sorted = lengths.sort((a, b) => a - b);
+  let left = total;
+  for (let i = 0; i < sorted.length; i++) {
+    const even = Math.floor(left / (sorted.length - i));
+    if (sorted[i]! > even) return even;
+    left -= sorted[i]!;
+  }
+  return total;
 }
 
 export interface ConfirmationText {

@@ -164,7 +164,9 @@ describe('the confirmation message', () => {
     assert.match(shownArguments(deep), /"\{…\}"/);
     const huge = shownArguments(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'y'.repeat(199)])));
     assert.ok(huge.length < 2100, String(huge.length));
-    assert.match(huge, /more characters not shown\)$/);
+    // Each argument its share, its start and its end shown (before 2026-12-06 the whole was cut after 2000 characters).
+    assert.match(huge, /\{\n {2}"k0": "y+… \(\d+ not shown\) …y+",\n/);
+    assert.match(huge, /\n {2}"k19": "y+… \(\d+ not shown\) …y+"\n\}$/);
     assert.equal(shownArguments(undefined), '(none)');
   });
 
@@ -197,8 +199,8 @@ describe('the confirmation message', () => {
     const padding = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [String(i), 'x'.repeat(199)]));
     const args = { ...padding, source: '/tmp/scratch/a', destination: '/etc/passwd' };
     const m = confirmationMessage({ tool: 'fs__move_file', upstream: 'fs', message: undefined, arguments: args, declared: ['source', 'destination'] });
-    assert.match(m, /Arguments:\n\{\n {2}"source": "\/tmp\/scratch\/a",\n {2}"destination": "\/etc\/passwd",\n {2}"0": "x{199}",/);
-    assert.match(m, /more characters not shown\)$/);
+    assert.match(m, /Arguments:\n\{\n {2}"source": "\/tmp\/scratch\/a",\n {2}"destination": "\/etc\/passwd",\n {2}"0": "x+… \(\d+ not shown\) …x+",/);
+    assert.match(m, /"…": "7 more keys"\n\}$/);
     // Without declared parameters (a name that finds no tool), the keys as JSON lists them; nested values indent as before.
     assert.equal(shownArguments({ a: { b: [1, 'two'] }, c: null }), '{\n  "a": {\n    "b": [\n      1,\n      "two"\n    ]\n  },\n  "c": null\n}');
     assert.equal(shownArguments({}), '{}');
