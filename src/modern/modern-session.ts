@@ -30,6 +30,8 @@ export interface ModernSessionOptions {
   guard: SessionGuard;
   observer: SessionObserver;
   logger: Logger;
+  /** Whether it is one token's, not its principal's (made while its endpoint exchanged tokens: ModernSessions). */
+  perToken?: boolean;
 }
 
 /**
@@ -43,6 +45,8 @@ export class ModernSession implements UpstreamCaller {
   readonly era = 'modern';
   readonly endpoint: EndpointRouter;
   readonly guard: SessionGuard;
+  /** One token's standing (ModernSessionOptions.perToken): a reload that changes its endpoint's kind leaves it to idle. */
+  readonly perToken: boolean;
   readonly #observer: SessionObserver;
   readonly #logger: Logger;
   readonly #exchanges = new RequestTable<Exchange>();
@@ -75,6 +79,7 @@ export class ModernSession implements UpstreamCaller {
     this.id = o.id;
     this.endpoint = o.endpoint;
     this.guard = o.guard;
+    this.perToken = o.perToken ?? false;
     this.#observer = o.observer;
     this.#logger = o.logger;
     // Never the standing's own guard, whose principal follows the latest token.

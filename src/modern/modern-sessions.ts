@@ -61,18 +61,25 @@ export class ModernSessions {
   /** The principal's standing on the endpoint; refused (a GatewayError) when its tenant may not use it. */
   for(endpoint: EndpointRouter, principal: Principal): ModernSession {
     if (this.#closing) throw new GatewayError('SWB_SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');
+    // A standing found is its principal's only if it is of the kind the endpoint asks for now: a reload may
+    // have given the endpoint a token-exchange upstream since it was made (or taken its last one away), and
+    // a principal verified before that reload (its body read after) found the subject's shared standing,
+    // served with the exchange of whichever token that standing had seen last. Left behind, it idles out.
+    const perToken = this.#o.tokenIdentity !== undefined && endpoint.exchangesTokens;
     // The same principal object (auth off: always) finds its standing without building the key; the
     // last one found, without a lookup at all.
     const last = this.#last;
     const sameAsLast = last !== undefined && last.principal === principal && last.endpoint === endpoint;
     const known = sameAsLast ? undefined : this.#recent.get(principal)?.get(endpoint);
     const recent = sameAsLast ? last.session : known === undefined ? undefined : this.#sessions.get(known);
-    if (recent && !recent.closed) {
+    const sameKind = recent !== undefined && recent.perToken === perToken;
+    if (recent && !recent.closed && sameKind) {
       recent.guard.refresh(principal);
       if (last?.session !== recent) this.#last = { principal, endpoint, session: recent };
       return recent;
     }
-    const key = known ?? this.#keyOf(endpoint, principal);
+    // A key known is reused only for a standing of the kind still asked for (a swept one's may be of the other).
+    const key = (sameKind ? known : undefined) ?? this.#keyOf(endpoint, principal, perToken);
     let session = this.#sessions.get(key);
     if (!session) {
       const path = endpoint.config.path;
@@ -82,7 +89,7 @@ export class ModernSessions {
       if (!tenant || !tenant.mayUseEndpoint(path)) throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
       const id = `modern-${randomUUID()}`;
       const guard = new SessionGuard(principal, tenant, this.#o.policy, this.#o.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
-      session = new ModernSession({ id, endpoint, guard, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
+      session = new ModernSession({ id, endpoint, guard, perToken, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
       this.#sessions.set(key, session);
     }
     // The standing's guard names its latest token (admin views, audit of what is not one request's);
@@ -103,12 +110,10 @@ export class ModernSessions {
    * idle ones ended by the sweep as any. A principal with no token kept has one of its own: it is served
    * by no other token's exchange (and its own fails as having no token).
    */
-  #keyOf(endpoint: EndpointRouter, principal: Principal): string {
+  #keyOf(endpoint: EndpointRouter, principal: Principal, perToken: boolean): string {
     const path = endpoint.config.path;
-    if (!this.#o.tokenIdentity || !endpoint.pools.some((p) => p.config.auth?.type === 'token-exchange')) {
-      return JSON.stringify([path, principal.issuer, principal.subject, principal.tenant]);
-    }
-    const token = this.#o.tokenIdentity(principal) ?? `unkept-${randomUUID()}`;
+    if (!perToken) return JSON.stringify([path, principal.issuer, principal.subject, principal.tenant]);
+    const token = this.#o.tokenIdentity!(principal) ?? `unkept-${randomUUID()}`;
     return JSON.stringify([path, principal.issuer, principal.subject, principal.tenant, token]);
   }
 

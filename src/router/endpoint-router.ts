@@ -44,6 +44,8 @@ export class EndpointRouter implements EndpointView {
   config: EndpointConfig;
   pools: readonly UpstreamPool[];
   prefixNames: boolean;
+  /** Some upstream of it exchanges the client's token: its 2026-07-28 standings are one token's each (ModernSessions). */
+  exchangesTokens: boolean;
   readonly logger: Logger;
   /** Tool pinning's check on every tool definition listed or called; undefined when pinning is off. */
   readonly gate: ToolGate | undefined;
@@ -93,6 +95,7 @@ export class EndpointRouter implements EndpointView {
     this.logger = logger.child({ endpoint: config.path });
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
+    this.exchangesTokens = this.pools.some((p) => p.config.auth?.type === 'token-exchange');
     this.#embeddings = embeddings;
     this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, { embeddings, live: () => this.pools });
     this.#attach();
@@ -129,6 +132,7 @@ export class EndpointRouter implements EndpointView {
     this.config = config;
     this.pools = config.upstreams.map((n) => pools.get(n)!);
     this.prefixNames = config.prefix === 'always' || (config.prefix === 'auto' && this.pools.length > 1);
+    this.exchangesTokens = this.pools.some((p) => p.config.auth?.type === 'token-exchange');
     this.tools = new ToolViews(config.tools, this.prefixNames, this.logger, { embeddings: this.#embeddings, previous: this.tools, live: () => this.pools });
     this.hiddenText = this.hiddenText.with(config.guardrails.hiddenText);
     // What was learned of URIs may name an upstream that is gone: learn again from the next lists.

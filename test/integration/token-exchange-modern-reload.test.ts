@@ -1,0 +1,149 @@
+// A reload that adds a token-exchange upstream to an endpoint: from the next 2026-07-28 request on, each
+// request's call to it is exchanged from that request's own token. A standing's key (per principal, or per
+// token with token exchange) was chosen once, when it was made, and a principal object found its standing
+// again by it: requests whose token was verified before the reload (their body still on its way) went to
+// the subject's shared standing, and the second was served with the first one's exchange. (Requests
+// verified after it are new principal objects, the reload rebuilding token verification: they always
+// chose again.) A file-configured gateway, reloaded; a real exchange server and upstream on loopback.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { App } from '../../src/app.js';
+import { AUDIENCE, CLIENT_ID, CLIENT_SECRET } from '../helpers/exchange-rig.js';
+import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
+import { fileGateway } from '../helpers/file-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import { MODERN_VERSION, modernPost } from '../helpers/modern-http.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
+
+const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
+const NARROW = 'tickets:read';
+const BROAD = 'tickets:read tickets:write';
+
+describe('a reload that adds a token-exchange upstream to an endpoint', () => {
+  let key: TestKey;
+  let jwks: JwksServer;
+  let as: ExchangeServer;
+  let upstream: IdentityUpstream;
+  let app: App;
+  let gw: RunningGateway;
+  let write: (doc: Record<string, unknown>) => void;
+  let close: (() => Promise<void>) | undefined;
+
+  const doc = (endpointUpstreams: string[]): Record<string, unknown> => ({
+    server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
+    metrics: { enabled: false },
+    logging: { level: process.env.LOG_LEVEL ?? 'silent' },
+    pinning: { mode: 'off' },
+    auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+    tenants: [{ name: 'acme', endpoints: ['*'] }],
+    upstreams: [
+      { name: 'plain', transport: 'stdio', command: process.execPath, args: [LABEL, '--label', 'v1'], sandbox: 'none' },
+      {
+        name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user',
+        auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
+      },
+    ],
+    endpoints: [{ path: '/mcp', prefix: 'always', upstreams: endpointUpstreams }],
+  });
+
+  before(async () => {
+    key = await makeKey('k1');
+    jwks = await JwksServer.start([key.publicJwk]);
+    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL });
+    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
+    ({ app, gw, write, close } = await fileGateway('swb-exchange-reload-', doc(['plain'])));
+  });
+  after(async () => {
+    await close?.();
+    await upstream?.close();
+    await as?.close();
+    await jwks?.close();
+  });
+
+  const call = async (token: string, name: string, label: string) => {
+    const a = await modernPost(gw.url(), 'tools/call', { name, arguments: { claimed: 'alice' } }, { token });
+    assert.equal(a.status, 200, `${label}: ${JSON.stringify(a.body)}`);
+    assert.equal(a.body.error, undefined, `${label}: ${JSON.stringify(a.body)}`);
+    return a.body.result?.content?.[0]?.text as string;
+  };
+  const whoami = async (token: string, label: string) => {
+    assert.equal(await call(token, 'tickets__whoami', label), 'alice', label);
+    return upstream.seen.at(-1)!.subjectScope;
+  };
+
+  /** The bearer tokens the gateway found in its cache so far (switchboard_auth_tokens_total{check="cached"}). */
+  const cachedLookups = async () => (await app.metrics.authTokens.get()).values.find((v) => v.labels.check === 'cached')?.value ?? 0;
+
+  /**
+   * A modern tools/call whose headers go now (the gateway verifies its token) and whose body goes when
+   * `send` is called; `answer` is its tool's text.
+   */
+  const held = (token: string, name: string, claimed: string) => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'tools/call',
+      params: { name, arguments: { claimed }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'held', version: '1' } } },
+    });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': name, authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(gw.url(), { method: 'POST', headers });
+    const answer = new Promise<string>((resolve, reject) => {
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
+          const last = text.includes('data: ') ? text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6) : text;
+          const msg = JSON.parse(last);
+          if (msg.error) reject(new Error(JSON.stringify(msg.error)));
+          else resolve(msg.result?.content?.[0]?.text);
+        });
+      });
+    });
+    req.flushHeaders();
+    return { send: () => req.end(body), answer };
+  };
+
+  it("serves each request after it with its own token's exchange, the standings made before it too", async () => {
+    const narrow = await signToken(key, { sub: 'alice', scope: NARROW, expIn: 600 });
+    const broad = await signToken(key, { sub: 'alice', scope: BROAD, expIn: 600 });
+    // Both tokens have a standing before the reload (one, shared: no upstream exchanged tokens then).
+    assert.match(await call(narrow, 'plain__label', 'narrow before'), /^v1 /);
+    assert.match(await call(broad, 'plain__label', 'broad before'), /^v1 /);
+    write(doc(['plain', 'tickets']));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    console.log('standings', app.gateway.modern.sessions.size);
+    assert.equal(await whoami(narrow, 'narrow after'), NARROW);
+    console.log('standings', app.gateway.modern.sessions.size, JSON.stringify(upstream.seen));
+    assert.equal(await whoami(broad, 'broad after'), BROAD, "the broad request was served with the narrow token's exchange");
+    assert.equal(await whoami(narrow, 'narrow again'), NARROW, "the narrow request was served with the broad token's exchange");
+    assert.match(await call(narrow, 'plain__label', 'the other upstream still answers'), /^v1 /);
+    assert.equal(upstream.crossed, 0);
+    assert.deepEqual(upstream.rejected, []);
+  });
+
+  it("serves a request whose token was verified before it, its body after, with that token's exchange", async () => {
+    write(doc(['plain']));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    const narrow = await signToken(key, { sub: 'bob', scope: NARROW, expIn: 600 });
+    const broad = await signToken(key, { sub: 'bob', scope: BROAD, expIn: 600 });
+    // Each token verified and in the cache; one standing for both (no upstream of the endpoint exchanges tokens).
+    assert.match(await call(narrow, 'plain__label', 'narrow before'), /^v1 /);
+    assert.match(await call(broad, 'plain__label', 'broad before'), /^v1 /);
+    // Two requests whose tokens the gateway has looked up (in the cache: the principals of the calls above).
+    const looked = await cachedLookups();
+    const first = held(narrow, 'tickets__whoami', 'bob');
+    const second = held(broad, 'tickets__whoami', 'bob');
+    while ((await cachedLookups()) < looked + 2) await new Promise((r) => setImmediate(r));
+    write(doc(['plain', 'tickets']));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    first.send();
+    assert.equal(await first.answer, 'bob');
+    assert.equal(upstream.seen.at(-1)!.subjectScope, NARROW);
+    second.send();
+    assert.equal(await second.answer, 'bob');
+    assert.equal(upstream.seen.at(-1)!.subjectScope, BROAD, "the broad request was served with the narrow token's exchange");
+    assert.equal(upstream.crossed, 0);
+    assert.deepEqual(upstream.rejected, []);
+  });
+});
