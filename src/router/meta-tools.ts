@@ -53,20 +53,22 @@ export function catalogueSummary(tools: readonly SeenTool[], topics = 6): string
 /**
  * The two tools a search-mode endpoint lists instead of its catalogue, described from what the caller
  * may see: how many tools, from which servers, about what. A model reads this to decide whether
- * searching is worth it, and which words to search with.
+ * searching is worth it, and which words to search with. `maxAnswerChars` (tools.maxSearchAnswerChars):
+ * said in advance, so a model that meets "schemaOmitted" knows why and what to ask instead (search-answer.ts).
  */
-export function metaToolDefinitions(tools: readonly SeenTool[]): Array<Record<string, unknown>> {
+export function metaToolDefinitions(tools: readonly SeenTool[], maxAnswerChars: number): Array<Record<string, unknown>> {
   const upstreams = [...new Set(tools.map((t) => t.upstream))].sort();
   const summary = tools.length === 0 ? 'No tools are available to you here.' : `${tools.length} tool${tools.length === 1 ? ' is' : 's are'} available, from: ${catalogueSummary(tools)}.`;
   const search: Record<string, unknown> = {
     name: SEARCH_TOOLS,
     title: 'Search tools',
-    description: `Finds the tools for a task. ${summary} They are not listed here: search with a few words about what you want to do (e.g. "create an issue", "read a file"), then call the one you need with ${CALL_TOOL}. Returns the best matches with their names, descriptions and input schemas.`,
+    description: `Finds the tools for a task. ${summary} They are not listed here: search with a few words about what you want to do (e.g. "create an issue", "read a file"), then call the one you need with ${CALL_TOOL}. Returns the best matches with their names, descriptions and input schemas. ` +
+      `An answer over ${maxAnswerChars} characters omits input schemas from its lower matches ("schemaOmitted": search for its name alone to see it), then leaves matches out: ask with a smaller limit to keep them.`,
     inputSchema: {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'What you want to do, in a few words.' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'How many matches to return at most.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `How many matches to return at most (an answer over ${maxAnswerChars} characters omits input schemas).` },
         ...(upstreams.length > 1 ? { upstream: { type: 'string', enum: upstreams, description: 'Only tools from this server.' } } : {}),
       },
       required: ['query'],

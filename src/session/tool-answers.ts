@@ -81,7 +81,7 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
   if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
   try {
     const seen = await visibleTools(host, await host.router!.toolView(undefined, true));
-    const tools = metaToolDefinitions(seen);
+    const tools = metaToolDefinitions(seen, host.endpoint.tools.maxSearchAnswerChars);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
     if (ws) for (const t of seen) if (ws.has(t)) tools.push(t.definition);
     return answered(ctx, { tools });

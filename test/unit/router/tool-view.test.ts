@@ -189,7 +189,7 @@ describe('meta-tool descriptions', () => {
     const summary = catalogueSummary(seen);
     assert.match(summary, /^fs \(3 tools: .*\); gh \(4 tools: .*issue.*\)$/);
     assert.doesNotMatch(summary, /chat|delete/);
-    const [search, call] = metaToolDefinitions(seen);
+    const [search, call] = metaToolDefinitions(seen, 65_536);
     assert.equal(search!.name, 'search_tools');
     assert.match(String(search!.description), /7 tools are available/);
     assert.deepEqual((search!.inputSchema as any).properties.upstream.enum, ['fs', 'gh']);
@@ -200,7 +200,14 @@ describe('meta-tool descriptions', () => {
     const renamed = new Curation('', [{ exclude: [], overrides: { gh__searchCode: { name: 'find_snippets' } } }]);
     const gh = view({ curation: renamed }).tools.filter((t) => t.upstream === 'gh');
     assert.equal(catalogueSummary(gh), 'gh (5 tools: issue, comments, pull, repository, requests, snippets)');
-    assert.doesNotMatch(String(metaToolDefinitions(gh)[0]!.description), /code/);
+    assert.doesNotMatch(String(metaToolDefinitions(gh, 65_536)[0]!.description), /code/);
+  });
+
+  it("tell the model of the answer's cap: past it input schemas are omitted, and how to see one (found by a review)", () => {
+    const [search] = metaToolDefinitions(view().tools, 4096);
+    // Before, nothing said so: a model that asked for 50 matches met "schemaOmitted" with no hint why.
+    assert.match(String(search!.description), /answer over 4096 characters omits input schemas .*"schemaOmitted".*search for its name alone.*smaller limit/);
+    assert.match(String((search!.inputSchema as any).properties.limit.description), /4096 characters/);
   });
 });
 
