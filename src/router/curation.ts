@@ -1,5 +1,6 @@
 import type { CurationConfig, ToolsConfig } from '../config/tools-schema.js';
 import { globMatch } from '../jsonrpc/glob.js';
+import { hasToolNameChars } from './names.js';
 
 type Override = CurationConfig['overrides'][string];
 
@@ -65,6 +66,15 @@ export class Curation {
 
   renameOf(canonical: string): string | undefined {
     return this.#overrides.get(canonical)?.name;
+  }
+
+  /**
+   * Whether a tool of this canonical name is listed at all: by its rename (a valid name: the config schema's
+   * rule), or by its own when its characters keep to the MCP rule (length is what shortening fixes). Lists,
+   * calls (one not listed is unknown), views and the catalogue check all ask this.
+   */
+  listable(canonical: string): boolean {
+    return hasToolNameChars(canonical) || this.renameOf(canonical) !== undefined;
   }
 
   /**

@@ -8,7 +8,7 @@ import { belowLevel } from '../jsonrpc/modern-meta.js';
 import { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { HiddenTextDeps } from '../policy/hidden-text-policy.js';
 import type { UpstreamCaller, UpstreamIdentity, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
-import { hasToolNameChars, prefixed } from './names.js';
+import { prefixed } from './names.js';
 import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
@@ -361,7 +361,7 @@ export class EndpointRouter implements EndpointView {
           seen.set(exposed, pool.name);
           // Too long is not a problem: such a name is shortened (tools.maxToolNameLength).
           // A name the endpoint's curation renames is exposed by its rename (a tenant's own rename keeps it for that tenant alone).
-          if (kind.key === 'tools' && !hasToolNameChars(exposed) && this.tools.curationFor('').renameOf(exposed) === undefined) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
+          if (kind.key === 'tools' && !this.tools.curationFor('').listable(exposed)) problems.push(`tool "${exposed}" breaks the MCP name rule (only [A-Za-z0-9_.-]) and is left out`);
         }
       }
     }

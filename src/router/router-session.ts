@@ -11,7 +11,7 @@ import { CursorIssuers, decodeCursor, MAX_CURSOR_CHARS, planPage } from './curso
 import { SCREENED, screenItem, type DefinitionScreen } from './definition-screen.js';
 import type { EndpointView } from './endpoint-view.js';
 import type { Curation } from './curation.js';
-import { hasName, hasToolNameChars, prefixed, splitPrefixed } from './names.js';
+import { hasName, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinVerdict } from './pinned-call.js';
@@ -251,7 +251,7 @@ export class RouterSession {
     if (!this.#endpoint.prefixNames) return item;
     const name = prefixed(upstream, item.name);
     // Too long is shortened later (maxToolNameLength); a character outside the rule is not, unless a rename replaces the name.
-    if (spec.key === 'tools' && !hasToolNameChars(name) && this.curation.renameOf(name) === undefined) {
+    if (spec.key === 'tools' && !this.curation.listable(name)) {
       warnBadToolName(this.#endpoint.logger, this.#endpoint.pool(upstream) ?? this, upstream, item.name);
       return undefined;
     }
@@ -259,13 +259,13 @@ export class RouterSession {
     return { ...item, name };
   }
 
-  /** Maps an exposed name to its upstream; unknown names, and a tool's no list shows for its characters (#exportItem), answered as unknown. */
+  /** Maps an exposed name to its upstream; unknown names, and a tool's no list shows (Curation.listable), answered as unknown. */
   #resolveName(exposed: unknown, kind: 'tool' | 'prompt'): { pool: UpstreamPool; name: string } {
     if (typeof exposed !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: "name" must be a string`);
     if (!this.#endpoint.prefixNames) return { pool: this.#endpoint.pools[0]!, name: exposed };
     const split = splitPrefixed(exposed);
     const pool = split && this.#endpoint.pool(split.upstream);
-    if (!split || !pool || (kind === 'tool' && !hasToolNameChars(exposed) && this.curation.renameOf(exposed) === undefined)) throw notFound(kind, exposed);
+    if (!split || !pool || (kind === 'tool' && !this.curation.listable(exposed))) throw notFound(kind, exposed);
     return { pool, name: split.name };
   }
 

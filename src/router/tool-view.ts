@@ -82,9 +82,6 @@ function embeddingText(t: ViewTool, d: Definition): string {
   return `${t.upstream}: ${words(t.tool).join(' ')}${title}. ${description}${params}`.slice(0, 4000);
 }
 
-/** Every character of a canonical name is allowed in a tool name (its length is what shortening fixes); else only a rename exposes it. */
-const NAME_CHARS = /^[A-Za-z0-9_.-]+$/;
-
 /**
  * One version of an endpoint's tool catalogue for one curation: exposed name ↔ upstream tool, the
  * curated definitions, and the search index over them (built on first search). Immutable: a catalogue
@@ -120,13 +117,12 @@ export class ToolView {
       for (const [tool, raw] of catalogue) {
         const canonical = input.prefixNames ? prefixed(upstream, tool) : tool;
         if (!input.curation.admits(canonical)) continue;
-        // A rename (always a valid name: the config schema's rule) is how an operator keeps such a tool.
-        const rename = input.curation.renameOf(canonical);
-        if (rename === undefined && !input.passNames && !NAME_CHARS.test(canonical)) {
+        // A rename is how an operator keeps a tool whose own name breaks the rule (Curation.listable).
+        if (!input.passNames && !input.curation.listable(canonical)) {
           misnamed.push(canonical);
           continue;
         }
-        entries.push({ upstream, tool, raw, canonical, rename, keep: input.prefixNames ? upstream.length + 3 : 1 });
+        entries.push({ upstream, tool, raw, canonical, rename: input.curation.renameOf(canonical), keep: input.prefixNames ? upstream.length + 3 : 1 });
       }
     }
     const { names, shadowed } = assignNames(entries, input.maxNameLength, input.reserved);
@@ -179,7 +175,7 @@ export class ToolView {
     if (known) return known.name;
     const { curation, maxNameLength, passNames } = this.#input;
     const rename = curation.renameOf(canonical);
-    if ((rename === undefined && !passNames && !NAME_CHARS.test(canonical)) || !curation.admits(canonical)) return undefined;
+    if ((!passNames && !curation.listable(canonical)) || !curation.admits(canonical)) return undefined;
     const name = rename ?? (canonical.length <= maxNameLength ? canonical : shortName(canonical, maxNameLength));
     return this.#byName.has(name) || this.#input.reserved.includes(name) || (!passNames && !isValidToolName(name)) ? undefined : name;
   }
