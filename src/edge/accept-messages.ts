@@ -12,6 +12,7 @@ import type { EndpointRouter } from '../router/index.js';
 import { CALL_TOOL } from '../router/meta-tools.js';
 import { methodSpec } from '../jsonrpc/methods.js';
 import { isModernMessage } from '../modern/modern-request.js';
+import type { ModernService } from '../modern/modern-service.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
 import type { Refusal } from './replies.js';
@@ -51,7 +52,7 @@ export function readClientMessages(req: EdgeRequest, limits: Pick<EdgeContext, '
  */
 export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[]): Refusal | undefined | Promise<Refusal | undefined> {
   if (!req.rateOwed) return undefined;
-  const { auth, cluster, audit } = ctx;
+  const { auth, cluster } = ctx;
   let requests = 0;
   let first: RequestId | null = null;
   for (const m of messages) {
@@ -61,8 +62,8 @@ export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRe
   if (requests === 0 || cluster?.forwarded(req)) return undefined;
   const refused = owedRate(auth, req.principal!, requests);
   // No closure for a POST the rate lets through synchronously (every one, with the memory store).
-  if (refused instanceof Promise) return refused.then((r) => r && rateRefusal(r, audit, router, req, messages, first));
-  return refused && rateRefusal(refused, audit, router, req, messages, first);
+  if (refused instanceof Promise) return refused.then((r) => r && rateRefusal(r, ctx, router, req, messages, first));
+  return refused && rateRefusal(refused, ctx, router, req, messages, first);
 }
 
 /**
@@ -70,16 +71,25 @@ export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRe
  * call, whatever refused it). A 2026-07-28 retry answering a call's input_required round is no call of its
  * own: the call goes on waiting for a retry the rate lets through, and has its one line when it ends.
  */
-function rateRefusal(r: Refusal, audit: EdgeContext['audit'], router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
-  const calls = messages.filter((m) => !isModernRetry(req, m));
-  if (audit) auditRateRefused(audit, router.config.path, req.principal!, calls, calledAs(router, req.principal!.tenant));
+function rateRefusal(r: Refusal, ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
+  const { audit } = ctx;
+  if (audit) {
+    const calls = messages.filter((m) => !isModernRetry(ctx.modern, router, req, m));
+    auditRateRefused(audit, router.config.path, req.principal!, calls, calledAs(router, req.principal!.tenant));
+  }
   return { ...r, id };
 }
 
-/** A 2026-07-28 retry of a call (its requestState names the round it answers), as the modern service tells one. */
-function isModernRetry(req: EdgeRequest, m: JsonRpcMessage): boolean {
-  if (!isRequest(m) || methodSpec(m.method)?.mrtr !== true || !isJsonObject(m.params) || typeof m.params.requestState !== 'string') return false;
-  return isModernMessage(req.headers, m);
+/**
+ * A 2026-07-28 retry of a call: its requestState one the modern service sealed for this caller and this
+ * request (opened, as the service will). Any other string is no retry: a client adding one to every
+ * request would otherwise have its rate denials audited nowhere.
+ */
+function isModernRetry(modern: ModernService | undefined, router: EndpointRouter, req: EdgeRequest, m: JsonRpcMessage): boolean {
+  if (!modern || !isRequest(m) || !isJsonObject(m.params) || typeof m.params.requestState !== 'string') return false;
+  const spec = methodSpec(m.method);
+  if (spec?.mrtr !== true || !isModernMessage(req.headers, m)) return false;
+  return modern.answersRound(req.principal!, { method: m.method, params: m.params, spec }, router.config.path);
 }
 
 /**

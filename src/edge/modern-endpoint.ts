@@ -47,9 +47,10 @@ export function serveModernPost(
   const judged = call.method === 'tools/call' && guard.tenant.hasScopedRules ? o.router.tools.judged(guard.tenant.name, call.params) : call.params;
   const missing = guard.missingScopes(call.method, judged);
   if (missing) {
-    // A retry answering a call's input_required round (its requestState) is no call of its own: refused, the
-    // call goes on waiting for a retry whose token has the scope, and has its one line when it ends.
-    if (!(call.spec.mrtr && typeof call.params.requestState === 'string')) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
+    // A retry answering a call's input_required round (a requestState the gateway sealed for it) is no call of
+    // its own: refused, the call goes on waiting for a retry whose token has the scope, and has its one line
+    // when it ends. Any other requestState is no retry: a client could add one to dodge the audit.
+    if (!o.service.answersRound(o.principal, call, o.router.config.path)) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
     return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
   }
   const res = reply.hijack().raw;

@@ -1,20 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Exchange } from './exchange.js';
-import type { ModernCall } from './modern-request.js';
-import type { StateSeal } from './modern-service.js';
+import type { StatedCall, StateSeal } from './modern-service.js';
 import { digestParams } from './params-digest.js';
 import type { RequestStateSealer } from './request-state.js';
 
 /** The tool name, resource URI or prompt name a request reaches ('' for none): part of what its state binds. */
-function targetOf(call: ModernCall): string {
+function targetOf(call: StatedCall): string {
   const t = call.spec.route === 'uri' ? call.params.uri : call.params.name;
   return typeof t === 'string' ? t : '';
 }
 
 /** Binds each exchange's requestState to its principal, its request (method, target, arguments, endpoint) and its replica. */
 export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): StateSeal {
-  const expect = (principal: Principal, call: ModernCall, endpoint: string) => ({
+  const expect = (principal: Principal, call: StatedCall, endpoint: string) => ({
     principal: { issuer: principal.issuer, subject: principal.subject, tenant: principal.tenant },
     method: call.method,
     target: targetOf(call),

@@ -30,8 +30,11 @@ export interface StateSeal {
    * refused. `use` spends the state (single use): only the replica that holds the continuation calls
    * it, so a retry handed on from another replica is not refused there as a replay.
    */
-  open(token: string, principal: Principal, call: ModernCall, endpoint: string): { continuationId: string; replica: string; stateId: string; use(): Promise<void> };
+  open(token: string, principal: Principal, call: StatedCall, endpoint: string): { continuationId: string; replica: string; stateId: string; use(): Promise<void> };
 }
+
+/** What of a request its state is bound to (a request not yet validated as a ModernCall has these too). */
+export type StatedCall = Pick<ModernCall, 'method' | 'params' | 'spec'>;
 
 export interface ModernServiceOptions {
   sessions: ModernSessions;
@@ -94,6 +97,24 @@ export class ModernService {
   /** Continuations held on this replica (for tests and metrics). */
   get held(): number {
     return this.#exchanges.size;
+  }
+
+  /**
+   * Whether a request is a retry answering a round of one of this caller's calls: its requestState one
+   * this gateway sealed for this caller and this request, unexpired (opened, not used up). Asked where a
+   * retry is refused before the service sees it (the rate, a missing scope), so that it writes no audit
+   * line (its call has one when it ends): any other string there (forged, altered, another caller's or
+   * request's) leaves the request a call of its own, audited as refused.
+   */
+  answersRound(principal: Principal, call: StatedCall, endpoint: string): boolean {
+    const state = call.params.requestState;
+    if (!call.spec.mrtr || typeof state !== 'string') return false;
+    try {
+      this.#o.seal.open(state, principal, call, endpoint);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

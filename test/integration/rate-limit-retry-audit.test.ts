@@ -63,4 +63,17 @@ describe('the retry of a 2026-07-28 call refused for the request rate', { timeou
     assert.equal(denied.length, 1);
     assert.equal(denied[0]!.name, 'test_simple_text');
   });
+
+  // Any string in requestState once made a refused call "a retry": a client adding a forged one to every
+  // request had its rate denials written nowhere. Only a state the gateway sealed for this call counts.
+  it('a call with a requestState the gateway never issued, refused for the rate, is audited as a denial', async () => {
+    const forged = { name: 'test_simple_text', arguments: {}, requestState: 'swb1.forged.state.of.mine', inputResponses: {} };
+    const before = audited().length;
+    let answer = await modernPost(gw.url(), 'tools/call', forged);
+    if (answer.status !== 429) answer = await modernPost(gw.url(), 'tools/call', forged);
+    assert.equal(answer.status, 429);
+    const denied = audited().slice(before).filter((l) => l.rule === 'limits.requestsPerSecond');
+    assert.equal(denied.length, 1, audited().slice(before).map((l) => JSON.stringify(l)).join('\n'));
+    assert.equal(denied[0]!.name, 'test_simple_text');
+  });
 });

@@ -69,4 +69,17 @@ describe('the retry of a 2026-07-28 call refused for a missing scope', { timeout
     assert.equal(denied.length, 1, denied.map((l) => JSON.stringify(l)).join('\n'));
     assert.equal(denied[0]!.decision, 'deny');
   });
+
+  // Any string in requestState once made a refused call "a retry": a client adding a forged one to every
+  // request had its scope denials written nowhere. Only a state the gateway sealed for this call counts.
+  it('a call with a requestState the gateway never issued, refused for the scope, is audited as a denial', async () => {
+    const before = audited().length;
+    const forged = { name: 'test_elicitation', arguments: { message: 'Who are you?' }, requestState: 'swb1.forged.state.of.mine', inputResponses: {} };
+    const answer = await modernPost(gw.url(), 'tools/call', forged, { token: narrow });
+    assert.equal(answer.status, 403);
+    const denied = audited().slice(before);
+    assert.equal(denied.length, 1, denied.map((l) => JSON.stringify(l)).join('\n'));
+    assert.equal(denied[0]!.decision, 'deny');
+    assert.equal(denied[0]!.name, 'test_elicitation');
+  });
 });
