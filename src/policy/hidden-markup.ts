@@ -44,7 +44,7 @@ export function mayHoldMarkup(s: string): boolean {
  */
 const TAGS = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])[^<>]*>/g;
 
-/** The index after the element opened at `from` (its name `name`, lower case) closes: nested ones of its name counted; the text's end when unclosed. */
+/** The index after the element opened at `from` (its name `name`, lower case) closes: nested ones of its name counted; -1 when unclosed. */
 function elementEnd(s: string, name: string, from: number): number {
   TAGS.lastIndex = from;
   let depth = 1;
@@ -56,7 +56,55 @@ function elementEnd(s: string, name: string, from: number): number {
       if (!raw && !m[0].endsWith('/>')) depth++;
     } else if (--depth === 0) return m.index + m[0].length;
   }
-  return s.length;
+  return -1;
+}
+
+/**
+ * Past an unclosed element of one name (`from`, after its opening tag): where each later opening of that
+ * name closes (by its index), in one pass; an opening not in `ends` is unclosed too. Without it, every
+ * mention after an unclosed one looked for its end to the text's end again: quadratic in the mentions.
+ */
+interface Unclosed {
+  from: number;
+  ends: Map<number, number>;
+}
+function unclosedFrom(s: string, name: string, from: number): Unclosed {
+  const ends = new Map<number, number>();
+  const open: number[] = [];
+  TAGS.lastIndex = from;
+  for (let m = TAGS.exec(s); m !== null; m = TAGS.exec(s)) {
+    const tag = m[2]!;
+    if (tag.length !== name.length || tag.toLowerCase() !== name) continue;
+    // Raw text (script, style) unclosed has no closing tag after it: every later one is unclosed too.
+    if (m[1] === '') {
+      if (!m[0].endsWith('/>')) open.push(m.index);
+    } else {
+      const at = open.pop();
+      if (at !== undefined) ends.set(at, m.index + m[0].length);
+    }
+  }
+  return { from, ends };
+}
+
+/**
+ * Where a hidden element opened at `at` by `tag` ends; -1: it is no finding. An unclosed element hides
+ * the rest of the text, but a <script>, <style> or <template> in Markdown is found closed only: hidden
+ * by its name alone, it is also the bare tag prose names ("wrap it in a <template> tag"), and before
+ * 2026-12-06 one such mention hid all after it (strip cut the rest of an answer). In text declared HTML a
+ * browser hides all after one unclosed: found to the end there. `seen`: the unclosed ones so far, by name.
+ */
+function hiddenEnd(s: string, name: string, at: number, tag: string, html: boolean, seen: Map<string, Unclosed>): number {
+  const after = at + tag.length;
+  if (VOID.has(name) || tag.endsWith('/>')) return after;
+  if (html || !UNRENDERED.test(name)) {
+    const end = elementEnd(s, name, after);
+    return end < 0 ? s.length : end;
+  }
+  const known = seen.get(name);
+  if (known !== undefined && at >= known.from) return known.ends.get(at) ?? -1;
+  const end = elementEnd(s, name, after);
+  if (end < 0) seen.set(name, unclosedFrom(s, name, after));
+  return end;
 }
 
 /** The hidden comments and elements of `s`, counted and removed; undefined when it has none. `html`: `s` is HTML, not Markdown. */
@@ -66,14 +114,15 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
   let count = 0;
   let code: CodeSpans | undefined;
   let k = 0; // the first code span not yet passed
+  let unclosed: Map<string, Unclosed> | undefined;
   MARKUP.lastIndex = 0;
   for (let m = MARKUP.exec(s); m !== null; m = MARKUP.exec(s)) {
     let end: number;
     if (m[1] === undefined) end = m.index + m[0].length;
     else {
       if (!UNRENDERED.test(m[1]) && (m[2] === undefined || !HIDING.test(m[2]))) continue;
-      const name = m[1].toLowerCase();
-      end = VOID.has(name) || m[0].endsWith('/>') ? m.index + m[0].length : elementEnd(s, name, m.index + m[0].length);
+      end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, (unclosed ??= new Map()));
+      if (end < 0) continue;
     }
     // Found only now (most text with "<" has no hidden markup): the code a renderer shows as written.
     code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s);
