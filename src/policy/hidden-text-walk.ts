@@ -91,7 +91,8 @@ function decodedText(payload: string, declared: boolean, charset: string | undef
 /**
  * Members whose value is JSON data (a schema, a tool's structured result), not protocol objects: a `_meta`
  * inside them is a member like any other (an argument named _meta, a field of the result) that a model
- * reads, so it is scanned. Skipped there too, hidden text under that name passed strip and block.
+ * reads, so it is scanned. Skipped there too, hidden text under that name passed strip and block. A
+ * `data` or `blob` in them is a payload only beside a `mimeType` (see walkResult's `typedPayloads`).
  */
 const DATA = new Set(['inputSchema', 'outputSchema', 'structuredContent']);
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
@@ -193,7 +194,9 @@ class Walk {
     const outer = this.#html;
     const html = readsAsMarkup(v.mimeType);
     this.#html = html;
-    const payloads = !this.#typedPayloads || v.mimeType !== undefined;
+    // In JSON data (a structured result, a schema) no host decodes an untyped `data`: read as base64, "GET"
+    // there decoded to control characters and was found as invisible (before 2026-12-06), as in a log line.
+    const payloads = !(this.#typedPayloads || this.#inData) || v.mimeType !== undefined;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (key === META ? !this.#inData : payloads && skipped(key, v[key])) {
