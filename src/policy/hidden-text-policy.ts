@@ -156,9 +156,9 @@ export class HiddenTextPolicy {
     this.#templates.set(`${upstream}\0${uriTemplate}`, withheld);
   }
 
-  /** A result's hidden text; undefined when it has none (results scanning must be on). `typedPayloads`: see walkResult. */
-  scanResult(result: Record<string, unknown>, typedPayloads = false): Walked | undefined {
-    const w = walkResult(this.#scans.scanner, result, typedPayloads);
+  /** A result's hidden text; undefined when it has none (results scanning must be on). `data`: see walkResult. */
+  scanResult(result: Record<string, unknown>, data = false): Walked | undefined {
+    const w = walkResult(this.#scans.scanner, result, data);
     return w.findings.length === 0 ? undefined : w;
   }
 

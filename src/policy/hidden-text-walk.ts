@@ -92,7 +92,7 @@ function decodedText(payload: string, declared: boolean, charset: string | undef
  * Members whose value is JSON data (a schema, a tool's structured result), not protocol objects: a `_meta`
  * inside them is a member like any other (an argument named _meta, a field of the result) that a model
  * reads, so it is scanned. Skipped there too, hidden text under that name passed strip and block. A
- * `data` or `blob` in them is a payload only beside a `mimeType` (see walkResult's `typedPayloads`).
+ * `data` or `blob` in them is a payload only beside a `mimeType` (see walkResult's `data`).
  */
 const DATA = new Set(['inputSchema', 'outputSchema', 'structuredContent']);
 /** Members of a definition the upstream matches calls on: a tool's or argument's name, a template. */
@@ -113,17 +113,15 @@ class Walk {
   /** Definitions: names and property names cannot be changed (the upstream would not know them). */
   readonly #fixedNames: boolean;
   readonly #path: Array<string | number> = [];
-  /** Inside a DATA member: `_meta` is data there. */
-  #inData = false;
+  /** Inside a DATA member, or a walk of data (walkResult's `data`): `_meta` is data there. */
+  #inData: boolean;
   /** A member of an object declared HTML or XML (its mimeType): its text is read as markup, not Markdown. */
   #html = false;
-  /** Whether a `data` or `blob` is a payload only in an object that declares its `mimeType` (see walkResult's `typedPayloads`). */
-  readonly #typedPayloads: boolean;
 
-  constructor(scanner: HiddenTextScanner, fixedNames: boolean, typedPayloads = false) {
+  constructor(scanner: HiddenTextScanner, fixedNames: boolean, data = false) {
     this.#scanner = scanner;
     this.#fixedNames = fixedNames;
-    this.#typedPayloads = typedPayloads;
+    this.#inData = data;
   }
 
   /** The path as a reader would write it; hidden characters in keys left out, long keys cut. */
@@ -194,9 +192,9 @@ class Walk {
     const outer = this.#html;
     const html = readsAsMarkup(v.mimeType);
     this.#html = html;
-    // In JSON data (a structured result, a schema) no host decodes an untyped `data`: read as base64, "GET"
-    // there decoded to control characters and was found as invisible (before 2026-12-06), as in a log line.
-    const payloads = !(this.#typedPayloads || this.#inData) || v.mimeType !== undefined;
+    // In JSON data (a structured result, a schema, a log line) no host decodes an untyped `data`: read as
+    // base64, "GET" there decoded to control characters and was found as invisible (before 2026-12-06).
+    const payloads = !this.#inData || v.mimeType !== undefined;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (key === META ? !this.#inData : payloads && skipped(key, v[key])) {
@@ -288,13 +286,14 @@ export function walkDefinition(scanner: HiddenTextScanner, definition: Record<st
 /**
  * A result (tools/call, prompts/get, resources/read), every member but _meta and base64 payloads: keys are
  * cleaned too. Then the patterns across adjacent text items, on their cleaned text (see acrossItems).
- * `typedPayloads`: the result is free-form JSON a host shows as it is (a log line's data), where a `data`
- * or `blob` is a payload only beside a `mimeType` (a content block or resource logged as it was): no host
- * decodes any other, and read as base64, a word ("GET") decoded to control characters, found as
- * invisible and replaced by strip (before 2026-12-06).
+ * `data`: the result is free-form JSON a host shows as it is (a log line's data), read as a DATA member
+ * is: a `data` or `blob` is a payload only beside a `mimeType` (a content block or resource logged as it
+ * was): no host decodes any other, and read as base64, a word ("GET") decoded to control characters,
+ * found as invisible and replaced by strip (before 2026-12-06); and a `_meta` in it is a member a model
+ * reads, scanned (before 2026-12-06 skipped as the protocol's, so hidden text under it passed).
  */
-export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>, typedPayloads = false): Walked {
-  const w = new Walk(scanner, false, typedPayloads);
+export function walkResult(scanner: HiddenTextScanner, result: Record<string, unknown>, data = false): Walked {
+  const w = new Walk(scanner, false, data);
   const joined = acrossItems(scanner, w.value(result, 0));
   for (const f of joined.found) w.count('pattern', f.path, f.count);
   return w.done(joined.clean);

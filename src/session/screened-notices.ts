@@ -33,7 +33,7 @@ export function screenedNotice(
   if (policy === undefined || policy.results === 'off') return params;
   const read: Record<string, unknown> = {};
   for (const m of texts.members) if (params![m] !== undefined) read[m] = params![m];
-  // Free-form JSON a host shows as it is: a `data` member in it is no base64 payload unless typed (see walkResult).
+  // Free-form JSON a host shows as it is: a `data` member in it is no base64 payload unless typed, a `_meta` is data (see walkResult).
   const walked = policy.scanResult(read, true);
   if (walked === undefined) return params;
   const upstream = typeof from === 'object' ? from.host.router?.upstreamOf(from.req.method, from.req.params, from.spec) : from;
