@@ -87,8 +87,19 @@ function unclosedFrom(s: string, name: string, from: number): Unclosed {
 }
 
 /**
+ * Whether the tag at `at` begins its line (after at most three spaces): there Markdown (CommonMark's HTML
+ * blocks) hands a <script> or <style> to the browser as it is, and unclosed it runs to the end of the
+ * text, all of it hidden from a person while a model reads it.
+ */
+function opensLine(s: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && at - i <= 3 && s.charCodeAt(i) === 32) i--;
+  return i < 0 || s.charCodeAt(i) === 10;
+}
+
+/**
  * Where a hidden element opened at `at` by `tag` ends; -1: it is no finding. An unclosed element hides
- * the rest of the text, but a <script>, <style> or <template> in Markdown is found closed only: hidden
+ * the rest of the text, but a <script>, <style> or <template> inside a Markdown line is found closed only: hidden
  * by its name alone, it is also the bare tag prose names ("wrap it in a <template> tag"), and before
  * 2026-12-06 one such mention hid all after it (strip cut the rest of an answer). In text declared HTML a
  * browser hides all after one unclosed: found to the end there. `seen`: the unclosed ones so far, by name.
@@ -96,7 +107,7 @@ function unclosedFrom(s: string, name: string, from: number): Unclosed {
 function hiddenEnd(s: string, name: string, at: number, tag: string, html: boolean, seen: Map<string, Unclosed>): number {
   const after = at + tag.length;
   if (VOID.has(name) || tag.endsWith('/>')) return after;
-  if (html || !UNRENDERED.test(name)) {
+  if (html || !UNRENDERED.test(name) || opensLine(s, at)) {
     const end = elementEnd(s, name, after);
     return end < 0 ? s.length : end;
   }
