@@ -264,6 +264,7 @@ export class ConfigReloader {
       const next = eff.endpoints.find((e) => e.path === r.config.path)!;
       ending.push(...endingOn(r, next));
       rebinding.push(...r.reconfigure(next, g.pools));
+      g.modern.sessions.reconfigured(r);
     }
     // The edge serves the new endpoints, and no longer finds removed ones, from the next request on.
     const { added, removed } = g.setEndpoints(

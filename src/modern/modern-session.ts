@@ -102,6 +102,11 @@ export class ModernSession implements UpstreamCaller {
     return this.guard.principal;
   }
 
+  /** A subject's standing, not one token's: no upstream exchanges a token for it (see UpstreamCaller.sharedByTokens). */
+  get sharedByTokens(): boolean {
+    return !this.perToken;
+  }
+
   /** Exchanges not yet over (the idle sweeper leaves a session with any alone). */
   get busy(): boolean {
     return this.#exchanges.size > 0 || this.listeners.size > 0;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { Logger } from '../observability/logger.js';
 import { SessionGuard, type AuditLog, type Policy, type TenantPolicy } from '../policy/index.js';
 import type { EndpointRouter } from '../router/index.js';
@@ -141,6 +143,22 @@ export class ModernSessions {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A reload reconfigured the endpoint. Given its first token-exchange upstream, its subjects' shared standings
+   * are used by no request any more, but an open listen keeps one (and the reload moved it onto the new
+   * upstream, which exchanges no token for it: UpstreamCaller.sharedByTokens). Its listens end, saying why, so
+   * that each client listens again on its own token's standing and hears every upstream; the standing idles out.
+   */
+  reconfigured(endpoint: EndpointRouter): void {
+    if (this.#o.tokenIdentity === undefined || !endpoint.exchangesTokens) return;
+    let reason: JsonRpcError | undefined;
+    for (const s of this.#sessions.values()) {
+      if (s.endpoint !== endpoint || s.perToken || s.ends.size === 0) continue;
+      reason ??= new JsonRpcError(ErrorCode.InternalError, `ended: a configuration reload gave the endpoint ${endpoint.config.path} an upstream that is called with each client's own token; send subscriptions/listen again`);
+      for (const end of [...s.ends]) end(reason);
+    }
   }
 
   /** A change announced on another replica: the listen streams of the endpoint's standings here hear it. */

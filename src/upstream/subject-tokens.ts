@@ -35,8 +35,12 @@ export class SubjectTokens {
   /**
    * The token of the session `user` names (its latest request's), while it has not expired, or undefined
    * (the session's next request brings one). Without a session: none (no other session's token stands in).
+   * Nor for a session several clients' tokens share (UpstreamCaller.sharedByTokens): its latest token was
+   * whichever client's came last, and a listen opened with a narrow token was served by an upstream session
+   * made with a broader one's exchange.
    */
   current(user: UpstreamUser): string | undefined {
+    if (user.session?.sharedByTokens) return undefined;
     const principal = user.session?.principal;
     const t = principal ? this.#tokens.get(principal) : undefined;
     if (!t) return undefined;

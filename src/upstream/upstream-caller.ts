@@ -18,6 +18,11 @@ export interface UpstreamCaller {
   /** A 2026-07-28 request's standing (its era's codes reach it); absent: a 2025 session. */
   readonly era?: 'modern';
   /**
+   * Its principal follows the latest of several clients' tokens (a 2026-07-28 standing of a whole subject,
+   * left from before a reload gave its endpoint a token-exchange upstream): no one token is its to exchange.
+   */
+  readonly sharedByTokens?: boolean;
+  /**
    * A server→client request (sampling/createMessage, elicitation/create, roots/list). `onProgress`: told
    * each notifications/progress the client reports on it, under the upstream's own token (when it gave one).
    */

@@ -11,7 +11,7 @@ export interface UpstreamUser {
    * the edge recorded it) is the subject_token, never a token another session of the same user presented.
    * Not part of userKey: the vault's links and consent are the user's, whichever session.
    */
-  readonly session?: { readonly id: string; readonly principal?: object | undefined } | undefined;
+  readonly session?: { readonly id: string; readonly principal?: object | undefined; readonly sharedByTokens?: boolean | undefined } | undefined;
 }
 
 /** An unambiguous map key for a user (a subject may contain any character). */

@@ -101,12 +101,14 @@ export class Journal {
 /**
  * Opens a subscriptions/listen stream and reads its messages one at a time (`next`), until `close`.
  * The stream is an SSE response to one POST; the gateway answers it with the acknowledgement first.
+ * `token`: its bearer token (none: auth off).
  */
-export async function openListen(url: URL | string, id: string | number, notifications: Record<string, unknown>): Promise<{ status: number; next: () => Promise<any>; close: () => void }> {
+export async function openListen(url: URL | string, id: string | number, notifications: Record<string, unknown>, token?: string): Promise<{ status: number; next: () => Promise<any>; close: () => void }> {
   const ac = new AbortController();
+  const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen' },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen', ...auth },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
     signal: ac.signal,
   });
