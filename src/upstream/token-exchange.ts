@@ -93,7 +93,9 @@ export class TokenExchange implements BearerSource {
     const subject = this.#subjects.current(this.#user);
     // Only the user's next request can bring one (awaitsUser): an instance that failed to start for it waits
     // for that request, which starts it at once, rather than a backoff timer that would refuse it meanwhile.
-    if (!subject) throw this.#refused('no_subject_token', 'the gateway holds no unexpired token of yours to exchange; send the request again with a valid token', { awaitsConsent: true });
+    // Not kept: expired, or verified before a reload gave the config its first token-exchange upstream (only
+    // from then on are tokens kept: no cost per request without one). Either way the next request brings it.
+    if (!subject) throw this.#refused('no_subject_token', `the gateway holds no token of this request's to exchange for upstream "${this.#client.upstream}" (it was verified before a configuration reload added this upstream, or it has expired): send the request again, with a fresh token if it has expired`, { awaitsConsent: true });
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
     if (s.audience) form.set('audience', s.audience);
     if (s.resource) form.set('resource', s.resource);

@@ -32,7 +32,8 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
   let write: (doc: Record<string, unknown>) => void;
   let close: (() => Promise<void>) | undefined;
 
-  const doc = (endpointUpstreams: string[]): Record<string, unknown> => ({
+  /** `tickets`: whether the config has the token-exchange upstream at all (without it, no verified token is kept). */
+  const doc = (endpointUpstreams: string[], tickets = true): Record<string, unknown> => ({
     server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
     metrics: { enabled: false },
     logging: { level: process.env.LOG_LEVEL ?? 'silent' },
@@ -41,10 +42,12 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     tenants: [{ name: 'acme', endpoints: ['*'] }],
     upstreams: [
       { name: 'plain', transport: 'stdio', command: process.execPath, args: [LABEL, '--label', 'v1'], sandbox: 'none' },
-      {
-        name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user',
-        auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
-      },
+      ...(tickets
+        ? [{
+            name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user',
+            auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
+          }]
+        : []),
     ],
     endpoints: [{ path: '/mcp', prefix: 'always', upstreams: endpointUpstreams }],
   });
@@ -95,7 +98,7 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
         res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
           const last = text.includes('data: ') ? text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6) : text;
           const msg = JSON.parse(last);
-          if (msg.error) reject(new Error(JSON.stringify(msg.error)));
+          if (msg.error) reject(Object.assign(new Error(JSON.stringify(msg.error)), { status: res.statusCode }));
           else resolve(msg.result?.content?.[0]?.text);
         });
       });
@@ -145,5 +148,30 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     assert.equal(upstream.seen.at(-1)!.subjectScope, BROAD, "the broad request was served with the narrow token's exchange");
     assert.equal(upstream.crossed, 0);
     assert.deepEqual(upstream.rejected, []);
+  });
+
+  it("tells a request whose token was verified before the reload that added the config's first token-exchange upstream to send it again, which is served", async () => {
+    write(doc(['plain'], false));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    const narrow = await signToken(key, { sub: 'carol', scope: NARROW, expIn: 600 });
+    assert.match(await call(narrow, 'plain__label', 'before'), /^v1 /);
+    const looked = await cachedLookups();
+    const first = held(narrow, 'tickets__whoami', 'carol');
+    while ((await cachedLookups()) < looked + 1) await new Promise((r) => setImmediate(r));
+    // No upstream exchanged tokens when it was verified: its token was not kept.
+    write(doc(['plain', 'tickets']));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    first.send();
+    const refused = await first.answer.then((text) => assert.fail(`served: ${text}`), (err: Error & { status: number }) => ({ ...JSON.parse(err.message), status: err.status }));
+    assert.equal(refused.status, 200, 'an answer of its own (a JSON-RPC error), as every call refused upstream');
+    assert.equal(refused.data?.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED', JSON.stringify(refused));
+    assert.equal(refused.data?.reason, 'no_subject_token', JSON.stringify(refused));
+    assert.match(refused.message, /configuration reload/, JSON.stringify(refused));
+    assert.match(refused.message, /send the request again/, JSON.stringify(refused));
+    // Sent again with the same token, it is served with that token's exchange.
+    const again = await modernPost(gw.url(), 'tools/call', { name: 'tickets__whoami', arguments: { claimed: 'carol' } }, { token: narrow });
+    assert.equal(again.body.result?.content?.[0]?.text, 'carol', JSON.stringify(again.body));
+    assert.equal(upstream.seen.at(-1)!.subjectScope, NARROW);
+    assert.equal(upstream.crossed, 0);
   });
 });
