@@ -6,17 +6,11 @@
 // limits these are. The bucket refills at one token per 100 s: nothing refills while the test runs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { initializeBody, post, type Json } from '../helpers/http-edge.js';
-
-const catalogue = { name: 'cat', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const, sharing: 'shared' as const };
+import type { RunningGateway } from '../helpers/gateway.js';
+import { post, type Json } from '../helpers/http-edge.js';
+import { openRateLimitedSession, toolsListBatch as batch } from '../helpers/rate-limited-session.js';
 
 const BURST = 8;
-
-/** A batch of `n` tools/list requests, ids prefixed by `tag`. */
-function batch(tag: string, n: number): Json[] {
-  return Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `${tag}-${i}`, method: 'tools/list' }));
-}
 
 /** The JSON-RPC messages of a JSON or SSE answer. */
 async function messagesOf(res: Response): Promise<Json[]> {
@@ -37,16 +31,8 @@ describe('requestsPerSecond and 2025-03-26 batches', { timeout: 60_000 }, () => 
   let sid: string;
 
   before(async () => {
-    gw = await startGateway({
-      upstreams: [catalogue],
-      endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: BURST } }],
-    });
     // One token: initialize (a notification takes none; seven are left).
-    const init = await post(gw, initializeBody('2025-03-26'));
-    assert.equal(init.status, 200, await init.text());
-    sid = init.headers.get('mcp-session-id')!;
-    assert.equal((await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+    ({ gw, sid } = await openRateLimitedSession(BURST));
   });
   after(async () => {
     await gw?.close();

@@ -7,15 +7,11 @@
 // token per 100 s: nothing refills while the test runs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { initializeBody, post, type Json } from '../helpers/http-edge.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { post } from '../helpers/http-edge.js';
+import { openRateLimitedSession, toolsListBatch as batch } from '../helpers/rate-limited-session.js';
 
-const catalogue = { name: 'cat', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const, sharing: 'shared' as const };
 const BURST = 4;
-
-function batch(tag: string, n: number): Json[] {
-  return Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `${tag}-${i}`, method: 'tools/list' }));
-}
 
 function sample(text: string, name: string, labels: Record<string, string>): number {
   for (const line of text.split('\n')) {
@@ -31,16 +27,8 @@ describe('requests refused for the tenant request rate in metrics', { timeout: 6
   const refusedSoFar = async () => sample(await (await fetch(gw.app.metricsUrl!)).text(), 'switchboard_rate_limited_total', { limit: 'requests_per_second' });
 
   before(async () => {
-    gw = await startGateway({
-      upstreams: [catalogue],
-      endpoints: [{ path: '/mcp', upstreams: ['cat'] }],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: BURST } }],
-    });
     // One token: initialize (three are left).
-    const init = await post(gw, initializeBody('2025-03-26'));
-    assert.equal(init.status, 200, await init.text());
-    sid = init.headers.get('mcp-session-id')!;
-    assert.equal((await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid })).status, 202);
+    ({ gw, sid } = await openRateLimitedSession(BURST));
   });
   after(async () => {
     await gw?.close();
