@@ -6,25 +6,21 @@
 // initialize, and its call is what failed. A real gateway on a real port, the conformance stdio server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startAuditedGateway } from '../helpers/audited-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, post, type Json } from '../helpers/http-edge.js';
 import { modernPost } from '../helpers/modern-http.js';
 
 describe('a 2026-07-28 call whose upstreams could not be opened', { timeout: 60_000 }, () => {
   let gw: RunningGateway;
-  const logLines: string[] = [];
-  const audited = (): Json[] => logLines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit');
+  let logLines: string[];
+  let audited: () => Json[];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        audit: { enabled: true },
-        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'per-session', pool: { max: 1, queue: 0 } }],
-        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-        tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['*'], deny: ['test_error_handling'] } }],
-      },
-      { logLines },
-    );
+    ({ gw, logLines, audited } = await startAuditedGateway({
+      upstream: { sharing: 'per-session', pool: { max: 1, queue: 0 } },
+      tenant: { tools: { allow: ['*'], deny: ['test_error_handling'] } },
+    }));
     const init = await post(gw, initializeBody('2025-06-18'));
     assert.equal(init.status, 200, await init.text());
   });

@@ -6,29 +6,21 @@
 // The bucket refills at one token per 100 s: nothing refills while the test runs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startAuditedGateway } from '../helpers/audited-gateway.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, post, type Json } from '../helpers/http-edge.js';
 
 describe('a tools/call refused for the request rate is audited', { timeout: 30_000 }, () => {
   let gw: RunningGateway;
-  const logLines: string[] = [];
+  let logLines: string[];
+  let audited: () => Json[];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        audit: { enabled: true },
-        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-        tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.01, burst: 2 } }],
-      },
-      { logLines },
-    );
+    ({ gw, logLines, audited } = await startAuditedGateway({ tenant: { limits: { requestsPerSecond: 0.01, burst: 2 } } }));
   });
   after(async () => {
     await gw?.close();
   });
-
-  const audited = (): Json[] => logLines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit');
 
   it('one deny line with the tenant, subject, tool and rule; a refused tools/list writes none', async () => {
     const init = await post(gw, initializeBody('2025-06-18', 1));

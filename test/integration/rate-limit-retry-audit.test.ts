@@ -9,25 +9,17 @@
 // on a loaded machine a round slower than 0.5 s found the bucket refilled, and no retry was refused.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startAuditedGateway } from '../helpers/audited-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import type { Json } from '../helpers/http-edge.js';
 
 describe('the retry of a 2026-07-28 call refused for the request rate', { timeout: 60_000 }, () => {
   let gw: RunningGateway;
-  const logLines: string[] = [];
-  const audited = (): Json[] => logLines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit');
+  let audited: () => Json[];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        audit: { enabled: true },
-        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-        tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { requestsPerSecond: 0.2, burst: 1 } }],
-      },
-      { logLines },
-    );
+    ({ gw, audited } = await startAuditedGateway({ tenant: { limits: { requestsPerSecond: 0.2, burst: 1 } } }));
   });
   after(async () => {
     await gw?.close();
