@@ -5,38 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fileGateway, type FileGateway } from '../helpers/file-gateway.js';
+import { ALL_LEVELS as ALL, leveledLogUpstream, sessionLevels } from '../helpers/leveled-log-upstream.js';
 import { connectClient } from '../helpers/sdk.js';
 
-const ALL = ['debug', 'info', 'warning', 'error'];
 const doc = (sharing: 'shared' | 'per-session', generation: string) => ({
   server: { host: '127.0.0.1', port: 0 },
   metrics: { enabled: false },
   logging: { level: process.env.LOG_LEVEL ?? 'silent' },
   pinning: { mode: 'off' },
-  upstreams: [
-    {
-      name: 'u',
-      transport: 'stdio',
-      command: process.execPath,
-      args: ['test/fixtures/leveled-log-server.mjs'],
-      env: { GENERATION: generation },
-      sandbox: 'none',
-      sharing,
-      pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 },
-    },
-  ],
+  upstreams: [leveledLogUpstream('u', sharing, { env: { GENERATION: generation } })],
   endpoints: [{ path: '/mcp', upstreams: ['u'] }],
 });
-
-/** The levels of the log messages a 2025 session's call of log_each gets. */
-async function sessionLevels(client: Client): Promise<string[]> {
-  const levels: string[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void levels.push(n.params.level));
-  await client.callTool({ name: 'log_each', arguments: {} });
-  return levels;
-}
 
 describe('a session’s log level, across a reload that replaces its upstream’s pool', () => {
   const open: Array<{ fg: FileGateway; client: Client }> = [];

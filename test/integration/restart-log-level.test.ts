@@ -5,25 +5,14 @@
 // level), got only warnings and errors from then on. Now a restarted instance is set to its level again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ALL_LEVELS as ALL, leveledLogUpstream, sessionLevels } from '../helpers/leveled-log-upstream.js';
 import { MODERN_VERSION } from '../helpers/modern-http.js';
 import { connectClient } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 import type { UpstreamInstance } from '../../src/upstream/upstream-instance.js';
 
-const upstream = (name: string, sharing: 'shared' | 'per-session') => ({
-  name,
-  transport: 'stdio' as const,
-  command: process.execPath,
-  args: ['test/fixtures/leveled-log-server.mjs'],
-  sandbox: 'none' as const,
-  sharing,
-  restart: { initialDelayMs: 10 },
-  pool: sharing === 'shared' ? { size: 1 } : { size: 1, warm: 0, max: 10 },
-});
-const ALL = ['debug', 'info', 'warning', 'error'];
+const upstream = (name: string, sharing: 'shared' | 'per-session') => leveledLogUpstream(name, sharing, { restart: { initialDelayMs: 10 } });
 
 let nextId = 1;
 
@@ -37,14 +26,6 @@ async function modernLevels(gw: RunningGateway, path: string, logLevel: string):
   const messages = (res.headers.get('content-type') ?? '').includes('event-stream') ? body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6))) : [JSON.parse(body)];
   assert.equal(messages.at(-1)?.result?.content?.[0]?.text, 'logged', body);
   return messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.level as string);
-}
-
-/** The levels of the log messages a 2025 session's call of log_each gets. */
-async function sessionLevels(client: Client): Promise<string[]> {
-  const levels: string[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void levels.push(n.params.level));
-  await client.callTool({ name: 'log_each', arguments: {} });
-  return levels;
 }
 
 /** Kills the process of the pool's instance in use and waits until a new one is ready. */
