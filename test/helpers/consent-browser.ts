@@ -3,6 +3,7 @@
 // origin, with the page's cookie), the authorization server's /authorize (which redirects at once) and
 // back to the gateway's /oauth/callback, keeping the cookie the POST set. The gateway's public URL (what the
 // links name) is mapped to the address the test gateway really listens on.
+import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PUBLIC_URL } from './tokens.js';
@@ -91,6 +92,20 @@ export async function urlClient(base: string, token: string, name: string, path 
   const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(path, base), { fetch: authFetch }));
   return client;
+}
+
+/** The consent URL `sub` is asked to follow: a client of theirs on `path` calls whoami, which must be refused -32042. */
+export async function askedConsent(base: string, token: string, sub: string, path = '/mcp'): Promise<string> {
+  const c = await urlClient(base, token, sub, path);
+  try {
+    const err = await c.callTool({ name: 'whoami', arguments: { claimed: sub } }).then(
+      (r) => assert.fail(`expected -32042, got ${JSON.stringify(r)}`),
+      (e: unknown) => e,
+    );
+    return consentUrlOf(err);
+  } finally {
+    await c.close();
+  }
 }
 
 /** The consent URL of a -32042 (URLElicitationRequired) error, or a failure saying what came instead. */

@@ -8,7 +8,7 @@
 // away: an answer naming another server than the state's is refused and its code sent nowhere.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { consent, consentUrlOf, hop, local, openLink, submit, urlClient } from '../helpers/consent-browser.js';
+import { askedConsent, consent, hop, local, openLink, submit } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -54,18 +54,7 @@ describe('user consent: an authorization response from another server than the c
     await jwks?.close();
   });
 
-  const consentLink = async (path: string): Promise<string> => {
-    const c = await urlClient(gw.base, token, 'alice', path);
-    try {
-      const err = await c.callTool({ name: 'whoami', arguments: { claimed: 'alice' } }).then(
-        (r) => assert.fail(`expected -32042, got ${JSON.stringify(r)}`),
-        (e: unknown) => e,
-      );
-      return consentUrlOf(err);
-    } finally {
-      await c.close();
-    }
-  };
+  const consentLink = (path: string): Promise<string> => askedConsent(gw.base, token, 'alice', path);
 
   it("a code of the honest server, come back with the evil server's state, is refused and never reaches the evil server", async () => {
     honest.loginAs = 'alice';

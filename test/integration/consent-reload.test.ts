@@ -5,7 +5,7 @@
 // why, nothing is linked, and the user's next call asks for consent again (for the upstream as it is now).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authorize, consentUrlOf, hop, urlClient } from '../helpers/consent-browser.js';
+import { askedConsent, authorize, hop } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { fileGateway, type FileGateway } from '../helpers/file-gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
@@ -47,18 +47,7 @@ describe('user consent across a reload that changed the upstream', () => {
     await jwks?.close();
   });
 
-  const consentLink = async (): Promise<string> => {
-    const c = await urlClient(fg.gw.base, token, 'alice');
-    try {
-      const err = await c.callTool({ name: 'whoami', arguments: { claimed: 'alice' } }).then(
-        (r) => assert.fail(`expected -32042, got ${JSON.stringify(r)}`),
-        (e: unknown) => e,
-      );
-      return consentUrlOf(err);
-    } finally {
-      await c.close();
-    }
-  };
+  const consentLink = (): Promise<string> => askedConsent(fg.gw.base, token, 'alice');
 
   it('the callback of a consent begun before the reload is refused and nothing is linked; a new consent links', async () => {
     as.loginAs = 'alice';
