@@ -4,57 +4,23 @@
 // again once the gateway has reconnected. It failed as SWB_UPSTREAM_CRASHED, which the circuit counts.
 // Real loopback HTTP, the real pool and transport.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { Agent } from 'undici';
-import { parseConfig } from '../../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SseClientTransport } from '../../../src/upstream/sse-client.js';
-import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { legacySsePool, startLegacySseUpstream } from '../../helpers/legacy-sse-upstream.js';
 
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} } as never;
-const INIT = { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
-/** Each stream is a session (`?s=n`); `forgets(n)`: session n refuses the calls posted to it with `refusal` (after `delayMs`). */
+/** `forgets(n)`: session n refuses the calls posted to it with `refusal` (after `delayMs`). */
 async function upstream(forgets: (session: number) => boolean, delayMs = 0, refusal = { status: 404, body: 'Session not found' }) {
-  const streams = new Map<number, ServerResponse>();
   const ran: string[] = [];
-  let sessions = 0;
-  const server = createServer((req, res) => {
-    if (req.method === 'GET') {
-      const n = ++sessions;
-      streams.set(n, res);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void res.write(`event: endpoint\ndata: /messages?s=${n}\n\n`);
-    }
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      const n = Number(new URL(req.url!, 'http://h').searchParams.get('s'));
-      const m = JSON.parse(body) as { id?: number; method: string };
-      if (m.method !== 'initialize' && m.id !== undefined && forgets(n)) return void setTimeout(() => res.writeHead(refusal.status).end(refusal.body), delayMs);
-      res.writeHead(202).end('Accepted');
-      if (m.id === undefined) return;
-      if (m.method !== 'initialize') ran.push(`${m.method}${(m as { params?: { arguments?: { n?: number } } }).params?.arguments?.n ?? ''}@s${n}`);
-      const result = m.method === 'initialize' ? INIT : { content: [{ type: 'text', text: 'ran' }] };
-      streams.get(n)?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
-    });
+  const up = await startLegacySseUpstream((res, m, session, answer) => {
+    if (forgets(session)) return void setTimeout(() => res.writeHead(refusal.status).end(refusal.body), delayMs);
+    ran.push(`${m.method}${(m.params?.arguments?.n as number | undefined) ?? ''}@s${session}`);
+    answer({ content: [{ type: 'text', text: 'ran' }] });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, ran, sessions: () => sessions };
+  return { ...up, ran };
 }
 
-async function gatewaySide(url: string) {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, initTimeoutMs: 5000, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
-  const agent = new Agent();
-  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new SseClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
-  await pool.start();
-  return { instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
-}
+const gatewaySide = (url: string) => legacySsePool(url, { initTimeoutMs: 5000, requestTimeoutMs: 5000, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } });
 
 describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session never ran (found by a review)', () => {
   it('it is sent again once reconnected, and answered once; the circuit stays closed', async () => {
@@ -67,8 +33,7 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
-      up.server.closeAllConnections();
-      up.server.close();
+      up.close();
     }
   });
 
@@ -82,8 +47,7 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
-      up.server.closeAllConnections();
-      up.server.close();
+      up.close();
     }
   });
 
@@ -97,8 +61,7 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
-      up.server.closeAllConnections();
-      up.server.close();
+      up.close();
     }
   });
 });
@@ -120,8 +83,7 @@ describe('legacy HTTP+SSE: a call whose POST is refused 400 "No transport found 
       assert.equal(gw.instance.circuit, 'closed');
     } finally {
       await gw.close();
-      up.server.closeAllConnections();
-      up.server.close();
+      up.close();
     }
   });
 });
