@@ -1,13 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../src/upstream/streamable-http-client.js';
-import type { UpstreamInstance } from '../../src/upstream/upstream-instance.js';
-import { UpstreamPool } from '../../src/upstream/upstream-pool.js';
+import { startRemotePool, type RemotePool } from './remote-pool.js';
 
 export interface LegacyMessage {
   id?: number;
@@ -58,16 +53,6 @@ export async function startLegacyHttpUpstream(handle: LegacyHandler): Promise<Le
 }
 
 /** The gateway's side: a started pool of one upstream "u" at `url` (`extra` adds to its config), and its one instance. */
-export async function legacyHttpPool(url: string, extra: Record<string, unknown> = {}): Promise<{ pool: UpstreamPool; instance: UpstreamInstance; close(): Promise<void> }> {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', healthCheck: { intervalMs: 0 }, ...extra }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
-  const agent = new Agent();
-  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new StreamableHttpClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
-  try {
-    await pool.start();
-  } catch (err) {
-    await pool.close();
-    await agent.close();
-    throw err;
-  }
-  return { pool, instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
+export function legacyHttpPool(url: string, extra: Record<string, unknown> = {}): Promise<RemotePool> {
+  return startRemotePool({ transport: 'streamable-http', url, era: 'legacy', healthCheck: { intervalMs: 0 }, ...extra }, (u, agent, log) => new StreamableHttpClientTransport(u, agent, undefined, log));
 }

@@ -3,14 +3,9 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { SseClientTransport } from '../../src/upstream/sse-client.js';
-import type { UpstreamInstance } from '../../src/upstream/upstream-instance.js';
-import { UpstreamPool } from '../../src/upstream/upstream-pool.js';
 import type { LegacyMessage } from './legacy-http-upstream.js';
+import { startRemotePool, type RemotePool } from './remote-pool.js';
 
 const INIT = { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
@@ -62,16 +57,6 @@ export async function startLegacySseUpstream(handle: LegacySseHandler): Promise<
 }
 
 /** The gateway's side: a started pool of one upstream "u" at `url` (`extra` adds to its config), and its one instance. */
-export async function legacySsePool(url: string, extra: Record<string, unknown> = {}): Promise<{ pool: UpstreamPool; instance: UpstreamInstance; close(): Promise<void> }> {
-  const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, healthCheck: { intervalMs: 0 }, ...extra }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
-  const agent = new Agent();
-  const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new SseClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
-  try {
-    await pool.start();
-  } catch (err) {
-    await pool.close();
-    await agent.close();
-    throw err;
-  }
-  return { pool, instance: [...pool.instances][0]!, close: async () => (await pool.close(), await agent.close()) };
+export function legacySsePool(url: string, extra: Record<string, unknown> = {}): Promise<RemotePool> {
+  return startRemotePool({ transport: 'sse', url, healthCheck: { intervalMs: 0 }, ...extra }, (u, agent, log) => new SseClientTransport(u, agent, undefined, log));
 }
