@@ -22,20 +22,23 @@ async function upstream(forgets: (session: number) => boolean, delayMs = 0, refu
 
 const gatewaySide = (url: string) => legacySsePool(url, { initTimeoutMs: 5000, requestTimeoutMs: 5000, restart: { initialDelayMs: 10 }, circuitBreaker: { failureThreshold: 1 }, concurrency: { max: 10 } });
 
+/** Session 1 refuses a call with `refusal` (404 unless given): the call is answered once, on session 2, and the circuit stays closed. */
+async function answeredOnceReconnected(refusal?: { status: number; body: string }) {
+  const up = await upstream((n) => n === 1, 0, refusal);
+  const gw = await gatewaySide(up.url);
+  try {
+    const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
+    assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
+    assert.deepEqual(up.ran, ['tools/call@s2']);
+    assert.equal(gw.instance.circuit, 'closed');
+  } finally {
+    await gw.close();
+    up.close();
+  }
+}
+
 describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session never ran (found by a review)', () => {
-  it('it is sent again once reconnected, and answered once; the circuit stays closed', async () => {
-    const up = await upstream((n) => n === 1);
-    const gw = await gatewaySide(up.url);
-    try {
-      const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
-      assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
-      assert.deepEqual(up.ran, ['tools/call@s2']);
-      assert.equal(gw.instance.circuit, 'closed');
-    } finally {
-      await gw.close();
-      up.close();
-    }
-  });
+  it('it is sent again once reconnected, and answered once; the circuit stays closed', () => answeredOnceReconnected());
 
   it('refused again after reconnecting: it fails once as the session lost (SWB_UPSTREAM_SESSION_EXPIRED), not counted by the circuit', async () => {
     const up = await upstream(() => true);
@@ -73,17 +76,5 @@ describe('legacy HTTP+SSE: a call whose POST is refused 404 for its session neve
 describe('legacy HTTP+SSE: a call whose POST is refused 400 "No transport found for sessionId" (the SDK example\'s answer)', () => {
   const refusal = { status: 400, body: 'No transport found for sessionId' };
 
-  it('is read as the session forgotten: sent again once reconnected, and answered once; the circuit stays closed', async () => {
-    const up = await upstream((n) => n === 1, 0, refusal);
-    const gw = await gatewaySide(up.url);
-    try {
-      const r = await gw.instance.request('tools/call', { name: 'x', arguments: {} }, { caller }).then((x) => x.content, (err: { code?: string; message: string }) => `${err.code}: ${err.message}`);
-      assert.deepEqual(r, [{ type: 'text', text: 'ran' }]);
-      assert.deepEqual(up.ran, ['tools/call@s2']);
-      assert.equal(gw.instance.circuit, 'closed');
-    } finally {
-      await gw.close();
-      up.close();
-    }
-  });
+  it('is read as the session forgotten: sent again once reconnected, and answered once; the circuit stays closed', () => answeredOnceReconnected(refusal));
 });
