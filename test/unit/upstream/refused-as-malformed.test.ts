@@ -6,17 +6,9 @@
 // a protocol version, "Server not initialized": all the same on each request) still signals a broken upstream: counted.
 // Real loopback HTTP, the real pool and transports; a circuit that opens at the first failure.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { Agent } from 'undici';
-import { parseConfig } from '../../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SseClientTransport } from '../../../src/upstream/sse-client.js';
-import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 import { legacyHttpPool, startLegacyHttpUpstream } from '../../helpers/legacy-http-upstream.js';
+import { legacySsePool, startLegacySseUpstream } from '../../helpers/legacy-sse-upstream.js';
 import { testCaller } from '../../helpers/sdk-http-upstream.js';
 
 type Failure = { code?: string; message: string; details?: Record<string, unknown> };
@@ -75,41 +67,21 @@ describe('a remote upstream refusing one request 400 as malformed', () => {
   });
 
   it("legacy HTTP+SSE: the SDK server's 400 \"Invalid message: …\" is the request's, not counted", async () => {
-    let stream: ServerResponse | undefined;
     let calls = 0;
-    const server = createServer((req, res) => {
-      if (req.method === 'GET') {
-        stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void res.write('event: endpoint\ndata: /messages?s=1\n\n');
-      }
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c));
-      req.on('end', () => {
-        const m = JSON.parse(body) as { id?: number; method: string };
-        if (m.method === 'tools/call' && calls++ === 0) return void res.writeHead(400).end(`Invalid message: ${body}`);
-        res.writeHead(202).end('Accepted');
-        const result = m.method === 'initialize' ? { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } } : OK;
-        if (m.id !== undefined) stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
-      });
+    const up = await startLegacySseUpstream((res, m, _session, answer) => {
+      if (m.method === 'tools/call' && calls++ === 0) return void res.writeHead(400).end(`Invalid message: ${JSON.stringify(m)}`);
+      answer(OK);
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
-    const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url, requestTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
-    const agent = new Agent();
-    const pool = new UpstreamPool(cfg.upstreams[0]!, createLogger('silent'), (u, log) => new SseClientTransport(u as RemoteUpstreamConfig, agent, undefined, log));
+    const gw = await legacySsePool(up.url, { requestTimeoutMs: 5000, circuitBreaker: { failureThreshold: 1 } });
     try {
-      await pool.start();
-      const inst = [...pool.instances][0]!;
+      const inst = gw.instance;
       const call = () => inst.request('tools/call', { name: 'echo', arguments: {} }, { caller: testCaller });
       await assert.rejects(call(), refusedRequest(/Invalid message: \{/));
       assert.equal(inst.circuit, 'closed');
       assert.deepEqual(await call(), OK);
     } finally {
-      await pool.close();
-      await agent.close();
-      server.closeAllConnections();
-      server.close();
+      await gw.close();
+      up.close();
     }
   });
 });
