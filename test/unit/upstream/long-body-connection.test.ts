@@ -12,7 +12,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { UpstreamInstance } from '../../../src/upstream/upstream-instance.js';
 import { startRemotePool, startSdkUpstream, testCaller } from '../../helpers/sdk-http-upstream.js';
-import { startSdkSseUpstream, startSsePool } from '../../helpers/sdk-sse-upstream.js';
+import { legacySsePool } from '../../helpers/legacy-sse-upstream.js';
+import { startSdkSseUpstream } from '../../helpers/sdk-sse-upstream.js';
 
 const echo = (s: McpServer) => void s.tool('echo', { text: z.string().optional() }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
 
@@ -70,7 +71,7 @@ describe('a call after a long call refused as too large (found in CI)', () => {
   it('legacy HTTP+SSE: the same', async () => {
     const server = refusingLongBodies();
     const up = await startSdkSseUpstream(echo, server.intercept);
-    const gw = await startSsePool(up.url, { requestTimeoutMs: 10_000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } });
+    const gw = await legacySsePool(up.url, { requestTimeoutMs: 10_000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } });
     try {
       await expectLongCallsRefusedAlone(gw.instance, server.closedOnReuse);
     } finally {

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { testCaller } from '../../helpers/sdk-http-upstream.js';
-import { startSdkSseUpstream, startSsePool } from '../../helpers/sdk-sse-upstream.js';
+import { legacySsePool } from '../../helpers/legacy-sse-upstream.js';
+import { startSdkSseUpstream } from '../../helpers/sdk-sse-upstream.js';
 
 describe('legacy HTTP+SSE: a call refused as too large by the SDK\'s server (400 "request entity too large") (found by a review)', () => {
   it('fails as SWB_ARGUMENT_REFUSED, and the circuit stays closed for the calls after it', async () => {
     const up = await startSdkSseUpstream((mcp) => void mcp.tool('echo', { text: z.string().optional() }, async () => ({ content: [{ type: 'text', text: 'ok' }] })));
-    const gw = await startSsePool(up.url, { requestTimeoutMs: 30_000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } });
+    const gw = await legacySsePool(up.url, { requestTimeoutMs: 30_000, circuitBreaker: { failureThreshold: 2, resetTimeoutMs: 60_000 } });
     try {
       const big = 'x'.repeat(4_300_000);
       for (let i = 0; i < 3; i++) {
