@@ -32,41 +32,65 @@ export interface ExchangeRigOptions {
   logLines?: string[];
 }
 
+/** The parts of a rig but the gateway: for suites that run a gateway of their own (file-configured, reloaded). */
+export interface ExchangeParts {
+  key: TestKey;
+  jwks: JwksServer;
+  as: ExchangeServer;
+  upstream: IdentityUpstream;
+  /** The per-user upstream "tickets" of the gateway's config, with its token-exchange credential. */
+  tickets(extra?: Record<string, unknown>): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
 /**
- * What every token-exchange suite stands on: a key the client tokens are signed with and its JWKS, an
- * authorization server that exchanges them (RFC 8693) for the upstream's audience, an identity upstream that
- * reports the exchanged token it was called with, and a gateway whose per-user upstream "tickets" has a
- * token-exchange credential, on /mcp for tenant acme.
+ * A key the client tokens are signed with and its JWKS, an authorization server that exchanges them (RFC 8693)
+ * for the upstream's audience, and an identity upstream that reports the exchanged token it was called with.
  */
-export async function startExchangeRig(o: ExchangeRigOptions = {}): Promise<ExchangeRig> {
+export async function startExchangeParts(o: Pick<ExchangeRigOptions, 'ttlSec' | 'clientSecret' | 'exchange'> = {}): Promise<ExchangeParts> {
   const key = await makeKey('k1');
   const jwks = await JwksServer.start([key.publicJwk]);
   const as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: o.clientSecret ?? CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL, ttlSec: o.ttlSec });
   const upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
-  const close = async (gw?: RunningGateway) => {
-    await gw?.close();
-    await upstream.close();
-    await as.close();
-    await jwks.close();
+  // A secret file given stands instead of the secret itself (the config takes one of the two).
+  const secret = o.exchange?.clientSecretFile === undefined ? { clientSecret: CLIENT_SECRET } : {};
+  const auth = { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, ...secret, audience: AUDIENCE, ...o.exchange };
+  return {
+    key,
+    jwks,
+    as,
+    upstream,
+    tickets: (extra = {}) => ({ name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', ...extra, auth }),
+    close: async () => {
+      await upstream.close();
+      await as.close();
+      await jwks.close();
+    },
   };
+}
+
+/**
+ * What every token-exchange suite stands on: the parts (startExchangeParts) and a gateway whose per-user
+ * upstream "tickets" has a token-exchange credential, on /mcp for tenant acme.
+ */
+export async function startExchangeRig(o: ExchangeRigOptions = {}): Promise<ExchangeRig> {
+  const parts = await startExchangeParts(o);
   try {
-    // A secret file given stands instead of the secret itself (the config takes one of the two).
-    const secret = o.exchange?.clientSecretFile === undefined ? { clientSecret: CLIENT_SECRET } : {};
-    const auth = { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, ...secret, audience: AUDIENCE, ...o.exchange };
     const gw = await startGateway(
       {
         server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url, ...o.auth },
+        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: parts.jwks.url, ...o.auth },
         tenants: [{ name: 'acme', endpoints: ['*'] }],
-        upstreams: [{ name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', ...o.upstream, auth } as never],
+        upstreams: [parts.tickets(o.upstream) as never],
         endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
         ...o.config,
       },
       { logLines: o.logLines },
     );
-    return { key, jwks, as, upstream, gw, close: () => close(gw) };
+    const { key, jwks, as, upstream } = parts;
+    return { key, jwks, as, upstream, gw, close: async () => (await gw.close(), await parts.close()) };
   } catch (e) {
-    await close();
+    await parts.close();
     throw e;
   }
 }

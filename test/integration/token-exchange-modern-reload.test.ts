@@ -10,22 +10,20 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { App } from '../../src/app.js';
-import { AUDIENCE, CLIENT_ID, CLIENT_SECRET } from '../helpers/exchange-rig.js';
-import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
+import { startExchangeParts, type ExchangeParts } from '../helpers/exchange-rig.js';
 import { fileGateway } from '../helpers/file-gateway.js';
 import type { RunningGateway } from '../helpers/gateway.js';
-import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import type { IdentityUpstream } from '../helpers/identity-upstream.js';
 import { MODERN_VERSION, modernPost } from '../helpers/modern-http.js';
-import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
+import { ISSUER, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
 
 const LABEL = join(import.meta.dirname, '..', 'fixtures', 'label-server.mjs');
 const NARROW = 'tickets:read';
 const BROAD = 'tickets:read tickets:write';
 
 describe('a reload that adds a token-exchange upstream to an endpoint', () => {
+  let parts: ExchangeParts;
   let key: TestKey;
-  let jwks: JwksServer;
-  let as: ExchangeServer;
   let upstream: IdentityUpstream;
   let app: App;
   let gw: RunningGateway;
@@ -38,32 +36,25 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     metrics: { enabled: false },
     logging: { level: process.env.LOG_LEVEL ?? 'silent' },
     pinning: { mode: 'off' },
-    auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
+    auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: parts.jwks.url },
     tenants: [{ name: 'acme', endpoints: ['*'] }],
     upstreams: [
       { name: 'plain', transport: 'stdio', command: process.execPath, args: [LABEL, '--label', 'v1'], sandbox: 'none' },
       ...(tickets
-        ? [{
-            name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user',
-            auth: { type: 'token-exchange', tokenEndpoint: as.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: AUDIENCE },
-          }]
+        ? [parts.tickets()]
         : []),
     ],
     endpoints: [{ path: '/mcp', prefix: 'always', upstreams: endpointUpstreams }],
   });
 
   before(async () => {
-    key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
-    as = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL });
-    upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, actor: CLIENT_ID, keys: as.keys });
+    parts = await startExchangeParts();
+    ({ key, upstream } = parts);
     ({ app, gw, write, close } = await fileGateway('swb-exchange-reload-', doc(['plain'])));
   });
   after(async () => {
     await close?.();
-    await upstream?.close();
-    await as?.close();
-    await jwks?.close();
+    await parts?.close();
   });
 
   const call = async (token: string, name: string, label: string) => {
