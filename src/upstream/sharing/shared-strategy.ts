@@ -82,23 +82,30 @@ export class SharedStrategy implements SharingStrategy {
     return undefined;
   }
 
+  /**
+   * Why none can serve, the same whatever the instances' order (the first failed one's hid another's): a failure only
+   * someone's action ends (see actionNeeded) before one that waiting ends; then the soonest throttled restart's; then "restarting".
+   */
   #unavailable(): GatewayError {
     const name = this.#source.config.name;
-    const failed = [...this.#instances].find((i) => i.lastFailure);
-    // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
-    if (failed?.incompatible) return new GatewayError('SWB_UPSTREAM_PROTOCOL', failed.lastFailure!, { upstream: name, incompatible: true });
-    // A per-user credential the authorization server refused: the user hears that, not "restarting".
-    const last = failed?.lastError;
-    if (last && (last.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED' || awaitsUser(last))) return last;
-    // Those waiting out a start their upstream throttled: when to retry, as a throttled call is told (not "retry shortly"),
-    // the soonest restart's (the first instance's was told, "retry in 30 s" while another was back in 2).
+    let acted: UpstreamInstance | undefined;
+    let rank = 0;
     let soonest: GatewayError | undefined;
+    let why: string | undefined;
     for (const inst of this.#instances) {
+      const r = actionNeeded(inst);
+      if (r > rank) [acted, rank] = [inst, r];
+      // Those waiting out a start their upstream throttled: when to retry, as a throttled call is told (not "retry shortly"),
+      // the soonest restart's (the first instance's was told, "retry in 30 s" while another was back in 2).
       const throttled = inst.startThrottling();
       if (throttled && !(Number(soonest?.details?.retryAfterSeconds) <= Number(throttled.details?.retryAfterSeconds))) soonest = throttled;
+      why ??= inst.lastFailure;
     }
+    // Neither era works: a restart will not change the upstream's protocol, so no "retry shortly".
+    if (acted && rank === INCOMPATIBLE) return new GatewayError('SWB_UPSTREAM_PROTOCOL', acted.lastFailure!, { upstream: name, incompatible: true });
+    // A per-user credential the authorization server refused, or the user's consent awaited: the user hears that, not "retry in 30 s".
+    if (acted) return acted.lastError!;
     if (soonest) return soonest;
-    const why = failed?.lastFailure;
     return new GatewayError(
       'SWB_UPSTREAM_UNAVAILABLE',
       why ? `upstream "${name}" has no running instance (${why}); it is restarting, retry shortly` : `upstream "${name}" has no running instance; it is restarting, retry shortly`,
@@ -127,6 +134,20 @@ export class SharedStrategy implements SharingStrategy {
     await Promise.all([...this.#instances].map((i) => i.stop()));
     this.#instances.clear();
   }
+}
+
+const INCOMPATIBLE = 3;
+
+/**
+ * How much an instance's failure needs someone to act (0: waiting ends it, as a throttled or crashed start's); the
+ * highest is told, so that no action asked of the user leaves the call failing on what was behind it. No era spoken
+ * (an operator, on the upstream: no credential or consent makes it usable), then a refused credential (consenting
+ * again would not help), then the user's consent awaited (retryConsent restarts such an instance on a pick already).
+ */
+function actionNeeded(inst: UpstreamInstance): number {
+  if (inst.incompatible) return INCOMPATIBLE;
+  if (inst.lastError?.code === 'SWB_UPSTREAM_CREDENTIAL_REFUSED') return 2;
+  return awaitsUser(inst.lastError) ? 1 : 0;
 }
 
 /** Both deferring calls after a Retry-After: whether `a`'s deferral ends first (what the caller is told). undefined: not both. */
