@@ -44,7 +44,7 @@ export class RouterSession {
   /** The listing that tells who owns a URI no list has named, kept a while (see there). */
   readonly #ownership = new OwnershipListing();
   readonly #cursors = new CursorIssuers(); // which process gave each list cursor: its next page is asked of it
-  /** The params of the session's last logging/setLevel: the instances a reload gives it are set to it too. */
+  /** The params of the session's last logging/setLevel that succeeded (the level in effect): a reload's new instances are set to it. */
   #level: Params;
   #closed = false;
 
@@ -381,10 +381,10 @@ export class RouterSession {
 
   /** The level to the session's own instances; one it shares is set to debug (see sharedLevel). */
   #setLevel(params: Params, ctx: RouteContext): Promise<Result> {
-    this.#level = params;
     const targets = this.#pools('logging').flatMap((pool) => pool.instancesFor(this.caller));
     const opts = { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal };
-    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : sharedLevel(params), opts))).then(() => ({}));
+    // Kept once answered, as the session keeps its level: a refused one is not in effect (sent on by a reload, the new instances had a level the session never had).
+    return Promise.all(targets.map((inst) => inst.request('logging/setLevel', this.#leases.get(inst.config.name) === inst ? params : sharedLevel(params), opts))).then(() => ((this.#level = params), {}));
   }
 
   async close(): Promise<void> {
