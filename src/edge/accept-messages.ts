@@ -10,11 +10,9 @@ import type { EdgeContext } from './edge-context.js';
 import { auditRateRefused, type CallAs } from '../policy/rate-audit.js';
 import type { EndpointRouter } from '../router/index.js';
 import { CALL_TOOL } from '../router/meta-tools.js';
-import { methodSpec } from '../jsonrpc/methods.js';
-import { isModernMessage } from '../modern/modern-request.js';
-import type { ModernService } from '../modern/modern-service.js';
 import { isJsonContentType } from './content-type.js';
 import { readMessages, type ReadMessages } from './read-messages.js';
+import { auditsRefusal } from './refusal-audit.js';
 import type { Refusal } from './replies.js';
 
 /**
@@ -68,28 +66,15 @@ export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRe
 
 /**
  * A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused
- * call, whatever refused it). A 2026-07-28 retry answering a call's input_required round is no call of its
- * own: the call goes on waiting for a retry the rate lets through, and has its one line when it ends.
+ * call, whatever refused it); a 2026-07-28 retry answering a round of a call is none (auditsRefusal).
  */
 function rateRefusal(r: Refusal, ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
   const { audit } = ctx;
   if (audit) {
-    const calls = messages.filter((m) => !isModernRetry(ctx.modern, router, req, m));
+    const calls = messages.filter((m) => auditsRefusal(ctx.modern, req, router.config.path, m));
     auditRateRefused(audit, router.config.path, req.principal!, calls, calledAs(router, req.principal!.tenant));
   }
   return { ...r, id };
-}
-
-/**
- * A 2026-07-28 retry of a call: its requestState one the modern service sealed for this caller and this
- * request (opened, as the service will). Any other string is no retry: a client adding one to every
- * request would otherwise have its rate denials audited nowhere.
- */
-function isModernRetry(modern: ModernService | undefined, router: EndpointRouter, req: EdgeRequest, m: JsonRpcMessage): boolean {
-  if (!modern || !isRequest(m) || !isJsonObject(m.params) || typeof m.params.requestState !== 'string') return false;
-  const spec = methodSpec(m.method);
-  if (spec?.mrtr !== true || !isModernMessage(req.headers, m)) return false;
-  return modern.answersRound(req.principal!, { method: m.method, params: m.params, spec }, router.config.path);
 }
 
 /**

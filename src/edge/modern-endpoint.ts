@@ -9,6 +9,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { EndpointRouter } from '../router/index.js';
 import { insufficientScope, type EdgeAuth } from './authorize-request.js';
 import { ModernReply } from './modern-reply.js';
+import { auditsRefusal } from './refusal-audit.js';
 import { sendError, sendRefusal, sessionRefusal } from './replies.js';
 import type { SseHub } from './sse-connection.js';
 
@@ -47,10 +48,9 @@ export function serveModernPost(
   const judged = call.method === 'tools/call' && guard.tenant.hasScopedRules ? o.router.tools.judged(guard.tenant.name, call.params) : call.params;
   const missing = guard.missingScopes(call.method, judged);
   if (missing) {
-    // A retry answering a call's input_required round (a requestState the gateway sealed for it) is no call of
-    // its own: refused, the call goes on waiting for a retry whose token has the scope, and has its one line
-    // when it ends. Any other requestState is no retry: a client could add one to dodge the audit.
-    if (!o.service.answersRound(o.principal, call, o.router.config.path)) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
+    // A retry answering a round of a call is none of its own (auditsRefusal): the call waits on for a retry
+    // whose token has the scope.
+    if (auditsRefusal(o.service, req, o.router.config.path, message)) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
     return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
   }
   const res = reply.hijack().raw;
