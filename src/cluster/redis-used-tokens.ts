@@ -50,4 +50,13 @@ export class RedisUsedTokens implements UsedTokens {
     }
     return reply === 'OK';
   }
+
+  /** Rejects with SWB_STORE_UNAVAILABLE when Redis cannot answer (the caller then takes it as used). */
+  async claimed(id: string): Promise<boolean> {
+    try {
+      return (await this.#redis.exists(`${this.#prefix}rstate:used:${id}`)) === 1;
+    } catch {
+      throw new GatewayError('SWB_STORE_UNAVAILABLE', 'could not check whether this requestState was used (the shared store is unreachable)');
+    }
+  }
 }

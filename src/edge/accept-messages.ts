@@ -66,15 +66,20 @@ export function chargeRate(ctx: EdgeContext, router: EndpointRouter, req: EdgeRe
 
 /**
  * A POST refused for the request rate: its audited calls get their denial lines (the audit covers a refused
- * call, whatever refused it); a 2026-07-28 retry answering a round of a call is none (auditsRefusal).
+ * call, whatever refused it); a 2026-07-28 retry answering a round of a call is none (auditsRefusal). The
+ * refusal waits for its lines only when one of them had to ask the shared store.
  */
-function rateRefusal(r: Refusal, ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal {
+function rateRefusal(r: Refusal, ctx: EdgeContext, router: EndpointRouter, req: EdgeRequest, messages: readonly JsonRpcMessage[], id: RequestId | null): Refusal | Promise<Refusal> {
   const { audit } = ctx;
-  if (audit) {
-    const calls = messages.filter((m) => auditsRefusal(ctx.modern, req, router.config.path, m));
-    auditRateRefused(audit, router.config.path, req.principal!, calls, calledAs(router, req.principal!.tenant));
-  }
-  return { ...r, id };
+  const refusal = { ...r, id };
+  if (!audit) return refusal;
+  const path = router.config.path;
+  const audits = messages.map((m) => auditsRefusal(ctx.modern, req, path, m));
+  const write = (verdicts: readonly boolean[]): Refusal => {
+    auditRateRefused(audit, path, req.principal!, messages.filter((_, i) => verdicts[i]), calledAs(router, req.principal!.tenant));
+    return refusal;
+  };
+  return audits.some((a) => a instanceof Promise) ? Promise.all(audits).then(write) : write(audits as boolean[]);
 }
 
 /**

@@ -48,10 +48,15 @@ export function serveModernPost(
   const judged = call.method === 'tools/call' && guard.tenant.hasScopedRules ? o.router.tools.judged(guard.tenant.name, call.params) : call.params;
   const missing = guard.missingScopes(call.method, judged);
   if (missing) {
+    const refusal = { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id };
     // A retry answering a round of a call is none of its own (auditsRefusal): the call waits on for a retry
-    // whose token has the scope.
-    if (auditsRefusal(o.service, req, o.router.config.path, message)) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
-    return sendRefusal(reply, { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id });
+    // whose token has the scope. Asked once; a promise only when the shared store must be read.
+    const audits = auditsRefusal(o.service, req, o.router.config.path, message);
+    const refuse = (audited: boolean) => {
+      if (audited) guard.refused(call.method, judged, `missing scope ${missing.join(' ')}`);
+      return sendRefusal(reply, refusal);
+    };
+    return audits instanceof Promise ? audits.then(refuse) : refuse(audits);
   }
   const res = reply.hijack().raw;
   const out = new ModernReply(res, o.hub, call);

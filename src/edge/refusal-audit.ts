@@ -11,11 +11,13 @@ import type { ModernService } from '../modern/modern-service.js';
  * (the call goes on waiting for a retry that gets through, and has its one line when it ends). What makes
  * such a retry is the modern service's to say (ModernService.answersRound): a requestState it sealed for
  * this caller and this request. Any other string there leaves the request a call: a client adding one to
- * every request would otherwise have its denials audited nowhere.
+ * every request would otherwise have its denials audited nowhere. A promise only when the service must ask
+ * the shared store (a state another replica holds).
  */
-export function auditsRefusal(modern: ModernService | undefined, req: EdgeRequest, endpoint: string, m: JsonRpcMessage): boolean {
+export function auditsRefusal(modern: ModernService | undefined, req: EdgeRequest, endpoint: string, m: JsonRpcMessage): boolean | Promise<boolean> {
   if (!modern || !isRequest(m) || !isJsonObject(m.params) || typeof m.params.requestState !== 'string') return true;
   const spec = methodSpec(m.method);
   if (spec?.mrtr !== true || !isModernMessage(req.headers, m)) return true;
-  return !modern.answersRound(req.principal!, { method: m.method, params: m.params, spec }, endpoint);
+  const retry = modern.answersRound(req.principal!, { method: m.method, params: m.params, spec }, endpoint);
+  return retry instanceof Promise ? retry.then((r) => !r) : !retry;
 }

@@ -31,5 +31,6 @@ export function exchangeSeal(sealer: RequestStateSealer, replicaId: string): Sta
       const claims = sealer.open(token, expect(principal, call, endpoint));
       return { continuationId: claims.continuationId, replica: claims.replicaId, stateId: claims.stateId, use: () => sealer.use(claims) };
     },
+    spent: (stateId) => sealer.spent(stateId),
   };
 }

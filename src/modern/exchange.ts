@@ -9,7 +9,6 @@ import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
 import { CacheLimit } from './result-shape.js';
 
-
 export type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 
 export interface ExchangeHooks {
@@ -138,12 +137,14 @@ export class Exchange implements AttemptOwner {
     this.#roundState = stateId;
   }
 
-  /**
-   * Whether a retry's state is the current round's, used up if so: what makes a state single use, on the
-   * replica holding the call (a retry is always handed there), with no record that outlives the exchange.
-   */
+  /** Whether a retry with this state would continue the call now: its current round's, not yet presented. */
+  awaits(stateId: string): boolean {
+    return !this.#over && this.#roundState === stateId;
+  }
+
+  /** awaits(), and used up if so: single use where the call is held (every retry is handed there), no record outliving it. */
   takeState(stateId: string): boolean {
-    if (this.#over || this.#roundState === undefined || this.#roundState !== stateId) return false;
+    if (!this.awaits(stateId)) return false;
     this.#roundState = undefined;
     return true;
   }

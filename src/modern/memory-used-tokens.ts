@@ -43,6 +43,11 @@ export class MemoryUsedTokens implements UsedTokens {
     return true;
   }
 
+  async claimed(id: string): Promise<boolean> {
+    const held = this.#claims.get(id);
+    return held !== undefined && held > this.#now();
+  }
+
   /** Claims come roughly in expiry order (one TTL for all), so the expired ones are mostly at the front. */
   #trimFront(now: number): void {
     for (const [id, expiresAt] of this.#claims) {

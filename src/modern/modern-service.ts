@@ -31,6 +31,8 @@ export interface StateSeal {
    * it, so a retry handed on from another replica is not refused there as a replay.
    */
   open(token: string, principal: Principal, call: StatedCall, endpoint: string): { continuationId: string; replica: string; stateId: string; use(): Promise<void> };
+  /** Whether an opened state's id was used up, on any replica (rejects when that cannot be told). */
+  spent(stateId: string): Promise<boolean>;
 }
 
 /** What of a request its state is bound to (a request not yet validated as a ModernCall has these too). */
@@ -101,20 +103,30 @@ export class ModernService {
 
   /**
    * Whether a request is a retry answering a round of one of this caller's calls: its requestState one
-   * this gateway sealed for this caller and this request, unexpired (opened, not used up). Asked where a
-   * retry is refused before the service sees it (the rate, a missing scope), so that it writes no audit
-   * line (its call has one when it ends): any other string there (forged, altered, another caller's or
-   * request's) leaves the request a call of its own, audited as refused.
+   * this gateway sealed for this caller and this request, unexpired, and not used (one retry per round).
+   * Asked where a retry is refused before the service sees it (the rate, a missing scope; see
+   * auditsRefusal), so that it writes no audit line (its call has one when it ends): any other string
+   * there (forged, altered, another caller's or request's, one a retry already used) leaves the request
+   * a call of its own, audited as refused. A state held here is judged by its call, with no store: the
+   * round it waits on, not yet presented. One another replica holds is judged by the shared single-use
+   * record (a Redis read, on these refusals alone: a retry let through never asks); that replica's
+   * calls are unknown here, so a round it gave up unused still counts. When the record cannot tell, the
+   * refusal is audited: a line too many rather than a denial hidden.
    */
-  answersRound(principal: Principal, call: StatedCall, endpoint: string): boolean {
+  answersRound(principal: Principal, call: StatedCall, endpoint: string): boolean | Promise<boolean> {
     const state = call.params.requestState;
     if (!call.spec.mrtr || typeof state !== 'string') return false;
+    let where: ReturnType<StateSeal['open']>;
     try {
-      this.#o.seal.open(state, principal, call, endpoint);
-      return true;
+      where = this.#o.seal.open(state, principal, call, endpoint);
     } catch {
       return false;
     }
+    if (where.replica === this.#o.replicaId) return this.#exchanges.get(where.continuationId)?.awaits(where.stateId) === true;
+    return this.#o.seal.spent(where.stateId).then(
+      (spent) => !spent,
+      () => false,
+    );
   }
 
   /**

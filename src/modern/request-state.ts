@@ -132,6 +132,11 @@ export class RequestStateSealer {
     if (!(await this.#used.claim(claims.stateId, claims.expiresAt))) throw new RequestStateError('replayed');
   }
 
+  /** Whether a state's id was used up (by any replica sharing the record); claims nothing. */
+  spent(stateId: string): Promise<boolean> {
+    return this.#used.claimed(stateId);
+  }
+
   #unseal(token: unknown): RequestStateClaims {
     const parts = typeof token === 'string' && token.length <= MAX_TOKEN_CHARS ? token.split('.') : [];
     if (parts.length !== 5 || parts[0] !== VERSION) throw new RequestStateError('malformed');

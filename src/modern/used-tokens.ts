@@ -11,4 +11,10 @@ export interface UsedTokens {
    * (SWB_STORE_UNAVAILABLE) when it cannot tell; the state is then left unclaimed, never accepted.
    */
   claim(id: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Whether `id` was claimed (a read: claims nothing). Asked only where the edge refuses a retry carrying a
+   * state another replica holds, to tell a replay from a retry (see ModernService.answersRound). Rejects
+   * when it cannot tell.
+   */
+  claimed(id: string): Promise<boolean>;
 }

@@ -232,7 +232,7 @@ describe('RequestStateSealer: single use', () => {
 
   it('an expired state is refused as expired before the record is asked', async () => {
     let asked = 0;
-    const s = new RequestStateSealer({ keys: { current: KEY, previous: [] }, ttlMs: TTL, now, used: { claim: async () => (asked++, true) } });
+    const s = new RequestStateSealer({ keys: { current: KEY, previous: [] }, ttlMs: TTL, now, used: { claim: async () => (asked++, true), claimed: async () => false } });
     const token = s.seal(input());
     clock += TTL;
     await assert.rejects(s.redeem(token, expectation()), (err: unknown) => err instanceof RequestStateError && err.reason === 'expired');

@@ -34,6 +34,15 @@ function sharedCases(make: () => UsedTokens, now: () => number): void {
     assert.equal(results.filter(Boolean).length, 1);
   });
 
+  it('claimed() tells a claimed id from an unclaimed one, and claims nothing', async () => {
+    const used = make();
+    const id = randomBytes(12).toString('base64url');
+    assert.equal(await used.claimed(id), false);
+    assert.equal(await used.claim(id, now() + 60_000), true, 'asking claimed nothing');
+    assert.equal(await used.claimed(id), true);
+    assert.equal(await used.claimed(`${id}x`), false);
+  });
+
   it('a sealed state redeemed through the record is refused the second time (replayed)', async () => {
     const principal = { issuer: 'i', subject: 's', tenant: 't' };
     const argumentsDigest = digestParams({ name: 'x' });
@@ -122,6 +131,7 @@ describe('RedisUsedTokens', () => {
     await server.stop();
     await until('the connection notices', () => redis.status !== 'ready');
     await assert.rejects(used.claim('while-down', Date.now() + 60_000), storeDown);
+    await assert.rejects(used.claimed('while-down'), storeDown);
     await server.restart();
     await until('reconnected', () => redis.status === 'ready');
     assert.equal(await used.claim('while-down', Date.now() + 60_000), true);
