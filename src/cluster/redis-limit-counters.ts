@@ -47,14 +47,14 @@ return 1`);
 
 // A slot given back, once: a release sent again (its first try timed out on a frozen store that then ran
 // it) or for a slot never counted (let through while the store was away) takes nothing. At 0 or below (a
-// store that lost the field while down) the field goes. Sent whole (EVAL), not by SHA: a release is not
-// awaited, and by SHA, on a store without the script yet (the first release after a restart, a failover,
-// SCRIPT FLUSH) its retry went a round trip late: a client answered on one replica whose next call went
-// to another found its slot still held there and was refused SWB_RATE_LIMITED.
-const RELEASE = `
+// store that lost the field while down) the field goes. Sent whole (RedisScript.send), not by SHA: a
+// release is not awaited, and by SHA, on a store without the script yet (the first release after a
+// restart, a failover, SCRIPT FLUSH) its retry went a round trip late: a client answered on one replica
+// whose next call went to another found its slot still held there and was refused SWB_RATE_LIMITED.
+const RELEASE = new RedisScript(`
 if redis.call('SREM', KEYS[2], ARGV[2]) == 0 then return 0 end
 if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 1`;
+return 1`);
 
 // A live replica's counters renewed, for every tenant it holds slots of: KEYS in pairs (the gauge, this
 // replica's set). A gauge the store lost meanwhile (evicted, expired during a pause) gets this replica's
@@ -181,7 +181,7 @@ export class RedisLimitCounters implements LimitCounters {
 
   /** A release sent; one the store did not take waits for it to answer again. */
   #send(key: string, slot: string): void {
-    this.#redis.eval(RELEASE, 2, ...this.#keys(key), this.#replica, slot).catch(() => {
+    RELEASE.send(this.#redis, this.#keys(key), [this.#replica, slot], () => {
       const slots = this.#unreleased.get(key) ?? new Set<string>();
       this.#unreleased.set(key, slots.add(slot));
     });

@@ -5,8 +5,8 @@ import type { Redis } from 'ioredis';
  * A Lua script run by its SHA-1 (EVALSHA), sent in full (EVAL) only when the server does not have it
  * yet: after a restart, a failover or SCRIPT FLUSH. EVAL would send the whole text on every call and
  * make Redis hash it again, which a script run per request (the request-rate limit) should not pay.
- * For awaited calls only: the fallback is a second round trip, so a call not awaited could reach Redis
- * after commands sent later.
+ * run() is for awaited calls only: the fallback is a second round trip, so a call not awaited could reach
+ * Redis after commands sent later. A call not awaited goes by send().
  */
 export class RedisScript {
   readonly #lua: string;
@@ -25,4 +25,16 @@ export class RedisScript {
       return redis.eval(this.#lua, keys.length, ...keys, ...args);
     }
   }
+
+  /**
+   * Sent whole (EVAL) and not awaited: one command, so it reaches Redis before any command sent after it
+   * on this connection. By SHA, on a store without the script (after a restart, a failover, SCRIPT FLUSH)
+   * its retry went a round trip late. A failure (the store unreachable, or slow to answer) goes to
+   * onError; by default it is dropped.
+   */
+  send(redis: Redis, keys: readonly string[], args: readonly (string | number)[], onError: () => void = ignore): void {
+    redis.eval(this.#lua, keys.length, ...keys, ...args).catch(onError);
+  }
 }
+
+function ignore(): void {}

@@ -60,13 +60,13 @@ lengthen(KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[6]))
 return -1`);
 
 // A renewal that arrives after the close must not bring the slot back, nor lengthen the set's life.
-const RENEW = `${LENGTHEN}
+const RENEW = new RedisScript(`${LENGTHEN}
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], 'XX', t + tonumber(ARGV[2]), ARGV[1])
 lengthen(KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
-return 1`;
+return 1`);
 
 // A slot written again after the store lost it (see republish): without XX, due when it was due here.
 const REWRITE = `${LENGTHEN}
@@ -146,9 +146,9 @@ export class RedisSessionSlots implements SessionSlots {
   renew(tenant: string, id: string, expiresInMs: number): void {
     const held = this.#held.get(`${tenant}/${id}`);
     if (held) held.due = Date.now() + expiresInMs;
-    // EVAL, not by SHA: not awaited, and a NOSCRIPT retry would reach Redis after commands sent later
-    // (a close, an open); a renewal is written at most once per PRECISION_MS per session.
-    this.#redis.eval(RENEW, 1, this.#key(tenant), this.#member(id), expiresInMs, STALE_MS).catch(() => {});
+    // send (EVAL), not run (by SHA): not awaited, and a NOSCRIPT retry would reach Redis after commands
+    // sent later (a close, an open); a renewal is written at most once per PRECISION_MS per session.
+    RENEW.send(this.#redis, [this.#key(tenant)], [this.#member(id), expiresInMs, STALE_MS]);
   }
 
   close(tenant: string, id: string): void {
