@@ -6,14 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Agent } from 'undici';
 import { GatewayError } from '../../src/errors.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../src/upstream/streamable-http-client.js';
-import { UpstreamPool } from '../../src/upstream/upstream-pool.js';
-import type { UpstreamInstance } from '../../src/upstream/upstream-instance.js';
+import { startRemotePool as startPool, type RemotePool } from './remote-pool.js';
 
 export interface SdkUpstream {
   url: string;
@@ -72,32 +67,16 @@ export async function startSdkUpstream(tools: (s: McpServer) => void, options: P
   };
 }
 
-export interface RemotePool {
-  pool: UpstreamPool;
-  instance: UpstreamInstance;
-  close(): Promise<void>;
-}
+export type { RemotePool };
 
 /** The gateway's pool of one legacy-era remote upstream at `url`; `extra` is merged into its config. */
-export async function startRemotePool(url: string, extra: Record<string, unknown> = {}): Promise<RemotePool> {
-  const cfg = parseConfig(
-    { upstreams: [{ name: 'u', transport: 'streamable-http', url, era: 'legacy', sharing: 'shared', healthCheck: { intervalMs: 0 }, ...extra }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] },
-    'test',
-    {},
+export function startRemotePool(url: string, extra: Record<string, unknown> = {}): Promise<RemotePool> {
+  return startPool(
+    { transport: 'streamable-http', url, era: 'legacy', sharing: 'shared', healthCheck: { intervalMs: 0 }, ...extra },
+    (u, agent, log) => new StreamableHttpClientTransport(u, agent, undefined, log),
+    // As the gateway builds it (transport-factory): the connection bound and the headers timeout.
+    (u) => ({ connections: u.http.maxConnections, headersTimeout: u.http.headersTimeoutMs }),
   );
-  const u = cfg.upstreams[0] as RemoteUpstreamConfig;
-  // As the gateway builds it (transport-factory): the connection bound and the headers timeout.
-  const agent = new Agent({ connections: u.http.maxConnections, headersTimeout: u.http.headersTimeoutMs });
-  const pool = new UpstreamPool(u, createLogger('silent'), (up, log) => new StreamableHttpClientTransport(up as RemoteUpstreamConfig, agent, undefined, log));
-  await pool.start();
-  return {
-    pool,
-    instance: [...pool.instances][0]!,
-    close: async () => {
-      await pool.close();
-      await agent.close();
-    },
-  };
 }
 
 /** A caller (client session) for requests put to an instance directly. */
