@@ -4,33 +4,14 @@
 // answer that cannot come (a JSON body is not resumed, and the GET stream carries no answers) until its
 // request timeout. Now the call fails at once, saying what the upstream sent.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { startLegacyHttpUpstream, type LegacyHttpUpstream } from '../../helpers/legacy-http-upstream.js';
 import { callFailure as failure } from '../../helpers/sdk-http-upstream.js';
-import { sessionPost } from '../../helpers/session-post.js';
-
-const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
 
 /** An upstream (no GET stream) that answers every request but initialize 200 application/json with `body(id)`. */
-async function upstream(body: (id: number) => string): Promise<{ url: string; close(): void }> {
-  const server = createServer((req, res) => {
-    if (req.method === 'GET') return void res.writeHead(405).end();
-    if (req.method === 'DELETE') return void res.writeHead(200).end();
-    sessionPost(req, res, (m) => res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(body(m.id)), INIT_RESULT);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
+function upstream(body: (id: number) => string): Promise<LegacyHttpUpstream> {
+  return startLegacyHttpUpstream((_req, res, m) => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(body(m.id!)));
 }
-
 
 const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } });
 
