@@ -6,13 +6,14 @@
 // servers, the gateway's own transport factory (its undici Agents), a real pool.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { UpstreamTransports } from '../../../src/upstream/transport-factory.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { startLegacySseUpstream } from '../../helpers/legacy-sse-upstream.js';
 
 const logger = createLogger('silent');
 const caller = { id: 's', tenant: 't', clientRequest: async () => ({}), clientNotify: () => {} };
@@ -46,34 +47,21 @@ async function modern(req: IncomingMessage, res: ServerResponse): Promise<void> 
   json(res, { jsonrpc: '2.0', id: m.id, result });
 }
 
-/** A 2024-11-05 HTTP+SSE upstream: a GET stream per connection, which carries the answers to its POSTs. */
-function legacySse(): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const streams = new Map<string, ServerResponse>();
-  return async (req, res) => {
-    if (req.method === 'GET') {
-      const id = String(streams.size + 1);
-      streams.set(id, res);
-      openStream(res);
-      return void res.write(`event: endpoint\ndata: /messages?s=${id}\n\n`);
-    }
-    const m = await readJson(req);
-    res.writeHead(202).end();
-    if (m.id === undefined) return;
-    const stream = streams.get(new URL(req.url!, 'http://x').searchParams.get('s')!)!;
-    stream.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: m.method === 'initialize' ? INIT : { tools: [] } })}\n\n`);
-  };
+interface Listening {
+  url: string;
+  close(): void;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Listening> {
   const server = createServer(handler);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => (server.closeAllConnections(), server.close()) };
 }
 
 /** How a call to one of `size` instances, each with its stream open, ends within 5 s ('hung' when it does not). */
-async function callWithStreamsOpen(upstream: Record<string, unknown>, handler: (req: IncomingMessage, res: ServerResponse) => void, size = 2): Promise<string> {
-  const { server, url } = await listen(handler);
+async function callWithStreamsOpen(upstream: Record<string, unknown>, server: Listening, size = 2): Promise<string> {
+  const { url } = server;
   const cfg = parseConfig({ upstreams: [{ name: 'u', url, initTimeoutMs: 5000, healthCheck: { intervalMs: 0 }, pool: { size }, http: { maxConnections: size }, ...upstream }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
   const transports = new UpstreamTransports();
   const pool = new UpstreamPool(cfg.upstreams[0]!, logger, transports.create);
@@ -85,7 +73,6 @@ async function callWithStreamsOpen(upstream: Record<string, unknown>, handler: (
   } finally {
     await pool.close();
     await transports.close();
-    server.closeAllConnections();
     server.close();
   }
 }
@@ -93,15 +80,16 @@ async function callWithStreamsOpen(upstream: Record<string, unknown>, handler: (
 describe('the streams every remote instance keeps open do not take the connections its calls need (found by a review)', () => {
   it('Streamable HTTP (2025): pool.size instances, as many as http.maxConnections, each with its GET stream open: a call is answered', async () => {
     let n = 0;
-    assert.equal(await callWithStreamsOpen({ transport: 'streamable-http', era: 'legacy' }, (req, res) => void streamable(req, res, () => ++n)), 'answered');
+    assert.equal(await callWithStreamsOpen({ transport: 'streamable-http', era: 'legacy' }, await listen((req, res) => void streamable(req, res, () => ++n))), 'answered');
   });
 
   it('2026-07-28: each instance listening (subscriptions/listen open): a call is answered', async () => {
-    assert.equal(await callWithStreamsOpen({ transport: 'streamable-http', era: 'modern' }, (req, res) => void modern(req, res)), 'answered');
+    assert.equal(await callWithStreamsOpen({ transport: 'streamable-http', era: 'modern' }, await listen((req, res) => void modern(req, res))), 'answered');
   });
 
   it('HTTP+SSE (2024-11-05): each instance with its SSE stream open: a call is answered', async () => {
-    const handler = legacySse();
-    assert.equal(await callWithStreamsOpen({ transport: 'sse' }, (req, res) => void handler(req, res)), 'answered');
+    // A GET stream per connection, which carries the answers to its POSTs.
+    const up = await startLegacySseUpstream((_res, _m, _n, answer) => answer({ tools: [] }));
+    assert.equal(await callWithStreamsOpen({ transport: 'sse' }, up), 'answered');
   });
 });
