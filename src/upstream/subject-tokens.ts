@@ -1,7 +1,26 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
+import { GatewayError } from '../errors.js';
 import type { UpstreamUser } from './upstream-user.js';
 import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
+
+/**
+ * Why no token is there to exchange: `shared`, the caller is a standing several of a subject's tokens share
+ * (UpstreamCaller.sharedByTokens); `missing`, none kept or it expired.
+ */
+export type NoSubjectToken = 'shared' | 'missing';
+
+/**
+ * The refusal of a call for want of a token to exchange (details.awaitsConsent: only the user's next request
+ * ends it, see awaitsUser). Its message says why, so that the user knows what to send.
+ */
+export function noSubjectToken(upstream: string, why: NoSubjectToken): GatewayError {
+  const message =
+    why === 'shared'
+      ? `upstream "${upstream}" is called with an exchange of each client's own token, and this request reached a standing several of your tokens share (made before a configuration reload gave the endpoint that upstream): send the request again`
+      : `the gateway holds no token of this request's to exchange for upstream "${upstream}" (it was verified before a configuration reload added this upstream, or it has expired): send the request again, with a fresh token if it has expired`;
+  return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream, reason: 'no_subject_token', awaitsConsent: true });
+}
 
 /**
  * Each verified principal's token, for token exchange (RFC 8693 subject_token) and nothing else. The edge

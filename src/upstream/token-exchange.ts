@@ -6,7 +6,7 @@ import { ClientCredentials } from './client-credentials.js';
 import { readWithin } from './read-body.js';
 import { RenewedToken, type IssuedToken } from './renewed-token.js';
 import { readSecretFile } from './secret-file.js';
-import type { SubjectTokens } from './subject-tokens.js';
+import { noSubjectToken, type SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 
 export type TokenExchangeSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'token-exchange' }>;
@@ -95,7 +95,7 @@ export class TokenExchange implements BearerSource {
     // for that request, which starts it at once, rather than a backoff timer that would refuse it meanwhile.
     // Not kept: expired, or verified before a reload gave the config its first token-exchange upstream (only
     // from then on are tokens kept: no cost per request without one). Either way the next request brings it.
-    if (!subject) throw this.#refused('no_subject_token', `the gateway holds no token of this request's to exchange for upstream "${this.#client.upstream}" (it was verified before a configuration reload added this upstream, or it has expired): send the request again, with a fresh token if it has expired`, { awaitsConsent: true });
+    if (!subject) throw noSubjectToken(this.#client.upstream, this.#user.session?.sharedByTokens ? 'shared' : 'missing');
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
     if (s.audience) form.set('audience', s.audience);
     if (s.resource) form.set('resource', s.resource);
@@ -141,8 +141,8 @@ export class TokenExchange implements BearerSource {
     return { value: bearerTokenOf(doc, (why) => this.#unavailable(why)), lifeMs: tokenLifeMs(doc.expires_in, UNSTATED_LIFE_MS) };
   }
 
-  #refused(reason: string, message: string, more?: Record<string, unknown>): GatewayError {
-    return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream: this.#client.upstream, reason, ...more });
+  #refused(reason: string, message: string): GatewayError {
+    return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream: this.#client.upstream, reason });
   }
 
   #unavailable(why: string): GatewayError {

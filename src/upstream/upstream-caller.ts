@@ -19,7 +19,8 @@ export interface UpstreamCaller {
   readonly era?: 'modern';
   /**
    * Its principal follows the latest of several clients' tokens (a 2026-07-28 standing of a whole subject,
-   * left from before a reload gave its endpoint a token-exchange upstream): no one token is its to exchange.
+   * left from before a reload gave its endpoint a token-exchange upstream): no one token is its to exchange,
+   * and such an upstream starts no instance for it (PerUserStrategy).
    */
   readonly sharedByTokens?: boolean;
   /**

@@ -165,4 +165,22 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     assert.equal(upstream.seen.at(-1)!.subjectScope, NARROW);
     assert.equal(upstream.crossed, 0);
   });
+
+  it("starts no instance of the new upstream for a subject's standing left from before it, which no request uses", async () => {
+    // Without the upstream first, and no standing of the tests above: the pool the reload makes holds only
+    // what that reload started, for the one standing there is.
+    write(doc(['plain'], false));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    for (const s of app.gateway.modern.sessions.list()) await app.gateway.modern.sessions.end(s.id);
+    const token = await signToken(key, { sub: 'alice', scope: NARROW, expIn: 600 });
+    assert.match(await call(token, 'plain__label', 'before'), /^v1 /);
+    write(doc(['plain', 'tickets']));
+    assert.equal((await app.reload('test')).report.result, 'applied');
+    // The reload has rebound every standing (the shared one included) before it answered.
+    const tickets = app.gateway.pools.get('tickets')!;
+    assert.equal(tickets.instances.size, 0, "an instance was started for the subject's shared standing (it can exchange no token, and idles out)");
+    // The request after it is its token's own standing's, which has its instance.
+    assert.equal(await whoami(token, 'after'), NARROW);
+    assert.equal(tickets.instances.size, 1);
+  });
 });

@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors.js';
 import type { UpstreamCaller } from '../upstream-caller.js';
 import type { UpstreamInstance } from '../upstream-instance.js';
 import { userKey, userLabel, type UpstreamUser } from '../upstream-user.js';
+import { noSubjectToken } from '../subject-tokens.js';
 import { SharedStrategy } from './shared-strategy.js';
 import type { InstanceSource, SharingStrategy } from './sharing-strategy.js';
 
@@ -93,20 +94,32 @@ export class PerUserStrategy implements SharingStrategy {
     return this.#bySession ? `${userKey(user)}\n${caller.id}` : userKey(user);
   }
 
+  /**
+   * A standing several of a subject's tokens share (UpstreamCaller.sharedByTokens, left from before a reload
+   * gave its endpoint this upstream) has no token of its own to exchange, and no request uses it any more.
+   * No instance is started for it: the reload's rebinding started one, which made no exchange, waited for a
+   * token no request would bring and idled out (a connection, and an entry in operators' views, for nothing).
+   */
+  #tokenless(caller: UpstreamCaller): boolean {
+    return caller.sharedByTokens === true && this.#bySession;
+  }
+
   /** A session holds no instance of its own, but its user's start now, while it initializes. */
   async lease(caller: UpstreamCaller): Promise<undefined> {
-    this.#of(caller);
+    if (!this.#tokenless(caller)) this.#of(caller);
     return undefined;
   }
 
   async release(): Promise<void> {}
 
+  /** A tokenless standing's call (one in flight through the reload) is refused as an exchange of it would be. */
   pick(caller: UpstreamCaller): UpstreamInstance {
+    if (this.#tokenless(caller)) throw noSubjectToken(this.#source.config.name, 'shared');
     return this.#of(caller).pool.pick();
   }
 
   instancesFor(caller: UpstreamCaller): UpstreamInstance[] {
-    return this.#of(caller).pool.instancesFor();
+    return this.#tokenless(caller) ? [] : this.#of(caller).pool.instancesFor();
   }
 
   /** Only the caller's own instances concern it: another user's list_changed or restart never reaches it. */
