@@ -5,20 +5,24 @@ import type { UpstreamUser } from './upstream-user.js';
 import { BEARER_CREDENTIALS as BEARER } from '../jsonrpc/bearer-header.js';
 
 /**
- * Why no token is there to exchange: `shared`, the caller is a standing several of a subject's tokens share
- * (UpstreamCaller.sharedByTokens); `missing`, none kept or it expired.
+ * Why no token is there to exchange (SubjectTokens.missing): `shared`, the caller is a standing several of a
+ * subject's tokens share (UpstreamCaller.sharedByTokens); `expired`, the token it last presented has; `unkept`,
+ * none was kept: verified while no upstream exchanged tokens (before a reload gave the config its first).
  */
-export type NoSubjectToken = 'shared' | 'missing';
+export type NoSubjectToken = 'shared' | 'expired' | 'unkept';
 
 /**
  * The refusal of a call for want of a token to exchange (details.awaitsConsent: only the user's next request
- * ends it, see awaitsUser). Its message says why, so that the user knows what to send.
+ * ends it, see awaitsUser). Its message says which case it is, so the user knows what to send: one message
+ * for all told a 2025 session whose token simply expired of a configuration reload, maybe its cause.
  */
 export function noSubjectToken(upstream: string, why: NoSubjectToken): GatewayError {
   const message =
     why === 'shared'
       ? `upstream "${upstream}" is called with an exchange of each client's own token, and this request reached a standing several of your tokens share (made before a configuration reload gave the endpoint that upstream): send the request again`
-      : `the gateway holds no token of this request's to exchange for upstream "${upstream}" (it was verified before a configuration reload added this upstream, or it has expired): send the request again, with a fresh token if it has expired`;
+      : why === 'expired'
+        ? `the gateway holds no unexpired token of yours to exchange for upstream "${upstream}": the one your client last sent here has expired; send the request again with a fresh token`
+        : `the gateway holds no token of this request's to exchange for upstream "${upstream}": it was verified before a configuration reload gave the gateway its first token-exchange upstream, and tokens are kept only from then on; send the request again`;
   return new GatewayError('SWB_UPSTREAM_CREDENTIAL_REFUSED', message, { upstream, reason: 'no_subject_token', awaitsConsent: true });
 }
 
@@ -34,6 +38,8 @@ export function noSubjectToken(upstream: string, why: NoSubjectToken): GatewayEr
  */
 export class SubjectTokens {
   readonly #tokens = new WeakMap<object, { token: string; expiresAt: number; identity?: string }>();
+  /** Principals whose token was dropped at its expiry: told apart from one never kept (see missing). */
+  readonly #expired = new WeakSet<object>();
 
   /** After the request's token verified: `principal` is what it verified to, `authorization` the header it came in. */
   remember(principal: object, authorization: string | undefined): void {
@@ -49,6 +55,7 @@ export class SubjectTokens {
     }
     if (typeof exp !== 'number') return;
     this.#tokens.set(principal, { token, expiresAt: exp * 1000 });
+    this.#expired.delete(principal);
   }
 
   /**
@@ -65,7 +72,15 @@ export class SubjectTokens {
     if (!t) return undefined;
     if (Date.now() < t.expiresAt) return t.token;
     this.#tokens.delete(principal!);
+    this.#expired.add(principal!);
     return undefined;
+  }
+
+  /** Why current(user) found no token: what the refusal tells the user (noSubjectToken). */
+  missing(user: UpstreamUser): NoSubjectToken {
+    if (user.session?.sharedByTokens) return 'shared';
+    const principal = user.session?.principal;
+    return principal !== undefined && this.#expired.has(principal) ? 'expired' : 'unkept';
   }
 
   /**

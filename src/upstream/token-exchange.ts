@@ -94,8 +94,9 @@ export class TokenExchange implements BearerSource {
     // Only the user's next request can bring one (awaitsUser): an instance that failed to start for it waits
     // for that request, which starts it at once, rather than a backoff timer that would refuse it meanwhile.
     // Not kept: expired, or verified before a reload gave the config its first token-exchange upstream (only
-    // from then on are tokens kept: no cost per request without one). Either way the next request brings it.
-    if (!subject) throw noSubjectToken(this.#client.upstream, this.#user.session?.sharedByTokens ? 'shared' : 'missing');
+    // from then on are tokens kept: no cost per request without one). Either way the next request brings it;
+    // the refusal says which, since only an expired one needs a fresh token.
+    if (!subject) throw noSubjectToken(this.#client.upstream, this.#subjects.missing(this.#user));
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
     if (s.audience) form.set('audience', s.audience);
     if (s.resource) form.set('resource', s.resource);

@@ -59,7 +59,11 @@ describe('token exchange: an instance restarted after its user\'s token expired'
     // The token expires; the next ping finds nothing to exchange, the instance restarts and fails to start.
     let seen: string | undefined;
     await until('the restart to fail for want of a token', async () => (seen = await lastError()) !== undefined, 20_000);
-    assert.match(seen!, /no token of this request's to exchange/);
+    // Said as it is: the token expired (a fresh one is needed), no word of a reload (none happened).
+    assert.match(seen!, /no unexpired token of yours to exchange/);
+    assert.match(seen!, /has expired/);
+    assert.match(seen!, /send the request again with a fresh token/);
+    assert.doesNotMatch(seen!, /reload/, 'a session whose token simply expired was told of a configuration reload');
 
     const fresh = await signToken(rig.key, { sub: 'alice', expIn: 600 });
     const r2 = await whoami(fresh, sid, 3);

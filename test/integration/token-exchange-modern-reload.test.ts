@@ -157,8 +157,10 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     assert.equal(refused.status, 200, 'an answer of its own (a JSON-RPC error), as every call refused upstream');
     assert.equal(refused.data?.code, 'SWB_UPSTREAM_CREDENTIAL_REFUSED', JSON.stringify(refused));
     assert.equal(refused.data?.reason, 'no_subject_token', JSON.stringify(refused));
-    assert.match(refused.message, /configuration reload/, JSON.stringify(refused));
+    assert.match(refused.message, /verified before a configuration reload/, JSON.stringify(refused));
     assert.match(refused.message, /send the request again/, JSON.stringify(refused));
+    // Its token has not expired: a fresh one is not what it needs.
+    assert.doesNotMatch(refused.message, /expired|fresh token/, JSON.stringify(refused));
     // Sent again with the same token, it is served with that token's exchange.
     const again = await modernPost(gw.url(), 'tools/call', { name: 'tickets__whoami', arguments: { claimed: 'carol' } }, { token: narrow });
     assert.equal(again.body.result?.content?.[0]?.text, 'carol', JSON.stringify(again.body));
