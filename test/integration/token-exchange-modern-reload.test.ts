@@ -106,9 +106,7 @@ describe('a reload that adds a token-exchange upstream to an endpoint', () => {
     assert.match(await call(broad, 'plain__label', 'broad before'), /^v1 /);
     write(doc(['plain', 'tickets']));
     assert.equal((await app.reload('test')).report.result, 'applied');
-    console.log('standings', app.gateway.modern.sessions.size);
     assert.equal(await whoami(narrow, 'narrow after'), NARROW);
-    console.log('standings', app.gateway.modern.sessions.size, JSON.stringify(upstream.seen));
     assert.equal(await whoami(broad, 'broad after'), BROAD, "the broad request was served with the narrow token's exchange");
     assert.equal(await whoami(narrow, 'narrow again'), NARROW, "the narrow request was served with the broad token's exchange");
     assert.match(await call(narrow, 'plain__label', 'the other upstream still answers'), /^v1 /);
