@@ -4,6 +4,28 @@ export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
 export const DEFAULT_LIMIT = 8;
 export const MAX_LIMIT = 50;
+/** `{"tools":[]}`: a search_tools answer's JSON around its matches. */
+export const ANSWER_FRAME = 12;
+
+type Result = Record<string, unknown>;
+
+/** What a search returns of a tool (`name`: the name it is called by): enough to call it. */
+export function searchResult(name: string, d: Result): Result {
+  const out: Result = { name };
+  if (d.title !== undefined) out.title = d.title;
+  out.description = d.description ?? '';
+  out.inputSchema = d.inputSchema;
+  if (d.annotations !== undefined) out.annotations = d.annotations;
+  return out;
+}
+
+/**
+ * The longest JSON text a search_tools answer could have from tools whose results (searchResult) are
+ * `lengths` characters long: its MAX_LIMIT longest, whole. Once per view (ToolView.longestAnswer), never per request.
+ */
+export function longestAnswer(lengths: readonly number[]): number {
+  return [...lengths].sort((a, b) => b - a).slice(0, MAX_LIMIT).reduce((n, l) => n + l + 1, ANSWER_FRAME - 1);
+}
 
 /** What a meta-tool description is generated from: the tools the caller may see. */
 export interface SeenTool {
@@ -54,21 +76,23 @@ export function catalogueSummary(tools: readonly SeenTool[], topics = 6): string
  * The two tools a search-mode endpoint lists instead of its catalogue, described from what the caller
  * may see: how many tools, from which servers, about what. A model reads this to decide whether
  * searching is worth it, and which words to search with. `maxAnswerChars` (tools.maxSearchAnswerChars):
- * said in advance, so a model that meets "schemaOmitted" knows why and what to ask instead (search-answer.ts).
+ * said in advance, so a model that meets "schemaOmitted" knows why and what to ask instead (search-answer.ts);
+ * only when `capReachable` (some answer could be longer: ToolView.longestAnswer), as elsewhere those words,
+ * some 57 tokens in every tools/list, tell a model of a cap it can never meet.
  */
-export function metaToolDefinitions(tools: readonly SeenTool[], maxAnswerChars: number): Array<Record<string, unknown>> {
+export function metaToolDefinitions(tools: readonly SeenTool[], maxAnswerChars: number, capReachable = true): Array<Record<string, unknown>> {
   const upstreams = [...new Set(tools.map((t) => t.upstream))].sort();
   const summary = tools.length === 0 ? 'No tools are available to you here.' : `${tools.length} tool${tools.length === 1 ? ' is' : 's are'} available, from: ${catalogueSummary(tools)}.`;
   const search: Record<string, unknown> = {
     name: SEARCH_TOOLS,
     title: 'Search tools',
-    description: `Finds the tools for a task. ${summary} They are not listed here: search with a few words about what you want to do (e.g. "create an issue", "read a file"), then call the one you need with ${CALL_TOOL}. Returns the best matches with their names, descriptions and input schemas. ` +
-      `An answer over ${maxAnswerChars} characters omits input schemas from its lower matches ("schemaOmitted": search for its name alone to see it), then leaves matches out: ask with a smaller limit to keep them.`,
+    description: `Finds the tools for a task. ${summary} They are not listed here: search with a few words about what you want to do (e.g. "create an issue", "read a file"), then call the one you need with ${CALL_TOOL}. Returns the best matches with their names, descriptions and input schemas.` +
+      (capReachable ? ` An answer over ${maxAnswerChars} characters omits input schemas from its lower matches ("schemaOmitted": search for its name alone to see it), then leaves matches out: ask with a smaller limit to keep them.` : ''),
     inputSchema: {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'What you want to do, in a few words.' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `How many matches to return at most (an answer over ${maxAnswerChars} characters omits input schemas).` },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `How many matches to return at most${capReachable ? ` (an answer over ${maxAnswerChars} characters omits input schemas)` : ''}.` },
         ...(upstreams.length > 1 ? { upstream: { type: 'string', enum: upstreams, description: 'Only tools from this server.' } } : {}),
       },
       required: ['query'],

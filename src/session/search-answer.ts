@@ -1,4 +1,5 @@
 import { clipped } from '../observability/clipped.js';
+import { ANSWER_FRAME as FRAME } from '../router/meta-tools.js';
 
 type Result = Record<string, unknown>;
 
@@ -6,8 +7,6 @@ type Result = Record<string, unknown>;
 const NOTE_ROOM = 512;
 /** What a match that does not fit in full keeps of its title and description. */
 const TRIMMED_TEXT = 200;
-/** `{"tools":[]}`: the answer's JSON around its tools. */
-const FRAME = 12;
 
 /** search_tools' answer: the matches it returns, its JSON text, and the note it carries when it was cut. */
 export interface SearchAnswer {

@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
-import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions } from '../router/meta-tools.js';
+import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions, searchResult } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
@@ -80,8 +80,12 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
   // Never a cursor to continue: the list is one page.
   if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
   try {
-    const seen = await visibleTools(host, await host.router!.toolView(undefined, true));
-    const tools = metaToolDefinitions(seen, host.endpoint.tools.maxSearchAnswerChars);
+    const view = await host.router!.toolView(undefined, true);
+    const seen = await visibleTools(host, view);
+    const cap = host.endpoint.tools.maxSearchAnswerChars;
+    // Of the whole view as the caller's screen shows it (a strip can lengthen a text): known once per view, the same on every replica.
+    const reachable = view.longestAnswer(shownTools(host, host.endpoint.hiddenText.for(host.guard.tenant))) > cap;
+    const tools = metaToolDefinitions(seen, cap, reachable);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
     if (ws) for (const t of seen) if (ws.has(t)) tools.push(t.definition);
     return answered(ctx, { tools });
@@ -109,13 +113,7 @@ function searchArgs(args: unknown): SearchArgs {
 
 /** What a search returns of a tool: enough to call it (also what the bench counts the tokens of). */
 export function found(t: ViewTool): Result {
-  const d = t.definition;
-  const out: Result = { name: t.name };
-  if (d.title !== undefined) out.title = d.title;
-  out.description = d.description ?? '';
-  out.inputSchema = d.inputSchema;
-  if (d.annotations !== undefined) out.annotations = d.annotations;
-  return out;
+  return searchResult(t.name, t.definition);
 }
 
 /**

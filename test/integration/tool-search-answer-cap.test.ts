@@ -39,11 +39,13 @@ describe('search_tools answers have a size cap (found by a review)', { timeout: 
   before(async () => {
     writeFileSync(join(dir, 'tools.json'), JSON.stringify(TOOLS));
     const upstream = { name: 'zq', transport: 'stdio' as const, command: process.execPath, args: [CATALOGUE, '--set', 'files', '--tools', join(dir, 'tools.json')], sandbox: 'none' as const };
+    const files = { name: 'fs', transport: 'stdio' as const, command: process.execPath, args: [CATALOGUE, '--set', 'files'], sandbox: 'none' as const };
     gw = await startGateway({
-      upstreams: [upstream],
+      upstreams: [upstream, files],
       endpoints: [
         { path: '/default', upstreams: ['zq'], tools: { exposure: 'search' } },
         { path: '/small', upstreams: ['zq'], tools: { exposure: 'search', maxSearchAnswerChars: 8192 } as Record<string, unknown> },
+        { path: '/files', upstreams: ['fs'], tools: { exposure: 'search', maxSearchAnswerChars: 4096 } as Record<string, unknown> },
       ],
     });
   });
@@ -81,5 +83,21 @@ describe('search_tools answers have a size cap (found by a review)', { timeout: 
     const r = await search('/small', 'move a file');
     assert.equal(r.structuredContent.note, undefined);
     assert.ok(r.structuredContent.tools.every((t) => t.inputSchema !== undefined && t.schemaOmitted === undefined));
+  });
+
+  it('search_tools names the cap only where an answer could reach it: every answer of a small catalogue fits', async () => {
+    const described = async (path: string) => {
+      const c = await connectClient(gw, 'streamable-http', { path });
+      clients.push(c);
+      const search = (await c.listTools()).tools.find((t) => t.name === 'search_tools')!;
+      return `${search.description} ${JSON.stringify(search.inputSchema)}`;
+    };
+    // Before, every endpoint's description named it: some 57 tokens a model read for a cap it could never meet.
+    assert.doesNotMatch(await described('/files'), /4096|characters|schemaOmitted/);
+    const all = (await search('/files', 'file')).content[0]!.text;
+    assert.ok(all.length <= 4096, `${all.length} characters`);
+    // Where the 50 largest tools do not fit (as here, three of about 28,000 characters), it is named as before.
+    assert.match(await described('/small'), /answer over 8192 characters omits input schemas/);
+    assert.match(await described('/default'), /answer over 65536 characters omits input schemas/);
   });
 });
