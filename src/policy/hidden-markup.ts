@@ -24,6 +24,14 @@ const HIDING =
 const UNRENDERED = /^(?:script|style|template)$/i;
 /** Of those, the ones whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing). */
 const RAW_TEXT = /^(?:script|style)$/i;
+/**
+ * Phrasing elements a Markdown paragraph's end closes: a browser's "</p>" pops them, and unlike <b>, <i>, <a>
+ * (formatting elements, reopened in each later paragraph) or a <button> ("</p>" does not reach past it) they
+ * stay closed. Unclosed in a paragraph, one hides the rest of it only.
+ */
+const PARAGRAPH_BOUND = /^(?:span|abbr|cite|data|dfn|kbd|label|mark|q|samp|sub|sup|time|var)$/i;
+/** A blank line: where a Markdown paragraph ends at the latest. */
+const BLANK_LINE = /\n[ \t\r]*\n/g;
 /** Elements that hold nothing: hidden, only the tag itself is (an input's value). */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 
@@ -98,8 +106,24 @@ function opensLine(s: string, at: number): boolean {
 }
 
 /**
+ * Where an unclosed hidden element of PARAGRAPH_BOUND opened at `at` (its tag ending at `after`) ends in
+ * Markdown: at its paragraph's end (the next blank line), where the renderer's "</p>" closes it, when no tag
+ * before it in the text or after it in the paragraph can have changed that (a <pre> block that runs past blank
+ * lines, a <div> or <button> it sits in); else, as in HTML, the end of the text.
+ */
+function paragraphEnd(s: string, at: number, after: number): number {
+  if (at > 0 && s.lastIndexOf('<', at - 1) >= 0) return s.length;
+  BLANK_LINE.lastIndex = after;
+  const blank = BLANK_LINE.exec(s);
+  if (blank === null) return s.length;
+  const next = s.indexOf('<', after);
+  return next >= 0 && next < blank.index ? s.length : blank.index;
+}
+
+/**
  * Where a hidden element opened at `at` by `tag` ends; -1: it is no finding. An unclosed element hides
- * the rest of the text, but a <script>, <style> or <template> inside a Markdown line is found closed only: hidden
+ * the rest of the text (a <span> and the like in a Markdown paragraph, not opening a line, where Markdown would
+ * begin an HTML block: the rest of its paragraph, see paragraphEnd), but a <script>, <style> or <template> inside a Markdown line is found closed only: hidden
  * by its name alone, it is also the bare tag prose names ("wrap it in a <template> tag"), and before
  * 2026-12-06 one such mention hid all after it (strip cut the rest of an answer). In text declared HTML a
  * browser hides all after one unclosed: found to the end there. `seen`: the unclosed ones so far, by name.
@@ -109,7 +133,8 @@ function hiddenEnd(s: string, name: string, at: number, tag: string, html: boole
   if (VOID.has(name) || tag.endsWith('/>')) return after;
   if (html || !UNRENDERED.test(name) || opensLine(s, at)) {
     const end = elementEnd(s, name, after);
-    return end < 0 ? s.length : end;
+    if (end >= 0) return end;
+    return html || !PARAGRAPH_BOUND.test(name) || opensLine(s, at) ? s.length : paragraphEnd(s, at, after);
   }
   const known = seen.get(name);
   if (known !== undefined && at >= known.from) return known.ends.get(at) ?? -1;
