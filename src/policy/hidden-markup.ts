@@ -1,7 +1,7 @@
 /**
  * Markup a rendered text does not show and a model reads: HTML comments (`<!-- … -->`, in HTML and in
  * Markdown, which passes HTML through: a host rendering an answer shows nothing of them), what `<script>`,
- * `<style>` and `<template>` hold (a browser renders none of it), and elements hidden by their own
+ * `<style>`, `<template>`, `<title>`, `<noscript>` and the like hold (a browser renders none of it), and elements hidden by their own
  * attributes (`hidden`, `style="display:none"`, `visibility:hidden`, `opacity:0` or `font-size:0`, an
  * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
  * injection has to write; a class or a stylesheet that hides an element cannot be known without the CSS.
@@ -20,10 +20,14 @@ const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
 /** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
 const HIDING =
   /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
-/** Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script copies it). */
-const UNRENDERED = /^(?:script|style|template)$/i;
+/**
+ * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
+ * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does).
+ * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
+ */
+const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp)$/i;
 /** Of those, the ones whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing). */
-const RAW_TEXT = /^(?:script|style)$/i;
+const RAW_TEXT = /^(?:script|style|title|noscript|noembed|noframes)$/i;
 /**
  * Phrasing elements a Markdown paragraph's end closes: a browser's "</p>" pops them, and unlike <b>, <i>, <a>
  * (formatting elements, reopened in each later paragraph) or a <button> ("</p>" does not reach past it) they
@@ -123,8 +127,8 @@ function paragraphEnd(s: string, at: number, after: number): number {
 /**
  * Where a hidden element opened at `at` by `tag` ends; -1: it is no finding. An unclosed element hides
  * the rest of the text (a <span> and the like in a Markdown paragraph, not opening a line, where Markdown would
- * begin an HTML block: the rest of its paragraph, see paragraphEnd), but a <script>, <style> or <template> inside a Markdown line is found closed only: hidden
- * by its name alone, it is also the bare tag prose names ("wrap it in a <template> tag"), and before
+ * begin an HTML block: the rest of its paragraph, see paragraphEnd), but a <script>, <style>, <template> (or another UNRENDERED) inside a Markdown line is found
+ * closed only: hidden by its name alone, it is also the bare tag prose names ("wrap it in a <template> tag"), and before
  * 2026-12-06 one such mention hid all after it (strip cut the rest of an answer). In text declared HTML a
  * browser hides all after one unclosed: found to the end there. `seen`: the unclosed ones so far, by name.
  */
