@@ -19,12 +19,21 @@ export function searchResult(name: string, d: Result): Result {
   return out;
 }
 
+/** Each definition's searchResult length, kept while it lives: a view's definitions are made once per catalogue. */
+const resultLengths = new WeakMap<object, number>();
+
 /**
- * The longest JSON text a search_tools answer could have from tools whose results (searchResult) are
- * `lengths` characters long: its MAX_LIMIT longest, whole. Once per view (ToolView.longestAnswer), never per request.
+ * The longest JSON text a search_tools answer could have from these tools (the ones the caller may see, as
+ * its screen shows them): their MAX_LIMIT longest results, whole. Of what the caller sees only, so that a
+ * tool its policy denies does not show, through the cap's sentence, that something that large exists.
  */
-export function longestAnswer(lengths: readonly number[]): number {
-  return [...lengths].sort((a, b) => b - a).slice(0, MAX_LIMIT).reduce((n, l) => n + l + 1, ANSWER_FRAME - 1);
+export function longestAnswer(tools: readonly { readonly name: string; readonly definition: Result }[]): number {
+  const lengths = tools.map(({ name, definition }) => {
+    let n = resultLengths.get(definition);
+    if (n === undefined) resultLengths.set(definition, (n = JSON.stringify(searchResult(name, definition)).length));
+    return n;
+  });
+  return lengths.sort((a, b) => b - a).slice(0, MAX_LIMIT).reduce((n, l) => n + l + 1, ANSWER_FRAME - 1);
 }
 
 /** What a meta-tool description is generated from: the tools the caller may see. */
@@ -77,7 +86,7 @@ export function catalogueSummary(tools: readonly SeenTool[], topics = 6): string
  * may see: how many tools, from which servers, about what. A model reads this to decide whether
  * searching is worth it, and which words to search with. `maxAnswerChars` (tools.maxSearchAnswerChars):
  * said in advance, so a model that meets "schemaOmitted" knows why and what to ask instead (search-answer.ts);
- * only when `capReachable` (some answer could be longer: ToolView.longestAnswer), as elsewhere those words,
+ * only when `capReachable` (some answer could be longer: longestAnswer), as elsewhere those words,
  * some 57 tokens in every tools/list, tell a model of a cap it can never meet.
  */
 export function metaToolDefinitions(tools: readonly SeenTool[], maxAnswerChars: number, capReachable = true): Array<Record<string, unknown>> {

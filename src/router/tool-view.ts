@@ -2,7 +2,6 @@ import { isValidToolName, prefixed } from '../jsonrpc/names.js';
 import type { Curation } from './curation.js';
 import { assignNames, shortName, type NameRequest } from './short-names.js';
 import type { SemanticRanker } from './semantic-ranker.js';
-import { longestAnswer, searchResult } from './meta-tools.js';
 import { ToolIndex, type Admits } from './tool-index.js';
 import { words } from './search-terms.js';
 
@@ -68,8 +67,6 @@ class Searchable {
   ready: Float32Array[] | undefined;
   waited = false;
   failedAt = -Infinity;
-  /** The longest search_tools answer these texts could make (see meta-tools.ts longestAnswer). */
-  longestAnswer: number | undefined;
 
   constructor(definitions: readonly Definition[]) {
     this.definitions = definitions;
@@ -158,16 +155,6 @@ export class ToolView {
       this.#shown.set(shown.key, s);
     }
     return s;
-  }
-
-  /**
-   * The longest search_tools answer this view could give callers `shown` shows it to (a withheld tool: its
-   * name alone), whatever their policy lets them see: from the view's texts, so the same on every replica.
-   */
-  longestAnswer(shown?: ShownTools): number {
-    const s = this.#searchable(shown);
-    s.longestAnswer ??= longestAnswer(this.tools.map((t, i) => JSON.stringify(searchResult(t.name, s.definitions[i]!)).length));
-    return s.longestAnswer;
   }
 
   /** The tool clients call by this name. */

@@ -4,7 +4,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
-import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, metaToolDefinitions, searchResult } from '../router/meta-tools.js';
+import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, longestAnswer, metaToolDefinitions, searchResult } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
@@ -83,8 +83,8 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
     const view = await host.router!.toolView(undefined, true);
     const seen = await visibleTools(host, view);
     const cap = host.endpoint.tools.maxSearchAnswerChars;
-    // Of the whole view as the caller's screen shows it (a strip can lengthen a text): known once per view, the same on every replica.
-    const reachable = view.longestAnswer(shownTools(host, host.endpoint.hiddenText.for(host.guard.tenant))) > cap;
+    // Of what the caller may see, as its screen shows it (a strip can lengthen a text): each text's length known once per view.
+    const reachable = longestAnswer(seen) > cap;
     const tools = metaToolDefinitions(seen, cap, reachable);
     const ws = host.endpoint.tools.exposure === 'search+working-set' ? host.workingSet : undefined;
     if (ws) for (const t of seen) if (ws.has(t)) tools.push(t.definition);

@@ -101,3 +101,32 @@ describe('search_tools answers have a size cap (found by a review)', { timeout: 
     assert.match(await described('/default'), /answer over 65536 characters omits input schemas/);
   });
 });
+
+describe("search_tools' cap sentence and tools the caller may not see", { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  let client: Client | undefined;
+  const own = mkdtempSync(join(tmpdir(), 'swb-answer-cap-denied-'));
+  before(async () => {
+    writeFileSync(join(own, 'tools.json'), JSON.stringify(TOOLS));
+    const upstream = { name: 'zq', transport: 'stdio' as const, command: process.execPath, args: [CATALOGUE, '--set', 'files', '--tools', join(own, 'tools.json')], sandbox: 'none' as const };
+    gw = await startGateway({
+      upstreams: [upstream],
+      endpoints: [{ path: '/mcp', upstreams: ['zq'], tools: { exposure: 'search', maxSearchAnswerChars: 8192 } as Record<string, unknown> }],
+      tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['*'], deny: BIG.map((n) => `zq__${n}`) } }],
+    });
+  });
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gw?.close();
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  it('is left out where only denied tools could reach the cap: nothing denied is hinted at, not even its size', async () => {
+    client = await connectClient(gw, 'streamable-http', { path: '/mcp' });
+    const search = (await client.listTools()).tools.find((t) => t.name === 'search_tools')!;
+    // Before, the whole view's largest tools decided it, those the caller may not see too.
+    assert.doesNotMatch(`${search.description} ${JSON.stringify(search.inputSchema)}`, /8192|characters|schemaOmitted/);
+    const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'zqbb report', limit: 10 } })) as unknown as Answer;
+    assert.deepEqual(found.structuredContent.tools.map((t) => t.name), ['zqbb_report_small']);
+  });
+});

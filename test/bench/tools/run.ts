@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { metaToolDefinitions } from '../../../src/router/meta-tools.js';
+import { longestAnswer, metaToolDefinitions } from '../../../src/router/meta-tools.js';
 import { found } from '../../../src/session/tool-answers.js';
 import { ROOT } from '../targets.js';
 import { loadCorpus, loadQueries } from './corpus.js';
@@ -38,7 +38,7 @@ const SEARCH_LIMIT = 5;
 /** Tokens: the catalogue as `all` mode lists it, the meta-tools `search` mode lists instead, a search's answer. */
 function tokenCost() {
   const all = countToolsListTokens({ tools: view.tools.map((t) => t.definition) });
-  const search = countToolsListTokens({ tools: metaToolDefinitions(view.tools, 65_536, view.longestAnswer() > 65_536) }); // tools.maxSearchAnswerChars by default
+  const search = countToolsListTokens({ tools: metaToolDefinitions(view.tools, 65_536, longestAnswer(view.tools) > 65_536) }); // tools.maxSearchAnswerChars by default
   // The text content a model reads back from search_tools (limit 5), for every query: its median is "typical".
   const answers = queries.map((q) => countTokens(JSON.stringify({ tools: view.search(q.query).slice(0, SEARCH_LIMIT).map(found) }))).sort((a, b) => a - b);
   return { allMode: all, searchMode: search, reductionPct: round((1 - search / all) * 100, 2), searchResultLimit5: { median: quantile(answers, 0.5), p90: quantile(answers, 0.9), max: answers.at(-1)! } };

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { Curation } from '../../../src/router/curation.js';
-import { catalogueSummary, metaToolDefinitions } from '../../../src/router/meta-tools.js';
+import { catalogueSummary, longestAnswer, metaToolDefinitions } from '../../../src/router/meta-tools.js';
 import { isQuestion, queryWords } from '../../../src/router/search-query.js';
 import { stem, term, words } from '../../../src/router/search-terms.js';
-import { ToolView, type ShownTools } from '../../../src/router/tool-view.js';
+import { ToolView } from '../../../src/router/tool-view.js';
 
 type Def = Record<string, unknown>;
 const tool = (name: string, description: string, properties: Record<string, Def> = {}): Def => ({ name, description, inputSchema: { type: 'object', properties } });
@@ -212,13 +212,13 @@ describe('meta-tool descriptions', () => {
 
   it('name the cap only where an answer could reach it, by the texts the caller is shown (a strip may lengthen one)', () => {
     const v = view();
-    const own = v.longestAnswer();
+    const own = longestAnswer(v.tools);
     assert.ok(own < 4096, `${own} characters`);
     const [search] = metaToolDefinitions(v.tools, 4096, own > 4096);
     assert.doesNotMatch(JSON.stringify(search), /4096|schemaOmitted/);
     // A screen whose clean copies are longer ("[removed]" for a shorter match): the bound grows with them.
-    const longer: ShownTools = { key: 'x', show: (t) => ({ ...t.definition, description: `${String(t.definition.description ?? '')}${'[removed]'.repeat(10)}` }) };
-    assert.equal(v.longestAnswer(longer), own + 90 * Math.min(v.tools.length, 50));
+    const longer = v.tools.map((t) => ({ ...t, definition: { ...t.definition, description: `${String(t.definition.description ?? '')}${'[removed]'.repeat(10)}` } }));
+    assert.equal(longestAnswer(longer), own + 90 * Math.min(v.tools.length, 50));
   });
 });
 
