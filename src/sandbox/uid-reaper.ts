@@ -1,21 +1,38 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * Kills every process running as `uid` (real or effective id, from /proc), and says how many it found.
- * A pooled sandbox uid belongs to one instance; before it goes back to the pool, whatever still runs as it
- * goes too: a helper the server started in a session of its own (setsid, a detached spawn) outlives the
- * group kill, and a later instance given the same uid (another tenant's, another user's) would share a
+ * Kills every process running as `uid` (real or effective id, from /proc), and says how many the walk
+ * found. A pooled sandbox uid belongs to one instance; before it goes back to the pool, whatever still runs
+ * as it goes too: a helper the server started in a session of its own (setsid, a detached spawn) outlives
+ * the group kill, and a later instance given the same uid (another tenant's, another user's) would share a
  * user with it: signals, ptrace, its /proc/<pid>/environ with that instance's token. Linux only; where
  * /proc cannot be read, nothing is found.
  */
-export function killProcessesOf(uid: number): number {
-  return processesOf(uid, (pid) => {
+export function killProcessesOf(uid: number, gid: number): number {
+  const found = processesOf(uid, (pid) => {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // already gone, or not ours to kill (not root): nothing more to do here
     }
   });
+  killEveryProcessAs(uid, gid);
+  return found;
+}
+
+/**
+ * The walk misses a helper that forks on and on, each parent exiting at once (a new pid every moment,
+ * gone when its /proc entry is read): one walk missed such a helper 8 times in 10, and it ran on as the
+ * uid the pool hands out again. kill(-1) from a process of that user signals every process the user owns
+ * in one pass of the kernel's task list, during which no fork of theirs completes: nothing of the uid is
+ * left but the caller, a shell's builtin (dash, bash and busybox take `kill -9 -1`; /bin/sh is on every
+ * host, where a program of the gateway's own may not be readable by that user). Synchronous: the uid goes
+ * back to the pool only after it. Never for root or the gateway's own user, whose kill(-1) reaches others.
+ */
+function killEveryProcessAs(uid: number, gid: number): void {
+  if (process.getuid?.() !== 0 || uid === 0) return;
+  spawnSync('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid, env: {}, stdio: 'ignore', timeout: 5000 });
 }
 
 /**

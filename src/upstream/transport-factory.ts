@@ -118,7 +118,7 @@ export class UpstreamTransports {
       maxLineBytes: upstream.maxLineBytes,
       wrapped: plan?.profile === 'bubblewrap',
       // A detached helper dies before its uid serves another, and before its home goes.
-      onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
+      onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid, pooled.gid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
       groups: this.#groups,
       inherited: this.#inherited,
       logger,
