@@ -345,11 +345,12 @@ function bubblewrapPlan(c: Confined, host: HostFacts): LaunchPlan {
   // bubblewrap's own root is a tmpfs without a size limit: read-only, or writing to it would fill memory.
   // Likewise /dev (bubblewrap's is a writable tmpfs).
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  const env = loaderVariablesInside(c.env, args);
   return {
     profile: 'bubblewrap',
     file: bwrap,
     args: [...args, '--', c.prlimit, ...c.limits, '--', c.program, ...c.args],
-    env: c.env,
+    env,
     cwd: undefined, // bwrap changes directory inside the sandbox; the host's cwd may not be readable by its user
     uid: c.uid,
     gid: c.gid,
@@ -357,4 +358,23 @@ function bubblewrapPlan(c: Confined, host: HostFacts): LaunchPlan {
     probe: { file: bwrap, args: [...args, '--', c.prlimit, ...c.limits, '--', c.prlimit, '--version'] },
     summary: { sandbox: 'bubblewrap', program: c.program, user: c.who, cwd: workdir, network: profile.network === true, readOnly, writable, writableSizeMb: profile.writableSizeMb, tmpSizeMb: profile.tmpSizeMb, limits: profile.limits },
   };
+}
+
+/** What the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT…) and glibc's iconv (GCONV_PATH) load code by. */
+const LOADER_VARIABLE = /^(LD_|GCONV_PATH$)/;
+
+/**
+ * The server's environment, less what would make bwrap itself load code: bwrap runs on the host, outside
+ * every namespace it makes, and a declared LD_PRELOAD naming a path the server may write (a writable
+ * bind) would have the server's own file loaded there at its next start. Such variables are set inside
+ * instead (`--setenv`, pushed onto `args`), where the server meant them to be; their values (paths, not
+ * secrets) are then on bwrap's command line, which the rest of the environment never is.
+ */
+function loaderVariablesInside(env: Record<string, string>, args: string[]): Record<string, string> {
+  const outside: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (LOADER_VARIABLE.test(k)) args.push('--setenv', k, v);
+    else outside[k] = v;
+  }
+  return outside;
 }

@@ -18,6 +18,8 @@ const HOSTILE = 'test/fixtures/hostile-server.mjs';
 const SECRET = `swb-gateway-secret-${process.pid}-${Date.now()}`;
 const NEIGHBOUR_SECRET = `swb-neighbour-secret-${process.pid}`;
 const ROOT_USER = process.getuid?.() === 0;
+/** A declared LD_LIBRARY_PATH (harmless: a folder that is not there) that must reach the server, not bwrap. */
+const LOADER_MARK = '/swb-no-such-lib-dir';
 /** A root gateway gives each sandboxed instance a user id of its own from 1,900,000,000 up, group 65534. */
 const isSandboxUser = (uid: number) => (ROOT_USER ? uid >= 1_900_000_000 : uid === process.getuid!());
 
@@ -109,7 +111,7 @@ describe('a hostile stdio server, sandboxed', () => {
     gw = await startGateway(
       {
         upstreams: [
-          hostile('strict', { readOnly: ['test/fixtures'], writable: [data], limits: { processes: 64 } }, { env: { GREETING: 'declared', NEIGHBOUR_SECRET } }),
+          hostile('strict', { readOnly: ['test/fixtures'], writable: [data], limits: { processes: 64 } }, { env: { GREETING: 'declared', NEIGHBOUR_SECRET, LD_LIBRARY_PATH: LOADER_MARK } }),
           hostile('limited', { type: 'limits', limits: { processes: 400 } }),
           // Control: the same profile with the network, so a blocked connection is not a broken test.
           hostile('networked', { readOnly: ['test/fixtures'], network: true }),
@@ -174,7 +176,7 @@ describe('a hostile stdio server, sandboxed', () => {
 
   it("never sees the gateway's environment: only the basics and what was declared", async () => {
     // PWD: bubblewrap sets it when it changes into the working directory.
-    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'PWD', 'GREETING', 'NEIGHBOUR_SECRET']);
+    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'PWD', 'GREETING', 'NEIGHBOUR_SECRET', 'LD_LIBRARY_PATH']);
     for (const client of [strict, limited]) {
       const env = await json(client, 'environment');
       assert.equal(env.GREETING, 'declared');
@@ -187,6 +189,15 @@ describe('a hostile stdio server, sandboxed', () => {
       assert.deepEqual((await json(client, 'scan_environ', { marker: SECRET })).hits, [], "no readable /proc/*/environ holds the gateway's secret");
     }
     assert.equal(process.env.SWB_TEST_GATEWAY_SECRET, SECRET, 'the secret really is in the gateway process');
+  });
+
+  it('has its declared loader variables set inside the sandbox, never in bwrap on the host (found by a review)', async () => {
+    assert.equal((await json(strict, 'environment')).LD_LIBRARY_PATH, LOADER_MARK);
+    // bwrap stays on the host, outside the namespaces it made: a declared LD_PRELOAD naming a file the server
+    // may write would have that file loaded there at the server's next start.
+    const bwraps = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && readText(`/proc/${p}/comm`).trim() === 'bwrap');
+    assert.ok(bwraps.length > 0, 'control: the sandboxed servers run under bwrap');
+    for (const pid of bwraps) assert.ok(!readText(`/proc/${pid}/environ`).includes(LOADER_MARK), `bwrap ${pid} has the loader variable`);
   });
 
   it('cannot write outside its writable folder', async () => {
@@ -331,3 +342,12 @@ describe('a sandbox that cannot be built fails closed', () => {
     }
   });
 });
+
+/** A /proc file's text, or '' for a process gone meanwhile (or not ours to read). */
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return '';
+  }
+}

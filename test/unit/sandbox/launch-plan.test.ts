@@ -79,6 +79,19 @@ describe('planLaunch', () => {
     assert.equal(none.env.SIGNING_KEY, undefined);
   });
 
+  it("variables that make a program load code are set inside the sandbox, never given to bwrap on the host (found by a review)", () => {
+    const p = planLaunch(upstream({ sandbox: { writable: ['data'] }, env: { LD_PRELOAD: '/srv/app/data/hook.so', LD_LIBRARY_PATH: '/srv/app/data', GCONV_PATH: '/srv/app/data', API_TOKEN: 'declared' } }), host());
+    // bwrap runs on the host, outside its namespaces: a server writing data/hook.so would have it loaded there at its next start.
+    for (const k of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'GCONV_PATH']) assert.equal(p.env[k], undefined, k);
+    assert.equal(p.env.API_TOKEN, 'declared');
+    const inside = p.args.slice(0, p.args.indexOf('--'));
+    for (const [k, v] of [['LD_PRELOAD', '/srv/app/data/hook.so'], ['LD_LIBRARY_PATH', '/srv/app/data'], ['GCONV_PATH', '/srv/app/data']]) {
+      const at = inside.findIndex((a, i) => a === '--setenv' && inside[i + 1] === k);
+      assert.ok(at >= 0 && inside[at + 2] === v, `${k} set inside`);
+    }
+    assert.ok(!p.args.includes('declared'), 'no other variable on the command line');
+  });
+
   it('rlimits from the profile; CPU seconds only when set', () => {
     const p = planLaunch(upstream({ sandbox: { readOnly: ['.'], limits: { processes: 32, openFiles: 64, addressSpaceMb: 512, fileSizeMb: 10, cpuSeconds: 5 } } }), host());
     const args = p.args.join(' ');
