@@ -1,7 +1,8 @@
 /**
  * Markup a rendered text does not show and a model reads: HTML comments (`<!-- … -->`, in HTML and in
  * Markdown, which passes HTML through: a host rendering an answer shows nothing of them), what `<script>`,
- * `<style>`, `<template>`, `<title>`, `<noscript>` and the like hold (a browser renders none of it), and elements hidden by their own
+ * `<style>`, `<template>`, `<title>`, `<noscript>` and the like hold (a browser renders none of it), a `<dialog>`
+ * not open, and elements hidden by their own
  * attributes (`hidden`, `style="display:none"`, `visibility:hidden`, `opacity:0` or `font-size:0`, an
  * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
  * injection has to write; a class or a stylesheet that hides an element cannot be known without the CSS.
@@ -26,6 +27,17 @@ const HIDING =
  * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
  */
 const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp)$/i;
+/** A dialog's `open`: without it, a browser's own style sheet hides the dialog and all it holds. */
+const OPEN_DIALOG = /(?:^|\s)open(?:\s|=|\/|$)/i;
+
+/**
+ * Hidden by its name alone, whatever else its attributes say: an UNRENDERED element, or a <dialog> not open
+ * (before 2026-12-06 what one held passed).
+ */
+function hiddenByName(name: string, attrs: string | undefined): boolean {
+  return UNRENDERED.test(name) || (name.length === 6 && name.toLowerCase() === 'dialog' && (attrs === undefined || !OPEN_DIALOG.test(attrs)));
+}
+
 /** Of those, the ones whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing). */
 const RAW_TEXT = /^(?:script|style|title|noscript|noembed|noframes)$/i;
 /**
@@ -132,10 +144,10 @@ function paragraphEnd(s: string, at: number, after: number): number {
  * 2026-12-06 one such mention hid all after it (strip cut the rest of an answer). In text declared HTML a
  * browser hides all after one unclosed: found to the end there. `seen`: the unclosed ones so far, by name.
  */
-function hiddenEnd(s: string, name: string, at: number, tag: string, html: boolean, seen: Map<string, Unclosed>): number {
+function hiddenEnd(s: string, name: string, at: number, tag: string, html: boolean, byName: boolean, seen: Map<string, Unclosed>): number {
   const after = at + tag.length;
   if (VOID.has(name) || tag.endsWith('/>')) return after;
-  if (html || !UNRENDERED.test(name) || opensLine(s, at)) {
+  if (html || !byName || opensLine(s, at)) {
     const end = elementEnd(s, name, after);
     if (end >= 0) return end;
     return html || !PARAGRAPH_BOUND.test(name) || opensLine(s, at) ? s.length : paragraphEnd(s, at, after);
@@ -160,8 +172,9 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
     let end: number;
     if (m[1] === undefined) end = m.index + m[0].length;
     else {
-      if (!UNRENDERED.test(m[1]) && (m[2] === undefined || !HIDING.test(m[2]))) continue;
-      end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, (unclosed ??= new Map()));
+      const byName = hiddenByName(m[1], m[2]);
+      if (!byName && (m[2] === undefined || !HIDING.test(m[2]))) continue;
+      end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }
     // Found only now (most text with "<" has no hidden markup): the code a renderer shows as written.
