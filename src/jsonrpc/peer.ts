@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Cancellation } from './cancellation.js';
 import { JsonRpcError } from './json-rpc-error.js';
-import { isFailure, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
+import { isFailure, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
 import { RequestTable } from './request-table.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -34,6 +34,8 @@ export interface PeerLink<O extends OutgoingOptions = OutgoingOptions> {
   /** Answers larger than this on the wire (errors too: they reach the caller as much) fail their request. */
   maxResultBytes?: number | undefined;
   tooLargeError?(bytes: number, limit: number, isError: boolean): Error;
+  /** An error answer as its request fails (JsonRpcError.from when absent): read with the request's options. */
+  remoteError?(error: JsonRpcErrorObject, opts: O): Error;
   /** The reasons a notifications/cancelled gives: after a timeout, and for a cancel without a reason. */
   timeoutReason: string;
   cancelReason: string;
@@ -179,7 +181,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     if (max !== undefined && bytes !== undefined && bytes > max && this.#link.tooLargeError) {
       p.reject(this.#link.tooLargeError(bytes, max, isFailure(m)));
     } else if (isFailure(m)) {
-      p.reject(JsonRpcError.from(m.error));
+      p.reject(this.#link.remoteError ? this.#link.remoteError(m.error, p.opts) : JsonRpcError.from(m.error));
     } else {
       if (bytes !== undefined && p.opts.receipt) p.opts.receipt.resultBytes = bytes;
       p.resolve(m.result);

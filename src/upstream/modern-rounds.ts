@@ -6,6 +6,7 @@ import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { INPUT_KEY_HINT, LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -150,6 +151,18 @@ export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
   for (const k of ['requiredCapabilities', 'supported', 'requested']) if (data[k] !== undefined) details[k] = data[k];
   o.warnings?.warn({ ...details, upstreamMessage: err.message.slice(0, 200) }, 'upstream refused what the gateway sent it; answered as an upstream failure');
   return new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" refused ${REFUSED[err.code]} (${err.code}: ${err.message.slice(0, 200)})`, details);
+}
+
+/**
+ * A 2025 upstream's error as its caller gets it. -32020, -32021 and -32022 are the server's own to use in 2025,
+ * but the 2026-07-28 era's protocol refusals (HTTP 400: headers, client capabilities, version): passed on to a
+ * 2026-07-28 client, a tool's failure read as the gateway refusing its request (told -32020, the SDK v2 client
+ * re-lists the tools and calls again: the upstream ran the tool twice). Such a client gets it as the upstream
+ * failure it is (-32603, message and data kept); a 2025 client, of the upstream's era, as it was sent.
+ */
+export function legacyUpstreamError(error: JsonRpcErrorObject, caller: UpstreamCaller | undefined): JsonRpcError {
+  const refusal = error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability || error.code === ErrorCode.UnsupportedProtocolVersion;
+  return new JsonRpcError(refusal && caller?.era === 'modern' ? ErrorCode.InternalError : error.code, error.message, error.data);
 }
 
 /**
