@@ -146,9 +146,16 @@ function lacksAll(declared: Record<string, unknown>, required: unknown): boolean
 export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
   if (!(err instanceof JsonRpcError) || !Object.hasOwn(REFUSED, err.code)) return err;
   const data = (err.data !== null && typeof err.data === 'object' ? err.data : {}) as Record<string, unknown>;
-  if (err.code === ErrorCode.MissingRequiredClientCapability && o.caller?.era === 'modern' && lacksAll(o.caller.capabilitiesFor?.(o.callerRequestId) ?? {}, data.requiredCapabilities)) return err;
+  const lacking = err.code === ErrorCode.MissingRequiredClientCapability && o.caller !== undefined && lacksAll(o.caller.capabilitiesFor?.(o.callerRequestId) ?? {}, data.requiredCapabilities);
+  if (lacking && o.caller!.era === 'modern') return err;
   const details: Record<string, unknown> = { upstream: o.upstream, upstreamCode: err.code };
   for (const k of ['requiredCapabilities', 'supported', 'requested']) if (data[k] !== undefined) details[k] = data[k];
+  // A 2025 client that declared none of it at initialize: its era has no -32021, and nothing is the gateway's
+  // to mend (no warning); told what the upstream needs, not that the gateway's declaration was refused.
+  if (lacking) {
+    const needs = capabilityName(data.requiredCapabilities as Record<string, Record<string, unknown>>);
+    return new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" needs ${needs} of the client, which this session's client did not declare when it initialized`, details);
+  }
   o.warnings?.warn({ ...details, upstreamMessage: err.message.slice(0, 200) }, 'upstream refused what the gateway sent it; answered as an upstream failure');
   return new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" refused ${REFUSED[err.code]} (${err.code}: ${err.message.slice(0, 200)})`, details);
 }

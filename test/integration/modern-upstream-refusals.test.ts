@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { startModernServer } from '../helpers/modern-server.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectClient } from '../helpers/sdk.js';
 
 const V = '2026-07-28';
@@ -69,6 +71,25 @@ describe('a modern upstream that refuses the gateway\'s request with -32020 / -3
         assert.equal(err?.data?.code, 'SWB_UPSTREAM_PROTOCOL');
         assert.equal(err?.data?.upstreamCode, code);
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('-32021 reaches a 2025 session whose client did not declare the capability as what it lacks, with no warning (found by a review)', async () => {
+    // Before, it was told the upstream "refused the client capabilities the gateway declared to it", and the
+    // gateway logged its own fault at warn: what was missing was the client's, declared (or not) at initialize.
+    const client = new Client({ name: 'no-elicitation', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StreamableHTTPClientTransport(gw.url('/mcp')));
+    try {
+      const before = logLines.length;
+      const err = await client.callTool({ name: 'test_audio_content', arguments: {} }).then(() => undefined, (e: { code?: number; message?: string; data?: Record<string, unknown> }) => e);
+      assert.equal(err?.code, -32000, JSON.stringify(err));
+      assert.equal(err?.data?.code, 'SWB_UPSTREAM_PROTOCOL');
+      assert.deepEqual(err?.data?.requiredCapabilities, { elicitation: { form: {} } });
+      assert.match(err?.message ?? '', /upstream "modern" needs the "elicitation" capability \(form mode\) of the client, which this session's client did not declare/);
+      const warned = logLines.slice(before).map((l) => JSON.parse(l)).filter((l) => l.upstreamCode === -32021 && l.level >= 40);
+      assert.deepEqual(warned, []);
     } finally {
       await client.close();
     }
