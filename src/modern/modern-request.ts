@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { existsIn, isClientRequest, methodSpec, type MethodSpec } from '../jsonrpc/methods.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
-import { isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
+import { isJsonObject, isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
 import { capabilitiesProblem } from '../jsonrpc/client-capabilities.js';
@@ -109,6 +109,10 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
   }
   if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
+  // Required by the schema: a listen without it was acknowledged with nothing honoured, a stream that would never carry a notification.
+  if (method === 'subscriptions/listen' && !isJsonObject(params.notifications)) {
+    throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs params.notifications, an object naming the notifications to receive', id);
+  }
   const info = meta![META_CLIENT_INFO];
   const level = meta![META_LOG_LEVEL];
   // Not a level ("warn", a number): refused, as the spec's logging page says, rather than read as "every

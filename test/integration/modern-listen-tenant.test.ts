@@ -31,4 +31,22 @@ describe('subscriptions/listen for a tenant whose rules allow no prompts', () =>
       listen.close();
     }
   });
+
+  it('refuses a listen without its notifications (the schema requires them) as invalid params, naming them (found by a review)', async () => {
+    // Before, it was acknowledged with nothing honoured: a stream that would never carry a notification.
+    for (const params of [{}, { notifications: true }, { notifications: ['toolsListChanged'] }]) {
+      // Bounded: before, the answer was a stream that stayed open.
+      const a = await modernPost(gw.url(), 'subscriptions/listen', params, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(a.status, 400, JSON.stringify(a.body));
+      assert.equal(a.body.error?.code, -32602);
+      assert.match(a.body.error.message, /params\.notifications/);
+    }
+    const empty = await openListen(gw.url(), 'empty-listen', {});
+    try {
+      assert.equal(empty.status, 200, 'an empty filter is a filter: acknowledged, nothing honoured');
+      assert.deepEqual((await empty.next()).params.notifications, {});
+    } finally {
+      empty.close();
+    }
+  });
 });
