@@ -15,8 +15,15 @@ import { markdownCode, type CodeSpans } from './markdown-code.js';
 
 /** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
 const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
-/** An opening tag: group 1 its name, group 2 its attributes. `[^<>]` stops at the next tag, so a scan is linear. */
-const OPEN = '<([a-zA-Z][a-zA-Z0-9-]*)(\\s[^<>]*)?>';
+/**
+ * An opening tag: group 1 its name, group 2 its attributes. A value quoted after `=` runs to its closing
+ * quote, `<` and `>` included, as a browser and CommonMark read it: cut at its first `>`, the tag of
+ * `<span title="a>b" style="display:none">` ended inside the title and the element was never found
+ * (before 2026-12-06). Each character has one way to match (a quote after `=` opens a value, one
+ * elsewhere is a character of a name), so a failed tag is given up in one pass, to the next `<` outside
+ * quotes.
+ */
+const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?![\\s"']))|["'])*)?>`;
 const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
 /** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
 const HIDING =
