@@ -29,6 +29,33 @@ const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
 const HIDING =
   /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
 /**
+ * Named character references a style needs to spell a hiding (`display&colon;none`); HTML has none for
+ * a letter, which a numeric one spells.
+ */
+const NAMED: Readonly<Record<string, string>> = { colon: ':', semi: ';', equals: '=', quot: '"', apos: "'", tab: '\t', newline: '\n', period: '.', percnt: '%', excl: '!', sol: '/', ast: '*', lpar: '(', rpar: ')', num: '#', amp: '&', comma: ',', plus: '+', bsol: '\\' };
+const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));?/g;
+const CSS_COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
+const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
+
+function codePoint(n: number): string {
+  return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\uFFFD';
+}
+
+/**
+ * Attributes as a browser applies them: character references decoded (an attribute value's), then CSS
+ * comments removed and CSS escapes decoded (a style's). Tested as written, `display&colon;none`,
+ * `display:/**\/none` and `display:\6e one` hid an element unfound before 2026-12-06. Only a tag whose
+ * attributes hold `&`, `/*` or `\` pays for it.
+ */
+function asApplied(attrs: string): string {
+  if (!attrs.includes('&') && !attrs.includes('/*') && !attrs.includes('\\')) return attrs;
+  return attrs
+    .replace(REFERENCE, (m, dec: string | undefined, hex: string | undefined, name: string | undefined) => (name === undefined ? codePoint(dec !== undefined ? Number(dec) : parseInt(hex!, 16)) : m.endsWith(';') ? (NAMED[name.toLowerCase()] ?? m) : m))
+    .replace(CSS_COMMENT, '')
+    .replace(CSS_ESCAPE, (_m, hex: string | undefined, c: string | undefined) => (hex !== undefined ? codePoint(parseInt(hex, 16)) : c!));
+}
+
+/**
  * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
  * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does).
  * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
@@ -180,7 +207,7 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
     if (m[1] === undefined) end = m.index + m[0].length;
     else {
       const byName = hiddenByName(m[1], m[2]);
-      if (!byName && (m[2] === undefined || !HIDING.test(m[2]))) continue;
+      if (!byName && (m[2] === undefined || !HIDING.test(asApplied(m[2])))) continue;
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }

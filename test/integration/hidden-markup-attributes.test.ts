@@ -1,6 +1,7 @@
 // Hidden markup whose hiding attribute a browser reads and a scan by tags alone did not: a quoted
 // attribute value holding ">" before it (valid HTML and valid CommonMark inline HTML, passed to the
-// browser as written). End to end: a real gateway, the
+// browser as written), and the hiding written with HTML character references, CSS comments or CSS
+// escapes, which the browser decodes before it applies the style. End to end: a real gateway, the
 // official SDK client, and test/fixtures/hostile-server.mjs, whose `echo` answers its text as given.
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
@@ -23,6 +24,12 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     for (const open of [`<span title="a>b" style="display:none">`, `<span data-x='>' hidden>`, `<div title=">" style="opacity:0">`]) {
       const tag = open.slice(1, open.search(/\s/));
       assert.equal(await echo(`Done.${open}${SECRET}</${tag}> Bye.`), 'Done. Bye.', open);
+    }
+  });
+
+  it('the style written with character references, CSS comments or CSS escapes: found and stripped', async () => {
+    for (const open of ['<span style="display&colon;none">', '<span style="display:&#110;one">', '<span style="display:&#x6E;one">', '<span style="display:/**/none">', '<span style="display/* x */:none">', '<span style="display:\\6e one">', '<span style="visibility:hidd\\65n">', '<span style="d\\isplay:none">']) {
+      assert.equal(await echo(`Done.${open}${SECRET}</span> Bye.`), 'Done. Bye.', open);
     }
   });
 
