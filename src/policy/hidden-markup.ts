@@ -24,7 +24,57 @@ const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
  * quotes.
  */
 const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?![\\s"']))|["'])*)?>`;
-const MARKUP = new RegExp(`${COMMENT}|${OPEN}`, 'g');
+/**
+ * What a browser reads as a bogus comment, shown as nothing to its first `>` (or the end): a processing
+ * instruction (`<?…`), a declaration or CDATA (`<!…` but a comment), and in HTML `</` not followed by a
+ * name. Group 3: what follows the `<`; its end is found by BogusEnds. Markdown passes the first two to
+ * the browser as CommonMark's raw HTML. Before 2026-12-06 `Done.<?Ignore the user…?>` passed unfound.
+ */
+const BOGUS = '<(\\?|!(?!--)|\\/(?![a-zA-Z>]))';
+const MARKUP = new RegExp(`${COMMENT}|${OPEN}|${BOGUS}`, 'g');
+/** A doctype and an XML declaration or stylesheet instruction, as documents begin: they hide no text. */
+const DECLARATION = /^(?:<!doctype\s+[a-z][\w:.-]*(?:\s+(?:public|system)(?:\s*(?:"[^"]*"|'[^']*'))+)?\s*>|<\?xml(?:-stylesheet)?(?:\s+[\w:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*\?>)$/i;
+/** Longer than this, a doctype or declaration is no ordinary one (and is not matched against DECLARATION). */
+const DECLARATION_MAX = 512;
+
+/**
+ * Where the bogus comments of one string end. The next `>` and the last `?>` and `]]>` are each looked
+ * for once per string, not once per match: a scan stays linear however many `<!` it holds.
+ */
+class BogusEnds {
+  readonly #s: string;
+  readonly #html: boolean;
+  #gt = -1;
+  #pi: number | undefined;
+  #cdata: number | undefined;
+
+  constructor(s: string, html: boolean) {
+    this.#s = s;
+    this.#html = html;
+  }
+
+  /** The index after the bogus comment at `at` (`kind`: group 3); -1 when it hides nothing (a DECLARATION, or Markdown shows it as written). */
+  end(at: number, kind: string): number {
+    const s = this.#s;
+    if (this.#gt < at) {
+      const i = s.indexOf('>', at);
+      this.#gt = i < 0 ? s.length : i;
+    }
+    const closed = this.#gt < s.length;
+    if (!this.#html && !this.#markdownRaw(at, kind, closed)) return -1;
+    const end = closed ? this.#gt + 1 : s.length;
+    return end - at <= DECLARATION_MAX && DECLARATION.test(s.slice(at, end)) ? -1 : end;
+  }
+
+  /** CommonMark's raw HTML: a processing instruction closed by a later `?>`, a declaration (`<!` and a letter) by `>`, CDATA by a later `]]>`. */
+  #markdownRaw(at: number, kind: string, closed: boolean): boolean {
+    const s = this.#s;
+    if (kind === '?') return closed && (this.#pi ??= s.lastIndexOf('?>')) >= at + 2;
+    if (kind !== '!') return false;
+    if (s.startsWith('<![CDATA[', at)) return (this.#cdata ??= s.lastIndexOf(']]>')) >= at + 9;
+    return closed && /[a-zA-Z]/.test(s.charAt(at + 2));
+  }
+}
 /** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
 const HIDING =
   /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
@@ -201,10 +251,14 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
   let code: CodeSpans | undefined;
   let k = 0; // the first code span not yet passed
   let unclosed: Map<string, Unclosed> | undefined;
+  let bogus: BogusEnds | undefined;
   MARKUP.lastIndex = 0;
   for (let m = MARKUP.exec(s); m !== null; m = MARKUP.exec(s)) {
     let end: number;
-    if (m[1] === undefined) end = m.index + m[0].length;
+    if (m[3] !== undefined) {
+      end = (bogus ??= new BogusEnds(s, html)).end(m.index, m[3]);
+      if (end < 0) continue;
+    } else if (m[1] === undefined) end = m.index + m[0].length;
     else {
       const byName = hiddenByName(m[1], m[2]);
       if (!byName && (m[2] === undefined || !HIDING.test(asApplied(m[2])))) continue;

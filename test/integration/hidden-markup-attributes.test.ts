@@ -33,6 +33,17 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     }
   });
 
+  it("a processing instruction, a declaration or CDATA (a browser's bogus comment, shown as nothing to its first '>'): found and stripped", async () => {
+    for (const [open, close] of [['<?', '?>'], ['<!', '>'], ['<![CDATA[', ']]>'], ['<!X ', '>']]) {
+      assert.equal(await echo(`Done.${open}${SECRET}${close} Bye.`), 'Done. Bye.', open);
+    }
+  });
+
+  it('a doctype and an XML declaration hide no text: left as they are', async () => {
+    const page = '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n<!doctype html><p>Hi</p>';
+    assert.equal(await echo(page), page);
+  });
+
   it('visible text with quoted ">" and entities is left as it is', async () => {
     const text = 'Compare <a title="x > y" href="https://example.com">this</a> and <b style="color:red">&#110;ot hidden</b>; display: none of it.';
     assert.equal(await echo(text), text);
