@@ -10,6 +10,7 @@
  * Markup in Markdown's code (a fenced block, a code span: markdown-code.ts) shows as written, so it is
  * not hidden; in text declared HTML (`html`) there is no such code.
  */
+import { codePoint, decodeReferences } from './html-references.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 
 
@@ -78,18 +79,8 @@ class BogusEnds {
 /** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
 const HIDING =
   /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
-/**
- * Named character references a style needs to spell a hiding (`display&colon;none`); HTML has none for
- * a letter, which a numeric one spells.
- */
-const NAMED: Readonly<Record<string, string>> = { colon: ':', semi: ';', equals: '=', quot: '"', apos: "'", tab: '\t', newline: '\n', period: '.', percnt: '%', excl: '!', sol: '/', ast: '*', lpar: '(', rpar: ')', num: '#', amp: '&', comma: ',', plus: '+', bsol: '\\' };
-const REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));?/g;
 const CSS_COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
 const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
-
-function codePoint(n: number): string {
-  return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\uFFFD';
-}
 
 /**
  * Attributes as a browser applies them: character references decoded (an attribute value's), then CSS
@@ -99,8 +90,7 @@ function codePoint(n: number): string {
  */
 function asApplied(attrs: string): string {
   if (!attrs.includes('&') && !attrs.includes('/*') && !attrs.includes('\\')) return attrs;
-  return attrs
-    .replace(REFERENCE, (m, dec: string | undefined, hex: string | undefined, name: string | undefined) => (name === undefined ? codePoint(dec !== undefined ? Number(dec) : parseInt(hex!, 16)) : m.endsWith(';') ? (NAMED[name.toLowerCase()] ?? m) : m))
+  return decodeReferences(attrs)
     .replace(CSS_COMMENT, '')
     .replace(CSS_ESCAPE, (_m, hex: string | undefined, c: string | undefined) => (hex !== undefined ? codePoint(parseInt(hex, 16)) : c!));
 }

