@@ -76,9 +76,13 @@ class BogusEnds {
     return closed && /[a-zA-Z]/.test(s.charAt(at + 2));
   }
 }
-/** The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`). */
+/**
+ * The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`).
+ * `visibility: collapse` hides as `hidden` does (but in a table), and an opacity below 0 is clamped to 0: before
+ * 2026-12-06 both hid text unfound.
+ */
 const HIDING =
-  /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?hidden|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
+  /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
 const CSS_COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
 const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
 

@@ -33,6 +33,13 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     }
   });
 
+  it('visibility: collapse and a negative opacity (clamped to 0) hide as visibility: hidden and opacity: 0 do: found and stripped', async () => {
+    for (const open of ['<span style="visibility:collapse">', '<span style="opacity: -1">', '<span style="opacity:-0.5">', '<text visibility="collapse">']) {
+      const tag = open.slice(1, open.search(/\s/));
+      assert.equal(await echo(`Done.${open}${SECRET}</${tag}> Bye.`), 'Done. Bye.', open);
+    }
+  });
+
   it("a processing instruction, a declaration or CDATA (a browser's bogus comment, shown as nothing to its first '>'): found and stripped", async () => {
     for (const [open, close] of [['<?', '?>'], ['<!', '>'], ['<![CDATA[', ']]>'], ['<!X ', '>']]) {
       assert.equal(await echo(`Done.${open}${SECRET}${close} Bye.`), 'Done. Bye.', open);
