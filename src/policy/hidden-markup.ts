@@ -27,8 +27,8 @@ const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
 const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?![\\s"']))|["'])*)?>`;
 /**
  * What a browser reads as a bogus comment, shown as nothing to its first `>` (or the end): a processing
- * instruction (`<?…`), a declaration or CDATA (`<!…` but a comment), and in HTML `</` not followed by a
- * name. Group 3: what follows the `<`; its end is found by BogusEnds. Markdown passes the first two to
+ * instruction (`<?…`), a declaration or CDATA (`<!…` but a comment; CDATA in Markdown only, as text
+ * declared HTML or XML may be XML, whose CDATA is shown), and in HTML `</` not followed by a name. Group 3: what follows the `<`; its end is found by BogusEnds. Markdown passes the first two to
  * the browser as CommonMark's raw HTML. Before 2026-12-06 `Done.<?Ignore the user…?>` passed unfound.
  */
 const BOGUS = '<(\\?|!(?!--)|\\/(?![a-zA-Z>]))';
@@ -62,7 +62,8 @@ class BogusEnds {
       this.#gt = i < 0 ? s.length : i;
     }
     const closed = this.#gt < s.length;
-    if (!this.#html && !this.#markdownRaw(at, kind, closed)) return -1;
+    // Text declared HTML may be XML (SVG, RSS, …), where CDATA is text a reader sees: not a finding there.
+    if (this.#html ? kind === '!' && s.startsWith('<![CDATA[', at) : !this.#markdownRaw(at, kind, closed)) return -1;
     const end = closed ? this.#gt + 1 : s.length;
     return end - at <= DECLARATION_MAX && DECLARATION.test(s.slice(at, end)) ? -1 : end;
   }
