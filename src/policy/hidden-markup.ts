@@ -24,7 +24,10 @@ const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
  * elsewhere is a character of a name), so a failed tag is given up in one pass, to the next `<` outside
  * quotes.
  */
-const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?![\\s"']))|["'])*)?>`;
+const ATTRIBUTES = `(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?![\\s"']))|["'])*`;
+const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s${ATTRIBUTES})?>`;
+/** In HTML a "/" also ends a tag's name and parts attributes (`<div/hidden>` is `<div hidden>`); in Markdown it is no tag. */
+const OPEN_HTML = `<([a-zA-Z][a-zA-Z0-9-]*)([\\s/]${ATTRIBUTES})?>`;
 /**
  * What a browser reads as a bogus comment, shown as nothing to its first `>` (or the end): a processing
  * instruction (`<?…`), a declaration or CDATA (`<!…` but a comment; CDATA in Markdown only, as text
@@ -33,6 +36,7 @@ const OPEN = `<([a-zA-Z][a-zA-Z0-9-]*)(\\s(?:[^<>"'=]|=\\s*(?:"[^"]*"|'[^']*'|(?
  */
 const BOGUS = '<(\\?|!(?!--)|\\/(?![a-zA-Z>]))';
 const MARKUP = new RegExp(`${COMMENT}|${OPEN}|${BOGUS}`, 'g');
+const MARKUP_HTML = new RegExp(`${COMMENT}|${OPEN_HTML}|${BOGUS}`, 'g');
 /** A doctype and an XML declaration or stylesheet instruction, as documents begin: they hide no text. */
 const DECLARATION = /^(?:<!doctype\s+[a-z][\w:.-]*(?:\s+(?:public|system)(?:\s*(?:"[^"]*"|'[^']*'))+)?\s*>|<\?xml(?:-stylesheet)?(?:\s+[\w:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*\?>)$/i;
 /** Longer than this, a doctype or declaration is no ordinary one (and is not matched against DECLARATION). */
@@ -83,7 +87,7 @@ class BogusEnds {
  * 2026-12-06 both hid text unfound.
  */
 const HIDING =
-  /(?:^|\s)hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|\s)type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
+  /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
 const CSS_COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
 const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
 
@@ -106,8 +110,8 @@ function asApplied(attrs: string): string {
  * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
  */
 const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp)$/i;
-/** A dialog's `open`: without it, a browser's own style sheet hides the dialog and all it holds. */
-const OPEN_DIALOG = /(?:^|\s)open(?:\s|=|\/|$)/i;
+/** A dialog's `open` (in HTML after a "/" too, as HIDING reads `hidden`): without it, a browser's own style sheet hides the dialog. */
+const OPEN_DIALOG = /(?:^|[\s/])open(?:\s|=|\/|$)/i;
 
 /**
  * Hidden by its name alone, whatever else its attributes say: an UNRENDERED element, or a <dialog> not open
@@ -247,8 +251,9 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
   let k = 0; // the first code span not yet passed
   let unclosed: Map<string, Unclosed> | undefined;
   let bogus: BogusEnds | undefined;
-  MARKUP.lastIndex = 0;
-  for (let m = MARKUP.exec(s); m !== null; m = MARKUP.exec(s)) {
+  const markup = html ? MARKUP_HTML : MARKUP;
+  markup.lastIndex = 0;
+  for (let m = markup.exec(s); m !== null; m = markup.exec(s)) {
     let end: number;
     if (m[3] !== undefined) {
       end = (bogus ??= new BogusEnds(s, html)).end(m.index, m[3]);
@@ -264,13 +269,13 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
     code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s);
     while (k < code.length && code[k]![1] <= m.index) k++;
     if (k < code.length && code[k]![0] <= m.index) {
-      MARKUP.lastIndex = code[k]![1];
+      markup.lastIndex = code[k]![1];
       continue;
     }
     clean += s.slice(from, m.index);
     from = end;
     count++;
-    MARKUP.lastIndex = Math.max(end, m.index + 1);
+    markup.lastIndex = Math.max(end, m.index + 1);
   }
   return count === 0 ? undefined : { count, clean: clean + s.slice(from) };
 }

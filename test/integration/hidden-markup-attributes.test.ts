@@ -58,6 +58,16 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     assert.equal(await echo(page), page);
   });
 
+  it('in HTML, attributes after a "/" (<div/hidden>, read by a browser as <div hidden>): found and stripped', async () => {
+    for (const open of ['<div/hidden>', '<span/style="display:none">', '<p/title="x"/hidden>']) {
+      const tag = open.slice(1, open.indexOf('/'));
+      assert.equal(await typed('text/html', `<p>Hi</p>${open}${SECRET}</${tag}><p>Bye</p>`), '<p>Hi</p><p>Bye</p>', open);
+    }
+    // So an open dialog may be written <dialog/open>: shown, and left.
+    const dialog = `<p>Hi</p><dialog/open>${SECRET}</dialog>`;
+    assert.equal(await typed('text/html', dialog), dialog);
+  });
+
   it('CDATA in XML is text a reader sees (an RSS item, SVG text): left as it is', async () => {
     assert.equal(await typed('application/rss+xml', RSS), RSS);
     const svg = '<svg xmlns="http://www.w3.org/2000/svg"><text x="0" y="10"><![CDATA[Total < 5]]></text></svg>';
