@@ -58,6 +58,14 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     assert.equal(await echo(page), page);
   });
 
+  it('elements a browser renders nothing of (a closed dialog, noscript, noembed, noframes, datalist): found and stripped', async () => {
+    for (const tag of ['dialog', 'noscript', 'noembed', 'noframes', 'datalist', 'DIALOG']) {
+      assert.equal(await echo(`Done.<${tag}>${SECRET}</${tag}> Bye.`), 'Done. Bye.', tag);
+    }
+    const open = `Done.<dialog open>${SECRET}</dialog> Bye.`;
+    assert.equal(await echo(open), open, 'an open dialog is shown');
+  });
+
   it('in HTML, attributes after a "/" (<div/hidden>, read by a browser as <div hidden>): found and stripped', async () => {
     for (const open of ['<div/hidden>', '<span/style="display:none">', '<p/title="x"/hidden>']) {
       const tag = open.slice(1, open.indexOf('/'));
