@@ -242,8 +242,16 @@ function hiddenEnd(s: string, name: string, at: number, tag: string, html: boole
   return end;
 }
 
-/** The hidden comments and elements of `s`, counted and removed; undefined when it has none. `html`: `s` is HTML, not Markdown. */
-export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
+/**
+ * How a text is read: Markdown (false), a page a browser renders ('html': HTML, XHTML, SVG), or other XML
+ * ('xml': a feed, a document, where no element is hidden by its name: an RSS item's <title> is what a
+ * reader shows, and before 2026-12-06 strip cut it out). Both markup kinds have no Markdown code.
+ */
+export type MarkupKind = false | 'html' | 'xml';
+
+/** The hidden comments and elements of `s`, counted and removed; undefined when it has none. `kind`: how `s` is read. */
+export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | undefined {
+  const html = kind !== false;
   let clean = '';
   let from = 0;
   let count = 0;
@@ -260,7 +268,7 @@ export function hiddenMarkup(s: string, html = false): MarkupScan | undefined {
       if (end < 0) continue;
     } else if (m[1] === undefined) end = m.index + m[0].length;
     else {
-      const byName = hiddenByName(m[1], m[2]);
+      const byName = kind !== 'xml' && hiddenByName(m[1], m[2]);
       if (!byName && (m[2] === undefined || !HIDING.test(asApplied(m[2])))) continue;
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;

@@ -2,6 +2,7 @@ import { clipped } from '../observability/clipped.js';
 import { shown, type HiddenKind, type HiddenTextScanner, type TextScan } from './hidden-text.js';
 import { charsetOf, decodeAs, type Decoded } from './charsets.js';
 import { acrossItems } from './hidden-text-joined.js';
+import type { MarkupKind } from './hidden-markup.js';
 
 /** Hidden text of one kind in one field: where (a path such as "inputSchema.properties.city.description"), how much. Never the text. */
 export interface Finding {
@@ -61,7 +62,10 @@ const wrappedPayload = (key: string, value: unknown): value is string => PAYLOAD
 const TEXTUAL = /^(?:text\/|image\/svg\+xml\b|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|ecmascript|sql|graphql|toml|x-sh|x-www-form-urlencoded)\b)/i;
 /** Media types rendered as markup, not Markdown: a fence or backticks there hold no code, and a comment in them is hidden. */
 const MARKUP_TYPES = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|(?:application|text)\/(?:[\w.-]+\+)?xml)\b/i;
-const readsAsMarkup = (mimeType: unknown): boolean => typeof mimeType === 'string' && MARKUP_TYPES.test(mimeType.trim());
+/** Of those, the ones a browser renders as a page (elements it never shows, a <title>, a <noscript>, hide their text). */
+const PAGE_TYPES = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml)\b/i;
+/** How text of this type is read: as Markdown (false), a page ('html'), or other XML ('xml': an RSS item's <title> is what a reader shows). */
+const readsAsMarkup = (mimeType: unknown): MarkupKind => (typeof mimeType === 'string' && MARKUP_TYPES.test(mimeType.trim()) ? (PAGE_TYPES.test(mimeType.trim()) ? 'html' : 'xml') : false);
 const readsAsText = (mimeType: unknown): boolean => mimeType === undefined || (typeof mimeType === 'string' && TEXTUAL.test(mimeType.trim()));
 /** Decodes fatally: untyped bytes that are not UTF-8 are no text (a host guessing the type reads them as binary). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -116,7 +120,7 @@ class Walk {
   /** Inside a DATA member, or a walk of data (walkResult's `data`): `_meta` is data there. */
   #inData: boolean;
   /** A member of an object declared HTML or XML (its mimeType): its text is read as markup, not Markdown. */
-  #html = false;
+  #html: MarkupKind = false;
 
   constructor(scanner: HiddenTextScanner, fixedNames: boolean, data = false) {
     this.#scanner = scanner;

@@ -1,7 +1,7 @@
 import { joinPatterns } from '../config/guardrails-schema.js';
 import { clipped } from '../observability/clipped.js';
 import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js';
-import { hiddenMarkup, mayHoldMarkup } from './hidden-markup.js';
+import { hiddenMarkup, mayHoldMarkup, type MarkupKind } from './hidden-markup.js';
 import { mayHoldImage, outsideImages } from './outside-images.js';
 
 /**
@@ -236,11 +236,12 @@ export class HiddenTextScanner {
    * once markup is out (what a comment holds is counted as markup, not twice). `html`: the text is declared
    * HTML or XML, where Markdown's code (whose markup shows as written) is no code.
    */
-  scan(s: string, html = false): TextScan | undefined {
+  scan(s: string, kind: MarkupKind = false): TextScan | undefined {
+    const html = kind !== false;
     const chars = ANY.test(s) ? hiddenCharacters(s) : undefined;
     let text = chars ? chars.clean : s;
     let counts = chars?.counts;
-    const markup = mayHoldMarkup(text) ? hiddenMarkup(text, html) : undefined;
+    const markup = mayHoldMarkup(text) ? hiddenMarkup(text, kind) : undefined;
     if (markup !== undefined) {
       counts ??= noCounts();
       counts.markup = markup.count;
