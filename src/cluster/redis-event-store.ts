@@ -33,17 +33,26 @@ return 1`;
 // The session's bytes are counted per stream (KEYS[4], with the total in 't'): over the budget (ARGV[7]),
 // whole streams go, the oldest request stream first, the standalone one (0) only when no other is left,
 // never the one appended to: as the memory log does, so that a client that takes large answers and drops
-// its connections cannot fill Redis for sessionTtlMs. Events XADD trims by count stay counted (the count
-// errs high: streams go early, never late).
+// its connections cannot fill Redis for sessionTtlMs. Events trimmed by count (ARGV[2] per stream, exactly)
+// give their bytes back: counted for ever (approximate trimming, MAXLEN ~), a GET stream that had carried
+// the budget's worth of notifications over a session's life (holding only its last few) made every later
+// append drop the session's other streams, answers logged for a reader that dropped included.
 const APPEND = `
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
 if redis.replicate_commands then redis.replicate_commands() end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 's', ARGV[3], 'd', ARGV[4])
+local n = string.len(ARGV[4])
+local over = redis.call('XLEN', KEYS[2]) + 1 - tonumber(ARGV[2])
+if over > 0 then
+  for _, e in ipairs(redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', over)) do
+    local f = e[2]
+    for i = 1, #f, 2 do if f[i] == 'd' then n = n - string.len(f[i + 1]) end end
+  end
+end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], '*', 's', ARGV[3], 'd', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
-local n = string.len(ARGV[4])
 redis.call('HINCRBY', KEYS[4], ARGV[6], n)
 local total = redis.call('HINCRBY', KEYS[4], 't', n)
 redis.call('PEXPIRE', KEYS[4], ARGV[5])

@@ -92,4 +92,27 @@ describe('RedisEventStore against redis-server, beside MemoryEventStore', { time
     await client.ping();
     assert.deepEqual(await client.keys(`${PREFIX}ev*:${sid}*`), []);
   });
+  it('counts the bytes a stream still holds: events trimmed by eventsPerStream give theirs back, so a busy GET stream does not take the other streams with it', async () => {
+    // A long-lived session's GET stream carries notifications for hours; the log keeps its last few
+    // (perStream), yet counted every byte ever logged on it. Once that count passed the budget, the
+    // next append dropped every other stream: a POST whose reader dropped lost its logged answer, and
+    // the resuming client never got it (memory keeps it).
+    const sid = 'busy-get-stream';
+    await owned(sid);
+    const BUDGET = 65_536;
+    const store = new RedisEventStore(client, PREFIX, { perStream: 5, bytesPerSession: BUDGET }, 60_000, { me: ME, key: (id) => `${PREFIX}owner:${id}` });
+    const memory = new MemoryEventStore(5, undefined, BUDGET);
+    const note = (i: number) => JSON.stringify({ method: 'notifications/message', params: { i, data: 'x'.repeat(200) } });
+    for (const s of [store, memory]) s.append(sid, 7, 1, '{"id":7,"result":{}}');
+    for (let i = 1; i <= 1000; i++) for (const s of [store, memory]) s.append(sid, 0, i, note(i));
+    await client.ping();
+    assert.deepEqual(await store.replay(sid, 7, 0), await memory.replay(sid, 7, 0), 'the answer logged for a reader that dropped is still there');
+    // And the other way round: an append to a request stream does not take the GET stream's last events.
+    for (const s of [store, memory]) s.append(sid, 8, 1, '{"id":8,"result":{}}');
+    await client.ping();
+    assert.deepEqual(await store.replay(sid, 0, 995), await memory.replay(sid, 0, 995), "the GET stream's last events are still there");
+    assert.deepEqual(await store.replay(sid, 8, 0), await memory.replay(sid, 8, 0));
+    store.dropSession(sid);
+    await client.ping();
+  });
 });
