@@ -49,7 +49,7 @@ const CODES = {
   SWB_UPSTREAM_CREDENTIAL_REFUSED: { status: 403, rpc: ErrorCode.ServerError },
   /** The user has not linked (or no longer has) an account at a user-oauth upstream: details.elicitations holds the URL to consent at. */
   SWB_UPSTREAM_CONSENT_REQUIRED: { status: 403, rpc: ErrorCode.UrlElicitationRequired },
-  /** A 2025 session at MAX_SUBSCRIPTIONS_PER_SESSION asked to subscribe to one more resource. */
+  /** A 2025 session at MAX_SUBSCRIPTIONS_PER_SESSION (or MAX_SUBSCRIBED_URI_CHARS) asked to subscribe to one more resource. */
   SWB_SUBSCRIPTION_LIMIT: { status: 400, rpc: ErrorCode.InvalidRequest },
 } as const satisfies Record<string, { status: number; rpc: number }>;
 

@@ -20,6 +20,14 @@ type Params = Record<string, unknown> | undefined;
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
 /**
+ * The most characters of URIs one session's subscriptions may hold, all together. Bounded by count
+ * alone, a URI was as long as a body (a template's `{var}` matches a run of any length): 1,000 URIs of a
+ * megabyte each, a record of a gigabyte written whole to Redis again on every subscribe. Real URIs are
+ * short: 1,000 of 256 characters fit.
+ */
+export const MAX_SUBSCRIBED_URI_CHARS = 256 * 1024;
+
+/**
  * One session's resource subscriptions: each URI with the instance it was subscribed on (the one whose
  * notifications/resources/updated reach the session, and the one told when it is dropped).
  */
@@ -46,10 +54,23 @@ export class SessionSubscriptions {
     return this.#byUri.has(uri);
   }
 
+  /** Characters of the URIs held and being subscribed to (a subscribe is no hot path: counted when asked). */
+  #uriChars(): number {
+    let n = 0;
+    for (const uri of this.#byUri.keys()) n += uri.length;
+    for (const uri of this.#making.keys()) if (!this.#byUri.has(uri)) n += uri.length;
+    return n;
+  }
+
   subscribe(uri: string, inst: UpstreamInstance, o: { params?: Params; callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined }): Promise<void> {
     if (this.#byUri.size + this.#making.size >= MAX_SUBSCRIPTIONS_PER_SESSION && !this.#making.has(uri)) {
       const message = `this session is subscribed to ${MAX_SUBSCRIPTIONS_PER_SESSION} resources, the most a session may be; unsubscribe from one first`;
       return Promise.reject(new GatewayError('SWB_SUBSCRIPTION_LIMIT', message, { max: MAX_SUBSCRIPTIONS_PER_SESSION }));
+    }
+    const chars = this.#making.has(uri) ? 0 : this.#uriChars() + uri.length;
+    if (chars > MAX_SUBSCRIBED_URI_CHARS) {
+      const message = `this session's subscriptions would hold ${chars} characters of resource URIs, more than the ${MAX_SUBSCRIBED_URI_CHARS} a session may (its record keeps them); unsubscribe from one first`;
+      return Promise.reject(new GatewayError('SWB_SUBSCRIPTION_LIMIT', message, { maxUriChars: MAX_SUBSCRIBED_URI_CHARS }));
     }
     // The endpoint offers subscriptions when any upstream does: one that offers none is not sent a request it did
     // not declare (it refused it -32601, as if the gateway had no resources/subscribe), and is refused as a 2026-07-28
