@@ -35,8 +35,14 @@ function credentials(req: EdgeRequest): CredentialInput {
   return { authorization, tokenInQuery };
 }
 
+/**
+ * A challenge parameter's quoted value, holding only what RFC 6750 §3 lets one hold (%x20-21 / %x23-5B /
+ * %x5D-7E). An error_description can quote a forged token's own header (jose names an unrecognized "crit"
+ * extension, checked before any signature): a line break or a character past Latin-1 there made Node
+ * refuse the header, and anyone, with no key, was answered 500 with an error log line instead of 401.
+ */
 function quoted(s: string): string {
-  return `"${s.replace(/["\\]/g, '')}"`;
+  return `"${s.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '')}"`;
 }
 
 /**
@@ -127,7 +133,7 @@ export function rateRefusal(principal: Principal, waitMs: number, requests = 1):
 /** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
 export function insufficientScope(auth: EdgeAuth, req: EdgeRequest, path: string, scopes: string[]): Refusal {
   const scope = scopes.join(' ');
-  const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description="this request needs the scope ${scope.replace(/"/g, '')}"`;
+  const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description=${quoted(`this request needs the scope ${scope}`)}`;
   auth.onFailure?.('insufficient_scope');
   return { status: 403, message: `Forbidden: this request needs the scope ${scope}`, code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } };
 }

@@ -201,6 +201,19 @@ describe('auth: bearer token attacks (JWKS)', () => {
     }
   });
 
+  it('a forged token whose header names a "crit" extension with a line break or a character past Latin-1: 401 invalid_token, not 500', async () => {
+    // jose quotes the unrecognized extension in its message, checked before any signature: anyone, with no
+    // key, chose text of the WWW-Authenticate header, which Node refuses to write (500, an error log line).
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    for (const name of ['a\r\nx-injected: 1', '\u0100', 'é', 'tab\there']) {
+      const t = `${b64({ alg: 'RS256', kid: 'k1', crit: [name] })}.${b64({ sub: 'mallory', tenant: 'acme' })}.AAAA`;
+      const r = await mcpRequest(gw, initializeBody(), { token: t });
+      const params = expectChallenge(r, 401, 'invalid_token');
+      // RFC 6750 §3: error_description is %x20-21 / %x23-5B / %x5D-7E.
+      assert.match(params.error_description ?? '', /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/, JSON.stringify(name));
+    }
+  });
+
   it('the access token types are accepted by default: at+jwt in any spelling, JWT, and no typ at all', async () => {
     for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT', 'jwt', null]) {
       expectOk(await mcpRequest(gw, initializeBody(), { token: await tok({ typ }) }), `typ ${typ}`);
