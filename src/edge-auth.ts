@@ -23,6 +23,40 @@ export function audiencesOf(config: Config): string[] {
   return [...new Set(written.flatMap((a) => [a, URL.canParse(a) ? new URL(a).href : a]))];
 }
 
+/**
+ * The audiences that name one endpoint (its URL as written and as its href, see audiencesOf), by the
+ * endpoint's path: a token for one endpoint's resource (RFC 8707: what a client asks for from the resource
+ * its discovery found) is that endpoint's alone. Every audience accepted and not here (the public URL,
+ * a configured one naming no endpoint) is the gateway's as a whole. The public URL's own forms stay the
+ * gateway's even where an endpoint's URL is one of them.
+ */
+export function endpointAudiences(config: Config): ReadonlyMap<string, string> {
+  const base = publicUrlOf(config, undefined);
+  const gateway = new Set([base, URL.canParse(base) ? new URL(base).href : base]);
+  const owners = new Map<string, string>();
+  for (const e of config.endpoints) {
+    const url = `${base}${e.path}`;
+    for (const a of [url, URL.canParse(url) ? new URL(url).href : url]) if (!gateway.has(a)) owners.set(a, e.path);
+  }
+  return owners;
+}
+
+/**
+ * Why a token may not be used on the endpoint at `path`, or undefined: each of its audiences names another
+ * endpoint. Before, the default audiences (every endpoint's URL) were accepted on every endpoint, so a token
+ * the authorization server issued for one (to a client, with a consent, meant for it alone) was taken by all.
+ */
+function otherEndpointOnly(owners: ReadonlyMap<string, string>, accepted: ReadonlySet<string>, principal: Principal, path: string): string | undefined {
+  const audience = principal.audience;
+  if (audience === undefined) return undefined;
+  for (const a of audience) {
+    if (!accepted.has(a)) continue;
+    const owner = owners.get(a);
+    if (owner === undefined || owner === path) return undefined;
+  }
+  return `the access token is invalid: it was issued for another endpoint's resource, not ${path} (its "aud" claim)`;
+}
+
 /** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */
 export interface ReloadableEdgeAuth extends EdgeAuth {
   /**
@@ -51,6 +85,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   const log = logger.child({ component: 'auth' });
   let authenticator = authenticatorFor(config, metrics, log);
   let exchanging = exchangesTokens(config);
+  let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) };
   const remember = (p: Principal | Promise<Principal>, input: CredentialInput): Principal | Promise<Principal> => {
     if (p instanceof Promise) return p.then((principal) => remember(principal, input));
     gateway.subjectTokens.remember(p, input.authorization[0]);
@@ -68,9 +103,11 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     prepare: (next) => {
       const built = authenticatorFor(next, metrics, log, authenticator);
       const exchanges = exchangesTokens(next);
+      const nextAudiences = { owners: endpointAudiences(next), accepted: new Set(audiencesOf(next)) };
       return () => {
         authenticator = built;
         exchanging = exchanges;
+        audiences = nextAudiences;
       };
     },
     authenticate: (input) => {
@@ -78,6 +115,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       const p = authenticator.authenticate(input);
       return exchanging ? remember(p, input) : p;
     },
+    notFor: (principal, path) => otherEndpointOnly(audiences.owners, audiences.accepted, principal, path),
     forbidden: (principal, path) => {
       const tenant = gateway.policy.tenant(principal);
       if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;

@@ -111,7 +111,8 @@ export class Authenticator {
       throw new AuthError(401, 'invalid_token', 'no_tenant', `the access token has no "${this.#cfg.claims.tenant}" claim naming a tenant`);
     }
     // Frozen: a kept principal is shared by every request that presents the same token.
-    const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)) });
+    const audience = Object.freeze((Array.isArray(payload.aud) ? payload.aud : [payload.aud]).filter((a): a is string => typeof a === 'string'));
+    const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)), audience });
     this.#verified.set(token, principal, payload.exp!, this.#cfg.clockToleranceSec, Date.now(), performance.now());
     return principal;
   }

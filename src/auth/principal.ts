@@ -4,6 +4,8 @@ export interface Principal {
   subject: string;
   tenant: string;
   scopes: ReadonlySet<string>;
+  /** The token's `aud` values (which endpoints it may be used on: see endpointAudiences); undefined with auth off. */
+  audience?: readonly string[];
 }
 
 export function samePrincipal(a: Principal, b: Principal): boolean {

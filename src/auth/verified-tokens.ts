@@ -29,6 +29,7 @@ export interface VerifiedTokensOptions {
 function weightOf(token: string, p: Principal): number {
   let bytes = token.length + p.issuer.length + p.subject.length + p.tenant.length + 256;
   for (const s of p.scopes) bytes += s.length + 64;
+  for (const a of p.audience ?? []) bytes += a.length + 16;
   return bytes;
 }
 

@@ -9,7 +9,7 @@ export const authSchema = z
     /** jwt: every request needs a valid bearer token. none: only allowed when bound to loopback. */
     mode: z.enum(['jwt', 'none']).default('none'),
     issuer: z.string().min(1).optional(),
-    /** Accepted `aud` values; default: server.publicUrl and publicUrl + each endpoint path. */
+    /** Accepted `aud` values; default: server.publicUrl and publicUrl + each endpoint path. One naming an endpoint's URL is accepted on that endpoint only (edge-auth.ts). */
     audience: z.array(z.string().min(1)).default([]),
     jwksUrl: httpUrl('auth.jwksUrl (the key set is fetched)').optional(),
     /** Static verification keys: PEM (SPKI) or JWK / JWKS JSON files. */

@@ -9,6 +9,8 @@ import type { Refusal } from './replies.js';
 export interface EdgeAuth {
   /** The principal, at once when no token needs verifying (auth off), else once verified. */
   authenticate(input: CredentialInput): Principal | Promise<Principal>;
+  /** Why this principal's token is not one for the endpoint (issued for another endpoint's resource), or undefined. */
+  notFor?(principal: Principal, path: string): string | undefined;
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
   /**
@@ -59,8 +61,15 @@ export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string,
   } catch (err) {
     return authRefusal(auth, req, metadataPath, err);
   }
-  if (p instanceof Promise) return p.then((principal) => admitted(auth, principal, path, rateLater), (err: unknown) => authRefusal(auth, req, metadataPath, err));
-  return admitted(auth, p, path, rateLater);
+  if (p instanceof Promise) return p.then((principal) => forEndpoint(auth, req, principal, path, rateLater, metadataPath), (err: unknown) => authRefusal(auth, req, metadataPath, err));
+  return forEndpoint(auth, req, p, path, rateLater, metadataPath);
+}
+
+/** A token issued for another endpoint is invalid here (401, the challenge naming this one's metadata, so the client gets one for it); then admitted. */
+function forEndpoint(auth: EdgeAuth, req: EdgeRequest, principal: Principal, path: string, rateLater: boolean, metadataPath: string): Principal | Refusal | Promise<Principal | Refusal> {
+  const notFor = auth.notFor?.(principal, path);
+  if (notFor) return authRefusal(auth, req, metadataPath, new AuthError(401, 'invalid_token', 'claim_aud', notFor));
+  return admitted(auth, principal, path, rateLater);
 }
 
 /**

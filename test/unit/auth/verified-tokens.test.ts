@@ -70,7 +70,7 @@ describe('verified tokens are kept', () => {
     assert.ok(!(second instanceof Promise), 'the second is served from the cache');
     assert.equal(second, principal);
     assert.ok(Object.isFrozen(principal));
-    assert.deepEqual(principal, { issuer: ISSUER, subject: 'alice', tenant: 'acme', scopes: new Set(['read']) });
+    assert.deepEqual(principal, { issuer: ISSUER, subject: 'alice', tenant: 'acme', scopes: new Set(['read']), audience: [AUDIENCE] });
     assert.deepEqual(lookups, [false, true]);
   });
 
