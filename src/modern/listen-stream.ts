@@ -6,6 +6,7 @@ import type { ModernSession } from './modern-session.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
+import { SubscribedUris } from '../jsonrpc/subscribed-uris.js';
 
 /** The bounds of one listen (ModernServiceOptions). */
 export interface ListenLimits {
@@ -79,17 +80,20 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   }
   const tag = (params: Record<string, unknown> | undefined) => ({ ...params, _meta: { ...(params?._meta as object | undefined), [META_SUBSCRIPTION_ID]: id } });
   const send = (m: JsonRpcMessage) => sink.notify(m);
-  const uris = new Set(filter.resourceSubscriptions ?? []);
+  // An update of one of them or of a sub-resource of one (isSubResource), found by its parents; sent once however many cover it.
+  const uris = new SubscribedUris<true>();
+  for (const uri of filter.resourceSubscriptions ?? []) uris.set(uri, true);
   send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: tag({ notifications: filter }) });
   const onNote = (method: string, params: Record<string, unknown> | undefined) => {
     const flag = FLAG_OF[method];
-    // A URI the tenant may no longer read (a reload narrowed its rules) is no longer reported either.
-    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.has(String(params?.uri)) && guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
+    // A URI the tenant may no longer read (a reload narrowed its rules) is no longer reported either; nor a
+    // sub-resource it may not read under a parent it may: judged by the updated URI itself.
+    if (flag ? filter[flag] === true : method === 'notifications/resources/updated' && uris.covers(String(params?.uri)) && guard.mayRead(params?.uri)) send({ jsonrpc: '2.0', method, params: tag(params) });
   };
   const stop = (outcome: 'ok' | 'error' | 'cancelled' = 'cancelled') => {
     if (!session.ends.delete(end)) return; // ended once: counted once
     session.listeners.delete(onNote);
-    for (const uri of uris) void session.unsubscribe(uri);
+    for (const uri of uris.keys()) void session.unsubscribe(uri);
     // Answered here, not by the pipeline: counted when it ends (the client closing it is its cancellation).
     session.observer.requestDone({ method: 'subscriptions/listen', endpoint: session.endpoint.config.path, upstream: 'none', outcome, seconds: (performance.now() - t0) / 1000, tool: undefined, era: 'modern' });
   };

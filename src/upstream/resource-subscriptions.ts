@@ -2,6 +2,7 @@ import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { SubscribedUris } from '../jsonrpc/subscribed-uris.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
@@ -26,7 +27,8 @@ type Acknowledgement = (honoured: ReadonlySet<string> | Error) => void;
  * drop it once (the last one out); a modern upstream instead gets the whole set on its listen stream.
  */
 export class ResourceSubscriptions {
-  readonly #map = new Map<string, Set<UpstreamCaller>>();
+  /** Looked up by an update's URI and its parents (see SubscribedUris): an update of a sub-resource is the subscription's. */
+  readonly #map = new SubscribedUris<Set<UpstreamCaller>>();
   /** URI → the first subscribe to it still on its way upstream, which later subscribers join. */
   readonly #first = new Map<string, Promise<void>>();
   /** A modern upstream's: URIs asked on the listen stream whose acknowledgement is awaited (see #acknowledged). */
@@ -60,8 +62,19 @@ export class ResourceSubscriptions {
     for (const settle of this.#waiting.splice(0)) settle(err);
   }
 
+  /**
+   * Who hears an update of `uri`: the sessions subscribed to it or to a URI it is a sub-resource of (see
+   * isSubResource), each once. One subscribed to both a parent and its child hears the child's update once,
+   * not twice; a set is made only when more than one subscribed URI covers the update.
+   */
   subscribers(uri: string): ReadonlySet<UpstreamCaller> {
-    return this.#map.get(uri) ?? NO_SUBSCRIBERS;
+    let found: Set<UpstreamCaller> | undefined;
+    let union: Set<UpstreamCaller> | undefined;
+    this.#map.covering(uri, (callers) => {
+      if (!found) found = callers;
+      else for (const c of callers) (union ??= new Set(found)).add(c);
+    });
+    return union ?? found ?? NO_SUBSCRIBERS;
   }
 
   async subscribe(uri: string, caller: UpstreamCaller, o: { callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined; params?: Record<string, unknown> | undefined }): Promise<void> {
