@@ -2,6 +2,7 @@ import { toJsonRpcError } from '../../errors.js';
 import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { shownCompletion } from '../../policy/completion-values.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
 import { screenedNotice, WITHHELD } from '../screened-notices.js';
@@ -24,7 +25,9 @@ export const routeStage: Stage = async (ctx) => {
   let response: JsonRpcResponse;
   const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false };
   try {
-    const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route));
+    const answer = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route));
+    // Completion values that would name a resource the tenant's rules hide are left out, as a list leaves it out.
+    const result = req.method === 'completion/complete' ? shownCompletion(host.guard, req.params, answer) : answer;
     ctx.result = result;
     ctx.resultBytes = route.resultBytes;
     response = { jsonrpc: '2.0', id: req.id, result };
