@@ -3,10 +3,12 @@ import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { notFound } from '../../jsonrpc/not-found.js';
 import { quote } from '../../policy/argument-rules.js';
 import type { ConfirmationOutcome } from '../../policy/audit-log.js';
 import { confirmationMessage } from '../../policy/confirm-message.js';
 import type { ConfirmRule } from '../../policy/confirm-rules.js';
+import type { ViewTool } from '../../router/tool-view.js';
 import { countUnrouted, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
 
 /**
@@ -34,19 +36,27 @@ function outcomeOf(answer: Record<string, unknown>): ConfirmationOutcome {
 }
 
 /**
- * The called tool's declared parameters, in its input schema's order: shown first in the question. From
- * the caller's view of the tools (the name is canonical here); undefined when it finds no such tool.
+ * The called tool as the caller is shown it (the name is canonical here): the view's tool the exposed name
+ * names, null when the view of its upstream has no such tool (the route will answer "not found": nothing
+ * would be sent), undefined when that cannot be told (no view, or none of its upstream: listing failed).
  */
-async function declaredParameters(ctx: RequestContext): Promise<string[] | undefined> {
+async function calledTool(ctx: RequestContext, upstream: string | undefined): Promise<ViewTool | null | undefined> {
   const name = ctx.req.params?.name;
-  if (typeof name !== 'string') return undefined;
+  if (typeof name !== 'string' || upstream === undefined) return undefined;
   try {
     const view = await ctx.host.router!.toolView(ctx.exposedName ?? name);
-    const properties = (view.byCanonical(name)?.raw.inputSchema as { properties?: unknown } | undefined)?.properties;
-    return properties !== null && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : undefined;
+    if (!view.upstreams.has(upstream)) return undefined;
+    const tool = view.named(ctx.exposedName ?? name);
+    return tool?.canonical === name ? tool : null;
   } catch {
     return undefined; // the question is asked all the same, its arguments in the order sent
   }
+}
+
+/** The tool's declared parameters, in its input schema's order: shown first in the question. */
+function declaredParameters(tool: ViewTool | undefined): string[] | undefined {
+  const properties = (tool?.raw.inputSchema as { properties?: unknown } | undefined)?.properties;
+  return properties !== null && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : undefined;
 }
 
 function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined, declared: string[] | undefined): Record<string, unknown> {
@@ -105,10 +115,19 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   // While the user thinks, the call is in flight: the client can cancel it, a closing session ends it.
   const cancel = (ctx.cancel ??= new Cancellation());
   host.inflight.set(req.id, cancel);
+  const called = await calledTool(ctx, upstream);
+  if (called === null) {
+    // A name the caller is not shown is never sent, whatever the user says: not put to the user, and
+    // refused by the route exactly as an unknown tool (even one an upstream lists by then).
+    const hidden = () => {
+      throw notFound('tool', tool);
+    };
+    ctx.checkDefinition = hidden;
+    return next(ctx);
+  }
   let outcome: ConfirmationOutcome;
   try {
-    const declared = await declaredParameters(ctx);
-    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declared), req.id, cancel, rule.timeoutMs));
+    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declaredParameters(called)), req.id, cancel, rule.timeoutMs));
   } catch (err) {
     outcome = err instanceof JsonRpcError && err.code === ErrorCode.RequestTimeout ? 'timeout' : 'cancelled';
   }
