@@ -1,5 +1,18 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** How long the kill helper may take before its uid is given up on (see killEveryProcessAs). */
+const HELPER_WAIT_MS = 5000;
+/** A helper killed by someone else (a process of the uid can signal it) is run again, this many times in all. */
+const HELPER_ATTEMPTS = 3;
+
+/** What a reap found, and whether nothing of the uid can be left running: only then may it be handed out again. */
+export interface Reaped {
+  found: number;
+  cleared: boolean;
+  /** Why not cleared. */
+  reason?: string;
+}
 
 /**
  * Kills every process running as `uid` (real or effective id, from /proc), and says how many the walk
@@ -7,18 +20,28 @@ import { readdirSync, readFileSync } from 'node:fs';
  * as it goes too: a helper the server started in a session of its own (setsid, a detached spawn) outlives
  * the group kill, and a later instance given the same uid (another tenant's, another user's) would share a
  * user with it: signals, ptrace, its /proc/<pid>/environ with that instance's token. Linux only; where
- * /proc cannot be read, nothing is found.
+ * /proc cannot be read, nothing is found. Resolves once the kill is done (never rejects); `cleared` false
+ * means it could not be made sure of, and the uid must not be handed out again.
  */
-export function killProcessesOf(uid: number, gid: number): number {
-  const found = processesOf(uid, (pid) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone, or not ours to kill (not root): nothing more to do here
-    }
-  });
-  killEveryProcessAs(uid, gid);
-  return found;
+export async function killProcessesOf(uid: number, gid: number): Promise<Reaped> {
+  let found = 0;
+  try {
+    found = processesOf(uid, (pid) => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone, or not ours to kill (not root): nothing more to do here
+      }
+    });
+  } catch (err) {
+    return { found, cleared: false, reason: (err as Error).message };
+  }
+  let failed: string | undefined;
+  for (let attempt = 0; attempt < HELPER_ATTEMPTS; attempt++) {
+    failed = await killEveryProcessAs(uid, gid);
+    if (failed === undefined) return { found, cleared: true };
+  }
+  return { found, cleared: false, reason: failed };
 }
 
 /**
@@ -27,12 +50,30 @@ export function killProcessesOf(uid: number, gid: number): number {
  * uid the pool hands out again. kill(-1) from a process of that user signals every process the user owns
  * in one pass of the kernel's task list, during which no fork of theirs completes: nothing of the uid is
  * left but the caller, a shell's builtin (dash, bash and busybox take `kill -9 -1`; /bin/sh is on every
- * host, where a program of the gateway's own may not be readable by that user). Synchronous: the uid goes
- * back to the pool only after it. Never for root or the gateway's own user, whose kill(-1) reaches others.
+ * host, where a program of the gateway's own may not be readable by that user). A child beside the event
+ * loop, not spawnSync: every client's request waited for it, at each exit of each upstream. Says why the
+ * uid cannot be taken for cleared, or undefined once the helper exited on its own: it could not start,
+ * it was killed (a process of the uid may signal it before its kill(-1) runs), or it did not exit in time
+ * (stopped: killed, and not taken for done). Never for root or the gateway's own user, whose kill(-1)
+ * reaches others.
  */
-function killEveryProcessAs(uid: number, gid: number): void {
-  if (process.getuid?.() !== 0 || uid === 0) return;
-  spawnSync('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid, env: {}, stdio: 'ignore', timeout: 5000 });
+function killEveryProcessAs(uid: number, gid: number): Promise<string | undefined> {
+  if (process.getuid?.() !== 0 || uid === 0) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = (reason: string | undefined) => (clearTimeout(timer), resolve(reason));
+    try {
+      const helper = spawn('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid, env: {}, stdio: 'ignore' });
+      helper.once('error', (err) => done(`the kill helper could not run: ${err.message}`));
+      // Its exit status says only whether kill(-1) found anything (ESRCH when none): not a failure.
+      helper.once('exit', (_code, signal) => done(signal === null ? undefined : `the kill helper was killed (${signal})`));
+      timer = setTimeout(() => (helper.kill('SIGKILL'), done(`the kill helper did not exit within ${HELPER_WAIT_MS} ms`)), HELPER_WAIT_MS);
+      // The helper holds the event loop (it ends within the wait, or is killed): the timer need not.
+      timer.unref();
+    } catch (err) {
+      done(`the kill helper could not run: ${(err as Error).message}`);
+    }
+  });
 }
 
 /**

@@ -117,12 +117,25 @@ export class UpstreamTransports {
       prepare: () => ((spawning = true), home?.make()),
       maxLineBytes: upstream.maxLineBytes,
       wrapped: plan?.profile === 'bubblewrap',
-      // A detached helper dies before its uid serves another, and before its home goes.
-      onExit: pooled || home ? () => (pooled && killProcessesOf(pooled.uid, pooled.gid), home?.remove(), pooled && this.#uids.release(pooled.uid)) : undefined,
+      onExit: pooled || home ? () => this.#reclaim(pooled, home, logger) : undefined,
       groups: this.#groups,
       inherited: this.#inherited,
       logger,
     }), user?.check), name, () => spawning, logger);
+  }
+
+  /**
+   * Once an instance's process is gone: a detached helper of it dies before its uid serves another, and
+   * before its home goes. The kill runs beside the event loop; the uid goes back only once it is done, and
+   * never when it could not be made sure of (a later instance would share a user with what runs on).
+   */
+  #reclaim(pooled: { uid: number; gid: number } | undefined, home: PrivateHome | undefined, logger: Logger): void {
+    if (!pooled) return home?.remove();
+    void killProcessesOf(pooled.uid, pooled.gid).then(({ cleared, reason }) => {
+      home?.remove();
+      if (cleared) return this.#uids.release(pooled.uid);
+      logger.error({ uid: pooled.uid, reason }, 'sandbox user id withheld from the pool: its processes could not be made sure gone');
+    });
   }
 
   /**

@@ -44,10 +44,10 @@ describe('killProcessesOf', () => {
     const other = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     try {
       assert.ok(await waitFor(() => helper.pid !== undefined && alive(helper.pid)), 'the helper started');
-      assert.ok(killProcessesOf(uid, 65534) >= 1);
+      assert.ok((await killProcessesOf(uid, 65534)).found >= 1);
       assert.ok(await waitFor(() => !alive(helper.pid!), { timeoutMs: 5000 }), 'a process of the uid survived');
       assert.ok(alive(other.pid!), 'a process of another user was killed');
-      assert.equal(killProcessesOf(uid, 65534), 0);
+      assert.deepEqual(await killProcessesOf(uid, 65534), { found: 0, cleared: true });
     } finally {
       for (const p of [helper, other]) if (p.pid) try { process.kill(p.pid, 'SIGKILL'); } catch {}
     }
@@ -65,7 +65,7 @@ describe('killProcessesOf', () => {
     });
     try {
       assert.ok(await waitFor(() => running.every((r) => r.started)), 'the helpers started');
-      killProcessesOf(uid, 65534);
+      assert.equal((await killProcessesOf(uid, 65534)).cleared, true);
       assert.ok(await waitFor(() => running.every((r) => !r.open), { timeoutMs: 5000 }), `${running.filter((r) => r.open).length} of 3 helpers survived`);
     } finally {
       spawnSync('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid: 65534, stdio: 'ignore', env: {} });
@@ -80,9 +80,9 @@ describe('killProcessesOf', () => {
     try {
       assert.ok(await waitFor(() => helper.pid !== undefined && state(helper.pid) === 'Z'), 'the main thread exited, the process runs on');
       assert.equal(exited, false, 'still running (a thread of it)');
-      assert.ok(killProcessesOf(uid, 65534) >= 1, 'found');
+      assert.ok((await killProcessesOf(uid, 65534)).found >= 1, 'found');
       assert.ok(await waitFor(() => exited, { timeoutMs: 5000 }), 'a process of the uid survived');
-      assert.equal(killProcessesOf(uid, 65534), 0);
+      assert.deepEqual(await killProcessesOf(uid, 65534), { found: 0, cleared: true });
     } finally {
       if (!exited && helper.pid) try { process.kill(helper.pid, 'SIGKILL'); } catch {}
     }
