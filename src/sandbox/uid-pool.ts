@@ -17,14 +17,14 @@ export const SANDBOX_GID = 65534;
 
 /** What the pool reads of the host (injected by tests): the ids processes run as, the homes by owner. */
 export interface HostUsers {
-  running?: () => ReadonlySet<number>;
+  running?: () => Promise<ReadonlySet<number>>;
   homes?: () => ReadonlyMap<number, readonly string[]>;
 }
 
 export class UidPool {
   readonly #inUse = new Set<number>();
   #next: number;
-  readonly #running: () => ReadonlySet<number>;
+  readonly #running: () => Promise<ReadonlySet<number>>;
   readonly #homes: () => ReadonlyMap<number, readonly string[]>;
   #swept = false;
 
@@ -44,14 +44,15 @@ export class UidPool {
    * same host), and that owns no home in /tmp: one a crashed gateway's instance left (its server died
    * with the gateway, its home did not), or one its user could not remove. Whoever got that id next could
    * read what the last server kept there (its credentials, its token caches). The processes and homes are
-   * read once (a walk of /proc, on the event loop), however many ids are passed over.
+   * read once (a walk of /proc, off the event loop), however many ids are passed over. From the end of
+   * that walk to the id's being marked taken there is no await: two acquires never get the same id.
    */
-  acquire(): number {
+  async acquire(): Promise<number> {
     if (this.#inUse.size >= UID_COUNT) throw new Error(`all ${UID_COUNT} sandbox user ids are in use`);
     // Homes before processes: a home another gateway makes is made right before its spawn, so its process
     // is there by the walk of /proc, and the home is not taken for a leftover.
     const homes = this.#homes();
-    const running = this.#running();
+    const running = await this.#running();
     if (!this.#swept) this.#sweep(homes, running);
     for (let tried = 0; tried < UID_COUNT; tried++) {
       const uid = UID_BASE + (this.#next++ % UID_COUNT);

@@ -13,7 +13,7 @@ import { isRequest } from '../jsonrpc/types.js';
 import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
 import { InheritedDescriptors } from './inherited-descriptors.js';
 import { ProcessGroups } from './process-groups.js';
-import { StdioTransport } from './stdio-transport.js';
+import { StdioTransport, type StdioOptions } from './stdio-transport.js';
 
 interface Remote {
   agents: RemoteAgents;
@@ -77,32 +77,26 @@ export class UpstreamTransports {
   #stdio(upstream: StdioUpstreamConfig, logger: Logger, owner: UpstreamUser | undefined): Transport {
     // First, as it may throw (no user to serve, a client secret file it cannot read): nothing is taken yet.
     const user = this.#stdioToken(upstream, owner);
-    let plan: LaunchPlan | undefined;
-    let refusal: unknown;
-    // A root gateway gives every sandboxed instance a user of its own, back to the pool when it exits
-    // (onExit, which the transport calls also when it never starts). Nothing below throws before the
-    // transport exists to give it back.
-    const pooled = upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0 ? { uid: this.#uids.acquire(), gid: SANDBOX_GID } : undefined;
-    // Named now, made only when its process is spawned (prepare): a start refused before that costs nothing.
-    const home = upstream.sandbox !== 'none' && upstream.sandbox.type === 'limits' ? new PrivateHome(pooled ?? configuredUser(upstream.sandbox.user)) : undefined;
-    try {
-      plan = planLaunch(upstream, undefined, pooled, home?.path);
-    } catch (err) {
-      refusal = err;
-    }
     const name = upstream.name;
+    let pooled: { uid: number; gid: number } | undefined;
+    let home: PrivateHome | undefined;
     let spawning = false; // past the preflight and the token: what fails now is the program's start (see hostPathsHidden)
-    return hostPathsHidden(checkedRequests(new StdioTransport({
-      command: plan?.file ?? upstream.command,
-      args: plan?.args ?? [],
-      cwd: plan?.cwd,
-      env: plan?.env ?? {},
-      uid: plan?.uid,
-      gid: plan?.gid,
+    // What is started is known only in the preflight, once the pool has a user for it (its walk of /proc
+    // is awaited, off the event loop). The transport reads these options at its spawn: the plan fills them.
+    const options: StdioOptions = {
+      command: upstream.command,
+      args: [],
+      env: {},
       // Fail closed: a refused plan or a sandbox the host cannot build never starts the program.
       preflight: async () => {
+        let plan: LaunchPlan;
         try {
-          if (!plan) throw refusal;
+          // A root gateway gives every sandboxed instance a user of its own, back to the pool when it
+          // exits (onExit, which the transport calls also when it never starts, a refusal here included).
+          if (upstream.sandbox !== 'none' && !upstream.sandbox.user && process.getuid?.() === 0) pooled = { uid: await this.#uids.acquire(), gid: SANDBOX_GID };
+          // Named now, made only when its process is spawned (prepare): a start refused before that costs nothing.
+          if (upstream.sandbox !== 'none' && upstream.sandbox.type === 'limits') home = new PrivateHome(pooled ?? configuredUser(upstream.sandbox.user));
+          plan = planLaunch(upstream, undefined, pooled, home?.path);
           await this.#probe.check(plan);
         } catch (err) {
           // The client hears the name and an incident id; the reason (host paths, bwrap's words) is logged.
@@ -110,18 +104,19 @@ export class UpstreamTransports {
           logger.error({ incident: refused.incident, reason: refused.reason }, 'upstream sandbox refused');
           throw refused;
         }
+        Object.assign(options, { command: plan.file, args: plan.args, cwd: plan.cwd, env: plan.env, uid: plan.uid, gid: plan.gid, wrapped: plan.profile === 'bubblewrap' });
         logger.info(plan.summary, 'starting upstream process');
         logger.debug({ file: plan.file, args: plan.args }, 'upstream command line');
       },
       secretEnv: user?.env,
       prepare: () => ((spawning = true), home?.make()),
       maxLineBytes: upstream.maxLineBytes,
-      wrapped: plan?.profile === 'bubblewrap',
-      onExit: pooled || home ? () => this.#reclaim(pooled, home, logger) : undefined,
+      onExit: () => this.#reclaim(pooled, home, logger),
       groups: this.#groups,
       inherited: this.#inherited,
       logger,
-    }), user?.check), name, () => spawning, logger);
+    };
+    return hostPathsHidden(checkedRequests(new StdioTransport(options), user?.check), name, () => spawning, logger);
   }
 
   /**
@@ -130,7 +125,7 @@ export class UpstreamTransports {
    * never when it could not be made sure of (a later instance would share a user with what runs on).
    */
   #reclaim(pooled: { uid: number; gid: number } | undefined, home: PrivateHome | undefined, logger: Logger): void {
-    if (!pooled) return home?.remove();
+    if (!pooled) return void home?.remove();
     void killProcessesOf(pooled.uid, pooled.gid).then(({ cleared, reason }) => {
       home?.remove();
       if (cleared) return this.#uids.release(pooled.uid);

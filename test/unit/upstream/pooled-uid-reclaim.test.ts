@@ -4,17 +4,29 @@
 // each exit of each upstream. Now it runs beside the event loop, and the uid goes back only once the helper
 // has exited. Real processes; changing a child's uid needs root (the gateway pools uids only then).
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it, mock } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { UidPool } from '../../../src/sandbox/uid-pool.js';
-import { runningUids } from '../../../src/sandbox/uid-reaper.js';
 import { UpstreamTransports } from '../../../src/upstream/transport-factory.js';
 import { alive } from '../../helpers/processes.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const root = process.getuid?.() === 0;
 after(() => mock.restoreAll());
+
+/** Whether a live process (a zombie is not) runs as `uid`: read at once, where the reaper's own walk is awaited. */
+function uidRunning(uid: number): boolean {
+  return readdirSync('/proc').some((pid) => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      return new RegExp(`^Uid:\\s+(${uid}\\s|\\d+\\s+${uid}\\s)`, 'm').test(status) && !/^State:\s+Z/m.test(status);
+    } catch {
+      return false; // not a process, or gone meanwhile
+    }
+  });
+}
 
 /** A server that leaves a helper in a session of its own (out of reach of its group's kill), and says its pid. */
 const SERVER = [
@@ -41,7 +53,7 @@ describe('a pooled sandbox uid, when its server exits', () => {
     const release = UidPool.prototype.release;
     mock.method(UidPool.prototype, 'release', function (this: UidPool, uid: number) {
       // runningUids, not alive(): the helper killed, its zombie may wait a while for init to reap it.
-      released.push({ uid, uidRunning: runningUids().has(uid), afterClose: closed });
+      released.push({ uid, uidRunning: uidRunning(uid), afterClose: closed });
       return release.call(this, uid);
     });
     const transport = new UpstreamTransports().create(upstream, logger);
@@ -52,7 +64,7 @@ describe('a pooled sandbox uid, when its server exits', () => {
     };
     try {
       await transport.start();
-      const uid = acquire.mock.calls[0]!.result as number;
+      const uid = await acquire.mock.calls[0]!.result!;
       const line = await waitFor(() => entries.find((e) => e.stream === 'stderr' && /helper \d+/.test(e.msg)), { timeoutMs: 10_000 });
       assert.ok(line, `the server started its helper: ${JSON.stringify(entries)}`);
       helper = Number(/helper (\d+)/.exec(line.msg)![1]);
