@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { targetOf } from '../jsonrpc/methods.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isJsonObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -66,6 +67,23 @@ function auditUnopened(session: ModernSession, principal: Principal, call: Moder
   const params = call.method === 'tools/call' ? session.endpoint.tools.judged(guard.tenant.name, call.params) : call.params;
   const decision = guard.check(call.method, params);
   if (decision) guard.record(call.method, params, decision, decision.allowed ? outcome : 'denied', startedAt, undefined, undefined);
+}
+
+/**
+ * The audit line of a request whose requestState the service refused (SWB_REQUEST_STATE_INVALID: forged,
+ * altered, expired, another caller's or request's, used, or of a call that has ended): no retry of a round
+ * (ModernService.answersRound says the same of it), so a call of its own, and a denial with rule
+ * `requestState:<reason>`, as the rate's and a scope's refusal of it are at the edge (auditsRefusal). Before,
+ * only those were audited: the same forged request was in the trail when the rate refused it and nowhere when
+ * its state was refused. A check that could not be made (the store unreachable) or a retry's headers refused
+ * leave the state unused for the same retry: no line, as for a retry the edge refuses.
+ */
+function auditRefusedState(session: ModernSession, principal: Principal, call: ModernCall, err: unknown, startedAt: number): void {
+  if (!(err instanceof GatewayError) || err.code !== 'SWB_REQUEST_STATE_INVALID') return;
+  const guard = session.guardFor(principal);
+  if (!guard.audits(call.method)) return;
+  const params = call.method === 'tools/call' ? session.endpoint.tools.judged(guard.tenant.name, call.params) : call.params;
+  if (targetOf(call.method, params)) guard.refused(call.method, params, `requestState:${String(err.details?.reason)}`, startedAt);
 }
 
 /** Hands the HTTP request to the replica that holds its continuation; false when it cannot (one replica, or gone). */
@@ -179,7 +197,8 @@ export class ModernService {
     // A refused state (or header) is 400; a check that could not be made (the single-use store unreachable)
     // keeps its own status (503: the state is left unused, the same retry may be sent again), not a refusal's.
     const t0 = performance.now();
-    const refuse = (err: unknown) => (this.#refused(session, call, err, t0, 'requestState refused'), sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === ErrorCode.HeaderMismatch ? 400 : 500));
+    const startedAt = Date.now();
+    const refuse = (err: unknown) => (this.#refused(session, call, err, t0, 'requestState refused'), auditRefusedState(session, principal, call, err, startedAt), sink.finish(toJsonRpcError(err, this.#o.logger).toResponse(call.id), err instanceof GatewayError ? err.status : err instanceof JsonRpcError && err.code === ErrorCode.HeaderMismatch ? 400 : 500));
     let where: ReturnType<StateSeal['open']>;
     try {
       where = this.#o.seal.open(token, principal, call, session.endpoint.config.path);
