@@ -45,6 +45,8 @@ const CODES = {
   SWB_RESULT_TOO_LARGE: { status: 502, rpc: ErrorCode.ServerError },
   /** An upstream's answer held hidden text and hidden-text scanning blocks results (details: the findings, never the text). */
   SWB_HIDDEN_TEXT_BLOCKED: { status: 502, rpc: ErrorCode.ServerError },
+  /** An upstream's elicitation claimed the gateway's own voice (details.field, details.upstream): refused to it, put to no one. */
+  SWB_ELICITATION_REFUSED: { status: 502, rpc: ErrorCode.ServerError },
   /** A per-user upstream credential could not be had: the authorization server refused the exchange (details.reason). */
   SWB_UPSTREAM_CREDENTIAL_REFUSED: { status: 403, rpc: ErrorCode.ServerError },
   /** The user has not linked (or no longer has) an account at a user-oauth upstream: details.elicitations holds the URL to consent at. */

@@ -41,6 +41,7 @@ function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObser
     denied: (reason) => m.policyDenials.inc({ reason }),
     rateLimited: (limit) => m.rateLimited.inc({ limit }),
     confirmation: (tenant, outcome) => m.confirmations.inc({ tenant, outcome }),
+    elicitationRefused: (upstream, reason) => m.upstreamElicitationsRefused.inc({ upstream, reason }),
   };
 }
 

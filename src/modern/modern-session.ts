@@ -256,12 +256,12 @@ export class ModernSession implements UpstreamCaller {
     return running;
   }
 
-  /** An upstream asks the client something: the exchange of the request it came with turns it into a round. */
-  clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation): Promise<Record<string, unknown>> {
+  /** An upstream asks the client something: the exchange of the request it came with turns it into a round (which carries no progress). */
+  clientRequest(method: string, params: Record<string, unknown> | undefined, related: RequestId | undefined, signal: Cancellation, _onProgress?: unknown, upstream?: string): Promise<Record<string, unknown>> {
     if (method === 'roots/list') return this.#rootsList(params, related, signal);
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
-    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling or elicitation request's hidden text
+    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger }, method, params, upstream); // its hidden text, an elicitation's source
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
     return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, asked, signal));

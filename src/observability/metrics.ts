@@ -38,6 +38,12 @@ export class Metrics {
     labelNames: ['upstream', 'method'] as const,
     registers: [this.registry],
   });
+  readonly upstreamElicitationsRefused = new Counter({
+    name: 'switchboard_upstream_elicitations_refused_total',
+    help: "Upstream elicitations refused and put to no user, by reason: gateway_wording (it claimed the gateway's own voice, as a phishing copy of a confirmation question would)",
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly policyDenials = new Counter({ name: 'switchboard_policy_denials_total', help: 'Requests denied by tenant policy', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly confirmations = new Counter({
     name: 'switchboard_confirmations_total',

@@ -218,9 +218,16 @@ export interface ConfirmationText {
   declared?: readonly string[] | undefined;
 }
 
+/**
+ * How the gateway's own questions open: its voice, which no upstream's question may claim (an upstream
+ * question in it is refused, see gatewayWordingIn), so that a user can tell the gateway's confirmation
+ * from a phishing copy of it.
+ */
+export const GATEWAY_VOICE = 'Switchboard asks you';
+
 /** The elicitation message: why the user is asked, then exactly what will be sent where. */
 export function confirmationMessage(t: ConfirmationText): string {
-  const lines = ['Switchboard asks you to confirm this tool call before it is sent.'];
+  const lines = [`${GATEWAY_VOICE} to confirm this tool call before it is sent.`];
   if (t.message) lines.push(t.message);
   lines.push('', `Tool: ${visible(JSON.stringify(cut(t.tool, MAX_NAME)))}`);
   if (t.upstream !== undefined) lines.push(`Upstream: ${visible(JSON.stringify(cut(t.upstream, MAX_NAME)))}`);

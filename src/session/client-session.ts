@@ -340,11 +340,11 @@ export class ClientSession {
     return this.clientCapabilities;
   }
 
-  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
+  clientRequest(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void, upstream?: string): Promise<Record<string, unknown>> {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
-    const asked = screenedAsk(this.endpoint.hiddenText, this.guard, method, params); // a sampling or elicitation request's hidden text
+    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger }, method, params, upstream); // its hidden text, an elicitation's source
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);

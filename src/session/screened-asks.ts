@@ -1,14 +1,25 @@
-import { toJsonRpcError } from '../errors.js';
-import type { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import { GatewayError, toJsonRpcError } from '../errors.js';
+import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { Logger } from '../observability/logger.js';
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
+import { attributedAsk, gatewayWordingIn } from '../policy/upstream-asks.js';
 import { blocked } from './stages/hidden-text-stage.js';
+import type { SessionObserver } from './session-observer.js';
 
 /** The server→client requests scanned, and what each is. */
 const ASKS: ReadonlyMap<string, 'sampling' | 'elicitation'> = new Map([
   ['sampling/createMessage', 'sampling'],
   ['elicitation/create', 'elicitation'],
 ]);
+
+/** What screens the questions upstreams put to one client (a session's or a 2026-07-28 standing's). */
+export interface AskScreen {
+  hiddenText: HiddenTextGuard;
+  guard: SessionGuard;
+  observer: SessionObserver;
+  logger: Logger;
+}
 
 /**
  * What an upstream's server→client request is relayed with. A sampling request's messages and system
@@ -19,16 +30,40 @@ const ASKS: ReadonlyMap<string, 'sampling' | 'elicitation'> = new Map([
  * Scanned with the results' action, as text a server gives a model: passed on (audit), cleaned (strip), or
  * refused to the upstream with SWB_HIDDEN_TEXT_BLOCKED (block), never put to the client. Roots requests
  * carry no server text, and go as they are.
+ *
+ * An elicitation is also what the gateway's own confirmation questions are: before 2026-12-07 an upstream's
+ * was relayed as written, so one copying the gateway's wording could not be told from them (and could ask
+ * for a secret on the gateway's authority). Now one in the gateway's voice is refused (SWB_ELICITATION_REFUSED,
+ * a warn line, a metric) and put to no one, and every other is shown opened by the upstream that asks
+ * (attributedAsk), in both eras (relayed to a 2025 client, or a 2026-07-28 client's input round).
  */
-export function screenedAsk(hiddenText: HiddenTextGuard, guard: SessionGuard, method: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined | JsonRpcError {
+export function screenedAsk(s: AskScreen, method: string, params: Record<string, unknown> | undefined, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
   const kind = ASKS.get(method);
   if (kind === undefined || params === undefined) return params;
-  const policy = hiddenText.for(guard.tenant);
+  if (kind === 'elicitation') {
+    const field = gatewayWordingIn(params);
+    if (field !== undefined) return impersonation(s, upstream, field);
+  }
+  const screened = scanned(s, kind, method, params);
+  return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
+}
+
+function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string, params: Record<string, unknown>): Record<string, unknown> | undefined | JsonRpcError {
+  const policy = s.hiddenText.for(s.guard.tenant);
   if (policy === undefined || policy.results === 'off') return params;
   const walked = policy.scanResult(params);
   if (walked === undefined) return params;
-  const caller = { upstream: undefined, name: method, tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
+  const caller = { upstream: undefined, name: method, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, session: s.guard.session };
   const verdict = policy.settleResult(kind, walked, params, caller);
   if ('result' in verdict) return verdict.result;
   return toJsonRpcError(blocked(`The ${kind} request was`, verdict.blocked));
+}
+
+/** An upstream's elicitation in the gateway's own voice: refused to it, said where the operator looks. */
+function impersonation(s: AskScreen, upstream: string | undefined, field: string): JsonRpcError {
+  const name = upstream ?? 'unknown';
+  s.observer.elicitationRefused(name, 'gateway_wording');
+  s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, "upstream elicitation refused: it speaks in the gateway's own voice");
+  const message = `The elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} speaks as the gateway does ("Switchboard asks you…"), which only the gateway's own confirmation questions may; nothing was put to the user`;
+  return toJsonRpcError(new GatewayError('SWB_ELICITATION_REFUSED', message, { upstream: name, field }));
 }

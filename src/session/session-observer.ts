@@ -10,6 +10,8 @@ export interface SessionObserver {
   rateLimited(limit: string): void;
   /** A confirmation rule asked (or could not ask) the user about a call of this tenant's. */
   confirmation(tenant: string, outcome: ConfirmationOutcome): void;
+  /** An upstream's elicitation refused before it reached the client (`reason`: gateway_wording). */
+  elicitationRefused(upstream: string, reason: string): void;
 }
 
 export const NO_OBSERVER: SessionObserver = {
@@ -19,4 +21,5 @@ export const NO_OBSERVER: SessionObserver = {
   denied() {},
   rateLimited() {},
   confirmation() {},
+  elicitationRefused() {},
 };

@@ -216,7 +216,7 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
   parent?.onAbort(stop);
   try {
     const asked = Object.entries(asks).filter(([, ask]) => typeof ask?.method === 'string');
-    const answers = await Promise.all(asked.map(([key, ask]) => o.caller!.clientRequest(ask.method as string, forCaller(ask.method as string, ask.params as Params, o.caller!, key), o.callerRequestId, round))).catch((err: unknown) => {
+    const answers = await Promise.all(asked.map(([key, ask]) => o.caller!.clientRequest(ask.method as string, forCaller(ask.method as string, ask.params as Params, o.caller!, key), o.callerRequestId, round, undefined, o.upstream))).catch((err: unknown) => {
       round.abort((err as Error).message);
       throw err;
     });

@@ -26,6 +26,7 @@ export interface UpstreamCaller {
   /**
    * A server→client request (sampling/createMessage, elicitation/create, roots/list). `onProgress`: told
    * each notifications/progress the client reports on it, under the upstream's own token (when it gave one).
+   * `upstream`: the one that asks (its elicitation is shown as its own, never as the gateway's).
    */
   clientRequest(
     method: string,
@@ -33,6 +34,7 @@ export interface UpstreamCaller {
     relatedRequestId: RequestId | undefined,
     signal: Cancellation,
     onProgress?: (params: Record<string, unknown>) => void,
+    upstream?: string,
   ): Promise<Record<string, unknown>>;
   /**
    * What the client behind a request declared it can answer (its capabilities: for a session those of its

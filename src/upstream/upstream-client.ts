@@ -313,7 +313,7 @@ export class UpstreamClient {
     // The client's progress on it goes back to the upstream that asked for it (the spec's either-way progress).
     const progress = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken === undefined ? undefined : (params: Record<string, unknown>) => void (cancel.aborted || this.#transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params }).catch(() => {}));
     target.caller
-      .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress)
+      .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress, this.#name)
       .then(
         (result) => {
           if (!cancel.aborted) this.#answer(req.id, req.method, result); // the upstream cancelled it: it expects no answer

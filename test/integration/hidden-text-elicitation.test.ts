@@ -30,17 +30,20 @@ describe('hidden-text scanning of elicitation requests', () => {
   };
   const audited = (path: string) => lines.map((l) => JSON.parse(l) as Json).filter((l) => l.event === 'hidden_text' && l.endpoint === path && l.item === 'elicitation');
 
+  // Its message opened by the upstream that asks (never the gateway's voice: upstream-elicitation-voice).
+  const BY = 'Upstream "ht" asks: ';
+
   it('off and audit relay it as it is; audit writes a line naming each field', async () => {
     assert.equal(await ask('/off', 'tag'), 'elicitation answered: decline');
-    assert.deepEqual(asked['/off'], [[F.samples.tag, F.samples.tag]]);
+    assert.deepEqual(asked['/off'], [[BY + F.samples.tag, F.samples.tag]]);
     assert.equal(await ask('/audit', 'bidi'), 'elicitation answered: decline');
-    assert.deepEqual(asked['/audit'], [[F.samples.bidi, F.samples.bidi]]);
+    assert.deepEqual(asked['/audit'], [[BY + F.samples.bidi, F.samples.bidi]]);
     assert.deepEqual(audited('/audit').map((l) => [l.action, l.name, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]), [['audit', 'elicitation/create', ['bidi message', 'bidi requestedSchema.properties.ok.description']]]);
   });
 
   it('strip relays it cleaned; block refuses it to the upstream and asks the user nothing', async () => {
     assert.equal(await ask('/strip', 'tag'), 'elicitation answered: decline');
-    assert.deepEqual(asked['/strip'], [['Sunny, 21 degrees.', 'Sunny, 21 degrees.']]);
+    assert.deepEqual(asked['/strip'], [[`${BY}Sunny, 21 degrees.`, 'Sunny, 21 degrees.']]);
     assert.equal(await ask('/block', 'invisible'), 'elicitation refused: -32000 SWB_HIDDEN_TEXT_BLOCKED');
     assert.equal(asked['/block'], undefined);
     assert.equal(await ask('/block', 'none'), 'elicitation answered: decline');

@@ -82,7 +82,7 @@ describe('2026-07-28 clients in front of a 2025 stdio upstream', () => {
     assert.equal(r.resultType, 'input_required');
     const [key, ask] = Object.entries(r.inputRequests as Record<string, { method: string; params: any }>)[0]!;
     assert.equal(ask.method, 'elicitation/create');
-    assert.equal(ask.params.message, 'Who are you?');
+    assert.equal(ask.params.message, 'Upstream "fx" asks: Who are you?'); // shown as the upstream's, not the gateway's
     assert.equal(typeof r.requestState, 'string');
     assert.equal(r.ttlMs, undefined, 'input_required results carry no caching fields');
     const answer = { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };

@@ -70,7 +70,7 @@ for (const sharing of ['shared', 'per-session'] as const) {
       assert.equal(textOf(hello), 'Hello, Alice!');
       const plain = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
       assert.match(textOf(plain), /action=accept.*alice@example\.com/);
-      assert.deepEqual(asked, ['elicitation: What is your name?', 'elicitation: Who are you?']);
+      assert.deepEqual(asked, ['elicitation: Upstream "fx" asks: What is your name?', 'elicitation: Upstream "fx" asks: Who are you?']);
     });
 
     it('pinned: an upstream sampling request is an input_required round the sampling handler answers', async () => {
@@ -99,7 +99,7 @@ for (const sharing of ['shared', 'per-session'] as const) {
       assert.equal(client.getProtocolEra(), 'modern');
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       assert.equal(textOf(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })), 'Hello, Alice!');
-      assert.deepEqual(asked, ['elicitation: What is your name?']);
+      assert.deepEqual(asked, ['elicitation: Upstream "fx" asks: What is your name?']);
     });
 
     it('legacy mode (the SDK v2 default): a 2025 session whose elicitation and sampling are real server→client requests', async () => {
@@ -109,7 +109,7 @@ for (const sharing of ['shared', 'per-session'] as const) {
       assert.ok((await client.listTools()).tools.some((t) => t.name === 'test_simple_text'));
       assert.match(textOf(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Legacy?' } })), /action=accept/);
       assert.equal(textOf(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Hi' } })), 'LLM response: Paris');
-      assert.deepEqual(asked, ['elicitation: Legacy?', 'sampling: Hi']);
+      assert.deepEqual(asked, ['elicitation: Upstream "fx" asks: Legacy?', 'sampling: Hi']);
     });
 
     it('SDK 1.x on the same endpoint: a 2025 session as before', async () => {

@@ -93,6 +93,7 @@ function stub(o: StubOptions = {}): Stub {
       denied: (reason) => s.denials.push(reason),
       rateLimited: (limit) => s.limited.push(limit),
       confirmation: (_tenant, outcome) => s.confirmations.push(outcome),
+      elicitationRefused() {},
     },
     endpoint: { config: { path: '/mcp' }, prefixNames: false, pools: [], tools: { searchMode: false, maxNameLength: 64 }, tracing: NO_TRACING, hiddenText: { for: () => undefined } } as unknown as EndpointRouter,
     router: o.state === 'UNINITIALIZED' ? undefined : router,
