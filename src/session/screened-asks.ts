@@ -44,16 +44,16 @@ export function screenedAsk(s: AskScreen, method: string, params: Record<string,
     const field = gatewayWordingIn(params);
     if (field !== undefined) return impersonation(s, upstream, field);
   }
-  const screened = scanned(s, kind, method, params);
+  const screened = scanned(s, kind, method, params, upstream);
   return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
 }
 
-function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string, params: Record<string, unknown>): Record<string, unknown> | undefined | JsonRpcError {
+function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string, params: Record<string, unknown>, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
   const policy = s.hiddenText.for(s.guard.tenant);
   if (policy === undefined || policy.results === 'off') return params;
   const walked = policy.scanResult(params);
   if (walked === undefined) return params;
-  const caller = { upstream: undefined, name: method, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, session: s.guard.session };
+  const caller = { upstream, name: method, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, session: s.guard.session };
   const verdict = policy.settleResult(kind, walked, params, caller);
   if ('result' in verdict) return verdict.result;
   return toJsonRpcError(blocked(`The ${kind} request was`, verdict.blocked));

@@ -38,7 +38,7 @@ describe('hidden-text scanning of elicitation requests', () => {
     assert.deepEqual(asked['/off'], [[BY + F.samples.tag, F.samples.tag]]);
     assert.equal(await ask('/audit', 'bidi'), 'elicitation answered: decline');
     assert.deepEqual(asked['/audit'], [[BY + F.samples.bidi, F.samples.bidi]]);
-    assert.deepEqual(audited('/audit').map((l) => [l.action, l.name, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]), [['audit', 'elicitation/create', ['bidi message', 'bidi requestedSchema.properties.ok.description']]]);
+    assert.deepEqual(audited('/audit').map((l) => [l.action, l.upstream, l.name, l.findings.map((f: Json) => `${f.kind} ${f.path}`)]), [['audit', 'ht', 'elicitation/create', ['bidi message', 'bidi requestedSchema.properties.ok.description']]]);
   });
 
   it('strip relays it cleaned; block refuses it to the upstream and asks the user nothing', async () => {
