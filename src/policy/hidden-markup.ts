@@ -10,9 +10,8 @@
  * Markup in Markdown's code (a fenced block, a code span: markdown-code.ts) shows as written, so it is
  * not hidden; in text declared HTML (`html`) there is no such code.
  */
-import { codePoint, decodeReferences } from './html-references.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
-
+import { asApplied } from './style-as-applied.js';
 
 /** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
 const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
@@ -88,22 +87,6 @@ class BogusEnds {
  */
 const HIDING =
   /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
-const CSS_COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
-const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
-
-/**
- * Attributes as a browser applies them: character references decoded (an attribute value's), then CSS
- * comments removed and CSS escapes decoded (a style's). Tested as written, `display&colon;none`,
- * `display:/**\/none` and `display:\6e one` hid an element unfound before 2026-12-06. Only a tag whose
- * attributes hold `&`, `/*` or `\` pays for it.
- */
-function asApplied(attrs: string): string {
-  if (!attrs.includes('&') && !attrs.includes('/*') && !attrs.includes('\\')) return attrs;
-  return decodeReferences(attrs)
-    .replace(CSS_COMMENT, '')
-    .replace(CSS_ESCAPE, (_m, hex: string | undefined, c: string | undefined) => (hex !== undefined ? codePoint(parseInt(hex, 16)) : c!));
-}
-
 /**
  * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
  * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does).

