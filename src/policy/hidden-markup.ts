@@ -3,7 +3,7 @@
  * Markdown, which passes HTML through: a host rendering an answer shows nothing of them), what `<script>`,
  * `<style>`, `<template>`, `<title>`, `<noscript>` and the like hold (a browser renders none of it), a `<dialog>`
  * not open, and elements hidden by their own
- * attributes (`hidden`, `style="display:none"`, `visibility:hidden`, `opacity:0` or `font-size:0`, an
+ * attributes (hiding-attributes.ts: `hidden`, `style="display:none"`, `visibility:hidden`, `opacity:0` or `font-size:0`, an
  * `<input type="hidden">`). No parser: what a browser would hide is found by its tags, which is what an
  * injection has to write; a class or a stylesheet that hides an element cannot be known without the CSS.
  * Before 2026-12-06 such text passed every action unless a pattern named it.
@@ -11,7 +11,7 @@
  * not hidden; in text declared HTML (`html`) there is no such code.
  */
 import { markdownCode, type CodeSpans } from './markdown-code.js';
-import { asApplied } from './style-as-applied.js';
+import { hidingAttributes } from './hiding-attributes.js';
 
 /** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
 const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
@@ -81,19 +81,12 @@ class BogusEnds {
   }
 }
 /**
- * The attributes that hide an element (and what it holds): HTML's, and SVG's presentation attributes (`display="none"`).
- * `visibility: collapse` hides as `hidden` does (but in a table), and an opacity below 0 is clamped to 0: before
- * 2026-12-06 both hid text unfound.
- */
-const HIDING =
-  /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
-/**
  * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
  * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does).
  * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
  */
 const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp)$/i;
-/** A dialog's `open` (in HTML after a "/" too, as HIDING reads `hidden`): without it, a browser's own style sheet hides the dialog. */
+/** A dialog's `open` (in HTML after a "/" too, as hiding-attributes.ts reads `hidden`): without it, a browser's own style sheet hides the dialog. */
 const OPEN_DIALOG = /(?:^|[\s/])open(?:\s|=|\/|$)/i;
 
 /**
@@ -252,7 +245,7 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
     } else if (m[1] === undefined) end = m.index + m[0].length;
     else {
       const byName = kind !== 'xml' && hiddenByName(m[1], m[2]);
-      if (!byName && (m[2] === undefined || !HIDING.test(asApplied(m[2])))) continue;
+      if (!byName && (m[2] === undefined || !hidingAttributes(m[2]))) continue;
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }

@@ -47,6 +47,60 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     }
   });
 
+  it('a style that shrinks, clips or collapses an element to nothing (scale(0), clip-path, clip: rect, a zero size with overflow hidden): found and stripped', async () => {
+    // Before, only display, visibility, opacity and font-size were read: each of these hid its text unfound.
+    const hiding = [
+      '<div style="transform:scale(0)">',
+      '<div style="transform: rotate(5deg) scale(0, 0)">',
+      '<div style="transform:scaleX(0)">',
+      '<div style="transform:scaleY(0.0)">',
+      '<div style="transform:matrix(0,0,0,0,0,0)">',
+      '<div style="scale: 0">',
+      '<g transform="scale(0)">',
+      '<div style="clip-path:inset(50%)">',
+      '<div style="clip-path: inset(0 60% 0 40%)">',
+      '<div style="-webkit-clip-path:circle(0)">',
+      '<div style="clip-path:circle(0px at 50% 50%)">',
+      '<div style="clip-path:ellipse(0 10px)">',
+      '<div style="position:absolute;clip:rect(0,0,0,0)">',
+      '<div style="position:absolute;clip: rect(1px 1px 1px 1px)">',
+      '<div style="height:0;overflow:hidden">',
+      '<div style="max-height: 0px; overflow: hidden">',
+      '<div style="width:0;overflow-x:hidden">',
+      '<div style="overflow:clip;max-width:0">',
+      '<div style="height:0;overflow-x:hidden">', // the other axis's visible computes to auto: a box 0 high
+      '<div style="height:0;overflow:auto">',
+      '<div style="transform:sc\\61le(0)">',
+      '<div style="clip-path&colon;inset(50%)">',
+    ];
+    for (const open of hiding) {
+      const tag = open.slice(1, open.search(/\s/));
+      assert.equal(await echo(`Done.<p>a</p>${open}${SECRET}</${tag}> Bye.`), 'Done.<p>a</p> Bye.', open);
+    }
+    // Shown: a normal scale, no clipping, a zero size whose overflow shows, padding that shows it, a clip that leaves a box.
+    const shown = [
+      '<div style="transform:scale(1)">',
+      '<div style="transform:scale(0.5, 2)">',
+      '<div style="transform:scaleZ(0)">',
+      '<div style="clip-path:inset(0)">',
+      '<div style="clip-path:inset(10% 20%)">',
+      '<div style="clip-path:circle(50%)">',
+      '<div style="clip:rect(0, 100px, 20px, 0)">',
+      '<div style="height:0">',
+      '<div style="height:0;overflow:visible">',
+      '<div style="width:0;overflow-y:clip">',
+      '<div style="height:0;padding-bottom:56.25%;overflow:hidden">',
+      '<div style="height:0;min-height:2em;overflow:hidden">',
+      '<div style="line-height:0;overflow:hidden">',
+      '<div style="max-height:10px;overflow:hidden">',
+    ];
+    for (const open of shown) {
+      const tag = open.slice(1, open.search(/\s/));
+      const text = `Done.${open}shown</${tag}> Bye.`;
+      assert.equal(await echo(text), text, open);
+    }
+  });
+
   it("a processing instruction, a declaration or CDATA (a browser's bogus comment, shown as nothing to its first '>'): found and stripped", async () => {
     for (const [open, close] of [['<?', '?>'], ['<!', '>'], ['<![CDATA[', ']]>'], ['<!X ', '>']]) {
       assert.equal(await echo(`Done.${open}${SECRET}${close} Bye.`), 'Done. Bye.', open);

@@ -76,6 +76,23 @@ describe('hidden markup', () => {
     assert.equal(scanner.scan('Add `<script>track()</script>` to the page.'), undefined);
   });
 
+  it('a style that leaves nothing to see, however it is written; and long attributes built against its expressions, read once', () => {
+    for (const s of ['<div style="clip-path: inset(50% round 4px)">a</div>', '<div style="clip-path:circle(0 at 50% 50%)">a</div>', '<div style="transform: translate(1px) SCALE3D(1, 0, 1)">a</div>', '<div style="height:5px;max-height:0!important;overflow:hidden">a</div>']) {
+      assert.deepEqual(counts(s), { markup: 1 }, s);
+    }
+    for (const s of ['<div style="clip-path:inset(25% round 4px)">a</div>', '<div style="transform:scale3d(1,1,0)">a</div>', '<div style="height:0;overflow:hidden;padding:1em 0">a</div>']) {
+      assert.equal(scanner.scan(s), undefined, s);
+    }
+    // Each of these once read a run again from each of its characters (quadratic): a word with no "(",
+    // "padding:" over and over with no digit, spaces in an inset().
+    const long = [
+      `<div style="transform:${'a'.repeat(100_000)}">x</div>`,
+      `<div style="${'padding:'.repeat(20_000)};height:0;overflow:hidden">x</div>`,
+      `<div style="clip-path:inset(1%${' '.repeat(100_000)}x)">x</div>`,
+    ];
+    assert.deepEqual(long.map((s) => scanner.scan(s)?.counts.markup ?? 0), [0, 1, 0]);
+  });
+
   it('a <template>, <style> or <script> named in Markdown prose, unclosed, is no finding and hides nothing after it; closed, it is found (found by a review)', () => {
     // Before 2026-12-06 an unclosed one ran to the end of the text: strip cut the rest of the answer.
     for (const s of ['Wrap it in a <template> tag and clone it; the rest is shown.', 'A <style> element goes in <head>, and a <script> at the end.', 'Put rows in a <TEMPLATE>.\n\nThen <b>call</b> render().']) {

@@ -1,0 +1,121 @@
+/**
+ * Whether an element's attributes hide it (and what it holds), as the browser applies them (style-as-applied.ts):
+ * HTML's `hidden`, a style, SVG's presentation attributes (`display="none"`, `transform="scale(0)"`). Read as
+ * hidden-markup.ts reads tags, over the whole attribute text, without a parser or stylesheets.
+ */
+import { asApplied } from './style-as-applied.js';
+
+/**
+ * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
+ * table), and an opacity below 0 is clamped to 0: before 2026-12-06 both hid text unfound.
+ */
+const HIDING =
+  /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
+/** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
+const COLLAPSING = /scale|matrix|clip|height|width/i;
+
+/** A declaration's or presentation attribute's value, by property: the last one written wins, as in CSS. */
+function declared(property: string): RegExp {
+  return new RegExp(`(?<![\\w-])${property}\\s*(?::|=\\s*["']?)\\s*([^;"'<>]*)`, 'gi');
+}
+const TRANSFORM = declared('transform');
+const SCALE = declared('scale');
+const CLIP_PATH = declared('(?:-webkit-)?clip-path');
+const CLIP = declared('clip');
+/** A box's size in an axis: its size, its maximum (either 0 makes it 0) and its minimum (which wins over both). */
+const SIZE = { height: [declared('height'), declared('max-height')], width: [declared('width'), declared('max-width')] };
+const MIN = { height: declared('min-height'), width: declared('min-width') };
+const OVERFLOW = declared('overflow');
+const OVERFLOW_AXIS = { height: declared('overflow-y'), width: declared('overflow-x') };
+/** Padding shows what overflows a box of no size (`height:0; padding-bottom:56%`, a common aspect-ratio box). */
+const PADDING = /(?<![\w-])padding(?:-[a-z-]+)?\s*[:=]\s*["']?[^;"'<>1-9]*[1-9]/i;
+/** A function and its arguments; begun only at a name's first letter, so a long word is passed over once. */
+const FUNCTION = /(?<![\w-])([a-z][\w-]*)\(([^()]*)\)/gi;
+const ARGS = /[\s,]+/;
+const IMPORTANT = /!\s*important\s*$/i;
+/** What a clip-path's shape is and holds: an inset, a circle, an ellipse (others are not judged). */
+const SHAPE = /^(inset|circle|ellipse)\(([^()]*)\)/;
+/** Where a shape's sizes end: its corners' rounding, its centre. */
+const SHAPE_TAIL = /\b(?:round|at)\b/;
+const RECT = /^rect\(([^()]*)\)/;
+/** Overflow values that do not show what leaves the box; the second, those that turn `visible` beside them into `auto`. */
+const UNSHOWN = /^(?:hidden|clip|auto|scroll|overlay)$/;
+const TO_AUTO = /^(?:hidden|auto|scroll|overlay)$/;
+
+/** Whether `attrs` (a tag's attribute text, as written) hide the element, once decoded as the browser decodes them. */
+export function hidingAttributes(attrs: string): boolean {
+  const applied = asApplied(attrs);
+  return HIDING.test(applied) || (COLLAPSING.test(applied) && collapsed(applied));
+}
+
+function last(s: string, re: RegExp): string | undefined {
+  let value: string | undefined;
+  for (const m of s.matchAll(re)) value = m[1];
+  return value?.replace(IMPORTANT, '').trim().toLowerCase();
+}
+
+/** A number, a length or a percentage that is zero (`0`, `-0.0`, `0px`, `0%`): NaN is not. */
+function zero(v: string | undefined): boolean {
+  return v !== undefined && v !== '' && parseFloat(v) === 0;
+}
+
+/**
+ * Hidden by a value that leaves nothing to see: a transform or `scale` with a 2D factor of 0 (scale(0),
+ * scaleX(0), a matrix of determinant 0), a `clip-path` that clips all (inset 50% from two sides, a circle or
+ * ellipse of radius 0), a `clip` rect with no area, or a height or width of 0 whose overflow does not show.
+ * Before 2026-12-06 each hid text unfound.
+ */
+function collapsed(a: string): boolean {
+  const transform = last(a, TRANSFORM);
+  if (transform !== undefined && scaledAway(transform)) return true;
+  const scale = last(a, SCALE)?.split(ARGS);
+  if (scale !== undefined && (zero(scale[0]) || zero(scale[1]))) return true;
+  const clipPath = last(a, CLIP_PATH);
+  if (clipPath !== undefined && clipsAll(clipPath)) return true;
+  const clip = last(a, CLIP);
+  if (clip !== undefined && emptyRect(clip)) return true;
+  return zeroBox(a, 'height') || zeroBox(a, 'width');
+}
+
+function scaledAway(transform: string): boolean {
+  for (const m of transform.matchAll(FUNCTION)) {
+    const name = m[1]!;
+    const n = m[2]!.trim().split(ARGS).map(parseFloat);
+    if (name === 'scale' || name === 'scale3d' ? n[0] === 0 || n[1] === 0 : name === 'scalex' || name === 'scaley' ? n[0] === 0 : name === 'matrix' && n.length === 6 && n[0]! * n[3]! - n[1]! * n[2]! === 0) return true;
+  }
+  return false;
+}
+
+/** inset() with top+bottom or left+right 100% or more (percentages only: a length depends on the box), circle(0), ellipse with a radius 0. */
+function clipsAll(clipPath: string): boolean {
+  const m = SHAPE.exec(clipPath);
+  if (m === null) return false;
+  const args = m[2]!.split(SHAPE_TAIL)[0]!.trim().split(ARGS);
+  if (m[1] !== 'inset') return zero(args[0]) || (m[1] === 'ellipse' && zero(args[1]));
+  const [t, r = t, b = t, l = r] = args.map((v) => (zero(v) ? 0 : v.endsWith('%') ? parseFloat(v) : NaN));
+  return t! + b! >= 100 || r! + l! >= 100;
+}
+
+/** rect(top, right, bottom, left) whose bottom is not below its top or right not right of its left (`auto`: the box's edge). */
+function emptyRect(clip: string): boolean {
+  const m = RECT.exec(clip);
+  if (m === null) return false;
+  const [t, r, b, l] = m[1]!.trim().split(ARGS).map((v) => (v === 'auto' ? NaN : parseFloat(v)));
+  return b! <= (Number.isNaN(t) ? 0 : t!) || r! <= (Number.isNaN(l) ? 0 : l!);
+}
+
+/**
+ * A height (or width) of 0 whose overflow in that axis is not visible: text past the box is clipped or
+ * scrolled within nothing. `visible` beside a non-visible other axis computes to `auto`, as CSS says.
+ */
+function zeroBox(a: string, axis: 'height' | 'width'): boolean {
+  const [size, max] = SIZE[axis];
+  if (!(zero(last(a, size!)) || zero(last(a, max!))) || PADDING.test(a)) return false;
+  const min = last(a, MIN[axis]);
+  if (min !== undefined && min !== 'auto' && !zero(min)) return false;
+  const both = (last(a, OVERFLOW) ?? 'visible').split(/\s+/);
+  const x = last(a, OVERFLOW_AXIS.width) ?? both[0]!;
+  const y = last(a, OVERFLOW_AXIS.height) ?? both[1] ?? both[0]!;
+  const [mine, other] = axis === 'height' ? [y, x] : [x, y];
+  return UNSHOWN.test(mine) || (mine === 'visible' && TO_AUTO.test(other));
+}
