@@ -10,6 +10,7 @@
  * Markup in Markdown's code (a fenced block, a code span: markdown-code.ts) shows as written, so it is
  * not hidden; in text declared HTML (`html`) there is no such code.
  */
+import { markdownBlockEnd } from './markdown-block-end.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 import { hidingAttributes } from './hiding-attributes.js';
 
@@ -105,8 +106,6 @@ const RAW_TEXT = /^(?:script|style|title|noscript|noembed|noframes)$/i;
  * stay closed. Unclosed in a paragraph, one hides the rest of it only.
  */
 const PARAGRAPH_BOUND = /^(?:span|abbr|cite|data|dfn|kbd|label|mark|q|samp|sub|sup|time|var)$/i;
-/** A blank line: where a Markdown paragraph ends at the latest. */
-const BLANK_LINE = /\n[ \t\r]*\n/g;
 /** Elements that hold nothing: hidden, only the tag itself is (an input's value). */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 
@@ -182,17 +181,16 @@ function opensLine(s: string, at: number): boolean {
 
 /**
  * Where an unclosed hidden element of PARAGRAPH_BOUND opened at `at` (its tag ending at `after`) ends in
- * Markdown: at its paragraph's end (the next blank line), where the renderer's "</p>" closes it, when no tag
- * before it in the text or after it in the paragraph can have changed that (a <pre> block that runs past blank
- * lines, a <div> or <button> it sits in); else, as in HTML, the end of the text.
+ * Markdown: at the end of its block (markdown-block-end.ts: a paragraph's, where the renderer's "</p>" closes it,
+ * a tight list item's "</li>", a heading's), when no tag before it in the text or after it in the block can have
+ * changed that (a <pre> block that runs past blank lines, a <div> or <button> it sits in); else, as in HTML, the
+ * end of the text. Before 2026-12-06 a list item, a quote or a heading ran on to the next blank line or the end.
  */
 function paragraphEnd(s: string, at: number, after: number): number {
   if (at > 0 && s.lastIndexOf('<', at - 1) >= 0) return s.length;
-  BLANK_LINE.lastIndex = after;
-  const blank = BLANK_LINE.exec(s);
-  if (blank === null) return s.length;
+  const end = markdownBlockEnd(s, at, after);
   const next = s.indexOf('<', after);
-  return next >= 0 && next < blank.index ? s.length : blank.index;
+  return next >= 0 && next < end ? s.length : end;
 }
 
 /**

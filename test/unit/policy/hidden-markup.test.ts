@@ -53,6 +53,30 @@ describe('hidden markup', () => {
     assert.equal((walkResult(scanner, page).clean as any).contents[0].text, 'Sunny ');
   });
 
+  it('an unclosed hidden <span> in a Markdown list item, quote or heading hides to the end of that block, where a renderer closes it', () => {
+    // Rendered, "</li>", "</p>" (a quote's paragraph) and "</h1>" each close the span: before, strip cut all after it.
+    const cases: Array<[string, string]> = [
+      ['- item <span hidden>key\n- next\n- third', '- item \n- next\n- third'],
+      ['1. a <span style="display:none">key\n2. b', '1. a \n2. b'],
+      ['- a <span hidden>key\n  - nested, in the span\nlazy, in the item\n- c', '- a \n- c'],
+      ['> quote <span hidden>key\n> more\n>\n> after', '> quote \n>\n> after'],
+      ['> quote <span hidden>key\nlazy\n\nafter', '> quote \n\nafter'],
+      ['# Title <span hidden>key\nNext line', '# Title \nNext line'],
+      ['- ## Title <span hidden>key\n  more', '- ## Title \n  more'],
+      ['a <span hidden>key\n# Next', 'a \n# Next'],
+      ['Title <span hidden>key\n===\nbody', 'Title \n===\nbody'],
+      ['a <span hidden>key\n> quoted', 'a \n> quoted'],
+    ];
+    for (const [s, clean] of cases) {
+      assert.deepEqual(counts(s), { markup: 1 }, s);
+      assert.equal(scanner.scan(s)?.clean, clean, s);
+    }
+    // Where the block runs on (an item's own lines, lazy lines, a "2." that cannot interrupt a paragraph), all after it.
+    for (const s of ['- a <span hidden>key\n  still in the item', 'a <span hidden>key\n2. not a list', '> a <span hidden>key\nlazy ===\nstill']) {
+      assert.equal(scanner.scan(s)?.clean, s.slice(0, s.indexOf('<')), s);
+    }
+  });
+
   it('leaves markup that shows: visible elements, a class named hidden, a "<" in prose', () => {
     for (const s of ['<p>Sunny</p>', '<div class="hidden">shown unless a stylesheet says</div>', 'a < b and c > d', '<b>bold</b> <img src="x.png" alt="">']) {
       assert.equal(scanner.scan(s), undefined, s);
