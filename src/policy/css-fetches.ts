@@ -14,10 +14,13 @@ import { asApplied } from './style-as-applied.js';
  */
 const TOKEN = /url\(\s*(?:"([^"]*)"|'([^']*)'|([^\s"'()]*))\s*\)?|@import\s*(?:"([^"]*)"|'([^']*)')|((?:-webkit-)?image-set)\(|"([^"]*)"|'([^']*)'|(\()|(\))/gi;
 
+/** Only style text with one of these fetches anything. */
+const MAY_FETCH = /url\(|@import|image-set\(/i;
+
 /** Whether `css` (a style attribute's value, a <style>'s text) has a browser fetch a URL for which `outside` holds. */
 export function cssFetches(css: string, outside: (url: string) => boolean): boolean {
   const text = asApplied(css);
-  if (!/url\(|@import|image-set\(/i.test(text)) return false;
+  if (!MAY_FETCH.test(text)) return false;
   let inSet = 0; // depth of parentheses inside an image-set(), whose bare strings are URLs
   for (const m of text.matchAll(TOKEN)) {
     if (m[6] !== undefined) inSet++;

@@ -113,7 +113,7 @@ function zeroBox(a: string, axis: 'height' | 'width'): boolean {
   if (!(zero(last(a, size!)) || zero(last(a, max!))) || PADDING.test(a)) return false;
   const min = last(a, MIN[axis]);
   if (min !== undefined && min !== 'auto' && !zero(min)) return false;
-  const both = (last(a, OVERFLOW) ?? 'visible').split(/\s+/);
+  const both = (last(a, OVERFLOW) ?? 'visible').split(ARGS);
   const x = last(a, OVERFLOW_AXIS.width) ?? both[0]!;
   const y = last(a, OVERFLOW_AXIS.height) ?? both[1] ?? both[0]!;
   const [mine, other] = axis === 'height' ? [y, x] : [x, y];
