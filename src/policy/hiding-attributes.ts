@@ -1,9 +1,12 @@
 /**
  * Whether an element's attributes hide it (and what it holds), as the browser applies them (style-as-applied.ts):
- * HTML's `hidden`, a style, SVG's presentation attributes (`display="none"`, `transform="scale(0)"`). Read as
- * hidden-markup.ts reads tags, over the whole attribute text, without a parser or stylesheets.
+ * HTML's `hidden`, a style, SVG's presentation attributes (`display="none"`, `transform="scale(0)"`). One value
+ * that hides is looked for over the whole attribute text (HIDING: more, never less, than the browser applies);
+ * values that hide together or that another can undo, by the declarations the element has (style-declarations.ts).
+ * Without a parser or stylesheets, as hidden-markup.ts reads tags.
  */
 import { asApplied } from './style-as-applied.js';
+import { styleDeclarations } from './style-declarations.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -14,25 +17,13 @@ const HIDING =
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
 const COLLAPSING = /scale|matrix|clip|height|width/i;
 
-/** A declaration's or presentation attribute's value, by property: the last one written wins, as in CSS. */
-function declared(property: string): RegExp {
-  return new RegExp(`(?<![\\w-])${property}\\s*(?::|=\\s*["']?)\\s*([^;"'<>]*)`, 'gi');
-}
-const TRANSFORM = declared('transform');
-const SCALE = declared('scale');
-const CLIP_PATH = declared('(?:-webkit-)?clip-path');
-const CLIP = declared('clip');
-/** A box's size in an axis: its size, its maximum (either 0 makes it 0) and its minimum (which wins over both). */
-const SIZE = { height: [declared('height'), declared('max-height')], width: [declared('width'), declared('max-width')] };
-const MIN = { height: declared('min-height'), width: declared('min-width') };
-const OVERFLOW = declared('overflow');
-const OVERFLOW_AXIS = { height: declared('overflow-y'), width: declared('overflow-x') };
 /** Padding shows what overflows a box of no size (`height:0; padding-bottom:56%`, a common aspect-ratio box). */
-const PADDING = /(?<![\w-])padding(?:-[a-z-]+)?\s*[:=]\s*["']?[^;"'<>1-9]*[1-9]/i;
+const PADDING = { height: ['padding-top', 'padding-bottom', 'padding-block', 'padding-block-start', 'padding-block-end'], width: ['padding-left', 'padding-right', 'padding-inline', 'padding-inline-start', 'padding-inline-end'] };
+/** A digit 1–9: a value with one is not zero. */
+const NONZERO = /[1-9]/;
 /** A function and its arguments; begun only at a name's first letter, so a long word is passed over once. */
 const FUNCTION = /(?<![\w-])([a-z][\w-]*)\(([^()]*)\)/gi;
 const ARGS = /[\s,]+/;
-const IMPORTANT = /!\s*important\s*$/i;
 /** What a clip-path's shape is and holds: an inset, a circle, an ellipse (others are not judged). */
 const SHAPE = /^(inset|circle|ellipse)\(([^()]*)\)/;
 /** Where a shape's sizes end: its corners' rounding, its centre. */
@@ -45,13 +36,7 @@ const TO_AUTO = /^(?:hidden|auto|scroll|overlay)$/;
 /** Whether `attrs` (a tag's attribute text, as written) hide the element, once decoded as the browser decodes them. */
 export function hidingAttributes(attrs: string): boolean {
   const applied = asApplied(attrs);
-  return HIDING.test(applied) || (COLLAPSING.test(applied) && collapsed(applied));
-}
-
-function last(s: string, re: RegExp): string | undefined {
-  let value: string | undefined;
-  for (const m of s.matchAll(re)) value = m[1];
-  return value?.replace(IMPORTANT, '').trim().toLowerCase();
+  return HIDING.test(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs)));
 }
 
 /** A number, a length or a percentage that is zero (`0`, `-0.0`, `0px`, `0%`): NaN is not. */
@@ -65,14 +50,13 @@ function zero(v: string | undefined): boolean {
  * ellipse of radius 0), a `clip` rect with no area, or a height or width of 0 whose overflow does not show.
  * Before 2026-12-06 each hid text unfound.
  */
-function collapsed(a: string): boolean {
-  const transform = last(a, TRANSFORM);
+function collapsed(a: Map<string, string>): boolean {
+  const transform = a.get('transform');
   if (transform !== undefined && scaledAway(transform)) return true;
-  const scale = last(a, SCALE)?.split(ARGS);
+  const scale = a.get('scale')?.split(ARGS);
   if (scale !== undefined && (zero(scale[0]) || zero(scale[1]))) return true;
-  const clipPath = last(a, CLIP_PATH);
-  if (clipPath !== undefined && clipsAll(clipPath)) return true;
-  const clip = last(a, CLIP);
+  if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
+  const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
@@ -87,8 +71,8 @@ function scaledAway(transform: string): boolean {
 }
 
 /** inset() with top+bottom or left+right 100% or more (percentages only: a length depends on the box), circle(0), ellipse with a radius 0. */
-function clipsAll(clipPath: string): boolean {
-  const m = SHAPE.exec(clipPath);
+function clipsAll(clipPath: string | undefined): boolean {
+  const m = clipPath === undefined ? null : SHAPE.exec(clipPath);
   if (m === null) return false;
   const args = m[2]!.split(SHAPE_TAIL)[0]!.trim().split(ARGS);
   if (m[1] !== 'inset') return zero(args[0]) || (m[1] === 'ellipse' && zero(args[1]));
@@ -108,14 +92,17 @@ function emptyRect(clip: string): boolean {
  * A height (or width) of 0 whose overflow in that axis is not visible: text past the box is clipped or
  * scrolled within nothing. `visible` beside a non-visible other axis computes to `auto`, as CSS says.
  */
-function zeroBox(a: string, axis: 'height' | 'width'): boolean {
-  const [size, max] = SIZE[axis];
-  if (!(zero(last(a, size!)) || zero(last(a, max!))) || PADDING.test(a)) return false;
-  const min = last(a, MIN[axis]);
+function zeroBox(a: Map<string, string>, axis: 'height' | 'width'): boolean {
+  if (!(zero(a.get(axis)) || zero(a.get(`max-${axis}`)))) return false;
+  if (PADDING[axis].some((p) => NONZERO.test(a.get(p) ?? ''))) return false;
+  // The shorthand's sides: top, right = top, bottom = top, left = right.
+  const [t, r = t, b = t, l = r] = (a.get('padding') ?? '0').split(ARGS);
+  if (axis === 'height' ? NONZERO.test(t!) || NONZERO.test(b!) : NONZERO.test(r!) || NONZERO.test(l!)) return false;
+  const min = a.get(`min-${axis}`);
   if (min !== undefined && min !== 'auto' && !zero(min)) return false;
-  const both = (last(a, OVERFLOW) ?? 'visible').split(ARGS);
-  const x = last(a, OVERFLOW_AXIS.width) ?? both[0]!;
-  const y = last(a, OVERFLOW_AXIS.height) ?? both[1] ?? both[0]!;
+  const both = (a.get('overflow') ?? 'visible').split(ARGS);
+  const x = a.get('overflow-x') ?? both[0]!;
+  const y = a.get('overflow-y') ?? both[1] ?? both[0]!;
   const [mine, other] = axis === 'height' ? [y, x] : [x, y];
   return UNSHOWN.test(mine) || (mine === 'visible' && TO_AUTO.test(other));
 }

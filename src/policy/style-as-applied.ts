@@ -15,7 +15,11 @@ const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([^\n\r\f0-9a-fA-F]))/g;
  */
 export function asApplied(css: string): string {
   if (!css.includes('&') && !css.includes('/*') && !css.includes('\\')) return css;
-  return decodeReferences(css)
-    .replace(CSS_COMMENT, '')
-    .replace(CSS_ESCAPE, (_m, hex: string | undefined, c: string | undefined) => (hex !== undefined ? codePoint(parseInt(hex, 16)) : c!));
+  return cssAsApplied(decodeReferences(css));
+}
+
+/** CSS comments removed and CSS escapes decoded: text whose references are decoded already (one declaration of a style). */
+export function cssAsApplied(css: string): string {
+  if (!css.includes('/*') && !css.includes('\\')) return css;
+  return css.replace(CSS_COMMENT, '').replace(CSS_ESCAPE, (_m, hex: string | undefined, c: string | undefined) => (hex !== undefined ? codePoint(parseInt(hex, 16)) : c!));
 }

@@ -72,6 +72,11 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
       '<div style="height:0;overflow:auto">',
       '<div style="transform:sc\\61le(0)">',
       '<div style="clip-path&colon;inset(50%)">',
+      // Decoys a browser does not apply: another attribute's value, a CSS string, a comment, padding across the box.
+      '<div style="transform:scale(0)" title="transform:none">',
+      `<div style="transform:scale(0);content:';transform:none'">`,
+      '<div style="transform:scale(0)/*;transform:none*/">',
+      '<div data-x="min-height:5em" style="height:0;overflow:hidden;padding:0 4px">',
     ];
     for (const open of hiding) {
       const tag = open.slice(1, open.search(/\s/));
@@ -93,6 +98,8 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
       '<div style="height:0;min-height:2em;overflow:hidden">',
       '<div style="line-height:0;overflow:hidden">',
       '<div style="max-height:10px;overflow:hidden">',
+      '<div style="transform:scale(0);transform:none">',
+      '<div style="height:0;overflow:hidden;padding:1em 0">',
     ];
     for (const open of shown) {
       const tag = open.slice(1, open.search(/\s/));
