@@ -47,8 +47,11 @@ const FETCHED_BY: Readonly<Record<string, RegExp>> = {
  */
 const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/g;
 const STYLING = /<style[\s/>]|[\s/"']style\s*=/i;
-/** A `style` attribute (not `data-style`): its value in 1–3, quoted or not. */
-const STYLE_ATTRIBUTE = /(?:^|[\s/"'])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/i;
+/**
+ * A `style` attribute (not `data-style`): its value in 1–3, quoted or not. Every match is read, one inside another
+ * attribute's value too (`title=" style=x"`): more than the browser applies, never less.
+ */
+const STYLE_ATTRIBUTE = /(?:^|[\s/"'])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
 /** Where a <style>'s text ends (raw text: no other tag inside counts). */
 const STYLE_END = /<\/style[\s/>]/gi;
 /** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
@@ -132,8 +135,11 @@ function outsideStyles(s: string, allowed: readonly string[], shownAsCode: (at: 
       TAG.lastIndex = end; // raw text: no tag inside it is one
       continue;
     }
-    const style = STYLE_ATTRIBUTE.exec(m[2]!);
-    if (style !== null && cssFetches(style[1] ?? style[2] ?? style[3]!, outside) && !shownAsCode(at)) spans.push([at, at + m[0].length]);
+    for (const style of m[2]!.matchAll(STYLE_ATTRIBUTE)) {
+      if (!cssFetches(style[1] ?? style[2] ?? style[3]!, outside)) continue;
+      if (!shownAsCode(at)) spans.push([at, at + m[0].length]);
+      break;
+    }
   }
 }
 

@@ -71,6 +71,7 @@ describe('images from outside hosts: the URL as a browser fetches it', () => {
       `<div style="background:u&#114;l(https://${LEAK})">x</div>`,
       `<div style="background:/**/\\75 rl(https\\:\\/\\/${LEAK})">x</div>`,
       `<div style="background:url(http&colon;${LEAK})">x</div>`,
+      `<div title=" style=x" style="background:url(https://${LEAK})">x</div>`,
     ];
     for (const html of styled) {
       const out = await echo(`Done. ${html} Bye.`);
