@@ -113,7 +113,7 @@ function outsideImg(tag: string, attributes: string, allowed: readonly string[])
 
 /** Only text with one of these can hold an image. */
 export function mayHoldImage(s: string): boolean {
-  return s.includes('![') || FETCHING.test(s) || STYLING.test(s);
+  return s.includes('![') || (s.includes('<') && (FETCHING.test(s) || STYLING.test(s)));
 }
 
 /**
