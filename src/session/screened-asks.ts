@@ -42,7 +42,7 @@ export function screenedAsk(s: AskScreen, method: string, params: Record<string,
   if (kind === undefined || params === undefined) return params;
   if (kind === 'elicitation') {
     const field = gatewayWordingIn(params);
-    if (field !== undefined) return impersonation(s, upstream, field);
+    if (field !== undefined) return toJsonRpcError(impersonation(s, upstream, field));
   }
   const screened = scanned(s, kind, method, params, upstream);
   return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
@@ -59,11 +59,33 @@ function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string,
   return toJsonRpcError(blocked(`The ${kind} request was`, verdict.blocked));
 }
 
+/**
+ * An upstream's -32042 (URLElicitationRequired: open these URLs, then retry) as its caller gets it. Its
+ * URL elicitations are questions put to the user as an elicitation/create is (a 2026-07-28 client's URL
+ * round, a 2025 client's error data, or an older revision's error message): before 2026-12-07 their
+ * messages reached the user as written. Now each is opened by the upstream that asks, and one in the
+ * gateway's voice refuses the whole answer (SWB_ELICITATION_REFUSED, a warn line, a metric): nothing of it
+ * is put to the user. Its hidden text is the hidden-text stage's, as any upstream error's is.
+ */
+export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: string | undefined): JsonRpcError | GatewayError {
+  const data = err.data as { elicitations?: unknown } | undefined;
+  const list = data !== null && typeof data === 'object' && Array.isArray(data.elicitations) ? (data.elicitations as unknown[]) : undefined;
+  if (list === undefined) return err;
+  // Its own message leads the URLs where a revision without URL elicitation reads them (legacy shape stage).
+  if (gatewayWordingIn({ message: err.message }) !== undefined) return impersonation(s, upstream, 'error.message');
+  for (const [i, e] of list.entries()) {
+    const field = e !== null && typeof e === 'object' ? gatewayWordingIn(e as Record<string, unknown>) : undefined;
+    if (field !== undefined) return impersonation(s, upstream, `error.data.elicitations[${i}].${field}`);
+  }
+  const elicitations = list.map((e) => (e !== null && typeof e === 'object' ? attributedAsk(upstream, e as Record<string, unknown>) : e));
+  return new JsonRpcError(err.code, err.message, { ...data, elicitations });
+}
+
 /** An upstream's elicitation in the gateway's own voice: refused to it, said where the operator looks. */
-function impersonation(s: AskScreen, upstream: string | undefined, field: string): JsonRpcError {
+function impersonation(s: AskScreen, upstream: string | undefined, field: string): GatewayError {
   const name = upstream ?? 'unknown';
   s.observer.elicitationRefused(name, 'gateway_wording');
   s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, "upstream elicitation refused: it speaks in the gateway's own voice");
   const message = `The elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} speaks as the gateway does ("Switchboard asks you…"), which only the gateway's own confirmation questions may; nothing was put to the user`;
-  return toJsonRpcError(new GatewayError('SWB_ELICITATION_REFUSED', message, { upstream: name, field }));
+  return new GatewayError('SWB_ELICITATION_REFUSED', message, { upstream: name, field });
 }

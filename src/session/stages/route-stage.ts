@@ -1,10 +1,13 @@
 import { toJsonRpcError } from '../../errors.js';
 import { Cancellation } from '../../jsonrpc/cancellation.js';
+import { ErrorCode } from '../../jsonrpc/error-codes.js';
+import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import { shownCompletion } from '../../policy/completion-values.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
+import { screenedUrlAsks } from '../screened-asks.js';
 import { screenedNotice, WITHHELD } from '../screened-notices.js';
 
 /**
@@ -32,7 +35,8 @@ export const routeStage: Stage = async (ctx) => {
     ctx.resultBytes = route.resultBytes;
     response = { jsonrpc: '2.0', id: req.id, result };
     if (ctx.spec?.sessionState) host.stateChanged(req.method, req.params);
-  } catch (err) {
+  } catch (thrown) {
+    const err = upstreamUrlAsks(ctx, thrown);
     ctx.error = err;
     // An unknown name is reported as the client sent it, not by the canonical name it was routed by.
     const shown = err instanceof NotFoundError && ctx.exposedName !== undefined ? notFound(err.absent, ctx.exposedName) : err;
@@ -47,3 +51,14 @@ export const routeStage: Stage = async (ctx) => {
   host.release(req.id);
   return undefined;
 };
+
+/**
+ * An upstream's -32042 (a JsonRpcError: the gateway's own consent link is a GatewayError) with its URL
+ * elicitations marked as the upstream's, or refused for the gateway's voice (see screenedUrlAsks).
+ */
+function upstreamUrlAsks(ctx: Parameters<Stage>[0], err: unknown): unknown {
+  if (!(err instanceof JsonRpcError) || err.code !== ErrorCode.UrlElicitationRequired) return err;
+  const { host, req } = ctx;
+  const screen = { hiddenText: host.endpoint.hiddenText, guard: host.guard, observer: host.observer, logger: host.logger };
+  return screenedUrlAsks(screen, err, host.router?.upstreamOf(req.method, req.params, ctx.spec));
+}
