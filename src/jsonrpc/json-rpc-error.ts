@@ -4,6 +4,8 @@ import type { JsonRpcErrorObject, JsonRpcFailure, RequestId } from './types.js';
 export class JsonRpcError extends Error {
   readonly code: number;
   readonly data: unknown;
+  /** The upstream that answered it, where that matters: a -32042's URL elicitations are shown as its questions. */
+  upstream?: string;
 
   constructor(code: number, message: string, data?: unknown) {
     super(message);

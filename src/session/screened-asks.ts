@@ -1,5 +1,6 @@
 import { GatewayError, toJsonRpcError } from '../errors.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
@@ -65,9 +66,11 @@ function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string,
  * round, a 2025 client's error data, or an older revision's error message): before 2026-12-07 their
  * messages reached the user as written. Now each is opened by the upstream that asks, and one in the
  * gateway's voice refuses the whole answer (SWB_ELICITATION_REFUSED, a warn line, a metric): nothing of it
- * is put to the user. Its hidden text is the hidden-text stage's, as any upstream error's is.
+ * is put to the user. Its hidden text is the hidden-text stage's where that stage scans the call's answer
+ * (its error too), else (`scan`) scanned here as an elicitation/create is: before 2026-12-07 a -32042 to
+ * any other request (resources/subscribe) reached the user unscanned.
  */
-export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: string | undefined): JsonRpcError | GatewayError {
+export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: string | undefined, scan: boolean): JsonRpcError | GatewayError {
   const data = err.data as { elicitations?: unknown } | undefined;
   const list = data !== null && typeof data === 'object' && Array.isArray(data.elicitations) ? (data.elicitations as unknown[]) : undefined;
   if (list === undefined) return err;
@@ -77,8 +80,12 @@ export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: strin
     const field = e !== null && typeof e === 'object' ? gatewayWordingIn(e as Record<string, unknown>) : undefined;
     if (field !== undefined) return impersonation(s, upstream, `error.data.elicitations[${i}].${field}`);
   }
-  const elicitations = list.map((e) => (e !== null && typeof e === 'object' ? attributedAsk(upstream, e as Record<string, unknown>) : e));
-  return new JsonRpcError(err.code, err.message, { ...data, elicitations });
+  const screened = scan ? scanned(s, 'elicitation', 'URLElicitationRequired', { error: err.toObject() }, upstream) : { error: err.toObject() };
+  if (screened === undefined || screened instanceof JsonRpcError) return screened ?? err;
+  const clean = JsonRpcError.from(screened.error as JsonRpcErrorObject);
+  const cleanList = (clean.data as { elicitations: unknown[] }).elicitations;
+  const elicitations = cleanList.map((e) => (e !== null && typeof e === 'object' ? attributedAsk(upstream, e as Record<string, unknown>) : e));
+  return new JsonRpcError(clean.code, clean.message, { ...(clean.data as object), elicitations });
 }
 
 /** An upstream's elicitation in the gateway's own voice: refused to it, said where the operator looks. */

@@ -1,4 +1,6 @@
 import { GatewayError, type GatewayErrorCode } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
+import type { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { TransportError } from '../transport/transport.js';
 import { awaitsUser } from './upstream-user.js';
 import { headerValue } from './http-headers.js';
@@ -138,4 +140,13 @@ export function sendFailure(upstream: string, err: Error): Error {
   if (err instanceof UpstreamHttpError && refusedAsMalformed(err)) return new GatewayError('SWB_UPSTREAM_REQUEST_REFUSED', `upstream "${upstream}" refused the request (HTTP 400): ${err.detail}`, { upstream, httpStatus: 400 });
   if (err instanceof TransportError && err.code === 'backlogged') return new GatewayError('SWB_UPSTREAM_BUSY', `upstream "${upstream}" is busy: ${err.message}; retry later`, { upstream });
   return new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}" could not be reached: ${err.message}`, err instanceof UpstreamHttpError ? { upstream, httpStatus: err.status } : { upstream });
+}
+
+/**
+ * An upstream's JSON-RPC error as read from it; a -32042 (URLElicitationRequired) names that upstream, whose
+ * questions its URL elicitations are shown as (see screenedUrlAsks), whatever method it answered.
+ */
+export function upstreamError(err: JsonRpcError, upstream: string): JsonRpcError {
+  if (err.code === ErrorCode.UrlElicitationRequired) err.upstream = upstream;
+  return err;
 }

@@ -13,7 +13,7 @@ import type { TraceAttributes } from '../observability/tracing.js';
 import { tracedRequest } from './upstream-span.js';
 import { TransportError, type Transport } from '../transport/transport.js';
 import { activeCallersOf, type UpstreamCaller, type UpstreamIdentity } from './upstream-caller.js';
-import { sendFailure } from './remote-errors.js';
+import { sendFailure, upstreamError } from './remote-errors.js';
 import { eraRefused } from './era-refusal.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
@@ -80,7 +80,7 @@ export class UpstreamClient {
         this.#logger.warn({ bytes, limit }, 'upstream answer over maxResultBytes; the call fails');
         return new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${upstream}" returned ${isError ? 'an error' : 'a result'} of ${bytes} bytes, more than the limit of ${limit} (maxResultBytes)`, { upstream, bytes, limit });
       },
-      remoteError: (error, opts) => (this.era === 'legacy' ? legacyUpstreamError(error, opts.caller) : JsonRpcError.from(error)),
+      remoteError: (error, opts) => upstreamError(this.era === 'legacy' ? legacyUpstreamError(error, opts.caller) : JsonRpcError.from(error), upstream),
       timeoutReason: 'timed out at the gateway',
       cancelReason: 'cancelled by the client',
     };

@@ -79,3 +79,32 @@ describe("an upstream's URL elicitations (-32042), told from the gateway's own q
     assert.deepEqual(warned.map((l) => l.upstream), ['url', 'url', 'url']);
   });
 });
+
+describe("an upstream's URL elicitations (-32042) are scanned for hidden text, whatever they answer", { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['url'], guardrails: { hiddenText: { results: 'block' } } }] });
+  });
+  after(() => gw?.close());
+
+  async function answerTo(method: string, params: Json): Promise<Json> {
+    const s = await openSession(gw, '2025-11-25', { elicitation: { form: {}, url: {} } });
+    const res = await post(gw, { jsonrpc: '2.0', id: 2, method, params }, { sid: s.sid, version: '2025-11-25' });
+    const text = await res.text();
+    const json = (res.headers.get('content-type') ?? '').startsWith('application/json') ? [JSON.parse(text)] : text.split('\n').filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '').map((l) => JSON.parse(l.slice(5)));
+    return json.find((m: Json) => m.id === 2);
+  }
+
+  it('a tools/call one with hidden text is blocked, as an elicitation/create is', async () => {
+    const answer = await answerTo('tools/call', { name: 'needs_url', arguments: { message: 'Approve\u200b access' } });
+    assert.equal(answer?.error?.data?.code, 'SWB_HIDDEN_TEXT_BLOCKED', JSON.stringify(answer));
+  });
+
+  it('so is one a resources/subscribe is answered with; one without hidden text is relayed, marked', async () => {
+    const hidden = await answerTo('resources/subscribe', { uri: 'test://hidden' });
+    assert.equal(hidden?.error?.data?.code, 'SWB_HIDDEN_TEXT_BLOCKED', JSON.stringify(hidden));
+    const plain = await answerTo('resources/subscribe', { uri: 'test://a' });
+    assert.equal(plain?.error?.code, -32042, JSON.stringify(plain));
+    assert.equal(plain.error.data.elicitations[0].message, MARKED);
+  });
+});

@@ -16,6 +16,9 @@ const RESULTS: ReadonlyMap<string, ResultKind> = new Map([
   ['completion/complete', 'completion'],
 ]);
 
+/** Whether an answer (result or upstream error) to `method` is scanned here, scanning of results on. */
+export const scansAnswersTo = (method: string): boolean => RESULTS.has(method);
+
 /**
  * Hidden-text scanning (guardrails.hiddenText, as in force for the caller's tenant). Definitions: the
  * route gets the policy as its screen, and the router leaves out or cleans what it lists and refuses

@@ -8,6 +8,7 @@ import { shownCompletion } from '../../policy/completion-values.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
 import { screenedUrlAsks } from '../screened-asks.js';
+import { scansAnswersTo } from './hidden-text-stage.js';
 import { screenedNotice, WITHHELD } from '../screened-notices.js';
 
 /**
@@ -60,5 +61,6 @@ function upstreamUrlAsks(ctx: Parameters<Stage>[0], err: unknown): unknown {
   if (!(err instanceof JsonRpcError) || err.code !== ErrorCode.UrlElicitationRequired) return err;
   const { host, req } = ctx;
   const screen = { hiddenText: host.endpoint.hiddenText, guard: host.guard, observer: host.observer, logger: host.logger };
-  return screenedUrlAsks(screen, err, host.router?.upstreamOf(req.method, req.params, ctx.spec));
+  // Its hidden text: scanned as the call's error where the hidden-text stage scans the answers, else here.
+  return screenedUrlAsks(screen, err, err.upstream ?? host.router?.upstreamOf(req.method, req.params, ctx.spec), !scansAnswersTo(req.method));
 }
