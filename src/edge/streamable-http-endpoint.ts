@@ -15,6 +15,7 @@ import { StreamConflictError, UnknownEventIdError } from './streamable-session-t
 import { StreamableSessions } from './streamable-sessions.js';
 import { isModernHeader, isModernMessage } from '../modern/modern-request.js';
 import type { ModernService } from '../modern/modern-service.js';
+import { clipped } from '../observability/clipped.js';
 import { serveModernPost } from './modern-endpoint.js';
 import { refuseLegacyPost } from './legacy-refusal.js';
 import { refuseRequestsOnly } from './rate-refused-answers.js';
@@ -22,6 +23,14 @@ import { refuseRequestsOnly } from './rate-refused-answers.js';
 /** GET and DELETE have no meaning in 2026-07-28 (no standalone stream, no session): a modern request's, or any on a modern-only endpoint. */
 function modernNotAllowed(reply: EdgeReply): EdgeReply {
   return sendError(reply, 405, 'Method Not Allowed: 2026-07-28 uses POST only (subscriptions/listen replaces the GET stream)', { headers: { allow: 'POST' } });
+}
+
+/**
+ * The refusal of an id already in use, quoting it cut: the message is logged too ("request refused"), and a
+ * string id is the client's, of any length up to the body limit (the response's `id` still echoes it whole).
+ */
+function idInUse(id: RequestId): string {
+  return `Invalid Request: id ${JSON.stringify(typeof id === 'string' ? clipped(id, 64) : id)} is already in use by a request in flight`;
 }
 
 /**
@@ -96,7 +105,7 @@ export class StreamableHttpEndpoint {
     for (const m of messages) {
       if (!isRequest(m)) continue;
       if (transport.hasPending(m.id) || seen?.has(m.id)) {
-        return sendError(reply, 400, `Invalid Request: id ${JSON.stringify(m.id)} is already in use by a request in flight`, { code: ErrorCode.InvalidRequest, id: m.id });
+        return sendError(reply, 400, idInUse(m.id), { code: ErrorCode.InvalidRequest, id: m.id });
       }
       ids.push(m.id);
       seen?.add(m.id);
