@@ -31,7 +31,8 @@ export function serveModernPost(
     call = readModernRequest(req.headers, message);
   } catch (err) {
     if (!(err instanceof ModernError)) throw err;
-    return reply.code(err.status).header('content-type', 'application/json').send(JSON.stringify(err.toResponse()));
+    // Through sendError, as every other refusal of the edge: counted (switchboard_http_refusals_total) and logged.
+    return sendError(reply, err.status, err.message, { code: err.code, id: err.id, data: err.data });
   }
   let session;
   try {

@@ -68,4 +68,37 @@ describe('metrics: HTTP refusals at the edge', () => {
       await gw.close();
     }
   });
+  it("a 2026-07-28 request's header or _meta problems (400, -32020 and -32602) are counted and logged too", async () => {
+    const lines: string[] = [];
+    const gw = await startGateway(
+      {
+        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
+        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
+      },
+      { logLines: lines },
+    );
+    try {
+      const modern = { ...HEADERS, 'mcp-protocol-version': '2026-07-28' };
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const post = (headers: Record<string, string>, params: Record<string, unknown>) =>
+        fetch(gw.url(), { method: 'POST', headers: { ...modern, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params }) });
+      // Mcp-Method names another method than the body's.
+      const mismatch = await post({ 'mcp-method': 'tools/call' }, { _meta: meta });
+      assert.equal(mismatch.status, 400);
+      assert.equal(((await mismatch.json()) as { error: { code: number } }).error.code, -32020);
+      // No client capabilities in _meta.
+      const noCaps = await post({ 'mcp-method': 'tools/list' }, { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } });
+      assert.equal(noCaps.status, 400);
+      assert.equal(((await noCaps.json()) as { error: { code: number } }).error.code, -32602);
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      assert.equal(sample(text, 'status="400",code="-32020"'), 1, text);
+      assert.equal(sample(text, 'status="400",code="-32602"'), 1, text);
+      await until('the refusals were logged', () => lines.filter((l) => l.includes('"msg":"request refused"')).length >= 2);
+      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request refused');
+      assert.ok(logged.some((l) => l.code === -32020 && /Mcp-Method/.test(String(l.err))), JSON.stringify(logged));
+    } finally {
+      await gw.close();
+    }
+  });
 });
