@@ -2,7 +2,6 @@ import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { isRequest, type JsonRpcMessage } from '../jsonrpc/types.js';
-import { ModernError } from '../modern/modern-error.js';
 import { header } from './request-header.js';
 import { sendError } from './replies.js';
 
@@ -23,6 +22,6 @@ export function refuseLegacyPost(req: EdgeRequest, reply: EdgeReply, messages: r
   const requested = typeof named === 'string' ? named : undefined;
   const supported = [...MODERN_PROTOCOL_VERSIONS];
   const message = `Unsupported protocol version: this endpoint serves only ${supported.join(', ')} (per-request _meta, no initialize and no session)`;
-  const err = new ModernError(400, ErrorCode.UnsupportedProtocolVersion, message, m.id, requested === undefined ? { supported } : { supported, requested });
-  return reply.code(400).header('content-type', 'application/json').send(JSON.stringify(err.toResponse()));
+  // Through sendError, as every other refusal of the edge: counted (switchboard_http_refusals_total) and logged.
+  return sendError(reply, 400, message, { code: ErrorCode.UnsupportedProtocolVersion, id: m.id, data: requested === undefined ? { supported } : { supported, requested } });
 }

@@ -101,4 +101,26 @@ describe('metrics: HTTP refusals at the edge', () => {
       await gw.close();
     }
   });
+  it('a 2025-era request on an endpoint that serves only 2026-07-28 (400, -32022) is counted and logged too', async () => {
+    const lines: string[] = [];
+    const gw = await startGateway(
+      {
+        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
+        endpoints: [{ path: '/mcp', upstreams: ['one'], eras: ['modern'] }],
+      },
+      { logLines: lines },
+    );
+    try {
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+      const res = await fetch(gw.url(), { method: 'POST', headers: HEADERS, body: JSON.stringify(init) });
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as { error: { code: number } }).error.code, -32022);
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      assert.equal(sample(text, 'status="400",code="-32022"'), 1, text);
+      await until('the refusal was logged', () => lines.some((l) => l.includes('"msg":"request refused"') && l.includes('-32022')));
+    } finally {
+      await gw.close();
+    }
+  });
 });
