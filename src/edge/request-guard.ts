@@ -1,4 +1,5 @@
 import { isLoopbackHost } from '../config/loopback.js';
+import { clipped } from '../observability/clipped.js';
 
 /** "example.com:8080" → "example.com", "[::1]:80" → "[::1]". */
 export function hostnameOf(hostHeader: string): string {
@@ -21,6 +22,13 @@ export interface GuardOptions {
  * the same Host, so the check runs once per new value instead of per request. One entry, so a client
  * sending many Host values gains nothing and costs no memory.
  */
+/**
+ * How much of a refused Host or Origin the refusal quotes: it is also the edge's "request refused" log
+ * line, written before authentication, so a header quoted whole (up to Node's 16 KiB limit) made a log
+ * line that large per request from anyone who can reach the port.
+ */
+const QUOTED = 256;
+
 const lastAllowed: { host: string | undefined; options: GuardOptions | undefined } = { host: undefined, options: undefined };
 
 /**
@@ -34,7 +42,7 @@ export function checkHostAndOrigin(o: GuardOptions, host: string | undefined, or
       const name = hostnameOf(host);
       // Entries are lower case (config); a host name is case-insensitive, so the header is compared lowered.
       const ok = o.allowedHosts.length > 0 ? o.allowedHosts.includes(name) || o.allowedHosts.includes(host.toLowerCase()) : isLoopbackHost(name);
-      if (!ok) return `Host "${host}" is not allowed`;
+      if (!ok) return `Host "${clipped(host, QUOTED)}" is not allowed`;
       lastAllowed.host = host;
       lastAllowed.options = o;
     }
@@ -45,10 +53,10 @@ export function checkHostAndOrigin(o: GuardOptions, host: string | undefined, or
     try {
       originHost = new URL(origin).hostname;
     } catch {
-      return `Origin "${origin}" is not allowed`;
+      return `Origin "${clipped(origin, QUOTED)}" is not allowed`;
     }
     // Local tools such as the MCP Inspector run on loopback origins; allow them to a loopback gateway.
-    if (!(o.boundToLoopback && o.allowedOrigins.length === 0 && isLoopbackHost(originHost))) return `Origin "${origin}" is not allowed`;
+    if (!(o.boundToLoopback && o.allowedOrigins.length === 0 && isLoopbackHost(originHost))) return `Origin "${clipped(origin, QUOTED)}" is not allowed`;
   }
   return undefined;
 }
