@@ -88,8 +88,7 @@ export class Cluster {
     // Settled once every live owner has had time to reconnect (at worst one backoff later) and beat again.
     this.#health = new StoreHealth(cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.#heartbeat = new Heartbeat(this.redis, {
-      prefix: cfg.keyPrefix,
-      replicaId: this.replicaId,
+      prefix: cfg.keyPrefix, replicaId: this.replicaId,
       everyMs: cfg.heartbeatMs,
       ttlMs: cfg.replicaTtlMs, markerTtlMs: 2 * cfg.sessionTtlMs, // the marker outlives every record (see Heartbeat)
       health: this.#health,
@@ -100,6 +99,7 @@ export class Cluster {
         await this.slots.republish();
         return n;
       },
+      answered: () => this.#held.drain(), // removals that timed out on a store frozen briefly (no re-publish comes)
       url: () => this.#forwarder.advertisement,
     });
     this.#forwarder = new Forwarder({

@@ -41,6 +41,8 @@ export interface HeartbeatOptions {
    * heartbeat lapsed, and a record missing from the store was removed or expired meanwhile.
    */
   republish: (lost: boolean) => Promise<number>;
+  /** After every beat the store answered (and the re-publish it needed): writes that waited for it. */
+  answered: () => Promise<void>;
   /** Where other replicas forward to (the heartbeat's value), once this replica listens. */
   url: () => string | undefined;
 }
@@ -156,6 +158,7 @@ export class Heartbeat {
         this.#o.logger.info({ sessions: n }, 'session records re-published');
       }
       this.#marker = marker;
+      await this.#o.answered();
     } catch (err) {
       this.#o.health.trouble();
       if (this.#stale) this.#o.logger.debug({ err: (err as Error).message }, 'heartbeat or re-publish failed; retrying on the next beat');

@@ -27,7 +27,7 @@ export class HeldSessions {
   onLost: ((ids: string[], why: LostReason) => void) | undefined;
   /** The records of the sessions held here, to write again when the store lost them. */
   readonly #mine = new Map<string, SessionRecord>();
-  /** Sessions that ended here while the store could not be told: known gone, removed once it is back. */
+  /** Sessions that ended here while the store could not be told: known gone, removed once it answers (drain). */
   readonly #unremoved = new Set<string>();
   /** Record updates still on their way (shutdown waits for the hand-overs). */
   readonly #writes = new Set<Promise<void>>();
@@ -131,11 +131,21 @@ export class HeldSessions {
     // Claimed by another replica while this one could not beat: that one serves it from now on.
     if (taken.length > 0) this.#letGo(taken, 'taken');
     if (gone.length > 0) this.#letGo(gone, 'ended');
+    return records.length - taken.length - gone.length;
+  }
+
+  /**
+   * Removes the records of the sessions that ended here while the store could not be told, after a beat
+   * it answered. A re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
+   * and such sessions stayed known gone for the life of the process. Each is forgotten once removed (or
+   * owned by another replica by now): until then it is answered 404 without asking the store.
+   */
+  async drain(): Promise<void> {
+    if (this.#unremoved.size === 0) return;
     for (const id of [...this.#unremoved]) {
       await this.#o.store.remove(id, this.#o.me);
       this.#unremoved.delete(id);
     }
-    return records.length - taken.length - gone.length;
   }
 
   /** The hand-overs and removals still on their way (shutdown waits for them). */

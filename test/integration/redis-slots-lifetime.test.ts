@@ -77,7 +77,7 @@ describe("the store's marker has a bounded lifetime", { timeout: 30_000 }, () =>
     const redis = await startRedis();
     const client = new Redis(redis.url);
     const beat = (ttlMs: number) =>
-      new Heartbeat(client, { prefix: PREFIX, replicaId: 'm', everyMs: 60_000, ttlMs: 5000, markerTtlMs: ttlMs, health: new StoreHealth(0), logger: createLogger('silent'), republish: async () => 0, url: () => undefined });
+      new Heartbeat(client, { prefix: PREFIX, replicaId: 'm', everyMs: 60_000, ttlMs: 5000, markerTtlMs: ttlMs, health: new StoreHealth(0), logger: createLogger('silent'), republish: async () => 0, answered: async () => {}, url: () => undefined });
     try {
       const hb = beat(20_000);
       await hb.start();
