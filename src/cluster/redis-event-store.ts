@@ -201,6 +201,11 @@ export class RedisEventStore implements EventStore {
     return fields ? Number(fields[fields.indexOf('s') + 1]) : 0;
   }
 
+  /** The highest stream number in the session's index: the streams whose events the log still holds. */
+  async lastStream(sessionId: string): Promise<number> {
+    return (await this.#redis.smembers(`${this.#prefix}evs:${sessionId}`)).reduce((max, no) => Math.max(max, Number(no) || 0), 0);
+  }
+
   dropStream(sessionId: string, stream: number): void {
     // Out of the session's index too: a session that lives for hours logs a stream per request whose
     // reader dropped, and its index (refreshed by every append) grew by one name each, for as long as the

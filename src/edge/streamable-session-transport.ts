@@ -61,14 +61,16 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
 
   async start(): Promise<void> {}
 
-  /** A session taken over: the standalone stream continues after what the previous owner logged. */
+  /** A session taken over: its streams continue after what the previous owner logged. */
   async continueFrom(events: EventStore): Promise<void> {
     if (!this.#o.resumable || !events.lastSeq) return;
     const stream = this.#streams.get(0)!;
-    // Above any id the old owner gave, as request streams are numbered (the log may lack its last ones: expired,
-    // evicted, appends lost): numbered on from the log, a resume from the client's last id skipped what is logged here.
-    stream.seq = Math.max(await events.lastSeq(this.#o.sessionId, 0), Date.now() * 1000);
-    stream.delivered = stream.seq;
+    const [seq, lastNo] = await Promise.all([events.lastSeq(this.#o.sessionId, 0), events.lastStream?.(this.#o.sessionId) ?? 0]);
+    // Above any id the old owner gave (the log may lack its last ones: expired, evicted, appends lost): numbered on from
+    // the log, a resume from the client's last id skipped what is logged here. Request streams above every one the log
+    // holds: by this clock alone, one behind the old owner's by the session's age reused a logged stream's key (and events).
+    stream.seq = stream.delivered = Math.max(seq, Date.now() * 1000);
+    this.#nextNo = Math.max(this.#nextNo, lastNo + 1);
   }
 
   hasPending(id: RequestId): boolean {
@@ -320,9 +322,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       stream.json = undefined;
       if (held) this.#o.hub.holds.release(stream);
       if (!res.writableEnded && !res.destroyed) {
-        const body = JSON.stringify(batch ? out : out[0]);
         if (out.length === 0) res.writeHead(202, headers).end();
-        else endJson(res, 200, headers, body);
+        else endJson(res, 200, headers, JSON.stringify(batch ? out : out[0]));
       }
       this.#retire(stream);
       return;
@@ -346,8 +347,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
    * resumes with the last id it got and must get the answer. The stream (its log, its last answer, not its
    * connection) stays for the hub's grace, dropped by its coarse timer; at most STREAMS_KEPT_PER_SESSION,
    * and answers of at most the hub's answeredBytesPerSession: past either the oldest go first (one larger
-   * than the bytes alone is not kept), as evicted. Bounded by count alone, 64 answers of up to 8 MiB each
-   * were kept a session.
+   * than the bytes alone is not kept), as evicted. Bounded by count alone, 64 answers of up to 8 MiB each were kept a session.
    */
   #keepAnswered(stream: OutStream, grace: AnswerHolds): void {
     stream.conn = undefined;

@@ -29,4 +29,6 @@ export interface EventStore {
   dropSession(sessionId: string): void;
   /** The last sequence number logged on a stream (a shared store lets a new owner continue after it). */
   lastSeq?(sessionId: string, stream: number): Promise<number>;
+  /** The highest stream number the log holds events of for the session (0: none), so a new owner numbers above it. */
+  lastStream?(sessionId: string): Promise<number>;
 }
