@@ -91,8 +91,7 @@ export class Cluster {
       prefix: cfg.keyPrefix, replicaId: this.replicaId,
       everyMs: cfg.heartbeatMs,
       ttlMs: cfg.replicaTtlMs, markerTtlMs: 2 * cfg.sessionTtlMs, // the marker outlives every record (see Heartbeat)
-      health: this.#health,
-      logger: this.#logger,
+      health: this.#health, logger: this.#logger,
       // The tenants' session slots too: lost with the records, only a new session would write them again.
       republish: async (lost) => {
         const n = await this.#held.republish(lost);
@@ -107,6 +106,7 @@ export class Cluster {
       prefix: cfg.keyPrefix,
       me: this.replicaId,
       secret: cfg.forwardSecret,
+      secretTtlMs: 2 * cfg.sessionTtlMs, // as the store marker: every beat renews both
       timeoutMs: cfg.forwardTimeoutMs,
       logger: this.#logger,
       observer,

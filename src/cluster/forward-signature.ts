@@ -2,6 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The header that proves a request was forwarded by another replica of the group. */
 export const FORWARD_HEADER = 'x-switchboard-forward';
+/** Where the group's secret is kept in Redis without store.redis.forwardSecret: as long as the store's marker (see Heartbeat). */
+export const forwardSecretKey = (prefix: string): string => `${prefix}forward-secret`;
 /** How far a forward's timestamp may be from this replica's clock. */
 const SKEW_MS = 30_000;
 

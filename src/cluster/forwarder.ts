@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
-import { FORWARD_HEADER, ForwardSignature, type Untrusted } from './forward-signature.js';
+import { FORWARD_HEADER, ForwardSignature, forwardSecretKey, type Untrusted } from './forward-signature.js';
 import { HttpForward } from './http-forward.js';
 import type { RedisObserver } from './redis-connection.js';
 import { replayable } from './replayable.js';
@@ -31,6 +31,8 @@ export interface ForwarderOptions {
   me: string;
   /** store.redis.forwardSecret; absent: one shared through Redis. */
   secret: string | undefined;
+  /** How long the secret shared through Redis lives past the last beat of any replica (each beat renews it). */
+  secretTtlMs: number;
   timeoutMs: number;
   logger: Logger;
   observer: RedisObserver | undefined;
@@ -164,8 +166,8 @@ export class Forwarder {
   #loadSecret(): Promise<void> {
     if (this.#o.secret) return Promise.resolve();
     this.#loadingSecret ??= (async () => {
-      const key = `${this.#o.prefix}forward-secret`;
-      await this.#o.redis.set(key, this.#secretText ?? randomBytes(32).toString('hex'), 'NX');
+      const key = forwardSecretKey(this.#o.prefix);
+      await this.#o.redis.set(key, this.#secretText ?? randomBytes(32).toString('hex'), 'PX', this.#o.secretTtlMs, 'NX');
       const secret = await this.#o.redis.get(key);
       if (!secret || secret === this.#secretText) return;
       if (this.#secretText) this.#logger.warn('the forward secret in redis changed (it lost its data): adopting the one there');

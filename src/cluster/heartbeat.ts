@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
+import { forwardSecretKey } from './forward-signature.js';
 import type { StoreHealth } from './store-health.js';
 
 // One round trip per beat: this replica's liveness key (its value: the URL it takes forwards at, or a
@@ -10,7 +11,8 @@ import type { StoreHealth } from './store-health.js';
 // every beat): then every session record it vouched for has expired too. Without a TTL, the marker of a
 // key prefix no replica uses any more stayed for ever.
 // Also answered: whether this replica's key had lapsed (a process paused past its TTL, whose sessions
-// other replicas may have taken over meanwhile).
+// other replicas may have taken over meanwhile). The forward secret kept in Redis (KEYS[3], when there is
+// one) lives as long as the marker, for the same reason: without a TTL, a key prefix no replica uses kept it for ever.
 const BEAT = `
 local lapsed = redis.call('EXISTS', KEYS[1]) == 0 and 1 or 0
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -21,6 +23,7 @@ if not m then
 else
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
 return {m, lapsed}`;
 
 export interface HeartbeatOptions {
@@ -130,7 +133,7 @@ export class Heartbeat {
     try {
       let beat: [string, number];
       try {
-        beat = (await this.#redis.eval(BEAT, 2, this.#key(), `${this.#o.prefix}store-marker`, this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID(), this.#o.markerTtlMs)) as [string, number];
+        beat = (await this.#redis.eval(BEAT, 3, this.#key(), `${this.#o.prefix}store-marker`, forwardSecretKey(this.#o.prefix), this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID(), this.#o.markerTtlMs)) as [string, number];
       } catch (err) {
         this.#unanswered = true;
         throw err;

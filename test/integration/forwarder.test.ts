@@ -38,6 +38,7 @@ function forwarder(redis: Redis, me: string): Forwarder {
     prefix: PREFIX,
     me,
     secret: undefined,
+    secretTtlMs: 60_000,
     timeoutMs: 5000,
     logger,
     observer: undefined,
