@@ -94,27 +94,7 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     scope.post('/oauth/start', async (req, reply) => postStart(req, reply, o));
   });
 
-  fastify.get('/oauth/callback', async (req, reply) => {
-    const state = query(req, 'state');
-    const name = state === undefined ? undefined : cookieName(state);
-    const outcome = await o.consent.callback({ state, code: query(req, 'code'), error: query(req, 'error'), iss: query(req, 'iss') }, name && cookie(req, name));
-    // The cookie has done its work either way (a further Set-Cookie adds to this one).
-    const spentBinding = name && consentCookie(o, 'callback', name, '', 0);
-    if (spentBinding) reply.header('set-cookie', spentBinding);
-    if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
-    if ('unavailable' in outcome) return unavailable(reply, outcome, o);
-    if ('refused' in outcome) {
-      if (outcome.otherUser) o.otherUser?.();
-      if (outcome.retryAfterSeconds !== undefined) {
-        // The link could not be stored (its store failing or full): counted as /oauth/start's are.
-        o.unavailable?.('store');
-        reply.header('retry-after', String(outcome.retryAfterSeconds));
-      }
-      return page(reply, outcome.status, 'Not linked', outcome.refused);
-    }
-    // Naming the gateway user the account now serves lets someone who opened another's link see it.
-    return page(reply, 200, 'Linked', `Your account at "${outcome.linked}" is linked to the gateway user "${outcome.subject}". Return to your client: its retry will now succeed. Not you? Tell your administrator.`);
-  });
+  fastify.get('/oauth/callback', async (req, reply) => getCallback(req, reply, o));
 
   fastify.get('/oauth/links', async (req, reply) => {
     const p = await principal(o.auth, req, reply);
@@ -146,12 +126,55 @@ function query(req: FastifyRequest, name: string): string | undefined {
   return typeof v === 'string' && v.length <= 4096 ? v : undefined;
 }
 
+/** The authorization response's parameters, each named at most once (RFC 6749 §3.1). */
+const ANSWER_PARAMS = ['code', 'error', 'iss'] as const;
+
+/**
+ * The first of `names` the query gives more than once. A repeated `iss` was read as none, which skips the
+ * mix-up check (see UserOAuthClient.answerProblem): a server keeping the query of the redirect_uri it is
+ * sent adds its own iss to one another server put there, and its code went to that other server.
+ */
+function repeated(req: FastifyRequest, names: readonly string[]): string | undefined {
+  const q = req.query as Record<string, unknown> | undefined;
+  return names.find((n) => Array.isArray(q?.[n]));
+}
+
 function cookie(req: FastifyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
+}
+
+/** The authorization server's answer: the state checked by the consent service, then the page that says what came of it. */
+async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions): Promise<FastifyReply> {
+  const state = query(req, 'state');
+  const name = state === undefined ? undefined : cookieName(state);
+  // An answer naming a parameter twice (RFC 6749 §3.1) goes on with its state alone: spent, no code redeemed.
+  const twice = repeated(req, ANSWER_PARAMS);
+  const answer = twice ? { state } : { state, code: query(req, 'code'), error: query(req, 'error'), iss: query(req, 'iss') };
+  const outcome = await o.consent.callback(answer, name && cookie(req, name));
+  // The cookie has done its work either way (a further Set-Cookie adds to this one).
+  const spentBinding = name && consentCookie(o, 'callback', name, '', 0);
+  if (spentBinding) reply.header('set-cookie', spentBinding);
+  if (twice) {
+    req.log.warn({ parameter: twice }, 'consent callback refused: the authorization response names a parameter more than once (a mix-up attack?); its code was not redeemed');
+    return page(reply, 400, 'Not linked', `Nothing was linked: the answer names "${twice}" more than once. Retry the call in your client for a new link.`);
+  }
+  if ('location' in outcome) return reply.code(302).header('set-cookie', binding(outcome, o)).header('location', outcome.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+  if ('unavailable' in outcome) return unavailable(reply, outcome, o);
+  if ('refused' in outcome) {
+    if (outcome.otherUser) o.otherUser?.();
+    if (outcome.retryAfterSeconds !== undefined) {
+      // The link could not be stored (its store failing or full): counted as /oauth/start's are.
+      o.unavailable?.('store');
+      reply.header('retry-after', String(outcome.retryAfterSeconds));
+    }
+    return page(reply, outcome.status, 'Not linked', outcome.refused);
+  }
+  // Naming the gateway user the account now serves lets someone who opened another's link see it.
+  return page(reply, 200, 'Linked', `Your account at "${outcome.linked}" is linked to the gateway user "${outcome.subject}". Return to your client: its retry will now succeed. Not you? Tell your administrator.`);
 }
 
 /** The confirmation's POST: same-origin only, with the page's value and cookie; then on to the authorization server. */

@@ -73,6 +73,31 @@ describe('user consent: an authorization response from another server than the c
     assert.equal(await gw.app.gateway.consent!.vault.load('evil', { issuer: ISSUER, subject: 'alice', tenant: 'acme' }), undefined);
   });
 
+  it('an answer naming its issuer twice (one the state\'s server) is refused, its code sent nowhere', async () => {
+    // A server that keeps the query of the redirect_uri it is sent (RFC 6749 §3.1.2 allows one) adds its
+    // own iss to the one evil put there: the answer then names both. Read as naming none, the check was
+    // skipped (evil's metadata never promises an iss) and the honest server's code went to evil.
+    honest.loginAs = 'alice';
+    const page = await openLink(gw.base, await consentLink('/evil'));
+    const start = await submit(gw.base, page);
+    assert.equal(start.status, 303, start.text);
+    const sent = new URL(start.location!);
+    const mixed = await hop(`${honest.authorizationEndpoint}${sent.search}`);
+    assert.equal(mixed.status, 302, mixed.text);
+    const twice = new URL(local(mixed.location!, gw.base));
+    twice.searchParams.append('iss', evil.issuer);
+    const done = await hop(twice.href, start.cookie);
+    assert.equal(done.status, 400, done.text);
+    assert.match(done.text, /more than once/);
+    assert.equal(evil.codes.size + evil.refused.length, 0, `the evil token endpoint was sent the code: ${evil.refused.join(', ')}`);
+    assert.equal(await gw.app.gateway.consent!.vault.load('evil', { issuer: ISSUER, subject: 'alice', tenant: 'acme' }), undefined);
+    // Spent, as any refused answer's state: sent again with one iss, it links nothing either.
+    const again = new URL(local(mixed.location!, gw.base));
+    again.searchParams.set('iss', evil.issuer);
+    assert.equal((await hop(again.href, start.cookie)).status, 400);
+    assert.equal(evil.codes.size + evil.refused.length, 0);
+  });
+
   it("the honest server's own answer, naming itself, links the account", async () => {
     honest.loginAs = 'alice';
     const done = await consent(gw.base, await consentLink('/mcp'));
