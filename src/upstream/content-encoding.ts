@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { errorBodyDetail } from './error-body-detail.js';
 import { headerValue } from './http-headers.js';
+import { sentCredentials } from './sent-credentials.js';
 import { discard } from './read-body.js';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -28,10 +29,13 @@ export function encodedAnswer(upstream: string, coding: string, what = 'its answ
   return new GatewayError('SWB_UPSTREAM_PROTOCOL', message, { upstream, contentEncoding: coding });
 }
 
-/** An error body's detail for the client: its start quoted (see errorBodyDetail) or, in a coding, only that named. */
-export function refusalDetail(headers: Headers, text: string, configured: Record<string, string> | undefined): string {
-  const coding = foreignEncoding(headers);
-  return coding ? `a body with Content-Encoding: ${coding}, not shown` : errorBodyDetail(text, configured);
+/**
+ * A refusal's (`res`) error body's detail for the client: its start quoted without the credentials its request
+ * carried (see errorBodyDetail, keepSentCredentials) or, in a coding, only that named.
+ */
+export function refusalDetail(res: { headers: Headers }, text: string, configured: Record<string, string> | undefined): string {
+  const coding = foreignEncoding(res.headers);
+  return coding ? `a body with Content-Encoding: ${coding}, not shown` : errorBodyDetail(text, configured, sentCredentials(res));
 }
 
 /** A response whose body is in a Content-Encoding never asked for (see foreignEncoding): let go, and `what` fails naming it. */

@@ -12,6 +12,7 @@ import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
 import { upstreamRequest } from './upstream-request.js';
+import { keepSentCredentials } from './sent-credentials.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
 import { encodedAnswer, foreignEncoding, refusalDetail } from './content-encoding.js';
 import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
@@ -171,13 +172,14 @@ export class SseClientTransport implements Transport {
       this.#credentials.invalidate(sentBearer(headers));
       return this.#post(message, true);
     }
+    keepSentCredentials(res, headers);
     // Bounded in all, not only between bytes (undici's bodyTimeout): a body that trickled held the send, and its connection, for ever.
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       // The upstream forgot us: reconnect. 404, or a 400 that says so: the SDK's documented server answers 400 "No
       // transport found for sessionId", which failed the call as unreachable, counted, and the lost session was kept.
       if (res.statusCode === 404 || (res.statusCode === 400 && /session/i.test(text))) this.#forgotten(message, res.statusCode);
-      throw httpRefusal(this.#cfg.name, res, endpoint, refusalDetail(res.headers, text, this.#cfg.headers), false);
+      throw httpRefusal(this.#cfg.name, res, endpoint, refusalDetail(res, text, this.#cfg.headers), false);
     }
   }
 

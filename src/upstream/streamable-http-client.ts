@@ -11,6 +11,7 @@ import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders }
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
 import { upstreamRequest } from './upstream-request.js';
+import { keepSentCredentials } from './sent-credentials.js';
 import { answerTooLarge, headersTooLarge, httpRefusal, isEncodedAnswer, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
@@ -111,6 +112,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#credentials.invalidate(sentBearer(headers));
       return this.#request(method, extra, body, o, true);
     }
+    keepSentCredentials(res, headers);
     return res;
   }
 
@@ -171,7 +173,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res.headers, text, this.#cfg.headers));
+      throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res, text, this.#cfg.headers));
     }
     const type = String(headerValue(res.headers, 'content-type') ?? '').toLowerCase();
     const related = isRequest(message) ? message.id : undefined;
@@ -247,7 +249,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     // A modern refusal is a JSON-RPC error with a 4xx status: the caller gets the error, not an HTTP failure.
     if (answer && isResponse(answer) && answer.id === related && related !== undefined) return this.#deliver(answer, related, Buffer.byteLength(text));
-    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res.headers, text, this.#cfg.headers));
+    throw httpRefusal(this.#cfg.name, res, this.#cfg.url, refusalDetail(res, text, this.#cfg.headers));
   }
 
   /** `size`: the message's size on the wire in bytes (the body's for a batch): what result limits weigh. */
@@ -364,7 +366,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   async #refused(message: JsonRpcMessage, res: Dispatcher.ResponseData): Promise<never> {
     const text = await readPrefix(res.body, undefined, this.#cfg.http.bodyTimeoutMs);
-    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, refusalDetail(res.headers, text, this.#cfg.headers));
+    if (res.statusCode !== 404 && !/session/i.test(text)) throw new UpstreamHttpError(this.#cfg.name, res.statusCode, refusalDetail(res, text, this.#cfg.headers));
     if (isRequest(message)) this.onanswerlost?.(message.id, refusedForSession(this.#cfg.name, res.statusCode));
     throw this.#expired(res.statusCode);
   }

@@ -4,12 +4,14 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { parseConfig } from '../../../src/config/load.js';
 import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
 import { errorBodyDetail } from '../../../src/upstream/error-body-detail.js';
+import { SseClientTransport } from '../../../src/upstream/sse-client.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
 
@@ -29,6 +31,14 @@ describe('errorBodyDetail', () => {
   it('a secret at the cut leaves no prefix of itself', () => {
     const d = errorBodyDetail(`${'x'.repeat(195)}${API_KEY}`, { k: API_KEY });
     assert.ok(!d.includes('sk-li'), d);
+  });
+
+  it('redacts the Authorization the request carried, and its credentials echoed alone', () => {
+    const token = 'gho_16C7e42F292c6912E7710c838347Ae178B4a';
+    const d = errorBodyDetail(`invalid token: ${token} ("access_token":"${token}")`, undefined, `Bearer ${token}`);
+    assert.equal(d, 'invalid token: [redacted] ("access_token":"[redacted]")');
+    const stat = errorBodyDetail('key=opaque-static-key refused', { Authorization: 'Token opaque-static-key' });
+    assert.equal(stat, 'key=[redacted] refused', 'a static Authorization echoed without its scheme');
   });
 });
 
@@ -56,6 +66,75 @@ describe('a remote upstream echoing the request headers in its error', () => {
       await agent.close();
       server.closeAllConnections();
       server.close();
+    }
+  });
+});
+
+describe('a remote upstream echoing the opaque token it was sent in its refusal (found by a review)', () => {
+  // The shared client-credentials token: an opaque one (GitHub's style), which no pattern finds.
+  const TOKEN = `gho_${'16C7e42F292c6912E7710c838347Ae178B4a'}`;
+  const refusal = (res: import('node:http').ServerResponse, bearer: string) =>
+    res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `invalid token: ${bearer}`, access_token: bearer }));
+  const tokens = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: TOKEN, token_type: 'Bearer', expires_in: 3600 }));
+  });
+  const upstream = createServer((req, res) => {
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/sse') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /messages\n\n');
+      refusal(res, bearer);
+    });
+  });
+  const agent = new Agent();
+  let base = '';
+  let tokenUrl = '';
+
+  before(async () => {
+    for (const s of [tokens, upstream]) s.listen(0, '127.0.0.1');
+    await Promise.all([once(tokens, 'listening'), once(upstream, 'listening')]);
+    tokenUrl = `http://127.0.0.1:${(tokens.address() as AddressInfo).port}/token`;
+    base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await agent.close();
+    for (const s of [tokens, upstream]) {
+      s.closeAllConnections();
+      s.close();
+    }
+  });
+
+  const configOf = (transport: 'streamable-http' | 'sse', url: string) => {
+    const auth = { type: 'client-credentials', tokenUrl, clientId: 'gw', clientSecret: 'secret-of-the-gateway' };
+    const cfg = parseConfig({ upstreams: [{ name: 'u', transport, url, auth }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {}).upstreams[0] as RemoteUpstreamConfig;
+    if (cfg.auth?.type !== 'client-credentials') throw new Error('config');
+    return { cfg, credentials: new ClientCredentials(cfg.auth, agent, cfg.http.bodyTimeoutMs) };
+  };
+  const initialize = { jsonrpc: '2.0' as const, id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+
+  it('over Streamable HTTP: the refusal is quoted, the token is not', async () => {
+    const { cfg, credentials } = configOf('streamable-http', `${base}/mcp`);
+    const t = new StreamableHttpClientTransport(cfg, agent, credentials, createLogger('silent'));
+    try {
+      const err = await t.send(initialize).then(() => undefined, (e: Error) => e);
+      assert.match(err?.message ?? '', /HTTP 403.*invalid token: \[redacted\]/, err?.message);
+      assert.ok(!err!.message.includes(TOKEN.slice(4, 16)), err!.message);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('over HTTP+SSE: a refused POST is quoted, the token is not', async () => {
+    const { cfg, credentials } = configOf('sse', `${base}/sse`);
+    const t = new SseClientTransport(cfg, agent, credentials, createLogger('silent'));
+    try {
+      await t.start();
+      const err = await t.send(initialize).then(() => undefined, (e: Error) => e);
+      assert.match(err?.message ?? '', /HTTP 403.*invalid token: \[redacted\]/, err?.message);
+      assert.ok(!err!.message.includes(TOKEN.slice(4, 16)), err!.message);
+    } finally {
+      await t.close();
     }
   });
 });
