@@ -27,7 +27,7 @@ export function errorBodyDetail(text: string, configured: Record<string, string>
 }
 
 /** `text` without `value`, nor (an Authorization value) the credentials in it echoed alone. */
-function redact(text: string, value: string): string {
+export function redact(text: string, value: string): string {
   const credentials = SCHEME_VALUE.exec(value)?.[1];
   for (const secret of credentials === undefined ? [value] : [value, credentials]) {
     if (secret.length >= SECRET_MIN_CHARS && text.includes(secret)) text = text.split(secret).join('[redacted]');

@@ -1,3 +1,4 @@
+import { redact } from './error-body-detail.js';
 /**
  * The Authorization each refused request to a remote upstream carried, by its response. Its error body is
  * quoted to the client (see errorBodyDetail), and an upstream that echoes the token it was sent ("invalid
@@ -8,6 +9,9 @@
  */
 const SENT = new WeakMap<object, string>();
 
+/** A secret that JSON writes as itself (no quote, backslash or control character): blanked in a JSON text, it leaves valid JSON. */
+const JSON_PLAIN = /^[^"\\\x00-\x1f]+$/;
+
 /** Kept for a refusal only: a 2xx answer costs one comparison. */
 export function keepSentCredentials(res: { statusCode: number }, headers: Record<string, string>): void {
   if ((res.statusCode < 200 || res.statusCode >= 300) && headers.authorization) SENT.set(res, headers.authorization);
@@ -16,4 +20,20 @@ export function keepSentCredentials(res: { statusCode: number }, headers: Record
 /** The Authorization value the request `res` answers carried, if the gateway sent one (see keepSentCredentials). */
 export function sentCredentials(res: object): string | undefined {
   return SENT.get(res);
+}
+
+/**
+ * A refused request's answer body without the credentials the gateway sent with it (the Authorization the
+ * request carried, the configured `headers`' values): a 2026-07-28 upstream refuses with a 4xx whose body is
+ * a JSON-RPC error, relayed to the client as it is, and one echoing the token in its message or data echoed
+ * the gateway's (before 2026-12-07). Only secrets JSON writes as themselves are blanked, so the text stays
+ * the JSON it was; a 2xx answer is returned untouched.
+ */
+export function refusalWithoutCredentials(res: { statusCode: number }, text: string, configured: Record<string, string> | undefined): string {
+  if (res.statusCode >= 200 && res.statusCode < 300) return text;
+  let out = text;
+  const sent = SENT.get(res);
+  if (sent !== undefined && JSON_PLAIN.test(sent)) out = redact(out, sent);
+  if (configured) for (const value of Object.values(configured)) if (JSON_PLAIN.test(value)) out = redact(out, value);
+  return out;
 }

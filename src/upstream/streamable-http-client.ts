@@ -11,7 +11,7 @@ import { headerValue, modernHeaders, sentBearer, traceHeaders, upstreamHeaders }
 import { metaVersion } from '../jsonrpc/modern-meta.js';
 import { NoiseLog } from './noise-log.js';
 import { upstreamRequest } from './upstream-request.js';
-import { keepSentCredentials } from './sent-credentials.js';
+import { keepSentCredentials, refusalWithoutCredentials } from './sent-credentials.js';
 import { answerTooLarge, headersTooLarge, httpRefusal, isEncodedAnswer, refusedForSession, sessionExpired, UpstreamHttpError } from './remote-errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
@@ -240,7 +240,7 @@ export class StreamableHttpClientTransport implements Transport {
       if ((await this.#readSse(res.body, related, signal, false)) || related === undefined || signal.aborted) return;
       throw new Error(`it closed the stream of request ${related} before answering it`);
     }
-    const text = await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name);
+    const text = refusalWithoutCredentials(res, await readBounded(res.body, this.#cfg.http.maxMessageBytes, this.#cfg.http.bodyTimeoutMs, this.#cfg.name), this.#cfg.headers);
     let answer: JsonRpcMessage | undefined;
     try {
       answer = validateMessage(parseText(text));

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { parseConfig } from '../../../src/config/load.js';
+import { META_VERSION } from '../../../src/jsonrpc/modern-meta.js';
 import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
@@ -81,8 +82,14 @@ describe('a remote upstream echoing the opaque token it was sent in its refusal 
   });
   const upstream = createServer((req, res) => {
     const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    req.resume();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
+      // A 2026-07-28 refusal: a 4xx whose body is the JSON-RPC error, relayed to the client as it is.
+      if (req.url === '/modern') {
+        const id = (JSON.parse(body) as { id: unknown }).id;
+        return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: `invalid token: ${bearer}`, data: { token: bearer } } }));
+      }
       if (req.method === 'GET' && req.url === '/sse') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /messages\n\n');
       refusal(res, bearer);
     });
@@ -120,6 +127,19 @@ describe('a remote upstream echoing the opaque token it was sent in its refusal 
       const err = await t.send(initialize).then(() => undefined, (e: Error) => e);
       assert.match(err?.message ?? '', /HTTP 403.*invalid token: \[redacted\]/, err?.message);
       assert.ok(!err!.message.includes(TOKEN.slice(4, 16)), err!.message);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a JSON-RPC error in a 4xx body (how a 2026-07-28 upstream refuses): relayed, the token blanked', async () => {
+    const { cfg, credentials } = configOf('streamable-http', `${base}/modern`);
+    const t = new StreamableHttpClientTransport(cfg, agent, credentials, createLogger('silent'));
+    const answers: unknown[] = [];
+    t.onmessage = (m) => void answers.push(m);
+    try {
+      await t.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { [META_VERSION]: '2026-07-28' } } });
+      assert.deepEqual(answers, [{ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'invalid token: [redacted]', data: { token: '[redacted]' } } }]);
     } finally {
       await t.close();
     }
