@@ -7,6 +7,7 @@ import { HttpForward } from './http-forward.js';
 import type { RedisObserver } from './redis-connection.js';
 import { replayable } from './replayable.js';
 import { FORWARDED_HEADER, replyUnavailable, SILENT_HOLDER, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
+import { BoundedWarnings } from '../observability/bounded-warnings.js';
 
 /** A request as the edge has it, for the check that it was forwarded by a replica of the group. */
 export interface ArrivedRequest {
@@ -70,10 +71,16 @@ export class Forwarder {
   /** Verdicts on requests' forward headers, so a request asked twice is verified (and counted) once. */
   readonly #verdicts = new WeakMap<object, boolean>();
   readonly #logger: Logger;
+  /**
+   * The untrusted forwards' warn lines, bounded: anyone who can reach the port may send the header, and
+   * before 2026-12-07 each request wrote one (the metric counts every one).
+   */
+  readonly #untrustedWarnings: BoundedWarnings;
 
   constructor(o: ForwarderOptions) {
     this.#o = o;
     this.#logger = o.logger;
+    this.#untrustedWarnings = new BoundedWarnings(o.logger, 'requests claiming to be forwarded whose signature does not verify were not logged, over the rate (each is counted in switchboard_cluster_untrusted_forwards_total)');
     this.#http = new HttpForward(o.me, o.timeoutMs, o.logger);
     if (o.secret) this.#signature = new ForwardSignature(o.secret);
   }
@@ -151,7 +158,7 @@ export class Forwarder {
     if (!this.#signature) void this.#loadSecret();
     else if (reason === 'bad-signature') this.#recheckSecret();
     this.#o.observer?.untrusted?.(reason);
-    this.#logger.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
+    this.#untrustedWarnings.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
     return false;
   }
 
@@ -264,6 +271,7 @@ export class Forwarder {
   }
 
   close(): Promise<void> {
+    this.#untrustedWarnings.close();
     return this.#http.close().catch(() => {});
   }
 }
