@@ -2,8 +2,8 @@ import { GatewayError, toJsonRpcError, type GatewayErrorCode } from '../../error
 import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
+import { notFound, withheld } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { notFound } from '../../jsonrpc/not-found.js';
 import { quote } from '../../policy/argument-rules.js';
 import type { ConfirmationOutcome } from '../../policy/audit-log.js';
 import { confirmationMessage } from '../../policy/confirm-message.js';
@@ -59,6 +59,16 @@ function declaredParameters(tool: ViewTool | undefined): string[] | undefined {
   return properties !== null && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : undefined;
 }
 
+/**
+ * The rule of the hidden-text screen (set on the request by a later stage) that withholds the tool from the
+ * caller: the route will answer such a call "not found", so the user is not asked to approve it.
+ */
+function withheldBy(ctx: RequestContext, tool: ViewTool): string | undefined {
+  const screen = ctx.host.endpoint.hiddenText.for(ctx.host.guard.tenant);
+  if (screen === undefined || screen.definitions === 'off') return undefined;
+  return screen.show('tool', tool.upstream, tool.raw) === undefined ? screen.rule : undefined;
+}
+
 function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined, declared: string[] | undefined): Record<string, unknown> {
   const { host, req } = ctx;
   const message = confirmationMessage({ tool, upstream, message: rule.message, arguments: req.params?.arguments, declared });
@@ -106,15 +116,6 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   const tenant = host.guard.tenant.name;
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const tool = ctx.exposedName ?? String(req.params?.name);
-  if (!host.canElicit(req.id)) {
-    host.observer.confirmation(tenant, 'unsupported');
-    if (rule.ifUnsupported === 'refuse') return refuse(ctx, rule, 'unsupported', tool, upstream);
-    ctx.confirmation = 'unsupported';
-    return next(ctx);
-  }
-  // While the user thinks, the call is in flight: the client can cancel it, a closing session ends it.
-  const cancel = (ctx.cancel ??= new Cancellation());
-  host.inflight.set(req.id, cancel);
   const called = await calledTool(ctx, upstream);
   if (called === null) {
     // A name the caller is not shown is never sent, whatever the user says: not put to the user, and
@@ -125,6 +126,25 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
     ctx.checkDefinition = hidden;
     return next(ctx);
   }
+  const screened = called === undefined ? undefined : withheldBy(ctx, called);
+  if (screened !== undefined) {
+    // Not asked, and never forwarded: the route refuses the call whatever definition it finds by then (one
+    // the upstream cleaned meanwhile was not what the user would have been asked about), as unknown.
+    const refused = () => {
+      throw withheld('tool', String(req.params?.name), screened);
+    };
+    ctx.checkDefinition = refused;
+    return next(ctx);
+  }
+  if (!host.canElicit(req.id)) {
+    host.observer.confirmation(tenant, 'unsupported');
+    if (rule.ifUnsupported === 'refuse') return refuse(ctx, rule, 'unsupported', tool, upstream);
+    ctx.confirmation = 'unsupported';
+    return next(ctx);
+  }
+  // While the user thinks, the call is in flight: the client can cancel it, a closing session ends it.
+  const cancel = (ctx.cancel ??= new Cancellation());
+  host.inflight.set(req.id, cancel);
   let outcome: ConfirmationOutcome;
   try {
     outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declaredParameters(called)), req.id, cancel, rule.timeoutMs));
