@@ -173,7 +173,7 @@ export class ModernSession implements UpstreamCaller {
   }
 
   instructions(): string | undefined {
-    return this.#opened?.instructions(this.endpoint.hiddenText.definitionsFor(this.guard.tenant));
+    return this.#opened?.instructions(this.endpoint.hiddenText.definitionsFor(this.guard.tenant), this.guard.tenant);
   }
 
   /**

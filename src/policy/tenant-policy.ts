@@ -3,6 +3,7 @@ import type { CatalogueKind, Decision } from './decision.js';
 import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
+import { coversAllUnder, mayMatchUnder } from './upstream-reach.js';
 import { matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
@@ -93,6 +94,24 @@ export class TenantPolicy {
     for (const kind of hidden) delete shown[`${kind}s`];
     if (noCompletions) delete shown.completions;
     return shown;
+  }
+
+  /**
+   * Whether this tenant may see anything an upstream offers (`caps`: its declared capabilities): a tool or
+   * prompt its patterns can allow under the upstream's name (`prefixed`: the endpoint names them
+   * "<upstream>__…"; else any bare name, the prefixed one an alias) that no deny takes all of, or, for
+   * resources (URIs name no upstream), any resource at all. Else it is not told of the upstream (its
+   * instructions). Scopes are not asked: a step-up may grant them. Errs towards reachable.
+   */
+  reachesUpstream(upstream: string, prefixed: boolean, caps: Record<string, unknown>): boolean {
+    const under = `${upstream}__`;
+    const named = (kind: 'tool' | 'prompt') => {
+      const { allow, deny } = this.#rules[kind];
+      if (deny.some((d) => coversAllUnder(d.match, under) || (!prefixed && coversAllUnder(d.match, '')))) return false;
+      return prefixed ? allow.some((a) => mayMatchUnder(a.match, under)) : allow.length > 0;
+    };
+    const r = this.#rules.resource;
+    return (caps.tools !== undefined && named('tool')) || (caps.prompts !== undefined && named('prompt')) || (caps.resources !== undefined && r.allow.length > 0 && !r.deny.some((d) => coversAllUnder(d.match, '')));
   }
 
   /** Whether any allow rule needs scopes (else no request can ever need a step-up). */

@@ -18,16 +18,27 @@ export function mergeCapabilities(pools: readonly UpstreamPool[], leases: Readon
   return caps;
 }
 
+/** Whether the caller's tenant may see anything of an upstream that declares `caps` (TenantPolicy.reachesUpstream). */
+export type Reach = (upstream: string, caps: Record<string, unknown>) => boolean;
+
+/** A tenant's policy as the router asks it (src/policy/tenant-policy.ts; the router imports no policy). */
+export interface UpstreamReach {
+  reachesUpstream(upstream: string, prefixed: boolean, caps: Record<string, unknown>): boolean;
+}
+
 /**
  * The instructions the endpoint's upstreams give this caller, each from an instance that serves it. The
  * last identity of a per-user or per-tenant pool (or a per-session one) is whichever instance became
  * ready last, another user's or tenant's, whose instructions may name them ("connected as alice@…"):
  * an upstream with no instance running for the caller yet gives none.
  */
-export function mergeInstructions(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller, screen?: DefinitionScreen): string | undefined {
+export function mergeInstructions(pools: readonly UpstreamPool[], leases: ReadonlyMap<string, UpstreamInstance>, caller: UpstreamCaller, screen?: DefinitionScreen, reach?: Reach): string | undefined {
   const parts: string[] = [];
   for (const p of pools) {
-    const own = identityFor(p, leases, caller)?.instructions;
+    const identity = identityFor(p, leases, caller);
+    // An upstream the caller's policy lets it see nothing of: not even its name, nor model-facing text from it.
+    if (identity && reach && !reach(p.name, identity.capabilities ?? {})) continue;
+    const own = identity?.instructions;
     // Screened (hidden-text scanning of definitions): a host reads them as its system prompt.
     const text = own && screen ? screenInstructions(screen, p.name, own) : own;
     if (text) parts.push(pools.length > 1 ? `## ${p.name}\n${text}` : text);

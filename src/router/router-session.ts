@@ -18,7 +18,7 @@ import { admitListing, pinVerdict } from './pinned-call.js';
 import { listFails } from './list-failure.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
-import { mergeCapabilities, mergeInstructions } from './capabilities.js';
+import { mergeCapabilities, mergeInstructions, type UpstreamReach } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
@@ -118,9 +118,9 @@ export class RouterSession {
     return mergeCapabilities(this.#endpoint.pools, this.#leases.instances);
   }
 
-  /** The upstreams' instructions, each as `screen` (the caller's hidden-text scanning of definitions, if on) shows it. */
-  instructions(screen?: DefinitionScreen): string | undefined {
-    return mergeInstructions(this.#endpoint.pools, this.#leases.instances, this.caller, screen);
+  /** The upstreams' instructions, each as `screen` (the caller's hidden-text scanning of definitions, if on) shows it; of those `tenant` reaches. */
+  instructions(screen?: DefinitionScreen, tenant?: UpstreamReach): string | undefined {
+    return mergeInstructions(this.#endpoint.pools, this.#leases.instances, this.caller, screen, tenant && ((u, caps) => tenant.reachesUpstream(u, this.#endpoint.prefixNames, caps)));
   }
 
   #instance(pool: UpstreamPool, cursor?: string): UpstreamInstance {

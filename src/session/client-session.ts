@@ -190,7 +190,7 @@ export class ClientSession {
     // Acquiring upstream instances can take a while; the idle clock starts when the answer goes out.
     this.activity.touch();
     const result: Record<string, unknown> = { protocolVersion: this.protocolVersion, capabilities: this.#listChanged.declare(this.guard.tenant.shownCapabilities(this.#router.capabilities())), serverInfo: SERVER_INFO };
-    const instructions = this.#router.instructions(this.endpoint.hiddenText.definitionsFor(this.guard.tenant));
+    const instructions = this.#router.instructions(this.endpoint.hiddenText.definitionsFor(this.guard.tenant), this.guard.tenant);
     if (instructions) result.instructions = instructions;
     this.#logger.info({ protocolVersion: this.protocolVersion, client: this.clientInfo }, 'session initialized');
     this.#counted = true;
