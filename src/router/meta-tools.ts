@@ -43,6 +43,22 @@ export interface SeenTool {
   readonly tool: string;
   /** The name the caller is shown, when curation renamed it: its words are the ones to describe it by. */
   readonly rename?: string | undefined;
+  /** The name the caller is shown (a shortened one when the canonical name is too long) and the canonical name. */
+  readonly name: string;
+  readonly canonical: string;
+}
+
+/**
+ * The words a tool is described by: a rename's; a shortened name's, which is the start of the canonical
+ * name (less its "<upstream>__", the hash after it, and a word the cut splits); else the upstream's own name's.
+ */
+function nameWords(t: SeenTool): string[] {
+  if (t.rename !== undefined) return words(t.rename);
+  if (t.name === t.canonical) return words(t.tool);
+  const kept = t.name.slice(t.canonical.length - t.tool.length, t.name.lastIndexOf('_'));
+  const own = words(t.tool);
+  const shown = words(kept);
+  return shown.length > 0 && shown.at(-1) !== own[shown.length - 1] ? shown.slice(0, -1) : shown;
 }
 
 /** Name words that say what a tool does, not what it is about: left out of the "kinds of tools". */
@@ -62,9 +78,8 @@ export function catalogueSummary(tools: readonly SeenTool[], topics = 6): string
     let u = by.get(t.upstream);
     if (!u) by.set(t.upstream, (u = { count: 0, words: new Map(), shown: new Map() }));
     u.count++;
-    // Not the upstream's own name when curation gave it another: the caller is shown the curated view only.
-    // (A shortened name is the start of the own name: its words, less the hash's.)
-    for (const w of new Set(words(t.rename ?? t.tool))) {
+    // Not the upstream's own name when curation gave it another or cut it: the caller is shown the curated view only.
+    for (const w of new Set(nameWords(t))) {
       if (w.length <= 2 || GENERIC.has(w) || /^[0-9]+$/.test(w)) continue;
       const s = stem(w);
       u.words.set(s, (u.words.get(s) ?? 0) + 1);

@@ -203,6 +203,18 @@ describe('meta-tool descriptions', () => {
     assert.doesNotMatch(String(metaToolDefinitions(gh, 65_536)[0]!.description), /code/);
   });
 
+  it("take a shortened name's words from what it keeps: not the part cut off, nor its hash (found by a review)", () => {
+    const long = (max: number) =>
+      new ToolView({ catalogues: new Map([['gh', catalogue([tool('create_pull_request_review_comment', 'Comment on a pull request review.')])]]), curation: NONE, maxNameLength: max, prefixNames: true, reserved: [] }).tools;
+    // 35 characters keep 24 of gh__create_pull_request_review_comment (38), then "_" and 10 hex digits.
+    const [kept] = long(35);
+    assert.match(kept!.name, /^gh__create_pull_request__[0-9a-f]{10}$/);
+    assert.equal(catalogueSummary(long(35)), 'gh (1 tool: pull, request)', 'review and comment are cut off: not in the name the caller is shown');
+    // 32 keep 21, "gh__create_pull_reque": a word the cut splits is left out.
+    assert.equal(catalogueSummary(long(32)), 'gh (1 tool: pull)');
+    assert.equal(catalogueSummary(long(64)), 'gh (1 tool: comment, pull, request, review)', 'not shortened: all its words');
+  });
+
   it("tell the model of the answer's cap: past it input schemas are omitted, and how to see one (found by a review)", () => {
     const [search] = metaToolDefinitions(view().tools, 4096);
     // Before, nothing said so: a model that asked for 50 matches met "schemaOmitted" with no hint why.
