@@ -57,6 +57,20 @@ function otherEndpointOnly(owners: ReadonlyMap<string, string>, accepted: Readon
   return `the access token is invalid: it was issued for another endpoint's resource, not ${path} (its "aud" claim)`;
 }
 
+/** Each endpoint's scopes (endpoints[].scopes), with their challenge value made once; endpoints with none are absent. */
+export function endpointScopes(config: Config): ReadonlyMap<string, { scopes: readonly string[]; scope: string }> {
+  const m = new Map<string, { scopes: readonly string[]; scope: string }>();
+  for (const e of config.endpoints) if (e.scopes.length > 0) m.set(e.path, { scopes: e.scopes, scope: e.scopes.join(' ') });
+  return m;
+}
+
+/** The endpoint's scopes the principal's token lacks, or undefined (it has them all, or there are none). */
+function lackedScopes(needed: { scopes: readonly string[] } | undefined, principal: Principal): string[] | undefined {
+  if (!needed) return undefined;
+  const missing = needed.scopes.filter((s) => !principal.scopes.has(s));
+  return missing.length > 0 ? missing : undefined;
+}
+
 /** The edge's authentication, whose token verification a reload can replace (keys, key set, audience). */
 export interface ReloadableEdgeAuth extends EdgeAuth {
   /**
@@ -86,6 +100,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   let authenticator = authenticatorFor(config, metrics, log);
   let exchanging = exchangesTokens(config);
   let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) };
+  let scopes = endpointScopes(config);
   const remember = (p: Principal | Promise<Principal>, input: CredentialInput): Principal | Promise<Principal> => {
     if (p instanceof Promise) return p.then((principal) => remember(principal, input));
     gateway.subjectTokens.remember(p, input.authorization[0]);
@@ -104,10 +119,12 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       const built = authenticatorFor(next, metrics, log, authenticator);
       const exchanges = exchangesTokens(next);
       const nextAudiences = { owners: endpointAudiences(next), accepted: new Set(audiencesOf(next)) };
+      const nextScopes = endpointScopes(next);
       return () => {
         authenticator = built;
         exchanging = exchanges;
         audiences = nextAudiences;
+        scopes = nextScopes;
       };
     },
     authenticate: (input) => {
@@ -122,6 +139,9 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
       return undefined;
     },
+    // Without authentication (auth.mode none) there is no token to carry scopes: nothing to ask for.
+    lacking: (principal, path) => (authenticator ? lackedScopes(scopes.get(path), principal) : undefined),
+    scopeOf: (path) => scopes.get(path)?.scope,
     admit: (principal, requests) => counted(gateway.policy.admit(principal, requests), requests),
     metadataUrl: (path, req) => `${publicUrlOf(config, req.headers.host)}/.well-known/oauth-protected-resource${path}`,
     onFailure: (reason) => {

@@ -27,6 +27,12 @@ const endpoint = z
     prefix: z.enum(['auto', 'always', 'never']).default('auto'),
     /** Legacy HTTP+SSE stream path; default "/sse" for "/mcp", "<path>/sse" otherwise. */
     ssePath: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/).optional(),
+    /**
+     * Scopes every token must carry on this endpoint (its paths and its legacy ones): a token without them
+     * gets 403 insufficient_scope, and a 401's challenge names them (RFC 6750 §3 scope-tokens, so they
+     * can be quoted in WWW-Authenticate as they are).
+     */
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token (RFC 6749 §3.3: printable ASCII, no space, " or \\)')).default([]),
     /** open: a down upstream is left out of lists; closed: it fails them. */
     failureMode: z.enum(['open', 'closed']).default('open'),
     /**

@@ -111,7 +111,7 @@ export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, s
     const missing = session.guard.missingScopes(m.method, params);
     if (missing) {
       session.guard.refused(m.method, params, `missing scope ${missing.join(' ')}`);
-      return { ...insufficientScope(auth, req, path, missing), id: m.id };
+      return { ...insufficientScope(auth, req, path, missing, session.endpoint.config.path), id: m.id };
     }
   }
   return undefined;

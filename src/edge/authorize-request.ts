@@ -13,6 +13,10 @@ export interface EdgeAuth {
   notFor?(principal: Principal, path: string): string | undefined;
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
+  /** The endpoint's scopes (endpoints[].scopes) this principal's token lacks, or undefined. */
+  lacking?(principal: Principal, path: string): string[] | undefined;
+  /** The endpoint's scopes as a challenge's scope value (space-separated), or undefined when it has none. */
+  scopeOf?(path: string): string | undefined;
   /**
    * 0 (their tokens taken), or milliseconds until the tenant's rate limit lets `requests` requests
    * through together (all or none); Infinity: more than the burst, never.
@@ -59,17 +63,17 @@ export function authorizeRequest(auth: EdgeAuth, req: EdgeRequest, path: string,
   try {
     p = auth.authenticate(credentials(req));
   } catch (err) {
-    return authRefusal(auth, req, metadataPath, err);
+    return authRefusal(auth, req, metadataPath, err, path);
   }
-  if (p instanceof Promise) return p.then((principal) => forEndpoint(auth, req, principal, path, rateLater, metadataPath), (err: unknown) => authRefusal(auth, req, metadataPath, err));
+  if (p instanceof Promise) return p.then((principal) => forEndpoint(auth, req, principal, path, rateLater, metadataPath), (err: unknown) => authRefusal(auth, req, metadataPath, err, path));
   return forEndpoint(auth, req, p, path, rateLater, metadataPath);
 }
 
 /** A token issued for another endpoint is invalid here (401, the challenge naming this one's metadata, so the client gets one for it); then admitted. */
 function forEndpoint(auth: EdgeAuth, req: EdgeRequest, principal: Principal, path: string, rateLater: boolean, metadataPath: string): Principal | Refusal | Promise<Principal | Refusal> {
   const notFor = auth.notFor?.(principal, path);
-  if (notFor) return authRefusal(auth, req, metadataPath, new AuthError(401, 'invalid_token', 'claim_aud', notFor));
-  return admitted(auth, principal, path, rateLater);
+  if (notFor) return authRefusal(auth, req, metadataPath, new AuthError(401, 'invalid_token', 'claim_aud', notFor), path);
+  return admitted(auth, req, principal, path, rateLater, metadataPath);
 }
 
 /**
@@ -93,23 +97,31 @@ export function authenticateRequest(auth: EdgeAuth, req: EdgeRequest): Principal
   }
 }
 
-function authRefusal(auth: EdgeAuth, req: EdgeRequest, path: string, err: unknown): Refusal {
+/**
+ * The refusal of a request authentication refused. A 401 on an endpoint (`endpoint`) names its scopes
+ * (endpoints[].scopes) in the challenge: the MCP authorization spec's scope selection has a client ask
+ * for those first, and for every scope in scopes_supported only when the challenge names none.
+ */
+function authRefusal(auth: EdgeAuth, req: EdgeRequest, path: string, err: unknown, endpoint?: string): Refusal {
   if (!(err instanceof AuthError)) throw err;
   auth.onFailure?.(err.reason);
   let challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}`;
   if (err.error) challenge += `, error=${quoted(err.error)}, error_description=${quoted(err.message)}`;
-  if (err.scope) challenge += `, scope=${quoted(err.scope)}`;
+  const scope = err.scope ?? (err.status === 401 && endpoint !== undefined ? auth.scopeOf?.(endpoint) : undefined);
+  if (scope) challenge += `, scope=${quoted(scope)}`;
   const headers: Record<string, string> = err.status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': challenge };
   return { status: err.status, message: err.message, code: err.status === 503 ? ErrorCode.ServerError : ErrorCode.InvalidRequest, headers };
 }
 
-/** The endpoint grant, then (unless `rateLater`) the rate limit, which may need the shared counters: a promise then. */
-function admitted(auth: EdgeAuth, principal: Principal, path: string, rateLater: boolean): Principal | Refusal | Promise<Principal | Refusal> {
+/** The endpoint grant, then its scopes (step-up), then (unless `rateLater`) the rate limit, which may need the shared counters: a promise then. */
+function admitted(auth: EdgeAuth, req: EdgeRequest, principal: Principal, path: string, rateLater: boolean, metadataPath: string): Principal | Refusal | Promise<Principal | Refusal> {
   const why = auth.forbidden(principal, path);
   if (why) {
     auth.onFailure?.('forbidden');
     return { status: 403, message: `Forbidden: ${why}`, code: ErrorCode.InvalidRequest, headers: {} };
   }
+  const missing = auth.lacking?.(principal, path);
+  if (missing) return insufficientScope(auth, req, metadataPath, missing);
   if (rateLater) return principal;
   const refused = owedRate(auth, principal);
   return refused instanceof Promise ? refused.then((r) => r ?? principal) : (refused ?? principal);
@@ -139,10 +151,16 @@ export function rateRefusal(principal: Principal, waitMs: number, requests = 1):
   return { status: 429, message: `Too Many Requests: tenant "${principal.tenant}" is over its request rate${what}; retry after ${s} s`, code: ErrorCode.ServerError, headers: { 'retry-after': String(s) }, data };
 }
 
-/** A 403 that asks the client to obtain a token with more scopes (step-up authorization). */
-export function insufficientScope(auth: EdgeAuth, req: EdgeRequest, path: string, scopes: string[]): Refusal {
+/**
+ * A 403 that asks the client to obtain a token with more scopes (step-up authorization): `scopes`, the ones
+ * the request lacks, and with them those of its `endpoint` (endpoints[].scopes), which the token has: a
+ * client may ask for the challenge's scopes alone, and a token without the endpoint's would be refused next.
+ */
+export function insufficientScope(auth: EdgeAuth, req: EdgeRequest, path: string, scopes: string[], endpoint?: string): Refusal {
   const scope = scopes.join(' ');
-  const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(scope)}, error_description=${quoted(`this request needs the scope ${scope}`)}`;
+  const own = endpoint === undefined ? undefined : auth.scopeOf?.(endpoint);
+  const asked = own ? `${own} ${scope}` : scope;
+  const challenge = `Bearer resource_metadata=${quoted(auth.metadataUrl(path, req))}, error="insufficient_scope", scope=${quoted(asked)}, error_description=${quoted(`this request needs the scope ${scope}`)}`;
   auth.onFailure?.('insufficient_scope');
   return { status: 403, message: `Forbidden: this request needs the scope ${scope}`, code: ErrorCode.InvalidRequest, headers: { 'www-authenticate': challenge } };
 }

@@ -49,7 +49,7 @@ export function serveModernPost(
   const judged = call.method === 'tools/call' && guard.tenant.hasScopedRules ? o.router.tools.judged(guard.tenant.name, call.params) : call.params;
   const missing = guard.missingScopes(call.method, judged);
   if (missing) {
-    const refusal = { ...insufficientScope(o.auth, req, o.router.config.path, missing), id: call.id };
+    const refusal = { ...insufficientScope(o.auth, req, o.router.config.path, missing, o.router.config.path), id: call.id };
     // A retry answering a round of a call is none of its own (auditsRefusal): the call waits on for a retry
     // whose token has the scope. Asked once; a promise only when the shared store must be read.
     const audits = auditsRefusal(o.service, req, o.router.config.path, message);

@@ -80,7 +80,7 @@ describe('parseConfig: defaults', () => {
       circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
       relist: { intervalMs: 60_000, unknownToolMs: 5_000 },
     });
-    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, maxSearchAnswerChars: 65_536, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [], imageHosts: [] } } });
+    assert.deepEqual(cfg.endpoints[0], { path: '/mcp', upstreams: ['a'], prefix: 'auto', scopes: [], failureMode: 'open', eras: ['legacy', 'modern'], cacheTtlMs: 0, tools: { exposure: 'all', maxToolNameLength: 64, maxSearchAnswerChars: 65_536, exclude: [], overrides: {}, tenants: {} }, guardrails: { hiddenText: { definitions: 'off', results: 'off', patterns: [], imageHosts: [] } } });
   });
 
   it('keeps given values over defaults', () => {
@@ -169,6 +169,11 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(redis({ heartbeatMs: 4_500, replicaTtlMs: 5_000 })), 'store.redis.replicaTtlMs', 'heartbeatMs');
     assert.equal(parseConfig(redis({ heartbeatMs: 3_000 }), 'test.yaml', {}, '/base').store.redis?.replicaTtlMs, 5_000);
     assert.equal(parseConfig(redis({ heartbeatMs: 200, replicaTtlMs: 1_000 }), 'test.yaml', {}, '/base').store.redis?.heartbeatMs, 200);
+  });
+
+  it("an endpoint's scope that a WWW-Authenticate challenge could not carry as it is (a space, a quote, a backslash)", () => {
+    for (const bad of ['a b', 'say"hi"', 'back\\slash', '']) hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'], scopes: [bad] }] })), 'endpoints[0].scopes[0]');
+    assert.deepEqual(parseConfig(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'], scopes: ['mcp:use', 'https://api.example/read'] }] }), 'test.yaml', {}, '/base').endpoints[0]!.scopes, ['mcp:use', 'https://api.example/read']);
   });
 
   it('a bad upstream name', () => {
