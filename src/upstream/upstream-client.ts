@@ -123,6 +123,8 @@ export class UpstreamClient {
     if (!result.capabilities || typeof result.capabilities !== 'object') {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" sent no capabilities in its initialize result`, { upstream: this.#name });
     }
+    // Instructions that are not text (an object, a number) went out as "[object Object]" or "42": none are given.
+    if (result.instructions !== undefined && typeof result.instructions !== 'string') delete result.instructions;
     this.identity = result as unknown as UpstreamIdentity;
     // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
     try {
