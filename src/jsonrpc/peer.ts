@@ -4,6 +4,9 @@ import { JsonRpcError } from './json-rpc-error.js';
 import { isFailure, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './types.js';
 import { RequestTable } from './request-table.js';
 
+/** How much of the other side's cancel reason is kept (it is passed on). */
+const MAX_REASON = 512;
+
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
 
@@ -248,10 +251,16 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     if (this.#incoming.get(id) === c) this.#incoming.delete(id);
   }
 
-  /** notifications/cancelled from the other side; `fallback` is the reason when it gave none. */
+  /**
+   * notifications/cancelled from the other side; `fallback` is the reason when it gave none, or none that is
+   * a string. Its reason is passed on (to the client an upstream's request was relayed to, in a log line), so
+   * it is cut: before 2026-12-07 an object became "[object Object]" there, and a line's length was kept.
+   */
   cancelled(params: Params, fallback: string): void {
     const id = params?.requestId as RequestId | undefined;
-    if (id !== undefined) this.#incoming.get(id)?.abort(params?.reason ?? fallback);
+    if (id === undefined) return;
+    const reason = params?.reason;
+    this.#incoming.get(id)?.abort(typeof reason !== 'string' ? fallback : reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason);
   }
 
   /** The link is gone: every outgoing request fails with `err` (and so does every later one), every accepted one is cancelled. */

@@ -394,6 +394,17 @@ describe('JsonRpcPeer: incoming requests and close', () => {
     assert.deepEqual([a.aborted, a.reason, b.aborted, b.reason], [true, 'user closed it', true, 'fallback']);
   });
 
+  it("a reason that is no string is the fallback, and a long one is cut (the other side's text, passed on)", () => {
+    // Before, an object became "[object Object]" in the cancel passed on, and a reason as long as a line was kept whole.
+    const { peer } = setup();
+    const a = peer.accept('a');
+    const b = peer.accept('b');
+    peer.cancelled({ requestId: 'a', reason: { why: 'x' } }, 'fallback');
+    peer.cancelled({ requestId: 'b', reason: 'r'.repeat(100_000) }, 'fallback');
+    assert.equal(a.reason, 'fallback');
+    assert.ok(typeof b.reason === 'string' && b.reason.length <= 513 && b.reason.startsWith('rrr'), String(b.reason).length.toString());
+  });
+
   it('a finished incoming request is forgotten: a later cancel for its id does nothing', () => {
     const { peer } = setup();
     const c = peer.accept(1);
