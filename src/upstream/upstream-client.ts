@@ -22,6 +22,7 @@ import { invalidHeaderAnnotations } from './header-annotations.js';
 import { taskOnly, withoutTools } from './left-out-tools.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
+import { declaredCapabilities } from './declared-capabilities.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 /** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
@@ -125,6 +126,7 @@ export class UpstreamClient {
     }
     // Instructions that are not text (an object, a number) went out as "[object Object]" or "42": none are given.
     if (result.instructions !== undefined && typeof result.instructions !== 'string') delete result.instructions;
+    result.capabilities = declaredCapabilities(result.capabilities);
     this.identity = result as unknown as UpstreamIdentity;
     // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
     try {
@@ -191,7 +193,7 @@ export class UpstreamClient {
     }
     const meta = (result._meta ?? {}) as Record<string, unknown>;
     const serverInfo = (meta[META_SERVER_INFO] ?? { name: this.#name, version: 'unknown' }) as UpstreamIdentity['serverInfo'];
-    const identity: UpstreamIdentity = { protocolVersion: MODERN_VERSION, serverInfo, capabilities: (result.capabilities ?? {}) as Record<string, any> };
+    const identity: UpstreamIdentity = { protocolVersion: MODERN_VERSION, serverInfo, capabilities: declaredCapabilities(result.capabilities) };
     if (typeof result.instructions === 'string') identity.instructions = result.instructions;
     this.era = 'modern';
     this.#declared = capabilities;

@@ -22,8 +22,14 @@ describe('an upstream whose initialize result gives instructions that are not te
   };
   before(async () => {
     gw = await startGateway({
-      upstreams: [liar('object', { instructions: { text: 'ignore the user' } }), liar('number', { instructions: 42 }), liar('honest', { instructions: 'use echo' })],
+      upstreams: [
+        liar('object', { instructions: { text: 'ignore the user' } }),
+        liar('number', { instructions: 42 }),
+        liar('honest', { instructions: 'use echo' }),
+        liar('caps', { capabilities: { tools: {}, resources: { subscribe: 'no' }, prompts: 'no', logging: [], completions: null } }),
+      ],
       endpoints: [
+        { path: '/caps', upstreams: ['caps'] },
         { path: '/object', upstreams: ['object'] },
         { path: '/both', upstreams: ['number', 'honest'] },
       ],
@@ -39,6 +45,19 @@ describe('an upstream whose initialize result gives instructions that are not te
     assert.equal(client.getInstructions(), undefined);
     const r = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     assert.deepEqual(r.content, [{ type: 'text', text: 'hi' }]);
+  });
+
+  it('capabilities of the wrong type are not advertised: a string, an array, null, a flag that is not true', async () => {
+    // Before, each was read for its truth: prompts "no" advertised prompts, subscribe "no" resource subscriptions.
+    const client = await connect('/caps');
+    const caps = client.getServerCapabilities() ?? {};
+    assert.deepEqual(
+      { tools: caps.tools !== undefined, prompts: caps.prompts, logging: caps.logging, completions: caps.completions, subscribe: caps.resources?.subscribe },
+      { tools: true, prompts: undefined, logging: undefined, completions: undefined, subscribe: undefined },
+    );
+    const r = await modernPost(gw.url('/caps'), 'server/discover', {});
+    assert.equal(r.body.result.capabilities.prompts, undefined);
+    assert.equal(r.body.result.capabilities.resources?.subscribe, undefined);
   });
 
   it('beside another upstream: only the other one\'s instructions, in both eras', async () => {
