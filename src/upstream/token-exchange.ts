@@ -22,7 +22,6 @@ const UNSTATED_LIFE_MS = 300_000;
 export class TokenExchangeClient {
   readonly upstream: string;
   readonly settings: TokenExchangeSettings;
-  readonly #secret: string;
   /** The gateway's own client-credentials token, sent as actor_token (one for all users). */
   readonly actor: ClientCredentials | undefined;
   /** How long the token endpoint's answer may take to read in all (http.bodyTimeoutMs): see readWithin. */
@@ -32,10 +31,11 @@ export class TokenExchangeClient {
     this.upstream = upstream;
     this.settings = settings;
     this.withinMs = withinMs;
-    this.#secret = settings.clientSecret ?? readSecretFile(upstream, settings.clientSecretFile!);
+    this.#secret(); // an unreadable file fails the user's start, which says why (secret-file.ts)
+    const secret = () => this.#secret();
     this.actor = settings.actorToken
       ? new ClientCredentials(
-          { type: 'client-credentials', tokenUrl: settings.tokenEndpoint, clientId: settings.clientId, clientSecret: this.#secret, scope: undefined, audience: undefined, refreshSkewMs: settings.refreshSkewMs },
+          { type: 'client-credentials', tokenUrl: settings.tokenEndpoint, clientId: settings.clientId, get clientSecret() { return secret(); }, scope: undefined, audience: undefined, refreshSkewMs: settings.refreshSkewMs },
           dispatcher,
           withinMs,
         )
@@ -44,7 +44,16 @@ export class TokenExchangeClient {
 
   /** HTTP Basic client authentication (RFC 6749 §2.3.1: each part form-encoded first). */
   get basic(): string {
-    return Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(this.#secret)}`).toString('base64');
+    return Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(this.#secret())}`).toString('base64');
+  }
+
+  /**
+   * The gateway's client secret. A clientSecretFile is read at each token request (one per user and token
+   * life, never per call), as admin.tokenFile is read per request: held from the first user's start, a
+   * rotated secret (a Kubernetes Secret updated, the old one revoked) was sent until a restart, a reload too.
+   */
+  #secret(): string {
+    return this.settings.clientSecret ?? readSecretFile(this.upstream, this.settings.clientSecretFile!);
   }
 }
 

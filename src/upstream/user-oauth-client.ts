@@ -47,7 +47,6 @@ export class UserOAuthClient {
   readonly settings: UserOAuthSettings;
   /** A remote upstream's URL: the default resource indicator and where discovery starts. A stdio upstream has none. */
   readonly #upstreamUrl: string | undefined;
-  readonly #secret: string | undefined;
   readonly #dispatcher: Dispatcher;
   /** How long an answer of the authorization server may take to read in all (http.bodyTimeoutMs): see readWithin. */
   readonly #withinMs: number;
@@ -62,7 +61,7 @@ export class UserOAuthClient {
     this.upstream = u.name;
     this.settings = settings;
     this.#upstreamUrl = u.url;
-    this.#secret = settings.clientSecret ?? (settings.clientSecretFile ? readSecretFile(u.name, settings.clientSecretFile) : undefined);
+    this.#secret(); // an unreadable file fails here, as before (secret-file.ts)
     this.#dispatcher = dispatcher;
     this.#withinMs = withinMs;
   }
@@ -126,12 +125,22 @@ export class UserOAuthClient {
     return inflight;
   }
 
+  /**
+   * The client secret, if any. A clientSecretFile is read at each token request (a code or refresh grant),
+   * so a rotated secret is used from the next one; held from the start, it was sent until a restart.
+   */
+  #secret(): string | undefined {
+    const s = this.settings;
+    return s.clientSecret ?? (s.clientSecretFile ? readSecretFile(this.upstream, s.clientSecretFile) : undefined);
+  }
+
   async #grant(fields: Record<string, string>): Promise<UserTokens> {
     const { token } = await this.#discover();
     const form = new URLSearchParams(fields);
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     // RFC 6749 §2.3.1: a confidential client authenticates with HTTP Basic; a public one names itself.
-    if (this.#secret !== undefined) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(this.#secret)}`).toString('base64')}`;
+    const secret = this.#secret();
+    if (secret !== undefined) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(this.settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     else form.set('client_id', this.settings.clientId);
     let res: Dispatcher.ResponseData;
     try {

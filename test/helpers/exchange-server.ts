@@ -29,6 +29,8 @@ export interface ExchangeServer {
   refuse: Set<string>;
   /** The server's verification keys (for the upstream fixture). */
   keys(): JWK[];
+  /** From now on only `secret` authenticates the gateway (a rotated client secret; the old one is revoked). */
+  rotateClientSecret(secret: string): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,8 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 }
 
-export async function startExchangeServer(o: ExchangeServerOptions): Promise<ExchangeServer> {
+export async function startExchangeServer(options: ExchangeServerOptions): Promise<ExchangeServer> {
+  const o = { ...options };
   const server = new OAuth2Server();
   await server.issuer.keys.generate('RS256');
   await server.start(0, '127.0.0.1');
@@ -89,6 +92,7 @@ export async function startExchangeServer(o: ExchangeServerOptions): Promise<Exc
     exchanges,
     refuse,
     keys: () => server.issuer.keys.toJSON() as JWK[],
+    rotateClientSecret: (secret) => void (o.clientSecret = secret),
     close: () => server.stop(),
   };
 }
