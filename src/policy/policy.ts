@@ -1,3 +1,4 @@
+import { sameValue } from '../config/config-diff.js';
 import type { Config } from '../config/schema.js';
 import type { Principal } from '../auth/principal.js';
 import { ALLOW_ALL, TenantPolicy } from './tenant-policy.js';
@@ -20,12 +21,14 @@ export class Policy {
   /**
    * A reload's tenants, in force for the next request (one assignment, so never half of each). A tenant
    * whose settings did not change keeps its compiled policy: sessions holding it see no difference.
+   * Compared as the reload's diff compares them (sameValue: key order aside): as JSON text, a schema
+   * written in another key order made a new policy, and its sessions were told to re-list for nothing.
    */
   replace(config: Pick<Config, 'tenants' | 'auth'>): void {
     const tenants = new Map<string, TenantPolicy>();
     for (const t of config.tenants) {
       const old = this.#tenants.get(t.name);
-      tenants.set(t.name, old && JSON.stringify(old.config) === JSON.stringify(t) ? old : new TenantPolicy(t));
+      tenants.set(t.name, old && sameValue(old.config, t) ? old : new TenantPolicy(t));
     }
     // Auth off: one anonymous tenant; unconfigured, it may do everything (loopback only, warned at start).
     this.#open = config.auth.mode === 'none' && !tenants.has('anonymous') ? (this.#open ?? new TenantPolicy(ALLOW_ALL)) : undefined;
