@@ -1,9 +1,14 @@
 import { isJsonObject } from '../jsonrpc/types.js';
 import { uriProblem } from './normalize-uri.js';
-import type { SessionGuard } from './session-guard.js';
 import { expandTemplate } from './template-expansion.js';
 
 type Result = Record<string, unknown>;
+
+/** What of a session's guard this asks (SessionGuard, which calls it: named here so neither imports the other). */
+export interface CompletionReader {
+  readonly tenant: { readonly filtersNothing: boolean };
+  mayRead(uri: unknown): boolean;
+}
 
 /**
  * A completion/complete result on a resource template as the tenant may see it: a value whose URI (the
@@ -14,7 +19,7 @@ type Result = Record<string, unknown>;
  * A URI not in normal form is the read's own refusal, not a rule's, and keeps its value too. Once a value
  * is left out, `total` counts only what is shown, or is dropped when there are more values than shown.
  */
-export function shownCompletion(guard: SessionGuard, params: Result | undefined, result: Result): Result {
+export function shownCompletion(guard: CompletionReader, params: Result | undefined, result: Result): Result {
   const ref = params?.ref as Result | undefined;
   const completion = result.completion;
   if (ref?.type !== 'ref/resource' || typeof ref.uri !== 'string' || guard.tenant.filtersNothing || !isJsonObject(completion) || !Array.isArray(completion.values)) return result;

@@ -13,6 +13,7 @@ import type { SessionSlots, SlotAnswer } from './session-slots.js';
 import type { TenantPolicy } from './tenant-policy.js';
 import { clipped } from '../observability/clipped.js';
 import { withoutPassword } from '../observability/uri-password.js';
+import { shownCompletion } from './completion-values.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -221,11 +222,13 @@ export class SessionGuard {
   }
 
   /**
-   * The list as the tenant may see it. A listed URI or template is held to the normal form a read or a
+   * The list (or completion values: completion-values.ts) as the tenant may see it. A listed URI or template is held to the normal form a read or a
    * completion of it is: an upstream that spells a URI otherwise (`NOTES://all/1`, `https://h:443/x`)
    * must not show the tenant what a deny pattern written in normal form hides, nor a URI it cannot read.
    */
-  filterList(method: string, result: Result): Result {
+  filterList(method: string, result: Result, params?: Result): Result {
+    // Completion values are names too: one that makes a URI the rules hide is left out as a list leaves it out.
+    if (method === 'completion/complete') return shownCompletion(this, params, result);
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;

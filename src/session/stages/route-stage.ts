@@ -4,7 +4,6 @@ import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
-import { shownCompletion } from '../../policy/completion-values.js';
 import type { RouteContext } from '../../router/index.js';
 import type { Stage } from '../request-pipeline.js';
 import { screenedUrlAsks } from '../screened-asks.js';
@@ -29,9 +28,7 @@ export const routeStage: Stage = async (ctx) => {
   let response: JsonRpcResponse;
   const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false };
   try {
-    const answer = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route));
-    // Completion values that would name a resource the tenant's rules hide are left out, as a list leaves it out.
-    const result = req.method === 'completion/complete' ? shownCompletion(host.guard, req.params, answer) : answer;
+    const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route), req.params);
     ctx.result = result;
     ctx.resultBytes = route.resultBytes;
     response = { jsonrpc: '2.0', id: req.id, result };
