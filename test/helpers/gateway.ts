@@ -42,3 +42,18 @@ export async function startGateway(
 export function everythingUpstream(name: string, sharing: 'shared' | 'per-session', extra: Record<string, unknown> = {}) {
   return { name, transport: 'stdio' as const, ...EVERYTHING, sharing, pool: { size: 1, warm: 1, max: 50 }, ...extra };
 }
+
+/**
+ * A gateway of one endpoint (/mcp) on the conformance fixture ("one"), open to the anonymous tenant, its
+ * log lines kept in `lines`: what a test of how a refusal is answered, counted and logged needs.
+ */
+export function startLoggedFixtureGateway(lines: string[]): Promise<RunningGateway> {
+  return startGateway(
+    {
+      tenants: [{ name: 'anonymous', endpoints: ['*'] }],
+      upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
+      endpoints: [{ path: '/mcp', upstreams: ['one'] }],
+    },
+    { logLines: lines },
+  );
+}

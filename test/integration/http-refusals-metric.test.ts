@@ -4,7 +4,7 @@
 // restart lost (404 after 404), left the gateway's metrics and log as if nothing arrived. Found by a review.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIXTURE, startGateway } from '../helpers/gateway.js';
+import { FIXTURE, startGateway, startLoggedFixtureGateway } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -70,14 +70,7 @@ describe('metrics: HTTP refusals at the edge', () => {
   });
   it("a 2026-07-28 request's header or _meta problems (400, -32020 and -32602) are counted and logged too", async () => {
     const lines: string[] = [];
-    const gw = await startGateway(
-      {
-        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
-        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
-      },
-      { logLines: lines },
-    );
+    const gw = await startLoggedFixtureGateway(lines);
     try {
       const modern = { ...HEADERS, 'mcp-protocol-version': '2026-07-28' };
       const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -3,21 +3,14 @@
 // request pipeline, so it was counted in no request metric and written to no log line. Found by a review.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIXTURE, startGateway } from '../helpers/gateway.js';
+import { startLoggedFixtureGateway } from '../helpers/gateway.js';
 import { assertStateRefused, modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
 describe('metrics: a refused 2026-07-28 requestState', () => {
   it('is counted as an error of its method (protocol_era="modern") and logged with its reason', async () => {
     const lines: string[] = [];
-    const gw = await startGateway(
-      {
-        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
-        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
-      },
-      { logLines: lines },
-    );
+    const gw = await startLoggedFixtureGateway(lines);
     try {
       // A first call opens the standing; the forged retries after it are refused by their state.
       assert.equal((await modernPost(gw.url(), 'tools/list', {})).status, 200);

@@ -4,7 +4,7 @@
 // (16 KiB) per request. Now the header is cut as other client-chosen text in a log line is. Found by a review.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIXTURE, startGateway } from '../helpers/gateway.js';
+import { startLoggedFixtureGateway } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -12,14 +12,7 @@ const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', param
 describe('a refused Host or Origin in the log', () => {
   it('a 12 KiB Origin: 403, its message and log line cut', async () => {
     const lines: string[] = [];
-    const gw = await startGateway(
-      {
-        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
-        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
-      },
-      { logLines: lines },
-    );
+    const gw = await startLoggedFixtureGateway(lines);
     try {
       const origin = `https://${'o'.repeat(12 * 1024)}.example`;
       const res = await fetch(gw.url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin }, body: BODY });

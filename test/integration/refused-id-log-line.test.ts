@@ -5,7 +5,7 @@
 // Content-Encoding, an MCP-Protocol-Version) is cut first. Found by a review.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIXTURE, startGateway } from '../helpers/gateway.js';
+import { startLoggedFixtureGateway } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -13,14 +13,7 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 describe('a refused request id in the log', () => {
   it('a batch using one long string id twice: 400 echoing the id, its message and log line cut', async () => {
     const lines: string[] = [];
-    const gw = await startGateway(
-      {
-        tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-        upstreams: [{ name: 'one', transport: 'stdio', ...FIXTURE }],
-        endpoints: [{ path: '/mcp', upstreams: ['one'] }],
-      },
-      { logLines: lines },
-    );
+    const gw = await startLoggedFixtureGateway(lines);
     try {
       const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
       const started = await fetch(gw.url(), { method: 'POST', headers: HEADERS, body: JSON.stringify(init) });
