@@ -30,6 +30,8 @@ export class RenewedToken {
   readonly #o: RenewalOptions;
   #held: { value: string; expiresAt: number; renewAt: number } | undefined;
   #inflight: Promise<string> | undefined;
+  /** Counts drop(): a renewal started before one is not kept. */
+  #generation = 0;
 
   constructor(issue: () => Promise<IssuedToken>, options: RenewalOptions) {
     this.#issue = issue;
@@ -38,8 +40,21 @@ export class RenewedToken {
 
   async token(): Promise<string> {
     if (this.#held && Date.now() < this.#held.renewAt) return this.#held.value;
-    this.#inflight ??= this.#renew().finally(() => (this.#inflight = undefined));
-    return this.#inflight;
+    if (this.#inflight) return this.#inflight;
+    const inflight = this.#renew().finally(() => {
+      if (this.#inflight === inflight) this.#inflight = undefined;
+    });
+    return (this.#inflight = inflight);
+  }
+
+  /**
+   * What the token held was issued for no longer stands (the token exchange's subject token changed): the
+   * next token() issues anew, and a renewal in flight is neither shared with later callers nor kept.
+   */
+  drop(): void {
+    this.#held = undefined;
+    this.#inflight = undefined;
+    this.#generation++;
   }
 
   /** The expiry of the token held, if one is. */
@@ -57,6 +72,7 @@ export class RenewedToken {
   }
 
   async #renew(): Promise<string> {
+    const generation = this.#generation;
     let issued: IssuedToken;
     try {
       issued = await this.#issue();
@@ -68,6 +84,7 @@ export class RenewedToken {
       this.#o.renewalFailed?.(err as Error);
       return held.value;
     }
+    if (generation !== this.#generation) return issued.value;
     const now = Date.now();
     this.#held = { value: issued.value, expiresAt: now + issued.lifeMs, renewAt: renewAt(now, issued.lifeMs, this.#o.skewMs) };
     return issued.value;

@@ -70,6 +70,8 @@ export class TokenExchange implements BearerSource {
   readonly #subjects: SubjectTokens;
   readonly #dispatcher: Dispatcher;
   readonly #token: RenewedToken;
+  /** The subject token the token held (or being got) is an exchange of. */
+  #from: string | undefined;
 
   constructor(client: TokenExchangeClient, user: UpstreamUser, subjects: SubjectTokens, dispatcher: Dispatcher, renewalFailed?: (err: Error) => void) {
     this.#client = client;
@@ -84,6 +86,14 @@ export class TokenExchange implements BearerSource {
 
   /** A token to send; through an outage of the authorization server, the one held while it has not expired (RenewedToken). */
   token(): Promise<string> {
+    // A session's client may send another token mid-session (a narrower one handed down): its calls go with an
+    // exchange of that one from the next call on. Cached until renewal, the broader token's grant served them.
+    // An expired one (none current) changes nothing here: the next exchange says so (noSubjectToken).
+    const subject = this.#from === undefined ? undefined : this.#subjects.current(this.#user);
+    if (subject !== undefined && subject !== this.#from) {
+      this.#from = undefined;
+      this.#token.drop();
+    }
     return this.#token.token();
   }
 
@@ -106,6 +116,7 @@ export class TokenExchange implements BearerSource {
     // from then on are tokens kept: no cost per request without one). Either way the next request brings it;
     // the refusal says which, since only an expired one needs a fresh token.
     if (!subject) throw noSubjectToken(this.#client.upstream, this.#subjects.missing(this.#user));
+    this.#from = subject;
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
     if (s.audience) form.set('audience', s.audience);
     if (s.resource) form.set('resource', s.resource);
