@@ -26,11 +26,40 @@ export function errorBodyDetail(text: string, configured: Record<string, string>
   return out.slice(0, DETAIL_CHARS);
 }
 
-/** `text` without `value`, nor (an Authorization value) the credentials in it echoed alone. */
+/** `text` without `value`, nor the credentials in it echoed alone or decoded (see secretsOf). */
 export function redact(text: string, value: string): string {
-  const credentials = SCHEME_VALUE.exec(value)?.[1];
-  for (const secret of credentials === undefined ? [value] : [value, credentials]) {
-    if (secret.length >= SECRET_MIN_CHARS && text.includes(secret)) text = text.split(secret).join('[redacted]');
-  }
+  for (const secret of secretsOf(value)) text = blanked(text, secret);
   return text;
+}
+
+/** `text` without `secret` itself (none shorter than SECRET_MIN_CHARS: see there). */
+export function blanked(text: string, secret: string): string {
+  return secret.length >= SECRET_MIN_CHARS && text.includes(secret) ? text.split(secret).join('[redacted]') : text;
+}
+
+/**
+ * The forms a sent `value` can be echoed in: itself; an Authorization value's credentials alone; and HTTP
+ * Basic's decoded, as a server that names the client it refused writes them: `id:secret` and the secret
+ * alone, each as sent (RFC 6749 §2.3.1 form-encodes each part) and form-decoded. Only the base64 form was redacted.
+ */
+export function secretsOf(value: string): string[] {
+  const m = SCHEME_VALUE.exec(value);
+  if (!m) return [value];
+  const credentials = m[1]!;
+  if (!/^basic\s/i.test(value)) return [value, credentials];
+  const pair = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (colon < 0) return [value, credentials];
+  const secret = pair.slice(colon + 1);
+  const decoded = formDecoded(secret);
+  return [value, credentials, pair, `${formDecoded(pair.slice(0, colon))}:${decoded}`, secret, decoded];
+}
+
+/** A form-encoded part as a server decodes it; as it is when it is no such thing. */
+function formDecoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }

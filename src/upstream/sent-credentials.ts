@@ -1,4 +1,4 @@
-import { redact } from './error-body-detail.js';
+import { blanked, secretsOf } from './error-body-detail.js';
 /**
  * The Authorization each refused request to a remote upstream carried, by its response. Its error body is
  * quoted to the client (see errorBodyDetail), and an upstream that echoes the token it was sent ("invalid
@@ -33,7 +33,13 @@ export function refusalWithoutCredentials(res: { statusCode: number }, text: str
   if (res.statusCode >= 200 && res.statusCode < 300) return text;
   let out = text;
   const sent = SENT.get(res);
-  if (sent !== undefined && JSON_PLAIN.test(sent)) out = redact(out, sent);
-  if (configured) for (const value of Object.values(configured)) if (JSON_PLAIN.test(value)) out = redact(out, value);
+  if (sent !== undefined) out = plainRedacted(out, sent);
+  if (configured) for (const value of Object.values(configured)) out = plainRedacted(out, value);
   return out;
+}
+
+/** `text` without the forms of `value` (secretsOf) that JSON writes as themselves. */
+function plainRedacted(text: string, value: string): string {
+  for (const secret of secretsOf(value)) if (JSON_PLAIN.test(secret)) text = blanked(text, secret);
+  return text;
 }

@@ -12,6 +12,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { ClientCredentials } from '../../../src/upstream/client-credentials.js';
 import { errorBodyDetail } from '../../../src/upstream/error-body-detail.js';
+import { keepSentCredentials, refusalWithoutCredentials } from '../../../src/upstream/sent-credentials.js';
 import { SseClientTransport } from '../../../src/upstream/sse-client.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
@@ -40,6 +41,21 @@ describe('errorBodyDetail', () => {
     assert.equal(d, 'invalid token: [redacted] ("access_token":"[redacted]")');
     const stat = errorBodyDetail('key=opaque-static-key refused', { Authorization: 'Token opaque-static-key' });
     assert.equal(stat, 'key=[redacted] refused', 'a static Authorization echoed without its scheme');
+  });
+
+  it('redacts HTTP Basic credentials echoed decoded: the pair, and the secret alone as sent and form-decoded', () => {
+    const secret = 's3cret/with+chars';
+    const sent = `Basic ${Buffer.from(`switchboard:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const d = errorBodyDetail(`bad client switchboard:${encodeURIComponent(secret)}; secret ${encodeURIComponent(secret)} or ${secret}`, undefined, sent);
+    assert.equal(d, 'bad client [redacted]; secret [redacted] or [redacted]');
+    const configured = errorBodyDetail(`refused switchboard:${secret}`, { Authorization: `Basic ${Buffer.from(`switchboard:${secret}`).toString('base64')}` });
+    assert.equal(configured, 'refused [redacted]', 'a static Basic Authorization echoed decoded');
+    // A 2026-07-28 refusal's JSON body, relayed as it is: its decoded echo blanked too, the JSON intact.
+    const res = { statusCode: 401 };
+    keepSentCredentials(res, { authorization: sent });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: `client switchboard:${secret} refused` } });
+    const relayed = refusalWithoutCredentials(res, body, undefined);
+    assert.equal((JSON.parse(relayed) as { error: { message: string } }).error.message, 'client [redacted] refused');
   });
 });
 
