@@ -1,4 +1,4 @@
-import { blanked, secretsOf } from './error-body-detail.js';
+import { blanked, errorBodyDetail, secretsOf } from './error-body-detail.js';
 /**
  * The Authorization each refused request to a remote upstream carried, by its response. Its error body is
  * quoted to the client (see errorBodyDetail), and an upstream that echoes the token it was sent ("invalid
@@ -42,4 +42,23 @@ export function refusalWithoutCredentials(res: { statusCode: number }, text: str
 function plainRedacted(text: string, value: string): string {
   for (const secret of secretsOf(value)) if (JSON_PLAIN.test(secret)) text = blanked(text, secret);
   return text;
+}
+
+/** The fields of a token request that are secrets (RFC 6749, 7636, 8693): never quoted back. */
+const SECRET_FIELDS = ['subject_token', 'actor_token', 'refresh_token', 'code', 'code_verifier', 'client_secret'];
+
+/**
+ * An authorization server's words in a token endpoint's refusal (its `error`, `error_description`), as the
+ * user's error or the log quotes them: without what the request sent (the client's HTTP Basic `authorization`,
+ * in every form secretsOf knows, and the form's secret fields), Bearer credentials or JWTs, cut to `max`
+ * characters after. A hostile or buggy server echoing the request there had the gateway's client secret and
+ * the user's tokens written into the message and the log (before 2026-12-07).
+ */
+export function tokenRefusalText(text: string, authorization: string | undefined, form: URLSearchParams, max: number): string {
+  const sent: Record<string, string> = {};
+  for (const field of SECRET_FIELDS) {
+    const value = form.get(field);
+    if (value !== null) sent[field] = value;
+  }
+  return errorBodyDetail(text, sent, authorization).slice(0, max);
 }

@@ -6,6 +6,7 @@ import { ClientCredentials } from './client-credentials.js';
 import { readWithin } from './read-body.js';
 import { RenewedToken, type IssuedToken } from './renewed-token.js';
 import { readSecretFile } from './secret-file.js';
+import { tokenRefusalText } from './sent-credentials.js';
 import { noSubjectToken, type SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 
@@ -131,12 +132,13 @@ export class TokenExchange implements BearerSource {
   /** `retried`: the actor token was fetched again after a refusal (see below); a second refusal stands. */
   async #exchange(retried = false): Promise<IssuedToken> {
     const form = await this.#form();
+    const authorization = `Basic ${this.#client.basic}`;
     let res: Dispatcher.ResponseData;
     try {
       res = await request(this.#client.settings.tokenEndpoint, {
         method: 'POST',
         dispatcher: this.#dispatcher,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${this.#client.basic}` },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization },
         body: form.toString(),
       });
     } catch (err) {
@@ -146,8 +148,9 @@ export class TokenExchange implements BearerSource {
     const doc = parse(text);
     if (res.statusCode >= 500) throw this.#unavailable(`HTTP ${res.statusCode}`);
     if (res.statusCode !== 200) {
-      const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
-      const why = typeof doc.error_description === 'string' ? `: ${doc.error_description.slice(0, MAX_DESCRIPTION)}` : '';
+      // Its words without what was sent (a server may echo the client secret or the tokens): tokenRefusalText.
+      const error = typeof doc.error === 'string' ? tokenRefusalText(doc.error, authorization, form, 64) : `HTTP ${res.statusCode}`;
+      const why = typeof doc.error_description === 'string' ? `: ${tokenRefusalText(doc.error_description, authorization, form, MAX_DESCRIPTION)}` : '';
       const refusal = this.#refused(error, `the authorization server refused to exchange your token for upstream "${this.#client.upstream}" (${error}${why})`);
       const actor = form.get('actor_token');
       if (actor === null || retried) throw refusal;

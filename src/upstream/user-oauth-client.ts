@@ -6,6 +6,7 @@ import type { UserTokens } from './credential-vault.js';
 import { discoveredUrlProblem, withoutTrailingSlash } from './discovered-urls.js';
 import { readWithin } from './read-body.js';
 import { readSecretFile } from './secret-file.js';
+import { tokenRefusalText } from './sent-credentials.js';
 
 export type UserOAuthSettings = Extract<NonNullable<RemoteUpstreamConfig['auth']>, { type: 'user-oauth' }>;
 
@@ -152,8 +153,9 @@ export class UserOAuthClient {
     // Throttled (429), timed out (408) or failing (5xx): the grant is not in question, only the moment.
     if (res.statusCode >= 500 || res.statusCode === 429 || res.statusCode === 408) throw this.#unavailable(`HTTP ${res.statusCode} from the token endpoint`);
     if (res.statusCode !== 200) {
-      const error = typeof doc.error === 'string' ? doc.error.slice(0, 64) : `HTTP ${res.statusCode}`;
-      throw new GrantRefused(error, typeof doc.error_description === 'string' ? doc.error_description.slice(0, MAX_DESCRIPTION) : error);
+      // Logged (UserConsent.clientRefused): without what was sent, which a server may echo (tokenRefusalText).
+      const error = typeof doc.error === 'string' ? tokenRefusalText(doc.error, headers.authorization, form, 64) : `HTTP ${res.statusCode}`;
+      throw new GrantRefused(error, typeof doc.error_description === 'string' ? tokenRefusalText(doc.error_description, headers.authorization, form, MAX_DESCRIPTION) : error);
     }
     const accessToken = bearerTokenOf(doc, (why) => this.#unavailable(why));
     // At least 30 s, and refreshed no earlier than half its life: a token living no longer than the skew
