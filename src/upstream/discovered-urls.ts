@@ -15,6 +15,12 @@ function addressOf(hostname: string): { address: string; type: 'ipv4' | 'ipv6' }
   return family === 0 ? undefined : { address: host, type: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
+/** Whether a resolved address (no brackets) is link-local: see LINK_LOCAL. */
+export function isLinkLocal(address: string): boolean {
+  const ip = addressOf(address);
+  return ip !== undefined && LINK_LOCAL.check(ip.address, ip.type);
+}
+
 function isLoopback(hostname: string): boolean {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
   const ip = addressOf(hostname);
@@ -32,8 +38,8 @@ function isLoopback(hostname: string): boolean {
 export function discoveredUrlProblem(url: string, operatorOrigins: readonly string[]): string | undefined {
   if (!URL.canParse(url)) return 'is not a URL';
   const u = new URL(url);
-  const ip = addressOf(u.hostname);
-  if (ip && LINK_LOCAL.check(ip.address, ip.type)) return 'is at a link-local address (169.254.0.0/16, fe80::/10: where cloud metadata services answer), never an authorization server';
+  // A host name is checked where it is resolved, at each connection (authServerAgent).
+  if (isLinkLocal(u.hostname)) return 'is at a link-local address (169.254.0.0/16, fe80::/10: where cloud metadata services answer), never an authorization server';
   if (u.protocol === 'https:') return undefined;
   if (u.protocol !== 'http:') return `uses ${u.protocol}, not https`;
   if (isLoopback(u.hostname) || operatorOrigins.includes(u.origin)) return undefined;

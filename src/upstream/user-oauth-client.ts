@@ -244,7 +244,9 @@ export class UserOAuthClient {
       // next URL is tried; taken as metadata naming no issuer, it failed discovery at the first URL.
       const doc: unknown = res.statusCode === 200 ? JSON.parse(text) : undefined;
       return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
-    } catch {
+    } catch (err) {
+      // A destination refused at connection (authServerAgent: a name resolving to link-local) is said, not taken for no document.
+      if (err instanceof GatewayError) throw this.#unavailable(err.message);
       return undefined;
     }
   }
