@@ -10,10 +10,30 @@ import { styleDeclarations } from './style-declarations.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
- * table), and an opacity below 0 is clamped to 0: before 2026-12-06 both hid text unfound.
+ * table): before 2026-12-06 it hid text unfound.
  */
-const HIDING =
-  /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b|(?<![\w-])opacity\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+|-(?:\d+\.?\d*|\.\d+))%?(?![\w.%])|(?<![\w-])font-size\s*[:=]\s*["']?(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?(?![\w.%])/i;
+const HIDING = /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b/i;
+/**
+ * An opacity or a font-size, group 2 its value as one token (judged by faded): a number near zero hides as 0
+ * does. The token is taken whole, then read by NUMBER anchored, so a long number is read once.
+ */
+const FADING = /(?<![\w-])(opacity|font-size)\s*[:=]\s*["']?([-+.\w%]*)/gi;
+/** A CSS number and its unit: group 1 the number, 2 the unit ("" for none). One way to match each number. */
+const NUMBER = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)(%|[a-z]*)$/i;
+/**
+ * The thresholds below which a value hides as 0 does (before 2026-12-07 only an exact 0 was found, and
+ * `opacity:0.001` or `font-size:0.1px` hid a sentence as surely): an opacity below 0.05 (5%, text at 1/20 of
+ * its contrast; below 0 it is clamped to 0), a font-size below 2px (1.5pt) or 0.15em (rem; 0.3ex, ch; 15%),
+ * a scale below 0.05 in either axis, a size below 2px. A font-size in another unit (vw, …) hides only at 0.
+ */
+const OPACITY_LIMIT = 0.05;
+const SCALE_LIMIT = 0.05;
+const PX_LIMIT = 2;
+const FONT_LIMIT: Readonly<Record<string, number>> = { em: 0.15, rem: 0.15, ex: 0.3, ch: 0.3, '%': 15 };
+/** Pixels per absolute unit (unitless: an SVG attribute's user units, px), and em, rem at the default 16px. */
+const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, em: 16, rem: 16 };
+/** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
+const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
 const COLLAPSING = /scale|matrix|clip|height|width/i;
 
@@ -36,7 +56,46 @@ const TO_AUTO = /^(?:hidden|auto|scroll|overlay)$/;
 /** Whether `attrs` (a tag's attribute text, as written) hide the element, once decoded as the browser decodes them. */
 export function hidingAttributes(attrs: string): boolean {
   const applied = asApplied(attrs);
-  return HIDING.test(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs)));
+  return HIDING.test(applied) || faded(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs)));
+}
+
+/** An opacity or a font-size below its threshold, anywhere in the attributes (as HIDING reads them). */
+function faded(applied: string): boolean {
+  FADING.lastIndex = 0; // exec, not matchAll: no copy of the expression per tag
+  for (let m = FADING.exec(applied); m !== null; m = FADING.exec(applied)) {
+    const v = NUMBER.exec(m[2]!);
+    if (v === null) continue;
+    const n = parseFloat(v[1]!);
+    const unit = v[2]!.toLowerCase();
+    if (m[1]!.length === 7 ? (unit === '' ? n : unit === '%' ? n / 100 : NaN) < OPACITY_LIMIT : smallFont(n, unit)) return true;
+  }
+  return false;
+}
+
+/** A font-size of 0 in any unit, or a positive one below its unit's threshold (a negative one is invalid: the inherited size shows). */
+function smallFont(n: number, unit: string): boolean {
+  if (n === 0) return true;
+  if (!(n > 0)) return false;
+  const limit = FONT_LIMIT[unit];
+  return limit !== undefined ? n < limit : n * (PX[unit] ?? NaN) < PX_LIMIT;
+}
+
+/** A CSS number and its unit ("" for none), or undefined. */
+function numeric(v: string | undefined): { n: number; unit: string } | undefined {
+  const m = v === undefined ? null : NUMBER.exec(v);
+  return m === null ? undefined : { n: parseFloat(m[1]!), unit: m[2]!.toLowerCase() };
+}
+
+/** A length in px (an absolute unit, or em and rem at 16px); NaN for any other (a percentage, vw, calc()). */
+function px(v: string | undefined): number {
+  const l = numeric(v);
+  return l === undefined ? NaN : l.n * (PX[l.unit] ?? NaN);
+}
+
+/** A scale factor as a number (a percentage divided by 100); NaN for anything else. */
+function factor(v: string | undefined): number {
+  const f = numeric(v);
+  return f === undefined ? NaN : f.unit === '' ? f.n : f.unit === '%' ? f.n / 100 : NaN;
 }
 
 /** A number, a length or a percentage that is zero (`0`, `-0.0`, `0px`, `0%`): NaN is not. */
@@ -44,40 +103,83 @@ function zero(v: string | undefined): boolean {
   return v !== undefined && v !== '' && parseFloat(v) === 0;
 }
 
+/** Zero, or a length below 2px: a size that shows nothing. */
+function tiny(v: string | undefined): boolean {
+  const p = px(v);
+  return zero(v) || (p >= 0 && p < PX_LIMIT);
+}
+
 /**
- * Hidden by a value that leaves nothing to see: a transform or `scale` with a 2D factor of 0 (scale(0),
- * scaleX(0), a matrix of determinant 0), a `clip-path` that clips all (inset 50% from two sides, a circle or
- * ellipse of radius 0), a `clip` rect with no area, or a height or width of 0 whose overflow does not show.
- * Before 2026-12-06 each hid text unfound.
+ * Hidden by a value that leaves nothing to see: a transform or `scale` with a 2D factor below 0.05 (scale(0.01),
+ * scaleX(0), a matrix that flattens some direction so), a `clip-path` that clips all (inset 50% from two sides,
+ * or 1000px, a circle or ellipse of radius below 2px), a `clip` rect with no area, or a height or width below
+ * 2px whose overflow does not show. Before 2026-12-06 each hid text unfound at 0, before 2026-12-07 near it.
  */
 function collapsed(a: Map<string, string>): boolean {
-  const transform = a.get('transform');
-  if (transform !== undefined && scaledAway(transform)) return true;
-  const scale = a.get('scale')?.split(ARGS);
-  if (scale !== undefined && (zero(scale[0]) || zero(scale[1]))) return true;
+  if (scaledAway(a.get('transform') ?? '', a.get('scale'))) return true;
   if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
 
-function scaledAway(transform: string): boolean {
+/**
+ * The `scale` property's factors and the transform's scale functions, multiplied per axis (a rotation between
+ * them is not followed: more than the browser shows, never less), and each matrix alone by its least stretch.
+ */
+function scaledAway(transform: string, scale: string | undefined): boolean {
+  const s = scale?.split(ARGS);
+  let x = s === undefined ? 1 : times(1, s[0]);
+  let y = s === undefined ? 1 : times(1, s[1] ?? s[0]);
   for (const m of transform.matchAll(FUNCTION)) {
     const name = m[1]!;
-    const n = m[2]!.trim().split(ARGS).map(parseFloat);
-    if (name === 'scale' || name === 'scale3d' ? n[0] === 0 || n[1] === 0 : name === 'scalex' || name === 'scaley' ? n[0] === 0 : name === 'matrix' && n.length === 6 && n[0]! * n[3]! - n[1]! * n[2]! === 0) return true;
+    const n = m[2]!.trim().split(ARGS);
+    if (name === 'scale' || name === 'scale3d') {
+      x = times(x, n[0]);
+      y = times(y, name === 'scale' ? (n[1] ?? n[0]) : n[1]);
+    } else if (name === 'scalex') x = times(x, n[0]);
+    else if (name === 'scaley') y = times(y, n[0]);
+    else if (name === 'matrix' && n.length === 6 && leastStretch(n.map(parseFloat)) < SCALE_LIMIT) return true;
   }
-  return false;
+  return Math.abs(x) < SCALE_LIMIT || Math.abs(y) < SCALE_LIMIT;
 }
 
-/** inset() with top+bottom or left+right 100% or more (percentages only: a length depends on the box), circle(0), ellipse with a radius 0. */
+/** `x` scaled by the factor `v`; a factor not known (`none`, calc()) is taken as 1, so it hides none of the others. */
+function times(x: number, v: string | undefined): number {
+  const f = factor(v);
+  return Number.isNaN(f) ? x : x * f;
+}
+
+/** The least factor a matrix(a, b, c, d, e, f) scales any direction by: its smaller singular value (0 when its determinant is). */
+function leastStretch([a, b, c, d]: number[]): number {
+  const sum = a! * a! + b! * b! + c! * c! + d! * d!;
+  const det = a! * d! - b! * c!;
+  return Math.sqrt(Math.max(0, (sum - Math.sqrt(Math.max(0, sum * sum - 4 * det * det))) / 2));
+}
+
+/**
+ * inset() whose top and bottom, or left and right, clip 100% or more in percentages or 1000px or more in lengths
+ * (a length's share depends on the box: a box text sits in is not that tall), a circle or an ellipse with a radius below 2px.
+ */
 function clipsAll(clipPath: string | undefined): boolean {
   const m = clipPath === undefined ? null : SHAPE.exec(clipPath);
   if (m === null) return false;
   const args = m[2]!.split(SHAPE_TAIL)[0]!.trim().split(ARGS);
-  if (m[1] !== 'inset') return zero(args[0]) || (m[1] === 'ellipse' && zero(args[1]));
-  const [t, r = t, b = t, l = r] = args.map((v) => (zero(v) ? 0 : v.endsWith('%') ? parseFloat(v) : NaN));
-  return t! + b! >= 100 || r! + l! >= 100;
+  if (m[1] !== 'inset') return tiny(args[0]) || (m[1] === 'ellipse' && tiny(args[1]));
+  const [t, r = t, b = t, l = r] = args;
+  return clipsAxis(t!, b!) || clipsAxis(r!, l!);
+}
+
+/** Two opposite insets that together clip the whole axis: 100% or more, or 1000px or more (mixed: either part alone). */
+function clipsAxis(one: string, other: string): boolean {
+  let pct = 0;
+  let len = 0;
+  for (const v of [one, other]) {
+    if (zero(v)) continue;
+    if (v.endsWith('%')) pct += factor(v) * 100;
+    else len += px(v);
+  }
+  return pct >= 100 || len >= INSET_LIMIT;
 }
 
 /** rect(top, right, bottom, left) whose bottom is not below its top or right not right of its left (`auto`: the box's edge). */
@@ -89,17 +191,17 @@ function emptyRect(clip: string): boolean {
 }
 
 /**
- * A height (or width) of 0 whose overflow in that axis is not visible: text past the box is clipped or
+ * A height (or width) below 2px whose overflow in that axis is not visible: text past the box is clipped or
  * scrolled within nothing. `visible` beside a non-visible other axis computes to `auto`, as CSS says.
  */
 function zeroBox(a: Map<string, string>, axis: 'height' | 'width'): boolean {
-  if (!(zero(a.get(axis)) || zero(a.get(`max-${axis}`)))) return false;
+  if (!(tiny(a.get(axis)) || tiny(a.get(`max-${axis}`)))) return false;
   if (PADDING[axis].some((p) => NONZERO.test(a.get(p) ?? ''))) return false;
   // The shorthand's sides: top, right = top, bottom = top, left = right.
   const [t, r = t, b = t, l = r] = (a.get('padding') ?? '0').split(ARGS);
   if (axis === 'height' ? NONZERO.test(t!) || NONZERO.test(b!) : NONZERO.test(r!) || NONZERO.test(l!)) return false;
   const min = a.get(`min-${axis}`);
-  if (min !== undefined && min !== 'auto' && !zero(min)) return false;
+  if (min !== undefined && min !== 'auto' && !tiny(min)) return false;
   const both = (a.get('overflow') ?? 'visible').split(ARGS);
   const x = a.get('overflow-x') ?? both[0]!;
   const y = a.get('overflow-y') ?? both[1] ?? both[0]!;

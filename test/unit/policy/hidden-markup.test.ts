@@ -117,6 +117,37 @@ describe('hidden markup', () => {
     assert.deepEqual(long.map((s) => scanner.scan(s)?.counts.markup ?? 0), [0, 1, 0]);
   });
 
+  it('a value near zero hides as zero does: opacity below 0.05, font-size below 2px (0.15em), a scale below 0.05, an inset past 1000px (found by a review)', () => {
+    // Before, only an exact 0 was found: `opacity:0.001` or `font-size:0.1px` hid a sentence as surely.
+    const hidden = [
+      '<span style="opacity:0.001">a</span>', '<span style="opacity: .04 !important">a</span>', '<span style="opacity:1%">a</span>', '<span style="opacity:1e-3">a</span>',
+      '<text opacity="0.01">a</text>', '<p style="font-size:0.1px">a</p>', '<p style="font-size:1.9px">a</p>', '<p style="font-size:0.01em">a</p>',
+      '<p style="font-size:.1REM">a</p>', '<p style="font-size:1pt">a</p>', '<p style="font-size:0.01in">a</p>', '<p style="font-size:10%">a</p>', '<text font-size="1">a</text>',
+      '<div style="transform:scale(0.001)">a</div>', '<div style="transform:scale(1, 0.01)">a</div>', '<div style="transform:scaleY(-0.01)">a</div>', '<div style="transform:scale(1%)">a</div>',
+      '<div style="transform:scale(0.2) scale(0.2)">a</div>', '<div style="transform:matrix(0.001, 0, 0, 1, 0, 0)">a</div>', '<div style="scale: 0.01">a</div>', '<g transform="scale(0.001)">a</g>',
+      '<div style="clip-path: inset(9999px)">a</div>', '<div style="clip-path:inset(0 0 1000px 0)">a</div>', '<div style="clip-path:inset(50%)">a</div>', '<div style="clip-path:inset(0 40em)">a</div>',
+      '<div style="clip-path:circle(1px)">a</div>', '<div style="height:1px;overflow:hidden">a</div>', '<div style="scale:none;transform:scale(0.01)">a</div>',
+    ];
+    for (const s of hidden) assert.deepEqual(counts(s), { markup: 1 }, s);
+    const shown = [
+      '<span style="opacity:0.05">seen</span>', '<span style="opacity:5%">seen</span>', '<p style="font-size:2px">seen</p>', '<p style="font-size:0.15em">seen</p>',
+      '<p style="font-size:15%">seen</p>', '<p style="font-size:-1px">seen</p>', '<p style="font-size:0.1vw">seen</p>', '<div style="transform:scale(0.05)">seen</div>',
+      '<div style="transform:scaleX(0.5) scaleY(0.5)">seen</div>', '<div style="transform:matrix(0.7071, 0.7071, -0.7071, 0.7071, 0, 0)">seen</div>', '<div style="scale: 0.5 0.5">seen</div>',
+      '<div style="clip-path:inset(10px)">seen</div>', '<div style="clip-path:inset(400px 0)">seen</div>', '<div style="clip-path:inset(40% 0 0 0)">seen</div>',
+      '<div style="height:2px;overflow:hidden">seen</div>', '<div style="clip-path:circle(2px)">seen</div>',
+    ];
+    for (const s of shown) assert.equal(scanner.scan(s), undefined, s);
+    // Long numbers built against the value expressions: read once, each to an answer.
+    const long = [
+      `<div style="opacity:${'1'.repeat(100_000)}_">x</div>`,
+      `<div style="font-size:-${'1'.repeat(100_000)}.${'1'.repeat(100_000)}e">x</div>`,
+      `<div style="transform:scale(${'0'.repeat(100_000)}.${'0'.repeat(100_000)}1)">x</div>`,
+      `<div style="clip-path:inset(${'9'.repeat(100_000)}px)">x</div>`,
+      `<div style="${'opacity: '.repeat(20_000)}">x</div>`,
+    ];
+    assert.deepEqual(long.map((s) => scanner.scan(s)?.counts.markup ?? 0), [0, 0, 1, 1, 0]);
+  });
+
   it('a <template>, <style> or <script> named in Markdown prose, unclosed, is no finding and hides nothing after it; closed, it is found (found by a review)', () => {
     // Before 2026-12-06 an unclosed one ran to the end of the text: strip cut the rest of the answer.
     for (const s of ['Wrap it in a <template> tag and clone it; the rest is shown.', 'A <style> element goes in <head>, and a <script> at the end.', 'Put rows in a <TEMPLATE>.\n\nThen <b>call</b> render().']) {
