@@ -11,6 +11,7 @@
 import { cssFetches } from './css-fetches.js';
 import { decodeReferences } from './html-references.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
+import { someAttribute } from './tag-attributes.js';
 
 /** An inline Markdown image: group 1 its URL (in <…> or bare). */
 const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([^\s()]*\)[^\s()]*)*))(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
@@ -21,8 +22,6 @@ const INLINE = /!\[(?:[^\][]|\[[^\][]*\])*\]\(\s*(?:<([^<>\n]*)>|([^\s()]+(?:\([
 const IMG = /<(img|source|video|audio|track|input|image|feimage|iframe|embed|object|link|body|table|thead|tbody|tfoot|tr|td|th)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/gi;
 /** Only text with one of these tags can hold such an element. */
 const FETCHING = /<(?:img|source|video|audio|track|input|image|feimage|iframe|embed|object|link|body|table|thead|tbody|tfoot|tr|td|th)[\s/>]/i;
-/** The attributes an element is fetched by: group 1 the name, 2–4 the value, quoted or not. */
-const SOURCE = /(?:^|[\s/"'])(src|srcset|poster|data|href|xlink:href|background)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
 /**
  * Which of those attributes each element is fetched by as the page loads, no click needed: a <picture>'s or a
  * media element's <source>, a video's poster, a media element's or a track's src, an <input type="image">,
@@ -57,25 +56,17 @@ const FETCHED_BY: Readonly<Record<string, RegExp>> = {
  * <link rel="canonical"> or "alternate" is fetched by no one. Before 2026-12-07 no <link>, no `background`
  * attribute (of a body, table, row or cell) and no SVG <feImage> was read.
  */
-const REL = /(?:^|[\s/"'])rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
 const FETCHING_REL = /(?:^|\s)(?:stylesheet|icon|apple-touch-icon|manifest|preload|modulepreload|prefetch|prerender|preconnect|dns-prefetch)(?!\S)/i;
 
-/** Whether a <link>'s attributes have a `rel` naming something fetched as the page loads (any of them: more than a browser applies, never less). */
-function fetchingLink(attributes: string): boolean {
-  for (const m of attributes.matchAll(REL)) if (FETCHING_REL.test(m[1] ?? m[2] ?? m[3]!)) return true;
-  return false;
-}
+/** An <input>'s `type` that has it fetch its src (an image button), as the browser matches it: case aside. */
+const IMAGE_TYPE = /^\s*image\s*$/i;
 /**
  * Any opening tag, read as IMG reads it: group 1 its name, 2 its attributes. Looked for only in text that
  * STYLING finds, for a `style` attribute (any element's) or a <style> element.
  */
 const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/g;
 const STYLING = /<style[\s/>]|[\s/"']style\s*=/i;
-/**
- * A `style` attribute (not `data-style`): its value in 1–3, quoted or not. Every match is read, one inside another
- * attribute's value too (`title=" style=x"`): more than the browser applies, never less.
- */
-const STYLE_ATTRIBUTE = /(?:^|[\s/"'])style\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+const isStyle = (name: string): boolean => name === 'style';
 /** Where a <style>'s text ends (raw text: no other tag inside counts). */
 const STYLE_END = /<\/style[\s/>]/gi;
 /** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
@@ -119,21 +110,28 @@ function allowedHost(host: string, allowed: readonly string[]): boolean {
   return false;
 }
 
-/** Whether an element's attributes have it fetched from a host not allowed: its `src` (or FETCHED_BY's), or any candidate of its `srcset`. */
+const isType = (name: string): boolean => name === 'type';
+const isRel = (name: string): boolean => name === 'rel';
+const imageType = (_name: string, value: string): boolean => IMAGE_TYPE.test(value);
+/** A <link>'s `rel` naming something fetched as the page loads (any `rel` of it: more than a browser applies, never less). */
+const fetchingRel = (_name: string, value: string): boolean => FETCHING_REL.test(value);
+
+/**
+ * Whether an element's attributes have it fetched from a host not allowed: its `src` (or FETCHED_BY's), or
+ * any candidate of its `srcset`. Its real attributes only (tag-attributes.ts): before 2026-12-07 a `src=`
+ * inside another attribute's value (`title="x src=https://…"`) was read, and strip cut an image that fetched nothing from there.
+ */
 function outsideImg(tag: string, attributes: string, allowed: readonly string[]): boolean {
   const fetchedBy = FETCHED_BY[tag.toLowerCase()]!;
   // An <input> fetches its src only as an image button.
-  if (fetchedBy === FETCHED_BY.input && !/(?:^|[\s/"'])type\s*=\s*["']?image\b/i.test(attributes)) return false;
-  if (fetchedBy === FETCHED_BY.link && !fetchingLink(attributes)) return false;
-  for (const m of attributes.matchAll(SOURCE)) {
-    const name = m[1]!.toLowerCase();
-    if (!fetchedBy.test(name)) continue;
-    const value = m[2] ?? m[3] ?? m[4] ?? '';
+  if (fetchedBy === FETCHED_BY.input && !someAttribute(attributes, isType, imageType)) return false;
+  if (fetchedBy === FETCHED_BY.link && !someAttribute(attributes, isRel, fetchingRel)) return false;
+  return someAttribute(
+    attributes,
+    (name) => fetchedBy.test(name),
     // A srcset's candidates: URLs and their descriptors (`2x`, `100w`, relative, so never outside).
-    const urls = name !== 'srcset' ? [value] : value.split(/[\s,]+/);
-    if (urls.some((u) => outsideImage(u, allowed))) return true;
-  }
-  return false;
+    (name, value) => (name !== 'srcset' ? outsideImage(value, allowed) : value.split(/[\s,]+/).some((u) => outsideImage(u, allowed))),
+  );
 }
 
 /** Only text with one of these can hold an image. */
@@ -160,11 +158,8 @@ function outsideStyles(s: string, allowed: readonly string[], shownAsCode: (at: 
       TAG.lastIndex = end; // raw text: no tag inside it is one
       continue;
     }
-    for (const style of m[2]!.matchAll(STYLE_ATTRIBUTE)) {
-      if (!cssFetches(style[1] ?? style[2] ?? style[3]!, outside)) continue;
-      if (!shownAsCode(at)) spans.push([at, at + m[0].length]);
-      break;
-    }
+    // Every `style` attribute (a browser keeps the first: more, never less), not a `style=` inside another's value.
+    if (someAttribute(m[2]!, isStyle, (_name, css) => cssFetches(css, outside)) && !shownAsCode(at)) spans.push([at, at + m[0].length]);
   }
 }
 

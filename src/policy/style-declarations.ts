@@ -7,9 +7,8 @@
  */
 import { decodeReferences } from './html-references.js';
 import { cssAsApplied } from './style-as-applied.js';
+import { someAttribute } from './tag-attributes.js';
 
-/** One attribute: group 1 its name, 2–4 its value (quoted or not). A value is consumed whole, so nothing in it is a name. */
-const ATTRIBUTE = /([^\s/>="']+|["'])(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']*)))?/g;
 /** Presentation attributes the hiding checks read (a style's declaration of the same property wins). */
 const PRESENTATION = new Set(['transform', 'clip-path', 'clip', 'overflow', 'display', 'visibility', 'opacity']);
 const IMPORTANT = /!\s*important\s*$/i;
@@ -17,13 +16,11 @@ const IMPORTANT = /!\s*important\s*$/i;
 export function styleDeclarations(attrs: string): Map<string, string> {
   const out = new Map<string, string>();
   let style: string | undefined;
-  for (const m of attrs.matchAll(ATTRIBUTE)) {
-    const name = m[1]!.toLowerCase();
-    const value = m[2] ?? m[3] ?? m[4];
-    if (value === undefined) continue;
+  someAttribute(attrs, (name) => name === 'style' || PRESENTATION.has(name), (name, value) => {
     if (name === 'style') style ??= value; // the first one: a browser drops the others
-    else if (PRESENTATION.has(name)) out.set(name, clean(cssAsApplied(decodeReferences(value))));
-  }
+    else out.set(name, clean(cssAsApplied(decodeReferences(value))));
+    return false;
+  });
   if (style !== undefined) declarations(decodeReferences(style), out);
   return out;
 }

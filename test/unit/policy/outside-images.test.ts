@@ -89,6 +89,34 @@ describe('images from outside hosts', () => {
     assert.deepEqual(outsideImages(after, []), [[after.indexOf('<div'), after.indexOf('x</div>')]]);
   });
 
+  it('only a tag\'s real attributes count: `src=` inside another attribute\'s value fetches nothing (found by a review)', () => {
+    // Before, each of these was found (strip cut it), as every `src=` after a space or quote was read.
+    const left = [
+      '<img title="x src=http://evil.example/a" src="ok.png">',
+      "<img alt='a src=https://evil.example/?d=1' src=local.png>",
+      '<img alt="see"title="srcset=https://evil.example/a 2x">',
+      '<input title="type=image" src="https://evil.example/a">',
+      '<link rel="canonical" title="rel=stylesheet" href="https://evil.example/a.css">',
+      '<div title=" style=background:url(https://evil.example/a)">x</div>',
+    ];
+    for (const s of left) assert.equal(outsideImages(s, []), undefined, s);
+    // Real attributes however they are separated, quoted or cased: found.
+    const fetched = [
+      '<img title="x" src=https://evil.example/a>',
+      '<img alt="x"src="https://evil.example/a">',
+      '<img/src=https://evil.example/a>',
+      '<img src = "https://evil.example/a">',
+      '<IMG ALT=x SRC=\'//evil.example/a\'>',
+      '<input type="IMAGE" title="src=ok.png" src="https://evil.example/a">',
+      '<link title="rel=canonical" rel="stylesheet" href="https://evil.example/a.css">',
+      '<div title="style=x" style="background:url(https://evil.example/a)">x</div>',
+    ];
+    for (const s of fetched) assert.deepEqual(outsideImages(s, []), [[0, s.indexOf('>') + 1]], s);
+    // Long attribute texts built against the attribute reader: each read to an answer.
+    const long = [`<img ${'a '.repeat(50_000)}src=https://evil.example/a>`, `<img title="${' src=x'.repeat(20_000)}">`, `<img ${'"'.repeat(100_000)}>`, `<img ${'a='.repeat(50_000)}>`];
+    assert.deepEqual(long.map((s) => outsideImages(s, [])?.length ?? 0), [1, 0, 0, 0]);
+  });
+
   it('an image inside an HTML comment is markup (not fetched), counted once', () => {
     assert.deepEqual(scanner.scan('a <!-- ![x](https://evil.example/) --> b')?.counts.image, 0);
   });
