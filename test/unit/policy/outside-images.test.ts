@@ -89,6 +89,32 @@ describe('images from outside hosts', () => {
     assert.deepEqual(outsideImages(after, []), [[after.indexOf('<div'), after.indexOf('x</div>')]]);
   });
 
+  it('an SVG presentation attribute whose url() a browser fetches (fill, stroke, filter, mask, clip-path, marker, cursor) is found as its style would be (found by a review)', () => {
+    // Before, `style="fill:url(https://…)"` was found and `fill="url(https://…)"`, the same property, was not.
+    const fetched = [
+      '<rect fill="url(https://evil.example/p.svg#g)"/>',
+      "<path stroke='url(//evil.example/p.svg#g)'/>",
+      '<g filter="url(https://evil.example/f.svg#f)">x</g>',
+      '<text mask=url(https://evil.example/m.svg#m)>x</text>',
+      '<g clip-path="url(&quot;https://evil.example/c.svg#c&quot;)">x</g>',
+      '<path marker-end="url(https://evil.example/m.svg#a)"/>',
+      '<g cursor="url(https://evil.example/c.png), auto">x</g>',
+      '<rect FILL="u&#114;l(https://evil.example/p.svg#g)"/>',
+      '<rect title="x" fill="\\75 rl(https://evil.example/p.svg#g)"/>',
+    ];
+    for (const s of fetched) assert.deepEqual(outsideImages(s, []), [[0, s.indexOf('>') + 1]], s);
+    assert.equal(images('<svg><rect fill="url(https://evil.example/p.svg#g)"/></svg>'), 1);
+    // A fragment of the page itself, a colour, an allowed host, another attribute's text, a name that is no presentation attribute: fetch nothing else.
+    const left = [
+      '<rect fill="url(#g)" stroke="red" filter="url(#f)"/>',
+      '<rect fill="url(https://img.example.com/p.svg#g)"/>',
+      '<rect title="fill=url(https://evil.example/p.svg#g)"/>',
+      '<rect data-fill="url(https://evil.example/p.svg#g)"/>',
+      'Set fill="url(https://evil.example/p.svg#g)" on it.',
+    ];
+    for (const s of left) assert.equal(outsideImages(s, ['img.example.com']), undefined, s);
+  });
+
   it('only a tag\'s real attributes count: `src=` inside another attribute\'s value fetches nothing (found by a review)', () => {
     // Before, each of these was found (strip cut it), as every `src=` after a space or quote was read.
     const left = [
