@@ -7,7 +7,7 @@ import { refuseHeld, type HeldAsk as Ask } from './held-ask.js';
 import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, urlElicitations, urlRefusal } from './input-requests.js';
 import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
-import { CacheLimit } from './result-shape.js';
+import { CacheLimit, completed } from './result-shape.js';
 
 export type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 
@@ -361,7 +361,7 @@ export class Exchange implements AttemptOwner {
     this.#hooks.ended(this, 'answered');
     // The response is this exchange's own: it takes the answering attempt's id in place.
     response.id = sink.id;
-    const shaped = this.#hooks.shape(sink.call, response, this.#retried, this.#cache);
+    const shaped = this.#hooks.shape(sink.call, completed(response), this.#retried, this.#cache);
     // The era's own refusals (headers, capabilities, version) are HTTP 400: the gateway's of the client's request, and an upstream's -32021 for what the client lacks (upstreamRefusal makes the rest an upstream failure).
     sink.finish(shaped, 'error' in shaped && shaped.error.code <= ErrorCode.HeaderMismatch && shaped.error.code >= ErrorCode.UnsupportedProtocolVersion ? 400 : 200);
   }

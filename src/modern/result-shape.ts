@@ -66,6 +66,23 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   return response;
 }
 
+/**
+ * The answer a call ends with, as a complete result: a 2026-07-28 upstream's rounds were answered on the
+ * way (legacyResult took its resultType), so a resultType still there is a 2025 upstream's, whose era has
+ * none. Passed on, its "input_required" and inputRequests were a round the gateway never sealed, put to the
+ * client unscreened, without the capability check, and its requestState one the retry was refused for.
+ */
+export function completed(response: JsonRpcResponse): JsonRpcResponse {
+  if (!('result' in response)) return response;
+  const result = response.result as Record<string, unknown>;
+  if (result.resultType === undefined || result.resultType === 'complete') return response;
+  // Rare (an upstream breaking its era): undefined members, which JSON leaves out, rather than deletes.
+  result.resultType = 'complete';
+  result.inputRequests = undefined;
+  result.requestState = undefined;
+  return response;
+}
+
 /** The `_meta` of a result that brought none: one frozen object per serverInfo, shared by every such answer. */
 const SERVED = new WeakMap<object, Readonly<Record<string, unknown>>>();
 /** Each shared `_meta`'s JSON member, written once (`"_meta":{…}`), with its length in UTF-8 bytes. */
