@@ -165,11 +165,13 @@ export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
  * but the 2026-07-28 era's protocol refusals (HTTP 400: headers, client capabilities, version): passed on to a
  * 2026-07-28 client, a tool's failure read as the gateway refusing its request (told -32020, the SDK v2 client
  * re-lists the tools and calls again: the upstream ran the tool twice). Such a client gets it as the upstream
- * failure it is (-32603, message and data kept); a 2025 client, of the upstream's era, as it was sent.
+ * failure it is (-32603, message and data kept); a 2025 client, of the upstream's era, as it was sent. So is
+ * the gateway's own request (no caller: the tool or prompt list a call is looked up in), whose failure reaches
+ * whichever client's call waits on it: kept, a 2026-07-28 client's tools/call got HTTP 400 -32020.
  */
 export function legacyUpstreamError(error: JsonRpcErrorObject, caller: UpstreamCaller | undefined): JsonRpcError {
   const refusal = error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability || error.code === ErrorCode.UnsupportedProtocolVersion;
-  return new JsonRpcError(refusal && caller?.era === 'modern' ? ErrorCode.InternalError : error.code, error.message, error.data);
+  return new JsonRpcError(refusal && (caller === undefined || caller.era === 'modern') ? ErrorCode.InternalError : error.code, error.message, error.data);
 }
 
 /**

@@ -56,3 +56,31 @@ describe("a 2025 upstream's error with a code the 2026-07-28 era reserves", () =
     }
   });
 });
+
+// The same codes on the gateway's own request to the upstream, which a client's call waits on: the tool or
+// prompt list a call is looked up in. That request has no client behind it, so its error kept the code, and
+// a 2026-07-28 client's tools/call or prompts/get was answered HTTP 400 -32020 (found by a review): a refusal
+// of its own headers, on which the SDK v2 client lists the tools and calls again.
+describe("a 2025 upstream that refuses the gateway's own listing with a code the 2026-07-28 era reserves", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      upstreams: [{ name: 'coded', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/error-data-server.mjs', '-32020'], sandbox: 'none' as const, sharing: 'shared' as const, pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['coded'] }],
+    });
+  });
+  after(() => gw.close());
+
+  for (const [method, params] of [
+    ['tools/call', { name: 'fail', arguments: {} }],
+    ['prompts/get', { name: 'greet' }],
+  ] as const) {
+    it(`a 2026-07-28 client's ${method} gets the upstream's failure (HTTP 200, -32603), message and data kept`, async () => {
+      const a = await modernPost(gw.url(), method, params, { caps: {} });
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+      assert.equal(a.body.error?.code, -32603, JSON.stringify(a.body));
+      assert.match(a.body.error.message, /list failed/);
+      assert.deepEqual(a.body.error.data, { listed: false });
+    });
+  }
+});
