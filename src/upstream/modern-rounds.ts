@@ -235,8 +235,12 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
  * upstream's requestState exactly as it sent it.
  */
 export async function callWithRounds(send: (params: Record<string, unknown>) => Promise<Result>, params: Params, gateway: Record<string, unknown>, o: RoundOptions): Promise<Result> {
+  // The round's keys are the gateway's to send: its client's answers to this upstream's questions, the state
+  // this upstream issued. A 2025 client's params carry none of its era (sent on, a state the upstream never
+  // issued, answers to questions never put to the user); a 2026-07-28 client's were taken off (upstreamParams).
+  const base = params !== undefined && ('inputResponses' in params || 'requestState' in params) ? { ...params, inputResponses: undefined, requestState: undefined } : params;
   // Asked again each round: a 2026-07-28 client's retry declares its capabilities (and log level) anew.
-  const meta = () => withModernMeta(params, relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId)), o.caller?.logLevelFor?.(o.callerRequestId));
+  const meta = () => withModernMeta(base, relayedCapabilities(gateway, o.caller?.capabilitiesFor?.(o.callerRequestId)), o.caller?.logLevelFor?.(o.callerRequestId));
   let out = meta();
   let refreshed = false;
   // Refused before it ran (the headers are checked first): made again, once, if the tool's definition was stale.
