@@ -41,12 +41,26 @@ export interface AskScreen {
 export function screenedAsk(s: AskScreen, method: string, params: Record<string, unknown> | undefined, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
   const kind = ASKS.get(method);
   if (kind === undefined || params === undefined) return params;
+  if (kind === 'sampling') params = ownContextOnly(params);
   if (kind === 'elicitation') {
     const field = gatewayWordingIn(params);
     if (field !== undefined) return toJsonRpcError(impersonation(s, upstream, field));
   }
   const screened = scanned(s, kind, method, params, upstream);
   return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
+}
+
+/**
+ * A sampling request asks with no context of other servers. Its includeContext ("thisServer", "allServers")
+ * asks the client to attach context from MCP servers to the prompt, and the client's one server is the
+ * gateway: every upstream of the endpoint, and with "allServers" whatever else its host is connected to. The
+ * gateway declares no sampling.context to upstreams (told none, a server SHOULD send only "none"), and a
+ * client MAY ignore the ask: relayed as written, one upstream had the client's model read what the others
+ * returned, for its answer to carry back. Relayed as "none".
+ */
+function ownContextOnly(params: Record<string, unknown>): Record<string, unknown> {
+  const asked = params.includeContext;
+  return asked === undefined || asked === 'none' ? params : { ...params, includeContext: 'none' };
 }
 
 function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string, params: Record<string, unknown>, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
