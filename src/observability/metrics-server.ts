@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ConnectionCap } from '../listener/connection-cap.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
 import type { Logger } from './logger.js';
@@ -16,6 +17,50 @@ export interface MetricsListenerOptions {
   log?: Logger;
 }
 
+/** Requests a connection may have unanswered (pipelined, the one being answered included) before it is closed. */
+const MAX_PIPELINED = 4;
+
+/** Per connection: its requests not answered yet, and the end of the last one's turn. */
+interface Turns {
+  waiting: number;
+  last: Promise<void>;
+}
+
+/** Resolves once `res` is written out to the kernel (or its connection is gone). */
+function written(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.writableFinished || res.destroyed) return resolve();
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+}
+
+/**
+ * Answers the requests of one connection one at a time, each once the answer before it is written out,
+ * and closes a connection with more than MAX_PIPELINED unanswered. node's server emits a request for every
+ * pipelined message it has read at once, so a client that wrote thousands of scrapes in one packet and
+ * never read had every one rendered and its answer held in the process; renders are one at a time
+ * process-wide (Metrics.render), so everyone else's scrapes waited behind them. No scraper or probe pipelines.
+ */
+function inTurn(turns: WeakMap<Socket, Turns>, req: IncomingMessage, res: ServerResponse, answer: () => Promise<void> | void): void {
+  const socket = req.socket;
+  let t = turns.get(socket);
+  if (!t) turns.set(socket, (t = { waiting: 0, last: Promise.resolve() }));
+  if (t.waiting >= MAX_PIPELINED) {
+    socket.destroy();
+    return;
+  }
+  const mine = t;
+  mine.waiting++;
+  mine.last = mine.last
+    .then(async () => {
+      if (socket.destroyed) return;
+      await answer();
+      await written(res);
+    })
+    .finally(() => mine.waiting--);
+}
+
 /** What GET /healthz answers on the MCP listener (Fastify's JSON of `{ status: 'ok' }`), answered here too. */
 const HEALTHZ_BODY = JSON.stringify({ status: 'ok' });
 
@@ -28,24 +73,8 @@ const HEALTHZ_BODY = JSON.stringify({ status: 'ok' });
  * callers are a few scrapers and the kubelet.
  */
 export async function startMetricsServer(metrics: Metrics, host: string, port: number, path: string, o: MetricsListenerOptions = {}): Promise<{ server: Server; address: string }> {
-  const server = createServer(httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000), (req, res) => {
-    const url = (req.url ?? '').split('?')[0];
-    if ((req.method === 'GET' || req.method === 'HEAD') && url === '/healthz') {
-      // The liveness probe's door: the MCP listener's /healthz (same answer) closes connections at accept
-      // once server.maxConnections are open, so a healthy pod held at its cap by SSE streams or a flood
-      // failed liveness and was restarted with every session. This port has a cap of its own.
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : HEALTHZ_BODY);
-      return;
-    }
-    if (req.method !== 'GET' || url !== path) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    metrics.render(req.headers.accept).then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
-    );
-  });
+  const turns = new WeakMap<Socket, Turns>();
+  const server = createServer(httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000), (req, res) => inTurn(turns, req, res, () => answer(metrics, path, req, res)));
   const maxConnections = o.maxConnections ?? 16;
   new ConnectionCap({ max: maxConnections, warn: (dropped) => o.log?.warn({ maxConnections, dropped }, 'metrics listener full (metrics.maxConnections): further connections are closed at accept') }).attach(server);
   await new Promise<void>((resolve, reject) => {
@@ -54,4 +83,24 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
   });
   const a = server.address() as { address: string; port: number };
   return { server, address: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}${path}` };
+}
+
+/** One request's answer: the liveness probe, the scrape, or 404. */
+function answer(metrics: Metrics, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  const url = (req.url ?? '').split('?')[0];
+  if ((req.method === 'GET' || req.method === 'HEAD') && url === '/healthz') {
+    // The liveness probe's door: the MCP listener's /healthz (same answer) closes connections at accept
+    // once server.maxConnections are open, so a healthy pod held at its cap by SSE streams or a flood
+    // failed liveness and was restarted with every session. This port has a cap of its own.
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : HEALTHZ_BODY);
+    return;
+  }
+  if (req.method !== 'GET' || url !== path) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    return;
+  }
+  return metrics.render(req.headers.accept).then(
+    ({ contentType, body }) => void res.writeHead(200, { 'content-type': contentType }).end(body),
+    (err: Error) => void res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
+  );
 }
