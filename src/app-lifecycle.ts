@@ -8,7 +8,7 @@ import type { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startAdminServer } from './admin/admin-server.js';
 import { GatewayAdmin } from './admin-target.js';
-import { watchConfigFile } from './config/config-watch.js';
+import { ConfigFilesWatch } from './config/config-files-watch.js';
 import { sourceDigest } from './config/source-digest.js';
 import type { ConfigReloader } from './gateway-reload.js';
 import type { Tracing } from './observability/tracing.js';
@@ -40,7 +40,7 @@ export class AppLifecycle {
   #metricsServer: Server | undefined;
   #admin: FastifyInstance | undefined;
   #gatewayAdmin: GatewayAdmin | undefined;
-  #unwatch: (() => void) | undefined;
+  #files: ConfigFilesWatch | undefined;
   /** Set once listen() started the metrics endpoint. */
   metricsUrl: string | undefined;
   /** Set once listen() started the admin API. */
@@ -107,14 +107,21 @@ export class AppLifecycle {
     else logger.info({ admin: url, auth }, 'admin API listening');
   }
 
-  /** admin.watchConfig: a change of the file's content reloads it (a ConfigMap update reaches each replica). */
+  /**
+   * admin.watchConfig: a change of the file's content, or of a key file of auth.keys in force, reloads it
+   * (a ConfigMap or Secret update reaches each replica).
+   */
   #watch(): void {
-    const { config, configFile, logger, metrics, reloader } = this.#parts;
+    const { config, configFile, gateway, logger, metrics, reloader } = this.#parts;
     if (!config.admin.watchConfig) return metrics.dropConfigWatch();
     if (!configFile) return void logger.warn('admin.watchConfig: the config did not come from a file; nothing to watch');
     const onState = (up: boolean): void => metrics.configWatchUp.set(up ? 1 : 0);
-    this.#unwatch = watchConfigFile(configFile, () => void reloader.reload('file watch'), { loaded: sourceDigest(config), log: logger.child({ component: 'reload' }), onState });
-    logger.info({ config: configFile }, 'watching the config file: a change reloads it');
+    const watch = (this.#files = new ConfigFilesWatch(configFile, (trigger) => void reloader.reload(trigger), { loaded: sourceDigest(config), log: logger.child({ component: 'reload' }), onState }));
+    const keyFiles = (): readonly string[] => (gateway.config.auth.mode === 'jwt' ? gateway.config.auth.keys : []);
+    const follow = (): void => watch.follow(keyFiles());
+    follow();
+    reloader.onReloaded(follow);
+    logger.info({ config: configFile, keyFiles: keyFiles() }, 'watching the config file and its auth.keys files: a change reloads it');
   }
 
   /** The admin API's view of the gateway: one, for this replica's admin listener and for other replicas' questions. */
@@ -157,7 +164,7 @@ export class AppLifecycle {
     if (this.#closed) return;
     this.#closed = true;
     this.#shuttingDown = true;
-    this.#unwatch?.();
+    this.#files?.stop();
     const { fastify, gateway, hub, reloader } = this.#parts;
     // Before anything stops: a reload now would start pools that stop() no longer knows of.
     await reloader.stop();

@@ -75,6 +75,7 @@ export class ConfigReloader {
   readonly #log: Logger;
   #queue: Promise<unknown> = Promise.resolve();
   #generation = 0;
+  #reloaded: (() => void) | undefined;
   /** The gateway is stopping: a reload would start pools that nothing stops any more. */
   #stopped = false;
   /** The pools the running reload is starting (new ones, not yet listed, and kept ones woken): a stop ends their start (see stop). */
@@ -95,7 +96,14 @@ export class ConfigReloader {
 
   /** Reads the file again and applies it. `trigger` is for the log (SIGHUP, watch, api). */
   reload(trigger: string): Promise<ReloadOutcome> {
-    return this.#serial(() => this.#reload(trigger));
+    const run = this.#serial(() => this.#reload(trigger));
+    void run.then(() => this.#reloaded?.(), () => {});
+    return run;
+  }
+
+  /** Told after each reload, whatever its result: the file watch follows the key files of the config in force. */
+  onReloaded(fn: () => void): void {
+    this.#reloaded = fn;
   }
 
   /**

@@ -99,7 +99,7 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
-  readonly configWatchUp = new Gauge({ name: 'switchboard_config_watch_up', help: 'With admin.watchConfig: 1 while the config file is watched, 0 while the watch is down (its directory gone or the watcher failed; retried): edits are not applied meanwhile', registers: [this.registry] });
+  readonly configWatchUp = new Gauge({ name: 'switchboard_config_watch_up', help: 'With admin.watchConfig: 1 while the config file (and each auth.keys file) is watched, 0 while a watch is down (its directory gone or the watcher failed; retried): edits are not applied meanwhile', registers: [this.registry] });
   readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly clusterForwards = new Counter({ name: 'switchboard_cluster_forwards_total', help: 'Requests forwarded to the replica that owns their session, by how: http (replica to replica), redis (the tunnel: an owner without an advertised URL, or unreachable over HTTP)', labelNames: ['via'] as const, registers: [this.registry] });
   readonly clusterUntrustedForwards = new Counter({ name: 'switchboard_cluster_untrusted_forwards_total', help: 'Requests that claimed to be forwarded by a replica but whose signature did not verify (served as ordinary client requests), by reason', labelNames: ['reason'] as const, registers: [this.registry] });
