@@ -464,6 +464,14 @@ describe('deployment artefacts: compose, Prometheus, Grafana', () => {
     assert.ok(((services.grafana as Obj).volumes as string[]).some((v) => v.startsWith('./grafana/dashboards:') && v.split(':')[1] === dashPath));
   });
 
+  // Grafana came up with admin/admin: anyone reaching :3000 could sign in as admin (data sources, users).
+  it("Grafana: anonymous viewers read the dashboard; the admin password is the operator's, required with no default", () => {
+    const env = (services.grafana as Obj).environment as Obj;
+    assert.equal(env.GF_AUTH_ANONYMOUS_ENABLED, 'true');
+    assert.equal(env.GF_AUTH_ANONYMOUS_ORG_ROLE, 'Viewer');
+    assert.match(String(env.GF_SECURITY_ADMIN_PASSWORD), /^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/, 'compose refuses to start without GRAFANA_ADMIN_PASSWORD');
+  });
+
   it('the Grafana dashboard plots every metric of the contract, and no other switchboard_ name', () => {
     assert.equal(dashboard.uid, 'switchboard');
     const all = [...exprs, ...alertExprs].join('\n');
