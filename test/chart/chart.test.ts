@@ -496,3 +496,24 @@ describe('secrets.env placeholders', { skip }, () => {
     assert.equal(existing.filter((m) => m.kind === 'Secret').length, 0);
   });
 });
+
+// The NetworkPolicy's DNS rule allowed port 53 to any destination: with egress limited, the pod could
+// still send anything on 53 anywhere (a DNS tunnel, any server listening there). It now allows 53 only to
+// the cluster DNS (kube-dns pods in kube-system), networkPolicy.dnsTo to override.
+describe('NetworkPolicy egress: DNS only to the cluster DNS', { skip }, () => {
+  const dnsRule = async (sets: string[]) => {
+    const manifests = await render([], ['networkPolicy.enabled=true', 'networkPolicy.egress[0].ports[0].port=443', ...sets]);
+    const policy = manifests.find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === 'swb-switchboard')!;
+    assert.deepEqual(await validate(manifests), []);
+    return (policy.spec.egress as Json[]).find((r) => (r.ports as Json[] | undefined)?.some((p) => p.port === 53))!;
+  };
+  it('by default: UDP and TCP 53 to the kube-dns pods of kube-system, nowhere else', async () => {
+    const rule = await dnsRule([]);
+    assert.deepEqual(rule.ports, [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]);
+    assert.deepEqual(rule.to, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+  });
+  it('networkPolicy.dnsTo overrides the peers (e.g. NodeLocal DNSCache)', async () => {
+    const rule = await dnsRule(['networkPolicy.dnsTo[0].ipBlock.cidr=169.254.20.10/32']);
+    assert.deepEqual(rule.to, [{ ipBlock: { cidr: '169.254.20.10/32' } }]);
+  });
+});
