@@ -2,7 +2,7 @@
 // and `serve` started from a config file of its own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Whether a process exists (signal 0 probes without touching it). */
@@ -15,11 +15,18 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Waits for a gateway process's "switchboard listening on <url>" log line and returns the URL. */
+/**
+ * Waits for a gateway process's "switchboard listening on <url>" log line and returns the URL. One that
+ * exits first is reported at once; one still silent at timeoutMs is reported with the machine's load, so
+ * that a start starved of CPU can be told from a hang.
+ */
 export function listeningAddress(child: import('node:child_process').ChildProcess, timeoutMs = 30_000): Promise<string> {
   let out = '';
   return new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`the gateway did not start: ${out}`)), timeoutMs);
+    const t = setTimeout(() => {
+      const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+      reject(new Error(`the gateway did not start within ${timeoutMs / 1000} s (load average ${load} on ${availableParallelism()} CPUs); its log so far: ${out}`));
+    }, timeoutMs);
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = /switchboard listening on (http:\/\/[^"\s]+)/.exec(out);

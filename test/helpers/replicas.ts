@@ -57,6 +57,15 @@ export async function startReplica(name: string, redisUrl: string, sharing: 'sha
   return startReplicaFrom(name, file);
 }
 
+/**
+ * How long a replica may take to listen. Alone it takes about 4 s (3 s of it loading modules through tsx);
+ * a suite starts two or three at once, each with its server-everything, beside the runner's other file on
+ * two shared cores: 11 s at a load average of 15, and past 30 s (the former limit) twice under heavier
+ * load, with nothing wrong. A replica that exits (a bad config, a port taken, a crash) fails at once
+ * whatever this says; only one that hangs silently waits it out, and its log and the load are reported.
+ */
+const REPLICA_START_MS = 90_000;
+
 /** A gateway process started from the config file `file` (see startReplica). */
 export async function startReplicaFrom(name: string, file: string, nodeArgs: string[] = []): Promise<Replica> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve', '--config', file], {
@@ -70,7 +79,7 @@ export async function startReplicaFrom(name: string, file: string, nodeArgs: str
   child.stdout!.on('data', adminLine);
   let base: string;
   try {
-    base = await listeningAddress(child);
+    base = await listeningAddress(child, REPLICA_START_MS);
   } catch (err) {
     // A replica that did not come up must not outlive the test file (its pipe would hold the runner open).
     child.kill('SIGKILL');
