@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { closest } from './did-you-mean.js';
-import { WRITTEN_VALUE } from './http-url.js';
+import { WRITTEN_VALUE, writtenUrlShown } from './http-url.js';
 import { keysAt } from './schema-keys.js';
 
 /**
@@ -98,8 +98,12 @@ function describe(issue: Issue, base: Path, schema: z.ZodType, doc: unknown, mea
       if (valueAt(doc, path) === undefined) return [{ path, text: `missing (${issue.expected})` }];
       return [{ path, text: issue.message }];
     case 'custom':
-      // The value as written ("${MCP_URL}"), not as interpolated: the message itself never quotes a value that may be a secret.
-      if (issue.params?.[WRITTEN_VALUE] === true) return [{ path, text: `${shown(valueAt(doc, path))} ${issue.message}` }];
+      // The value as written ("${MCP_URL}"), not as interpolated: the message itself never quotes a value that may be a secret,
+      // and a URL written out loses its user information and query, as GET /config shows it.
+      if (issue.params?.[WRITTEN_VALUE] === true) {
+        const written = valueAt(doc, path);
+        return [{ path, text: `${shown(typeof written === 'string' ? writtenUrlShown(written) : written)} ${issue.message}` }];
+      }
       return [{ path, text: issue.message }];
     default:
       return [{ path, text: issue.message }];
