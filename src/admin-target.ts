@@ -41,6 +41,7 @@ export class GatewayAdmin implements AdminTarget {
   readonly #auditRing: AuditRing;
   /** The admin API's JWT check, built again after every reload (as the edge's is). */
   readonly #jwt: AdminJwtCheck;
+  #tokenFileSaid: string | undefined; // what was last logged of an unusable admin.tokenFile (undefined: usable)
 
   constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog) {
     this.#g = gateway;
@@ -59,22 +60,30 @@ export class GatewayAdmin implements AdminTarget {
   }
 
   /**
-   * admin.tokenFile, read on each request (so a rotated file takes effect at once). One that cannot be
-   * read refuses the request: a 500 that says so without the file's path (the log has it), never an open
-   * API and never the server's file layout in an answer to any caller.
+   * admin.tokenFile, read on each request (so a rotated file takes effect at once). One that cannot be read
+   * refuses the request: a 500 that says so without the file's path (the log has it, once), never an open API.
    */
   #fileToken(path: string): string {
     let token: string;
     try {
       token = readFileSync(path, 'utf8').trim();
     } catch (err) {
-      this.#logger.warn({ path, err: (err as Error).message }, 'admin.tokenFile cannot be read: every admin request is refused until it can');
+      this.#tokenFileProblem(`admin.tokenFile cannot be read (${(err as Error).message}): every admin request is refused until it can`, path);
       throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file cannot be read (see the gateway log)');
     }
     // Held to admin.token's minimum: taken as it came, a file holding "admin" was a guessable token.
-    if (token.length >= ADMIN_TOKEN_MIN_LENGTH) return token;
-    this.#logger.warn({ path }, `admin.tokenFile holds fewer than ${ADMIN_TOKEN_MIN_LENGTH} characters: every admin request is refused until it holds a longer token (openssl rand -base64 32)`);
-    throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file holds no usable token (see the gateway log)');
+    if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
+      this.#tokenFileProblem(`admin.tokenFile holds fewer than ${ADMIN_TOKEN_MIN_LENGTH} characters: every admin request is refused until it holds a longer token (openssl rand -base64 32)`, path);
+      throw new GatewayError('SWB_CONFIG_INVALID', 'the admin API cannot check credentials: its token file holds no usable token (see the gateway log)');
+    }
+    if (this.#tokenFileSaid !== undefined) this.#logger.info({ path }, 'admin.tokenFile holds a usable token again: admin requests are checked against it');
+    this.#tokenFileSaid = undefined;
+    return token;
+  }
+
+  /** Logged once until it changes: read for every request, a warning each let anyone reaching the port write the log. */
+  #tokenFileProblem(message: string, path: string): void {
+    if (this.#tokenFileSaid !== message) this.#logger.warn({ path }, (this.#tokenFileSaid = message));
   }
 
   /**

@@ -2,8 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AdminCredentials } from './admin-target.js';
 
 export interface AdminRefusal {
-  /** 503: the token could not be checked now (the issuer's key set unreachable), which refuses nothing. */
-  status: 401 | 403 | 503;
+  /**
+   * 503: the token could not be checked now (the issuer's key set unreachable), which refuses nothing.
+   * 500: the gateway's own credentials cannot be used (admin.tokenFile unreadable, or too short).
+   */
+  status: 401 | 403 | 500 | 503;
   message: string;
 }
 
@@ -43,4 +46,19 @@ export async function refuseAdmin(authorization: string | undefined, creds: Admi
   }
   if (!scopes.has(creds.scope)) return { status: 403, message: `the token lacks the admin scope "${creds.scope}"` };
   return undefined;
+}
+
+/**
+ * refuseAdmin over credentials read for this request. Credentials that cannot be read (an unusable
+ * admin.tokenFile) refuse it with 500 and their reason, as a refusal like the others: thrown, each
+ * request wrote an error line with a stack, whoever sent it, at the rate it was sent.
+ */
+export async function refuseWith(authorization: string | undefined, credentials: () => AdminCredentials): Promise<AdminRefusal | undefined> {
+  let creds: AdminCredentials;
+  try {
+    creds = credentials();
+  } catch (err) {
+    return { status: 500, message: (err as Error).message };
+  }
+  return refuseAdmin(authorization, creds);
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { ConnectionCap } from '../listener/connection-cap.js';
 import { attachEveryServer } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
-import { refuseAdmin } from './admin-auth.js';
+import { refuseWith } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { AdminEvents } from './admin-events.js';
@@ -158,11 +158,11 @@ function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: bool
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
     }
     if (isConsoleFile(req.method, req.url)) return;
-    const refusal = await refuseAdmin(req.headers.authorization, target.credentials());
+    const refusal = await refuseWith(req.headers.authorization, () => target.credentials());
     if (!refusal) return;
     refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
     const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
-    const code = refusal.status === 401 ? 'unauthorized' : refusal.status === 503 ? 'unavailable' : 'forbidden';
+    const code = { 401: 'unauthorized', 403: 'forbidden', 500: 'internal', 503: 'unavailable' }[refusal.status];
     return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
   });
 }
