@@ -72,15 +72,17 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
 ];
 
 /**
- * The links filter of the query, or why it cannot be read. A filter given twice (?tenant=a&tenant=b) is
- * refused: read as absent, it widened what it was meant to narrow, and a revocation reached the
- * subject's links in every tenant.
+ * The links filter of the query, or why it cannot be read. A filter given twice (?tenant=a&tenant=b) or
+ * empty (?tenant=, a script's unset variable; no tenant, issuer or subject is empty) is refused: read as
+ * absent, it widened what it was meant to narrow, and a revocation reached the subject's links in every tenant.
  */
 function linkFilter(req: FastifyRequest<{ Params: Record<string, string>; Body: unknown }>): LinkFilter | string {
   const q = (req.query ?? {}) as Record<string, unknown>;
   const repeated = ['issuer', 'subject', 'tenant', 'upstream'].find((k) => Array.isArray(q[k]));
   if (repeated !== undefined) return `?${repeated}= is given more than once: name one ${repeated} per request`;
-  const one = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
+  const empty = ['issuer', 'subject', 'tenant', 'upstream'].find((k) => q[k] === '');
+  if (empty !== undefined) return `?${empty}= is empty: name the ${empty}, or leave the filter out`;
+  const one = (k: string) => (typeof q[k] === 'string' ? q[k] : undefined);
   return { issuer: one('issuer'), subject: one('subject'), tenant: one('tenant'), upstream: one('upstream') };
 }
 

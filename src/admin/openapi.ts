@@ -182,14 +182,15 @@ export const OPENAPI = {
     '/links': {
       get: {
         summary: "Users' links to user-oauth upstreams (which upstreams each user linked, until when): never a token",
-        parameters: ['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: str })),
+        // Given empty, a filter is refused (400): never read as absent.
+        parameters: ['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string', minLength: 1 } })),
         responses: { '200': list('Link', 'links'), '400': error, '404': error, ...refusals },
       },
     },
     '/links/{upstream}': {
       delete: {
         summary: "Revoke a user's link: the sealed tokens are deleted; the user's next call asks for consent again",
-        parameters: [pathParam('upstream'), ...['issuer', 'tenant'].map((name) => ({ name, in: 'query', required: false, schema: str })), { name: 'subject', in: 'query', required: true, schema: str }],
+        parameters: [pathParam('upstream'), ...['issuer', 'tenant', 'subject'].map((name) => ({ name, in: 'query', required: name === 'subject', schema: { type: 'string', minLength: 1 } }))],
         responses: { '200': list('Link', 'the links revoked'), '400': error, '404': error, ...refusals },
       },
     },
