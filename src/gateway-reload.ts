@@ -159,6 +159,9 @@ export class ConfigReloader {
       this.#log.error({ trigger, problems }, 'config reload refused: the file is invalid; nothing changed');
       return { report: { result: 'invalid', problems, warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
     }
+    // Logged as a start logs them: a SIGHUP or the file watch has nobody reading the report (a file that
+    // opens the admin API to the stdio servers sharing the gateway's network was applied unsaid).
+    for (const w of loaded.warnings) this.#log.warn({ trigger }, `config: ${w}`);
     const diff = diffConfig(this.#p.gateway.config, loaded.config, this.#p.gateway.pins !== undefined);
     for (const r of diff.restartRequired) this.#log.warn({ trigger }, `config reload: ${r}`);
     return this.#apply(diff, loaded.warnings, trigger);
