@@ -153,14 +153,15 @@ export type UriProblem = 'not-normal' | 'ambiguous';
  *   upstream as another).
  * - `ambiguous`: it is normal, but what it names depends on how the server reads it: an escaped `/` or
  *   `\` (`%2F`, `%5C`: a separator to a server that decodes them), a `\`, an empty path segment (`//`,
- *   which servers and file systems collapse), a NUL, a fragment (no part of the resource a server reads),
- *   a host that is no domain, a domain ending in its root's dot (`internal.example.`), or user information
+ *   which servers and file systems collapse), a NUL, a fragment that could climb out of the resource to a
+ *   server reading it as more path (a `.` or `..` segment, a `\` or a NUL, escaped or not: a fragment is
+ *   otherwise the client's, and the rules judge the URI without it, see TenantPolicy), a host that is no domain, a domain ending in its root's dot (`internal.example.`), or user information
  *   in an http(s) or ws(s) URI (`https://x@internal.example/`). The rules would see one resource where the server may read another.
  */
 export function uriProblem(uri: string): UriProblem | undefined {
   if (normalizeUri(uri) !== uri) return 'not-normal';
   const [, scheme = '', authority = '', path = '', , fragment] = PARTS.exec(uri)!;
-  if (fragment !== undefined || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
+  if ((fragment !== undefined && climbs(fragment)) || path.includes('//') || /[^\x21-\x7e]/.test(authority)) return 'ambiguous';
   if (LONE_SURROGATE.test(uri)) return 'ambiguous';
   // A domain with its root's dot ("internal.example.") is the same host to DNS, and another text to the rules.
   if (DOMAIN_SCHEMES.has(scheme) && /\.(?::\d*)?$/.test(authority)) return 'ambiguous';
@@ -171,6 +172,12 @@ export function uriProblem(uri: string): UriProblem | undefined {
   if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
   if (decodeAll(path).includes('\0')) return 'ambiguous';
   return undefined;
+}
+
+/** Whether a fragment, decoded, holds a `.` or `..` segment, a `\` or a NUL: more path to a careless server. */
+function climbs(fragment: string): boolean {
+  const decoded = decodeAll(fragment);
+  return decoded.includes('\\') || decoded.includes('\0') || decoded.split('/').some((seg) => seg === '.' || seg === '..');
 }
 
 /** Characters no URI holds as written (RFC 3986 §2; RFC 3987 §3.1 maps them from an IRI): non-ASCII, controls, space, `"<>^`|`. */

@@ -9,7 +9,7 @@ import { matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriPro
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
   'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' as const }),
-  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment)', reason: 'not_allowed' as const }),
+  ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment with a dot-segment)', reason: 'not_allowed' as const }),
 };
 
 /** Rules with their decisions built once: a call that is allowed allocates nothing here. */
@@ -152,7 +152,12 @@ export class TenantPolicy {
     if (kind === 'resource' && asked !== false) name = matchForm(name);
     // A template is matched as written and as it expands (separatedTemplate): a deny of either wins, then an allow of either.
     const also = asked === 'template' && kind === 'resource' ? separatedTemplate(name) : undefined;
-    for (const d of rules.deny) if (globMatch(d.match, name) || (also !== undefined && globMatch(d.match, also))) return d.denied;
+    // A URI's fragment is the client's (RFC 3986 §3.5; uriProblem refused one that climbs): the resource is the
+    // URI without it, which the rules judge, and a deny written with the fragment still wins.
+    const hash = asked === true && kind === 'resource' ? name.indexOf('#') : -1;
+    const whole = hash < 0 ? undefined : name;
+    if (hash >= 0) name = name.slice(0, hash);
+    for (const d of rules.deny) if (globMatch(d.match, name) || (also !== undefined && globMatch(d.match, also)) || (whole !== undefined && globMatch(d.match, whole))) return d.denied;
     for (const a of rules.allow) {
       if (!globMatch(a.match, name) && (also === undefined || !globMatch(a.match, also))) continue;
       // The first match decides: a broader rule after it (["github__delete_*" with scopes, "github__*"])

@@ -67,7 +67,7 @@ describe('spellings a URL parser or a server reads as another resource (found by
   it('are refused: not normal (empty query, default port, IDNA host, file: localhost or without //) or ambiguous', () => {
     const notNormal = ['file:///etc/shadow?', 'file://localhost/etc/shadow', 'file:/home/u/.ssh/id_rsa', 'https://api.example:443/admin/x', 'http://api.example:80/x', 'https://\uff41\uff50\uff49.example/admin/x', 'https://API.example/x'];
     for (const u of notNormal) assert.equal(uriProblem(u), 'not-normal', u);
-    const ambiguous = ['file:///etc/shadow#x', 'file:///etc//shadow', 'file:////home/u/.ssh/id_rsa', 'https://api.example/admin%2Fx', 'evil://files/a%2Fb', 'evil://files/a%5Cb'];
+    const ambiguous = ['file:///etc/shadow#/../x', 'file:///etc//shadow', 'file:////home/u/.ssh/id_rsa', 'https://api.example/admin%2Fx', 'evil://files/a%2Fb', 'evil://files/a%5Cb'];
     for (const u of ambiguous) assert.equal(uriProblem(u), 'ambiguous', u);
   });
 
@@ -176,7 +176,7 @@ describe('TenantPolicy resource decisions', () => {
     assert.deepEqual(decide('evil://files/secret/b'), { allowed: false, rule: 'resources.deny:*secret*', reason: 'deny_rule' });
     assert.deepEqual(decide('evil://files/%2e%2e/%73ecret/b'), { allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' });
     assert.equal(decide('evil://files/public/..%2F%2e%2e%2Fx').allowed, false);
-    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment)', reason: 'not_allowed' });
+    assert.deepEqual(decide('evil://files/public/..%2F..%2Fx'), { allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment with a dot-segment)', reason: 'not_allowed' });
   });
 
   it('tool and prompt names are not URIs: no normal-form check', () => {

@@ -98,3 +98,29 @@ describe('TenantPolicy on URIs with characters outside URI syntax (found by a re
     assert.equal(resources(['*'], []).decide('resource', 'notes://x/\ud800', none).allowed, false);
   });
 });
+
+describe('TenantPolicy on a URI with a fragment (found by a review)', () => {
+  const resources = (allow: string[], deny: string[]) =>
+    new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: ['*'], deny: [] }, resources: { allow, deny }, prompts: { allow: ['*'], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+  const none = new Set<string>();
+
+  it('judges the resource the URI names without its fragment: a tenant with a deny rule reads file:///docs/a.txt#intro', () => {
+    const t = resources(['file:///docs/*'], ['file:///docs/secret*']);
+    assert.deepEqual(t.decide('resource', 'file:///docs/a.txt#intro', none), { allowed: true, rule: 'resources.allow:file:///docs/*', reason: 'allowed' });
+    assert.equal(resources(['file:///docs/a.txt'], []).decide('resource', 'file:///docs/a.txt#/section/2', none).allowed, true, 'an exact allow covers its fragments');
+  });
+
+  it('a fragment passes no deny: one of the resource, or one written with the fragment, still refuses it', () => {
+    const t = resources(['*'], ['file:///docs/secret', 'file:///docs/secret/*', 'file:///docs/notes#private']);
+    for (const uri of ['file:///docs/secret#x', 'file:///docs/secret/key.txt#x', 'file:///docs/notes#private']) assert.equal(t.decide('resource', uri, none).reason, 'deny_rule', uri);
+    assert.equal(t.decide('resource', 'file:///docs/notes#public', none).allowed, true);
+    assert.equal(resources(['file:///docs/*#public'], []).decide('resource', 'file:///secret#public', none).allowed, false, 'an allow is matched against the resource, not the fragment');
+  });
+
+  it('a fragment that could climb out of the resource (a dot-segment, a backslash, a NUL, escaped or not) is still refused', () => {
+    const t = resources(['file:///docs/*'], ['file:///docs/secret*']);
+    for (const uri of ['file:///docs/a.txt#/../../secret/key', 'file:///docs/a.txt#..', 'file:///docs/a.txt#.%2F..%2Fsecret', 'file:///docs/a.txt#a%5C..%5Cb', 'file:///docs/a.txt#a%00']) {
+      assert.equal(t.decide('resource', uri, none).reason, 'not_allowed', uri);
+    }
+  });
+});
