@@ -31,6 +31,8 @@ export class ResourceSubscriptions {
   readonly #map = new SubscribedUris<Set<UpstreamCaller>>();
   /** URI → the first subscribe to it still on its way upstream, which later subscribers join. */
   readonly #first = new Map<string, Promise<void>>();
+  /** URI → the last one out's unsubscribe still on its way upstream, which a new first subscribe waits for. */
+  readonly #leaving = new Map<string, Promise<void>>();
   /** A modern upstream's: URIs asked on the listen stream whose acknowledgement is awaited (see #acknowledged). */
   readonly #asking = new Set<string>();
   /** Waiting for the acknowledgement of the listen stream opened last (one opened since replaced the one they asked on). */
@@ -78,6 +80,10 @@ export class ResourceSubscriptions {
   }
 
   async subscribe(uri: string, caller: UpstreamCaller, o: { callerRequestId?: RequestId | undefined; signal?: Cancellation | undefined; params?: Record<string, unknown> | undefined }): Promise<void> {
+    // The last one out's unsubscribe still on its way: sent now, the subscribe could be served first (an
+    // upstream serving requests concurrently answered it "already subscribed", then dropped the URI), and
+    // the new subscriber heard nothing of it again. Bounded by that request's own timeout.
+    for (let leaving = this.#leaving.get(uri); !this.#map.has(uri) && leaving; leaving = this.#leaving.get(uri)) await leaving;
     for (let first = this.#first.get(uri); !this.#map.has(uri) && first; first = this.#first.get(uri)) {
       // Another session's first subscribe to this URI is on its way: it is joined, not sent again. Two
       // first subscribes in flight would each complete in either order, and the first subscriber's
@@ -135,6 +141,13 @@ export class ResourceSubscriptions {
     if (!subscribers?.delete(caller) || subscribers.size > 0) return;
     this.#map.delete(uri);
     if (this.#link.isModern()) return this.#link.relisten();
-    await this.#link.request('resources/unsubscribe', { uri }, { signal }).catch(() => {});
+    const leaving = this.#link.request('resources/unsubscribe', { uri }, { signal }).then(
+      () => {},
+      () => {},
+    );
+    this.#leaving.set(uri, leaving);
+    // Registered before any subscribe's wait: an entry that is over is gone when the subscribe looks again.
+    void leaving.then(() => this.#leaving.get(uri) === leaving && this.#leaving.delete(uri));
+    await leaving;
   }
 }
