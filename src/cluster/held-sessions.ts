@@ -12,6 +12,12 @@ export interface HeldSessionsOptions {
   intact: () => Promise<boolean>;
 }
 
+/**
+ * The most removals one drain makes, in one round trip: a backlog of thousands (sessions ended while the
+ * store was frozen) is worked through by the next beats, not made to hold up the beat that finds it.
+ */
+export const DRAIN_BATCH = 500;
+
 /** Why a session held here was let go: another replica took it over, or ended it (its record removed). */
 export type LostReason = 'taken' | 'ended';
 
@@ -138,14 +144,18 @@ export class HeldSessions {
    * Removes the records of the sessions that ended here while the store could not be told, after a beat
    * it answered. A re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
    * and such sessions stayed known gone for the life of the process. Each is forgotten once removed (or
-   * owned by another replica by now): until then it is answered 404 without asking the store.
+   * owned by another replica by now): until then it is answered 404 without asking the store. At most
+   * DRAIN_BATCH a beat, in one pipeline: one round trip each, all at once, held the heartbeat's next beats
+   * (the beat awaits this) for as many round trips as sessions. Throws when a removal failed (after
+   * forgetting those that did not), as a beat that failed does.
    */
   async drain(): Promise<void> {
     if (this.#unremoved.size === 0) return;
-    for (const id of [...this.#unremoved]) {
-      await this.#o.store.remove(id, this.#o.me);
-      this.#unremoved.delete(id);
-    }
+    const ids: string[] = [];
+    for (const id of this.#unremoved) if (ids.push(id) === DRAIN_BATCH) break;
+    const { done, failed } = await this.#o.store.removeAll(ids, this.#o.me);
+    for (const id of done) this.#unremoved.delete(id);
+    if (failed) throw failed;
   }
 
   /** The hand-overs and removals still on their way (shutdown waits for them). */

@@ -133,6 +133,22 @@ export class RedisSessionStore {
     return out;
   }
 
+  /**
+   * Removes the records of sessions `owner` ended (see remove), in one pipeline: `done` the ids told (removed,
+   * or owned by another replica by now), `failed` the first error of those that could not be.
+   */
+  async removeAll(ids: string[], owner: string): Promise<{ done: string[]; failed: Error | undefined }> {
+    const pipe = this.#redis.pipeline();
+    for (const id of ids) pipe.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner);
+    const results = (await pipe.exec()) ?? [];
+    const out = { done: [] as string[], failed: undefined as Error | undefined };
+    results.forEach(([err], i) => {
+      if (!err) out.done.push(ids[i]!);
+      else out.failed ??= err;
+    });
+    return out;
+  }
+
   /** Removes the session's record while `owner` owns it ('' when released); false: another replica does (or none is stored). */
   async remove(id: string, owner: string): Promise<boolean> {
     return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner)) === 1;
