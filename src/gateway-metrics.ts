@@ -45,7 +45,7 @@ function sessionObserver(m: Metrics, tracing: Tracing | undefined): SessionObser
   };
 }
 
-/** Gauges read at scrape time, and upstream restarts and refused upstream requests as they happen. */
+/** Gauges read at scrape time (and sandbox uids withheld), and upstream restarts and refused upstream requests as they happen. */
 export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void {
   const wire = (pool: UpstreamPool) => {
     pool.on('ready', (_inst: unknown, _id: unknown, restarted: boolean) => {
@@ -59,7 +59,12 @@ export function observeGateway(m: Metrics, gateway: Gateway, hub: SseHub): void 
   let evicted = 0;
   let cut = 0;
   let answersEvicted = 0;
+  const withheld = new Map<string, number>();
   m.onScrape(() => {
+    for (const [upstream, n] of gateway.uidsWithheld) {
+      if (n > (withheld.get(upstream) ?? 0)) m.sandboxUidsWithheld.inc({ upstream }, n - (withheld.get(upstream) ?? 0));
+      withheld.set(upstream, n);
+    }
     m.upstreamInstances.reset();
     for (const pool of gateway.pools.values()) countInstances(m, pool, false);
     // A pool a reload replaced or removed runs its processes until its calls end: counted too, marked.

@@ -6,7 +6,7 @@ import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON, 
 import { Cluster } from './cluster/cluster.js';
 import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
-import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, vaultAudience, type TransportFactory } from './upstream/index.js';
+import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, vaultAudience, type TransportFactory, type UidReaper } from './upstream/index.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
@@ -33,6 +33,8 @@ export interface GatewayDeps {
   embeddingsObserver?: EmbeddingsObserver;
   /** Spans of client requests and upstream calls; absent: none. */
   tracing?: Tracing;
+  /** What kills the processes of a pooled sandbox uid before it goes back (default: killProcessesOf). */
+  uidReaper?: UidReaper;
 }
 
 /** Everything behind the edge: upstream pools, endpoint routers and the session registry. */
@@ -59,9 +61,9 @@ export class Gateway {
   /** User consent and the sealed vault (user-oauth upstreams); present when vault.key is configured. */
   readonly consent: UserConsent | undefined;
   readonly #logger: Logger;
-  readonly #transports = new UpstreamTransports();
+  readonly #transports: UpstreamTransports;
   /** Each user's latest validated token, recorded by the edge, for upstreams that exchange it (RFC 8693). */
-  readonly subjectTokens = this.#transports.subjectTokens;
+  readonly subjectTokens: UpstreamTransports['subjectTokens'];
   readonly #factory: TransportFactory;
   readonly #tracing: Tracing | undefined;
   readonly #poolListeners: Array<(pool: UpstreamPool) => void> = [];
@@ -73,6 +75,8 @@ export class Gateway {
   constructor(config: Config, deps: GatewayDeps) {
     this.config = config;
     this.#logger = deps.logger;
+    this.#transports = new UpstreamTransports(undefined, deps.uidReaper);
+    this.subjectTokens = this.#transports.subjectTokens;
     this.#factory = deps.transportFactory ?? this.#transports.create;
     this.#tracing = deps.tracing;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory, deps.tracing));
@@ -159,6 +163,11 @@ export class Gateway {
   /** Told when the set of endpoints, or one's paths, changed (the edge's table follows). */
   onEndpoints(listener: () => void): void {
     this.#endpointListeners.push(listener);
+  }
+
+  /** Per upstream, the sandbox uids withheld from the pool for good (metrics read it at each scrape). */
+  get uidsWithheld(): ReadonlyMap<string, number> {
+    return this.#transports.uidsWithheld;
   }
 
   /** Told of every pool a reload creates (metrics wire their events). */

@@ -26,6 +26,12 @@ export class Metrics {
   /** `draining` ("true", else absent): an instance of a pool a reload replaced or removed, finishing its calls. */
   readonly upstreamInstances = new Gauge({ name: 'switchboard_upstream_instances', help: 'Upstream instances by state', labelNames: ['upstream', 'state', 'draining'] as const, registers: [this.registry] });
   readonly upstreamRestarts = new Counter({ name: 'switchboard_upstream_restarts_total', help: 'Upstream instances restarted after a failure', labelNames: ['upstream'] as const, registers: [this.registry] });
+  readonly sandboxUidsWithheld = new Counter({
+    name: 'switchboard_sandbox_uids_withheld_total',
+    help: 'Sandbox user ids withheld from the pool for good (root gateway): an instance exited and the processes running as its uid could not be made sure gone',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
   readonly upstreamThrottled = new Counter({
     name: 'switchboard_upstream_throttled_total',
     help: 'Calls a remote upstream refused as overloaded (HTTP 429, or 503 with Retry-After): SWB_UPSTREAM_THROTTLED, not counted by its circuit; calls after one are deferred until its Retry-After',

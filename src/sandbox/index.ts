@@ -4,4 +4,4 @@ export { PrivateHome } from './private-home.js';
 export { SandboxProbe } from './sandbox-probe.js';
 export { SandboxRefusal } from './sandbox-refusal.js';
 export { UidPool, SANDBOX_GID, UID_BASE } from './uid-pool.js';
-export { killProcessesOf } from './uid-reaper.js';
+export { killProcessesOf, type Reaped } from './uid-reaper.js';

@@ -2,7 +2,7 @@ export type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 export { UpstreamPool } from './upstream-pool.js';
 export { UpstreamInstance, type TransportFactory, type Catalogue } from './upstream-instance.js';
 export { StdioTransport } from './stdio-transport.js';
-export { UpstreamTransports } from './transport-factory.js';
+export { UpstreamTransports, type UidReaper } from './transport-factory.js';
 export { UserConsent, type CallbackOutcome } from './user-consent.js';
 export { GatewaySignIn } from './gateway-sign-in.js';
 export { CredentialVault, type LinkInfo } from './credential-vault.js';

@@ -10,10 +10,13 @@ import { SubjectTokens } from './subject-tokens.js';
 import type { UpstreamUser } from './upstream-user.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
 import { isRequest } from '../jsonrpc/types.js';
-import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan } from '../sandbox/index.js';
+import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan, type Reaped } from '../sandbox/index.js';
 import { InheritedDescriptors } from './inherited-descriptors.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport, type StdioOptions } from './stdio-transport.js';
+
+/** Kills what runs as a pooled uid before it goes back (killProcessesOf; a test's stands in for a process that outlives it). */
+export type UidReaper = (uid: number, gid: number) => Promise<Reaped>;
 
 interface Remote {
   agents: RemoteAgents;
@@ -40,6 +43,9 @@ export class UpstreamTransports {
   readonly #perUser: PerUserRemotes;
   readonly #probe = new SandboxProbe();
   readonly #uids = new UidPool();
+  readonly #reap: UidReaper;
+  /** Per upstream, the sandbox uids withheld from the pool for good (their processes could not be made sure gone): read by the metrics. */
+  readonly uidsWithheld = new Map<string, number>();
   /** Every child's process group dies with the gateway. */
   readonly #groups = new ProcessGroups();
   /** What the gateway was started with open, which no child gets. */
@@ -50,8 +56,9 @@ export class UpstreamTransports {
     this.#perUser.consent = c;
   }
 
-  constructor(subjectTokens = new SubjectTokens()) {
+  constructor(subjectTokens = new SubjectTokens(), reap: UidReaper = killProcessesOf) {
     this.subjectTokens = subjectTokens;
+    this.#reap = reap;
     this.#perUser = new PerUserRemotes(subjectTokens, (u) => new RemoteAgents(u));
   }
 
@@ -111,7 +118,7 @@ export class UpstreamTransports {
       secretEnv: user?.env,
       prepare: () => ((spawning = true), home?.make()),
       maxLineBytes: upstream.maxLineBytes,
-      onExit: () => this.#reclaim(pooled, home, logger),
+      onExit: () => this.#reclaim(name, pooled, home, logger),
       groups: this.#groups,
       inherited: this.#inherited,
       logger,
@@ -124,11 +131,12 @@ export class UpstreamTransports {
    * before its home goes. The kill runs beside the event loop; the uid goes back only once it is done, and
    * never when it could not be made sure of (a later instance would share a user with what runs on).
    */
-  #reclaim(pooled: { uid: number; gid: number } | undefined, home: PrivateHome | undefined, logger: Logger): void {
+  #reclaim(upstream: string, pooled: { uid: number; gid: number } | undefined, home: PrivateHome | undefined, logger: Logger): void {
     if (!pooled) return void home?.remove();
-    void killProcessesOf(pooled.uid, pooled.gid).then(({ cleared, reason }) => {
+    void this.#reap(pooled.uid, pooled.gid).then(({ cleared, reason }) => {
       home?.remove();
       if (cleared) return this.#uids.release(pooled.uid);
+      this.uidsWithheld.set(upstream, (this.uidsWithheld.get(upstream) ?? 0) + 1);
       logger.error({ uid: pooled.uid, reason }, 'sandbox user id withheld from the pool: its processes could not be made sure gone');
     });
   }
