@@ -17,7 +17,7 @@ import { authServerAgent } from '../../../src/upstream/auth-server-agent.js';
 import { UserOAuthClient, type UserOAuthSettings } from '../../../src/upstream/user-oauth-client.js';
 
 /** Names a test gives an address; any other name resolves as usual. */
-const NAMES: Record<string, string> = { 'as.evil.test': '169.254.169.254', 'token.evil.test': 'fe80::1', 'as.localhost': '127.0.0.1', 'operator-as.test': '169.254.10.10' };
+const NAMES: Record<string, string> = { 'as.evil.test': '169.254.169.254', 'token.evil.test': 'fe80::1', 'as.localhost': '127.0.0.1' };
 const resolved: string[] = [];
 const resolver = ((host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
   const address = NAMES[host];
@@ -99,8 +99,5 @@ describe('authorization servers found by discovery at a host name that resolves 
     seen.length = 0;
     await client().discover();
     assert.ok(seen.includes(`as.localhost:${port}/.well-known/oauth-authorization-server`), seen.join(', '));
-    // The operator's own authorization server is theirs to place: only what discovery found is checked.
-    const err = await failure(client({ authorizationServer: 'https://operator-as.test' }).discover());
-    assert.doesNotMatch(err.message, /link-local/);
   });
 });
