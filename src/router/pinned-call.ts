@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors.js';
 import type { Catalogue, UpstreamInstance } from '../upstream/upstream-instance.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { MAX_MARKS_PER_INSTANCE, TOO_MANY_WITHHELD } from '../upstream/withheld-listings.js';
@@ -21,6 +22,19 @@ export function pinVerdict(gate: ToolGate, pool: UpstreamPool, inst: UpstreamIns
   // batch), so that an upstream's first sighting is all of its tools, not this one alone.
   for (const d of catalogue.values()) if (d !== definition) void Promise.resolve(gate.check(pool.name, d)).catch(() => {});
   return own.then((block) => settle(gate, pool, inst, definition, block));
+}
+
+/**
+ * pinVerdict as the call's refusal (SWB_TOOL_WITHHELD), if pinning refuses it: what the route throws, and
+ * what a confirmation rule learns before it asks (a call pinning refuses is never put to the user).
+ */
+export function pinRefusal(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, catalogue: Catalogue, definition: Definition): GatewayError | undefined | Promise<GatewayError | undefined> {
+  const block = pinVerdict(gate, pool, inst, catalogue, definition);
+  return block instanceof Promise ? block.then(refusalOf) : refusalOf(block);
+}
+
+function refusalOf(block: ToolBlock | undefined): GatewayError | undefined {
+  return block && new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
 }
 
 function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, definition: Definition, block: ToolBlock | undefined): Verdict {

@@ -14,7 +14,7 @@ import type { Curation } from './curation.js';
 import { hasName, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
-import { admitListing, pinVerdict } from './pinned-call.js';
+import { admitListing, pinRefusal } from './pinned-call.js';
 import { listFails } from './list-failure.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
@@ -95,6 +95,12 @@ export class RouterSession {
     return admitByGate(this.#endpoint.gate, tools, view.catalogues);
   }
 
+  /** Tool pinning's refusal of a call of `tool`, if any: the route's own check (pinRefusal), asked before a confirmation is. */
+  async pinRefusal(tool: ViewTool): Promise<GatewayError | undefined> {
+    const pool = this.#endpoint.pool(tool.upstream), inst = pool && this.#instance(pool), gate = this.#endpoint.gate;
+    return gate && inst ? pinRefusal(gate, pool!, inst, await inst.catalogue('tools'), tool.raw) : undefined;
+  }
+
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
   upstreamOf(method: string, params: Params, spec = methodSpec(method)): string | undefined {
     if (!spec?.attributed) return undefined;
@@ -147,7 +153,7 @@ export class RouterSession {
       case 'subscribe':
         return this.#subscribe(params, ctx);
       case 'unsubscribe':
-        return this.#unsubscribe(params, ctx);
+        return this.#subscriptions.unsubscribe(params?.uri as string, ctx.signal).then(() => ({}));
       case 'complete':
         return this.#complete(params, ctx);
       case 'setLevel':
@@ -281,12 +287,11 @@ export class RouterSession {
     if (kind === 'tool') ctx.checkDefinition?.(definition);
     // Withheld for its hidden text: answered exactly as an unknown name (the audit says why).
     if (ctx.screen && ctx.screen.show(kind, pool.name, definition) === undefined) throw withheld(kind, String(params?.name), ctx.screen.rule);
-    const gate = kind === 'tool' ? this.#endpoint.gate : undefined;
-    if (gate) {
+    if (kind === 'tool' && this.#endpoint.gate) {
       // Cached per definition: on every call but the first this is answered synchronously.
-      let block = pinVerdict(gate, pool, inst, catalogue, definition);
-      if (block instanceof Promise) block = await block;
-      if (block) throw new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
+      let refused = pinRefusal(this.#endpoint.gate, pool, inst, catalogue, definition);
+      if (refused instanceof Promise) refused = await refused;
+      if (refused) throw refused;
     }
     return inst.request(method, upstreamCall(params, name), { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal, onProgress: ctx.onProgress, receipt: ctx });
   }
@@ -335,10 +340,6 @@ export class RouterSession {
     if (this.#subscriptions.has(uri)) return {};
     await this.#subscriptions.subscribe(uri, this.#instance(pool), { params, callerRequestId: ctx.requestId, signal: ctx.signal });
     return {};
-  }
-
-  #unsubscribe(params: Params, ctx: RouteContext): Promise<Result> {
-    return this.#subscriptions.unsubscribe(params?.uri as string, ctx.signal).then(() => ({}));
   }
 
   /** A completion names a template by its exact uriTemplate. */

@@ -69,6 +69,22 @@ function withheldBy(ctx: RequestContext, tool: ViewTool): string | undefined {
   return screen.show('tool', tool.upstream, tool.raw) === undefined ? screen.rule : undefined;
 }
 
+/**
+ * What the route will refuse the call with whatever the user says, if it will: then the user is not asked.
+ * A name the caller is not shown (`null`): as an unknown tool, even one an upstream lists by then. A tool the
+ * hidden-text screen withholds: as unknown, though the upstream cleaned it meanwhile (that was not what the
+ * user would have been asked about). A tool tool pinning withholds (before 2026-12-07 asked, then refused):
+ * with pinning's own error and audit rule, though an operator approves it meanwhile. Undefined where it
+ * cannot be told now (no view of the tools, pinning's store failing): the user is asked, the route decides.
+ */
+async function refusedAnyway(ctx: RequestContext, tool: string, called: ViewTool | null | undefined): Promise<Error | undefined> {
+  if (called === null) return notFound('tool', tool);
+  if (called === undefined) return undefined;
+  const screened = withheldBy(ctx, called);
+  if (screened !== undefined) return withheld('tool', String(ctx.req.params?.name), screened);
+  return ctx.host.router!.pinRefusal(called).catch(() => undefined);
+}
+
 function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream: string | undefined, declared: string[] | undefined): Record<string, unknown> {
   const { host, req } = ctx;
   const message = confirmationMessage({ tool, upstream, message: rule.message, arguments: req.params?.arguments, declared });
@@ -117,21 +133,11 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const tool = ctx.exposedName ?? String(req.params?.name);
   const called = await calledTool(ctx, upstream);
-  if (called === null) {
-    // A name the caller is not shown is never sent, whatever the user says: not put to the user, and
-    // refused by the route exactly as an unknown tool (even one an upstream lists by then).
-    const hidden = () => {
-      throw notFound('tool', tool);
-    };
-    ctx.checkDefinition = hidden;
-    return next(ctx);
-  }
-  const screened = called === undefined ? undefined : withheldBy(ctx, called);
-  if (screened !== undefined) {
-    // Not asked, and never forwarded: the route refuses the call whatever definition it finds by then (one
-    // the upstream cleaned meanwhile was not what the user would have been asked about), as unknown.
+  const refusal = await refusedAnyway(ctx, tool, called);
+  if (refusal !== undefined) {
+    // Not put to the user, and never forwarded: the route refuses the call with this, whatever definition it finds by then.
     const refused = () => {
-      throw withheld('tool', String(req.params?.name), screened);
+      throw refusal;
     };
     ctx.checkDefinition = refused;
     return next(ctx);
@@ -147,7 +153,7 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   host.inflight.set(req.id, cancel);
   let outcome: ConfirmationOutcome;
   try {
-    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declaredParameters(called)), req.id, cancel, rule.timeoutMs));
+    outcome = outcomeOf(await host.elicit(question(ctx, rule, tool, upstream, declaredParameters(called ?? undefined)), req.id, cancel, rule.timeoutMs));
   } catch (err) {
     outcome = err instanceof JsonRpcError && err.code === ErrorCode.RequestTimeout ? 'timeout' : 'cancelled';
   }
