@@ -23,6 +23,7 @@ import { taskOnly, withoutTools } from './left-out-tools.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 import { declaredCapabilities } from './declared-capabilities.js';
+import { cappedInstructions } from './instructions-cap.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
 /** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
@@ -124,8 +125,8 @@ export class UpstreamClient {
     if (!result.capabilities || typeof result.capabilities !== 'object') {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" sent no capabilities in its initialize result`, { upstream: this.#name });
     }
-    // Instructions that are not text (an object, a number) went out as "[object Object]" or "42": none are given.
-    if (result.instructions !== undefined && typeof result.instructions !== 'string') delete result.instructions;
+    // Instructions that are not text (an object, a number) went out as "[object Object]" or "42": none are given. Long ones are cut.
+    if (typeof result.instructions !== 'string') delete result.instructions; else result.instructions = cappedInstructions(result.instructions, this.#logger);
     result.capabilities = declaredCapabilities(result.capabilities);
     this.identity = result as unknown as UpstreamIdentity;
     // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
@@ -194,7 +195,7 @@ export class UpstreamClient {
     const meta = (result._meta ?? {}) as Record<string, unknown>;
     const serverInfo = (meta[META_SERVER_INFO] ?? { name: this.#name, version: 'unknown' }) as UpstreamIdentity['serverInfo'];
     const identity: UpstreamIdentity = { protocolVersion: MODERN_VERSION, serverInfo, capabilities: declaredCapabilities(result.capabilities) };
-    if (typeof result.instructions === 'string') identity.instructions = result.instructions;
+    if (typeof result.instructions === 'string') identity.instructions = cappedInstructions(result.instructions, this.#logger);
     this.era = 'modern';
     this.#declared = capabilities;
     this.identity = identity;
