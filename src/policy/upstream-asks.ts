@@ -38,10 +38,13 @@ export function gatewayWordingIn(params: Record<string, unknown>): string | unde
 /**
  * An upstream's elicitation as its user is shown it: its message opened by the upstream that asks
  * (`Upstream "github" asks: …`), so that no upstream's question reads as the gateway's, whose own open
- * with GATEWAY_VOICE. Anything else in it is relayed as it is.
+ * with GATEWAY_VOICE. One without a message (or with one that is not text) says what its mode asks, so
+ * marked: a URL one was shown a client's or the gateway's default alone ("Open this link to continue"),
+ * a link from no one. Anything else in it is relayed as it is.
  */
 export function attributedAsk(upstream: string | undefined, params: Record<string, unknown>): Record<string, unknown> {
-  if (typeof params.message !== 'string') return params;
+  // Without a message (the protocol asks for one): what its mode asks, said for it.
+  const said = typeof params.message === 'string' ? params.message : params.mode === 'url' ? 'Open this link to continue' : 'Answer this request';
   const who = upstream === undefined ? 'An upstream server' : `Upstream ${JSON.stringify(upstream)}`;
-  return { ...params, message: `${who} asks: ${params.message}` };
+  return { ...params, message: `${who} asks: ${said}` };
 }

@@ -60,6 +60,18 @@ describe("an upstream's URL elicitations (-32042), told from the gateway's own q
     assert.equal(round.params.message, MARKED);
   });
 
+  it('one without a message is still marked with its upstream, in every era', async () => {
+    // Before, it reached a 2025 client with no message, and a 2026-07-28 one as "Open this link to continue", from no one.
+    const unsaid = 'Upstream "url" asks: Open this link to continue';
+    const eleven = await call2025('2025-11-25', { message: null });
+    assert.deepEqual(eleven?.error?.data?.elicitations, [{ mode: 'url', elicitationId: 'e1', url: CONSENT_URL, message: unsaid }], JSON.stringify(eleven));
+    const old = await call2025('2025-06-18', { message: null });
+    assert.ok(String(old?.error?.message).includes(`${CONSENT_URL} (${unsaid})`), JSON.stringify(old));
+    const round = inputRound(await callModern({ message: null }));
+    assert.equal(round.params.url, CONSENT_URL);
+    assert.equal(round.params.message, unsaid);
+  });
+
   it("one in the gateway's voice is shown to no one: the call answers why, logged, counted", async () => {
     const before = await refusals();
     const eleven = await call2025('2025-11-25', { message: COPIED });
