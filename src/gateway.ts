@@ -127,7 +127,7 @@ export class Gateway {
   }
 
   #newRouter(e: EndpointConfig): EndpointRouter {
-    const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver }, this.#embeddingsObserver);
+    const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver }, this.#embeddingsObserver, this.config.server.publicUrl);
     const cluster = this.cluster;
     if (cluster) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
     return r;

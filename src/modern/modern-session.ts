@@ -261,7 +261,7 @@ export class ModernSession implements UpstreamCaller {
     if (method === 'roots/list') return this.#rootsList(params, related, signal);
     const exchange = this.#exchangeFor(related);
     if (!exchange) return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which 2026-07-28 request "${method}" belongs to`));
-    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger }, method, params, upstream); // its hidden text, an elicitation's source
+    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger, ownUrl: this.endpoint.ownUrl }, method, params, upstream); // its hidden text, an elicitation's source
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the round waits for a retry (that may never come), the call holds none of its tenant's concurrent-request slots.
     return this.guard.whileAsking(exchange.seq, () => exchange.ask(method, asked, signal));

@@ -46,7 +46,7 @@ export class Metrics {
   });
   readonly upstreamElicitationsRefused = new Counter({
     name: 'switchboard_upstream_elicitations_refused_total',
-    help: "Upstream elicitations refused and put to no user, by reason: gateway_wording (it claimed the gateway's own voice, as a phishing copy of a confirmation question would)",
+    help: "Upstream elicitations refused and put to no user, by reason: gateway_wording (it claimed the gateway's own voice, as a phishing copy of a confirmation question would), gateway_url (its URL was the gateway's own, as a copy of its consent link would be)",
     labelNames: ['upstream', 'reason'] as const,
     registers: [this.registry],
   });

@@ -35,6 +35,38 @@ export function gatewayWordingIn(params: Record<string, unknown>): string | unde
   return wordingIn(params.message, 'message', 0) ?? wordingIn(params.requestedSchema, 'requestedSchema', 0);
 }
 
+/** A URL's path as a server reads it: its percent-escapes decoded (one that is not UTF-8 as written). */
+function pathOf(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return url.pathname;
+  }
+}
+
+const portOf = (url: URL): string => url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
+
+/**
+ * Whether the URL an upstream's URL elicitation asks the user to open is the gateway's own (`own`: its public
+ * URL): its host name, its port or a web default one (where a proxy in front redirects or serves the same
+ * name), and a path under the public URL's. Only the gateway's own consent links (/oauth/start) lead a user
+ * there: an upstream's that did would pass for that flow, another user's link among them (a link whose
+ * account linking the user confirms goes to that other user).
+ */
+export function gatewayUrlIn(params: Record<string, unknown>, own: URL | undefined): boolean {
+  if (own === undefined || typeof params.url !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(params.url);
+  } catch {
+    return false; // no URL a browser opens
+  }
+  const host = (u: URL) => u.hostname.replace(/\.$/, '');
+  if (host(url) !== host(own) || ![portOf(own), '80', '443'].includes(portOf(url))) return false;
+  const base = pathOf(own).replace(/\/$/, ''), path = pathOf(url);
+  return base === '' || path === base || path.startsWith(`${base}/`);
+}
+
 /**
  * An upstream's elicitation as its user is shown it: its message opened by the upstream that asks
  * (`Upstream "github" asks: …`), so that no upstream's question reads as the gateway's, whose own open

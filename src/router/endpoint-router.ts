@@ -55,6 +55,8 @@ export class EndpointRouter implements EndpointView {
   readonly tracing: Tracing;
   /** Hidden-text scanning of definitions and results, per tenant (guardrails.hiddenText). */
   hiddenText: HiddenTextGuard;
+  /** The gateway's public URL (server.publicUrl, restart-only): where an upstream's URL elicitation may not lead a user (see gatewayUrlIn). */
+  readonly ownUrl: URL | undefined;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
   /** Sessions whose leases are being taken, with the pools asked (see abandon). */
   readonly #opening = new Map<UpstreamCaller, readonly UpstreamPool[]>();
@@ -87,8 +89,9 @@ export class EndpointRouter implements EndpointView {
     this.#retired = true;
   }
 
-  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}, embeddings?: EmbeddingsObserver) {
+  constructor(config: EndpointConfig, pools: ReadonlyMap<string, UpstreamPool>, logger: Logger, gate?: ToolGate, tracing: Tracing = NO_TRACING, hiddenText: HiddenTextDeps = {}, embeddings?: EmbeddingsObserver, ownUrl?: string) {
     this.config = config;
+    this.ownUrl = ownUrl === undefined ? undefined : new URL(ownUrl);
     this.hiddenText = new HiddenTextGuard(config.guardrails.hiddenText, config.path, hiddenText);
     this.gate = gate;
     this.tracing = tracing;

@@ -344,7 +344,7 @@ export class ClientSession {
     if (this.#state === 'SHUTDOWN') return Promise.reject(new JsonRpcError(ErrorCode.InternalError, 'the client session has ended'));
     const why = undeliverable(this.clientCapabilities, method, params);
     if (why) return Promise.reject(new JsonRpcError(ErrorCode.MethodNotFound, why));
-    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger }, method, params, upstream); // its hidden text, an elicitation's source
+    const asked = screenedAsk({ hiddenText: this.endpoint.hiddenText, guard: this.guard, observer: this.#observer, logger: this.#logger, ownUrl: this.endpoint.ownUrl }, method, params, upstream); // its hidden text, an elicitation's source
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);

@@ -4,7 +4,7 @@ import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
-import { attributedAsk, gatewayWordingIn } from '../policy/upstream-asks.js';
+import { attributedAsk, gatewayUrlIn, gatewayWordingIn } from '../policy/upstream-asks.js';
 import { blocked } from './stages/hidden-text-stage.js';
 import type { SessionObserver } from './session-observer.js';
 
@@ -20,6 +20,8 @@ export interface AskScreen {
   guard: SessionGuard;
   observer: SessionObserver;
   logger: Logger;
+  /** The gateway's public URL (EndpointRouter.ownUrl): no upstream's URL elicitation may lead under it. */
+  ownUrl?: URL | undefined;
 }
 
 /**
@@ -45,6 +47,7 @@ export function screenedAsk(s: AskScreen, method: string, params: Record<string,
   if (kind === 'elicitation') {
     const field = gatewayWordingIn(params);
     if (field !== undefined) return toJsonRpcError(impersonation(s, upstream, field));
+    if (gatewayUrlIn(params, s.ownUrl)) return toJsonRpcError(impersonation(s, upstream, 'url', 'gateway_url'));
   }
   const screened = scanned(s, kind, method, params, upstream);
   return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
@@ -93,6 +96,7 @@ export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: strin
   for (const [i, e] of list.entries()) {
     const field = e !== null && typeof e === 'object' ? gatewayWordingIn(e as Record<string, unknown>) : undefined;
     if (field !== undefined) return impersonation(s, upstream, `error.data.elicitations[${i}].${field}`);
+    if (e !== null && typeof e === 'object' && gatewayUrlIn(e as Record<string, unknown>, s.ownUrl)) return impersonation(s, upstream, `error.data.elicitations[${i}].url`, 'gateway_url');
   }
   const screened = scan ? scanned(s, 'elicitation', 'URLElicitationRequired', { error: err.toObject() }, upstream) : { error: err.toObject() };
   if (screened === undefined || screened instanceof JsonRpcError) return screened ?? err;
@@ -102,11 +106,17 @@ export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: strin
   return new JsonRpcError(clean.code, clean.message, { ...(clean.data as object), elicitations });
 }
 
-/** An upstream's elicitation in the gateway's own voice: refused to it, said where the operator looks. */
-function impersonation(s: AskScreen, upstream: string | undefined, field: string): GatewayError {
+/** Why an upstream's elicitation passes for the gateway's: the operator's words (the refusal, its warn line). */
+const POSING = {
+  gateway_wording: { refused: `speaks as the gateway does ("Switchboard asks you…"), which only the gateway's own confirmation questions may`, logged: "upstream elicitation refused: it speaks in the gateway's own voice" },
+  gateway_url: { refused: "leads to the gateway's own pages (server.publicUrl), where only the gateway's own consent links send a user", logged: "upstream elicitation refused: its URL is the gateway's own" },
+} as const;
+
+/** An upstream's elicitation passing for the gateway's (its voice, or its URL): refused to it, said where the operator looks. */
+function impersonation(s: AskScreen, upstream: string | undefined, field: string, reason: keyof typeof POSING = 'gateway_wording'): GatewayError {
   const name = upstream ?? 'unknown';
-  s.observer.elicitationRefused(name, 'gateway_wording');
-  s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, "upstream elicitation refused: it speaks in the gateway's own voice");
-  const message = `The elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} speaks as the gateway does ("Switchboard asks you…"), which only the gateway's own confirmation questions may; nothing was put to the user`;
+  s.observer.elicitationRefused(name, reason);
+  s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, POSING[reason].logged);
+  const message = `The elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} ${POSING[reason].refused}; nothing was put to the user`;
   return new GatewayError('SWB_ELICITATION_REFUSED', message, { upstream: name, field });
 }

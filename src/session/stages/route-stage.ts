@@ -57,7 +57,7 @@ export const routeStage: Stage = async (ctx) => {
 function upstreamUrlAsks(ctx: Parameters<Stage>[0], err: unknown): unknown {
   if (!(err instanceof JsonRpcError) || err.code !== ErrorCode.UrlElicitationRequired) return err;
   const { host, req } = ctx;
-  const screen = { hiddenText: host.endpoint.hiddenText, guard: host.guard, observer: host.observer, logger: host.logger };
+  const screen = { hiddenText: host.endpoint.hiddenText, guard: host.guard, observer: host.observer, logger: host.logger, ownUrl: host.endpoint.ownUrl };
   // Its hidden text: scanned as the call's error where the hidden-text stage scans the answers, else here.
   return screenedUrlAsks(screen, err, err.upstream ?? host.router?.upstreamOf(req.method, req.params, ctx.spec), !scansAnswersTo(req.method));
 }
