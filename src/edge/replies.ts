@@ -12,7 +12,12 @@ import { acceptsMedia } from './accept-header.js';
  * per response, and the client knows the size up front.
  */
 export function endJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string, bytes = Buffer.byteLength(body)): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(bytes) }).end(body);
+  // Given to Node as one flat list, not `{ ...headers, 'content-type': … }`: on Node 20 (V8 11.3) members
+  // added after a spread cannot keep a transition, so that object had a new hidden class every response.
+  const list: string[] = [];
+  for (const name in headers) if (name !== 'content-type' && name !== 'content-length') list.push(name, headers[name]!);
+  list.push('content-type', 'application/json', 'content-length', String(bytes));
+  res.writeHead(status, list).end(body);
 }
 
 /**

@@ -16,6 +16,7 @@ import { methodSpec, metricLabel } from '../jsonrpc/methods.js';
 import { awaitsUser, type UpstreamUser } from './upstream-user.js';
 import type { UpstreamCaller, UpstreamIdentity } from './upstream-caller.js';
 import { UpstreamClient, type CallOptions } from './upstream-client.js';
+import { callOptions } from './upstream-client-hooks.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
@@ -338,7 +339,7 @@ export class UpstreamInstance extends EventEmitter {
       const client = this.#client;
       if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#state}); retry shortly`, { upstream: name });
       // The upstream answering (progress, a question for the client) decides a half-open trial: a person may take minutes.
-      const result = await client.request(method, params, { ...opts, timeoutMs: this.config.requestTimeoutMs, maxTimeoutMs: this.config.maxRequestTimeoutMs, onAnswering: this.#breaker.heard });
+      const result = await client.request(method, params, callOptions(opts, this.config.requestTimeoutMs, this.config.maxRequestTimeoutMs, this.#breaker.heard));
       this.#breaker.success(pass);
       return result;
     } catch (caught) {
