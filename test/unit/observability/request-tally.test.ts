@@ -76,6 +76,25 @@ describe('request metrics counted in a tally', () => {
     assert.match((await ours.render()).body, /^switchboard_request_duration_seconds_count\{method="tools\/list".*\} 1$/m);
   });
 
+  it('runs of one label set, and that set again after a reset, count as prom-client counted them', async () => {
+    const ours = new Metrics(false, false);
+    const theirs = promClientMetrics();
+    const both = (r: AnsweredRequest) => (ours.tally.done(r), theirs.done(r));
+    const all = [...requests(60)];
+    all.forEach((r, i) => {
+      for (let k = 0; k <= i % 4; k++) both(r);
+    });
+    assert.deepEqual(requestLines((await ours.render()).body), requestLines(await theirs.registry.metrics()));
+    // The set counted last, counted again after a reset: into a cell the scrape shows.
+    ours.registry.resetMetrics();
+    theirs.registry.resetMetrics();
+    both(all.at(-1)!);
+    both(all.at(-1)!);
+    const got = requestLines((await ours.render()).body);
+    assert.deepEqual(got, requestLines(await theirs.registry.metrics()));
+    assert.ok(got.some((l) => l.startsWith('switchboard_requests_total{') && l.endsWith(' 2')), got.join('\n'));
+  });
+
   it('a duration that is not a number counts the request but is not observed (no histogram series, as prom-client)', async () => {
     const ours = new Metrics(false, false);
     ours.tally.done({ method: 'tools/call', endpoint: '/mcp', upstream: 'up', outcome: 'ok', seconds: Number.NaN, tool: 'up__t', era: 'legacy' });
