@@ -62,6 +62,18 @@ export interface HiddenTextAuditEvent {
 export type AuditLine = Readonly<Record<string, unknown>> & { time: number; msg: 'audit' | 'tool pin' | 'hidden text' };
 
 /** One structured line per audited call. Arguments are never logged; optionally their SHA-256. */
+/**
+ * o's members, then extra's, in a new object: not `{ ...o, ...extra }`, which on Node 20 (V8 11.3) made a
+ * new hidden class on every call (a member added after a leading spread keeps no transition there). Both
+ * are the gateway's own objects (no `__proto__` member).
+ */
+function extended<E extends object>(o: object, extra: E): Record<string, unknown> & E {
+  const out: Record<string, unknown> = {};
+  for (const k in o) out[k] = (o as Record<string, unknown>)[k];
+  for (const k in extra) out[k] = extra[k];
+  return out as Record<string, unknown> & E;
+}
+
 export class AuditLog {
   readonly #logger: Logger;
   /** The per-call lines: pino's bytes, serialized in one JSON.stringify (plain-lines.ts). */
@@ -85,9 +97,9 @@ export class AuditLog {
    * come apart from the event, so that the event itself is the line (no copy of it per call).
    */
   record(e: AuditEvent, args?: unknown): void {
-    const line: AuditEvent | (AuditEvent & Record<string, string>) = this.#hashArguments && args !== undefined ? { ...e, ...this.#hash(JSON.stringify(args)) } : e;
+    const line: object = this.#hashArguments && args !== undefined ? extended(e, this.#hash(JSON.stringify(args))) : e;
     this.#lines.info(line, 'audit');
-    if (this.#tails.size > 0) this.#tell({ ...line, time: Date.now(), msg: 'audit' });
+    if (this.#tails.size > 0) this.#tell(extended(line, { time: Date.now(), msg: 'audit' as const }));
   }
 
   /**

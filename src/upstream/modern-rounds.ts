@@ -71,10 +71,18 @@ export function withRelayedCapabilities(params: Params, gateway: Record<string, 
  * a level in the request the upstream sends it no log messages).
  */
 export function withModernMeta(params: Params, capabilities: Record<string, unknown>, logLevel?: string): Record<string, unknown> {
-  const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
-  const out: Record<string, unknown> = { ...meta, [META_VERSION]: MODERN_VERSION, [META_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: { name: 'switchboard', version: '0.1.0' } };
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  // Each object starts with a member of its own and the copied ones follow, the gateway's then set over
+  // them: on Node 20 (V8 11.3) a member added after a leading spread (`{ ...params, _meta }`) made a new
+  // hidden class on every request.
+  const out: Record<string, unknown> = { [META_VERSION]: MODERN_VERSION, ...meta };
+  out[META_VERSION] = MODERN_VERSION;
+  out[META_CAPABILITIES] = capabilities;
+  out[META_CLIENT_INFO] = { name: 'switchboard', version: '0.1.0' };
   if (logLevel !== undefined && LOG_LEVELS.includes(logLevel)) out[META_LOG_LEVEL] = logLevel;
-  return { ...params, _meta: out };
+  const request: Record<string, unknown> = { _meta: out, ...params };
+  request._meta = out;
+  return request;
 }
 
 /**
