@@ -57,6 +57,27 @@ function otherEndpointOnly(owners: ReadonlyMap<string, string>, accepted: Readon
   return `the access token is invalid: it was issued for another endpoint's resource, not ${path} (its "aud" claim)`;
 }
 
+/** The audiences accepted, and those of them that name one endpoint (by the endpoint's path). */
+interface Audiences {
+  owners: ReadonlyMap<string, string>;
+  accepted: ReadonlySet<string>;
+}
+
+/**
+ * The endpoints a token is for when each of its accepted audiences names one, else undefined (one of
+ * them is the gateway's as a whole). Off the request path: the admin API's check.
+ */
+function endpointsOnly({ owners, accepted }: Audiences, principal: Principal): string[] | undefined {
+  const paths = new Set<string>();
+  for (const a of principal.audience ?? []) {
+    if (!accepted.has(a)) continue;
+    const owner = owners.get(a);
+    if (owner === undefined) return undefined;
+    paths.add(owner);
+  }
+  return paths.size > 0 ? [...paths] : undefined;
+}
+
 /** Each endpoint's scopes (endpoints[].scopes), with their challenge value made once; endpoints with none are absent. */
 export function endpointScopes(config: Config): ReadonlyMap<string, { scopes: readonly string[]; scope: string }> {
   const m = new Map<string, { scopes: readonly string[]; scope: string }>();
@@ -161,7 +182,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
  */
 export class AdminJwtCheck {
   readonly #log: { warn(obj: object, msg: string): void };
-  #built: { auth: Config['auth']; generation: number; authenticator: Authenticator } | undefined;
+  #built: { auth: Config['auth']; generation: number; authenticator: Authenticator; audiences: Audiences } | undefined;
   /** The generation whose key files could not be read (said once). */
   #unreadableAt: number | undefined;
 
@@ -171,18 +192,26 @@ export class AdminJwtCheck {
 
   /** How a bearer JWT's scopes are found under `config` (auth.mode jwt). */
   verifier(config: Config, generation: number): (bearer: string) => Promise<ReadonlySet<string>> {
-    const authenticator = this.#authenticator(config, generation);
-    if (!authenticator) return KEYS_UNREADABLE;
-    return async (bearer) => (await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false })).scopes;
+    const built = this.#authenticator(config, generation);
+    if (!built) return KEYS_UNREADABLE;
+    const { authenticator, audiences } = built;
+    return async (bearer) => {
+      const principal = await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false });
+      const only = endpointsOnly(audiences, principal);
+      // The admin API is the gateway's as a whole: a token for one endpoint's resource alone (see
+      // otherEndpointOnly) opened it before, to whoever held a token meant for that endpoint.
+      if (only) throw new Error(`it was issued for the endpoint ${only.join(', ')} (its "aud" claim), not for the gateway as a whole: the admin API takes a token whose audience names no endpoint (${publicUrlOf(config, undefined)} by default)`);
+      return principal.scopes;
+    };
   }
 
-  #authenticator(config: Config, generation: number): Authenticator | undefined {
+  #authenticator(config: Config, generation: number): { authenticator: Authenticator; audiences: Audiences } | undefined {
     const built = this.#built;
-    if (built?.auth === config.auth && built.generation === generation) return built.authenticator;
+    if (built?.auth === config.auth && built.generation === generation) return built;
     try {
       const authenticator = new Authenticator(config.auth, audiencesOf(config), undefined, built?.authenticator, this.#log);
-      this.#built = { auth: config.auth, generation, authenticator };
-      return authenticator;
+      this.#built = { auth: config.auth, generation, authenticator, audiences: { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) } };
+      return this.#built;
     } catch (err) {
       if (this.#unreadableAt !== generation) this.#log.warn({ err: (err as Error).message }, 'the admin API cannot check JWTs: a key file of auth.keys cannot be read (answered 503 until it can; the static token still works)');
       this.#unreadableAt = generation;
