@@ -1,4 +1,5 @@
 import { ANONYMOUS, Authenticator, type CredentialInput, type Principal } from './auth/index.js';
+import { devKeyExposure } from './auth/dev-key.js';
 import type { Config } from './config/schema.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import type { Gateway } from './gateway.js';
@@ -110,6 +111,16 @@ function authenticatorFor(config: Config, metrics: Metrics, log: Logger, previou
   return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc(), previous, log);
 }
 
+/**
+ * Says so (a warn line naming the key's files, and the gauge) when the config trusts the published
+ * development key beyond loopback: at the start and at every reload, as a reload may bring the key in.
+ */
+function announceDevKey(config: Config, metrics: Metrics, log: Logger): void {
+  const exposed = devKeyExposure(config);
+  metrics.devKeyExposed.set(exposed ? 1 : 0);
+  if (exposed) log.warn({ keys: exposed.files }, exposed.message);
+}
+
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
 function exchangesTokens(config: Config): boolean {
   return config.upstreams.some((u) => u.auth?.type === 'token-exchange');
@@ -119,6 +130,7 @@ function exchangesTokens(config: Config): boolean {
 export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
   const log = logger.child({ component: 'auth' });
   let authenticator = authenticatorFor(config, metrics, log);
+  announceDevKey(config, metrics, log);
   let exchanging = exchangesTokens(config);
   let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) };
   let scopes = endpointScopes(config);
@@ -146,6 +158,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
         exchanging = exchanges;
         audiences = nextAudiences;
         scopes = nextScopes;
+        announceDevKey(next, metrics, log);
       };
     },
     authenticate: (input) => {

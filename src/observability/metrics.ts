@@ -105,6 +105,11 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  readonly devKeyExposed = new Gauge({
+    name: 'switchboard_auth_development_key_exposed',
+    help: '1 while auth.keys trusts the published development key (deploy/dev-keys, whose private half is public) and the gateway can be reached beyond loopback (server.host or server.publicUrl): anyone can sign tokens it accepts',
+    registers: [this.registry],
+  });
   readonly configWatchUp = new Gauge({ name: 'switchboard_config_watch_up', help: 'With admin.watchConfig: 1 while the config file (and each auth.keys file) is watched, 0 while a watch is down (its directory gone or the watcher failed; retried): edits are not applied meanwhile', registers: [this.registry] });
   readonly clusterMalformed = new Counter({ name: 'switchboard_cluster_malformed_messages_total', help: 'Messages on a cluster channel (a replica inbox, the change bus) that were not the gateway\'s own, ignored', labelNames: ['channel'] as const, registers: [this.registry] });
   readonly clusterForwards = new Counter({ name: 'switchboard_cluster_forwards_total', help: 'Requests forwarded to the replica that owns their session, by how: http (replica to replica), redis (the tunnel: an owner without an advertised URL, or unreachable over HTTP)', labelNames: ['via'] as const, registers: [this.registry] });

@@ -1,0 +1,45 @@
+import { isLoopbackHost } from '../config/loopback.js';
+import type { Config } from '../config/schema.js';
+import { readPublicJwks } from './key-source.js';
+
+/**
+ * The public half of deploy/dev-keys/dev-private.jwk.json (Ed25519, kid switchboard-dev-1), whose private
+ * half ships with the repository and the npm package: anyone can sign a token with it. Known by the key
+ * itself, not by its file name or kid: a renamed copy, or the same key as PEM, is the same key.
+ */
+const PUBLISHED_DEV_KEY_X = 'owtWc1XN1i10hKaxAAFooCrNIUlQoHwx5QgcRSFZ9eM';
+
+/** The files of auth.keys that hold the published development key (one that cannot be read: said where keys are read). */
+function devKeyFiles(keys: readonly string[]): string[] {
+  return keys.filter((file) => {
+    try {
+      return readPublicJwks(file).some((k) => k.kty === 'OKP' && k.crv === 'Ed25519' && k.x === PUBLISHED_DEV_KEY_X);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** How the gateway can be reached beyond this machine (a non-loopback server.host or server.publicUrl), or undefined. */
+function beyondLoopback(server: Config['server']): string | undefined {
+  if (!isLoopbackHost(server.host)) return `it listens on ${server.host}`;
+  const url = server.publicUrl;
+  if (url !== undefined && URL.canParse(url) && !isLoopbackHost(new URL(url).hostname)) return `its server.publicUrl is ${url}`;
+  return undefined;
+}
+
+/**
+ * Why trusting the published development key is dangerous on this config, as a warning naming the key's
+ * files; undefined when it trusts no such key (or auth is off), or is reachable on loopback alone (the
+ * quick start, where only local processes can present a token).
+ */
+export function devKeyExposure(config: Config): { files: string[]; message: string } | undefined {
+  if (config.auth.mode !== 'jwt') return undefined;
+  const where = beyondLoopback(config.server);
+  const files = where === undefined ? [] : devKeyFiles(config.auth.keys);
+  if (files.length === 0) return undefined;
+  return {
+    files,
+    message: `auth.keys trusts the published development key (${files.join(', ')}: kid switchboard-dev-1 of deploy/dev-keys, whose private half ships with Switchboard) and ${where}: anyone can sign tokens this gateway accepts, for any tenant and scope, the admin scope included; use your identity provider's keys (auth.jwksUrl, or its public keys in auth.keys)`,
+  };
+}
