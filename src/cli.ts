@@ -25,9 +25,11 @@ const USAGE = `usage:
                                         (key: deploy/dev-keys/dev-private.jwk.json of this package)
   switchboard pins list [--config FILE] [--json]
                                         tool pins: approved hashes, and changed definitions awaiting approval
-  switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all)
-                                        approve changed tool definitions (every pending one of UPSTREAM when
-                                        no TOOL is named); needs pinning.file or Redis in FILE
+  switchboard pins approve [--config FILE] (UPSTREAM [TOOL]... | --all) --hash HASH...
+                                        approve the changed tool definitions you reviewed, each named by
+                                        its pending hash as "pins list" prints it (a definition that changed
+                                        since is not approved); without --hash, print what is pending and
+                                        approve nothing; needs pinning.file or Redis in FILE
   switchboard pins reject [--config FILE] (UPSTREAM [TOOL]... | --all)
                                         reject changed tool definitions: they stay withheld and leave the
                                         queue until the upstream reports another definition
@@ -198,6 +200,7 @@ const OPTIONS = {
   issuer: { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
+  hash: { type: 'string', multiple: true },
 } as const;
 
 type Option = keyof typeof OPTIONS;
@@ -210,7 +213,7 @@ const TAKES: Readonly<Record<string, readonly Option[]>> = {
   serve: ['config'],
   'check-config': ['config'],
   token: ['config', 'tenant', 'sub', 'scope', 'ttl', 'key', 'audience'],
-  pins: ['config', 'all', 'json'],
+  pins: ['config', 'all', 'json', 'hash'],
   links: ['config', 'sub', 'upstream', 'tenant', 'issuer', 'json'],
   tools: ['config', 'tenant', 'json'],
 };
@@ -243,7 +246,7 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
     case 'token':
       return await token(values);
     case 'pins':
-      return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: configOf(values), all: values.all === true, json: values.json === true }, USAGE);
+      return await pinsCommand({ action: positionals[0], args: positionals.slice(1), config: configOf(values), all: values.all === true, json: values.json === true, hashes: ((values.hash as string[] | undefined) ?? []).map((h) => h.toLowerCase()) }, USAGE);
     case 'links':
       return await linksCommand(
         { action: positionals[0], config: configOf(values), subject: values.sub, upstream: values.upstream, tenant: values.tenant, issuer: values.issuer, json: values.json === true },

@@ -17,6 +17,8 @@ export interface PinsCommandInput {
   config: string;
   all: boolean;
   json: boolean;
+  /** approve: the pending hashes the operator reviewed (`--hash`, as the admin API's "hash"). */
+  hashes: string[];
 }
 
 interface Output {
@@ -73,6 +75,11 @@ function merged(config: Config, table: PinTable): View {
   return out;
 }
 
+/** Where a pending definition holds hidden text (kind, count, field; never the text): what to look for before approving it. */
+function hiddenTextLine(pending: PendingPin): string {
+  return `  hidden text\t${(pending.findings ?? []).map((f) => `${shown(f.kind)} ×${f.count} in ${shown(f.path)}`).join('; ')}\n`;
+}
+
 async function list(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
   if (!opened) err.write(`switchboard pins: only the config's pins are listed: ${NO_STORE}\n`);
   const table = opened ? await opened.store.table(config.upstreams.map((u) => u.name)) : {};
@@ -91,16 +98,17 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
         if (!e.pending.rejected) pending++;
         out.write(`  ${e.pending.rejected ? 'rejected' : 'pending'}\t${shown(e.pending.hash)}\t${e.approved === undefined ? 'new tool, ' : ''}first seen ${shown(e.pending.firstSeen)}\t${terminalJson(JSON.stringify(e.pending.summary))}\n`);
         // Hidden text in the pending definition: what to look for before approving it.
-        if (e.pending.findings) out.write(`  hidden text\t${e.pending.findings.map((f) => `${shown(f.kind)} ×${f.count} in ${shown(f.path)}`).join('; ')}\n`);
+        if (e.pending.findings) out.write(hiddenTextLine(e.pending));
       }
     }
   }
   if (Object.keys(view).length === 0) out.write(`no tool pins yet${opened ? ` in ${opened.where}` : ''}\n`);
-  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]..." (or "pins reject")\n`);
+  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]... --hash HASH..." with the hashes you reviewed (or "pins reject")\n`);
   return 0;
 }
 
 type Decision = 'approve' | 'reject';
+type Item = { tool: string; hash: string };
 
 /** The named upstream, or every one; undefined (after saying why) when the arguments do not fit. */
 function upstreamsOf(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, err: Output): string[] | undefined {
@@ -117,13 +125,14 @@ function upstreamsOf(config: Config, opened: OpenStore | undefined, input: PinsC
 /**
  * The pending hashes to approve or reject, as read now: the store acts only while each is still the
  * pending hash. Without named tools, every change still awaiting a decision (rejected ones are not).
- * A config pin's change cannot be approved here (the config decides), but it can be rejected.
+ * A config pin's change cannot be approved here (the config decides), but it can be rejected. Given
+ * `hashes` (what the operator reviewed), a pending definition with another hash is left alone.
  */
-function reviewed(config: Config, table: PinTable, u: string, named: string[], how: Decision, err: Output): { items: Array<{ tool: string; hash: string }>; failed: boolean } {
+function reviewed(config: Config, table: PinTable, u: string, named: string[], how: Decision, hashes: ReadonlySet<string> | undefined, err: Output): { items: Item[]; failed: boolean } {
   const entries = table[u] ?? emptyTable();
   const fixedPins = configPins(config, u);
   const tools = named.length > 0 ? named : Object.keys(entries).filter((t) => entries[t]!.pending && !entries[t]!.pending!.rejected).sort();
-  const items: Array<{ tool: string; hash: string }> = [];
+  const items: Item[] = [];
   let failed = false;
   for (const tool of tools) {
     const pending = entries[tool]?.pending;
@@ -137,6 +146,9 @@ function reviewed(config: Config, table: PinTable, u: string, named: string[], h
     } else if (how === 'reject' && pending.rejected) {
       err.write(`${u} ${shown(tool)}: its pending change ${shown(pending.hash)} is rejected already\n`);
       failed = true;
+    } else if (hashes && !hashes.has(pending.hash)) {
+      err.write(`${u} ${shown(tool)}: its pending definition ${shown(pending.hash)} is not one you reviewed (no --hash names it): it appeared or changed since; review it with "switchboard pins list", nothing approved for it\n`);
+      failed = true;
     } else {
       items.push({ tool, hash: pending.hash });
     }
@@ -144,16 +156,49 @@ function reviewed(config: Config, table: PinTable, u: string, named: string[], h
   return { items, failed };
 }
 
+/**
+ * `pins approve` without --hash approves nothing: it shows what is pending now and the command that
+ * approves exactly that, so what gets approved is always a definition the operator saw.
+ */
+function showUnreviewed(table: PinTable, input: PinsCommandInput, found: Array<{ u: string; items: Item[] }>, out: Output, err: Output): number {
+  for (const { u, items } of found) {
+    for (const { tool, hash } of items) {
+      const e = table[u]![tool]!;
+      out.write(`pending ${u} ${shown(tool)} ${shown(hash)}${e.approved === undefined ? ' (new tool)' : ''} ${terminalJson(JSON.stringify(e.pending!.summary))}\n`);
+      if (e.pending!.findings) out.write(hiddenTextLine(e.pending!));
+    }
+  }
+  const target = input.all ? '--all' : input.args.map(shown).join(' ');
+  const hashes = found.flatMap(({ items }) => items.map((i) => `--hash ${shown(i.hash)}`)).join(' ');
+  err.write(`switchboard pins approve: nothing approved: an approval names each definition you reviewed by its hash, so that a definition that changed since is not approved unseen; to approve what is shown above, run: switchboard pins approve --config FILE ${target} ${hashes}\n`);
+  return 2;
+}
+
+/** Each `--hash` no item matched: the definition changed since it was reviewed (or was decided already). */
+function unmatched(hashes: ReadonlySet<string>, found: Array<{ items: Item[] }>, err: Output): boolean {
+  const used = new Set(found.flatMap(({ items }) => items.map((i) => i.hash)));
+  const left = [...hashes].filter((h) => !used.has(h));
+  for (const h of left) err.write(`--hash ${h}: no pending change has this hash: it changed since it was reviewed, or was decided already (a rejected change is approved by naming its TOOL)\n`);
+  return left.length > 0;
+}
+
 async function decide(config: Config, opened: OpenStore | undefined, input: PinsCommandInput, out: Output, err: Output): Promise<number> {
   const how = input.action as Decision;
   const upstreams = upstreamsOf(config, opened, input, err);
   if (!upstreams || !opened) return 2;
   const table = await opened.store.table(config.upstreams.map((u) => u.name));
+  const hashes = how === 'approve' && input.hashes.length > 0 ? new Set(input.hashes) : undefined;
   let code = 0;
-  let count = 0;
+  const found: Array<{ u: string; items: Item[] }> = [];
   for (const u of upstreams) {
-    const { items, failed } = reviewed(config, table, u, input.args.slice(1), how, err);
+    const { items, failed } = reviewed(config, table, u, input.args.slice(1), how, hashes, err);
     if (failed) code = 1;
+    found.push({ u, items });
+  }
+  if (hashes && unmatched(hashes, found, err)) code = 1;
+  if (how === 'approve' && !hashes && found.some((f) => f.items.length > 0)) return showUnreviewed(table, input, found, out, err);
+  let count = 0;
+  for (const { u, items } of found) {
     const done: Array<{ tool: string; line: string }> =
       how === 'approve'
         ? (await opened.store.approve(u, items)).map((p) => ({ tool: p.tool, line: `approved ${u} ${shown(p.tool)} ${shown(p.hash)}${p.previous === undefined ? ' (new tool)' : ''} ${terminalJson(JSON.stringify(p.summary))}` }))
@@ -171,10 +216,23 @@ async function decide(config: Config, opened: OpenStore | undefined, input: Pins
   return code;
 }
 
+/** Why the --hash values do not fit (a pending hash as `pins list` prints it, approve only), or undefined. */
+function hashUsage(input: PinsCommandInput): string | undefined {
+  if (input.hashes.length === 0) return undefined;
+  if (input.action !== 'approve') return '--hash is an option of "pins approve"';
+  const bad = input.hashes.find((h) => !/^[0-9a-f]{64}$/.test(h));
+  return bad === undefined ? undefined : `--hash takes a pending definition's sha256 as "pins list" prints it (64 hex digits), not ${shown(bad)}`;
+}
+
 /** `switchboard pins list|approve|reject`: inspect tool pins and approve or reject changed definitions. */
 export async function pinsCommand(input: PinsCommandInput, usage: string, out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
   if (input.action !== 'list' && input.action !== 'approve' && input.action !== 'reject') {
     err.write(`switchboard pins: expected "list", "approve" or "reject"\n${usage}`);
+    return 2;
+  }
+  const usageError = hashUsage(input);
+  if (usageError) {
+    err.write(`switchboard pins ${input.action}: ${usageError}\n${usage}`);
     return 2;
   }
   const config = loadConfig(input.config);

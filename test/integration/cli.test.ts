@@ -161,7 +161,12 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     const json = runCli(['pins', 'list', '--config', config, '--json']);
     assert.doesNotMatch(json.stdout, RAW);
     assert.deepEqual(Object.keys(JSON.parse(json.stdout).shifty).sort(), ['plain', evil].sort());
-    const approved = runCli(['pins', 'approve', '--config', config, 'shifty']);
+    const shown = runCli(['pins', 'approve', '--config', config, 'shifty']);
+    assert.equal(shown.status, 2, shown.stdout);
+    assert.doesNotMatch(shown.stdout + shown.stderr, RAW);
+    assert.match(shown.stdout, /^pending shifty "weather\\u001b.*\\u202e" b{64} "Returns \\u001b\[8mhidden"\n  hidden text\ttag-chars ×1 in "inputSchema\.\\u001b\[1m"$/m);
+    assert.match(shown.stderr, /run: switchboard pins approve --config FILE shifty --hash b{64}\n$/);
+    const approved = runCli(['pins', 'approve', '--config', config, 'shifty', '--hash', 'b'.repeat(64)]);
     assert.equal(approved.status, 0, approved.stderr);
     assert.doesNotMatch(approved.stdout + approved.stderr, RAW);
     assert.match(approved.stdout, /^approved shifty "weather\\u001b.*\\u202e" b{64} "Returns \\u001b\[8mhidden"$/m);
