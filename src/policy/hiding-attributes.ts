@@ -7,6 +7,7 @@
  */
 import { asApplied } from './style-as-applied.js';
 import { styleDeclarations } from './style-declarations.js';
+import { transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -35,7 +36,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, 
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color/i;
 
 /** Padding shows what overflows a box of no size (`height:0; padding-bottom:56%`, a common aspect-ratio box). */
 const PADDING = { height: ['padding-top', 'padding-bottom', 'padding-block', 'padding-block-start', 'padding-block-end'], width: ['padding-left', 'padding-right', 'padding-inline', 'padding-inline-start', 'padding-inline-end'] };
@@ -52,6 +53,8 @@ const RECT = /^rect\(([^()]*)\)/;
 /** Overflow values that do not show what leaves the box; the second, those that turn `visible` beside them into `auto`. */
 const UNSHOWN = /^(?:hidden|clip|auto|scroll|overlay)$/;
 const TO_AUTO = /^(?:hidden|auto|scroll|overlay)$/;
+/** A background clipped to the text (`background-clip: text`, in the `background` shorthand too) paints the glyphs. */
+const CLIP_TO_TEXT = /(?:^|[\s,])text(?:$|[\s,])/;
 
 /** Whether `attrs` (a tag's attribute text, as written) hide the element, once decoded as the browser decodes them. */
 export function hidingAttributes(attrs: string): boolean {
@@ -120,6 +123,7 @@ function collapsed(a: Map<string, string>): boolean {
   if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
+  if (unpainted(a)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
 
@@ -155,6 +159,20 @@ function leastStretch([a, b, c, d]: number[]): number {
   const sum = a! * a! + b! * b! + c! * c! + d! * d!;
   const det = a! * d! - b! * c!;
   return Math.sqrt(Math.max(0, (sum - Math.sqrt(Math.max(0, sum * sum - 4 * det * det))) / 2));
+}
+
+/**
+ * Text painted in a colour no one sees: `color` (or `-webkit-text-fill-color`, which paints the glyphs
+ * over it) transparent or of an alpha below 0.05. Gradient text (`background-clip: text`), a text shadow or
+ * an outline still draws the glyphs, so it is left. Before 2026-12-07 transparent text was not found.
+ */
+function unpainted(a: Map<string, string>): boolean {
+  const fill = a.get('-webkit-text-fill-color');
+  if (!transparentColor(fill === undefined || fill === 'currentcolor' ? a.get('color') : fill)) return false;
+  for (const p of ['background-clip', '-webkit-background-clip', 'background']) if (CLIP_TO_TEXT.test(a.get(p) ?? '')) return false;
+  const shadow = a.get('text-shadow');
+  if (shadow !== undefined && shadow !== 'none') return false;
+  return !NONZERO.test(a.get('-webkit-text-stroke') ?? a.get('-webkit-text-stroke-width') ?? '');
 }
 
 /**

@@ -1,0 +1,32 @@
+/**
+ * One CSS value read as the single token it must be (a number, a colour), as style-declarations.ts gives
+ * it (lower case, trimmed): anything else reads as nothing, so what cannot be judged is left, and no
+ * expression here can backtrack over a long value.
+ */
+
+/** Below this a colour's alpha leaves nothing a person can see, as an opacity does (OPACITY_LIMIT, hiding-attributes.ts). */
+const ALPHA_LIMIT = 0.05;
+
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?%?$/;
+const HEX = /^#(?:[0-9a-f]{4}|[0-9a-f]{8})$/;
+const COLOR_FUNCTION = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(([^()]*)\)$/;
+
+/** A number or a percentage as a fraction (`50%` is 0.5); NaN for anything else (`0.5px`, `calc(…)`). */
+function amount(v: string | undefined): number {
+  if (v === undefined || !NUMBER.test(v)) return NaN;
+  return v.endsWith('%') ? parseFloat(v) / 100 : parseFloat(v);
+}
+
+/** A colour no one sees: `transparent`, or an alpha below ALPHA_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */
+export function transparentColor(v: string | undefined): boolean {
+  if (v === undefined) return false;
+  if (v === 'transparent') return true;
+  if (HEX.test(v)) return parseInt(v.length === 5 ? v[4]! + v[4]! : v.slice(7), 16) / 255 < ALPHA_LIMIT;
+  const m = COLOR_FUNCTION.exec(v);
+  if (m === null) return false;
+  const args = m[1]!;
+  const slash = args.lastIndexOf('/');
+  // The legacy comma form takes its alpha fourth; the modern one after a "/" (none: opaque).
+  const alpha = slash >= 0 ? args.slice(slash + 1) : args.includes(',') ? args.split(',')[3] : undefined;
+  return alpha !== undefined && amount(alpha.trim()) < ALPHA_LIMIT;
+}

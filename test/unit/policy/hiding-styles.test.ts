@@ -1,0 +1,47 @@
+// Styles that leave an element's text unseen though it is laid out: unpainted (a transparent colour),
+// and each hiding value read as one token, so a long hostile attribute is read once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HiddenTextScanner } from '../../../src/policy/hidden-text.js';
+
+const scanner = new HiddenTextScanner([]);
+const found = (s: string) => scanner.scan(s)?.counts.markup ?? 0;
+
+describe('hiding styles', () => {
+  it('text painted in a transparent colour is found; gradient, shadowed or outlined text, and colours that show, are left', () => {
+    const hidden = [
+      '<span style="color: transparent">a</span>',
+      '<span style="color:rgba(0,0,0,0)">a</span>',
+      '<span style="color: rgb(0 0 0 / 0%)">a</span>',
+      '<span style="color:hsla(120, 50%, 50%, 0.01)">a</span>',
+      '<span style="color:#ffffff00">a</span>',
+      '<span style="color:#FFF0">a</span>',
+      '<span style="color:red;-webkit-text-fill-color:transparent">a</span>',
+      '<span style="color:TRANSPARENT !important">a</span>',
+    ];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = [
+      '<span style="color: red">a</span>',
+      '<span style="color:rgba(0,0,0,0.5)">a</span>',
+      '<span style="color:#fff">a</span>',
+      '<span style="color:#ffffff80">a</span>',
+      '<span style="color:transparent;-webkit-text-fill-color:black">a</span>',
+      '<span style="background:linear-gradient(red,blue);-webkit-background-clip:text;-webkit-text-fill-color:transparent">a</span>',
+      '<span style="background-clip:text;color:transparent">a</span>',
+      '<span style="color:transparent;text-shadow:0 0 4px #000">a</span>',
+      '<span style="color:transparent;-webkit-text-stroke:1px black">a</span>',
+      '<span title="color:transparent">a</span>',
+      '<span style="border-color:transparent">a</span>',
+    ];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
+  it('long hostile attributes against the colour reading complete (completion only)', () => {
+    const long = [
+      `<span style="color:rgba(${'0,'.repeat(50_000)}0)">x</span>`,
+      `<span style="color:#${'0'.repeat(100_000)}">x</span>`,
+      `<span style="${'color:'.repeat(30_000)}transparent">x</span>`,
+    ];
+    for (const s of long) assert.equal(typeof found(s), 'number');
+  });
+});
