@@ -243,7 +243,7 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
     } else if (m[1] === undefined) end = m.index + m[0].length;
     else {
       const byName = kind !== 'xml' && hiddenByName(m[1], m[2]);
-      if (!byName && (m[2] === undefined || !hidingAttributes(m[2]))) continue;
+      if (!byName && (m[2] === undefined || !hidingAttributes(m[2], m[1]))) continue;
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }

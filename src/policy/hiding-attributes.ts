@@ -36,7 +36,9 @@ const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, 
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill/i;
+/** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
+const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
 /** Padding shows what overflows a box of no size (`height:0; padding-bottom:56%`, a common aspect-ratio box). */
 const PADDING = { height: ['padding-top', 'padding-bottom', 'padding-block', 'padding-block-start', 'padding-block-end'], width: ['padding-left', 'padding-right', 'padding-inline', 'padding-inline-start', 'padding-inline-end'] };
@@ -56,10 +58,10 @@ const TO_AUTO = /^(?:hidden|auto|scroll|overlay)$/;
 /** A background clipped to the text (`background-clip: text`, in the `background` shorthand too) paints the glyphs. */
 const CLIP_TO_TEXT = /(?:^|[\s,])text(?:$|[\s,])/;
 
-/** Whether `attrs` (a tag's attribute text, as written) hide the element, once decoded as the browser decodes them. */
-export function hidingAttributes(attrs: string): boolean {
+/** Whether `attrs` (a tag's attribute text, as written) hide the element named `tag`, once decoded as the browser decodes them. */
+export function hidingAttributes(attrs: string, tag = ''): boolean {
   const applied = asApplied(attrs);
-  return HIDING.test(applied) || faded(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs)));
+  return HIDING.test(applied) || faded(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
 }
 
 /** An opacity or a font-size below its threshold, anywhere in the attributes (as HIDING reads them). */
@@ -118,12 +120,12 @@ function tiny(v: string | undefined): boolean {
  * or 1000px, a circle or ellipse of radius below 2px), a `clip` rect with no area, or a height or width below
  * 2px whose overflow does not show. Before 2026-12-06 each hid text unfound at 0, before 2026-12-07 near it.
  */
-function collapsed(a: Map<string, string>): boolean {
+function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   if (scaledAway(a.get('transform') ?? '', a.get('scale'))) return true;
   if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
-  if (unpainted(a)) return true;
+  if (svgText ? unpaintedSvgText(a) : unpainted(a)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
 
@@ -173,6 +175,19 @@ function unpainted(a: Map<string, string>): boolean {
   const shadow = a.get('text-shadow');
   if (shadow !== undefined && shadow !== 'none') return false;
   return !NONZERO.test(a.get('-webkit-text-stroke') ?? a.get('-webkit-text-stroke-width') ?? '');
+}
+
+/**
+ * SVG text neither filled (`fill` none or transparent, `fill-opacity` below 0.05) nor stroked where it shows
+ * (no `stroke`, or one that is none, transparent, of `stroke-opacity` below 0.05 or of width 0). Text only: a
+ * shape without fill is often its outline or a hit area, and holds no text. A stroke a parent gives cannot be
+ * known here, as a class cannot. Before 2026-12-07 unpainted SVG text was not found.
+ */
+function unpaintedSvgText(a: Map<string, string>): boolean {
+  const fill = a.get('fill');
+  if (!(fill === 'none' || transparentColor(fill) || factor(a.get('fill-opacity')) < OPACITY_LIMIT)) return false;
+  const stroke = a.get('stroke');
+  return stroke === undefined || stroke === 'none' || transparentColor(stroke) || factor(a.get('stroke-opacity')) < OPACITY_LIMIT || zero(a.get('stroke-width'));
 }
 
 /**

@@ -10,7 +10,7 @@ import { cssAsApplied } from './style-as-applied.js';
 import { someAttribute } from './tag-attributes.js';
 
 /** Presentation attributes the hiding checks read (a style's declaration of the same property wins). */
-const PRESENTATION = new Set(['transform', 'clip-path', 'clip', 'overflow', 'display', 'visibility', 'opacity']);
+const PRESENTATION = new Set(['transform', 'clip-path', 'clip', 'overflow', 'display', 'visibility', 'opacity', 'fill', 'fill-opacity', 'stroke', 'stroke-opacity', 'stroke-width']);
 const IMPORTANT = /!\s*important\s*$/i;
 
 export function styleDeclarations(attrs: string): Map<string, string> {

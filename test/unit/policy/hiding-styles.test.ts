@@ -36,11 +36,38 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('SVG text with no paint (fill-opacity near 0, fill none or transparent) and no stroke that shows is found; shapes, and text that shows, are left', () => {
+    const hidden = [
+      '<text fill-opacity="0">a</text>',
+      '<text x="1" fill-opacity=".01">a</text>',
+      '<tspan style="fill-opacity:0">a</tspan>',
+      '<textPath href="#p" fill="none">a</textPath>',
+      '<text fill="transparent">a</text>',
+      '<text fill-opacity="0" stroke="red" stroke-opacity="0">a</text>',
+      '<text style="fill-opacity:0;stroke:#000;stroke-opacity:0.0">a</text>',
+      '<text fill-opacity="0" stroke="red" stroke-width="0">a</text>',
+      '<text fill-opacity="-1">a</text>',
+    ];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = [
+      '<text fill-opacity="0.5">a</text>',
+      '<text stroke-opacity="0">a</text>',
+      '<text fill-opacity="0" stroke="red">a</text>',
+      '<text fill-opacity="0" style="fill-opacity:1">a</text>',
+      '<path fill-opacity="0"/>',
+      '<rect fill="none" stroke-opacity="0"/>',
+      '<span style="fill-opacity:0">a</span>',
+      '<text fill-opacity="0px">a</text>',
+    ];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('long hostile attributes against the colour reading complete (completion only)', () => {
     const long = [
       `<span style="color:rgba(${'0,'.repeat(50_000)}0)">x</span>`,
       `<span style="color:#${'0'.repeat(100_000)}">x</span>`,
       `<span style="${'color:'.repeat(30_000)}transparent">x</span>`,
+      `<text fill-opacity="${'9'.repeat(100_000)}x">x</text>`,
     ];
     for (const s of long) assert.equal(typeof found(s), 'number');
   });
