@@ -36,7 +36,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, 
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color|fill/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
@@ -122,6 +122,9 @@ function tiny(v: string | undefined): boolean {
  */
 function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   if (scaledAway(a.get('transform') ?? '', a.get('scale'))) return true;
+  // zoom: 0 is read as 1 (normal) by browsers; a positive zoom near it leaves nothing to see.
+  const zoom = factor(a.get('zoom'));
+  if (zoom > 0 && zoom < SCALE_LIMIT) return true;
   if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
@@ -131,7 +134,8 @@ function collapsed(a: Map<string, string>, svgText: boolean): boolean {
 
 /**
  * The `scale` property's factors and the transform's scale functions, multiplied per axis (a rotation between
- * them is not followed: more than the browser shows, never less), and each matrix alone by its least stretch.
+ * them is not followed: more than the browser shows, never less), and each matrix alone by its least stretch
+ * (a matrix3d by its 2D part, divided by its w, and only without perspective).
  */
 function scaledAway(transform: string, scale: string | undefined): boolean {
   const s = scale?.split(ARGS);
@@ -146,6 +150,7 @@ function scaledAway(transform: string, scale: string | undefined): boolean {
     } else if (name === 'scalex') x = times(x, n[0]);
     else if (name === 'scaley') y = times(y, n[0]);
     else if (name === 'matrix' && n.length === 6 && leastStretch(n.map(parseFloat)) < SCALE_LIMIT) return true;
+    else if (name === 'matrix3d' && n.length === 16 && flat3d(n.map(parseFloat))) return true;
   }
   return Math.abs(x) < SCALE_LIMIT || Math.abs(y) < SCALE_LIMIT;
 }
@@ -161,6 +166,12 @@ function leastStretch([a, b, c, d]: number[]): number {
   const sum = a! * a! + b! * b! + c! * c! + d! * d!;
   const det = a! * d! - b! * c!;
   return Math.sqrt(Math.max(0, (sum - Math.sqrt(Math.max(0, sum * sum - 4 * det * det))) / 2));
+}
+
+/** A matrix3d without perspective (its fourth column 0, 0, 0, w ≠ 0) whose x–y part, divided by w, stretches some direction below 0.05. */
+function flat3d(n: number[]): boolean {
+  const w = n[15]!;
+  return n[3] === 0 && n[7] === 0 && n[11] === 0 && w !== 0 && leastStretch([n[0]! / w, n[1]! / w, n[4]! / w, n[5]! / w]) < SCALE_LIMIT;
 }
 
 /**

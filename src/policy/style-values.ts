@@ -7,7 +7,8 @@
 /** Below this a colour's alpha leaves nothing a person can see, as an opacity does (OPACITY_LIMIT, hiding-attributes.ts). */
 const ALPHA_LIMIT = 0.05;
 
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?%?$/;
+/** Each character has one way to match: a digit run then its fraction, so a long run failing at its end is read once. */
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?%?$/;
 const HEX = /^#(?:[0-9a-f]{4}|[0-9a-f]{8})$/;
 const COLOR_FUNCTION = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(([^()]*)\)$/;
 

@@ -62,11 +62,40 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('a zoom or scale near 0 (below 0.05) is found, in 2D and 3D functions alike; zoom: 0, which a browser reads as 1, and scales that show, are left', () => {
+    const hidden = [
+      '<div style="zoom:0.01">a</div>',
+      '<div style="zoom: 1%">a</div>',
+      '<div style="transform:scale3d(0.01, 0.01, 1)">a</div>',
+      '<div style="transform:scale(0.001)">a</div>',
+      '<div style="transform:scaleY(.02)">a</div>',
+      '<div style="scale:0.01 1">a</div>',
+      '<div style="transform:matrix3d(0.01,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1)">a</div>',
+      '<div style="transform:matrix3d(0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,1)">a</div>',
+      '<div style="transform:matrix(1, 0, 0, 0.01, 0, 0)">a</div>',
+      '<text transform="scale(0.01)">a</text>',
+    ];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = [
+      '<div style="zoom:0">a</div>',
+      '<div style="zoom:0.5">a</div>',
+      '<div style="zoom:normal">a</div>',
+      '<div style="transform:scale(0.5)">a</div>',
+      '<div style="transform:scale3d(1,1,0.01)">a</div>',
+      '<div style="transform:matrix3d(1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1)">a</div>',
+      '<div style="transform:matrix3d(0.01,0,0,0, 0,0.01,0,0, 0,0,1,0, 0,0,0,0.01)">a</div>',
+      '<div style="transform:matrix(0, 1, -1, 0, 0, 0)">a</div>',
+    ];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('long hostile attributes against the colour reading complete (completion only)', () => {
     const long = [
       `<span style="color:rgba(${'0,'.repeat(50_000)}0)">x</span>`,
       `<span style="color:#${'0'.repeat(100_000)}">x</span>`,
       `<span style="${'color:'.repeat(30_000)}transparent">x</span>`,
+      `<div style="transform:matrix3d(${'1,'.repeat(50_000)}1)">x</div>`,
+      `<div style="zoom:${'0'.repeat(100_000)}.01x">x</div>`,
       `<text fill-opacity="${'9'.repeat(100_000)}x">x</text>`,
     ];
     for (const s of long) assert.equal(typeof found(s), 'number');
