@@ -7,7 +7,7 @@
  */
 import { asApplied } from './style-as-applied.js';
 import { styleDeclarations } from './style-declarations.js';
-import { transparentColor } from './style-values.js';
+import { pixels, transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -226,12 +226,18 @@ function clipsAxis(one: string, other: string): boolean {
   return pct >= 100 || len >= INSET_LIMIT;
 }
 
-/** rect(top, right, bottom, left) whose bottom is not below its top or right not right of its left (`auto`: the box's edge). */
+/**
+ * rect(top, right, bottom, left) whose bottom is not below its top or right not right of its left (`auto`: the
+ * box's edge), or whose area, in pixels, is 1 or less (`rect(0, 1px, 1px, 0)`; before 2026-12-07 only no area was found).
+ */
 function emptyRect(clip: string): boolean {
   const m = RECT.exec(clip);
   if (m === null) return false;
-  const [t, r, b, l] = m[1]!.trim().split(ARGS).map((v) => (v === 'auto' ? NaN : parseFloat(v)));
-  return b! <= (Number.isNaN(t) ? 0 : t!) || r! <= (Number.isNaN(l) ? 0 : l!);
+  const sides = m[1]!.trim().split(ARGS);
+  const [t, r, b, l] = sides.map((v) => (v === 'auto' ? NaN : parseFloat(v)));
+  if (b! <= (Number.isNaN(t) ? 0 : t!) || r! <= (Number.isNaN(l) ? 0 : l!)) return true;
+  const [pt, pr, pb, pl] = sides.map(pixels);
+  return sides.length === 4 && (pb! - pt!) * (pr! - pl!) <= 1;
 }
 
 /**

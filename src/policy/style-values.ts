@@ -9,6 +9,10 @@ const ALPHA_LIMIT = 0.05;
 
 /** Each character has one way to match: a digit run then its fraction, so a long run failing at its end is read once. */
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?%?$/;
+/** A number and its unit, matched as NUMBER is. */
+const LENGTH = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)([a-z]*)$/;
+/** CSS pixels per absolute unit. */
+const PIXELS: Readonly<Record<string, number>> = { px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6 };
 const HEX = /^#(?:[0-9a-f]{4}|[0-9a-f]{8})$/;
 const COLOR_FUNCTION = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(([^()]*)\)$/;
 
@@ -16,6 +20,14 @@ const COLOR_FUNCTION = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(([^()]*)
 function amount(v: string | undefined): number {
   if (v === undefined || !NUMBER.test(v)) return NaN;
   return v.endsWith('%') ? parseFloat(v) / 100 : parseFloat(v);
+}
+
+/** A length as CSS pixels: an absolute unit, or 0 without one; NaN for anything else (`1em`, `50%`, `auto`). */
+export function pixels(v: string | undefined): number {
+  const m = v === undefined ? null : LENGTH.exec(v);
+  if (m === null) return NaN;
+  const n = parseFloat(m[1]!);
+  return m[2] === '' ? (n === 0 ? 0 : NaN) : n * (PIXELS[m[2]!] ?? NaN);
 }
 
 /** A colour no one sees: `transparent`, or an alpha below ALPHA_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */

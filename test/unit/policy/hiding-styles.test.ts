@@ -89,6 +89,15 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('a clip rect() of 1 square pixel or less is found; larger ones, and sizes in other units, are left', () => {
+    for (const s of ['<div style="position:absolute;clip:rect(0,1px,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0 1px 1px 0)">a</div>', '<div style="position:absolute;clip:rect(5px, 6px, 5.5px, 4px)">a</div>', '<div style="position:absolute;clip:rect(1px,1px,1px,1px)">a</div>']) {
+      assert.equal(found(s), 1, s);
+    }
+    for (const s of ['<div style="position:absolute;clip:rect(0,2px,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0,1em,1em,0)">a</div>', '<div style="position:absolute;clip:rect(0,auto,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0,100px,100px,0)">a</div>']) {
+      assert.equal(found(s), 0, s);
+    }
+  });
+
   it('long hostile attributes against the colour reading complete (completion only)', () => {
     const long = [
       `<span style="color:rgba(${'0,'.repeat(50_000)}0)">x</span>`,
@@ -96,6 +105,7 @@ describe('hiding styles', () => {
       `<span style="${'color:'.repeat(30_000)}transparent">x</span>`,
       `<div style="transform:matrix3d(${'1,'.repeat(50_000)}1)">x</div>`,
       `<div style="zoom:${'0'.repeat(100_000)}.01x">x</div>`,
+      `<div style="clip:rect(${'1px '.repeat(50_000)})">x</div>`,
       `<text fill-opacity="${'9'.repeat(100_000)}x">x</text>`,
     ];
     for (const s of long) assert.equal(typeof found(s), 'number');
