@@ -7,7 +7,7 @@
  */
 import { asApplied } from './style-as-applied.js';
 import { styleDeclarations } from './style-declarations.js';
-import { pixels, transparentColor } from './style-values.js';
+import { offScreen, pixels, transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -36,7 +36,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, 
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
@@ -129,6 +129,7 @@ function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
   if (svgText ? unpaintedSvgText(a) : unpainted(a)) return true;
+  if (offPage(a)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
 
@@ -199,6 +200,26 @@ function unpaintedSvgText(a: Map<string, string>): boolean {
   if (!(fill === 'none' || transparentColor(fill) || factor(a.get('fill-opacity')) < OPACITY_LIMIT)) return false;
   const stroke = a.get('stroke');
   return stroke === undefined || stroke === 'none' || transparentColor(stroke) || factor(a.get('stroke-opacity')) < OPACITY_LIMIT || zero(a.get('stroke-width'));
+}
+
+/**
+ * Text moved clearly off the page, where no scroll reaches it: a `text-indent` of -1000px (-100em) or
+ * further, or an absolute or fixed box whose `left`, `top` or margin there is, or whose `right` or
+ * `bottom` (the `left` or `top` being auto) is +1000px or further. A move off to the right or the bottom
+ * can be scrolled to, and a relative one keeps its place in the flow: both are left. Before 2026-12-07
+ * no move was found.
+ */
+function offPage(a: Map<string, string>): boolean {
+  if (offScreen(a.get('text-indent'), -1)) return true;
+  const position = a.get('position');
+  if (position !== 'absolute' && position !== 'fixed') return false;
+  // The shorthands' sides: top, right = top, bottom = top, left = right.
+  const [it, ir = it, ib = it, il = ir] = (a.get('inset') ?? '').split(ARGS);
+  const [mt, mr = mt, , ml = mr] = (a.get('margin') ?? '').split(ARGS);
+  const left = a.get('left') ?? il;
+  const top = a.get('top') ?? it;
+  if ([left, top, a.get('margin-left') ?? ml, a.get('margin-top') ?? mt].some((v) => offScreen(v, -1))) return true;
+  return ((left || 'auto') === 'auto' && offScreen(a.get('right') ?? ir, 1)) || ((top || 'auto') === 'auto' && offScreen(a.get('bottom') ?? ib, 1));
 }
 
 /**

@@ -30,6 +30,20 @@ export function pixels(v: string | undefined): number {
   return m[2] === '' ? (n === 0 ? 0 : NaN) : n * (PIXELS[m[2]!] ?? NaN);
 }
 
+/** Font-relative units, in ems, for OFF_SCREEN_EMS. */
+const EMS: Readonly<Record<string, number>> = { em: 1, rem: 1, ex: 0.5, ch: 0.5 };
+/** How far a move must go to be clearly off the page, in pixels or in ems: a layout never moves text so far. */
+const OFF_SCREEN_PX = 1000;
+const OFF_SCREEN_EMS = 100;
+
+/** A length of `sign` × (1000px or 100em) or further that way (`-9999px`, `-999em` for sign -1). */
+export function offScreen(v: string | undefined, sign: 1 | -1): boolean {
+  const m = v === undefined ? null : LENGTH.exec(v);
+  if (m === null) return false;
+  const n = parseFloat(m[1]!) * sign;
+  return n * (PIXELS[m[2]!] ?? 0) >= OFF_SCREEN_PX || n * (EMS[m[2]!] ?? 0) >= OFF_SCREEN_EMS;
+}
+
 /** A colour no one sees: `transparent`, or an alpha below ALPHA_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */
 export function transparentColor(v: string | undefined): boolean {
   if (v === undefined) return false;

@@ -98,6 +98,35 @@ describe('hiding styles', () => {
     }
   });
 
+  it('text pushed clearly off the page (a text-indent, or an absolute or fixed position, of -1000px or -100em or further) is found; smaller moves, and offsets without such a position, are left', () => {
+    const hidden = [
+      '<div style="text-indent:-9999px">a</div>',
+      '<div style="text-indent: -999em">a</div>',
+      '<h1 style="text-indent:-1000px;overflow:hidden">a</h1>',
+      '<div style="position:absolute;left:-9999px">a</div>',
+      '<div style="position: fixed; top: -10000px">a</div>',
+      '<div style="position:absolute;margin-left:-200em">a</div>',
+      '<div style="position:absolute;margin:-5000px 0 0 0">a</div>',
+      '<div style="position:absolute;inset:0 auto auto -3000px">a</div>',
+      '<div style="position:absolute;right:9999px">a</div>',
+      '<div style="position:absolute;bottom:20000px">a</div>',
+    ];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = [
+      '<div style="text-indent:-2em">a</div>',
+      '<div style="text-indent:-999px">a</div>',
+      '<div style="text-indent:-50%">a</div>',
+      '<div style="position:absolute;left:-100px">a</div>',
+      '<div style="position:relative;left:-9999px">a</div>',
+      '<div style="left:-9999px">a</div>',
+      '<div style="margin-left:-9999px">a</div>',
+      '<div style="position:absolute;left:0;right:9999px">a</div>',
+      '<div style="position:absolute;right:-9999px">a</div>',
+      '<div style="position:absolute;top:calc(-9999px)">a</div>',
+    ];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('long hostile attributes against the colour reading complete (completion only)', () => {
     const long = [
       `<span style="color:rgba(${'0,'.repeat(50_000)}0)">x</span>`,
@@ -106,6 +135,8 @@ describe('hiding styles', () => {
       `<div style="transform:matrix3d(${'1,'.repeat(50_000)}1)">x</div>`,
       `<div style="zoom:${'0'.repeat(100_000)}.01x">x</div>`,
       `<div style="clip:rect(${'1px '.repeat(50_000)})">x</div>`,
+      `<div style="position:absolute;margin:${'-1 '.repeat(50_000)}">x</div>`,
+      `<div style="text-indent:-${'9'.repeat(100_000)}q">x</div>`,
       `<text fill-opacity="${'9'.repeat(100_000)}x">x</text>`,
     ];
     for (const s of long) assert.equal(typeof found(s), 'number');
