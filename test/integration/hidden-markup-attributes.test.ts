@@ -108,6 +108,32 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     }
   });
 
+  it('text painted transparent, unpainted SVG text, a near-zero zoom or scale, a 1px clip, a move off the page: found and stripped; what still shows is left', async () => {
+    // Before 2026-12-07 each of these hid its text unfound.
+    const hiding = [
+      '<span style="color:transparent">',
+      '<span style="color:#0000">',
+      '<span style="-webkit-text-fill-color:rgba(0,0,0,0)">',
+      '<text fill-opacity="0">',
+      '<tspan style="fill:none">',
+      '<div style="zoom:0.01">',
+      '<div style="transform:matrix3d(0.01,0,0,0,0,0.01,0,0,0,0,1,0,0,0,0,1)">',
+      '<div style="position:absolute;clip:rect(0,1px,1px,0)">',
+      '<div style="text-indent:-9999px">',
+      '<div style="position:absolute;left:-999em">',
+    ];
+    for (const open of hiding) {
+      const tag = open.slice(1, open.search(/\s/));
+      assert.equal(await echo(`Done.${open}${SECRET}</${tag}> Bye.`), 'Done. Bye.', open);
+    }
+    const shown = ['<span style="background:linear-gradient(red,blue);background-clip:text;color:transparent">', '<text stroke-opacity="0">', '<div style="zoom:0">', '<div style="text-indent:-2em">', '<div style="position:relative;left:-9999px">'];
+    for (const open of shown) {
+      const tag = open.slice(1, open.search(/\s/));
+      const text = `Done.${open}shown</${tag}> Bye.`;
+      assert.equal(await echo(text), text, open);
+    }
+  });
+
   it("a processing instruction, a declaration or CDATA (a browser's bogus comment, shown as nothing to its first '>'): found and stripped", async () => {
     for (const [open, close] of [['<?', '?>'], ['<!', '>'], ['<![CDATA[', ']]>'], ['<!X ', '>']]) {
       assert.equal(await echo(`Done.${open}${SECRET}${close} Bye.`), 'Done. Bye.', open);
