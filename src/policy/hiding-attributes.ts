@@ -35,7 +35,7 @@ const FONT_LIMIT: Readonly<Record<string, number>> = { em: 0.15, rem: 0.15, ex: 
 const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, em: 16, rem: 16 };
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
-/** Only attributes naming one of these can shrink, clip or collapse an element to nothing (collapsed). */
+/** Only attributes naming one of these can shrink, clip, collapse, unpaint or move an element to nothing (collapsed). */
 const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
@@ -116,9 +116,11 @@ function tiny(v: string | undefined): boolean {
 
 /**
  * Hidden by a value that leaves nothing to see: a transform or `scale` with a 2D factor below 0.05 (scale(0.01),
- * scaleX(0), a matrix that flattens some direction so), a `clip-path` that clips all (inset 50% from two sides,
- * or 1000px, a circle or ellipse of radius below 2px), a `clip` rect with no area, or a height or width below
- * 2px whose overflow does not show. Before 2026-12-06 each hid text unfound at 0, before 2026-12-07 near it.
+ * scaleX(0), a matrix or matrix3d that flattens some direction so), a `zoom` above 0 and below 0.05, a
+ * `clip-path` that clips all (inset 50% from two sides, or 1000px, a circle or ellipse of radius below 2px), a
+ * `clip` rect of 1px² or less, text painted in no colour one sees, text moved off the page, or a height or width
+ * below 2px whose overflow does not show. Before 2026-12-06 each hid text unfound at 0, before 2026-12-07 near
+ * it (and matrix3d, `zoom`, paint, moves and 1px clips at all).
  */
 function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   if (scaledAway(a.get('transform') ?? '', a.get('scale'))) return true;
