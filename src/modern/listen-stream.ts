@@ -5,8 +5,9 @@ import type { ModernSession } from './modern-session.js';
 
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
-import { META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { SubscribedUris } from '../jsonrpc/subscribed-uris.js';
+import { SERVER_INFO } from '../session/client-session.js';
 
 /** The bounds of one listen (ModernServiceOptions). */
 export interface ListenLimits {
@@ -99,7 +100,8 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   };
   const end = (reason?: JsonRpcError) => {
     stop(reason ? 'error' : 'ok');
-    sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
+    // serverInfo as on every other result (the spec: SHOULD be on every response); before 2026-12-07 it had none.
+    sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: SERVER_INFO } } });
   };
   endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);

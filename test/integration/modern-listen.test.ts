@@ -38,6 +38,22 @@ describe('subscriptions/listen from a 2025 upstream', () => {
     assert.equal(changed.params._meta['io.modelcontextprotocol/subscriptionId'], 'listen-1');
     listen.close();
   });
+
+  it('ends with a final result that names the subscription and carries serverInfo, as every 2026-07-28 result does', async () => {
+    const listen = await openListen(gw.url(), 'listen-end', { toolsListChanged: true });
+    try {
+      assert.equal((await listen.next()).method, 'notifications/subscriptions/acknowledged');
+      for (const s of gw.app.gateway.modern.sessions.list()) await gw.app.gateway.modern.sessions.end(s.id);
+      let last = await listen.next();
+      for (let i = 0; i < 5 && !('result' in last); i++) last = await listen.next();
+      assert.equal(last.id, 'listen-end');
+      assert.equal(last.result.resultType, 'complete');
+      assert.equal(last.result._meta['io.modelcontextprotocol/subscriptionId'], 'listen-end');
+      assert.equal(last.result._meta['io.modelcontextprotocol/serverInfo']?.name, 'switchboard', JSON.stringify(last));
+    } finally {
+      listen.close();
+    }
+  });
 });
 
 describe('subscriptions/listen asking for more resource URIs than one listen may subscribe to', () => {
