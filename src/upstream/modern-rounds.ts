@@ -4,6 +4,7 @@ import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
 import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { clientCapabilityNeeds } from '../jsonrpc/methods.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { INPUT_KEY_HINT, LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
@@ -112,6 +113,8 @@ export interface RoundOptions {
   callerRequestId: string | number | undefined;
   signal: Cancellation | undefined;
   upstream: string;
+  /** The request's method: only tools/call, prompts/get and resources/read may be answered input_required (unchecked when absent). */
+  method?: string | undefined;
   /** Told of each input_required round (its number from 1, how many requests it puts to the client): a span event. */
   onRound?: ((round: number, asks: number) => void) | undefined;
   /** Told of each input_required round too: the upstream has answered, what follows waits on the client. */
@@ -213,7 +216,7 @@ function checkedAnswer(method: string, answer: Record<string, unknown>): Record<
  * in one round of its own (asked one after another, each became a round), a 2025 client as concurrent
  * requests. The first to fail stops the others (their answers would be thrown away).
  */
-async function answersOf(asks: Record<string, { method?: unknown; params?: unknown }>, gateway: Record<string, unknown>, o: RoundOptions): Promise<Record<string, unknown>> {
+async function answersOf(asks: Asks, gateway: Record<string, unknown>, o: RoundOptions): Promise<Record<string, unknown>> {
   // What the gateway did not declare to the upstream is not put to the client (a shared connection's roots):
   // refused as a 2025 request of it is (-32601), and the call fails.
   for (const ask of Object.values(asks)) {
@@ -234,6 +237,31 @@ async function answersOf(asks: Record<string, { method?: unknown; params?: unkno
   } finally {
     parent?.offAbort(stop);
   }
+}
+
+/** The requests whose result may be input_required, and the requests an input round may carry (schema 2026-07-28). */
+const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const INPUT_METHODS: Readonly<Record<string, string>> = clientCapabilityNeeds();
+type Asks = Record<string, { method?: unknown; params?: unknown }>;
+
+/**
+ * An input_required result's input requests, when the era allows them: an upstream that answers another
+ * request so (completion/complete, a list), or asks anything but elicitation/create, sampling/createMessage
+ * or roots/list, breaks the protocol, and nothing of its round is put to the client. Before 2026-12-07 a
+ * 2025 client was asked them as they came (a completion's elicitation; a `ping`, round after round).
+ */
+function roundAsks(result: Result, o: RoundOptions): Asks {
+  const broken = (what: string) => new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" ${what}, which the 2026-07-28 era does not allow`, { upstream: o.upstream });
+  if (o.method !== undefined && !ROUND_METHODS.has(o.method)) throw broken(`answered ${o.method} with input_required (only tools/call, prompts/get and resources/read may ask for input)`);
+  const asks = result.inputRequests ?? {};
+  if (asks === null || typeof asks !== 'object' || Array.isArray(asks)) throw broken('sent inputRequests that are no object');
+  for (const ask of Object.values(asks as Asks)) {
+    const method = (ask as Asks[string] | null)?.method;
+    if (typeof method !== 'string' || !Object.hasOwn(INPUT_METHODS, method)) {
+      throw broken(`asked the client ${JSON.stringify(method) ?? 'nothing'} in an input round (one carries only ${Object.keys(INPUT_METHODS).join(', ')})`);
+    }
+  }
+  return asks as Asks;
 }
 
 /**
@@ -265,7 +293,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
       o.caller?.cacheHint?.(o.callerRequestId, result.ttlMs, result.cacheScope);
       return legacyResult(result);
     }
-    const asks = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
+    const asks = roundAsks(result, o);
     o.onRound?.(round + 1, Object.keys(asks).length);
     o.onAnswering?.();
     if (!o.caller && Object.keys(asks).length > 0) {

@@ -231,7 +231,7 @@ export class UpstreamClient {
     // Nor logging/setLevel: the level a 2025 client sets is kept by its session and sent with each of its requests.
     if (method === 'logging/setLevel') return setLevelLocally(params);
     const answer = callWithRounds((p) => this.#peer.request(method, p, opts), params, this.#declared, {
-      caller: opts.caller, callerRequestId: opts.callerRequestId, signal: opts.signal, upstream: this.#name,
+      caller: opts.caller, callerRequestId: opts.callerRequestId, signal: opts.signal, upstream: this.#name, method,
       refresh: method === 'tools/call' ? () => this.#hooks.toolHeadersChanged?.(params?.name) : undefined,
       warnings: this.#warnings,
       onAnswering: opts.onAnswering,
