@@ -172,17 +172,19 @@ export function upstreamRefusal(err: unknown, o: RoundOptions): unknown {
 }
 
 /**
- * A 2025 upstream's error as its caller gets it. -32020, -32021 and -32022 are the server's own to use in 2025,
- * but the 2026-07-28 era's protocol refusals (HTTP 400: headers, client capabilities, version): passed on to a
- * 2026-07-28 client, a tool's failure read as the gateway refusing its request (told -32020, the SDK v2 client
+ * A 2025 upstream's error as its caller gets it. -32020 … -32099 are the server's own to use in 2025, but the
+ * 2026-07-28 era reserves them for the codes its spec defines: -32020, -32021 and -32022 its protocol refusals
+ * (HTTP 400: headers, client capabilities, version), the rest for what a later revision defines. Passed on to
+ * a 2026-07-28 client, a tool's failure read as the gateway refusing its request (told -32020, the SDK v2 client
  * re-lists the tools and calls again: the upstream ran the tool twice). Such a client gets it as the upstream
  * failure it is (-32603, message and data kept); a 2025 client, of the upstream's era, as it was sent. So is
  * the gateway's own request (no caller: the tool or prompt list a call is looked up in), whose failure reaches
- * whichever client's call waits on it: kept, a 2026-07-28 client's tools/call got HTTP 400 -32020.
+ * whichever client's call waits on it: kept, a 2026-07-28 client's tools/call got HTTP 400 -32020. -32042 is
+ * kept: a 2026-07-28 call's URL round is made of it (observe stage).
  */
 export function legacyUpstreamError(error: JsonRpcErrorObject, caller: UpstreamCaller | undefined): JsonRpcError {
-  const refusal = error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability || error.code === ErrorCode.UnsupportedProtocolVersion;
-  return new JsonRpcError(refusal && (caller === undefined || caller.era === 'modern') ? ErrorCode.InternalError : error.code, error.message, error.data);
+  const reserved = error.code <= ErrorCode.HeaderMismatch && error.code >= -32099 && error.code !== ErrorCode.UrlElicitationRequired;
+  return new JsonRpcError(reserved && (caller === undefined || caller.era === 'modern') ? ErrorCode.InternalError : error.code, error.message, error.data);
 }
 
 /**
