@@ -16,7 +16,7 @@ import type { ModernSessions } from './modern-sessions.js';
 import { listen } from './listen-stream.js';
 import { paramHeaderCheck } from './param-headers.js';
 import { RequestStateError } from './request-state-error.js';
-import { shapeModernResponse, type CacheLimit } from './result-shape.js';
+import { continuesPrivateList, shapeModernResponse, type CacheLimit } from './result-shape.js';
 import { WaitingRounds } from './waiting-rounds.js';
 
 function objectOrUndefined(v: unknown): Record<string, unknown> | undefined {
@@ -188,6 +188,8 @@ export class ModernService {
     // Kept in #exchanges only once a retry could name it (its state sealed): most calls never are.
     const seq = ++this.#counter;
     const exchange = new Exchange(this.#idPrefix, seq, call, principal, this.#hooksOf(session));
+    // A later page of a list that said private says so too (the spec: one scope for all its pages).
+    if (continuesPrivateList(call)) exchange.narrowCache(undefined, 'private');
     // A first call may already carry answers (a client that knows the tool's questions): offered to them.
     this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
     session.run(exchange);

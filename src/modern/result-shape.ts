@@ -36,6 +36,24 @@ export class CacheLimit {
 }
 
 /**
+ * Leads the next page's cursor of a list a 2026-07-28 upstream said was private: the spec gives every page
+ * of a list its first page's cacheScope, and a later page may be answered by upstreams that said public
+ * alone (the private one's list ended on page 1). The gateway's cursor is base64url, which has no '.'.
+ */
+const PRIVATE_PAGES = 'p.';
+
+/**
+ * Whether a list request continues a private list (its cursor led by PRIVATE_PAGES): the mark is taken off
+ * the cursor, which goes on as the gateway issued it. Before 2026-12-07 such a page said public.
+ */
+export function continuesPrivateList(call: ModernCall): boolean {
+  const cursor = call.params.cursor;
+  if (typeof cursor !== 'string' || !cursor.startsWith(PRIVATE_PAGES) || !call.spec.cacheable) return false;
+  call.params.cursor = cursor.slice(PRIVATE_PAGES.length);
+  return true;
+}
+
+/**
  * A 2025 upstream's answer as a 2026-07-28 client must see it: every result says its resultType (an
  * upstream that omits it meant "complete") and who served it; the six cacheable results say for how
  * long and for whom they may be cached (never a retry's: it carried answers meant for one round), never
@@ -62,6 +80,7 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   if (call.spec.cacheable && result.resultType === 'complete') {
     result.ttlMs = retried ? 0 : Math.min(o.ttlMs, o.limit?.ttlMs ?? o.ttlMs);
     result.cacheScope = o.limit?.private ? 'private' : o.cacheScope;
+    if (o.limit?.private && typeof result.nextCursor === 'string') result.nextCursor = PRIVATE_PAGES + result.nextCursor;
   }
   return response;
 }
