@@ -30,9 +30,10 @@ const USAGE = `usage:
                                         its pending hash as "pins list" prints it (a definition that changed
                                         since is not approved); without --hash, print what is pending and
                                         approve nothing; needs pinning.file or Redis in FILE
-  switchboard pins reject [--config FILE] (UPSTREAM [TOOL]... | --all)
-                                        reject changed tool definitions: they stay withheld and leave the
-                                        queue until the upstream reports another definition
+  switchboard pins reject [--config FILE] (UPSTREAM [TOOL]... | --all) --hash HASH...
+                                        reject the changed tool definitions you reviewed, by hash as
+                                        approve: they stay withheld and leave the queue until the upstream
+                                        reports another definition; without --hash, as approve
   switchboard links list [--config FILE] [--sub S] [--upstream U] [--tenant T] [--issuer I] [--json]
                                         users' links to user-oauth upstreams (metadata, never a token);
                                         needs Redis in FILE (else use the admin API)

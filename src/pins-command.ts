@@ -17,7 +17,7 @@ export interface PinsCommandInput {
   config: string;
   all: boolean;
   json: boolean;
-  /** approve: the pending hashes the operator reviewed (`--hash`, as the admin API's "hash"). */
+  /** approve, reject: the pending hashes the operator reviewed (`--hash`, as the admin API's "hash"). */
   hashes: string[];
 }
 
@@ -103,7 +103,7 @@ async function list(config: Config, opened: OpenStore | undefined, input: PinsCo
     }
   }
   if (Object.keys(view).length === 0) out.write(`no tool pins yet${opened ? ` in ${opened.where}` : ''}\n`);
-  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]... --hash HASH..." with the hashes you reviewed (or "pins reject")\n`);
+  if (pending > 0) out.write(`${pending} change(s) pending: review them, then run "switchboard pins approve --config FILE UPSTREAM [TOOL]... --hash HASH..." with the hashes you reviewed (or "pins reject" with them)\n`);
   return 0;
 }
 
@@ -147,7 +147,7 @@ function reviewed(config: Config, table: PinTable, u: string, named: string[], h
       err.write(`${u} ${shown(tool)}: its pending change ${shown(pending.hash)} is rejected already\n`);
       failed = true;
     } else if (hashes && !hashes.has(pending.hash)) {
-      err.write(`${u} ${shown(tool)}: its pending definition ${shown(pending.hash)} is not one you reviewed (no --hash names it): it appeared or changed since; review it with "switchboard pins list", nothing approved for it\n`);
+      err.write(`${u} ${shown(tool)}: its pending definition ${shown(pending.hash)} is not one you reviewed (no --hash names it): it appeared or changed since; review it with "switchboard pins list", nothing ${how === 'approve' ? 'approved' : 'rejected'} for it\n`);
       failed = true;
     } else {
       items.push({ tool, hash: pending.hash });
@@ -157,8 +157,8 @@ function reviewed(config: Config, table: PinTable, u: string, named: string[], h
 }
 
 /**
- * `pins approve` without --hash approves nothing: it shows what is pending now and the command that
- * approves exactly that, so what gets approved is always a definition the operator saw.
+ * `pins approve` or `pins reject` without --hash decides nothing: it shows what is pending now and the
+ * command that decides exactly that, so what gets decided is always a definition the operator saw.
  */
 function showUnreviewed(table: PinTable, input: PinsCommandInput, found: Array<{ u: string; items: Item[] }>, out: Output, err: Output): number {
   for (const { u, items } of found) {
@@ -170,7 +170,9 @@ function showUnreviewed(table: PinTable, input: PinsCommandInput, found: Array<{
   }
   const target = input.all ? '--all' : input.args.map(shown).join(' ');
   const hashes = found.flatMap(({ items }) => items.map((i) => `--hash ${shown(i.hash)}`)).join(' ');
-  err.write(`switchboard pins approve: nothing approved: an approval names each definition you reviewed by its hash, so that a definition that changed since is not approved unseen; to approve what is shown above, run: switchboard pins approve --config FILE ${target} ${hashes}\n`);
+  const how = input.action as Decision;
+  const done = how === 'approve' ? 'approved' : 'rejected';
+  err.write(`switchboard pins ${how}: nothing ${done}: ${how === 'approve' ? 'an approval' : 'a rejection'} names each definition you reviewed by its hash, so that a definition that changed since is not ${done} unseen; to ${how} what is shown above, run: switchboard pins ${how} --config FILE ${target} ${hashes}\n`);
   return 2;
 }
 
@@ -187,7 +189,7 @@ async function decide(config: Config, opened: OpenStore | undefined, input: Pins
   const upstreams = upstreamsOf(config, opened, input, err);
   if (!upstreams || !opened) return 2;
   const table = await opened.store.table(config.upstreams.map((u) => u.name));
-  const hashes = how === 'approve' && input.hashes.length > 0 ? new Set(input.hashes) : undefined;
+  const hashes = input.hashes.length > 0 ? new Set(input.hashes) : undefined;
   let code = 0;
   const found: Array<{ u: string; items: Item[] }> = [];
   for (const u of upstreams) {
@@ -196,7 +198,7 @@ async function decide(config: Config, opened: OpenStore | undefined, input: Pins
     found.push({ u, items });
   }
   if (hashes && unmatched(hashes, found, err)) code = 1;
-  if (how === 'approve' && !hashes && found.some((f) => f.items.length > 0)) return showUnreviewed(table, input, found, out, err);
+  if (!hashes && found.some((f) => f.items.length > 0)) return showUnreviewed(table, input, found, out, err);
   let count = 0;
   for (const { u, items } of found) {
     const done: Array<{ tool: string; line: string }> =
@@ -216,10 +218,10 @@ async function decide(config: Config, opened: OpenStore | undefined, input: Pins
   return code;
 }
 
-/** Why the --hash values do not fit (a pending hash as `pins list` prints it, approve only), or undefined. */
+/** Why the --hash values do not fit (a pending hash as `pins list` prints it; approve and reject only), or undefined. */
 function hashUsage(input: PinsCommandInput): string | undefined {
   if (input.hashes.length === 0) return undefined;
-  if (input.action !== 'approve') return '--hash is an option of "pins approve"';
+  if (input.action === 'list') return '--hash is an option of "pins approve" and "pins reject"';
   const bad = input.hashes.find((h) => !/^[0-9a-f]{64}$/.test(h));
   return bad === undefined ? undefined : `--hash takes a pending definition's sha256 as "pins list" prints it (64 hex digits), not ${shown(bad)}`;
 }

@@ -369,7 +369,18 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       assert.match(listed.stdout, /^shifty\tweather2\tnone \(new tool\)\tstore$/m);
       assert.match(listed.stdout, new RegExp(`^  pending\\t${W2}\\tnew tool, first seen \\S+\\t"Better weather\\. <IMPORTANT>`, 'm'));
       // Rejected: out of the queue, still withheld, audited once; an approval naming it still releases it.
-      const rejected = await cli(['pins', 'reject', '--config', configFile, 'shifty']);
+      // A bare reject rejects nothing (it rejected whatever was pending when it ran): it shows what is
+      // pending and the command that rejects exactly that, as approve does.
+      const bare = await cli(['pins', 'reject', '--config', configFile, 'shifty']);
+      assert.equal(bare.code, 2, bare.stdout);
+      assert.match(bare.stdout, new RegExp(`^pending shifty weather2 ${W2} \\(new tool\\) "Better weather\\. `, 'm'));
+      assert.match(bare.stderr, new RegExp(`nothing rejected: .*run: switchboard pins reject --config FILE shifty --hash ${W2}\n$`));
+      assert.doesNotMatch(bare.stdout, /^rejected/m);
+      const stale = await cli(['pins', 'reject', '--config', configFile, 'shifty', 'weather2', '--hash', 'f'.repeat(64)]);
+      assert.equal(stale.code, 1, stale.stdout);
+      assert.match(stale.stderr, new RegExp(`shifty weather2: its pending definition ${W2} is not one you reviewed .*nothing rejected for it`));
+      assert.match((await cli(['pins', 'list', '--config', configFile])).stdout, new RegExp(`^  pending\\t${W2}\\t`, 'm'), 'still pending');
+      const rejected = await cli(['pins', 'reject', '--config', configFile, 'shifty', '--hash', W2]);
       assert.equal(rejected.code, 0, rejected.stderr);
       assert.match(rejected.stdout, new RegExp(`^rejected shifty weather2 ${W2} \\(new tool: stays withheld\\) `, 'm'));
       await until('the rejection audited', () => pinAudit(lines, 'rejected').length === 1);
