@@ -298,7 +298,7 @@ export class ToolPins {
   #block(upstream: string, tool: string, pinned: string | undefined, sha256: string, source: 'config' | 'store'): PinBlock {
     if (pinned === undefined) {
       return {
-        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool}"`,
+        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool} --hash ${sha256}"`,
         details: { upstream, tool, rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256 },
       };
     }
@@ -310,7 +310,7 @@ export class ToolPins {
       };
     }
     return {
-      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool}"`,
+      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool} --hash ${sha256}"`,
       details,
     };
   }

@@ -271,7 +271,7 @@ describe('a hostile stdio server, sandboxed', () => {
     await whileServingOthers(benign, async () => {
       assert.equal(await call(limited, 'rug_pull'), 'pulled');
       assert.ok(!(await names()).includes('summarize'), 'the changed tool is left out of tools/list');
-      await assert.rejects(limited.callTool({ name: 'summarize', arguments: { text: 'x' } }), /withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve limited summarize"/);
+      await assert.rejects(limited.callTool({ name: 'summarize', arguments: { text: 'x' } }), /withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve limited summarize --hash [0-9a-f]{64}"$/);
     });
     assert.ok((await names()).includes('echo'), 'unchanged tools stay');
     assert.ok(logLines.some((l) => l.includes('"action":"withheld"') && l.includes('"tool":"summarize"')), 'audited');

@@ -131,7 +131,7 @@ describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
     assert.deepEqual(await toolNames(client), ['echo']);
     const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo', notes: 'secret' } }));
     assert.equal(err.code, -32602);
-    assert.match(err.message, /Tool "weather" of upstream "shifty" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve shifty weather"/);
+    assert.match(err.message, new RegExp(`Tool "weather" of upstream "shifty" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve shifty weather --hash ${V2}"$`));
     assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather', rule: 'pinning.withhold', pinnedSha256: V1, sha256: V2 });
     assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } })), 'still here');
     assert.equal(await metric(gw, 'withheld'), 1);
@@ -357,7 +357,7 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       assert.deepEqual(await toolNames(client), ['echo', 'weather'], 'the added tool is left out');
       const err = await withheldError(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo', notes: 'secret' } }));
       assert.equal(err.code, -32602);
-      assert.match(err.message, /Tool "weather2" of upstream "shifty" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve shifty weather2"/);
+      assert.match(err.message, new RegExp(`Tool "weather2" of upstream "shifty" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve shifty weather2 --hash ${W2}"$`));
       assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather2', rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256: W2 });
       assert.equal(await metric(gw, 'withheld'), 1);
       assert.deepEqual(pinAudit(lines, 'withheld').map((l) => [l.tool, l.pinnedSha256, l.sha256]), [['weather2', undefined, W2]]);

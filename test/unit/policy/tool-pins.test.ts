@@ -74,7 +74,7 @@ describe('ToolPins', () => {
     await verdict(pins.check('u', V1));
     const block = await verdict(pins.check('u', V2));
     assert.ok(block);
-    assert.equal(block.message, 'Tool "weather" of upstream "u" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve u weather"');
+    assert.equal(block.message, `Tool "weather" of upstream "u" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve u weather --hash ${toolPinHash(V2)}"`);
     assert.deepEqual(block.details, { upstream: 'u', tool: 'weather', rule: 'pinning.withhold', pinnedSha256: toolPinHash(V1), sha256: toolPinHash(V2) });
     assert.equal(await verdict(pins.check('u', V2)), block, 'cached');
     assert.deepEqual(events, [['pinned', 'u'], ['withheld', 'u']]);
@@ -175,7 +175,7 @@ describe('ToolPins', () => {
     assert.deepEqual(events, [['pinned', 'u'], ['pinned', 'u']]);
     const block = await verdict(pins.check('u', EVIL));
     assert.ok(block);
-    assert.equal(block.message, 'Tool "weather2" of upstream "u" is withheld: it is a new tool, which appeared after the upstream\'s tools were pinned; an operator must approve it with "switchboard pins approve u weather2"');
+    assert.equal(block.message, `Tool "weather2" of upstream "u" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve u weather2 --hash ${toolPinHash(EVIL)}"`);
     assert.deepEqual(block.details, { upstream: 'u', tool: 'weather2', rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256: toolPinHash(EVIL) });
     assert.deepEqual(events.at(-1), ['withheld', 'u']);
     const line = audit().find((l) => l.action === 'withheld')!;
