@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { ConnectionCap } from '../listener/connection-cap.js';
 import { attachEveryServer } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
+import { PipelinedTurns } from '../listener/pipelined-turns.js';
 import { refuseWith } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
@@ -141,6 +142,20 @@ function capConnections(app: FastifyInstance, maxConnections: number, log: Logge
 }
 
 /**
+ * A connection's requests answered one at a time, each once the answer before it is written out, and one
+ * with more than a few unanswered closed: an authenticated client that pipelined thousands of GET /config
+ * in one write and never read had each rendered and its answer held in the process (as the metrics port).
+ */
+function oneAtATime(app: FastifyInstance): void {
+  const turns = new PipelinedTurns();
+  app.addHook('onRequest', async (req, reply) => {
+    const turn = turns.take(req.raw.socket, reply.raw);
+    if (turn) await turn;
+    if (!turn || req.raw.socket.destroyed) return reply.hijack();
+  });
+}
+
+/**
  * Every request's checks before its route: another site's page or a rebound name refused (admin-origin),
  * then the token (every route but the console's files).
  */
@@ -195,6 +210,7 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
     if (succeeded && req.method !== 'GET' && req.method !== 'HEAD') events.nudge();
   });
+  oneAtATime(app);
   guardRequests(app, target, loopback, log, events);
   app.setErrorHandler((err: Error & { statusCode?: number; status?: number; code?: unknown; replica?: unknown; replicas?: unknown }, req, reply) => {
     if (err.statusCode && err.statusCode < 500) return fail(reply, err.statusCode, 'bad_request', err.message);

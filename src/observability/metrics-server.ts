@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { ConnectionCap } from '../listener/connection-cap.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
+import { PipelinedTurns } from '../listener/pipelined-turns.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -17,48 +17,15 @@ export interface MetricsListenerOptions {
   log?: Logger;
 }
 
-/** Requests a connection may have unanswered (pipelined, the one being answered included) before it is closed. */
-const MAX_PIPELINED = 4;
-
-/** Per connection: its requests not answered yet, and the end of the last one's turn. */
-interface Turns {
-  waiting: number;
-  last: Promise<void>;
-}
-
-/** Resolves once `res` is written out to the kernel (or its connection is gone). */
-function written(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    if (res.writableFinished || res.destroyed) return resolve();
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
-}
-
 /**
  * Answers the requests of one connection one at a time, each once the answer before it is written out,
- * and closes a connection with more than MAX_PIPELINED unanswered. node's server emits a request for every
- * pipelined message it has read at once, so a client that wrote thousands of scrapes in one packet and
- * never read had every one rendered and its answer held in the process; renders are one at a time
- * process-wide (Metrics.render), so everyone else's scrapes waited behind them. No scraper or probe pipelines.
+ * and closes a connection with more than a few unanswered (PipelinedTurns). A client that wrote thousands
+ * of scrapes in one packet and never read had every one rendered and its answer held in the process;
+ * renders are one at a time process-wide (Metrics.render), so everyone else's scrapes waited behind them.
  */
-function inTurn(turns: WeakMap<Socket, Turns>, req: IncomingMessage, res: ServerResponse, answer: () => Promise<void> | void): void {
+function inTurn(turns: PipelinedTurns, req: IncomingMessage, res: ServerResponse, answer: () => Promise<void> | void): void {
   const socket = req.socket;
-  let t = turns.get(socket);
-  if (!t) turns.set(socket, (t = { waiting: 0, last: Promise.resolve() }));
-  if (t.waiting >= MAX_PIPELINED) {
-    socket.destroy();
-    return;
-  }
-  const mine = t;
-  mine.waiting++;
-  mine.last = mine.last
-    .then(async () => {
-      if (socket.destroyed) return;
-      await answer();
-      await written(res);
-    })
-    .finally(() => mine.waiting--);
+  void turns.take(socket, res)?.then(() => (socket.destroyed ? undefined : answer()));
 }
 
 /** What GET /healthz answers on the MCP listener (Fastify's JSON of `{ status: 'ok' }`), answered here too. */
@@ -73,7 +40,7 @@ const HEALTHZ_BODY = JSON.stringify({ status: 'ok' });
  * callers are a few scrapers and the kubelet.
  */
 export async function startMetricsServer(metrics: Metrics, host: string, port: number, path: string, o: MetricsListenerOptions = {}): Promise<{ server: Server; address: string }> {
-  const turns = new WeakMap<Socket, Turns>();
+  const turns = new PipelinedTurns();
   const server = createServer(httpDeadlines(o.headersTimeoutMs ?? 10_000, o.requestTimeoutMs ?? 30_000), (req, res) => inTurn(turns, req, res, () => answer(metrics, path, req, res)));
   const maxConnections = o.maxConnections ?? 16;
   new ConnectionCap({ max: maxConnections, warn: (dropped) => o.log?.warn({ maxConnections, dropped }, 'metrics listener full (metrics.maxConnections): further connections are closed at accept') }).attach(server);
