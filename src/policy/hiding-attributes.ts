@@ -7,7 +7,7 @@
  */
 import { asApplied } from './style-as-applied.js';
 import { styleDeclarations } from './style-declarations.js';
-import { offScreen, pixels, transparentColor } from './style-values.js';
+import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, pixels, transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -19,20 +19,16 @@ const HIDING = /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibi
  * does. The token is taken whole, then read by NUMBER anchored, so a long number is read once.
  */
 const FADING = /(?<![\w-])(opacity|font-size)\s*[:=]\s*["']?([-+.\w%]*)/gi;
-/** A CSS number and its unit: group 1 the number, 2 the unit ("" for none). One way to match each number. */
-const NUMBER = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)(%|[a-z]*)$/i;
 /**
  * The thresholds below which a value hides as 0 does (before 2026-12-07 only an exact 0 was found, and
- * `opacity:0.001` or `font-size:0.1px` hid a sentence as surely): an opacity below 0.05 (5%, text at 1/20 of
- * its contrast; below 0 it is clamped to 0), a font-size below 2px (1.5pt) or 0.15em (rem; 0.3ex, ch; 15%),
+ * `opacity:0.001` or `font-size:0.1px` hid a sentence as surely): an opacity below OPACITY_LIMIT, a font-size below 2px (1.5pt) or 0.15em (rem; 0.3ex, ch; 15%),
  * a scale below 0.05 in either axis, a size below 2px. A font-size in another unit (vw, …) hides only at 0.
  */
-const OPACITY_LIMIT = 0.05;
 const SCALE_LIMIT = 0.05;
 const PX_LIMIT = 2;
 const FONT_LIMIT: Readonly<Record<string, number>> = { em: 0.15, rem: 0.15, ex: 0.3, ch: 0.3, '%': 15 };
 /** Pixels per absolute unit (unitless: an SVG attribute's user units, px), and em, rem at the default 16px. */
-const PX: Readonly<Record<string, number>> = { '': 1, px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, em: 16, rem: 16 };
+const PX: Readonly<Record<string, number>> = { '': 1, ...PIXELS, em: 16, rem: 16 };
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip, collapse, unpaint or move an element to nothing (collapsed). */

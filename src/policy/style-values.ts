@@ -4,27 +4,32 @@
  * expression here can backtrack over a long value.
  */
 
-/** Below this a colour's alpha leaves nothing a person can see, as an opacity does (OPACITY_LIMIT, hiding-attributes.ts). */
-const ALPHA_LIMIT = 0.05;
+/**
+ * Below this an opacity (or a colour's alpha) leaves nothing a person can see: 5 %, text at 1/20 of its
+ * contrast; below 0 it is clamped to 0.
+ */
+export const OPACITY_LIMIT = 0.05;
 
-/** Each character has one way to match: a digit run then its fraction, so a long run failing at its end is read once. */
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?%?$/;
-/** A number and its unit, matched as NUMBER is. */
-const LENGTH = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)([a-z]*)$/;
+/**
+ * A CSS number and its unit: group 1 the number, 2 the unit ("" for none, `%`). Each character has one way
+ * to match (a digit run then its fraction), so a long run failing at its end is read once.
+ */
+export const NUMBER = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)(%|[a-z]*)$/i;
 /** CSS pixels per absolute unit. */
-const PIXELS: Readonly<Record<string, number>> = { px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6 };
+export const PIXELS: Readonly<Record<string, number>> = { px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6 };
 const HEX = /^#(?:[0-9a-f]{4}|[0-9a-f]{8})$/;
 const COLOR_FUNCTION = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(([^()]*)\)$/;
 
 /** A number or a percentage as a fraction (`50%` is 0.5); NaN for anything else (`0.5px`, `calc(…)`). */
 function amount(v: string | undefined): number {
-  if (v === undefined || !NUMBER.test(v)) return NaN;
-  return v.endsWith('%') ? parseFloat(v) / 100 : parseFloat(v);
+  const m = v === undefined ? null : NUMBER.exec(v);
+  if (m === null || (m[2] !== '' && m[2] !== '%')) return NaN;
+  return m[2] === '%' ? parseFloat(m[1]!) / 100 : parseFloat(m[1]!);
 }
 
 /** A length as CSS pixels: an absolute unit, or 0 without one; NaN for anything else (`1em`, `50%`, `auto`). */
 export function pixels(v: string | undefined): number {
-  const m = v === undefined ? null : LENGTH.exec(v);
+  const m = v === undefined ? null : NUMBER.exec(v);
   if (m === null) return NaN;
   const n = parseFloat(m[1]!);
   return m[2] === '' ? (n === 0 ? 0 : NaN) : n * (PIXELS[m[2]!] ?? NaN);
@@ -38,22 +43,22 @@ const OFF_SCREEN_EMS = 100;
 
 /** A length of `sign` × (1000px or 100em) or further that way (`-9999px`, `-999em` for sign -1). */
 export function offScreen(v: string | undefined, sign: 1 | -1): boolean {
-  const m = v === undefined ? null : LENGTH.exec(v);
+  const m = v === undefined ? null : NUMBER.exec(v);
   if (m === null) return false;
   const n = parseFloat(m[1]!) * sign;
   return n * (PIXELS[m[2]!] ?? 0) >= OFF_SCREEN_PX || n * (EMS[m[2]!] ?? 0) >= OFF_SCREEN_EMS;
 }
 
-/** A colour no one sees: `transparent`, or an alpha below ALPHA_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */
+/** A colour no one sees: `transparent`, or an alpha below OPACITY_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */
 export function transparentColor(v: string | undefined): boolean {
   if (v === undefined) return false;
   if (v === 'transparent') return true;
-  if (HEX.test(v)) return parseInt(v.length === 5 ? v[4]! + v[4]! : v.slice(7), 16) / 255 < ALPHA_LIMIT;
+  if (HEX.test(v)) return parseInt(v.length === 5 ? v[4]! + v[4]! : v.slice(7), 16) / 255 < OPACITY_LIMIT;
   const m = COLOR_FUNCTION.exec(v);
   if (m === null) return false;
   const args = m[1]!;
   const slash = args.lastIndexOf('/');
   // The legacy comma form takes its alpha fourth; the modern one after a "/" (none: opaque).
   const alpha = slash >= 0 ? args.slice(slash + 1) : args.includes(',') ? args.split(',')[3] : undefined;
-  return alpha !== undefined && amount(alpha.trim()) < ALPHA_LIMIT;
+  return alpha !== undefined && amount(alpha.trim()) < OPACITY_LIMIT;
 }
