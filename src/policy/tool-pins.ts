@@ -6,6 +6,7 @@ import { reviewScanner } from './hidden-text-guard.js';
 import { walkDefinition } from './hidden-text-walk.js';
 import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinFinding, type PinStore } from './pin-store.js';
 import { toolPinHash, toolSummary } from './tool-pin-hash.js';
+import { shellWord } from './shell-word.js';
 
 export type PinMode = 'withhold' | 'warn' | 'off';
 /** What pinning reads of the config: modes and fixed pins, and the hidden-text patterns its reviews are scanned with. */
@@ -298,7 +299,7 @@ export class ToolPins {
   #block(upstream: string, tool: string, pinned: string | undefined, sha256: string, source: 'config' | 'store'): PinBlock {
     if (pinned === undefined) {
       return {
-        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool} --hash ${sha256}"`,
+        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${shellWord(upstream)} ${shellWord(tool)} --hash ${sha256}"`,
         details: { upstream, tool, rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256 },
       };
     }
@@ -310,7 +311,7 @@ export class ToolPins {
       };
     }
     return {
-      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${upstream} ${tool} --hash ${sha256}"`,
+      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${shellWord(upstream)} ${shellWord(tool)} --hash ${sha256}"`,
       details,
     };
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/observability/logger.js';
@@ -240,5 +241,27 @@ describe('ToolPins', () => {
     const block = await verdict(pins.check('u', { name: 'added', description: 'x' }));
     assert.equal(block?.details.rule, 'pinning.store-unavailable');
     assert.match(block!.message, /it is a new tool/);
+  });
+
+  it('the approve command in a withheld tool\'s message survives a POSIX shell: a name with spaces, quotes and $(…) is one argument, run as nothing', async () => {
+    const { pins } = setup();
+    await verdict(pins.check('u', V1));
+    const NASTY = "x y; touch /tmp/pwned-by-pin 'q' \"d\" $(id) `id` \\ *";
+    const assertRunsAsWritten = (message: string) => {
+      const command = /with "(switchboard pins approve .*)"$/s.exec(message)?.[1];
+      assert.ok(command, message);
+      // The operator's shell, with a printer in place of switchboard: each argument it would get, one a line.
+      const argv = execFileSync('sh', ['-c', `printf '%s\\n' ${command.slice('switchboard '.length)}`], { encoding: 'utf8' }).split('\n').slice(0, -1);
+      assert.deepEqual(argv, ['pins', 'approve', 'u', NASTY, '--hash', argv[5]]);
+    };
+    const added = await verdict(pins.check('u', { name: NASTY, description: 'new' }));
+    assert.ok(added);
+    assertRunsAsWritten(added.message);
+    const { pins: listed } = setup();
+    assert.deepEqual(await Promise.all([listed.check('u', V1), listed.check('u', { name: NASTY, description: 'one' })]), [undefined, undefined], 'the first list pins both');
+    const changed = await verdict(listed.check('u', { name: NASTY, description: 'two' }));
+    assert.ok(changed);
+    assert.match(changed.message, /its definition changed/);
+    assertRunsAsWritten(changed.message);
   });
 });
