@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { GatewayError } from './errors.js';
-import { modernEnded, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
+import { modernEnded, storedSessionRow, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
 import { pollReplicasAudit } from './admin/audit-poll.js';
 import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
+import { firstAfter, isPage, linkKey, pinKey, sessionKey, type PageRequest } from './admin/paging.js';
 import { ADMIN_TOKEN_MIN_LENGTH } from './config/admin-schema.js';
 import { redactConfig } from './config/redact.js';
 import { AdminJwtCheck } from './edge-auth.js';
@@ -12,9 +13,6 @@ import type { Gateway } from './gateway.js';
 import type { ConfigReloader, ReloadOutcome } from './gateway-reload.js';
 import { canonicalJson } from './policy/tool-pin-hash.js';
 import type { UpstreamPool } from './upstream/index.js';
-
-/** A session in the Redis store, as the gateway's cluster reads it (named through Gateway: this root file's allowed imports). */
-type StoredSession = Awaited<ReturnType<NonNullable<Gateway['cluster']>['storedSessions']>>[number];
 
 /** A definition as indented JSON lines with sorted keys, so that the diff shows what changed, not key order. */
 function lines(def: Readonly<Record<string, unknown>> | undefined): string[] {
@@ -91,15 +89,16 @@ export class GatewayAdmin implements AdminTarget {
    * the holder knows: in flight, modern sessions), and, from the store, those whose holder did not answer
    * (dead, or too slow) with what their record says.
    */
-  async sessions(): Promise<SessionRow[]> {
-    const rows = this.#localSessions();
+  async sessions(page?: PageRequest): Promise<SessionRow[]> {
+    const rows = page ? firstAfter(this.#localSessions(), sessionKey, page) : this.#localSessions();
     if (!this.#g.cluster) return rows;
-    const [answers, stored] = await Promise.all([this.#ask('sessions'), this.#g.cluster.storedSessions()]);
+    // A page's worth from each (a replica on an older release answers all of its own: cut here).
+    const [answers, stored] = await Promise.all([this.#ask('sessions', page), this.#g.cluster.storedSessions(page)]);
     for (const [replica, answer] of answers) if (Array.isArray(answer)) rows.push(...(answer as SessionRow[]).map((r) => ({ ...r, replica })));
     const listed = new Set(rows.map((s) => s.id));
     const now = Date.now();
-    for (const s of stored) if (!listed.has(s.record.id)) rows.push(remoteRow(s, now));
-    return rows;
+    for (const s of stored) if (!listed.has(s.record.id)) rows.push(storedSessionRow(s, now));
+    return page ? firstAfter(rows, sessionKey, page) : rows;
   }
 
   #localSessions(): SessionRow[] {
@@ -187,17 +186,18 @@ export class GatewayAdmin implements AdminTarget {
     return outcome && this.#everywhere(reportOf(outcome), 'restart', name);
   }
 
-  async pins(): Promise<PinChangeRow[] | undefined> {
+  async pins(page?: PageRequest): Promise<PinChangeRow[] | undefined> {
     const pins = this.#g.pins;
     if (!pins) return undefined;
     const table = await pins.store.table([...this.#g.pools.keys()]);
-    const rows: PinChangeRow[] = [];
+    const all: PinChangeRow[] = [];
     for (const [upstream, tools] of Object.entries(table)) {
       for (const [tool, e] of Object.entries(tools)) {
         if (!e.pending) continue;
-        rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: null, new: null, diff: [], findings: e.pending.findings ?? [] });
+        all.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: null, new: null, diff: [], findings: e.pending.findings ?? [] });
       }
     }
+    const rows = page ? firstAfter(all, pinKey, page) : all; // the definitions of a page's rows only
     // A definition is known to the replicas that saw it: the ones this replica did not see are asked for.
     const known = new Map<string, Record<string, unknown>>();
     const wanted = new Set<string>();
@@ -276,8 +276,9 @@ export class GatewayAdmin implements AdminTarget {
     return usage;
   }
 
-  async links(filter: LinkFilter): Promise<LinkRow[] | undefined> {
-    return this.#g.consent?.vault.links(filter);
+  async links(filter: LinkFilter, page?: PageRequest): Promise<LinkRow[] | undefined> {
+    const links = await this.#g.consent?.vault.links(filter);
+    return links && page ? firstAfter(links, linkKey, page) : links;
   }
 
   async revokeLinks(filter: LinkFilter & { subject: string; upstream: string }): Promise<LinkRow[] | undefined> {
@@ -335,7 +336,7 @@ export class GatewayAdmin implements AdminTarget {
     if (what === 'upstreams') return this.#localUpstreams();
     if (what === 'usage') return this.#localUsage();
     if (what === 'reload') return reportOf(await this.#reloader.reload('admin API of another replica'));
-    if (what === 'sessions') return this.#localSessions();
+    if (what === 'sessions') return isPage(arg) ? firstAfter(this.#localSessions(), sessionKey, arg) : this.#localSessions();
     if (what === 'end-modern' && typeof arg === 'string') return this.#g.modern.sessions.end(arg);
     if (what === 'restart' && typeof arg === 'string') {
       const outcome = this.#g.pools.has(arg) ? await this.#reloader.restartUpstream(arg) : undefined;
@@ -373,25 +374,6 @@ const AUDIT_POLL_MS = 1000;
 
 /** Another replica's reload or restart may start upstreams and wait for their spares. */
 const RELOAD_ANSWER_MS = 60_000;
-
-/** A session another replica holds, as its record tells it: what only the holder knows is null. */
-function remoteRow({ record: r, owner, alive }: StoredSession, now: number): SessionRow {
-  return {
-    id: r.id,
-    replica: owner || null,
-    replicaAlive: owner !== '' && alive,
-    era: 'legacy',
-    transport: r.kind,
-    protocolVersion: r.protocolVersion,
-    issuer: r.principal.issuer,
-    subject: r.principal.subject,
-    tenant: r.principal.tenant,
-    endpoint: r.endpoint,
-    ageSeconds: Math.max(0, (now - r.createdAt) / 1000),
-    openedAt: new Date(r.createdAt).toISOString(),
-    inflight: null,
-  };
-}
 
 function reportOf(o: ReloadOutcome): Record<string, unknown> {
   return { ...o.report };

@@ -11,6 +11,7 @@ import { AdminEvents } from './admin-events.js';
 import type { AdminTarget, LinkFilter } from './admin-target.js';
 import { loadConsoleAssets, SECURITY_HEADERS, type Asset } from './console-assets.js';
 import { OPENAPI } from './openapi.js';
+import { linkKey, pageOf, pinKey, readPage, sessionKey } from './paging.js';
 
 function fail(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   return reply.code(status).send({ error: { code, message } });
@@ -22,7 +23,14 @@ type Handler = (t: AdminTarget, req: FastifyRequest<{ Params: Record<string, str
 export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; url: string; handler: Handler }> = [
   { method: 'GET', url: '/openapi.json', handler: async () => OPENAPI },
   { method: 'GET', url: '/events', handler: async (_t, req, reply, events) => events.open(req, reply) },
-  { method: 'GET', url: '/sessions', handler: async (t) => ({ items: await t.sessions() }) },
+  {
+    method: 'GET',
+    url: '/sessions',
+    handler: async (t, req, reply) => {
+      const page = readPage(req.query, 'sessions');
+      return typeof page === 'string' ? fail(reply, 400, 'bad_request', page) : pageOf(await t.sessions(page), sessionKey, page, 'sessions');
+    },
+  },
   {
     method: 'DELETE',
     url: '/sessions/:id',
@@ -37,9 +45,11 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
   {
     method: 'GET',
     url: '/pins',
-    handler: async (t, _req, reply) => {
-      const items = await t.pins();
-      return items ? { items } : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
+    handler: async (t, req, reply) => {
+      const page = readPage(req.query, 'pins');
+      if (typeof page === 'string') return fail(reply, 400, 'bad_request', page);
+      const items = await t.pins(page);
+      return items ? pageOf(items, pinKey, page, 'pins') : fail(reply, 404, 'pinning_off', 'tool pinning is off for every upstream');
     },
   },
   { method: 'POST', url: '/pins/:upstream/approve', handler: (t, req, reply) => decide(t, req, reply, 'approve') },
@@ -50,9 +60,10 @@ export const ADMIN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'DELETE'; ur
     url: '/links',
     handler: async (t, req, reply) => {
       const filter = linkFilter(req);
-      if (typeof filter === 'string') return fail(reply, 400, 'bad_request', filter);
-      const items = await t.links(filter);
-      return items ? { items } : fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
+      const page = readPage(req.query, 'links');
+      if (typeof filter === 'string' || typeof page === 'string') return fail(reply, 400, 'bad_request', typeof filter === 'string' ? filter : (page as string));
+      const items = await t.links(filter, page);
+      return items ? pageOf(items, linkKey, page, 'links') : fail(reply, 404, 'vault_off', 'no vault is configured (vault.key): no user links are kept');
     },
   },
   {

@@ -2,6 +2,7 @@
  * What the admin API reads and does, as plain data: the composition root (src/admin-target.ts)
  * implements it over the gateway, so this folder depends on no part of the request path.
  */
+import type { PageRequest } from './paging.js';
 
 export interface SessionRow {
   id: string;
@@ -24,6 +25,32 @@ export interface SessionRow {
   openedAt?: string;
   /** Requests in flight; null for a session held by another replica (only its holder knows). */
   inflight: number | null;
+}
+
+/** A session in the store as the cluster reads it: its record, its owner ('' when released), whether the owner is alive. */
+export interface StoredSession {
+  record: { id: string; kind: 'streamable-http' | 'sse'; protocolVersion: string; principal: { issuer: string; subject: string; tenant: string }; endpoint: string; createdAt: number };
+  owner: string;
+  alive: boolean;
+}
+
+/** A session another replica holds (or none: released), as its record tells it: what only the holder knows is null. */
+export function storedSessionRow({ record: r, owner, alive }: StoredSession, now: number): SessionRow {
+  return {
+    id: r.id,
+    replica: owner || null,
+    replicaAlive: owner !== '' && alive,
+    era: 'legacy',
+    transport: r.kind,
+    protocolVersion: r.protocolVersion,
+    issuer: r.principal.issuer,
+    subject: r.principal.subject,
+    tenant: r.principal.tenant,
+    endpoint: r.endpoint,
+    ageSeconds: Math.max(0, (now - r.createdAt) / 1000),
+    openedAt: new Date(r.createdAt).toISOString(),
+    inflight: null,
+  };
 }
 
 /** Who ended a session: `endedBy` is the replica that closed it (its holder), or the one answering when it removed a dead holder's record. */
@@ -129,7 +156,11 @@ export interface AdminCredentials {
 export interface AdminTarget {
   readonly replica: string;
   credentials(): AdminCredentials;
-  sessions(): Promise<SessionRow[]>;
+  /**
+   * Every session, or with `page` at least the first `limit` + 1 after its start in key order (fewer
+   * to read: each replica and the store give only theirs; see paging.ts). The same for pins and links.
+   */
+  sessions(page?: PageRequest): Promise<SessionRow[]>;
   /**
    * undefined: no such session (on this replica, or, with Redis, in the cluster). Rejects with a 504
    * `replica_timeout` when the replica that holds it, or one that may, took the request and did not answer;
@@ -141,13 +172,13 @@ export interface AdminTarget {
   /** undefined: no such upstream. */
   restartUpstream(name: string): Promise<Record<string, unknown> | undefined>;
   /** undefined: pinning is off for every upstream. */
-  pins(): Promise<PinChangeRow[] | undefined>;
+  pins(page?: PageRequest): Promise<PinChangeRow[] | undefined>;
   approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
   /** Marks pending changes rejected (by the hash reviewed); undefined: no such pinned upstream. */
   rejectPins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined>;
   tenants(): Promise<TenantRow[]>;
   /** Users' links to user-oauth upstreams; undefined: no vault configured. */
-  links(filter: LinkFilter): Promise<LinkRow[] | undefined>;
+  links(filter: LinkFilter, page?: PageRequest): Promise<LinkRow[] | undefined>;
   /** Revokes every link matching the filter (subject and upstream required); undefined: no vault configured. */
   revokeLinks(filter: LinkFilter & { subject: string; upstream: string }): Promise<LinkRow[] | undefined>;
   /** The config in force, secrets redacted. */

@@ -122,6 +122,13 @@ const schemas = {
 };
 
 const list = (item: string, description: string) => json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) } } }, description);
+/** A list answered a page at a time (see paging.ts): `?limit=` and `?cursor=`, and `nextCursor` while more remain. */
+const paged = (item: string, description: string) =>
+  json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref(item) }, nextCursor: { ...str, description: 'present when more remain: pass it as ?cursor= for the next page' } } }, `${description}, a page of them in a stable order (the same on every replica)`);
+const pageParams = [
+  { name: 'limit', in: 'query', required: false, description: 'items per page (default 100); anything but a whole number from 1 to 1000 is refused (400)', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+  { name: 'cursor', in: 'query', required: false, description: "the previous page's nextCursor, as it came (opaque; any replica takes it)", schema: str },
+];
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: str });
 const reviewed = {
   required: true,
@@ -146,8 +153,9 @@ export const OPENAPI = {
     '/sessions': {
       get: {
         summary: "Open sessions (both protocol eras); with Redis, every replica's",
-        description: "Every other replica is asked for its sessions (both eras, with what is in flight); sessions in the store whose holder did not answer (dead, or slow) come from their records, with inflight null. 503 when the store cannot be read.",
-        responses: { '200': list('Session', 'sessions, with the replica holding each and whether it is alive'), ...refusals },
+        description: "Every other replica is asked for its sessions (both eras, with what is in flight); sessions in the store whose holder did not answer (dead, or slow) come from their records, with inflight null. In id order, a page at a time. 503 when the store cannot be read.",
+        parameters: pageParams,
+        responses: { '200': paged('Session', 'sessions, with the replica holding each and whether it is alive'), '400': error, ...refusals },
       },
     },
     '/sessions/{id}': {
@@ -161,7 +169,7 @@ export const OPENAPI = {
     '/upstreams/{name}/restart': {
       post: { summary: 'Replace an upstream by a fresh pool (with Redis: on every replica, each report under replicas); the old one drains', parameters: [pathParam('name')], responses: { '200': json(ref('Reload'), 'what was replaced'), '404': error, ...refusals } },
     },
-    '/pins': { get: { summary: 'Changed tool definitions awaiting approval', responses: { '200': list('PinChange', 'pending changes with both definitions and a diff'), '404': error, ...refusals } } },
+    '/pins': { get: { summary: 'Changed tool definitions awaiting approval', parameters: pageParams, responses: { '200': paged('PinChange', 'pending changes with both definitions and a diff, by upstream and tool'), '400': error, '404': error, ...refusals } } },
     '/pins/{upstream}/approve': {
       post: {
         summary: 'Approve pending definitions (each by the hash that was reviewed; a rejected one too)',
@@ -183,8 +191,8 @@ export const OPENAPI = {
       get: {
         summary: "Users' links to user-oauth upstreams (which upstreams each user linked, until when): never a token",
         // Given empty, a filter is refused (400): never read as absent.
-        parameters: ['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string', minLength: 1 } })),
-        responses: { '200': list('Link', 'links'), '400': error, '404': error, ...refusals },
+        parameters: [...['issuer', 'subject', 'tenant', 'upstream'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string', minLength: 1 } })), ...pageParams],
+        responses: { '200': paged('Link', 'links, by upstream and user'), '400': error, '404': error, ...refusals },
       },
     },
     '/links/{upstream}': {

@@ -224,9 +224,9 @@ export class Cluster {
     return this.#health.read(() => admin.askAll(what, arg, timeoutMs));
   }
 
-  /** Every session in the store, each with its owner and whether it is alive (one check per owner). */
-  async storedSessions(): Promise<StoredSession[]> {
-    const found = await this.#health.read(() => this.store.list());
+  /** Every session in the store (or `page`'s: see RedisSessionStore.list), each with its owner and whether it is alive (one check per owner). */
+  async storedSessions(page?: { after?: string | undefined; limit: number }): Promise<StoredSession[]> {
+    const found = await this.#health.read(() => this.store.list(page));
     const owners = new Map<string, boolean>();
     for (const { owner } of found) if (owner && !owners.has(owner)) owners.set(owner, await this.#health.read(() => this.alive(owner)));
     return found.map(({ record, owner }) => ({ record, owner, alive: owners.get(owner) ?? false }));

@@ -113,24 +113,34 @@ export class RedisSessionStore {
   /**
    * Every session record in the store with its owner ('' when released), read with SCAN (never KEYS,
    * which blocks Redis): for the admin API's cluster-wide list. A record written during the scan may be missed.
+   * With `page`, only the records of the first `limit` + 1 ids after `after` (code-unit order, as the admin
+   * API pages): the scan reads every key, but only a page's ids are kept and only their records read.
    */
-  async list(): Promise<Array<{ record: SessionRecord; owner: string }>> {
+  async list(page?: { after?: string | undefined; limit: number }): Promise<Array<{ record: SessionRecord; owner: string }>> {
     const marker = `${this.#prefix}session:`;
     const pattern = `${marker.replace(/[*?[\]\\]/g, '\\$&')}*`;
     const out: Array<{ record: SessionRecord; owner: string }> = [];
+    let kept: string[] = [];
     let cursor = '0';
     do {
       const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
       cursor = next;
       const ids = keys.map((k) => k.slice(marker.length));
-      if (ids.length === 0) continue;
-      const values = await this.#redis.mget(...ids.flatMap((id) => [this.#rec(id), this.ownerKey(id)]));
-      ids.forEach((_id, i) => {
-        const rec = values[2 * i];
-        if (rec) out.push({ record: JSON.parse(rec) as SessionRecord, owner: values[2 * i + 1] ?? '' });
-      });
+      if (page) kept = firstIds([...kept, ...ids], page.after, page.limit + 1);
+      else await this.#read(ids, out);
     } while (cursor !== '0');
+    if (page) for (let i = 0; i < kept.length; i += 500) await this.#read(kept.slice(i, i + 500), out);
     return out;
+  }
+
+  /** The records of `ids` (with their owners) onto `out`; one gone meanwhile is left out. */
+  async #read(ids: string[], out: Array<{ record: SessionRecord; owner: string }>): Promise<void> {
+    if (ids.length === 0) return;
+    const values = await this.#redis.mget(...ids.flatMap((id) => [this.#rec(id), this.ownerKey(id)]));
+    ids.forEach((_id, i) => {
+      const rec = values[2 * i];
+      if (rec) out.push({ record: JSON.parse(rec) as SessionRecord, owner: values[2 * i + 1] ?? '' });
+    });
   }
 
   /**
@@ -153,4 +163,10 @@ export class RedisSessionStore {
   async remove(id: string, owner: string): Promise<boolean> {
     return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner)) === 1;
   }
+}
+
+/** The first `n` distinct ids after `after` in code-unit order (SCAN may give a key twice). */
+function firstIds(ids: string[], after: string | undefined, n: number): string[] {
+  const left = [...new Set(after === undefined ? ids : ids.filter((id) => id > after))];
+  return left.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, n);
 }
