@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
 import { devTokenRefusal, devTokenType, parseTtl, signDevToken } from './auth/dev-token.js';
+import { devKeyExposure } from './auth/dev-key.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { releaseEarlySignals } from './early-signals.js';
@@ -228,7 +229,12 @@ function foreignOption(command: string, values: Values): string | undefined {
 }
 
 function checkConfig(file: string): number {
-  const { config, warnings } = checkConfigFile(file, process.env, true);
+  const loaded = checkConfigFile(file, process.env, true);
+  const { config } = loaded;
+  // What serve says of the development key at its start (edge-auth.ts), said here too: not among the
+  // file's warnings, which serve also logs, or serve would say it twice.
+  const exposed = devKeyExposure(config);
+  const warnings = exposed ? [...loaded.warnings, exposed.message] : loaded.warnings;
   for (const w of warnings) process.stderr.write(`${file}: warning: ${w}\n`);
   const counts = `${config.upstreams.length} upstreams, ${config.endpoints.length} endpoints`;
   const note = warnings.length === 0 ? '' : `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'} above`;

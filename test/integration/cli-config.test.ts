@@ -115,11 +115,30 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
 `);
     const r = runCli(['check-config', file]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /: ok \(1 upstreams, 1 endpoints\), with 2 warnings above\n$/);
+    assert.match(r.stdout, /: ok \(1 upstreams, 1 endpoints\), with 3 warnings above\n$/);
     const warnings = r.stderr.trim().split('\n');
-    assert.equal(warnings.length, 2, r.stderr);
+    assert.equal(warnings.length, 3, r.stderr);
     assert.match(warnings[0]!, /: warning: auth\.issuer: "my-gateway" is not a URL/);
     assert.match(warnings[1]!, /: warning: upstreams\[0\]\.args\[0\]: .*server\.mjs \("\.\/server\.mjs", relative to the config file's directory\) does not exist/);
+    assert.match(warnings[2]!, /: warning: auth\.keys trusts the published development key .* and its server\.publicUrl is https:\/\/mcp\.example: /);
+  });
+
+  it('check-config warns, as serve does, when the published development key is trusted beyond loopback (found by a review)', () => {
+    // serve wrote a warn line and set switchboard_auth_development_key_exposed; check-config said plain "ok".
+    const dev = join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json');
+    const rest = `auth: { mode: jwt, issuer: "https://idp.example", keys: [${dev}], algorithms: [EdDSA] }\ntenants: [{ name: dev, endpoints: ["*"] }]\nupstreams: [{ name: a, transport: stdio, command: node }]\nendpoints: [{ path: /mcp, upstreams: [a] }]\n`;
+    const file = tempConfig(`server: { publicUrl: "https://mcp.example" }\n${rest}`);
+    const r = runCli(['check-config', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /: ok \(1 upstreams, 1 endpoints\), with 1 warning above\n$/);
+    assert.equal(
+      r.stderr,
+      `${file}: warning: auth.keys trusts the published development key (${dev}: kid switchboard-dev-1 of deploy/dev-keys, whose private half ships with Switchboard) and its server.publicUrl is https://mcp.example: anyone can sign tokens this gateway accepts, for any tenant and scope, the admin scope included; use your identity provider's keys (auth.jwksUrl, or its public keys in auth.keys)\n`,
+    );
+    // On loopback (the quick start) nothing is said, as serve says nothing.
+    const local = runCli(['check-config', tempConfig(`server: { host: 127.0.0.1, publicUrl: "http://127.0.0.1:8080" }\n${rest}`)]);
+    assert.equal(local.status, 0, local.stderr);
+    assert.equal(local.stderr, '');
   });
 
   it('check-config says a Docker Compose file or a Kubernetes manifest is not a gateway config', () => {
