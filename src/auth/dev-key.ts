@@ -20,11 +20,16 @@ function devKeyFiles(keys: readonly string[]): string[] {
   });
 }
 
-/** How the gateway can be reached beyond this machine (a non-loopback server.host or server.publicUrl), or undefined. */
-function beyondLoopback(server: Config['server']): string | undefined {
+/**
+ * How a token the gateway accepts can reach it from beyond this machine (a non-loopback server.host or
+ * server.publicUrl, or an admin API on a non-loopback admin.host: it takes a JWT with admin.scope), or undefined.
+ */
+function beyondLoopback(config: Config): string | undefined {
+  const { server, admin } = config;
   if (!isLoopbackHost(server.host)) return `it listens on ${server.host}`;
   const url = server.publicUrl;
   if (url !== undefined && URL.canParse(url) && !isLoopbackHost(new URL(url).hostname)) return `its server.publicUrl is ${url}`;
+  if (admin.enabled && !isLoopbackHost(admin.host)) return `its admin API listens on ${admin.host}`;
   return undefined;
 }
 
@@ -35,7 +40,7 @@ function beyondLoopback(server: Config['server']): string | undefined {
  */
 export function devKeyExposure(config: Config): { files: string[]; message: string } | undefined {
   if (config.auth.mode !== 'jwt') return undefined;
-  const where = beyondLoopback(config.server);
+  const where = beyondLoopback(config);
   const files = where === undefined ? [] : devKeyFiles(config.auth.keys);
   if (files.length === 0) return undefined;
   return {
