@@ -41,11 +41,11 @@ export class GatewayAdmin implements AdminTarget {
   readonly #jwt: AdminJwtCheck;
   #tokenFileSaid: string | undefined; // what was last logged of an unusable admin.tokenFile (undefined: usable)
 
-  constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog) {
+  constructor(gateway: Gateway, reloader: ConfigReloader, logger: WarnLog, keySets?: ConstructorParameters<typeof AdminJwtCheck>[1]) {
     this.#g = gateway;
     this.#reloader = reloader;
     this.#logger = logger;
-    this.#jwt = new AdminJwtCheck(logger);
+    this.#jwt = new AdminJwtCheck(logger, keySets);
     this.replica = gateway.cluster?.replicaId ?? hostname();
     this.#auditRing = new AuditRing((listener) => this.#g.audit?.tail(listener));
   }

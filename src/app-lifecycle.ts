@@ -27,6 +27,8 @@ export interface LifecycleParts {
   logger: Logger;
   metrics: Metrics;
   reloader: ConfigReloader;
+  /** What the admin API's key set fetches are given (the edge's: ReloadableEdgeAuth.keySets). */
+  keySets?: ConstructorParameters<typeof GatewayAdmin>[3];
   /** The file the config came from (reloads read it again); absent for a config built in memory. */
   configFile?: string | undefined;
   tracing: Tracing;
@@ -126,8 +128,8 @@ export class AppLifecycle {
 
   /** The admin API's view of the gateway: one, for this replica's admin listener and for other replicas' questions. */
   #target(): GatewayAdmin {
-    const { gateway, logger, reloader } = this.#parts;
-    return (this.#gatewayAdmin ??= new GatewayAdmin(gateway, reloader, logger));
+    const { gateway, logger, reloader, keySets } = this.#parts;
+    return (this.#gatewayAdmin ??= new GatewayAdmin(gateway, reloader, logger, keySets));
   }
 
   async #startCluster(): Promise<void> {

@@ -69,7 +69,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   observeConnections(metrics, limits);
   const auth = edgeAuth(config, gateway, logger, metrics);
   const reloader = new ConfigReloader({ gateway, auth, logger, metrics, read: configReader(deps.configFile) });
-  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, tracing, reloader, configFile: deps.configFile });
+  const lifecycle = new AppLifecycle({ config, fastify, gateway, hub, logger, metrics, tracing, reloader, keySets: auth.keySets, configFile: deps.configFile });
   const descriptors = new DescriptorWatch({ limit: descriptorLimit() });
   registerHealthRoutes(fastify, {
     shuttingDown: () => lifecycle.shuttingDown,

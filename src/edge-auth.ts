@@ -1,5 +1,6 @@
 import { ANONYMOUS, Authenticator, type CredentialInput, type Principal } from './auth/index.js';
-import { devKeyExposure } from './auth/dev-key.js';
+import { DevKeyWatch } from './auth/dev-key-watch.js';
+import type { KeySetFetchLog } from './auth/key-set-fetch.js';
 import type { Config } from './config/schema.js';
 import type { EdgeAuth } from './edge/authorize-request.js';
 import type { Gateway } from './gateway.js';
@@ -101,24 +102,16 @@ export interface ReloadableEdgeAuth extends EdgeAuth {
    * it before it changes anything, so a key file gone missing leaves nothing half-applied.
    */
   prepare(config: Config): () => void;
+  /** What a key set fetch is given (the admin API's too): its failures go to the log, its keys to DevKeyWatch. */
+  readonly keySets: KeySetFetchLog;
 }
 
-function authenticatorFor(config: Config, metrics: Metrics, log: Logger, previous?: Authenticator): Authenticator | undefined {
+function authenticatorFor(config: Config, metrics: Metrics, log: KeySetFetchLog, previous?: Authenticator): Authenticator | undefined {
   if (config.auth.mode !== 'jwt') return undefined;
   // Prebuilt children: a label lookup per request would cost more than the count.
   const cached = metrics.authTokens.labels('cached');
   const verified = metrics.authTokens.labels('verified');
   return new Authenticator(config.auth, audiencesOf(config), (hit) => (hit ? cached : verified).inc(), previous, log);
-}
-
-/**
- * Says so (a warn line naming the key's files, and the gauge) when the config trusts the published
- * development key beyond loopback: at the start and at every reload, as a reload may bring the key in.
- */
-function announceDevKey(config: Config, metrics: Metrics, log: Logger): void {
-  const exposed = devKeyExposure(config);
-  metrics.devKeyExposed.set(exposed ? 1 : 0);
-  if (exposed) log.warn({ keys: exposed.files }, exposed.message);
 }
 
 /** Whether some upstream exchanges the client's token (only then is a verified token kept, in memory). */
@@ -129,8 +122,9 @@ function exchangesTokens(config: Config): boolean {
 /** What the front door asks of authentication and tenant policy, with failures counted and logged. */
 export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metrics: Metrics): ReloadableEdgeAuth {
   const log = logger.child({ component: 'auth' });
-  let authenticator = authenticatorFor(config, metrics, log);
-  announceDevKey(config, metrics, log);
+  // Says so when the config or the issuer's key set trusts the published development key beyond loopback.
+  const devKeys = new DevKeyWatch(config, metrics.devKeyExposed, log);
+  let authenticator = authenticatorFor(config, metrics, devKeys.keySets);
   let exchanging = exchangesTokens(config);
   let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) };
   let scopes = endpointScopes(config);
@@ -149,7 +143,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   const countedOne = (ms: number) => counted(ms, 1) as number;
   return {
     prepare: (next) => {
-      const built = authenticatorFor(next, metrics, log, authenticator);
+      const built = authenticatorFor(next, metrics, devKeys.keySets, authenticator);
       const exchanges = exchangesTokens(next);
       const nextAudiences = { owners: endpointAudiences(next), accepted: new Set(audiencesOf(next)) };
       const nextScopes = endpointScopes(next);
@@ -158,9 +152,10 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
         exchanging = exchanges;
         audiences = nextAudiences;
         scopes = nextScopes;
-        announceDevKey(next, metrics, log);
+        devKeys.configure(next);
       };
     },
+    keySets: devKeys.keySets,
     authenticate: (input) => {
       if (!authenticator) return ANONYMOUS;
       const p = authenticator.authenticate(input);
@@ -199,8 +194,12 @@ export class AdminJwtCheck {
   /** The generation whose key files could not be read (said once). */
   #unreadableAt: number | undefined;
 
-  constructor(log: { warn(obj: object, msg: string): void }) {
+  readonly #keySets: KeySetFetchLog;
+
+  /** `keySets`: what its key set fetches are given (the edge's, so that DevKeyWatch sees them), else `log`. */
+  constructor(log: { warn(obj: object, msg: string): void }, keySets: KeySetFetchLog = log) {
     this.#log = log;
+    this.#keySets = keySets;
   }
 
   /** How a bearer JWT's scopes are found under `config` (auth.mode jwt). */
@@ -222,7 +221,7 @@ export class AdminJwtCheck {
     const built = this.#built;
     if (built?.auth === config.auth && built.generation === generation) return built;
     try {
-      const authenticator = new Authenticator(config.auth, audiencesOf(config), undefined, built?.authenticator, this.#log);
+      const authenticator = new Authenticator(config.auth, audiencesOf(config), undefined, built?.authenticator, this.#keySets);
       this.#built = { auth: config.auth, generation, authenticator, audiences: { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) } };
       return this.#built;
     } catch (err) {

@@ -9,11 +9,22 @@ import { readPublicJwks } from './key-source.js';
  */
 const PUBLISHED_DEV_KEY_X = 'owtWc1XN1i10hKaxAAFooCrNIUlQoHwx5QgcRSFZ9eM';
 
+/** Whether some of `keys` (JWKs, as a file or a fetched key set holds them) is the published development key. */
+export function holdsPublishedDevKey(keys: readonly object[]): boolean {
+  return keys.some((k) => {
+    const { kty, crv, x } = k as { kty?: unknown; crv?: unknown; x?: unknown };
+    return kty === 'OKP' && crv === 'Ed25519' && x === PUBLISHED_DEV_KEY_X;
+  });
+}
+
+/** What anyone holding the published key can do, and what to do about it: the end of every warning about it. */
+export const DEV_KEY_RISK = "anyone can sign tokens this gateway accepts, for any tenant and scope, the admin scope included; use your identity provider's keys";
+
 /** The files of auth.keys that hold the published development key (one that cannot be read: said where keys are read). */
 function devKeyFiles(keys: readonly string[]): string[] {
   return keys.filter((file) => {
     try {
-      return readPublicJwks(file).some((k) => k.kty === 'OKP' && k.crv === 'Ed25519' && k.x === PUBLISHED_DEV_KEY_X);
+      return holdsPublishedDevKey(readPublicJwks(file));
     } catch {
       return false;
     }
@@ -24,7 +35,7 @@ function devKeyFiles(keys: readonly string[]): string[] {
  * How a token the gateway accepts can reach it from beyond this machine (a non-loopback server.host or
  * server.publicUrl, or an admin API on a non-loopback admin.host: it takes a JWT with admin.scope), or undefined.
  */
-function beyondLoopback(config: Config): string | undefined {
+export function beyondLoopback(config: Config): string | undefined {
   const { server, admin } = config;
   if (!isLoopbackHost(server.host)) return `it listens on ${server.host}`;
   const url = server.publicUrl;
@@ -45,6 +56,6 @@ export function devKeyExposure(config: Config): { files: string[]; message: stri
   if (files.length === 0) return undefined;
   return {
     files,
-    message: `auth.keys trusts the published development key (${files.join(', ')}: kid switchboard-dev-1 of deploy/dev-keys, whose private half ships with Switchboard) and ${where}: anyone can sign tokens this gateway accepts, for any tenant and scope, the admin scope included; use your identity provider's keys (auth.jwksUrl, or its public keys in auth.keys)`,
+    message: `auth.keys trusts the published development key (${files.join(', ')}: kid switchboard-dev-1 of deploy/dev-keys, whose private half ships with Switchboard) and ${where}: ${DEV_KEY_RISK} (auth.jwksUrl, or its public keys in auth.keys)`,
   };
 }

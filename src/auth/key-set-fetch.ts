@@ -9,6 +9,8 @@ export const KEY_SET_MAX_BYTES = 1024 * 1024;
 /** Where a failed fetch is told (once per fetch, so at most once per cooldown). Never the URL: it can carry credentials. */
 export interface KeySetFetchLog {
   warn(obj: object, msg: string): void;
+  /** The keys of each set fetched (at most once per cooldown, never per request): whose they are is looked at there (DevKeyWatch). */
+  keySet?(keys: readonly object[]): void;
 }
 
 /** The body as text, or undefined (the rest left unread, the connection dropped) once it passes `maxBytes`. */
@@ -37,17 +39,17 @@ async function boundedText(res: Response, maxBytes: number): Promise<string | un
 const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * A body that jose can take as a key set: JSON with a "keys" array of objects. One whose array holds
- * anything else jose refuses (JWKSInvalid) without counting a fetch: taken as good here, it was fetched
- * again by every request.
+ * The keys of a body that jose can take as a key set: JSON with a "keys" array of objects; else undefined.
+ * One whose array holds anything else jose refuses (JWKSInvalid) without counting a fetch: taken as good
+ * here, it was fetched again by every request.
  */
-function isKeySet(text: string): boolean {
+function keySetKeys(text: string): object[] | undefined {
   try {
     const doc = JSON.parse(text) as unknown;
     const keys = isObject(doc) ? (doc as { keys?: unknown }).keys : undefined;
-    return Array.isArray(keys) && keys.every(isObject);
+    return Array.isArray(keys) && keys.every(isObject) ? (keys as object[]) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -92,12 +94,12 @@ export function cooledKeySetFetch(cooldownMs: number, log?: KeySetFetchLog, fetc
       await res.body?.cancel().catch(() => {});
       return new Response(null, { status: res.status, headers: res.headers });
     }
-    return checkedBody(res, maxBytes, failed);
+    return checkedBody(res, maxBytes, failed, log);
   };
 }
 
-/** The answer as jose will read it, its body read within `maxBytes`; `failed` told when it is no key set. */
-async function checkedBody(res: Response, maxBytes: number, failed: (what: string, fields?: object) => void): Promise<Response> {
+/** The answer as jose will read it, its body read within `maxBytes`; `failed` told when it is no key set, `log.keySet` its keys when it is one. */
+async function checkedBody(res: Response, maxBytes: number, failed: (what: string, fields?: object) => void, log?: KeySetFetchLog): Promise<Response> {
   let text: string | undefined;
   try {
     text = await boundedText(res, maxBytes);
@@ -110,6 +112,8 @@ async function checkedBody(res: Response, maxBytes: number, failed: (what: strin
     failed(msg, { maxBytes });
     throw new errors.JOSEError(msg);
   }
-  if (!isKeySet(text)) failed('its answer is not a JSON Web Key Set (JSON with a "keys" array of keys)', { contentType: res.headers.get('content-type')?.slice(0, 64) });
+  const keys = keySetKeys(text);
+  if (keys === undefined) failed('its answer is not a JSON Web Key Set (JSON with a "keys" array of keys)', { contentType: res.headers.get('content-type')?.slice(0, 64) });
+  else log?.keySet?.(keys);
   return new Response(text, { status: 200, headers: res.headers });
 }

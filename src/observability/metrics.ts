@@ -107,7 +107,7 @@ export class Metrics {
   });
   readonly devKeyExposed = new Gauge({
     name: 'switchboard_auth_development_key_exposed',
-    help: '1 while auth.keys trusts the published development key (deploy/dev-keys, whose private half is public) and the gateway can be reached beyond loopback (server.host, server.publicUrl, or an enabled admin.host): anyone can sign tokens it accepts',
+    help: '1 while auth.keys, or the key set last fetched from auth.jwksUrl, trusts the published development key (deploy/dev-keys, whose private half is public) and the gateway can be reached beyond loopback (server.host, server.publicUrl, or an enabled admin.host): anyone can sign tokens it accepts',
     registers: [this.registry],
   });
   readonly configWatchUp = new Gauge({ name: 'switchboard_config_watch_up', help: 'With admin.watchConfig: 1 while the config file (and each auth.keys file) is watched, 0 while a watch is down (its directory gone or the watcher failed; retried): edits are not applied meanwhile', registers: [this.registry] });
