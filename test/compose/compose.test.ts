@@ -144,6 +144,41 @@ describe('Prometheus config and alert rules, with promtool', { skip: !hasPromtoo
     assert.equal(r.code, 0, r.out);
   });
 
+  it('SwitchboardDevelopmentKeyExposed fires for a gateway whose switchboard_auth_development_key_exposed is 1, saying what to do (promtool test rules)', async () => {
+    // The gauge (and a warn line) said so, but no shipped rule read it: an operator who watches alerts,
+    // not logs, never heard that anyone could sign tokens the gateway accepts (found by a review).
+    const gauge = (instance: string, values: string) => ({ series: `switchboard_auth_development_key_exposed{job="switchboard",instance="${instance}"}`, values });
+    const tests = {
+      rule_files: [resolve('deploy/prometheus/alerts.yml')],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series: [gauge('exposed:9464', '1x10'), gauge('own-keys:9464', '0x10'), gauge('fixed:9464', '1 1 0x8')],
+          alert_rule_test: [
+            {
+              eval_time: '5m',
+              alertname: 'SwitchboardDevelopmentKeyExposed',
+              exp_alerts: [
+                {
+                  exp_labels: { severity: 'critical', job: 'switchboard', instance: 'exposed:9464' },
+                  exp_annotations: {
+                    summary:
+                      "Switchboard exposed:9464 accepts tokens signed with the published development key (deploy/dev-keys): anyone can sign one, for any tenant and scope, admin included. Put your identity provider's keys in auth.keys or auth.jwksUrl instead and reload; the gateway's warn line says which key file or key set",
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const file = join(tmp, 'alerts-dev-key.test.yml');
+    writeFileSync(file, JSON.stringify(tests));
+    const r = await runToExit('promtool', ['test', 'rules', file]);
+    assert.equal(r.code, 0, r.out);
+  });
+
   it('deploy/prometheus/prometheus.yml passes promtool check config (rule_files read from the repository)', async () => {
     // The compose file mounts alerts.yml at /etc/prometheus/alerts.yml; promtool reads rule files from disk.
     const text = readFileSync('deploy/prometheus/prometheus.yml', 'utf8');
