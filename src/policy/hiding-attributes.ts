@@ -6,6 +6,7 @@
  * Without a parser or stylesheets, as hidden-markup.ts reads tags.
  */
 import { asApplied } from './style-as-applied.js';
+import { reduceCalc } from './style-calc.js';
 import { styleDeclarations } from './style-declarations.js';
 import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, pixels, transparentColor } from './style-values.js';
 
@@ -56,7 +57,8 @@ const CLIP_TO_TEXT = /(?:^|[\s,])text(?:$|[\s,])/;
 
 /** Whether `attrs` (a tag's attribute text, as written) hide the element named `tag`, once decoded as the browser decodes them. */
 export function hidingAttributes(attrs: string, tag = ''): boolean {
-  const applied = asApplied(attrs);
+  // calc() computed first (style-calc.ts): `opacity: calc(0)` fades as `opacity: 0` does.
+  const applied = reduceCalc(asApplied(attrs));
   return HIDING.test(applied) || faded(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
 }
 

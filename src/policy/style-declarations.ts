@@ -7,6 +7,7 @@
  */
 import { decodeReferences } from './html-references.js';
 import { cssAsApplied } from './style-as-applied.js';
+import { reduceCalc } from './style-calc.js';
 import { someAttribute } from './tag-attributes.js';
 
 /** Presentation attributes the hiding checks read (a style's declaration of the same property wins). */
@@ -65,6 +66,7 @@ function set(declaration: string, out: Map<string, string>): void {
   if (colon > 0) out.set(d.slice(0, colon).trim().toLowerCase(), clean(d.slice(colon + 1)));
 }
 
+/** A value as the checks read it: `!important` dropped, lower case, each calc() that computes to one value replaced by it. */
 function clean(value: string): string {
-  return value.replace(IMPORTANT, '').trim().toLowerCase();
+  return reduceCalc(value.replace(IMPORTANT, '').trim().toLowerCase());
 }
