@@ -8,7 +8,7 @@
 import { asApplied } from './style-as-applied.js';
 import { reduceCalc } from './style-calc.js';
 import { styleDeclarations } from './style-declarations.js';
-import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, pixels, transparentColor } from './style-values.js';
+import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, offScreenShare, pixels, transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
@@ -33,7 +33,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, ...PIXELS, em: 16, rem: 16
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip, collapse, unpaint or move an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position|translate/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
@@ -129,7 +129,7 @@ function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
   if (svgText ? unpaintedSvgText(a) : unpainted(a)) return true;
-  if (offPage(a)) return true;
+  if (offPage(a) || translatedAway(a)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
 }
 
@@ -210,7 +210,7 @@ function unpaintedSvgText(a: Map<string, string>): boolean {
  * no move was found.
  */
 function offPage(a: Map<string, string>): boolean {
-  if (offScreen(a.get('text-indent'), -1)) return true;
+  if (offScreen(a.get('text-indent'), -1, true)) return true;
   const position = a.get('position');
   if (position !== 'absolute' && position !== 'fixed') return false;
   // The shorthands' sides: top, right = top, bottom = top, left = right.
@@ -218,8 +218,34 @@ function offPage(a: Map<string, string>): boolean {
   const [mt, mr = mt, , ml = mr] = (a.get('margin') ?? '').split(ARGS);
   const left = a.get('left') ?? il;
   const top = a.get('top') ?? it;
-  if ([left, top, a.get('margin-left') ?? ml, a.get('margin-top') ?? mt].some((v) => offScreen(v, -1))) return true;
-  return ((left || 'auto') === 'auto' && offScreen(a.get('right') ?? ir, 1)) || ((top || 'auto') === 'auto' && offScreen(a.get('bottom') ?? ib, 1));
+  if (offScreen(left, -1, true) || offScreen(a.get('margin-left') ?? ml, -1, true) || offScreen(top, -1) || offScreen(a.get('margin-top') ?? mt, -1)) return true;
+  return ((left || 'auto') === 'auto' && offScreen(a.get('right') ?? ir, 1, true)) || ((top || 'auto') === 'auto' && offScreen(a.get('bottom') ?? ib, 1));
+}
+
+/**
+ * Text translated clearly off the page to the left or the top: the `translate` property and a transform's
+ * `translate()`, `translateX()`, `translateY()`, `translate3d()` (SVG's unitless user units as px), summed, as
+ * offPage judges a move (1000px, 100em, or 100vw across). Only a transform of translations alone is judged: a
+ * rotation, a scale or a matrix turns or stretches the moves after it (`rotate(180deg) translateX(-9999px)`
+ * moves right, where a scroll reaches). A percentage is of the box itself (`translate(-50%, -50%)` centres it)
+ * and a move up by vh can leave text further down the page on it: neither is judged. Before 2026-12-07 no
+ * translation was found.
+ */
+function translatedAway(a: Map<string, string>): boolean {
+  const [tx = '0', ty = '0'] = (a.get('translate') ?? '0').split(ARGS);
+  let x = tx === 'none' ? 0 : offScreenShare(tx, true);
+  let y = tx === 'none' ? 0 : offScreenShare(ty, false);
+  for (const m of (a.get('transform') ?? '').matchAll(FUNCTION)) {
+    const name = m[1]!;
+    const n = m[2]!.trim().split(ARGS);
+    if (name === 'translate' || name === 'translate3d') {
+      x += offScreenShare(n[0], true, true);
+      y += n[1] === undefined ? 0 : offScreenShare(n[1], false, true);
+    } else if (name === 'translatex') x += offScreenShare(n[0], true, true);
+    else if (name === 'translatey') y += offScreenShare(n[0], false, true);
+    else return false;
+  }
+  return x <= -1 || y <= -1;
 }
 
 /**

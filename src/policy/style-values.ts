@@ -41,12 +41,30 @@ const EMS: Readonly<Record<string, number>> = { em: 1, rem: 1, ex: 0.5, ch: 0.5 
 const OFF_SCREEN_PX = 1000;
 const OFF_SCREEN_EMS = 100;
 
-/** A length of `sign` × (1000px or 100em) or further that way (`-9999px`, `-999em` for sign -1). */
-export function offScreen(v: string | undefined, sign: 1 | -1): boolean {
+/** Viewport units, in viewport widths: a move of 100vw to the left takes any box that fits the page out of it. */
+const VIEWPORT: Readonly<Record<string, number>> = { vw: 1, vmax: 1 };
+const OFF_SCREEN_VIEWPORT = 100;
+
+/**
+ * How much of a move clearly off the page a length is (1 or more: that far; -1 or less: that far back), so
+ * moves in different units add up: 1000px, 100em or (`horizontal`) 100vw each make one. Unitless: 0, or
+ * (`unitless`, SVG's user units) px. NaN for anything else (`50%`, `auto`): a share of the box, not of the page.
+ */
+export function offScreenShare(v: string | undefined, horizontal: boolean, unitless = false): number {
   const m = v === undefined ? null : NUMBER.exec(v);
-  if (m === null) return false;
-  const n = parseFloat(m[1]!) * sign;
-  return n * (PIXELS[m[2]!] ?? 0) >= OFF_SCREEN_PX || n * (EMS[m[2]!] ?? 0) >= OFF_SCREEN_EMS;
+  if (m === null) return NaN;
+  const n = parseFloat(m[1]!);
+  const unit = m[2]!.toLowerCase();
+  if (n === 0) return 0;
+  const px = unit === '' && unitless ? 1 : PIXELS[unit];
+  if (px !== undefined) return (n * px) / OFF_SCREEN_PX;
+  if (EMS[unit] !== undefined) return (n * EMS[unit]) / OFF_SCREEN_EMS;
+  return horizontal && VIEWPORT[unit] !== undefined ? (n * VIEWPORT[unit]) / OFF_SCREEN_VIEWPORT : NaN;
+}
+
+/** A length of `sign` × (1000px, 100em or, `horizontal`, 100vw) or further that way (`-9999px`, `-999em` for sign -1). */
+export function offScreen(v: string | undefined, sign: 1 | -1, horizontal = false): boolean {
+  return offScreenShare(v, horizontal) * sign >= 1;
 }
 
 /** A colour no one sees: `transparent`, or an alpha below OPACITY_LIMIT (`rgba(…, 0)`, `rgb(0 0 0 / 0%)`, `#RRGGBB00`, `#RGB0`). */
