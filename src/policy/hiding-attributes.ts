@@ -195,7 +195,7 @@ function unpainted(a: Map<string, string>): boolean {
  * shape without fill is often its outline or a hit area, and holds no text. A stroke a parent gives cannot be
  * known here, as a class cannot. Before 2026-12-07 unpainted SVG text was not found.
  */
-function unpaintedSvgText(a: Map<string, string>): boolean {
+export function unpaintedSvgText(a: Map<string, string>): boolean {
   const fill = a.get('fill');
   if (!(fill === 'none' || transparentColor(fill) || factor(a.get('fill-opacity')) < OPACITY_LIMIT)) return false;
   const stroke = a.get('stroke');
