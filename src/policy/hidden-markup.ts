@@ -14,6 +14,7 @@ import { markdownBlockEnd } from './markdown-block-end.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 import { hidingAttributes } from './hiding-attributes.js';
 import { InheritedPaint } from './svg-paint.js';
+import { UndrawnSvg } from './svg-undrawn.js';
 
 /** A comment to its end, `--!>` too, or to the end of the text (an unclosed comment hides all after it). */
 const COMMENT = '<!--[\\s\\S]*?(?:--!?>|$)';
@@ -237,6 +238,9 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
   let paint: InheritedPaint | undefined;
   /** Whether an element gives SVG text in it paint that shows nothing (svg-paint.ts). */
   const unpaintsText = (attrs: string, name: string, after: number) => InheritedPaint.may(attrs) && (paint ??= new InheritedPaint(s)).hides(name.toLowerCase(), attrs, after);
+  let defs: UndrawnSvg | undefined;
+  /** Whether a <defs> or <symbol> holds text no <use> shows (svg-undrawn.ts). */
+  const undrawn = (attrs: string, name: string, after: number) => UndrawnSvg.may(name) && (defs ??= new UndrawnSvg(s)).hides(name.toLowerCase(), attrs, after);
   const markup = html ? MARKUP_HTML : MARKUP;
   markup.lastIndex = 0;
   for (let m = markup.exec(s); m !== null; m = markup.exec(s)) {
@@ -247,7 +251,10 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
     } else if (m[1] === undefined) end = m.index + m[0].length;
     else {
       const byName = kind !== 'xml' && hiddenByName(m[1], m[2]);
-      if (!byName && (m[2] === undefined || !(hidingAttributes(m[2], m[1]) || unpaintsText(m[2], m[1], m.index + m[0].length)))) continue;
+      const after = m.index + m[0].length;
+      const attrs = m[2];
+      const hidden = byName || (attrs !== undefined && (hidingAttributes(attrs, m[1]) || unpaintsText(attrs, m[1], after))) || (kind !== 'xml' && undrawn(attrs ?? '', m[1], after));
+      if (!hidden) continue;
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }
