@@ -188,6 +188,20 @@ export function legacyUpstreamError(error: JsonRpcErrorObject, caller: UpstreamC
 }
 
 /**
+ * A 2026-07-28 upstream's error as any caller gets it. Its era reserves -32020 … -32099 for the codes the spec
+ * defines, and defines -32020, -32021 and -32022 (upstreamRefusal reads them); any other code there is one the
+ * upstream has no right to: -32042 (URL elicitation, 2025-11-25 only, never reused) or one a later revision
+ * may allocate. Passed on, a 2025-11-25 client read a -32042 as URL elicitation required (its links shown as
+ * the upstream's questions), a 2026-07-28 client's call became a URL round, and any other code meant what the
+ * client's revision makes of it. Every caller, of either era, gets it as the upstream's failure (-32603,
+ * message and data kept).
+ */
+export function modernUpstreamError(error: JsonRpcErrorObject): JsonRpcError {
+  const undefinedHere = error.code <= -32023 && error.code >= -32099;
+  return new JsonRpcError(undefinedHere ? ErrorCode.InternalError : error.code, error.message, error.data);
+}
+
+/**
  * An input request's params as the client behind the call is asked them. A 2026-07-28 client is asked as the
  * upstream asked, under the upstream's own key (`key`, named by the hint its exchange reads and strips):
  * renamed `elicitation-1`, a client that knew the tool's questions could not answer them on its first request.

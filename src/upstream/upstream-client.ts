@@ -17,7 +17,7 @@ import { sendFailure, upstreamError } from './remote-errors.js';
 import { eraRefused } from './era-refusal.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../jsonrpc/protocol-revisions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/modern-meta.js';
-import { callWithRounds, legacyUpstreamError, MODERN_VERSION, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
+import { callWithRounds, legacyUpstreamError, MODERN_VERSION, modernUpstreamError, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { invalidHeaderAnnotations } from './header-annotations.js';
 import { taskOnly, withoutTools } from './left-out-tools.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
@@ -82,7 +82,7 @@ export class UpstreamClient {
         this.#logger.warn({ bytes, limit }, 'upstream answer over maxResultBytes; the call fails');
         return new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${upstream}" returned ${isError ? 'an error' : 'a result'} of ${bytes} bytes, more than the limit of ${limit} (maxResultBytes)`, { upstream, bytes, limit });
       },
-      remoteError: (error, opts) => upstreamError(this.era === 'legacy' ? legacyUpstreamError(error, opts.caller) : JsonRpcError.from(error), upstream),
+      remoteError: (error, opts) => upstreamError(this.era === 'legacy' ? legacyUpstreamError(error, opts.caller) : modernUpstreamError(error), upstream),
       timeoutReason: 'timed out at the gateway',
       cancelReason: 'cancelled by the client',
     };
