@@ -36,9 +36,10 @@ export class CacheLimit {
 }
 
 /**
- * Leads the next page's cursor of a list a 2026-07-28 upstream said was private: the spec gives every page
- * of a list its first page's cacheScope, and a later page may be answered by upstreams that said public
- * alone (the private one's list ended on page 1). The gateway's cursor is base64url, which has no '.'.
+ * Leads the next page's cursor of a private list: the spec gives every page of a list its first page's
+ * cacheScope, and a later page may be answered by upstreams that said public alone (the private one's list
+ * ended on page 1), or after a config reload made the endpoint's lists public (tenant rules taken away).
+ * The gateway's cursor is base64url, which has no '.'.
  */
 const PRIVATE_PAGES = 'p.';
 
@@ -80,7 +81,9 @@ export function shapeModernResponse(call: ModernCall, response: JsonRpcResponse,
   if (call.spec.cacheable && result.resultType === 'complete') {
     result.ttlMs = retried ? 0 : Math.min(o.ttlMs, o.limit?.ttlMs ?? o.ttlMs);
     result.cacheScope = o.limit?.private ? 'private' : o.cacheScope;
-    if (o.limit?.private && typeof result.nextCursor === 'string') result.nextCursor = PRIVATE_PAGES + result.nextCursor;
+    // Private by an upstream's word or the gateway's own settings alike: a reload may make the endpoint's
+    // lists public before page 2 is asked for (before 2026-12-07 only an upstream's private was marked).
+    if (result.cacheScope === 'private' && typeof result.nextCursor === 'string') result.nextCursor = PRIVATE_PAGES + result.nextCursor;
   }
   return response;
 }
