@@ -97,12 +97,14 @@ export class PerUserRemotes {
   }
 
   /**
-   * The token a stdio process is started with: exchanged (nothing to check later: no link), or consented,
-   * with the check that the consent still stands before each request (see UserConsent.processCredential).
+   * The token a stdio process is started with: consented, with the check that the consent still stands before
+   * each request (see UserConsent.processCredential), or exchanged, with the check that it is still the one
+   * the exchange gives (exchangedForProcess).
    */
   processCredential(u: UpstreamConfig, auth: TokenExchangeSettings | UserOAuthSettings, owner: UpstreamUser): { token(): Promise<string>; check?: ProcessCredential['check'] } {
     if (auth.type === 'user-oauth' && this.consent) return this.consent.processCredential(u, auth, owner);
-    return this.credentials(u, auth, owner);
+    const source = this.credentials(u, auth, owner);
+    return auth.type === 'token-exchange' ? exchangedForProcess(u.name, source) : source;
   }
 
   #client(u: UpstreamConfig, auth: TokenExchangeSettings): { client: TokenExchangeClient; agent: Agent } {
@@ -123,4 +125,27 @@ export class PerUserRemotes {
     this.#clients.clear();
     await Promise.all(agents.map((a) => a.close().catch(() => {})));
   }
+}
+
+/**
+ * An exchanged token a process keeps in its environment from its start. The exchange renews it before it
+ * expires and exchanges the session's latest token once its client sends another (a narrower one): a remote
+ * upstream gets the new one with its next request, but the process kept its start token, so a long session's
+ * calls ran with an expired token, or with a broader token's grant after its client narrowed it. Before each
+ * request the token the exchange gives now (cached: no exchange until renewal) is compared with the one the
+ * process holds: another stops the process, and the request, never sent, goes to the process restarted with
+ * it (UpstreamInstance.request). One the exchange cannot give (the user's token expired, refused) stops the
+ * process too, the request failing with why: the process's own has expired, or is no longer the user's grant.
+ */
+function exchangedForProcess(upstream: string, source: BearerSource): ProcessCredential {
+  let pinned: string | undefined;
+  return {
+    token: async () => (pinned = await source.token()),
+    check: async () => {
+      const now = await source.token().catch((err: unknown) => (err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}": the user's token could not be exchanged: ${(err as Error).message}`, { upstream })));
+      if (now instanceof GatewayError) return now;
+      if (now === pinned) return undefined;
+      return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `upstream "${upstream}": the token its process was started with was renewed or replaced; the process restarts with the new one`, { upstream, unsent: true });
+    },
+  };
 }
