@@ -82,7 +82,7 @@ export async function admitListing(gate: ToolGate, pool: UpstreamPool, inst: Ups
   // made in one synchronous loop form that set. A paginated list shows only part of it, so the whole
   // catalogue (every page) is checked first, in one loop of its own.
   if (typeof page.nextCursor === 'string') {
-    const all = await inst.catalogue('tools').catch(() => undefined);
+    const all = await inst.catalogues.get('tools').catch(() => undefined);
     // Only to make the set complete: this page's own checks below decide what is listed.
     if (all) await Promise.all([...all.values()].map((t) => gate.check(upstream, t))).catch(() => {});
   }
@@ -93,7 +93,7 @@ export async function admitListing(gate: ToolGate, pool: UpstreamPool, inst: Ups
   if (!settled.some((v) => v !== undefined)) return tools;
   // The instance's cached catalogue may predate this definition (no list_changed was sent): calls
   // must be checked against what this list saw.
-  inst.forgetCatalogue('tools');
+  inst.catalogues.forget('tools');
   return tools.filter((_t, i) => settled[i] === undefined);
 }
 

@@ -98,7 +98,7 @@ export class RouterSession {
   /** Tool pinning's refusal of a call of `tool`, if any: the route's own check (pinRefusal), asked before a confirmation is. */
   async pinRefusal(tool: ViewTool): Promise<GatewayError | undefined> {
     const pool = this.#endpoint.pool(tool.upstream), inst = pool && this.#instance(pool), gate = this.#endpoint.gate;
-    return gate && inst ? pinRefusal(gate, pool!, inst, await inst.catalogue('tools'), tool.raw) : undefined;
+    return gate && inst ? pinRefusal(gate, pool!, inst, await inst.catalogues.get('tools'), tool.raw) : undefined;
   }
 
   /** Which upstream a request goes to, as far as it can be told without sending it (for the audit log). */
@@ -354,7 +354,7 @@ export class RouterSession {
       const { pool, name } = this.#resolveName(ref.name, 'prompt');
       const inst = this.#instance(pool);
       // Unknown prompts are answered by the gateway, exactly as prompts policy hides.
-      const definition = (await inst.catalogue('prompts')).get(name);
+      const definition = (await inst.catalogues.get('prompts')).get(name);
       if (!definition) throw notFound('prompt', String(ref.name));
       if (ctx.screen && ctx.screen.show('prompt', pool.name, definition) === undefined) throw withheld('prompt', String(ref.name), ctx.screen.rule);
       return this.#pools('completions').includes(pool) ? inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal }) : noCompletions();

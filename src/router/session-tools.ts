@@ -22,7 +22,7 @@ export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceO
   const settled = await Promise.allSettled(
     // async: an upstream with no instance to give (none running) is that upstream's failure, not the whole view's.
     pools.map(async (p, i) => {
-      const listing = (instances[i] = instanceOf(p)).catalogue('tools');
+      const listing = (instances[i] = instanceOf(p)).catalogues.get('tools');
       if (waitFor === undefined || waitFor(p)) return listing;
       listing.catch(() => {});
       // A listing already settled wins the race: its reaction is queued before the placeholder's.
@@ -64,7 +64,7 @@ export async function admitByGate(gate: ToolGate | undefined, tools: readonly Vi
  * afresh (InstanceCatalogues.findFor: bounded per instance). Whether that changed it (the view is then built again).
  */
 export async function relistedFor(inst: UpstreamInstance, name: string): Promise<boolean> {
-  const before = await inst.catalogue('tools').catch(() => undefined);
+  const before = await inst.catalogues.get('tools').catch(() => undefined);
   if (before === undefined || before.has(name)) return false;
   return (await inst.catalogues.findFor('tools', name).catch(() => before)) !== before;
 }

@@ -68,6 +68,12 @@ export interface Transport {
   onclose?: (reason?: TransportError) => void;
   onerror?: (error: Error) => void;
   /**
+   * Set by the link's owner: the link refuses every request from now on, though it is up (a process whose
+   * token was renewed, see checkedRequests): requests go to a new link, while this one finishes the calls
+   * it carries. Links that never do so leave it unset; one whose owner does not set it closes instead.
+   */
+  onreplaced?: () => void;
+  /**
    * Set by the link's owner: a tool's definition as the upstream listed it, for links that mirror
    * arguments into headers (Mcp-Param-* to a 2026-07-28 HTTP upstream). Others ignore it.
    */

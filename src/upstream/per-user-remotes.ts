@@ -133,9 +133,11 @@ export class PerUserRemotes {
  * upstream gets the new one with its next request, but the process kept its start token, so a long session's
  * calls ran with an expired token, or with a broader token's grant after its client narrowed it. Before each
  * request the token the exchange gives now (cached: no exchange until renewal) is compared with the one the
- * process holds: another stops the process, and the request, never sent, goes to the process restarted with
- * it (UpstreamInstance.request). One the exchange cannot give (the user's token expired, refused) stops the
- * process too, the request failing with why: the process's own has expired, or is no longer the user's grant.
+ * process holds: another (details.replaced) has a process started with it take this request, never sent, and
+ * every later one, while the old one finishes the calls it runs (checkedRequests, UpstreamInstance): the old
+ * token is still good, renewed before it expires. One the exchange cannot give (the user's token expired,
+ * refused) stops the process, the request failing with why: the process's own has expired, or is no longer
+ * the user's grant.
  */
 function exchangedForProcess(upstream: string, source: BearerSource): ProcessCredential {
   let pinned: string | undefined;
@@ -145,7 +147,7 @@ function exchangedForProcess(upstream: string, source: BearerSource): ProcessCre
       const now = await source.token().catch((err: unknown) => (err instanceof GatewayError ? err : new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${upstream}": the user's token could not be exchanged: ${(err as Error).message}`, { upstream })));
       if (now instanceof GatewayError) return now;
       if (now === pinned) return undefined;
-      return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `upstream "${upstream}": the token its process was started with was renewed or replaced; the process restarts with the new one`, { upstream, unsent: true });
+      return new GatewayError('SWB_UPSTREAM_SESSION_EXPIRED', `upstream "${upstream}": the token its process was started with was renewed or replaced; a process started with the new one takes its requests`, { upstream, unsent: true, replaced: true });
     },
   };
 }

@@ -186,22 +186,32 @@ export class UpstreamTransports {
 }
 
 /**
- * A process holding a consented token, whose every request first checks that the consent still stands:
- * one revoked (or replaced) since the process started stops it, and the request is answered the check's
- * error (-32042 with a new consent link after a revocation). Without this a revocation left the session's
- * process running, and every later call still acted with the revoked account. The checks are chained so
- * that messages reach the process in the order they were sent (a cancellation never before its request).
+ * A process holding a user's token, whose every request first checks that it still may: a consent revoked
+ * (or replaced) since the process started, or an exchanged token that can no longer be had (the user's
+ * expired), stops it, and the request is answered the check's error (-32042 with a new consent link after a
+ * revocation). Without this a revocation left the session's process running, and every later call still
+ * acted with the revoked account. An exchanged token renewed or narrowed (details.replaced: the old one is
+ * still good) has the process replaced instead (onreplaced): it is sent no request again, this one and every
+ * later one refused as never sent (they go to the new process), but what its calls in flight still need (a
+ * cancellation, an answer to its own request) still reaches it, and it finishes them. The checks are chained
+ * so that messages reach the process in the order they were sent (a cancellation never before its request).
  */
 function checkedRequests(transport: StdioTransport, check: ProcessCredential['check'] | undefined): StdioTransport {
   if (!check) return transport;
   const send = transport.send.bind(transport);
+  const link: Transport = transport; // its owner sets onreplaced
   let checked: Promise<unknown> = Promise.resolve();
+  let replaced: GatewayError | undefined;
   // long-lived: one per process holding a user's token
   transport.send = (m) => {
     const now = checked.then(async () => {
-      const refused = isRequest(m) ? await check() : undefined;
+      const refused = isRequest(m) ? (replaced ?? (await check())) : undefined;
       if (!refused) return;
-      void transport.close();
+      if (!replaced && refused.details?.replaced === true && link.onreplaced) {
+        replaced = refused;
+        link.onreplaced();
+      }
+      if (refused !== replaced) void transport.close();
       throw refused;
     });
     checked = now.catch(() => {});

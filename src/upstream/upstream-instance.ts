@@ -21,7 +21,7 @@ import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { eraOrder, learnEra } from './era-order.js';
 import { HealthChecks } from './health-checks.js';
 import { ListChangedThrottle } from './list-changed-throttle.js';
-import { InstanceCatalogues, type Catalogue } from './instance-catalogues.js';
+import { InstanceCatalogues } from './instance-catalogues.js';
 import { stoppingError } from './stopping-error.js';
 import { leftOutOf } from './left-out-tools.js';
 import { messageOwner } from './message-owner.js';
@@ -29,6 +29,7 @@ import { startRetryAfterMs, throttledError, UpstreamThrottle } from './upstream-
 import { throttledStart } from './remote-errors.js';
 import { renewUpstreamState } from './instance-renewals.js';
 import { ModernListener } from './modern-listener.js';
+import { RetiringClients } from './retiring-clients.js';
 
 export type InstanceState = 'starting' | 'ready' | 'backoff' | 'stopped';
 export type { Catalogue } from './instance-catalogues.js';
@@ -55,7 +56,7 @@ export class UpstreamInstance extends EventEmitter {
   #restartTimer: NodeJS.Timeout | undefined;
   #stopping = false;
   #stopped: Promise<void> | undefined; // the stop under way, once begun (see stop); a start begins anew
-  #lettingGo: Promise<void> | undefined; // a client let go whose process may still run (failed its health checks): a stop waits for it
+  readonly #retiring = new RetiringClients(); // clients let go or replaced whose processes may still run (failed its health checks, finishing calls): a stop waits for them
   /** Aborted by stop (a fresh one for the next start): ends a retry's wait for a restart that will not come. */
   #halted = sharedAbortSignal(new AbortController());
   /** Set for per-session instances: the one session every upstream-initiated message belongs to. */
@@ -127,7 +128,7 @@ export class UpstreamInstance extends EventEmitter {
   }
 
   get inflight(): number {
-    return this.#client?.inflight ?? 0;
+    return (this.#client?.inflight ?? 0) + this.#retiring.inflight;
   }
 
   /** The running process's id (stdio), for operators and tests. */
@@ -187,11 +188,9 @@ export class UpstreamInstance extends EventEmitter {
       },
     });
     this.#client = client;
-    transport.onclose = ((inner) => (reason?: TransportError) => {
-      inner?.(reason);
-      this.#onExit(client, reason);
-    })(transport.onclose);
+    transport.onclose = ((inner) => (reason?: TransportError) => (inner?.(reason), this.#onExit(client, reason)))(transport.onclose);
     transport.onerror = (err) => this.#logger.warn({ err }, 'upstream transport error'); // long-lived: one per transport
+    transport.onreplaced = () => this.#replaced(client); // long-lived: one per transport
     try {
       await transport.start();
       await client.connect(this.config.initTimeoutMs, this.#dedicated, eraOrder(this.config), this.config.eraProbeMs);
@@ -231,7 +230,7 @@ export class UpstreamInstance extends EventEmitter {
     if (this.#client !== client) return;
     this.#health.stop();
     this.#client = undefined;
-    this.#lettingGo = client?.close().catch(() => {}); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
+    if (client) this.#retiring.letGo(client); // closed by itself (died, session expired): its public close too, where a per-user remote lets its link go
     if (this.#stopping || this.#state === 'stopped') return void (this.#state = 'stopped');
     const wasReady = this.#state === 'ready';
     if (!wasReady && awaitsUser(this.#startFailure)) {
@@ -257,23 +256,24 @@ export class UpstreamInstance extends EventEmitter {
     }, delay);
   }
 
+  /** Its process's token was renewed or narrowed (see checkedRequests): one started with the new token takes every request from now on (the one refused goes there), while this one finishes the calls sent to it (RetiringClients). Mid-start (no calls yet), it is stopped and restarted as after a crash. */
+  #replaced(client: UpstreamClient): void {
+    if (this.#client !== client || this.#state !== 'ready' || this.#stopping) return void client.close().catch(() => {});
+    this.#health.stop();
+    [this.#client, this.#state, this.restarts] = [undefined, 'backoff', this.restarts + 1]; // not 'starting', which start() takes for one under way
+    this.#retiring.retire(client, this.config.maxRequestTimeoutMs, this.#logger);
+    this.start().catch(() => {});
+  }
+
   /** Waiting out a start the upstream throttled: what calls hear (here, or a pool's with none up), the time left to the restart (not UNAVAILABLE's "retry shortly"). */
   startThrottling(): GatewayError | undefined {
     const left = this.#throttledUntil - performance.now();
     return this.#state === 'backoff' && left > 0 ? throttledError(this.config.name, Number(this.#startFailure?.details?.httpStatus ?? 429), left, 'start') : undefined;
   }
 
-  /** What this instance offers, by name, and what keeps it current (see InstanceCatalogues). */
+  /** What this instance offers, by name (`get`; `forget`: the next use lists afresh), and what keeps it current (see InstanceCatalogues). */
   get catalogues(): InstanceCatalogues {
     return this.#catalogues;
-  }
-  catalogue(kind: 'tools' | 'prompts'): Promise<Catalogue> {
-    return this.#catalogues.get(kind);
-  }
-
-  /** Drops the cached catalogue: the next use lists afresh (tool pinning withheld what a list showed, an approval). */
-  forgetCatalogue(kind: 'tools' | 'prompts'): void {
-    this.#catalogues.forget(kind);
   }
 
   /** Ready, its circuit admits a call (not open, nor half-open with its trial out), and not deferring calls after a Retry-After: worth sending a request to. A pool took a deferring instance for available, and sent it calls it refused. */
@@ -305,7 +305,7 @@ export class UpstreamInstance extends EventEmitter {
       // Not on an instance stopped on purpose: it comes back ready never, and the wait held the client initTimeoutMs.
       if ((unsent || (methodSpec(method)?.idempotent === true && (code === 'SWB_UPSTREAM_SESSION_EXPIRED' || code === 'SWB_UPSTREAM_CRASHED'))) && !opts.signal?.aborted && !this.#stopping) {
         this.#tracing.event('upstream.retry', { reason: code });
-        if (unsent || this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs, this.#halted.signal, opts.signal); // a transparent re-initialize
+        if (unsent ? this.#state !== 'starting' : this.#state !== 'ready') await eventOrTimeout(this, 'ready', this.config.initTimeoutMs, this.#halted.signal, opts.signal); // a transparent re-initialize
         if (this.#stopping) throw stoppingError(this.config.name);
         return this.#requestOnce(method, params, opts);
       }
@@ -393,6 +393,6 @@ export class UpstreamInstance extends EventEmitter {
     this.#halted.abort(); // a retry waiting for a restart gives up
     const client = this.#client;
     this.#client = undefined;
-    await Promise.all([client?.close(), this.#lettingGo]);
+    await Promise.all([client?.close(), this.#retiring.close()]);
   }
 }

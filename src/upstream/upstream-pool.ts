@@ -72,7 +72,7 @@ export class UpstreamPool extends EventEmitter {
    * so that none is judged by a catalogue from before the approval (an old definition, unapproved now).
    */
   toolsApproved(): void {
-    for (const inst of this.instances) inst.forgetCatalogue('tools');
+    for (const inst of this.instances) inst.catalogues.forget('tools');
   }
 
   /** Every instance alive, every tenant's and session's. */

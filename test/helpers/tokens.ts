@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { RunningGateway } from './gateway.js';
 
@@ -334,7 +335,7 @@ export interface TokenClient {
  * The official SDK client, with `Authorization: Bearer <token>` on every request it makes (the
  * stream GET and every POST, on both transports), through a fetch wrapper so the token can change.
  */
-export async function connectWithToken(gw: Pick<RunningGateway, 'url'>, kind: ClientKind, token: string, opts: { path?: string; name?: string } = {}): Promise<TokenClient> {
+export async function connectWithToken(gw: Pick<RunningGateway, 'url'>, kind: ClientKind, token: string, opts: { path?: string; name?: string; capabilities?: ClientCapabilities } = {}): Promise<TokenClient> {
   let current = token;
   const authFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
@@ -346,7 +347,7 @@ export async function connectWithToken(gw: Pick<RunningGateway, 'url'>, kind: Cl
     kind === 'streamable-http'
       ? new StreamableHTTPClientTransport(gw.url(path), { fetch: authFetch })
       : new SSEClientTransport(gw.url(path === '/mcp' ? '/sse' : `${path}/sse`), { fetch: authFetch });
-  const client = new Client({ name: opts.name ?? 'auth-test', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: opts.name ?? 'auth-test', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
   const received: Json[] = [];
   await client.connect(transport);
   // Record what arrives before the client parses it (errors keep their exact wire shape here).

@@ -59,11 +59,11 @@ describe('a listing cut by a deliberate stop (found by a review)', () => {
     const old = app.gateway.pools.get('cat')!;
     const inst = [...old.instances][0]!;
     writeFileSync(hold, '');
-    inst.forgetCatalogue('tools'); // listed afresh for the client (at start it was listed before the hold)
+    inst.catalogues.forget('tools'); // listed afresh for the client (at start it was listed before the hold)
     const fromClient = client.listTools();
     fromClient.catch(() => {});
     await until("the client's listing reaches the upstream", () => inst.inflight === 1);
-    const listing = watch(inst.catalogue('tools')); // the listing the client's request waits for
+    const listing = watch(inst.catalogues.get('tools')); // the listing the client's request waits for
     write(doc(hold, 'files')); // the upstream changes: its pool is replaced, the old one retired with no grace
     const { report, drained } = await app.reload('test');
     assert.equal(report.result, 'applied');

@@ -32,8 +32,8 @@ describe("one upstream's held tools/list (found by a review)", () => {
     const gh = [...gw.app.gateway.pools.get('gh')!.instances][0]!;
     try {
       writeFileSync(hold, ''); // from here gh answers no listing
-      gh.forgetCatalogue('tools'); // as its tools/list_changed does: listed afresh by the next request that needs it
-      const listing = gh.catalogue('tools');
+      gh.catalogues.forget('tools'); // as its tools/list_changed does: listed afresh by the next request that needs it
+      const listing = gh.catalogues.get('tools');
       listing.catch(() => {});
       await until("gh's listing reaches it", () => gh.inflight === 1);
       const direct = await client.callTool({ name: 'fs__read_file', arguments: { path: '/a' } });
@@ -47,7 +47,7 @@ describe("one upstream's held tools/list (found by a review)", () => {
       assert.equal(gh.inflight, 1, "gh's listing was still held");
       // The held listing is never answered: gh lists afresh, and its own tools are found once it answers.
       rmSync(hold);
-      gh.forgetCatalogue('tools');
+      gh.catalogues.forget('tools');
       const issue = await client.callTool({ name: 'call_tool', arguments: { name: 'gh__create_issue', arguments: { title: 't' } } });
       assert.equal(textOf(issue), 'create_issue {"title":"t"}');
     } finally {

@@ -57,14 +57,14 @@ describe('an instance catalogue is bounded by maxResultBytes in all its pages (f
   it('a server handing out cursors without end: the listing fails with SWB_RESULT_TOO_LARGE after a few pages, not 1000 of them kept', async () => {
     await withPool(0, async (pool) => {
       const inst = pool.instanceFor(caller);
-      await assert.rejects(inst.catalogue('tools'), (e: unknown) => e instanceof GatewayError && e.code === 'SWB_RESULT_TOO_LARGE' && /maxResultBytes/.test(e.message));
+      await assert.rejects(inst.catalogues.get('tools'), (e: unknown) => e instanceof GatewayError && e.code === 'SWB_RESULT_TOO_LARGE' && /maxResultBytes/.test(e.message));
       assert.ok((await pagesAsked(pool)) <= 5, 'it stopped asking once past the bound');
     });
   });
 
   it('a catalogue of a few pages within the bound is listed whole', async () => {
     await withPool(3, async (pool) => {
-      const catalogue = await pool.instanceFor(caller).catalogue('tools');
+      const catalogue = await pool.instanceFor(caller).catalogues.get('tools');
       assert.equal(catalogue.size, 12);
       assert.equal(await pagesAsked(pool), 3);
     });
