@@ -74,7 +74,7 @@ export async function buildApp(config: Config, deps: Partial<GatewayDeps> & { co
   registerHealthRoutes(fastify, {
     shuttingDown: () => lifecycle.shuttingDown,
     exhausted: () => limits.exhausted() ?? descriptors.exhausted(),
-    gatewayReady: () => gateway.ready(),
+    gatewayNotReady: () => gateway.notReady(),
   });
   announceAuth(fastify, config, logger, () => gateway.config);
   // User consent (user-oauth upstreams): the browser's /oauth/start and /oauth/callback, the user's /oauth/links.

@@ -208,10 +208,15 @@ export class Gateway {
     });
   }
 
-  /** True when every endpoint has at least one upstream ready to serve. */
-  ready(): boolean {
-    if (this.cluster && !this.cluster.healthy) return false;
-    return this.routers.every((r) => r.pools.some((p) => p.ready));
+  /**
+   * Why it should not be sent new sessions (for /readyz), or undefined when every endpoint has an upstream
+   * ready to serve and the store (with Redis) is in step. Said, so an operator reading the probe knows
+   * which: a Redis that answers nothing kept the connection up, and the body said only "not ready".
+   */
+  notReady(): string | undefined {
+    const c = this.cluster;
+    if (c && !c.healthy) return c.answering ? 'redis: reconnecting, or writing back this replica\'s sessions' : 'redis is unreachable or not answering';
+    return this.routers.every((r) => r.pools.some((p) => p.ready)) ? undefined : 'an endpoint has no upstream ready';
   }
 
   async stop(reason = SHUTDOWN_REASON): Promise<void> {

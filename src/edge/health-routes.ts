@@ -5,7 +5,8 @@ export interface Readiness {
   shuttingDown(): boolean;
   /** Why descriptors are running out, or undefined while they are not. */
   exhausted(): string | undefined;
-  gatewayReady(): boolean;
+  /** Why the gateway cannot serve new sessions (redis, no upstream ready), or undefined when it can. */
+  gatewayNotReady(): string | undefined;
 }
 
 /** /healthz (the process answers) and /readyz (it should be sent new sessions). */
@@ -16,8 +17,9 @@ export function registerHealthRoutes(fastify: FastifyInstance, readiness: Readin
     // descriptors run out.
     const shuttingDown = readiness.shuttingDown();
     const exhausted = readiness.exhausted();
-    const ready = !shuttingDown && !exhausted && readiness.gatewayReady();
-    const status = ready ? 'ready' : shuttingDown ? 'shutting down' : exhausted ? `not ready: ${exhausted}` : 'not ready';
+    const why = shuttingDown || exhausted ? undefined : readiness.gatewayNotReady();
+    const ready = !shuttingDown && !exhausted && why === undefined;
+    const status = ready ? 'ready' : shuttingDown ? 'shutting down' : `not ready: ${exhausted ?? why}`;
     return reply.code(ready ? 200 : 503).send({ status });
   });
 }
