@@ -72,8 +72,8 @@ export class Heartbeat {
    * session is refused meanwhile (its record cannot be written), so the replica must not say it is ready.
    */
   #unanswered = false;
-  /** Warned that the store takes commands and answers none (said once an outage, with its end). */
-  #saidFrozen = false;
+  /** Warned that the store leaves beats unanswered or refuses them (said once an outage, with its end). */
+  #saidFailed = false;
 
   constructor(redis: Redis, opts: HeartbeatOptions) {
     this.#redis = redis;
@@ -138,12 +138,12 @@ export class Heartbeat {
         beat = (await this.#redis.eval(BEAT, 3, this.#key(), `${this.#o.prefix}store-marker`, forwardSecretKey(this.#o.prefix), this.#o.url() ?? String(Date.now()), this.#o.ttlMs, randomUUID(), this.#o.markerTtlMs)) as [string, number];
       } catch (err) {
         this.#unanswered = true;
-        this.#sayFrozen(err as Error);
+        this.#sayFailed(err as Error);
         throw err;
       }
       this.#unanswered = false;
-      if (this.#saidFrozen) this.#o.logger.info('redis answers again');
-      this.#saidFrozen = false;
+      if (this.#saidFailed) this.#o.logger.info('redis answers again: the heartbeat is written');
+      this.#saidFailed = false;
       const [answer, lapsed] = beat;
       const marker = String(answer);
       // A changed marker: the store lost its data (the first beat only learns the marker).
@@ -180,14 +180,19 @@ export class Heartbeat {
   }
 
   /**
-   * A beat that timed out: the connection is up but the store answers nothing (frozen, a partition that
-   * leaves the connection open). ioredis says nothing then (no error, no reconnect: those it says itself
-   * when the connection drops), though the replica goes unready and refuses new sessions: said once.
+   * A beat that failed with the connection up: timed out (the store answers nothing: frozen, a partition
+   * that leaves the connection open) or refused (an error reply: at its maxmemory under noeviction, a
+   * read-only replica after a failover, an ACL). ioredis says nothing of either (it says a connection that
+   * drops itself), though the replica goes unready and refuses new sessions: said once, with the reason.
    */
-  #sayFrozen(err: Error): void {
-    if (this.#saidFrozen || err.message !== 'Command timed out') return;
-    this.#saidFrozen = true;
-    this.#o.logger.warn({ timeoutMs: this.#redis.options.commandTimeout }, 'redis is not answering (a heartbeat went unanswered; the connection is open): this replica is not ready and refuses new sessions until it answers');
+  #sayFailed(err: Error): void {
+    if (this.#saidFailed) return;
+    if (err.message === 'Command timed out') {
+      this.#o.logger.warn({ timeoutMs: this.#redis.options.commandTimeout }, 'redis is not answering (a heartbeat went unanswered; the connection is open): this replica is not ready and refuses new sessions until it answers');
+    } else if (err.name === 'ReplyError') {
+      this.#o.logger.warn({ err: err.message }, 'redis refuses the heartbeat\'s writes: this replica is not ready and refuses new sessions until it takes them');
+    } else return;
+    this.#saidFailed = true;
   }
 
   async stop(): Promise<void> {
