@@ -268,10 +268,10 @@ export class Cluster {
   /**
    * Alive and receiving forwarded requests. A replica killed outright keeps its heartbeat until the key
    * expires, but its inbox loses its subscriber at once: a request that can only be served there (a
-   * held modern continuation) is refused at once instead of waiting out the forward timeout.
+   * held modern continuation) is refused at once instead of waiting out the forward timeout. SWB_STORE_UNAVAILABLE when the store cannot say.
    */
-  async reachable(replica: string): Promise<boolean> {
-    return (await this.alive(replica)) && (await this.#tunnel!.listening(replica));
+  reachable(replica: string): Promise<boolean> {
+    return this.#health.read(async () => (await this.alive(replica)) && (await this.#tunnel!.listening(replica)));
   }
 
   /** A session opened here (see HeldSessions.open; throws when Redis is unreachable). */
