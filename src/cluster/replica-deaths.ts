@@ -36,9 +36,13 @@ export class ReplicaDeaths {
     this.#believedMs = believedMs;
   }
 
-  /** The name both of a replica's connections carry (CLIENT SETNAME), so CLIENT LIST shows it alive. */
+  /**
+   * The name both of a replica's connections carry (CLIENT SETNAME), so CLIENT LIST shows it alive. Redis
+   * refuses a name with a character outside '!'..'~', and ioredis connects without it in silence: such
+   * characters of the key prefix (spaces, letters beyond ASCII) are written '_'.
+   */
   static connectionName(prefix: string, replica: string): string {
-    return `${prefix}replica:${replica}`.replace(/\s/g, '_');
+    return `${prefix}replica:${replica}`.replace(/[^!-~]/gu, '_');
   }
 
   /** The channel a replica receives forwarded requests on. */

@@ -52,4 +52,21 @@ describe('ReplicaDeaths', { timeout: 20_000 }, () => {
     assert.equal(deaths.knownGone('a'), false, 'a replica judged gone once stays gone for ever');
     assert.deepEqual([...(await deaths.gone(['a']))], []);
   });
+
+  // Redis takes as a connection's name only characters from '!' to '~' and refuses any other (CLIENT
+  // SETNAME), which ioredis let pass in silence: with a key prefix of other characters no replica's
+  // connection carried its name, so one whose subscriber was down a moment (its command link open, its
+  // heartbeat current) was found gone, and its sessions taken over while it still served them.
+  it('a key prefix of characters Redis refuses in a connection name still names the connections', async () => {
+    const logger = createLogger('silent');
+    const prefix = 'équipe ü\t:';
+    const name = ReplicaDeaths.connectionName(prefix, 'a');
+    const aMain = connectRedis(redis.url, logger, undefined, { connectionName: name });
+    const b = connectRedis(redis.url, logger);
+    opened.push(aMain, b);
+    await Promise.all([aMain, b].map((r) => new Promise((resolve) => (r.status === 'ready' ? resolve(undefined) : r.once('ready', resolve)))));
+    assert.ok(String(await b.client('LIST')).split('\n').some((l) => l.includes(` name=${name} `)), `no connection named ${name}`);
+    // a's inbox has no subscriber (its subscriber reconnecting), its command link is open: not gone.
+    assert.deepEqual([...(await new ReplicaDeaths(b, prefix, logger, 600).gone(['a']))], []);
+  });
 });
