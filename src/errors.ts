@@ -102,3 +102,12 @@ function report(err: unknown, log: IncidentLog | undefined): string {
   log?.error({ incident, err: err instanceof Error ? err : { thrown: String(err) } }, 'internal error answered with -32603');
   return incident;
 }
+
+/**
+ * A shared store's command that failed (Redis unreachable, unanswered in time, or refusing: full, read-only)
+ * as SWB_STORE_UNAVAILABLE, for a 503 and a retry rather than a 500 and a stack; a GatewayError is kept.
+ * The cause (a Redis address) is not in the message, which may reach a client: the connection logs it.
+ */
+export function storeFailed(err: unknown): never {
+  throw err instanceof GatewayError ? err : new GatewayError('SWB_STORE_UNAVAILABLE', 'the shared store (redis) is unreachable or refused the command; retry shortly');
+}

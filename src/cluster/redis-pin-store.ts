@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { storeFailed } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { copyTable, emptyTable, MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PendingPin, type PinEntry, type PinStore, type PinTable, type RejectedPin, type Sighting } from '../policy/pin-store.js';
 
@@ -151,7 +152,7 @@ export class RedisPinStore implements PinStore {
         const pending: PendingPin = { hash: s.hash, summary: s.summary, firstSeen, ...(s.findings?.length ? { findings: s.findings } : {}) };
         args.push(s.tool, s.hash, JSON.stringify(pending), s.fixed ?? '');
       }
-      const r = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), ...args)) as Array<string | number>;
+      const r = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), ...args).catch(storeFailed)) as Array<string | number>;
       for (let j = 0; j < r.length; j += 5) {
         const pending = r[j + 1] as string;
         out.push({ approved: (r[j] as string) || undefined, pending: pending ? (JSON.parse(pending) as PendingPin) : undefined, firstSight: r[j + 2] === 1, newChange: r[j + 3] === 1, unrecorded: r[j + 4] === 1 });
@@ -163,7 +164,7 @@ export class RedisPinStore implements PinStore {
   async approve(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<ApprovedPin[]> {
     if (items.length === 0) return [];
     const flat = items.flatMap((i) => [i.tool, i.hash]);
-    const out = (await this.#redis.eval(APPROVE, 2, ...this.#keys(upstream), ...flat)) as string[];
+    const out = (await this.#redis.eval(APPROVE, 2, ...this.#keys(upstream), ...flat).catch(storeFailed)) as string[];
     const pins: ApprovedPin[] = [];
     for (let i = 0; i < out.length; i += 3) {
       const p = JSON.parse(out[i + 1]!) as PendingPin;
@@ -176,7 +177,7 @@ export class RedisPinStore implements PinStore {
   async reject(upstream: string, items: ReadonlyArray<{ tool: string; hash: string }>): Promise<RejectedPin[]> {
     if (items.length === 0) return [];
     const flat = items.flatMap((i) => [i.tool, i.hash]);
-    const out = (await this.#redis.eval(REJECT, 2, ...this.#keys(upstream), ...flat)) as string[];
+    const out = (await this.#redis.eval(REJECT, 2, ...this.#keys(upstream), ...flat).catch(storeFailed)) as string[];
     const rejected: RejectedPin[] = [];
     for (let i = 0; i < out.length; i += 3) {
       const p = JSON.parse(out[i + 1]!) as PendingPin;
@@ -191,7 +192,7 @@ export class RedisPinStore implements PinStore {
     const out: PinTable = emptyTable();
     for (const u of upstreams) {
       const [approvedKey, pendingKey] = this.#keys(u);
-      const [approved, pending] = await Promise.all([this.#redis.hgetall(approvedKey), this.#redis.hgetall(pendingKey)]);
+      const [approved, pending] = await Promise.all([this.#redis.hgetall(approvedKey), this.#redis.hgetall(pendingKey)]).catch(storeFailed);
       const tools = emptyTable<PinEntry>();
       for (const [tool, hash] of Object.entries(approved)) tools[tool] = { approved: hash };
       for (const [tool, json] of Object.entries(pending)) (tools[tool] ??= {}).pending = JSON.parse(json) as PendingPin;

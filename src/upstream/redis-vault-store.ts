@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 import { PENDING_PER_USER, tooManyPending } from './pending-records.js';
+import { storeFailed } from '../errors.js';
 
 // Each write to a link keeps the user's index with it, in one step. KEYS[1]: the links hash, KEYS[2]: the
 // user's index; ARGV[1]: the link's field, ARGV[2]: its upstream (the index's member).
@@ -66,35 +67,35 @@ export class RedisVaultStore implements VaultStore {
   }
 
   async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
-    const v = await this.#redis.hget(this.#links, linkKey(upstream, user));
+    const v = await this.#redis.hget(this.#links, linkKey(upstream, user)).catch(storeFailed);
     return v === null ? undefined : (JSON.parse(v) as VaultEntry);
   }
 
   async put(entry: VaultEntry): Promise<void> {
-    await this.#redis.eval(PUT, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry));
+    await this.#redis.eval(PUT, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry)).catch(storeFailed);
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
-    return (await this.#redis.eval(REPLACE_IF, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry), expected)) === 1;
+    return (await this.#redis.eval(REPLACE_IF, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry), expected).catch(storeFailed)) === 1;
   }
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
-    return (await this.#redis.eval(DELETE, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream)) === 1;
+    return (await this.#redis.eval(DELETE, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream).catch(storeFailed)) === 1;
   }
 
   async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
-    return (await this.#redis.eval(DELETE_IF, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream, sealed)) === 1;
+    return (await this.#redis.eval(DELETE_IF, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream, sealed).catch(storeFailed)) === 1;
   }
 
   async list(): Promise<VaultEntry[]> {
-    return Object.values(await this.#redis.hgetall(this.#links)).map((v) => JSON.parse(v) as VaultEntry);
+    return Object.values(await this.#redis.hgetall(this.#links).catch(storeFailed)).map((v) => JSON.parse(v) as VaultEntry);
   }
 
   async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
     await this.#indexed();
-    const upstreams = await this.#redis.smembers(this.#index(user));
+    const upstreams = await this.#redis.smembers(this.#index(user)).catch(storeFailed);
     if (upstreams.length === 0) return [];
-    const values = await this.#redis.hmget(this.#links, ...upstreams.map((u) => linkKey(u, user)));
+    const values = await this.#redis.hmget(this.#links, ...upstreams.map((u) => linkKey(u, user))).catch(storeFailed);
     // A member whose link is gone (deleted by a replica of an earlier version) is passed over.
     return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry);
   }
@@ -110,7 +111,7 @@ export class RedisVaultStore implements VaultStore {
   #indexed(): Promise<void> {
     this.#indexing ??= this.#indexAll().catch((err: unknown) => {
       this.#indexing = undefined;
-      throw err;
+      storeFailed(err);
     });
     return this.#indexing;
   }
@@ -138,16 +139,16 @@ export class RedisVaultStore implements VaultStore {
   async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {
     const member = `${kind}:${id}`;
     const pending = `${this.#prefix}pending:${owner}`;
-    const wait = await this.#redis.eval(PUT_ONCE, 2, `${this.#prefix}${member}`, pending, member, value, ttlMs, PENDING_PER_USER, this.#prefix);
+    const wait = await this.#redis.eval(PUT_ONCE, 2, `${this.#prefix}${member}`, pending, member, value, ttlMs, PENDING_PER_USER, this.#prefix).catch(storeFailed);
     if (wait !== 0) throw tooManyPending(PENDING_PER_USER, Number(wait));
   }
 
   async takeOnce(kind: string, id: string): Promise<string | undefined> {
-    return (await this.#redis.getdel(`${this.#prefix}${kind}:${id}`)) ?? undefined;
+    return (await this.#redis.getdel(`${this.#prefix}${kind}:${id}`).catch(storeFailed)) ?? undefined;
   }
 
   async peekOnce(kind: string, id: string): Promise<string | undefined> {
-    return (await this.#redis.get(`${this.#prefix}${kind}:${id}`)) ?? undefined;
+    return (await this.#redis.get(`${this.#prefix}${kind}:${id}`).catch(storeFailed)) ?? undefined;
   }
 
   async close(): Promise<void> {}
