@@ -36,7 +36,9 @@ return 1`;
 // its connections cannot fill Redis for sessionTtlMs. Events trimmed by count (ARGV[2] per stream, exactly)
 // give their bytes back: counted for ever (approximate trimming, MAXLEN ~), a GET stream that had carried
 // the budget's worth of notifications over a session's life (holding only its last few) made every later
-// append drop the session's other streams, answers logged for a reader that dropped included.
+// append drop the session's other streams, answers logged for a reader that dropped included. Still over
+// with no other stream left, the appended stream's own oldest events go (the new one too when it alone is
+// larger, as in memory): before, one stream of eventsPerStream large events held that many, whatever the budget.
 const APPEND = `
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
@@ -71,6 +73,23 @@ while total > budget do
   redis.call('SREM', KEYS[3], name)
   total = redis.call('HINCRBY', KEYS[4], 't', -tonumber(redis.call('HGET', KEYS[4], name)))
   redis.call('HDEL', KEYS[4], name)
+end
+local own = 0
+while total > budget do
+  local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
+  if first == nil then break end
+  for i = 1, #first[2], 2 do if first[2][i] == 'd' then own = own + string.len(first[2][i + 1]); total = total - string.len(first[2][i + 1]) end end
+  redis.call('XDEL', KEYS[2], first[1])
+end
+if own > 0 then
+  redis.call('HINCRBY', KEYS[4], 't', -own)
+  if redis.call('XLEN', KEYS[2]) == 0 then
+    redis.call('DEL', KEYS[2])
+    redis.call('SREM', KEYS[3], ARGV[6])
+    redis.call('HDEL', KEYS[4], ARGV[6])
+  else
+    redis.call('HINCRBY', KEYS[4], ARGV[6], -own)
+  end
 end
 return 1`;
 

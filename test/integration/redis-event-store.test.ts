@@ -115,4 +115,30 @@ describe('RedisEventStore against redis-server, beside MemoryEventStore', { time
     store.dropSession(sid);
     await client.ping();
   });
+
+  it('holds one stream to the budget too: past it, its own oldest events go, as in memory', async () => {
+    // Only other streams were dropped, never the one appended to: a GET stream of eventsPerStream large
+    // notifications (an upstream's log lines, a long call's progress) held 1000 × their size in Redis for
+    // sessionTtlMs, each session, whatever eventBytesPerSession said (memory keeps the budget).
+    const sid = 'one-large-stream';
+    await owned(sid);
+    const BUDGET = 65_536;
+    const store = redisStore(BUDGET);
+    const memory = new MemoryEventStore(100, undefined, BUDGET);
+    const note = (i: number) => JSON.stringify({ method: 'notifications/message', params: { i, data: 'x'.repeat(10_000) } });
+    for (let i = 1; i <= 100; i++) for (const s of [store, memory]) s.append(sid, 0, i, note(i));
+    await client.ping();
+    const kept = (await store.replay(sid, 0, 0)) ?? [];
+    const bytes = kept.reduce((n, e) => n + e.data.length, 0);
+    assert.ok(bytes <= BUDGET, `Redis keeps ${bytes} bytes of one stream, over the session's budget of ${BUDGET}`);
+    assert.deepEqual(kept, await memory.replay(sid, 0, 0), 'the newest events, as in memory');
+    assert.equal(Number(await client.hget(`${PREFIX}evb:${sid}`, 't')), bytes, 'the count is what the stream holds');
+    // One event larger than the whole budget is not kept (nor, in memory), and takes the rest with it.
+    for (const s of [store, memory]) s.append(sid, 0, 101, 'y'.repeat(BUDGET + 1));
+    await client.ping();
+    assert.deepEqual((await store.replay(sid, 0, 0)) ?? [], (await memory.replay(sid, 0, 0)) ?? []);
+    assert.equal(Number(await client.hget(`${PREFIX}evb:${sid}`, 't')), 0);
+    store.dropSession(sid);
+    await client.ping();
+  });
 });
