@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { boundedInformational } from './informational-answers.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { bearerTokenOf, tokenLifeMs, type BearerSource } from './bearer-source.js';
 import { RenewedToken, type IssuedToken } from './renewed-token.js';
@@ -52,6 +53,7 @@ export class ClientCredentials implements BearerSource {
       dispatcher: this.#dispatcher,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
       body: form.toString(),
+      onInfo: boundedInformational,
     });
     // A token response is small; anything beyond 64 KiB is not one (and is not held in memory).
     const text = await readWithin(res.body, this.#withinMs).catch((err: Error) => Promise.reject(new Error(`the token endpoint's answer (HTTP ${res.statusCode}): ${err.message}`)));

@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import type { BearerSource } from './bearer-source.js';
 import { upstreamHeaders } from './http-headers.js';
+import { boundedInformational } from './informational-answers.js';
 import { discard } from './read-body.js';
 
 /**
@@ -21,7 +22,7 @@ export async function endSession(cfg: RemoteUpstreamConfig, dispatcher: Dispatch
   const sent = upstreamHeaders(cfg.headers, credentials, { 'mcp-session-id': sessionId, ...(protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {}) })
     .catch(() => ({}))
     .then((headers) => {
-      request(cfg.url, { method: 'DELETE', headers, dispatcher, headersTimeout: 2000 })
+      request(cfg.url, { method: 'DELETE', headers, dispatcher, headersTimeout: 2000, onInfo: boundedInformational })
         .then((r) => discard(r.body, cfg.http.bodyTimeoutMs))
         .catch(() => {});
     });

@@ -12,6 +12,7 @@ import type { BearerSource } from './bearer-source.js';
 import { sentBearer, traceHeaders, upstreamHeaders } from './http-headers.js';
 import { NoiseLog } from './noise-log.js';
 import { upstreamRequest } from './upstream-request.js';
+import { boundedInformational } from './informational-answers.js';
 import { keepSentCredentials } from './sent-credentials.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
 import { encodedAnswer, foreignEncoding, refusalDetail } from './content-encoding.js';
@@ -66,6 +67,7 @@ export class SseClientTransport implements Transport {
       signal: this.#closer.signal,
       headersTimeout: this.#cfg.http.headersTimeoutMs,
       bodyTimeout: 0,
+      onInfo: boundedInformational,
     });
     if (res.statusCode !== 200) {
       await discard(res.body, this.#cfg.http.bodyTimeoutMs); // this GET has no body timeout: a stalled refusal must not hang the start

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { boundedInformational } from './informational-answers.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { bearerTokenOf, tokenLifeMs, type BearerSource } from './bearer-source.js';
@@ -140,6 +141,7 @@ export class TokenExchange implements BearerSource {
         dispatcher: this.#dispatcher,
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization },
         body: form.toString(),
+        onInfo: boundedInformational,
       });
     } catch (err) {
       throw this.#unavailable((err as Error).message);

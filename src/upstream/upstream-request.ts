@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { boundedInformational } from './informational-answers.js';
 
 /** A body longer than this goes on a connection of its own (see upstreamRequest). */
 const OWN_CONNECTION_BODY_CHARS = 64 * 1024;
@@ -10,9 +11,10 @@ const OWN_CONNECTION_BODY_CHARS = 64 * 1024;
  * whole body already in the socket's buffers, took it as reusable, and the call after it (the next call of
  * anyone, to that upstream) went out on it and failed with ECONNRESET as "could not be reached", counted by
  * the circuit: 4 long calls in 300 on loopback under load, and CI failed on it. A handshake more for a body
- * that long costs little beside it.
+ * that long costs little beside it. Informational (1xx) responses are bounded: see boundedInformational.
  */
 export function upstreamRequest(url: string, options: { body?: string; dispatcher: Dispatcher } & Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'body'>): Promise<Dispatcher.ResponseData> {
   if (options.body !== undefined && options.body.length > OWN_CONNECTION_BODY_CHARS) options.reset = true;
+  options.onInfo = boundedInformational;
   return request(url, options);
 }

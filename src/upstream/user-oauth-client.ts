@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { boundedInformational } from './informational-answers.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { bearerTokenOf, renewAt, tokenLifeMs } from './bearer-source.js';
@@ -145,7 +146,7 @@ export class UserOAuthClient {
     else form.set('client_id', this.settings.clientId);
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(token, { method: 'POST', dispatcher: this.#dispatcher, headers, body: form.toString() });
+      res = await request(token, { method: 'POST', dispatcher: this.#dispatcher, headers, body: form.toString(), onInfo: boundedInformational });
     } catch (err) {
       throw this.#unavailable((err as Error).message);
     }
@@ -238,7 +239,7 @@ export class UserOAuthClient {
 
   async #getJson(url: string): Promise<Record<string, unknown> | undefined> {
     try {
-      const res = await request(url, { dispatcher: this.#dispatcher, headers: { accept: 'application/json' } });
+      const res = await request(url, { dispatcher: this.#dispatcher, headers: { accept: 'application/json' }, onInfo: boundedInformational });
       const text = await readWithin(res.body, this.#withinMs);
       // Only a JSON object is a document: a page (a web app answering every path with 200) is none, and the
       // next URL is tried; taken as metadata naming no issuer, it failed discovery at the first URL.
