@@ -16,7 +16,7 @@ import { boundedInformational } from './informational-answers.js';
 import { keepSentCredentials } from './sent-credentials.js';
 import { answerTooLarge, httpRefusal, refusedForSession, sessionExpired } from './remote-errors.js';
 import { encodedAnswer, foreignEncoding, refusalDetail } from './content-encoding.js';
-import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
+import { MAX_UNTAKEN_ANSWERS, UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import type { GatewayError } from '../errors.js';
 import { withoutDeep } from './deep-messages.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
@@ -37,7 +37,7 @@ export class SseClientTransport implements Transport {
   #endpoint: string | undefined;
   #closed = false;
   /** The POSTs whose answer has not yet said whether they were taken; and what a send fails with once the session is forgotten. */
-  readonly #unanswered = new UnansweredPosts();
+  readonly #unanswered = new UnansweredPosts(() => this.#logger.warn({ upstream: this.#cfg.name, max: MAX_UNTAKEN_ANSWERS }, 'upstream asks faster than it takes the answers; answers past the bound are not sent'));
   #unsent: GatewayError | undefined;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onanswerlost?: (requestId: RequestId, error: Error) => void;
@@ -150,11 +150,11 @@ export class SseClientTransport implements Transport {
 
   async #post(message: JsonRpcMessage, retried: boolean): Promise<void> {
     if (this.#closed || !this.#endpoint) throw this.#unsent ?? new Error('transport closed'); // closing as the session was forgotten: never sent
-    this.#unanswered.begin();
+    this.#unanswered.begin(message);
     try {
       await this.#postOnce(message, retried, this.#endpoint);
     } finally {
-      this.#unanswered.end();
+      this.#unanswered.end(message);
     }
   }
 

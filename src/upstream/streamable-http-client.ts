@@ -21,7 +21,7 @@ import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer
 import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
-import { UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
+import { MAX_UNTAKEN_ANSWERS, UNANSWERED_GRACE_MS, UnansweredPosts } from './unanswered-posts.js';
 import { abortWith, sharedAbortSignal } from './abort-link.js';
 import { refuseEncoded, refusalDetail } from './content-encoding.js';
 import type { GatewayError } from '../errors.js';
@@ -51,7 +51,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #legacyInFlight = new RequestTable<AbortController>();
   #closed = false;
   /** The POSTs whose answer has not yet said whether they were taken; and what a send fails with once the session is forgotten. */
-  readonly #unanswered = new UnansweredPosts();
+  readonly #unanswered = new UnansweredPosts(() => this.#logger.warn({ upstream: this.#cfg.name, max: MAX_UNTAKEN_ANSWERS }, 'upstream asks faster than it takes the answers; answers past the bound are not sent'));
   #unsent: GatewayError | undefined;
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   /** With a 'session-expired' reason when the upstream forgot our session: re-initialize (see UpstreamInstance). */
@@ -158,14 +158,14 @@ export class StreamableHttpClientTransport implements Transport {
   async #postLegacy(message: JsonRpcMessage, signal: AbortSignal | undefined, ended: (() => void) | undefined): Promise<boolean> {
     const named = this.#sessionId; // what a refusal refuses: another POST's refusal may have ended it meanwhile
     let res: Dispatcher.ResponseData;
-    this.#unanswered.begin();
+    this.#unanswered.begin(message);
     try {
       res = await this.#request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...traceHeaders(message) }, JSON.stringify(message), signal ? { signal, request: true } : {});
       const sid = headerValue(res.headers, 'mcp-session-id');
       if (sid && !this.#sessionId && !this.#closed) this.#sessionId = sid;
       if ((res.statusCode === 404 || res.statusCode === 400) && (named ?? this.#sessionId) && !(isRequest(message) && message.method === 'initialize')) await this.#refused(message, res);
     } finally {
-      this.#unanswered.end();
+      this.#unanswered.end(message);
     }
     if (res.statusCode === 202) {
       await discard(res.body, this.#cfg.http.bodyTimeoutMs);
