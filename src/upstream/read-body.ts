@@ -34,13 +34,14 @@ export async function readWithin(body: Dispatcher.ResponseData['body'], withinMs
 async function collect(body: Dispatcher.ResponseData['body'], maxBytes: number, withinMs: number | undefined): Promise<{ text: string; error?: Error; cut?: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let small = 0;
   let error: Error | undefined;
   let cut = false;
   const timer = withinMs === undefined ? undefined : setTimeout(() => body.destroy(new Error(`not read whole within ${withinMs} ms (http.bodyTimeoutMs)`)), withinMs);
   try {
     for await (const chunk of body) {
       const c = chunk as Buffer;
-      chunks.push(size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c);
+      small = kept(chunks, size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c, small);
       size += c.length;
       if (size > maxBytes) {
         cut = true;
@@ -79,18 +80,11 @@ export async function letGo(body: Dispatcher.ResponseData['body'], contentType: 
   else await discard(body, ms);
 }
 
-/** A chunk under this many bytes is small (see readBounded). */
-const SMALL_CHUNK_BYTES = 4096;
-/** How many small chunks in a row are copied into one. */
-const SMALL_CHUNKS_MERGED = 256;
-
 /**
  * Reads a whole body as text, refusing more than maxBytes (as `upstream`'s answer too large: see answerTooLarge)
  * and a body that stalls longer than idleMs. For a request's answer only: the request's own timeout bounds the
  * whole read (giving up on it aborts the body); a body no request waits on has no such bound, and goes to letGo
- * instead. Small chunks in a row are copied together, SMALL_CHUNKS_MERGED at a time: each chunk is a Buffer
- * with a backing store of its own, some 250 bytes for a byte, and an upstream sending its answer a byte per TCP
- * segment had maxMessageBytes (16 MiB) held as a few GB. An answer in a few chunks is kept as it came.
+ * instead. Its chunks are kept as `kept` keeps them.
  */
 export async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number, idleMs: number, upstream: string): Promise<string> {
   const chunks: Buffer[] = [];
@@ -109,16 +103,31 @@ export async function readBounded(body: Dispatcher.ResponseData['body'], maxByte
         body.destroy();
         throw answerTooLarge(upstream, maxBytes);
       }
-      chunks.push(chunk as Buffer);
-      small = (chunk as Buffer).length < SMALL_CHUNK_BYTES ? small + 1 : 0;
-      if (small === SMALL_CHUNKS_MERGED) {
-        chunks.push(Buffer.concat(chunks.splice(-small)));
-        small = 0;
-      }
+      small = kept(chunks, chunk as Buffer, small);
       arm();
     }
   } finally {
     clearTimeout(timer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A chunk under this many bytes is small (see kept). */
+const SMALL_CHUNK_BYTES = 4096;
+/** How many small chunks in a row are copied into one. */
+const SMALL_CHUNKS_MERGED = 256;
+
+/**
+ * Adds `chunk` to a body's `chunks`, `small` the small chunks last in them; returns their count after. Small
+ * chunks in a row are copied together, SMALL_CHUNKS_MERGED at a time: each chunk is a Buffer with a backing
+ * store of its own, some 250 bytes for a byte, and an upstream sending a body a byte per TCP segment had an
+ * answer's maxMessageBytes (16 MiB) held as a few GB, an error body's 64 KiB as 16 MB. A body in a few chunks is
+ * kept as it came, not copied.
+ */
+function kept(chunks: Buffer[], chunk: Buffer, small: number): number {
+  chunks.push(chunk);
+  if (chunk.length >= SMALL_CHUNK_BYTES) return 0;
+  if (++small < SMALL_CHUNKS_MERGED) return small;
+  chunks.push(Buffer.concat(chunks.splice(-small)));
+  return 0;
 }
