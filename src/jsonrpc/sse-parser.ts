@@ -40,6 +40,9 @@ export class SseParser {
   /** The unfinished line, in pieces: only new text is ever searched for a newline (linear in the input). */
   #pending: string[] = [];
   #pendingLength = 0;
+  /** The pieces last in #pending (and the lines last in #data) not yet joined: see joinedTail. */
+  #pendingRun = 0;
+  #dataRun = 0;
   /** Bytes arrive in arbitrary chunks: a character split between two of them must not be mangled. */
   #decoder: StringDecoder | undefined;
   #event = '';
@@ -78,6 +81,7 @@ export class SseParser {
     if (!this.#skipping) this.#keep(this.#data.join('\n'), false);
     this.#skipping = true;
     this.#data = [];
+    this.#dataRun = 0;
     this.#dataBytes = 0;
   }
 
@@ -134,6 +138,7 @@ export class SseParser {
         line = this.#pending.join('') + line;
         this.#pending = [];
         this.#pendingLength = 0;
+        this.#pendingRun = 0;
       }
       // CRLF, LF or a bare CR each end a line (the SSE spec); a CR last in the chunk may have its LF in the next.
       start = end === cr && lf === cr + 1 ? end + 2 : end + 1;
@@ -155,10 +160,12 @@ export class SseParser {
     } else if (start < chunk.length) {
       this.#pending.push(start === 0 ? chunk : chunk.slice(start));
       this.#pendingLength += chunk.length - start;
+      this.#pendingRun = joinedTail(this.#pending, this.#pendingRun + 1, '');
       if (this.#pendingLength > this.#maxEventBytes) {
         this.#cut(this.#pending, this.#pendingLength);
         this.#pending = [];
         this.#pendingLength = 0;
+        this.#pendingRun = 0;
       }
     }
   }
@@ -174,6 +181,7 @@ export class SseParser {
       this.#head = this.#tail = '';
       this.#event = '';
       this.#data = [];
+      this.#dataRun = 0;
       this.#dataBytes = 0;
       this.#id = undefined;
       return;
@@ -196,6 +204,7 @@ export class SseParser {
         }
         this.#dataBytes += value.length + (this.#data.length > 0 ? 1 : 0);
         this.#data.push(value);
+        this.#dataRun = joinedTail(this.#data, this.#dataRun + 1, '\n');
         if (this.#dataBytes > this.#maxEventBytes) this.#tooLarge('event');
         break;
       case 'id':
@@ -206,6 +215,21 @@ export class SseParser {
         break;
     }
   }
+}
+
+/** How many pieces (of a line, or data lines of an event) in a row are joined into one string. */
+const PIECES_JOINED = 256;
+
+/**
+ * `run`, the entries last in `list` not yet joined, joined with `sep` once there are PIECES_JOINED of them;
+ * returns the run after. Each kept as it came, an entry cost far more than its text: a line sent a byte or two
+ * per TCP segment was held as some 17 bytes a byte, short data lines as 4, so the event's limit (16 MiB)
+ * let a stream hold hundreds of MB. Joining only the newest: the text is copied about once, not once a run.
+ */
+function joinedTail(list: string[], run: number, sep: string): number {
+  if (run < PIECES_JOINED) return run;
+  list.push(list.splice(-run).join(sep));
+  return 0;
 }
 
 /** The first `n` chars of the text in `pieces`. */
