@@ -94,7 +94,35 @@ function refreshAges() {
   }
 }
 
-function renderSessions({ items }) {
+/**
+ * The live view holds the first sessions by id (at most `limit`) and, while more are open, a cursor: the
+ * operator pages on through GET /sessions (not live: each page as loaded), and comes back to the live one.
+ * `paged`: the page shown instead of the live view ({ data, number }), or null.
+ */
+let liveSessions = { items: [] };
+let paged = null;
+
+function onSessions(data) {
+  liveSessions = data;
+  if (paged === null) renderSessions(data);
+}
+
+async function pageSessions(cursor, number) {
+  const data = await api('GET', `/sessions?limit=${liveSessions.limit ?? 100}&cursor=${encodeURIComponent(cursor)}`);
+  paged = { data, number };
+  renderSessions(data);
+}
+
+function sessionsPager({ items, nextCursor, limit }) {
+  const next = nextCursor ? h('button', { type: 'button', id: 'sessions-next', onclick: (e) => act(e.currentTarget, $('sessions-result'), () => pageSessions(nextCursor, (paged?.number ?? 1) + 1)) }, `Next ${limit ?? items.length} →`) : null;
+  if (paged === null) return nextCursor ? ['Live: the first ', items.length, ' sessions by id; more are open. ', next] : [];
+  const live = h('button', { type: 'button', id: 'sessions-live', onclick: () => ((paged = null), renderSessions(liveSessions)) }, '← First page (live)');
+  return [`Page ${paged.number} by id, as loaded (not live). `, live, ' ', next];
+}
+
+function renderSessions(data) {
+  const { items } = data;
+  fill($('sessions-pager'), sessionsPager(data));
   if (items.length === 0) return fill($('sessions-body'), empty('No open sessions.'));
   const rows = items.map((s) =>
     h('tr', {},
@@ -193,7 +221,7 @@ function renderAudit({ lines, dropped }) {
   while (tail.children.length > AUDIT_KEEP) tail.firstElementChild.remove();
 }
 
-const VIEWS = { upstreams: renderUpstreams, sessions: renderSessions, tenants: renderTenants, pins: renderPins, audit: renderAudit };
+const VIEWS = { upstreams: renderUpstreams, sessions: onSessions, tenants: renderTenants, pins: renderPins, audit: renderAudit };
 
 /** The replica whose admin API this console talks to (its `hello`). */
 let replica;

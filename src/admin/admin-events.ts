@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
 import type { AdminTarget } from './admin-target.js';
+import { pageOf, sessionKey } from './paging.js';
 
 /** How often the views are compared with what the consoles were last sent. */
 const TICK_MS = 2000;
@@ -19,6 +20,12 @@ export const MAX_STREAMS = 16;
  * a sessions view over 1 MiB (some 3,000 sessions) cut every console as it opened, for good.
  */
 const MAX_BUFFERED_BYTES = 1 << 20;
+/**
+ * The sessions view holds the first this many sessions in id order (as GET /sessions pages them) and,
+ * while more are open, the nextCursor to GET /sessions for the rest. It held every session: with 100,000
+ * in Redis each tick (every 2 s) read every record and built one huge view, blocking the event loop.
+ */
+export const CONSOLE_SESSIONS = 200;
 const STREAM_TYPE = 'text/event-stream; charset=utf-8';
 /** An SSE comment: the console's reader skips it (no data line). */
 const KEEPALIVE = ': keepalive\n\n';
@@ -139,7 +146,11 @@ export class AdminEvents {
   async #view(view: View): Promise<unknown> {
     // The age is left out where the opening time is there: it changed at every tick, so the whole table
     // went out every 2 s and the console rebuilt it (a selection, a tooltip, a click in progress lost).
-    if (view === 'sessions') return { items: (await this.#target.sessions()).map(({ ageSeconds, ...s }) => (s.openedAt === undefined ? { ...s, ageSeconds } : s)) };
+    if (view === 'sessions') {
+      const page = { after: undefined, limit: CONSOLE_SESSIONS };
+      const { items, nextCursor } = pageOf(await this.#target.sessions(page), sessionKey, page, 'sessions');
+      return { items: items.map(({ ageSeconds, ...s }) => (s.openedAt === undefined ? { ...s, ageSeconds } : s)), limit: CONSOLE_SESSIONS, ...(nextCursor ? { nextCursor } : {}) };
+    }
     if (view === 'upstreams') return { items: await this.#target.upstreams() };
     if (view === 'tenants') return { items: await this.#target.tenants() };
     const pins = await this.#target.pins();

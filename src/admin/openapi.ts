@@ -146,7 +146,7 @@ export const OPENAPI = {
       get: {
         summary: 'Live updates for the console (Server-Sent Events): sessions, upstreams, tenants, pins when they change, audit lines as written',
         description:
-          "Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, the whole cluster's with Redis, sent on connect and when changed); audit {lines, dropped}, each line naming its replica (with Redis, the other replicas' lines are read once a second); denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).",
+          "Events: hello {replica, audit}; sessions, upstreams, tenants, pins (each {items}, the whole cluster's with Redis, sent on connect and when changed; sessions holds the first 200 by id, with limit and, while more are open, nextCursor for GET /sessions); audit {lines, dropped}, each line naming its replica (with Redis, the other replicas' lines are read once a second); denied {status, message} when the token stops being valid (checked every minute). Send the Authorization header (read it with fetch: EventSource cannot send one).",
         responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: str } } }, ...refusals },
       },
     },

@@ -3,16 +3,19 @@
 // opening sent them again), and a console whose buffered output passed 1 MiB was cut as "too slow" before
 // it could read anything: with some 2,000 sessions (a 600 KB view, sent twice) every console was cut as it
 // opened, reconnected and was cut again, for good ("Reconnecting…"). Real gateway, real sessions.
+// The view holds CONSOLE_SESSIONS sessions at most now (admin-events-bounded-views): its rows are made
+// large here so that it still passes 1 MiB.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { CONSOLE_SESSIONS } from '../../src/admin/admin-events.js';
 import { events } from '../helpers/admin-events.js';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { RAW_HEADERS, RAW_INIT } from '../helpers/raw-mcp.js';
 import { until } from '../helpers/wait.js';
 
-// A long endpoint path makes each session's row large (about 1.8 KB): 800 sessions are a view of 1.4 MB.
-const PATH = `/${'p'.repeat(1500)}`;
-const SESSIONS = 800;
+// A long endpoint path makes each session's row large (about 6.3 KB): CONSOLE_SESSIONS (200) are a view of 1.3 MB.
+const PATH = `/${'p'.repeat(6000)}`;
+const SESSIONS = CONSOLE_SESSIONS + 50;
 
 describe('admin /events: a sessions view over 1 MiB', () => {
   let gw: RunningGateway;
@@ -38,13 +41,16 @@ describe('admin /events: a sessions view over 1 MiB', () => {
       await until('every view', () => stream!.seen.some((e) => e.event === 'pins'));
       const sessions = stream!.seen.filter((e) => e.event === 'sessions');
       assert.equal(sessions.length, 1, 'the sessions view once');
-      assert.equal(sessions[0]!.data.items.length, SESSIONS);
+      assert.equal(sessions[0]!.data.items.length, CONSOLE_SESSIONS);
+      assert.ok(sessions[0]!.data.nextCursor, 'more are open');
       assert.ok(JSON.stringify(sessions[0]!.data).length > 1 << 20, 'a view over 1 MiB');
       // The stream was kept: a change (a session ended) reaches it.
       const ended = await fetch(new URL(`/sessions/${sessions[0]!.data.items[0].id}`, admin), { method: 'DELETE' });
       assert.equal(ended.status, 200, await ended.text());
       await until('the new sessions view on the same stream', () => stream!.seen.filter((e) => e.event === 'sessions').length === 2);
-      assert.equal(stream!.seen.filter((e) => e.event === 'sessions')[1]!.data.items.length, SESSIONS - 1);
+      const [, again] = stream!.seen.filter((e) => e.event === 'sessions');
+      assert.equal(again!.data.items.length, CONSOLE_SESSIONS);
+      assert.ok(!again!.data.items.some((s: { id: string }) => s.id === sessions[0]!.data.items[0].id), 'the ended session left the view');
     } finally {
       stream!.close();
     }
