@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { GatewayError } from './errors.js';
-import { modernEnded, storedSessionRow, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
+import { modernEnded, pendingRows, storedSessionRow, type AdminCredentials, type AdminTarget, type EndedSession, type InstanceRow, type LinkFilter, type LinkRow, type PinChangeRow, type PinDecision, type ReplicaAnswers, type SessionRow, type TenantRow, type UpstreamRow } from './admin/admin-target.js';
 import { pollReplicasAudit } from './admin/audit-poll.js';
 import { AuditRing } from './admin/audit-ring.js';
 import { lineDiff } from './admin/line-diff.js';
-import { firstAfter, isPage, linkKey, pinKey, sessionKey, type PageRequest } from './admin/paging.js';
+import { firstAfter, isPage, linkKey, pinKey, pinUpstreams, sessionKey, type PageRequest } from './admin/paging.js';
 import { ADMIN_TOKEN_MIN_LENGTH } from './config/admin-schema.js';
 import { redactConfig } from './config/redact.js';
 import { AdminJwtCheck } from './edge-auth.js';
@@ -189,15 +189,8 @@ export class GatewayAdmin implements AdminTarget {
   async pins(page?: PageRequest): Promise<PinChangeRow[] | undefined> {
     const pins = this.#g.pins;
     if (!pins) return undefined;
-    const table = await pins.store.table([...this.#g.pools.keys()]);
-    const all: PinChangeRow[] = [];
-    for (const [upstream, tools] of Object.entries(table)) {
-      for (const [tool, e] of Object.entries(tools)) {
-        if (!e.pending) continue;
-        all.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: null, new: null, diff: [], findings: e.pending.findings ?? [] });
-      }
-    }
-    const rows = page ? firstAfter(all, pinKey, page) : all; // the definitions of a page's rows only
+    // The definitions of a page's rows only.
+    const rows = page ? await this.#pinPage(page) : await this.#pendingPins([...this.#g.pools.keys()]);
     // A definition is known to the replicas that saw it: the ones this replica did not see are asked for.
     const known = new Map<string, Record<string, unknown>>();
     const wanted = new Set<string>();
@@ -219,6 +212,26 @@ export class GatewayAdmin implements AdminTarget {
       Object.assign(r, { old: old ?? null, new: now ?? null, diff: lineDiff(lines(old), lines(now)) });
     }
     return rows;
+  }
+
+  /**
+   * A page of pending changes: the upstreams in key order (pinUpstreams), each one's pins read in full
+   * until the page is full. An upstream's pins are two Redis hashes keyed by tool, which give no order
+   * to read a part of them by; what bounds the read is MAX_TOOLS_PER_UPSTREAM (1000 names recorded per
+   * upstream), so a page reads at most that many per upstream it reaches, not every upstream's.
+   */
+  async #pinPage(page: PageRequest): Promise<PinChangeRow[]> {
+    const rows: PinChangeRow[] = [];
+    for (const u of pinUpstreams([...this.#g.pools.keys()], page.after)) {
+      rows.push(...(await this.#pendingPins([u])));
+      // Every later upstream's pins come after these: the first limit + 1 are known.
+      if (firstAfter(rows, pinKey, page).length > page.limit) break;
+    }
+    return firstAfter(rows, pinKey, page);
+  }
+
+  async #pendingPins(upstreams: string[]): Promise<PinChangeRow[]> {
+    return pendingRows(await this.#g.pins!.store.table(upstreams));
   }
 
   async approvePins(upstream: string, tools: ReadonlyArray<{ tool: string; hash: string }>): Promise<PinDecision[] | undefined> {
@@ -277,8 +290,12 @@ export class GatewayAdmin implements AdminTarget {
   }
 
   async links(filter: LinkFilter, page?: PageRequest): Promise<LinkRow[] | undefined> {
-    const links = await this.#g.consent?.vault.links(filter);
-    return links && page ? firstAfter(links, linkKey, page) : links;
+    const vault = this.#g.consent?.vault;
+    if (!vault) return undefined;
+    // A filter naming one user reads only theirs; otherwise a page's worth, in order (Redis: its ordered index).
+    const oneUser = filter.issuer !== undefined && filter.subject !== undefined && filter.tenant !== undefined;
+    if (!page || oneUser) return page ? firstAfter(await vault.links(filter), linkKey, page) : vault.links(filter);
+    return vault.linksAfter(filter, page.after, page.limit + 1);
   }
 
   async revokeLinks(filter: LinkFilter & { subject: string; upstream: string }): Promise<LinkRow[] | undefined> {

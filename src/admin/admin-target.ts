@@ -53,6 +53,21 @@ export function storedSessionRow({ record: r, owner, alive }: StoredSession, now
   };
 }
 
+/** A pin table as the pin store reads it: upstream → tool → approved hash and pending change. */
+type PinTableView = Record<string, Record<string, { approved?: string; pending?: { hash: string; summary: string; firstSeen: string; rejected?: boolean; findings?: PinChangeRow['findings'] } }>>;
+
+/** The table's pending changes as rows, their definitions and diff not filled in yet. */
+export function pendingRows(table: PinTableView): PinChangeRow[] {
+  const rows: PinChangeRow[] = [];
+  for (const [upstream, tools] of Object.entries(table)) {
+    for (const [tool, e] of Object.entries(tools)) {
+      if (!e.pending) continue;
+      rows.push({ upstream, tool, approvedHash: e.approved ?? null, pendingHash: e.pending.hash, summary: e.pending.summary, firstSeen: e.pending.firstSeen, rejected: e.pending.rejected === true, old: null, new: null, diff: [], findings: e.pending.findings ?? [] });
+    }
+  }
+  return rows;
+}
+
 /** Who ended a session: `endedBy` is the replica that closed it (its holder), or the one answering when it removed a dead holder's record. */
 export interface EndedSession {
   id: string;

@@ -1,8 +1,9 @@
 /**
  * Paging of the admin API's lists (GET /sessions, /pins, /links): `?limit=` items at most (default
  * 100, at most 1000) and an opaque `nextCursor` while more remain. Items come in the order of a key of
- * their own (a session's id; a pin's upstream and tool; a link's upstream and user), compared by code
- * unit, never by locale: every replica orders them alike, so a cursor one gave another continues, and
+ * their own (a session's id; a pin's upstream and tool; a link's upstream and user), compared by their
+ * UTF-8 bytes (as Redis orders a sorted set's members, which the links are read by), never by locale:
+ * every replica orders them alike, so a cursor one gave another continues, and
  * following the cursors visits each item there throughout once (one added or ended meanwhile may or may
  * not be seen). The cursor is the last key given, not a position: what ends between pages shifts nothing.
  */
@@ -63,8 +64,13 @@ function keyOf(cursor: string, list: ListName): string | undefined {
  */
 export function firstAfter<T>(items: readonly T[], key: (item: T) => string, page: PageRequest): T[] {
   const after = page.after;
-  const left = after === undefined ? [...items] : items.filter((i) => key(i) > after);
-  return left.sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0)).slice(0, page.limit + 1);
+  const left = after === undefined ? [...items] : items.filter((i) => compareKeys(key(i), after) > 0);
+  return left.sort((x, y) => compareKeys(key(x), key(y))).slice(0, page.limit + 1);
+}
+
+/** Keys in the order of their UTF-8 bytes (Redis's ZRANGEBYLEX; differs from `<` only past U+FFFF). */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** The page of `items` (all of the list, or its first `limit` + 1 after the start), with the cursor to the next. */
@@ -75,7 +81,20 @@ export function pageOf<T>(items: readonly T[], key: (item: T) => string, page: P
   return { items: shown, nextCursor: Buffer.from(`${list}:${key(shown.at(-1)!)}`, 'utf8').toString('base64url') };
 }
 
+/**
+ * The upstreams whose pins may come after the key `after`, in key order: every pin key of an upstream
+ * starts with the same text (its name, quoted as JSON, which no other upstream's starts with), so one
+ * upstream's pins are together in the order, and an upstream comes before another as that text does.
+ * GET /pins reads them one by one until a page is full, not every upstream's.
+ */
+export function pinUpstreams(upstreams: readonly string[], after: string | undefined): string[] {
+  const start = (u: string) => `${JSON.stringify([u]).slice(0, -1)},`;
+  const left = upstreams.filter((u) => after === undefined || compareKeys(start(u), after) > 0 || after.startsWith(start(u)));
+  return left.sort((a, b) => compareKeys(start(a), start(b)));
+}
+
 /** Each list's key: unique per item, the same on every replica. */
 export const sessionKey = (s: { id: string }): string => s.id;
 export const pinKey = (p: { upstream: string; tool: string }): string => JSON.stringify([p.upstream, p.tool]);
-export const linkKey = (l: { upstream: string; issuer: string; subject: string; tenant: string }): string => JSON.stringify([l.upstream, l.issuer, l.subject, l.tenant]);
+/** A link's: its field in the vault ("<upstream>\n<user>", upstream/vault-store.ts linkKey), which Redis's index orders. */
+export const linkKey = (l: { upstream: string; issuer: string; subject: string; tenant: string }): string => `${l.upstream}\n${JSON.stringify([l.issuer, l.subject, l.tenant])}`;

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { UpstreamUser } from './upstream-user.js';
-import type { VaultEntry, VaultStore } from './vault-store.js';
+import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 
 /** What a user's consent yields for one upstream: held only sealed, opened only to be sent there. */
 export interface UserTokens {
@@ -195,14 +195,44 @@ export class CredentialVault {
     const { issuer, subject, tenant } = filter;
     const entries = issuer !== undefined && subject !== undefined && tenant !== undefined ? await this.#store.listUser({ issuer, subject, tenant }) : await this.#store.list();
     return entries
-      .filter((e) => (filter.issuer === undefined || e.user.issuer === filter.issuer) && (filter.subject === undefined || e.user.subject === filter.subject) && (filter.tenant === undefined || e.user.tenant === filter.tenant) && (filter.upstream === undefined || e.upstream === filter.upstream))
+      .filter((e) => matches(e, filter))
       .map(info)
       .sort((a, b) => a.upstream.localeCompare(b.upstream) || a.subject.localeCompare(b.subject));
+  }
+
+  /**
+   * The first `n` links matching `filter` after the key `after` (linkKey, in the order of its UTF-8
+   * bytes), read from the store in that order, `n` and then `LINKS_CHUNK` at a time: a page reads a page's worth
+   * (more when a filter passes few of them over; an upstream filter starts and ends in its own range).
+   */
+  async linksAfter(filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined }, after: string | undefined, n: number): Promise<LinkInfo[]> {
+    // Every key of an upstream's links starts with "<upstream>\n" and sorts after it (upstream names have no newline).
+    const floor = filter.upstream === undefined ? undefined : `${filter.upstream}\n`;
+    let from = floor !== undefined && (after === undefined || Buffer.compare(Buffer.from(after), Buffer.from(floor)) < 0) ? floor : after;
+    const out: LinkInfo[] = [];
+    // A page's worth first (all of it, when no filter passes any over), then larger reads.
+    for (let count = n; ; count = Math.max(n, LINKS_CHUNK)) {
+      const { entries, last } = await this.#store.listAfter(from, count);
+      for (const e of entries) {
+        if (floor !== undefined && !linkKey(e.upstream, e.user).startsWith(floor)) return out;
+        if (matches(e, filter)) out.push(info(e));
+        if (out.length === n) return out;
+      }
+      if (last === undefined) return out;
+      from = last;
+    }
   }
 
   toJSON(): Record<string, string> {
     return { vault: 'sealed' };
   }
+}
+
+/** Links read from the store at once by linksAfter (a page of the admin API holds at most 1000). */
+const LINKS_CHUNK = 500;
+
+function matches(e: VaultEntry, filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined }): boolean {
+  return (filter.issuer === undefined || e.user.issuer === filter.issuer) && (filter.subject === undefined || e.user.subject === filter.subject) && (filter.tenant === undefined || e.user.tenant === filter.tenant) && (filter.upstream === undefined || e.upstream === filter.upstream);
 }
 
 function info(e: VaultEntry): LinkInfo {

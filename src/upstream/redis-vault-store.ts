@@ -4,16 +4,17 @@ import { userKey, type UpstreamUser } from './upstream-user.js';
 import { PENDING_PER_USER, tooManyPending } from './pending-records.js';
 import { storeFailed } from '../errors.js';
 
-// Each write to a link keeps the user's index with it, in one step. KEYS[1]: the links hash, KEYS[2]: the
-// user's index; ARGV[1]: the link's field, ARGV[2]: its upstream (the index's member).
-const PUT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) return 1";
+// Each write to a link keeps the user's index and the ordered index with it, in one step. KEYS[1]: the
+// links hash, KEYS[2]: the user's index, KEYS[3]: every field in a sorted set (score 0: in byte order, read
+// by ZRANGEBYLEX for the admin API's pages); ARGV[1]: the link's field, ARGV[2]: its upstream (the user's index's member).
+const PUT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) redis.call('ZADD', KEYS[3], 0, ARGV[1]) return 1";
 /** HSET only if the field still holds that sealed value (ARGV[4]): whatever was written between a read and this write wins. */
 const REPLACE_IF =
-  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[4] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) return 1 end return 0";
-const DELETE = "local n = redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('SREM', KEYS[2], ARGV[2]) return n";
+  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[4] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) redis.call('SADD', KEYS[2], ARGV[2]) redis.call('ZADD', KEYS[3], 0, ARGV[1]) return 1 end return 0";
+const DELETE = "local n = redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('SREM', KEYS[2], ARGV[2]) redis.call('ZREM', KEYS[3], ARGV[1]) return n";
 /** HDEL only if the field still holds that sealed value (ARGV[3]): a refresh written between a read and this delete wins. */
 const DELETE_IF =
-  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('SREM', KEYS[2], ARGV[2]) return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+  "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('SREM', KEYS[2], ARGV[2]) redis.call('ZREM', KEYS[3], ARGV[1]) return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
 
 /**
  * A consent record (KEYS[1], a string with a TTL, taken by GETDEL) put only while its principal has fewer
@@ -58,12 +59,16 @@ export class RedisVaultStore implements VaultStore {
   readonly #redis: Redis;
   readonly #links: string;
   readonly #prefix: string;
+  /** Every link's field, in a sorted set: a page of links is read in order without reading the others. */
+  readonly #order: string;
   #indexing: Promise<void> | undefined;
+  #ordering: Promise<void> | undefined;
 
   constructor(redis: Redis, keyPrefix: string) {
     this.#redis = redis;
     this.#links = `${keyPrefix}vault:links`;
     this.#prefix = `${keyPrefix}vault:`;
+    this.#order = `${keyPrefix}vault:order`;
   }
 
   async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
@@ -72,19 +77,19 @@ export class RedisVaultStore implements VaultStore {
   }
 
   async put(entry: VaultEntry): Promise<void> {
-    await this.#redis.eval(PUT, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry)).catch(storeFailed);
+    await this.#redis.eval(PUT, 3, this.#links, this.#index(entry.user), this.#order, linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry)).catch(storeFailed);
   }
 
   async replaceIf(entry: VaultEntry, expected: string): Promise<boolean> {
-    return (await this.#redis.eval(REPLACE_IF, 2, this.#links, this.#index(entry.user), linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry), expected).catch(storeFailed)) === 1;
+    return (await this.#redis.eval(REPLACE_IF, 3, this.#links, this.#index(entry.user), this.#order, linkKey(entry.upstream, entry.user), entry.upstream, JSON.stringify(entry), expected).catch(storeFailed)) === 1;
   }
 
   async delete(upstream: string, user: UpstreamUser): Promise<boolean> {
-    return (await this.#redis.eval(DELETE, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream).catch(storeFailed)) === 1;
+    return (await this.#redis.eval(DELETE, 3, this.#links, this.#index(user), this.#order, linkKey(upstream, user), upstream).catch(storeFailed)) === 1;
   }
 
   async deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean> {
-    return (await this.#redis.eval(DELETE_IF, 2, this.#links, this.#index(user), linkKey(upstream, user), upstream, sealed).catch(storeFailed)) === 1;
+    return (await this.#redis.eval(DELETE_IF, 3, this.#links, this.#index(user), this.#order, linkKey(upstream, user), upstream, sealed).catch(storeFailed)) === 1;
   }
 
   async list(): Promise<VaultEntry[]> {
@@ -98,6 +103,19 @@ export class RedisVaultStore implements VaultStore {
     const values = await this.#redis.hmget(this.#links, ...upstreams.map((u) => linkKey(u, user))).catch(storeFailed);
     // A member whose link is gone (deleted by a replica of an earlier version) is passed over.
     return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry);
+  }
+
+  /**
+   * A page's worth: ZRANGEBYLEX on the ordered index, then HMGET of those fields alone (never HGETALL of
+   * the hash, which with 100,000 links read them all for each page). A member whose link is gone (deleted
+   * between the two reads) is passed over.
+   */
+  async listAfter(after: string | undefined, count: number): Promise<{ entries: VaultEntry[]; last: string | undefined }> {
+    await this.#ordered().catch(storeFailed);
+    const fields = await this.#redis.zrangebylex(this.#order, after === undefined ? '-' : `(${after}`, '+', 'LIMIT', 0, count).catch(storeFailed);
+    if (fields.length === 0) return { entries: [], last: undefined };
+    const values = await this.#redis.hmget(this.#links, ...fields).catch(storeFailed);
+    return { entries: values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry), last: fields.at(-1) };
   }
 
   #index(user: UpstreamUser): string {
@@ -134,6 +152,28 @@ export class RedisVaultStore implements VaultStore {
       if (failed) throw failed[0]!;
     } while (cursor !== '0');
     await this.#redis.set(marker, '1');
+  }
+
+  /**
+   * Links stored before the ordered index existed are added to it once per Redis (a marker key says it was
+   * done), reading the hash a batch at a time. Deleting the marker builds it again at the next page: a
+   * replica of an earlier release, still running in a rolling upgrade, writes links without indexing them.
+   */
+  async #ordered(): Promise<void> {
+    if ((await this.#redis.exists(`${this.#prefix}ordered`)) === 1) return;
+    this.#ordering ??= this.#orderAll().finally(() => (this.#ordering = undefined));
+    return this.#ordering;
+  }
+
+  async #orderAll(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
+      cursor = next;
+      const fields = flat.filter((_, i) => i % 2 === 0);
+      if (fields.length > 0) await this.#redis.zadd(this.#order, ...fields.flatMap((f) => [0, f]));
+    } while (cursor !== '0');
+    await this.#redis.set(`${this.#prefix}ordered`, '1');
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {

@@ -40,6 +40,12 @@ export interface VaultStore {
   /** One user's links, read without reading any other user's. */
   listUser(user: UpstreamUser): Promise<VaultEntry[]>;
   /**
+   * Links after the key `after` (linkKey; undefined: from the first) in the order of the keys' UTF-8
+   * bytes, at least `count` while that many remain (Redis reads that many; memory answers all the rest),
+   * and `last`, the last key read (undefined: none left): the admin API's pages (CredentialVault.linksAfter).
+   */
+  listAfter(after: string | undefined, count: number): Promise<{ entries: VaultEntry[]; last: string | undefined }>;
+  /**
    * A record readable once, until ttlMs (consent flows and OAuth states), of the principal `owner`
    * (userKey). Each principal has at most PENDING_PER_USER pending (beyond it, SWB_RATE_LIMITED): in
    * memory PendingRecords counts them, in Redis a set of each principal's (RedisVaultStore).
@@ -104,6 +110,13 @@ export class MemoryVaultStore implements VaultStore {
 
   async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
     return [...(this.#links.get(userKey(user))?.values() ?? [])];
+  }
+
+  async listAfter(after: string | undefined): Promise<{ entries: VaultEntry[]; last: string | undefined }> {
+    const keyed = (await this.list()).map((e) => ({ key: Buffer.from(linkKey(e.upstream, e.user), 'utf8'), e }));
+    const from = after === undefined ? undefined : Buffer.from(after, 'utf8');
+    const left = (from ? keyed.filter((k) => Buffer.compare(k.key, from) > 0) : keyed).sort((x, y) => Buffer.compare(x.key, y.key));
+    return { entries: left.map((k) => k.e), last: left.at(-1)?.key.toString('utf8') };
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {
