@@ -15,6 +15,13 @@ const DELETE = "local n = redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('SREM'
 /** HDEL only if the field still holds that sealed value (ARGV[3]): a refresh written between a read and this delete wins. */
 const DELETE_IF =
   "local v = redis.call('HGET', KEYS[1], ARGV[1]) if v and cjson.decode(v).sealed == ARGV[3] then redis.call('SREM', KEYS[2], ARGV[2]) redis.call('ZREM', KEYS[3], ARGV[1]) return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0";
+/**
+ * The ordered index (KEYS[2]) made to agree with the links hash (KEYS[1]) for the fields ARGV: each one in
+ * the hash is in the index, each one not in the hash is out of it. In one step, so a link written or deleted
+ * by a replica of this release between a read and this write is never undone.
+ */
+const SYNC =
+  "for i = 1, #ARGV do if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then redis.call('ZADD', KEYS[2], 0, ARGV[i]) else redis.call('ZREM', KEYS[2], ARGV[i]) end end return 0";
 
 /**
  * A consent record (KEYS[1], a string with a TTL, taken by GETDEL) put only while its principal has fewer
@@ -108,13 +115,15 @@ export class RedisVaultStore implements VaultStore {
   /**
    * A page's worth: ZRANGEBYLEX on the ordered index, then HMGET of those fields alone (never HGETALL of
    * the hash, which with 100,000 links read them all for each page). A member whose link is gone (deleted
-   * between the two reads) is passed over.
+   * by a replica of an earlier release, which leaves the index alone) is passed over and dropped from it.
    */
   async listAfter(after: string | undefined, count: number): Promise<{ entries: VaultEntry[]; last: string | undefined }> {
     await this.#ordered().catch(storeFailed);
     const fields = await this.#redis.zrangebylex(this.#order, after === undefined ? '-' : `(${after}`, '+', 'LIMIT', 0, count).catch(storeFailed);
     if (fields.length === 0) return { entries: [], last: undefined };
     const values = await this.#redis.hmget(this.#links, ...fields).catch(storeFailed);
+    const gone = fields.filter((_, i) => values[i] === null);
+    if (gone.length > 0) await this.#redis.eval(SYNC, 2, this.#links, this.#order, ...gone).catch(storeFailed);
     return { entries: values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry), last: fields.at(-1) };
   }
 
@@ -155,25 +164,33 @@ export class RedisVaultStore implements VaultStore {
   }
 
   /**
-   * Links stored before the ordered index existed are added to it once per Redis (a marker key says it was
-   * done), reading the hash a batch at a time. Deleting the marker builds it again at the next page: a
-   * replica of an earlier release, still running in a rolling upgrade, writes links without indexing them.
+   * The ordered index is made to agree with the hash whenever their sizes differ (HLEN and ZCARD, read
+   * together in one MULTI: two O(1) reads a page, in the usual case all it costs): when an earlier release
+   * left no index, and whenever a replica of an earlier release, still running in a rolling upgrade, wrote
+   * or deleted a link in the hash alone. No marker, no operator: a link so written shows at the next page
+   * read after it. (A write and a delete so made between two pages leave the sizes equal: the deleted one
+   * is dropped when a page meets it, and the sizes then differ.)
    */
   async #ordered(): Promise<void> {
-    if ((await this.#redis.exists(`${this.#prefix}ordered`)) === 1) return;
-    this.#ordering ??= this.#orderAll().finally(() => (this.#ordering = undefined));
+    const sizes = await this.#redis.multi().hlen(this.#links).zcard(this.#order).exec();
+    const failed = sizes?.find(([err]) => err);
+    if (failed) throw failed[0]!;
+    if (sizes && sizes[0]![1] === sizes[1]![1]) return;
+    this.#ordering ??= this.#reorder().finally(() => (this.#ordering = undefined));
     return this.#ordering;
   }
 
-  async #orderAll(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
-      cursor = next;
-      const fields = flat.filter((_, i) => i % 2 === 0);
-      if (fields.length > 0) await this.#redis.zadd(this.#order, ...fields.flatMap((f) => [0, f]));
-    } while (cursor !== '0');
-    await this.#redis.set(`${this.#prefix}ordered`, '1');
+  /** Every field of the hash, then every member of the index, a batch at a time (HSCAN, ZSCAN), through SYNC. */
+  async #reorder(): Promise<void> {
+    for (const scan of [(c: string) => this.#redis.hscan(this.#links, c, 'COUNT', 500), (c: string) => this.#redis.zscan(this.#order, c, 'COUNT', 500)]) {
+      let cursor = '0';
+      do {
+        const [next, flat] = await scan(cursor);
+        cursor = next;
+        const fields = flat.filter((_, i) => i % 2 === 0);
+        if (fields.length > 0) await this.#redis.eval(SYNC, 2, this.#links, this.#order, ...fields);
+      } while (cursor !== '0');
+    }
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {

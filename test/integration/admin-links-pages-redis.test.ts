@@ -55,7 +55,7 @@ describe('GET /links pages with the vault in Redis', { timeout: 120_000 }, () =>
     }
     keys.sort(byBytes);
     // As an earlier release left the store: no ordered index.
-    await raw.del('lp:vault:order', 'lp:vault:ordered');
+    await raw.del('lp:vault:order');
   });
   after(async () => {
     await gw?.close();
@@ -104,5 +104,27 @@ describe('GET /links pages with the vault in Redis', { timeout: 120_000 }, () =>
     assert.deepEqual(acme, keys.filter((k) => k.endsWith('"acme"]')));
     const one = (await all('&upstream=ledger&tenant=acme&issuer=https://issuer.test&subject=user-6')).flatMap((p) => p.items.map(key));
     assert.deepEqual(one, [`ledger\n${JSON.stringify(['https://issuer.test', 'user-6', 'acme'])}`]);
+  });
+
+  // A replica of the earlier release, still running in a rolling upgrade, writes the hash alone: HSET
+  // when a user links, HDEL when a link goes. The pages heal the index without an operator (before, a link
+  // so written stayed out of every page, and a link so deleted stayed in the index, until the marker key
+  // was deleted by hand).
+  it('a link an earlier release wrote or deleted (the hash alone) shows, or goes, at the next pages', async () => {
+    const user = { issuer: 'https://issuer.test', subject: 'linked-by-old-replica', tenant: 'acme' };
+    await gw.app.gateway.consent!.vault.save('wiki', user, { accessToken: 'at-old', expiresAt: Date.now() + 600_000 });
+    const field = `wiki\n${JSON.stringify([user.issuer, user.subject, user.tenant])}`;
+    const value = (await raw.hget('lp:vault:links', field))!;
+    await raw.multi().hdel('lp:vault:links', field).zrem('lp:vault:order', field).exec();
+    await raw.hset('lp:vault:links', field, value); // as the earlier release stored a link: HSET only
+    const added = [...keys, field].sort(byBytes);
+    assert.deepEqual((await all('')).flatMap((p) => p.items.map(key)), added, 'the link the earlier release wrote is listed');
+
+    const gone = keys[LINKS / 2]!;
+    await raw.hdel('lp:vault:links', gone); // as the earlier release deleted a link: HDEL only
+    const left = added.filter((k) => k !== gone);
+    assert.deepEqual((await all('')).flatMap((p) => p.items.map(key)), left, 'the link the earlier release deleted is not listed');
+    assert.equal(await raw.zscore('lp:vault:order', gone), null, 'and the index dropped it');
+    assert.equal(await raw.zcard('lp:vault:order'), await raw.hlen('lp:vault:links'));
   });
 });
