@@ -48,6 +48,10 @@
  * semi-spaces (more page faults, more RSS, more CPU) differs from process to process. With the sizing held,
  * one build's processes agreed within a few per cent where they had spread over ±15 %.
  *
+ * --sessions N: each gateway gets N client sessions (or N legacy streams; modern requests have none) and
+ * call k goes to session k mod N, as the full bench's 50-session phases do: what spreading the same load
+ * over many sessions costs per call.
+ *
  * --stdout DIR: each gateway's standard output goes to DIR/<n>-<build>.out (it is dropped otherwise): with
  * --v8=--trace-gc-nvp, a line per GC with what it promoted.
  *
@@ -79,13 +83,14 @@ import { ROOT } from './targets.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, stdout: { type: 'string' }, promoted: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' } },
+  options: { chunks: { type: 'string' }, chunk: { type: 'string' }, prof: { type: 'string' }, v8: { type: 'string' }, usage: { type: 'boolean', default: false }, alloc: { type: 'string' }, processes: { type: 'string' }, live: { type: 'boolean', default: false }, stdout: { type: 'string' }, promoted: { type: 'boolean', default: false }, instructions: { type: 'boolean', default: false }, warmup: { type: 'string' }, inflight: { type: 'string' }, sessions: { type: 'string' } },
 });
 const COUNTED = values.instructions;
 const CHUNKS = Number(values.chunks ?? (COUNTED ? 3 : 10));
 const CHUNK = Number(values.chunk ?? (COUNTED ? 1000 : 2000));
 const INFLIGHT = Number(values.inflight ?? (COUNTED ? 1 : 64));
 const PROCESSES = Number(values.processes ?? 1);
+const SESSIONS = Number(values.sessions ?? 1);
 // Under callgrind the JIT needs more calls to settle (its tiers count calls, not time).
 const WARMUP = Number(values.warmup ?? (COUNTED ? 6000 : 4000));
 /** --v8=FLAGS: node/V8 flags for every gateway (all builds alike), e.g. to hold the heap's sizing still. */
@@ -223,8 +228,14 @@ async function start(spec: string, label = spec): Promise<Target> {
   // Under valgrind start-up takes 15-40 s on this machine.
   // A floor has no readiness route: any answer says it listens.
   for (let i = 0; i < (COUNTED ? 2400 : 200) && !(await fetch(`${origin}/readyz`).then((r) => r.ok || floor !== undefined, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
-  const pool = new Pool(origin, { connections: INFLIGHT + 1 });
-  const call = await caller(pool, mode as Mode, option === 'auth' ? { authorization: `Bearer ${await benchToken()}` } : {});
+  // A legacy session holds a connection for its stream: the POSTs get INFLIGHT of their own besides.
+  const pool = new Pool(origin, { connections: INFLIGHT + SESSIONS + 1 });
+  const extra: Record<string, string> = option === 'auth' ? { authorization: `Bearer ${await benchToken()}` } : {};
+  const callers: Array<() => Promise<void>> = [];
+  for (let i = 0; i < SESSIONS; i++) callers.push(await caller(pool, mode as Mode, extra));
+  // --sessions N: call k goes to session k mod N, as the full bench's load does.
+  let turn = 0;
+  const call = SESSIONS === 1 ? callers[0]! : () => callers[turn++ % SESSIONS]!();
   const run = async (n: number) => {
     let left = n;
     await Promise.all(Array.from({ length: INFLIGHT }, async () => {
