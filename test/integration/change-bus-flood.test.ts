@@ -41,7 +41,7 @@ describe('the change bus under a flood of resources/updated', { timeout: 60_000 
 
   it('2,000 updates of one resource are not 2,000 publishes, and the change still reaches the bus', async () => {
     const s = await openSession(gw, '2025-11-25');
-    const r = await post(gw, { jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'flood', arguments: { count: 2000, note: 'updated' } } }, { sid: s.sid, version: s.version });
+    const r = await post(gw, { jsonrpc: '2.0', id: 'f', method: 'tools/call', params: { name: 'flood', arguments: { count: 2000, note: 'updated', oneWrite: true } } }, { sid: s.sid, version: s.version });
     assert.equal(r.status, 200);
     // The answer comes after every notification on the upstream's stdout: all of them were handled.
     assert.match(await r.text(), /flooded 2000/);
@@ -50,6 +50,9 @@ describe('the change bus under a flood of resources/updated', { timeout: 60_000 
     assert.equal(change.endpoint, '/mcp');
     assert.equal(change.method, 'notifications/resources/updated');
     assert.deepEqual(change.params, { uri: 'flood://item/0' });
+    // The notifications arrive together (oneWrite): a few reads of the pipe, not one per notification. Written
+    // one at a time by a server a loaded machine slowed, they arrived as slowly as the publishes went (one
+    // each: 212–648 in CI runs), which is coalescing working and no evidence either way.
     assert.ok(heard.length <= 50, `${heard.length} publishes for 2000 updates of one resource`);
   });
 });
