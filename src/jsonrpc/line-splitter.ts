@@ -1,11 +1,16 @@
+import { keptChunk } from './small-chunks.js';
+
 /**
  * Newline framing for stdio: feeds chunks in, calls back one complete line at a time. A line longer
  * than maxLineBytes is discarded up to its newline and reported, so one runaway message cannot grow
  * the buffer without bound. `onOversize` hears of it the moment the limit is crossed (a flood may
- * never send its newline); `onOverflow` once the line has ended, with its full size.
+ * never send its newline); `onOverflow` once the line has ended, with its full size. A line's pieces are kept
+ * as keptChunk keeps them: a server writing a line a byte per write had each byte held as a Buffer of its own.
  */
 export class LineSplitter {
   #chunks: Buffer[] = [];
+  /** The small chunks last in #chunks (see keptChunk). */
+  #small = 0;
   #size = 0;
   #discarding = false;
   readonly #maxLineBytes: number;
@@ -52,11 +57,12 @@ export class LineSplitter {
     // The limit counts every byte before "\n", a CRLF line's "\r" included.
     if (this.#size > this.#maxLineBytes) {
       this.#chunks = [];
+      this.#small = 0;
       this.#discarding = true;
       this.#onOversize?.(this.#size);
       return;
     }
-    this.#chunks.push(part);
+    this.#small = keptChunk(this.#chunks, part, this.#small);
   }
 
   #flush(): void {
@@ -69,6 +75,7 @@ export class LineSplitter {
       if (line.length > 0) this.#onLine(line, this.#size);
     }
     this.#chunks = [];
+    this.#small = 0;
     this.#size = 0;
     this.#discarding = false;
   }

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { keptChunk as kept } from '../jsonrpc/small-chunks.js';
 import { answerTooLarge } from './remote-errors.js';
 
 /**
@@ -110,24 +111,4 @@ export async function readBounded(body: Dispatcher.ResponseData['body'], maxByte
     clearTimeout(timer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** A chunk under this many bytes is small (see kept). */
-const SMALL_CHUNK_BYTES = 4096;
-/** How many small chunks in a row are copied into one. */
-const SMALL_CHUNKS_MERGED = 256;
-
-/**
- * Adds `chunk` to a body's `chunks`, `small` the small chunks last in them; returns their count after. Small
- * chunks in a row are copied together, SMALL_CHUNKS_MERGED at a time: each chunk is a Buffer with a backing
- * store of its own, some 250 bytes for a byte, and an upstream sending a body a byte per TCP segment had an
- * answer's maxMessageBytes (16 MiB) held as a few GB, an error body's 64 KiB as 16 MB. A body in a few chunks is
- * kept as it came, not copied.
- */
-function kept(chunks: Buffer[], chunk: Buffer, small: number): number {
-  chunks.push(chunk);
-  if (chunk.length >= SMALL_CHUNK_BYTES) return 0;
-  if (++small < SMALL_CHUNKS_MERGED) return small;
-  chunks.push(Buffer.concat(chunks.splice(-small)));
-  return 0;
 }
