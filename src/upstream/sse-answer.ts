@@ -1,5 +1,4 @@
 import type { Dispatcher } from 'undici';
-import { MAX_TIMER_MS } from '../jsonrpc/peer.js';
 import type { Logger } from '../observability/logger.js';
 import { readSse } from '../jsonrpc/read-sse.js';
 import { SseParser, SseTooLargeError, type SseMessage } from '../jsonrpc/sse-parser.js';
@@ -12,24 +11,25 @@ export interface StreamPosition {
 
 /**
  * One of a request's SSE streams, read until its answer (or its end, or until it breaks: `broke` hears
- * why). `deliver` hands on each event and says whether it was the answer. `at` is moved to where the
- * stream got: a new id alone (a priming event) counts as progress too, since the stream can now be resumed
- * from later on. 'too large': an event over maxEventBytes came before the answer. A resume would replay it
+ * why). `deliver` hands on each event and says whether it was the answer (true), another message (false) or
+ * none (undefined): 'messages' when the stream brought one. `at` is moved to where the stream got (a new id
+ * alone is no message: see ResumePace). 'too large': an event over maxEventBytes came before the answer. A resume would replay it
  * (its id is never read), so the stream cannot get past it: the request's answer is taken to be too large.
  */
 export async function readAnswerStream(
   body: Dispatcher.ResponseData['body'],
   maxEventBytes: number,
-  deliver: (e: SseMessage) => boolean,
+  deliver: (e: SseMessage) => boolean | undefined,
   at: StreamPosition,
   broke: (err: Error) => void,
-): Promise<'answered' | 'events' | 'nothing' | 'too large'> {
+): Promise<'answered' | 'messages' | 'nothing' | 'too large'> {
   const parser = new SseParser(maxEventBytes);
-  let got: 'answered' | 'events' | 'nothing' | 'too large' = 'nothing';
+  let got: 'answered' | 'messages' | 'nothing' | 'too large' = 'nothing';
   try {
     for await (const e of readSse(body, parser)) {
-      got = 'events';
-      if (!deliver(e)) continue;
+      const answer = deliver(e);
+      if (answer !== undefined) got = 'messages';
+      if (!answer) continue;
       // The answer is the stream's last message: the server SHOULD end it there. One that keeps it open
       // would hold one of the upstream's http.maxConnections per call for ever, and once all were held no
       // call left at all. Leaving the loop destroys the body, which gives the connection back.
@@ -40,25 +40,9 @@ export async function readAnswerStream(
     if (err instanceof SseTooLargeError) got = 'too large';
     else broke(err as Error);
   }
-  if (got === 'nothing' && parser.lastEventId !== undefined && parser.lastEventId !== at.lastEventId) got = 'events';
   at.lastEventId = resumableId(parser.lastEventId, at.lastEventId);
   at.retryMs = parser.retryMs ?? at.retryMs;
   return got;
-}
-
-/**
- * The wait before resuming a request's stream, `empty` resumes in a row having brought nothing. A stream
- * is resumed for as long as its request lasts (its timeout or cancellation ends it), so an upstream that
- * polls through a long call without a word between its closes is followed to the answer. The upstream's
- * `retry:` is honoured (the spec's SHOULD), but not below 50 ms once resumes bring nothing (`retry: 0`
- * and an empty stream every time would be a tight loop); without one, a delay doubling with every empty
- * resume, up to 5 s.
- */
-export function resumeDelay(retryMs: number | undefined, empty: number): number {
-  // At most what a timer can wait: Node fires a longer delay after 1 ms, and `retry: 99999999999` was a
-  // resume every millisecond for as long as the call lasted.
-  if (retryMs !== undefined) return Math.min(MAX_TIMER_MS, empty > 0 ? Math.max(retryMs, 50) : retryMs);
-  return Math.min(100 * 2 ** empty, 5000);
 }
 
 /**

@@ -17,7 +17,8 @@ import { withoutDeep } from './deep-messages.js';
 import { cancelThenLetGo } from './cancel-then-let-go.js';
 import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
-import { readAnswerStream, resumeDelay, type StreamPosition } from './sse-answer.js';
+import { readAnswerStream, type StreamPosition } from './sse-answer.js';
+import { MAX_IDLE_RESUMES, ResumePace } from './resume-pace.js';
 import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
@@ -289,11 +290,11 @@ export class StreamableHttpClientTransport implements Transport {
    * Reads a request's SSE answer; a `resumable` stream that drops before it is resumed with Last-Event-ID,
    * from the newest id seen on any of its streams (a resume may close before sending one of its own).
    * It is followed as long as the request waits for its answer: an upstream that polls (closes the stream
-   * now and then, with or without an event before) is resumed until the answer comes, the request's timeout
-   * or cancellation aborts `signal`, or the answer arrives on another stream (see #deliver). Between
-   * resumes: see resumeDelay. `signal`: the request was given up on, or the transport closed. A stream
-   * that cannot be resumed (no event id, the resume refused) throws: no answer can come, and its request
-   * fails now rather than at its timeout.
+   * now and then, with or without an event before) is resumed until the answer comes, the request's timeout or
+   * cancellation aborts `signal`, or the answer arrives on another stream (see #deliver). The waits between
+   * resumes, and the end of too many idle ones: see ResumePace. `signal`: the request was given up on, or the
+   * transport closed. A stream that cannot be resumed (no event id, the resume refused) throws: no answer can
+   * come, and its request fails now rather than at its timeout.
    */
   async #readSse(body: Dispatcher.ResponseData['body'] | undefined, related: RequestId | undefined, signal: AbortSignal, resumable: boolean): Promise<boolean> {
     const at: StreamPosition = { lastEventId: undefined, retryMs: undefined };
@@ -303,24 +304,24 @@ export class StreamableHttpClientTransport implements Transport {
       if (m !== undefined && !resumable && related !== undefined && isNotification(m) && m.method === 'notifications/cancelled' && m.params?.requestId === related) {
         this.#modernInFlight.get(related)?.abort();
       }
-      return m !== undefined && isResponse(m) && m.id === related;
+      return m === undefined ? undefined : isResponse(m) && m.id === related;
     };
     let why = '';
     const broke = (err: Error) => ((why = ` (${err.message})`), !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke'));
-    for (let empty = 0; ; why = '') {
+    for (const pace = new ResumePace(this.#now); ; why = '', pace.opened()) {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
       if (got === 'answered') return true;
       if (got === 'too large') throw answerTooLarge(this.#cfg.name, this.#cfg.http.maxMessageBytes);
       if (this.#closed || signal.aborted || related === undefined || !resumable) return false;
-      empty = got === 'events' ? 0 : empty + 1;
       if (!at.lastEventId) throw new Error(`it ended the stream of request ${related} before answering it${why}, with no event id to resume it from`);
+      const wait = pace.ended(got === 'messages', at.retryMs);
+      if (wait === undefined) throw new Error(`it ended the stream of request ${related} ${MAX_IDLE_RESUMES} times in a row within 1 s of its resume, without a message${why}; not resumed again`);
       // Cut short once the request is given up on or the transport closes: an upstream's retry: may say minutes.
-      if (!(await delay(resumeDelay(at.retryMs, empty), true, { signal }).catch(() => false))) return false;
+      if (!(await delay(wait, true, { signal }).catch(() => false))) return false;
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
-        if (res.statusCode === 200) await refuseEncoded(res, this.#cfg, `the resumed stream of request ${related}`);
-        if (res.statusCode === 200) body = res.body;
+        if (res.statusCode === 200) body = (await refuseEncoded(res, this.#cfg, `the resumed stream of request ${related}`), res.body);
         else await discard(res.body, this.#cfg.http.bodyTimeoutMs);
         if (res.statusCode === 404 && this.#sessionId) throw this.#expired(); // forgotten (it restarted): a new session, as for a POST
         // Another try will not help (a session or stream the upstream does not know), except after a conflict or a rate limit.
@@ -356,7 +357,6 @@ export class StreamableHttpClientTransport implements Transport {
       expired: () => this.#expired(),
     };
   }
-
 
   /**
    * A POST refused for its session: 404 is the spec's answer for an unknown session; many servers (the SDK's own

@@ -1,11 +1,11 @@
-// How long a request's SSE stream waits before it is resumed (sse-answer.ts). The upstream's retry: is
+// How long a request's SSE stream waits before it is resumed (resume-pace.ts). The upstream's retry: is
 // honoured, but as a delay setTimeout can keep: Node fires a longer one (over 2^31 - 1 ms, about 24.8
 // days) after 1 ms, with a TimeoutOverflowWarning each time, so `retry: 99999999999` had the gateway
 // resume the stream in a tight loop, a GET a millisecond, for as long as the call lasted.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { resumeDelay } from '../../../src/upstream/sse-answer.js';
+import { resumeDelay } from '../../../src/upstream/resume-pace.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -29,8 +29,8 @@ describe("the wait before a stream is resumed, from the upstream's retry: (found
     }
   });
 
-  it('ordinary values are unchanged: retry: honoured (at least 50 ms once resumes bring nothing), else doubling up to 5 s', () => {
-    assert.equal(resumeDelay(0, 0), 0);
+  it('ordinary values: retry: honoured (at least 50 ms: before 2026-12-07 retry: 0 was kept while resumes brought an event id), else doubling up to 5 s', () => {
+    assert.equal(resumeDelay(0, 0), 50);
     assert.equal(resumeDelay(0, 2), 50);
     assert.equal(resumeDelay(3000, 1), 3000);
     assert.equal(resumeDelay(undefined, 0), 100);
