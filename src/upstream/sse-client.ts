@@ -22,6 +22,12 @@ import { withoutDeep } from './deep-messages.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 
 /**
+ * The longest endpoint URL taken (8 KiB, what servers and proxies take in a request line). Before 2026-12-07 an
+ * endpoint event of up to http.maxMessageBytes (16 MiB) was taken, and sent as the request line of every POST.
+ */
+const MAX_ENDPOINT_CHARS = 8192;
+
+/**
  * The gateway as a legacy HTTP+SSE (2024-11-05) client: GET opens the stream, whose `endpoint` event
  * names the URL to POST to. The protocol has no resumption, so a dropped stream closes the transport
  * and the instance reconnects and re-initializes. That one stream carries every answer: one over
@@ -94,11 +100,18 @@ export class SseClientTransport implements Transport {
       if (done) throw new Error(`upstream "${this.#cfg.name}" closed its SSE stream`);
       if (e.event === 'message') this.#deliver(e);
       if (e.event !== 'endpoint') continue;
+      // Sent on every POST (and named in its refusals): an event may be http.maxMessageBytes long.
+      if (e.data.length > MAX_ENDPOINT_CHARS) throw this.#longEndpoint(e.data.length);
       const url = new URL(e.data, this.#cfg.url);
+      if (url.href.length > MAX_ENDPOINT_CHARS) throw this.#longEndpoint(url.href.length);
       // A stream that points our POSTs at another origin would leak the gateway's credentials there.
       if (url.origin !== new URL(this.#cfg.url).origin) throw new Error(`upstream "${this.#cfg.name}" named an endpoint on another origin (${url.origin})`);
       return url.href;
     }
+  }
+
+  #longEndpoint(chars: number): Error {
+    return new Error(`upstream "${this.#cfg.name}" named an endpoint URL of ${chars} characters, over ${MAX_ENDPOINT_CHARS}; not used`);
   }
 
   /** The rest of the stream; when it ends the transport closes and the instance reconnects. */
