@@ -115,7 +115,7 @@ export class Gateway {
     }
     const tokenIdentity = (principal: object) => this.subjectTokens.identity(principal);
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger, tokenIdentity });
-    this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name));
+    this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name), () => this.config.upstreams.filter((u) => u.auth?.type === 'user-oauth').map((u) => u.name));
     this.#transports.consent = this.consent;
   }
 
@@ -250,13 +250,13 @@ function modernService(config: Config, cluster: Cluster | undefined, o: { policy
 }
 
 /** The vault in Redis when replicas share state (every replica opens every link), else in memory. */
-function userConsent(config: Config, cluster: Cluster | undefined, logger: Logger, upstream: (name: string) => Config['upstreams'][number] | undefined): UserConsent | undefined {
+function userConsent(config: Config, cluster: Cluster | undefined, logger: Logger, upstream: (name: string) => Config['upstreams'][number] | undefined, names: () => readonly string[]): UserConsent | undefined {
   const { key, previousKeys, flowTtlMs, verifyUser } = config.vault;
   if (key === undefined) return undefined;
   const redis = config.store.redis;
   const store = cluster && redis ? new RedisVaultStore(cluster.redis, redis.keyPrefix) : new MemoryVaultStore();
   const bytes = vaultKeyBytes(key);
-  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store, (name) => vaultAudience(upstream(name)));
+  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store, (name) => vaultAudience(upstream(name)), names);
   // Without a public URL no upstream uses consent (the schema requires it with user-oauth); links still list and revoke.
   const publicUrl = config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`;
   const signIn = verifyUser && new GatewaySignIn(verifyUser);

@@ -49,7 +49,7 @@ export async function linksCommand(input: LinksCommandInput, usage: string, out:
   }
   const conn = connectRedis(redis.url, createLogger('silent'), undefined, { enableOfflineQueue: true, retryStrategy: (n) => (n > 3 ? null : 200) });
   // The key only seals and opens; listing and deleting entries never do, so any 32 bytes serve without one.
-  const vault = new CredentialVault(config.vault.key ? vaultKeyBytes(config.vault.key) : Buffer.alloc(32), [], new RedisVaultStore(conn, redis.keyPrefix));
+  const vault = new CredentialVault(config.vault.key ? vaultKeyBytes(config.vault.key) : Buffer.alloc(32), [], new RedisVaultStore(conn, redis.keyPrefix), undefined, () => config.upstreams.filter((u) => u.auth?.type === 'user-oauth').map((u) => u.name));
   const filter = { subject: input.subject, upstream: input.upstream, tenant: input.tenant, issuer: input.issuer };
   try {
     const found = await vault.links(filter);

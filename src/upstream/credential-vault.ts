@@ -80,13 +80,18 @@ export class CredentialVault {
   readonly #keys = new Map<string, VaultKey>();
   readonly #store: VaultStore;
   readonly #audience: (upstream: string) => string | undefined;
+  readonly #upstreams: () => readonly string[];
 
-  /** `audience`: what each upstream name stands for now (vaultAudience of its config, read live: reloads change it). */
-  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore, audience: (upstream: string) => string | undefined = () => '') {
+  /**
+   * `audience`: what each upstream name stands for now (vaultAudience of its config, read live: reloads change it).
+   * `upstreams`: the names of the upstreams configured now, whose link a user's listing looks up by name (VaultStore.listUser).
+   */
+  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore, audience: (upstream: string) => string | undefined = () => '', upstreams: () => readonly string[] = () => []) {
     this.#current = vaultKey(key);
     for (const k of [this.#current, ...previous.map(vaultKey)]) if (!this.#keys.has(k.id)) this.#keys.set(k.id, k);
     this.#store = store;
     this.#audience = audience;
+    this.#upstreams = upstreams;
   }
 
   get store(): VaultStore {
@@ -193,7 +198,7 @@ export class CredentialVault {
   /** Links as metadata, optionally only those matching the filter; a filter naming one user reads only theirs. */
   async links(filter: { issuer?: string | undefined; subject?: string | undefined; tenant?: string | undefined; upstream?: string | undefined } = {}): Promise<LinkInfo[]> {
     const { issuer, subject, tenant } = filter;
-    const entries = issuer !== undefined && subject !== undefined && tenant !== undefined ? await this.#store.listUser({ issuer, subject, tenant }) : await this.#store.list();
+    const entries = issuer !== undefined && subject !== undefined && tenant !== undefined ? await this.#store.listUser({ issuer, subject, tenant }, this.#upstreams()) : await this.#store.list();
     return entries
       .filter((e) => matches(e, filter))
       .map(info)

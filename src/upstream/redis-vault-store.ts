@@ -22,6 +22,9 @@ const DELETE_IF =
  */
 const SYNC =
   "for i = 1, #ARGV do if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then redis.call('ZADD', KEYS[2], 0, ARGV[i]) else redis.call('ZREM', KEYS[2], ARGV[i]) end end return 0";
+/** The same for one user's index (KEYS[2]): the upstreams ARGV[2..] of the user ARGV[1] (userKey), each field "<upstream>\n<user>". */
+const SYNC_USER =
+  "for i = 2, #ARGV do if redis.call('HEXISTS', KEYS[1], ARGV[i] .. '\\n' .. ARGV[1]) == 1 then redis.call('SADD', KEYS[2], ARGV[i]) else redis.call('SREM', KEYS[2], ARGV[i]) end end return 0";
 
 /**
  * A consent record (KEYS[1], a string with a TTL, taken by GETDEL) put only while its principal has fewer
@@ -103,12 +106,21 @@ export class RedisVaultStore implements VaultStore {
     return Object.values(await this.#redis.hgetall(this.#links).catch(storeFailed)).map((v) => JSON.parse(v) as VaultEntry);
   }
 
-  async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
+  /**
+   * The user's index and, beside it, the field of each upstream named (the configured ones: a link's field
+   * is known from its upstream and user), in one HMGET: a link a replica of an earlier release wrote to the
+   * hash alone (no SADD) is listed all the same, and the index is made to agree with what was read (SYNC_USER:
+   * added where the link exists, removed where it is gone, as an earlier release's HDEL-only delete leaves it).
+   */
+  async listUser(user: UpstreamUser, upstreams: readonly string[] = []): Promise<VaultEntry[]> {
     await this.#indexed();
-    const upstreams = await this.#redis.smembers(this.#index(user)).catch(storeFailed);
-    if (upstreams.length === 0) return [];
-    const values = await this.#redis.hmget(this.#links, ...upstreams.map((u) => linkKey(u, user))).catch(storeFailed);
-    // A member whose link is gone (deleted by a replica of an earlier version) is passed over.
+    const indexed = await this.#redis.smembers(this.#index(user)).catch(storeFailed);
+    const names = [...new Set([...indexed, ...upstreams])];
+    if (names.length === 0) return [];
+    const values = await this.#redis.hmget(this.#links, ...names.map((u) => linkKey(u, user))).catch(storeFailed);
+    const member = new Set(indexed);
+    const drift = names.filter((u, i) => (values[i] !== null) !== member.has(u));
+    if (drift.length > 0) await this.#redis.eval(SYNC_USER, 2, this.#links, this.#index(user), userKey(user), ...drift).catch(storeFailed);
     return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as VaultEntry);
   }
 

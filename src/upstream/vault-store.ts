@@ -37,8 +37,11 @@ export interface VaultStore {
   deleteIf(upstream: string, user: UpstreamUser, sealed: string): Promise<boolean>;
   /** Every link (operators' listings). */
   list(): Promise<VaultEntry[]>;
-  /** One user's links, read without reading any other user's. */
-  listUser(user: UpstreamUser): Promise<VaultEntry[]>;
+  /**
+   * One user's links, read without reading any other user's. `upstreams`: the names whose link is looked
+   * for even where an index does not list it (Redis: an earlier release's replica wrote it to the hash alone).
+   */
+  listUser(user: UpstreamUser, upstreams?: readonly string[]): Promise<VaultEntry[]>;
   /**
    * Links after the key `after` (linkKey; undefined: from the first) in the order of the keys' UTF-8
    * bytes, at least `count` while that many remain (Redis reads that many; memory answers all the rest),

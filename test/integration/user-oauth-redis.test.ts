@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Redis } from 'ioredis';
 import { linksCommand } from '../../src/links-command.js';
+import { userKey } from '../../src/upstream/upstream-user.js';
 import { authorize, consentUrlOf, hop, openLink, urlClient } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
@@ -185,6 +186,19 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.deepEqual(wholeHash, [], 'no read of the whole vault');
     const others_ = seen.filter((args) => args.some((x) => others.some((u) => x.includes(JSON.stringify(u.subject)))));
     assert.deepEqual(others_, [], "no read of another user's records");
+  });
+
+  // A replica of the earlier release, still running in a rolling upgrade, wrote links with HSET alone (no
+  // SADD to the user's index): the user's GET /oauth/links never listed theirs. Its field is known from the
+  // configured upstream's name, so the listing reads it, and puts it back in the index.
+  it("GET /oauth/links lists a link an earlier release's replica wrote to the hash alone, and repairs the index", async () => {
+    const a = gateways[0]!;
+    const index = `vt:vault:user:${userKey({ issuer: ISSUER, subject: 'alice', tenant: 'acme' })}`;
+    assert.equal(await raw.srem(index, 'tickets'), 1, "alice's link as that replica leaves it: in the hash, not in her index");
+    const res = await fetch(`${a.base}/oauth/links`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(((await res.json()) as { links: Array<{ upstream: string }> }).links.map((l) => l.upstream), ['tickets']);
+    assert.deepEqual(await raw.smembers(index), ['tickets']);
   });
 
   it('the CLI lists and revokes links in Redis', async () => {

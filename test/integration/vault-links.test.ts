@@ -67,4 +67,22 @@ describe("a user's links", () => {
     assert.equal(await raw.get('swb:vault:indexed'), '1', 'done once for this Redis');
     assert.deepEqual((await new RedisVaultStore(raw, 'swb:').listUser(bob)).map((e) => e.upstream), ['tickets'], 'another replica reads the same index');
   });
+
+  // During a rolling upgrade a replica of the earlier release wrote a link to the hash alone (no SADD to the
+  // user's index): it never showed in the user's listing. The configured upstreams' fields are read too.
+  it("Redis: a link an earlier release's replica wrote (HSET only) or deleted (HDEL only) is listed as it is, the index repaired", async () => {
+    const s = new RedisVaultStore(raw, 'swb:');
+    const v = new CredentialVault(randomBytes(32), [], s, () => '', () => ['tickets', 'notes', 'wiki']);
+    await v.save('notes', alice, tokens);
+    await v.save('wiki', alice, tokens);
+    const index = `swb:vault:user:${userKey(alice)}`;
+    // Listed once by this release: the index is built (marker vault:indexed) before the earlier release writes.
+    assert.deepEqual((await v.links({ ...alice })).map((l) => l.upstream), ['notes', 'wiki']);
+    const entry = { user: alice, upstream: 'tickets', linkedAt: Date.now(), expiresAt: tokens.expiresAt, refreshable: true, sealed: v.seal(alice, 'tickets', tokens) };
+    await raw.hset('swb:vault:links', `tickets\n${userKey(alice)}`, JSON.stringify(entry));
+    await raw.hdel('swb:vault:links', `wiki\n${userKey(alice)}`);
+    assert.deepEqual((await v.links({ ...alice })).map((l) => l.upstream), ['notes', 'tickets']);
+    assert.deepEqual((await raw.smembers(index)).sort(), ['notes', 'tickets'], 'the index agrees with the hash again');
+    assert.deepEqual((await v.links({ ...bob })).map((l) => l.upstream), [], "no one else's");
+  });
 });
