@@ -6,7 +6,7 @@ import { MemoryEventStore, SessionRegistry, SHUTDOWN_REASON, TAKEN_OVER_REASON, 
 import { Cluster } from './cluster/cluster.js';
 import { connectSubscriber, type RedisObserver } from './cluster/redis-connection.js';
 import { RedisPinStore } from './cluster/redis-pin-store.js';
-import { ConsentFlows, CredentialVault, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, vaultAudience, type TransportFactory, type UidReaper } from './upstream/index.js';
+import { ConsentFlows, CredentialVault, DeadLinks, GatewaySignIn, MemoryVaultStore, RedisVaultStore, UpstreamPool, UpstreamTransports, UserConsent, vaultAudience, type TransportFactory, type UidReaper } from './upstream/index.js';
 import { vaultKeyBytes } from './config/vault-schema.js';
 import { AuditLog, MemoryLimitCounters, MemoryPinStore, MemorySessionSlots, Policy, ToolPins, type HiddenTextObserver, type LimitCounters, type PinObserver } from './policy/index.js';
 import { withTenantShare } from './config/tenant-share.js';
@@ -60,6 +60,8 @@ export class Gateway {
   readonly modern: ModernService;
   /** User consent and the sealed vault (user-oauth upstreams); present when vault.key is configured. */
   readonly consent: UserConsent | undefined;
+  /** Deletes the vault's dead links after their retention; present with consent. */
+  readonly #deadLinks: DeadLinks | undefined;
   readonly #logger: Logger;
   readonly #transports: UpstreamTransports;
   /** Each user's latest validated token, recorded by the edge, for upstreams that exchange it (RFC 8693). */
@@ -117,6 +119,7 @@ export class Gateway {
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger, tokenIdentity });
     this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name), () => this.config.upstreams.filter((u) => u.auth?.type === 'user-oauth').map((u) => u.name));
     this.#transports.consent = this.consent;
+    this.#deadLinks = this.consent && new DeadLinks(this.consent.vault.store, deps.logger);
   }
 
   /** A pool for an upstream of `config` (a reload's), not yet started nor listed; told to onPool listeners. */
@@ -179,6 +182,7 @@ export class Gateway {
   async start(): Promise<void> {
     // Pins first: the first lists (the catalogue check below) are checked against them.
     await this.pins?.start();
+    this.#deadLinks?.start();
     await this.#shareChanges();
     const used = new Set(this.config.endpoints.flatMap((e) => e.upstreams));
     await Promise.all([...this.pools.values()].filter((p) => used.has(p.name)).map((p) => p.start()));
@@ -233,6 +237,7 @@ export class Gateway {
     this.draining.clear();
     await this.#transports.close();
     await this.pins?.close();
+    await this.#deadLinks?.close();
     await this.consent?.close();
     await this.cluster?.stop();
   }

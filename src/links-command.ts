@@ -24,7 +24,7 @@ const NO_REDIS =
   "without Redis (store.redis or REDIS_URL) the vault lives in the running gateway's memory: list and revoke through its admin API (GET /links, DELETE /links/UPSTREAM?subject=…) or let the user DELETE /oauth/links/UPSTREAM";
 
 function line(l: LinkInfo): string {
-  return `${l.upstream}\t${shown(l.subject)}\t${shown(l.tenant)}\t${shown(l.issuer)}\tlinked ${l.linkedAt}\texpires ${l.expiresAt}${l.refreshable ? '\trefreshable' : ''}`;
+  return `${l.upstream}\t${shown(l.subject)}\t${shown(l.tenant)}\t${shown(l.issuer)}\tlinked ${l.linkedAt}\texpires ${l.expiresAt}${l.refreshable ? '\trefreshable' : ''}${l.state === 'expired' ? '\texpired' : ''}`;
 }
 
 /**

@@ -148,6 +148,8 @@ export interface LinkRow {
   linkedAt: string;
   expiresAt: string;
   refreshable: boolean;
+  /** expired: no refresh token and the access token expired (its next use asks for consent again). */
+  state: 'active' | 'expired';
 }
 
 export interface LinkFilter {

@@ -97,8 +97,17 @@ const schemas = {
   Link: {
     type: 'object',
     description: "A user's link to a user-oauth upstream: metadata only, never a token",
-    required: ['issuer', 'subject', 'tenant', 'upstream', 'linkedAt', 'expiresAt', 'refreshable'],
-    properties: { issuer: str, subject: str, tenant: str, upstream: str, linkedAt: str, expiresAt: str, refreshable: { type: 'boolean' } },
+    required: ['issuer', 'subject', 'tenant', 'upstream', 'linkedAt', 'expiresAt', 'refreshable', 'state'],
+    properties: {
+      issuer: str,
+      subject: str,
+      tenant: str,
+      upstream: str,
+      linkedAt: str,
+      expiresAt: str,
+      refreshable: { type: 'boolean' },
+      state: { type: 'string', enum: ['active', 'expired'], description: 'expired: no refresh token and the access token expired; its next use asks the user to consent again, and it is deleted 30 days after it expired' },
+    },
   },
   Reload: {
     type: 'object',

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { UpstreamUser } from './upstream-user.js';
-import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import { isDead, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 
 /** What a user's consent yields for one upstream: held only sealed, opened only to be sent there. */
 export interface UserTokens {
@@ -26,6 +26,8 @@ export interface LinkInfo {
   linkedAt: string;
   expiresAt: string;
   refreshable: boolean;
+  /** expired: no refresh token and the access token expired; its next use asks for consent again (deleted after DEAD_LINK_RETENTION_MS). */
+  state: 'active' | 'expired';
 }
 
 /**
@@ -249,5 +251,6 @@ function info(e: VaultEntry): LinkInfo {
     linkedAt: new Date(e.linkedAt).toISOString(),
     expiresAt: new Date(e.expiresAt).toISOString(),
     refreshable: e.refreshable,
+    state: isDead(e, Date.now()) ? 'expired' : 'active',
   };
 }

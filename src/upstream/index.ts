@@ -6,6 +6,7 @@ export { UpstreamTransports, type UidReaper } from './transport-factory.js';
 export { UserConsent, type CallbackOutcome } from './user-consent.js';
 export { GatewaySignIn } from './gateway-sign-in.js';
 export { CredentialVault, type LinkInfo } from './credential-vault.js';
+export { DeadLinks } from './dead-links.js';
 export { vaultAudience } from './vault-audience.js';
 export { ConsentFlows } from './consent-flows.js';
 export { MemoryVaultStore, type VaultStore } from './vault-store.js';

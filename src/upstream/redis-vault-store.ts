@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import { isDead, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 import { PENDING_PER_USER, tooManyPending } from './pending-records.js';
 import { storeFailed } from '../errors.js';
@@ -25,6 +25,26 @@ const SYNC =
 /** The same for one user's index (KEYS[2]): the upstreams ARGV[2..] of the user ARGV[1] (userKey), each field "<upstream>\n<user>". */
 const SYNC_USER =
   "for i = 2, #ARGV do if redis.call('HEXISTS', KEYS[1], ARGV[i] .. '\\n' .. ARGV[1]) == 1 then redis.call('SADD', KEYS[2], ARGV[i]) else redis.call('SREM', KEYS[2], ARGV[i]) end end return 0";
+/**
+ * Deletes the links ARGV[3..] (fields of the hash KEYS[1]) that still hold no refresh token and an access
+ * token that expired before ARGV[1], with their members of the ordered index (KEYS[2]) and of their user's
+ * index (ARGV[2] .. the field's user part). Checked here, in one step: a consent stored since HSCAN read them is kept.
+ */
+const SWEEP_DEAD = `
+local n = 0
+for i = 3, #ARGV do
+  local f = ARGV[i]
+  local v = redis.call('HGET', KEYS[1], f)
+  local e = v and cjson.decode(v)
+  if e and e.refreshable == false and tonumber(e.expiresAt) < tonumber(ARGV[1]) then
+    local nl = string.find(f, '\\n', 1, true)
+    redis.call('HDEL', KEYS[1], f)
+    redis.call('ZREM', KEYS[2], f)
+    redis.call('SREM', ARGV[2] .. string.sub(f, nl + 1), string.sub(f, 1, nl - 1))
+    n = n + 1
+  end
+end
+return n`;
 
 /**
  * A consent record (KEYS[1], a string with a TTL, taken by GETDEL) put only while its principal has fewer
@@ -203,6 +223,20 @@ export class RedisVaultStore implements VaultStore {
         if (fields.length > 0) await this.#redis.eval(SYNC, 2, this.#links, this.#order, ...fields);
       } while (cursor !== '0');
     }
+  }
+
+  /** HSCAN of the hash, the dead ones of each batch through SWEEP_DEAD; only by the replica that claims the sweep (SET NX PX). */
+  async sweepDead(expiredBefore: number, onceInMs: number): Promise<number | undefined> {
+    if ((await this.#redis.set(`${this.#prefix}swept`, '1', 'PX', onceInMs, 'NX')) === null) return undefined;
+    let cursor = '0';
+    let n = 0;
+    do {
+      const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
+      cursor = next;
+      const fields = flat.filter((_, i) => i % 2 === 0 && isDead(JSON.parse(flat[i + 1]!) as VaultEntry, expiredBefore));
+      if (fields.length > 0) n += Number(await this.#redis.eval(SWEEP_DEAD, 2, this.#links, this.#order, expiredBefore, `${this.#prefix}user:`, ...fields));
+    } while (cursor !== '0');
+    return n;
   }
 
   async putOnce(kind: string, id: string, value: string, ttlMs: number, owner: string): Promise<void> {

@@ -49,6 +49,13 @@ export interface VaultStore {
    */
   listAfter(after: string | undefined, count: number): Promise<{ entries: VaultEntry[]; last: string | undefined }>;
   /**
+   * Deletes each link that holds no refresh token and whose access token expired before `expiredBefore`
+   * (ms): dead, the next use asks for consent again (DeadLinks). Each one is checked and deleted in one step,
+   * so a consent given meanwhile is kept. Answers how many went, or undefined when another replica swept
+   * within `onceInMs` (Redis: one replica sweeps for all).
+   */
+  sweepDead(expiredBefore: number, onceInMs: number): Promise<number | undefined>;
+  /**
    * A record readable once, until ttlMs (consent flows and OAuth states), of the principal `owner`
    * (userKey). Each principal has at most PENDING_PER_USER pending (beyond it, SWB_RATE_LIMITED): in
    * memory PendingRecords counts them, in Redis a set of each principal's (RedisVaultStore).
@@ -59,6 +66,11 @@ export interface VaultStore {
   /** Reads it and leaves it in place (a consent link's confirmation page). */
   peekOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
   close(): Promise<void>;
+}
+
+/** No refresh token, and the access token expired before `at` (ms): the link can no longer be used. */
+export function isDead(e: Pick<VaultEntry, 'refreshable' | 'expiresAt'>, at: number): boolean {
+  return !e.refreshable && e.expiresAt < at;
 }
 
 export function linkKey(upstream: string, user: UpstreamUser): string {
@@ -113,6 +125,12 @@ export class MemoryVaultStore implements VaultStore {
 
   async listUser(user: UpstreamUser): Promise<VaultEntry[]> {
     return [...(this.#links.get(userKey(user))?.values() ?? [])];
+  }
+
+  async sweepDead(expiredBefore: number): Promise<number> {
+    let n = 0;
+    for (const e of await this.list()) if (isDead(e, expiredBefore) && (await this.deleteIf(e.upstream, e.user, e.sealed))) n++;
+    return n;
   }
 
   async listAfter(after: string | undefined): Promise<{ entries: VaultEntry[]; last: string | undefined }> {

@@ -136,7 +136,7 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     const listed = await admin(a, 'GET', '/links');
     assert.equal(listed.status, 200);
     assert.deepEqual(listed.body.items.map((l: { subject: string }) => l.subject).sort(), ['alice', 'bob']);
-    assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['expiresAt', 'issuer', 'linkedAt', 'refreshable', 'subject', 'tenant', 'upstream']);
+    assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['expiresAt', 'issuer', 'linkedAt', 'refreshable', 'state', 'subject', 'tenant', 'upstream']);
     assert.equal((await admin(a, 'DELETE', '/links/tickets')).status, 400, 'the user must be named');
     // A narrowing filter given twice is refused (2026-12-06): read as absent, it revoked bob's links in every tenant.
     assert.equal((await admin(a, 'DELETE', '/links/tickets?subject=bob&tenant=other&tenant=elsewhere')).status, 400);
@@ -199,6 +199,24 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     assert.equal(res.status, 200);
     assert.deepEqual(((await res.json()) as { links: Array<{ upstream: string }> }).links.map((l) => l.upstream), ['tickets']);
     assert.deepEqual(await raw.smembers(index), ['tickets']);
+  });
+
+  // A link with no refresh token whose access token expired is dead (its next use asks for consent again),
+  // but one its user never used again was kept forever and listed as any other: it shows as expired, and a
+  // replica's sweep (at its start, then hourly: one replica for all) deletes it 30 days after it expired.
+  it('a dead link is listed as expired, and deleted by the sweep 30 days after it expired', async () => {
+    const a = gateways[0]!;
+    const vault = a.app.gateway.consent!.vault;
+    const [carol, dave] = ['carol', 'dave'].map((subject) => ({ issuer: ISSUER, subject, tenant: 'acme' }));
+    await vault.save('tickets', carol!, { accessToken: 'at-carol', expiresAt: Date.now() - 31 * 86_400_000 });
+    await vault.save('tickets', dave!, { accessToken: 'at-dave', expiresAt: Date.now() - 86_400_000 });
+    const states = async () => Object.fromEntries((await admin(a, 'GET', '/links')).body.items.map((l: { subject: string; state: string }) => [l.subject, l.state]));
+    assert.deepEqual(await states(), { alice: 'active', carol: 'expired', dave: 'expired' });
+    await raw.del('vt:vault:swept'); // swept this hour already, when the first replica started
+    await start({ key: KEY1 });
+    await until('the sweep deleted the link that expired 31 days ago', async () => (await raw.hexists('vt:vault:links', `tickets\n${userKey(carol!)}`)) === 0, 5_000);
+    assert.deepEqual(await states(), { alice: 'active', dave: 'expired' });
+    await vault.revoke('tickets', dave!);
   });
 
   it('the CLI lists and revokes links in Redis', async () => {
