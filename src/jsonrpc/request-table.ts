@@ -1,8 +1,13 @@
 import type { RequestId } from './types.js';
 
-/** A slot whose id was deleted: probing goes on past it, an insertion may take it. (No id is Infinity: JSON has none.) */
-const GONE = Number.POSITIVE_INFINITY;
 const MIN_CAPACITY = 16;
+/**
+ * A table shrinks only from above this many slots (4 KB of ids and values and less are kept): one shrunk to
+ * its floor whenever it fell below a sixteenth full grew again at three quarters, and a session's tables,
+ * their requests in flight going between 2 and 13, were rebuilt both ways every few dozen requests (at 64 in
+ * flight, ~1 % of a proxied call's instructions, their arrays made anew each time).
+ */
+const SHRINK_ABOVE = 256;
 
 /** A slot never used is NaN, the one value unequal to itself: probing stops there. */
 function emptyKeys(capacity: number): Float64Array {
@@ -11,7 +16,7 @@ function emptyKeys(capacity: number): Float64Array {
 
 /** Ids kept in the open-addressing table: whole numbers (a stream number may exceed 32 bits). */
 function isWhole(id: number): boolean {
-  return Math.floor(id) === id && id !== GONE;
+  return Math.floor(id) === id && id - id === 0;
 }
 
 /** This process's key for mixed slot numbers (see slotOf): a client cannot know which of its ids collide. */
@@ -29,9 +34,7 @@ const LONG_PROBE = 64;
  * with an id's low bits alone (`id & mask`: ids that rise one by one then never collide, the cheapest
  * case and the usual one), and switches to this once a probe runs long. A client picks its request ids:
  * by their low bits alone, ids that are multiples of 2^32 all landed on one slot, so a 2025-03-26 batch
- * of 90,000 of them cost about 4·10^9 probes, holding the event loop for minutes; and a table left with a
- * long run of GONE marks (a batch of ids rising one by one, answered) made every later id near them probe
- * through the whole run.
+ * of 90,000 of them cost about 4·10^9 probes, holding the event loop for minutes.
  */
 function slotOf(id: number, mask: number): number {
   let h = Math.imul((id | 0) ^ SEED, 0x9e3779b1) ^ Math.imul((id / 0x1_0000_0000) | 0, 0x85ebca77);
@@ -58,18 +61,28 @@ function slotOf(id: number, mask: number): number {
  * against ~15 kB without; it came and went by process, a bias of its own in every CPU figure). Value arrays
  * replaced here are emptied first, and a dictionary object's old store has no such link: a dead store
  * can keep only its own entries.
+ *
+ * Robin Hood order with backward-shift deletion: along a run of slots, ids sit in the order of their first
+ * slots, so a lookup stops at the first id further from its own first slot than the one sought is, and a
+ * delete moves the ids after it back one slot each until one sits at its own first slot (for ids rising one
+ * by one, the next slot: one look). No slot is left marked deleted. With such marks (until 2026-12), a table
+ * on the request path filled with them every few dozen requests (its ids rise, each answered one left a
+ * mark) and was rebuilt: at 64 calls in flight, about 1 % of a proxied call's instructions (callgrind), its
+ * arrays made anew each time; and a long run of them left by an answered batch made every later id near it
+ * probe through the whole run.
  */
 export class RequestTable<V> {
   #keys = emptyKeys(MIN_CAPACITY);
   #values: Array<V | undefined> = new Array(MIN_CAPACITY).fill(undefined);
   #mask = MIN_CAPACITY - 1;
-  /** Slots that are not empty: live ids and GONE marks (probing stops only at an empty one). */
+  /** Ids in the whole-number table. */
   #used = 0;
   #size = 0;
   /** Whether slots are mixed (slotOf), for good: a probe ran past LONG_PROBE. */
   #mixed = false;
   #others: Record<number, V> = Object.create(null);
   #strings: Record<string, V> = Object.create(null);
+  #rebuilds = 0;
 
   get size(): number {
     return this.#size;
@@ -83,6 +96,11 @@ export class RequestTable<V> {
   /** Slots the whole-number table holds now (ids and values): for tests and diagnostics. */
   get capacity(): number {
     return this.#keys.length;
+  }
+
+  /** How often the whole-number table was rebuilt (grown, shrunk, mixed): for tests and diagnostics. */
+  get rebuilds(): number {
+    return this.#rebuilds;
   }
 
   get(id: RequestId): V | undefined {
@@ -107,32 +125,16 @@ export class RequestTable<V> {
       this.#others[id] = value;
       return this;
     }
-    const keys = this.#keys;
-    const mask = this.#mask;
-    let free = -1;
-    let probes = 0;
-    for (let i = this.#home(id, mask); ; i = (i + 1) & mask, probes++) {
-      const k = keys[i];
-      if (k === id) {
-        this.#values[i] = value;
-        return this;
-      }
-      if (k === GONE) {
-        if (free < 0) free = i;
-      } else if (k !== k) {
-        if (free < 0) {
-          free = i;
-          this.#used++;
-        }
-        break;
-      }
+    const i = this.#find(id);
+    if (i >= 0) {
+      this.#values[i] = value;
+      return this;
     }
-    keys[free] = id;
-    this.#values[free] = value;
+    // At three quarters full, grown to twice the ids (a quarter to a half full after).
+    if ((this.#used + 1) * 4 > this.#keys.length * 3) this.#rebuild(this.#used + 1);
+    this.#used++;
     this.#size++;
-    // At three quarters full (GONE marks count: they lengthen probes), rebuilt at a quarter of live ids.
-    if (this.#used * 4 >= keys.length * 3) this.#rebuild();
-    else if (probes > LONG_PROBE) this.#mix();
+    if (this.#place(id, value) > LONG_PROBE) this.#mix();
     return this;
   }
 
@@ -146,15 +148,16 @@ export class RequestTable<V> {
     } else {
       const i = this.#find(id);
       if (i < 0) return false;
-      this.#keys[i] = GONE;
-      this.#values[i] = undefined;
+      this.#shiftBack(i);
+      this.#used--;
       // Grown for a burst (a 2025-03-26 batch of 70,000 requests: up to 4 MB of ids and values), a table
       // shrinks as it empties, or each of a session's tables held that for the session's life (a client's
       // few sessions, one big batch each, held gigabytes). At a sixteenth full: rebuilt (O(capacity),
-      // paid for by the deletes since it was a quarter full); a table on the request path never gets there.
-      if (this.#size * 16 < this.#keys.length && this.#keys.length > MIN_CAPACITY) {
+      // paid for by the deletes since it was a quarter full); a table on the request path never gets there
+      // (SHRINK_ABOVE).
+      if (this.#size * 16 < this.#keys.length && this.#keys.length > SHRINK_ABOVE) {
         this.#size--;
-        this.#rebuild();
+        this.#rebuild(this.#used);
         return true;
       }
     }
@@ -178,7 +181,7 @@ export class RequestTable<V> {
     const keys = this.#keys;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
-      if (k === k && k !== GONE) numbers.push([k, this.#values[i]!]);
+      if (k === k) numbers.push([k, this.#values[i]!]);
     }
     const others = this.#others;
     for (const k in others) numbers.push([Number(k), others[k as unknown as number]!]);
@@ -196,54 +199,90 @@ export class RequestTable<V> {
     return this.entries();
   }
 
+  /** The id's slot, or -1. A probe passing LONG_PROBE slots mixes the table (for the lookups after this one). */
   #find(id: number): number {
     const keys = this.#keys;
     const mask = this.#mask;
-    for (let i = this.#home(id, mask), probes = 0; ; i = (i + 1) & mask, probes++) {
-      const k = keys[i];
+    for (let i = this.#home(id, mask), d = 0; ; i = (i + 1) & mask, d++) {
+      const k = keys[i]!;
       if (k === id) return i;
-      if (k !== k) {
-        if (probes > LONG_PROBE) this.#mix();
+      // An empty slot, or an id nearer its own first slot than this one would be: in Robin Hood order, not here.
+      if (k !== k || ((i - this.#home(k, mask)) & mask) < d) {
+        if (d > LONG_PROBE) this.#mix();
         return -1;
       }
     }
+  }
+
+  /**
+   * Puts an id not in the table into it, in Robin Hood order: it takes the slot of the first id nearer its own
+   * first slot than the one being placed is, which moves on in its place. Returns how far it probed.
+   */
+  #place(id: number, value: V | undefined): number {
+    const keys = this.#keys;
+    const values = this.#values;
+    const mask = this.#mask;
+    let d = 0;
+    for (let i = this.#home(id, mask), probes = 0; ; i = (i + 1) & mask, d++, probes++) {
+      const k = keys[i]!;
+      if (k !== k) {
+        keys[i] = id;
+        values[i] = value;
+        return probes;
+      }
+      const kd = (i - this.#home(k, mask)) & mask;
+      if (kd < d) {
+        const v = values[i];
+        keys[i] = id;
+        values[i] = value;
+        id = k;
+        value = v;
+        d = kd;
+      }
+    }
+  }
+
+  /** Empties slot i: the ids after it that are not at their own first slot move back one each. */
+  #shiftBack(i: number): void {
+    const keys = this.#keys;
+    const values = this.#values;
+    const mask = this.#mask;
+    for (let j = (i + 1) & mask; ; i = j, j = (j + 1) & mask) {
+      const k = keys[j]!;
+      if (k !== k || this.#home(k, mask) === j) break;
+      keys[i] = k;
+      values[i] = values[j];
+    }
+    keys[i] = Number.NaN;
+    values[i] = undefined;
   }
 
   #home(id: number, mask: number): number {
     return this.#mixed ? slotOf(id, mask) : id & mask;
   }
 
-  /** A probe ran long: ids chosen to collide, or a run of GONE marks. Slots are mixed from now on. */
+  /** A probe ran long: ids chosen to collide. Slots are mixed from now on. */
   #mix(): void {
     if (this.#mixed) return;
     this.#mixed = true;
-    this.#rebuild();
+    this.#rebuild(this.#used);
   }
 
-  #rebuild(): void {
+  /** Sized for `live` ids: at most a quarter full. */
+  #rebuild(live: number): void {
     const keys = this.#keys;
     const values = this.#values;
-    // Sized for the ids this table holds (#size also counts those kept in the dictionary objects).
-    let live = 0;
-    for (let j = 0; j < keys.length; j++) if (keys[j] === keys[j] && keys[j] !== GONE) live++;
+    this.#rebuilds++;
     let capacity = MIN_CAPACITY;
     while (capacity < live * 4) capacity *= 2;
-    const mask = capacity - 1;
-    const nk = emptyKeys(capacity);
-    const nv: Array<V | undefined> = new Array(capacity).fill(undefined);
+    this.#keys = emptyKeys(capacity);
+    this.#values = new Array(capacity).fill(undefined);
+    this.#mask = capacity - 1;
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]!;
-      if (k !== k || k === GONE) continue;
-      let i = this.#home(k, mask);
-      while (nk[i] === nk[i]) i = (i + 1) & mask;
-      nk[i] = k;
-      nv[i] = values[j];
+      if (k === k) this.#place(k, values[j]);
     }
     // Emptied: should the old arrays have been promoted, dead, they hold nothing young alive.
     values.fill(undefined);
-    this.#keys = nk;
-    this.#values = nv;
-    this.#mask = mask;
-    this.#used = live;
   }
 }

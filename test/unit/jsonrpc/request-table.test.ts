@@ -73,6 +73,34 @@ describe('RequestTable', () => {
     for (const [id, v] of live) assert.equal(t.get(id), v);
     assert.deepEqual([...t.entries()], [...live.entries()]);
   });
+
+  it('is not rebuilt by that churn: an answered id leaves no mark to clear (only growth to the ids in flight rebuilds it)', () => {
+    // With a deleted mark per answered id, a table 64 in flight was rebuilt every ~130 requests (about 1 % of a
+    // proxied call's instructions at 64 in flight, under callgrind).
+    const t = new RequestTable<number>();
+    for (let id = 1; id <= 50_000; id++) {
+      t.set(id, id);
+      if (id > 64) assert.equal(t.delete(id - 64), true);
+    }
+    assert.equal(t.size, 64);
+    assert.ok(t.rebuilds <= 4, `rebuilt ${t.rebuilds} times`);
+    assert.ok(t.capacity <= 256, `64 ids in ${t.capacity} slots`);
+    for (let id = 50_000 - 63; id <= 50_000; id++) assert.equal(t.get(id), id);
+  });
+
+  it('is not rebuilt back and forth by requests in flight going up and down', () => {
+    // Shrunk whenever it fell below a sixteenth full and grown at three quarters, a session's table with 2 to
+    // 13 requests in flight was rebuilt both ways every few dozen requests.
+    const t = new RequestTable<number>();
+    let next = 1;
+    let oldest = 1;
+    for (let round = 0; round < 2_000; round++) {
+      while (next - oldest < 13) t.set(next, next++);
+      while (next - oldest > 2) assert.equal(t.delete(oldest++), true);
+    }
+    assert.ok(t.rebuilds <= 4, `rebuilt ${t.rebuilds} times`);
+    for (let id = oldest; id < next; id++) assert.equal(t.get(id), id);
+  });
 });
 
 describe('RequestTable against a Map, random operations', () => {
@@ -158,6 +186,6 @@ describe('RequestTable after a burst', () => {
     t.set(70_000, 1);
     assert.equal(t.get(70_000), 1);
     assert.equal(t.size, 1);
-    assert.ok(t.capacity <= 64, `one id left in ${t.capacity} slots`);
+    assert.ok(t.capacity <= 256, `one id left in ${t.capacity} slots`);
   });
 });
