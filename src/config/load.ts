@@ -6,6 +6,7 @@ import { interpolate } from './interpolate.js';
 import { notAGatewayConfig } from './not-a-config.js';
 import { describeIssues } from './problems.js';
 import { resolveConfigPaths } from './relative-paths.js';
+import { sandboxGatewayFiles } from './sandbox-gateway-files.js';
 import { configSchema, type Config } from './schema.js';
 import { recordSource } from './source-digest.js';
 import { typeReferences } from './typed-references.js';
@@ -34,8 +35,8 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
-/** Validates a decoded document; every problem names its path. */
-export function checkDocument(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), fromEnv: ReadonlySet<string> = new Set()): LoadedConfig {
+/** Validates a decoded document; every problem names its path. `configFile`: the file it was read from. */
+export function checkDocument(doc: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), fromEnv: ReadonlySet<string> = new Set(), configFile?: string): LoadedConfig {
   const foreign = notAGatewayConfig([doc]);
   if (foreign) throw new ConfigError(source, [foreign]);
   const interpolated = interpolate(doc, env, fromEnv);
@@ -47,7 +48,9 @@ export function checkDocument(doc: unknown, source = 'config', env: NodeJS.Proce
   if (!result.success) throw new ConfigError(source, describeIssues(result.error.issues, configSchema, doc ?? {}).map((p) => overrideSource(p, fromEnv)));
   const cfg = result.data;
   const paths = resolveConfigPaths(cfg, baseDir);
-  return { config: deepFreeze(cfg), warnings: configWarnings(cfg, paths) };
+  const exposed = sandboxGatewayFiles(cfg, configFile);
+  if (exposed.problems.length > 0) throw new ConfigError(source, exposed.problems);
+  return { config: deepFreeze(cfg), warnings: [...configWarnings(cfg, paths), ...exposed.warnings] };
 }
 
 /** Validates a decoded document (relative paths against baseDir); every problem names its path. */
@@ -65,7 +68,7 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   }
   const doc = decodeYaml(file, bytes.toString('utf8'));
   const fromEnv = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? applyEnvOverrides(doc as Record<string, any>, env) : new Set<string>();
-  const loaded = checkDocument(doc, file, env, dirname(resolve(file)), fromEnv);
+  const loaded = checkDocument(doc, file, env, dirname(resolve(file)), fromEnv, resolve(file));
   // The file watch compares the file with this: an edit made before it started is a change too.
   recordSource(loaded.config, bytes);
   return loaded;

@@ -1,0 +1,69 @@
+// A bubblewrap server given a writable path that holds the gateway's own files (found by a review): the
+// config file (rewritten, the next reload or restart runs the server as `sandbox: none`), a key of
+// auth.keys (replaced, the server signs tokens for any user), the pins file (it approves its own tools),
+// a secret file. Refused at load, naming the path and the file; a readOnly path over a secret file is
+// said as a warning (the server reads it). Real files on disk, read by the real loader.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError, readConfigFile } from '../../../src/config/load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'swb-gateway-files-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function configWith(name: string, sandbox: string, extra = ''): string {
+  const file = join(dir, name, 'config.yaml');
+  mkdirSync(join(dir, name, 'data'), { recursive: true });
+  writeFileSync(join(dir, name, 'admin-token'), 'a-token\n');
+  writeFileSync(
+    file,
+    [
+      extra,
+      'upstreams:',
+      '  - name: files',
+      '    transport: stdio',
+      '    command: /usr/bin/env',
+      `    sandbox: ${sandbox}`,
+      'endpoints:',
+      '  - path: /mcp',
+      '    upstreams: [files]',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function problems(file: string): string[] {
+  try {
+    readConfigFile(file, {});
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('a bubblewrap sandbox path over the gateway\'s own files', () => {
+  it('refuses a writable path that holds the config file', () => {
+    const found = problems(configWith('config', '{ writable: ["."] }'));
+    assert.equal(found.length, 1, `refused: ${found.join('; ')}`);
+    assert.match(found[0]!, /upstreams\[0\]\.sandbox\.writable\[0\].*config file .*config\.yaml/);
+  });
+
+  it('refuses a writable path that holds the pins file or admin.tokenFile', () => {
+    const found = problems(configWith('pins', '{ writable: ["./data"] }', 'pinning: { file: ./data/pins.json }\nadmin: { tokenFile: ./data/../admin-token }'));
+    assert.equal(found.length, 1, `refused: ${found.join('; ')}`);
+    assert.match(found[0]!, /writable\[0\].*pinning\.file/);
+  });
+
+  it('allows a private writable tmpfs over them, and a writable path beside them', () => {
+    assert.deepEqual(problems(configWith('tmpfs', '{ writable: ["."], writableSizeMb: 8 }')), []);
+    assert.deepEqual(problems(configWith('beside', '{ writable: ["./data"] }', 'admin: { tokenFile: ./admin-token }')), []);
+  });
+
+  it('warns of a readOnly path that holds a secret file', () => {
+    const { warnings } = readConfigFile(configWith('read', '{ readOnly: ["."] }', 'admin: { tokenFile: ./admin-token }'), {});
+    assert.ok(warnings.some((w) => /readOnly\[0\].*admin\.tokenFile/.test(w)), warnings.join('\n'));
+  });
+});
