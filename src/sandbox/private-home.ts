@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnHelper } from './inherited-descriptors.js';
 import { currentHost } from './launch-plan.js';
 
 /** Where every home is made, and how its name begins (leftovers are found by it). */
@@ -105,14 +105,14 @@ export class PrivateHome {
   static removeAs(path: string, owner: { uid: number; gid: number }): void {
     const [chmod, rm] = [currentHost().systemTool('chmod'), currentHost().systemTool('rm')];
     if (!rm) return;
-    const as = { uid: owner.uid, gid: owner.gid, stdio: 'ignore', env: {} } as const;
+    const as = { uid: owner.uid, gid: owner.gid, stdio: ['ignore', 'ignore', 'ignore'] as ['ignore', 'ignore', 'ignore'], env: {} };
     let removing = false;
     const remove = () => {
       if (removing) return;
       removing = true;
-      spawn(rm, ['-rf', '--', path], as).once('error', () => {}).unref();
+      spawnHelper(rm, ['-rf', '--', path], as).once('error', () => {}).unref();
     };
     if (!chmod) return remove();
-    spawn(chmod, ['-R', 'u+rwx', '--', path], as).once('error', remove).once('close', remove).unref();
+    spawnHelper(chmod, ['-R', 'u+rwx', '--', path], as).once('error', remove).once('close', remove).unref();
   }
 }

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { GatewayError } from '../errors.js';
+import { spawnHelper } from './inherited-descriptors.js';
 import type { LaunchPlan } from './launch-plan.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
@@ -57,13 +57,13 @@ function run(plan: LaunchPlan, probe: { file: string; args: string[] }): Promise
       reject(new GatewayError('SWB_SANDBOX_UNAVAILABLE', `its ${plan.profile} sandbox cannot be set up here: ${why}${hintFor(plan.profile, why, user)}`, { profile: plan.profile }));
     let child;
     try {
-      child = spawn(probe.file, probe.args, { env: PROBE_ENV, uid: plan.uid, gid: plan.gid, stdio: ['ignore', 'ignore', 'pipe'] });
+      child = spawnHelper(probe.file, probe.args, { env: PROBE_ENV, uid: plan.uid, gid: plan.gid, stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (err) {
       fail((err as Error).message);
       return;
     }
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(0, 2000)));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(0, 2000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     child.once('error', (err) => {
       clearTimeout(timer);

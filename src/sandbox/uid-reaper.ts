@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnHelper } from './inherited-descriptors.js';
 import { readdir, readFile } from 'node:fs/promises';
 
 /** How long the kill helper may take before its uid is given up on (see killEveryProcessAs). */
@@ -63,7 +63,7 @@ function killEveryProcessAs(uid: number, gid: number): Promise<string | undefine
     let timer: NodeJS.Timeout | undefined;
     const done = (reason: string | undefined) => (clearTimeout(timer), resolve(reason));
     try {
-      const helper = spawn('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid, env: {}, stdio: 'ignore' });
+      const helper = spawnHelper('/bin/sh', ['-c', 'kill -9 -1'], { uid, gid, env: {}, stdio: ['ignore', 'ignore', 'ignore'] });
       helper.once('error', (err) => done(`the kill helper could not run: ${err.message}`));
       // Its exit status says only whether kill(-1) found anything (ESRCH when none): not a failure.
       helper.once('exit', (_code, signal) => done(signal === null ? undefined : `the kill helper was killed (${signal})`));

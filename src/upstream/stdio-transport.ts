@@ -9,7 +9,7 @@ import { tooDeep } from './deep-messages.js';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import { TransportError, type MessageExtra, type Transport } from '../transport/transport.js';
 import { childrenOf, killGroup, ProcessGroups } from './process-groups.js';
-import { childStdio, InheritedDescriptors } from './inherited-descriptors.js';
+import { childStdio, InheritedDescriptors } from '../sandbox/inherited-descriptors.js';
 
 /**
  * How much of what a server has not read of its stdin the gateway keeps, in multiples of maxLineBytes: room

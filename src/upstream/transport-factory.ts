@@ -11,7 +11,7 @@ import type { UpstreamUser } from './upstream-user.js';
 import type { ProcessCredential, UserConsent } from './user-consent.js';
 import { isRequest } from '../jsonrpc/types.js';
 import { killProcessesOf, planLaunch, PrivateHome, SandboxProbe, SandboxRefusal, UidPool, SANDBOX_GID, type LaunchPlan, type Reaped } from '../sandbox/index.js';
-import { InheritedDescriptors } from './inherited-descriptors.js';
+import { InheritedDescriptors } from '../sandbox/inherited-descriptors.js';
 import { ProcessGroups } from './process-groups.js';
 import { StdioTransport, type StdioOptions } from './stdio-transport.js';
 

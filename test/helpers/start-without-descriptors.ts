@@ -4,7 +4,7 @@
 // Usage: bash -c 'ulimit -n 64; node --import tsx start-without-descriptors.ts'
 import { openSync } from 'node:fs';
 import { createLogger } from '../../src/observability/logger.js';
-import { InheritedDescriptors } from '../../src/upstream/inherited-descriptors.js';
+import { InheritedDescriptors } from '../../src/sandbox/inherited-descriptors.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 
 let exits = 0;

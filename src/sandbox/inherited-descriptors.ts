@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 
 /** O_CLOEXEC among a descriptor's flags as /proc/<pid>/fdinfo shows them (octal). */
 const O_CLOEXEC = 0o2000000;
@@ -63,4 +64,24 @@ export function childStdio(inherited: readonly number[], nul: number | undefined
   const last = Math.max(...inherited);
   for (let fd = 3; fd <= last; fd++) stdio.push(inherited.includes(fd) ? nul : 'ignore');
   return stdio;
+}
+
+/** The gateway's own, for its helpers (one look at /proc/self/fd per gateway, as for its servers). */
+const HELPERS = new InheritedDescriptors();
+
+/**
+ * spawn for the gateway's helpers that run as a sandbox user (the probe, the kill of a pooled uid's
+ * processes, a home's removal): like a server, a helper gets /dev/null where the gateway holds an inherited
+ * descriptor. It runs as that user, so a process of the user (a limits server, the leftover the kill is for)
+ * could open /proc/<helper>/fd/N while it runs, and read the file (a wrapper's `40<key.pem`) through it.
+ * `stdio`: the helper's own three.
+ */
+export function spawnHelper(file: string, args: readonly string[], options: SpawnOptions & { stdio: ['pipe' | 'ignore', 'pipe' | 'ignore', 'pipe' | 'ignore'] }): ChildProcess {
+  const inherited = HELPERS.current();
+  const nul = inherited.length > 0 ? openSync('/dev/null', 'r') : undefined;
+  try {
+    return spawn(file, args, { ...options, stdio: [...options.stdio, ...childStdio(inherited, nul).slice(3)] });
+  } finally {
+    if (nul !== undefined) closeSync(nul); // the helper has its copies once spawn returns
+  }
 }
