@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import type { WrittenPath } from './relative-paths.js';
 import type { Config } from './schema.js';
 import { isUrlIssuer } from './issuer-url.js';
+import { sharedUserTokenWarnings } from './shared-user-tokens.js';
 import { stdioReachWarnings } from './stdio-reach-warnings.js';
 
 
@@ -62,7 +63,7 @@ function commandWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
 export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...commandWarnings(cfg, env), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...auditWarnings(cfg)];
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...commandWarnings(cfg, env), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...sharedUserTokenWarnings(cfg), ...auditWarnings(cfg)];
 }
 
 /** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */
