@@ -148,14 +148,22 @@ export class RedisLimitCounters implements LimitCounters {
     }
     try {
       const taken = Number(await ACQUIRE.run(this.#redis, this.#keys(key), [this.#replica, max, `${this.#prefix}replica:`, slot, this.#lifetimeMs])) === 1;
-      if (taken) this.#holding.set(key, (this.#holding.get(key) ?? 0) + 1);
+      if (taken) this.#hold(key);
       return taken;
     } catch {
       // Fails open. Counted or not (a command that timed out on a stalled store still runs when it
-      // wakes; one never sent does not), its release takes back only what it took.
+      // wakes; one never sent does not), its release takes back only what it took. Held here as any
+      // slot let through, since its release counts one off: left out, a release took another slot's
+      // place, the key went unrenewed while a request still ran, and expired under it (limit undercounted).
       this.#stalled = true;
+      this.#hold(key);
       return true;
     }
+  }
+
+  /** One more slot of `key` this replica holds (its keys renewed while it does). */
+  #hold(key: string): void {
+    this.#holding.set(key, (this.#holding.get(key) ?? 0) + 1);
   }
 
   /** Whether the silent store answers again: then the limits ask it again, and get the releases it missed. */
