@@ -49,7 +49,9 @@ export interface RemoteKeySet {
  */
 export function remoteKeySet(cfg: AuthConfig, reuse?: RemoteKeySet, log?: KeySetFetchLog): RemoteKeySet | undefined {
   if (!cfg.jwksUrl) return undefined;
-  const cacheMaxAge = cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg);
+  // At least the cooldown: jose refetches a set past its age for every token, forged ones included (its
+  // cooldown bounds only the refetch for an unknown kid), so a jwksCacheMaxAgeMs of 0 was a fetch per request.
+  const cacheMaxAge = Math.max(cfg.jwksCacheMaxAgeMs - keptTokenMaxAgeMs(cfg), cfg.jwksCooldownMs);
   const settings = JSON.stringify([cfg.jwksUrl, cfg.jwksCooldownMs, cacheMaxAge, cfg.jwksTimeoutMs, cfg.jwksStaleIfErrorMs]);
   if (reuse?.settings === settings) return reuse;
   // jose writes each set it fetched here, with the time (uat): what heldWhileFailing falls back on.
