@@ -28,7 +28,13 @@ export interface EdgeAuth {
   onFailure?(reason: string): void;
 }
 
-const JWT_LIKE = /(^|[=&])[^=&]*=eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
+/**
+ * A JWT's start (a JSON header in base64url, then the payload) anywhere in the query: as the whole query
+ * (`?eyJ…`) or after a scheme (`?auth=Bearer%20eyJ…`), where only a parameter's value starting with one was
+ * refused before 2026-12-07 (no MCP route takes a query that holds one). Only where a base64url run begins
+ * (or after a percent escape): unanchored, a query of "eyJ" repeated was scanned once from each, 100 ms a request.
+ */
+const JWT_LIKE = /(?:^|[^A-Za-z0-9_-]|%[0-9A-Fa-f]{2})eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
 
 function credentials(req: EdgeRequest): CredentialInput {
   const authorization: string[] = [];

@@ -283,7 +283,8 @@ describe('auth: bearer token attacks (JWKS)', () => {
 
   it('a token in the query is refused even with a valid header: 400 invalid_request', async () => {
     const t = await tok();
-    for (const query of [`?access_token=${t}`, `?token=${t}`, `?x=1&access_token=${t}`, `?q=${t}`]) {
+    // The token as the whole query, or after a scheme, was served before 2026-12-07.
+    for (const query of [`?access_token=${t}`, `?token=${t}`, `?x=1&access_token=${t}`, `?q=${t}`, `?${t}`, `?auth=Bearer%20${t}`, `?auth=Bearer+${t}`]) {
       const withHeader = await mcpRequest(gw, initializeBody(), { token: t, query });
       expectChallenge(withHeader, 400, 'invalid_request');
       const alone = await mcpRequest(gw, initializeBody(), { query });
