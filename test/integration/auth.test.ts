@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SignJWT } from 'jose';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -211,6 +212,30 @@ describe('auth: bearer token attacks (JWKS)', () => {
       const params = expectChallenge(r, 401, 'invalid_token');
       // RFC 6750 §3: error_description is %x20-21 / %x23-5B / %x5D-7E.
       assert.match(params.error_description ?? '', /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/, JSON.stringify(name));
+    }
+  });
+
+  it('keys a forged token carries or points to (jwk, jku, x5u, x5c headers) are never used nor fetched: 401 invalid_token', async () => {
+    const attacker = await makeKey('attacker');
+    const theirs = await JwksServer.start([attacker.publicJwk]);
+    try {
+      const headers = [{ jwk: attacker.publicJwk }, { jku: theirs.url }, { x5u: theirs.url }, { jku: theirs.url, kid: 'k1' }, { x5c: ['MIIB'] }];
+      for (const extra of headers) {
+        const kid = 'kid' in extra ? {} : { kid: 'attacker' };
+        const t = await new SignJWT({ iss: ISSUER, aud: PUBLIC_URL, sub: 'mallory', tenant: 'acme', exp: Math.floor(Date.now() / 1000) + 300 })
+          .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...kid, ...extra })
+          .sign(attacker.privateKey);
+        expectChallenge(await mcpRequest(gw, initializeBody(), { token: t }), 401, 'invalid_token');
+      }
+      assert.equal(theirs.fetches, 0, 'the jku / x5u URL was fetched');
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  it('a kid with path, SQL or prototype text is only ever a name: 401 invalid_token', async () => {
+    for (const kid of ['../../../../etc/passwd', "' OR '1'='1", '__proto__', 'k1\u0000', `${'k'.repeat(4000)}`]) {
+      expectChallenge(await mcpRequest(gw, initializeBody(), { token: await signToken(stranger, { kid }) }), 401, 'invalid_token');
     }
   });
 
