@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { authorizationHeaders } from '../listener/request-credentials.js';
 import type { AdminCredentials } from './admin-target.js';
 
 export interface AdminRefusal {
   /**
    * 503: the token could not be checked now (the issuer's key set unreachable), which refuses nothing.
    * 500: the gateway's own credentials cannot be used (admin.tokenFile unreadable, or too short).
+   * 400: the token is not where it is taken from (see refusePlacement).
    */
-  status: 401 | 403 | 500 | 503;
+  status: 400 | 401 | 403 | 500 | 503;
   message: string;
 }
 
@@ -20,6 +22,17 @@ const BEARER = /^Bearer +(\S.*)$/i;
 /** Equal strings in constant time: both are hashed first, so neither length nor content leaks. */
 function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/**
+ * A request whose token is not in one Authorization header, refused before any token is looked at, as
+ * the edge refuses it (400 invalid_request): repeated headers were read as their first alone (Node keeps
+ * only that one in req.headers), so a request with the operator's token first was served whatever came
+ * after it. Refused with no admin auth configured too: which header is meant cannot be told.
+ */
+export function refusePlacement(rawHeaders: readonly string[]): AdminRefusal | undefined {
+  if (authorizationHeaders(rawHeaders).length > 1) return { status: 400, message: 'more than one Authorization header: send the token in one' };
+  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { ConnectionCap } from '../listener/connection-cap.js';
 import { attachEveryServer } from '../listener/fastify-servers.js';
 import { httpDeadlines } from '../listener/http-deadlines.js';
 import { PipelinedTurns } from '../listener/pipelined-turns.js';
-import { refuseWith } from './admin-auth.js';
+import { refusePlacement, refuseWith, type AdminRefusal } from './admin-auth.js';
 import { isLoopbackName, refuseCrossSite } from './admin-origin.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { AdminEvents } from './admin-events.js';
@@ -166,6 +166,13 @@ function oneAtATime(app: FastifyInstance): void {
   });
 }
 
+/** A refusal's headers by status: 400 and 401 are RFC 6750 §3's (a challenge), 503 says when to retry. */
+const REFUSAL_HEADERS: Partial<Record<AdminRefusal['status'], Record<string, string>>> = {
+  400: { 'www-authenticate': 'Bearer realm="switchboard-admin", error="invalid_request"' },
+  401: { 'www-authenticate': 'Bearer realm="switchboard-admin"' },
+  503: { 'retry-after': '5' },
+};
+
 /**
  * Every request's checks before its route: another site's page or a rebound name refused (admin-origin),
  * then the token (every route but the console's files).
@@ -186,12 +193,11 @@ function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: bool
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
     }
     if (isConsoleFile(req.method, req.url)) return;
-    const refusal = await refuseWith(req.headers.authorization, () => target.credentials());
+    const refusal = refusePlacement(req.raw.rawHeaders) ?? (await refuseWith(req.headers.authorization, () => target.credentials()));
     if (!refusal) return;
     refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
-    const headers = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard-admin"' } : refusal.status === 503 ? { 'retry-after': '5' } : {};
-    const code = { 401: 'unauthorized', 403: 'forbidden', 500: 'internal', 503: 'unavailable' }[refusal.status];
-    return reply.code(refusal.status).headers(headers).send({ error: { code, message: refusal.message } });
+    const code = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 500: 'internal', 503: 'unavailable' }[refusal.status];
+    return reply.code(refusal.status).headers(REFUSAL_HEADERS[refusal.status] ?? {}).send({ error: { code, message: refusal.message } });
   });
 }
 

@@ -3,6 +3,7 @@ import { AuthError } from '../auth/auth-error.js';
 import type { CredentialInput } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { authorizationHeaders } from '../listener/request-credentials.js';
 import type { Refusal } from './replies.js';
 
 /** What the edge needs from authentication and tenant policy, as plain functions. */
@@ -37,10 +38,7 @@ export interface EdgeAuth {
 const JWT_LIKE = /(?:^|[^A-Za-z0-9_-]|%[0-9A-Fa-f]{2})eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
 
 function credentials(req: EdgeRequest): CredentialInput {
-  const authorization: string[] = [];
-  const raw = req.raw.rawHeaders;
-  // Node keeps only the first of duplicate Authorization headers in req.headers; the raw list has all.
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') authorization.push(raw[i + 1]!);
+  const authorization = authorizationHeaders(req.raw.rawHeaders);
   const q = req.url.indexOf('?');
   const query = q === -1 ? '' : req.url.slice(q + 1);
   const tokenInQuery = query !== '' && (/(^|&)(access_token|token|id_token)=/i.test(query) || JWT_LIKE.test(query));
