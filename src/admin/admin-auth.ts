@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { authorizationHeaders } from '../listener/request-credentials.js';
+import { authorizationHeaders, tokenInQuery } from '../listener/request-credentials.js';
 import type { AdminCredentials } from './admin-target.js';
 
 export interface AdminRefusal {
@@ -28,9 +28,11 @@ function sameSecret(a: string, b: string): boolean {
  * A request whose token is not in one Authorization header, refused before any token is looked at, as
  * the edge refuses it (400 invalid_request): repeated headers were read as their first alone (Node keeps
  * only that one in req.headers), so a request with the operator's token first was served whatever came
- * after it. Refused with no admin auth configured too: which header is meant cannot be told.
+ * after it; a token in the query string was not looked at, so one sent with a valid header was served and
+ * left in every proxy's log and browser history. Refused with no admin auth configured too.
  */
-export function refusePlacement(rawHeaders: readonly string[]): AdminRefusal | undefined {
+export function refusePlacement(rawHeaders: readonly string[], url: string): AdminRefusal | undefined {
+  if (tokenInQuery(url)) return { status: 400, message: 'a token in the query string is refused: send it as an Authorization: Bearer header' };
   if (authorizationHeaders(rawHeaders).length > 1) return { status: 400, message: 'more than one Authorization header: send the token in one' };
   return undefined;
 }

@@ -193,7 +193,7 @@ function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: bool
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
     }
     if (isConsoleFile(req.method, req.url)) return;
-    const refusal = refusePlacement(req.raw.rawHeaders) ?? (await refuseWith(req.headers.authorization, () => target.credentials()));
+    const refusal = refusePlacement(req.raw.rawHeaders, req.url) ?? (await refuseWith(req.headers.authorization, () => target.credentials()));
     if (!refusal) return;
     refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
     const code = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 500: 'internal', 503: 'unavailable' }[refusal.status];

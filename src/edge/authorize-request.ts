@@ -3,7 +3,7 @@ import { AuthError } from '../auth/auth-error.js';
 import type { CredentialInput } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { authorizationHeaders } from '../listener/request-credentials.js';
+import { authorizationHeaders, tokenInQuery } from '../listener/request-credentials.js';
 import type { Refusal } from './replies.js';
 
 /** What the edge needs from authentication and tenant policy, as plain functions. */
@@ -29,20 +29,9 @@ export interface EdgeAuth {
   onFailure?(reason: string): void;
 }
 
-/**
- * A JWT's start (a JSON header in base64url, then the payload) anywhere in the query: as the whole query
- * (`?eyJ…`) or after a scheme (`?auth=Bearer%20eyJ…`), where only a parameter's value starting with one was
- * refused before 2026-12-07 (no MCP route takes a query that holds one). Only where a base64url run begins
- * (or after a percent escape): unanchored, a query of "eyJ" repeated was scanned once from each, 100 ms a request.
- */
-const JWT_LIKE = /(?:^|[^A-Za-z0-9_-]|%[0-9A-Fa-f]{2})eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./;
-
 function credentials(req: EdgeRequest): CredentialInput {
   const authorization = authorizationHeaders(req.raw.rawHeaders);
-  const q = req.url.indexOf('?');
-  const query = q === -1 ? '' : req.url.slice(q + 1);
-  const tokenInQuery = query !== '' && (/(^|&)(access_token|token|id_token)=/i.test(query) || JWT_LIKE.test(query));
-  return { authorization, tokenInQuery };
+  return { authorization, tokenInQuery: tokenInQuery(req.url) };
 }
 
 /**

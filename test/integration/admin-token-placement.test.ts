@@ -2,7 +2,9 @@
 // only the first of repeated Authorization headers in req.headers, and the admin API read only that one:
 // a request with the operator's token first and anything after it was served, where the edge refuses any
 // repeated Authorization header 400. Real gateway, real admin listener, real HTTP (node:http, which sends
-// each header of a list as written; fetch joins them).
+// each header of a list as written; fetch joins them). And a token in the query string was never looked at:
+// with the right header the request was served, the token now in every proxy's and browser's history,
+// where the edge refuses any token in the query 400.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
@@ -62,5 +64,24 @@ describe('admin API: where the token is taken from', () => {
       assert.match(r.body.error?.message ?? '', /more than one Authorization header/);
       assert.match(String(r.headers['www-authenticate']), /error="invalid_request"/);
     }
+  });
+
+  it('refuses a token in the query string 400 bad_request, with a valid header or none, on every route', async () => {
+    const queries = [`?access_token=${STATIC}`, `?token=${STATIC}`, `?id_token=${jwt}`, `?ACCESS_TOKEN=${jwt}`, `?${jwt}`, `?q=${jwt}`, `?auth=Bearer%20${jwt}`, `?auth=Bearer+${jwt}`, `?subject=alice&access_token=${STATIC}`];
+    for (const path of ['/sessions', '/links', '/openapi.json']) {
+      for (const query of queries) {
+        for (const headers of [[['authorization', `Bearer ${STATIC}`]], [['authorization', `Bearer ${jwt}`]], []] as Array<Array<[string, string]>>) {
+          const r = await get(`${path}${query}`, headers);
+          assert.equal(r.status, 400, `${path}${query.slice(0, 24)}… with ${headers.length} header(s): HTTP ${r.status} ${JSON.stringify(r.body)}`);
+          assert.equal(r.body.error?.code, 'bad_request');
+          assert.match(r.body.error?.message ?? '', /query string/);
+        }
+      }
+    }
+  });
+
+  it('still serves a query that holds no token', async () => {
+    const r = await get('/sessions?tenant=ops&note=eyJ-not-a-jwt', [['authorization', `Bearer ${STATIC}`]]);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
   });
 });
