@@ -7,14 +7,15 @@ import { discard } from './read-body.js';
 import { encodedAnswer, foreignEncoding } from './content-encoding.js';
 import { httpRefusal, UpstreamHttpError } from './remote-errors.js';
 import { ReopenWaits } from './reopen-waits.js';
+import type { PaceClock } from './pace-clock.js';
 import { lostPositions, refusesTheId, resumableId, skippedEvents } from './sse-answer.js';
 
 /** What a 2025-era session's GET stream needs of its Streamable HTTP transport. */
 export interface GetStreamLink {
   readonly cfg: RemoteUpstreamConfig;
   readonly logger: Logger;
-  /** The monotonic clock streams are timed by (see ReopenWaits). */
-  readonly now: () => number;
+  /** The clock streams are timed and paced by (see ReopenWaits). */
+  readonly clock: PaceClock;
   /** The transport's close: it ends the waits between streams. */
   readonly signal: AbortSignal;
   /** The transport is closed (or closing): no stream is opened again. */
@@ -37,7 +38,7 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
   const { cfg, logger } = link;
   let lastEventId: string | undefined;
   let first = true;
-  const waits = new ReopenWaits(link.now);
+  const waits = new ReopenWaits(link.clock.now);
   const skipped = skippedEvents(logger, cfg.name, cfg.http.maxMessageBytes);
   const lost = lostPositions(logger, cfg.name);
   // Closed before the stream was confirmed (the instance stopped while it started): the start waiting

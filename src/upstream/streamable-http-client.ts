@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
@@ -19,6 +18,7 @@ import { discard, letGo, readBounded, readPrefix } from './read-body.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
 import { readAnswerStream, type StreamPosition } from './sse-answer.js';
 import { MAX_IDLE_RESUMES, ResumePace } from './resume-pace.js';
+import { realClock, type PaceClock } from './pace-clock.js';
 import { runGetStream, type GetStreamLink } from './get-stream.js';
 import { dispatchersOf, type RemoteDispatchers } from './remote-agents.js';
 import { endSession } from './end-session.js';
@@ -39,8 +39,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #credentials: BearerSource | undefined;
   readonly #logger: Logger;
   readonly #noise: NoiseLog;
-  /** The monotonic clock GET streams are timed by (see ReopenWaits). */
-  readonly #now: () => number;
+  /** The clock streams are timed and paced by (see ResumePace, ReopenWaits). */
+  readonly #clock: PaceClock;
   readonly #closer = sharedAbortSignal(new AbortController());
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -68,13 +68,13 @@ export class StreamableHttpClientTransport implements Transport {
   };
 
   /** `dispatcher`: a RemoteAgents, whose streams never take the connections calls need; one Dispatcher serves both. */
-  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger, now: () => number = () => performance.now()) {
+  constructor(cfg: RemoteUpstreamConfig, dispatcher: Dispatcher | RemoteDispatchers, credentials: BearerSource | undefined, logger: Logger, clock: PaceClock = realClock) {
     this.#cfg = cfg;
     this.#http = dispatchersOf(dispatcher);
     this.#credentials = credentials;
     this.#logger = logger;
     this.#noise = new NoiseLog(logger, Date.now, 'SSE event');
-    this.#now = now;
+    this.#clock = clock;
   }
 
   async start(): Promise<void> {}
@@ -308,7 +308,7 @@ export class StreamableHttpClientTransport implements Transport {
     };
     let why = '';
     const broke = (err: Error) => ((why = ` (${err.message})`), !this.#closed && !signal.aborted && this.#logger.debug({ err: err.message }, 'upstream SSE stream broke'));
-    for (const pace = new ResumePace(this.#now); ; why = '', pace.opened()) {
+    for (const pace = new ResumePace(this.#clock.now); ; why = '', pace.opened()) {
       const got = body ? await readAnswerStream(body, this.#cfg.http.maxMessageBytes, deliver, at, broke) : 'nothing';
       if (got === 'answered') return true;
       if (got === 'too large') throw answerTooLarge(this.#cfg.name, this.#cfg.http.maxMessageBytes);
@@ -317,7 +317,7 @@ export class StreamableHttpClientTransport implements Transport {
       const wait = pace.ended(got === 'messages', at.retryMs);
       if (wait === undefined) throw new Error(`it ended the stream of request ${related} ${MAX_IDLE_RESUMES} times in a row within 1 s of its resume, without a message${why}; not resumed again`);
       // Cut short once the request is given up on or the transport closes: an upstream's retry: may say minutes.
-      if (!(await delay(wait, true, { signal }).catch(() => false))) return false;
+      if (!(await this.#clock.sleep(wait, signal))) return false;
       body = undefined;
       try {
         const res = await this.#request('GET', { accept: 'text/event-stream', 'last-event-id': at.lastEventId }, undefined, { signal });
@@ -345,7 +345,7 @@ export class StreamableHttpClientTransport implements Transport {
   #getStreamLink(): GetStreamLink {
     const self = this; // the getters read its private state
     return {
-      ...{ cfg: this.#cfg, logger: this.#logger, now: this.#now, signal: this.#closer.signal },
+      ...{ cfg: this.#cfg, logger: this.#logger, clock: this.#clock, signal: this.#closer.signal },
       get closed() {
         return self.#closed;
       },

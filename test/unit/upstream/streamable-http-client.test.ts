@@ -8,6 +8,7 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../../src/upstream/streamable-http-client.js';
+import { realClock } from '../../../src/upstream/pace-clock.js';
 import { getStreamUpstream, initializedTransport, remoteConfig } from '../../helpers/get-stream-upstream.js';
 
 const logger = createLogger('silent');
@@ -156,7 +157,7 @@ describe('StreamableHttpClientTransport: a GET stream a proxy cuts, idle, each t
     const agent = new Agent();
     const cfg = remoteConfig(url);
     let clock = 0;
-    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger, () => (clock += 29_000));
+    const t = new StreamableHttpClientTransport(cfg, agent, undefined, logger, { ...realClock, now: () => (clock += 29_000) });
     try {
       await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
       await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
