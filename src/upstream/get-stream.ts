@@ -24,7 +24,8 @@ export interface GetStreamLink {
   readonly inSession: boolean;
   /** A GET, resuming from `lastEventId` when there is one. */
   open(lastEventId: string | undefined): Promise<Dispatcher.ResponseData>;
-  deliver(e: SseMessage): void;
+  /** Hands on the event's message; false when it carried none (not JSON-RPC: logged). */
+  deliver(e: SseMessage): boolean;
   /** The upstream forgot the session: the transport closes (see StreamableHttpClientTransport), and says why. */
   expired(): Error;
 }
@@ -38,7 +39,7 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
   const { cfg, logger } = link;
   let lastEventId: string | undefined;
   let first = true;
-  const waits = new ReopenWaits(link.clock.now);
+  const waits = new ReopenWaits(link.clock, () => logger.warn({ upstream: cfg.name }, 'upstream keeps ending its GET stream at once without a message; reopening it after waits doubling up to 30 s'));
   const skipped = skippedEvents(logger, cfg.name, cfg.http.maxMessageBytes);
   const lost = lostPositions(logger, cfg.name);
   // Closed before the stream was confirmed (the instance stopped while it started): the start waiting
@@ -66,14 +67,12 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
       first = false;
       const parser = new SseParser(cfg.http.maxMessageBytes, undefined, skipped);
       waits.opened();
+      // Only a message is progress: a new event id alone (a priming event) started the waits over, and an upstream
+      // ending each stream at once with one had the GET stream reopened every 250 ms for the session's life.
       let brought = false;
       try {
-        for await (const e of readSse(res.body, parser)) {
-          link.deliver(e);
-          brought = true;
-        }
+        for await (const e of readSse(res.body, parser)) brought = link.deliver(e) || brought;
       } finally {
-        brought ||= parser.lastEventId !== undefined && parser.lastEventId !== lastEventId; // a priming event counts
         lastEventId = resumableId(parser.lastEventId, lastEventId, lost);
         waits.ended(brought);
       }

@@ -353,7 +353,7 @@ export class StreamableHttpClientTransport implements Transport {
         return self.#sessionId !== undefined;
       },
       open: (id) => this.#request('GET', { accept: 'text/event-stream', ...(id ? { 'last-event-id': id } : {}) }, undefined, { stream: true }),
-      deliver: (e) => void this.#deliverEvent(e, undefined),
+      deliver: (e) => this.#deliverEvent(e, undefined) !== undefined,
       expired: () => this.#expired(),
     };
   }

@@ -8,6 +8,7 @@ import type { RemoteUpstreamConfig } from '../../src/config/schema.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { StreamableHttpClientTransport } from '../../src/upstream/streamable-http-client.js';
+import type { PaceClock } from '../../src/upstream/pace-clock.js';
 import { sessionPost } from './session-post.js';
 
 /**
@@ -32,12 +33,12 @@ export const remoteConfig = (url: string): RemoteUpstreamConfig =>
 
 /**
  * A transport to the upstream `up` (remoteConfig, an agent of its own, logging to `log`) that has sent
- * initialize and notifications/initialized, so its GET stream opens; what it receives is kept in
+ * initialize and notifications/initialized, so its GET stream opens (timed by `clock`, else the real one); what it receives is kept in
  * `received`. `close` closes the transport, then the upstream's server, then the agent.
  */
-export async function initializedTransport(up: { server: Server; url: string }, log: Logger): Promise<{ t: StreamableHttpClientTransport; received: JsonRpcMessage[]; close: () => Promise<void> }> {
+export async function initializedTransport(up: { server: Server; url: string }, log: Logger, clock?: PaceClock): Promise<{ t: StreamableHttpClientTransport; received: JsonRpcMessage[]; close: () => Promise<void> }> {
   const agent = new Agent();
-  const t = new StreamableHttpClientTransport(remoteConfig(up.url), agent, undefined, log);
+  const t = new StreamableHttpClientTransport(remoteConfig(up.url), agent, undefined, log, clock);
   const received: JsonRpcMessage[] = [];
   t.onmessage = (m) => received.push(m);
   const close = async () => {
