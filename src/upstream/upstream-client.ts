@@ -1,12 +1,8 @@
 import { GatewayError } from '../errors.js';
 import type { Cancellation } from '../jsonrpc/cancellation.js';
-import { ErrorCode } from '../jsonrpc/error-codes.js';
-import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { JsonRpcPeer, MAX_TIMER_MS, type PeerLink } from '../jsonrpc/peer.js';
 import type { CallOptions, Target, UpstreamClientHooks } from './upstream-client-hooks.js';
-import { isNotification, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/types.js';
-import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
-import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
+import { isNotification, isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { TraceAttributes } from '../observability/tracing.js';
@@ -24,10 +20,10 @@ import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 import { declaredCapabilities } from './declared-capabilities.js';
 import { cappedInstructions } from './instructions-cap.js';
+import { UpstreamAsks } from './upstream-asks.js';
 export const GATEWAY_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 export const UPSTREAM_PROTOCOL_VERSIONS: readonly string[] = SESSION_PROTOCOL_VERSIONS;
-/** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
-export const MAX_ASKING = 32;
+export { MAX_ASKING } from './upstream-asks.js';
 
 export type { CallersOf, CallOptions, UpstreamClientHooks } from './upstream-client-hooks.js';
 
@@ -47,6 +43,8 @@ export class UpstreamClient {
   readonly #leftOut: Set<string>;
   readonly #hooks: UpstreamClientHooks;
   readonly #peer: JsonRpcPeer<CallOptions>;
+  /** The upstream's own requests (sampling, elicitation, roots), put to the session each is for. */
+  readonly #asks: UpstreamAsks;
   identity: UpstreamIdentity | undefined;
   /** Which era the upstream is spoken to in: legacy (a session from initialize) or modern (per-request _meta). */
   era: 'legacy' | 'modern' = 'legacy';
@@ -64,6 +62,16 @@ export class UpstreamClient {
     this.#hooks = hooks;
     this.#leftOut = hooks.leftOut ?? new Set();
     this.#peer = new JsonRpcPeer(this.#link());
+    this.#asks = new UpstreamAsks({
+      name,
+      transport,
+      peer: this.#peer,
+      logger,
+      warnings: this.#warnings,
+      declared: () => this.#declared,
+      target: (related) => this.#target(related),
+      onUnattributed: (method) => hooks.onUnattributed?.(method),
+    });
     // long-lived: one per upstream connection
     transport.onmessage = (m, extra) => this.#onMessage(m, extra?.relatedRequestId, extra?.bytes);
     transport.onclose = (reason) => this.#onClose(reason); // long-lived: one per upstream connection
@@ -80,7 +88,8 @@ export class UpstreamClient {
       maxResultBytes: this.#hooks.maxResultBytes,
       tooLargeError: (bytes, limit, isError) => {
         this.#logger.warn({ bytes, limit }, 'upstream answer over maxResultBytes; the call fails');
-        return new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${upstream}" returned ${isError ? 'an error' : 'a result'} of ${bytes} bytes, more than the limit of ${limit} (maxResultBytes)`, { upstream, bytes, limit });
+        const what = isError ? 'an error' : 'a result';
+        return new GatewayError('SWB_RESULT_TOO_LARGE', `upstream "${upstream}" returned ${what} of ${bytes} bytes, more than the limit of ${limit} (maxResultBytes)`, { upstream, bytes, limit });
       },
       remoteError: (error, opts) => upstreamError(this.era === 'legacy' ? legacyUpstreamError(error, opts.caller) : modernUpstreamError(error), upstream),
       timeoutReason: 'timed out at the gateway',
@@ -126,7 +135,8 @@ export class UpstreamClient {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" sent no capabilities in its initialize result`, { upstream: this.#name });
     }
     // Instructions that are not text (an object, a number) went out as "[object Object]" or "42": none are given. Long ones are cut.
-    if (typeof result.instructions !== 'string') delete result.instructions; else result.instructions = cappedInstructions(result.instructions, this.#logger);
+    if (typeof result.instructions === 'string') result.instructions = cappedInstructions(result.instructions, this.#logger);
+    else delete result.instructions;
     result.capabilities = declaredCapabilities(result.capabilities);
     this.identity = result as unknown as UpstreamIdentity;
     // Resolves once the link can carry what the upstream sends on its own (a GET stream): only then ready.
@@ -167,7 +177,8 @@ export class UpstreamClient {
    * `signal` closes it (to open another with a new set of resources); `acknowledged` hears what it honours.
    */
   listen(resourceSubscriptions: string[], signal: Cancellation, acknowledged?: CallOptions['acknowledged']): Promise<unknown> {
-    const [forever, before] = [MAX_TIMER_MS, this.#peer.inflight];
+    const forever = MAX_TIMER_MS;
+    const before = this.#peer.inflight;
     const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions };
     const listening = this.#peer.request('subscriptions/listen', withModernMeta({ notifications }, this.#declared), { timeoutMs: forever, maxTimeoutMs: forever, signal, acknowledged });
     if (this.#peer.inflight === before) return listening; // refused at once (closed, cancelled): never in flight
@@ -269,7 +280,7 @@ export class UpstreamClient {
   }
 
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
-    if (isRequest(m)) return this.#onServerRequest(m, related);
+    if (isRequest(m)) return this.#asks.asked(m, related);
     if (isNotification(m)) return this.#onNotification(m.method, m.params, related);
     // False for an answer after a cancellation or timeout (the race the spec warns about: quietly) and for ids never
     // sent, numbers too (a server answering id+1, a proxy renumbering: its calls time out, and the log says why).
@@ -290,8 +301,8 @@ export class UpstreamClient {
       // A 2026-07-28 server tears down a subscription by cancelling its listen request (the one
       // cancellation it may send): that listen has ended, as with its final result.
       const id = params?.requestId as RequestId | undefined;
-      if (this.#peer.methodOf(id) === 'subscriptions/listen') return void this.#peer.response({ jsonrpc: '2.0', id: id!, result: { resultType: 'complete' } });
-      this.#peer.cancelled(params, 'cancelled by the upstream');
+      if (this.#peer.methodOf(id) === 'subscriptions/listen') this.#peer.response({ jsonrpc: '2.0', id: id!, result: { resultType: 'complete' } });
+      else this.#peer.cancelled(params, 'cancelled by the upstream');
       return;
     }
     this.#hooks.onNotification(method, params, () => this.#target(related));
@@ -301,97 +312,16 @@ export class UpstreamClient {
   #acknowledged(params: Record<string, unknown> | undefined, related: RequestId | undefined): void {
     const id = ((params?._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID] ?? related) as RequestId | undefined;
     const notifications = params?.notifications;
-    if (this.#peer.methodOf(id) === 'subscriptions/listen' && notifications !== null && typeof notifications === 'object') this.#peer.options(id)?.acknowledged?.(notifications as Record<string, unknown>);
+    if (this.#peer.methodOf(id) !== 'subscriptions/listen' || notifications === null || typeof notifications !== 'object') return;
+    this.#peer.options(id)?.acknowledged?.(notifications as Record<string, unknown>);
   }
-
-  #onServerRequest(req: JsonRpcRequest, related: RequestId | undefined): void {
-    if (req.method === 'ping') return this.#reply(req.id, {});
-    const missing = missingCapability(this.#declared, req.method, req.params);
-    if (missing) return this.#undeclared(req, capabilityName(missing));
-    const target = this.#target(related);
-    if (!target) return this.#unattributed(req, related);
-    // Each waits for a client (maybe a person, for minutes): one asking without end (or reusing an id) is refused, not relayed.
-    if (this.#peer.accepted >= MAX_ASKING || this.#peer.accepting(req.id)) return this.#tooMany(req);
-    const cancel = this.#peer.accept(req.id);
-    // The upstream waits on the client (maybe a person): the caller's calls here do not time out meanwhile.
-    const resume = this.#peer.pause((o) => o.caller === target.caller);
-    // The client's progress on it goes back to the upstream that asked for it (the spec's either-way progress).
-    const progress = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken === undefined ? undefined : (params: Record<string, unknown>) => void (cancel.aborted || this.#transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params }).catch(() => {}));
-    target.caller
-      .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress, this.#name)
-      .then(
-        (result) => {
-          if (!cancel.aborted) this.#answer(req.id, req.method, result); // the upstream cancelled it: it expects no answer
-        },
-        (err: unknown) => {
-          if (cancel.aborted) return; // the upstream cancelled it: it expects no answer
-          this.#replyError(req.id, err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, (err as Error).message));
-        },
-      )
-      .finally(() => {
-        resume();
-        this.#peer.done(req.id, cancel);
-      });
-  }
-
-  /**
-   * Refused rather than guessed: put to the wrong client, a sampling or elicitation request would show
-   * one user another's prompt. Said where the operator looks (a warning, a metric), with the fix: the
-   * client only sees its tool call fail.
-   */
-  #unattributed(req: JsonRpcRequest, related: RequestId | undefined): void {
-    const o = related === undefined ? undefined : this.#peer.options(related);
-    if (this.#declared.roots !== undefined) return this.#notYetOwned(req, related !== undefined && !o ? related : undefined);
-    const sessions = this.activeCallers().size;
-    const why =
-      related !== undefined && !o ? `the request it came with (${related}) has ended`
-      : o ? `it came with the gateway's own ${this.#peer.methodOf(related)}, which no client session sent`
-      : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
-    this.#warnings.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${this.#name}": ${why}; set sharing: per-session on upstream "${this.#name}" (its sampling, elicitation and roots requests then always reach their client)`);
-    this.#hooks.onUnattributed?.(req.method);
-    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`));
-  }
-
-  /**
-   * A dedicated (per-session) connection with no session to ask: a warm spare before its session (server-everything asks for roots
-   * as it starts; roots/list_changed tells it when its session is ready), or an ended call. No config to fix: no warning to set the
-   * per-session sharing it has, and not a shared upstream's unattributed request (the metric).
-   */
-  #notYetOwned(req: JsonRpcRequest, ended: RequestId | undefined): void {
-    const why = ended !== undefined ? `the request it came with (${ended}) has ended` : 'no client session is attached to this instance yet';
-    this.#logger.debug({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": ${why}`);
-    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `${why}; "${req.method}" has no client to go to`));
-  }
-
-  #tooMany(req: JsonRpcRequest): void {
-    this.#warnings.warn({ method: req.method, limit: MAX_ASKING }, `refused "${req.method}" from upstream "${this.#name}": ${MAX_ASKING} of its requests already await a client's answer`);
-    this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `${MAX_ASKING} of this connection's requests already await a client's answer; ask again once they are answered`));
-  }
-
-  /**
-   * Refused as a client refuses what it did not declare (-32601), never relayed: a shared server asking
-   * for roots would otherwise learn the workspace of whichever user the routing guess picked.
-   */
-  #undeclared(req: JsonRpcRequest, capability: string): void {
-    const fix = req.method === 'roots/list' ? `; a shared connection is not offered roots: set sharing: per-session on upstream "${this.#name}" if it needs them` : '';
-    this.#warnings.warn({ method: req.method }, `refused "${req.method}" from upstream "${this.#name}": the gateway did not declare ${capability} to it${fix}`);
-    this.#replyError(req.id, new JsonRpcError(ErrorCode.MethodNotFound, `the gateway did not declare ${capability} to this connection, so "${req.method}" is not relayed`));
-  }
-
-  // Answers to the upstream's own requests: a connection that closes meanwhile has nobody to tell.
-  #reply = (id: RequestId, result: Record<string, unknown>): void => void this.#transport.send({ jsonrpc: '2.0', id, result }).catch(() => {});
-  /** A client's answer to the upstream's request; one that breaks the schema of what it answers is refused instead (client-answer.ts). */
-  #answer = (id: RequestId, method: string, result: Record<string, unknown>): void => {
-    const bad = invalidClientAnswer(method, result);
-    return bad ? this.#replyError(id, bad) : this.#reply(id, result);
-  };
-  #replyError = (id: RequestId, err: JsonRpcError): void => void this.#transport.send(err.toResponse(id)).catch(() => {});
 
   #onClose(reason: TransportError | undefined): void {
     // The session forgotten (a restart): the upstream is alive and answering, so its circuit must not count the calls
     // in flight (counted as crashed, a restart under a few calls paused it once it was back); idempotent ones are retried.
-    const err = reason?.code === 'session-expired' ? sendFailure(this.#name, reason)
-      : new GatewayError('SWB_UPSTREAM_CRASHED', reason ? `upstream "${this.#name}": ${reason.message}` : `upstream "${this.#name}" closed its connection while requests were in flight`, { upstream: this.#name });
+    const upstream = this.#name;
+    const why = reason ? `upstream "${upstream}": ${reason.message}` : `upstream "${upstream}" closed its connection while requests were in flight`;
+    const err = reason?.code === 'session-expired' ? sendFailure(upstream, reason) : new GatewayError('SWB_UPSTREAM_CRASHED', why, { upstream });
     this.#peer.close(err, 'upstream closed');
     this.#warnings.close();
   }
