@@ -227,15 +227,22 @@ export class RedisVaultStore implements VaultStore {
 
   /** HSCAN of the hash, the dead ones of each batch through SWEEP_DEAD; only by the replica that claims the sweep (SET NX PX). */
   async sweepDead(expiredBefore: number, onceInMs: number): Promise<number | undefined> {
-    if ((await this.#redis.set(`${this.#prefix}swept`, '1', 'PX', onceInMs, 'NX')) === null) return undefined;
+    const claim = `${this.#prefix}swept`;
+    if ((await this.#redis.set(claim, '1', 'PX', onceInMs, 'NX')) === null) return undefined;
     let cursor = '0';
     let n = 0;
-    do {
-      const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
-      cursor = next;
-      const fields = flat.filter((_, i) => i % 2 === 0 && isDead(JSON.parse(flat[i + 1]!) as VaultEntry, expiredBefore));
-      if (fields.length > 0) n += Number(await this.#redis.eval(SWEEP_DEAD, 2, this.#links, this.#order, expiredBefore, `${this.#prefix}user:`, ...fields));
-    } while (cursor !== '0');
+    try {
+      do {
+        const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
+        cursor = next;
+        const fields = flat.filter((_, i) => i % 2 === 0 && isDead(JSON.parse(flat[i + 1]!) as VaultEntry, expiredBefore));
+        if (fields.length > 0) n += Number(await this.#redis.eval(SWEEP_DEAD, 2, this.#links, this.#order, expiredBefore, `${this.#prefix}user:`, ...fields));
+      } while (cursor !== '0');
+    } catch (err) {
+      // Failed partway: the claim goes, so that the retry (this replica's or another's) sweeps this hour.
+      await this.#redis.del(claim).catch(() => {});
+      throw err;
+    }
     return n;
   }
 
