@@ -9,6 +9,7 @@ import { httpRefusal, UpstreamHttpError } from './remote-errors.js';
 import { ReopenWaits } from './reopen-waits.js';
 import type { PaceClock } from './pace-clock.js';
 import { lostPositions, refusesTheId, resumableId, skippedEvents } from './sse-answer.js';
+import { MAX_TIMER_MS } from '../jsonrpc/peer.js';
 
 /** What a 2025-era session's GET stream needs of its Streamable HTTP transport. */
 export interface GetStreamLink {
@@ -46,6 +47,11 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
   // on it fails, not hangs (with it every request queued behind the start, and their tenants' slots).
   // After a confirmation this is a no-op.
   const gone = () => failed(new Error(`upstream "${cfg.name}": the transport was closed`));
+  // The upstream's last `retry:` (an EventSource's reconnection time, kept until it sends another): every reopening
+  // waits at least that long, as the 2025-11-25 transport says a client MUST. Before 2026-12-07 the GET stream went by
+  // its own waits alone (250 ms after a working stream), so an upstream asking for room with `retry: 5000` was back
+  // at it a quarter of a second later. At most what a timer can wait (a longer delay fires after 1 ms in Node).
+  let retryMs = 0;
   while (!link.closed) {
     let retryAfter = 0;
     try {
@@ -74,6 +80,7 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
         for await (const e of readSse(res.body, parser)) brought = link.deliver(e) || brought;
       } finally {
         lastEventId = resumableId(parser.lastEventId, lastEventId, lost);
+        if (parser.retryMs !== undefined) retryMs = Math.min(parser.retryMs, MAX_TIMER_MS);
         waits.ended(brought);
       }
     } catch (err) {
@@ -82,7 +89,7 @@ export async function runGetStream(link: GetStreamLink, confirmed: () => void, f
       retryAfter = throttledReopen(logger, cfg.name, err);
     }
     if (link.closed) return gone();
-    await waits.wait(link.signal, retryAfter);
+    await waits.wait(link.signal, Math.max(retryAfter, retryMs));
   }
   gone();
 }

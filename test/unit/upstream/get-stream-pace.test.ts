@@ -52,4 +52,21 @@ describe('the GET stream of a remote upstream ended at once, each time with a ne
     assert.equal(r.notes, REOPENINGS + 1);
     assert.deepEqual(r.warnings, []);
   });
+
+  it("waits at least the upstream's last `retry:` before each reopening, kept until it sends another", async () => {
+    // The first stream says retry: 5000, the next two say nothing (the reconnection time stays), the fourth says 100.
+    const retry = (n: number) => (n === 1 ? 'retry: 5000\n' : n === 4 ? 'retry: 100\n' : '');
+    const r = await reopenings((res, n) => res.end(`${retry(n)}id: g${n}\ndata: ${note}\n\n`));
+    // Before 2026-12-07: 250 ms every time, whatever the upstream asked.
+    assert.deepEqual(r.waits, [5000, 5000, 5000, ...Array(REOPENINGS - 3).fill(250)]);
+    assert.equal(r.notes, REOPENINGS + 1);
+  });
+
+  it('idle, backs off above a short `retry:` and never waits less than a long one', async () => {
+    const r = await reopenings((res, n) => res.end(`retry: 3000\nid: g${n}\ndata:\n\n`));
+    assert.deepEqual(r.waits, [3000, 3000, 3000, 3000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000]);
+    const long = await reopenings((res, n) => res.end(`retry: 99999999999\nid: g${n}\ndata: ${note}\n\n`));
+    // At most what a timer can wait: a longer delay fires after 1 ms in Node.
+    assert.deepEqual(long.waits.slice(0, 2), [2 ** 31 - 1, 2 ** 31 - 1]);
+  });
 });
