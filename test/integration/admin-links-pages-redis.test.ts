@@ -31,6 +31,10 @@ describe('GET /links pages with the vault in Redis', { timeout: 120_000 }, () =>
   before(async () => {
     redis = await startRedis();
     raw = new Redis(redis.url);
+    // This hour's dead-link sweep claimed, as by a replica before: the gateway's sweep at start (retried a second
+    // later, then at doubling waits, while its connection is not up) HSCANs the links hash, and on a loaded machine
+    // it fell inside the window the first test watches, whose pages must not read the hash whole.
+    await raw.set('lp:vault:swept', '1', 'PX', 3_600_000);
     const closed = 'http://127.0.0.1:9'; // never contacted: links are stored directly
     const upstream = (name: string) => ({ name, transport: 'streamable-http' as const, url: `${closed}/mcp`, sharing: 'per-user' as const, pinning: 'off' as const, auth: { type: 'user-oauth' as const, clientId: 'switchboard', authorizationEndpoint: `${closed}/authorize`, tokenEndpoint: `${closed}/token` } });
     dir = mkdtempSync(join(tmpdir(), 'swb-links-pages-'));

@@ -64,6 +64,10 @@ describe('user consent with the vault in Redis: replicas, restarts, operators, k
     redis = await startRedis({ persist: true });
     raw = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     raw.on('error', () => {}); // down while Redis restarts
+    // This hour's dead-link sweep claimed, as by a replica before: a gateway's sweep at start (retried a second
+    // later, then at doubling waits, while its connection is not up) HSCANs the links hash, and on a loaded machine
+    // it fell inside the window the listing test watches. The sweep test below takes the claim back.
+    await raw.set('vt:vault:swept', '1', 'PX', 3_600_000);
     for (const sub of ['alice', 'bob']) tokens[sub] = await signToken(key, { sub, expIn: 600 });
   });
 
