@@ -49,7 +49,8 @@ describe('the event log while Redis answers nothing', { timeout: 120_000 }, () =
     server.pause();
     try {
       for (const id of ['f1', 'f2']) {
-        const r = await post(gw, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'flood', arguments: { count: 2000, bytes: 32 * 1024 }, _meta: { progressToken: id } } }, { sid: s.sid, version: s.version });
+        // 64 MB through the gateway: more than the helper's 10 s on a loaded machine (two suites side by side).
+        const r = await post(gw, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'flood', arguments: { count: 2000, bytes: 32 * 1024 }, _meta: { progressToken: id } } }, { sid: s.sid, version: s.version, signal: AbortSignal.timeout(60_000) });
         assert.equal(r.status, 200);
         const text = await r.text();
         assert.match(text, /flooded 2000/, 'the owner answered while Redis was frozen');
