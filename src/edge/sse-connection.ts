@@ -15,6 +15,22 @@ import { AnswerHolds, type Held, type HoldOwner } from './answer-holds.js';
 /** A POST stream's headers wait at least this long for its first event (at most twice it). */
 const HEADERS_DELAY_MS = 25;
 
+/**
+ * A stream's response headers, as one flat list (see endJson): given as an object spread over the defaults, each
+ * stream's headers were a new hidden class, read key by key. `extra` (the session id) must not name these.
+ * `length`: a whole body's, sent in one write: nothing for a proxy to hold back, so no `X-Accel-Buffering`.
+ * No `Connection: keep-alive`: Node writes the connection's own (keep-alive, or close where it will close it,
+ * which a fixed header contradicted), as for every other answer. Each header given here is validated by Node
+ * per response (two regular expressions, a lower-casing): two fewer on every quick SSE answer.
+ */
+function headerList(extra: Record<string, string>, length: string | undefined): string[] {
+  const list = ['content-type', 'text/event-stream', 'cache-control', 'no-cache, no-transform'];
+  if (length === undefined) list.push('x-accel-buffering', 'no');
+  else list.push('content-length', length);
+  for (const name in extra) list.push(name, extra[name]!);
+  return list;
+}
+
 /** Every live stream of one app: their limits, and one keep-alive timer for all of them. */
 export class SseHub {
   readonly maxBufferBytes: number;
@@ -146,18 +162,11 @@ export class SseConnection implements Held, HoldOwner {
   constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
     this.#res = res;
     this.#hub = hub;
-    const all = {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      ...headers,
-    };
     if (flush) {
-      res.writeHead(200, all);
+      res.writeHead(200, headerList(headers, undefined));
       res.flushHeaders();
     } else {
-      this.#headers = all;
+      this.#headers = headers;
       // A quick answer leaves with its headers in one write; a slow one must not keep the client
       // waiting for headers (clients and proxies time out on them), so they go out after a moment.
       hub.headerHolds.hold(this);
@@ -183,10 +192,10 @@ export class SseConnection implements Held, HoldOwner {
     else this.#preface += text;
   }
 
-  /** The held headers, given to the response now (a stream of unknown length: chunked). */
-  #writeHead(): ServerResponse {
+  /** The held headers, given to the response now: a stream of unknown length (chunked), or `length` bytes in all. */
+  #writeHead(length?: string): ServerResponse {
     if (this.#headers) {
-      this.#res.writeHead(200, this.#headers);
+      this.#res.writeHead(200, headerList(this.#headers, length));
       this.#headers = undefined;
       this.#hub.headerHolds.release(this);
     }
@@ -227,8 +236,7 @@ export class SseConnection implements Held, HoldOwner {
     this.#preface = '';
     if (this.#headers) {
       // Nothing went out yet: the whole stream is this text, and its length is known (no chunked framing).
-      this.#headers['content-length'] = String(Buffer.byteLength(text));
-      this.#writeHead();
+      this.#writeHead(String(Buffer.byteLength(text)));
     }
     if (text === '') this.#res.end(sent);
     else this.#res.end(text, sent);

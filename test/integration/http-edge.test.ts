@@ -155,7 +155,11 @@ function assertSseHeaders(res: Response): void {
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
   assert.match(res.headers.get('cache-control') ?? '', /^no-cache/);
-  assert.equal(res.headers.get('x-accel-buffering'), 'no');
+  // A stream a proxy must pass on as it comes says so; an answer whole in one write, with its length, has nothing to hold back.
+  assert.equal(res.headers.get('x-accel-buffering'), res.headers.has('content-length') ? null : 'no');
+  // The connection's own, as Node writes it for every answer (before 2026-12-07 a fixed keep-alive).
+  assert.equal(res.headers.get('connection'), 'keep-alive');
+  assert.match(res.headers.get('keep-alive') ?? '', /^timeout=\d+/);
 }
 
 /** POST a request and open its SSE answer stream (status and headers asserted). */
