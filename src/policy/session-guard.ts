@@ -14,6 +14,7 @@ import type { TenantPolicy } from './tenant-policy.js';
 import { clipped } from '../observability/clipped.js';
 import { withoutPassword } from '../observability/uri-password.js';
 import { shownCompletion } from './completion-values.js';
+import { shownContents } from './read-contents.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -229,6 +230,7 @@ export class SessionGuard {
   filterList(method: string, result: Result, params?: Result): Result {
     // Completion values are names too: one that makes a URI the rules hide is left out as a list leaves it out.
     if (method === 'completion/complete') return shownCompletion(this, params, result);
+    if (method === 'resources/read') return shownContents(this, params, result); // the contents of URIs other than the one asked
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
