@@ -227,3 +227,20 @@ export function separatedTemplate(template: string): string | undefined {
   const out = template.replace(SEPARATED, '$1{$1');
   return out === template ? undefined : out;
 }
+
+/**
+ * A file URI with an authority or a query (`file://h/dir/x`, `file://u@/dir/x`, `file:///dir/x?v=1`) as the path a
+ * server that ignores them reads (`file:///dir/x`): `new URL(uri).pathname` in Node, `urlparse(uri).path` in
+ * Python and Go's url.Parse all do. Undefined for any other URI (a file URI with neither: the common case).
+ */
+export function filePath(uri: string): string | undefined {
+  if (!uri.startsWith('file://')) return undefined;
+  const hash = uri.indexOf('#');
+  let query = uri.indexOf('?');
+  if (hash >= 0 && query > hash) query = -1; // a "?" in the fragment is no query
+  const hosted = uri[7] !== '/';
+  if (!hosted && query < 0) return undefined;
+  const end = query >= 0 ? query : hash >= 0 ? hash : uri.length;
+  const slash = hosted ? uri.indexOf('/', 7) : 7;
+  return slash < 0 || slash > end ? 'file:///' : `file://${uri.slice(slash, end)}`;
+}

@@ -4,7 +4,7 @@ import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
 import { coversAllUnder, mayMatchUnder } from './upstream-reach.js';
-import { matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
+import { filePath, matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
 const ABNORMAL: Record<UriProblem, Decision> = {
@@ -131,7 +131,7 @@ export class TenantPolicy {
    */
   decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template' = true, alias?: string): Decision {
     const d = this.#decide(kind, name, scopes, asked);
-    if (alias === undefined) return d;
+    if (alias === undefined) return kind === 'resource' && asked === true && d.allowed ? this.#pathOnly(name, scopes, d) : d;
     // Two names for one tool (bare, and prefixed on an endpoint showing one upstream unprefixed): a deny
     // of either wins, then a scope the rule matching either first asks and the token lacks (a broader
     // "*" after it, matching the other name, granted the tool to every token), then an allow of either.
@@ -142,6 +142,19 @@ export class TenantPolicy {
     if (d.reason === 'missing_scope') return d;
     if (a.reason === 'missing_scope') return a;
     return a.allowed && !d.allowed ? a : d;
+  }
+
+  /**
+   * A file URI with an authority or a query, allowed as written, as a server that ignores them reads it: a deny
+   * of that path, or a scope its first matching rule asks, wins (`file://h/dir/secret/x` was read past a deny of
+   * `file:///dir/secret*`, `file:///etc/shadow?x` past one of `file:///etc/shadow`). Its allow does not grant
+   * it: to a server that reads the host, it is another machine's file.
+   */
+  #pathOnly(uri: string, scopes: ReadonlySet<string>, d: Decision): Decision {
+    const path = filePath(uri);
+    if (path === undefined) return d;
+    const h = this.#decide('resource', path, scopes, true);
+    return h.reason === 'deny_rule' || h.reason === 'missing_scope' ? h : d;
   }
 
   #decide(kind: CatalogueKind, name: string, scopes: ReadonlySet<string>, asked: boolean | 'template'): Decision {

@@ -124,3 +124,33 @@ describe('TenantPolicy on a URI with a fragment (found by a review)', () => {
     }
   });
 });
+
+describe('TenantPolicy on a file URI with an authority or a query (found by a review)', () => {
+  const resources = (r: TenantConfig['resources']) =>
+    new TenantPolicy({ name: 't', endpoints: ['*'], tools: { allow: ['*'], deny: [] }, resources: r, prompts: { allow: ['*'], deny: [] }, limits: {}, arguments: [], confirm: [] } as TenantConfig);
+  const none = new Set<string>();
+
+  it('a deny of the path holds under any host or user information (a server may read the path alone)', () => {
+    const t = resources({ allow: ['*'], deny: ['file:///dir/secret*'] });
+    for (const uri of ['file://evil/dir/secret/key.txt', 'file://u@/dir/secret/key.txt', 'file://u@evil.example/dir/secret#x']) {
+      assert.equal(t.decide('resource', uri, none).reason, 'deny_rule', uri);
+    }
+    assert.equal(t.decide('resource', 'file://evil/dir/a.txt', none).allowed, true);
+  });
+
+  it('an exact deny holds with a query (a server reading the path ignores it); a "?" in the fragment is no query', () => {
+    const t = resources({ allow: ['*'], deny: ['file:///etc/shadow'] });
+    for (const uri of ['file:///etc/shadow?x=1', 'file://h/etc/shadow?x', 'file:///etc/shadow?x#y']) assert.equal(t.decide('resource', uri, none).reason, 'deny_rule', uri);
+    assert.equal(t.decide('resource', 'file:///etc/hosts?x=1', none).allowed, true);
+    assert.equal(t.decide('resource', 'file:///etc/shadowy#?', none).allowed, true);
+  });
+
+  it('the scopes the rule matching the path asks hold; an allow of the path alone does not grant another host', () => {
+    const scoped = resources({ allow: [{ match: 'file:///dir/secret/*', scopes: ['admin'] }, '*'], deny: [] });
+    assert.equal(scoped.decide('resource', 'file://evil/dir/secret/key.txt', none).reason, 'missing_scope');
+    assert.equal(scoped.decide('resource', 'file://evil/dir/secret/key.txt', new Set(['admin'])).allowed, true);
+    const local = resources({ allow: ['file:///docs/*'], deny: [] });
+    assert.equal(local.decide('resource', 'file://evil/docs/a.txt', none).allowed, false);
+    assert.equal(local.decide('resource', 'file:///docs/a.txt', none).allowed, true);
+  });
+});
