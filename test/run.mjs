@@ -56,10 +56,15 @@ const out = join(tmpdir(), `swb-durations-${process.pid}.jsonl`);
 const reporters = record
   ? ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./test/helpers/durations-reporter.mjs', '--test-reporter-destination=stdout']
   : [];
+// The runner gives each file (a test of its own, in its own process) the default timeout too, so this bounds a
+// file's whole run: 180 s cancelled tool-pinning (66 s quiet, its CLI runs compile the CLI each time) on a loaded
+// machine, as it did a file in CI (Node 22, "cancelled 1"). The longest file takes ~125 s quiet; tests that can
+// hang set their own, shorter timeouts.
+const TIMEOUT_MS = 600_000;
 const run = (list, concurrency) =>
   list.length === 0
     ? 0
-    : (spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...reporters, ...flags, ...list], {
+    : (spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${TIMEOUT_MS}`, ...reporters, ...flags, ...list], {
         stdio: 'inherit',
         env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', SWB_DURATIONS_OUT: out },
       }).status ?? 1);
