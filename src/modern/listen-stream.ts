@@ -72,11 +72,19 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   const t0 = performance.now();
   const asked = (sink.call.params.notifications ?? {}) as Filter;
   const id = sink.id;
-  const filter = await honoured(session, guard, asked, limits.listenUrisMax);
+  session.settingUpListen(1);
+  let filter: Filter;
+  try {
+    filter = await honoured(session, guard, asked, limits.listenUrisMax);
+  } finally {
+    session.settingUpListen(-1);
+  }
   // The client left while the subscriptions were made (its 'close' came before there was an owner to
-  // tell): undone, or the standing would count a listener for ever and never be swept.
-  if (!sink.open) {
+  // tell): undone, or the standing would count a listener for ever and never be swept. Or the standing
+  // ended meanwhile (an operator, a reload): a listener there would never hear anything, so the client is told.
+  if (!sink.open || session.closed) {
     for (const uri of filter.resourceSubscriptions ?? []) void session.unsubscribe(uri);
+    if (sink.open) sink.finish(new JsonRpcError(ErrorCode.InternalError, 'ended: the gateway ended this caller\'s standing on the endpoint while the stream was being set up; send subscriptions/listen again').toResponse(id));
     return;
   }
   const tag = (params: Record<string, unknown> | undefined) => ({ ...params, _meta: { ...(params?._meta as object | undefined), [META_SUBSCRIPTION_ID]: id } });

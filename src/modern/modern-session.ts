@@ -74,6 +74,8 @@ export class ModernSession implements UpstreamCaller {
   /** What the modern service's exchanges of this standing call back (the service's to set, once). */
   exchangeHooks: ExchangeHooks | undefined;
   #closed = false;
+  /** Listen streams whose set-up has not finished (see settingUpListen). */
+  #listensOpening = 0;
 
   constructor(o: ModernSessionOptions) {
     this.id = o.id;
@@ -107,9 +109,18 @@ export class ModernSession implements UpstreamCaller {
     return !this.perToken;
   }
 
-  /** Exchanges not yet over (the idle sweeper leaves a session with any alone). */
+  /** Exchanges not yet over, listen streams open or being set up (the idle sweeper leaves a session with any alone). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || this.listeners.size > 0;
+    return this.#exchanges.size > 0 || this.listeners.size > 0 || this.#listensOpening > 0;
+  }
+
+  /**
+   * A listen stream's set-up began (+1: its resource subscriptions are on their way upstream) or ended (-1).
+   * Until its listener is in, nothing else says the standing is in use: swept for idleness meanwhile, the
+   * stream was acknowledged on an ended standing and heard nothing more.
+   */
+  settingUpListen(delta: 1 | -1): void {
+    this.#listensOpening += delta;
   }
 
   /** Requests in flight (operators' views). */
