@@ -1,4 +1,5 @@
 import { GatewayError, toJsonRpcError } from '../errors.js';
+import { invalidClientAnswer } from '../jsonrpc/client-answer.js';
 import { capabilityName, missingClientCapability } from '../jsonrpc/client-capabilities.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
@@ -52,4 +53,20 @@ export function capabilityRefusal(capabilities: Record<string, any>, method: str
   const missing = missingClientCapability(capabilities, method, params);
   if (!missing) return undefined;
   return new JsonRpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: "${method}" needs ${capabilityName(missing)}`, { requiredCapabilities: missing });
+}
+
+/**
+ * -32602 for the first answer a retry brings that breaks the schema of the question it answers (an object:
+ * anything else is no answer, and the question is asked again). The client's invalid input, refused as the
+ * spec's MRTR error handling and a 2026-07-28 upstream's round (checkedAnswer) refuse it; before 2026-12-07 a
+ * 2025 upstream was sent an error in its place, and the client got whatever the upstream made of it.
+ */
+export function invalidAnswer(asked: Record<string, { method: string }>, answers: Record<string, unknown>): JsonRpcError | undefined {
+  for (const [key, ask] of Object.entries(asked)) {
+    const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) continue;
+    const bad = invalidClientAnswer(ask.method, answer as Record<string, unknown>);
+    if (bad) return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${key}"]: ${bad.message}`, { key });
+  }
+  return undefined;
 }

@@ -13,6 +13,7 @@ import { Exchange, type AttemptSink, type ExchangeHooks } from './exchange.js';
 import type { ModernCall } from './modern-request.js';
 import type { ModernSession } from './modern-session.js';
 import type { ModernSessions } from './modern-sessions.js';
+import { invalidAnswer } from './input-requests.js';
 import { listen } from './listen-stream.js';
 import { paramHeaderCheck } from './param-headers.js';
 import { RequestStateError } from './request-state-error.js';
@@ -224,7 +225,12 @@ export class ModernService {
     // Single use whatever the record remembers (a bounded one forgets its oldest claims): the exchange
     // takes only its current round's state, and only once.
     if (!exchange.takeState(where.stateId)) return refuse(new RequestStateError('replayed'));
-    this.#attach(exchange, sink, objectOrUndefined(call.params.inputResponses));
+    const answers = objectOrUndefined(call.params.inputResponses);
+    // An answer that breaks its question's schema ends the call (-32602), as a 2026-07-28 upstream's round does:
+    // the upstream's held question is refused and its call cancelled, never sent an error in the answer's place.
+    const invalid = answers && invalidAnswer(exchange.inputRequests(), answers);
+    this.#attach(exchange, sink, invalid ? undefined : answers);
+    if (invalid) exchange.abandon(invalid);
   }
 
   /**

@@ -142,15 +142,16 @@ describe("a client's answer that breaks the schema of the request it answers is 
     }
   });
 
-  it('a 2026-07-28 retry whose input response breaks the schema: the upstream is answered an error', async () => {
+  // Before 2026-12-07 the upstream was answered an error in its place, and the client got the tool's result of that.
+  it('a 2026-07-28 retry whose input response breaks the schema is refused -32602, as through a 2026-07-28 upstream', async () => {
     const shared = await startGateway({ upstreams: [UPSTREAM], endpoints: [{ path: '/mcp', upstreams: ['rec'] }] });
     try {
       const params = { name: 'ask', arguments: { method: 'elicitation/create' } };
       const round = inputRound(await modernPost(shared.url(), 'tools/call', params));
       const retry = await modernPost(shared.url(), 'tools/call', { ...params, inputResponses: { [round.key]: { action: 5 } }, requestState: round.state });
-      const relayed = JSON.parse(retry.body.result.content[0].text) as Json;
-      assert.equal(relayed.error?.code, -32603, JSON.stringify(relayed));
-      assert.match(relayed.error?.message, /answer to "elicitation\/create" is invalid/);
+      assert.equal(retry.body.result, undefined, JSON.stringify(retry.body));
+      assert.equal(retry.body.error?.code, -32602, JSON.stringify(retry.body));
+      assert.match(retry.body.error?.message, /answer to "elicitation\/create" is invalid/);
     } finally {
       await shared.close();
     }
