@@ -37,6 +37,30 @@ function refusalOf(block: ToolBlock | undefined): GatewayError | undefined {
   return block && new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
 }
 
+/** Why pinning withholds a tool, by its rule, in words that name no tool (see withheldAs). */
+function withheldBecause(details: Readonly<Record<string, unknown>>): string {
+  switch (details.rule) {
+    case 'pinning.pins':
+      return "is withheld: its definition does not match its pin in the gateway's config; an operator must review the change and update that pin";
+    case 'pinning.store-unavailable':
+      return "is withheld for now: it cannot be checked against the upstream's pins (the pin store is unavailable); retry shortly";
+    case 'pinning.limit':
+      return 'is withheld: the gateway cannot check it against the upstream\'s pins (more tools than it keeps track of); an operator must review the upstream';
+  }
+  const what = details.newTool === true ? 'it is a new tool, which appeared after the upstream\'s tools were pinned' : 'its definition changed since it was pinned';
+  return `is withheld: ${what}; an operator must review it ("switchboard pins list") and approve the definition with hash ${String(details.sha256)}`;
+}
+
+/**
+ * Pinning's refusal of a call by a curation rename, told by that name: the refusal names the tool by the
+ * upstream's own name (what `pins approve` takes), which the rename keeps from the caller's view, as the
+ * list, search and every other refusal do. The operator finds the tool with `pins list` by its hash.
+ */
+export function withheldAs(err: GatewayError, shown: string): GatewayError {
+  const details = err.details ?? {};
+  return new GatewayError('SWB_TOOL_WITHHELD', `Tool "${shown}" of upstream "${String(details.upstream)}" ${withheldBecause(details)}`, { ...details, tool: shown });
+}
+
 function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, definition: Definition, block: ToolBlock | undefined): Verdict {
   const name = definition.name as string;
   if (block !== undefined) {

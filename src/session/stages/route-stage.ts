@@ -1,10 +1,11 @@
-import { toJsonRpcError } from '../../errors.js';
+import { GatewayError, toJsonRpcError } from '../../errors.js';
 import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import { NotFoundError, notFound } from '../../jsonrpc/not-found.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
 import type { RouteContext } from '../../router/index.js';
+import { withheldAs } from '../../router/pinned-call.js';
 import type { Stage } from '../request-pipeline.js';
 import { screenedUrlAsks } from '../screened-asks.js';
 import { scansAnswersTo } from './hidden-text-stage.js';
@@ -37,7 +38,7 @@ export const routeStage: Stage = async (ctx) => {
     const err = upstreamUrlAsks(ctx, thrown);
     ctx.error = err;
     // An unknown name is reported as the client sent it, not by the canonical name it was routed by.
-    const shown = err instanceof NotFoundError && ctx.exposedName !== undefined ? notFound(err.absent, ctx.exposedName) : err;
+    const shown = err instanceof NotFoundError && ctx.exposedName !== undefined ? notFound(err.absent, ctx.exposedName) : calledAs(ctx, err);
     response = toJsonRpcError(shown, host.logger).toResponse(req.id);
   } finally {
     host.inflight.delete(req.id);
@@ -49,6 +50,13 @@ export const routeStage: Stage = async (ctx) => {
   host.release(req.id);
   return undefined;
 };
+
+/** Pinning's refusal of a call by a curation rename told by the rename (the audit keeps the canonical name: ctx.error). */
+function calledAs(ctx: Parameters<Stage>[0], err: unknown): unknown {
+  const exposed = ctx.exposedName;
+  if (exposed === undefined || !(err instanceof GatewayError) || err.code !== 'SWB_TOOL_WITHHELD') return err;
+  return ctx.host.router?.curation.renameOf(String(ctx.req.params?.name)) === exposed ? withheldAs(err, exposed) : err;
+}
 
 /**
  * An upstream's -32042 (a JsonRpcError: the gateway's own consent link is a GatewayError) with its URL
