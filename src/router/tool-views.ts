@@ -14,6 +14,8 @@ type Catalogue = ReadonlyMap<string, Record<string, unknown>>;
 /** Misnamed tools one warning quotes by name (the rest are counted), and the longest name it quotes (MCP's limit). */
 const MAX_MISNAMED_QUOTED = 100;
 const MAX_NAME = 128;
+/** Shortened names remembered per curation (see #shortened): past this the memory starts over, from the next view built. */
+const MAX_SHORTENED = 10_000;
 
 export interface ToolViewsOptions {
   /** Hybrid search's observer (tools.embeddings). */
@@ -44,6 +46,12 @@ export class ToolViews {
   /** Each catalogue object's digest, computed once per object (an instance keeps its object until the list changes). */
   readonly #digests = new WeakMap<Catalogue, string>();
   readonly #views: ViewCache<ToolView>;
+  /**
+   * Per curation (its key), the canonical name of each name shortened to maxToolNameLength in the views built:
+   * what the edge's step-up check judges a call by such a name by, without the tool list (see judged). The
+   * same in every view but for a clash's extra digits: a shortened name is made from its canonical name alone.
+   */
+  readonly #shortened = new Map<string, Map<string, string>>();
   /** Hybrid search's embeddings (tools.embeddings), shared by every view of the endpoint. */
   readonly semantic: SemanticRanker | undefined;
 
@@ -74,14 +82,17 @@ export class ToolViews {
 
   /**
    * The tools/call params tenant policy judges, as far as the name tells without the tool list: on a search-mode
-   * endpoint call_tool's inner name, and a rename's canonical name (a shortened name needs the list: judged as
-   * sent). What the edge's step-up check (403 insufficient_scope) must judge, as the policy stage will.
+   * endpoint call_tool's inner name, a rename's canonical name, and a shortened name's as the views built so far
+   * gave it (before any, judged as sent). What the edge's step-up check (403 insufficient_scope) must judge, as
+   * the policy stage will: judged as sent, the rule its stem matched decided, another rule's scope asked of a tool
+   * the caller's list showed it, or none of one whose own rule asks a scope.
    */
   judged(tenant: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
     const wrapped = this.searchMode && params?.name === CALL_TOOL ? params.arguments : undefined;
     const name = wrapped === undefined ? params?.name : isJsonObject(wrapped) ? wrapped.name : undefined;
     if (typeof name !== 'string') return params;
-    const canonical = this.curationFor(tenant).canonicalOf(name) ?? name;
+    const curation = this.curationFor(tenant);
+    const canonical = curation.canonicalOf(name) ?? (name.length === this.maxNameLength ? this.#shortened.get(curation.key)?.get(name) : undefined) ?? name;
     if (canonical === params!.name) return params;
     // With the arguments the call runs with: a refusal's audit line is the direct call's (their hash included).
     return { name: canonical, arguments: wrapped === undefined ? params!.arguments : (wrapped as Record<string, unknown>).arguments };
@@ -115,6 +126,16 @@ export class ToolViews {
     this.#logger.warn({ curation: curation.key || undefined, tools, more }, 'tools left out of search: their name breaks the MCP name rule (only [A-Za-z0-9_.-])');
   }
 
+  #noteShortened(curation: Curation, view: ToolView): void {
+    let known = this.#shortened.get(curation.key);
+    for (const t of view.tools) {
+      if (t.rename !== undefined || t.name === t.canonical) continue;
+      if (known === undefined) this.#shortened.set(curation.key, (known = new Map()));
+      if (known.size >= MAX_SHORTENED) known.clear();
+      known.set(t.name, t.canonical);
+    }
+  }
+
   /** Views held now (live ones, and stale ones until the next sweep). */
   get size(): number {
     return this.#views.size;
@@ -138,6 +159,7 @@ export class ToolViews {
     const started = performance.now();
     const view = new ToolView({ catalogues, curation, maxNameLength: this.maxNameLength, prefixNames: this.#prefixNames, reserved: this.searchMode ? [SEARCH_TOOLS, CALL_TOOL] : [], passNames: !this.#prefixNames && !this.searchMode, semantic: this.semantic });
     this.#views.set(key, parts, view);
+    this.#noteShortened(curation, view);
     const renamed = view.tools.filter((t) => t.name !== t.canonical).map((t) => `${t.name} → ${t.canonical}`);
     this.#logger.info({ curation: curation.key || undefined, tools: view.tools.length, renamed: renamed.length > 0 ? renamed : undefined, ms: Math.round((performance.now() - started) * 100) / 100 }, 'tool catalogue view built');
     if (view.shadowed.length > 0) this.#logger.warn({ curation: curation.key || undefined, tools: view.shadowed }, 'tools left out: their exposed name is taken by a rename or a search meta-tool');
