@@ -96,15 +96,25 @@ function question(ctx: RequestContext, rule: ConfirmRule, tool: string, upstream
 
 const NOTHING_SENT = 'nothing was sent to the upstream';
 
-function refusal(outcome: Exclude<ConfirmationOutcome, 'accepted'>, rule: ConfirmRule, tool: string): { code: GatewayErrorCode; message: string } {
-  const named = `tool ${quote(tool)} (confirmation rule ${quote(rule.match)})`;
+/**
+ * The rule as the client is told it: its glob, written over canonical names, unless the call came by a
+ * curation rename, whose canonical name the glob may spell out (`fs__delete_repo` for `drop_repo`): then no
+ * glob, as every other refusal of such a call names nothing but the rename (the audit line keeps the rule).
+ */
+function shownRule(ctx: RequestContext, rule: ConfirmRule): string | undefined {
+  const exposed = ctx.exposedName;
+  return exposed !== undefined && ctx.host.router!.curation.renameOf(String(ctx.req.params?.name)) === exposed ? undefined : rule.match;
+}
+
+function refusal(outcome: Exclude<ConfirmationOutcome, 'accepted'>, shown: string | undefined, tool: string, timeoutMs: number): { code: GatewayErrorCode; message: string } {
+  const named = `tool ${quote(tool)} (${shown === undefined ? 'a confirmation rule' : `confirmation rule ${quote(shown)}`})`;
   switch (outcome) {
     case 'declined':
       return { code: 'SWB_CONFIRMATION_DECLINED', message: `The user declined the call of ${named}; ${NOTHING_SENT}` };
     case 'cancelled':
       return { code: 'SWB_CONFIRMATION_DECLINED', message: `The confirmation of the call of ${named} was cancelled; ${NOTHING_SENT}` };
     case 'timeout':
-      return { code: 'SWB_CONFIRMATION_TIMEOUT', message: `No answer to the confirmation of the call of ${named} within ${rule.timeoutMs} ms; ${NOTHING_SENT}` };
+      return { code: 'SWB_CONFIRMATION_TIMEOUT', message: `No answer to the confirmation of the call of ${named} within ${timeoutMs} ms; ${NOTHING_SENT}` };
     case 'unsupported':
       return {
         code: 'SWB_CONFIRMATION_UNSUPPORTED',
@@ -118,8 +128,9 @@ function refuse(ctx: RequestContext, rule: ConfirmRule, outcome: Exclude<Confirm
   const { req, host } = ctx;
   host.guard.unconfirmed(req.params, rule, outcome, ctx.startedAt, upstream);
   countUnrouted(ctx, 'denied', 'unknown');
-  const { code, message } = refusal(outcome, rule, tool);
-  const data: Record<string, unknown> = { rule: rule.match, tool, outcome };
+  const shown = shownRule(ctx, rule);
+  const { code, message } = refusal(outcome, shown, tool, rule.timeoutMs);
+  const data: Record<string, unknown> = shown === undefined ? { tool, outcome } : { rule: shown, tool, outcome };
   if (upstream !== undefined) data.upstream = upstream;
   const wire = toJsonRpcError(new GatewayError(code, message, data), host.logger);
   // The 2026-07-28 era has its own answer for a capability the request did not declare (HTTP 400).
