@@ -160,9 +160,9 @@ export class Cluster {
     this.#logger.info({ replica: this.replicaId }, 'joined the replica group');
   }
 
-  /** Its heartbeat is current, and it is not known gone (a heartbeat outlives a process killed outright). */
+  /** Its heartbeat is current, and it is not known gone (a heartbeat outlives a process killed outright) or has beaten since. */
   async alive(replica: string): Promise<boolean> {
-    if (this.#deaths.knownGone(replica)) return false;
+    if (this.#deaths.knownGone(replica) && !(await this.#deaths.back(replica))) return false;
     const beat = await this.redis.get(`${this.#cfg.keyPrefix}replica:${replica}`);
     // Its value is where it takes forwards (a timestamp from a replica that does not listen yet, or an older version).
     if (beat !== null) this.#forwarder.learn(replica, beat);

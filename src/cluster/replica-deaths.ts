@@ -3,6 +3,15 @@ import type { Logger } from '../observability/logger.js';
 
 /** Up to this many replicas are remembered as gone at once. */
 const REMEMBERED = 1024;
+/** How much longer a heartbeat key must have left than it would without a write since a finding to prove one (rounding, not time). */
+const REWRITE_SLACK_MS = 10;
+
+/** A replica found gone: until when that is believed, and its heartbeat key's time to live then (PTTL) and when it was read. */
+interface Finding {
+  until: number;
+  beatLeftMs: number;
+  at: number;
+}
 
 /**
  * Whether replicas are gone, from evidence Redis already has instead of a heartbeat left to lapse: a
@@ -24,7 +33,7 @@ export class ReplicaDeaths {
    * remembered for ever it would stay dead to this replica, which would take over its sessions (new ones
    * too) on their next request. A dead replica's heartbeat has lapsed by the time the finding is forgotten.
    */
-  readonly #dead = new Map<string, number>();
+  readonly #dead = new Map<string, Finding>();
   readonly #believedMs: number;
   #clientList = true;
 
@@ -61,7 +70,7 @@ export class ReplicaDeaths {
     const names = await this.#connectionNames();
     for (const r of silent) {
       if (names?.has(ReplicaDeaths.connectionName(this.#prefix, r))) continue;
-      this.#remember(r);
+      this.#remember(r, await this.#redis.pttl(this.#beatKey(r)));
       found.add(r);
     }
     return found;
@@ -69,16 +78,41 @@ export class ReplicaDeaths {
 
   /** Whether `replica` is known gone without asking Redis. */
   knownGone(replica: string): boolean {
-    const until = this.#dead.get(replica);
-    if (until === undefined) return false;
-    if (Date.now() < until) return true;
+    const f = this.#dead.get(replica);
+    if (f === undefined) return false;
+    if (Date.now() < f.until) return true;
     this.#dead.delete(replica);
     return false;
   }
 
-  #remember(replica: string): void {
+  /**
+   * Whether a replica known gone has written its heartbeat since it was found so (then it is forgotten as
+   * gone): its links had only dropped for a moment. A dead process writes nothing, so its key's time to live
+   * only runs down; one written again has more left than the finding's, less the time since. Believed
+   * gone until the finding's time is over, a replica back after a blip had every session of its own (new
+   * ones too) taken over on their next request by the replica that found it gone, while it served them
+   * still: its re-publish after the reconnect came before, so it never learnt of two copies.
+   */
+  async back(replica: string): Promise<boolean> {
+    const f = this.#dead.get(replica);
+    if (f === undefined) return true;
+    const now = Date.now(); // before the PTTL is read: the time since the finding can only be under-counted
+    const left = await this.#redis.pttl(this.#beatKey(replica));
+    if (left < 0 || (f.beatLeftMs >= 0 && left <= f.beatLeftMs - (now - f.at) + REWRITE_SLACK_MS)) return false;
+    this.#dead.delete(replica);
+    this.#logger.warn({ replica }, 'a replica found gone is back (it wrote its heartbeat since): its sessions are forwarded to it again');
+    return true;
+  }
+
+  #beatKey(replica: string): string {
+    return `${this.#prefix}replica:${replica}`;
+  }
+
+  /** `beatLeftMs`: its heartbeat key's PTTL when found gone (negative: none). */
+  #remember(replica: string, beatLeftMs: number): void {
     if (this.#dead.size >= REMEMBERED) this.#dead.delete(this.#dead.keys().next().value!);
-    this.#dead.set(replica, Date.now() + this.#believedMs);
+    const at = Date.now();
+    this.#dead.set(replica, { until: at + this.#believedMs, beatLeftMs, at });
     this.#logger.warn({ replica }, 'a replica is gone (its Redis connections closed): its sessions are taken over on their next request');
   }
 
