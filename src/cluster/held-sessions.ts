@@ -97,9 +97,22 @@ export class HeldSessions {
     this.onLost?.(ids, why);
   }
 
-  /** Renews the records of the sessions held here (requests do not: they would pay a write each). */
+  /**
+   * Renews the records of the sessions held here (requests do not: they would pay a write each), and lets
+   * go those another replica owns by now. A takeover can come after every write that would tell this replica
+   * (a replica found gone while its links were down a moment re-publishes on reconnecting, and the replica that
+   * found it may claim a session just after): before 2026-12-07 the renewal was unconditional and such a
+   * copy lived on here beside the new owner's, both serving the session, until a change of its record.
+   */
   keep(): void {
-    for (const id of this.#mine.keys()) this.#o.store.touch(id);
+    if (this.#mine.size === 0) return;
+    this.#o.store.keep([...this.#mine.keys()], this.#o.me).then(
+      (taken) => {
+        const still = taken.filter((id) => this.#mine.has(id));
+        if (still.length > 0) this.#letGo(still, 'taken');
+      },
+      () => {}, // the store away: renewed on the next round, re-published when it comes back
+    );
   }
 
   /** Ended here and not yet removed from the store (it was away): known gone without asking it. */

@@ -39,6 +39,15 @@ if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1`;
 
+// Renews a session's record and owner only while the renewing replica owns it. 1: renewed; 0: another replica
+// owns it (or it was released); -1: no record (ended, expired, or lost with the store: the re-publish's to judge).
+const KEEP = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`;
+
 /** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
 export class RedisSessionStore {
   readonly #redis: Redis;
@@ -97,8 +106,12 @@ export class RedisSessionStore {
     return { record: JSON.parse(rec) as SessionRecord, owner: owner ?? '' };
   }
 
-  touch(id: string): void {
-    this.#redis.multi().pexpire(this.#rec(id), this.#ttlMs).pexpire(this.ownerKey(id), this.#ttlMs).exec().catch(() => {});
+  /** Renews the records of sessions `owner` holds, in one pipeline; returns the ids another replica owns by now (not renewed). */
+  async keep(ids: string[], owner: string): Promise<string[]> {
+    const pipe = this.#redis.pipeline();
+    for (const id of ids) pipe.eval(KEEP, 2, this.#rec(id), this.ownerKey(id), owner, this.#ttlMs);
+    const results = (await pipe.exec()) ?? [];
+    return ids.filter((_, i) => !results[i]?.[0] && Number(results[i]?.[1]) === 0);
   }
 
   async claim(id: string, expected: string, me: string): Promise<boolean> {
