@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RunningGateway } from './gateway.js';
 
 export type ClientTransportKind = 'streamable-http' | 'sse';
@@ -31,4 +31,17 @@ export async function connectClient(gw: RunningGateway, kind: ClientTransportKin
 export function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.map((c) => c.text ?? '').join('');
+}
+
+/** The JSON-RPC error a request through the SDK client was refused with (a test failure if it succeeds or fails otherwise). */
+export async function mcpRefusal(run: () => Promise<unknown>): Promise<McpError> {
+  let caught: unknown;
+  await run().then(
+    () => {
+      throw new Error('the request should have been refused');
+    },
+    (err) => (caught = err),
+  );
+  if (!(caught instanceof McpError)) throw new Error(`refused with no JSON-RPC error: ${String(caught)}`);
+  return caught;
 }

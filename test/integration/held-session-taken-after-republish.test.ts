@@ -4,17 +4,14 @@
 // as nothing changes its record.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Cluster } from '../../src/cluster/cluster.js';
-import { createLogger } from '../../src/observability/logger.js';
+import type { Cluster } from '../../src/cluster/cluster.js';
+import { startBareReplicas } from '../helpers/bare-replicas.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { sessionRecord } from '../helpers/session-record.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Renewals every sessionTtlMs / 3 (1 s here).
 const cfg = (url: string) => ({ url, keyPrefix: 'kept:', sessionTtlMs: 3000, heartbeatMs: 200, replicaTtlMs: 1000, forwardTimeoutMs: 2000 });
-const noRoutes = async (): Promise<never> => {
-  throw new Error('no local routes in this test');
-};
 
 describe('a held session claimed by another replica with nothing left to tell its old owner', { timeout: 60_000 }, () => {
   let redis: TestRedis;
@@ -23,10 +20,7 @@ describe('a held session claimed by another replica with nothing left to tell it
 
   before(async () => {
     redis = await startRedis();
-    a = new Cluster(cfg(redis.url), { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
-    b = new Cluster(cfg(redis.url), { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
-    await a.start(noRoutes, 65536);
-    await b.start(noRoutes, 65536);
+    [a, b] = (await startBareReplicas(cfg(redis.url), 2)) as [Cluster, Cluster];
   });
   after(async () => {
     await a?.stop();

@@ -8,9 +8,9 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { Cluster } from '../../src/cluster/cluster.js';
+import type { Cluster } from '../../src/cluster/cluster.js';
 import { ReplicaDeaths } from '../../src/cluster/replica-deaths.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { startBareReplicas } from '../helpers/bare-replicas.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { sessionRecord } from '../helpers/session-record.js';
 import { until } from '../helpers/wait.js';
@@ -18,9 +18,6 @@ import { until } from '../helpers/wait.js';
 const PREFIX = 'blip:';
 // Long enough that "found gone" would still be believed when the test asks (replicaTtlMs + 2 s).
 const cfg = (url: string) => ({ url, keyPrefix: PREFIX, sessionTtlMs: 60_000, heartbeatMs: 200, replicaTtlMs: 10_000, forwardTimeoutMs: 2000 });
-const noRoutes = async (): Promise<never> => {
-  throw new Error('no local routes in this test');
-};
 /** A response nobody reads (the forward's answer, if it got one, is dropped). */
 const detached = () => new ServerResponse(new IncomingMessage(new Socket()));
 
@@ -32,10 +29,7 @@ describe('a replica found gone during a blip of its Redis links', { timeout: 90_
 
   before(async () => {
     redis = await startRedis();
-    a = new Cluster(cfg(redis.url), { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
-    b = new Cluster(cfg(redis.url), { perStream: 10, bytesPerSession: 1 << 20 }, createLogger('silent'));
-    await a.start(noRoutes, 65536);
-    await b.start(noRoutes, 65536);
+    [a, b] = (await startBareReplicas(cfg(redis.url), 2)) as [Cluster, Cluster];
     admin = new Redis(redis.url);
   });
   after(async () => {

@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { spawnSync } from 'node:child_process';
 import { toolPinHash } from '../../src/policy/tool-pin-hash.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectClient } from '../helpers/sdk.js';
+import { connectClient, mcpRefusal } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
 const FIXTURE = resolve('test/fixtures/shifty-server.mjs');
@@ -21,15 +20,6 @@ const TOOLS = JSON.parse(spawnSync(process.execPath, [FIXTURE, '--print-tools'],
 const V1 = toolPinHash(TOOLS.v1);
 const V2 = toolPinHash(TOOLS.v2);
 
-async function refusal(run: () => Promise<unknown>): Promise<McpError> {
-  let caught: unknown;
-  await run().then(
-    () => assert.fail('the call should have been refused'),
-    (err) => (caught = err),
-  );
-  assert.ok(caught instanceof McpError, String(caught));
-  return caught;
-}
 
 describe('tool pinning: a withheld tool that curation renamed is named by its rename', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'swb-pin-rename-'));
@@ -63,7 +53,7 @@ describe('tool pinning: a withheld tool that curation renamed is named by its re
     writeFileSync(shiftFile, '');
     await until('the changed tool withheld from the list', async () => !(await direct.listTools()).tools.some((t) => t.name === 'forecast'));
     for (const call of [() => direct.callTool({ name: 'forecast', arguments: { city: 'Oslo' } }), () => search.callTool({ name: 'call_tool', arguments: { name: 'forecast', arguments: { city: 'Oslo' } } })]) {
-      const err = await refusal(call);
+      const err = await mcpRefusal(call);
       assert.equal(err.code, -32602);
       assert.doesNotMatch(err.message, /weather/, err.message);
       assert.match(err.message, /^MCP error -32602: Tool "forecast" of upstream "shifty" is withheld: its definition changed since it was pinned; /);

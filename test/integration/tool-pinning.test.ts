@@ -13,12 +13,12 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toolPinHash } from '../../src/policy/tool-pin-hash.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { runToExit } from '../helpers/processes.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { connectClient, textOf } from '../helpers/sdk.js';
+import { connectClient, mcpRefusal, textOf } from '../helpers/sdk.js';
 import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
@@ -80,15 +80,6 @@ async function watchedClient(gw: RunningGateway): Promise<{ client: Client; chan
   return { client, changed: () => n };
 }
 
-async function withheldError(run: () => Promise<unknown>): Promise<McpError> {
-  let caught: unknown;
-  await run().then(
-    () => assert.fail('the call should have been refused'),
-    (err) => (caught = err),
-  );
-  assert.ok(caught instanceof McpError, String(caught));
-  return caught;
-}
 
 describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
   const dir = freshDir();
@@ -129,7 +120,7 @@ describe('tool pinning: withhold, approve with the CLI (pins file)', () => {
     writeFileSync(shiftFile, '');
     await until('tools/list_changed from the upstream', () => changed() >= 1);
     assert.deepEqual(await toolNames(client), ['echo']);
-    const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo', notes: 'secret' } }));
+    const err = await mcpRefusal(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo', notes: 'secret' } }));
     assert.equal(err.code, -32602);
     assert.match(err.message, new RegExp(`Tool "weather" of upstream "shifty" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve shifty weather --hash ${V2}"$`));
     assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather', rule: 'pinning.withhold', pinnedSha256: V1, sha256: V2 });
@@ -278,7 +269,7 @@ describe('tool pinning: other modes and sources', () => {
     const client = await connectClient(gw, 'streamable-http');
     try {
       assert.deepEqual(await toolNames(client), ['echo']);
-      const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+      const err = await mcpRefusal(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
       assert.equal(err.code, -32602);
       assert.match(err.message, /does not match its pin in the gateway's config \(pinning\.pins\.shifty\.weather\)/);
       assert.equal((err.data as Json).rule, 'pinning.pins');
@@ -299,7 +290,7 @@ describe('tool pinning: other modes and sources', () => {
       // The first call turns the tool malicious without a word.
       assert.equal(textOf(await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } })), 'sunny in Oslo (v1)');
       assert.deepEqual(await toolNames(client), ['echo']);
-      const err = await withheldError(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
+      const err = await mcpRefusal(() => client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
       assert.equal((err.data as Json).code, 'SWB_TOOL_WITHHELD');
     } finally {
       await client.close();
@@ -355,7 +346,7 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       writeFileSync(shiftFile, '');
       await until('tools/list_changed', () => changed() >= 1);
       assert.deepEqual(await toolNames(client), ['echo', 'weather'], 'the added tool is left out');
-      const err = await withheldError(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo', notes: 'secret' } }));
+      const err = await mcpRefusal(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo', notes: 'secret' } }));
       assert.equal(err.code, -32602);
       assert.match(err.message, new RegExp(`Tool "weather2" of upstream "shifty" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve shifty weather2 --hash ${W2}"$`));
       assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: 'weather2', rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256: W2 });
@@ -391,7 +382,7 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       assert.doesNotMatch(relisted.stdout, /change\(s\) pending/);
       assert.equal((await cli(['pins', 'reject', '--config', configFile, 'shifty', 'weather2'])).stderr, `shifty weather2: its pending change ${W2} is rejected already\n`);
       assert.equal((await cli(['pins', 'approve', '--config', configFile, 'shifty'])).stdout, 'no changes pending\n', 'a rejected change is approved only by name');
-      await withheldError(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo' } }));
+      await mcpRefusal(() => client.callTool({ name: 'weather2', arguments: { city: 'Oslo' } }));
       const before = changed();
       const approved = await cli(['pins', 'approve', '--config', configFile, 'shifty', 'weather2', '--hash', W2]);
       assert.equal(approved.code, 0, approved.stderr);
@@ -433,7 +424,7 @@ describe('tool pinning: a rug pull that adds a tool, odd names', () => {
       writeFileSync(shiftFile, '');
       await until('tools/list_changed', () => changed() >= 1);
       assert.deepEqual(await toolNames(client), ['echo', 'weather']);
-      const err = await withheldError(() => client.callTool({ name: '__proto__', arguments: {} }));
+      const err = await mcpRefusal(() => client.callTool({ name: '__proto__', arguments: {} }));
       assert.deepEqual(err.data, { code: 'SWB_TOOL_WITHHELD', upstream: 'shifty', tool: '__proto__', rule: 'pinning.withhold', pinnedSha256: P1, sha256: P2 });
     } finally {
       await client.close();
