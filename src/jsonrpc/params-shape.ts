@@ -1,6 +1,7 @@
 import { ErrorCode } from './error-codes.js';
 import { JsonRpcError } from './json-rpc-error.js';
 import { LOG_LEVELS } from './modern-meta.js';
+import { isProgressToken } from './progress-token.js';
 import { isJsonObject as isObject } from './types.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -15,6 +16,7 @@ function isStringMap(v: unknown): boolean {
 /** What is wrong with the members of `params` the spec gives a shape, per method; undefined when nothing is. */
 function problem(method: string, params: Params): string | undefined {
   if (params?._meta !== undefined && !isObject(params._meta)) return '"_meta" must be an object';
+  if (params?._meta !== undefined && 'progressToken' in params._meta && !isProgressToken(params._meta.progressToken)) return '"_meta.progressToken" must be a string or an integer';
   switch (method) {
     case 'tools/call':
       if (params?.arguments !== undefined && !isObject(params.arguments)) return '"arguments" must be an object';

@@ -6,6 +6,7 @@ import { isJsonObject, isRequest, type JsonRpcMessage, type RequestId } from '..
 import { decodeHeaderValue } from '../jsonrpc/header-value.js';
 import { ModernError } from './modern-error.js';
 import { capabilitiesProblem } from '../jsonrpc/client-capabilities.js';
+import { isProgressToken } from '../jsonrpc/progress-token.js';
 
 import { LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION, metaOf } from '../jsonrpc/modern-meta.js';
 
@@ -119,6 +120,10 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   // message" (an unknown level ranked below debug) or as none.
   if (level !== undefined && !LOG_LEVELS.includes(level as string)) {
     throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of ${LOG_LEVELS.join(', ')}`, id);
+  }
+  // Not a string or integer: refused here (HTTP 400, as for the other _meta fields), not echoed on progress.
+  if ('progressToken' in meta! && !isProgressToken(meta!.progressToken)) {
+    throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: _meta.progressToken must be a string or an integer', id);
   }
   return {
     id,
