@@ -46,6 +46,9 @@ export class DeadLinks {
       .sweepDead(now - DEAD_LINK_RETENTION_MS, DEAD_LINK_SWEEP_MS)
       .then(
         (n) => {
+          // A retry still pending (this was the hourly sweep) would sweep again for nothing.
+          clearTimeout(this.#retry);
+          this.#retry = undefined;
           this.#retryMs = 0;
           if (n) this.#logger.info({ deleted: n, retentionDays: DEAD_LINK_RETENTION_MS / 86_400_000 }, 'vault: dead links deleted (expired, no refresh token)');
         },
