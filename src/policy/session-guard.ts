@@ -15,6 +15,7 @@ import { clipped } from '../observability/clipped.js';
 import { withoutPassword } from '../observability/uri-password.js';
 import { shownCompletion } from './completion-values.js';
 import { shownContents } from './read-contents.js';
+import { shownEmbedded } from './embedded-resources.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -164,9 +165,8 @@ export class SessionGuard {
    * subscription made under rules a reload has since narrowed stops telling the client about the URI.
    */
   mayRead(uri: unknown): boolean {
-    if (typeof uri !== 'string') return false;
-    const d = this.check('resources/read', { uri });
-    return d === undefined || d.allowed;
+    // As check('resources/read', {uri}) judges it, without building its target: every embedded resource asks.
+    return typeof uri === 'string' && this.tenant.decide('resource', uri, this.principal.scopes).allowed;
   }
 
   /**
@@ -231,6 +231,7 @@ export class SessionGuard {
     // Completion values are names too: one that makes a URI the rules hide is left out as a list leaves it out.
     if (method === 'completion/complete') return shownCompletion(this, params, result);
     if (method === 'resources/read') return shownContents(this, params, result); // the contents of URIs other than the one asked
+    if (method === 'tools/call' || method === 'prompts/get') return shownEmbedded(this, method, result); // resources embedded or linked
     const f = listOf(method);
     const items = f && result[f.key];
     if (!f || !Array.isArray(items)) return result;
