@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { SeenForwards } from './seen-forwards.js';
 
 /** The header that proves a request was forwarded by another replica of the group. */
 export const FORWARD_HEADER = 'x-switchboard-forward';
@@ -6,6 +7,8 @@ export const FORWARD_HEADER = 'x-switchboard-forward';
 export const forwardSecretKey = (prefix: string): string => `${prefix}forward-secret`;
 /** How far a forward's timestamp may be from this replica's clock. */
 const SKEW_MS = 30_000;
+/** How far a signature's time may run ahead of the clock for repeats signed in one millisecond (see sign). */
+const REWIND_MS = 1_000;
 
 /** What a signature covers: who forwards, when, and the request (its body by digest). */
 export interface SignedRequest {
@@ -15,26 +18,50 @@ export interface SignedRequest {
   body: string | undefined;
 }
 
-/** Why a forward header was not believed. */
-export type Untrusted = 'malformed' | 'expired' | 'bad-signature' | 'misdirected';
+/**
+ * Why a forward header was not believed. 'replayed': its signature was believed here before (see
+ * SeenForwards); 'replay-memory-full': it verified, but this replica remembers as many as it may.
+ */
+export type Untrusted = 'malformed' | 'expired' | 'bad-signature' | 'misdirected' | 'replayed' | 'replay-memory-full';
 
 /**
  * Signs and verifies forwards between replicas with a shared secret: `v1,<from>,<to>,<unixMs>,<hex
  * HMAC-SHA256 over from|to|unixMs|method|url|session|sha256(body)>`. A forward is believed only with a
  * signature made with the group's secret in the last ±30 s, for this replica, over this very method,
- * path, session and body; anything else is an ordinary client request (never trusted as forwarded). The
- * target is signed so that an advertised address that leads to another replica (a reused pod IP) does
- * not make that one believe it.
+ * path, session and body, and once: whoever sees a forward pass between replicas must not be able to
+ * send it again (see SeenForwards); anything else is an ordinary client request (never trusted as
+ * forwarded). The target is signed so that an advertised address that leads to another replica (a
+ * reused pod IP) does not make that one believe it.
  */
 export class ForwardSignature {
   readonly #secret: Buffer;
+  readonly #seen: SeenForwards;
+  /** The time of the last signature, and the MACs signed at it (see sign). */
+  #signedAt = 0;
+  readonly #signedMacs = new Set<string>();
 
-  constructor(secret: string) {
+  /** `seen`: the memory of believed forwards, kept across a change of secret (a secret may come back). */
+  constructor(secret: string, seen = new SeenForwards()) {
     this.#secret = Buffer.from(secret, 'utf8');
+    this.#seen = seen;
   }
 
+  /**
+   * A new header for each call, even for the same request to the same replica in the same millisecond
+   * (a client's two identical GETs): that one is believed once, so the second is signed a millisecond on.
+   */
   sign(from: string, to: string, r: SignedRequest, now = Date.now()): string {
-    return `v1,${from},${to},${now},${this.#mac(from, to, String(now), r).toString('hex')}`;
+    // Behind the last signature's time (moved on by repeats): signed at that, where the repeats are known.
+    // Only a clock set back by more than REWIND_MS starts again from it.
+    let at = now < this.#signedAt && this.#signedAt - now < REWIND_MS ? this.#signedAt : now;
+    let mac = this.#mac(from, to, String(at), r).toString('hex');
+    if (at === this.#signedAt && this.#signedMacs.has(mac)) mac = this.#mac(from, to, String(++at), r).toString('hex');
+    if (at !== this.#signedAt) {
+      this.#signedAt = at;
+      this.#signedMacs.clear();
+    }
+    this.#signedMacs.add(mac);
+    return `v1,${from},${to},${at},${mac}`;
   }
 
   /** The forwarding replica when the header is valid for `r` sent to replica `me`, else why it is not. */
@@ -44,7 +71,10 @@ export class ForwardSignature {
     const [, from, to, at, mac] = parts as [string, string, string, string, string];
     if (Math.abs(now - Number(at)) > SKEW_MS) return { untrusted: 'expired' };
     if (!timingSafeEqual(this.#mac(from, to, at, r), Buffer.from(mac, 'hex'))) return { untrusted: 'bad-signature' };
-    return to === me ? { replica: from } : { untrusted: 'misdirected' };
+    if (to !== me) return { untrusted: 'misdirected' };
+    const seen = this.#seen.first(mac, Number(at) + SKEW_MS, now);
+    if (seen === 'first') return { replica: from };
+    return { untrusted: seen === 'replayed' ? 'replayed' : 'replay-memory-full' };
   }
 
   /**

@@ -6,6 +6,7 @@ import { FORWARD_HEADER, ForwardSignature, forwardSecretKey, type Untrusted } fr
 import { HttpForward } from './http-forward.js';
 import type { RedisObserver } from './redis-connection.js';
 import { replayable } from './replayable.js';
+import { SeenForwards } from './seen-forwards.js';
 import { FORWARDED_HEADER, replyUnavailable, SILENT_HOLDER, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 
@@ -25,6 +26,13 @@ const GONE_WAIT_MS = 1_500;
 const SECRET_RECHECK_MS = 1_000;
 /** What follows an advertised URL in a heartbeat: its MAC (see ForwardSignature.advert); a fragment, so never sent. */
 const ADVERT_MAC = '#swb-sig=';
+
+/** The warn line of a forward header not believed: its signature does not verify, unless said otherwise here. */
+const NOT_VERIFIED = 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request';
+const UNTRUSTED: Partial<Record<Untrusted, string>> = {
+  replayed: 'a request forwarded by another replica was sent again (its signature was believed here already): served as an ordinary client request',
+  'replay-memory-full': 'a request forwarded by another replica was not believed: this replica believes each forward once, and remembers as many as it may within 30 s: served as an ordinary client request',
+};
 
 export interface ForwarderOptions {
   redis: Redis;
@@ -70,6 +78,8 @@ export class Forwarder {
   readonly #unreachable = new Map<string, number>();
   /** Verdicts on requests' forward headers, so a request asked twice is verified (and counted) once. */
   readonly #verdicts = new WeakMap<object, boolean>();
+  /** The forwards believed here lately, so each is believed once (kept across a change of secret). */
+  readonly #seen = new SeenForwards();
   readonly #logger: Logger;
   /**
    * The untrusted forwards' warn lines, bounded: anyone who can reach the port may send the header, and
@@ -80,9 +90,9 @@ export class Forwarder {
   constructor(o: ForwarderOptions) {
     this.#o = o;
     this.#logger = o.logger;
-    this.#untrustedWarnings = new BoundedWarnings(o.logger, 'requests claiming to be forwarded whose signature does not verify were not logged, over the rate (each is counted in switchboard_cluster_untrusted_forwards_total)');
+    this.#untrustedWarnings = new BoundedWarnings(o.logger, 'requests claiming to be forwarded that were not believed were not logged, over the rate (each is counted in switchboard_cluster_untrusted_forwards_total)');
     this.#http = new HttpForward(o.me, o.timeoutMs, o.logger);
-    if (o.secret) this.#signature = new ForwardSignature(o.secret);
+    if (o.secret) this.#signature = new ForwardSignature(o.secret, this.#seen);
   }
 
   /** Where this replica takes forwards, once it listens (the heartbeat's value). */
@@ -133,9 +143,10 @@ export class Forwarder {
 
   /**
    * Whether a request was forwarded by a replica of the group, not sent by a client that says so: it
-   * came through the tunnel (this process marked it), or over HTTP with a valid signature (see
-   * ForwardSignature). A forward header that does not verify is ignored (the request is an ordinary
-   * client request), counted and logged.
+   * came through the tunnel (this process marked it), or over HTTP with a valid signature not seen here
+   * before (see ForwardSignature). A forward header that is not believed is ignored (the request is an
+   * ordinary client request), counted and logged. Verified once a request: the verdict is kept, as a
+   * second look would find the signature seen.
    */
   forwarded(req: ArrivedRequest): boolean {
     const { headers } = req;
@@ -158,7 +169,7 @@ export class Forwarder {
     if (!this.#signature) void this.#loadSecret();
     else if (reason === 'bad-signature') this.#recheckSecret();
     this.#o.observer?.untrusted?.(reason);
-    this.#untrustedWarnings.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, 'a request claims to be forwarded by another replica but its signature does not verify: served as an ordinary client request');
+    this.#untrustedWarnings.warn({ reason, from: header.split(',')[1]?.slice(0, 64), method: req.method, url: req.url.slice(0, 200) }, UNTRUSTED[reason] ?? NOT_VERIFIED);
     return false;
   }
 
@@ -179,7 +190,7 @@ export class Forwarder {
       if (!secret || secret === this.#secretText) return;
       if (this.#secretText) this.#logger.warn('the forward secret in redis changed (it lost its data): adopting the one there');
       this.#secretText = secret;
-      this.#signature = new ForwardSignature(secret);
+      this.#signature = new ForwardSignature(secret, this.#seen);
     })()
       .catch((err: Error) => this.#logger.debug({ err: err.message }, 'the forward secret could not be read from redis yet'))
       .finally(() => (this.#loadingSecret = undefined));

@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import { redactUrl } from '../config/redact.js';
+import type { Untrusted } from './forward-signature.js';
 
 /** The longest pause between reconnection attempts: how late a replica may notice that Redis is back. */
 export const RECONNECT_MAX_MS = 2000;
@@ -11,8 +12,8 @@ export interface RedisObserver {
   malformed?(channel: 'inbox' | 'changes' | 'admin'): void;
   /** A request forwarded to its session's owner, over HTTP or (fallback) the Redis tunnel. */
   forwarded?(via: 'http' | 'redis'): void;
-  /** A request whose forward header did not verify (served as an ordinary client request). */
-  untrusted?(reason: 'malformed' | 'expired' | 'bad-signature' | 'misdirected'): void;
+  /** A request whose forward header was not believed (served as an ordinary client request). */
+  untrusted?(reason: Untrusted): void;
 }
 
 /**
