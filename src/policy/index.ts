@@ -7,7 +7,8 @@ export { AuditLog, type AuditEvent, type ConfirmationOutcome, type PinAuditEvent
 export { ConfirmRules, type ConfirmRule } from './confirm-rules.js';
 export { globMatch } from './glob.js';
 export { SessionGuard, targetOf } from './session-guard.js';
-export { ToolPins, type PinMode, type PinAction, type PinObserver, type PinBlock } from './tool-pins.js';
+export { ToolPins, type PinMode, type PinAction, type PinObserver } from './tool-pins.js';
+export type { PinBlock } from './pin-block.js';
 export { MemoryPinStore } from './memory-pin-store.js';
 export type { PinStore, PinTable, PinEntry, PendingPin, ApprovedPin, Observation } from './pin-store.js';
 export { toolPinHash, toolSummary, canonicalJson } from './tool-pin-hash.js';

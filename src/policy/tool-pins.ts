@@ -6,7 +6,7 @@ import { reviewScanner } from './hidden-text-guard.js';
 import { walkDefinition } from './hidden-text-walk.js';
 import { MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type Observation, type PinFinding, type PinStore } from './pin-store.js';
 import { toolPinHash, toolSummary } from './tool-pin-hash.js';
-import { shellWord } from './shell-word.js';
+import { pinBlock, type PinBlock } from './pin-block.js';
 
 export type PinMode = 'withhold' | 'warn' | 'off';
 /** What pinning reads of the config: modes and fixed pins, and the hidden-text patterns its reviews are scanned with. */
@@ -18,11 +18,6 @@ export interface PinObserver {
   change(action: PinAction, upstream: string): void;
 }
 
-/** Why a tool is withheld (the router turns it into the error a call gets). */
-export interface PinBlock {
-  message: string;
-  details: Record<string, unknown>;
-}
 
 interface Verdict {
   hash: string;
@@ -243,10 +238,7 @@ export class ToolPins {
     if (obs.unrecorded) {
       this.#overCap(upstream, mode);
       if (mode === 'withhold') {
-        block = {
-          message: `Tool "${name}" of upstream "${upstream}" is withheld: it is a new tool and the upstream already has ${MAX_TOOLS_PER_UPSTREAM} tools recorded (the most the gateway records per upstream); review the upstream`,
-          details: { upstream, tool: name, rule: 'pinning.limit', sha256: hash },
-        };
+        block = pinBlock({ upstream, tool: name, rule: 'pinning.limit', sha256: hash });
       }
     } else {
       if (obs.firstSight) this.#report({ action: 'pinned', upstream, tool: name, pinnedSha256: undefined, sha256: hash, summary, source });
@@ -290,30 +282,12 @@ export class ToolPins {
     }
     const what = known ? 'its definition changed' : 'it is a new tool';
     this.#logger.warn({ upstream, tool: name, sha256: hash, err: err.message }, `the pin store is unavailable and ${what}: withheld for now`);
-    return {
-      message: `Tool "${name}" of upstream "${upstream}" is withheld for now: ${what} and cannot be checked against the upstream's pins (the pin store is unavailable); retry shortly`,
-      details: { upstream, tool: name, rule: 'pinning.store-unavailable', sha256: hash },
-    };
+    return pinBlock({ upstream, tool: name, rule: 'pinning.store-unavailable', newTool: !known, sha256: hash });
   }
 
   #block(upstream: string, tool: string, pinned: string | undefined, sha256: string, source: 'config' | 'store'): PinBlock {
-    if (pinned === undefined) {
-      return {
-        message: `Tool "${tool}" of upstream "${upstream}" is withheld: it is a new tool, which appeared after the upstream's tools were pinned; an operator must approve it with "switchboard pins approve ${shellWord(upstream)} ${shellWord(tool)} --hash ${sha256}"`,
-        details: { upstream, tool, rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256 },
-      };
-    }
-    const details = { upstream, tool, rule: source === 'config' ? 'pinning.pins' : 'pinning.withhold', pinnedSha256: pinned, sha256 };
-    if (source === 'config') {
-      return {
-        message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition does not match its pin in the gateway's config (pinning.pins.${upstream}.${tool}); an operator must review the change and update that pin`,
-        details,
-      };
-    }
-    return {
-      message: `Tool "${tool}" of upstream "${upstream}" is withheld: its definition changed since it was pinned; an operator must approve it with "switchboard pins approve ${shellWord(upstream)} ${shellWord(tool)} --hash ${sha256}"`,
-      details,
-    };
+    if (pinned === undefined) return pinBlock({ upstream, tool, rule: 'pinning.withhold', newTool: true, pinnedSha256: null, sha256 });
+    return pinBlock({ upstream, tool, rule: source === 'config' ? 'pinning.pins' : 'pinning.withhold', pinnedSha256: pinned, sha256 });
   }
 
   #approved(pins: ApprovedPin[], report: boolean): void {

@@ -3,6 +3,7 @@ import type { Catalogue, UpstreamInstance } from '../upstream/upstream-instance.
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { MAX_MARKS_PER_INSTANCE, TOO_MANY_WITHHELD } from '../upstream/withheld-listings.js';
 import { hasName } from './names.js';
+import { pinBlockText } from '../policy/pin-block.js';
 import type { ToolBlock, ToolGate } from './tool-gate.js';
 
 type Definition = Readonly<Record<string, unknown>>;
@@ -37,20 +38,6 @@ function refusalOf(block: ToolBlock | undefined): GatewayError | undefined {
   return block && new GatewayError('SWB_TOOL_WITHHELD', block.message, block.details);
 }
 
-/** Why pinning withholds a tool, by its rule, in words that name no tool (see withheldAs). */
-function withheldBecause(details: Readonly<Record<string, unknown>>): string {
-  switch (details.rule) {
-    case 'pinning.pins':
-      return "is withheld: its definition does not match its pin in the gateway's config; an operator must review the change and update that pin";
-    case 'pinning.store-unavailable':
-      return "is withheld for now: it cannot be checked against the upstream's pins (the pin store is unavailable); retry shortly";
-    case 'pinning.limit':
-      return 'is withheld: the gateway cannot check it against the upstream\'s pins (more tools than it keeps track of); an operator must review the upstream';
-  }
-  const what = details.newTool === true ? 'it is a new tool, which appeared after the upstream\'s tools were pinned' : 'its definition changed since it was pinned';
-  return `is withheld: ${what}; an operator must review it ("switchboard pins list") and approve the definition with hash ${String(details.sha256)}`;
-}
-
 /**
  * Pinning's refusal of a call by a curation rename, told by that name: the refusal names the tool by the
  * upstream's own name (what `pins approve` takes), which the rename keeps from the caller's view, as the
@@ -58,7 +45,7 @@ function withheldBecause(details: Readonly<Record<string, unknown>>): string {
  */
 export function withheldAs(err: GatewayError, shown: string): GatewayError {
   const details = err.details ?? {};
-  return new GatewayError('SWB_TOOL_WITHHELD', `Tool "${shown}" of upstream "${String(details.upstream)}" ${withheldBecause(details)}`, { ...details, tool: shown });
+  return new GatewayError('SWB_TOOL_WITHHELD', pinBlockText(details, shown), { ...details, tool: shown });
 }
 
 function settle(gate: ToolGate, pool: UpstreamPool, inst: UpstreamInstance, definition: Definition, block: ToolBlock | undefined): Verdict {

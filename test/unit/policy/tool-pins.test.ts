@@ -7,7 +7,8 @@ import { AuditLog } from '../../../src/policy/audit-log.js';
 import { MemoryPinStore } from '../../../src/policy/memory-pin-store.js';
 import { MAX_TOOLS_PER_UPSTREAM, type Observation, type Sighting } from '../../../src/policy/pin-store.js';
 import { toolPinHash } from '../../../src/policy/tool-pin-hash.js';
-import { ToolPins, type PinAction, type PinBlock } from '../../../src/policy/tool-pins.js';
+import { ToolPins, type PinAction } from '../../../src/policy/tool-pins.js';
+import type { PinBlock } from '../../../src/policy/pin-block.js';
 
 /** The memory store, counting the sightings it is asked about (the cache should spare it most). */
 class CountingStore extends MemoryPinStore {
