@@ -3,6 +3,7 @@ import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'no
 import type { SandboxProfileConfig, StdioUpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { childEnv } from './child-env.js';
+import { envCodePaths } from './env-code-paths.js';
 
 /** What the gateway's host looks like, injected so that plans are pure functions in tests. */
 export interface HostFacts {
@@ -277,11 +278,13 @@ function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: 
   checkNested(c, host, readOnly, writable);
   // The program itself must be visible and must not be replaceable by the server it is; nor its code.
   const programReal = host.realpath(program);
-  const code = [{ path: program, real: programReal, dir: false }, ...codeArgs(c, host)];
+  // Its code named by its environment too (NODE_OPTIONS=--require …, PYTHONPATH): run at its next start as a script would be.
+  const named = envCodePaths(c.env, c.workdir).map((e) => ({ ...e, real: host.realpath(e.path) }));
+  const code: Array<{ path: string; real: string; dir: boolean; via?: string }> = [{ path: program, real: programReal, dir: false }, ...codeArgs(c, host), ...named];
   for (const w of writable) {
     const wReal = host.realpath(w);
     for (const f of code) {
-      const what = `${f.path === program ? 'its command' : 'its code'} ${f.path}${f.real === f.path ? '' : ` (${f.real})`}`;
+      const what = `${f.path === program ? 'its command' : 'its code'} ${f.path}${f.real === f.path ? '' : ` (${f.real})`}${f.via ? ` (${f.via})` : ''}`;
       if (within(f.real, wReal) || within(f.path, w)) throw unavailable(u.name, `${what} lies inside the writable path ${w}: the server could replace its own program`);
       if (f.dir && (within(wReal, f.real) || within(w, f.path))) throw unavailable(u.name, `${what} holds the writable path ${w}: the server could replace its own program`);
     }

@@ -80,12 +80,13 @@ describe('planLaunch', () => {
   });
 
   it("variables that make a program load code are set inside the sandbox, never given to bwrap on the host (found by a review)", () => {
-    const p = planLaunch(upstream({ sandbox: { writable: ['data'] }, env: { LD_PRELOAD: '/srv/app/data/hook.so', LD_LIBRARY_PATH: '/srv/app/data', GCONV_PATH: '/srv/app/data', API_TOKEN: 'declared' } }), host());
-    // bwrap runs on the host, outside its namespaces: a server writing data/hook.so would have it loaded there at its next start.
+    // Read-only here: one naming a writable path is refused outright (launch-plan-env-code.test.ts).
+    const p = planLaunch(upstream({ sandbox: { writable: ['data'] }, env: { LD_PRELOAD: '/opt/tool/lib/hook.so', LD_LIBRARY_PATH: '/opt/tool/lib', GCONV_PATH: '/opt/tool/lib', API_TOKEN: 'declared' } }), host());
+    // bwrap runs on the host, outside its namespaces: what they name would be loaded there, outside the sandbox.
     for (const k of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'GCONV_PATH']) assert.equal(p.env[k], undefined, k);
     assert.equal(p.env.API_TOKEN, 'declared');
     const inside = p.args.slice(0, p.args.indexOf('--'));
-    for (const [k, v] of [['LD_PRELOAD', '/srv/app/data/hook.so'], ['LD_LIBRARY_PATH', '/srv/app/data'], ['GCONV_PATH', '/srv/app/data']]) {
+    for (const [k, v] of [['LD_PRELOAD', '/opt/tool/lib/hook.so'], ['LD_LIBRARY_PATH', '/opt/tool/lib'], ['GCONV_PATH', '/opt/tool/lib']]) {
       const at = inside.findIndex((a, i) => a === '--setenv' && inside[i + 1] === k);
       assert.ok(at >= 0 && inside[at + 2] === v, `${k} set inside`);
     }
