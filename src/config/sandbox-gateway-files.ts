@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Config } from './schema.js';
+import { SYSTEM_TREES } from './system-trees.js';
 
 /** A file of the gateway's own that a sandboxed server must not get at, and what it is. */
 interface GatewayFile {
@@ -46,10 +47,10 @@ function gatewayFiles(cfg: Config, configFile: string | undefined): GatewayFile[
  * secret file): the server reads it; a `warning`. The `limits` and `none` profiles see the gateway's
  * filesystem as its user does (README, Sandbox profiles): not judged here.
  */
-export function sandboxGatewayFiles(cfg: Config, configFile: string | undefined): { problems: string[]; warnings: string[] } {
+export function sandboxGatewayFiles(cfg: Config, configFile: string | undefined, trees: readonly string[] = SYSTEM_TREES): { problems: string[]; warnings: string[] } {
   const files = gatewayFiles(cfg, configFile).map((f) => ({ ...f, real: real(f.path) }));
   const problems: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = [...inSystemTrees(cfg, files, trees)];
   cfg.upstreams.forEach((u, i) => {
     if (u.transport !== 'stdio' || u.sandbox === 'none' || u.sandbox.type !== 'bubblewrap') return;
     const writable = u.sandbox.writableSizeMb === undefined ? u.sandbox.writable : [];
@@ -64,4 +65,19 @@ export function sandboxGatewayFiles(cfg: Config, configFile: string | undefined)
     }
   });
   return { problems, warnings };
+}
+
+/**
+ * The secret files inside a system tree (/usr, /lib…): every bubblewrap sandbox mounts those whole,
+ * undeclared, so each such server reads them (a config in /usr/src/app, the node images' WORKDIR, or in
+ * /usr/local/etc). Before, only a declared readOnly path over one was said.
+ */
+function inSystemTrees(cfg: Config, files: ReadonlyArray<GatewayFile & { real: string }>, trees: readonly string[]): string[] {
+  const sandboxed = cfg.upstreams.filter((u) => u.transport === 'stdio' && u.sandbox !== 'none' && u.sandbox.type === 'bubblewrap').map((u) => `"${u.name}"`);
+  if (sandboxed.length === 0) return [];
+  return files.flatMap((f) => {
+    const tree = trees.find((t) => f.secret && (within(f.path, t) || within(f.real, real(t))));
+    if (tree === undefined) return [];
+    return [`${f.what} ${f.path} lies inside ${tree}, which every bubblewrap sandbox mounts read-only: the server${sandboxed.length === 1 ? '' : 's'} ${sandboxed.join(', ')} can read it; keep the gateway's secret files out of ${trees.join(', ')}`];
+  });
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfileConfig, StdioUpstreamConfig } from '../config/schema.js';
+import { SYSTEM_TREES } from '../config/system-trees.js';
 import { GatewayError } from '../errors.js';
 import { childEnv } from './child-env.js';
 import { envCodePaths } from './env-code-paths.js';
@@ -41,8 +42,6 @@ export interface LaunchPlan {
 /** Directories system tools are taken from: a PATH entry earlier than these must not decide what wraps a server. */
 const SYSTEM_BIN = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
 
-/** System trees every dynamically linked program needs; /usr-merged distributions make most symlinks. */
-const SYSTEM_TREES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /**
  * The few files of /etc that programs need to run (dynamic linking, user names, time zone, TLS roots).

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, readConfigFile } from '../../../src/config/load.js';
+import { sandboxGatewayFiles } from '../../../src/config/sandbox-gateway-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swb-gateway-files-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,5 +66,30 @@ describe('a bubblewrap sandbox path over the gateway\'s own files', () => {
   it('warns of a readOnly path that holds a secret file', () => {
     const { warnings } = readConfigFile(configWith('read', '{ readOnly: ["."] }', 'admin: { tokenFile: ./admin-token }'), {});
     assert.ok(warnings.some((w) => /readOnly\[0\].*admin\.tokenFile/.test(w)), warnings.join('\n'));
+  });
+});
+
+// Every bubblewrap sandbox sees the system trees (/usr, /bin, /lib…) read-only, declared or not: a secret
+// file of the gateway's there (a config in /usr/src/app, the node images' customary WORKDIR, or in
+// /usr/local/etc) was read by every sandboxed server, unsaid (found by a review). Said now, as a readOnly
+// path over it is. The trees are passed in here: a test cannot write to the host's /usr.
+describe("the gateway's secret files inside a system tree every bubblewrap sandbox mounts", () => {
+  const exposed = (name: string, sandbox: string, extra = '') => {
+    const file = configWith(name, sandbox, extra);
+    const { config } = readConfigFile(file, {});
+    return sandboxGatewayFiles(config, file, [join(dir, name)]);
+  };
+
+  it('warns of the config file and a secret file there, naming the upstreams that see them', () => {
+    const { warnings, problems } = exposed('usr', '{ readOnly: ["./data"] }', 'admin: { tokenFile: ./admin-token }');
+    assert.deepEqual(problems, []);
+    assert.ok(warnings.some((w) => /config file .*usr\/config\.yaml/.test(w) && /"files"/.test(w)), warnings.join('\n'));
+    assert.ok(warnings.some((w) => /admin\.tokenFile .*admin-token/.test(w)), warnings.join('\n'));
+  });
+
+  it('says nothing for a server that is not in bubblewrap, nor of a file outside the trees', () => {
+    assert.deepEqual(exposed('none', 'none').warnings, []);
+    const file = configWith('outside', '{ readOnly: ["./data"] }');
+    assert.deepEqual(sandboxGatewayFiles(readConfigFile(file, {}).config, file, [join(dir, 'outside', 'data')]).warnings, []);
   });
 });
