@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './schema.js';
 import { SYSTEM_TREES } from './system-trees.js';
 
@@ -9,7 +10,12 @@ interface GatewayFile {
   what: string;
   /** Its content is a secret (a server that reads it has it); the others matter when written. */
   secret: boolean;
+  /** Folders of its own code: a writable path inside one is refused too (the gateway's dist, node_modules). */
+  code?: string[];
 }
+
+/** The gateway's package (src/config/ or dist/config/, two levels down): the code it runs. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 const real = (p: string): string => {
   try {
@@ -24,6 +30,9 @@ const within = (path: string, root: string): boolean => path === root || path.st
 /** The files the gateway reads its settings, keys, pins and secrets from (paths already absolute). */
 function gatewayFiles(cfg: Config, configFile: string | undefined): GatewayFile[] {
   const files: GatewayFile[] = [];
+  // Its own code: rewritten, it runs at the next start as the gateway, with every secret the gateway holds.
+  files.push({ path: PACKAGE_ROOT, what: "the gateway's own program", secret: false, code: [join(PACKAGE_ROOT, 'dist'), join(PACKAGE_ROOT, 'node_modules')] });
+  files.push({ path: process.execPath, what: "the gateway's own program (node)", secret: false });
   // The config may hold literal secrets; and whoever writes it decides every upstream's sandbox.
   if (configFile !== undefined) files.push({ path: configFile, what: 'the config file', secret: true });
   cfg.auth.keys.forEach((k, i) => files.push({ path: k, what: `auth.keys[${i}]`, secret: false }));
@@ -37,6 +46,9 @@ function gatewayFiles(cfg: Config, configFile: string | undefined): GatewayFile[
   });
   return files;
 }
+
+/** Whether a declared path lies inside one of the file's code folders (as written, or where it leads). */
+const insideCode = (f: GatewayFile, p: string): boolean => (f.code ?? []).some((d) => within(p, d) || within(real(p), real(d)));
 
 /**
  * A bubblewrap server sees only its declared paths, so a declared path that holds one of the gateway's own
@@ -56,7 +68,7 @@ export function sandboxGatewayFiles(cfg: Config, configFile: string | undefined,
     const writable = u.sandbox.writableSizeMb === undefined ? u.sandbox.writable : [];
     const declared = [...writable.map((p, j) => ({ p, key: `writable[${j}]`, writes: true })), ...u.sandbox.readOnly.map((p, j) => ({ p, key: `readOnly[${j}]`, writes: false }))];
     for (const { p, key, writes } of declared) {
-      const held = files.filter((f) => (writes || f.secret) && (within(f.path, p) || within(f.real, real(p))));
+      const held = files.filter((f) => (writes || f.secret) && (within(f.path, p) || within(f.real, real(p)) || (writes && insideCode(f, p))));
       if (held.length === 0) continue;
       const named = held.map((f) => `${f.what} ${f.path}`).join(', ');
       const at = `upstreams[${i}].sandbox.${key}`;

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { ConfigError, readConfigFile } from '../../../src/config/load.js';
 import { sandboxGatewayFiles } from '../../../src/config/sandbox-gateway-files.js';
@@ -91,5 +92,26 @@ describe("the gateway's secret files inside a system tree every bubblewrap sandb
     assert.deepEqual(exposed('none', 'none').warnings, []);
     const file = configWith('outside', '{ readOnly: ["./data"] }');
     assert.deepEqual(sandboxGatewayFiles(readConfigFile(file, {}).config, file, [join(dir, 'outside', 'data')]).warnings, []);
+  });
+});
+
+// The gateway's own program is one of its files too (found by a review): a writable path holding its
+// package (a home folder shared whole with a gateway cloned in it), or inside its dist or node_modules,
+// let the server rewrite the code the gateway runs, with every secret it holds, at its next start.
+// A writable folder beside the code inside the package (the image's /app/data) is no such thing.
+describe("a bubblewrap writable path over the gateway's own program", () => {
+  const packageRoot = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+  const refusedFor = (writable: string) => problems(configWith(`program-${writable.length}`, `{ writable: [${JSON.stringify(writable)}] }`));
+
+  it('refuses one that holds its package, or lies in its dist or node_modules', () => {
+    for (const w of [dirname(packageRoot), packageRoot, join(packageRoot, 'node_modules', 'fastify'), join(packageRoot, 'dist')]) {
+      const found = refusedFor(w);
+      assert.equal(found.length, 1, `${w}: ${found.join('; ')}`);
+      assert.match(found[0]!, /writable\[0\].*the gateway's own program/);
+    }
+  });
+
+  it('allows a writable folder beside its code', () => {
+    assert.deepEqual(refusedFor(join(packageRoot, 'data')), []);
   });
 });
