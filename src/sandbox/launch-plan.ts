@@ -5,6 +5,7 @@ import { SYSTEM_TREES } from '../config/system-trees.js';
 import { GatewayError } from '../errors.js';
 import { childEnv } from './child-env.js';
 import { envCodePaths } from './env-code-paths.js';
+import { pythonCwdCode } from './python-cwd.js';
 
 /** What the gateway's host looks like, injected so that plans are pure functions in tests. */
 export interface HostFacts {
@@ -277,8 +278,8 @@ function checkPaths(c: Confined, host: HostFacts, readOnly: string[], writable: 
   checkNested(c, host, readOnly, writable);
   // The program itself must be visible and must not be replaceable by the server it is; nor its code.
   const programReal = host.realpath(program);
-  // Its code named by its environment too (NODE_OPTIONS=--require …, PYTHONPATH): run at its next start as a script would be.
-  const named = envCodePaths(c.env, c.workdir).map((e) => ({ ...e, real: host.realpath(e.path) }));
+  // Its code named by its environment too (NODE_OPTIONS=--require …, PYTHONPATH), or python -m's working directory: run at its next start as a script would be.
+  const named = [...envCodePaths(c.env, c.workdir), ...pythonCwdCode([program, programReal], c.args, c.env, c.workdir)].map((e) => ({ ...e, real: host.realpath(e.path) }));
   const code: Array<{ path: string; real: string; dir: boolean; via?: string }> = [{ path: program, real: programReal, dir: false }, ...codeArgs(c, host), ...named];
   for (const w of writable) {
     const wReal = host.realpath(w);

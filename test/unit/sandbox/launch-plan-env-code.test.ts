@@ -5,7 +5,7 @@
 // script given among the arguments, which is refused. A variable naming read-only code, or a bare
 // module name (--require dotenv/config), still starts. Against real files.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -52,5 +52,31 @@ describe('code named by a declared variable, inside a writable path', () => {
     // A search path holding the writable folder: only a module named "data" would be looked for in it.
     assert.equal(plan({ NODE_PATH: root, PYTHONPATH: root }).profile, 'bubblewrap');
     assert.equal(plan({ DATA_DIR: data }).profile, 'bubblewrap');
+  });
+});
+
+// python -m and -c put the working directory first on sys.path (a script puts its own folder there): a
+// configured cwd inside a writable path let the server leave a module there (server.py, or a json.py
+// that shadows the standard library), run at its next start (found by a review).
+describe("a python server's working directory inside a writable path, run as a module", () => {
+  const python = join(code, 'python3');
+  symlinkSync(process.execPath, python);
+  const planIn = (cwd: string, args: string[], env: Record<string, string> = {}) => {
+    const sandbox = { readOnly: [dirname(process.execPath), code], writable: [data] };
+    const u = parseConfig({ upstreams: [{ name: 'py', transport: 'stdio', command: python, args, cwd, env, sandbox }], endpoints: [{ path: '/mcp', upstreams: ['py'] }] }, 'test', {}, root).upstreams[0] as StdioUpstreamConfig;
+    return planLaunch(u, undefined, POOLED);
+  };
+
+  it('is refused with -m or -c', () => {
+    for (const args of [['-m', 'server'], ['-u', '-c', 'import server']]) {
+      assert.throws(() => planIn(join(data, 'lib'), args), (err: unknown) => err instanceof GatewayError && /its code .*data\/lib \(its working directory, on sys\.path\) lies inside the writable path/.test(err.message), args.join(' '));
+    }
+  });
+
+  it('starts with a script (its own folder goes on sys.path), with -P or PYTHONSAFEPATH, or in a read-only cwd', () => {
+    assert.equal(planIn(join(data, 'lib'), [join(code, 'server.js')]).profile, 'bubblewrap');
+    assert.equal(planIn(join(data, 'lib'), ['-P', '-m', 'server']).profile, 'bubblewrap');
+    assert.equal(planIn(join(data, 'lib'), ['-m', 'server'], { PYTHONSAFEPATH: '1' }).profile, 'bubblewrap');
+    assert.equal(planIn(code, ['-m', 'server']).profile, 'bubblewrap');
   });
 });
