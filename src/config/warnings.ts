@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import type { WrittenPath } from './relative-paths.js';
 import type { Config } from './schema.js';
 import { isUrlIssuer } from './issuer-url.js';
+import { isLoopbackHost } from './loopback.js';
 import { sharedUserTokenWarnings } from './shared-user-tokens.js';
 import { stdioReachWarnings } from './stdio-reach-warnings.js';
 
@@ -22,6 +23,12 @@ function authWarnings(cfg: Config): string[] {
     out.push(
       `server.publicUrl: not set, so the protected resource metadata (and the resource_metadata of every 401) names whatever Host a request carries${aud}; set server.publicUrl to the URL clients connect to`,
     );
+  }
+  // The key set decides whose tokens are trusted: fetched in the clear from another host, whoever is on the
+  // path answers with keys of their own. The host alone is named: the URL may carry credentials.
+  const jwks = cfg.auth.jwksUrl === undefined ? undefined : new URL(cfg.auth.jwksUrl);
+  if (jwks?.protocol === 'http:' && !isLoopbackHost(jwks.hostname)) {
+    out.push(`auth.jwksUrl: fetched over plain http from ${jwks.host}: anyone on the network path (or who spoofs its name) can answer with a key set of their own and sign tokens for any tenant and scope, the admin API's included; use https`);
   }
   authorizationServers.forEach((s, i) => {
     if (!isUrlIssuer(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there`);
