@@ -20,6 +20,8 @@ export type IncomingForward = Omit<TunnelRequest, 'headers'> & { headers: Record
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
 /** The answer to a request its session's owner took and whose answer is lost, when it is not harmless twice. */
 export const SILENT_HOLDER = 'the replica that owns this session took this request and its answer is lost (it stopped answering, or the link back failed): it may have taken effect, or take effect when that replica resumes: not retried; send it again if that is safe';
+/** The answer to a request its session's owner took when the replica relaying it stops, when it is not harmless twice. */
+const STOPPED_HOLDER = 'the gateway replica relaying this request to the one that owns its session is shutting down: its answer is lost, and it may have taken effect there: not retried; send it again if that is safe';
 /** How often a forwarded request nobody received is offered again. */
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
@@ -346,13 +348,20 @@ export class Tunnel {
     }
   }
 
-  /** Ends every relay in both directions (shutdown). */
+  /**
+   * Ends every relay in both directions (shutdown). A relay whose answer has not begun is answered as one
+   * given up on (ended as it was, it was an empty 200: no answer, nor a failure), and its owner told to
+   * stop, as when the client leaves: it would run on with its answer published to no one.
+   */
   close(): void {
     clearInterval(this.#watch);
     for (const ac of this.#serving.values()) ac.abort();
-    for (const [id, w] of this.#waiting) {
+    for (const [id, w] of [...this.#waiting]) {
       this.#forget(id);
-      w.res.end();
+      this.#send(w.owner, { t: 'abort', id });
+      if (w.res.headersSent) w.res.end();
+      else if (!w.received || replayable(w.req.method, w.req.body)) replyUnavailable(w.res, 'the gateway replica relaying this request to the one that owns its session is shutting down; retry');
+      else replyUnavailable(w.res, STOPPED_HOLDER, false);
     }
   }
 }

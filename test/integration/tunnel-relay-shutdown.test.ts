@@ -1,0 +1,74 @@
+// A replica stopping (SIGTERM, past its grace) while requests it relays over the Redis tunnel still wait
+// for their owners' answers: Tunnel.close() ended each client's response as it was, an empty 200 for one
+// whose answer had not begun (a client reads no answer to its call, nor that it failed), and never told the
+// owners, which ran on with answers for no one. Found by a review: each is answered 503 as every other relay
+// given up on (a call the owner took is not invited back: it may have taken effect), and the owner is told
+// to stop, as when the client leaves.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { after, before, describe, it } from 'node:test';
+import { Tunnel } from '../../src/cluster/tunnel.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { once, waitFor } from '../helpers/wait.js';
+
+describe('a relay over the tunnel when the relaying replica stops', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  let server: Server | undefined;
+  const conns: Redis[] = [];
+  const tunnels: Tunnel[] = [];
+  /** The runs the owner took, by path: aborted once it is told to stop. */
+  const runs = new Map<string, AbortSignal>();
+
+  function tunnel(me: string): Tunnel {
+    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
+    conns.push(pub, sub);
+    // The owner takes the request and has not answered yet (a slow tools/call under responseMode json).
+    const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
+      runs.set(r.url, signal);
+      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+    };
+    const t = new Tunnel({ pub, sub, prefix: 'relaystop:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
+    tunnels.push(t);
+    return t;
+  }
+
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    for (const t of tunnels) t.close();
+    for (const c of conns) c.disconnect();
+    server?.closeAllConnections();
+    server?.close();
+    await redis?.stop();
+  });
+
+  it('answers 503 (a tools/call not invited back, a tools/list invited) and tells the owner to stop', async () => {
+    const [owner, relay] = [tunnel('owner'), tunnel('relay')];
+    await Promise.all([owner.start(), relay.start()]);
+    const bodies: Record<string, string> = {
+      '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
+      '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    };
+    server = createServer((req, r) => {
+      void relay.forward('owner', { method: 'POST', url: req.url!, headers: { 'content-type': 'application/json' }, body: bodies[req.url!] }, () => r, 60_000, async () => true);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    const answers = ['/call', '/list'].map((path) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }));
+    assert.ok(await waitFor(() => runs.size === 2), 'both reached the owner');
+    relay.close(); // the relaying replica stops
+    const [call, list] = await Promise.all(answers);
+    const text = await call.text();
+    assert.equal(call.status, 503, `answered ${call.status}: ${JSON.stringify(text)}`);
+    assert.match(text, /"error"/);
+    assert.equal(call.headers.get('retry-after'), null, `a tools/call the owner holds is invited back: ${text}`);
+    assert.match(text, /may have taken effect/);
+    assert.equal(list.status, 503, await list.text());
+    assert.ok(list.headers.get('retry-after'));
+    assert.ok(await waitFor(() => [...runs.values()].every((s) => s.aborted)), 'the owner was told to stop both runs');
+  });
+});
