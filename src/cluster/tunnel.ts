@@ -22,6 +22,9 @@ export const FORWARDED_HEADER = 'x-switchboard-forwarded';
 export const SILENT_HOLDER = 'the replica that owns this session took this request and its answer is lost (it stopped answering, or the link back failed): it may have taken effect, or take effect when that replica resumes: not retried; send it again if that is safe';
 /** The answer to a request its session's owner took when the replica relaying it stops, when it is not harmless twice. */
 const STOPPED_HOLDER = 'the gateway replica relaying this request to the one that owns its session is shutting down: its answer is lost, and it may have taken effect there: not retried; send it again if that is safe';
+/** The answer to a request whose publish Redis did not confirm (it may have delivered it), when it is not harmless twice. */
+const UNCONFIRMED = 'the session store did not confirm that this request reached the replica that owns this session: it may have, and may have taken effect there: not retried; send it again if that is safe';
+const TUNNEL_DOWN = 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly';
 /** How often a forwarded request nobody received is offered again. */
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
@@ -147,7 +150,8 @@ export class Tunnel {
     const frame = JSON.stringify({ t: 'req', id, from: this.#o.me, req: plain } satisfies Frame);
     // The answer comes back on this replica's inbox: while that link is down (or not subscribed again
     // yet) a forward would run on the owner with its answer published to no one.
-    if (this.#o.sub.status !== 'ready') {
+    // The command link down too: no offline queue (connectRedis), so a publish now would certainly not go out.
+    if (this.#o.sub.status !== 'ready' || this.#o.pub.status !== 'ready') {
       replyUnavailable(open(), 'the link to the replica that owns this session is down (session store unreachable); retry shortly');
       return 'relayed';
     }
@@ -162,8 +166,12 @@ export class Tunnel {
         return 'owner-gone';
       }
     } catch {
+      // Unconfirmed (timed out, or the link dropped with it in flight) is not unsent: Redis may have delivered
+      // it, or will once it answers again, and the owner run it. Before 2026-12-07 a tools/call was invited back.
       this.#pending.delete(id);
-      replyUnavailable(open(), 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly');
+      this.#send(owner, { t: 'abort', id }); // on the same connection: it never overtakes the request
+      if (replayable(plain.method, plain.body)) replyUnavailable(open(), TUNNEL_DOWN);
+      else replyUnavailable(open(), UNCONFIRMED, false);
       return 'relayed';
     }
     const res = open();
@@ -198,7 +206,13 @@ export class Tunnel {
           if (n > 0) w.received = true;
           else setTimeout(offer, REOFFER_MS).unref();
         },
-        () => this.#unanswered(id, 'the tunnel to the replica that owns this session is down (session store unreachable); retry shortly'),
+        () => {
+          if (!this.#waiting.has(id)) return;
+          // Unconfirmed, not unsent (see forward): the owner may have it.
+          w.received = true;
+          this.#send(owner, { t: 'abort', id });
+          this.#heldUnanswered(id, TUNNEL_DOWN, UNCONFIRMED);
+        },
       );
     };
     setTimeout(offer, REOFFER_MS).unref();
@@ -260,12 +274,12 @@ export class Tunnel {
    * was lost. One the owner took (it runs it, or a frozen one will when it wakes) is invited back only when
    * harmless twice, as when its owner dies with it; `retry` is the answer otherwise.
    */
-  #heldUnanswered(id: string, retry: string): void {
+  #heldUnanswered(id: string, retry: string, held = SILENT_HOLDER): void {
     const w = this.#waiting.get(id);
     if (!w) return;
     if (!w.received || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, retry);
     this.#forget(id);
-    replyUnavailable(w.res, SILENT_HOLDER, false);
+    replyUnavailable(w.res, held, false);
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */

@@ -1,0 +1,79 @@
+// A request forwarded over the Redis tunnel whose PUBLISH Redis did not confirm in time (commandTimeout: a
+// stalled Redis, a fork for a save) was answered 503 with Retry-After, "retry shortly", as if it had never
+// gone out. But the PUBLISH was on its way: Redis delivered it when it answered again, the owner ran the
+// tools/call, and the client's retry ran it a second time. Found by a review: a request the owner may have
+// received is invited back only when harmless twice, and the owner is told to stop it (the abort frame
+// follows the request on the same connection, so it arrives after it).
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { after, before, describe, it } from 'node:test';
+import { Tunnel } from '../../src/cluster/tunnel.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { once, waitFor } from '../helpers/wait.js';
+
+describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_000 }, () => {
+  let redis: TestRedis;
+  let server: Server | undefined;
+  const conns: Redis[] = [];
+  const tunnels: Tunnel[] = [];
+  /** The runs the owner took, by path: aborted once it is told to stop. */
+  const runs = new Map<string, AbortSignal>();
+
+  function tunnel(me: string): Tunnel {
+    // The gateway's command connection times commands out (connectRedis: 2 s); shorter here.
+    const [pub, sub] = [new Redis(redis.url, { commandTimeout: 300 }), new Redis(redis.url)];
+    conns.push(pub, sub);
+    const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
+      runs.set(r.url, signal);
+      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+    };
+    const t = new Tunnel({ pub, sub, prefix: 'unconfirmed:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
+    tunnels.push(t);
+    return t;
+  }
+
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    redis?.resume();
+    for (const t of tunnels) t.close();
+    for (const c of conns) c.disconnect();
+    server?.closeAllConnections();
+    server?.close();
+    await redis?.stop();
+  });
+
+  it('a tools/call is not invited back (it may have run), a tools/list is; the owner is told to stop the call', async () => {
+    const [owner, relay] = [tunnel('owner'), tunnel('relay')];
+    await Promise.all([owner.start(), relay.start()]);
+    const bodies: Record<string, string> = {
+      '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
+      '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    };
+    server = createServer((req, r) => {
+      void relay.forward('owner', { method: 'POST', url: req.url!, headers: { 'content-type': 'application/json' }, body: bodies[req.url!] }, () => r, 60_000, async () => true);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    redis.pause(); // the PUBLISH waits in Redis's socket, unanswered
+    let call: Response;
+    let list: Response;
+    try {
+      [call, list] = await Promise.all(['/call', '/list'].map((path) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', signal: AbortSignal.timeout(10_000) })));
+    } finally {
+      redis.resume();
+    }
+    const text = await call.text();
+    assert.equal(call.status, 503, text);
+    assert.equal(call.headers.get('retry-after'), null, `a tools/call the owner may have received is invited back: ${text}`);
+    assert.match(text, /may have taken effect/);
+    assert.equal(list.status, 503, await list.text());
+    assert.ok(list.headers.get('retry-after'));
+    assert.ok(await waitFor(() => runs.has('/call')), 'Redis delivered the call to the owner once it answered again');
+    assert.ok(await waitFor(() => runs.get('/call')!.aborted), 'the owner was told to stop the call');
+  });
+});
