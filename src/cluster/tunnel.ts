@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
+import { RecentIds } from './recent-ids.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { replayable } from './replayable.js';
 import { watchSilence } from './silence-watch.js';
@@ -84,6 +85,8 @@ export class Tunnel {
   readonly mark = randomUUID();
   readonly #waiting = new Map<string, Waiting>();
   readonly #serving = new Map<string, AbortController>();
+  /** Requests taken off the inbox lately: ioredis resends a PUBLISH whose reply a dropped link lost, and one came (and ran) twice. */
+  readonly #taken = new RecentIds(10_000);
   /** Frames for forwards whose publish is not confirmed yet (the answer may beat the publish's reply). */
   readonly #pending = new Map<string, Frame[]>();
   /** Counts losses of the frame connection, so a forward published across one knows its frames are gone. */
@@ -301,7 +304,7 @@ export class Tunnel {
 
   #onFrame(f: Frame): void {
     if (f.t === 'req') {
-      void this.#serve(f.id, f.from, f.req);
+      if (this.#taken.first(f.id)) void this.#serve(f.id, f.from, f.req);
       return;
     }
     if (f.t === 'abort') {
