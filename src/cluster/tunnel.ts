@@ -8,7 +8,7 @@ import { RecentIds } from './recent-ids.js';
 import { ReplicaDeaths } from './replica-deaths.js';
 import { replayable } from './replayable.js';
 import { watchSilence } from './silence-watch.js';
-import { parseFrame, type Frame, type TunnelRequest } from './tunnel-frame.js';
+import { parseFrame, withoutFraming, type Frame, type TunnelRequest } from './tunnel-frame.js';
 
 export type { TunnelRequest } from './tunnel-frame.js';
 
@@ -62,6 +62,8 @@ interface Waiting {
   stopWatch: (() => void) | undefined;
   /** Some publish of it reached the owner's inbox: the owner may have run it. */
   received: boolean;
+  /** The number of the owner's next frame of the answer: one below it came again (see #onFrame). */
+  next: number;
 }
 
 /**
@@ -182,7 +184,7 @@ export class Tunnel {
     // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
     const received = async () => this.#waiting.get(id)?.received === true && (await alive());
     const stopWatch = watchSilence(timeoutMs, received, () => this.#heldUnanswered(id, 'the replica that owns this session did not answer; retry'));
-    this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0 });
+    this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0, next: 0 });
     this.#watchOwners();
     const early = this.#pending.get(id) ?? [];
     this.#pending.delete(id);
@@ -316,7 +318,11 @@ export class Tunnel {
       this.#pending.get(f.id)?.push(f);
       return;
     }
+    // Delivered again (ioredis resends a PUBLISH whose reply the owner's dropped link lost): a head twice threw, data twice was relayed twice.
+    if (f.n !== undefined && f.n < w.next) return;
+    w.next = (f.n ?? w.next) + 1;
     if (f.t === 'head') {
+      if (w.res.headersSent) return; // an owner of a version that does not number its frames
       w.stopWatch?.();
       w.stopWatch = undefined;
       w.res.writeHead(f.status, withoutFraming(f.headers));
@@ -347,21 +353,22 @@ export class Tunnel {
     // The replica relaying it went away without a word (killed): a stream would be kept open for no one,
     // holding its session for ever. Noticed at the next frame nobody hears (a keep-alive at the latest).
     const gone = () => ac.abort();
+    let n = 0;
     try {
       const r = await this.#o.dispatch({ ...req, headers: { ...req.headers, [FORWARDED_HEADER]: this.mark } }, ac.signal);
-      this.#send(from, { t: 'head', id, status: r.status, headers: r.headers }, gone);
+      this.#send(from, { t: 'head', id, n: n++, status: r.status, headers: r.headers }, gone);
       const decoder = new StringDecoder('utf8');
       for await (const chunk of r.body) {
         const text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
-        if (text) this.#send(from, { t: 'data', id, chunk: text }, gone);
+        if (text) this.#send(from, { t: 'data', id, n: n++, chunk: text }, gone);
       }
       const rest = decoder.end();
-      if (rest) this.#send(from, { t: 'data', id, chunk: rest });
+      if (rest) this.#send(from, { t: 'data', id, n: n++, chunk: rest });
     } catch (err) {
       if (!ac.signal.aborted) this.#o.logger.debug({ err: (err as Error).message }, 'forwarded request ended early');
     } finally {
       this.#serving.delete(id);
-      this.#send(from, { t: 'end', id });
+      this.#send(from, { t: 'end', id, n });
     }
   }
 
@@ -381,15 +388,6 @@ export class Tunnel {
       else replyUnavailable(w.res, STOPPED_HOLDER, false);
     }
   }
-}
-
-/** A response's headers without those that describe its framing on the other hop. */
-function withoutFraming(h: Record<string, string | string[]>): Record<string, string | string[]> {
-  const headers = { ...h };
-  delete headers['content-length'];
-  delete headers['transfer-encoding'];
-  delete headers.connection;
-  return headers;
 }
 
 export function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
