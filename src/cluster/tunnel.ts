@@ -64,6 +64,8 @@ interface Waiting {
   received: boolean;
   /** The number of the owner's next frame of the answer: one below it came again (see #onFrame). */
   next: number;
+  /** A re-offer's publish is on its way (unconfirmed): the owner may get it whatever is decided here meanwhile. */
+  offering: boolean;
 }
 
 /**
@@ -184,7 +186,7 @@ export class Tunnel {
     // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
     const received = async () => this.#waiting.get(id)?.received === true && (await alive());
     const stopWatch = watchSilence(timeoutMs, received, () => this.#heldUnanswered(id, 'the replica that owns this session did not answer; retry'));
-    this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0, next: 0 });
+    this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0, next: 0, offering: false });
     this.#watchOwners();
     const early = this.#pending.get(id) ?? [];
     this.#pending.delete(id);
@@ -206,18 +208,14 @@ export class Tunnel {
     const offer = (): void => {
       const w = this.#waiting.get(id);
       if (!w || w.received) return;
+      w.offering = true;
       this.#o.pub.publish(this.#inbox(owner), frame).then(
         (n) => {
+          w.offering = false;
           if (n > 0) w.received = true;
           else setTimeout(offer, REOFFER_MS).unref();
         },
-        () => {
-          if (!this.#waiting.has(id)) return;
-          // Unconfirmed, not unsent (see forward): the owner may have it.
-          w.received = true;
-          this.#send(owner, { t: 'abort', id });
-          this.#heldUnanswered(id, TUNNEL_DOWN, UNCONFIRMED);
-        },
+        () => this.#heldUnanswered(id, TUNNEL_DOWN), // unconfirmed, not unsent (see forward): still offering
       );
     };
     setTimeout(offer, REOFFER_MS).unref();
@@ -279,12 +277,15 @@ export class Tunnel {
    * was lost. One the owner took (it runs it, or a frozen one will when it wakes) is invited back only when
    * harmless twice, as when its owner dies with it; `retry` is the answer otherwise.
    */
-  #heldUnanswered(id: string, retry: string, held = SILENT_HOLDER): void {
+  #heldUnanswered(id: string, retry: string): void {
     const w = this.#waiting.get(id);
     if (!w) return;
-    if (!w.received || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, retry);
+    // An offer on its way may reach the owner still (before 2026-12-07 given up on as never received).
+    if (!(w.received || w.offering) || replayable(w.req.method, w.req.body) || w.res.headersSent) return this.#unanswered(id, retry);
     this.#forget(id);
-    replyUnavailable(w.res, held, false);
+    // Told to stop: a frozen owner reads it after the request when it wakes; a live one runs on for no one otherwise.
+    this.#send(w.owner, { t: 'abort', id });
+    replyUnavailable(w.res, w.received ? SILENT_HOLDER : UNCONFIRMED, false);
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
