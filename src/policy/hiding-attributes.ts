@@ -12,9 +12,10 @@ import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, offScreenShare, pixels, trans
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
- * table): before 2026-12-06 it hid text unfound.
+ * table): before 2026-12-06 it hid text unfound. A `popover` (any value) is hidden by the browser's own style
+ * sheet until a script or a button opens it: before 2026-12-07 it hid text unfound.
  */
-const HIDING = /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b/i;
+const HIDING = /(?:^|[\s/])(?:hidden|popover)(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b/i;
 /**
  * An opacity or a font-size, group 2 its value as one token (judged by faded): a number near zero hides as 0
  * does. The token is taken whole, then read by NUMBER anchored, so a long number is read once.
