@@ -2,6 +2,7 @@ import { joinPatterns } from '../config/guardrails-schema.js';
 import { clipped } from '../observability/clipped.js';
 import { COMPATIBILITY_CLASS, foldCompatibility } from './compatibility-forms.js';
 import { hiddenMarkup, mayHoldMarkup, type MarkupKind } from './hidden-markup.js';
+import { mayHoldDefinition, unusedDefinitions } from './markdown-definitions.js';
 import { mayHoldImage, outsideImages } from './outside-images.js';
 
 /**
@@ -18,7 +19,8 @@ import { mayHoldImage, outsideImages } from './outside-images.js';
  *   but tab, line breaks and form feed: ANSI escapes hide text in a terminal), and runs of two or more
  *   variation selectors, Mongolian ones included (one after a character chooses its glyph; a run encodes bytes),
  *   and one (but VS15, VS16) after ASCII that has no variants (see NO_VARIANTS).
- * - markup: an HTML comment or an element hidden by its attributes (hidden-markup.ts), one per piece.
+ * - markup: an HTML comment, an element hidden by its attributes (hidden-markup.ts) or a Markdown comment, a link
+ *   reference definition no link uses (markdown-definitions.ts), one per piece.
  * - image: a Markdown or HTML image from a host not allowed (outside-images.ts), one per image.
  * - pattern: a match of one of the configured regular expressions.
  * What text legitimately needs is not counted: a zero-width joiner between two emoji (👩‍💻), a zero-width
@@ -246,6 +248,13 @@ export class HiddenTextScanner {
       counts ??= noCounts();
       counts.markup = markup.count;
       text = markup.clean;
+    }
+    // Markdown's comments (a definition no link uses); text declared HTML or XML has no Markdown.
+    const unused = !html && mayHoldDefinition(text) ? unusedDefinitions(text) : undefined;
+    if (unused !== undefined) {
+      counts ??= noCounts();
+      counts.markup += unused.count;
+      text = unused.clean;
     }
     const images = mayHoldImage(text) ? outsideImages(text, this.#imageHosts, html) : undefined;
     if (images !== undefined) {
