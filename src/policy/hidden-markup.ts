@@ -85,10 +85,12 @@ class BogusEnds {
 }
 /**
  * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
- * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does).
- * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed.
+ * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does;
+ * SVG draws no <desc> or <metadata>: outside an <svg> a browser would show a <desc>'s text, but no HTML has one).
+ * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed; before 2026-12-07
+ * what an SVG's <desc> or <metadata> held did.
  */
-const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp)$/i;
+const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp|desc|metadata)$/i;
 /** A dialog's `open` (in HTML after a "/" too, as hiding-attributes.ts reads `hidden`): without it, a browser's own style sheet hides the dialog. */
 const OPEN_DIALOG = /(?:^|[\s/])open(?:\s|=|\/|$)/i;
 
