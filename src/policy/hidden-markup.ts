@@ -241,8 +241,8 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
   /** Whether an element gives SVG text in it paint that shows nothing (svg-paint.ts). */
   const unpaintsText = (attrs: string, name: string, after: number) => InheritedPaint.may(attrs) && (paint ??= new InheritedPaint(s)).hides(name.toLowerCase(), attrs, after);
   let defs: UndrawnSvg | undefined;
-  /** Whether a <defs> or <symbol> holds text no <use> shows (svg-undrawn.ts). */
-  const undrawn = (attrs: string, name: string, after: number) => UndrawnSvg.may(name) && (defs ??= new UndrawnSvg(s)).hides(name.toLowerCase(), attrs, after);
+  /** Whether a <defs>, a <symbol> or an <svg> of no size holds text no <use> shows (svg-undrawn.ts). */
+  const undrawn = (attrs: string, name: string, after: number) => UndrawnSvg.may(name, attrs) && (defs ??= new UndrawnSvg(s)).hides(name.toLowerCase(), attrs, after);
   const markup = html ? MARKUP_HTML : MARKUP;
   markup.lastIndex = 0;
   for (let m = markup.exec(s); m !== null; m = markup.exec(s)) {

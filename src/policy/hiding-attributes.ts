@@ -108,7 +108,7 @@ function zero(v: string | undefined): boolean {
 }
 
 /** Zero, or a length below 2px: a size that shows nothing. */
-function tiny(v: string | undefined): boolean {
+export function tiny(v: string | undefined): boolean {
   const p = px(v);
   return zero(v) || (p >= 0 && p < PX_LIMIT);
 }

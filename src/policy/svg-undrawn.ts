@@ -8,9 +8,14 @@
  * would show stays unseen. Gradients, paths for a textPath, shapes a paint refers to hold no text and are left;
  * text a `<use>` shows is judged as any (its own opacity, its paint). An unclosed one is left: in Markdown
  * prose names the tags ("put shapes in <defs>"), and hidden-markup.ts would hide all after it.
+ * An `<svg>` of no size (a width or height below 2px) is read as a `<defs>`: it clips all it holds (its overflow
+ * is hidden unless it says otherwise), so its text no `<use>` elsewhere shows (a sprite sheet's symbols) is
+ * unseen; before 2026-12-07 `<svg width="0" height="0"><text>…</text></svg>` was not found.
  */
-import { hidingAttributes, unpaintedSvgText } from './hiding-attributes.js';
+import { decodeReferences } from './html-references.js';
+import { hidingAttributes, tiny, unpaintedSvgText } from './hiding-attributes.js';
 import { styleDeclarations } from './style-declarations.js';
+import { someAttribute } from './tag-attributes.js';
 
 const UNDRAWN = /^(?:defs|symbol)$/i;
 /** Any tag: group 1 its slash, 2 its name, 3 its attributes. */
@@ -20,6 +25,9 @@ const USE = /<use([\s/][^<>]*)?>/gi;
 const HREF = /(?:^|[\s/])(?:xlink:)?href\s*=\s*(?:"\s*#([^"]*)"|'\s*#([^']*)'|#([^\s"'>]+))/i;
 const ID = /(?:^|[\s/])id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
 const SELF_CLOSING = /\/\s*$/;
+/** Only an <svg> whose attributes name a size can have none. */
+const SIZE = /width|height/i;
+const SHOWN_OVERFLOW = /visible|auto/;
 const TEXT = /\S/g;
 
 /** One string's `<defs>` and `<symbol>` elements judged against the ids its shown `<use>` elements refer to. */
@@ -33,9 +41,9 @@ export class UndrawnSvg {
     this.#s = s;
   }
 
-  /** Without allocating: whether an element so named can be one. */
-  static may(name: string): boolean {
-    return UNDRAWN.test(name);
+  /** Whether an element so named, with these attributes, can be one (without allocating, but for an <svg> that names a size). */
+  static may(name: string, attrs: string): boolean {
+    return UNDRAWN.test(name) || (name.length === 3 && name.toLowerCase() === 'svg' && SIZE.test(attrs) && sizeless(attrs));
   }
 
   /** Whether the element named `name` (lower case), its tag's attributes `attrs` ending at `after`, holds text no `<use>` shows. */
@@ -70,6 +78,22 @@ export class UndrawnSvg {
     this.#readTo = this.#s.length;
     return false;
   }
+}
+
+/**
+ * Whether an <svg>'s attributes give it no size that shows: a width or height (attribute, or its style's, which
+ * wins) below 2px, and an overflow that clips (an <svg>'s is hidden by default; `visible` and, in SVG, `auto` show).
+ */
+function sizeless(attrs: string): boolean {
+  const size = new Map<string, string>();
+  someAttribute(attrs, (name) => name === 'width' || name === 'height', (name, value) => {
+    size.set(name, decodeReferences(value).trim().toLowerCase());
+    return false;
+  });
+  const style = styleDeclarations(attrs);
+  if (SHOWN_OVERFLOW.test(style.get('overflow') ?? '')) return false;
+  const [w, h] = [style.get('width') ?? size.get('width'), style.get('height') ?? size.get('height')];
+  return tiny(w) || tiny(h) || tiny(style.get('max-width')) || tiny(style.get('max-height'));
 }
 
 /** The id an element's attributes give it; "" for none. */
