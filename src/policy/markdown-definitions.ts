@@ -7,8 +7,9 @@
  * Read as CommonMark reads a definition, and narrower wherever unsure (the text is then left as it is, as
  * before): one that begins the text, follows a blank line, a heading or another definition (a definition
  * cannot interrupt a paragraph: there it is text a person sees), outside code, its title well formed and
- * nothing after it on its line. A footnote's (`[^1]: …`), which GFM shows, is left. A definition counts as
- * used when its label, bracketed, appears anywhere else in the text (more than a renderer links, never less).
+ * nothing after it on its line. A GFM footnote's (`[^1]: …`, to its paragraph's end) no `[^1]` names is one too:
+ * GFM renderers show only the footnotes referred to. A definition counts as used when its label, bracketed,
+ * appears anywhere else in the text (more than a renderer links, never less).
  */
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 
@@ -24,6 +25,10 @@ const BRACKETED = /\[((?:[^\\[\]]|\\[\s\S])*)\]/g;
 /** A line a definition may follow: blank, or an ATX heading (a block that ends on its line). */
 const BLOCK_BEFORE = /^(?:[ \t\r]*|[ ]{0,3}#{1,6}(?:[ \t][^\n]*)?)$/;
 const BLANK_LINE = /\n[ \t\r]*\n/;
+/** A GFM footnote's definition at a line's start: group 1 its label (no white space in it). */
+const FOOTNOTE = /^ {0,3}\[\^([^\s\\[\]]{1,999})\]:/gm;
+/** The first blank line after a footnote's first line. */
+const BLANK_AFTER = /\n[ \t\r]*(?:\n|$)/g;
 
 /** How many unused definitions a string holds, and the string without them. */
 export interface DefinitionScan {
@@ -51,23 +56,42 @@ function beginsBlock(s: string, at: number, end: number): boolean {
 }
 
 
+type Span = { start: number; end: number; label: string };
+
+/** Link reference definitions and footnote definitions, in order of their start (they may overlap). */
+function candidates(s: string): Span[] {
+  const out: Span[] = [];
+  DEFINITION.lastIndex = 0;
+  for (let m = DEFINITION.exec(s); m !== null; m = DEFINITION.exec(s)) {
+    const label = m[1]!;
+    if (!label.startsWith('^') && normal(label) !== '' && !BLANK_LINE.test(m[0])) out.push({ start: m.index, end: m.index + m[0].length, label: normal(label) });
+  }
+  FOOTNOTE.lastIndex = 0;
+  let blank = -1; // the first blank line after the footnote before (the same for each footnote before it: linear)
+  for (let m = FOOTNOTE.exec(s); m !== null; m = FOOTNOTE.exec(s)) {
+    if (blank < m.index) {
+      BLANK_AFTER.lastIndex = m.index;
+      blank = BLANK_AFTER.exec(s)?.index ?? s.length;
+    }
+    // Its text runs to the paragraph's end: lines after it continue it lazily up to a blank line.
+    out.push({ start: m.index, end: Math.min(blank + 1, s.length), label: normal(`^${m[1]!}`) });
+  }
+  return out.length < 2 ? out : out.sort((a, b) => a.start - b.start);
+}
+
 /** The definitions of `s` as spans with their normal labels (see the file comment). */
-function definitions(s: string): Array<{ start: number; end: number; label: string }> {
-  const out: Array<{ start: number; end: number; label: string }> = [];
+function definitions(s: string): Span[] {
+  const out: Span[] = [];
   let code: CodeSpans | undefined;
   let k = 0; // the first code span not yet passed (definitions come in order)
   let last = -1;
-  DEFINITION.lastIndex = 0;
-  for (let m = DEFINITION.exec(s); m !== null; m = DEFINITION.exec(s)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    const label = m[1]!;
-    if (label.startsWith('^') || normal(label) === '' || BLANK_LINE.test(m[0]) || !beginsBlock(s, start, last)) continue;
+  for (const d of candidates(s)) {
+    if (d.start < last || !beginsBlock(s, d.start, last)) continue; // inside the one before, or not a block's start
     code ??= s.includes('`') || s.includes('~~~') ? markdownCode(s) : [];
-    while (k < code.length && code[k]![1] <= start) k++;
-    if (k < code.length && code[k]![0] <= start) continue;
-    out.push({ start, end, label: normal(label) });
-    last = end;
+    while (k < code.length && code[k]![1] <= d.start) k++;
+    if (k < code.length && code[k]![0] <= d.start) continue;
+    out.push(d);
+    last = d.end;
   }
   return out;
 }
