@@ -17,7 +17,16 @@ import { hidingAttributes, tiny, unpaintedSvgText } from './hiding-attributes.js
 import { styleDeclarations } from './style-declarations.js';
 import { someAttribute } from './tag-attributes.js';
 
-const UNDRAWN = /^(?:defs|symbol)$/i;
+/**
+ * Elements whose content is drawn only where something refers to it: a <defs>'s children each by a <use> or a
+ * url(#id), a <symbol> by a <use>, a <mask>, <clipPath>, <pattern> or <marker> by a url(#id) (a mask, a clip,
+ * a paint, a path's marker). Before 2026-12-07 text in one of the last four nothing referred to was not found.
+ */
+const UNDRAWN = /^(?:defs|symbol|mask|clippath|pattern|marker)$/i;
+const SVG_ONLY = /^(?:mask|clippath|pattern|marker)$/;
+const SVG_OPEN = /<svg[\s/>]/i;
+/** A url() reference to an id (in an attribute or a style, quoted or not): group 1 the id. */
+const URL_REF = /url\(\s*["']?\s*#([^"')\s]+)/gi;
 /** Any tag: group 1 its slash, 2 its name, 3 its attributes. */
 const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)([\s/][^<>]*)?>/g;
 const USE = /<use([\s/][^<>]*)?>/gi;
@@ -36,6 +45,8 @@ export class UndrawnSvg {
   #used: Set<string> | undefined;
   /** Where the last element read ends: one inside it is not read again (inside a shown or textless one, it shows or holds none). */
   #readTo = -1;
+  /** Where the string's first <svg> tag is (2^32 - 1 for none). */
+  #svgAt: number | undefined;
 
   constructor(s: string) {
     this.#s = s;
@@ -49,8 +60,11 @@ export class UndrawnSvg {
   /** Whether the element named `name` (lower case), its tag's attributes `attrs` ending at `after`, holds text no `<use>` shows. */
   hides(name: string, attrs: string, after: number): boolean {
     if (after <= this.#readTo || SELF_CLOSING.test(attrs)) return false;
+    // Other XML names these too (a logback <pattern>): only after an <svg> opened are they SVG's.
+    if (SVG_ONLY.test(name) && after <= (this.#svgAt ??= this.#s.search(SVG_OPEN) >>> 0)) return false;
     const used = (this.#used ??= usedIds(this.#s));
-    const symbol = name === 'symbol';
+    // A <defs> (or an <svg> of no size) is judged child by child; the others as one whole.
+    const symbol = name !== 'defs' && name !== 'svg';
     let unit = { text: false, used: symbol && used.has(idOf(attrs)) };
     let hidden = false;
     let depth = 0;
@@ -102,9 +116,10 @@ function idOf(attrs: string): string {
   return m === null ? '' : (m[1] ?? m[2] ?? m[3]!).trim();
 }
 
-/** The ids the string's `<use>` elements that show something refer to. */
+/** The ids the string's `<use>` elements that show something refer to, and every id a url(#id) names. */
 function usedIds(s: string): Set<string> {
   const out = new Set<string>();
+  for (const m of s.matchAll(URL_REF)) out.add(m[1]!.trim());
   for (const m of s.matchAll(USE)) {
     const attrs = m[1] ?? '';
     const href = HREF.exec(attrs);
