@@ -20,6 +20,8 @@ const HIDING = /(?:^|[\s/])(?:hidden|popover)(?:\s|=|\/|$)|display\s*[:=]\s*["']
  * An opacity or a font-size, group 2 its value as one token (judged by faded): a number near zero hides as 0
  * does. The token is taken whole, then read by NUMBER anchored, so a long number is read once.
  */
+/** The `font` shorthand (in a style, or as an attribute): group 1 its value, to the declaration's end. */
+const FONT = /(?<![\w-])font\s*[:=]\s*["']?([^;"'<>]*)/gi;
 const FADING = /(?<![\w-])(opacity|font-size)\s*[:=]\s*["']?([-+.\w%]*)/gi;
 /**
  * The thresholds below which a value hides as 0 does (before 2026-12-07 only an exact 0 was found, and
@@ -60,7 +62,7 @@ const CLIP_TO_TEXT = /(?:^|[\s,])text(?:$|[\s,])/;
 export function hidingAttributes(attrs: string, tag = ''): boolean {
   // calc() computed first (style-calc.ts): `opacity: calc(0)` fades as `opacity: 0` does.
   const applied = reduceCalc(asApplied(attrs));
-  return HIDING.test(applied) || faded(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
+  return HIDING.test(applied) || faded(applied) || smallFontShorthand(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
 }
 
 /** An opacity or a font-size below its threshold, anywhere in the attributes (as HIDING reads them). */
@@ -72,6 +74,27 @@ function faded(applied: string): boolean {
     const n = parseFloat(v[1]!);
     const unit = v[2]!.toLowerCase();
     if (m[1]!.length === 7 ? (unit === '' ? n : unit === '%' ? n / 100 : NaN) < OPACITY_LIMIT : smallFont(n, unit)) return true;
+  }
+  return false;
+}
+
+/**
+ * The `font` shorthand's size below its threshold (`font: 0/0 a`, the image-replacement idiom; `font: italic bold 0.1px
+ * serif`): its first token that is a length, a percentage or a unitless 0 (a unitless number but 0 is a weight), before
+ * any "/" (the line-height, which hides nothing). Before 2026-12-07 only `font-size` was read, and these hid text unfound.
+ */
+function smallFontShorthand(applied: string): boolean {
+  FONT.lastIndex = 0;
+  for (let m = FONT.exec(applied); m !== null; m = FONT.exec(applied)) {
+    for (const token of m[1]!.trim().split(ARGS)) {
+      const v = NUMBER.exec(token.split('/', 1)[0]!);
+      if (v === null) continue; // a style, variant or weight keyword
+      const n = parseFloat(v[1]!);
+      const unit = v[2]!.toLowerCase();
+      if (unit === '' && n !== 0) continue; // a weight
+      if (smallFont(n, unit)) return true;
+      break; // the size: what follows is the family
+    }
   }
   return false;
 }

@@ -190,6 +190,13 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('a font shorthand whose size hides (font: 0/0 a, the image-replacement idiom; 0px, 0.1px after a style and a weight) is found; sizes that show, weights and line-heights are left', () => {
+    const hidden = ['<span style="font: 0/0 a">a</span>', '<span style="font:0px serif">a</span>', '<h1 style="font: italic bold 0.1px/1 Arial, sans-serif">a</h1>', '<span style="color:red; FONT: 700 0 a">a</span>'];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = ['<span style="font: 12px/0 a">a</span>', '<span style="font: 700 1em serif">a</span>', '<span style="font: bold 16px Inter">a</span>', '<span style="font-family: 0">a</span>', '<span style="font: inherit">a</span>'];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('a clip rect() of 1 square pixel or less is found; larger ones, and sizes in other units, are left', () => {
     for (const s of ['<div style="position:absolute;clip:rect(0,1px,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0 1px 1px 0)">a</div>', '<div style="position:absolute;clip:rect(5px, 6px, 5.5px, 4px)">a</div>', '<div style="position:absolute;clip:rect(1px,1px,1px,1px)">a</div>']) {
       assert.equal(found(s), 1, s);
