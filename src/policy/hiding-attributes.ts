@@ -36,7 +36,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, ...PIXELS, em: 16, rem: 16
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip, collapse, unpaint or move an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position|translate/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position|translate|filter/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
@@ -150,11 +150,28 @@ function collapsed(a: Map<string, string>, svgText: boolean): boolean {
   const zoom = factor(a.get('zoom'));
   if (zoom > 0 && zoom < SCALE_LIMIT) return true;
   if (clipsAll(a.get('clip-path')) || clipsAll(a.get('-webkit-clip-path'))) return true;
+  if (filteredAway(a.get('filter')) || filteredAway(a.get('-webkit-filter'))) return true;
   const clip = a.get('clip');
   if (clip !== undefined && emptyRect(clip)) return true;
   if (svgText ? unpaintedSvgText(a) : unpainted(a)) return true;
   if (offPage(a) || translatedAway(a)) return true;
   return zeroBox(a, 'height') || zeroBox(a, 'width');
+}
+
+/**
+ * A `filter` whose opacity() functions, multiplied, fade the element below OPACITY_LIMIT (`filter: opacity(0)`), as
+ * the `opacity` property would. Before 2026-12-07 it hid text unfound. Other functions (blur, brightness) are left.
+ */
+function filteredAway(filter: string | undefined): boolean {
+  if (filter === undefined || !filter.includes('opacity')) return false;
+  let alpha = 1;
+  for (const m of filter.matchAll(FUNCTION)) {
+    if (m[1]!.toLowerCase() !== 'opacity') continue;
+    // No argument is 1; one not known (var(), a calc() left) is taken as 1, so it hides none of the others.
+    const f = m[2]!.trim() === '' ? 1 : factor(m[2]!.trim());
+    if (!Number.isNaN(f)) alpha *= Math.min(1, Math.max(0, f));
+  }
+  return alpha < OPACITY_LIMIT;
 }
 
 /**

@@ -197,6 +197,13 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('a filter that fades the element below 0.05 (opacity() factors multiplied) is found; filters that show, and url() filters, are left', () => {
+    const hidden = ['<span style="filter: opacity(0)">a</span>', '<span style="filter:opacity(1%)">a</span>', '<span style="-webkit-filter: blur(1px) opacity(.2) opacity(.2)">a</span>'];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = ['<span style="filter: opacity(0.5)">a</span>', '<span style="filter: grayscale(1)">a</span>', '<span style="filter: url(#f)">a</span>', '<span style="filter: opacity(50%) blur(2px)">a</span>', '<span style="filter: opacity(var(--o))">a</span>', '<span style="filter: opacity()">a</span>'];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('a clip rect() of 1 square pixel or less is found; larger ones, and sizes in other units, are left', () => {
     for (const s of ['<div style="position:absolute;clip:rect(0,1px,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0 1px 1px 0)">a</div>', '<div style="position:absolute;clip:rect(5px, 6px, 5.5px, 4px)">a</div>', '<div style="position:absolute;clip:rect(1px,1px,1px,1px)">a</div>']) {
       assert.equal(found(s), 1, s);
