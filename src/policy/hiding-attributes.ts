@@ -36,7 +36,7 @@ const PX: Readonly<Record<string, number>> = { '': 1, ...PIXELS, em: 16, rem: 16
 /** An inset that clips this much of an axis by lengths clips all of any element text sits in. */
 const INSET_LIMIT = 1000;
 /** Only attributes naming one of these can shrink, clip, collapse, unpaint or move an element to nothing (collapsed). */
-const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position|translate|filter/i;
+const COLLAPSING = /scale|matrix|clip|height|width|color|fill|zoom|indent|position|translate|filter|rotate/i;
 /** SVG's text elements: painted by `fill` and `stroke`, not by `color`. */
 const SVG_TEXT = new Set(['text', 'tspan', 'textpath']);
 
@@ -177,16 +177,22 @@ function filteredAway(filter: string | undefined): boolean {
 /**
  * The `scale` property's factors and the transform's scale functions, multiplied per axis (a rotation between
  * them is not followed: more than the browser shows, never less), and each matrix alone by its least stretch
- * (a matrix3d by its 2D part, divided by its w, and only without perspective).
+ * (a matrix3d by its 2D part, divided by its w, and only without perspective); a rotateX() or rotateY() summed
+ * per axis turns it edge-on near 90deg (before 2026-12-07 `rotateX(90deg)` hid text unfound).
  */
 function scaledAway(transform: string, scale: string | undefined): boolean {
   const s = scale?.split(ARGS);
   let x = s === undefined ? 1 : times(1, s[0]);
   let y = s === undefined ? 1 : times(1, s[1] ?? s[0]);
+  // Turns about the x and y axes, summed: one of 90deg shows the element edge-on (its height or width projected to 0).
+  let aboutX = 0;
+  let aboutY = 0;
   for (const m of transform.matchAll(FUNCTION)) {
     const name = m[1]!;
     const n = m[2]!.trim().split(ARGS);
-    if (name === 'scale' || name === 'scale3d') {
+    if (name === 'rotatex') aboutX += radians(n[0]);
+    else if (name === 'rotatey') aboutY += radians(n[0]);
+    else if (name === 'scale' || name === 'scale3d') {
       x = times(x, n[0]);
       y = times(y, name === 'scale' ? (n[1] ?? n[0]) : n[1]);
     } else if (name === 'scalex') x = times(x, n[0]);
@@ -194,7 +200,16 @@ function scaledAway(transform: string, scale: string | undefined): boolean {
     else if (name === 'matrix' && n.length === 6 && leastStretch(n.map(parseFloat)) < SCALE_LIMIT) return true;
     else if (name === 'matrix3d' && n.length === 16 && flat3d(n.map(parseFloat))) return true;
   }
-  return Math.abs(x) < SCALE_LIMIT || Math.abs(y) < SCALE_LIMIT;
+  return Math.abs(x * Math.cos(aboutY)) < SCALE_LIMIT || Math.abs(y * Math.cos(aboutX)) < SCALE_LIMIT;
+}
+
+const TO_RADIANS: Readonly<Record<string, number>> = { deg: Math.PI / 180, rad: 1, grad: Math.PI / 200, turn: 2 * Math.PI };
+
+/** An angle in radians; 0 for one not known (var(), a unit that is none), so it turns nothing. */
+function radians(v: string | undefined): number {
+  const a = numeric(v);
+  if (a === undefined) return 0;
+  return a.unit === '' ? 0 : a.n * (TO_RADIANS[a.unit] ?? 0);
 }
 
 /** `x` scaled by the factor `v`; a factor not known (`none`, calc()) is taken as 1, so it hides none of the others. */

@@ -204,6 +204,20 @@ describe('hiding styles', () => {
     for (const s of seen) assert.equal(found(s), 0, s);
   });
 
+  it('a transform that turns the element edge-on (rotateX or rotateY of 90deg, within 3 degrees, in any angle unit) is found; other turns are left', () => {
+    const hidden = [
+      '<div style="transform: rotateX(90deg)">a</div>',
+      '<div style="transform: perspective(500px) rotateY(-90deg)">a</div>',
+      '<div style="transform:rotateY(0.25turn)">a</div>',
+      '<div style="transform: rotateX(1.5708rad)">a</div>',
+      '<div style="transform: rotateY(270deg)">a</div>',
+      '<div style="transform: rotateX(45deg) rotateX(45deg)">a</div>',
+    ];
+    for (const s of hidden) assert.equal(found(s), 1, s);
+    const seen = ['<div style="transform: rotateX(60deg)">a</div>', '<div style="transform: rotate(90deg)">a</div>', '<div style="transform: rotateY(180deg)">a</div>', '<div style="transform: rotateZ(90deg)">a</div>', '<div style="transform: rotateX(var(--a))">a</div>'];
+    for (const s of seen) assert.equal(found(s), 0, s);
+  });
+
   it('a clip rect() of 1 square pixel or less is found; larger ones, and sizes in other units, are left', () => {
     for (const s of ['<div style="position:absolute;clip:rect(0,1px,1px,0)">a</div>', '<div style="position:absolute;clip:rect(0 1px 1px 0)">a</div>', '<div style="position:absolute;clip:rect(5px, 6px, 5.5px, 4px)">a</div>', '<div style="position:absolute;clip:rect(1px,1px,1px,1px)">a</div>']) {
       assert.equal(found(s), 1, s);
