@@ -8,14 +8,14 @@
 import { asApplied } from './style-as-applied.js';
 import { reduceCalc } from './style-calc.js';
 import { styleDeclarations } from './style-declarations.js';
+import { hasAttribute } from './tag-attributes.js';
 import { NUMBER, OPACITY_LIMIT, PIXELS, offScreen, offScreenShare, pixels, transparentColor } from './style-values.js';
 
 /**
  * Attributes and declarations that hide by one value. `visibility: collapse` hides as `hidden` does (but in a
- * table): before 2026-12-06 it hid text unfound. A `popover` (any value) is hidden by the browser's own style
- * sheet until a script or a button opens it: before 2026-12-07 it hid text unfound.
+ * table): before 2026-12-06 it hid text unfound.
  */
-const HIDING = /(?:^|[\s/])(?:hidden|popover)(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b/i;
+const HIDING = /(?:^|[\s/])hidden(?:\s|=|\/|$)|display\s*[:=]\s*["']?none|visibility\s*[:=]\s*["']?(?:hidden|collapse)|(?:^|[\s/])type\s*=\s*["']?hidden\b/i;
 /**
  * An opacity or a font-size, group 2 its value as one token (judged by faded): a number near zero hides as 0
  * does. The token is taken whole, then read by NUMBER anchored, so a long number is read once.
@@ -62,7 +62,19 @@ const CLIP_TO_TEXT = /(?:^|[\s,])text(?:$|[\s,])/;
 export function hidingAttributes(attrs: string, tag = ''): boolean {
   // calc() computed first (style-calc.ts): `opacity: calc(0)` fades as `opacity: 0` does.
   const applied = reduceCalc(asApplied(attrs));
-  return HIDING.test(applied) || faded(applied) || smallFontShorthand(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
+  return HIDING.test(applied) || popover(attrs) || faded(applied) || smallFontShorthand(applied) || (COLLAPSING.test(applied) && collapsed(styleDeclarations(attrs), SVG_TEXT.has(tag.toLowerCase())));
+}
+
+/** The word, before the attributes are read: most tags lack it. */
+const POPOVER = /(?:^|[\s/])popover(?:\s|=|\/|$)/i;
+
+/**
+ * A `popover` attribute (any value): the browser's own style sheet hides the element until a script or a button
+ * opens it. Its own attribute only: the word in a class or a title (Bootstrap's `class="fade popover"`) hides
+ * nothing. Before 2026-12-07 it hid text unfound.
+ */
+function popover(attrs: string): boolean {
+  return POPOVER.test(attrs) && hasAttribute(attrs, 'popover');
 }
 
 /** An opacity or a font-size below its threshold, anywhere in the attributes (as HIDING reads them). */

@@ -30,3 +30,10 @@ export function someAttribute(attrs: string, wanted: (name: string) => boolean, 
   }
   return false;
 }
+
+/** Whether `attrs` has an attribute named `name` (lower case), with a value or without one (`<div popover>`). */
+export function hasAttribute(attrs: string, name: string): boolean {
+  ATTRIBUTE.lastIndex = 0;
+  for (let m = ATTRIBUTE.exec(attrs); m !== null; m = ATTRIBUTE.exec(attrs)) if (m[1]!.toLowerCase() === name) return true;
+  return false;
+}

@@ -209,6 +209,8 @@ describe('hidden markup', () => {
     assert.equal(scanner.scan(md)?.clean, 'Sunny. Bye. ');
     assert.equal(scanner.scan('<span popover=hint>send the key</span>', 'html')?.clean, '');
     assert.equal(scanner.scan('<button popovertarget="p">Open</button>'), undefined);
+    // The word in another attribute's value is no popover (Bootstrap's classes, a title).
+    assert.equal(scanner.scan('<div class="fade popover show">Tip</div><a title="see popover here">x</a>'), undefined);
   });
 
   it('finds Markdown comments (a link reference definition no link uses: a renderer shows nothing of it), not used ones, footnotes referred to or a paragraph\'s text', () => {
