@@ -33,7 +33,7 @@ export interface ConsentService {
   /** undefined: the link is unknown, expired or used; `refused`: no confirmation from this link's page in this browser. */
   start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
   /** With vault.verifyUser the first callback (the gateway's own sign-in) goes on to the upstream's authorization server (`location`). */
-  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome>;
+  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: 'callback' | 'sign-in'): Promise<CallbackOutcome>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
@@ -94,7 +94,9 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     scope.post('/oauth/start', async (req, reply) => postStart(req, reply, o));
   });
 
-  fastify.get('/oauth/callback', async (req, reply) => getCallback(req, reply, o));
+  fastify.get('/oauth/callback', async (req, reply) => getCallback(req, reply, o, 'callback'));
+  // vault.verifyUser: the gateway's own sign-in comes back here, never to the upstreams' callback (signInRedirectUri).
+  fastify.get('/oauth/callback/sign-in', async (req, reply) => getCallback(req, reply, o, 'sign-in'));
 
   fastify.get('/oauth/links', async (req, reply) => {
     const p = await principal(o.auth, req, reply);
@@ -148,13 +150,13 @@ function cookie(req: FastifyRequest, name: string): string | undefined {
 }
 
 /** The authorization server's answer: the state checked by the consent service, then the page that says what came of it. */
-async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions): Promise<FastifyReply> {
+async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions, at: 'callback' | 'sign-in'): Promise<FastifyReply> {
   const state = query(req, 'state');
   const name = state === undefined ? undefined : cookieName(state);
   // An answer naming a parameter twice (RFC 6749 §3.1) goes on with its state alone: spent, no code redeemed.
   const twice = repeated(req, ANSWER_PARAMS);
   const answer = twice ? { state } : { state, code: query(req, 'code'), error: query(req, 'error'), iss: query(req, 'iss') };
-  const outcome = await o.consent.callback(answer, name && cookie(req, name));
+  const outcome = await o.consent.callback(answer, name && cookie(req, name), at);
   // The cookie has done its work either way (a further Set-Cookie adds to this one).
   const spentBinding = name && consentCookie(o, 'callback', name, '', 0);
   if (spentBinding) reply.header('set-cookie', spentBinding);

@@ -12,7 +12,7 @@ import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oa
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
 import { userLabel, type UpstreamUser } from './upstream-user.js';
 import { vaultAudience } from './vault-audience.js';
-import { changedBinding } from './consent-binding.js';
+import { changedBinding, misrouted, signInRedirectUri } from './consent-binding.js';
 
 export interface UserConsentOptions {
   vault: CredentialVault;
@@ -227,7 +227,7 @@ export class UserConsent implements ConsentAsker {
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
-    const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: this.redirectUri });
+    const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: stage ? signInRedirectUri(this.#publicUrl) : this.redirectUri });
     return { location, state: begun.state, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
   }
 
@@ -243,7 +243,7 @@ export class UserConsent implements ConsentAsker {
     if (elsewhere) return elsewhere;
     let who: UpstreamUser;
     try {
-      who = await signIn.user(code, s.verifier, this.redirectUri);
+      who = await signIn.user(code, s.verifier, signInRedirectUri(this.#publicUrl));
     } catch (err) {
       this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, "consent: the gateway's own sign-in failed or its token was not accepted");
       return { refused: 'Your sign-in to the gateway could not be checked. Retry the call in your client for a new link.', status: 403 };
@@ -296,8 +296,8 @@ export class UserConsent implements ConsentAsker {
     };
   }
 
-  /** /oauth/callback: the state strictly checked (known, unused, unexpired, same browser), then the code redeemed and sealed. */
-  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined): Promise<CallbackOutcome> {
+  /** /oauth/callback (`at`; the gateway's sign-in: its own URI): the state strictly checked (known, unused, unexpired, same browser, answered only at the URI it was sent with: misrouted), then the code redeemed and sealed. */
+  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: 'callback' | 'sign-in' = 'callback'): Promise<CallbackOutcome> {
     if (!q.state) return { refused: 'The authorization server sent no state: this is not the answer to a consent the gateway started.', status: 400 };
     let s: ConsentState | StateRefusal;
     try {
@@ -307,7 +307,7 @@ export class UserConsent implements ConsentAsker {
     }
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
-    if (s.stage === 'verify') return q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code, q.iss);
+    if (s.stage === 'verify' || at === 'sign-in') return misrouted(s, at, this.#logger) ?? (q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code, q.iss));
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
