@@ -12,6 +12,12 @@ import type { UpstreamUser } from './upstream-user.js';
  */
 const SUCCESSOR_WAIT_MS = 2000;
 const SUCCESSOR_POLL_MS = 50;
+/**
+ * After a refresh that failed for the moment (not invalid_grant) while the stored token is still valid: how
+ * long that token is used before the next refresh is tried (as RenewedToken waits). Each call used to send
+ * its own and wait for its answer, up to the authorization server's timeouts when it is down.
+ */
+const REFRESH_RETRY_MS = 5000;
 
 /** A token handed out, and when the consent it came from was given (CredentialVault.linkedAt). */
 export interface ConsentedToken {
@@ -47,6 +53,8 @@ export class UserOAuthCredential implements BearerSource {
   /** The token the upstream refused (401): refreshed before it is used again; any other stored token is not. */
   #refused: string | undefined;
   #inflight: Promise<ConsentedToken> | undefined;
+  /** A refresh of this refresh token failed for the moment: not tried again before `at` while its access token is valid. */
+  #retry: { refreshToken: string; at: number } | undefined;
 
   constructor(client: UserOAuthClient, user: UpstreamUser, vault: CredentialVault, consent: ConsentAsker) {
     this.#client = client;
@@ -95,8 +103,10 @@ export class UserOAuthCredential implements BearerSource {
     const refused = this.#refused === t.accessToken;
     // The refused token is no longer stored: it cannot come back, so there is nothing left to refresh.
     if (!refused) this.#refused = undefined;
-    // When it was issued said when it is due (never before half its life); a link stored without that keeps the skew rule.
-    const due = t.renewAt ?? t.expiresAt - this.#client.settings.refreshSkewMs;
+    // When it was issued said when it is due (never before half its life); a link stored without that keeps the skew rule;
+    // a refresh of it that failed for the moment is not tried again for REFRESH_RETRY_MS (while the token is valid).
+    const renew = t.renewAt ?? t.expiresAt - this.#client.settings.refreshSkewMs;
+    const due = this.#retry !== undefined && this.#retry.refreshToken === t.refreshToken ? Math.max(renew, Math.min(this.#retry.at, t.expiresAt)) : renew;
     if (!refused && Date.now() < due) return { token: t.accessToken, linkedAt: link.linkedAt };
     if (!t.refreshToken) {
       if (!refused && Date.now() < t.expiresAt) return { token: t.accessToken, linkedAt: link.linkedAt };
@@ -119,8 +129,9 @@ export class UserOAuthCredential implements BearerSource {
         // gateway's client (a mistyped secret after a reload). Deleting links for that would make every
         // affected user consent again; the link stays, and a token still valid is still good.
         const failure = err instanceof GrantRefused ? this.#consent.clientRefused(this.#user, upstream, err) : err;
-        if (!refused && Date.now() < t.expiresAt) return { token: t.accessToken, linkedAt: link.linkedAt };
-        throw failure;
+        if (refused || Date.now() >= t.expiresAt) throw failure;
+        this.#retry = { refreshToken: t.refreshToken!, at: Date.now() + REFRESH_RETRY_MS };
+        return { token: t.accessToken, linkedAt: link.linkedAt };
       }
       // Another replica (or another client of this process, after a reload) may be refreshing the same
       // token: a rotating server refused us because it spent it. Its token is then ours too.

@@ -57,6 +57,24 @@ describe('a refresh the token endpoint does not grant', () => {
     assert.equal((await rig.vault.load('tickets', ALICE))?.refreshToken, 'rt-1');
   });
 
+  // Each call in the refresh skew sent its own refresh and waited for its answer (an authorization server
+  // down: up to its timeouts, on every call of every user) before using the token still held, and a refused
+  // client logged an error per call. As the other renewed tokens (RenewedToken) it now waits a while.
+  for (const [what, answer] of [
+    ['503', { status: 503, body: { error: 'temporarily_unavailable' } }],
+    ['invalid_client', { status: 401, body: { error: 'invalid_client' } }],
+  ] as const) {
+    it(`${what} while the stored token is still valid: the calls right after use it without asking again`, async () => {
+      await linked({ expired: false });
+      next = answer;
+      const credential = rig.credential();
+      const before = endpoint.forms.length;
+      for (let i = 0; i < 3; i++) assert.equal(await credential.token(), 'at-1');
+      assert.equal(endpoint.forms.length - before, 1, 'one refresh request for three calls');
+      assert.equal(rig.logs.filter((l) => l.level === 50).length, answer.status === 401 ? 1 : 0, 'at most one error line');
+    });
+  }
+
   for (const [what, answer] of [
     ['invalid_client (the gateway’s secret is wrong)', { status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' } }],
     ['invalid_request', { status: 400, body: { error: 'invalid_request' } }],
