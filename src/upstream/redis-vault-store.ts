@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isDead, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
@@ -76,6 +77,9 @@ if #stale > 0 then redis.call('ZREM', KEYS[2], unpack(stale)) end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIREAT', KEYS[2], redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2])
 return 0`;
+
+/** Deletes a refresh claim (KEYS[1]) only while it is still the one given (ARGV[1]). */
+const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /**
  * The vault in Redis: every replica reads the same links, and they outlive a restart of the gateway
@@ -259,6 +263,20 @@ export class RedisVaultStore implements VaultStore {
 
   async peekOnce(kind: string, id: string): Promise<string | undefined> {
     return (await this.#redis.get(`${this.#prefix}${kind}:${id}`).catch(storeFailed)) ?? undefined;
+  }
+
+  async claimRefresh(upstream: string, user: UpstreamUser, ttlMs: number): Promise<string | undefined> {
+    const claim = randomUUID();
+    const set = await this.#redis.set(this.#claim(upstream, user), claim, 'PX', ttlMs, 'NX').catch(storeFailed);
+    return set === null ? undefined : claim;
+  }
+
+  async releaseRefresh(upstream: string, user: UpstreamUser, claim: string): Promise<void> {
+    await this.#redis.eval(RELEASE, 1, this.#claim(upstream, user), claim).catch(storeFailed);
+  }
+
+  #claim(upstream: string, user: UpstreamUser): string {
+    return `${this.#prefix}refreshing:${linkKey(upstream, user)}`;
   }
 
   async close(): Promise<void> {}

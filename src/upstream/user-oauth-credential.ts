@@ -18,6 +18,11 @@ const SUCCESSOR_POLL_MS = 50;
  * its own and wait for its answer, up to the authorization server's timeouts when it is down.
  */
 const REFRESH_RETRY_MS = 5000;
+/**
+ * How long one credential's claim on a link's refresh holds (VaultStore.claimRefresh), and how long the
+ * others wait for its token: a holder gone, or slower than that, no longer keeps them from refreshing.
+ */
+const REFRESH_CLAIM_MS = 30_000;
 
 /** A token handed out, and when the consent it came from was given (CredentialVault.linkedAt). */
 export interface ConsentedToken {
@@ -117,7 +122,39 @@ export class UserOAuthCredential implements BearerSource {
     return this.#refresh(link, refused);
   }
 
+  /**
+   * The refresh of `link`, made by one credential of all replicas at a time: while another holds the claim,
+   * its token is waited for (undefined: the link changed, read it again) instead of this refresh token being
+   * spent too, which a rotating server refuses (the loser then waited SUCCESSOR_WAIT_MS only, and a winner
+   * slower than that found the link deleted). A claim not had within REFRESH_CLAIM_MS refreshes unclaimed.
+   */
   async #refresh(link: StoredLink, refused: boolean): Promise<ConsentedToken | undefined> {
+    const claim = await this.#claim(link);
+    if (claim === null) return undefined;
+    try {
+      return await this.#refreshNow(link, refused);
+    } finally {
+      if (claim !== undefined) await this.#vault.store.releaseRefresh(this.#client.upstream, this.#user, claim).catch(() => {});
+    }
+  }
+
+  /** This credential's claim on the refresh of `link`; null when the link changed while another held it; undefined when none was had in time. */
+  async #claim(link: StoredLink): Promise<string | null | undefined> {
+    const deadline = Date.now() + REFRESH_CLAIM_MS;
+    // Bounded in count and time: each turn waits SUCCESSOR_POLL_MS.
+    for (let turn = 0; turn <= REFRESH_CLAIM_MS / SUCCESSOR_POLL_MS && Date.now() < deadline; turn++) {
+      const claim = await this.#vault.store.claimRefresh(this.#client.upstream, this.#user, REFRESH_CLAIM_MS).catch((err: Error) => Promise.reject(this.#unavailable(`the vault could not be read: ${err.message}`)));
+      if (claim !== undefined) return claim;
+      await sleep(SUCCESSOR_POLL_MS);
+      const now = await this.#read();
+      // Gone while another refreshed it: its grant ended there (see #successor), as this one's would have.
+      if (!now) throw await this.#consent.required(this.#user, this.#client.upstream, 'expired');
+      if (now.version !== link.version) return null;
+    }
+    return undefined;
+  }
+
+  async #refreshNow(link: StoredLink, refused: boolean): Promise<ConsentedToken | undefined> {
     const upstream = this.#client.upstream;
     const t = link.tokens;
     let next: UserTokens;

@@ -1,5 +1,6 @@
 import type { UpstreamUser } from './upstream-user.js';
 import { userKey } from './upstream-user.js';
+import { randomUUID } from 'node:crypto';
 import { PendingRecords } from './pending-records.js';
 
 /**
@@ -65,6 +66,14 @@ export interface VaultStore {
   takeOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
   /** Reads it and leaves it in place (a consent link's confirmation page). */
   peekOnce(kind: 'flow' | 'state', id: string): Promise<string | undefined>;
+  /**
+   * Claims the refresh of a link for ttlMs: one replica (one credential) at a time sends its refresh token,
+   * since a rotating server refuses the second. Answers the claim (give it back with releaseRefresh), or
+   * undefined while another holds one.
+   */
+  claimRefresh(upstream: string, user: UpstreamUser, ttlMs: number): Promise<string | undefined>;
+  /** Gives a claim back, only while it is still that one (one expired and claimed again is left). */
+  releaseRefresh(upstream: string, user: UpstreamUser, claim: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +90,8 @@ export class MemoryVaultStore implements VaultStore {
   /** Links by user, then upstream: a user's own links are found without going through anyone else's. */
   readonly #links = new Map<string, Map<string, VaultEntry>>();
   readonly #once: PendingRecords;
+  /** Refresh claims by linkKey (see claimRefresh). */
+  readonly #claims = new Map<string, { claim: string; until: number }>();
 
   /** maxOnce, pendingPerUser: the bounds of the consent records (PendingRecords), smaller in tests. */
   constructor(o: { maxOnce?: number; pendingPerUser?: number } = {}) {
@@ -150,6 +161,19 @@ export class MemoryVaultStore implements VaultStore {
 
   async peekOnce(kind: string, id: string): Promise<string | undefined> {
     return this.#once.peek(`${kind}:${id}`);
+  }
+
+  async claimRefresh(upstream: string, user: UpstreamUser, ttlMs: number): Promise<string | undefined> {
+    const key = linkKey(upstream, user);
+    if ((this.#claims.get(key)?.until ?? 0) > Date.now()) return undefined;
+    const claim = randomUUID();
+    this.#claims.set(key, { claim, until: Date.now() + ttlMs });
+    return claim;
+  }
+
+  async releaseRefresh(upstream: string, user: UpstreamUser, claim: string): Promise<void> {
+    const key = linkKey(upstream, user);
+    if (this.#claims.get(key)?.claim === claim) this.#claims.delete(key);
   }
 
   async close(): Promise<void> {}

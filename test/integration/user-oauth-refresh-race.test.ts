@@ -79,6 +79,22 @@ describe('concurrent refreshes of one user’s link against a rotating authoriza
     assert.equal(server.issued(), 1, 'one rotation');
   });
 
+  // The loser waited 2 s for the winner's token to reach the vault, then took the refused refresh token for
+  // a grant that ended and deleted the link; the winner's answer, slower than that, found no link to store
+  // into: both calls asked for consent again and the rotated refresh token was lost. One replica at a time
+  // now refreshes a link (a claim in the store); the others wait for its token instead of spending theirs.
+  it('two replicas on one Redis vault, the winner answered after 3 s: both get its token, the link survives', async () => {
+    const server = rotating('rt-1', 3000);
+    answer = server.answer;
+    const a = rig(redisStore());
+    const b = rig(redisStore());
+    await link(a);
+    const got = await Promise.all([outcome(a.credential().token()), outcome(b.credential().token())]);
+    assert.deepEqual(got, ['at-2', 'at-2']);
+    assert.equal((await b.vault.load('tickets', ALICE))?.refreshToken, 'rt-2');
+    assert.equal(server.issued(), 1, 'one rotation');
+  });
+
   it('a grant revoked at the authorization server still ends the link when both replicas refresh at once', async () => {
     answer = () => ({ status: 400, body: { error: 'invalid_grant' } });
     const a = rig(redisStore());
