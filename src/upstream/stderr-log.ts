@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { TokenBucket } from '../observability/token-bucket.js';
+import { blanked } from './error-body-detail.js';
 
 /** Lines per second a server's stderr may put into the gateway's log, and the burst above that. */
 const LINES_PER_SECOND = 100;
@@ -20,6 +21,12 @@ export interface StderrLogOptions {
   windowMs?: number;
   /** The clock the rate limit refills by. */
   now?: () => number;
+  /**
+   * Values blanked out of every line: the secret variables the process was started with (a user's token,
+   * tokenEnv). A server printing its token (debug output, a library quoting the Authorization it sent)
+   * wrote it into the gateway log, where operators and the log pipeline read every user's.
+   */
+  secrets?: readonly string[] | undefined;
 }
 
 /**
@@ -32,6 +39,7 @@ export class StderrLog {
   readonly #logger: Logger;
   readonly #windowMs: number;
   readonly #bucket: TokenBucket;
+  readonly #secrets: readonly string[];
   #dropped = 0;
   #report: NodeJS.Timeout | undefined;
   #group: string[] = [];
@@ -42,6 +50,7 @@ export class StderrLog {
     this.#logger = logger;
     this.#windowMs = opts.windowMs ?? GROUP_WINDOW_MS;
     this.#bucket = new TokenBucket(LINES_PER_SECOND, BURST, opts.now);
+    this.#secrets = opts.secrets ?? [];
   }
 
   line(text: string): void {
@@ -62,7 +71,9 @@ export class StderrLog {
     const allowed = this.#bucket.take(lines.length);
     if (allowed > 0) {
       const kept = allowed === lines.length ? lines : lines.slice(0, allowed);
-      this.#logger.info(kept.length > 1 ? { stream: 'stderr', lines: kept.length } : { stream: 'stderr' }, kept.join('\n'));
+      let text = kept.join('\n');
+      for (const secret of this.#secrets) text = blanked(text, secret);
+      this.#logger.info(kept.length > 1 ? { stream: 'stderr', lines: kept.length } : { stream: 'stderr' }, text);
     }
     if (allowed < lines.length) {
       this.#dropped += lines.length - allowed;

@@ -127,7 +127,7 @@ export class StdioTransport implements Transport {
     const pid = child.pid!;
     this.#groups.add(pid);
     this.#readStdout(child, pid);
-    this.#logStderr(child);
+    this.#logStderr(child, secret);
     this.#watchExit(child, pid);
   }
 
@@ -222,9 +222,9 @@ export class StdioTransport implements Transport {
     this.#signal('SIGKILL');
   }
 
-  #logStderr(child: ChildProcessWithoutNullStreams): void {
+  #logStderr(child: ChildProcessWithoutNullStreams, secret: Record<string, string> | undefined): void {
     const { logger } = this.#opts;
-    const stderrLog = new StderrLog(logger);
+    const stderrLog = new StderrLog(logger, { secrets: secret && Object.values(secret) });
     // A line over the limit is left out and said so as a line of its own, within the same rate: a warning
     // each, a server writing nothing but such lines put thousands a second into the log.
     const stderr = new LineSplitter(

@@ -79,3 +79,19 @@ describe('a stderr line without its newline when the server exits (found by a re
     assert.match(stderr, /fatal: config file \/srv\/x\.yaml missing/, 'the last line, without its newline, was never logged');
   });
 });
+
+describe("a stdio server's stderr naming the user's token it was started with (found by a review)", () => {
+  it('is logged with the token blanked: a server that prints its token (debug output, a library echoing its Authorization) put it in the gateway log', async () => {
+    const { entries, logger } = capture();
+    const token = `user-token-${'x'.repeat(24)}`;
+    const server = `process.stderr.write('GET /repos with Authorization: Bearer ' + process.env.NOTES_TOKEN + '\\n'); process.exit(1);`;
+    const secretEnv = async () => ({ NOTES_TOKEN: token });
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', server], env: {}, secretEnv, maxLineBytes: 1 << 20, logger, stopGraceMs: 2000 });
+    const exited = new Promise<void>((resolve) => (t.onclose = () => resolve()));
+    await t.start();
+    await exited;
+    const stderr = entries.filter((e) => e.level === 30).map((e) => e.msg).join('\n');
+    assert.match(stderr, /Authorization: Bearer \[redacted\]/, 'the line is still logged');
+    assert.ok(!JSON.stringify(entries).includes(token), 'the token reached the log');
+  });
+});
