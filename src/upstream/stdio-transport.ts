@@ -223,10 +223,10 @@ export class StdioTransport implements Transport {
   }
 
   #logStderr(child: ChildProcessWithoutNullStreams, secret: Record<string, string> | undefined): void {
-    const { logger } = this.#opts;
-    const stderrLog = new StderrLog(logger, { secrets: secret && Object.values(secret) });
-    // A line over the limit is left out and said so as a line of its own, within the same rate: a warning
-    // each, a server writing nothing but such lines put thousands a second into the log.
+    const secrets = secret && Object.values(secret);
+    this.#noise.blanking(secrets ?? []); // what it was started with (a user's token), never logged: nor in the stdout lines quoted
+    const stderrLog = new StderrLog(this.#opts.logger, { secrets });
+    // A line over the limit is left out and said so as a line of its own, within the same rate (never a warning each).
     const stderr = new LineSplitter(
       64 * 1024,
       (line) => stderrLog.line(line),

@@ -95,3 +95,19 @@ describe("a stdio server's stderr naming the user's token it was started with (f
     assert.ok(!JSON.stringify(entries).includes(token), 'the token reached the log');
   });
 });
+
+describe("a stdio server's stdout line that is not JSON-RPC, naming the user's token (found by a review)", () => {
+  it("is quoted in the warning with the token blanked, even past the excerpt's cut", async () => {
+    const { entries, logger } = capture();
+    const token = `user-token-${'y'.repeat(400)}`;
+    const server = `process.stdout.write('debug: token=' + process.env.NOTES_TOKEN + '\\n'); process.exit(1);`;
+    const secretEnv = async () => ({ NOTES_TOKEN: token });
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', server], env: {}, secretEnv, maxLineBytes: 1 << 20, logger, stopGraceMs: 2000 });
+    const exited = new Promise<void>((resolve) => (t.onclose = () => resolve()));
+    await t.start();
+    await exited;
+    const warned = entries.find((e) => e.level === 40 && /not a JSON-RPC message/.test(e.msg)) as { line?: string } | undefined;
+    assert.equal(warned?.line, 'debug: token=[redacted]');
+    assert.ok(!JSON.stringify(entries).includes('user-token-yyyy'), 'the token (or its first 200 characters) reached the log');
+  });
+});
