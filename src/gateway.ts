@@ -261,7 +261,7 @@ function userConsent(config: Config, cluster: Cluster | undefined, logger: Logge
   const redis = config.store.redis;
   const store = cluster && redis ? new RedisVaultStore(cluster.redis, redis.keyPrefix) : new MemoryVaultStore();
   const bytes = vaultKeyBytes(key);
-  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store, (name) => vaultAudience(upstream(name)), names);
+  const vault = new CredentialVault(bytes, previousKeys.map(vaultKeyBytes), store, (name) => vaultAudience(upstream(name)), names, logger);
   // Without a public URL no upstream uses consent (the schema requires it with user-oauth); links still list and revoke.
   const publicUrl = config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`;
   const signIn = verifyUser && new GatewaySignIn(verifyUser);

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { Logger } from '../observability/logger.js';
 import type { UpstreamUser } from './upstream-user.js';
 import { isDead, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 
@@ -83,17 +84,22 @@ export class CredentialVault {
   readonly #store: VaultStore;
   readonly #audience: (upstream: string) => string | undefined;
   readonly #upstreams: () => readonly string[];
+  readonly #logger: Logger | undefined;
+  /** Key ids of links no configured key opens, each logged once (see #unknownKey). */
+  readonly #unknownKeys = new Set<string>();
 
   /**
    * `audience`: what each upstream name stands for now (vaultAudience of its config, read live: reloads change it).
    * `upstreams`: the names of the upstreams configured now, whose link a user's listing looks up by name (VaultStore.listUser).
+   * `logger`: hears of links sealed with a key this replica does not have.
    */
-  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore, audience: (upstream: string) => string | undefined = () => '', upstreams: () => readonly string[] = () => []) {
+  constructor(key: Buffer, previous: readonly Buffer[], store: VaultStore, audience: (upstream: string) => string | undefined = () => '', upstreams: () => readonly string[] = () => [], logger?: Logger) {
     this.#current = vaultKey(key);
     for (const k of [this.#current, ...previous.map(vaultKey)]) if (!this.#keys.has(k.id)) this.#keys.set(k.id, k);
     this.#store = store;
     this.#audience = audience;
     this.#upstreams = upstreams;
+    this.#logger = logger;
   }
 
   get store(): VaultStore {
@@ -117,6 +123,7 @@ export class CredentialVault {
   open(user: UpstreamUser, upstream: string, sealed: string): { tokens: UserTokens; stale: boolean } | undefined {
     const [v, id, iv, ct, tag] = sealed.split('.');
     const key = id === undefined ? undefined : this.#keys.get(id);
+    if (id !== undefined && !key) this.#unknownKey(id);
     const audience = v === VERSION ? this.#audience(upstream) : undefined;
     if ((v === VERSION ? audience === undefined : v !== VERSION_UNBOUND) || !key || iv === undefined || ct === undefined || tag === undefined) return undefined;
     try {
@@ -131,6 +138,18 @@ export class CredentialVault {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A link sealed with a key not configured here is treated as absent (its user is asked to consent again,
+   * and that consent written over it): right after a previous key was dropped, but also on a replica given
+   * a wrong vault.key, which then silently made every user consent again and overwrote the links the other
+   * replicas open. Said once per key id (a hash of the key, never the key) so an operator can tell.
+   */
+  #unknownKey(id: string): void {
+    if (this.#unknownKeys.has(id) || this.#unknownKeys.size >= 16) return;
+    this.#unknownKeys.add(id);
+    this.#logger?.warn({ keyId: id }, 'vault: a link is sealed with a key this replica does not have; no configured vault key opens it, so its user is asked to consent again: check that vault.key (and previousKeys) are the same on every replica');
   }
 
   /** The user's tokens for the upstream, or undefined (never linked, revoked, or unopenable). */

@@ -9,6 +9,7 @@ import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
 import { vaultAudience } from '../../../src/upstream/vault-audience.js';
 import type { UpstreamConfig } from '../../../src/config/schema.js';
 import { parseConfig } from '../../../src/config/load.js';
+import { createLogger } from '../../../src/observability/logger.js';
 
 const alice = { issuer: 'https://issuer.test', subject: 'alice', tenant: 'acme' };
 const bob = { issuer: 'https://issuer.test', subject: 'bob', tenant: 'acme' };
@@ -212,5 +213,23 @@ describe('vault config', () => {
     const key = randomBytes(32).toString('hex');
     assert.throws(() => parseConfig({ ...base, vault: { key }, upstreams: [{ ...base.upstreams[0], sharing: 'shared' }] }), /needs sharing: per-user/);
     assert.throws(() => parseConfig({ ...base, vault: { key }, server: {} }), /server\.publicUrl/);
+  });
+});
+
+describe('a link no configured key opens (found by a review)', () => {
+  it('is logged once per unknown key (its id, never a key or token): a replica with a wrong vault.key was silent while every user was asked to consent again', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const store = new MemoryVaultStore();
+    const right = randomBytes(32);
+    await new CredentialVault(right, [], store).save('tickets', alice, tokens);
+    await new CredentialVault(right, [], store).save('tickets', bob, tokens);
+    const wrong = new CredentialVault(randomBytes(32), [], store, undefined, undefined, logger);
+    for (const user of [alice, bob, alice]) assert.equal(await wrong.load('tickets', user), undefined, 'treated as absent, as before');
+    const warned = lines.filter((l) => l.level === 40);
+    assert.equal(warned.length, 1, 'once per unknown key');
+    assert.match(String(warned[0]!.msg), /no configured vault key opens/);
+    assert.equal(typeof warned[0]!.keyId, 'string');
+    assert.ok(!JSON.stringify(lines).includes(right.toString('base64')) && !JSON.stringify(lines).includes('secret-alice'));
   });
 });
