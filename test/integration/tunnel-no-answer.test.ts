@@ -5,41 +5,37 @@
 // it is answered 503 now, as every other relay that gets no answer.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once } from '../helpers/wait.js';
 
 describe('a forward the owner ends without an answer', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   let hang = false;
 
+  /** Each replica's subscriber connection, by name. */
+  const subs = new Map<string, Redis>();
+
   function tunnel(me: string): Tunnel {
-    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
-    conns.push(pub, sub);
     const dispatch = async (): Promise<never> => {
       if (hang) return new Promise<never>(() => {}); // frozen: it has the request and never answers
       throw new Error('the run through the owner\'s routes was cut before its answer began');
     };
-    const t = new Tunnel({ pub, sub, prefix: 'noanswer:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    const { t, sub } = net.open(me, { dispatch });
+    subs.set(me, sub);
     return t;
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('noanswer:');
   });
   after(async () => {
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('is answered 503 (a JSON-RPC error), not an empty 200', async () => {
@@ -90,7 +86,7 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
   it('taken by the owner when the relaying replica\'s link to Redis drops: a tools/call is not invited back, a tools/list is', async () => {
     hang = true;
     const [owner, relay] = [tunnel('owner3'), tunnel('relay3')];
-    const relaySub = conns.at(-1)!; // the relay's subscriber, made last
+    const relaySub = subs.get('relay3')!;
     await Promise.all([owner.start(), relay.start()]);
     const answers: Array<Promise<Response>> = [];
     let forwarded = 0;

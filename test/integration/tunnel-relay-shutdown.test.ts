@@ -6,43 +6,34 @@
 // to stop, as when the client leaves.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once, waitFor } from '../helpers/wait.js';
 
 describe('a relay over the tunnel when the relaying replica stops', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server | undefined;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   /** The runs the owner took, by path: aborted once it is told to stop. */
   const runs = new Map<string, AbortSignal>();
 
   function tunnel(me: string): Tunnel {
-    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
-    conns.push(pub, sub);
     // The owner takes the request and has not answered yet (a slow tools/call under responseMode json).
     const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
       runs.set(r.url, signal);
       return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
     };
-    const t = new Tunnel({ pub, sub, prefix: 'relaystop:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    const { t } = net.open(me, { dispatch });
     return t;
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('relaystop:');
   });
   after(async () => {
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('answers 503 (a tools/call not invited back, a tools/list invited) and tells the owner to stop', async () => {

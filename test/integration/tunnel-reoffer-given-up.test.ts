@@ -10,38 +10,30 @@ import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once, waitFor } from '../helpers/wait.js';
 
 describe('a tunnel forward given up on while it is offered again', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server | undefined;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   const runs: AbortSignal[] = [];
 
   function tunnel(me: string): { t: Tunnel; pub: Redis } {
-    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
-    conns.push(pub, sub);
     const dispatch = (_r: unknown, signal: AbortSignal): Promise<never> => {
       runs.push(signal);
       return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
     };
-    const t = new Tunnel({ pub, sub, prefix: 'reoffer:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    const { t, pub } = net.open(me, { dispatch });
     return { t, pub };
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('reoffer:');
   });
   after(async () => {
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('a tools/call is not invited back, and the owner is told to stop it', async () => {

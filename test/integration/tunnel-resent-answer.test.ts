@@ -11,22 +11,17 @@ import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once, waitFor } from '../helpers/wait.js';
 
 describe('a tunnel answer whose frames are delivered again after the owner reconnects', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server | undefined;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   const streams: PassThrough[] = [];
   const uncaught: Error[] = [];
   const onUncaught = (err: Error) => uncaught.push(err);
 
   function tunnel(me: string): { t: Tunnel; pub: Redis } {
-    const [pub, sub] = [new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }), new Redis(redis.url)];
-    conns.push(pub, sub);
     // The owner answers with a stream that stays open (an SSE answer still running).
     const dispatch = async () => {
       const body = new PassThrough();
@@ -34,23 +29,20 @@ describe('a tunnel answer whose frames are delivered again after the owner recon
       body.write('event: message\ndata: {"one":1}\n\n');
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body };
     };
-    const t = new Tunnel({ pub, sub, prefix: 'resentanswer:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    const { t, pub } = net.open(me, { dispatch, pub: { enableOfflineQueue: false, maxRetriesPerRequest: 1 } });
     return { t, pub };
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('resentanswer:');
     process.on('uncaughtException', onUncaught);
   });
   after(async () => {
     process.off('uncaughtException', onUncaught);
     for (const s of streams) s.end();
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('relays each frame once', async () => {

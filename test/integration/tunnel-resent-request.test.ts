@@ -9,40 +9,32 @@ import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once, waitFor } from '../helpers/wait.js';
 
 describe('a tunnel request delivered again after its publisher reconnects', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server | undefined;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   let runs = 0;
   let sentinels = 0;
 
   function tunnel(me: string): { t: Tunnel; pub: Redis } {
-    // As the gateway's command connection (connectRedis): no offline queue, one retry, resends on reconnect.
-    const [pub, sub] = [new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }), new Redis(redis.url)];
-    conns.push(pub, sub);
     const dispatch = (_r: unknown, signal: AbortSignal): Promise<never> => {
       runs++;
       return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
     };
-    const t = new Tunnel({ pub, sub, prefix: 'resent:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => sentinels++, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    // As the gateway's command connection (connectRedis): no offline queue, one retry, resends on reconnect.
+    const { t, pub } = net.open(me, { dispatch, pub: { enableOfflineQueue: false, maxRetriesPerRequest: 1 }, malformed: () => sentinels++ });
     return { t, pub };
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('resent:');
   });
   after(async () => {
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('runs a tools/call once', async () => {
@@ -64,8 +56,7 @@ describe('a tunnel request delivered again after its publisher reconnects', { ti
     socket.destroy(); // the link drops before the reply is read: ioredis reconnects and sends it again
     assert.ok(await waitFor(() => published, { timeoutMs: 10_000 }), 'the publish was answered after the reconnect');
     // Pub/sub keeps order per subscriber: once a message published after the resend arrives, the resend has too.
-    const probe = new Redis(redis.url);
-    conns.push(probe);
+    const probe = net.connection();
     await probe.publish('resent:inbox:owner', 'not a frame');
     assert.ok(await waitFor(() => sentinels === 1), 'the probe arrived');
     assert.equal(runs, 1, 'the owner ran the request delivered again a second time');

@@ -5,45 +5,36 @@
 import assert from 'node:assert/strict';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once } from '../helpers/wait.js';
 
 const BOUND = 65536;
 
 describe('a stream relayed over the tunnel to a client that stops reading', { timeout: 120_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   /** The owner's side of the relayed stream: what it pushes, and whether the relay told it to stop. */
   let body: Readable;
   let stopped: AbortSignal | undefined;
 
   function tunnel(me: string): Tunnel {
-    const [pub, sub] = [new Redis(redis.url), new Redis(redis.url)];
-    conns.push(pub, sub);
     const dispatch = async (_r: unknown, signal: AbortSignal) => {
       stopped = signal;
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body };
     };
-    const t = new Tunnel({ pub, sub, prefix: 'slow:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: BOUND });
-    tunnels.push(t);
+    const { t } = net.open(me, { dispatch, maxBufferBytes: BOUND });
     return t;
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('slow:');
   });
   after(async () => {
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('is cut by the relaying replica once it holds more than maxStreamBufferBytes, and the owner is told to stop', async () => {

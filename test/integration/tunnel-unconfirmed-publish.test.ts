@@ -6,44 +6,34 @@
 // follows the request on the same connection, so it arrives after it).
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { TestTunnels } from '../helpers/test-tunnels.js';
 import { once, waitFor } from '../helpers/wait.js';
 
 describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_000 }, () => {
-  let redis: TestRedis;
+  let net: TestTunnels;
   let server: Server | undefined;
-  const conns: Redis[] = [];
-  const tunnels: Tunnel[] = [];
   /** The runs the owner took, by path: aborted once it is told to stop. */
   const runs = new Map<string, AbortSignal>();
 
   function tunnel(me: string): Tunnel {
-    // The gateway's command connection times commands out (connectRedis: 2 s); shorter here.
-    const [pub, sub] = [new Redis(redis.url, { commandTimeout: 300 }), new Redis(redis.url)];
-    conns.push(pub, sub);
     const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
       runs.set(r.url, signal);
       return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
     };
-    const t = new Tunnel({ pub, sub, prefix: 'unconfirmed:', me, logger: createLogger('silent'), dispatch, gone: async () => new Set(), malformed: () => {}, maxBufferBytes: 65536 });
-    tunnels.push(t);
+    // The gateway's command connection times commands out (connectRedis: 2 s); shorter here.
+    const { t } = net.open(me, { dispatch, pub: { commandTimeout: 300 } });
     return t;
   }
 
   before(async () => {
-    redis = await startRedis();
+    net = await TestTunnels.start('unconfirmed:');
   });
   after(async () => {
-    redis?.resume();
-    for (const t of tunnels) t.close();
-    for (const c of conns) c.disconnect();
     server?.closeAllConnections();
     server?.close();
-    await redis?.stop();
+    await net?.stop();
   });
 
   it('a tools/call is not invited back (it may have run), a tools/list is; the owner is told to stop the call', async () => {
@@ -59,13 +49,13 @@ describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_0
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const port = (server.address() as { port: number }).port;
-    redis.pause(); // the PUBLISH waits in Redis's socket, unanswered
+    net.redis.pause(); // the PUBLISH waits in Redis's socket, unanswered
     let call: Response;
     let list: Response;
     try {
       [call, list] = await Promise.all(['/call', '/list'].map((path) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', signal: AbortSignal.timeout(10_000) })));
     } finally {
-      redis.resume();
+      net.redis.resume();
     }
     const text = await call.text();
     assert.equal(call.status, 503, text);
