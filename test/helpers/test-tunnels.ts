@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
 import { Tunnel, type TunnelOptions } from '../../src/cluster/tunnel.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -52,4 +54,31 @@ export class TestTunnels {
     for (const c of this.#conns) c.disconnect();
     await this.redis.stop();
   }
+}
+
+/**
+ * An owner's dispatch that takes each request and answers nothing until it is told to stop (a slow
+ * tools/call under responseMode json): what it took goes into `runs`, the abort signal by path.
+ */
+export function heldRuns(runs: Map<string, AbortSignal>): TunnelOptions['dispatch'] {
+  return (r, signal) => {
+    runs.set(r.url, signal);
+    return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+  };
+}
+
+/** What the relay server posts by path: a tools/call (not harmless twice) and a tools/list (harmless). */
+const BODIES: Record<string, string> = {
+  '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
+  '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+};
+
+/** A loopback server whose POSTs to /call and /list `relay` forwards to `owner` (alive, 60 s), and its port. */
+export async function relayServer(relay: Tunnel, owner: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, r) => {
+    void relay.forward(owner, { method: 'POST', url: req.url!, headers: { 'content-type': 'application/json' }, body: BODIES[req.url!] }, () => r, 60_000, async () => true);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, port: (server.address() as { port: number }).port };
 }

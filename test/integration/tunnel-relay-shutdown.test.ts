@@ -5,11 +5,11 @@
 // given up on (a call the owner took is not invited back: it may have taken effect), and the owner is told
 // to stop, as when the client leaves.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { TestTunnels } from '../helpers/test-tunnels.js';
-import { once, waitFor } from '../helpers/wait.js';
+import { TestTunnels, heldRuns, relayServer } from '../helpers/test-tunnels.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('a relay over the tunnel when the relaying replica stops', { timeout: 60_000 }, () => {
   let net: TestTunnels;
@@ -19,10 +19,7 @@ describe('a relay over the tunnel when the relaying replica stops', { timeout: 6
 
   function tunnel(me: string): Tunnel {
     // The owner takes the request and has not answered yet (a slow tools/call under responseMode json).
-    const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
-      runs.set(r.url, signal);
-      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
-    };
+    const dispatch = heldRuns(runs);
     const { t } = net.open(me, { dispatch });
     return t;
   }
@@ -39,16 +36,8 @@ describe('a relay over the tunnel when the relaying replica stops', { timeout: 6
   it('answers 503 (a tools/call not invited back, a tools/list invited) and tells the owner to stop', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
-    const bodies: Record<string, string> = {
-      '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
-      '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    };
-    server = createServer((req, r) => {
-      void relay.forward('owner', { method: 'POST', url: req.url!, headers: { 'content-type': 'application/json' }, body: bodies[req.url!] }, () => r, 60_000, async () => true);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as { port: number }).port;
+    let port: number;
+    ({ server, port } = await relayServer(relay, 'owner'));
     const answers = ['/call', '/list'].map((path) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }));
     assert.ok(await waitFor(() => runs.size === 2), 'both reached the owner');
     relay.close(); // the relaying replica stops

@@ -5,11 +5,11 @@
 // received is invited back only when harmless twice, and the owner is told to stop it (the abort frame
 // follows the request on the same connection, so it arrives after it).
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Tunnel } from '../../src/cluster/tunnel.js';
-import { TestTunnels } from '../helpers/test-tunnels.js';
-import { once, waitFor } from '../helpers/wait.js';
+import { TestTunnels, heldRuns, relayServer } from '../helpers/test-tunnels.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_000 }, () => {
   let net: TestTunnels;
@@ -18,10 +18,7 @@ describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_0
   const runs = new Map<string, AbortSignal>();
 
   function tunnel(me: string): Tunnel {
-    const dispatch = (r: { url: string }, signal: AbortSignal): Promise<never> => {
-      runs.set(r.url, signal);
-      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
-    };
+    const dispatch = heldRuns(runs);
     // The gateway's command connection times commands out (connectRedis: 2 s); shorter here.
     const { t } = net.open(me, { dispatch, pub: { commandTimeout: 300 } });
     return t;
@@ -39,16 +36,8 @@ describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_0
   it('a tools/call is not invited back (it may have run), a tools/list is; the owner is told to stop the call', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
-    const bodies: Record<string, string> = {
-      '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
-      '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    };
-    server = createServer((req, r) => {
-      void relay.forward('owner', { method: 'POST', url: req.url!, headers: { 'content-type': 'application/json' }, body: bodies[req.url!] }, () => r, 60_000, async () => true);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as { port: number }).port;
+    let port: number;
+    ({ server, port } = await relayServer(relay, 'owner'));
     net.redis.pause(); // the PUBLISH waits in Redis's socket, unanswered
     let call: Response;
     let list: Response;
