@@ -6,6 +6,13 @@ const FILE_LISTS: Record<string, RegExp> = { LD_PRELOAD: /[:\s]+/, LD_AUDIT: /:/
 /** Variables whose value lists folders code is searched in (libraries, modules, iconv's converters). */
 const FOLDER_LISTS = ['LD_LIBRARY_PATH', 'PYTHONPATH', 'NODE_PATH', 'PERL5LIB', 'RUBYLIB', 'GCONV_PATH'];
 
+/** A server's code named outside its arguments: where it is, and what names it (for the refusal). `dir` is always false: refused when it lies inside a writable path, not when it holds one. */
+export interface NamedCode {
+  path: string;
+  dir: boolean;
+  via: string;
+}
+
 /** node's options that load a module before the script, and may be given in NODE_OPTIONS. */
 const NODE_LOADS = /^(?:-r|--require|--import|--loader|--experimental-loader)$/;
 
@@ -29,10 +36,9 @@ function nodeLoads(options: string): string[] {
  * searched for libraries or modules (python -m server finds its module on PYTHONPATH), a module
  * NODE_OPTIONS requires. Each is the server's code as a script among its arguments is, whether or not
  * it exists yet (the server may write it for its next start); relative ones as seen from `workdir`.
- * `dir` is always false: each is refused when it lies inside a writable path, not when it holds one.
  */
-export function envCodePaths(env: Record<string, string>, workdir: string): Array<{ path: string; dir: boolean; via: string }> {
-  const out: Array<{ path: string; dir: boolean; via: string }> = [];
+export function envCodePaths(env: Record<string, string>, workdir: string): NamedCode[] {
+  const out: NamedCode[] = [];
   const add = (via: string, values: string[]) => {
     for (const v of values) if (v !== '') out.push({ path: resolve(workdir, v), dir: false, via });
   };

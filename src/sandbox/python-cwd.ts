@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { NamedCode } from './env-code-paths.js';
 
 const PYTHON = /^(python[0-9.]*|pypy[0-9.]*)$/;
 
@@ -8,7 +9,7 @@ const PYTHON = /^(python[0-9.]*|pypy[0-9.]*)$/;
  * PYTHONSAFEPATH keep it off. A module left there (server.py, or json.py shadowing the standard library)
  * is then the server's code. `programs`: the command as configured and where it leads.
  */
-export function pythonCwdCode(programs: string[], args: readonly string[], env: Record<string, string>, workdir: string): Array<{ path: string; dir: boolean; via: string }> {
+export function pythonCwdCode(programs: string[], args: readonly string[], env: Record<string, string>, workdir: string): NamedCode[] {
   if (!programs.some((p) => PYTHON.test(basename(p))) || env.PYTHONSAFEPATH) return [];
   const end = args.findIndex((a) => !a.startsWith('-'));
   const options = end < 0 ? args : args.slice(0, end);
