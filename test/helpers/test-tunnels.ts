@@ -48,6 +48,15 @@ export class TestTunnels {
     return { t, pub, sub };
   }
 
+  /**
+   * Every connection opened so far is ready. Tunnel.start() waits for its subscription only, and a forward
+   * refuses while its command connection is still connecting (a loaded machine takes a while): a test that
+   * forwards, or pauses a connection's socket, waits for this first.
+   */
+  async ready(): Promise<void> {
+    await Promise.all(this.#conns.map((c) => (c.status === 'ready' ? undefined : once(c, 'ready'))));
+  }
+
   async stop(): Promise<void> {
     this.redis.resume();
     for (const t of this.#tunnels) t.close();

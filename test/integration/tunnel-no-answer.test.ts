@@ -41,6 +41,7 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
   it('is answered 503 (a JSON-RPC error), not an empty 200', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
     server = createServer((_req, r) => {
       void relay.forward('owner', { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, body }, () => r, 5000, async () => true);
@@ -58,6 +59,7 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
     hang = true;
     const [owner, relay] = [tunnel('owner2'), tunnel('relay2')];
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     const bodies: Record<string, string> = {
       '/call': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }),
       '/list': JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
@@ -88,6 +90,7 @@ describe('a forward the owner ends without an answer', { timeout: 60_000 }, () =
     const [owner, relay] = [tunnel('owner3'), tunnel('relay3')];
     const relaySub = subs.get('relay3')!;
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     const answers: Array<Promise<Response>> = [];
     let forwarded = 0;
     const lossy = createServer((req, r) => {

@@ -36,6 +36,7 @@ describe('a relay over the tunnel when the relaying replica stops', { timeout: 6
   it('answers 503 (a tools/call not invited back, a tools/list invited) and tells the owner to stop', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     let port: number;
     ({ server, port } = await relayServer(relay, 'owner'));
     const answers = ['/call', '/list'].map((path) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', signal: AbortSignal.timeout(10_000) }));

@@ -40,6 +40,7 @@ describe('a tunnel forward given up on while it is offered again', { timeout: 60
     const relay = tunnel('relay');
     const owner = tunnel('owner'); // not started yet: its inbox has no subscriber
     await relay.t.start();
+    await net.ready();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
     let forwarded = false;
     server = createServer((_req, r) => {

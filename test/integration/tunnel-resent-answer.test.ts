@@ -49,6 +49,7 @@ describe('a tunnel answer whose frames are delivered again after the owner recon
     const owner = tunnel('owner');
     const relay = tunnel('relay');
     await Promise.all([owner.t.start(), relay.t.start()]);
+    await net.ready();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
     server = createServer((_req, r) => {
       void relay.t.forward('owner', { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, body }, () => r, 60_000, async () => true);

@@ -41,6 +41,7 @@ describe('a tunnel request delivered again after its publisher reconnects', { ti
     const owner = tunnel('owner');
     const relay = tunnel('relay');
     await Promise.all([owner.t.start(), relay.t.start()]);
+    await net.ready();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } });
     let published = false;
     server = createServer((_req, r) => {

@@ -40,6 +40,7 @@ describe('a stream relayed over the tunnel to a client that stops reading', { ti
   it('is cut by the relaying replica once it holds more than maxStreamBufferBytes, and the owner is told to stop', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     body = new Readable({ read() {} });
     // The relaying replica's client: a GET whose response it never reads.
     let res!: ServerResponse;

@@ -36,6 +36,7 @@ describe('a tunnel forward whose publish Redis did not confirm', { timeout: 60_0
   it('a tools/call is not invited back (it may have run), a tools/list is; the owner is told to stop the call', async () => {
     const [owner, relay] = [tunnel('owner'), tunnel('relay')];
     await Promise.all([owner.start(), relay.start()]);
+    await net.ready();
     let port: number;
     ({ server, port } = await relayServer(relay, 'owner'));
     net.redis.pause(); // the PUBLISH waits in Redis's socket, unanswered
