@@ -6,6 +6,7 @@
 // the running request: the tenant's next requests, on any replica, were let through past its
 // limits.concurrentRequests for as long as it ran. Real redis-server, paused with SIGSTOP.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -26,6 +27,8 @@ describe('a concurrency slot whose acquisition timed out', { timeout: 30_000 }, 
     slow = new Redis(redis.url, { enableOfflineQueue: false, commandTimeout: 300 });
     plain = new Redis(redis.url);
     await plain.ping();
+    // No offline queue: a command before the handshake is done is refused, not queued (a loaded machine is slow to it).
+    if (slow.status !== 'ready') await once(slow, 'ready');
     await slow.ping();
     for (const r of ['live', 'other']) await plain.set(`${PREFIX}replica:${r}`, '1');
   });
