@@ -53,8 +53,9 @@ export class GatewayAdmin implements AdminTarget {
   credentials(): AdminCredentials {
     const c = this.#g.config;
     const token = c.admin.token ?? (c.admin.tokenFile === undefined ? undefined : this.#fileToken(c.admin.tokenFile));
-    if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined };
-    return { token, scope: c.admin.scope, verifyJwt: this.#jwt.verifier(c, this.#reloader.generation) };
+    const generation = this.#reloader.generation;
+    if (c.auth.mode !== 'jwt') return { token, scope: c.admin.scope, verifyJwt: undefined, generation };
+    return { token, scope: c.admin.scope, verifyJwt: this.#jwt.verifier(c, generation), generation };
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
@@ -34,6 +35,8 @@ interface Stream {
   res: ServerResponse;
   authorization: string | undefined;
   checkedAt: number;
+  /** The credentials it was last checked against (credentialsStamp): others in force check it again at once. */
+  credentials: string | undefined;
   /** It has had the views (at open): until then a tick sends it none, which open() would send again. */
   ready: boolean;
 }
@@ -90,7 +93,7 @@ export class AdminEvents {
     // which would hold a slot for good.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return void res.destroy();
     res.writeHead(200, { 'content-type': STREAM_TYPE, 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
-    const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now(), ready: false };
+    const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now(), credentials: this.#credentialsStamp(), ready: false };
     this.#streams.add(stream);
     res.on('close', () => this.#drop(stream));
     this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn(), time: Date.now() })}\n\n`);
@@ -157,17 +160,38 @@ export class AdminEvents {
     return pins ? { items: pins } : { items: [], off: true };
   }
 
+  /**
+   * Each stream once a minute, and every stream whose credentials are no longer those in force: a reload
+   * that replaced a leaked admin.token (or the auth keys, the admin scope), or a rotated admin.tokenFile,
+   * left a console signed in with the old token getting every view and the audit tail for up to a minute.
+   */
   async #reauthenticate(): Promise<void> {
     const now = Date.now();
+    const stamp = this.#credentialsStamp();
     for (const s of this.#streams) {
-      if (now - s.checkedAt < REAUTH_MS) continue;
+      const moved = stamp !== undefined && s.credentials !== stamp;
+      if (!moved && now - s.checkedAt < REAUTH_MS) continue;
       s.checkedAt = now;
+      s.credentials = stamp ?? s.credentials;
       const refusal = await this.#refusal(s);
       // Not checkable now (the issuer's key set unreachable) is not refused: checked again at the next minute.
       if (!refusal || refusal.status === 503) continue;
       this.#write(s, frame('denied', JSON.stringify({ status: refusal.status, message: refusal.message })));
       s.res.end();
       this.#drop(s);
+    }
+  }
+
+  /**
+   * What the credentials in force are, as a digest (no copy of the token kept); undefined when they cannot
+   * be read now, which is no change: the minute's check ends the streams for it, as before.
+   */
+  #credentialsStamp(): string | undefined {
+    try {
+      const c = this.#target.credentials();
+      return createHash('sha256').update(`${c.generation ?? 0}\n${c.scope}\n${c.token ?? ''}`).digest('base64url');
+    } catch {
+      return undefined;
     }
   }
 

@@ -168,6 +168,11 @@ export interface AdminCredentials {
    * with an error whose `status` is 503 when the token cannot be checked now (the issuer's key set unreachable).
    */
   verifyJwt: ((bearer: string) => Promise<ReadonlySet<string>>) | undefined;
+  /**
+   * Moves whenever what a JWT is checked against may have changed (a reload: keys, issuer, audience), so
+   * that open console streams are checked again at once, not at their next minute; absent: it never moves.
+   */
+  generation?: number;
 }
 
 export interface AdminTarget {
