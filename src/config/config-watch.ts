@@ -25,6 +25,30 @@ function identity(dir: string): string | undefined {
   }
 }
 
+/** A directory's path with its links resolved, or as given when it cannot be. */
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+/**
+ * Where a change of the file `file` links to (`real`) shows, when not in the path's own directory `dir`:
+ * the target's directory and its name there; for a ConfigMap's file (in a timestamped ..2026_… directory,
+ * which an update replaces), the mount holding that directory and its ..data link. Undefined: no link,
+ * or one the own directory's watch sees (a ConfigMap mounted there).
+ */
+function targetWatch(real: string, file: string, dir: string): { dir: string; name: string; key: string } | undefined {
+  if (real === resolve(file)) return undefined;
+  const parent = dirname(real);
+  const configMap = basename(parent).startsWith('..');
+  const at = configMap ? { dir: dirname(parent), name: '..data' } : { dir: parent, name: basename(real) };
+  if (configMap && at.dir === realDir(dir)) return undefined;
+  return { ...at, key: `${at.dir}\n${at.name}` };
+}
+
 export interface ConfigWatchOptions {
   /** The digest of the content in force (sourceDigest); default: the file's content when the watch starts. */
   loaded?: string;
@@ -68,8 +92,8 @@ class ConfigWatch {
   #settle: NodeJS.Timeout | undefined;
   #again: NodeJS.Timeout | undefined;
   #delay: number;
-  /** The directory of the file the path links to, when that is elsewhere (followTarget), and its watcher. */
-  #target: { real: string; watcher: FSWatcher } | undefined;
+  /** The directory watched for the file the path links to, when that is elsewhere (followTarget), and its watcher. */
+  #target: { key: string; watcher: FSWatcher } | undefined;
   /** Why the watch is down (undefined while it is up, or before its first start). */
   #down: string | undefined;
   #stopped = false;
@@ -118,8 +142,10 @@ class ConfigWatch {
    * A path that is a symlink to a file elsewhere (/etc/switchboard/gateway.yaml into a checkout of a config
    * repository): an edit of that file, or a new one renamed over it, happens in the target's directory and
    * raised no event in the path's, so it was never loaded. That directory is watched too, as it is now
-   * (a link pointed elsewhere is followed at the next check). Not a ConfigMap's timestamped directory
-   * (..2026_…): its ..data swap is seen in the path's own directory, and the old one is deleted.
+   * (a link pointed elsewhere is followed at the next check). A ConfigMap's file resolves into a timestamped
+   * directory (..2026_…) that an update replaces: the mount holding it is watched for its ..data swap, unless
+   * it is the path's own directory, whose watch sees the swap. A link into a mount elsewhere was taken for
+   * that case, and no update of the mount was ever loaded.
    */
   #followTarget(): void {
     let real: string;
@@ -128,16 +154,14 @@ class ConfigWatch {
     } catch {
       return; // gone for a moment: the next check follows it
     }
-    const dir = dirname(real);
-    const own = real === resolve(this.#file) || basename(dir).startsWith('..');
-    if (this.#target?.real === real && !own) return;
+    const where = targetWatch(real, this.#file, this.#dir);
+    if (this.#target?.key === where?.key) return;
     this.#target?.watcher.close();
     this.#target = undefined;
-    if (own || this.#stopped) return;
-    const name = basename(real);
+    if (where === undefined || this.#stopped) return;
     try {
-      const watcher = watch(dir, (_event, changed) => {
-        if (this.#target?.watcher !== watcher || (changed !== null && changed !== name)) return;
+      const watcher = watch(where.dir, (_event, changed) => {
+        if (this.#target?.watcher !== watcher || (changed !== null && changed !== where.name)) return;
         clearTimeout(this.#settle);
         this.#settle = setTimeout(() => this.#check(), SETTLE_MS);
       });
@@ -147,7 +171,7 @@ class ConfigWatch {
         watcher.close();
         this.#target = undefined;
       });
-      this.#target = { real, watcher };
+      this.#target = { key: where.key, watcher };
     } catch {
       // Not watchable: the path's own directory still is.
     }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { watchConfigFile } from '../../../src/config/config-watch.js';
 import { until } from '../../helpers/wait.js';
@@ -41,6 +41,43 @@ describe('the config file watch', () => {
       writeFileSync(`${target}.tmp`, 'three');
       renameSync(`${target}.tmp`, target);
       await until('a rename over the link target was applied too', () => changes === 2);
+    } finally {
+      stop();
+    }
+  });
+
+  it('follows a config path that is a symlink into a ConfigMap mounted elsewhere: its ..data swap there reloads it (found by a review)', async () => {
+    // The kubelet's layout in the mount: gateway.yaml -> ..data/gateway.yaml, ..data -> a timestamped
+    // directory; an update writes a new one and renames a fresh link over ..data. The config path links to
+    // the mount's gateway.yaml (an image's fixed path, the mount elsewhere): the swap happens in the mount.
+    const { dir } = layout();
+    const mount = mkdtempSync(join(tmpdir(), 'swb-watch-configmap-'));
+    roots.push(mount);
+    const version = (n: number, text: string) => {
+      const d = join(mount, `..2026_12_07_00_00_0${n}.${n}`);
+      mkdirSync(d);
+      writeFileSync(join(d, 'gateway.yaml'), text);
+      return d;
+    };
+    const first = version(1, 'one');
+    symlinkSync(basename(first), join(mount, '..data'));
+    symlinkSync(join('..data', 'gateway.yaml'), join(mount, 'gateway.yaml'));
+    const file = join(dir, 'gateway.yaml');
+    symlinkSync(join(mount, 'gateway.yaml'), file);
+    let changes = 0;
+    const stop = watchConfigFile(file, () => changes++);
+    try {
+      await new Promise((r) => setTimeout(r, 400)); // the first comparison (nothing changed)
+      const second = version(2, 'two');
+      symlinkSync(basename(second), join(mount, '..data_tmp'));
+      renameSync(join(mount, '..data_tmp'), join(mount, '..data'));
+      rmSync(first, { recursive: true });
+      await until('the swap in the mount was applied', () => changes === 1);
+      const third = version(3, 'three');
+      symlinkSync(basename(third), join(mount, '..data_tmp'));
+      renameSync(join(mount, '..data_tmp'), join(mount, '..data'));
+      rmSync(second, { recursive: true });
+      await until('and the next one', () => changes === 2);
     } finally {
       stop();
     }
