@@ -56,6 +56,54 @@ function shownMessages(guard: CompletionReader, result: Result): Result {
 }
 
 /**
+ * A sampling message's content item as the tenant may see it: a tool_result's content judged as a tool's is
+ * (the tool_result itself kept, emptied too: the tool_use before it names it); any other item as a prompt's.
+ */
+function shownSamplingItem(guard: CompletionReader, item: unknown): unknown {
+  if (!isJsonObject(item) || item.type !== 'tool_result' || !Array.isArray(item.content)) return shown(guard, item) ? item : undefined;
+  const first = firstWithheld(guard, item.content);
+  return first < 0 ? item : { ...item, content: kept(guard, item.content, first) };
+}
+
+/** A sampling message as the tenant may see it (as shownMessage, its items by shownSamplingItem). */
+function shownSamplingMessage(guard: CompletionReader, message: unknown): unknown {
+  const content = isJsonObject(message) ? message.content : undefined;
+  if (!Array.isArray(content)) {
+    const item = shownSamplingItem(guard, content);
+    return item === content ? message : item === undefined ? undefined : { ...(message as Result), content: item };
+  }
+  let i = 0;
+  let c: unknown;
+  for (; i < content.length; i++) if ((c = shownSamplingItem(guard, content[i])) !== content[i]) break;
+  if (i === content.length) return message;
+  const out = content.slice(0, i);
+  if (c !== undefined) out.push(c);
+  for (i++; i < content.length; i++) if ((c = shownSamplingItem(guard, content[i])) !== undefined) out.push(c);
+  return out.length === 0 ? undefined : { ...(message as Result), content: out };
+}
+
+/**
+ * An upstream's sampling/createMessage as the tenant may be asked it. Its messages are what the client's
+ * model reads and what a person approving the request sees, and an upstream may put a resource in them as
+ * in a tool's result: inside a tool_result (as the protocol allows), or as an item of its own (as a client
+ * not checking the schema takes). Before 2026-12-07 they were relayed as written: a tenant denied
+ * file:///secrets/* was shown file:///secrets/key.txt by any upstream that asked its client to sample over it.
+ * Left out as shownEmbedded leaves them out; nothing left out: the params as they came, not copied.
+ */
+export function shownSampling(guard: CompletionReader, params: Result): Result {
+  const messages = params.messages;
+  if (guard.tenant.filtersNothing || !Array.isArray(messages)) return params;
+  let i = 0;
+  let m: unknown;
+  for (; i < messages.length; i++) if ((m = shownSamplingMessage(guard, messages[i])) !== messages[i]) break;
+  if (i === messages.length) return params;
+  const out = messages.slice(0, i);
+  if (m !== undefined) out.push(m);
+  for (i++; i < messages.length; i++) if ((m = shownSamplingMessage(guard, messages[i])) !== undefined) out.push(m);
+  return { ...params, messages: out };
+}
+
+/**
  * A tools/call or prompts/get result as the tenant may see it. An upstream may embed a resource's contents
  * (`{type: "resource", resource: {uri, text|blob}}`) or link one (`{type: "resource_link", uri}`) in a tool's
  * content or a prompt's messages, and only the tool or prompt was judged: a tenant denied file:///secrets/*

@@ -2,6 +2,7 @@ import { GatewayError, toJsonRpcError } from '../errors.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
+import { shownSampling } from '../policy/embedded-resources.js';
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import { attributedAsk, gatewayUrlIn, gatewayWordingIn } from '../policy/upstream-asks.js';
@@ -43,7 +44,7 @@ export interface AskScreen {
 export function screenedAsk(s: AskScreen, method: string, params: Record<string, unknown> | undefined, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
   const kind = ASKS.get(method);
   if (kind === undefined || params === undefined) return params;
-  if (kind === 'sampling') params = ownContextOnly(params);
+  if (kind === 'sampling') params = shownSampling(s.guard, ownContextOnly(params));
   if (kind === 'elicitation') {
     const field = gatewayWordingIn(params);
     if (field !== undefined) return toJsonRpcError(impersonation(s, upstream, field));
