@@ -101,6 +101,12 @@ export const tenant = z
         requestsPerSecond: z.number().positive().optional(),
         burst: z.number().int().positive().optional(),
         concurrentRequests: z.number().int().positive().optional(),
+        /**
+         * How long a request its client cancelled (or whose 2026-07-28 connection dropped) keeps its
+         * concurrentRequests slot: its upstream may still be running it (see limits-stage.ts). 0: given back at
+         * once; absent: CANCELLED_HOLD_MS.
+         */
+        cancelledHoldMs: z.number().int().min(0).max(600_000).optional(),
         sessions: z.number().int().positive().optional(),
       })
       .strict()

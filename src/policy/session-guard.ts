@@ -295,15 +295,17 @@ export class SessionGuard {
     return r instanceof Promise ? r.then(taken) : taken(r);
   }
 
-  /** Request `id` is over: its slot, if it holds one, is given back. */
-  releaseRequest(id: RequestId): void {
+  /** Request `id` is over: its slot, if it holds one, is given back (`afterMs` later: limits-stage.ts says why). */
+  releaseRequest(id: RequestId, afterMs = 0): void {
     const s = this.#s;
     // Ended while its client was asked: its slot was given back then (one being taken back is let go when it lands).
     if (s.waiting !== undefined && s.waiting.size > 0) s.waiting.delete(id);
     const held = s.held?.get(id);
     if (held === undefined) return;
     s.held!.delete(id);
-    s.counters.release(held.key, held.slot);
+    // Held by no id meanwhile: the client may reuse this one, and the timer gives back only this slot.
+    if (afterMs > 0) setTimeout(() => s.counters.release(held.key, held.slot), afterMs).unref();
+    else s.counters.release(held.key, held.slot);
   }
 
   /**

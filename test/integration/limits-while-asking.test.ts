@@ -25,7 +25,8 @@ describe('concurrentRequests while the client is asked something', () => {
       // After its answer the call goes on for a minute (until the test cancels it): it runs, holding a slot again.
       upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], env: { SWB_FIXTURE_AFTER_INPUT_MS: '60000' }, sharing: 'shared', pool: { size: 1 } }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { concurrentRequests: 1 } }],
+      // cancelledHoldMs 0: the cancelled call's slot comes back at once (its hold: limits-cancelled-hold.test.ts).
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { concurrentRequests: 1, cancelledHoldMs: 0 } }],
     });
   });
   after(() => gw.close());

@@ -60,7 +60,9 @@ describe('a session that ends gives back everything it held', { timeout: 60_000 
   let baseline: Counts;
   before(async () => {
     gw = await startGateway({
-      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { sessions: CAP, concurrentRequests: 1 } }],
+      // cancelledHoldMs 0: a call its session's end cancelled gives its slot back at once (its hold, and the
+      // slot's return after it: limits-cancelled-hold.test.ts), so the next session's requests are served.
+      tenants: [{ name: 'anonymous', endpoints: ['*'], limits: { sessions: CAP, concurrentRequests: 1, cancelledHoldMs: 0 } }],
       session: { idleTimeoutMs: IDLE_MS },
       upstreams: [{ name: 'fx', transport: 'stdio' as const, ...FIXTURE, sharing: 'shared' as const, pool: { size: 1 } }],
       endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
