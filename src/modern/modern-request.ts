@@ -81,6 +81,21 @@ function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: 
 }
 
 /**
+ * A retry's own fields as the schema types them: `requestState` a string, `inputResponses` an object. A
+ * state of another type was read as no state, so the request was served as a new call (the tool run again
+ * upstream, its first run's effects done twice) and answered as if the retry had continued the call;
+ * answers of another type were read as none.
+ */
+function roundFieldsCheck(params: Record<string, unknown>, id: RequestId): void {
+  if ('requestState' in params && typeof params.requestState !== 'string') {
+    throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: requestState must be the string the server sent, echoed unchanged', id);
+  }
+  if ('inputResponses' in params && !isJsonObject(params.inputResponses)) {
+    throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of answers by input request key', id);
+  }
+}
+
+/**
  * Validates a modern request in the spec's order: the mirrored headers (-32020), the required `_meta`
  * fields (-32602), the version (-32022), the method (-32601, HTTP 404). Client capabilities are checked
  * later, when something needs one (-32021). Throws a ModernError that carries the request id.
@@ -114,6 +129,7 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   if (method === 'subscriptions/listen' && !isJsonObject(params.notifications)) {
     throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs params.notifications, an object naming the notifications to receive', id);
   }
+  if (spec!.mrtr) roundFieldsCheck(params, id);
   const info = meta![META_CLIENT_INFO];
   const level = meta![META_LOG_LEVEL];
   // Not a level ("warn", a number): refused, as the spec's logging page says, rather than read as "every
