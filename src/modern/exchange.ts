@@ -4,7 +4,7 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
 import { refuseHeld, type HeldAsk as Ask } from './held-ask.js';
-import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, urlElicitations, urlRefusal } from './input-requests.js';
+import { INPUT_KEY_HINT, capabilityRefusal, clientParams, notAnInputRequest, takenAnswer, urlElicitations, urlRefusal } from './input-requests.js';
 import type { AttemptOwner, AttemptSink } from './attempt-sink.js';
 import type { ModernCall } from './modern-request.js';
 import { CacheLimit, completed } from './result-shape.js';
@@ -240,7 +240,8 @@ export class Exchange implements AttemptOwner {
     const offered = this.#offered.get(key);
     if (offered) {
       this.#offered.delete(key);
-      return Promise.resolve(offered);
+      // Held to its question's schema, as a retry's answer to a question already out is (ModernService).
+      return takenAnswer(key, method, offered, (err) => this.abandon(err));
     }
     return this.#hold(key, method, clientParams(params), signal, 'cancelled by the upstream');
   }

@@ -65,8 +65,28 @@ export function invalidAnswer(asked: Record<string, { method: string }>, answers
   for (const [key, ask] of Object.entries(asked)) {
     const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
     if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) continue;
-    const bad = invalidClientAnswer(ask.method, answer as Record<string, unknown>);
-    if (bad) return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${key}"]: ${bad.message}`, { key });
+    const bad = invalidKeyedAnswer(key, ask.method, answer as Record<string, unknown>);
+    if (bad) return bad;
   }
   return undefined;
+}
+
+function invalidKeyedAnswer(key: string, method: string, answer: Record<string, unknown>): JsonRpcError | undefined {
+  const bad = invalidClientAnswer(method, answer);
+  return bad && new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${key}"]: ${bad.message}`, { key });
+}
+
+/**
+ * An answer a request brought before its question was asked (a first call's inputResponses, a retry's keys
+ * for questions still to come), now taken by that question: held to its schema as an answer to a question
+ * already out is (invalidAnswer). Before 2026-12-07 it was not: the 2025 upstream's question was answered
+ * with an error in its place (-32603) and the client got whatever the upstream made of that (a tool result
+ * with isError) rather than -32602. An invalid one ends the call (`abandon`), its question refused as an
+ * ended call's are, never sent the client's invalid answer.
+ */
+export function takenAnswer(key: string, method: string, answer: Record<string, unknown>, abandon: (err: JsonRpcError) => void): Promise<Record<string, unknown>> {
+  const invalid = invalidKeyedAnswer(key, method, answer);
+  if (!invalid) return Promise.resolve(answer);
+  abandon(invalid);
+  return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${invalid.message})`));
 }
