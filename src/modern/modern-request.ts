@@ -80,6 +80,22 @@ function mirrored(headers: IncomingHttpHeaders, name: string, body: string, id: 
   if (value !== body) throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: ${display} header value does not match the request body`, id);
 }
 
+const LISTEN_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
+
+/**
+ * A listen's filter as the schema types it: required (without it a stream was acknowledged with nothing
+ * honoured, one that never carried a notification), three booleans, a list of URI strings. A flag was read
+ * as truthy (`"false"` honoured and acknowledged as true: the notifications the client declined, sent), and
+ * one URI not in a list was acknowledged without it, never delivered.
+ */
+function listenFilterCheck(filter: unknown, id: RequestId): void {
+  const refuse = (why: string) => new ModernError(400, ErrorCode.InvalidParams, `Invalid params: subscriptions/listen ${why}`, id);
+  if (!isJsonObject(filter)) throw refuse('needs params.notifications, an object naming the notifications to receive');
+  for (const flag of LISTEN_FLAGS) if (filter[flag] !== undefined && typeof filter[flag] !== 'boolean') throw refuse(`params.notifications.${flag} must be a boolean`);
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined && !(Array.isArray(uris) && uris.every((u) => typeof u === 'string'))) throw refuse('params.notifications.resourceSubscriptions must be a list of URI strings');
+}
+
 /**
  * A retry's own fields as the schema types them: `requestState` a string, `inputResponses` an object. A
  * state of another type was read as no state, so the request was served as a new call (the tool run again
@@ -125,10 +141,7 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
     throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
   }
   if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
-  // Required by the schema: a listen without it was acknowledged with nothing honoured, a stream that would never carry a notification.
-  if (method === 'subscriptions/listen' && !isJsonObject(params.notifications)) {
-    throw new ModernError(400, ErrorCode.InvalidParams, 'Invalid params: subscriptions/listen needs params.notifications, an object naming the notifications to receive', id);
-  }
+  if (method === 'subscriptions/listen') listenFilterCheck(params.notifications, id);
   if (spec!.mrtr) roundFieldsCheck(params, id);
   const info = meta![META_CLIENT_INFO];
   const level = meta![META_LOG_LEVEL];
