@@ -207,6 +207,12 @@ const userOAuth = oauthClientChecks(
       resource: oauthClientFields.resource,
       /** Refresh a stored token this long before it expires. */
       refreshSkewMs: z.number().int().min(0).default(60_000),
+      /**
+       * The redirect URI: `own`, <publicUrl>/oauth/callback/upstream/<name> (one per upstream, RFC 9700 §4.4.2:
+       * the mix-up defence when servers send no iss); `shared`, <publicUrl>/oauth/callback, the one every
+       * upstream used before 2026-12-07 (for a server where only that one is registered).
+       */
+      callback: z.enum(['own', 'shared']).default('own'),
     })
     .strict(),
 );

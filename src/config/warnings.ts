@@ -70,7 +70,7 @@ function commandWarnings(cfg: Config, env: NodeJS.ProcessEnv): string[] {
  * which goes on (a missing server fails its own upstream, not the gateway).
  */
 export function configWarnings(cfg: Config, paths: readonly WrittenPath[], exists: (p: string) => boolean = existsSync, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...commandWarnings(cfg, env), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...sharedUserTokenWarnings(cfg), ...auditWarnings(cfg)];
+  return [...authWarnings(cfg), ...pathWarnings(paths, exists), ...commandWarnings(cfg, env), ...tracingWarnings(cfg, env), ...stdioReachWarnings(cfg), ...sharedUserTokenWarnings(cfg), ...auditWarnings(cfg), ...sharedCallbackWarnings(cfg)];
 }
 
 /** Tracing on with nowhere configured to send spans: the exporter's default is a collector on this host. */
@@ -88,4 +88,15 @@ function auditWarnings(cfg: Config): string[] {
   return [
     'audit.hashArguments: without audit.hashKey the log holds a plain SHA-256 of each call\'s arguments, and a short or guessable one (a PIN, an account number, a name) is found by hashing guesses; set audit.hashKey (${SWITCHBOARD_AUDIT_HASH_KEY}, openssl rand -base64 32) for an HMAC only its holders can test',
   ];
+}
+
+/**
+ * Two user-oauth upstreams on the one /oauth/callback (`callback: shared`): one's authorization server can
+ * send the browser on to the other's and have that server's code redeemed at its own token endpoint (the
+ * mix-up attack), stopped only when the servers name themselves (RFC 9207 iss). See upstreamRedirectUri.
+ */
+function sharedCallbackWarnings(cfg: Config): string[] {
+  const shared = cfg.upstreams.filter((u) => u.auth?.type === 'user-oauth' && u.auth.callback === 'shared').map((u) => u.name);
+  if (shared.length < 2) return [];
+  return [`upstreams ${shared.join(', ')}: auth.callback shared: their authorization servers all send codes back to <publicUrl>/oauth/callback, so one of them can have another's code redeemed at its own token endpoint (the mix-up attack) unless both send iss (RFC 9207); register <publicUrl>/oauth/callback/upstream/<name> at each and drop callback: shared`];
 }

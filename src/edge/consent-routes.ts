@@ -22,6 +22,8 @@ export type StartOutcome = Started | Unavailable | { refused: string; status: nu
 
 type Started = { location: string; state: string; browser: string; maxAgeMs: number };
 type CallbackOutcome = { linked: string; subject: string } | { refused: string; status: number; retryAfterSeconds?: number; otherUser?: boolean } | Started | Unavailable;
+/** The redirect URI an answer came back to: the shared /oauth/callback, the gateway's sign-in's, or an upstream's own. */
+type CallbackAt = 'callback' | 'sign-in' | { upstream: string };
 
 /** What GET /oauth/start shows: whose link, to which upstream, and the page's confirmation (cookie and form value). */
 export type PreviewOutcome = { upstream: string; user: LinkOwner; browser: string; form: string; maxAgeMs: number } | Extract<Unavailable, { reason: 'store' }>;
@@ -33,7 +35,7 @@ export interface ConsentService {
   /** undefined: the link is unknown, expired or used; `refused`: no confirmation from this link's page in this browser. */
   start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
   /** With vault.verifyUser the first callback (the gateway's own sign-in) goes on to the upstream's authorization server (`location`). */
-  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: 'callback' | 'sign-in'): Promise<CallbackOutcome>;
+  callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: CallbackAt): Promise<CallbackOutcome>;
   links(user: LinkOwner): Promise<unknown[]>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
@@ -97,6 +99,8 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
   fastify.get('/oauth/callback', async (req, reply) => getCallback(req, reply, o, 'callback'));
   // vault.verifyUser: the gateway's own sign-in comes back here, never to the upstreams' callback (signInRedirectUri).
   fastify.get('/oauth/callback/sign-in', async (req, reply) => getCallback(req, reply, o, 'sign-in'));
+  // Each upstream's own redirect URI (upstreamRedirectUri): an answer is taken only at its state's upstream's.
+  fastify.get<{ Params: { upstream: string } }>('/oauth/callback/upstream/:upstream', async (req, reply) => getCallback(req, reply, o, { upstream: req.params.upstream }));
 
   fastify.get('/oauth/links', async (req, reply) => {
     const p = await principal(o.auth, req, reply);
@@ -150,7 +154,7 @@ function cookie(req: FastifyRequest, name: string): string | undefined {
 }
 
 /** The authorization server's answer: the state checked by the consent service, then the page that says what came of it. */
-async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions, at: 'callback' | 'sign-in'): Promise<FastifyReply> {
+async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions, at: CallbackAt): Promise<FastifyReply> {
   const state = query(req, 'state');
   const name = state === undefined ? undefined : cookieName(state);
   // An answer naming a parameter twice (RFC 6749 §3.1) goes on with its state alone: spent, no code redeemed.

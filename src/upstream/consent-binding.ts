@@ -36,12 +36,36 @@ export function signInRedirectUri(publicUrl: string): string {
 }
 
 /**
- * The refusal of an authorization response that came back to the other redirect URI than its state's: a
- * sign-in state at /oauth/callback, or an upstream's at the sign-in's (see signInRedirectUri). Its code is
- * redeemed nowhere. Undefined when it came back where it was sent from.
+ * Where an upstream's authorization server sends the browser back. `own` (the default): a redirect URI of
+ * the upstream's own. With one URI for every upstream, a malicious upstream's server, given the browser with
+ * its state and PKCE challenge, sent it on to an honest upstream's server (the gateway's client_id and
+ * registered URI there); the honest server's code came back to the one callback with the malicious state and
+ * was redeemed, verifier included, at the malicious token endpoint. RFC 9207 `iss` tells them apart only when
+ * servers send it; one redirect URI per authorization server always does (RFC 9700 §4.4.2): the honest
+ * server sends its code only to its upstream's URI, where the malicious state is refused (misrouted).
+ * `shared`: the one /oauth/callback, for a server where only that is registered (no such defence).
  */
-export function misrouted(s: ConsentState, at: 'callback' | 'sign-in', logger: Logger): { refused: string; status: number } | undefined {
-  if ((s.stage === 'verify') === (at === 'sign-in')) return undefined;
-  logger.warn({ upstream: s.upstream, user: userLabel(s.user), at }, "consent callback refused: the answer came back to another redirect URI than its state's (a mix-up attack?); its code was not redeemed");
+export function upstreamRedirectUri(publicUrl: string, upstream: string, callback: 'own' | undefined): string {
+  return callback === 'own' ? `${publicUrl}/oauth/callback/upstream/${upstream}` : `${publicUrl}/oauth/callback`;
+}
+
+/** The redirect URI an authorization response came back to: the shared callback, the gateway's sign-in's, or an upstream's own. */
+export type CallbackAt = 'callback' | 'sign-in' | { upstream: string };
+
+/** Whether an answer at `at` is where a state was sent back to (see signInRedirectUri, upstreamRedirectUri). */
+function sentTo(s: ConsentState, at: CallbackAt): boolean {
+  if (s.stage === 'verify' || at === 'sign-in') return s.stage === 'verify' && at === 'sign-in';
+  return at === 'callback' ? s.callback !== 'own' : s.callback === 'own' && s.upstream === at.upstream;
+}
+
+/**
+ * The refusal of an authorization response that came back to another redirect URI than its state's: a
+ * sign-in state at an upstream's callback, an upstream's at the sign-in's (see signInRedirectUri), or at
+ * another upstream's (see upstreamRedirectUri). Its code is redeemed nowhere. Undefined when it came back
+ * where it was sent from.
+ */
+export function misrouted(s: ConsentState, at: CallbackAt, logger: Logger): { refused: string; status: number } | undefined {
+  if (sentTo(s, at)) return undefined;
+  logger.warn({ upstream: s.upstream, user: userLabel(s.user), at: typeof at === 'string' ? at : `upstream/${at.upstream}` }, "consent callback refused: the answer came back to another redirect URI than its state's (a mix-up attack?); its code was not redeemed");
   return { refused: 'Nothing was linked: the answer came back to the wrong address for this sign-in. Retry the call in your client for a new link.', status: 400 };
 }

@@ -21,6 +21,11 @@ export interface ConsentState extends ConsentFlow {
    * Absent for the gateway's own sign-in (`verify`) and for records an earlier version stored.
    */
   audience?: string | undefined;
+  /**
+   * `own`: the browser was sent with the upstream's own redirect URI (upstreamRedirectUri), and only an answer
+   * there completes it. Absent: the shared /oauth/callback (`callback: shared`, or a record from before 2026-12-07).
+   */
+  callback?: 'own' | undefined;
 }
 
 /** Why a callback's state was refused (each is a different attack or accident; all end the flow). */
@@ -117,11 +122,11 @@ export class ConsentFlows {
    * under a key derived from the vault key, made again at the callback: never stored, so one who reads the
    * store (Redis) and sees an authorization code cannot redeem it.
    */
-  async begin(flow: ConsentFlow, stage?: 'verify', audience?: string): Promise<{ state: string; browser: string; challenge: string }> {
+  async begin(flow: ConsentFlow, stage?: 'verify', audience?: string, callback?: 'own'): Promise<{ state: string; browser: string; challenge: string }> {
     const state = randomBytes(ID_BYTES).toString('base64url');
     const browser = randomBytes(ID_BYTES).toString('base64url');
     const verifier = this.#verifier(state);
-    const record = { user: flow.user, upstream: flow.upstream, browser: hash(browser), ...(stage ? { stage } : {}), ...(audience !== undefined ? { audience } : {}) };
+    const record = { user: flow.user, upstream: flow.upstream, browser: hash(browser), ...(stage ? { stage } : {}), ...(audience !== undefined ? { audience } : {}), ...(callback ? { callback } : {}) };
     await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs, userKey(flow.user));
     return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
@@ -135,7 +140,7 @@ export class ConsentFlows {
     const given = Buffer.from(hash(browser ?? ''));
     if (browser === undefined || !timingSafeEqual(given, Buffer.from(r.browser))) return 'other-browser';
     // A record an earlier version stored (it kept the verifier) completes as it began.
-    return { user: r.user, upstream: r.upstream, verifier: r.verifier ?? this.#verifier(state), stage: r.stage, audience: r.audience };
+    return { user: r.user, upstream: r.upstream, verifier: r.verifier ?? this.#verifier(state), stage: r.stage, audience: r.audience, callback: r.callback };
   }
 
   /** 32 bytes as base64url: 43 characters, what RFC 7636 §4.1 asks of a verifier. */

@@ -25,7 +25,8 @@ export class GatewaySignIn {
 
   constructor(cfg: VerifyUserConfig) {
     this.#agent = new Agent({ connect: { timeout: CONNECT_MS }, headersTimeout: ANSWER_MS, bodyTimeout: BODY_MS });
-    const settings: UserOAuthSettings = { type: 'user-oauth', refreshSkewMs: 0, ...cfg };
+    // callback: unused, the sign-in has its own redirect URI (signInRedirectUri).
+    const settings: UserOAuthSettings = { type: 'user-oauth', refreshSkewMs: 0, callback: 'own', ...cfg };
     this.client = new UserOAuthClient({ name: "the gateway's identity provider" }, settings, this.#agent, BODY_MS);
   }
 

@@ -12,7 +12,7 @@ import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oa
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
 import { userLabel, type UpstreamUser } from './upstream-user.js';
 import { vaultAudience } from './vault-audience.js';
-import { changedBinding, misrouted, signInRedirectUri } from './consent-binding.js';
+import { changedBinding, misrouted, signInRedirectUri, upstreamRedirectUri, type CallbackAt } from './consent-binding.js';
 
 export interface UserConsentOptions {
   vault: CredentialVault;
@@ -105,10 +105,6 @@ export class UserConsent implements ConsentAsker {
   /** Where browsers reach the gateway: the consent pages' POST must come from its origin. */
   get publicUrl(): string {
     return this.#publicUrl;
-  }
-
-  get redirectUri(): string {
-    return `${this.#publicUrl}/oauth/callback`;
   }
 
   credential(u: UpstreamConfig, settings: UserOAuthSettings, owner: UpstreamUser): BearerSource {
@@ -207,14 +203,16 @@ export class UserConsent implements ConsentAsker {
       return this.#unrecorded(err, flow);
     }
     // With vault.verifyUser the browser first signs in at the gateway's own identity provider (see #signedIn).
-    return this.#signIn ? this.#send(flow, this.#signIn.client, 'verify') : this.#send(flow, this.#client(u, u.auth), undefined, vaultAudience(u));
+    return this.#signIn ? this.#send(flow, this.#signIn.client, 'verify') : this.#send(flow, this.#client(u, u.auth), undefined, vaultAudience(u), u.auth.callback);
   }
 
   /**
    * The browser sent to an authorization server (the upstream's, or with `verify` the gateway's own) with a
-   * new state; `audience`: what the upstream is now (vaultAudience), the consent's binding (see changedBinding).
+   * new state; `audience`: what the upstream is now (vaultAudience), the consent's binding (see changedBinding);
+   * `callback`: the upstream's redirect URI, its own or the shared one (see upstreamRedirectUri).
    */
-  async #send(flow: ConsentFlow, client: UserOAuthClient, stage?: 'verify', audience?: string): Promise<StartOutcome> {
+  async #send(flow: ConsentFlow, client: UserOAuthClient, stage?: 'verify', audience?: string, callback?: 'own' | 'shared'): Promise<StartOutcome> {
+    const own = !stage && callback === 'own' ? 'own' : undefined;
     // Its endpoints are found before the sign-in is recorded: one that cannot be reached leaves no state pending.
     const unreachable = await client.discover().then(
       () => undefined,
@@ -223,11 +221,11 @@ export class UserConsent implements ConsentAsker {
     if (unreachable) return unreachable;
     let begun: Awaited<ReturnType<ConsentFlows['begin']>>;
     try {
-      begun = await this.#flows.begin(flow, stage, audience);
+      begun = await this.#flows.begin(flow, stage, audience, own);
     } catch (err) {
       return this.#unrecorded(err, flow);
     }
-    const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: stage ? signInRedirectUri(this.#publicUrl) : this.redirectUri });
+    const location = await client.authorizeUrl({ state: begun.state, challenge: begun.challenge, redirectUri: stage ? signInRedirectUri(this.#publicUrl) : upstreamRedirectUri(this.#publicUrl, flow.upstream, own) });
     return { location, state: begun.state, browser: begun.browser, maxAgeMs: this.#flows.ttlMs };
   }
 
@@ -255,7 +253,7 @@ export class UserConsent implements ConsentAsker {
     }
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
-    const sent = await this.#send(s, this.#client(u, u.auth), undefined, vaultAudience(u));
+    const sent = await this.#send(s, this.#client(u, u.auth), undefined, vaultAudience(u), u.auth.callback);
     if ('location' in sent) this.#logger.info({ upstream: s.upstream, user: userLabel(s.user) }, 'consent: the gateway user who opened the link is the one it was made for');
     return sent as CallbackOutcome;
   }
@@ -296,8 +294,8 @@ export class UserConsent implements ConsentAsker {
     };
   }
 
-  /** /oauth/callback (`at`; the gateway's sign-in: its own URI): the state strictly checked (known, unused, unexpired, same browser, answered only at the URI it was sent with: misrouted), then the code redeemed and sealed. */
-  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: 'callback' | 'sign-in' = 'callback'): Promise<CallbackOutcome> {
+  /** /oauth/callback (`at`: the shared one, an upstream's own or the gateway's sign-in's): the state strictly checked (known, unused, unexpired, same browser, answered only at the URI it was sent with: misrouted), then the code redeemed and sealed. */
+  async callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: CallbackAt = 'callback'): Promise<CallbackOutcome> {
     if (!q.state) return { refused: 'The authorization server sent no state: this is not the answer to a consent the gateway started.', status: 400 };
     let s: ConsentState | StateRefusal;
     try {
@@ -307,7 +305,9 @@ export class UserConsent implements ConsentAsker {
     }
     if (s === 'unknown') return { refused: 'This consent link is unknown, expired or already used. Retry the call in your client for a new link.', status: 400 };
     if (s === 'other-browser') return { refused: 'This consent was started in another browser. Open the link from your client in this browser.', status: 400 };
-    if (s.stage === 'verify' || at === 'sign-in') return misrouted(s, at, this.#logger) ?? (q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code, q.iss));
+    const wrong = misrouted(s, at, this.#logger);
+    if (wrong) return wrong;
+    if (s.stage === 'verify') return q.error ? { refused: `The gateway's sign-in did not succeed (${q.error.slice(0, 64)}).`, status: 403 } : this.#signedIn(s, q.code, q.iss);
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
@@ -317,7 +317,7 @@ export class UserConsent implements ConsentAsker {
     if (elsewhere) return elsewhere;
     let tokens: UserTokens;
     try {
-      tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, this.redirectUri);
+      tokens = await this.#client(u, u.auth).redeem(q.code, s.verifier, upstreamRedirectUri(this.#publicUrl, s.upstream, s.callback));
     } catch (err) {
       const why = err instanceof GrantRefused ? `the authorization server refused the code (${err.error})` : 'the authorization server could not be reached';
       this.#logger.warn({ upstream: s.upstream, user: userLabel(s.user), reason: err instanceof GrantRefused ? err.error : (err as Error).message }, 'consent callback failed');

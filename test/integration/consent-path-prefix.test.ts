@@ -94,7 +94,7 @@ describe('user consent: a gateway served under a path prefix of its public URL',
 
     const authorized = await browser.go(started.location!);
     assert.equal(authorized.status, 302, authorized.text);
-    assert.ok(authorized.location!.startsWith(`${PREFIXED}/oauth/callback?`), authorized.location);
+    assert.ok(authorized.location!.startsWith(`${PREFIXED}/oauth/callback/upstream/tickets?`), authorized.location);
     const done = await browser.go(authorized.location!);
     assert.equal(done.status, 200, done.text);
     assert.match(done.text, /Linked/);

@@ -118,7 +118,7 @@ describe('user consent: each user links their own account, and reaches the upstr
     const q = new URL(authorizeUrl).searchParams;
     assert.equal(q.get('code_challenge_method'), 'S256');
     assert.equal(q.get('client_id'), 'switchboard');
-    assert.equal(q.get('redirect_uri'), `${PUBLIC_URL}/oauth/callback`);
+    assert.equal(q.get('redirect_uri'), `${PUBLIC_URL}/oauth/callback/upstream/tickets`);
     assert.equal(q.get('resource'), upstream.url);
     const done = await hop(callback, cookie);
     assert.equal(done.status, 200, done.text);
