@@ -1,6 +1,7 @@
 import type { UpstreamConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { ConsentState } from './consent-flows.js';
+import type { CredentialVault } from './credential-vault.js';
 import { userLabel } from './upstream-user.js';
 import { vaultAudience } from './vault-audience.js';
 
@@ -18,6 +19,21 @@ export function changedBinding(s: ConsentState, u: UpstreamConfig | undefined, l
   logger.warn({ upstream: s.upstream, user: userLabel(s.user) }, "consent callback refused: a reload changed the upstream's URL, resource or authorization server since the consent began; nothing was linked");
   const refused = `The settings of upstream "${s.upstream}" changed since you started (its server or resource), so the consent you gave was for what it was before and nothing was linked. Retry the call in your client for a new link.`;
   return { refused, status: 409 };
+}
+
+/**
+ * The refusal of a consent begun before the user's link to its upstream was revoked (by the user, an
+ * operator or `switchboard links revoke`): completed, it made again the link just revoked. 409, as a reload
+ * that changed the upstream: the request was right, the link changed under it; a new link works.
+ */
+export function revokedMeanwhile(s: ConsentState, logger: Logger): { refused: string; status: number } {
+  logger.warn({ upstream: s.upstream, user: userLabel(s.user) }, 'consent callback refused: the link was revoked since the consent began; nothing was linked');
+  return { refused: `Your link to upstream "${s.upstream}" was revoked after this consent began, so nothing was linked. To link it again, retry the call in your client for a new link.`, status: 409 };
+}
+
+/** Why a consent callback may no longer link (changedBinding, revokedMeanwhile), checked before its code is redeemed; undefined: it may. */
+export async function voided(s: ConsentState, u: UpstreamConfig, vault: CredentialVault, logger: Logger): Promise<{ refused: string; status: number } | undefined> {
+  return changedBinding(s, u, logger) ?? ((await vault.revokedSince(s.upstream, s.user, s.at ?? 0)) ? revokedMeanwhile(s, logger) : undefined);
 }
 
 /**

@@ -6,6 +6,11 @@ import type { VaultStore } from './vault-store.js';
 export interface ConsentFlow {
   user: UpstreamUser;
   upstream: string;
+  /**
+   * When the consent was asked for (ms): a revocation of the user's link made since voids it
+   * (CredentialVault.saveConsent). Absent in records an earlier version stored (taken as begun long ago).
+   */
+  at?: number | undefined;
 }
 
 /**
@@ -67,7 +72,7 @@ export class ConsentFlows {
 
   async create(user: UpstreamUser, upstream: string): Promise<string> {
     const id = randomBytes(ID_BYTES).toString('base64url');
-    const flow: ConsentFlow = { user: { issuer: user.issuer, subject: user.subject, tenant: user.tenant }, upstream };
+    const flow: ConsentFlow = { user: { issuer: user.issuer, subject: user.subject, tenant: user.tenant }, upstream, at: Date.now() };
     await this.#store.putOnce('flow', id, JSON.stringify(flow), this.#ttlMs, userKey(flow.user));
     return `${id}.${this.#sign(id)}`;
   }
@@ -126,7 +131,7 @@ export class ConsentFlows {
     const state = randomBytes(ID_BYTES).toString('base64url');
     const browser = randomBytes(ID_BYTES).toString('base64url');
     const verifier = this.#verifier(state);
-    const record = { user: flow.user, upstream: flow.upstream, browser: hash(browser), ...(stage ? { stage } : {}), ...(audience !== undefined ? { audience } : {}), ...(callback ? { callback } : {}) };
+    const record = { user: flow.user, upstream: flow.upstream, at: flow.at, browser: hash(browser), ...(stage ? { stage } : {}), ...(audience !== undefined ? { audience } : {}), ...(callback ? { callback } : {}) };
     await this.#store.putOnce('state', state, JSON.stringify(record), this.#ttlMs, userKey(flow.user));
     return { state, browser, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
@@ -140,7 +145,7 @@ export class ConsentFlows {
     const given = Buffer.from(hash(browser ?? ''));
     if (browser === undefined || !timingSafeEqual(given, Buffer.from(r.browser))) return 'other-browser';
     // A record an earlier version stored (it kept the verifier) completes as it began.
-    return { user: r.user, upstream: r.upstream, verifier: r.verifier ?? this.#verifier(state), stage: r.stage, audience: r.audience, callback: r.callback };
+    return { user: r.user, upstream: r.upstream, at: r.at, verifier: r.verifier ?? this.#verifier(state), stage: r.stage, audience: r.audience, callback: r.callback };
   }
 
   /** 32 bytes as base64url: 43 characters, what RFC 7636 §4.1 asks of a verifier. */

@@ -180,10 +180,12 @@ export class CredentialVault {
     return (await this.#store.get(upstream, user))?.linkedAt;
   }
 
-  async save(upstream: string, user: UpstreamUser, tokens: UserTokens, linkedAt = Date.now()): Promise<void> {
-    // A new consent: the link is (re)made.
+  /** A new consent: the link is (re)made. Answers what was stored (its sealed value). */
+  async save(upstream: string, user: UpstreamUser, tokens: UserTokens, linkedAt = Date.now()): Promise<string> {
     const u = { issuer: user.issuer, subject: user.subject, tenant: user.tenant };
-    await this.#store.put({ user: u, upstream, linkedAt, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed: this.seal(u, upstream, tokens) });
+    const sealed = this.seal(u, upstream, tokens);
+    await this.#store.put({ user: u, upstream, linkedAt, expiresAt: tokens.expiresAt, refreshable: tokens.refreshToken !== undefined, sealed });
+    return sealed;
   }
 
   /**
@@ -197,8 +199,34 @@ export class CredentialVault {
     return this.#store.replaceIf(entry, from.version);
   }
 
-  revoke(upstream: string, user: UpstreamUser): Promise<boolean> {
+  /**
+   * Deletes the link, and voids the user's consents to the upstream still pending: a link given before (a
+   * second -32042, one sent to someone else) or a sign-in under way at the authorization server completed
+   * after the revocation linked the account again (see saveConsent). The mark comes first, so a consent
+   * stored between the two is deleted here, or finds the mark there. Marked only for an upstream configured
+   * (the only ones a consent can complete for): a user's DELETEs of made-up names leave nothing in the store.
+   */
+  async revoke(upstream: string, user: UpstreamUser): Promise<boolean> {
+    if (this.#upstreams().includes(upstream)) await this.#store.markRevoked(upstream, user, Date.now(), REVOKED_MARK_MS);
     return this.#store.delete(upstream, user);
+  }
+
+  /** Whether the user's link to the upstream was revoked at or after `begunAt` (ms; a consent begun then is void). */
+  async revokedSince(upstream: string, user: UpstreamUser, begunAt: number): Promise<boolean> {
+    const at = await this.#store.revokedAt(upstream, user);
+    return at !== undefined && at >= begunAt;
+  }
+
+  /**
+   * Stores the tokens of a consent begun at `begunAt` (ms), unless the link was revoked since: false, nothing
+   * kept. Checked again once stored: a revocation made meanwhile deletes what this wrote (only that).
+   */
+  async saveConsent(upstream: string, user: UpstreamUser, tokens: UserTokens, begunAt: number): Promise<boolean> {
+    if (await this.revokedSince(upstream, user, begunAt)) return false;
+    const sealed = await this.save(upstream, user, tokens);
+    if (!(await this.revokedSince(upstream, user, begunAt))) return true;
+    await this.#store.deleteIf(upstream, user, sealed);
+    return false;
   }
 
   /** Deletes the link only while it is still the one read (a link that ran out): a consent given since is kept. */
@@ -253,6 +281,12 @@ export class CredentialVault {
     return { vault: 'sealed' };
   }
 }
+
+/**
+ * How long a revocation voids consents begun before it: a flow and the state after it live vault.flowTtlMs
+ * each, at most an hour (vault-schema), so none begun before outlives this.
+ */
+const REVOKED_MARK_MS = 2 * 3_600_000;
 
 /** Links read from the store at once by linksAfter (a page of the admin API holds at most 1000). */
 const LINKS_CHUNK = 500;

@@ -105,6 +105,15 @@ export class RedisVaultStore implements VaultStore {
     this.#order = `${keyPrefix}vault:order`;
   }
 
+  async markRevoked(upstream: string, user: UpstreamUser, at: number, ttlMs: number): Promise<void> {
+    await this.#redis.set(`${this.#prefix}revoked:${linkKey(upstream, user)}`, String(at), 'PX', ttlMs).catch(storeFailed);
+  }
+
+  async revokedAt(upstream: string, user: UpstreamUser): Promise<number | undefined> {
+    const v = await this.#redis.get(`${this.#prefix}revoked:${linkKey(upstream, user)}`).catch(storeFailed);
+    return v === null ? undefined : Number(v);
+  }
+
   async get(upstream: string, user: UpstreamUser): Promise<VaultEntry | undefined> {
     const v = await this.#redis.hget(this.#links, linkKey(upstream, user)).catch(storeFailed);
     return v === null ? undefined : (JSON.parse(v) as VaultEntry);

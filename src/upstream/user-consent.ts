@@ -12,7 +12,7 @@ import { UserOAuthClient, GrantRefused, type UserOAuthSettings } from './user-oa
 import { UserOAuthCredential, type ConsentAsker, type ConsentReason } from './user-oauth-credential.js';
 import { userLabel, type UpstreamUser } from './upstream-user.js';
 import { vaultAudience } from './vault-audience.js';
-import { changedBinding, misrouted, signInRedirectUri, upstreamRedirectUri, type CallbackAt } from './consent-binding.js';
+import { changedBinding, misrouted, revokedMeanwhile, signInRedirectUri, voided, upstreamRedirectUri, type CallbackAt } from './consent-binding.js';
 
 export interface UserConsentOptions {
   vault: CredentialVault;
@@ -311,7 +311,7 @@ export class UserConsent implements ConsentAsker {
     if (q.error || !q.code) return { refused: `The authorization server did not grant access (${(q.error ?? 'no code').slice(0, 64)}).`, status: 403 };
     const u = this.#consenting(s.upstream);
     if (!u) return { refused: `Upstream "${s.upstream}" no longer asks for consent.`, status: 400 };
-    const rebound = changedBinding(s, u, this.#logger);
+    const rebound = await voided(s, u, this.vault, this.#logger).catch((err: unknown) => this.#unstored(err, s));
     if (rebound) return rebound;
     const elsewhere = await this.#fromElsewhere(this.#client(u, u.auth), q.iss, s);
     if (elsewhere) return elsewhere;
@@ -327,7 +327,7 @@ export class UserConsent implements ConsentAsker {
     const changed = changedBinding(s, this.#consenting(s.upstream), this.#logger);
     if (changed) return changed;
     try {
-      await this.vault.save(s.upstream, s.user, tokens);
+      if (!(await this.vault.saveConsent(s.upstream, s.user, tokens, s.at ?? 0))) return revokedMeanwhile(s, this.#logger);
     } catch (err) {
       return this.#unstored(err, s);
     }

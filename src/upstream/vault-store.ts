@@ -74,6 +74,10 @@ export interface VaultStore {
   claimRefresh(upstream: string, user: UpstreamUser, ttlMs: number): Promise<string | undefined>;
   /** Gives a claim back, only while it is still that one (one expired and claimed again is left). */
   releaseRefresh(upstream: string, user: UpstreamUser, claim: string): Promise<void>;
+  /** Records that the user's link to the upstream was revoked at `at` (ms), kept for ttlMs (see CredentialVault.revoke). */
+  markRevoked(upstream: string, user: UpstreamUser, at: number, ttlMs: number): Promise<void>;
+  /** When the user's link to the upstream was last revoked, while that mark is kept; undefined when not. */
+  revokedAt(upstream: string, user: UpstreamUser): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -86,12 +90,17 @@ export function linkKey(upstream: string, user: UpstreamUser): string {
   return `${upstream}\n${userKey(user)}`;
 }
 
+/** Revocation marks a memory store keeps at most (as many as the pending records it holds). */
+const MAX_REVOKED_MARKS = 100_000;
+
 export class MemoryVaultStore implements VaultStore {
   /** Links by user, then upstream: a user's own links are found without going through anyone else's. */
   readonly #links = new Map<string, Map<string, VaultEntry>>();
   readonly #once: PendingRecords;
   /** Refresh claims by linkKey (see claimRefresh). */
   readonly #claims = new Map<string, { claim: string; until: number }>();
+  /** Revocations of the last while (markRevoked), oldest first. */
+  readonly #revoked = new Map<string, { at: number; until: number }>();
 
   /** maxOnce, pendingPerUser: the bounds of the consent records (PendingRecords), smaller in tests. */
   constructor(o: { maxOnce?: number; pendingPerUser?: number } = {}) {
@@ -174,6 +183,19 @@ export class MemoryVaultStore implements VaultStore {
   async releaseRefresh(upstream: string, user: UpstreamUser, claim: string): Promise<void> {
     const key = linkKey(upstream, user);
     if (this.#claims.get(key)?.claim === claim) this.#claims.delete(key);
+  }
+
+  async markRevoked(upstream: string, user: UpstreamUser, at: number, ttlMs: number): Promise<void> {
+    const key = linkKey(upstream, user);
+    this.#revoked.delete(key);
+    // Bounded: the oldest mark goes first (one a consent begun before it can no longer outlive).
+    if (this.#revoked.size >= MAX_REVOKED_MARKS) this.#revoked.delete(this.#revoked.keys().next().value!);
+    this.#revoked.set(key, { at, until: Date.now() + ttlMs });
+  }
+
+  async revokedAt(upstream: string, user: UpstreamUser): Promise<number | undefined> {
+    const mark = this.#revoked.get(linkKey(upstream, user));
+    return mark && mark.until > Date.now() ? mark.at : undefined;
   }
 
   async close(): Promise<void> {}
