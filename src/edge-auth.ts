@@ -80,6 +80,25 @@ function endpointsOnly({ owners, accepted }: Audiences, principal: Principal): s
   return paths.size > 0 ? [...paths] : undefined;
 }
 
+/** The upstreams of the endpoints a token is for when it is for endpoints only (endpointsOnly), else undefined: a user's /oauth/links. */
+function servedOnly(audiences: Audiences & { served: ReadonlyMap<string, readonly string[]> }, principal: Principal): ReadonlySet<string> | undefined {
+  const only = endpointsOnly(audiences, principal);
+  return only && new Set(only.flatMap((path) => audiences.served.get(path) ?? []));
+}
+
+/** Why the principal's tenant may not use the endpoint (not configured, or not granted it), or undefined. */
+function tenantRefusal(gateway: Gateway, principal: Principal, path: string): string | undefined {
+  const tenant = gateway.policy.tenant(principal);
+  if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;
+  if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
+  return undefined;
+}
+
+/** Each endpoint's upstreams, by its path. */
+function servedUpstreams(config: Config): ReadonlyMap<string, readonly string[]> {
+  return new Map(config.endpoints.map((e) => [e.path, e.upstreams]));
+}
+
 /** Each endpoint's scopes (endpoints[].scopes), with their challenge value made once; endpoints with none are absent. */
 export function endpointScopes(config: Config): ReadonlyMap<string, { scopes: readonly string[]; scope: string }> {
   const m = new Map<string, { scopes: readonly string[]; scope: string }>();
@@ -126,7 +145,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
   const devKeys = new DevKeyWatch(config, metrics.devKeyExposed, log);
   let authenticator = authenticatorFor(config, metrics, devKeys.keySets);
   let exchanging = exchangesTokens(config);
-  let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)) };
+  let audiences = { owners: endpointAudiences(config), accepted: new Set(audiencesOf(config)), served: servedUpstreams(config) };
   let scopes = endpointScopes(config);
   const remember = (p: Principal | Promise<Principal>, input: CredentialInput): Principal | Promise<Principal> => {
     if (p instanceof Promise) return p.then((principal) => remember(principal, input));
@@ -145,7 +164,7 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
     prepare: (next) => {
       const built = authenticatorFor(next, metrics, devKeys.keySets, authenticator);
       const exchanges = exchangesTokens(next);
-      const nextAudiences = { owners: endpointAudiences(next), accepted: new Set(audiencesOf(next)) };
+      const nextAudiences = { owners: endpointAudiences(next), accepted: new Set(audiencesOf(next)), served: servedUpstreams(next) };
       const nextScopes = endpointScopes(next);
       return () => {
         authenticator = built;
@@ -162,12 +181,8 @@ export function edgeAuth(config: Config, gateway: Gateway, logger: Logger, metri
       return exchanging ? remember(p, input) : p;
     },
     notFor: (principal, path) => otherEndpointOnly(audiences.owners, audiences.accepted, principal, path),
-    forbidden: (principal, path) => {
-      const tenant = gateway.policy.tenant(principal);
-      if (!tenant) return `tenant "${principal.tenant}" is not configured on this gateway`;
-      if (!tenant.mayUseEndpoint(path)) return `tenant "${principal.tenant}" is not granted the endpoint ${path}`;
-      return undefined;
-    },
+    upstreamsOnly: (principal) => servedOnly(audiences, principal),
+    forbidden: (principal, path) => tenantRefusal(gateway, principal, path),
     // Without authentication (auth.mode none) there is no token to carry scopes: nothing to ask for.
     lacking: (principal, path) => (authenticator ? lackedScopes(scopes.get(path), principal) : undefined),
     scopeOf: (path) => scopes.get(path)?.scope,

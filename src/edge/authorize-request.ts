@@ -12,6 +12,12 @@ export interface EdgeAuth {
   authenticate(input: CredentialInput): Principal | Promise<Principal>;
   /** Why this principal's token is not one for the endpoint (issued for another endpoint's resource), or undefined. */
   notFor?(principal: Principal, path: string): string | undefined;
+  /**
+   * The upstreams served by the endpoints this principal's token was issued for, when each of its audiences
+   * names one endpoint; undefined when it is for the gateway as a whole (or there is no token). A user's
+   * /oauth/links shows and revokes only the links to these.
+   */
+  upstreamsOnly?(principal: Principal): ReadonlySet<string> | undefined;
   /** Why this principal may not use the endpoint, or undefined. */
   forbidden(principal: Principal, path: string): string | undefined;
   /** The endpoint's scopes (endpoints[].scopes) this principal's token lacks, or undefined. */

@@ -36,7 +36,7 @@ export interface ConsentService {
   start(flow: string, proof: { browser: string | undefined; form: string | undefined }): Promise<StartOutcome | undefined>;
   /** With vault.verifyUser the first callback (the gateway's own sign-in) goes on to the upstream's authorization server (`location`). */
   callback(q: { state?: string | undefined; code?: string | undefined; error?: string | undefined; iss?: string | undefined }, browser: string | undefined, at: CallbackAt): Promise<CallbackOutcome>;
-  links(user: LinkOwner): Promise<unknown[]>;
+  links(user: LinkOwner): Promise<Array<{ upstream: string }>>;
   revoke(upstream: string, user: LinkOwner, by: 'user'): Promise<boolean>;
 }
 
@@ -105,7 +105,10 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
   fastify.get('/oauth/links', async (req, reply) => {
     const p = await principal(o.auth, req, reply);
     if (!p) return reply;
-    return reply.header('cache-control', 'no-store').send({ links: await o.consent.links(p) });
+    // A token for some endpoints only (its aud) sees the links to their upstreams alone, as it reaches no other.
+    const only = o.auth.upstreamsOnly?.(p);
+    const links = await o.consent.links(p);
+    return reply.header('cache-control', 'no-store').send({ links: only ? links.filter((l) => only.has(l.upstream)) : links });
   });
 
   fastify.delete<{ Params: { upstream: string } }>('/oauth/links/:upstream', async (req, reply) => {
@@ -113,6 +116,9 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     if (!p) return reply;
     const upstream = req.params.upstream;
     if (!UPSTREAM.test(upstream)) return reply.code(400).send({ error: 'not an upstream name' });
+    if (o.auth.upstreamsOnly?.(p)?.has(upstream) === false) {
+      return reply.code(403).send({ error: `this token was issued for an endpoint that does not serve upstream "${upstream}" (its "aud" claim): revoke with a token for the gateway (${o.origin}${o.basePath ?? ''}) or for an endpoint serving it` });
+    }
     const removed = await o.consent.revoke(upstream, p, 'user');
     return removed ? reply.code(204).send() : reply.code(404).send({ error: `no link to upstream "${upstream}"` });
   });
