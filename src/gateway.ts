@@ -117,9 +117,11 @@ export class Gateway {
     }
     const tokenIdentity = (principal: object) => this.subjectTokens.identity(principal);
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger, tokenIdentity });
-    this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name), () => this.config.upstreams.filter((u) => u.auth?.type === 'user-oauth').map((u) => u.name));
+    const consenting = () => this.config.upstreams.filter((u) => u.auth?.type === 'user-oauth').map((u) => u.name);
+    this.consent = userConsent(config, this.cluster, deps.logger, (name) => this.config.upstreams.find((u) => u.name === name), consenting);
     this.#transports.consent = this.consent;
-    this.#deadLinks = this.consent && new DeadLinks(this.consent.vault.store, deps.logger);
+    // Links to upstreams a reload removed go too, once expired as long as dead links are kept.
+    this.#deadLinks = this.consent && new DeadLinks(this.consent.vault.store, deps.logger, consenting);
   }
 
   /** A pool for an upstream of `config` (a reload's), not yet started nor listed; told to onPool listeners. */

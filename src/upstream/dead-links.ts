@@ -28,10 +28,13 @@ export class DeadLinks {
   #retry: NodeJS.Timeout | undefined;
   /** The wait before the next retry; 0 while sweeps succeed. */
   #retryMs = 0;
+  readonly #configured: (() => readonly string[]) | undefined;
 
-  constructor(store: VaultStore, logger: Logger) {
+  /** `configured`: the user-oauth upstreams configured now (read at each sweep: reloads change them); links to others go too (isSwept). */
+  constructor(store: VaultStore, logger: Logger, configured?: () => readonly string[]) {
     this.#store = store;
     this.#logger = logger;
+    this.#configured = configured;
   }
 
   start(): void {
@@ -43,14 +46,14 @@ export class DeadLinks {
   /** One sweep (the one under way, if any). */
   sweep(now = Date.now()): Promise<void> {
     this.#sweeping ??= this.#store
-      .sweepDead(now - DEAD_LINK_RETENTION_MS, DEAD_LINK_SWEEP_MS)
+      .sweepDead(now - DEAD_LINK_RETENTION_MS, DEAD_LINK_SWEEP_MS, this.#configured && new Set(this.#configured()))
       .then(
         (n) => {
           // A retry still pending (this was the hourly sweep) would sweep again for nothing.
           clearTimeout(this.#retry);
           this.#retry = undefined;
           this.#retryMs = 0;
-          if (n) this.#logger.info({ deleted: n, retentionDays: DEAD_LINK_RETENTION_MS / 86_400_000 }, 'vault: dead links deleted (expired, no refresh token)');
+          if (n) this.#logger.info({ deleted: n, retentionDays: DEAD_LINK_RETENTION_MS / 86_400_000 }, 'vault: dead links deleted (expired: no refresh token, or their upstream no longer configured)');
         },
         (err: Error) => this.#failed(err),
       )

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { isDead, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import { isDead, isSwept, linkKey, type VaultEntry, type VaultStore } from './vault-store.js';
 import { userKey, type UpstreamUser } from './upstream-user.js';
 import { PENDING_PER_USER, tooManyPending } from './pending-records.js';
 import { storeFailed } from '../errors.js';
@@ -27,17 +27,19 @@ const SYNC =
 const SYNC_USER =
   "for i = 2, #ARGV do if redis.call('HEXISTS', KEYS[1], ARGV[i] .. '\\n' .. ARGV[1]) == 1 then redis.call('SADD', KEYS[2], ARGV[i]) else redis.call('SREM', KEYS[2], ARGV[i]) end end return 0";
 /**
- * Deletes the links ARGV[3..] (fields of the hash KEYS[1]) that still hold no refresh token and an access
- * token that expired before ARGV[1], with their members of the ordered index (KEYS[2]) and of their user's
- * index (ARGV[2] .. the field's user part). Checked here, in one step: a consent stored since HSCAN read them is kept.
+ * Deletes the links ARGV[4..] (fields of the hash KEYS[1]) that still hold an access token that expired
+ * before ARGV[1] and no refresh token (ARGV[3] 'dead') or any (ARGV[3] 'orphan': their upstreams are no
+ * longer configured, see isSwept), with their members of the ordered index (KEYS[2]) and of their user's
+ * index (ARGV[2] .. the field's user part). Checked here, in one step: a consent or refresh stored since
+ * HSCAN read them is kept.
  */
 const SWEEP_DEAD = `
 local n = 0
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local f = ARGV[i]
   local v = redis.call('HGET', KEYS[1], f)
   local e = v and cjson.decode(v)
-  if e and e.refreshable == false and tonumber(e.expiresAt) < tonumber(ARGV[1]) then
+  if e and (e.refreshable == false or ARGV[3] == 'orphan') and tonumber(e.expiresAt) < tonumber(ARGV[1]) then
     local nl = string.find(f, '\\n', 1, true)
     redis.call('HDEL', KEYS[1], f)
     redis.call('ZREM', KEYS[2], f)
@@ -239,7 +241,7 @@ export class RedisVaultStore implements VaultStore {
   }
 
   /** HSCAN of the hash, the dead ones of each batch through SWEEP_DEAD; only by the replica that claims the sweep (SET NX PX). */
-  async sweepDead(expiredBefore: number, onceInMs: number): Promise<number | undefined> {
+  async sweepDead(expiredBefore: number, onceInMs: number, configured?: ReadonlySet<string>): Promise<number | undefined> {
     const claim = `${this.#prefix}swept`;
     if ((await this.#redis.set(claim, '1', 'PX', onceInMs, 'NX')) === null) return undefined;
     let cursor = '0';
@@ -248,8 +250,15 @@ export class RedisVaultStore implements VaultStore {
       do {
         const [next, flat] = await this.#redis.hscan(this.#links, cursor, 'COUNT', 500);
         cursor = next;
-        const fields = flat.filter((_, i) => i % 2 === 0 && isDead(JSON.parse(flat[i + 1]!) as VaultEntry, expiredBefore));
-        if (fields.length > 0) n += Number(await this.#redis.eval(SWEEP_DEAD, 2, this.#links, this.#order, expiredBefore, `${this.#prefix}user:`, ...fields));
+        const dead: string[] = [];
+        const orphans: string[] = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          const e = JSON.parse(flat[i + 1]!) as VaultEntry;
+          if (isSwept(e, expiredBefore, configured)) (isDead(e, expiredBefore) ? dead : orphans).push(flat[i]!);
+        }
+        for (const [mode, fields] of [['dead', dead], ['orphan', orphans]] as const) {
+          if (fields.length > 0) n += Number(await this.#redis.eval(SWEEP_DEAD, 2, this.#links, this.#order, expiredBefore, `${this.#prefix}user:`, mode, ...fields));
+        }
       } while (cursor !== '0');
     } catch (err) {
       // Failed partway: the claim goes, so that the retry (this replica's or another's) sweeps this hour.

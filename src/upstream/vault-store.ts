@@ -51,11 +51,13 @@ export interface VaultStore {
   listAfter(after: string | undefined, count: number): Promise<{ entries: VaultEntry[]; last: string | undefined }>;
   /**
    * Deletes each link that holds no refresh token and whose access token expired before `expiredBefore`
-   * (ms): dead, the next use asks for consent again (DeadLinks). Each one is checked and deleted in one step,
+   * (ms): dead, the next use asks for consent again (DeadLinks); and, given `configured` (the user-oauth
+   * upstreams configured now), each link to another upstream whose access token expired before then,
+   * refresh token or not: nothing uses it (isSwept). Each one is checked and deleted in one step,
    * so a consent given meanwhile is kept. Answers how many went, or undefined when another replica swept
    * within `onceInMs` (Redis: one replica sweeps for all).
    */
-  sweepDead(expiredBefore: number, onceInMs: number): Promise<number | undefined>;
+  sweepDead(expiredBefore: number, onceInMs: number, configured?: ReadonlySet<string>): Promise<number | undefined>;
   /**
    * A record readable once, until ttlMs (consent flows and OAuth states), of the principal `owner`
    * (userKey). Each principal has at most PENDING_PER_USER pending (beyond it, SWB_RATE_LIMITED): in
@@ -84,6 +86,15 @@ export interface VaultStore {
 /** No refresh token, and the access token expired before `at` (ms): the link can no longer be used. */
 export function isDead(e: Pick<VaultEntry, 'refreshable' | 'expiresAt'>, at: number): boolean {
   return !e.refreshable && e.expiresAt < at;
+}
+
+/**
+ * What a sweep deletes (VaultStore.sweepDead): a dead link (isDead) whose access token expired before `at`,
+ * or a link to an upstream not in `configured` (removed by a reload: its refresh token is never used
+ * again, and was kept sealed for ever) whose access token expired before `at`, refresh token or not.
+ */
+export function isSwept(e: Pick<VaultEntry, 'refreshable' | 'expiresAt' | 'upstream'>, at: number, configured: ReadonlySet<string> | undefined): boolean {
+  return isDead(e, at) || (configured !== undefined && !configured.has(e.upstream) && e.expiresAt < at);
 }
 
 export function linkKey(upstream: string, user: UpstreamUser): string {
@@ -147,9 +158,9 @@ export class MemoryVaultStore implements VaultStore {
     return [...(this.#links.get(userKey(user))?.values() ?? [])];
   }
 
-  async sweepDead(expiredBefore: number): Promise<number> {
+  async sweepDead(expiredBefore: number, _onceInMs?: number, configured?: ReadonlySet<string>): Promise<number> {
     let n = 0;
-    for (const e of await this.list()) if (isDead(e, expiredBefore) && (await this.deleteIf(e.upstream, e.user, e.sealed))) n++;
+    for (const e of await this.list()) if (isSwept(e, expiredBefore, configured) && (await this.deleteIf(e.upstream, e.user, e.sealed))) n++;
     return n;
   }
 

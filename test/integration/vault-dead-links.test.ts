@@ -56,6 +56,27 @@ describe('dead links', () => {
     });
   }
 
+  for (const [name, store] of [
+    ['memory', () => new MemoryVaultStore()],
+    ['Redis', () => new RedisVaultStore(raw, 'swb:')],
+  ] as const) {
+    // A link to an upstream no longer configured (removed by a reload) is never used again, so its refresh
+    // token was kept sealed for ever (found by a review). It goes as a dead link does: once its access token
+    // expired DEAD_LINK_RETENTION_MS ago (an upstream removed and put back within that keeps its links).
+    it(`${name}: links to an upstream no longer configured are deleted ${DEAD_LINK_RETENTION_MS / DAY} days after their access token expired, refresh token or not`, async () => {
+      const s: VaultStore = store();
+      const v = new CredentialVault(randomBytes(32), [], s, () => '', () => ['tickets']);
+      const now = Date.now();
+      await v.save('gone', user('old'), { accessToken: 'at', refreshToken: 'rt', expiresAt: now - DEAD_LINK_RETENTION_MS - DAY });
+      await v.save('gone', user('recent'), { accessToken: 'at', refreshToken: 'rt', expiresAt: now - DAY });
+      await v.save('tickets', user('old'), { accessToken: 'at', refreshToken: 'rt', expiresAt: now - DEAD_LINK_RETENTION_MS - DAY });
+      await new DeadLinks(s, createLogger('silent'), () => ['tickets']).sweep(now);
+      const left = (await v.links()).map((l) => `${l.upstream}/${l.subject}`).sort();
+      assert.deepEqual(left, ['gone/recent', 'tickets/old']);
+      if (name === 'Redis') assert.equal(await raw.zcard('swb:vault:order'), 2, 'out of the ordered index');
+    });
+  }
+
   it('Redis: one replica sweeps for all within the hour', async () => {
     const [a, b] = [new RedisVaultStore(raw, 'swb:'), new RedisVaultStore(raw, 'swb:')];
     const v = new CredentialVault(randomBytes(32), [], a);
