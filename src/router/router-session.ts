@@ -15,7 +15,7 @@ import { hasName, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinRefusal } from './pinned-call.js';
-import { listFails } from './list-failure.js';
+import { listFails, failAsList } from './list-failure.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities, mergeInstructions, type UpstreamReach } from './capabilities.js';
@@ -75,13 +75,13 @@ export class RouterSession {
    * The endpoint's tools as this session's instances list them, curated for its tenant. `calling`: the name a call is
    * made by; on an endpoint that prefixes, only its own upstream's listing (read from the name, or from the rename
    * that gives it) is waited for. Names of different upstreams never meet: its tools are named the same without the others'.
-   * `asList` (search mode's answers): fails where an aggregated list fails (listFails); else a view of the upstreams that listed.
+   * `asList` (search mode's answers): fails where an aggregated list fails (failAsList: of the upstreams the tenant `reaches`).
    */
-  async toolView(calling?: string, asList = false): Promise<ToolView> {
+  async toolView(calling?: string, asList = false, reaches?: (upstream: string) => boolean): Promise<ToolView> {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
     const gathered = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    if (asList && 'failed' in gathered && listFails(this.#endpoint.config.failureMode, gathered.catalogues.size, false)) throw gathered.failed;
+    if (asList) failAsList(gathered, this.#endpoint.config.failureMode, reaches);
     const { catalogues, sources } = gathered;
     const view = this.#endpoint.tools.view(this.curation, catalogues, sources);
     if (calling === undefined || view.named(calling) !== undefined) return view; // else maybe added silently: re-listed (bounded)

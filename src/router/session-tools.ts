@@ -6,8 +6,8 @@ import type { ViewTool } from './tool-view.js';
 export interface Gathered {
   catalogues: Map<string, Catalogue>;
   sources: Map<string, UpstreamInstance>;
-  /** Why the first upstream waited for could not list its tools, if one could not (what failureMode closed fails with). */
-  failed?: unknown;
+  /** Why each upstream that could not list its tools could not, in the endpoint's order (what failureMode closed fails with). */
+  failures: Map<string, unknown>;
 }
 
 /**
@@ -29,9 +29,9 @@ export async function gatherCatalogues(pools: readonly UpstreamPool[], instanceO
       return Promise.race([listing, Promise.resolve(undefined)]);
     }),
   );
-  const out: Gathered = { catalogues: new Map(), sources: new Map() };
+  const out: Gathered = { catalogues: new Map(), sources: new Map(), failures: new Map() };
   settled.forEach((s, i) => {
-    if (s.status === 'rejected' && !('failed' in out)) out.failed = s.reason;
+    if (s.status === 'rejected') out.failures.set(pools[i]!.name, s.reason);
     if (s.status !== 'fulfilled' || s.value === undefined) return;
     out.catalogues.set(pools[i]!.name, s.value);
     out.sources.set(pools[i]!.name, instances[i]!);

@@ -47,6 +47,19 @@ function shownTools(host: PipelineHost, screen: HiddenTextPolicy | undefined): S
   return { key: screen.key, show: (t) => shownAs(host, screen, t) };
 }
 
+/** What reachesUpstream is asked of an upstream here: whether the tenant may see any of its tools. */
+const TOOLS_ONLY = Object.freeze({ tools: {} });
+
+/**
+ * The tool view a search-mode answer (the meta-tools' descriptions, search_tools) is made of, failing as an
+ * aggregated list does by the upstreams the caller's tenant may see a tool of alone: a down upstream it may
+ * see nothing of neither fails the answer nor is named in it.
+ */
+function answerView(host: PipelineHost): Promise<ToolView> {
+  const tenant = host.guard.tenant;
+  return host.router!.toolView(undefined, true, (upstream) => tenant.reachesUpstream(upstream, host.endpoint.prefixNames, TOOLS_ONLY));
+}
+
 /** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */
 export function answered(ctx: RequestContext, result: Result): JsonRpcResponse {
   const { req, host } = ctx;
@@ -80,7 +93,7 @@ export async function listMetaTools(ctx: RequestContext): Promise<JsonRpcRespons
   // Never a cursor to continue: the list is one page.
   if (req.params?.cursor !== undefined) return failed(ctx, new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: unknown or malformed cursor'));
   try {
-    const view = await host.router!.toolView(undefined, true);
+    const view = await answerView(host);
     const seen = await visibleTools(host, view);
     const cap = host.endpoint.tools.maxSearchAnswerChars;
     // Of what the caller may see, as its screen shows it (a strip can lengthen a text): each text's length known once per view.
@@ -136,7 +149,7 @@ export async function searchTools(ctx: RequestContext): Promise<JsonRpcResponse>
   const { host } = ctx;
   try {
     const a = searchArgs(ctx.req.params?.arguments);
-    const best = await rankedFor(host, await host.router!.toolView(undefined, true), a);
+    const best = await rankedFor(host, await answerView(host), a);
     const { tools, note, text } = searchAnswer(best.map(found), host.endpoint.tools.maxSearchAnswerChars);
     // What the answer names (a match left out for its size is not found).
     if (host.endpoint.tools.exposure === 'search+working-set') {
