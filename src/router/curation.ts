@@ -1,5 +1,6 @@
 import type { CurationConfig, ToolsConfig } from '../config/tools-schema.js';
 import { globMatch } from '../jsonrpc/glob.js';
+import { coversAllUnder, mayMatchUnder } from '../policy/upstream-reach.js';
 import { hasToolNameChars } from './names.js';
 
 type Override = CurationConfig['overrides'][string];
@@ -23,6 +24,12 @@ class Layer {
   admits(canonical: string): boolean {
     if (this.#include && !this.#include.some((g) => globMatch(g, canonical))) return false;
     return !this.#exclude.some((g) => globMatch(g, canonical));
+  }
+
+  /** Whether some canonical name under `prefix` may be admitted (errs towards yes: see upstream-reach.ts). */
+  mayAdmitUnder(prefix: string): boolean {
+    if (this.#include && !this.#include.some((g) => mayMatchUnder(g, prefix))) return false;
+    return !this.#exclude.some((g) => coversAllUnder(g, prefix));
   }
 }
 
@@ -62,6 +69,14 @@ export class Curation {
 
   admits(canonical: string): boolean {
     return this.#layers.every((l) => l.admits(canonical));
+  }
+
+  /**
+   * Whether this view may hold a tool of an upstream (`prefix`: "<upstream>__" on an endpoint that prefixes, else
+   * ""), as far as the globs tell without its catalogue: one it cannot is no part of a search-mode answer.
+   */
+  mayShowUnder(prefix: string): boolean {
+    return this.#layers.every((l) => l.mayAdmitUnder(prefix));
   }
 
   renameOf(canonical: string): string | undefined {

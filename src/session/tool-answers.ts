@@ -6,6 +6,7 @@ import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
 import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, longestAnswer, metaToolDefinitions, searchResult } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
+import { prefixed } from '../router/names.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
 import { searchAnswer } from './search-answer.js';
@@ -52,12 +53,13 @@ const TOOLS_ONLY = Object.freeze({ tools: {} });
 
 /**
  * The tool view a search-mode answer (the meta-tools' descriptions, search_tools) is made of, failing as an
- * aggregated list does by the upstreams the caller's tenant may see a tool of alone: a down upstream it may
- * see nothing of neither fails the answer nor is named in it.
+ * aggregated list does by the upstreams the caller may be shown a tool of alone (its tenant's policy and its
+ * curation): a down upstream it may see nothing of neither fails the answer nor is named in it.
  */
 function answerView(host: PipelineHost): Promise<ToolView> {
-  const tenant = host.guard.tenant;
-  return host.router!.toolView(undefined, true, (upstream) => tenant.reachesUpstream(upstream, host.endpoint.prefixNames, TOOLS_ONLY));
+  const { tenant } = host.guard, router = host.router!, prefixes = host.endpoint.prefixNames;
+  const reaches = (upstream: string) => tenant.reachesUpstream(upstream, prefixes, TOOLS_ONLY) && router.curation.mayShowUnder(prefixes ? prefixed(upstream, '') : '');
+  return router.toolView(undefined, true, reaches);
 }
 
 /** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */

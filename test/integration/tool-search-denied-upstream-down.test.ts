@@ -37,6 +37,8 @@ describe('a search-mode endpoint (failureMode closed) with a down upstream the t
       endpoints: [
         { path: '/denied-down', upstreams: ['fs', 'hr'], failureMode: 'closed', tools: { exposure: 'search' } },
         { path: '/both-down', upstreams: ['fs', 'hr', 'ops'], failureMode: 'closed', tools: { exposure: 'search' } },
+        // Curation that leaves out every tool of the down upstream: what the caller is shown holds none of it either.
+        { path: '/curated-out', upstreams: ['fs', 'ops'], failureMode: 'closed', tools: { exposure: 'search', exclude: ['ops__*'] } },
       ],
       tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['fs__*', 'ops__*'] } }],
     });
@@ -53,6 +55,16 @@ describe('a search-mode endpoint (failureMode closed) with a down upstream the t
     const { tools } = await c.listTools();
     assert.match(tools[0]!.description!, /from: fs \(4 tools/);
     assert.doesNotMatch(JSON.stringify(tools), /hr/);
+    const r = (await c.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })) as Json;
+    assert.equal(r.structuredContent.tools[0]?.name, 'fs__read_file');
+  });
+
+  it('the same where curation leaves out every tool of the down upstream', async () => {
+    const c = await connect('/curated-out');
+    assert.equal(await outcome(c.listTools()), 'ok');
+    const { tools } = await c.listTools();
+    assert.match(tools[0]!.description!, /from: fs \(4 tools/);
+    assert.doesNotMatch(JSON.stringify(tools), /ops/);
     const r = (await c.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })) as Json;
     assert.equal(r.structuredContent.tools[0]?.name, 'fs__read_file');
   });
