@@ -217,13 +217,22 @@ export class SseConnection implements Held, HoldOwner {
     // Counted in characters before encoding: a bound on memory, not an exact byte count.
     if (this.#res.writableLength + this.#pending.length > this.#hub.maxBufferBytes) {
       this.#hub.cut++;
-      this.#pending = '';
-      this.#mark = 0;
-      this.#res.destroy();
-      this.#closed();
+      this.abort();
       return false;
     }
     return true;
+  }
+
+  /**
+   * Ends the stream at once, whatever is still queued for it (cut, or its session is gone): ended gracefully, what
+   * waits for a reader that does not read would stay queued, and the connection open, for as long as it likes.
+   */
+  abort(): void {
+    if (!this.#open) return;
+    this.#pending = '';
+    this.#mark = 0;
+    this.#res.destroy();
+    this.#closed();
   }
 
   /** Ends the stream, with a last chunk in the same write when given. */

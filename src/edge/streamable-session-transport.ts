@@ -5,6 +5,7 @@ import { STREAMS_KEPT_PER_SESSION, type EventStore } from '../session/event-stor
 import type { SendOptions, Transport } from '../transport/transport.js';
 import type { AnswerHolds, Held, HoldOwner } from './answer-holds.js';
 import { outStream, type OutStream } from './out-stream.js';
+import { replayLog } from './log-replay.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -45,6 +46,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   readonly #graced: number[] = [];
   /** Bytes of the answers kept on streams (their `final`): bounded by the hub's answeredBytesPerSession. */
   #finalBytes = 0;
+  /** Connections a replay of the log is being written to (bound to no stream yet): close() ends them too. */
+  readonly #replaying = new Set<SseConnection>();
   /** A standalone GET still catching up with the log (not bound yet): the slot is taken all the same. */
   #opening: SseConnection | undefined;
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
@@ -216,23 +219,13 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   }
 
   /**
-   * Logged events written to a resuming reader, in slices of half the stream's buffer bound, each
-   * waited on until the socket takes it: a log longer than the bound is a reader catching up, not a
-   * slow one, and must not be cut for its length (it could then never be resumed). True when all went.
+   * The log's events written to a resuming reader (see replayLog), listed meanwhile so that the session's close
+   * ends it. Closed while its log was read: what was read goes out unwaited (the buffer bound cuts a reader that does not read).
    */
   async #replay(conn: SseConnection, no: number, events: ReadonlyArray<{ seq: number; data: string }>): Promise<boolean> {
-    const slice = this.#o.hub.maxBufferBytes / 2;
-    let since = 0;
-    for (const e of events) {
-      const text = sseEvent(e.data, `${no}_${e.seq}`);
-      if (!conn.write(text, e.seq)) return false;
-      since += text.length;
-      if (since >= slice) {
-        since = 0;
-        if (!(await conn.drained())) return false;
-      }
-    }
-    return conn.open;
+    if (this.#closed) return replayLog(conn, no, events, Infinity);
+    this.#replaying.add(conn);
+    return replayLog(conn, no, events, this.#o.hub.maxBufferBytes / 2).finally(() => this.#replaying.delete(conn));
   }
 
   /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
@@ -392,6 +385,9 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       if (s.final !== undefined) this.#o.hub.answered?.release(s);
       if (s.json && !s.json.res.writableEnded) s.json.res.writeHead(404).end();
     }
+    // A replay waiting for a reader that does not read: left, it held the ended session's log and connection.
+    for (const conn of this.#replaying) conn.abort();
+    this.#replaying.clear();
     this.#streams.clear();
     this.#byRequest.clear();
   }
