@@ -29,6 +29,12 @@ export const tracingSchema = z
       .default({}),
     /** Tenant and subject as span attributes: off by default, they identify people. */
     recordPrincipal: z.boolean().default(false),
+    /**
+     * A client's trace context (traceparent headers or params._meta): `parent` continues it (its trace
+     * id, sampled flag, tracestate and baggage); `link` starts the gateway's own trace and links it, for a
+     * gateway whose clients are not trusted to choose what it records or what its upstreams are told.
+     */
+    callerContext: z.enum(['parent', 'link']).default('parent'),
   })
   .strict()
   .prefault({});

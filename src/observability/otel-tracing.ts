@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, createNoopMeter, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Attributes, type Context, type Link, type Meter, type MeterProvider, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, createContextKey, createNoopMeter, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, propagation, trace, type Attributes, type Context, type Link, type Meter, type MeterProvider, type Span, type SpanContext, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, ExportResultCode, TraceState, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -34,7 +34,7 @@ export async function startOtelTracing(o: ResolvedTracing, logger: Logger): Prom
     spanLimits: o.limits,
     spanProcessors: [o.protocol === 'http/json' ? batch : new EncodedSpanProcessor(batch)],
   });
-  return new OtelTracing(provider, provider.getTracer('switchboard', '0.1.0'), o.recordPrincipal);
+  return new OtelTracing(provider, provider.getTracer('switchboard', '0.1.0'), o.recordPrincipal, o.linkCallers);
 }
 
 function ratioSampler(ratio: number): Sampler {
@@ -145,6 +145,18 @@ class CompactTraceContextPropagator extends W3CTraceContextPropagator {
 
 const PROPAGATED = ['traceparent', 'tracestate', 'baggage'] as const;
 
+/**
+ * With callerContext `link`: the span context of a request's HTTP trace headers, kept in the ambient
+ * context to be linked, in place of the extracted context itself (its span, baggage and tracestate).
+ */
+const CALLER = createContextKey('switchboard.caller');
+
+/** The context's span context when it is a valid one (a link needs one). */
+function validSpanContext(context: Context | undefined): SpanContext | undefined {
+  const sc = context && trace.getSpanContext(context);
+  return sc && isSpanContextValid(sc) ? sc : undefined;
+}
+
 /** The trace fields of a params._meta, as strings only: anything else in it is the client's business. */
 function metaCarrier(meta: unknown): Record<string, string> | undefined {
   if (meta === null || typeof meta !== 'object') return undefined;
@@ -153,6 +165,13 @@ function metaCarrier(meta: unknown): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const k of PROPAGATED) if (typeof m[k] === 'string') out[k] = m[k];
   return out;
+}
+
+/** Links to a client's contexts (the request's _meta, its HTTP headers), those it has. */
+function callerLinks(...contexts: Array<SpanContext | undefined>): Link[] | undefined {
+  const links: Link[] = [];
+  for (const context of contexts) if (context !== undefined) links.push({ context });
+  return links.length > 0 ? links : undefined;
 }
 
 // Attributes go to the SDK as they are: it drops undefined values itself (startSpan, setAttribute and
@@ -201,13 +220,19 @@ class OtelSpan implements TraceSpan {
 class OtelTracing implements Tracing {
   readonly enabled = true;
   readonly recordPrincipal: boolean;
+  /**
+   * A client's context is linked, never continued (tracing.callerContext: link): it chooses neither the
+   * trace id, nor whether the request is sampled, nor the baggage and tracestate upstreams are sent.
+   */
+  readonly #linkCallers: boolean;
   readonly #provider: TracerProvider;
   readonly #tracer: Tracer;
   readonly #contexts = new AsyncLocalStorageContextManager();
   readonly #propagator = new CompositePropagator({ propagators: [new CompactTraceContextPropagator(), new CheckedBaggagePropagator()] });
 
-  constructor(provider: TracerProvider, tracer: Tracer, recordPrincipal: boolean) {
+  constructor(provider: TracerProvider, tracer: Tracer, recordPrincipal: boolean, linkCallers: boolean) {
     this.recordPrincipal = recordPrincipal;
+    this.#linkCallers = linkCallers;
     this.#provider = provider;
     this.#tracer = tracer;
   }
@@ -222,13 +247,17 @@ class OtelTracing implements Tracing {
 
   withHeaders<T>(headers: HeaderCarrier, fn: () => T): T {
     if (headers.traceparent === undefined && headers.baggage === undefined) return fn();
-    return this.#contexts.with(this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter), fn);
+    const extracted = this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    if (!this.#linkCallers) return this.#contexts.with(extracted, fn);
+    const caller = validSpanContext(extracted);
+    return caller ? this.#contexts.with(ROOT_CONTEXT.setValue(CALLER, caller), fn) : fn();
   }
 
   server(name: string, meta: unknown, attributes: TraceAttributes): TraceSpan {
     const ambient = this.#contexts.active();
     const carrier = metaCarrier(meta);
     const fromMeta = carrier && this.#propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+    if (this.#linkCallers) return this.#start(name, SpanKind.SERVER, attributes, ROOT_CONTEXT, callerLinks(validSpanContext(fromMeta), ambient.getValue(CALLER) as SpanContext | undefined));
     const metaParent = fromMeta && trace.getSpanContext(fromMeta);
     let parent = ambient;
     let links: Link[] | undefined;
@@ -249,6 +278,7 @@ class OtelTracing implements Tracing {
 
   forward(headers: HeaderCarrier, attributes: TraceAttributes): TraceSpan {
     const parent = headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    if (this.#linkCallers) return this.#start('forward', SpanKind.CLIENT, attributes, ROOT_CONTEXT, callerLinks(validSpanContext(parent)));
     return this.#start('forward', SpanKind.CLIENT, attributes, parent);
   }
 

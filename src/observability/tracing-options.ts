@@ -16,6 +16,8 @@ export interface ResolvedTracing {
   serviceName: string | undefined;
   headers: Record<string, string>;
   recordPrincipal: boolean;
+  /** A client's trace context only linked: the gateway's spans start traces of their own (tracing.callerContext: link). */
+  linkCallers: boolean;
   /** The batch span processor's settings from OTEL_BSP_* (absent: the SDK's defaults). */
   batch: BatchSettings;
   /** Span limits from OTEL_SPAN_* and OTEL_ATTRIBUTE_* (absent: the SDK's defaults; attribute values cut at DEFAULT_ATTRIBUTE_VALUE_LENGTH). */
@@ -197,6 +199,7 @@ export function resolveTracing(o: TracingOptions, env: NodeJS.ProcessEnv = proce
     serviceName: o.serviceName,
     headers: { ...o.headers },
     recordPrincipal: o.recordPrincipal,
+    linkCallers: o.callerContext === 'link',
     batch,
     limits,
     notes,

@@ -101,4 +101,6 @@ export interface TracingOptions {
   serviceName?: string | undefined;
   headers: Readonly<Record<string, string>>;
   recordPrincipal: boolean;
+  /** `link`: a client's context is linked, never continued (see tracing-schema.ts); absent: `parent`. */
+  callerContext?: 'parent' | 'link' | undefined;
 }

@@ -18,13 +18,14 @@ function problems(tracing: unknown): string[] {
 describe('tracing config', () => {
   it('is off by default, principal not recorded, no headers', () => {
     const t = parseConfig(base, 'test.yaml', {}, '/base').tracing;
-    assert.deepEqual(t, { enabled: false, headers: {}, recordPrincipal: false });
+    assert.deepEqual(t, { enabled: false, headers: {}, recordPrincipal: false, callerContext: 'parent' });
   });
 
   it('refuses what would not work, naming the key', () => {
     assert.match(problems({ endpoint: 'grpc://collector:4317' }).join('\n'), /^tracing\.endpoint: .*http:\/\/ or https:\/\//m);
     assert.match(problems({ protocol: 'grpc' }).join('\n'), /^tracing\.protocol: /m);
     assert.match(problems({ sampleRatio: 1.5 }).join('\n'), /^tracing\.sampleRatio: /m);
+    assert.match(problems({ callerContext: 'trust' }).join('\n'), /^tracing\.callerContext: /m);
     assert.match(problems({ headers: { 'x-key': 'a\r\nInjected: 1' } }).join('\n'), /^tracing\.headers\.x-key: .*line breaks/m);
     assert.match(problems({ headers: { 'bad name': 'v' } }).join('\n'), /^tracing\.headers\.bad name: .*header name/m);
     assert.match(problems({ enable: true }).join('\n'), /tracing.*enable/);
@@ -69,7 +70,7 @@ describe('tracing config', () => {
   it('the file wins over OTEL_* variables, which fill what it leaves out', () => {
     const o = { enabled: true, headers: {}, recordPrincipal: false };
     const env = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
-    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, parentBased: true, serviceName: undefined, headers: {}, recordPrincipal: false, batch: {}, limits: { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH }, notes: [] });
+    assert.deepEqual({ ...resolveTracing(o, env), notes: [] }, { url: undefined, protocol: 'http/json', sampleRatio: 0.25, parentBased: true, serviceName: undefined, headers: {}, recordPrincipal: false, linkCallers: false, batch: {}, limits: { attributeValueLengthLimit: DEFAULT_ATTRIBUTE_VALUE_LENGTH }, notes: [] });
     const r = resolveTracing({ ...o, endpoint: 'http://c:4318/', protocol: 'http/protobuf', sampleRatio: 1 }, env);
     assert.equal(r.url, 'http://c:4318/v1/traces');
     assert.equal(r.protocol, 'http/protobuf');
