@@ -1,3 +1,5 @@
+import { clipped } from './clipped.js';
+
 /** What one answered client request adds to the request metrics (see SessionObserver.requestDone). */
 export interface AnsweredRequest {
   method: string;
@@ -25,6 +27,17 @@ export interface RequestCell {
    */
   readonly exemplars: Array<TallyExemplar | null> | undefined;
 }
+
+/**
+ * The most tool label sets (tool × outcome) kept apart; a call of a tool first seen beyond them is counted
+ * under the tool OTHER_TOOL. A tool label is a name an upstream listed, which a hostile or dynamic upstream
+ * chooses (per-session instances can list new names for every session); the cells are never let go.
+ */
+export const MAX_TOOL_CELLS = 1000;
+/** No MCP tool name has parentheses: no real tool's series is merged into it. */
+export const OTHER_TOOL = '(other)';
+/** The longest tool label: a listed name can be of any length (it is shortened only where shown), as audit lines and spans cut it. */
+const MAX_TOOL_LABEL = 256;
 
 /** An OpenMetrics exemplar in the shape prom-client's registry renders (`# {labels} value timestamp`). */
 export interface TallyExemplar {
@@ -109,11 +122,24 @@ export class RequestTally {
     let tool = this.#lastTool;
     if (!tool || tool.labels.tool !== r.tool || tool.labels.outcome !== r.outcome) {
       const toolKey = `${r.tool}\u0000${r.outcome}`;
-      tool = this.#tools.get(toolKey);
-      if (!tool) this.#tools.set(toolKey, (tool = { labels: { tool: r.tool, outcome: r.outcome }, count: 0 }));
+      tool = this.#tools.get(toolKey) ?? this.#toolCell(toolKey, r.tool, r.outcome);
       this.#lastTool = tool;
     }
     tool.count += 1;
+  }
+
+  /** A new tool cell (made once per label set, off the per-call path), or OTHER_TOOL's once MAX_TOOL_CELLS are kept. */
+  #toolCell(key: string, name: string, outcome: string): ToolCell {
+    let tool = name;
+    if (this.#tools.size >= MAX_TOOL_CELLS) {
+      tool = OTHER_TOOL;
+      key = `${OTHER_TOOL}\u0000${outcome}`;
+      const other = this.#tools.get(key);
+      if (other) return other;
+    }
+    const cell: ToolCell = { labels: { tool: clipped(tool, MAX_TOOL_LABEL), outcome }, count: 0 };
+    this.#tools.set(key, cell);
+    return cell;
   }
 
   #requestCell(r: AnsweredRequest): RequestCell {
