@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { sharedAbortSignal } from './abort-link.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import { keptImplementationInfo } from '../observability/implementation-info.js';
 import type { Logger } from '../observability/logger.js';
 import { NO_TRACING, type TraceAttributes, type Tracing } from '../observability/tracing.js';
 import type { Transport, TransportError } from '../transport/transport.js';
@@ -196,7 +197,8 @@ export class UpstreamInstance extends EventEmitter {
     // Unhealthy: down at once, not once its hung process is killed.
     this.#health.start(client, () => this.#client, () => this.#onExit(client));
     const identity = client.identity;
-    this.#logger.info({ server: identity?.serverInfo, protocolVersion: identity?.protocolVersion, restarted }, 'upstream ready');
+    // The upstream's serverInfo as its known string fields, cut: it chooses the object whole, of any size.
+    this.#logger.info({ server: keptImplementationInfo(identity?.serverInfo), protocolVersion: identity?.protocolVersion, restarted }, 'upstream ready');
     this.emit('ready', identity, restarted);
   }
 
