@@ -1,6 +1,12 @@
 import type { Logger } from './logger.js';
 import { TokenBucket } from './token-bucket.js';
 
+/**
+ * The longest text of the peer's a bounded warning quotes (an id, a method): cut there (clipped.ts), since
+ * the rate below is set for lines of a few hundred bytes and the peer chooses its strings' length.
+ */
+export const MAX_QUOTED = 256;
+
 /** Warnings per second one source may cause, and the burst above that. */
 const PER_SECOND = 10;
 const BURST = 100;

@@ -4,7 +4,8 @@ import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcPeer } from '../jsonrpc/peer.js';
 import type { JsonRpcRequest, RequestId } from '../jsonrpc/types.js';
-import type { BoundedWarnings } from '../observability/bounded-warnings.js';
+import { MAX_QUOTED, type BoundedWarnings } from '../observability/bounded-warnings.js';
+import { clipped } from '../observability/clipped.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import { activeCallersOf } from './upstream-caller.js';
@@ -93,7 +94,9 @@ export class UpstreamAsks {
       : o ? `it came with the gateway's own ${peer.methodOf(related)}, which no client session sent`
       : `${sessions} sessions have requests in flight on this shared connection and the upstream did not say which one it is for`;
     const fix = `set sharing: per-session on upstream "${name}" (its sampling, elicitation and roots requests then always reach their client)`;
-    this.#link.warnings.warn({ method: req.method, sessionsWithRequestsInFlight: sessions }, `refused "${req.method}" from upstream "${name}": ${why}; ${fix}`);
+    // Any method the upstream names (an unknown one too), of any length: cut, as the line is meant to be a few hundred bytes.
+    const method = clipped(req.method, MAX_QUOTED);
+    this.#link.warnings.warn({ method, sessionsWithRequestsInFlight: sessions }, `refused "${method}" from upstream "${name}": ${why}; ${fix}`);
     this.#link.onUnattributed?.(req.method);
     const message = `the gateway cannot tell which client session "${req.method}" is for; use sharing: per-session for upstreams that send it while serving several sessions`;
     this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, message));
@@ -107,13 +110,15 @@ export class UpstreamAsks {
    */
   #notYetOwned(req: JsonRpcRequest, ended: RequestId | undefined): void {
     const why = ended !== undefined ? `the request it came with (${ended}) has ended` : 'no client session is attached to this instance yet';
-    this.#link.logger.debug({ method: req.method }, `refused "${req.method}" from upstream "${this.#link.name}": ${why}`);
+    const method = clipped(req.method, MAX_QUOTED);
+    this.#link.logger.debug({ method }, `refused "${method}" from upstream "${this.#link.name}": ${why}`);
     this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, `${why}; "${req.method}" has no client to go to`));
   }
 
   #tooMany(req: JsonRpcRequest): void {
-    const said = `refused "${req.method}" from upstream "${this.#link.name}": ${MAX_ASKING} of its requests already await a client's answer`;
-    this.#link.warnings.warn({ method: req.method, limit: MAX_ASKING }, said);
+    const method = clipped(req.method, MAX_QUOTED);
+    const said = `refused "${method}" from upstream "${this.#link.name}": ${MAX_ASKING} of its requests already await a client's answer`;
+    this.#link.warnings.warn({ method, limit: MAX_ASKING }, said);
     const message = `${MAX_ASKING} of this connection's requests already await a client's answer; ask again once they are answered`;
     this.#replyError(req.id, new JsonRpcError(ErrorCode.InternalError, message));
   }

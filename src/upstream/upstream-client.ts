@@ -16,7 +16,8 @@ import { META_SERVER_INFO, META_SUBSCRIPTION_ID, untagged } from '../jsonrpc/mod
 import { callWithRounds, legacyUpstreamError, MODERN_VERSION, modernUpstreamError, setLevelLocally, withModernMeta, withRelayedCapabilities } from './modern-rounds.js';
 import { invalidHeaderAnnotations } from './header-annotations.js';
 import { taskOnly, withoutTools } from './left-out-tools.js';
-import { BoundedWarnings } from '../observability/bounded-warnings.js';
+import { BoundedWarnings, MAX_QUOTED } from '../observability/bounded-warnings.js';
+import { clipped } from '../observability/clipped.js';
 import { existsIn, methodSpec } from '../jsonrpc/methods.js';
 import { declaredCapabilities } from './declared-capabilities.js';
 import { cappedInstructions } from './instructions-cap.js';
@@ -285,7 +286,8 @@ export class UpstreamClient {
     // False for an answer after a cancellation or timeout (the race the spec warns about: quietly) and for ids never
     // sent, numbers too (a server answering id+1, a proxy renumbering: its calls time out, and the log says why).
     if (this.#peer.response(m, bytes)) return;
-    if (m.id === null || !this.#peer.sent(m.id)) this.#warnings.warn({ id: m.id }, 'upstream answered an id the gateway never sent; ignored');
+    // A string id is the upstream's, of any length: cut, as the line is meant to be a few hundred bytes (BoundedWarnings).
+    if (m.id === null || !this.#peer.sent(m.id)) this.#warnings.warn({ id: typeof m.id === 'string' ? clipped(m.id, MAX_QUOTED) : m.id }, 'upstream answered an id the gateway never sent; ignored');
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
