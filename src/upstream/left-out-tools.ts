@@ -1,3 +1,4 @@
+import { clipped } from '../observability/clipped.js';
 import type { Logger } from '../observability/logger.js';
 
 /**
@@ -8,6 +9,8 @@ import type { Logger } from '../observability/logger.js';
 export const MAX_WARNED_TOOLS = 1000;
 /** Marks, in the set, that the one warning for the tools beyond MAX_WARNED_TOOLS was given (no tool name holds it). */
 const BEYOND = '\n';
+/** The longest tool name a warning quotes (and remembers): MCP names are at most 128 characters; the upstream's can be any length. */
+const MAX_NAME = 128;
 
 /**
  * The tools left out of an upstream's lists that were warned about, per upstream (its config): each of its
@@ -46,11 +49,12 @@ export function withoutTools(result: Record<string, unknown>, upstream: string, 
   if (!Array.isArray(tools)) return result;
   const kept = tools.filter((t: Record<string, unknown> | null) => {
     const out = t !== null && typeof t === 'object' ? why(t) : undefined;
-    const key = out && `${String(t!.name)}\n${out.reason}`;
+    const tool = out && clipped(String(t!.name), MAX_NAME);
+    const key = out && `${tool}\n${out.reason}`;
     if (key && !warned.has(key)) {
       if (warned.size < MAX_WARNED_TOOLS) {
         warned.add(key);
-        logger.warn({ upstream, tool: String(t!.name), reason: out.reason }, out.message);
+        logger.warn({ upstream, tool, reason: out.reason }, out.message);
       } else if (!warned.has(BEYOND)) {
         warned.add(BEYOND);
         logger.warn({ upstream, limit: MAX_WARNED_TOOLS }, 'more tools left out of upstream lists than are warned about one by one: the rest are left out without a warning');
