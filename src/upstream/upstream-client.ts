@@ -28,6 +28,9 @@ export { MAX_ASKING } from './upstream-asks.js';
 
 export type { CallersOf, CallOptions, UpstreamClientHooks } from './upstream-client-hooks.js';
 
+/** A value the upstream sent, as its error quotes it: JSON, cut (the upstream chooses its size; the error is logged at every start). */
+const quoted = (value: unknown): string => clipped(String(JSON.stringify(value)), MAX_QUOTED);
+
 /**
  * The gateway as an MCP client of one upstream connection. Every request gets an id from this
  * connection's own counter (so two sessions reusing the same ids never collide) and the progress token
@@ -130,7 +133,7 @@ export class UpstreamClient {
     const result = await this.request('initialize', params, { timeoutMs, maxTimeoutMs: timeoutMs });
     const version = result.protocolVersion;
     if (typeof version !== 'string' || !UPSTREAM_PROTOCOL_VERSIONS.includes(version)) {
-      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" answered initialize with unsupported protocol version ${JSON.stringify(version)}`, { upstream: this.#name });
+      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" answered initialize with unsupported protocol version ${quoted(version)}`, { upstream: this.#name });
     }
     if (!result.capabilities || typeof result.capabilities !== 'object') {
       throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${this.#name}" sent no capabilities in its initialize result`, { upstream: this.#name });
@@ -202,7 +205,7 @@ export class UpstreamClient {
     }
     const versions = result.supportedVersions;
     if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
-      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `server/discover named no version the gateway speaks (${JSON.stringify(versions)})`, { upstream: this.#name });
+      throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `server/discover named no version the gateway speaks (${quoted(versions)})`, { upstream: this.#name });
     }
     const meta = (result._meta ?? {}) as Record<string, unknown>;
     const serverInfo = (meta[META_SERVER_INFO] ?? { name: this.#name, version: 'unknown' }) as UpstreamIdentity['serverInfo'];
