@@ -1,5 +1,4 @@
 import type { EndpointConfig } from '../config/schema.js';
-import type { Gathered } from './session-tools.js';
 
 /**
  * Whether an answer made of every upstream's list fails when an upstream's list failed (with the first
@@ -13,17 +12,17 @@ export function listFails(failureMode: EndpointConfig['failureMode'], listed: nu
 }
 
 /**
- * A search-mode answer made of the tool view fails as an aggregated list does (listFails), counting only the
- * upstreams the caller's tenant may see a tool of (`reaches`; all when absent): one it may see nothing of is
- * no part of its answer, so its failure neither fails the answer nor is named in it (before 2026-12-07, under
- * failureMode closed, it did both, telling the caller of an upstream its policy hides). Throws the first
- * counted upstream's failure.
+ * An answer made of the upstreams' lists (an aggregated list; search mode's, of the tool view) fails as
+ * listFails says, counting only the upstreams the caller may be shown an item of (`counts`: mayShowOf; all
+ * when absent). One it may see nothing of is no part of its answer, so its failure neither fails the answer nor
+ * is named in it (before 2026-12-07, under failureMode closed, it did both, telling the caller of an upstream
+ * its policy or curation hides). `failures`: why each upstream that did not list did not, in the endpoint's
+ * order; `listed`: the upstreams asked (one also in `failures` did not list). Throws the first counted failure.
  */
-export function failAsList({ catalogues, failures }: Gathered, failureMode: EndpointConfig['failureMode'], reaches?: (upstream: string) => boolean): void {
-  if (failures.size === 0) return;
-  const counts = reaches ?? (() => true);
-  const failed = [...failures].find(([upstream]) => counts(upstream));
-  if (failed === undefined) return;
-  const listed = [...catalogues.keys()].filter(counts).length;
-  if (listFails(failureMode, listed, false)) throw failed[1];
+export function failAsList(failures: ReadonlyMap<string, unknown>, listed: Iterable<string>, failureMode: EndpointConfig['failureMode'], counts: (upstream: string) => boolean = () => true, partial = false): void {
+  const first = [...failures].find(([upstream]) => counts(upstream));
+  if (first === undefined) return;
+  let n = 0;
+  for (const upstream of listed) if (!failures.has(upstream) && counts(upstream)) n++;
+  if (listFails(failureMode, n, partial)) throw first[1];
 }

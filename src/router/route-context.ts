@@ -1,5 +1,6 @@
 import type { Cancellation } from '../jsonrpc/cancellation.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import type { UpstreamReach } from './capabilities.js';
 import type { DefinitionScreen } from './definition-screen.js';
 
 /** What the router is told of one client request besides its method and params. */
@@ -18,4 +19,6 @@ export interface RouteContext {
   toolFound?: boolean | undefined;
   /** A list that leaves out an upstream that fails, whatever failureMode says: the listing that only learns who owns which URI. */
   partial?: boolean | undefined;
+  /** The caller's tenant: a list counts the failure of an upstream it may be shown an item of only (mayShowOf); undefined: of every upstream. */
+  tenant?: UpstreamReach | undefined;
 }

@@ -15,7 +15,8 @@ import { hasName, prefixed, splitPrefixed } from './names.js';
 import { warnBadToolName } from './tool-name-warnings.js';
 import { admitByGate, gatherCatalogues, relistedFor } from './session-tools.js';
 import { admitListing, pinRefusal } from './pinned-call.js';
-import { listFails, failAsList } from './list-failure.js';
+import { failAsList } from './list-failure.js';
+import { mayShowOf } from './shown-upstreams.js';
 import type { ToolView, ViewTool } from './tool-view.js';
 import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities, mergeInstructions, type UpstreamReach } from './capabilities.js';
@@ -81,7 +82,7 @@ export class RouterSession {
     const target = calling !== undefined && this.#endpoint.prefixNames ? splitPrefixed(this.curation.canonicalOf(calling) ?? calling)?.upstream : undefined;
     const waitFor = calling !== undefined && this.#endpoint.prefixNames ? (p: UpstreamPool) => p.name === target : undefined;
     const gathered = await gatherCatalogues(this.#pools('tools'), (p) => this.#instance(p), waitFor);
-    if (asList) failAsList(gathered, this.#endpoint.config.failureMode, reaches);
+    if (asList) failAsList(gathered.failures, gathered.catalogues.keys(), this.#endpoint.config.failureMode, reaches);
     const { catalogues, sources } = gathered;
     const view = this.#endpoint.tools.view(this.curation, catalogues, sources);
     if (calling === undefined || view.named(calling) !== undefined) return view; // else maybe added silently: re-listed (bounded)
@@ -213,21 +214,19 @@ export class RouterSession {
       }),
     );
     const items: unknown[] = [];
-    let firstError: unknown;
+    let failures: Map<string, unknown> | undefined; // in the endpoint's order (failAsList)
     const leftOut = (pool: UpstreamPool, err: unknown) => {
-      firstError ??= err;
+      (failures ??= new Map()).set(pool.name, err);
       this.#endpoint.logger.warn({ upstream: pool.name, method, err: (err as Error).message }, 'upstream left out of an aggregated list');
     };
     const pages = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ pool: targets[i]![0], fresh: targets[i]![1] === undefined, page: s.value }] : (leftOut(targets[i]![0], s.reason), [])));
     // What fits in the cursor the client is to send back: the rest waits for a later page (planPage).
     const plan = planPage(method, pages.map((p) => ({ name: p.pool.name, fresh: p.fresh, next: typeof p.page.nextCursor === 'string' ? p.page.nextCursor : undefined })));
-    let okCount = 0;
     for (const { pool, page } of pages) {
       if (plan.dropped.has(pool.name)) {
         leftOut(pool, new JsonRpcError(ErrorCode.InternalError, `the upstream's list cursor is longer than a gateway cursor may be (${MAX_CURSOR_CHARS} characters)`));
         continue;
       }
-      okCount++;
       if (plan.deferred.has(pool.name)) continue;
       const list = page[spec.key];
       const screened = ctx.screen && SCREENED[spec.key];
@@ -235,7 +234,8 @@ export class RouterSession {
         for (const item of list) items.push(this.#exportItem(pool.name, spec, item, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
       }
     }
-    if (firstError !== undefined && listFails(this.#endpoint.config.failureMode, okCount, ctx.partial === true)) throw firstError;
+    // Counted: the upstreams the caller may be shown an item of (its tenant: from the route stage); another's failure is none of its.
+    if (failures) failAsList(failures, pages.map((p) => p.pool.name), this.#endpoint.config.failureMode, (u) => mayShowOf(u, spec.key, this.#endpoint.prefixNames, this.curation, ctx.tenant), ctx.partial === true);
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
     if (plan.cursor !== undefined) out.nextCursor = plan.cursor;
     return out;

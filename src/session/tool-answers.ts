@@ -6,7 +6,7 @@ import type { Decision } from '../policy/decision.js';
 import type { HiddenTextPolicy } from '../policy/hidden-text-policy.js';
 import { CALL_TOOL, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_TOOLS, longestAnswer, metaToolDefinitions, searchResult } from '../router/meta-tools.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
-import { prefixed } from '../router/names.js';
+import { mayShowOf } from '../router/shown-upstreams.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
 import { searchAnswer } from './search-answer.js';
@@ -48,9 +48,6 @@ function shownTools(host: PipelineHost, screen: HiddenTextPolicy | undefined): S
   return { key: screen.key, show: (t) => shownAs(host, screen, t) };
 }
 
-/** What reachesUpstream is asked of an upstream here: whether the tenant may see any of its tools. */
-const TOOLS_ONLY = Object.freeze({ tools: {} });
-
 /**
  * The tool view a search-mode answer (the meta-tools' descriptions, search_tools) is made of, failing as an
  * aggregated list does by the upstreams the caller may be shown a tool of alone (its tenant's policy and its
@@ -58,8 +55,7 @@ const TOOLS_ONLY = Object.freeze({ tools: {} });
  */
 function answerView(host: PipelineHost): Promise<ToolView> {
   const { tenant } = host.guard, router = host.router!, prefixes = host.endpoint.prefixNames;
-  const reaches = (upstream: string) => tenant.reachesUpstream(upstream, prefixes, TOOLS_ONLY) && router.curation.mayShowUnder(prefixes ? prefixed(upstream, '') : '');
-  return router.toolView(undefined, true, reaches);
+  return router.toolView(undefined, true, (upstream) => mayShowOf(upstream, 'tools', prefixes, router.curation, tenant));
 }
 
 /** A request the gateway answers itself (meta-tools): metrics and, for a call, the audit line, as the observe stage would. */

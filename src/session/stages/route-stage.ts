@@ -27,7 +27,7 @@ export const routeStage: Stage = async (ctx) => {
     if (shown !== WITHHELD) host.progress(shown!, req.id);
   };
   let response: JsonRpcResponse;
-  const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false };
+  const route: RouteContext = { signal: cancel, requestId: req.id, onProgress, resultBytes: undefined, checkDefinition: ctx.checkDefinition, screen: ctx.screen, toolFound: false, tenant: host.guard.tenant };
   try {
     const result = host.guard.filterList(req.method, await host.router!.request(req.method, req.params, route), req.params);
     ctx.result = result;
