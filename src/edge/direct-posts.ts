@@ -4,6 +4,7 @@ import { isJsonContentType } from './content-type.js';
 import { DirectReply } from './direct-reply.js';
 import type { EdgeReply, EdgeRequest } from './edge-exchange.js';
 import type { EndpointHit } from './endpoint-table.js';
+import { readBody } from './read-body.js';
 
 /** What the edge plugin hands the direct path: the same steps its Fastify route runs, in the same order. */
 export interface DirectRoutes {
@@ -68,15 +69,15 @@ export class DirectPosts {
     const url = raw.url ?? '/';
     const hit = routes.find(pathOf(url));
     if (!hit || hit.route === 'sse') return false;
-    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null, rateOwed: false }, new DirectReply(res, routes.refused));
+    void this.#run(routes, hit, { raw, headers: h, method: 'POST', url, body: undefined, principal: null, rateOwed: false }, new DirectReply(res, routes.refused), length);
     return true;
   }
 
-  async #run(routes: DirectRoutes, hit: EndpointHit, req: EdgeRequest, reply: DirectReply): Promise<void> {
+  async #run(routes: DirectRoutes, hit: EndpointHit, req: EdgeRequest, reply: DirectReply, length: number): Promise<void> {
     try {
       if ((await routes.door(req, reply, hit)) !== undefined) return;
       routes.limits?.watchBody(req.raw);
-      const body = await readBody(req.raw);
+      const body = await readBody(req.raw, length);
       // The client went away before its body was in: there is no one to answer.
       if (body === undefined) return;
       routes.limits?.bodyRead(req.raw);
@@ -86,29 +87,4 @@ export class DirectPosts {
       routes.failed(err, reply);
     }
   }
-}
-
-/**
- * The whole body as UTF-8 text (as Fastify's text parser reads it), or undefined when it never ends.
- * Its listeners go as soon as it settles: a POST answered by a long stream must not keep its body.
- */
-function readBody(raw: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let text = '';
-    const data = (chunk: string) => (text += chunk);
-    const settle = (body: string | undefined) => {
-      raw.off('data', data);
-      raw.off('end', end);
-      raw.off('error', gone);
-      raw.off('close', gone);
-      resolve(body);
-    };
-    const end = () => settle(text);
-    const gone = () => settle(undefined);
-    raw.setEncoding('utf8');
-    raw.on('data', data);
-    raw.once('end', end);
-    raw.once('error', gone);
-    raw.once('close', gone);
-  });
 }

@@ -10,6 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
+import { until } from '../helpers/wait.js';
 import { fixtureConfig, initializeBody, type Json } from '../helpers/http-edge.js';
 import { ISSUER, PUBLIC_URL, signHmac } from '../helpers/tokens.js';
 
@@ -137,6 +139,26 @@ describe('direct POSTs answer exactly as the Fastify route does', () => {
     const b = await t.same({ headers: jsonHeaders(t, list, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }), body: list }, true);
     assert.equal(b.status, 200);
     assert.match(b.body, /"tools"/);
+  });
+
+  it('a body trickled a byte per write over a raw socket, splitting its multi-byte characters, is read whole', async () => {
+    const id = 'é€😀-trickled';
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+    const bytes = Buffer.from(body);
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${t.port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: ${sid}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: ${bytes.length}\r\nconnection: close\r\n\r\n`;
+    const before = t.fastifySaw;
+    const c = await openRawSocket('127.0.0.1', t.port);
+    c.socket.setNoDelay(true);
+    await new Promise((r) => c.socket.write(head, r));
+    for (let i = 0; i < bytes.length; i++) {
+      await new Promise((r) => c.socket.write(bytes.subarray(i, i + 1), r));
+      await new Promise((r) => setImmediate(r));
+    }
+    await until('the answer', () => c.closed());
+    const answer = c.received();
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { jsonrpc: '2.0', id, result: {} });
+    assert.equal(t.fastifySaw, before, 'served directly');
   });
 
   it('refusals decided by the route: Accept, JSON, JSON-RPC, depth, sessions, batches', async () => {
