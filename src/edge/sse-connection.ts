@@ -235,6 +235,15 @@ export class SseConnection implements Held, HoldOwner {
     this.#closed();
   }
 
+  /**
+   * Ends the connection whatever it still holds, ended or not (abort leaves an ended one be): a newer resume
+   * of its stream replaces it (LiveResumes), and an answer still queued for a reader that does not read goes.
+   */
+  drop(): void {
+    if (this.#open) this.abort();
+    else if (!this.#res.writableFinished) this.#res.destroy();
+  }
+
   /** Ends the stream, with a last chunk in the same write when given. */
   end(last?: string): void {
     if (!this.#open) return;

@@ -6,6 +6,7 @@ import type { SendOptions, Transport } from '../transport/transport.js';
 import type { AnswerHolds, Held, HoldOwner } from './answer-holds.js';
 import { outStream, type OutStream } from './out-stream.js';
 import { replayLog } from './log-replay.js';
+import { LiveResumes } from './live-resumes.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
@@ -48,6 +49,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   #finalBytes = 0;
   /** Connections a replay of the log is being written to (bound to no stream yet): close() ends them too. */
   readonly #replaying = new Set<SseConnection>();
+  /** The one live resume of each stream: a newer one drops the older (see LiveResumes). */
+  readonly #resumes = new LiveResumes();
   /** A standalone GET still catching up with the log (not bound yet): the slot is taken all the same. */
   #opening: SseConnection | undefined;
   /** Stream numbers unique across replicas: a session taken over never reuses an old stream's events. */
@@ -239,7 +242,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
       // Not held here (taken over; its request may have died with the old owner): the log's rest, the end, unprimed (see #open).
       const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
       if (!events) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
-      const conn = this.#o.hub.open(res, headers);
+      const conn = this.#resumes.take(no, this.#o.hub.open(res, headers), res);
       if (await this.#replay(conn, no, events)) conn.end();
       return;
     }
@@ -248,7 +251,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names a request answered as JSON, which has no events`);
     // The client has what it names: a later GET without Last-Event-ID need not send it again.
     if (no === 0 && seq <= stream.seq && seq > stream.delivered) stream.delivered = seq;
-    const conn = this.#open(stream, res, headers, `${no}_${seq}`);
+    const conn = this.#resumes.take(no, this.#open(stream, res, headers, `${no}_${seq}`), res);
     // Cut or left on the way: the stream and its log stay for the client's next attempt.
     if (!(await this.#catchUp(stream, conn, seq))) return;
     if (no !== 0 && stream.pending.size === 0) {
@@ -358,7 +361,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** A resume of a stream answered live, within its grace: what the log has after `seq`, its last answer, the end. */
   async #resumeAnswered(stream: OutStream, seq: number, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const final = stream.final!; // the stream may be let go during the replay below
-    const conn = this.#open(undefined, res, headers, `${stream.no}_${seq}`);
+    const conn = this.#resumes.take(stream.no, this.#open(undefined, res, headers, `${stream.no}_${seq}`), res);
     const logged = stream.logged && seq < stream.seq - 1 ? await this.#o.events.replay(this.#o.sessionId, stream.no, seq) : undefined;
     if (!(await this.#replay(conn, stream.no, logged ?? []))) return;
     conn.end(seq < stream.seq ? sseEvent(final, `${stream.no}_${stream.seq}`) : undefined);
