@@ -8,6 +8,8 @@ import { clientCapabilityNeeds } from '../jsonrpc/methods.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { INPUT_KEY_HINT, LOG_LEVELS, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO, META_VERSION } from '../jsonrpc/modern-meta.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+import { MAX_QUOTED } from '../observability/bounded-warnings.js';
+import { clipped } from '../observability/clipped.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -274,7 +276,8 @@ function roundAsks(result: Result, o: RoundOptions): Asks {
   for (const ask of Object.values(asks as Asks)) {
     const method = (ask as Asks[string] | null)?.method;
     if (typeof method !== 'string' || !Object.hasOwn(INPUT_METHODS, method)) {
-      throw broken(`asked the client ${JSON.stringify(method) ?? 'nothing'} in an input round (one carries only ${Object.keys(INPUT_METHODS).join(', ')})`);
+      // Quoted cut: the upstream chooses its length, and the client receives the message whole.
+      throw broken(`asked the client ${method === undefined ? 'nothing' : clipped(String(JSON.stringify(method)), MAX_QUOTED)} in an input round (one carries only ${Object.keys(INPUT_METHODS).join(', ')})`);
     }
   }
   return asks as Asks;

@@ -18,6 +18,7 @@ const ELICIT = { method: 'elicitation/create', params: { message: 'Which one?', 
 const ANSWER = {
   'completion/complete': { resultType: 'input_required', inputRequests: { which: ELICIT } },
   'tools/call test_simple_text': { resultType: 'input_required', inputRequests: { alive: { method: 'ping', params: {} } } },
+  'tools/call test_image_content': { resultType: 'input_required', inputRequests: { big: { method: `x/${'m'.repeat(20_000)}`, params: {} } } },
 };
 
 describe('a 2026-07-28 upstream asking for input where the era allows none', () => {
@@ -69,5 +70,12 @@ describe('a 2026-07-28 upstream asking for input where the era allows none', () 
     assert.equal(err.data?.code, 'SWB_UPSTREAM_PROTOCOL');
     assert.equal(err.data?.upstream, 'modern');
     assert.match(err.message ?? '', /upstream "modern" asked the client "ping"/);
+  });
+
+  it('an oversized method asked for: quoted cut in the message the client receives, as in the log', async () => {
+    const err = refusal(await client.callTool({ name: 'test_image_content', arguments: {} }).then(() => undefined, (e: unknown) => e));
+    assert.equal(err.data?.code, 'SWB_UPSTREAM_PROTOCOL', String(err.message).slice(0, 500));
+    assert.match(err.message ?? '', /upstream "modern" asked the client "x\/m+… in an input round/);
+    assert.ok((err.message ?? '').length < 1_000, `a message of ${err.message?.length} characters`);
   });
 });
