@@ -85,8 +85,10 @@ export class AuditLog {
   /** `hashKey` (audit.hashKey): the arguments' hash is an HMAC under it, which nobody without it can test guesses against. */
   constructor(logger: Logger, hashArguments: boolean, hashKey?: string) {
     // Audit lines have a fixed, credential-free shape: no per-line redaction (the costliest part of a
-    // log line, and the audit log writes one per call).
-    this.#logger = logger.child({ audit: true }, { redact: [] });
+    // log line, and the audit log writes one per call). Their level is their own: a trail that an
+    // operator's `logging.level: warn` dropped without a word would be no trail. `silent` (no output at
+    // all) silences it too; audit.enabled: false is the way to turn it off alone.
+    this.#logger = logger.child({ audit: true }, { redact: [], level: logger.level === 'silent' ? 'silent' : 'info' });
     this.#lines = new PlainLines(this.#logger);
     this.#hashArguments = hashArguments;
     this.#hashKey = hashKey;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth|+per-session|+redis][@NAME=value…] … [--chunks 10] [--chunk 2000]`
+ * `npm run bench:paired -- REF[:MODE][+traced|+traced-json|+unsampled|+scanned|+auth|+per-session|+unaudited|+redis][@NAME=value…] … [--chunks 10] [--chunk 2000]`
  *
  * CPU per call of gateway builds compared in one run, paired: every build runs at once (each on its
  * own loopback port, with its own echo upstream), and the load alternates between them in small
@@ -15,7 +15,8 @@
  * definitions and results for hidden text (guardrails.hiddenText strip, with one pattern), to measure
  * what results scanning costs per call against the same build with it off. +per-session: the upstream
  * is leased to the client's session (sharing: per-session; every other build shares it), to measure
- * what sharing one instance costs per call. +redis: the gateway keeps its state in a redis-server
+ * what sharing one instance costs per call. +unaudited: audit.enabled false, to measure what the audit
+ * line costs per call (a log level no longer drops it). +redis: the gateway keeps its state in a redis-server
  * (store.redis; one server for the run), to measure what the store costs per call. +auth: that gateway
  * authenticates every request (auth.mode jwt, the development EdDSA key) and the client sends one bearer
  * token throughout, as a real client does until its token expires. Two names in place of a REF are no
@@ -210,6 +211,7 @@ async function start(spec: string, label = spec): Promise<Target> {
     endpoints: [{ path: '/mcp', upstreams: ['up'], ...(option === 'scanned' ? { guardrails: { hiddenText: { definitions: 'strip', results: 'strip', patterns: ['ignore (all )?previous instructions'] } } } : {}) }],
     ...(option === 'auth' ? BENCH_AUTH : {}),
     ...(option === 'redis' ? { store: { redis: { url: await benchRedis() } } } : {}),
+    ...(option === 'unaudited' ? { audit: { enabled: false } } : {}),
     ...(option === 'traced' || option === 'traced-json' || option === 'unsampled' ? { tracing: { enabled: true, endpoint: await otlpSink(), protocol: option === 'traced' ? 'http/protobuf' : 'http/json', sampleRatio: option === 'unsampled' ? 0 : 1 } } : {}),
   };
   const file = join(ROOT, '.bench', 'paired', `config-${port}.yaml`);

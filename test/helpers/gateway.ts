@@ -22,9 +22,9 @@ export interface RunningGateway {
 /** Builds and starts a gateway on a free loopback port with the given (partial) config. */
 export async function startGateway(
   input: Omit<ConfigInput, 'server'> & { server?: ConfigInput['server'] },
-  opts: { logLines?: string[] } = {},
+  opts: { logLines?: string[]; level?: string } = {},
 ): Promise<RunningGateway> {
-  const level = opts.logLines ? 'info' : (process.env.LOG_LEVEL ?? 'silent');
+  const level = opts.level ?? (opts.logLines ? 'info' : (process.env.LOG_LEVEL ?? 'silent'));
   // Metrics on a free port: tests run side by side.
   const config = parseConfig({ metrics: { port: 0 }, ...input, server: { host: '127.0.0.1', port: 0, ...input.server }, logging: { level } });
   const sink = opts.logLines;
