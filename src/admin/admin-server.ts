@@ -177,6 +177,16 @@ const REFUSAL_HEADERS: Partial<Record<AdminRefusal['status'], Record<string, str
  * Every request's checks before its route: another site's page or a rebound name refused (admin-origin),
  * then the token (every route but the console's files).
  */
+/**
+ * A request's URL as a log line or an answer shows it: its path, cut at 200 characters, never its query.
+ * The query is the caller's, and the very request refused for a token in it (refusePlacement) carries that
+ * token there: logged whole, the operator's token went into every log it was shipped to.
+ */
+function shownPath(url: string): string {
+  const q = url.indexOf('?');
+  return (q < 0 ? url : url.slice(0, q)).slice(0, 200);
+}
+
 function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: boolean, log: Logger, events: AdminEvents): void {
   // A refusal's warning is written at a bounded rate: a page open in an operator's browser, or a
   // scanner, sends requests as fast as it likes, and each was a log line of its own.
@@ -189,13 +199,13 @@ function guardRequests(app: FastifyInstance, target: AdminTarget, loopback: bool
     const fetchSite = req.headers['sec-fetch-site'];
     const crossSite = refuseCrossSite(req.headers.host, req.headers.origin, loopback, Array.isArray(fetchSite) ? fetchSite[0] : fetchSite);
     if (crossSite) {
-      refusals.warn({ method: req.method, url: req.url, host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
+      refusals.warn({ method: req.method, url: shownPath(req.url), host: req.headers.host, origin: req.headers.origin }, `admin API request refused: ${crossSite}`);
       return reply.code(403).send({ error: { code: 'forbidden', message: crossSite } });
     }
     if (isConsoleFile(req.method, req.url)) return;
     const refusal = refusePlacement(req.raw.rawHeaders, req.url) ?? (await refuseWith(req.headers.authorization, () => target.credentials()));
     if (!refusal) return;
-    refusals.warn({ method: req.method, url: req.url, status: refusal.status }, `admin API request refused: ${refusal.message}`);
+    refusals.warn({ method: req.method, url: shownPath(req.url), status: refusal.status }, `admin API request refused: ${refusal.message}`);
     const code = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 500: 'internal', 503: 'unavailable' }[refusal.status];
     return reply.code(refusal.status).headers(REFUSAL_HEADERS[refusal.status] ?? {}).send({ error: { code, message: refusal.message } });
   });
@@ -235,13 +245,13 @@ export async function buildAdminServer(target: AdminTarget, logger: Logger, list
     if (err.status === 503) return fail(reply, 503, 'unavailable', err.message);
     // Another replica took the request and did not answer (frozen, overloaded), or answered with an error: not a fault of this one.
     if ((err.status === 504 && err.code === 'replica_timeout') || (err.status === 502 && err.code === 'replica_error')) {
-      log.warn({ method: req.method, url: req.url, replica: err.replica ?? err.replicas, code: err.code }, `admin API: ${err.message}`);
+      log.warn({ method: req.method, url: shownPath(req.url), replica: err.replica ?? err.replicas, code: err.code }, `admin API: ${err.message}`);
       return fail(reply, err.status, err.code, err.message);
     }
     log.error({ err }, 'admin API route failed');
     return fail(reply, 500, 'internal', err.message);
   });
-  app.setNotFoundHandler((req, reply) => fail(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}: see /openapi.json`));
+  app.setNotFoundHandler((req, reply) => fail(reply, 404, 'not_found', `no route ${req.method} ${shownPath(req.url)}: see /openapi.json`));
   for (const r of ADMIN_ROUTES) app.route({ method: r.method, url: r.url, handler: (req, reply) => r.handler(target, req as never, reply, events) });
   app.get('/', (req, reply) => serveAsset(assets.get('index.html'), req, reply));
   app.get<{ Params: { file: string } }>('/console/:file', (req, reply) => serveAsset(req.params.file === 'index.html' ? undefined : assets.get(req.params.file), req, reply));
