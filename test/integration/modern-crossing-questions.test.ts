@@ -3,6 +3,9 @@
 // put in the round of whichever call happened to be sent last. Real gateway, the crossing fixture (stdio,
 // per-session: the process knows its client, not the call), raw modern POSTs.
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/modern-http.js';
@@ -36,14 +39,21 @@ describe('2026-07-28: an upstream question no call can be told for', () => {
 
 describe('2026-07-28: a question from an upstream none of the standing\'s calls is running on', () => {
   let gw: RunningGateway;
-  const crossing = (name: string) => ({ name, transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/crossing-server.mjs'], sandbox: 'none' as const, sharing: 'per-session' as const });
+  // a's messages are read from the file it writes, not by calling it: a call in flight on a when it asks
+  // its question would be the one running there, and be put the question (seen on a loaded machine).
+  const aHeard = join(mkdtempSync(join(tmpdir(), 'crossing-')), 'a.json');
+  const crossing = (name: string, env: Record<string, string> = {}) => ({ name, transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/crossing-server.mjs'], sandbox: 'none' as const, sharing: 'per-session' as const, env });
   before(async () => {
-    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [crossing('a'), crossing('b')], endpoints: [{ path: '/mcp', upstreams: ['a', 'b'] }] });
+    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [crossing('a', { HEARD_FILE: aHeard }), crossing('b')], endpoints: [{ path: '/mcp', upstreams: ['a', 'b'] }] });
   });
   after(() => gw.close());
 
   it('is not put to the one call running on another upstream, which goes on', async () => {
-    const heard = async (upstream: string) => JSON.parse(text(await modernPost(gw.url(), 'tools/call', { name: `${upstream}__heard`, arguments: {} }, { caps: {} }))) as Array<Record<string, unknown>>;
+    type Heard = Array<Record<string, unknown>>;
+    const heard = async (upstream: string): Promise<Heard> => {
+      if (upstream === 'a') return existsSync(aHeard) ? (JSON.parse(readFileSync(aHeard, 'utf8')) as Heard) : [];
+      return JSON.parse(text(await modernPost(gw.url(), 'tools/call', { name: `${upstream}__heard`, arguments: {} }, { caps: {} }))) as Heard;
+    };
     const running = new AbortController();
     const other = modernPost(gw.url(), 'tools/call', { name: 'b__wait', arguments: {} }, { caps: {}, signal: running.signal }).catch(() => undefined);
     await until('b__wait reached b', async () => (await heard('b')).some((h) => h.name === 'wait'));
