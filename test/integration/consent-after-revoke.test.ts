@@ -7,17 +7,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { askedConsent, authorize, consent, hop } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startConsentGateway, type ConsentGateway } from '../helpers/consent-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { ISSUER, JwksServer, makeKey, signToken } from '../helpers/tokens.js';
+import { ISSUER } from '../helpers/tokens.js';
 
 const AUDIENCE = 'https://tickets.test';
 const ALICE = { issuer: ISSUER, subject: 'alice', tenant: 'acme' };
 
 for (const where of ['memory', 'redis'] as const) {
   describe(`user consent (${where}): a consent begun before a revocation does not link again`, () => {
-    let jwks: JwksServer;
+    let rig: ConsentGateway;
     let as: ConsentServer;
     let upstream: IdentityUpstream;
     let redis: TestRedis | undefined;
@@ -25,28 +26,20 @@ for (const where of ['memory', 'redis'] as const) {
     let token: string;
 
     before(async () => {
-      const key = await makeKey('k1');
-      jwks = await JwksServer.start([key.publicJwk]);
       as = await startConsentServer({ audience: AUDIENCE });
       upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, keys: as.keys, authorizationServer: as.issuer });
-      token = await signToken(key, { sub: 'alice', expIn: 600 });
       if (where === 'redis') redis = await startRedis();
-      gw = await startGateway({
-        server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-        tenants: [{ name: 'acme', endpoints: ['*'] }],
-        vault: { key: Buffer.alloc(32, 9).toString('base64') },
-        ...(redis ? { store: { redis: { url: redis.url, keyPrefix: 'rv:' } } } : {}),
-        upstreams: [{ name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer } }],
-        endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
-      });
+      rig = await startConsentGateway(
+        [{ name: 'tickets', path: '/mcp', url: upstream.url, authorizationServer: as.issuer }],
+        redis ? { store: { redis: { url: redis.url, keyPrefix: 'rv:' } } } : {},
+      );
+      ({ gw, token } = rig);
     });
     after(async () => {
-      await gw?.close();
+      await rig?.close();
       await redis?.stop();
       await upstream?.close();
       await as?.close();
-      await jwks?.close();
     });
 
     const revoke = () => fetch(`${gw.base}/oauth/links/tickets`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });

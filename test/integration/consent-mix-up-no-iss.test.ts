@@ -10,15 +10,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { askedConsent, authorize, consent, hop, local, openLink, submit } from '../helpers/consent-browser.js';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startConsentGateway, type ConsentGateway } from '../helpers/consent-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
-import { ISSUER, JwksServer, makeKey, signToken } from '../helpers/tokens.js';
+import { ISSUER } from '../helpers/tokens.js';
 
 const AUDIENCE = 'https://tickets.test';
 const ALICE = { issuer: ISSUER, subject: 'alice', tenant: 'acme' };
 
 describe('user consent: a mix-up between two authorization servers that send no iss', () => {
-  let jwks: JwksServer;
+  let rig: ConsentGateway;
   let honest: ConsentServer;
   let evil: ConsentServer;
   let upstream: IdentityUpstream;
@@ -26,33 +27,20 @@ describe('user consent: a mix-up between two authorization servers that send no 
   let token: string;
 
   before(async () => {
-    const key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
     honest = await startConsentServer({ audience: AUDIENCE });
     evil = await startConsentServer({ audience: AUDIENCE });
     upstream = await startIdentityUpstream({ issuer: honest.issuer, audience: AUDIENCE, keys: honest.keys, authorizationServer: honest.issuer });
-    token = await signToken(key, { sub: 'alice', expIn: 600 });
-    gw = await startGateway({
-      server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      vault: { key: Buffer.alloc(32, 9).toString('base64') },
-      upstreams: [
-        { name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: honest.issuer } },
-        { name: 'evil', transport: 'streamable-http', url: upstream.url.replace('/mcp', '/evil'), sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: evil.issuer } },
-      ],
-      endpoints: [
-        { path: '/mcp', upstreams: ['tickets'] },
-        { path: '/evil', upstreams: ['evil'] },
-      ],
-    });
+    rig = await startConsentGateway([
+      { name: 'tickets', path: '/mcp', url: upstream.url, authorizationServer: honest.issuer },
+      { name: 'evil', path: '/evil', url: upstream.url.replace('/mcp', '/evil'), authorizationServer: evil.issuer },
+    ]);
+    ({ gw, token } = rig);
   });
   after(async () => {
-    await gw?.close();
+    await rig?.close();
     await upstream?.close();
     await honest?.close();
     await evil?.close();
-    await jwks?.close();
   });
 
   const consentLink = (path: string): Promise<string> => askedConsent(gw.base, token, 'alice', path);
@@ -96,38 +84,25 @@ describe('user consent: a mix-up between two authorization servers that send no 
 });
 
 describe('user consent: callback shared (the one /oauth/callback, for a server where only it is registered)', () => {
-  let jwks: JwksServer;
+  let rig: ConsentGateway;
   let as: ConsentServer;
   let upstream: IdentityUpstream;
   let gw: RunningGateway;
   let token: string;
 
   before(async () => {
-    const key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
     as = await startConsentServer({ audience: AUDIENCE });
     upstream = await startIdentityUpstream({ issuer: as.issuer, audience: AUDIENCE, keys: as.keys, authorizationServer: as.issuer });
-    token = await signToken(key, { sub: 'alice', expIn: 600 });
-    gw = await startGateway({
-      server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      vault: { key: Buffer.alloc(32, 9).toString('base64') },
-      upstreams: [
-        { name: 'tickets', transport: 'streamable-http', url: upstream.url, sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer, callback: 'shared' } },
-        { name: 'notes', transport: 'streamable-http', url: upstream.url.replace('/mcp', '/notes'), sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer } },
-      ],
-      endpoints: [
-        { path: '/mcp', upstreams: ['tickets'] },
-        { path: '/notes', upstreams: ['notes'] },
-      ],
-    });
+    rig = await startConsentGateway([
+      { name: 'tickets', path: '/mcp', url: upstream.url, authorizationServer: as.issuer, callback: 'shared' },
+      { name: 'notes', path: '/notes', url: upstream.url.replace('/mcp', '/notes'), authorizationServer: as.issuer },
+    ]);
+    ({ gw, token } = rig);
   });
   after(async () => {
-    await gw?.close();
+    await rig?.close();
     await upstream?.close();
     await as?.close();
-    await jwks?.close();
   });
 
   it('sends and redeems with <publicUrl>/oauth/callback, and links', async () => {
