@@ -5,11 +5,10 @@
 // use. Such an upstream's failure is now no part of the list; a visible one's still fails it, as failureMode
 // closed asks. In both protocol eras. Search mode's answers: tool-search-denied-upstream-down.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { describe, it } from 'node:test';
+import { FIXTURE, type RunningGateway } from '../helpers/gateway.js';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
 import { modernPost } from '../helpers/modern-http.js';
-import { connectClient } from '../helpers/sdk.js';
 
 const fs = { name: 'fs', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const };
 /** Tools, prompts, resources and templates. */
@@ -32,29 +31,18 @@ async function modernOutcome(gw: RunningGateway, path: string, method: string): 
 }
 
 describe('an endpoint (failureMode closed, exposure all) with a down upstream the caller may see nothing of', { timeout: 60_000 }, () => {
-  let gw: RunningGateway;
-  const clients: Client[] = [];
-  const connect = async (path: string) => {
-    const c = await connectClient(gw, 'streamable-http', { path });
-    clients.push(c);
-    return c;
-  };
-  before(async () => {
-    gw = await startGateway({
-      upstreams: [fs, ev, downAt('hr'), downAt('ops')],
-      endpoints: [
-        { path: '/denied-down', upstreams: ['fs', 'ev', 'hr'], failureMode: 'closed' },
-        { path: '/both-down', upstreams: ['fs', 'hr', 'ops'], failureMode: 'closed' },
-        // Curation that leaves out every tool of the down upstream: what the caller is shown holds none of it either.
-        { path: '/curated-out', upstreams: ['fs', 'ops'], failureMode: 'closed', tools: { exclude: ['ops__*'] } },
-      ],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['fs__*', 'ev__*', 'ops__*'] }, prompts: { allow: ['ev__*', 'ops__*'] }, resources: { allow: [] } }],
-    });
+  const rig = gatewayWithClients({
+    upstreams: [fs, ev, downAt('hr'), downAt('ops')],
+    endpoints: [
+      { path: '/denied-down', upstreams: ['fs', 'ev', 'hr'], failureMode: 'closed' },
+      { path: '/both-down', upstreams: ['fs', 'hr', 'ops'], failureMode: 'closed' },
+      // Curation that leaves out every tool of the down upstream: what the caller is shown holds none of it either.
+      { path: '/curated-out', upstreams: ['fs', 'ops'], failureMode: 'closed', tools: { exclude: ['ops__*'] } },
+    ],
+    tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['fs__*', 'ev__*', 'ops__*'] }, prompts: { allow: ['ev__*', 'ops__*'] }, resources: { allow: [] } }],
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await gw.close();
-  });
+  /** The client on that endpoint (one each, connected before the tests). */
+  const connect = async (path: string) => rig.clients[path]!;
 
   it('lists what the caller may see, and never names the denied upstream', async () => {
     const c = await connect('/denied-down');
@@ -72,7 +60,7 @@ describe('an endpoint (failureMode closed, exposure all) with a down upstream th
 
   it('the same in the modern era', async () => {
     for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
-      assert.equal(await modernOutcome(gw, '/denied-down', method), 'ok', method);
+      assert.equal(await modernOutcome(rig.gw, '/denied-down', method), 'ok', method);
     }
   });
 
@@ -82,14 +70,14 @@ describe('an endpoint (failureMode closed, exposure all) with a down upstream th
     const { tools } = await c.listTools();
     assert.ok(tools.some((t) => t.name === 'fs__read_file'));
     assert.doesNotMatch(JSON.stringify(tools), /ops/);
-    assert.equal(await modernOutcome(gw, '/curated-out', 'tools/list'), 'ok');
+    assert.equal(await modernOutcome(rig.gw, '/curated-out', 'tools/list'), 'ok');
   });
 
   it('still fails when an upstream the caller may see is down, naming that one', async () => {
     const c = await connect('/both-down');
     assert.match(await outcome(c.listTools()), /^-32000 .*upstream "ops"/);
     assert.match(await outcome(c.listPrompts()), /^-32000 .*upstream "ops"/);
-    assert.match(await modernOutcome(gw, '/both-down', 'tools/list'), /^-32000 .*upstream "ops"/);
-    assert.match(await modernOutcome(gw, '/both-down', 'prompts/list'), /^-32000 .*upstream "ops"/);
+    assert.match(await modernOutcome(rig.gw, '/both-down', 'tools/list'), /^-32000 .*upstream "ops"/);
+    assert.match(await modernOutcome(rig.gw, '/both-down', 'prompts/list'), /^-32000 .*upstream "ops"/);
   });
 });

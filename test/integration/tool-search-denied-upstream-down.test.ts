@@ -4,10 +4,8 @@
 // cannot use. The denied upstream's failure is now no part of its answers; a reachable one's still fails
 // them, as failureMode closed asks. Found by a review.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectClient } from '../helpers/sdk.js';
+import { describe, it } from 'node:test';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
 
 const fs = { name: 'fs', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const };
 /** Nothing listens on port 9 (discard): these upstreams stay unreachable. */
@@ -24,29 +22,18 @@ function outcome(p: Promise<unknown>): Promise<string> {
 }
 
 describe('a search-mode endpoint (failureMode closed) with a down upstream the tenant is denied', { timeout: 60_000 }, () => {
-  let gw: RunningGateway;
-  const clients: Client[] = [];
-  const connect = async (path: string) => {
-    const c = await connectClient(gw, 'streamable-http', { path });
-    clients.push(c);
-    return c;
-  };
-  before(async () => {
-    gw = await startGateway({
-      upstreams: [fs, downAt('hr'), downAt('ops')],
-      endpoints: [
-        { path: '/denied-down', upstreams: ['fs', 'hr'], failureMode: 'closed', tools: { exposure: 'search' } },
-        { path: '/both-down', upstreams: ['fs', 'hr', 'ops'], failureMode: 'closed', tools: { exposure: 'search' } },
-        // Curation that leaves out every tool of the down upstream: what the caller is shown holds none of it either.
-        { path: '/curated-out', upstreams: ['fs', 'ops'], failureMode: 'closed', tools: { exposure: 'search', exclude: ['ops__*'] } },
-      ],
-      tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['fs__*', 'ops__*'] } }],
-    });
+  const rig = gatewayWithClients({
+    upstreams: [fs, downAt('hr'), downAt('ops')],
+    endpoints: [
+      { path: '/denied-down', upstreams: ['fs', 'hr'], failureMode: 'closed', tools: { exposure: 'search' } },
+      { path: '/both-down', upstreams: ['fs', 'hr', 'ops'], failureMode: 'closed', tools: { exposure: 'search' } },
+      // Curation that leaves out every tool of the down upstream: what the caller is shown holds none of it either.
+      { path: '/curated-out', upstreams: ['fs', 'ops'], failureMode: 'closed', tools: { exposure: 'search', exclude: ['ops__*'] } },
+    ],
+    tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { allow: ['fs__*', 'ops__*'] } }],
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await gw.close();
-  });
+  /** The client on that endpoint (one each, connected before the tests). */
+  const connect = async (path: string) => rig.clients[path]!;
 
   it('lists and searches what the tenant may see, and never names the denied upstream', async () => {
     const c = await connect('/denied-down');

@@ -4,10 +4,8 @@
 // exist, where the operator had asked for an error. So did one whose every upstream was down, in either
 // mode ("no tools are available to you here"), where exposure all fails its list. Found by a review.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectClient } from '../helpers/sdk.js';
+import { describe, it } from 'node:test';
+import { gatewayWithClients } from '../helpers/gateway-clients.js';
 
 const fs = { name: 'fs', transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/catalogue-server.mjs', '--set', 'files'], sandbox: 'none' as const };
 // Nothing listens on port 9 (discard): the upstream stays unreachable.
@@ -24,29 +22,18 @@ function failure(p: Promise<unknown>): Promise<string> {
 }
 
 describe('a search-mode endpoint with a down upstream', { timeout: 60_000 }, () => {
-  let gw: RunningGateway;
-  const clients: Client[] = [];
-  const connect = async (path: string) => {
-    const c = await connectClient(gw, 'streamable-http', { path });
-    clients.push(c);
-    return c;
-  };
-  before(async () => {
-    gw = await startGateway({
-      upstreams: [fs, down],
-      endpoints: [
-        { path: '/closed', upstreams: ['fs', 'gh'], failureMode: 'closed', tools: { exposure: 'search' } },
-        { path: '/open', upstreams: ['fs', 'gh'], tools: { exposure: 'search' } },
-        { path: '/closed-all', upstreams: ['fs', 'gh'], failureMode: 'closed' },
-        { path: '/only', upstreams: ['gh'], tools: { exposure: 'search' } },
-        { path: '/only-all', upstreams: ['gh'] },
-      ],
-    });
+  const rig = gatewayWithClients({
+    upstreams: [fs, down],
+    endpoints: [
+      { path: '/closed', upstreams: ['fs', 'gh'], failureMode: 'closed', tools: { exposure: 'search' } },
+      { path: '/open', upstreams: ['fs', 'gh'], tools: { exposure: 'search' } },
+      { path: '/closed-all', upstreams: ['fs', 'gh'], failureMode: 'closed' },
+      { path: '/only', upstreams: ['gh'], tools: { exposure: 'search' } },
+      { path: '/only-all', upstreams: ['gh'] },
+    ],
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await gw.close();
-  });
+  /** The client on that endpoint (one each, connected before the tests). */
+  const connect = async (path: string) => rig.clients[path]!;
 
   it('failureMode closed: tools/list and search_tools fail, as an aggregated list does', async () => {
     const all = await connect('/closed-all');
