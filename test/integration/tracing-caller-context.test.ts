@@ -7,50 +7,14 @@
 // or the baggage. `tracing.callerContext: link` starts the gateway's own trace and links the client's.
 // Found by a review.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { recordedRemoteConfig, startCallRecorder, type CallRecorder } from '../helpers/call-recorder.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
-
-/** A remote MCP server (Streamable HTTP, JSON answers) that keeps the headers and _meta of every tools/call. */
-async function recorder() {
-  const calls: Array<{ headers: IncomingHttpHeaders; meta: Record<string, unknown> | undefined }> = [];
-  const http = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const m = JSON.parse(body) as { id?: number; method: string; params?: Record<string, unknown> };
-      if (m.id === undefined) return void res.writeHead(202).end();
-      let result: Record<string, unknown> = {};
-      if (m.method === 'initialize') result = { protocolVersion: m.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'recorder', version: '1' } };
-      if (m.method === 'tools/list') result = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
-      if (m.method === 'tools/call') {
-        calls.push({ headers: req.headers, meta: m.params?._meta as Record<string, unknown> | undefined });
-        result = { content: [{ type: 'text', text: 'ok' }] };
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-    });
-  });
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, calls, close: () => (http.closeAllConnections(), http.close()) };
-}
-
-function config(url: string, tracing: Record<string, unknown>) {
-  return {
-    tracing,
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'remote', transport: 'streamable-http' as const, url, sharing: 'shared' as const, era: 'legacy' as const, healthCheck: { intervalMs: 0 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['remote'] }],
-  };
-}
 
 /** One tools/call with the client's trace context both as HTTP headers (every POST) and in _meta. */
 async function call(base: URL, headers: Record<string, string>, meta: Record<string, unknown>): Promise<void> {
@@ -61,15 +25,15 @@ async function call(base: URL, headers: Record<string, string>, meta: Record<str
 }
 
 describe('tracing: a client\'s trace context (tracing.callerContext)', () => {
-  let upstream: Awaited<ReturnType<typeof recorder>>;
+  let upstream: CallRecorder;
   before(async () => {
-    upstream = await recorder();
+    upstream = await startCallRecorder();
   });
   after(() => upstream?.close());
 
   it('link: the gateway starts its own trace, links the client\'s, and sends none of its baggage or tracestate upstream', async () => {
     const receiver = await startOtlpReceiver();
-    const gw = await startGateway(config(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', callerContext: 'link' }));
+    const gw = await startGateway(recordedRemoteConfig(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', callerContext: 'link' }));
     try {
       upstream.calls.length = 0;
       const [httpTrace, httpSpan, metaTrace, metaSpan] = [hex(16), hex(8), hex(16), hex(8)];
@@ -105,7 +69,7 @@ describe('tracing: a client\'s trace context (tracing.callerContext)', () => {
 
   it('link: a client\'s sampled flag does not turn sampling on (sampleRatio 0)', async () => {
     const receiver = await startOtlpReceiver();
-    const gw = await startGateway(config(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', sampleRatio: 0, callerContext: 'link' }));
+    const gw = await startGateway(recordedRemoteConfig(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', sampleRatio: 0, callerContext: 'link' }));
     try {
       upstream.calls.length = 0;
       await call(gw.url('/mcp'), { traceparent: `00-${hex(16)}-${hex(8)}-01` }, { traceparent: `00-${hex(16)}-${hex(8)}-01` });
@@ -119,7 +83,7 @@ describe('tracing: a client\'s trace context (tracing.callerContext)', () => {
 
   it('parent (the default): the client\'s context is continued, as before', async () => {
     const receiver = await startOtlpReceiver();
-    const gw = await startGateway(config(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', sampleRatio: 0 }));
+    const gw = await startGateway(recordedRemoteConfig(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json', sampleRatio: 0 }));
     try {
       upstream.calls.length = 0;
       const metaTrace = hex(16);

@@ -5,52 +5,16 @@
 // request: a client-chosen baggage (which service meshes route and authorize on) reached the upstream's
 // HTTP layer, and a malformed traceparent (version ff, all-zero ids) was sent as well. Found by a review.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { recordedRemoteConfig, startCallRecorder, type CallRecorder } from '../helpers/call-recorder.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-/** A remote MCP server (Streamable HTTP, JSON answers) that keeps the headers of every tools/call it is sent. */
-async function headerRecorder() {
-  const calls: Array<{ headers: IncomingHttpHeaders; meta: Record<string, unknown> | undefined }> = [];
-  const http = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const m = JSON.parse(body) as { id?: number; method: string; params?: Record<string, unknown> };
-      if (m.id === undefined) return void res.writeHead(202).end();
-      let result: Record<string, unknown> = {};
-      if (m.method === 'initialize') result = { protocolVersion: m.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'recorder', version: '1' } };
-      if (m.method === 'tools/list') result = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
-      if (m.method === 'tools/call') {
-        calls.push({ headers: req.headers, meta: m.params?._meta as Record<string, unknown> | undefined });
-        result = { content: [{ type: 'text', text: 'ok' }] };
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-    });
-  });
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, calls, close: () => (http.closeAllConnections(), http.close()) };
-}
-
 const CLIENT_META = { traceparent: `ff-${'0'.repeat(32)}-${'0'.repeat(16)}-01`, tracestate: 'vendor=client-chosen', baggage: 'tenant=someone-else,role=admin' };
-
-function config(url: string, tracing: Record<string, unknown>) {
-  return {
-    tracing,
-    tenants: [{ name: 'anonymous', endpoints: ['*'] }],
-    upstreams: [{ name: 'remote', transport: 'streamable-http' as const, url, sharing: 'shared' as const, era: 'legacy' as const, healthCheck: { intervalMs: 0 } }],
-    endpoints: [{ path: '/mcp', upstreams: ['remote'] }],
-  };
-}
 
 async function call(base: URL, meta: Record<string, unknown>): Promise<void> {
   const client = new Client({ name: 'trace-headers', version: '1' });
@@ -60,14 +24,14 @@ async function call(base: URL, meta: Record<string, unknown>): Promise<void> {
 }
 
 describe('trace headers to a remote upstream', () => {
-  let upstream: Awaited<ReturnType<typeof headerRecorder>>;
+  let upstream: CallRecorder;
   before(async () => {
-    upstream = await headerRecorder();
+    upstream = await startCallRecorder();
   });
   after(() => upstream?.close());
 
   it('with tracing off, a client\'s _meta trace fields are not made HTTP headers of the request upstream', async () => {
-    const gw = await startGateway(config(upstream.url, { enabled: false }));
+    const gw = await startGateway(recordedRemoteConfig(upstream.url, { enabled: false }));
     try {
       upstream.calls.length = 0;
       await call(gw.url('/mcp'), { ...CLIENT_META, traceparent: `00-${hex(16)}-${hex(8)}-01` });
@@ -85,7 +49,7 @@ describe('trace headers to a remote upstream', () => {
 
   it('with tracing on, the headers are the gateway\'s context, the same as the _meta it sends', async () => {
     const receiver = await startOtlpReceiver();
-    const gw = await startGateway(config(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json' }));
+    const gw = await startGateway(recordedRemoteConfig(upstream.url, { enabled: true, endpoint: receiver.url, protocol: 'http/json' }));
     try {
       upstream.calls.length = 0;
       const traceId = hex(16);
