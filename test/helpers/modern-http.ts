@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FIXTURE } from './gateway.js';
 
 export const MODERN_VERSION = '2026-07-28';
 
@@ -90,6 +91,14 @@ export class Journal {
   /** A position to read from later. */
   mark(): number {
     return this.all().length;
+  }
+
+  /** The gateway config of one shared stdio fixture `fx` writing to this journal, served at `/mcp`. */
+  gatewayConfig() {
+    return {
+      upstreams: [{ name: 'fx', transport: 'stdio' as const, ...FIXTURE, args: [...FIXTURE.args, '--journal', this.file], sharing: 'shared' as const, pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    };
   }
 
   /** What arrived after `mark`, health-check pings left out (they come on their own schedule). */

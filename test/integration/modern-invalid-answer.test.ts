@@ -7,7 +7,7 @@
 // and the held upstream call is cancelled (the answer never reaches the upstream).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { inputRound, Journal, modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
@@ -17,10 +17,7 @@ describe('2026-07-28: an invalid answer in a retry, through a 2025 upstream', ()
   let gw: RunningGateway;
   const journal = new Journal();
   before(async () => {
-    gw = await startGateway({
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    gw = await startGateway(journal.gatewayConfig());
   });
   after(() => gw.close());
 

@@ -5,7 +5,7 @@
 // elicitation's result, and the tool went on with it. Both are now judged alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { Journal, modernPost } from '../helpers/modern-http.js';
 import { until } from '../helpers/wait.js';
 
@@ -16,10 +16,7 @@ describe('2026-07-28: an invalid answer brought before its question, through a 2
   let gw: RunningGateway;
   const journal = new Journal();
   before(async () => {
-    gw = await startGateway({
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    gw = await startGateway(journal.gatewayConfig());
   });
   after(() => gw.close());
 

@@ -6,7 +6,7 @@
 // so is one whose inputResponses is no object (it was read as no answers at all).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { Journal, modernPost } from '../helpers/modern-http.js';
 
 const CALL = { name: 'test_simple_text', arguments: {} };
@@ -15,10 +15,7 @@ describe('2026-07-28: requestState and inputResponses of the wrong type', () => 
   let gw: RunningGateway;
   const journal = new Journal();
   before(async () => {
-    gw = await startGateway({
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    gw = await startGateway(journal.gatewayConfig());
   });
   after(() => gw.close());
 

@@ -5,7 +5,7 @@
 // back, the same retry completes the held call.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { inputRound, Journal, MODERN_VERSION, modernPost } from '../helpers/modern-http.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { textOf } from '../helpers/sdk.js';
@@ -45,8 +45,7 @@ describe('a modern retry while the single-use store is down', { timeout: 60_000 
     redis = await startRedis();
     gw = await startGateway({
       store: { redis: { url: redis.url, keyPrefix: 'mstatestore:', heartbeatMs: 200, replicaTtlMs: 1000 } },
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, args: [...FIXTURE.args, '--journal', journal.file], sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+      ...journal.gatewayConfig(),
     });
   });
   after(async () => {
