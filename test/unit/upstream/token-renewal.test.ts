@@ -16,6 +16,31 @@ import { MemoryVaultStore } from '../../../src/upstream/vault-store.js';
 import { ALICE, consentRig, startTokenEndpoint, type Rig, type TokenEndpoint } from '../../helpers/refresh-rig.js';
 import { withClockAhead } from '../../helpers/wait.js';
 
+/**
+ * A token source whose renewal fails (HTTP 503) while the token held is still valid: it keeps that token,
+ * tries again at most every 5 s, and fails once the token has expired (60 s), until the endpoint is back.
+ * `dueMs`: when the token is due (its life less the skew); `next`: the token fetched after the outage.
+ */
+async function keptThroughOutage(o: { token: () => Promise<string>; held: string; next: string; dueMs: number; warned: string[]; fetches: () => number; down: (on: boolean) => void }): Promise<void> {
+  assert.equal(await o.token(), o.held);
+  o.down(true);
+  try {
+    await withClockAhead(o.dueMs + 5_000, async () => {
+      assert.equal(await o.token(), o.held);
+      assert.equal(await o.token(), o.held);
+    });
+    assert.equal(o.fetches(), 2, 'one failed renewal, not one per request');
+    assert.equal(o.warned.length, 1);
+    assert.match(o.warned[0]!, /HTTP 503/);
+    await withClockAhead(o.dueMs + 11_000, async () => assert.equal(await o.token(), o.held));
+    assert.equal(o.fetches(), 3, 'tried again 5 s later');
+    await withClockAhead(61_000, () => assert.rejects(o.token(), /HTTP 503/));
+    o.down(false);
+    await withClockAhead(61_000, async () => assert.equal(await o.token(), o.next));
+  } finally {
+    o.down(false);
+  }
+}
 
 describe('renewAt', () => {
   it('renews skewMs before expiry, never earlier than half the life, and keeps no expired token', () => {
@@ -85,25 +110,8 @@ describe('ClientCredentials against a token endpoint', () => {
     expiresIn = 60;
     const warned: string[] = [];
     const cc = new ClientCredentials({ type: 'client-credentials', tokenUrl: url, clientId: 'gw', clientSecret: 's', refreshSkewMs: 20_000 } as never, agent, 60_000, (err) => warned.push(err.message));
-    assert.equal(await cc.token(), 't1');
-    status = 503;
-    try {
-      // Due at 40 s (60 s - 20 s).
-      await withClockAhead(45_000, async () => {
-        assert.equal(await cc.token(), 't1');
-        assert.equal(await cc.token(), 't1');
-      });
-      assert.equal(fetches, 2, 'one failed renewal, not one per request');
-      assert.equal(warned.length, 1);
-      assert.match(warned[0]!, /HTTP 503/);
-      await withClockAhead(51_000, async () => assert.equal(await cc.token(), 't1'));
-      assert.equal(fetches, 3, 'tried again 5 s later');
-      await withClockAhead(61_000, () => assert.rejects(cc.token(), /HTTP 503/));
-      status = 200;
-      await withClockAhead(61_000, async () => assert.equal(await cc.token(), 't5'));
-    } finally {
-      status = 200;
-    }
+    // Due at 40 s (60 s - 20 s).
+    await keptThroughOutage({ token: () => cc.token(), held: 't1', next: 't5', dueMs: 40_000, warned, fetches: () => fetches, down: (on) => (status = on ? 503 : 200) });
   });
 
   it('a token given as a numeric string (expires_in "3599") lives as long as it says', async () => {
@@ -220,25 +228,8 @@ describe('TokenExchange against a token endpoint', () => {
     expiresIn = 60;
     const warned: string[] = [];
     const te = exchange((err) => warned.push(err.message));
-    assert.equal(await te.token(), 'x1');
-    status = 503;
-    try {
-      // Due at 30 s (60 s - 30 s).
-      await withClockAhead(35_000, async () => {
-        assert.equal(await te.token(), 'x1');
-        assert.equal(await te.token(), 'x1');
-      });
-      assert.equal(fetches, 2, 'one failed exchange, not one per request');
-      assert.equal(warned.length, 1);
-      assert.match(warned[0]!, /HTTP 503/);
-      await withClockAhead(41_000, async () => assert.equal(await te.token(), 'x1'));
-      assert.equal(fetches, 3, 'tried again 5 s later');
-      await withClockAhead(61_000, () => assert.rejects(te.token(), /HTTP 503/));
-      status = 200;
-      await withClockAhead(61_000, async () => assert.equal(await te.token(), 'x5'));
-    } finally {
-      status = 200;
-    }
+    // Due at 30 s (60 s - 30 s).
+    await keptThroughOutage({ token: () => te.token(), held: 'x1', next: 'x5', dueMs: 30_000, warned, fetches: () => fetches, down: (on) => (status = on ? 503 : 200) });
   });
 
   it('a token the upstream refused, or an exchange the authorization server refused, is not kept', async () => {
