@@ -94,3 +94,27 @@ export async function startExchangeRig(o: ExchangeRigOptions = {}): Promise<Exch
     throw e;
   }
 }
+
+/**
+ * The parts (startExchangeParts) and a gateway whose stdio upstream "tickets" (`script`, per-session, on
+ * /tickets) is started with an exchange of its session's user's token in TICKETS_TOKEN.
+ */
+export async function startStdioExchangeRig(script: string, ttlSec: number): Promise<{ key: TestKey; gw: RunningGateway; close(): Promise<void> }> {
+  const parts = await startExchangeParts({ ttlSec });
+  const { auth } = parts.tickets() as { auth: Record<string, unknown> };
+  try {
+    const gw = await startGateway({
+      server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
+      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: parts.jwks.url },
+      tenants: [{ name: 'acme', endpoints: ['*'] }],
+      upstreams: [
+        { name: 'tickets', transport: 'stdio', command: process.execPath, args: [script], sharing: 'per-session', sandbox: 'none', healthCheck: { intervalMs: 0 }, tokenEnv: 'TICKETS_TOKEN', auth: auth as never },
+      ],
+      endpoints: [{ path: '/tickets', upstreams: ['tickets'] }],
+    });
+    return { key: parts.key, gw, close: async () => (await gw.close(), await parts.close()) };
+  } catch (e) {
+    await parts.close();
+    throw e;
+  }
+}

@@ -10,13 +10,11 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJwt } from 'jose';
-import { startExchangeServer, type ExchangeServer } from '../helpers/exchange-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { connectWithToken, ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
+import { startStdioExchangeRig } from '../helpers/exchange-rig.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { connectWithToken, signToken, type TestKey, type TokenClient } from '../helpers/tokens.js';
 
 const SERVER = resolve('test/fixtures/token-holding-server.mjs');
-const CLIENT_ID = 'switchboard';
-const CLIENT_SECRET = 'exchange-client-secret-drain';
 const BROAD = 'tickets:read tickets:write';
 const NARROW = 'tickets:read';
 
@@ -31,41 +29,17 @@ const alive = (pid: number): boolean => {
 
 describe('a stdio upstream replaced for a new exchanged token while a call runs on it', () => {
   let key: TestKey;
-  let jwks: JwksServer;
-  let ex: ExchangeServer;
   let gw: RunningGateway;
+  let close: (() => Promise<void>) | undefined;
   const clients: TokenClient[] = [];
 
   before(async () => {
-    key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
-    ex = await startExchangeServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subjectIssuer: ISSUER, subjectKeys: [key.publicJwk], subjectAudience: PUBLIC_URL, ttlSec: 600 });
-    gw = await startGateway({
-      server: { host: '127.0.0.1', port: 0, publicUrl: PUBLIC_URL },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [
-        {
-          name: 'tickets',
-          transport: 'stdio',
-          command: process.execPath,
-          args: [SERVER],
-          sharing: 'per-session',
-          sandbox: 'none',
-          healthCheck: { intervalMs: 0 },
-          tokenEnv: 'TICKETS_TOKEN',
-          auth: { type: 'token-exchange', tokenEndpoint: ex.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience: 'https://tickets.test' },
-        },
-      ],
-      endpoints: [{ path: '/tickets', upstreams: ['tickets'] }],
-    });
+    ({ key, gw, close } = await startStdioExchangeRig(SERVER, 600));
   });
 
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await gw?.close();
-    await ex?.close();
-    await jwks?.close();
+    await close?.();
   });
 
   const call = async <T>(c: TokenClient, name: string): Promise<T> =>
