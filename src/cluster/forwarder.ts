@@ -7,7 +7,8 @@ import { HttpForward } from './http-forward.js';
 import type { RedisObserver } from './redis-connection.js';
 import { replayable } from './replayable.js';
 import { SeenForwards } from './seen-forwards.js';
-import { FORWARDED_HEADER, replyUnavailable, SILENT_HOLDER, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
+import { replyUnavailable } from './unavailable-reply.js';
+import { FORWARDED_HEADER, SILENT_HOLDER, type ForwardOutcome, type IncomingForward, type Tunnel } from './tunnel.js';
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 
 /** A request as the edge has it, for the check that it was forwarded by a replica of the group. */
@@ -233,8 +234,8 @@ export class Forwarder {
       }
       if (sent === 'silent') {
         // It has the request (dead, or frozen: it runs it when it wakes): invited back only when harmless twice.
-        if (replayable(req.method, req.body)) replyUnavailable(open(), 'the replica that owns this session did not answer; retry');
-        else replyUnavailable(open(), SILENT_HOLDER, false);
+        if (replayable(req.method, req.body)) replyUnavailable(open(), req.body, 'the replica that owns this session did not answer; retry');
+        else replyUnavailable(open(), req.body, SILENT_HOLDER, false);
         return 'relayed';
       }
       // No connection, or it broke before an answer: a killed owner's Redis links close with it, and
@@ -252,9 +253,9 @@ export class Forwarder {
         // It may have run the request (dead or alive): run again here, or invite a retry of, only what is harmless twice.
         const twice = replayable(req.method, req.body);
         if (gone && twice) return 'owner-gone';
-        if (gone) replyUnavailable(open(), 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
-        else if (twice) replyUnavailable(open(), 'the connection to the replica that owns this session broke; retry');
-        else replyUnavailable(open(), 'the connection to the replica that owns this session broke while it handled this request, which may have taken effect: not retried; send it again if that is safe', false);
+        if (gone) replyUnavailable(open(), req.body, 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
+        else if (twice) replyUnavailable(open(), req.body, 'the connection to the replica that owns this session broke; retry');
+        else replyUnavailable(open(), req.body, 'the connection to the replica that owns this session broke while it handled this request, which may have taken effect: not retried; send it again if that is safe', false);
         return 'relayed';
       }
     }

@@ -9,6 +9,7 @@ import { ReplicaDeaths } from './replica-deaths.js';
 import { replayable } from './replayable.js';
 import { watchSilence } from './silence-watch.js';
 import { parseFrame, withoutFraming, type Frame, type TunnelRequest } from './tunnel-frame.js';
+import { replyUnavailable } from './unavailable-reply.js';
 
 export type { TunnelRequest } from './tunnel-frame.js';
 
@@ -159,7 +160,7 @@ export class Tunnel {
     // yet) a forward would run on the owner with its answer published to no one.
     // The command link down too: no offline queue (connectRedis), so a publish now would certainly not go out.
     if (this.#o.sub.status !== 'ready' || this.#o.pub.status !== 'ready') {
-      replyUnavailable(open(), 'the link to the replica that owns this session is down (session store unreachable); retry shortly');
+      replyUnavailable(open(), req.body, 'the link to the replica that owns this session is down (session store unreachable); retry shortly');
       return 'relayed';
     }
     // Registered before the publish: the owner's answer comes on another connection and may arrive first.
@@ -177,8 +178,8 @@ export class Tunnel {
       // it, or will once it answers again, and the owner run it. Before 2026-12-07 a tools/call was invited back.
       this.#pending.delete(id);
       this.#send(owner, { t: 'abort', id }); // on the same connection: it never overtakes the request
-      if (replayable(plain.method, plain.body)) replyUnavailable(open(), TUNNEL_DOWN);
-      else replyUnavailable(open(), UNCONFIRMED, false);
+      if (replayable(plain.method, plain.body)) replyUnavailable(open(), plain.body, TUNNEL_DOWN);
+      else replyUnavailable(open(), plain.body, UNCONFIRMED, false);
       return 'relayed';
     }
     const res = open();
@@ -251,7 +252,7 @@ export class Tunnel {
     } else if (!w.received || replayable(w.req.method, w.req.body)) {
       void this.#runHere(w.req, w.res);
     } else {
-      replyUnavailable(w.res, 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
+      replyUnavailable(w.res, w.req.body, 'the replica that owned this session died while handling this request, which may have taken effect: not retried; send it again if that is safe', false);
     }
   }
 
@@ -268,7 +269,7 @@ export class Tunnel {
       if (ac.signal.aborted) return;
       this.#o.logger.debug({ err: (err as Error).message }, 'a request taken back from a dead owner ended early');
       if (res.headersSent) res.end();
-      else replyUnavailable(res, 'the replica that owned this session died; retry');
+      else replyUnavailable(res, req.body, 'the replica that owned this session died; retry');
     }
   }
 
@@ -285,7 +286,7 @@ export class Tunnel {
     this.#forget(id);
     // Told to stop: a frozen owner reads it after the request when it wakes; a live one runs on for no one otherwise.
     this.#send(w.owner, { t: 'abort', id });
-    replyUnavailable(w.res, w.received ? SILENT_HOLDER : UNCONFIRMED, false);
+    replyUnavailable(w.res, w.req.body, w.received ? SILENT_HOLDER : UNCONFIRMED, false);
   }
 
   /** A forwarded request that will get no answer from its owner: 503 with Retry-After, if nothing was relayed yet. */
@@ -293,7 +294,7 @@ export class Tunnel {
     const w = this.#waiting.get(id);
     if (!w) return;
     this.#forget(id);
-    if (!w.res.headersSent) replyUnavailable(w.res, message);
+    if (!w.res.headersSent) replyUnavailable(w.res, w.req.body, message);
     else w.res.end();
   }
 
@@ -343,8 +344,8 @@ export class Tunnel {
       // Ended with no head: the owner's run failed or was cut before its answer began. Ended here as it is,
       // the client got an empty 200 for its request; it may have taken effect, so a retry is invited only when harmless.
       if (w.res.headersSent) w.res.end();
-      else if (replayable(w.req.method, w.req.body)) replyUnavailable(w.res, 'the replica that owns this session ended this request without an answer; retry');
-      else replyUnavailable(w.res, 'the replica that owns this session ended this request without an answer, and it may have taken effect: not retried; send it again if that is safe', false);
+      else if (replayable(w.req.method, w.req.body)) replyUnavailable(w.res, w.req.body, 'the replica that owns this session ended this request without an answer; retry');
+      else replyUnavailable(w.res, w.req.body, 'the replica that owns this session ended this request without an answer, and it may have taken effect: not retried; send it again if that is safe', false);
     }
   }
 
@@ -385,12 +386,8 @@ export class Tunnel {
       this.#forget(id);
       this.#send(w.owner, { t: 'abort', id });
       if (w.res.headersSent) w.res.end();
-      else if (!w.received || replayable(w.req.method, w.req.body)) replyUnavailable(w.res, 'the gateway replica relaying this request to the one that owns its session is shutting down; retry');
-      else replyUnavailable(w.res, STOPPED_HOLDER, false);
+      else if (!w.received || replayable(w.req.method, w.req.body)) replyUnavailable(w.res, w.req.body, 'the gateway replica relaying this request to the one that owns its session is shutting down; retry');
+      else replyUnavailable(w.res, w.req.body, STOPPED_HOLDER, false);
     }
   }
-}
-
-export function replyUnavailable(res: ServerResponse, message: string, retryAfter = true): void {
-  res.writeHead(503, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': '1' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
