@@ -112,9 +112,10 @@ function roundFieldsCheck(params: Record<string, unknown>, id: RequestId): void 
 }
 
 /**
- * Validates a modern request in the spec's order: the mirrored headers (-32020), the required `_meta`
- * fields (-32602), the version (-32022), the method (-32601, HTTP 404). Client capabilities are checked
- * later, when something needs one (-32021). Throws a ModernError that carries the request id.
+ * Validates a modern request in this order: MCP-Protocol-Version present and the body's (-32020), the
+ * version (-32022), the other mirrored headers (-32020), the required `_meta` fields (-32602), the method
+ * (-32601, HTTP 404). Client capabilities are checked later, when something needs one (-32021). Throws a
+ * ModernError that carries the request id.
  */
 export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessage & { id: RequestId; method: string }): ModernCall {
   const { id, method } = m;
@@ -125,6 +126,11 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   if (headerVersion === undefined) throw new ModernError(400, ErrorCode.HeaderMismatch, 'Header mismatch: the MCP-Protocol-Version header is required', id);
   if (typeof bodyVersion === 'string' && headerVersion !== bodyVersion) {
     throw new ModernError(400, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta protocolVersion '${bodyVersion}'`, id);
+  }
+  // Before 2026-07-28's own rules (its other headers and _meta fields), which a version not served need not
+  // follow: its client needs the versions served, not -32020 or -32602 (before 2026-12-07 it got those).
+  if (typeof bodyVersion === 'string' && !(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(bodyVersion)) {
+    throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
   }
   mirrored(headers, 'mcp-method', method, id, 'Mcp-Method', false);
   const spec = methodSpec(method);
@@ -137,9 +143,6 @@ export function readModernRequest(headers: IncomingHttpHeaders, m: JsonRpcMessag
   }
   const capsProblem = capabilitiesProblem(capabilities);
   if (capsProblem) throw new ModernError(400, ErrorCode.InvalidParams, `Invalid params: _meta["${META_CAPABILITIES}"]: ${capsProblem}`, id);
-  if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(bodyVersion)) {
-    throw new ModernError(400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${bodyVersion}`, id, { supported: [...MODERN_PROTOCOL_VERSIONS], requested: bodyVersion });
-  }
   if (!isClientRequest(spec) || !existsIn(spec, '2026-07-28')) throw new ModernError(404, ErrorCode.MethodNotFound, `Method not found: ${method}`, id);
   if (method === 'subscriptions/listen') listenFilterCheck(params.notifications, id);
   if (spec!.mrtr) roundFieldsCheck(params, id);
