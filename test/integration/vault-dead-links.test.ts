@@ -4,36 +4,22 @@
 // memory and in Redis (with its members of the indexes; one replica sweeps for all).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
+import { describe, it } from 'node:test';
 import { createLogger } from '../../src/observability/logger.js';
 import { CredentialVault } from '../../src/upstream/credential-vault.js';
 import { DEAD_LINK_RETENTION_MS, DeadLinks } from '../../src/upstream/dead-links.js';
 import { RedisVaultStore } from '../../src/upstream/redis-vault-store.js';
 import { userKey, type UpstreamUser } from '../../src/upstream/upstream-user.js';
-import { MemoryVaultStore, type VaultStore } from '../../src/upstream/vault-store.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import type { VaultStore } from '../../src/upstream/vault-store.js';
+import { vaultStores } from '../helpers/vault-stores.js';
 
 const user = (subject: string): UpstreamUser => ({ issuer: 'https://issuer.test', subject, tenant: 'acme' });
 const DAY = 86_400_000;
 
 describe('dead links', () => {
-  let redis: TestRedis;
-  let raw: Redis;
-  before(async () => {
-    redis = await startRedis();
-    raw = new Redis(redis.url);
-  });
-  afterEach(() => raw.flushall());
-  after(async () => {
-    await raw?.quit();
-    await redis?.stop();
-  });
+  const stores = vaultStores();
 
-  for (const [name, store] of [
-    ['memory', () => new MemoryVaultStore()],
-    ['Redis', () => new RedisVaultStore(raw, 'swb:')],
-  ] as const) {
+  for (const [name, store] of stores.kinds) {
     it(`${name}: listed as expired, deleted ${DEAD_LINK_RETENTION_MS / DAY} days after they expired; refreshable and live links kept`, async () => {
       const s: VaultStore = store();
       const v = new CredentialVault(randomBytes(32), [], s, () => '', () => ['tickets']);
@@ -49,17 +35,14 @@ describe('dead links', () => {
       assert.deepEqual(await v.links({ ...user('old') }), []);
       assert.equal(await v.load('tickets', user('old')), undefined);
       if (name === 'Redis') {
-        assert.deepEqual(await raw.smembers(`swb:vault:user:${userKey(user('old'))}`), [], "out of the user's index");
-        assert.equal(await raw.zcard('swb:vault:order'), 3, 'out of the ordered index');
+        assert.deepEqual(await stores.raw.smembers(`swb:vault:user:${userKey(user('old'))}`), [], "out of the user's index");
+        assert.equal(await stores.raw.zcard('swb:vault:order'), 3, 'out of the ordered index');
         assert.equal((await v.linksAfter({}, undefined, 10)).length, 3);
       }
     });
   }
 
-  for (const [name, store] of [
-    ['memory', () => new MemoryVaultStore()],
-    ['Redis', () => new RedisVaultStore(raw, 'swb:')],
-  ] as const) {
+  for (const [name, store] of stores.kinds) {
     // A link to an upstream no longer configured (removed by a reload) is never used again, so its refresh
     // token was kept sealed for ever (found by a review). It goes as a dead link does: once its access token
     // expired DEAD_LINK_RETENTION_MS ago (an upstream removed and put back within that keeps its links).
@@ -73,12 +56,12 @@ describe('dead links', () => {
       await new DeadLinks(s, createLogger('silent'), () => ['tickets']).sweep(now);
       const left = (await v.links()).map((l) => `${l.upstream}/${l.subject}`).sort();
       assert.deepEqual(left, ['gone/recent', 'tickets/old']);
-      if (name === 'Redis') assert.equal(await raw.zcard('swb:vault:order'), 2, 'out of the ordered index');
+      if (name === 'Redis') assert.equal(await stores.raw.zcard('swb:vault:order'), 2, 'out of the ordered index');
     });
   }
 
   it('Redis: one replica sweeps for all within the hour', async () => {
-    const [a, b] = [new RedisVaultStore(raw, 'swb:'), new RedisVaultStore(raw, 'swb:')];
+    const [a, b] = [new RedisVaultStore(stores.raw, 'swb:'), new RedisVaultStore(stores.raw, 'swb:')];
     const v = new CredentialVault(randomBytes(32), [], a);
     const before = Date.now() - DEAD_LINK_RETENTION_MS;
     await v.save('tickets', user('old'), { accessToken: 'at', expiresAt: before - DAY });

@@ -3,35 +3,21 @@
 // index existed, indexed once.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
+import { describe, it } from 'node:test';
 import { CredentialVault } from '../../src/upstream/credential-vault.js';
 import { RedisVaultStore } from '../../src/upstream/redis-vault-store.js';
 import { userKey, type UpstreamUser } from '../../src/upstream/upstream-user.js';
 import { MemoryVaultStore, type VaultStore } from '../../src/upstream/vault-store.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { vaultStores } from '../helpers/vault-stores.js';
 
 const user = (subject: string): UpstreamUser => ({ issuer: 'https://issuer.test', subject, tenant: 'acme' });
 const [alice, bob] = [user('alice'), user('bob')];
 const tokens = { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000 };
 
 describe("a user's links", () => {
-  let redis: TestRedis;
-  let raw: Redis;
-  before(async () => {
-    redis = await startRedis();
-    raw = new Redis(redis.url);
-  });
-  afterEach(() => raw.flushall());
-  after(async () => {
-    await raw?.quit();
-    await redis?.stop();
-  });
+  const stores = vaultStores();
 
-  for (const [name, store] of [
-    ['memory', () => new MemoryVaultStore()],
-    ['Redis', () => new RedisVaultStore(raw, 'swb:')],
-  ] as const) {
+  for (const [name, store] of stores.kinds) {
     it(`${name}: listed from the user's own records, kept as links are made, refreshed and revoked`, async () => {
       const s: VaultStore = store();
       const v = new CredentialVault(randomBytes(32), [], s);
@@ -59,19 +45,19 @@ describe("a user's links", () => {
     // As the earlier version wrote them: fields of the hash, nothing else.
     for (const [u, upstream] of [[alice, 'tickets'], [alice, 'notes'], [bob, 'tickets']] as const) {
       const entry = { user: u, upstream, linkedAt: Date.now(), expiresAt: tokens.expiresAt, refreshable: true, sealed: v.seal(u, upstream, tokens) };
-      await raw.hset('swb:vault:links', `${upstream}\n${userKey(u)}`, JSON.stringify(entry));
+      await stores.raw.hset('swb:vault:links', `${upstream}\n${userKey(u)}`, JSON.stringify(entry));
     }
-    const s = new RedisVaultStore(raw, 'swb:');
+    const s = new RedisVaultStore(stores.raw, 'swb:');
     assert.deepEqual((await s.listUser(alice)).map((e) => e.upstream).sort(), ['notes', 'tickets']);
     assert.deepEqual((await s.listUser(bob)).map((e) => e.upstream), ['tickets']);
-    assert.equal(await raw.get('swb:vault:indexed'), '1', 'done once for this Redis');
-    assert.deepEqual((await new RedisVaultStore(raw, 'swb:').listUser(bob)).map((e) => e.upstream), ['tickets'], 'another replica reads the same index');
+    assert.equal(await stores.raw.get('swb:vault:indexed'), '1', 'done once for this Redis');
+    assert.deepEqual((await new RedisVaultStore(stores.raw, 'swb:').listUser(bob)).map((e) => e.upstream), ['tickets'], 'another replica reads the same index');
   });
 
   // During a rolling upgrade a replica of the earlier release wrote a link to the hash alone (no SADD to the
   // user's index): it never showed in the user's listing. The configured upstreams' fields are read too.
   it("Redis: a link an earlier release's replica wrote (HSET only) or deleted (HDEL only) is listed as it is, the index repaired", async () => {
-    const s = new RedisVaultStore(raw, 'swb:');
+    const s = new RedisVaultStore(stores.raw, 'swb:');
     const v = new CredentialVault(randomBytes(32), [], s, () => '', () => ['tickets', 'notes', 'wiki']);
     await v.save('notes', alice, tokens);
     await v.save('wiki', alice, tokens);
@@ -79,10 +65,10 @@ describe("a user's links", () => {
     // Listed once by this release: the index is built (marker vault:indexed) before the earlier release writes.
     assert.deepEqual((await v.links({ ...alice })).map((l) => l.upstream), ['notes', 'wiki']);
     const entry = { user: alice, upstream: 'tickets', linkedAt: Date.now(), expiresAt: tokens.expiresAt, refreshable: true, sealed: v.seal(alice, 'tickets', tokens) };
-    await raw.hset('swb:vault:links', `tickets\n${userKey(alice)}`, JSON.stringify(entry));
-    await raw.hdel('swb:vault:links', `wiki\n${userKey(alice)}`);
+    await stores.raw.hset('swb:vault:links', `tickets\n${userKey(alice)}`, JSON.stringify(entry));
+    await stores.raw.hdel('swb:vault:links', `wiki\n${userKey(alice)}`);
     assert.deepEqual((await v.links({ ...alice })).map((l) => l.upstream), ['notes', 'tickets']);
-    assert.deepEqual((await raw.smembers(index)).sort(), ['notes', 'tickets'], 'the index agrees with the hash again');
+    assert.deepEqual((await stores.raw.smembers(index)).sort(), ['notes', 'tickets'], 'the index agrees with the hash again');
     assert.deepEqual((await v.links({ ...bob })).map((l) => l.upstream), [], "no one else's");
   });
 });
