@@ -5,8 +5,6 @@
 // Only the latest start's failure counts now: that start restarts after the backoff.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { parseConfig } from '../../../src/config/load.js';
@@ -16,36 +14,11 @@ import { createLogger } from '../../../src/observability/logger.js';
 import type { BearerSource } from '../../../src/upstream/bearer-source.js';
 import { SseClientTransport } from '../../../src/upstream/sse-client.js';
 import { UpstreamInstance } from '../../../src/upstream/upstream-instance.js';
-
-const INIT_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
-
-/** A legacy HTTP+SSE server: its first stream ended when initialize comes, the next ones serve. */
-async function upstream() {
-  let gets = 0;
-  let stream: ServerResponse | undefined;
-  let streamNo = 0;
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      if (req.method === 'GET') {
-        [stream, streamNo] = [res.writeHead(200, { 'content-type': 'text/event-stream' }), ++gets];
-        return void res.write('event: endpoint\ndata: /messages\n\n');
-      }
-      const m = JSON.parse(body) as { id?: number; method: string };
-      res.writeHead(202).end();
-      if (m.method === 'initialize' && streamNo === 1) return void stream?.end();
-      if (m.id !== undefined) stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: m.method === 'initialize' ? INIT_RESULT : {} })}\n\n`);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, gets: () => gets, close: () => (server.closeAllConnections(), server.close()) };
-}
+import { startFlakySseServer } from '../../helpers/flaky-sse-server.js';
 
 describe('the restart after a start begun by the user’s consent', () => {
   it('a start awaiting consent, then a start whose stream ends: it restarts after the backoff, not waiting for consent again', { timeout: 20_000 }, async () => {
-    const up = await upstream();
+    const up = await startFlakySseServer({ endedAt: 1 });
     const cfg = parseConfig({ upstreams: [{ name: 'u', transport: 'sse', url: up.url, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 10, maxDelayMs: 20 } }], endpoints: [{ path: '/mcp', upstreams: ['u'] }] }, 'test', {});
     // The credential is the test's (a user-oauth upstream's would read the vault); the instance's logic is the same.
     let consented = false;

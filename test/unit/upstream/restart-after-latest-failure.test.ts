@@ -4,8 +4,6 @@
 // Only the latest start's failure counts now: that restart waits the backoff alone.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { parseConfig } from '../../../src/config/load.js';
@@ -13,38 +11,13 @@ import type { RemoteUpstreamConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { SseClientTransport } from '../../../src/upstream/sse-client.js';
 import { UpstreamPool } from '../../../src/upstream/upstream-pool.js';
+import { startFlakySseServer } from '../../helpers/flaky-sse-server.js';
 
 const RETRY_AFTER_S = 2;
-const INIT_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } };
-
-/** A legacy HTTP+SSE server: its first stream refused 429, its second ended when initialize comes, its third serves. */
-async function upstream() {
-  let gets = 0;
-  let stream: ServerResponse | undefined;
-  let streamNo = 0;
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      if (req.method === 'GET') {
-        if (++gets === 1) return void res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(RETRY_AFTER_S) }).end('slow down');
-        [stream, streamNo] = [res.writeHead(200, { 'content-type': 'text/event-stream' }), gets];
-        return void res.write('event: endpoint\ndata: /messages\n\n');
-      }
-      const m = JSON.parse(body) as { id?: number; method: string };
-      res.writeHead(202).end();
-      if (m.method === 'initialize' && streamNo === 2) return void stream?.end();
-      if (m.id !== undefined) stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: m.method === 'initialize' ? INIT_RESULT : {} })}\n\n`);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, gets: () => gets, close: () => (server.closeAllConnections(), server.close()) };
-}
 
 describe('the restart after a failed start waits for the latest failure alone', () => {
   it('a throttled start, then a start whose stream ends: the second restart waits the backoff, not the old Retry-After', async () => {
-    const up = await upstream();
+    const up = await startFlakySseServer({ throttled: 1, retryAfterS: RETRY_AFTER_S, endedAt: 2 });
     const logged: Array<Record<string, unknown>> = [];
     const logger = createLogger('debug', { write: (line: string) => void logged.push(JSON.parse(line)) });
     const upstreamCfg = { name: 'u', transport: 'sse', url: up.url, healthCheck: { intervalMs: 0 }, restart: { initialDelayMs: 50, maxDelayMs: 100 } };
