@@ -102,8 +102,11 @@ function hiddenByName(name: string, attrs: string | undefined): boolean {
   return UNRENDERED.test(name) || (name.length === 6 && name.toLowerCase() === 'dialog' && (attrs === undefined || !OPEN_DIALOG.test(attrs)));
 }
 
-/** Of those, the ones whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing). */
-const RAW_TEXT = /^(?:script|style|title|noscript|noembed|noframes)$/i;
+/**
+ * Elements whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing, a quote or a
+ * comment hides no closing tag): UNRENDERED ones and, inside a hidden element, a <textarea>, <xmp> or <iframe> too.
+ */
+const RAW_TEXT = /^(?:script|style|title|noscript|noembed|noframes|textarea|xmp|iframe)$/i;
 /**
  * Phrasing elements a Markdown paragraph's end closes: a browser's "</p>" pops them, and unlike <b>, <i>, <a>
  * (formatting elements, reopened in each later paragraph) or a <button> ("</p>" does not reach past it) they
@@ -125,18 +128,34 @@ export function mayHoldMarkup(s: string): boolean {
 }
 
 /**
- * Any opening or closing tag: group 1 its slash, group 2 its name. One expression for every element's
- * end: one compiled per hidden element (its name's tags) cost ~50 ms for 20,000 of them.
+ * Any opening or closing tag: group 1 its slash, group 2 its name; or a comment (no group), passed over whole. One
+ * expression for every element's end: one compiled per hidden element (its name's tags) cost ~50 ms for 20,000 of
+ * them. A tag's quoted values are read to their closing quote (ATTRIBUTES, linear as in MARKUP): before
+ * 2026-12-07 a "</span>" in a title or a comment inside a hidden <span> ended it there, and the rest passed as shown.
  */
-const TAGS = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])[^<>]*>/g;
+const TAGS = new RegExp(`${COMMENT}|<(\\/?)([a-zA-Z][a-zA-Z0-9-]*)(?=[\\s/>])${ATTRIBUTES}>`, 'g');
+/** In raw text only the element's own closing tag counts, what stands before it quoted or not. */
+const RAW_TAGS = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])[^<>]*>/g;
 
-/** The index after the element opened at `from` (its name `name`, lower case) closes: nested ones of its name counted; -1 when unclosed. */
+/**
+ * The index after the element opened at `from` (its name `name`, lower case) closes: nested ones of its name
+ * counted, raw text inside passed over to its own end (a "</span>" in a <script> closes no <span>); -1 when unclosed.
+ */
 function elementEnd(s: string, name: string, from: number): number {
-  TAGS.lastIndex = from;
-  let depth = 1;
   const raw = RAW_TEXT.test(name);
-  for (let m = TAGS.exec(s); m !== null; m = TAGS.exec(s)) {
-    const tag = m[2]!;
+  const tags = raw ? RAW_TAGS : TAGS;
+  tags.lastIndex = from;
+  let depth = 1;
+  for (let m = tags.exec(s); m !== null; m = tags.exec(s)) {
+    const tag = m[2];
+    if (tag === undefined) continue; // a comment
+    if (!raw && m[1] === '' && RAW_TEXT.test(tag)) {
+      // Raw text unclosed runs to the end of the text, and this element with it (RAW_TAGS: no recursion past one level).
+      const end = elementEnd(s, tag.toLowerCase(), m.index + m[0].length);
+      if (end < 0) return -1;
+      tags.lastIndex = end;
+      continue;
+    }
     if (tag.length !== name.length || tag.toLowerCase() !== name) continue;
     if (m[1] === '') {
       if (!raw && !m[0].endsWith('/>')) depth++;
@@ -157,9 +176,19 @@ interface Unclosed {
 function unclosedFrom(s: string, name: string, from: number): Unclosed {
   const ends = new Map<number, number>();
   const open: number[] = [];
-  TAGS.lastIndex = from;
-  for (let m = TAGS.exec(s); m !== null; m = TAGS.exec(s)) {
-    const tag = m[2]!;
+  const raw = RAW_TEXT.test(name);
+  const tags = raw ? RAW_TAGS : TAGS;
+  tags.lastIndex = from;
+  for (let m = tags.exec(s); m !== null; m = tags.exec(s)) {
+    const tag = m[2];
+    if (tag === undefined) continue;
+    if (!raw && m[1] === '' && RAW_TEXT.test(tag)) {
+      // As elementEnd reads it: raw text inside passed over; unclosed, every later opening is unclosed too.
+      const end = elementEnd(s, tag.toLowerCase(), m.index + m[0].length);
+      if (end < 0) break;
+      tags.lastIndex = end;
+      continue;
+    }
     if (tag.length !== name.length || tag.toLowerCase() !== name) continue;
     // Raw text (script, style) unclosed has no closing tag after it: every later one is unclosed too.
     if (m[1] === '') {

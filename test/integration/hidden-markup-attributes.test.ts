@@ -40,6 +40,13 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     }
   });
 
+  it('a closing tag inside a quoted value, a comment or a script the hidden element holds does not end it: all of it stripped', async () => {
+    // Before 2026-12-07 the first "</span>" ended the element wherever it stood, and what followed passed.
+    for (const inner of ['<b title="</span>">', '<!-- </span> -->', '<script>"</span>"</script>']) {
+      assert.equal(await echo(`Done.<span hidden>${inner}${SECRET}</b></span> Bye.`), 'Done. Bye.', inner);
+    }
+  });
+
   it('visibility: collapse and a negative opacity (clamped to 0) hide as visibility: hidden and opacity: 0 do: found and stripped', async () => {
     for (const open of ['<span style="visibility:collapse">', '<span style="opacity: -1">', '<span style="opacity:-0.5">', '<text visibility="collapse">']) {
       const tag = open.slice(1, open.search(/\s/));
