@@ -250,6 +250,48 @@ function hiddenEnd(s: string, name: string, at: number, tag: string, html: boole
 }
 
 /**
+ * A tag as a browser reads it in a page: a "<" in an attribute's name or unquoted value is part of it (a parse error
+ * it recovers from), so `<span hidden data-x=a<b>` is one hidden <span>; before 2026-12-07 the tag was read as ending
+ * at that "<" and its `hidden` never seen. MARKUP_HTML's tag stops at a "<", which keeps each failed attempt short;
+ * this is read only where it failed, each stretch of text once (`#read`): linear. Markdown has no such tag (CommonMark).
+ */
+const ACROSS = /<([a-zA-Z][a-zA-Z0-9-]*)([\s/](?:[^>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/y;
+
+class TagsAcross {
+  readonly #s: string;
+  /** Text before this is read: inside a tag read here, or all of it once one ran to the end (a browser drops that tag and all after it). */
+  #read = 0;
+
+  constructor(s: string) {
+    this.#s = s;
+  }
+
+  /** The next match of `markup` (MARKUP_HTML) in `s`, or before it, a hidden element's tag it failed to read for a "<" in it (group 1 its name, 2 its attributes). */
+  static exec(markup: RegExp, s: string, across: TagsAcross | undefined): RegExpExecArray | null {
+    const at = markup.lastIndex;
+    const m = markup.exec(s);
+    const t = across?.before(at, m === null ? s.length : m.index);
+    if (t === undefined) return m;
+    markup.lastIndex = t.index + t[0].length;
+    return t;
+  }
+
+  /** A hidden element's opening tag, holding a "<", at a "<" and a letter in [from, limit), where MARKUP_HTML read no tag. */
+  before(from: number, limit: number): RegExpExecArray | undefined {
+    const s = this.#s;
+    for (let p = s.indexOf('<', Math.max(from, this.#read)); p >= 0 && p < limit; p = s.indexOf('<', Math.max(p + 1, this.#read))) {
+      const c = s.charCodeAt(p + 1) | 0x20; // a letter, either case
+      if (c < 0x61 || c > 0x7a) continue;
+      ACROSS.lastIndex = p;
+      const t = ACROSS.exec(s);
+      this.#read = t === null ? s.length : p + t[0].length;
+      if (t !== null && (hiddenByName(t[1]!, t[2]) || hidingAttributes(t[2]!, t[1]))) return t;
+    }
+    return undefined;
+  }
+}
+
+/**
  * How a text is read: Markdown (false), a page a browser renders ('html': HTML, XHTML, SVG), or other XML
  * ('xml': a feed, a document, where no element is hidden by its name: an RSS item's <title> is what a
  * reader shows, and before 2026-12-06 strip cut it out). Both markup kinds have no Markdown code.
@@ -274,7 +316,8 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
   const undrawn = (attrs: string, name: string, after: number) => UndrawnSvg.may(name, attrs) && (defs ??= new UndrawnSvg(s)).hides(name.toLowerCase(), attrs, after);
   const markup = html ? MARKUP_HTML : MARKUP;
   markup.lastIndex = 0;
-  for (let m = markup.exec(s); m !== null; m = markup.exec(s)) {
+  const across = kind === 'html' ? new TagsAcross(s) : undefined;
+  for (let m = TagsAcross.exec(markup, s, across); m !== null; m = TagsAcross.exec(markup, s, across)) {
     let end: number;
     if (m[3] !== undefined) {
       end = (bogus ??= new BogusEnds(s, html)).end(m.index, m[3]);

@@ -170,6 +170,13 @@ describe('hidden markup: the hiding attribute as a browser reads it', () => {
     assert.equal(await typed('text/html', dialog), dialog);
   });
 
+  it('in HTML, a "<" in an attribute\'s name or unquoted value is part of the tag, as a browser reads it: found and stripped', async () => {
+    for (const open of ['<span hidden data-x=a<b>', '<span data-x=a<b hidden>', '<div style=display:none title=x<1>']) {
+      const tag = open.slice(1, open.indexOf(' '));
+      assert.equal(await typed('text/html', `<p>Hi</p>${open}${SECRET}</${tag}><p>Bye</p>`), '<p>Hi</p><p>Bye</p>', open);
+    }
+  });
+
   it("CDATA in XML is text a reader sees (an RSS item, SVG text), and so is a feed's <title>: left as it is", async () => {
     assert.equal(await typed('application/rss+xml', RSS), RSS);
     // Hidden by its name in a page (a browser's own style sheet), not in a feed: before, strip cut the item's title.
