@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { stablePort } from './everything-http.js';
 
 export interface TestRedis {
@@ -60,4 +61,10 @@ export async function startRedis(o: { persist?: boolean } = {}): Promise<TestRed
     },
   };
   return r;
+}
+
+/** Calls of a Redis command (`xadd`, `evalsha`) the server has answered so far (INFO commandstats). */
+export async function commandCalls(redis: Redis, command: string): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
 }

@@ -11,13 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { openSession, post } from '../helpers/http-edge.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { commandCalls, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const FLOOD = { name: 'flood', transport: 'stdio' as const, command: process.execPath, args: [resolve('test/fixtures/flood-server.mjs')], sandbox: 'none' as const, sharing: 'shared' as const };
 
-async function xadds(redis: Redis): Promise<number> {
-  return Number(/cmdstat_xadd:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
-}
+const xadds = (redis: Redis): Promise<number> => commandCalls(redis, 'xadd');
 
 describe('the event log while Redis answers nothing', { timeout: 120_000 }, () => {
   let server: TestRedis;

@@ -10,12 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { openSession, post } from '../helpers/http-edge.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { commandCalls, startRedis, type TestRedis } from '../helpers/redis.js';
 
 /** The limits' scripts run by their SHA once loaded (the heartbeat's and the records' are sent whole, EVAL). */
-async function scriptRuns(redis: Redis): Promise<number> {
-  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
-}
+const scriptRuns = (redis: Redis): Promise<number> => commandCalls(redis, 'evalsha');
 
 describe('tenant limits while Redis answers nothing', { timeout: 120_000 }, () => {
   let server: TestRedis;

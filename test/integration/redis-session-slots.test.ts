@@ -9,7 +9,7 @@ import { connectRedis } from '../../src/cluster/redis-connection.js';
 import { RedisSessionSlots } from '../../src/cluster/redis-session-slots.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { SlotAnswer } from '../../src/policy/session-slots.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { commandCalls, startRedis, type TestRedis } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 
 const PREFIX = 'slots-unit:';
@@ -107,7 +107,7 @@ describe('RedisSessionSlots and RedisLimitCounters against redis-server', { time
 
   it('the per-request script is run by its SHA, and sent in full again after the server lost it (SCRIPT FLUSH)', async () => {
     const counters = new RedisLimitCounters(client, PREFIX, 'r1');
-    const calls = async (cmd: string) => Number(new RegExp(`^cmdstat_${cmd}:calls=(\\d+)`, 'm').exec(String(await client.info('commandstats')))?.[1] ?? 0);
+    const calls = (cmd: string) => commandCalls(client, cmd);
     await client.script('FLUSH');
     const [sha0, eval0] = [await calls('evalsha'), await calls('eval')];
     assert.equal(await counters.take('rate:flushed', 100, 10), 0, 'served after the flush');

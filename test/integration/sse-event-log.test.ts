@@ -3,19 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { openSession, post, type EdgeTarget } from '../helpers/http-edge.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { commandCalls, startRedis, type TestRedis } from '../helpers/redis.js';
 import { startReplicaFrom, writeEverythingConfig, type Replica } from '../helpers/replicas.js';
 
 // What the event log (kept for Last-Event-ID resumption) costs an SSE answer, counted in a real
 // redis-server's command statistics: an answer that ends its POST stream while the client reads it is
 // never logged (kept in the gateway's memory for session.answerGraceMs, in case it never arrived); what
 // comes before it on the stream (progress) is, until that grace ends. Resumption itself: http-edge.test.ts.
-
-/** Calls of each Redis command the server has answered so far (INFO commandstats). */
-async function commandCalls(redis: Redis, command: string): Promise<number> {
-  const info = await redis.info('commandstats');
-  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-}
 
 describe('the SSE event log', { timeout: 120_000 }, () => {
   let server: TestRedis;
