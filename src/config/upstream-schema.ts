@@ -62,9 +62,18 @@ const upstreamCommon = {
   /** How long an auto probe waits for server/discover before trying the other era. */
   eraProbeMs: z.number().int().min(100).default(3000),
   restart,
-  /** Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once. */
+  /**
+   * Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once.
+   * cancelledHoldMs: how long a call its client cancelled keeps its slot unless the upstream answers it first
+   * (a cancellation is advisory: the server may run it on); 0, given back at once.
+   */
   concurrency: z
-    .object({ max: z.number().int().min(1).default(256), queue: z.number().int().min(0).default(1024), queueTimeoutMs: z.number().int().min(1).default(30_000) })
+    .object({
+      max: z.number().int().min(1).default(256),
+      queue: z.number().int().min(0).default(1024),
+      queueTimeoutMs: z.number().int().min(1).default(30_000),
+      cancelledHoldMs: z.number().int().min(0).max(600_000).default(5000),
+    })
     .strict()
     .prefault({}),
   /** A ping every intervalMs; `failures` missed pings in a row restart the instance. 0 disables it. */

@@ -25,6 +25,20 @@ export interface OutgoingOptions {
   onAnswering?: (() => void) | undefined;
   /** Where the answer's size on the wire is written, when the transport told it (the audit log's figure). */
   receipt?: { resultBytes?: number | undefined } | undefined;
+  /** What the request holds (a concurrency slot) that outlives its cancellation: see Linger. */
+  linger?: Linger | undefined;
+}
+
+/**
+ * What a request holds on its owner's side beyond its caller's wait. A cancellation is advisory in MCP: the
+ * other side may run the request on, and one that stops says nothing. So a request cancelled once sent is
+ * held (hold(), then nothing of the caller's) until the other side answers it after all, the link closes or
+ * `ms` pass, whichever comes first (release(), once). One per owner, never per request (none: 0 ms).
+ */
+export interface Linger {
+  readonly ms: number;
+  hold(): void;
+  release(): void;
 }
 
 /** The link a peer talks over, and how its failures read in its owner's terms. */
@@ -92,6 +106,8 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   readonly #outgoing = new RequestTable<Outgoing<O>>();
   /** Requests the other side sent us, by its id, so its notifications/cancelled can stop them. */
   readonly #incoming = new RequestTable<Cancellation>();
+  /** Requests cancelled once sent whose Linger still holds, by id, with the timer that ends the hold. */
+  readonly #lingering = new RequestTable<{ linger: Linger; timer: NodeJS.Timeout }>();
   #nextId = 1;
   readonly #firstId: number;
   #closedError: Error | undefined;
@@ -179,7 +195,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   /** An answer from the other side. False when nothing in flight has its id (late after a cancel or timeout, or never ours). */
   response(m: JsonRpcResponse, bytes?: number): boolean {
     const p = typeof m.id === 'number' ? this.#outgoing.get(m.id) : undefined;
-    if (!p || !this.#settle(p)) return false;
+    if (!p || !this.#settle(p)) return this.#letGo(m.id);
     const max = this.#link.maxResultBytes;
     if (max !== undefined && bytes !== undefined && bytes > max && this.#link.tooLargeError) {
       p.reject(this.#link.tooLargeError(bytes, max, isFailure(m)));
@@ -195,7 +211,7 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   /** An answer that came but could not be read (too large for the link): its request fails with `err`. Nothing is cancelled: it was answered. */
   fail(id: RequestId, err: Error): boolean {
     const p = typeof id === 'number' ? this.#outgoing.get(id) : undefined;
-    if (!p || !this.#settle(p)) return false;
+    if (!p || !this.#settle(p)) return this.#letGo(id);
     p.reject(err);
     return true;
   }
@@ -270,6 +286,8 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     this.#timer = undefined;
     this.#timerDue = Number.POSITIVE_INFINITY;
     for (const p of [...this.#outgoing.values()]) if (this.#settle(p)) p.reject(err);
+    // Gone with the link: what it was running there is over (a stdio child's end), or can no longer be answered.
+    for (const [id] of [...this.#lingering.entries()]) this.#letGo(id);
     for (const c of this.#incoming.values()) c.abort(reason);
     this.#incoming.clear();
   }
@@ -314,7 +332,27 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
     if (!this.#settle(p)) return;
     const reason = p.opts.signal?.reason;
     this.#notifyCancelled(p, String(reason ?? this.#link.cancelReason));
+    const linger = p.opts.linger;
+    if (linger && linger.ms > 0) this.#hold(p.id, linger);
     p.reject(this.#link.cancelledError(reason));
+  }
+
+  /** A cancelled request's hold begins: it ends at its late answer, the link's close, or after linger.ms. */
+  #hold(id: number, linger: Linger): void {
+    linger.hold();
+    const timer = setTimeout(() => this.#letGo(id), linger.ms);
+    timer.unref(); // a hold never keeps the process up
+    this.#lingering.set(id, { linger, timer });
+  }
+
+  /** The hold of cancelled request `id`, if it has one, ends. False: nothing in flight had this id (see response). */
+  #letGo(id: RequestId | null): false {
+    const held = typeof id === 'number' ? this.#lingering.get(id) : undefined;
+    if (!held) return false;
+    this.#lingering.delete(id as number);
+    clearTimeout(held.timer);
+    held.linger.release();
+    return false;
   }
 
   /** Removes a request in flight and what waits on its behalf; false when it was settled already. */

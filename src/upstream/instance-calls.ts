@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { UpstreamConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import type { Linger } from '../jsonrpc/peer.js';
 import type { Logger } from '../observability/logger.js';
 import { ATTR } from '../observability/trace-attributes.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -50,6 +51,13 @@ export class InstanceCalls {
   /** Calls deferred after the upstream throttled one (429, or 503 with Retry-After): not sent until its Retry-After. */
   readonly #throttle: UpstreamThrottle;
   readonly #slots: Semaphore;
+  /**
+   * A call cancelled once sent keeps its slot until the upstream answers it or concurrency.cancelledHoldMs
+   * pass (JsonRpcPeer holds it): a cancellation is advisory, and the server may run the call on. Given back
+   * at once (before 2026-12-07), call and cancel, again and again, ran as many calls on an instance as a
+   * client liked, whatever concurrency.max said.
+   */
+  readonly #linger: Linger;
 
   constructor(instance: CallsInstance, config: UpstreamConfig, logger: Logger, tracing: Tracing, owner: CallsOwner) {
     this.#instance = instance;
@@ -61,6 +69,8 @@ export class InstanceCalls {
     this.#breaker.onchange = (state) => logger.warn({ circuit: state }, `upstream circuit ${state}`);
     this.#throttle = new UpstreamThrottle(config.name, logger, (status) => owner.throttled(status));
     this.#slots = new Semaphore(config.concurrency.max, config.concurrency.queue);
+    const slots = this.#slots;
+    this.#linger = { ms: config.concurrency.cancelledHoldMs, hold: () => slots.keep(), release: () => slots.release() };
   }
 
   /** Its circuit admits a call (not open, nor half-open with its trial out) and no Retry-After defers calls. */
@@ -121,7 +131,7 @@ export class InstanceCalls {
       if (!client) throw new GatewayError('SWB_UPSTREAM_UNAVAILABLE', `upstream "${name}" is unavailable (${this.#instance.state}); retry shortly`, { upstream: name });
       // The upstream answering (progress, a question for the client) decides a half-open trial: a person may take minutes.
       const { requestTimeoutMs, maxRequestTimeoutMs } = this.#config;
-      const result = await client.request(method, params, callOptions(opts, requestTimeoutMs, maxRequestTimeoutMs, this.#breaker.heard));
+      const result = await client.request(method, params, callOptions(opts, requestTimeoutMs, maxRequestTimeoutMs, this.#breaker.heard, this.#linger));
       this.#breaker.success(pass);
       return result;
     } catch (caught) {

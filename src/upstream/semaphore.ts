@@ -5,6 +5,8 @@ export class Semaphore {
   readonly #max: number;
   readonly #queue: number;
   #held = 0;
+  /** Releases to come that keep their slot taken (see keep). */
+  #kept = 0;
   readonly #waiting: Array<{ grant: () => void; timer: NodeJS.Timeout }> = [];
 
   constructor(max: number, queue: number) {
@@ -53,7 +55,20 @@ export class Semaphore {
     });
   }
 
+  /**
+   * The next release() keeps its slot taken: a holder about to give its own back passes it on to what
+   * outlives it (a cancelled call its upstream may run on, see InstanceCalls), which releases it later. Not a
+   * second acquire: a release passes its slot straight to a waiter, which then ran beside what holds it on.
+   */
+  keep(): void {
+    this.#kept++;
+  }
+
   release(): void {
+    if (this.#kept > 0) {
+      this.#kept--;
+      return;
+    }
     const next = this.#waiting.shift();
     if (next) {
       clearTimeout(next.timer);

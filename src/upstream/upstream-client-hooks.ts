@@ -1,4 +1,4 @@
-import type { OutgoingOptions } from '../jsonrpc/peer.js';
+import type { Linger, OutgoingOptions } from '../jsonrpc/peer.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import type { TraceAttributes, Tracing } from '../observability/tracing.js';
 import type { UpstreamCaller } from './upstream-caller.js';
@@ -17,14 +17,14 @@ export interface CallOptions extends OutgoingOptions {
 type EveryMember<T> = { [K in keyof Required<T>]: T[K] | undefined };
 
 /**
- * A request's options for its upstream client: the caller's, with the instance's timeouts and its
- * breaker's ear. Written out member by member, not spread (`{ ...opts, timeoutMs, … }`): on Node 20
+ * A request's options for its upstream client: the caller's, with the instance's timeouts, its breaker's
+ * ear and how its concurrency slot outlives a cancellation. Written out member by member, not spread (`{ ...opts, timeoutMs, … }`): on Node 20
  * (V8 11.3) an object made by a spread cannot keep a transition for a member added after it, so every
  * call made a new hidden class (about 10 k instructions, every inline cache that saw one of them
  * megamorphic, and classes for the major GC to sweep). EveryMember makes a member added to CallOptions
  * and not here a compile error.
  */
-export function callOptions(o: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>, timeoutMs: number, maxTimeoutMs: number, onAnswering: () => void): CallOptions {
+export function callOptions(o: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs' | 'linger'>, timeoutMs: number, maxTimeoutMs: number, onAnswering: () => void, linger: Linger): CallOptions {
   const out: EveryMember<CallOptions> = {
     caller: o.caller,
     callerRequestId: o.callerRequestId,
@@ -36,6 +36,7 @@ export function callOptions(o: Omit<CallOptions, 'timeoutMs' | 'maxTimeoutMs'>, 
     timeoutMs,
     maxTimeoutMs,
     onAnswering,
+    linger,
   };
   return out as CallOptions;
 }

@@ -75,7 +75,7 @@ describe('parseConfig: defaults', () => {
         limits: { addressSpaceMb: 4096, openFiles: 1024, processes: 256, fileSizeMb: 1024 },
       },
       restart: { initialDelayMs: 250, maxDelayMs: 30_000, resetAfterMs: 60_000 },
-      concurrency: { max: 256, queue: 1024, queueTimeoutMs: 30_000 },
+      concurrency: { max: 256, queue: 1024, queueTimeoutMs: 30_000, cancelledHoldMs: 5000 },
       healthCheck: { intervalMs: 30_000, timeoutMs: 5_000, failures: 3 },
       circuitBreaker: { failureThreshold: 5, resetTimeoutMs: 10_000 },
       relist: { intervalMs: 60_000, unknownToolMs: 5_000 },

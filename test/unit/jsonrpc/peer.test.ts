@@ -430,3 +430,74 @@ describe('JsonRpcPeer: incoming requests and close', () => {
     assert.deepEqual(notices(), [], 'nothing is sent for requests the close already failed');
   });
 });
+
+describe('JsonRpcPeer: what a cancelled request holds (Linger)', () => {
+  /** A linger that counts its holds and releases. */
+  const counting = (ms: number) => {
+    const n = { held: 0, released: 0 };
+    return { n, linger: { ms, hold: () => void n.held++, release: () => void n.released++ } };
+  };
+
+  it('is held from the cancel until the late answer (an error too), released once', async () => {
+    const { peer } = setup();
+    const { n, linger } = counting(600_000);
+    const a = new Cancellation();
+    const b = new Cancellation();
+    const pa = peer.request('tools/call', {}, { ...OPTS, signal: a, linger });
+    const pb = peer.request('tools/call', {}, { ...OPTS, signal: b, linger });
+    a.abort('gone');
+    b.abort('gone');
+    await assert.rejects(pa, Cancelled);
+    await assert.rejects(pb, Cancelled);
+    assert.deepEqual(n, { held: 2, released: 0 });
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false, 'still a late answer to its caller');
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'stopped' } }), false);
+    assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false);
+    assert.deepEqual(n, { held: 2, released: 2 });
+  });
+
+  it('is not held by an answered request, one never sent, or a linger of 0 ms', async () => {
+    const { peer } = setup();
+    const { n, linger } = counting(600_000);
+    const answered = peer.request('tools/call', {}, { ...OPTS, linger });
+    peer.response({ jsonrpc: '2.0', id: 1, result: {} });
+    await answered;
+    const before = new Cancellation();
+    before.abort('early');
+    await assert.rejects(peer.request('tools/call', {}, { ...OPTS, signal: before, linger }), Cancelled);
+    const none = counting(0);
+    const c = new Cancellation();
+    const p = peer.request('tools/call', {}, { ...OPTS, signal: c, linger: none.linger });
+    c.abort();
+    await assert.rejects(p, Cancelled);
+    assert.deepEqual([n, none.n], [{ held: 0, released: 0 }, { held: 0, released: 0 }]);
+  });
+
+  it('is released when its time is over, or when the link closes', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      const { n, linger } = counting(1000);
+      const a = new Cancellation();
+      const b = new Cancellation();
+      const pa = peer.request('tools/call', {}, { ...OPTS, signal: a, linger });
+      a.abort();
+      await assert.rejects(pa, Cancelled);
+      mock.timers.tick(999);
+      assert.deepEqual(n, { held: 1, released: 0 });
+      mock.timers.tick(1);
+      assert.deepEqual(n, { held: 1, released: 1 });
+      assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false);
+      assert.deepEqual(n, { held: 1, released: 1 }, 'a late answer after the hold releases nothing more');
+      const pb = peer.request('tools/call', {}, { ...OPTS, signal: b, linger });
+      b.abort();
+      await assert.rejects(pb, Cancelled);
+      peer.close(new Error('link gone'), 'closed');
+      assert.deepEqual(n, { held: 2, released: 2 });
+      mock.timers.tick(1000);
+      assert.deepEqual(n, { held: 2, released: 2 });
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});

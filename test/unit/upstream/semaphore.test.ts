@@ -64,3 +64,24 @@ describe('a request cancelled while it waits for a concurrency slot (found by a 
     }
   });
 });
+
+describe('Semaphore.keep: a slot passed on to what outlives its holder (a cancelled call its upstream may run on)', () => {
+  it('stays taken after its holder gives its own back, a waiter behind it waiting on, and goes to it when released', async () => {
+    const s = new Semaphore(1, 1);
+    assert.equal(s.acquire(60_000), true);
+    const waiter = s.acquire(60_000);
+    assert.notEqual(waiter, true);
+    let granted = false;
+    void (waiter as Promise<boolean>).then((ok) => (granted = ok));
+    s.keep();
+    s.release(); // the cancelled call's own end
+    await new Promise((r) => setImmediate(r));
+    assert.equal(granted, false, 'the waiter got the slot the cancelled call still holds');
+    assert.equal(s.held, 1);
+    s.release(); // its upstream answered late, or the hold is over
+    assert.equal(await waiter, true);
+    assert.equal(s.held, 1);
+    s.release();
+    assert.equal(s.held, 0);
+  });
+});
