@@ -6,7 +6,7 @@ import { searchWords, term, words } from './search-terms.js';
 
 /** What is indexed of one tool: its texts by field (the view's position is its id). */
 export interface IndexedTool {
-  /** The exposed name and the upstream's own name (a renamed tool is found by either). */
+  /** The exposed name, and the upstream's own unless curation renamed the tool (the caller never sees that one). */
   names: readonly string[];
   upstream: string;
   title?: string | undefined;

@@ -73,13 +73,13 @@ class Searchable {
   }
 }
 
-/** What of a tool is embedded: its server, the words of its name, its title, description and parameter names. */
+/** What of a tool is embedded: its server, the words of its name (a rename's, as the caller sees it), its title, description and parameter names. */
 function embeddingText(t: ViewTool, d: Definition): string {
   const title = typeof d.title === 'string' ? ` (${d.title})` : '';
   const description = typeof d.description === 'string' ? d.description : '';
   const props = (d.inputSchema as { properties?: unknown } | undefined)?.properties;
   const params = props && typeof props === 'object' ? ` Parameters: ${Object.keys(props).join(', ')}.` : '';
-  return `${t.upstream}: ${words(t.tool).join(' ')}${title}. ${description}${params}`.slice(0, 4000);
+  return `${t.upstream}: ${words(t.rename ?? t.tool).join(' ')}${title}. ${description}${params}`.slice(0, 4000);
 }
 
 /**
@@ -244,7 +244,9 @@ export class ToolView {
       this.tools.map((t, i) => {
         const d = s.definitions[i]!;
         return {
-          names: [t.name, t.tool],
+          // A renamed tool by its new name alone: the caller is never shown the upstream's own, and its words
+          // would find and rank the tool for what the operator's rename meant to leave behind.
+          names: t.rename === undefined ? [t.name, t.tool] : [t.name],
           upstream: t.upstream,
           title: typeof d.title === 'string' ? d.title : undefined,
           description: typeof d.description === 'string' ? d.description : undefined,

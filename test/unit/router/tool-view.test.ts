@@ -4,11 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.js';
+import { embeddingsSchema } from '../../../src/config/tools-schema.js';
+import { createLogger } from '../../../src/observability/logger.js';
 import { Curation } from '../../../src/router/curation.js';
 import { catalogueSummary, longestAnswer, metaToolDefinitions } from '../../../src/router/meta-tools.js';
 import { isQuestion, queryWords } from '../../../src/router/search-query.js';
 import { stem, term, words } from '../../../src/router/search-terms.js';
+import { SemanticRanker } from '../../../src/router/semantic-ranker.js';
 import { ToolView } from '../../../src/router/tool-view.js';
+import { startEmbeddingsServer } from '../../helpers/embeddings-server.js';
 
 type Def = Record<string, unknown>;
 const tool = (name: string, description: string, properties: Record<string, Def> = {}): Def => ({ name, description, inputSchema: { type: 'object', properties } });
@@ -173,6 +177,29 @@ describe('curation', () => {
     assert.deepEqual(mine.tools.map((t) => t.upstream).filter((u, i, a) => a.indexOf(u) === i), ['gh']);
     assert.deepEqual(mine.named('gh__create_issue')!.definition, { ...GH[0], name: 'gh__create_issue', title: 'New issue', description: 'Tenant text', annotations: { a: 1, b: 2 } });
     assert.ok(view({ curation: common }).named('fs__read_file'));
+  });
+
+  it("search finds a renamed tool by its new name, not the upstream's own the caller is never shown (found by a review)", async () => {
+    const renamed = new Curation('', [{ exclude: [], overrides: { gh__searchCode: { name: 'scan_corpus', description: 'Scan the corpus.' } } }]);
+    const v = view({ curation: renamed });
+    const found = (q: string) => v.search(q).map((t) => t.name);
+    assert.deepEqual(found('scan corpus'), ['scan_corpus']);
+    // Before, the upstream's own name was indexed too: its words found (and ranked) a tool listed under another name.
+    for (const q of ['searchCode', 'search code', 'searchcode']) assert.equal(found(q).includes('scan_corpus'), false, q);
+    // The same goes for the text a tool is embedded by (hybrid search).
+    const provider = await startEmbeddingsServer();
+    try {
+      const semantic = new SemanticRanker(embeddingsSchema.parse({ url: provider.url, model: 'm' }), createLogger('silent'));
+      const hybrid = new ToolView({ catalogues: new Map([['gh', catalogue(GH)]]), curation: renamed, maxNameLength: 64, prefixNames: true, reserved: [], semantic });
+      await hybrid.vectors();
+      const texts = provider.requests.flatMap((r) => r.inputs);
+      const text = texts.find((t) => /corpus/.test(t));
+      assert.ok(text, texts.join(' | '));
+      assert.doesNotMatch(text, /search|code/i);
+      assert.ok(texts.some((t) => /^gh: create issue\b/.test(t)), 'a tool not renamed keeps its own name words');
+    } finally {
+      await provider.close();
+    }
   });
 
   it('a reserved (meta-tool) name shadows a tool that has it', () => {
