@@ -60,13 +60,13 @@ lengthen(KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[6]))
 return -1`);
 
 // A renewal that arrives after the close must not bring the slot back, nor lengthen the set's life.
-const RENEW = new RedisScript(`${LENGTHEN}
+const RENEW = `${LENGTHEN}
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], 'XX', t + tonumber(ARGV[2]), ARGV[1])
 lengthen(KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
-return 1`);
+return 1`;
 
 // A slot written again after the store lost it (see republish): without XX, due when it was due here.
 const REWRITE = `${LENGTHEN}
@@ -75,6 +75,16 @@ local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[1])
 lengthen(KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
 return 1`;
+
+/**
+ * RENEW and REWRITE as ioredis commands: the text goes once per connection (EVAL), then the SHA, and only
+ * to a connection that has run the text, so a renewal that is not awaited still reaches Redis before what
+ * is sent after it (a close, an open). Sent whole every time (EVAL), each renewal carried the text to Redis.
+ */
+const RENEW_COMMAND = 'swbSlotRenew';
+const REWRITE_COMMAND = 'swbSlotRewrite';
+type Scripted = Record<typeof RENEW_COMMAND | typeof REWRITE_COMMAND, (...keysAndArgs: Array<string | number>) => Promise<unknown>>;
+const scripted = (r: Redis | ReturnType<Redis['pipeline']>): Scripted => r as unknown as Scripted;
 
 /** Every replica's session slots in Redis, per tenant, with their expiries (the session limit's Retry-After). */
 export class RedisSessionSlots implements SessionSlots {
@@ -108,6 +118,8 @@ export class RedisSessionSlots implements SessionSlots {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#replica = replica;
+    redis.defineCommand(RENEW_COMMAND, { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand(REWRITE_COMMAND, { numberOfKeys: 1, lua: REWRITE });
     redis.on('ready', () => {
       const missed = [...this.#unclosed.values()];
       this.#unclosed.clear();
@@ -146,9 +158,8 @@ export class RedisSessionSlots implements SessionSlots {
   renew(tenant: string, id: string, expiresInMs: number): void {
     const held = this.#held.get(`${tenant}/${id}`);
     if (held) held.due = Date.now() + expiresInMs;
-    // send (EVAL), not run (by SHA): not awaited, and a NOSCRIPT retry would reach Redis after commands
-    // sent later (a close, an open); a renewal is written at most once per PRECISION_MS per session.
-    RENEW.send(this.#redis, [this.#key(tenant)], [this.#member(id), expiresInMs, STALE_MS]);
+    // Not awaited: a failure is renewed again by the next renewal, or written by a re-publish (see RENEW_COMMAND).
+    scripted(this.#redis).swbSlotRenew(this.#key(tenant), this.#member(id), expiresInMs, STALE_MS).catch(ignore);
   }
 
   close(tenant: string, id: string): void {
@@ -167,7 +178,9 @@ export class RedisSessionSlots implements SessionSlots {
     if (this.#held.size === 0) return;
     const now = Date.now();
     const batch = this.#redis.pipeline();
-    for (const s of this.#held.values()) batch.eval(REWRITE, 1, this.#key(s.tenant), this.#member(s.id), Math.max(0, s.due - now), STALE_MS);
+    for (const s of this.#held.values()) void scripted(batch).swbSlotRewrite(this.#key(s.tenant), this.#member(s.id), Math.max(0, s.due - now), STALE_MS);
     for (const [err] of (await batch.exec()) ?? []) if (err) throw err;
   }
 }
+
+function ignore(): void {}

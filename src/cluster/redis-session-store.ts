@@ -48,6 +48,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`;
 
+/**
+ * The scripts as ioredis commands: each one's text goes once per connection (EVAL), its SHA from then on.
+ * Sent with EVAL every time, an initialize, a DELETE and every change of a session's state (a subscription,
+ * a log level, a search that adds to the working set) carried the script's text to Redis, which hashed it again.
+ */
+const SCRIPTS = { swbSessionClaim: CLAIM, swbSessionWrite: WRITE_UNLESS_TAKEN, swbSessionUpdate: UPDATE, swbSessionRemove: REMOVE, swbSessionKeep: KEEP } as const;
+/** The connection, or a pipeline of it (ioredis copies its commands), with SCRIPTS as methods. */
+type Scripted = Record<keyof typeof SCRIPTS, (...keysAndArgs: Array<string | number>) => Promise<unknown>>;
+const scripted = (r: Redis | ReturnType<Redis['pipeline']>): Scripted => r as unknown as Scripted;
+
 /** Session records and their owners in Redis, under a key prefix, with a TTL refreshed on activity. */
 export class RedisSessionStore {
   readonly #redis: Redis;
@@ -58,6 +68,7 @@ export class RedisSessionStore {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#ttlMs = ttlMs;
+    for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 2, lua });
   }
 
   #rec(id: string): string {
@@ -71,12 +82,12 @@ export class RedisSessionStore {
 
   /** Writes the record of a session opened or claimed by `owner`; false (nothing written) when another replica owns it. */
   async save(record: SessionRecord, owner: string): Promise<boolean> {
-    return Number(await this.#redis.eval(WRITE_UNLESS_TAKEN, 2, this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
+    return Number(await scripted(this.#redis).swbSessionWrite(this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs)) === 1;
   }
 
   /** Writes the changed record of a session `owner` holds: 'taken' (another owns it) and 'gone' (no record) write nothing. */
   async update(record: SessionRecord, owner: string): Promise<'written' | 'taken' | 'gone'> {
-    const r = Number(await this.#redis.eval(UPDATE, 2, this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs));
+    const r = Number(await scripted(this.#redis).swbSessionUpdate(this.#rec(record.id), this.ownerKey(record.id), JSON.stringify(record), owner, this.#ttlMs));
     return r === 1 ? 'written' : r === 0 ? 'taken' : 'gone';
   }
 
@@ -89,7 +100,7 @@ export class RedisSessionStore {
     const out = { taken: [] as string[], gone: [] as string[] };
     if (records.length === 0) return out;
     const pipe = this.#redis.pipeline();
-    for (const r of records) pipe.eval(lost ? WRITE_UNLESS_TAKEN : UPDATE, 2, this.#rec(r.id), this.ownerKey(r.id), JSON.stringify(r), owner, this.#ttlMs);
+    for (const r of records) void scripted(pipe)[lost ? 'swbSessionWrite' : 'swbSessionUpdate'](this.#rec(r.id), this.ownerKey(r.id), JSON.stringify(r), owner, this.#ttlMs);
     const results = (await pipe.exec()) ?? [];
     results.forEach(([err, written], i) => {
       if (err) throw err;
@@ -109,18 +120,18 @@ export class RedisSessionStore {
   /** Renews the records of sessions `owner` holds, in one pipeline; returns the ids another replica owns by now (not renewed). */
   async keep(ids: string[], owner: string): Promise<string[]> {
     const pipe = this.#redis.pipeline();
-    for (const id of ids) pipe.eval(KEEP, 2, this.#rec(id), this.ownerKey(id), owner, this.#ttlMs);
+    for (const id of ids) void scripted(pipe).swbSessionKeep(this.#rec(id), this.ownerKey(id), owner, this.#ttlMs);
     const results = (await pipe.exec()) ?? [];
     return ids.filter((_, i) => !results[i]?.[0] && Number(results[i]?.[1]) === 0);
   }
 
   async claim(id: string, expected: string, me: string): Promise<boolean> {
-    return Number(await this.#redis.eval(CLAIM, 2, this.ownerKey(id), this.#rec(id), expected, me, this.#ttlMs)) === 1;
+    return Number(await scripted(this.#redis).swbSessionClaim(this.ownerKey(id), this.#rec(id), expected, me, this.#ttlMs)) === 1;
   }
 
   /** Hands a session over: any replica may claim it on its next request. */
   async release(id: string, me: string): Promise<void> {
-    await this.#redis.eval(CLAIM, 2, this.ownerKey(id), this.#rec(id), me, '', this.#ttlMs);
+    await scripted(this.#redis).swbSessionClaim(this.ownerKey(id), this.#rec(id), me, '', this.#ttlMs);
   }
 
   /**
@@ -162,7 +173,7 @@ export class RedisSessionStore {
    */
   async removeAll(ids: string[], owner: string): Promise<{ done: string[]; failed: Error | undefined }> {
     const pipe = this.#redis.pipeline();
-    for (const id of ids) pipe.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner);
+    for (const id of ids) void scripted(pipe).swbSessionRemove(this.#rec(id), this.ownerKey(id), owner);
     const results = (await pipe.exec()) ?? [];
     const out = { done: [] as string[], failed: undefined as Error | undefined };
     results.forEach(([err], i) => {
@@ -174,7 +185,7 @@ export class RedisSessionStore {
 
   /** Removes the session's record while `owner` owns it ('' when released); false: another replica does (or none is stored). */
   async remove(id: string, owner: string): Promise<boolean> {
-    return Number(await this.#redis.eval(REMOVE, 2, this.#rec(id), this.ownerKey(id), owner)) === 1;
+    return Number(await scripted(this.#redis).swbSessionRemove(this.#rec(id), this.ownerKey(id), owner)) === 1;
   }
 }
 
