@@ -35,6 +35,13 @@ export class HeldSessions {
   readonly #mine = new Map<string, SessionRecord>();
   /** Sessions that ended here while the store could not be told: known gone, removed once it answers (drain). */
   readonly #unremoved = new Set<string>();
+  /**
+   * Sessions held here whose last change the store refused or left unanswered (at its maxmemory under
+   * noeviction, read-only after a failover, frozen): written again after a beat it answered (drain). Only
+   * a lost store or a lapsed heartbeat re-publishes, and a renewal only lengthens the stored record: before
+   * 2026-12-07 the change was lost, and a replica that took the session over restored it without it.
+   */
+  readonly #unwritten = new Set<string>();
   /** Record updates still on their way (shutdown waits for the hand-overs). */
   readonly #writes = new Set<Promise<void>>();
 
@@ -84,7 +91,15 @@ export class HeldSessions {
   async record(record: SessionRecord): Promise<void> {
     if (!this.#mine.has(record.id)) return; // ended here, or let go
     this.#mine.set(record.id, record);
-    const written = await this.#o.store.update(record, this.#o.me);
+    let written: 'written' | 'taken' | 'gone';
+    try {
+      written = await this.#o.store.update(record, this.#o.me);
+    } catch (err) {
+      this.#unwritten.add(record.id);
+      throw err;
+    }
+    // Taken, or gone: nothing to write again either way. A later change that failed is added back by its own call.
+    if (this.#mine.get(record.id) === record) this.#unwritten.delete(record.id);
     if (written === 'taken') this.#letGo([record.id], 'taken');
     // Gone from a store that still holds what this replica saw in it: removed or expired, not lost (then re-published).
     else if (written === 'gone' && this.#mine.has(record.id) && (await this.#o.intact())) this.#letGo([record.id], 'ended');
@@ -93,7 +108,10 @@ export class HeldSessions {
   #letGo(ids: string[], why: LostReason): void {
     const whose = why === 'taken' ? 'are owned by another replica by now' : 'were ended elsewhere';
     this.#o.logger.warn({ sessions: ids.length }, `sessions held here ${whose}: ending the copies here`);
-    for (const id of ids) this.#mine.delete(id);
+    for (const id of ids) {
+      this.#mine.delete(id);
+      this.#unwritten.delete(id);
+    }
     this.onLost?.(ids, why);
   }
 
@@ -123,6 +141,7 @@ export class HeldSessions {
   /** A local session ended: forgotten for good, or (shutdown) handed over for another replica to claim. */
   ended(id: string, handOver: boolean): Promise<void> {
     this.#mine.delete(id);
+    this.#unwritten.delete(id);
     const { store, me } = this.#o;
     // Removed only while owned here: a copy that ended after another replica took the session over leaves its record.
     const write = (handOver ? store.release(id, me) : store.remove(id, me))
@@ -147,6 +166,7 @@ export class HeldSessions {
   async republish(lost: boolean): Promise<number> {
     const records = [...this.#mine.values()];
     const { taken, gone } = await this.#o.store.republish(records, this.#o.me, lost);
+    this.#written(records);
     // Claimed by another replica while this one could not beat: that one serves it from now on.
     if (taken.length > 0) this.#letGo(taken, 'taken');
     if (gone.length > 0) this.#letGo(gone, 'ended');
@@ -154,8 +174,9 @@ export class HeldSessions {
   }
 
   /**
-   * Removes the records of the sessions that ended here while the store could not be told, after a beat
-   * it answered. A re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
+   * After a beat the store answered: writes again the records whose last change it did not take (#rewrite),
+   * then removes the records of the sessions that ended here while the store could not be told. For
+   * removals, a re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
    * and such sessions stayed known gone for the life of the process. Each is forgotten once removed (or
    * owned by another replica by now): until then it is answered 404 without asking the store. At most
    * DRAIN_BATCH a beat, in one pipeline: one round trip each, all at once, held the heartbeat's next beats
@@ -163,12 +184,38 @@ export class HeldSessions {
    * forgetting those that did not), as a beat that failed does.
    */
   async drain(): Promise<void> {
+    if (this.#unwritten.size > 0) await this.#rewrite();
     if (this.#unremoved.size === 0) return;
     const ids: string[] = [];
     for (const id of this.#unremoved) if (ids.push(id) === DRAIN_BATCH) break;
     const { done, failed } = await this.#o.store.removeAll(ids, this.#o.me);
     for (const id of done) this.#unremoved.delete(id);
     if (failed) throw failed;
+  }
+
+  /**
+   * Writes again, in one pipeline, at most DRAIN_BATCH of the records whose last change did not reach the
+   * store (see #unwritten): only while stored and owned here, as any change. Throws when the store failed.
+   */
+  async #rewrite(): Promise<void> {
+    const records: SessionRecord[] = [];
+    for (const id of this.#unwritten) {
+      const r = this.#mine.get(id);
+      if (!r) this.#unwritten.delete(id);
+      else if (records.push(r) === DRAIN_BATCH) break;
+    }
+    if (records.length === 0) return;
+    const { taken, gone } = await this.#o.store.republish(records, this.#o.me, false);
+    this.#written(records);
+    if (taken.length > 0) this.#letGo(taken, 'taken');
+    // Gone from a store that still holds what this replica saw in it: removed or expired (as in record).
+    const ended = gone.filter((id) => this.#mine.has(id));
+    if (ended.length > 0 && (await this.#o.intact())) this.#letGo(ended, 'ended');
+  }
+
+  /** `records` reached the store: no longer to write again, unless the session changed since (that change's call says). */
+  #written(records: readonly SessionRecord[]): void {
+    for (const r of records) if (this.#mine.get(r.id) === r) this.#unwritten.delete(r.id);
   }
 
   /** The hand-overs and removals still on their way (shutdown waits for them). */
