@@ -64,7 +64,7 @@ const upstreamCommon = {
   restart,
   /**
    * Requests in flight per instance; more wait in a queue of at most `queue`, beyond which they fail at once.
-   * cancelledHoldMs: how long a call its client cancelled keeps its slot unless the upstream answers it first
+   * cancelledHoldMs: how long a call its client cancelled (or that timed out) keeps its slot unless the upstream answers it first
    * (a cancellation is advisory: the server may run it on); 0, given back at once.
    */
   concurrency: z

@@ -324,7 +324,12 @@ export class JsonRpcPeer<O extends OutgoingOptions = OutgoingOptions> {
   #expire(p: Outgoing<O>): void {
     if (!this.#settle(p)) return;
     // initialize is never cancelled (the spec forbids it); its owner gives up the link instead.
-    if (p.method !== 'initialize') this.#notifyCancelled(p, this.#link.timeoutReason);
+    if (p.method !== 'initialize') {
+      this.#notifyCancelled(p, this.#link.timeoutReason);
+      // A request that timed out is the likeliest to be running on still: held as a cancelled one is.
+      const linger = p.opts.linger;
+      if (linger && linger.ms > 0) this.#hold(p.id, linger);
+    }
     p.reject(this.#link.timeoutError(p.method, p.opts.timeoutMs));
   }
 

@@ -473,6 +473,32 @@ describe('JsonRpcPeer: what a cancelled request holds (Linger)', () => {
     assert.deepEqual([n, none.n], [{ held: 0, released: 0 }, { held: 0, released: 0 }]);
   });
 
+  // A request that timed out (the gateway cancels it upstream) gave its hold back at once, though an upstream
+  // slow enough to time out is the likeliest to run on: held as a cancelled one is (since 2026-12-07).
+  it('is held by a request that timed out, until its late answer or its time; not by a timed-out initialize', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const { peer } = setup();
+      const { n, linger } = counting(1000);
+      const slow = peer.request('tools/call', {}, { timeoutMs: 50, linger }).catch((e: unknown) => e);
+      const init = peer.request('initialize', {}, { timeoutMs: 50, linger }).catch((e: unknown) => e);
+      mock.timers.tick(50);
+      assert.ok((await slow) instanceof Error && (await init) instanceof Error);
+      assert.deepEqual(n, { held: 1, released: 0 });
+      assert.equal(peer.response({ jsonrpc: '2.0', id: 1, result: {} }), false, 'a late answer to its caller');
+      assert.deepEqual(n, { held: 1, released: 1 });
+      const slower = peer.request('tools/call', {}, { timeoutMs: 50, linger }).catch((e: unknown) => e);
+      mock.timers.tick(50);
+      await slower;
+      mock.timers.tick(999);
+      assert.deepEqual(n, { held: 2, released: 1 });
+      mock.timers.tick(1);
+      assert.deepEqual(n, { held: 2, released: 2 });
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('is released when its time is over, or when the link closes', async () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
