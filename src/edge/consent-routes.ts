@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { authenticateRequest, type EdgeAuth } from './authorize-request.js';
 import { isRefusal, sendRefusal } from './replies.js';
 import { confirmPage, page } from './consent-pages.js';
+import { consentBodies, consentErrorHandler } from './consent-requests.js';
 
 /** Who a link belongs to (issuer + subject + tenant, as sessions are bound). */
 export interface LinkOwner {
@@ -81,6 +82,15 @@ const UPSTREAM = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
  * and why (switchboard_consent_unavailable_total).
  */
 export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteOptions): void {
+  // A scope of their own: the MCP routes' error handler and parsers are the edge plugin's, not theirs.
+  void fastify.register(async (scope) => {
+    consentBodies(scope);
+    scope.setErrorHandler(consentErrorHandler);
+    consentRoutes(scope, o);
+  });
+}
+
+function consentRoutes(fastify: FastifyInstance, o: ConsentRouteOptions): void {
   fastify.get('/oauth/start', async (req, reply) => {
     const flow = query(req, 'flow');
     const shown = flow === undefined ? undefined : await o.consent.preview(flow);
@@ -90,11 +100,8 @@ export function registerConsentRoutes(fastify: FastifyInstance, o: ConsentRouteO
     return confirmPage(reply, { action: routePath(o, 'start'), flow: flow!, form: shown.form, upstream: shown.upstream, user: shown.user });
   });
 
-  // The confirmation's POST: a form body, parsed here only (the MCP routes keep their own parsers).
-  void fastify.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
-    scope.post('/oauth/start', async (req, reply) => postStart(req, reply, o));
-  });
+  // The confirmation's POST: the page's form (see consentBodies).
+  fastify.post('/oauth/start', async (req, reply) => postStart(req, reply, o));
 
   fastify.get('/oauth/callback', async (req, reply) => getCallback(req, reply, o, 'callback'));
   // vault.verifyUser: the gateway's own sign-in comes back here, never to the upstreams' callback (signInRedirectUri).
@@ -191,6 +198,7 @@ async function getCallback(req: FastifyRequest, reply: FastifyReply, o: ConsentR
 
 /** The confirmation's POST: same-origin only, with the page's value and cookie; then on to the authorization server. */
 async function postStart(req: FastifyRequest, reply: FastifyReply, o: ConsentRouteOptions): Promise<FastifyReply> {
+  if (typeof req.body === 'string') return page(reply, 415, 'Not linked', "This confirmation is not the gateway page's form (application/x-www-form-urlencoded). Open the link from your own client and confirm there.");
   const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
   const flow = field(form, 'flow');
   const foreign = crossOrigin(req, o.origin);
