@@ -57,7 +57,9 @@ export function redactConfig(config: Config): Config {
     e.tools.embeddings.headers = values(e.tools.embeddings.headers);
   }
   for (const u of c.upstreams) {
-    if (u.auth && (u.auth.type !== 'user-oauth' || u.auth.clientSecret !== undefined)) u.auth.clientSecret = REDACTED;
+    // Only a secret that is set: one read from clientSecretFile (a path, shown) has no clientSecret, and
+    // "[redacted]" there told an operator of a secret configured inline that was not.
+    if (u.auth?.clientSecret !== undefined) u.auth.clientSecret = REDACTED;
     if (u.auth) redactUrls(u.auth as unknown as Record<string, unknown>);
     if (u.transport === 'stdio') {
       u.env = values(u.env);
