@@ -7,6 +7,8 @@ import { isLoopbackHost } from './loopback.js';
 import { sharedUserTokenWarnings } from './shared-user-tokens.js';
 import { stdioReachWarnings } from './stdio-reach-warnings.js';
 
+/** The least auth.jwksCooldownMs said nothing of: at most one key-set fetch a second per replica. */
+const JWKS_COOLDOWN_FLOOR_MS = 1000;
 
 /** Authorization servers that clients cannot use for OAuth discovery (RFC 9728 metadata): the same rule app.ts applies when it leaves them out. */
 function authWarnings(cfg: Config): string[] {
@@ -29,6 +31,12 @@ function authWarnings(cfg: Config): string[] {
   const jwks = cfg.auth.jwksUrl === undefined ? undefined : new URL(cfg.auth.jwksUrl);
   if (jwks?.protocol === 'http:' && !isLoopbackHost(jwks.hostname)) {
     out.push(`auth.jwksUrl: fetched over plain http from ${jwks.host}: anyone on the network path (or who spoofs its name) can answer with a key set of their own and sign tokens for any tenant and scope, the admin API's included; use https`);
+  }
+  // Valid (tests and a local issuer use 0 to see a rotation at once), but each token naming an unknown kid,
+  // forged ones too, is a fetch: one per request from anyone who reaches the gateway.
+  const cooldown = cfg.auth.jwksCooldownMs;
+  if (jwks && cooldown < JWKS_COOLDOWN_FLOOR_MS) {
+    out.push(`auth.jwksCooldownMs: ${cooldown} ms: every token naming an unknown kid, forged ones included, makes the gateway fetch the key set again, so anyone who reaches it can make it hammer the identity provider; set at least ${JWKS_COOLDOWN_FLOOR_MS} (default 30000) outside tests`);
   }
   authorizationServers.forEach((s, i) => {
     if (!isUrlIssuer(s)) out.push(`auth.authorizationServers[${i}]: ${JSON.stringify(s)} is not an http(s) URL without query or fragment; it is left out of the metadata, and OAuth clients cannot discover an authorization server there`);
