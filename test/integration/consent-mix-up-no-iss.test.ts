@@ -9,39 +9,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { askedConsent, authorize, consent, hop, local, openLink, submit } from '../helpers/consent-browser.js';
-import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import { startConsentGateway, type ConsentGateway } from '../helpers/consent-gateway.js';
+import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
 import type { RunningGateway } from '../helpers/gateway.js';
 import { startIdentityUpstream, type IdentityUpstream } from '../helpers/identity-upstream.js';
+import { startMixUpRig } from '../helpers/mix-up-rig.js';
 import { ISSUER } from '../helpers/tokens.js';
 
 const AUDIENCE = 'https://tickets.test';
 const ALICE = { issuer: ISSUER, subject: 'alice', tenant: 'acme' };
 
 describe('user consent: a mix-up between two authorization servers that send no iss', () => {
-  let rig: ConsentGateway;
   let honest: ConsentServer;
   let evil: ConsentServer;
-  let upstream: IdentityUpstream;
   let gw: RunningGateway;
   let token: string;
+  let close: (() => Promise<void>) | undefined;
 
   before(async () => {
-    honest = await startConsentServer({ audience: AUDIENCE });
-    evil = await startConsentServer({ audience: AUDIENCE });
-    upstream = await startIdentityUpstream({ issuer: honest.issuer, audience: AUDIENCE, keys: honest.keys, authorizationServer: honest.issuer });
-    rig = await startConsentGateway([
-      { name: 'tickets', path: '/mcp', url: upstream.url, authorizationServer: honest.issuer },
-      { name: 'evil', path: '/evil', url: upstream.url.replace('/mcp', '/evil'), authorizationServer: evil.issuer },
-    ]);
-    ({ gw, token } = rig);
+    ({ honest, evil, gw, token, close } = await startMixUpRig({ issInRedirect: false }));
   });
-  after(async () => {
-    await rig?.close();
-    await upstream?.close();
-    await honest?.close();
-    await evil?.close();
-  });
+  after(() => close?.());
 
   const consentLink = (path: string): Promise<string> => askedConsent(gw.base, token, 'alice', path);
   /** Where the browser is sent after confirming a consent link: the authorization request. */
