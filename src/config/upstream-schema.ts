@@ -4,9 +4,12 @@ import { oauthClientChecks, oauthClientFields } from './oauth-client-schema.js';
 
 // The upstreams part of the config schema (src/config/schema.ts puts the parts together).
 
+/** What an upstream may be named (tenant policy reads a tool name that starts "<such a name>__" as that upstream's). */
+export const UPSTREAM_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
 export const upstreamName = z
   .string()
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and single hyphens, e.g. "github"')
+  .regex(UPSTREAM_NAME, 'lowercase letters, digits and single hyphens, e.g. "github"')
   .max(40)
   .refine((s) => !s.includes('--'), 'must not contain "--" (the "__" delimiter stays unambiguous)');
 

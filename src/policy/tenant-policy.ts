@@ -4,6 +4,7 @@ import { globMatch } from './glob.js';
 import { ArgumentRules } from './argument-rules.js';
 import { ConfirmRules } from './confirm-rules.js';
 import { coversAllUnder, mayMatchUnder } from './upstream-reach.js';
+import { UPSTREAM_NAME } from '../config/upstream-schema.js';
 import { filePath, matchForm, normalizeEscapes, separatedTemplate, templateProblem, uriProblem, type UriProblem } from './normalize-uri.js';
 
 /** A resource URI the rules cannot judge as written: refused before any pattern is consulted. */
@@ -11,6 +12,17 @@ const ABNORMAL: Record<UriProblem, Decision> = {
   'not-normal': Object.freeze({ allowed: false, rule: 'resources: URI not in normal form', reason: 'not_allowed' as const }),
   ambiguous: Object.freeze({ allowed: false, rule: 'resources: URI a server may read as another (an escaped separator, a backslash, an empty segment, a NUL, a fragment with a dot-segment)', reason: 'not_allowed' as const }),
 };
+
+/**
+ * Whether a tool's or prompt's bare name reads as the prefixed name of an upstream other than the one
+ * whose alias (`<upstream>__<name>`) it has: its first "__" follows what could be another upstream's name.
+ */
+function readsAsOthers(name: string, alias: string): boolean {
+  const split = name.indexOf('__');
+  if (split <= 0) return false;
+  const head = name.slice(0, split);
+  return head !== alias.slice(0, alias.length - name.length - 2) && UPSTREAM_NAME.test(head);
+}
 
 /** Rules with their decisions built once: a call that is allowed allocates nothing here. */
 interface CompiledRules {
@@ -136,12 +148,15 @@ export class TenantPolicy {
     // of either wins, then a scope the rule matching either first asks and the token lacks (a broader
     // "*" after it, matching the other name, granted the tool to every token), then an allow of either.
     const a = this.#decide(kind, alias, scopes, asked);
-    // Written out, not looped over [d, a]: every tools/call of such an endpoint comes here.
-    if (d.reason === 'deny_rule') return d;
+    // A bare name that reads as another upstream's prefixed name ("docs__purge", a tool of upstream gh): the
+    // allow and scopes it matches were written for that upstream's tools (a deny of it still wins).
+    const b = d.reason === 'deny_rule' || d.reason === 'not_allowed' || !readsAsOthers(name, alias) ? d : this.#rules[kind].none;
+    // Written out, not looped over [b, a]: every tools/call of such an endpoint comes here.
+    if (b.reason === 'deny_rule') return b;
     if (a.reason === 'deny_rule') return a;
-    if (d.reason === 'missing_scope') return d;
+    if (b.reason === 'missing_scope') return b;
     if (a.reason === 'missing_scope') return a;
-    return a.allowed && !d.allowed ? a : d;
+    return a.allowed && !b.allowed ? a : b;
   }
 
   /**
