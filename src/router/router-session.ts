@@ -186,7 +186,8 @@ export class RouterSession {
   }
 
   async #list(method: string, spec: ListSpec, params: Params, ctx: RouteContext): Promise<Result> {
-    const pools = this.#pools(methodSpec(method)!.capability!);
+    // Only upstreams the caller may be shown an item of (its tenant: the route stage's; the gateway's own lists have none): another's name was in the cursor.
+    const pools = this.#pools(methodSpec(method)!.capability!).filter((p) => mayShowOf(p.name, spec.key, this.#endpoint.prefixNames, this.curation, ctx.tenant));
     let targets: Array<[UpstreamPool, string | undefined]>;
     if (params?.cursor !== undefined) {
       const cursor = decodeCursor(method, params.cursor, pools.map((p) => p.name));
@@ -228,14 +229,11 @@ export class RouterSession {
         continue;
       }
       if (plan.deferred.has(pool.name)) continue;
-      const list = page[spec.key];
-      const screened = ctx.screen && SCREENED[spec.key];
-      if (Array.isArray(list)) {
-        for (const item of list) items.push(this.#exportItem(pool.name, spec, item, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
-      }
+      const list = page[spec.key], screened = ctx.screen && SCREENED[spec.key];
+      if (Array.isArray(list)) for (const item of list) items.push(this.#exportItem(pool.name, spec, item, screened ? screenItem(ctx.screen!, screened, pool.name, item) : item));
     }
-    // Counted: the upstreams the caller may be shown an item of (its tenant: from the route stage); another's failure is none of its.
-    if (failures) failAsList(failures, pages.map((p) => p.pool.name), this.#endpoint.config.failureMode, (u) => mayShowOf(u, spec.key, this.#endpoint.prefixNames, this.curation, ctx.tenant), ctx.partial === true);
+    // Every upstream asked is one the caller may be shown an item of (above): another's failure is none of its.
+    if (failures) failAsList(failures, pages.map((p) => p.pool.name), this.#endpoint.config.failureMode, undefined, ctx.partial === true);
     const out: Result = { [spec.key]: items.filter((x) => x !== undefined) };
     if (plan.cursor !== undefined) out.nextCursor = plan.cursor;
     return out;
