@@ -168,7 +168,8 @@ export function uriProblem(uri: string): UriProblem | undefined {
   // User information in an http(s) or ws(s) URI (RFC 9110 §4.2.4: never sent, an error to a recipient):
   // "https://x@internal.example/a" is internal.example to a server that reads it, another text to the rules.
   if (NO_USERINFO.has(scheme) && authority.includes('@')) return 'ambiguous';
-  if (!path.includes('%') && !path.includes('\\')) return undefined;
+  // A NUL as itself too (`file:///etc/shadow<NUL>.txt`: /etc/shadow to a server that hands the path to C).
+  if (!path.includes('%') && !path.includes('\\') && !path.includes('\0')) return undefined;
   if (/%2F|%5C/.test(path) || path.includes('\\')) return 'ambiguous';
   if (decodeAll(path).includes('\0')) return 'ambiguous';
   return undefined;

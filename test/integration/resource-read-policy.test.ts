@@ -80,6 +80,20 @@ describe('resources/read for a tenant with resource deny rules', () => {
       }
     });
   });
+
+  // 3. A NUL written as itself (not %00) in a URI's path: the rules matched file:///etc/shadow<NUL>.txt as written, past
+  //    an exact deny of file:///etc/shadow, and a server that hands the path to C reads /etc/shadow. Refused as
+  //    ambiguous, as the escaped NUL always was (the check ran only on a path that held a '%' or a '\').
+  describe('a NUL in the path as itself', () => {
+    // A 2026-07-28 read cannot carry it: its Mcp-Name header must mirror the URI, and no header holds a NUL.
+    it('reads like an unknown resource, and is never forwarded', async () => {
+      const before = (await heardReads(client)).length;
+      for (const uri of ['file:///etc/shadow\u0000.txt', 'file:///dir/a.txt\u0000']) {
+        await assert.rejects(client.readResource({ uri }), (e: any) => e.code === -32002, JSON.stringify(uri));
+      }
+      assert.deepEqual((await heardReads(client)).slice(before), [], 'the upstream was sent a read');
+    });
+  });
 });
 
 /** The URIs the fixture has been asked to read so far, in order. */
