@@ -13,6 +13,7 @@
 import { markdownBlockEnd } from './markdown-block-end.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
 import { hidingAttributes } from './hiding-attributes.js';
+import { hiddenByName, TagsAcross } from './tags-across.js';
 import { InheritedPaint } from './svg-paint.js';
 import { UndrawnSvg } from './svg-undrawn.js';
 
@@ -83,25 +84,6 @@ class BogusEnds {
     return closed && /[a-zA-Z]/.test(s.charAt(at + 2));
   }
 }
-/**
- * Elements whatever their attributes: a browser renders nothing they hold (a template's is inert until a script
- * copies it; the rest its own style sheet hides, noscript where scripts run, which a host rendering an answer does;
- * SVG draws no <desc> or <metadata>: outside an <svg> a browser would show a <desc>'s text, but no HTML has one).
- * Before 2026-12-06 only script, style and template: what a <title> or <noscript> held passed; before 2026-12-07
- * what an SVG's <desc> or <metadata> held did.
- */
-const UNRENDERED = /^(?:script|style|template|title|noscript|noembed|noframes|datalist|rp|desc|metadata)$/i;
-/** A dialog's `open` (in HTML after a "/" too, as hiding-attributes.ts reads `hidden`): without it, a browser's own style sheet hides the dialog. */
-const OPEN_DIALOG = /(?:^|[\s/])open(?:\s|=|\/|$)/i;
-
-/**
- * Hidden by its name alone, whatever else its attributes say: an UNRENDERED element, or a <dialog> not open
- * (before 2026-12-06 what one held passed).
- */
-function hiddenByName(name: string, attrs: string | undefined): boolean {
-  return UNRENDERED.test(name) || (name.length === 6 && name.toLowerCase() === 'dialog' && (attrs === undefined || !OPEN_DIALOG.test(attrs)));
-}
-
 /**
  * Elements whose text ends at their first closing tag (raw text: a "<script>" inside opens nothing, a quote or a
  * comment hides no closing tag): UNRENDERED ones and, inside a hidden element, a <textarea>, <xmp> or <iframe> too.
@@ -250,48 +232,6 @@ function hiddenEnd(s: string, name: string, at: number, tag: string, html: boole
 }
 
 /**
- * A tag as a browser reads it in a page: a "<" in an attribute's name or unquoted value is part of it (a parse error
- * it recovers from), so `<span hidden data-x=a<b>` is one hidden <span>; before 2026-12-07 the tag was read as ending
- * at that "<" and its `hidden` never seen. MARKUP_HTML's tag stops at a "<", which keeps each failed attempt short;
- * this is read only where it failed, each stretch of text once (`#read`): linear. Markdown has no such tag (CommonMark).
- */
-const ACROSS = /<([a-zA-Z][a-zA-Z0-9-]*)([\s/](?:[^>"'=]|=\s*(?:"[^"]*"|'[^']*'|(?![\s"']))|["'])*)>/y;
-
-class TagsAcross {
-  readonly #s: string;
-  /** Text before this is read: inside a tag read here, or all of it once one ran to the end (a browser drops that tag and all after it). */
-  #read = 0;
-
-  constructor(s: string) {
-    this.#s = s;
-  }
-
-  /** The next match of `markup` (MARKUP_HTML) in `s`, or before it, a hidden element's tag it failed to read for a "<" in it (group 1 its name, 2 its attributes). */
-  static exec(markup: RegExp, s: string, across: TagsAcross | undefined): RegExpExecArray | null {
-    const at = markup.lastIndex;
-    const m = markup.exec(s);
-    const t = across?.before(at, m === null ? s.length : m.index);
-    if (t === undefined) return m;
-    markup.lastIndex = t.index + t[0].length;
-    return t;
-  }
-
-  /** A hidden element's opening tag, holding a "<", at a "<" and a letter in [from, limit), where MARKUP_HTML read no tag. */
-  before(from: number, limit: number): RegExpExecArray | undefined {
-    const s = this.#s;
-    for (let p = s.indexOf('<', Math.max(from, this.#read)); p >= 0 && p < limit; p = s.indexOf('<', Math.max(p + 1, this.#read))) {
-      const c = s.charCodeAt(p + 1) | 0x20; // a letter, either case
-      if (c < 0x61 || c > 0x7a) continue;
-      ACROSS.lastIndex = p;
-      const t = ACROSS.exec(s);
-      this.#read = t === null ? s.length : p + t[0].length;
-      if (t !== null && (hiddenByName(t[1]!, t[2]) || hidingAttributes(t[2]!, t[1]))) return t;
-    }
-    return undefined;
-  }
-}
-
-/**
  * How a text is read: Markdown (false), a page a browser renders ('html': HTML, XHTML, SVG), or other XML
  * ('xml': a feed, a document, where no element is hidden by its name: an RSS item's <title> is what a
  * reader shows, and before 2026-12-06 strip cut it out). Both markup kinds have no Markdown code.
@@ -328,7 +268,10 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
       const after = m.index + m[0].length;
       const attrs = m[2];
       const hidden = byName || (attrs !== undefined && (hidingAttributes(attrs, m[1]) || unpaintsText(attrs, m[1], after))) || (kind !== 'xml' && undrawn(attrs ?? '', m[1], after));
-      if (!hidden) continue;
+      if (!hidden) {
+        across?.opened(m[1], after);
+        continue;
+      }
       end = hiddenEnd(s, m[1].toLowerCase(), m.index, m[0], html, byName, (unclosed ??= new Map()));
       if (end < 0) continue;
     }
