@@ -12,6 +12,7 @@
  */
 import { markdownBlockEnd } from './markdown-block-end.js';
 import { markdownCode, type CodeSpans } from './markdown-code.js';
+import { UnopenableDetails } from './details-summary.js';
 import { hidingAttributes } from './hiding-attributes.js';
 import { hiddenByName, TagsAcross } from './tags-across.js';
 import { InheritedPaint } from './svg-paint.js';
@@ -254,6 +255,9 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
   let defs: UndrawnSvg | undefined;
   /** Whether a <defs>, a <symbol> or an <svg> of no size holds text no <use> shows (svg-undrawn.ts). */
   const undrawn = (attrs: string, name: string, after: number) => UndrawnSvg.may(name, attrs) && (defs ??= new UndrawnSvg(s)).hides(name.toLowerCase(), attrs, after);
+  let details: UnopenableDetails | undefined;
+  /** Whether a closed <details> has a hidden summary, so that no reader opens it (details-summary.ts). */
+  const unopenable = (attrs: string, name: string, after: number) => UnopenableDetails.may(name, attrs) && (details ??= new UnopenableDetails(s)).hides(after);
   const markup = html ? MARKUP_HTML : MARKUP;
   markup.lastIndex = 0;
   const across = kind === 'html' ? new TagsAcross(s) : undefined;
@@ -267,7 +271,7 @@ export function hiddenMarkup(s: string, kind: MarkupKind = false): MarkupScan | 
       const byName = kind !== 'xml' && hiddenByName(m[1], m[2]);
       const after = m.index + m[0].length;
       const attrs = m[2];
-      const hidden = byName || (attrs !== undefined && (hidingAttributes(attrs, m[1]) || unpaintsText(attrs, m[1], after))) || (kind !== 'xml' && undrawn(attrs ?? '', m[1], after));
+      const hidden = byName || (attrs !== undefined && (hidingAttributes(attrs, m[1]) || unpaintsText(attrs, m[1], after))) || (kind !== 'xml' && (undrawn(attrs ?? '', m[1], after) || unopenable(attrs ?? '', m[1], after)));
       if (!hidden) {
         across?.opened(m[1], after);
         continue;
