@@ -83,7 +83,9 @@ export class Gateway {
     this.#tracing = deps.tracing;
     for (const u of config.upstreams) this.pools.set(u.name, new UpstreamPool(withTenantShare(config, u), deps.logger, this.#factory, deps.tracing));
     const redis = config.store.redis;
-    this.cluster = redis ? new Cluster(redis, { perStream: config.session.eventsPerStream, bytesPerSession: config.session.eventBytesPerSession }, deps.logger, deps.redisObserver) : undefined;
+    // Each held session's last use goes into its record (see HeldSessions): the registry is read when asked, once built.
+    const idle = { timeoutMs: config.session.idleTimeoutMs, lastUse: (id: string) => this.registry.lastUse(id) };
+    this.cluster = redis ? new Cluster(redis, { perStream: config.session.eventsPerStream, bytesPerSession: config.session.eventBytesPerSession }, deps.logger, deps.redisObserver, idle) : undefined;
     if (this.cluster && deps.tracing) this.cluster.tracing = deps.tracing;
     const audit = config.audit.enabled ? new AuditLog(deps.logger, config.audit.hashArguments, config.audit.hashKey) : undefined;
     this.audit = audit;

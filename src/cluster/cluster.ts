@@ -69,9 +69,12 @@ export class Cluster {
   #keeping: NodeJS.Timeout | undefined;
   readonly #held: HeldSessions;
   readonly #changesOut: ChangePublisher;
+  readonly #changes: string; // the change bus's channel
 
-  constructor(cfg: RedisConfig, events: EventBounds, logger: Logger, observer?: RedisObserver) {
+  /** `idle`: the sessions' idle timeout and each held one's last use (see HeldSessions), judged at takeovers too. */
+  constructor(cfg: RedisConfig, events: EventBounds, logger: Logger, observer?: RedisObserver, idle?: { timeoutMs: number; lastUse: (id: string) => number | undefined }) {
     this.#cfg = cfg;
+    this.#changes = `${cfg.keyPrefix}changes`;
     this.#logger = logger.child({ component: 'cluster' });
     this.#observer = observer;
     // Both connections carry this replica's name: while either is open, CLIENT LIST shows it alive.
@@ -81,7 +84,8 @@ export class Cluster {
     this.#sub = connectSubscriber(cfg.url, this.#logger, connectionName);
     this.#deaths = new ReplicaDeaths(this.redis, cfg.keyPrefix, this.#logger, cfg.replicaTtlMs + RECONNECT_MAX_MS);
     this.store = new RedisSessionStore(this.redis, cfg.keyPrefix, cfg.sessionTtlMs);
-    this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact: async () => this.#health.settled && !this.#heartbeat.stale && (await this.#heartbeat.intact()) });
+    const intact = async () => this.#health.settled && !this.#heartbeat.stale && (await this.#heartbeat.intact());
+    this.#held = new HeldSessions({ store: this.store, me: this.replicaId, logger: this.#logger, intact, idle: idle && { ...idle, heartbeatMs: cfg.heartbeatMs } });
     this.events = new RedisEventStore(this.redis, cfg.keyPrefix, events, cfg.sessionTtlMs, { me: this.replicaId, key: (id) => this.store.ownerKey(id) }, this.#logger);
     this.counters = new RedisLimitCounters(this.redis, cfg.keyPrefix, this.replicaId, Math.max(60_000, 3 * cfg.replicaTtlMs));
     this.slots = new RedisSessionSlots(this.redis, cfg.keyPrefix, this.replicaId);
@@ -261,10 +265,6 @@ export class Cluster {
     this.#logger.debug({ channel }, 'ignored a malformed cluster message');
   }
 
-  get #changes(): string {
-    return `${this.#cfg.keyPrefix}changes`;
-  }
-
   /**
    * Alive and receiving forwarded requests. A replica killed outright keeps its heartbeat until the key
    * expires, but its inbox loses its subscriber at once: a request that can only be served there (a
@@ -328,6 +328,8 @@ export class Cluster {
       }
       if (!this.#health.settled) throw this.#health.recovering();
     }
+    // Idle past its timeout by its record: ended on its gone owner's clock (a live owner's sweeper ends its own).
+    if (await this.#health.read(() => this.#held.expired(record, owner))) return { kind: 'missing' };
     return { kind: 'restore', record, owner };
   }
 
@@ -353,9 +355,7 @@ export class Cluster {
   async #tracedForward(owner: string, req: IncomingForward, open: () => ServerResponse): Promise<ForwardOutcome> {
     const span = this.tracing.forward(req.headers, { [ATTR.forwardOwner]: owner, [ATTR.httpMethod]: req.method });
     const headers: IncomingForward['headers'] = { ...req.headers };
-    delete headers.traceparent;
-    delete headers.tracestate;
-    delete headers.baggage;
+    for (const h of ['traceparent', 'tracestate', 'baggage'] as const) delete headers[h];
     span.inject(headers);
     try {
       const outcome = await this.#forwarder.forward(owner, { ...req, headers }, open);

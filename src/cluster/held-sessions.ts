@@ -1,6 +1,6 @@
 import { BoundedWarnings } from '../observability/bounded-warnings.js';
 import type { Logger } from '../observability/logger.js';
-import type { SessionRecord } from '../session/session-store.js';
+import { idleExpired, USED_AT_STEP, type SessionRecord } from '../session/session-store.js';
 import type { RedisSessionStore } from './redis-session-store.js';
 
 export interface HeldSessionsOptions {
@@ -10,6 +10,11 @@ export interface HeldSessionsOptions {
   logger: Logger;
   /** Whether the store still holds what this replica last saw in it (see Heartbeat.intact). */
   intact: () => Promise<boolean>;
+  /**
+   * Sessions' idle timeout, the heartbeat's period, and when a session held here was last used (see usedAt):
+   * what its record's usedAt says, and what a takeover judges by. Absent: records keep the usedAt of their writes.
+   */
+  idle?: { timeoutMs: number; heartbeatMs: number; lastUse: (id: string) => number | undefined } | undefined;
 }
 
 /**
@@ -174,9 +179,9 @@ export class HeldSessions {
   }
 
   /**
-   * After a beat the store answered: writes again the records whose last change it did not take (#rewrite),
-   * then removes the records of the sessions that ended here while the store could not be told. For
-   * removals, a re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
+   * After a beat the store answered: writes again the records whose last change it did not take, and those
+   * of sessions used a step since their usedAt (#noteUse, #rewrite), then removes the records of the
+   * sessions that ended here while the store could not be told. For removals, a re-publish is not enough: a store frozen for less than a heartbeat's TTL brings none,
    * and such sessions stayed known gone for the life of the process. Each is forgotten once removed (or
    * owned by another replica by now): until then it is answered 404 without asking the store. At most
    * DRAIN_BATCH a beat, in one pipeline: one round trip each, all at once, held the heartbeat's next beats
@@ -184,6 +189,7 @@ export class HeldSessions {
    * forgetting those that did not), as a beat that failed does.
    */
   async drain(): Promise<void> {
+    this.#noteUse();
     if (this.#unwritten.size > 0) await this.#rewrite();
     if (this.#unremoved.size === 0) return;
     const ids: string[] = [];
@@ -191,6 +197,41 @@ export class HeldSessions {
     const { done, failed } = await this.#o.store.removeAll(ids, this.#o.me);
     for (const id of done) this.#unremoved.delete(id);
     if (failed) throw failed;
+  }
+
+  /**
+   * The records of sessions used since their usedAt by a step (USED_AT_STEP of the idle timeout) or more,
+   * with the use, marked to write (#unwritten: this drain writes them, with the heartbeat). So a session's
+   * record is written at most once a step for its use, however many requests it carries, and a busy one
+   * (a stream open for hours) reads as used: a takeover tells either from one idle past its timeout.
+   */
+  #noteUse(): void {
+    const idle = this.#o.idle;
+    if (!idle) return;
+    const step = idle.timeoutMs * USED_AT_STEP;
+    for (const [id, r] of this.#mine) {
+      if (!r.movable) continue; // never taken over: its use is no other replica's to judge
+      const used = idle.lastUse(id);
+      if (used === undefined || used < (r.usedAt ?? 0) + step) continue;
+      this.#mine.set(id, { ...r, usedAt: used });
+      this.#unwritten.add(id);
+    }
+  }
+
+  /**
+   * Whether the session of `record`, whose owner `owner` is gone ('' released), is not to be taken over: its
+   * record says it was idle past its idle timeout (idleExpired), so it ended on that owner's clock, before its
+   * sweeper could run. Its record is removed (while `owner` still owns it), and the request is answered as for
+   * any ended session. Before 2026-12-07 the idle timeout lived only in its owner's memory, and such a session
+   * came back on another replica for up to sessionTtlMs after its record's last renewal.
+   */
+  async expired(record: SessionRecord, owner: string): Promise<boolean> {
+    const idle = this.#o.idle;
+    if (!idle || !idleExpired(record, idle.timeoutMs, idle.heartbeatMs)) return false;
+    const idleMs = Date.now() - record.usedAt!;
+    this.#o.logger.info({ session: record.id, owner: owner || null, idleMs }, 'session not taken over: idle past session.idleTimeoutMs by its record (its replica is gone); answered as ended');
+    await this.#o.store.remove(record.id, owner);
+    return true;
   }
 
   /**

@@ -6,6 +6,7 @@ import type { Transport } from '../transport/transport.js';
 import { ClientSession } from './client-session.js';
 import type { EventStore } from './event-store.js';
 import { NO_OBSERVER, type SessionObserver } from './session-observer.js';
+import { usedAt } from './session-store.js';
 import type { Principal } from '../auth/principal.js';
 import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
 
@@ -81,6 +82,12 @@ export class SessionRegistry {
 
   get(id: string): ClientSession | undefined {
     return this.#sessions.get(id);
+  }
+
+  /** When session `id` was last used (now while it is busy, see usedAt); undefined when it is not held here. */
+  lastUse(id: string): number | undefined {
+    const s = this.#sessions.get(id);
+    return s && usedAt(s);
   }
 
   /** Every session on this replica, with when it opened (operators' views, reloads). */
