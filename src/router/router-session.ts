@@ -170,12 +170,9 @@ export class RouterSession {
     if (method === 'notifications/resources/list_changed') this.#ownership.changed();
   }
 
-  /** Client notifications that concern upstreams (cancellation is handled by the session). */
-  notification(method: string, params: Params): void {
-    if (method === 'notifications/roots/list_changed') {
-      // Only a dedicated instance's roots are this client's roots.
-      for (const inst of this.#leases.instances.values()) inst.notify(method, params);
-    }
+  /** Client notifications that concern upstreams (cancellation is handled by the session); their params are not passed on. */
+  notification(method: string, _params?: Params): void {
+    if (method === 'notifications/roots/list_changed') this.#leases.rootsChanged(); // to per-session instances, at a bounded rate
   }
 
   #pools(capability: string): UpstreamPool[] {

@@ -1,5 +1,10 @@
 import type { UpstreamCaller, UpstreamInstance, UpstreamPool } from '../upstream/index.js';
+import { LatestThrottle } from '../observability/latest-throttle.js';
 import type { EndpointView } from './endpoint-view.js';
+
+/** The client's roots/list_changed passed on as they come (a few), then one a second: see rootsChanged. */
+const ROOTS_BURST = 3;
+const ROOTS_PER_SECOND = 1;
 
 /**
  * The instances one session holds for its life (per-session upstreams), each with the pool it came
@@ -12,6 +17,9 @@ export class SessionLeases {
   /** Upstream name → instance. */
   readonly instances: Map<string, UpstreamInstance>;
   readonly #pools = new Map<string, UpstreamPool>();
+  readonly #rootsChanged = new LatestThrottle<undefined>(() => {
+    for (const inst of this.instances.values()) inst.notify('notifications/roots/list_changed', undefined);
+  }, ROOTS_PER_SECOND, ROOTS_BURST);
 
   constructor(endpoint: EndpointView, caller: UpstreamCaller, leases: Map<string, UpstreamInstance>, from?: ReadonlyMap<string, UpstreamPool>) {
     this.#endpoint = endpoint;
@@ -54,7 +62,19 @@ export class SessionLeases {
     return stale;
   }
 
+  /**
+   * The client's roots changed: its per-session instances are told (only their roots are this client's).
+   * A notification takes no requestsPerSecond token, and each was passed on, so a client sending them in a
+   * loop had the gateway write as many to its processes, and a server that asks for roots again on each
+   * (server-everything) sent as many roots/list back through the gateway, each written to the session's
+   * event log (Redis, with replicas). Each says only "ask again": those over the rate are folded into one.
+   */
+  rootsChanged(): void {
+    this.#rootsChanged.offer(undefined);
+  }
+
   async releaseAll(): Promise<void> {
+    this.#rootsChanged.close();
     await Promise.all([...this.instances].map(([name, inst]) => this.#pools.get(name)!.release(inst)));
     this.instances.clear();
     this.#pools.clear();
