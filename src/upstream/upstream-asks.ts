@@ -6,6 +6,7 @@ import type { JsonRpcPeer } from '../jsonrpc/peer.js';
 import type { JsonRpcRequest, RequestId } from '../jsonrpc/types.js';
 import { MAX_QUOTED, type BoundedWarnings } from '../observability/bounded-warnings.js';
 import { clipped } from '../observability/clipped.js';
+import { LatestThrottle } from '../observability/latest-throttle.js';
 import type { Logger } from '../observability/logger.js';
 import type { Transport } from '../transport/transport.js';
 import { activeCallersOf } from './upstream-caller.js';
@@ -13,6 +14,10 @@ import type { CallOptions, Target } from './upstream-client-hooks.js';
 
 /** The upstream's own requests (sampling, elicitation, roots) awaiting a client's answer at once, at most, per connection. */
 export const MAX_ASKING = 32;
+
+/** The client's progress on one question, relayed to the upstream: ten as they come, then one a second (the latest). */
+const PROGRESS_BURST = 10;
+const PROGRESS_PER_SECOND = 1;
 
 /** What the asks share with their UpstreamClient: its connection, and what it knows of the sessions on it. */
 export interface AsksLink {
@@ -55,13 +60,16 @@ export class UpstreamAsks {
     const cancel = peer.accept(req.id);
     // The upstream waits on the client (maybe a person): the caller's calls here do not time out meanwhile.
     const resume = peer.pause((o) => o.caller === target.caller);
-    // The client's progress on it goes back to the upstream that asked for it (the spec's either-way progress).
+    // The client's progress on it goes back to the upstream that asked for it (the spec's either-way progress),
+    // at a bounded rate: a client's notifications take no requestsPerSecond token, and each was written to the
+    // upstream as it came, a shared one (serving other tenants on the same pipe) too. Only the latest matters.
     const wantsProgress = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken !== undefined;
-    const progress = wantsProgress
-      ? (params: Record<string, unknown>) => {
+    const relayed = wantsProgress
+      ? new LatestThrottle<Record<string, unknown>>((params) => {
           if (!cancel.aborted) transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params }).catch(() => {});
-        }
+        }, PROGRESS_PER_SECOND, PROGRESS_BURST)
       : undefined;
+    const progress = relayed ? (params: Record<string, unknown>) => relayed.offer(params) : undefined;
     target.caller
       .clientRequest(req.method, req.params, target.relatedRequestId, cancel, progress, this.#link.name)
       .then(
@@ -74,6 +82,7 @@ export class UpstreamAsks {
         },
       )
       .finally(() => {
+        relayed?.close(); // answered: progress held back is older than the answer
         resume();
         peer.done(req.id, cancel);
       });
