@@ -17,6 +17,8 @@ export type TransportErrorCode =
   | 'session-expired'
   /** The far end wrote a message past the link's size limit (a flood): the link was cut. */
   | 'message-too-large'
+  /** A stdio server wrote lines that are not JSON-RPC past their budget (a flood): the link was cut. */
+  | 'not-json-rpc'
   /** The far end closed its output but runs on, so it can answer nothing: the link was cut. */
   | 'output-closed'
   /** The far end closed its input but runs on, so it is sent nothing: the link was cut. */

@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
-import { NoiseLog } from './noise-log.js';
+import { NoiseLog, noiseFlood } from './noise-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { tooDeep } from './deep-messages.js';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
@@ -11,10 +11,7 @@ import { TransportError, type MessageExtra, type Transport } from '../transport/
 import { childrenOf, killGroup, ProcessGroups } from './process-groups.js';
 import { childStdio, InheritedDescriptors } from '../sandbox/inherited-descriptors.js';
 
-/**
- * How much of what a server has not read of its stdin the gateway keeps, in multiples of maxLineBytes: room
- * for several calls of the largest size to wait out a server busy for a moment (see #backlog).
- */
+/** What a server has not read of its stdin that the gateway keeps, in maxLineBytes: room for several of the largest calls (#backlog). */
 const STDIN_BACKLOG_LINES = 4;
 
 /** A message the server waits for, which the gateway owes it: an answer to its request, a call's cancellation. */
@@ -99,7 +96,7 @@ export class StdioTransport implements Transport {
     this.#opts = opts;
     this.#groups = opts.groups ?? new ProcessGroups();
     this.#inherited = opts.inherited ?? new InheritedDescriptors();
-    this.#noise = new NoiseLog(opts.logger);
+    this.#noise = new NoiseLog(opts.logger, undefined, 'line', true);
   }
 
   /** The child's process id (the leader of its process group), once it runs. */
@@ -186,7 +183,7 @@ export class StdioTransport implements Transport {
       this.#opts.maxLineBytes,
       (line, bytes) => this.#onLine(line, bytes),
       () => {},
-      (bytes) => this.#onFlood(child, pid, bytes),
+      (bytes) => this.#onFlood(pid, bytes),
     );
     child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
     child.stdout.once('end', () => this.#cutIfRunning(child, pid, 'output-closed', 'stdout'));
@@ -213,13 +210,11 @@ export class StdioTransport implements Transport {
    * A message past the limit is a flood (or a server gone wrong): stop it at once rather than read on,
    * and let the instance restart it. Its requests in flight fail with this reason.
    */
-  #onFlood(child: ChildProcessWithoutNullStreams, pid: number, bytes: number): void {
+  #onFlood(pid: number, bytes: number): void {
     if (this.#closeReason) return;
-    this.#closeReason = new TransportError('message-too-large', `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`);
     this.#opts.logger.error({ bytesSoFar: bytes, limit: this.#opts.maxLineBytes, pid }, 'upstream flooded its stdout past maxLineBytes; killing it');
     this.#opts.onProtocolViolation?.('oversized-line');
-    child.stdout.destroy();
-    this.#signal('SIGKILL');
+    this.#signal('SIGKILL', new TransportError('message-too-large', `upstream process wrote a message of more than ${this.#opts.maxLineBytes} bytes (maxLineBytes); it was stopped and will be restarted`));
   }
 
   #logStderr(child: ChildProcessWithoutNullStreams, secret: Record<string, string> | undefined): void {
@@ -276,13 +271,15 @@ export class StdioTransport implements Transport {
   }
 
   #onLine(line: string, bytes: number): void {
+    if (this.#closeReason) return; // cut (a flood): the rest of the chunk being split is not looked at
     let message: JsonRpcMessage;
     try {
       message = validateMessage(parseText(line));
     } catch (err) {
       const kind = line.trimStart().startsWith('{') ? 'invalid-message' : 'non-json';
-      this.#noise.line(kind, line);
+      const flooded = this.#noise.line(kind, line);
       this.#opts.onProtocolViolation?.(kind);
+      if (flooded) this.#signal('SIGKILL', noiseFlood(this.#opts.logger, this.#child?.pid));
       return;
     }
     const deep = tooDeep(line, message); // the call it answers fails; nothing of it is relayed
@@ -392,7 +389,9 @@ export class StdioTransport implements Transport {
     for (const child of inner) killGroup(child, 'SIGTERM');
   }
 
-  #signal(sig: NodeJS.Signals): void {
+  /** `cut`: why it is killed (a flood), its stdout no longer read. */
+  #signal(sig: NodeJS.Signals, cut?: TransportError): void {
+    if (cut) (this.#closeReason = cut), this.#child!.stdout.destroy();
     killGroup(this.#child!.pid!, sig);
   }
 }

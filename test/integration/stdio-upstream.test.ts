@@ -43,6 +43,23 @@ describe('stdio upstream transport with a real child process', () => {
     await t.close();
   });
 
+  it('stops a child that floods its stdout with lines that are not JSON-RPC, past a burst it tolerates (found by a review)', async () => {
+    // Each such line costs a thrown parse error: a server writing them as fast as its pipe took them held the
+    // gateway's event loop, every session's, for seconds at a time, and ran on.
+    const { t, client, violations } = await start();
+    const r = await client.request('tools/call', { name: 'junk', arguments: { lines: 500 } }, opts);
+    assert.deepEqual(r.content, [{ type: 'text', text: 'ok junk' }], 'a burst of noise (a banner, debug output) is tolerated');
+    const pid = t.pid!;
+    await assert.rejects(client.request('tools/call', { name: 'junk', arguments: { lines: 200_000, silent: true } }, opts), (err: Error) => {
+      assert.match(err.message, /more than 1000 lines that are not JSON-RPC messages on its stdout .*; it was stopped and will be restarted/);
+      return true;
+    });
+    assert.ok(violations.length < 2000, `what followed the cut was not looked at (${violations.length} of 200,500 lines)`);
+    await waitFor(() => !alive(pid), { timeoutMs: 1000 });
+    assert.equal(alive(pid), false, 'the flooding process is gone');
+    await t.close();
+  });
+
   it('stops the whole process group, escalating to SIGKILL for children that ignore SIGTERM', async () => {
     const { t, client } = await start(['--ignore-sigterm']);
     const r = await client.request('tools/call', { name: 'spawn' }, opts);

@@ -1,13 +1,14 @@
 // A server's stdout lines that are not JSON-RPC are logged and skipped. A server writing nothing but
 // short junk lines ("x\n": two bytes, each a warning of some 200 in the gateway's log) must not fill the
-// log pipeline: its stderr is held to a rate already. A real child process.
+// log pipeline: its stderr is held to a rate already. A real child process. (Past 1000 of them it is stopped as
+// a flood: test/integration/stdio-upstream.test.ts.)
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { StdioTransport } from '../../../src/upstream/stdio-transport.js';
 
-const LINES = 20_000;
+const LINES = 1000;
 const NOT_JSON = 'upstream wrote a line that is not a JSON-RPC message; ignored';
 
 /** LINES junk lines in a few writes, then one real message; then it waits for stdin to close. */
@@ -30,7 +31,7 @@ describe('stdout lines that are not JSON-RPC', () => {
     assert.equal(violations, LINES, 'each line counted (switchboard_upstream_protocol_violations_total)');
     const logged = entries.filter((e) => e.msg === NOT_JSON).length;
     assert.ok(logged > 0, 'the first ones are logged, with what they said');
-    assert.ok(logged < LINES / 10, `${logged} warnings for ${LINES} junk lines`);
+    assert.ok(logged < LINES / 5, `${logged} warnings for ${LINES} junk lines`);
     const dropped = entries.filter((e) => /not JSON-RPC messages ignored without a warning/.test(e.msg)).reduce((n, e) => n + e.dropped!, 0);
     assert.equal(logged + dropped, LINES, 'the ones not logged are counted in the log');
   });
