@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
 import { LineSplitter } from '../jsonrpc/line-splitter.js';
 import { StderrLog } from './stderr-log.js';
+import { readByTurns } from './read-by-turns.js';
 import { NoiseLog, noiseFlood } from './noise-log.js';
 import { parseText, validateMessage } from '../jsonrpc/parse.js';
 import { tooDeep } from './deep-messages.js';
@@ -185,7 +186,7 @@ export class StdioTransport implements Transport {
       () => {},
       (bytes) => this.#onFlood(pid, bytes),
     );
-    child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    readByTurns(child.stdout, (chunk) => splitter.push(chunk));
     child.stdout.once('end', () => this.#cutIfRunning(child, pid, 'output-closed', 'stdout'));
   }
 
@@ -229,7 +230,7 @@ export class StdioTransport implements Transport {
     );
     // What it wrote last without a newline is often why it exited (printf "fatal: …" >&2; exit 1).
     child.once('close', () => (stderr.end(), stderrLog.close()));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    readByTurns(child.stderr, (chunk) => stderr.push(chunk));
   }
 
   #watchExit(child: ChildProcessWithoutNullStreams, pid: number): void {

@@ -60,6 +60,35 @@ describe('stdio upstream transport with a real child process', () => {
     await t.close();
   });
 
+  it('reads a full pipe a chunk per event-loop turn: a server writing as fast as its pipe takes does not hold the gateway (found by a review)', async () => {
+    // Valid notifications, 30 MiB as fast as the pipe takes them; then it exits. libuv read a readable pipe 32
+    // times over before anything else ran: some 24,000 messages handled in one turn, a second and more of
+    // every session's time with empty lines.
+    const line = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(24) } })}\n`;
+    const script = `const b = Buffer.from(${JSON.stringify(line)}.repeat(${Math.floor(65536 / line.length)})); let left = 480; const go = () => { while (left-- > 0) if (!process.stdout.write(b)) return void process.stdout.once('drain', go); process.stdout.end(); }; go();`;
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', script], env: {}, maxLineBytes: 1 << 20, logger, stopGraceMs: 300 });
+    let total = 0;
+    let sinceTurn = 0;
+    let most = 0;
+    t.onmessage = () => void (total++, sinceTurn++);
+    const closed = new Promise<void>((resolve) => (t.onclose = () => resolve()));
+    let done = false;
+    const turn = (): void => {
+      most = Math.max(most, sinceTurn);
+      sinceTurn = 0;
+      if (!done) setImmediate(turn);
+    };
+    turn();
+    await t.start();
+    await closed;
+    done = true;
+    assert.equal(total, 480 * Math.floor(65536 / line.length), 'every message was delivered');
+    // Two reads at most between two of this test's ticks (its tick and the reader's resume take turns in the same
+    // phase, and may fall either side of one another once); 32 before.
+    const twoReads = 2 * Math.ceil(65536 / line.length);
+    assert.ok(most <= twoReads, `at most two 64 KiB reads' messages between two turns (${twoReads}); ${most} were`);
+  });
+
   it('stops the whole process group, escalating to SIGKILL for children that ignore SIGTERM', async () => {
     const { t, client } = await start(['--ignore-sigterm']);
     const r = await client.request('tools/call', { name: 'spawn' }, opts);
