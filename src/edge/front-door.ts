@@ -7,6 +7,7 @@ import { isRefusal, sendError, type Refusal } from './replies.js';
 import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 import { allowOrigin } from './cors.js';
 import { lingerAfterRefusal } from './linger-after-refusal.js';
+import { QueuedTurns } from '../listener/pipelined-turns.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,9 +41,15 @@ export interface FrontDoorOptions {
  * put to the client, or a notification, carries none), so its route takes it (see EdgeRequest.rateOwed).
  */
 export function frontDoor(o: FrontDoorOptions): (endpoint: string, metadataPath?: string) => (req: EdgeRequest, reply: EdgeReply) => Promise<EdgeReply | undefined> {
+  const turns = new QueuedTurns();
   // One hook per endpoint and metadata (see LEGACY_METADATA), bound (the edge plugin keeps them by both).
   return (endpoint, metadataPath = endpoint) => async (req, reply) => {
     const socket = req.raw.socket;
+    // Pipelined behind an answer still going out (no socket of its own yet): served in its turn (QueuedTurns).
+    if (!reply.raw.socket && socket) {
+      const turn = turns.wait(socket, reply.raw);
+      if (!turn || !(await turn)) return reply;
+    }
     o.limits?.requestArrived(socket);
     const header = req.headers.origin;
     const origin = Array.isArray(header) ? header[0] : header;

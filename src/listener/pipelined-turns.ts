@@ -46,3 +46,39 @@ export class PipelinedTurns {
     return turn;
   }
 }
+
+/**
+ * Requests pipelined on a connection of the MCP listener, waiting for their turn. Node emits each request
+ * as soon as it is parsed, but answers go in order, so one behind an event stream (a GET stream lasts as
+ * long as its session) had its call served upstream while its answer waited behind the stream, unseen, and
+ * a client that pipelined the answer to a question a POST stream waited on deadlocked the two. A request is
+ * served once its answer is the connection's current one; more than MAX_PIPELINED waiting close the connection.
+ */
+export class QueuedTurns {
+  readonly #waiting = new WeakMap<Socket, number>();
+
+  /**
+   * For a request whose answer `res` has no socket yet (queued behind another): resolves true once it has
+   * one, false when the connection closed first; undefined when too many wait on `socket` (it is closed).
+   */
+  wait(socket: Socket, res: ServerResponse): Promise<boolean> | undefined {
+    const n = this.#waiting.get(socket) ?? 0;
+    if (n >= MAX_PIPELINED) {
+      socket.destroy();
+      return undefined;
+    }
+    this.#waiting.set(socket, n + 1);
+    return new Promise<boolean>((resolve) => {
+      const settle = (turn: boolean) => {
+        res.off('socket', mine);
+        socket.off('close', gone);
+        this.#waiting.set(socket, (this.#waiting.get(socket) ?? 1) - 1);
+        resolve(turn);
+      };
+      const mine = () => settle(true);
+      const gone = () => settle(false);
+      res.once('socket', mine);
+      socket.once('close', gone);
+    });
+  }
+}
