@@ -10,6 +10,7 @@ import { LiveResumes } from './live-resumes.js';
 import type { SseConnection, SseHub } from './sse-connection.js';
 import { endJson } from './replies.js';
 import { RequestTable } from '../jsonrpc/request-table.js';
+import { clipped } from '../observability/clipped.js';
 
 /** How a POST carrying requests is answered: a stream, one JSON body, or JSON unless it must stream. */
 export type ResponseMode = 'sse' | 'json' | 'auto';
@@ -234,21 +235,21 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
   async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<void> {
     const m = /^(\d+)_(\d+)$/.exec(lastEventId);
-    if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${lastEventId.slice(0, 64)}"`);
+    if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${clipped(lastEventId, 64)}"`);
     const [no, seq] = [Number(m[1]), Number(m[2])];
     const stream = this.#streams.get(no);
     if (stream?.final !== undefined) return this.#resumeAnswered(stream, seq, res, headers);
     if (!stream) {
       // Not held here (taken over; its request may have died with the old owner): the log's rest, the end, unprimed (see #open).
       const events = await this.#o.events.replay(this.#o.sessionId, no, seq);
-      if (!events) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names no stream of this session`);
+      if (!events) throw new UnknownEventIdError(`Last-Event-ID "${clipped(lastEventId, 64)}" names no stream of this session`);
       const conn = this.#resumes.take(no, this.#o.hub.open(res, headers), res);
       if (await this.#replay(conn, no, events)) conn.end();
       return;
     }
     // A POST answered (or, in auto mode, still held) as one JSON body has no events: a stream bound to it
     // would never be ended, since its JSON answer retires it without a word to the stream.
-    if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${lastEventId}" names a request answered as JSON, which has no events`);
+    if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${clipped(lastEventId, 64)}" names a request answered as JSON, which has no events`);
     // The client has what it names: a later GET without Last-Event-ID need not send it again.
     if (no === 0 && seq <= stream.seq && seq > stream.delivered) stream.delivered = seq;
     const conn = this.#resumes.take(no, this.#open(stream, res, headers, `${no}_${seq}`), res);
