@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { EdgeRequest } from './edge-exchange.js';
 import { ErrorCode } from '../jsonrpc/error-codes.js';
+import { targetOf } from '../jsonrpc/methods.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { isJsonObject, isRequest, type JsonRpcMessage, type RequestId } from '../jsonrpc/types.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -106,15 +107,35 @@ export function admitToSession(auth: EdgeAuth, req: EdgeRequest, path: string, s
   }
   for (const m of read.messages) {
     if (!isRequest(m)) continue;
-    // Judged by the tool a call runs (call_tool's, a rename's), as the policy stage will judge it.
-    const params = m.method === 'tools/call' && session.guard.tenant.hasScopedRules ? session.endpoint.tools.judged(session.guard.tenant.name, m.params) : m.params;
-    const missing = session.guard.missingScopes(m.method, params);
+    const missing = session.guard.missingScopes(m.method, judgedParams(session, m.method, m.params));
     if (missing) {
-      session.guard.refused(m.method, params, `missing scope ${missing.join(' ')}`);
+      auditScopeRefused(session, read.messages, missing);
       return { ...insufficientScope(auth, req, path, missing, session.endpoint.config.path), id: m.id };
     }
   }
   return undefined;
+}
+
+/** A request as the policy stage will judge it: a call by the tool it runs (call_tool's, a rename's). */
+function judgedParams(session: ClientSession, method: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return method === 'tools/call' && session.guard.tenant.hasScopedRules ? session.endpoint.tools.judged(session.guard.tenant.name, params) : params;
+}
+
+/**
+ * A POST refused 403 for a scope is refused whole: each audited request of it gets its denial line, as each
+ * of a batch the rate refuses does (before 2026-12-07 only the first lacking a scope had one: the rest of a
+ * 2025-03-26 batch, scoped calls included, left no trace). Its rule names the scopes it lacks itself, else
+ * the ones its batch was refused for.
+ */
+function auditScopeRefused(session: ClientSession, messages: readonly JsonRpcMessage[], refusedFor: readonly string[]): void {
+  const guard = session.guard;
+  for (const m of messages) {
+    if (!isRequest(m) || !guard.audits(m.method)) continue;
+    const params = m.method === 'tools/call' ? session.endpoint.tools.judged(guard.tenant.name, m.params) : m.params;
+    if (!targetOf(m.method, params)) continue;
+    const missing = guard.missingScopes(m.method, params) ?? refusedFor;
+    guard.refused(m.method, params, `missing scope ${missing.join(' ')}`);
+  }
 }
 
 /**
