@@ -136,7 +136,8 @@ export class HiddenTextPolicy {
     const action: Acted = definitions === 'strip' && scan.clean === undefined ? 'block' : definitions;
     if (!scan.reported?.has(action)) {
       (scan.reported ??= new Set()).add(action);
-      const name = String(kind === 'template' ? definition.uriTemplate : definition.name);
+      // A template is a URI: named, as a resource is, with the password of its user information replaced.
+      const name = kind === 'template' ? withoutPassword(String(definition.uriTemplate)) : String(definition.name);
       this.#report({ where: 'definition', action, endpoint: this.#endpoint, upstream, item: kind, name: shown(name, 128), findings: scan.findings });
     }
     if (action === 'audit') return definition;
@@ -166,8 +167,9 @@ export class HiddenTextPolicy {
   settleResult(item: ResultKind, walked: Walked, result: Record<string, unknown>, caller: ResultCaller): ResultVerdict {
     const action: Acted = this.results === 'block' || (this.results === 'strip' && walked.stuck) ? 'block' : this.results === 'strip' ? 'strip' : 'audit';
     const { upstream, tenant, subject, session } = caller;
-    // A resource is named by its URI with the password replaced, as on the per-call audit line.
-    const name = shown(item === 'resource' ? withoutPassword(caller.name) : caller.name, 256);
+    // A resource (and a completion's template, or prompt name) is named with the password of a URI replaced, as on
+    // the per-call audit line: before 2026-12-07 a template named by a connection string kept it.
+    const name = shown(item === 'resource' || item === 'completion' ? withoutPassword(caller.name) : caller.name, 256);
     this.#report({ where: 'result', action, endpoint: this.#endpoint, upstream, item, name, findings: walked.findings, tenant, subject, session });
     if (action === 'block') return { blocked: walked.findings, action };
     return { result: action === 'strip' ? (walked.clean as Record<string, unknown>) : result };
