@@ -34,76 +34,64 @@ async function cancelled(gw: RunningGateway): Promise<number> {
   return n;
 }
 
-describe('an instance\'s concurrency slot after a cancelled call', { timeout: 60_000 }, () => {
+/** A gateway on the peak fixture (concurrency.max 1, `queue`, `cancelledHoldMs`) and an SDK client, for the suite. */
+function peakRig(queue: number, cancelledHoldMs: number): { readonly gw: RunningGateway; readonly client: Client; read(): PeakState } {
   let dir: string;
-  let gw: RunningGateway;
-  let client: Client;
   let stateFile: string;
-  const read = (): PeakState => JSON.parse(readFileSync(stateFile, 'utf8')) as PeakState;
-
+  const rig = {} as { gw: RunningGateway; client: Client; read(): PeakState };
+  rig.read = () => JSON.parse(readFileSync(stateFile, 'utf8')) as PeakState;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-peak-'));
     stateFile = join(dir, 'state.json');
-    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [peakUpstream(stateFile, 0, 600_000)], endpoints: [{ path: '/mcp', upstreams: ['p'] }] });
-    client = await connectClient(gw, 'streamable-http');
+    rig.gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [peakUpstream(stateFile, queue, cancelledHoldMs)], endpoints: [{ path: '/mcp', upstreams: ['p'] }] });
+    rig.client = await connectClient(rig.gw, 'streamable-http');
   });
   after(async () => {
-    await client?.close();
-    await gw?.close();
+    await rig.client?.close();
+    await rig.gw?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return rig;
+}
+
+describe('an instance\'s concurrency slot after a cancelled call', { timeout: 60_000 }, () => {
+  const rig = peakRig(0, 600_000);
 
   it('is held until the upstream answers the cancelled call: the upstream never runs more than concurrency.max', async () => {
     const ac = new AbortController();
-    client.callTool(SLEEP, undefined, { signal: ac.signal, timeout: 600_000 }).catch(() => {});
-    await until('the first call reached the upstream', () => read().running === 1);
-    const before = await cancelled(gw);
+    rig.client.callTool(SLEEP, undefined, { signal: ac.signal, timeout: 600_000 }).catch(() => {});
+    await until('the first call reached the upstream', () => rig.read().running === 1);
+    const before = await cancelled(rig.gw);
     ac.abort();
-    await until('the gateway ended the cancelled call', async () => (await cancelled(gw)) > before);
+    await until('the gateway ended the cancelled call', async () => (await cancelled(rig.gw)) > before);
     // The next call: sent at once (the bug: two running on an instance of one slot), or refused (no queue).
     let refusal: string | undefined;
-    const next = client.callTool(SLEEP, undefined, { timeout: 600_000 }).then(
+    const next = rig.client.callTool(SLEEP, undefined, { timeout: 600_000 }).then(
       () => 'answered',
       (err: { data?: { code?: string } }) => (refusal = err?.data?.code ?? String(err)),
     );
-    await until('the next call was refused or reached the upstream', () => refusal !== undefined || read().received === 2);
-    assert.equal(read().peak, 1, 'the upstream ran the cancelled call and the next one at once');
+    await until('the next call was refused or reached the upstream', () => refusal !== undefined || rig.read().received === 2);
+    assert.equal(rig.read().peak, 1, 'the upstream ran the cancelled call and the next one at once');
     assert.equal(refusal, 'SWB_UPSTREAM_BUSY');
     // The upstream answers the cancelled call late: its slot is free, the next call is served.
-    process.kill(read().pid, 'SIGUSR2');
-    await until('a call is served again', () => client.callTool(QUICK).then(() => true, () => false));
-    assert.equal(read().peak, 1);
+    process.kill(rig.read().pid, 'SIGUSR2');
+    await until('a call is served again', () => rig.client.callTool(QUICK).then(() => true, () => false));
+    assert.equal(rig.read().peak, 1);
     await next;
   });
 });
 
 describe('an instance\'s concurrency slot once a cancelled call\'s hold is over', { timeout: 60_000 }, () => {
-  let dir: string;
-  let gw: RunningGateway;
-  let client: Client;
-  let stateFile: string;
-  const read = (): PeakState => JSON.parse(readFileSync(stateFile, 'utf8')) as PeakState;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-peak-'));
-    stateFile = join(dir, 'state.json');
-    gw = await startGateway({ pinning: { mode: 'off' }, upstreams: [peakUpstream(stateFile, 8, 50)], endpoints: [{ path: '/mcp', upstreams: ['p'] }] });
-    client = await connectClient(gw, 'streamable-http');
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const rig = peakRig(8, 50);
 
   it('comes back without an answer: the next call is sent', async () => {
     const ac = new AbortController();
-    client.callTool(SLEEP, undefined, { signal: ac.signal, timeout: 600_000 }).catch(() => {});
-    await until('the first call reached the upstream', () => read().running === 1);
+    rig.client.callTool(SLEEP, undefined, { signal: ac.signal, timeout: 600_000 }).catch(() => {});
+    await until('the first call reached the upstream', () => rig.read().running === 1);
     ac.abort();
-    const next = client.callTool(SLEEP, undefined, { timeout: 600_000 });
-    await until('the next call reached the upstream', () => read().received === 2);
-    process.kill(read().pid, 'SIGUSR2');
+    const next = rig.client.callTool(SLEEP, undefined, { timeout: 600_000 });
+    await until('the next call reached the upstream', () => rig.read().received === 2);
+    process.kill(rig.read().pid, 'SIGUSR2');
     await next;
   });
 });
