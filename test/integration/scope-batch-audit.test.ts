@@ -4,42 +4,23 @@
 // to a scoped tool in the same batch, and the other calls refused with it, left no trace. A real gateway on a
 // real port in front of the conformance stdio server; JWT auth, test_elicitation allowed only with scope "ask".
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { initializeBody, post, type Json } from '../helpers/http-edge.js';
-import { ISSUER, PUBLIC_URL, makeKey, signToken } from '../helpers/tokens.js';
+import { startScopedAuditGateway, type ScopedAuditGateway } from '../helpers/scoped-audit-gateway.js';
 
 describe('a batch refused for a missing scope', { timeout: 60_000 }, () => {
-  let dir: string;
+  let rig: ScopedAuditGateway;
   let gw: RunningGateway;
   let narrow: string;
-  const logLines: string[] = [];
-  const audited = (): Json[] => logLines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit');
+  const audited = (): Json[] => rig.audited();
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-scope-batch-'));
-    const key = await makeKey('k1');
-    writeFileSync(join(dir, 'key.pem'), key.spki);
-    narrow = await signToken(key, { aud: PUBLIC_URL, kid: null, scope: 'tools:read', sub: 'ada' });
-    gw = await startGateway(
-      {
-        server: { publicUrl: PUBLIC_URL },
-        audit: { enabled: true },
-        auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
-        tenants: [{ name: 'acme', endpoints: ['/mcp'], tools: { allow: [{ match: 'fx__test_elicitation', scopes: ['ask'] }, 'fx__*'] } }],
-        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-      },
-      { logLines },
-    );
+    rig = await startScopedAuditGateway();
+    gw = rig.gw;
+    narrow = await rig.token('tools:read', 'ada');
   });
-  after(async () => {
-    await gw?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => rig?.close());
 
   it('has a denial line for each of its audited requests, none of which ran', async () => {
     const auth = { authorization: `Bearer ${narrow}` };
@@ -59,7 +40,7 @@ describe('a batch refused for a missing scope', { timeout: 60_000 }, () => {
         ['ada', 'acme', 'test_elicitation', 'deny', 'denied', 'missing scope'],
         ['ada', 'acme', 'test_elicitation', 'deny', 'denied', 'missing scope'],
       ],
-      logLines.join('\n'),
+      JSON.stringify(audited()),
     );
   });
 });

@@ -6,45 +6,26 @@
 // the rate's refusal was before a4633aa. A real gateway on a real port in front of the conformance stdio
 // server; JWT auth, the elicitation tool allowed only with scope "ask".
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import type { Json } from '../helpers/http-edge.js';
-import { ISSUER, PUBLIC_URL, makeKey, signToken } from '../helpers/tokens.js';
+import { startScopedAuditGateway, type ScopedAuditGateway } from '../helpers/scoped-audit-gateway.js';
 
 describe('the retry of a 2026-07-28 call refused for a missing scope', { timeout: 60_000 }, () => {
-  let dir: string;
+  let rig: ScopedAuditGateway;
   let gw: RunningGateway;
   let wide: string;
   let narrow: string;
-  const logLines: string[] = [];
-  const audited = (): Json[] => logLines.map((l) => JSON.parse(l) as Json).filter((l) => l.audit === true && l.msg === 'audit');
+  const audited = (): Json[] => rig.audited();
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'swb-scope-retry-'));
-    const key = await makeKey('k1');
-    writeFileSync(join(dir, 'key.pem'), key.spki);
-    wide = await signToken(key, { aud: PUBLIC_URL, kid: null, scope: 'tools:read ask' });
-    narrow = await signToken(key, { aud: PUBLIC_URL, kid: null, scope: 'tools:read' });
-    gw = await startGateway(
-      {
-        server: { publicUrl: PUBLIC_URL },
-        audit: { enabled: true },
-        auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], keys: [join(dir, 'key.pem')] },
-        tenants: [{ name: 'acme', endpoints: ['/mcp'], tools: { allow: [{ match: 'fx__test_elicitation', scopes: ['ask'] }, 'fx__*'] } }],
-        upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-        endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-      },
-      { logLines },
-    );
+    rig = await startScopedAuditGateway();
+    gw = rig.gw;
+    wide = await rig.token('tools:read ask');
+    narrow = await rig.token('tools:read');
   });
-  after(async () => {
-    await gw?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => rig?.close());
 
   it('is no audit line of its own: the call has one, when it ends', async () => {
     const params = { name: 'test_elicitation', arguments: { message: 'Who are you?' } };
