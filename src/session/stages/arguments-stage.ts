@@ -7,7 +7,7 @@ export const argumentsStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   const violation = host.guard.checkArguments(req.method, req.params, host.endpoint.prefixNames ? undefined : host.endpoint.pools[0]?.name);
   if (!violation) return next(ctx);
-  host.guard.refused(req.method, req.params, `arguments:${violation.rule}`);
+  host.guard.refused(req.method, req.params, `arguments:${violation.rule}`, ctx.startedAt, ctx.confirmation);
   host.observer.denied('argument_rule');
   // "unknown": the name matched a glob, which does not make it a catalogue entry (nor a bounded label).
   countUnrouted(ctx, 'denied', 'unknown');

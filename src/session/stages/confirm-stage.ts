@@ -10,6 +10,8 @@ import { confirmationMessage } from '../../policy/confirm-message.js';
 import type { ConfirmRule } from '../../policy/confirm-rules.js';
 import type { ViewTool } from '../../router/tool-view.js';
 import { countUnrouted, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
+import { argumentsStage } from './arguments-stage.js';
+import { policyStage } from './policy-stage.js';
 
 /**
  * Whether declared client capabilities include form-mode elicitation. An empty `elicitation` object is
@@ -171,7 +173,7 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   host.observer.confirmation(tenant, outcome);
   if (outcome === 'accepted') {
     ctx.confirmation = outcome;
-    return next(ctx);
+    return judgedAgain(ctx, next, tool, upstream);
   }
   // Not accepted: the request ends here (an accepted one stays in flight on its way to the route).
   host.inflight.delete(req.id);
@@ -181,6 +183,34 @@ async function confirm(ctx: RequestContext, next: Next, rule: ConfirmRule): Prom
   countUnrouted(ctx, 'cancelled', 'unknown');
   host.release(req.id);
   return undefined;
+}
+
+/**
+ * An accepted call, judged again by the config in force once the user answered: a person may take minutes,
+ * and a reload meanwhile may have denied the tool to the tenant, excluded it from the endpoint, added an
+ * argument rule or changed what pinning or the hidden-text screen withholds. Judged only before the question
+ * (before 2026-12-07), the call was sent by rules no longer in force, in both eras. Refused as its stage
+ * refuses it (an unknown tool, an argument refusal, pinning's error); never sent.
+ */
+async function judgedAgain(ctx: RequestContext, next: Next, tool: string, upstream: string | undefined): Promise<JsonRpcResponse | undefined> {
+  const refusal = await refusedAnyway(ctx, tool, await calledTool(ctx, upstream));
+  if (refusal !== undefined) {
+    // Declared, then stored (see confirm): the route refuses the call with it, whatever definition it finds.
+    const refused = () => {
+      throw refusal;
+    };
+    ctx.checkDefinition = refused;
+  }
+  let passed = false;
+  const answer = await policyStage(ctx, (c) =>
+    argumentsStage(c, (judged) => {
+      passed = true;
+      return next(judged);
+    }),
+  );
+  // Refused here: the request is over (on its way on, the route takes it out of flight).
+  if (!passed) ctx.host.inflight.delete(ctx.req.id);
+  return answer;
 }
 
 /**

@@ -10,7 +10,8 @@ export const policyStage: Stage = (ctx, next) => {
   const decision = host.guard.check(req.method, req.params);
   ctx.decision = decision;
   if (!decision || decision.allowed) return next(ctx);
-  host.guard.record(req.method, req.params, decision, 'denied', ctx.startedAt, undefined, undefined);
+  // What the user answered, when an accepted confirmation is judged again (confirm-stage.ts): its audit line says so.
+  host.guard.record(req.method, req.params, decision, 'denied', ctx.startedAt, undefined, undefined, undefined, ctx.confirmation);
   host.observer.denied(decision.reason ?? 'not_allowed');
   // Only names that exist become label values: a denied name is "unknown".
   countUnrouted(ctx, 'denied', decision.kind === 'tool' ? 'unknown' : undefined);
