@@ -22,9 +22,10 @@ export interface ConsentGateway {
 /**
  * Builds what the user-consent tests share: a JWKS server, alice's signed token from it, and a gateway at
  * https://switchboard.test with that jwt front door, the acme tenant, a vault key, and one per-user
- * user-oauth upstream (client switchboard) per entry, each on its own endpoint. `extra` adds config (a store).
+ * user-oauth upstream (client switchboard) per entry, each on its own endpoint. `extra` adds config (a store);
+ * `logLines` keeps the gateway's log lines.
  */
-export async function startConsentGateway(upstreams: ConsentUpstream[], extra: Pick<ConfigInput, 'store'> = {}): Promise<ConsentGateway> {
+export async function startConsentGateway(upstreams: ConsentUpstream[], extra: Pick<ConfigInput, 'store'> = {}, logLines?: string[]): Promise<ConsentGateway> {
   const key = await makeKey('k1');
   const jwks = await JwksServer.start([key.publicJwk]);
   const token = await signToken(key, { sub: 'alice', expIn: 600 });
@@ -42,6 +43,6 @@ export async function startConsentGateway(upstreams: ConsentUpstream[], extra: P
       auth: { type: 'user-oauth' as const, clientId: 'switchboard', authorizationServer: u.authorizationServer, ...(u.callback ? { callback: u.callback } : {}) },
     })),
     endpoints: upstreams.map((u) => ({ path: u.path, upstreams: [u.name] })),
-  });
+  }, { logLines });
   return { gw, token, close: async () => { await gw.close(); await jwks.close(); } };
 }

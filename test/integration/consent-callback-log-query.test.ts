@@ -7,38 +7,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { ISSUER, JwksServer, makeKey } from '../helpers/tokens.js';
+import { startConsentGateway, type ConsentGateway } from '../helpers/consent-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 
 const CODE = 'code-that-must-not-be-logged-4711';
 const STATE = 'state-that-must-not-be-logged-0815';
 
 describe('the consent callback failing: its code and state in no log line', () => {
   const lines: string[] = [];
-  let jwks: JwksServer;
+  let rig: ConsentGateway;
   let as: ConsentServer;
   let gw: RunningGateway;
 
   before(async () => {
-    jwks = await JwksServer.start([(await makeKey('k1')).publicJwk]);
     as = await startConsentServer({ audience: 'https://tickets.test' });
-    gw = await startGateway(
-      {
-        server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-        tenants: [{ name: 'acme', endpoints: ['*'] }],
-        vault: { key: Buffer.alloc(32, 7).toString('base64') },
-        // Nothing listens on port 9: the upstream is never reached, its consent routes are there all the same.
-        upstreams: [{ name: 'tickets', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer } }],
-        endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
-      },
-      { logLines: lines },
-    );
+    // Nothing listens on port 9: the upstream is never reached, its consent routes are there all the same.
+    rig = await startConsentGateway([{ name: 'tickets', path: '/mcp', url: 'http://127.0.0.1:9/mcp', authorizationServer: as.issuer }], {}, lines);
+    gw = rig.gw;
   });
   after(async () => {
-    await gw?.close();
+    await rig?.close();
     await as?.close();
-    await jwks?.close();
   });
 
   it('refused callbacks, one logged at warn: the log holds neither their code nor their state', async () => {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { startConsentServer, type ConsentServer } from '../helpers/consent-server.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { ISSUER, JwksServer, makeKey, signToken } from '../helpers/tokens.js';
+import { startConsentGateway, type ConsentGateway } from '../helpers/consent-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { createHttpServer } from '../../src/edge/http-server.js';
 import { registerConsentRoutes, type ConsentService } from '../../src/edge/consent-routes.js';
 import type { EdgeAuth } from '../../src/edge/authorize-request.js';
@@ -23,33 +23,21 @@ function notFastifys(body: string): void {
 
 describe('consent routes: malformed requests get defined answers', () => {
   const lines: string[] = [];
-  let jwks: JwksServer;
+  let rig: ConsentGateway;
   let as: ConsentServer;
   let gw: RunningGateway;
   let bearer: string;
 
   before(async () => {
-    const key = await makeKey('k1');
-    jwks = await JwksServer.start([key.publicJwk]);
-    bearer = `Bearer ${await signToken(key, { sub: 'alice', expIn: 600 })}`;
     as = await startConsentServer({ audience: 'https://tickets.test' });
-    gw = await startGateway(
-      {
-        server: { host: '127.0.0.1', port: 0, publicUrl: 'https://switchboard.test' },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-        tenants: [{ name: 'acme', endpoints: ['*'] }],
-        vault: { key: Buffer.alloc(32, 5).toString('base64') },
-        // Nothing listens on port 9: the upstream is never reached, its consent routes are there all the same.
-        upstreams: [{ name: 'tickets', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', sharing: 'per-user', auth: { type: 'user-oauth', clientId: 'switchboard', authorizationServer: as.issuer } }],
-        endpoints: [{ path: '/mcp', upstreams: ['tickets'] }],
-      },
-      { logLines: lines },
-    );
+    // Nothing listens on port 9: the upstream is never reached, its consent routes are there all the same.
+    rig = await startConsentGateway([{ name: 'tickets', path: '/mcp', url: 'http://127.0.0.1:9/mcp', authorizationServer: as.issuer }], {}, lines);
+    gw = rig.gw;
+    bearer = `Bearer ${rig.token}`;
   });
   after(async () => {
-    await gw?.close();
+    await rig?.close();
     await as?.close();
-    await jwks?.close();
   });
 
   const send = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
