@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { ANONYMOUS, Authenticator, type CredentialInput, type Principal } from './auth/index.js';
 import { DevKeyWatch } from './auth/dev-key-watch.js';
 import type { KeySetFetchLog } from './auth/key-set-fetch.js';
@@ -220,16 +221,12 @@ export class AdminJwtCheck {
   /** How a bearer JWT's scopes are found under `config` (auth.mode jwt). */
   verifier(config: Config, generation: number): (bearer: string) => Promise<ReadonlySet<string>> {
     const built = this.#authenticator(config, generation);
-    if (!built) return KEYS_UNREADABLE;
-    const { authenticator, audiences } = built;
-    return async (bearer) => {
-      const principal = await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false });
-      const only = endpointsOnly(audiences, principal);
-      // The admin API is the gateway's as a whole: a token for one endpoint's resource alone (see
-      // otherEndpointOnly) opened it before, to whoever held a token meant for that endpoint.
-      if (only) throw new Error(`it was issued for the endpoint ${only.join(', ')} (its "aud" claim), not for the gateway as a whole: the admin API takes a token whose audience names no endpoint (${publicUrlOf(config, undefined)} by default)`);
-      return principal.scopes;
-    };
+    const check = built ? scopesFor(config, built) : KEYS_UNREADABLE;
+    const tolerance = config.auth.clockToleranceSec;
+    return (bearer) =>
+      check(bearer).catch((err: unknown) => {
+        throw expiredAnyway(err, bearer, tolerance) ?? err;
+      });
   }
 
   #authenticator(config: Config, generation: number): { authenticator: Authenticator; audiences: Audiences } | undefined {
@@ -245,6 +242,37 @@ export class AdminJwtCheck {
       return undefined;
     }
   }
+}
+
+/** The scopes of a bearer JWT the admin API may take: verified as the edge verifies it, for the gateway as a whole. */
+function scopesFor(config: Config, { authenticator, audiences }: { authenticator: Authenticator; audiences: Audiences }): (bearer: string) => Promise<ReadonlySet<string>> {
+  return async (bearer) => {
+    const principal = await authenticator.authenticate({ authorization: [`Bearer ${bearer}`], tokenInQuery: false });
+    const only = endpointsOnly(audiences, principal);
+    // The admin API is the gateway's as a whole: a token for one endpoint's resource alone (see
+    // otherEndpointOnly) opened it before, to whoever held a token meant for that endpoint.
+    if (only) throw new Error(`it was issued for the endpoint ${only.join(', ')} (its "aud" claim), not for the gateway as a whole: the admin API takes a token whose audience names no endpoint (${publicUrlOf(config, undefined)} by default)`);
+    return principal.scopes;
+  };
+}
+
+/**
+ * A token whose own "exp" has passed, when the keys to check it cannot be had (a 503): refused as expired,
+ * whatever its signature. Taken as "not checkable now" like a live one, a request with it was told to
+ * retry, and a console stream signed in with it was kept at each minute's check for as long as the
+ * issuer's key set stayed out of reach, getting every view and the audit tail. Only ever a refusal: an
+ * unverified claim never admits anything.
+ */
+function expiredAnyway(err: unknown, bearer: string, toleranceSec: number): Error | undefined {
+  if ((err as { status?: unknown } | null)?.status !== 503) return undefined;
+  let exp: unknown;
+  try {
+    exp = decodeJwt(bearer).exp;
+  } catch {
+    return undefined;
+  }
+  if (typeof exp !== 'number' || exp + toleranceSec > Date.now() / 1000) return undefined;
+  return new Error(`it expired at ${new Date(exp * 1000).toISOString()} (its "exp" claim)`);
 }
 
 const KEYS_UNREADABLE = async (): Promise<never> => {
