@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../observability/logger.js';
 import { refuseAdmin } from './admin-auth.js';
 import type { AdminTarget } from './admin-target.js';
+import { SECURITY_HEADERS } from './console-assets.js';
 import { pageOf, sessionKey } from './paging.js';
 
 /** How often the views are compared with what the consoles were last sent. */
@@ -92,7 +93,9 @@ export class AdminEvents {
     // identity provider takes a while): its 'close' has fired already and would never drop the stream,
     // which would hold a slot for good.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return void res.destroy();
-    res.writeHead(200, { 'content-type': STREAM_TYPE, 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
+    // Every admin response's headers (see SECURITY_HEADERS): a hijacked response is not given them by the
+    // listener's onSend hook, and this one carries every view and the audit tail.
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': STREAM_TYPE, 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     const stream: Stream = { res, authorization: req.headers.authorization, checkedAt: Date.now(), credentials: this.#credentialsStamp(), ready: false };
     this.#streams.add(stream);
     res.on('close', () => this.#drop(stream));

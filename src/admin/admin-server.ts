@@ -126,6 +126,8 @@ function serveAsset(asset: Asset | undefined, req: FastifyRequest, reply: Fastif
  * of this API. The path is not echoed (it may be long).
  */
 function frameworkErrors(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply): void {
+  // Answered before any hook, so the onSend hook that gives every other answer these does not run.
+  reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void fail(reply, 414, 'uri_too_long', 'a path parameter is longer than 100 characters');
   else void fail(reply, 400, 'bad_request', err.code === 'FST_ERR_BAD_URL' ? 'the path is not a valid URL (a malformed percent-escape)' : err.message);
 }

@@ -72,6 +72,26 @@ describe('admin console: files, security headers, live events', () => {
     assert.equal(ok.headers.get('cache-control'), 'no-store');
   });
 
+  // The stream and the router's own refusals are written past the listener's onSend hook (a hijacked
+  // response; an answer before any hook): they went out without any of these headers, the stream carrying
+  // every view and the audit tail (found by a review, 2026-12-07).
+  it('the event stream and the answers of the router itself carry the same headers', async () => {
+    const abort = new AbortController();
+    const stream = await fetch(new URL('/events', admin), { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal });
+    const badUrl = await fetch(new URL('/%zz', admin));
+    const longParam = await fetch(new URL(`/sessions/${'x'.repeat(101)}`, admin), { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    abort.abort();
+    for (const [what, res, status, cache] of [['/events', stream, 200, 'no-store'], ['a malformed path', badUrl, 400, 'no-store'], ['an over-long parameter', longParam, 414, 'no-store']] as const) {
+      assert.equal(res.status, status, what);
+      assert.equal(res.headers.get('content-security-policy'), CSP, what);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', what);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', what);
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer', what);
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin', what);
+      assert.equal(res.headers.get('cache-control'), cache, what);
+    }
+  });
+
   it('the console has no inline script, style or event handler for the policy to allow, and builds no markup from strings', () => {
     const html = readFileSync(join(CONSOLE_DIR, 'index.html'), 'utf8');
     for (const m of html.matchAll(/<script\b[^>]*>/g)) assert.match(m[0], /\bsrc="\/console\/[\w.-]+\.js"/, `inline script: ${m[0]}`);
