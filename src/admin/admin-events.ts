@@ -101,6 +101,10 @@ export class AdminEvents {
     res.on('close', () => this.#drop(stream));
     this.#write(stream, `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ replica: this.#target.replica, audit: this.#tailOn(), time: Date.now() })}\n\n`);
     await this.#ensureViews();
+    // Gone meanwhile: the client left, or a tick's re-check refused it and ended it (the credentials changed
+    // while it opened). Written to after its end, the response raised an error nobody handled, which ended
+    // the whole process; and the timers set below ran with no stream to serve.
+    if (!this.#streams.has(stream)) return undefined;
     // A view that could not be computed (the store down) is left out: a later tick sends it once it can be.
     stream.ready = true;
     for (const view of VIEWS) {
