@@ -112,7 +112,8 @@ export class Authenticator {
     }
     // Frozen: a kept principal is shared by every request that presents the same token.
     const audience = Object.freeze((Array.isArray(payload.aud) ? payload.aud : [payload.aud]).filter((a): a is string => typeof a === 'string'));
-    const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)), audience });
+    const expiresAt = (payload.exp! + this.#cfg.clockToleranceSec) * 1000;
+    const principal: Principal = Object.freeze({ issuer: payload.iss!, subject: payload.sub!, tenant, scopes: scopesOf(claimAt(payload, this.#cfg.claims.scopes)), audience, expiresAt });
     this.#verified.set(token, principal, payload.exp!, this.#cfg.clockToleranceSec, Date.now(), performance.now());
     return principal;
   }

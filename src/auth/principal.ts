@@ -6,6 +6,12 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** The token's `aud` values (which endpoints it may be used on: see endpointAudiences); undefined with auth off. */
   audience?: readonly string[];
+  /**
+   * When the gateway stops accepting the token (its `exp` plus auth.clockToleranceSec, epoch ms); undefined
+   * with auth off. What outlives one request (a subscriptions/listen stream) ends then: authorized once,
+   * it would otherwise go on for as long as its connection holds.
+   */
+  expiresAt?: number;
 }
 
 export function samePrincipal(a: Principal, b: Principal): boolean {

@@ -101,6 +101,7 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   };
   const stop = (outcome: 'ok' | 'error' | 'cancelled' = 'cancelled') => {
     if (!session.ends.delete(end)) return; // ended once: counted once
+    clearTimeout(expiry.timer);
     session.listeners.delete(onNote);
     for (const uri of uris.keys()) void session.unsubscribe(uri);
     // Answered here, not by the pipeline: counted when it ends (the client closing it is its cancellation).
@@ -111,10 +112,28 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
     // serverInfo as on every other result (the spec: SHOULD be on every response); before 2026-12-07 it had none.
     sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: SERVER_INFO } } });
   };
+  const expiry: { timer?: NodeJS.Timeout } = {};
   endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);
   session.ends.add(end);
   sink.owner = { detach: () => stop() };
+  atExpiry(guard.principal.expiresAt, end, expiry);
+}
+
+/** Longest a Node timer waits (a longer delay fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Ends the stream when the token it was opened with expires (Principal.expiresAt): it was authorized once,
+ * by that token, and every request the client makes after the expiry is refused 401. Before 2026-12-07 it
+ * went on hearing the endpoint for as long as its connection held. A token living longer than a timer can
+ * wait is looked at again then.
+ */
+function atExpiry(expiresAt: number | undefined, end: (reason?: JsonRpcError) => void, expiry: { timer?: NodeJS.Timeout }): void {
+  if (expiresAt === undefined) return;
+  const left = expiresAt - Date.now();
+  if (left > MAX_TIMER_MS) expiry.timer = setTimeout(() => atExpiry(expiresAt, end, expiry), MAX_TIMER_MS).unref();
+  else expiry.timer = setTimeout(() => end(new JsonRpcError(ErrorCode.InternalError, 'ended: the access token this stream was opened with has expired; send subscriptions/listen again with a fresh token')), Math.max(0, left)).unref();
 }
 
 /**

@@ -70,7 +70,8 @@ describe('verified tokens are kept', () => {
     assert.ok(!(second instanceof Promise), 'the second is served from the cache');
     assert.equal(second, principal);
     assert.ok(Object.isFrozen(principal));
-    assert.deepEqual(principal, { issuer: ISSUER, subject: 'alice', tenant: 'acme', scopes: new Set(['read']), audience: [AUDIENCE] });
+    assert.deepEqual(principal, { issuer: ISSUER, subject: 'alice', tenant: 'acme', scopes: new Set(['read']), audience: [AUDIENCE], expiresAt: principal.expiresAt });
+    assert.equal(typeof principal.expiresAt, 'number');
     assert.deepEqual(lookups, [false, true]);
   });
 
