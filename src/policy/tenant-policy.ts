@@ -86,9 +86,13 @@ export class TenantPolicy {
     this.filtersNothing = !this.argumentRules && Object.values(this.#rules).every((r) => r.deny.length === 0 && openFirst(r));
   }
 
-  /** Whether any name of this kind can be allowed at all (some allow pattern exists). */
+  /**
+   * Whether any name of this kind can be allowed at all: some allow pattern exists, and no deny takes every
+   * name (`deny: ["*"]`, the natural way to take a kind away, allow being "*" by default; deny wins).
+   */
   allowsAny(kind: CatalogueKind): boolean {
-    return this.#rules[kind].allow.length > 0;
+    const r = this.#rules[kind];
+    return r.allow.length > 0 && !r.deny.some((d) => coversAllUnder(d.match, ''));
   }
 
   /**

@@ -50,3 +50,35 @@ describe('subscriptions/listen for a tenant whose rules allow no prompts', () =>
     }
   });
 });
+
+// `allow` defaults to ["*"], so a deny of every name (`deny: ["*"]`) is the natural way to take a kind away
+// from a tenant, and deny wins: it sees none. Before 2026-12-07 only an empty allow list counted as "allows
+// nothing": server/discover (and a 2025 initialize) still offered tools, and a listen acknowledged
+// toolsListChanged and told the tenant each change of a catalogue it may see nothing of. Found by a review.
+describe('subscriptions/listen and server/discover for a tenant whose rules deny every tool', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({
+      pinning: { mode: 'off' },
+      tenants: [{ name: 'anonymous', endpoints: ['*'], tools: { deny: ['*'] } }],
+      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
+      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
+    });
+  });
+  after(() => gw.close());
+
+  it('offers no tools and acknowledges no toolsListChanged', async () => {
+    const list = await modernPost(gw.url(), 'tools/list', {});
+    assert.deepEqual(list.body.result.tools, [], 'the tenant sees no tool');
+    const discover = await modernPost(gw.url(), 'server/discover', {});
+    assert.equal(discover.body.result.capabilities.tools, undefined, JSON.stringify(discover.body.result.capabilities));
+    assert.ok(discover.body.result.capabilities.resources, 'the kinds it may see are still offered');
+    const listen = await openListen(gw.url(), 'deny-all-listen', { toolsListChanged: true, resourcesListChanged: true });
+    try {
+      const ack = await listen.next();
+      assert.deepEqual(ack.params.notifications, { resourcesListChanged: true }, JSON.stringify(ack.params));
+    } finally {
+      listen.close();
+    }
+  });
+});
