@@ -101,6 +101,7 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   };
   const stop = (outcome: 'ok' | 'error' | 'cancelled' = 'cancelled') => {
     if (!session.ends.delete(end)) return; // ended once: counted once
+    session.principalListens.delete(end);
     clearTimeout(expiry.timer);
     session.listeners.delete(onNote);
     for (const uri of uris.keys()) void session.unsubscribe(uri);
@@ -116,6 +117,7 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
   endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);
   session.ends.add(end);
+  session.principalListens.add(end);
   sink.owner = { detach: () => stop() };
   atExpiry(guard.principal.expiresAt, end, expiry);
 }
@@ -137,15 +139,18 @@ function atExpiry(expiresAt: number | undefined, end: (reason?: JsonRpcError) =>
 }
 
 /**
- * Ends the standing's oldest listens until at most `keep` stay: each holds a connection, a listener every
- * notification of the endpoint reaches and its upstream subscriptions, and a client that opens them and
- * never closes one (or loses them half-open) must not pile them up. The oldest is the likeliest forgotten.
+ * Ends the principal's oldest listens on the endpoint until at most `keep` stay: each holds a connection, a
+ * listener every notification of the endpoint reaches and its upstream subscriptions, and a client that opens
+ * them and never closes one (or loses them half-open) must not pile them up. The oldest is the likeliest
+ * forgotten. Counted across the principal's standings (one per token with token exchange): before 2026-12-07
+ * per standing, so a principal with N tokens held N times the bound.
  */
 function endOldest(session: ModernSession, keep: number): void {
-  if (session.ends.size <= keep) return;
+  const all = session.principalListens;
+  if (all.size <= keep) return;
   const reason = new JsonRpcError(ErrorCode.InternalError, `ended: the same caller opened more than ${keep + 1} subscriptions/listen streams on this endpoint (modern.listensPerPrincipal)`);
-  for (const end of session.ends) {
-    if (session.ends.size <= keep) break;
+  for (const end of all) {
+    if (all.size <= keep) break;
     end(reason);
   }
 }

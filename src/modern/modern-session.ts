@@ -32,6 +32,8 @@ export interface ModernSessionOptions {
   logger: Logger;
   /** Whether it is one token's, not its principal's (made while its endpoint exchanged tokens: ModernSessions). */
   perToken?: boolean;
+  /** The listen streams of its principal on its endpoint, shared by the principal's standings (see principalListens). */
+  principalListens?: Set<(reason?: JsonRpcError) => void>;
 }
 
 /**
@@ -57,6 +59,12 @@ export class ModernSession implements UpstreamCaller {
   readonly listeners = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
   /** How each open listen stream ends gracefully (shutdown). */
   readonly ends = new Set<(reason?: JsonRpcError) => void>();
+  /**
+   * The same for every listen stream of its principal on its endpoint, oldest first, whichever of the
+   * principal's standings holds it: with token exchange each token has a standing of its own, and
+   * modern.listensPerPrincipal bounds the principal, not each of its tokens.
+   */
+  readonly principalListens: Set<(reason?: JsonRpcError) => void>;
   /** Resource URIs subscribed upstream on behalf of listen streams, each with how many streams want it. */
   readonly #uriRefs = new Map<string, number>();
   /** The first subscription of a URI while it is on its way (see subscribe). */
@@ -82,6 +90,7 @@ export class ModernSession implements UpstreamCaller {
     this.endpoint = o.endpoint;
     this.guard = o.guard;
     this.perToken = o.perToken ?? false;
+    this.principalListens = o.principalListens ?? new Set();
     this.#observer = o.observer;
     this.#logger = o.logger;
     // Never the standing's own guard, whose principal follows the latest token.

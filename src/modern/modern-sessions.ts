@@ -38,6 +38,12 @@ export class ModernSessions {
    * logger, about 12 kB) for as long.
    */
   readonly #recent = new WeakMap<Principal, Map<EndpointRouter, string>>();
+  /**
+   * Per endpoint and principal (the key of a standing without token exchange), the listen streams of all its
+   * standings and how many standings share them: modern.listensPerPrincipal bounds the principal, and with
+   * token exchange each of its tokens has a standing of its own. Gone with the last of those standings.
+   */
+  readonly #listens = new Map<string, { ends: Set<(reason?: JsonRpcError) => void>; standings: number }>();
   /** The standing found last, with what found it: a client sending one request after another finds it here. */
   #last: { principal: Principal; endpoint: EndpointRouter; session: ModernSession } | undefined;
   readonly #sweeper: NodeJS.Timeout;
@@ -91,7 +97,8 @@ export class ModernSessions {
       if (!tenant || !tenant.mayUseEndpoint(path)) throw new GatewayError('SWB_FORBIDDEN', `tenant "${principal.tenant}" is not granted the endpoint ${path}`);
       const id = `modern-${randomUUID()}`;
       const guard = new SessionGuard(principal, tenant, this.#o.policy, this.#o.audit, { session: id, endpoint: path, unprefixed: () => (endpoint.prefixNames ? undefined : endpoint.pools[0]?.name) });
-      session = new ModernSession({ id, endpoint, guard, perToken, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
+      const principalListens = this.#listensOf(path, principal, 1);
+      session = new ModernSession({ id, endpoint, guard, perToken, principalListens, observer: this.#o.observer ?? NO_OBSERVER, logger: this.#o.logger.child({ session: id, endpoint: path, era: 'modern' }) });
       this.#sessions.set(key, session);
     }
     // The standing's guard names its latest token (admin views, audit of what is not one request's);
@@ -176,9 +183,20 @@ export class ModernSessions {
     }
   }
 
-  /** An ended standing is not kept alive as the last one found. */
+  /** An ended standing is not kept alive as the last one found, nor its principal's listens once it was their last. */
   #forget(s: ModernSession): void {
     if (this.#last?.session === s) this.#last = undefined;
+    this.#listensOf(s.endpoint.config.path, s.principal, -1);
+  }
+
+  /** The listen streams of the principal on the endpoint, shared by its standings: one more (+1) or one fewer (-1) holds them. */
+  #listensOf(path: string, principal: Principal, delta: 1 | -1): Set<(reason?: JsonRpcError) => void> {
+    const key = JSON.stringify([path, principal.issuer, principal.subject, principal.tenant]);
+    let group = this.#listens.get(key);
+    if (!group) this.#listens.set(key, (group = { ends: new Set(), standings: 0 }));
+    group.standings += delta;
+    if (group.standings <= 0) this.#listens.delete(key);
+    return group.ends;
   }
 
   async closeAll(): Promise<void> {
@@ -187,6 +205,7 @@ export class ModernSessions {
     clearInterval(this.#sweeper);
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
+    this.#listens.clear();
     await Promise.all(all.map((s) => s.close()));
   }
 }
