@@ -35,7 +35,9 @@ export async function openStream(req: EdgeRequest, reply: EdgeReply, router: End
   if (ctx.cluster && !ctx.cluster.answering) return replyError(res, 503, 'Service Unavailable: the session store is unreachable; retry shortly', { headers: { 'retry-after': '2' } }, reply.refused);
   try {
     const session = await ctx.registry.create('sse', router, principal, (id) => {
-      const conn = ctx.hub.open(res, {});
+      // Ended when this GET's token expires, and the session with it (it lives on its stream): its client
+      // connects and initializes again with a fresh token (before 2026-12-07 it went on for as long as the connection held).
+      const conn = ctx.hub.open(res, {}, true, principal.expiresAt);
       // Under the public URL's path: a proxy serving the gateway under a prefix takes only that back to it.
       return new LegacySseTransport(conn, `${ctx.basePath ?? ''}${messagesPath}?sessionId=${encodeURIComponent(id)}`);
     });

@@ -11,6 +11,7 @@
 import type { ServerResponse } from 'node:http';
 import { SSE_KEEPALIVE } from '../jsonrpc/sse.js';
 import { AnswerHolds, type Held, type HoldOwner } from './answer-holds.js';
+import { atExpiry, type ExpiryTimer } from '../auth/principal.js';
 
 /** A POST stream's headers wait at least this long for its first event (at most twice it). */
 const HEADERS_DELAY_MS = 25;
@@ -78,10 +79,10 @@ export class SseHub {
 
   /**
    * `flush`: send the headers now (a GET stream, which the client waits on). A POST's stream leaves
-   * them to go out with its first event, which saves a write per request.
+   * them to go out with its first event, which saves a write per request. `endsAt`: see SseConnection.
    */
-  open(res: ServerResponse, headers: Record<string, string>, flush = true): SseConnection {
-    return new SseConnection(res, this, headers, flush);
+  open(res: ServerResponse, headers: Record<string, string>, flush = true, endsAt?: number): SseConnection {
+    return new SseConnection(res, this, headers, flush, endsAt);
   }
 
   /** How many streams are open. */
@@ -158,8 +159,15 @@ export class SseConnection implements Held, HoldOwner {
    * client, and must be replayed to it.
    */
   onsent: ((mark: number) => void) | undefined;
+  /** The timer that ends a GET stream when the token it was opened with expires (only such a stream has one). */
+  #expiry: ExpiryTimer | undefined;
 
-  constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true) {
+  /**
+   * `endsAt`: a GET stream's token's expiry (Principal.expiresAt), when it ends: authorized once, by that token,
+   * it would otherwise deliver for as long as its connection holds while every request with the token is
+   * refused 401 (before 2026-12-07 it did). Its client opens it again with a fresh token.
+   */
+  constructor(res: ServerResponse, hub: SseHub, headers: Record<string, string>, flush = true, endsAt?: number) {
     this.#res = res;
     this.#hub = hub;
     if (flush) {
@@ -175,6 +183,7 @@ export class SseConnection implements Held, HoldOwner {
     if (typeof res.socket?.setNoDelay === "function") res.socket.setNoDelay(true);
     res.on('close', () => this.#closed());
     hub.enlist(this);
+    if (endsAt !== undefined) atExpiry(endsAt, () => this.end(), (this.#expiry = {}));
     // The client may have gone while we were getting ready: 'close' has fired already and never will again.
     if (res.destroyed || res.writableEnded) queueMicrotask(() => this.#closed());
   }
@@ -320,6 +329,7 @@ export class SseConnection implements Held, HoldOwner {
   #closed(): void {
     if (!this.#open) return;
     this.#open = false;
+    if (this.#expiry) clearTimeout(this.#expiry.timer);
     if (this.#headers) this.#hub.headerHolds.release(this);
     this.#hub.delist(this);
     this.onclose?.();

@@ -135,11 +135,12 @@ export class StreamableHttpEndpoint {
     const transport = this.#sessions.transportOf(session);
     const lastEventId = header(req, 'last-event-id');
     const headers = { [SESSION_HEADER]: session.id };
-    // A stream the session's transport writes (a replay, then live events): not Fastify's to send.
+    // A stream the session's transport writes (a replay, then live events): not Fastify's to send. It ends when
+    // this GET's token expires (the session stays: its client opens the GET again with a fresh token).
     const res = reply.hijack().raw;
     try {
-      if (lastEventId) await transport.resume(lastEventId, res, headers);
-      else await transport.openStandalone(res, headers);
+      if (lastEventId) await transport.resume(lastEventId, res, headers, principal.expiresAt);
+      else await transport.openStandalone(res, headers, principal.expiresAt);
     } catch (err) {
       if (err instanceof StreamConflictError) replyError(res, 409, `Conflict: ${err.message}`, {}, reply.refused);
       else if (err instanceof UnknownEventIdError) replyError(res, 400, `Bad Request: ${err.message}`, { code: ErrorCode.InvalidRequest }, reply.refused);

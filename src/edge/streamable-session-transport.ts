@@ -155,11 +155,11 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     for (const m of json.out) this.#event(stream, m);
   }
 
-  /** GET without Last-Event-ID: the standalone stream for messages that relate to no request. */
-  async openStandalone(res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  /** GET without Last-Event-ID: the standalone stream for messages that relate to no request; `endsAt`: its token's expiry (see SseConnection). */
+  async openStandalone(res: ServerResponse, headers: Record<string, string>, endsAt?: number): Promise<void> {
     const stream = this.#streams.get(0)!;
     if (stream.conn?.open || this.#opening?.open) throw new StreamConflictError('a standalone stream is already open for this session');
-    const conn = (this.#opening = this.#open(stream, res, headers, `0_${stream.delivered}`));
+    const conn = (this.#opening = this.#open(stream, res, headers, `0_${stream.delivered}`, endsAt));
     try {
       await this.#catchUp(stream, conn, stream.delivered);
     } finally {
@@ -170,8 +170,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
   /** A GET's connection (to `stream` while held), primed with where it starts: a reader dropped before its next event resumes there,
    * not from nothing (the SDK's client then opened the GET stream; primed, it polls a stream for as long as its answer may come).
    * On the GET stream, what its socket takes counts as delivered. */
-  #open(stream: OutStream | undefined, res: ServerResponse, headers: Record<string, string>, primeId: string): SseConnection {
-    const conn = this.#o.hub.open(res, headers);
+  #open(stream: OutStream | undefined, res: ServerResponse, headers: Record<string, string>, primeId: string, endsAt?: number): SseConnection {
+    const conn = this.#o.hub.open(res, headers, true, endsAt);
     if (this.#priming()) conn.write(ssePriming(primeId, this.#o.retryMs));
     if (stream?.no !== 0) return conn;
     // Declared, then stored (see #bind). Events are numbered in order, so a later mark is a later event.
@@ -232,8 +232,8 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     return replayLog(conn, no, events, this.#o.hub.maxBufferBytes / 2).finally(() => this.#replaying.delete(conn));
   }
 
-  /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live. */
-  async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  /** GET with Last-Event-ID: replay what came after it on that stream, then continue it live (until `endsAt`, as openStandalone's). */
+  async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>, endsAt?: number): Promise<void> {
     const m = /^(\d+)_(\d+)$/.exec(lastEventId);
     if (!m) throw new UnknownEventIdError(`malformed Last-Event-ID "${clipped(lastEventId, 64)}"`);
     const [no, seq] = [Number(m[1]), Number(m[2])];
@@ -252,7 +252,7 @@ export class StreamableSessionTransport implements Transport, HoldOwner {
     if (stream.json) throw new UnknownEventIdError(`Last-Event-ID "${clipped(lastEventId, 64)}" names a request answered as JSON, which has no events`);
     // The client has what it names: a later GET without Last-Event-ID need not send it again.
     if (no === 0 && seq <= stream.seq && seq > stream.delivered) stream.delivered = seq;
-    const conn = this.#resumes.take(no, this.#open(stream, res, headers, `${no}_${seq}`), res);
+    const conn = this.#resumes.take(no, this.#open(stream, res, headers, `${no}_${seq}`, endsAt), res);
     // Cut or left on the way: the stream and its log stay for the client's next attempt.
     if (!(await this.#catchUp(stream, conn, seq))) return;
     if (no !== 0 && stream.pending.size === 0) {

@@ -8,6 +8,7 @@ import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../jsonrpc/modern-meta.js';
 import { SubscribedUris } from '../jsonrpc/subscribed-uris.js';
 import { SERVER_INFO } from '../session/client-session.js';
+import { atExpiry, type ExpiryTimer } from '../auth/principal.js';
 
 /** The bounds of one listen (ModernServiceOptions). */
 export interface ListenLimits {
@@ -113,30 +114,18 @@ export async function listen(session: ModernSession, guard: SessionGuard, sink: 
     // serverInfo as on every other result (the spec: SHOULD be on every response); before 2026-12-07 it had none.
     sink.finish(reason ? reason.toResponse(id) : { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: SERVER_INFO } } });
   };
-  const expiry: { timer?: NodeJS.Timeout } = {};
+  const expiry: ExpiryTimer = {};
   endOldest(session, limits.listensPerPrincipal - 1);
   session.listeners.add(onNote);
   session.ends.add(end);
   session.principalListens.add(end);
   sink.owner = { detach: () => stop() };
-  atExpiry(guard.principal.expiresAt, end, expiry);
+  // Authorized once, by that token: before 2026-12-07 the stream went on for as long as its connection held.
+  atExpiry(guard.principal.expiresAt, () => end(new JsonRpcError(ErrorCode.InternalError, TOKEN_EXPIRED)), expiry);
 }
 
-/** Longest a Node timer waits (a longer delay fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * Ends the stream when the token it was opened with expires (Principal.expiresAt): it was authorized once,
- * by that token, and every request the client makes after the expiry is refused 401. Before 2026-12-07 it
- * went on hearing the endpoint for as long as its connection held. A token living longer than a timer can
- * wait is looked at again then.
- */
-function atExpiry(expiresAt: number | undefined, end: (reason?: JsonRpcError) => void, expiry: { timer?: NodeJS.Timeout }): void {
-  if (expiresAt === undefined) return;
-  const left = expiresAt - Date.now();
-  if (left > MAX_TIMER_MS) expiry.timer = setTimeout(() => atExpiry(expiresAt, end, expiry), MAX_TIMER_MS).unref();
-  else expiry.timer = setTimeout(() => end(new JsonRpcError(ErrorCode.InternalError, 'ended: the access token this stream was opened with has expired; send subscriptions/listen again with a fresh token')), Math.max(0, left)).unref();
-}
+/** Its token expired: every request the client makes now is refused 401, and the stream must not go on hearing the endpoint. */
+const TOKEN_EXPIRED = 'ended: the access token this stream was opened with has expired; send subscriptions/listen again with a fresh token';
 
 /**
  * Ends the principal's oldest listens on the endpoint until at most `keep` stay: each holds a connection, a
