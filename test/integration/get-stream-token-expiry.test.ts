@@ -7,8 +7,9 @@
 // the GET again with a fresh token), the legacy session, which lives on its stream, ends with it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { ISSUER, PUBLIC_URL, mcpRequest, openSession, signHmac } from '../helpers/tokens.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startHmacGateway } from '../helpers/hmac-gateway.js';
+import { mcpRequest, openSession, signHmac } from '../helpers/tokens.js';
 import { until } from '../helpers/wait.js';
 
 const SECRET = 'get-stream-token-expiry-hmac-secret-32+';
@@ -41,14 +42,7 @@ async function openGet(url: string, token: string, headers: Record<string, strin
 describe('a 2025-era GET stream whose token expires', { timeout: 60_000 }, () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      server: { publicUrl: PUBLIC_URL },
-      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], hmacSecret: SECRET, allowHmac: true, algorithms: ['HS256'], clockToleranceSec: 0 },
-      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    gw = await startHmacGateway(SECRET);
   });
   after(() => gw.close());
 

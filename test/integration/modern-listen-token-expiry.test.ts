@@ -6,23 +6,17 @@
 // Found by an adversarial review of the 2026-07-28 listen streams.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { startHmacGateway } from '../helpers/hmac-gateway.js';
 import { modernPost, openListen } from '../helpers/modern-http.js';
-import { ISSUER, PUBLIC_URL, signHmac } from '../helpers/tokens.js';
+import { signHmac } from '../helpers/tokens.js';
 
 const SECRET = 'modern-listen-token-expiry-hmac-secret-32+';
 
 describe('a subscriptions/listen stream whose token expires', () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway({
-      pinning: { mode: 'off' },
-      server: { publicUrl: PUBLIC_URL },
-      auth: { mode: 'jwt', issuer: ISSUER, audience: [PUBLIC_URL], hmacSecret: SECRET, allowHmac: true, algorithms: ['HS256'], clockToleranceSec: 0 },
-      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-      upstreams: [{ name: 'fx', transport: 'stdio', ...FIXTURE, sharing: 'shared', pool: { size: 1 } }],
-      endpoints: [{ path: '/mcp', upstreams: ['fx'] }],
-    });
+    gw = await startHmacGateway(SECRET);
   });
   after(() => gw.close());
 
