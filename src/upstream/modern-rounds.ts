@@ -11,6 +11,7 @@ import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import { MAX_QUOTED } from '../observability/bounded-warnings.js';
 import { clipped } from '../observability/clipped.js';
 import type { UpstreamCaller } from './upstream-caller.js';
+import { MAX_ASKING } from './upstream-asks.js';
 
 type Params = Record<string, unknown> | undefined;
 type Result = Record<string, unknown>;
@@ -266,13 +267,18 @@ type Asks = Record<string, { method?: unknown; params?: unknown }>;
  * An input_required result's input requests, when the era allows them: an upstream that answers another
  * request so (completion/complete, a list), or asks anything but elicitation/create, sampling/createMessage
  * or roots/list, breaks the protocol, and nothing of its round is put to the client. Before 2026-12-07 a
- * 2025 client was asked them as they came (a completion's elicitation; a `ping`, round after round).
+ * 2025 client was asked them as they came (a completion's elicitation; a `ping`, round after round). So is a
+ * round of more than MAX_ASKING questions (before 2026-12-08 each was put to the client, all at once).
  */
 function roundAsks(result: Result, o: RoundOptions): Asks {
   const broken = (what: string) => new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" ${what}, which the 2026-07-28 era does not allow`, { upstream: o.upstream });
   if (o.method !== undefined && !ROUND_METHODS.has(o.method)) throw broken(`answered ${o.method} with input_required (only tools/call, prompts/get and resources/read may ask for input)`);
   const asks = result.inputRequests ?? {};
   if (asks === null || typeof asks !== 'object' || Array.isArray(asks)) throw broken('sent inputRequests that are no object');
+  // Each is put to the client at once (a person, maybe): a 2025 upstream's own requests are bounded by MAX_ASKING
+  // per connection, and without this bound one round of thousands, repeated round after round, reached the client.
+  const count = Object.keys(asks).length;
+  if (count > MAX_ASKING) throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked the client ${count} questions in one input round (at most ${MAX_ASKING} are relayed)`, { upstream: o.upstream });
   for (const ask of Object.values(asks as Asks)) {
     const method = (ask as Asks[string] | null)?.method;
     if (typeof method !== 'string' || !Object.hasOwn(INPUT_METHODS, method)) {

@@ -13,12 +13,15 @@ import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/modern-http.js';
 import { startModernServer } from '../helpers/modern-server.js';
 import { connectClient } from '../helpers/sdk.js';
+import { MAX_ASKING } from '../../src/upstream/upstream-client.js';
 
 const ELICIT = { method: 'elicitation/create', params: { message: 'Which one?', requestedSchema: { type: 'object', properties: { v: { type: 'string' } } } } };
 const ANSWER = {
   'completion/complete': { resultType: 'input_required', inputRequests: { which: ELICIT } },
   'tools/call test_simple_text': { resultType: 'input_required', inputRequests: { alive: { method: 'ping', params: {} } } },
   'tools/call test_image_content': { resultType: 'input_required', inputRequests: { big: { method: `x/${'m'.repeat(20_000)}`, params: {} } } },
+  // More questions in one round than the gateway puts to a client at once (MAX_ASKING), every round.
+  'tools/call test_logging_tool': { resultType: 'input_required', inputRequests: Object.fromEntries(Array.from({ length: MAX_ASKING + 1 }, (_, i) => [`q${i}`, ELICIT])) },
 };
 
 describe('a 2026-07-28 upstream asking for input where the era allows none', () => {
@@ -77,5 +80,13 @@ describe('a 2026-07-28 upstream asking for input where the era allows none', () 
     assert.equal(err.data?.code, 'SWB_UPSTREAM_PROTOCOL', String(err.message).slice(0, 500));
     assert.match(err.message ?? '', /upstream "modern" asked the client "x\/m+… in an input round/);
     assert.ok((err.message ?? '').length < 1_000, `a message of ${err.message?.length} characters`);
+  });
+
+  it('a round of more input requests than MAX_ASKING: an upstream protocol error saying so, none put to the client', async () => {
+    const err = refusal(await client.callTool({ name: 'test_logging_tool', arguments: {} }).then(() => undefined, (e: unknown) => e));
+    assert.equal(err?.code, -32000, JSON.stringify(err).slice(0, 500));
+    assert.equal(err.data?.code, 'SWB_UPSTREAM_PROTOCOL');
+    assert.match(err.message ?? '', new RegExp(`upstream "modern" asked the client ${MAX_ASKING + 1} questions in one input round \\(at most ${MAX_ASKING} are relayed\\)`));
+    assert.equal(elicited, 0, 'no elicitation was put to the client');
   });
 });
