@@ -284,13 +284,23 @@ export class UpstreamClient {
   }
 
   #onMessage(m: JsonRpcMessage, related?: RequestId, bytes?: number): void {
-    if (isRequest(m)) return this.#asks.asked(m, related);
+    if (isRequest(m)) return this.era === 'modern' ? this.#modernAsked(m.method) : this.#asks.asked(m, related);
     if (isNotification(m)) return this.#onNotification(m.method, m.params, related);
     // False for an answer after a cancellation or timeout (the race the spec warns about: quietly) and for ids never
     // sent, numbers too (a server answering id+1, a proxy renumbering: its calls time out, and the log says why).
     if (this.#peer.response(m, bytes)) return;
     // A string id is the upstream's, of any length: cut, as the line is meant to be a few hundred bytes (BoundedWarnings).
     if (m.id === null || !this.#peer.sent(m.id)) this.#warnings.warn({ id: typeof m.id === 'string' ? clipped(m.id, MAX_QUOTED) : m.id }, 'upstream answered an id the gateway never sent; ignored');
+  }
+
+  /**
+   * A 2026-07-28 server never sends a request (what it needs of the client comes as an input_required round):
+   * one that does is ignored, said where the operator looks. Before 2026-12-08 it was put to the client behind
+   * the call as a 2025 server's is, and its answer POSTed back as a 2025 message (a `ping` too).
+   */
+  #modernAsked(method: string): void {
+    const quotedMethod = clipped(method, MAX_QUOTED);
+    this.#warnings.warn({ method: quotedMethod }, `ignored "${quotedMethod}" from upstream "${this.#name}": a 2026-07-28 server sends no requests (input_required rounds instead)`);
   }
 
   #onNotification(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
