@@ -102,7 +102,7 @@ export class Gateway {
     this.events = deps.events ?? this.cluster?.events ?? new MemoryEventStore(config.session.eventsPerStream, undefined, config.session.eventBytesPerSession);
     this.registry = new SessionRegistry({
       observer: deps.observer,
-      onEnded: (s, reason) => void this.cluster?.ended(s.id, reason === SHUTDOWN_REASON),
+      onEnded: (s, handOver) => void this.cluster?.ended(s.id, handOver),
       onChanged: (s) => void this.cluster?.record(s.record()).catch(() => {}),
       policy: this.policy,
       audit,

@@ -12,8 +12,13 @@ import { SessionGuard, type AuditLog, type Policy } from '../policy/index.js';
 
 export interface SessionRegistryOptions {
   observer?: SessionObserver;
-  /** Told when a session ends, with why (the cluster forgets it, or hands it over on shutdown). */
-  onEnded?: (session: ClientSession, reason: string) => void;
+  /**
+   * Told when a session ends: handed over (`handOver`: its record kept for another replica to take over),
+   * or ended for good (its record removed). Not by its close reason alone: a session that cannot move
+   * (per-session upstreams, a legacy stream) closed by a shutdown ends for good, and released as one that
+   * can, its record stayed in the store for sessionTtlMs, listed as awaiting a takeover nothing could make.
+   */
+  onEnded?: (session: ClientSession, handOver: boolean) => void;
   onChanged?: (session: ClientSession) => void;
   policy: Policy;
   audit: AuditLog | undefined;
@@ -132,7 +137,7 @@ export class SessionRegistry {
         const handOver = handedOver(s, reason);
         // A session handed over keeps its event log: the replica that takes it over replays from it.
         if (!handOver) this.#opts.events.dropSession(s.id);
-        this.#opts.onEnded?.(s, handOver ? SHUTDOWN_REASON : reason);
+        this.#opts.onEnded?.(s, handOver);
       },
     });
     this.#sessions.set(id, session);
