@@ -157,7 +157,9 @@ export class ConnectionLimits {
   }
 
   authenticated(socket: Socket): void {
-    if (!this.#known.has(socket) || this.#authenticated.has(socket)) return;
+    // Destroyed: its client left while the token was checked (a key set fetch): its 'close' may have run
+    // already, and a mark now would never be taken back (the gauge read 1 and -1 for good).
+    if (!this.#known.has(socket) || socket.destroyed || this.#authenticated.has(socket)) return;
     this.#authenticated.add(socket);
     this.#openAuthenticated++;
   }
