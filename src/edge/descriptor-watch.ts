@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 export interface DescriptorWatchOptions {
   /** The process's soft RLIMIT_NOFILE (descriptorLimit()); undefined: nothing is watched. */
   limit: number | undefined;
-  /** Open descriptors now, or undefined where they cannot be counted (default: /proc/self/fd on Linux). */
+  /** Open descriptors now (Infinity: none left to count them with), or undefined where they cannot be counted (default: /proc/self/fd on Linux). */
   count?: () => number | undefined;
   now?: () => number;
 }
@@ -16,11 +16,16 @@ export function descriptorReserve(limit: number): number {
   return Math.min(64, Math.max(8, Math.floor(limit / 16)));
 }
 
+/**
+ * Reading the directory takes a descriptor itself: with none left it fails (EMFILE, or ENFILE with the
+ * system's table full), which means every one is in use (Infinity), not that they cannot be counted.
+ */
 function openDescriptors(): number | undefined {
   try {
     return readdirSync('/proc/self/fd').length;
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EMFILE' || code === 'ENFILE' ? Number.POSITIVE_INFINITY : undefined;
   }
 }
 
@@ -56,6 +61,6 @@ export class DescriptorWatch {
     }
     const open = this.#open;
     if (open === undefined || open < limit - descriptorReserve(limit)) return undefined;
-    return `${open} of at most ${limit} file descriptors open`;
+    return `${Math.min(open, limit)} of at most ${limit} file descriptors open`;
   }
 }

@@ -14,6 +14,8 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FIXTURE } from '../helpers/gateway.js';
 import { listeningAddress } from '../helpers/processes.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
+import { until } from '../helpers/wait.js';
 
 const LIMIT = 160;
 
@@ -34,17 +36,17 @@ describe('/readyz as descriptors run out', { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'swb-fds-'));
   const sockets: Socket[] = [];
   let child: ChildProcess | undefined;
-  after(() => {
-    for (const s of sockets) s.destroy();
-    child?.kill('SIGKILL');
+  after(async () => {
+    await stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers 503 naming the descriptors once a few are left, and 200 again once they are free', async () => {
+  /** A gateway under `ulimit -n LIMIT`, once /readyz says it is ready (its upstream up). */
+  async function startLimited(): Promise<{ base: string; port: number }> {
     const file = join(dir, 'gateway.yaml');
     writeFileSync(
       file,
-      `server: { host: 127.0.0.1, port: 0, maxConnections: 1000, headersTimeoutMs: 60000, bodyTimeoutMs: 60000 }
+      `server: { host: 127.0.0.1, port: 0, maxConnections: 1000, headersTimeoutMs: 60000, bodyTimeoutMs: 60000, keepAliveMs: 60000 }
 metrics: { enabled: false }
 auth: { mode: none }
 upstreams: [{ name: fixture, transport: stdio, sandbox: none, sharing: shared, command: ${FIXTURE.command}, args: [${resolve(FIXTURE.args[0]!)}] }]
@@ -54,7 +56,6 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
     child = spawn('bash', ['-c', `ulimit -n ${LIMIT} && exec "${process.execPath}" --import tsx src/main.ts serve --config "${file}"`], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.resume();
     const base = await listeningAddress(child, 60_000);
-    const port = Number(new URL(base).port);
     // Ready once its upstream is (listening comes first: on a loaded machine the fixture takes a while).
     let first = await readyz(base);
     for (let i = 0; i < 120 && first.status !== 200; i++) {
@@ -62,6 +63,22 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
       first = await readyz(base);
     }
     assert.equal(first.status, 200, first.body);
+    return { base, port: Number(new URL(base).port) };
+  }
+
+  async function stop(): Promise<void> {
+    for (const s of sockets.splice(0)) s.destroy();
+    const c = child;
+    child = undefined;
+    if (c && c.exitCode === null && c.signalCode === null) {
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  it('answers 503 naming the descriptors once a few are left, and 200 again once they are free', async () => {
+    const { base, port } = await startLimited();
 
     // Idle connections, ten at a time, until /readyz turns (bounded: never more than the limit).
     let last = await readyz(base);
@@ -83,5 +100,33 @@ endpoints: [{ path: /mcp, upstreams: [fixture] }]
       again = await readyz(base);
     }
     assert.equal(again.status, 200, again.body);
+    await stop();
+  });
+
+  // Found by a review: the count of descriptors opens one itself (it reads /proc/self/fd), and with none
+  // left it failed, which read as "cannot be counted": ready, exactly while the process had none at all.
+  // A probe on a connection kept alive (or one whose accept got the last descriptor) was told 200.
+  it('answers 503 with every descriptor in use, when they cannot even be counted', async () => {
+    const { port } = await startLimited();
+    const held = await openRawSocket('127.0.0.1', port);
+    const ask = async (): Promise<string> => {
+      const from = held.received().length;
+      held.socket.write(`GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      await until('/readyz answered on the kept connection', () => /\r\n\r\n\{[^}]*\}/.test(held.received().slice(from)) || held.closed());
+      return held.received().slice(from);
+    };
+    assert.match(await ask(), /^HTTP\/1\.1 200 /);
+    // More connections than the limit: the gateway takes them until no descriptor is left (the rest wait in
+    // the backlog, or are closed at accept).
+    for (let i = 0; i < LIMIT; i++) {
+      const s = await open(port);
+      if (s) sockets.push(s);
+    }
+    await sleep(1100); // a count is reused for a second
+    const answer = await ask();
+    assert.match(answer, /^HTTP\/1\.1 503 /, answer);
+    assert.match(answer, /"status":"not ready: 160 of at most 160 file descriptors open"/);
+    held.socket.destroy();
+    await stop();
   });
 });

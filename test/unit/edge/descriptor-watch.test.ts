@@ -27,6 +27,10 @@ describe('DescriptorWatch', () => {
     assert.equal(counts, 3);
   });
 
+  it('is exhausted when no descriptor is left to count them with', () => {
+    assert.equal(new DescriptorWatch({ limit: 64, count: () => Number.POSITIVE_INFINITY }).exhausted(), '64 of at most 64 file descriptors open');
+  });
+
   it('says nothing where the limit or the count is unknown', () => {
     assert.equal(new DescriptorWatch({ limit: undefined, count: () => 1_000_000 }).exhausted(), undefined);
     assert.equal(new DescriptorWatch({ limit: 64, count: () => undefined }).exhausted(), undefined);
