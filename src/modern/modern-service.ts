@@ -265,7 +265,11 @@ export class ModernService {
         // (Only a sealed one was ever kept: the others have no id to look up.)
         ended: (x, reason) => {
           // Declined in its URL round (answered SWB_URL_ELICITATION_DECLINED), or abandoned there.
-          if (x.unaudited !== undefined) auditUnopened(session, x.principal, x.first, x.unaudited, reason === 'answered' || reason === 'refused' ? 'error' : 'cancelled');
+          if (x.unaudited !== undefined) {
+            const outcome = reason === 'answered' || reason === 'refused' ? 'error' : 'cancelled';
+            auditUnopened(session, x.principal, x.first, x.unaudited, outcome);
+            session.endedInRound(x, outcome);
+          }
           if (!x.held) return;
           this.#exchanges.delete(x.id);
           this.#waiting.ended(x);

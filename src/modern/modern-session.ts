@@ -11,7 +11,7 @@ import { GuardViews } from '../policy/guard-views.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { PipelineHost, RequestContext } from '../session/request-pipeline.js';
-import type { SessionObserver } from '../session/session-observer.js';
+import type { RequestDone, SessionObserver } from '../session/session-observer.js';
 import { declaresFormElicitation, modernRequestPipeline } from '../session/stages/index.js';
 import { ListChangedCoalescer } from '../session/list-changed-coalescer.js';
 import { screenedAsk } from '../session/screened-asks.js';
@@ -52,6 +52,8 @@ export class ModernSession implements UpstreamCaller {
   readonly #observer: SessionObserver;
   readonly #logger: Logger;
   readonly #exchanges = new RequestTable<Exchange>();
+  /** Calls whose -32042 became a URL round: their first run's metrics, counted when such a call ends there. */
+  readonly #uncounted = new WeakMap<Exchange, { done: RequestDone; t0: number }>();
   readonly #inflight = new RequestTable<Cancellation>();
   /** The guard and pipeline host each token's requests run with (see guardFor). */
   readonly #views: GuardViews<{ guard: SessionGuard; host: PipelineHost }>;
@@ -107,6 +109,14 @@ export class ModernSession implements UpstreamCaller {
   /** Where its requests are counted (the modern service counts there the ones it refuses itself). */
   get observer(): SessionObserver {
     return this.#observer;
+  }
+
+  /** A call that ended in its URL round (declined, abandoned): counted once now, from its first run's start. */
+  endedInRound(exchange: Exchange, outcome: 'error' | 'cancelled'): void {
+    const u = this.#uncounted.get(exchange);
+    if (!u) return;
+    this.#uncounted.delete(exchange);
+    this.#observer.requestDone({ ...u.done, outcome, seconds: (performance.now() - u.t0) / 1000 });
   }
 
   get principal(): Principal {
@@ -233,6 +243,7 @@ export class ModernSession implements UpstreamCaller {
       // A -32042 that becomes a URL round is no answer (the observe stage wrote no line): the call has its
       // one line when it ends, from the run made after the URLs were visited, else from the service.
       exchange.unaudited = response && first.spec.mrtr && urlElicitations(response) ? (exchange.unaudited ?? ctx.startedAt) : undefined;
+      if (ctx.uncounted && exchange.unaudited !== undefined && !this.#uncounted.has(exchange)) this.#uncounted.set(exchange, { done: ctx.uncounted, t0: ctx.t0 });
       exchange.settle(response);
     };
     // A stage that throws is a bug: the client still gets an answer, and the log the incident behind it.

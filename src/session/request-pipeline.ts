@@ -9,7 +9,7 @@ import type { Decision } from '../policy/decision.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../router/index.js';
 import type { DefinitionScreen } from '../router/definition-screen.js';
-import type { SessionObserver } from './session-observer.js';
+import type { RequestDone, SessionObserver } from './session-observer.js';
 import type { ToolWorkingSet } from './tool-working-set.js';
 
 export type SessionState = 'UNINITIALIZED' | 'INITIALIZING' | 'ACTIVE' | 'SHUTDOWN';
@@ -92,6 +92,11 @@ export interface RequestContext {
   /** What the route threw, as thrown (stages read its type and code, never its message). */
   error?: unknown;
   response?: JsonRpcResponse;
+  /**
+   * A 2026-07-28 call's -32042 that became a URL round: no answer, so not counted by the observe stage; the
+   * call is counted once, by the run made after the round or, ended in it, by ModernSession.endedInRound.
+   */
+  uncounted?: RequestDone | undefined;
 }
 
 /** Resolves to the response to send, or undefined when nothing must be sent (a cancelled request). */

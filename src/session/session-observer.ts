@@ -1,11 +1,24 @@
 import type { ConfirmationOutcome } from '../policy/audit-log.js';
 
+/**
+ * One answered client request, as the request metrics count it. `era`: legacy (a session) or modern (a
+ * 2026-07-28 stateless request). A type, not an interface: tests read it as a plain record.
+ */
+export type RequestDone = {
+  method: string;
+  endpoint: string;
+  upstream: string;
+  outcome: string;
+  seconds: number;
+  tool: string | undefined;
+  era: 'legacy' | 'modern';
+};
+
 /** What the session layer reports for metrics; the app wires it to Prometheus. */
 export interface SessionObserver {
   sessionOpened(transport: string, tenant: string): void;
   sessionClosed(transport: string, tenant: string): void;
-  /** `era`: legacy (a session) or modern (a 2026-07-28 stateless request). */
-  requestDone(r: { method: string; endpoint: string; upstream: string; outcome: string; seconds: number; tool: string | undefined; era: 'legacy' | 'modern' }): void;
+  requestDone(r: RequestDone): void;
   denied(reason: string): void;
   rateLimited(limit: string): void;
   /** A confirmation rule asked (or could not ask) the user about a call of this tenant's. */

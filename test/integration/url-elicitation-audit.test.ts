@@ -32,16 +32,18 @@ describe('audit lines of calls an upstream refused with -32042', { timeout: 60_0
       server,
       `import { createInterface } from 'node:readline';
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
-const TOOLS = ['needs_url', 'once_url'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-let visited = false;
+// needs_url and refused_url always answer -32042; the others answer once their URL was visited.
+const TOOLS = ['needs_url', 'once_url', 'counted_url', 'refused_url'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+const visited = new Set();
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
   if (m.id === undefined || m.method === undefined) return;
   if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'u', version: '1' } } });
   if (m.method === 'tools/list') return send({ jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } });
   if (m.method !== 'tools/call') return send({ jsonrpc: '2.0', id: m.id, result: {} });
-  if (m.params.name === 'once_url' && visited) return send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } });
-  if (m.params.name === 'once_url') visited = true;
+  const once = m.params.name !== 'needs_url' && m.params.name !== 'refused_url';
+  if (once && visited.has(m.params.name)) return send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } });
+  visited.add(m.params.name);
   send({ jsonrpc: '2.0', id: m.id, error: { code: -32042, message: 'Open a URL first.', data: { elicitations: [{ mode: 'url', elicitationId: 'e1', url: 'https://example.com/e1', message: 'Approve' }] } } });
 });
 `,
@@ -78,6 +80,26 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     assert.equal(lines[0]!.name, 'needs_url');
     assert.equal(lines[0]!.decision, 'allow');
     assert.equal(lines[0]!.outcome, 'error', show(lines));
+  });
+
+  // Found by a review: the metrics counted each run as the audit did, the -32042 as a tools/call that
+  // failed while the call went on: a call made once its URL was visited was an error and an ok.
+  it('2026-07-28: a call with a URL round is one request in the metrics, counted when it ends', async () => {
+    const params = { name: 'counted_url', arguments: {} };
+    const round = inputRound(await modernPost(gw.url(), 'tools/call', params, { caps: CAPS }));
+    const answer = await modernPost(gw.url(), 'tools/call', { ...params, requestState: round.state, inputResponses: { [round.key]: { action: 'accept' } } }, { caps: CAPS });
+    assert.equal(answer.body.result?.content?.[0]?.text, 'done', JSON.stringify(answer.body));
+    // Declined in its second URL round (its first accepted): one call that failed.
+    const refused = { name: 'refused_url', arguments: {} };
+    const first = inputRound(await modernPost(gw.url(), 'tools/call', refused, { caps: CAPS }));
+    const second = inputRound(await modernPost(gw.url(), 'tools/call', { ...refused, requestState: first.state, inputResponses: { [first.key]: { action: 'accept' } } }, { caps: CAPS }));
+    await modernPost(gw.url(), 'tools/call', { ...refused, requestState: second.state, inputResponses: { [second.key]: { action: 'decline' } } }, { caps: CAPS });
+    const calls = async () => {
+      const text = await (await fetch(gw.app.metricsUrl!)).text();
+      return text.split('\n').filter((l) => l.startsWith('switchboard_tool_calls_total{') && /tool="(counted|refused)_url"/.test(l)).sort();
+    };
+    assert.ok(await waitFor(async () => (await calls()).some((l) => l.includes('refused_url')), { timeoutMs: 2000 }), (await calls()).join('\n'));
+    assert.deepEqual(await calls(), ['switchboard_tool_calls_total{tool="counted_url",outcome="ok"} 1', 'switchboard_tool_calls_total{tool="refused_url",outcome="error"} 1']);
   });
 
   it("2025-11-25: the -32042 is the call's answer, with its one line", async () => {

@@ -54,13 +54,14 @@ export const observeStage: Stage = async (ctx, next) => {
   const outcome = outcomeOf(ctx, withheld);
   const upstream = host.router!.upstreamOf(req.method, req.params, ctx.spec);
   const response = ctx.response;
-  if (ctx.decision && host.guard.audits(req.method) && !(response !== undefined && urlRound(ctx, response))) {
+  const round = response !== undefined && urlRound(ctx, response);
+  if (ctx.decision && host.guard.audits(req.method) && !round) {
     const failed = response !== undefined && 'error' in response;
     const decision = withheld === undefined ? ctx.decision : { allowed: false, rule: withheld };
     host.guard.record(req.method, req.params, decision, outcome, ctx.startedAt, failed ? response.error : ctx.result, upstream, failed ? undefined : ctx.resultBytes, ctx.confirmation);
   }
   if (withheld !== undefined) host.observer.denied(withheld.startsWith('pinning.') ? 'tool_pinning' : 'hidden_text');
-  host.observer.requestDone({
+  const done = {
     method: ctx.spec?.metric ?? 'other',
     endpoint: host.endpoint.config.path,
     upstream: upstream ?? (ctx.spec?.list ? 'all' : 'none'),
@@ -68,6 +69,9 @@ export const observeStage: Stage = async (ctx, next) => {
     seconds: elapsed(ctx),
     tool: toolLabel(ctx, ctx.error),
     era: host.era,
-  });
+  };
+  // A URL round is no answer: counted as an error, a call made again once its URLs were visited was two.
+  if (round) ctx.uncounted = done;
+  else host.observer.requestDone(done);
   return answer;
 };
