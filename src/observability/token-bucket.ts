@@ -40,7 +40,9 @@ export class TokenBucket {
 
   #refill(): void {
     const now = this.#now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#refilledAt) * this.#perSecond) / 1000);
+    // A clock set back (the default is the wall clock: NTP, a VM resumed) refills nothing and takes nothing:
+    // counted, an hour back left the bucket an hour's tokens below empty, and what it paces waited that hour.
+    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#refilledAt) * this.#perSecond) / 1000);
     this.#refilledAt = now;
   }
 }
