@@ -2,6 +2,7 @@ import { Cancellation } from '../../jsonrpc/cancellation.js';
 import { ErrorCode } from '../../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../../jsonrpc/json-rpc-error.js';
 import type { JsonRpcResponse } from '../../jsonrpc/types.js';
+import { clipped } from '../../observability/clipped.js';
 import { countUnrouted, type Next, type RequestContext, type Stage } from '../request-pipeline.js';
 
 /**
@@ -13,7 +14,10 @@ import { countUnrouted, type Next, type RequestContext, type Stage } from '../re
 export const lifecycleStage: Stage = (ctx, next) => {
   const { req, host } = ctx;
   if (req.method === 'initialize') return host.initialize(req);
-  if (req.method === 'ping') return Promise.resolve(counted(ctx, 'ok', { jsonrpc: '2.0', id: req.id, result: {} }));
+  // A ping reusing the id of a request in flight is refused as any request is: answered {}, the client
+  // took that for the other request's answer (one stream carries both on legacy HTTP+SSE), whose real
+  // answer then came for an id it no longer waited on. Before 2026-12-08 only other methods were checked.
+  if (req.method === 'ping') return host.inflight.has(req.id) ? idInUse(ctx) : Promise.resolve(counted(ctx, 'ok', { jsonrpc: '2.0', id: req.id, result: {} }));
   if (host.state === 'UNINITIALIZED' || !host.router) {
     return refuse(ctx, `Invalid Request: "${req.method}" before initialize; send initialize first`);
   }
@@ -30,11 +34,18 @@ export const lifecycleStage: Stage = (ctx, next) => {
 
 function inflightCheck(ctx: RequestContext, next: Next): Promise<JsonRpcResponse | undefined> {
   const { req, host } = ctx;
-  if (host.inflight.has(req.id)) return refuse(ctx, `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`);
+  if (host.inflight.has(req.id)) return idInUse(ctx);
   // In flight from here, not only once routed: a request waiting on the way (a limit kept in Redis) is
   // the client's to cancel and holds its id. The session lets go of it when the pipeline has answered.
   host.inflight.set(req.id, (ctx.cancel ??= new Cancellation()));
   return next(ctx);
+}
+
+/** The original keeps the id (its answer, its cancellation): only this request is refused. */
+function idInUse(ctx: RequestContext): Promise<JsonRpcResponse> {
+  const id = ctx.req.id;
+  // Quoted cut, as the edge's refusal of one (a string id may be as long as the body allows).
+  return refuse(ctx, `Invalid Request: id ${JSON.stringify(typeof id === 'string' ? clipped(id, 64) : id)} is already in use by a request in flight`);
 }
 
 function refuse(ctx: RequestContext, message: string): Promise<JsonRpcResponse> {

@@ -147,6 +147,9 @@ describe('lifecycle stage', () => {
     s.host.inflight.set(5, new Cancellation());
     assert.equal(errorOf(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 5), passed))?.code, -32600);
     assert.deepEqual(await lifecycleStage(ctxOf(s, 'tools/list', undefined, 6), passed), await passed());
+    // A ping too: answered {}, it was taken for the answer of the request in flight.
+    assert.equal(errorOf(await lifecycleStage(ctxOf(s, 'ping', undefined, 5), passed))?.code, -32600);
+    assert.ok(s.host.inflight.has(5), 'the request in flight keeps its id');
   });
 });
 
