@@ -20,15 +20,20 @@ function traced(ctx: RequestContext, next: Next, tracing: Tracing): Promise<Json
   const { req } = ctx;
   const span = tracing.server(mcpSpanName(req.method, req.params), req.params?._meta, serverAttributes(ctx, tracing.recordPrincipal));
   ctx.span = span;
-  ctx.host.spans?.set(req.id, span);
+  const spans = ctx.host.spans;
+  // This stage runs before the lifecycle's check of ids in flight: a request reusing the id of one (refused
+  // there) took the original's place here and, once refused, removed it, and what the gateway then asked
+  // the client for the original had no parent (before 2026-12-08). Only the request that registered its id removes it.
+  const own = spans !== undefined && !spans.has(req.id);
+  if (own) spans.set(req.id, span);
   return span.run(() => next(ctx)).then(
     (answer) => {
-      ctx.host.spans?.delete(req.id);
+      if (own) spans.delete(req.id);
       finish(span, ctx, answer);
       return answer;
     },
     (err: unknown) => {
-      ctx.host.spans?.delete(req.id);
+      if (own) spans.delete(req.id);
       span.end({ type: '_OTHER', message: err instanceof GatewayError ? err.code : 'internal error' });
       throw err;
     },

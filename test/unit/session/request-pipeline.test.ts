@@ -11,15 +11,17 @@ import { methodSpec, targetOf } from '../../../src/jsonrpc/methods.js';
 import { notFound } from '../../../src/jsonrpc/not-found.js';
 import type { JsonRpcResponse, RequestId } from '../../../src/jsonrpc/types.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { NO_TRACING } from '../../../src/observability/tracing.js';
+import { loadTracing } from '../../../src/observability/load-tracing.js';
+import { NO_TRACING, type TraceSpan } from '../../../src/observability/tracing.js';
 import type { ConfirmRule } from '../../../src/policy/confirm-rules.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { SessionGuard } from '../../../src/policy/session-guard.js';
 import type { EndpointRouter, RouterSession } from '../../../src/router/index.js';
 import { compose, type Next, type PipelineHost, type RequestContext, type Stage } from '../../../src/session/request-pipeline.js';
-import { argumentsStage, clientRequestPipeline, confirmStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage } from '../../../src/session/stages/index.js';
+import { argumentsStage, clientRequestPipeline, confirmStage, lifecycleStage, limitsStage, observeStage, policyStage, routeStage, toolsStage, traceStage } from '../../../src/session/stages/index.js';
 import { Curation } from '../../../src/router/curation.js';
 import { ToolView } from '../../../src/router/tool-view.js';
+import { startOtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 type Params = Record<string, unknown> | undefined;
 
@@ -150,6 +152,32 @@ describe('lifecycle stage', () => {
     // A ping too: answered {}, it was taken for the answer of the request in flight.
     assert.equal(errorOf(await lifecycleStage(ctxOf(s, 'ping', undefined, 5), passed))?.code, -32600);
     assert.ok(s.host.inflight.has(5), 'the request in flight keeps its id');
+  });
+});
+
+describe('trace stage', () => {
+  it('a request reusing the id of one in flight leaves the original its span in the session\'s table', async () => {
+    const collector = await startOtlpReceiver();
+    const tracing = await loadTracing({ enabled: true, endpoint: collector.url, protocol: 'http/json', sampleRatio: 1, headers: {}, recordPrincipal: false }, createLogger('silent'), {});
+    try {
+      const s = stub();
+      const spans = new RequestTable<TraceSpan>();
+      s.host = { ...s.host, endpoint: { ...s.host.endpoint, tracing } as EndpointRouter, spans };
+      let answer!: () => void;
+      const held = new Promise<void>((resolve) => (answer = resolve));
+      const run = compose([traceStage, lifecycleStage, async () => (await held, passed())]);
+      const original = ctxOf(s, 'tools/list', undefined, 7);
+      const answered = run(original);
+      assert.equal(spans.get(7), original.span);
+      for (const method of ['tools/list', 'ping']) assert.equal(errorOf(await run(ctxOf(s, method, undefined, 7)))?.code, -32600);
+      assert.equal(spans.get(7), original.span, 'the original\'s span is still the parent of what is asked for it');
+      answer();
+      await answered;
+      assert.equal(spans.size, 0);
+    } finally {
+      await tracing.shutdown();
+      await collector.close();
+    }
   });
 });
 
