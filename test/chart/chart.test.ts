@@ -305,6 +305,16 @@ describe('values the pod cannot run with fail at render, saying what to change',
     await render([], ['metrics.enabled=false', 'metrics.port=8080']);
     await render([], ['config.admin.port=8080']);
   });
+  it('two ports of one Service on one number (the API server refuses the Service): service.port equal to metrics.port, or an extraPort equal to either', async () => {
+    await refused(['service.port=9464'], /service\.port \(9464\).*metrics\.port/);
+    await refused(['service.extraPorts[0].name=app', 'service.extraPorts[0].port=8080'], /service\.extraPorts.*8080/);
+    await refused(['service.extraPorts[0].name=app', 'service.extraPorts[0].port=9464'], /service\.extraPorts.*9464/);
+    // Metrics on a Service of their own (a LoadBalancer), or off: the MCP port may take that number.
+    await render([], ['service.port=9464', 'service.type=LoadBalancer']);
+    await render([], ['service.port=9464', 'metrics.enabled=false']);
+    // The same number over UDP is another port.
+    await render([], ['service.extraPorts[0].name=dns', 'service.extraPorts[0].port=8080', 'service.extraPorts[0].protocol=UDP']);
+  });
 });
 
 describe("NOTES.txt's advice on several replicas", { skip }, () => {

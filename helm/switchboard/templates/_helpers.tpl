@@ -253,6 +253,7 @@ failureThreshold: {{ $p.failureThreshold }}
 {{- fail (printf "preStopSleepSeconds (%d s) + config.server.shutdownGraceMs (%d) + 5 s to stop upstreams and write the last logs need %d s, more than terminationGracePeriodSeconds (%d): the kubelet would kill the gateway mid-drain. Raise terminationGracePeriodSeconds to at least %d, or lower shutdownGraceMs" (int .Values.preStopSleepSeconds) $grace (div (add $needed 999) 1000) $period (div (add $needed 999) 1000)) -}}
 {{- end -}}
 {{- include "switchboard.checkPorts" . -}}
+{{- include "switchboard.checkServicePorts" . -}}
 {{- end -}}
 
 {{/* The gateway's listeners each need a port of their own (the second to bind one fails with EADDRINUSE and the
@@ -273,5 +274,27 @@ failureThreshold: {{ $p.failureThreshold }}
 {{- if and .Values.metrics.enabled (eq $adminPort (int .Values.metrics.port)) -}}
 {{- fail (printf "config.admin.port (%d) is metrics.port: the admin listener cannot bind it. Choose another config.admin.port (default 9465)" $adminPort) -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The ports of the gateway's Service (service.yaml) each need a number of their own per protocol: the API server
+     refuses a Service listing one twice, and the release fails at install. The MCP port (standalone mode),
+     metrics.port when it is on that Service (ClusterIP), and service.extraPorts. */}}
+{{- define "switchboard.checkServicePorts" -}}
+{{- $seen := dict -}}
+{{- if ne .Values.mode "sidecar" -}}{{- $_ := set $seen (printf "%d/TCP" (int .Values.service.port)) "service.port" -}}{{- end -}}
+{{- if and .Values.metrics.enabled (eq .Values.service.type "ClusterIP") -}}
+{{- $key := printf "%d/TCP" (int .Values.metrics.port) -}}
+{{- with index $seen $key -}}
+{{- fail (printf "%s (%d) is metrics.port, which the chart puts on the same Service: the API server refuses a Service listing a port twice. Choose another %s" . (int $.Values.metrics.port) .) -}}
+{{- end -}}
+{{- $_ := set $seen $key "metrics.port" -}}
+{{- end -}}
+{{- range $i, $p := .Values.service.extraPorts -}}
+{{- $key := printf "%d/%s" (int $p.port) (default "TCP" $p.protocol) -}}
+{{- with index $seen $key -}}
+{{- fail (printf "service.extraPorts[%d] (port %d) is %s, on the same Service: the API server refuses a Service listing a port twice. Choose another port" $i (int $p.port) .) -}}
+{{- end -}}
+{{- $_ := set $seen $key (printf "service.extraPorts[%d]" $i) -}}
 {{- end -}}
 {{- end -}}
