@@ -317,6 +317,22 @@ describe('values the pod cannot run with fail at render, saying what to change',
   });
 });
 
+describe('names of 62 or 63 characters (a 51-53 character release, or fullnameOverride) leave room for the suffixed ones', { skip }, () => {
+  // "<fullname>-redis" and "<fullname>-metrics" were cut back to 63 characters, which left the fullname itself:
+  // the Redis Deployment and Service, and the metrics Service, took the gateway's names (the release failed to install).
+  for (const length of [62, 63]) {
+    it(`fullname of ${length}: every Deployment, Service and NetworkPolicy named apart, within 63 characters, REDIS_URL naming the Redis Service`, async () => {
+      const name = 'gw-'.padEnd(length, 'x');
+      const manifests = await render([], [`fullnameOverride=${name}`, 'redis.enabled=true', 'service.type=LoadBalancer', 'networkPolicy.enabled=true']);
+      const named = manifests.filter((m) => ['Deployment', 'Service', 'NetworkPolicy'].includes(m.kind)).map((m) => `${m.kind}/${m.metadata.name}`);
+      assert.deepEqual([...new Set(named)].sort(), [...named].sort(), 'no two of a kind share a name');
+      for (const n of named) assert.ok(n.split('/')[1]!.length <= 63, `${n}: at most 63 characters`);
+      const redis = manifests.find((m) => m.kind === 'Service' && m.metadata.labels['app.kubernetes.io/component'] === 'redis')!;
+      assert.equal(podEnv(manifests).REDIS_URL, `redis://${redis.metadata.name}:6379/0`);
+    });
+  }
+});
+
 describe("NOTES.txt's advice on several replicas", { skip }, () => {
   /**
    * The notes `helm install` prints, rendered without a cluster: `helm template` leaves NOTES.txt out, so a

@@ -93,8 +93,16 @@ app.kubernetes.io/part-of: switchboard
 {{- end -}}
 {{- end -}}
 
+{{/* "<fullname>-<suffix>" (list . "redis"), within 63 characters: the fullname is cut to make room, not the suffix.
+     Cutting the whole left a 62 or 63 character fullname unchanged (a 51-53 character release name, or a long
+     fullnameOverride), so the Redis Deployment and Service and the metrics Service took the gateway's own names. */}}
+{{- define "switchboard.suffixedName" -}}
+{{- $suffix := index . 1 -}}
+{{- printf "%s-%s" (include "switchboard.fullname" (index . 0) | trunc (int (sub 62 (len $suffix))) | trimSuffix "-") $suffix -}}
+{{- end -}}
+
 {{- define "switchboard.redisName" -}}
-{{- printf "%s-redis" (include "switchboard.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- include "switchboard.suffixedName" (list . "redis") -}}
 {{- end -}}
 
 {{/* The bundled Redis's maxmemory in bytes: 3/4 of redis.resources.limits.memory (the rest for Redis's own
