@@ -333,6 +333,42 @@ describe('names of 62 or 63 characters (a 51-53 character release, or fullnameOv
   }
 });
 
+describe("Kubernetes' service links (enableServiceLinks, on by default) do not reach the gateway's config", { skip }, () => {
+  /**
+   * The variables the kubelet gives every container for each Service of the namespace that exists when the pod
+   * starts (<NAME>_SERVICE_HOST, <NAME>_PORT=tcp://…, …); the container's own env wins over them.
+   */
+  const serviceLinks = (manifests: Json[]): Record<string, string> => {
+    const env: Record<string, string> = {};
+    manifests
+      .filter((m) => m.kind === 'Service')
+      .forEach((svc, i) => {
+        const name = String(svc.metadata.name).toUpperCase().replace(/-/g, '_');
+        const ip = `10.96.0.${i + 10}`;
+        const [first] = svc.spec.ports as Json[];
+        env[`${name}_SERVICE_HOST`] = ip;
+        env[`${name}_SERVICE_PORT`] = String(first!.port);
+        env[`${name}_PORT`] = `tcp://${ip}:${first!.port}`;
+        for (const p of svc.spec.ports as Json[]) env[`${name}_PORT_${p.port}_TCP`] = `tcp://${ip}:${p.port}`;
+      });
+    return env;
+  };
+  // Installed as `helm install switchboard …` (deploy/README), the fullname is "switchboard": a LoadBalancer puts
+  // the metrics port on the Service switchboard-metrics, whose link SWITCHBOARD_METRICS_PORT=tcp://… the gateway
+  // read as metrics.port, refused, and did not start.
+  for (const type of ['ClusterIP', 'LoadBalancer']) {
+    it(`release "switchboard", service.type ${type}: the config passes check-config with the links of every Service the chart renders`, async () => {
+      const manifests = await render([], ['fullnameOverride=switchboard', `service.type=${type}`, 'redis.enabled=true']);
+      const cm = manifests.find((m) => m.kind === 'ConfigMap')!;
+      const file = join(tmp, `links-${type}.yaml`);
+      writeFileSync(file, cm.data['config.yaml']);
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...serviceLinks(manifests), ...podEnv(manifests) };
+      const r = await runToExit(process.execPath, ['--import', 'tsx', 'src/main.ts', 'check-config', file], { env });
+      assert.equal(r.code, 0, r.out);
+    });
+  }
+});
+
 describe("NOTES.txt's advice on several replicas", { skip }, () => {
   /**
    * The notes `helm install` prints, rendered without a cluster: `helm template` leaves NOTES.txt out, so a

@@ -164,6 +164,11 @@ failureThreshold: {{ $p.failureThreshold }}
       value: {{ include "switchboard.listenHost" . | quote }}
     - name: SWITCHBOARD_PORT
       value: {{ .Values.containerPort | quote }}
+    # Also in the ConfigMap, but set here too: the kubelet gives every container the links of the namespace's
+    # Services, and one named switchboard-metrics (this chart's, installed as "switchboard", with a LoadBalancer)
+    # yields SWITCHBOARD_METRICS_PORT=tcp://<ip>:<port>, which overrides metrics.port; a container's own env wins.
+    - name: SWITCHBOARD_METRICS_PORT
+      value: {{ .Values.metrics.port | quote }}
     # LOG_LEVEL overrides config.logging.level: a level the config names is passed on, else logLevel.
     - name: LOG_LEVEL
       {{- $logging := index .Values.config "logging" }}
