@@ -355,6 +355,19 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     assert.ok((gw.env as Obj[]).some((e) => e.name === 'SWITCHBOARD_CONFIG' && e.value === '/etc/switchboard/config/config.yaml'), `${where}: SWITCHBOARD_CONFIG names the file in it`);
     assert.ok(mounts.some((m) => m.mountPath === '/tmp'), `${where}: a writable /tmp`);
     assert.ok((gw.resources as Obj | undefined)?.requests, `${where}: resource requests`);
+    assertPortsInEnv(where, gw);
+  }
+
+  /**
+   * The kubelet gives every container the links of its namespace's Services: one named switchboard or
+   * switchboard-metrics sets SWITCHBOARD_PORT or SWITCHBOARD_METRICS_PORT to tcp://<ip>:<port>, which override the
+   * config's ports and are refused (the gateway does not start). The container's own env wins over them.
+   */
+  function assertPortsInEnv(where: string, gw: Obj) {
+    for (const name of ['SWITCHBOARD_PORT', 'SWITCHBOARD_METRICS_PORT']) {
+      const e = (gw.env as Obj[] | undefined)?.find((v) => v.name === name);
+      assert.match(String(e?.value), /^\d+$/, `${where}: ${name} set in the container's env (a Service's link would set it otherwise)`);
+    }
   }
 
   it('deploy/kubernetes: namespace, configmap, secret example, deployment, service, pdb, hpa that fit together', () => {
@@ -418,6 +431,7 @@ describe('deployment artefacts: Kubernetes manifests', () => {
     assert.deepEqual(mounts.filter((m) => m.subPath !== undefined), [], 'the config sets watchConfig: a subPath mount never receives ConfigMap updates');
     const dir = mounts.find((m) => m.name === 'switchboard-config')!;
     assert.ok((gw.env as Obj[] | undefined)?.some((e) => e.name === 'SWITCHBOARD_CONFIG' && e.value === `${dir.mountPath}/config.yaml`), 'SWITCHBOARD_CONFIG names the file in the mounted directory');
+    assertPortsInEnv('deploy/README.md', gw);
     assert.equal(gw.restartPolicy, 'Always', 'a native sidecar');
     assert.match(JSON.stringify(gw.startupProbe), /\/healthz/, 'a native sidecar holds back the next container until its startupProbe passes, not its readinessProbe');
   });
