@@ -3,6 +3,7 @@ import { httpUrl } from './http-url.js';
 import { adminProblems, adminSchema } from './admin-schema.js';
 import { authSchema } from './auth-schema.js';
 import { browserOrigin, hostHeaderName } from './browser-origin.js';
+import { durationProblems } from './durations.js';
 import { guardrailsSchema, reviewPatternProblems } from './guardrails-schema.js';
 import { listenerProblems } from './listener-clash.js';
 import { isLoopbackHost } from './loopback.js';
@@ -317,6 +318,7 @@ export const configSchema = z
     for (const p of adminProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     for (const p of listenerProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     for (const p of reviewPatternProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
+    for (const p of durationProblems(cfg)) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     cfg.endpoints.forEach((e, i) => {
       e.upstreams.forEach((u, j) => {
         if (!names.has(u)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'upstreams', j], message: `unknown upstream "${u}"` });
