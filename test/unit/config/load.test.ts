@@ -696,4 +696,13 @@ describe('parseConfig: listeners on one port', () => {
     parseConfig(doc({ server: { port: 0 }, metrics: { port: 0 }, admin: { enabled: true, port: 0 } }), 'test', {}, '/base');
     parseConfig(doc({ metrics: { enabled: false, port: 8080 } }), 'test', {}, '/base');
   });
+
+  // "[::1]" is how a URL writes the address; listen() looks it up as a host name, finds none, and serve
+  // failed after its upstreams had started ("cannot listen on [[::1]]:8080") where check-config said ok.
+  it('refuses a listener address in brackets, saying how to write it', () => {
+    hasProblem(problems(doc({ server: { host: '[::1]' } })), 'server.host', '"::1"');
+    hasProblem(problems(doc({ metrics: { host: '[::]' } })), 'metrics.host', '"::"');
+    hasProblem(problems(doc({ admin: { enabled: true, host: '[::1]' } })), 'admin.host', '"::1"');
+    assert.equal(parseConfig(doc({ server: { host: '::1' } }), 'test', {}, '/base').server.host, '::1');
+  });
 });
