@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sentHeaders } from './header-schema.js';
 import { httpUrl } from './http-url.js';
 
 // The `tools:` part of an endpoint: how its catalogue is exposed (all of it, or search meta-tools),
@@ -41,7 +42,7 @@ export const embeddingsSchema = z
     url: httpUrl('tools.embeddings'),
     model: z.string().min(1),
     /** Sent with every request; credentials go here as ${ENV} (e.g. Authorization: Bearer ${OPENAI_API_KEY}). */
-    headers: z.record(z.string().min(1), z.string()).default({}),
+    headers: sentHeaders,
     /** Asked of models that can shorten their vectors (text-embedding-3-*); absent: the model's own size. */
     dimensions: z.number().int().min(1).max(8192).optional(),
     /** The semantic ranking's share of the fused one (reciprocal rank fusion); the lexical one has the rest. */

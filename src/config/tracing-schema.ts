@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { HEADER_NAME } from './header-schema.js';
 import { httpUrl } from './http-url.js';
 
-/** An HTTP header name (RFC 9110 token): what an exporter header may be called. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Visible ASCII and spaces only: a CR or LF in a value would split the header. */
 const headerValue = z.string().regex(/^[\x20-\x7e]*$/, 'printable ASCII without line breaks');
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sentHeaders } from './header-schema.js';
 import { httpUrl } from './http-url.js';
 import { oauthClientChecks, oauthClientFields } from './oauth-client-schema.js';
 
@@ -275,7 +276,7 @@ const stdioUpstream = z
 const remoteUpstream = {
   ...upstreamCommon,
   /** Static headers sent with every request (use ${ENV} for credentials). Never the client's token. */
-  headers: z.record(z.string(), z.string()).default({}),
+  headers: sentHeaders,
   auth: z.union([clientCredentials, tokenExchange, userOAuth]).optional(),
   http: z
     .object({

@@ -706,3 +706,26 @@ describe('parseConfig: listeners on one port', () => {
     assert.equal(parseConfig(doc({ server: { host: '::1' } }), 'test', {}, '/base').server.host, '::1');
   });
 });
+
+// The HTTP client refuses such a header at every request: accepted, the upstream never came up
+// ("could not be reached: invalid authorization header") and restarted for ever, where check-config said ok.
+describe('parseConfig: headers the gateway sends', () => {
+  const remote = (headers: Record<string, string>) => ({ name: 'a', transport: 'streamable-http', url: 'https://mcp.example/mcp', headers });
+
+  it('refuses a value with a line break, naming the header and never quoting the value', () => {
+    const list = problems(doc({ upstreams: [remote({ authorization: '${TOKEN}' })] }), { TOKEN: 'Bearer s3cret-value\n' });
+    hasProblem(list, 'upstreams[0].headers.authorization', 'line breaks');
+    assert.ok(!list.join('\n').includes('s3cret-value'), JSON.stringify(list));
+  });
+
+  it('refuses a name that is no header name, and an embeddings header with a line break', () => {
+    hasProblem(problems(doc({ upstreams: [remote({ 'x api key': 'v' })] })), 'upstreams[0].headers.x api key', 'header name');
+    const embeddings = { url: 'https://e.example/v1/embeddings', model: 'm', headers: { authorization: 'Bearer k\r\n' } };
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'], tools: { exposure: 'search', embeddings } }] })), 'endpoints[0].tools.embeddings.headers.authorization', 'line breaks');
+  });
+
+  it('accepts a tab and Latin-1 as the client does', () => {
+    const cfg = parseConfig(doc({ upstreams: [remote({ 'x-note': 'a\tb \u00e9' })] }), 'test', {}, '/base');
+    assert.equal((cfg.upstreams[0] as { headers: Record<string, string> }).headers['x-note'], 'a\tb \u00e9');
+  });
+});
