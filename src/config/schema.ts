@@ -20,14 +20,24 @@ import { consentProblems, vaultSchema } from './vault-schema.js';
  * the README's configuration reference mirrors these files key by key.
  */
 
+/**
+ * A path clients can ask for as written: a URL parser resolves "." and ".." segments away (/team/../mcp is
+ * requested as /mcp) and reads a leading "//" as a host (the legacy endpoint event's //x/messages), so an
+ * endpoint there was accepted and never reached. A trailing "/" is the caller's concern.
+ */
+const urlPath = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._~\-/]*$/, 'an absolute URL path such as "/mcp"')
+  .refine((p) => !p.slice(1).split('/').some((seg, i, all) => seg === '.' || seg === '..' || (seg === '' && i < all.length - 1)), 'no "." or ".." segment and no "//": clients resolve them away and never ask for the path as written');
+
 const endpoint = z
   .object({
-    path: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/, 'an absolute URL path such as "/mcp"').refine((p) => p === '/' || !p.endsWith('/'), 'no trailing slash'),
+    path: urlPath.refine((p) => p === '/' || !p.endsWith('/'), 'no trailing slash'),
     upstreams: z.array(upstreamName).min(1),
     /** auto: prefix names with "<upstream>__" only when the endpoint has more than one upstream. */
     prefix: z.enum(['auto', 'always', 'never']).default('auto'),
     /** Legacy HTTP+SSE stream path; default "/sse" for "/mcp", "<path>/sse" otherwise. */
-    ssePath: z.string().regex(/^\/[A-Za-z0-9._~\-/]*$/).optional(),
+    ssePath: urlPath.optional(),
     /**
      * Scopes every token must carry on this endpoint (its paths and its legacy ones): a token without them
      * gets 403 insufficient_scope, and a 401's challenge names them (RFC 6750 §3 scope-tokens, so they

@@ -343,6 +343,16 @@ describe('parseConfig: errors name their path', () => {
     hasProblem(problems(doc({ endpoints: [{ path: '/mcp/', upstreams: ['a'] }] })), 'endpoints[0].path', 'no trailing slash');
   });
 
+  // A URL parser resolves "." and ".." away (the SDK's client asks for /mcp when told /team/../mcp) and
+  // reads "//x" as a host: such an endpoint was accepted and no client could reach it.
+  it('refuses "." and ".." segments and an empty one, in path and ssePath', () => {
+    assert.equal(new URL('http://127.0.0.1/team/../mcp').pathname, '/mcp');
+    for (const path of ['/team/../mcp', '/./mcp', '/mcp/.', '//mcp', '/a//mcp']) hasProblem(problems(doc({ endpoints: [{ path, upstreams: ['a'] }] })), 'endpoints[0].path', '".."');
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', ssePath: '/x/../sse', upstreams: ['a'] }] })), 'endpoints[0].ssePath', '".."');
+    hasProblem(problems(doc({ endpoints: [{ path: '/mcp', ssePath: '//sse', upstreams: ['a'] }] })), 'endpoints[0].ssePath', '".."');
+    assert.equal(parseConfig(doc({ endpoints: [{ path: '/', upstreams: ['a'] }, { path: '/a.b/..c/mcp', upstreams: ['a'] }] }), 'test', {}).endpoints[1]!.path, '/a.b/..c/mcp');
+  });
+
   it('two endpoints on the same path, and an endpoint on another one\'s SSE path: one problem each', () => {
     // The same path clashes on all three derived paths (/mcp, /sse, /messages): still one problem.
     assert.deepEqual(problems(doc({ endpoints: [{ path: '/mcp', upstreams: ['a'] }, { path: '/mcp', upstreams: ['a'] }] })), ['endpoints[1].path: "/mcp" is already the path of endpoints[0]']);
