@@ -2,9 +2,11 @@ import { formatPath } from './problems.js';
 
 /**
  * ${NAME} (and ${NAME:-default}) in a config string, or $${ for a literal "${" (as docker compose writes
- * it), so that a header or an argument can carry a ${NAME} of its own.
+ * it), so that a header or an argument can carry a ${NAME} of its own. The last alternative is a shell
+ * form this does not read (${NAME:?message}, ${NAME-default}, ${NAME:+x}, ${NAME:=x}, or a ":-" never
+ * closed): it was kept as written, so "${TOKEN:?must be set}" went out as the token itself.
  */
-const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+=])/g;
 /** A string that is one reference and nothing else: it may stand for a number or a boolean (typed-references.ts). */
 const WHOLE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/;
 
@@ -29,7 +31,12 @@ export function interpolate(doc: unknown, env: NodeJS.ProcessEnv, verbatim: Read
     if (verbatim.has(formatPath(path))) return value;
     if (typeof value === 'string') {
       if (WHOLE.test(value)) out.wholeReferences.push(path);
-      return value.replace(REFERENCE, (m, name: string | undefined, def: string | undefined) => {
+      return value.replace(REFERENCE, (m, name: string | undefined, def: string | undefined, shellName: string | undefined, op: string | undefined) => {
+        if (shellName !== undefined) {
+          // Named by the variable and the operator only: what follows may be a secret written in the file.
+          out.problems.push(`${formatPath(path)}: "\${${shellName}${op}" is a shell form this config does not read: write \${${shellName}} or \${${shellName}:-default} (or $\${ for a literal "\${")`);
+          return m;
+        }
         if (name === undefined) return m.slice(1); // $${ → ${
         const v = env[name];
         // As in shell: ":-" falls back when the variable is unset or empty.

@@ -417,6 +417,21 @@ describe('parseConfig: ${VAR} interpolation', () => {
     assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['$HOME', '${1BAD}', 'cost: $5']);
   });
 
+  // Kept as written, "${TOKEN:?must be set}" (docker compose's way to require a variable) went out as the token itself.
+  it('a shell form it does not read (${VAR:?msg}, ${VAR-x}, ${VAR:+x}, ${VAR:=x}) is a problem naming the form, never what follows', () => {
+    const headers = { a: 'Bearer ${TOKEN:?written-secret}', b: '${TOKEN-fallback}', c: '${TOKEN:+x}', d: '${TOKEN:=x}', e: '${TOKEN:-unclosed' };
+    const list = problems(doc({ upstreams: [{ name: 'a', transport: 'streamable-http', url: 'https://x.example/mcp', headers }] }), { TOKEN: 'env-secret' });
+    hasProblem(list, 'upstreams[0].headers.a', '"${TOKEN:?" is a shell form');
+    hasProblem(list, 'upstreams[0].headers.b', '"${TOKEN-"');
+    hasProblem(list, 'upstreams[0].headers.c', '"${TOKEN:+"');
+    hasProblem(list, 'upstreams[0].headers.d', '"${TOKEN:="');
+    hasProblem(list, 'upstreams[0].headers.e', '"${TOKEN:-"');
+    assert.ok(!/written-secret|env-secret/.test(list.join('\n')), JSON.stringify(list));
+    // Escaped, it is text like any other.
+    const cfg = parseConfig(doc({ upstreams: [up('a', { args: ['$${TOKEN:?x}'] })] }), 'test', {});
+    assert.deepEqual((cfg.upstreams[0] as StdioUpstreamConfig).args, ['${TOKEN:?x}']);
+  });
+
   it('a value that is exactly one ${VAR} fills a number or a boolean: port: ${PORT} (found by a review)', () => {
     const env = { PORT: '9090', METRICS: 'false', HOLD: '75', ARG: '42' };
     const cfg = parseConfig(
