@@ -5,6 +5,9 @@
  */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
+/** Where the config carries data of its own (a JSON Schema, a tool's annotations): its keys are no settings. */
+const FREE_FORM = new Set(['schema', 'annotations']);
+
 /**
  * Every duration (a key ending in "Ms", wherever it is) longer than a timer holds, by path. One walk
  * over the parsed config rather than a bound on each field: a field added later is covered too.
@@ -17,7 +20,7 @@ export function durationProblems(cfg: unknown): Array<{ path: PropertyKey[]; mes
       for (const [k, v] of Object.entries(value)) {
         if (k.endsWith('Ms') && typeof v === 'number' && v > MAX_DURATION_MS) {
           out.push({ path: [...path, k], message: `at most ${MAX_DURATION_MS} (about 24.8 days): a longer timer fires at once` });
-        } else walk(v, [...path, k]);
+        } else if (!FREE_FORM.has(k)) walk(v, [...path, k]);
       }
     }
   };

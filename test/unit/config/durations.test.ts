@@ -29,6 +29,13 @@ describe('durations past what a timer holds', () => {
     }
   });
 
+  it('are no concern of a JSON Schema or annotations, whose keys are data', () => {
+    const big = { waitMs: 2 ** 31 };
+    const arguments_ = [{ name: 'r', tools: ['*'], schema: { type: 'object', default: big } }];
+    const tools = { overrides: { 'a__t': { annotations: big } } };
+    parseConfig({ ...MINIMAL_CONFIG, tenants: [{ name: 'anonymous', endpoints: ['*'], arguments: arguments_ }], endpoints: [{ path: '/mcp', upstreams: ['a'], prefix: 'always', tools }] }, 'test', {});
+  });
+
   it('up to the limit are accepted', () => {
     const cfg = parseConfig({ ...MINIMAL_CONFIG, server: { keepAliveMs: 2 ** 31 - 1 } }, 'test', {});
     assert.equal(cfg.server.keepAliveMs, 2 ** 31 - 1);
