@@ -1,5 +1,5 @@
 import { ConfigError, type LoadedConfig } from './config/load.js';
-import { diffConfig, type ConfigDiff, type NamedChanges } from './config/config-diff.js';
+import { diffConfig, effectiveProblems, type ConfigDiff, type NamedChanges } from './config/config-diff.js';
 import { messagesPathOf, type Config, type EndpointConfig } from './config/schema.js';
 import type { ReloadableEdgeAuth } from './edge-auth.js';
 import type { Gateway } from './gateway.js';
@@ -154,17 +154,22 @@ export class ConfigReloader {
     try {
       loaded = this.#p.read();
     } catch (err) {
-      const problems = err instanceof ConfigError ? err.problems : [(err as Error).message];
-      this.#p.metrics.configReloads.inc({ result: 'invalid' });
-      this.#log.error({ trigger, problems }, 'config reload refused: the file is invalid; nothing changed');
-      return { report: { result: 'invalid', problems, warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
+      return this.#invalid(trigger, err instanceof ConfigError ? err.problems : [(err as Error).message]);
     }
     // Logged as a start logs them: a SIGHUP or the file watch has nobody reading the report (a file that
     // opens the admin API to the stdio servers sharing the gateway's network was applied unsaid).
     for (const w of loaded.warnings) this.#log.warn({ trigger }, `config: ${w}`);
     const diff = diffConfig(this.#p.gateway.config, loaded.config, this.#p.gateway.pins !== undefined);
+    const blocked = effectiveProblems(diff);
+    if (blocked.length > 0) return this.#invalid(trigger, blocked);
     for (const r of diff.restartRequired) this.#log.warn({ trigger }, `config reload: ${r}`);
     return this.#apply(diff, loaded.warnings, trigger);
+  }
+
+  #invalid(trigger: string, problems: string[]): ReloadOutcome {
+    this.#p.metrics.configReloads.inc({ result: 'invalid' });
+    this.#log.error({ trigger, problems }, 'config reload refused: the file is invalid; nothing changed');
+    return { report: { result: 'invalid', problems, warnings: [], restartRequired: [], sessionsEnded: 0 }, drained: NOTHING_DRAINED };
   }
 
   async #apply(diff: ConfigDiff, warnings: string[], trigger: string): Promise<ReloadOutcome> {

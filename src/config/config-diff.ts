@@ -1,6 +1,8 @@
 import { adminProblems } from './admin-schema.js';
+import { formatPath } from './problems.js';
 import type { Config } from './schema.js';
 import { withTenantShare } from './tenant-share.js';
+import { consentProblems } from './vault-schema.js';
 
 /** What became of each named item (upstream, endpoint path, tenant) between two configs. */
 export interface NamedChanges {
@@ -144,4 +146,13 @@ export function diffConfig(current: Config, next: Config, pinsBuilt = current.up
   const moved = (c: NamedChanges) => c.added.length + c.removed.length + c.changed.length > 0;
   const empty = !moved(upstreams) && !moved(endpoints) && !moved(tenants) && !auth && !admin;
   return { upstreams, endpoints, tenants, auth, admin, restartRequired, effective, empty };
+}
+
+/**
+ * What the config a reload would put in force breaks, though the file is valid: a user-oauth upstream added
+ * with the vault.key, server.publicUrl or auth.mode jwt it needs, which wait for a restart. Applied, the
+ * upstream failed every user's call until then; a start would refuse that config, so the reload is refused.
+ */
+export function effectiveProblems(diff: ConfigDiff): string[] {
+  return consentProblems(diff.effective).map((p) => `${formatPath(p.path)}: ${p.message}; the file sets it, but vault, server and auth.mode changes take effect at a restart: restart the gateway to apply this file`);
 }
