@@ -290,6 +290,17 @@ function roundAsks(result: Result, o: RoundOptions): Asks {
 }
 
 /**
+ * A result whose resultType the gateway does not know (a tasks-extension "task" handle, which it never asked
+ * for: it relays no extension capabilities), which the era says a client MUST consider invalid. Before
+ * 2026-12-08 it was taken off and "complete" put back: a 2026-07-28 client got a complete result missing
+ * what its method requires (a CallToolResult with no content), a 2025 client an empty tool result.
+ */
+function unknownResultType(resultType: unknown, upstream: string): GatewayError {
+  const quoted = clipped(String(JSON.stringify(resultType)), MAX_QUOTED);
+  return new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${upstream}" answered with resultType ${quoted}, which the gateway does not know (it knows "complete" and "input_required")`, { upstream });
+}
+
+/**
  * A call to a 2026-07-28 upstream, round by round: each input_required result's input requests are
  * put to the client behind the call (as the server→client requests a 2025 client knows, or as the
  * next round of a modern client's exchange), and the call is sent again with the answers and the
@@ -315,6 +326,7 @@ export async function callWithRounds(send: (params: Record<string, unknown>) => 
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await send(out).catch(retried);
     if (result.resultType !== 'input_required') {
+      if (result.resultType !== undefined && result.resultType !== 'complete') throw unknownResultType(result.resultType, o.upstream);
       o.caller?.cacheHint?.(o.callerRequestId, result.ttlMs, result.cacheScope);
       return legacyResult(result);
     }
