@@ -6,7 +6,6 @@ import { checkHostAndOrigin, type GuardOptions } from './request-guard.js';
 
 /** What a browser's MCP client must read of an answer: the session it was given, why it was refused, when to retry. */
 const EXPOSED = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After';
-const METHODS = 'GET, POST, DELETE';
 /** The request headers MCP clients send, for a preflight that names none it wants. */
 const REQUEST_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
 /** A comma-separated list of header names (RFC 9110 tokens): anything else is not echoed into a header. */
@@ -26,18 +25,18 @@ export function allowOrigin(res: ServerResponse, origin: string): void {
 
 /**
  * OPTIONS on an endpoint's path: a browser's CORS preflight, sent without credentials before the request
- * itself, so it is judged by the Host/Origin guard alone. An allowed origin is told the methods and the
- * request headers it asked for; any other gets 403 (the browser then sends nothing).
+ * itself, so it is judged by the Host/Origin guard alone. An allowed origin is told the methods the path
+ * serves (`methods`) and the request headers it asked for; any other gets 403 (the browser then sends nothing).
  */
-export async function answerPreflight(req: EdgeRequest, reply: EdgeReply, guard: GuardOptions): Promise<EdgeReply> {
+export async function answerPreflight(req: EdgeRequest, reply: EdgeReply, guard: GuardOptions, methods: string): Promise<EdgeReply> {
   const h = req.headers;
   const origin = Array.isArray(h.origin) ? h.origin[0] : h.origin;
   const why = checkHostAndOrigin(guard, h.host, origin);
   if (why) return sendError(reply, 403, `Forbidden: ${why}`, { code: ErrorCode.ServerError });
-  reply.header('allow', METHODS);
+  reply.header('allow', methods);
   if (origin !== undefined) {
     allowOrigin(reply.raw, origin);
-    reply.headers(preflightHeaders(METHODS, h['access-control-request-headers'], REQUEST_HEADERS));
+    reply.headers(preflightHeaders(methods, h['access-control-request-headers'], REQUEST_HEADERS));
   }
   return reply.code(204).send();
 }

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ErrorCode } from '../jsonrpc/error-codes.js';
 import type { EndpointRouter } from '../router/index.js';
 import { frontDoor } from './front-door.js';
-import { EndpointTable, type EndpointHit } from './endpoint-table.js';
+import { EndpointTable, methodsOf, type EndpointHit } from './endpoint-table.js';
 import { openStream, postMessages } from './legacy-sse-routes.js';
 import { sendError, sendRefusal } from './replies.js';
 import { LEGACY_METADATA, owedRate } from './authorize-request.js';
@@ -75,7 +75,7 @@ export async function edgePlugin(app: FastifyInstance, opts: { routers: readonly
     onRequest: (req, reply) => {
       const hit = table.find(pathOf(req.url));
       if (!hit) return notFound(req, reply);
-      if (req.method === 'OPTIONS') return answerPreflight(req, reply, opts.ctx.guard);
+      if (req.method === 'OPTIONS') return answerPreflight(req, reply, opts.ctx.guard, methodsOf(hit));
       req.endpointHit = hit;
       return doorOf(hit)(req, reply);
     },
@@ -144,9 +144,11 @@ function route(req: EdgeRequest, reply: EdgeReply, hit: EndpointHit, ctx: EdgeCo
     if (req.method === 'POST') return endpoint.streamable.post(req, reply);
     if (req.method === 'GET') return endpoint.streamable.get(req, reply);
     if (req.method === 'DELETE') return endpoint.streamable.delete(req, reply);
-    return sendError(reply, 405, 'Method Not Allowed: use POST, GET or DELETE', { headers: { allow: 'GET, POST, DELETE' } });
+  } else if (hit.route === 'sse') {
+    if (req.method === 'GET') return openStream(req, reply, endpoint.router, ctx, endpoint.messagesPath);
+  } else if (req.method === 'POST') {
+    return postMessages(req, reply, endpoint.router, ctx);
   }
-  if (hit.route === 'sse' && req.method === 'GET') return openStream(req, reply, endpoint.router, ctx, endpoint.messagesPath);
-  if (hit.route === 'messages' && req.method === 'POST') return postMessages(req, reply, endpoint.router, ctx);
-  return notFound(req, reply);
+  const allow = methodsOf(hit);
+  return sendError(reply, 405, `Method Not Allowed: use ${allow}`, { headers: { allow } });
 }

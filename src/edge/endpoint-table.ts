@@ -19,6 +19,17 @@ export interface EndpointHit {
 }
 
 /**
+ * The methods a path serves, for its 405's Allow and its preflight: the legacy stream takes GET and its
+ * message path POST only (before 2026-12-08 any other method there was 404, and their preflight named
+ * GET, POST, DELETE); a Streamable HTTP path without the 2025 era has no GET stream and no session to DELETE.
+ */
+export function methodsOf(hit: EndpointHit): string {
+  if (hit.route === 'sse') return 'GET';
+  if (hit.route === 'messages') return 'POST';
+  return hit.endpoint.router.config.eras.includes('legacy') ? 'GET, POST, DELETE' : 'POST';
+}
+
+/**
  * The endpoints the edge serves, by URL path. Routes are not registered per endpoint (Fastify takes no
  * routes once it listens): one route takes every path that is not the gateway's own, and finds its
  * endpoint here, so a reload that adds, removes or moves an endpoint changes this table in one

@@ -404,6 +404,32 @@ describe('legacy HTTP+SSE edge rules (inject)', () => {
     expectRawRpcError(r, 403);
   });
 
+  it('a method the legacy path does not serve gets 405 naming the one it does (POST /sse, GET and DELETE /messages, HEAD /sse)', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['POST', '/sse', 'GET'],
+      ['PUT', '/sse', 'GET'],
+      ['HEAD', '/sse', 'GET'],
+      ['GET', '/messages?sessionId=x', 'POST'],
+      ['DELETE', '/messages?sessionId=x', 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await rawRequest(gw, { method, path, headers: { ...HOST_HEADERS(gw), accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: method === 'POST' || method === 'PUT' ? JSON.stringify(initializeBody('2024-11-05')) : undefined });
+      assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.allow, allow, `${method} ${path}`);
+      if (method !== 'HEAD') expectRawRpcError(r, 405);
+    }
+  });
+
+  it('a preflight of a legacy path names the method that path serves', async () => {
+    const origin = 'http://localhost:6274';
+    for (const [path, allow] of [['/sse', 'GET'], ['/messages', 'POST']] as const) {
+      const r = await rawRequest(gw, { method: 'OPTIONS', path, headers: { ...HOST_HEADERS(gw), origin, 'access-control-request-method': allow } });
+      assert.equal(r.status, 204, r.text);
+      assert.equal(r.headers['access-control-allow-methods'], allow, path);
+      assert.equal(r.headers.allow, allow, path);
+    }
+  });
+
   it('a Streamable HTTP session id is not a legacy session: POST /messages with it gets 404', async () => {
     const res = await post(gw, initializeBody('2025-11-25'));
     await res.text();

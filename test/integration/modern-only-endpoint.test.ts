@@ -64,6 +64,9 @@ describe('an endpoint with eras: [modern]', () => {
     const del = await fetch(gw.url('/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': 'made-up' } });
     assert.equal(del.status, 405, 'no session to delete');
     await del.body?.cancel();
+    const put = await fetch(gw.url('/mcp'), { method: 'PUT', headers: JSON_HEADERS, body: '{}' });
+    assert.deepEqual([put.status, put.headers.get('allow')], [405, 'POST'], 'Allow names only what the path serves');
+    await put.body?.cancel();
     const sse = await fetch(gw.url('/sse'), { headers: { accept: 'text/event-stream' } });
     assert.equal(sse.status, 404, 'the legacy HTTP+SSE stream is not served');
     await sse.body?.cancel();
