@@ -22,6 +22,16 @@ import type { Refusal } from './replies.js';
  * depth), then the session's rules (batches only on 2025-03-26; every request's scopes).
  */
 export function readClientMessages(req: EdgeRequest, limits: Pick<EdgeContext, 'maxJsonDepth' | 'maxBatchMessages'>): ReadMessages | Refusal {
+  const transfer = req.headers['transfer-encoding'];
+  if (transfer !== undefined) {
+    const unknown = unknownTransferCoding(transfer);
+    if (unknown !== undefined) {
+      // Node takes off the chunking alone: under `gzip, chunked` the body came still gzipped, and was
+      // answered as malformed JSON quoting its bytes. RFC 9112 §6.1: a coding not understood is 501.
+      const message = `Not Implemented: Transfer-Encoding ${unknown.slice(0, 32)} is not supported; send the body chunked or with a Content-Length`;
+      return { status: 501, message, code: ErrorCode.ServerError, headers: {} };
+    }
+  }
   const coding = req.headers['content-encoding'];
   if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
     // Bodies are read as they come, never decoded (no gzip bomb to inflate): a compressed body would be
@@ -39,6 +49,15 @@ export function readClientMessages(req: EdgeRequest, limits: Pick<EdgeContext, '
     if (!(err instanceof JsonRpcError)) throw err;
     return { status: 400, message: err.message, code: err.code, headers: {}, id: (err.data as { id?: RequestId } | undefined)?.id ?? null };
   }
+}
+
+/** The first transfer coding of the header other than `chunked` (and the no-op `identity`), if any. */
+function unknownTransferCoding(header: string): string | undefined {
+  for (const part of header.split(',')) {
+    const coding = part.trim().toLowerCase();
+    if (coding !== 'chunked' && coding !== 'identity' && coding !== '') return coding;
+  }
+  return undefined;
 }
 
 /**

@@ -20,6 +20,8 @@ import {
   type Session,
 } from '../helpers/http-edge.js';
 import { waitFor } from '../helpers/wait.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
+import { gzipSync } from 'node:zlib';
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
@@ -195,6 +197,24 @@ async function getStream(gw: RunningGateway, headers: Record<string, string>): P
     return { res, ac };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A POST written by hand on its own connection, its body sent chunked under the Transfer-Encoding given
+ * (what fetch cannot send), answered as status and JSON body once the connection closes or the answer is whole.
+ */
+async function chunkedPost(gw: RunningGateway, path: string, transferEncoding: string, body: Buffer): Promise<{ status: number; body: Json }> {
+  const c = await openRawSocket('127.0.0.1', Number(gw.url().port));
+  try {
+    const head = `POST ${path} HTTP/1.1\r\nHost: ${gw.url().host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: ${transferEncoding}\r\n\r\n`;
+    c.socket.write(Buffer.concat([Buffer.from(`${head}${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]));
+    const whole = () => /\r\n\r\n[\s\S]*\}$/.test(c.received());
+    await waitFor(() => whole() || c.closed());
+    const text = c.received();
+    return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Json };
+  } finally {
+    c.socket.destroy();
   }
 }
 
@@ -426,6 +446,21 @@ describe('Streamable HTTP edge (/mcp, SSE responses)', () => {
       } finally {
         st.ac.abort();
       }
+    });
+  });
+
+  describe('request bodies', () => {
+    it('a body under a Transfer-Encoding other than chunked (gzip, chunked) gets 501 naming it, not a parse error of its bytes', async () => {
+      const gz = gzipSync(JSON.stringify(initializeBody('2025-11-25')));
+      for (const te of ['gzip, chunked', 'deflate, chunked']) {
+        const r = await chunkedPost(gw, '/mcp', te, gz);
+        assert.equal(r.status, 501, JSON.stringify(r.body));
+        expectRpcErrorObject(r.body, null);
+        assert.match(r.body.error.message, new RegExp(`Transfer-Encoding ${te.split(',')[0]}`));
+      }
+      assert.equal((await chunkedPost(gw, '/messages?sessionId=x', 'gzip, chunked', gz)).status, 501, 'the legacy message path too');
+      const plain = await chunkedPost(gw, '/mcp', 'chunked', Buffer.from(JSON.stringify(initializeBody('2025-11-25'))));
+      assert.equal(plain.status, 200, 'plain chunked bodies are read as before');
     });
   });
 
