@@ -1,7 +1,7 @@
 import { errors, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/schema.js';
 import { AuthError } from './auth-error.js';
-import type { KeySetFetchLog } from './key-set-fetch.js';
+import { isKeySetFetchFailure, type KeySetFetchLog } from './key-set-fetch.js';
 import { keptTokenMaxAgeMs, keySource, remoteKeySet, type RemoteKeySet } from './key-source.js';
 import type { Principal } from './principal.js';
 import { checkAccessToken } from './token-checks.js';
@@ -124,7 +124,17 @@ function keySetUnavailable(err: unknown): boolean {
   // JWKSInvalid: the issuer's set is unusable (static keys are read at start): its fault, not the token's.
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
   if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/i.test(err.message);
-  return err instanceof Error; // fetch failures (connection refused, DNS) surface as plain errors
+  // Fetch failures (connection refused, DNS) surface as plain errors; so does a key that cannot be used
+  // (unusableKey), which was taken for one: 503 "retry shortly", with no key set at all, to any token naming it.
+  return isKeySetFetchFailure(err);
+}
+
+/**
+ * A plain error on the way to the key (not jose's own refusal of the token, nor a fetch's): the key the
+ * token names cannot be used here (WebCrypto cannot import it; jose refuses an RSA key under 2048 bits).
+ */
+function unusableKey(err: unknown): boolean {
+  return !(err instanceof errors.JOSEError) && err instanceof Error;
 }
 
 /**
@@ -145,6 +155,7 @@ function reasonOf(err: unknown): string {
   if (err instanceof errors.JWKSNoMatchingKey) return 'unknown_key';
   if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm';
   if (err instanceof errors.JWKSTimeout) return 'jwks_timeout';
+  if (unusableKey(err)) return 'unusable_key';
   return 'malformed';
 }
 
@@ -155,5 +166,7 @@ function describe(err: unknown): string {
   if (err instanceof errors.JWKSNoMatchingKey) return 'no trusted key matches it';
   if (err instanceof errors.JOSEAlgNotAllowed) return 'its algorithm is not allowed';
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JOSEError) return (err as Error).message;
+  // The key's own error text is not the client's business (it names the gateway's keys).
+  if (unusableKey(err)) return 'the key it names is one this gateway cannot verify with (an RSA key under 2048 bits, or one that cannot be imported)';
   return 'it is not a well-formed JWT';
 }

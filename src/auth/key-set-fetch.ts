@@ -36,6 +36,23 @@ async function boundedText(res: Response, maxBytes: number): Promise<string | un
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The errors a key set fetch threw (connection refused, DNS, a body cut off), as they came: plain Errors,
+ * told apart from any other plain Error on the way to a key (WebCrypto refusing to import one of the set's
+ * keys, jose refusing an RSA key under 2048 bits), which is no fetch's failure (isKeySetFetchFailure).
+ */
+const FETCH_FAILURES = new WeakSet<object>();
+
+function fetchFailure(err: unknown): unknown {
+  if (err !== null && typeof err === 'object') FETCH_FAILURES.add(err);
+  return err;
+}
+
+/** Whether `err` is one a key set fetch threw (the issuer out of reach), not one of a key's own. */
+export function isKeySetFetchFailure(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && FETCH_FAILURES.has(err);
+}
+
 const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
@@ -85,7 +102,7 @@ export function cooledKeySetFetch(cooldownMs: number, log?: KeySetFetchLog, fetc
     } catch (err) {
       const { what, fields } = failureOf(err);
       failed(what, fields);
-      throw err;
+      throw fetchFailure(err);
     }
     if (res.status !== 200) {
       const redirect = res.status >= 300 && res.status < 400 ? ' (a redirect, which is not followed: set auth.jwksUrl to the URL it names)' : '';
@@ -105,7 +122,7 @@ async function checkedBody(res: Response, maxBytes: number, failed: (what: strin
     text = await boundedText(res, maxBytes);
   } catch (err) {
     failed(`its answer could not be read: ${failureOf(err).what}`);
-    throw err;
+    throw fetchFailure(err);
   }
   if (text === undefined) {
     const msg = `the JSON Web Key Set HTTP response is larger than ${maxBytes} bytes`;
