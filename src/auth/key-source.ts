@@ -6,13 +6,27 @@ import { cooledKeySetFetch, type KeySetFetchLog } from './key-set-fetch.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
-/** Reads a PEM (SPKI or a private key, whose public half is used) or a JWK / JWKS file into public JWKs. */
+/** One PEM block, its label captured (RFC 7468). */
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+/**
+ * The public key of each PEM block of a file (SPKI, a certificate, or a private key, whose public half is
+ * used), the same key once. Only the first was read: a key appended to the file (a rotation, a bundle)
+ * verified nothing, and nothing said so. "EC PARAMETERS" (openssl ecparam -genkey writes it before the
+ * key) holds none.
+ */
+function pemPublicJwks(text: string): JWK[] {
+  const blocks = [...text.matchAll(PEM_BLOCK)].filter((m) => m[1] !== 'EC PARAMETERS').map((m) => m[0]);
+  // None well formed: as before, the whole text, for Node's own error.
+  const keys = (blocks.length > 0 ? blocks : [text]).map((pem) => createPublicKey(pem).export({ format: 'jwk' }) as JWK);
+  // A private key beside its certificate is one key, not two candidates.
+  return [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
+}
+
+/** Reads a PEM (every key it holds: see pemPublicJwks) or a JWK / JWKS file into public JWKs. */
 export function readPublicJwks(file: string): JWK[] {
   const text = readFileSync(file, 'utf8');
-  if (text.includes('-----BEGIN')) {
-    const jwk = createPublicKey(text).export({ format: 'jwk' }) as JWK;
-    return [jwk];
-  }
+  if (text.includes('-----BEGIN')) return pemPublicJwks(text);
   const doc = JSON.parse(text) as JWK | { keys: JWK[] };
   const keys = 'keys' in doc && Array.isArray(doc.keys) ? doc.keys : [doc as JWK];
   return keys.map((k) => {

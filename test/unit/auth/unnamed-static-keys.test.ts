@@ -98,6 +98,21 @@ describe('a static key naming no kid, a token naming one', () => {
     }
   });
 
+  it('a PEM file of several keys (a rotation: the new key appended) verifies with each, the EC parameters openssl writes skipped', async () => {
+    // Only the file's first key was read: the appended one verified nothing (401), and said so nowhere.
+    const rotated = await makeKey('idp-key-2027', 'ES256');
+    const { exportPKCS8 } = await import('jose');
+    const ecParameters = '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n';
+    writeFileSync(join(dir, 'bundle.pem'), `${pemKey.spki}\n${ecParameters}${await exportPKCS8(rotated.privateKey)}\n${pemKey.spki}`);
+    const auth = authenticator({ keys: [join(dir, 'bundle.pem')] });
+    for (const [key, kid] of [[pemKey, undefined], [rotated, undefined], [rotated, null]] as const) {
+      const sub = `${key.kid}-${String(kid)}`;
+      assert.equal((await auth.authenticate(bearer(await signToken(key, { sub, ...(kid === null ? { kid } : {}) })))).subject, sub);
+    }
+    const err = await refusal(auth.authenticate(bearer(await signToken(await makeKey('idp-key-2027', 'ES256')))));
+    assert.equal(err.status, 401);
+  });
+
   it('switchboard token says a dev key whose kid its PEM public half lacks is accepted', async () => {
     const privateFile = join(dir, 'dev-private.jwk.json');
     const { exportJWK } = await import('jose');
