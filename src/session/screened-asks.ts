@@ -1,4 +1,6 @@
+import { unopenableUrl } from '../config/openable-url.js';
 import { GatewayError, toJsonRpcError } from '../errors.js';
+import { ErrorCode } from '../jsonrpc/error-codes.js';
 import { JsonRpcError } from '../jsonrpc/json-rpc-error.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -40,6 +42,11 @@ export interface AskScreen {
  * for a secret on the gateway's authority). Now one in the gateway's voice is refused (SWB_ELICITATION_REFUSED,
  * a warn line, a metric) and put to no one, and every other is shown opened by the upstream that asks
  * (attributedAsk), in both eras (relayed to a 2025 client, or a 2026-07-28 client's input round).
+ *
+ * A URL-mode one's url is what the client opens in the user's browser: before 2026-12-08 it was relayed
+ * unchecked (javascript:, data:, file:, user:pass@host, a bidi override). One that is no absolute https:
+ * URL (http: to loopback) is refused to the upstream as invalid params (-32602), logged, and put to no
+ * one. A 2026-07-28 upstream's round is checked before this (roundAsks: SWB_UPSTREAM_PROTOCOL).
  */
 export function screenedAsk(s: AskScreen, method: string, params: Record<string, unknown> | undefined, upstream: string | undefined): Record<string, unknown> | undefined | JsonRpcError {
   const kind = ASKS.get(method);
@@ -49,6 +56,11 @@ export function screenedAsk(s: AskScreen, method: string, params: Record<string,
     const field = gatewayWordingIn(params);
     if (field !== undefined) return toJsonRpcError(impersonation(s, upstream, field));
     if (gatewayUrlIn(params, s.ownUrl)) return toJsonRpcError(impersonation(s, upstream, 'url', 'gateway_url'));
+    const why = params.mode === 'url' ? unopenableUrl(params.url) : undefined;
+    if (why !== undefined) {
+      const message = `Invalid params: ${unopenable(s, upstream, 'url', why)}`;
+      return new JsonRpcError(ErrorCode.InvalidParams, message, { upstream: upstream ?? 'unknown', field: 'url' });
+    }
   }
   const screened = scanned(s, kind, method, params, upstream);
   return kind === 'elicitation' && screened !== undefined && !(screened instanceof JsonRpcError) ? attributedAsk(upstream, screened) : screened;
@@ -84,7 +96,8 @@ function scanned(s: AskScreen, kind: 'sampling' | 'elicitation', method: string,
  * round, a 2025 client's error data, or an older revision's error message): before 2026-12-07 their
  * messages reached the user as written. Now each is opened by the upstream that asks, and one in the
  * gateway's voice refuses the whole answer (SWB_ELICITATION_REFUSED, a warn line, a metric): nothing of it
- * is put to the user. Its hidden text is the hidden-text stage's where that stage scans the call's answer
+ * is put to the user. So does one whose url is no URL to open (unopenableUrl), as the upstream's broken
+ * answer (SWB_UPSTREAM_PROTOCOL): before 2026-12-08 it was shown or opened as it came. Its hidden text is the hidden-text stage's where that stage scans the call's answer
  * (its error too), else (`scan`) scanned here as an elicitation/create is: before 2026-12-07 a -32042 to
  * any other request (resources/subscribe) reached the user unscanned.
  */
@@ -98,6 +111,11 @@ export function screenedUrlAsks(s: AskScreen, err: JsonRpcError, upstream: strin
     const field = e !== null && typeof e === 'object' ? gatewayWordingIn(e as Record<string, unknown>) : undefined;
     if (field !== undefined) return impersonation(s, upstream, `error.data.elicitations[${i}].${field}`);
     if (e !== null && typeof e === 'object' && gatewayUrlIn(e as Record<string, unknown>, s.ownUrl)) return impersonation(s, upstream, `error.data.elicitations[${i}].url`, 'gateway_url');
+    const why = unopenableUrl(e !== null && typeof e === 'object' ? (e as Record<string, unknown>).url : undefined);
+    if (why !== undefined) {
+      const field = `error.data.elicitations[${i}].url`;
+      return new GatewayError('SWB_UPSTREAM_PROTOCOL', unopenable(s, upstream, field, why), { upstream: upstream ?? 'unknown', field });
+    }
   }
   const screened = scan ? scanned(s, 'elicitation', 'URLElicitationRequired', { error: err.toObject() }, upstream) : { error: err.toObject() };
   if (screened === undefined || screened instanceof JsonRpcError) return screened ?? err;
@@ -120,4 +138,16 @@ function impersonation(s: AskScreen, upstream: string | undefined, field: string
   s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, POSING[reason].logged);
   const message = `The elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} ${POSING[reason].refused}; nothing was put to the user`;
   return new GatewayError('SWB_ELICITATION_REFUSED', message, { upstream: name, field });
+}
+
+/**
+ * An upstream's URL elicitation whose url is no URL to send a user to (`why`, from unopenableUrl): said where
+ * the operator looks (a warn line, the metric with reason "unsafe_url"); the message its refusal carries,
+ * which never quotes the URL.
+ */
+function unopenable(s: AskScreen, upstream: string | undefined, field: string, why: string): string {
+  const name = upstream ?? 'unknown';
+  s.observer.elicitationRefused(name, 'unsafe_url');
+  s.logger.warn({ upstream: name, tenant: s.guard.tenant.name, subject: s.guard.principal.subject, field }, 'upstream elicitation refused: its URL is not one to open');
+  return `the URL elicitation of upstream ${JSON.stringify(name)} was refused: its ${field} ${why}; nothing was put to the user`;
 }

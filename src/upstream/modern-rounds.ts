@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unopenableUrl } from '../config/openable-url.js';
 import { GatewayError } from '../errors.js';
 import { Cancellation } from '../jsonrpc/cancellation.js';
 import { capabilityName, missingCapability } from '../jsonrpc/client-capabilities.js';
@@ -268,7 +269,8 @@ type Asks = Record<string, { method?: unknown; params?: unknown }>;
  * request so (completion/complete, a list), or asks anything but elicitation/create, sampling/createMessage
  * or roots/list, breaks the protocol, and nothing of its round is put to the client. Before 2026-12-07 a
  * 2025 client was asked them as they came (a completion's elicitation; a `ping`, round after round). So is a
- * round of more than MAX_ASKING questions (before 2026-12-08 each was put to the client, all at once).
+ * round of more than MAX_ASKING questions (before 2026-12-08 each was put to the client, all at once), and
+ * one whose URL-mode elicitation's url is no URL to open (unopenableUrl; before 2026-12-08 relayed unchecked).
  */
 function roundAsks(result: Result, o: RoundOptions): Asks {
   const broken = (what: string) => new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" ${what}, which the 2026-07-28 era does not allow`, { upstream: o.upstream });
@@ -286,7 +288,24 @@ function roundAsks(result: Result, o: RoundOptions): Asks {
       throw broken(`asked the client ${method === undefined ? 'nothing' : clipped(String(JSON.stringify(method)), MAX_QUOTED)} in an input round (one carries only ${Object.keys(INPUT_METHODS).join(', ')})`);
     }
   }
+  for (const [key, ask] of Object.entries(asks as Asks)) checkUrlAsk(key, ask, o);
   return asks as Asks;
+}
+
+/**
+ * A URL-mode elicitation's url is what the client opens in the user's browser: one that is no absolute https:
+ * URL (http: to loopback), or carries credentials or unseen characters (unopenableUrl), fails the call as
+ * the upstream's broken answer, logged at warn as the sessions log the refused asks of 2025 upstreams.
+ */
+function checkUrlAsk(key: string, ask: Asks[string], o: RoundOptions): void {
+  const params = ask.params as Record<string, unknown> | null | undefined;
+  if (ask.method !== 'elicitation/create' || params === null || typeof params !== 'object' || params.mode !== 'url') return;
+  const why = unopenableUrl(params.url);
+  if (why === undefined) return;
+  // The key is the upstream's: quoted cut, as a method is.
+  const field = `inputRequests[${clipped(JSON.stringify(key), MAX_QUOTED)}].params.url`;
+  o.warnings?.warn({ upstream: o.upstream, field }, 'upstream elicitation refused: its URL is not one to open');
+  throw new GatewayError('SWB_UPSTREAM_PROTOCOL', `upstream "${o.upstream}" asked the client to open a URL that is no URL to open: its ${field} ${why}; nothing was put to the user`, { upstream: o.upstream, field });
 }
 
 /**
