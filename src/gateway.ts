@@ -136,7 +136,7 @@ export class Gateway {
   #newRouter(e: EndpointConfig): EndpointRouter {
     const r = new EndpointRouter(e, this.pools, this.#logger, this.pins, this.#tracing, { audit: this.audit, observer: this.#hiddenTextObserver }, this.#embeddingsObserver, this.config.server.publicUrl);
     const cluster = this.cluster;
-    if (cluster) r.changes.add((method, params) => cluster.publishChange({ endpoint: r.config.path, method, params }));
+    if (cluster) r.changes.add((method, params, upstream) => cluster.publishChange({ endpoint: r.config.path, method, params, upstream }));
     return r;
   }
 
@@ -206,7 +206,7 @@ export class Gateway {
   async #shareChanges(): Promise<void> {
     const cluster = this.cluster;
     if (!cluster) return;
-    await cluster.onChanges((c) => this.modern.sessions.announce(c.endpoint, c.method, c.params));
+    await cluster.onChanges((c) => this.modern.sessions.announce(c.endpoint, c.method, c.params, c.upstream));
     // Another replica's admin API ending a session held here (its operator sees this replica's id as the one that ended it).
     await cluster.onAdminEnd(async (id) => {
       const s = this.registry.get(id);

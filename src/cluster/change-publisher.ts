@@ -10,7 +10,7 @@ interface Pending {
 }
 
 /**
- * The change bus's sending side, coalesced: a change (endpoint, method, params) already on its way to
+ * The change bus's sending side, coalesced: a change (endpoint, method, upstream, params) already on its way to
  * Redis stands for the same change announced meanwhile, which is published once more after it, so the
  * last announcement always goes out. A list_changed or a resources/updated says "look again", so one
  * after the burst says all the burst said. Without it an upstream announcing one resource's update
@@ -31,7 +31,8 @@ export class ChangePublisher {
   }
 
   publish(change: EndpointChange, text: string): void {
-    const key = `${change.endpoint}\n${change.method}\n${JSON.stringify(change.params ?? null)}`;
+    // The upstream too: one's change must not stand for another's, which a tenant may hear where it hears none of the first's.
+    const key = `${change.endpoint}\n${change.method}\n${change.upstream ?? ''}\n${JSON.stringify(change.params ?? null)}`;
     const waiting = this.#pending.get(key);
     if (waiting) {
       waiting.again = true;

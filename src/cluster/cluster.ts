@@ -202,7 +202,7 @@ export class Cluster {
       if (channel !== this.#changes) return;
       const c = parseEndpointChange(text);
       if (!c) this.#malformed('changes');
-      else if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params });
+      else if (c.from !== this.replicaId) listener({ endpoint: c.endpoint, method: c.method, params: c.params, upstream: c.upstream });
     });
     await this.#sub.subscribe(this.#changes);
   }

@@ -159,7 +159,7 @@ export class ModernSession implements UpstreamCaller {
 
   /** The instance leases, taken on the first request (per-session upstreams start here). */
   router(): Promise<RouterSession> {
-    this.#router ??= this.endpoint.open(this).then((r) => (this.#opened = r));
+    this.#router ??= this.endpoint.open(this, () => this.guard.tenant).then((r) => (this.#opened = r));
     this.#router.catch(() => (this.#router = undefined));
     return this.#router;
   }

@@ -168,9 +168,12 @@ export class ModernSessions {
     }
   }
 
-  /** A change announced on another replica: the listen streams of the endpoint's standings here hear it. */
-  announce(endpoint: string, method: string, params: Record<string, unknown> | undefined): void {
-    for (const s of this.#sessions.values()) if (s.endpoint.config.path === endpoint) s.clientNotify(method, params);
+  /** A change announced on another replica: the listen streams of the endpoint's standings here hear it (a list_changed, those whose tenant may see of `upstream`). */
+  announce(endpoint: string, method: string, params: Record<string, unknown> | undefined, upstream?: string): void {
+    for (const s of this.#sessions.values()) {
+      if (s.endpoint.config.path !== endpoint || (upstream !== undefined && !s.endpoint.tells(upstream, method, s.tenant, s.guard.tenant))) continue;
+      s.clientNotify(method, params);
+    }
   }
 
   #sweep(): void {

@@ -13,6 +13,8 @@ import type { EndpointView } from './endpoint-view.js';
 import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
 import { gatherCatalogues } from './session-tools.js';
+import { hearsChange } from './shown-upstreams.js';
+import type { UpstreamReach } from './capabilities.js';
 import type { EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolViews } from './tool-views.js';
 import { matchesTemplate, templateMatcher, type TemplateMatcher } from './uri-template.js';
@@ -58,6 +60,8 @@ export class EndpointRouter implements EndpointView {
   /** The gateway's public URL (server.publicUrl, restart-only): where an upstream's URL elicitation may not lead a user (see gatewayUrlIn). */
   readonly ownUrl: URL | undefined;
   readonly #sessions = new Map<UpstreamCaller, RouterSession>();
+  /** Each session's tenant policy as it is now (a reload may replace it): whose list_changed it hears (tells). */
+  readonly #reach = new Map<UpstreamCaller, () => UpstreamReach>();
   /** Sessions whose leases are being taken, with the pools asked (see abandon). */
   readonly #opening = new Map<UpstreamCaller, readonly UpstreamPool[]>();
   /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
@@ -77,7 +81,7 @@ export class EndpointRouter implements EndpointView {
    * Told of every change an upstream announced on this endpoint (list_changed, resources/updated), once
    * per announcement: what other replicas' subscribers must hear too (their instances are other processes).
    */
-  readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined) => void>();
+  readonly changes = new Set<(method: string, params: Record<string, unknown> | undefined, upstream: string) => void>();
   #retired = false;
 
   /** A reload removed this endpoint: the edge no longer finds it, and a session still opening on it is refused. */
@@ -167,8 +171,8 @@ export class EndpointRouter implements EndpointView {
     return this.pools.find((p) => p.name === name);
   }
 
-  /** Leases the session's own instance of every upstream that gives it one, then registers the session. */
-  async open(caller: UpstreamCaller): Promise<RouterSession> {
+  /** Leases the session's own instance of every upstream that gives it one, then registers the session. `reach`: its tenant's policy, as it is now. */
+  async open(caller: UpstreamCaller, reach?: () => UpstreamReach): Promise<RouterSession> {
     const leases = new Map<string, UpstreamInstance>();
     // The pools as they are now: a reload may swap them while the leases are taken.
     const pools = this.pools;
@@ -187,6 +191,7 @@ export class EndpointRouter implements EndpointView {
     });
     const session = new RouterSession(this, caller, leases, new Map(pools.map((p) => [p.name, p])));
     this.#sessions.set(caller, session);
+    if (reach) this.#reach.set(caller, reach);
     // Reconfigured meanwhile: this session missed the rebinding every other one got.
     if (pools !== this.pools) void session.rebind().then((stale) => Promise.all(stale.map((l) => l.pool.release(l.inst))));
     return session;
@@ -199,6 +204,12 @@ export class EndpointRouter implements EndpointView {
 
   forget(caller: UpstreamCaller): void {
     this.#sessions.delete(caller);
+    this.#reach.delete(caller);
+  }
+
+  /** Whether a caller of `tenant` (its name; its policy, none: all of it) is told `upstream`'s `method` (hearsChange). */
+  tells(upstream: string, method: string, tenant: string, reach: UpstreamReach | undefined): boolean {
+    return hearsChange(upstream, method, this.prefixNames, this.tools.curationFor(tenant), reach);
   }
 
   learnUri(uri: string, upstream: string): void {
@@ -245,22 +256,24 @@ export class EndpointRouter implements EndpointView {
   }
 
   /**
-   * Tools of an upstream became visible again (a pin approval): every session of this endpoint may
-   * reach that upstream, so every one of them is told to re-list.
+   * Tools of an upstream became visible again (a pin approval): every session of this endpoint whose
+   * tenant may be shown a tool of that upstream is told to re-list.
    */
   toolsChanged(upstream: string): void {
     if (!this.pool(upstream)) return;
-    for (const s of this.#sessions.values()) s.caller.clientNotify('notifications/tools/list_changed', undefined);
+    const method = 'notifications/tools/list_changed';
+    for (const s of this.#sessions.values()) if (this.tells(upstream, method, s.caller.tenant, this.#reach.get(s.caller)?.())) s.caller.clientNotify(method, undefined);
   }
 
   #broadcast(pool: UpstreamPool, inst: UpstreamInstance, method: string): void {
     for (const s of this.#sessions.values()) {
       if (!pool.serves(s.caller, inst)) continue;
       s.listChanged(method);
-      s.caller.clientNotify(method, undefined);
+      // Not to a tenant whose lists leave the upstream out: it would re-list for nothing, and learn when that upstream changed.
+      if (this.tells(pool.name, method, s.caller.tenant, this.#reach.get(s.caller)?.())) s.caller.clientNotify(method, undefined);
     }
     // To the other replicas only what concerns everyone there: a tenant's, user's or session's own instance is theirs.
-    if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, undefined);
+    if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, undefined, pool.name);
   }
 
   #onNotification(
@@ -281,7 +294,7 @@ export class EndpointRouter implements EndpointView {
       for (const caller of inst.subscribers(uri)) {
         if (this.#sessions.has(caller)) caller.clientNotify(method, params);
       }
-      if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, { uri });
+      if (pool.commonInstance() !== undefined) for (const c of this.changes) c(method, { uri }, pool.name);
       return;
     }
     // Logging and anything else: only to the one session it can be attributed to, never broadcast.

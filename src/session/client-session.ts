@@ -174,7 +174,7 @@ export class ClientSession {
     this.clientCapabilities = p.capabilities as Record<string, any>;
     this.clientInfo = keptClientInfo(p.clientInfo);
     try {
-      this.#router = await this.endpoint.open(this);
+      this.#router = await this.endpoint.open(this, () => this.guard.tenant);
     } catch (err) {
       this.#initializing = false;
       // A session ended meanwhile stays ended: its close has run, and the edge's close after this failure must find it so.
@@ -207,7 +207,7 @@ export class ClientSession {
     this.#logLevel = record.logLevel;
     this.#workingSet.restore(record.workingSet ?? []);
     this.activity.openedSince(record.createdAt);
-    const router = await this.endpoint.open(this);
+    const router = await this.endpoint.open(this, () => this.guard.tenant);
     if (this.closed) return router.close().then(() => false); // its close found no router to close (as in initialize)
     this.#router = router;
     this.#state = 'ACTIVE';
