@@ -14,6 +14,7 @@ import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
 import { gatherCatalogues } from './session-tools.js';
 import { hearsChange } from './shown-upstreams.js';
+import { learn } from './learned-owners.js';
 import type { UpstreamReach } from './capabilities.js';
 import type { EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolViews } from './tool-views.js';
@@ -22,20 +23,8 @@ import { matchesTemplate, templateMatcher, type TemplateMatcher } from './uri-te
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
 const LIST_CHANGED = listChangedNotifications();
-const MAX_LEARNED_URIS = 10_000;
 /** The longest URI matched against the templates (see ownerOfUri); real URIs are far shorter. */
 export const MAX_MATCHED_URI_CHARS = 8192;
-
-/**
- * Learned from a list: kept newest last, and at the bound the one listed longest ago makes room. A bound
- * that only refused (as templates had) left whatever an upstream listed after 10,000 others, over a long
- * life, unroutable until a reload; one that kept a re-listed entry in its old place evicted live ones first.
- */
-function learn<V>(map: Map<string, V>, key: string, upstream: V): void {
-  map.delete(key);
-  if (map.size >= MAX_LEARNED_URIS) map.delete(map.keys().next().value!);
-  map.set(key, upstream);
-}
 
 /**
  * One endpoint (virtual server): the upstreams it exposes, how names are prefixed, which sessions are
@@ -64,7 +53,7 @@ export class EndpointRouter implements EndpointView {
   readonly #reach = new Map<UpstreamCaller, () => UpstreamReach>();
   /** Sessions whose leases are being taken, with the pools asked (see abandon). */
   readonly #opening = new Map<UpstreamCaller, readonly UpstreamPool[]>();
-  /** Resource URI → upstream, learned from lists; lets resources/read go straight to its owner. */
+  /** Resource URI → upstream, learned from shared upstreams' lists (a session's own instance's: RouterSession's); lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
   /** URI template prefixes (text before the first "{") → upstream. */
   readonly #templateOwner = new Map<string, string>();

@@ -22,6 +22,7 @@ import { SessionLeases } from './session-leases.js';
 import { mergeCapabilities, mergeInstructions, type UpstreamReach } from './capabilities.js';
 import { resourceNotFound } from './resource-not-found.js';
 import { OwnershipListing } from './ownership-listing.js';
+import { UriOwners } from './learned-owners.js';
 import { SessionSubscriptions } from './session-subscriptions.js';
 import { noCompletions, sharedLevel, upstreamCall, type Params } from './upstream-call.js';
 import type { RouteContext } from './route-context.js';
@@ -44,6 +45,7 @@ export class RouterSession {
   readonly #subscriptions: SessionSubscriptions;
   /** The listing that tells who owns a URI no list has named, kept a while (see there). */
   readonly #ownership = new OwnershipListing();
+  readonly #uris: UriOwners; // who owns each URI: the endpoint's book, before it what this session's own instances listed
   readonly #cursors = new CursorIssuers(); // which process gave each list cursor: its next page is asked of it
   /** The params of the session's last logging/setLevel that succeeded (the level in effect): a reload's new instances are set to it. */
   #level: Params;
@@ -55,6 +57,7 @@ export class RouterSession {
     this.caller = caller;
     this.#leases = new SessionLeases(endpoint, caller, leases, from);
     this.#subscriptions = new SessionSubscriptions(endpoint, caller, () => this.#closed);
+    this.#uris = new UriOwners(endpoint);
   }
 
   /** What this session's tenant sees of the tools (the endpoint's curation, or the tenant's own), as configured now. */
@@ -65,6 +68,7 @@ export class RouterSession {
   /** The endpoint was reconfigured by a reload: see SessionLeases.rebind and SessionSubscriptions.follow. */
   async rebind(): Promise<Array<{ pool: UpstreamPool; inst: UpstreamInstance }>> {
     const stale = await this.#leases.rebind(() => this.#closed);
+    this.#uris.clear();
     // Before the stale leases are handed back: a subscription on one is dropped there first.
     await this.#subscriptions.follow((pool) => this.#instance(pool));
     // New servers know no level, and send what they choose (often warnings and worse): not waited for.
@@ -113,7 +117,7 @@ export class RouterSession {
     }
     if (spec.route !== 'uri') return undefined;
     const pools = this.#pools('resources');
-    return pools.length === 1 ? pools[0]!.name : typeof params?.uri === 'string' ? this.#endpoint.ownerOfUri(params.uri) : undefined;
+    return pools.length === 1 ? pools[0]!.name : typeof params?.uri === 'string' ? this.#uris.ownerOf(params.uri) : undefined;
   }
 
   /** URIs this session is subscribed to (for its record, so another replica can renew them). */
@@ -238,7 +242,7 @@ export class RouterSession {
 
   #exportItem(upstream: string, spec: ListSpec, listed: any, item: any): unknown {
     // Who owns a URI: learned from what the upstream listed (`listed`), also a template the screen withholds (`item`: what is shown).
-    if (spec.key === 'resources' && typeof listed?.uri === 'string') this.#endpoint.learnUri(listed.uri, upstream);
+    if (spec.key === 'resources' && typeof listed?.uri === 'string') this.#uris.learn(listed.uri, upstream);
     if (spec.key === 'resourceTemplates' && typeof listed?.uriTemplate === 'string') this.#endpoint.learnTemplate(listed.uriTemplate, upstream);
     if (item === null || typeof item !== 'object') return undefined;
     if (spec.named && !hasName(item)) {
@@ -296,7 +300,7 @@ export class RouterSession {
     if (typeof uri !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
     const candidates = this.#pools('resources');
     if (candidates.length === 1 && !listed) return candidates[0];
-    const owner = this.#endpoint.ownerOfUri(uri);
+    const owner = this.#uris.ownerOf(uri);
     return owner ? this.#endpoint.pool(owner) : undefined;
   }
 
