@@ -124,6 +124,11 @@ function connectionLimits(s: Config['server'], metrics: Metrics): ConnectionLimi
   });
 }
 
+/** The path of server.publicUrl ('' or '/prefix', no trailing slash): a proxy serves the gateway under it. */
+function basePathOf(config: Config): string {
+  return config.server.publicUrl === undefined ? '' : new URL(config.server.publicUrl).pathname.replace(/\/$/, '');
+}
+
 /** The authorization servers the protected resource metadata may name: configured, else the issuer. */
 function serverCandidates(auth: Config['auth']): string[] {
   return auth.authorizationServers.length > 0 ? auth.authorizationServers : [auth.issuer!];
@@ -147,6 +152,7 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, 
     registerResourceMetadata(fastify, {
       paths: () => current().endpoints.map((e) => e.path),
       publicUrl: (req) => publicUrlOf(config, req.headers.host),
+      basePath: basePathOf(config),
       authorizationServers: () => serverCandidates(current().auth).filter(isUrlIssuer),
       scopesSupported: config.auth.scopesSupported,
     });
@@ -181,6 +187,6 @@ function edgeContext(config: Config, gateway: Gateway, parts: { auth: EdgeAuth; 
     maxJsonDepth: config.server.maxJsonDepth,
     maxBatchMessages: config.server.maxBatchMessages,
     resumable: config.session.eventsPerStream > 0,
-    basePath: config.server.publicUrl === undefined ? '' : new URL(config.server.publicUrl).pathname.replace(/\/$/, ''),
+    basePath: basePathOf(config),
   };
 }
