@@ -129,6 +129,17 @@ function basePathOf(config: Config): string {
   return config.server.publicUrl === undefined ? '' : new URL(config.server.publicUrl).pathname.replace(/\/$/, '');
 }
 
+/**
+ * scopes_supported of the resource at `path` ('' the gateway as a whole): auth.scopesSupported (restart-only),
+ * then the scopes its endpoint requires (all endpoints' for the gateway's, whose tokens each of them takes; a
+ * reload may change them). RFC 9728 §2 lists there what a client asks for to reach the resource, and one whose
+ * challenge names no scope asks for exactly those (MCP 2025-11-25): without the endpoint's, its token was refused 403.
+ */
+function scopesSupported(configured: readonly string[], endpoints: Config['endpoints'], path: string): string[] {
+  const required = endpoints.filter((e) => path === '' || e.path === path).flatMap((e) => e.scopes);
+  return [...new Set([...configured, ...required])];
+}
+
 /** The authorization servers the protected resource metadata may name: configured, else the issuer. */
 function serverCandidates(auth: Config['auth']): string[] {
   return auth.authorizationServers.length > 0 ? auth.authorizationServers : [auth.issuer!];
@@ -154,7 +165,7 @@ function announceAuth(fastify: FastifyInstance, config: Config, logger: Logger, 
       publicUrl: (req) => publicUrlOf(config, req.headers.host),
       basePath: basePathOf(config),
       authorizationServers: () => serverCandidates(current().auth).filter(isUrlIssuer),
-      scopesSupported: config.auth.scopesSupported,
+      scopesSupported: (path) => scopesSupported(config.auth.scopesSupported, current().endpoints, path),
     });
   } else {
     logger.warn('authentication is off (auth.mode: none): every local client is the "anonymous" tenant; never expose this gateway beyond loopback');

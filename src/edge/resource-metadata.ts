@@ -9,7 +9,8 @@ export interface ResourceMetadataOptions {
   basePath: string;
   /** Issuer URLs only, as the config in force says (a reload may change the issuer); when empty the field is left out (RFC 9728 makes it optional). */
   authorizationServers: () => readonly string[];
-  scopesSupported: string[];
+  /** scopes_supported of the document for `path` ('' for the gateway as a whole); when empty the field is left out. */
+  scopesSupported: (path: string) => readonly string[];
 }
 
 /**
@@ -19,11 +20,12 @@ export interface ResourceMetadataOptions {
 export function registerResourceMetadata(app: FastifyInstance, o: ResourceMetadataOptions): void {
   const doc = (req: FastifyRequest, path: string) => {
     const servers = o.authorizationServers();
+    const scopes = o.scopesSupported(path);
     return {
       resource: `${o.publicUrl(req)}${path}`,
       ...(servers.length > 0 ? { authorization_servers: servers } : {}),
       bearer_methods_supported: ['header'],
-      ...(o.scopesSupported.length > 0 ? { scopes_supported: o.scopesSupported } : {}),
+      ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
       resource_name: 'Switchboard MCP gateway',
     };
   };

@@ -49,6 +49,17 @@ describe('endpoint scopes in the challenge', () => {
     assert.equal(challenge(sse).resource_metadata, `${PUBLIC_URL}/.well-known/oauth-protected-resource`);
   });
 
+  // RFC 9728 §2: scopes_supported lists the scopes used to request access to the resource, and a client with
+  // no scope in its challenge asks for all of them (MCP 2025-11-25): an endpoint's document that left out the
+  // scopes the endpoint requires got such a client a token refused 403 insufficient_scope.
+  it("each document's scopes_supported lists the scopes its resource requires, with auth.scopesSupported", async () => {
+    const supported = async (path: string) => ((await (await fetch(`${gw.base}/.well-known/oauth-protected-resource${path}`)).json()) as { scopes_supported?: string[] }).scopes_supported;
+    assert.deepEqual(await supported('/mcp'), ['mcp:use', 'mcp:admin', 'repo:write', 'mcp:read']);
+    assert.deepEqual(await supported('/open'), ['mcp:use', 'mcp:admin', 'repo:write']);
+    // The gateway's own (the legacy paths' resource, whose tokens every endpoint takes): every endpoint's.
+    assert.deepEqual(await supported(''), ['mcp:use', 'mcp:admin', 'repo:write', 'mcp:read']);
+  });
+
   it('an endpoint with no scopes configured names none: the client falls back to scopes_supported', async () => {
     const r = await mcpRequest(gw, initializeBody(), { path: '/open' });
     assert.equal(r.status, 401, r.text);
