@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { readPublicJwks } from './auth/key-source.js';
+import { keyName, unusableKeyReason } from './auth/key-usable.js';
 import { ConfigError, readConfigFile, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { parsePinFile, pinsFileProblem } from './policy/pin-file.js';
@@ -14,15 +15,28 @@ function keyFileProblem(file: string, err: unknown): string {
   return `${file}: ${(err as Error).message}`;
 }
 
-/** Each static verification key, read as serve reads it: a file serve would die on is a problem here. */
-function keyProblems(keys: readonly string[]): string[] {
-  return keys.flatMap((file, i) => {
+/**
+ * Each static verification key, read as serve reads it: a file serve would die on is a problem here. A key
+ * the gateway can never verify with (unusableKeyReason) is a warning: the file's other keys still serve (a
+ * bundle copied from an issuer may hold an old short one beside them), and a gateway that started with such
+ * a file before must still start.
+ */
+function keyChecks(keys: readonly string[]): { problems: string[]; warnings: string[] } {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  keys.forEach((file, i) => {
     try {
-      return readPublicJwks(file).length === 0 ? [`auth.keys[${i}]: ${file} holds no keys`] : [];
+      const jwks = readPublicJwks(file);
+      if (jwks.length === 0) problems.push(`auth.keys[${i}]: ${file} holds no keys`);
+      jwks.forEach((jwk, k) => {
+        const reason = unusableKeyReason(jwk);
+        if (reason) warnings.push(`auth.keys[${i}]: ${file}: ${keyName(jwk, k)} can never verify a token (${reason}): every token naming it is refused 401 invalid_token (reason unusable_key); replace it or take it out`);
+      });
     } catch (err) {
-      return [`auth.keys[${i}]: ${keyFileProblem(file, err)}`];
+      problems.push(`auth.keys[${i}]: ${keyFileProblem(file, err)}`);
     }
   });
+  return { problems, warnings };
 }
 
 /** The admin token file, read as the admin API reads it at each request. */
@@ -61,7 +75,8 @@ function pinsFileProblems(config: Config): string[] {
  */
 export function checkConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, start = false): LoadedConfig {
   const loaded = readConfigFile(file, env);
-  const problems = [...keyProblems(loaded.config.auth.keys), ...adminTokenProblems(loaded.config.admin.tokenFile), ...(start ? pinsFileProblems(loaded.config) : [])];
+  const keys = keyChecks(loaded.config.auth.keys);
+  const problems = [...keys.problems, ...adminTokenProblems(loaded.config.admin.tokenFile), ...(start ? pinsFileProblems(loaded.config) : [])];
   if (problems.length > 0) throw new ConfigError(file, problems);
-  return loaded;
+  return keys.warnings.length > 0 ? { ...loaded, warnings: [...loaded.warnings, ...keys.warnings] } : loaded;
 }

@@ -16,6 +16,7 @@ import type { JWK } from 'jose';
 import { AuthError } from '../../../src/auth/auth-error.js';
 import { Authenticator } from '../../../src/auth/authenticator.js';
 import type { Principal } from '../../../src/auth/principal.js';
+import { checkConfigFile } from '../../../src/config-check.js';
 import { parseConfig } from '../../../src/config/index.js';
 import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
 
@@ -89,6 +90,27 @@ describe('a key the gateway holds but cannot use, named by a token', () => {
       }
     });
   }
+
+  // Read at load without a word: the operator learnt of such a key only from clients refused 401.
+  it('in auth.keys: check-config, serve and a reload warn, naming the file and the key, never its numbers; the good key is not named', () => {
+    const file = join(dir, 'config.yaml');
+    const config = {
+      server: { host: '127.0.0.1' },
+      auth: { mode: 'jwt', issuer: ISSUER, keys: ['keys.json'] },
+      tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
+      upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none' }],
+      endpoints: [{ path: '/mcp', upstreams: ['u'] }],
+    };
+    writeFileSync(file, JSON.stringify(config));
+    const said = checkConfigFile(file).warnings.filter((w) => w.startsWith('auth.keys'));
+    assert.equal(said.length, 2, said.join('\n'));
+    assert.match(said[0]!, /^auth\.keys\[0\]: .*keys\.json: kid "small" can never verify a token \(it is an RSA key of 1024 bits/);
+    assert.match(said[1]!, /^auth\.keys\[0\]: .*keys\.json: kid "broken" can never verify a token/);
+    for (const w of said) {
+      assert.match(w, /unusable_key/);
+      assert.equal(w.includes(small.jwk.n!), false, 'the modulus is not written out');
+    }
+  });
 
   it('a key set that cannot be reached is still 503', async () => {
     const closed = http.createServer();
