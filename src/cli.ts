@@ -8,6 +8,7 @@ import { devTokenRefusal, devTokenType, parseTtl, signDevToken } from './auth/de
 import { devKeyExposure } from './auth/dev-key.js';
 import { checkConfigFile } from './config-check.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
 import { releaseEarlySignals } from './early-signals.js';
 import { audiencesOf } from './edge-auth.js';
 import { GatewayError } from './errors.js';
@@ -21,8 +22,8 @@ const USAGE = `usage:
   switchboard check-config FILE         validate a config file and what it names (key files, programs); exit 1 on a problem
   switchboard token --tenant T --sub S [--scope S]... [--ttl 12h] [--config FILE] [--key JWK] [--audience URL]
                                         print a development JWT that FILE's gateway accepts (exit 1
-                                        when none of its auth.keys verifies the key's tokens, or FILE
-                                        has no tenant T)
+                                        when none of its auth.keys verifies the key's tokens, FILE
+                                        has no tenant T, or its gateway does not accept --audience)
                                         (key: deploy/dev-keys/dev-private.jwk.json of this package)
   switchboard pins list [--config FILE] [--json]
                                         tool pins: approved hashes, and changed definitions awaiting approval
@@ -71,6 +72,20 @@ function keyFileUnusable(keyFile: string, err: unknown): string {
   return `${keyFile} cannot sign a token: it must be a private JWK, as deploy/dev-keys/dev-private.jwk.json is (${(err as Error).message})`;
 }
 
+/**
+ * The token's audience: --audience when the gateway accepts it, else (after saying why) undefined; without
+ * it, the first the gateway accepts. One it does not accept was signed and printed (exit 0), and the
+ * gateway answered each request of it 401 "the aud claim is not acceptable".
+ */
+function audienceOf(values: Values, config: Config, file: string): string | undefined {
+  const accepted = audiencesOf(config);
+  const given = values.audience as string | undefined;
+  if (given === undefined) return accepted[0]!;
+  if (accepted.includes(given)) return given;
+  process.stderr.write(`switchboard token: the gateway of ${file} does not accept the audience ${JSON.stringify(given)} (it accepts ${accepted.join(', ')}); its gateway refuses every request of such a token\n`);
+  return undefined;
+}
+
 async function token(values: Values): Promise<number> {
   const tenant = values.tenant as string | undefined;
   const sub = values.sub as string | undefined;
@@ -99,7 +114,8 @@ async function token(values: Values): Promise<number> {
   }
   const scopes = ((values.scope as string[] | undefined) ?? []).flatMap((s) => s.split(/[ ,]+/)).filter(Boolean);
   const keyFile = (values.key as string | undefined) ?? join(PACKAGE_ROOT, 'deploy', 'dev-keys', 'dev-private.jwk.json');
-  const audience = (values.audience as string | undefined) ?? audiencesOf(config)[0]!;
+  const audience = audienceOf(values, config, file);
+  if (audience === undefined) return 1;
   const { claims } = config.auth;
   const jwt = await signDevToken({ keyFile, issuer: config.auth.issuer, audience, tenant, subject: sub, scopes, ttlSeconds, tenantClaim: claims.tenant, scopesClaim: claims.scopes, typ: devTokenType(config.auth.tokenTypes) }).catch((err: unknown) => {
     process.stderr.write(`switchboard token: --key ${keyFileUnusable(keyFile, err)}\n`);

@@ -80,6 +80,18 @@ endpoints: [{ path: /mcp, upstreams: [a] }]
     assert.match(r.stderr, /no tenant "deV".*\(tenants: dev\)/);
   });
 
+  it('token refuses an --audience the gateway does not accept: it would answer every request with 401 (found by a review)', () => {
+    const r = runCli(['token', '--tenant', 'dev', '--sub', 'me', '--audience', 'https://elsewhere.example']);
+    assert.equal(r.status, 1, r.stdout);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /does not accept the audience "https:\/\/elsewhere\.example" \(it accepts http:\/\/127\.0\.0\.1:8080, /);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    // One endpoint's URL is an audience it accepts (on that endpoint).
+    const endpoint = runCli(['token', '--tenant', 'dev', '--sub', 'me', '--audience', 'http://127.0.0.1:8080/mcp']);
+    assert.equal(endpoint.status, 0, endpoint.stderr);
+    assert.equal(JSON.parse(Buffer.from(endpoint.stdout.trim().split('.')[1]!, 'base64url').toString()).aud, 'http://127.0.0.1:8080/mcp');
+  });
+
   it('token signs a "typ" that auth.tokenTypes accepts', () => {
     const file = tempConfig(`
 auth: { mode: jwt, issuer: "https://idp.example", keys: [${join(ROOT, 'deploy', 'dev-keys', 'dev-public.jwk.json')}], algorithms: [EdDSA], tokenTypes: [JWT] }
