@@ -244,6 +244,26 @@ function foreignOption(command: string, values: Values): string | undefined {
   return foreign === undefined ? undefined : `--${foreign}`;
 }
 
+/**
+ * The first argument `command` does not read, or undefined. Each read the arguments it takes and dropped
+ * the rest unsaid: `token --scope read write` printed a token without "write", `tools --config a.yaml
+ * b.yaml` listed a.yaml's tools alone. serve and check-config count their FILEs themselves (their own words).
+ */
+function strayArgument(command: string, positionals: readonly string[], values: Values): string | undefined {
+  switch (command) {
+    case 'token':
+      return positionals[0];
+    case 'links':
+      return positionals[1];
+    case 'pins':
+      return positionals[0] === 'list' ? positionals[1] : undefined;
+    case 'tools':
+      return positionals[values.config === undefined ? 1 : 0];
+    default:
+      return undefined;
+  }
+}
+
 function checkConfig(file: string): number {
   const loaded = checkConfigFile(file, process.env, true);
   const { config } = loaded;
@@ -263,6 +283,11 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
   const foreign = command === undefined ? undefined : foreignOption(command, values);
   if (foreign) {
     process.stderr.write(`switchboard ${command}: ${foreign} is not an option of this command\n${USAGE}`);
+    return 2;
+  }
+  const stray = command === undefined ? undefined : strayArgument(command, positionals, values);
+  if (stray !== undefined) {
+    process.stderr.write(`switchboard ${command}: ${JSON.stringify(stray)} is not an argument of this command\n${USAGE}`);
     return 2;
   }
   switch (command) {

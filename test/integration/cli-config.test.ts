@@ -38,6 +38,23 @@ describe('switchboard CLI: check-config and serve', () => {
     assert.match(tools.stderr, /--sub is not an option/);
   });
 
+  it('an argument the command does not take is refused, not ignored (found by a review)', () => {
+    // `--scope read write`: "write" was dropped, and the token printed (exit 0) carried the scope "read" alone.
+    const token = runCli(['token', '--tenant', 'dev', '--sub', 'me', '--scope', 'read', 'write']);
+    assert.equal(token.status, 2, token.stdout);
+    assert.equal(token.stdout, '');
+    assert.match(token.stderr, /^switchboard token: "write" is not an argument of this command/);
+    // A shell glob: the first file's tools were printed, nothing said of the second.
+    const tools = runCli(['tools', '--config', 'deploy/quickstart.yaml', tempConfig('upstreams: []\n')]);
+    assert.equal(tools.status, 2, tools.stdout);
+    assert.match(tools.stderr, /^switchboard tools: ".*config\.yaml" is not an argument of this command/);
+    for (const args of [['pins', 'list', 'github'], ['links', 'revoke', '--sub', 'alice', '--upstream', 'github', 'bob']]) {
+      const r = runCli(args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /is not an argument of this command/);
+    }
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = runCli(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
