@@ -331,11 +331,25 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
     }
     default:
       process.stderr.write(USAGE);
-      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+      return command === undefined ? 0 : 2;
   }
 }
 
+/**
+ * Whether help was asked for: `help`, or --help / -h anywhere before a `--`. Answered on stdout, exit 0
+ * (`switchboard --help | less`); before, a command's --help was an unknown option (exit 2), as was -h.
+ */
+function helpAsked(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  return argv[0] === 'help' || args.some((a) => a === '--help' || a === '-h');
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (helpAsked(argv)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const [command, ...rest] = argv;
   try {
     return await run(command, rest);

@@ -55,6 +55,22 @@ describe('switchboard CLI: check-config and serve', () => {
     }
   });
 
+  it('help asked for, before or after a command, is the usage on stdout and exit 0 (found by a review)', () => {
+    // `token --help` was "Unknown option '--help'", exit 2; `-h` exit 2; the usage went to stderr, so
+    // `switchboard --help | less` showed nothing.
+    for (const args of [['--help'], ['-h'], ['help'], ['token', '--help'], ['serve', '-h'], ['pins', 'approve', '--help']]) {
+      const r = runCli(args);
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, /^usage:\n {2}switchboard serve/, args.join(' '));
+      assert.equal(r.stderr, '', args.join(' '));
+    }
+    // A mistake still prints the usage on stderr, exit 2.
+    const wrong = runCli(['bogus']);
+    assert.equal(wrong.status, 2);
+    assert.equal(wrong.stdout, '');
+    assert.match(wrong.stderr, /^usage:/);
+  });
+
   it('check-config accepts the quick-start config', () => {
     const r = runCli(['check-config', 'deploy/quickstart.yaml']);
     assert.equal(r.status, 0, r.stderr);
