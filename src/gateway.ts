@@ -116,6 +116,12 @@ export class Gateway {
     if (this.cluster) {
       // long-lived: one per gateway
       this.cluster.onLost = (ids, why) => ids.forEach((id) => void this.registry.get(id)?.close(why === 'taken' ? TAKEN_OVER_REASON : 'ended on another replica (its record was removed)'));
+      // A store that lost its data lost the tool pins too: written back from this process's, as its sessions are.
+      const pins = this.pins;
+      if (pins) {
+        // long-lived: one per gateway
+        this.cluster.onStoreLost = () => pins.republish();
+      }
     }
     const tokenIdentity = (principal: object) => this.subjectTokens.identity(principal);
     this.modern = modernService(config, this.cluster, { policy: this.policy, audit, observer: deps.observer, logger: deps.logger, tokenIdentity });

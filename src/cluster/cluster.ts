@@ -56,6 +56,8 @@ export class Cluster {
   readonly #logger: Logger;
   /** Spans of forwards to other replicas (the gateway sets it when tracing is on). */
   tracing: Tracing = NO_TRACING;
+  /** Writes back more of what a store that lost its data held (the gateway's tool pins), with the sessions. */
+  onStoreLost: (() => Promise<void>) | undefined;
   readonly #sub: Redis;
   readonly #health: StoreHealth;
   readonly #heartbeat: Heartbeat;
@@ -100,6 +102,7 @@ export class Cluster {
       republish: async (lost) => {
         const n = await this.#held.republish(lost);
         await this.slots.republish();
+        if (lost) await this.onStoreLost?.();
         return n;
       },
       answered: () => this.#held.drain(), // removals that timed out on a store frozen briefly (no re-publish comes)
@@ -119,11 +122,8 @@ export class Cluster {
       alive: (r) => this.alive(r),
       beat: () => this.#heartbeat.beatNow(),
     });
-    this.#changesOut = new ChangePublisher(
-      (text) => this.redis.publish(this.#changes, text),
-      (err) => this.#logger.debug({ err: err.message }, 'change not published'),
-      () => this.#logger.debug('change not published: too many distinct changes waiting on redis'),
-    );
+    const failed = (err: Error) => this.#logger.debug({ err: err.message }, 'change not published');
+    this.#changesOut = new ChangePublisher((text) => this.redis.publish(this.#changes, text), failed, () => this.#logger.debug('change not published: too many distinct changes waiting on redis'));
     this.redis.on('close', () => this.#health.trouble());
     this.redis.on('ready', () => {
       if (this.#started) this.#heartbeat.reconnected();

@@ -9,15 +9,20 @@ import { copyTable, emptyTable, MAX_TOOLS_PER_UPSTREAM, type ApprovedPin, type O
 // whichever replica's first listing runs first pins every tool of that list (HSETNX in effect: the others
 // read the hashes back), and a name that appears in any later list is a change, recorded as pending.
 // The cap counts the fields of both hashes (a tool with a pin and a pending change counts twice).
+// A pin the process knew (Sighting.known) that the store no longer holds (it lost its data) is written
+// back first, so the upstream still counts as pinned and its next definition is held to that pin.
 // KEYS: approved hash, pending hash. ARGV: "1" if pinned in config, cap, then per sighting: tool, hash,
-// pending JSON, fixed hash or "". Returns per sighting: approved or "", pending JSON or "", first sight,
-// new change, unrecorded.
+// pending JSON, fixed hash or "", known hash or "". Returns per sighting: approved or "", pending JSON or
+// "", first sight, new change, unrecorded.
 const OBSERVE = `
+for i = 3, #ARGV, 5 do
+  if ARGV[i + 4] ~= '' then redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 4]) end
+end
 local baseline = ARGV[1] ~= '1' and redis.call('HLEN', KEYS[1]) == 0
 local cap = tonumber(ARGV[2])
 local count = redis.call('HLEN', KEYS[1]) + redis.call('HLEN', KEYS[2])
 local out = {}
-for i = 3, #ARGV, 4 do
+for i = 3, #ARGV, 5 do
   local tool, hash, pendingJson = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local approved = ARGV[i + 3]
   if approved == '' then approved = redis.call('HGET', KEYS[1], tool) or '' end
@@ -150,7 +155,7 @@ export class RedisPinStore implements PinStore {
       for (const s of sightings.slice(i, i + MAX_TOOLS_PER_UPSTREAM)) {
         // No findings: no member (cjson would write an empty array back as {}).
         const pending: PendingPin = { hash: s.hash, summary: s.summary, firstSeen, ...(s.findings?.length ? { findings: s.findings } : {}) };
-        args.push(s.tool, s.hash, JSON.stringify(pending), s.fixed ?? '');
+        args.push(s.tool, s.hash, JSON.stringify(pending), s.fixed ?? '', s.known ?? '');
       }
       const r = (await this.#redis.eval(OBSERVE, 2, ...this.#keys(upstream), ...args).catch(storeFailed)) as Array<string | number>;
       for (let j = 0; j < r.length; j += 5) {
@@ -186,6 +191,15 @@ export class RedisPinStore implements PinStore {
     // Announced like approvals, so that one replica audits it wherever it was made (the CLI has no audit log).
     if (rejected.length > 0) await this.#redis.publish(this.#channel, JSON.stringify({ id: randomUUID(), pins: [], rejected } satisfies ApprovalMessage));
     return rejected;
+  }
+
+  async restore(upstream: string, pins: ReadonlyArray<{ tool: string; hash: string }>): Promise<void> {
+    if (pins.length === 0) return;
+    const batch = this.#redis.pipeline();
+    for (const p of pins) batch.hsetnx(this.#keys(upstream)[0], p.tool, p.hash);
+    const results = (await batch.exec().catch(storeFailed)) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed) storeFailed(failed[0]);
   }
 
   async table(upstreams: readonly string[]): Promise<PinTable> {

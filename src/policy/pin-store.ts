@@ -51,6 +51,12 @@ export interface Sighting {
   fixed: string | undefined;
   /** Hidden text in the definition, when there is some: kept with a pending change for its review. */
   findings?: PinFinding[] | undefined;
+  /**
+   * The hash this process last heard the store approve for the tool. A store that can lose its data
+   * (Redis restarted without persistence, flushed) writes it back when it holds no pin for the tool,
+   * before it decides: a lost pin is not a first sighting, and the next definition is not approved blind.
+   */
+  known?: string | undefined;
 }
 
 /** What the store made of one sighting of a tool definition. */
@@ -117,6 +123,11 @@ export interface PinStore {
   onApproved: ((pins: ApprovedPin[], report: boolean) => void) | undefined;
   /** Rejections made anywhere (this process, the CLI, another replica); `report` as for onApproved. */
   onRejected: ((pins: RejectedPin[], report: boolean) => void) | undefined;
+  /**
+   * A store that can lose its data (Redis): writes back approved pins this process holds, each unless
+   * the store holds a pin for the tool by then (an approval made since wins).
+   */
+  restore?(upstream: string, pins: ReadonlyArray<{ tool: string; hash: string }>): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
 }

@@ -23,6 +23,8 @@ interface Verdict {
   hash: string;
   block: PinBlock | undefined;
   at: number;
+  /** The hash the store held the tool to (not a config pin): written back by a store that lost it. */
+  approved: string | undefined;
 }
 
 /** A check waiting for its batch to reach the store. */
@@ -32,6 +34,7 @@ interface Asked {
   summary: string;
   fixed: string | undefined;
   findings: PinFinding[] | undefined;
+  known: string | undefined;
   mode: 'withhold' | 'warn';
   key: string;
   resolve: (block: PinBlock | undefined) => void;
@@ -143,6 +146,23 @@ export class ToolPins {
     return this.#store.start();
   }
 
+  /**
+   * The store lost its data (Redis restarted without persistence, flushed): the pins this process holds
+   * are written back. Left out, the upstream's next listing was a first sighting, and a definition
+   * changed meanwhile was approved unreviewed.
+   */
+  async republish(): Promise<void> {
+    const byUpstream = new Map<string, Array<{ tool: string; hash: string }>>();
+    for (const [key, v] of this.#verdicts) {
+      if (v.approved === undefined) continue;
+      const at = key.indexOf('\0');
+      const pins = byUpstream.get(key.slice(0, at)) ?? [];
+      byUpstream.set(key.slice(0, at), pins);
+      pins.push({ tool: key.slice(at + 1), hash: v.approved });
+    }
+    for (const [upstream, pins] of byUpstream) await this.#store.restore?.(upstream, pins);
+  }
+
   close(): Promise<void> {
     return this.#store.close();
   }
@@ -181,7 +201,7 @@ export class ToolPins {
     let p = this.#deciding.get(dk);
     if (!p) {
       const findings = walkDefinition(this.#scanner, tool).findings;
-      p = this.#ask(upstream, { name, hash, summary: toolSummary(tool), fixed: this.#fixed.get(upstream)?.get(name), findings: findings.length > 0 ? findings : undefined, mode, key }).finally(() => this.#deciding.delete(dk));
+      p = this.#ask(upstream, { name, hash, summary: toolSummary(tool), fixed: this.#fixed.get(upstream)?.get(name), findings: findings.length > 0 ? findings : undefined, known: v?.approved, mode, key }).finally(() => this.#deciding.delete(dk));
       this.#deciding.set(dk, p);
     }
     return p;
@@ -214,7 +234,7 @@ export class ToolPins {
     const generation = this.#generation;
     let obs: Observation[];
     try {
-      obs = await this.#store.observe(upstream, batch.map((a) => ({ tool: a.name, hash: a.hash, summary: a.summary, fixed: a.fixed, findings: a.findings })), this.#fixed.has(upstream));
+      obs = await this.#store.observe(upstream, batch.map((a) => ({ tool: a.name, hash: a.hash, summary: a.summary, fixed: a.fixed, findings: a.findings, known: a.known })), this.#fixed.has(upstream));
       if (obs.length !== batch.length) throw new Error(`the pin store answered ${obs.length} of ${batch.length} sightings`);
     } catch (err) {
       for (const a of batch) a.resolve(this.#unchecked(upstream, a, err as Error));
@@ -249,7 +269,7 @@ export class ToolPins {
     }
     if (generation === this.#generation) {
       if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
-      this.#verdicts.set(key, { hash, block, at: Date.now() });
+      this.#verdicts.set(key, { hash, block, at: Date.now(), approved: a.fixed === undefined && !obs.unrecorded ? obs.approved : undefined });
     }
     return block;
   }
