@@ -14,17 +14,15 @@ import { RouterSession } from './router-session.js';
 import type { ToolGate } from './tool-gate.js';
 import { gatherCatalogues } from './session-tools.js';
 import { hearsChange } from './shown-upstreams.js';
-import { learn } from './learned-owners.js';
+import { learn, templateOwner, TemplateOwners } from './owner-books.js';
 import type { UpstreamReach } from './capabilities.js';
 import type { EmbeddingsObserver } from './semantic-ranker.js';
 import { ToolViews } from './tool-views.js';
-import { matchesTemplate, templateMatcher, type TemplateMatcher } from './uri-template.js';
 
 type Target = { caller: UpstreamCaller; relatedRequestId: RequestId | undefined };
 
 const LIST_CHANGED = listChangedNotifications();
-/** The longest URI matched against the templates (see ownerOfUri); real URIs are far shorter. */
-export const MAX_MATCHED_URI_CHARS = 8192;
+export { MAX_MATCHED_URI_CHARS } from './owner-books.js';
 
 /**
  * One endpoint (virtual server): the upstreams it exposes, how names are prefixed, which sessions are
@@ -55,12 +53,8 @@ export class EndpointRouter implements EndpointView {
   readonly #opening = new Map<UpstreamCaller, readonly UpstreamPool[]>();
   /** Resource URI → upstream, learned from shared upstreams' lists (a session's own instance's: RouterSession's); lets resources/read go straight to its owner. */
   readonly #uriOwner = new Map<string, string>();
-  /** URI template prefixes (text before the first "{") → upstream. */
-  readonly #templateOwner = new Map<string, string>();
-  /** Exact uriTemplate → upstream, for completion/complete on a template. */
-  readonly #templates = new Map<string, string>();
-  /** Exact uriTemplate → the URIs it describes and its upstream: a URI goes where a template matches it. */
-  readonly #matchers = new Map<string, TemplateMatcher & { upstream: string }>();
+  /** Resource templates learned from shared upstreams' lists (a session's own instance's: RouterSession's). */
+  readonly #templates = new TemplateOwners();
   readonly #detach: Array<() => void> = [];
   readonly #embeddings: EmbeddingsObserver | undefined;
   /** The preparation a tools/list_changed started, while it runs, and whether another came meanwhile. */
@@ -133,9 +127,7 @@ export class EndpointRouter implements EndpointView {
     this.hiddenText = this.hiddenText.with(config.guardrails.hiddenText);
     // What was learned of URIs may name an upstream that is gone: learn again from the next lists.
     this.#uriOwner.clear();
-    this.#templateOwner.clear();
     this.#templates.clear();
-    this.#matchers.clear();
     this.#attach();
     const sessions = [...this.#sessions.values()];
     for (const s of sessions) {
@@ -206,42 +198,16 @@ export class EndpointRouter implements EndpointView {
   }
 
   ownerOfTemplate(template: string): string | undefined {
-    return this.#templates.get(template);
+    return this.#templates.ownerOf(template);
   }
 
   learnTemplate(template: string, upstream: string): void {
-    learn(this.#templates, template, upstream);
-    const matcher = templateMatcher(template);
-    if (matcher) learn(this.#matchers, template, { ...matcher, upstream });
-    else this.#matchers.delete(template);
-    const i = template.indexOf('{');
-    const prefix = i === -1 ? template : template.slice(0, i);
-    if (prefix.length > 0) learn(this.#templateOwner, prefix, upstream);
+    this.#templates.learn(template, upstream);
   }
 
-  /**
-   * The upstream that owns a URI, if the lists have told us: one that lists it, else the one whose template
-   * matches it (the most literal text wins), else the one whose template's text before its first "{" is the
-   * longest start of it. Two upstreams' templates often share that start (`notes://{id}`, `notes://{owner}/{id}`):
-   * by it alone, every URI of both went to whichever was listed last, and the other's were read "not found".
-   */
-  ownerOfUri(uri: string): string | undefined {
-    const exact = this.#uriOwner.get(uri);
-    if (exact) return exact;
-    let matched: (TemplateMatcher & { upstream: string }) | undefined;
-    // Matching costs the URI's length times the template's, per template: a client's URI of megabytes (the
-    // body limit allows 4 MiB) cost half a second a template. Longer ones go by the prefix alone.
-    if (uri.length <= MAX_MATCHED_URI_CHARS) for (const m of this.#matchers.values()) if ((!matched || m.literal >= matched.literal) && matchesTemplate(m, uri)) matched = m;
-    if (matched) return matched.upstream;
-    let best: string | undefined;
-    let bestLen = 0;
-    for (const [prefix, upstream] of this.#templateOwner) {
-      if (prefix.length > bestLen && uri.startsWith(prefix)) {
-        best = upstream;
-        bestLen = prefix.length;
-      }
-    }
-    return best;
+  /** The upstream that owns a URI, if the lists have told us: one that lists it, else by the templates (templateOwner; `own`: a session's, first). */
+  ownerOfUri(uri: string, own?: TemplateOwners): string | undefined {
+    return this.#uriOwner.get(uri) ?? templateOwner(uri, this.#templates, own);
   }
 
   /**

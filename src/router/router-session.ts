@@ -243,7 +243,7 @@ export class RouterSession {
   #exportItem(upstream: string, spec: ListSpec, listed: any, item: any): unknown {
     // Who owns a URI: learned from what the upstream listed (`listed`), also a template the screen withholds (`item`: what is shown).
     if (spec.key === 'resources' && typeof listed?.uri === 'string') this.#uris.learn(listed.uri, upstream);
-    if (spec.key === 'resourceTemplates' && typeof listed?.uriTemplate === 'string') this.#endpoint.learnTemplate(listed.uriTemplate, upstream);
+    if (spec.key === 'resourceTemplates' && typeof listed?.uriTemplate === 'string') this.#uris.learnTemplate(listed.uriTemplate, upstream);
     if (item === null || typeof item !== 'object') return undefined;
     if (spec.named && !hasName(item)) {
       // String(["summarize"]) is "summarize": such an item would be listed under a name it does not have.
@@ -343,7 +343,7 @@ export class RouterSession {
 
   /** A completion names a template by its exact uriTemplate. */
   #templatePool(template: string): UpstreamPool | undefined {
-    const owner = this.#endpoint.ownerOfTemplate(template);
+    const owner = this.#uris.ownerOfTemplate(template);
     return owner ? this.#endpoint.pool(owner) : undefined;
   }
 
