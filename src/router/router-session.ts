@@ -352,8 +352,8 @@ export class RouterSession {
     if (ref?.type === 'ref/prompt') {
       const { pool, name } = this.#resolveName(ref.name, 'prompt');
       const inst = this.#instance(pool);
-      // Unknown prompts are answered by the gateway, exactly as prompts policy hides.
-      const definition = (await inst.catalogues.get('prompts')).get(name);
+      // Unknown prompts are answered by the gateway, exactly as prompts policy hides, after one re-list as prompts/get (findFor).
+      const definition = (await inst.catalogues.findFor('prompts', name)).get(name);
       if (!definition) throw notFound('prompt', String(ref.name));
       if (ctx.screen && ctx.screen.show('prompt', pool.name, definition) === undefined) throw withheld('prompt', String(ref.name), ctx.screen.rule);
       return this.#pools('completions').includes(pool) ? inst.request('completion/complete', { ...params, ref: { ...ref, name } }, { caller: this.caller, callerRequestId: ctx.requestId, signal: ctx.signal }) : noCompletions();
