@@ -1,5 +1,6 @@
 import { ErrorCode } from './error-codes.js';
 import { JsonRpcError } from './json-rpc-error.js';
+import { elicitContentProblem } from './elicit-schema.js';
 import { isJsonObject as isObject } from './types.js';
 
 type Result = Record<string, unknown>;
@@ -16,11 +17,13 @@ function isElicitContent(v: unknown): boolean {
 }
 
 /** What is wrong with a client's result for a server→client request, by the schema of its method; undefined when nothing is. */
-function problem(method: string, r: Result): string | undefined {
+function problem(method: string, r: Result, params: Record<string, unknown> | undefined): string | undefined {
   switch (method) {
     case 'elicitation/create':
       if (r.action !== 'accept' && r.action !== 'decline' && r.action !== 'cancel') return '"action" is not accept, decline or cancel';
-      return r.content === undefined || isElicitContent(r.content) ? undefined : '"content" is not an object of strings, numbers, booleans and lists of strings';
+      if (r.content !== undefined && !isElicitContent(r.content)) return '"content" is not an object of strings, numbers, booleans and lists of strings';
+      // An accepted form answers the question's schema (a URL-mode one has none).
+      return r.action === 'accept' && params?.mode !== 'url' ? elicitContentProblem(params?.requestedSchema, (r.content ?? {}) as Result) : undefined;
     case 'sampling/createMessage':
       if (r.role !== 'user' && r.role !== 'assistant') return '"role" is not user or assistant';
       if (typeof r.model !== 'string') return '"model" is not a string';
@@ -35,11 +38,12 @@ function problem(method: string, r: Result): string | undefined {
 
 /**
  * The error an upstream is answered instead of a client's result that breaks the schema of the request it
- * answers (an elicitation's `"action": 5`, a sampling result without a model), or undefined to relay it.
+ * answers (an elicitation's `"action": 5`, a sampling result without a model; given the request's `params`, an
+ * accepted form's content its requestedSchema does not allow), or undefined to relay it.
  * Relayed, such a result reached the server that asked, which trusts the schema: a shared process met one
  * client's garbage. The upstream learns its request failed, as when a client answers an error.
  */
-export function invalidClientAnswer(method: string, result: Result): JsonRpcError | undefined {
-  const why = problem(method, result);
+export function invalidClientAnswer(method: string, result: Result, params?: Record<string, unknown>): JsonRpcError | undefined {
+  const why = problem(method, result, params);
   return why === undefined ? undefined : new JsonRpcError(ErrorCode.InternalError, `the client's answer to "${method}" is invalid: ${why}`);
 }

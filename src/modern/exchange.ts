@@ -241,7 +241,7 @@ export class Exchange implements AttemptOwner {
     if (offered) {
       this.#offered.delete(key);
       // Held to its question's schema, as a retry's answer to a question already out is (ModernService).
-      return takenAnswer(key, method, offered, (err) => this.abandon(err));
+      return takenAnswer(key, method, params, offered, (err) => this.abandon(err));
     }
     return this.#hold(key, method, clientParams(params), signal, 'cancelled by the upstream');
   }

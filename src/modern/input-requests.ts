@@ -61,18 +61,18 @@ export function capabilityRefusal(capabilities: Record<string, any>, method: str
  * spec's MRTR error handling and a 2026-07-28 upstream's round (checkedAnswer) refuse it; before 2026-12-07 a
  * 2025 upstream was sent an error in its place, and the client got whatever the upstream made of it.
  */
-export function invalidAnswer(asked: Record<string, { method: string }>, answers: Record<string, unknown>): JsonRpcError | undefined {
+export function invalidAnswer(asked: Record<string, { method: string; params: Record<string, unknown> }>, answers: Record<string, unknown>): JsonRpcError | undefined {
   for (const [key, ask] of Object.entries(asked)) {
     const answer = Object.hasOwn(answers, key) ? answers[key] : undefined;
     if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) continue;
-    const bad = invalidKeyedAnswer(key, ask.method, answer as Record<string, unknown>);
+    const bad = invalidKeyedAnswer(key, ask.method, ask.params, answer as Record<string, unknown>);
     if (bad) return bad;
   }
   return undefined;
 }
 
-function invalidKeyedAnswer(key: string, method: string, answer: Record<string, unknown>): JsonRpcError | undefined {
-  const bad = invalidClientAnswer(method, answer);
+function invalidKeyedAnswer(key: string, method: string, params: Record<string, unknown> | undefined, answer: Record<string, unknown>): JsonRpcError | undefined {
+  const bad = invalidClientAnswer(method, answer, params);
   return bad && new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: inputResponses["${key}"]: ${bad.message}`, { key });
 }
 
@@ -84,8 +84,8 @@ function invalidKeyedAnswer(key: string, method: string, answer: Record<string, 
  * with isError) rather than -32602. An invalid one ends the call (`abandon`), its question refused as an
  * ended call's are, never sent the client's invalid answer.
  */
-export function takenAnswer(key: string, method: string, answer: Record<string, unknown>, abandon: (err: JsonRpcError) => void): Promise<Record<string, unknown>> {
-  const invalid = invalidKeyedAnswer(key, method, answer);
+export function takenAnswer(key: string, method: string, params: Record<string, unknown> | undefined, answer: Record<string, unknown>, abandon: (err: JsonRpcError) => void): Promise<Record<string, unknown>> {
+  const invalid = invalidKeyedAnswer(key, method, params, answer);
   if (!invalid) return Promise.resolve(answer);
   abandon(invalid);
   return Promise.reject(new JsonRpcError(ErrorCode.InternalError, `the client request ended (${invalid.message})`));

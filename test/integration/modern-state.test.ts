@@ -21,11 +21,11 @@ function journaledFixture(journal: Journal) {
 }
 
 /** The upstream's answer to the held elicitation, and nothing else, reached the fixture since `mark`. */
-function assertOnlyTheAnswerArrived(journal: Journal, mark: number): void {
+function assertOnlyTheAnswerArrived(journal: Journal, mark: number, answer: Record<string, unknown> = ALICE): void {
   const seen = journal.since(mark);
   assert.equal(seen.length, 1, `exactly one message reached the upstream: ${JSON.stringify(seen)}`);
   assert.equal(seen[0].method, undefined, 'a response, not a request or notification');
-  assert.deepEqual(seen[0].result, ALICE);
+  assert.deepEqual(seen[0].result, answer);
 }
 
 describe('requestState refusals (auth jwt, two subjects, two tenants)', () => {
@@ -54,8 +54,8 @@ describe('requestState refusals (auth jwt, two subjects, two tenants)', () => {
   /** Alice's first call: the fixture asks her name, the call is held upstream. */
   const begin = async (params: Record<string, unknown> = ASKS_NAME) => inputRound(await post(tokens.alice!, 'tools/call', params));
   /** Alice's genuine retry completes the held call. */
-  const finish = async (round: { key: string; state: string }, params: Record<string, unknown> = ASKS_NAME) => {
-    const done = await post(tokens.alice!, 'tools/call', { ...params, inputResponses: { [round.key]: ALICE }, requestState: round.state });
+  const finish = async (round: { key: string; state: string }, params: Record<string, unknown> = ASKS_NAME, answer: Record<string, unknown> = ALICE) => {
+    const done = await post(tokens.alice!, 'tools/call', { ...params, inputResponses: { [round.key]: answer }, requestState: round.state });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.result.resultType, 'complete');
     return done;
@@ -110,9 +110,11 @@ describe('requestState refusals (auth jwt, two subjects, two tenants)', () => {
     }
     const prompt = await post(tokens.alice!, 'prompts/get', { name: 'test_input_required_result_prompt', inputResponses: {}, requestState: round.state });
     assertStateRefused(prompt, 'wrong-request');
-    const done = await finish(round, params);
+    // test_elicitation asks for a username and an email (both required).
+    const answer = { action: 'accept', content: { username: 'alice', email: 'alice@example.com' } };
+    const done = await finish(round, params, answer);
     assert.match(textOf(done.body.result), /action=accept/);
-    assertOnlyTheAnswerArrived(journal, mark);
+    assertOnlyTheAnswerArrived(journal, mark, answer);
   });
 
   it('a replayed state is refused and nothing reaches the upstream', async () => {
