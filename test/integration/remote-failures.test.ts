@@ -1,42 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startRemoteEverything } from '../helpers/everything-http.js';
 import { everythingUpstream, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startRemoteFixture, type RemoteFixture as Fixture } from '../helpers/remote-fixture.js';
 import { connectClient, textOf } from '../helpers/sdk.js';
 import { holdMonotonicClock, waitFor } from '../helpers/wait.js';
-
-interface Fixture {
-  base: string;
-  child: ChildProcess;
-  control(mode: string): Promise<void>;
-  log(): Promise<Array<{ method: string; id?: number; params?: Record<string, unknown> }>>;
-}
-
-async function startFixture(): Promise<Fixture> {
-  const child = spawn(process.execPath, ['test/fixtures/remote-fixture.mjs', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stderr!.on('data', (b: Buffer) => {
-      text += b.toString();
-      const m = /listening on (\d+)/.exec(text);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', () => reject(new Error(text)));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  return {
-    base,
-    child,
-    control: async (mode) => {
-      await (await fetch(`${base}/control`, { method: 'POST', body: JSON.stringify({ mode }) })).text();
-    },
-    log: async () => (await fetch(`${base}/log`)).json() as Promise<Array<{ method: string; id?: number; params?: Record<string, unknown> }>>,
-  };
-}
 
 const remote = (url: string, extra: Record<string, unknown> = {}) => ({
   name: 'remote',
@@ -55,7 +26,7 @@ describe('remote upstream failure cases', () => {
   let fx: Fixture;
   let gw: RunningGateway;
   before(async () => {
-    fx = await startFixture();
+    fx = await startRemoteFixture();
     gw = await startGateway({ upstreams: [remote(`${fx.base}/mcp`)], endpoints: [{ path: '/mcp', upstreams: ['remote'] }] });
   });
   after(async () => {
@@ -169,7 +140,7 @@ function descendants(): number[] {
 
 describe('sessions opened and closed leave nothing behind', () => {
   it('1,000 sessions on a per-session remote upstream: no leaked sockets or descriptors', async () => {
-    const fx = await startFixture();
+    const fx = await startRemoteFixture();
     // Bounded keep-alive pools on both sides, so what stays open after the run is pooling, not leaks.
     const gw = await startGateway({
       upstreams: [remote(`${fx.base}/mcp`, { sharing: 'per-session', pool: { warm: 0, max: 64 }, http: { maxConnections: 10 } })],

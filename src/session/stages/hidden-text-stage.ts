@@ -71,15 +71,26 @@ function scanned(ctx: RequestContext, policy: HiddenTextPolicy, item: ResultKind
   return response;
 }
 
-/** What of an answer is scanned: its result, or an upstream's error as `{error}`; undefined when nothing is. */
+/**
+ * What of an answer is scanned: its result, or an upstream's error as `{error}`; undefined when nothing is.
+ * A gateway error about an upstream (details.upstream) may quote what it answered: the start of an HTTP
+ * error's body (SWB_UPSTREAM_UNAVAILABLE, SWB_UPSTREAM_REQUEST_REFUSED, SWB_ARGUMENT_REFUSED), a value of its
+ * broken answer (SWB_UPSTREAM_PROTOCOL). A host shows it to the model as the call's outcome, so it is scanned
+ * as the upstream's error is (its message and details): before 2026-12-08 a server put in an HTTP 500's
+ * body what strip would have cleaned from its result, or block refused, and it passed unscanned.
+ */
 function payloadOf(ctx: RequestContext, answer: JsonRpcResponse | undefined): Record<string, unknown> | undefined {
   if (answer === undefined) return undefined;
   if ('error' in answer) {
     const err = ctx.error;
+    if (err instanceof GatewayError) return quotesUpstream(err) ? { error: { message: err.message, data: err.details } } : undefined;
     return err instanceof JsonRpcError && !(err instanceof NotFoundError) ? { error: answer.error } : undefined;
   }
   return 'result' in answer ? ctx.result : undefined;
 }
+
+/** Whether a gateway error is about an upstream, and so may quote it (see payloadOf). */
+const quotesUpstream = (err: GatewayError): boolean => typeof err.details?.upstream === 'string';
 
 function cleanResult(ctx: RequestContext, result: Record<string, unknown>, id: RequestId): JsonRpcResponse {
   ctx.result = result;
@@ -87,6 +98,13 @@ function cleanResult(ctx: RequestContext, result: Record<string, unknown>, id: R
 }
 
 function cleanError(ctx: RequestContext, wire: Record<string, unknown>, id: JsonRpcResponse['id']): JsonRpcResponse {
+  const err = ctx.error;
+  if (err instanceof GatewayError) {
+    // Still the gateway's error (its code, status and audit outcome), with the upstream's words cleaned.
+    const { message, data } = wire.error as { message: string; data?: Record<string, unknown> };
+    ctx.error = new GatewayError(err.code, message, data);
+    return toJsonRpcError(ctx.error, ctx.host.logger).toResponse(id);
+  }
   const clean = JsonRpcError.from(wire.error as JsonRpcErrorObject);
   ctx.error = clean;
   return clean.toResponse(id);
