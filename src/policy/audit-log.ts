@@ -48,7 +48,7 @@ export interface HiddenTextAuditEvent {
   endpoint: string;
   upstream: string | undefined;
   /** A tool, prompt or template definition; a tool's, prompt's or resource's result. */
-  item: 'tool' | 'prompt' | 'template' | 'resource' | 'instructions' | 'sampling' | 'elicitation' | 'completion' | 'log' | 'progress';
+  item: 'tool' | 'prompt' | 'template' | 'resource' | 'instructions' | 'sampling' | 'elicitation' | 'completion' | 'log' | 'progress' | 'cancel';
   /** Definitions: the upstream's own name (uriTemplate for a template); results: the name or URI called. Hidden characters left out. */
   name: string;
   findings: ReadonlyArray<{ kind: string; path: string; count: number }>;

@@ -11,9 +11,9 @@ export type DefinitionKind = 'tool' | 'prompt' | 'template' | 'resource' | 'inst
  * What a scanned answer is (`completion`: values offered for a prompt's or template's argument), or what an
  * upstream asks the client: `sampling`, a sampling request's messages, which the client's model reads;
  * `elicitation`, the question and form a person is asked to answer; or what it tells the client: a `log`
- * line's data, a `progress` message.
+ * line's data, a `progress` message, the reason it `cancel`s what it asked.
  */
-export type ResultKind = 'tool' | 'prompt' | 'resource' | 'completion' | 'sampling' | 'elicitation' | 'log' | 'progress';
+export type ResultKind = 'tool' | 'prompt' | 'resource' | 'completion' | 'sampling' | 'elicitation' | 'log' | 'progress' | 'cancel';
 type Acted = Exclude<HiddenTextAction, 'off'>;
 type Definition = Record<string, unknown>;
 

@@ -22,7 +22,7 @@ import { methodSpec } from '../jsonrpc/methods.js';
 import { sendableIn } from './revision-methods.js';
 import { undeliverable } from './client-capability-check.js';
 import { screenedAsk } from './screened-asks.js';
-import { screenedNotice, WITHHELD } from './screened-notices.js';
+import { screenedCancel, screenedNotice, WITHHELD } from './screened-notices.js';
 import type { PipelineHost, RequestContext, SessionState } from './request-pipeline.js';
 import { clientRequestPipeline, declaresFormElicitation } from './stages/index.js';
 import { clientPeerLink } from './client-peer-link.js';
@@ -348,7 +348,9 @@ export class ClientSession {
     if (asked instanceof JsonRpcError) return Promise.reject(asked);
     // While the client answers, the call holds none of its tenant's concurrent-request slots.
     const span = relatedRequestId === undefined ? undefined : this.#spans?.get(relatedRequestId);
-    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, asked, relatedRequestId, signal, onProgress)));
+    // Its cancellation's reason is the upstream's words too.
+    const cancel = screenedCancel(this.endpoint.hiddenText, this.guard, signal, upstream);
+    return tracedClientRequest(this.endpoint.tracing, span, method, this.id, () => this.guard.whileAsking(relatedRequestId, () => this.#relay(method, asked, relatedRequestId, cancel, onProgress)));
   }
 
   async #relay(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined, signal: Cancellation, onProgress?: (params: Record<string, unknown>) => void): Promise<Record<string, unknown>> {

@@ -1,3 +1,4 @@
+import { Cancellation } from '../jsonrpc/cancellation.js';
 import type { HiddenTextGuard } from '../policy/hidden-text-guard.js';
 import type { SessionGuard } from '../policy/session-guard.js';
 import type { RequestContext } from './request-pipeline.js';
@@ -6,9 +7,10 @@ import type { RequestContext } from './request-pipeline.js';
 export const WITHHELD = null;
 
 /** The members of a notice that carry an upstream's text (a progress token is the client's own, and is left). */
-const TEXTS: ReadonlyMap<string, { kind: 'log' | 'progress'; members: readonly string[] }> = new Map([
+const TEXTS: ReadonlyMap<string, { kind: 'log' | 'progress' | 'cancel'; members: readonly string[] }> = new Map([
   ['notifications/message', { kind: 'log', members: ['logger', 'data'] }],
   ['notifications/progress', { kind: 'progress', members: ['message'] }],
+  ['notifications/cancelled', { kind: 'cancel', members: ['reason'] }],
 ]);
 
 /**
@@ -40,4 +42,25 @@ export function screenedNotice(
   const caller = { upstream, name: method, tenant: guard.tenant.name, subject: guard.principal.subject, session: guard.session };
   const verdict = policy.settleResult(texts.kind, walked, read, caller);
   return 'result' in verdict ? { ...params, ...verdict.result } : WITHHELD;
+}
+
+/**
+ * The cancellation of a request an upstream put to the client (a sampling or elicitation request relayed), with
+ * its reason screened as a notice's: the upstream's own words when it cancelled it (peer.cancelled), which the
+ * gateway's notifications/cancelled passes on and a client may show its user. Before 2026-12-08 they went
+ * unscanned. Cleaned (strip), or left out (block: the client is still told, with the gateway's own reason).
+ * `signal` itself with scanning of results off: nothing is allocated then.
+ */
+export function screenedCancel(hiddenText: HiddenTextGuard, guard: SessionGuard, signal: Cancellation, upstream: string | undefined): Cancellation {
+  const policy = hiddenText.for(guard.tenant);
+  if (policy === undefined || policy.results === 'off') return signal;
+  const out = new Cancellation();
+  const relay = () => {
+    const reason = signal.reason;
+    const shown = typeof reason === 'string' ? screenedNotice(hiddenText, guard, 'notifications/cancelled', { reason }, upstream) : { reason };
+    out.abort(shown === WITHHELD ? undefined : shown?.reason);
+  };
+  if (signal.aborted) relay();
+  else signal.onAbort(relay);
+  return out;
 }

@@ -4,7 +4,7 @@
 // and for a 2026-07-28 client alike.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayWithClients } from '../helpers/gateway-clients.js';
 import { HIDDEN_TEXT, HIDDEN_TEXT_UPSTREAM, RESULTS_ENDPOINTS } from '../helpers/hidden-text-fixture.js';
 import { modernPost } from '../helpers/modern-http.js';
@@ -71,5 +71,30 @@ describe('hidden-text scanning of log lines and progress messages', () => {
     assert.deepEqual(await modernNotices('/strip', 'tag'), { logs: ['Sunny, 21 degrees.'], progress: ['Sunny, 21 degrees.'] });
     assert.deepEqual(await modernNotices('/block', 'bidi'), { logs: [], progress: [] });
     assert.deepEqual(await modernNotices('/block', 'none'), { logs: [F.samples.none], progress: [F.samples.none] });
+  });
+
+  // An upstream that cancels the sampling request it relayed gives a reason, which the gateway passes on in its
+  // own notifications/cancelled to the client, and a client MAY show its user: before 2026-12-08 it went unscanned.
+  /** The reason the client of `path` is given when the upstream cancels its sampling request with `kind`'s sample. */
+  const cancelReason = async (path: string, kind: string) => {
+    const c = clients[path]!;
+    let told!: (reason: unknown) => void;
+    const reason = new Promise<unknown>((resolve) => (told = resolve));
+    c.setRequestHandler(CreateMessageRequestSchema, async (_req, extra) => {
+      extra.signal.addEventListener('abort', () => told(extra.signal.reason));
+      // Asked, the client has the upstream cancel what it asked (a second call, while this one waits).
+      assert.equal(textOf(await c.callTool({ name: 'reply', arguments: { kind, where: 'cancel' } })), 'cancelled it');
+      await reason; // answered before the cancellation came, the client would no longer know the request
+      return { model: 'm', role: 'assistant', content: { type: 'text', text: 'late' } };
+    });
+    assert.equal(textOf(await c.callTool({ name: 'reply', arguments: { kind, where: 'cancelled' } })), 'sampling cancelled');
+    return reason;
+  };
+
+  it("an upstream's cancel reason for what it asked the client: relayed as it is (off), cleaned (strip), or left out (block)", async () => {
+    assert.equal(await cancelReason('/off', 'tag'), F.samples.tag);
+    assert.equal(await cancelReason('/strip', 'tag'), 'Sunny, 21 degrees.');
+    assert.equal(await cancelReason('/block', 'bidi'), 'cancelled');
+    assert.equal(await cancelReason('/block', 'none'), F.samples.none);
   });
 });
