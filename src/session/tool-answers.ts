@@ -10,6 +10,7 @@ import { mayShowOf } from '../router/shown-upstreams.js';
 import type { ShownTools, ToolView, ViewTool } from '../router/tool-view.js';
 import { countUnrouted, type PipelineHost, type RequestContext } from './request-pipeline.js';
 import { searchAnswer } from './search-answer.js';
+import { screenedAnswer } from './stages/hidden-text-stage.js';
 
 type Result = Record<string, unknown>;
 
@@ -82,7 +83,11 @@ export function failed(ctx: RequestContext, err: unknown): JsonRpcResponse {
   // Answered before the observe stage: without this, the call would have no audit line at all.
   if (call) host.guard.record(req.method, req.params, req.params?.name === SEARCH_TOOLS ? SEARCH_DECISION : CALL_DECISION, 'error', ctx.startedAt, undefined, undefined);
   countUnrouted(ctx, 'error', call ? failedToolLabel(req.params?.name) : undefined);
-  return toJsonRpcError(err, host.logger).toResponse(req.id);
+  const response = toJsonRpcError(err, host.logger).toResponse(req.id);
+  if (!call) return response;
+  // A call's error may be an upstream's (search_tools fails with a tool list's): the model reads it as the outcome.
+  ctx.error = err;
+  return screenedAnswer(ctx, response)!;
 }
 
 /** tools/list of a search-mode endpoint: the meta-tools, described from what the caller may see, and its working set. */

@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 export interface RemoteFixture {
   base: string;
   child: ChildProcess;
-  control(mode: string): Promise<void>;
+  /** Sets the fixture's mode (`extra`: what the mode needs, such as list-error's text). */
+  control(mode: string, extra?: Record<string, unknown>): Promise<void>;
   log(): Promise<Array<{ method: string; id?: number; params?: Record<string, unknown> }>>;
 }
 
@@ -24,8 +25,8 @@ export async function startRemoteFixture(...flags: string[]): Promise<RemoteFixt
   return {
     base,
     child,
-    control: async (mode) => {
-      await (await fetch(`${base}/control`, { method: 'POST', body: JSON.stringify({ mode }) })).text();
+    control: async (mode, extra) => {
+      await (await fetch(`${base}/control`, { method: 'POST', body: JSON.stringify({ ...extra, mode }) })).text();
     },
     log: async () => (await fetch(`${base}/log`)).json() as Promise<Array<{ method: string; id?: number; params?: Record<string, unknown> }>>,
   };

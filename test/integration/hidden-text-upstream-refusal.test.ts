@@ -66,3 +66,45 @@ describe('hidden-text scanning of an upstream HTTP refusal quoted in the gateway
     assert.equal(codeOf(await refusal('/block', 500, F.samples.none)), 'SWB_UPSTREAM_UNAVAILABLE');
   });
 });
+
+// search_tools (a search-mode endpoint) is a tools/call the gateway answers from its upstreams' tool lists, and
+// fails as an aggregated list does: with an upstream's own error when none listed. That error is the call's
+// answer, which a host shows the model; before 2026-12-08 it was answered before hidden-text scanning and
+// passed unscanned, whatever `results` said.
+describe("hidden-text scanning of an upstream's list error answering search_tools", () => {
+  let fx: RemoteFixture;
+  let url = '';
+  before(async () => {
+    fx = await startRemoteFixture();
+    await fx.control('list-error', { text: F.samples.tag });
+    url = `${fx.base}/mcp`;
+  });
+  after(() => void fx?.child.kill('SIGKILL'));
+  const upstream = { name: 'remote', transport: 'streamable-http' as const, get url() { return url; }, healthCheck: { intervalMs: 0 }, circuitBreaker: { failureThreshold: 1000, resetTimeoutMs: 500 } };
+  const search = { exposure: 'search' as const };
+  const rig = gatewayWithClients({
+    upstreams: [upstream],
+    endpoints: [
+      { path: '/off', upstreams: ['remote'], tools: search },
+      { path: '/strip', upstreams: ['remote'], tools: search, ...resultsScanning('strip') },
+      { path: '/block', upstreams: ['remote'], tools: search, ...resultsScanning('block') },
+    ],
+  });
+  const searched = async (path: string): Promise<McpError> => {
+    const err = await rig.clients[path]!.callTool({ name: 'search_tools', arguments: { query: 'echo' } }).then(
+      (r) => assert.fail(`answered ${JSON.stringify(r)}`),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof McpError, String(err));
+    return err;
+  };
+
+  it('off relays it as it came; strip cleans it; block replaces it with SWB_HIDDEN_TEXT_BLOCKED', async () => {
+    assert.ok((await searched('/off')).message.includes(F.samples.tag));
+    const stripped = await searched('/strip');
+    assert.equal(stripped.code, -32000);
+    assert.ok(stripped.message.includes(F.samples.none) && !/[\u{E0000}-\u{E007F}]/u.test(stripped.message), stripped.message);
+    const blocked = await searched('/block');
+    assert.equal((blocked.data as Json | undefined)?.code, 'SWB_HIDDEN_TEXT_BLOCKED', blocked.message);
+  });
+});

@@ -37,6 +37,17 @@ export const hiddenTextStage: Stage = (ctx, next) => {
   return next(ctx).then((answer) => scanned(ctx, policy, item, answer));
 };
 
+/**
+ * An answer to a request made before this stage (search_tools' failure: an upstream's error when no tool
+ * list could be read, answered by the tools stage), scanned as the route's would be: before 2026-12-08 it
+ * passed unscanned. `ctx.error`: what failed.
+ */
+export function screenedAnswer(ctx: RequestContext, answer: JsonRpcResponse): JsonRpcResponse | undefined {
+  const policy = ctx.host.endpoint.hiddenText.for(ctx.host.guard.tenant);
+  const item = policy === undefined || policy.results === 'off' ? undefined : RESULTS.get(ctx.req.method);
+  return item === undefined ? answer : scanned(ctx, policy!, item, answer);
+}
+
 /** Who the scanned answer was for, and what it answered (the audit line's caller fields). */
 function callerOf(ctx: RequestContext, item: ResultKind): ResultCaller {
   const { req, host } = ctx;
