@@ -31,10 +31,7 @@ const TUNNEL_DOWN = 'the tunnel to the replica that owns this session is down (s
 const REOFFER_MS = 100;
 /** How often, while forwards wait on owners, the owners are checked for being gone. */
 const WATCH_MS = 250;
-/**
- * Headers of one hop, not carried. Host is carried: the owner runs the request through its own routes,
- * whose Host guard (server.allowedHosts) and challenge URLs must see what the client sent, as over HTTP.
- */
+/** Headers of one hop, not carried. Host is carried: the owner runs the request through its own routes, whose Host guard (server.allowedHosts) and challenge URLs must see what the client sent, as over HTTP. */
 const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
 /** What became of a forward: relayed (the response is the owner's, or an error), or not sent since the owner is gone. */
@@ -102,6 +99,11 @@ export class Tunnel {
     this.#o = o;
   }
 
+  /** Forwards relayed from here that still wait on their owners' answers (a test's look at churn). */
+  get relaying(): number {
+    return this.#waiting.size + this.#pending.size;
+  }
+
   #inbox(replica: string): string {
     return ReplicaDeaths.inbox(this.#o.prefix, replica);
   }
@@ -120,10 +122,9 @@ export class Tunnel {
   }
 
   /**
-   * The connection that carries frames dropped (Redis went away): frames in flight are lost, so no relay
-   * in either direction can complete. Each ends now rather than hanging: a waiting client gets a 503 (or
-   * the end of its stream, and reconnects), and a forwarded request served here is let go (its stream
-   * unbound, so the client's next GET is not refused as a second stream).
+   * The connection that carries frames dropped (Redis went away): frames in flight are lost, so no relay in either direction can complete. Each ends now
+   * rather than hanging: a waiting client gets a 503 (or the end of its stream, and reconnects), and a forwarded request served here is let go (its
+   * stream unbound, so the client's next GET is not refused as a second stream).
    */
   #lost(): void {
     this.#losses++;
@@ -182,15 +183,20 @@ export class Tunnel {
       else replyUnavailable(open(), plain.body, UNCONFIRMED, false);
       return 'relayed';
     }
+    const early = this.#pending.get(id) ?? [];
+    this.#pending.delete(id); // no frame comes in between (no await until the forward waits)
     const res = open();
+    // The client left during the publish: its 'close' fired already, never again; the owner served its stream for no one for ever (before 2026-12-08).
+    if (res.destroyed || res.socket?.destroyed === true) {
+      this.#send(owner, { t: 'abort', id });
+      return 'relayed';
+    }
     // A live owner slow to start its answer is waited for; only a silent one is given up on (see watchSilence),
     // and one that never received the forward (offered again meanwhile) after timeoutMs, as before.
     const received = async () => this.#waiting.get(id)?.received === true && (await alive());
     const stopWatch = watchSilence(timeoutMs, received, () => this.#heldUnanswered(id, 'the replica that owns this session did not answer; retry'));
     this.#waiting.set(id, { res, owner, req: plain, stopWatch, received: listeners > 0, next: 0, offering: false });
     this.#watchOwners();
-    const early = this.#pending.get(id) ?? [];
-    this.#pending.delete(id);
     for (const f of early) this.#onFrame(f);
     if (losses !== this.#losses) this.#heldUnanswered(id, 'the link to the replica that owns this session was lost; retry');
     // The client left: close the owner's side too (for Streamable HTTP that is not a cancellation).
@@ -375,9 +381,8 @@ export class Tunnel {
   }
 
   /**
-   * Ends every relay in both directions (shutdown). A relay whose answer has not begun is answered as one
-   * given up on (ended as it was, it was an empty 200: no answer, nor a failure), and its owner told to
-   * stop, as when the client leaves: it would run on with its answer published to no one.
+   * Ends every relay in both directions (shutdown). A relay whose answer has not begun is answered as one given up on (ended as it was, it was an empty
+   * 200: no answer, nor a failure), and its owner told to stop, as when the client leaves: it would run on with its answer published to no one.
    */
   close(): void {
     clearInterval(this.#watch);
