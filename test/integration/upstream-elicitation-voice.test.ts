@@ -10,13 +10,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startAskedGateway } from '../helpers/asked-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
-import { connectClient, textOf } from '../helpers/sdk.js';
+import { textOf } from '../helpers/sdk.js';
 
 type Json = Record<string, any>;
-const FIXTURE = { transport: 'stdio' as const, command: process.execPath, args: ['test/fixtures/params-recording-server.mjs'], sandbox: 'none' as const, sharing: 'shared' as const };
 const form = (message: string, title = 'Your name') => ({ message, requestedSchema: { type: 'object', properties: { name: { type: 'string', title } } } });
 const PLAIN = form('Your name?');
 /** The gateway's own opening, then what it never asks for. */
@@ -31,21 +30,7 @@ describe("upstream elicitations, told from the gateway's own questions", { timeo
   const asked: Json[] = [];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        upstreams: [
-          { name: 'legacy', ...FIXTURE },
-          { name: 'modern', ...FIXTURE, args: [...FIXTURE.args, '--modern'], era: 'modern' },
-        ],
-        endpoints: [{ path: '/mcp', upstreams: ['legacy', 'modern'] }],
-      },
-      { logLines: lines },
-    );
-    client = await connectClient(gw, 'streamable-http');
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params);
-      return { action: 'decline' };
-    });
+    ({ gw, client } = await startAskedGateway({ lines, asked }));
   });
   after(async () => {
     await client?.close();

@@ -8,15 +8,13 @@
 // stdio URL fixture and the params-recording fixture (a 2025 and a 2026-07-28 upstream), both client eras.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startAskedGateway } from '../helpers/asked-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { openSession, post, type Json } from '../helpers/http-edge.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { textOf } from '../helpers/sdk.js';
 
-const stdio = { transport: 'stdio' as const, command: process.execPath, sandbox: 'none' as const, sharing: 'shared' as const };
 const OWN = 'https://gw.example/mcp-gw/oauth/start?flow=someone-elses';
 /** The same place, written otherwise: upper case, a trailing dot, an escaped letter, plain http (a proxy redirects). */
 const DISGUISED = ['https://GW.example./mcp-gw/%6Fauth/start?flow=x', 'http://gw.example/mcp-gw/oauth/start?flow=x', 'https://gw.example:443/mcp-gw/x/../oauth/start'];
@@ -30,25 +28,8 @@ describe("an upstream's URL elicitation leading to the gateway's own pages", { t
   const asked: Json[] = [];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        server: { publicUrl: 'https://gw.example/mcp-gw' },
-        pinning: { mode: 'off' },
-        upstreams: [
-          { name: 'url', ...stdio, args: ['test/fixtures/url-elicitation-server.mjs'] },
-          { name: 'legacy', ...stdio, args: ['test/fixtures/params-recording-server.mjs'] },
-          { name: 'modern', ...stdio, args: ['test/fixtures/params-recording-server.mjs', '--modern'], era: 'modern' as const },
-        ],
-        endpoints: [{ path: '/mcp', upstreams: ['url', 'legacy', 'modern'] }],
-      },
-      { logLines: lines },
-    );
-    client = new Client({ name: 'own-url-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params);
-      return { action: 'decline' };
-    });
-    await client.connect(new StreamableHTTPClientTransport(gw.url()));
+    const config = { server: { publicUrl: 'https://gw.example/mcp-gw' }, pinning: { mode: 'off' as const } };
+    ({ gw, client } = await startAskedGateway({ url: true, config, urlClient: 'own-url-test', lines, asked }));
   });
   after(async () => {
     await client?.close();

@@ -8,15 +8,13 @@
 // real port, the stdio URL fixture and the params-recording fixture (both eras), the SDK client and raw POSTs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startAskedGateway } from '../helpers/asked-gateway.js';
+import type { RunningGateway } from '../helpers/gateway.js';
 import { openSession, post, type Json } from '../helpers/http-edge.js';
 import { inputRound, modernPost } from '../helpers/modern-http.js';
 import { textOf } from '../helpers/sdk.js';
 
-const stdio = { transport: 'stdio' as const, command: process.execPath, sandbox: 'none' as const, sharing: 'shared' as const };
 /** What no user should be sent to; `undefined`: a URL elicitation with no url at all. */
 const HOSTILE: Array<string | undefined> = [
   'javascript:alert(document.cookie)',
@@ -40,24 +38,7 @@ describe("an upstream's URL elicitation whose url is no https (or loopback http)
   const asked: Json[] = [];
 
   before(async () => {
-    gw = await startGateway(
-      {
-        pinning: { mode: 'off' },
-        upstreams: [
-          { name: 'url', ...stdio, args: ['test/fixtures/url-elicitation-server.mjs'] },
-          { name: 'legacy', ...stdio, args: ['test/fixtures/params-recording-server.mjs'] },
-          { name: 'modern', ...stdio, args: ['test/fixtures/params-recording-server.mjs', '--modern'], era: 'modern' as const },
-        ],
-        endpoints: [{ path: '/mcp', upstreams: ['url', 'legacy', 'modern'] }],
-      },
-      { logLines: lines },
-    );
-    client = new Client({ name: 'unsafe-url-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params);
-      return { action: 'decline' };
-    });
-    await client.connect(new StreamableHTTPClientTransport(gw.url()));
+    ({ gw, client } = await startAskedGateway({ url: true, config: { pinning: { mode: 'off' } }, urlClient: 'unsafe-url-test', lines, asked }));
   });
   after(async () => {
     await client?.close();
