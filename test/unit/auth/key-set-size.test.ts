@@ -7,26 +7,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AuthError } from '../../../src/auth/auth-error.js';
 import { Authenticator } from '../../../src/auth/authenticator.js';
-import type { Principal } from '../../../src/auth/principal.js';
 import { parseConfig } from '../../../src/config/index.js';
+import { authRefusal, bearer } from '../../helpers/authenticator.js';
 import { ISSUER, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
 
-const bearer = (t: string) => ({ authorization: [`Bearer ${t}`], tokenInQuery: false });
 const CHUNK = Buffer.alloc(64 * 1024, 0x20); // JSON whitespace
 /** What the endless answer sends at most (the test's bound): far past the gateway's 1 MiB. */
 const ENDLESS_CAP = 48 * 1024 * 1024;
-
-async function refusal(p: Principal | Promise<Principal>): Promise<AuthError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof AuthError, String(err));
-    return err;
-  }
-  assert.fail('the token was accepted');
-}
 
 describe('a key set answer larger than the bound', () => {
   let key: TestKey;
@@ -90,7 +78,7 @@ describe('a key set answer larger than the bound', () => {
     const auth = authenticator('/padded.json', lines);
     const before = fetches;
     for (let i = 0; i < 3; i++) {
-      const err = await refusal(auth.authenticate(bearer(await signToken(key, { aud: PUBLIC_URL }))));
+      const err = await authRefusal(auth.authenticate(bearer(await signToken(key, { aud: PUBLIC_URL }))));
       assert.equal(err.status, 503, `request ${i}: ${err.status} ${err.message}`);
     }
     assert.equal(fetches - before, 1, 'fetched again within the cooldown');
@@ -101,7 +89,7 @@ describe('a key set answer larger than the bound', () => {
   it('an answer without end is read no further than the bound', async () => {
     const lines: string[] = [];
     const auth = authenticator('/endless.json', lines);
-    const err = await refusal(auth.authenticate(bearer(await signToken(key, { aud: PUBLIC_URL }))));
+    const err = await authRefusal(auth.authenticate(bearer(await signToken(key, { aud: PUBLIC_URL }))));
     assert.equal(err.status, 503, err.message);
     await endlessDone;
     assert.ok(endlessSent < ENDLESS_CAP, `the whole ${endlessSent} bytes were read`);

@@ -7,23 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AuthError } from '../../../src/auth/auth-error.js';
-import { Authenticator } from '../../../src/auth/authenticator.js';
-import type { Principal } from '../../../src/auth/principal.js';
-import { parseConfig } from '../../../src/config/index.js';
-import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
-
-const bearer = (t: string) => ({ authorization: [`Bearer ${t}`], tokenInQuery: false });
-
-async function refusal(p: Principal | Promise<Principal>): Promise<AuthError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof AuthError, String(err));
-    return err;
-  }
-  assert.fail('the token was accepted');
-}
+import type { Authenticator } from '../../../src/auth/authenticator.js';
+import { authRefusal, bearer, jwtAuthenticator } from '../../helpers/authenticator.js';
+import { JwksServer, makeKey, signToken, type TestKey } from '../../helpers/tokens.js';
 
 describe('a token with no kid, static keys and a JWKS both configured', () => {
   let dir: string;
@@ -32,21 +18,7 @@ describe('a token with no kid, static keys and a JWKS both configured', () => {
   let stranger: TestKey;
   let jwks: JwksServer;
 
-  const authenticator = (): Authenticator => {
-    const config = parseConfig(
-      {
-        server: { host: '127.0.0.1' },
-        auth: { mode: 'jwt', issuer: ISSUER, keys: [join(dir, 'static.pem')], jwksUrl: jwks.url, jwksCooldownMs: 60_000, tokenCache: { maxEntries: 0 } },
-        tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-        upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none' }],
-        endpoints: [{ path: '/mcp', upstreams: ['u'] }],
-      },
-      'test',
-      {},
-      dir,
-    );
-    return new Authenticator(config.auth, [PUBLIC_URL]);
-  };
+  const authenticator = (): Authenticator => jwtAuthenticator(dir, { keys: [join(dir, 'static.pem')], jwksUrl: jwks.url });
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-nokid-'));
@@ -82,7 +54,7 @@ describe('a token with no kid, static keys and a JWKS both configured', () => {
     await auth.authenticate(bearer(await signToken(issuerKeys[0]!, { kid: null })));
     const before = jwks.fetches;
     for (let i = 0; i < 5; i++) {
-      const err = await refusal(auth.authenticate(bearer(await signToken(stranger, { kid: null, sub: `s${i}` }))));
+      const err = await authRefusal(auth.authenticate(bearer(await signToken(stranger, { kid: null, sub: `s${i}` }))));
       assert.equal(err.status, 401);
       assert.equal(err.reason, 'signature');
     }
@@ -93,7 +65,7 @@ describe('a token with no kid, static keys and a JWKS both configured', () => {
     const auth = authenticator();
     const principal = await auth.authenticate(bearer(await signToken(issuerKeys[1]!)));
     assert.equal(principal.subject, 'alice');
-    const err = await refusal(auth.authenticate(bearer(await signToken(stranger, { kid: 'idp-1' }))));
+    const err = await authRefusal(auth.authenticate(bearer(await signToken(stranger, { kid: 'idp-1' }))));
     assert.equal(err.reason, 'signature');
   });
 });

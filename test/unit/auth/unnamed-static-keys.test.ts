@@ -8,24 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AuthError } from '../../../src/auth/auth-error.js';
-import { Authenticator } from '../../../src/auth/authenticator.js';
+import type { Authenticator } from '../../../src/auth/authenticator.js';
 import { devTokenRefusal, signDevToken } from '../../../src/auth/dev-token.js';
-import type { Principal } from '../../../src/auth/principal.js';
-import { parseConfig } from '../../../src/config/index.js';
+import { authRefusal, bearer, jwtAuthenticator } from '../../helpers/authenticator.js';
 import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
-
-const bearer = (t: string) => ({ authorization: [`Bearer ${t}`], tokenInQuery: false });
-
-async function refusal(p: Principal | Promise<Principal>): Promise<AuthError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof AuthError, String(err));
-    return err;
-  }
-  assert.fail('the token was accepted');
-}
 
 describe('a static key naming no kid, a token naming one', () => {
   let dir: string;
@@ -34,21 +20,7 @@ describe('a static key naming no kid, a token naming one', () => {
   let issuerKey: TestKey;
   let jwks: JwksServer;
 
-  const authenticator = (auth: Record<string, unknown>): Authenticator => {
-    const config = parseConfig(
-      {
-        server: { host: '127.0.0.1' },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksCooldownMs: 60_000, tokenCache: { maxEntries: 0 }, ...auth },
-        tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-        upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none' }],
-        endpoints: [{ path: '/mcp', upstreams: ['u'] }],
-      },
-      'test',
-      {},
-      dir,
-    );
-    return new Authenticator(config.auth, [PUBLIC_URL]);
-  };
+  const authenticator = (auth: Record<string, unknown>): Authenticator => jwtAuthenticator(dir, auth);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-unnamed-'));
@@ -78,7 +50,7 @@ describe('a static key naming no kid, a token naming one', () => {
     assert.equal((await auth.authenticate(bearer(await signToken(pemKey, { sub: 'pem' })))).subject, 'pem');
     assert.equal((await auth.authenticate(bearer(await signToken(namedKey, { sub: 'named' })))).subject, 'named');
     // Signed by the named key but naming another kid: that key is not a candidate for it.
-    assert.equal((await refusal(auth.authenticate(bearer(await signToken(namedKey, { kid: 'other' }))))).status, 401);
+    assert.equal((await authRefusal(auth.authenticate(bearer(await signToken(namedKey, { kid: 'other' }))))).status, 401);
   });
 
   it("with the issuer's JWKS too: its tokens still verify, and a PEM-signed one without fetching it", async () => {
@@ -92,7 +64,7 @@ describe('a static key naming no kid, a token naming one', () => {
   it("is refused (401) when signed by none of them", async () => {
     const stranger = await makeKey('idp-key-2026');
     for (const keys of [['idp.pem'], ['idp.pem', 'named.jwk.json']]) {
-      const err = await refusal(authenticator({ keys: keys.map((k) => join(dir, k)) }).authenticate(bearer(await signToken(stranger))));
+      const err = await authRefusal(authenticator({ keys: keys.map((k) => join(dir, k)) }).authenticate(bearer(await signToken(stranger))));
       assert.equal(err.status, 401);
       assert.equal(err.error, 'invalid_token');
     }
@@ -109,7 +81,7 @@ describe('a static key naming no kid, a token naming one', () => {
       const sub = `${key.kid}-${String(kid)}`;
       assert.equal((await auth.authenticate(bearer(await signToken(key, { sub, ...(kid === null ? { kid } : {}) })))).subject, sub);
     }
-    const err = await refusal(auth.authenticate(bearer(await signToken(await makeKey('idp-key-2027', 'ES256')))));
+    const err = await authRefusal(auth.authenticate(bearer(await signToken(await makeKey('idp-key-2027', 'ES256')))));
     assert.equal(err.status, 401);
   });
 

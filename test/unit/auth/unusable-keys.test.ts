@@ -13,24 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JWK } from 'jose';
-import { AuthError } from '../../../src/auth/auth-error.js';
-import { Authenticator } from '../../../src/auth/authenticator.js';
-import type { Principal } from '../../../src/auth/principal.js';
+import type { Authenticator } from '../../../src/auth/authenticator.js';
 import { checkConfigFile } from '../../../src/config-check.js';
-import { parseConfig } from '../../../src/config/index.js';
+import { authRefusal, bearer, jwtAuthenticator } from '../../helpers/authenticator.js';
 import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../../helpers/tokens.js';
-
-const bearer = (t: string) => ({ authorization: [`Bearer ${t}`], tokenInQuery: false });
-
-async function refusal(p: Principal | Promise<Principal>): Promise<AuthError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof AuthError, String(err));
-    return err;
-  }
-  assert.fail('the token was accepted');
-}
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
@@ -48,21 +34,7 @@ describe('a key the gateway holds but cannot use, named by a token', () => {
   const broken: JWK = { kty: 'RSA', kid: 'broken', alg: 'RS256', use: 'sig', n: 'AAAA', e: 'AQAB' };
   let jwks: JwksServer;
 
-  const authenticator = (auth: Record<string, unknown>): Authenticator => {
-    const config = parseConfig(
-      {
-        server: { host: '127.0.0.1' },
-        auth: { mode: 'jwt', issuer: ISSUER, jwksCooldownMs: 60_000, tokenCache: { maxEntries: 0 }, ...auth },
-        tenants: [{ name: 'acme', endpoints: ['/mcp'] }],
-        upstreams: [{ name: 'u', transport: 'stdio', command: 'node', sandbox: 'none' }],
-        endpoints: [{ path: '/mcp', upstreams: ['u'] }],
-      },
-      'test',
-      {},
-      dir,
-    );
-    return new Authenticator(config.auth, [PUBLIC_URL]);
-  };
+  const authenticator = (auth: Record<string, unknown>): Authenticator => jwtAuthenticator(dir, auth);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-unusable-'));
@@ -83,7 +55,7 @@ describe('a key the gateway holds but cannot use, named by a token', () => {
       const auth = authenticator(where === 'auth.keys' ? { keys: [join(dir, 'keys.json')] } : { jwksUrl: jwks.url });
       assert.equal((await auth.authenticate(bearer(await signToken(good)))).subject, 'alice');
       for (const token of [rs256(small.privateKey, 'small'), rs256(small.privateKey, 'broken')]) {
-        const err = await refusal(auth.authenticate(bearer(token)));
+        const err = await authRefusal(auth.authenticate(bearer(token)));
         assert.equal(err.status, 401, err.message);
         assert.equal(err.error, 'invalid_token');
         assert.equal(err.reason, 'unusable_key');
@@ -118,7 +90,7 @@ describe('a key the gateway holds but cannot use, named by a token', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const auth = authenticator({ jwksUrl: `http://127.0.0.1:${port}/jwks.json` });
-    const err = await refusal(auth.authenticate(bearer(await signToken(good))));
+    const err = await authRefusal(auth.authenticate(bearer(await signToken(good))));
     assert.equal(err.status, 503, err.message);
     assert.equal(err.reason, 'jwks_unavailable');
   });
