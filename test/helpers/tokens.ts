@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
-import type { RunningGateway } from './gateway.js';
+import { FIXTURE, startGateway, type RunningGateway } from './gateway.js';
 
 export const ISSUER = 'https://issuer.test';
 /** The gateway's canonical URL in these suites (server.publicUrl) and the accepted token audience. */
@@ -364,4 +364,18 @@ export async function connectWithToken(gw: Pick<RunningGateway, 'url'>, kind: Cl
     setToken: (t) => void (current = t),
     close: () => client.close(),
   };
+}
+
+/**
+ * A gateway of auth.mode jwt (issuer ISSUER, its key set at `jwksUrl`) with one endpoint (/mcp) on the
+ * conformance fixture, open to tenant acme; `server` says its public URL (and origins, …).
+ */
+export function startJwtFixtureGateway(jwksUrl: string, server: Parameters<typeof startGateway>[0]['server']): Promise<RunningGateway> {
+  return startGateway({
+    server,
+    auth: { mode: 'jwt', issuer: ISSUER, jwksUrl },
+    tenants: [{ name: 'acme', endpoints: ['*'] }],
+    upstreams: [{ name: 'fixture', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
+    endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
+  });
 }

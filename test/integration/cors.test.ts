@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { ACCEPT_BOTH, fixtureConfig, initializeBody } from '../helpers/http-edge.js';
-import { ISSUER, JwksServer, makeKey, PUBLIC_URL } from '../helpers/tokens.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL, startJwtFixtureGateway } from '../helpers/tokens.js';
 
 const APP = 'https://app.example.com';
 
@@ -162,13 +162,7 @@ describe('CORS for OAuth discovery from a browser (protected resource metadata, 
   let gw: RunningGateway;
   before(async () => {
     jwks = await JwksServer.start([(await makeKey('cors-k1')).publicJwk]);
-    gw = await startGateway({
-      server: { publicUrl: PUBLIC_URL, allowedOrigins: [APP] },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [{ name: 'fixture', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-    });
+    gw = await startJwtFixtureGateway(jwks.url, { publicUrl: PUBLIC_URL, allowedOrigins: [APP] });
   });
   after(async () => {
     await gw?.close();

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, selectResourceURL } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, type TestKey } from '../helpers/tokens.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL, signToken, startJwtFixtureGateway, type TestKey } from '../helpers/tokens.js';
 
 describe('legacy HTTP+SSE: OAuth discovery from a refused request', () => {
   let jwks: JwksServer;
@@ -22,14 +22,8 @@ describe('legacy HTTP+SSE: OAuth discovery from a refused request', () => {
   before(async () => {
     key = await makeKey('sse-k1');
     jwks = await JwksServer.start([key.publicJwk]);
-    gw = await startGateway({
-      server: { publicUrl: PUBLIC_URL },
-      // The default audiences: the public URL and each endpoint's URL.
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [{ name: 'fixture', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-    });
+    // The default audiences: the public URL and each endpoint's URL.
+    gw = await startJwtFixtureGateway(jwks.url, { publicUrl: PUBLIC_URL });
   });
   after(async () => {
     await gw?.close();

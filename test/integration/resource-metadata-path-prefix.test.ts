@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { FIXTURE, startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { ISSUER, JwksServer, makeKey, PUBLIC_URL } from '../helpers/tokens.js';
+import type { RunningGateway } from '../helpers/gateway.js';
+import { ISSUER, JwksServer, makeKey, PUBLIC_URL, startJwtFixtureGateway } from '../helpers/tokens.js';
 
 const PREFIX = '/mcp-gw';
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -22,13 +22,7 @@ describe('protected resource metadata under a path prefix of the public URL', ()
 
   before(async () => {
     jwks = await JwksServer.start([(await makeKey('k1')).publicJwk]);
-    gw = await startGateway({
-      server: { publicUrl: `${PUBLIC_URL}${PREFIX}` },
-      auth: { mode: 'jwt', issuer: ISSUER, jwksUrl: jwks.url },
-      tenants: [{ name: 'acme', endpoints: ['*'] }],
-      upstreams: [{ name: 'fixture', transport: 'stdio', ...FIXTURE, sharing: 'shared' }],
-      endpoints: [{ path: '/mcp', upstreams: ['fixture'] }],
-    });
+    gw = await startJwtFixtureGateway(jwks.url, { publicUrl: `${PUBLIC_URL}${PREFIX}` });
   });
   after(async () => {
     await gw?.close();
