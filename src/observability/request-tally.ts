@@ -1,7 +1,11 @@
 import { clipped } from './clipped.js';
 
-/** What one answered client request adds to the request metrics (see SessionObserver.requestDone). */
-export interface AnsweredRequest {
+/**
+ * One answered client request, as the request metrics count it (SessionObserver.requestDone reports it as
+ * RequestDone). `era`: legacy (a session) or modern (a 2026-07-28 stateless request). A type, not an
+ * interface: tests read it as a plain record.
+ */
+export type AnsweredRequest = {
   method: string;
   endpoint: string;
   upstream: string;
@@ -9,7 +13,7 @@ export interface AnsweredRequest {
   seconds: number;
   tool: string | undefined;
   era: 'legacy' | 'modern';
-}
+};
 
 /** One label set of the request metrics: its labels as Prometheus shows them, and what was counted. */
 export interface RequestCell {

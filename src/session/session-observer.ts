@@ -1,18 +1,8 @@
+import type { AnsweredRequest } from '../observability/request-tally.js';
 import type { ConfirmationOutcome } from '../policy/audit-log.js';
 
-/**
- * One answered client request, as the request metrics count it. `era`: legacy (a session) or modern (a
- * 2026-07-28 stateless request). A type, not an interface: tests read it as a plain record.
- */
-export type RequestDone = {
-  method: string;
-  endpoint: string;
-  upstream: string;
-  outcome: string;
-  seconds: number;
-  tool: string | undefined;
-  era: 'legacy' | 'modern';
-};
+/** One answered client request: declared with the request metrics, which count it (observability may not import session). */
+export type RequestDone = AnsweredRequest;
 
 /** What the session layer reports for metrics; the app wires it to Prometheus. */
 export interface SessionObserver {
