@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisPinStore } from '../../../src/cluster/redis-pin-store.js';
 import { parseConfig } from '../../../src/config/load.js';
@@ -23,8 +23,12 @@ describe('ToolPins over Redis when Redis comes back empty', { timeout: 60_000 },
   before(async () => {
     redis = await startRedis();
   });
+  // Each test's connections end with it: left open, the next test's restart had them reconnecting when
+  // the last hook closed them, and a SUBSCRIBE ioredis sends again on its own then rejected unhandled.
+  afterEach(() => {
+    for (const c of connections.splice(0)) c.disconnect();
+  });
   after(async () => {
-    for (const c of connections) c.disconnect();
     await redis?.stop();
   });
 
