@@ -3,6 +3,9 @@ import { HiddenTextScanner } from './hidden-text.js';
 import { DefinitionScans, HiddenTextPolicy, type HiddenTextDeps } from './hidden-text-policy.js';
 import type { TenantPolicy } from './tenant-policy.js';
 
+/** Pattern sets whose definition scans a guard keeps for sharing: far more than a config has tenants with their own patterns. */
+const KEPT_SETS = 64;
+
 type PatternSources = { endpoints?: ReadonlyArray<{ guardrails: { hiddenText: HiddenTextConfig } }>; tenants?: ReadonlyArray<{ guardrails?: { hiddenText?: TenantHiddenTextConfig | undefined } | undefined }> };
 
 /**
@@ -18,8 +21,8 @@ export function reviewScanner(config: PatternSources): HiddenTextScanner {
  * One endpoint's hidden-text scanning: its own settings, and each tenant's override of them (every key a
  * tenant sets replaces the endpoint's). Policies are built once per tenant override object (a reload
  * that changes a tenant makes a new one) and share their definition scans when their patterns are the
- * same. A tenant without an override costs `for` three property reads; with scanning off everywhere it
- * returns undefined, which is what keeps the request path free.
+ * same (the KEPT_SETS pattern sets asked for last). A tenant without an override costs `for` three
+ * property reads; with scanning off everywhere it returns undefined, which is what keeps the request path free.
  */
 export class HiddenTextGuard {
   readonly settings: HiddenTextConfig;
@@ -65,11 +68,20 @@ export class HiddenTextGuard {
     return tenant.config.guardrails?.hiddenText === undefined;
   }
 
+  /** How many pattern sets' definition scans are kept for sharing (read by tests). */
+  get patternSets(): number {
+    return this.#scans.size;
+  }
+
   #policy(s: HiddenTextConfig): HiddenTextPolicy | undefined {
     if (s.definitions === 'off' && s.results === 'off') return undefined;
     const key = JSON.stringify([s.patterns, s.imageHosts]);
     let scans = this.#scans.get(key);
-    if (!scans) this.#scans.set(key, (scans = new DefinitionScans(new HiddenTextScanner(s.patterns, PATTERN_FLAGS, s.imageHosts))));
+    // Least recently asked first out: a tenant-only reload keeps this guard, so the pattern sets reloads
+    // stopped using would otherwise stay for good. A policy built holds its scans, so dropping only ends sharing.
+    this.#scans.delete(key);
+    this.#scans.set(key, (scans ??= new DefinitionScans(new HiddenTextScanner(s.patterns, PATTERN_FLAGS, s.imageHosts))));
+    if (this.#scans.size > KEPT_SETS) this.#scans.delete(this.#scans.keys().next().value!);
     return new HiddenTextPolicy({ definitions: s.definitions, results: s.results, endpoint: this.#endpoint, scans, deps: this.#deps });
   }
 }

@@ -275,6 +275,13 @@ describe('hidden-text settings', () => {
     assert.equal(guard.with({ definitions: 'audit', results: 'strip', patterns: ['x+y'], imageHosts: [] }), guard, 'unchanged settings keep the guard and its scans');
   });
 
+  it('reloads that change only tenants\' patterns do not grow the guard\'s pattern sets without bound', () => {
+    // A tenant-only reload keeps the endpoint's guard (its settings are unchanged) and gives each tenant a new override object.
+    const guard = new HiddenTextGuard({ definitions: 'audit', results: 'strip', patterns: ['x+y'], imageHosts: [] }, '/mcp');
+    for (let i = 0; i < 500; i++) assert.ok(guard.for(tenant({ patterns: [`reload${i}`] })));
+    assert.ok(guard.patternSets <= 64, `${guard.patternSets} pattern sets kept`);
+  });
+
   it('config: actions and patterns are checked, and unknown keys refused with a suggestion', () => {
     const problems = (guardrails: unknown, tenantGuardrails?: unknown): string[] => {
       try {
